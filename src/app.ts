@@ -1,0 +1,90 @@
+// Composes the HTTP surface from the feature modules; no logic of its own.
+import { Elysia } from 'elysia';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { DOCS_HTML, docsAsset } from './http/docs-page';
+import { AppError, errorResponse, toAppError } from './http/errors';
+import { errorMessages } from './http/messages';
+import { requestIdOf } from './http/request-id';
+import { createRestHandler } from './http/rest';
+import { buildOpenApiDocument, SERVICE_NAME, SERVICE_VERSION } from './openapi';
+import type { Services } from './services';
+import type { Context } from './trpc/init';
+import { appRouter } from './trpc/router';
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+
+export function informationDocument(services: Services) {
+  return {
+    name: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    documentation: '/docs',
+    endpoints: {
+      auth: { register: 'POST /api/auth/register', login: 'POST /api/auth/login' },
+      keys: { list: 'GET /api/keys', create: 'POST /api/keys', delete: 'DELETE /api/keys/:id' },
+      health: 'GET /health',
+      openapi: 'GET /openapi.json',
+      docs: 'GET /docs',
+    },
+    config: {
+      tokenPrice: services.config.tokenPrice,
+      upstreamProxy: services.config.upstreamBaseUrl,
+    },
+  };
+}
+
+export function createApp(services: Services) {
+  const { logger } = services;
+  const createContext = (req: Request): Context => ({ services, req, requestId: requestIdOf(req) });
+  const logInternal = (error: unknown, req: Request) =>
+    logger.error('unhandled error', { requestId: requestIdOf(req), error });
+
+  const rest = createRestHandler({
+    router: appRouter,
+    createContext,
+    bodyLimitBytes: services.config.bodyLimitBytes,
+    onInternalError: logInternal,
+  });
+
+  let openApiText: string | undefined;
+  const openApi = () => (openApiText ??= JSON.stringify(buildOpenApiDocument()));
+
+  return new Elysia()
+    .onError(({ code, error, request }) => {
+      if (code === 'NOT_FOUND') return errorResponse(new AppError('not_found', errorMessages.routeNotFound));
+      if (code === 'PARSE') return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+      const appError = toAppError(error);
+      if (appError.type === 'internal_error') logInternal(error, request);
+      return errorResponse(appError);
+    })
+    .get('/', () => json(informationDocument(services)))
+    .get('/health', async () => {
+      try {
+        await services.database.query('select 1');
+        return json({ status: 'ok' });
+      } catch (error) {
+        logger.warn('health check failed', { error });
+        return json({ status: 'unavailable', database: 'unreachable' }, 503);
+      }
+    })
+    .get('/openapi.json', () => new Response(openApi(), { headers: { 'content-type': 'application/json; charset=utf-8' } }))
+    .get('/docs', () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
+    .get('/docs/assets/:name', ({ params }) => docsAsset(params.name) ?? errorResponse(new AppError('not_found', errorMessages.routeNotFound)))
+    .all(
+      '/trpc/*',
+      ({ request }) =>
+        fetchRequestHandler({
+          endpoint: '/trpc',
+          req: request,
+          router: appRouter,
+          createContext: () => createContext(request),
+          onError: ({ error }) => {
+            if (toAppError(error).type === 'internal_error') logInternal(error, request);
+          },
+        }),
+      { parse: 'none' },
+    )
+    .all('/api/*', ({ request }) => rest(request), { parse: 'none' });
+}
+
+export type App = ReturnType<typeof createApp>;

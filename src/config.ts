@@ -1,0 +1,219 @@
+// The only reader of process.env. Everything else receives a Config.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const urlWithoutTrailingSlash = z
+  .url()
+  .transform((url) => url.replace(/\/+$/, ''));
+
+const boolFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: intFromEnv(0, 65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  JWT_SECRET: z
+    .string()
+    .refine((s) => Buffer.byteLength(s) >= 32, 'must be at least 32 bytes')
+    .optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
+    .optional(),
+  // Former keys stay readable after a rotation: comma-separated 64-hex keys.
+  ENCRYPTION_KEY_PREVIOUS: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s.split(',').map((k) => k.trim()).filter(Boolean) : []))
+    .pipe(z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'each key must be 64 hex characters'))),
+  UPSTREAM_BASE_URL: urlWithoutTrailingSlash.default('https://openrouter.ai/api/v1'),
+  UPSTREAM_API_KEY: z.string().optional(),
+  UPSTREAM_TIMEOUT_MS: intFromEnv(100, 600_000).default(60_000),
+  PUBLIC_BASE_URL: urlWithoutTrailingSlash.optional(),
+  TOKEN_PRICE: z.coerce.number().positive().max(1000).default(1.25e-7),
+  VK_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.vk.com/method'),
+  TELEGRAM_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.telegram.org'),
+  YCLIENTS_BASE_URL: urlWithoutTrailingSlash.default('https://api.yclients.com/api/v1'),
+  BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
+  RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
+  LOGIN_MAX_FAILURES: intFromEnv(1, 1000).default(10),
+  LOGIN_LOCKOUT_SECONDS: intFromEnv(1, 86_400).default(300),
+  SHUTDOWN_GRACE_MS: intFromEnv(0, 600_000).default(10_000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  LOG_REQUESTS: boolFromEnv.default(true),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  jwtSecret: string;
+  encryptionKey: string;
+  encryptionKeyPrevious: string[];
+  upstreamBaseUrl: string;
+  upstreamApiKey: string | undefined;
+  upstreamTimeoutMs: number;
+  publicBaseUrl: string;
+  /** Price of one token in nano-units (1e-9 of the balance currency). */
+  tokenPriceNano: bigint;
+  /** The configured price as given, for display in the information document. */
+  tokenPrice: number;
+  vkApiBaseUrl: string;
+  telegramApiBaseUrl: string;
+  yclientsBaseUrl: string;
+  bodyLimitBytes: number;
+  maxKeysPerUser: number;
+  rateLimitPerMinute: number;
+  loginMaxFailures: number;
+  loginLockoutSeconds: number;
+  shutdownGraceMs: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  logRequests: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Human-readable notes for the start-up log (for example, generated development secrets). */
+  warnings: string[];
+}
+
+/**
+ * Converts a decimal price such as "1.25e-7" into exact nano-units without going through
+ * binary floating point arithmetic on the result.
+ */
+export function priceToNano(price: number): bigint {
+  const [mantissa = '0', exponentText = '0'] = price.toExponential().split('e');
+  const exponent = Number(exponentText);
+  const [intPart = '0', fracPart = ''] = mantissa.split('.');
+  const digits = BigInt(intPart + fracPart);
+  // value = digits * 10^(exponent - fracPart.length); nano = value * 10^9
+  const shift = exponent - fracPart.length + 9;
+  if (shift >= 0) return digits * 10n ** BigInt(shift);
+  const divisor = 10n ** BigInt(-shift);
+  if (digits % divisor !== 0n) {
+    throw new ConfigError('TOKEN_PRICE: must be a whole number of 1e-9 units');
+  }
+  return digits / divisor;
+}
+
+interface DevSecrets {
+  jwtSecret: string;
+  encryptionKey: string;
+}
+
+/** Reads (or creates once, mode 0600) the development secrets kept in DATA_DIR. */
+function loadDevSecrets(dataDir: string, warnings: string[]): DevSecrets {
+  const file = join(dataDir, 'secrets.json');
+  if (existsSync(file)) {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<DevSecrets>;
+    if (typeof parsed.jwtSecret === 'string' && typeof parsed.encryptionKey === 'string') {
+      return { jwtSecret: parsed.jwtSecret, encryptionKey: parsed.encryptionKey };
+    }
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secrets: DevSecrets = {
+    jwtSecret: randomBytes(48).toString('base64url'),
+    encryptionKey: randomBytes(32).toString('hex'),
+  };
+  writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  warnings.push(
+    `JWT_SECRET/ENCRYPTION_KEY are not set: generated development secrets into ${file}; set both in production`,
+  );
+  return secrets;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): LoadedConfig {
+  // Empty strings mean "unset": shells and .env files often export VAR= to clear a value.
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '?'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  const warnings: string[] = [];
+  const dataDir = resolve(e.DATA_DIR);
+
+  let jwtSecret = e.JWT_SECRET;
+  let encryptionKey = e.ENCRYPTION_KEY;
+  if (!jwtSecret || !encryptionKey) {
+    if (e.NODE_ENV === 'production') {
+      const missing = [!jwtSecret && 'JWT_SECRET', !encryptionKey && 'ENCRYPTION_KEY'].filter(Boolean);
+      throw new ConfigError(
+        `${missing.join(' and ')} must be set when NODE_ENV=production ` +
+          '(JWT_SECRET: at least 32 bytes; ENCRYPTION_KEY: 64 hex characters)',
+      );
+    }
+    const dev = loadDevSecrets(dataDir, warnings);
+    jwtSecret ??= dev.jwtSecret;
+    encryptionKey ??= dev.encryptionKey;
+  }
+
+  const publicBaseUrl = e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`;
+  if (e.NODE_ENV === 'production' && !publicBaseUrl.startsWith('https://')) {
+    throw new ConfigError('PUBLIC_BASE_URL: must be an https:// URL when NODE_ENV=production');
+  }
+
+  let tokenPriceNano: bigint;
+  try {
+    tokenPriceNano = priceToNano(e.TOKEN_PRICE);
+  } catch (error) {
+    throw error instanceof ConfigError ? error : new ConfigError(`TOKEN_PRICE: ${String(error)}`);
+  }
+  if (tokenPriceNano <= 0n) throw new ConfigError('TOKEN_PRICE: must be at least 1e-9');
+
+  return {
+    warnings,
+    config: {
+      nodeEnv: e.NODE_ENV,
+      port: e.PORT,
+      host: e.HOST,
+      databaseUrl: e.DATABASE_URL,
+      dataDir,
+      jwtSecret,
+      encryptionKey: encryptionKey.toLowerCase(),
+      encryptionKeyPrevious: e.ENCRYPTION_KEY_PREVIOUS.map((k) => k.toLowerCase()),
+      upstreamBaseUrl: e.UPSTREAM_BASE_URL,
+      upstreamApiKey: e.UPSTREAM_API_KEY,
+      upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+      publicBaseUrl,
+      tokenPriceNano,
+      tokenPrice: e.TOKEN_PRICE,
+      vkApiBaseUrl: e.VK_API_BASE_URL,
+      telegramApiBaseUrl: e.TELEGRAM_API_BASE_URL,
+      yclientsBaseUrl: e.YCLIENTS_BASE_URL,
+      bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      maxKeysPerUser: e.MAX_KEYS_PER_USER,
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      loginMaxFailures: e.LOGIN_MAX_FAILURES,
+      loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
+      shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+      logLevel: e.LOG_LEVEL,
+      logRequests: e.LOG_REQUESTS,
+    },
+  };
+}

@@ -1,0 +1,42 @@
+// Every Russian error message the API returns, in one table. Types and codes stay English.
+
+export const errorMessages = {
+  // Defaults per error type.
+  invalidRequest: 'Некорректный запрос',
+  unauthorized: 'Требуется авторизация: передайте заголовок Authorization: Bearer <токен>',
+  insufficientBalance: 'Недостаточно средств на балансе для выполнения запроса',
+  forbidden: 'Доступ запрещён',
+  notFound: 'Не найдено',
+  conflict: 'Конфликт с текущим состоянием ресурса',
+  payloadTooLarge: 'Тело запроса превышает допустимый размер',
+  rateLimited: 'Слишком много запросов, повторите позже',
+  upstreamError: 'Сервис модели недоступен или вернул ошибку',
+  upstreamTimeout: 'Сервис модели не ответил вовремя',
+  internal: 'Внутренняя ошибка сервера',
+
+  // Transport.
+  routeNotFound: 'Маршрут не найден',
+  malformedJson: 'Тело запроса не является корректным JSON',
+  unsupportedMediaType: 'Ожидается тело запроса в формате application/json',
+  methodNotAllowed: 'Метод не поддерживается для этого маршрута',
+  validationFailed: 'Некорректные данные запроса',
+
+  // Accounts and credentials.
+  emailTaken: 'Пользователь с таким e-mail уже зарегистрирован',
+  invalidEmail: 'Укажите корректный e-mail',
+  passwordTooShort: 'Пароль должен содержать не менее 6 символов',
+  invalidCredentials: 'Неверный e-mail или пароль',
+  tooManyLoginAttempts: 'Слишком много неудачных попыток входа, повторите позже',
+  missingCredential: 'Требуется авторизация: передайте заголовок Authorization: Bearer <токен>',
+  invalidToken: 'Недействительный или просроченный токен',
+  invalidApiKey: 'Недействительный API-ключ',
+  revokedApiKey: 'API-ключ отозван',
+  jwtRequired: 'Для этого действия нужен токен входа (JWT), а не API-ключ',
+
+  // API keys.
+  keyNotFound: 'Ключ не найден',
+  tooManyKeys: (max: number) => `Достигнут лимит API-ключей (${max}); отзовите ненужный ключ`,
+  keyRevoked: 'Ключ отозван',
+  keyWarning: 'Сохраните ключ сейчас: он показывается только один раз и больше не будет доступен',
+  registered: 'Регистрация прошла успешно',
+} as const;

@@ -1,0 +1,705 @@
+// Typed client for the YCLIENTS REST API v1 (response format 2.0).
+// Wire format and its uncertainties: docs/integrations/yclients.md. The client is deliberately tolerant
+// where the reference is: numbers may arrive as strings, `meta` may be [] or {}, `data` of a created
+// record may be an object or an array, and errors come in two body shapes.
+
+export const YCLIENTS_ACCEPT = 'application/vnd.yclients.v2+json';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The subset of `fetch` the client needs; lets tests and callers inject their own transport. */
+export type YclientsFetch = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface YclientsClientOptions {
+  /** Config's YCLIENTS_BASE_URL, e.g. https://api.yclients.com/api/v1 (a trailing slash is tolerated). */
+  baseUrl: string;
+  partnerToken: string;
+  fetch?: YclientsFetch;
+  /** Per request, including reading the body. Default 10 s. */
+  timeoutMs?: number;
+}
+
+/**
+ * What went wrong, decided on the HTTP status first (the body shapes are not reliable enough):
+ * - `auth`: 401 (partner or user token rejected — renew the user token once and retry), 402/403
+ *   (licence expired, no rights, client blacklisted), and any rejected `POST /auth` (wrong login or password).
+ * - `not_found`: 404 — unknown company, staff member, service or record.
+ * - `slot_busy`: the chosen time is taken or is not working time (422 with internal code 433/437 or the
+ *   matching text), or an undocumented 409.
+ * - `validation`: 400 and any other 422 (bad phone 431, no name 435, no specialist 436, service gone 438…).
+ * - `rate_limited`: 429 (200 requests/min or 5/s per IP); see `retryAfterSeconds`.
+ * - `server`: 5xx.
+ * - `unexpected`: anything else, including a 2xx without a usable envelope.
+ */
+export type YclientsErrorKind =
+  | 'auth'
+  | 'not_found'
+  | 'slot_busy'
+  | 'validation'
+  | 'rate_limited'
+  | 'server'
+  | 'unexpected';
+
+/** YCLIENTS answered, but not with success. The message never carries a token or password. */
+export class YclientsApiError extends Error {
+  override readonly name = 'YclientsApiError';
+  readonly kind: YclientsErrorKind;
+  readonly status: number;
+  /** Internal YCLIENTS code (431–438, 434…) when the body carries one. */
+  readonly code: number | null;
+  /** Every message of `meta.errors` / `errors`, redacted. */
+  readonly details: string[];
+  readonly method: string;
+  /** Path relative to the base URL, without the query string. */
+  readonly path: string;
+  /** From a 429's Retry-After header when present. */
+  readonly retryAfterSeconds: number | null;
+
+  constructor(init: {
+    kind: YclientsErrorKind;
+    status: number;
+    message: string;
+    code: number | null;
+    details: string[];
+    method: string;
+    path: string;
+    retryAfterSeconds: number | null;
+  }) {
+    super(init.message);
+    this.kind = init.kind;
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+
+  /** True when the user token (or partner token) was refused: the one case where re-login may help. */
+  get tokenRejected(): boolean {
+    return this.status === 401;
+  }
+}
+
+/** YCLIENTS could not be reached, or did not answer within the timeout. */
+export class YclientsNetworkError extends Error {
+  override readonly name = 'YclientsNetworkError';
+  readonly method: string;
+  readonly path: string;
+  readonly timedOut: boolean;
+
+  constructor(init: { message: string; method: string; path: string; timedOut: boolean }) {
+    super(init.message);
+    this.method = init.method;
+    this.path = init.path;
+    this.timedOut = init.timedOut;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes returned by the client (normalised: camelCase, numbers as numbers, durations in seconds).
+
+/** A specialist, from either the online-booking view (`/book_staff`) or the administrator view. */
+export interface YclientsStaff {
+  id: number;
+  name: string;
+  specialization: string;
+  positionTitle: string | null;
+  /** Online-booking view only: whether the specialist has free sessions. Null in the administrator view. */
+  bookable: boolean | null;
+  /** Administrator view: dismissed. */
+  fired: boolean;
+  /** Administrator view: hidden from online booking. */
+  hidden: boolean;
+  /** Administrator view: `status` 1 means deleted. */
+  deleted: boolean;
+  avatar: string | null;
+  /** Online-booking view: nearest date with free sessions (YYYY-MM-DD), when bookable. */
+  seanceDate: string | null;
+}
+
+/** A service. Prices are in the company's currency units as YCLIENTS gives them (may be fractional). */
+export interface YclientsService {
+  id: number;
+  title: string;
+  categoryId: number | null;
+  priceMin: number;
+  priceMax: number;
+  discount: number;
+  comment: string;
+  /** `active` 1: available for online booking. */
+  active: boolean;
+  /** Online-booking view with a staff filter: duration for that specialist, seconds. */
+  seanceLength: number | null;
+  /** Administrator view: who performs it and how long it takes them, seconds. */
+  staff: { id: number; seanceLength: number }[];
+}
+
+export interface YclientsServiceFilter {
+  /** Services performed by this specialist (online view then also reports `seanceLength`). */
+  staffId?: number;
+}
+
+export interface YclientsStaffFilter {
+  /** Online-booking view: specialists who perform all these services. */
+  serviceIds?: number[];
+}
+
+/** One free start of `GET /book_times`. Pass `datetime` back unchanged when booking. */
+export interface YclientsBookTime {
+  /** Local time label, e.g. "10:00". */
+  time: string;
+  /** ISO 8601 with the company's UTC offset. */
+  datetime: string;
+  /** Seconds. */
+  seanceLength: number;
+  /** Seconds; only in newer answers. */
+  sumLength: number | null;
+}
+
+export interface YclientsBookDatesQuery {
+  /** 0 or absent: any specialist. */
+  staffId?: number;
+  serviceIds?: number[];
+  /** Any date inside the month of interest, YYYY-MM-DD. */
+  date?: string;
+}
+
+export interface YclientsBookDates {
+  /** Dates with free sessions, YYYY-MM-DD. */
+  bookingDates: string[];
+  /** Dates the specialist/company works, YYYY-MM-DD. */
+  workingDates: string[];
+}
+
+/** One appointment of an online booking (`book_check` / `book_record`). */
+export interface YclientsAppointment {
+  /** Caller's own number, echoed back in the answer. */
+  id: number;
+  serviceIds: number[];
+  /** 0: any specialist. */
+  staffId: number;
+  /** As received from `getBookTimes`. */
+  datetime: string;
+}
+
+export interface YclientsBookRecordInput {
+  /** Digits, e.g. 79161234567. */
+  phone: string;
+  fullname: string;
+  email?: string;
+  comment?: string;
+  /** Hours before the visit; 0 = no reminder. */
+  notifyBySms?: number;
+  notifyByEmail?: number;
+  /** SMS confirmation code, only when the company demands phone confirmation. */
+  code?: string;
+  apiId?: string;
+  appointments: YclientsAppointment[];
+}
+
+export interface YclientsBookedAppointment {
+  /** The caller's appointment id. */
+  id: number;
+  recordId: number;
+  /** Lets an unauthenticated caller delete the record right after creation. */
+  recordHash: string;
+}
+
+export interface YclientsRecordService {
+  id: number;
+  /** Price after discount, currency units. */
+  cost: number;
+  /** Price before discount; defaults to `cost`. */
+  firstCost?: number;
+  /** Percent; defaults to 0. */
+  discount?: number;
+}
+
+/** `POST /records/{company_id}`: an appointment created by an administrator (partner + user token). */
+export interface YclientsCreateRecordInput {
+  staffId: number;
+  services: YclientsRecordService[];
+  client: { phone: string; name: string; email?: string };
+  /** ISO 8601 with offset, as received from `getBookTimes`. */
+  datetime: string;
+  /** Seconds. */
+  seanceLength: number;
+  /** Default false: YCLIENTS refuses a busy or non-working time instead of double-booking it. */
+  saveIfBusy?: boolean;
+  /** Default false. */
+  sendSms?: boolean;
+  comment?: string;
+  apiId?: string;
+}
+
+export interface YclientsRecord {
+  id: number;
+  companyId: number | null;
+  staffId: number | null;
+  serviceIds: number[];
+  datetime: string | null;
+  /** Seconds. */
+  seanceLength: number | null;
+  clientName: string | null;
+  clientPhone: string | null;
+  comment: string;
+}
+
+export interface YclientsClient {
+  /** `POST /auth` → the user token of an administrator. Wrong login/password → `YclientsApiError` kind `auth`. */
+  authUser(credentials: { login: string; password: string }): Promise<string>;
+  /** With a user token: administrator view (`/company/{id}/staff`); without: online-booking view (`/book_staff/{id}`). */
+  getStaff(companyId: number, userToken?: string, filter?: YclientsStaffFilter): Promise<YclientsStaff[]>;
+  /** With a user token: administrator view (`/company/{id}/services`); without: online view (`/book_services/{id}`). */
+  getServices(companyId: number, userToken?: string, filter?: YclientsServiceFilter): Promise<YclientsService[]>;
+  /** `GET /book_dates/{id}`: dates of a month with free sessions. */
+  getBookDates(companyId: number, query?: YclientsBookDatesQuery): Promise<YclientsBookDates>;
+  /** `GET /book_times/{id}/{staff}/{date}`: free starts for one day; [] for a day off. staffId 0 = anyone. */
+  getBookTimes(companyId: number, staffId: number, date: string, serviceIds: number[]): Promise<YclientsBookTime[]>;
+  /** `POST /book_check/{id}`: resolves when every appointment can be booked, throws (e.g. `slot_busy`) otherwise. */
+  bookCheck(companyId: number, appointments: YclientsAppointment[]): Promise<void>;
+  /** `POST /book_record/{id}`: online booking on behalf of a client (partner token only). */
+  bookRecord(companyId: number, input: YclientsBookRecordInput): Promise<YclientsBookedAppointment[]>;
+  /** `POST /records/{id}`: administrator booking; a taken time → `YclientsApiError` kind `slot_busy`. */
+  createRecord(companyId: number, input: YclientsCreateRecordInput, userToken: string): Promise<YclientsRecord>;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+type Query = Record<string, string | number | (string | number)[] | undefined>;
+
+interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Query;
+  body?: unknown;
+  userToken?: string;
+  /** Secrets of this call besides the tokens (the password of /auth), scrubbed from error messages. */
+  secrets?: string[];
+  /** Classifies a rejected call differently (e.g. /auth: every 4xx means bad credentials). */
+  kindFor?: (status: number, fallback: YclientsErrorKind) => YclientsErrorKind;
+}
+
+interface Envelope {
+  status: number;
+  data: unknown;
+  meta: unknown;
+}
+
+export function createYclientsClient(options: YclientsClientOptions): YclientsClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const doFetch: YclientsFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const partnerToken = options.partnerToken;
+
+  async function call(spec: RequestSpec): Promise<Envelope> {
+    const secrets = [partnerToken, spec.userToken ?? '', ...(spec.secrets ?? [])];
+    const url = baseUrl + spec.path + encodeQuery(spec.query);
+    const headers: Record<string, string> = {
+      Accept: YCLIENTS_ACCEPT,
+      'Content-Type': 'application/json',
+      Authorization: spec.userToken
+        ? `Bearer ${partnerToken}, User ${spec.userToken}`
+        : `Bearer ${partnerToken}`,
+    };
+    const init: RequestInit = { method: spec.method, headers, signal: AbortSignal.timeout(timeoutMs) };
+    if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(url, init);
+      text = await response.text();
+    } catch (cause) {
+      throw networkError(cause, spec, timeoutMs, secrets);
+    }
+
+    const body = parseJson(text);
+    const status = response.status;
+
+    if (status >= 200 && status < 300) {
+      if (isRecord(body) && body.success === true) {
+        return { status, data: body.data ?? null, meta: body.meta ?? null };
+      }
+      // book_check's older description promises an empty 201; only the status matters there.
+      if (text.trim() === '' || (isRecord(body) && body.success === undefined && !('errors' in body))) {
+        return { status, data: isRecord(body) ? (body.data ?? null) : null, meta: null };
+      }
+      throw apiError(status, body, spec, secrets, response.headers, 'unexpected');
+    }
+    throw apiError(status, body, spec, secrets, response.headers, kindForStatus(status, body));
+  }
+
+  return {
+    async authUser({ login, password }) {
+      const { data } = await call({
+        method: 'POST',
+        path: '/auth',
+        body: { login, password },
+        secrets: [password],
+        // The status for wrong credentials is not documented (401 or 422 are both seen in the wild).
+        kindFor: (status, fallback) => (status >= 400 && status < 500 && status !== 429 ? 'auth' : fallback),
+      });
+      const token = isRecord(data) ? data.user_token : undefined;
+      if (typeof token === 'string' && token !== '') return token;
+      // A two-factor login answers 200 with `data: {uuid}` and no token: unusable for a service.
+      throw new YclientsApiError({
+        kind: 'auth',
+        status: 200,
+        message: 'YCLIENTS did not return a user token (two-factor confirmation required?)',
+        code: null,
+        details: [],
+        method: 'POST',
+        path: '/auth',
+        retryAfterSeconds: null,
+      });
+    },
+
+    async getStaff(companyId, userToken, filter) {
+      if (userToken) {
+        const { data } = await call({ method: 'GET', path: `/company/${companyId}/staff`, userToken });
+        return asArray(data).map(parseStaff);
+      }
+      const { data } = await call({
+        method: 'GET',
+        path: `/book_staff/${companyId}`,
+        query: { 'service_ids[]': filter?.serviceIds },
+      });
+      return asArray(data).map(parseStaff);
+    },
+
+    async getServices(companyId, userToken, filter) {
+      if (userToken) {
+        const { data } = await call({
+          method: 'GET',
+          path: `/company/${companyId}/services`,
+          query: { staff_id: filter?.staffId },
+          userToken,
+        });
+        return asArray(data).map(parseService);
+      }
+      const { data } = await call({
+        method: 'GET',
+        path: `/book_services/${companyId}`,
+        query: { staff_id: filter?.staffId },
+      });
+      // The online view wraps the list: {events, services, category}.
+      const list = isRecord(data) ? data.services : data;
+      return asArray(list).map(parseService);
+    },
+
+    async getBookDates(companyId, query = {}) {
+      const { data } = await call({
+        method: 'GET',
+        path: `/book_dates/${companyId}`,
+        query: { staff_id: query.staffId, 'service_ids[]': query.serviceIds, date: query.date },
+      });
+      const d = isRecord(data) ? data : {};
+      return {
+        bookingDates: asArray(d.booking_dates).filter(isString),
+        workingDates: asArray(d.working_dates).filter(isString),
+      };
+    },
+
+    async getBookTimes(companyId, staffId, date, serviceIds) {
+      const { data } = await call({
+        method: 'GET',
+        path: `/book_times/${companyId}/${staffId}/${date}`,
+        query: { 'service_ids[]': serviceIds },
+      });
+      return asArray(data).filter(isRecord).map((t) => ({
+        time: str(t.time),
+        datetime: str(t.datetime),
+        seanceLength: num(t.seance_length) ?? 0,
+        sumLength: num(t.sum_length),
+      }));
+    },
+
+    async bookCheck(companyId, appointments) {
+      await call({
+        method: 'POST',
+        path: `/book_check/${companyId}`,
+        body: { appointments: appointments.map(appointmentBody) },
+      });
+    },
+
+    async bookRecord(companyId, input) {
+      const body: Record<string, unknown> = {
+        phone: input.phone,
+        fullname: input.fullname,
+        appointments: input.appointments.map(appointmentBody),
+      };
+      if (input.email !== undefined) body.email = input.email;
+      if (input.comment !== undefined) body.comment = input.comment;
+      if (input.notifyBySms !== undefined) body.notify_by_sms = input.notifyBySms;
+      if (input.notifyByEmail !== undefined) body.notify_by_email = input.notifyByEmail;
+      if (input.code !== undefined) body.code = input.code;
+      if (input.apiId !== undefined) body.api_id = input.apiId;
+      const { data } = await call({ method: 'POST', path: `/book_record/${companyId}`, body });
+      return asArray(data)
+        .filter(isRecord)
+        .map((r) => ({ id: num(r.id) ?? 0, recordId: num(r.record_id) ?? 0, recordHash: str(r.record_hash) }));
+    },
+
+    async createRecord(companyId, input, userToken) {
+      const client: Record<string, string> = { phone: input.client.phone, name: input.client.name };
+      if (input.client.email !== undefined) client.email = input.client.email;
+      const body: Record<string, unknown> = {
+        staff_id: input.staffId,
+        services: input.services.map((s) => ({
+          id: s.id,
+          first_cost: s.firstCost ?? s.cost,
+          discount: s.discount ?? 0,
+          cost: s.cost,
+        })),
+        client,
+        datetime: input.datetime,
+        seance_length: input.seanceLength,
+        save_if_busy: input.saveIfBusy ?? false,
+        send_sms: input.sendSms ?? false,
+      };
+      if (input.comment !== undefined) body.comment = input.comment;
+      if (input.apiId !== undefined) body.api_id = input.apiId;
+      const { status, data } = await call({ method: 'POST', path: `/records/${companyId}`, body, userToken });
+      // The blueprint shows one object, the Altegio reference an array of records.
+      const record = Array.isArray(data) ? data[0] : data;
+      if (!isRecord(record) || num(record.id) === null) {
+        throw new YclientsApiError({
+          kind: 'unexpected',
+          status,
+          message: 'YCLIENTS created a record but returned no record id',
+          code: null,
+          details: [],
+          method: 'POST',
+          path: `/records/${companyId}`,
+          retryAfterSeconds: null,
+        });
+      }
+      return parseRecord(record);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+function kindForStatus(status: number, body: unknown): YclientsErrorKind {
+  if (status === 401 || status === 402 || status === 403) return 'auth';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'slot_busy';
+  if (status === 422) return isSlotTaken(body) ? 'slot_busy' : 'validation';
+  if (status === 400) return 'validation';
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'server';
+  return 'unexpected';
+}
+
+/** Codes 433 (time taken / not working time) and 437 (overlap inside the request). */
+const SLOT_TAKEN_CODES = new Set([433, 437]);
+// The YCLIENTS blueprint's 433 example carries only the text, no code; the code for a busy
+// `POST /records` is not documented at all — hence the text match as a fallback.
+const SLOT_TAKEN_TEXT = /занято|нерабоч|пересека|already (taken|booked)|is busy|not available|non-working/i;
+
+function isSlotTaken(body: unknown): boolean {
+  const { code, messages } = readError(body);
+  if (code !== null && SLOT_TAKEN_CODES.has(code)) return true;
+  if (code !== null) return false;
+  return messages.some((m) => SLOT_TAKEN_TEXT.test(m));
+}
+
+/** Reads `meta.message`, `meta.errors[]` and the alternative `errors` object/array. */
+function readError(body: unknown): { message: string | null; code: number | null; messages: string[] } {
+  const messages: string[] = [];
+  let code: number | null = null;
+  let message: string | null = null;
+  if (!isRecord(body)) return { message, code, messages };
+
+  const meta = body.meta;
+  if (isRecord(meta) && typeof meta.message === 'string' && meta.message !== '') {
+    message = meta.message;
+    messages.push(meta.message);
+  }
+  const errorLists = [isRecord(meta) ? meta.errors : undefined, body.errors];
+  for (const errors of errorLists) {
+    const items = Array.isArray(errors) ? errors : isRecord(errors) ? [errors] : [];
+    for (const item of items) {
+      if (typeof item === 'string') {
+        messages.push(item);
+        continue;
+      }
+      if (!isRecord(item)) continue;
+      const c = num(item.code);
+      if (code === null && c !== null) code = c;
+      if (typeof item.message === 'string' && item.message !== '') {
+        messages.push(item.message);
+        message ??= item.message;
+      }
+    }
+  }
+  if (message === null && typeof body.message === 'string') message = body.message;
+  return { message, code, messages: [...new Set(messages)] };
+}
+
+function apiError(
+  status: number,
+  body: unknown,
+  spec: RequestSpec,
+  secrets: string[],
+  headers: Headers,
+  fallbackKind: YclientsErrorKind,
+): YclientsApiError {
+  const kind = spec.kindFor ? spec.kindFor(status, fallbackKind) : fallbackKind;
+  const { message, code, messages } = readError(body);
+  const retryAfter = Number(headers.get('retry-after'));
+  return new YclientsApiError({
+    kind,
+    status,
+    message: redact(message ?? `YCLIENTS ${spec.method} ${spec.path} answered HTTP ${status}`, secrets),
+    code,
+    details: messages.map((m) => redact(m, secrets)),
+    method: spec.method,
+    path: spec.path,
+    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+  });
+}
+
+function networkError(cause: unknown, spec: RequestSpec, timeoutMs: number, secrets: string[]): YclientsNetworkError {
+  const name = cause instanceof Error ? cause.name : '';
+  const timedOut = name === 'TimeoutError' || name === 'AbortError';
+  const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  return new YclientsNetworkError({
+    message: timedOut
+      ? `YCLIENTS ${spec.method} ${spec.path} did not answer within ${timeoutMs} ms`
+      : redact(`YCLIENTS ${spec.method} ${spec.path} could not be reached (${reason})`, secrets),
+    method: spec.method,
+    path: spec.path,
+    timedOut,
+  });
+}
+
+/** Scrubs every known secret of the call, in case an answer or a transport error echoes one. */
+function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 3) out = out.split(secret).join('[redacted]');
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+function parseStaff(raw: unknown): YclientsStaff {
+  const s = isRecord(raw) ? raw : {};
+  const position = isRecord(s.position) ? s.position : null;
+  return {
+    id: num(s.id) ?? 0,
+    name: str(s.name),
+    specialization: str(s.specialization),
+    positionTitle: position && typeof position.title === 'string' ? position.title : null,
+    bookable: s.bookable === undefined || s.bookable === null ? null : bool(s.bookable),
+    fired: bool(s.fired),
+    hidden: bool(s.hidden),
+    deleted: num(s.status) === 1,
+    avatar: typeof s.avatar === 'string' && s.avatar !== '' ? s.avatar : null,
+    seanceDate: typeof s.seance_date === 'string' && s.seance_date !== '' ? s.seance_date : null,
+  };
+}
+
+function parseService(raw: unknown): YclientsService {
+  const s = isRecord(raw) ? raw : {};
+  return {
+    id: num(s.id) ?? 0,
+    title: str(s.title),
+    categoryId: num(s.category_id),
+    priceMin: num(s.price_min) ?? 0,
+    priceMax: num(s.price_max) ?? num(s.price_min) ?? 0,
+    discount: num(s.discount) ?? 0,
+    comment: str(s.comment),
+    active: s.active === undefined ? true : bool(s.active),
+    seanceLength: num(s.seance_length),
+    staff: asArray(s.staff)
+      .filter(isRecord)
+      .map((st) => ({ id: num(st.id) ?? 0, seanceLength: num(st.seance_length) ?? 0 })),
+  };
+}
+
+function parseRecord(r: Record<string, unknown>): YclientsRecord {
+  const client = isRecord(r.client) ? r.client : {};
+  const staff = isRecord(r.staff) ? r.staff : {};
+  return {
+    id: num(r.id) ?? 0,
+    companyId: num(r.company_id),
+    staffId: num(r.staff_id) ?? num(staff.id),
+    serviceIds: asArray(r.services)
+      .map((s) => (isRecord(s) ? num(s.id) : num(s)))
+      .filter((id): id is number => id !== null),
+    datetime: typeof r.datetime === 'string' ? r.datetime : null,
+    seanceLength: num(r.seance_length) ?? num(r.length),
+    clientName: typeof client.name === 'string' ? client.name : null,
+    clientPhone: typeof client.phone === 'string' ? client.phone : null,
+    comment: str(r.comment),
+  };
+}
+
+function appointmentBody(a: YclientsAppointment) {
+  return { id: a.id, services: a.serviceIds, staff_id: a.staffId, datetime: a.datetime };
+}
+
+/** Array parameters use brackets: service_ids[]=1&service_ids[]=2. */
+function encodeQuery(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isString(v: unknown): v is string {
+  return typeof v === 'string';
+}
+
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** Older endpoints send numbers as strings ("16", "1000.00"). */
+function num(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+function str(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  return '';
+}
+
+/** Flags arrive as booleans, 0/1 or "0"/"1". */
+function bool(v: unknown): boolean {
+  if (typeof v === 'boolean') return v;
+  const n = num(v);
+  return n !== null && n !== 0;
+}

@@ -1,0 +1,121 @@
+// API key records: creation (the secret shown once), listing, revocation, verification.
+import { and, count, desc, eq, isNull } from 'drizzle-orm';
+import { generateApiKey, hashApiKey, looksLikeApiKey } from '../auth/api-keys';
+import { isUuid } from '../accounts/service';
+import type { Config } from '../config';
+import type { Database } from '../db/client';
+import { apiKeys, users } from '../db/schema';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+
+export interface ListedKey {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  isActive: boolean;
+}
+
+export interface CreatedKey {
+  id: string;
+  name: string;
+  key: string;
+  keyPrefix: string;
+  createdAt: string;
+  warning: string;
+}
+
+/** What the gateway needs to know about a presented key. */
+export interface VerifiedKey {
+  keyId: string;
+  userId: string;
+  isActive: boolean;
+}
+
+export interface KeyServiceDeps {
+  db: Database;
+  config: Pick<Config, 'maxKeysPerUser'>;
+}
+
+export function createKeyService({ db, config }: KeyServiceDeps) {
+  return {
+    async create(userId: string, name: string): Promise<CreatedKey> {
+      return db.transaction(async (tx) => {
+        // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap together.
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+        const [{ value: existing } = { value: 0 }] = await tx
+          .select({ value: count() })
+          .from(apiKeys)
+          .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+        if (Number(existing) >= config.maxKeysPerUser) {
+          throw new AppError('invalid_request_error', errorMessages.tooManyKeys(config.maxKeysPerUser));
+        }
+        const generated = generateApiKey();
+        const [row] = await tx
+          .insert(apiKeys)
+          .values({ userId, name, keyPrefix: generated.keyPrefix, keyHash: generated.keyHash })
+          .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt });
+        return {
+          id: row!.id,
+          name,
+          key: generated.key,
+          keyPrefix: generated.keyPrefix,
+          createdAt: row!.createdAt.toISOString(),
+          warning: errorMessages.keyWarning,
+        };
+      });
+    },
+
+    async list(userId: string): Promise<{ keys: ListedKey[]; count: number }> {
+      const rows = await db
+        .select({
+          id: apiKeys.id,
+          name: apiKeys.name,
+          keyPrefix: apiKeys.keyPrefix,
+          createdAt: apiKeys.createdAt,
+          lastUsedAt: apiKeys.lastUsedAt,
+          revokedAt: apiKeys.revokedAt,
+        })
+        .from(apiKeys)
+        .where(eq(apiKeys.userId, userId))
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+      const keys = rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        keyPrefix: r.keyPrefix,
+        createdAt: r.createdAt.toISOString(),
+        lastUsedAt: r.lastUsedAt ? r.lastUsedAt.toISOString() : null,
+        isActive: r.revokedAt === null,
+      }));
+      return { keys, count: keys.length };
+    },
+
+    /** Revokes a key of the caller; an absent key and another user's key are both 404. */
+    async revoke(userId: string, keyId: string): Promise<void> {
+      if (!isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
+      const [row] = await db
+        .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
+        .limit(1);
+      if (!row) throw new AppError('not_found', errorMessages.keyNotFound);
+      if (row.revokedAt === null) {
+        await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+      }
+    },
+
+    /** Looks a presented key up by its hash; null when no such key exists. */
+    async lookup(presented: string): Promise<VerifiedKey | null> {
+      if (!looksLikeApiKey(presented)) return null;
+      const [row] = await db
+        .select({ keyId: apiKeys.id, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt })
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, hashApiKey(presented)))
+        .limit(1);
+      return row ? { keyId: row.keyId, userId: row.userId, isActive: row.revokedAt === null } : null;
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

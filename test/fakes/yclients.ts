@@ -1,0 +1,945 @@
+// A fake YCLIENTS REST API v1 for tests: a real HTTP server speaking the wire format of
+// docs/integrations/yclients.md §8 (envelopes, error bodies, statuses), backed by an in-memory schedule.
+// Where the reference is unconfirmed (status of a failed /auth, 422 body of a busy /records), the
+// behaviour is switchable through `settings`.
+
+export const FAKE_API_PREFIX = '/api/v1';
+
+export interface FakeStaffSpec {
+  id: number;
+  name: string;
+  specialization?: string;
+  position?: { id: number; title: string };
+  /** Default true. False: shown, but no online booking. */
+  bookable?: boolean;
+  fired?: boolean;
+  /** Hidden from online booking. */
+  hidden?: boolean;
+}
+
+export interface FakeServiceSpec {
+  id: number;
+  title: string;
+  price_min: number;
+  price_max: number;
+  /** Seconds. */
+  duration: number;
+  category_id?: number;
+  /** Who performs it; default: every staff member. */
+  staffIds?: number[];
+  /** Per-specialist duration in seconds, overriding `duration`. */
+  staffDurations?: Record<number, number>;
+  active?: boolean;
+}
+
+/** One working interval of a specialist on a date, local company time ("10:00"–"18:00"). */
+export interface FakeWorkingHours {
+  staffId: number;
+  date: string;
+  start: string;
+  end: string;
+}
+
+export interface FakeCompanySpec {
+  id: number;
+  partnerToken: string;
+  /** Credentials of the company's administrator for POST /auth. */
+  login: string;
+  password: string;
+  title?: string;
+  /** Company UTC offset used in every datetime, default "+03:00". */
+  utcOffset?: string;
+  /** Step between offered starts, default 30 minutes. */
+  slotStepMinutes?: number;
+  staff: FakeStaffSpec[];
+  services: FakeServiceSpec[];
+  workingHours?: FakeWorkingHours[];
+}
+
+export interface RecordedCall {
+  method: string;
+  /** Path relative to /api/v1, without the query string, e.g. "/book_times/1/2/2026-12-01". */
+  path: string;
+  /** Raw query string without "?" (brackets decoded), e.g. "service_ids[]=90211". */
+  query: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** Parsed JSON body, the raw text when not JSON, or null. */
+  body: unknown;
+}
+
+export interface FailureSpec {
+  status: number;
+  /** Object: sent as JSON. String: sent raw. null: empty body. Absent: a standard error envelope. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** How many matching calls fail; default 1. */
+  times?: number;
+  /** Only calls with this method. */
+  method?: string;
+  /** Hold the answer this long (a hang past the client's timeout); released by close(). */
+  delayMs?: number;
+}
+
+export interface FakeRecord {
+  id: number;
+  companyId: number;
+  staffId: number;
+  serviceIds: number[];
+  datetime: string;
+  /** Seconds. */
+  seanceLength: number;
+  client: { name: string; phone: string; email: string };
+  comment: string;
+  /** True for book_record, false for POST /records. */
+  online: boolean;
+  hash: string;
+  apiId: string | null;
+}
+
+export interface FakeYclientsSettings {
+  /** Status of a rejected POST /auth (unconfirmed in the reference: 401 or 422). Default 401. */
+  authFailureStatus: number;
+  /** Return ids, prices and flags of staff/services as strings, like older endpoints do. */
+  legacyStrings: boolean;
+  /** POST /records answers `data` as an array (Altegio) instead of one object (YCLIENTS blueprint). */
+  recordsDataAsArray: boolean;
+  /** Include `meta.errors: [{code: 433}]` in slot-taken answers (Altegio); false gives the blueprint's bare message. */
+  slotTakenWithCode: boolean;
+}
+
+export interface FakeYclients {
+  /** Base URL for the client, e.g. http://127.0.0.1:54321/api/v1. */
+  url: string;
+  calls: RecordedCall[];
+  /** Calls of POST /auth so far (successful or not). */
+  readonly loginCount: number;
+  /** Records created through book_record and POST /records. */
+  readonly records: FakeRecord[];
+  settings: FakeYclientsSettings;
+  addCompany(spec: FakeCompanySpec): void;
+  /** Occupies a specialist from `datetime` (ISO with or without offset) for `lengthSeconds` (default 3600). */
+  markBusy(companyId: number, staffId: number, datetime: string, lengthSeconds?: number): void;
+  /** Invalidates every user token handed out so far: the next administrator call answers 401. */
+  expireUserTokens(): void;
+  /** The next matching call(s) answer `failure` instead. A string pattern matches as a substring of the path. */
+  failNext(pathPattern: string | RegExp, failure: FailureSpec): void;
+  /** Forgets companies, records, tokens, failures, calls and settings. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_SETTINGS: FakeYclientsSettings = {
+  authFailureStatus: 401,
+  legacyStrings: false,
+  recordsDataAsArray: false,
+  slotTakenWithCode: true,
+};
+
+interface Company {
+  spec: FakeCompanySpec;
+  offsetMinutes: number;
+  offset: string;
+  stepMs: number;
+}
+
+interface Busy {
+  companyId: number;
+  staffId: number;
+  start: number;
+  end: number;
+}
+
+interface Failure extends FailureSpec {
+  pattern: string | RegExp;
+  remaining: number;
+}
+
+interface Appt {
+  id: number;
+  staffId: number;
+  serviceIds: number[];
+  datetime: string;
+}
+
+class HttpAnswer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+const ok = (data: unknown, meta: unknown = [], status = 200) =>
+  new HttpAnswer(status, { success: true, data, meta });
+const fail = (status: number, message: string, errors?: { code?: number; message: string }[]) =>
+  new HttpAnswer(status, {
+    success: false,
+    data: null,
+    meta: errors ? { message, errors } : { message },
+  });
+
+const AUTH_NEEDED = 'Authentication needed.';
+
+export async function startFakeYclients(): Promise<FakeYclients> {
+  const companies = new Map<number, Company>();
+  const userTokens = new Map<string, { login: string; partnerToken: string }>();
+  const busy: Busy[] = [];
+  const records: FakeRecord[] = [];
+  const failures: Failure[] = [];
+  const calls: RecordedCall[] = [];
+  const pendingDelays = new Set<() => void>();
+  let settings: FakeYclientsSettings = { ...DEFAULT_SETTINGS };
+  let loginCount = 0;
+  let nextRecordId = 58_112_000;
+  let nextTokenId = 1;
+
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (req) => {
+      const answer = await handle(req);
+      const headers: Record<string, string> = { ...answer.headers };
+      if (answer.body === null || answer.body === undefined) return new Response(null, { status: answer.status, headers });
+      if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status, headers });
+      headers['content-type'] = 'application/json';
+      return new Response(JSON.stringify(answer.body), { status: answer.status, headers });
+    },
+  });
+
+  async function handle(req: Request): Promise<HttpAnswer> {
+    const url = new URL(req.url);
+    const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text();
+    let body: unknown = null;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    const path = url.pathname.startsWith(FAKE_API_PREFIX) ? url.pathname.slice(FAKE_API_PREFIX.length) : url.pathname;
+    const headers: Record<string, string> = {};
+    req.headers.forEach((value, key) => {
+      headers[key.toLowerCase()] = value;
+    });
+    calls.push({ method: req.method, path, query: decodeURIComponent(url.search.replace(/^\?/, '')), headers, body });
+
+    const failure = takeFailure(req.method, path);
+    if (failure) {
+      if (failure.delayMs) await delay(failure.delayMs);
+      return failureAnswer(failure);
+    }
+    if (!url.pathname.startsWith(`${FAKE_API_PREFIX}/`)) return fail(404, 'Not found');
+
+    const auth = parseAuthorization(headers.authorization);
+    if (!auth || !isKnownPartner(auth.partner)) return fail(401, AUTH_NEEDED);
+
+    try {
+      return route(req.method, path, url.searchParams, body, auth);
+    } catch (err) {
+      if (err instanceof HttpAnswer) return err;
+      throw err;
+    }
+  }
+
+  function route(
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    body: unknown,
+    auth: { partner: string; user: string | null },
+  ): HttpAnswer {
+    let m: RegExpMatchArray | null;
+    if (method === 'POST' && path === '/auth') return authUser(body, auth.partner);
+
+    if (method === 'GET' && (m = path.match(/^\/company\/(\d+)\/staff(?:\/(\d+))?\/?$/))) {
+      const company = adminCompany(m[1], auth);
+      let staff = company.spec.staff;
+      if (m[2]) {
+        staff = staff.filter((s) => s.id === Number(m![2]));
+        if (staff.length === 0) {
+          throw fail(404, `Team Member with ID ${m[2]} was not found in branch ${company.spec.id}`);
+        }
+      }
+      return ok(staff.map((s) => adminStaff(company, s)), { total_count: staff.length });
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/company\/(\d+)\/services(?:\/(\d+))?\/?$/))) {
+      const company = adminCompany(m[1], auth);
+      let services = company.spec.services;
+      if (m[2]) {
+        services = services.filter((s) => s.id === Number(m![2]));
+        if (services.length === 0) throw fail(404, 'Услуга не найдена.');
+      }
+      const staffId = query.get('staff_id');
+      if (staffId) services = services.filter((s) => performs(company, s, Number(staffId)));
+      return ok(services.map((s) => adminService(company, s)), { total_count: services.length });
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/book_staff\/(\d+)\/?$/))) {
+      const company = publicCompany(m[1], auth);
+      const serviceIds = intList(query.getAll('service_ids[]'));
+      const staff = company.spec.staff.filter(
+        (s) => !s.fired && !s.hidden && serviceIds.every((id) => performsId(company, id, s.id)),
+      );
+      return ok(staff.map((s) => bookStaff(company, s)));
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/book_services\/(\d+)\/?$/))) {
+      const company = publicCompany(m[1], auth);
+      const staffId = query.get('staff_id') ? Number(query.get('staff_id')) : null;
+      const services = company.spec.services.filter(
+        (s) => s.active !== false && (staffId === null || performs(company, s, staffId)),
+      );
+      const categories = [...new Set(services.map((s) => s.category_id ?? 0))].map((id) => ({
+        id,
+        title: `Категория ${id}`,
+        sex: 0,
+        api_id: '0',
+        weight: 0,
+      }));
+      return ok({
+        events: [],
+        services: services.map((s) => bookService(company, s, staffId)),
+        category: categories,
+      });
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/book_dates\/(\d+)\/?$/))) {
+      const company = publicCompany(m[1], auth);
+      return ok(bookDates(company, query));
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/book_times\/(\d+)\/(\d+)\/(\d{4}-\d{2}-\d{2})\/?$/))) {
+      const company = publicCompany(m[1], auth);
+      const staffId = Number(m[2]);
+      if (staffId !== 0 && !findStaff(company, staffId)) throw fail(404, 'Сотрудник не найден.');
+      return ok(bookTimes(company, staffId, m[3]!, intList(query.getAll('service_ids[]'))));
+    }
+
+    if (method === 'POST' && (m = path.match(/^\/book_check\/(\d+)\/?$/))) {
+      const company = publicCompany(m[1], auth);
+      const appts = readAppointments(body);
+      planAppointments(company, appts);
+      return ok(null, { message: 'Created' }, 201);
+    }
+
+    if (method === 'POST' && (m = path.match(/^\/book_record\/(\d+)\/?$/))) {
+      const company = publicCompany(m[1], auth);
+      const b = isObj(body) ? body : {};
+      const phone = typeof b.phone === 'string' ? b.phone : '';
+      const fullname = typeof b.fullname === 'string' ? b.fullname.trim() : '';
+      if (!validPhone(phone)) throw fail(422, 'Неверный формат номера телефона', [{ code: 431, message: 'Неверный формат номера телефона' }]);
+      if (fullname === '') throw fail(422, 'Не указано имя клиента', [{ code: 435, message: 'Не указано имя клиента' }]);
+      const plan = planAppointments(company, readAppointments(body));
+      // Checking and occupying happen without an await in between, so two concurrent bookings of
+      // one slot can never both succeed.
+      const created = plan.map(({ appt, staffId, start, end }) => {
+        const rec = addRecord(company, {
+          staffId,
+          serviceIds: appt.serviceIds,
+          start,
+          end,
+          client: { name: fullname, phone, email: typeof b.email === 'string' ? b.email : '' },
+          comment: typeof b.comment === 'string' ? b.comment : '',
+          online: true,
+          apiId: b.api_id === undefined ? null : String(b.api_id),
+        });
+        return { id: appt.id, record_id: rec.id, record_hash: rec.hash };
+      });
+      return ok(created, [], 201);
+    }
+
+    if (method === 'POST' && (m = path.match(/^\/records\/(\d+)\/?$/))) {
+      const company = adminCompany(m[1], auth);
+      return createRecord(company, body);
+    }
+
+    throw fail(404, 'Not found');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Authorisation
+
+  function parseAuthorization(header: string | undefined): { partner: string; user: string | null } | null {
+    if (!header) return null;
+    const m = header.match(/^Bearer\s+([^,\s]+)\s*(?:,\s*User\s+(\S+))?\s*$/);
+    if (!m) return null;
+    return { partner: m[1]!, user: m[2] ?? null };
+  }
+
+  function isKnownPartner(token: string): boolean {
+    for (const c of companies.values()) if (c.spec.partnerToken === token) return true;
+    return false;
+  }
+
+  function authUser(body: unknown, partner: string): HttpAnswer {
+    loginCount += 1;
+    const b = isObj(body) ? body : {};
+    const company = [...companies.values()].find(
+      (c) => c.spec.partnerToken === partner && c.spec.login === b.login && c.spec.password === b.password,
+    );
+    if (!company) return fail(settings.authFailureStatus, 'Неверный логин или пароль');
+    const token = `usr${String(nextTokenId++).padStart(4, '0')}${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    userTokens.set(token, { login: company.spec.login, partnerToken: partner });
+    return ok(
+      {
+        id: 7700 + company.spec.id,
+        user_token: token,
+        name: 'Администратор',
+        phone: '79160001122',
+        login: company.spec.login,
+        email: `${company.spec.login}@example.invalid`,
+        avatar: '',
+        is_approved: true,
+        is_email_confirmed: true,
+      },
+      [],
+      201,
+    );
+  }
+
+  function findCompany(idText: string | undefined): Company {
+    const company = companies.get(Number(idText));
+    if (!company) throw fail(404, 'Филиал не найден.');
+    return company;
+  }
+
+  function publicCompany(idText: string | undefined, auth: { partner: string }): Company {
+    const company = findCompany(idText);
+    if (company.spec.partnerToken !== auth.partner) throw fail(403, 'Access denied.');
+    return company;
+  }
+
+  function adminCompany(idText: string | undefined, auth: { partner: string; user: string | null }): Company {
+    const user = auth.user ? userTokens.get(auth.user) : undefined;
+    if (!user || user.partnerToken !== auth.partner) throw fail(401, AUTH_NEEDED);
+    const company = findCompany(idText);
+    if (company.spec.partnerToken !== auth.partner || company.spec.login !== user.login) {
+      throw fail(403, 'Access denied.');
+    }
+    return company;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Schedule
+
+  function findStaff(company: Company, staffId: number): FakeStaffSpec | undefined {
+    return company.spec.staff.find((s) => s.id === staffId);
+  }
+
+  function performs(company: Company, service: FakeServiceSpec, staffId: number): boolean {
+    return findStaff(company, staffId) !== undefined && (!service.staffIds || service.staffIds.includes(staffId));
+  }
+
+  function performsId(company: Company, serviceId: number, staffId: number): boolean {
+    const service = company.spec.services.find((s) => s.id === serviceId);
+    return service !== undefined && performs(company, service, staffId);
+  }
+
+  function durationOf(company: Company, staffId: number, serviceIds: number[]): number | null {
+    if (serviceIds.length === 0) return 3600;
+    let total = 0;
+    for (const id of serviceIds) {
+      const service = company.spec.services.find((s) => s.id === id);
+      if (!service || service.active === false || !performs(company, service, staffId)) return null;
+      total += service.staffDurations?.[staffId] ?? service.duration;
+    }
+    return total;
+  }
+
+  function bookableStaff(company: Company, staffId: number): FakeStaffSpec[] {
+    const all = company.spec.staff.filter((s) => s.bookable !== false && !s.fired && !s.hidden);
+    return staffId === 0 ? all : all.filter((s) => s.id === staffId);
+  }
+
+  function workIntervals(company: Company, staffId: number, date: string): { start: number; end: number }[] {
+    return (company.spec.workingHours ?? [])
+      .filter((w) => w.staffId === staffId && w.date === date)
+      .map((w) => ({ start: localMs(company, w.date, w.start), end: localMs(company, w.date, w.end) }));
+  }
+
+  function isFree(company: Company, staffId: number, start: number, end: number): boolean {
+    const day = localDate(company, start);
+    const inHours = workIntervals(company, staffId, day).some((w) => start >= w.start && end <= w.end);
+    if (!inHours) return false;
+    return !busy.some((b) => b.companyId === company.spec.id && b.staffId === staffId && b.start < end && start < b.end);
+  }
+
+  function freeStarts(company: Company, staffId: number, date: string, seconds: number): number[] {
+    const starts: number[] = [];
+    for (const w of workIntervals(company, staffId, date)) {
+      for (let t = w.start; t + seconds * 1000 <= w.end; t += company.stepMs) {
+        if (isFree(company, staffId, t, t + seconds * 1000)) starts.push(t);
+      }
+    }
+    return starts;
+  }
+
+  function bookTimes(company: Company, staffId: number, date: string, serviceIds: number[]) {
+    const byStart = new Map<number, number>();
+    for (const s of bookableStaff(company, staffId)) {
+      const seconds = durationOf(company, s.id, serviceIds);
+      if (seconds === null) continue;
+      for (const t of freeStarts(company, s.id, date, seconds)) if (!byStart.has(t)) byStart.set(t, seconds);
+    }
+    return [...byStart.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([t, seconds]) => ({
+        time: localTime(company, t),
+        seance_length: seconds,
+        sum_length: seconds,
+        datetime: isoLocal(company, t),
+      }));
+  }
+
+  function bookDates(company: Company, query: URLSearchParams) {
+    const staffId = Number(query.get('staff_id') ?? 0);
+    const serviceIds = intList(query.getAll('service_ids[]'));
+    const month = query.get('date')?.slice(0, 7) ?? null;
+    const staff = bookableStaff(company, staffId);
+    const dates = [...new Set((company.spec.workingHours ?? []).map((w) => w.date))]
+      .filter((d) => month === null || d.startsWith(month))
+      .sort();
+    const working = dates.filter((d) => staff.some((s) => workIntervals(company, s.id, d).length > 0));
+    const booking = working.filter((d) =>
+      staff.some((s) => {
+        const seconds = durationOf(company, s.id, serviceIds);
+        return seconds !== null && freeStarts(company, s.id, d, seconds).length > 0;
+      }),
+    );
+    return {
+      booking_dates: booking,
+      booking_days: byMonth(booking),
+      working_dates: working,
+      working_days: byMonth(working),
+    };
+  }
+
+  function byMonth(dates: string[]): Record<string, number[]> | [] {
+    if (dates.length === 0) return [];
+    const out: Record<string, number[]> = {};
+    for (const d of dates) {
+      const key = String(Number(d.slice(5, 7)));
+      (out[key] ??= []).push(Number(d.slice(8, 10)));
+    }
+    return out;
+  }
+
+  function slotTaken(company: Company, staffId: number, start: number): HttpAnswer {
+    const staff = findStaff(company, staffId);
+    const message =
+      `К сотруднику ${staff?.name ?? ''} (${staffId}) нельзя записаться на ${localDate(company, start)} в ` +
+      `${localTime(company, start)}. Выбранное время уже занято или является нерабочим.`;
+    return settings.slotTakenWithCode
+      ? fail(422, 'An error has occurred', [{ code: 433, message }])
+      : fail(422, message);
+  }
+
+  function readAppointments(body: unknown): Appt[] {
+    const list = isObj(body) && Array.isArray(body.appointments) ? body.appointments : null;
+    if (!list || list.length === 0) throw fail(422, 'Не указаны параметры записи');
+    return list.map((a, i) => {
+      const o = isObj(a) ? a : {};
+      return {
+        id: Number(o.id ?? i + 1),
+        staffId: Number(o.staff_id ?? 0),
+        serviceIds: Array.isArray(o.services) ? o.services.map(Number) : [],
+        datetime: typeof o.datetime === 'string' ? o.datetime : '',
+      };
+    });
+  }
+
+  /** Assigns every appointment a specialist and an interval, or throws the API's 422 answer. */
+  function planAppointments(company: Company, appts: Appt[]) {
+    const planned: { appt: Appt; staffId: number; start: number; end: number }[] = [];
+    for (const appt of appts) {
+      const start = parseDatetime(company, appt.datetime);
+      if (start === null) throw fail(422, 'Неверный формат даты и времени');
+      for (const id of appt.serviceIds) {
+        if (!company.spec.services.some((s) => s.id === id && s.active !== false)) {
+          throw fail(422, 'Услуга недоступна для записи', [{ code: 438, message: 'Услуга недоступна для записи' }]);
+        }
+      }
+      const candidates = bookableStaff(company, appt.staffId);
+      if (appt.staffId !== 0 && candidates.length === 0) throw slotTaken(company, appt.staffId, start);
+      let chosen: { staffId: number; end: number } | null = null;
+      for (const s of candidates) {
+        const seconds = durationOf(company, s.id, appt.serviceIds);
+        if (seconds === null) continue;
+        const end = start + seconds * 1000;
+        const overlapsOwn = planned.some((p) => p.staffId === s.id && p.start < end && start < p.end);
+        if (overlapsOwn && appt.staffId !== 0) {
+          throw fail(422, 'Записи пересекаются по времени', [{ code: 437, message: 'Записи пересекаются по времени' }]);
+        }
+        if (!overlapsOwn && isFree(company, s.id, start, end)) {
+          chosen = { staffId: s.id, end };
+          break;
+        }
+      }
+      if (!chosen) {
+        if (appt.staffId === 0) {
+          throw fail(422, 'Нет сотрудников, доступных для записи', [{ code: 436, message: 'Нет сотрудников, доступных для записи' }]);
+        }
+        throw slotTaken(company, appt.staffId, start);
+      }
+      planned.push({ appt, staffId: chosen.staffId, start, end: chosen.end });
+    }
+    return planned;
+  }
+
+  function createRecord(company: Company, body: unknown): HttpAnswer {
+    const b = isObj(body) ? body : {};
+    const staffId = Number(b.staff_id);
+    const staff = findStaff(company, staffId);
+    if (!staff) throw fail(404, 'Сотрудник не найден.');
+    const client = isObj(b.client) ? b.client : {};
+    const phone = typeof client.phone === 'string' ? client.phone : '';
+    const name = typeof client.name === 'string' ? client.name.trim() : '';
+    if (!validPhone(phone)) throw fail(422, 'Неверный формат номера телефона', [{ code: 431, message: 'Неверный формат номера телефона' }]);
+    if (name === '') throw fail(422, 'Не указано имя клиента', [{ code: 435, message: 'Не указано имя клиента' }]);
+    const services = Array.isArray(b.services) ? b.services : [];
+    const serviceIds = services.map((s) => (isObj(s) ? Number(s.id) : Number(s)));
+    if (serviceIds.length === 0) throw fail(422, 'Не указаны услуги');
+    for (const id of serviceIds) {
+      if (!company.spec.services.some((s) => s.id === id)) throw fail(404, 'Услуга не найдена.');
+    }
+    const start = typeof b.datetime === 'string' ? parseDatetime(company, b.datetime) : null;
+    if (start === null) throw fail(422, 'Неверный формат даты и времени');
+    const seconds = Number(b.seance_length) > 0 ? Number(b.seance_length) : (durationOf(company, staffId, serviceIds) ?? 3600);
+    const end = start + seconds * 1000;
+    if (b.save_if_busy !== true && !isFree(company, staffId, start, end)) throw slotTaken(company, staffId, start);
+
+    const rec = addRecord(company, {
+      staffId,
+      serviceIds,
+      start,
+      end,
+      client: { name, phone, email: typeof client.email === 'string' ? client.email : '' },
+      comment: typeof b.comment === 'string' ? b.comment : '',
+      online: false,
+      apiId: b.api_id === undefined ? null : String(b.api_id),
+    });
+    const data = {
+      id: rec.id,
+      company_id: company.spec.id,
+      staff_id: staffId,
+      services: services.map((s, i) => {
+        const o = isObj(s) ? s : {};
+        const spec = company.spec.services.find((x) => x.id === serviceIds[i]);
+        return {
+          id: serviceIds[i],
+          title: spec?.title ?? '',
+          cost: Number(o.cost ?? spec?.price_min ?? 0),
+          first_cost: Number(o.first_cost ?? o.cost ?? spec?.price_min ?? 0),
+          discount: Number(o.discount ?? 0),
+          amount: 1,
+        };
+      }),
+      staff: { id: staffId, name: staff.name, specialization: staff.specialization ?? '' },
+      client: { id: 1000 + records.length, name, phone, email: rec.client.email },
+      date: `${localDate(company, start)} ${localTime(company, start)}:00`,
+      datetime: rec.datetime,
+      seance_length: seconds,
+      length: seconds,
+      create_date: isoLocal(company, Date.now()),
+      comment: rec.comment,
+      online: false,
+      attendance: 0,
+      confirmed: 1,
+      deleted: false,
+      api_id: rec.apiId ?? '',
+    };
+    return ok(settings.recordsDataAsArray ? [data] : data, [], 201);
+  }
+
+  function addRecord(
+    company: Company,
+    r: {
+      staffId: number;
+      serviceIds: number[];
+      start: number;
+      end: number;
+      client: FakeRecord['client'];
+      comment: string;
+      online: boolean;
+      apiId: string | null;
+    },
+  ): FakeRecord {
+    const rec: FakeRecord = {
+      id: nextRecordId++,
+      companyId: company.spec.id,
+      staffId: r.staffId,
+      serviceIds: r.serviceIds,
+      datetime: isoLocal(company, r.start),
+      seanceLength: Math.round((r.end - r.start) / 1000),
+      client: r.client,
+      comment: r.comment,
+      online: r.online,
+      hash: crypto.randomUUID().replace(/-/g, ''),
+      apiId: r.apiId,
+    };
+    records.push(rec);
+    busy.push({ companyId: company.spec.id, staffId: r.staffId, start: r.start, end: r.end });
+    return rec;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Views
+
+  function legacy<T extends Record<string, unknown>>(obj: T, keys: string[]): T {
+    if (!settings.legacyStrings) return obj;
+    const out: Record<string, unknown> = { ...obj };
+    for (const k of keys) {
+      const v = out[k];
+      if (typeof v === 'number') out[k] = k.startsWith('price') ? v.toFixed(2) : String(v);
+      else if (typeof v === 'boolean') out[k] = v ? '1' : '0';
+    }
+    return out as T;
+  }
+
+  function adminStaff(company: Company, s: FakeStaffSpec) {
+    return legacy(
+      {
+        id: s.id,
+        name: s.name,
+        company_id: company.spec.id,
+        specialization: s.specialization ?? '',
+        position: s.position ?? [],
+        avatar: 'https://example.invalid/avatar.png',
+        avatar_big: 'https://example.invalid/avatar-big.png',
+        fired: s.fired ? 1 : 0,
+        status: 0,
+        hidden: s.hidden ? 1 : 0,
+        user_id: null,
+      },
+      ['id', 'company_id', 'fired', 'status', 'hidden'],
+    );
+  }
+
+  function adminService(company: Company, s: FakeServiceSpec) {
+    const staff = company.spec.staff
+      .filter((st) => performs(company, s, st.id))
+      .map((st) => legacy({ id: st.id, seance_length: s.staffDurations?.[st.id] ?? s.duration }, ['id', 'seance_length']));
+    return {
+      ...legacy(
+        {
+          id: s.id,
+          salon_service_id: s.id + 100_000,
+          title: s.title,
+          category_id: s.category_id ?? 0,
+          price_min: s.price_min,
+          price_max: s.price_max,
+          discount: 0,
+          comment: '',
+          weight: 0,
+          active: s.active === false ? 0 : 1,
+          api_id: '',
+        },
+        ['id', 'salon_service_id', 'category_id', 'price_min', 'price_max', 'discount', 'weight', 'active'],
+      ),
+      staff,
+    };
+  }
+
+  function bookStaff(company: Company, s: FakeStaffSpec) {
+    const bookable = s.bookable !== false;
+    const nearest = bookable
+      ? [...new Set((company.spec.workingHours ?? []).filter((w) => w.staffId === s.id).map((w) => w.date))]
+          .sort()
+          .find((d) => freeStarts(company, s.id, d, 3600).length > 0)
+      : undefined;
+    const base: Record<string, unknown> = legacy(
+      {
+        id: s.id,
+        name: s.name,
+        specialization: s.specialization ?? '',
+        position: s.position ?? [],
+        bookable,
+        weight: 0,
+        show_rating: 0,
+        rating: 0,
+        votes_count: 0,
+        comments_count: 0,
+        avatar: 'https://example.invalid/avatar.png',
+        information: '',
+      },
+      ['id', 'weight', 'show_rating', 'rating', 'votes_count', 'comments_count'],
+    );
+    if (nearest) {
+      base.seance_date = nearest;
+      base.seances = [];
+    }
+    return base;
+  }
+
+  function bookService(company: Company, s: FakeServiceSpec, staffId: number | null) {
+    const base: Record<string, unknown> = legacy(
+      {
+        id: s.id,
+        title: s.title,
+        category_id: s.category_id ?? 0,
+        price_min: s.price_min,
+        price_max: s.price_max,
+        discount: 0,
+        comment: '',
+        weight: 0,
+        active: 1,
+        sex: 0,
+        image: '',
+        prepaid: 'forbidden',
+      },
+      ['id', 'category_id', 'price_min', 'price_max', 'discount', 'weight', 'active'],
+    );
+    if (staffId !== null) base.seance_length = s.staffDurations?.[staffId] ?? s.duration;
+    return base;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Time in the company's offset: every instant is kept as epoch milliseconds.
+
+  function localMs(company: Company, date: string, time: string): number {
+    return Date.parse(`${date}T${time.length === 5 ? `${time}:00` : time}${company.offset}`);
+  }
+
+  function shifted(company: Company, ms: number): string {
+    return new Date(ms + company.offsetMinutes * 60_000).toISOString();
+  }
+
+  function localDate(company: Company, ms: number): string {
+    return shifted(company, ms).slice(0, 10);
+  }
+
+  function localTime(company: Company, ms: number): string {
+    return shifted(company, ms).slice(11, 16);
+  }
+
+  function isoLocal(company: Company, ms: number): string {
+    return `${shifted(company, ms).slice(0, 19)}${company.offset}`;
+  }
+
+  /** ISO 8601 with or without fractional seconds and offset; no offset means company time. */
+  function parseDatetime(company: Company, text: string): number | null {
+    const m = text.match(/^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/);
+    if (!m) return null;
+    const offset = m[5] ? (m[5] === 'Z' ? 'Z' : m[5].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2')) : company.offset;
+    const ms = Date.parse(`${m[1]}T${m[2]}${m[3] ?? ':00'}${offset}`);
+    return Number.isNaN(ms) ? null : ms;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Failures
+
+  function takeFailure(method: string, path: string): Failure | null {
+    const index = failures.findIndex(
+      (f) =>
+        (f.method === undefined || f.method.toUpperCase() === method) &&
+        (typeof f.pattern === 'string' ? path.includes(f.pattern) : f.pattern.test(path)),
+    );
+    if (index < 0) return null;
+    const failure = failures[index]!;
+    failure.remaining -= 1;
+    if (failure.remaining <= 0) failures.splice(index, 1);
+    return failure;
+  }
+
+  function failureAnswer(f: Failure): HttpAnswer {
+    if (f.body === undefined) {
+      const message =
+        f.status === 401
+          ? AUTH_NEEDED
+          : f.status === 403
+            ? 'Access denied.'
+            : f.status === 429
+              ? 'Too Many Requests'
+              : f.status >= 500
+                ? 'Internal Server Error'
+                : 'An error has occurred';
+      return new HttpAnswer(f.status, { success: false, data: null, meta: { message } }, f.headers);
+    }
+    return new HttpAnswer(f.status, f.body, f.headers);
+  }
+
+  function delay(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const release = () => {
+        clearTimeout(timer);
+        pendingDelays.delete(release);
+        resolve();
+      };
+      const timer = setTimeout(release, ms);
+      pendingDelays.add(release);
+    });
+  }
+
+  return {
+    url: `http://127.0.0.1:${server.port}${FAKE_API_PREFIX}`,
+    calls,
+    get loginCount() {
+      return loginCount;
+    },
+    get records() {
+      return records;
+    },
+    get settings() {
+      return settings;
+    },
+    set settings(value: FakeYclientsSettings) {
+      settings = value;
+    },
+    addCompany(spec) {
+      const offset = spec.utcOffset ?? '+03:00';
+      const sign = offset.startsWith('-') ? -1 : 1;
+      const [h, mm] = offset.slice(1).split(':').map(Number);
+      companies.set(spec.id, {
+        spec: structuredClone(spec),
+        offset,
+        offsetMinutes: sign * ((h ?? 0) * 60 + (mm ?? 0)),
+        stepMs: (spec.slotStepMinutes ?? 30) * 60_000,
+      });
+    },
+    markBusy(companyId, staffId, datetime, lengthSeconds = 3600) {
+      const company = companies.get(companyId);
+      if (!company) throw new Error(`fake YCLIENTS: unknown company ${companyId}`);
+      const start = parseDatetime(company, datetime);
+      if (start === null) throw new Error(`fake YCLIENTS: bad datetime ${datetime}`);
+      busy.push({ companyId, staffId, start, end: start + lengthSeconds * 1000 });
+    },
+    expireUserTokens() {
+      userTokens.clear();
+    },
+    failNext(pathPattern, failure) {
+      failures.push({ ...failure, pattern: pathPattern, remaining: failure.times ?? 1 });
+    },
+    reset() {
+      companies.clear();
+      userTokens.clear();
+      busy.length = 0;
+      records.length = 0;
+      failures.length = 0;
+      calls.length = 0;
+      settings = { ...DEFAULT_SETTINGS };
+      loginCount = 0;
+      for (const release of [...pendingDelays]) release();
+    },
+    async close() {
+      for (const release of [...pendingDelays]) release();
+      await server.stop(true);
+    },
+  };
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function intList(values: string[]): number[] {
+  return values.map(Number).filter((n) => Number.isInteger(n));
+}
+
+/** YCLIENTS wants 9 to 15 digits ("Телефон должен содержать от 9 до 15 цифр"). */
+function validPhone(phone: string): boolean {
+  const digits = phone.replace(/[\s()+-]/g, '');
+  return /^\d{9,15}$/.test(digits);
+}
