@@ -22,7 +22,7 @@ export interface YclientsClientOptions {
 /**
  * What went wrong, decided on the HTTP status first (the body shapes are not reliable enough):
  * - `auth`: 401 (partner or user token rejected — renew the user token once and retry), 402/403
- *   (licence expired, no rights, client blacklisted), and any rejected `POST /auth` (wrong login or password).
+ *   (licence expired, no rights, client blacklisted), and `POST /auth` rejected with 400/401/403/422 (wrong login or password).
  * - `not_found`: 404 — unknown company, staff member, service or record.
  * - `slot_busy`: the chosen time is taken or is not working time (422 with internal code 433/437 or the
  *   matching text), or an undocumented 409.
@@ -338,8 +338,9 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
         path: '/auth',
         body: { login, password },
         secrets: [password],
-        // The status for wrong credentials is not documented (401 or 422 are both seen in the wild).
-        kindFor: (status, fallback) => (status >= 400 && status < 500 && status !== 429 ? 'auth' : fallback),
+        // The status for wrong credentials is not documented (401 or 422); a 404 stays not_found
+        // because it means a wrong base URL rather than a wrong password.
+        kindFor: (status, fallback) => ([400, 401, 403, 422].includes(status) ? 'auth' : fallback),
       });
       const token = isRecord(data) ? data.user_token : undefined;
       if (typeof token === 'string' && token !== '') return token;
@@ -508,6 +509,8 @@ function isSlotTaken(body: unknown): boolean {
   return messages.some((m) => SLOT_TAKEN_TEXT.test(m));
 }
 
+const GENERIC_MESSAGE = /^(an error has occurred|error|произошла ошибка)\.?$/i;
+
 /** Reads `meta.message`, `meta.errors[]` and the alternative `errors` object/array. */
 function readError(body: unknown): { message: string | null; code: number | null; messages: string[] } {
   const messages: string[] = [];
@@ -537,6 +540,9 @@ function readError(body: unknown): { message: string | null; code: number | null
       }
     }
   }
+  // The Altegio shape says only "An error has occurred" in meta.message and the reason in meta.errors.
+  const specific = messages.find((m) => m !== message);
+  if (message !== null && GENERIC_MESSAGE.test(message) && specific) message = specific;
   if (message === null && typeof body.message === 'string') message = body.message;
   return { message, code, messages: [...new Set(messages)] };
 }
