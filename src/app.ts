@@ -35,7 +35,12 @@ export function informationDocument(services: Services) {
 
 export function createApp(services: Services) {
   const { logger } = services;
-  const createContext = (req: Request): Context => ({ services, req, requestId: requestIdOf(req) });
+  const createContext = (req: Request): Context => ({
+    services,
+    req,
+    requestId: requestIdOf(req),
+    response: {},
+  });
   const logInternal = (error: unknown, req: Request) =>
     logger.error('unhandled error', { requestId: requestIdOf(req), error });
 

@@ -130,7 +130,8 @@ describe('JWT checks on dashboard routes', () => {
     new SignJWT(payload).setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
 
   test('missing, malformed and non-Bearer credentials → 401', async () => {
-    for (const headers of [{}, { authorization: 'Bearer' }, { authorization: 'Basic abc' }, { authorization: 'Bearer a.b.c' }]) {
+    const cases: Record<string, string>[] = [{}, { authorization: 'Bearer' }, { authorization: 'Basic abc' }, { authorization: 'Bearer a.b.c' }];
+    for (const headers of cases) {
       const res = await call(app.url, 'GET', '/api/keys', { headers });
       expect(res.status).toBe(401);
       expect(res.body.error.type).toBe('unauthorized');

@@ -23,13 +23,13 @@ interface FakeNodeResponse {
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
-export function createRestHandler<TContext extends { responseStatus?: number }>(options: RestHandlerOptions<TContext>) {
+export function createRestHandler<TContext extends { response: { status?: number } }>(options: RestHandlerOptions<TContext>) {
   // Errors are carried from onError to the renderer through the request they belong to.
   const failures = new WeakMap<object, unknown>();
   const handler = createOpenApiNodeHttpHandler({
     router: options.router,
     createContext: ({ req }: { req: Request }) => options.createContext(req),
-    responseMeta: ({ ctx }: { ctx?: TContext }) => (ctx?.responseStatus ? { status: ctx.responseStatus } : {}),
+    responseMeta: ({ ctx }: { ctx?: TContext }) => (ctx?.response.status ? { status: ctx.response.status } : {}),
     onError: ({ error, req }: { error: unknown; req: object }) => {
       failures.set(req, error);
     },

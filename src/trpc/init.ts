@@ -10,8 +10,11 @@ export interface Context {
   services: Services;
   req: Request;
   requestId: string;
-  /** A procedure may set the HTTP status of its REST answer (201 for creations). */
-  responseStatus?: number;
+  /**
+   * A procedure may set the HTTP status of its REST answer (201 for creations). A holder object,
+   * because middlewares hand procedures a copy of the context, not the context itself.
+   */
+  response: { status?: number };
 }
 
 const t = initTRPC

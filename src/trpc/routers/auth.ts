@@ -43,7 +43,7 @@ export const authRouter = router({
     .output(z.object({ user: publicUserOutput, token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const result = await ctx.services.accounts.register(input.email, input.password);
-      ctx.responseStatus = 201;
+      ctx.response.status = 201;
       return { ...result, message: errorMessages.registered };
     }),
 

@@ -49,7 +49,7 @@ export const keysRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const created = await ctx.services.keys.create(ctx.principal.userId, input.name);
-      ctx.responseStatus = 201;
+      ctx.response.status = 201;
       return created;
     }),
 
