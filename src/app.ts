@@ -35,12 +35,7 @@ export function informationDocument(services: Services) {
 
 export function createApp(services: Services) {
   const { logger } = services;
-  const createContext = (req: Request): Context => ({
-    services,
-    req,
-    requestId: requestIdOf(req),
-    response: {},
-  });
+  const createContext = (req: Request): Context => ({ services, req, requestId: requestIdOf(req) });
   const logInternal = (error: unknown, req: Request) =>
     logger.error('unhandled error', { requestId: requestIdOf(req), error });
 

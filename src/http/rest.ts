@@ -7,6 +7,7 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { AnyTRPCRouter } from '@trpc/server';
 import { AppError, errorResponse, toAppError } from './errors';
 import { readJsonBody } from './body';
+import { procedureMetas } from '../trpc/meta';
 
 export interface RestHandlerOptions<TContext> {
   router: AnyTRPCRouter;
@@ -23,13 +24,20 @@ interface FakeNodeResponse {
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
-export function createRestHandler<TContext extends { response: { status?: number } }>(options: RestHandlerOptions<TContext>) {
+export function createRestHandler<TContext>(options: RestHandlerOptions<TContext>) {
+  const statuses = new Map<string, number>();
+  for (const { path, meta } of procedureMetas(options.router)) {
+    if (meta?.successStatus) statuses.set(path, meta.successStatus);
+  }
   // Errors are carried from onError to the renderer through the request they belong to.
   const failures = new WeakMap<object, unknown>();
   const handler = createOpenApiNodeHttpHandler({
     router: options.router,
     createContext: ({ req }: { req: Request }) => options.createContext(req),
-    responseMeta: ({ ctx }: { ctx?: TContext }) => (ctx?.response.status ? { status: ctx.response.status } : {}),
+    responseMeta: ({ paths, errors }: { paths?: string[]; errors: unknown[] }) => {
+      const status = errors.length === 0 && paths?.[0] ? statuses.get(paths[0]) : undefined;
+      return status ? { status } : {};
+    },
     onError: ({ error, req }: { error: unknown; req: object }) => {
       failures.set(req, error);
     },

@@ -10,16 +10,14 @@ export interface Context {
   services: Services;
   req: Request;
   requestId: string;
-  /**
-   * A procedure may set the HTTP status of its REST answer (201 for creations). A holder object,
-   * because middlewares hand procedures a copy of the context, not the context itself.
-   */
-  response: { status?: number };
 }
+
+/** OpenAPI meta plus the REST success status (201 for creations; 200 when absent). */
+export type ProcedureMeta = OpenApiMeta & { successStatus?: 200 | 201 | 202 };
 
 const t = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  .meta<ProcedureMeta>()
   .create({
     // Never put stack traces into error data, whatever NODE_ENV says.
     isDev: false,

@@ -30,6 +30,7 @@ export const publicUserOutput = z.object({
 export const authRouter = router({
   register: publicProcedure
     .meta({
+      successStatus: 201,
       openapi: {
         method: 'POST',
         path: '/api/auth/register',
@@ -43,7 +44,6 @@ export const authRouter = router({
     .output(z.object({ user: publicUserOutput, token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const result = await ctx.services.accounts.register(input.email, input.password);
-      ctx.response.status = 201;
       return { ...result, message: errorMessages.registered };
     }),
 

@@ -28,6 +28,7 @@ export const keysRouter = router({
 
   create: userProcedure
     .meta({
+      successStatus: 201,
       openapi: {
         method: 'POST',
         path: '/api/keys',
@@ -49,7 +50,6 @@ export const keysRouter = router({
     )
     .mutation(async ({ ctx, input }) => {
       const created = await ctx.services.keys.create(ctx.principal.userId, input.name);
-      ctx.response.status = 201;
       return created;
     }),
 

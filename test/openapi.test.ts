@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { renderOpenApiDocument } from '../src/openapi';
+import { call, startTestApp, type TestApp } from './helpers/app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ env: { UPSTREAM_BASE_URL: 'https://models.example/api/v1', TOKEN_PRICE: '1.25e-7' } });
+});
+afterAll(() => app?.close());
+
+const committed = () => readFileSync(new URL('../openapi.json', import.meta.url), 'utf8');
+
+describe('OpenAPI and the information document', () => {
+  test('the committed openapi.json is what `npm run openapi` generates from the router', () => {
+    expect(committed()).toBe(renderOpenApiDocument());
+  });
+
+  test('the document covers the dashboard routes with our error body and 201 for creations', () => {
+    const doc = JSON.parse(committed());
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/auth/register', '/api/auth/login', '/api/keys', '/api/keys/{id}']));
+    expect(doc.paths['/api/keys'].post.responses['201']).toBeDefined();
+    expect(doc.paths['/api/auth/register'].post.responses['201']).toBeDefined();
+    expect(doc.paths['/api/auth/register'].post.security).toBeUndefined();
+    expect(doc.paths['/api/keys'].get.security).toEqual([{ Authorization: [] }]);
+    const errorSchema = doc.components.schemas['error.BAD_REQUEST'];
+    expect(errorSchema.properties.error.required).toEqual(['message', 'type']);
+  });
+
+  test('/openapi.json serves the same document', async () => {
+    const res = await call(app.url, 'GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(JSON.parse(committed()));
+  });
+
+  test('/docs is an interactive page whose assets are served locally', async () => {
+    const res = await fetch(`${app.url}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).toContain('/openapi.json');
+    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
+      expect(html).toContain(`/docs/assets/${asset}`);
+      const a = await fetch(`${app.url}/docs/assets/${asset}`);
+      expect(a.status).toBe(200);
+      expect((await a.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    }
+    expect((await call(app.url, 'GET', '/docs/assets/..%2Fpackage.json')).status).toBe(404);
+  });
+
+  test('GET / is the information document of the specification', async () => {
+    const res = await call(app.url, 'GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(
+      expect.objectContaining({
+        name: 'Conduit',
+        version: expect.any(String),
+        documentation: '/docs',
+        config: { tokenPrice: 1.25e-7, upstreamProxy: 'https://models.example/api/v1' },
+      }),
+    );
+    expect(res.body.endpoints.auth).toEqual({ register: 'POST /api/auth/register', login: 'POST /api/auth/login' });
+    expect(res.body.endpoints.keys).toEqual({ list: 'GET /api/keys', create: 'POST /api/keys', delete: 'DELETE /api/keys/:id' });
+    for (const value of Object.values(res.body.endpoints).filter((v) => typeof v === 'string')) {
+      expect(value).toMatch(/^(GET|POST|PUT|PATCH|DELETE) \//);
+    }
+  });
+
+  test('GET /health: 200 with the database up, 503 when it is gone', async () => {
+    expect(await call(app.url, 'GET', '/health')).toEqual(expect.objectContaining({ status: 200, body: { status: 'ok' } }));
+    const other = await startTestApp();
+    try {
+      await other.instance.services.database.close();
+      const res = await call(other.url, 'GET', '/health');
+      expect(res.status).toBe(503);
+      expect(res.body.status).not.toBe('ok');
+    } finally {
+      await other.instance.server.stop(true);
+      await other.database.drop();
+    }
+  });
+});
