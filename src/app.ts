@@ -22,7 +22,12 @@ export function informationDocument(services: Services) {
     endpoints: {
       auth: { register: 'POST /api/auth/register', login: 'POST /api/auth/login' },
       keys: { list: 'GET /api/keys', create: 'POST /api/keys', delete: 'DELETE /api/keys/:id' },
+      chatCompletions: 'POST /v1/chat/completions',
+      models: 'GET /v1/models',
+      balance: 'GET /api/balance',
+      usage: 'GET /api/usage',
       health: 'GET /health',
+      upstreamHealth: 'GET /health/upstream',
       openapi: 'GET /openapi.json',
       docs: 'GET /docs',
     },
@@ -67,6 +72,14 @@ export function createApp(services: Services) {
         return json({ status: 'unavailable', database: 'unreachable' }, 503);
       }
     })
+    .get('/health/upstream', async () => {
+      const probe = await services.models.probe();
+      return probe.ok
+        ? json({ status: 'ok', latencyMs: probe.latencyMs })
+        : json({ status: 'unavailable', latencyMs: probe.latencyMs, error: probe.error }, 503);
+    })
+    .post('/v1/chat/completions', ({ request }) => services.chat.handle(request), { parse: 'none' })
+    .get('/v1/models', async () => json(await services.models.list()))
     .get('/openapi.json', () => new Response(openApi(), { headers: { 'content-type': 'application/json; charset=utf-8' } }))
     .get('/docs', () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
     .get('/docs/assets/:name', ({ params }) => docsAsset(params.name) ?? errorResponse(new AppError('not_found', errorMessages.routeNotFound)))

@@ -38,12 +38,19 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'each key must be 64 hex characters'))),
   UPSTREAM_BASE_URL: urlWithoutTrailingSlash.default('https://openrouter.ai/api/v1'),
   UPSTREAM_API_KEY: z.string().optional(),
-  UPSTREAM_TIMEOUT_MS: intFromEnv(100, 600_000).default(60_000),
+  // Below Bun's longest idle timeout (255 s), so a quiet stream is ended by us, not cut by the server.
+  UPSTREAM_TIMEOUT_MS: intFromEnv(100, 250_000).default(60_000),
   PUBLIC_BASE_URL: urlWithoutTrailingSlash.optional(),
   TOKEN_PRICE: z.coerce.number().positive().max(1000).default(1.25e-7),
   VK_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.vk.com/method'),
   TELEGRAM_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.telegram.org'),
   YCLIENTS_BASE_URL: urlWithoutTrailingSlash.default('https://api.yclients.com/api/v1'),
+  /** Completion tokens reserved for a request that names no max_tokens. */
+  RESERVE_COMPLETION_TOKENS: intFromEnv(1, 10_000_000).default(4096),
+  /** How much of a user's balance an instance sets aside at a time (in currency units). */
+  LEASE_CHUNK: z.coerce.number().positive().max(1_000_000).default(0.1),
+  /** Usage rows and settlements are written in batches at most this late. */
+  USAGE_FLUSH_MS: intFromEnv(1, 60_000).default(50),
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
@@ -76,6 +83,9 @@ export interface Config {
   vkApiBaseUrl: string;
   telegramApiBaseUrl: string;
   yclientsBaseUrl: string;
+  reserveCompletionTokens: number;
+  leaseChunkNano: bigint;
+  usageFlushMs: number;
   bodyLimitBytes: number;
   maxKeysPerUser: number;
   rateLimitPerMinute: number;
@@ -206,6 +216,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       vkApiBaseUrl: e.VK_API_BASE_URL,
       telegramApiBaseUrl: e.TELEGRAM_API_BASE_URL,
       yclientsBaseUrl: e.YCLIENTS_BASE_URL,
+      reserveCompletionTokens: e.RESERVE_COMPLETION_TOKENS,
+      leaseChunkNano: BigInt(Math.round(e.LEASE_CHUNK * 1e9)),
+      usageFlushMs: e.USAGE_FLUSH_MS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -32,6 +32,7 @@ export async function startInstance(config: Config, options: StartOptions = {}):
     throw error;
   }
   const services = createServices({ config, database, logger });
+  await services.start();
   const app = createApp(services);
   const limit = config.bodyLimitBytes;
 

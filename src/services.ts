@@ -1,10 +1,18 @@
 // The service container: built once at start-up from config and the database, handed to every route.
+import { randomUUID } from 'node:crypto';
 import { createAccountService } from './accounts/service';
 import { createAuthenticator } from './auth/authenticate';
 import { createJwtService } from './auth/jwt';
 import type { Config } from './config';
 import type { DatabaseHandle } from './db/client';
+import { createBilling } from './gateway/billing';
+import { createChatHandler } from './gateway/chat';
+import { createModelCatalog } from './gateway/models';
+import { createRateLimiter } from './gateway/rate-limit';
+import { createUpstream } from './gateway/upstream';
+import { createUsageReport } from './gateway/usage-report';
 import { createKeyService } from './keys/service';
+import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
 import { createLifecycle } from './lifecycle';
 import type { Logger } from './logger';
 
@@ -16,12 +24,52 @@ export interface ServicesInput {
 
 export function createServices({ config, database, logger }: ServicesInput) {
   const db = database.db;
+  const instanceId = `${process.pid}-${randomUUID()}`;
   const lifecycle = createLifecycle(logger);
   const jwt = createJwtService(config.jwtSecret);
   const accounts = createAccountService({ db, jwt, config });
-  const keys = createKeyService({ db, config });
-  const authenticator = createAuthenticator(accounts, { resolve: (presented) => keys.lookup(presented) });
-  return { config, logger, lifecycle, database, db, jwt, accounts, keys, authenticator };
+  let verifier: KeyVerifier | undefined;
+  const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
+  verifier = createKeyVerifier({ database, keys, logger });
+  const authenticator = createAuthenticator(accounts, verifier);
+  const billing = createBilling({ db, config, logger, instanceId });
+  const upstream = createUpstream(config);
+  const models = createModelCatalog({ upstream, logger });
+  const chat = createChatHandler({
+    config,
+    verifier,
+    billing,
+    upstream,
+    rateLimiter: config.rateLimitPerMinute > 0 ? createRateLimiter(config.rateLimitPerMinute) : null,
+    logger,
+  });
+  const usageReport = createUsageReport(db);
+
+  return {
+    config,
+    logger,
+    lifecycle,
+    instanceId,
+    database,
+    db,
+    jwt,
+    accounts,
+    keys,
+    verifier,
+    authenticator,
+    billing,
+    upstream,
+    models,
+    chat,
+    usageReport,
+    /** Starts background work; each piece registers how it stops. */
+    async start() {
+      await verifier.start();
+      lifecycle.onShutdown('key verifier', () => verifier.stop());
+      billing.start();
+      lifecycle.onShutdown('billing', () => billing.stop());
+    },
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -15,11 +15,19 @@ export type Transaction = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesW
 /** Either the database or an open transaction: functions that must join the caller's transaction take this. */
 export type Executor = Database | Transaction;
 
+/** Rows of a raw `execute` result: postgres.js returns an array, PGlite an object with `rows`. */
+export function rowsOf<T = Record<string, unknown>>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
 export interface DatabaseHandle {
   db: Database;
   driver: 'postgres' | 'pglite';
-  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onListen` runs on every
+   * (re)connection of the listener: notifications sent while it was down are lost, so callers resync.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   /** Runs raw SQL and returns its rows, whatever the driver. */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
@@ -49,8 +57,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     return {
       db,
       driver: 'postgres',
-      async listen(channel, onPayload) {
-        const sub = await client.listen(channel, onPayload);
+      async listen(channel, onPayload, onListen) {
+        const sub = await client.listen(channel, onPayload, onListen);
         return () => sub.unlisten();
       },
       async query<T>(text: string, params: unknown[] = []) {
@@ -67,8 +75,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return {
     db,
     driver: 'pglite',
-    async listen(channel, onPayload) {
+    async listen(channel, onPayload, onListen) {
       const unsubscribe = await pg.listen(channel, onPayload);
+      onListen?.();
       return () => unsubscribe();
     },
     async query<T>(text: string, params: unknown[] = []) {

@@ -1,6 +1,6 @@
 // API key records: creation (the secret shown once), listing, revocation, verification.
-import { and, count, desc, eq, isNull } from 'drizzle-orm';
-import { generateApiKey, hashApiKey, looksLikeApiKey } from '../auth/api-keys';
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { generateApiKey } from '../auth/api-keys';
 import { isUuid } from '../accounts/service';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
@@ -33,12 +33,17 @@ export interface VerifiedKey {
   isActive: boolean;
 }
 
+/** NOTIFY channel on which revocations reach every instance. */
+export const KEY_REVOKED_CHANNEL = 'conduit_key_revoked';
+
 export interface KeyServiceDeps {
   db: Database;
   config: Pick<Config, 'maxKeysPerUser'>;
+  /** Called on the revoking instance at once, before any notification round trip. */
+  onRevoked?: (keyId: string) => void;
 }
 
-export function createKeyService({ db, config }: KeyServiceDeps) {
+export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
   return {
     async create(userId: string, name: string): Promise<CreatedKey> {
       return db.transaction(async (tx) => {
@@ -91,6 +96,19 @@ export function createKeyService({ db, config }: KeyServiceDeps) {
       return { keys, count: keys.length };
     },
 
+    /** Writes batched last-use times; a later time never gets overwritten by an earlier one. */
+    async recordLastUsed(times: Map<string, Date>): Promise<void> {
+      if (times.size === 0) return;
+      const values = sql.join(
+        [...times].map(([id, at]) => sql`(${id}::uuid, ${at.toISOString()}::timestamptz)`),
+        sql`, `,
+      );
+      await db.execute(sql`
+        update api_keys set last_used_at = v.at
+        from (values ${values}) as v(id, at)
+        where api_keys.id = v.id and (api_keys.last_used_at is null or api_keys.last_used_at < v.at)`);
+    },
+
     /** Revokes a key of the caller; an absent key and another user's key are both 404. */
     async revoke(userId: string, keyId: string): Promise<void> {
       if (!isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
@@ -101,17 +119,21 @@ export function createKeyService({ db, config }: KeyServiceDeps) {
         .limit(1);
       if (!row) throw new AppError('not_found', errorMessages.keyNotFound);
       if (row.revokedAt === null) {
-        await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+        await db.transaction(async (tx) => {
+          await tx.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+          // Delivered at commit to every instance, which drop the key from their caches.
+          await tx.execute(sql`select pg_notify(${KEY_REVOKED_CHANNEL}, ${keyId})`);
+        });
       }
+      onRevoked?.(keyId);
     },
 
-    /** Looks a presented key up by its hash; null when no such key exists. */
-    async lookup(presented: string): Promise<VerifiedKey | null> {
-      if (!looksLikeApiKey(presented)) return null;
+    /** Looks a key up by the SHA-256 of its full value; null when no such key exists. */
+    async findByHash(keyHash: string): Promise<VerifiedKey | null> {
       const [row] = await db
         .select({ keyId: apiKeys.id, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt })
         .from(apiKeys)
-        .where(eq(apiKeys.keyHash, hashApiKey(presented)))
+        .where(eq(apiKeys.keyHash, keyHash))
         .limit(1);
       return row ? { keyId: row.keyId, userId: row.userId, isActive: row.revokedAt === null } : null;
     },

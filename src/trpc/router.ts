@@ -1,10 +1,12 @@
 import { router } from './init';
+import { accountRouter } from './routers/account';
 import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
 
 export const appRouter = router({
   auth: authRouter,
   keys: keysRouter,
+  account: accountRouter,
 });
 
 /** The typed client's view of the dashboard API. */

@@ -1,0 +1,373 @@
+// POST /v1/chat/completions: key → reservation → upstream → bytes to the client as they come → settlement.
+import type { Config } from '../config';
+import { bearerToken } from '../http/bearer';
+import { readBodyText } from '../http/body';
+import { AppError, describeZodError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { requestIdOf } from '../http/request-id';
+import type { Logger } from '../logger';
+import type { KeyVerifier } from '../keys/verifier';
+import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
+import type { RateLimiter } from './rate-limit';
+import { chatRequestSchema, type ChatRequest } from './request';
+import { createSseMeter } from './sse';
+import { countTextTokens, estimatePromptTokens } from './tokens';
+import {
+  ABORT_CLIENT_CLOSED,
+  ABORT_TIMEOUT,
+  classifyFetchFailure,
+  upstreamErrorInfo,
+  type Upstream,
+} from './upstream';
+import { createUsageFilter } from './usage-filter';
+
+export interface ChatHandlerDeps {
+  config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
+  verifier: KeyVerifier;
+  billing: Billing;
+  upstream: Upstream;
+  rateLimiter: RateLimiter | null;
+  logger: Logger;
+}
+
+/** Who pays for a completion and under which name it is recorded. */
+export interface Payer {
+  userId: string;
+  apiKeyId: string | null;
+  agentId: string | null;
+}
+
+interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+function usageFacts(usage: Usage | null | undefined) {
+  const prompt = Math.max(0, Math.trunc(usage?.prompt_tokens ?? 0));
+  const completion = Math.max(0, Math.trunc(usage?.completion_tokens ?? 0));
+  const total = Math.max(0, Math.trunc(usage?.total_tokens ?? prompt + completion));
+  return { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
+}
+
+function sseError(message: string, type: string): Uint8Array {
+  return new TextEncoder().encode(`data: ${JSON.stringify({ error: { message, type } })}\n\n`);
+}
+
+export function createChatHandler(deps: ChatHandlerDeps) {
+  const { config, verifier, billing, upstream, rateLimiter, logger } = deps;
+
+  async function authenticate(request: Request) {
+    const token = bearerToken(request.headers);
+    if (!token) throw new AppError('unauthorized', errorMessages.missingCredential);
+    const key = await verifier.resolve(token);
+    if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey);
+    if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey);
+    if (rateLimiter) {
+      const decision = rateLimiter.check(key.keyId);
+      if (!decision.allowed) {
+        throw new AppError('rate_limit_exceeded', undefined, {
+          headers: { 'retry-after': String(decision.retryAfterSeconds) },
+        });
+      }
+    }
+    return key;
+  }
+
+  async function parseBody(request: Request): Promise<{ text: string; body: ChatRequest }> {
+    const text = await readBodyText(request, config.bodyLimitBytes);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new AppError('invalid_request_error', errorMessages.malformedJson);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      throw new AppError('invalid_request_error', 'Тело запроса должно быть JSON-объектом');
+    }
+    const parsed = chatRequestSchema.safeParse(json);
+    if (!parsed.success) throw new AppError('invalid_request_error', describeZodError(parsed.error));
+    return { text, body: parsed.data };
+  }
+
+  /**
+   * Runs one completion for a payer: reserve, forward, relay, settle. Shared by the /v1 route and the
+   * assistants, so both bill the same way.
+   */
+  async function complete(
+    payer: Payer,
+    body: ChatRequest,
+    originalText: string | null,
+    requestId: string,
+    clientSignal: AbortSignal | null,
+  ): Promise<Response> {
+    const started = performance.now();
+    const stream = body.stream === true;
+    const promptEstimate = estimatePromptTokens(body.messages);
+    const completionCap = body.max_completion_tokens ?? body.max_tokens ?? config.reserveCompletionTokens;
+    const reservation = await billing.reserve(payer.userId, BigInt(promptEstimate + completionCap) * config.tokenPriceNano);
+
+    const base = {
+      userId: payer.userId,
+      apiKeyId: payer.apiKeyId,
+      agentId: payer.agentId,
+      requestId,
+      model: body.model,
+      stream,
+    };
+    const fail = (status: UsageStatus, error: string, upstreamStatus: number | null = null) =>
+      billing.release(reservation, {
+        ...base,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        status,
+        usageSource: 'none',
+        upstreamStatus,
+        error,
+        durationMs: Math.round(performance.now() - started),
+      });
+
+    // Streams always ask the upstream for usage; the client's own choice decides what it sees.
+    const clientWantsUsage = body.stream_options?.include_usage === true;
+    let upstreamText = originalText ?? JSON.stringify(body);
+    if (stream && !clientWantsUsage) {
+      upstreamText = JSON.stringify({ ...body, stream_options: { ...body.stream_options, include_usage: true } });
+    }
+
+    const abort = new AbortController();
+    const onClientAbort = () => abort.abort(ABORT_CLIENT_CLOSED);
+    clientSignal?.addEventListener('abort', onClientAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | null = setTimeout(() => abort.abort(ABORT_TIMEOUT), config.upstreamTimeoutMs);
+    const stopTimer = () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    };
+    const cleanup = () => {
+      stopTimer();
+      clientSignal?.removeEventListener('abort', onClientAbort);
+    };
+
+    let response: Response;
+    try {
+      response = await upstream.chatCompletions(upstreamText, abort.signal);
+    } catch (error) {
+      cleanup();
+      const kind = classifyFetchFailure(error, abort.signal);
+      if (kind === 'timeout') {
+        fail('upstream_timeout', 'no response in time');
+        throw new AppError('upstream_timeout');
+      }
+      if (kind === 'client_closed') {
+        fail('client_closed', 'client closed before the upstream answered');
+        throw new AppError('invalid_request_error', 'Клиент закрыл соединение');
+      }
+      fail('upstream_error', error instanceof Error ? error.message.slice(0, 200) : 'fetch failed');
+      throw new AppError('upstream_error');
+    }
+
+    if (!response.ok) {
+      let text = '';
+      try {
+        text = await response.text();
+      } catch {
+        // The error body was lost; the status still tells what happened.
+      }
+      cleanup();
+      const info = upstreamErrorInfo(text);
+      if (response.status >= 400 && response.status < 500 && response.status !== 408) {
+        fail('upstream_rejected', info?.message.slice(0, 500) ?? `status ${response.status}`, response.status);
+        throw AppError.passthrough(
+          response.status,
+          info?.message ?? `Сервис модели отклонил запрос (статус ${response.status})`,
+          info?.type ?? 'invalid_request_error',
+        );
+      }
+      fail('upstream_error', info?.message.slice(0, 500) ?? `status ${response.status}`, response.status);
+      throw new AppError('upstream_error');
+    }
+
+    const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+    if (!isEventStream || !response.body) {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        cleanup();
+        const kind = classifyFetchFailure(error, abort.signal);
+        fail(kind === 'timeout' ? 'upstream_timeout' : kind === 'client_closed' ? 'client_closed' : 'upstream_dropped', 'body lost');
+        throw new AppError(kind === 'timeout' ? 'upstream_timeout' : 'upstream_error');
+      }
+      cleanup();
+      let usage: Usage | null = null;
+      let completionText = '';
+      try {
+        const parsed = JSON.parse(text) as { usage?: Usage; choices?: { message?: { content?: unknown } }[] };
+        usage = parsed.usage ?? null;
+        if (!usage) {
+          completionText = (parsed.choices ?? [])
+            .map((c) => (typeof c.message?.content === 'string' ? c.message.content : ''))
+            .join('');
+        }
+      } catch {
+        // An answer that is not JSON is relayed as it is and billed by our own count.
+      }
+      const counted = usage
+        ? usageFacts(usage)
+        : usageFacts({ prompt_tokens: promptEstimate, completion_tokens: countTextTokens(completionText) });
+      billing.settle(reservation, {
+        ...base,
+        ...counted,
+        status: 'ok',
+        usageSource: usage ? 'upstream' : 'tokenizer',
+        upstreamStatus: response.status,
+        durationMs: Math.round(performance.now() - started),
+      });
+      return new Response(text, {
+        status: response.status,
+        headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+      });
+    }
+
+    return relayStream(response.body, {
+      abort,
+      cleanup,
+      reservation,
+      base,
+      promptEstimate,
+      filter: stream && !clientWantsUsage,
+      started,
+      restartTimer: () => {
+        stopTimer();
+        timer = setTimeout(() => abort.abort(ABORT_TIMEOUT), config.upstreamTimeoutMs);
+      },
+    });
+  }
+
+  function relayStream(
+    upstreamBody: ReadableStream<Uint8Array>,
+    ctx: {
+      abort: AbortController;
+      cleanup: () => void;
+      restartTimer: () => void;
+      reservation: Reservation;
+      base: Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'durationMs'>;
+      promptEstimate: number;
+      filter: boolean;
+      started: number;
+    },
+  ): Response {
+    const meter = createSseMeter();
+    const filter = ctx.filter ? createUsageFilter() : null;
+    const reader = upstreamBody.getReader();
+    let finished = false;
+
+    const finish = (status: UsageStatus, error: string | null = null) => {
+      if (finished) return;
+      finished = true;
+      ctx.cleanup();
+      const fromUpstream = meter.usage !== null;
+      const counted = fromUpstream
+        ? usageFacts(meter.usage)
+        : usageFacts({ prompt_tokens: ctx.promptEstimate, completion_tokens: countTextTokens(meter.completionText) });
+      billing.settle(ctx.reservation, {
+        ...ctx.base,
+        ...counted,
+        status,
+        usageSource: fromUpstream ? 'upstream' : 'tokenizer',
+        upstreamStatus: 200,
+        error,
+        durationMs: Math.round(performance.now() - ctx.started),
+      });
+    };
+
+    // A client that goes away stops the upstream at once and pays for what it was sent.
+    ctx.abort.signal.addEventListener(
+      'abort',
+      () => {
+        if (ctx.abort.signal.reason === ABORT_CLIENT_CLOSED) {
+          reader.cancel().catch(() => {});
+          finish('client_closed', 'client closed the stream');
+        }
+      },
+      { once: true },
+    );
+
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        for (;;) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            chunk = await reader.read();
+          } catch (error) {
+            if (finished) return;
+            const timedOut = ctx.abort.signal.reason === ABORT_TIMEOUT;
+            const status: UsageStatus = timedOut ? 'upstream_timeout' : 'upstream_dropped';
+            logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, status, error });
+            try {
+              if (filter) controller.enqueue(filter.end());
+              controller.enqueue(
+                sseError(
+                  timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError,
+                  timedOut ? 'upstream_timeout' : 'upstream_error',
+                ),
+              );
+              controller.close();
+            } catch {
+              // The client is gone as well.
+            }
+            finish(status, error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
+            return;
+          }
+          if (chunk.done) {
+            if (filter) {
+              const rest = filter.end();
+              if (rest.byteLength) controller.enqueue(rest);
+            }
+            controller.close();
+            finish('ok');
+            return;
+          }
+          ctx.restartTimer();
+          meter.push(chunk.value);
+          const out = filter ? filter.push(chunk.value) : chunk.value;
+          if (out.byteLength > 0) {
+            controller.enqueue(out);
+            return;
+          }
+        }
+      },
+      cancel() {
+        ctx.abort.abort(ABORT_CLIENT_CLOSED);
+      },
+    });
+
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  return {
+    complete,
+
+    /** The /v1/chat/completions route. */
+    async handle(request: Request): Promise<Response> {
+      const key = await authenticate(request);
+      const { text, body } = await parseBody(request);
+      verifier.markUsed(key.keyId);
+      return complete(
+        { userId: key.userId, apiKeyId: key.keyId, agentId: null },
+        body,
+        text,
+        requestIdOf(request),
+        request.signal,
+      );
+    },
+  };
+}
+
+export type ChatHandler = ReturnType<typeof createChatHandler>;

@@ -1,0 +1,49 @@
+// What /v1/chat/completions accepts: a model id of the form owner/model and OpenAI messages. Every other
+// field passes to the upstream untouched.
+import { z } from 'zod';
+
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
+
+const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
+const imagePart = z
+  .object({ type: z.literal('image_url'), image_url: z.object({ url: z.string().min(1) }).loose() })
+  .loose();
+const otherPart = z
+  .object({ type: z.enum(['input_audio', 'file', 'refusal']) })
+  .loose();
+const contentPart = z.discriminatedUnion('type', [textPart, imagePart, otherPart], {
+  error: 'часть сообщения должна иметь type: text, image_url, input_audio, file или refusal',
+});
+
+const message = z
+  .object({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function'], {
+      error: 'role должен быть одним из: system, developer, user, assistant, tool',
+    }),
+    content: z.union([z.string(), z.array(contentPart).min(1)]).nullable().optional(),
+  })
+  .loose()
+  .refine(
+    (m) =>
+      m.content !== undefined && m.content !== null
+        ? true
+        : m.role === 'assistant' && ('tool_calls' in m || 'function_call' in m),
+    { message: 'content обязателен (строка или массив частей)', path: ['content'] },
+  );
+
+export const chatRequestSchema = z
+  .object({
+    model: z
+      .string({ error: 'Укажите model в формате <владелец>/<модель>' })
+      .max(200)
+      .regex(MODEL_ID, 'model должен иметь вид <владелец>/<модель>, например openai/gpt-4o-mini'),
+    messages: z.array(message, { error: 'messages должен быть массивом сообщений' }).min(1, 'messages не может быть пустым'),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
+    max_tokens: z.number().int().positive().nullable().optional(),
+    max_completion_tokens: z.number().int().positive().nullable().optional(),
+  })
+  .loose();
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+export type ChatMessage = ChatRequest['messages'][number];

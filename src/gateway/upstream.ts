@@ -1,0 +1,57 @@
+// The upstream model host: an OpenAI-compatible API at UPSTREAM_BASE_URL.
+import type { Config } from '../config';
+
+export type UpstreamFailureKind = 'timeout' | 'client_closed' | 'unreachable';
+
+/** Reasons passed to AbortController.abort, so a failed fetch can tell why it was aborted. */
+export const ABORT_TIMEOUT = 'upstream_timeout';
+export const ABORT_CLIENT_CLOSED = 'client_closed';
+
+export function classifyFetchFailure(error: unknown, signal: AbortSignal): UpstreamFailureKind {
+  if (signal.aborted) return signal.reason === ABORT_TIMEOUT ? 'timeout' : 'client_closed';
+  void error;
+  return 'unreachable';
+}
+
+export interface UpstreamErrorInfo {
+  message: string;
+  type: string;
+}
+
+/** The error an upstream put in its body (OpenAI shape, or a bare message), if any. */
+export function upstreamErrorInfo(text: string): UpstreamErrorInfo | null {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown; type?: unknown } | string; message?: unknown };
+    if (parsed && typeof parsed.error === 'object' && parsed.error && typeof parsed.error.message === 'string') {
+      return {
+        message: parsed.error.message,
+        type: typeof parsed.error.type === 'string' && parsed.error.type ? parsed.error.type : 'invalid_request_error',
+      };
+    }
+    if (typeof parsed.error === 'string') return { message: parsed.error, type: 'invalid_request_error' };
+    if (typeof parsed.message === 'string') return { message: parsed.message, type: 'invalid_request_error' };
+  } catch {
+    // Not JSON: nothing to relay.
+  }
+  return null;
+}
+
+export function createUpstream(config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey'>) {
+  const chatUrl = `${config.upstreamBaseUrl}/chat/completions`;
+  const modelsUrl = `${config.upstreamBaseUrl}/models`;
+  const baseHeaders: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  if (config.upstreamApiKey) baseHeaders.authorization = `Bearer ${config.upstreamApiKey}`;
+  const getHeaders: Record<string, string> = { accept: 'application/json' };
+  if (config.upstreamApiKey) getHeaders.authorization = `Bearer ${config.upstreamApiKey}`;
+
+  return {
+    chatCompletions(body: string, signal: AbortSignal): Promise<Response> {
+      return fetch(chatUrl, { method: 'POST', headers: baseHeaders, body, signal });
+    },
+    models(signal: AbortSignal): Promise<Response> {
+      return fetch(modelsUrl, { headers: getHeaders, signal });
+    },
+  };
+}
+
+export type Upstream = ReturnType<typeof createUpstream>;

@@ -1,0 +1,97 @@
+// The caller's usage records, newest first, paged by an opaque cursor, with totals over the filter.
+import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { usageRecords } from '../db/schema';
+import { AppError } from '../http/errors';
+import { nanoToUnits } from '../money';
+
+export interface UsageQuery {
+  limit: number;
+  cursor?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  keyId?: string | undefined;
+}
+
+function encodeCursor(createdAt: Date, id: bigint): string {
+  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: bigint } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !/^\d+$/.test(id) || Number.isNaN(createdAt.getTime())) {
+    throw new AppError('invalid_request_error', 'Некорректный cursor: используйте значение nextCursor из предыдущего ответа');
+  }
+  return { createdAt, id: BigInt(id) };
+}
+
+export function createUsageReport(db: Database) {
+  return {
+    async list(userId: string, query: UsageQuery) {
+      const filters: SQL[] = [eq(usageRecords.userId, userId)];
+      if (query.from) filters.push(gte(usageRecords.createdAt, query.from));
+      if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
+      if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
+      const where = and(...filters)!;
+
+      const page = [...filters];
+      if (query.cursor) {
+        const c = decodeCursor(query.cursor);
+        page.push(
+          or(
+            lt(usageRecords.createdAt, c.createdAt),
+            and(eq(usageRecords.createdAt, c.createdAt), lt(usageRecords.id, c.id)),
+          )!,
+        );
+      }
+      const rows = await db
+        .select()
+        .from(usageRecords)
+        .where(and(...page))
+        .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
+        .limit(query.limit + 1);
+      const [totals] = await db
+        .select({
+          requests: sql<string>`count(*)`,
+          promptTokens: sql<string>`coalesce(sum(${usageRecords.promptTokens}), 0)`,
+          completionTokens: sql<string>`coalesce(sum(${usageRecords.completionTokens}), 0)`,
+          totalTokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)`,
+          costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)`,
+        })
+        .from(usageRecords)
+        .where(where);
+
+      const more = rows.length > query.limit;
+      const pageRows = more ? rows.slice(0, query.limit) : rows;
+      const last = pageRows[pageRows.length - 1];
+      return {
+        data: pageRows.map((r) => ({
+          id: r.id.toString(),
+          createdAt: r.createdAt.toISOString(),
+          model: r.model,
+          keyId: r.apiKeyId,
+          agentId: r.agentId,
+          stream: r.stream,
+          promptTokens: r.promptTokens,
+          completionTokens: r.completionTokens,
+          totalTokens: r.totalTokens,
+          cost: nanoToUnits(r.costNano),
+          status: r.status,
+          usageSource: r.usageSource,
+          durationMs: r.durationMs,
+        })),
+        nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null,
+        totals: {
+          requests: Number(totals?.requests ?? 0),
+          promptTokens: Number(totals?.promptTokens ?? 0),
+          completionTokens: Number(totals?.completionTokens ?? 0),
+          totalTokens: Number(totals?.totalTokens ?? 0),
+          cost: nanoToUnits(BigInt(totals?.costNano ?? 0)),
+        },
+      };
+    },
+  };
+}
+
+export type UsageReport = ReturnType<typeof createUsageReport>;

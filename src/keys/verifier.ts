@@ -1,0 +1,121 @@
+// API key verification for the hot path: an in-memory cache in front of the database, emptied of a key
+// the moment it is revoked (here at once, on other instances through PostgreSQL NOTIFY), and last-use
+// times written in batches.
+import { hashApiKey, looksLikeApiKey } from '../auth/api-keys';
+import type { DatabaseHandle } from '../db/client';
+import type { Logger } from '../logger';
+import { KEY_REVOKED_CHANNEL, type KeyService, type VerifiedKey } from './service';
+
+interface Entry {
+  key: VerifiedKey | null;
+  expiresAt: number;
+}
+
+export interface KeyVerifierOptions {
+  database: DatabaseHandle;
+  keys: Pick<KeyService, 'findByHash' | 'recordLastUsed'>;
+  logger: Logger;
+  /** A safety net should a notification be lost: entries are looked up again after this long. */
+  ttlMs?: number;
+  /** Unknown keys are remembered briefly so a flood of wrong keys does not reach the database. */
+  negativeTtlMs?: number;
+  maxEntries?: number;
+  lastUsedFlushMs?: number;
+}
+
+export function createKeyVerifier(options: KeyVerifierOptions) {
+  const { database, keys, logger } = options;
+  const ttlMs = options.ttlMs ?? 60_000;
+  const negativeTtlMs = options.negativeTtlMs ?? 5_000;
+  const maxEntries = options.maxEntries ?? 100_000;
+  const lastUsedFlushMs = options.lastUsedFlushMs ?? 10_000;
+
+  const cache = new Map<string, Entry>();
+  const hashById = new Map<string, string>();
+  const inFlight = new Map<string, Promise<VerifiedKey | null>>();
+  let lastUsed = new Map<string, Date>();
+  let flushTimer: ReturnType<typeof setInterval> | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
+
+  function remember(hash: string, key: VerifiedKey | null) {
+    if (cache.size >= maxEntries) {
+      // Maps iterate in insertion order: dropping the oldest tenth keeps memory bounded.
+      let drop = Math.ceil(maxEntries / 10);
+      for (const [h, e] of cache) {
+        cache.delete(h);
+        if (e.key) hashById.delete(e.key.keyId);
+        if (--drop === 0) break;
+      }
+    }
+    cache.set(hash, { key, expiresAt: Date.now() + (key ? ttlMs : negativeTtlMs) });
+    if (key) hashById.set(key.keyId, hash);
+  }
+
+  function invalidate(keyId: string) {
+    const hash = hashById.get(keyId);
+    if (hash) cache.delete(hash);
+    hashById.delete(keyId);
+  }
+
+  async function flushLastUsed() {
+    if (lastUsed.size === 0) return;
+    const batch = lastUsed;
+    lastUsed = new Map();
+    try {
+      await keys.recordLastUsed(batch);
+    } catch (error) {
+      logger.error('could not write key last-use times; keeping them for the next try', { error });
+      for (const [id, at] of batch) if (!lastUsed.has(id)) lastUsed.set(id, at);
+    }
+  }
+
+  return {
+    /** The key behind a presented secret, or null when there is none; cached. */
+    async resolve(presented: string): Promise<VerifiedKey | null> {
+      if (!looksLikeApiKey(presented)) return null;
+      const hash = hashApiKey(presented);
+      const entry = cache.get(hash);
+      if (entry && entry.expiresAt > Date.now()) return entry.key;
+      let lookup = inFlight.get(hash);
+      if (!lookup) {
+        lookup = keys.findByHash(hash).finally(() => inFlight.delete(hash));
+        inFlight.set(hash, lookup);
+      }
+      const key = await lookup;
+      remember(hash, key);
+      return key;
+    },
+
+    /** Notes a use of the key; written within lastUsedFlushMs. */
+    markUsed(keyId: string) {
+      lastUsed.set(keyId, new Date());
+    },
+
+    invalidate,
+    flushLastUsed,
+
+    async start() {
+      unlisten = await database.listen(
+        KEY_REVOKED_CHANNEL,
+        (keyId) => invalidate(keyId),
+        // A revocation may have passed while the listener was away: trust nothing cached before it.
+        () => {
+          cache.clear();
+          hashById.clear();
+        },
+      );
+      flushTimer = setInterval(() => void flushLastUsed(), lastUsedFlushMs);
+      flushTimer.unref?.();
+    },
+
+    async stop() {
+      if (flushTimer) clearInterval(flushTimer);
+      flushTimer = null;
+      await flushLastUsed();
+      await unlisten?.().catch(() => {});
+      unlisten = null;
+    },
+  };
+}
+
+export type KeyVerifier = ReturnType<typeof createKeyVerifier>;
