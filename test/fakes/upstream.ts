@@ -1,241 +1,480 @@
-// A fake OpenAI-compatible model host: a real HTTP server speaking the chat-completions wire format,
-// with behaviour chosen by the request's model so parallel tests do not interfere.
+// A fake OpenAI-compatible model host: a real HTTP server speaking the chat-completions wire format
+// (bodies, error bodies, SSE framing, headers), with behaviour chosen by the request's model so that
+// parallel tests sharing one fake do not interfere.
 //
-//   any model             answers; content "Echo: <last user text>"; usage per expectedUsage()
-//   fake/slow             waits `slowMs` before answering (timeouts, concurrency)
-//   fake/slow-stream      streams a piece every 100 ms, 100 pieces (client disconnect)
-//   fake/error-500        500 with an OpenAI error body
-//   fake/error-503        503 with an HTML body
-//   fake/error-400        400 invalid_request_error
-//   fake/not-found        404 model_not_found
-//   fake/drop             non-stream: closes the connection without answering; stream: two chunks, then breaks
+// Answers, for any model not listed below:
+//   non-streaming  content `Echo: <text of the last user message>` (text parts joined by a space)
+//   streaming      role chunk, then PIECES ("Hello from the fake upstream.") one chunk each, `pieceDelayMs`
+//                  apart, then a finish chunk, then (only with stream_options.include_usage) a usage chunk
+//                  with `choices: []`, then `data: [DONE]`. With include_usage every other chunk carries
+//                  `"usage":null`, as OpenAI's do.
+//   usage          expectedUsage(body): prompt = 10 + 2 × messages; completion = the piece count (7),
+//                  capped by max_completion_tokens / max_tokens, whatever the echo's length. A capped
+//                  answer stops early in the stream and has finish_reason "length".
+//
+// Special models:
+//   fake/tool-call        calls get_weather({"city":"Paris"}); streamed as tool_calls deltas, finish "tool_calls"
 //   fake/no-usage         never sends usage, even when asked
 //   fake/json-for-stream  answers JSON even to stream: true
-import type { Server } from 'bun';
+//   fake/slow             waits `slowMs` (10 s) before the headers, then answers as above; stops waiting
+//                         when the client leaves
+//   fake/slow-stream      SLOW_STREAM_PIECES (100) pieces `slowStreamDelayMs` (200 ms) apart, for disconnects
+//   fake/drop             stream: headers, role chunk and two pieces ("Hel", "lo"), then the connection is cut;
+//                         non-stream: the connection is cut before any answer
+//   fake/reset            the connection is cut before any answer, streaming or not
+//   fake/error-400        400 invalid_request_error
+//   fake/error-429        429 rate_limit_exceeded with retry-after
+//   fake/error-500        500 server_error
+//   fake/error-502        502 with an HTML body, as a proxy in front of a host answers
+//   fake/error-503        503 server_error (overloaded)
+//   fake/unknown-model, fake/not-found*   404 model_not_found
+//
+// Also: GET {url}/models (the `models` list; `modelsDown` makes it 503), GET {url}/models/{id}; with an
+// `apiKey` every route wants `Authorization: Bearer <apiKey>` and answers OpenAI's 401 otherwise.
+// Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
+// `abortedAt` (performance.now()) and appends the model to `aborted`.
 
 export interface RecordedRequest {
   path: string;
   method: string;
   headers: Record<string, string>;
+  /** Parsed JSON; the raw text when it was not JSON; null without a body. */
   body: any;
+  /** performance.now() when the request arrived. */
+  receivedAt: number;
+  /** performance.now() when the fake saw the client go away mid-answer; null otherwise. */
+  abortedAt: number | null;
+}
+
+export interface FakeModel {
+  id: string;
+  created: number;
+  owned_by: string;
+}
+
+export interface FakeUpstreamOptions {
+  apiKey?: string;
+  pieceDelayMs?: number;
+  slowMs?: number;
+  slowStreamDelayMs?: number;
 }
 
 export interface FakeUpstream {
+  /** Base URL, ending where `/chat/completions` is appended: `http://127.0.0.1:<port>/v1`. */
   url: string;
+  /** The key every request must carry as a bearer token; null accepts anything. */
+  apiKey: string | null;
   requests: RecordedRequest[];
-  /** Streams that ended because the client (Conduit) went away, by model. */
+  /** Models whose stream or wait ended because the client went away, in order. */
   aborted: string[];
-  models: { id: string; created: number; owned_by: string }[];
+  /** The exact text of every stream sent to its end, in order of completion. */
+  streams: string[];
+  models: FakeModel[];
   modelsDown: boolean;
   slowMs: number;
   pieceDelayMs: number;
+  slowStreamDelayMs: number;
+  /** Forgets recorded requests and restores the models and timings it started with. */
   reset(): void;
   close(): Promise<void>;
 }
 
-export const PIECES = ['Hel', 'lo', ' from', ' the', ' fake', ' upstream', '.'];
+export const PIECES = ['Hel', 'lo', ' from', ' the', ' fake', ' upstream', '.'] as const;
+export const FAKE_REPLY = PIECES.join('');
+export const SLOW_STREAM_PIECES = 100;
+export const TOOL_CALL = { name: 'get_weather', arguments: '{"city":"Paris"}' } as const;
+const TOOL_ARGUMENT_PIECES = ['{"ci', 'ty":', '"Par', 'is"}'];
 
-/** Deterministic usage: prompt = 10 + 2 × messages; completion = pieces (stream) or 7. */
-export function expectedUsage(body: { messages?: unknown[]; max_tokens?: number }) {
-  const prompt = 10 + 2 * (body.messages?.length ?? 0);
-  const completion = Math.min(PIECES.length, body.max_tokens ?? Infinity);
+export const DEFAULT_MODELS: readonly FakeModel[] = [
+  { id: 'acme/chat', created: 1_700_000_000, owned_by: 'acme' },
+  { id: 'acme/large', created: 1_700_000_100, owned_by: 'acme' },
+];
+
+interface ChatBody {
+  model?: unknown;
+  messages?: unknown;
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown } | null;
+}
+
+function pieceCount(model: unknown): number {
+  if (model === 'fake/slow-stream') return SLOW_STREAM_PIECES;
+  if (model === 'fake/tool-call') return TOOL_ARGUMENT_PIECES.length;
+  return PIECES.length;
+}
+
+function completionCap(body: ChatBody): number {
+  const cap = body.max_completion_tokens ?? body.max_tokens;
+  return typeof cap === 'number' && cap >= 0 ? Math.floor(cap) : Infinity;
+}
+
+/** The usage the fake reports for a request body (the model in it matters only for the special ones). */
+export function expectedUsage(body: ChatBody) {
+  const prompt = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
+  const completion = Math.min(pieceCount(body.model), completionCap(body));
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-function lastUserText(body: any): string {
-  const users = (body.messages ?? []).filter((m: any) => m.role === 'user');
-  const last = users[users.length - 1];
-  if (!last) return '';
-  if (typeof last.content === 'string') return last.content;
-  return (last.content ?? []).filter((p: any) => p.type === 'text').map((p: any) => p.text).join(' ');
+/** The content of a non-streaming answer to a request body. */
+export function expectedContent(body: ChatBody): string {
+  const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
+  const last = messages.filter((m) => m?.role === 'user').at(-1);
+  if (!last) return 'Echo: ';
+  if (typeof last.content === 'string') return `Echo: ${last.content}`;
+  const parts = Array.isArray(last.content) ? (last.content as { type?: unknown; text?: unknown }[]) : [];
+  return `Echo: ${parts
+    .filter((p) => p?.type === 'text')
+    .map((p) => String(p.text))
+    .join(' ')}`;
 }
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const encoder = new TextEncoder();
+const randomHex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
 
-const openAiError = (status: number, message: string, type: string, code: string | null = null) =>
-  json(status, { error: { message, type, param: null, code } });
+function headers(contentType: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { 'content-type': contentType, 'x-request-id': `req_${randomHex(16)}`, 'openai-processing-ms': '1', ...extra };
+}
 
-export async function startFakeUpstream(options: { apiKey?: string } = {}): Promise<FakeUpstream> {
-  const encoder = new TextEncoder();
-  const state: FakeUpstream = {
+const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: headers('application/json', extra) });
+
+const openAiError = (
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+  param: string | null = null,
+  extra: Record<string, string> = {},
+) => json(status, { error: { message, type, param, code } }, extra);
+
+const modelObject = (m: FakeModel) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.owned_by });
+
+const BAD_GATEWAY_HTML =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
+
+const modelNotFound = (model: string) =>
+  openAiError(
+    404,
+    `The model \`${model}\` does not exist or you do not have access to it.`,
+    'invalid_request_error',
+    'model_not_found',
+  );
+
+/**
+ * Cuts the connection without a byte of answer. Bun sends nothing until a body yields its first chunk,
+ * so a body that fails at once makes the client see a reset (ECONNRESET), not a status. Erroring
+ * without a reason keeps Bun from printing the error.
+ */
+const cutConnection = () =>
+  new Response(
+    new ReadableStream({
+      start(controller) {
+        controller.error();
+      },
+    }),
+  );
+
+export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
+  const defaults = {
+    slowMs: options.slowMs ?? 10_000,
+    pieceDelayMs: options.pieceDelayMs ?? 5,
+    slowStreamDelayMs: options.slowStreamDelayMs ?? 200,
+  };
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+
+  /** Resolves true after `ms`, or false as soon as the client goes away (or the fake closes). */
+  const wait = (ms: number, signal: AbortSignal) =>
+    new Promise<boolean>((resolve) => {
+      if (signal.aborted) return resolve(false);
+      const onAbort = () => {
+        clearTimeout(timer);
+        timers.delete(timer);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, ms);
+      timers.add(timer);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+
+  const fake: FakeUpstream = {
     url: '',
+    apiKey: options.apiKey ?? null,
     requests: [],
     aborted: [],
-    models: [
-      { id: 'acme/chat', created: 1_700_000_000, owned_by: 'acme' },
-      { id: 'acme/large', created: 1_700_000_100, owned_by: 'acme' },
-    ],
+    streams: [],
+    models: [...DEFAULT_MODELS],
     modelsDown: false,
-    slowMs: 10_000,
-    pieceDelayMs: 5,
+    ...defaults,
     reset() {
-      state.requests.length = 0;
-      state.aborted.length = 0;
-      state.modelsDown = false;
-      state.slowMs = 10_000;
-      state.pieceDelayMs = 5;
+      fake.requests.length = 0;
+      fake.aborted.length = 0;
+      fake.streams.length = 0;
+      fake.models = [...DEFAULT_MODELS];
+      fake.modelsDown = false;
+      Object.assign(fake, defaults);
     },
     close: async () => {},
   };
 
-  const sleep = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return reject(new Error('aborted'));
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        reject(new Error('aborted'));
-      });
-    });
+  function markAborted(record: RecordedRequest, model: string) {
+    if (record.abortedAt !== null) return;
+    record.abortedAt = performance.now();
+    fake.aborted.push(model);
+  }
 
-  function streamResponse(body: any, request: Request, server: Server<unknown>): Response {
-    const model = body.model as string;
-    const id = `chatcmpl-${crypto.randomUUID()}`;
+  function authFailure(request: Request): Response | null {
+    if (fake.apiKey === null) return null;
+    const header = request.headers.get('authorization');
+    if (!header) {
+      return openAiError(
+        401,
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+        'invalid_request_error',
+      );
+    }
+    if (header !== `Bearer ${fake.apiKey}`) {
+      return openAiError(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    }
+    return null;
+  }
+
+  function completion(body: ChatBody, model: string): Response {
+    const usage = expectedUsage(body);
+    const toolCall = model === 'fake/tool-call';
+    const truncated = usage.completion_tokens < pieceCount(model);
+    const message = toolCall
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: `call_${randomHex(12)}`, type: 'function', function: { ...TOOL_CALL } }],
+          refusal: null,
+        }
+      : { role: 'assistant', content: expectedContent(body), refusal: null };
+    return json(200, {
+      id: `chatcmpl-${randomHex(12)}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [
+        { index: 0, message, logprobs: null, finish_reason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop' },
+      ],
+      ...(model === 'fake/no-usage' ? {} : { usage }),
+      system_fingerprint: 'fp_fake',
+    });
+  }
+
+  function stream(body: ChatBody, model: string, request: Request, record: RecordedRequest): Response {
+    const id = `chatcmpl-${randomHex(12)}`;
     const created = Math.floor(Date.now() / 1000);
     const withUsage = body.stream_options?.include_usage === true && model !== 'fake/no-usage';
-    const pieces = model === 'fake/slow-stream' ? Array.from({ length: 100 }, (_, i) => `p${i} `) : PIECES;
-    const delay = model === 'fake/slow-stream' ? 100 : state.pieceDelayMs;
-    const chunk = (delta: unknown, finish: string | null) => ({
+    const usage = expectedUsage(body);
+    const toolCall = model === 'fake/tool-call';
+    const callId = `call_${randomHex(12)}`;
+    const delay = model === 'fake/slow-stream' ? fake.slowStreamDelayMs : fake.pieceDelayMs;
+    const pieceAt = (i: number) =>
+      model === 'fake/slow-stream' ? `p${i} ` : toolCall ? TOOL_ARGUMENT_PIECES[i]! : PIECES[i]!;
+    const deltaAt = (i: number) =>
+      toolCall ? { tool_calls: [{ index: 0, function: { arguments: pieceAt(i) } }] } : { content: pieceAt(i) };
+    const firstDelta = toolCall
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: TOOL_CALL.name, arguments: '' } }],
+          refusal: null,
+        }
+      : { role: 'assistant', content: '', refusal: null };
+    const finish = usage.completion_tokens < pieceCount(model) ? 'length' : toolCall ? 'tool_calls' : 'stop';
+    const chunk = (delta: unknown, finishReason: string | null) => ({
       id,
       object: 'chat.completion.chunk',
       created,
       model,
       system_fingerprint: 'fp_fake',
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
       ...(withUsage ? { usage: null } : {}),
     });
-    const usage = expectedUsage(body);
-    if (model === 'fake/slow-stream') {
-      usage.completion_tokens = pieces.length;
-      usage.total_tokens = usage.prompt_tokens + pieces.length;
-    }
-    let cancelled = false;
-    const markAborted = () => {
-      if (!cancelled) {
-        cancelled = true;
-        state.aborted.push(model);
-      }
+
+    let finished = false;
+    const onClientGone = () => {
+      if (!finished) markAborted(record, model);
     };
-    request.signal.addEventListener('abort', markAborted);
-    const stream = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        const send = (data: unknown) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(data)}\n\n`));
-        try {
-          send(chunk({ role: 'assistant', content: '' }, null));
-          const limit = Math.min(pieces.length, body.max_tokens ?? Infinity);
-          for (let i = 0; i < limit; i++) {
-            await sleep(delay, request.signal);
-            if (cancelled) return;
-            send(chunk({ content: pieces[i] }, null));
+    request.signal.addEventListener('abort', onClientGone, { once: true });
+
+    let sent = '';
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          const emit = (text: string): boolean => {
+            if (request.signal.aborted) return false;
+            try {
+              controller.enqueue(encoder.encode(text));
+              sent += text;
+              return true;
+            } catch {
+              return false; // the client went away between our check and the write
+            }
+          };
+          const send = (data: unknown) => emit(`data: ${JSON.stringify(data)}\n\n`);
+
+          if (!send(chunk(firstDelta, null))) return;
+          for (let i = 0; i < usage.completion_tokens; i++) {
+            if (!(await wait(delay, request.signal))) return;
+            if (!send(chunk(deltaAt(i), null))) return;
             if (model === 'fake/drop' && i === 1) {
-              controller.error(new Error('connection reset by fake upstream'));
+              finished = true;
+              // Bun drops chunks still queued when a stream errors: let these reach the socket first.
+              await wait(20, request.signal);
+              try {
+                controller.error();
+              } catch {
+                // The client left first; the connection is gone either way.
+              }
               return;
             }
           }
-          send(chunk({}, 'stop'));
-          if (withUsage) send({ id, object: 'chat.completion.chunk', created, model, choices: [], usage });
-          controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+          if (!send(chunk({}, finish))) return;
+          const usageChunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage };
+          if (withUsage && !send(usageChunk)) return;
+          if (!emit('data: [DONE]\n\n')) return;
+          finished = true;
+          fake.streams.push(sent);
           controller.close();
-        } catch {
-          markAborted();
-          try {
-            controller.close();
-          } catch {
-            // Already closed or errored.
-          }
+        },
+        cancel() {
+          onClientGone();
+        },
+      }),
+      { headers: headers('text/event-stream; charset=utf-8', { 'cache-control': 'no-cache' }) },
+    );
+  }
+
+  async function chatCompletions(request: Request, record: RecordedRequest): Promise<Response> {
+    if (typeof record.body !== 'object' || record.body === null || Array.isArray(record.body)) {
+      return openAiError(
+        400,
+        `We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)`,
+        'invalid_request_error',
+      );
+    }
+    const body = record.body as ChatBody;
+    if (typeof body.model !== 'string' || !body.model) {
+      return openAiError(400, 'you must provide a model parameter', 'invalid_request_error', null, null);
+    }
+    if (!Array.isArray(body.messages)) {
+      return openAiError(
+        400,
+        "Missing required parameter: 'messages'.",
+        'invalid_request_error',
+        'missing_required_parameter',
+        'messages',
+      );
+    }
+    const model = body.model;
+    const streaming = body.stream === true;
+
+    if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
+    switch (model) {
+      case 'fake/error-400':
+        return openAiError(
+          400,
+          "Invalid value for 'temperature': must be between 0 and 2.",
+          'invalid_request_error',
+          'invalid_value',
+          'temperature',
+        );
+      case 'fake/error-429':
+        return openAiError(
+          429,
+          'Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.',
+          'requests',
+          'rate_limit_exceeded',
+          null,
+          { 'retry-after': '1' },
+        );
+      case 'fake/error-500':
+        return openAiError(
+          500,
+          'The server had an error while processing your request. Sorry about that!',
+          'server_error',
+        );
+      case 'fake/error-502':
+        return new Response(BAD_GATEWAY_HTML, { status: 502, headers: { 'content-type': 'text/html' } });
+      case 'fake/error-503':
+        return openAiError(503, 'The engine is currently overloaded, please try again later.', 'server_error');
+      case 'fake/reset':
+        return cutConnection();
+      case 'fake/drop':
+        if (!streaming) return cutConnection();
+        break;
+      case 'fake/slow':
+        if (!(await wait(fake.slowMs, request.signal))) {
+          markAborted(record, model);
+          return new Response(null, { status: 499 }); // nobody is listening any more
         }
-      },
-      cancel() {
-        markAborted();
-      },
-    });
-    void server;
-    return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+        break;
+    }
+    if (streaming && model !== 'fake/json-for-stream') return stream(body, model, request, record);
+    return completion(body, model);
   }
 
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    idleTimeout: 60,
-    async fetch(request, srv) {
+    // Quiet failures: no development error pages, no logs for the connections cut on purpose.
+    development: false,
+    // fake/slow holds a request longer than Bun's 10 s default idle limit.
+    idleTimeout: 0,
+    async fetch(request) {
       const url = new URL(request.url);
-      const headers = Object.fromEntries(request.headers);
-      let body: any = null;
-      if (request.method === 'POST') {
-        const text = await request.text();
+      const raw = request.method === 'GET' || request.method === 'HEAD' ? '' : await request.text();
+      let body: unknown = null;
+      if (raw) {
         try {
-          body = JSON.parse(text);
+          body = JSON.parse(raw);
         } catch {
-          body = text;
+          body = raw;
         }
       }
-      state.requests.push({ path: url.pathname, method: request.method, headers, body });
+      const record: RecordedRequest = {
+        path: url.pathname,
+        method: request.method,
+        headers: Object.fromEntries(request.headers),
+        body,
+        receivedAt: performance.now(),
+        abortedAt: null,
+      };
+      fake.requests.push(record);
 
-      if (options.apiKey && headers.authorization !== `Bearer ${options.apiKey}`) {
-        return openAiError(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+      const denied = authFailure(request);
+      if (denied) return denied;
+
+      if (request.method === 'POST' && url.pathname === '/v1/chat/completions') return chatCompletions(request, record);
+      if (request.method === 'GET' && url.pathname === '/v1/models') {
+        if (fake.modelsDown) return openAiError(503, 'The server is temporarily unavailable.', 'server_error');
+        return json(200, { object: 'list', data: fake.models.map(modelObject) });
       }
-
-      if (url.pathname === '/v1/models' && request.method === 'GET') {
-        if (state.modelsDown) return openAiError(503, 'Service unavailable', 'server_error');
-        return json(200, { object: 'list', data: state.models.map((m) => ({ ...m, object: 'model' })) });
+      if (request.method === 'GET' && url.pathname.startsWith('/v1/models/')) {
+        if (fake.modelsDown) return openAiError(503, 'The server is temporarily unavailable.', 'server_error');
+        const id = decodeURIComponent(url.pathname.slice('/v1/models/'.length));
+        const found = fake.models.find((m) => m.id === id);
+        if (!found) return modelNotFound(id);
+        return json(200, modelObject(found));
       }
-
-      if (url.pathname !== '/v1/chat/completions' || request.method !== 'POST') {
-        return openAiError(404, `Unknown request URL: ${request.method} ${url.pathname}`, 'invalid_request_error');
-      }
-      const model = String(body?.model ?? '');
-      switch (model) {
-        case 'fake/error-500':
-          return openAiError(500, 'The server had an error while processing your request.', 'server_error');
-        case 'fake/error-503':
-          return new Response('<html>Bad gateway</html>', { status: 503, headers: { 'content-type': 'text/html' } });
-        case 'fake/error-400':
-          return openAiError(400, "Invalid value for 'temperature': must be between 0 and 2.", 'invalid_request_error');
-        case 'fake/not-found':
-          return openAiError(404, 'The model `fake/not-found` does not exist', 'invalid_request_error', 'model_not_found');
-        case 'fake/slow':
-          try {
-            await sleep(state.slowMs, request.signal);
-          } catch {
-            state.aborted.push(model);
-            return new Response(null, { status: 499 });
-          }
-          break;
-        case 'fake/drop':
-          if (!body.stream) {
-            // Close the socket without an answer.
-            srv.timeout(request, 1);
-            await new Promise<never>(() => {});
-          }
-          break;
-      }
-
-      if (body.stream === true && model !== 'fake/json-for-stream') return streamResponse(body, request, srv);
-
-      const usage = expectedUsage(body);
-      return json(200, {
-        id: `chatcmpl-${crypto.randomUUID()}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model,
-        system_fingerprint: 'fp_fake',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: `Echo: ${lastUserText(body)}`, refusal: null },
-            logprobs: null,
-            finish_reason: 'stop',
-          },
-        ],
-        ...(model === 'fake/no-usage' ? {} : { usage }),
-      });
+      return openAiError(404, `Invalid URL (${request.method} ${url.pathname})`, 'invalid_request_error');
     },
   });
 
-  state.url = `http://127.0.0.1:${server.port}/v1`;
-  state.close = async () => {
+  fake.url = `http://127.0.0.1:${server.port}/v1`;
+  fake.close = async () => {
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
     await server.stop(true);
   };
-  return state;
+  return fake;
 }
