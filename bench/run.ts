@@ -1,0 +1,588 @@
+// `npm run bench`: Conduit against the floor (a bare Bun pass-through proxy), both in front of the same
+// instant fake upstream, driven by wrk (or autocannon), plain and streaming, at low and saturating
+// concurrency. Prints req/s, p50 and p99 per target, Conduit's cost over the floor, Conduit's peak RSS,
+// and checks that every request left a usage row and that the books balance. See bench/README.md.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, release, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createBenchDatabase, readBooks, topUp, type BenchDatabase, type Books } from './database';
+import { pickLoadGenerator, type LoadGenerator, type LoadResult } from './loadgen';
+import {
+  CLOCK_TICKS_PER_SECOND,
+  cpuTicks,
+  freePort,
+  machineBusyTicks,
+  peakRssBytes,
+  postgresTicks,
+  rssBytes,
+  startReadyChild,
+  stopChild,
+  waitForHttp,
+  type Child,
+} from './processes';
+
+const REPO = resolve(import.meta.dir, '..');
+const env = process.env;
+
+const list = (value: string | undefined, fallback: string) =>
+  (value ?? fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+const settings = {
+  adminUrl: env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+  durationS: Number(env.BENCH_DURATION ?? 6),
+  warmupS: Number(env.BENCH_WARMUP ?? 2),
+  low: list(env.BENCH_LOW, '1,4').map(Number),
+  high: list(env.BENCH_HIGH, '64').map(Number),
+  modes: list(env.BENCH_MODES, 'plain,stream') as Mode[],
+  targets: list(env.BENCH_TARGETS, 'floor,conduit') as Target[],
+  /** Extra flags for Conduit's bun, e.g. `--cpu-prof-md --cpu-prof-dir=bench/.tmp/prof`. */
+  conduitBunArgs: list(env.BENCH_CONDUIT_BUN_ARGS?.replace(/\s+/g, ','), ''),
+  /** Extra Conduit configuration, `NAME=value,NAME=value` (e.g. USAGE_FLUSH_MS=200). */
+  conduitEnv: Object.fromEntries(
+    list(env.BENCH_CONDUIT_ENV, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  ) as Record<string, string>,
+  /** PostgreSQL settings for the bench database only, `name=value,name=value` (e.g. synchronous_commit=off). */
+  databaseSettings: Object.fromEntries(
+    list(env.BENCH_DB_SETTINGS, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  ) as Record<string, string>,
+  deadlineS: Number(env.BENCH_DEADLINE ?? 180),
+  jsonOut: env.BENCH_JSON,
+  /** Benchmark a committed version (e.g. HEAD) exported to bench/.tmp instead of the working tree. */
+  ref: env.BENCH_REF,
+  /** Or run Conduit from this directory (holding src/ and drizzle/; node_modules must resolve from it). */
+  conduitDir: env.BENCH_CONDUIT_DIR,
+  strict: env.BENCH_STRICT === '1',
+};
+
+type Mode = 'plain' | 'stream';
+type Target = 'floor' | 'conduit';
+
+/** Other work above this (cores) during a phase means the machine was shared and the phase is suspect. */
+const OTHER_WORK_WARN_CORES = 0.15;
+
+const TARGETS = {
+  rpsRatio: 0.5,
+  addedP50Ms: 0.5,
+  addedP99Ms: 3,
+  peakRssMiB: 150,
+};
+
+/** A small chat request; the streaming one is what an OpenAI SDK sends by default (no include_usage). */
+function requestBody(mode: Mode): string {
+  return JSON.stringify({
+    model: 'acme/chat',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Say hello in five words.' },
+    ],
+    max_tokens: 16,
+    ...(mode === 'stream' ? { stream: true } : {}),
+  });
+}
+
+/** Where the CPU went during a measured phase, per completed request (µs), and how busy the machine was. */
+interface CpuShare {
+  proxyUs: number;
+  upstreamUs: number;
+  postgresUs: number;
+  generatorUs: number;
+  /** Everything else on the machine meanwhile (the bench itself, the kernel's share not charged to a process, other work). */
+  otherUs: number;
+  /** That "other" as cores: well above ~0.1 means something foreign competed for the CPU during the phase. */
+  otherCores: number;
+  /** Cores busy on average over the phase (of nproc). */
+  busyCores: number;
+}
+
+interface Row {
+  mode: Mode;
+  connections: number;
+  target: Target;
+  result: LoadResult;
+  cpu: CpuShare;
+}
+
+const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+const ms = (v: number) => v.toFixed(3);
+const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
+const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+
+function git(...args: string[]): string {
+  const r = Bun.spawnSync(['git', ...args], { cwd: REPO, stdout: 'pipe', stderr: 'ignore' });
+  return r.stdout.toString().trim();
+}
+
+function machine() {
+  return {
+    nproc: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    kernel: release(),
+    bun: Bun.version,
+  };
+}
+
+/**
+ * Where Conduit runs from: the working tree (default), a committed ref exported with `git archive`
+ * (BENCH_REF), or a directory given (BENCH_CONDUIT_DIR). Exports live under bench/.tmp, inside the
+ * repository, so they resolve the repository's node_modules.
+ */
+function conduitSource(): { dir: string; commit: string; version: string } {
+  if (settings.conduitDir) {
+    const dir = resolve(settings.conduitDir);
+    return { dir, commit: 'n/a', version: `from ${dir}` };
+  }
+  if (settings.ref) {
+    const commit = git('rev-parse', '--short', settings.ref);
+    if (!commit) throw new Error(`BENCH_REF=${settings.ref} is not a commit`);
+    const dir = join(REPO, 'bench', '.tmp', `ref-${commit}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const archive = Bun.spawnSync(['git', 'archive', '--format=tar', commit, 'src', 'drizzle', 'package.json', 'tsconfig.json'], {
+      cwd: REPO,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    if (archive.exitCode !== 0) throw new Error(`git archive failed: ${archive.stderr.toString()}`);
+    const untar = Bun.spawnSync(['tar', '-x', '-C', dir], { stdin: archive.stdout, stderr: 'pipe' });
+    if (untar.exitCode !== 0) throw new Error(`tar failed: ${untar.stderr.toString()}`);
+    return { dir, commit, version: `commit ${commit} (exported clean)` };
+  }
+  const commit = git('rev-parse', '--short', 'HEAD');
+  const dirty = git('status', '--porcelain', '--', 'src', 'drizzle') !== '';
+  return { dir: REPO, commit, version: `commit ${commit}${dirty ? ' + uncommitted changes in src/ (working tree)' : ' (working tree, clean)'}` };
+}
+
+async function fakeStats(url: string): Promise<{ floor: number; other: number }> {
+  return (await (await fetch(`${url}/stats`)).json()) as { floor: number; other: number };
+}
+
+async function postJson(url: string, body: unknown, token?: string) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== 201 && res.status !== 200) throw new Error(`POST ${url}: ${res.status} ${text}`);
+  return JSON.parse(text) as any;
+}
+
+/** One request of each mode, checked by eye of a client: a JSON answer, or a stream ending in [DONE]. */
+async function sanityCheck(url: string, key: string, mode: Mode): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: requestBody(mode),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`sanity ${mode} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  if (mode === 'plain' && !text.includes('"choices"')) throw new Error(`sanity plain ${url}: ${text.slice(0, 300)}`);
+  if (mode === 'stream' && !text.trimEnd().endsWith('data: [DONE]')) throw new Error(`sanity stream ${url}: ${text.slice(-300)}`);
+}
+
+function table(rows: Row[]): string {
+  const find = (mode: Mode, c: number, t: Target) =>
+    rows.find((r) => r.mode === mode && r.connections === c && r.target === t)?.result;
+  const lines = [
+    '| mode | conns | floor req/s | floor p50 ms | floor p99 ms | conduit req/s | conduit p50 ms | conduit p99 ms | req/s ratio | added p50 ms | added p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const keys = [...new Set(rows.map((r) => `${r.mode}:${r.connections}`))];
+  for (const k of keys) {
+    const [mode, cText] = k.split(':') as [Mode, string];
+    const c = Number(cText);
+    const f = find(mode, c, 'floor');
+    const d = find(mode, c, 'conduit');
+    const cell = (r: LoadResult | undefined, pick: (r: LoadResult) => string) => (r ? pick(r) : '—');
+    lines.push(
+      `| ${mode} | ${c} | ${cell(f, (r) => r.rps.toFixed(0))} | ${cell(f, (r) => ms(r.p50Ms))} | ${cell(f, (r) => ms(r.p99Ms))} | ` +
+        `${cell(d, (r) => r.rps.toFixed(0))} | ${cell(d, (r) => ms(r.p50Ms))} | ${cell(d, (r) => ms(r.p99Ms))} | ` +
+        `${f && d ? pct(d.rps / f.rps) : '—'} | ${f && d ? ms(d.p50Ms - f.p50Ms) : '—'} | ${f && d ? ms(d.p99Ms - f.p99Ms) : '—'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function cpuTable(rows: Row[]): string {
+  const lines = [
+    '| mode | conns | target | proxy µs/req | fake upstream µs/req | PostgreSQL µs/req | generator µs/req | machine busy (cores) | other work (cores) |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const c = r.cpu;
+    lines.push(
+      `| ${r.mode} | ${r.connections} | ${r.target} | ${c.proxyUs.toFixed(0)} | ${c.upstreamUs.toFixed(0)} | ${c.postgresUs.toFixed(0)} | ` +
+        `${c.generatorUs.toFixed(0)} | ${c.busyCores.toFixed(2)} | ${c.otherCores.toFixed(2)}${c.otherCores > OTHER_WORK_WARN_CORES ? ' ⚠' : ''} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+interface Verdict {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+function verdicts(rows: Row[], conduitPeakRss: number | null): Verdict[] {
+  const out: Verdict[] = [];
+  const find = (mode: Mode, c: number, t: Target) =>
+    rows.find((r) => r.mode === mode && r.connections === c && r.target === t)?.result;
+  for (const mode of settings.modes) {
+    for (const c of settings.high) {
+      const f = find(mode, c, 'floor');
+      const d = find(mode, c, 'conduit');
+      if (!f || !d) continue;
+      const ratio = d.rps / f.rps;
+      out.push({
+        name: `throughput ${mode} c=${c}: Conduit ≥ ${pct(TARGETS.rpsRatio)} of floor req/s`,
+        ok: ratio >= TARGETS.rpsRatio,
+        detail: `${d.rps.toFixed(0)} / ${f.rps.toFixed(0)} = ${pct(ratio)}`,
+      });
+    }
+    for (const c of settings.low) {
+      const f = find(mode, c, 'floor');
+      const d = find(mode, c, 'conduit');
+      if (!f || !d) continue;
+      const a50 = d.p50Ms - f.p50Ms;
+      const a99 = d.p99Ms - f.p99Ms;
+      out.push({
+        name: `latency ${mode} c=${c}: added p50 ≤ ${TARGETS.addedP50Ms} ms`,
+        ok: a50 <= TARGETS.addedP50Ms,
+        detail: `+${ms(a50)} ms`,
+      });
+      out.push({
+        name: `latency ${mode} c=${c}: added p99 ≤ ${TARGETS.addedP99Ms} ms`,
+        ok: a99 <= TARGETS.addedP99Ms,
+        detail: `+${ms(a99)} ms`,
+      });
+    }
+  }
+  if (settings.targets.includes('conduit')) {
+    out.push({
+      name: `Conduit peak RSS ≤ ${TARGETS.peakRssMiB} MiB`,
+      ok: conduitPeakRss !== null && conduitPeakRss <= TARGETS.peakRssMiB * 1024 * 1024,
+      detail: mib(conduitPeakRss),
+    });
+  }
+  return out;
+}
+
+function booksLine(b: Books): string {
+  return (
+    `Σ ledger ${b.ledgerNano} = balance ${b.balanceNano} + leases ${b.leasedNano} → ` +
+    `${b.ledgerNano === b.balanceNano + b.leasedNano ? 'holds' : `OFF by ${b.ledgerNano - b.balanceNano - b.leasedNano}`}`
+  );
+}
+
+async function main() {
+  const started = Date.now();
+  const workDir = join(REPO, 'bench', '.tmp', 'run');
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+
+  const children: Child[] = [];
+  const loadProcs = new Set<Bun.Subprocess>();
+  let database: BenchDatabase | null = null;
+  let conduit: Child | null = null;
+  let cleaning: Promise<void> | null = null;
+
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const p of loadProcs) {
+        if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+      }
+      for (const child of children.reverse()) {
+        await stopChild(child, child === conduit ? 8_000 : 2_000).catch(() => {});
+      }
+      if (database) {
+        await database.drop().then(
+          () => log(`dropped database ${database!.name}`),
+          (error) => log(`could not drop database ${database!.name}: ${String(error)}`),
+        );
+      }
+    })());
+
+  // Bounded in time whatever happens: past the deadline everything is stopped and the database dropped.
+  const deadline = setTimeout(() => {
+    log(`deadline of ${settings.deadlineS} s passed; stopping`);
+    void cleanup().finally(() => process.exit(2));
+  }, settings.deadlineS * 1000);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      log(`${signal}; stopping`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  let failed = false;
+  try {
+    const generator: LoadGenerator = pickLoadGenerator(env, REPO);
+    const info = machine();
+    const { dir: conduitDir, commit, version } = conduitSource();
+    log(`load generator: ${generator.name}; Conduit ${version} from ${conduitDir}`);
+
+    const baseEnv = { PATH: env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? '/tmp' };
+    const bun = process.execPath;
+
+    const fake = await startReadyChild('fake upstream', [bun, join(REPO, 'bench', 'fake-upstream.ts')], baseEnv);
+    children.push(fake.child);
+    const fakeUrl = `http://127.0.0.1:${fake.port}`;
+
+    const floor = await startReadyChild('floor', [bun, join(REPO, 'bench', 'floor.ts')], {
+      ...baseEnv,
+      UPSTREAM_URL: `${fakeUrl}/v1/chat/completions`,
+    });
+    children.push(floor.child);
+    const floorUrl = `http://127.0.0.1:${floor.port}`;
+
+    database = await createBenchDatabase(settings.adminUrl, settings.databaseSettings);
+    log(`created database ${database.name}`);
+
+    const conduitPort = freePort();
+    const conduitUrl = `http://127.0.0.1:${conduitPort}`;
+    const conduitLog = join(workDir, 'conduit.log');
+    const proc = Bun.spawn([bun, ...settings.conduitBunArgs, 'src/index.ts'], {
+      cwd: conduitDir,
+      env: {
+        ...baseEnv,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(conduitPort),
+        PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+        DATABASE_URL: database.url,
+        DATA_DIR: join(workDir, 'data'),
+        JWT_SECRET: randomBytes(48).toString('base64url'),
+        ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        UPSTREAM_BASE_URL: `${fakeUrl}/v1`,
+        LOG_REQUESTS: 'false',
+        LOG_LEVEL: 'warn',
+        ...settings.conduitEnv,
+      },
+      stdin: 'ignore',
+      stdout: Bun.file(conduitLog),
+      stderr: Bun.file(join(workDir, 'conduit.err.log')),
+    });
+    conduit = { name: 'conduit', proc, pid: proc.pid };
+    children.push(conduit);
+    await waitForHttp(`${conduitUrl}/health`, 30_000, () => proc.exitCode === null && proc.signalCode === null);
+    log(`conduit pid ${proc.pid} on ${conduitUrl}; floor on ${floorUrl}; fake upstream on ${fakeUrl}`);
+
+    // A real user and a real key, over HTTP; then enough money for the whole run, ledger and balance together.
+    const email = `bench-${Date.now()}@example.com`;
+    const registered = await postJson(`${conduitUrl}/api/auth/register`, { email, password: 'bench-password-1' });
+    const userId = registered.user.id as string;
+    const created = await postJson(`${conduitUrl}/api/keys`, { name: 'bench' }, registered.token as string);
+    const apiKey = created.key as string;
+    const TOP_UP_NANO = 100_000n * 1_000_000_000n; // 100 000 currency units: far more than a run spends
+    await topUp(database.sql, userId, TOP_UP_NANO);
+    log(`user ${userId} topped up; key ${apiKey.slice(0, 12)}…`);
+
+    const urls: Record<Target, string> = {
+      floor: `${floorUrl}/v1/chat/completions`,
+      conduit: `${conduitUrl}/v1/chat/completions`,
+    };
+    let conduit2xx = 0;
+    let conduitNon2xx = 0;
+    let conduitSocketErrors = 0;
+    let conduitConnections = 0;
+    for (const mode of settings.modes) {
+      for (const target of settings.targets) {
+        await sanityCheck(urls[target], apiKey, mode);
+        if (target === 'conduit') conduit2xx++;
+      }
+    }
+
+    const idleRss = rssBytes(conduit.pid);
+    const rows: Row[] = [];
+    const pids: Record<Target, number> = { floor: floor.child.pid, conduit: conduit.pid };
+    const snapshot = (target: Target) => ({
+      at: performance.now(),
+      proxy: cpuTicks(pids[target]),
+      upstream: cpuTicks(fake.child.pid),
+      postgres: postgresTicks(),
+      machine: machineBusyTicks(),
+    });
+    const run = async (target: Target, mode: Mode, connections: number, seconds: number, tag: string) => {
+      const before = snapshot(target);
+      const result = await generator.run(
+        {
+          url: urls[target],
+          body: requestBody(mode),
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
+          connections,
+          durationSeconds: seconds,
+          workDir,
+          tag: `${target}-${mode}-${connections}-${tag}`,
+        },
+        (p) => loadProcs.add(p),
+      );
+      if (target === 'conduit') {
+        conduit2xx += result.requests - result.non2xx;
+        conduitNon2xx += result.non2xx;
+        conduitSocketErrors += result.socketErrors;
+        conduitConnections += connections;
+      }
+      const after = snapshot(target);
+      const perRequestUs = (ticks: number) => (ticks / CLOCK_TICKS_PER_SECOND / Math.max(1, result.requests)) * 1e6;
+      const proxy = after.proxy - before.proxy;
+      const upstream = after.upstream - before.upstream;
+      const pg = after.postgres - before.postgres;
+      const machineTicks = after.machine - before.machine;
+      const generatorTicks = result.generatorCpuS * CLOCK_TICKS_PER_SECOND;
+      const otherTicks = Math.max(0, machineTicks - proxy - upstream - pg - generatorTicks);
+      const wallS = (after.at - before.at) / 1000;
+      const cpu: CpuShare = {
+        proxyUs: perRequestUs(proxy),
+        upstreamUs: perRequestUs(upstream),
+        postgresUs: perRequestUs(pg),
+        generatorUs: perRequestUs(generatorTicks),
+        otherUs: perRequestUs(otherTicks),
+        otherCores: otherTicks / CLOCK_TICKS_PER_SECOND / wallS,
+        busyCores: machineTicks / CLOCK_TICKS_PER_SECOND / wallS,
+      };
+      // Requests the generator cut off at its end finish on the server before the next phase starts.
+      await Bun.sleep(250);
+      return { result, cpu };
+    };
+
+    for (const mode of settings.modes) {
+      for (const connections of [...settings.low, ...settings.high]) {
+        for (const target of settings.targets) {
+          if (settings.warmupS > 0) await run(target, mode, connections, settings.warmupS, 'warmup');
+          const { result, cpu } = await run(target, mode, connections, settings.durationS, 'measure');
+          rows.push({ mode, connections, target, result, cpu });
+          log(
+            `${target.padEnd(7)} ${mode.padEnd(6)} c=${String(connections).padEnd(3)} ${result.rps.toFixed(0).padStart(6)} req/s  ` +
+              `p50 ${ms(result.p50Ms)}  p99 ${ms(result.p99Ms)} ms  ` +
+              `cpu/req µs: proxy ${cpu.proxyUs.toFixed(0)} upstream ${cpu.upstreamUs.toFixed(0)} pg ${cpu.postgresUs.toFixed(0)} ` +
+              `wrk ${cpu.generatorUs.toFixed(0)}; other ${cpu.otherCores.toFixed(2)} cores` +
+              (result.non2xx || result.socketErrors ? `  non-2xx ${result.non2xx} socket errors ${result.socketErrors}` : ''),
+          );
+        }
+      }
+    }
+
+    const conduitPeakRss = peakRssBytes(conduit.pid);
+    const floorPeakRss = peakRssBytes(floor.child.pid);
+    const upstreamPeakRss = peakRssBytes(fake.child.pid);
+
+    // Settlements are written in batches at most USAGE_FLUSH_MS late, unless the writer falls behind:
+    // wait until the row count stops moving (at most 10 s), and say how long that took.
+    const loadEnded = performance.now();
+    let stats = await fakeStats(fakeUrl);
+    let books = await readBooks(database.sql, userId);
+    for (let still = 0; still < 3 && performance.now() - loadEnded < 10_000; ) {
+      await Bun.sleep(100);
+      const next = await readBooks(database.sql, userId);
+      still = next.usageRows === books.usageRows && next.usageRows >= stats.other ? still + 1 : 0;
+      books = next;
+    }
+    const drainMs = performance.now() - loadEnded;
+    stats = await fakeStats(fakeUrl);
+    const cutOff = books.usageRows - conduit2xx;
+    const usageChecks: Verdict[] = [
+      {
+        name: 'every request Conduit forwarded upstream has its usage row',
+        ok: books.usageRows >= stats.other && books.usageRows - stats.other <= conduitConnections,
+        detail:
+          `${books.usageRows} rows, ${stats.other} upstream requests ` +
+          `(rows settled ${drainMs.toFixed(0)} ms after the load ended)`,
+      },
+      {
+        name: "every 2xx the generator saw has an 'ok' usage row; extra rows only for requests cut off at phase ends",
+        ok: books.usageOkRows >= conduit2xx && cutOff >= 0 && cutOff <= conduitConnections,
+        detail: `${books.usageOkRows} ok rows of ${books.usageRows} vs ${conduit2xx} 2xx; ${cutOff} extra, at most ${conduitConnections} in flight at phase ends`,
+      },
+      {
+        name: 'Σ ledger = users.balance_nano + Σ balance_leases (Conduit running)',
+        ok: books.ledgerNano === books.balanceNano + books.leasedNano,
+        detail: booksLine(books),
+      },
+      {
+        name: 'Σ usage cost = Σ usage ledger debits',
+        ok: books.usageCostNano === -books.usageLedgerNano,
+        detail: `${books.usageCostNano} vs ${-books.usageLedgerNano}`,
+      },
+      {
+        name: 'no non-2xx and no socket errors from Conduit',
+        ok: conduitNon2xx === 0 && conduitSocketErrors === 0,
+        detail: `non-2xx ${conduitNon2xx}, socket errors ${conduitSocketErrors}`,
+      },
+    ];
+
+    // A graceful stop writes what is left and hands the lease back: the books must still balance.
+    const stopStarted = performance.now();
+    const exitCode = await stopChild(conduit, 10_000);
+    const stopMs = performance.now() - stopStarted;
+    const after = await readBooks(database.sql, userId);
+    usageChecks.push({
+      name: 'after SIGTERM: clean exit, leases returned, Σ ledger = balance',
+      ok: exitCode === 0 && after.leasedNano === 0n && after.ledgerNano === after.balanceNano && after.usageRows === books.usageRows,
+      detail: `exit ${exitCode} in ${stopMs.toFixed(0)} ms; ${booksLine(after)}; ${after.usageRows} rows`,
+    });
+
+    const targetVerdicts = verdicts(rows, conduitPeakRss);
+    const tableText = table(rows);
+    const report = [
+      '',
+      `Conduit benchmark — ${new Date().toISOString()} — Conduit ${version}`,
+      `machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, Linux ${info.kernel}; bun ${info.bun}; ${generator.name}`,
+      `phases: ${settings.warmupS} s warm-up + ${settings.durationS} s measured each; request: acme/chat, 2 messages, max_tokens 16`,
+      '',
+      tableText,
+      '',
+      'CPU per completed request in the measured phases (from /proc; "other work" is the rest of the machine: the bench, unattributed kernel time, anything foreign — ⚠ marks a phase where it exceeded ' +
+        `${OTHER_WORK_WARN_CORES} cores, so the machine was shared and that phase's figures are suspect):`,
+      '',
+      cpuTable(rows),
+      '',
+      `peak RSS (VmHWM): conduit ${mib(conduitPeakRss)} (${mib(idleRss)} idle before the load), floor ${mib(floorPeakRss)}, fake upstream ${mib(upstreamPeakRss)}`,
+      '',
+      'targets:',
+      ...targetVerdicts.map((v) => `  ${v.ok ? 'MET ' : 'MISS'}  ${v.name}: ${v.detail}`),
+      '',
+      'checks:',
+      ...usageChecks.map((v) => `  ${v.ok ? 'OK  ' : 'FAIL'}  ${v.name}: ${v.detail}`),
+      '',
+      `total time ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      '',
+    ].join('\n');
+    process.stdout.write(report);
+
+    if (settings.jsonOut) {
+      writeFileSync(
+        settings.jsonOut,
+        JSON.stringify(
+          { date: new Date().toISOString(), commit, version, machine: info, generator: generator.name, settings, rows, conduitPeakRss, conduitIdleRss: idleRss, floorPeakRss, drainMs, targetVerdicts, usageChecks },
+          null,
+          2,
+        ) + '\n',
+      );
+    }
+    if (usageChecks.some((v) => !v.ok)) failed = true;
+    if (settings.strict && targetVerdicts.some((v) => !v.ok)) failed = true;
+  } catch (error) {
+    failed = true;
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    for (const file of ['conduit.log', 'conduit.err.log']) {
+      try {
+        const text = readFileSync(join(workDir, file), 'utf8').trim();
+        if (text) log(`${file} (last lines):\n${text.split('\n').slice(-20).join('\n')}`);
+      } catch {
+        // No log yet.
+      }
+    }
+  } finally {
+    await cleanup();
+    clearTimeout(deadline);
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+void main();
