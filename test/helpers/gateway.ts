@@ -1,0 +1,69 @@
+// Helpers for gateway tests: an OpenAI SDK client pointed at the app, and exact balance bookkeeping.
+import OpenAI from 'openai';
+import type { TestApp } from './app';
+
+export function openaiClient(app: TestApp, apiKey: string, options: { timeoutMs?: number } = {}) {
+  // No retries: a test asserts what one request does.
+  return new OpenAI({ baseURL: `${app.url}/v1`, apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 20_000 });
+}
+
+/** Writes everything the instance has batched and hands its leases back, so the database is at rest. */
+export async function settleAll(app: TestApp): Promise<void> {
+  await app.instance.services.billing.returnIdleLeases(true);
+  await app.instance.services.billing.flush();
+}
+
+/** Sets a user's balance exactly, with the ledger entry that keeps Σ ledger = balance. */
+export async function setBalanceNano(app: TestApp, userId: string, nano: bigint): Promise<void> {
+  await settleAll(app);
+  await app.sql(
+    `with prev as (select balance_nano from users where id = $1),
+          upd as (update users set balance_nano = $2::bigint where id = $1)
+     insert into ledger_entries (user_id, amount_nano, kind)
+     select $1, $2::bigint - prev.balance_nano, 'adjustment' from prev`,
+    [userId, nano.toString()],
+  );
+}
+
+export async function balanceNanoInDb(app: TestApp, userId: string): Promise<bigint> {
+  const [row] = await app.sql<{ balance_nano: unknown }>('select balance_nano from users where id = $1', [userId]);
+  return BigInt(row!.balance_nano as string);
+}
+
+/** Users whose ledger does not sum to their balance plus what leases hold; empty when the books balance. */
+export async function unbalancedUsers(app: TestApp) {
+  return app.sql<{ id: string; balance: string; ledger: string; leased: string }>(
+    `select u.id, u.balance_nano::text as balance,
+            coalesce((select sum(amount_nano) from ledger_entries l where l.user_id = u.id), 0)::text as ledger,
+            coalesce((select sum(amount_nano) from balance_leases b where b.user_id = u.id), 0)::text as leased
+     from users u
+     where u.balance_nano + coalesce((select sum(amount_nano) from balance_leases b where b.user_id = u.id), 0)
+           <> coalesce((select sum(amount_nano) from ledger_entries l where l.user_id = u.id), 0)
+        or u.balance_nano < 0`,
+  );
+}
+
+export async function usageRows(app: TestApp, userId: string) {
+  await app.instance.services.billing.flush();
+  return app.sql<{
+    status: string;
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    cost_nano: unknown;
+    usage_source: string;
+    model: string;
+    stream: boolean;
+    upstream_status: number | null;
+    api_key_id: string | null;
+  }>('select * from usage_records where user_id = $1 order by id', [userId]);
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 3000, stepMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await Bun.sleep(stepMs);
+  }
+  throw new Error('condition not met in time');
+}
