@@ -33,6 +33,8 @@ export interface LoadResult {
 
 export interface LoadGenerator {
   name: string;
+  /** The finest latency step the generator records: wrk keeps microseconds, autocannon whole milliseconds. */
+  latencyResolutionMs: number;
   run(spec: LoadSpec, track: (proc: Bun.Subprocess) => void): Promise<LoadResult>;
 }
 
@@ -78,6 +80,7 @@ async function collect(
 export function wrkGenerator(binary: string): LoadGenerator {
   return {
     name: `wrk (${binary})`,
+    latencyResolutionMs: 0.001,
     async run(spec, track) {
       const script = join(spec.workDir, `${spec.tag}.lua`);
       writeFileSync(script, wrkScript(spec));
@@ -109,6 +112,7 @@ export function wrkGenerator(binary: string): LoadGenerator {
 export function autocannonGenerator(entry: string, node: string): LoadGenerator {
   return {
     name: `autocannon (${entry})`,
+    latencyResolutionMs: 1,
     async run(spec, track) {
       const headerArgs = Object.entries(spec.headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
       const proc = Bun.spawn(
