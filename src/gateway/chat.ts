@@ -109,7 +109,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
   ): Promise<Response> {
     const started = performance.now();
     const stream = body.stream === true;
-    const promptEstimate = estimatePromptTokens(body.messages);
+    const promptEstimate = estimatePromptTokens(body.messages, (body as { tools?: unknown }).tools);
     const completionCap = body.max_completion_tokens ?? body.max_tokens ?? config.reserveCompletionTokens;
     const reservation = await billing.reserve(payer.userId, BigInt(promptEstimate + completionCap) * config.tokenPriceNano);
 
