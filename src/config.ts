@@ -51,6 +51,8 @@ const envSchema = z.object({
   LEASE_CHUNK: z.coerce.number().positive().max(1_000_000).default(0.1),
   /** Usage rows and settlements are written in batches at most this late. */
   USAGE_FLUSH_MS: intFromEnv(1, 60_000).default(50),
+  /** How long GET /v1/models serves the upstream's list before asking again. */
+  MODELS_CACHE_SECONDS: intFromEnv(1, 86_400).default(300),
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
@@ -86,6 +88,7 @@ export interface Config {
   reserveCompletionTokens: number;
   leaseChunkNano: bigint;
   usageFlushMs: number;
+  modelsCacheSeconds: number;
   bodyLimitBytes: number;
   maxKeysPerUser: number;
   rateLimitPerMinute: number;
@@ -219,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       reserveCompletionTokens: e.RESERVE_COMPLETION_TOKENS,
       leaseChunkNano: BigInt(Math.round(e.LEASE_CHUNK * 1e9)),
       usageFlushMs: e.USAGE_FLUSH_MS,
+      modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -34,7 +34,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const authenticator = createAuthenticator(accounts, verifier);
   const billing = createBilling({ db, config, logger, instanceId });
   const upstream = createUpstream(config);
-  const models = createModelCatalog({ upstream, logger });
+  const models = createModelCatalog({ upstream, logger, ttlMs: config.modelsCacheSeconds * 1000 });
   const chat = createChatHandler({
     config,
     verifier,
