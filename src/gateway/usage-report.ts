@@ -13,17 +13,20 @@ export interface UsageQuery {
   keyId?: string | undefined;
 }
 
-function encodeCursor(createdAt: Date, id: bigint): string {
-  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+// The cursor carries the row's timestamp as PostgreSQL prints it, to the microsecond: a JavaScript Date
+// keeps milliseconds only, and rows that share a truncated instant would fall between two pages.
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+function encodeCursor(createdAt: string, id: bigint): string {
+  return Buffer.from(`${createdAt}|${id}`).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { createdAt: Date; id: bigint } {
+function decodeCursor(cursor: string): { createdAt: string; id: bigint } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !/^\d+$/.test(id) || Number.isNaN(createdAt.getTime())) {
+  if (!id || !/^\d{1,19}$/.test(id) || !at || !CURSOR_TIME.test(at) || Number.isNaN(Date.parse(at))) {
     throw new AppError('invalid_request_error', 'Некорректный cursor: используйте значение nextCursor из предыдущего ответа');
   }
-  return { createdAt, id: BigInt(id) };
+  return { createdAt: at, id: BigInt(id) };
 }
 
 export function createUsageReport(db: Database) {
@@ -38,15 +41,19 @@ export function createUsageReport(db: Database) {
       const page = [...filters];
       if (query.cursor) {
         const c = decodeCursor(query.cursor);
+        const at = sql`${c.createdAt}::timestamptz`;
         page.push(
           or(
-            lt(usageRecords.createdAt, c.createdAt),
-            and(eq(usageRecords.createdAt, c.createdAt), lt(usageRecords.id, c.id)),
+            sql`${usageRecords.createdAt} < ${at}`,
+            and(sql`${usageRecords.createdAt} = ${at}`, lt(usageRecords.id, c.id)),
           )!,
         );
       }
       const rows = await db
-        .select()
+        .select({
+          record: usageRecords,
+          cursorAt: sql<string>`to_char(${usageRecords.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+        })
         .from(usageRecords)
         .where(and(...page))
         .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
@@ -66,7 +73,7 @@ export function createUsageReport(db: Database) {
       const pageRows = more ? rows.slice(0, query.limit) : rows;
       const last = pageRows[pageRows.length - 1];
       return {
-        data: pageRows.map((r) => ({
+        data: pageRows.map(({ record: r }) => ({
           id: r.id.toString(),
           createdAt: r.createdAt.toISOString(),
           model: r.model,
@@ -81,7 +88,7 @@ export function createUsageReport(db: Database) {
           usageSource: r.usageSource,
           durationMs: r.durationMs,
         })),
-        nextCursor: more && last ? encodeCursor(last.createdAt, last.id) : null,
+        nextCursor: more && last ? encodeCursor(last.cursorAt, last.record.id) : null,
         totals: {
           requests: Number(totals?.requests ?? 0),
           promptTokens: Number(totals?.promptTokens ?? 0),
