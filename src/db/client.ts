@@ -30,7 +30,27 @@ export interface DatabaseHandle {
   listen(channel: string, onPayload: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   /** Runs raw SQL and returns its rows, whatever the driver. */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Runs `fn` while this process holds the named lock across every instance sharing the database
+   * (a PostgreSQL session advisory lock on a connection set aside for it), or skips it when another
+   * holder has it. The connection is not otherwise used, so `fn` may take its time without blocking
+   * requests or holding a transaction open.
+   */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
   close(): Promise<void>;
+}
+
+/** Advisory locks of this application live under one first key, so they cannot meet another program's. */
+const LOCK_NAMESPACE = 0x436f6e64; // "Cond"
+
+/** A stable 32-bit signed id for a lock name (FNV-1a). */
+export function lockId(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash | 0;
 }
 
 export interface DatabaseOptions {
@@ -64,11 +84,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       async query<T>(text: string, params: unknown[] = []) {
         return (await client.unsafe(text, params as never[])) as unknown as T[];
       },
+      async withLock(name, fn) {
+        const id = lockId(name);
+        const conn = await client.reserve();
+        try {
+          const [row] = await conn`select pg_try_advisory_lock(${LOCK_NAMESPACE}, ${id}) as locked`;
+          if (!row?.locked) return { acquired: false };
+          try {
+            return { acquired: true, value: await fn() };
+          } finally {
+            await conn`select pg_advisory_unlock(${LOCK_NAMESPACE}, ${id})`;
+          }
+        } finally {
+          conn.release();
+        }
+      },
       close: () => client.end({ timeout: 5 }),
     };
   }
 
   mkdirSync(options.dataDir, { recursive: true });
+  const heldLocks = new Set<string>();
   const pg = new PGlite(pgliteDataPath(options.dataDir));
   await pg.waitReady;
   const db = drizzlePglite(pg, { schema }) as unknown as Database;
@@ -82,6 +118,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     },
     async query<T>(text: string, params: unknown[] = []) {
       return (await pg.query<T>(text, params)).rows;
+    },
+    // One process owns a PGlite directory, and its one session would re-enter an advisory lock: an
+    // in-process set is the whole truth here.
+    async withLock(name, fn) {
+      if (heldLocks.has(name)) return { acquired: false };
+      heldLocks.add(name);
+      try {
+        return { acquired: true, value: await fn() };
+      } finally {
+        heldLocks.delete(name);
+      }
     },
     close: () => pg.close(),
   };
