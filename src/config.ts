@@ -53,6 +53,8 @@ const envSchema = z.object({
   USAGE_FLUSH_MS: intFromEnv(1, 60_000).default(50),
   /** How long GET /v1/models serves the upstream's list before asking again. */
   MODELS_CACHE_SECONDS: intFromEnv(1, 86_400).default(300),
+  /** How often the booking integration refreshes its caches for agents with sync on (spec: 10 minutes). */
+  BOOKING_SYNC_INTERVAL_SECONDS: intFromEnv(1, 86_400).default(600),
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
@@ -89,6 +91,7 @@ export interface Config {
   leaseChunkNano: bigint;
   usageFlushMs: number;
   modelsCacheSeconds: number;
+  bookingSyncIntervalSeconds: number;
   bodyLimitBytes: number;
   maxKeysPerUser: number;
   rateLimitPerMinute: number;
@@ -223,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       leaseChunkNano: BigInt(Math.round(e.LEASE_CHUNK * 1e9)),
       usageFlushMs: e.USAGE_FLUSH_MS,
       modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
+      bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
