@@ -55,6 +55,19 @@ const envSchema = z.object({
   MODELS_CACHE_SECONDS: intFromEnv(1, 86_400).default(300),
   /** How often the booking integration refreshes its caches for agents with sync on (spec: 10 minutes). */
   BOOKING_SYNC_INTERVAL_SECONDS: intFromEnv(1, 86_400).default(600),
+  /** Model of a new agent that names none (the form the gateway accepts: owner/model). */
+  DEFAULT_AGENT_MODEL: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/, 'must look like owner/model')
+    .default('openai/gpt-4o-mini'),
+  /** Per Bot API call, including reading the answer. */
+  TELEGRAM_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
+  /** How often the outbox worker looks for due messages (it is also woken at once by local writes). */
+  OUTBOX_POLL_INTERVAL_MS: intFromEnv(10, 600_000).default(1000),
+  /** First retry delay after a 5xx or network failure; doubled per attempt, capped at one hour. */
+  OUTBOX_RETRY_BASE_MS: intFromEnv(10, 3_600_000).default(5000),
+  /** Attempts before a message is given up as failed (a 429 wait does not count). */
+  OUTBOX_MAX_ATTEMPTS: intFromEnv(1, 1000).default(12),
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
@@ -92,6 +105,11 @@ export interface Config {
   usageFlushMs: number;
   modelsCacheSeconds: number;
   bookingSyncIntervalSeconds: number;
+  defaultAgentModel: string;
+  telegramTimeoutMs: number;
+  outboxPollIntervalMs: number;
+  outboxRetryBaseMs: number;
+  outboxMaxAttempts: number;
   bodyLimitBytes: number;
   maxKeysPerUser: number;
   rateLimitPerMinute: number;
@@ -227,6 +245,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       usageFlushMs: e.USAGE_FLUSH_MS,
       modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
       bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
+      defaultAgentModel: e.DEFAULT_AGENT_MODEL,
+      telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
+      outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
+      outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
+      outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

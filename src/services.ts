@@ -1,6 +1,7 @@
 // The service container: built once at start-up from config and the database, handed to every route.
 import { randomUUID } from 'node:crypto';
 import { createAccountService } from './accounts/service';
+import { createAgentService } from './agents/service';
 import { createAuthenticator } from './auth/authenticate';
 import { createJwtService } from './auth/jwt';
 import type { Config } from './config';
@@ -44,6 +45,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     logger,
   });
   const usageReport = createUsageReport(db);
+  const agents = createAgentService({ db, config });
 
   return {
     config,
@@ -62,6 +64,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     models,
     chat,
     usageReport,
+    agents,
     /** Starts background work; each piece registers how it stops. */
     async start() {
       await verifier.start();

@@ -1,8 +1,22 @@
 // Tables. Money columns are bigint nano-units (1e-9 of the currency).
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
 export const users = pgTable(
   'users',
@@ -107,5 +121,207 @@ export const usageRecords = pgTable(
   (t) => [
     index('usage_records_user_idx').on(t.userId, t.createdAt, t.id),
     index('usage_records_key_idx').on(t.apiKeyId, t.createdAt),
+  ],
+);
+
+/** An assistant of a user. Every agent-scoped route checks `user_id` against the caller. */
+export const agents = pgTable(
+  'agents',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** creator | service | ecommerce */
+    type: text('type').notNull(),
+    systemPrompt: text('system_prompt').notNull().default(''),
+    model: text('model').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('agents_user_idx').on(t.userId, t.createdAt),
+    check('agents_type_known', sql`${t.type} in ('creator', 'service', 'ecommerce')`),
+  ],
+);
+
+/** The Telegram bot of an agent. Chat ids are text: they exceed 32 bits and channels may be "@name". */
+export const messengerSettings = pgTable('messenger_settings', {
+  agentId: uuid('agent_id')
+    .primaryKey()
+    .references(() => agents.id, { onDelete: 'cascade' }),
+  botTokenSealed: text('bot_token_sealed').notNull(),
+  botId: bigint('bot_id', { mode: 'number' }).notNull(),
+  botUsername: text('bot_username'),
+  /** Chat id that receives notifications (the operator's private chat with the bot). */
+  userId: text('user_id').notNull(),
+  /** "@name" or a numeric id; notifications are duplicated there when set. */
+  channelId: text('channel_id'),
+  /** Sent to Telegram as secret_token, so it comes back on every update; sealed because it is re-sent on re-registration. */
+  webhookSecretSealed: text('webhook_secret_sealed').notNull(),
+  webhookUrl: text('webhook_url').notNull(),
+  webhookRegisteredAt: timestamp('webhook_registered_at', { withTimezone: true, mode: 'date' }),
+  /** Telegram's refusal of the last setWebhook (English, as Telegram said it); null when registered. */
+  webhookError: text('webhook_error'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** Inbox of Telegram updates: the primary key drops re-deliveries; rows are handled after the 200. */
+export const messengerUpdates = pgTable(
+  'messenger_updates',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    updateId: bigint('update_id', { mode: 'number' }).notNull(),
+    payload: jsonb('payload').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
+    /** What handling did (start, operator_reply, release, ignored, failed…). */
+    outcome: text('outcome'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    primaryKey({ name: 'messenger_updates_pk', columns: [t.agentId, t.updateId] }),
+    index('messenger_updates_pending_idx').on(t.receivedAt).where(sql`${t.processedAt} is null`),
+  ],
+);
+
+/**
+ * A conversation of an agent with a client in some channel (e.g. "social" with a VK peer id). Only what
+ * escalation needs so far: who the client is, and whether the assistant or an operator is answering.
+ */
+export const dialogues = pgTable(
+  'dialogues',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    channel: text('channel').notNull(),
+    peerId: text('peer_id').notNull(),
+    clientPhone: text('client_phone'),
+    /** assistant | operator */
+    mode: text('mode').notNull().default('assistant'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    unique('dialogues_peer_unique').on(t.agentId, t.channel, t.peerId),
+    check('dialogues_mode_known', sql`${t.mode} in ('assistant', 'operator')`),
+  ],
+);
+
+/** A dialogue handed to a human; released_at set when the operator gives it back to the assistant. */
+export const escalations = pgTable(
+  'escalations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    dialogueId: uuid('dialogue_id')
+      .notNull()
+      .references(() => dialogues.id, { onDelete: 'cascade' }),
+    reason: text('reason').notNull(),
+    clientPhone: text('client_phone'),
+    createdAt: createdAt(),
+    releasedAt: timestamp('released_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('escalations_dialogue_idx').on(t.dialogueId, t.createdAt)],
+);
+
+/** Which Telegram message announced which escalation, so an operator's reply to it finds the dialogue. */
+export const escalationMessages = pgTable(
+  'escalation_messages',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    chatId: bigint('chat_id', { mode: 'number' }).notNull(),
+    messageId: bigint('message_id', { mode: 'number' }).notNull(),
+    escalationId: uuid('escalation_id')
+      .notNull()
+      .references(() => escalations.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ name: 'escalation_messages_pk', columns: [t.agentId, t.chatId, t.messageId] })],
+);
+
+/** Every operator reply to an escalation, and what became of it. */
+export const operatorReplies = pgTable(
+  'operator_replies',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    escalationId: uuid('escalation_id')
+      .notNull()
+      .references(() => escalations.id, { onDelete: 'cascade' }),
+    chatId: bigint('chat_id', { mode: 'number' }).notNull(),
+    messageId: bigint('message_id', { mode: 'number' }).notNull(),
+    operatorName: text('operator_name'),
+    text: text('text').notNull(),
+    /** relayed | undeliverable | dialogue_released | release */
+    outcome: text('outcome').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('operator_replies_escalation_idx').on(t.escalationId, t.createdAt)],
+);
+
+/** Notifications of an agent (escalation, payment) as the owner sees them listed. */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    /** escalation | payment */
+    kind: text('kind').notNull(),
+    text: text('text').notNull(),
+    /** The escalation id or order number it is about. */
+    reference: text('reference'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('notifications_agent_idx').on(t.agentId, t.createdAt)],
+);
+
+/**
+ * Messages that must leave the service, one row per recipient, written in the transaction of their
+ * cause and delivered by the outbox worker. A row is marked sent as soon as its recipient is served.
+ */
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /** Which handler delivers it, e.g. "messenger.message". */
+    kind: text('kind').notNull(),
+    agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'cascade' }),
+    notificationId: uuid('notification_id').references(() => notifications.id, { onDelete: 'cascade' }),
+    recipient: text('recipient').notNull(),
+    payload: jsonb('payload').notNull(),
+    /** pending | sent | failed */
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** A worker claimed the row until then; after it, another worker may take it over. */
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    lockedBy: text('locked_by'),
+    lastError: text('last_error'),
+    /** What the recipient's side answered (e.g. the Telegram chat and message id). */
+    result: jsonb('result'),
+    createdAt: createdAt(),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('outbox_notification_idx').on(t.notificationId),
+    index('outbox_agent_idx').on(t.agentId, t.createdAt),
+    check('outbox_status_known', sql`${t.status} in ('pending', 'sent', 'failed')`),
   ],
 );

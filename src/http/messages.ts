@@ -39,4 +39,28 @@ export const errorMessages = {
   keyRevoked: 'Ключ отозван',
   keyWarning: 'Сохраните ключ сейчас: он показывается только один раз и больше не будет доступен',
   registered: 'Регистрация прошла успешно',
+
+  // Agents.
+  agentNotFound: 'Агент не найден',
+  agentForbidden: 'Этот агент принадлежит другому пользователю',
+  agentDeleted: 'Агент удалён',
+  agentTypeFixed: 'Тип агента нельзя изменить после создания',
+  agentTypeInvalid: 'type должен быть одним из: creator, service, ecommerce',
+  agentNameRequired: 'Укажите имя агента',
+  agentNameTooLong: 'Имя агента не может быть длиннее 100 символов',
+  agentPromptTooLong: 'Системный промпт не может быть длиннее 20000 символов',
+  agentModelInvalid: 'model должен иметь вид <владелец>/<модель>, например openai/gpt-4o-mini',
+
+  // Messenger (Telegram).
+  messengerBotTokenFormat: 'Неверный формат токена бота: ожидается <id бота>:<секрет>, как его выдаёт @BotFather',
+  messengerBotTokenRequired: 'Укажите botToken: токен бота, выданный @BotFather',
+  messengerBotTokenRejected: 'Telegram не принял токен бота: проверьте его в @BotFather',
+  messengerUserIdInvalid: 'userId должен быть числовым идентификатором чата Telegram (бот подскажет его в ответ на /start)',
+  messengerChannelIdInvalid: 'channelId должен быть именем канала, начинающимся с @ (5–32 символа: латиница, цифры, _), или числовым идентификатором',
+  messengerTelegramUnavailable: 'Telegram недоступен или не ответил вовремя, повторите позже',
+  messengerWebhookRejected: (detail: string) => `Telegram не принял адрес вебхука: ${detail}`,
+  messengerBadSecret: 'Неверный секрет вебхука',
+  messengerUnknownWebhook: 'Вебхук для этого агента не настроен',
+  messengerBadUpdate: 'Ожидается объект Update Telegram с целым update_id',
+  messengerNotConfiguredRelay: 'Мессенджер агента не настроен',
 } as const;

@@ -1,5 +1,6 @@
 import { router } from './init';
 import { accountRouter } from './routers/account';
+import { agentsRouter } from './routers/agents';
 import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
 
@@ -7,6 +8,7 @@ export const appRouter = router({
   auth: authRouter,
   keys: keysRouter,
   account: accountRouter,
+  agents: agentsRouter,
 });
 
 /** The typed client's view of the dashboard API. */

@@ -1,0 +1,34 @@
+// Ownership guard for every agent-scoped route: the caller's JWT, then the agent must be theirs
+// (unknown → 404 not_found, another user's → 403 forbidden). One rule, two doors: a tRPC procedure
+// builder for REST/typed routes and a function for raw handlers.
+import type { Principal } from '../auth/authenticate';
+import { userProcedure } from '../trpc/init';
+import type { Agent, AgentService } from './service';
+
+/**
+ * A procedure whose input names an agent in `field` (a path parameter such as `{agentId}`); handlers get
+ * `ctx.agent`, already checked. The input is read raw so the check runs before the input schema, and a
+ * request for someone else's agent is refused the same way whatever else it carries.
+ */
+export function procedureForOwnedAgent(field: string) {
+  return userProcedure.use(async ({ ctx, getRawInput, next }) => {
+    const raw = (await getRawInput()) as Record<string, unknown> | undefined;
+    const id = raw && typeof raw === 'object' ? raw[field] : undefined;
+    const agent = await ctx.services.agents.requireOwned(ctx.principal.userId, typeof id === 'string' ? id : '');
+    return next({ ctx: { agent } });
+  });
+}
+
+/** Agent-scoped routes under /api/v1/<integration>/{agentId}/…. */
+export const agentProcedure = procedureForOwnedAgent('agentId');
+
+export interface AgentGuardDeps {
+  authenticator: { jwtUser(headers: Headers): Promise<Principal> };
+  agents: Pick<AgentService, 'requireOwned'>;
+}
+
+/** The same rule for raw handlers: the request's JWT owner must own the agent. */
+export async function requireAgentOwner(deps: AgentGuardDeps, request: Request, agentId: string): Promise<Agent> {
+  const principal = await deps.authenticator.jwtUser(request.headers);
+  return deps.agents.requireOwned(principal.userId, agentId);
+}

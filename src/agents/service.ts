@@ -1,0 +1,144 @@
+// Agent records (an assistant of a user) and the ownership rule every agent-scoped route relies on.
+import { and, desc, eq } from 'drizzle-orm';
+import { isUuid } from '../accounts/service';
+import type { Config } from '../config';
+import type { Database } from '../db/client';
+import { agents } from '../db/schema';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+
+export const AGENT_TYPES = ['creator', 'service', 'ecommerce'] as const;
+export type AgentType = (typeof AGENT_TYPES)[number];
+
+export interface Agent {
+  id: string;
+  userId: string;
+  name: string;
+  type: AgentType;
+  systemPrompt: string;
+  model: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The agent as the API shows it to its owner. */
+export interface AgentView {
+  id: string;
+  name: string;
+  type: AgentType;
+  systemPrompt: string;
+  model: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewAgent {
+  name: string;
+  type: AgentType;
+  systemPrompt?: string;
+  model?: string;
+}
+
+export interface AgentPatch {
+  name?: string;
+  type?: AgentType;
+  systemPrompt?: string;
+  model?: string;
+}
+
+export function agentView(agent: Agent): AgentView {
+  return {
+    id: agent.id,
+    name: agent.name,
+    type: agent.type,
+    systemPrompt: agent.systemPrompt,
+    model: agent.model,
+    createdAt: agent.createdAt.toISOString(),
+    updatedAt: agent.updatedAt.toISOString(),
+  };
+}
+
+export interface AgentServiceDeps {
+  db: Database;
+  config: Pick<Config, 'defaultAgentModel'>;
+}
+
+export function createAgentService({ db, config }: AgentServiceDeps) {
+  async function find(agentId: string): Promise<Agent | undefined> {
+    if (!isUuid(agentId)) return undefined;
+    const [row] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
+    return row as Agent | undefined;
+  }
+
+  /**
+   * The one ownership guard: an agent that does not exist is 404, another user's agent is 403. The
+   * 403 tells a caller that the id exists, which decisions.md asks for (unlike keys, which stay 404).
+   */
+  async function requireOwned(userId: string, agentId: string): Promise<Agent> {
+    const agent = await find(agentId);
+    if (!agent) throw new AppError('not_found', errorMessages.agentNotFound);
+    if (agent.userId !== userId) throw new AppError('forbidden', errorMessages.agentForbidden);
+    return agent;
+  }
+
+  return {
+    find,
+    requireOwned,
+
+    async create(userId: string, input: NewAgent): Promise<AgentView> {
+      const [row] = await db
+        .insert(agents)
+        .values({
+          userId,
+          name: input.name,
+          type: input.type,
+          systemPrompt: input.systemPrompt ?? '',
+          model: input.model ?? config.defaultAgentModel,
+        })
+        .returning();
+      return agentView(row as Agent);
+    },
+
+    async list(userId: string): Promise<{ agents: AgentView[]; count: number }> {
+      const rows = await db
+        .select()
+        .from(agents)
+        .where(eq(agents.userId, userId))
+        .orderBy(desc(agents.createdAt), desc(agents.id));
+      const list = (rows as Agent[]).map(agentView);
+      return { agents: list, count: list.length };
+    },
+
+    async get(userId: string, agentId: string): Promise<AgentView> {
+      return agentView(await requireOwned(userId, agentId));
+    },
+
+    async update(userId: string, agentId: string, patch: AgentPatch): Promise<AgentView> {
+      const agent = await requireOwned(userId, agentId);
+      // Integrations (booking for Service agents) are set up per type, so the type stays what it was.
+      if (patch.type !== undefined && patch.type !== agent.type) {
+        throw new AppError('invalid_request_error', errorMessages.agentTypeFixed);
+      }
+      const changes: Partial<typeof agents.$inferInsert> = {};
+      if (patch.name !== undefined) changes.name = patch.name;
+      if (patch.systemPrompt !== undefined) changes.systemPrompt = patch.systemPrompt;
+      if (patch.model !== undefined) changes.model = patch.model;
+      if (Object.keys(changes).length === 0) return agentView(agent);
+      const [row] = await db
+        .update(agents)
+        .set({ ...changes, updatedAt: new Date() })
+        .where(and(eq(agents.id, agent.id), eq(agents.userId, userId)))
+        .returning();
+      if (!row) throw new AppError('not_found', errorMessages.agentNotFound);
+      return agentView(row as Agent);
+    },
+
+    /** Deletes the agent and, by cascade, its integration settings, dialogues and pending notifications. */
+    async remove(userId: string, agentId: string): Promise<void> {
+      const agent = await requireOwned(userId, agentId);
+      await db.delete(agents).where(and(eq(agents.id, agent.id), eq(agents.userId, userId)));
+    },
+  };
+}
+
+export type AgentService = ReturnType<typeof createAgentService>;

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { AGENT_TYPES, agentView } from '../../agents/service';
+import { procedureForOwnedAgent } from '../../agents/guard';
+import { errorMessages } from '../../http/messages';
+import { router, userProcedure } from '../init';
+
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
+
+const name = z
+  .string({ error: errorMessages.agentNameRequired })
+  .trim()
+  .min(1, errorMessages.agentNameRequired)
+  .max(100, errorMessages.agentNameTooLong);
+const type = z.enum(AGENT_TYPES, { error: errorMessages.agentTypeInvalid });
+const systemPrompt = z.string().max(20_000, errorMessages.agentPromptTooLong);
+const model = z.string().trim().max(200, errorMessages.agentModelInvalid).regex(MODEL_ID, errorMessages.agentModelInvalid);
+
+const agentOutput = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: type,
+  systemPrompt: z.string(),
+  model: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const agentId = z.string().max(100);
+const ownedAgentProcedure = procedureForOwnedAgent('id');
+
+export const agentsRouter = router({
+  list: userProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/agents', tags: ['agents'], summary: 'Агенты пользователя' } })
+    .input(z.void())
+    .output(z.object({ agents: z.array(agentOutput), count: z.number().int() }))
+    .query(({ ctx }) => ctx.services.agents.list(ctx.principal.userId)),
+
+  create: userProcedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/api/agents',
+        tags: ['agents'],
+        summary: 'Создать агента',
+        successDescription: 'Агент создан',
+      },
+    })
+    .input(z.object({ name, type, systemPrompt: systemPrompt.optional(), model: model.optional() }))
+    .output(agentOutput)
+    .mutation(({ ctx, input }) => ctx.services.agents.create(ctx.principal.userId, input)),
+
+  get: ownedAgentProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/agents/{id}', tags: ['agents'], summary: 'Агент' } })
+    .input(z.object({ id: agentId }))
+    .output(agentOutput)
+    .query(({ ctx }) => agentView(ctx.agent)),
+
+  update: ownedAgentProcedure
+    .meta({
+      openapi: { method: 'PATCH', path: '/api/agents/{id}', tags: ['agents'], summary: 'Изменить агента (тип не меняется)' },
+    })
+    .input(
+      z.object({
+        id: agentId,
+        name: name.optional(),
+        type: type.optional(),
+        systemPrompt: systemPrompt.optional(),
+        model: model.optional(),
+      }),
+    )
+    .output(agentOutput)
+    .mutation(({ ctx, input }) => {
+      const { id: _, ...patch } = input;
+      return ctx.services.agents.update(ctx.principal.userId, ctx.agent.id, patch);
+    }),
+
+  remove: ownedAgentProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/api/agents/{id}', tags: ['agents'], summary: 'Удалить агента и его интеграции' },
+    })
+    .input(z.object({ id: agentId }))
+    .output(z.object({ success: z.boolean(), message: z.string() }))
+    .mutation(async ({ ctx }) => {
+      await ctx.services.agents.remove(ctx.principal.userId, ctx.agent.id);
+      return { success: true, message: errorMessages.agentDeleted };
+    }),
+});

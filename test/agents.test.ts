@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ env: { DEFAULT_AGENT_MODEL: 'acme/helper-1' } });
+});
+afterAll(() => app?.close());
+
+async function createAgent(token: string, body: Record<string, unknown> = { name: 'Салон', type: 'service' }) {
+  const res = await call(app.url, 'POST', '/api/agents', { token, body });
+  if (res.status !== 201) throw new Error(`agent creation failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+describe('agents', () => {
+  test('creation returns the agent with the configured default model; listing shows it', async () => {
+    const { token } = await registerUser(app.url);
+    const res = await call(app.url, 'POST', '/api/agents', { token, body: { name: '  Магазин  ', type: 'ecommerce' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: 'Магазин',
+      type: 'ecommerce',
+      systemPrompt: '',
+      model: 'acme/helper-1',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
+
+    const second = await createAgent(token, {
+      name: 'Автор',
+      type: 'creator',
+      systemPrompt: 'Ты помогаешь автору курса',
+      model: 'openai/gpt-4o',
+    });
+    expect(second).toMatchObject({ type: 'creator', systemPrompt: 'Ты помогаешь автору курса', model: 'openai/gpt-4o' });
+
+    const list = await call(app.url, 'GET', '/api/agents', { token });
+    expect(list.status).toBe(200);
+    expect(list.body.count).toBe(2);
+    expect(list.body.agents.map((a: { id: string }) => a.id)).toEqual([second.id, res.body.id]);
+  });
+
+  test('validation: name, type and model id', async () => {
+    const { token } = await registerUser(app.url);
+    const bad = [
+      {},
+      { name: 'x' },
+      { name: '', type: 'service' },
+      { name: 'x'.repeat(101), type: 'service' },
+      { name: 'x', type: 'robot' },
+      { name: 'x', type: 'service', model: 'no-owner' },
+      { name: 'x', type: 'service', systemPrompt: 5 },
+    ];
+    for (const body of bad) {
+      const res = await call(app.url, 'POST', '/api/agents', { token, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('invalid_request_error');
+      expect(res.body.error.message).toMatch(/[А-Яа-я]/);
+    }
+    const malformed = await call(app.url, 'POST', '/api/agents', { token, rawBody: '{"name":' });
+    expect(malformed.status).toBe(400);
+  });
+
+  test('get, patch and delete by the owner', async () => {
+    const { token } = await registerUser(app.url);
+    const agent = await createAgent(token);
+    const got = await call(app.url, 'GET', `/api/agents/${agent.id}`, { token });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(agent);
+
+    await Bun.sleep(5);
+    const patched = await call(app.url, 'PATCH', `/api/agents/${agent.id}`, {
+      token,
+      body: { name: 'Салон «Лён»', systemPrompt: 'Отвечай вежливо', model: 'anthropic/claude-3.5-sonnet' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      id: agent.id,
+      name: 'Салон «Лён»',
+      type: 'service',
+      systemPrompt: 'Отвечай вежливо',
+      model: 'anthropic/claude-3.5-sonnet',
+      createdAt: agent.createdAt,
+    });
+    expect(Date.parse(patched.body.updatedAt)).toBeGreaterThan(Date.parse(agent.updatedAt));
+
+    const sameType = await call(app.url, 'PATCH', `/api/agents/${agent.id}`, { token, body: { type: 'service' } });
+    expect(sameType.status).toBe(200);
+    const typeChange = await call(app.url, 'PATCH', `/api/agents/${agent.id}`, { token, body: { type: 'creator' } });
+    expect(typeChange.status).toBe(400);
+    expect(typeChange.body.error.type).toBe('invalid_request_error');
+    const badModel = await call(app.url, 'PATCH', `/api/agents/${agent.id}`, { token, body: { model: 'gpt' } });
+    expect(badModel.status).toBe(400);
+
+    const removed = await call(app.url, 'DELETE', `/api/agents/${agent.id}`, { token });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ success: true, message: expect.stringMatching(/[А-Яа-я]/) });
+    const gone = await call(app.url, 'GET', `/api/agents/${agent.id}`, { token });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.type).toBe('not_found');
+    expect((await call(app.url, 'GET', '/api/agents', { token })).body.count).toBe(0);
+  });
+
+  test("another user's agent is 403 forbidden on every route; an unknown agent is 404", async () => {
+    const alice = await registerUser(app.url);
+    const bob = await registerUser(app.url);
+    const agent = await createAgent(alice.token);
+    const attempts = [
+      call(app.url, 'GET', `/api/agents/${agent.id}`, { token: bob.token }),
+      call(app.url, 'PATCH', `/api/agents/${agent.id}`, { token: bob.token, body: { name: 'чужой' } }),
+      call(app.url, 'DELETE', `/api/agents/${agent.id}`, { token: bob.token }),
+    ];
+    for (const res of await Promise.all(attempts)) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.type).toBe('forbidden');
+      expect(res.body.error.message).toMatch(/[А-Яа-я]/);
+    }
+    // Nothing changed, and bob's list is empty.
+    expect((await call(app.url, 'GET', `/api/agents/${agent.id}`, { token: alice.token })).body.name).toBe(agent.name);
+    expect((await call(app.url, 'GET', '/api/agents', { token: bob.token })).body.count).toBe(0);
+
+    for (const missing of ['00000000-0000-4000-8000-000000000000', 'nope', '1%27%20or%20%271%27=%271']) {
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const res = await call(app.url, method, `/api/agents/${missing}`, {
+          token: alice.token,
+          body: method === 'PATCH' ? { name: 'x' } : undefined,
+        });
+        expect(res.status).toBe(404);
+        expect(res.body.error.type).toBe('not_found');
+      }
+    }
+  });
+
+  test('agent routes need a JWT; an API key or nothing is 401', async () => {
+    const { token } = await registerUser(app.url);
+    const { key } = await createApiKey(app.url, token);
+    for (const credential of [key, undefined, 'garbage']) {
+      const res = await call(app.url, 'GET', '/api/agents', { token: credential });
+      expect(res.status).toBe(401);
+      expect(res.body.error.type).toBe('unauthorized');
+    }
+  });
+});
