@@ -12,6 +12,7 @@ import {
   text,
   timestamp,
   unique,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
@@ -323,5 +324,73 @@ export const outbox = pgTable(
     index('outbox_notification_idx').on(t.notificationId),
     index('outbox_agent_idx').on(t.agentId, t.createdAt),
     check('outbox_status_known', sql`${t.status} in ('pending', 'sent', 'failed')`),
+  ],
+);
+
+// YCLIENTS settings of a Service agent; every credential sealed by the secret box.
+export const bookingSettings = pgTable('booking_settings', {
+  agentId: uuid('agent_id')
+    .primaryKey()
+    .references(() => agents.id, { onDelete: 'cascade' }),
+  partnerTokenSealed: text('partner_token_sealed').notNull(),
+  loginSealed: text('login_sealed').notNull(),
+  passwordSealed: text('password_sealed').notNull(),
+  companyId: integer('company_id').notNull(),
+  syncEnabled: boolean('sync_enabled').notNull().default(false),
+  slotCacheTtlMinutes: integer('slot_cache_ttl_minutes').notNull().default(15),
+  specialistMapping: jsonb('specialist_mapping').$type<Record<string, number>>().notNull().default({}),
+  serviceMapping: jsonb('service_mapping').$type<Record<string, number>>().notNull().default({}),
+  lastSyncAt: timestamp('last_sync_at', { withTimezone: true, mode: 'date' }),
+  lastSyncError: text('last_sync_error'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+// What YCLIENTS answered (administrator token sealed, specialists, services, free times), shared by
+// every instance until it expires.
+export const bookingCache = pgTable(
+  'booking_cache',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    value: jsonb('value').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'booking_cache_pk', columns: [t.agentId, t.key] }),
+    index('booking_cache_expires_idx').on(t.expiresAt),
+  ],
+);
+
+// Appointments booked through an agent. The unique index is what stops a double booking: a claim row
+// ('pending') is inserted before YCLIENTS is asked, so of concurrent requests for one start only one
+// gets that far; a failed booking deletes its claim.
+export const appointments = pgTable(
+  'appointments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    specialistId: text('specialist_id').notNull(),
+    serviceId: text('service_id').notNull(),
+    staffId: integer('staff_id').notNull(),
+    externalServiceId: integer('external_service_id').notNull(),
+    startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** The start as YCLIENTS wrote it, with the company's offset. */
+    datetime: text('datetime').notNull(),
+    clientName: text('client_name').notNull(),
+    clientPhone: text('client_phone').notNull(),
+    status: text('status', { enum: ['pending', 'booked'] }).notNull(),
+    externalRecordId: text('external_record_id'),
+    source: text('source', { enum: ['api', 'assistant'] }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('appointments_slot_unique').on(t.agentId, t.staffId, t.startsAt),
+    index('appointments_pending_idx').on(t.status, t.createdAt),
   ],
 );
