@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { createAccountService } from './accounts/service';
 import { createAgentService } from './agents/service';
+import { createSecretBox } from './crypto/secret-box';
+import { createBooking } from './integrations/booking';
 import { createAuthenticator } from './auth/authenticate';
 import { createJwtService } from './auth/jwt';
 import type { Config } from './config';
@@ -46,6 +48,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   const usageReport = createUsageReport(db);
   const agents = createAgentService({ db, config });
+  const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
+  const booking = createBooking({ db, database, config, logger, box: secretBox });
 
   return {
     config,
@@ -65,12 +69,17 @@ export function createServices({ config, database, logger }: ServicesInput) {
     chat,
     usageReport,
     agents,
+    secretBox,
+    booking,
+    bookingSync: booking.sync,
     /** Starts background work; each piece registers how it stops. */
     async start() {
       await verifier.start();
       lifecycle.onShutdown('key verifier', () => verifier.stop());
       billing.start();
       lifecycle.onShutdown('billing', () => billing.stop());
+      booking.sync.start();
+      lifecycle.onShutdown('booking sync', () => booking.sync.stop());
     },
   };
 }

@@ -40,6 +40,20 @@ export const errorMessages = {
   keyWarning: 'Сохраните ключ сейчас: он показывается только один раз и больше не будет доступен',
   registered: 'Регистрация прошла успешно',
 
+  // Booking system (YCLIENTS).
+  bookingNotService: 'Интеграция с системой бронирования доступна только агентам типа service',
+  bookingNotConfigured: 'Интеграция с YCLIENTS не настроена: сохраните настройки агента',
+  bookingLoginRejected: 'YCLIENTS не принял данные входа: проверьте partner token, логин и пароль администратора',
+  bookingCompanyNotFound: (companyId: number) => `Компания ${companyId} не найдена в YCLIENTS или недоступна этому администратору`,
+  bookingAccessDenied: 'YCLIENTS отказал в доступе: проверьте partner token и права администратора',
+  bookingNotFound: 'YCLIENTS не нашёл специалиста, услугу или компанию: проверьте companyId и сопоставления',
+  bookingRejected: (detail: string) => `YCLIENTS отклонил запрос: ${detail}`,
+  bookingUnavailable: 'Система бронирования YCLIENTS недоступна, попробуйте позже',
+  bookingRateLimited: 'YCLIENTS просит повторить запрос позже',
+  slotTaken: 'Это время уже занято или недоступно для записи: выберите другое из свободных',
+  unknownSpecialist: (id: string) => `Специалист «${id}» не найден в настройках интеграции`,
+  unknownService: (id: string) => `Услуга «${id}» не найдена в настройках интеграции`,
+
   // Agents.
   agentNotFound: 'Агент не найден',
   agentForbidden: 'Этот агент принадлежит другому пользователю',

@@ -1,3 +1,4 @@
+import { bookingRouter } from '../integrations/booking/router';
 import { router } from './init';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
@@ -9,6 +10,7 @@ export const appRouter = router({
   keys: keysRouter,
   account: accountRouter,
   agents: agentsRouter,
+  booking: bookingRouter,
 });
 
 /** The typed client's view of the dashboard API. */

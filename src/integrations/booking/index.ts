@@ -1,0 +1,47 @@
+// The booking integration assembled from its parts: one YCLIENTS client per partner token, the shared
+// cache, the settings, the service that reads and books, and the background sync.
+import type { Config } from '../../config';
+import type { SecretBox } from '../../crypto/secret-box';
+import type { Database, DatabaseHandle } from '../../db/client';
+import type { Logger } from '../../logger';
+import { createBookingCache } from './cache';
+import { createYclientsClient } from './client';
+import { createBookingService } from './service';
+import { createBookingSettings } from './settings';
+import { createBookingSync } from './sync';
+
+/** The spec's administrator token cache. */
+const USER_TOKEN_TTL_SECONDS = 55 * 60;
+
+export function createBooking(deps: {
+  db: Database;
+  database: DatabaseHandle;
+  config: Pick<Config, 'yclientsBaseUrl' | 'bookingSyncIntervalSeconds'>;
+  logger: Logger;
+  box: SecretBox;
+}) {
+  const { db, database, config, logger, box } = deps;
+  const clientFor = (partnerToken: string) => createYclientsClient({ baseUrl: config.yclientsBaseUrl, partnerToken });
+  const cache = createBookingCache(db);
+  const settings = createBookingSettings({ db, box, cache, clientFor, userTokenTtlSeconds: USER_TOKEN_TTL_SECONDS });
+  const service = createBookingService({
+    db,
+    box,
+    cache,
+    settings,
+    clientFor,
+    logger,
+    userTokenTtlSeconds: USER_TOKEN_TTL_SECONDS,
+  });
+  const sync = createBookingSync({
+    database,
+    settings,
+    service,
+    cache,
+    logger,
+    intervalMs: config.bookingSyncIntervalSeconds * 1000,
+  });
+  return { cache, settings, service, sync };
+}
+
+export type Booking = ReturnType<typeof createBooking>;

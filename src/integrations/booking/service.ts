@@ -1,0 +1,374 @@
+// The booking integration at work: specialists, services and free times read through the agent's
+// mappings and the shared cache, and appointments booked so that one slot is never sold twice.
+//
+// Double booking is prevented in two places. YCLIENTS is asked fresh (never from cache) whether the
+// time is free, and a local claim row is inserted under a unique index on agent + specialist + start
+// before YCLIENTS is asked to book: of any number of concurrent requests, on any number of instances,
+// one insert wins and the rest get 409 without reaching YCLIENTS. A failed booking deletes its claim,
+// so no local row ever says "booked" for a booking that does not exist.
+import { and, eq, lt } from 'drizzle-orm';
+import type { SecretBox } from '../../crypto/secret-box';
+import type { Database } from '../../db/client';
+import { appointments } from '../../db/schema';
+import { AppError, isUniqueViolation } from '../../http/errors';
+import { errorMessages } from '../../http/messages';
+import type { Logger } from '../../logger';
+import type { BookingCache } from './cache';
+import type { YclientsClient, YclientsService, YclientsStaff } from './client';
+import { YclientsApiError } from './client';
+import { bookingFailure } from './errors';
+import { USER_TOKEN_KEY, type BookingSettings, type OpenBookingSettings } from './settings';
+
+export interface Specialist {
+  /** The agent's own id for the specialist (a key of specialistMapping, or the YCLIENTS id without a mapping). */
+  id: string;
+  staffId: number;
+  name: string;
+  specialization: string;
+  position: string | null;
+}
+
+export interface BookableService {
+  id: string;
+  serviceId: number;
+  title: string;
+  priceMin: number;
+  priceMax: number;
+  /** The shortest duration among the specialists who perform it, in minutes; null when unknown. */
+  durationMinutes: number | null;
+  /** Agent ids of the specialists who perform it (only those the agent knows). */
+  specialistIds: string[];
+}
+
+export interface FreeSlot {
+  /** Local time label, e.g. "10:00". */
+  time: string;
+  /** ISO 8601 with the company's offset: pass it back unchanged to book. */
+  datetime: string;
+  durationMinutes: number;
+}
+
+export interface AppointmentInput {
+  specialistId: string;
+  serviceId: string;
+  datetime: string;
+  clientName: string;
+  clientPhone: string;
+}
+
+export interface Appointment {
+  id: string;
+  specialistId: string;
+  serviceId: string;
+  datetime: string;
+  clientName: string;
+  clientPhone: string;
+  status: 'booked';
+  externalRecordId: string;
+  createdAt: string;
+}
+
+export interface BookingServiceDeps {
+  db: Database;
+  box: SecretBox;
+  cache: BookingCache;
+  settings: BookingSettings;
+  clientFor(partnerToken: string): YclientsClient;
+  logger: Logger;
+  userTokenTtlSeconds: number;
+}
+
+/** The date part of an ISO date-time as written, i.e. the company's local date when it carries the offset. */
+function localDate(datetime: string): string {
+  return datetime.slice(0, 10);
+}
+
+/** YCLIENTS wants digits only; a Russian 8XXXXXXXXXX is the same number as 7XXXXXXXXXX. */
+export function normalisePhone(raw: string): string | null {
+  const digits = raw.replace(/\D/g, '');
+  const phone = digits.length === 11 && digits.startsWith('8') ? `7${digits.slice(1)}` : digits;
+  return phone.length >= 10 && phone.length <= 15 ? phone : null;
+}
+
+function invert(mapping: Record<string, number>): Map<number, string> {
+  const byExternal = new Map<number, string>();
+  for (const [internal, external] of Object.entries(mapping)) if (!byExternal.has(external)) byExternal.set(external, internal);
+  return byExternal;
+}
+
+export function createBookingService(deps: BookingServiceDeps) {
+  const { db, box, cache, settings, logger } = deps;
+
+  async function configured(agentId: string): Promise<OpenBookingSettings> {
+    const s = await settings.load(agentId);
+    if (!s) throw new AppError('invalid_request_error', errorMessages.bookingNotConfigured);
+    return s;
+  }
+
+  const ttlSeconds = (s: OpenBookingSettings) => s.slotCacheTtlMinutes * 60;
+
+  /** The administrator token: shared through the cache for 55 minutes, or a fresh login. */
+  async function userToken(s: OpenBookingSettings, client: YclientsClient, fresh: boolean): Promise<string> {
+    if (!fresh) {
+      const cached = await cache.get<{ sealed: string }>(s.agentId, USER_TOKEN_KEY);
+      if (cached) {
+        try {
+          return box.open(cached.sealed, 'userToken');
+        } catch {
+          // Sealed under a key that is gone: log in again.
+        }
+      }
+    }
+    const token = await client.authUser({ login: s.login, password: s.password });
+    await cache.set(s.agentId, USER_TOKEN_KEY, { sealed: box.seal(token) }, deps.userTokenTtlSeconds);
+    return token;
+  }
+
+  /** An administrator call; a refused token is renewed once and the call repeated. */
+  async function asAdmin<T>(s: OpenBookingSettings, call: (client: YclientsClient, token: string) => Promise<T>): Promise<T> {
+    const client = deps.clientFor(s.partnerToken);
+    try {
+      return await call(client, await userToken(s, client, false));
+    } catch (error) {
+      if (!(error instanceof YclientsApiError && error.tokenRejected)) throw error;
+      logger.info('yclients refused the administrator token; logging in again', { agentId: s.agentId });
+      return call(client, await userToken(s, client, true));
+    }
+  }
+
+  async function cached<T>(s: OpenBookingSettings, key: string, fetch: () => Promise<T>, refresh = false): Promise<T> {
+    if (!refresh) {
+      const hit = await cache.get<T>(s.agentId, key);
+      if (hit !== null) return hit;
+    }
+    const value = await fetch();
+    await cache.set(s.agentId, key, value, ttlSeconds(s));
+    return value;
+  }
+
+  const staffOf = (s: OpenBookingSettings, refresh = false) =>
+    cached<YclientsStaff[]>(s, 'staff', () => asAdmin(s, (c, t) => c.getStaff(s.companyId, t)), refresh);
+  const servicesOf = (s: OpenBookingSettings, refresh = false) =>
+    cached<YclientsService[]>(s, 'services', () => asAdmin(s, (c, t) => c.getServices(s.companyId, t)), refresh);
+
+  function specialistsFrom(s: OpenBookingSettings, staff: YclientsStaff[]): Specialist[] {
+    const shown = (m: YclientsStaff) => !m.fired && !m.deleted;
+    const toSpecialist = (id: string, m: YclientsStaff): Specialist => ({
+      id,
+      staffId: m.id,
+      name: m.name,
+      specialization: m.specialization,
+      position: m.positionTitle,
+    });
+    const entries = Object.entries(s.specialistMapping);
+    if (entries.length === 0) return staff.filter((m) => shown(m) && !m.hidden).map((m) => toSpecialist(String(m.id), m));
+    // In YCLIENTS' order (its own weights); a stored mapping keeps no order of its own.
+    const internal = invert(s.specialistMapping);
+    const list = staff.filter((m) => internal.has(m.id) && shown(m)).map((m) => toSpecialist(internal.get(m.id)!, m));
+    const listed = new Set(list.map((p) => p.staffId));
+    for (const [, staffId] of entries) {
+      if (!listed.has(staffId)) logger.warn('mapped specialist is not in yclients (or was dismissed)', { agentId: s.agentId, staffId });
+    }
+    return list;
+  }
+
+  function servicesFrom(s: OpenBookingSettings, services: YclientsService[], specialists: Specialist[]): BookableService[] {
+    const specialistByStaff = new Map(specialists.map((p) => [p.staffId, p.id]));
+    const toService = (id: string, v: YclientsService): BookableService => {
+      const lengths = v.staff.map((x) => x.seanceLength).filter((x) => x > 0);
+      const seconds = lengths.length > 0 ? Math.min(...lengths) : v.seanceLength;
+      return {
+        id,
+        serviceId: v.id,
+        title: v.title,
+        priceMin: v.priceMin,
+        priceMax: v.priceMax,
+        durationMinutes: seconds ? Math.round(seconds / 60) : null,
+        specialistIds: v.staff.map((x) => specialistByStaff.get(x.id)).filter((x): x is string => x !== undefined),
+      };
+    };
+    const entries = Object.entries(s.serviceMapping);
+    if (entries.length === 0) return services.filter((v) => v.active).map((v) => toService(String(v.id), v));
+    const internal = invert(s.serviceMapping);
+    const list = services.filter((v) => internal.has(v.id)).map((v) => toService(internal.get(v.id)!, v));
+    const listed = new Set(list.map((v) => v.serviceId));
+    for (const [, serviceId] of entries) {
+      if (!listed.has(serviceId)) logger.warn('mapped service is not in yclients', { agentId: s.agentId, serviceId });
+    }
+    return list;
+  }
+
+  function resolve(mapping: Record<string, number>, id: string, unknown: (id: string) => string): number {
+    if (Object.keys(mapping).length > 0) {
+      const external = mapping[id];
+      if (external === undefined) throw new AppError('invalid_request_error', unknown(id));
+      return external;
+    }
+    if (!/^\d{1,12}$/.test(id)) throw new AppError('invalid_request_error', unknown(id));
+    return Number(id);
+  }
+
+  const slotsKey = (date: string, staffId: number, serviceId?: number) =>
+    serviceId === undefined ? `slots:${date}:${staffId}:` : `slots:${date}:${staffId}:${serviceId}`;
+
+  async function freeTimes(s: OpenBookingSettings, date: string, staffId: number, serviceId: number, refresh = false) {
+    return cached<FreeSlot[]>(
+      s,
+      slotsKey(date, staffId, serviceId),
+      async () =>
+        (await deps.clientFor(s.partnerToken).getBookTimes(s.companyId, staffId, date, [serviceId])).map((t) => ({
+          time: t.time,
+          datetime: t.datetime,
+          durationMinutes: Math.round(t.seanceLength / 60),
+        })),
+      refresh,
+    );
+  }
+
+  const failing = <T>(s: OpenBookingSettings | null, run: () => Promise<T>): Promise<T> =>
+    run().catch((error) => {
+      throw bookingFailure(error, 'use', s?.companyId);
+    });
+
+  return {
+    async specialists(agentId: string): Promise<Specialist[]> {
+      const s = await configured(agentId);
+      return failing(s, async () => specialistsFrom(s, await staffOf(s)));
+    },
+
+    async services(agentId: string): Promise<BookableService[]> {
+      const s = await configured(agentId);
+      return failing(s, async () => servicesFrom(s, await servicesOf(s), specialistsFrom(s, await staffOf(s))));
+    },
+
+    async slots(agentId: string, query: { date: string; specialistId: string; serviceId: string }): Promise<FreeSlot[]> {
+      const s = await configured(agentId);
+      const staffId = resolve(s.specialistMapping, query.specialistId, errorMessages.unknownSpecialist);
+      const serviceId = resolve(s.serviceMapping, query.serviceId, errorMessages.unknownService);
+      return failing(s, () => freeTimes(s, query.date, staffId, serviceId));
+    },
+
+    async book(agentId: string, input: AppointmentInput, source: 'api' | 'assistant'): Promise<Appointment> {
+      const s = await configured(agentId);
+      const staffId = resolve(s.specialistMapping, input.specialistId, errorMessages.unknownSpecialist);
+      const serviceId = resolve(s.serviceMapping, input.serviceId, errorMessages.unknownService);
+      const phone = normalisePhone(input.clientPhone);
+      if (!phone) throw new AppError('invalid_request_error', 'clientPhone: укажите телефон в международном формате, например +7 916 123-45-67');
+      const startsAt = new Date(input.datetime);
+      const date = localDate(input.datetime);
+
+      // Fresh from YCLIENTS, and the cache learns the answer too.
+      const times = await failing(s, () => freeTimes(s, date, staffId, serviceId, true));
+      const slot = times.find((t) => Date.parse(t.datetime) === startsAt.getTime());
+      if (!slot) throw new AppError('conflict', errorMessages.slotTaken);
+
+      let claimId: string;
+      try {
+        const [claim] = await db
+          .insert(appointments)
+          .values({
+            agentId,
+            specialistId: input.specialistId,
+            serviceId: input.serviceId,
+            staffId,
+            externalServiceId: serviceId,
+            startsAt,
+            datetime: slot.datetime,
+            clientName: input.clientName,
+            clientPhone: phone,
+            status: 'pending',
+            source,
+          })
+          .returning({ id: appointments.id });
+        claimId = claim!.id;
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new AppError('conflict', errorMessages.slotTaken);
+        throw error;
+      }
+
+      try {
+        const [booked] = await deps.clientFor(s.partnerToken).bookRecord(s.companyId, {
+          phone,
+          fullname: input.clientName,
+          apiId: claimId,
+          comment: source === 'assistant' ? 'Запись через ассистента Conduit' : 'Запись через Conduit',
+          appointments: [{ id: 1, serviceIds: [serviceId], staffId, datetime: slot.datetime }],
+        });
+        if (!booked) throw new YclientsApiError({
+          kind: 'unexpected',
+          status: 201,
+          message: 'book_record answered without a record',
+          code: null,
+          details: [],
+          method: 'POST',
+          path: `/book_record/${s.companyId}`,
+          retryAfterSeconds: null,
+        });
+        const [row] = await db
+          .update(appointments)
+          .set({ status: 'booked', externalRecordId: String(booked.recordId), updatedAt: new Date() })
+          .where(eq(appointments.id, claimId))
+          .returning();
+        await cache.deletePrefix(agentId, slotsKey(date, staffId)).catch(() => {});
+        logger.info('appointment booked', { agentId, appointmentId: claimId, staffId, recordId: booked.recordId });
+        return {
+          id: row!.id,
+          specialistId: row!.specialistId,
+          serviceId: row!.serviceId,
+          datetime: row!.datetime,
+          clientName: row!.clientName,
+          clientPhone: row!.clientPhone,
+          status: 'booked',
+          externalRecordId: row!.externalRecordId!,
+          createdAt: row!.createdAt.toISOString(),
+        };
+      } catch (error) {
+        await db.delete(appointments).where(eq(appointments.id, claimId));
+        if (error instanceof YclientsApiError && error.kind === 'slot_busy') {
+          await cache.deletePrefix(agentId, slotsKey(date, staffId)).catch(() => {});
+        }
+        logger.warn('booking failed; claim withdrawn', { agentId, appointmentId: claimId, error });
+        throw bookingFailure(error, 'use', s.companyId);
+      }
+    },
+
+    /** Refreshes what the sync keeps warm: specialists, services and the next days' free times. */
+    async refresh(s: OpenBookingSettings, days: number, maxSlotCalls: number): Promise<{ slotCalls: number }> {
+      const staff = await staffOf(s, true);
+      const services = await servicesOf(s, true);
+      const specialists = specialistsFrom(s, staff);
+      const bookable = servicesFrom(s, services, specialists);
+      const staffBySpecialist = new Map(specialists.map((p) => [p.id, p.staffId]));
+      let slotCalls = 0;
+      const today = Date.now();
+      for (let d = 0; d < days; d++) {
+        const date = new Date(today + d * 86_400_000).toISOString().slice(0, 10);
+        for (const service of bookable) {
+          for (const specialistId of service.specialistIds) {
+            if (slotCalls >= maxSlotCalls) return { slotCalls };
+            const staffId = staffBySpecialist.get(specialistId);
+            if (staffId === undefined) continue;
+            await freeTimes(s, date, staffId, service.serviceId, true);
+            slotCalls += 1;
+          }
+        }
+      }
+      return { slotCalls };
+    },
+
+    /**
+     * Claims left pending by a process that died between claiming and hearing back from YCLIENTS. They
+     * block their slot until removed; the booking behind one may or may not exist, so it is logged.
+     */
+    async dropStaleClaims(olderThanMinutes: number): Promise<number> {
+      const stale = await db
+        .delete(appointments)
+        .where(and(eq(appointments.status, 'pending'), lt(appointments.createdAt, new Date(Date.now() - olderThanMinutes * 60_000))))
+        .returning({ id: appointments.id, agentId: appointments.agentId });
+      for (const claim of stale) logger.warn('dropped a stale booking claim; check it in yclients', claim);
+      return stale.length;
+    },
+  };
+}
+
+export type BookingService = ReturnType<typeof createBookingService>;

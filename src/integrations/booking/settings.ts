@@ -1,0 +1,236 @@
+// A Service agent's YCLIENTS settings: stored with every credential sealed, read back with the
+// credentials reduced to whether they are set, and saved only after YCLIENTS accepted them.
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { SecretBox } from '../../crypto/secret-box';
+import { SecretBoxError } from '../../crypto/secret-box';
+import type { Database } from '../../db/client';
+import { bookingSettings } from '../../db/schema';
+import { AppError } from '../../http/errors';
+import type { BookingCache } from './cache';
+import { bookingFailure } from './errors';
+import type { YclientsClient } from './client';
+
+export const MIN_SLOT_CACHE_TTL_MINUTES = 5;
+export const DEFAULT_SLOT_CACHE_TTL_MINUTES = 15;
+
+const mapping = (what: string) =>
+  z
+    .record(
+      z.string().trim().min(1, `идентификатор ${what} не может быть пустым`).max(100),
+      z.coerce.number({ error: `${what}: ожидается числовой id YCLIENTS` }).int().positive(`${what}: ожидается числовой id YCLIENTS`),
+    )
+    .refine((m) => Object.keys(m).length <= 500, `не больше 500 записей в сопоставлении ${what}`);
+
+const secret = (label: string) =>
+  z.string({ error: `${label}: ожидается строка` }).trim().min(1, `${label} не может быть пустым`).max(500);
+
+export const bookingSettingsInput = z.object({
+  partnerToken: secret('partnerToken').optional(),
+  login: secret('login').optional(),
+  password: secret('password').optional(),
+  companyId: z.coerce
+    .number({ error: 'companyId: ожидается числовой id компании в YCLIENTS' })
+    .int('companyId: ожидается целое число')
+    .positive('companyId: ожидается числовой id компании в YCLIENTS'),
+  syncEnabled: z.boolean().default(false),
+  slotCacheTtlMinutes: z
+    .number()
+    .int()
+    .min(MIN_SLOT_CACHE_TTL_MINUTES, `slotCacheTtlMinutes: не меньше ${MIN_SLOT_CACHE_TTL_MINUTES} минут`)
+    .max(24 * 60, 'slotCacheTtlMinutes: не больше 1440 минут')
+    .default(DEFAULT_SLOT_CACHE_TTL_MINUTES),
+  specialistMapping: mapping('специалиста').default({}),
+  serviceMapping: mapping('услуги').default({}),
+});
+
+export type BookingSettingsInput = z.infer<typeof bookingSettingsInput>;
+
+export const bookingSettingsView = z.object({
+  configured: z.boolean(),
+  partnerTokenSet: z.boolean(),
+  loginSet: z.boolean(),
+  passwordSet: z.boolean(),
+  companyId: z.number().int().nullable(),
+  syncEnabled: z.boolean(),
+  slotCacheTtlMinutes: z.number().int(),
+  specialistMapping: z.record(z.string(), z.number().int()),
+  serviceMapping: z.record(z.string(), z.number().int()),
+  lastSyncAt: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+});
+
+export type BookingSettingsView = z.infer<typeof bookingSettingsView>;
+
+/** Settings opened for use: credentials in clear, for this process only. */
+export interface OpenBookingSettings {
+  agentId: string;
+  partnerToken: string;
+  login: string;
+  password: string;
+  companyId: number;
+  syncEnabled: boolean;
+  slotCacheTtlMinutes: number;
+  specialistMapping: Record<string, number>;
+  serviceMapping: Record<string, number>;
+}
+
+type Row = typeof bookingSettings.$inferSelect;
+
+function view(row: Row | undefined): BookingSettingsView {
+  if (!row) {
+    return {
+      configured: false,
+      partnerTokenSet: false,
+      loginSet: false,
+      passwordSet: false,
+      companyId: null,
+      syncEnabled: false,
+      slotCacheTtlMinutes: DEFAULT_SLOT_CACHE_TTL_MINUTES,
+      specialistMapping: {},
+      serviceMapping: {},
+      lastSyncAt: null,
+      updatedAt: null,
+    };
+  }
+  return {
+    configured: true,
+    partnerTokenSet: true,
+    loginSet: true,
+    passwordSet: true,
+    companyId: row.companyId,
+    syncEnabled: row.syncEnabled,
+    slotCacheTtlMinutes: row.slotCacheTtlMinutes,
+    specialistMapping: row.specialistMapping,
+    serviceMapping: row.serviceMapping,
+    lastSyncAt: row.lastSyncAt?.toISOString() ?? null,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export interface BookingSettingsDeps {
+  db: Database;
+  box: SecretBox;
+  cache: BookingCache;
+  /** A YCLIENTS client for a partner token. */
+  clientFor(partnerToken: string): YclientsClient;
+  /** How long a fresh administrator token is trusted. */
+  userTokenTtlSeconds: number;
+}
+
+export function createBookingSettings(deps: BookingSettingsDeps) {
+  const { db, box, cache } = deps;
+
+  function openRow(row: Row): OpenBookingSettings {
+    try {
+      return {
+        agentId: row.agentId,
+        partnerToken: box.open(row.partnerTokenSealed, 'partnerToken'),
+        login: box.open(row.loginSealed, 'login'),
+        password: box.open(row.passwordSealed, 'password'),
+        companyId: row.companyId,
+        syncEnabled: row.syncEnabled,
+        slotCacheTtlMinutes: row.slotCacheTtlMinutes,
+        specialistMapping: row.specialistMapping,
+        serviceMapping: row.serviceMapping,
+      };
+    } catch (error) {
+      if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', `${error.message}. Сохраните настройки YCLIENTS заново`);
+      throw error;
+    }
+  }
+
+  async function row(agentId: string): Promise<Row | undefined> {
+    const [found] = await db.select().from(bookingSettings).where(eq(bookingSettings.agentId, agentId));
+    return found;
+  }
+
+  return {
+    async read(agentId: string): Promise<BookingSettingsView> {
+      return view(await row(agentId));
+    },
+
+    /** The agent's settings opened for use, or null when the integration is not set up. */
+    async load(agentId: string): Promise<OpenBookingSettings | null> {
+      const found = await row(agentId);
+      return found ? openRow(found) : null;
+    },
+
+    /** Agents whose owners turned synchronisation on. */
+    async listSynced(): Promise<OpenBookingSettings[]> {
+      const rows = await db.select().from(bookingSettings).where(eq(bookingSettings.syncEnabled, true));
+      const opened: OpenBookingSettings[] = [];
+      for (const r of rows) {
+        try {
+          opened.push(openRow(r));
+        } catch {
+          // A value sealed under a key that is gone: that agent's owner has to save again; the rest sync.
+        }
+      }
+      return opened;
+    },
+
+    async markSynced(agentId: string, error: string | null): Promise<void> {
+      await db
+        .update(bookingSettings)
+        .set({ lastSyncAt: new Date(), lastSyncError: error })
+        .where(eq(bookingSettings.agentId, agentId));
+    },
+
+    /**
+     * Saves settings after logging in to YCLIENTS with them. Credentials left out keep their stored
+     * values; on a first save all three are required.
+     */
+    async save(agentId: string, input: BookingSettingsInput): Promise<BookingSettingsView> {
+      const existing = await row(agentId);
+      const current = existing ? openRow(existing) : null;
+      const partnerToken = input.partnerToken ?? current?.partnerToken;
+      const login = input.login ?? current?.login;
+      const password = input.password ?? current?.password;
+      const missing = [
+        partnerToken ? null : 'partnerToken',
+        login ? null : 'login',
+        password ? null : 'password',
+      ].filter(Boolean);
+      if (missing.length > 0 || !partnerToken || !login || !password) {
+        throw new AppError('invalid_request_error', `Укажите ${missing.join(', ')}: без них YCLIENTS не подключить`);
+      }
+
+      // Log in, and make sure this administrator sees the company: a wrong companyId is as much a
+      // wrong setting as a wrong password, and both are better told now than at the first booking.
+      let userToken: string;
+      const client = deps.clientFor(partnerToken);
+      try {
+        userToken = await client.authUser({ login, password });
+        await client.getStaff(input.companyId, userToken);
+      } catch (error) {
+        throw bookingFailure(error, 'login', input.companyId);
+      }
+
+      const values = {
+        partnerTokenSealed: box.seal(partnerToken),
+        loginSealed: box.seal(login),
+        passwordSealed: box.seal(password),
+        companyId: input.companyId,
+        syncEnabled: input.syncEnabled,
+        slotCacheTtlMinutes: input.slotCacheTtlMinutes,
+        specialistMapping: input.specialistMapping,
+        serviceMapping: input.serviceMapping,
+        updatedAt: new Date(),
+      };
+      const [saved] = await db
+        .insert(bookingSettings)
+        .values({ agentId, ...values })
+        .onConflictDoUpdate({ target: bookingSettings.agentId, set: values })
+        .returning();
+      // Whatever was cached belongs to the old settings; the token just obtained is good for the new.
+      await cache.clear(agentId);
+      await cache.set(agentId, USER_TOKEN_KEY, { sealed: box.seal(userToken) }, deps.userTokenTtlSeconds);
+      return view(saved);
+    },
+  };
+}
+
+export const USER_TOKEN_KEY = 'user-token';
+
+export type BookingSettings = ReturnType<typeof createBookingSettings>;

@@ -1,0 +1,94 @@
+// Background synchronisation: on a timer, one instance at a time (an advisory lock across everything
+// sharing the database) refreshes specialists, services and upcoming free times of every agent with
+// sync on. It runs beside requests, never in front of them, and a stop waits for the agent in hand.
+import type { DatabaseHandle } from '../../db/client';
+import type { Logger } from '../../logger';
+import type { BookingCache } from './cache';
+import type { BookingService } from './service';
+import type { BookingSettings } from './settings';
+
+export const BOOKING_SYNC_LOCK = 'booking-sync';
+/** Free times are kept warm for today and the next days. */
+const SYNC_DAYS = 3;
+/** YCLIENTS allows 5 requests a second per IP: a bounded number of slot reads per agent and run. */
+const MAX_SLOT_CALLS_PER_AGENT = 60;
+/** A claim this old without an answer from YCLIENTS belongs to a process that died. */
+const STALE_CLAIM_MINUTES = 15;
+
+export interface BookingSyncResult {
+  ran: boolean;
+  agents: number;
+  failed: number;
+}
+
+export function createBookingSync(deps: {
+  database: DatabaseHandle;
+  settings: BookingSettings;
+  service: BookingService;
+  cache: BookingCache;
+  logger: Logger;
+  intervalMs: number;
+}) {
+  const { database, settings, service, cache, logger } = deps;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let running: Promise<BookingSyncResult> | null = null;
+  let stopping = false;
+
+  async function syncAll(): Promise<Omit<BookingSyncResult, 'ran'>> {
+    const started = performance.now();
+    const agents = await settings.listSynced();
+    let failed = 0;
+    for (const s of agents) {
+      if (stopping) break;
+      try {
+        const { slotCalls } = await service.refresh(s, SYNC_DAYS, MAX_SLOT_CALLS_PER_AGENT);
+        await settings.markSynced(s.agentId, null);
+        logger.debug('booking sync: agent refreshed', { agentId: s.agentId, slotCalls });
+      } catch (error) {
+        failed += 1;
+        logger.warn('booking sync: agent failed', { agentId: s.agentId, error });
+        await settings.markSynced(s.agentId, error instanceof Error ? error.message.slice(0, 300) : 'failed').catch(() => {});
+      }
+    }
+    await service.dropStaleClaims(STALE_CLAIM_MINUTES);
+    await cache.prune(24 * 3600);
+    logger.info('booking sync finished', {
+      agents: agents.length,
+      failed,
+      durationMs: Math.round(performance.now() - started),
+    });
+    return { agents: agents.length, failed };
+  }
+
+  /** One run, unless another instance (or this one) is already running it. */
+  function runOnce(): Promise<BookingSyncResult> {
+    running ??= database
+      .withLock(BOOKING_SYNC_LOCK, syncAll)
+      .then((r) => (r.acquired ? { ran: true, ...r.value } : { ran: false, agents: 0, failed: 0 }))
+      .catch((error) => {
+        logger.error('booking sync failed', { error });
+        return { ran: false, agents: 0, failed: 0 };
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  }
+
+  return {
+    runOnce,
+    start() {
+      stopping = false;
+      timer = setInterval(() => void runOnce(), deps.intervalMs);
+      timer.unref?.();
+    },
+    async stop() {
+      stopping = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
+
+export type BookingSync = ReturnType<typeof createBookingSync>;
