@@ -207,6 +207,11 @@ export const dialogues = pgTable(
     clientPhone: text('client_phone'),
     /** assistant | operator */
     mode: text('mode').notNull().default('assistant'),
+    /** Whether the client lets the community write to them (message_allow / message_deny); null: never said. */
+    messagingAllowed: boolean('messaging_allowed'),
+    /** A multi-step exchange in progress (asking for a phone, choosing a slot…), as the assistant left it. */
+    flow: jsonb('flow'),
+    lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -392,5 +397,64 @@ export const appointments = pgTable(
   (t) => [
     uniqueIndex('appointments_slot_unique').on(t.agentId, t.staffId, t.startsAt),
     index('appointments_pending_idx').on(t.status, t.createdAt),
+  ],
+);
+
+/** The VK community of an agent. The access token and the callback secret are sealed. */
+export const socialSettings = pgTable('social_settings', {
+  agentId: uuid('agent_id')
+    .primaryKey()
+    .references(() => agents.id, { onDelete: 'cascade' }),
+  groupId: bigint('group_id', { mode: 'number' }).notNull(),
+  accessTokenSealed: text('access_token_sealed').notNull(),
+  secretKeySealed: text('secret_key_sealed').notNull(),
+  confirmationCode: text('confirmation_code'),
+  /** The callback server registered in the community for this agent's webhook URL. */
+  callbackServerId: integer('callback_server_id'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Inbox of VK callback events: written before VK is answered `ok`, keyed by the event id so a
+ * re-delivery changes nothing, and processed afterwards (again after a crash, until processed_at is set).
+ */
+export const socialEvents = pgTable(
+  'social_events',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    payload: jsonb('payload').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
+    outcome: text('outcome'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    primaryKey({ name: 'social_events_pk', columns: [t.agentId, t.eventId] }),
+    index('social_events_pending_idx').on(t.receivedAt).where(sql`${t.processedAt} is null`),
+  ],
+);
+
+/** The recent turns of a dialogue, which the model sees as context. */
+export const dialogueMessages = pgTable(
+  'dialogue_messages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    dialogueId: uuid('dialogue_id')
+      .notNull()
+      .references(() => dialogues.id, { onDelete: 'cascade' }),
+    /** user | assistant | operator */
+    role: text('role').notNull(),
+    content: text('content').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('dialogue_messages_dialogue_idx').on(t.dialogueId, t.id),
+    check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator')`),
   ],
 );
