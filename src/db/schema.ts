@@ -430,6 +430,8 @@ export const socialEvents = pgTable(
     payload: jsonb('payload').notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
+    /** A worker handles the event until then (a model answer takes seconds: no transaction is held). */
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
     outcome: text('outcome'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),

@@ -1,0 +1,1 @@
+ALTER TABLE "social_events" ADD COLUMN "locked_until" timestamp with time zone;
