@@ -22,6 +22,19 @@ export function informationDocument(services: Services) {
     endpoints: {
       auth: { register: 'POST /api/auth/register', login: 'POST /api/auth/login' },
       keys: { list: 'GET /api/keys', create: 'POST /api/keys', delete: 'DELETE /api/keys/:id' },
+      agents: {
+        list: 'GET /api/agents',
+        create: 'POST /api/agents',
+        get: 'GET /api/agents/:id',
+        update: 'PATCH /api/agents/:id',
+        delete: 'DELETE /api/agents/:id',
+      },
+      messenger: {
+        settings: 'GET|PUT /api/v1/messenger/:agentId/settings',
+        checkChannelAdmin: 'GET /api/v1/messenger/:agentId/check-channel-admin',
+        notifications: 'GET /api/v1/messenger/:agentId/notifications',
+        webhook: 'POST /api/v1/messenger/:agentId/webhook',
+      },
       chatCompletions: 'POST /v1/chat/completions',
       models: 'GET /v1/models',
       balance: 'GET /api/balance',
@@ -97,6 +110,10 @@ export function createApp(services: Services) {
         }),
       { parse: 'none' },
     )
+    // Called by Telegram, verified by its secret header: raw, outside the JWT-guarded REST routes.
+    .post('/api/v1/messenger/:agentId/webhook', ({ request, params }) => services.messenger.webhook.handle(request, params.agentId), {
+      parse: 'none',
+    })
     .all('/api/*', ({ request }) => rest(request), { parse: 'none' });
 }
 

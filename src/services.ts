@@ -2,11 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { createAccountService } from './accounts/service';
 import { createAgentService } from './agents/service';
-import { createSecretBox } from './crypto/secret-box';
 import { createBooking } from './integrations/booking';
 import { createAuthenticator } from './auth/authenticate';
 import { createJwtService } from './auth/jwt';
 import type { Config } from './config';
+import { createSecretBox } from './crypto/secret-box';
 import type { DatabaseHandle } from './db/client';
 import { createBilling } from './gateway/billing';
 import { createChatHandler } from './gateway/chat';
@@ -14,6 +14,8 @@ import { createModelCatalog } from './gateway/models';
 import { createRateLimiter } from './gateway/rate-limit';
 import { createUpstream } from './gateway/upstream';
 import { createUsageReport } from './gateway/usage-report';
+import { createMessenger } from './integrations/messenger/module';
+import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
 import { createLifecycle } from './lifecycle';
@@ -48,7 +50,18 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   const usageReport = createUsageReport(db);
   const agents = createAgentService({ db, config });
+  const outbox = createOutboxWorker({
+    db,
+    logger,
+    instanceId,
+    pollIntervalMs: config.outboxPollIntervalMs,
+    retryBaseMs: config.outboxRetryBaseMs,
+    maxAttempts: config.outboxMaxAttempts,
+    // A claimed batch (20 rows, one slow call each at worst) must be done before another instance may take it.
+    leaseMs: config.telegramTimeoutMs * 20 + 30_000,
+  });
   const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
+  const messenger = createMessenger({ db, box: secretBox, logger, outbox, config });
   const booking = createBooking({ db, database, config, logger, box: secretBox });
 
   return {
@@ -70,6 +83,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     usageReport,
     agents,
     secretBox,
+    outbox,
+    messenger,
     booking,
     bookingSync: booking.sync,
     /** Starts background work; each piece registers how it stops. */
@@ -78,6 +93,10 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('key verifier', () => verifier.stop());
       billing.start();
       lifecycle.onShutdown('billing', () => billing.stop());
+      outbox.start();
+      lifecycle.onShutdown('outbox', () => outbox.stop());
+      messenger.start();
+      lifecycle.onShutdown('messenger', () => messenger.stop());
       booking.sync.start();
       lifecycle.onShutdown('booking sync', () => booking.sync.stop());
     },

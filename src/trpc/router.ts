@@ -1,4 +1,5 @@
 import { bookingRouter } from '../integrations/booking/router';
+import { messengerRouter } from '../integrations/messenger/router';
 import { router } from './init';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
@@ -10,6 +11,7 @@ export const appRouter = router({
   keys: keysRouter,
   account: accountRouter,
   agents: agentsRouter,
+  messenger: messengerRouter,
   booking: bookingRouter,
 });
 

@@ -87,6 +87,8 @@ export interface FakeTelegram {
   /** Base URL for the client and TELEGRAM_API_BASE_URL, e.g. http://127.0.0.1:54321. */
   url: string;
   calls: RecordedCall[];
+  /** Date.now() at which each entry of `calls` arrived (same index). */
+  callTimes: number[];
   /** Every message the fake accepted, oldest first. */
   sent: SentMessage[];
   settings: FakeTelegramSettings;
@@ -103,6 +105,17 @@ export interface FakeTelegram {
   webhook(token: string): FakeWebhook | null;
   /** Makes a message (e.g. one a user sent in an update) known, so replies to it are accepted. */
   rememberMessage(message: { message_id: number; chat: { id: number; [key: string]: unknown }; [key: string]: unknown }): void;
+  /**
+   * Delivers an Update to the bot's webhook the way Telegram does: POST, JSON, with the
+   * X-Telegram-Bot-Api-Secret-Token header of the registered secret_token. `update_id` is assigned
+   * (increasing) when absent; `secret` overrides the header (null: send none). Messages in the update
+   * become known to the fake, so the app can reply to them.
+   */
+  deliverUpdate(
+    token: string,
+    update: Record<string, unknown>,
+    options?: { secret?: string | null },
+  ): Promise<{ status: number; text: string; updateId: number }>;
   /** Makes a callback query id answerable once. */
   addCallbackQuery(id: string): void;
   /** The next `times` calls of `method` (any case; '*' for every method) answer this error. */
@@ -176,13 +189,16 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const callbackQueries = new Map<string, { answered: boolean }>();
   const failures: PendingFailure[] = [];
   const calls: RecordedCall[] = [];
+  const callTimes: number[] = [];
   const sent: SentMessage[] = [];
   const hanging = new Set<() => void>();
   let nextMessageId = 400;
+  let nextUpdateId = 880_000;
 
   const fake: FakeTelegram = {
     url: '',
     calls,
+    callTimes,
     sent,
     settings: { ...DEFAULT_SETTINGS },
     down: false,
@@ -204,6 +220,26 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     rememberMessage(message) {
       messages.set(messageKey(message.chat.id, message.message_id), { ...message });
     },
+    async deliverUpdate(token, update, options = {}) {
+      const hook = webhooks.get(token);
+      if (!hook || hook.url === '') throw new Error('fake Telegram: no webhook is set for this bot');
+      const updateId = typeof update.update_id === 'number' ? update.update_id : ++nextUpdateId;
+      if (updateId > nextUpdateId) nextUpdateId = updateId;
+      const body: Record<string, unknown> = { ...update, update_id: updateId };
+      for (const key of ['message', 'channel_post', 'edited_message', 'edited_channel_post'] as const) {
+        const message = body[key];
+        if (isObj(message) && isObj(message.chat) && typeof message.chat.id === 'number' && typeof message.message_id === 'number') {
+          fake.rememberMessage(message as { message_id: number; chat: { id: number } });
+        }
+      }
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      const secret = options.secret === undefined ? hook.secret_token : options.secret;
+      if (secret !== null) headers['x-telegram-bot-api-secret-token'] = secret;
+      const res = await fetch(hook.url, { method: 'POST', headers, body: JSON.stringify(body) });
+      const text = await res.text();
+      if (!res.ok) hook.pending_update_count += 1;
+      return { status: res.status, text, updateId };
+    },
     addCallbackQuery(id) {
       callbackQueries.set(id, { answered: false });
     },
@@ -221,10 +257,12 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       callbackQueries.clear();
       failures.length = 0;
       calls.length = 0;
+      callTimes.length = 0;
       sent.length = 0;
       fake.settings = { ...DEFAULT_SETTINGS };
       fake.down = false;
       nextMessageId = 400;
+      nextUpdateId = 880_000;
       releaseHanging();
     },
     async close() {
@@ -274,6 +312,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       httpMethod: req.method,
       contentType: req.headers.get('content-type'),
     });
+    callTimes.push(Date.now());
 
     const pending = takeFailure(methodKey);
     if (pending === 'hang') {

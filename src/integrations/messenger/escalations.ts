@@ -1,0 +1,226 @@
+// Escalations: a client's dialogue handed from the assistant to a human operator, announced through the
+// messenger, answered by replying to that announcement, and handed back with /release.
+//
+// The seam for the channels clients talk in (the social integration, issue 5): such a channel registers
+// a DialogueRelay for its dialogues' `channel` name. The relay is called inside the transaction that
+// handles the operator's Telegram update, so whatever it queues for the client (its own outbox rows)
+// commits together with the record of the reply. With no relay registered for a dialogue's channel the
+// reply is still recorded, and the operator is told it could not be delivered.
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database, Executor, Transaction } from '../../db/client';
+import { dialogues, escalationMessages, escalations, operatorReplies } from '../../db/schema';
+import type { Notifier, QueuedNotification } from './notify';
+import { messengerTexts } from './texts';
+
+export interface DialogueRef {
+  agentId: string;
+  dialogueId: string;
+  /** The dialogue's channel, e.g. "social". */
+  channel: string;
+  /** The client's id in that channel (e.g. the VK peer id). */
+  peerId: string;
+  escalationId: string;
+}
+
+export type RelayOutcome = { delivered: true } | { delivered: false; reason: string };
+
+export interface DialogueRelay {
+  /** Sends (or queues, in `tx`) the operator's text to the client. A Russian `reason` when it cannot. */
+  relayOperatorReply(tx: Transaction, reply: DialogueRef & { text: string; operatorName: string | null }): Promise<RelayOutcome>;
+  /** The dialogue is the assistant's again (mode is already set back in `tx`); tell the client if fitting. */
+  release(tx: Transaction, dialogue: DialogueRef): Promise<void>;
+}
+
+export interface EscalateInput {
+  agentId: string;
+  channel: string;
+  peerId: string;
+  clientPhone: string | null;
+  reason: string;
+}
+
+export interface EscalateResult {
+  dialogueId: string;
+  escalationId: string;
+  /** Null when the agent has no messenger settings, so nobody could be told. */
+  notification: QueuedNotification | null;
+}
+
+/** An operator's message in a chat the bot posted an escalation to, replying to that post. */
+export interface OperatorMessage {
+  agentId: string;
+  chatId: number;
+  messageId: number;
+  replyToMessageId: number;
+  text: string;
+  operatorName: string | null;
+}
+
+const RELEASE_COMMAND = /^\/release(@\w+)?(\s|$)/i;
+
+export interface EscalationDeps {
+  db: Database;
+  notifier: Notifier;
+}
+
+export function createEscalations({ db, notifier }: EscalationDeps) {
+  const relays = new Map<string, DialogueRelay>();
+
+  async function escalateIn(tx: Executor, input: EscalateInput): Promise<EscalateResult> {
+    const now = new Date();
+    const [dialogue] = await tx
+      .insert(dialogues)
+      .values({ agentId: input.agentId, channel: input.channel, peerId: input.peerId, clientPhone: input.clientPhone, mode: 'operator' })
+      .onConflictDoUpdate({
+        target: [dialogues.agentId, dialogues.channel, dialogues.peerId],
+        set: {
+          mode: 'operator',
+          updatedAt: now,
+          ...(input.clientPhone ? { clientPhone: input.clientPhone } : {}),
+        },
+      })
+      .returning({ id: dialogues.id, clientPhone: dialogues.clientPhone });
+    const clientPhone = input.clientPhone ?? dialogue!.clientPhone;
+    const [escalation] = await tx
+      .insert(escalations)
+      .values({ agentId: input.agentId, dialogueId: dialogue!.id, reason: input.reason, clientPhone })
+      .returning({ id: escalations.id });
+    const notification = await notifier.enqueueEscalation(tx, {
+      agentId: input.agentId,
+      escalationId: escalation!.id,
+      clientPhone,
+      reason: input.reason,
+    });
+    return { dialogueId: dialogue!.id, escalationId: escalation!.id, notification };
+  }
+
+  return {
+    /** Called by a client channel's integration: one relay per dialogue channel name. */
+    registerRelay(channel: string, relay: DialogueRelay) {
+      relays.set(channel, relay);
+    },
+
+    /**
+     * Hands a dialogue to an operator and queues the notice, in the caller's transaction when given
+     * (the assistant decides to escalate while handling a client's message) or in one of its own.
+     */
+    async escalate(input: EscalateInput, tx?: Executor): Promise<EscalateResult> {
+      return tx ? escalateIn(tx, input) : db.transaction((own) => escalateIn(own, input));
+    },
+
+    /** Whether an operator, not the assistant, answers this client now. */
+    async isWithOperator(executor: Executor, agentId: string, channel: string, peerId: string): Promise<boolean> {
+      const [row] = await executor
+        .select({ mode: dialogues.mode })
+        .from(dialogues)
+        .where(and(eq(dialogues.agentId, agentId), eq(dialogues.channel, channel), eq(dialogues.peerId, peerId)))
+        .limit(1);
+      return row?.mode === 'operator';
+    },
+
+    /**
+     * Handles an operator's reply to an escalation post, in the update's transaction. Returns null when
+     * the replied-to message announced no escalation (then the message is not for us), otherwise what
+     * happened: the reply relayed, recorded but undeliverable, or the dialogue released.
+     */
+    async handleOperatorMessage(tx: Transaction, message: OperatorMessage): Promise<string | null> {
+      const [found] = await tx
+        .select({
+          escalationId: escalations.id,
+          releasedAt: escalations.releasedAt,
+          dialogueId: dialogues.id,
+          channel: dialogues.channel,
+          peerId: dialogues.peerId,
+        })
+        .from(escalationMessages)
+        .innerJoin(escalations, eq(escalations.id, escalationMessages.escalationId))
+        .innerJoin(dialogues, eq(dialogues.id, escalations.dialogueId))
+        .where(
+          and(
+            eq(escalationMessages.agentId, message.agentId),
+            eq(escalationMessages.chatId, message.chatId),
+            eq(escalationMessages.messageId, message.replyToMessageId),
+          ),
+        )
+        .limit(1);
+      if (!found) return null;
+
+      const ref: DialogueRef = {
+        agentId: message.agentId,
+        dialogueId: found.dialogueId,
+        channel: found.channel,
+        peerId: found.peerId,
+        escalationId: found.escalationId,
+      };
+      const record = (outcome: string) =>
+        tx.insert(operatorReplies).values({
+          agentId: message.agentId,
+          escalationId: found.escalationId,
+          chatId: message.chatId,
+          messageId: message.messageId,
+          operatorName: message.operatorName,
+          text: message.text,
+          outcome,
+        });
+      const answer = (text: string) =>
+        notifier.enqueueChatMessage(tx, {
+          agentId: message.agentId,
+          chatId: message.chatId,
+          text,
+          replyToMessageId: message.messageId,
+        });
+
+      if (RELEASE_COMMAND.test(message.text.trim())) {
+        await record('release');
+        if (found.releasedAt) {
+          await answer(messengerTexts.releasedBefore);
+          return 'release_repeated';
+        }
+        const released = await tx
+          .update(escalations)
+          .set({ releasedAt: new Date() })
+          .where(and(eq(escalations.id, found.escalationId), isNull(escalations.releasedAt)))
+          .returning({ id: escalations.id });
+        if (released.length === 0) {
+          await answer(messengerTexts.releasedBefore);
+          return 'release_repeated';
+        }
+        // Other escalations of the same dialogue still open keep it with the operator.
+        const stillOpen = await tx
+          .select({ id: escalations.id })
+          .from(escalations)
+          .where(and(eq(escalations.dialogueId, found.dialogueId), isNull(escalations.releasedAt)))
+          .limit(1);
+        if (stillOpen.length === 0) {
+          await tx
+            .update(dialogues)
+            .set({ mode: 'assistant', updatedAt: new Date() })
+            .where(eq(dialogues.id, found.dialogueId));
+          await relays.get(found.channel)?.release(tx, ref);
+        }
+        await answer(messengerTexts.released);
+        return 'release';
+      }
+
+      if (found.releasedAt) {
+        await record('dialogue_released');
+        await answer(messengerTexts.alreadyReleased);
+        return 'reply_after_release';
+      }
+      const relay = relays.get(found.channel);
+      const outcome: RelayOutcome = relay
+        ? await relay.relayOperatorReply(tx, { ...ref, text: message.text, operatorName: message.operatorName })
+        : { delivered: false, reason: messengerTexts.noRelay };
+      if (outcome.delivered) {
+        await record('relayed');
+        await answer(messengerTexts.replyRelayed);
+        return 'reply_relayed';
+      }
+      await record('undeliverable');
+      await answer(messengerTexts.replyUndeliverable(outcome.reason));
+      return 'reply_undeliverable';
+    },
+  };
+}
+
+export type Escalations = ReturnType<typeof createEscalations>;

@@ -1,0 +1,54 @@
+// Composes the messenger integration: settings, notifier, escalations and the webhook, on one bot client
+// factory and the shared outbox.
+import type { Config } from '../../config';
+import type { SecretBox } from '../../crypto/secret-box';
+import type { Database } from '../../db/client';
+import { createPeriodicJob } from '../../jobs/periodic';
+import type { OutboxWorker } from '../../jobs/outbox';
+import type { Logger } from '../../logger';
+import { createTelegramClient } from './client';
+import { createEscalations } from './escalations';
+import { createNotifier } from './notify';
+import { createMessengerSettings } from './settings';
+import { createMessengerWebhook } from './webhook';
+
+export interface MessengerDeps {
+  db: Database;
+  box: SecretBox;
+  logger: Logger;
+  outbox: OutboxWorker;
+  config: Pick<Config, 'publicBaseUrl' | 'telegramApiBaseUrl' | 'telegramTimeoutMs' | 'outboxPollIntervalMs'>;
+}
+
+export function createMessenger({ db, box, logger, outbox, config }: MessengerDeps) {
+  const telegramFor = (botToken: string) =>
+    createTelegramClient({ baseUrl: config.telegramApiBaseUrl, token: botToken, timeoutMs: config.telegramTimeoutMs });
+  const settings = createMessengerSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, telegramFor });
+  const notifier = createNotifier({ settings, outbox, telegramFor });
+  const escalations = createEscalations({ db, notifier });
+  const webhook = createMessengerWebhook({ db, settings, escalations, notifier, outbox, logger });
+  // Updates normally are handled right after their 200; this only catches those a stop cut short.
+  const sweep = createPeriodicJob({
+    name: 'messenger inbox sweep',
+    intervalMs: Math.max(50, config.outboxPollIntervalMs * 5),
+    run: () => webhook.sweep(),
+    logger,
+  });
+
+  return {
+    settings,
+    notifier,
+    escalations,
+    webhook,
+    telegramFor,
+    start() {
+      sweep.start();
+    },
+    async stop() {
+      await sweep.stop();
+      await webhook.drain();
+    },
+  };
+}
+
+export type Messenger = ReturnType<typeof createMessenger>;

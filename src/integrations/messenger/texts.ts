@@ -1,0 +1,46 @@
+// Russian texts the messenger bot sends (notifications and answers to the operator). Plain text, no
+// parse_mode: names, phones and reasons come from clients and need no escaping that way.
+
+export interface EscalationText {
+  agentName: string;
+  clientPhone: string | null;
+  reason: string;
+}
+
+export interface PaymentText {
+  agentName: string;
+  orderNumber: string;
+  /** Already formatted with its currency, e.g. "1 500,00 ₽". */
+  amount: string;
+}
+
+export const messengerTexts = {
+  escalation: ({ agentName, clientPhone, reason }: EscalationText) =>
+    [
+      '🔔 Нужен оператор',
+      `Агент: ${agentName}`,
+      `Телефон клиента: ${clientPhone ?? 'не указан'}`,
+      `Причина: ${reason}`,
+      '',
+      'Ответьте на это сообщение — ответ уйдёт клиенту. Ответ /release вернёт диалог ассистенту.',
+    ].join('\n'),
+
+  payment: ({ agentName, orderNumber, amount }: PaymentText) =>
+    ['💳 Оплата подтверждена', `Агент: ${agentName}`, `Заказ: ${orderNumber}`, `Сумма: ${amount}`].join('\n'),
+
+  startPrivate: (chatId: number) =>
+    [
+      `ID этого чата: ${chatId}`,
+      `Укажите ${chatId} в поле userId настроек мессенджера агента — сюда будут приходить эскалации и уведомления об оплате.`,
+    ].join('\n'),
+
+  startChannel: (chatId: number) =>
+    `ID этого чата: ${chatId}. Укажите его в поле channelId настроек мессенджера агента, чтобы дублировать уведомления сюда.`,
+
+  replyRelayed: 'Ответ отправлен клиенту.',
+  replyUndeliverable: (why: string) => `Ответ сохранён, но не доставлен клиенту: ${why}`,
+  noRelay: 'канал клиента не подключён к сервису',
+  alreadyReleased: 'Диалог уже возвращён ассистенту; ответ клиенту не отправлен.',
+  released: 'Диалог возвращён ассистенту.',
+  releasedBefore: 'Диалог уже был возвращён ассистенту.',
+} as const;
