@@ -1,7 +1,7 @@
 // Shared set-up of the messenger tests: the app wired to a fake Telegram, a user with an agent and a bot.
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram';
 import { call, registerUser, startTestApp, type TestApp } from './app';
-import type { TestDatabase } from './database';
+import { createTestDatabase, type TestDatabase } from './database';
 
 export const BOT = { id: 7012345678, username: 'salon_helper_bot', first_name: 'Salon Helper' };
 export const BOT_TOKEN = `${BOT.id}:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1`;
@@ -31,7 +31,9 @@ export interface MessengerWorld {
   app: TestApp;
   telegram: FakeTelegram;
   port: number;
-  start(database?: TestDatabase): Promise<TestApp>;
+  database: TestDatabase;
+  /** (Re)starts the app on the world's database and port; stop the previous one first. */
+  start(env?: Record<string, string>): Promise<TestApp>;
   close(): Promise<void>;
 }
 
@@ -42,12 +44,14 @@ export async function startMessengerWorld(): Promise<MessengerWorld> {
     app: undefined as unknown as TestApp,
     telegram,
     port,
-    async start(database) {
-      world.app = await startTestApp({ env: messengerEnv(telegram, port), database });
+    database: await createTestDatabase(),
+    async start(env = {}) {
+      world.app = await startTestApp({ env: { ...messengerEnv(telegram, port), ...env }, database: world.database });
       return world.app;
     },
     async close() {
       await world.app?.close();
+      await world.database.drop();
       await telegram.close();
     },
   };
