@@ -268,8 +268,8 @@ describe('messenger webhook', () => {
     }
     await Bun.sleep(200);
     expect(world.telegram.sent).toHaveLength(0);
-    const [{ n }] = await world.app.sql<{ n: number }>('select count(*)::int as n from messenger_updates where agent_id = $1', [agent.id]);
-    expect(n).toBe(0);
+    const counted = await world.app.sql<{ n: number }>('select count(*)::int as n from messenger_updates where agent_id = $1', [agent.id]);
+    expect(counted[0]!.n).toBe(0);
 
     const unknown = await call(url(), 'POST', hookPath('00000000-0000-4000-8000-000000000000'), { body: { update_id: 1 } });
     expect(unknown.status).toBe(404);
