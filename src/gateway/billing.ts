@@ -2,13 +2,13 @@
 //
 // An instance takes a lease (a slice of a user's balance) from the database in one atomic statement and
 // reserves requests against it in memory, so the hot path does no I/O while the lease lasts. Settlements
-// (usage row, ledger row, lease debit) are written in batches, each batch one transaction. At every
-// commit users.balance_nano + Σ leases = Σ ledger; a lease outlives its instance only until it expires,
+// (usage row, ledger row, lease debit) are written in batches, each batch one statement, and a bounded
+// backlog makes new reservations wait when the writer falls behind. At every commit
+// users.balance_nano + Σ leases = Σ ledger; a lease outlives its instance only until it expires,
 // and then any instance returns it to the balance. Idle leases go back on their own after a moment.
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config';
-import { rowsOf, type Database, type Executor } from '../db/client';
-import { ledgerEntries, usageRecords } from '../db/schema';
+import { rowsOf, type Database } from '../db/client';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
 
@@ -70,23 +70,91 @@ export interface BillingOptions {
   idleReturnMs?: number;
   /** A lease whose instance stops renewing it is returned by anyone after this long. */
   leaseTtlSeconds?: number;
-  /** Flush as soon as this many settlements wait. */
+  /** Most settlements one statement writes; a backlog this large is written at once, without the delay. */
   maxBatch?: number;
+  /**
+   * Settlements that may wait to be written before reserve() waits for the writer: overload then slows
+   * admission instead of growing memory and the window a crash would lose.
+   */
+  maxPending?: number;
 }
 
 const toBigInt = (v: unknown) => (typeof v === 'bigint' ? v : BigInt(v as string | number));
+
+/** PostgreSQL text holds neither NUL nor lone surrogates; one such upstream message must not block every batch. */
+function storableText(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const clean = value.isWellFormed() ? value : value.toWellFormed();
+  return clean.includes('\0') ? clean.replaceAll('\0', '') : clean;
+}
+
+/**
+ * One statement writes a whole batch (atomic on its own, so no BEGIN/COMMIT round trips): the usage rows,
+ * a ledger row per charged settlement, and the debit of each lease by what was charged against it. A
+ * charge whose lease is gone (expired and returned during a stall longer than its lifetime) is taken from
+ * the balance the lease went back to, never below zero; those come back as rows to log. The rows arrive
+ * as one JSON parameter, so the statement text is constant and building it costs nothing per row.
+ */
+const writeBatchSql = (rowsJson: string, leaseTtlSeconds: number) => sql`
+with r as (
+  select * from json_to_recordset(${rowsJson}::json) as r(
+    user_id uuid, api_key_id uuid, agent_id uuid, request_id text, model text, stream boolean,
+    prompt_tokens integer, completion_tokens integer, total_tokens integer, cost_nano bigint, status text,
+    usage_source text, upstream_status integer, error text, duration_ms integer, created_at timestamptz,
+    lease_id uuid)
+), usage_rows as (
+  insert into usage_records (user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens,
+    completion_tokens, total_tokens, cost_nano, status, usage_source, upstream_status, error, duration_ms, created_at)
+  select user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens, completion_tokens, total_tokens,
+    cost_nano, status, usage_source, upstream_status, error, duration_ms, created_at
+  from r
+), ledger_rows as (
+  insert into ledger_entries (user_id, amount_nano, kind, reference, created_at)
+  select user_id, -cost_nano, case when agent_id is null then 'usage' else 'assistant_usage' end,
+    'request:' || request_id, created_at
+  from r where cost_nano > 0
+), sums as (
+  select user_id, lease_id, sum(cost_nano)::bigint as total from r where cost_nano > 0 group by user_id, lease_id
+), debited as (
+  update balance_leases b set amount_nano = b.amount_nano - s.total,
+    expires_at = now() + make_interval(secs => ${leaseTtlSeconds}::double precision)
+  from sums s
+  where b.id = s.lease_id and b.amount_nano >= s.total
+  returning b.id
+), missed as (
+  select m.user_id, m.total, u.balance_nano as before
+  from (select user_id, sum(total)::bigint as total from sums
+        where lease_id is null or lease_id not in (select id from debited) group by user_id) m
+  join users u on u.id = m.user_id
+), from_balance as (
+  update users u set balance_nano = greatest(u.balance_nano - m.total, 0)
+  from missed m where u.id = m.user_id
+  returning u.id
+)
+select m.user_id, m.total::text as total, greatest(m.total - m.before, 0)::text as short
+from missed m where m.user_id in (select id from from_balance)`;
 
 export function createBilling(options: BillingOptions) {
   const { db, config, logger, instanceId } = options;
   const idleReturnMs = options.idleReturnMs ?? 2_000;
   const leaseTtlSeconds = options.leaseTtlSeconds ?? 120;
-  const maxBatch = options.maxBatch ?? 500;
+  const maxBatch = options.maxBatch ?? 5_000;
+  const maxPending = Math.max(options.maxPending ?? 2 * maxBatch, 1);
   const leases = new Map<string, Lease>();
+  /** Settlements not yet written, oldest first; rows before `head` are written and only wait to be dropped. */
   let pending: Pending[] = [];
-  let flushing: Promise<void> = Promise.resolve();
+  let head = 0;
+  /** Settlements ever queued / written: flush() waits for the writer to pass the count it saw. */
+  let queuedTotal = 0;
+  let writtenTotal = 0;
+  let writer: Promise<boolean> | null = null;
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** reserve() calls held back while the backlog is at its bound. */
+  let admissionWaiters: (() => void)[] = [];
   let housekeeping: ReturnType<typeof setInterval> | null = null;
   let stopped = false;
+
+  const backlog = () => pending.length - head;
 
   function leaseOf(userId: string): Lease {
     let lease = leases.get(userId);
@@ -136,109 +204,136 @@ export function createBilling(options: BillingOptions) {
     });
   }
 
+  function enqueue(row: Pending) {
+    pending.push(row);
+    queuedTotal += 1;
+    scheduleFlush();
+  }
+
+  /**
+   * Rows settled while a batch is written wait for the next one: the delay applies again after every
+   * write, so under steady load batches grow instead of turning into a transaction per handful of rows.
+   */
   function scheduleFlush() {
-    if (pending.length >= maxBatch) {
-      void flush();
+    if (writer) return;
+    if (backlog() >= maxBatch || admissionWaiters.length > 0) {
+      void startWriter();
       return;
     }
-    flushTimer ??= setTimeout(() => {
-      flushTimer = null;
-      void flush();
-    }, config.usageFlushMs);
+    if (backlog() > 0) {
+      flushTimer ??= setTimeout(() => {
+        flushTimer = null;
+        void startWriter();
+      }, config.usageFlushMs);
+    }
+  }
+
+  function serialize(p: Pending): string {
+    const f = p.facts;
+    return JSON.stringify({
+      user_id: f.userId,
+      api_key_id: f.apiKeyId ?? null,
+      agent_id: f.agentId ?? null,
+      request_id: storableText(f.requestId),
+      model: storableText(f.model),
+      stream: f.stream,
+      prompt_tokens: f.promptTokens,
+      completion_tokens: f.completionTokens,
+      total_tokens: f.totalTokens,
+      cost_nano: p.costNano.toString(),
+      status: f.status,
+      usage_source: f.usageSource,
+      upstream_status: f.upstreamStatus ?? null,
+      error: storableText(f.error),
+      duration_ms: f.durationMs,
+      created_at: p.createdAt.toISOString(),
+      lease_id: p.costNano > 0n ? p.leaseId : null,
+    });
   }
 
   async function writeBatch(batch: Pending[]) {
-    await db.transaction(async (tx) => {
-      await tx.insert(usageRecords).values(
-        batch.map(({ facts, costNano, createdAt }) => ({
-          userId: facts.userId,
-          apiKeyId: facts.apiKeyId ?? null,
-          agentId: facts.agentId ?? null,
-          requestId: facts.requestId,
-          model: facts.model,
-          stream: facts.stream,
-          promptTokens: facts.promptTokens,
-          completionTokens: facts.completionTokens,
-          totalTokens: facts.totalTokens,
-          costNano,
-          status: facts.status,
-          usageSource: facts.usageSource,
-          upstreamStatus: facts.upstreamStatus ?? null,
-          error: facts.error ?? null,
-          durationMs: facts.durationMs,
-          createdAt,
-        })),
-      );
-      const charged = batch.filter((p) => p.costNano > 0n);
-      if (charged.length === 0) return;
-      await tx.insert(ledgerEntries).values(
-        charged.map((p) => ({
-          userId: p.facts.userId,
-          amountNano: -p.costNano,
-          kind: p.facts.agentId ? 'assistant_usage' : 'usage',
-          reference: `request:${p.facts.requestId}`,
-          createdAt: p.createdAt,
-        })),
-      );
-      const perLease = new Map<string, { userId: string; leaseId: string | null; total: bigint }>();
-      for (const p of charged) {
-        const key = `${p.facts.userId}:${p.leaseId}`;
-        const entry = perLease.get(key) ?? { userId: p.facts.userId, leaseId: p.leaseId, total: 0n };
-        entry.total += p.costNano;
-        perLease.set(key, entry);
-      }
-      for (const { userId, leaseId, total } of perLease.values()) {
-        await debitLease(tx, userId, leaseId, total);
-      }
-    });
-  }
-
-  async function debitLease(tx: Executor, userId: string, leaseId: string | null, total: bigint) {
-    const updated = leaseId
-      ? rowsOf(
-          await tx.execute(sql`
-            update balance_leases set amount_nano = amount_nano - ${total.toString()}::bigint,
-              expires_at = now() + make_interval(secs => ${leaseTtlSeconds})
-            where id = ${leaseId} and amount_nano >= ${total.toString()}::bigint returning id`),
-        ).length
-      : 0;
-    if (updated > 0) return;
-    // The lease expired and was returned while this instance still held money of it (a stall longer than
-    // the lease's lifetime): the charge comes from the balance the lease went back to.
-    const rows = rowsOf<{ short: unknown }>(
-      await tx.execute(sql`
-        update users set balance_nano = greatest(balance_nano - ${total.toString()}::bigint, 0)
-        where id = ${userId}
-        returning greatest(${total.toString()}::bigint - (balance_nano + ${total.toString()}::bigint), 0) as short`),
+    const rows = rowsOf<{ user_id: string; total: string; short: string }>(
+      await db.execute(writeBatchSql(`[${batch.map(serialize).join(',')}]`, leaseTtlSeconds)),
     );
-    logger.error('settled against the balance: the lease was gone', {
-      userId,
-      leaseId,
-      totalNano: total,
-      shortNano: rows[0] ? toBigInt(rows[0].short) : total,
-    });
+    for (const row of rows) {
+      logger.error('settled against the balance: the lease was gone', {
+        userId: row.user_id,
+        totalNano: BigInt(row.total),
+        shortNano: BigInt(row.short),
+      });
+    }
+  }
+  function releaseAdmissions() {
+    if (admissionWaiters.length === 0 || backlog() >= maxPending) return;
+    const waiting = admissionWaiters;
+    admissionWaiters = [];
+    for (const wake of waiting) wake();
   }
 
-  /** Writes every waiting settlement; resolves when they are committed. */
-  function flush(): Promise<void> {
+  /**
+   * Writes the settlements waiting when it starts (not those that arrive meanwhile: they make the next
+   * batch), at most maxBatch per statement. Resolves false when a write failed; the rows stay queued.
+   */
+  function startWriter(): Promise<boolean> {
+    if (writer) return writer;
     if (flushTimer) {
       clearTimeout(flushTimer);
       flushTimer = null;
     }
-    flushing = flushing.then(async () => {
-      while (pending.length > 0) {
-        const batch = pending.slice(0, maxBatch);
+    const run = async (): Promise<boolean> => {
+      let due = backlog();
+      while (due > 0) {
+        const batch = pending.slice(head, head + Math.min(due, maxBatch));
         try {
           await writeBatch(batch);
-          pending = pending.slice(batch.length);
         } catch (error) {
           logger.error('usage batch failed; will retry', { error, rows: batch.length });
-          if (!stopped) flushTimer ??= setTimeout(() => void flush(), 1_000);
-          return;
+          return false;
         }
+        head += batch.length;
+        due -= batch.length;
+        writtenTotal += batch.length;
+        // Drop written rows now and then, not per batch: slicing a long queue each time would be quadratic.
+        if (head >= 4096 || head === pending.length) {
+          pending = pending.slice(head);
+          head = 0;
+        }
+        releaseAdmissions();
       }
+      return true;
+    };
+    const current = run().then(
+      (ok) => ok,
+      (error) => {
+        logger.error('usage writer crashed', { error });
+        return false;
+      },
+    );
+    writer = current;
+    void current.then((ok) => {
+      writer = null;
+      if (!ok) {
+        if (!stopped) flushTimer ??= setTimeout(() => {
+          flushTimer = null;
+          void startWriter();
+        }, 1_000);
+        return;
+      }
+      scheduleFlush();
     });
-    return flushing;
+    return current;
+  }
+
+  /**
+   * Writes every settlement queued before the call; resolves when they are committed, or after a write
+   * failed (logged; the rows stay queued and are retried).
+   */
+  async function flush(): Promise<void> {
+    const target = queuedTotal;
+    while (writtenTotal < target) {
+      const ok = await (writer ?? startWriter());
+      if (!ok) return;
+    }
   }
 
   async function returnLease(lease: Lease) {
@@ -325,8 +420,7 @@ export function createBilling(options: BillingOptions) {
     lease.available = coverable - costNano;
     lease.inFlight -= 1;
     lease.lastUsed = Date.now();
-    pending.push({ facts, costNano, leaseId: lease.id, createdAt: new Date() });
-    scheduleFlush();
+    enqueue({ facts, costNano, leaseId: lease.id, createdAt: new Date() });
     return { costNano };
   }
 
@@ -335,6 +429,13 @@ export function createBilling(options: BillingOptions) {
 
     /** Sets `amountNano` aside for one request, or fails with 402 when the balance cannot cover it. */
     async reserve(userId: string, amountNano: bigint): Promise<Reservation> {
+      // Back-pressure: while the writer is this far behind, new requests wait for it rather than queue more.
+      while (backlog() >= maxPending) {
+        await new Promise<void>((resolve) => {
+          admissionWaiters.push(resolve);
+          scheduleFlush();
+        });
+      }
       const lease = leaseOf(userId);
       while (lease.available < amountNano) {
         if (lease.toppingUp) {
@@ -366,10 +467,14 @@ export function createBilling(options: BillingOptions) {
       settle(reservation, { ...facts, totalTokens: 0 });
     },
 
+    /** Settlements queued and not yet written (for operators and tests). */
+    get backlog() {
+      return backlog();
+    },
+
     /** Records usage that reserved nothing (a request refused before any money was set aside). */
     record(facts: UsageFacts) {
-      pending.push({ facts, costNano: 0n, leaseId: null, createdAt: new Date() });
-      scheduleFlush();
+      enqueue({ facts, costNano: 0n, leaseId: null, createdAt: new Date() });
     },
 
     flush,
@@ -401,7 +506,16 @@ export function createBilling(options: BillingOptions) {
       stopped = true;
       if (housekeeping) clearInterval(housekeeping);
       housekeeping = null;
+      // Every row must reach the database before the process goes: a write that fails is retried a while.
+      const deadline = Date.now() + 15_000;
       await flush();
+      while (writtenTotal < queuedTotal && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        await flush();
+      }
+      if (writtenTotal < queuedTotal) {
+        logger.error('shutting down with usage rows unwritten', { rows: queuedTotal - writtenTotal });
+      }
       await returnIdleLeases(true);
     },
   };

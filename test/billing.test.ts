@@ -1,0 +1,244 @@
+// Settlement batching and back-pressure of src/gateway/billing.ts, against the real database (PostgreSQL
+// with DATABASE_URL, PGlite otherwise). Each test drives its own billing instance on the app's database,
+// so it controls batch sizes and the backlog bound; writes are held up for real by a transaction that
+// locks usage_records (on PGlite it holds the one connection, which stalls the writer just the same).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
+import { createBilling, type Billing, type UsageFacts } from '../src/gateway/billing';
+import { createLogger } from '../src/logger';
+import { registerUser, startTestApp, type TestApp } from './helpers/app';
+import { balanceNanoInDb, setBalanceNano, unbalancedUsers } from './helpers/gateway';
+
+const PRICE = 125n;
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+function newBilling(options: { maxBatch?: number; maxPending?: number; usageFlushMs?: number } = {}) {
+  const errors: string[] = [];
+  const logger = createLogger('warn', {}, (line) => {
+    if (line.includes('"error"')) errors.push(line);
+  });
+  const billing = createBilling({
+    db: app.instance.services.database.db,
+    config: { tokenPriceNano: PRICE, leaseChunkNano: 10_000_000n, usageFlushMs: options.usageFlushMs ?? 20 },
+    logger,
+    instanceId: `billing-test-${crypto.randomUUID()}`,
+    maxBatch: options.maxBatch,
+    maxPending: options.maxPending,
+  });
+  return { billing, errors };
+}
+
+async function customer(balance = 1_000_000_000n) {
+  const user = await registerUser(app.url);
+  await setBalanceNano(app, user.userId, balance);
+  return user.userId;
+}
+
+function facts(userId: string, i: number, totalTokens = 10): UsageFacts {
+  return {
+    userId,
+    requestId: `req-${i}`,
+    model: 'acme/chat',
+    stream: false,
+    promptTokens: totalTokens - 2,
+    completionTokens: 2,
+    totalTokens,
+    status: 'ok',
+    usageSource: 'upstream',
+    upstreamStatus: 200,
+    durationMs: 1,
+  };
+}
+
+/** Holds writes to usage_records until the returned function is called. */
+async function holdWrites(): Promise<() => Promise<void>> {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const done = app.instance.services.database.db.transaction(async (tx) => {
+    await tx.execute(sql`lock table usage_records in exclusive mode`);
+    locked();
+    await gate;
+  });
+  await isLocked;
+  return async () => {
+    release();
+    await done;
+  };
+}
+
+async function usageStats(userId: string) {
+  const [row] = await app.sql<{ rows: unknown; statements: unknown; cost: unknown }>(
+    `select count(*) as rows, count(distinct xmin::text) as statements, coalesce(sum(cost_nano), 0)::text as cost
+     from usage_records where user_id = $1`,
+    [userId],
+  );
+  return { rows: Number(row!.rows), statements: Number(row!.statements), cost: BigInt(String(row!.cost)) };
+}
+
+async function ledgerDebits(userId: string): Promise<bigint> {
+  const [row] = await app.sql<{ total: unknown }>(
+    `select coalesce(sum(-amount_nano), 0)::text as total from ledger_entries where user_id = $1 and kind = 'usage'`,
+    [userId],
+  );
+  return BigInt(String(row!.total));
+}
+
+async function settleMany(billing: Billing, userId: string, n: number, from = 0) {
+  for (let i = from; i < from + n; i++) {
+    const reservation = await billing.reserve(userId, 20n * PRICE);
+    billing.settle(reservation, facts(userId, i));
+  }
+}
+
+describe('settlement batches', () => {
+  test('rows settled during a slow write all land, in the next batch rather than one write each', async () => {
+    const { billing, errors } = newBilling({ maxBatch: 5_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 1);
+    const release = await holdWrites();
+    await Bun.sleep(60); // the timer fires and the first write waits on the lock
+    await settleMany(billing, userId, 1_500, 1);
+    expect(billing.backlog).toBe(1_501);
+    await release();
+    await billing.flush();
+    expect(billing.backlog).toBe(0);
+    const stats = await usageStats(userId);
+    expect(stats.rows).toBe(1_501);
+    // One statement for the row that was waiting, one for everything settled while it waited.
+    expect(stats.statements).toBeLessThanOrEqual(3);
+    expect(stats.cost).toBe(1_501n * 10n * PRICE);
+    expect(await ledgerDebits(userId)).toBe(stats.cost);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    await billing.stop();
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000_000n - stats.cost);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test('a backlog larger than maxBatch is written in statements of at most maxBatch rows', async () => {
+    const { billing } = newBilling({ maxBatch: 400, maxPending: 10_000, usageFlushMs: 10_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 1_000);
+    await billing.flush();
+    const stats = await usageStats(userId);
+    expect(stats.rows).toBe(1_000);
+    expect(stats.statements).toBeGreaterThanOrEqual(3);
+    expect(stats.statements).toBeLessThanOrEqual(4);
+    await billing.stop();
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
+
+  test('stop() writes every queued row and hands the lease back', async () => {
+    const { billing } = newBilling({ usageFlushMs: 60_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 700);
+    expect(billing.backlog).toBe(700);
+    await billing.stop();
+    expect(billing.backlog).toBe(0);
+    expect((await usageStats(userId)).rows).toBe(700);
+    expect(await app.sql('select * from balance_leases where user_id = $1', [userId])).toEqual([]);
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000_000n - 700n * 10n * PRICE);
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
+
+  test('a charge whose lease is gone is taken from the balance, never below zero, and the books balance', async () => {
+    const { billing, errors } = newBilling({ usageFlushMs: 60_000 });
+    const userId = await customer(20n * PRICE * 2n);
+    const first = await billing.reserve(userId, 20n * PRICE);
+    const second = await billing.reserve(userId, 20n * PRICE);
+    // The lease expired and another instance returned it to the balance while these were in flight.
+    await app.sql(
+      `with gone as (delete from balance_leases where user_id = $1 returning amount_nano)
+       update users set balance_nano = balance_nano + (select sum(amount_nano) from gone) where id = $1`,
+      [userId],
+    );
+    billing.settle(first, facts(userId, 1, 20));
+    billing.settle(second, facts(userId, 2, 20));
+    await billing.flush();
+    expect(await balanceNanoInDb(app, userId)).toBe(0n);
+    expect(await ledgerDebits(userId)).toBe(40n * PRICE);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    expect(errors.some((line) => line.includes('the lease was gone'))).toBe(true);
+    await billing.stop();
+  });
+
+  test('text PostgreSQL cannot store (NUL, a lone surrogate) in an upstream message does not block the batch', async () => {
+    const { billing } = newBilling();
+    const userId = await customer();
+    const reservation = await billing.reserve(userId, 20n * PRICE);
+    billing.release(reservation, { ...facts(userId, 1), status: 'upstream_error', error: 'bad\u0000byte \ud800 here' });
+    await settleMany(billing, userId, 3, 2);
+    await billing.flush();
+    expect(billing.backlog).toBe(0);
+    const rows = await app.sql<{ error: string | null }>(
+      'select error from usage_records where user_id = $1 order by id',
+      [userId],
+    );
+    expect(rows).toHaveLength(4);
+    expect(rows[0]!.error).toBe('badbyte \ufffd here');
+    await billing.stop();
+  });
+});
+
+describe('back-pressure', () => {
+  test('when maxPending rows wait, reserve() waits for the writer; nothing is dropped and the books balance', async () => {
+    const { billing, errors } = newBilling({ maxBatch: 50, maxPending: 100 });
+    const userId = await customer();
+    // The lease is taken before writes stall (on PGlite the held transaction would block it too).
+    await settleMany(billing, userId, 1);
+    await billing.flush();
+    const release = await holdWrites();
+    await settleMany(billing, userId, 100, 1000);
+    expect(billing.backlog).toBe(100);
+
+    let admitted = false;
+    const blocked = billing.reserve(userId, 20n * PRICE).then((r) => {
+      admitted = true;
+      return r;
+    });
+    await Bun.sleep(150);
+    expect(admitted).toBe(false);
+    expect(billing.backlog).toBe(100);
+
+    await release();
+    const reservation = await blocked;
+    expect(admitted).toBe(true);
+    billing.settle(reservation, facts(userId, 100));
+    // Load keeps coming while the writer catches up: 400 more requests, 4 at a time.
+    await Promise.all(Array.from({ length: 4 }, (_, w) => settleMany(billing, userId, 100, 101 + w * 100)));
+    await billing.flush();
+    const stats = await usageStats(userId);
+    expect(stats.rows).toBe(502);
+    expect(stats.cost).toBe(502n * 10n * PRICE);
+    expect(await ledgerDebits(userId)).toBe(stats.cost);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    await billing.stop();
+    expect(await unbalancedUsers(app)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test('stop() during a stalled write waits for it and still writes everything', async () => {
+    const { billing } = newBilling({ maxBatch: 100, maxPending: 1_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 250);
+    const release = await holdWrites();
+    await Bun.sleep(60);
+    const stopped = billing.stop();
+    await Bun.sleep(100);
+    await release();
+    await stopped;
+    expect((await usageStats(userId)).rows).toBe(250);
+    expect(await app.sql('select * from balance_leases where user_id = $1', [userId])).toEqual([]);
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
+});
