@@ -242,3 +242,38 @@ describe('back-pressure', () => {
     expect(await unbalancedUsers(app)).toEqual([]);
   });
 });
+
+describe('reservation size without the tokenizer', () => {
+  test('the byte bound of a prompt is never below the exact count, and only large prompts are counted', async () => {
+    const { estimatePromptTokens, reservePromptTokens, BYTE_BOUND_LIMIT } = await import('../src/gateway/tokens');
+    const prompts: { messages: { role: string; content: unknown; name?: string }[]; tools?: unknown }[] = [
+      { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Привет!' }] },
+      { messages: [{ role: 'user', content: '日本語のテキスト 😀😀 <|endoftext|> code: x += 1;' , name: 'ann' }] },
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'x' } }] }] },
+      {
+        messages: [{ role: 'user', content: 'weather?' }],
+        tools: [{ type: 'function', function: { name: 'get', description: 'Weather.', parameters: { properties: { unit: { type: 'string', enum: ['c', 'f'] } } } } }],
+      },
+      { messages: [{ role: 'user', content: 'word '.repeat(5_000) }] },
+    ];
+    for (const { messages, tools } of prompts) {
+      const exact = estimatePromptTokens(messages, tools);
+      const reserved = reservePromptTokens(messages, tools);
+      expect(reserved).toBeGreaterThanOrEqual(exact);
+      if (reserved > BYTE_BOUND_LIMIT) expect(reserved).toBe(exact);
+    }
+  });
+
+  test('a small prompt is reserved without loading the encoding', async () => {
+    const script = `
+      const t = await import(${JSON.stringify(`${import.meta.dir}/../src/gateway/tokens.ts`)});
+      const n = t.reservePromptTokens([{ role: 'user', content: 'Привет, как дела?' }]);
+      console.log(JSON.stringify({ n, loaded: t.tokenizerLoaded() }));
+      t.countTextTokens('hello world');
+      console.log(JSON.stringify({ loaded: t.tokenizerLoaded() }));`;
+    const child = Bun.spawnSync([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'pipe' });
+    const lines = child.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toEqual({ n: 3 + 3 + 4 + 30, loaded: false });
+    expect(lines[1]).toEqual({ loaded: true });
+  });
+});

@@ -11,7 +11,7 @@ import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
 import type { RateLimiter } from './rate-limit';
 import { chatRequestSchema, type ChatRequest } from './request';
 import { createSseMeter } from './sse';
-import { countTextTokens, estimatePromptTokens } from './tokens';
+import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
 import {
   ABORT_CLIENT_CLOSED,
   ABORT_TIMEOUT,
@@ -109,9 +109,12 @@ export function createChatHandler(deps: ChatHandlerDeps) {
   ): Promise<Response> {
     const started = performance.now();
     const stream = body.stream === true;
-    const promptEstimate = estimatePromptTokens(body.messages, (body as { tools?: unknown }).tools);
+    const tools = (body as { tools?: unknown }).tools;
+    // The reservation needs a bound, not a count; the count (the tokenizer) only when the upstream sends no usage.
+    const promptReserve = reservePromptTokens(body.messages, tools);
+    const promptEstimate = () => estimatePromptTokens(body.messages, tools);
     const completionCap = body.max_completion_tokens ?? body.max_tokens ?? config.reserveCompletionTokens;
-    const reservation = await billing.reserve(payer.userId, BigInt(promptEstimate + completionCap) * config.tokenPriceNano);
+    const reservation = await billing.reserve(payer.userId, BigInt(promptReserve + completionCap) * config.tokenPriceNano);
 
     const base = {
       userId: payer.userId,
@@ -139,6 +142,12 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     let upstreamText = originalText ?? JSON.stringify(body);
     if (stream && !clientWantsUsage) {
       upstreamText = JSON.stringify({ ...body, stream_options: { ...body.stream_options, include_usage: true } });
+    }
+
+    // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
+    if (clientSignal?.aborted) {
+      fail('client_closed', 'client closed before the upstream was asked');
+      throw new AppError('invalid_request_error', 'Клиент закрыл соединение');
     }
 
     const abort = new AbortController();
@@ -220,7 +229,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       }
       const counted = usage
         ? usageFacts(usage)
-        : usageFacts({ prompt_tokens: promptEstimate, completion_tokens: countTextTokens(completionText) });
+        : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: countTextTokens(completionText) });
       billing.settle(reservation, {
         ...base,
         ...counted,
@@ -258,7 +267,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       restartTimer: () => void;
       reservation: Reservation;
       base: Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'durationMs'>;
-      promptEstimate: number;
+      promptEstimate: () => number;
       filter: boolean;
       started: number;
     },
@@ -275,7 +284,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const fromUpstream = meter.usage !== null;
       const counted = fromUpstream
         ? usageFacts(meter.usage)
-        : usageFacts({ prompt_tokens: ctx.promptEstimate, completion_tokens: countTextTokens(meter.completionText) });
+        : usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: countTextTokens(meter.completionText) });
       billing.settle(ctx.reservation, {
         ...ctx.base,
         ...counted,

@@ -1,9 +1,21 @@
-// Token counting with a real BPE tokenizer, used to size reservations and to bill answers whose upstream
-// sent no usage figures. o200k is the encoding of current OpenAI models (gpt-4o and later); for other
-// model families it is an estimate, which is all these two uses need. Importing the one encoding module
-// keeps the others out of memory (o200k costs about 70 MB of RSS and half a second to load; cl100k would
-// be about 45 MB, at the price of drifting from what current models bill).
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+// Token counting with a real BPE tokenizer, used to bill answers whose upstream sent no usage figures and
+// to size the reservation of large prompts. o200k is the encoding of current OpenAI models (gpt-4o and
+// later); for other model families it is an estimate, which is all these uses need. The encoding costs
+// about 60 MB of RSS and half a second to load, and most requests need no count at all (the upstream
+// reports usage, and a small prompt is reserved by its byte length), so it is loaded on first use only.
+import type * as O200k from 'gpt-tokenizer/encoding/o200k_base';
+
+let encoding: typeof O200k | null = null;
+
+function countTokens(text: string, options: Parameters<typeof O200k.countTokens>[1]): number {
+  encoding ??= require('gpt-tokenizer/encoding/o200k_base') as typeof O200k;
+  return encoding.countTokens(text, options);
+}
+
+/** Whether the encoding has been loaded (for tests and memory diagnostics). */
+export function tokenizerLoaded(): boolean {
+  return encoding !== null;
+}
 
 /**
  * User text may contain the spelling of a special token such as `<|endoftext|>`. The API counts it as
@@ -218,7 +230,47 @@ export interface MessageLike {
  * input without throwing.
  */
 export function estimatePromptTokens(messages: readonly MessageLike[], tools?: unknown): number {
-  const count = createRequestCounter();
+  return promptTokens(messages, tools, createRequestCounter());
+}
+
+/** UTF-8 length of a string, without encoding it. */
+function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2; // a pair: 4 bytes for 2 code units
+        i += 1;
+        continue;
+      }
+      bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/**
+ * Prompts whose byte bound stays under this are reserved by the bound; larger ones, where reserving by
+ * bytes would hold several times the real cost, are counted with the tokenizer.
+ */
+export const BYTE_BOUND_LIMIT = 2_048;
+
+/**
+ * Tokens to reserve for a prompt: never fewer than estimatePromptTokens gives. Each BPE token stands for
+ * at least one byte of UTF-8, so the same framing rules with every text counted by its byte length bound
+ * the count from above, at the cost of a string scan instead of the tokenizer. Only prompts past
+ * BYTE_BOUND_LIMIT are counted exactly.
+ */
+export function reservePromptTokens(messages: readonly MessageLike[], tools?: unknown): number {
+  const bound = promptTokens(messages, tools, utf8Bytes);
+  return bound <= BYTE_BOUND_LIMIT ? bound : estimatePromptTokens(messages, tools);
+}
+
+function promptTokens(messages: readonly MessageLike[], tools: unknown, count: Count): number {
   let total = REPLY_PRIMING;
   for (const message of messages) {
     if (!isRecord(message)) continue;
