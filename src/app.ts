@@ -35,6 +35,20 @@ export function informationDocument(services: Services) {
         notifications: 'GET /api/v1/messenger/:agentId/notifications',
         webhook: 'POST /api/v1/messenger/:agentId/webhook',
       },
+      social: {
+        settings: 'GET|PUT /api/v1/social/:agentId/settings',
+        checkConnection: 'POST /api/v1/social/check-connection',
+        confirmationCode: 'GET /api/v1/social/:agentId/confirmation-code',
+        registerWebhook: 'POST /api/v1/social/:agentId/webhook',
+        callback: 'GET|POST /api/v1/social/webhook/:agentId',
+      },
+      booking: {
+        settings: 'GET|PUT /api/v1/booking/:agentId/settings',
+        specialists: 'GET /api/v1/booking/:agentId/specialists',
+        services: 'GET /api/v1/booking/:agentId/services',
+        slots: 'GET /api/v1/booking/:agentId/slots?date=YYYY-MM-DD&specialistId=&serviceId=',
+        appointments: 'POST /api/v1/booking/:agentId/appointments',
+      },
       chatCompletions: 'POST /v1/chat/completions',
       models: 'GET /v1/models',
       balance: 'GET /api/balance',
@@ -112,6 +126,11 @@ export function createApp(services: Services) {
     )
     // Called by Telegram, verified by its secret header: raw, outside the JWT-guarded REST routes.
     .post('/api/v1/messenger/:agentId/webhook', ({ request, params }) => services.messenger.webhook.handle(request, params.agentId), {
+      parse: 'none',
+    })
+    // VK's Callback API, verified by the secret in each event: raw, like the messenger webhook.
+    .get('/api/v1/social/webhook/:agentId', ({ params }) => services.social.webhook.confirmation(params.agentId))
+    .post('/api/v1/social/webhook/:agentId', ({ request, params }) => services.social.webhook.handle(request, params.agentId), {
       parse: 'none',
     })
     .all('/api/*', ({ request }) => rest(request), { parse: 'none' });

@@ -15,6 +15,7 @@ import { createRateLimiter } from './gateway/rate-limit';
 import { createUpstream } from './gateway/upstream';
 import { createUsageReport } from './gateway/usage-report';
 import { createMessenger } from './integrations/messenger/module';
+import { createSocial } from './integrations/social/module';
 import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
@@ -63,6 +64,17 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
   const messenger = createMessenger({ db, box: secretBox, logger, outbox, config });
   const booking = createBooking({ db, database, config, logger, box: secretBox });
+  const social = createSocial({
+    db,
+    box: secretBox,
+    logger,
+    outbox,
+    chat,
+    agents,
+    escalations: messenger.escalations,
+    booking,
+    config,
+  });
 
   return {
     config,
@@ -87,6 +99,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     messenger,
     booking,
     bookingSync: booking.sync,
+    social,
     /** Starts background work; each piece registers how it stops. */
     async start() {
       await verifier.start();
@@ -97,6 +110,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('outbox', () => outbox.stop());
       messenger.start();
       lifecycle.onShutdown('messenger', () => messenger.stop());
+      social.start();
+      lifecycle.onShutdown('social', () => social.stop());
       booking.sync.start();
       lifecycle.onShutdown('booking sync', () => booking.sync.stop());
     },

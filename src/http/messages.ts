@@ -40,6 +40,20 @@ export const errorMessages = {
   keyWarning: 'Сохраните ключ сейчас: он показывается только один раз и больше не будет доступен',
   registered: 'Регистрация прошла успешно',
 
+  // Social network community (VK).
+  socialNotConfigured: 'Сообщество ВКонтакте не подключено: сохраните настройки агента',
+  socialSecretsRequired: 'Укажите accessToken и secretKey: без них сообщество не подключить',
+  vkUnavailable: 'ВКонтакте сейчас недоступен, попробуйте позже',
+  vkTokenRejected: 'ВКонтакте не принял ключ доступа: проверьте, что он действующий и выдан этим сообществом',
+  vkNoRights: 'У ключа доступа не хватает прав: включите права на сообщения и управление сообществом',
+  vkServersLimit: 'В сообществе уже 10 серверов Callback API: удалите ненужный в настройках сообщества',
+  vkRejected: (detail: string) => `ВКонтакте отклонил запрос: ${detail}`,
+  vkGroupMismatch: 'Ключ доступа выдан другим сообществом: проверьте groupId',
+  socialUnknownWebhook: 'Webhook не найден: у этого агента не подключено сообщество',
+  socialBadSecret: 'Неверный секретный ключ события',
+  socialNoEventId: 'В событии нет event_id',
+  socialNoConfirmationCode: 'Код подтверждения ещё не известен: запросите его в настройках интеграции',
+
   // Booking system (YCLIENTS).
   bookingNotService: 'Интеграция с системой бронирования доступна только агентам типа service',
   bookingNotConfigured: 'Интеграция с YCLIENTS не настроена: сохраните настройки агента',

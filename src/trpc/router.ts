@@ -1,5 +1,6 @@
 import { bookingRouter } from '../integrations/booking/router';
 import { messengerRouter } from '../integrations/messenger/router';
+import { socialRouter } from '../integrations/social/router';
 import { router } from './init';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
@@ -12,6 +13,7 @@ export const appRouter = router({
   account: accountRouter,
   agents: agentsRouter,
   messenger: messengerRouter,
+  social: socialRouter,
   booking: bookingRouter,
 });
 

@@ -14,6 +14,7 @@
 //
 // Special models:
 //   fake/tool-call        calls get_weather({"city":"Paris"}); streamed as tool_calls deltas, finish "tool_calls"
+//   fake/escalate         (non-streaming) calls the first tool the request offers with {"reason": ESCALATION_REASON}
 //   fake/no-usage         never sends usage, even when asked
 //   fake/json-for-stream  answers JSON even to stream: true
 //   fake/slow             waits `slowMs` (10 s) before the headers, then answers as above; stops waiting
@@ -83,6 +84,7 @@ export const PIECES = ['Hel', 'lo', ' from', ' the', ' fake', ' upstream', '.'] 
 export const FAKE_REPLY = PIECES.join('');
 export const SLOW_STREAM_PIECES = 100;
 export const TOOL_CALL = { name: 'get_weather', arguments: '{"city":"Paris"}' } as const;
+export const ESCALATION_REASON = 'клиент спрашивает о возврате денег';
 const TOOL_ARGUMENT_PIECES = ['{"ci', 'ty":', '"Par', 'is"}'];
 
 export const DEFAULT_MODELS: readonly FakeModel[] = [
@@ -246,13 +248,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
 
   function completion(body: ChatBody, model: string): Response {
     const usage = expectedUsage(body);
-    const toolCall = model === 'fake/tool-call';
+    const offered = (body as { tools?: { function?: { name?: string } }[] }).tools?.[0]?.function?.name;
+    const escalation = model === 'fake/escalate' && typeof offered === 'string';
+    const toolCall = model === 'fake/tool-call' || escalation;
     const truncated = usage.completion_tokens < pieceCount(model);
+    const call = escalation ? { name: offered, arguments: JSON.stringify({ reason: ESCALATION_REASON }) } : { ...TOOL_CALL };
     const message = toolCall
       ? {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: `call_${randomHex(12)}`, type: 'function', function: { ...TOOL_CALL } }],
+          tool_calls: [{ id: `call_${randomHex(12)}`, type: 'function', function: call }],
           refusal: null,
         }
       : { role: 'assistant', content: expectedContent(body), refusal: null };

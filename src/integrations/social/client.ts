@@ -253,8 +253,11 @@ export interface SendMessageEventAnswerParams {
 export type VkParams = Record<string, string | number | boolean | object | null | undefined>;
 
 export interface VkClient {
-  /** The community, or null when VK lists nothing for that id. Also verifies the token. */
-  groupsGetById(groupId: number | string): Promise<VkGroup | null>;
+  /**
+   * The community, or null when VK lists nothing for that id. Without an id, the community the token
+   * belongs to: comparing its id with the configured one checks token and group together.
+   */
+  groupsGetById(groupId?: number | string): Promise<VkGroup | null>;
   groupsGetCallbackConfirmationCode(groupId: number): Promise<string>;
   groupsGetCallbackServers(groupId: number, serverIds?: number[]): Promise<VkCallbackServer[]>;
   /** Returns the new server id. */
@@ -329,7 +332,7 @@ export function createVkClient(options: VkClientOptions): VkClient {
 
   return {
     async groupsGetById(groupId) {
-      const response = await call<unknown>('groups.getById', { group_id: groupId });
+      const response = await call<unknown>('groups.getById', groupId === undefined ? {} : { group_id: groupId });
       // 5.199 wraps the list as {groups, profiles}; versions before it answered with the bare array.
       const groups = Array.isArray(response) ? response : isRecord(response) && Array.isArray(response.groups) ? response.groups : [];
       const first = groups.find(isRecord);

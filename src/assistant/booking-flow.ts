@@ -1,0 +1,223 @@
+// Booking in the dialogue of a Service agent: specialists → service → a free time → name → phone →
+// the appointment, through the same booking service (and the same double-booking guard) as the API.
+import type { Agent } from '../agents/service';
+import type { Database } from '../db/client';
+import { AppError } from '../http/errors';
+import type { Logger } from '../logger';
+import type { BookingService, BookableService, FreeSlot, Specialist } from '../integrations/booking/service';
+import { normalisePhone } from '../integrations/booking/service';
+import type { BookingSettings } from '../integrations/booking/settings';
+import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
+import type { DialogueRow, Flow, Say, SetFlow } from './dialogue';
+import { ACTIONS, mainMenu } from './menus';
+import { assistantTexts as t, formatSlot, formatSlotShort } from './texts';
+
+/** How far ahead free times are looked for. */
+const SEARCH_DAYS = 14;
+/** Inline keyboards hold 10 buttons: 8 choices, then the menu row. */
+const MAX_CHOICES = 8;
+
+export interface FlowTools {
+  say: Say;
+  setFlow: SetFlow;
+}
+
+type BookingStep = Extract<Flow, { step: 'booking_name' | 'booking_phone' }>;
+
+/** Up to eight choices two to a row, then the way back to the menu. */
+function choices(buttons: VkButton[]) {
+  const rows: VkButton[][] = [];
+  for (let i = 0; i < buttons.length && i < MAX_CHOICES; i += 2) rows.push(buttons.slice(i, Math.min(i + 2, MAX_CHOICES)));
+  rows.push([callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary')]);
+  return keyboard(rows, { inline: true });
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export interface BookingFlowDeps {
+  /** Where the flow's own writes go (the dialogue's state) outside any caller's transaction. */
+  flowDb: Database;
+  booking: BookingService;
+  settings: Pick<BookingSettings, 'load'>;
+  logger: Logger;
+  /** Today's date (YYYY-MM-DD) from which free times are looked for. */
+  today?: () => string;
+}
+
+export function createBookingFlow(deps: BookingFlowDeps) {
+  const { booking, logger } = deps;
+  const today = deps.today ?? (() => new Date().toISOString().slice(0, 10));
+
+  async function available(agent: Agent, dialogue: DialogueRow, tools: FlowTools): Promise<boolean> {
+    if (agent.type === 'service' && (await deps.settings.load(agent.id).catch(() => null))) return true;
+    await tools.say(dialogue, t.bookingUnavailable, mainMenu(agent.type));
+    return false;
+  }
+
+  /** Runs a booking-system read; on failure tells the client and returns null. */
+  async function read<T>(dialogue: DialogueRow, agent: Agent, tools: FlowTools, run: () => Promise<T>): Promise<T | null> {
+    try {
+      return await run();
+    } catch (error) {
+      logger.warn('booking read failed in dialogue', { agentId: agent.id, error });
+      await tools.say(dialogue, t.bookingFailed, mainMenu(agent.type));
+      return null;
+    }
+  }
+
+  async function offerSpecialists(agent: Agent, dialogue: DialogueRow, tools: FlowTools, listOnly: boolean): Promise<string> {
+    const specialists = await read(dialogue, agent, tools, () => booking.specialists(agent.id));
+    if (!specialists) return 'booking_failed';
+    if (specialists.length === 0) {
+      await tools.say(dialogue, t.noSpecialists, mainMenu(agent.type));
+      return 'no_specialists';
+    }
+    if (!listOnly && specialists.length === 1) return offerServices(agent, dialogue, tools, specialists[0]!.id);
+    const buttons = specialists.map((s) => callbackButton(fitLabel(s.name), { action: ACTIONS.pickSpecialist, s: s.id }, 'primary'));
+    const text = listOnly
+      ? t.specialistsList(specialists.map((s) => `• ${s.name}${s.specialization ? ` — ${s.specialization}` : ''}`))
+      : t.chooseSpecialist;
+    await tools.say(dialogue, text, choices(buttons));
+    return listOnly ? 'specialists' : 'choose_specialist';
+  }
+
+  async function offerServices(agent: Agent, dialogue: DialogueRow, tools: FlowTools, specialistId: string): Promise<string> {
+    const found = await read(dialogue, agent, tools, async () => {
+      const [specialists, services] = await Promise.all([booking.specialists(agent.id), booking.services(agent.id)]);
+      return { specialist: specialists.find((s) => s.id === specialistId), services };
+    });
+    if (!found) return 'booking_failed';
+    if (!found.specialist) return offerSpecialists(agent, dialogue, tools, false);
+    const theirs = found.services.filter((v) => v.specialistIds.includes(specialistId));
+    if (theirs.length === 0) {
+      await tools.say(dialogue, t.noServices, mainMenu(agent.type));
+      return 'no_services';
+    }
+    const buttons = theirs.map((v) => callbackButton(fitLabel(v.title), { action: ACTIONS.pickService, s: specialistId, v: v.id }, 'primary'));
+    await tools.say(dialogue, t.chooseService(found.specialist.name), choices(buttons));
+    return 'choose_service';
+  }
+
+  async function names(agent: Agent, specialistId: string, serviceId: string): Promise<{ specialist?: Specialist; service?: BookableService }> {
+    const [specialists, services] = await Promise.all([booking.specialists(agent.id), booking.services(agent.id)]);
+    return { specialist: specialists.find((s) => s.id === specialistId), service: services.find((v) => v.id === serviceId) };
+  }
+
+  async function offerSlots(agent: Agent, dialogue: DialogueRow, tools: FlowTools, specialistId: string, serviceId: string, intro?: string): Promise<string> {
+    const found = await read(dialogue, agent, tools, async () => {
+      const slots: FreeSlot[] = [];
+      const start = today();
+      for (let d = 0; d < SEARCH_DAYS && slots.length < MAX_CHOICES; d++) {
+        const day = await booking.slots(agent.id, { date: addDays(start, d), specialistId, serviceId });
+        slots.push(...day.slice(0, MAX_CHOICES - slots.length));
+      }
+      return { slots, ...(await names(agent, specialistId, serviceId)) };
+    });
+    if (!found) return 'booking_failed';
+    if (found.slots.length === 0) {
+      await tools.say(dialogue, t.noSlots, mainMenu(agent.type));
+      return 'no_slots';
+    }
+    const buttons = found.slots.map((slot) =>
+      callbackButton(formatSlotShort(slot.datetime), { action: ACTIONS.pickSlot, s: specialistId, v: serviceId, t: slot.datetime }, 'positive'),
+    );
+    const text = intro ?? t.chooseSlot(found.specialist?.name ?? specialistId, found.service?.title ?? serviceId);
+    await tools.say(dialogue, text, choices(buttons));
+    return 'choose_slot';
+  }
+
+  async function book(agent: Agent, dialogue: DialogueRow, tools: FlowTools, step: BookingStep & { clientName: string }, phone: string): Promise<string> {
+    const clear = (executor: Parameters<SetFlow>[0]) => tools.setFlow(executor, dialogue.id, null, { clientPhone: phone });
+    try {
+      const booked = await booking.book(
+        agent.id,
+        { specialistId: step.specialistId, serviceId: step.serviceId, datetime: step.datetime, clientName: step.clientName, clientPhone: phone },
+        'assistant',
+      );
+      const { specialist, service } = await names(agent, step.specialistId, step.serviceId).catch(() => ({}) as Awaited<ReturnType<typeof names>>);
+      await deps.flowDb.transaction(async (tx) => {
+        await clear(tx);
+        await tools.say(
+          dialogue,
+          t.booked({
+            name: step.clientName,
+            service: service?.title ?? step.serviceId,
+            specialist: specialist?.name ?? step.specialistId,
+            when: formatSlot(booked.datetime),
+          }),
+          mainMenu(agent.type),
+          tx,
+        );
+      });
+      return 'booked';
+    } catch (error) {
+      await clear(deps.flowDb);
+      if (error instanceof AppError && error.type === 'conflict') {
+        return offerSlots(agent, dialogue, tools, step.specialistId, step.serviceId, t.slotTaken);
+      }
+      logger.warn('booking from the dialogue failed', { agentId: agent.id, error });
+      await tools.say(dialogue, t.bookingFailed, mainMenu(agent.type));
+      return 'booking_failed';
+    }
+  }
+
+  return {
+    /** A button of the booking flow; anything it does not know gets the main menu. */
+    async act(agent: Agent, dialogue: DialogueRow, payload: ButtonPayload, tools: FlowTools): Promise<string> {
+      const str = (key: string) => (typeof payload[key] === 'string' ? (payload[key] as string) : '');
+      switch (payload.action) {
+        case ACTIONS.book:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          await tools.setFlow(deps.flowDb, dialogue.id, null);
+          return offerSpecialists(agent, dialogue, tools, false);
+        case ACTIONS.specialists:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return offerSpecialists(agent, dialogue, tools, true);
+        case ACTIONS.pickSpecialist:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return offerServices(agent, dialogue, tools, str('s'));
+        case ACTIONS.pickService:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return offerSlots(agent, dialogue, tools, str('s'), str('v'));
+        case ACTIONS.pickSlot: {
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          await tools.setFlow(deps.flowDb, dialogue.id, { step: 'booking_name', specialistId: str('s'), serviceId: str('v'), datetime: str('t') });
+          await tools.say(dialogue, t.askName);
+          return 'ask_name';
+        }
+        default:
+          await tools.say(dialogue, t.menu, mainMenu(agent.type));
+          return 'unknown_action';
+      }
+    },
+
+    /** A typed answer while the booking flow waits for a name or a phone. */
+    async continue(agent: Agent, dialogue: DialogueRow, flow: Flow, text: string, tools: FlowTools): Promise<string | null> {
+      if (flow.step === 'booking_name') {
+        const name = text.replace(/\s+/g, ' ').trim().slice(0, 100);
+        if (!/\p{L}/u.test(name)) {
+          await tools.say(dialogue, t.nameNotUnderstood);
+          return 'name_not_understood';
+        }
+        const withName = { ...flow, step: 'booking_phone' as const, clientName: name };
+        if (dialogue.clientPhone) return book(agent, dialogue, tools, withName, dialogue.clientPhone);
+        await tools.setFlow(deps.flowDb, dialogue.id, withName);
+        await tools.say(dialogue, t.askPhone);
+        return 'ask_phone';
+      }
+      if (flow.step === 'booking_phone') {
+        const phone = normalisePhone(text);
+        if (!phone) {
+          await tools.say(dialogue, t.phoneNotUnderstood);
+          return 'phone_not_understood';
+        }
+        return book(agent, dialogue, tools, flow, phone);
+      }
+      return null;
+    },
+  };
+}
+
+export type BookingFlow = ReturnType<typeof createBookingFlow>;

@@ -1,0 +1,285 @@
+// The assistant of a community: what it does with a client's message or button press. Triggers and
+// menus answer at once; booking goes through its flow; anything else is the agent's model, billed to
+// the agent's owner like any /v1 call; a client who wants a person (or a question the model cannot take)
+// is escalated to the owner's operator, after a phone number is asked for when none is known.
+import { and, desc, eq } from 'drizzle-orm';
+import type { Agent, AgentService } from '../agents/service';
+import type { Database, Executor } from '../db/client';
+import { dialogueMessages, dialogues } from '../db/schema';
+import type { ChatHandler } from '../gateway/chat';
+import { AppError } from '../http/errors';
+import type { OutboxWorker } from '../jobs/outbox';
+import type { Logger } from '../logger';
+import type { Escalations } from '../integrations/messenger/escalations';
+import { normalisePhone } from '../integrations/booking/service';
+import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
+import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
+import type { BookingFlow } from './booking-flow';
+import { ACTIONS, mainMenu } from './menus';
+import { assistantTexts as t } from './texts';
+import { matchTrigger } from './triggers';
+
+/** Turns of the dialogue the model sees. */
+const HISTORY_TURNS = 20;
+const MAX_ANSWER_TOKENS = 1024;
+const ESCALATE_TOOL = 'escalate_to_human';
+
+const ASSISTANT_RULES = [
+  'Ты отвечаешь клиентам в сообщениях сообщества ВКонтакте. Пиши по-русски, коротко и по делу, без разметки Markdown.',
+  `Если ты не можешь ответить (нужны данные, которых у тебя нет, жалоба, нестандартная просьба) или клиент просит живого человека, вызови функцию ${ESCALATE_TOOL} с короткой причиной вместо ответа.`,
+].join('\n');
+
+const escalateTool = {
+  type: 'function',
+  function: {
+    name: ESCALATE_TOOL,
+    description: 'Передать диалог живому сотруднику, когда ассистент не может помочь сам.',
+    parameters: {
+      type: 'object',
+      properties: { reason: { type: 'string', description: 'Коротко: почему нужен человек' } },
+      required: ['reason'],
+    },
+  },
+} as const;
+
+export type DialogueRow = typeof dialogues.$inferSelect;
+
+/** A multi-step exchange in progress, kept on the dialogue between messages. */
+export type Flow =
+  | { step: 'phone'; reason: string }
+  | { step: 'booking_name'; specialistId: string; serviceId: string; datetime: string }
+  | { step: 'booking_phone'; specialistId: string; serviceId: string; datetime: string; clientName: string };
+
+export interface IncomingMessage {
+  peerId: number;
+  text: string;
+  /** From a text button (clients without callback buttons). */
+  payload: ButtonPayload | null;
+}
+
+export interface AssistantDeps {
+  db: Database;
+  agents: Pick<AgentService, 'find'>;
+  chat: Pick<ChatHandler, 'complete'>;
+  escalations: Pick<Escalations, 'escalate'>;
+  outbox: Pick<OutboxWorker, 'wake'>;
+  bookingFlow: BookingFlow;
+  logger: Logger;
+}
+
+export function createAssistant(deps: AssistantDeps) {
+  const { db, logger } = deps;
+
+  async function dialogueFor(agentId: string, peerId: number): Promise<DialogueRow> {
+    const [row] = await db
+      .insert(dialogues)
+      .values({ agentId, channel: SOCIAL_CHANNEL, peerId: String(peerId), lastMessageAt: new Date() })
+      .onConflictDoUpdate({
+        target: [dialogues.agentId, dialogues.channel, dialogues.peerId],
+        set: { lastMessageAt: new Date() },
+      })
+      .returning();
+    return row!;
+  }
+
+  async function setFlow(executor: Executor, dialogueId: string, flow: Flow | null, extra: Partial<DialogueRow> = {}) {
+    await executor
+      .update(dialogues)
+      .set({ flow, updatedAt: new Date(), ...extra })
+      .where(eq(dialogues.id, dialogueId));
+  }
+
+  async function remember(executor: Executor, dialogueId: string, role: 'user' | 'assistant', content: string) {
+    if (content.trim() === '') return;
+    await executor.insert(dialogueMessages).values({ dialogueId, role, content: content.slice(0, 8000) });
+  }
+
+  /** Says something to the client: remembered in the dialogue, queued for VK in one transaction. */
+  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) {
+    if (dialogue.messagingAllowed === false) return;
+    const run = async (tx: Executor) => {
+      await remember(tx, dialogue.id, 'assistant', text);
+      await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}) });
+    };
+    if (executor) await run(executor);
+    else await db.transaction(run);
+    deps.outbox.wake();
+  }
+
+  /** Hands the dialogue to a person (asking for a phone first when none is known). */
+  async function escalate(agent: Agent, dialogue: DialogueRow, reason: string, phone: string | null = dialogue.clientPhone) {
+    if (!phone) {
+      await setFlow(db, dialogue.id, { step: 'phone', reason });
+      await say(dialogue, t.askPhone);
+      return 'asked_phone';
+    }
+    await db.transaction(async (tx) => {
+      await setFlow(tx, dialogue.id, null, { clientPhone: phone });
+      await deps.escalations.escalate({ agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: phone, reason }, tx);
+      await say(dialogue, t.escalated, undefined, tx);
+    });
+    deps.outbox.wake();
+    return 'escalated';
+  }
+
+  async function modelAnswer(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
+    const turns = await db
+      .select({ role: dialogueMessages.role, content: dialogueMessages.content })
+      .from(dialogueMessages)
+      .where(eq(dialogueMessages.dialogueId, dialogue.id))
+      .orderBy(desc(dialogueMessages.id))
+      .limit(HISTORY_TURNS);
+    const history = turns.reverse().map((m) => ({ role: m.role === 'user' ? ('user' as const) : ('assistant' as const), content: m.content }));
+    const system = [agent.systemPrompt.trim(), ASSISTANT_RULES].filter(Boolean).join('\n\n');
+    let completion: { choices?: { message?: { content?: string | null; tool_calls?: { function?: { name?: string; arguments?: string } }[] } }[] };
+    try {
+      const response = await deps.chat.complete(
+        { userId: agent.userId, apiKeyId: null, agentId: agent.id },
+        { model: agent.model, messages: [{ role: 'system', content: system }, ...history], tools: [escalateTool], max_tokens: MAX_ANSWER_TOKENS },
+        null,
+        requestId,
+        null,
+      );
+      completion = (await response.json()) as typeof completion;
+    } catch (error) {
+      if (error instanceof AppError && error.type === 'insufficient_balance') {
+        logger.warn('agent owner is out of balance; escalating', { agentId: agent.id });
+        await say(dialogue, t.outOfBalance);
+        await db.transaction(async (tx) => {
+          await deps.escalations.escalate(
+            { agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: dialogue.clientPhone, reason: t.escalationReasonBalance },
+            tx,
+          );
+        });
+        deps.outbox.wake();
+        return 'out_of_balance';
+      }
+      logger.warn('model answer failed', { agentId: agent.id, requestId, error });
+      await say(dialogue, t.modelUnavailable);
+      return 'model_failed';
+    }
+    const message = completion.choices?.[0]?.message;
+    const call = message?.tool_calls?.find((c) => c.function?.name === ESCALATE_TOOL);
+    if (call) {
+      let reason = 'вопрос вне компетенции ассистента';
+      try {
+        const args = JSON.parse(call.function?.arguments ?? '{}') as { reason?: unknown };
+        if (typeof args.reason === 'string' && args.reason.trim()) reason = args.reason.trim().slice(0, 300);
+      } catch {
+        // Arguments that are not JSON: the generic reason will do.
+      }
+      return escalate(agent, dialogue, t.escalationReasonModel(reason));
+    }
+    const text = typeof message?.content === 'string' ? message.content.trim() : '';
+    if (!text) {
+      await say(dialogue, t.modelUnavailable);
+      return 'model_empty';
+    }
+    await say(dialogue, text);
+    return 'model_answer';
+  }
+
+  /** A step of a flow in progress consumed the message; returns the outcome, or null when no flow applies. */
+  async function continueFlow(agent: Agent, dialogue: DialogueRow, text: string): Promise<string | null> {
+    const flow = dialogue.flow as Flow | null;
+    if (!flow) return null;
+    if (flow.step === 'phone') {
+      const phone = normalisePhone(text);
+      if (!phone) {
+        await say(dialogue, t.phoneNotUnderstood);
+        return 'phone_not_understood';
+      }
+      return escalate(agent, dialogue, flow.reason, phone);
+    }
+    return deps.bookingFlow.continue(agent, dialogue, flow, text, { say, setFlow });
+  }
+
+  async function act(agent: Agent, dialogue: DialogueRow, payload: ButtonPayload): Promise<string> {
+    switch (payload.action) {
+      case ACTIONS.menu:
+        await setFlow(db, dialogue.id, null);
+        await say(dialogue, t.menu, mainMenu(agent.type));
+        return 'menu';
+      case ACTIONS.help:
+        await say(dialogue, t.help(agent.type), mainMenu(agent.type));
+        return 'help';
+      case ACTIONS.catalog:
+      case ACTIONS.cart:
+        await say(dialogue, t.catalogUnavailable, mainMenu(agent.type));
+        return payload.action;
+      default:
+        return deps.bookingFlow.act(agent, dialogue, payload, { say, setFlow });
+    }
+  }
+
+  async function loadAgent(agentId: string): Promise<Agent | null> {
+    const agent = await deps.agents.find(agentId);
+    return agent ?? null;
+  }
+
+  return {
+    /** A client's message (message_new). Returns what was done, for the inbox's record. */
+    async onMessage(agentId: string, message: IncomingMessage, requestId: string): Promise<string> {
+      const agent = await loadAgent(agentId);
+      if (!agent) return 'agent_gone';
+      const dialogue = await dialogueFor(agentId, message.peerId);
+      await remember(db, dialogue.id, 'user', message.text);
+      if (dialogue.messagingAllowed === false) return 'client_denied';
+      // With an operator: the assistant keeps quiet until the dialogue is released.
+      if (dialogue.mode === 'operator') return 'with_operator';
+
+      if (message.payload?.action) return act(agent, dialogue, message.payload);
+      const flowed = await continueFlow(agent, dialogue, message.text);
+      if (flowed) return flowed;
+
+      switch (matchTrigger(message.text)) {
+        case 'welcome':
+          await say(dialogue, t.welcome(agent.name, agent.type), mainMenu(agent.type));
+          return 'welcome';
+        case 'menu':
+          await say(dialogue, t.menu, mainMenu(agent.type));
+          return 'menu';
+        case 'help':
+          await say(dialogue, t.help(agent.type), mainMenu(agent.type));
+          return 'help';
+        case 'operator':
+          return escalate(agent, dialogue, t.escalationReasonAsked);
+        default:
+          if (message.text.trim() === '') return 'ignored';
+          return modelAnswer(agent, dialogue, requestId);
+      }
+    },
+
+    /** A callback button press (message_event), already acknowledged to VK. */
+    async onButton(agentId: string, press: { peerId: number; payload: ButtonPayload }): Promise<string> {
+      const agent = await loadAgent(agentId);
+      if (!agent) return 'agent_gone';
+      const dialogue = await dialogueFor(agentId, press.peerId);
+      if (dialogue.messagingAllowed === false) return 'client_denied';
+      if (dialogue.mode === 'operator') return 'with_operator';
+      return act(agent, dialogue, press.payload);
+    },
+
+    /** message_allow / message_deny. */
+    async onConsent(agentId: string, userId: number, allowed: boolean): Promise<string> {
+      await db
+        .insert(dialogues)
+        .values({ agentId, channel: SOCIAL_CHANNEL, peerId: String(userId), messagingAllowed: allowed })
+        .onConflictDoUpdate({
+          target: [dialogues.agentId, dialogues.channel, dialogues.peerId],
+          set: { messagingAllowed: allowed, updatedAt: new Date() },
+        });
+      return allowed ? 'allowed' : 'denied';
+    },
+
+    /** For the operator relay: the dialogue's row by id. */
+    async dialogueById(executor: Executor, dialogueId: string): Promise<DialogueRow | null> {
+      const [row] = await executor.select().from(dialogues).where(and(eq(dialogues.id, dialogueId))).limit(1);
+      return row ?? null;
+    },
+  };
+}
+
+export type Assistant = ReturnType<typeof createAssistant>;
+export type Say = (dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) => Promise<void>;
+export type SetFlow = (executor: Executor, dialogueId: string, flow: Flow | null, extra?: Partial<DialogueRow>) => Promise<void>;

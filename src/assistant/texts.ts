@@ -1,0 +1,90 @@
+// Everything the assistant says to clients in the community, in one place (house rule 9).
+import type { AgentType } from '../agents/service';
+
+const greetingByType: Record<AgentType, string> = {
+  creator: 'Я отвечу на вопросы и помогу разобраться.',
+  service: 'Я помогу выбрать специалиста и записаться на удобное время.',
+  ecommerce: 'Я помогу выбрать товар, собрать корзину и оформить заказ.',
+};
+
+const helpByType: Record<AgentType, string> = {
+  creator: 'Просто напишите вопрос — я отвечу.',
+  service: '«Записаться» — выбрать услугу, специалиста и время; «Специалисты» — кто у нас работает.',
+  ecommerce: '«Каталог» — товары; «Корзина» — то, что вы выбрали, и оформление заказа.',
+};
+
+export const assistantTexts = {
+  welcome: (agentName: string, type: AgentType) =>
+    `Здравствуйте! Это ${agentName}. ${greetingByType[type]}\nНапишите «Меню», чтобы увидеть, что я умею.`,
+  menu: 'Выберите, что вас интересует:',
+  help: (type: AgentType) =>
+    [
+      'Что я умею:',
+      helpByType[type],
+      '«Меню» — главное меню, «Помощь» — эта подсказка.',
+      'Если нужен живой человек, напишите «оператор».',
+    ].join('\n'),
+
+  // Buttons.
+  buttonMenu: 'Главное меню',
+  buttonHelp: 'Помощь',
+  buttonCatalog: 'Каталог',
+  buttonCart: 'Корзина',
+  buttonBook: 'Записаться',
+  buttonSpecialists: 'Специалисты',
+  snackbarDone: 'Готово',
+
+  // Model answers.
+  outOfBalance:
+    'Извините, сейчас я не могу ответить сам. Я передал ваш вопрос сотруднику — с вами свяжутся.',
+  modelUnavailable: 'Извините, я не смог ответить прямо сейчас. Попробуйте, пожалуйста, ещё раз чуть позже.',
+
+  // Escalation.
+  askPhone: 'Чтобы сотрудник мог с вами связаться, напишите, пожалуйста, ваш номер телефона.',
+  phoneNotUnderstood: 'Не получилось разобрать номер. Напишите его, например, так: +7 916 123-45-67.',
+  escalated: 'Спасибо! Я передал ваш вопрос сотруднику, он скоро ответит здесь же.',
+  withOperator: 'Ваш вопрос уже у сотрудника, он ответит здесь же.',
+  released: 'Сотрудник завершил разговор. Если появятся вопросы — пишите, я на связи.',
+  // Told to the operator when a reply cannot reach the client.
+  relayNoDialogue: 'диалог с клиентом не найден',
+  relayDenied: 'клиент запретил сообщения от сообщества',
+  relayNoCommunity: 'сообщество ВКонтакте у агента не подключено',
+  escalationReasonAsked: 'клиент попросил связать его с человеком',
+  escalationReasonModel: (why: string) => `ассистент не смог ответить: ${why}`,
+  escalationReasonBalance: 'на балансе владельца недостаточно средств для ответов модели',
+
+  // Booking.
+  bookingUnavailable: 'Онлайн-запись пока не подключена. Напишите, пожалуйста, «оператор» — вас запишет сотрудник.',
+  bookingFailed: 'Не получилось связаться с системой записи. Попробуйте, пожалуйста, позже.',
+  noSpecialists: 'Сейчас нет специалистов, к которым можно записаться онлайн.',
+  specialistsList: (lines: string[]) => ['Наши специалисты:', ...lines].join('\n'),
+  chooseSpecialist: 'К кому хотите записаться?',
+  chooseService: (specialist: string) => `Какая услуга нужна? Специалист: ${specialist}.`,
+  noServices: 'У этого специалиста сейчас нет услуг для онлайн-записи.',
+  chooseSlot: (specialist: string, service: string) => `Свободное время — ${service}, ${specialist}:`,
+  noSlots: 'В ближайшие дни свободного времени нет. Напишите «оператор», и сотрудник подберёт время.',
+  askName: 'Как вас записать? Напишите, пожалуйста, имя.',
+  nameNotUnderstood: 'Напишите, пожалуйста, имя — как к вам обращаться.',
+  slotTaken: 'Это время только что заняли. Выберите, пожалуйста, другое:',
+  booked: (details: { service: string; specialist: string; when: string; name: string }) =>
+    `Готово, ${details.name}! Вы записаны: ${details.service}, ${details.specialist}, ${details.when}.`,
+
+  // E-commerce until its catalog is set up.
+  catalogUnavailable: 'Каталог пока не заполнен. Напишите, что вы ищете, — я подскажу.',
+} as const;
+
+const MONTHS = ['января', 'февраля', 'марта', 'апреля', 'мая', 'июня', 'июля', 'августа', 'сентября', 'октября', 'ноября', 'декабря'];
+
+/** "1 декабря, 10:00" from "2026-12-01T10:00:00+03:00", in the company's own local time. */
+export function formatSlot(datetime: string): string {
+  const [date = '', time = ''] = datetime.split('T');
+  const [, month = '1', day = '1'] = date.split('-');
+  return `${Number(day)} ${MONTHS[Number(month) - 1] ?? ''}, ${time.slice(0, 5)}`;
+}
+
+/** "1 дек 10:00": short enough for a button label. */
+export function formatSlotShort(datetime: string): string {
+  const [date = '', time = ''] = datetime.split('T');
+  const [, month = '1', day = '1'] = date.split('-');
+  return `${Number(day)} ${(MONTHS[Number(month) - 1] ?? '').slice(0, 3)} ${time.slice(0, 5)}`;
+}

@@ -1,0 +1,87 @@
+// Composes the VK integration: settings and connection tools, the callback inbox, the assistant that
+// answers clients, the outbox kind that delivers its messages, and the relay that brings operator
+// replies from the messenger back to the client.
+import { createAssistant } from '../../assistant/dialogue';
+import { createBookingFlow } from '../../assistant/booking-flow';
+import { assistantTexts } from '../../assistant/texts';
+import type { AgentService } from '../../agents/service';
+import type { Config } from '../../config';
+import type { SecretBox } from '../../crypto/secret-box';
+import type { Database } from '../../db/client';
+import { dialogueMessages } from '../../db/schema';
+import type { ChatHandler } from '../../gateway/chat';
+import { createPeriodicJob } from '../../jobs/periodic';
+import type { OutboxWorker } from '../../jobs/outbox';
+import type { Logger } from '../../logger';
+import type { Booking } from '../booking';
+import type { DialogueRelay, Escalations } from '../messenger/escalations';
+import { createVkClient } from './client';
+import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';
+import { createSocialSettings } from './settings';
+import { createSocialWebhook } from './webhook';
+
+export interface SocialDeps {
+  db: Database;
+  box: SecretBox;
+  logger: Logger;
+  outbox: OutboxWorker;
+  chat: Pick<ChatHandler, 'complete'>;
+  agents: Pick<AgentService, 'find'>;
+  escalations: Escalations;
+  booking: Booking;
+  config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs'>;
+}
+
+export function createSocial(deps: SocialDeps) {
+  const { db, box, logger, outbox, config } = deps;
+  const vkFor = (accessToken: string) => createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken });
+  const settings = createSocialSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, vkFor });
+  const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, logger });
+  const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, logger });
+  const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes });
+
+  outbox.register(SOCIAL_MESSAGE_KIND, createSocialMessageHandler({ db, settings, vkFor }));
+
+  const relay: DialogueRelay = {
+    async relayOperatorReply(tx, reply) {
+      const dialogue = await assistant.dialogueById(tx, reply.dialogueId);
+      if (!dialogue) return { delivered: false, reason: assistantTexts.relayNoDialogue };
+      if (dialogue.messagingAllowed === false) return { delivered: false, reason: assistantTexts.relayDenied };
+      const community = await settings.load(reply.agentId, tx).catch(() => null);
+      if (!community) return { delivered: false, reason: assistantTexts.relayNoCommunity };
+      await tx.insert(dialogueMessages).values({ dialogueId: dialogue.id, role: 'operator', content: reply.text.slice(0, 8000) });
+      await queueSocialMessage(tx, { agentId: reply.agentId, peerId: Number(reply.peerId), text: reply.text });
+      return { delivered: true };
+    },
+    async release(tx, ref) {
+      const dialogue = await assistant.dialogueById(tx, ref.dialogueId);
+      if (!dialogue || dialogue.messagingAllowed === false) return;
+      await queueSocialMessage(tx, { agentId: ref.agentId, peerId: Number(ref.peerId), text: assistantTexts.released });
+    },
+  };
+  deps.escalations.registerRelay(SOCIAL_CHANNEL, relay);
+
+  // Events are normally handled right after their `ok`; this catches those a stop or a failure cut short.
+  const sweep = createPeriodicJob({
+    name: 'social inbox sweep',
+    intervalMs: Math.max(50, config.outboxPollIntervalMs * 5),
+    run: () => webhook.sweep(),
+    logger,
+  });
+
+  return {
+    settings,
+    assistant,
+    webhook,
+    vkFor,
+    start() {
+      sweep.start();
+    },
+    async stop() {
+      await sweep.stop();
+      await webhook.drain();
+    },
+  };
+}
+
+export type Social = ReturnType<typeof createSocial>;

@@ -1,0 +1,60 @@
+// /api/v1/social/… : an agent's VK community, for the agent's owner (JWT). The callback endpoint VK
+// itself calls is a raw route (webhook.ts).
+import { z } from 'zod';
+import { agentProcedure } from '../../agents/guard';
+import { router, userProcedure } from '../../trpc/init';
+import { checkConnectionInput, socialSettingsInput, socialSettingsView } from './settings';
+
+const agentId = z.string().max(100);
+const TAG = 'social';
+
+export const socialRouter = router({
+  getSettings: agentProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Настройки сообщества ВКонтакте (ключ замаскирован)' } })
+    .input(z.object({ agentId }))
+    .output(socialSettingsView)
+    .query(({ ctx }) => ctx.services.social.settings.read(ctx.agent.id)),
+
+  putSettings: agentProcedure
+    .meta({ openapi: { method: 'PUT', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Сохранить настройки сообщества ВКонтакте' } })
+    .input(socialSettingsInput.extend({ agentId }))
+    .output(socialSettingsView)
+    .mutation(({ ctx, input }) => {
+      const { agentId: _, ...settings } = input;
+      return ctx.services.social.settings.save(ctx.agent.id, settings);
+    }),
+
+  checkConnection: userProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/api/v1/social/check-connection', tags: [TAG], summary: 'Проверить id сообщества и ключ доступа' },
+    })
+    .input(checkConnectionInput)
+    .output(z.object({ ok: z.boolean(), groupName: z.string().optional(), reason: z.string().optional() }))
+    .mutation(({ ctx, input }) => ctx.services.social.settings.checkConnection(input)),
+
+  confirmationCode: agentProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/social/{agentId}/confirmation-code',
+        tags: [TAG],
+        summary: 'Код подтверждения сервера (запрашивается у ВКонтакте, если ещё не известен)',
+      },
+    })
+    .input(z.object({ agentId }))
+    .output(z.object({ confirmationCode: z.string() }))
+    .query(async ({ ctx }) => ({ confirmationCode: await ctx.services.social.settings.confirmationCode(ctx.agent.id) })),
+
+  registerWebhook: agentProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/social/{agentId}/webhook',
+        tags: [TAG],
+        summary: 'Подключить webhook как сервер Callback API сообщества',
+      },
+    })
+    .input(z.object({ agentId }))
+    .output(z.object({ serverId: z.number().int(), url: z.string(), status: z.string() }))
+    .mutation(({ ctx }) => ctx.services.social.settings.registerWebhook(ctx.agent.id)),
+});

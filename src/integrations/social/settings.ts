@@ -1,0 +1,268 @@
+// An agent's VK community: settings (token and secret sealed), the connection check, the confirmation
+// code, and registering our webhook as the community's callback server.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
+import type { Database, Executor } from '../../db/client';
+import { socialSettings } from '../../db/schema';
+import { AppError } from '../../http/errors';
+import { errorMessages } from '../../http/messages';
+import type { Logger } from '../../logger';
+import { isCommunityTokenFormat, VK_API_VERSION, VkApiError, VkNetworkError, type VkClient } from './client';
+
+export const SECRET_KEY_MIN = 10;
+/** The access token's first characters shown on reads (the spec: first 10, then a mask). */
+const TOKEN_VISIBLE_CHARS = 10;
+const CALLBACK_SERVER_TITLE = 'Conduit';
+
+export function socialWebhookUrl(publicBaseUrl: string, agentId: string): string {
+  return `${publicBaseUrl}/api/v1/social/webhook/${agentId}`;
+}
+
+const groupId = z
+  .union([z.string(), z.number()], { error: 'groupId: укажите числовой id сообщества' })
+  .transform((v) => String(v).trim())
+  .refine((v) => /^\d{1,15}$/.test(v) && Number(v) > 0, 'groupId: только цифры — числовой id сообщества ВКонтакте')
+  .transform(Number);
+
+const accessToken = z
+  .string({ error: 'accessToken: укажите ключ доступа сообщества' })
+  .trim()
+  .refine(isCommunityTokenFormat, 'accessToken: ожидается ключ доступа сообщества ВКонтакте, он начинается с vk1.a.');
+
+export const socialSettingsInput = z.object({
+  groupId,
+  accessToken: accessToken.optional(),
+  secretKey: z
+    .string({ error: 'secretKey: ожидается строка' })
+    .min(SECRET_KEY_MIN, `secretKey: не короче ${SECRET_KEY_MIN} символов`)
+    .max(50, 'secretKey: не длиннее 50 символов (ограничение ВКонтакте)')
+    .regex(/^[A-Za-z0-9]+$/, 'secretKey: только латинские буквы и цифры')
+    .optional(),
+  confirmationCode: z.string().trim().max(100).regex(/^[A-Za-z0-9]*$/, 'confirmationCode: только латинские буквы и цифры').optional(),
+});
+
+export const checkConnectionInput = z.object({ groupId, accessToken });
+
+export type SocialSettingsInput = z.infer<typeof socialSettingsInput>;
+
+export const socialSettingsView = z.object({
+  configured: z.boolean(),
+  groupId: z.number().int().nullable(),
+  /** The first 10 characters, then a mask. */
+  accessToken: z.string().nullable(),
+  secretKeySet: z.boolean(),
+  confirmationCode: z.string().nullable(),
+  webhookUrl: z.string(),
+  callbackServerId: z.number().int().nullable(),
+  updatedAt: z.string().nullable(),
+});
+
+export type SocialSettingsView = z.infer<typeof socialSettingsView>;
+
+export interface OpenSocialSettings {
+  agentId: string;
+  groupId: number;
+  accessToken: string;
+  secretKey: string;
+  confirmationCode: string | null;
+  callbackServerId: number | null;
+}
+
+type Row = typeof socialSettings.$inferSelect;
+
+export interface SocialSettingsDeps {
+  db: Database;
+  box: SecretBox;
+  logger: Logger;
+  publicBaseUrl: string;
+  vkFor(accessToken: string): VkClient;
+}
+
+/** A VK failure as the owner should read it; the integration endpoints answer 400 for what they must fix. */
+export function vkFailure(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof VkNetworkError) return new AppError('upstream_error', errorMessages.vkUnavailable, { cause: error });
+  if (error instanceof VkApiError) {
+    if (error.kind === 'auth') return new AppError('invalid_request_error', errorMessages.vkTokenRejected, { cause: error });
+    if (error.kind === 'permission_denied') return new AppError('invalid_request_error', errorMessages.vkNoRights, { cause: error });
+    if (error.kind === 'limit_reached') return new AppError('invalid_request_error', errorMessages.vkServersLimit, { cause: error });
+    if (error.kind === 'invalid_request' || error.kind === 'not_found') {
+      return new AppError('invalid_request_error', errorMessages.vkRejected(error.errorMsg.slice(0, 200)), { cause: error });
+    }
+    return new AppError('upstream_error', errorMessages.vkUnavailable, { cause: error });
+  }
+  return new AppError('internal_error', undefined, { cause: error });
+}
+
+export function createSocialSettings(deps: SocialSettingsDeps) {
+  const { db, box, logger } = deps;
+
+  function open(row: Row): OpenSocialSettings {
+    try {
+      return {
+        agentId: row.agentId,
+        groupId: row.groupId,
+        accessToken: box.open(row.accessTokenSealed, 'accessToken'),
+        secretKey: box.open(row.secretKeySealed, 'secretKey'),
+        confirmationCode: row.confirmationCode,
+        callbackServerId: row.callbackServerId,
+      };
+    } catch (error) {
+      if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', `${error.message}. Сохраните настройки сообщества заново`);
+      throw error;
+    }
+  }
+
+  function view(agentId: string, row: Row | undefined, token: string | null): SocialSettingsView {
+    return {
+      configured: Boolean(row),
+      groupId: row?.groupId ?? null,
+      accessToken: token === null ? null : maskSecret(token, TOKEN_VISIBLE_CHARS),
+      secretKeySet: Boolean(row),
+      confirmationCode: row?.confirmationCode ?? null,
+      webhookUrl: socialWebhookUrl(deps.publicBaseUrl, agentId),
+      callbackServerId: row?.callbackServerId ?? null,
+      updatedAt: row?.updatedAt.toISOString() ?? null,
+    };
+  }
+
+  /** `executor`: the caller's transaction when there is one (PGlite has one connection: never wait on another). */
+  async function row(agentId: string, executor: Executor = db): Promise<Row | undefined> {
+    const [found] = await executor.select().from(socialSettings).where(eq(socialSettings.agentId, agentId));
+    return found;
+  }
+
+  async function configured(agentId: string): Promise<OpenSocialSettings> {
+    const found = await row(agentId);
+    if (!found) throw new AppError('invalid_request_error', errorMessages.socialNotConfigured);
+    return open(found);
+  }
+
+  return {
+    async read(agentId: string): Promise<SocialSettingsView> {
+      const found = await row(agentId);
+      return view(agentId, found, found ? open(found).accessToken : null);
+    },
+
+    /** Opened settings, or null when the agent has no community. */
+    async load(agentId: string, executor?: Executor): Promise<OpenSocialSettings | null> {
+      const found = await row(agentId, executor);
+      return found ? open(found) : null;
+    },
+
+    configured,
+
+    /** Secrets left out keep their stored values; a first save needs both. */
+    async save(agentId: string, input: SocialSettingsInput): Promise<SocialSettingsView> {
+      const existing = await row(agentId);
+      const current = existing ? open(existing) : null;
+      const token = input.accessToken ?? current?.accessToken;
+      const secretKey = input.secretKey ?? current?.secretKey;
+      if (!token || !secretKey) {
+        throw new AppError('invalid_request_error', errorMessages.socialSecretsRequired);
+      }
+      const sameGroup = current?.groupId === input.groupId;
+      const values = {
+        groupId: input.groupId,
+        accessTokenSealed: box.seal(token),
+        secretKeySealed: box.seal(secretKey),
+        // Another community has another code, and another server list.
+        confirmationCode: input.confirmationCode || (sameGroup ? (current?.confirmationCode ?? null) : null),
+        callbackServerId: sameGroup ? (current?.callbackServerId ?? null) : null,
+        updatedAt: new Date(),
+      };
+      const [saved] = await db
+        .insert(socialSettings)
+        .values({ agentId, ...values })
+        .onConflictDoUpdate({ target: socialSettings.agentId, set: values })
+        .returning();
+      return view(agentId, saved, token);
+    },
+
+    /** Whether the token opens the community: `{ok, groupName}`, or ok false with a Russian reason. */
+    async checkConnection(input: { groupId: number; accessToken: string }): Promise<{ ok: boolean; groupName?: string; reason?: string }> {
+      try {
+        // Asked without an id, VK names the token's own community: any token could read a public group by id.
+        const group = await deps.vkFor(input.accessToken).groupsGetById();
+        if (!group || group.id !== input.groupId) return { ok: false, reason: errorMessages.vkGroupMismatch };
+        return { ok: true, groupName: group.name };
+      } catch (error) {
+        const failure = vkFailure(error);
+        logger.info('vk connection check failed', { groupId: input.groupId, error });
+        return { ok: false, reason: failure.message };
+      }
+    },
+
+    /** The community's confirmation code: stored, or fetched from VK and stored. */
+    async confirmationCode(agentId: string): Promise<string> {
+      const s = await configured(agentId);
+      if (s.confirmationCode) return s.confirmationCode;
+      let code: string;
+      try {
+        code = await deps.vkFor(s.accessToken).groupsGetCallbackConfirmationCode(s.groupId);
+      } catch (error) {
+        throw vkFailure(error);
+      }
+      await db.update(socialSettings).set({ confirmationCode: code, updatedAt: new Date() }).where(eq(socialSettings.agentId, agentId));
+      return code;
+    },
+
+    /** The stored code only, for the public confirmation endpoint (no VK call from an unauthenticated request). */
+    async storedConfirmationCode(agentId: string): Promise<string | null> {
+      return (await row(agentId))?.confirmationCode ?? null;
+    },
+
+    /**
+     * Adds our webhook to the community as a callback server, or updates the one already there, and
+     * subscribes it to the events the assistant handles.
+     */
+    async registerWebhook(agentId: string): Promise<{ serverId: number; url: string; status: string }> {
+      const s = await configured(agentId);
+      const vk = deps.vkFor(s.accessToken);
+      const url = socialWebhookUrl(deps.publicBaseUrl, agentId);
+      try {
+        // VK sends a confirmation request as soon as the server is added: have the code ready.
+        if (!s.confirmationCode) {
+          const code = await vk.groupsGetCallbackConfirmationCode(s.groupId);
+          await db.update(socialSettings).set({ confirmationCode: code }).where(eq(socialSettings.agentId, agentId));
+        }
+        const servers = await vk.groupsGetCallbackServers(s.groupId);
+        const ours = servers.find((x) => x.id === s.callbackServerId) ?? servers.find((x) => x.url === url);
+        const params = { groupId: s.groupId, url, title: CALLBACK_SERVER_TITLE, secretKey: s.secretKey };
+        let serverId: number;
+        if (ours) {
+          serverId = ours.id;
+          await vk.groupsEditCallbackServer({ ...params, serverId });
+        } else {
+          serverId = await vk.groupsAddCallbackServer(params);
+        }
+        await vk.groupsSetCallbackSettings({
+          groupId: s.groupId,
+          serverId,
+          apiVersion: VK_API_VERSION,
+          message_new: 1,
+          message_event: 1,
+          message_allow: 1,
+          message_deny: 1,
+        });
+        await db.update(socialSettings).set({ callbackServerId: serverId, updatedAt: new Date() }).where(eq(socialSettings.agentId, agentId));
+        const [server] = await vk.groupsGetCallbackServers(s.groupId, [serverId]);
+        return { serverId, url, status: server?.status ?? 'unconfigured' };
+      } catch (error) {
+        throw vkFailure(error);
+      }
+    },
+
+    /** Constant-time comparison of an event's `secret` with the agent's key. */
+    secretMatches(expected: string, presented: unknown): boolean {
+      if (typeof presented !== 'string') return false;
+      // Digests of equal length, so not even the key's length shows in the timing.
+      const digest = (v: string) => createHash('sha256').update(v).digest();
+      return timingSafeEqual(digest(expected), digest(presented));
+    },
+  };
+}
+
+export type SocialSettings = ReturnType<typeof createSocialSettings>;

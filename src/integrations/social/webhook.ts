@@ -1,0 +1,233 @@
+// /api/v1/social/webhook/:agentId — VK's Callback API for an agent's community.
+//
+// `confirmation` is answered with the code as text/plain. Every other event must carry the agent's
+// secret (compared in constant time; wrong or missing → 403, nothing done), is written to the inbox
+// under its event id before VK hears `ok` (a re-delivery finds the row and is not acted on twice), and is
+// handled right after. Handling claims the event with a lease rather than a held transaction, because a
+// model answer takes seconds; a sweep picks up events whose handling was cut short (crash, restart).
+// Events of one client are handled in order, one at a time, within this process.
+import { randomUUID } from 'node:crypto';
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { socialEvents } from '../../db/schema';
+import { readBodyText } from '../../http/body';
+import { AppError, errorResponse } from '../../http/errors';
+import { errorMessages } from '../../http/messages';
+import type { Logger } from '../../logger';
+import type { Assistant } from '../../assistant/dialogue';
+import type { VkClient } from './client';
+import type { ButtonPayload } from './keyboards';
+import type { SocialSettings } from './settings';
+
+/** How long one handling may take before another worker may take the event over. */
+const LEASE_SECONDS = 300;
+const MAX_HANDLING_ATTEMPTS = 5;
+const INBOX_RETENTION = '7 days';
+const MAX_EVENT_BYTES = 256 * 1024;
+
+const text = (body: string, status = 200) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+
+interface VkEvent {
+  type: string;
+  event_id?: string;
+  secret?: unknown;
+  object?: Record<string, unknown>;
+}
+
+/** A payload arrives as a JSON string (message_new) or, despite the schema, as an object (message_event). */
+function parsePayload(raw: unknown): ButtonPayload | null {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return null;
+    }
+  }
+  if (value && typeof value === 'object' && typeof (value as { action?: unknown }).action === 'string') return value as ButtonPayload;
+  return null;
+}
+
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null);
+
+/** VK escapes a few characters in message text; the assistant reads what the client typed. */
+function unescapeVk(value: string): string {
+  return value.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+}
+
+export interface SocialWebhookDeps {
+  db: Database;
+  settings: SocialSettings;
+  assistant: Assistant;
+  vkFor(accessToken: string): VkClient;
+  logger: Logger;
+  bodyLimitBytes: number;
+}
+
+export function createSocialWebhook(deps: SocialWebhookDeps) {
+  const { db, settings, assistant, logger } = deps;
+  const inFlight = new Set<Promise<void>>();
+  /** Per client: the tail of its chain of handlings, so its events are handled in order. */
+  const chains = new Map<string, Promise<void>>();
+
+  async function handleEvent(agentId: string, event: VkEvent): Promise<string> {
+    const object = event.object ?? {};
+    const requestId = `vk-${event.event_id ?? randomUUID()}`;
+    switch (event.type) {
+      case 'message_new': {
+        // API ≥ 5.103 wraps the message; older servers post it flat.
+        const message = (object.message && typeof object.message === 'object' ? object.message : object) as Record<string, unknown>;
+        const peerId = int(message.peer_id) ?? int(message.from_id);
+        if (peerId === null || message.out === 1) return 'ignored';
+        const body = typeof message.text === 'string' ? unescapeVk(message.text) : '';
+        return assistant.onMessage(agentId, { peerId, text: body, payload: parsePayload(message.payload) }, requestId);
+      }
+      case 'message_event': {
+        const peerId = int(object.peer_id);
+        const userId = int(object.user_id);
+        const payload = parsePayload(object.payload);
+        if (peerId === null || userId === null) return 'ignored';
+        // The button spins until answered, and the answer is only valid for about a minute: first thing.
+        const s = await settings.load(agentId);
+        if (s && typeof object.event_id === 'string') {
+          await deps
+            .vkFor(s.accessToken)
+            .messagesSendMessageEventAnswer({ eventId: object.event_id, userId, peerId })
+            .catch((error) => logger.warn('vk: could not acknowledge a button press', { agentId, error }));
+        }
+        if (!payload) return 'ignored';
+        return assistant.onButton(agentId, { peerId, payload });
+      }
+      case 'message_allow':
+      case 'message_deny': {
+        const userId = int(object.user_id);
+        if (userId === null) return 'ignored';
+        return assistant.onConsent(agentId, userId, event.type === 'message_allow');
+      }
+      default:
+        return 'ignored';
+    }
+  }
+
+  /** Claims, handles and closes one stored event; does nothing when it is done or someone else holds it. */
+  async function processEvent(agentId: string, eventId: string): Promise<void> {
+    const [claimed] = await db
+      .update(socialEvents)
+      .set({ lockedUntil: sql`now() + make_interval(secs => ${LEASE_SECONDS})`, attempts: sql`${socialEvents.attempts} + 1` })
+      .where(
+        and(
+          eq(socialEvents.agentId, agentId),
+          eq(socialEvents.eventId, eventId),
+          isNull(socialEvents.processedAt),
+          or(isNull(socialEvents.lockedUntil), lt(socialEvents.lockedUntil, sql`now()`)),
+        ),
+      )
+      .returning({ payload: socialEvents.payload, attempts: socialEvents.attempts });
+    if (!claimed) return;
+    try {
+      const outcome = await handleEvent(agentId, claimed.payload as VkEvent);
+      await db
+        .update(socialEvents)
+        .set({ processedAt: new Date(), outcome, lockedUntil: null, lastError: null })
+        .where(and(eq(socialEvents.agentId, agentId), eq(socialEvents.eventId, eventId)));
+    } catch (error) {
+      logger.error('vk event handling failed', { agentId, eventId, error });
+      const giveUp = claimed.attempts >= MAX_HANDLING_ATTEMPTS;
+      await db
+        .update(socialEvents)
+        .set({
+          lockedUntil: null,
+          lastError: (error instanceof Error ? error.message : String(error)).slice(0, 500),
+          ...(giveUp ? { processedAt: new Date(), outcome: 'failed' } : {}),
+        })
+        .where(and(eq(socialEvents.agentId, agentId), eq(socialEvents.eventId, eventId)))
+        .catch((e) => logger.error('vk event bookkeeping failed', { agentId, eventId, error: e }));
+    }
+  }
+
+  function clientKey(agentId: string, event: VkEvent): string {
+    const o = event.object ?? {};
+    const m = (o.message && typeof o.message === 'object' ? o.message : o) as Record<string, unknown>;
+    return `${agentId}:${String(m.peer_id ?? o.peer_id ?? o.user_id ?? m.from_id ?? '')}`;
+  }
+
+  function processSoon(agentId: string, eventId: string, event: VkEvent) {
+    const key = clientKey(agentId, event);
+    const previous = chains.get(key) ?? Promise.resolve();
+    const work = previous.then(() => processEvent(agentId, eventId)).catch(() => {});
+    chains.set(key, work);
+    const tracked = work.finally(() => {
+      inFlight.delete(tracked);
+      if (chains.get(key) === work) chains.delete(key);
+    });
+    inFlight.add(tracked);
+  }
+
+  return {
+    /** GET: the confirmation code as text, for whoever sets the server up by hand. */
+    async confirmation(agentId: string): Promise<Response> {
+      const code = await settings.storedConfirmationCode(agentId).catch(() => null);
+      if (!code) return errorResponse(new AppError('not_found', errorMessages.socialNoConfirmationCode));
+      return text(code);
+    },
+
+    async handle(request: Request, agentId: string): Promise<Response> {
+      const s = await settings.load(agentId).catch(() => null);
+      if (!s) return errorResponse(new AppError('not_found', errorMessages.socialUnknownWebhook));
+      let event: VkEvent;
+      try {
+        const parsed = JSON.parse(await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_EVENT_BYTES))) as unknown;
+        if (!parsed || typeof parsed !== 'object' || typeof (parsed as VkEvent).type !== 'string') throw new SyntaxError('not an event');
+        event = parsed as VkEvent;
+      } catch (error) {
+        if (error instanceof AppError) return errorResponse(error);
+        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+      }
+
+      if (event.type === 'confirmation') {
+        if (event.secret !== undefined && !settings.secretMatches(s.secretKey, event.secret)) {
+          return errorResponse(new AppError('forbidden', errorMessages.socialBadSecret));
+        }
+        if (!s.confirmationCode) return errorResponse(new AppError('not_found', errorMessages.socialNoConfirmationCode));
+        return text(s.confirmationCode);
+      }
+      if (!settings.secretMatches(s.secretKey, event.secret)) {
+        return errorResponse(new AppError('forbidden', errorMessages.socialBadSecret));
+      }
+      const eventId = typeof event.event_id === 'string' && event.event_id !== '' ? event.event_id : null;
+      if (!eventId) return errorResponse(new AppError('invalid_request_error', errorMessages.socialNoEventId));
+      // The secret is ours to check, not to keep.
+      const { secret: _, ...stored } = event;
+      const inserted = await db
+        .insert(socialEvents)
+        .values({ agentId, eventId: eventId.slice(0, 200), type: event.type.slice(0, 50), payload: stored })
+        .onConflictDoNothing()
+        .returning({ eventId: socialEvents.eventId });
+      if (inserted.length > 0) processSoon(agentId, eventId.slice(0, 200), event);
+      return text('ok');
+    },
+
+    /** Handles events left unhandled (a stop between `ok` and handling, or a failure), and prunes old ones. */
+    async sweep(): Promise<number> {
+      const pending = await db
+        .select({ agentId: socialEvents.agentId, eventId: socialEvents.eventId, payload: socialEvents.payload })
+        .from(socialEvents)
+        .where(and(isNull(socialEvents.processedAt), or(isNull(socialEvents.lockedUntil), lt(socialEvents.lockedUntil, sql`now()`))))
+        .orderBy(socialEvents.receivedAt)
+        .limit(100);
+      for (const row of pending) processSoon(row.agentId, row.eventId, row.payload as VkEvent);
+      await Promise.allSettled([...inFlight]);
+      await db
+        .delete(socialEvents)
+        .where(and(isNotNull(socialEvents.processedAt), lt(socialEvents.receivedAt, sql`now() - ${INBOX_RETENTION}::interval`)));
+      return pending.length;
+    },
+
+    /** Waits for handling already started (graceful shutdown). */
+    async drain(): Promise<void> {
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export type SocialWebhook = ReturnType<typeof createSocialWebhook>;

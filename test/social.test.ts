@@ -1,0 +1,571 @@
+// The VK community integration and the assistant, over HTTP: a fake VK (methods and callback events),
+// a fake Telegram for escalations, a fake model upstream and a fake YCLIENTS for booking in the dialogue.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { expectedContent, ESCALATION_REASON, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
+import { startFakeVk, type FakeSentMessage, type FakeVk } from './fakes/vk';
+import { startFakeYclients, type FakeYclients } from './fakes/yclients';
+import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { setBalanceNano, settleAll } from './helpers/gateway';
+import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
+import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
+
+const GROUP = 218800412;
+const TOKEN = 'vk1.a.community-token-0123456789abcdefghij';
+const OTHER_GROUP = 218800999;
+const OTHER_TOKEN = 'vk1.a.another-community-token-0123456789';
+const SECRET = 's3cr3tKey42';
+const CODE = '5d2c1e8a';
+const CLIENT = 40911233;
+
+let vk: FakeVk;
+let telegram: FakeTelegram;
+let upstream: FakeUpstream;
+let yc: FakeYclients;
+let app: TestApp;
+let port: number;
+let eventCounter = 0;
+
+beforeAll(async () => {
+  [vk, telegram, upstream, yc] = await Promise.all([startFakeVk(), startFakeTelegram(), startFakeUpstream(), startFakeYclients()]);
+  port = freePort();
+  app = await startTestApp({
+    env: {
+      ...messengerEnv(telegram, port),
+      VK_API_BASE_URL: vk.url,
+      UPSTREAM_BASE_URL: upstream.url,
+      YCLIENTS_BASE_URL: yc.url,
+    },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await Promise.all([vk?.close(), telegram?.close(), upstream?.close(), yc?.close()]);
+});
+beforeEach(() => {
+  vk.reset();
+  vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
+  vk.addGroup({ id: OTHER_GROUP, name: 'Другое сообщество', token: OTHER_TOKEN, confirmationCode: 'ffff0000' });
+  telegram.reset();
+  seedTelegram(telegram);
+  upstream.reset();
+});
+
+type AgentType = 'creator' | 'service' | 'ecommerce';
+
+async function newAgent(type: AgentType = 'creator', extra: Record<string, unknown> = {}) {
+  const owner = await registerUser(app.url);
+  const res = await call(app.url, 'POST', '/api/agents', {
+    token: owner.token,
+    body: { name: 'Салон «Лён»', type, model: 'acme/chat', systemPrompt: 'Ты — вежливый администратор салона.', ...extra },
+  });
+  expect(res.status).toBe(201);
+  return { owner, agentId: res.body.id as string };
+}
+
+async function connectedAgent(type: AgentType = 'creator', extra: Record<string, unknown> = {}) {
+  const agent = await newAgent(type, extra);
+  const saved = await call(app.url, 'PUT', `/api/v1/social/${agent.agentId}/settings`, {
+    token: agent.owner.token,
+    body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+  });
+  expect(saved.status).toBe(200);
+  return agent;
+}
+
+async function withMessenger(agent: { owner: { token: string }; agentId: string }) {
+  const res = await call(app.url, 'PUT', `/api/v1/messenger/${agent.agentId}/settings`, {
+    token: agent.owner.token,
+    body: { botToken: BOT_TOKEN, userId: OPERATOR.id },
+  });
+  expect(res.status).toBe(200);
+}
+
+function post(agentId: string, body: unknown) {
+  return fetch(`${app.url}/api/v1/social/webhook/${agentId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A client's message as VK posts it (API ≥ 5.103), or in the older flat shape. */
+function messageNew(text: string, options: { flat?: boolean; peerId?: number; secret?: string | null; payload?: unknown } = {}) {
+  const peerId = options.peerId ?? CLIENT;
+  const message: Record<string, unknown> = {
+    id: 3000 + ++eventCounter,
+    date: Math.floor(Date.now() / 1000),
+    peer_id: peerId,
+    from_id: peerId,
+    text,
+    conversation_message_id: 500 + eventCounter,
+    out: 0,
+    attachments: [],
+    fwd_messages: [],
+  };
+  if (options.payload !== undefined) message.payload = JSON.stringify(options.payload);
+  const body: Record<string, unknown> = {
+    type: 'message_new',
+    event_id: `evt-${Date.now()}-${eventCounter}`,
+    v: '5.199',
+    group_id: GROUP,
+    object: options.flat ? message : { message, client_info: { button_actions: ['text', 'callback'], keyboard: true, inline_keyboard: true } },
+  };
+  if (options.secret !== null) body.secret = options.secret ?? SECRET;
+  return body;
+}
+
+function messageEvent(payload: Record<string, unknown>, peerId = CLIENT) {
+  const eventId = `btn-${++eventCounter}`;
+  vk.addMessageEvent({ groupId: GROUP, eventId, userId: peerId, peerId });
+  return {
+    type: 'message_event',
+    event_id: `evt-btn-${Date.now()}-${eventCounter}`,
+    v: '5.199',
+    group_id: GROUP,
+    secret: SECRET,
+    object: { user_id: peerId, peer_id: peerId, event_id: eventId, payload, conversation_message_id: 600 + eventCounter },
+  };
+}
+
+async function sendAndWait(agentId: string, body: unknown, count = 1, peerId = CLIENT): Promise<FakeSentMessage[]> {
+  const before = vk.sentMessages.filter((m) => m.peerId === peerId).length;
+  const res = await post(agentId, body);
+  expect(res.status).toBe(200);
+  expect(await res.text()).toBe('ok');
+  await waitFor(() => vk.sentMessages.filter((m) => m.peerId === peerId).length >= before + count, 5000, 'the answer in VK');
+  return vk.sentMessages.filter((m) => m.peerId === peerId).slice(before);
+}
+
+async function processed(agentId: string, eventId: string): Promise<string | null> {
+  return waitFor(async () => {
+    const [row] = await app.sql<{ outcome: string | null; processed_at: unknown }>(
+      'select outcome, processed_at from social_events where agent_id = $1 and event_id = $2',
+      [agentId, eventId],
+    );
+    return row?.processed_at ? (row.outcome ?? 'none') : null;
+  }, 5000, 'the event to be handled');
+}
+
+type Button = { action: { type: string; label: string; payload: string } };
+const buttonsOf = (m: FakeSentMessage) => ((m.keyboard as { buttons: Button[][] } | null)?.buttons ?? []).flat();
+const actionsOf = (m: FakeSentMessage) => buttonsOf(m).map((b) => JSON.parse(b.action.payload).action as string);
+
+describe('settings', () => {
+  test('round trip: the token masked to its first 10 characters, the secret never returned, the webhook URL given', async () => {
+    const { owner, agentId } = await newAgent();
+    const empty = await call(app.url, 'GET', `/api/v1/social/${agentId}/settings`, { token: owner.token });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({ configured: false, webhookUrl: `http://127.0.0.1:${port}/api/v1/social/webhook/${agentId}` });
+
+    const saved = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+      token: owner.token,
+      body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+    });
+    expect(saved.status).toBe(200);
+    const expected = {
+      configured: true,
+      groupId: GROUP,
+      accessToken: `${TOKEN.slice(0, 10)}••••••••`,
+      secretKeySet: true,
+      confirmationCode: CODE,
+      webhookUrl: `http://127.0.0.1:${port}/api/v1/social/webhook/${agentId}`,
+    };
+    expect(saved.body).toMatchObject(expected);
+    const read = await call(app.url, 'GET', `/api/v1/social/${agentId}/settings`, { token: owner.token });
+    expect(read.body).toMatchObject(expected);
+    for (const text of [saved.text, read.text]) {
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain(SECRET);
+    }
+    const [row] = await app.sql('select * from social_settings where agent_id = $1', [agentId]);
+    const stored = JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
+    expect(stored).not.toContain(TOKEN);
+    expect(stored).not.toContain(SECRET);
+  });
+
+  test('bad input → 400: group id not digits, a token without the community prefix, a short secret; another user → 403', async () => {
+    const { owner, agentId } = await newAgent();
+    const good = { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET };
+    for (const body of [
+      { ...good, groupId: 'club218800412' },
+      { ...good, accessToken: 'abcdef0123456789abcdef0123456789' },
+      { ...good, secretKey: 'short' },
+      { groupId: String(GROUP) },
+    ]) {
+      const res = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, { token: owner.token, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('invalid_request_error');
+    }
+    const stranger = await registerUser(app.url);
+    const res = await call(app.url, 'GET', `/api/v1/social/${agentId}/settings`, { token: stranger.token });
+    expect(res.status).toBe(403);
+    expect(res.body.error.type).toBe('forbidden');
+  });
+});
+
+describe('connection tools', () => {
+  test('check-connection: ok with the community name, or ok false with a Russian reason', async () => {
+    const { owner } = await newAgent();
+    const ok = await call(app.url, 'POST', '/api/v1/social/check-connection', { token: owner.token, body: { groupId: GROUP, accessToken: TOKEN } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ ok: true, groupName: 'Салон «Лён»' });
+
+    const wrongGroup = await call(app.url, 'POST', '/api/v1/social/check-connection', {
+      token: owner.token,
+      body: { groupId: OTHER_GROUP, accessToken: TOKEN },
+    });
+    expect(wrongGroup.body.ok).toBe(false);
+    expect(wrongGroup.body.reason).toMatch(/[а-я]/);
+
+    const badToken = await call(app.url, 'POST', '/api/v1/social/check-connection', {
+      token: owner.token,
+      body: { groupId: GROUP, accessToken: 'vk1.a.not-a-real-token-0123456789abcdef' },
+    });
+    expect(badToken.status).toBe(200);
+    expect(badToken.body.ok).toBe(false);
+    expect(badToken.body.reason).toContain('ключ');
+    expect(badToken.text).not.toContain('not-a-real-token');
+    expect((await call(app.url, 'POST', '/api/v1/social/check-connection', { body: { groupId: GROUP, accessToken: TOKEN } })).status).toBe(401);
+  });
+
+  test('confirmation: the code is fetched from VK once and kept; GET and the confirmation event answer it as text', async () => {
+    const { owner, agentId } = await newAgent();
+    await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+      token: owner.token,
+      body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET },
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await call(app.url, 'GET', `/api/v1/social/${agentId}/confirmation-code`, { token: owner.token });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ confirmationCode: CODE });
+    }
+    expect(vk.calls.filter((c) => c.method === 'groups.getCallbackConfirmationCode')).toHaveLength(1);
+
+    const get = await fetch(`${app.url}/api/v1/social/webhook/${agentId}`);
+    expect(get.status).toBe(200);
+    expect(await get.text()).toBe(CODE);
+    const confirm = await post(agentId, { type: 'confirmation', group_id: GROUP });
+    expect(confirm.status).toBe(200);
+    expect(confirm.headers.get('content-type')).toContain('text/plain');
+    expect(await confirm.text()).toBe(CODE);
+  });
+
+  test('registering the webhook adds our callback server with the four events; VK confirms it; a second call updates it', async () => {
+    vk.settings.autoConfirm = true;
+    const { owner, agentId } = await newAgent();
+    await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+      token: owner.token,
+      body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET },
+    });
+    const first = await call(app.url, 'POST', `/api/v1/social/${agentId}/webhook`, { token: owner.token });
+    expect(first.status).toBe(200);
+    // Read before toMatchObject: bun's asymmetric matchers write themselves into the received object.
+    const serverId = first.body.serverId as number;
+    const url = `http://127.0.0.1:${port}/api/v1/social/webhook/${agentId}`;
+    expect(first.body).toMatchObject({ serverId: expect.any(Number), url });
+    await vk.idle();
+    const server = vk.callbackServers.find((s) => s.id === serverId)!;
+    expect(server).toMatchObject({ url, secret_key: SECRET, status: 'ok', api_version: '5.199' });
+    for (const event of ['message_new', 'message_event', 'message_allow', 'message_deny']) expect(server.events[event]).toBe(1);
+
+    const again = await call(app.url, 'POST', `/api/v1/social/${agentId}/webhook`, { token: owner.token });
+    expect(again.body.serverId).toBe(serverId);
+    expect(vk.callbackServers.filter((s) => s.url === url)).toHaveLength(1);
+  });
+});
+
+describe('callback endpoint', () => {
+  test('a wrong or missing secret → 403 and nothing is recorded or done', async () => {
+    const { agentId } = await connectedAgent();
+    for (const secret of ['wrong-secret-00', null]) {
+      const res = await post(agentId, messageNew('Привет', { secret }));
+      expect(res.status).toBe(403);
+    }
+    expect(await app.sql('select * from social_events where agent_id = $1', [agentId])).toEqual([]);
+    await Bun.sleep(100);
+    expect(vk.sentMessages).toHaveLength(0);
+  });
+
+  test('a redelivered event is answered ok and acted on once', async () => {
+    const { agentId } = await connectedAgent();
+    const event = messageNew('Привет');
+    await sendAndWait(agentId, event);
+    const again = await post(agentId, event);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe('ok');
+    await processed(agentId, event.event_id as string);
+    await Bun.sleep(150);
+    expect(vk.sentMessages).toHaveLength(1);
+  });
+
+  test('an event received but not handled (a crash after the ok) is handled by the sweep', async () => {
+    const { agentId } = await connectedAgent();
+    const event = messageNew('Меню');
+    const { secret: _, ...stored } = event;
+    await app.sql('insert into social_events (agent_id, event_id, type, payload) values ($1, $2, $3, $4)', [
+      agentId,
+      event.event_id,
+      'message_new',
+      JSON.stringify(stored),
+    ]);
+    await waitFor(() => vk.sentMessages.length === 1, 5000, 'the swept event');
+    expect(await processed(agentId, event.event_id as string)).toBe('menu');
+  });
+});
+
+describe('dialogue', () => {
+  test('triggers, tolerant of case and punctuation, in both message_new shapes', async () => {
+    const { agentId } = await connectedAgent();
+    const [welcome] = await sendAndWait(agentId, messageNew('ПРИВЕТ!!!'));
+    expect(welcome!.message).toContain('Здравствуйте');
+    const [hello] = await sendAndWait(agentId, messageNew('здравствуй.', { flat: true }));
+    expect(hello!.message).toContain('Здравствуйте');
+    const [menu] = await sendAndWait(agentId, messageNew('  меню? '));
+    expect(actionsOf(menu!)).toContain('menu');
+    const [help] = await sendAndWait(agentId, messageNew('Помощь', { flat: true }));
+    expect(help!.message).toContain('Что я умею');
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  test('the main menu per agent type: callback buttons with payload actions', async () => {
+    const expected: Record<AgentType, string[]> = {
+      creator: ['menu', 'help'],
+      service: ['book', 'specialists', 'menu', 'help'],
+      ecommerce: ['catalog', 'cart', 'menu', 'help'],
+    };
+    for (const type of ['creator', 'service', 'ecommerce'] as const) {
+      const { agentId } = await connectedAgent(type);
+      const peerId = CLIENT + 100 + eventCounter;
+      const [menu] = await sendAndWait(agentId, messageNew('Меню', { peerId }), 1, peerId);
+      expect(actionsOf(menu!).sort()).toEqual([...expected[type]].sort());
+      for (const button of buttonsOf(menu!)) expect(button.action.type).toBe('callback');
+      expect((menu!.keyboard as { inline: boolean }).inline).toBe(true);
+    }
+  });
+
+  test('a button press is acknowledged with sendMessageEventAnswer and acted on', async () => {
+    const { agentId } = await connectedAgent('creator');
+    const press = messageEvent({ action: 'help' });
+    const [answer] = await sendAndWait(agentId, press);
+    expect(answer!.message).toContain('Что я умею');
+    expect(vk.eventAnswers).toEqual([expect.objectContaining({ eventId: press.object.event_id, userId: CLIENT, peerId: CLIENT })]);
+    const [menu] = await sendAndWait(agentId, messageEvent({ action: 'menu' }));
+    expect(actionsOf(menu!)).toContain('menu');
+  });
+
+  test('other text is answered by the agent’s model with its prompt and the dialogue, billed to the owner with the agent named', async () => {
+    const { owner, agentId } = await connectedAgent();
+    await sendAndWait(agentId, messageNew('Привет'));
+    const [answer] = await sendAndWait(agentId, messageNew('Сколько стоит стрижка?'));
+    expect(answer!.message).toBe('Echo: Сколько стоит стрижка?');
+    const sent = upstream.requests.find((r) => r.path === '/v1/chat/completions')!;
+    expect(sent.body.model).toBe('acme/chat');
+    expect(sent.body.messages[0].role).toBe('system');
+    expect(sent.body.messages[0].content).toContain('вежливый администратор');
+    expect(sent.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(sent.body.messages.at(-1).content).toBe('Сколько стоит стрижка?');
+
+    await settleAll(app);
+    const rows = await app.sql<{ agent_id: string; api_key_id: string | null; status: string; cost_nano: unknown }>(
+      'select agent_id, api_key_id, status, cost_nano from usage_records where user_id = $1',
+      [owner.userId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ agent_id: agentId, api_key_id: null, status: 'ok' });
+    const balance = await call(app.url, 'GET', '/api/balance', { token: owner.token });
+    expect(balance.body.balance).toBe((3e9 - Number(rows[0]!.cost_nano)) / 1e9);
+    expect(expectedContent(sent.body)).toBe(answer!.message);
+  });
+
+  test('an owner out of balance: the client gets a polite message, the owner an escalation', async () => {
+    const agent = await connectedAgent();
+    await withMessenger(agent);
+    await setBalanceNano(app, agent.owner.userId, 0n);
+    const [reply] = await sendAndWait(agent.agentId, messageNew('Есть ли свободное время завтра?'));
+    expect(reply!.message).toContain('передал ваш вопрос сотруднику');
+    expect(upstream.requests).toHaveLength(0);
+    const notice = await waitFor(() => telegram.sent.find((m) => m.chatId === OPERATOR.id), 5000, 'the escalation notice');
+    expect(notice.text).toContain('Салон «Лён»');
+    expect(notice.text).toContain('недостаточно средств');
+  });
+});
+
+describe('escalation', () => {
+  test('a client asking for a person is asked for a phone, then handed over; the operator’s reply reaches VK; /release hands back', async () => {
+    const agent = await connectedAgent();
+    await withMessenger(agent);
+    const [ask] = await sendAndWait(agent.agentId, messageNew('Позовите оператора, пожалуйста'));
+    expect(ask!.message).toContain('номер телефона');
+    const [unclear] = await sendAndWait(agent.agentId, messageNew('не скажу'));
+    expect(unclear!.message).toContain('Не получилось разобрать номер');
+    const [handed] = await sendAndWait(agent.agentId, messageNew('8 (916) 123-45-67'));
+    expect(handed!.message).toContain('передал ваш вопрос сотруднику');
+
+    const notice = await waitFor(() => telegram.sent.find((m) => m.chatId === OPERATOR.id), 5000, 'the escalation notice');
+    expect(notice.text).toContain('Салон «Лён»');
+    expect(notice.text).toContain('79161234567');
+    expect(notice.text).toContain('попросил связать его с человеком');
+    const [dialogue] = await app.sql<{ mode: string; client_phone: string }>('select mode, client_phone from dialogues where agent_id = $1', [agent.agentId]);
+    expect(dialogue).toMatchObject({ mode: 'operator', client_phone: '79161234567' });
+
+    // While the operator has it, the assistant stays quiet and the model is not asked.
+    const quiet = messageNew('Алло?');
+    await post(agent.agentId, quiet);
+    expect(await processed(agent.agentId, quiet.event_id as string)).toBe('with_operator');
+    expect(upstream.requests).toHaveLength(0);
+
+    await waitFor(async () => (await app.sql('select 1 from escalation_messages where agent_id = $1', [agent.agentId])).length > 0, 5000, 'the recorded notice');
+    const before = vk.sentMessages.length;
+    await telegram.deliverUpdate(BOT_TOKEN, operatorMessage('Здравствуйте! Перезвоню через 5 минут.', notice.message));
+    await waitFor(() => vk.sentMessages.length > before, 5000, 'the relayed reply');
+    expect(vk.sentMessages.at(-1)).toMatchObject({ peerId: CLIENT, message: 'Здравствуйте! Перезвоню через 5 минут.' });
+
+    await telegram.deliverUpdate(BOT_TOKEN, operatorMessage('/release', notice.message));
+    await waitFor(() => vk.sentMessages.at(-1)?.message.includes('завершил разговор'), 5000, 'the release message');
+    const [answer] = await sendAndWait(agent.agentId, messageNew('Спасибо, а ещё вопрос'));
+    expect(answer!.message).toBe('Echo: Спасибо, а ещё вопрос');
+  });
+
+  test('the model can hand a question over (tool call); a known phone is not asked again', async () => {
+    const agent = await connectedAgent('creator', { model: 'fake/escalate' });
+    await withMessenger(agent);
+    await app.sql(
+      `insert into dialogues (agent_id, channel, peer_id, client_phone) values ($1, 'social', $2, '79990001122')`,
+      [agent.agentId, String(CLIENT)],
+    );
+    const [handed] = await sendAndWait(agent.agentId, messageNew('Хочу вернуть деньги за курс'));
+    expect(handed!.message).toContain('передал ваш вопрос сотруднику');
+    const sent = upstream.requests.find((r) => r.path === '/v1/chat/completions')!;
+    expect(sent.body.tools[0].function.name).toBe('escalate_to_human');
+    const notice = await waitFor(() => telegram.sent.find((m) => m.chatId === OPERATOR.id), 5000, 'the escalation notice');
+    expect(notice.text).toContain(ESCALATION_REASON);
+    expect(notice.text).toContain('79990001122');
+  });
+});
+
+describe('consent', () => {
+  test('after message_deny nothing is sent to the client; after message_allow the assistant answers again', async () => {
+    const { agentId } = await connectedAgent();
+    const deny = { type: 'message_deny', event_id: `deny-${++eventCounter}`, group_id: GROUP, secret: SECRET, object: { user_id: CLIENT } };
+    expect((await post(agentId, deny)).status).toBe(200);
+    expect(await processed(agentId, deny.event_id)).toBe('denied');
+    const hello = messageNew('Привет');
+    await post(agentId, hello);
+    expect(await processed(agentId, hello.event_id as string)).toBe('client_denied');
+    await Bun.sleep(150);
+    expect(vk.sentMessages).toHaveLength(0);
+
+    const allow = { type: 'message_allow', event_id: `allow-${++eventCounter}`, group_id: GROUP, secret: SECRET, object: { user_id: CLIENT, key: '' } };
+    expect((await post(agentId, allow)).status).toBe(200);
+    await processed(agentId, allow.event_id);
+    const [welcome] = await sendAndWait(agentId, messageNew('Привет'));
+    expect(welcome!.message).toContain('Здравствуйте');
+  });
+});
+
+describe('booking in the dialogue', () => {
+  const COMPANY = 4564;
+  const DAY = '2026-12-01';
+
+  async function serviceAgentWithBooking() {
+    yc.reset();
+    yc.addCompany({
+      id: COMPANY,
+      partnerToken: 'partner-token-5f2a9c',
+      login: 'irina@example.ru',
+      password: 'S3cret-pa55word',
+      staff: [
+        { id: 1507, name: 'Мария', specialization: 'Парикмахер' },
+        { id: 1512, name: 'Олег', specialization: 'Барбер' },
+      ],
+      services: [{ id: 90211, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [1507, 1512] }],
+      workingHours: [{ staffId: 1507, date: DAY, start: '10:00', end: '12:00' }],
+    });
+    const agent = await connectedAgent('service');
+    const saved = await call(app.url, 'PUT', `/api/v1/booking/${agent.agentId}/settings`, {
+      token: agent.owner.token,
+      body: {
+        partnerToken: 'partner-token-5f2a9c',
+        login: 'irina@example.ru',
+        password: 'S3cret-pa55word',
+        companyId: COMPANY,
+        specialistMapping: { maria: 1507, oleg: 1512 },
+        serviceMapping: { haircut: 90211 },
+      },
+    });
+    expect(saved.status).toBe(200);
+    return agent;
+  }
+
+  const payloadOf = (m: FakeSentMessage, label: string) => {
+    const button = buttonsOf(m).find((b) => b.action.label.includes(label));
+    if (!button) throw new Error(`no button "${label}" in ${JSON.stringify(buttonsOf(m).map((b) => b.action.label))}`);
+    return JSON.parse(button.action.payload) as Record<string, unknown>;
+  };
+
+  test('book → specialist → service → a free time → name → phone → booked in YCLIENTS through the same guard', async () => {
+    const agent = await serviceAgentWithBooking();
+    const [specialists] = await sendAndWait(agent.agentId, messageEvent({ action: 'specialists' }));
+    expect(specialists!.message).toContain('Мария');
+    expect(specialists!.message).toContain('Олег');
+
+    const [who] = await sendAndWait(agent.agentId, messageEvent({ action: 'book' }));
+    expect(who!.message).toContain('К кому');
+    const [what] = await sendAndWait(agent.agentId, messageEvent(payloadOf(who!, 'Мария')));
+    expect(what!.message).toContain('Мария');
+    const [when] = await sendAndWait(agent.agentId, messageEvent(payloadOf(what!, 'Стрижка')));
+    const labels = buttonsOf(when!).map((b) => b.action.label);
+    expect(labels).toContain('1 дек 10:00');
+    expect(labels).toContain('1 дек 11:00');
+    const [askName] = await sendAndWait(agent.agentId, messageEvent(payloadOf(when!, '1 дек 11:00')));
+    expect(askName!.message).toContain('имя');
+    const [askPhone] = await sendAndWait(agent.agentId, messageNew('Анна'));
+    expect(askPhone!.message).toContain('телефон');
+    const [done] = await sendAndWait(agent.agentId, messageNew('+7 916 123-45-67'));
+    expect(done!.message).toContain('Вы записаны');
+    expect(done!.message).toContain('Стрижка');
+    expect(done!.message).toContain('1 декабря, 11:00');
+
+    expect(yc.records).toHaveLength(1);
+    expect(yc.records[0]).toMatchObject({ staffId: 1507, serviceIds: [90211], client: { name: 'Анна', phone: '79161234567' } });
+    const rows = await app.sql<{ source: string; status: string }>('select source, status from appointments where agent_id = $1', [agent.agentId]);
+    expect(rows).toEqual([{ source: 'assistant', status: 'booked' }]);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  test('a time taken meanwhile is refused and other times are offered', async () => {
+    const agent = await serviceAgentWithBooking();
+    await app.sql(`insert into dialogues (agent_id, channel, peer_id, client_phone) values ($1, 'social', $2, '79161234567')`, [
+      agent.agentId,
+      String(CLIENT),
+    ]);
+    const [who] = await sendAndWait(agent.agentId, messageEvent({ action: 'book' }));
+    const [what] = await sendAndWait(agent.agentId, messageEvent(payloadOf(who!, 'Мария')));
+    const [when] = await sendAndWait(agent.agentId, messageEvent(payloadOf(what!, 'Стрижка')));
+    await sendAndWait(agent.agentId, messageEvent(payloadOf(when!, '1 дек 10:00')));
+    yc.markBusy(COMPANY, 1507, `${DAY}T10:00:00+03:00`);
+    const [retry] = await sendAndWait(agent.agentId, messageNew('Пётр'));
+    expect(retry!.message).toContain('только что заняли');
+    expect(buttonsOf(retry!).map((b) => b.action.label)).not.toContain('1 дек 10:00');
+    expect(yc.records).toHaveLength(0);
+  });
+
+  test('without booking settings the client is told politely', async () => {
+    const { agentId } = await connectedAgent('service');
+    const [reply] = await sendAndWait(agentId, messageEvent({ action: 'book' }));
+    expect(reply!.message).toContain('Онлайн-запись пока не подключена');
+  });
+});
+
+function operatorMessage(text: string, replyTo: Record<string, unknown>) {
+  return {
+    message: {
+      message_id: Math.floor(Math.random() * 1e6),
+      date: Math.floor(Date.now() / 1000),
+      from: { id: OPERATOR.id, is_bot: false, first_name: OPERATOR.first_name, username: OPERATOR.username },
+      chat: { id: OPERATOR.id, type: 'private', first_name: OPERATOR.first_name },
+      text,
+      reply_to_message: replyTo,
+    },
+  };
+}
