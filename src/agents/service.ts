@@ -6,9 +6,9 @@ import type { Database } from '../db/client';
 import { agents } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import type { AgentType } from './fields';
 
-export const AGENT_TYPES = ['creator', 'service', 'ecommerce'] as const;
-export type AgentType = (typeof AGENT_TYPES)[number];
+export { AGENT_TYPES, type AgentType } from './fields';
 
 export interface Agent {
   id: string;

@@ -1,7 +1,6 @@
 // A Service agent's YCLIENTS settings: stored with every credential sealed, read back with the
 // credentials reduced to whether they are set, and saved only after YCLIENTS accepted them.
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
 import type { SecretBox } from '../../crypto/secret-box';
 import { SecretBoxError } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
@@ -10,57 +9,16 @@ import { AppError } from '../../http/errors';
 import type { BookingCache } from './cache';
 import { bookingFailure } from './errors';
 import type { YclientsClient } from './client';
+import { DEFAULT_SLOT_CACHE_TTL_MINUTES, type BookingSettingsInput, type BookingSettingsView } from './settings-input';
 
-export const MIN_SLOT_CACHE_TTL_MINUTES = 5;
-export const DEFAULT_SLOT_CACHE_TTL_MINUTES = 15;
-
-const mapping = (what: string) =>
-  z
-    .record(
-      z.string().trim().min(1, `идентификатор ${what} не может быть пустым`).max(100),
-      z.coerce.number({ error: `${what}: ожидается числовой id YCLIENTS` }).int().positive(`${what}: ожидается числовой id YCLIENTS`),
-    )
-    .refine((m) => Object.keys(m).length <= 500, `не больше 500 записей в сопоставлении ${what}`);
-
-const secret = (label: string) =>
-  z.string({ error: `${label}: ожидается строка` }).trim().min(1, `${label} не может быть пустым`).max(500);
-
-export const bookingSettingsInput = z.object({
-  partnerToken: secret('partnerToken').optional(),
-  login: secret('login').optional(),
-  password: secret('password').optional(),
-  companyId: z.coerce
-    .number({ error: 'companyId: ожидается числовой id компании в YCLIENTS' })
-    .int('companyId: ожидается целое число')
-    .positive('companyId: ожидается числовой id компании в YCLIENTS'),
-  syncEnabled: z.boolean().default(false),
-  slotCacheTtlMinutes: z
-    .number()
-    .int()
-    .min(MIN_SLOT_CACHE_TTL_MINUTES, `slotCacheTtlMinutes: не меньше ${MIN_SLOT_CACHE_TTL_MINUTES} минут`)
-    .max(24 * 60, 'slotCacheTtlMinutes: не больше 1440 минут')
-    .default(DEFAULT_SLOT_CACHE_TTL_MINUTES),
-  specialistMapping: mapping('специалиста').default({}),
-  serviceMapping: mapping('услуги').default({}),
-});
-
-export type BookingSettingsInput = z.infer<typeof bookingSettingsInput>;
-
-export const bookingSettingsView = z.object({
-  configured: z.boolean(),
-  partnerTokenSet: z.boolean(),
-  loginSet: z.boolean(),
-  passwordSet: z.boolean(),
-  companyId: z.number().int().nullable(),
-  syncEnabled: z.boolean(),
-  slotCacheTtlMinutes: z.number().int(),
-  specialistMapping: z.record(z.string(), z.number().int()),
-  serviceMapping: z.record(z.string(), z.number().int()),
-  lastSyncAt: z.string().nullable(),
-  updatedAt: z.string().nullable(),
-});
-
-export type BookingSettingsView = z.infer<typeof bookingSettingsView>;
+export {
+  bookingSettingsInput,
+  bookingSettingsView,
+  DEFAULT_SLOT_CACHE_TTL_MINUTES,
+  MIN_SLOT_CACHE_TTL_MINUTES,
+  type BookingSettingsInput,
+  type BookingSettingsView,
+} from './settings-input';
 
 /** Settings opened for use: credentials in clear, for this process only. */
 export interface OpenBookingSettings {

@@ -2,7 +2,6 @@
 // code, and registering our webhook as the community's callback server.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database, Executor } from '../../db/client';
 import { socialSettings } from '../../db/schema';
@@ -10,8 +9,8 @@ import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import type { Logger } from '../../logger';
 import { isCommunityTokenFormat, VK_API_VERSION, VkApiError, VkNetworkError, type VkClient } from './client';
+import type { SocialSettingsInput, SocialSettingsView } from './settings-input';
 
-export const SECRET_KEY_MIN = 10;
 /** The access token's first characters shown on reads (the spec: first 10, then a mask). */
 const TOKEN_VISIBLE_CHARS = 10;
 const CALLBACK_SERVER_TITLE = 'Conduit';
@@ -20,46 +19,14 @@ export function socialWebhookUrl(publicBaseUrl: string, agentId: string): string
   return `${publicBaseUrl}/api/v1/social/webhook/${agentId}`;
 }
 
-const groupId = z
-  .union([z.string(), z.number()], { error: 'groupId: укажите числовой id сообщества' })
-  .transform((v) => String(v).trim())
-  .refine((v) => /^\d{1,15}$/.test(v) && Number(v) > 0, 'groupId: только цифры — числовой id сообщества ВКонтакте')
-  .transform(Number);
-
-const accessToken = z
-  .string({ error: 'accessToken: укажите ключ доступа сообщества' })
-  .trim()
-  .refine(isCommunityTokenFormat, 'accessToken: ожидается ключ доступа сообщества ВКонтакте, он начинается с vk1.a.');
-
-export const socialSettingsInput = z.object({
-  groupId,
-  accessToken: accessToken.optional(),
-  secretKey: z
-    .string({ error: 'secretKey: ожидается строка' })
-    .min(SECRET_KEY_MIN, `secretKey: не короче ${SECRET_KEY_MIN} символов`)
-    .max(50, 'secretKey: не длиннее 50 символов (ограничение ВКонтакте)')
-    .regex(/^[A-Za-z0-9]+$/, 'secretKey: только латинские буквы и цифры')
-    .optional(),
-  confirmationCode: z.string().trim().max(100).regex(/^[A-Za-z0-9]*$/, 'confirmationCode: только латинские буквы и цифры').optional(),
-});
-
-export const checkConnectionInput = z.object({ groupId, accessToken });
-
-export type SocialSettingsInput = z.infer<typeof socialSettingsInput>;
-
-export const socialSettingsView = z.object({
-  configured: z.boolean(),
-  groupId: z.number().int().nullable(),
-  /** The first 10 characters, then a mask. */
-  accessToken: z.string().nullable(),
-  secretKeySet: z.boolean(),
-  confirmationCode: z.string().nullable(),
-  webhookUrl: z.string(),
-  callbackServerId: z.number().int().nullable(),
-  updatedAt: z.string().nullable(),
-});
-
-export type SocialSettingsView = z.infer<typeof socialSettingsView>;
+export {
+  checkConnectionInput,
+  SECRET_KEY_MIN,
+  socialSettingsInput,
+  socialSettingsView,
+  type SocialSettingsInput,
+  type SocialSettingsView,
+} from './settings-input';
 
 export interface OpenSocialSettings {
   agentId: string;

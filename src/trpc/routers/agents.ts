@@ -1,24 +1,14 @@
 import { z } from 'zod';
-import { AGENT_TYPES, agentView } from '../../agents/service';
+import { agentPatchInput, agentType, createAgentInput } from '../../agents/fields';
+import { agentView } from '../../agents/service';
 import { procedureForOwnedAgent } from '../../agents/guard';
 import { errorMessages } from '../../http/messages';
 import { router, userProcedure } from '../init';
 
-const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
-
-const name = z
-  .string({ error: errorMessages.agentNameRequired })
-  .trim()
-  .min(1, errorMessages.agentNameRequired)
-  .max(100, errorMessages.agentNameTooLong);
-const type = z.enum(AGENT_TYPES, { error: errorMessages.agentTypeInvalid });
-const systemPrompt = z.string().max(20_000, errorMessages.agentPromptTooLong);
-const model = z.string().trim().max(200, errorMessages.agentModelInvalid).regex(MODEL_ID, errorMessages.agentModelInvalid);
-
 const agentOutput = z.object({
   id: z.string(),
   name: z.string(),
-  type: type,
+  type: agentType,
   systemPrompt: z.string(),
   model: z.string(),
   createdAt: z.string(),
@@ -46,7 +36,7 @@ export const agentsRouter = router({
         successDescription: 'Агент создан',
       },
     })
-    .input(z.object({ name, type, systemPrompt: systemPrompt.optional(), model: model.optional() }))
+    .input(createAgentInput)
     .output(agentOutput)
     .mutation(({ ctx, input }) => ctx.services.agents.create(ctx.principal.userId, input)),
 
@@ -60,15 +50,7 @@ export const agentsRouter = router({
     .meta({
       openapi: { method: 'PATCH', path: '/api/agents/{id}', tags: ['agents'], summary: 'Изменить агента (тип не меняется)' },
     })
-    .input(
-      z.object({
-        id: agentId,
-        name: name.optional(),
-        type: type.optional(),
-        systemPrompt: systemPrompt.optional(),
-        model: model.optional(),
-      }),
-    )
+    .input(z.object({ id: agentId, ...agentPatchInput.shape }))
     .output(agentOutput)
     .mutation(({ ctx, input }) => {
       const { id: _, ...patch } = input;

@@ -1,24 +1,7 @@
 import { z } from 'zod';
 import { errorMessages } from '../../http/messages';
 import { publicProcedure, router } from '../init';
-
-export const credentialsInput = z.object({
-  email: z
-    .string({ error: errorMessages.invalidEmail })
-    .trim()
-    .toLowerCase()
-    .max(254, errorMessages.invalidEmail)
-    .pipe(z.email({ error: errorMessages.invalidEmail })),
-  password: z
-    .string({ error: errorMessages.passwordTooShort })
-    .min(6, errorMessages.passwordTooShort)
-    .max(1024, 'Пароль не может быть длиннее 1024 символов'),
-});
-
-export const loginInput = z.object({
-  email: z.string({ error: errorMessages.invalidEmail }).max(254, errorMessages.invalidEmail),
-  password: z.string({ error: errorMessages.invalidCredentials }).max(1024, errorMessages.invalidCredentials),
-});
+import { credentialsInput, loginInput } from './auth-input';
 
 export const publicUserOutput = z.object({
   id: z.string(),

@@ -1,14 +1,7 @@
 import { z } from 'zod';
 import { errorMessages } from '../../http/messages';
 import { router, userProcedure } from '../init';
-
-export const createKeyInput = z.object({
-  name: z
-    .string({ error: 'Укажите название ключа' })
-    .trim()
-    .min(1, 'Укажите название ключа')
-    .max(100, 'Название ключа не может быть длиннее 100 символов'),
-});
+import { createKeyInput } from './keys-input';
 
 const listedKey = z.object({
   id: z.string(),

@@ -1,0 +1,36 @@
+// An agent's fields as its owner sends them: zod only, so the dashboard page checks its forms with the
+// schemas the API applies.
+import { z } from 'zod';
+import { errorMessages } from '../http/messages';
+
+export const AGENT_TYPES = ['creator', 'service', 'ecommerce'] as const;
+export type AgentType = (typeof AGENT_TYPES)[number];
+
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
+
+export const agentName = z
+  .string({ error: errorMessages.agentNameRequired })
+  .trim()
+  .min(1, errorMessages.agentNameRequired)
+  .max(100, errorMessages.agentNameTooLong);
+export const agentType = z.enum(AGENT_TYPES, { error: errorMessages.agentTypeInvalid });
+export const agentSystemPrompt = z.string().max(20_000, errorMessages.agentPromptTooLong);
+export const agentModel = z
+  .string()
+  .trim()
+  .max(200, errorMessages.agentModelInvalid)
+  .regex(MODEL_ID, errorMessages.agentModelInvalid);
+
+export const createAgentInput = z.object({
+  name: agentName,
+  type: agentType,
+  systemPrompt: agentSystemPrompt.optional(),
+  model: agentModel.optional(),
+});
+
+export const agentPatchInput = z.object({
+  name: agentName.optional(),
+  type: agentType.optional(),
+  systemPrompt: agentSystemPrompt.optional(),
+  model: agentModel.optional(),
+});
