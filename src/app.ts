@@ -44,6 +44,13 @@ export function informationDocument(services: Services) {
       },
       booking: {
         settings: 'GET|PUT /api/v1/booking/:agentId/settings',
+      commerce: {
+        settings: 'GET|PUT /api/v1/commerce/:agentId/settings',
+        products: 'GET|POST /api/v1/commerce/:agentId/products, GET|PATCH|DELETE /api/v1/commerce/:agentId/products/:productId',
+        importProducts: 'POST /api/v1/commerce/:agentId/products/import',
+        orders: 'GET /api/v1/commerce/:agentId/orders, GET /api/v1/commerce/:agentId/orders/:orderId',
+        paymentWebhook: 'POST /api/v1/commerce/webhook/:agentId?token=<secret>',
+      },
         specialists: 'GET /api/v1/booking/:agentId/specialists',
         services: 'GET /api/v1/booking/:agentId/services',
         slots: 'GET /api/v1/booking/:agentId/slots?date=YYYY-MM-DD&specialistId=&serviceId=',
@@ -137,3 +144,7 @@ export function createApp(services: Services) {
 }
 
 export type App = ReturnType<typeof createApp>;
+    // The payment provider's notifications, verified by the per-agent secret in the URL.
+    .post('/api/v1/commerce/webhook/:agentId', ({ request, params }) => services.commerce.payments.handle(request, params.agentId), {
+      parse: 'none',
+    })

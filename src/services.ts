@@ -16,6 +16,7 @@ import { createUpstream } from './gateway/upstream';
 import { createUsageReport } from './gateway/usage-report';
 import { createMessenger } from './integrations/messenger/module';
 import { createSocial } from './integrations/social/module';
+import { createCommerce } from './commerce/module';
 import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
@@ -64,6 +65,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
   const messenger = createMessenger({ db, box: secretBox, logger, outbox, config });
   const booking = createBooking({ db, database, config, logger, box: secretBox });
+  const commerce = createCommerce({ db, box: secretBox, logger, outbox, notifier: messenger.notifier, config });
   const social = createSocial({
     db,
     box: secretBox,
@@ -73,6 +75,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     agents,
     escalations: messenger.escalations,
     booking,
+    commerce,
     config,
   });
 
@@ -100,6 +103,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     booking,
     bookingSync: booking.sync,
     social,
+    commerce,
     /** Starts background work; each piece registers how it stops. */
     async start() {
       await verifier.start();

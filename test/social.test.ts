@@ -8,14 +8,10 @@ import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { setBalanceNano, settleAll } from './helpers/gateway';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
+import { actionsOf, buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
 
-const GROUP = 218800412;
-const TOKEN = 'vk1.a.community-token-0123456789abcdefghij';
 const OTHER_GROUP = 218800999;
 const OTHER_TOKEN = 'vk1.a.another-community-token-0123456789';
-const SECRET = 's3cr3tKey42';
-const CODE = '5d2c1e8a';
-const CLIENT = 40911233;
 
 let vk: FakeVk;
 let telegram: FakeTelegram;
@@ -80,75 +76,7 @@ async function withMessenger(agent: { owner: { token: string }; agentId: string 
   expect(res.status).toBe(200);
 }
 
-function post(agentId: string, body: unknown) {
-  return fetch(`${app.url}/api/v1/social/webhook/${agentId}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
-
-/** A client's message as VK posts it (API ≥ 5.103), or in the older flat shape. */
-function messageNew(text: string, options: { flat?: boolean; peerId?: number; secret?: string | null; payload?: unknown } = {}) {
-  const peerId = options.peerId ?? CLIENT;
-  const message: Record<string, unknown> = {
-    id: 3000 + ++eventCounter,
-    date: Math.floor(Date.now() / 1000),
-    peer_id: peerId,
-    from_id: peerId,
-    text,
-    conversation_message_id: 500 + eventCounter,
-    out: 0,
-    attachments: [],
-    fwd_messages: [],
-  };
-  if (options.payload !== undefined) message.payload = JSON.stringify(options.payload);
-  const body: Record<string, unknown> = {
-    type: 'message_new',
-    event_id: `evt-${Date.now()}-${eventCounter}`,
-    v: '5.199',
-    group_id: GROUP,
-    object: options.flat ? message : { message, client_info: { button_actions: ['text', 'callback'], keyboard: true, inline_keyboard: true } },
-  };
-  if (options.secret !== null) body.secret = options.secret ?? SECRET;
-  return body;
-}
-
-function messageEvent(payload: Record<string, unknown>, peerId = CLIENT) {
-  const eventId = `btn-${++eventCounter}`;
-  vk.addMessageEvent({ groupId: GROUP, eventId, userId: peerId, peerId });
-  return {
-    type: 'message_event',
-    event_id: `evt-btn-${Date.now()}-${eventCounter}`,
-    v: '5.199',
-    group_id: GROUP,
-    secret: SECRET,
-    object: { user_id: peerId, peer_id: peerId, event_id: eventId, payload, conversation_message_id: 600 + eventCounter },
-  };
-}
-
-async function sendAndWait(agentId: string, body: unknown, count = 1, peerId = CLIENT): Promise<FakeSentMessage[]> {
-  const before = vk.sentMessages.filter((m) => m.peerId === peerId).length;
-  const res = await post(agentId, body);
-  expect(res.status).toBe(200);
-  expect(await res.text()).toBe('ok');
-  await waitFor(() => vk.sentMessages.filter((m) => m.peerId === peerId).length >= before + count, 5000, 'the answer in VK');
-  return vk.sentMessages.filter((m) => m.peerId === peerId).slice(before);
-}
-
-async function processed(agentId: string, eventId: string): Promise<string | null> {
-  return waitFor(async () => {
-    const [row] = await app.sql<{ outcome: string | null; processed_at: unknown }>(
-      'select outcome, processed_at from social_events where agent_id = $1 and event_id = $2',
-      [agentId, eventId],
-    );
-    return row?.processed_at ? (row.outcome ?? 'none') : null;
-  }, 5000, 'the event to be handled');
-}
-
-type Button = { action: { type: string; label: string; payload: string } };
-const buttonsOf = (m: FakeSentMessage) => ((m.keyboard as { buttons: Button[][] } | null)?.buttons ?? []).flat();
-const actionsOf = (m: FakeSentMessage) => buttonsOf(m).map((b) => JSON.parse(b.action.payload).action as string);
+const { post, messageNew, messageEvent, sendAndWait, processed } = createSocialDriver(() => app, () => vk);
 
 describe('settings', () => {
   test('round trip: the token masked to its first 10 characters, the secret never returned, the webhook URL given', async () => {
@@ -496,12 +424,6 @@ describe('booking in the dialogue', () => {
     expect(saved.status).toBe(200);
     return agent;
   }
-
-  const payloadOf = (m: FakeSentMessage, label: string) => {
-    const button = buttonsOf(m).find((b) => b.action.label.includes(label));
-    if (!button) throw new Error(`no button "${label}" in ${JSON.stringify(buttonsOf(m).map((b) => b.action.label))}`);
-    return JSON.parse(button.action.payload) as Record<string, unknown>;
-  };
 
   test('book → specialist → service → a free time → name → phone → booked in YCLIENTS through the same guard', async () => {
     const agent = await serviceAgentWithBooking();

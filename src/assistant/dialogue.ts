@@ -15,6 +15,7 @@ import { normalisePhone } from '../integrations/booking/service';
 import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';
+import type { ShopFlow } from './shop-flow';
 import { ACTIONS, mainMenu } from './menus';
 import { assistantTexts as t } from './texts';
 import { matchTrigger } from './triggers';
@@ -48,7 +49,8 @@ export type DialogueRow = typeof dialogues.$inferSelect;
 export type Flow =
   | { step: 'phone'; reason: string }
   | { step: 'booking_name'; specialistId: string; serviceId: string; datetime: string }
-  | { step: 'booking_phone'; specialistId: string; serviceId: string; datetime: string; clientName: string };
+  | { step: 'booking_phone'; specialistId: string; serviceId: string; datetime: string; clientName: string }
+  | { step: 'checkout_phone' };
 
 export interface IncomingMessage {
   peerId: number;
@@ -64,6 +66,7 @@ export interface AssistantDeps {
   escalations: Pick<Escalations, 'escalate'>;
   outbox: Pick<OutboxWorker, 'wake'>;
   bookingFlow: BookingFlow;
+  shopFlow: ShopFlow;
   logger: Logger;
 }
 
@@ -191,6 +194,7 @@ export function createAssistant(deps: AssistantDeps) {
       }
       return escalate(agent, dialogue, flow.reason, phone);
     }
+    if (flow.step === 'checkout_phone') return deps.shopFlow.continue(agent, dialogue, flow, text, { say, setFlow });
     return deps.bookingFlow.continue(agent, dialogue, flow, text, { say, setFlow });
   }
 
@@ -203,12 +207,13 @@ export function createAssistant(deps: AssistantDeps) {
       case ACTIONS.help:
         await say(dialogue, t.help(agent.type), mainMenu(agent.type));
         return 'help';
-      case ACTIONS.catalog:
-      case ACTIONS.cart:
-        await say(dialogue, t.catalogUnavailable, mainMenu(agent.type));
-        return payload.action;
-      default:
+      default: {
+        if (agent.type === 'ecommerce') {
+          const shop = await deps.shopFlow.act(agent, dialogue, payload, { say, setFlow });
+          if (shop) return shop;
+        }
         return deps.bookingFlow.act(agent, dialogue, payload, { say, setFlow });
+      }
     }
   }
 

@@ -14,6 +14,11 @@ export const ACTIONS = {
   pickSpecialist: 'pick_specialist',
   pickService: 'pick_service',
   pickSlot: 'pick_slot',
+  cartAdd: 'cart_add',
+  cartInc: 'cart_inc',
+  cartDec: 'cart_dec',
+  cartClear: 'cart_clear',
+  checkout: 'checkout',
 } as const;
 
 export function mainMenu(type: AgentType): VkKeyboard {

@@ -69,8 +69,26 @@ export const assistantTexts = {
   booked: (details: { service: string; specialist: string; when: string; name: string }) =>
     `Готово, ${details.name}! Вы записаны: ${details.service}, ${details.specialist}, ${details.when}.`,
 
-  // E-commerce until its catalog is set up.
+  // E-commerce.
   catalogUnavailable: 'Каталог пока не заполнен. Напишите, что вы ищете, — я подскажу.',
+  catalogPage: (lines: string[], page: number) => [`Каталог${page > 0 ? ` (стр. ${page + 1})` : ''}:`, ...lines].join('\n'),
+  catalogLine: (n: number, title: string, price: string, description: string) =>
+    `${n}. ${title} — ${price}${description ? `\n   ${description.length > 120 ? `${description.slice(0, 119)}…` : description}` : ''}`,
+  buttonPrev: '◀ Назад',
+  buttonNext: 'Дальше ▶',
+  buttonClear: 'Очистить',
+  buttonCheckout: 'Оформить заказ',
+  added: (title: string, count: number) => `Добавлено: ${title}. Товаров в корзине: ${count}.`,
+  cartEmpty: 'Корзина пуста. Загляните в каталог.',
+  cartCleared: 'Корзина очищена.',
+  cartContents: (lines: string[], total: string) => ['Ваша корзина:', ...lines, `Итого: ${total}`].join('\n'),
+  cartLine: (title: string, quantity: number, sum: string, available: boolean) =>
+    `• ${title} × ${quantity} — ${sum}${available ? '' : ' (нет в наличии, в заказ не войдёт)'}`,
+  nothingToOrder: 'В корзине нет товаров, которые можно заказать.',
+  paymentsUnavailable: 'Оформление заказов пока не подключено. Напишите «оператор» — сотрудник поможет.',
+  orderCreated: (number: string, total: string, link: string) =>
+    `Заказ ${number} оформлен. Сумма: ${total}.\nОплатить: ${link}\nПосле оплаты я пришлю подтверждение.`,
+  orderPaid: (number: string) => `Оплата заказа ${number} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,
 } as const;
 
 const MONTHS = ['января', 'февраля', 'марта', 'апреля', 'мая', 'июня', 'июля', 'августа', 'сентября', 'октября', 'ноября', 'декабря'];

@@ -1,8 +1,8 @@
 // The caller's usage records, newest first, paged by an opaque cursor, with totals over the filter.
-import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { afterCursor, cursorTime, decodeCursor, encodeCursor } from '../db/cursor';
 import type { Database } from '../db/client';
 import { usageRecords } from '../db/schema';
-import { AppError } from '../http/errors';
 import { nanoToUnits } from '../money';
 
 export interface UsageQuery {
@@ -11,22 +11,6 @@ export interface UsageQuery {
   from?: Date | undefined;
   to?: Date | undefined;
   keyId?: string | undefined;
-}
-
-// The cursor carries the row's timestamp as PostgreSQL prints it, to the microsecond: a JavaScript Date
-// keeps milliseconds only, and rows that share a truncated instant would fall between two pages.
-const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
-function encodeCursor(createdAt: string, id: bigint): string {
-  return Buffer.from(`${createdAt}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: bigint } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!id || !/^\d{1,19}$/.test(id) || !at || !CURSOR_TIME.test(at) || Number.isNaN(Date.parse(at))) {
-    throw new AppError('invalid_request_error', 'Некорректный cursor: используйте значение nextCursor из предыдущего ответа');
-  }
-  return { createdAt: at, id: BigInt(id) };
 }
 
 export function createUsageReport(db: Database) {
@@ -40,19 +24,12 @@ export function createUsageReport(db: Database) {
 
       const page = [...filters];
       if (query.cursor) {
-        const c = decodeCursor(query.cursor);
-        const at = sql`${c.createdAt}::timestamptz`;
-        page.push(
-          or(
-            sql`${usageRecords.createdAt} < ${at}`,
-            and(sql`${usageRecords.createdAt} = ${at}`, lt(usageRecords.id, c.id)),
-          )!,
-        );
+        page.push(afterCursor(usageRecords.createdAt, usageRecords.id, decodeCursor(query.cursor, /^\d{1,19}$/), 'desc'));
       }
       const rows = await db
         .select({
           record: usageRecords,
-          cursorAt: sql<string>`to_char(${usageRecords.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+          cursorAt: cursorTime(usageRecords.createdAt),
         })
         .from(usageRecords)
         .where(and(...page))

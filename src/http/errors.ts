@@ -83,7 +83,9 @@ const TRPC_CODE_TO_TYPE: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorType>> = {
 export function describeZodError(error: ZodError): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
     const path = issue.path.map(String).join('.');
-    return path ? `${path}: ${issue.message}` : issue.message;
+    // Messages written for a field often name it already ("priceMinor: …"): say it once.
+    const named = issue.path.length > 0 && issue.message.startsWith(`${String(issue.path.at(-1))}:`);
+    return path && !named ? `${path}: ${issue.message}` : issue.message;
   });
   return `${errorMessages.validationFailed}: ${parts.join('; ')}`;
 }

@@ -54,6 +54,21 @@ export const errorMessages = {
   socialNoEventId: 'В событии нет event_id',
   socialNoConfirmationCode: 'Код подтверждения ещё не известен: запросите его в настройках интеграции',
 
+  // E-commerce.
+  commerceNotEcommerce: 'Каталог и заказы доступны только агентам типа ecommerce',
+  productNotFound: 'Товар не найден',
+  orderNotFound: 'Заказ не найден',
+  csvUnreadable: (line: number | null) => `Не удалось прочитать CSV${line ? ` (строка ${line})` : ''}: проверьте кавычки и число столбцов`,
+  importEmpty: 'Нет товаров для импорта: передайте csv (с заголовком) или массив products',
+  importTooLarge: (max: number) => `За один раз можно импортировать не больше ${max} товаров`,
+  importOneSource: 'Передайте что-то одно: csv или products',
+  cartMixedCurrencies: 'В корзине товары в разных валютах: оформите их отдельными заказами',
+  paymentLinkTemplate: 'paymentLinkTemplate: ссылка https:// на страницу оплаты, в которой есть {orderNumber} или {orderId}',
+  commerceNotConfigured: 'Оплата заказов не настроена: сохраните настройки магазина агента',
+  paymentUnknownWebhook: 'Webhook оплаты не найден: у этого агента не настроен магазин',
+  paymentBadSecret: 'Неверный секрет уведомления об оплате',
+  paymentBadNotification: 'Уведомление об оплате не похоже на уведомление ЮKassa (type, event, object.id, object.amount)',
+
   // Booking system (YCLIENTS).
   bookingNotService: 'Интеграция с системой бронирования доступна только агентам типа service',
   bookingNotConfigured: 'Интеграция с YCLIENTS не настроена: сохраните настройки агента',

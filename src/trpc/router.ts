@@ -1,3 +1,4 @@
+import { commerceRouter } from '../commerce/router';
 import { bookingRouter } from '../integrations/booking/router';
 import { messengerRouter } from '../integrations/messenger/router';
 import { socialRouter } from '../integrations/social/router';
@@ -15,6 +16,7 @@ export const appRouter = router({
   messenger: messengerRouter,
   social: socialRouter,
   booking: bookingRouter,
+  commerce: commerceRouter,
 });
 
 /** The typed client's view of the dashboard API. */

@@ -3,6 +3,8 @@
 // replies from the messenger back to the client.
 import { createAssistant } from '../../assistant/dialogue';
 import { createBookingFlow } from '../../assistant/booking-flow';
+import { createShopFlow } from '../../assistant/shop-flow';
+import type { Commerce } from '../../commerce/module';
 import { assistantTexts } from '../../assistant/texts';
 import type { AgentService } from '../../agents/service';
 import type { Config } from '../../config';
@@ -29,6 +31,7 @@ export interface SocialDeps {
   agents: Pick<AgentService, 'find'>;
   escalations: Escalations;
   booking: Booking;
+  commerce: Commerce;
   config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs'>;
 }
 
@@ -37,7 +40,15 @@ export function createSocial(deps: SocialDeps) {
   const vkFor = (accessToken: string) => createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken });
   const settings = createSocialSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, vkFor });
   const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, logger });
-  const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, logger });
+  const shopFlow = createShopFlow({
+    flowDb: db,
+    catalog: deps.commerce.catalog,
+    orders: deps.commerce.orders,
+    settings: deps.commerce.settings,
+    outbox,
+    logger,
+  });
+  const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, shopFlow, logger });
   const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes });
 
   outbox.register(SOCIAL_MESSAGE_KIND, createSocialMessageHandler({ db, settings, vkFor }));

@@ -1,0 +1,170 @@
+// The E-commerce agent's shop in the dialogue: the catalog page by page with "add" buttons, the cart with
+// quantity buttons, clearing and check-out; check-out asks for a phone when none is known and answers
+// with the order number and its payment link.
+import type { Agent } from '../agents/service';
+import type { Catalog, ProductView } from '../commerce/catalog';
+import { minorToDecimal, type Orders } from '../commerce/orders';
+import type { CommerceSettings } from '../commerce/settings';
+import type { Database } from '../db/client';
+import { AppError } from '../http/errors';
+import type { Logger } from '../logger';
+import { normalisePhone } from '../integrations/booking/service';
+import { formatAmount } from '../integrations/messenger/notify';
+import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
+import type { DialogueRow, Flow, Say, SetFlow } from './dialogue';
+import { ACTIONS, mainMenu } from './menus';
+import { assistantTexts as t } from './texts';
+
+/** Inline keyboards: 6 rows, 10 buttons. Five products, then one row of navigation. */
+const PAGE_SIZE = 5;
+/** Lines of the cart with +/- buttons (two each), then one row of actions. */
+const CART_BUTTON_LINES = 4;
+
+export interface ShopTools {
+  say: Say;
+  setFlow: SetFlow;
+}
+
+const price = (minor: number, currency: string) => formatAmount(minorToDecimal(minor), currency);
+
+export function createShopFlow(deps: {
+  flowDb: Database;
+  catalog: Catalog;
+  orders: Orders;
+  settings: Pick<CommerceSettings, 'paymentLinkTemplate'>;
+  outbox: { wake(): void };
+  logger: Logger;
+}) {
+  const { catalog, orders, logger } = deps;
+
+  async function showCatalog(agent: Agent, dialogue: DialogueRow, tools: ShopTools, page: number): Promise<string> {
+    const { items, hasMore } = await catalog.page(agent.id, page, PAGE_SIZE);
+    if (items.length === 0 && page === 0) {
+      await tools.say(dialogue, t.catalogUnavailable, mainMenu(agent.type));
+      return 'catalog_empty';
+    }
+    if (items.length === 0) return showCatalog(agent, dialogue, tools, 0);
+    const lines = items.map((p: ProductView, i) => t.catalogLine(page * PAGE_SIZE + i + 1, p.title, price(p.priceMinor, p.currency), p.description));
+    const rows: VkButton[][] = items.map((p) => [callbackButton(fitLabel(`➕ ${p.title}`), { action: ACTIONS.cartAdd, id: p.id }, 'positive')]);
+    const nav: VkButton[] = [];
+    if (page > 0) nav.push(callbackButton(t.buttonPrev, { action: ACTIONS.catalog, p: page - 1 }, 'secondary'));
+    nav.push(callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'));
+    if (hasMore) nav.push(callbackButton(t.buttonNext, { action: ACTIONS.catalog, p: page + 1 }, 'secondary'));
+    nav.push(callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary'));
+    rows.push(nav);
+    await tools.say(dialogue, t.catalogPage(lines, page), keyboard(rows, { inline: true }));
+    return 'catalog';
+  }
+
+  async function showCart(agent: Agent, dialogue: DialogueRow, tools: ShopTools): Promise<string> {
+    const lines = await orders.cart(dialogue.id);
+    if (lines.length === 0) {
+      await tools.say(dialogue, t.cartEmpty, keyboard([[callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive'), callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary')]], { inline: true }));
+      return 'cart_empty';
+    }
+    const orderable = lines.filter((l) => l.available);
+    const currency = (orderable[0] ?? lines[0])!.currency;
+    const total = orderable.filter((l) => l.currency === currency).reduce((sum, l) => sum + l.priceMinor * l.quantity, 0);
+    const text = t.cartContents(
+      lines.map((l) => t.cartLine(l.title, l.quantity, price(l.priceMinor * l.quantity, l.currency), l.available)),
+      price(total, currency),
+    );
+    const rows: VkButton[][] = lines.slice(0, CART_BUTTON_LINES).map((l) => [
+      callbackButton(fitLabel(`➖ ${l.title}`), { action: ACTIONS.cartDec, id: l.productId }, 'secondary'),
+      callbackButton('➕', { action: ACTIONS.cartInc, id: l.productId }, 'secondary'),
+    ]);
+    rows.push([callbackButton(t.buttonClear, { action: ACTIONS.cartClear }, 'negative'), callbackButton(t.buttonCheckout, { action: ACTIONS.checkout }, 'positive')]);
+    await tools.say(dialogue, text, keyboard(rows, { inline: true }));
+    return 'cart';
+  }
+
+  async function checkout(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string | null): Promise<string> {
+    const template = await deps.settings.paymentLinkTemplate(agent.id);
+    if (!template) {
+      await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
+      return 'payments_unavailable';
+    }
+    if ((await orders.cart(dialogue.id)).filter((l) => l.available).length === 0) {
+      await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
+      return 'nothing_to_order';
+    }
+    if (!phone) {
+      await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_phone' });
+      await tools.say(dialogue, t.askPhone);
+      return 'ask_phone';
+    }
+    try {
+      const created = await deps.flowDb.transaction(async (tx) => {
+        await tools.setFlow(tx, dialogue.id, null, { clientPhone: phone });
+        const order = await orders.checkout(tx, { agentId: agent.id, dialogueId: dialogue.id, clientPhone: phone, paymentLinkTemplate: template });
+        if (!order) return null;
+        await tools.say(dialogue, t.orderCreated(order.number, price(order.totalMinor, order.currency), order.paymentLink), mainMenu(agent.type), tx);
+        return order;
+      });
+      if (!created) {
+        await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
+        return 'nothing_to_order';
+      }
+      deps.outbox.wake();
+      logger.info('order created', { agentId: agent.id, orderId: created.id, number: created.number });
+      return 'order_created';
+    } catch (error) {
+      if (error instanceof AppError && error.type === 'invalid_request_error') {
+        await tools.say(dialogue, error.message, mainMenu(agent.type));
+        return 'checkout_refused';
+      }
+      throw error;
+    }
+  }
+
+  return {
+    /** Shop buttons; null when the action is not the shop's. */
+    async act(agent: Agent, dialogue: DialogueRow, payload: ButtonPayload, tools: ShopTools): Promise<string | null> {
+      const id = typeof payload.id === 'string' ? payload.id : '';
+      switch (payload.action) {
+        case ACTIONS.catalog:
+          return showCatalog(agent, dialogue, tools, Number.isSafeInteger(payload.p) && (payload.p as number) >= 0 ? (payload.p as number) : 0);
+        case ACTIONS.cart:
+          return showCart(agent, dialogue, tools);
+        case ACTIONS.cartAdd: {
+          await orders.changeQuantity(agent.id, dialogue.id, id, 1);
+          const lines = await orders.cart(dialogue.id);
+          const added = lines.find((l) => l.productId === id);
+          if (!added) return showCatalog(agent, dialogue, tools, 0);
+          const count = lines.reduce((sum, l) => sum + l.quantity, 0);
+          await tools.say(
+            dialogue,
+            t.added(added.title, count),
+            keyboard([[callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'), callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'secondary')]], { inline: true }),
+          );
+          return 'cart_add';
+        }
+        case ACTIONS.cartInc:
+        case ACTIONS.cartDec:
+          await orders.changeQuantity(agent.id, dialogue.id, id, payload.action === ACTIONS.cartInc ? 1 : -1);
+          return showCart(agent, dialogue, tools);
+        case ACTIONS.cartClear:
+          await orders.clear(dialogue.id);
+          await tools.say(dialogue, t.cartCleared, keyboard([[callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive')]], { inline: true }));
+          return 'cart_clear';
+        case ACTIONS.checkout:
+          return checkout(agent, dialogue, tools, dialogue.clientPhone);
+        default:
+          return null;
+      }
+    },
+
+    /** The phone asked for at check-out. */
+    async continue(agent: Agent, dialogue: DialogueRow, flow: Flow, text: string, tools: ShopTools): Promise<string | null> {
+      if (flow.step !== 'checkout_phone') return null;
+      const phone = normalisePhone(text);
+      if (!phone) {
+        await tools.say(dialogue, t.phoneNotUnderstood);
+        return 'phone_not_understood';
+      }
+      return checkout(agent, dialogue, tools, phone);
+    },
+  };
+}
+
+export type ShopFlow = ReturnType<typeof createShopFlow>;

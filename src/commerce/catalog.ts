@@ -1,0 +1,210 @@
+// The product catalog of an E-commerce agent: paged listing, CRUD, and a bulk import that either takes
+// every row or none, reporting each bad row.
+import { and, asc, eq } from 'drizzle-orm';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { z } from 'zod';
+import type { Database, Executor } from '../db/client';
+import { afterCursor, cursorTime, decodeCursor, encodeCursor } from '../db/cursor';
+import { products } from '../db/schema';
+import { AppError, describeZodError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+
+export const MAX_IMPORT_ROWS = 5000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'да', 'в наличии', '+']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'нет', 'нет в наличии', '-']);
+
+const availability = z.preprocess((v) => {
+  if (typeof v !== 'string') return v;
+  const word = v.trim().toLowerCase();
+  if (word === '') return undefined;
+  if (TRUE_WORDS.has(word)) return true;
+  if (FALSE_WORDS.has(word)) return false;
+  return v;
+}, z.boolean({ error: 'available: ожидается true/false (или да/нет)' }));
+
+export const productFields = {
+  title: z.string({ error: 'title: обязательное поле' }).trim().min(1, 'title: обязательное поле').max(200, 'title: не длиннее 200 символов'),
+  description: z.string().trim().max(2000, 'description: не длиннее 2000 символов'),
+  priceMinor: z.coerce
+    .number({ error: 'priceMinor: ожидается цена в копейках (целое число)' })
+    .int('priceMinor: ожидается цена в копейках (целое число)')
+    .min(0, 'priceMinor: цена не может быть отрицательной')
+    .max(1_000_000_000_000, 'priceMinor: слишком большая цена'),
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z]{3}$/, 'currency: трёхбуквенный код валюты ISO 4217, например RUB'),
+  available: availability,
+};
+
+export const productInput = z.object({
+  title: productFields.title,
+  description: productFields.description.default(''),
+  priceMinor: productFields.priceMinor,
+  currency: productFields.currency.default('RUB'),
+  available: productFields.available.default(true),
+});
+
+export const productPatch = z
+  .object({
+    title: productFields.title,
+    description: productFields.description,
+    priceMinor: productFields.priceMinor,
+    currency: productFields.currency,
+    available: productFields.available,
+  })
+  .partial();
+
+export type ProductInput = z.infer<typeof productInput>;
+
+export const productView = z.object({
+  id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  priceMinor: z.number().int(),
+  currency: z.string(),
+  available: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export type ProductView = z.infer<typeof productView>;
+type Row = typeof products.$inferSelect;
+
+function view(row: Row): ProductView {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    priceMinor: row.priceMinor,
+    currency: row.currency,
+    available: row.available,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export interface ImportRowError {
+  /** 1-based: the data row (a CSV header is not counted), or the array index + 1 for JSON. */
+  row: number;
+  message: string;
+}
+
+export interface ImportReport {
+  ok: boolean;
+  imported: number;
+  errors: ImportRowError[];
+}
+
+/** Rows of a CSV with a header line (title, description, priceMinor, currency, available); `;` or `,`. */
+function csvRows(text: string): Record<string, unknown>[] {
+  const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
+  try {
+    const rows = parseCsv(text, {
+      bom: true,
+      columns: (header: string[]) => header.map((h) => h.trim()),
+      delimiter,
+      skip_empty_lines: true,
+      trim: true,
+      relax_column_count: false,
+    }) as Record<string, unknown>[];
+    // An empty cell is an absent value: the field's default applies.
+    for (const row of rows) for (const key of Object.keys(row)) if (row[key] === '') delete row[key];
+    return rows;
+  } catch (error) {
+    const line = (error as { lines?: number }).lines;
+    throw new AppError('invalid_request_error', errorMessages.csvUnreadable(line ?? null));
+  }
+}
+
+export function createCatalog(db: Database) {
+  return {
+    async list(agentId: string, query: { limit: number; cursor?: string | undefined; availableOnly?: boolean }) {
+      const filters = [eq(products.agentId, agentId)];
+      if (query.availableOnly) filters.push(eq(products.available, true));
+      if (query.cursor) filters.push(afterCursor(products.createdAt, products.id, decodeCursor(query.cursor, UUID), 'asc'));
+      const rows = await db
+        .select({ product: products, cursorAt: cursorTime(products.createdAt) })
+        .from(products)
+        .where(and(...filters))
+        .orderBy(asc(products.createdAt), asc(products.id))
+        .limit(query.limit + 1);
+      const more = rows.length > query.limit;
+      const page = more ? rows.slice(0, query.limit) : rows;
+      const last = page.at(-1);
+      return {
+        products: page.map((r) => view(r.product)),
+        nextCursor: more && last ? encodeCursor(last.cursorAt, last.product.id) : null,
+      };
+    },
+
+    /** A page of available products by position, for the dialogue (offset paging is fine at that size). */
+    async page(agentId: string, page: number, size: number): Promise<{ items: ProductView[]; hasMore: boolean }> {
+      const rows = await db
+        .select()
+        .from(products)
+        .where(and(eq(products.agentId, agentId), eq(products.available, true)))
+        .orderBy(asc(products.createdAt), asc(products.id))
+        .limit(size + 1)
+        .offset(page * size);
+      return { items: rows.slice(0, size).map(view), hasMore: rows.length > size };
+    },
+
+    async get(agentId: string, productId: string, executor: Executor = db): Promise<ProductView> {
+      if (!UUID.test(productId)) throw new AppError('not_found', errorMessages.productNotFound);
+      const [row] = await executor.select().from(products).where(and(eq(products.agentId, agentId), eq(products.id, productId)));
+      if (!row) throw new AppError('not_found', errorMessages.productNotFound);
+      return view(row);
+    },
+
+    async create(agentId: string, input: ProductInput): Promise<ProductView> {
+      const [row] = await db.insert(products).values({ agentId, ...input }).returning();
+      return view(row!);
+    },
+
+    async update(agentId: string, productId: string, patch: z.infer<typeof productPatch>): Promise<ProductView> {
+      await this.get(agentId, productId);
+      const [row] = await db
+        .update(products)
+        .set({ ...patch, updatedAt: new Date() })
+        .where(and(eq(products.agentId, agentId), eq(products.id, productId)))
+        .returning();
+      return view(row!);
+    },
+
+    async remove(agentId: string, productId: string): Promise<void> {
+      await this.get(agentId, productId);
+      await db.delete(products).where(and(eq(products.agentId, agentId), eq(products.id, productId)));
+    },
+
+    /**
+     * Imports products from CSV text or a JSON array. Every row is checked first; with any bad row nothing
+     * is written and every bad row is reported. Otherwise all rows go in one transaction.
+     */
+    async import(agentId: string, source: { csv?: string | undefined; products?: unknown[] | undefined }): Promise<ImportReport> {
+      const raw = source.csv !== undefined ? csvRows(source.csv) : (source.products ?? []);
+      if (raw.length === 0) throw new AppError('invalid_request_error', errorMessages.importEmpty);
+      if (raw.length > MAX_IMPORT_ROWS) throw new AppError('invalid_request_error', errorMessages.importTooLarge(MAX_IMPORT_ROWS));
+      const valid: ProductInput[] = [];
+      const errors: ImportRowError[] = [];
+      raw.forEach((item, index) => {
+        const parsed = productInput.safeParse(item);
+        if (parsed.success) valid.push(parsed.data);
+        else errors.push({ row: index + 1, message: describeZodError(parsed.error) });
+      });
+      if (errors.length > 0) return { ok: false, imported: 0, errors };
+      await db.transaction(async (tx) => {
+        for (let i = 0; i < valid.length; i += 500) {
+          await tx.insert(products).values(valid.slice(i, i + 500).map((p) => ({ agentId, ...p })));
+        }
+      });
+      return { ok: true, imported: valid.length, errors: [] };
+    },
+  };
+}
+
+export type Catalog = ReturnType<typeof createCatalog>;

@@ -1,0 +1,201 @@
+// Carts of dialogue clients, orders made from them, and the owner's view of orders.
+//
+// Order numbers are ORD-<YYYYMMDD>-<sequence>, the sequence counted per agent and (UTC) day. The counter
+// row is incremented in the transaction that inserts the order: concurrent checkouts queue on its row
+// lock, and a rolled-back checkout takes its increment with it, so numbers are unique and gap-free.
+import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database, Executor } from '../db/client';
+import { afterCursor, cursorTime, decodeCursor, encodeCursor } from '../db/cursor';
+import { cartItems, orderCounters, orders, products } from '../db/schema';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { formatOrderNumber } from '../integrations/messenger/notify';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Per product and cart: more is a wholesale order, for a person to handle. */
+const MAX_QUANTITY = 99;
+export const ORDER_STATUSES = ['pending', 'paid', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export interface CartLine {
+  productId: string;
+  title: string;
+  priceMinor: number;
+  currency: string;
+  quantity: number;
+  available: boolean;
+}
+
+export const orderView = z.object({
+  id: z.string(),
+  number: z.string(),
+  status: z.enum(ORDER_STATUSES),
+  items: z.array(z.object({ productId: z.string(), title: z.string(), priceMinor: z.number().int(), quantity: z.number().int() })),
+  totalMinor: z.number().int(),
+  currency: z.string(),
+  clientPhone: z.string().nullable(),
+  paymentLink: z.string(),
+  paymentId: z.string().nullable(),
+  paidAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export type OrderView = z.infer<typeof orderView>;
+type OrderRow = typeof orders.$inferSelect;
+
+export function orderViewOf(row: OrderRow): OrderView {
+  return {
+    id: row.id,
+    number: row.number,
+    status: row.status as OrderStatus,
+    items: row.items,
+    totalMinor: row.totalMinor,
+    currency: row.currency,
+    clientPhone: row.clientPhone,
+    paymentLink: row.paymentLink,
+    paymentId: row.paymentId,
+    paidAt: row.paidAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** "1500.00" from 150000 minor units: the decimal string payment providers and the notifier take. */
+export function minorToDecimal(minor: number): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** The payment link of an order from the shop's template. */
+export function paymentLinkFor(template: string, order: { id: string; number: string; totalMinor: number; currency: string }): string {
+  return template
+    .replaceAll('{orderNumber}', encodeURIComponent(order.number))
+    .replaceAll('{orderId}', encodeURIComponent(order.id))
+    .replaceAll('{amount}', minorToDecimal(order.totalMinor))
+    .replaceAll('{currency}', encodeURIComponent(order.currency));
+}
+
+export function createOrders(db: Database) {
+  async function cart(executor: Executor, dialogueId: string): Promise<CartLine[]> {
+    const rows = await executor
+      .select({
+        productId: products.id,
+        title: products.title,
+        priceMinor: products.priceMinor,
+        currency: products.currency,
+        available: products.available,
+        quantity: cartItems.quantity,
+      })
+      .from(cartItems)
+      .innerJoin(products, eq(products.id, cartItems.productId))
+      .where(eq(cartItems.dialogueId, dialogueId))
+      .orderBy(asc(cartItems.createdAt), asc(products.id));
+    return rows;
+  }
+
+  return {
+    cart: (dialogueId: string) => cart(db, dialogueId),
+
+    /** Adds one (or `delta`, may be negative) of a product; a quantity reaching 0 leaves the cart. */
+    async changeQuantity(agentId: string, dialogueId: string, productId: string, delta: number): Promise<void> {
+      if (!UUID.test(productId)) return;
+      await db.transaction(async (tx) => {
+        const [product] = await tx
+          .select({ id: products.id })
+          .from(products)
+          .where(and(eq(products.agentId, agentId), eq(products.id, productId)));
+        if (!product) return;
+        const line = and(eq(cartItems.dialogueId, dialogueId), eq(cartItems.productId, productId));
+        if (delta > 0) {
+          await tx
+            .insert(cartItems)
+            .values({ dialogueId, productId, quantity: Math.min(delta, MAX_QUANTITY) })
+            .onConflictDoUpdate({
+              target: [cartItems.dialogueId, cartItems.productId],
+              set: { quantity: sql`least(${cartItems.quantity} + ${delta}, ${MAX_QUANTITY})` },
+            });
+        } else {
+          await tx.delete(cartItems).where(and(line, sql`${cartItems.quantity} + ${delta} <= 0`));
+          await tx.update(cartItems).set({ quantity: sql`${cartItems.quantity} + ${delta}` }).where(line);
+        }
+      });
+    },
+
+    async clear(dialogueId: string, executor: Executor = db): Promise<void> {
+      await executor.delete(cartItems).where(eq(cartItems.dialogueId, dialogueId));
+    },
+
+    /**
+     * Turns the cart into an order in the caller's transaction: available lines only, one currency,
+     * numbered from the day's counter. Null when nothing in the cart can be ordered.
+     */
+    async checkout(
+      tx: Executor,
+      input: { agentId: string; dialogueId: string; clientPhone: string; paymentLinkTemplate: string; now?: Date },
+    ): Promise<OrderView | null> {
+      const lines = (await cart(tx, input.dialogueId)).filter((l) => l.available);
+      if (lines.length === 0) return null;
+      const currency = lines[0]!.currency;
+      if (lines.some((l) => l.currency !== currency)) throw new AppError('invalid_request_error', errorMessages.cartMixedCurrencies);
+      const now = input.now ?? new Date();
+      const day = now.toISOString().slice(0, 10);
+      const [counter] = await tx
+        .insert(orderCounters)
+        .values({ agentId: input.agentId, day, last: 1 })
+        .onConflictDoUpdate({ target: [orderCounters.agentId, orderCounters.day], set: { last: sql`${orderCounters.last} + 1` } })
+        .returning({ last: orderCounters.last });
+      const number = formatOrderNumber(now, counter!.last);
+      const items = lines.map((l) => ({ productId: l.productId, title: l.title, priceMinor: l.priceMinor, quantity: l.quantity }));
+      const totalMinor = items.reduce((sum, i) => sum + i.priceMinor * i.quantity, 0);
+      const id = crypto.randomUUID();
+      const paymentLink = paymentLinkFor(input.paymentLinkTemplate, { id, number, totalMinor, currency });
+      const [row] = await tx
+        .insert(orders)
+        .values({
+          id,
+          agentId: input.agentId,
+          dialogueId: input.dialogueId,
+          number,
+          items,
+          totalMinor,
+          currency,
+          clientPhone: input.clientPhone,
+          paymentLink,
+        })
+        .returning();
+      await tx.delete(cartItems).where(eq(cartItems.dialogueId, input.dialogueId));
+      return orderViewOf(row!);
+    },
+
+    async list(agentId: string, query: { limit: number; cursor?: string | undefined; status?: OrderStatus | undefined; from?: Date | undefined; to?: Date | undefined }) {
+      const filters: SQL[] = [eq(orders.agentId, agentId)];
+      if (query.status) filters.push(eq(orders.status, query.status));
+      if (query.from) filters.push(gte(orders.createdAt, query.from));
+      if (query.to) filters.push(lt(orders.createdAt, query.to));
+      if (query.cursor) filters.push(afterCursor(orders.createdAt, orders.id, decodeCursor(query.cursor, UUID), 'desc'));
+      const rows = await db
+        .select({ order: orders, cursorAt: cursorTime(orders.createdAt) })
+        .from(orders)
+        .where(and(...filters))
+        .orderBy(desc(orders.createdAt), desc(orders.id))
+        .limit(query.limit + 1);
+      const more = rows.length > query.limit;
+      const page = more ? rows.slice(0, query.limit) : rows;
+      const last = page.at(-1);
+      return {
+        orders: page.map((r) => orderViewOf(r.order)),
+        nextCursor: more && last ? encodeCursor(last.cursorAt, last.order.id) : null,
+      };
+    },
+
+    async get(agentId: string, orderId: string): Promise<OrderView> {
+      if (!UUID.test(orderId)) throw new AppError('not_found', errorMessages.orderNotFound);
+      const [row] = await db.select().from(orders).where(and(eq(orders.agentId, agentId), eq(orders.id, orderId)));
+      if (!row) throw new AppError('not_found', errorMessages.orderNotFound);
+      return orderViewOf(row);
+    },
+  };
+}
+
+export type Orders = ReturnType<typeof createOrders>;

@@ -1,0 +1,171 @@
+// POST /api/v1/commerce/webhook/:agentId?token=<secret> — payment notifications in YooKassa's format:
+//   {"type": "notification", "event": "payment.succeeded",
+//    "object": {"id": "<payment id>", "status": "succeeded", "paid": true,
+//               "amount": {"value": "1500.00", "currency": "RUB"},
+//               "metadata": {"orderNumber": "ORD-20261201-0001"}, "description": "…", …}}
+// YooKassa signs nothing, so the notification URL carries a per-agent secret (compared in constant time;
+// wrong or missing → 403, nothing done). The order is found by metadata (orderNumber / order_number /
+// orderId / order_id) or an order number in the description, and must match in amount and currency.
+//
+// A notification is recorded under (payment id, event): a repeat changes nothing. Deliveries in any order
+// are harmless: paid is final, a cancellation does not touch the order (the client may pay again), and a
+// success after a cancellation still marks the order paid. Marking paid, the payment notification's
+// outbox rows and the client's message commit in one transaction.
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { dialogues, orders, paymentEvents } from '../db/schema';
+import { readBodyText } from '../http/body';
+import { AppError, errorResponse } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import type { OutboxWorker } from '../jobs/outbox';
+import type { Logger } from '../logger';
+import type { Notifier } from '../integrations/messenger/notify';
+import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
+import { assistantTexts } from '../assistant/texts';
+import { minorToDecimal } from './orders';
+import type { CommerceSettings } from './settings';
+
+const MAX_NOTIFICATION_BYTES = 64 * 1024;
+const ORDER_NUMBER = /ORD-\d{8}-\d{4,}/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Notification {
+  type: string;
+  event: string;
+  object: {
+    id: string;
+    status?: string;
+    paid?: boolean;
+    amount?: { value?: string; currency?: string };
+    metadata?: Record<string, unknown>;
+    description?: string;
+  };
+}
+
+function isNotification(value: unknown): value is Notification {
+  const v = value as Notification | null;
+  return (
+    !!v &&
+    v.type === 'notification' &&
+    typeof v.event === 'string' &&
+    !!v.object &&
+    typeof v.object === 'object' &&
+    typeof v.object.id === 'string' &&
+    v.object.id.length > 0 &&
+    v.object.id.length <= 100
+  );
+}
+
+/** "1500.00" or "1500" → 150000; null when it is not a money amount. */
+function decimalToMinor(value: unknown): number | null {
+  if (typeof value !== 'string' || !/^\d{1,13}(\.\d{1,2})?$/.test(value)) return null;
+  const [units = '0', cents = ''] = value.split('.');
+  return Number(units) * 100 + Number(cents.padEnd(2, '0'));
+}
+
+const ok = () => new Response(JSON.stringify({ ok: true }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+
+export function createPaymentWebhook(deps: {
+  db: Database;
+  settings: CommerceSettings;
+  notifier: Pick<Notifier, 'enqueuePayment'>;
+  outbox: Pick<OutboxWorker, 'wake'>;
+  logger: Logger;
+}) {
+  const { db, settings, notifier, logger } = deps;
+
+  function orderReference(n: Notification): { number?: string; id?: string } {
+    const meta = n.object.metadata ?? {};
+    for (const key of ['orderNumber', 'order_number']) {
+      const v = meta[key];
+      if (typeof v === 'string' && ORDER_NUMBER.test(v)) return { number: v.match(ORDER_NUMBER)![0] };
+    }
+    for (const key of ['orderId', 'order_id']) {
+      const v = meta[key];
+      if (typeof v === 'string' && UUID.test(v)) return { id: v };
+    }
+    const fromText = n.object.description?.match(ORDER_NUMBER)?.[0];
+    return fromText ? { number: fromText } : {};
+  }
+
+  async function apply(agentId: string, n: Notification): Promise<string> {
+    return db.transaction(async (tx) => {
+      const recorded = await tx
+        .insert(paymentEvents)
+        .values({ agentId, paymentId: n.object.id, event: n.event.slice(0, 100), outcome: 'received', payload: n })
+        .onConflictDoNothing()
+        .returning({ paymentId: paymentEvents.paymentId });
+      if (recorded.length === 0) return 'duplicate';
+      const note = async (outcome: string, orderId: string | null = null) => {
+        await tx
+          .update(paymentEvents)
+          .set({ outcome, orderId })
+          .where(and(eq(paymentEvents.agentId, agentId), eq(paymentEvents.paymentId, n.object.id), eq(paymentEvents.event, n.event.slice(0, 100))));
+        return outcome;
+      };
+
+      const ref = orderReference(n);
+      if (!ref.number && !ref.id) return note('no_order_reference');
+      const [order] = await tx
+        .select()
+        .from(orders)
+        .where(and(eq(orders.agentId, agentId), ref.id ? eq(orders.id, ref.id) : eq(orders.number, ref.number!)))
+        .for('update');
+      if (!order) return note('unknown_order');
+      if (n.event !== 'payment.succeeded') return note('recorded', order.id);
+      if (n.object.status !== 'succeeded' || n.object.paid === false) return note('not_succeeded', order.id);
+      if (order.status === 'paid') return note('already_paid', order.id);
+      const amount = decimalToMinor(n.object.amount?.value);
+      if (amount !== order.totalMinor || (n.object.amount?.currency ?? '').toUpperCase() !== order.currency) {
+        logger.warn('payment amount does not match the order; not marking it paid', { agentId, orderId: order.id, paymentId: n.object.id });
+        return note('amount_mismatch', order.id);
+      }
+
+      await tx
+        .update(orders)
+        .set({ status: 'paid', paymentId: n.object.id, paidAt: new Date(), updatedAt: new Date() })
+        .where(eq(orders.id, order.id));
+      await notifier.enqueuePayment(tx, {
+        agentId,
+        orderNumber: order.number,
+        amount: minorToDecimal(order.totalMinor),
+        currency: order.currency,
+      });
+      if (order.dialogueId) {
+        const [dialogue] = await tx
+          .select({ peerId: dialogues.peerId, allowed: dialogues.messagingAllowed, channel: dialogues.channel })
+          .from(dialogues)
+          .where(eq(dialogues.id, order.dialogueId));
+        if (dialogue && dialogue.channel === SOCIAL_CHANNEL && dialogue.allowed !== false) {
+          await queueSocialMessage(tx, { agentId, peerId: Number(dialogue.peerId), text: assistantTexts.orderPaid(order.number) });
+        }
+      }
+      return note('paid', order.id);
+    });
+  }
+
+  return {
+    async handle(request: Request, agentId: string): Promise<Response> {
+      const url = new URL(request.url);
+      const bearer = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
+      const verdict = await settings.verifySecret(agentId, url.searchParams.get('token') ?? bearer);
+      if (verdict === 'unknown') return errorResponse(new AppError('not_found', errorMessages.paymentUnknownWebhook));
+      if (verdict === 'wrong') return errorResponse(new AppError('forbidden', errorMessages.paymentBadSecret));
+      let notification: unknown;
+      try {
+        notification = JSON.parse(await readBodyText(request, MAX_NOTIFICATION_BYTES));
+      } catch (error) {
+        if (error instanceof AppError) return errorResponse(error);
+        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+      }
+      if (!isNotification(notification)) return errorResponse(new AppError('invalid_request_error', errorMessages.paymentBadNotification));
+      const outcome = await apply(agentId, notification);
+      logger.info('payment notification', { agentId, event: notification.event, paymentId: notification.object.id, outcome });
+      if (outcome === 'paid') deps.outbox.wake();
+      // Every verified notification is acknowledged: a retry could not change what it said.
+      return ok();
+    },
+  };
+}
+
+export type PaymentWebhook = ReturnType<typeof createPaymentWebhook>;

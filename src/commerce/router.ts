@@ -1,0 +1,122 @@
+// /api/v1/commerce/:agentId/… : an E-commerce agent's catalog, shop settings and orders, for its owner (JWT).
+// The payment provider's notifications arrive on a raw route (payments.ts).
+import { z } from 'zod';
+import { agentProcedure } from '../agents/guard';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { router } from '../trpc/init';
+import { MAX_IMPORT_ROWS, productInput, productPatch, productView } from './catalog';
+import { ORDER_STATUSES, orderView } from './orders';
+import { commerceSettingsInput, commerceSettingsView } from './settings';
+
+const agentId = z.string().max(100);
+const id = z.string().max(100);
+const TAG = 'commerce';
+
+const isoDate = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'ожидается дата в формате ISO 8601, например 2026-12-01')
+  .transform((s) => new Date(s));
+
+/** The caller's own E-commerce agent, or the error that says why not. */
+const shopProcedure = agentProcedure.use(({ ctx, next }) => {
+  if (ctx.agent.type !== 'ecommerce') throw new AppError('invalid_request_error', errorMessages.commerceNotEcommerce);
+  return next();
+});
+
+const paging = {
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(300).optional(),
+};
+
+export const commerceRouter = router({
+  getSettings: shopProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/settings', tags: [TAG], summary: 'Настройки магазина (секрет уведомлений замаскирован)' } })
+    .input(z.object({ agentId }))
+    .output(commerceSettingsView)
+    .query(({ ctx }) => ctx.services.commerce.settings.read(ctx.agent.id)),
+
+  putSettings: shopProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/v1/commerce/{agentId}/settings',
+        tags: [TAG],
+        summary: 'Сохранить настройки магазина (URL уведомлений с секретом показывается один раз)',
+      },
+    })
+    .input(commerceSettingsInput.extend({ agentId }))
+    .output(commerceSettingsView)
+    .mutation(({ ctx, input }) => {
+      const { agentId: _, ...settings } = input;
+      return ctx.services.commerce.settings.save(ctx.agent.id, settings);
+    }),
+
+  listProducts: shopProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Товары каталога (постранично)' } })
+    .input(z.object({ agentId, ...paging }))
+    .output(z.object({ products: z.array(productView), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.commerce.catalog.list(ctx.agent.id, input)),
+
+  createProduct: shopProcedure
+    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Добавить товар', successDescription: 'Товар добавлен' } })
+    .input(productInput.extend({ agentId }))
+    .output(productView)
+    .mutation(({ ctx, input }) => {
+      const { agentId: _, ...product } = input;
+      return ctx.services.commerce.catalog.create(ctx.agent.id, product);
+    }),
+
+  getProduct: shopProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Товар' } })
+    .input(z.object({ agentId, productId: id }))
+    .output(productView)
+    .query(({ ctx, input }) => ctx.services.commerce.catalog.get(ctx.agent.id, input.productId)),
+
+  updateProduct: shopProcedure
+    .meta({ openapi: { method: 'PATCH', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Изменить товар' } })
+    .input(productPatch.extend({ agentId, productId: id }))
+    .output(productView)
+    .mutation(({ ctx, input }) => {
+      const { agentId: _, productId, ...patch } = input;
+      return ctx.services.commerce.catalog.update(ctx.agent.id, productId, patch);
+    }),
+
+  deleteProduct: shopProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Удалить товар' } })
+    .input(z.object({ agentId, productId: id }))
+    .output(z.object({ success: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.commerce.catalog.remove(ctx.agent.id, input.productId);
+      return { success: true };
+    }),
+
+  importProducts: shopProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/commerce/{agentId}/products/import',
+        tags: [TAG],
+        summary: `Импорт товаров из CSV или JSON (до ${MAX_IMPORT_ROWS}): все строки или ни одной, с ошибками по строкам`,
+      },
+    })
+    .input(
+      z
+        .object({ agentId, csv: z.string().max(5_000_000).optional(), products: z.array(z.unknown()).max(MAX_IMPORT_ROWS).optional() })
+        .refine((v) => (v.csv === undefined) !== (v.products === undefined), errorMessages.importOneSource),
+    )
+    .output(z.object({ ok: z.boolean(), imported: z.number().int(), errors: z.array(z.object({ row: z.number().int(), message: z.string() })) }))
+    .mutation(({ ctx, input }) => ctx.services.commerce.catalog.import(ctx.agent.id, input)),
+
+  listOrders: shopProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders', tags: [TAG], summary: 'Заказы (новые сначала), фильтр по статусу и датам' } })
+    .input(z.object({ agentId, ...paging, status: z.enum(ORDER_STATUSES).optional(), from: isoDate.optional(), to: isoDate.optional() }))
+    .output(z.object({ orders: z.array(orderView), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.commerce.orders.list(ctx.agent.id, input)),
+
+  getOrder: shopProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders/{orderId}', tags: [TAG], summary: 'Заказ' } })
+    .input(z.object({ agentId, orderId: id }))
+    .output(orderView)
+    .query(({ ctx, input }) => ctx.services.commerce.orders.get(ctx.agent.id, input.orderId)),
+});

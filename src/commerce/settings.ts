@@ -1,0 +1,118 @@
+// An E-commerce agent's shop settings: the payment page template, and the secret that payment
+// notifications must carry. The secret is generated here and shown once, inside the notification URL the
+// owner pastes into the payment provider's settings; reads show that URL with the secret masked.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { maskSecret, SecretBoxError, type SecretBox } from '../crypto/secret-box';
+import type { Database } from '../db/client';
+import { commerceSettings } from '../db/schema';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+
+export const commerceSettingsInput = z.object({
+  paymentLinkTemplate: z
+    .string({ error: errorMessages.paymentLinkTemplate })
+    .trim()
+    .max(1000)
+    .refine((v) => {
+      try {
+        const url = new URL(v.replaceAll(/\{(orderNumber|orderId|amount|currency)\}/g, 'x'));
+        return url.protocol === 'https:' && /\{(orderNumber|orderId)\}/.test(v);
+      } catch {
+        return false;
+      }
+    }, errorMessages.paymentLinkTemplate),
+  /** A new secret: the notification URL changes and the old one stops working. */
+  rotateWebhookSecret: z.boolean().default(false),
+});
+
+export const commerceSettingsView = z.object({
+  configured: z.boolean(),
+  paymentLinkTemplate: z.string().nullable(),
+  /** With the secret masked. */
+  webhookUrl: z.string().nullable(),
+  /** The full notification URL, only in the answer that created its secret: copy it now. */
+  webhookUrlWithSecret: z.string().optional(),
+  updatedAt: z.string().nullable(),
+});
+
+export type CommerceSettingsView = z.infer<typeof commerceSettingsView>;
+
+export function paymentWebhookUrl(publicBaseUrl: string, agentId: string, secret: string): string {
+  return `${publicBaseUrl}/api/v1/commerce/webhook/${agentId}?token=${secret}`;
+}
+
+export function createCommerceSettings(deps: { db: Database; box: SecretBox; publicBaseUrl: string }) {
+  const { db, box } = deps;
+
+  async function row(agentId: string) {
+    const [found] = await db.select().from(commerceSettings).where(eq(commerceSettings.agentId, agentId));
+    return found;
+  }
+
+  function openSecret(sealed: string): string {
+    try {
+      return box.open(sealed, 'webhookSecret');
+    } catch (error) {
+      if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', `${error.message}. Сохраните настройки магазина с rotateWebhookSecret: true`);
+      throw error;
+    }
+  }
+
+  function view(found: Awaited<ReturnType<typeof row>>, agentId: string, fresh?: string): CommerceSettingsView {
+    if (!found) return { configured: false, paymentLinkTemplate: null, webhookUrl: null, updatedAt: null };
+    const secret = fresh ?? openSecret(found.webhookSecretSealed);
+    return {
+      configured: true,
+      paymentLinkTemplate: found.paymentLinkTemplate,
+      webhookUrl: paymentWebhookUrl(deps.publicBaseUrl, agentId, maskSecret(secret, 4)),
+      ...(fresh ? { webhookUrlWithSecret: paymentWebhookUrl(deps.publicBaseUrl, agentId, fresh) } : {}),
+      updatedAt: found.updatedAt.toISOString(),
+    };
+  }
+
+  return {
+    async read(agentId: string): Promise<CommerceSettingsView> {
+      return view(await row(agentId), agentId);
+    },
+
+    async save(agentId: string, input: z.infer<typeof commerceSettingsInput>): Promise<CommerceSettingsView> {
+      const existing = await row(agentId);
+      const fresh = !existing || input.rotateWebhookSecret ? randomBytes(24).toString('base64url') : undefined;
+      const values = {
+        paymentLinkTemplate: input.paymentLinkTemplate,
+        webhookSecretSealed: fresh ? box.seal(fresh) : existing!.webhookSecretSealed,
+        updatedAt: new Date(),
+      };
+      const [saved] = await db
+        .insert(commerceSettings)
+        .values({ agentId, ...values })
+        .onConflictDoUpdate({ target: commerceSettings.agentId, set: values })
+        .returning();
+      return view(saved, agentId, fresh);
+    },
+
+    /** The payment page template, or null when the shop is not set up. */
+    async paymentLinkTemplate(agentId: string): Promise<string | null> {
+      return (await row(agentId))?.paymentLinkTemplate ?? null;
+    },
+
+    /** 'unknown' (no shop), 'wrong', or 'ok' — compared on digests, in constant time. */
+    async verifySecret(agentId: string, presented: string | null): Promise<'unknown' | 'wrong' | 'ok'> {
+      const found = await row(agentId).catch(() => undefined);
+      if (!found) return 'unknown';
+      if (!presented) return 'wrong';
+      let secret: string;
+      try {
+        secret = box.open(found.webhookSecretSealed, 'webhookSecret');
+      } catch {
+        return 'wrong';
+      }
+      const digest = (v: string) => createHash('sha256').update(v).digest();
+      return timingSafeEqual(digest(secret), digest(presented)) ? 'ok' : 'wrong';
+    },
+  };
+}
+
+export type CommerceSettings = ReturnType<typeof createCommerceSettings>;

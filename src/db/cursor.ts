@@ -1,0 +1,39 @@
+// Keyset paging over (created_at, id): the cursor carries PostgreSQL's own text of the instant, to the
+// microsecond, because a JavaScript Date keeps milliseconds and rows sharing a truncated instant would
+// fall between two pages.
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { AppError } from '../http/errors';
+
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const BAD_CURSOR = 'Некорректный cursor: используйте значение nextCursor из предыдущего ответа';
+
+export interface Cursor {
+  createdAt: string;
+  id: string;
+}
+
+/** The select expression whose value goes into the next cursor. */
+export function cursorTime(column: SQLWrapper): SQL<string> {
+  return sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+export function encodeCursor(createdAt: string, id: string | number | bigint): string {
+  return Buffer.from(`${createdAt}|${id}`).toString('base64url');
+}
+
+/** `idPattern` says what an id of this table looks like (digits, a uuid…). */
+export function decodeCursor(cursor: string, idPattern: RegExp): Cursor {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (!id || !idPattern.test(id) || !at || !CURSOR_TIME.test(at) || Number.isNaN(Date.parse(at))) {
+    throw new AppError('invalid_request_error', BAD_CURSOR);
+  }
+  return { createdAt: at, id };
+}
+
+/** Rows after the cursor in newest-first order (`desc`) or oldest-first order. */
+export function afterCursor(createdAtColumn: SQLWrapper, idColumn: SQLWrapper, cursor: Cursor, order: 'desc' | 'asc'): SQL {
+  const at = sql`${cursor.createdAt}::timestamptz`;
+  return order === 'desc'
+    ? sql`(${createdAtColumn} < ${at} or (${createdAtColumn} = ${at} and ${idColumn} < ${cursor.id}))`
+    : sql`(${createdAtColumn} > ${at} or (${createdAtColumn} = ${at} and ${idColumn} > ${cursor.id}))`;
+}
