@@ -42,8 +42,6 @@ export function informationDocument(services: Services) {
         registerWebhook: 'POST /api/v1/social/:agentId/webhook',
         callback: 'GET|POST /api/v1/social/webhook/:agentId',
       },
-      booking: {
-        settings: 'GET|PUT /api/v1/booking/:agentId/settings',
       commerce: {
         settings: 'GET|PUT /api/v1/commerce/:agentId/settings',
         products: 'GET|POST /api/v1/commerce/:agentId/products, GET|PATCH|DELETE /api/v1/commerce/:agentId/products/:productId',
@@ -51,6 +49,8 @@ export function informationDocument(services: Services) {
         orders: 'GET /api/v1/commerce/:agentId/orders, GET /api/v1/commerce/:agentId/orders/:orderId',
         paymentWebhook: 'POST /api/v1/commerce/webhook/:agentId?token=<secret>',
       },
+      booking: {
+        settings: 'GET|PUT /api/v1/booking/:agentId/settings',
         specialists: 'GET /api/v1/booking/:agentId/specialists',
         services: 'GET /api/v1/booking/:agentId/services',
         slots: 'GET /api/v1/booking/:agentId/slots?date=YYYY-MM-DD&specialistId=&serviceId=',
@@ -140,11 +140,11 @@ export function createApp(services: Services) {
     .post('/api/v1/social/webhook/:agentId', ({ request, params }) => services.social.webhook.handle(request, params.agentId), {
       parse: 'none',
     })
-    .all('/api/*', ({ request }) => rest(request), { parse: 'none' });
-}
-
-export type App = ReturnType<typeof createApp>;
     // The payment provider's notifications, verified by the per-agent secret in the URL.
     .post('/api/v1/commerce/webhook/:agentId', ({ request, params }) => services.commerce.payments.handle(request, params.agentId), {
       parse: 'none',
     })
+    .all('/api/*', ({ request }) => rest(request), { parse: 'none' });
+}
+
+export type App = ReturnType<typeof createApp>;
