@@ -11,6 +11,7 @@ import {
   startMessengerWorld,
   waitFor,
   type MessengerWorld,
+  operatorText,
 } from './helpers/messenger';
 import type { DialogueRef } from '../src/integrations/messenger/escalations';
 
@@ -248,16 +249,7 @@ describe('channel check', () => {
 
 describe('messenger webhook', () => {
   const hookPath = (agentId: string) => `/api/v1/messenger/${agentId}/webhook`;
-  const privateText = (text: string, extra: Record<string, unknown> = {}) => ({
-    message: {
-      message_id: Math.floor(Math.random() * 1e6),
-      date: Math.floor(Date.now() / 1000),
-      from: { id: OPERATOR.id, is_bot: false, first_name: OPERATOR.first_name, username: OPERATOR.username },
-      chat: { id: OPERATOR.id, type: 'private', first_name: OPERATOR.first_name },
-      text,
-      ...extra,
-    },
-  });
+  const privateText = operatorText;
 
   test('a missing or wrong secret header is 403 and nothing is done; an unknown agent is 404', async () => {
     const { agent } = await configuredAgent(url());

@@ -6,7 +6,7 @@ import { startFakeVk, type FakeSentMessage, type FakeVk } from './fakes/vk';
 import { startFakeYclients, type FakeYclients } from './fakes/yclients';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { setBalanceNano, settleAll } from './helpers/gateway';
-import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
+import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, operatorText, seedTelegram, waitFor } from './helpers/messenger';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
 import { actionsOf, buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
 
@@ -344,11 +344,11 @@ describe('escalation', () => {
 
     await waitFor(async () => (await app.sql('select 1 from escalation_messages where agent_id = $1', [agent.agentId])).length > 0, 5000, 'the recorded notice');
     const before = vk.sentMessages.length;
-    await telegram.deliverUpdate(BOT_TOKEN, operatorMessage('Здравствуйте! Перезвоню через 5 минут.', notice.message));
+    await telegram.deliverUpdate(BOT_TOKEN, operatorText('Здравствуйте! Перезвоню через 5 минут.', { reply_to_message: notice.message }));
     await waitFor(() => vk.sentMessages.length > before, 5000, 'the relayed reply');
     expect(vk.sentMessages.at(-1)).toMatchObject({ peerId: CLIENT, message: 'Здравствуйте! Перезвоню через 5 минут.' });
 
-    await telegram.deliverUpdate(BOT_TOKEN, operatorMessage('/release', notice.message));
+    await telegram.deliverUpdate(BOT_TOKEN, operatorText('/release', { reply_to_message: notice.message }));
     await waitFor(() => vk.sentMessages.at(-1)?.message.includes('завершил разговор'), 5000, 'the release message');
     const [answer] = await sendAndWait(agent.agentId, messageNew('Спасибо, а ещё вопрос'));
     expect(answer!.message).toBe('Echo: Спасибо, а ещё вопрос');
@@ -478,16 +478,3 @@ describe('booking in the dialogue', () => {
     expect(reply!.message).toContain('Онлайн-запись пока не подключена');
   });
 });
-
-function operatorMessage(text: string, replyTo: Record<string, unknown>) {
-  return {
-    message: {
-      message_id: Math.floor(Math.random() * 1e6),
-      date: Math.floor(Date.now() / 1000),
-      from: { id: OPERATOR.id, is_bot: false, first_name: OPERATOR.first_name, username: OPERATOR.username },
-      chat: { id: OPERATOR.id, type: 'private', first_name: OPERATOR.first_name },
-      text,
-      reply_to_message: replyTo,
-    },
-  };
-}

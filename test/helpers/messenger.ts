@@ -84,6 +84,20 @@ export async function configuredAgent(base: string, options: { channel?: boolean
   return { user, agent, settings: res.body };
 }
 
+/** A text the operator writes to the bot in their private chat, as a Telegram update; `extra` adds e.g. reply_to_message. */
+export function operatorText(text: string, extra: Record<string, unknown> = {}) {
+  return {
+    message: {
+      message_id: Math.floor(Math.random() * 1e6),
+      date: Math.floor(Date.now() / 1000),
+      from: { id: OPERATOR.id, is_bot: false, first_name: OPERATOR.first_name, username: OPERATOR.username },
+      chat: { id: OPERATOR.id, type: 'private', first_name: OPERATOR.first_name },
+      text,
+      ...extra,
+    },
+  };
+}
+
 export async function waitFor<T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

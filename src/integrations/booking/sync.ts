@@ -2,6 +2,7 @@
 // sharing the database) refreshes specialists, services and upcoming free times of every agent with
 // sync on. It runs beside requests, never in front of them, and a stop waits for the agent in hand.
 import type { DatabaseHandle } from '../../db/client';
+import { createPeriodicJob } from '../../jobs/periodic';
 import type { Logger } from '../../logger';
 import type { BookingCache } from './cache';
 import type { BookingService } from './service';
@@ -30,7 +31,6 @@ export function createBookingSync(deps: {
   intervalMs: number;
 }) {
   const { database, settings, service, cache, logger } = deps;
-  let timer: ReturnType<typeof setInterval> | null = null;
   let running: Promise<BookingSyncResult> | null = null;
   let stopping = false;
 
@@ -75,17 +75,18 @@ export function createBookingSync(deps: {
     return running;
   }
 
+  // Every interval, never overlapping itself; stop() waits for a run in progress.
+  const job = createPeriodicJob({ name: 'booking sync', intervalMs: deps.intervalMs, run: runOnce, logger });
+
   return {
     runOnce,
     start() {
       stopping = false;
-      timer = setInterval(() => void runOnce(), deps.intervalMs);
-      timer.unref?.();
+      job.start();
     },
     async stop() {
       stopping = true;
-      if (timer) clearInterval(timer);
-      timer = null;
+      await job.stop();
       await running;
     },
   };
