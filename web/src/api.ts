@@ -1,0 +1,57 @@
+// The page's only way to the server: the typed tRPC client over /trpc. Its types come from the server's
+// AppRouter, so a change there that the page does not follow fails `npm run typecheck` and the build.
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../../src/trpc/router';
+import { currentSession, endSession, SESSION_EXPIRED } from './session';
+
+export type Outputs = inferRouterOutputs<AppRouter>;
+export type Inputs = inferRouterInputs<AppRouter>;
+
+export const api = createTRPCClient<AppRouter>({
+  links: [
+    httpBatchLink({
+      url: '/trpc',
+      headers() {
+        const session = currentSession();
+        return session ? { authorization: `Bearer ${session.token}` } : {};
+      },
+    }),
+  ],
+});
+
+/** An API failure as the page shows it: the server's Russian message and its error type. */
+export interface ApiError {
+  message: string;
+  type: string;
+}
+
+const NETWORK_ERROR = 'Не удалось связаться с сервером: проверьте подключение и повторите';
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof TRPCClientError) {
+    const data = error.data as { type?: unknown } | undefined;
+    if (data && typeof data.type === 'string') return { message: error.message, type: data.type };
+    // No error body from our server: the request did not reach it, or something in between answered.
+    return { message: NETWORK_ERROR, type: 'network_error' };
+  }
+  return { message: NETWORK_ERROR, type: 'network_error' };
+}
+
+/**
+ * Runs a call and turns its failure into an ApiError. A 401 while signed in means the JWT expired
+ * (or was revoked with a new secret): the session ends and the user is sent to log in.
+ */
+export async function request<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.type === 'unauthorized' && currentSession()) endSession(SESSION_EXPIRED);
+    throw apiError;
+  }
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return typeof value === 'object' && value !== null && 'message' in value && 'type' in value;
+}

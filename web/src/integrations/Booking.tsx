@@ -1,0 +1,185 @@
+// YCLIENTS settings of a Service agent: credentials (never shown back, only whether they are set), the
+// company, synchronisation, the slot cache, and the specialists/services mappings.
+import { useEffect, useState, type FormEvent } from 'react';
+import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '../../../src/integrations/booking/settings-input';
+import { api, type Outputs } from '../api';
+import { Button, ErrorText, Field, Loading } from '../components/ui';
+import { formatDateTime } from '../format';
+import { useAction, useQuery } from '../hooks';
+import { check, type FieldErrors } from '../validate';
+import { MappingEditor, mappingFrom, newRow, rowsFrom, type MappingRow } from './MappingEditor';
+
+type View = Outputs['booking']['getSettings'];
+
+const setHint = (isSet: boolean | undefined) =>
+  isSet ? 'Сохранено. Оставьте поле пустым, чтобы не менять' : 'Не задано';
+
+export function BookingSettings({ agentId }: { agentId: string }) {
+  const settings = useQuery(() => api.booking.getSettings.query({ agentId }), [agentId]);
+  const [view, setView] = useState<View | undefined>();
+  const [partnerToken, setPartnerToken] = useState('');
+  const [login, setLogin] = useState('');
+  const [password, setPassword] = useState('');
+  const [companyId, setCompanyId] = useState('');
+  const [syncEnabled, setSyncEnabled] = useState(false);
+  const [ttl, setTtl] = useState('15');
+  const [specialists, setSpecialists] = useState<MappingRow[]>([]);
+  const [services, setServices] = useState<MappingRow[]>([]);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [saved, setSaved] = useState(false);
+  const save = useAction((input: Parameters<typeof api.booking.putSettings.mutate>[0]) => api.booking.putSettings.mutate(input));
+  const fill = useAction(() => Promise.all([api.booking.specialists.query({ agentId }), api.booking.services.query({ agentId })]));
+
+  const show = (v: View) => {
+    setView(v);
+    setCompanyId(v.companyId === null ? '' : String(v.companyId));
+    setSyncEnabled(v.syncEnabled);
+    setTtl(String(v.slotCacheTtlMinutes));
+    setSpecialists(rowsFrom(v.specialistMapping));
+    setServices(rowsFrom(v.serviceMapping));
+  };
+  useEffect(() => {
+    if (settings.data) show(settings.data);
+  }, [settings.data]);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const specialistMapping = mappingFrom(specialists, 'специалиста');
+    const serviceMapping = mappingFrom(services, 'услуги');
+    const checked = check(bookingSettingsInput, {
+      partnerToken: partnerToken.trim() || undefined,
+      login: login.trim() || undefined,
+      password: password || undefined,
+      companyId,
+      syncEnabled,
+      slotCacheTtlMinutes: ttl.trim() === '' ? undefined : Number(ttl),
+      specialistMapping: specialistMapping.mapping,
+      serviceMapping: serviceMapping.mapping,
+    });
+    const found: FieldErrors = checked.ok ? {} : { ...checked.errors };
+    if (specialistMapping.error) found.specialistMapping = specialistMapping.error;
+    if (serviceMapping.error) found.serviceMapping = serviceMapping.error;
+    setErrors(found);
+    if (!checked.ok || Object.keys(found).length > 0) return;
+    const result = await save.run({ agentId, ...checked.data });
+    if (!result) return;
+    setPartnerToken('');
+    setLogin('');
+    setPassword('');
+    show(result);
+    setSaved(true);
+  };
+
+  const onFill = async () => {
+    const result = await fill.run();
+    if (!result) return;
+    const [{ specialists: staff }, { services: offered }] = result;
+    const mappedStaff = new Set(specialists.map((r) => r.external.trim()));
+    const mappedServices = new Set(services.map((r) => r.external.trim()));
+    setSpecialists([
+      ...specialists.filter((r) => r.internal || r.external),
+      ...staff.filter((s) => !mappedStaff.has(String(s.staffId))).map((s) => newRow(s.id, String(s.staffId))),
+    ]);
+    setServices([
+      ...services.filter((r) => r.internal || r.external),
+      ...offered.filter((s) => !mappedServices.has(String(s.serviceId))).map((s) => newRow(s.id, String(s.serviceId))),
+    ]);
+  };
+
+  return (
+    <section className="card" aria-labelledby="booking-title" data-testid="booking-settings">
+      <h2 id="booking-title">YCLIENTS — онлайн-запись</h2>
+      {settings.loading && !view ? <Loading /> : null}
+      <ErrorText error={settings.error} />
+      {view ? (
+        <>
+          <p className="status-line" data-testid="booking-status">
+            {view.configured ? (
+              <span className="badge badge-ok">Подключено</span>
+            ) : (
+              <span className="badge badge-off">Не подключено</span>
+            )}
+            {view.updatedAt ? <span className="muted">Сохранено {formatDateTime(view.updatedAt)}</span> : null}
+            {view.lastSyncAt ? <span className="muted">Синхронизация {formatDateTime(view.lastSyncAt)}</span> : null}
+          </p>
+          <form onSubmit={onSubmit} noValidate>
+            <div className="grid">
+              <Field label="Partner token" hint={setHint(view.partnerTokenSet)} error={errors.partnerToken}>
+                {(props) => (
+                  <input {...props} name="partnerToken" type="password" autoComplete="off" value={partnerToken} onChange={(e) => setPartnerToken(e.target.value)} />
+                )}
+              </Field>
+              <Field label="Логин администратора" hint={setHint(view.loginSet)} error={errors.login}>
+                {(props) => <input {...props} name="login" autoComplete="off" value={login} onChange={(e) => setLogin(e.target.value)} />}
+              </Field>
+              <Field label="Пароль администратора" hint={setHint(view.passwordSet)} error={errors.password}>
+                {(props) => (
+                  <input {...props} name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+                )}
+              </Field>
+              <Field label="ID компании в YCLIENTS" error={errors.companyId}>
+                {(props) => <input {...props} name="companyId" inputMode="numeric" value={companyId} onChange={(e) => setCompanyId(e.target.value)} />}
+              </Field>
+              <Field label="Кэш свободного времени, минут" hint={`Не меньше ${MIN_SLOT_CACHE_TTL_MINUTES}`} error={errors.slotCacheTtlMinutes}>
+                {(props) => (
+                  <input
+                    {...props}
+                    name="slotCacheTtlMinutes"
+                    type="number"
+                    min={MIN_SLOT_CACHE_TTL_MINUTES}
+                    max={1440}
+                    value={ttl}
+                    onChange={(e) => setTtl(e.target.value)}
+                  />
+                )}
+              </Field>
+            </div>
+            <label className="checkbox">
+              <input type="checkbox" name="syncEnabled" checked={syncEnabled} onChange={(e) => setSyncEnabled(e.target.checked)} />
+              Синхронизировать специалистов и услуги каждые 10 минут
+            </label>
+
+            <MappingEditor
+              title="Специалисты"
+              internalLabel="Наш идентификатор"
+              externalLabel="ID сотрудника в YCLIENTS"
+              rows={specialists}
+              onChange={setSpecialists}
+              error={errors.specialistMapping}
+              testId="specialist-mapping"
+            />
+            <MappingEditor
+              title="Услуги"
+              internalLabel="Наш идентификатор"
+              externalLabel="ID услуги в YCLIENTS"
+              rows={services}
+              onChange={setServices}
+              error={errors.serviceMapping}
+              testId="service-mapping"
+            />
+            <div className="actions">
+              <Button variant="secondary" onClick={onFill} pending={fill.pending} pendingText="Загружаем…" disabled={!view.configured}>
+                Дополнить из YCLIENTS
+              </Button>
+              {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
+            </div>
+            <ErrorText error={fill.error} />
+
+            <div className="actions">
+              <Button type="submit" pending={save.pending} pendingText="Проверяем вход в YCLIENTS…">
+                Сохранить настройки YCLIENTS
+              </Button>
+              {saved ? (
+                <span className="success" role="status">
+                  Настройки сохранены, вход в YCLIENTS проверен
+                </span>
+              ) : null}
+            </div>
+            <ErrorText error={save.error} />
+          </form>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,129 @@
+// Telegram bot of an agent: the token (checked by Telegram on save, shown masked), who gets the
+// notifications, the optional channel, the webhook status, and the channel-admin check.
+import { useEffect, useState, type FormEvent } from 'react';
+import { messengerSettingsInput } from '../../../src/integrations/messenger/settings-input';
+import { api, type Outputs } from '../api';
+import { Button, CopyValue, ErrorText, Field, Loading } from '../components/ui';
+import { formatDateTime } from '../format';
+import { useAction, useQuery } from '../hooks';
+import { check, type FieldErrors } from '../validate';
+
+type View = Outputs['messenger']['getSettings'];
+
+export function MessengerSettings({ agentId }: { agentId: string }) {
+  const settings = useQuery(() => api.messenger.getSettings.query({ agentId }), [agentId]);
+  const [view, setView] = useState<View | undefined>();
+  const [botToken, setBotToken] = useState('');
+  const [userId, setUserId] = useState('');
+  const [channelId, setChannelId] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [saved, setSaved] = useState(false);
+  const save = useAction((input: Parameters<typeof api.messenger.saveSettings.mutate>[0]) => api.messenger.saveSettings.mutate(input));
+  const channel = useAction(() => api.messenger.checkChannelAdmin.query({ agentId }));
+  const [channelResult, setChannelResult] = useState<Outputs['messenger']['checkChannelAdmin'] | null>(null);
+
+  const show = (v: View) => {
+    setView(v);
+    setUserId(v.userId ?? '');
+    setChannelId(v.channelId ?? '');
+  };
+  useEffect(() => {
+    if (settings.data) show(settings.data);
+  }, [settings.data]);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const checked = check(messengerSettingsInput, { botToken: botToken.trim() || undefined, userId, channelId: channelId.trim() || null });
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    const result = await save.run({ agentId, ...checked.data });
+    if (!result) return;
+    setBotToken('');
+    show(result);
+    setSaved(true);
+  };
+
+  const onCheckChannel = async () => {
+    setChannelResult(null);
+    const result = await channel.run();
+    if (result) setChannelResult(result);
+  };
+
+  return (
+    <section className="card" aria-labelledby="messenger-title" data-testid="messenger-settings">
+      <h2 id="messenger-title">Telegram — уведомления и эскалация</h2>
+      {settings.loading && !view ? <Loading /> : null}
+      <ErrorText error={settings.error} />
+      {view ? (
+        <>
+          <p className="status-line">
+            {view.configured ? <span className="badge badge-ok">Подключено</span> : <span className="badge badge-off">Не подключено</span>}
+            {view.bot?.username ? <span className="muted">Бот @{view.bot.username}</span> : null}
+            {view.configured ? (
+              view.webhook.registered ? (
+                <span className="muted">Webhook зарегистрирован{view.webhook.registeredAt ? ` ${formatDateTime(view.webhook.registeredAt)}` : ''}</span>
+              ) : (
+                <span className="error-inline">Webhook не зарегистрирован{view.webhook.error ? `: ${view.webhook.error}` : ''}</span>
+              )
+            ) : null}
+          </p>
+          {view.problem ? (
+            <p className="error" role="alert">
+              {view.problem}
+            </p>
+          ) : null}
+          <div className="field">
+            <span className="label">Адрес webhook бота</span>
+            <CopyValue value={view.webhookUrl} label="Адрес webhook Telegram" testId="messenger-webhook-url" />
+            <p className="hint">Регистрируется в Telegram автоматически при сохранении.</p>
+          </div>
+          <form onSubmit={onSubmit} noValidate>
+            <div className="grid">
+              <Field
+                label="Токен бота"
+                hint={view.botToken ? `Сохранён: ${view.botToken}. Оставьте пустым, чтобы не менять` : 'Выдаёт @BotFather, вида 123456:ABC…'}
+                error={errors.botToken}
+              >
+                {(props) => <input {...props} name="botToken" type="password" autoComplete="off" value={botToken} onChange={(e) => setBotToken(e.target.value)} />}
+              </Field>
+              <Field label="ID пользователя для уведомлений" hint="Числовой id чата в Telegram" error={errors.userId}>
+                {(props) => <input {...props} name="userId" inputMode="numeric" value={userId} onChange={(e) => setUserId(e.target.value)} />}
+              </Field>
+              <Field label="Канал" hint="Необязательно: @имя_канала или числовой id" error={errors.channelId}>
+                {(props) => <input {...props} name="channelId" value={channelId} onChange={(e) => setChannelId(e.target.value)} />}
+              </Field>
+            </div>
+            <div className="actions">
+              <Button type="submit" pending={save.pending} pendingText="Проверяем бота…">
+                Сохранить настройки Telegram
+              </Button>
+              {saved ? (
+                <span className="success" role="status">
+                  Сохранено
+                </span>
+              ) : null}
+            </div>
+            <ErrorText error={save.error} />
+          </form>
+          <div className="tool">
+            <div className="actions">
+              <Button variant="secondary" onClick={onCheckChannel} pending={channel.pending} pendingText="Проверяем…" disabled={!view.configured}>
+                Проверить права бота в канале
+              </Button>
+              {channelResult ? (
+                <span className={channelResult.ok ? 'success' : 'error'} role="status">
+                  {channelResult.ok ? 'Бот — администратор канала и может публиковать сообщения' : channelResult.reason}
+                </span>
+              ) : null}
+            </div>
+            <ErrorText error={channel.error} />
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}

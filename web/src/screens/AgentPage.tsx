@@ -1,0 +1,133 @@
+// One agent: its own settings (name, prompt, model; the type is fixed), and the settings of each
+// integration its type allows: VK community and Telegram for all, YCLIENTS for Service agents.
+import { useEffect, useState, type FormEvent } from 'react';
+import { agentPatchInput } from '../../../src/agents/fields';
+import { api, type Outputs } from '../api';
+import { Button, ConfirmDialog, ErrorText, Field, Loading } from '../components/ui';
+import { formatDateTime } from '../format';
+import { useAction, useQuery } from '../hooks';
+import { BookingSettings } from '../integrations/Booking';
+import { MessengerSettings } from '../integrations/Messenger';
+import { SocialSettings } from '../integrations/Social';
+import { Link, navigate } from '../router';
+import { agentTypeLabels } from '../texts';
+import { check, type FieldErrors } from '../validate';
+import { optional } from './Agents';
+
+type Agent = Outputs['agents']['get'];
+
+function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): void }) {
+  const [name, setName] = useState(agent.name);
+  const [systemPrompt, setSystemPrompt] = useState(agent.systemPrompt);
+  const [model, setModel] = useState(agent.model);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [saved, setSaved] = useState(false);
+  const save = useAction((input: Parameters<typeof api.agents.update.mutate>[0]) => api.agents.update.mutate(input));
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const checked = check(agentPatchInput, { name, systemPrompt, model: optional(model) });
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    const updated = await save.run({ id: agent.id, ...checked.data });
+    if (!updated) return;
+    setSaved(true);
+    onSaved(updated);
+  };
+
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      <Field label="Имя" error={errors.name}>
+        {(props) => <input {...props} name="agentName" value={name} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <Field label="Тип" hint="Тип не меняется после создания">
+        {(props) => <input {...props} value={agentTypeLabels[agent.type]} readOnly />}
+      </Field>
+      <Field label="Системный промпт" error={errors.systemPrompt}>
+        {(props) => <textarea {...props} name="systemPrompt" rows={5} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
+      </Field>
+      <Field label="Модель" hint="Вида владелец/модель, например openai/gpt-4o-mini" error={errors.model}>
+        {(props) => <input {...props} name="model" value={model} onChange={(e) => setModel(e.target.value)} />}
+      </Field>
+      <div className="actions">
+        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
+          Сохранить агента
+        </Button>
+        {saved ? (
+          <span className="success" role="status">
+            Сохранено
+          </span>
+        ) : null}
+      </div>
+      <ErrorText error={save.error} />
+    </form>
+  );
+}
+
+export function AgentPage({ id }: { id: string }) {
+  const loaded = useQuery(() => api.agents.get.query({ id }), [id]);
+  const [agent, setAgent] = useState<Agent | undefined>();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const remove = useAction(() => api.agents.remove.mutate({ id }));
+  useEffect(() => setAgent(loaded.data), [loaded.data]);
+
+  if (!agent) {
+    return (
+      <>
+        <p>
+          <Link to="/agents">← Все агенты</Link>
+        </p>
+        {loaded.loading ? <Loading /> : null}
+        <ErrorText error={loaded.error} />
+      </>
+    );
+  }
+
+  return (
+    <>
+      <p>
+        <Link to="/agents">← Все агенты</Link>
+      </p>
+      <div className="page-head">
+        <h1>{agent.name}</h1>
+        <span className="badge">{agentTypeLabels[agent.type]}</span>
+      </div>
+
+      <section className="card" aria-labelledby="agent-title">
+        <h2 id="agent-title">Настройки агента</h2>
+        <p className="muted">Изменён {formatDateTime(agent.updatedAt)}</p>
+        <AgentForm key={agent.id} agent={agent} onSaved={setAgent} />
+      </section>
+
+      {agent.type === 'service' ? <BookingSettings agentId={agent.id} /> : null}
+      <SocialSettings agentId={agent.id} />
+      <MessengerSettings agentId={agent.id} />
+
+      <section className="card danger-zone" aria-labelledby="delete-title">
+        <h2 id="delete-title">Удаление</h2>
+        <p className="muted">Агент удаляется вместе с настройками всех интеграций.</p>
+        <Button variant="danger" onClick={() => setConfirmDelete(true)}>
+          Удалить агента
+        </Button>
+      </section>
+
+      <ConfirmDialog
+        open={confirmDelete}
+        title="Удалить агента?"
+        confirmText="Удалить"
+        pending={remove.pending}
+        error={remove.error}
+        onCancel={() => setConfirmDelete(false)}
+        onConfirm={async () => {
+          if (await remove.run()) navigate('/agents', true);
+        }}
+      >
+        <p>Агент «{agent.name}» и настройки его интеграций будут удалены без возможности восстановления.</p>
+      </ConfirmDialog>
+    </>
+  );
+}

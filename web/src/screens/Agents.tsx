@@ -1,0 +1,95 @@
+// Agents: the list and the creation form. Each agent's own page holds its settings and integrations.
+import { useState, type FormEvent } from 'react';
+import { AGENT_TYPES, createAgentInput, type AgentType } from '../../../src/agents/fields';
+import { api } from '../api';
+import { Button, ErrorText, Field, Loading } from '../components/ui';
+import { formatDateTime } from '../format';
+import { useAction, useQuery } from '../hooks';
+import { Link, navigate } from '../router';
+import { agentTypeLabels, agentTypeShort } from '../texts';
+import { check, type FieldErrors } from '../validate';
+
+/** Empty optional fields are left out, so the server applies its defaults. */
+export const optional = (value: string) => (value.trim() === '' ? undefined : value);
+
+export function AgentsScreen() {
+  const agents = useQuery(() => api.agents.list.query(), []);
+  const [name, setName] = useState('');
+  const [type, setType] = useState<AgentType>('service');
+  const [systemPrompt, setSystemPrompt] = useState('');
+  const [model, setModel] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const create = useAction((input: Parameters<typeof api.agents.create.mutate>[0]) => api.agents.create.mutate(input));
+
+  const onCreate = async (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(createAgentInput, { name, type, systemPrompt: optional(systemPrompt), model: optional(model) });
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    const agent = await create.run(checked.data);
+    if (agent) navigate(`/agents/${agent.id}`);
+  };
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>Агенты</h1>
+      </div>
+
+      <section className="card" aria-labelledby="agents-title">
+        <h2 id="agents-title">Ваши агенты</h2>
+        <ErrorText error={agents.error} />
+        {agents.loading && !agents.data ? <Loading /> : null}
+        {agents.data && agents.data.agents.length === 0 ? <p className="muted">Агентов пока нет: создайте первого ниже.</p> : null}
+        {agents.data && agents.data.agents.length > 0 ? (
+          <ul className="agent-list">
+            {agents.data.agents.map((agent) => (
+              <li key={agent.id}>
+                <Link to={`/agents/${agent.id}`}>{agent.name}</Link>
+                <span className="badge">{agentTypeShort[agent.type]}</span>
+                <span className="muted">
+                  {agent.model} · создан {formatDateTime(agent.createdAt)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </section>
+
+      <section className="card" aria-labelledby="new-agent-title">
+        <h2 id="new-agent-title">Новый агент</h2>
+        <form onSubmit={onCreate} noValidate>
+          <Field label="Имя" error={errors.name}>
+            {(props) => <input {...props} name="agentName" value={name} onChange={(e) => setName(e.target.value)} />}
+          </Field>
+          <Field label="Тип" hint="Тип задаёт доступные интеграции и не меняется после создания" error={errors.type}>
+            {(props) => (
+              <select {...props} name="agentType" value={type} onChange={(e) => setType(e.target.value as AgentType)}>
+                {AGENT_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {agentTypeLabels[t]}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Системный промпт" hint="Необязательно: инструкции, с которыми агент отвечает клиентам" error={errors.systemPrompt}>
+            {(props) => <textarea {...props} name="systemPrompt" rows={4} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
+          </Field>
+          <Field label="Модель" hint="Необязательно: вида владелец/модель, например openai/gpt-4o-mini" error={errors.model}>
+            {(props) => <input {...props} name="model" value={model} onChange={(e) => setModel(e.target.value)} placeholder="по умолчанию" />}
+          </Field>
+          <div className="actions">
+            <Button type="submit" pending={create.pending} pendingText="Создаём…">
+              Создать агента
+            </Button>
+          </div>
+          <ErrorText error={create.error} />
+        </form>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,89 @@
+// Registration and login: the forms check input with the server's schemas, then keep the JWT.
+import { useState, type FormEvent } from 'react';
+import { credentialsInput, loginInput } from '../../../src/trpc/routers/auth-input';
+import { api } from '../api';
+import { Button, ErrorText, Field } from '../components/ui';
+import { useAction } from '../hooks';
+import { Link, navigate } from '../router';
+import { startSession, takeEndReason } from '../session';
+import { check, type FieldErrors } from '../validate';
+
+function AuthForm({ mode }: { mode: 'login' | 'register' }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [notice] = useState(() => (mode === 'login' ? takeEndReason() : null));
+  const submit = useAction(async (values: { email: string; password: string }) =>
+    mode === 'register' ? api.auth.register.mutate(values) : api.auth.login.mutate(values),
+  );
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(mode === 'register' ? credentialsInput : loginInput, { email, password });
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    const result = await submit.run(checked.data);
+    if (!result) return;
+    startSession(result.token, result.user.email);
+    navigate('/', true);
+  };
+
+  const register = mode === 'register';
+  return (
+    <main className="auth" id="main">
+      <div className="card auth-card">
+        <p className="brand">Conduit</p>
+        <h1>{register ? 'Регистрация' : 'Вход в панель'}</h1>
+        {notice ? (
+          <p className="notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        {register ? <p className="muted">После регистрации на балансе будет стартовый бонус 3,00.</p> : null}
+        <form onSubmit={onSubmit} noValidate>
+          <Field label="E-mail" error={errors.email}>
+            {(props) => (
+              <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+            )}
+          </Field>
+          <Field label="Пароль" hint={register ? 'Не короче 6 символов' : undefined} error={errors.password}>
+            {(props) => (
+              <input
+                {...props}
+                name="password"
+                type="password"
+                autoComplete={register ? 'new-password' : 'current-password'}
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                required
+              />
+            )}
+          </Field>
+          <div className="actions">
+            <Button type="submit" pending={submit.pending} pendingText={register ? 'Регистрируем…' : 'Входим…'}>
+              {register ? 'Зарегистрироваться' : 'Войти'}
+            </Button>
+          </div>
+          <ErrorText error={submit.error} />
+        </form>
+        <p className="switch">
+          {register ? (
+            <>
+              Уже есть аккаунт? <Link to="/login">Войти</Link>
+            </>
+          ) : (
+            <>
+              Нет аккаунта? <Link to="/register">Зарегистрироваться</Link>
+            </>
+          )}
+        </p>
+      </div>
+    </main>
+  );
+}
+
+export const LoginScreen = () => <AuthForm mode="login" />;
+export const RegisterScreen = () => <AuthForm mode="register" />;
