@@ -1,6 +1,7 @@
 // Composes the HTTP surface from the feature modules; no logic of its own.
 import { Elysia } from 'elysia';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { createDashboard } from './http/dashboard';
 import { DOCS_HTML, docsAsset } from './http/docs-page';
 import { AppError, errorResponse, toAppError } from './http/errors';
 import { errorMessages } from './http/messages';
@@ -19,6 +20,7 @@ export function informationDocument(services: Services) {
     name: SERVICE_NAME,
     version: SERVICE_VERSION,
     documentation: '/docs',
+    dashboard: '/app',
     endpoints: {
       auth: { register: 'POST /api/auth/register', login: 'POST /api/auth/login' },
       keys: { list: 'GET /api/keys', create: 'POST /api/keys', delete: 'DELETE /api/keys/:id' },
@@ -85,6 +87,7 @@ export function createApp(services: Services) {
     onInternalError: logInternal,
   });
 
+  const dashboard = createDashboard();
   let openApiText: string | undefined;
   const openApi = () => (openApiText ??= JSON.stringify(buildOpenApiDocument()));
 
@@ -116,6 +119,8 @@ export function createApp(services: Services) {
     .get('/v1/models', async () => json(await services.models.list()))
     .get('/openapi.json', () => new Response(openApi(), { headers: { 'content-type': 'application/json; charset=utf-8' } }))
     .get('/docs', () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
+    .get('/app', () => dashboard.serve(''))
+    .get('/app/*', ({ params }) => dashboard.serve(params['*']))
     .get('/docs/assets/:name', ({ params }) => docsAsset(params.name) ?? errorResponse(new AppError('not_found', errorMessages.routeNotFound)))
     .all(
       '/trpc/*',

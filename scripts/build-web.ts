@@ -1,0 +1,132 @@
+// Builds the dashboard page (web/ → web/dist) when the build is missing or older than what it is made
+// of, so `npm start` and the browser test always serve the current page and a fresh start stays fast.
+//
+//   bun scripts/build-web.ts            build only when stale (what `npm start` runs)
+//   bun scripts/build-web.ts --force    build anyway (`npm run build:web`)
+//
+// A build is the page's typecheck (web/tsconfig.json: the client is typed by the server's AppRouter, so
+// a server change the page does not follow fails here) and the Vite build, side by side.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const webDir = join(root, 'web');
+const distDir = join(webDir, 'dist');
+/** Written by the Vite build (web/vite.config.ts): the files the bundle was made from. */
+const sourcesFile = join(distDir, '.sources.json');
+/** Held while building: two starts (or a start and the browser test) must not write web/dist at once. */
+const lockDir = join(root, 'node_modules', '.cache', 'conduit-web-build.lock');
+const LOCK_STALE_MS = 5 * 60_000;
+const ALWAYS_WATCHED = ['web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'tsconfig.json', 'package-lock.json'];
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)));
+}
+
+/** Why the build must be made again, or null when web/dist is up to date. */
+export function staleReason(): string | null {
+  if (!existsSync(join(distDir, 'index.html')) || !existsSync(sourcesFile)) return 'сборки нет';
+  const builtAt = statSync(sourcesFile).mtimeMs;
+  let recorded: string[];
+  try {
+    recorded = JSON.parse(readFileSync(sourcesFile, 'utf8')) as string[];
+  } catch {
+    return 'список исходников сборки повреждён';
+  }
+  for (const file of new Set([...recorded, ...ALWAYS_WATCHED, ...filesUnder(join(webDir, 'src'))])) {
+    const path = join(root, file);
+    if (!existsSync(path)) {
+      if (recorded.includes(file)) return `исходник ${file} удалён`;
+      continue;
+    }
+    if (statSync(path).mtimeMs > builtAt) return `изменён ${file}`;
+  }
+  return null;
+}
+
+function run(command: string, args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', (error) => resolve({ code: 1, output: `${output}${error.message}\n` }));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+
+export async function buildWeb(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<void> {
+  const started = performance.now();
+  const typecheck = existsSync(bin('tsc'))
+    ? run(bin('tsc'), [
+        '--noEmit',
+        '-p',
+        'web/tsconfig.json',
+        '--incremental',
+        '--tsBuildInfoFile',
+        'node_modules/.cache/conduit-web.tsbuildinfo',
+      ])
+    : Promise.resolve({ code: 0, output: 'typescript не установлен (npm install без dev-зависимостей): проверка типов пропущена\n' });
+  const bundle = run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
+  const [types, vite] = await Promise.all([typecheck, bundle]);
+  if (types.code !== 0 || vite.code !== 0) {
+    // A half-made build must not look current to the next start.
+    rmSync(sourcesFile, { force: true });
+    const failed = [types.code !== 0 ? `проверка типов:\n${types.output}` : '', vite.code !== 0 ? `vite build:\n${vite.output}` : '']
+      .filter(Boolean)
+      .join('\n');
+    throw new Error(`Сборка панели (web/) не удалась.\n${failed}`);
+  }
+  if (types.output.trim()) log(types.output.trim());
+  log(`Панель собрана в web/dist за ${((performance.now() - started) / 1000).toFixed(1)} с`);
+}
+
+async function withLock<T>(work: () => Promise<T>): Promise<T> {
+  mkdirSync(join(lockDir, '..'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A builder that died leaves its lock behind; no build takes minutes.
+      if (Date.now() - statSync(lockDir).mtimeMs > LOCK_STALE_MS) rmSync(lockDir, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+/** Builds when stale; returns whether it built. */
+export async function ensureWebBuilt(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<boolean> {
+  if (!staleReason()) return false;
+  return withLock(async () => {
+    // Another process may have built it while this one waited for the lock.
+    const reason = staleReason();
+    if (!reason) return false;
+    log(`Собираю панель управления (${reason})…`);
+    await buildWeb(log);
+    return true;
+  });
+}
+
+if (import.meta.main) {
+  try {
+    if (process.argv.includes('--force')) await withLock(() => buildWeb());
+    else await ensureWebBuilt();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
