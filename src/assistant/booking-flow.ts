@@ -41,6 +41,7 @@ export interface BookingFlowDeps {
   flowDb: Database;
   booking: BookingService;
   settings: Pick<BookingSettings, 'load'>;
+  outbox: { wake(): void };
   logger: Logger;
   /** Today's date (YYYY-MM-DD) from which free times are looked for. */
   today?: () => string;
@@ -151,6 +152,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
           tx,
         );
       });
+      deps.outbox.wake();
       return 'booked';
     } catch (error) {
       await clear(deps.flowDb);

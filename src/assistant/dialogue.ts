@@ -97,15 +97,19 @@ export function createAssistant(deps: AssistantDeps) {
     await executor.insert(dialogueMessages).values({ dialogueId, role, content: content.slice(0, 8000) });
   }
 
-  /** Says something to the client: remembered in the dialogue, queued for VK in one transaction. */
+  /**
+   * Says something to the client: remembered in the dialogue, queued for VK in one transaction. Given the
+   * caller's transaction, the caller wakes the outbox once it has committed (a row not yet committed is
+   * invisible to the worker).
+   */
   async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) {
     if (dialogue.messagingAllowed === false) return;
     const run = async (tx: Executor) => {
       await remember(tx, dialogue.id, 'assistant', text);
       await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}) });
     };
-    if (executor) await run(executor);
-    else await db.transaction(run);
+    if (executor) return run(executor);
+    await db.transaction(run);
     deps.outbox.wake();
   }
 

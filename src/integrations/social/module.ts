@@ -39,7 +39,7 @@ export function createSocial(deps: SocialDeps) {
   const { db, box, logger, outbox, config } = deps;
   const vkFor = (accessToken: string) => createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken });
   const settings = createSocialSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, vkFor });
-  const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, logger });
+  const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, outbox, logger });
   const shopFlow = createShopFlow({
     flowDb: db,
     catalog: deps.commerce.catalog,
