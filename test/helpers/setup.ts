@@ -1,5 +1,5 @@
-// Loaded before every test file (bunfig.toml). Starting an app on a fresh database, or a server process,
-// takes longer than bun's 5 s default; the `timeout` key of bunfig.toml does not reach every test here.
+// Loaded before the test files (bunfig.toml). The real limit comes from `npm test` (--timeout 30000);
+// this covers a bare `bun test` for the first file it loads, which is as far as setDefaultTimeout reaches.
 import { setDefaultTimeout } from 'bun:test';
 
 setDefaultTimeout(30_000);
