@@ -1,7 +1,10 @@
 // The YCLIENTS booking integration over HTTP, against a fake YCLIENTS that keeps a real schedule.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from './fakes/yclients';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const PARTNER = 'partner-token-5f2a9c';

@@ -1,12 +1,15 @@
 // E-commerce agents over HTTP: the catalog API and its import, the shop in the VK dialogue from catalog
 // to check-out, order numbering under concurrency, and payment notifications (valid, forged, repeated,
 // out of order) with the payment notice delivered once to the owner and the channel.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
 import { startFakeVk, type FakeVk } from './fakes/vk';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { BOT, BOT_TOKEN, CHANNEL, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
 import { actionsOf, buttonsOf, CLIENT, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 let vk: FakeVk;
 let telegram: FakeTelegram;

@@ -1,12 +1,15 @@
 // The gateway as an operator runs it: the model list and upstream health, balance and usage views,
 // parallel spending against a small balance, several instances on one database, and SIGTERM with a
 // stream in flight.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { expectedUsage, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { createTestDatabase } from './helpers/database';
 import { openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
 import { spawnServer } from './helpers/process';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 const PRICE = 125n;
 const onPostgres = Boolean(process.env.DATABASE_URL);

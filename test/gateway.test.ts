@@ -1,5 +1,5 @@
 // /v1/chat/completions driven by the official OpenAI SDK against a fake upstream.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import OpenAI from 'openai';
 import { expectedUsage, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
@@ -12,6 +12,9 @@ import {
   usageRows,
   waitFor,
 } from './helpers/gateway';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 const PRICE = 125n; // nano-units per token at the default 1.25e-7
 const START = 3_000_000_000n;

@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 let app: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { call, startTestApp } from './helpers/app';
 import { BOT, CHANNEL, configuredAgent, messengerEnv, OPERATOR, seedTelegram, startMessengerWorld, waitFor, type MessengerWorld } from './helpers/messenger';
 import { formatOrderNumber } from '../src/integrations/messenger/notify';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 let world: MessengerWorld;
 beforeAll(async () => {

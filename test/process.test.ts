@@ -1,10 +1,13 @@
 // The entry point as `npm start` runs it: start-up checks, the embedded or real database, restarts, SIGTERM.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './helpers/database';
 import { call, uniqueEmail } from './helpers/app';
 import { runToFailure, spawnServer } from './helpers/process';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 let database: TestDatabase;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // The VK community integration and the assistant, over HTTP: a fake VK (methods and callback events),
 // a fake Telegram for escalations, a fake model upstream and a fake YCLIENTS for booking in the dialogue.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { expectedContent, ESCALATION_REASON, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeVk, type FakeSentMessage, type FakeVk } from './fakes/vk';
 import { startFakeYclients, type FakeYclients } from './fakes/yclients';
@@ -9,6 +9,9 @@ import { setBalanceNano, settleAll } from './helpers/gateway';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, operatorText, seedTelegram, waitFor } from './helpers/messenger';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
 import { actionsOf, buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
+
+// Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
+setDefaultTimeout(30_000);
 
 const OTHER_GROUP = 218800999;
 const OTHER_TOKEN = 'vk1.a.another-community-token-0123456789';
