@@ -15,6 +15,8 @@ import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENS_DIR = fileURLToPath(new URL('../test-artifacts/screens/', import.meta.url));
+/** Per browser test: each drives several screens; the preload's default does not reach every run. */
+const FLOW_TIMEOUT_MS = 60_000;
 const SCREENS = ['login', 'overview', 'keys', 'agents', 'agent', 'agent-phone'] as const;
 
 const hasChromium = existsSync(CHROMIUM);
@@ -174,7 +176,7 @@ browserSuite('dashboard page in chromium', () => {
       body: { model: 'acme/chat', messages: [{ role: 'user', content: 'ещё раз' }] },
     });
     expect(refused.status).toBe(403);
-  });
+  }, FLOW_TIMEOUT_MS);
 
   test('a Service agent: created, edited, and its YCLIENTS settings saved against the fake booking system', async () => {
     await page.getByRole('link', { name: 'Агенты' }).click();
@@ -261,7 +263,7 @@ browserSuite('dashboard page in chromium', () => {
     await page.getByRole('link', { name: '← Все агенты' }).click();
     await page.getByRole('link', { name: 'Салон «Ромашка»' }).waitFor();
     await shot('agents');
-  });
+  }, FLOW_TIMEOUT_MS);
 
   test('an expired session sends the user to log in; the login form works from the keyboard', async () => {
     await page.evaluate(() => {
@@ -293,7 +295,7 @@ browserSuite('dashboard page in chromium', () => {
     await page.reload();
     await page.waitForURL('**/app/login');
     await page.getByText('Сессия истекла: войдите снова').waitFor();
-  });
+  }, FLOW_TIMEOUT_MS);
 
   test('screenshots of the main screens are saved, and the page raised no errors', () => {
     for (const name of SCREENS) {

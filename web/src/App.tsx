@@ -1,6 +1,6 @@
 // The page's frame: signed out, only the login and registration forms; signed in, the navigation and
 // the screen for the current address.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { AgentPage } from './screens/AgentPage';
 import { AgentsScreen } from './screens/Agents';
 import { LoginScreen, RegisterScreen } from './screens/Auth';
@@ -47,6 +47,14 @@ export function App() {
     if (session && publicPath) navigate('/', true);
   }, [session, publicPath]);
 
+  // After a move to another screen, keyboard and screen-reader users start at its content, not at the link.
+  const mainRef = useRef<HTMLElement>(null);
+  const firstPath = useRef(path);
+  useEffect(() => {
+    if (path !== firstPath.current) mainRef.current?.focus({ preventScroll: true });
+    firstPath.current = '';
+  }, [path]);
+
   useEffect(() => {
     const title = publicPath ? (path === '/login' ? 'Вход' : 'Регистрация') : (NAV.find((n) => n.to === path)?.label ?? 'Агент');
     document.title = `${title} — Conduit`;
@@ -83,7 +91,7 @@ export function App() {
           </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={mainRef}>
         <Screen path={path} />
       </main>
     </>
