@@ -48,6 +48,12 @@ const SPACE = 0x20;
  */
 const MAX_EVENT_BYTES = 1024 * 1024;
 
+/** Unparsed payloads kept at most (characters) before they are parsed anyway. */
+const DEFER_BYTES = 64 * 1024;
+
+/** A payload that may carry usage figures (not `"usage":null`). */
+const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+
 interface ChunkShape {
   model?: unknown;
   usage?: unknown;
@@ -110,6 +116,12 @@ export function createSseMeter(): SseMeter {
   let dropEvent = false;
 
   let usage: SseUsage | null = null;
+  /**
+   * Payloads not parsed yet. Billing usually needs only the usage figures, which come in one chunk, so
+   * the others are parsed only when something else is asked for (or when they outgrow DEFER_BYTES).
+   */
+  let deferred: string[] = [];
+  let deferredBytes = 0;
   let text = '';
   let done = false;
   let model: string | null = null;
@@ -161,6 +173,31 @@ export function createSseMeter(): SseMeter {
       done = true;
       return;
     }
+    deferred.push(payload);
+    deferredBytes += payload.length;
+    if (deferredBytes > DEFER_BYTES) {
+      parseDeferred();
+    } else if (USAGE_OBJECT.test(payload)) {
+      // Kept current at once: the usage figures are what billing reads. The full parse comes later, in order.
+      try {
+        const chunk = JSON.parse(payload) as ChunkShape;
+        const seen = isRecord(chunk) ? readUsage(chunk.usage) : null;
+        if (seen) usage = seen;
+      } catch {
+        // Malformed: skipped, as the full parse will skip it.
+      }
+    }
+  }
+
+  function parseDeferred() {
+    if (deferred.length === 0) return;
+    const payloads = deferred;
+    deferred = [];
+    deferredBytes = 0;
+    for (const payload of payloads) parsePayload(payload);
+  }
+
+  function parsePayload(payload: string) {
     let chunk: ChunkShape;
     try {
       chunk = JSON.parse(payload) as ChunkShape;
@@ -264,21 +301,27 @@ export function createSseMeter(): SseMeter {
       if (lineStart < length) keepTail(chunk, lineStart);
     },
     get usage() {
+      // Usage in a form the quick test missed (an escaped key, say) is still found by the full parse.
+      if (usage === null) parseDeferred();
       return usage;
     },
     get completionText() {
+      parseDeferred();
       return text;
     },
     get done() {
       return done;
     },
     get model() {
+      parseDeferred();
       return model;
     },
     get finishReason() {
+      parseDeferred();
       return finishReason;
     },
     get error() {
+      parseDeferred();
       return error;
     },
     get events() {

@@ -4,6 +4,17 @@
 const USAGE_NULL = /,\s*"usage"\s*:\s*null/g;
 const EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
+/** Where the last complete event of a text ends (after its blank line), or -1 when none is complete. */
+function lastEventEnd(text: string): number {
+  for (let i = text.lastIndexOf('\n'); i > 0; i = text.lastIndexOf('\n', i - 1)) {
+    let j = i - 1;
+    if (text.charCodeAt(j) === 0x0d) j -= 1;
+    if (j >= 0 && text.charCodeAt(j) === 0x0a) return i + 1;
+  }
+  return -1;
+}
+/** A comma followed by a line break: JSON on one data line never has it, so then events are filtered one by one. */
+const COMMA_NEWLINE = /,\s*[\r\n]/;
 const EVENT_END = /\r?\n\r?\n/;
 
 export function createUsageFilter() {
@@ -23,15 +34,26 @@ export function createUsageFilter() {
     /** Feeds raw bytes; returns the complete events among them, filtered, as bytes (possibly empty). */
     push(chunk: Uint8Array): Uint8Array {
       buffered += decoder.decode(chunk, { stream: true });
-      let out = '';
-      for (;;) {
-        const match = EVENT_END.exec(buffered);
-        if (!match) break;
-        const end = match.index + match[0].length;
-        const event = buffered.slice(0, end);
-        buffered = buffered.slice(end);
-        const kept = filterEvent(event);
-        if (kept !== null) out += kept;
+      // Everything up to the last event end is complete; the rest waits for more bytes.
+      const end = lastEventEnd(buffered);
+      if (end < 0) return new Uint8Array(0);
+      const complete = buffered.slice(0, end);
+      buffered = buffered.slice(end);
+      let out: string;
+      if (!complete.includes('"usage"')) {
+        out = complete;
+      } else if (!USAGE_OBJECT.test(complete) && !COMMA_NEWLINE.test(complete)) {
+        // Only `"usage":null` fields, none after a line break (so no match can span two events): one pass.
+        out = complete.replace(USAGE_NULL, '');
+      } else {
+        out = '';
+        let rest = complete;
+        for (let match = EVENT_END.exec(rest); match; match = EVENT_END.exec(rest)) {
+          const end = match.index + match[0].length;
+          const kept = filterEvent(rest.slice(0, end));
+          if (kept !== null) out += kept;
+          rest = rest.slice(end);
+        }
       }
       return out ? encoder.encode(out) : new Uint8Array(0);
     },
