@@ -6,18 +6,64 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createBilling, type Billing, type UsageFacts } from '../src/gateway/billing';
 import { createLogger } from '../src/logger';
-import { registerUser, startTestApp, type TestApp } from './helpers/app';
-import { balanceNanoInDb, setBalanceNano, unbalancedUsers } from './helpers/gateway';
+import { createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { balanceNanoInDb, setBalanceNano, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
 
 const PRICE = 125n;
 
 let app: TestApp;
+let upstream: ReturnType<typeof startBurstUpstream>;
+
+/**
+ * A model host that writes its whole SSE answer in one burst (as a cached or very short completion
+ * arrives), or, for model `burst/drop`, the first events and then closes the connection mid-stream.
+ * Raw HTTP/1.1 over TCP, so the burst and the drop are exactly what goes on the wire.
+ */
+function startBurstUpstream() {
+  const event = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\n\n`;
+  const base = { id: 'chatcmpl-burst', object: 'chat.completion.chunk', created: 1, model: 'burst/chat' };
+  const content = (text: string) => event({ ...base, choices: [{ index: 0, delta: { content: text }, finish_reason: null }], usage: null });
+  const events = [
+    event({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }], usage: null }),
+    content('Hello'),
+    content(' burst'),
+    event({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: null }),
+    event({ ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 } }),
+    'data: [DONE]\n\n',
+  ];
+  const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+  const headers = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n';
+  const server = Bun.listen<{ request: string }>({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      open(socket) {
+        socket.data = { request: '' };
+      },
+      data(socket, data) {
+        socket.data.request += data.toString();
+        const headerEnd = socket.data.request.indexOf('\r\n\r\n');
+        if (headerEnd < 0) return;
+        const length = Number(/content-length: *(\d+)/i.exec(socket.data.request)?.[1] ?? 0);
+        if (socket.data.request.length < headerEnd + 4 + length) return;
+        const drop = socket.data.request.includes('burst/drop');
+        const body = drop ? events.slice(0, 2).map(chunked).join('') : events.map(chunked).join('') + '0\r\n\r\n';
+        socket.write(headers + body);
+        if (socket.data.request.includes('burst/drop-later')) setTimeout(() => socket.end(), 50);
+        else socket.end();
+      },
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/v1`, events, stop: () => server.stop(true) };
+}
 
 beforeAll(async () => {
-  app = await startTestApp();
+  upstream = startBurstUpstream();
+  app = await startTestApp({ env: { UPSTREAM_BASE_URL: upstream.url } });
 });
 afterAll(async () => {
   await app?.close();
+  upstream?.stop();
 });
 
 function newBilling(options: { maxBatch?: number; maxPending?: number; usageFlushMs?: number } = {}) {
@@ -275,5 +321,60 @@ describe('reservation size without the tokenizer', () => {
     const lines = child.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ n: 3 + 3 + 4 + 30, loaded: false });
     expect(lines[1]).toEqual({ loaded: true });
+  });
+});
+
+describe('a stream that arrives whole', () => {
+  async function post(model: string, extra: Record<string, unknown> = {}) {
+    const user = await registerUser(app.url);
+    await setBalanceNano(app, user.userId, 1_000_000_000n);
+    const { key } = await createApiKey(app.url, user.token);
+    const res = await fetch(`${app.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, ...extra }),
+    });
+    return { res, userId: user.userId };
+  }
+
+  test('the client gets the stream minus the usage parts it did not ask for, billed by the upstream usage', async () => {
+    const { res, userId } = await post('burst/chat');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const text = await res.text();
+    const expected = upstream.events
+      .filter((e) => !e.includes('"choices":[]'))
+      .join('')
+      .replaceAll(',"usage":null', '');
+    expect(text).toBe(expected);
+    const [row] = await usageRows(app, userId);
+    expect(row).toEqual(expect.objectContaining({ status: 'ok', usage_source: 'upstream', total_tokens: 13 }));
+    expect(BigInt(row!.cost_nano as string)).toBe(13n * PRICE);
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
+
+  test('with include_usage the client gets the upstream bytes exactly', async () => {
+    const { res } = await post('burst/chat', { stream_options: { include_usage: true } });
+    expect(await res.text()).toBe(upstream.events.join(''));
+  });
+
+  test.each([
+    ['at once', 'burst/drop'],
+    ['a moment later', 'burst/drop-later'],
+  ])('an upstream that drops %s after a burst: what came, an SSE error event, and that much billed', async (_when, model) => {
+    const { res, userId } = await post(model);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const sent = (upstream.events[0]! + upstream.events[1]!).replaceAll(',"usage":null', '');
+    // Bun's fetch may discard bytes that arrived in the same read as the reset; what the client got is billed.
+    if (model === 'burst/drop-later') expect(text.startsWith(sent)).toBe(true);
+    else expect(text.startsWith(sent) || text.startsWith('data: {"error"')).toBe(true);
+    expect(text).toContain('"error":{');
+    expect(text.endsWith('\n\n')).toBe(true);
+    await waitFor(async () => (await usageRows(app, userId)).length === 1);
+    const [row] = await usageRows(app, userId);
+    expect(row).toEqual(expect.objectContaining({ status: 'upstream_dropped', usage_source: 'tokenizer' }));
+    expect(row!.completion_tokens).toBe(text.includes('Hello') ? 1 : 0);
+    expect(await unbalancedUsers(app)).toEqual([]);
   });
 });

@@ -60,6 +60,17 @@ function sseError(message: string, type: string): Uint8Array {
   return new TextEncoder().encode(`data: ${JSON.stringify({ error: { message, type } })}\n\n`);
 }
 
+const NOT_YET = Symbol('not yet');
+/** A few microtask turns: long enough for a read of bytes already received to resolve, too short to wait for the network. */
+const MICROTASK_TURNS = 4;
+
+/** The read's result if it is already available, NOT_YET if it would have to wait for the upstream. */
+function alreadySettled<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
+  let timer: Promise<typeof NOT_YET> = Promise.resolve(NOT_YET);
+  for (let i = 1; i < MICROTASK_TURNS; i++) timer = timer.then((v) => v);
+  return Promise.race([promise, timer]);
+}
+
 export function createChatHandler(deps: ChatHandlerDeps) {
   const { config, verifier, billing, upstream, rateLimiter, logger } = deps;
 
@@ -81,7 +92,13 @@ export function createChatHandler(deps: ChatHandlerDeps) {
   }
 
   async function parseBody(request: Request): Promise<{ text: string; body: ChatRequest }> {
-    const text = await readBodyText(request, config.bodyLimitBytes);
+    // A declared length within the limit bounds the body already: read it natively, without the JS stream
+    // that counting while reading needs (bench/RESULTS.md: it cost a ReadableStream per request).
+    const declared = request.headers.get('content-length');
+    const text =
+      declared !== null && /^\d+$/.test(declared) && Number(declared) <= config.bodyLimitBytes
+        ? await request.text()
+        : await readBodyText(request, config.bodyLimitBytes);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -259,7 +276,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     });
   }
 
-  function relayStream(
+  async function relayStream(
     upstreamBody: ReadableStream<Uint8Array>,
     ctx: {
       abort: AbortController;
@@ -271,7 +288,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       filter: boolean;
       started: number;
     },
-  ): Response {
+  ): Promise<Response> {
     const meter = createSseMeter();
     const filter = ctx.filter ? createUsageFilter() : null;
     const reader = upstreamBody.getReader();
@@ -308,44 +325,96 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       { once: true },
     );
 
+    /** What the client gets of one upstream chunk (possibly nothing yet: the filter holds partial events). */
+    const take = (value: Uint8Array): Uint8Array => {
+      ctx.restartTimer();
+      meter.push(value);
+      return filter ? filter.push(value) : value;
+    };
+    /** The upstream ended the stream: bill it, and release what the filter still holds. */
+    const ending = (): Uint8Array | null => {
+      const rest = filter ? filter.end() : null;
+      finish('ok');
+      return rest && rest.byteLength > 0 ? rest : null;
+    };
+    /** The upstream broke off (dropped or timed out): bill what came, and tell the client with an SSE error event. */
+    const broken = (error: unknown): Uint8Array[] => {
+      const timedOut = ctx.abort.signal.reason === ABORT_TIMEOUT;
+      const status: UsageStatus = timedOut ? 'upstream_timeout' : 'upstream_dropped';
+      logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, status, error });
+      const out: Uint8Array[] = [];
+      if (filter) out.push(filter.end());
+      out.push(
+        sseError(
+          timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError,
+          timedOut ? 'upstream_timeout' : 'upstream_error',
+        ),
+      );
+      finish(status, error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
+      return out;
+    };
+
+    // Bytes that have already arrived are taken at once, without waiting for more: when that is the whole
+    // answer (a short or cached completion), it goes out as one body instead of through a relay stream,
+    // which costs far more per request. No byte waits for a later one either way.
+    type ReadResult = Awaited<ReturnType<typeof reader.read>>;
+    const head: Uint8Array[] = [];
+    let next: Promise<ReadResult> | null = reader.read();
+    let whole = false;
+    try {
+      let result = await next;
+      for (;;) {
+        if (result.done) {
+          const rest = ending();
+          if (rest) head.push(rest);
+          whole = true;
+          break;
+        }
+        const out = take(result.value);
+        if (out.byteLength > 0) head.push(out);
+        next = reader.read();
+        const now = await alreadySettled(next);
+        if (now === NOT_YET) break;
+        result = now;
+      }
+    } catch (error) {
+      if (!finished) head.push(...broken(error));
+      whole = true;
+    }
+    if (whole) {
+      const bytes = head.length === 1 ? head[0]! : Buffer.concat(head);
+      return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: SSE_HEADERS });
+    }
+
     const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const part of head) controller.enqueue(part);
+      },
       async pull(controller) {
         for (;;) {
-          let chunk: Awaited<ReturnType<typeof reader.read>>;
+          let chunk: ReadResult;
           try {
-            chunk = await reader.read();
+            chunk = await (next ?? reader.read());
+            next = null;
           } catch (error) {
+            next = null;
             if (finished) return;
-            const timedOut = ctx.abort.signal.reason === ABORT_TIMEOUT;
-            const status: UsageStatus = timedOut ? 'upstream_timeout' : 'upstream_dropped';
-            logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, status, error });
+            const tail = broken(error);
             try {
-              if (filter) controller.enqueue(filter.end());
-              controller.enqueue(
-                sseError(
-                  timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError,
-                  timedOut ? 'upstream_timeout' : 'upstream_error',
-                ),
-              );
+              for (const part of tail) controller.enqueue(part);
               controller.close();
             } catch {
               // The client is gone as well.
             }
-            finish(status, error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
             return;
           }
           if (chunk.done) {
-            if (filter) {
-              const rest = filter.end();
-              if (rest.byteLength) controller.enqueue(rest);
-            }
+            const rest = ending();
+            if (rest) controller.enqueue(rest);
             controller.close();
-            finish('ok');
             return;
           }
-          ctx.restartTimer();
-          meter.push(chunk.value);
-          const out = filter ? filter.push(chunk.value) : chunk.value;
+          const out = take(chunk.value);
           if (out.byteLength > 0) {
             controller.enqueue(out);
             return;
