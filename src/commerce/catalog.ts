@@ -4,7 +4,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import type { Database, Executor } from '../db/client';
-import { afterCursor, cursorTime, decodeCursor, encodeCursor } from '../db/cursor';
+import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { products } from '../db/schema';
 import { AppError, describeZodError } from '../http/errors';
 import { errorMessages } from '../http/messages';
@@ -133,13 +133,8 @@ export function createCatalog(db: Database) {
         .where(and(...filters))
         .orderBy(asc(products.createdAt), asc(products.id))
         .limit(query.limit + 1);
-      const more = rows.length > query.limit;
-      const page = more ? rows.slice(0, query.limit) : rows;
-      const last = page.at(-1);
-      return {
-        products: page.map((r) => view(r.product)),
-        nextCursor: more && last ? encodeCursor(last.cursorAt, last.product.id) : null,
-      };
+      const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.product.id);
+      return { products: page.map((r) => view(r.product)), nextCursor };
     },
 
     /** A page of available products by position, for the dialogue (offset paging is fine at that size). */

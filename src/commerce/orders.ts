@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database, Executor } from '../db/client';
-import { afterCursor, cursorTime, decodeCursor, encodeCursor } from '../db/cursor';
+import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { cartItems, orderCounters, orders, products } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
@@ -180,13 +180,8 @@ export function createOrders(db: Database) {
         .where(and(...filters))
         .orderBy(desc(orders.createdAt), desc(orders.id))
         .limit(query.limit + 1);
-      const more = rows.length > query.limit;
-      const page = more ? rows.slice(0, query.limit) : rows;
-      const last = page.at(-1);
-      return {
-        orders: page.map((r) => orderViewOf(r.order)),
-        nextCursor: more && last ? encodeCursor(last.cursorAt, last.order.id) : null,
-      };
+      const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.order.id);
+      return { orders: page.map((r) => orderViewOf(r.order)), nextCursor };
     },
 
     async get(agentId: string, orderId: string): Promise<OrderView> {

@@ -37,3 +37,17 @@ export function afterCursor(createdAtColumn: SQLWrapper, idColumn: SQLWrapper, c
     ? sql`(${createdAtColumn} < ${at} or (${createdAtColumn} = ${at} and ${idColumn} < ${cursor.id}))`
     : sql`(${createdAtColumn} > ${at} or (${createdAtColumn} = ${at} and ${idColumn} > ${cursor.id}))`;
 }
+
+/**
+ * Splits `limit + 1` fetched rows into the page and the cursor of the next one (null at the end):
+ * the extra row only tells that there is more.
+ */
+export function keysetPage<R extends { cursorAt: string }>(
+  rows: R[],
+  limit: number,
+  idOf: (row: R) => string | number | bigint,
+): { page: R[]; nextCursor: string | null } {
+  const page = rows.length > limit ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return { page, nextCursor: rows.length > limit && last ? encodeCursor(last.cursorAt, idOf(last)) : null };
+}

@@ -1,6 +1,6 @@
 // The caller's usage records, newest first, paged by an opaque cursor, with totals over the filter.
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import { afterCursor, cursorTime, decodeCursor, encodeCursor } from '../db/cursor';
+import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import type { Database } from '../db/client';
 import { usageRecords } from '../db/schema';
 import { nanoToUnits } from '../money';
@@ -46,9 +46,7 @@ export function createUsageReport(db: Database) {
         .from(usageRecords)
         .where(where);
 
-      const more = rows.length > query.limit;
-      const pageRows = more ? rows.slice(0, query.limit) : rows;
-      const last = pageRows[pageRows.length - 1];
+      const { page: pageRows, nextCursor } = keysetPage(rows, query.limit, (r) => r.record.id);
       return {
         data: pageRows.map(({ record: r }) => ({
           id: r.id.toString(),
@@ -65,7 +63,7 @@ export function createUsageReport(db: Database) {
           usageSource: r.usageSource,
           durationMs: r.durationMs,
         })),
-        nextCursor: more && last ? encodeCursor(last.cursorAt, last.record.id) : null,
+        nextCursor,
         totals: {
           requests: Number(totals?.requests ?? 0),
           promptTokens: Number(totals?.promptTokens ?? 0),
