@@ -7,7 +7,7 @@
 // A build is the page's typecheck (web/tsconfig.json: the client is typed by the server's AppRouter, so
 // a server change the page does not follow fails here) and the Vite build, side by side.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +16,12 @@ const webDir = join(root, 'web');
 const distDir = join(webDir, 'dist');
 /** Written by the Vite build (web/vite.config.ts): the files the bundle was made from. */
 const sourcesFile = join(distDir, '.sources.json');
+/**
+ * Written after the typecheck: every file of ours the page's types rest on (through AppRouter, nearly all
+ * of src/). A server change alone cannot change the bundle, so `npm start` ignores this list; the browser
+ * test honours it, so `npm test` fails when the server's types no longer fit the page.
+ */
+const typedSourcesFile = join(distDir, '.typed-sources.json');
 /** Held while building: two starts (or a start and the browser test) must not write web/dist at once. */
 const lockDir = join(root, 'node_modules', '.cache', 'conduit-web-build.lock');
 const LOCK_STALE_MS = 5 * 60_000;
@@ -28,13 +34,20 @@ function filesUnder(dir: string): string[] {
     .map((entry) => relative(root, join(entry.parentPath, entry.name)));
 }
 
+export interface StaleOptions {
+  /** Also rebuild (and so typecheck) when a file the page's types rest on changed, not only its bundle. */
+  types?: boolean;
+}
+
 /** Why the build must be made again, or null when web/dist is up to date. */
-export function staleReason(): string | null {
+export function staleReason(options: StaleOptions = {}): string | null {
   if (!existsSync(join(distDir, 'index.html')) || !existsSync(sourcesFile)) return 'сборки нет';
+  if (options.types && !existsSync(typedSourcesFile)) return 'типы ещё не проверялись';
   const builtAt = statSync(sourcesFile).mtimeMs;
   let recorded: string[];
   try {
     recorded = JSON.parse(readFileSync(sourcesFile, 'utf8')) as string[];
+    if (options.types) recorded = [...recorded, ...(JSON.parse(readFileSync(typedSourcesFile, 'utf8')) as string[])];
   } catch {
     return 'список исходников сборки повреждён';
   }
@@ -72,18 +85,25 @@ export async function buildWeb(log: (line: string) => void = (line) => process.s
         '--incremental',
         '--tsBuildInfoFile',
         'node_modules/.cache/conduit-web.tsbuildinfo',
+        '--listFiles',
       ])
     : Promise.resolve({ code: 0, output: 'typescript не установлен (npm install без dev-зависимостей): проверка типов пропущена\n' });
   const bundle = run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
-  const [types, vite] = await Promise.all([typecheck, bundle]);
+  const [checked, vite] = await Promise.all([typecheck, bundle]);
+  // --listFiles prints the program's files as absolute paths; everything else is tsc's own report.
+  const lines = checked.output.split('\n');
+  const typed = lines.filter((line) => line.startsWith(root) && !line.includes('/node_modules/')).map((line) => relative(root, line.trim()));
+  const types = { code: checked.code, output: lines.filter((line) => !line.startsWith('/')).join('\n') };
   if (types.code !== 0 || vite.code !== 0) {
     // A half-made build must not look current to the next start.
     rmSync(sourcesFile, { force: true });
+    rmSync(typedSourcesFile, { force: true });
     const failed = [types.code !== 0 ? `проверка типов:\n${types.output}` : '', vite.code !== 0 ? `vite build:\n${vite.output}` : '']
       .filter(Boolean)
       .join('\n');
     throw new Error(`Сборка панели (web/) не удалась.\n${failed}`);
   }
+  writeFileSync(typedSourcesFile, JSON.stringify(typed, null, 1));
   if (types.output.trim()) log(types.output.trim());
   log(`Панель собрана в web/dist за ${((performance.now() - started) / 1000).toFixed(1)} с`);
 }
@@ -109,11 +129,14 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Builds when stale; returns whether it built. */
-export async function ensureWebBuilt(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<boolean> {
-  if (!staleReason()) return false;
+export async function ensureWebBuilt(
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  options: StaleOptions = {},
+): Promise<boolean> {
+  if (!staleReason(options)) return false;
   return withLock(async () => {
     // Another process may have built it while this one waited for the lock.
-    const reason = staleReason();
+    const reason = staleReason(options);
     if (!reason) return false;
     log(`Собираю панель управления (${reason})…`);
     await buildWeb(log);
