@@ -66,7 +66,7 @@ afterAll(async () => {
   upstream?.stop();
 });
 
-function newBilling(options: { maxBatch?: number; maxPending?: number; usageFlushMs?: number } = {}) {
+function newBilling(options: { maxBatch?: number; maxPending?: number; usageFlushMs?: number; admissionWaitMs?: number } = {}) {
   const errors: string[] = [];
   const logger = createLogger('warn', {}, (line) => {
     if (line.includes('"error"')) errors.push(line);
@@ -78,6 +78,7 @@ function newBilling(options: { maxBatch?: number; maxPending?: number; usageFlus
     instanceId: `billing-test-${crypto.randomUUID()}`,
     maxBatch: options.maxBatch,
     maxPending: options.maxPending,
+    admissionWaitMs: options.admissionWaitMs,
   });
   return { billing, errors };
 }
@@ -271,6 +272,29 @@ describe('back-pressure', () => {
     await billing.stop();
     expect(await unbalancedUsers(app)).toEqual([]);
     expect(errors).toEqual([]);
+  });
+
+  test('a writer that stays stuck (database gone) turns waiting requests away with 429 and Retry-After instead of holding them', async () => {
+    const { billing } = newBilling({ maxBatch: 50, maxPending: 20, admissionWaitMs: 200 });
+    const userId = await customer();
+    await settleMany(billing, userId, 1);
+    await billing.flush();
+    const release = await holdWrites();
+    try {
+      await settleMany(billing, userId, 20, 1000);
+      const started = performance.now();
+      const refused = await billing.reserve(userId, 20n * PRICE).catch((e) => e);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+      expect(refused).toMatchObject({ type: 'rate_limit_exceeded', status: 429, headers: { 'retry-after': '5' } });
+    } finally {
+      await release();
+    }
+    await billing.flush();
+    expect(billing.backlog).toBe(0);
+    // Room again: the next request is admitted at once.
+    billing.release(await billing.reserve(userId, 20n * PRICE), facts(userId, 2000));
+    await billing.stop();
+    expect(await unbalancedUsers(app)).toEqual([]);
   });
 
   test('stop() during a stalled write waits for it and still writes everything', async () => {

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import { rowsOf, type Database } from '../db/client';
 import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 
 export type UsageStatus =
@@ -77,6 +78,8 @@ export interface BillingOptions {
    * admission instead of growing memory and the window a crash would lose.
    */
   maxPending?: number;
+  /** How long reserve() waits for room in the backlog before it answers 429 (default 10 s). */
+  admissionWaitMs?: number;
 }
 
 const toBigInt = (v: unknown) => (typeof v === 'bigint' ? v : BigInt(v as string | number));
@@ -140,6 +143,7 @@ export function createBilling(options: BillingOptions) {
   const leaseTtlSeconds = options.leaseTtlSeconds ?? 120;
   const maxBatch = options.maxBatch ?? 5_000;
   const maxPending = Math.max(options.maxPending ?? 2 * maxBatch, 1);
+  const admissionWaitMs = options.admissionWaitMs ?? 10_000;
   const leases = new Map<string, Lease>();
   /** Settlements not yet written, oldest first; rows before `head` are written and only wait to be dropped. */
   let pending: Pending[] = [];
@@ -430,11 +434,23 @@ export function createBilling(options: BillingOptions) {
     /** Sets `amountNano` aside for one request, or fails with 402 when the balance cannot cover it. */
     async reserve(userId: string, amountNano: bigint): Promise<Reservation> {
       // Back-pressure: while the writer is this far behind, new requests wait for it rather than queue more.
+      // The wait is bounded: with the database gone, a client hears 429 and retries instead of hanging.
+      const deadline = Date.now() + admissionWaitMs;
       while (backlog() >= maxPending) {
-        await new Promise<void>((resolve) => {
-          admissionWaiters.push(resolve);
+        const left = deadline - Date.now();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let wake: () => void = () => {};
+        const admitted = await new Promise<boolean>((resolve) => {
+          wake = () => resolve(true);
+          admissionWaiters.push(wake);
+          timer = setTimeout(() => resolve(false), Math.max(0, left));
           scheduleFlush();
         });
+        clearTimeout(timer);
+        if (!admitted) {
+          admissionWaiters = admissionWaiters.filter((w) => w !== wake);
+          throw new AppError('rate_limit_exceeded', errorMessages.billingBacklog, { headers: { 'retry-after': '5' } });
+        }
       }
       const lease = leaseOf(userId);
       while (lease.available < amountNano) {

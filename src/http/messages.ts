@@ -14,6 +14,8 @@ export const errorMessages = {
   upstreamTimeout: 'Сервис модели не ответил вовремя',
   internal: 'Внутренняя ошибка сервера',
 
+  billingBacklog: 'Сервис перегружен: учёт запросов не успевает записываться, повторите запрос через несколько секунд',
+
   // Transport.
   routeNotFound: 'Маршрут не найден',
   malformedJson: 'Тело запроса не является корректным JSON',
