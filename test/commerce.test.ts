@@ -323,8 +323,10 @@ describe('payments', () => {
     }
     expect((await orderOf(s, number)).status).toBe('pending');
     expect(await app.sql('select * from payment_events where agent_id = $1', [s.agentId])).toEqual([]);
-    const unknown = await deliver(`${app.url}/api/v1/commerce/webhook/00000000-0000-4000-8000-000000000000?token=x`, notification(number));
-    expect(unknown.status).toBe(404);
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-an-id']) {
+      const unknown = await deliver(`${app.url}/api/v1/commerce/webhook/${id}?token=x`, notification(number));
+      expect(unknown.status).toBe(404);
+    }
   });
 
   test('out of order and odd notifications are harmless: cancel before success, cancel after success, a wrong amount', async () => {

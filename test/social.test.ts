@@ -215,6 +215,11 @@ describe('callback endpoint', () => {
     expect(await app.sql('select * from social_events where agent_id = $1', [agentId])).toEqual([]);
     await Bun.sleep(100);
     expect(vk.sentMessages).toHaveLength(0);
+    // An agent that does not exist, or an id that is not one: 404, nothing else.
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-an-id']) {
+      expect((await post(id, messageNew('Привет'))).status).toBe(404);
+      expect((await fetch(`${app.url}/api/v1/social/webhook/${id}`)).status).toBe(404);
+    }
   });
 
   test('a redelivered event is answered ok and acted on once', async () => {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { maskSecret, SecretBoxError, type SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { commerceSettings } from '../db/schema';
+import { isUuid } from '../accounts/service';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 
@@ -47,6 +48,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
   const { db, box } = deps;
 
   async function row(agentId: string) {
+    if (!isUuid(agentId)) return undefined;
     const [found] = await db.select().from(commerceSettings).where(eq(commerceSettings.agentId, agentId));
     return found;
   }
@@ -100,7 +102,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
 
     /** 'unknown' (no shop), 'wrong', or 'ok' — compared on digests, in constant time. */
     async verifySecret(agentId: string, presented: string | null): Promise<'unknown' | 'wrong' | 'ok'> {
-      const found = await row(agentId).catch(() => undefined);
+      const found = await row(agentId);
       if (!found) return 'unknown';
       if (!presented) return 'wrong';
       let secret: string;

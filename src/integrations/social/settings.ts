@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database, Executor } from '../../db/client';
 import { socialSettings } from '../../db/schema';
+import { isUuid } from '../../accounts/service';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import type { Logger } from '../../logger';
@@ -97,6 +98,7 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
 
   /** `executor`: the caller's transaction when there is one (PGlite has one connection: never wait on another). */
   async function row(agentId: string, executor: Executor = db): Promise<Row | undefined> {
+    if (!isUuid(agentId)) return undefined;
     const [found] = await executor.select().from(socialSettings).where(eq(socialSettings.agentId, agentId));
     return found;
   }

@@ -166,13 +166,13 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
   return {
     /** GET: the confirmation code as text, for whoever sets the server up by hand. */
     async confirmation(agentId: string): Promise<Response> {
-      const code = await settings.storedConfirmationCode(agentId).catch(() => null);
+      const code = await settings.storedConfirmationCode(agentId);
       if (!code) return errorResponse(new AppError('not_found', errorMessages.socialNoConfirmationCode));
       return text(code);
     },
 
     async handle(request: Request, agentId: string): Promise<Response> {
-      const s = await settings.load(agentId).catch(() => null);
+      const s = await settings.load(agentId);
       if (!s) return errorResponse(new AppError('not_found', errorMessages.socialUnknownWebhook));
       let event: VkEvent;
       try {
