@@ -187,6 +187,45 @@ describe('balance and usage', () => {
       expect(res.body.error.type).toBe('invalid_request_error');
     }
   });
+  test('GET /api/usage/summary sums by day in the caller’s time zone and by model, in the database', async () => {
+    const c = await newCustomer();
+    const usage = expectedUsage({ messages });
+    for (let i = 0; i < 3; i++) await c.client.chat.completions.create({ model: 'acme/chat', messages });
+    await c.client.chat.completions.create({ model: 'acme/other', messages });
+    await settleAll(app);
+    // Two of them late in the evening UTC: already the next day in Moscow.
+    await app.sql(
+      `update usage_records set created_at = case when model = 'acme/other' then timestamptz '2026-11-20 12:00:00+00'
+                                                 else timestamptz '2026-11-20 22:30:00+00' end
+        where user_id = $1`,
+      [c.userId],
+    );
+    const from = '2026-11-19T00:00:00Z';
+    const utc = await call(app.url, 'GET', `/api/usage/summary?from=${from}`, { token: c.key });
+    expect(utc.status).toBe(200);
+    expect(utc.body.timeZone).toBe('UTC');
+    expect(utc.body.days.map((d: { day: string; model: string; requests: number }) => [d.day, d.model, d.requests])).toEqual([
+      ['2026-11-20', 'acme/chat', 3],
+      ['2026-11-20', 'acme/other', 1],
+    ]);
+    const moscow = await call(app.url, 'GET', `/api/usage/summary?from=${from}&timeZone=Europe/Moscow`, { token: c.token });
+    expect(moscow.body.days.map((d: { day: string; model: string }) => [d.day, d.model])).toEqual([
+      ['2026-11-20', 'acme/other'],
+      ['2026-11-21', 'acme/chat'],
+    ]);
+    expect(moscow.body.models).toEqual([
+      { model: 'acme/chat', requests: 3, promptTokens: 3 * usage.prompt_tokens, completionTokens: 3 * usage.completion_tokens, totalTokens: 3 * usage.total_tokens, cost: (3 * usage.total_tokens * 125) / 1e9 },
+      { model: 'acme/other', requests: 1, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens, cost: (usage.total_tokens * 125) / 1e9 },
+    ]);
+    const listed = await call(app.url, 'GET', `/api/usage?from=${from}`, { token: c.token });
+    expect(moscow.body.totals).toEqual(listed.body.totals);
+    for (const bad of ['', `from=${from}&timeZone=Mars/Olympus`, `from=${from}&timeZone=UTC;drop`, 'from=yesterday']) {
+      const res = await call(app.url, 'GET', `/api/usage/summary?${bad}`, { token: c.token });
+      expect(res.status).toBe(400);
+      expect(res.body.error.type).toBe('invalid_request_error');
+    }
+  });
+
   test('rows sharing one microsecond timestamp (one batch, now()) page without loss, one at a time', async () => {
     const c = await newCustomer();
     await Promise.all(Array.from({ length: 8 }, () => c.client.chat.completions.create({ model: 'acme/chat', messages })));

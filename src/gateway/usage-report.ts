@@ -13,8 +13,60 @@ export interface UsageQuery {
   keyId?: string | undefined;
 }
 
+export interface UsageSummaryQuery {
+  from: Date;
+  to?: Date | undefined;
+  keyId?: string | undefined;
+  /** IANA time zone that decides where a day starts, e.g. Europe/Moscow. */
+  timeZone: string;
+}
+
+const sums = {
+  requests: sql<string>`count(*)`,
+  promptTokens: sql<string>`coalesce(sum(${usageRecords.promptTokens}), 0)`,
+  completionTokens: sql<string>`coalesce(sum(${usageRecords.completionTokens}), 0)`,
+  totalTokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)`,
+  costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)`,
+};
+
+/** Counts come back as strings on postgres.js and numbers on PGlite. */
+function summed(row: { requests: unknown; promptTokens: unknown; completionTokens: unknown; totalTokens: unknown; costNano: unknown }) {
+  return {
+    requests: Number(row.requests),
+    promptTokens: Number(row.promptTokens),
+    completionTokens: Number(row.completionTokens),
+    totalTokens: Number(row.totalTokens),
+    cost: nanoToUnits(BigInt(row.costNano as string | number)),
+  };
+}
+
 export function createUsageReport(db: Database) {
   return {
+    /**
+     * Sums per day (in the caller's time zone) and model, per model, and in all, computed by the database:
+     * a chart over months of heavy use needs neither every record nor a page limit.
+     */
+    async summary(userId: string, query: UsageSummaryQuery) {
+      const filters: SQL[] = [eq(usageRecords.userId, userId), gte(usageRecords.createdAt, query.from)];
+      if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
+      if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
+      const where = and(...filters)!;
+      const day = sql<string>`to_char(${usageRecords.createdAt} at time zone ${query.timeZone}, 'YYYY-MM-DD')`;
+      const [byDay, byModel, [all]] = await Promise.all([
+        // By position: the day expression carries the time zone as a parameter, and two parameters are two
+        // expressions to PostgreSQL even when they hold the same value.
+        db.select({ day, model: usageRecords.model, ...sums }).from(usageRecords).where(where).groupBy(sql`1`, sql`2`).orderBy(sql`1`, sql`2`),
+        db.select({ model: usageRecords.model, ...sums }).from(usageRecords).where(where).groupBy(usageRecords.model).orderBy(usageRecords.model),
+        db.select(sums).from(usageRecords).where(where),
+      ]);
+      return {
+        timeZone: query.timeZone,
+        days: byDay.map((r) => ({ day: r.day, model: r.model, ...summed(r) })),
+        models: byModel.map((r) => ({ model: r.model, ...summed(r) })).sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens),
+        totals: summed(all!),
+      };
+    },
+
     async list(userId: string, query: UsageQuery) {
       const filters: SQL[] = [eq(usageRecords.userId, userId)];
       if (query.from) filters.push(gte(usageRecords.createdAt, query.from));

@@ -31,6 +31,28 @@ const usageRecord = z.object({
   durationMs: z.number().int(),
 });
 
+/** A time zone both this process and PostgreSQL know by its IANA name. */
+const timeZone = z
+  .string()
+  .max(64)
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(tz);
+    } catch {
+      return false;
+    }
+  }, 'timeZone: ожидается часовой пояс IANA, например Europe/Moscow')
+  .default('UTC');
+
+const sumsOutput = {
+  requests: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  totalTokens: z.number().int(),
+  cost: z.number(),
+};
+
 export const accountRouter = router({
   balance: accountProcedure
     .meta({
@@ -68,5 +90,35 @@ export const accountRouter = router({
     .query(async ({ ctx, input }) => {
       await ctx.services.billing.flush();
       return ctx.services.usageReport.list(ctx.principal.userId, input);
+    }),
+
+  usageSummary: accountProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/usage/summary',
+        tags: ['account'],
+        summary: 'Итоги использования по дням и моделям за период (JWT или API-ключ)',
+      },
+    })
+    .input(
+      z.object({
+        from: usageQueryInput.shape.from.unwrap(),
+        to: usageQueryInput.shape.to,
+        keyId: usageQueryInput.shape.keyId,
+        timeZone,
+      }),
+    )
+    .output(
+      z.object({
+        timeZone: z.string(),
+        days: z.array(z.object({ day: z.string(), model: z.string(), ...sumsOutput })),
+        models: z.array(z.object({ model: z.string(), ...sumsOutput })),
+        totals: z.object(sumsOutput),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      await ctx.services.billing.flush();
+      return ctx.services.usageReport.summary(ctx.principal.userId, input);
     }),
 });

@@ -8,30 +8,27 @@ import { useQuery } from '../hooks';
 import { usageStatusLabels } from '../texts';
 
 type UsageRecord = Outputs['account']['usage']['data'][number];
-type Totals = Outputs['account']['usage']['totals'];
+type Summary = Outputs['account']['usageSummary'];
 
 const PERIODS = [7, 30, 90] as const;
-/** The chart reads at most this many records (10 pages of 100); the totals always cover the period. */
-const MAX_PAGES = 10;
+/** The latest requests shown under the chart. */
+const RECENT = 20;
 
-async function loadUsage(days: number): Promise<{ records: UsageRecord[]; totals: Totals; truncated: boolean }> {
+/** Sums of the period from the server (per day in this browser's time zone, and per model), and the latest requests. */
+async function loadUsage(days: number): Promise<{ summary: Summary; records: UsageRecord[] }> {
   const start = new Date();
   start.setHours(0, 0, 0, 0);
   start.setDate(start.getDate() - (days - 1));
-  const records: UsageRecord[] = [];
-  let cursor: string | undefined;
-  let totals: Totals | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await api.account.usage.query({ limit: 100, from: start.toISOString(), ...(cursor ? { cursor } : {}) });
-    totals ??= result.totals;
-    records.push(...result.data);
-    if (!result.nextCursor) return { records, totals, truncated: false };
-    cursor = result.nextCursor;
-  }
-  return { records, totals: totals!, truncated: true };
+  const from = start.toISOString();
+  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const [summary, recent] = await Promise.all([
+    api.account.usageSummary.query({ from, timeZone }),
+    api.account.usage.query({ limit: RECENT, from }),
+  ]);
+  return { summary, records: recent.data };
 }
 
-function byDay(records: UsageRecord[], days: number, metric: 'cost' | 'tokens'): DaySeries[] {
+function byDay(summary: Summary, days: number, metric: 'cost' | 'tokens'): DaySeries[] {
   const series = new Map<string, Map<string, number>>();
   const today = new Date();
   for (let i = days - 1; i >= 0; i--) {
@@ -39,24 +36,12 @@ function byDay(records: UsageRecord[], days: number, metric: 'cost' | 'tokens'):
     d.setDate(today.getDate() - i);
     series.set(localDay(d), new Map());
   }
-  for (const r of records) {
-    const models = series.get(localDay(new Date(r.createdAt)));
+  for (const row of summary.days) {
+    const models = series.get(row.day);
     if (!models) continue;
-    models.set(r.model, (models.get(r.model) ?? 0) + (metric === 'cost' ? r.cost : r.totalTokens));
+    models.set(row.model, (models.get(row.model) ?? 0) + (metric === 'cost' ? row.cost : row.totalTokens));
   }
   return [...series].map(([day, models]) => ({ day, values: Object.fromEntries(models) }));
-}
-
-function byModel(records: UsageRecord[]) {
-  const rows = new Map<string, { model: string; requests: number; tokens: number; cost: number }>();
-  for (const r of records) {
-    const row = rows.get(r.model) ?? { model: r.model, requests: 0, tokens: 0, cost: 0 };
-    row.requests += 1;
-    row.tokens += r.totalTokens;
-    row.cost += r.cost;
-    rows.set(r.model, row);
-  }
-  return [...rows.values()].sort((a, b) => b.cost - a.cost || b.tokens - a.tokens);
 }
 
 export function OverviewScreen() {
@@ -67,8 +52,8 @@ export function OverviewScreen() {
   const usage = useQuery(() => loadUsage(days), [days]);
 
   const keyNames = useMemo(() => new Map((keys.data?.keys ?? []).map((k) => [k.id, `${k.name} (${k.keyPrefix}…)`])), [keys.data]);
-  const chart = useMemo(() => (usage.data ? byDay(usage.data.records, days, metric) : []), [usage.data, days, metric]);
-  const models = useMemo(() => (usage.data ? byModel(usage.data.records) : []), [usage.data]);
+  const chart = useMemo(() => (usage.data ? byDay(usage.data.summary, days, metric) : []), [usage.data, days, metric]);
+  const models = usage.data?.summary.models ?? [];
 
   const refresh = () => {
     balance.reload();
@@ -122,21 +107,18 @@ export function OverviewScreen() {
             <dl className="totals" data-testid="usage-totals">
               <div>
                 <dt>Запросов</dt>
-                <dd>{formatInt(usage.data.totals.requests)}</dd>
+                <dd>{formatInt(usage.data.summary.totals.requests)}</dd>
               </div>
               <div>
                 <dt>Токенов</dt>
-                <dd>{formatInt(usage.data.totals.totalTokens)}</dd>
+                <dd>{formatInt(usage.data.summary.totals.totalTokens)}</dd>
               </div>
               <div>
                 <dt>Потрачено</dt>
-                <dd>{formatMoney(usage.data.totals.cost)}</dd>
+                <dd>{formatMoney(usage.data.summary.totals.cost)}</dd>
               </div>
             </dl>
             <UsageChart series={chart} metric={metric} />
-            {usage.data.truncated ? (
-              <p className="hint">График построен по последним {formatInt(usage.data.records.length)} запросам периода.</p>
-            ) : null}
 
             <h3>По моделям</h3>
             {models.length === 0 ? (
@@ -157,7 +139,7 @@ export function OverviewScreen() {
                       <tr key={m.model}>
                         <td>{m.model}</td>
                         <td className="num">{formatInt(m.requests)}</td>
-                        <td className="num">{formatInt(m.tokens)}</td>
+                        <td className="num">{formatInt(m.totalTokens)}</td>
                         <td className="num">{formatMoney(m.cost)}</td>
                       </tr>
                     ))}
@@ -188,7 +170,7 @@ export function OverviewScreen() {
                   </tr>
                 </thead>
                 <tbody>
-                  {usage.data.records.slice(0, 20).map((r) => (
+                  {usage.data.records.map((r) => (
                     <tr key={r.id}>
                       <td>{formatDateTime(r.createdAt)}</td>
                       <td>{r.model}</td>
