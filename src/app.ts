@@ -62,6 +62,7 @@ export function informationDocument(services: Services) {
       models: 'GET /v1/models',
       balance: 'GET /api/balance',
       usage: 'GET /api/usage',
+      usageSummary: 'GET /api/usage/summary',
       health: 'GET /health',
       upstreamHealth: 'GET /health/upstream',
       openapi: 'GET /openapi.json',
