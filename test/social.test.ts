@@ -249,6 +249,32 @@ describe('callback endpoint', () => {
   });
 });
 
+describe('order of one client’s events', () => {
+  test('an event waits while an earlier one of the same client is open (e.g. in another instance’s hands); other clients do not wait', async () => {
+    const { agentId } = await connectedAgent();
+    // Another instance holds an earlier message of this client.
+    const earlier = messageNew('Меню');
+    const { secret: _, ...stored } = earlier;
+    await app.sql(
+      `insert into social_events (agent_id, event_id, type, client_key, payload, received_at, locked_until, attempts)
+       values ($1, $2, 'message_new', $3, $4, now() - interval '1 second', now() + interval '1 minute', 1)`,
+      [agentId, earlier.event_id, String(CLIENT), JSON.stringify(stored)],
+    );
+    const later = messageNew('Помощь');
+    expect((await post(agentId, later)).status).toBe(200);
+    const other = CLIENT + 7;
+    const [unblocked] = await sendAndWait(agentId, messageNew('Помощь', { peerId: other }), 1, other);
+    expect(unblocked!.message).toContain('Что я умею');
+    const [row] = await app.sql<{ processed_at: unknown }>('select processed_at from social_events where agent_id = $1 and event_id = $2', [agentId, later.event_id]);
+    expect(row!.processed_at).toBeNull();
+    expect(vk.sentMessages.filter((m) => m.peerId === CLIENT)).toHaveLength(0);
+
+    // The other instance finishes; the waiting event is handled next.
+    await app.sql(`update social_events set processed_at = now(), locked_until = null, outcome = 'menu' where agent_id = $1 and event_id = $2`, [agentId, earlier.event_id]);
+    expect(await processed(agentId, later.event_id as string)).toBe('help');
+  });
+});
+
 describe('dialogue', () => {
   test('triggers, tolerant of case and punctuation, in both message_new shapes', async () => {
     const { agentId } = await connectedAgent();

@@ -427,6 +427,8 @@ export const socialEvents = pgTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     eventId: text('event_id').notNull(),
     type: text('type').notNull(),
+    /** The client the event is about (VK peer or user id): one client's events are handled oldest first, one at a time. */
+    clientKey: text('client_key'),
     payload: jsonb('payload').notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     processedAt: timestamp('processed_at', { withTimezone: true, mode: 'date' }),
@@ -439,6 +441,7 @@ export const socialEvents = pgTable(
   (t) => [
     primaryKey({ name: 'social_events_pk', columns: [t.agentId, t.eventId] }),
     index('social_events_pending_idx').on(t.receivedAt).where(sql`${t.processedAt} is null`),
+    index('social_events_client_pending_idx').on(t.agentId, t.clientKey, t.receivedAt).where(sql`${t.processedAt} is null`),
   ],
 );
 

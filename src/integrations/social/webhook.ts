@@ -48,6 +48,14 @@ function parsePayload(raw: unknown): ButtonPayload | null {
   return null;
 }
 
+/** The client an event is about: the peer of a message or press, the user of a consent change. */
+function clientOf(event: VkEvent): string | null {
+  const o = event.object ?? {};
+  const m = (o.message && typeof o.message === 'object' ? o.message : o) as Record<string, unknown>;
+  const id = m.peer_id ?? o.peer_id ?? o.user_id ?? m.from_id;
+  return typeof id === 'number' || typeof id === 'string' ? String(id).slice(0, 40) : null;
+}
+
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null);
 
 /** VK escapes a few characters in message text; the assistant reads what the client typed. */
@@ -120,6 +128,12 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
           eq(socialEvents.eventId, eventId),
           isNull(socialEvents.processedAt),
           or(isNull(socialEvents.lockedUntil), lt(socialEvents.lockedUntil, sql`now()`)),
+          // One client's events oldest first and one at a time, whichever instance holds them: an earlier
+          // one still open, or one in hand elsewhere, keeps this one waiting (the sweep comes back to it).
+          sql`not exists (select 1 from social_events o
+                           where o.agent_id = ${socialEvents.agentId} and o.client_key = ${socialEvents.clientKey}
+                             and o.event_id <> ${socialEvents.eventId} and o.processed_at is null
+                             and (o.received_at < ${socialEvents.receivedAt} or o.locked_until > now()))`,
         ),
       )
       .returning({ payload: socialEvents.payload, attempts: socialEvents.attempts });
@@ -145,14 +159,9 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
     }
   }
 
-  function clientKey(agentId: string, event: VkEvent): string {
-    const o = event.object ?? {};
-    const m = (o.message && typeof o.message === 'object' ? o.message : o) as Record<string, unknown>;
-    return `${agentId}:${String(m.peer_id ?? o.peer_id ?? o.user_id ?? m.from_id ?? '')}`;
-  }
 
   function processSoon(agentId: string, eventId: string, event: VkEvent) {
-    const key = clientKey(agentId, event);
+    const key = `${agentId}:${clientOf(event) ?? eventId}`;
     const previous = chains.get(key) ?? Promise.resolve();
     const work = previous.then(() => processEvent(agentId, eventId)).catch(() => {});
     chains.set(key, work);
@@ -200,7 +209,7 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
       const { secret: _, ...stored } = event;
       const inserted = await db
         .insert(socialEvents)
-        .values({ agentId, eventId: eventId.slice(0, 200), type: event.type.slice(0, 50), payload: stored })
+        .values({ agentId, eventId: eventId.slice(0, 200), type: event.type.slice(0, 50), clientKey: clientOf(event), payload: stored })
         .onConflictDoNothing()
         .returning({ eventId: socialEvents.eventId });
       if (inserted.length > 0) processSoon(agentId, eventId.slice(0, 200), event);

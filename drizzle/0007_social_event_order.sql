@@ -1,0 +1,2 @@
+ALTER TABLE "social_events" ADD COLUMN "client_key" text;--> statement-breakpoint
+CREATE INDEX "social_events_client_pending_idx" ON "social_events" USING btree ("agent_id","client_key","received_at") WHERE "social_events"."processed_at" is null;
