@@ -55,6 +55,18 @@ const envSchema = z.object({
   MODELS_CACHE_SECONDS: intFromEnv(1, 86_400).default(300),
   /** How often the booking integration refreshes its caches for agents with sync on (spec: 10 minutes). */
   BOOKING_SYNC_INTERVAL_SECONDS: intFromEnv(1, 86_400).default(600),
+  /** Where a shop's day starts: the date in order numbers ORD-<YYYYMMDD>-<n>. */
+  ORDER_TIME_ZONE: z
+    .string()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'expected an IANA time zone such as Europe/Moscow')
+    .default('Europe/Moscow'),
   /** Model of a new agent that names none (the form the gateway accepts: owner/model). */
   DEFAULT_AGENT_MODEL: z
     .string()
@@ -105,6 +117,7 @@ export interface Config {
   usageFlushMs: number;
   modelsCacheSeconds: number;
   bookingSyncIntervalSeconds: number;
+  orderTimeZone: string;
   defaultAgentModel: string;
   telegramTimeoutMs: number;
   outboxPollIntervalMs: number;
@@ -245,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       usageFlushMs: e.USAGE_FLUSH_MS,
       modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
       bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
+      orderTimeZone: e.ORDER_TIME_ZONE,
       defaultAgentModel: e.DEFAULT_AGENT_MODEL,
       telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
       outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,

@@ -7,6 +7,7 @@ import { startFakeVk, type FakeVk } from './fakes/vk';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { BOT, BOT_TOKEN, CHANNEL, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
 import { actionsOf, buttonsOf, CLIENT, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
+import { dayIn, formatOrderNumber } from '../src/integrations/messenger/notify';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
 setDefaultTimeout(30_000);
@@ -207,7 +208,7 @@ describe('the shop in the dialogue', () => {
     const [askPhone] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
     expect(askPhone!.message).toContain('телефон');
     const [order] = await sendAndWait(s.agentId, messageNew('+7 916 123-45-67'));
-    const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+    const day = dayIn(new Date(), 'Europe/Moscow').replace(/-/g, '');
     expect(order!.message).toContain(`ORD-${day}-0001`);
     expect(order!.message).toContain(`https://pay.example.ru/checkout?order=ORD-${day}-0001&sum=1400.00&cur=RUB`);
 
@@ -223,6 +224,12 @@ describe('the shop in the dialogue', () => {
     });
     const [empty] = await sendAndWait(s.agentId, messageEvent({ action: 'cart' }));
     expect(empty!.message).toContain('Корзина пуста');
+  });
+
+  test('order numbers carry the shop’s day: 22:30 UTC is already tomorrow in Moscow', () => {
+    const late = new Date('2026-11-20T22:30:00Z');
+    expect(formatOrderNumber(late, 7, 'Europe/Moscow')).toBe('ORD-20261121-0007');
+    expect(formatOrderNumber(late, 7)).toBe('ORD-20261120-0007');
   });
 
   test('50 concurrent check-outs: numbers 1…50 of the day, each once, no gaps', async () => {
@@ -243,7 +250,7 @@ describe('the shop in the dialogue', () => {
       return Number(row!.n) === 50;
     }, 15_000, 'fifty orders');
     const numbers = (await app.sql<{ number: string }>('select number from orders where agent_id = $1', [s.agentId])).map((r) => r.number);
-    const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+    const day = dayIn(new Date(), 'Europe/Moscow').replace(/-/g, '');
     expect(numbers.sort()).toEqual(Array.from({ length: 50 }, (_, i) => `ORD-${day}-${String(i + 1).padStart(4, '0')}`));
   });
 });

@@ -29,6 +29,7 @@ describe('configuration', () => {
     expect(config.telegramApiBaseUrl).toBe('https://api.telegram.org');
     expect(config.yclientsBaseUrl).toBe('https://api.yclients.com/api/v1');
     expect(config.bodyLimitBytes).toBe(10 * 1024 * 1024);
+    expect(config.orderTimeZone).toBe('Europe/Moscow');
   });
 
   test('token prices convert to exact nano-units', () => {
@@ -85,6 +86,8 @@ describe('configuration', () => {
     ['TOKEN_PRICE', '-1'],
     ['UPSTREAM_BASE_URL', 'not a url'],
     ['BODY_LIMIT_BYTES', '12kb'],
+    ['ORDER_TIME_ZONE', 'Mars/Olympus'],
+    ['MODELS_CACHE_SECONDS', '0'],
   ])('a bad %s (%s) stops start-up naming the variable', (name, value) => {
     expect(() => loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), [name]: value })).toThrow(new RegExp(name));
   });

@@ -16,10 +16,10 @@ export function createCommerce(deps: {
   logger: Logger;
   outbox: OutboxWorker;
   notifier: Notifier;
-  config: Pick<Config, 'publicBaseUrl'>;
+  config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone'>;
 }) {
   const catalog = createCatalog(deps.db);
-  const orders = createOrders(deps.db);
+  const orders = createOrders(deps.db, deps.config.orderTimeZone);
   const settings = createCommerceSettings({ db: deps.db, box: deps.box, publicBaseUrl: deps.config.publicBaseUrl });
   const payments = createPaymentWebhook({ db: deps.db, settings, notifier: deps.notifier, outbox: deps.outbox, logger: deps.logger });
   return { catalog, orders, settings, payments };

@@ -1,6 +1,6 @@
 // Carts of dialogue clients, orders made from them, and the owner's view of orders.
 //
-// Order numbers are ORD-<YYYYMMDD>-<sequence>, the sequence counted per agent and (UTC) day. The counter
+// Order numbers are ORD-<YYYYMMDD>-<sequence>, the sequence counted per agent and day (in ORDER_TIME_ZONE). The counter
 // row is incremented in the transaction that inserts the order: concurrent checkouts queue on its row
 // lock, and a rolled-back checkout takes its increment with it, so numbers are unique and gap-free.
 import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
@@ -10,7 +10,7 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { cartItems, orderCounters, orders, products } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { formatOrderNumber } from '../integrations/messenger/notify';
+import { dayIn, formatOrderNumber } from '../integrations/messenger/notify';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Per product and cart: more is a wholesale order, for a person to handle. */
@@ -76,7 +76,8 @@ export function paymentLinkFor(template: string, order: { id: string; number: st
     .replaceAll('{currency}', encodeURIComponent(order.currency));
 }
 
-export function createOrders(db: Database) {
+/** `timeZone`: where the shop's day starts, for the date in order numbers (ORDER_TIME_ZONE). */
+export function createOrders(db: Database, timeZone: string) {
   async function cart(executor: Executor, dialogueId: string): Promise<CartLine[]> {
     const rows = await executor
       .select({
@@ -139,13 +140,13 @@ export function createOrders(db: Database) {
       const currency = lines[0]!.currency;
       if (lines.some((l) => l.currency !== currency)) throw new AppError('invalid_request_error', errorMessages.cartMixedCurrencies);
       const now = input.now ?? new Date();
-      const day = now.toISOString().slice(0, 10);
+      const day = dayIn(now, timeZone);
       const [counter] = await tx
         .insert(orderCounters)
         .values({ agentId: input.agentId, day, last: 1 })
         .onConflictDoUpdate({ target: [orderCounters.agentId, orderCounters.day], set: { last: sql`${orderCounters.last} + 1` } })
         .returning({ last: orderCounters.last });
-      const number = formatOrderNumber(now, counter!.last);
+      const number = formatOrderNumber(now, counter!.last, timeZone);
       const items = lines.map((l) => ({ productId: l.productId, title: l.title, priceMinor: l.priceMinor, quantity: l.quantity }));
       const totalMinor = items.reduce((sum, i) => sum + i.priceMinor * i.quantity, 0);
       const id = crypto.randomUUID();

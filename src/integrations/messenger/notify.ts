@@ -26,10 +26,16 @@ interface MessengerPayload {
 
 export const ORDER_NUMBER = /^ORD-\d{8}-\d+$/;
 
-/** ORD-<YYYYMMDD>-<sequence>, the date in UTC, the sequence at least four digits. */
-export function formatOrderNumber(date: Date, sequence: number): string {
+/** The calendar day (YYYY-MM-DD) of an instant in an IANA time zone. */
+export function dayIn(date: Date, timeZone: string): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+}
+
+/** ORD-<YYYYMMDD>-<sequence>, the date in `timeZone` (UTC unless given), the sequence at least four digits. */
+export function formatOrderNumber(date: Date, sequence: number, timeZone = 'UTC'): string {
   if (!Number.isSafeInteger(sequence) || sequence < 1) throw new Error('order sequence must be a positive integer');
-  const day = date.toISOString().slice(0, 10).replace(/-/g, '');
+  const day = dayIn(date, timeZone).replace(/-/g, '');
   return `ORD-${day}-${String(sequence).padStart(4, '0')}`;
 }
 
