@@ -1,29 +1,31 @@
 // The dashboard page in a real browser (Debian's chromium, driven by playwright-core) against the real
 // app, the fake model upstream and the fake YCLIENTS: what a user clicks, reads and gets back.
 // Screenshots of the main screens go to test-artifacts/screens/.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { existsSync, statSync } from 'node:fs';
 import OpenAI from 'openai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ensureWebBuilt } from '../scripts/build-web';
+import type { Browser, Page } from 'playwright-core';
 import { formatMoney } from '../web/src/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from './fakes/yclients';
 import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import {
+  browserDescribe,
+  buildPage,
+  DESKTOP,
+  FLOW_TIMEOUT_MS,
+  horizontalOverflow,
+  launchChromium,
+  openPage,
+  PHONE,
+  prepareScreens,
+  screenPath,
+  sessionToken,
+  SETUP_TIMEOUT_MS,
+} from './helpers/browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENS_DIR = fileURLToPath(new URL('../test-artifacts/screens/', import.meta.url));
-/** Per browser test: each drives several screens; the preload's default does not reach every run. */
-const FLOW_TIMEOUT_MS = 60_000;
 const SCREENS = ['login', 'overview', 'keys', 'agents', 'agent', 'agent-phone'] as const;
-
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(`web.test.ts: ${CHROMIUM} не найден — тесты панели в браузере пропущены. Установите: apt-get install -y chromium (.ci/run делает это сам).`);
-}
-const browserSuite = hasChromium ? describe : describe.skip;
+const browserSuite = browserDescribe('web.test.ts');
 
 const PARTNER = 'partner-token-web-7c1d';
 const LOGIN = 'admin@salon.example';
@@ -45,51 +47,26 @@ let upstream: FakeUpstream;
 let yc: FakeYclients;
 let app: TestApp;
 let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 const user = { email: uniqueEmail('web'), password: 'web-secret-1' };
 
-const shot = (name: (typeof SCREENS)[number]) => page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
+const shot = (name: (typeof SCREENS)[number]) => page.screenshot({ path: screenPath(name), fullPage: true });
 const appUrl = (path: string) => `${app.url}/app${path}`;
-
-async function jwt(): Promise<string> {
-  const raw = await page.evaluate(() => localStorage.getItem('conduit.session'));
-  return (JSON.parse(raw!) as { token: string }).token;
-}
+const jwt = () => sessionToken(page);
 
 browserSuite('dashboard page in chromium', () => {
   beforeAll(async () => {
-    // From a clean clone the page is not built yet: typecheck + Vite build, once. With `types`, a server
-    // change the page's types rest on rebuilds too, so a server type the page no longer fits fails here.
-    await ensureWebBuilt(() => {}, { types: true });
-    rmSync(SCREENS_DIR, { recursive: true, force: true });
-    mkdirSync(SCREENS_DIR, { recursive: true });
+    // From a clean clone the page is not built yet: typecheck + Vite build, once.
+    await buildPage();
+    prepareScreens(SCREENS);
     upstream = await startFakeUpstream();
     yc = await startFakeYclients();
     yc.addCompany(company);
     app = await startTestApp({ env: { UPSTREAM_BASE_URL: upstream.url, YCLIENTS_BASE_URL: yc.url } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // launch() gives every run a fresh temporary profile; the flags keep chromium off the network
-      // and away from the sandbox and GPU this environment lacks.
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'ru-RU' });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-  }, 240_000);
+    browser = await launchChromium();
+    ({ page, pageErrors } = await openPage(browser));
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();
@@ -253,13 +230,12 @@ browserSuite('dashboard page in chromium', () => {
     expect(await specialists.locator('input[data-role="internal"]').inputValue()).toBe('maria');
     await shot('agent');
 
-    await page.setViewportSize({ width: 390, height: 844 });
+    await page.setViewportSize(PHONE);
     await page.evaluate(() => window.scrollTo(0, 0));
     // Phone width: nothing wider than the screen.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(SCREENS_DIR, 'agent-phone.png') });
-    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: screenPath('agent-phone') });
+    await page.setViewportSize(DESKTOP);
 
     await page.getByRole('link', { name: '← Все агенты' }).click();
     await page.getByRole('link', { name: 'Салон «Ромашка»' }).waitFor();
@@ -300,7 +276,7 @@ browserSuite('dashboard page in chromium', () => {
 
   test('screenshots of the main screens are saved, and the page raised no errors', () => {
     for (const name of SCREENS) {
-      const file = join(SCREENS_DIR, `${name}.png`);
+      const file = screenPath(name);
       expect(existsSync(file)).toBe(true);
       expect(statSync(file).size).toBeGreaterThan(1000);
     }

@@ -10,35 +10,10 @@ import { commerceSettings } from '../db/schema';
 import { isUuid } from '../accounts/service';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import type { commerceSettingsInput, CommerceSettingsView } from './settings-input';
 
-export const commerceSettingsInput = z.object({
-  paymentLinkTemplate: z
-    .string({ error: errorMessages.paymentLinkTemplate })
-    .trim()
-    .max(1000)
-    .refine((v) => {
-      try {
-        const url = new URL(v.replaceAll(/\{(orderNumber|orderId|amount|currency)\}/g, 'x'));
-        return url.protocol === 'https:' && /\{(orderNumber|orderId)\}/.test(v);
-      } catch {
-        return false;
-      }
-    }, errorMessages.paymentLinkTemplate),
-  /** A new secret: the notification URL changes and the old one stops working. */
-  rotateWebhookSecret: z.boolean().default(false),
-});
-
-export const commerceSettingsView = z.object({
-  configured: z.boolean(),
-  paymentLinkTemplate: z.string().nullable(),
-  /** With the secret masked. */
-  webhookUrl: z.string().nullable(),
-  /** The full notification URL, only in the answer that created its secret: copy it now. */
-  webhookUrlWithSecret: z.string().optional(),
-  updatedAt: z.string().nullable(),
-});
-
-export type CommerceSettingsView = z.infer<typeof commerceSettingsView>;
+export { commerceSettingsInput, commerceSettingsView } from './settings-input';
+export type { CommerceSettingsView } from './settings-input';
 
 export function paymentWebhookUrl(publicBaseUrl: string, agentId: string, secret: string): string {
   return `${publicBaseUrl}/api/v1/commerce/webhook/${agentId}?token=${secret}`;

@@ -1,5 +1,6 @@
 // Russian labels the page uses in more than one place.
 import type { AgentType } from '../../src/agents/fields';
+import type { OrderStatus } from '../../src/commerce/orders';
 
 export const agentTypeLabels: Record<AgentType, string> = {
   creator: 'Креатор (контент и общение)',
@@ -20,4 +21,10 @@ export const usageStatusLabels: Partial<Record<string, string>> = {
   upstream_timeout: 'Модель не ответила',
   upstream_rejected: 'Модель отклонила',
   upstream_dropped: 'Ответ оборван',
+};
+
+export const orderStatusLabels: Record<OrderStatus, string> = {
+  pending: 'Ожидает оплаты',
+  paid: 'Оплачен',
+  cancelled: 'Отменён',
 };

@@ -1,5 +1,6 @@
 // One agent: its own settings (name, prompt, model; the type is fixed), and the settings of each
-// integration its type allows: VK community and Telegram for all, YCLIENTS for Service agents.
+// integration its type allows: VK community and Telegram for all, YCLIENTS for Service agents, the shop
+// (payments, catalog, orders) for E-commerce agents.
 import { useEffect, useState, type FormEvent } from 'react';
 import { agentPatchInput } from '../../../src/agents/fields';
 import { api, type Outputs } from '../api';
@@ -8,6 +9,7 @@ import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { BookingSettings } from '../integrations/Booking';
 import { MessengerSettings } from '../integrations/Messenger';
+import { Shop } from '../integrations/Shop';
 import { SocialSettings } from '../integrations/Social';
 import { Link, navigate } from '../router';
 import { agentTypeLabels } from '../texts';
@@ -104,6 +106,7 @@ export function AgentPage({ id }: { id: string }) {
       </section>
 
       {agent.type === 'service' ? <BookingSettings agentId={agent.id} /> : null}
+      {agent.type === 'ecommerce' ? <Shop agentId={agent.id} /> : null}
       <SocialSettings agentId={agent.id} />
       <MessengerSettings agentId={agent.id} />
 

@@ -1,0 +1,33 @@
+// An E-commerce agent's shop settings as its owner sends and reads them: zod only, so the dashboard page
+// checks its form with the schema the API applies (settings.ts re-exports it for the server).
+import { z } from 'zod';
+import { errorMessages } from '../http/messages';
+
+export const commerceSettingsInput = z.object({
+  paymentLinkTemplate: z
+    .string({ error: errorMessages.paymentLinkTemplate })
+    .trim()
+    .max(1000)
+    .refine((v) => {
+      try {
+        const url = new URL(v.replaceAll(/\{(orderNumber|orderId|amount|currency)\}/g, 'x'));
+        return url.protocol === 'https:' && /\{(orderNumber|orderId)\}/.test(v);
+      } catch {
+        return false;
+      }
+    }, errorMessages.paymentLinkTemplate),
+  /** A new secret: the notification URL changes and the old one stops working. */
+  rotateWebhookSecret: z.boolean().default(false),
+});
+
+export const commerceSettingsView = z.object({
+  configured: z.boolean(),
+  paymentLinkTemplate: z.string().nullable(),
+  /** With the secret masked. */
+  webhookUrl: z.string().nullable(),
+  /** The full notification URL, only in the answer that created its secret: copy it now. */
+  webhookUrlWithSecret: z.string().optional(),
+  updatedAt: z.string().nullable(),
+});
+
+export type CommerceSettingsView = z.infer<typeof commerceSettingsView>;

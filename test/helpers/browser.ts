@@ -1,0 +1,89 @@
+// The dashboard page in a real browser: Debian's chromium driven by playwright-core, against the real app.
+// Shared by the browser test files; each starts its own app and browser.
+import { describe } from 'bun:test';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ensureWebBuilt } from '../../scripts/build-web';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENS_DIR = fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
+/** Per browser test: each drives several screens; the preload's default does not reach every run. */
+export const FLOW_TIMEOUT_MS = 60_000;
+/** For beforeAll: a clean clone typechecks and builds the page first. */
+export const SETUP_TIMEOUT_MS = 240_000;
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+export const hasChromium = existsSync(CHROMIUM);
+
+/** `describe`, or `describe.skip` with a warning saying how to get chromium when it is missing. */
+export function browserDescribe(file: string): typeof describe | typeof describe.skip {
+  if (hasChromium) return describe;
+  console.warn(`${file}: ${CHROMIUM} не найден — тесты панели в браузере пропущены. Установите: apt-get install -y chromium (.ci/run делает это сам).`);
+  return describe.skip;
+}
+
+/**
+ * Builds the page when stale. With `types`, a server change the page's types rest on rebuilds too, so a
+ * server type the page no longer fits fails here.
+ */
+export async function buildPage(): Promise<void> {
+  await ensureWebBuilt(() => {}, { types: true });
+}
+
+/** Removes this file's old screenshots (only these: other browser test files keep theirs) and makes the folder. */
+export function prepareScreens(names: readonly string[]): void {
+  mkdirSync(SCREENS_DIR, { recursive: true });
+  for (const name of names) rmSync(screenPath(name), { force: true });
+}
+
+export const screenPath = (name: string) => join(SCREENS_DIR, `${name}.png`);
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // launch() gives every run a fresh temporary profile; the flags keep chromium off the network
+    // and away from the sandbox and GPU this environment lacks.
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface BrowserPage {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors the page raised: a test ends by expecting none. */
+  pageErrors: string[];
+}
+
+/** A Russian-locale desktop page whose uncaught errors are collected. */
+export async function openPage(browser: Browser): Promise<BrowserPage> {
+  const context = await browser.newContext({ viewport: DESKTOP, locale: 'ru-RU' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { context, page, pageErrors };
+}
+
+/** The JWT of the page's session, for API calls that check what the page did. */
+export async function sessionToken(page: Page): Promise<string> {
+  const raw = await page.evaluate(() => localStorage.getItem('conduit.session'));
+  return (JSON.parse(raw!) as { token: string }).token;
+}
+
+/** How far the page is wider than the window (0 or less: nothing to scroll sideways). */
+export function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}

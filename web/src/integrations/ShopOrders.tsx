@@ -1,0 +1,220 @@
+// Orders of an E-commerce agent, newest first, filtered by status and paged; one order opens with its
+// items (a snapshot taken at checkout: later catalog edits do not change it).
+import { useEffect, useId, useRef, useState } from 'react';
+import type { OrderStatus } from '../../../src/commerce/orders';
+import { api, type Outputs } from '../api';
+import { Pager, useCursorPages } from '../components/Pager';
+import { Button, ErrorText, Loading } from '../components/ui';
+import { formatDateTime, formatInt } from '../format';
+import { useQuery } from '../hooks';
+import { formatPrice } from '../price';
+import { orderStatusLabels } from '../texts';
+
+type Order = Outputs['commerce']['getOrder'];
+
+const PAGE_SIZE = 20;
+const STATUS_BADGE: Record<OrderStatus, string> = { pending: 'badge', paid: 'badge badge-ok', cancelled: 'badge badge-off' };
+
+const StatusBadge = ({ status }: { status: OrderStatus }) => <span className={STATUS_BADGE[status]}>{orderStatusLabels[status]}</span>;
+
+function OrderDetails({ agentId, orderId, onClose }: { agentId: string; orderId: string; onClose(): void }) {
+  const order = useQuery(() => api.commerce.getOrder.query({ agentId, orderId }), [agentId, orderId]);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const headingId = useId();
+  const o: Order | undefined = order.data?.id === orderId ? order.data : undefined;
+  useEffect(() => heading.current?.focus(), [orderId, Boolean(o)]);
+
+  return (
+    <div className="order-details" role="region" aria-labelledby={headingId} data-testid="order-details">
+      <div className="section-head">
+        <h4 id={headingId} ref={heading} tabIndex={-1}>
+          {o ? `Заказ ${o.number}` : 'Заказ'}
+        </h4>
+        <Button variant="secondary" onClick={onClose}>
+          Закрыть заказ
+        </Button>
+      </div>
+      {order.loading && !o ? <Loading text="Загружаем заказ…" /> : null}
+      <ErrorText error={order.error} />
+      {o ? (
+        <>
+          <dl className="facts">
+            <div>
+              <dt>Статус</dt>
+              <dd>
+                <StatusBadge status={o.status} />
+              </dd>
+            </div>
+            <div>
+              <dt>Оформлен</dt>
+              <dd>{formatDateTime(o.createdAt)}</dd>
+            </div>
+            {o.paidAt ? (
+              <div>
+                <dt>Оплачен</dt>
+                <dd>{formatDateTime(o.paidAt)}</dd>
+              </div>
+            ) : null}
+            <div>
+              <dt>Телефон клиента</dt>
+              <dd>{o.clientPhone ?? '—'}</dd>
+            </div>
+            {o.paymentId ? (
+              <div>
+                <dt>Платёж</dt>
+                <dd>
+                  <code>{o.paymentId}</code>
+                </dd>
+              </div>
+            ) : null}
+          </dl>
+          <div className="table-wrap">
+            <table className="stack-table" data-testid="order-items">
+              <thead>
+                <tr>
+                  <th scope="col">Товар</th>
+                  <th scope="col" className="num">
+                    Цена
+                  </th>
+                  <th scope="col" className="num">
+                    Кол-во
+                  </th>
+                  <th scope="col" className="num">
+                    Сумма
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {o.items.map((item) => (
+                  <tr key={item.productId}>
+                    <td data-label="Товар">{item.title}</td>
+                    <td data-label="Цена" className="num">
+                      {formatPrice(item.priceMinor, o.currency)}
+                    </td>
+                    <td data-label="Кол-во" className="num">
+                      {formatInt(item.quantity)}
+                    </td>
+                    <td data-label="Сумма" className="num">
+                      {formatPrice(item.priceMinor * item.quantity, o.currency)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row" colSpan={3}>
+                    Итого
+                  </th>
+                  <td className="num" data-label="Итого" data-testid="order-total">
+                    {formatPrice(o.totalMinor, o.currency)}
+                  </td>
+                </tr>
+              </tfoot>
+            </table>
+          </div>
+          <p className="hint">
+            Ссылка на оплату:{' '}
+            <a href={o.paymentLink} target="_blank" rel="noreferrer noopener">
+              <code>{o.paymentLink}</code>
+            </a>
+          </p>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+export function ShopOrders({ agentId }: { agentId: string }) {
+  const [status, setStatus] = useState<OrderStatus | ''>('');
+  const pages = useCursorPages();
+  const list = useQuery(
+    async () => ({ status, ...(await api.commerce.listOrders.query({ agentId, limit: PAGE_SIZE, cursor: pages.cursor, status: status || undefined })) }),
+    [agentId, pages.cursor, status],
+  );
+  const [openId, setOpenId] = useState<string | null>(null);
+  const filterId = useId();
+  // While another filter's answer is on its way, the previous filter's orders are not shown as if they matched.
+  const current = list.data?.status === status ? list.data : undefined;
+  const orders = current?.orders ?? [];
+
+  return (
+    <section className="shop-part" aria-labelledby="shop-orders-title" data-testid="shop-orders">
+      <div className="section-head">
+        <h3 id="shop-orders-title">Заказы</h3>
+        <div className="filter">
+          <label htmlFor={filterId}>Статус</label>
+          <select
+            id={filterId}
+            name="orderStatus"
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value as OrderStatus | '');
+              pages.reset();
+            }}
+          >
+            <option value="">Все</option>
+            {(Object.keys(orderStatusLabels) as OrderStatus[]).map((s) => (
+              <option key={s} value={s}>
+                {orderStatusLabels[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <Button variant="secondary" onClick={list.reload} disabled={list.loading}>
+          Обновить
+        </Button>
+      </div>
+
+      <ErrorText error={list.error} />
+      {list.loading ? <Loading text="Загружаем заказы…" /> : null}
+      {current && !list.loading && orders.length === 0 ? (
+        <p className="muted">{status ? `Заказов со статусом «${orderStatusLabels[status]}» нет.` : 'Заказов пока нет.'}</p>
+      ) : null}
+      {orders.length > 0 ? (
+        <div className="table-wrap">
+          <table className="stack-table" data-testid="orders-table" aria-busy={list.loading}>
+            <thead>
+              <tr>
+                <th scope="col">Номер</th>
+                <th scope="col">Дата</th>
+                <th scope="col" className="num">
+                  Сумма
+                </th>
+                <th scope="col">Статус</th>
+                <th scope="col">Телефон клиента</th>
+              </tr>
+            </thead>
+            <tbody>
+              {orders.map((order) => (
+                <tr key={order.id} data-order-id={order.id} className={openId === order.id ? 'row-open' : undefined}>
+                  <td data-label="Номер">
+                    <button
+                      type="button"
+                      className="link-button"
+                      aria-expanded={openId === order.id}
+                      aria-label={`Заказ ${order.number}: состав`}
+                      onClick={() => setOpenId(openId === order.id ? null : order.id)}
+                    >
+                      {order.number}
+                    </button>
+                  </td>
+                  <td data-label="Дата">{formatDateTime(order.createdAt)}</td>
+                  <td data-label="Сумма" className="num">
+                    {formatPrice(order.totalMinor, order.currency)}
+                  </td>
+                  <td data-label="Статус">
+                    <StatusBadge status={order.status} />
+                  </td>
+                  <td data-label="Телефон">{order.clientPhone ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager pages={pages} nextCursor={current?.nextCursor} loading={list.loading} label="Страницы заказов" />
+
+      {openId ? <OrderDetails agentId={agentId} orderId={openId} onClose={() => setOpenId(null)} /> : null}
+    </section>
+  );
+}
