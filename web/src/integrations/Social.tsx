@@ -11,6 +11,15 @@ import { check, type FieldErrors } from '../validate';
 
 type View = Outputs['social']['getSettings'];
 
+/** VK's callback server statuses (groups.getCallbackServers), in the owner's words. */
+const SERVER_STATUS: Record<string, string> = {
+  ok: 'адрес подтверждён ВКонтакте',
+  wait: 'ВКонтакте проверяет адрес',
+  failed: 'ВКонтакте не смог подтвердить адрес',
+  unconfigured: 'адрес ещё не подтверждён',
+};
+const serverStatus = (status: string) => SERVER_STATUS[status] ?? `статус ВКонтакте: ${status}`;
+
 export function SocialSettings({ agentId }: { agentId: string }) {
   const settings = useQuery(() => api.social.getSettings.query({ agentId }), [agentId]);
   const [view, setView] = useState<View | undefined>();
@@ -176,8 +185,8 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 Подключить webhook в сообществе
               </Button>
               {webhookResult ? (
-                <span className="success" role="status">
-                  Сервер №{webhookResult.serverId} подключён, статус: {webhookResult.status}
+                <span className={webhookResult.status === 'failed' ? 'error' : 'success'} role="status">
+                  Сервер №{webhookResult.serverId} подключён: {serverStatus(webhookResult.status)}
                 </span>
               ) : null}
             </div>
