@@ -249,6 +249,31 @@ describe('callback endpoint', () => {
   });
 });
 
+describe('retention', () => {
+  test('handled events older than 7 days and dialogue turns older than 90 days are pruned; newer ones stay', async () => {
+    const { agentId } = await connectedAgent();
+    await sendAndWait(agentId, messageNew('Привет'));
+    const [dialogue] = await app.sql<{ id: string }>('select id from dialogues where agent_id = $1', [agentId]);
+    await app.sql(`insert into dialogue_messages (dialogue_id, role, content, created_at) values ($1, 'user', 'давно', now() - interval '91 days')`, [dialogue!.id]);
+    await app.sql(
+      `insert into social_events (agent_id, event_id, type, payload, received_at, processed_at, outcome)
+       values ($1, 'old-event', 'message_new', '{}', now() - interval '8 days', now() - interval '8 days', 'menu'),
+              ($1, 'old-unhandled', 'message_new', '{}', now() - interval '8 days', null, null)`,
+      [agentId],
+    );
+    // The unhandled old one must not be handled by a sweep while this test looks: give it a live lease.
+    await app.sql(`update social_events set locked_until = now() + interval '1 hour' where event_id = 'old-unhandled'`);
+    await app.instance.services.social.webhook.prune();
+    const turns = await app.sql<{ content: string }>('select content from dialogue_messages where dialogue_id = $1 order by id', [dialogue!.id]);
+    expect(turns.map((t) => t.content)).not.toContain('давно');
+    expect(turns.length).toBeGreaterThanOrEqual(2);
+    const events = await app.sql<{ event_id: string }>('select event_id from social_events where agent_id = $1', [agentId]);
+    expect(events.map((e) => e.event_id)).not.toContain('old-event');
+    expect(events.map((e) => e.event_id)).toContain('old-unhandled');
+    await app.sql(`delete from social_events where event_id = 'old-unhandled'`);
+  });
+});
+
 describe('order of one client’s events', () => {
   test('an event waits while an earlier one of the same client is open (e.g. in another instance’s hands); other clients do not wait', async () => {
     const { agentId } = await connectedAgent();

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { socialEvents } from '../../db/schema';
+import { dialogueMessages, socialEvents } from '../../db/schema';
 import { readBodyText } from '../../http/body';
 import { AppError, errorResponse } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
@@ -23,6 +23,9 @@ import type { SocialSettings } from './settings';
 const LEASE_SECONDS = 300;
 const MAX_HANDLING_ATTEMPTS = 5;
 const INBOX_RETENTION = '7 days';
+/** Turns of a dialogue are kept this long: the model reads the last 20, nobody reads older ones. */
+const DIALOGUE_RETENTION = '90 days';
+const PRUNE_EVERY_MS = 10 * 60_000;
 const MAX_EVENT_BYTES = 256 * 1024;
 
 const text = (body: string, status = 200) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
@@ -77,6 +80,7 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
   const inFlight = new Set<Promise<void>>();
   /** Per client: the tail of its chain of handlings, so its events are handled in order. */
   const chains = new Map<string, Promise<void>>();
+  let lastPrune = 0;
 
   async function handleEvent(agentId: string, event: VkEvent): Promise<string> {
     const object = event.object ?? {};
@@ -160,6 +164,14 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
   }
 
 
+  /** Drops handled events past the inbox retention and dialogue turns past theirs. */
+  async function prune(): Promise<void> {
+    await db
+      .delete(socialEvents)
+      .where(and(isNotNull(socialEvents.processedAt), lt(socialEvents.receivedAt, sql`now() - ${INBOX_RETENTION}::interval`)));
+    await db.delete(dialogueMessages).where(lt(dialogueMessages.createdAt, sql`now() - ${DIALOGUE_RETENTION}::interval`));
+  }
+
   function processSoon(agentId: string, eventId: string, event: VkEvent) {
     const key = `${agentId}:${clientOf(event) ?? eventId}`;
     const previous = chains.get(key) ?? Promise.resolve();
@@ -226,11 +238,15 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         .limit(100);
       for (const row of pending) processSoon(row.agentId, row.eventId, row.payload as VkEvent);
       await Promise.allSettled([...inFlight]);
-      await db
-        .delete(socialEvents)
-        .where(and(isNotNull(socialEvents.processedAt), lt(socialEvents.receivedAt, sql`now() - ${INBOX_RETENTION}::interval`)));
+      // Pruning scans old rows: every few minutes is plenty, not every sweep.
+      if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
+        lastPrune = Date.now();
+        await prune();
+      }
       return pending.length;
     },
+
+    prune,
 
     /** Waits for handling already started (graceful shutdown). */
     async drain(): Promise<void> {
