@@ -18,6 +18,7 @@ import {
   openPage,
   PHONE,
   prepareScreens,
+  registerThroughPage,
   screenPath,
   sessionToken,
   SETUP_TIMEOUT_MS,
@@ -61,11 +62,7 @@ browserSuite('the VK and Telegram sections of the agent page in chromium', () =>
   });
 
   test('VK: settings masked, connection checked, code fetched, webhook registered; Telegram: bad token refused, bot saved, channel checked', async () => {
-    await page.goto(`${app.url}/app/register`);
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Пароль').fill(user.password);
-    await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
-    await page.waitForURL(`${app.url}/app/`);
+    await registerThroughPage(page, app.url, user);
 
     await page.getByRole('link', { name: 'Агенты' }).click();
     await page.getByLabel('Имя').fill(COMMUNITY);

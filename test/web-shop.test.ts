@@ -16,6 +16,7 @@ import {
   openPage,
   PHONE,
   prepareScreens,
+  registerThroughPage,
   screenPath,
   sessionToken,
   SETUP_TIMEOUT_MS,
@@ -46,11 +47,7 @@ browserSuite('the shop of an E-commerce agent in chromium', () => {
   });
 
   test('payment settings with the one-time URL, products added and imported, orders filtered and opened', async () => {
-    await page.goto(`${app.url}/app/register`);
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Пароль').fill(user.password);
-    await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
-    await page.waitForURL(`${app.url}/app/`);
+    await registerThroughPage(page, app.url, user);
 
     await page.getByRole('link', { name: 'Агенты' }).click();
     await page.getByLabel('Имя').fill('Магазин «Лён»');

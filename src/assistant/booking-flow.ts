@@ -5,7 +5,7 @@ import type { Database } from '../db/client';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
 import type { BookingService, BookableService, FreeSlot, Specialist } from '../integrations/booking/service';
-import { normalisePhone } from '../integrations/booking/service';
+import { normalisePhone } from '../phone';
 import type { BookingSettings } from '../integrations/booking/settings';
 import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
 import type { DialogueRow, Flow, Say, SetFlow } from './dialogue';

@@ -11,7 +11,7 @@ import { AppError } from '../http/errors';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Escalations } from '../integrations/messenger/escalations';
-import { normalisePhone } from '../integrations/booking/service';
+import { normalisePhone } from '../phone';
 import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';

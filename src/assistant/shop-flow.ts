@@ -8,7 +8,7 @@ import type { CommerceSettings } from '../commerce/settings';
 import type { Database } from '../db/client';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
-import { normalisePhone } from '../integrations/booking/service';
+import { normalisePhone } from '../phone';
 import { formatAmount } from '../integrations/messenger/notify';
 import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
 import type { DialogueRow, Flow, Say, SetFlow } from './dialogue';

@@ -87,3 +87,12 @@ export async function sessionToken(page: Page): Promise<string> {
 export function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
+
+/** Registers through the page's own form and waits for the overview: the start of every flow after login. */
+export async function registerThroughPage(page: Page, baseUrl: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${baseUrl}/app/register`);
+  await page.getByLabel('E-mail').fill(user.email);
+  await page.getByLabel('Пароль').fill(user.password);
+  await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
+  await page.waitForURL(`${baseUrl}/app/`);
+}

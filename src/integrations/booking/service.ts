@@ -17,6 +17,7 @@ import type { BookingCache } from './cache';
 import type { YclientsClient, YclientsService, YclientsStaff } from './client';
 import { YclientsApiError } from './client';
 import { bookingFailure } from './errors';
+import { normalisePhone } from '../../phone';
 import { USER_TOKEN_KEY, type BookingSettings, type OpenBookingSettings } from './settings';
 
 export interface Specialist {
@@ -83,12 +84,6 @@ function localDate(datetime: string): string {
   return datetime.slice(0, 10);
 }
 
-/** YCLIENTS wants digits only; a Russian 8XXXXXXXXXX is the same number as 7XXXXXXXXXX. */
-export function normalisePhone(raw: string): string | null {
-  const digits = raw.replace(/\D/g, '');
-  const phone = digits.length === 11 && digits.startsWith('8') ? `7${digits.slice(1)}` : digits;
-  return phone.length >= 10 && phone.length <= 15 ? phone : null;
-}
 
 function invert(mapping: Record<string, number>): Map<number, string> {
   const byExternal = new Map<number, string>();

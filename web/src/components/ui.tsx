@@ -36,6 +36,42 @@ export function Button({ pending = false, pendingText, variant = 'primary', chil
   );
 }
 
+/**
+ * The foot of a form: its submit button (busy while the request runs), a success line once it went
+ * through, and the API's error under it.
+ */
+export function SubmitRow({
+  label,
+  pending,
+  pendingText = 'Сохраняем…',
+  done,
+  doneText = 'Сохранено',
+  error,
+}: {
+  label: string;
+  pending: boolean;
+  pendingText?: string;
+  done: boolean;
+  doneText?: ReactNode;
+  error: ApiError | string | undefined;
+}) {
+  return (
+    <>
+      <div className="actions">
+        <Button type="submit" pending={pending} pendingText={pendingText}>
+          {label}
+        </Button>
+        {done ? (
+          <span className="success" role="status">
+            {doneText}
+          </span>
+        ) : null}
+      </div>
+      <ErrorText error={error} />
+    </>
+  );
+}
+
 export function Field({
   label,
   hint,

@@ -3,7 +3,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '../../../src/integrations/booking/settings-input';
 import { api, type Outputs } from '../api';
-import { Button, ErrorText, Field, Loading } from '../components/ui';
+import { Button, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
@@ -166,17 +166,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
             </div>
             <ErrorText error={fill.error} />
 
-            <div className="actions">
-              <Button type="submit" pending={save.pending} pendingText="Проверяем вход в YCLIENTS…">
-                Сохранить настройки YCLIENTS
-              </Button>
-              {saved ? (
-                <span className="success" role="status">
-                  Настройки сохранены, вход в YCLIENTS проверен
-                </span>
-              ) : null}
-            </div>
-            <ErrorText error={save.error} />
+            <SubmitRow label="Сохранить настройки YCLIENTS" pending={save.pending} pendingText="Проверяем вход в YCLIENTS…" done={saved} doneText="Настройки сохранены, вход в YCLIENTS проверен" error={save.error} />
           </form>
         </>
       ) : null}

@@ -3,7 +3,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { messengerSettingsInput } from '../../../src/integrations/messenger/settings-input';
 import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading } from '../components/ui';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
@@ -97,17 +97,7 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
                 {(props) => <input {...props} name="channelId" value={channelId} onChange={(e) => setChannelId(e.target.value)} />}
               </Field>
             </div>
-            <div className="actions">
-              <Button type="submit" pending={save.pending} pendingText="Проверяем бота…">
-                Сохранить настройки Telegram
-              </Button>
-              {saved ? (
-                <span className="success" role="status">
-                  Сохранено
-                </span>
-              ) : null}
-            </div>
-            <ErrorText error={save.error} />
+            <SubmitRow label="Сохранить настройки Telegram" pending={save.pending} pendingText="Проверяем бота…" done={saved} error={save.error} />
           </form>
           <div className="tool">
             <div className="actions">

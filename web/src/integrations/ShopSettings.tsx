@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { commerceSettingsInput } from '../../../src/commerce/settings-input';
 import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading } from '../components/ui';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
@@ -121,17 +121,7 @@ export function ShopSettings({ agentId }: { agentId: string }) {
                 Сменить секрет уведомлений (старый адрес перестанет работать)
               </label>
             ) : null}
-            <div className="actions">
-              <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
-                Сохранить настройки оплаты
-              </Button>
-              {saved ? (
-                <span className="success" role="status">
-                  Настройки оплаты сохранены
-                </span>
-              ) : null}
-            </div>
-            <ErrorText error={save.error} />
+            <SubmitRow label="Сохранить настройки оплаты" pending={save.pending} done={saved} doneText="Настройки оплаты сохранены" error={save.error} />
           </form>
         </>
       ) : null}

@@ -4,7 +4,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { checkConnectionInput, SECRET_KEY_MIN, socialSettingsInput } from '../../../src/integrations/social/settings-input';
 import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading } from '../components/ui';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
@@ -140,17 +140,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 {(props) => <input {...props} name="confirmationCode" value={confirmationCode} onChange={(e) => setConfirmationCode(e.target.value)} />}
               </Field>
             </div>
-            <div className="actions">
-              <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
-                Сохранить настройки ВКонтакте
-              </Button>
-              {saved ? (
-                <span className="success" role="status">
-                  Сохранено
-                </span>
-              ) : null}
-            </div>
-            <ErrorText error={save.error} />
+            <SubmitRow label="Сохранить настройки ВКонтакте" pending={save.pending} done={saved} error={save.error} />
           </form>
 
           <div className="tool">

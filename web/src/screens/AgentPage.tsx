@@ -4,7 +4,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { agentPatchInput } from '../../../src/agents/fields';
 import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, ErrorText, Field, Loading } from '../components/ui';
+import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { BookingSettings } from '../integrations/Booking';
@@ -55,17 +55,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
       <Field label="Модель" hint="Вида владелец/модель, например openai/gpt-4o-mini" error={errors.model}>
         {(props) => <input {...props} name="model" value={model} onChange={(e) => setModel(e.target.value)} />}
       </Field>
-      <div className="actions">
-        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
-          Сохранить агента
-        </Button>
-        {saved ? (
-          <span className="success" role="status">
-            Сохранено
-          </span>
-        ) : null}
-      </div>
-      <ErrorText error={save.error} />
+      <SubmitRow label="Сохранить агента" pending={save.pending} done={saved} error={save.error} />
     </form>
   );
 }
