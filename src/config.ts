@@ -86,6 +86,25 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES: intFromEnv(1, 1000).default(10),
   LOGIN_LOCKOUT_SECONDS: intFromEnv(1, 86_400).default(300),
   SHUTDOWN_GRACE_MS: intFromEnv(0, 600_000).default(10_000),
+  /** Accounts (comma-separated e-mails) that get the admin role at registration and at every login. */
+  ADMIN_EMAILS: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean) : [])),
+  /** ISO 4217 code of the balance currency: top-ups are taken in it, prices and balances are shown in it. */
+  BALANCE_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'expected a three-letter ISO 4217 code such as RUB')
+    .default('RUB'),
+  YOOKASSA_SHOP_ID: z.string().optional(),
+  YOOKASSA_SECRET_KEY: z.string().optional(),
+  YOOKASSA_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.yookassa.ru/v3'),
+  /** YooKassa's vat_code (1–6, or up to 12 for newer rates): when set, every top-up carries a receipt. */
+  YOOKASSA_RECEIPT_VAT_CODE: intFromEnv(1, 12).optional(),
+  TOPUP_MIN_AMOUNT: z.coerce.number().positive().max(1_000_000_000).default(10),
+  TOPUP_MAX_AMOUNT: z.coerce.number().positive().max(1_000_000_000).default(100_000),
+  /** Pending top-ups older than this are re-read from YooKassa, so a lost notification still credits. */
+  TOPUP_RECHECK_SECONDS: intFromEnv(1, 86_400).default(300),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   LOG_REQUESTS: boolFromEnv.default(true),
 });
@@ -129,6 +148,15 @@ export interface Config {
   loginMaxFailures: number;
   loginLockoutSeconds: number;
   shutdownGraceMs: number;
+  adminEmails: string[];
+  balanceCurrency: string;
+  /** Both set, or top-ups are off. */
+  yookassa: { shopId: string; secretKey: string } | null;
+  yookassaApiBaseUrl: string;
+  yookassaReceiptVatCode: number | undefined;
+  topupMinNano: bigint;
+  topupMaxNano: bigint;
+  topupRecheckSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logRequests: boolean;
 }
@@ -160,6 +188,13 @@ export function priceToNano(price: number): bigint {
     throw new ConfigError('TOKEN_PRICE: must be a whole number of 1e-9 units');
   }
   return digits / divisor;
+}
+
+/** An amount in currency units with at most two decimals (kopecks), as payments are taken. */
+function currencyToNano(name: string, amount: number): bigint {
+  const cents = Math.round(amount * 100);
+  if (Math.abs(cents - amount * 100) > 1e-6) throw new ConfigError(`${name}: at most two decimals`);
+  return BigInt(cents) * 10_000_000n;
 }
 
 interface DevSecrets {
@@ -233,6 +268,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (tokenPriceNano <= 0n) throw new ConfigError('TOKEN_PRICE: must be at least 1e-9');
 
+  if (!!e.YOOKASSA_SHOP_ID !== !!e.YOOKASSA_SECRET_KEY) {
+    throw new ConfigError('YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY: set both to take top-ups, or neither');
+  }
+  const topupMinNano = currencyToNano('TOPUP_MIN_AMOUNT', e.TOPUP_MIN_AMOUNT);
+  const topupMaxNano = currencyToNano('TOPUP_MAX_AMOUNT', e.TOPUP_MAX_AMOUNT);
+  if (topupMinNano > topupMaxNano) throw new ConfigError('TOPUP_MIN_AMOUNT: must not exceed TOPUP_MAX_AMOUNT');
+
   return {
     warnings,
     config: {
@@ -270,6 +312,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+      adminEmails: e.ADMIN_EMAILS,
+      balanceCurrency: e.BALANCE_CURRENCY,
+      yookassa:
+        e.YOOKASSA_SHOP_ID && e.YOOKASSA_SECRET_KEY
+          ? { shopId: e.YOOKASSA_SHOP_ID, secretKey: e.YOOKASSA_SECRET_KEY }
+          : null,
+      yookassaApiBaseUrl: e.YOOKASSA_API_BASE_URL,
+      yookassaReceiptVatCode: e.YOOKASSA_RECEIPT_VAT_CODE,
+      topupMinNano,
+      topupMaxNano,
+      topupRecheckSeconds: e.TOPUP_RECHECK_SECONDS,
       logLevel: e.LOG_LEVEL,
       logRequests: e.LOG_REQUESTS,
     },

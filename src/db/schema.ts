@@ -29,9 +29,14 @@ export const users = pgTable(
     balanceNano: bigint('balance_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     failedLogins: integer('failed_logins').notNull().default(0),
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    /** Set by an operator: the user cannot log in and the user's keys are refused on /v1. */
+    blockedAt: timestamp('blocked_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
-  (t) => [check('users_balance_not_negative', sql`${t.balanceNano} >= 0`)],
+  (t) => [
+    check('users_balance_not_negative', sql`${t.balanceNano} >= 0`),
+    check('users_role_known', sql`${t.role} in ('user', 'admin')`),
+  ],
 );
 
 /** Every change of a balance, so that the sum of a user's entries always equals the balance. */
@@ -47,7 +52,14 @@ export const ledgerEntries = pgTable(
     reference: text('reference'),
     createdAt: createdAt(),
   },
-  (t) => [index('ledger_entries_user_idx').on(t.userId, t.createdAt)],
+  (t) => [
+    index('ledger_entries_user_idx').on(t.userId, t.createdAt),
+    // Money that comes in is credited once per outside reference (a payment id, an operator's reference).
+    uniqueIndex('ledger_entries_credit_reference_unique')
+      .on(t.kind, t.reference)
+      .where(sql`${t.kind} in ('topup', 'admin_credit')`),
+    index('ledger_entries_day_idx').on(t.createdAt),
+  ],
 );
 
 export const apiKeys = pgTable(
@@ -64,8 +76,108 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** After this moment the key is refused with 401. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** What the key may spend per period (null: no limit of its own, only the balance). */
+    spendLimitNano: bigint('spend_limit_nano', { mode: 'bigint' }),
+    /** none | day | week | month (UTC): when the spend limit starts again. */
+    limitReset: text('limit_reset').notNull().default('none'),
+    /**
+     * The part of the limit no instance has claimed yet in the current period (like users.balance_nano
+     * for the balance): limit = budget + Σ key_leases + spent in the period.
+     */
+    budgetNano: bigint('budget_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    /** Start of the period the budget belongs to; a later period starts with the whole limit. */
+    budgetPeriodStart: timestamp('budget_period_start', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('api_keys_user_idx').on(t.userId, t.createdAt)],
+  (t) => [
+    index('api_keys_user_idx').on(t.userId, t.createdAt),
+    check('api_keys_limit_reset_known', sql`${t.limitReset} in ('none', 'day', 'week', 'month')`),
+  ],
+);
+
+/**
+ * A slice of a key's spend limit an instance claims to reserve requests against in memory, as
+ * balance_leases do for the balance. A lease of an earlier period is void; an expired one is dropped.
+ */
+export const keyLeases = pgTable(
+  'key_leases',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    keyId: uuid('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    instanceId: text('instance_id').notNull(),
+    periodStart: timestamp('period_start', { withTimezone: true, mode: 'date' }).notNull(),
+    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('key_leases_key_idx').on(t.keyId),
+    index('key_leases_expiry_idx').on(t.expiresAt),
+    check('key_leases_amount_not_negative', sql`${t.amountNano} >= 0`),
+  ],
+);
+
+/**
+ * Prices per model id, or per prefix ending in `*` (the longest match wins), in nano-units of the
+ * balance currency per 1M tokens. A model no row matches costs TOKEN_PRICE per token both ways.
+ */
+export const modelPrices = pgTable('model_prices', {
+  pattern: text('pattern').primaryKey(),
+  promptNanoPerMillion: bigint('prompt_nano_per_million', { mode: 'bigint' }).notNull(),
+  completionNanoPerMillion: bigint('completion_nano_per_million', { mode: 'bigint' }).notNull(),
+  updatedAt: updatedAt(),
+});
+
+/** Every operator action: who did what to which record, with the record before and after. */
+export const adminAudit = pgTable(
+  'admin_audit',
+  {
+    id: bigint('id', { mode: 'bigint' }).primaryKey().generatedAlwaysAsIdentity(),
+    adminId: uuid('admin_id').references(() => users.id, { onDelete: 'set null' }),
+    adminEmail: text('admin_email').notNull(),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('admin_audit_created_idx').on(t.createdAt, t.id)],
+);
+
+/**
+ * A balance top-up through the payment provider. Created pending with the provider's payment; credited
+ * once (the ledger's unique reference), when a re-read of the payment says it succeeded.
+ */
+export const topups = pgTable(
+  'topups',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull(),
+    /** pending | succeeded | canceled */
+    status: text('status').notNull().default('pending'),
+    paymentId: text('payment_id').unique('topups_payment_id_unique'),
+    confirmationUrl: text('confirmation_url'),
+    /** Why the provider canceled it, as it said (English codes such as insufficient_funds). */
+    cancellationReason: text('cancellation_reason'),
+    creditedAt: timestamp('credited_at', { withTimezone: true, mode: 'date' }),
+    checkedAt: timestamp('checked_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('topups_user_idx').on(t.userId, t.createdAt, t.id),
+    index('topups_pending_idx').on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    check('topups_status_known', sql`${t.status} in ('pending', 'succeeded', 'canceled')`),
+    check('topups_amount_positive', sql`${t.amountNano} > 0`),
+  ],
 );
 
 /**
@@ -106,10 +218,15 @@ export const usageRecords = pgTable(
     requestId: text('request_id'),
     model: text('model').notNull(),
     stream: boolean('stream').notNull().default(false),
-    promptTokens: integer('prompt_tokens').notNull().default(0),
-    completionTokens: integer('completion_tokens').notNull().default(0),
-    totalTokens: integer('total_tokens').notNull().default(0),
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull().default(sql`0`),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(sql`0`),
+    totalTokens: bigint('total_tokens', { mode: 'number' }).notNull().default(sql`0`),
+    /** What was charged: prompt_cost_nano + completion_cost_nano - unpaid_nano. */
     costNano: bigint('cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    promptCostNano: bigint('prompt_cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    completionCostNano: bigint('completion_cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    /** The part of the price the whole balance could not cover (the balance went to zero). */
+    unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /** ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped */
     status: text('status').notNull(),
     /** Where the token counts came from: the upstream's usage, or our tokenizer when it sent none. */
@@ -472,6 +589,9 @@ export const commerceSettings = pgTable('commerce_settings', {
   /** The shop's payment page, with {orderNumber}, {orderId}, {amount} and {currency} filled in per order. */
   paymentLinkTemplate: text('payment_link_template').notNull(),
   webhookSecretSealed: text('webhook_secret_sealed').notNull(),
+  /** The shop's own YooKassa account: when set, each order's payment is created there (the template is the fallback). */
+  yookassaShopId: text('yookassa_shop_id'),
+  yookassaSecretKeySealed: text('yookassa_secret_key_sealed'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
