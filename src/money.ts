@@ -20,3 +20,35 @@ export function nanoToUnits(nano: bigint): number {
 export function tokensCostNano(tokens: number, tokenPriceNano: bigint): bigint {
   return BigInt(tokens) * tokenPriceNano;
 }
+
+/**
+ * A decimal amount in currency units (a JSON number such as 100.5 or 1.25e-7) as exact nano-units, read
+ * from its shortest decimal text rather than by binary multiplication; null when it is not a whole
+ * number of nano-units or not finite.
+ */
+export function unitsToNano(value: number): bigint | null {
+  if (!Number.isFinite(value)) return null;
+  const [mantissa = '0', exponentText = '0'] = Math.abs(value).toExponential().split('e');
+  const exponent = Number(exponentText);
+  const [intPart = '0', fracPart = ''] = mantissa.split('.');
+  const digits = BigInt(intPart + fracPart);
+  const shift = exponent - fracPart.length + 9;
+  let nano: bigint;
+  if (shift >= 0) nano = digits * 10n ** BigInt(shift);
+  else {
+    const divisor = 10n ** BigInt(-shift);
+    if (digits % divisor !== 0n) return null;
+    nano = digits / divisor;
+  }
+  return value < 0 ? -nano : nano;
+}
+
+/** Nano-units as an exact decimal string in currency units ("2.999975", "100.00" keeps no trailing zeros: "100"). */
+export function nanoToDecimalString(nano: bigint, scaleDigits = 9): string {
+  const negative = nano < 0n;
+  const abs = negative ? -nano : nano;
+  const unit = 10n ** BigInt(scaleDigits);
+  const whole = abs / unit;
+  const frac = (abs % unit).toString().padStart(scaleDigits, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+}

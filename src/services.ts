@@ -21,6 +21,7 @@ import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
 import { createLifecycle } from './lifecycle';
+import { createPriceBook } from './pricing/prices';
 import type { Logger } from './logger';
 
 export interface ServicesInput {
@@ -39,12 +40,14 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
   verifier = createKeyVerifier({ database, keys, logger });
   const authenticator = createAuthenticator(accounts, verifier);
+  const prices = createPriceBook({ db, database, config, logger });
   const billing = createBilling({ db, config, logger, instanceId });
   const upstream = createUpstream(config);
   const models = createModelCatalog({ upstream, logger, ttlMs: config.modelsCacheSeconds * 1000 });
   const chat = createChatHandler({
     config,
     verifier,
+    prices,
     billing,
     upstream,
     rateLimiter: config.rateLimitPerMinute > 0 ? createRateLimiter(config.rateLimitPerMinute) : null,
@@ -107,6 +110,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     /** Starts background work; each piece registers how it stops. */
     async start() {
       await verifier.start();
+      await prices.start();
+      lifecycle.onShutdown('price book', () => prices.stop());
       lifecycle.onShutdown('key verifier', () => verifier.stop());
       billing.start();
       lifecycle.onShutdown('billing', () => billing.stop());

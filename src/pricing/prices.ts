@@ -1,0 +1,205 @@
+// The price table: what a model's prompt and completion tokens cost, per 1M tokens in nano-units of the
+// balance currency. A row names a model id exactly, or a prefix ending in `*` ("openai/*", "*"); the
+// longest match wins and a model no row matches costs TOKEN_PRICE per token both ways.
+//
+// The hot path asks priceOf() for every request, so the table lives in memory: loaded at start, reloaded
+// on every instance when any instance changes it (PostgreSQL NOTIFY), and re-read every few minutes in
+// case a notification was lost. Matches are memoised per model id.
+//
+// Rounding: a price per 1M tokens need not land on a whole nano-unit per token, so a request's cost is
+// computed exactly in 1e-6 nano-units and rounded up to a whole nano-unit once, for the whole request.
+// The prompt part is rounded down and the completion part takes the rest, so the two always add up.
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Config } from '../config';
+import type { Database, DatabaseHandle, Executor } from '../db/client';
+import { modelPrices } from '../db/schema';
+import type { Logger } from '../logger';
+import { nanoToDecimalString } from '../money';
+
+export const PRICES_CHANGED_CHANNEL = 'conduit_prices_changed';
+const MILLION = 1_000_000n;
+
+export interface ModelPrice {
+  /** The row that matched, or null for the TOKEN_PRICE default. */
+  pattern: string | null;
+  promptNanoPerMillion: bigint;
+  completionNanoPerMillion: bigint;
+}
+
+export interface PriceRow {
+  pattern: string;
+  promptNanoPerMillion: bigint;
+  completionNanoPerMillion: bigint;
+  updatedAt: Date;
+}
+
+export interface RequestCost {
+  promptCostNano: bigint;
+  completionCostNano: bigint;
+  totalNano: bigint;
+}
+
+/** A model id as the gateway accepts it, or a prefix of one ending in `*`. */
+export const PRICE_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:@+\/-]*\*?)$/;
+
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+/** The cost of a request's tokens at a price, rounded once (see the file's head). */
+export function costOf(price: ModelPrice, promptTokens: number, completionTokens: number): RequestCost {
+  const promptExact = BigInt(promptTokens) * price.promptNanoPerMillion;
+  const completionExact = BigInt(completionTokens) * price.completionNanoPerMillion;
+  const totalNano = ceilDiv(promptExact + completionExact, MILLION);
+  const promptCostNano = promptExact / MILLION;
+  return { promptCostNano, completionCostNano: totalNano - promptCostNano, totalNano };
+}
+
+/** A price per 1M tokens in nano-units as OpenAI-style decimal text per token ("0.000000125"). */
+export function perTokenText(nanoPerMillion: bigint): string {
+  return nanoToDecimalString(nanoPerMillion, 15);
+}
+
+export interface PriceBookOptions {
+  db: Database;
+  database: Pick<DatabaseHandle, 'listen'>;
+  config: Pick<Config, 'tokenPriceNano'>;
+  logger: Logger;
+  /** Safety net for a lost notification. */
+  refreshMs?: number;
+}
+
+export function createPriceBook(options: PriceBookOptions) {
+  const { db, database, config, logger } = options;
+  const refreshMs = options.refreshMs ?? 5 * 60_000;
+  const fallback: ModelPrice = {
+    pattern: null,
+    promptNanoPerMillion: config.tokenPriceNano * MILLION,
+    completionNanoPerMillion: config.tokenPriceNano * MILLION,
+  };
+  let exact = new Map<string, ModelPrice>();
+  /** Prefix rows, longest first. */
+  let prefixes: { prefix: string; price: ModelPrice }[] = [];
+  let memo = new Map<string, ModelPrice>();
+  const MEMO_LIMIT = 10_000;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
+  let loading: Promise<void> | null = null;
+
+  function install(rows: PriceRow[]) {
+    const nextExact = new Map<string, ModelPrice>();
+    const nextPrefixes: { prefix: string; price: ModelPrice }[] = [];
+    for (const row of rows) {
+      const price = {
+        pattern: row.pattern,
+        promptNanoPerMillion: row.promptNanoPerMillion,
+        completionNanoPerMillion: row.completionNanoPerMillion,
+      };
+      if (row.pattern.endsWith('*')) nextPrefixes.push({ prefix: row.pattern.slice(0, -1), price });
+      else nextExact.set(row.pattern, price);
+    }
+    nextPrefixes.sort((a, b) => b.prefix.length - a.prefix.length);
+    exact = nextExact;
+    prefixes = nextPrefixes;
+    memo = new Map();
+  }
+
+  async function list(executor: Executor = db): Promise<PriceRow[]> {
+    return executor.select().from(modelPrices).orderBy(asc(modelPrices.pattern));
+  }
+
+  function reload(): Promise<void> {
+    loading ??= list()
+      .then(install)
+      .catch((error) => logger.error('could not load the price table; keeping the last copy', { error }))
+      .finally(() => {
+        loading = null;
+      });
+    return loading;
+  }
+
+  function priceOf(model: string): ModelPrice {
+    const known = memo.get(model);
+    if (known) return known;
+    let price = exact.get(model);
+    if (!price) {
+      price = fallback;
+      for (const p of prefixes) {
+        if (model.startsWith(p.prefix)) {
+          price = p.price;
+          break;
+        }
+      }
+    }
+    if (memo.size >= MEMO_LIMIT) memo = new Map();
+    memo.set(model, price);
+    return price;
+  }
+
+  /** Tells every instance (this one included, at commit) that the table changed. */
+  async function announce(executor: Executor) {
+    await executor.execute(sql`select pg_notify(${PRICES_CHANGED_CHANNEL}, '')`);
+  }
+
+  return {
+    priceOf,
+    costOf,
+    /** The TOKEN_PRICE default, per 1M tokens. */
+    fallback,
+    list,
+    reload,
+
+    /** Creates or replaces rows in one transaction (with `executor`, inside the caller's). */
+    async upsert(
+      rows: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint }[],
+      executor?: Executor,
+    ): Promise<void> {
+      if (rows.length === 0) return;
+      const write = async (tx: Executor) => {
+        for (const row of rows) {
+          await tx
+            .insert(modelPrices)
+            .values({ ...row, updatedAt: new Date() })
+            .onConflictDoUpdate({
+              target: modelPrices.pattern,
+              set: {
+                promptNanoPerMillion: row.promptNanoPerMillion,
+                completionNanoPerMillion: row.completionNanoPerMillion,
+                updatedAt: new Date(),
+              },
+            });
+        }
+        await announce(tx);
+      };
+      if (executor) await write(executor);
+      else await db.transaction(write);
+      await reload();
+    },
+
+    /** Removes a row; false when there was none. */
+    async remove(pattern: string, executor?: Executor): Promise<boolean> {
+      const run = async (tx: Executor) => {
+        const gone = await tx.delete(modelPrices).where(eq(modelPrices.pattern, pattern)).returning({ p: modelPrices.pattern });
+        if (gone.length > 0) await announce(tx);
+        return gone.length > 0;
+      };
+      const removed = executor ? await run(executor) : await db.transaction(run);
+      await reload();
+      return removed;
+    },
+
+    async start() {
+      unlisten = await database.listen(PRICES_CHANGED_CHANNEL, () => void reload(), () => void reload());
+      await reload();
+      timer = setInterval(() => void reload(), refreshMs);
+      timer.unref?.();
+    },
+
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await unlisten?.().catch(() => {});
+      unlisten = null;
+    },
+  };
+}
+
+export type PriceBook = ReturnType<typeof createPriceBook>;
