@@ -94,6 +94,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     keys,
     verifier,
     authenticator,
+    prices,
     billing,
     upstream,
     models,

@@ -7,6 +7,7 @@ import { errorMessages } from '../http/messages';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
+import type { PriceBook } from '../pricing/prices';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
 import type { RateLimiter } from './rate-limit';
 import { chatRequestSchema, type ChatRequest } from './request';
@@ -24,6 +25,7 @@ import { createUsageFilter } from './usage-filter';
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
   verifier: KeyVerifier;
+  prices: PriceBook;
   billing: Billing;
   upstream: Upstream;
   rateLimiter: RateLimiter | null;
