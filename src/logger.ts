@@ -15,7 +15,20 @@ export interface Logger {
 
 function errorFields(value: unknown): unknown {
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack };
+    // Drizzle writes the statement and all its parameters (e-mails, key hashes, webhook payloads, whole
+    // usage batches) into the message: keep only the database's own code and message, and the statement's
+    // opening words to tell which one failed.
+    if (value.message.startsWith('Failed query:')) {
+      const cause = (value as { cause?: { code?: unknown; message?: unknown } }).cause;
+      return {
+        name: 'DatabaseError',
+        code: typeof cause?.code === 'string' ? cause.code : undefined,
+        message: typeof cause?.message === 'string' ? cause.message : 'query failed',
+        statement: value.message.slice('Failed query:'.length, value.message.indexOf('\n') > 0 ? value.message.indexOf('\n') : 120).trim().slice(0, 120),
+      };
+    }
+    const code = (value as { code?: unknown }).code;
+    return { name: value.name, message: value.message, ...(typeof code === 'string' ? { code } : {}), stack: value.stack };
   }
   return value;
 }

@@ -138,6 +138,9 @@ describe('balance and usage', () => {
         completionTokens: usage.completion_tokens * 7,
         totalTokens: usage.total_tokens * 7,
         cost: (usage.total_tokens * 7 * 125) / 1e9,
+        promptCost: (usage.prompt_tokens * 7 * 125) / 1e9,
+        completionCost: (usage.completion_tokens * 7 * 125) / 1e9,
+        unpaid: 0,
       });
       seen.push(...page.body.data.map((r: { id: string }) => r.id));
       cursor = page.body.nextCursor;
@@ -172,7 +175,7 @@ describe('balance and usage', () => {
     expect(future.body).toEqual({
       data: [],
       nextCursor: null,
-      totals: { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, cost: 0 },
+      totals: { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, cost: 0, promptCost: 0, completionCost: 0, unpaid: 0 },
     });
     const window = await call(app.url, 'GET', `/api/usage?from=${yesterday}&to=${tomorrow}`, { token: c.token });
     expect(window.body.totals.requests).toBe(7);
@@ -214,8 +217,8 @@ describe('balance and usage', () => {
       ['2026-11-21', 'acme/chat'],
     ]);
     expect(moscow.body.models).toEqual([
-      { model: 'acme/chat', requests: 3, promptTokens: 3 * usage.prompt_tokens, completionTokens: 3 * usage.completion_tokens, totalTokens: 3 * usage.total_tokens, cost: (3 * usage.total_tokens * 125) / 1e9 },
-      { model: 'acme/other', requests: 1, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens, cost: (usage.total_tokens * 125) / 1e9 },
+      { model: 'acme/chat', requests: 3, promptTokens: 3 * usage.prompt_tokens, completionTokens: 3 * usage.completion_tokens, totalTokens: 3 * usage.total_tokens, cost: (3 * usage.total_tokens * 125) / 1e9, promptCost: (3 * usage.prompt_tokens * 125) / 1e9, completionCost: (3 * usage.completion_tokens * 125) / 1e9, unpaid: 0 },
+      { model: 'acme/other', requests: 1, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens, cost: (usage.total_tokens * 125) / 1e9, promptCost: (usage.prompt_tokens * 125) / 1e9, completionCost: (usage.completion_tokens * 125) / 1e9, unpaid: 0 },
     ]);
     const listed = await call(app.url, 'GET', `/api/usage?from=${from}`, { token: c.token });
     expect(moscow.body.totals).toEqual(listed.body.totals);

@@ -24,6 +24,14 @@ describe('API keys', () => {
       key: expect.stringMatching(KEY_FORMAT),
       keyPrefix: expect.stringMatching(/^cdt-[A-Za-z0-9]{8}$/),
       createdAt: expect.any(String),
+      lastUsedAt: null,
+      isActive: true,
+      spendLimit: null,
+      limitReset: 'none',
+      expiresAt: null,
+      expired: false,
+      spentThisPeriod: 0,
+      periodStart: new Date(0).toISOString(),
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(res.body.key.startsWith(res.body.keyPrefix)).toBe(true);
@@ -63,7 +71,20 @@ describe('API keys', () => {
     expect(res.body.count).toBe(2);
     expect(res.body.keys.map((k: { id: string }) => k.id).sort()).toEqual([a.id, b.id].sort());
     for (const listed of res.body.keys) {
-      expect(Object.keys(listed).sort()).toEqual(['createdAt', 'id', 'isActive', 'keyPrefix', 'lastUsedAt', 'name']);
+      expect(Object.keys(listed).sort()).toEqual([
+        'createdAt',
+        'expired',
+        'expiresAt',
+        'id',
+        'isActive',
+        'keyPrefix',
+        'lastUsedAt',
+        'limitReset',
+        'name',
+        'periodStart',
+        'spendLimit',
+        'spentThisPeriod',
+      ]);
       expect(listed.lastUsedAt).toBeNull();
       expect(listed.isActive).toBe(true);
     }

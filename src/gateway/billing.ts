@@ -6,12 +6,33 @@
 // backlog makes new reservations wait when the writer falls behind. At every commit
 // users.balance_nano + Σ leases = Σ ledger; a lease outlives its instance only until it expires,
 // and then any instance returns it to the balance. Idle leases go back on their own after a moment.
+//
+// Keys with a spend limit reserve the same way against a second kind of lease: a slice of the key's
+// budget for the current period (key_leases, taken from api_keys.budget_nano), so a limit holds across
+// instances without a round trip per request.
+//
+// Every token is billed. An answer that costs more than its reservation takes the rest from the lease,
+// then from the balance in the database, down to zero and never below; only what the whole balance cannot
+// cover is left unpaid, recorded on the usage row and logged, and the user's next request waits for that
+// settlement and gets 402. Such a settlement is rare and written on its own, in order with the batches.
+//
+// Lock order. Every transaction that touches more than one of these tables takes their rows in this
+// order: balance_leases → key_leases → api_keys → users. A transaction never locks a users row with
+// FOR UPDATE: foreign keys of usage_records and ledger_entries take KEY SHARE locks on it, which FOR UPDATE
+// would wait for, so locking reads use FOR NO KEY UPDATE. Top-ups lock their lease row first; the batch
+// statement updates leases before users (its users update reads the lease update's result); the rare
+// settlement is written by the same single writer as the batches, so an instance never runs the two at
+// once. Reapers of expired leases run under a transaction-scoped advisory lock, one at a time. A
+// transient failure (deadlock, serialization failure, lost connection) of a top-up is retried, then
+// answered 503 with Retry-After; settlements stay queued and are retried by the writer.
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config';
-import { rowsOf, type Database } from '../db/client';
+import { rowsOf, type Database, type DatabaseHandle } from '../db/client';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
+import { costOf, type ModelPrice } from '../pricing/prices';
 
 export type UsageStatus =
   | 'ok'
@@ -41,7 +62,14 @@ export interface UsageFacts {
 export interface Reservation {
   readonly userId: string;
   readonly amountNano: bigint;
+  /** The price the request was reserved at; it is settled at the same price. */
+  readonly price: ModelPrice;
   done: boolean;
+}
+
+interface InternalReservation extends Reservation {
+  lease: Lease;
+  keyLease: KeyLease | null;
 }
 
 interface Lease {
@@ -53,18 +81,52 @@ interface Lease {
   inFlight: number;
   lastUsed: number;
   toppingUp: Promise<boolean> | null;
+  /** A settlement larger than the lease is being written; reservations wait for it. */
+  owing: Promise<void> | null;
+}
+
+interface KeyLease {
+  keyId: string;
+  limitReset: LimitReset;
+  /** The period (ms since the epoch) this claim belongs to: a claim of an earlier period is void. */
+  period: number;
+  id: string | null;
+  available: bigint;
+  inFlight: number;
+  lastUsed: number;
+  toppingUp: Promise<boolean> | null;
+  owing: Promise<void> | null;
+  /** The key's limit changed: reserve no more against this claim, hand it back once idle. */
+  stale: boolean;
 }
 
 interface Pending {
   facts: UsageFacts;
+  promptCostNano: bigint;
+  completionCostNano: bigint;
+  /** Charged against the lease (the whole cost unless the answer outgrew the lease). */
   costNano: bigint;
   leaseId: string | null;
+  keyLeaseId: string | null;
+  /** Set on a settlement that outgrew its leases: written on its own transaction, in order. */
+  overage: Overage | null;
   createdAt: Date;
+}
+
+interface Overage {
+  /** What is still owed beyond the lease: taken from users.balance_nano down to zero. */
+  fromBalanceNano: bigint;
+  keyId: string | null;
+  /** Charged against the key's claim (key_leases). */
+  keyLeaseCostNano: bigint;
+  /** What the key's claim could not cover: taken from api_keys.budget_nano down to zero. */
+  fromKeyBudgetNano: bigint;
+  done: () => void;
 }
 
 export interface BillingOptions {
   db: Database;
-  config: Pick<Config, 'tokenPriceNano' | 'leaseChunkNano' | 'usageFlushMs'>;
+  config: Pick<Config, 'tokenPriceNano' | 'leaseChunkNano' | 'usageFlushMs'> & Partial<Pick<Config, 'balanceCurrency'>>;
   logger: Logger;
   instanceId: string;
   /** Leases unused this long go back to the balance. */
@@ -80,9 +142,22 @@ export interface BillingOptions {
   maxPending?: number;
   /** How long reserve() waits for room in the backlog before it answers 429 (default 10 s). */
   admissionWaitMs?: number;
+  /** Subscribes to lease recalls from other instances (absent: this instance never hears them). */
+  listen?: DatabaseHandle['listen'];
+}
+
+/** NOTIFY channel (payload: user id) asking every instance to hand back the unreserved part of its lease. */
+export const LEASE_RECALL_CHANNEL = 'conduit_lease_recall';
+
+export interface ReserveOptions {
+  /** Default: TOKEN_PRICE both ways. */
+  price?: ModelPrice;
+  /** The key's spend limit to reserve against as well (keys without one pass null). */
+  key?: KeyLimitRef | null;
 }
 
 const toBigInt = (v: unknown) => (typeof v === 'bigint' ? v : BigInt(v as string | number));
+const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** PostgreSQL text holds neither NUL nor lone surrogates; one such upstream message must not block every batch. */
 function storableText(value: string | null | undefined): string | null {
@@ -91,32 +166,57 @@ function storableText(value: string | null | undefined): string | null {
   return clean.includes('\0') ? clean.replaceAll('\0', '') : clean;
 }
 
+/** Failures a retry can cure: deadlock, serialization failure, a connection lost or refused. */
+export function isTransientDatabaseError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '40P01' || code === '40001' || code === '57P01' || code === '08006' || code === '08003' || code === '08001') {
+      return true;
+    }
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'CONNECTION_CLOSED' || code === 'CONNECTION_ENDED') {
+      return true;
+    }
+  }
+  return false;
+}
+
 /**
- * One statement writes a whole batch (atomic on its own, so no BEGIN/COMMIT round trips): the usage rows,
- * a ledger row per charged settlement, and the debit of each lease by what was charged against it. A
- * charge whose lease is gone (expired and returned during a stall longer than its lifetime) is taken from
- * the balance the lease went back to, never below zero; those come back as rows to log. The rows arrive
- * as one JSON parameter, so the statement text is constant and building it costs nothing per row.
+ * The rows of a batch as a table, their usage rows and their ledger rows. The rows arrive as one JSON
+ * parameter, so the statement text is constant and building it costs nothing per row.
  */
-const writeBatchSql = (rowsJson: string, leaseTtlSeconds: number) => sql`
+const recordRowsSql = (rowsJson: string) => sql`
 with r as (
   select * from json_to_recordset(${rowsJson}::json) as r(
     user_id uuid, api_key_id uuid, agent_id uuid, request_id text, model text, stream boolean,
-    prompt_tokens integer, completion_tokens integer, total_tokens integer, cost_nano bigint, status text,
+    prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, cost_nano bigint,
+    prompt_cost_nano bigint, completion_cost_nano bigint, unpaid_nano bigint, status text,
     usage_source text, upstream_status integer, error text, duration_ms integer, created_at timestamptz,
-    lease_id uuid)
+    lease_id uuid, key_lease_id uuid)
 ), usage_rows as (
   insert into usage_records (user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens,
-    completion_tokens, total_tokens, cost_nano, status, usage_source, upstream_status, error, duration_ms, created_at)
+    completion_tokens, total_tokens, cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status,
+    usage_source, upstream_status, error, duration_ms, created_at)
   select user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens, completion_tokens, total_tokens,
-    cost_nano, status, usage_source, upstream_status, error, duration_ms, created_at
+    cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status, usage_source, upstream_status, error,
+    duration_ms, created_at
   from r
 ), ledger_rows as (
   insert into ledger_entries (user_id, amount_nano, kind, reference, created_at)
   select user_id, -cost_nano, case when agent_id is null then 'usage' else 'assistant_usage' end,
     'request:' || request_id, created_at
   from r where cost_nano > 0
-), sums as (
+)`;
+
+/**
+ * One statement writes a whole batch (atomic on its own, so no BEGIN/COMMIT round trips): the usage rows,
+ * a ledger row per charged settlement, the debit of each lease by what was charged against it, and of
+ * each key claim. A charge whose lease is gone (expired and returned during a stall longer than its
+ * lifetime) is taken from the balance the lease went back to, never below zero; those come back as rows
+ * to log. The users update reads the lease update's result, so lease rows are locked before users rows.
+ * A key claim that is gone is not charged again: a key's limit is a cap, not money.
+ */
+const writeBatchSql = (rowsJson: string, leaseTtlSeconds: number) => sql`
+${recordRowsSql(rowsJson)}, sums as (
   select user_id, lease_id, sum(cost_nano)::bigint as total from r where cost_nano > 0 group by user_id, lease_id
 ), debited as (
   update balance_leases b set amount_nano = b.amount_nano - s.total,
@@ -124,6 +224,13 @@ with r as (
   from sums s
   where b.id = s.lease_id and b.amount_nano >= s.total
   returning b.id
+), key_sums as (
+  select key_lease_id, sum(cost_nano)::bigint as total from r where cost_nano > 0 and key_lease_id is not null
+  group by key_lease_id
+), key_debited as (
+  update key_leases k set amount_nano = greatest(k.amount_nano - s.total, 0)
+  from key_sums s where k.id = s.key_lease_id
+  returning k.id
 ), missed as (
   select m.user_id, m.total, u.balance_nano as before
   from (select user_id, sum(total)::bigint as total from sums
@@ -139,12 +246,19 @@ from missed m where m.user_id in (select id from from_balance)`;
 
 export function createBilling(options: BillingOptions) {
   const { db, config, logger, instanceId } = options;
+  const currency = config.balanceCurrency ?? 'RUB';
   const idleReturnMs = options.idleReturnMs ?? 2_000;
   const leaseTtlSeconds = options.leaseTtlSeconds ?? 120;
   const maxBatch = options.maxBatch ?? 5_000;
   const maxPending = Math.max(options.maxPending ?? 2 * maxBatch, 1);
   const admissionWaitMs = options.admissionWaitMs ?? 10_000;
+  const defaultPrice: ModelPrice = {
+    pattern: null,
+    promptNanoPerMillion: config.tokenPriceNano * 1_000_000n,
+    completionNanoPerMillion: config.tokenPriceNano * 1_000_000n,
+  };
   const leases = new Map<string, Lease>();
+  const keyLeases = new Map<string, KeyLease>();
   /** Settlements not yet written, oldest first; rows before `head` are written and only wait to be dropped. */
   let pending: Pending[] = [];
   let head = 0;
@@ -156,6 +270,7 @@ export function createBilling(options: BillingOptions) {
   /** reserve() calls held back while the backlog is at its bound. */
   let admissionWaiters: (() => void)[] = [];
   let housekeeping: ReturnType<typeof setInterval> | null = null;
+  let unlistenRecall: (() => Promise<void>) | null = null;
   let stopped = false;
 
   const backlog = () => pending.length - head;
@@ -163,49 +278,173 @@ export function createBilling(options: BillingOptions) {
   function leaseOf(userId: string): Lease {
     let lease = leases.get(userId);
     if (!lease) {
-      lease = { userId, id: null, available: 0n, inFlight: 0, lastUsed: Date.now(), toppingUp: null };
+      lease = { userId, id: null, available: 0n, inFlight: 0, lastUsed: Date.now(), toppingUp: null, owing: null };
       leases.set(userId, lease);
     }
     return lease;
   }
 
+  /** This instance's claim on the key's limit for the current period; a claim of a past period is dropped. */
+  function keyLeaseOf(ref: KeyLimitRef, now: number): KeyLease {
+    const period = periodStart(ref.limitReset, now).getTime();
+    let lease = keyLeases.get(ref.keyId);
+    if (lease && (lease.period !== period || lease.limitReset !== ref.limitReset || lease.stale)) {
+      // A past period's claim is void: its row is deleted once idle (its amount is not returned).
+      retireKeyLease(lease);
+      lease = undefined;
+    }
+    if (!lease) {
+      lease = {
+        keyId: ref.keyId,
+        limitReset: ref.limitReset,
+        period,
+        id: null,
+        available: 0n,
+        inFlight: 0,
+        lastUsed: now,
+        toppingUp: null,
+        owing: null,
+        stale: false,
+      };
+      keyLeases.set(ref.keyId, lease);
+    }
+    return lease;
+  }
+
+  /** Claims no longer used for reservations, handed back once their requests have settled. */
+  const retiredKeyLeases = new Set<KeyLease>();
+  function retireKeyLease(lease: KeyLease) {
+    if (keyLeases.get(lease.keyId) === lease) keyLeases.delete(lease.keyId);
+    lease.stale = true;
+    if (lease.id) retiredKeyLeases.add(lease);
+  }
+
+  /** Runs a short transaction, again on a transient failure; then 503 with Retry-After. */
+  async function withRetry<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        if (!isTransientDatabaseError(error)) throw error;
+        if (attempt >= 3) {
+          logger.error(`${what} failed on a transient database error; answering 503`, { error, attempts: attempt });
+          throw new AppError('service_unavailable', errorMessages.billingUnavailable, { headers: { 'retry-after': '1' } });
+        }
+        logger.warn(`${what} hit a transient database error; retrying`, { error, attempt });
+        await Bun.sleep(5 * attempt + Math.random() * 20);
+      }
+    }
+  }
+
   /** Moves money from the user's balance into this instance's lease; false when the balance cannot cover `need`. */
   async function topUp(lease: Lease, need: bigint): Promise<boolean> {
     const chunk = need > config.leaseChunkNano ? need : config.leaseChunkNano;
-    return db.transaction(async (tx) => {
-      const taken = rowsOf<{ take: unknown }>(
-        await tx.execute(sql`
-          update users u set balance_nano = u.balance_nano - t.take
-          from (select id, least(balance_nano, ${chunk.toString()}::bigint) as take
-                from users where id = ${lease.userId} and balance_nano >= ${need.toString()}::bigint
-                for update) t
-          where u.id = t.id
-          returning t.take`),
-      );
-      if (taken.length === 0) return false;
-      const take = toBigInt(taken[0]!.take);
-      let updated = 0;
-      if (lease.id) {
-        updated = rowsOf(
+    return withRetry('lease top-up', () =>
+      db.transaction(async (tx) => {
+        // The lease row first, then the user's (the lock order at the top of this file).
+        let leaseId = lease.id;
+        if (leaseId) {
+          const held = rowsOf(await tx.execute(sql`select id from balance_leases where id = ${leaseId} for update`));
+          if (held.length === 0) leaseId = null;
+        }
+        const taken = rowsOf<{ take: unknown }>(
+          await tx.execute(sql`
+            update users u set balance_nano = u.balance_nano - t.take
+            from (select id, least(balance_nano, ${chunk.toString()}::bigint) as take
+                  from users where id = ${lease.userId} and balance_nano >= ${need.toString()}::bigint
+                  for no key update) t
+            where u.id = t.id
+            returning t.take`),
+        );
+        if (taken.length === 0) return false;
+        const take = toBigInt(taken[0]!.take);
+        if (leaseId) {
           await tx.execute(sql`
             update balance_leases set amount_nano = amount_nano + ${take.toString()}::bigint,
               expires_at = now() + make_interval(secs => ${leaseTtlSeconds})
-            where id = ${lease.id} returning id`),
-        ).length;
-      }
-      if (updated === 0) {
-        const inserted = rowsOf<{ id: string }>(
-          await tx.execute(sql`
-            insert into balance_leases (user_id, instance_id, amount_nano, expires_at)
-            values (${lease.userId}, ${instanceId}, ${take.toString()}::bigint,
-                    now() + make_interval(secs => ${leaseTtlSeconds}))
-            returning id`),
-        );
-        lease.id = inserted[0]!.id;
-      }
-      lease.available += take;
+            where id = ${leaseId}`);
+        } else {
+          const inserted = rowsOf<{ id: string }>(
+            await tx.execute(sql`
+              insert into balance_leases (user_id, instance_id, amount_nano, expires_at)
+              values (${lease.userId}, ${instanceId}, ${take.toString()}::bigint,
+                      now() + make_interval(secs => ${leaseTtlSeconds}))
+              returning id`),
+          );
+          leaseId = inserted[0]!.id;
+        }
+        // Only after the commit does the money belong to this instance's memory.
+        return { leaseId, take };
+      }),
+    ).then((result) => {
+      if (!result) return false;
+      lease.id = result.leaseId;
+      lease.available += result.take;
       return true;
     });
+  }
+
+  /**
+   * Claims part of a key's budget for the current period. A budget of an earlier period starts over at
+   * the whole limit. Fails with 402 naming the limit when what is left cannot cover `need`; a key whose
+   * limit was removed meanwhile needs no claim (true with nothing claimed is never returned: the caller
+   * re-reads the key through the verifier on the next request).
+   */
+  async function topUpKey(lease: KeyLease, need: bigint): Promise<void> {
+    const periodStartAt = new Date(lease.period);
+    const outcome = await withRetry('key limit top-up', () =>
+      db.transaction(async (tx) => {
+        let leaseId = lease.id;
+        if (leaseId) {
+          const held = rowsOf(await tx.execute(sql`select id from key_leases where id = ${leaseId} for update`));
+          if (held.length === 0) leaseId = null;
+        }
+        const [key] = rowsOf<{ limit: unknown; budget: unknown; period: Date | string | null }>(
+          await tx.execute(sql`
+            select spend_limit_nano as limit, budget_nano as budget, budget_period_start as period
+            from api_keys where id = ${lease.keyId} for no key update`),
+        );
+        if (!key || key.limit === null) return { kind: 'unlimited' as const };
+        const limit = toBigInt(key.limit);
+        const samePeriod = key.period !== null && new Date(key.period).getTime() === lease.period;
+        const budget = samePeriod ? toBigInt(key.budget) : limit;
+        if (budget < need) return { kind: 'exhausted' as const, limit };
+        // Claims are small next to the limit, so instances share it fairly and an idle claim holds little.
+        const slice = limit / 20n > config.leaseChunkNano ? config.leaseChunkNano : limit / 20n;
+        const take = minBig(budget, need > slice ? need : slice);
+        await tx.execute(sql`
+          update api_keys set budget_nano = ${(budget - take).toString()}::bigint,
+            budget_period_start = ${periodStartAt.toISOString()}::timestamptz
+          where id = ${lease.keyId}`);
+        if (leaseId) {
+          await tx.execute(sql`
+            update key_leases set amount_nano = amount_nano + ${take.toString()}::bigint,
+              expires_at = now() + make_interval(secs => ${leaseTtlSeconds})
+            where id = ${leaseId}`);
+        } else {
+          const inserted = rowsOf<{ id: string }>(
+            await tx.execute(sql`
+              insert into key_leases (key_id, instance_id, period_start, amount_nano, expires_at)
+              values (${lease.keyId}, ${instanceId}, ${periodStartAt.toISOString()}::timestamptz,
+                      ${take.toString()}::bigint, now() + make_interval(secs => ${leaseTtlSeconds}))
+              returning id`),
+          );
+          leaseId = inserted[0]!.id;
+        }
+        return { kind: 'claimed' as const, leaseId, take };
+      }),
+    );
+    if (outcome.kind === 'claimed') {
+      lease.id = outcome.leaseId;
+      lease.available += outcome.take;
+      return;
+    }
+    if (outcome.kind === 'exhausted') {
+      throw new AppError('insufficient_balance', errorMessages.keyLimitReached(describeLimit(outcome.limit, lease.limitReset, currency)));
+    }
+    // The limit was removed: nothing to claim. The key's cached record still says limited until its
+    // notification arrives; let this request through on the balance alone.
+    lease.available += need;
   }
 
   function enqueue(row: Pending) {
@@ -220,7 +459,7 @@ export function createBilling(options: BillingOptions) {
    */
   function scheduleFlush() {
     if (writer) return;
-    if (backlog() >= maxBatch || admissionWaiters.length > 0) {
+    if (backlog() >= maxBatch || admissionWaiters.length > 0 || pending[pending.length - 1]?.overage) {
       void startWriter();
       return;
     }
@@ -232,7 +471,7 @@ export function createBilling(options: BillingOptions) {
     }
   }
 
-  function serialize(p: Pending): string {
+  function serialize(p: Pending, costNano: bigint, unpaidNano: bigint): string {
     const f = p.facts;
     return JSON.stringify({
       user_id: f.userId,
@@ -244,20 +483,24 @@ export function createBilling(options: BillingOptions) {
       prompt_tokens: f.promptTokens,
       completion_tokens: f.completionTokens,
       total_tokens: f.totalTokens,
-      cost_nano: p.costNano.toString(),
+      cost_nano: costNano.toString(),
+      prompt_cost_nano: p.promptCostNano.toString(),
+      completion_cost_nano: p.completionCostNano.toString(),
+      unpaid_nano: unpaidNano.toString(),
       status: f.status,
       usage_source: f.usageSource,
       upstream_status: f.upstreamStatus ?? null,
       error: storableText(f.error),
       duration_ms: f.durationMs,
       created_at: p.createdAt.toISOString(),
-      lease_id: p.costNano > 0n ? p.leaseId : null,
+      lease_id: costNano > 0n ? p.leaseId : null,
+      key_lease_id: costNano > 0n ? p.keyLeaseId : null,
     });
   }
 
   async function writeBatch(batch: Pending[]) {
     const rows = rowsOf<{ user_id: string; total: string; short: string }>(
-      await db.execute(writeBatchSql(`[${batch.map(serialize).join(',')}]`, leaseTtlSeconds)),
+      await db.execute(writeBatchSql(`[${batch.map((p) => serialize(p, p.costNano, 0n)).join(',')}]`, leaseTtlSeconds)),
     );
     for (const row of rows) {
       logger.error('settled against the balance: the lease was gone', {
@@ -267,6 +510,114 @@ export function createBilling(options: BillingOptions) {
       });
     }
   }
+
+  /**
+   * Hands the unreserved part of this instance's lease of a user back to the balance: another instance
+   * settles an answer the balance it sees cannot cover. Reservations in flight keep their share.
+   */
+  async function recall(userId: string) {
+    const lease = leases.get(userId);
+    if (!lease || !lease.id || lease.available <= 0n) return;
+    const amount = lease.available;
+    lease.available = 0n;
+    try {
+      await db.transaction(async (tx) => {
+        const kept = rowsOf(
+          await tx.execute(sql`
+            update balance_leases set amount_nano = amount_nano - ${amount.toString()}::bigint
+            where id = ${lease.id} and amount_nano >= ${amount.toString()}::bigint returning id`),
+        );
+        // A lease row already gone was returned to the balance whole: the memory held nothing real.
+        if (kept.length === 0) return;
+        await tx.execute(sql`update users set balance_nano = balance_nano + ${amount.toString()}::bigint where id = ${userId}`);
+      });
+    } catch (error) {
+      lease.available += amount;
+      logger.error('could not hand a recalled lease back', { error, userId });
+    }
+  }
+
+  /**
+   * Before an answer is left partly unpaid, the money other instances hold in leases of the same user
+   * is asked back (NOTIFY), and the writer waits a moment for it: a bounded wait, only on this rare path.
+   */
+  async function gatherBalance(userId: string, owed: bigint) {
+    let previous: bigint | null = null;
+    for (let round = 0; round < 20; round++) {
+      const [row] = rowsOf<{ balance: unknown; others: unknown }>(
+        await db.execute(sql`
+          select u.balance_nano::text as balance,
+            coalesce((select sum(amount_nano) from balance_leases b
+                      where b.user_id = u.id and b.instance_id <> ${instanceId}), 0)::text as others
+          from users u where u.id = ${userId}`),
+      );
+      if (!row) return;
+      const [balance, others] = [toBigInt(row.balance), toBigInt(row.others)];
+      if (balance >= owed || others === 0n) return;
+      if (round === 0) await db.execute(sql`select pg_notify(${LEASE_RECALL_CHANNEL}, ${userId})`);
+      // What is still leased once recalls have answered is reserved by requests in flight.
+      else if (round >= 3 && others === previous) return;
+      previous = others;
+      await Bun.sleep(50);
+    }
+  }
+
+  /**
+   * A settlement that outgrew its leases, in one transaction: the lease gives what the request had
+   * reserved plus what it held, the key's budget what its claim could not, and the balance the rest down
+   * to zero. What the balance cannot cover is recorded as unpaid.
+   */
+  async function writeOverage(p: Pending, overage: Overage) {
+    const userId = p.facts.userId;
+    const total = p.promptCostNano + p.completionCostNano;
+    if (overage.fromBalanceNano > 0n) await gatherBalance(userId, overage.fromBalanceNano);
+    const { charged, unpaid } = await db.transaction(async (tx) => {
+      let fromLease = 0n;
+      if (p.leaseId && p.costNano > 0n) {
+        const debited = rowsOf(
+          await tx.execute(sql`
+            update balance_leases set amount_nano = amount_nano - ${p.costNano.toString()}::bigint
+            where id = ${p.leaseId} and amount_nano >= ${p.costNano.toString()}::bigint returning id`),
+        );
+        if (debited.length > 0) fromLease = p.costNano;
+      }
+      if (p.keyLeaseId && overage.keyLeaseCostNano > 0n) {
+        await tx.execute(sql`
+          update key_leases set amount_nano = greatest(amount_nano - ${overage.keyLeaseCostNano.toString()}::bigint, 0)
+          where id = ${p.keyLeaseId}`);
+      }
+      if (overage.keyId && overage.fromKeyBudgetNano > 0n) {
+        await tx.execute(sql`
+          update api_keys set budget_nano = greatest(budget_nano - ${overage.fromKeyBudgetNano.toString()}::bigint, 0)
+          where id = ${overage.keyId}`);
+      }
+      const owed = total - fromLease;
+      let taken = 0n;
+      if (owed > 0n) {
+        const [user] = rowsOf<{ balance: unknown }>(
+          await tx.execute(sql`select balance_nano as balance from users where id = ${userId} for no key update`),
+        );
+        taken = minBig(user ? toBigInt(user.balance) : 0n, owed);
+        if (taken > 0n) {
+          await tx.execute(sql`update users set balance_nano = balance_nano - ${taken.toString()}::bigint where id = ${userId}`);
+        }
+      }
+      const charged = fromLease + taken;
+      const unpaid = total - charged;
+      await tx.execute(sql`${recordRowsSql(`[${serialize({ ...p, leaseId: null, keyLeaseId: null }, charged, unpaid)}]`)} select 1`);
+      return { charged, unpaid };
+    });
+    if (unpaid > 0n) {
+      logger.error('usage left unpaid: the whole balance could not cover it', {
+        userId,
+        requestId: p.facts.requestId,
+        costNano: total,
+        chargedNano: charged,
+        unpaidNano: unpaid,
+      });
+    }
+  }
+
   function releaseAdmissions() {
     if (admissionWaiters.length === 0 || backlog() >= maxPending) return;
     const waiting = admissionWaiters;
@@ -274,9 +625,60 @@ export function createBilling(options: BillingOptions) {
     for (const wake of waiting) wake();
   }
 
+  /** Marks `n` rows from `head` as written. */
+  function advance(n: number) {
+    for (let i = head; i < head + n; i++) pending[i]!.overage?.done();
+    head += n;
+    writtenTotal += n;
+    // Drop written rows now and then, not per batch: slicing a long queue each time would be quadratic.
+    if (head >= 4096 || head === pending.length) {
+      pending = pending.slice(head);
+      head = 0;
+    }
+    releaseAdmissions();
+  }
+
+  /**
+   * Writes the next `count` rows. A row the database refuses (not a transient failure, which is thrown
+   * to retry everything later) must not stop billing for everyone: the batch is split until the bad row
+   * stands alone, the rest is written, and the bad one is written with its texts and figures made safe,
+   * or, failing that, dropped and logged (its charge then never leaves the lease, which goes back to the
+   * user: the books still balance).
+   */
+  async function writeIsolating(count: number): Promise<void> {
+    const batch = pending.slice(head, head + count);
+    try {
+      await writeBatch(batch);
+      advance(count);
+      return;
+    } catch (error) {
+      if (isTransientDatabaseError(error)) throw error;
+      if (count > 1) {
+        const half = Math.ceil(count / 2);
+        await writeIsolating(half);
+        await writeIsolating(count - half);
+        return;
+      }
+      const row = batch[0]!;
+      const safe: Pending = {
+        ...row,
+        facts: { ...row.facts, model: 'invalid', error: 'usage row refused by the database', durationMs: 0 },
+      };
+      try {
+        await writeBatch([safe]);
+        logger.error('usage row refused; written with its texts replaced', { error, requestId: row.facts.requestId });
+      } catch (again) {
+        if (isTransientDatabaseError(again)) throw again;
+        logger.error('usage row refused twice; dropped', { error: again, requestId: row.facts.requestId });
+      }
+      advance(1);
+    }
+  }
+
   /**
    * Writes the settlements waiting when it starts (not those that arrive meanwhile: they make the next
-   * batch), at most maxBatch per statement. Resolves false when a write failed; the rows stay queued.
+   * batch), at most maxBatch per statement, and each overage on its own at its place in the order.
+   * Resolves false when a write failed; the rows stay queued.
    */
   function startWriter(): Promise<boolean> {
     if (writer) return writer;
@@ -287,22 +689,29 @@ export function createBilling(options: BillingOptions) {
     const run = async (): Promise<boolean> => {
       let due = backlog();
       while (due > 0) {
-        const batch = pending.slice(head, head + Math.min(due, maxBatch));
+        const first = pending[head]!;
+        if (first.overage) {
+          try {
+            await writeOverage(first, first.overage);
+          } catch (error) {
+            logger.error('overage settlement failed; will retry', { error, requestId: first.facts.requestId });
+            return false;
+          }
+          advance(1);
+          due -= 1;
+          continue;
+        }
+        let end = head + 1;
+        const limit = head + Math.min(due, maxBatch);
+        while (end < limit && !pending[end]!.overage) end++;
+        const count = end - head;
         try {
-          await writeBatch(batch);
+          await writeIsolating(count);
         } catch (error) {
-          logger.error('usage batch failed; will retry', { error, rows: batch.length });
+          logger.error('usage batch failed; will retry', { error, rows: count });
           return false;
         }
-        head += batch.length;
-        due -= batch.length;
-        writtenTotal += batch.length;
-        // Drop written rows now and then, not per batch: slicing a long queue each time would be quadratic.
-        if (head >= 4096 || head === pending.length) {
-          pending = pending.slice(head);
-          head = 0;
-        }
-        releaseAdmissions();
+        due -= count;
       }
       return true;
     };
@@ -357,13 +766,27 @@ export function createBilling(options: BillingOptions) {
     });
   }
 
+  /** Hands a key claim back to the key's budget, unless it belongs to a period that is over. */
+  async function returnKeyLease(lease: KeyLease) {
+    if (keyLeases.get(lease.keyId) === lease) keyLeases.delete(lease.keyId);
+    retiredKeyLeases.delete(lease);
+    if (!lease.id) return;
+    await db.execute(sql`
+      with gone as (delete from key_leases where id = ${lease.id} returning key_id, amount_nano, period_start)
+      update api_keys k set budget_nano = k.budget_nano + gone.amount_nano
+      from gone where k.id = gone.key_id and k.budget_period_start = gone.period_start`);
+  }
+
   /** Hands back leases nobody is using (all of them with `all`), after writing what they owe. */
   async function returnIdleLeases(all = false): Promise<void> {
     const now = Date.now();
-    const idle = [...leases.values()].filter(
-      (l) => l.inFlight === 0 && !l.toppingUp && (all || now - l.lastUsed >= idleReturnMs),
+    const isIdle = (l: { inFlight: number; toppingUp: unknown; owing: unknown; lastUsed: number }) =>
+      l.inFlight === 0 && !l.toppingUp && !l.owing && (all || now - l.lastUsed >= idleReturnMs);
+    const idle = [...leases.values()].filter(isIdle);
+    const idleKeys = [...keyLeases.values(), ...retiredKeyLeases].filter(
+      (l) => isIdle(l) || (l.stale && l.inFlight === 0 && !l.toppingUp && !l.owing),
     );
-    if (idle.length === 0) return;
+    if (idle.length === 0 && idleKeys.length === 0) return;
     await flush();
     for (const lease of idle) {
       // A request may have reserved against it while the flush ran.
@@ -374,65 +797,180 @@ export function createBilling(options: BillingOptions) {
         logger.error('could not return a lease; it will expire', { error, leaseId: lease.id });
       }
     }
+    for (const lease of idleKeys) {
+      if (lease.inFlight > 0) continue;
+      if (!lease.stale && keyLeases.get(lease.keyId) !== lease) continue;
+      try {
+        await returnKeyLease(lease);
+      } catch (error) {
+        logger.error('could not return a key limit claim; it will expire', { error, leaseId: lease.id });
+      }
+    }
   }
 
   async function renewLeases() {
     await db.execute(sql`
       update balance_leases set expires_at = now() + make_interval(secs => ${leaseTtlSeconds})
       where instance_id = ${instanceId}`);
+    await db.execute(sql`
+      update key_leases set expires_at = now() + make_interval(secs => ${leaseTtlSeconds})
+      where instance_id = ${instanceId}`);
   }
 
-  /** Returns leases of instances that stopped renewing them (crashed) to their users' balances. */
+  /**
+   * Returns leases of instances that stopped renewing them (crashed) to their users' balances, and
+   * their key claims to the keys' budgets (a claim of a past period just goes). One reaper at a time
+   * across instances (a transaction-scoped advisory lock), so two never lock the same rows in two orders.
+   */
   async function reapExpiredLeases(): Promise<number> {
-    const rows = rowsOf<{ n: unknown }>(
-      await db.execute(sql`
+    return db.transaction(async (tx) => {
+      const [lock] = rowsOf<{ ok: boolean }>(
+        await tx.execute(sql`select pg_try_advisory_xact_lock(1131376228, 1) as ok`),
+      );
+      if (!lock?.ok) return 0;
+      const rows = rowsOf<{ n: unknown }>(
+        await tx.execute(sql`
+          with expired as (
+            delete from balance_leases where expires_at < now() returning user_id, amount_nano
+          ), sums as (
+            select user_id, sum(amount_nano)::bigint as total, count(*) as n from expired group by user_id
+          ), credited as (
+            update users set balance_nano = balance_nano + sums.total from sums where users.id = sums.user_id
+            returning sums.n
+          )
+          select coalesce(sum(n), 0) as n from credited`),
+      );
+      await tx.execute(sql`
         with expired as (
-          delete from balance_leases where expires_at < now() returning user_id, amount_nano
+          delete from key_leases where expires_at < now() returning key_id, amount_nano, period_start
         ), sums as (
-          select user_id, sum(amount_nano)::bigint as total, count(*) as n from expired group by user_id
-        ), credited as (
-          update users set balance_nano = balance_nano + sums.total from sums where users.id = sums.user_id
-          returning sums.n
+          select key_id, period_start, sum(amount_nano)::bigint as total from expired group by key_id, period_start
         )
-        select coalesce(sum(n), 0) as n from credited`),
-    );
-    const n = Number(rows[0]?.n ?? 0);
-    if (n > 0) logger.warn('returned expired balance leases', { count: n });
-    return n;
+        update api_keys k set budget_nano = k.budget_nano + sums.total
+        from sums where k.id = sums.key_id and k.budget_period_start = sums.period_start`);
+      const n = Number(rows[0]?.n ?? 0);
+      if (n > 0) logger.warn('returned expired balance leases', { count: n });
+      return n;
+    });
   }
 
   /**
    * Settles a reservation to the real usage: the cost is charged, the rest goes back to the lease,
-   * and the usage row, ledger row and lease debit are queued for the next batch.
+   * and the usage row, ledger row and lease debit are queued for the next batch. An answer that cost
+   * more than the lease holds is settled on its own against the balance (see the top of this file).
    */
   function settle(reservation: Reservation, facts: UsageFacts): { costNano: bigint } {
     if (reservation.done) return { costNano: 0n };
     reservation.done = true;
-    const lease = leaseOf(reservation.userId);
-    let costNano = BigInt(Math.max(0, facts.totalTokens)) * config.tokenPriceNano;
-    // Answers longer than reserved take the difference from the lease; never more than it holds.
-    const coverable = reservation.amountNano + lease.available;
-    if (costNano > coverable) {
-      logger.warn('usage exceeded what the balance could cover; charged what was available', {
-        userId: reservation.userId,
-        requestId: facts.requestId,
-        costNano,
-        chargedNano: coverable,
-      });
-      costNano = coverable;
-    }
-    lease.available = coverable - costNano;
+    const { lease, keyLease } = reservation as InternalReservation;
+    const completion = Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens);
+    const cost = costOf(reservation.price, facts.promptTokens, completion);
+    const now = Date.now();
     lease.inFlight -= 1;
-    lease.lastUsed = Date.now();
-    enqueue({ facts, costNano, leaseId: lease.id, createdAt: new Date() });
-    return { costNano };
+    lease.lastUsed = now;
+    const coverable = reservation.amountNano + lease.available;
+    let keyShort = 0n;
+    if (keyLease) {
+      keyLease.inFlight -= 1;
+      keyLease.lastUsed = now;
+      const keyCoverable = reservation.amountNano + keyLease.available;
+      keyLease.available = cost.totalNano <= keyCoverable ? keyCoverable - cost.totalNano : 0n;
+      keyShort = cost.totalNano > keyCoverable ? cost.totalNano - keyCoverable : 0n;
+    }
+    const base = {
+      facts,
+      promptCostNano: cost.promptCostNano,
+      completionCostNano: cost.completionCostNano,
+      leaseId: lease.id,
+      keyLeaseId: keyLease?.id ?? null,
+      createdAt: new Date(now),
+    };
+    if (cost.totalNano <= coverable && keyShort === 0n) {
+      lease.available = coverable - cost.totalNano;
+      enqueue({ ...base, costNano: cost.totalNano, overage: null });
+      return { costNano: cost.totalNano };
+    }
+    // Outgrew a lease: reservations of this user (and key) wait until this settlement is written.
+    const fromLease = minBig(cost.totalNano, coverable);
+    lease.available = coverable - fromLease;
+    let done!: () => void;
+    const written = new Promise<void>((resolve) => (done = resolve));
+    const clear = () => {
+      if (lease.owing === written) lease.owing = null;
+      if (keyLease && keyLease.owing === written) keyLease.owing = null;
+    };
+    void written.then(clear);
+    lease.owing = written;
+    if (keyLease) keyLease.owing = written;
+    logger.warn('usage exceeded the lease; settling the rest against the balance', {
+      userId: reservation.userId,
+      requestId: facts.requestId,
+      costNano: cost.totalNano,
+      leaseCoverNano: fromLease,
+    });
+    enqueue({
+      ...base,
+      costNano: fromLease,
+      overage: {
+        fromBalanceNano: cost.totalNano - fromLease,
+        keyId: keyLease?.keyId ?? null,
+        keyLeaseCostNano: cost.totalNano - keyShort,
+        fromKeyBudgetNano: keyShort,
+        done,
+      },
+    });
+    return { costNano: cost.totalNano };
+  }
+
+  /** Waits for an overage settlement of this lease to be written, within the admission bound. */
+  async function waitOwing(lease: { owing: Promise<void> | null }, deadline: number) {
+    while (lease.owing) {
+      const owing = lease.owing;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const inTime = await Promise.race([
+        owing.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())))),
+      ]);
+      clearTimeout(timer);
+      if (!inTime) {
+        throw new AppError('service_unavailable', errorMessages.billingUnavailable, { headers: { 'retry-after': '5' } });
+      }
+    }
+  }
+
+  async function reserveKey(ref: KeyLimitRef, amountNano: bigint, deadline: number): Promise<KeyLease> {
+    for (;;) {
+      const lease = keyLeaseOf(ref, Date.now());
+      await waitOwing(lease, deadline);
+      if (lease.stale || keyLeases.get(ref.keyId) !== lease) continue;
+      if (lease.available >= amountNano) {
+        lease.available -= amountNano;
+        lease.inFlight += 1;
+        lease.lastUsed = Date.now();
+        return lease;
+      }
+      if (lease.toppingUp) {
+        await lease.toppingUp.catch(() => false);
+        continue;
+      }
+      const attempt = topUpKey(lease, amountNano - lease.available).then(() => true);
+      lease.toppingUp = attempt;
+      try {
+        await attempt;
+      } finally {
+        lease.toppingUp = null;
+      }
+    }
   }
 
   return {
     instanceId,
 
-    /** Sets `amountNano` aside for one request, or fails with 402 when the balance cannot cover it. */
-    async reserve(userId: string, amountNano: bigint): Promise<Reservation> {
+    /**
+     * Sets `amountNano` aside for one request, or fails with 402 when the balance (or the key's limit)
+     * cannot cover it.
+     */
+    async reserve(userId: string, amountNano: bigint, options: ReserveOptions = {}): Promise<Reservation> {
       // Back-pressure: while the writer is this far behind, new requests wait for it rather than queue more.
       // The wait is bounded: with the database gone, a client hears 429 and retries instead of hanging.
       const deadline = Date.now() + admissionWaitMs;
@@ -452,35 +990,64 @@ export function createBilling(options: BillingOptions) {
           throw new AppError('rate_limit_exceeded', errorMessages.billingBacklog, { headers: { 'retry-after': '5' } });
         }
       }
+      const keyLease = options.key ? await reserveKey(options.key, amountNano, deadline) : null;
       const lease = leaseOf(userId);
-      while (lease.available < amountNano) {
-        if (lease.toppingUp) {
-          await lease.toppingUp;
-          continue;
+      try {
+        for (;;) {
+          if (lease.owing) {
+            await waitOwing(lease, deadline);
+            continue;
+          }
+          if (lease.available >= amountNano) break;
+          if (lease.toppingUp) {
+            await lease.toppingUp.catch(() => false);
+            continue;
+          }
+          const attempt = topUp(lease, amountNano - lease.available);
+          lease.toppingUp = attempt;
+          let ok: boolean;
+          try {
+            ok = await attempt;
+          } finally {
+            lease.toppingUp = null;
+          }
+          if (!ok && lease.available < amountNano && !lease.owing) {
+            throw new AppError('insufficient_balance');
+          }
         }
-        const attempt = topUp(lease, amountNano - lease.available);
-        lease.toppingUp = attempt;
-        let ok: boolean;
-        try {
-          ok = await attempt;
-        } finally {
-          lease.toppingUp = null;
+      } catch (error) {
+        // The key's claim goes back: this request will not run.
+        if (keyLease) {
+          keyLease.available += amountNano;
+          keyLease.inFlight -= 1;
         }
-        if (!ok && lease.available < amountNano) {
-          throw new AppError('insufficient_balance');
-        }
+        throw error;
       }
       lease.available -= amountNano;
       lease.inFlight += 1;
       lease.lastUsed = Date.now();
-      return { userId, amountNano, done: false };
+      const reservation: InternalReservation = {
+        userId,
+        amountNano,
+        price: options.price ?? defaultPrice,
+        done: false,
+        lease,
+        keyLease,
+      };
+      return reservation;
     },
 
     settle,
 
     /** Gives a reservation back in full (the request failed) and records the failure. */
     release(reservation: Reservation, facts: UsageFacts) {
-      settle(reservation, { ...facts, totalTokens: 0 });
+      settle(reservation, { ...facts, promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+    },
+
+    /** The key's limit or reset changed: this instance stops reserving against its old claim. */
+    keyChanged(keyId: string) {
+      const lease = keyLeases.get(keyId);
+      if (lease) retireKeyLease(lease);
     },
 
     /** Settlements queued and not yet written (for operators and tests). */
@@ -490,7 +1057,16 @@ export function createBilling(options: BillingOptions) {
 
     /** Records usage that reserved nothing (a request refused before any money was set aside). */
     record(facts: UsageFacts) {
-      enqueue({ facts, costNano: 0n, leaseId: null, createdAt: new Date() });
+      enqueue({
+        facts,
+        promptCostNano: 0n,
+        completionCostNano: 0n,
+        costNano: 0n,
+        leaseId: null,
+        keyLeaseId: null,
+        overage: null,
+        createdAt: new Date(),
+      });
     },
 
     flush,
@@ -508,7 +1084,10 @@ export function createBilling(options: BillingOptions) {
       return rows[0] ? toBigInt(rows[0].total) : 0n;
     },
 
-    start() {
+    async start() {
+      if (options.listen && !unlistenRecall) {
+        unlistenRecall = await options.listen(LEASE_RECALL_CHANNEL, (userId) => void recall(userId));
+      }
       housekeeping ??= setInterval(() => {
         void returnIdleLeases().catch((error) => logger.error('lease return failed', { error }));
         void renewLeases().catch((error) => logger.error('lease renewal failed', { error }));
@@ -522,6 +1101,8 @@ export function createBilling(options: BillingOptions) {
       stopped = true;
       if (housekeeping) clearInterval(housekeeping);
       housekeeping = null;
+      await unlistenRecall?.().catch(() => {});
+      unlistenRecall = null;
       // Every row must reach the database before the process goes: a write that fails is retried a while.
       const deadline = Date.now() + 15_000;
       await flush();

@@ -6,6 +6,7 @@ import { AppError, describeZodError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
+import type { KeyLimitRef } from '../keys/limits';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
@@ -37,6 +38,8 @@ export interface Payer {
   userId: string;
   apiKeyId: string | null;
   agentId: string | null;
+  /** The key's own spend limit, when it has one. */
+  keyLimit?: KeyLimitRef | null;
 }
 
 interface Usage {
@@ -51,10 +54,20 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+/** Far beyond any real answer, within what bigint columns and exact bigint money hold. */
+const MAX_REPORTED_TOKENS = 1e12;
+
+/** A reported token count as a whole number: anything not a finite non-negative number counts as 0. */
+function tokenCount(value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n <= 0) return 0;
+  return Math.min(Math.trunc(n), MAX_REPORTED_TOKENS);
+}
+
 function usageFacts(usage: Usage | null | undefined) {
-  const prompt = Math.max(0, Math.trunc(usage?.prompt_tokens ?? 0));
-  const completion = Math.max(0, Math.trunc(usage?.completion_tokens ?? 0));
-  const total = Math.max(0, Math.trunc(usage?.total_tokens ?? prompt + completion));
+  const prompt = tokenCount(usage?.prompt_tokens);
+  const completion = tokenCount(usage?.completion_tokens);
+  const total = usage?.total_tokens === undefined ? prompt + completion : tokenCount(usage.total_tokens);
   return { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
 }
 
@@ -74,7 +87,7 @@ function alreadySettled<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
 }
 
 export function createChatHandler(deps: ChatHandlerDeps) {
-  const { config, verifier, billing, upstream, rateLimiter, logger } = deps;
+  const { config, verifier, prices, billing, upstream, rateLimiter, logger } = deps;
 
   async function authenticate(request: Request) {
     const token = bearerToken(request.headers);
@@ -82,6 +95,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const key = await verifier.resolve(token);
     if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey);
     if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey);
+    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError('unauthorized', errorMessages.expiredApiKey);
+    if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked);
     if (rateLimiter) {
       const decision = rateLimiter.check(key.keyId);
       if (!decision.allowed) {
@@ -128,12 +143,17 @@ export function createChatHandler(deps: ChatHandlerDeps) {
   ): Promise<Response> {
     const started = performance.now();
     const stream = body.stream === true;
-    const tools = (body as { tools?: unknown }).tools;
+    const extra = body as { tools?: unknown; functions?: unknown };
+    // Legacy `functions` are sent to the model as tools are, and cost prompt tokens the same way.
+    const tools = extra.tools ?? extra.functions;
     // The reservation needs a bound, not a count; the count (the tokenizer) only when the upstream sends no usage.
     const promptReserve = reservePromptTokens(body.messages, tools);
     const promptEstimate = () => estimatePromptTokens(body.messages, tools);
     const completionCap = body.max_completion_tokens ?? body.max_tokens ?? config.reserveCompletionTokens;
-    const reservation = await billing.reserve(payer.userId, BigInt(promptReserve + completionCap) * config.tokenPriceNano);
+    // Every one of the n choices may run to the cap, each at the model's completion price.
+    const price = prices.priceOf(body.model);
+    const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1)).totalNano;
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null });
 
     const base = {
       userId: payer.userId,
@@ -440,7 +460,12 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const { text, body } = await parseBody(request);
       verifier.markUsed(key.keyId);
       return complete(
-        { userId: key.userId, apiKeyId: key.keyId, agentId: null },
+        {
+          userId: key.userId,
+          apiKeyId: key.keyId,
+          agentId: null,
+          keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
+        },
         body,
         text,
         requestIdOf(request),

@@ -42,6 +42,8 @@ export const chatRequestSchema = z
     stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
     max_tokens: z.number().int().positive().nullable().optional(),
     max_completion_tokens: z.number().int().positive().nullable().optional(),
+    /** Choices to generate: each may cost up to the completion cap, so the reservation multiplies by it. */
+    n: z.number().int().min(1, 'n должен быть от 1 до 128').max(128, 'n должен быть от 1 до 128').nullable().optional(),
   })
   .loose();
 

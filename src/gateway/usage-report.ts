@@ -27,16 +27,28 @@ const sums = {
   completionTokens: sql<string>`coalesce(sum(${usageRecords.completionTokens}), 0)`,
   totalTokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)`,
   costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)`,
+  promptCostNano: sql<string>`coalesce(sum(${usageRecords.promptCostNano}), 0)`,
+  completionCostNano: sql<string>`coalesce(sum(${usageRecords.completionCostNano}), 0)`,
+  unpaidNano: sql<string>`coalesce(sum(${usageRecords.unpaidNano}), 0)`,
 };
 
-/** Counts come back as strings on postgres.js and numbers on PGlite. */
-function summed(row: { requests: unknown; promptTokens: unknown; completionTokens: unknown; totalTokens: unknown; costNano: unknown }) {
+type SumRow = { [K in keyof typeof sums]: unknown };
+const money = (v: unknown) => nanoToUnits(BigInt(v as string | number));
+
+/**
+ * Counts come back as strings on postgres.js and numbers on PGlite. `cost` is what was charged;
+ * promptCost + completionCost is the price, which exceeds it by `unpaid` only when the balance ran out.
+ */
+function summed(row: SumRow) {
   return {
     requests: Number(row.requests),
     promptTokens: Number(row.promptTokens),
     completionTokens: Number(row.completionTokens),
     totalTokens: Number(row.totalTokens),
-    cost: nanoToUnits(BigInt(row.costNano as string | number)),
+    cost: money(row.costNano),
+    promptCost: money(row.promptCostNano),
+    completionCost: money(row.completionCostNano),
+    unpaid: money(row.unpaidNano),
   };
 }
 
@@ -87,16 +99,7 @@ export function createUsageReport(db: Database) {
         .where(and(...page))
         .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
         .limit(query.limit + 1);
-      const [totals] = await db
-        .select({
-          requests: sql<string>`count(*)`,
-          promptTokens: sql<string>`coalesce(sum(${usageRecords.promptTokens}), 0)`,
-          completionTokens: sql<string>`coalesce(sum(${usageRecords.completionTokens}), 0)`,
-          totalTokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)`,
-          costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)`,
-        })
-        .from(usageRecords)
-        .where(where);
+      const [totals] = await db.select(sums).from(usageRecords).where(where);
 
       const { page: pageRows, nextCursor } = keysetPage(rows, query.limit, (r) => r.record.id);
       return {
@@ -111,18 +114,15 @@ export function createUsageReport(db: Database) {
           completionTokens: r.completionTokens,
           totalTokens: r.totalTokens,
           cost: nanoToUnits(r.costNano),
+          promptCost: nanoToUnits(r.promptCostNano),
+          completionCost: nanoToUnits(r.completionCostNano),
+          unpaid: nanoToUnits(r.unpaidNano),
           status: r.status,
           usageSource: r.usageSource,
           durationMs: r.durationMs,
         })),
         nextCursor,
-        totals: {
-          requests: Number(totals?.requests ?? 0),
-          promptTokens: Number(totals?.promptTokens ?? 0),
-          completionTokens: Number(totals?.completionTokens ?? 0),
-          totalTokens: Number(totals?.totalTokens ?? 0),
-          cost: nanoToUnits(BigInt(totals?.costNano ?? 0)),
-        },
+        totals: summed(totals!),
       };
     },
   };

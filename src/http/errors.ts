@@ -18,6 +18,7 @@ export const errorTypes = {
   rate_limit_exceeded: { status: 429, trpc: 'TOO_MANY_REQUESTS', message: errorMessages.rateLimited },
   upstream_error: { status: 502, trpc: 'BAD_GATEWAY', message: errorMessages.upstreamError },
   upstream_timeout: { status: 504, trpc: 'GATEWAY_TIMEOUT', message: errorMessages.upstreamTimeout },
+  service_unavailable: { status: 503, trpc: 'SERVICE_UNAVAILABLE', message: errorMessages.serviceUnavailable },
   internal_error: { status: 500, trpc: 'INTERNAL_SERVER_ERROR', message: errorMessages.internal },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY; message: string }>;
 
@@ -77,6 +78,7 @@ const TRPC_CODE_TO_TYPE: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorType>> = {
   TOO_MANY_REQUESTS: 'rate_limit_exceeded',
   BAD_GATEWAY: 'upstream_error',
   GATEWAY_TIMEOUT: 'upstream_timeout',
+  SERVICE_UNAVAILABLE: 'service_unavailable',
 };
 
 /** Russian text for a zod failure: the first few issues with their field paths. */

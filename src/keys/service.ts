@@ -3,10 +3,19 @@ import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import { generateApiKey } from '../auth/api-keys';
 import { isUuid } from '../accounts/service';
 import type { Config } from '../config';
-import type { Database } from '../db/client';
+import { rowsOf, type Database, type Executor } from '../db/client';
 import { apiKeys, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { nanoToUnits } from '../money';
+import { periodStart, type LimitReset } from './limits';
+
+/** A key's limit and expiry as its owner sets them (nano-units; null removes). */
+export interface KeyLimits {
+  spendLimitNano?: bigint | null;
+  limitReset?: LimitReset;
+  expiresAt?: Date | null;
+}
 
 export interface ListedKey {
   id: string;
@@ -15,14 +24,18 @@ export interface ListedKey {
   createdAt: string;
   lastUsedAt: string | null;
   isActive: boolean;
+  /** In the balance currency; null: no limit of its own. */
+  spendLimit: number | null;
+  limitReset: LimitReset;
+  expiresAt: string | null;
+  expired: boolean;
+  /** What the key spent since its period began (all time for a limit that never resets). */
+  spentThisPeriod: number;
+  periodStart: string;
 }
 
-export interface CreatedKey {
-  id: string;
-  name: string;
+export interface CreatedKey extends ListedKey {
   key: string;
-  keyPrefix: string;
-  createdAt: string;
   warning: string;
 }
 
@@ -31,10 +44,102 @@ export interface VerifiedKey {
   keyId: string;
   userId: string;
   isActive: boolean;
+  /** Milliseconds since the epoch; null: never expires. */
+  expiresAt: number | null;
+  /** The reset of the key's spend limit; null when the key has no limit. */
+  limitReset: LimitReset | null;
+  /** The owner was blocked by an operator: every key of theirs is refused. */
+  userBlocked: boolean;
 }
 
-/** NOTIFY channel on which revocations reach every instance. */
+/** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
 export const KEY_REVOKED_CHANNEL = 'conduit_key_revoked';
+/** NOTIFY channel for a user whose keys all changed standing (blocked, unblocked); payload: user id. */
+export const USER_KEYS_CHANGED_CHANNEL = 'conduit_user_keys_changed';
+
+const keyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  keyPrefix: apiKeys.keyPrefix,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+  expiresAt: apiKeys.expiresAt,
+  spendLimitNano: apiKeys.spendLimitNano,
+  limitReset: apiKeys.limitReset,
+};
+interface KeyRow {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+  spendLimitNano: bigint | null;
+  limitReset: string;
+};
+
+/** What keys spent in their current periods, by key id (a database sum: usage rows are the record). */
+async function spentInPeriods(executor: Executor, keys: { id: string; periodStart: Date }[]): Promise<Map<string, bigint>> {
+  const spent = new Map<string, bigint>();
+  if (keys.length === 0) return spent;
+  const values = sql.join(
+    keys.map((k) => sql`(${k.id}::uuid, ${k.periodStart.toISOString()}::timestamptz)`),
+    sql`, `,
+  );
+  const rows = rowsOf<{ id: string; spent: unknown }>(
+    await executor.execute(sql`
+      select v.id, coalesce(sum(u.cost_nano), 0)::text as spent
+      from (values ${values}) as v(id, since)
+      left join usage_records u on u.api_key_id = v.id and u.created_at >= v.since
+      group by v.id`),
+  );
+  for (const row of rows) spent.set(row.id, BigInt(row.spent as string));
+  return spent;
+}
+
+function listed(row: KeyRow, spent: bigint, now: number): ListedKey {
+  const reset = row.limitReset as LimitReset;
+  return {
+    id: row.id,
+    name: row.name,
+    keyPrefix: row.keyPrefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+    isActive: row.revokedAt === null,
+    spendLimit: row.spendLimitNano === null ? null : nanoToUnits(row.spendLimitNano),
+    limitReset: reset,
+    expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
+    expired: row.expiresAt !== null && row.expiresAt.getTime() <= now,
+    spentThisPeriod: nanoToUnits(spent),
+    periodStart: periodStart(reset, now).toISOString(),
+  };
+}
+
+/**
+ * Sets a key's unclaimed budget for the current period from its limit: limit − spent − claimed by
+ * instances, never below zero (see key_leases in the schema). Runs in the transaction that changed the
+ * limit, with the key's row locked.
+ */
+async function resetBudget(tx: Executor, keyId: string, limitNano: bigint | null, reset: LimitReset): Promise<void> {
+  if (limitNano === null) {
+    await tx.update(apiKeys).set({ budgetNano: 0n, budgetPeriodStart: null }).where(eq(apiKeys.id, keyId));
+    return;
+  }
+  const since = periodStart(reset);
+  const spent = (await spentInPeriods(tx, [{ id: keyId, periodStart: since }])).get(keyId) ?? 0n;
+  const [claimed] = rowsOf<{ total: unknown }>(
+    await tx.execute(sql`
+      select coalesce(sum(amount_nano), 0)::text as total from key_leases
+      where key_id = ${keyId} and period_start = ${since.toISOString()}::timestamptz`),
+  );
+  const left = limitNano - spent - BigInt((claimed?.total as string) ?? '0');
+  await tx
+    .update(apiKeys)
+    .set({ budgetNano: left > 0n ? left : 0n, budgetPeriodStart: since })
+    .where(eq(apiKeys.id, keyId));
+}
 
 export interface KeyServiceDeps {
   db: Database;
@@ -45,10 +150,11 @@ export interface KeyServiceDeps {
 
 export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
   return {
-    async create(userId: string, name: string): Promise<CreatedKey> {
+    async create(userId: string, name: string, limits: KeyLimits = {}): Promise<CreatedKey> {
       return db.transaction(async (tx) => {
-        // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap together.
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+        // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap
+        // together (NO KEY UPDATE: it must not wait for the billing writer's foreign-key locks).
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
         const [{ value: existing } = { value: 0 }] = await tx
           .select({ value: count() })
           .from(apiKeys)
@@ -57,42 +163,74 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           throw new AppError('invalid_request_error', errorMessages.tooManyKeys(config.maxKeysPerUser));
         }
         const generated = generateApiKey();
+        const reset = limits.limitReset ?? 'none';
+        const limit = limits.spendLimitNano ?? null;
         const [row] = await tx
           .insert(apiKeys)
-          .values({ userId, name, keyPrefix: generated.keyPrefix, keyHash: generated.keyHash })
-          .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt });
-        return {
-          id: row!.id,
-          name,
-          key: generated.key,
-          keyPrefix: generated.keyPrefix,
-          createdAt: row!.createdAt.toISOString(),
-          warning: errorMessages.keyWarning,
-        };
+          .values({
+            userId,
+            name,
+            keyPrefix: generated.keyPrefix,
+            keyHash: generated.keyHash,
+            spendLimitNano: limit,
+            limitReset: reset,
+            expiresAt: limits.expiresAt ?? null,
+            budgetNano: limit ?? 0n,
+            budgetPeriodStart: limit === null ? null : periodStart(reset),
+          })
+          .returning(keyColumns);
+        return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: errorMessages.keyWarning };
       });
+    },
+
+    /**
+     * Changes a key's name, limit, reset or expiry. A new limit applies to what the key already spent in
+     * the period; every instance drops its cached record and its claim on the old limit.
+     */
+    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string }): Promise<ListedKey> {
+      if (!isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
+      const row = await db.transaction(async (tx) => {
+        const [current] = await tx
+          .select(keyColumns)
+          .from(apiKeys)
+          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
+          .for('no key update');
+        if (!current) throw new AppError('not_found', errorMessages.keyNotFound);
+        const limit = changes.spendLimitNano === undefined ? current.spendLimitNano : changes.spendLimitNano;
+        const reset = changes.limitReset ?? (current.limitReset as LimitReset);
+        const [updated] = await tx
+          .update(apiKeys)
+          .set({
+            ...(changes.name !== undefined ? { name: changes.name } : {}),
+            spendLimitNano: limit,
+            limitReset: reset,
+            expiresAt: changes.expiresAt === undefined ? current.expiresAt : changes.expiresAt,
+          })
+          .where(eq(apiKeys.id, keyId))
+          .returning(keyColumns);
+        const limitChanged = limit !== current.spendLimitNano || reset !== current.limitReset;
+        if (limitChanged) await resetBudget(tx, keyId, limit, reset);
+        await tx.execute(sql`select pg_notify(${KEY_REVOKED_CHANNEL}, ${keyId})`);
+        return updated!;
+      });
+      onRevoked?.(keyId);
+      const now = Date.now();
+      const spent = await spentInPeriods(db, [{ id: row.id, periodStart: periodStart(row.limitReset as LimitReset, now) }]);
+      return listed(row, spent.get(row.id) ?? 0n, now);
     },
 
     async list(userId: string): Promise<{ keys: ListedKey[]; count: number }> {
       const rows = await db
-        .select({
-          id: apiKeys.id,
-          name: apiKeys.name,
-          keyPrefix: apiKeys.keyPrefix,
-          createdAt: apiKeys.createdAt,
-          lastUsedAt: apiKeys.lastUsedAt,
-          revokedAt: apiKeys.revokedAt,
-        })
+        .select(keyColumns)
         .from(apiKeys)
         .where(eq(apiKeys.userId, userId))
         .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
-      const keys = rows.map((r) => ({
-        id: r.id,
-        name: r.name,
-        keyPrefix: r.keyPrefix,
-        createdAt: r.createdAt.toISOString(),
-        lastUsedAt: r.lastUsedAt ? r.lastUsedAt.toISOString() : null,
-        isActive: r.revokedAt === null,
-      }));
+      const now = Date.now();
+      const spent = await spentInPeriods(
+        db,
+        rows.map((r) => ({ id: r.id, periodStart: periodStart(r.limitReset as LimitReset, now) })),
+      );
+      const keys = rows.map((r) => listed(r, spent.get(r.id) ?? 0n, now));
       return { keys, count: keys.length };
     },
 
@@ -131,11 +269,29 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
     /** Looks a key up by the SHA-256 of its full value; null when no such key exists. */
     async findByHash(keyHash: string): Promise<VerifiedKey | null> {
       const [row] = await db
-        .select({ keyId: apiKeys.id, userId: apiKeys.userId, revokedAt: apiKeys.revokedAt })
+        .select({
+          keyId: apiKeys.id,
+          userId: apiKeys.userId,
+          revokedAt: apiKeys.revokedAt,
+          expiresAt: apiKeys.expiresAt,
+          spendLimitNano: apiKeys.spendLimitNano,
+          limitReset: apiKeys.limitReset,
+          blockedAt: users.blockedAt,
+        })
         .from(apiKeys)
+        .innerJoin(users, eq(users.id, apiKeys.userId))
         .where(eq(apiKeys.keyHash, keyHash))
         .limit(1);
-      return row ? { keyId: row.keyId, userId: row.userId, isActive: row.revokedAt === null } : null;
+      return row
+        ? {
+            keyId: row.keyId,
+            userId: row.userId,
+            isActive: row.revokedAt === null,
+            expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
+            limitReset: row.spendLimitNano === null ? null : (row.limitReset as LimitReset),
+            userBlocked: row.blockedAt !== null,
+          }
+        : null;
     },
   };
 }

@@ -4,7 +4,7 @@
 import { hashApiKey, looksLikeApiKey } from '../auth/api-keys';
 import type { DatabaseHandle } from '../db/client';
 import type { Logger } from '../logger';
-import { KEY_REVOKED_CHANNEL, type KeyService, type VerifiedKey } from './service';
+import { KEY_REVOKED_CHANNEL, USER_KEYS_CHANGED_CHANNEL, type KeyService, type VerifiedKey } from './service';
 
 interface Entry {
   key: VerifiedKey | null;
@@ -21,6 +21,8 @@ export interface KeyVerifierOptions {
   negativeTtlMs?: number;
   maxEntries?: number;
   lastUsedFlushMs?: number;
+  /** Told of every key whose record changed (revoked, new limit) here or on another instance. */
+  onKeyChanged?: (keyId: string) => void;
 }
 
 export function createKeyVerifier(options: KeyVerifierOptions) {
@@ -36,6 +38,7 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
   let lastUsed = new Map<string, Date>();
   let flushTimer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
+  let unlistenUsers: (() => Promise<void>) | null = null;
 
   function remember(hash: string, key: VerifiedKey | null) {
     if (cache.size >= maxEntries) {
@@ -55,6 +58,17 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
     const hash = hashById.get(keyId);
     if (hash) cache.delete(hash);
     hashById.delete(keyId);
+    options.onKeyChanged?.(keyId);
+  }
+
+  /** Drops every cached key of a user (blocked or unblocked): rare, so a scan is fine. */
+  function invalidateUser(userId: string) {
+    for (const [hash, entry] of cache) {
+      if (entry.key?.userId === userId) {
+        cache.delete(hash);
+        hashById.delete(entry.key.keyId);
+      }
+    }
   }
 
   async function flushLastUsed() {
@@ -92,6 +106,7 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
     },
 
     invalidate,
+    invalidateUser,
     flushLastUsed,
 
     async start() {
@@ -104,6 +119,10 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
           hashById.clear();
         },
       );
+      unlistenUsers = await database.listen(USER_KEYS_CHANGED_CHANNEL, (userId) => invalidateUser(userId), () => {
+        cache.clear();
+        hashById.clear();
+      });
       flushTimer = setInterval(() => void flushLastUsed(), lastUsedFlushMs);
       flushTimer.unref?.();
     },
@@ -113,7 +132,9 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
       flushTimer = null;
       await flushLastUsed();
       await unlisten?.().catch(() => {});
+      await unlistenUsers?.().catch(() => {});
       unlisten = null;
+      unlistenUsers = null;
     },
   };
 }

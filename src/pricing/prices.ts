@@ -83,6 +83,8 @@ export function createPriceBook(options: PriceBookOptions) {
   let timer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   let loading: Promise<void> | null = null;
+  /** The last model list shown with prices, and the table it was priced with. */
+  let priced: { source: object; table: object; body: string } | null = null;
 
   function install(rows: PriceRow[]) {
     const nextExact = new Map<string, ModelPrice>();
@@ -100,6 +102,28 @@ export function createPriceBook(options: PriceBookOptions) {
     exact = nextExact;
     prefixes = nextPrefixes;
     memo = new Map();
+  }
+
+  /**
+   * The upstream's model list with Conduit's prices: `pricing: {prompt, completion}` per token as decimal
+   * strings, replacing whatever the upstream published (its own prices, in its own currency). The JSON is
+   * kept until the list or the table changes.
+   */
+  function pricedListJson(list: { data: { id: string; [k: string]: unknown }[] }): string {
+    if (priced && priced.source === list && priced.table === exact) return priced.body;
+    const data = list.data.map((model) => {
+      const price = priceOf(model.id);
+      return {
+        ...model,
+        pricing: {
+          prompt: perTokenText(price.promptNanoPerMillion),
+          completion: perTokenText(price.completionNanoPerMillion),
+        },
+      };
+    });
+    const body = JSON.stringify({ ...list, data });
+    priced = { source: list, table: exact, body };
+    return body;
   }
 
   async function list(executor: Executor = db): Promise<PriceRow[]> {
@@ -142,12 +166,17 @@ export function createPriceBook(options: PriceBookOptions) {
   return {
     priceOf,
     costOf,
+    pricedListJson,
     /** The TOKEN_PRICE default, per 1M tokens. */
     fallback,
     list,
     reload,
 
-    /** Creates or replaces rows in one transaction (with `executor`, inside the caller's). */
+    /**
+     * Creates or replaces rows in one transaction. With `executor` it writes inside the caller's
+     * transaction and leaves the reload to the commit's notification (reading through the pool while
+     * that transaction is open would wait forever on PGlite's single connection).
+     */
     async upsert(
       rows: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint }[],
       executor?: Executor,
@@ -169,8 +198,8 @@ export function createPriceBook(options: PriceBookOptions) {
         }
         await announce(tx);
       };
-      if (executor) await write(executor);
-      else await db.transaction(write);
+      if (executor) return write(executor);
+      await db.transaction(write);
       await reload();
     },
 
@@ -181,7 +210,8 @@ export function createPriceBook(options: PriceBookOptions) {
         if (gone.length > 0) await announce(tx);
         return gone.length > 0;
       };
-      const removed = executor ? await run(executor) : await db.transaction(run);
+      if (executor) return run(executor);
+      const removed = await db.transaction(run);
       await reload();
       return removed;
     },

@@ -29,8 +29,10 @@
 //   fake/error-502        502 with an HTML body, as a proxy in front of a host answers
 //   fake/error-503        503 server_error (overloaded)
 //   fake/unknown-model, fake/not-found*   404 model_not_found
+//   fake/usage-<P>-<C>    answers as usual but reports usage prompt P, completion C (any size, whatever the cap)
 //
-// Also: GET {url}/models (the `models` list; `modelsDown` makes it 503), GET {url}/models/{id}; with an
+// Also: GET {url}/models (the `models` list; `modelsDown` makes it 503; a model given `pricing` carries it
+// as OpenRouter's list does: USD per token as decimal strings), GET {url}/models/{id}; with an
 // `apiKey` every route wants `Authorization: Bearer <apiKey>` and answers OpenAI's 401 otherwise.
 // Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
 // `abortedAt` (performance.now()) and appends the model to `aborted`.
@@ -51,6 +53,8 @@ export interface FakeModel {
   id: string;
   created: number;
   owned_by: string;
+  /** OpenRouter's per-token prices in USD, e.g. {prompt: "0.000001", completion: "0.000002"}; absent: none listed. */
+  pricing?: { prompt?: string; completion?: string; [other: string]: string | undefined };
 }
 
 export interface FakeUpstreamOptions {
@@ -114,6 +118,11 @@ function completionCap(body: ChatBody): number {
 
 /** The usage the fake reports for a request body (the model in it matters only for the special ones). */
 export function expectedUsage(body: ChatBody) {
+  const reported = typeof body.model === 'string' ? /^fake\/usage-(\d+)-(\d+)$/.exec(body.model) : null;
+  if (reported) {
+    const [p, c] = [Number(reported[1]), Number(reported[2])];
+    return { prompt_tokens: p, completion_tokens: c, total_tokens: p + c };
+  }
   const prompt = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
   const completion = Math.min(pieceCount(body.model), completionCap(body));
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -151,7 +160,13 @@ const openAiError = (
   extra: Record<string, string> = {},
 ) => json(status, { error: { message, type, param, code } }, extra);
 
-const modelObject = (m: FakeModel) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.owned_by });
+const modelObject = (m: FakeModel) => ({
+  id: m.id,
+  object: 'model',
+  created: m.created,
+  owned_by: m.owned_by,
+  ...(m.pricing ? { pricing: m.pricing } : {}),
+});
 
 const BAD_GATEWAY_HTML =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
@@ -294,7 +309,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           refusal: null,
         }
       : { role: 'assistant', content: '', refusal: null };
-    const finish = usage.completion_tokens < pieceCount(model) ? 'length' : toolCall ? 'tool_calls' : 'stop';
+    const finish = Math.min(usage.completion_tokens, completionCap(body)) < pieceCount(model) ? 'length' : toolCall ? 'tool_calls' : 'stop';
     const chunk = (delta: unknown, finishReason: string | null) => ({
       id,
       object: 'chat.completion.chunk',
@@ -328,7 +343,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           const send = (data: unknown) => emit(`data: ${JSON.stringify(data)}\n\n`);
 
           if (!send(chunk(firstDelta, null))) return;
-          for (let i = 0; i < usage.completion_tokens; i++) {
+          // A reported usage (fake/usage-…) is only a figure: the text is the usual pieces.
+          const pieces = Math.min(usage.completion_tokens, pieceCount(model));
+          for (let i = 0; i < pieces; i++) {
             if (!(await wait(delay, request.signal))) return;
             if (!send(chunk(deltaAt(i), null))) return;
             if (model === 'fake/drop' && i === 1) {

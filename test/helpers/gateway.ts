@@ -56,7 +56,12 @@ export async function usageRows(app: TestApp, userId: string) {
     stream: boolean;
     upstream_status: number | null;
     api_key_id: string | null;
-  }>('select * from usage_records where user_id = $1 order by id', [userId]);
+  }>(
+    `select *, prompt_tokens::float8 as prompt_tokens, completion_tokens::float8 as completion_tokens,
+            total_tokens::float8 as total_tokens
+     from usage_records where user_id = $1 order by id`,
+    [userId],
+  );
 }
 
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 3000, stepMs = 20): Promise<void> {

@@ -25,7 +25,10 @@ const usageRecord = z.object({
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
   totalTokens: z.number().int(),
-  cost: z.number(),
+  cost: z.number().describe('Списано с баланса'),
+  promptCost: z.number().describe('Цена токенов запроса'),
+  completionCost: z.number().describe('Цена токенов ответа'),
+  unpaid: z.number().describe('Часть цены, которую баланс не покрыл (баланс исчерпан)'),
   status: z.string(),
   usageSource: z.string(),
   durationMs: z.number().int(),
@@ -51,6 +54,9 @@ const sumsOutput = {
   completionTokens: z.number().int(),
   totalTokens: z.number().int(),
   cost: z.number(),
+  promptCost: z.number(),
+  completionCost: z.number(),
+  unpaid: z.number(),
 };
 
 export const accountRouter = router({
@@ -78,13 +84,7 @@ export const accountRouter = router({
       z.object({
         data: z.array(usageRecord),
         nextCursor: z.string().nullable(),
-        totals: z.object({
-          requests: z.number().int(),
-          promptTokens: z.number().int(),
-          completionTokens: z.number().int(),
-          totalTokens: z.number().int(),
-          cost: z.number(),
-        }),
+        totals: z.object(sumsOutput),
       }),
     )
     .query(async ({ ctx, input }) => {

@@ -1,10 +1,44 @@
-// What key creation accepts: zod only, shared with the dashboard page's form.
+// What key creation and key changes accept: zod only, shared with the dashboard page's form.
 import { z } from 'zod';
+import { LIMIT_RESETS } from '../../keys/limits';
+import { unitsToNano } from '../../money';
+
+const keyName = z
+  .string({ error: 'Укажите название ключа' })
+  .trim()
+  .min(1, 'Укажите название ключа')
+  .max(100, 'Название ключа не может быть длиннее 100 символов');
+
+/** A spend limit in currency units; null removes it. Exact to 1e-9, as money is kept. */
+export const spendLimitInput = z
+  .number({ error: 'Лимит расходов должен быть числом в валюте баланса' })
+  .min(0, 'Лимит расходов не может быть отрицательным')
+  .max(1_000_000_000, 'Лимит расходов не может превышать 1 000 000 000')
+  .refine((v) => unitsToNano(v) !== null, 'Лимит расходов: не более 9 знаков после запятой')
+  .nullable();
+
+export const limitResetInput = z.enum(LIMIT_RESETS, {
+  error: 'Период лимита: none (без сброса), day, week или month',
+});
+
+/** An ISO 8601 moment with its offset; null: the key never expires. */
+export const expiresAtInput = z.iso
+  .datetime({ offset: true, error: 'Срок действия: дата и время в формате ISO 8601, например 2027-01-31T23:59:59Z' })
+  .nullable();
 
 export const createKeyInput = z.object({
-  name: z
-    .string({ error: 'Укажите название ключа' })
-    .trim()
-    .min(1, 'Укажите название ключа')
-    .max(100, 'Название ключа не может быть длиннее 100 символов'),
+  name: keyName,
+  spendLimit: spendLimitInput.optional(),
+  limitReset: limitResetInput.optional(),
+  expiresAt: expiresAtInput
+    .optional()
+    .refine((v) => v === undefined || v === null || Date.parse(v) > Date.now(), 'Срок действия должен быть в будущем'),
+});
+
+export const updateKeyInput = z.object({
+  id: z.string().max(100),
+  name: keyName.optional(),
+  spendLimit: spendLimitInput.optional(),
+  limitReset: limitResetInput.optional(),
+  expiresAt: expiresAtInput.optional(),
 });

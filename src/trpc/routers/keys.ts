@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { errorMessages } from '../../http/messages';
+import { LIMIT_RESETS } from '../../keys/limits';
+import type { KeyLimits } from '../../keys/service';
+import { unitsToNano } from '../../money';
 import { router, userProcedure } from '../init';
-import { createKeyInput } from './keys-input';
+import { createKeyInput, updateKeyInput } from './keys-input';
 
 const listedKey = z.object({
   id: z.string(),
@@ -10,7 +13,22 @@ const listedKey = z.object({
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
   isActive: z.boolean(),
+  spendLimit: z.number().nullable().describe('Лимит расходов ключа за период в валюте баланса; null — без лимита'),
+  limitReset: z.enum(LIMIT_RESETS).describe('Когда лимит начинается заново (UTC): none, day, week, month'),
+  expiresAt: z.string().nullable().describe('Когда ключ перестанет действовать; null — бессрочно'),
+  expired: z.boolean(),
+  spentThisPeriod: z.number().describe('Потрачено ключом с начала текущего периода'),
+  periodStart: z.string(),
 });
+
+/** The API's units → the service's: nano-units and dates; absent stays absent, null stays null. */
+function limitsOf(input: { spendLimit?: number | null; limitReset?: KeyLimits['limitReset']; expiresAt?: string | null }): KeyLimits {
+  return {
+    spendLimitNano: input.spendLimit === undefined ? undefined : input.spendLimit === null ? null : unitsToNano(input.spendLimit),
+    limitReset: input.limitReset,
+    expiresAt: input.expiresAt === undefined ? undefined : input.expiresAt === null ? null : new Date(input.expiresAt),
+  };
+}
 
 export const keysRouter = router({
   list: userProcedure
@@ -31,20 +49,23 @@ export const keysRouter = router({
       },
     })
     .input(createKeyInput)
-    .output(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        key: z.string(),
-        keyPrefix: z.string(),
-        createdAt: z.string(),
-        warning: z.string(),
-      }),
-    )
-    .mutation(async ({ ctx, input }) => {
-      const created = await ctx.services.keys.create(ctx.principal.userId, input.name);
-      return created;
-    }),
+    .output(listedKey.extend({ key: z.string(), warning: z.string() }))
+    .mutation(({ ctx, input }) => ctx.services.keys.create(ctx.principal.userId, input.name, limitsOf(input))),
+
+  update: userProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/api/keys/{id}',
+        tags: ['keys'],
+        summary: 'Изменить название, лимит расходов, период лимита или срок действия ключа',
+      },
+    })
+    .input(updateKeyInput)
+    .output(listedKey)
+    .mutation(({ ctx, input }) =>
+      ctx.services.keys.update(ctx.principal.userId, input.id, { name: input.name, ...limitsOf(input) }),
+    ),
 
   revoke: userProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
