@@ -9,11 +9,21 @@ import { AppError, isUniqueViolation } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { REGISTRATION_BONUS_NANO, nanoToUnits } from '../money';
 
+export type Role = 'user' | 'admin';
+
 export interface PublicUser {
   id: string;
   email: string;
   balance: number;
-  role: 'user';
+  role: Role;
+}
+
+/** The user behind a dashboard token, as stored now (a token says nothing about role or blocking). */
+export interface TokenUser {
+  id: string;
+  email: string;
+  role: Role;
+  blocked: boolean;
 }
 
 export interface SessionResult {
@@ -32,29 +42,34 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function publicUser(row: { id: string; email: string; balanceNano: bigint }): PublicUser {
-  // Only the role 'user' is ever shown, whatever the stored value (the specification hides others).
-  return { id: row.id, email: row.email, balance: nanoToUnits(row.balanceNano), role: 'user' };
+const asRole = (stored: string): Role => (stored === 'admin' ? 'admin' : 'user');
+
+function publicUser(row: { id: string; email: string; balanceNano: bigint; role: string }): PublicUser {
+  return { id: row.id, email: row.email, balance: nanoToUnits(row.balanceNano), role: asRole(row.role) };
 }
 
 export interface AccountServiceDeps {
   db: Database;
   jwt: JwtService;
-  config: Pick<Config, 'loginMaxFailures' | 'loginLockoutSeconds'>;
+  config: Pick<Config, 'loginMaxFailures' | 'loginLockoutSeconds' | 'adminEmails'>;
 }
 
 export function createAccountService({ db, jwt, config }: AccountServiceDeps) {
+  // ADMIN_EMAILS is the source of the role: applied at registration and again at every login, so adding
+  // or removing an address takes effect the next time that person signs in.
+  const roleFor = (normalisedEmail: string): Role => (config.adminEmails.includes(normalisedEmail) ? 'admin' : 'user');
+
   return {
     async register(email: string, password: string): Promise<SessionResult> {
       const normalised = normaliseEmail(email);
       const passwordHash = await hashPassword(password);
-      let row: { id: string; email: string; balanceNano: bigint };
+      let row: { id: string; email: string; balanceNano: bigint; role: string };
       try {
         row = await db.transaction(async (tx) => {
           const [user] = await tx
             .insert(users)
-            .values({ email: normalised, passwordHash, balanceNano: REGISTRATION_BONUS_NANO })
-            .returning({ id: users.id, email: users.email, balanceNano: users.balanceNano });
+            .values({ email: normalised, passwordHash, balanceNano: REGISTRATION_BONUS_NANO, role: roleFor(normalised) })
+            .returning({ id: users.id, email: users.email, balanceNano: users.balanceNano, role: users.role });
           await tx.insert(ledgerEntries).values({
             userId: user!.id,
             amountNano: REGISTRATION_BONUS_NANO,
@@ -79,6 +94,7 @@ export function createAccountService({ db, jwt, config }: AccountServiceDeps) {
           balanceNano: users.balanceNano,
           passwordHash: users.passwordHash,
           lockedUntil: users.lockedUntil,
+          blockedAt: users.blockedAt,
         })
         .from(users)
         .where(eq(users.email, normalised))
@@ -106,26 +122,32 @@ export function createAccountService({ db, jwt, config }: AccountServiceDeps) {
           .where(eq(users.id, row.id));
         throw new AppError('unauthorized', errorMessages.invalidCredentials);
       }
-      await db.update(users).set({ failedLogins: 0, lockedUntil: null }).where(eq(users.id, row.id));
+      const role = roleFor(normalised);
+      await db.update(users).set({ failedLogins: 0, lockedUntil: null, role }).where(eq(users.id, row.id));
+      // Only after the password matched: a blocked account must not tell strangers that the e-mail exists.
+      if (row.blockedAt) throw new AppError('forbidden', errorMessages.accountBlocked);
       const token = await jwt.sign({ userId: row.id, email: row.email });
-      return { user: publicUser(row), token };
+      return { user: publicUser({ ...row, role }), token };
     },
 
-    /** The user a dashboard token belongs to; a token of a deleted user is as good as a forged one. */
-    async userFromToken(token: string): Promise<{ id: string; email: string } | null> {
+    /**
+     * The user a dashboard token belongs to; a token of a deleted user is as good as a forged one. Role
+     * and blocking are read from the row on every call, so a change applies to tokens already issued.
+     */
+    async userFromToken(token: string): Promise<TokenUser | null> {
       const claims = await jwt.verify(token);
       if (!claims || !isUuid(claims.userId)) return null;
       const [row] = await db
-        .select({ id: users.id, email: users.email })
+        .select({ id: users.id, email: users.email, role: users.role, blockedAt: users.blockedAt })
         .from(users)
         .where(eq(users.id, claims.userId))
         .limit(1);
-      return row ?? null;
+      return row ? { id: row.id, email: row.email, role: asRole(row.role), blocked: row.blockedAt !== null } : null;
     },
 
     async getPublicUser(userId: string): Promise<PublicUser | null> {
       const [row] = await db
-        .select({ id: users.id, email: users.email, balanceNano: users.balanceNano })
+        .select({ id: users.id, email: users.email, balanceNano: users.balanceNano, role: users.role })
         .from(users)
         .where(eq(users.id, userId))
         .limit(1);

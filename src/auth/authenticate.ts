@@ -11,9 +11,17 @@ export interface Principal {
   apiKeyId?: string;
 }
 
+/** An operator: a JWT whose user's stored role is admin. The e-mail goes into the audit log. */
+export interface AdminPrincipal extends Principal {
+  via: 'jwt';
+  email: string;
+}
+
 /** Resolves a presented API key; the gateway's cached verifier satisfies this. */
 export interface KeyResolver {
-  resolve(presented: string): Promise<{ keyId: string; userId: string; isActive: boolean } | null>;
+  resolve(
+    presented: string,
+  ): Promise<{ keyId: string; userId: string; isActive: boolean; expiresAt: number | null; userBlocked: boolean } | null>;
 }
 
 export function createAuthenticator(accounts: AccountService, keys: KeyResolver) {
@@ -21,22 +29,41 @@ export function createAuthenticator(accounts: AccountService, keys: KeyResolver)
     const key = await keys.resolve(token);
     if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey);
     if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey);
+    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError('unauthorized', errorMessages.expiredApiKey);
+    if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked);
     return { userId: key.userId, via: 'api_key', apiKeyId: key.keyId };
   }
 
-  async function viaJwt(token: string): Promise<Principal> {
+  async function tokenUser(token: string) {
     const user = await accounts.userFromToken(token);
     if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
+    // The token is genuine, so saying why it no longer works reveals nothing to a stranger.
+    if (user.blocked) throw new AppError('forbidden', errorMessages.accountBlocked);
+    return user;
+  }
+
+  async function viaJwt(token: string): Promise<Principal> {
+    const user = await tokenUser(token);
     return { userId: user.id, via: 'jwt' };
+  }
+
+  function jwtOf(headers: Headers): string {
+    const token = bearerToken(headers);
+    if (!token) throw new AppError('unauthorized', errorMessages.missingCredential);
+    if (looksLikeApiKey(token)) throw new AppError('unauthorized', errorMessages.jwtRequired);
+    return token;
   }
 
   return {
     /** Dashboard actions: only a JWT will do. */
     async jwtUser(headers: Headers): Promise<Principal> {
-      const token = bearerToken(headers);
-      if (!token) throw new AppError('unauthorized', errorMessages.missingCredential);
-      if (looksLikeApiKey(token)) throw new AppError('unauthorized', errorMessages.jwtRequired);
-      return viaJwt(token);
+      return viaJwt(jwtOf(headers));
+    },
+    /** Operator actions: a JWT of a user whose role, as stored now, is admin. */
+    async admin(headers: Headers): Promise<AdminPrincipal> {
+      const user = await tokenUser(jwtOf(headers));
+      if (user.role !== 'admin') throw new AppError('forbidden', errorMessages.adminOnly);
+      return { userId: user.id, via: 'jwt', email: user.email };
     },
     /** Read-only account views: a JWT or an API key. */
     async jwtOrKey(headers: Headers): Promise<Principal> {

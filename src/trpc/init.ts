@@ -2,7 +2,7 @@
 // and the procedure kinds by credential.
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Principal } from '../auth/authenticate';
+import type { AdminPrincipal, Principal } from '../auth/authenticate';
 import type { Services } from '../services';
 import { errorStatus, toAppError } from '../http/errors';
 
@@ -44,5 +44,14 @@ export const userProcedure = t.procedure.use(async ({ ctx, next }) => {
 /** Account views open to both credentials: a JWT or an API key. */
 export const accountProcedure = t.procedure.use(async ({ ctx, next }) => {
   const principal: Principal = await ctx.services.authenticator.jwtOrKey(ctx.req.headers);
+  return next({ ctx: { principal } });
+});
+
+/**
+ * Operator procedures under /api/admin: the role is read from the database on every call, so taking it
+ * away (or blocking the account) applies to tokens already issued. No JWT → 401; anyone else → 403.
+ */
+export const adminProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const principal: AdminPrincipal = await ctx.services.authenticator.admin(ctx.req.headers);
   return next({ ctx: { principal } });
 });

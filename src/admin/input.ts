@@ -1,0 +1,124 @@
+// What the admin routes accept: zod only, so an operator's page can validate its forms with the very
+// schemas the server applies. Money arrives as JSON numbers in currency units and leaves these schemas
+// as exact nano-units (bigint), or the request is refused: nothing is rounded silently.
+import { z } from 'zod';
+import { errorMessages } from '../http/messages';
+import { unitsToNano } from '../money';
+import { PRICE_PATTERN } from '../pricing/prices';
+
+/** Largest credit or correction in one request, currency units. */
+export const CREDIT_MAX_UNITS = 1_000_000_000;
+/** Largest price per 1M tokens, currency units. */
+export const PRICE_MAX_UNITS = 1_000_000_000;
+/** Longest period of the daily figures. */
+export const STATS_MAX_DAYS = 366;
+export const IMPORT_MAX_MODELS = 2000;
+
+const DAY_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A JSON number of currency units as exact nano-units within [min, max]; zero only when allowed. */
+function nanoAmount(options: { min: number; max: number; allowZero: boolean; message: string }) {
+  return z.number({ error: options.message }).transform((value, ctx) => {
+    const nano = value >= options.min && value <= options.max ? unitsToNano(value) : null;
+    if (nano === null || (!options.allowZero && nano === 0n)) {
+      ctx.addIssue({ code: 'custom', message: options.message });
+      return z.NEVER;
+    }
+    return nano;
+  });
+}
+
+export const userIdInput = z.object({ id: z.string().max(100) });
+
+export const listUsersInput = z.object({
+  search: z.string().trim().max(254).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+});
+
+export const creditInput = z.object({
+  id: z.string().max(100),
+  amount: nanoAmount({
+    min: -CREDIT_MAX_UNITS,
+    max: CREDIT_MAX_UNITS,
+    allowZero: false,
+    message: errorMessages.creditAmountInvalid(CREDIT_MAX_UNITS),
+  }),
+  reason: z
+    .string({ error: errorMessages.creditReasonRequired })
+    .trim()
+    .min(1, errorMessages.creditReasonRequired)
+    .max(500, errorMessages.creditReasonRequired),
+  // Trimmed: an operator pasting a ticket number twice must not credit twice because of a space.
+  reference: z
+    .string({ error: errorMessages.creditReferenceInvalid })
+    .trim()
+    .min(1, errorMessages.creditReferenceInvalid)
+    .max(200, errorMessages.creditReferenceInvalid),
+});
+
+const day = z
+  .string()
+  .regex(DAY_TEXT, errorMessages.statsDateInvalid)
+  .refine((s) => new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s, errorMessages.statsDateInvalid);
+
+const DAY_MS = 86_400_000;
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+const daysBefore = (last: string, n: number) => new Date(Date.parse(`${last}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
+
+/** Both ends included; without them, the last 30 days up to today (UTC). */
+export const dailyStatsInput = z
+  .object({ from: day.optional(), to: day.optional() })
+  .transform(({ from, to }) => {
+    const last = to ?? todayUtc();
+    return { from: from ?? daysBefore(last, 29), to: last };
+  })
+  .refine(({ from, to }) => from <= to && Date.parse(to) - Date.parse(from) < STATS_MAX_DAYS * DAY_MS, {
+    message: errorMessages.statsRangeInvalid(STATS_MAX_DAYS),
+  });
+
+export const auditInput = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().max(200).optional(),
+  targetId: z.string().max(200).optional(),
+});
+
+export const pricePattern = z
+  .string({ error: errorMessages.pricePatternInvalid })
+  .trim()
+  .max(200, errorMessages.pricePatternInvalid)
+  .regex(PRICE_PATTERN, errorMessages.pricePatternInvalid);
+
+const perMillion = nanoAmount({
+  min: 0,
+  max: PRICE_MAX_UNITS,
+  allowZero: true,
+  message: errorMessages.priceValueInvalid(PRICE_MAX_UNITS),
+});
+
+export const putPriceInput = z.object({
+  pattern: pricePattern,
+  promptPerMillion: perMillion,
+  completionPerMillion: perMillion,
+});
+
+export const deletePriceInput = z.object({ pattern: pricePattern });
+
+/** Exchange rate and margin in one factor: upstream USD per token × 1e6 × multiplier = ours per 1M tokens. */
+const multiplier = z
+  .number({ error: errorMessages.priceMultiplierInvalid })
+  .gt(0, errorMessages.priceMultiplierInvalid)
+  .max(1_000_000, errorMessages.priceMultiplierInvalid);
+
+export const importPreviewInput = z.object({
+  multiplier,
+  filter: z.string().trim().max(200).optional(),
+});
+
+export const importInput = z.object({
+  multiplier,
+  models: z
+    .array(z.string().min(1).max(200), { error: errorMessages.priceImportEmpty })
+    .min(1, errorMessages.priceImportEmpty)
+    .max(IMPORT_MAX_MODELS, errorMessages.priceImportEmpty),
+});

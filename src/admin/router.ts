@@ -1,0 +1,307 @@
+// Operator routes under /api/admin: accounts, credits, blocking, daily figures, the audit log and the
+// price table. Every procedure is an adminProcedure (JWT of a user whose stored role is admin); every
+// change writes its audit row in its own transaction.
+import { z } from 'zod';
+import { errorMessages } from '../http/messages';
+import { nanoToUnits } from '../money';
+import { adminProcedure, router } from '../trpc/init';
+import {
+  auditInput,
+  creditInput,
+  dailyStatsInput,
+  deletePriceInput,
+  importInput,
+  importPreviewInput,
+  listUsersInput,
+  putPriceInput,
+  userIdInput,
+} from './input';
+import { SKIP_REASONS } from './price-import';
+
+const TAGS = ['admin'];
+
+const adminUser = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(['user', 'admin']),
+  balance: z.number(),
+  createdAt: z.string(),
+  blocked: z.boolean(),
+  blockedAt: z.string().nullable(),
+  spendThisMonth: z.number(),
+});
+
+const jsonObject = z.record(z.string(), z.unknown()).nullable();
+
+const dayFigures = {
+  revenue: z.number(),
+  credits: z.number(),
+  spend: z.number(),
+  requests: z.number().int(),
+};
+
+const priceRow = z.object({
+  pattern: z.string(),
+  promptPerMillion: z.number(),
+  completionPerMillion: z.number(),
+  updatedAt: z.string(),
+});
+
+const importRow = z.object({
+  model: z.string(),
+  upstreamPrompt: z.string(),
+  upstreamCompletion: z.string(),
+  promptPerMillion: z.number(),
+  completionPerMillion: z.number(),
+});
+
+const skippedModel = z.object({
+  model: z.string(),
+  reason: z.enum(SKIP_REASONS),
+});
+
+export const adminRouter = router({
+  listUsers: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/users',
+        tags: TAGS,
+        summary: 'Пользователи, новые первыми, постранично; search — часть e-mail',
+      },
+    })
+    .input(listUsersInput)
+    .output(z.object({ data: z.array(adminUser), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.admin.users.list(input)),
+
+  getUser: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/users/{id}',
+        tags: TAGS,
+        summary: 'Пользователь: ключи, расход по моделям и последние 100 записей журнала баланса',
+      },
+    })
+    .input(userIdInput)
+    .output(
+      z.object({
+        user: adminUser,
+        keys: z.array(
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            keyPrefix: z.string(),
+            createdAt: z.string(),
+            lastUsedAt: z.string().nullable(),
+            isActive: z.boolean(),
+          }),
+        ),
+        usageByModel: z.array(
+          z.object({
+            model: z.string(),
+            requests: z.number().int(),
+            promptTokens: z.number().int(),
+            completionTokens: z.number().int(),
+            totalTokens: z.number().int(),
+            cost: z.number(),
+            promptCost: z.number(),
+            completionCost: z.number(),
+            unpaid: z.number(),
+          }),
+        ),
+        ledger: z.array(
+          z.object({
+            id: z.string(),
+            amount: z.number(),
+            kind: z.string(),
+            reference: z.string().nullable(),
+            createdAt: z.string(),
+          }),
+        ),
+      }),
+    )
+    .query(({ ctx, input }) => ctx.services.admin.users.detail(input.id)),
+
+  creditUser: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/users/{id}/credit',
+        tags: TAGS,
+        summary:
+          'Начислить (или, с отрицательной суммой, списать) деньги на баланс; повтор с тем же reference не начисляет второй раз',
+      },
+    })
+    .input(creditInput)
+    .output(z.object({ balance: z.number() }))
+    .mutation(async ({ ctx, input }) => {
+      const { balanceNano } = await ctx.services.admin.users.credit(ctx.principal, {
+        userId: input.id,
+        amountNano: input.amount,
+        reason: input.reason,
+        reference: input.reference,
+      });
+      return { balance: nanoToUnits(balanceNano) };
+    }),
+
+  blockUser: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/users/{id}/block',
+        tags: TAGS,
+        summary: 'Заблокировать: вход и API-ключи пользователя перестают работать сразу',
+      },
+    })
+    .input(userIdInput)
+    .output(adminUser)
+    .mutation(({ ctx, input }) => ctx.services.admin.users.block(ctx.principal, input.id)),
+
+  unblockUser: adminProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/api/admin/users/{id}/unblock', tags: TAGS, summary: 'Снять блокировку' },
+    })
+    .input(userIdInput)
+    .output(adminUser)
+    .mutation(({ ctx, input }) => ctx.services.admin.users.unblock(ctx.principal, input.id)),
+
+  dailyStats: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/stats/daily',
+        tags: TAGS,
+        summary:
+          'По дням UTC (from и to включительно, по умолчанию 30 дней): выручка (пополнения), начисления администраторов, расход и число запросов',
+      },
+    })
+    .input(dailyStatsInput)
+    .output(
+      z.object({
+        from: z.string(),
+        to: z.string(),
+        days: z.array(z.object({ day: z.string(), ...dayFigures })),
+        totals: z.object(dayFigures),
+      }),
+    )
+    .query(({ ctx, input }) => ctx.services.admin.stats.daily(input)),
+
+  audit: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/audit',
+        tags: TAGS,
+        summary: 'Журнал действий администраторов, новые первыми, постранично',
+      },
+    })
+    .input(auditInput)
+    .output(
+      z.object({
+        data: z.array(
+          z.object({
+            id: z.string(),
+            createdAt: z.string(),
+            adminId: z.string().nullable(),
+            adminEmail: z.string(),
+            action: z.string(),
+            targetType: z.string(),
+            targetId: z.string().nullable(),
+            before: jsonObject,
+            after: jsonObject,
+          }),
+        ),
+        nextCursor: z.string().nullable(),
+      }),
+    )
+    .query(({ ctx, input }) => ctx.services.admin.audit.list(input)),
+
+  listPrices: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/prices',
+        tags: TAGS,
+        summary: 'Цены моделей за 1M токенов и цена по умолчанию (TOKEN_PRICE)',
+      },
+    })
+    .input(z.void())
+    .output(
+      z.object({
+        prices: z.array(priceRow),
+        default: z.object({ promptPerMillion: z.number(), completionPerMillion: z.number() }),
+      }),
+    )
+    .query(({ ctx }) => ctx.services.admin.prices.list()),
+
+  putPrice: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/admin/prices',
+        tags: TAGS,
+        summary: 'Задать цену модели или префикса со звёздочкой (openai/*) за 1M токенов',
+      },
+    })
+    .input(putPriceInput)
+    .output(priceRow)
+    .mutation(({ ctx, input }) =>
+      ctx.services.admin.prices.put(ctx.principal, {
+        pattern: input.pattern,
+        promptNanoPerMillion: input.promptPerMillion,
+        completionNanoPerMillion: input.completionPerMillion,
+      }),
+    ),
+
+  deletePrice: adminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/admin/prices',
+        tags: TAGS,
+        summary: 'Удалить цену (?pattern=openai/*): модель снова стоит по более короткому шаблону или по умолчанию',
+      },
+    })
+    .input(deletePriceInput)
+    .output(z.object({ success: z.boolean(), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.admin.prices.remove(ctx.principal, input.pattern);
+      return { success: true, message: errorMessages.priceDeleted };
+    }),
+
+  previewPriceImport: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/prices/import/preview',
+        tags: TAGS,
+        summary: 'Цены из списка моделей провайдера × multiplier, рядом с действующими; ничего не сохраняется',
+      },
+    })
+    .input(importPreviewInput)
+    .output(
+      z.object({
+        rows: z.array(
+          importRow.extend({
+            current: z.object({ pattern: z.string(), promptPerMillion: z.number(), completionPerMillion: z.number() }).nullable(),
+          }),
+        ),
+        skipped: z.array(skippedModel),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.services.admin.prices.preview(input.multiplier, input.filter)),
+
+  importPrices: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/prices/import',
+        tags: TAGS,
+        summary: 'Сохранить цены провайдера × multiplier для перечисленных моделей',
+      },
+    })
+    .input(importInput)
+    .output(z.object({ imported: z.array(importRow), skipped: z.array(skippedModel) }))
+    .mutation(({ ctx, input }) => ctx.services.admin.prices.import(ctx.principal, input.multiplier, input.models)),
+});

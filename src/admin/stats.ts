@@ -1,0 +1,100 @@
+// Daily figures for operators, per UTC day:
+//   revenue   money paid in: Σ ledger 'topup' (payments the provider confirmed)
+//   credits   money operators added or took away: Σ ledger 'admin_credit', negative corrections included;
+//             kept apart from revenue because nobody paid for it
+//   spend     what usage was charged: Σ usage_records.cost_nano (the unpaid remainder is not spend)
+//   requests  model requests recorded that day, failed ones included
+// Every day of the range is present, with zeros where nothing happened, so a chart needs no gap filling.
+import { and, gte, inArray, lt, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { ledgerEntries, usageRecords } from '../db/schema';
+import type { Billing } from '../gateway/billing';
+import { nanoToUnits } from '../money';
+
+const DAY_MS = 86_400_000;
+
+export interface DailyStatsQuery {
+  /** First day, YYYY-MM-DD (UTC). */
+  from: string;
+  /** Last day, YYYY-MM-DD (UTC), included. */
+  to: string;
+}
+
+/** The UTC days from `from` to `to`, both included, as YYYY-MM-DD. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS) {
+    days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
+export function createAdminStats({ db, billing }: { db: Database; billing: Pick<Billing, 'flush'> }) {
+  return {
+    async daily(query: DailyStatsQuery) {
+      // This instance's settlements still waiting for the batch writer belong in today's figures.
+      await billing.flush();
+      const start = new Date(`${query.from}T00:00:00Z`);
+      const end = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
+      const usageDay = sql<string>`to_char(${usageRecords.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+      const ledgerDay = sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+      const [usage, money] = await Promise.all([
+        db
+          .select({
+            day: usageDay,
+            requests: sql<string>`count(*)::text`,
+            spendNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
+          })
+          .from(usageRecords)
+          .where(and(gte(usageRecords.createdAt, start), lt(usageRecords.createdAt, end)))
+          .groupBy(sql`1`),
+        db
+          .select({
+            day: ledgerDay,
+            revenueNano: sql<string>`coalesce(sum(${ledgerEntries.amountNano}) filter (where ${ledgerEntries.kind} = 'topup'), 0)::text`,
+            creditsNano: sql<string>`coalesce(sum(${ledgerEntries.amountNano}) filter (where ${ledgerEntries.kind} = 'admin_credit'), 0)::text`,
+          })
+          .from(ledgerEntries)
+          .where(
+            and(
+              inArray(ledgerEntries.kind, ['topup', 'admin_credit']),
+              gte(ledgerEntries.createdAt, start),
+              lt(ledgerEntries.createdAt, end),
+            ),
+          )
+          .groupBy(sql`1`),
+      ]);
+
+      const usageByDay = new Map(usage.map((u) => [u.day, u]));
+      const moneyByDay = new Map(money.map((m) => [m.day, m]));
+      const totals = { revenueNano: 0n, creditsNano: 0n, spendNano: 0n, requests: 0 };
+      const days = daysBetween(query.from, query.to).map((day) => {
+        const u = usageByDay.get(day);
+        const m = moneyByDay.get(day);
+        const row = {
+          revenueNano: BigInt(m?.revenueNano ?? 0),
+          creditsNano: BigInt(m?.creditsNano ?? 0),
+          spendNano: BigInt(u?.spendNano ?? 0),
+          requests: Number(u?.requests ?? 0),
+        };
+        totals.revenueNano += row.revenueNano;
+        totals.creditsNano += row.creditsNano;
+        totals.spendNano += row.spendNano;
+        totals.requests += row.requests;
+        return { day, ...shown(row) };
+      });
+      return { from: query.from, to: query.to, days, totals: shown(totals) };
+    },
+  };
+}
+
+function shown(row: { revenueNano: bigint; creditsNano: bigint; spendNano: bigint; requests: number }) {
+  return {
+    revenue: nanoToUnits(row.revenueNano),
+    credits: nanoToUnits(row.creditsNano),
+    spend: nanoToUnits(row.spendNano),
+    requests: row.requests,
+  };
+}
+
+export type AdminStats = ReturnType<typeof createAdminStats>;

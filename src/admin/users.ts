@@ -1,0 +1,334 @@
+// Operators' view of the accounts: the list with search and paging, one account in detail, credits and
+// corrections of the balance, blocking.
+//
+// A user's money is users.balance_nano plus what balance leases hold for in-flight requests (see
+// gateway/billing.ts), so every balance shown here is that sum. Writes follow the project's lock order:
+// users rows are changed with a plain UPDATE, never read FOR UPDATE, because the billing writer holds
+// KEY SHARE locks on them (foreign keys of usage and ledger rows) while it works.
+import { and, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { isUuid } from '../accounts/service';
+import type { Config } from '../config';
+import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
+import { rowsOf, type Database, type Executor } from '../db/client';
+import { apiKeys, ledgerEntries, usageRecords, users } from '../db/schema';
+import type { Billing } from '../gateway/billing';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { USER_KEYS_CHANGED_CHANNEL } from '../keys/service';
+import { nanoToDecimalString, nanoToUnits } from '../money';
+import { recordAudit, type AuditActor } from './audit';
+
+/** How many ledger rows the detail view shows, newest first. */
+export const DETAIL_LEDGER_ROWS = 100;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface UserListQuery {
+  limit: number;
+  cursor?: string | undefined;
+  search?: string | undefined;
+}
+
+export interface CreditInput {
+  userId: string;
+  amountNano: bigint;
+  reason: string;
+  reference: string;
+}
+
+/** Escapes LIKE's wildcards (and its escape character) so a search for "a_b%" finds exactly that. */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+// Written out rather than built from the column objects: in a one-table select Drizzle leaves columns
+// unqualified, and inside these subqueries "id" would name the subquery's own table.
+/** Balance plus leases: what the user owns, wherever it sits at the moment. */
+const ownedNano = sql<string>`("users"."balance_nano" + coalesce(
+  (select sum(b.amount_nano) from balance_leases b where b.user_id = "users"."id"), 0))::text`;
+
+/** Charged usage since the start of the current calendar month in UTC. */
+const spendThisMonthNano = sql<string>`coalesce(
+  (select sum(r.cost_nano) from usage_records r
+   where r.user_id = "users"."id"
+     and r.created_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'), 0)::text`;
+
+const userColumns = {
+  id: users.id,
+  email: users.email,
+  role: users.role,
+  createdAt: users.createdAt,
+  blockedAt: users.blockedAt,
+  ownedNano,
+  spendThisMonthNano,
+};
+
+type UserRow = { id: string; email: string; role: string; createdAt: Date; blockedAt: Date | null; ownedNano: string; spendThisMonthNano: string };
+
+function userView(row: UserRow) {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role === 'admin' ? ('admin' as const) : ('user' as const),
+    balance: nanoToUnits(BigInt(row.ownedNano)),
+    createdAt: row.createdAt.toISOString(),
+    blocked: row.blockedAt !== null,
+    blockedAt: row.blockedAt ? row.blockedAt.toISOString() : null,
+    spendThisMonth: nanoToUnits(BigInt(row.spendThisMonthNano)),
+  };
+}
+
+export type AdminUserView = ReturnType<typeof userView>;
+
+export interface AdminUsersDeps {
+  db: Database;
+  billing: Pick<Billing, 'flush' | 'balanceNano' | 'returnIdleLeases'>;
+  config: Pick<Config, 'balanceCurrency'>;
+}
+
+/** Thrown inside the credit transaction (rolling it back) when a correction asks for more than is there. */
+class BelowZero extends Error {
+  constructor(readonly availableNano: bigint) {
+    super('correction below zero');
+  }
+}
+
+export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
+  async function findUser(executor: Executor, userId: string): Promise<UserRow | null> {
+    if (!isUuid(userId)) return null;
+    const [row] = await executor.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
+    return row ?? null;
+  }
+
+  async function requireUser(executor: Executor, userId: string): Promise<UserRow> {
+    const row = await findUser(executor, userId);
+    if (!row) throw new AppError('not_found', errorMessages.adminUserNotFound);
+    return row;
+  }
+
+  /**
+   * The user's stored balance plus leases, read in `tx` after our UPDATE: no lease of this user can be
+   * taken or returned until we commit (both update the row we hold), so the sum is consistent.
+   */
+  async function ownedIn(tx: Executor, userId: string): Promise<bigint> {
+    const [row] = await tx.select({ ownedNano }).from(users).where(eq(users.id, userId));
+    return BigInt(row!.ownedNano);
+  }
+
+  /**
+   * One attempt at a credit: ledger row, balance, audit row, in one transaction. Null when the reference
+   * was used before (nothing written); BelowZero when a correction would take the balance under zero.
+   */
+  async function applyCredit(actor: AuditActor, input: CreditInput): Promise<bigint | null> {
+    const amount = input.amountNano.toString();
+    return db.transaction(async (tx) => {
+      // The unique index on (kind, reference) makes the reference the credit's idempotency key; a second
+      // request with it waits here for the first to commit, then inserts nothing.
+      const inserted = await tx
+        .insert(ledgerEntries)
+        .values({ userId: input.userId, amountNano: input.amountNano, kind: 'admin_credit', reference: input.reference })
+        .onConflictDoNothing()
+        .returning({ id: ledgerEntries.id });
+      if (inserted.length === 0) return null;
+
+      const updated = rowsOf<{ balance_nano: unknown }>(
+        await tx.execute(sql`
+          update users set balance_nano = balance_nano + ${amount}::bigint
+          where id = ${input.userId} and balance_nano + ${amount}::bigint >= 0
+          returning balance_nano`),
+      );
+      if (updated.length === 0) {
+        const [row] = await tx.select({ balanceNano: users.balanceNano }).from(users).where(eq(users.id, input.userId));
+        throw new BelowZero(row?.balanceNano ?? 0n);
+      }
+      const after = await ownedIn(tx, input.userId);
+      // After the users row, so the audit can carry the balance the credit produced. Its insert only takes
+      // a KEY SHARE lock on the operator's own row, which nothing waiting for this user's row holds.
+      await recordAudit(tx, actor, {
+        action: 'user.credit',
+        targetType: 'user',
+        targetId: input.userId,
+        before: { balance: nanoToDecimalString(after - input.amountNano) },
+        after: {
+          balance: nanoToDecimalString(after),
+          amount: nanoToDecimalString(input.amountNano),
+          reason: input.reason,
+          reference: input.reference,
+          ledgerEntryId: inserted[0]!.id.toString(),
+        },
+      });
+      return after;
+    });
+  }
+
+  /** A repeated reference must name the same credit; anything else is a mistake worth refusing. */
+  async function checkRepeat(input: CreditInput): Promise<void> {
+    const [earlier] = await db
+      .select({ userId: ledgerEntries.userId, amountNano: ledgerEntries.amountNano })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.kind, 'admin_credit'), eq(ledgerEntries.reference, input.reference)))
+      .limit(1);
+    if (earlier && (earlier.userId !== input.userId || earlier.amountNano !== input.amountNano)) {
+      throw new AppError('conflict', errorMessages.creditReferenceTaken);
+    }
+  }
+
+  async function setBlocked(actor: AuditActor, userId: string, blocked: boolean): Promise<AdminUserView> {
+    if (blocked && userId === actor.userId) throw new AppError('invalid_request_error', errorMessages.adminCannotBlockSelf);
+    await billing.flush();
+    return db.transaction(async (tx) => {
+      const before = await requireUser(tx, userId);
+      // Conditional, so that of two concurrent requests one changes the row and writes the audit row.
+      const changed = await tx
+        .update(users)
+        .set({ blockedAt: blocked ? sql`now()` : null })
+        .where(and(eq(users.id, userId), blocked ? isNull(users.blockedAt) : isNotNull(users.blockedAt)))
+        .returning({ blockedAt: users.blockedAt });
+      if (changed.length === 0) return userView(await requireUser(tx, userId));
+      await recordAudit(tx, actor, {
+        action: blocked ? 'user.block' : 'user.unblock',
+        targetType: 'user',
+        targetId: userId,
+        before: { blocked: before.blockedAt !== null, blockedAt: before.blockedAt?.toISOString() ?? null },
+        after: { blocked, blockedAt: changed[0]!.blockedAt?.toISOString() ?? null },
+      });
+      // Delivered at commit to every instance: their key caches drop this user's keys, so the next /v1
+      // request with one of them sees the new state.
+      await tx.execute(sql`select pg_notify(${USER_KEYS_CHANGED_CHANNEL}, ${userId})`);
+      return userView(await requireUser(tx, userId));
+    });
+  }
+
+  return {
+    /** Newest first, by (created_at, id); `search` is a case-insensitive substring of the e-mail. */
+    async list(query: UserListQuery) {
+      await billing.flush();
+      const filters: SQL[] = [];
+      if (query.search) filters.push(ilike(users.email, likeContains(query.search)));
+      if (query.cursor) filters.push(afterCursor(users.createdAt, users.id, decodeCursor(query.cursor, UUID), 'desc'));
+      const rows = await db
+        .select({ ...userColumns, cursorAt: cursorTime(users.createdAt) })
+        .from(users)
+        .where(filters.length > 0 ? and(...filters) : undefined)
+        .orderBy(desc(users.createdAt), desc(users.id))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.id);
+      return { data: page.map(userView), nextCursor };
+    },
+
+    async detail(userId: string) {
+      await billing.flush();
+      const user = await requireUser(db, userId);
+      const [keys, usage, ledger] = await Promise.all([
+        db
+          .select({
+            id: apiKeys.id,
+            name: apiKeys.name,
+            keyPrefix: apiKeys.keyPrefix,
+            createdAt: apiKeys.createdAt,
+            lastUsedAt: apiKeys.lastUsedAt,
+            revokedAt: apiKeys.revokedAt,
+          })
+          .from(apiKeys)
+          .where(eq(apiKeys.userId, userId))
+          .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
+        db
+          .select({
+            model: usageRecords.model,
+            requests: sql<string>`count(*)::text`,
+            promptTokens: sql<string>`coalesce(sum(${usageRecords.promptTokens}), 0)::text`,
+            completionTokens: sql<string>`coalesce(sum(${usageRecords.completionTokens}), 0)::text`,
+            totalTokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)::text`,
+            costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
+            promptCostNano: sql<string>`coalesce(sum(${usageRecords.promptCostNano}), 0)::text`,
+            completionCostNano: sql<string>`coalesce(sum(${usageRecords.completionCostNano}), 0)::text`,
+            unpaidNano: sql<string>`coalesce(sum(${usageRecords.unpaidNano}), 0)::text`,
+          })
+          .from(usageRecords)
+          .where(eq(usageRecords.userId, userId))
+          .groupBy(usageRecords.model)
+          .orderBy(desc(sql`sum(${usageRecords.costNano})`), usageRecords.model),
+        db
+          .select({
+            id: ledgerEntries.id,
+            amountNano: ledgerEntries.amountNano,
+            kind: ledgerEntries.kind,
+            reference: ledgerEntries.reference,
+            createdAt: ledgerEntries.createdAt,
+          })
+          .from(ledgerEntries)
+          .where(eq(ledgerEntries.userId, userId))
+          .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
+          .limit(DETAIL_LEDGER_ROWS),
+      ]);
+      return {
+        user: userView(user),
+        keys: keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          keyPrefix: k.keyPrefix,
+          createdAt: k.createdAt.toISOString(),
+          lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
+          isActive: k.revokedAt === null,
+        })),
+        usageByModel: usage.map((u) => ({
+          model: u.model,
+          requests: Number(u.requests),
+          promptTokens: Number(u.promptTokens),
+          completionTokens: Number(u.completionTokens),
+          totalTokens: Number(u.totalTokens),
+          cost: nanoToUnits(BigInt(u.costNano)),
+          promptCost: nanoToUnits(BigInt(u.promptCostNano)),
+          completionCost: nanoToUnits(BigInt(u.completionCostNano)),
+          unpaid: nanoToUnits(BigInt(u.unpaidNano)),
+        })),
+        ledger: ledger.map((l) => ({
+          id: l.id.toString(),
+          amount: nanoToUnits(l.amountNano),
+          kind: l.kind,
+          reference: l.reference,
+          createdAt: l.createdAt.toISOString(),
+        })),
+      };
+    },
+
+    /**
+     * Credits (or, negative, corrects) a balance once per reference and answers the balance after it.
+     * A correction takes only what is not leased: money an instance has set aside for in-flight requests
+     * comes back to the balance when they end (idle leases within seconds), so the message says to retry.
+     * This instance's idle leases are handed back at once before the answer is final; other instances'
+     * return on their own schedule.
+     */
+    async credit(actor: AuditActor, input: CreditInput): Promise<{ balanceNano: bigint }> {
+      const [exists] = isUuid(input.userId)
+        ? await db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1)
+        : [];
+      if (!exists) throw new AppError('not_found', errorMessages.adminUserNotFound);
+      await billing.flush();
+      let shortfall: BelowZero | null = null;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          const after = await applyCredit(actor, input);
+          if (after === null) {
+            await checkRepeat(input);
+            return { balanceNano: await billing.balanceNano(input.userId) };
+          }
+          return { balanceNano: after };
+        } catch (error) {
+          if (!(error instanceof BelowZero)) throw error;
+          shortfall = error;
+          if (attempt === 0) await billing.returnIdleLeases(true);
+        }
+      }
+      throw new AppError(
+        'invalid_request_error',
+        errorMessages.creditBelowZero(nanoToDecimalString(shortfall!.availableNano), config.balanceCurrency),
+      );
+    },
+
+    block: (actor: AuditActor, userId: string) => setBlocked(actor, userId, true),
+    unblock: (actor: AuditActor, userId: string) => setBlocked(actor, userId, false),
+  };
+}
+
+export type AdminUsers = ReturnType<typeof createAdminUsers>;
