@@ -1,8 +1,10 @@
 // The E-commerce agent's shop in the dialogue: the catalog page by page with "add" buttons, the cart with
 // quantity buttons, clearing and check-out; check-out asks for a phone when none is known and answers
-// with the order number and its payment link.
+// with the order number and its payment link (YooKassa's payment page when the shop has its own account,
+// otherwise — or when YooKassa fails — the shop's template link).
 import type { Agent } from '../agents/service';
 import type { Catalog, ProductView } from '../commerce/catalog';
+import type { OrderPayments } from '../commerce/order-payments';
 import { minorToDecimal, type Orders } from '../commerce/orders';
 import type { CommerceSettings } from '../commerce/settings';
 import type { Database } from '../db/client';
@@ -31,7 +33,8 @@ export function createShopFlow(deps: {
   flowDb: Database;
   catalog: Catalog;
   orders: Orders;
-  settings: Pick<CommerceSettings, 'paymentLinkTemplate'>;
+  settings: Pick<CommerceSettings, 'paymentSetup' | 'paymentLinkTemplate'>;
+  orderPayments: Pick<OrderPayments, 'create'>;
   outbox: { wake(): void };
   logger: Logger;
 }) {
@@ -79,8 +82,14 @@ export function createShopFlow(deps: {
   }
 
   async function checkout(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string | null): Promise<string> {
-    const template = await deps.settings.paymentLinkTemplate(agent.id);
-    if (!template) {
+    const setup = await deps.settings.paymentSetup(agent.id).catch(async (error: unknown) => {
+      // A YooKassa key that cannot be opened is the owner's to fix; the template still takes payments.
+      if (!(error instanceof AppError)) throw error;
+      logger.warn('shop YooKassa account unusable; the template link is used', { agentId: agent.id, error });
+      const template = await deps.settings.paymentLinkTemplate(agent.id);
+      return template ? { template, yookassa: null } : null;
+    });
+    if (!setup) {
       await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
       return 'payments_unavailable';
     }
@@ -96,14 +105,25 @@ export function createShopFlow(deps: {
     try {
       const created = await deps.flowDb.transaction(async (tx) => {
         await tools.setFlow(tx, dialogue.id, null, { clientPhone: phone });
-        const order = await orders.checkout(tx, { agentId: agent.id, dialogueId: dialogue.id, clientPhone: phone, paymentLinkTemplate: template });
+        const order = await orders.checkout(tx, { agentId: agent.id, dialogueId: dialogue.id, clientPhone: phone, paymentLinkTemplate: setup.template });
         if (!order) return null;
-        await tools.say(dialogue, t.orderCreated(order.number, price(order.totalMinor, order.currency), order.paymentLink), mainMenu(agent.type), tx);
+        if (!setup.yookassa) await tools.say(dialogue, t.orderCreated(order.number, price(order.totalMinor, order.currency), order.paymentLink), mainMenu(agent.type), tx);
         return order;
       });
       if (!created) {
         await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
         return 'nothing_to_order';
+      }
+      if (setup.yookassa) {
+        // Outside the order's transaction: an HTTP call must not hold the day's order counter (nor PGlite's
+        // one connection). The payment link and the message then commit together; should the process stop
+        // in between, the order stays listed for the owner with its template link.
+        const payment = await deps.orderPayments.create(agent.id, created, setup.yookassa);
+        await deps.flowDb.transaction(async (tx) => {
+          if (payment) await orders.attachPayment(tx, created.id, payment);
+          const link = payment?.paymentLink ?? created.paymentLink;
+          await tools.say(dialogue, t.orderCreated(created.number, price(created.totalMinor, created.currency), link), mainMenu(agent.type), tx);
+        });
       }
       deps.outbox.wake();
       logger.info('order created', { agentId: agent.id, orderId: created.id, number: created.number });

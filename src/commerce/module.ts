@@ -1,11 +1,14 @@
-// Composes the shop of E-commerce agents: catalog, carts and orders, settings, and the payment webhook.
+// Composes the shop of E-commerce agents: catalog, carts and orders, settings, payments on the shop's own
+// YooKassa account, and the payment webhook.
 import type { Config } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Notifier } from '../integrations/messenger/notify';
+import { createYookassaClient, type YookassaCredentials } from '../payments/yookassa';
 import { createCatalog } from './catalog';
+import { createOrderPayments } from './order-payments';
 import { createOrders } from './orders';
 import { createPaymentWebhook } from './payments';
 import { createCommerceSettings } from './settings';
@@ -16,13 +19,16 @@ export function createCommerce(deps: {
   logger: Logger;
   outbox: OutboxWorker;
   notifier: Notifier;
-  config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone'>;
+  config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone' | 'yookassaApiBaseUrl'>;
 }) {
   const catalog = createCatalog(deps.db);
   const orders = createOrders(deps.db, deps.config.orderTimeZone);
   const settings = createCommerceSettings({ db: deps.db, box: deps.box, publicBaseUrl: deps.config.publicBaseUrl });
-  const payments = createPaymentWebhook({ db: deps.db, settings, notifier: deps.notifier, outbox: deps.outbox, logger: deps.logger });
-  return { catalog, orders, settings, payments };
+  // Each shop speaks to YooKassa with its own account.
+  const yookassaFor = (credentials: YookassaCredentials) => createYookassaClient({ baseUrl: deps.config.yookassaApiBaseUrl, credentials });
+  const orderPayments = createOrderPayments({ clientFor: yookassaFor, logger: deps.logger });
+  const payments = createPaymentWebhook({ db: deps.db, settings, notifier: deps.notifier, outbox: deps.outbox, logger: deps.logger, yookassaFor });
+  return { catalog, orders, settings, orderPayments, payments };
 }
 
 export type Commerce = ReturnType<typeof createCommerce>;

@@ -169,6 +169,14 @@ export function createOrders(db: Database, timeZone: string) {
       return orderViewOf(row!);
     },
 
+    /** The order's payment created at the provider: its page replaces the template link. */
+    async attachPayment(executor: Executor, orderId: string, payment: { paymentId: string; paymentLink: string }): Promise<void> {
+      await executor
+        .update(orders)
+        .set({ paymentId: payment.paymentId, paymentLink: payment.paymentLink, updatedAt: new Date() })
+        .where(eq(orders.id, orderId));
+    },
+
     async list(agentId: string, query: { limit: number; cursor?: string | undefined; status?: OrderStatus | undefined; from?: Date | undefined; to?: Date | undefined }) {
       const filters: SQL[] = [eq(orders.agentId, agentId)];
       if (query.status) filters.push(eq(orders.status, query.status));

@@ -6,6 +6,9 @@
 // YooKassa signs nothing, so the notification URL carries a per-agent secret (compared in constant time;
 // wrong or missing → 403, nothing done). The order is found by metadata (orderNumber / order_number /
 // orderId / order_id) or an order number in the description, and must match in amount and currency.
+// A shop with its own YooKassa account has its notifications verified as well: the payment is re-read with
+// the shop's credentials and only YooKassa's answer is acted on (the body's status is not trusted); when
+// YooKassa cannot be asked the answer is 502, so YooKassa delivers the notification again.
 //
 // A notification is recorded under (payment id, event): a repeat changes nothing. Deliveries in any order
 // are harmless: paid is final, a cancellation does not touch the order (the client may pay again), and a
@@ -20,6 +23,7 @@ import { errorMessages } from '../http/messages';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Notifier } from '../integrations/messenger/notify';
+import { isYookassaError, YookassaApiError, type YookassaClient, type YookassaCredentials } from '../payments/yookassa';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import { assistantTexts } from '../assistant/texts';
 import { minorToDecimal } from './orders';
@@ -71,8 +75,49 @@ export function createPaymentWebhook(deps: {
   notifier: Pick<Notifier, 'enqueuePayment'>;
   outbox: Pick<OutboxWorker, 'wake'>;
   logger: Logger;
+  yookassaFor: (credentials: YookassaCredentials) => YookassaClient;
 }) {
   const { db, settings, notifier, logger } = deps;
+
+  /**
+   * The notification to act on. Without a YooKassa account it is the body as sent (the URL secret was the
+   * check). With one, the body only names the payment: YooKassa's re-read answer replaces it, and its
+   * event is the payment's real state — so a forged "succeeded" is recorded as what it is (pending) and
+   * cannot shadow the real success under the (payment, event) dedupe key.
+   */
+  async function verified(agentId: string, n: Notification): Promise<{ notification: Notification } | { response: Response }> {
+    const credentials = (await settings.paymentSetup(agentId))?.yookassa;
+    if (!credentials) return { notification: n };
+    if (!n.event.startsWith('payment.')) {
+      logger.info('payment notification ignored', { agentId, event: n.event, objectId: n.object.id });
+      return { response: ok() };
+    }
+    try {
+      const payment = await deps.yookassaFor(credentials).getPayment(n.object.id);
+      return {
+        notification: {
+          type: 'notification',
+          event: `payment.${payment.status}`,
+          object: {
+            id: payment.id,
+            status: payment.status,
+            paid: payment.paid,
+            amount: payment.amount,
+            metadata: payment.metadata ?? {},
+            ...(payment.description ? { description: payment.description } : {}),
+          },
+        },
+      };
+    } catch (error) {
+      if (error instanceof YookassaApiError && error.kind === 'not_found') {
+        logger.warn('payment notification names a payment the shop’s YooKassa does not know', { agentId, paymentId: n.object.id });
+        return { response: ok() };
+      }
+      if (!isYookassaError(error)) throw error;
+      logger.error('payment notification could not be verified; YooKassa will redeliver it', { agentId, paymentId: n.object.id, error });
+      return { response: errorResponse(new AppError('upstream_error', errorMessages.yookassaVerifyUnavailable)) };
+    }
+  }
 
   function orderReference(n: Notification): { number?: string; id?: string } {
     const meta = n.object.metadata ?? {};
@@ -159,8 +204,10 @@ export function createPaymentWebhook(deps: {
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
       }
       if (!isNotification(notification)) return errorResponse(new AppError('invalid_request_error', errorMessages.paymentBadNotification));
-      const outcome = await apply(agentId, notification);
-      logger.info('payment notification', { agentId, event: notification.event, paymentId: notification.object.id, outcome });
+      const checked = await verified(agentId, notification);
+      if ('response' in checked) return checked.response;
+      const outcome = await apply(agentId, checked.notification);
+      logger.info('payment notification', { agentId, event: checked.notification.event, paymentId: checked.notification.object.id, outcome });
       if (outcome === 'paid') deps.outbox.wake();
       // Every verified notification is acknowledged: a retry could not change what it said.
       return ok();

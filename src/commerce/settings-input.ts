@@ -18,6 +18,22 @@ export const commerceSettingsInput = z.object({
     }, errorMessages.paymentLinkTemplate),
   /** A new secret: the notification URL changes and the old one stops working. */
   rotateWebhookSecret: z.boolean().default(false),
+  /**
+   * The shop's own YooKassa account: orders are then paid on YooKassa's page (the template stays the
+   * fallback) and notifications are verified by re-reading the payment. Absent: unchanged; null: removed.
+   */
+  yookassaShopId: z
+    .string({ error: errorMessages.yookassaShopIdInvalid })
+    .trim()
+    .regex(/^\d{1,20}$/, errorMessages.yookassaShopIdInvalid)
+    .nullable()
+    .optional(),
+  /** Needed with a new yookassaShopId; absent keeps the stored one. Never returned. */
+  yookassaSecretKey: z
+    .string({ error: errorMessages.yookassaSecretKeyInvalid })
+    .trim()
+    .regex(/^\S{8,200}$/, errorMessages.yookassaSecretKeyInvalid)
+    .optional(),
 });
 
 export const commerceSettingsView = z.object({
@@ -27,6 +43,9 @@ export const commerceSettingsView = z.object({
   webhookUrl: z.string().nullable(),
   /** The full notification URL, only in the answer that created its secret: copy it now. */
   webhookUrlWithSecret: z.string().optional(),
+  /** Null when orders are paid through the template link only. */
+  yookassaShopId: z.string().nullable(),
+  yookassaSecretKeySet: z.boolean(),
   updatedAt: z.string().nullable(),
 });
 

@@ -1,6 +1,8 @@
-// An E-commerce agent's shop settings: the payment page template, and the secret that payment
-// notifications must carry. The secret is generated here and shown once, inside the notification URL the
-// owner pastes into the payment provider's settings; reads show that URL with the secret masked.
+// An E-commerce agent's shop settings: the payment page template, the secret that payment
+// notifications must carry, and optionally the shop's own YooKassa account. The secret is generated here
+// and shown once, inside the notification URL the owner pastes into the payment provider's settings;
+// reads show that URL with the secret masked. The YooKassa secret key is sealed and never read back:
+// reads say only whether it is set.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -10,6 +12,7 @@ import { commerceSettings } from '../db/schema';
 import { isUuid } from '../accounts/service';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import type { YookassaCredentials } from '../payments/yookassa';
 import type { commerceSettingsInput, CommerceSettingsView } from './settings-input';
 
 export { commerceSettingsInput, commerceSettingsView } from './settings-input';
@@ -38,15 +41,50 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
   }
 
   function view(found: Awaited<ReturnType<typeof row>>, agentId: string, fresh?: string): CommerceSettingsView {
-    if (!found) return { configured: false, paymentLinkTemplate: null, webhookUrl: null, updatedAt: null };
+    if (!found) {
+      return { configured: false, paymentLinkTemplate: null, webhookUrl: null, yookassaShopId: null, yookassaSecretKeySet: false, updatedAt: null };
+    }
     const secret = fresh ?? openSecret(found.webhookSecretSealed);
     return {
       configured: true,
       paymentLinkTemplate: found.paymentLinkTemplate,
       webhookUrl: paymentWebhookUrl(deps.publicBaseUrl, agentId, maskSecret(secret, 4)),
       ...(fresh ? { webhookUrlWithSecret: paymentWebhookUrl(deps.publicBaseUrl, agentId, fresh) } : {}),
+      yookassaShopId: found.yookassaShopId,
+      yookassaSecretKeySet: found.yookassaSecretKeySealed !== null,
       updatedAt: found.updatedAt.toISOString(),
     };
+  }
+
+  /** The stored account after this save: absent fields keep it, null removes it, a new shop id needs its key. */
+  function yookassaAccount(existing: Awaited<ReturnType<typeof row>>, input: z.infer<typeof commerceSettingsInput>) {
+    const stored = { yookassaShopId: existing?.yookassaShopId ?? null, yookassaSecretKeySealed: existing?.yookassaSecretKeySealed ?? null };
+    const { yookassaShopId: shopId, yookassaSecretKey: secretKey } = input;
+    if (shopId === null) {
+      if (secretKey) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired);
+      return { yookassaShopId: null, yookassaSecretKeySealed: null };
+    }
+    if (shopId === undefined) {
+      if (!secretKey) return stored;
+      if (!stored.yookassaShopId) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired);
+      return { ...stored, yookassaSecretKeySealed: box.seal(secretKey) };
+    }
+    if (!secretKey) {
+      // The same shop again keeps its key; another shop's key is never assumed.
+      if (shopId !== stored.yookassaShopId || !stored.yookassaSecretKeySealed) throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyRequired);
+      return stored;
+    }
+    return { yookassaShopId: shopId, yookassaSecretKeySealed: box.seal(secretKey) };
+  }
+
+  function openYookassa(found: NonNullable<Awaited<ReturnType<typeof row>>>): YookassaCredentials | null {
+    if (!found.yookassaShopId || !found.yookassaSecretKeySealed) return null;
+    try {
+      return { shopId: found.yookassaShopId, secretKey: box.open(found.yookassaSecretKeySealed, 'yookassaSecretKey') };
+    } catch (error) {
+      if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyUnreadable(error.message));
+      throw error;
+    }
   }
 
   return {
@@ -60,6 +98,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
       const values = {
         paymentLinkTemplate: input.paymentLinkTemplate,
         webhookSecretSealed: fresh ? box.seal(fresh) : existing!.webhookSecretSealed,
+        ...yookassaAccount(existing, input),
         updatedAt: new Date(),
       };
       const [saved] = await db
@@ -73,6 +112,15 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
     /** The payment page template, or null when the shop is not set up. */
     async paymentLinkTemplate(agentId: string): Promise<string | null> {
       return (await row(agentId))?.paymentLinkTemplate ?? null;
+    },
+
+    /**
+     * How the shop takes payments: the template (always) and its YooKassa account when set; null when the
+     * shop is not set up. A key that cannot be opened is a 400 asking the owner to save it again.
+     */
+    async paymentSetup(agentId: string): Promise<{ template: string; yookassa: YookassaCredentials | null } | null> {
+      const found = await row(agentId);
+      return found ? { template: found.paymentLinkTemplate, yookassa: openYookassa(found) } : null;
     },
 
     /** 'unknown' (no shop), 'wrong', or 'ok' — compared on digests, in constant time. */

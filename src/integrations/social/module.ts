@@ -45,6 +45,7 @@ export function createSocial(deps: SocialDeps) {
     catalog: deps.commerce.catalog,
     orders: deps.commerce.orders,
     settings: deps.commerce.settings,
+    orderPayments: deps.commerce.orderPayments,
     outbox,
     logger,
   });

@@ -1,0 +1,33 @@
+// Composes balance top-ups: the service behind the dashboard routes, YooKassa's notifications, and the
+// periodic re-check. Without YOOKASSA_SHOP_ID/YOOKASSA_SECRET_KEY there is no client and top-ups are off.
+import type { Config } from '../config';
+import type { DatabaseHandle } from '../db/client';
+import type { Logger } from '../logger';
+import { createYookassaClient } from '../payments/yookassa';
+import { createTopupNotifications } from './notifications';
+import { createTopupRecheck } from './recheck';
+import { createTopupService, type TopupsConfig } from './topups';
+
+export function createTopups(deps: {
+  database: DatabaseHandle;
+  logger: Logger;
+  config: TopupsConfig & Pick<Config, 'yookassa' | 'yookassaApiBaseUrl'>;
+}) {
+  const { database, logger, config } = deps;
+  const client = config.yookassa ? createYookassaClient({ baseUrl: config.yookassaApiBaseUrl, credentials: config.yookassa }) : null;
+  const service = createTopupService({ db: database.db, config, logger, client });
+  const notifications = createTopupNotifications({ topups: service, enabled: client !== null, logger });
+  // Every TOPUP_RECHECK_SECONDS: a lost notification is caught between one and two of those after it was due.
+  const recheck = createTopupRecheck({ database, topups: service, logger, intervalMs: config.topupRecheckSeconds * 1000 });
+  return {
+    service,
+    notifications,
+    recheck,
+    start() {
+      if (client) recheck.start();
+    },
+    stop: () => recheck.stop(),
+  };
+}
+
+export type Topups = ReturnType<typeof createTopups>;

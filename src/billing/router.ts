@@ -1,0 +1,49 @@
+// /api/billing/… : balance top-ups for the signed-in user (JWT), and the public top-up settings the
+// dashboard needs to show or hide its button. YooKassa's notifications arrive on a raw route (notifications.ts).
+import { z } from 'zod';
+import { publicProcedure, router, userProcedure } from '../trpc/init';
+import { billingConfigView, createTopupInput, topupView } from './topups-input';
+
+const TAG = 'billing';
+
+export const billingRouter = router({
+  config: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/billing/config', tags: [TAG], summary: 'Настройки пополнения баланса: включено ли, валюта, пределы суммы' } })
+    .input(z.void())
+    .output(billingConfigView)
+    .query(({ ctx }) => ctx.services.topups.service.config()),
+
+  createTopup: userProcedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/api/billing/topups',
+        tags: [TAG],
+        summary: 'Пополнить баланс через ЮKassa: ответ содержит ссылку на страницу оплаты',
+        successDescription: 'Пополнение создано, ожидает оплаты',
+      },
+    })
+    .input(createTopupInput)
+    .output(topupView)
+    .mutation(({ ctx, input }) => ctx.services.topups.service.create(ctx.principal.userId, input)),
+
+  listTopups: userProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
+    .input(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(300).optional() }))
+    .output(z.object({ topups: z.array(topupView), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => ctx.services.topups.service.list(ctx.principal.userId, input)),
+
+  getTopup: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/billing/topups/{id}',
+        tags: [TAG],
+        summary: 'Пополнение (ожидающее оплаты сверяется с ЮKassa): для страницы возврата после оплаты',
+      },
+    })
+    .input(z.object({ id: z.string().max(100) }))
+    .output(topupView)
+    .query(({ ctx, input }) => ctx.services.topups.service.get(ctx.principal.userId, input.id)),
+});

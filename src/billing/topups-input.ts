@@ -1,0 +1,70 @@
+// Balance top-ups as the dashboard sends and reads them: zod only (no server imports), so the dashboard
+// checks its form with the rules the API applies. The limits come from GET /api/billing/config.
+import { z } from 'zod';
+import { errorMessages } from '../http/messages';
+import { nanoToDecimalString, unitsToNano } from '../money';
+
+export const TOPUP_STATUSES = ['pending', 'succeeded', 'canceled'] as const;
+export type TopupStatus = (typeof TOPUP_STATUSES)[number];
+
+/** One kopeck (cent) in nano-units: payments are taken in whole kopecks. */
+const NANO_PER_MINOR = 10_000_000n;
+
+/** Nano-units of an amount in currency units, or null when it is not a positive number with at most two decimals. */
+export function topupAmountNano(amount: number): bigint | null {
+  const nano = unitsToNano(amount);
+  return nano !== null && nano > 0n && nano % NANO_PER_MINOR === 0n ? nano : null;
+}
+
+export const createTopupInput = z.object({
+  // A JSON number: "500" as a string is refused like any other non-number. The pipe is deliberate:
+  // trpc-to-openapi turns a bare z.number() of a REST body into a coercing one (it mutates the schema),
+  // which would take "500"; it leaves a pipe alone.
+  amount: z
+    .number({ error: errorMessages.topupAmountInvalid })
+    .pipe(z.number().refine((v) => topupAmountNano(v) !== null, errorMessages.topupAmountInvalid)),
+});
+
+export type CreateTopupInput = z.infer<typeof createTopupInput>;
+
+export interface TopupLimits {
+  minNano: bigint;
+  maxNano: bigint;
+  currency: string;
+}
+
+/** The Russian message for an amount outside the limits (or not an amount at all); null when it may be paid. */
+export function topupAmountProblem(amount: number, limits: TopupLimits): string | null {
+  const nano = topupAmountNano(amount);
+  if (nano === null) return errorMessages.topupAmountInvalid;
+  if (nano < limits.minNano || nano > limits.maxNano) {
+    return errorMessages.topupAmountRange(nanoToDecimalString(limits.minNano), nanoToDecimalString(limits.maxNano), limits.currency);
+  }
+  return null;
+}
+
+export const topupView = z.object({
+  id: z.string(),
+  /** Currency units. */
+  amount: z.number(),
+  currency: z.string(),
+  status: z.enum(TOPUP_STATUSES),
+  /** YooKassa's payment page; null when no payment was created. */
+  confirmationUrl: z.string().nullable(),
+  /** Why it was canceled (YooKassa's English code such as expired_on_confirmation); null otherwise. */
+  cancellationReason: z.string().nullable(),
+  createdAt: z.string(),
+  creditedAt: z.string().nullable(),
+});
+
+export type TopupView = z.infer<typeof topupView>;
+
+export const billingConfigView = z.object({
+  /** False when the service takes no top-ups: the dashboard hides the button. */
+  enabled: z.boolean(),
+  currency: z.string(),
+  minAmount: z.number(),
+  maxAmount: z.number(),
+});
+
+export type BillingConfigView = z.infer<typeof billingConfigView>;
