@@ -58,8 +58,23 @@ export function informationDocument(services: Services) {
         slots: 'GET /api/v1/booking/:agentId/slots?date=YYYY-MM-DD&specialistId=&serviceId=',
         appointments: 'POST /api/v1/booking/:agentId/appointments',
       },
+      admin: {
+        users: 'GET /api/admin/users?search=&limit=&cursor=, GET /api/admin/users/:id',
+        credit: 'POST /api/admin/users/:id/credit',
+        block: 'POST /api/admin/users/:id/block, POST /api/admin/users/:id/unblock',
+        dailyStats: 'GET /api/admin/stats/daily?from=YYYY-MM-DD&to=YYYY-MM-DD',
+        audit: 'GET /api/admin/audit?limit=&cursor=',
+        prices: 'GET|PUT /api/admin/prices, DELETE /api/admin/prices?pattern=',
+        priceImport: 'POST /api/admin/prices/import/preview, POST /api/admin/prices/import',
+      },
+      billing: {
+        config: 'GET /api/billing/config',
+        topups: 'GET|POST /api/billing/topups, GET /api/billing/topups/:id',
+        yookassaNotifications: 'POST /api/billing/yookassa/notifications',
+      },
       chatCompletions: 'POST /v1/chat/completions',
       models: 'GET /v1/models',
+      currentUser: 'GET /api/auth/me',
       balance: 'GET /api/balance',
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
@@ -117,7 +132,13 @@ export function createApp(services: Services) {
         : json({ status: 'unavailable', latencyMs: probe.latencyMs, error: probe.error }, 503);
     })
     .post('/v1/chat/completions', ({ request }) => services.chat.handle(request), { parse: 'none' })
-    .get('/v1/models', async () => json(await services.models.list()))
+    .get(
+      '/v1/models',
+      async () =>
+        new Response(services.prices.pricedListJson(await services.models.list()), {
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+        }),
+    )
     .get('/openapi.json', () => new Response(openApi(), { headers: { 'content-type': 'application/json; charset=utf-8' } }))
     .get('/docs', () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
     .get('/app', () => dashboard.serve(''))
@@ -150,6 +171,8 @@ export function createApp(services: Services) {
     .post('/api/v1/commerce/webhook/:agentId', ({ request, params }) => services.commerce.payments.handle(request, params.agentId), {
       parse: 'none',
     })
+    // YooKassa's top-up notifications: unsigned, so each one is verified by re-reading the payment.
+    .post('/api/billing/yookassa/notifications', ({ request }) => services.topups.notifications.handle(request), { parse: 'none' })
     .all('/api/*', ({ request }) => rest(request), { parse: 'none' });
 }
 

@@ -1,6 +1,7 @@
 // The service container: built once at start-up from config and the database, handed to every route.
 import { randomUUID } from 'node:crypto';
 import { createAccountService } from './accounts/service';
+import { createAdminService } from './admin/service';
 import { createAgentService } from './agents/service';
 import { createBooking } from './integrations/booking';
 import { createAuthenticator } from './auth/authenticate';
@@ -17,6 +18,7 @@ import { createUsageReport } from './gateway/usage-report';
 import { createMessenger } from './integrations/messenger/module';
 import { createSocial } from './integrations/social/module';
 import { createCommerce } from './commerce/module';
+import { createTopups } from './billing/module';
 import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
@@ -38,12 +40,22 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const accounts = createAccountService({ db, jwt, config });
   let verifier: KeyVerifier | undefined;
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
-  verifier = createKeyVerifier({ database, keys, logger });
+  let billingRef: { keyChanged(keyId: string): void } | undefined;
+  // A key's new limit voids this instance's claim on the old one (the billing is built just below).
+  verifier = createKeyVerifier({ database, keys, logger, onKeyChanged: (keyId) => billingRef?.keyChanged(keyId) });
   const authenticator = createAuthenticator(accounts, verifier);
   const prices = createPriceBook({ db, database, config, logger });
-  const billing = createBilling({ db, config, logger, instanceId });
+  const billing = createBilling({
+    db,
+    config,
+    logger,
+    instanceId,
+    listen: (channel, onPayload, onListen) => database.listen(channel, onPayload, onListen),
+  });
+  billingRef = billing;
   const upstream = createUpstream(config);
   const models = createModelCatalog({ upstream, logger, ttlMs: config.modelsCacheSeconds * 1000 });
+  const admin = createAdminService({ db, billing, prices, models, config });
   const chat = createChatHandler({
     config,
     verifier,
@@ -69,6 +81,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const messenger = createMessenger({ db, box: secretBox, logger, outbox, config });
   const booking = createBooking({ db, database, config, logger, box: secretBox });
   const commerce = createCommerce({ db, box: secretBox, logger, outbox, notifier: messenger.notifier, config });
+  const topups = createTopups({ database, logger, config });
   const social = createSocial({
     db,
     box: secretBox,
@@ -98,6 +111,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     billing,
     upstream,
     models,
+    admin,
     chat,
     usageReport,
     agents,
@@ -108,13 +122,14 @@ export function createServices({ config, database, logger }: ServicesInput) {
     bookingSync: booking.sync,
     social,
     commerce,
+    topups,
     /** Starts background work; each piece registers how it stops. */
     async start() {
       await verifier.start();
       await prices.start();
       lifecycle.onShutdown('price book', () => prices.stop());
       lifecycle.onShutdown('key verifier', () => verifier.stop());
-      billing.start();
+      await billing.start();
       lifecycle.onShutdown('billing', () => billing.stop());
       outbox.start();
       lifecycle.onShutdown('outbox', () => outbox.stop());
@@ -124,6 +139,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('social', () => social.stop());
       booking.sync.start();
       lifecycle.onShutdown('booking sync', () => booking.sync.stop());
+      topups.start();
+      lifecycle.onShutdown('top-up re-check', () => topups.stop());
     },
   };
 }

@@ -13,7 +13,10 @@ export const errorMessages = {
   upstreamError: 'Сервис модели недоступен или вернул ошибку',
   upstreamTimeout: 'Сервис модели не ответил вовремя',
   internal: 'Внутренняя ошибка сервера',
+  serviceUnavailable: 'Сервис временно недоступен, повторите запрос через несколько секунд',
 
+  billingUnavailable: 'Учёт баланса временно недоступен, повторите запрос через несколько секунд',
+  keyLimitReached: (limit: string) => `Достигнут лимит расходов этого API-ключа (${limit}); измените лимит в настройках ключа`,
   billingBacklog: 'Сервис перегружен: учёт запросов не успевает записываться, повторите запрос через несколько секунд',
 
   // Transport.
@@ -33,6 +36,7 @@ export const errorMessages = {
   invalidToken: 'Недействительный или просроченный токен',
   invalidApiKey: 'Недействительный API-ключ',
   revokedApiKey: 'API-ключ отозван',
+  expiredApiKey: 'Срок действия API-ключа истёк',
   jwtRequired: 'Для этого действия нужен токен входа (JWT), а не API-ключ',
 
   // API keys.
@@ -108,4 +112,47 @@ export const errorMessages = {
   messengerUnknownWebhook: 'Вебхук для этого агента не настроен',
   messengerBadUpdate: 'Ожидается объект Update Telegram с целым update_id',
   messengerNotConfiguredRelay: 'Мессенджер агента не настроен',
+
+  // Top-ups (YooKassa), and shops taking payments through their own YooKassa account.
+  topupsDisabled: 'Пополнение баланса не настроено: платёжный сервис ЮKassa не подключён',
+  topupAmountInvalid: 'amount: укажите сумму числом в валюте баланса, не больше двух знаков после запятой (например, 500 или 99.90)',
+  topupAmountRange: (min: string, max: string, currency: string) => `amount: сумма пополнения должна быть от ${min} до ${max} ${currency}`,
+  topupNotFound: 'Пополнение не найдено',
+  topupPaymentUnavailable: 'Платёжный сервис ЮKassa сейчас недоступен: пополнение не создано, попробуйте позже',
+  topupPaymentRejected: 'ЮKassa отклонила создание платежа: пополнение не создано, попробуйте позже или обратитесь в поддержку',
+  topupPaymentDescription: (amount: string, currency: string) => `Пополнение баланса на ${amount} ${currency}`,
+  topupReceiptItem: 'Пополнение баланса',
+  yookassaNotificationsDisabled: 'Уведомления ЮKassa не принимаются: пополнение баланса не настроено',
+  yookassaBadNotification: 'Уведомление не похоже на уведомление ЮKassa: нужны type "notification", event и object.id',
+  yookassaVerifyUnavailable: 'ЮKassa недоступна: уведомление не проверено, оно будет принято при повторной доставке',
+  orderPaymentDescription: (number: string) => `Оплата заказа ${number}`,
+  yookassaShopIdInvalid: 'yookassaShopId: идентификатор магазина ЮKassa (shopId) — число из личного кабинета, или null, чтобы отключить',
+  yookassaSecretKeyInvalid: 'yookassaSecretKey: секретный ключ ЮKassa из раздела «Интеграция» личного кабинета, без пробелов',
+  yookassaSecretKeyRequired: 'Укажите yookassaSecretKey: для нового идентификатора магазина ЮKassa нужен его секретный ключ',
+  yookassaShopIdRequired: 'Укажите yookassaShopId вместе с yookassaSecretKey',
+  yookassaSecretKeyUnreadable: (detail: string) => `${detail}. Сохраните настройки магазина с yookassaSecretKey заново`,
+
+  // Administration.
+  accountBlocked: 'Учётная запись заблокирована: обратитесь в поддержку',
+  adminOnly: 'Раздел доступен только администраторам',
+  adminUserNotFound: 'Пользователь не найден',
+  adminCannotBlockSelf: 'Нельзя заблокировать собственную учётную запись',
+  creditAmountInvalid: (max: number) =>
+    `amount: укажите ненулевую сумму (по модулю не больше ${max}) с точностью не более 9 знаков после запятой`,
+  creditReasonRequired: 'reason: укажите причину начисления (до 500 символов)',
+  creditReferenceInvalid: 'reference: укажите идентификатор начисления длиной от 1 до 200 символов',
+  creditReferenceTaken: 'Этот reference уже использован для другого начисления (другой пользователь или сумма)',
+  creditBelowZero: (available: string, currency: string) =>
+    `Списание сделает баланс отрицательным: сейчас можно списать не больше ${available} ${currency}. ` +
+    'Деньги, зарезервированные под выполняемые запросы, списать нельзя: повторите позже',
+  statsDateInvalid: 'ожидается дата в формате ГГГГ-ММ-ДД, например 2026-01-31',
+  statsRangeInvalid: (maxDays: number) => `Период задан неверно: from не позже to и не длиннее ${maxDays} дней`,
+  pricePatternInvalid:
+    'pattern: укажите идентификатор модели (например, openai/gpt-4o-mini) или префикс со звёздочкой в конце (openai/*, *)',
+  priceValueInvalid: (max: number) =>
+    `цена за 1M токенов: число от 0 до ${max} с точностью не более 9 знаков после запятой`,
+  priceNotFound: 'Цена для этого шаблона не задана',
+  priceDeleted: 'Цена удалена',
+  priceMultiplierInvalid: 'multiplier: положительное число не больше 1000000',
+  priceImportEmpty: 'models: перечислите идентификаторы моделей для импорта (не больше 2000)',
 } as const;

@@ -1,3 +1,5 @@
+import { adminRouter } from '../admin/router';
+import { billingRouter } from '../billing/router';
 import { commerceRouter } from '../commerce/router';
 import { bookingRouter } from '../integrations/booking/router';
 import { messengerRouter } from '../integrations/messenger/router';
@@ -17,6 +19,8 @@ export const appRouter = router({
   social: socialRouter,
   booking: bookingRouter,
   commerce: commerceRouter,
+  billing: billingRouter,
+  admin: adminRouter,
 });
 
 /** The typed client's view of the dashboard API. */
