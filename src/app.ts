@@ -23,7 +23,9 @@ export function informationDocument(services: Services) {
     dashboard: '/app',
     endpoints: {
       auth: { register: 'POST /api/auth/register', login: 'POST /api/auth/login' },
+      // The specification fixes this object's three names; changing a key's limits is listed beside it.
       keys: { list: 'GET /api/keys', create: 'POST /api/keys', delete: 'DELETE /api/keys/:id' },
+      keyUpdate: 'PATCH /api/keys/:id',
       agents: {
         list: 'GET /api/agents',
         create: 'POST /api/agents',
