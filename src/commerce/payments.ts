@@ -155,7 +155,9 @@ export function createPaymentWebhook(deps: {
         .select()
         .from(orders)
         .where(and(eq(orders.agentId, agentId), ref.id ? eq(orders.id, ref.id) : eq(orders.number, ref.number!)))
-        .for('update');
+        // NO KEY UPDATE: marking paid changes no key, and FOR UPDATE would also wait for every foreign-key
+        // check on the order (a payment event referencing it) for nothing.
+        .for('no key update');
       if (!order) return note('unknown_order');
       if (n.event !== 'payment.succeeded') return note('recorded', order.id);
       if (n.object.status !== 'succeeded' || n.object.paid === false) return note('not_succeeded', order.id);
