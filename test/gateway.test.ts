@@ -123,6 +123,25 @@ describe('non-streaming', () => {
     expect(row!.prompt_tokens).toBeGreaterThan(0);
     expect(BigInt(row!.cost_nano as string)).toBe(BigInt(row!.total_tokens) * PRICE);
   });
+
+  test('tool-call arguments of an answer without usage are billed too, plain and streamed', async () => {
+    const c = await newCustomer();
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    const plain = await c.client.chat.completions.create({ model: 'fake/no-usage-tool-call', messages, tools });
+    expect(plain.choices[0]!.message.tool_calls?.length).toBe(1);
+    const stream = await c.client.chat.completions.create({ model: 'fake/no-usage-tool-call', messages, tools, stream: true });
+    for await (const _ of stream) {
+      // drain
+    }
+    await settleAll(app);
+    const rows = await usageRows(app, c.userId);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.usage_source).toBe('tokenizer');
+      // "get_weather" and {"city":"Paris"} are several tokens; content is null, so they are all there is.
+      expect(row.completion_tokens).toBeGreaterThanOrEqual(5);
+    }
+  });
 });
 
 describe('streaming', () => {

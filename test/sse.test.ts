@@ -2,7 +2,7 @@
 // OpenAI SDK reads from the same bytes, however they are split, and never throw.
 import { describe, expect, test } from 'bun:test';
 import { Stream } from 'openai/streaming';
-import { createSseMeter, type SseMeter } from '../src/gateway/sse';
+import { createSseMeter, generatedText, type SseMeter } from '../src/gateway/sse';
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text);
@@ -219,6 +219,23 @@ describe('completion text', () => {
   });
 });
 
+describe('generated text of a whole message', () => {
+  test('content, content parts, refusal, reasoning, tool calls and function calls all count', () => {
+    expect(
+      generatedText({
+        content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }],
+        refusal: 'r',
+        reasoning: 'th',
+        reasoning_content: 'ink',
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'get', arguments: '{"x":1}' } }],
+        function_call: { name: 'f', arguments: '{}' },
+      }),
+    ).toBe('abrthinkget{"x":1}f{}');
+    expect(generatedText({ content: 'plain' })).toBe('plain');
+    expect(generatedText(null)).toBe('');
+  });
+});
+
 describe('done, model and errors', () => {
   test('[DONE] marks the end; events after it are ignored, as the SDK ignores them', () => {
     const meter = meterOf('data: [DONE]\n\n', `data: ${JSON.stringify(chunk({ content: 'late' }))}\n\n`);
@@ -302,6 +319,20 @@ describe('robustness', () => {
     meter.push(bytes(`data: ${JSON.stringify(chunk({ content: 'after' }))}\n\ndata: [DONE]\n\n`));
     expect(meter.completionText).toBe('after');
     expect(meter.done).toBe(true);
+    // The dropped event was still sent to the client: its data is counted by length for billing.
+    expect(meter.oversizedBytes).toBeGreaterThan(2_500_000);
+  });
+
+  test('a 2 MB event in one chunk is counted by its length, the events around it as usual', () => {
+    const big = JSON.stringify(chunk({ tool_calls: [{ index: 0, function: { arguments: 'x'.repeat(2 * 1024 * 1024) } }] }));
+    const meter = meterOf(
+      `data: ${JSON.stringify(chunk({ content: 'before' }))}\n\n`,
+      `data: ${big}\n\n`,
+      `data: ${JSON.stringify(chunk({ content: 'after' }))}\n\ndata: [DONE]\n\n`,
+    );
+    expect(meter.completionText).toBe('beforeafter');
+    expect(meter.oversizedBytes).toBeGreaterThanOrEqual(big.length);
+    expect(meter.events).toBe(3);
   });
 
   test('an empty push changes nothing', () => {

@@ -35,6 +35,8 @@ export interface SseMeter {
   readonly error: SseStreamError | null;
   /** Events with data, [DONE] included. */
   readonly events: number;
+  /** Bytes of data in events too large to parse: still generated, so still billed (by their length). */
+  readonly oversizedBytes: number;
 }
 
 const LF = 0x0a;
@@ -99,6 +101,39 @@ function readError(value: unknown): SseStreamError | null {
   };
 }
 
+/**
+ * The generated text of a message or a stream delta (the same fields): content, refusal, reasoning
+ * (OpenRouter's `reasoning`, DeepSeek's `reasoning_content`, both billed as output), and tool-call and
+ * legacy function-call names and arguments. Whatever a model generated is counted when usage is missing.
+ */
+export function generatedText(message: unknown): string {
+  if (!isRecord(message)) return '';
+  const m = message as DeltaShape;
+  let text = '';
+  const add = (value: unknown) => {
+    if (typeof value === 'string' && value) text += value;
+  };
+  if (Array.isArray(m.content)) {
+    // A content array (some providers answer in parts): its text parts.
+    for (const part of m.content) if (isRecord(part)) add(part.text);
+  } else add(m.content);
+  add(m.refusal);
+  add(m.reasoning);
+  add(m.reasoning_content);
+  if (Array.isArray(m.tool_calls)) {
+    for (const call of m.tool_calls) {
+      if (!isRecord(call) || !isRecord(call.function)) continue;
+      add(call.function.name);
+      add(call.function.arguments);
+    }
+  }
+  if (isRecord(m.function_call)) {
+    add(m.function_call.name);
+    add(m.function_call.arguments);
+  }
+  return text;
+}
+
 export function createSseMeter(): SseMeter {
   // Not fatal: bytes that are not UTF-8 become U+FFFD instead of an exception.
   const decoder = new TextDecoder();
@@ -129,44 +164,32 @@ export function createSseMeter(): SseMeter {
   let error: SseStreamError | null = null;
   let events = 0;
 
-  function addText(value: unknown) {
-    if (typeof value === 'string' && value) text += value;
-  }
+  let oversizedBytes = 0;
 
   function readChoices(choices: unknown) {
     if (!Array.isArray(choices)) return;
     for (const choice of choices) {
       if (!isRecord(choice)) continue;
       if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
-      const delta = choice.delta as DeltaShape | undefined;
-      if (!isRecord(delta)) continue;
-      addText(delta.content);
-      addText(delta.refusal);
-      // Reasoning models on OpenRouter (`reasoning`) and DeepSeek (`reasoning_content`) bill it as output.
-      addText(delta.reasoning);
-      addText(delta.reasoning_content);
-      if (Array.isArray(delta.tool_calls)) {
-        for (const call of delta.tool_calls) {
-          if (!isRecord(call) || !isRecord(call.function)) continue;
-          addText(call.function.name);
-          addText(call.function.arguments);
-        }
-      }
-      if (isRecord(delta.function_call)) {
-        addText(delta.function_call.name);
-        addText(delta.function_call.arguments);
-      }
+      text += generatedText(choice.delta);
     }
   }
 
   function dispatch() {
     const payload = data;
     const dropped = dropEvent;
+    const size = eventBytes;
     data = null;
     eventBytes = 0;
     dropEvent = false;
     // The SDK stops reading at [DONE]; whatever an upstream sends after it, no client sees.
-    if (payload === null || dropped || done) return;
+    if (done) return;
+    if (dropped) {
+      // Too large to keep, but the client got it: billed by its length when usage is missing.
+      oversizedBytes += size;
+      return;
+    }
+    if (payload === null) return;
     events += 1;
     // As the OpenAI SDK does: anything starting [DONE] ends the stream.
     if (payload.startsWith('[DONE]')) {
@@ -243,6 +266,7 @@ export function createSseMeter(): SseMeter {
 
   function endLine(chunk: Uint8Array, start: number, end: number) {
     if (skipLine) {
+      eventBytes += end - start;
       skipLine = false;
       carry.length = 0;
       carrySize = 0;
@@ -265,9 +289,13 @@ export function createSseMeter(): SseMeter {
   }
 
   function keepTail(chunk: Uint8Array, start: number) {
-    if (skipLine) return;
+    if (skipLine) {
+      eventBytes += chunk.length - start;
+      return;
+    }
     carrySize += chunk.length - start;
     if (carrySize > MAX_EVENT_BYTES) {
+      eventBytes += carrySize;
       // Whatever the line was, the event it belongs to can no longer be read whole.
       skipLine = true;
       dropEvent = true;
@@ -326,6 +354,9 @@ export function createSseMeter(): SseMeter {
     },
     get events() {
       return events;
+    },
+    get oversizedBytes() {
+      return oversizedBytes;
     },
   };
 }

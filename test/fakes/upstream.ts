@@ -16,6 +16,7 @@
 //   fake/tool-call        calls get_weather({"city":"Paris"}); streamed as tool_calls deltas, finish "tool_calls"
 //   fake/escalate         (non-streaming) calls the first tool the request offers with {"reason": ESCALATION_REASON}
 //   fake/no-usage         never sends usage, even when asked
+//   fake/no-usage-tool-call   fake/tool-call's answer without usage
 //   fake/json-for-stream  answers JSON even to stream: true
 //   fake/slow             waits `slowMs` (10 s) before the headers, then answers as above; stops waiting
 //                         when the client leaves
@@ -107,7 +108,7 @@ interface ChatBody {
 
 function pieceCount(model: unknown): number {
   if (model === 'fake/slow-stream') return SLOW_STREAM_PIECES;
-  if (model === 'fake/tool-call') return TOOL_ARGUMENT_PIECES.length;
+  if (model === 'fake/tool-call' || model === 'fake/no-usage-tool-call') return TOOL_ARGUMENT_PIECES.length;
   return PIECES.length;
 }
 
@@ -265,7 +266,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const usage = expectedUsage(body);
     const offered = (body as { tools?: { function?: { name?: string } }[] }).tools?.[0]?.function?.name;
     const escalation = model === 'fake/escalate' && typeof offered === 'string';
-    const toolCall = model === 'fake/tool-call' || escalation;
+    const toolCall = model === 'fake/tool-call' || model === 'fake/no-usage-tool-call' || escalation;
     const truncated = usage.completion_tokens < pieceCount(model);
     const call = escalation ? { name: offered, arguments: JSON.stringify({ reason: ESCALATION_REASON }) } : { ...TOOL_CALL };
     const message = toolCall
@@ -284,7 +285,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       choices: [
         { index: 0, message, logprobs: null, finish_reason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop' },
       ],
-      ...(model === 'fake/no-usage' ? {} : { usage }),
+      ...(model.startsWith('fake/no-usage') ? {} : { usage }),
       system_fingerprint: 'fp_fake',
     });
   }
@@ -292,9 +293,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   function stream(body: ChatBody, model: string, request: Request, record: RecordedRequest): Response {
     const id = `chatcmpl-${randomHex(12)}`;
     const created = Math.floor(Date.now() / 1000);
-    const withUsage = body.stream_options?.include_usage === true && model !== 'fake/no-usage';
+    const withUsage = body.stream_options?.include_usage === true && !model.startsWith('fake/no-usage');
     const usage = expectedUsage(body);
-    const toolCall = model === 'fake/tool-call';
+    const toolCall = model === 'fake/tool-call' || model === 'fake/no-usage-tool-call';
     const callId = `call_${randomHex(12)}`;
     const delay = model === 'fake/slow-stream' ? fake.slowStreamDelayMs : fake.pieceDelayMs;
     const pieceAt = (i: number) =>
