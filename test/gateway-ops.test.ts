@@ -104,6 +104,32 @@ describe('GET /health/upstream', () => {
   });
 });
 
+describe('the operator’s upstream account', () => {
+  test('an upstream 401 about the operator’s key reaches the client as 502, its text only in the log', async () => {
+    const lines: string[] = [];
+    const { createLogger } = await import('../src/logger');
+    const { startInstance } = await import('../src/server');
+    const { testConfig } = await import('./helpers/app');
+    const config = testConfig(app.database, { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'wrong-upstream-key' });
+    const instance = await startInstance(config, { logger: createLogger('info', {}, (line) => lines.push(line)) });
+    try {
+      const user = await registerUser(instance.url);
+      const key = await createApiKey(instance.url, user.token);
+      const res = await call(instance.url, 'POST', '/v1/chat/completions', {
+        headers: { authorization: `Bearer ${key.key}` },
+        body: { model: 'acme/chat', messages },
+      });
+      expect(res.status).toBe(502);
+      expect(res.body.error.type).toBe('upstream_error');
+      expect(res.text).not.toMatch(/api key|Incorrect|invalid_api_key/i);
+      expect(lines.some((l) => l.includes('the upstream refused the operator') && l.includes('"status":401'))).toBe(true);
+      expect(lines.join('\n')).not.toContain('wrong-upstream-key');
+    } finally {
+      await instance.stop(1000);
+    }
+  });
+});
+
 describe('balance and usage', () => {
   test('GET /api/balance answers to a JWT and to an API key alike', async () => {
     const c = await newCustomer();

@@ -82,6 +82,8 @@ function sseError(message: string, type: string): Uint8Array {
  */
 const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
+const OPERATOR_STATUSES = new Set([401, 402, 403, 407]);
+
 const NOT_YET = Symbol('not yet');
 /** A few microtask turns: long enough for a read of bytes already received to resolve, too short to wait for the network. */
 const MICROTASK_TURNS = 4;
@@ -236,6 +238,17 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       }
       cleanup();
       const info = upstreamErrorInfo(text);
+      // 401, 402, 403 and 407 are about the operator's own upstream account (its key, its credit), not the
+      // client's request: the client hears 502 and the operator reads the detail in the log.
+      if (OPERATOR_STATUSES.has(response.status)) {
+        logger.error('the upstream refused the operator’s credentials or account', {
+          requestId,
+          status: response.status,
+          upstreamMessage: info?.message.slice(0, 500) ?? null,
+        });
+        fail('upstream_error', `upstream refused the operator's account (status ${response.status})`, response.status);
+        throw new AppError('upstream_error');
+      }
       if (response.status >= 400 && response.status < 500 && response.status !== 408) {
         fail('upstream_rejected', info?.message.slice(0, 500) ?? `status ${response.status}`, response.status);
         throw AppError.passthrough(
