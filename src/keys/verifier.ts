@@ -36,6 +36,11 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
   const hashById = new Map<string, string>();
   const inFlight = new Map<string, Promise<VerifiedKey | null>>();
   let lastUsed = new Map<string, Date>();
+  /**
+   * Bumped by every invalidation. A lookup that started before one may have read the key as it was
+   * before the change: its answer is not cached, and later callers do not join it.
+   */
+  let generation = 0;
   let flushTimer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   let unlistenUsers: (() => Promise<void>) | null = null;
@@ -55,6 +60,8 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
   }
 
   function invalidate(keyId: string) {
+    generation += 1;
+    inFlight.clear();
     const hash = hashById.get(keyId);
     if (hash) cache.delete(hash);
     hashById.delete(keyId);
@@ -63,6 +70,8 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
 
   /** Drops every cached key of a user (blocked or unblocked): rare, so a scan is fine. */
   function invalidateUser(userId: string) {
+    generation += 1;
+    inFlight.clear();
     for (const [hash, entry] of cache) {
       if (entry.key?.userId === userId) {
         cache.delete(hash);
@@ -90,12 +99,20 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
       const hash = hashApiKey(presented);
       const entry = cache.get(hash);
       if (entry && entry.expiresAt > Date.now()) return entry.key;
+      const startedAt = generation;
       let lookup = inFlight.get(hash);
       if (!lookup) {
-        lookup = keys.findByHash(hash).finally(() => inFlight.delete(hash));
+        const started = keys.findByHash(hash);
+        lookup = started.finally(() => {
+          if (inFlight.get(hash) === lookup) inFlight.delete(hash);
+        });
         inFlight.set(hash, lookup);
       }
       const key = await lookup;
+      if (generation !== startedAt) {
+        // A revocation (or a new limit) arrived while the row was being read: read it again, and cache nothing.
+        return keys.findByHash(hash);
+      }
       remember(hash, key);
       return key;
     },
@@ -115,6 +132,8 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
         (keyId) => invalidate(keyId),
         // A revocation may have passed while the listener was away: trust nothing cached before it.
         () => {
+          generation += 1;
+          inFlight.clear();
           cache.clear();
           hashById.clear();
         },
