@@ -114,7 +114,7 @@ export function createApp(services: Services) {
       if (code === 'NOT_FOUND') return errorResponse(new AppError('not_found', errorMessages.routeNotFound));
       if (code === 'PARSE') return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
       const appError = toAppError(error);
-      if (appError.type === 'internal_error') logInternal(error, request);
+      if (appError.type === 'internal_error' || appError.type === 'service_unavailable') logInternal(error, request);
       return errorResponse(appError);
     })
     .get('/', () => json(informationDocument(services)))
@@ -155,7 +155,8 @@ export function createApp(services: Services) {
           router: appRouter,
           createContext: () => createContext(request),
           onError: ({ error }) => {
-            if (toAppError(error).type === 'internal_error') logInternal(error, request);
+            const type = toAppError(error).type;
+            if (type === 'internal_error' || type === 'service_unavailable') logInternal(error, request);
           },
         }),
       { parse: 'none' },

@@ -88,9 +88,14 @@ export async function startInstance(config: Config, options: StartOptions = {}):
         const deadline = Date.now() + graceMs;
         while (server.pendingRequests > 0 && Date.now() < deadline) await Bun.sleep(25);
         if (server.pendingRequests > 0) {
-          logger.warn('shutdown grace period over; closing remaining connections', {
+          logger.warn('shutdown grace period over; ending remaining streams and closing connections', {
             pending: server.pendingRequests,
+            streams: services.chat.openStreams,
           });
+          // Streams get an SSE error event and a clean end; a moment lets those bytes leave before the cut.
+          services.chat.endStreams();
+          const flushBy = Date.now() + 500;
+          while (server.pendingRequests > 0 && Date.now() < flushBy) await Bun.sleep(10);
         }
         await server.stop(true);
         await services.lifecycle.shutdown();

@@ -446,11 +446,17 @@ describe('SIGTERM', () => {
       expect(performance.now() - started).toBeLessThan(5000);
       const text = await streamed;
       expect(text).not.toContain('p99 ');
+      // Ended cleanly: an SSE error event saying why, as the last event, and no reset connection.
+      const events = text.trim().split('\n\n');
+      const last = JSON.parse(events.at(-1)!.replace(/^data: /, ''));
+      expect(last.error.type).toBe('service_unavailable');
+      expect(last.error.message).toMatch(/[А-Яа-я]/);
 
       const after = await startTestApp({ database });
       try {
         const rows = await usageRows(after, user.userId);
         expect(rows).toHaveLength(1);
+        expect(rows[0]!.status).toBe('server_shutdown');
         expect(rows[0]!.completion_tokens).toBeGreaterThan(0);
         expect(rows[0]!.completion_tokens).toBeLessThan(100);
         expect(await after.sql('select * from balance_leases')).toEqual([]);

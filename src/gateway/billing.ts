@@ -28,6 +28,7 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import { rowsOf, type Database, type DatabaseHandle } from '../db/client';
+import { isTransientDatabaseError } from '../db/transient';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
@@ -40,7 +41,9 @@ export type UsageStatus =
   | 'upstream_error'
   | 'upstream_timeout'
   | 'upstream_rejected'
-  | 'upstream_dropped';
+  | 'upstream_dropped'
+  /** The server shut down with the stream still running (past SHUTDOWN_GRACE_MS). */
+  | 'server_shutdown';
 
 export interface UsageFacts {
   userId: string;
@@ -164,20 +167,6 @@ function storableText(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const clean = value.isWellFormed() ? value : value.toWellFormed();
   return clean.includes('\0') ? clean.replaceAll('\0', '') : clean;
-}
-
-/** Failures a retry can cure: deadlock, serialization failure, a connection lost or refused. */
-export function isTransientDatabaseError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === '40P01' || code === '40001' || code === '57P01' || code === '08006' || code === '08003' || code === '08001') {
-      return true;
-    }
-    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'CONNECTION_CLOSED' || code === 'CONNECTION_ENDED') {
-      return true;
-    }
-  }
-  return false;
 }
 
 /**

@@ -97,6 +97,8 @@ function alreadySettled<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
 
 export function createChatHandler(deps: ChatHandlerDeps) {
   const { config, verifier, prices, billing, upstream, rateLimiter, logger } = deps;
+  /** Streams being relayed: at the end of the shutdown grace period each is ended cleanly. */
+  const openStreams = new Set<() => void>();
 
   async function authenticate(request: Request) {
     const token = bearerToken(request.headers);
@@ -336,10 +338,12 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const filter = ctx.filter ? createUsageFilter() : null;
     const reader = upstreamBody.getReader();
     let finished = false;
+    let endForShutdown: (() => void) | null = null;
 
     const finish = (status: UsageStatus, error: string | null = null) => {
       if (finished) return;
       finished = true;
+      if (endForShutdown) openStreams.delete(endForShutdown);
       ctx.cleanup();
       const fromUpstream = meter.usage !== null;
       const counted = fromUpstream
@@ -435,6 +439,22 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         for (const part of head) controller.enqueue(part);
+        // The server is going away with this stream still running: the client gets an SSE error event and
+        // a clean end instead of a reset connection, and pays for what it was sent.
+        endForShutdown = () => {
+          openStreams.delete(endForShutdown!);
+          if (finished) return;
+          finish('server_shutdown', 'the server shut down during the stream');
+          reader.cancel().catch(() => {});
+          try {
+            if (filter) controller.enqueue(filter.end());
+            controller.enqueue(sseError(errorMessages.serverShuttingDown, 'service_unavailable'));
+            controller.close();
+          } catch {
+            // The client is gone as well.
+          }
+        };
+        openStreams.add(endForShutdown);
       },
       async pull(controller) {
         for (;;) {
@@ -477,6 +497,16 @@ export function createChatHandler(deps: ChatHandlerDeps) {
 
   return {
     complete,
+
+    /** Streams still being relayed. */
+    get openStreams() {
+      return openStreams.size;
+    },
+
+    /** Ends every stream still running (the shutdown grace period is over). */
+    endStreams() {
+      for (const end of [...openStreams]) end();
+    },
 
     /** The /v1/chat/completions route. */
     async handle(request: Request): Promise<Response> {

@@ -2,6 +2,7 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError, z } from 'zod';
+import { isTransientDatabaseError } from '../db/transient';
 import { errorMessages } from './messages';
 
 // Validation messages reach users, so zod speaks Russian everywhere in the process.
@@ -116,6 +117,10 @@ export function toAppError(error: unknown): AppError {
     const type = TRPC_CODE_TO_TYPE[error.code];
     // tRPC's own messages are English; only the type survives, the text comes from our table.
     if (type) return new AppError(type, undefined, { cause: error });
+  }
+  // The database is away for a moment (restart, failover, network): the client should come back shortly.
+  if (isTransientDatabaseError(error)) {
+    return new AppError('service_unavailable', undefined, { cause: error, headers: { 'retry-after': '5' } });
   }
   return new AppError('internal_error', undefined, { cause: error });
 }
