@@ -51,6 +51,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     logger,
     instanceId,
     listen: (channel, onPayload, onListen) => database.listen(channel, onPayload, onListen),
+    spillDir: config.dataDir,
   });
   billingRef = billing;
   const upstream = createUpstream(config);

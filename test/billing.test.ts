@@ -3,6 +3,9 @@
 // so it controls batch sizes and the backlog bound; writes are held up for real by a transaction that
 // locks usage_records (on PGlite it holds the one connection, which stalls the writer just the same).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { createBilling, type Billing, type UsageFacts } from '../src/gateway/billing';
 import { createLogger } from '../src/logger';
@@ -66,7 +69,16 @@ afterAll(async () => {
   upstream?.stop();
 });
 
-function newBilling(options: { maxBatch?: number; maxPending?: number; usageFlushMs?: number; admissionWaitMs?: number } = {}) {
+function newBilling(
+  options: {
+    maxBatch?: number;
+    maxPending?: number;
+    usageFlushMs?: number;
+    admissionWaitMs?: number;
+    spillDir?: string;
+    stopWriteMs?: number;
+  } = {},
+) {
   const errors: string[] = [];
   const logger = createLogger('warn', {}, (line) => {
     if (line.includes('"error"')) errors.push(line);
@@ -79,6 +91,8 @@ function newBilling(options: { maxBatch?: number; maxPending?: number; usageFlus
     maxBatch: options.maxBatch,
     maxPending: options.maxPending,
     admissionWaitMs: options.admissionWaitMs,
+    spillDir: options.spillDir,
+    stopWriteMs: options.stopWriteMs,
   });
   return { billing, errors };
 }
@@ -400,5 +414,35 @@ describe('a stream that arrives whole', () => {
     expect(row).toEqual(expect.objectContaining({ status: 'upstream_dropped', usage_source: 'tokenizer' }));
     expect(row!.completion_tokens).toBe(text.includes('Hello') ? 1 : 0);
     expect(await unbalancedUsers(app)).toEqual([]);
+  });
+});
+
+describe('a shutdown the database does not let finish', () => {
+  test('what it could not write is saved to DATA_DIR and written exactly once at the next start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conduit-spill-'));
+    const userId = await customer();
+    const first = newBilling({ spillDir: dir, stopWriteMs: 300 });
+    await settleMany(first.billing, userId, 1);
+    await first.billing.flush();
+    const release = await holdWrites();
+    await settleMany(first.billing, userId, 25, 1);
+    await first.billing.stop(); // the writes hang: after 300 ms the rows go to the spill file
+    expect(readdirSync(dir).filter((f) => f.startsWith('usage-spill-'))).toHaveLength(1);
+    expect(first.errors.some((l) => l.includes('saved them for the next start'))).toBe(true);
+    await release();
+
+    const second = newBilling({ spillDir: dir });
+    await second.billing.start();
+    // The write that hung may have committed once released: either way each request has one row.
+    const rows = await app.sql<{ request_id: string; n: unknown }>(
+      'select request_id, count(*) as n from usage_records where user_id = $1 group by request_id',
+      [userId],
+    );
+    expect(rows).toHaveLength(26);
+    expect(rows.every((r) => Number(r.n) === 1)).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
+    await second.billing.stop();
+    expect(await unbalancedUsers(app)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

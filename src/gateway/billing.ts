@@ -34,6 +34,7 @@ import { errorMessages } from '../http/messages';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
 import { costOf, type ModelPrice } from '../pricing/prices';
+import { saveSpill, takeSpills } from './spill';
 
 export type UsageStatus =
   | 'ok'
@@ -147,6 +148,10 @@ export interface BillingOptions {
   admissionWaitMs?: number;
   /** Subscribes to lease recalls from other instances (absent: this instance never hears them). */
   listen?: DatabaseHandle['listen'];
+  /** Where settlements the database could not take at shutdown are saved, and replayed from at start. */
+  spillDir?: string;
+  /** How long stop() keeps retrying writes before it saves the rest to the spill file (default 15 s). */
+  stopWriteMs?: number;
 }
 
 /** NOTIFY channel (payload: user id) asking every instance to hand back the unreserved part of its lease. */
@@ -1074,6 +1079,36 @@ export function createBilling(options: BillingOptions) {
     },
 
     async start() {
+      if (options.spillDir) {
+        // Settlements a previous shutdown could not write: written first, then their file goes.
+        const spilled = takeSpills(options.spillDir, instanceId);
+        if (spilled.rows.length > 0) {
+          // A write that was in flight when the rows were saved may have committed after all: skip those.
+          const ids = (spilled.rows as Pending[]).map((r) => r.facts.requestId);
+          const written = new Set<string>();
+          for (let i = 0; i < ids.length; i += 1000) {
+            const slice = JSON.stringify(ids.slice(i, i + 1000));
+            const rows = rowsOf<{ request_id: string }>(
+              await db.execute(sql`
+                select request_id from usage_records
+                where request_id in (select value from json_array_elements_text(${slice}::json))`),
+            );
+            for (const row of rows) written.add(row.request_id);
+          }
+          for (const row of spilled.rows as Pending[]) {
+            if (written.has(row.facts.requestId)) continue;
+            const overage = row.overage ? { ...row.overage, done: () => {} } : null;
+            enqueue({ ...row, createdAt: new Date(row.createdAt), overage });
+          }
+          await flush();
+          if (backlog() === 0) spilled.done();
+          logger.warn('wrote settlements saved by an earlier shutdown', {
+            rows: spilled.rows.length,
+            unwritten: backlog(),
+            files: spilled.files.length,
+          });
+        }
+      }
       if (options.listen && !unlistenRecall) {
         unlistenRecall = await options.listen(LEASE_RECALL_CHANNEL, (userId) => void recall(userId));
       }
@@ -1092,15 +1127,36 @@ export function createBilling(options: BillingOptions) {
       housekeeping = null;
       await unlistenRecall?.().catch(() => {});
       unlistenRecall = null;
-      // Every row must reach the database before the process goes: a write that fails is retried a while.
-      const deadline = Date.now() + 15_000;
-      await flush();
-      while (writtenTotal < queuedTotal && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+      // Every row must reach the database before the process goes: a write that fails is retried a while,
+      // and what is still unwritten then is saved to the spill file for the next start.
+      const deadline = Date.now() + (options.stopWriteMs ?? 15_000);
+      const writeAll = async () => {
         await flush();
-      }
+        while (writtenTotal < queuedTotal && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          await flush();
+        }
+      };
+      // A write that hangs (the database stopped answering) must not hold the shutdown past the deadline.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([writeAll(), new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+      clearTimeout(timer);
       if (writtenTotal < queuedTotal) {
-        logger.error('shutting down with usage rows unwritten', { rows: queuedTotal - writtenTotal });
+        const rows = pending.slice(head).map(({ overage, ...row }) => ({
+          ...row,
+          overage: overage ? { ...overage, done: undefined } : null,
+        }));
+        if (options.spillDir) {
+          try {
+            const file = saveSpill(options.spillDir, instanceId, rows);
+            logger.error('the database did not take every settlement; saved them for the next start', { rows: rows.length, file });
+          } catch (error) {
+            logger.error('shutting down with usage rows unwritten: the spill file failed', { rows: rows.length, error });
+          }
+        } else {
+          logger.error('shutting down with usage rows unwritten', { rows: rows.length });
+        }
+        return;
       }
       await returnIdleLeases(true);
     },
