@@ -133,6 +133,25 @@ describe('what a reservation covers', () => {
   });
 });
 
+describe('usage figures that cannot be right', () => {
+  test('non-numeric and absurd figures neither 500 nor stop billing for anyone; the reservation is released', async () => {
+    const c = await customer();
+    const garbage = await c.client.chat.completions.create({ model: 'fake/usage-garbage', messages, max_tokens: 5 });
+    expect(garbage.object).toBe('chat.completion');
+    // 3e9 tokens overflowed an int4 column and failed the whole batch, for every user, forever.
+    const huge = await c.client.chat.completions.create({ model: 'fake/usage-3000000000-0', messages, max_tokens: 5 });
+    expect(huge.object).toBe('chat.completion');
+    const other = await customer();
+    await other.client.chat.completions.create({ model: 'acme/chat', messages, max_tokens: 5 });
+    await settleAll(app);
+    const rows = await usageRows(app, c.userId);
+    expect(rows.map((r) => r.total_tokens)).toEqual([0, 3_000_000_000]);
+    expect(await usageRows(app, other.userId)).toHaveLength(1);
+    expect(app.instance.services.billing.backlog).toBe(0);
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
+});
+
 describe('two instances with small leases', () => {
   test.skipIf(!onPostgres)('an overage on one instance takes the balance the other also draws from, never below zero', async () => {
     const env = { UPSTREAM_BASE_URL: fake.url, LEASE_CHUNK: '0.01' };

@@ -31,6 +31,7 @@
 //   fake/error-503        503 server_error (overloaded)
 //   fake/unknown-model, fake/not-found*   404 model_not_found
 //   fake/usage-<P>-<C>    answers as usual but reports usage prompt P, completion C (any size, whatever the cap)
+//   fake/usage-garbage    reports usage figures that are not counts: strings, a negative number, NaN as text
 //
 // Also: GET {url}/models (the `models` list; `modelsDown` makes it 503; a model given `pricing` carries it
 // as OpenRouter's list does: USD per token as decimal strings), GET {url}/models/{id}; with an
@@ -123,6 +124,13 @@ export function expectedUsage(body: ChatBody) {
   if (reported) {
     const [p, c] = [Number(reported[1]), Number(reported[2])];
     return { prompt_tokens: p, completion_tokens: c, total_tokens: p + c };
+  }
+  if (body.model === 'fake/usage-garbage') {
+    return { prompt_tokens: 'many', completion_tokens: -5, total_tokens: 'NaN' } as unknown as {
+      prompt_tokens: number;
+      completion_tokens: number;
+      total_tokens: number;
+    };
   }
   const prompt = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
   const completion = Math.min(pieceCount(body.model), completionCap(body));
