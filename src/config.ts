@@ -105,6 +105,13 @@ const envSchema = z.object({
   TOPUP_MAX_AMOUNT: z.coerce.number().positive().max(1_000_000_000).default(100_000),
   /** Pending top-ups older than this are re-read from YooKassa, so a lost notification still credits. */
   TOPUP_RECHECK_SECONDS: intFromEnv(1, 86_400).default(300),
+  /**
+   * Upstream requests one instance holds open at once. Bun's fetch allows 256 unless the process starts
+   * with BUN_CONFIG_MAX_HTTP_REQUESTS: src/index.ts restarts itself in place with that set when it is lower.
+   */
+  UPSTREAM_MAX_CONNECTIONS: intFromEnv(1, 65_535).default(4096),
+  /** Read, not set, here: the runtime's own limit this process started with (Bun's default is 256). */
+  BUN_CONFIG_MAX_HTTP_REQUESTS: intFromEnv(1, 65_535).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   LOG_REQUESTS: boolFromEnv.default(true),
 });
@@ -148,6 +155,9 @@ export interface Config {
   loginMaxFailures: number;
   loginLockoutSeconds: number;
   shutdownGraceMs: number;
+  upstreamMaxConnections: number;
+  /** The fetch limit this process runs with (BUN_CONFIG_MAX_HTTP_REQUESTS at start, else Bun's 256). */
+  runtimeMaxHttpRequests: number;
   adminEmails: string[];
   balanceCurrency: string;
   /** Both set, or top-ups are off. */
@@ -222,6 +232,23 @@ function loadDevSecrets(dataDir: string, warnings: string[]): DevSecrets {
     `JWT_SECRET/ENCRYPTION_KEY are not set: generated development secrets into ${file}; set both in production`,
   );
   return secrets;
+}
+
+/**
+ * The environment to restart this process with so that Bun's fetch allows UPSTREAM_MAX_CONNECTIONS
+ * requests at once (Bun reads BUN_CONFIG_MAX_HTTP_REQUESTS only when a process starts), or null when the
+ * running limit is already enough. RELAUNCHED guards against a loop should the runtime ignore the value.
+ */
+export function relaunchEnvironment(
+  config: Pick<Config, 'upstreamMaxConnections' | 'runtimeMaxHttpRequests'>,
+  env: Record<string, string | undefined> = process.env,
+): Record<string, string> | null {
+  if (config.runtimeMaxHttpRequests >= config.upstreamMaxConnections || env.CONDUIT_RELAUNCHED) return null;
+  const next: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) next[key] = value;
+  next.BUN_CONFIG_MAX_HTTP_REQUESTS = String(config.upstreamMaxConnections);
+  next.CONDUIT_RELAUNCHED = '1';
+  return next;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): LoadedConfig {
@@ -312,6 +339,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+      upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
+      runtimeMaxHttpRequests: e.BUN_CONFIG_MAX_HTTP_REQUESTS ?? 256,
       adminEmails: e.ADMIN_EMAILS,
       balanceCurrency: e.BALANCE_CURRENCY,
       yookassa:

@@ -1,5 +1,5 @@
 // Process entry point: config → instance → signals.
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, relaunchEnvironment } from './config';
 import { createLogger } from './logger';
 import { startInstance } from './server';
 
@@ -15,12 +15,27 @@ async function main() {
     throw error;
   }
   const { config, warnings } = loaded;
+  // Bun's fetch holds 256 requests at once unless the process started with more: the 257th upstream
+  // request would wait for someone else's answer to finish. Replace this process (same pid, so signals
+  // and process managers are unaffected) with one that starts with the limit UPSTREAM_MAX_CONNECTIONS asks.
+  const relaunch = relaunchEnvironment(config);
+  if (relaunch && typeof process.execve === 'function') {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], relaunch);
+  }
   const logger = createLogger(config.logLevel);
+  if (config.runtimeMaxHttpRequests < config.upstreamMaxConnections) {
+    logger.warn('the runtime allows fewer upstream requests at once than UPSTREAM_MAX_CONNECTIONS', {
+      runtime: config.runtimeMaxHttpRequests,
+      wanted: config.upstreamMaxConnections,
+      fix: 'start with BUN_CONFIG_MAX_HTTP_REQUESTS set to UPSTREAM_MAX_CONNECTIONS',
+    });
+  }
   for (const warning of warnings) logger.warn(warning);
 
   const instance = await startInstance(config, { logger });
   logger.info('listening', {
     url: `http://${config.host}:${instance.port}`,
+    upstreamMaxConnections: Math.min(config.upstreamMaxConnections, config.runtimeMaxHttpRequests),
     database: config.databaseUrl ? 'postgres' : 'pglite',
     docs: `${config.publicBaseUrl}/docs`,
   });

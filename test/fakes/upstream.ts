@@ -20,6 +20,8 @@
 //   fake/json-for-stream  answers JSON even to stream: true
 //   fake/slow             waits `slowMs` (10 s) before the headers, then answers as above; stops waiting
 //                         when the client leaves
+//   fake/held-stream      (stream) the role chunk at once, then nothing until `releaseHeld()`, then one piece, the
+//                         finish chunk, usage when asked and [DONE]; `heldOpen` / `peakHeldOpen` count them
 //   fake/slow-stream      SLOW_STREAM_PIECES (100) pieces `slowStreamDelayMs` (200 ms) apart, for disconnects
 //   fake/drop             stream: headers, role chunk and two pieces ("Hel", "lo"), then the connection is cut;
 //                         non-stream: the connection is cut before any answer
@@ -81,6 +83,11 @@ export interface FakeUpstream {
   slowMs: number;
   pieceDelayMs: number;
   slowStreamDelayMs: number;
+  /** fake/held-stream answers open right now, and the most open at once. */
+  heldOpen: number;
+  peakHeldOpen: number;
+  /** Lets every fake/held-stream answer open now run to its end. */
+  releaseHeld(): void;
   /** Forgets recorded requests and restores the models and timings it started with. */
   reset(): void;
   close(): Promise<void>;
@@ -228,6 +235,42 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       signal.addEventListener('abort', onAbort, { once: true });
     });
 
+  let releaseHeldNow: () => void = () => {};
+  let heldGate = new Promise<void>((resolve) => (releaseHeldNow = resolve));
+
+  /** fake/held-stream: opens at once, then waits for releaseHeld() (or the client leaving). */
+  function heldStream(body: ChatBody, model: string, request: Request): Response {
+    const withUsage = body.stream_options?.include_usage === true;
+    const base = { id: `chatcmpl-${randomHex(12)}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+    const event = (choices: unknown[], usage?: unknown) =>
+      encoder.encode(`data: ${JSON.stringify({ ...base, choices, ...(usage !== undefined ? { usage } : {}) })}\n\n`);
+    const gate = heldGate;
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          fake.heldOpen += 1;
+          fake.peakHeldOpen = Math.max(fake.peakHeldOpen, fake.heldOpen);
+          try {
+            controller.enqueue(event([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }], withUsage ? null : undefined));
+            const gone = new Promise<void>((resolve) => request.signal.addEventListener('abort', () => resolve(), { once: true }));
+            await Promise.race([gate, gone]);
+            if (request.signal.aborted) return;
+            controller.enqueue(event([{ index: 0, delta: { content: 'held' }, finish_reason: null }], withUsage ? null : undefined));
+            controller.enqueue(event([{ index: 0, delta: {}, finish_reason: 'stop' }], withUsage ? null : undefined));
+            if (withUsage) controller.enqueue(event([], { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 }));
+            controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+            controller.close();
+          } catch {
+            // The client went away.
+          } finally {
+            fake.heldOpen -= 1;
+          }
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' } },
+    );
+  }
+
   const fake: FakeUpstream = {
     url: '',
     apiKey: options.apiKey ?? null,
@@ -237,6 +280,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     models: [...DEFAULT_MODELS],
     modelsDown: false,
     ...defaults,
+    heldOpen: 0,
+    peakHeldOpen: 0,
+    releaseHeld() {
+      const release = releaseHeldNow;
+      heldGate = new Promise<void>((resolve) => (releaseHeldNow = resolve));
+      release();
+    },
     reset() {
       fake.requests.length = 0;
       fake.aborted.length = 0;
@@ -450,6 +500,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         }
         break;
     }
+    if (streaming && model === 'fake/held-stream') return heldStream(body as ChatBody, model, request);
     if (streaming && model !== 'fake/json-for-stream') return stream(body, model, request, record);
     return completion(body, model);
   }
