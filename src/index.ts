@@ -15,6 +15,9 @@ async function main() {
     throw error;
   }
   const { config, warnings } = loaded;
+  const logger = createLogger(config.logLevel);
+  // Before a relaunch: the relaunched process finds the development secrets already written and says nothing.
+  for (const warning of warnings) logger.warn(warning);
   // Bun's fetch holds 256 requests at once unless the process started with more: the 257th upstream
   // request would wait for someone else's answer to finish. Replace this process (same pid, so signals
   // and process managers are unaffected) with one that starts with the limit UPSTREAM_MAX_CONNECTIONS asks.
@@ -22,7 +25,6 @@ async function main() {
   if (relaunch && typeof process.execve === 'function') {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], relaunch);
   }
-  const logger = createLogger(config.logLevel);
   if (config.runtimeMaxHttpRequests < config.upstreamMaxConnections) {
     logger.warn('the runtime allows fewer upstream requests at once than UPSTREAM_MAX_CONNECTIONS', {
       runtime: config.runtimeMaxHttpRequests,
@@ -30,16 +32,8 @@ async function main() {
       fix: 'start with BUN_CONFIG_MAX_HTTP_REQUESTS set to UPSTREAM_MAX_CONNECTIONS',
     });
   }
-  for (const warning of warnings) logger.warn(warning);
 
   const instance = await startInstance(config, { logger });
-  logger.info('listening', {
-    url: `http://${config.host}:${instance.port}`,
-    upstreamMaxConnections: Math.min(config.upstreamMaxConnections, config.runtimeMaxHttpRequests),
-    database: config.databaseUrl ? 'postgres' : 'pglite',
-    docs: `${config.publicBaseUrl}/docs`,
-  });
-
   let exiting = false;
   const shutdown = async (signal: string) => {
     if (exiting) return;
@@ -56,6 +50,13 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Only now: a process manager that signals as soon as it reads this line must find the handlers in place.
+  logger.info('listening', {
+    url: `http://${config.host}:${instance.port}`,
+    upstreamMaxConnections: Math.min(config.upstreamMaxConnections, config.runtimeMaxHttpRequests),
+    database: config.databaseUrl ? 'postgres' : 'pglite',
+    docs: `${config.publicBaseUrl}/docs`,
+  });
 }
 
 main().catch((error) => {

@@ -1,5 +1,6 @@
 // The service container: built once at start-up from config and the database, handed to every route.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { createAccountService } from './accounts/service';
 import { createAdminService } from './admin/service';
 import { createAgentService } from './agents/service';
@@ -51,7 +52,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     logger,
     instanceId,
     listen: (channel, onPayload, onListen) => database.listen(channel, onPayload, onListen),
-    spillDir: config.dataDir,
+    journalDir: join(config.dataDir, 'journal'),
   });
   billingRef = billing;
   const upstream = createUpstream(config);

@@ -75,7 +75,7 @@ function newBilling(
     maxPending?: number;
     usageFlushMs?: number;
     admissionWaitMs?: number;
-    spillDir?: string;
+    journalDir?: string;
     stopWriteMs?: number;
   } = {},
 ) {
@@ -91,7 +91,7 @@ function newBilling(
     maxBatch: options.maxBatch,
     maxPending: options.maxPending,
     admissionWaitMs: options.admissionWaitMs,
-    spillDir: options.spillDir,
+    journalDir: options.journalDir,
     stopWriteMs: options.stopWriteMs,
   });
   return { billing, errors };
@@ -418,20 +418,21 @@ describe('a stream that arrives whole', () => {
 });
 
 describe('a shutdown the database does not let finish', () => {
-  test('what it could not write is saved to DATA_DIR and written exactly once at the next start', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'conduit-spill-'));
+  test('what it could not write stays in the journal and is written exactly once at the next start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
     const userId = await customer();
-    const first = newBilling({ spillDir: dir, stopWriteMs: 300 });
+    const first = newBilling({ journalDir: dir, stopWriteMs: 300 });
+    await first.billing.start();
     await settleMany(first.billing, userId, 1);
     await first.billing.flush();
     const release = await holdWrites();
     await settleMany(first.billing, userId, 25, 1);
-    await first.billing.stop(); // the writes hang: after 300 ms the rows go to the spill file
-    expect(readdirSync(dir).filter((f) => f.startsWith('usage-spill-'))).toHaveLength(1);
-    expect(first.errors.some((l) => l.includes('saved them for the next start'))).toBe(true);
+    await first.billing.stop(); // the writes hang: after 300 ms the rows are left to the journal
+    expect(readdirSync(dir).filter((f) => f.startsWith('settlements-'))).toHaveLength(1);
+    expect(first.errors.some((l) => l.includes('the journal keeps them for the next start'))).toBe(true);
     await release();
 
-    const second = newBilling({ spillDir: dir });
+    const second = newBilling({ journalDir: dir });
     await second.billing.start();
     // The write that hung may have committed once released: either way each request has one row.
     const rows = await app.sql<{ request_id: string; n: unknown }>(
@@ -440,8 +441,8 @@ describe('a shutdown the database does not let finish', () => {
     );
     expect(rows).toHaveLength(26);
     expect(rows.every((r) => Number(r.n) === 1)).toBe(true);
-    expect(readdirSync(dir)).toEqual([]);
     await second.billing.stop();
+    expect(readdirSync(dir)).toEqual([]);
     expect(await unbalancedUsers(app)).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
   });

@@ -34,7 +34,7 @@ import { errorMessages } from '../http/messages';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
 import { costOf, type ModelPrice } from '../pricing/prices';
-import { saveSpill, takeSpills } from './spill';
+import { openJournal, recoverJournal, type Journal } from './journal';
 
 export type UsageStatus =
   | 'ok'
@@ -115,6 +115,8 @@ interface Pending {
   /** Set on a settlement that outgrew its leases: written on its own transaction, in order. */
   overage: Overage | null;
   createdAt: Date;
+  /** Where the journal holds this row until the database does. */
+  segment?: ReturnType<Journal['append']> | null;
 }
 
 interface Overage {
@@ -148,9 +150,12 @@ export interface BillingOptions {
   admissionWaitMs?: number;
   /** Subscribes to lease recalls from other instances (absent: this instance never hears them). */
   listen?: DatabaseHandle['listen'];
-  /** Where settlements the database could not take at shutdown are saved, and replayed from at start. */
-  spillDir?: string;
-  /** How long stop() keeps retrying writes before it saves the rest to the spill file (default 15 s). */
+  /**
+   * Folder of the settlement journal (see journal.ts): every settlement is appended there before the
+   * answer's last byte, and the rows of instances that died are written at start. Absent: no journal.
+   */
+  journalDir?: string;
+  /** How long stop() keeps retrying writes before it leaves the rest to the journal (default 15 s). */
   stopWriteMs?: number;
 }
 
@@ -441,7 +446,23 @@ export function createBilling(options: BillingOptions) {
     lease.available += need;
   }
 
+  let journal: Journal | null = null;
+
+  /** What the journal keeps of a row: everything but the callbacks. */
+  function journalForm(row: Pending) {
+    const { overage, segment: _segment, ...rest } = row;
+    return { ...rest, overage: overage ? { ...overage, done: undefined } : null };
+  }
+
   function enqueue(row: Pending) {
+    // On disk before the answer's last byte leaves: settle() runs before the relay sends it.
+    if (journal) {
+      try {
+        row.segment = journal.append(journalForm(row));
+      } catch (error) {
+        logger.error('could not append to the settlement journal; the row is only in memory', { error });
+      }
+    }
     pending.push(row);
     queuedTotal += 1;
     scheduleFlush();
@@ -622,6 +643,7 @@ export function createBilling(options: BillingOptions) {
   /** Marks `n` rows from `head` as written. */
   function advance(n: number) {
     for (let i = head; i < head + n; i++) pending[i]!.overage?.done();
+    if (journal) journal.written(pending.slice(head, head + n).map((p) => p.segment ?? null));
     head += n;
     writtenTotal += n;
     // Drop written rows now and then, not per batch: slicing a long queue each time would be quadratic.
@@ -741,6 +763,21 @@ export function createBilling(options: BillingOptions) {
       const ok = await (writer ?? startWriter());
       if (!ok) return;
     }
+  }
+
+  /** Which of these request ids already have their usage row (a write may have committed before a crash). */
+  async function requestIdsWritten(ids: string[]): Promise<Set<string>> {
+    const written = new Set<string>();
+    for (let i = 0; i < ids.length; i += 1000) {
+      const slice = JSON.stringify(ids.slice(i, i + 1000));
+      const rows = rowsOf<{ request_id: string }>(
+        await db.execute(sql`
+          select request_id from usage_records
+          where request_id in (select value from json_array_elements_text(${slice}::json))`),
+      );
+      for (const row of rows) written.add(row.request_id);
+    }
+    return written;
   }
 
   async function returnLease(lease: Lease) {
@@ -1079,33 +1116,27 @@ export function createBilling(options: BillingOptions) {
     },
 
     async start() {
-      if (options.spillDir) {
-        // Settlements a previous shutdown could not write: written first, then their file goes.
-        const spilled = takeSpills(options.spillDir, instanceId);
-        if (spilled.rows.length > 0) {
-          // A write that was in flight when the rows were saved may have committed after all: skip those.
-          const ids = (spilled.rows as Pending[]).map((r) => r.facts.requestId);
-          const written = new Set<string>();
-          for (let i = 0; i < ids.length; i += 1000) {
-            const slice = JSON.stringify(ids.slice(i, i + 1000));
-            const rows = rowsOf<{ request_id: string }>(
-              await db.execute(sql`
-                select request_id from usage_records
-                where request_id in (select value from json_array_elements_text(${slice}::json))`),
-            );
-            for (const row of rows) written.add(row.request_id);
-          }
-          for (const row of spilled.rows as Pending[]) {
+      if (options.journalDir) {
+        // Settlements of instances that died before the database had them: written first of all. They
+        // are appended to this instance's own journal as they are queued, so their old files can go.
+        const recovered = recoverJournal(options.journalDir, instanceId);
+        journal = openJournal(options.journalDir, instanceId);
+        if (recovered.rows.length > 0) {
+          const rows = recovered.rows as Pending[];
+          const written = await requestIdsWritten(rows.map((r) => r.facts.requestId));
+          let replayed = 0;
+          for (const row of rows) {
             if (written.has(row.facts.requestId)) continue;
             const overage = row.overage ? { ...row.overage, done: () => {} } : null;
-            enqueue({ ...row, createdAt: new Date(row.createdAt), overage });
+            enqueue({ ...row, createdAt: new Date(row.createdAt), overage, segment: null });
+            replayed += 1;
           }
+          recovered.done();
           await flush();
-          if (backlog() === 0) spilled.done();
-          logger.warn('wrote settlements saved by an earlier shutdown', {
-            rows: spilled.rows.length,
+          logger.warn('wrote settlements an earlier instance had journaled but not written', {
+            journaled: rows.length,
+            replayed,
             unwritten: backlog(),
-            files: spilled.files.length,
           });
         }
       }
@@ -1128,7 +1159,7 @@ export function createBilling(options: BillingOptions) {
       await unlistenRecall?.().catch(() => {});
       unlistenRecall = null;
       // Every row must reach the database before the process goes: a write that fails is retried a while,
-      // and what is still unwritten then is saved to the spill file for the next start.
+      // and what is still unwritten then stays in the journal for the next start.
       const deadline = Date.now() + (options.stopWriteMs ?? 15_000);
       const writeAll = async () => {
         await flush();
@@ -1142,22 +1173,17 @@ export function createBilling(options: BillingOptions) {
       await Promise.race([writeAll(), new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
       clearTimeout(timer);
       if (writtenTotal < queuedTotal) {
-        const rows = pending.slice(head).map(({ overage, ...row }) => ({
-          ...row,
-          overage: overage ? { ...overage, done: undefined } : null,
-        }));
-        if (options.spillDir) {
-          try {
-            const file = saveSpill(options.spillDir, instanceId, rows);
-            logger.error('the database did not take every settlement; saved them for the next start', { rows: rows.length, file });
-          } catch (error) {
-            logger.error('shutting down with usage rows unwritten: the spill file failed', { rows: rows.length, error });
-          }
-        } else {
-          logger.error('shutting down with usage rows unwritten', { rows: rows.length });
-        }
+        // The journal keeps them: the next instance to start on this DATA_DIR writes them.
+        logger.error(
+          journal
+            ? 'the database did not take every settlement; the journal keeps them for the next start'
+            : 'shutting down with usage rows unwritten',
+          { rows: queuedTotal - writtenTotal },
+        );
+        journal?.close();
         return;
       }
+      journal?.close();
       await returnIdleLeases(true);
     },
   };
