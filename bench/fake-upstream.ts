@@ -6,6 +6,8 @@
 //   stream: true          role chunk, three content chunks, finish chunk, a usage-only chunk when
 //                         stream_options.include_usage is true (with "usage":null on every other chunk,
 //                         as OpenAI does), then [DONE]
+//   GET /v1/models        a fixed model list: the bench's model and two that rows of BENCH_PRICE_ROWS match
+//                         (Conduit shows its prices on it, which tells the bench the price table was loaded)
 //   GET /stats            requests served, split by who sent them (the floor marks its requests)
 const encoder = new TextEncoder();
 const MODEL = 'acme/chat';
@@ -61,6 +63,11 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 
 const stats = { floor: 0, other: 0 };
 
+const modelsJson = JSON.stringify({
+  object: 'list',
+  data: [MODEL, 'vendor1/model1', 'vendor2/probe'].map((id) => ({ id, object: 'model', created: CREATED, owned_by: id.split('/')[0] })),
+});
+
 const server = Bun.serve({
   port: Number(process.env.PORT ?? 0),
   hostname: '127.0.0.1',
@@ -68,6 +75,7 @@ const server = Bun.serve({
   async fetch(request) {
     const url = new URL(request.url);
     if (request.method === 'GET' && url.pathname === '/stats') return Response.json(stats);
+    if (request.method === 'GET' && url.pathname === '/v1/models') return new Response(modelsJson, { headers: JSON_HEADERS });
     if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
       return new Response(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }), {
         status: 404,

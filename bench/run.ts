@@ -1,12 +1,26 @@
 // `npm run bench`: Conduit against the floor (a bare Bun pass-through proxy), both in front of the same
 // instant fake upstream, driven by wrk (or autocannon), plain and streaming, at low and saturating
-// concurrency. Prints req/s, p50 and p99 per target, Conduit's cost over the floor, Conduit's peak RSS,
-// and checks that every request left a usage row and that the books balance. See bench/README.md.
+// concurrency. Prints req/s, p50, p99, p99.9 and max per target, Conduit's cost over the floor, Conduit's
+// peak RSS, requests slower than 50 ms, deadlocks and transient database errors, and checks that every
+// request left a usage row and that the books balance. See bench/README.md.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createBenchDatabase, readBooks, topUp, type BenchDatabase, type Books } from './database';
+import {
+  createBenchDatabase,
+  deadlockCounts,
+  mispricedRows,
+  readBooks,
+  readKeyBooks,
+  seedPrices,
+  slowUsageRows,
+  topUp,
+  type BenchDatabase,
+  type Books,
+  type KeyBooks,
+  type SeededPrices,
+} from './database';
 import { pickLoadGenerator, type LoadGenerator, type LoadResult } from './loadgen';
 import {
   CLOCK_TICKS_PER_SECOND,
@@ -49,14 +63,39 @@ const settings = {
   databaseSettings: Object.fromEntries(
     list(env.BENCH_DB_SETTINGS, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
   ) as Record<string, string>,
-  deadlineS: Number(env.BENCH_DEADLINE ?? 180),
+  /** Unset: enough for the phases asked for (at least 180 s); see deadlineSeconds(). */
+  deadlineS: env.BENCH_DEADLINE ? Number(env.BENCH_DEADLINE) : null,
   jsonOut: env.BENCH_JSON,
   /** Benchmark a committed version (e.g. HEAD) exported to bench/.tmp instead of the working tree. */
   ref: env.BENCH_REF,
   /** Or run Conduit from this directory (holding src/ and drizzle/; node_modules must resolve from it). */
   conduitDir: env.BENCH_CONDUIT_DIR,
   strict: env.BENCH_STRICT === '1',
+  /** Rows put into model_prices before the load (one of them, `acme/*`, prices the bench's model). */
+  priceRows: Math.max(0, Math.floor(Number(env.BENCH_PRICE_ROWS ?? 0))),
+  /** The bench key's spend limit in currency units, reset daily; unset: a key without a limit. */
+  keyLimit: env.BENCH_KEY_LIMIT ? Number(env.BENCH_KEY_LIMIT) : null,
+  /** Requests slower than this (ms) are counted per phase. */
+  slowMs: Number(env.BENCH_SLOW_MS ?? 50),
+  /** Where PostgreSQL writes its log (its `deadlock detected` lines are counted when readable). */
+  pgLogDir: env.BENCH_PG_LOG_DIR ?? '/var/log/postgresql',
 };
+
+if (!Number.isInteger(Number(env.BENCH_PRICE_ROWS ?? 0)) || Number(env.BENCH_PRICE_ROWS ?? 0) < 0) {
+  throw new Error(`BENCH_PRICE_ROWS=${env.BENCH_PRICE_ROWS}: a whole number of rows, 0 or more`);
+}
+if (settings.keyLimit !== null && !(settings.keyLimit > 0)) {
+  throw new Error(`BENCH_KEY_LIMIT=${env.BENCH_KEY_LIMIT}: a spend limit in currency units, above 0`);
+}
+if (!(settings.slowMs > 0)) throw new Error(`BENCH_SLOW_MS=${env.BENCH_SLOW_MS}: milliseconds, above 0`);
+
+/** The hard deadline: BENCH_DEADLINE, or the phases' own length with room for start, drain and stop. */
+function deadlineSeconds(): number {
+  if (settings.deadlineS !== null) return settings.deadlineS;
+  const phases = settings.modes.length * (settings.low.length + settings.high.length) * settings.targets.length;
+  const perPhase = settings.warmupS + settings.durationS + 1.5;
+  return Math.max(180, Math.ceil(phases * perPhase * 1.3 + 60));
+}
 
 type Mode = 'plain' | 'stream';
 type Target = 'floor' | 'conduit';
@@ -103,6 +142,18 @@ interface ConduitState {
   rssBytes: number | null;
   /** Requests already answered upstream whose usage rows are not in the database yet. */
   unwrittenRows: number;
+  /** Lines Conduit logged during the phase: naming a deadlock, a transient database error, and all warn/error lines. */
+  log: LogCounts;
+  /** When the phase ran, by the wall clock Conduit stamps usage rows with. */
+  window: { from: Date; to: Date };
+  /** Usage rows settled in the phase whose request took longer than settings.slowMs (Conduit's clock); filled in after the drain. */
+  slowRows?: number;
+}
+
+interface LogCounts {
+  deadlock: number;
+  transient: number;
+  warnOrError: number;
 }
 
 interface Row {
@@ -115,7 +166,8 @@ interface Row {
 }
 
 const log = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-const ms = (v: number) => v.toFixed(3);
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : 'n/a');
+const ms1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
 const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
 
@@ -197,8 +249,8 @@ function table(rows: Row[]): string {
   const find = (mode: Mode, c: number, t: Target) =>
     rows.find((r) => r.mode === mode && r.connections === c && r.target === t)?.result;
   const lines = [
-    '| mode | conns | floor req/s | floor p50 ms | floor p99 ms | conduit req/s | conduit p50 ms | conduit p99 ms | req/s ratio | added p50 ms | added p99 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| mode | conns | floor req/s | floor p50 ms | floor p99 ms | floor p99.9 ms | floor max ms | conduit req/s | conduit p50 ms | conduit p99 ms | conduit p99.9 ms | conduit max ms | req/s ratio | added p50 ms | added p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const keys = [...new Set(rows.map((r) => `${r.mode}:${r.connections}`))];
   for (const k of keys) {
@@ -207,9 +259,11 @@ function table(rows: Row[]): string {
     const f = find(mode, c, 'floor');
     const d = find(mode, c, 'conduit');
     const cell = (r: LoadResult | undefined, pick: (r: LoadResult) => string) => (r ? pick(r) : '—');
+    const figures = (r: LoadResult | undefined) =>
+      `${cell(r, (x) => x.rps.toFixed(0))} | ${cell(r, (x) => ms(x.p50Ms))} | ${cell(r, (x) => ms(x.p99Ms))} | ` +
+      `${cell(r, (x) => ms(x.p999Ms))} | ${cell(r, (x) => ms(x.maxMs))}`;
     lines.push(
-      `| ${mode} | ${c} | ${cell(f, (r) => r.rps.toFixed(0))} | ${cell(f, (r) => ms(r.p50Ms))} | ${cell(f, (r) => ms(r.p99Ms))} | ` +
-        `${cell(d, (r) => r.rps.toFixed(0))} | ${cell(d, (r) => ms(r.p50Ms))} | ${cell(d, (r) => ms(r.p99Ms))} | ` +
+      `| ${mode} | ${c} | ${figures(f)} | ${figures(d)} | ` +
         `${f && d ? pct(d.rps / f.rps) : '—'} | ${f && d ? ms(d.p50Ms - f.p50Ms) : '—'} | ${f && d ? ms(d.p99Ms - f.p99Ms) : '—'} |`,
     );
   }
@@ -230,6 +284,128 @@ function cpuTable(rows: Row[]): string {
     );
   }
   return lines.join('\n');
+}
+
+/** The slow end of every measured phase: p99.9, max, how many requests took longer than settings.slowMs, database trouble. */
+function tailTable(rows: Row[]): string {
+  const t = settings.slowMs;
+  const lines = [
+    `| mode | conns | target | requests | p99.9 ms | max ms | requests > ${t} ms (wrk) | Conduit usage rows > ${t} ms | Conduit log: deadlock / transient DB error / all warn+error lines |`,
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const slow = r.result.slowRequests;
+    const d = r.conduit;
+    lines.push(
+      `| ${r.mode} | ${r.connections} | ${r.target} | ${r.result.requests} | ${ms(r.result.p999Ms)} | ${ms(r.result.maxMs)} | ` +
+        `${slow === null ? 'n/a' : `${slow} (${((slow / Math.max(1, r.result.requests)) * 100).toFixed(3)} %)`} | ` +
+        `${d ? (d.slowRows ?? 'n/a') : ''} | ${d ? `${d.log.deadlock} / ${d.log.transient} / ${d.log.warnOrError}` : ''} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Lines of Conduit's logs (JSON lines on stdout, anything on stderr) from the given byte offsets on. */
+function scanLogs(files: string[], from: number[]): { counts: LogCounts; sizes: number[] } {
+  const counts: LogCounts = { deadlock: 0, transient: 0, warnOrError: 0 };
+  const sizes: number[] = [];
+  files.forEach((file, i) => {
+    let text = '';
+    let size = 0;
+    try {
+      const bytes = readFileSync(file);
+      size = bytes.length;
+      text = bytes.subarray(Math.min(from[i] ?? 0, size)).toString('utf8');
+    } catch {
+      // Not written yet.
+    }
+    sizes.push(size);
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      if (/deadlock|40P01/i.test(line)) counts.deadlock++;
+      if (/transient database error/i.test(line)) counts.transient++;
+      if (!line.startsWith('{') || /"level":"(warn|error)"/.test(line)) counts.warnOrError++;
+    }
+  });
+  return { counts, sizes };
+}
+
+/**
+ * `deadlock detected` lines in PostgreSQL's own log: all of them, and those naming `database` (when the
+ * log_line_prefix holds %d, as Debian's does). null when the log cannot be read.
+ */
+function postgresLogDeadlocks(dir: string, database: string): { all: number; database: number } | null {
+  try {
+    if (!existsSync(dir)) return null;
+    let all = 0;
+    let here = 0;
+    let read = 0;
+    for (const name of readdirSync(dir)) {
+      const file = join(dir, name);
+      if (!name.includes('.log') || !statSync(file).isFile()) continue;
+      const text = readFileSync(file, 'utf8');
+      read++;
+      for (const line of text.split('\n')) {
+        if (!line.includes('deadlock detected')) continue;
+        all++;
+        if (line.includes(`@${database} `) || line.includes(`@${database}:`)) here++;
+      }
+    }
+    return read > 0 ? { all, database: here } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** "123456789" nano-units per 1M tokens as GET /v1/models prints it per token ("0.000000123456789"): exact, no floats. */
+function perTokenToNanoPerMillion(text: string): bigint | null {
+  const match = /^(\d+)(?:\.(\d{1,15}))?$/.exec(text);
+  if (!match) return null;
+  return BigInt(match[1]!) * 10n ** 15n + BigInt((match[2] ?? '').padEnd(15, '0'));
+}
+
+/** Polls Conduit's GET /v1/models until the probe model shows the seeded price: the table was reloaded. */
+async function waitForPrices(conduitUrl: string, seeded: SeededPrices, timeoutMs: number): Promise<number> {
+  const probe = seeded.probe;
+  if (!probe) return 0;
+  const started = performance.now();
+  let last = '';
+  while (performance.now() - started < timeoutMs) {
+    try {
+      const res = await fetch(`${conduitUrl}/v1/models`);
+      const text = await res.text();
+      last = `${res.status} ${text.slice(0, 200)}`;
+      if (res.ok) {
+        const list = JSON.parse(text) as { data: { id: string; pricing?: { prompt?: string; completion?: string } }[] };
+        const model = list.data.find((m) => m.id === probe.model);
+        if (
+          model?.pricing?.prompt !== undefined &&
+          perTokenToNanoPerMillion(model.pricing.prompt) === probe.promptNanoPerMillion &&
+          perTokenToNanoPerMillion(model.pricing.completion ?? '') === probe.completionNanoPerMillion
+        ) {
+          return performance.now() - started;
+        }
+      }
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`Conduit did not load the ${seeded.rows} price rows within ${timeoutMs} ms (GET /v1/models: ${last})`);
+}
+
+/** Start of the UTC day, as a `day` spend limit counts its periods. */
+const utcDay = (at: number) => {
+  const d = new Date(at);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+};
+
+function keyBooksLine(k: KeyBooks): string {
+  const sum = k.budgetNano + k.claimedNano + k.spentNano;
+  return (
+    `limit ${k.limitNano} = budget ${k.budgetNano} + claimed ${k.claimedNano} (${k.claims} claim rows) + spent ${k.spentNano} → ` +
+    `${k.limitNano === sum ? 'holds' : `OFF by ${(k.limitNano ?? 0n) - sum}`}`
+  );
 }
 
 interface Verdict {
@@ -324,11 +500,12 @@ async function main() {
     })());
 
   // Bounded in time whatever happens: past the deadline everything is stopped and the database dropped.
+  const deadlineS = deadlineSeconds();
   const deadline = setTimeout(() => {
-    log(`deadline of ${settings.deadlineS} s passed; stopping`);
+    log(`deadline of ${deadlineS} s passed; stopping`);
     interrupted = true;
     void cleanup().finally(() => process.exit(2));
-  }, settings.deadlineS * 1000);
+  }, deadlineS * 1000);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       log(`${signal}; stopping`);
@@ -340,6 +517,7 @@ async function main() {
   let failed = false;
   try {
     const generator: LoadGenerator = pickLoadGenerator(env, REPO);
+    const pgLogBefore = postgresLogDeadlocks(settings.pgLogDir, '');
     const info = machine();
     const { dir: conduitDir, commit, version } = conduitSource();
     log(`load generator: ${generator.name}; Conduit ${version} from ${conduitDir}`);
@@ -360,10 +538,12 @@ async function main() {
 
     database = await createBenchDatabase(settings.adminUrl, settings.databaseSettings);
     log(`created database ${database.name}`);
+    const deadlocksBefore = await deadlockCounts(database.sql, database.name);
 
     const conduitPort = freePort();
     const conduitUrl = `http://127.0.0.1:${conduitPort}`;
     const conduitLog = join(workDir, 'conduit.log');
+    const conduitLogs = [conduitLog, join(workDir, 'conduit.err.log')];
     const proc = Bun.spawn([bun, ...settings.conduitBunArgs, 'src/index.ts'], {
       cwd: conduitDir,
       env: {
@@ -383,7 +563,7 @@ async function main() {
       },
       stdin: 'ignore',
       stdout: Bun.file(conduitLog),
-      stderr: Bun.file(join(workDir, 'conduit.err.log')),
+      stderr: Bun.file(conduitLogs[1]!),
     });
     conduit = { name: 'conduit', proc, pid: proc.pid };
     children.push(conduit);
@@ -394,11 +574,37 @@ async function main() {
     const email = `bench-${Date.now()}@example.com`;
     const registered = await postJson(`${conduitUrl}/api/auth/register`, { email, password: 'bench-password-1' });
     const userId = registered.user.id as string;
-    const created = await postJson(`${conduitUrl}/api/keys`, { name: 'bench' }, registered.token as string);
+    // BENCH_KEY_LIMIT: the key gets a daily spend limit, so every request also reserves against the key's
+    // claim on its budget (key_leases); far above what a run spends, so it never runs out.
+    const created = await postJson(
+      `${conduitUrl}/api/keys`,
+      settings.keyLimit === null ? { name: 'bench' } : { name: 'bench', spendLimit: settings.keyLimit, limitReset: 'day' },
+      registered.token as string,
+    );
     const apiKey = created.key as string;
+    const keyId = created.id as string;
+    const keyDay = utcDay(Date.now());
     const TOP_UP_NANO = 100_000n * 1_000_000_000n; // 100 000 currency units: far more than a run spends
     await topUp(database.sql, userId, TOP_UP_NANO);
-    log(`user ${userId} topped up; key ${apiKey.slice(0, 12)}…`);
+    log(
+      `user ${userId} topped up; key ${apiKey.slice(0, 12)}…` +
+        (settings.keyLimit === null ? '' : ` with a spend limit of ${created.spendLimit} a day`),
+    );
+
+    // BENCH_PRICE_ROWS: a price table of that size, loaded by Conduit through the same NOTIFY an admin's
+    // change sends; the bench's model matches `acme/*`, priced at TOKEN_PRICE so costs are as without it.
+    const tokenPriceNano = BigInt(Math.round(Number(settings.conduitEnv.TOKEN_PRICE ?? 1.25e-7) * 1e9));
+    const benchPrice = { promptNanoPerMillion: tokenPriceNano * 1_000_000n, completionNanoPerMillion: tokenPriceNano * 1_000_000n };
+    let seeded: SeededPrices | null = null;
+    if (settings.priceRows > 0) {
+      seeded = await seedPrices(database.sql, settings.priceRows, tokenPriceNano * 1_000_000n);
+      await database.sql`select pg_notify('conduit_prices_changed', '')`;
+      const tookMs = await waitForPrices(conduitUrl, seeded, 15_000);
+      log(
+        `${seeded.rows} price rows in model_prices; ` +
+          (seeded.probe ? `Conduit shows them on /v1/models ${tookMs.toFixed(0)} ms after the notification` : 'one row: its load cannot be seen from outside'),
+      );
+    }
 
     const urls: Record<Target, string> = {
       floor: `${floorUrl}/v1/chat/completions`,
@@ -426,6 +632,8 @@ async function main() {
       machine: machineBusyTicks(),
     });
     const run = async (target: Target, mode: Mode, connections: number, seconds: number, tag: string) => {
+      const from = new Date();
+      const logAtStart = scanLogs(conduitLogs, []).sizes;
       const before = snapshot(target);
       const result = await generator.run(
         {
@@ -436,6 +644,7 @@ async function main() {
           durationSeconds: seconds,
           workDir,
           tag: `${target}-${mode}-${connections}-${tag}`,
+          slowMs: settings.slowMs,
         },
         (p) => loadProcs.add(p),
       );
@@ -469,8 +678,15 @@ async function main() {
           fakeStats(fakeUrl),
           database!.sql<{ n: string }[]>`select count(*)::text as n from usage_records`,
         ]);
+        const logged = scanLogs(conduitLogs, logAtStart);
         // Rows of requests cut off before reaching the upstream can make the difference slightly negative.
-        state = { rssBytes: rssBytes(conduit!.pid), unwrittenRows: Math.max(0, forwarded.other - Number(counted!.n)) };
+        state = {
+          rssBytes: rssBytes(conduit!.pid),
+          unwrittenRows: Math.max(0, forwarded.other - Number(counted!.n)),
+          log: logged.counts,
+          // Rows of requests cut off at the end settle a moment later; the next phase starts after 250 ms.
+          window: { from, to: new Date(Date.now() + 200) },
+        };
       }
       // Requests the generator cut off at its end finish on the server before the next phase starts.
       await Bun.sleep(250);
@@ -485,10 +701,14 @@ async function main() {
           rows.push({ mode, connections, target, result, cpu, ...(state ? { conduit: state } : {}) });
           log(
             `${target.padEnd(7)} ${mode.padEnd(6)} c=${String(connections).padEnd(3)} ${result.rps.toFixed(0).padStart(6)} req/s  ` +
-              `p50 ${ms(result.p50Ms)}  p99 ${ms(result.p99Ms)} ms  ` +
+              `p50 ${ms(result.p50Ms)}  p99 ${ms(result.p99Ms)}  p99.9 ${ms(result.p999Ms)}  max ${ms1(result.maxMs)} ms  ` +
+              `>${settings.slowMs} ms ${result.slowRequests ?? 'n/a'}  ` +
               `cpu/req µs: proxy ${cpu.proxyUs.toFixed(0)} upstream ${cpu.upstreamUs.toFixed(0)} pg ${cpu.postgresUs.toFixed(0)} ` +
               `wrk ${cpu.generatorUs.toFixed(0)}; other ${cpu.otherCores.toFixed(2)} cores` +
-              (result.non2xx || result.socketErrors ? `  non-2xx ${result.non2xx} socket errors ${result.socketErrors}` : ''),
+              (result.non2xx || result.socketErrors ? `  non-2xx ${result.non2xx} socket errors ${result.socketErrors}` : '') +
+              (state && (state.log.deadlock || state.log.transient)
+                ? `  log: ${state.log.deadlock} deadlock, ${state.log.transient} transient-error lines`
+                : ''),
           );
         }
       }
@@ -511,6 +731,17 @@ async function main() {
     }
     const drainMs = performance.now() - loadEnded;
     stats = await fakeStats(fakeUrl);
+    const conduitRows = rows.filter((r) => r.conduit);
+    const slowCounts = await slowUsageRows(
+      database.sql,
+      userId,
+      conduitRows.map((r) => r.conduit!.window),
+      settings.slowMs,
+    );
+    conduitRows.forEach((r, i) => (r.conduit!.slowRows = slowCounts[i]));
+    const priced = await mispricedRows(database.sql, userId, benchPrice.promptNanoPerMillion, benchPrice.completionNanoPerMillion);
+    const keyRunning = settings.keyLimit === null ? null : await readKeyBooks(database.sql, keyId);
+    const sameDay = utcDay(Date.now()) === keyDay;
     const cutOff = books.usageRows - conduit2xx;
     const usageChecks: Verdict[] = [
       {
@@ -536,6 +767,21 @@ async function main() {
         detail: `${books.usageCostNano} vs ${-books.usageLedgerNano}`,
       },
       {
+        name: `every usage row costs its tokens at ${seeded ? `the ${seeded.benchPattern} row of ${seeded.rows} price rows` : 'TOKEN_PRICE'} (prompt rounded down, request rounded up once)`,
+        ok: priced.wrong === 0 && priced.rows === books.usageRows,
+        detail: `${priced.wrong} of ${priced.rows} rows off; ${benchPrice.promptNanoPerMillion} / ${benchPrice.completionNanoPerMillion} nano per 1M tokens`,
+      },
+      ...(keyRunning
+        ? [
+            {
+              name: "key limit = budget + Σ key_leases + the key's spend this period (Conduit running; claims are not money)",
+              // A run across midnight UTC starts a new period: the old one's claims are void by design.
+              ok: sameDay ? keyRunning.limitNano === keyRunning.budgetNano + keyRunning.claimedNano + keyRunning.spentNano : null,
+              detail: sameDay ? keyBooksLine(keyRunning) : `not judged: the run crossed midnight UTC; ${keyBooksLine(keyRunning)}`,
+            },
+          ]
+        : []),
+      {
         name: 'no non-2xx and no socket errors from Conduit',
         ok: conduitNon2xx === 0 && conduitSocketErrors === 0,
         detail: `non-2xx ${conduitNon2xx}, socket errors ${conduitSocketErrors}`,
@@ -557,6 +803,43 @@ async function main() {
         after.usageRows - stats.other <= conduitConnections,
       detail: `exit ${exitCode} in ${stopMs.toFixed(0)} ms; ${booksLine(after)}; ${after.usageRows} rows for ${stats.other} upstream requests`,
     });
+    if (settings.keyLimit !== null) {
+      const keyAfter = await readKeyBooks(database.sql, keyId);
+      const sameDayAfter = utcDay(Date.now()) === keyDay;
+      usageChecks.push({
+        name: "after SIGTERM: the key's claims handed back, key limit = budget + the key's spend this period",
+        ok: sameDayAfter ? keyAfter.claims === 0 && keyAfter.limitNano === keyAfter.budgetNano + keyAfter.spentNano : null,
+        detail: `${sameDayAfter ? '' : 'not judged: the run crossed midnight UTC; '}${keyBooksLine(keyAfter)}`,
+      });
+    }
+
+    // Deadlocks and transient database errors. PostgreSQL counts a deadlock in the statistics of the backend
+    // that lost it, which reports them when it exits at the latest: Conduit has stopped, so wait for its
+    // connections to close before reading the counter.
+    for (let i = 0; i < 30; i++) {
+      const [open] = await database.sql<{ n: string }[]>`
+        select count(*)::text as n from pg_stat_activity where datname = ${database.name} and pid <> pg_backend_pid()`;
+      if (Number(open?.n ?? 0) <= 1) break; // the bench's own second pooled connection may be open
+      await Bun.sleep(100);
+    }
+    await Bun.sleep(200);
+    const deadlocksAfter = await deadlockCounts(database.sql, database.name);
+    const pgLogAfter = postgresLogDeadlocks(settings.pgLogDir, database.name);
+    const conduitLogTotal = scanLogs(conduitLogs, []).counts;
+    const benchDeadlocks = deadlocksAfter.database - deadlocksBefore.database;
+    const dbTrouble = {
+      pgStatDeadlocks: { database: [deadlocksBefore.database, deadlocksAfter.database], server: [deadlocksBefore.server, deadlocksAfter.server] },
+      postgresLog: pgLogAfter ? { benchDatabase: pgLogAfter.database, allBefore: pgLogBefore?.all ?? null, allAfter: pgLogAfter.all } : null,
+      conduitLog: conduitLogTotal,
+    };
+    usageChecks.push({
+      name: 'no deadlock in the bench database (pg_stat_database, PostgreSQL log) and none in Conduit\'s log',
+      ok: benchDeadlocks === 0 && (pgLogAfter?.database ?? 0) === 0 && conduitLogTotal.deadlock === 0,
+      detail:
+        `pg_stat_database.deadlocks ${deadlocksBefore.database} → ${deadlocksAfter.database}; ` +
+        `PostgreSQL log: ${pgLogAfter ? `${pgLogAfter.database} 'deadlock detected' lines for this database` : 'not readable'}; ` +
+        `Conduit log: ${conduitLogTotal.deadlock} lines naming a deadlock, ${conduitLogTotal.transient} naming a transient database error`,
+    });
 
     const targetVerdicts = verdicts(rows, conduitPeakRss, generator.latencyResolutionMs);
     const tableText = table(rows);
@@ -565,8 +848,15 @@ async function main() {
       `Conduit benchmark — ${new Date().toISOString()} — Conduit ${version}`,
       `machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, Linux ${info.kernel}; bun ${info.bun}; ${generator.name}`,
       `phases: ${settings.warmupS} s warm-up + ${settings.durationS} s measured each; request: acme/chat, 2 messages, max_tokens 16`,
+      `price table: ${seeded ? `${seeded.rows} rows in model_prices (acme/chat matches ${seeded.benchPattern} at TOKEN_PRICE)` : 'empty (every model at TOKEN_PRICE)'}; ` +
+        `bench key: ${settings.keyLimit === null ? 'no spend limit' : `spend limit ${settings.keyLimit} a day (claims in key_leases)`}`,
       '',
       tableText,
+      '',
+      `The slow end of each measured phase (wrk's p99.9 includes its coordinated-omission samples, see README; "requests > ${settings.slowMs} ms" counts real completed requests only; ` +
+        `Conduit usage rows: requests settled in the phase that took longer by Conduit's own clock, reservation included):`,
+      '',
+      tailTable(rows),
       '',
       'CPU per completed request in the measured phases (from /proc; "other work" is the rest of the machine: the bench, unattributed kernel time, anything foreign — ⚠ marks a phase where it exceeded ' +
         `${OTHER_WORK_WARN_CORES} cores, so the machine was shared and that phase's figures are suspect):`,
@@ -575,11 +865,19 @@ async function main() {
       '',
       `peak RSS (VmHWM): conduit ${mib(conduitPeakRss)} (${mib(idleRss)} idle before the load), floor ${mib(floorPeakRss)}, fake upstream ${mib(upstreamPeakRss)}`,
       '',
+      'database errors:',
+      `  deadlocks (pg_stat_database): bench database ${deadlocksBefore.database} → ${deadlocksAfter.database}; whole server ${deadlocksBefore.server} → ${deadlocksAfter.server} (other databases: other people's work)`,
+      `  PostgreSQL log (${settings.pgLogDir}): ` +
+        (pgLogAfter
+          ? `${pgLogAfter.database} 'deadlock detected' lines for ${database.name}; ${pgLogBefore?.all ?? 'n/a'} → ${pgLogAfter.all} for all databases`
+          : 'not readable'),
+      `  Conduit log: ${conduitLogTotal.deadlock} lines naming a deadlock, ${conduitLogTotal.transient} naming a transient database error, ${conduitLogTotal.warnOrError} warn/error lines in all (${conduitLogs.join(', ')})`,
+      '',
       'targets:',
       ...targetVerdicts.map((v) => `  ${v.ok === null ? 'n/a ' : v.ok ? 'MET ' : 'MISS'}  ${v.name}: ${v.detail}`),
       '',
       'checks:',
-      ...usageChecks.map((v) => `  ${v.ok ? 'OK  ' : 'FAIL'}  ${v.name}: ${v.detail}`),
+      ...usageChecks.map((v) => `  ${v.ok === null ? 'n/a ' : v.ok ? 'OK  ' : 'FAIL'}  ${v.name}: ${v.detail}`),
       '',
       `total time ${((Date.now() - started) / 1000).toFixed(0)} s`,
       '',
@@ -590,13 +888,30 @@ async function main() {
       writeFileSync(
         settings.jsonOut,
         JSON.stringify(
-          { date: new Date().toISOString(), commit, version, machine: info, generator: generator.name, settings, rows, conduitPeakRss, conduitIdleRss: idleRss, floorPeakRss, drainMs, targetVerdicts, usageChecks },
+          {
+            date: new Date().toISOString(),
+            commit,
+            version,
+            machine: info,
+            generator: generator.name,
+            settings,
+            priceRows: seeded?.rows ?? 0,
+            keyLimit: settings.keyLimit,
+            rows,
+            conduitPeakRss,
+            conduitIdleRss: idleRss,
+            floorPeakRss,
+            drainMs,
+            dbTrouble,
+            targetVerdicts,
+            usageChecks,
+          },
           null,
           2,
         ) + '\n',
       );
     }
-    if (usageChecks.some((v) => !v.ok)) failed = true;
+    if (usageChecks.some((v) => v.ok === false)) failed = true;
     if (settings.strict && targetVerdicts.some((v) => v.ok === false)) failed = true;
   } catch (error) {
     failed = true;
