@@ -431,10 +431,12 @@ describe('a shutdown the database does not let finish', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('settlements-'))).toHaveLength(1);
     expect(first.errors.some((l) => l.includes('the journal keeps them for the next start'))).toBe(true);
     await release();
+    // The write that hung finishes (committing its rows, or not); the first instance starts no other.
+    await first.billing.flush();
 
     const second = newBilling({ journalDir: dir });
     await second.billing.start();
-    // The write that hung may have committed once released: either way each request has one row.
+    // Rows the released write committed are not written again: each request has exactly one row.
     const rows = await app.sql<{ request_id: string; n: unknown }>(
       'select request_id, count(*) as n from usage_records where user_id = $1 group by request_id',
       [userId],

@@ -271,6 +271,11 @@ export function createBilling(options: BillingOptions) {
   let housekeeping: ReturnType<typeof setInterval> | null = null;
   let unlistenRecall: (() => Promise<void>) | null = null;
   let stopped = false;
+  /**
+   * stop() gave up on the database: what is unwritten belongs to the journal now, and this instance starts
+   * no further write (the next instance replays them; two writers would write them twice).
+   */
+  let abandoned = false;
 
   const backlog = () => pending.length - head;
 
@@ -473,7 +478,7 @@ export function createBilling(options: BillingOptions) {
    * write, so under steady load batches grow instead of turning into a transaction per handful of rows.
    */
   function scheduleFlush() {
-    if (writer) return;
+    if (writer || abandoned) return;
     if (backlog() >= maxBatch || admissionWaiters.length > 0 || pending[pending.length - 1]?.overage) {
       void startWriter();
       return;
@@ -698,6 +703,7 @@ export function createBilling(options: BillingOptions) {
    */
   function startWriter(): Promise<boolean> {
     if (writer) return writer;
+    if (abandoned) return Promise.resolve(false);
     if (flushTimer) {
       clearTimeout(flushTimer);
       flushTimer = null;
@@ -1180,6 +1186,7 @@ export function createBilling(options: BillingOptions) {
             : 'shutting down with usage rows unwritten',
           { rows: queuedTotal - writtenTotal },
         );
+        abandoned = true;
         journal?.close();
         return;
       }
