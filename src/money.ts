@@ -2,9 +2,6 @@
 
 export const NANO_PER_UNIT = 1_000_000_000n;
 
-/** The registration bonus: 3.00 in the balance currency. */
-export const REGISTRATION_BONUS_NANO = 3n * NANO_PER_UNIT;
-
 /** Renders nano-units as a JSON number in currency units (2999999875n → 2.999999875). */
 export function nanoToUnits(nano: bigint): number {
   const negative = nano < 0n;

@@ -62,10 +62,10 @@ describe('roles', () => {
   test('an address in ADMIN_EMAILS registers as admin, anyone else as user; login and /api/auth/me show the stored role', async () => {
     expect(
       (await call(app.url, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: 'secret123' } })).body.user,
-    ).toEqual({ id: admin.userId, email: ADMIN_EMAIL, balance: 3, role: 'admin' });
+    ).toEqual({ id: admin.userId, email: ADMIN_EMAIL, balance: 3, role: 'admin', emailVerified: false });
     const me = await call(app.url, 'GET', '/api/auth/me', { token: admin.token });
     expect(me.status).toBe(200);
-    expect(me.body.user).toEqual({ id: admin.userId, email: ADMIN_EMAIL, balance: 3, role: 'admin' });
+    expect(me.body.user).toEqual({ id: admin.userId, email: ADMIN_EMAIL, balance: 3, role: 'admin', emailVerified: false });
 
     const second = await call(app.url, 'POST', '/api/auth/register', {
       body: { email: SECOND_ADMIN_EMAIL.toUpperCase(), password: 'secret123' },

@@ -1,13 +1,21 @@
-// Registration, login and the user behind a dashboard token.
-import { eq, sql } from 'drizzle-orm';
+// Registration, login and the user behind a dashboard token, with the limits that keep strangers from
+// farming registration bonuses or guessing passwords.
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../auth/passwords';
 import type { JwtService } from '../auth/jwt';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import { ledgerEntries, users } from '../db/schema';
+import { users } from '../db/schema';
+import { limitKey } from '../http/client-address';
 import { AppError, isUniqueViolation } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { REGISTRATION_BONUS_NANO, nanoToUnits } from '../money';
+import { createPeriodicJob } from '../jobs/periodic';
+import type { Logger } from '../logger';
+import { createMailer } from '../mail/mailer';
+import { nanoToUnits } from '../money';
+import { createEmailVerification, creditRegistrationBonus } from './email-verification';
+import { createThrottle, type GrowingDelay } from './throttle';
 
 export type Role = 'user' | 'admin';
 
@@ -16,6 +24,7 @@ export interface PublicUser {
   email: string;
   balance: number;
   role: Role;
+  emailVerified: boolean;
 }
 
 /** The user behind a dashboard token, as stored now (a token says nothing about role or blocking). */
@@ -44,58 +53,153 @@ export function normaliseEmail(email: string): string {
 
 const asRole = (stored: string): Role => (stored === 'admin' ? 'admin' : 'user');
 
-function publicUser(row: { id: string; email: string; balanceNano: bigint; role: string }): PublicUser {
-  return { id: row.id, email: row.email, balance: nanoToUnits(row.balanceNano), role: asRole(row.role) };
+interface UserRow {
+  id: string;
+  email: string;
+  balanceNano: bigint;
+  role: string;
+  emailVerifiedAt: Date | null;
 }
+
+const userColumns = {
+  id: users.id,
+  email: users.email,
+  balanceNano: users.balanceNano,
+  role: users.role,
+  emailVerifiedAt: users.emailVerifiedAt,
+};
+
+function publicUser(row: UserRow): PublicUser {
+  return {
+    id: row.id,
+    email: row.email,
+    balance: nanoToUnits(row.balanceNano),
+    role: asRole(row.role),
+    emailVerified: row.emailVerifiedAt !== null,
+  };
+}
+
+/** The per-account login count is keyed by a hash: the table must not become a list of e-mails people tried. */
+const accountKey = (normalisedEmail: string) => createHash('sha256').update(normalisedEmail).digest('hex');
+
+const tooManyAttempts = (retryAfterSeconds: number) =>
+  new AppError('rate_limit_exceeded', errorMessages.tooManyLoginAttempts, { headers: { 'retry-after': String(retryAfterSeconds) } });
+
+const REGISTRATION_WINDOW_SECONDS = 3600;
+const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface AccountServiceDeps {
   db: Database;
   jwt: JwtService;
-  config: Pick<Config, 'loginMaxFailures' | 'loginLockoutSeconds' | 'adminEmails'>;
+  logger: Logger;
+  config: Pick<
+    Config,
+    | 'adminEmails'
+    | 'publicBaseUrl'
+    | 'registrationLimitPerHour'
+    | 'registrationBonusNano'
+    | 'requireEmailVerification'
+    | 'smtp'
+    | 'loginMaxFailures'
+    | 'loginAccountMaxFailures'
+    | 'loginLockoutSeconds'
+    | 'loginFailureWindowSeconds'
+  >;
 }
 
-export function createAccountService({ db, jwt, config }: AccountServiceDeps) {
+export function createAccountService({ db, jwt, logger, config }: AccountServiceDeps) {
   // ADMIN_EMAILS is the source of the role: applied at registration and again at every login, so adding
   // or removing an address takes effect the next time that person signs in.
   const roleFor = (normalisedEmail: string): Role => (config.adminEmails.includes(normalisedEmail) ? 'admin' : 'user');
 
+  const throttle = createThrottle(db);
+  const verification = createEmailVerification({
+    db,
+    mailer: config.smtp ? createMailer(config.smtp) : null,
+    throttle,
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    bonusNano: config.registrationBonusNano,
+    required: config.requireEmailVerification,
+  });
+  // Guessing from one address is slowed early; the count per e-mail (all addresses together) starts later,
+  // so that a stranger at one address can add only a few failures to it and its owner elsewhere gets in.
+  const addressDelay: GrowingDelay = {
+    freeAttempts: config.loginMaxFailures,
+    maxDelaySeconds: config.loginLockoutSeconds,
+    windowSeconds: config.loginFailureWindowSeconds,
+  };
+  const accountDelay: GrowingDelay = { ...addressDelay, freeAttempts: config.loginAccountMaxFailures };
+  const prune = createPeriodicJob({
+    name: 'account throttle prune',
+    intervalMs: PRUNE_INTERVAL_MS,
+    logger,
+    run: async () => {
+      await throttle.prune(Math.max(REGISTRATION_WINDOW_SECONDS, config.loginFailureWindowSeconds, config.loginLockoutSeconds));
+      await verification.pruneExpired();
+    },
+  });
+
   return {
-    async register(email: string, password: string): Promise<SessionResult> {
+    /**
+     * Counted per client address before any work (a refused attempt costs no password hash). With e-mail
+     * verification required, the account starts with nothing and the bonus waits for the mailed link.
+     */
+    async register(email: string, password: string, clientAddress: string): Promise<SessionResult & { verificationSent: boolean }> {
+      if (config.registrationLimitPerHour > 0) {
+        const verdict = await throttle.hit(
+          'register_address',
+          limitKey(clientAddress),
+          config.registrationLimitPerHour,
+          REGISTRATION_WINDOW_SECONDS,
+        );
+        if (!verdict.allowed) {
+          throw new AppError('rate_limit_exceeded', errorMessages.tooManyRegistrations, {
+            headers: { 'retry-after': String(verdict.retryAfterSeconds) },
+          });
+        }
+      }
       const normalised = normaliseEmail(email);
       const passwordHash = await hashPassword(password);
-      let row: { id: string; email: string; balanceNano: bigint; role: string };
+      let created: { row: UserRow; verificationToken: string | null };
       try {
-        row = await db.transaction(async (tx) => {
+        created = await db.transaction(async (tx) => {
           const [user] = await tx
             .insert(users)
-            .values({ email: normalised, passwordHash, balanceNano: REGISTRATION_BONUS_NANO, role: roleFor(normalised) })
-            .returning({ id: users.id, email: users.email, balanceNano: users.balanceNano, role: users.role });
-          await tx.insert(ledgerEntries).values({
-            userId: user!.id,
-            amountNano: REGISTRATION_BONUS_NANO,
-            kind: 'registration_bonus',
-          });
-          return user!;
+            .values({ email: normalised, passwordHash, role: roleFor(normalised) })
+            .returning(userColumns);
+          if (verification.required) return { row: user!, verificationToken: await verification.issue(tx, user!.id) };
+          const credited = await creditRegistrationBonus(tx, user!.id, config.registrationBonusNano);
+          return { row: { ...user!, balanceNano: credited }, verificationToken: null };
         });
       } catch (error) {
         if (isUniqueViolation(error, 'users_email_unique')) throw new AppError('conflict', errorMessages.emailTaken);
         throw error;
       }
+      const { row, verificationToken } = created;
+      if (verificationToken) verification.sendAfterRegistration(row.id, row.email, verificationToken);
       const token = await jwt.sign({ userId: row.id, email: row.email });
-      return { user: publicUser(row), token };
+      return { user: publicUser(row), token, verificationSent: verificationToken !== null };
     },
 
-    async login(email: string, password: string): Promise<SessionResult> {
+    /**
+     * Each attempt is reserved against the client's address and against the e-mail before the password is
+     * looked at, so parallel guesses cannot all be checked. Locked, unknown and wrong answer alike: an
+     * e-mail without an account is counted and throttled exactly as one with an account (a 429 with
+     * Retry-After for both, before any database read of the user), and unknown and wrong get the same
+     * 401 after the same argon2 work.
+     */
+    async login(email: string, password: string, clientAddress: string): Promise<SessionResult> {
       const normalised = normaliseEmail(email);
+      const addressKey = limitKey(clientAddress);
+      const emailKey = accountKey(normalised);
+      const byAddress = await throttle.reserve('login_address', addressKey, addressDelay);
+      if (!byAddress.allowed) throw tooManyAttempts(byAddress.retryAfterSeconds);
+      const byAccount = await throttle.reserve('login_account', emailKey, accountDelay);
+      if (!byAccount.allowed) throw tooManyAttempts(byAccount.retryAfterSeconds);
+
       const [row] = await db
-        .select({
-          id: users.id,
-          email: users.email,
-          balanceNano: users.balanceNano,
-          passwordHash: users.passwordHash,
-          lockedUntil: users.lockedUntil,
-          blockedAt: users.blockedAt,
-        })
+        .select({ ...userColumns, passwordHash: users.passwordHash, blockedAt: users.blockedAt })
         .from(users)
         .where(eq(users.email, normalised))
         .limit(1);
@@ -103,32 +207,24 @@ export function createAccountService({ db, jwt, config }: AccountServiceDeps) {
         await burnPasswordCheck(password);
         throw new AppError('unauthorized', errorMessages.invalidCredentials);
       }
-      const now = Date.now();
-      if (row.lockedUntil && row.lockedUntil.getTime() > now) {
-        const retryAfter = Math.ceil((row.lockedUntil.getTime() - now) / 1000);
-        throw new AppError('rate_limit_exceeded', errorMessages.tooManyLoginAttempts, {
-          headers: { 'retry-after': String(retryAfter) },
-        });
-      }
-      if (!(await verifyPassword(row.passwordHash, password))) {
-        // Every max failures in a row lock the account for the lockout period, then counting starts over.
-        await db
-          .update(users)
-          .set({
-            failedLogins: sql`case when ${users.failedLogins} + 1 >= ${config.loginMaxFailures} then 0 else ${users.failedLogins} + 1 end`,
-            lockedUntil: sql`case when ${users.failedLogins} + 1 >= ${config.loginMaxFailures}
-              then now() + make_interval(secs => ${config.loginLockoutSeconds}) else ${users.lockedUntil} end`,
-          })
-          .where(eq(users.id, row.id));
-        throw new AppError('unauthorized', errorMessages.invalidCredentials);
-      }
+      // A failure stays counted as reserved.
+      if (!(await verifyPassword(row.passwordHash, password))) throw new AppError('unauthorized', errorMessages.invalidCredentials);
+
+      // The owner proved who they are: the e-mail's count starts over, and the address keeps only its failures.
+      await throttle.reset('login_account', emailKey);
+      await throttle.refund('login_address', addressKey, addressDelay.freeAttempts);
       const role = roleFor(normalised);
-      await db.update(users).set({ failedLogins: 0, lockedUntil: null, role }).where(eq(users.id, row.id));
+      await db.update(users).set({ role }).where(eq(users.id, row.id));
       // Only after the password matched: a blocked account must not tell strangers that the e-mail exists.
       if (row.blockedAt) throw new AppError('forbidden', errorMessages.accountBlocked);
       const token = await jwt.sign({ userId: row.id, email: row.email });
       return { user: publicUser({ ...row, role }), token };
     },
+
+    /** Uses a verification link (see email-verification.ts); null when it is unknown, used or expired. */
+    verifyEmail: (token: string) => verification.verify(token),
+    /** A new verification link for a signed-in user, within its own hourly limit. */
+    resendVerification: (userId: string) => verification.resend(userId),
 
     /**
      * The user a dashboard token belongs to; a token of a deleted user is as good as a forged one. Role
@@ -146,12 +242,15 @@ export function createAccountService({ db, jwt, config }: AccountServiceDeps) {
     },
 
     async getPublicUser(userId: string): Promise<PublicUser | null> {
-      const [row] = await db
-        .select({ id: users.id, email: users.email, balanceNano: users.balanceNano, role: users.role })
-        .from(users)
-        .where(eq(users.id, userId))
-        .limit(1);
+      const [row] = await db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
       return row ? publicUser(row) : null;
+    },
+
+    /** Starts the pruning of stale counters and expired links (every instance may run it: it only deletes). */
+    start: () => prune.start(),
+    async stop() {
+      await prune.stop();
+      await verification.stop();
     },
   };
 }

@@ -10,6 +10,8 @@ export const publicUserOutput = z.object({
   email: z.string(),
   balance: z.number(),
   role: z.enum(['user', 'admin']),
+  /** The user opened the link mailed to the address (REQUIRE_EMAIL_VERIFICATION). */
+  emailVerified: z.boolean(),
 });
 
 export const authRouter = router({
@@ -21,15 +23,16 @@ export const authRouter = router({
         path: '/api/auth/register',
         protect: false,
         tags: ['auth'],
-        summary: 'Регистрация: пользователь получает стартовый бонус 3.00 и JWT',
+        summary:
+          'Регистрация: JWT и стартовый бонус (REGISTRATION_BONUS, 3.00), а при REQUIRE_EMAIL_VERIFICATION бонус после перехода по ссылке из письма',
         successDescription: 'Пользователь создан',
       },
     })
     .input(credentialsInput)
     .output(z.object({ user: publicUserOutput, token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const result = await ctx.services.accounts.register(input.email, input.password);
-      return { ...result, message: errorMessages.registered };
+      const { verificationSent, ...session } = await ctx.services.accounts.register(input.email, input.password, ctx.clientAddress);
+      return { ...session, message: verificationSent ? errorMessages.registeredVerifyEmail : errorMessages.registered };
     }),
 
   login: publicProcedure
@@ -44,7 +47,23 @@ export const authRouter = router({
     })
     .input(loginInput)
     .output(z.object({ token: z.string(), user: publicUserOutput }))
-    .mutation(({ ctx, input }) => ctx.services.accounts.login(input.email, input.password)),
+    .mutation(({ ctx, input }) => ctx.services.accounts.login(input.email, input.password, ctx.clientAddress)),
+
+  resendVerification: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/auth/resend-verification',
+        tags: ['auth'],
+        summary: 'Новая ссылка подтверждения e-mail (JWT); прежние ссылки перестают действовать. Не больше 5 писем в час',
+      },
+    })
+    .input(z.void())
+    .output(z.object({ message: z.string() }))
+    .mutation(async ({ ctx }) => {
+      await ctx.services.accounts.resendVerification(ctx.principal.userId);
+      return { message: errorMessages.verificationSent };
+    }),
 
   me: userProcedure
     .meta({

@@ -1,0 +1,36 @@
+// Russian texts of the account flows that are not API error messages: the verification e-mail and the
+// page its link opens. (Error messages stay in http/messages.ts.)
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const purpose = (withBonus: boolean) =>
+  withBonus ? 'Чтобы подтвердить адрес и получить стартовый бонус, откройте ссылку:' : 'Чтобы подтвердить адрес, откройте ссылку:';
+
+export const verificationMail = {
+  subject: 'Подтвердите e-mail в Conduit',
+  text: (link: string, hours: number, withBonus: boolean) =>
+    [
+      'Здравствуйте!',
+      '',
+      purpose(withBonus),
+      link,
+      '',
+      `Ссылка действует ${hours} ч и срабатывает один раз.`,
+      'Если вы не регистрировались в Conduit, просто удалите это письмо.',
+    ].join('\n'),
+  html: (link: string, hours: number, withBonus: boolean) =>
+    `<p>Здравствуйте!</p>` +
+    `<p>${purpose(withBonus)}<br><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` +
+    `<p>Ссылка действует ${hours} ч и срабатывает один раз.<br>Если вы не регистрировались в Conduit, просто удалите это письмо.</p>`,
+};
+
+export { escapeHtml };
+
+export const verificationPage = {
+  verifiedTitle: 'E-mail подтверждён',
+  verified: 'Спасибо! Адрес подтверждён.',
+  bonusCredited: 'Стартовый бонус начислен на баланс.',
+  invalidTitle: 'Ссылка недействительна',
+  toDashboard: 'Перейти в панель',
+};
