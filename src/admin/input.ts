@@ -2,9 +2,10 @@
 // schemas the server applies. Money arrives as JSON numbers in currency units and leaves these schemas
 // as exact nano-units (bigint), or the request is refused: nothing is rounded silently.
 import { z } from 'zod';
+import { isCalendarDay } from '../http/date-input';
 import { errorMessages } from '../http/messages';
 import { unitsToNano } from '../money';
-import { PRICE_PATTERN } from '../pricing/prices';
+import { PRICE_PATTERN } from '../pricing/pattern';
 
 /** Largest credit or correction in one request, currency units. */
 export const CREDIT_MAX_UNITS = 1_000_000_000;
@@ -57,10 +58,7 @@ export const creditInput = z.object({
     .max(200, errorMessages.creditReferenceInvalid),
 });
 
-const day = z
-  .string()
-  .regex(DAY_TEXT, errorMessages.statsDateInvalid)
-  .refine((s) => new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s, errorMessages.statsDateInvalid);
+const day = z.string().regex(DAY_TEXT, errorMessages.statsDateInvalid).refine(isCalendarDay, errorMessages.statsDateInvalid);
 
 const DAY_MS = 86_400_000;
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -72,6 +70,12 @@ export const dailyStatsInput = z
   .transform(({ from, to }) => {
     const last = to ?? todayUtc();
     return { from: from ?? daysBefore(last, 29), to: last };
+  })
+  // The figures are read from `from` up to the day after `to`: both must be days PostgreSQL takes (a
+  // default `from` 29 days before 0001-01-05, or the day after 9999-12-31, is not).
+  .refine(({ from, to }) => isCalendarDay(from) && isCalendarDay(daysBefore(to, -1)), {
+    message: errorMessages.statsDateInvalid,
+    path: ['to'],
   })
   .refine(({ from, to }) => from <= to && Date.parse(to) - Date.parse(from) < STATS_MAX_DAYS * DAY_MS, {
     message: errorMessages.statsRangeInvalid(STATS_MAX_DAYS),

@@ -17,12 +17,8 @@ export function topupAmountNano(amount: number): bigint | null {
 }
 
 export const createTopupInput = z.object({
-  // A JSON number: "500" as a string is refused like any other non-number. The pipe is deliberate:
-  // trpc-to-openapi turns a bare z.number() of a REST body into a coercing one (it mutates the schema),
-  // which would take "500"; it leaves a pipe alone.
-  amount: z
-    .number({ error: errorMessages.topupAmountInvalid })
-    .pipe(z.number().refine((v) => topupAmountNano(v) !== null, errorMessages.topupAmountInvalid)),
+  // A JSON number: "500" as a string is refused like any other non-number (the REST bridge coerces nothing).
+  amount: z.number({ error: errorMessages.topupAmountInvalid }).refine((v) => topupAmountNano(v) !== null, errorMessages.topupAmountInvalid),
 });
 
 export type CreateTopupInput = z.infer<typeof createTopupInput>;

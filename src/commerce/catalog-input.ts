@@ -4,24 +4,14 @@ import { z } from 'zod';
 
 export const MAX_IMPORT_ROWS = 5000;
 
-const TRUE_WORDS = new Set(['true', '1', 'yes', 'да', 'в наличии', '+']);
-const FALSE_WORDS = new Set(['false', '0', 'no', 'нет', 'нет в наличии', '-']);
-
-const availability = z.preprocess((v) => {
-  if (typeof v !== 'string') return v;
-  const word = v.trim().toLowerCase();
-  if (word === '') return undefined;
-  if (TRUE_WORDS.has(word)) return true;
-  if (FALSE_WORDS.has(word)) return false;
-  return v;
-}, z.boolean({ error: 'available: ожидается true/false (или да/нет)' }));
+const PRICE_MESSAGE = 'priceMinor: ожидается цена в копейках (целое число)';
 
 export const productFields = {
   title: z.string({ error: 'title: обязательное поле' }).trim().min(1, 'title: обязательное поле').max(200, 'title: не длиннее 200 символов'),
   description: z.string().trim().max(2000, 'description: не длиннее 2000 символов'),
-  priceMinor: z.coerce
-    .number({ error: 'priceMinor: ожидается цена в копейках (целое число)' })
-    .int('priceMinor: ожидается цена в копейках (целое число)')
+  priceMinor: z
+    .number({ error: PRICE_MESSAGE })
+    .int(PRICE_MESSAGE)
     .min(0, 'priceMinor: цена не может быть отрицательной')
     .max(1_000_000_000_000, 'priceMinor: слишком большая цена'),
   currency: z
@@ -29,7 +19,7 @@ export const productFields = {
     .trim()
     .toUpperCase()
     .regex(/^[A-Z]{3}$/, 'currency: трёхбуквенный код валюты ISO 4217, например RUB'),
-  available: availability,
+  available: z.boolean({ error: 'available: ожидается true или false' }),
 };
 
 export const productInput = z.object({
@@ -49,6 +39,26 @@ export const productPatch = z
     available: productFields.available,
   })
   .partial();
+
+const TRUE_WORDS = new Set(['true', '1', 'yes', 'да', 'в наличии', '+']);
+const FALSE_WORDS = new Set(['false', '0', 'no', 'нет', 'нет в наличии', '-']);
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A row of an imported CSV file. Every cell is text there, so the price is read from its digits and
+ * availability from a word (да/нет, true/false, +/-) before the row is checked as a product; JSON bodies
+ * carry real numbers and booleans and get no such reading.
+ */
+export const csvProductInput = productInput.extend({
+  priceMinor: z.preprocess((v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v), productFields.priceMinor),
+  available: z
+    .preprocess((v) => {
+      if (typeof v !== 'string') return v;
+      const word = v.trim().toLowerCase();
+      return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : v;
+    }, z.boolean({ error: 'available: ожидается да/нет (или true/false)' }))
+    .default(true),
+});
 
 export type ProductInput = z.infer<typeof productInput>;
 

@@ -8,7 +8,7 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { products } from '../db/schema';
 import { AppError, describeZodError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { MAX_IMPORT_ROWS, productInput, type productPatch, type ProductInput, type ProductView } from './catalog-input';
+import { csvProductInput, MAX_IMPORT_ROWS, productInput, type productPatch, type ProductInput, type ProductView } from './catalog-input';
 
 export { MAX_IMPORT_ROWS, productFields, productInput, productPatch, productView } from './catalog-input';
 export type { ProductInput, ProductView } from './catalog-input';
@@ -127,10 +127,11 @@ export function createCatalog(db: Database) {
       const raw = source.csv !== undefined ? csvRows(source.csv) : (source.products ?? []);
       if (raw.length === 0) throw new AppError('invalid_request_error', errorMessages.importEmpty);
       if (raw.length > MAX_IMPORT_ROWS) throw new AppError('invalid_request_error', errorMessages.importTooLarge(MAX_IMPORT_ROWS));
+      const schema = source.csv !== undefined ? csvProductInput : productInput;
       const valid: ProductInput[] = [];
       const errors: ImportRowError[] = [];
       raw.forEach((item, index) => {
-        const parsed = productInput.safeParse(item);
+        const parsed = schema.safeParse(item);
         if (parsed.success) valid.push(parsed.data);
         else errors.push({ row: index + 1, message: describeZodError(parsed.error) });
       });

@@ -2,6 +2,7 @@
 // The payment provider's notifications arrive on a raw route (payments.ts).
 import { z } from 'zod';
 import { agentProcedure } from '../agents/guard';
+import { isoInstantInput } from '../http/date-input';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { router } from '../trpc/init';
@@ -12,11 +13,6 @@ import { commerceSettingsInput, commerceSettingsView } from './settings';
 const agentId = z.string().max(100);
 const id = z.string().max(100);
 const TAG = 'commerce';
-
-const isoDate = z
-  .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), 'ожидается дата в формате ISO 8601, например 2026-12-01')
-  .transform((s) => new Date(s));
 
 /** The caller's own E-commerce agent, or the error that says why not. */
 const shopProcedure = agentProcedure.use(({ ctx, next }) => {
@@ -110,7 +106,7 @@ export const commerceRouter = router({
 
   listOrders: shopProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders', tags: [TAG], summary: 'Заказы (новые сначала), фильтр по статусу и датам' } })
-    .input(z.object({ agentId, ...paging, status: z.enum(ORDER_STATUSES).optional(), from: isoDate.optional(), to: isoDate.optional() }))
+    .input(z.object({ agentId, ...paging, status: z.enum(ORDER_STATUSES).optional(), from: isoInstantInput.optional(), to: isoInstantInput.optional() }))
     .output(z.object({ orders: z.array(orderView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.services.commerce.orders.list(ctx.agent.id, input)),
 

@@ -2,6 +2,7 @@
 // microsecond, because a JavaScript Date keeps milliseconds and rows sharing a truncated instant would
 // fall between two pages.
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { isIsoInstant } from '../http/date-input';
 import { AppError } from '../http/errors';
 
 const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -21,10 +22,17 @@ export function encodeCursor(createdAt: string, id: string | number | bigint): s
   return Buffer.from(`${createdAt}|${id}`).toString('base64url');
 }
 
-/** `idPattern` says what an id of this table looks like (digits, a uuid…). */
+/** The largest PostgreSQL bigint: a longer run of digits fails the comparison in SQL, not here. */
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/**
+ * `idPattern` says what an id of this table looks like (digits, a uuid…). A cursor is the client's to
+ * send, so everything PostgreSQL would refuse is refused here: an instant Date would roll over or that
+ * lies outside years 0001–9999, an id of digits beyond bigint.
+ */
 export function decodeCursor(cursor: string, idPattern: RegExp): Cursor {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!id || !idPattern.test(id) || !at || !CURSOR_TIME.test(at) || Number.isNaN(Date.parse(at))) {
+  if (!id || !idPattern.test(id) || !at || !CURSOR_TIME.test(at) || !isIsoInstant(at) || (/^\d+$/.test(id) && BigInt(id) > MAX_BIGINT)) {
     throw new AppError('invalid_request_error', BAD_CURSOR);
   }
   return { createdAt: at, id };

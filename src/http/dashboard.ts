@@ -4,6 +4,8 @@
 import { existsSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AppError, errorResponse } from './errors';
+import { errorMessages } from './messages';
 
 const DEFAULT_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
@@ -58,8 +60,9 @@ export function createDashboard(distDir: string = DEFAULT_DIST): Dashboard {
     });
   }
 
+  // A missing asset is an unknown route like any other: the one error body, not a bare text.
   function notFound(): Response {
-    return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+    return errorResponse(new AppError('not_found', errorMessages.routeNotFound), { 'cache-control': 'no-store' });
   }
 
   return {

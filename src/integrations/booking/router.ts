@@ -1,5 +1,6 @@
 // /api/v1/booking/:agentId/… : the YCLIENTS integration of a Service agent, for its owner (JWT).
 import { z } from 'zod';
+import { isCalendarDay, isIsoInstant } from '../../http/date-input';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { agentProcedure } from '../../agents/guard';
@@ -13,7 +14,7 @@ const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[
 const day = z
   .string({ error: 'date: укажите дату в формате ГГГГ-ММ-ДД' })
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'date: укажите дату в формате ГГГГ-ММ-ДД')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'date: такой даты нет');
+  .refine(isCalendarDay, 'date: такой даты нет');
 const internalId = (field: string) =>
   z.string({ error: `${field}: обязательное поле` }).trim().min(1, `${field}: обязательное поле`).max(100);
 
@@ -43,7 +44,7 @@ export const appointmentInput = z.object({
   datetime: z
     .string({ error: 'datetime: обязательное поле' })
     .regex(ISO_WITH_OFFSET, 'datetime: укажите время в ISO 8601 со смещением, как в ответе /slots, например 2026-12-01T10:00:00+03:00')
-    .refine((d) => !Number.isNaN(Date.parse(d)), 'datetime: такого времени нет'),
+    .refine(isIsoInstant, 'datetime: такого времени нет'),
   clientName: z.string({ error: 'clientName: обязательное поле' }).trim().min(1, 'clientName: укажите имя клиента').max(100),
   clientPhone: z.string({ error: 'clientPhone: обязательное поле' }).trim().min(1, 'clientPhone: укажите телефон клиента').max(40),
 });

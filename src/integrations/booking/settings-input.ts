@@ -5,25 +5,44 @@ import { z } from 'zod';
 export const MIN_SLOT_CACHE_TTL_MINUTES = 5;
 export const DEFAULT_SLOT_CACHE_TTL_MINUTES = 15;
 
+/** YCLIENTS ids are 32-bit, and so are the columns that keep them. */
+const MAX_YCLIENTS_ID = 2_147_483_647;
+
+/**
+ * A YCLIENTS id: a positive integer, as a JSON number or as its digits (the dashboard's form fields are
+ * text). Nothing else is read as a number: null, "", true or [5] are refused, not turned into 0 or 5.
+ */
+const yclientsId = (message: string) =>
+  z.union(
+    [
+      z.number({ error: message }).int(message).positive(message).max(MAX_YCLIENTS_ID, message),
+      z
+        .string({ error: message })
+        .trim()
+        .regex(/^[1-9]\d{0,9}$/, message)
+        .transform(Number)
+        .pipe(z.number().max(MAX_YCLIENTS_ID, message)),
+    ],
+    { error: message },
+  );
+
 const mapping = (what: string) =>
   z
-    .record(
-      z.string().trim().min(1, `идентификатор ${what} не может быть пустым`).max(100),
-      z.coerce.number({ error: `${what}: ожидается числовой id YCLIENTS` }).int().positive(`${what}: ожидается числовой id YCLIENTS`),
-    )
+    .record(z.string().trim().min(1, `идентификатор ${what} не может быть пустым`).max(100), yclientsId(`${what}: ожидается числовой id YCLIENTS`))
     .refine((m) => Object.keys(m).length <= 500, `не больше 500 записей в сопоставлении ${what}`);
 
 const secret = (label: string) =>
   z.string({ error: `${label}: ожидается строка` }).trim().min(1, `${label} не может быть пустым`).max(500);
 
 export const bookingSettingsInput = z.object({
-  partnerToken: secret('partnerToken').optional(),
+  // Sent in the Authorization header of every YCLIENTS call, so it must be a valid header value: a token
+  // with a line break, NUL or a non-Latin-1 character would fail inside fetch (a 502) instead of here.
+  partnerToken: secret('partnerToken')
+    .regex(/^[\x21-\x7e]+$/, 'partnerToken: только латинские буквы, цифры и знаки без пробелов, как его выдаёт YCLIENTS')
+    .optional(),
   login: secret('login').optional(),
   password: secret('password').optional(),
-  companyId: z.coerce
-    .number({ error: 'companyId: ожидается числовой id компании в YCLIENTS' })
-    .int('companyId: ожидается целое число')
-    .positive('companyId: ожидается числовой id компании в YCLIENTS'),
+  companyId: yclientsId('companyId: ожидается числовой id компании в YCLIENTS'),
   syncEnabled: z.boolean().default(false),
   slotCacheTtlMinutes: z
     .number()

@@ -1,5 +1,6 @@
 // What key creation and key changes accept: zod only, shared with the dashboard page's form.
 import { z } from 'zod';
+import { isIsoInstant } from '../../http/date-input';
 import { LIMIT_RESETS } from '../../keys/limits';
 import { unitsToNano } from '../../money';
 
@@ -22,8 +23,10 @@ export const limitResetInput = z.enum(LIMIT_RESETS, {
 });
 
 /** An ISO 8601 moment with its offset; null: the key never expires. */
+const EXPIRES_AT_FORMAT = 'Срок действия: дата и время в формате ISO 8601, например 2027-01-31T23:59:59Z';
 export const expiresAtInput = z.iso
-  .datetime({ offset: true, error: 'Срок действия: дата и время в формате ISO 8601, например 2027-01-31T23:59:59Z' })
+  .datetime({ offset: true, error: EXPIRES_AT_FORMAT })
+  .refine(isIsoInstant, EXPIRES_AT_FORMAT)
   .nullable();
 
 export const createKeyInput = z.object({
