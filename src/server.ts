@@ -4,6 +4,8 @@ import { createApp } from './app';
 import type { Config } from './config';
 import { openDatabase } from './db/client';
 import { runMigrations } from './db/migrate';
+import { clientAddressOf, limitKey, rememberClientAddress } from './http/client-address';
+import { createConnectionGuard, tooManyConnectionsResponse } from './http/connection-guard';
 import { AppError, errorResponse } from './http/errors';
 import { assignRequestId } from './http/request-id';
 import { createLogger, type Logger } from './logger';
@@ -35,39 +37,60 @@ export async function startInstance(config: Config, options: StartOptions = {}):
   await services.start();
   const app = createApp(services);
   const limit = config.bodyLimitBytes;
+  const guard = createConnectionGuard({
+    receiveTimeoutMs: config.requestReceiveTimeoutMs,
+    maxPerAddress: config.maxConnectionsPerAddress,
+  });
 
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
-    // Long model answers stream quietly for a while; Bun's 10 s default would cut them.
+    // While the app works on a request without a body (an upstream slow to list its models): Bun's 10 s
+    // default would cut it. Each request's body and answer get their own timer from the guard.
     idleTimeout: 255,
     // Our own limit answers 413 in our error format; Bun's is only a backstop for bodies far past it.
     maxRequestBodySize: limit * 2 + 1024 * 1024,
     async fetch(request) {
       const started = performance.now();
       const requestId = assignRequestId(request);
+      rememberClientAddress(request, server.requestIP(request)?.address);
+      const declared = request.headers.get('content-length');
+      // Before anything awaits, so the timer is armed before Bun sees the body's last byte and disarms it.
+      guard.whileReceiving(server, request, declared);
+      // The same client as the other per-address limits: behind a trusted proxy, the address it reports.
+      const addressKey = guard.counting ? limitKey(clientAddressOf(request, config.trustProxy)) : null;
       let response: Response;
-      try {
-        const declared = request.headers.get('content-length');
-        response =
-          declared !== null && Number(declared) > limit
-            ? errorResponse(new AppError('payload_too_large'))
-            : await app.handle(request);
-      } catch (error) {
-        logger.error('request crashed', { requestId, error });
-        response = errorResponse(new AppError('internal_error'));
+      if (addressKey !== null && !guard.enter(addressKey)) {
+        response = tooManyConnectionsResponse();
+      } else {
+        try {
+          response =
+            declared !== null && Number(declared) > limit
+              ? errorResponse(new AppError('payload_too_large'))
+              : await app.handle(request);
+        } catch (error) {
+          logger.error('request crashed', { requestId, error });
+          response = errorResponse(new AppError('internal_error'));
+        } finally {
+          if (addressKey !== null) guard.leave(addressKey);
+        }
       }
+      guard.afterAnswer(server, request, response);
       try {
         response.headers.set('x-request-id', requestId);
       } catch {
         // Headers of a relayed fetch Response are immutable; the id is still in the log line.
       }
+      const path = new URL(request.url).pathname;
+      services.metrics.request(path, request.method, request.signal.aborted ? 499 : response.status);
       if (config.logRequests) {
         logger.info('request', {
           requestId,
           method: request.method,
-          path: new URL(request.url).pathname,
-          status: response.status,
+          path,
+          // nginx's 499 "client closed request" when nobody is left to receive the app's status (a slow
+          // body cut at the receive deadline, a hang-up): the app's 500 for it would read as a failure.
+          status: request.signal.aborted ? 499 : response.status,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
         });
       }

@@ -21,7 +21,12 @@ let app: TestApp;
 beforeAll(async () => {
   fake = await startFakeUpstream({ apiKey: 'upstream-secret', slowMs: 400, slowStreamDelayMs: 20 });
   app = await startTestApp({
-    env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret', MODELS_CACHE_SECONDS: '1' },
+    env: {
+      UPSTREAM_BASE_URL: fake.url,
+      UPSTREAM_API_KEY: 'upstream-secret',
+      MODELS_CACHE_SECONDS: '1',
+      UPSTREAM_HEALTH_CACHE_SECONDS: '1',
+    },
   });
 });
 afterAll(async () => {
@@ -89,6 +94,7 @@ describe('GET /health/upstream', () => {
     expect(ok.body.latencyMs).toBeGreaterThanOrEqual(0);
 
     fake.modelsDown = true;
+    await Bun.sleep(1100); // past UPSTREAM_HEALTH_CACHE_SECONDS
     const down = await call(app.url, 'GET', '/health/upstream');
     expect(down.status).toBe(503);
     expect(down.body.status).toBe('unavailable');
@@ -101,6 +107,25 @@ describe('GET /health/upstream', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test('anyone may probe, but the upstream is asked at most once per UPSTREAM_HEALTH_CACHE_SECONDS, a failure included', async () => {
+    await Bun.sleep(1100); // past the cache of the test before
+    for (let i = 0; i < 50; i++) {
+      const res = await call(app.url, 'GET', '/health/upstream');
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe('ok');
+    }
+    expect(modelListRequests()).toBeLessThanOrEqual(2);
+
+    // Probes arriving together share one call; a failing upstream is not asked at the flood's rate either.
+    await Bun.sleep(1100);
+    fake.reset();
+    fake.modelsDown = true;
+    const burst = await Promise.all(Array.from({ length: 50 }, () => call(app.url, 'GET', '/health/upstream')));
+    expect(burst.map((r) => r.status)).toEqual(Array(50).fill(503));
+    for (let i = 0; i < 20; i++) expect((await call(app.url, 'GET', '/health/upstream')).status).toBe(503);
+    expect(modelListRequests()).toBe(1);
   });
 });
 

@@ -1,5 +1,6 @@
 // GET /v1/models: the upstream's list in OpenAI's shape, cached, and served from the last good copy
-// while the upstream is down. GET /health/upstream: a quick probe of the same endpoint.
+// while the upstream is down. GET /health/upstream: a quick probe of the same endpoint, its result kept
+// a few seconds, so unauthenticated probes cannot make the upstream be called at their rate.
 import type { Logger } from '../logger';
 import { AppError } from '../http/errors';
 import type { Upstream } from './upstream';
@@ -35,24 +36,45 @@ function normalise(payload: unknown): ModelList {
   return { object: 'list', data };
 }
 
+export type ProbeResult = { ok: true; latencyMs: number } | { ok: false; latencyMs: number; error: string };
+
 export function createModelCatalog(options: {
   upstream: Upstream;
   logger: Logger;
   ttlMs?: number;
   timeoutMs?: number;
   probeTimeoutMs?: number;
+  /** How long a probe's result answers later probes (0: every probe asks the upstream). */
+  probeCacheMs?: number;
 }) {
   const { upstream, logger } = options;
   const ttlMs = options.ttlMs ?? 5 * 60_000;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 3_000;
+  const probeCacheMs = options.probeCacheMs ?? 5_000;
   let cached: { list: ModelList; fetchedAt: number } | null = null;
   let refreshing: Promise<ModelList> | null = null;
+  let lastProbe: { result: ProbeResult; at: number } | null = null;
+  let probing: Promise<ProbeResult> | null = null;
 
   async function fetchList(): Promise<ModelList> {
     const res = await upstream.models(AbortSignal.timeout(timeoutMs));
     if (!res.ok) throw new Error(`upstream answered ${res.status}`);
     return normalise(await res.json());
+  }
+
+  async function probeUpstream(): Promise<ProbeResult> {
+    const started = performance.now();
+    try {
+      const res = await upstream.models(AbortSignal.timeout(probeTimeoutMs));
+      await res.body?.cancel();
+      const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+      return res.ok ? { ok: true, latencyMs } : { ok: false, latencyMs, error: `status ${res.status}` };
+    } catch (error) {
+      const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      return { ok: false, latencyMs, error: timedOut ? 'timeout' : 'unreachable' };
+    }
   }
 
   return {
@@ -78,18 +100,19 @@ export function createModelCatalog(options: {
       }
     },
 
-    async probe(): Promise<{ ok: true; latencyMs: number } | { ok: false; latencyMs: number; error: string }> {
-      const started = performance.now();
-      try {
-        const res = await upstream.models(AbortSignal.timeout(probeTimeoutMs));
-        await res.body?.cancel();
-        const latencyMs = Math.round((performance.now() - started) * 10) / 10;
-        return res.ok ? { ok: true, latencyMs } : { ok: false, latencyMs, error: `status ${res.status}` };
-      } catch (error) {
-        const latencyMs = Math.round((performance.now() - started) * 10) / 10;
-        const timedOut = error instanceof Error && error.name === 'TimeoutError';
-        return { ok: false, latencyMs, error: timedOut ? 'timeout' : 'unreachable' };
-      }
+    /** The last probe's result while it is fresh; otherwise one probe, shared by everyone asking meanwhile. */
+    probe(): Promise<ProbeResult> {
+      if (lastProbe && performance.now() - lastProbe.at < probeCacheMs) return Promise.resolve(lastProbe.result);
+      probing ??= probeUpstream()
+        .then((result) => {
+          // A failure is kept as long as a success: a flood while the upstream is down must not add to its load.
+          lastProbe = { result, at: performance.now() };
+          return result;
+        })
+        .finally(() => {
+          probing = null;
+        });
+      return probing;
     },
   };
 }
