@@ -63,7 +63,9 @@ let app: TestApp;
 
 beforeAll(async () => {
   yc = await startFakeYclients();
-  app = await startTestApp({ env: { YCLIENTS_BASE_URL: yc.url } });
+  // The fake's windows start over with every test (reset()), the app's limiter's do not: across the whole file
+  // the minute allowance would hold tests up, so the app may use more of the minute than one address could.
+  app = await startTestApp({ env: { YCLIENTS_BASE_URL: yc.url, YCLIENTS_RATE_PER_MINUTE: '100000' } });
 });
 afterAll(async () => {
   await app?.close();
@@ -432,5 +434,80 @@ describe('background sync', () => {
     } finally {
       await other?.stop();
     }
+  });
+});
+
+describe('YCLIENTS limits: 5 requests a second and 200 a minute per address', () => {
+  beforeEach(() => app.sql('update booking_settings set sync_enabled = false'));
+
+  const slotsPath = (base: string) => `${base}/slots?date=${DAY}&specialistId=maria&serviceId=haircut`;
+
+  test('a sync of several agents stays under the limit (no 429 anywhere, none failed) and a live call meanwhile goes first', async () => {
+    const synced = [];
+    for (let i = 0; i < 3; i++) synced.push(await configuredAgent({ syncEnabled: true }));
+    const live = await configuredAgent();
+    yc.calls.length = 0;
+    const run = app.instance.services.bookingSync.runOnce();
+    // Into the run: the sync has calls queued for seconds to come.
+    await Bun.sleep(1200);
+    const asked = performance.now();
+    const slots = await call(app.url, 'GET', slotsPath(live.base), { token: live.owner.token });
+    const waited = performance.now() - asked;
+    expect(slots.status).toBe(200);
+    expect(slots.body.slots.length).toBeGreaterThan(0);
+    const result = await run;
+    expect(result).toEqual({ ran: true, agents: 3, failed: 0 });
+    expect(yc.rateLimited).toBe(0);
+    // Three agents × three days × three specialist–service pairs, besides staff, services and the company.
+    expect(bookTimesCalls()).toBe(3 * 9 + 1);
+    expect(waited).toBeLessThan(1500);
+    for (const agent of synced) {
+      const read = await call(app.url, 'GET', `${agent.base}/settings`, { token: agent.owner.token });
+      expect(read.body.lastSyncAt).not.toBeNull();
+    }
+  });
+
+  test('a 429 from YCLIENTS (another client on the address) is waited out as Retry-After asks; the caller never sees it', async () => {
+    const { owner, base } = await configuredAgent();
+    yc.calls.length = 0;
+    yc.failNext('/book_times/', { status: 429, headers: { 'Retry-After': '1' } });
+    const asked = performance.now();
+    const res = await call(app.url, 'GET', slotsPath(base), { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.slots.map((s: { time: string }) => s.time)).toContain('10:00');
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(950);
+    expect(bookTimesCalls()).toBe(2);
+  });
+
+  test("the sync's days start at the company's local date, not UTC's (zone from YCLIENTS' company data, else YCLIENTS_TIME_ZONE)", async () => {
+    const localDate = (timeZone: string, plusDays = 0) => {
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+      const [y, m, d] = today.split('-').map(Number);
+      return new Date(Date.UTC(y!, m! - 1, d! + plusDays)).toISOString().slice(0, 10);
+    };
+    const syncedDays = async () => {
+      yc.calls.length = 0;
+      expect((await app.instance.services.bookingSync.runOnce()).failed).toBe(0);
+      return [...new Set(yc.calls.filter((c) => c.path.startsWith('/book_times/')).map((c) => c.path.split('/')[4]))].sort();
+    };
+    // A zone whose date is not UTC's right now: UTC−12 before noon UTC, UTC+14 after.
+    const [timeZone, utcOffset] = new Date().getUTCHours() < 12 ? ['Etc/GMT+12', '-12:00'] : ['Pacific/Kiritimati', '+14:00'];
+    expect(localDate(timeZone)).not.toBe(new Date().toISOString().slice(0, 10));
+
+    for (const shape of ['name', 'offset'] as const) {
+      yc.reset();
+      yc.addCompany({ ...company, timeZone, utcOffset });
+      yc.settings.companyTimezoneShape = shape;
+      const agent = await configuredAgent({ syncEnabled: true });
+      expect(await syncedDays()).toEqual([0, 1, 2].map((d) => localDate(timeZone, d)));
+      await app.sql('update booking_settings set sync_enabled = false where agent_id = $1', [agent.agentId]);
+    }
+
+    // Company data without a zone: the configured one (Europe/Moscow unless YCLIENTS_TIME_ZONE says otherwise).
+    yc.reset();
+    yc.addCompany(company);
+    yc.settings.companyTimezoneShape = 'none';
+    await configuredAgent({ syncEnabled: true });
+    expect(await syncedDays()).toEqual([0, 1, 2].map((d) => localDate('Europe/Moscow', d)));
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
-import { call, startTestApp } from './helpers/app';
-import { BOT, CHANNEL, configuredAgent, messengerEnv, OPERATOR, seedTelegram, startMessengerWorld, waitFor, type MessengerWorld } from './helpers/messenger';
+import { call, registerUser, startTestApp } from './helpers/app';
+import { BOT, BOT_TOKEN, CHANNEL, configuredAgent, createAgent, messengerEnv, OPERATOR, seedTelegram, startMessengerWorld, waitFor, type MessengerWorld } from './helpers/messenger';
 import { formatOrderNumber } from '../src/integrations/messenger/notify';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
@@ -149,6 +149,40 @@ describe('notifications', () => {
     expect(result.notification).toBeNull();
     const [dialogue] = await world.app.sql<{ mode: string }>('select mode from dialogues where id = $1', [result.dialogueId]);
     expect(dialogue!.mode).toBe('operator');
+  });
+});
+
+describe('a group upgraded to a supergroup', () => {
+  test('a notice to the old group id is resent to the supergroup Telegram names, and the settings keep the new ids', async () => {
+    const OPERATORS = -4001234567;
+    const OPERATORS_SUPER = -1004001234567;
+    const ROOM = -4007654321;
+    const ROOM_SUPER = -1004007654321;
+    for (const id of [OPERATORS, ROOM]) world.telegram.addChat({ id, type: 'group', title: `Группа ${id}` });
+    const user = await registerUser(world.app.url);
+    const agent = await createAgent(world.app.url, user.token);
+    const saved = await call(world.app.url, 'PUT', `/api/v1/messenger/${agent.id}/settings`, {
+      token: user.token,
+      body: { botToken: BOT_TOKEN, userId: OPERATORS, channelId: String(ROOM) },
+    });
+    expect(saved.status).toBe(200);
+    world.telegram.migrateChat(OPERATORS, OPERATORS_SUPER);
+    world.telegram.migrateChat(ROOM, ROOM_SUPER);
+
+    const { notification } = await escalate(agent.id, 'Клиент просит перезвонить');
+    await waitFor(() => world.telegram.sent.length === 2, 5000, 'both notices in the supergroups');
+    expect(world.telegram.sent.map((m) => m.chatId).sort()).toEqual([OPERATORS_SUPER, ROOM_SUPER].sort());
+    expect(sends().map((c) => c.body.chat_id)).toEqual(expect.arrayContaining([OPERATORS, ROOM, OPERATORS_SUPER, ROOM_SUPER]));
+
+    const settings = await call(world.app.url, 'GET', `/api/v1/messenger/${agent.id}/settings`, { token: user.token });
+    expect(settings.body).toMatchObject({ userId: String(OPERATORS_SUPER), channelId: String(ROOM_SUPER) });
+    await waitFor(async () => (await outboxRows(notification!.notificationId)).every((r) => r.status === 'sent'), 5000, 'both rows sent');
+
+    // The next notice goes to the supergroups at once.
+    world.telegram.calls.length = 0;
+    await escalate(agent.id, 'Ещё вопрос');
+    await waitFor(() => world.telegram.sent.length === 4, 5000, 'the next notices');
+    expect(sends().map((c) => c.body.chat_id).sort()).toEqual([OPERATORS_SUPER, ROOM_SUPER].sort());
   });
 });
 

@@ -205,6 +205,91 @@ describe('connection tools', () => {
   });
 });
 
+describe('the confirmation code changes (VK changes it with every add or edit of a server)', () => {
+  test('re-registering a server VK marked failed replaces it under a code read from VK just before, and VK confirms it', async () => {
+    vk.settings.autoConfirm = true;
+    const { owner, agentId } = await newAgent();
+    await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, { token: owner.token, body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET } });
+    const first = await call(app.url, 'POST', `/api/v1/social/${agentId}/webhook`, { token: owner.token });
+    expect(first.status).toBe(200);
+    await vk.idle();
+    const firstId = first.body.serverId as number;
+    expect(vk.callbackServers.find((s) => s.id === firstId)?.status).toBe('ok');
+    // The code is no longer the one the first registration used; VK stops trusting the server.
+    expect(vk.confirmationCodeOf(GROUP)).not.toBe(CODE);
+    vk.callbackServers.find((s) => s.id === firstId)!.status = 'failed';
+
+    const again = await call(app.url, 'POST', `/api/v1/social/${agentId}/webhook`, { token: owner.token });
+    expect(again.status).toBe(200);
+    await vk.idle();
+    const url = `http://127.0.0.1:${port}/api/v1/social/webhook/${agentId}`;
+    const ours = vk.callbackServers.filter((s) => s.url === url);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatchObject({ id: again.body.serverId, status: 'ok', secret_key: SECRET });
+    for (const event of ['message_new', 'message_event', 'message_allow', 'message_deny']) expect(ours[0]!.events[event]).toBe(1);
+    // A fresh code was asked for before each registration.
+    const asked = vk.calls.filter((c) => c.method === 'groups.getCallbackConfirmationCode').length;
+    expect(asked).toBeGreaterThanOrEqual(2);
+  });
+
+  test('a confirmation event is answered with the code VK gives now (asked again at most once a minute), the stored one only when VK cannot be asked', async () => {
+    const { owner, agentId } = await newAgent();
+    // The owner typed the code VK showed last month; VK has changed it since.
+    await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+      token: owner.token,
+      body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET, confirmationCode: 'a1b2c3d4' },
+    });
+    vk.calls.length = 0;
+    for (let i = 0; i < 2; i++) {
+      const res = await post(agentId, { type: 'confirmation', group_id: GROUP, secret: SECRET });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(CODE);
+    }
+    expect(vk.calls.filter((c) => c.method === 'groups.getCallbackConfirmationCode')).toHaveLength(1);
+    const [row] = await app.sql<{ confirmation_code: string }>('select confirmation_code from social_settings where agent_id = $1', [agentId]);
+    expect(row!.confirmation_code).toBe(CODE);
+    // A wrong secret is refused before anything is asked of VK.
+    expect((await post(agentId, { type: 'confirmation', group_id: GROUP, secret: 'wrong-secret-00' })).status).toBe(403);
+
+    const other = await newAgent();
+    await call(app.url, 'PUT', `/api/v1/social/${other.agentId}/settings`, {
+      token: other.owner.token,
+      body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET, confirmationCode: 'e5f6a7b8' },
+    });
+    vk.failNextHttp('groups.getCallbackConfirmationCode', 502, 3);
+    const fallback = await post(other.agentId, { type: 'confirmation', group_id: GROUP });
+    expect(fallback.status).toBe(200);
+    expect(await fallback.text()).toBe('e5f6a7b8');
+  });
+});
+
+describe('messages to clients', () => {
+  test('random_id is a random integer of up to 53 bits, fixed when the message is queued: a retried send repeats it', async () => {
+    const { agentId } = await connectedAgent();
+    // The first attempt meets a proxy error page; the outbox tries again.
+    vk.failNextHttp('messages.send', 502);
+    await sendAndWait(agentId, messageNew('Помощь'));
+    const sends = vk.calls.filter((c) => c.method === 'messages.send');
+    expect(sends).toHaveLength(2);
+    expect(new Set(sends.map((c) => c.params.random_id)).size).toBe(1);
+    const randomId = Number(sends[0]!.params.random_id);
+    expect(Number.isSafeInteger(randomId)).toBe(true);
+    // Beyond 31 bits (a 2^-22 chance of a false failure).
+    expect(randomId).toBeGreaterThan(2 ** 31 - 1);
+    const rows = await app.sql<{ payload: unknown }>(`select payload from outbox where kind = 'social.message' and agent_id = $1`, [agentId]);
+    const payload = (typeof rows[0]!.payload === 'string' ? JSON.parse(rows[0]!.payload) : rows[0]!.payload) as { randomId: number };
+    expect(String(payload.randomId)).toBe(sends[0]!.params.random_id!);
+  });
+
+  test('line breaks VK sends as <br> reach the assistant as new lines; a "<br>" the client typed (escaped by VK) stays text', async () => {
+    const { agentId } = await connectedAgent();
+    const [answer] = await sendAndWait(agentId, messageNew('Сколько стоит<br>стрижка?<br/>И укладка'));
+    expect(answer!.message).toBe('Echo: Сколько стоит\nстрижка?\nИ укладка');
+    const [typed] = await sendAndWait(agentId, messageNew('Что значит &lt;br&gt; &amp; &quot;тег&quot;?'));
+    expect(typed!.message).toBe('Echo: Что значит <br> & "тег"?');
+  });
+});
+
 describe('callback endpoint', () => {
   test('a wrong or missing secret → 403 and nothing is recorded or done', async () => {
     const { agentId } = await connectedAgent();

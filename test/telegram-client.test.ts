@@ -118,6 +118,17 @@ describe('Telegram client against the fake Bot API', () => {
     expect(err.retryAfter).toBeNull();
   });
 
+  test('a chat the fake marks migrated answers like Telegram: 400 with migrate_to_chat_id; the supergroup takes messages', async () => {
+    fake.addChat({ id: -4001234567, type: 'group', title: 'Операторы' });
+    fake.migrateChat(-4001234567, -1004001234567);
+    const err = (await rejection(client.sendMessage({ chat_id: -4001234567, text: 'Новая запись' }))) as TelegramApiError;
+    expect(err.errorCode).toBe(400);
+    expect(err.description).toBe('Bad Request: group chat was upgraded to a supergroup chat');
+    expect(err.migrateToChatId).toBe(-1004001234567);
+    const sent = await client.sendMessage({ chat_id: -1004001234567, text: 'Новая запись' });
+    expect(sent.chat).toMatchObject({ id: -1004001234567, type: 'supergroup', title: 'Операторы' });
+  });
+
   test('a closed server is a TelegramNetworkError that does not reveal the token', async () => {
     const temporary = await startFakeTelegram();
     const url = temporary.url;

@@ -238,6 +238,7 @@ describe('VK client against the fake VK API', () => {
 
     const err = (await rejection(client.messagesSendMessageEventAnswer({ eventId: 'nope', userId: ANNA, peerId: ANNA }))) as VkApiError;
     expect(err.code).toBe(100);
+    expect(err.errorMsg).toBe('One of the parameters specified was missing or invalid: invalid event_id');
   });
 
   test('confirmation code and the callback server lifecycle', async () => {
@@ -289,6 +290,23 @@ describe('VK client against the fake VK API', () => {
     const err = (await rejection(client.groupsSetCallbackSettings({ groupId: GROUP.id, serverId, message_new: 1 }))) as VkApiError;
     expect(err.code).toBe(104);
     expect(err.kind).toBe('not_found');
+  });
+
+  test('an unknown community is error 100 "group_ids is undefined"', async () => {
+    const err = (await rejection(client.groupsGetById('no_such_club_anywhere'))) as VkApiError;
+    expect(err.code).toBe(100);
+    expect(err.errorMsg).toBe('One of the parameters specified was missing or invalid: group_ids is undefined');
+  });
+
+  test('the confirmation code changes after every add and edit of a server: a code read earlier is stale', async () => {
+    const before = await client.groupsGetCallbackConfirmationCode(GROUP.id);
+    const serverId = await client.groupsAddCallbackServer({ groupId: GROUP.id, url: 'https://bot.example.ru/hook', title: 'Conduit', secretKey: 'k' });
+    const afterAdd = await client.groupsGetCallbackConfirmationCode(GROUP.id);
+    expect(afterAdd).not.toBe(before);
+    expect(afterAdd).toMatch(/^[0-9a-f]{8}$/);
+    await client.groupsEditCallbackServer({ groupId: GROUP.id, serverId, url: 'https://bot.example.ru/hook', title: 'Conduit', secretKey: 'k2' });
+    expect(await client.groupsGetCallbackConfirmationCode(GROUP.id)).not.toBe(afterAdd);
+    expect(fake.confirmationCodeOf(GROUP.id)).toBe(await client.groupsGetCallbackConfirmationCode(GROUP.id));
   });
 
   test('the eleventh callback server is refused with 2000', async () => {
@@ -467,12 +485,15 @@ describe('token format and random ids', () => {
     expect(isCommunityTokenFormat('')).toBe(false);
   });
 
-  test('generateRandomId gives positive int32 values', () => {
-    for (let i = 0; i < 100; i++) {
-      const id = generateRandomId();
-      expect(Number.isInteger(id)).toBe(true);
+  test('generateRandomId draws positive integers from the whole 53-bit range (VK checks it against the whole history)', () => {
+    const ids = Array.from({ length: 1000 }, () => generateRandomId());
+    for (const id of ids) {
+      expect(Number.isSafeInteger(id)).toBe(true);
       expect(id).toBeGreaterThan(0);
-      expect(id).toBeLessThanOrEqual(2 ** 31 - 1);
+      expect(id).toBeLessThanOrEqual(Number.MAX_SAFE_INTEGER);
     }
+    // 31 bits would give none above 2^32; 53 bits give all but about one in a million.
+    expect(ids.filter((id) => id > 2 ** 32).length).toBeGreaterThan(990);
+    expect(new Set(ids).size).toBe(1000);
   });
 });

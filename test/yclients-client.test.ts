@@ -6,6 +6,7 @@ import {
   YclientsNetworkError,
   type YclientsClient,
 } from '../src/integrations/booking/client';
+import { createYclientsLimiter } from '../src/integrations/booking/limiter';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from './fakes/yclients';
 
 const PARTNER = 'partner-token-5f2a9c';
@@ -421,5 +422,88 @@ describe('token renewal and failures', () => {
     const err = await rejection(offline.getStaff(COMPANY));
     expect(err).toBeInstanceOf(YclientsNetworkError);
     expect((err as YclientsNetworkError).timedOut).toBe(false);
+  });
+});
+
+describe('the company', () => {
+  test('getCompany names its time zone, from `timezone` as the blueprint shows it or `timezone_name` beside an hour offset', async () => {
+    expect(await client.getCompany(COMPANY)).toEqual({ id: COMPANY, title: `Компания ${COMPANY}`, timeZone: 'Europe/Moscow', utcOffsetMinutes: null });
+    fake.settings.companyTimezoneShape = 'offset';
+    expect(await client.getCompany(COMPANY)).toMatchObject({ timeZone: 'Europe/Moscow', utcOffsetMinutes: 180 });
+    fake.settings.companyTimezoneShape = 'none';
+    expect(await client.getCompany(COMPANY)).toMatchObject({ timeZone: null, utcOffsetMinutes: null });
+    expect((await apiError(client.getCompany(999))).kind).toBe('not_found');
+  });
+});
+
+describe('rate limits (5 a second, 200 a minute per address)', () => {
+  const many = (c: typeof client, n: number) => Promise.allSettled(Array.from({ length: n }, () => c.getBookTimes(COMPANY, MARIA, DAY, [HAIRCUT])));
+
+  test('the fake answers 429 past 5 requests in a second, like YCLIENTS', async () => {
+    const results = await many(client, 7);
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as YclientsApiError);
+    expect(refused).toHaveLength(2);
+    for (const err of refused) {
+      expect(err.kind).toBe('rate_limited');
+      expect(err.status).toBe(429);
+    }
+    expect(fake.rateLimited).toBe(2);
+  });
+
+  test('and past 200 in a minute (here 3, to keep the test short)', async () => {
+    fake.settings.rateLimit = { perSecond: 100, perMinute: 3 };
+    const results = await many(client, 4);
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+  });
+
+  test('a client with the limiter spreads its calls over the seconds and never meets a 429', async () => {
+    const limited = createYclientsClient({
+      baseUrl: fake.url,
+      partnerToken: PARTNER,
+      timeoutMs: 2000,
+      limiter: createYclientsLimiter({ perSecond: 5, perMinute: 200 }),
+    });
+    const started = performance.now();
+    const results = await many(limited, 8);
+    expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(fake.rateLimited).toBe(0);
+  });
+
+  test('with the limiter a 429 waits for Retry-After (or backs off) and is tried again', async () => {
+    const limited = createYclientsClient({
+      baseUrl: fake.url,
+      partnerToken: PARTNER,
+      timeoutMs: 2000,
+      limiter: createYclientsLimiter({ perSecond: 5, perMinute: 200 }),
+    });
+    fake.failNext('/book_staff/', { status: 429, body: null, headers: { 'Retry-After': '1' } });
+    const started = performance.now();
+    expect((await limited.getStaff(COMPANY)).map((s) => s.id)).toContain(MARIA);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(fake.calls.filter((c) => c.path.startsWith('/book_staff/'))).toHaveLength(2);
+    // Without Retry-After: a back-off of its own.
+    fake.failNext('/book_staff/', { status: 429 });
+    expect((await limited.getStaff(COMPANY)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('fake YCLIENTS wire details settled from the references', () => {
+  test('book_record takes api_id as a string (the blueprint table) or a number (its attribute list)', async () => {
+    const times = await client.getBookTimes(COMPANY, MARIA, DAY, [HAIRCUT]);
+    for (const [apiId, at] of [['ext-58112', 0], [777, 2]] as const) {
+      const res = await fetch(`${fake.url}/book_record/${COMPANY}`, {
+        method: 'POST',
+        headers: { Accept: YCLIENTS_ACCEPT, 'Content-Type': 'application/json', Authorization: `Bearer ${PARTNER}` },
+        body: JSON.stringify({
+          phone: '79161234567',
+          fullname: 'Анна',
+          api_id: apiId,
+          appointments: [{ id: 1, services: [HAIRCUT], staff_id: MARIA, datetime: times[at]!.datetime }],
+        }),
+      });
+      expect(res.status).toBe(201);
+    }
+    expect(fake.records.map((r) => r.apiId)).toEqual(['ext-58112', '777']);
   });
 });

@@ -7,6 +7,7 @@ import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Notifier } from '../integrations/messenger/notify';
 import { createYookassaClient, type YookassaCredentials } from '../payments/yookassa';
+import { createNotificationSenders } from '../payments/notification-senders';
 import { createCatalog } from './catalog';
 import { createOrderPayments } from './order-payments';
 import { createOrders } from './orders';
@@ -19,7 +20,7 @@ export function createCommerce(deps: {
   logger: Logger;
   outbox: OutboxWorker;
   notifier: Notifier;
-  config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone' | 'yookassaApiBaseUrl'>;
+  config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'trustProxy'>;
 }) {
   const catalog = createCatalog(deps.db);
   const orders = createOrders(deps.db, deps.config.orderTimeZone);
@@ -27,7 +28,8 @@ export function createCommerce(deps: {
   // Each shop speaks to YooKassa with its own account.
   const yookassaFor = (credentials: YookassaCredentials) => createYookassaClient({ baseUrl: deps.config.yookassaApiBaseUrl, credentials });
   const orderPayments = createOrderPayments({ clientFor: yookassaFor, logger: deps.logger });
-  const payments = createPaymentWebhook({ db: deps.db, settings, notifier: deps.notifier, outbox: deps.outbox, logger: deps.logger, yookassaFor });
+  const senders = createNotificationSenders({ ranges: deps.config.yookassaNotificationIps, trustProxy: deps.config.trustProxy });
+  const payments = createPaymentWebhook({ db: deps.db, settings, notifier: deps.notifier, outbox: deps.outbox, logger: deps.logger, yookassaFor, senders });
   return { catalog, orders, settings, orderPayments, payments };
 }
 

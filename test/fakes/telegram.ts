@@ -24,6 +24,12 @@ export interface FakeChatSpec {
   blocked?: boolean;
   /** Private chats: false when the user never pressed Start (403 "can't initiate conversation"). Default true. */
   started?: boolean;
+  /**
+   * Groups: upgraded to this supergroup. Sending to the old id is then refused with 400 "Bad Request: group
+   * chat was upgraded to a supergroup chat" and `parameters.migrate_to_chat_id` (the answer quoted in
+   * TwiN/gatus#179 and atipugin/telegram-bot-ruby#239; the Bot API's ResponseParameters documents the field).
+   */
+  migratedTo?: number;
 }
 
 /**
@@ -99,6 +105,12 @@ export interface FakeTelegram {
   down: boolean;
   addBot(token: string, bot: FakeBotSpec): void;
   addChat(chat: FakeChatSpec): void;
+  /**
+   * The group becomes the supergroup `supergroupId` (created with the group's title and members when
+   * unknown), as Telegram does when a group grows or gets public history: the old id only answers the
+   * migration error from then on.
+   */
+  migrateChat(groupId: number, supergroupId: number): void;
   /** Also creates the chat when unknown: -100… ids as channels, other negatives as groups, positives as private. */
   setChatMember(chatId: number | string, userId: number, member: FakeMemberSpec): void;
   /** The webhook of a bot as the last setWebhook/deleteWebhook left it; null when none is set. */
@@ -208,6 +220,14 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     addChat(chat) {
       const existing = chats.get(chat.id);
       chats.set(chat.id, { ...chat, members: existing?.members ?? new Map() });
+    },
+    migrateChat(groupId, supergroupId) {
+      const group = chats.get(groupId);
+      if (!group || group.type !== 'group') throw new Error(`fake Telegram: ${groupId} is no group to migrate`);
+      if (!chats.has(supergroupId)) {
+        chats.set(supergroupId, { id: supergroupId, type: 'supergroup', title: group.title, members: new Map(group.members) });
+      }
+      group.migratedTo = supergroupId;
     },
     setChatMember(chatId, userId, member) {
       const chat = findChat(chatId) ?? createChat(chatId);
@@ -416,6 +436,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
   function sendMessage(params: Record<string, unknown>, token: string, bot: FakeBotSpec): unknown {
     const chat = requireChat(params.chat_id);
+    if (chat.migratedTo !== undefined) {
+      throw new Fail(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: chat.migratedTo });
+    }
     checkCanSend(chat, bot);
 
     const raw = typeof params.text === 'string' ? params.text : params.text === undefined ? '' : String(params.text);

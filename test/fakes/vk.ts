@@ -96,9 +96,19 @@ export interface FakeVkSettings {
   eventTtlMs: number;
   /**
    * Like VK: after addCallbackServer (and an editCallbackServer that changes the URL), POST a confirmation
-   * request to the server's URL and set its status from the answer. Off by default: most tests have no server.
+   * request to the server's URL and set its status from the answer. VK does this on its own for servers added
+   * through the API: SevereCloud/vksdk's callback.AutoSetting only fetches the code, adds the server ("web
+   * server must be running") and sets its events, with no call that would trigger a confirmation. Off by
+   * default here only because most tests have no server to answer.
    */
   autoConfirm: boolean;
+  /**
+   * VK's Callback API guide (dev.vk.com, Callback API, "getting started"): the confirmation string changes
+   * from time to time, and adding a server or editing one needs the new string from
+   * groups.getCallbackConfirmationCode. This fake changes it after every add and edit (once VK's own
+   * confirmation of that change is done), so a code kept from an earlier registration is always stale.
+   */
+  rotateConfirmationCode: boolean;
 }
 
 export interface ConfirmationResult {
@@ -122,6 +132,8 @@ export interface FakeVk {
   addToken(token: string, groupId: number, rights?: FakeVkRights): void;
   /** VK changes the code over time; the next confirmation uses the new one. */
   setConfirmationCode(groupId: number, code: string): void;
+  /** The code VK expects right now. */
+  confirmationCodeOf(groupId: number): string;
   /** The user wrote to or allowed messages from the community (message_allow). */
   allowMessages(groupId: number, peerId: number): void;
   /** The user denied messages (message_deny): messages.send to them gets 901. */
@@ -149,6 +161,7 @@ const DEFAULT_SETTINGS: FakeVkSettings = {
   requireKnownEventIds: true,
   eventTtlMs: 60_000,
   autoConfirm: false,
+  rotateConfirmationCode: true,
 };
 
 const METHODS = new Set([
@@ -273,6 +286,9 @@ export async function startFakeVk(): Promise<FakeVk> {
     },
     setConfirmationCode(groupId, code) {
       requireGroupForTest(groupId).confirmationCode = code;
+    },
+    confirmationCodeOf(groupId) {
+      return requireGroupForTest(groupId).confirmationCode;
     },
     allowMessages(groupId, peerId) {
       const group = requireGroupForTest(groupId);
@@ -444,7 +460,7 @@ export async function startFakeVk(): Promise<FakeVk> {
           events: Object.fromEntries(CALLBACK_EVENTS.map((e) => [e, 0])),
         };
         fake.callbackServers.push(server);
-        scheduleConfirmation(server);
+        scheduleConfirmation(server, group);
         return { server_id: server.id };
       }
       case 'groups.editCallbackServer': {
@@ -454,10 +470,8 @@ export async function startFakeVk(): Promise<FakeVk> {
         server.url = fields.url;
         server.title = fields.title;
         if (fields.secret_key !== undefined) server.secret_key = fields.secret_key;
-        if (urlChanged) {
-          server.status = 'unconfigured';
-          scheduleConfirmation(server);
-        }
+        if (urlChanged) server.status = 'unconfigured';
+        scheduleConfirmation(server, group, urlChanged);
         return 1;
       }
       case 'groups.deleteCallbackServer': {
@@ -489,8 +503,9 @@ export async function startFakeVk(): Promise<FakeVk> {
       const group = [...groups.values()].find(
         (g) => String(g.spec.id) === key.replace(/^club|^public/, '') || (g.spec.screenName ?? '') === key,
       );
-      // The real code for an unknown community is unconfirmed; 100 is the doc's guess.
-      if (!group) throw new Fail(100, MSG.param(`group_ids is invalid`));
+      // VK answers 100 "…: group_ids is undefined" for a community it does not know: public VK clients
+      // read exactly that text as "no such community" (OpenVK's VK-compatible API fails the same way).
+      if (!group) throw new Fail(100, MSG.param('group_ids is undefined'));
       return groupObject(group.spec);
     });
     return fake.settings.getByIdShape === 'legacy' ? found : { groups: found, profiles: [] };
@@ -577,10 +592,11 @@ export async function startFakeVk(): Promise<FakeVk> {
       if (typeof eventData !== 'object' || eventData === null) throw new Fail(100, MSG.param('event_data is invalid'));
     }
     if (fake.settings.requireKnownEventIds) {
-      // Real behaviour for unknown or stale events is unconfirmed; 100 is the doc's choice for the fake.
+      // VK's answer to an unknown or expired event, as bots log it (Elytrium/LimboAuth-SocialAddon#39, #52):
+      // 100 "One of the parameters specified was missing or invalid: invalid event_id".
       const known = events.get(eventKey(group.spec.id, params.event_id!));
       if (!known || known.userId !== userId || known.peerId !== peerId || Date.now() - known.at > fake.settings.eventTtlMs) {
-        throw new Fail(100, MSG.param('event_id is invalid'));
+        throw new Fail(100, MSG.param('invalid event_id'));
       }
     }
     fake.eventAnswers.push({ groupId: group.spec.id, eventId: params.event_id!, userId, peerId, eventData });
@@ -629,13 +645,23 @@ export async function startFakeVk(): Promise<FakeVk> {
     return { url, title, secret_key: secret };
   }
 
-  function scheduleConfirmation(server: FakeCallbackServer): void {
-    if (!fake.settings.autoConfirm) return;
+  /** After an add or edit: VK's own confirmation when the URL is new, then (rotateConfirmationCode) a new code. */
+  function scheduleConfirmation(server: FakeCallbackServer, group: Group, confirmNeeded = true): void {
+    const rotate = () => {
+      if (fake.settings.rotateConfirmationCode) group.confirmationCode = newConfirmationCode(group.confirmationCode);
+    };
+    if (!fake.settings.autoConfirm || !confirmNeeded) {
+      rotate();
+      return;
+    }
     // VK confirms after answering the API call, so the app sees its own call finish first.
     const job = new Promise<void>((resolve) => setTimeout(resolve, 5))
       .then(() => confirm(server))
       .catch(() => undefined)
-      .finally(() => confirming.delete(job));
+      .finally(() => {
+        rotate();
+        confirming.delete(job);
+      });
     confirming.add(job);
   }
 
@@ -677,6 +703,14 @@ function groupObject(spec: FakeVkGroupSpec): Record<string, unknown> {
     photo_100: `https://example.invalid/club${spec.id}_100.jpg`,
     photo_200: `https://example.invalid/club${spec.id}_200.jpg`,
   };
+}
+
+/** VK's codes are 8 hex digits; a new one never repeats the old. */
+function newConfirmationCode(previous: string): string {
+  for (;;) {
+    const code = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(16).padStart(8, '0');
+    if (code !== previous) return code;
+  }
 }
 
 function envelopeError(method: string, params: Record<string, string>, fail: Fail): Answer {

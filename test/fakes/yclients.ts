@@ -1,7 +1,9 @@
 // A fake YCLIENTS REST API v1 for tests: a real HTTP server speaking the wire format of
 // docs/integrations/yclients.md §8 (envelopes, error bodies, statuses), backed by an in-memory schedule.
-// Where the reference is unconfirmed (status of a failed /auth, 422 body of a busy /records), the
-// behaviour is switchable through `settings`.
+// Like the real API it limits each client address to 5 requests a second and 200 a minute (the official
+// API Blueprint, "Лимиты": "200 запросов в минуту, или 5 запросов в секунду на один IP-адрес") and answers
+// HTTP 429 beyond that. Where the reference is unconfirmed (the 429 body, the 422 body of a busy /records),
+// the behaviour is switchable through `settings`.
 
 export const FAKE_API_PREFIX = '/api/v1';
 
@@ -49,6 +51,8 @@ export interface FakeCompanySpec {
   title?: string;
   /** Company UTC offset used in every datetime, default "+03:00". */
   utcOffset?: string;
+  /** IANA zone GET /company/{id} names (default Europe/Moscow); keep it consistent with utcOffset. */
+  timeZone?: string;
   /** Step between offered starts, default 30 minutes. */
   slotStepMinutes?: number;
   staff: FakeStaffSpec[];
@@ -98,7 +102,10 @@ export interface FakeRecord {
 }
 
 export interface FakeYclientsSettings {
-  /** Status of a rejected POST /auth (unconfirmed in the reference: 401 or 422). Default 401. */
+  /**
+   * Status of a rejected POST /auth. 401: the Altegio reference (YCLIENTS' international edition, same API)
+   * documents Response 201 and Response 401 for POST /v1/auth; the YCLIENTS blueprint lists no error answer.
+   */
   authFailureStatus: number;
   /** Return ids, prices and flags of staff/services as strings, like older endpoints do. */
   legacyStrings: boolean;
@@ -106,6 +113,19 @@ export interface FakeYclientsSettings {
   recordsDataAsArray: boolean;
   /** Include `meta.errors: [{code: 433}]` in slot-taken answers (Altegio); false gives the blueprint's bare message. */
   slotTakenWithCode: boolean;
+  /**
+   * Requests per client address allowed in any second and in any minute (sliding windows); beyond them
+   * HTTP 429, the request not served and not counted. null: no limit.
+   */
+  rateLimit: { perSecond: number; perMinute: number } | null;
+  /** Retry-After seconds sent with a limit's 429; null sends none (whether YCLIENTS sends it is unconfirmed). */
+  rateLimitRetryAfter: number | null;
+  /**
+   * GET /company/{id}: the blueprint's "Получить компанию" example names the zone in `timezone`
+   * ("Europe/Moscow"); company objects of newer answers carry the hour offset in `timezone` (3) and the
+   * name in `timezone_name`. 'none' leaves both out.
+   */
+  companyTimezoneShape: 'name' | 'offset' | 'none';
 }
 
 export interface FakeYclients {
@@ -116,6 +136,8 @@ export interface FakeYclients {
   readonly loginCount: number;
   /** Records created through book_record and POST /records. */
   readonly records: FakeRecord[];
+  /** Requests answered 429 because a client went over the rate limit. */
+  readonly rateLimited: number;
   settings: FakeYclientsSettings;
   addCompany(spec: FakeCompanySpec): void;
   /** Occupies a specialist from `datetime` (ISO with or without offset) for `lengthSeconds` (default 3600). */
@@ -134,6 +156,9 @@ const DEFAULT_SETTINGS: FakeYclientsSettings = {
   legacyStrings: false,
   recordsDataAsArray: false,
   slotTakenWithCode: true,
+  rateLimit: { perSecond: 5, perMinute: 200 },
+  rateLimitRetryAfter: null,
+  companyTimezoneShape: 'name',
 };
 
 interface Company {
@@ -189,16 +214,19 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   const failures: Failure[] = [];
   const calls: RecordedCall[] = [];
   const pendingDelays = new Set<() => void>();
-  let settings: FakeYclientsSettings = { ...DEFAULT_SETTINGS };
+  let settings: FakeYclientsSettings = structuredClone(DEFAULT_SETTINGS);
   let loginCount = 0;
+  let rateLimited = 0;
+  /** Client address → arrival times (ms) of the requests it was served, the last minute's. */
+  const arrivals = new Map<string, number[]>();
   let nextRecordId = 58_112_000;
   let nextTokenId = 1;
 
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    fetch: async (req) => {
-      const answer = await handle(req);
+    fetch: async (req, srv) => {
+      const answer = overLimit(srv.requestIP(req)?.address ?? 'unknown') ?? (await handle(req));
       const headers: Record<string, string> = { ...answer.headers };
       if (answer.body === null || answer.body === undefined) return new Response(null, { status: answer.status, headers });
       if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status, headers });
@@ -206,6 +234,26 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       return new Response(JSON.stringify(answer.body), { status: answer.status, headers });
     },
   });
+
+  /** The 429 of a client over the limit, or null after counting the request as served. */
+  function overLimit(address: string): HttpAnswer | null {
+    const limit = settings.rateLimit;
+    if (!limit) return null;
+    const now = performance.now();
+    const recent = (arrivals.get(address) ?? []).filter((t) => now - t < 60_000);
+    const lastSecond = recent.filter((t) => now - t < 1000).length;
+    if (lastSecond >= limit.perSecond || recent.length >= limit.perMinute) {
+      arrivals.set(address, recent);
+      rateLimited += 1;
+      // The body of YCLIENTS' 429 is unconfirmed: the usual error envelope.
+      const headers: Record<string, string> =
+        settings.rateLimitRetryAfter === null ? {} : { 'Retry-After': String(settings.rateLimitRetryAfter) };
+      return new HttpAnswer(429, { success: false, data: null, meta: { message: 'Too Many Requests' } }, headers);
+    }
+    recent.push(now);
+    arrivals.set(address, recent);
+    return null;
+  }
 
   async function handle(req: Request): Promise<HttpAnswer> {
     const url = new URL(req.url);
@@ -277,6 +325,11 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       return ok(services.map((s) => adminService(company, s)), { total_count: services.length });
     }
 
+    if (method === 'GET' && (m = path.match(/^\/company\/(\d+)\/?$/))) {
+      const company = publicCompany(m[1], auth);
+      return ok(companyView(company));
+    }
+
     if (method === 'GET' && (m = path.match(/^\/book_staff\/(\d+)\/?$/))) {
       const company = publicCompany(m[1], auth);
       const serviceIds = intList(query.getAll('service_ids[]'));
@@ -332,6 +385,11 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       const fullname = typeof b.fullname === 'string' ? b.fullname.trim() : '';
       if (!validPhone(phone)) throw fail(422, 'Неверный формат номера телефона', [{ code: 431, message: 'Неверный формат номера телефона' }]);
       if (fullname === '') throw fail(422, 'Не указано имя клиента', [{ code: 435, message: 'Не указано имя клиента' }]);
+      // The blueprint's field table types api_id "string" and its example body sends "777"; its attribute
+      // list says number. Both are taken; anything else is not an external id.
+      if (b.api_id !== undefined && typeof b.api_id !== 'string' && typeof b.api_id !== 'number') {
+        throw fail(422, 'Неверный формат внешнего идентификатора записи');
+      }
       const plan = planAppointments(company, readAppointments(body));
       // Checking and occupying happen without an await in between, so two concurrent bookings of
       // one slot can never both succeed.
@@ -699,6 +757,27 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     return out as T;
   }
 
+  function companyView(company: Company) {
+    const zone = company.spec.timeZone ?? 'Europe/Moscow';
+    const view: Record<string, unknown> = {
+      id: company.spec.id,
+      title: company.spec.title ?? `Компания ${company.spec.id}`,
+      country_id: 1,
+      country: 'Россия',
+      city_id: 1,
+      city: 'Москва',
+      address: '',
+      phone_confirmation: false,
+      active_staff_count: company.spec.staff.length,
+    };
+    if (settings.companyTimezoneShape === 'name') view.timezone = zone;
+    if (settings.companyTimezoneShape === 'offset') {
+      view.timezone = company.offsetMinutes / 60;
+      view.timezone_name = zone;
+    }
+    return view;
+  }
+
   function adminStaff(company: Company, s: FakeStaffSpec) {
     return legacy(
       {
@@ -882,6 +961,9 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     get records() {
       return records;
     },
+    get rateLimited() {
+      return rateLimited;
+    },
     get settings() {
       return settings;
     },
@@ -919,8 +1001,10 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       records.length = 0;
       failures.length = 0;
       calls.length = 0;
-      settings = { ...DEFAULT_SETTINGS };
+      settings = structuredClone(DEFAULT_SETTINGS);
       loginCount = 0;
+      rateLimited = 0;
+      arrivals.clear();
       for (const release of [...pendingDelays]) release();
     },
     async close() {

@@ -3,9 +3,18 @@
 // where the reference is: numbers may arrive as strings, `meta` may be [] or {}, `data` of a created
 // record may be an object or an array, and errors come in two body shapes.
 
+import type { YclientsLimiter } from './limiter';
+
 export const YCLIENTS_ACCEPT = 'application/vnd.yclients.v2+json';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** With a limiter, a 429 is tried again this many times, each after the pause it asked for (or a back-off). */
+const RATE_LIMIT_RETRIES = 4;
+/** Back-off after a 429 without Retry-After: 1 s, doubled per retry. */
+const RATE_LIMIT_BACKOFF_MS = 1000;
+/** The longest wait a 429 may impose on someone waiting (a live call), and on background work. */
+const MAX_LIVE_RATE_LIMIT_WAIT_MS = 10_000;
+const MAX_BACKGROUND_RATE_LIMIT_WAIT_MS = 120_000;
 
 /** The subset of `fetch` the client needs; lets tests and callers inject their own transport. */
 export type YclientsFetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -15,8 +24,13 @@ export interface YclientsClientOptions {
   baseUrl: string;
   partnerToken: string;
   fetch?: YclientsFetch;
-  /** Per request, including reading the body. Default 10 s. */
+  /** Per request, including reading the body (not the wait for the limiter). Default 10 s. */
   timeoutMs?: number;
+  /**
+   * The process-wide gate that keeps every request within YCLIENTS' limits; with it a 429 pauses the gate
+   * and the request is tried again (Retry-After when YCLIENTS sends it). Without it a 429 is the caller's.
+   */
+  limiter?: YclientsLimiter;
 }
 
 /**
@@ -145,6 +159,16 @@ export interface YclientsStaffFilter {
   serviceIds?: number[];
 }
 
+/** `GET /company/{id}`: the company's name and where its day starts. */
+export interface YclientsCompany {
+  id: number;
+  title: string;
+  /** IANA zone from `timezone_name`, or from `timezone` when that holds a name; null when neither does. */
+  timeZone: string | null;
+  /** Offset from UTC when `timezone` is a number of hours (newer answers); null otherwise. */
+  utcOffsetMinutes: number | null;
+}
+
 /** One free start of `GET /book_times`. Pass `datetime` back unchanged when booking. */
 export interface YclientsBookTime {
   /** Local time label, e.g. "10:00". */
@@ -253,6 +277,8 @@ export interface YclientsClient {
   getStaff(companyId: number, userToken?: string, filter?: YclientsStaffFilter): Promise<YclientsStaff[]>;
   /** With a user token: administrator view (`/company/{id}/services`); without: online view (`/book_services/{id}`). */
   getServices(companyId: number, userToken?: string, filter?: YclientsServiceFilter): Promise<YclientsService[]>;
+  /** `GET /company/{id}` (partner token): the company, with its time zone. */
+  getCompany(companyId: number): Promise<YclientsCompany>;
   /** `GET /book_dates/{id}`: dates of a month with free sessions. */
   getBookDates(companyId: number, query?: YclientsBookDatesQuery): Promise<YclientsBookDates>;
   /** `GET /book_times/{id}/{staff}/{date}`: free starts for one day; [] for a day off. staffId 0 = anyone. */
@@ -303,16 +329,28 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
         ? `Bearer ${partnerToken}, User ${spec.userToken}`
         : `Bearer ${partnerToken}`,
     };
-    const init: RequestInit = { method: spec.method, headers, signal: AbortSignal.timeout(timeoutMs) };
-    if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
+    const limiter = options.limiter;
 
     let response: Response;
     let text: string;
-    try {
-      response = await doFetch(url, init);
-      text = await response.text();
-    } catch (cause) {
-      throw networkError(cause, spec, timeoutMs, secrets);
+    for (let attempt = 1; ; attempt++) {
+      await limiter?.acquire();
+      // The timeout starts once the gate lets the request through.
+      const init: RequestInit = { method: spec.method, headers, signal: AbortSignal.timeout(timeoutMs) };
+      if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
+      try {
+        response = await doFetch(url, init);
+        text = await response.text();
+      } catch (cause) {
+        throw networkError(cause, spec, timeoutMs, secrets);
+      }
+      if (response.status !== 429 || !limiter || attempt > RATE_LIMIT_RETRIES) break;
+      const asked = retryAfterMs(response.headers.get('retry-after'));
+      const wait = asked ?? RATE_LIMIT_BACKOFF_MS * 2 ** (attempt - 1);
+      const longest = limiter.priority() === 'live' ? MAX_LIVE_RATE_LIMIT_WAIT_MS : MAX_BACKGROUND_RATE_LIMIT_WAIT_MS;
+      // Everyone waits: the limit is the address's. Someone waiting gets the 429 rather than a long silence.
+      limiter.pause(Math.min(wait, MAX_BACKGROUND_RATE_LIMIT_WAIT_MS));
+      if (wait > longest) break;
     }
 
     const body = parseJson(text);
@@ -388,6 +426,19 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
       // The online view wraps the list: {events, services, category}.
       const list = isRecord(data) ? data.services : data;
       return asArray(list).map(parseService);
+    },
+
+    async getCompany(companyId) {
+      const { data } = await call({ method: 'GET', path: `/company/${companyId}` });
+      const c = isRecord(data) ? data : {};
+      const named = [c.timezone_name, c.timezone].find((v): v is string => typeof v === 'string' && isTimeZoneName(v));
+      const hours = typeof c.timezone === 'number' ? c.timezone : null;
+      return {
+        id: num(c.id) ?? companyId,
+        title: str(c.title),
+        timeZone: named ?? null,
+        utcOffsetMinutes: hours !== null && Number.isFinite(hours) && Math.abs(hours) <= 14 ? Math.round(hours * 60) : null,
+      };
     },
 
     async getBookDates(companyId, query = {}) {
@@ -557,7 +608,7 @@ function apiError(
 ): YclientsApiError {
   const kind = spec.kindFor ? spec.kindFor(status, fallbackKind) : fallbackKind;
   const { message, code, messages } = readError(body);
-  const retryAfter = Number(headers.get('retry-after'));
+  const retryAfter = (retryAfterMs(headers.get('retry-after')) ?? 0) / 1000;
   return new YclientsApiError({
     kind,
     status,
@@ -664,6 +715,26 @@ function encodeQuery(query: Query | undefined): string {
   }
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
+}
+
+/** Retry-After as seconds or as an HTTP date, in milliseconds; null when absent or unreadable. */
+function retryAfterMs(header: string | null): number | null {
+  if (header === null || header.trim() === '') return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : null;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+/** A zone name this process can compute dates in ("Europe/Moscow"); "3" or "" is none. */
+function isTimeZoneName(value: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parseJson(text: string): unknown {

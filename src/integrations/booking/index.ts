@@ -6,6 +6,7 @@ import type { Database, DatabaseHandle } from '../../db/client';
 import type { Logger } from '../../logger';
 import { createBookingCache } from './cache';
 import { createYclientsClient } from './client';
+import { createYclientsLimiter } from './limiter';
 import { createBookingService } from './service';
 import { createBookingSettings } from './settings';
 import { createBookingSync } from './sync';
@@ -16,12 +17,17 @@ const USER_TOKEN_TTL_SECONDS = 55 * 60;
 export function createBooking(deps: {
   db: Database;
   database: DatabaseHandle;
-  config: Pick<Config, 'yclientsBaseUrl' | 'bookingSyncIntervalSeconds'>;
+  config: Pick<
+    Config,
+    'yclientsBaseUrl' | 'bookingSyncIntervalSeconds' | 'yclientsRatePerSecond' | 'yclientsRatePerMinute' | 'yclientsTimeZone'
+  >;
   logger: Logger;
   box: SecretBox;
 }) {
   const { db, database, config, logger, box } = deps;
-  const clientFor = (partnerToken: string) => createYclientsClient({ baseUrl: config.yclientsBaseUrl, partnerToken });
+  // One gate for all of this process's YCLIENTS calls, whichever agent or job makes them.
+  const limiter = createYclientsLimiter({ perSecond: config.yclientsRatePerSecond, perMinute: config.yclientsRatePerMinute });
+  const clientFor = (partnerToken: string) => createYclientsClient({ baseUrl: config.yclientsBaseUrl, partnerToken, limiter });
   const cache = createBookingCache(db);
   const settings = createBookingSettings({ db, box, cache, clientFor, userTokenTtlSeconds: USER_TOKEN_TTL_SECONDS });
   const service = createBookingService({
@@ -32,6 +38,7 @@ export function createBooking(deps: {
     clientFor,
     logger,
     userTokenTtlSeconds: USER_TOKEN_TTL_SECONDS,
+    defaultTimeZone: config.yclientsTimeZone,
   });
   const sync = createBookingSync({
     database,
@@ -40,6 +47,7 @@ export function createBooking(deps: {
     cache,
     logger,
     intervalMs: config.bookingSyncIntervalSeconds * 1000,
+    limiter,
   });
   return { cache, settings, service, sync };
 }

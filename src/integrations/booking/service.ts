@@ -77,6 +77,27 @@ export interface BookingServiceDeps {
   clientFor(partnerToken: string): YclientsClient;
   logger: Logger;
   userTokenTtlSeconds: number;
+  /** Where a company's day starts when YCLIENTS' company data names no zone (config YCLIENTS_TIME_ZONE). */
+  defaultTimeZone: string;
+}
+
+/** How long the company's time zone is kept: it changes when the salon moves, if ever. */
+const COMPANY_ZONE_TTL_SECONDS = 24 * 3600;
+
+/** Where a company's day starts: an IANA zone, or a fixed offset when YCLIENTS gives only that. */
+type CompanyZone = { timeZone: string } | { utcOffsetMinutes: number };
+
+/** The date (YYYY-MM-DD) it is in `zone` at `at`. */
+function dateIn(zone: CompanyZone, at: Date): string {
+  if ('utcOffsetMinutes' in zone) return new Date(at.getTime() + zone.utcOffsetMinutes * 60_000).toISOString().slice(0, 10);
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', { timeZone: zone.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+/** The calendar date `days` after `date` (YYYY-MM-DD). */
+function addDays(date: string, days: number): string {
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(Date.UTC(y!, m! - 1, d! + days)).toISOString().slice(0, 10);
 }
 
 /** The date part of an ISO date-time as written, i.e. the company's local date when it carries the offset. */
@@ -220,6 +241,26 @@ export function createBookingService(deps: BookingServiceDeps) {
     );
   }
 
+  /** The company's zone from YCLIENTS (cached for a day), else the configured one. */
+  async function companyZone(s: OpenBookingSettings): Promise<CompanyZone> {
+    try {
+      let zone = await cache.get<CompanyZone | { unknown: true }>(s.agentId, 'company-zone');
+      if (!zone) {
+        const company = await deps.clientFor(s.partnerToken).getCompany(s.companyId);
+        zone = company.timeZone
+          ? { timeZone: company.timeZone }
+          : company.utcOffsetMinutes !== null
+            ? { utcOffsetMinutes: company.utcOffsetMinutes }
+            : { unknown: true };
+        await cache.set(s.agentId, 'company-zone', zone, COMPANY_ZONE_TTL_SECONDS);
+      }
+      return 'unknown' in zone ? { timeZone: deps.defaultTimeZone } : zone;
+    } catch (error) {
+      logger.warn('yclients company data unavailable; using the configured time zone', { agentId: s.agentId, error });
+      return { timeZone: deps.defaultTimeZone };
+    }
+  }
+
   const failing = <T>(s: OpenBookingSettings | null, run: () => Promise<T>): Promise<T> =>
     run().catch((error) => {
       throw bookingFailure(error, 'use', s?.companyId);
@@ -335,9 +376,10 @@ export function createBookingService(deps: BookingServiceDeps) {
       const bookable = servicesFrom(s, services, specialists);
       const staffBySpecialist = new Map(specialists.map((p) => [p.id, p.staffId]));
       let slotCalls = 0;
-      const today = Date.now();
+      // "Today" is the salon's: near midnight UTC's date is another day in most of Russia.
+      const today = dateIn(await companyZone(s), new Date());
       for (let d = 0; d < days; d++) {
-        const date = new Date(today + d * 86_400_000).toISOString().slice(0, 10);
+        const date = addDays(today, d);
         for (const service of bookable) {
           for (const specialistId of service.specialistIds) {
             if (slotCalls >= maxSlotCalls) return { slotCalls };

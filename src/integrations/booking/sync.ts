@@ -5,13 +5,14 @@ import type { DatabaseHandle } from '../../db/client';
 import { createPeriodicJob } from '../../jobs/periodic';
 import type { Logger } from '../../logger';
 import type { BookingCache } from './cache';
+import type { YclientsLimiter } from './limiter';
 import type { BookingService } from './service';
 import type { BookingSettings } from './settings';
 
 export const BOOKING_SYNC_LOCK = 'booking-sync';
 /** Free times are kept warm for today and the next days. */
 const SYNC_DAYS = 3;
-/** YCLIENTS allows 5 requests a second per IP: a bounded number of slot reads per agent and run. */
+/** A bounded number of slot reads per agent and run (the limiter keeps their pace within YCLIENTS' limits). */
 const MAX_SLOT_CALLS_PER_AGENT = 60;
 /** A claim this old without an answer from YCLIENTS belongs to a process that died. */
 const STALE_CLAIM_MINUTES = 15;
@@ -29,6 +30,8 @@ export function createBookingSync(deps: {
   cache: BookingCache;
   logger: Logger;
   intervalMs: number;
+  /** The process's YCLIENTS gate: the sync's calls queue behind live ones. */
+  limiter: YclientsLimiter;
 }) {
   const { database, settings, service, cache, logger } = deps;
   let running: Promise<BookingSyncResult> | null = null;
@@ -41,7 +44,7 @@ export function createBookingSync(deps: {
     for (const s of agents) {
       if (stopping) break;
       try {
-        const { slotCalls } = await service.refresh(s, SYNC_DAYS, MAX_SLOT_CALLS_PER_AGENT);
+        const { slotCalls } = await deps.limiter.background(() => service.refresh(s, SYNC_DAYS, MAX_SLOT_CALLS_PER_AGENT));
         await settings.markSynced(s.agentId, null);
         logger.debug('booking sync: agent refreshed', { agentId: s.agentId, slotCalls });
       } catch (error) {

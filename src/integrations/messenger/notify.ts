@@ -1,6 +1,7 @@
 // The messenger notifier: escalation and payment notifications for an agent's operator, written to the
 // outbox in the caller's transaction (one row per recipient: the user chat, and the channel when set)
-// and delivered by the outbox worker through the agent's bot.
+// and delivered by the outbox worker through the agent's bot. A group Telegram has upgraded to a supergroup
+// (400 with parameters.migrate_to_chat_id) is followed: the message is resent there and the settings updated.
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { SecretBoxError } from '../../crypto/secret-box';
 import type { Executor } from '../../db/client';
@@ -160,15 +161,27 @@ export function createNotifier(deps: NotifierDeps) {
       }
       if (!credentials) throw new GiveUp('messenger settings were removed');
       const client = deps.telegramFor(credentials.botToken);
-      try {
-        const message = await client.sendMessage({
-          chat_id: chatIdParam(row.recipient),
+      const send = (chatId: number | string) =>
+        client.sendMessage({
+          chat_id: chatId,
           text: payload.text,
           link_preview_options: { is_disabled: true },
           ...(payload.replyToMessageId
             ? { reply_parameters: { message_id: payload.replyToMessageId, allow_sending_without_reply: true } }
             : {}),
         });
+      try {
+        let message;
+        try {
+          message = await send(chatIdParam(row.recipient));
+        } catch (error) {
+          // The group became a supergroup with a new id: the settings follow it and the message goes there.
+          // Once only: a supergroup never migrates again, so a second answer like it is no answer to trust.
+          const to = error instanceof TelegramApiError ? error.migrateToChatId : null;
+          if (to === null || !Number.isSafeInteger(to) || String(to) === row.recipient) throw error;
+          await settings.migrateChat(row.agentId, row.recipient, String(to));
+          message = await send(to);
+        }
         return { result: { chatId: message.chat.id, messageId: message.message_id } };
       } catch (error) {
         if (error instanceof TelegramNetworkError) throw new RetryLater(error.message);

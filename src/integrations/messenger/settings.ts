@@ -1,7 +1,7 @@
 // Messenger settings of an agent: the bot token (checked with getMe, stored sealed, read back masked),
 // the chat that receives notifications, the optional channel, and the webhook registered on save.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { isUuid } from '../../accounts/service';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
@@ -251,6 +251,23 @@ export function createMessengerSettings(deps: MessengerSettingsDeps) {
         .where(eq(messengerSettings.agentId, agentId))
         .limit(1);
       return r ?? null;
+    },
+
+    /**
+     * Telegram upgraded the group `from` to the supergroup `to` (a sendMessage answered migrate_to_chat_id):
+     * whichever of the stored chats named the old group names the new one from now on.
+     */
+    async migrateChat(agentId: string, from: string, to: string): Promise<void> {
+      if (!isUuid(agentId)) return;
+      await db
+        .update(messengerSettings)
+        .set({ userId: to, updatedAt: new Date() })
+        .where(and(eq(messengerSettings.agentId, agentId), eq(messengerSettings.userId, from)));
+      await db
+        .update(messengerSettings)
+        .set({ channelId: to, updatedAt: new Date() })
+        .where(and(eq(messengerSettings.agentId, agentId), eq(messengerSettings.channelId, from)));
+      logger.info('messenger chat moved to its supergroup', { agentId, from, to });
     },
 
     /** 'unknown' when the agent has no messenger; otherwise whether the header carries its secret. */

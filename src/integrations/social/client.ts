@@ -162,12 +162,18 @@ export function isCommunityTokenFormat(token: string): boolean {
 }
 
 /**
- * A fresh positive int32 for messages.send. VK refuses to deliver a second message with a random_id it
- * has seen from this sender, so a retried send must reuse the id of its first attempt rather than call this again.
+ * A fresh random_id for messages.send: a positive integer of up to 53 bits (1 … 2^53−1), the widest range a
+ * JSON number carries exactly. VK checks it against the sender's whole message history and silently drops a
+ * repeat (its docs: "use a large range, up to int64"), so 31 bits would collide within tens of thousands of
+ * messages. A retried send must reuse the id of its first attempt rather than call this again.
  */
 export function generateRandomId(): number {
-  const value = crypto.getRandomValues(new Uint32Array(1))[0]! & 0x7fffffff;
-  return value === 0 ? 1 : value;
+  for (;;) {
+    const [high, low] = crypto.getRandomValues(new Uint32Array(2));
+    // 21 high bits and 32 low bits: 53 bits in all.
+    const value = (high! & 0x1fffff) * 2 ** 32 + low!;
+    if (value !== 0) return value;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,7 +239,7 @@ export interface MessagesSendParams {
   /** User id, 2000000000 + chat id, or -group id. */
   peerId: number;
   message: string;
-  /** Dedupe key: VK will not deliver a second message with the same value from this community. 0 disables dedupe. */
+  /** Dedupe key: VK will not deliver a second message with the same value from this community. 0 disables dedupe. Up to 2^53−1. */
   randomId: number;
   keyboard?: VkKeyboard;
   /** ≤ 1000 characters; comes back on the message. */
@@ -402,7 +408,7 @@ export function createVkClient(options: VkClientOptions): VkClient {
       };
     },
     async messagesSend(params) {
-      if (!Number.isInteger(params.randomId)) throw new TypeError('randomId must be an integer');
+      if (!Number.isSafeInteger(params.randomId)) throw new TypeError('randomId must be a safe integer');
       const response = await call<unknown>('messages.send', {
         peer_id: params.peerId,
         random_id: params.randomId,

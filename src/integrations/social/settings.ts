@@ -1,7 +1,11 @@
 // An agent's VK community: settings (token and secret sealed), the connection check, the confirmation
 // code, and registering our webhook as the community's callback server.
+//
+// VK changes the confirmation code from time to time, and adding or editing a server needs the current one
+// (Callback API guide). So the code is read from VK before every registration, and a `confirmation` event is
+// answered with a copy at most a minute old; the stored code is only the fallback for when VK cannot be asked.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database, Executor } from '../../db/client';
 import { socialSettings } from '../../db/schema';
@@ -15,6 +19,8 @@ import type { SocialSettingsInput, SocialSettingsView } from './settings-input';
 /** The access token's first characters shown on reads (the spec: first 10, then a mask). */
 const TOKEN_VISIBLE_CHARS = 10;
 const CALLBACK_SERVER_TITLE = 'Conduit';
+/** How long a code read from VK (or VK's failure to give one) is reused before VK is asked again. */
+const CONFIRMATION_CODE_CACHE_MS = 60_000;
 
 export function socialWebhookUrl(publicBaseUrl: string, agentId: string): string {
   return `${publicBaseUrl}/api/v1/social/webhook/${agentId}`;
@@ -66,6 +72,42 @@ export function vkFailure(error: unknown): AppError {
 
 export function createSocialSettings(deps: SocialSettingsDeps) {
   const { db, box, logger } = deps;
+  /**
+   * Per agent and community: the code VK gave last (null: VK could not be asked) and when. Bounded by the
+   * agents with a community; the public confirmation endpoint asks VK at most once a minute per agent.
+   */
+  const liveCodes = new Map<string, { code: string | null; at: number }>();
+  const codeKey = (s: Pick<OpenSocialSettings, 'agentId' | 'groupId'>) => `${s.agentId}:${s.groupId}`;
+
+  /** Reads in flight, so a burst of confirmation events makes one VK call. */
+  const reading = new Map<string, Promise<string>>();
+
+  /** The code VK gives now; kept in the database as the fallback and in memory for a minute. */
+  function readCodeFromVk(s: OpenSocialSettings): Promise<string> {
+    const key = codeKey(s);
+    const inFlight = reading.get(key);
+    if (inFlight) return inFlight;
+    const read = (async () => {
+      const code = await deps.vkFor(s.accessToken).groupsGetCallbackConfirmationCode(s.groupId);
+      liveCodes.set(key, { code, at: Date.now() });
+      if (code !== s.confirmationCode) {
+        await db
+          .update(socialSettings)
+          .set({ confirmationCode: code, updatedAt: new Date() })
+          .where(and(eq(socialSettings.agentId, s.agentId), eq(socialSettings.groupId, s.groupId)));
+      }
+      return code;
+    })().finally(() => reading.delete(key));
+    reading.set(key, read);
+    return read;
+  }
+
+  /** The code from the last minute, or undefined when VK has to be asked. */
+  function recentCode(s: OpenSocialSettings): { code: string | null } | undefined {
+    const cached = liveCodes.get(codeKey(s));
+    if (!cached || Date.now() - cached.at >= CONFIRMATION_CODE_CACHE_MS) return undefined;
+    return { code: cached.code ?? s.confirmationCode };
+  }
 
   function open(row: Row): OpenSocialSettings {
     try {
@@ -164,21 +206,39 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
       }
     },
 
-    /** The community's confirmation code: stored, or fetched from VK and stored. */
+    /** The community's confirmation code for the dashboard: as VK gives it now, else the stored one. */
     async confirmationCode(agentId: string): Promise<string> {
       const s = await configured(agentId);
-      if (s.confirmationCode) return s.confirmationCode;
-      let code: string;
+      const recent = recentCode(s);
+      if (recent?.code) return recent.code;
       try {
-        code = await deps.vkFor(s.accessToken).groupsGetCallbackConfirmationCode(s.groupId);
+        return await readCodeFromVk(s);
       } catch (error) {
+        if (s.confirmationCode) {
+          logger.warn('vk confirmation code could not be read; showing the stored one', { agentId, error });
+          return s.confirmationCode;
+        }
         throw vkFailure(error);
       }
-      await db.update(socialSettings).set({ confirmationCode: code, updatedAt: new Date() }).where(eq(socialSettings.agentId, agentId));
-      return code;
     },
 
-    /** The stored code only, for the public confirmation endpoint (no VK call from an unauthenticated request). */
+    /**
+     * The code to answer VK's `confirmation` event with: re-read from VK at most once a minute, the stored
+     * one when VK cannot be asked (that failure is remembered for the minute too); null when there is none.
+     */
+    async codeForConfirmation(s: OpenSocialSettings): Promise<string | null> {
+      const recent = recentCode(s);
+      if (recent) return recent.code;
+      try {
+        return await readCodeFromVk(s);
+      } catch (error) {
+        logger.warn('vk confirmation code could not be read; answering the stored one', { agentId: s.agentId, error });
+        liveCodes.set(codeKey(s), { code: null, at: Date.now() });
+        return s.confirmationCode;
+      }
+    },
+
+    /** The stored code only, for the public GET of the confirmation endpoint (no VK call from an unauthenticated GET). */
     async storedConfirmationCode(agentId: string): Promise<string | null> {
       return (await row(agentId))?.confirmationCode ?? null;
     },
@@ -192,14 +252,18 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
       const vk = deps.vkFor(s.accessToken);
       const url = socialWebhookUrl(deps.publicBaseUrl, agentId);
       try {
-        // VK sends a confirmation request as soon as the server is added: have the code ready.
-        if (!s.confirmationCode) {
-          const code = await vk.groupsGetCallbackConfirmationCode(s.groupId);
-          await db.update(socialSettings).set({ confirmationCode: code }).where(eq(socialSettings.agentId, agentId));
-        }
+        // VK confirms an added (or re-addressed) server at once, with the code current at that moment: the
+        // one read just now, which the confirmation event is then answered with.
+        await readCodeFromVk(s);
         const servers = await vk.groupsGetCallbackServers(s.groupId);
-        const ours = servers.find((x) => x.id === s.callbackServerId) ?? servers.find((x) => x.url === url);
+        let ours = servers.find((x) => x.id === s.callbackServerId) ?? servers.find((x) => x.url === url);
         const params = { groupId: s.groupId, url, title: CALLBACK_SERVER_TITLE, secretKey: s.secretKey };
+        if (ours?.status === 'failed') {
+          // VK gave up on it (an answer with an old code, or an outage): a new server is confirmed afresh,
+          // as SevereCloud/vksdk's callback.AutoSetting also does.
+          await vk.groupsDeleteCallbackServer({ groupId: s.groupId, serverId: ours.id });
+          ours = undefined;
+        }
         let serverId: number;
         if (ours) {
           serverId = ours.id;
