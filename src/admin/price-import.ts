@@ -5,7 +5,7 @@
 // The arithmetic is exact decimal (bigint numerator over a power of ten): per-token prices are tiny and a
 // float product would drift in the last digits that the rounding then amplifies.
 import type { ModelEntry } from '../gateway/models';
-import { PRICE_PATTERN } from '../pricing/prices';
+import { PRICE_PATTERN } from '../pricing/pattern';
 
 /** An exact decimal: digits × 10^-scale (scale may be negative). */
 interface Decimal {

@@ -157,6 +157,14 @@ export interface BillingOptions {
   journalDir?: string;
   /** How long stop() keeps retrying writes before it leaves the rest to the journal (default 15 s). */
   stopWriteMs?: number;
+  /** Told of every settlement and lease top-up (metrics). */
+  observer?: BillingObserver;
+}
+
+export interface BillingObserver {
+  settled(facts: UsageFacts, cost: { priceNano: bigint; promptCostNano: bigint; completionCostNano: bigint }): void;
+  unpaid(nano: bigint): void;
+  topUp(lease: 'balance' | 'key', outcome: 'ok' | 'refused' | 'failed'): void;
 }
 
 /** NOTIFY channel (payload: user id) asking every instance to hand back the unreserved part of its lease. */
@@ -380,12 +388,19 @@ export function createBilling(options: BillingOptions) {
         // Only after the commit does the money belong to this instance's memory.
         return { leaseId, take };
       }),
-    ).then((result) => {
-      if (!result) return false;
-      lease.id = result.leaseId;
-      lease.available += result.take;
-      return true;
-    });
+    ).then(
+      (result) => {
+        options.observer?.topUp('balance', result ? 'ok' : 'refused');
+        if (!result) return false;
+        lease.id = result.leaseId;
+        lease.available += result.take;
+        return true;
+      },
+      (error) => {
+        options.observer?.topUp('balance', 'failed');
+        throw error;
+      },
+    );
   }
 
   /**
@@ -438,6 +453,7 @@ export function createBilling(options: BillingOptions) {
         return { kind: 'claimed' as const, leaseId, take };
       }),
     );
+    options.observer?.topUp('key', outcome.kind === 'exhausted' ? 'refused' : 'ok');
     if (outcome.kind === 'claimed') {
       lease.id = outcome.leaseId;
       lease.available += outcome.take;
@@ -628,6 +644,7 @@ export function createBilling(options: BillingOptions) {
       return { charged, unpaid };
     });
     if (unpaid > 0n) {
+      options.observer?.unpaid(unpaid);
       logger.error('usage left unpaid: the whole balance could not cover it', {
         userId,
         requestId: p.facts.requestId,
@@ -922,6 +939,11 @@ export function createBilling(options: BillingOptions) {
       keyLeaseId: keyLease?.id ?? null,
       createdAt: new Date(now),
     };
+    options.observer?.settled(facts, {
+      priceNano: cost.totalNano,
+      promptCostNano: cost.promptCostNano,
+      completionCostNano: cost.completionCostNano,
+    });
     if (cost.totalNano <= coverable && keyShort === 0n) {
       lease.available = coverable - cost.totalNano;
       enqueue({ ...base, costNano: cost.totalNano, overage: null });
@@ -1090,6 +1112,12 @@ export function createBilling(options: BillingOptions) {
     /** Settlements queued and not yet written (for operators and tests). */
     get backlog() {
       return backlog();
+    },
+
+    /** How long the oldest unwritten settlement has waited, in seconds (0 when none waits). */
+    get oldestUnwrittenSeconds() {
+      const oldest = pending[head];
+      return oldest ? Math.max(0, (Date.now() - oldest.createdAt.getTime()) / 1000) : 0;
     },
 
     /** Records usage that reserved nothing (a request refused before any money was set aside). */

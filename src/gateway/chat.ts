@@ -21,6 +21,7 @@ import {
   upstreamErrorInfo,
   type Upstream,
 } from './upstream';
+import type { Idempotency } from './idempotency';
 import { createUsageFilter } from './usage-filter';
 
 export interface ChatHandlerDeps {
@@ -31,6 +32,16 @@ export interface ChatHandlerDeps {
   upstream: Upstream;
   rateLimiter: RateLimiter | null;
   logger: Logger;
+  /** Upstream timing and time to first token (metrics); optional. */
+  observer?: ChatObserver;
+  /** Idempotency-Key support on /v1 (absent: the header is ignored). */
+  idempotency?: Idempotency;
+}
+
+export interface ChatObserver {
+  upstreamResponded(status: number | 'network' | 'timeout', seconds: number): void;
+  upstreamDropped(): void;
+  firstToken(endpoint: string, seconds: number): void;
 }
 
 /** Who pays for a completion and under which name it is recorded. */
@@ -96,7 +107,7 @@ function alreadySettled<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
 }
 
 export function createChatHandler(deps: ChatHandlerDeps) {
-  const { config, verifier, prices, billing, upstream, rateLimiter, logger } = deps;
+  const { config, verifier, prices, billing, upstream, rateLimiter, logger, observer, idempotency } = deps;
   /** Streams being relayed: at the end of the shutdown grace period each is ended cleanly. */
   const openStreams = new Set<() => void>();
 
@@ -214,11 +225,14 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     };
 
     let response: Response;
+    const asked = performance.now();
     try {
       response = await upstream.chatCompletions(upstreamText, abort.signal);
+      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
     } catch (error) {
       cleanup();
       const kind = classifyFetchFailure(error, abort.signal);
+      if (kind !== 'client_closed') observer?.upstreamResponded(kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
       if (kind === 'timeout') {
         fail('upstream_timeout', 'no response in time');
         throw new AppError('upstream_timeout');
@@ -391,6 +405,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const broken = (error: unknown): Uint8Array[] => {
       const timedOut = ctx.abort.signal.reason === ABORT_TIMEOUT;
       const status: UsageStatus = timedOut ? 'upstream_timeout' : 'upstream_dropped';
+      observer?.upstreamDropped();
       logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, status, error });
       const out: Uint8Array[] = [];
       if (filter) out.push(filter.end());
@@ -431,6 +446,13 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       if (!finished) head.push(...broken(error));
       whole = true;
     }
+    let firstSent = false;
+    const sentFirst = () => {
+      if (firstSent) return;
+      firstSent = true;
+      observer?.firstToken('chat', (performance.now() - ctx.started) / 1000);
+    };
+    if (whole || head.length > 0) sentFirst();
     if (whole) {
       const bytes = head.length === 1 ? head[0]! : Buffer.concat(head);
       return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: SSE_HEADERS });
@@ -482,6 +504,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
           }
           const out = take(chunk.value);
           if (out.byteLength > 0) {
+            sentFirst();
             controller.enqueue(out);
             return;
           }
@@ -513,18 +536,42 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const key = await authenticate(request);
       const { text, body } = await parseBody(request);
       verifier.markUsed(key.keyId);
-      return complete(
-        {
-          userId: key.userId,
-          apiKeyId: key.keyId,
-          agentId: null,
-          keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
-        },
-        body,
-        text,
-        requestIdOf(request),
-        request.signal,
-      );
+      const requestId = requestIdOf(request);
+      const idempotencyKey = request.headers.get('idempotency-key');
+      if (idempotencyKey !== null && idempotency) {
+        const start = await idempotency.begin(key.userId, idempotencyKey, text, requestId, body.stream === true);
+        if (start.kind === 'replay') return start.response;
+      }
+      let response: Response;
+      try {
+        response = await complete(
+          {
+            userId: key.userId,
+            apiKeyId: key.keyId,
+            agentId: null,
+            keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
+          },
+          body,
+          text,
+          requestId,
+          request.signal,
+        );
+      } catch (error) {
+        if (idempotencyKey !== null && idempotency) {
+          await idempotency.release(key.userId, idempotencyKey).catch((e) => logger.warn('could not free an idempotency key', { error: e }));
+        }
+        throw error;
+      }
+      if (idempotencyKey !== null && idempotency) {
+        const contentType = response.headers.get('content-type');
+        const stream = (contentType ?? '').includes('text/event-stream');
+        // A whole answer is kept for replays; a stream only as "done" (a repeat gets 409).
+        const stored = stream ? null : await response.clone().text();
+        await idempotency
+          .complete(key.userId, idempotencyKey, { status: response.status, body: stored, contentType })
+          .catch((error) => logger.warn('could not store an idempotent answer', { error, requestId }));
+      }
+      return response;
     },
   };
 }

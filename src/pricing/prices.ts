@@ -39,8 +39,7 @@ export interface RequestCost {
   totalNano: bigint;
 }
 
-/** A model id as the gateway accepts it, or a prefix of one ending in `*`. */
-export const PRICE_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:@+\/-]*\*?)$/;
+export { PRICE_PATTERN } from './pattern';
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 

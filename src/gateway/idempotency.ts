@@ -1,0 +1,110 @@
+// Idempotency-Key on /v1 (as Stripe and OpenAI-style APIs honour it): a client that repeats a request
+// with the same key within 24 h, because it never saw the answer, must not be charged twice. The first
+// request claims the key for its user with the body's hash; a repeat with the same body gets the stored
+// answer (non-streaming), or 409 naming the first request while that one still runs or when it was a
+// stream (a stream cannot be replayed); the same key with another body is 400. A request that fails
+// gives its key back, so the client's retry can run.
+import { createHash } from 'node:crypto';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { idempotencyKeys } from '../db/schema';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const TTL_HOURS = 24;
+
+export type IdempotencyStart = { kind: 'claimed' } | { kind: 'replay'; response: Response };
+
+export function createIdempotency({ db }: { db: Database }) {
+  return {
+    /** Claims the key for this request, or answers the repeat; throws 400/409 as the file's head says. */
+    async begin(userId: string, key: string, bodyText: string, requestId: string, stream: boolean): Promise<IdempotencyStart> {
+      if (!KEY_PATTERN.test(key)) {
+        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyInvalid);
+      }
+      const bodyHash = createHash('sha256').update(bodyText).digest('hex');
+      // A key whose 24 hours are over is free again: the same statement takes it over.
+      const claimed = await db
+        .insert(idempotencyKeys)
+        .values({
+          userId,
+          key,
+          bodyHash,
+          requestId,
+          state: 'in_flight',
+          stream,
+          expiresAt: sql`now() + make_interval(hours => ${TTL_HOURS})`,
+        })
+        .onConflictDoUpdate({
+          target: [idempotencyKeys.userId, idempotencyKeys.key],
+          set: {
+            bodyHash,
+            requestId,
+            state: 'in_flight',
+            stream,
+            responseStatus: null,
+            responseBody: null,
+            responseContentType: null,
+            createdAt: sql`now()`,
+            expiresAt: sql`now() + make_interval(hours => ${TTL_HOURS})`,
+          },
+          setWhere: lt(idempotencyKeys.expiresAt, sql`now()`),
+        })
+        .returning({ requestId: idempotencyKeys.requestId });
+      if (claimed.length > 0) return { kind: 'claimed' };
+
+      const [first] = await db
+        .select()
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)))
+        .limit(1);
+      // Gone between the two statements (the first request failed and gave it back): try once more.
+      if (!first) return this.begin(userId, key, bodyText, requestId, stream);
+      if (first.bodyHash !== bodyHash) {
+        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyReused);
+      }
+      if (first.state === 'in_flight') {
+        throw new AppError('conflict', errorMessages.idempotencyInFlight(first.requestId));
+      }
+      if (first.stream || first.responseStatus === null || first.responseBody === null) {
+        throw new AppError('conflict', errorMessages.idempotencyStream(first.requestId));
+      }
+      return {
+        kind: 'replay',
+        response: new Response(first.responseBody, {
+          status: first.responseStatus,
+          headers: {
+            'content-type': first.responseContentType ?? 'application/json',
+            'idempotent-replayed': 'true',
+            'x-idempotent-request-id': first.requestId,
+          },
+        }),
+      };
+    },
+
+    /** The answer went out: keep it (its body only when it was not a stream). */
+    async complete(userId: string, key: string, answer: { status: number; body: string | null; contentType: string | null }) {
+      await db
+        .update(idempotencyKeys)
+        .set({ state: 'done', responseStatus: answer.status, responseBody: answer.body, responseContentType: answer.contentType })
+        .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)));
+    },
+
+    /** The request failed before an answer: the key is free for the client's retry. */
+    async release(userId: string, key: string) {
+      await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)));
+    },
+
+    /** Drops keys past their 24 hours. */
+    async purge(): Promise<number> {
+      const gone = await db
+        .delete(idempotencyKeys)
+        .where(lt(idempotencyKeys.expiresAt, sql`now()`))
+        .returning({ key: idempotencyKeys.key });
+      return gone.length;
+    },
+  };
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;

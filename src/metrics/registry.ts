@@ -1,0 +1,237 @@
+// Prometheus metrics (GET /metrics): requests by route and status, /v1 latency and time to first token,
+// the upstream's latency and errors, tokens and cost by model, streams in flight, the settlement backlog
+// and its oldest row's age, lease top-ups, the outbox backlog by kind and webhook events.
+//
+// prom-client does the bookkeeping and the text format. What is counted on the hot path goes through
+// label children bound once per label set (a Map lookup, no label hashing per request); what is a level
+// (backlogs, streams) is read when scraped. Label values are kept few: a route is its path with ids
+// replaced, unknown paths are one label, models are capped.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Latency buckets in seconds: sub-millisecond proxying up to minute-long answers. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const MAX_ROUTES = 200;
+const MAX_MODELS = 500;
+const ID_SEGMENT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+|cdt-.*|ORD-.*)$/i;
+
+export interface MetricsSources {
+  /** Streams being relayed right now. */
+  streamsInFlight(): number;
+  /** Settlements queued and not yet written, and the age of the oldest (seconds, 0 when none). */
+  settlementBacklog(): { rows: number; oldestAgeSeconds: number };
+  /** Outbox rows waiting to be sent, by kind (read from the database when scraped). */
+  outboxBacklog(): Promise<{ kind: string; rows: number }[]>;
+}
+
+export function createMetrics() {
+  const registry = new Registry();
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'conduit_http_requests_total',
+    help: 'HTTP requests answered, by route (ids replaced by :id), method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const v1Duration = new Histogram({
+    name: 'conduit_v1_request_duration_seconds',
+    help: '/v1 model requests from arrival to the last byte of the answer, by endpoint, stream and outcome.',
+    labelNames: ['endpoint', 'stream', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const v1Ttft = new Histogram({
+    name: 'conduit_v1_time_to_first_token_seconds',
+    help: 'Streams: from the request to the first bytes of the answer reaching the client.',
+    labelNames: ['endpoint'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'conduit_upstream_response_seconds',
+    help: 'From sending a request upstream to its response headers, by status (or network / timeout).',
+    labelNames: ['status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const upstreamErrors = new Counter({
+    name: 'conduit_upstream_errors_total',
+    help: 'Upstream failures by status (4xx/5xx code), or network / timeout / dropped.',
+    labelNames: ['status'] as const,
+    registers,
+  });
+  const tokens = new Counter({
+    name: 'conduit_tokens_total',
+    help: 'Tokens billed, by model and kind (prompt, completion).',
+    labelNames: ['model', 'kind'] as const,
+    registers,
+  });
+  const cost = new Counter({
+    name: 'conduit_cost_total',
+    help: 'Price of the tokens billed for model requests, in the balance currency, by model (see conduit_unpaid_total).',
+    labelNames: ['model'] as const,
+    registers,
+  });
+  const unpaid = new Counter({
+    name: 'conduit_unpaid_total',
+    help: 'Price of usage the whole balance could not cover, in the balance currency.',
+    registers,
+  });
+  const leaseTopUps = new Counter({
+    name: 'conduit_lease_topups_total',
+    help: 'Lease top-ups from the database, by lease (balance, key) and outcome (ok, refused, failed).',
+    labelNames: ['lease', 'outcome'] as const,
+    registers,
+  });
+  const webhookEvents = new Counter({
+    name: 'conduit_webhook_events_total',
+    help: 'Inbound webhook events by source (social, messenger, payments) and outcome (handled, failed).',
+    labelNames: ['source', 'outcome'] as const,
+    registers,
+  });
+
+  const routes = new Map<string, string>();
+  const requestChildren = new Map<string, Counter.Internal>();
+  const models = new Set<string>();
+  let sources: MetricsSources | null = null;
+
+  new Gauge({
+    name: 'conduit_streams_in_flight',
+    help: 'Streams being relayed to clients right now.',
+    registers,
+    collect() {
+      this.set(sources?.streamsInFlight() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'conduit_settlement_backlog_rows',
+    help: 'Settlements (usage rows, charges) queued and not yet written to the database.',
+    registers,
+    collect() {
+      this.set(sources?.settlementBacklog().rows ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'conduit_settlement_oldest_unwritten_seconds',
+    help: 'Age of the oldest settlement not yet written (0 when none waits).',
+    registers,
+    collect() {
+      this.set(sources?.settlementBacklog().oldestAgeSeconds ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'conduit_outbox_backlog_rows',
+    help: 'Outgoing messages waiting to be sent, by kind.',
+    labelNames: ['kind'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const { kind, rows } of (await sources?.outboxBacklog()) ?? []) this.set({ kind }, rows);
+    },
+  });
+
+  /** /api/keys/… → /api/keys/:id; an unknown path (404) is one label; at most MAX_ROUTES distinct. */
+  function routeOf(path: string, status: number): string {
+    if (status === 404) return 'unmatched';
+    let route = routes.get(path);
+    if (route === undefined) {
+      route = path
+        .split('/')
+        .map((segment) => (ID_SEGMENT.test(segment) ? ':id' : segment))
+        .join('/');
+      if (path.startsWith('/app/') || path.startsWith('/docs/assets/')) route = path.startsWith('/app/') ? '/app/*' : '/docs/assets/*';
+      if (routes.size < MAX_ROUTES * 4) routes.set(path, route);
+    }
+    return route;
+  }
+
+  function modelLabel(model: string): string {
+    if (models.has(model)) return model;
+    if (models.size >= MAX_MODELS) return 'other';
+    models.add(model);
+    return model;
+  }
+
+  return {
+    registry,
+
+    /** The levels read at scrape time; set once the services exist. */
+    setSources(next: MetricsSources) {
+      sources = next;
+    },
+
+    request(path: string, method: string, status: number) {
+      const route = routeOf(path, status);
+      const key = `${route} ${method} ${status}`;
+      let child = requestChildren.get(key);
+      if (!child) {
+        if (requestChildren.size >= MAX_ROUTES * 8) {
+          requests.inc({ route: 'other', method, status: String(status) });
+          return;
+        }
+        child = requests.labels(route, method, String(status));
+        requestChildren.set(key, child);
+      }
+      child.inc();
+    },
+
+    /** A /v1 request settled: its duration, tokens and cost. */
+    settled(facts: {
+      endpoint: string;
+      model: string;
+      stream: boolean;
+      status: string;
+      durationMs: number;
+      promptTokens: number;
+      completionTokens: number;
+      priceNano: bigint;
+    }) {
+      v1Duration.labels(facts.endpoint, String(facts.stream), facts.status).observe(facts.durationMs / 1000);
+      const model = modelLabel(facts.model);
+      if (facts.promptTokens > 0) tokens.labels(model, 'prompt').inc(facts.promptTokens);
+      if (facts.completionTokens > 0) tokens.labels(model, 'completion').inc(facts.completionTokens);
+      if (facts.priceNano > 0n) cost.labels(model).inc(Number(facts.priceNano) / 1e9);
+    },
+
+    /** Part of a price the whole balance could not cover. */
+    unpaid(nano: bigint) {
+      unpaid.inc(Number(nano) / 1e9);
+    },
+
+    firstToken(endpoint: string, seconds: number) {
+      v1Ttft.labels(endpoint).observe(seconds);
+    },
+
+    upstreamResponded(status: number | 'network' | 'timeout', seconds: number) {
+      upstreamDuration.labels(String(status)).observe(seconds);
+      if (typeof status !== 'number' || status >= 400) upstreamErrors.labels(String(status)).inc();
+    },
+
+    upstreamDropped() {
+      upstreamErrors.labels('dropped').inc();
+    },
+
+    leaseTopUp(lease: 'balance' | 'key', outcome: 'ok' | 'refused' | 'failed') {
+      leaseTopUps.labels(lease, outcome).inc();
+    },
+
+    webhookEvent(source: 'social' | 'messenger' | 'payments', outcome: 'handled' | 'failed') {
+      webhookEvents.labels(source, outcome).inc();
+    },
+
+    async render(): Promise<{ body: string; contentType: string }> {
+      return { body: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** METRICS_TOKEN compared in constant time (hashes, so the lengths never differ). */
+export function metricsTokenMatches(expected: string, presented: string | null): boolean {
+  if (presented === null) return false;
+  const a = createHash('sha256').update(expected).digest();
+  const b = createHash('sha256').update(presented).digest();
+  return timingSafeEqual(a, b);
+}

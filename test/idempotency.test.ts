@@ -1,0 +1,111 @@
+// Idempotency-Key on /v1: a repeat with the same body gets the stored answer without a second upstream call
+// or charge; while the first runs, or for a stream, a repeat is 409 naming the first request; another body
+// with the same key is 400; a failed request frees its key for the retry.
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
+import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { settleAll, unbalancedUsers, usageRows } from './helpers/gateway';
+
+setDefaultTimeout(30_000);
+
+const messages = [{ role: 'user', content: 'Привет!' }];
+
+let fake: FakeUpstream;
+let app: TestApp;
+
+beforeAll(async () => {
+  fake = await startFakeUpstream({ slowMs: 600 });
+  app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url } });
+});
+afterAll(async () => {
+  await app?.close();
+  await fake?.close();
+});
+beforeEach(() => fake.reset());
+
+async function customer() {
+  const user = await registerUser(app.url);
+  const { key } = await createApiKey(app.url, user.token);
+  const chat = (idempotencyKey: string | null, body: Record<string, unknown>) =>
+    call(app.url, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      body,
+    });
+  return { ...user, chat };
+}
+
+const upstreamCalls = () => fake.requests.filter((r) => r.path === '/v1/chat/completions').length;
+
+describe('Idempotency-Key', () => {
+  test('a repeat with the same body gets the stored answer: one upstream call, one charge', async () => {
+    const c = await customer();
+    const body = { model: 'acme/chat', messages };
+    const first = await c.chat('order-42', body);
+    const again = await c.chat('order-42', body);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(upstreamCalls()).toBe(1);
+    await settleAll(app);
+    expect(await usageRows(app, c.userId)).toHaveLength(1);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    // Another user's same key is theirs alone.
+    const other = await customer();
+    expect((await other.chat('order-42', body)).headers.get('idempotent-replayed')).toBeNull();
+    expect(upstreamCalls()).toBe(2);
+  });
+
+  test('the same key with another body is 400', async () => {
+    const c = await customer();
+    await c.chat('k-1', { model: 'acme/chat', messages });
+    const other = await c.chat('k-1', { model: 'acme/chat', messages: [{ role: 'user', content: 'другое' }] });
+    expect(other.status).toBe(400);
+    expect(other.body.error.type).toBe('invalid_request_error');
+    expect(other.body.error.message).toContain('Idempotency-Key');
+  });
+
+  test('while the first still runs a repeat is 409 naming it; after it, the answer is replayed', async () => {
+    const c = await customer();
+    const body = { model: 'fake/slow', messages };
+    const first = c.chat('slow-1', body);
+    await Bun.sleep(150);
+    const during = await c.chat('slow-1', body);
+    expect(during.status).toBe(409);
+    expect(during.body.error.type).toBe('conflict');
+    const done = await first;
+    expect(done.status).toBe(200);
+    expect(during.body.error.message).toContain(done.headers.get('x-request-id')!);
+    const after = await c.chat('slow-1', body);
+    expect(after.text).toBe(done.text);
+    expect(upstreamCalls()).toBe(1);
+  });
+
+  test('a stream is not replayed: a repeat is 409 and nothing is asked or charged again', async () => {
+    const c = await customer();
+    const body = { model: 'acme/chat', messages, stream: true };
+    const first = await c.chat('stream-1', body);
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('data: [DONE]');
+    const again = await c.chat('stream-1', body);
+    expect(again.status).toBe(409);
+    expect(upstreamCalls()).toBe(1);
+  });
+
+  test('a failed request frees its key: the retry runs', async () => {
+    const c = await customer();
+    const body = { model: 'fake/error-500', messages };
+    expect((await c.chat('retry-1', body)).status).toBe(502);
+    expect((await c.chat('retry-1', body)).status).toBe(502);
+    expect(upstreamCalls()).toBe(2);
+  });
+
+  test('a malformed key is 400', async () => {
+    const c = await customer();
+    for (const bad of ['with space', 'x'.repeat(256)]) {
+      const res = await c.chat(bad, { model: 'acme/chat', messages });
+      expect(res.status).toBe(400);
+    }
+    expect(upstreamCalls()).toBe(0);
+  });
+});
