@@ -25,20 +25,27 @@ function recordSources(): Plugin {
   };
 }
 
-export default defineConfig({
-  root: webDir,
-  base: '/app/',
-  plugins: [react(), recordSources()],
-  build: {
-    outDir: 'dist',
-    emptyOutDir: true,
-    // Unhashed names would be cached forever by the immutable header the server sends for assets.
-    assetsDir: 'assets',
-    sourcemap: false,
-  },
-  server: {
-    // `npx vite web` while `npm start` runs: the page talks to the real server.
-    proxy: { '/trpc': 'http://127.0.0.1:3000' },
-    fs: { allow: [repoDir] },
-  },
+export default defineConfig(({ command }) => {
+  // A build is the production page whatever NODE_ENV the caller runs with: `bun test` sets NODE_ENV=test,
+  // which would otherwise bundle React's development build into web/dist — the very files `npm start`
+  // serves next. Set here, before Vite reads it, so the JSX transform and React agree. An explicit
+  // NODE_ENV=development still makes a development build.
+  if (command === 'build' && process.env.NODE_ENV !== 'development') process.env.NODE_ENV = 'production';
+  return {
+    root: webDir,
+    base: '/app/',
+    plugins: [react(), recordSources()],
+    build: {
+      outDir: 'dist',
+      emptyOutDir: true,
+      // Unhashed names would be cached forever by the immutable header the server sends for assets.
+      assetsDir: 'assets',
+      sourcemap: false,
+    },
+    server: {
+      // `npx vite web` while `npm start` runs: the page talks to the real server.
+      proxy: { '/trpc': 'http://127.0.0.1:3000' },
+      fs: { allow: [repoDir] },
+    },
+  };
 });

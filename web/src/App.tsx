@@ -1,11 +1,14 @@
 // The page's frame: signed out, only the login and registration forms; signed in, the navigation and
 // the screen for the current address.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import { AdminScreen } from './admin/Admin';
+import { useMe } from './hooks';
 import { AgentPage } from './screens/AgentPage';
 import { AgentsScreen } from './screens/Agents';
 import { LoginScreen, RegisterScreen } from './screens/Auth';
 import { KeysScreen } from './screens/Keys';
 import { OverviewScreen } from './screens/Overview';
+import { TopupReturnScreen } from './screens/Topups';
 import { Link, navigate, usePath } from './router';
 import { currentSession, endSession, onSessionChange, type Session } from './session';
 
@@ -21,12 +24,26 @@ const NAV = [
   { to: '/agents', label: 'Агенты' },
 ] as const;
 
-function Screen({ path }: { path: string }) {
+/** Shown to admins only; the server answers 403 to anyone else who opens its address. */
+const ADMIN_NAV = { to: '/admin', label: 'Администрирование' } as const;
+
+function titleOf(path: string): string {
+  if (path === '/login') return 'Вход';
+  if (path === '/register') return 'Регистрация';
+  if (path.startsWith('/topups/')) return 'Пополнение баланса';
+  if (path.startsWith('/admin')) return ADMIN_NAV.label;
+  return NAV.find((n) => n.to === path)?.label ?? 'Агент';
+}
+
+function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean | undefined; recheckRole(): void }) {
   if (path === '/' || path === '') return <OverviewScreen />;
   if (path === '/keys') return <KeysScreen />;
   if (path === '/agents') return <AgentsScreen />;
   const agent = /^\/agents\/([^/]+)$/.exec(path);
   if (agent) return <AgentPage key={agent[1]} id={decodeURIComponent(agent[1]!)} />;
+  const topup = /^\/topups\/([^/]+)$/.exec(path);
+  if (topup) return <TopupReturnScreen key={topup[1]} id={decodeURIComponent(topup[1]!)} />;
+  if (path === '/admin' || path.startsWith('/admin/')) return <AdminScreen path={path} isAdmin={isAdmin} recheckRole={recheckRole} />;
   return (
     <section className="card">
       <h1>Страница не найдена</h1>
@@ -56,12 +73,19 @@ export function App() {
   }, [path]);
 
   useEffect(() => {
-    const title = publicPath ? (path === '/login' ? 'Вход' : 'Регистрация') : (NAV.find((n) => n.to === path)?.label ?? 'Агент');
-    document.title = `${title} — Conduit`;
-  }, [path, publicPath]);
+    document.title = `${titleOf(path)} — Conduit`;
+  }, [path]);
 
   if (!session) return path === '/register' ? <RegisterScreen /> : <LoginScreen />;
   if (publicPath) return null;
+  return <SignedIn session={session} path={path} mainRef={mainRef} />;
+}
+
+function SignedIn({ session, path, mainRef }: { session: Session; path: string; mainRef: RefObject<HTMLElement | null> }) {
+  const me = useMe(session.token);
+  // Until the server has said who this is, the admin entry stays out of the navigation.
+  const isAdmin = me.data ? me.data.role === 'admin' : me.error ? false : undefined;
+  const nav = isAdmin ? [...NAV, ADMIN_NAV] : NAV;
 
   const current = (to: string) => (to === '/' ? path === '/' : path.startsWith(to));
   return (
@@ -73,7 +97,7 @@ export function App() {
         <span className="brand">Conduit</span>
         <nav aria-label="Разделы">
           <ul>
-            {NAV.map((item) => (
+            {nav.map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={current(item.to) ? 'page' : undefined}>
                   {item.label}
@@ -92,7 +116,7 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1} ref={mainRef}>
-        <Screen path={path} />
+        <Screen path={path} isAdmin={isAdmin} recheckRole={me.reload} />
       </main>
     </>
   );

@@ -8,10 +8,17 @@ import { currentSession, endSession, SESSION_EXPIRED } from './session';
 export type Outputs = inferRouterOutputs<AppRouter>;
 export type Inputs = inferRouterInputs<AppRouter>;
 
+/**
+ * The most calls the server runs from one /trpc batch (MAX_BATCH_CALLS in src/trpc/batch-policy.ts); a
+ * screen that asks for more at once is sent in several batches rather than refused with a 400.
+ */
+const MAX_BATCH_CALLS = 10;
+
 export const api = createTRPCClient<AppRouter>({
   links: [
     httpBatchLink({
       url: '/trpc',
+      maxItems: MAX_BATCH_CALLS,
       headers() {
         const session = currentSession();
         return session ? { authorization: `Bearer ${session.token}` } : {};

@@ -10,6 +10,9 @@ export const formatMoney = (value: number) => money.format(value);
 export const formatInt = (value: number) => integer.format(value);
 export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
 export const formatDay = (day: string) => dayMonth.format(new Date(`${day}T00:00:00`));
+const utcDate = new Intl.DateTimeFormat('ru-RU', { timeZone: 'UTC', day: '2-digit', month: '2-digit', year: 'numeric' });
+/** A UTC calendar day (YYYY-MM-DD) as «23.11.2026», whatever this browser's time zone. */
+export const formatUtcDay = (day: string) => utcDate.format(new Date(`${day}T00:00:00Z`));
 
 /** The local calendar day of a timestamp, as YYYY-MM-DD. */
 export function localDay(date: Date): string {
@@ -17,4 +20,71 @@ export function localDay(date: Date): string {
   const m = String(date.getMonth() + 1).padStart(2, '0');
   const d = String(date.getDate()).padStart(2, '0');
   return `${y}-${m}-${d}`;
+}
+
+const currencyFormats = new Map<string, Intl.NumberFormat | null>();
+
+function currencyFormat(currency: string, maxDigits: number): Intl.NumberFormat | null {
+  const key = `${currency}:${maxDigits}`;
+  if (!currencyFormats.has(key)) {
+    try {
+      currencyFormats.set(
+        key,
+        new Intl.NumberFormat('ru-RU', { style: 'currency', currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: 2, maximumFractionDigits: maxDigits }),
+      );
+    } catch {
+      currencyFormats.set(key, null);
+    }
+  }
+  return currencyFormats.get(key) ?? null;
+}
+
+/**
+ * An amount in the balance currency with its sign: «500,00 ₽». Top-ups are whole kopecks (2 digits);
+ * balances and costs may need more, up to `maxDigits`. Without a currency, the plain number.
+ */
+export function formatAmount(value: number, currency: string | undefined, maxDigits = 6): string {
+  if (!currency) return formatMoney(value);
+  const format = currencyFormat(currency, maxDigits);
+  return format ? format.format(value) : `${formatMoney(value)} ${currency}`;
+}
+
+/** «₽» for RUB, «$» for USD; the code itself when the browser has no symbol for it. */
+export function currencySymbol(currency: string): string {
+  return currencyFormat(currency, 2)?.formatToParts(0).find((part) => part.type === 'currency')?.value ?? currency;
+}
+
+/** An ISO moment as the value of an <input type="datetime-local"> in this browser's time zone. */
+export function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  return `${localDay(d)}T${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+/**
+ * The value of an <input type="datetime-local"> (local time) as an ISO moment; '' → undefined. Text the
+ * browser would not take is passed on as it is, for the server's schema to name the expected format.
+ */
+export function fromLocalInput(value: string): string | undefined {
+  if (value.trim() === '') return undefined;
+  const time = new Date(value).getTime();
+  return Number.isNaN(time) ? value : new Date(time).toISOString();
+}
+
+const exact = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 9 });
+/** A price per 1M tokens to the nano-unit the server keeps: «0,125», «11,111111019», «90». */
+export const formatExact = (value: number) => exact.format(value);
+
+/**
+ * A decimal text times 10^digits, done on the digits so nothing is lost: ("0.0000001234567891", 6) →
+ * "0.1234567891". Text that is not a plain decimal comes back as it is.
+ */
+export function shiftDecimal(text: string, digits: number): string {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!match) return text;
+  const [, sign, whole, fraction = ''] = match;
+  const all = whole! + fraction.padEnd(digits, '0');
+  const point = whole!.length + digits;
+  const intPart = all.slice(0, point).replace(/^0+(?=\d)/, '');
+  const fracPart = all.slice(point).replace(/0+$/, '');
+  return `${sign}${intPart}${fracPart ? `.${fracPart}` : ''}`;
 }

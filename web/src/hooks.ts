@@ -1,7 +1,7 @@
 // Two small hooks for the page's requests: a query that loads when its inputs change, and an action
 // run by the user. Both keep the loading state and the API's Russian error for the UI to show.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { isApiError, request, type ApiError } from './api';
+import { api, isApiError, request, type ApiError, type Outputs } from './api';
 
 export interface QueryState<T> {
   data: T | undefined;
@@ -74,4 +74,29 @@ export function useAction<A extends unknown[], T>(action: (...args: A) => Promis
   }, []);
 
   return { run, pending, error, fail: setError };
+}
+
+export type BillingConfig = Outputs['billing']['config'];
+
+let billingConfig: Promise<BillingConfig> | undefined;
+
+/**
+ * The service's top-up settings (enabled, currency, limits): public and fixed while the server runs, so
+ * asked once per page load; a failed answer is asked again by the next screen that needs it.
+ */
+export function useBillingConfig(): QueryState<BillingConfig> {
+  return useQuery(() => {
+    billingConfig ??= api.billing.config.query().catch((error: unknown) => {
+      billingConfig = undefined;
+      throw error;
+    });
+    return billingConfig;
+  }, []);
+}
+
+export type Me = Outputs['auth']['me']['user'];
+
+/** The signed-in user as the server has them now: the role decides whether the admin section shows. */
+export function useMe(token: string): QueryState<Me> {
+  return useQuery(async () => (await api.auth.me.query()).user, [token]);
 }

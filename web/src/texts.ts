@@ -1,6 +1,9 @@
 // Russian labels the page uses in more than one place.
 import type { AgentType } from '../../src/agents/fields';
+import type { SkipReason } from '../../src/admin/price-import';
+import type { TopupStatus } from '../../src/billing/topups-input';
 import type { OrderStatus } from '../../src/commerce/orders';
+import type { LimitReset } from '../../src/keys/limits';
 
 export const agentTypeLabels: Record<AgentType, string> = {
   creator: 'Креатор (контент и общение)',
@@ -27,4 +30,94 @@ export const orderStatusLabels: Record<OrderStatus, string> = {
   pending: 'Ожидает оплаты',
   paid: 'Оплачен',
   cancelled: 'Отменён',
+};
+
+export const topupStatusLabels: Record<TopupStatus, string> = {
+  pending: 'Ожидает оплаты',
+  succeeded: 'Оплачено',
+  canceled: 'Отменено',
+};
+
+/** Why YooKassa (or the server) canceled a payment: its English codes, as the buyer should read them. */
+const cancellationReasonLabels: Partial<Record<string, string>> = {
+  '3d_secure_failed': 'не пройдена проверка 3-D Secure',
+  call_issuer: 'банк отклонил оплату: обратитесь в банк, выпустивший карту',
+  canceled_by_merchant: 'платёж отменён продавцом',
+  card_expired: 'истёк срок действия карты',
+  country_forbidden: 'оплата картой этой страны недоступна',
+  deal_expired: 'истёк срок сделки',
+  expired_on_capture: 'истёк срок подтверждения платежа',
+  expired_on_confirmation: 'время на оплату истекло: платёж не был подтверждён',
+  fraud_suspected: 'платёж заблокирован из-за подозрения в мошенничестве',
+  general_decline: 'платёж отклонён без указания причины',
+  identification_required: 'превышены ограничения для неидентифицированного кошелька ЮMoney',
+  insufficient_funds: 'недостаточно средств для оплаты',
+  internal_timeout: 'технические неполадки на стороне ЮKassa',
+  invalid_card_number: 'неверный номер карты',
+  invalid_csc: 'неверный код CVV2 (CVC2)',
+  issuer_unavailable: 'банк, выпустивший карту, недоступен',
+  payment_method_limit_exceeded: 'исчерпан лимит платежей для этого способа оплаты',
+  payment_method_restricted: 'операции этим способом оплаты запрещены',
+  permission_revoked: 'разрешение на списания отозвано',
+  unsupported_mobile_operator: 'оплата с номера этого оператора недоступна',
+  payment_not_created: 'платёж не был создан: платёжный сервис не ответил',
+  canceled: 'платёж отменён',
+};
+
+export function cancellationReasonText(reason: string | null): string {
+  if (!reason) return 'причина не указана';
+  return cancellationReasonLabels[reason] ?? `причина: ${reason}`;
+}
+
+export const limitResetLabels: Record<LimitReset, string> = {
+  none: 'без сброса',
+  day: 'в сутки',
+  week: 'в неделю',
+  month: 'в месяц',
+};
+
+export const roleLabels: Record<'user' | 'admin', string> = {
+  user: 'Пользователь',
+  admin: 'Администратор',
+};
+
+export const ledgerKindLabels: Partial<Record<string, string>> = {
+  registration_bonus: 'Стартовый бонус',
+  usage: 'Запросы по API-ключам',
+  assistant_usage: 'Запросы агентов',
+  topup: 'Пополнение через ЮKassa',
+  admin_credit: 'Начисление или списание администратором',
+};
+
+export const auditActionLabels: Partial<Record<string, string>> = {
+  'user.credit': 'Начисление или списание',
+  'user.block': 'Блокировка',
+  'user.unblock': 'Снятие блокировки',
+  'price.upsert': 'Цена задана',
+  'price.delete': 'Цена удалена',
+  'price.import': 'Импорт цен',
+};
+
+/** Names of the fields an audit row's before/after carry. */
+export const auditFieldLabels: Partial<Record<string, string>> = {
+  balance: 'баланс',
+  amount: 'сумма',
+  reason: 'причина',
+  reference: 'ссылка',
+  blocked: 'заблокирован',
+  blockedAt: 'заблокирован с',
+  pattern: 'шаблон',
+  promptPerMillion: 'запрос за 1M',
+  completionPerMillion: 'ответ за 1M',
+  multiplier: 'множитель',
+  prices: 'цены',
+  ledgerEntryId: 'запись журнала баланса',
+};
+
+export const skipReasonLabels: Record<SkipReason, string> = {
+  no_pricing: 'провайдер не указал цену',
+  variable_pricing: 'цена меняется от запроса к запросу',
+  invalid_id: 'идентификатор не подходит для таблицы цен',
+  not_found: 'модели нет в списке провайдера',
+  too_expensive: 'цена выше допустимой',
 };

@@ -16,3 +16,20 @@ export function check<S extends z.ZodType>(schema: S, values: unknown): Checked<
   }
   return { ok: false, errors, message: result.error.issues[0]?.message ?? 'Проверьте поля формы' };
 }
+
+/**
+ * A number as a person types it: «1 500,50», «-20», «0.5» (a typographic minus too). '' → undefined
+ * (an empty optional field); anything else that is not a decimal → NaN, so the schema's own message says
+ * what it expects.
+ */
+export function decimalInput(text: string): number | undefined {
+  const compact = text.replace(/[\s\u00a0\u202f]/g, '').replace(',', '.').replace(/^[\u2212\u2013]/, '-');
+  if (compact === '') return undefined;
+  return /^-?\d+(\.\d+)?$/.test(compact) ? Number(compact) : Number.NaN;
+}
+
+/** A number back into a form field: «1500,5», never an exponent such as 1e-7. */
+export function decimalText(value: number): string {
+  const text = Math.abs(value) < 1e-6 && value !== 0 ? value.toFixed(9).replace(/0+$/, '') : String(value);
+  return text.replace('.', ',');
+}

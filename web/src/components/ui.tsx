@@ -222,3 +222,53 @@ export function ConfirmDialog({
     </dialog>
   );
 }
+
+/**
+ * A modal with a form or other content on the native <dialog>: focus moves into it, Escape closes it,
+ * and focus returns to the button that opened it. Its content exists only while it is open, so the
+ * fields of a closed dialog never answer a label search or a screen reader.
+ */
+export function Dialog({
+  open,
+  title,
+  children,
+  onClose,
+  closable = true,
+  testId,
+}: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  onClose(): void;
+  /** False while a request runs: Escape then waits for it. */
+  closable?: boolean;
+  testId?: string;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className="dialog dialog-form"
+      aria-labelledby={titleId}
+      data-testid={testId}
+      onCancel={(event) => {
+        event.preventDefault();
+        if (closable) onClose();
+      }}
+    >
+      {open ? (
+        <>
+          <h2 id={titleId}>{title}</h2>
+          {children}
+        </>
+      ) : null}
+    </dialog>
+  );
+}

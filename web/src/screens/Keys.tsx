@@ -1,40 +1,178 @@
-// API keys: create (the full key shown once, with its warning and a copy button), list with last use,
-// revoke after a confirmation.
+// API keys: create (the full key shown once, with its warning and a copy button; optionally a spend
+// limit per period and an expiry), list with last use, limit, spend in the period and expiry, change a
+// key's name, limit and expiry in a dialog, revoke after a confirmation.
 import { useRef, useState, type FormEvent } from 'react';
-import { createKeyInput } from '../../../src/trpc/routers/keys-input';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, CopyValue, ErrorText, Field, Loading } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
+import { createKeyInput, updateKeyInput } from '../../../src/trpc/routers/keys-input';
+import { api, type Inputs, type Outputs } from '../api';
+import { Button, ConfirmDialog, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';
+import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, toLocalInput } from '../format';
+import { useAction, useBillingConfig, useQuery } from '../hooks';
+import { limitResetLabels } from '../texts';
+import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
+type KeyChanges = Inputs['keys']['update'];
 
-export function KeysScreen() {
-  const keys = useQuery(() => api.keys.list.query(), []);
-  const [name, setName] = useState('');
+const LIMIT_HINT = 'Необязательно. Пусто — без лимита. Периоды считаются по UTC: сутки с 00:00, неделя с понедельника, месяц с 1-го числа.';
+const EXPIRY_HINT = 'Необязательно. После этого момента запросы с ключом отклоняются; пусто — бессрочно.';
+
+/** The limit fields shared by the creation form and the change dialog. */
+function LimitFields({
+  currency,
+  limit,
+  reset,
+  expires,
+  errors,
+  onLimit,
+  onReset,
+  onExpires,
+}: {
+  currency: string | undefined;
+  limit: string;
+  reset: LimitReset;
+  expires: string;
+  errors: FieldErrors;
+  onLimit(value: string): void;
+  onReset(value: LimitReset): void;
+  onExpires(value: string): void;
+}) {
+  return (
+    <>
+      <Field label={`Лимит расходов${currency ? `, ${currencySymbol(currency)}` : ''}`} hint={LIMIT_HINT} error={errors.spendLimit}>
+        {(props) => <input {...props} name="spendLimit" inputMode="decimal" autoComplete="off" value={limit} onChange={(e) => onLimit(e.target.value)} />}
+      </Field>
+      <Field label="Период лимита" error={errors.limitReset}>
+        {(props) => (
+          <select {...props} name="limitReset" value={reset} onChange={(e) => onReset(e.target.value as LimitReset)}>
+            {LIMIT_RESETS.map((r) => (
+              <option key={r} value={r}>
+                {limitResetLabels[r]}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Действует до" hint={EXPIRY_HINT} error={errors.expiresAt}>
+        {(props) => <input {...props} name="expiresAt" type="datetime-local" step={60} value={expires} onChange={(e) => onExpires(e.target.value)} />}
+      </Field>
+    </>
+  );
+}
+
+function limitText(key: Pick<ListedKey, 'spendLimit' | 'limitReset'>, currency: string | undefined): string {
+  if (key.spendLimit === null) return 'без лимита';
+  return `${formatAmount(key.spendLimit, currency)} ${key.limitReset === 'none' ? 'всего' : limitResetLabels[key.limitReset]}`;
+}
+
+/**
+ * The change dialog: only what was changed is sent (PATCH), so an expiry shown to the minute is not
+ * rewritten when only the name changed. An emptied limit removes it; an emptied expiry makes the key
+ * permanent.
+ */
+function EditKeyForm({ apiKey, currency, onSaved, onCancel }: { apiKey: ListedKey; currency: string | undefined; onSaved(key: ListedKey, changed: boolean): void; onCancel(): void }) {
+  const initial = {
+    name: apiKey.name,
+    limit: apiKey.spendLimit === null ? '' : decimalText(apiKey.spendLimit),
+    reset: apiKey.limitReset,
+    expires: apiKey.expiresAt ? toLocalInput(apiKey.expiresAt) : '',
+  };
+  const [name, setName] = useState(initial.name);
+  const [limit, setLimit] = useState(initial.limit);
+  const [reset, setReset] = useState<LimitReset>(initial.reset);
+  const [expires, setExpires] = useState(initial.expires);
   const [errors, setErrors] = useState<FieldErrors>({});
-  const [created, setCreated] = useState<CreatedKey | null>(null);
-  const [revoking, setRevoking] = useState<ListedKey | null>(null);
-  const [revokedMessage, setRevokedMessage] = useState<string | null>(null);
-  const create = useAction((input: { name: string }) => api.keys.create.mutate(input));
-  const revoke = useAction((id: string) => api.keys.revoke.mutate({ id }));
-  const nameInput = useRef<HTMLInputElement>(null);
+  const save = useAction((changes: KeyChanges) => api.keys.update.mutate(changes));
 
-  const onCreate = async (event: FormEvent) => {
+  const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const checked = check(createKeyInput, { name });
+    const changes: Record<string, unknown> = { id: apiKey.id };
+    if (name !== initial.name) changes.name = name;
+    if (limit.trim() !== initial.limit) changes.spendLimit = limit.trim() === '' ? null : decimalInput(limit);
+    if (reset !== initial.reset) changes.limitReset = reset;
+    if (expires !== initial.expires) changes.expiresAt = expires === '' ? null : fromLocalInput(expires);
+    const checked = check(updateKeyInput, changes);
     if (!checked.ok) {
       setErrors(checked.errors);
       return;
     }
     setErrors({});
-    setRevokedMessage(null);
+    if (Object.keys(changes).length === 1) {
+      onSaved(apiKey, false);
+      return;
+    }
+    const updated = await save.run(checked.data);
+    if (updated) onSaved(updated, true);
+  };
+
+  return (
+    <form onSubmit={onSubmit} noValidate data-testid="edit-key-form">
+      <Field label="Название ключа" error={errors.name}>
+        {(props) => <input {...props} name="editKeyName" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
+      </Field>
+      <LimitFields
+        currency={currency}
+        limit={limit}
+        reset={reset}
+        expires={expires}
+        errors={errors}
+        onLimit={setLimit}
+        onReset={setReset}
+        onExpires={setExpires}
+      />
+      <ErrorText error={save.error} />
+      <div className="actions">
+        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
+          Сохранить
+        </Button>
+        <Button variant="secondary" onClick={onCancel} disabled={save.pending}>
+          Отмена
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+export function KeysScreen() {
+  const keys = useQuery(() => api.keys.list.query(), []);
+  const billing = useBillingConfig();
+  const currency = billing.data?.currency;
+  const [name, setName] = useState('');
+  const [limit, setLimit] = useState('');
+  const [reset, setReset] = useState<LimitReset>('month');
+  const [expires, setExpires] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [revoking, setRevoking] = useState<ListedKey | null>(null);
+  const [editing, setEditing] = useState<ListedKey | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const create = useAction((input: Inputs['keys']['create']) => api.keys.create.mutate(input));
+  const revoke = useAction((id: string) => api.keys.revoke.mutate({ id }));
+  const nameInput = useRef<HTMLInputElement>(null);
+
+  const onCreate = async (event: FormEvent) => {
+    event.preventDefault();
+    const spendLimit = decimalInput(limit);
+    const checked = check(createKeyInput, {
+      name,
+      spendLimit,
+      // A period without a limit would mean nothing: it is sent with the limit only.
+      limitReset: spendLimit === undefined ? undefined : reset,
+      expiresAt: fromLocalInput(expires),
+    });
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    setMessage(null);
     const result = await create.run(checked.data);
     if (!result) return;
     setCreated(result);
     setName('');
+    setLimit('');
+    setExpires('');
     keys.reload();
   };
 
@@ -42,7 +180,7 @@ export function KeysScreen() {
     if (!revoking) return;
     const result = await revoke.run(revoking.id);
     if (!result) return;
-    setRevokedMessage(`${result.message}: «${revoking.name}»`);
+    setMessage(`${result.message}: «${revoking.name}»`);
     setRevoking(null);
     keys.reload();
   };
@@ -55,10 +193,22 @@ export function KeysScreen() {
 
       <section className="card" aria-labelledby="new-key-title">
         <h2 id="new-key-title">Новый ключ</h2>
-        <form onSubmit={onCreate} noValidate className="inline-form">
-          <Field label="Название" hint="Например, «Сайт» или «Бот поддержки»" error={errors.name}>
-            {(props) => <input {...props} ref={nameInput} name="keyName" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
-          </Field>
+        <form onSubmit={onCreate} noValidate data-testid="new-key-form">
+          <div className="grid">
+            <Field label="Название" hint="Например, «Сайт» или «Бот поддержки»" error={errors.name}>
+              {(props) => <input {...props} ref={nameInput} name="keyName" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
+            </Field>
+            <LimitFields
+              currency={currency}
+              limit={limit}
+              reset={reset}
+              expires={expires}
+              errors={errors}
+              onLimit={setLimit}
+              onReset={setReset}
+              onExpires={setExpires}
+            />
+          </div>
           <div className="actions">
             <Button type="submit" pending={create.pending} pendingText="Создаём…">
               Создать ключ
@@ -92,9 +242,9 @@ export function KeysScreen() {
 
       <section className="card" aria-labelledby="keys-title">
         <h2 id="keys-title">Ваши ключи</h2>
-        {revokedMessage ? (
+        {message ? (
           <p className="success" role="status">
-            {revokedMessage}
+            {message}
           </p>
         ) : null}
         <ErrorText error={keys.error} />
@@ -102,13 +252,17 @@ export function KeysScreen() {
         {keys.data && keys.data.keys.length === 0 ? <p className="muted">Ключей пока нет.</p> : null}
         {keys.data && keys.data.keys.length > 0 ? (
           <div className="table-wrap">
-            <table data-testid="keys-table">
+            <table className="stack-table wrap-head" data-testid="keys-table">
               <thead>
                 <tr>
-                  <th scope="col">Название</th>
-                  <th scope="col">Начало ключа</th>
+                  <th scope="col">Ключ</th>
                   <th scope="col">Создан</th>
                   <th scope="col">Последнее использование</th>
+                  <th scope="col">Лимит</th>
+                  <th scope="col" className="num">
+                    Потрачено за период
+                  </th>
+                  <th scope="col">Действует до</th>
                   <th scope="col">Состояние</th>
                   <th scope="col">
                     <span className="visually-hidden">Действия</span>
@@ -118,27 +272,63 @@ export function KeysScreen() {
               <tbody>
                 {keys.data.keys.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
-                    <td>{key.name}</td>
-                    <td>
-                      <code>{key.keyPrefix}…</code>
+                    <td data-label="Ключ" className="key-name">
+                      <span>
+                        <span className="wrap-anywhere">{key.name}</span>
+                        <code className="key-prefix">{key.keyPrefix}…</code>
+                      </span>
                     </td>
-                    <td>{formatDateTime(key.createdAt)}</td>
-                    <td data-testid="last-used">{key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}</td>
-                    <td>
-                      <span className={`badge ${key.isActive ? 'badge-ok' : 'badge-off'}`}>{key.isActive ? 'Активен' : 'Отозван'}</span>
+                    <td data-label="Создан">{formatDateTime(key.createdAt)}</td>
+                    <td data-label="Использован" data-testid="last-used">
+                      {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}
+                    </td>
+                    <td data-label="Лимит" data-testid="key-limit">
+                      {limitText(key, currency)}
+                    </td>
+                    <td data-label="Потрачено" className="num" data-testid="key-spent">
+                      {formatAmount(key.spentThisPeriod, currency)}
+                      {key.spendLimit !== null && key.limitReset !== 'none' ? (
+                        <span className="hint cell-note"> с {formatDateTime(key.periodStart)}</span>
+                      ) : null}
+                    </td>
+                    <td data-label="Действует до" data-testid="key-expiry">
+                      {key.expiresAt ? formatDateTime(key.expiresAt) : 'бессрочно'}
+                      {key.expired ? (
+                        <>
+                          {' '}
+                          <span className="badge badge-off">истёк</span>
+                        </>
+                      ) : null}
+                    </td>
+                    <td data-label="Состояние">
+                      <span className={`badge ${key.isActive && !key.expired ? 'badge-ok' : 'badge-off'}`}>
+                        {key.isActive ? (key.expired ? 'Не действует' : 'Активен') : 'Отозван'}
+                      </span>
                     </td>
                     <td>
                       {key.isActive ? (
-                        <Button
-                          variant="danger"
-                          aria-label={`Отозвать ключ «${key.name}»`}
-                          onClick={() => {
-                            revoke.fail(undefined);
-                            setRevoking(key);
-                          }}
-                        >
-                          Отозвать
-                        </Button>
+                        <div className="row-actions">
+                          <Button
+                            variant="secondary"
+                            aria-label={`Изменить ключ «${key.name}»`}
+                            onClick={() => {
+                              setMessage(null);
+                              setEditing(key);
+                            }}
+                          >
+                            Изменить
+                          </Button>
+                          <Button
+                            variant="danger"
+                            aria-label={`Отозвать ключ «${key.name}»`}
+                            onClick={() => {
+                              revoke.fail(undefined);
+                              setRevoking(key);
+                            }}
+                          >
+                            Отозвать
+                          </Button>
+                        </div>
                       ) : null}
                     </td>
                   </tr>
@@ -148,6 +338,22 @@ export function KeysScreen() {
           </div>
         ) : null}
       </section>
+
+      <Dialog open={editing !== null} title={`Изменить ключ «${editing?.name ?? ''}»`} onClose={() => setEditing(null)} testId="edit-key-dialog">
+        {editing ? (
+          <EditKeyForm
+            key={editing.id}
+            apiKey={editing}
+            currency={currency}
+            onCancel={() => setEditing(null)}
+            onSaved={(saved, changed) => {
+              setMessage(changed ? `Ключ «${saved.name}» сохранён` : `Ключ «${saved.name}»: изменений нет`);
+              setEditing(null);
+              if (changed) keys.reload();
+            }}
+          />
+        ) : null}
+      </Dialog>
 
       <ConfirmDialog
         open={revoking !== null}

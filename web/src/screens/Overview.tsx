@@ -1,11 +1,14 @@
-// Balance and usage: spending by day and by model for a chosen period, and the latest requests.
+// Balance and usage: the balance with its top-up (when the service takes them) and their history,
+// spending by day and by model for a chosen period, and the latest requests with the prompt and the
+// completion priced apart.
 import { useMemo, useState } from 'react';
 import { api, type Outputs } from '../api';
 import { UsageChart, type DaySeries } from '../components/UsageChart';
 import { Button, ErrorText, Loading } from '../components/ui';
 import { formatDateTime, formatInt, formatMoney, localDay } from '../format';
-import { useQuery } from '../hooks';
+import { useBillingConfig, useQuery } from '../hooks';
 import { usageStatusLabels } from '../texts';
+import { TopupHistory, TopupPanel } from './Topups';
 
 type UsageRecord = Outputs['account']['usage']['data'][number];
 type Summary = Outputs['account']['usageSummary'];
@@ -50,10 +53,14 @@ export function OverviewScreen() {
   const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
   const [metric, setMetric] = useState<'cost' | 'tokens'>('cost');
   const usage = useQuery(() => loadUsage(days), [days]);
+  const billing = useBillingConfig();
 
   const keyNames = useMemo(() => new Map((keys.data?.keys ?? []).map((k) => [k.id, `${k.name} (${k.keyPrefix}…)`])), [keys.data]);
   const chart = useMemo(() => (usage.data ? byDay(usage.data.summary, days, metric) : []), [usage.data, days, metric]);
   const models = usage.data?.summary.models ?? [];
+  // The «Не оплачено» column appears only when some request was not fully covered by the balance.
+  const modelsUnpaid = models.some((m) => m.unpaid > 0);
+  const recordsUnpaid = (usage.data?.records ?? []).some((r) => r.unpaid > 0);
 
   const refresh = () => {
     balance.reload();
@@ -79,7 +86,10 @@ export function OverviewScreen() {
           <Loading />
         ) : null}
         <ErrorText error={balance.error} />
+        <TopupPanel config={billing.data} />
       </section>
+
+      <TopupHistory config={billing.data} />
 
       <section className="card" aria-labelledby="usage-title">
         <div className="section-head">
@@ -117,6 +127,20 @@ export function OverviewScreen() {
                 <dt>Потрачено</dt>
                 <dd>{formatMoney(usage.data.summary.totals.cost)}</dd>
               </div>
+              <div>
+                <dt>Запросы (вход)</dt>
+                <dd>{formatMoney(usage.data.summary.totals.promptCost)}</dd>
+              </div>
+              <div>
+                <dt>Ответы (выход)</dt>
+                <dd>{formatMoney(usage.data.summary.totals.completionCost)}</dd>
+              </div>
+              {usage.data.summary.totals.unpaid > 0 ? (
+                <div>
+                  <dt>Не оплачено</dt>
+                  <dd className="error-inline">{formatMoney(usage.data.summary.totals.unpaid)}</dd>
+                </div>
+              ) : null}
             </dl>
             <UsageChart series={chart} metric={metric} />
 
@@ -131,7 +155,10 @@ export function OverviewScreen() {
                       <th scope="col">Модель</th>
                       <th scope="col" className="num">Запросов</th>
                       <th scope="col" className="num">Токенов</th>
-                      <th scope="col" className="num">Стоимость</th>
+                      <th scope="col" className="num">Цена запросов</th>
+                      <th scope="col" className="num">Цена ответов</th>
+                      {modelsUnpaid ? <th scope="col" className="num">Не оплачено</th> : null}
+                      <th scope="col" className="num">Списано</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -140,6 +167,9 @@ export function OverviewScreen() {
                         <td>{m.model}</td>
                         <td className="num">{formatInt(m.requests)}</td>
                         <td className="num">{formatInt(m.totalTokens)}</td>
+                        <td className="num">{formatMoney(m.promptCost)}</td>
+                        <td className="num">{formatMoney(m.completionCost)}</td>
+                        {modelsUnpaid ? <td className="num">{m.unpaid > 0 ? formatMoney(m.unpaid) : '—'}</td> : null}
                         <td className="num">{formatMoney(m.cost)}</td>
                       </tr>
                     ))}
@@ -165,7 +195,10 @@ export function OverviewScreen() {
                     <th scope="col">Модель</th>
                     <th scope="col">Ключ</th>
                     <th scope="col" className="num">Токены (запрос / ответ)</th>
-                    <th scope="col" className="num">Стоимость</th>
+                    <th scope="col" className="num">Цена запроса</th>
+                    <th scope="col" className="num">Цена ответа</th>
+                    {recordsUnpaid ? <th scope="col" className="num">Не оплачено</th> : null}
+                    <th scope="col" className="num">Списано</th>
                     <th scope="col">Статус</th>
                   </tr>
                 </thead>
@@ -178,6 +211,9 @@ export function OverviewScreen() {
                       <td className="num">
                         {formatInt(r.promptTokens)} / {formatInt(r.completionTokens)}
                       </td>
+                      <td className="num">{formatMoney(r.promptCost)}</td>
+                      <td className="num">{formatMoney(r.completionCost)}</td>
+                      {recordsUnpaid ? <td className="num">{r.unpaid > 0 ? formatMoney(r.unpaid) : '—'}</td> : null}
                       <td className="num">{formatMoney(r.cost)}</td>
                       <td>{usageStatusLabels[r.status] ?? r.status}</td>
                     </tr>

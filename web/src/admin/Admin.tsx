@@ -1,0 +1,86 @@
+// «Администрирование»: the operator's console under /app/admin — accounts (search, detail, credits,
+// blocking), daily revenue and spend, the audit log and the price table. The navigation shows it to
+// admins only; the server answers 403 to anyone else, and such an answer also makes the page ask again
+// who the user is (the role may have been taken away while the page was open).
+import { createContext, useContext, useEffect } from 'react';
+import type { ApiError } from '../api';
+import { ErrorText, Loading } from '../components/ui';
+import { Link } from '../router';
+import { AuditScreen } from './Audit';
+import { PricesScreen } from './Prices';
+import { StatsScreen } from './Stats';
+import { UserScreen } from './User';
+import { UsersScreen } from './Users';
+
+const SECTIONS = [
+  { to: '/admin', label: 'Пользователи' },
+  { to: '/admin/stats', label: 'Выручка и расход' },
+  { to: '/admin/audit', label: 'Журнал действий' },
+  { to: '/admin/prices', label: 'Цены' },
+] as const;
+
+const RecheckRole = createContext<() => void>(() => {});
+
+/** An admin API error next to what failed; a 403 also makes the page re-read the user's role. */
+export function AdminError({ error }: { error: ApiError | undefined }) {
+  const recheck = useContext(RecheckRole);
+  const forbidden = error?.type === 'forbidden';
+  useEffect(() => {
+    if (forbidden) recheck();
+  }, [forbidden, recheck]);
+  return <ErrorText error={error} />;
+}
+
+function NoAccess() {
+  return (
+    <section className="card" aria-labelledby="no-access-title" data-testid="admin-no-access">
+      <h1 id="no-access-title">Нет доступа</h1>
+      <p>Раздел «Администрирование» доступен только администраторам.</p>
+      <p>
+        <Link to="/">На главную</Link>
+      </p>
+    </section>
+  );
+}
+
+function Section({ path }: { path: string }) {
+  if (path === '/admin' || path === '/admin/users') return <UsersScreen />;
+  const user = /^\/admin\/users\/([^/]+)$/.exec(path);
+  if (user) return <UserScreen key={user[1]} id={decodeURIComponent(user[1]!)} />;
+  if (path === '/admin/stats') return <StatsScreen />;
+  if (path === '/admin/audit') return <AuditScreen />;
+  if (path === '/admin/prices') return <PricesScreen />;
+  return (
+    <section className="card">
+      <h2>Страница не найдена</h2>
+      <p>
+        <Link to="/admin">К списку пользователей</Link>
+      </p>
+    </section>
+  );
+}
+
+export function AdminScreen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean | undefined; recheckRole(): void }) {
+  if (isAdmin === undefined) return <Loading text="Проверяем права…" />;
+  if (!isAdmin) return <NoAccess />;
+  const current = (to: string) => (to === '/admin' ? path === '/admin' || path.startsWith('/admin/users') : path.startsWith(to));
+  return (
+    <RecheckRole.Provider value={recheckRole}>
+      <div className="page-head">
+        <h1>Администрирование</h1>
+      </div>
+      <nav className="subnav" aria-label="Разделы администрирования">
+        <ul>
+          {SECTIONS.map((s) => (
+            <li key={s.to}>
+              <Link to={s.to} aria-current={current(s.to) ? 'page' : undefined}>
+                {s.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <Section path={path} />
+    </RecheckRole.Provider>
+  );
+}

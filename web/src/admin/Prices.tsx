@@ -1,0 +1,216 @@
+// The price table: per model id or prefix (openai/*), what 1M prompt and 1M completion tokens cost in
+// the balance currency; rows are added, changed and deleted here, or imported from the provider's list.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { putPriceInput } from '../../../src/admin/input';
+import { api, type Outputs } from '../api';
+import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
+import { currencySymbol, formatDateTime, formatExact } from '../format';
+import { useAction, useBillingConfig, useQuery } from '../hooks';
+import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
+import { AdminError } from './Admin';
+import { PriceImport } from './PriceImport';
+
+type PriceRow = Outputs['admin']['listPrices']['prices'][number];
+
+function PriceForm({ editing, currency, onSaved, onCancel }: { editing: PriceRow | null; currency: string | undefined; onSaved(row: PriceRow, created: boolean): void; onCancel(): void }) {
+  const [pattern, setPattern] = useState(editing?.pattern ?? '');
+  const [prompt, setPrompt] = useState(editing ? decimalText(editing.promptPerMillion) : '');
+  const [completion, setCompletion] = useState(editing ? decimalText(editing.completionPerMillion) : '');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const save = useAction((input: { pattern: string; promptPerMillion: number; completionPerMillion: number }) => api.admin.putPrice.mutate(input));
+  const first = useRef<HTMLInputElement>(null);
+  const unit = currency ? `, ${currencySymbol(currency)}` : '';
+
+  useEffect(() => {
+    if (editing) first.current?.focus();
+  }, [editing]);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const values = { pattern, promptPerMillion: decimalInput(prompt), completionPerMillion: decimalInput(completion) };
+    const checked = check(putPriceInput, values);
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    const row = await save.run({ pattern: checked.data.pattern, promptPerMillion: values.promptPerMillion!, completionPerMillion: values.completionPerMillion! });
+    if (!row) return;
+    onSaved(row, !editing);
+    if (!editing) {
+      setPattern('');
+      setPrompt('');
+      setCompletion('');
+    }
+  };
+
+  return (
+    <form onSubmit={onSubmit} noValidate data-testid="price-form" aria-label={editing ? `Изменить цену ${editing.pattern}` : 'Новая цена'}>
+      <h3>{editing ? `Изменить цену «${editing.pattern}»` : 'Новая цена'}</h3>
+      <div className="grid">
+        <Field
+          label="Шаблон модели"
+          hint={editing ? 'Шаблон не меняется: чтобы задать другой, добавьте новую цену' : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'}
+          error={errors.pattern}
+        >
+          {(props) => <input {...props} name="pricePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />}
+        </Field>
+        <Field label={`Запрос за 1M токенов${unit}`} error={errors.promptPerMillion}>
+          {(props) => <input {...props} ref={editing ? first : undefined} name="pricePrompt" inputMode="decimal" autoComplete="off" value={prompt} onChange={(e) => setPrompt(e.target.value)} />}
+        </Field>
+        <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
+          {(props) => <input {...props} name="priceCompletion" inputMode="decimal" autoComplete="off" value={completion} onChange={(e) => setCompletion(e.target.value)} />}
+        </Field>
+      </div>
+      <div className="actions">
+        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
+          Сохранить цену
+        </Button>
+        {editing ? (
+          <Button variant="secondary" onClick={onCancel} disabled={save.pending}>
+            Отмена
+          </Button>
+        ) : null}
+      </div>
+      <AdminError error={save.error} />
+    </form>
+  );
+}
+
+export function PricesScreen() {
+  const prices = useQuery(() => api.admin.listPrices.query(), []);
+  const currency = useBillingConfig().data?.currency;
+  const [editing, setEditing] = useState<PriceRow | null>(null);
+  const [deleting, setDeleting] = useState<PriceRow | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const remove = useAction((pattern: string) => api.admin.deletePrice.mutate({ pattern }));
+  const rows = prices.data?.prices ?? [];
+
+  const onDelete = async () => {
+    if (!deleting) return;
+    const result = await remove.run(deleting.pattern);
+    if (!result) return;
+    setMessage(`${result.message}: ${deleting.pattern}`);
+    if (editing?.pattern === deleting.pattern) setEditing(null);
+    setDeleting(null);
+    prices.reload();
+  };
+
+  return (
+    <>
+      <section className="card" aria-labelledby="prices-title" data-testid="admin-prices">
+        <div className="section-head">
+          <h2 id="prices-title">Цены моделей</h2>
+          <Button variant="secondary" onClick={prices.reload} disabled={prices.loading} aria-label="Обновить таблицу цен">
+            Обновить
+          </Button>
+        </div>
+        <p className="hint">
+          Цена за 1 млн токенов в валюте баланса. Для модели берётся строка с самым длинным подходящим шаблоном.
+          {prices.data
+            ? ` Модели без подходящей строки стоят по умолчанию: запрос ${formatExact(prices.data.default.promptPerMillion)}, ответ ${formatExact(prices.data.default.completionPerMillion)} за 1M (TOKEN_PRICE).`
+            : ''}
+        </p>
+        {message ? (
+          <p className="success" role="status">
+            {message}
+          </p>
+        ) : null}
+        <AdminError error={prices.error} />
+        {prices.loading && !prices.data ? <Loading /> : null}
+        {prices.data && rows.length === 0 ? <p className="muted">Строк в таблице цен нет: все модели стоят по умолчанию.</p> : null}
+        {rows.length > 0 ? (
+          <div className="table-wrap">
+            <table className="stack-table" data-testid="prices-table">
+              <thead>
+                <tr>
+                  <th scope="col">Шаблон</th>
+                  <th scope="col" className="num">
+                    Запрос за 1M
+                  </th>
+                  <th scope="col" className="num">
+                    Ответ за 1M
+                  </th>
+                  <th scope="col">Изменена</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Действия</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.pattern} data-pattern={row.pattern} className={editing?.pattern === row.pattern ? 'row-open' : undefined}>
+                    <td data-label="Шаблон" className="wrap-anywhere">
+                      <code>{row.pattern}</code>
+                    </td>
+                    <td data-label="Запрос за 1M" className="num">
+                      {formatExact(row.promptPerMillion)}
+                    </td>
+                    <td data-label="Ответ за 1M" className="num">
+                      {formatExact(row.completionPerMillion)}
+                    </td>
+                    <td data-label="Изменена">{formatDateTime(row.updatedAt)}</td>
+                    <td>
+                      <div className="row-actions">
+                        <Button
+                          variant="secondary"
+                          aria-label={`Изменить цену ${row.pattern}`}
+                          onClick={() => {
+                            setMessage(null);
+                            setEditing(row);
+                          }}
+                        >
+                          Изменить
+                        </Button>
+                        <Button
+                          variant="danger"
+                          aria-label={`Удалить цену ${row.pattern}`}
+                          onClick={() => {
+                            remove.fail(undefined);
+                            setDeleting(row);
+                          }}
+                        >
+                          Удалить
+                        </Button>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+
+        <div className="tool">
+          <PriceForm
+            key={editing?.pattern ?? '+new'}
+            editing={editing}
+            currency={currency}
+            onCancel={() => setEditing(null)}
+            onSaved={(row, created) => {
+              setMessage(`Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: запрос ${formatExact(row.promptPerMillion)}, ответ ${formatExact(row.completionPerMillion)} за 1M`);
+              setEditing(null);
+              prices.reload();
+            }}
+          />
+        </div>
+      </section>
+
+      <PriceImport onImported={prices.reload} />
+
+      <ConfirmDialog
+        open={deleting !== null}
+        title="Удалить цену?"
+        confirmText="Удалить"
+        pending={remove.pending}
+        error={remove.error}
+        onConfirm={onDelete}
+        onCancel={() => setDeleting(null)}
+      >
+        <p>
+          Строка «{deleting?.pattern}» будет удалена: подходящие модели станут стоить по более короткому шаблону или по цене по умолчанию.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}

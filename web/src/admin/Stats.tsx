@@ -1,0 +1,148 @@
+// Daily figures of the service (UTC days): revenue from top-ups, admins' credits, spend on models and
+// the number of requests, with the period's totals.
+import { useState, type FormEvent } from 'react';
+import { dailyStatsInput } from '../../../src/admin/input';
+import { api } from '../api';
+import { Button, Field, Loading } from '../components/ui';
+import { formatAmount, formatInt, formatUtcDay } from '../format';
+import { useBillingConfig, useQuery } from '../hooks';
+import { check, type FieldErrors } from '../validate';
+import { AdminError } from './Admin';
+
+const DAY_MS = 86_400_000;
+const utcDay = (offsetDays: number) => new Date(Date.now() - offsetDays * DAY_MS).toISOString().slice(0, 10);
+
+export function StatsScreen() {
+  const [from, setFrom] = useState(() => utcDay(29));
+  const [to, setTo] = useState(() => utcDay(0));
+  const [range, setRange] = useState({ from, to });
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | undefined>();
+  const currency = useBillingConfig().data?.currency;
+  const stats = useQuery(() => api.admin.dailyStats.query(range), [range.from, range.to]);
+  const money = (value: number) => formatAmount(value, currency);
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(dailyStatsInput, { from: from || undefined, to: to || undefined });
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      setFormError(checked.errors.from || checked.errors.to ? undefined : checked.message);
+      return;
+    }
+    setErrors({});
+    setFormError(undefined);
+    setRange(checked.data);
+  };
+
+  const data = stats.data;
+  return (
+    <section className="card" aria-labelledby="stats-title">
+      <h2 id="stats-title">Выручка и расход по дням</h2>
+      <form className="inline-form" onSubmit={onSubmit} noValidate>
+        <Field label="С (день UTC)" error={errors.from}>
+          {(props) => <input {...props} name="statsFrom" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />}
+        </Field>
+        <Field label="По (день UTC)" error={errors.to}>
+          {(props) => <input {...props} name="statsTo" type="date" value={to} onChange={(e) => setTo(e.target.value)} />}
+        </Field>
+        <div className="actions">
+          <Button type="submit" pending={stats.loading} pendingText="Считаем…">
+            Показать
+          </Button>
+        </div>
+      </form>
+      {formError ? (
+        <p className="error" role="alert">
+          {formError}
+        </p>
+      ) : null}
+      <AdminError error={stats.error} />
+      {stats.loading && !data ? <Loading /> : null}
+      {data ? (
+        <>
+          <dl className="totals" data-testid="stats-totals" aria-live="polite">
+            <div>
+              <dt>Выручка</dt>
+              <dd>{money(data.totals.revenue)}</dd>
+            </div>
+            <div>
+              <dt>Начисления</dt>
+              <dd>{money(data.totals.credits)}</dd>
+            </div>
+            <div>
+              <dt>Расход</dt>
+              <dd>{money(data.totals.spend)}</dd>
+            </div>
+            <div>
+              <dt>Запросов</dt>
+              <dd>{formatInt(data.totals.requests)}</dd>
+            </div>
+          </dl>
+          <p className="hint">
+            Выручка — оплаченные пополнения; начисления — деньги, начисленные или списанные администраторами; расход — списания за запросы к моделям.
+          </p>
+          <div className="table-wrap">
+            <table className="stack-table" data-testid="stats-table" aria-busy={stats.loading}>
+              <thead>
+                <tr>
+                  <th scope="col">День</th>
+                  <th scope="col" className="num">
+                    Выручка
+                  </th>
+                  <th scope="col" className="num">
+                    Начисления
+                  </th>
+                  <th scope="col" className="num">
+                    Расход
+                  </th>
+                  <th scope="col" className="num">
+                    Запросов
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...data.days].reverse().map((d) => (
+                  <tr key={d.day}>
+                    <th scope="row" data-label="День" className="row-head">
+                      {formatUtcDay(d.day)}
+                    </th>
+                    <td data-label="Выручка" className="num">
+                      {money(d.revenue)}
+                    </td>
+                    <td data-label="Начисления" className="num">
+                      {money(d.credits)}
+                    </td>
+                    <td data-label="Расход" className="num">
+                      {money(d.spend)}
+                    </td>
+                    <td data-label="Запросов" className="num">
+                      {formatInt(d.requests)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+              <tfoot>
+                <tr>
+                  <th scope="row">Итого</th>
+                  <td data-label="Выручка" className="num">
+                    {money(data.totals.revenue)}
+                  </td>
+                  <td data-label="Начисления" className="num">
+                    {money(data.totals.credits)}
+                  </td>
+                  <td data-label="Расход" className="num">
+                    {money(data.totals.spend)}
+                  </td>
+                  <td data-label="Запросов" className="num">
+                    {formatInt(data.totals.requests)}
+                  </td>
+                </tr>
+              </tfoot>
+            </table>
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}

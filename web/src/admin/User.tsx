@@ -1,0 +1,329 @@
+// One account for the operator: its figures, a credit or a correction (idempotent by its reference),
+// blocking with a confirmation, its keys, its spend by model, its ledger and what admins did to it.
+import { useId, useState, type FormEvent } from 'react';
+import { creditInput } from '../../../src/admin/input';
+import { api, type Outputs } from '../api';
+import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
+import { formatAmount, formatDateTime, formatInt } from '../format';
+import { useAction, useBillingConfig, useQuery } from '../hooks';
+import { Link } from '../router';
+import { ledgerKindLabels, roleLabels } from '../texts';
+import { check, decimalInput, type FieldErrors } from '../validate';
+import { AdminError } from './Admin';
+import { AuditTable } from './Audit';
+
+type Detail = Outputs['admin']['getUser'];
+
+/** A fresh reference for an operator's credit: a repeat of the same request (a double click, a retry) credits once. */
+const newReference = () => `manual-${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 6)}`;
+
+function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency: string | undefined; onCredited(): void }) {
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [reference, setReference] = useState(newReference);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [done, setDone] = useState<string | null>(null);
+  const credit = useAction((input: { id: string; amount: number; reason: string; reference: string }) => api.admin.creditUser.mutate(input));
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setDone(null);
+    const values = { id: detail.user.id, amount: decimalInput(amount), reason, reference };
+    const checked = check(creditInput, values);
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    // A reference already in this account's ledger was used: the server would take the request as a
+    // repeat and credit nothing, so the operator hears it before sending.
+    if (detail.ledger.some((l) => l.kind === 'admin_credit' && l.reference === checked.data.reference)) {
+      setErrors({ reference: 'Операция с этой ссылкой уже проведена: для новой операции укажите новую ссылку' });
+      return;
+    }
+    setErrors({});
+    // The schema turns the amount into exact nano-units for the server; the request carries the number.
+    const sent = { id: detail.user.id, amount: values.amount!, reason: checked.data.reason, reference: checked.data.reference };
+    const result = await credit.run(sent);
+    if (!result) return;
+    const verb = sent.amount > 0 ? 'Начислено' : 'Списано';
+    setDone(`${verb} ${formatAmount(Math.abs(sent.amount), currency)} (ссылка ${sent.reference}). Баланс: ${formatAmount(result.balance, currency)}`);
+    setAmount('');
+    setReason('');
+    setReference(newReference());
+    onCredited();
+  };
+
+  return (
+    <form onSubmit={onSubmit} noValidate data-testid="credit-form">
+      <div className="grid">
+        <Field label="Сумма" hint="Положительная — начисление, отрицательная (например, −50) — списание" error={errors.amount}>
+          {(props) => <input {...props} name="creditAmount" inputMode="decimal" autoComplete="off" value={amount} onChange={(e) => setAmount(e.target.value)} />}
+        </Field>
+        <Field label="Причина" hint="Видна в журнале действий" error={errors.reason}>
+          {(props) => <input {...props} name="creditReason" maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} />}
+        </Field>
+        <Field
+          label="Ссылка операции (reference)"
+          hint="Номер заявки или платежа. Повтор с той же ссылкой не начислит второй раз; для новой операции — новая ссылка."
+          error={errors.reference}
+        >
+          {(props) => <input {...props} name="creditReference" maxLength={200} value={reference} onChange={(e) => setReference(e.target.value)} />}
+        </Field>
+      </div>
+      <div className="actions">
+        <Button type="submit" pending={credit.pending} pendingText="Проводим…">
+          Провести
+        </Button>
+        {done ? (
+          <span className="success" role="status" data-testid="credit-result">
+            {done}
+          </span>
+        ) : null}
+      </div>
+      <AdminError error={credit.error} />
+    </form>
+  );
+}
+
+export function UserScreen({ id }: { id: string }) {
+  const detail = useQuery(() => api.admin.getUser.query({ id }), [id]);
+  const currency = useBillingConfig().data?.currency;
+  const [confirming, setConfirming] = useState(false);
+  const [auditRound, setAuditRound] = useState(0);
+  const [blockMessage, setBlockMessage] = useState<string | null>(null);
+  const block = useAction((blocked: boolean) => (blocked ? api.admin.unblockUser.mutate({ id }) : api.admin.blockUser.mutate({ id })));
+  const headingId = useId();
+  const d = detail.data;
+
+  const afterChange = () => {
+    detail.reload();
+    setAuditRound((r) => r + 1);
+  };
+
+  const onBlock = async () => {
+    if (!d) return;
+    const result = await block.run(d.user.blocked);
+    if (!result) return;
+    setConfirming(false);
+    setBlockMessage(result.blocked ? 'Пользователь заблокирован' : 'Блокировка снята');
+    afterChange();
+  };
+
+  return (
+    <>
+      <p>
+        <Link to="/admin">← Все пользователи</Link>
+      </p>
+      {detail.loading && !d ? <Loading text="Загружаем пользователя…" /> : null}
+      <AdminError error={detail.error} />
+      {d ? (
+        <>
+          <section className="card" aria-labelledby={headingId} data-testid="admin-user">
+            <div className="section-head">
+              <h2 id={headingId} className="wrap-anywhere">
+                {d.user.email}
+              </h2>
+              <span className="badge">{roleLabels[d.user.role]}</span>
+              {d.user.blocked ? <span className="badge badge-off">Заблокирован</span> : <span className="badge badge-ok">Активен</span>}
+            </div>
+            <dl className="facts">
+              <div>
+                <dt>Баланс</dt>
+                <dd data-testid="admin-user-balance">{formatAmount(d.user.balance, currency)}</dd>
+              </div>
+              <div>
+                <dt>Расход за месяц</dt>
+                <dd>{formatAmount(d.user.spendThisMonth, currency)}</dd>
+              </div>
+              <div>
+                <dt>Зарегистрирован</dt>
+                <dd>{formatDateTime(d.user.createdAt)}</dd>
+              </div>
+              {d.user.blockedAt ? (
+                <div>
+                  <dt>Заблокирован с</dt>
+                  <dd>{formatDateTime(d.user.blockedAt)}</dd>
+                </div>
+              ) : null}
+            </dl>
+            <div className="actions">
+              <Button
+                variant={d.user.blocked ? 'secondary' : 'danger'}
+                onClick={() => {
+                  block.fail(undefined);
+                  setBlockMessage(null);
+                  setConfirming(true);
+                }}
+              >
+                {d.user.blocked ? 'Разблокировать' : 'Заблокировать'}
+              </Button>
+              {blockMessage ? (
+                <span className="success" role="status">
+                  {blockMessage}
+                </span>
+              ) : null}
+            </div>
+          </section>
+
+          <section className="card" aria-labelledby="credit-title">
+            <h2 id="credit-title">Начислить или списать</h2>
+            <CreditForm detail={d} currency={currency} onCredited={afterChange} />
+          </section>
+
+          <section className="card" aria-labelledby="user-keys-title">
+            <h2 id="user-keys-title">API-ключи</h2>
+            {d.keys.length === 0 ? (
+              <p className="muted">Ключей нет.</p>
+            ) : (
+              <div className="table-wrap">
+                <table className="stack-table" data-testid="admin-user-keys">
+                  <thead>
+                    <tr>
+                      <th scope="col">Название</th>
+                      <th scope="col">Начало ключа</th>
+                      <th scope="col">Создан</th>
+                      <th scope="col">Последнее использование</th>
+                      <th scope="col">Состояние</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {d.keys.map((k) => (
+                      <tr key={k.id}>
+                        <td data-label="Название">{k.name}</td>
+                        <td data-label="Начало ключа">
+                          <code>{k.keyPrefix}…</code>
+                        </td>
+                        <td data-label="Создан">{formatDateTime(k.createdAt)}</td>
+                        <td data-label="Использован">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'ещё не использовался'}</td>
+                        <td data-label="Состояние">
+                          <span className={`badge ${k.isActive ? 'badge-ok' : 'badge-off'}`}>{k.isActive ? 'Активен' : 'Отозван'}</span>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+
+          <section className="card" aria-labelledby="user-usage-title">
+            <h2 id="user-usage-title">Расход по моделям</h2>
+            {d.usageByModel.length === 0 ? (
+              <p className="muted">Запросов не было.</p>
+            ) : (
+              <div className="table-wrap">
+                <table className="stack-table" data-testid="admin-user-usage">
+                  <thead>
+                    <tr>
+                      <th scope="col">Модель</th>
+                      <th scope="col" className="num">
+                        Запросов
+                      </th>
+                      <th scope="col" className="num">
+                        Токенов (запрос / ответ)
+                      </th>
+                      <th scope="col" className="num">
+                        Цена запросов
+                      </th>
+                      <th scope="col" className="num">
+                        Цена ответов
+                      </th>
+                      <th scope="col" className="num">
+                        Не оплачено
+                      </th>
+                      <th scope="col" className="num">
+                        Списано
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {d.usageByModel.map((m) => (
+                      <tr key={m.model}>
+                        <td data-label="Модель" className="wrap-anywhere">
+                          {m.model}
+                        </td>
+                        <td data-label="Запросов" className="num">
+                          {formatInt(m.requests)}
+                        </td>
+                        <td data-label="Токенов" className="num">
+                          {formatInt(m.promptTokens)} / {formatInt(m.completionTokens)}
+                        </td>
+                        <td data-label="Цена запросов" className="num">
+                          {formatAmount(m.promptCost, currency)}
+                        </td>
+                        <td data-label="Цена ответов" className="num">
+                          {formatAmount(m.completionCost, currency)}
+                        </td>
+                        <td data-label="Не оплачено" className="num">
+                          {m.unpaid > 0 ? formatAmount(m.unpaid, currency) : '—'}
+                        </td>
+                        <td data-label="Списано" className="num">
+                          {formatAmount(m.cost, currency)}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+
+          <section className="card" aria-labelledby="user-ledger-title">
+            <h2 id="user-ledger-title">Журнал баланса</h2>
+            <p className="hint">Последние 100 записей, новые первыми.</p>
+            <div className="table-wrap">
+              <table className="stack-table" data-testid="admin-user-ledger">
+                <thead>
+                  <tr>
+                    <th scope="col">Время</th>
+                    <th scope="col">Операция</th>
+                    <th scope="col" className="num">
+                      Сумма
+                    </th>
+                    <th scope="col">Ссылка</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.ledger.map((l) => (
+                    <tr key={l.id}>
+                      <td data-label="Время">{formatDateTime(l.createdAt)}</td>
+                      <td data-label="Операция">{ledgerKindLabels[l.kind] ?? l.kind}</td>
+                      <td data-label="Сумма" className={`num ${l.amount < 0 ? 'amount-out' : 'amount-in'}`}>
+                        {l.amount > 0 ? '+' : ''}
+                        {formatAmount(l.amount, currency)}
+                      </td>
+                      <td data-label="Ссылка" className="wrap-anywhere">
+                        {l.reference ? <code>{l.reference}</code> : '—'}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+
+          <section className="card" aria-labelledby="user-audit-title">
+            <h2 id="user-audit-title">Действия администраторов</h2>
+            <AuditTable key={auditRound} targetId={d.user.id} pageSize={20} />
+          </section>
+
+          <ConfirmDialog
+            open={confirming}
+            title={d.user.blocked ? 'Снять блокировку?' : 'Заблокировать пользователя?'}
+            confirmText={d.user.blocked ? 'Разблокировать' : 'Заблокировать'}
+            pending={block.pending}
+            error={block.error}
+            onConfirm={onBlock}
+            onCancel={() => setConfirming(false)}
+          >
+            {d.user.blocked ? (
+              <p>{d.user.email} снова сможет входить в панель, а его API-ключи — работать.</p>
+            ) : (
+              <p>{d.user.email} не сможет войти в панель, его API-ключи и токены перестанут работать сразу. Баланс сохранится.</p>
+            )}
+          </ConfirmDialog>
+        </>
+      ) : null}
+    </>
+  );
+}

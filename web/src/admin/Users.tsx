@@ -1,0 +1,117 @@
+// Accounts, newest first, searched by a part of the e-mail and paged; each opens its detail.
+import { useState, type FormEvent } from 'react';
+import { listUsersInput } from '../../../src/admin/input';
+import { api } from '../api';
+import { Pager, useCursorPages } from '../components/Pager';
+import { Button, Field, Loading } from '../components/ui';
+import { formatAmount, formatDateTime } from '../format';
+import { useBillingConfig, useQuery } from '../hooks';
+import { Link } from '../router';
+import { roleLabels } from '../texts';
+import { check } from '../validate';
+import { AdminError } from './Admin';
+
+const PAGE_SIZE = 20;
+
+export function UsersScreen() {
+  const [text, setText] = useState('');
+  const [search, setSearch] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const pages = useCursorPages();
+  const currency = useBillingConfig().data?.currency;
+  const list = useQuery(
+    async () => ({ search, ...(await api.admin.listUsers.query({ search: search || undefined, limit: PAGE_SIZE, cursor: pages.cursor })) }),
+    [search, pages.cursor],
+  );
+  // While another search's answer is on its way, the previous search's rows are not shown as if they matched.
+  const current = list.data?.search === search ? list.data : undefined;
+  const users = current?.data ?? [];
+
+  const onSearch = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(listUsersInput, { search: text });
+    if (!checked.ok) {
+      setError(checked.errors.search ?? checked.message);
+      return;
+    }
+    setError(undefined);
+    setSearch(checked.data.search ?? '');
+    pages.reset();
+  };
+
+  return (
+    <section className="card" aria-labelledby="users-title" data-testid="admin-users">
+      <h2 id="users-title">Пользователи</h2>
+      <form className="inline-form" role="search" onSubmit={onSearch} noValidate>
+        <Field label="Поиск по e-mail" hint="Часть адреса, регистр не важен" error={error}>
+          {(props) => <input {...props} name="userSearch" type="search" value={text} onChange={(e) => setText(e.target.value)} />}
+        </Field>
+        <div className="actions">
+          <Button type="submit" pending={list.loading && search === text.trim()} pendingText="Ищем…">
+            Найти
+          </Button>
+          {search ? (
+            <Button
+              variant="secondary"
+              onClick={() => {
+                setText('');
+                setSearch('');
+                pages.reset();
+              }}
+            >
+              Сбросить
+            </Button>
+          ) : null}
+        </div>
+      </form>
+
+      <AdminError error={list.error} />
+      {list.loading && !current ? <Loading text="Загружаем пользователей…" /> : null}
+      <p className="visually-hidden" role="status" aria-live="polite">
+        {current && !list.loading ? `Найдено на странице: ${users.length}` : ''}
+      </p>
+      {current && users.length === 0 ? <p className="muted">{search ? `Пользователей с «${search}» в e-mail нет.` : 'Пользователей нет.'}</p> : null}
+      {users.length > 0 ? (
+        <div className="table-wrap">
+          <table className="stack-table" data-testid="users-table" aria-busy={list.loading}>
+            <thead>
+              <tr>
+                <th scope="col">E-mail</th>
+                <th scope="col">Роль</th>
+                <th scope="col" className="num">
+                  Баланс
+                </th>
+                <th scope="col" className="num">
+                  Расход за месяц
+                </th>
+                <th scope="col">Зарегистрирован</th>
+                <th scope="col">Состояние</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr key={u.id} data-user-id={u.id}>
+                  <td data-label="E-mail" className="wrap-anywhere">
+                    <Link to={`/admin/users/${u.id}`}>{u.email}</Link>
+                  </td>
+                  <td data-label="Роль">{roleLabels[u.role]}</td>
+                  <td data-label="Баланс" className="num">
+                    {formatAmount(u.balance, currency)}
+                  </td>
+                  <td data-label="Расход за месяц" className="num">
+                    {formatAmount(u.spendThisMonth, currency)}
+                  </td>
+                  <td data-label="Зарегистрирован">{formatDateTime(u.createdAt)}</td>
+                  <td data-label="Состояние">
+                    {u.blocked ? <span className="badge badge-off">Заблокирован</span> : <span className="badge badge-ok">Активен</span>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager pages={pages} nextCursor={current?.nextCursor} loading={list.loading} label="Страницы пользователей" />
+    </section>
+  );
+}
