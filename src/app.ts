@@ -1,14 +1,22 @@
 // Composes the HTTP surface from the feature modules; no logic of its own.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Elysia } from 'elysia';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { withBodyRead } from './http/body';
+import { verifyEmailPage } from './accounts/verify-page';
+import { clientAddressOf } from './http/client-address';
+import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
 import { DOCS_HTML, docsAsset } from './http/docs-page';
 import { AppError, errorResponse, toAppError } from './http/errors';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
+import { bearerToken } from './http/bearer';
+import { metricsTokenMatches } from './metrics/registry';
 import { createRestHandler } from './http/rest';
 import { buildOpenApiDocument, SERVICE_NAME, SERVICE_VERSION } from './openapi';
 import type { Services } from './services';
+import { batchRefusal } from './trpc/batch-policy';
 import type { Context } from './trpc/init';
 import { appRouter } from './trpc/router';
 
@@ -77,6 +85,7 @@ export function informationDocument(services: Services) {
       chatCompletions: 'POST /v1/chat/completions',
       models: 'GET /v1/models',
       currentUser: 'GET /api/auth/me',
+      emailVerification: 'GET /api/auth/verify-email?token=<from the e-mail>, POST /api/auth/resend-verification',
       balance: 'GET /api/balance',
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
@@ -94,18 +103,44 @@ export function informationDocument(services: Services) {
 
 export function createApp(services: Services) {
   const { logger } = services;
-  const createContext = (req: Request): Context => ({ services, req, requestId: requestIdOf(req) });
-  const logInternal = (error: unknown, req: Request) =>
+  // The REST bridge hands procedures a stand-in for the request; what the server recorded about the
+  // request (its id, the client's address) is keyed by the original, which this carries to createContext.
+  const restRequests = new AsyncLocalStorage<Request>();
+  const createContext = (req: Request, original: Request = req): Context => ({
+    services,
+    req,
+    requestId: requestIdOf(original),
+    clientAddress: clientAddressOf(original, services.config.trustProxy),
+  });
+  const logInternal = (error: unknown, req: Request) => {
+    // A client gone mid-request (a slow body cut at the receive deadline, a hang-up) fails the read of its
+    // body: nothing here broke, and a slow sender's connections must not flood the error log.
+    if (failedByClientLeaving(error, req)) {
+      logger.debug('client left before its request arrived', { requestId: requestIdOf(req) });
+      return;
+    }
     logger.error('unhandled error', { requestId: requestIdOf(req), error });
+  };
 
   const rest = createRestHandler({
     router: appRouter,
-    createContext,
+    createContext: (req) => createContext(req, restRequests.getStore()),
     bodyLimitBytes: services.config.bodyLimitBytes,
     onInternalError: logInternal,
   });
 
   const dashboard = createDashboard();
+  /** Payment notifications as webhook events in the metrics: answered 2xx is handled, anything else failed. */
+  const counted = async (answer: Promise<Response>) => {
+    try {
+      const response = await answer;
+      services.metrics.webhookEvent('payments', response.status < 400 ? 'handled' : 'failed');
+      return response;
+    } catch (error) {
+      services.metrics.webhookEvent('payments', 'failed');
+      throw error;
+    }
+  };
   let openApiText: string | undefined;
   const openApi = () => (openApiText ??= JSON.stringify(buildOpenApiDocument()));
 
@@ -141,6 +176,14 @@ export function createApp(services: Services) {
           headers: { 'content-type': 'application/json; charset=utf-8' },
         }),
     )
+    .get('/metrics', async ({ request }) => {
+      const token = services.config.metricsToken;
+      if (token && !metricsTokenMatches(token, bearerToken(request.headers))) {
+        return errorResponse(new AppError('unauthorized', errorMessages.metricsToken));
+      }
+      const { body, contentType } = await services.metrics.render();
+      return new Response(body, { headers: { 'content-type': contentType } });
+    })
     .get('/openapi.json', () => new Response(openApi(), { headers: { 'content-type': 'application/json; charset=utf-8' } }))
     .get('/docs', () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
     .get('/app', () => dashboard.serve(''))
@@ -148,10 +191,11 @@ export function createApp(services: Services) {
     .get('/docs/assets/:name', ({ params }) => docsAsset(params.name) ?? errorResponse(new AppError('not_found', errorMessages.routeNotFound)))
     .all(
       '/trpc/*',
-      ({ request }) =>
+      async ({ request }) =>
         fetchRequestHandler({
           endpoint: '/trpc',
-          req: request,
+          // tRPC reads the body itself, with no limit: it gets one already read under ours.
+          req: await withBodyRead(request, services.config.bodyLimitBytes),
           router: appRouter,
           createContext: () => createContext(request),
           onError: ({ error }) => {
@@ -159,7 +203,14 @@ export function createApp(services: Services) {
             if (type === 'internal_error' || type === 'service_unavailable') logInternal(error, request);
           },
         }),
-      { parse: 'none' },
+      {
+        parse: 'none',
+        // Before the body is read: a batch that may not run costs nothing.
+        beforeHandle({ request }) {
+          const refusal = batchRefusal(request, '/trpc');
+          if (refusal) return errorResponse(refusal);
+        },
+      },
     )
     // Called by Telegram, verified by its secret header: raw, outside the JWT-guarded REST routes.
     .post('/api/v1/messenger/:agentId/webhook', ({ request, params }) => services.messenger.webhook.handle(request, params.agentId), {
@@ -171,12 +222,14 @@ export function createApp(services: Services) {
       parse: 'none',
     })
     // The payment provider's notifications, verified by the per-agent secret in the URL.
-    .post('/api/v1/commerce/webhook/:agentId', ({ request, params }) => services.commerce.payments.handle(request, params.agentId), {
+    .post('/api/v1/commerce/webhook/:agentId', ({ request, params }) => counted(services.commerce.payments.handle(request, params.agentId)), {
       parse: 'none',
     })
     // YooKassa's top-up notifications: unsigned, so each one is verified by re-reading the payment.
-    .post('/api/billing/yookassa/notifications', ({ request }) => services.topups.notifications.handle(request), { parse: 'none' })
-    .all('/api/*', ({ request }) => rest(request), { parse: 'none' });
+    .post('/api/billing/yookassa/notifications', ({ request }) => counted(services.topups.notifications.handle(request)), { parse: 'none' })
+    // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
+    .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
+    .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });
 }
 
 export type App = ReturnType<typeof createApp>;

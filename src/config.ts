@@ -3,11 +3,23 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { unitsToNano } from './money';
+import { parseAddressRange } from './http/address-ranges';
+import { YOOKASSA_NOTIFICATION_RANGES } from './payments/notification-senders';
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const urlWithoutTrailingSlash = z
   .url()
   .transform((url) => url.replace(/\/+$/, ''));
+
+function isTimeZoneName(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -83,8 +95,6 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
-  LOGIN_MAX_FAILURES: intFromEnv(1, 1000).default(10),
-  LOGIN_LOCKOUT_SECONDS: intFromEnv(1, 86_400).default(300),
   SHUTDOWN_GRACE_MS: intFromEnv(0, 600_000).default(10_000),
   /** Accounts (comma-separated e-mails) that get the admin role at registration and at every login. */
   ADMIN_EMAILS: z
@@ -112,8 +122,77 @@ const envSchema = z.object({
   UPSTREAM_MAX_CONNECTIONS: intFromEnv(1, 65_535).default(4096),
   /** Read, not set, here: the runtime's own limit this process started with (Bun's default is 256). */
   BUN_CONFIG_MAX_HTTP_REQUESTS: intFromEnv(1, 65_535).optional(),
+  /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   LOG_REQUESTS: boolFromEnv.default(true),
+
+  // What any client, even an unauthenticated one, can hold open or make the server spend (README,
+  // "Configuration"; how Bun enforces the first two: src/http/connection-guard.ts).
+  /**
+   * How long a request's body may take to arrive once its headers are in; a body still arriving then
+   * is cut (the connection closed), at most 8 s later. Bun's timers count whole seconds, up to 255.
+   */
+  REQUEST_RECEIVE_TIMEOUT_MS: intFromEnv(1000, 250_000).default(30_000),
+  /** Requests one client address may have in flight at once; beyond it 429 (0: no cap). */
+  MAX_CONNECTIONS_PER_ADDRESS: intFromEnv(0, 1_000_000).default(1024),
+  /** How long GET /health/upstream answers from its last probe instead of asking the upstream again (0: always asks). */
+  UPSTREAM_HEALTH_CACHE_SECONDS: intFromEnv(0, 3600).default(5),
+
+  // Accounts against abuse: free-credit farming and password guessing (README, "Operating it").
+  /**
+   * Which address a request comes from. Unset/false: the socket's (X-Forwarded-For is never read);
+   * true: the left-most X-Forwarded-For entry (only behind a proxy that overwrites the header);
+   * N: the N-th entry from the right, i.e. what the outermost of N trusted proxies saw.
+   */
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|yes|no|\d{1,2})$/, 'expected true, false or the number of trusted proxies (0–99)')
+    .transform((v): boolean | number => (v === 'true' || v === 'yes' ? true : v === 'false' || v === 'no' ? false : Number(v) || false))
+    .default(false),
+  /** Registrations per client address per hour, counted in the database (0: no limit). */
+  REGISTRATION_LIMIT_PER_HOUR: intFromEnv(0, 1_000_000).default(20),
+  /** Credited to a new account (at registration, or when its e-mail is verified); exact to 1e-9. */
+  REGISTRATION_BONUS: z.coerce.number().min(0).max(1_000_000).default(3),
+  /** The bonus waits until the user opens a one-time link mailed through SMTP_URL. */
+  REQUIRE_EMAIL_VERIFICATION: boolFromEnv.default(false),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/\S+$/, 'must start with smtp:// or smtps://')
+    .optional(),
+  SMTP_FROM: z.string().min(3).max(320).optional(),
+  /** Failed logins from one client address before each further attempt from it waits (1 s, doubling). */
+  LOGIN_MAX_FAILURES: intFromEnv(1, 1000).default(10),
+  /** The same for one e-mail from all addresses together: slows guessing spread over many addresses. */
+  LOGIN_ACCOUNT_MAX_FAILURES: intFromEnv(1, 100_000).default(50),
+  /** The longest wait the doubling reaches. */
+  LOGIN_LOCKOUT_SECONDS: intFromEnv(1, 86_400).default(300),
+  /** Failure counts start over this long after their first failure. */
+  LOGIN_FAILURE_WINDOW_SECONDS: intFromEnv(60, 604_800).default(3600),
+
+  // Third-party services' own limits and addresses (README, "Configuration").
+  /**
+   * YCLIENTS requests this instance sends in any second and in any minute. YCLIENTS allows one address 5 and
+   * 200 (its API Blueprint); instances that share an address should share that allowance between them.
+   */
+  YCLIENTS_RATE_PER_SECOND: intFromEnv(1, 1000).default(5),
+  YCLIENTS_RATE_PER_MINUTE: intFromEnv(1, 1_000_000).default(200),
+  /** Where a salon's day starts (the sync's "today") when YCLIENTS' company data names no time zone. */
+  YCLIENTS_TIME_ZONE: z
+    .string()
+    .refine(isTimeZoneName, 'expected an IANA time zone such as Europe/Moscow')
+    .default('Europe/Moscow'),
+  /**
+   * Addresses and CIDR ranges YooKassa sends HTTP notifications from (comma-separated), checked on the
+   * notifications of shops that take payment by link (no YooKassa account to re-read the payment with).
+   * Default: the list YooKassa publishes. When set, top-up notifications are checked against it as well.
+   */
+  YOOKASSA_NOTIFICATION_IPS: z
+    .string()
+    .transform((s) => s.split(',').map((e) => e.trim()).filter(Boolean))
+    .refine((list) => list.length > 0, 'expected at least one address or CIDR range')
+    .refine((list) => list.every((e) => parseAddressRange(e) !== null), 'expected IP addresses or CIDR ranges such as 185.71.76.0/27')
+    .optional(),
 });
 
 export type Env = z.input<typeof envSchema>;
@@ -152,10 +231,9 @@ export interface Config {
   bodyLimitBytes: number;
   maxKeysPerUser: number;
   rateLimitPerMinute: number;
-  loginMaxFailures: number;
-  loginLockoutSeconds: number;
   shutdownGraceMs: number;
   upstreamMaxConnections: number;
+  metricsToken: string | undefined;
   /** The fetch limit this process runs with (BUN_CONFIG_MAX_HTTP_REQUESTS at start, else Bun's 256). */
   runtimeMaxHttpRequests: number;
   adminEmails: string[];
@@ -169,6 +247,35 @@ export interface Config {
   topupRecheckSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logRequests: boolean;
+
+  // What any client can hold open or make the server spend.
+  requestReceiveTimeoutMs: number;
+  /** 0: no cap. */
+  maxConnectionsPerAddress: number;
+  upstreamHealthCacheSeconds: number;
+
+  // Accounts against abuse.
+  /** false: the socket's address; true: left-most X-Forwarded-For; N: N-th X-Forwarded-For entry from the right. */
+  trustProxy: boolean | number;
+  /** 0: no limit. */
+  registrationLimitPerHour: number;
+  registrationBonusNano: bigint;
+  requireEmailVerification: boolean;
+  /** Outgoing mail; always set when e-mail verification is required. */
+  smtp: { url: string; from: string } | null;
+  loginMaxFailures: number;
+  loginAccountMaxFailures: number;
+  loginLockoutSeconds: number;
+  loginFailureWindowSeconds: number;
+
+  // Third-party services' own limits and addresses.
+  yclientsRatePerSecond: number;
+  yclientsRatePerMinute: number;
+  yclientsTimeZone: string;
+  /** YooKassa's notification senders: YOOKASSA_NOTIFICATION_IPS, or the published list. */
+  yookassaNotificationIps: string[];
+  /** YOOKASSA_NOTIFICATION_IPS was set: top-up notifications are checked against it too. */
+  yookassaNotificationIpsSet: boolean;
 }
 
 export class ConfigError extends Error {
@@ -221,7 +328,8 @@ function loadDevSecrets(dataDir: string, warnings: string[]): DevSecrets {
       return { jwtSecret: parsed.jwtSecret, encryptionKey: parsed.encryptionKey };
     }
   }
-  mkdirSync(dataDir, { recursive: true });
+  // Only this user may enter it: it holds these secrets and the embedded database (see db/client.ts).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets: DevSecrets = {
     jwtSecret: randomBytes(48).toString('base64url'),
     encryptionKey: randomBytes(32).toString('hex'),
@@ -302,6 +410,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const topupMaxNano = currencyToNano('TOPUP_MAX_AMOUNT', e.TOPUP_MAX_AMOUNT);
   if (topupMinNano > topupMaxNano) throw new ConfigError('TOPUP_MIN_AMOUNT: must not exceed TOPUP_MAX_AMOUNT');
 
+  const registrationBonusNano = unitsToNano(e.REGISTRATION_BONUS);
+  if (registrationBonusNano === null) throw new ConfigError('REGISTRATION_BONUS: must be a whole number of 1e-9 units');
+  if (e.REQUIRE_EMAIL_VERIFICATION && !e.SMTP_URL) {
+    throw new ConfigError('REQUIRE_EMAIL_VERIFICATION: set SMTP_URL, or nobody can receive the link that credits the bonus');
+  }
+  const smtp = e.SMTP_URL
+    ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Conduit <no-reply@${new URL(publicBaseUrl).hostname}>` }
+    : null;
+
   return {
     warnings,
     config: {
@@ -336,10 +453,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
-      loginMaxFailures: e.LOGIN_MAX_FAILURES,
-      loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
       upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
+      metricsToken: e.METRICS_TOKEN,
       runtimeMaxHttpRequests: e.BUN_CONFIG_MAX_HTTP_REQUESTS ?? 256,
       adminEmails: e.ADMIN_EMAILS,
       balanceCurrency: e.BALANCE_CURRENCY,
@@ -354,6 +470,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       topupRecheckSeconds: e.TOPUP_RECHECK_SECONDS,
       logLevel: e.LOG_LEVEL,
       logRequests: e.LOG_REQUESTS,
+      requestReceiveTimeoutMs: e.REQUEST_RECEIVE_TIMEOUT_MS,
+      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
+      upstreamHealthCacheSeconds: e.UPSTREAM_HEALTH_CACHE_SECONDS,
+      trustProxy: e.TRUST_PROXY,
+      registrationLimitPerHour: e.REGISTRATION_LIMIT_PER_HOUR,
+      registrationBonusNano,
+      requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
+      smtp,
+      loginMaxFailures: e.LOGIN_MAX_FAILURES,
+      loginAccountMaxFailures: e.LOGIN_ACCOUNT_MAX_FAILURES,
+      loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
+      loginFailureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
+      yclientsRatePerSecond: e.YCLIENTS_RATE_PER_SECOND,
+      yclientsRatePerMinute: e.YCLIENTS_RATE_PER_MINUTE,
+      yclientsTimeZone: e.YCLIENTS_TIME_ZONE,
+      yookassaNotificationIps: e.YOOKASSA_NOTIFICATION_IPS ?? [...YOOKASSA_NOTIFICATION_RANGES],
+      yookassaNotificationIpsSet: e.YOOKASSA_NOTIFICATION_IPS !== undefined,
     },
   };
 }

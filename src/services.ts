@@ -25,6 +25,10 @@ import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
 import { createLifecycle } from './lifecycle';
 import { createPriceBook } from './pricing/prices';
+import { createMetrics } from './metrics/registry';
+import { createIdempotency } from './gateway/idempotency';
+import { createPeriodicJob } from './jobs/periodic';
+import { outboxBacklog } from './metrics/sources';
 import type { Logger } from './logger';
 
 export interface ServicesInput {
@@ -38,7 +42,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const instanceId = `${process.pid}-${randomUUID()}`;
   const lifecycle = createLifecycle(logger);
   const jwt = createJwtService(config.jwtSecret);
-  const accounts = createAccountService({ db, jwt, config });
+  const accounts = createAccountService({ db, jwt, logger, config });
   let verifier: KeyVerifier | undefined;
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
   let billingRef: { keyChanged(keyId: string): void } | undefined;
@@ -46,6 +50,15 @@ export function createServices({ config, database, logger }: ServicesInput) {
   verifier = createKeyVerifier({ database, keys, logger, onKeyChanged: (keyId) => billingRef?.keyChanged(keyId) });
   const authenticator = createAuthenticator(accounts, verifier);
   const prices = createPriceBook({ db, database, config, logger });
+  const metrics = createMetrics();
+  const idempotency = createIdempotency({ db });
+  // Keys are kept 24 h; expired ones are taken over when reused, and swept here so the table stays small.
+  const idempotencySweep = createPeriodicJob({
+    name: 'idempotency key sweep',
+    intervalMs: 10 * 60_000,
+    run: () => idempotency.purge(),
+    logger,
+  });
   const billing = createBilling({
     db,
     config,
@@ -53,10 +66,30 @@ export function createServices({ config, database, logger }: ServicesInput) {
     instanceId,
     listen: (channel, onPayload, onListen) => database.listen(channel, onPayload, onListen),
     journalDir: join(config.dataDir, 'journal'),
+    observer: {
+      settled: (facts, cost) =>
+        metrics.settled({
+          endpoint: 'chat',
+          model: facts.model,
+          stream: facts.stream,
+          status: facts.status,
+          durationMs: facts.durationMs,
+          promptTokens: facts.promptTokens,
+          completionTokens: Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens),
+          priceNano: cost.priceNano,
+        }),
+      unpaid: (nano) => metrics.unpaid(nano),
+      topUp: (lease, outcome) => metrics.leaseTopUp(lease, outcome),
+    },
   });
   billingRef = billing;
   const upstream = createUpstream(config);
-  const models = createModelCatalog({ upstream, logger, ttlMs: config.modelsCacheSeconds * 1000 });
+  const models = createModelCatalog({
+    upstream,
+    logger,
+    ttlMs: config.modelsCacheSeconds * 1000,
+    probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
+  });
   const admin = createAdminService({ db, billing, prices, models, config });
   const chat = createChatHandler({
     config,
@@ -66,6 +99,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     upstream,
     rateLimiter: config.rateLimitPerMinute > 0 ? createRateLimiter(config.rateLimitPerMinute) : null,
     logger,
+    observer: metrics,
+    idempotency,
   });
   const usageReport = createUsageReport(db);
   const agents = createAgentService({ db, config });
@@ -80,11 +115,12 @@ export function createServices({ config, database, logger }: ServicesInput) {
     leaseMs: config.telegramTimeoutMs * 20 + 30_000,
   });
   const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
-  const messenger = createMessenger({ db, box: secretBox, logger, outbox, config });
+  const messenger = createMessenger({ db, box: secretBox, logger, outbox, config, observeUpdate: (outcome) => metrics.webhookEvent('messenger', outcome) });
   const booking = createBooking({ db, database, config, logger, box: secretBox });
   const commerce = createCommerce({ db, box: secretBox, logger, outbox, notifier: messenger.notifier, config });
   const topups = createTopups({ database, logger, config });
   const social = createSocial({
+    observeEvent: (outcome) => metrics.webhookEvent('social', outcome),
     db,
     box: secretBox,
     logger,
@@ -110,6 +146,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     verifier,
     authenticator,
     prices,
+    metrics,
     billing,
     upstream,
     models,
@@ -127,7 +164,16 @@ export function createServices({ config, database, logger }: ServicesInput) {
     topups,
     /** Starts background work; each piece registers how it stops. */
     async start() {
+      metrics.setSources({
+        streamsInFlight: () => chat.openStreams,
+        settlementBacklog: () => ({ rows: billing.backlog, oldestAgeSeconds: billing.oldestUnwrittenSeconds }),
+        outboxBacklog: () => outboxBacklog(db),
+      });
       await verifier.start();
+      idempotencySweep.start();
+      lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
+      accounts.start();
+      lifecycle.onShutdown('accounts', () => accounts.stop());
       await prices.start();
       lifecycle.onShutdown('price book', () => prices.stop());
       lifecycle.onShutdown('key verifier', () => verifier.stop());

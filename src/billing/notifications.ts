@@ -9,10 +9,15 @@
 // match (logged; a redelivery could not change them). A body that is not JSON or not a notification is a
 // 400. When YooKassa cannot be asked (network, 5xx, 429, or our credentials refused) the answer is 502:
 // nothing was verified, and the redelivery is what retries it (the periodic re-check is the second net).
+//
+// The re-read is the protection; when the operator sets YOOKASSA_NOTIFICATION_IPS the sender's address is
+// checked first as well (403 otherwise), which also spares YooKassa the re-reads a stranger's posts would cause.
 import { readBodyText } from '../http/body';
 import { AppError, errorResponse } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { findUnstorableText } from '../http/text';
 import type { Logger } from '../logger';
+import type { NotificationSenders } from '../payments/notification-senders';
 import { isYookassaError, YookassaApiError } from '../payments/yookassa';
 import type { TopupService } from './topups';
 
@@ -42,12 +47,23 @@ function isNotification(value: unknown): value is Notification {
 
 const ok = () => new Response(JSON.stringify({ ok: true }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
-export function createTopupNotifications(deps: { topups: TopupService; enabled: boolean; logger: Logger }) {
+export function createTopupNotifications(deps: {
+  topups: TopupService;
+  enabled: boolean;
+  logger: Logger;
+  /** Set when YOOKASSA_NOTIFICATION_IPS is: only those addresses may post. */
+  senders?: NotificationSenders | null;
+}) {
   const { topups, logger } = deps;
 
   return {
     async handle(request: Request): Promise<Response> {
       if (!deps.enabled) return errorResponse(new AppError('invalid_request_error', errorMessages.yookassaNotificationsDisabled));
+      const sender = deps.senders?.check(request);
+      if (sender && !sender.allowed) {
+        logger.warn('yookassa notification from an address not in YOOKASSA_NOTIFICATION_IPS; refused', { address: sender.address });
+        return errorResponse(new AppError('forbidden', errorMessages.paymentUntrustedSender));
+      }
       let notification: unknown;
       try {
         notification = JSON.parse(await readBodyText(request, MAX_NOTIFICATION_BYTES));
@@ -56,6 +72,9 @@ export function createTopupNotifications(deps: { topups: TopupService; enabled: 
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
       }
       if (!isNotification(notification)) return errorResponse(new AppError('invalid_request_error', errorMessages.yookassaBadNotification));
+      // The payment id goes into YooKassa's URL and our queries: text PostgreSQL cannot hold is no payment id.
+      const unstorable = findUnstorableText(notification);
+      if (unstorable !== null) return errorResponse(new AppError('invalid_request_error', errorMessages.unstorableText(unstorable)));
       const { event, object } = notification;
       // Refund and payout events carry other objects; top-ups act on payments only.
       if (!event.startsWith('payment.')) {

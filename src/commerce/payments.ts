@@ -8,7 +8,9 @@
 // orderId / order_id) or an order number in the description, and must match in amount and currency.
 // A shop with its own YooKassa account has its notifications verified as well: the payment is re-read with
 // the shop's credentials and only YooKassa's answer is acted on (the body's status is not trusted); when
-// YooKassa cannot be asked the answer is 502, so YooKassa delivers the notification again.
+// YooKassa cannot be asked the answer is 502, so YooKassa delivers the notification again. A shop on the link
+// template has no account to ask: its notifications must come from YooKassa's published addresses
+// (YOOKASSA_NOTIFICATION_IPS; a forwarded address only behind TRUST_PROXY), else 403 — the secret still checked first.
 //
 // A notification is recorded under (payment id, event): a repeat changes nothing. Deliveries in any order
 // are harmless: paid is final, a cancellation does not touch the order (the client may pay again), and a
@@ -20,9 +22,11 @@ import { dialogues, orders, paymentEvents } from '../db/schema';
 import { readBodyText } from '../http/body';
 import { AppError, errorResponse } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { findUnstorableText } from '../http/text';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Notifier } from '../integrations/messenger/notify';
+import type { NotificationSenders } from '../payments/notification-senders';
 import { isYookassaError, YookassaApiError, type YookassaClient, type YookassaCredentials } from '../payments/yookassa';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import { assistantTexts } from '../assistant/texts';
@@ -76,6 +80,8 @@ export function createPaymentWebhook(deps: {
   outbox: Pick<OutboxWorker, 'wake'>;
   logger: Logger;
   yookassaFor: (credentials: YookassaCredentials) => YookassaClient;
+  /** YooKassa's notification addresses, for shops without an account to re-read the payment with. */
+  senders: NotificationSenders;
 }) {
   const { db, settings, notifier, logger } = deps;
 
@@ -85,9 +91,14 @@ export function createPaymentWebhook(deps: {
    * event is the payment's real state — so a forged "succeeded" is recorded as what it is (pending) and
    * cannot shadow the real success under the (payment, event) dedupe key.
    */
-  async function verified(agentId: string, n: Notification): Promise<{ notification: Notification } | { response: Response }> {
+  async function verified(agentId: string, n: Notification, request: Request): Promise<{ notification: Notification } | { response: Response }> {
     const credentials = (await settings.paymentSetup(agentId))?.yookassa;
-    if (!credentials) return { notification: n };
+    if (!credentials) {
+      const sender = deps.senders.check(request);
+      if (sender.allowed) return { notification: n };
+      logger.warn('payment notification from an address YooKassa does not send from; refused', { agentId, address: sender.address, paymentId: n.object.id });
+      return { response: errorResponse(new AppError('forbidden', errorMessages.paymentUntrustedSender)) };
+    }
     if (!n.event.startsWith('payment.')) {
       logger.info('payment notification ignored', { agentId, event: n.event, objectId: n.object.id });
       return { response: ok() };
@@ -206,7 +217,10 @@ export function createPaymentWebhook(deps: {
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
       }
       if (!isNotification(notification)) return errorResponse(new AppError('invalid_request_error', errorMessages.paymentBadNotification));
-      const checked = await verified(agentId, notification);
+      // Ids and the whole body are stored: text PostgreSQL cannot hold is no YooKassa notification.
+      const unstorable = findUnstorableText(notification);
+      if (unstorable !== null) return errorResponse(new AppError('invalid_request_error', errorMessages.unstorableText(unstorable)));
+      const checked = await verified(agentId, notification, request);
       if ('response' in checked) return checked.response;
       const outcome = await apply(agentId, checked.notification);
       logger.info('payment notification', { agentId, event: checked.notification.event, paymentId: checked.notification.object.id, outcome });

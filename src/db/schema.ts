@@ -27,8 +27,14 @@ export const users = pgTable(
     passwordHash: text('password_hash').notNull(),
     role: text('role').notNull().default('user'),
     balanceNano: bigint('balance_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    /**
+     * Unused since login throttling moved to throttle_counters; kept so that an instance of the previous
+     * release, still running during a rolling deploy, can log users in. Drop in a later release.
+     */
     failedLogins: integer('failed_logins').notNull().default(0),
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    /** When the user opened the link mailed to the address (null: never verified). */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
     /** Set by an operator: the user cannot log in and the user's keys are refused on /v1. */
     blockedAt: timestamp('blocked_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
@@ -58,7 +64,48 @@ export const ledgerEntries = pgTable(
     uniqueIndex('ledger_entries_credit_reference_unique')
       .on(t.kind, t.reference)
       .where(sql`${t.kind} in ('topup', 'admin_credit')`),
+    // One registration bonus per user, whether credited at registration or when the e-mail is verified.
+    uniqueIndex('ledger_entries_registration_bonus_unique').on(t.userId).where(sql`${t.kind} = 'registration_bonus'`),
     index('ledger_entries_day_idx').on(t.createdAt),
+  ],
+);
+
+/**
+ * One-time links that verify a user's e-mail (and credit the bonus when REQUIRE_EMAIL_VERIFICATION is on).
+ * Only the SHA-256 of the random token is kept; a row is deleted when its link is used.
+ */
+export const emailVerifications = pgTable(
+  'email_verifications',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_verifications_user_idx').on(t.userId), index('email_verifications_expiry_idx').on(t.expiresAt)],
+);
+
+/**
+ * Counters of the abuse limits, in the database so every instance sees the same count: registrations per
+ * client address, login attempts per address and per e-mail, verification mails per user. `scope` says
+ * which limit; `key` is an address, a user id or the SHA-256 of an e-mail (never the e-mail itself).
+ */
+export const throttleCounters = pgTable(
+  'throttle_counters',
+  {
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    hits: integer('hits').notNull().default(0),
+    windowStartedAt: timestamp('window_started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Growing delays: no attempt is let through before this moment. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ name: 'throttle_counters_pk', columns: [t.scope, t.key] }),
+    index('throttle_counters_updated_idx').on(t.updatedAt),
   ],
 );
 
@@ -697,4 +744,35 @@ export const paymentEvents = pgTable(
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ name: 'payment_events_pk', columns: [t.agentId, t.paymentId, t.event] })],
+);
+
+/**
+ * /v1 requests sent with an Idempotency-Key: a repeat within 24 h with the same body gets the stored
+ * answer (or 409 while the first is running, or for a stream), never a second upstream call or charge.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** SHA-256 of the request body: the same key with another body is refused. */
+    bodyHash: text('body_hash').notNull(),
+    /** The first request's id, named in a 409. */
+    requestId: text('request_id').notNull(),
+    /** in_flight | done */
+    state: text('state').notNull(),
+    stream: boolean('stream').notNull().default(false),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    responseContentType: text('response_content_type'),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'idempotency_keys_pk', columns: [t.userId, t.key] }),
+    index('idempotency_keys_expiry_idx').on(t.expiresAt),
+    check('idempotency_keys_state_known', sql`${t.state} in ('in_flight', 'done')`),
+  ],
 );

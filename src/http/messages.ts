@@ -14,6 +14,13 @@ export const errorMessages = {
   upstreamTimeout: 'Сервис модели не ответил вовремя',
   internal: 'Внутренняя ошибка сервера',
   serviceUnavailable: 'Сервис временно недоступен, повторите запрос через несколько секунд',
+  idempotencyKeyInvalid: 'Idempotency-Key: от 1 до 255 печатных символов ASCII без пробелов',
+  idempotencyKeyReused: 'Idempotency-Key уже использован с другим телом запроса: для нового запроса нужен новый ключ',
+  idempotencyInFlight: (requestId: string) =>
+    `Запрос с этим Idempotency-Key ещё выполняется (request id ${requestId}): повторите позже`,
+  idempotencyStream: (requestId: string) =>
+    `Запрос с этим Idempotency-Key уже выполнен (request id ${requestId}); потоковый ответ повторить нельзя`,
+  metricsToken: 'Для /metrics нужен заголовок Authorization: Bearer <METRICS_TOKEN>',
   serverShuttingDown: 'Сервер перезапускается: ответ прерван, оплачена только полученная часть. Повторите запрос',
 
   billingUnavailable: 'Учёт баланса временно недоступен, повторите запрос через несколько секунд',
@@ -25,7 +32,13 @@ export const errorMessages = {
   malformedJson: 'Тело запроса не является корректным JSON',
   unsupportedMediaType: 'Ожидается тело запроса в формате application/json',
   methodNotAllowed: 'Метод не поддерживается для этого маршрута',
+  tooManyConnections: 'Слишком много одновременных запросов с вашего адреса, повторите позже',
   validationFailed: 'Некорректные данные запроса',
+  bodyNotObject: 'Тело запроса должно быть JSON-объектом: {"поле": значение, …}',
+  unstorableText: (field: string) =>
+    `${field ? `${field}: ` : ''}текст содержит недопустимый символ (NUL или одиночный суррогат UTF-16)`,
+  pathParameterInvalid: (name: string) => `${name}: некорректное значение в пути запроса`,
+  timeZoneUnknown: 'timeZone: этот часовой пояс неизвестен базе данных, укажите действующий пояс IANA, например Europe/Moscow',
 
   // Accounts and credentials.
   emailTaken: 'Пользователь с таким e-mail уже зарегистрирован',
@@ -33,6 +46,18 @@ export const errorMessages = {
   passwordTooShort: 'Пароль должен содержать не менее 6 символов',
   invalidCredentials: 'Неверный e-mail или пароль',
   tooManyLoginAttempts: 'Слишком много неудачных попыток входа, повторите позже',
+  tooManyRegistrations: 'Слишком много регистраций с вашего адреса, повторите позже',
+  registeredVerifyEmail:
+    'Регистрация прошла успешно. Мы отправили письмо со ссылкой для подтверждения e-mail: стартовый бонус будет начислен, когда вы перейдёте по ней',
+  verificationLinkInvalid:
+    'Ссылка подтверждения недействительна: она уже использована, устарела или скопирована не полностью. Запросите новую в панели',
+  verificationSent: 'Письмо со ссылкой для подтверждения e-mail отправлено',
+  verificationNotRequired: 'Подтверждение e-mail на этом сервере не требуется',
+  emailAlreadyVerified: 'E-mail уже подтверждён',
+  tooManyVerificationMails: 'Слишком много писем подтверждения, повторите позже',
+  verificationMailFailed: 'Не удалось отправить письмо: почтовый сервер недоступен, повторите позже',
+  batchTooLarge: (max: number) => `В одном пакетном запросе /trpc можно передать не больше ${max} вызовов`,
+  batchedAuthMutation: 'Регистрацию и вход нельзя объединять с другими вызовами в пакетный запрос /trpc: отправьте их отдельно',
   missingCredential: 'Требуется авторизация: передайте заголовок Authorization: Bearer <токен>',
   invalidToken: 'Недействительный или просроченный токен',
   invalidApiKey: 'Недействительный API-ключ',
@@ -74,6 +99,7 @@ export const errorMessages = {
   commerceNotConfigured: 'Оплата заказов не настроена: сохраните настройки магазина агента',
   paymentUnknownWebhook: 'Webhook оплаты не найден: у этого агента не настроен магазин',
   paymentBadSecret: 'Неверный секрет уведомления об оплате',
+  paymentUntrustedSender: 'Уведомление об оплате пришло не с адреса ЮKassa',
   paymentBadNotification: 'Уведомление об оплате не похоже на уведомление ЮKassa (type, event, object.id, object.amount)',
 
   // Booking system (YCLIENTS).

@@ -38,6 +38,11 @@ export function testConfig(database: TestDatabase, env: Record<string, string | 
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1',
+    // Every test registers from 127.0.0.1, far past the production default; the limit's own tests set it.
+    REGISTRATION_LIMIT_PER_HOUR: '0',
+    // Tests post YooKassa's notifications themselves, from 127.0.0.1; the sender check's own tests
+    // (payment-senders.test.ts) pass undefined for YooKassa's published list.
+    YOOKASSA_NOTIFICATION_IPS: '127.0.0.1,::1',
     ...env,
   }).config;
 }

@@ -17,16 +17,18 @@ export interface MessengerDeps {
   box: SecretBox;
   logger: Logger;
   outbox: OutboxWorker;
-  config: Pick<Config, 'publicBaseUrl' | 'telegramApiBaseUrl' | 'telegramTimeoutMs' | 'outboxPollIntervalMs'>;
+  config: Pick<Config, 'publicBaseUrl' | 'telegramApiBaseUrl' | 'telegramTimeoutMs' | 'outboxPollIntervalMs' | 'bodyLimitBytes'>;
+  /** Told how each Telegram update's handling ended (metrics). */
+  observeUpdate?: (outcome: 'handled' | 'failed') => void;
 }
 
-export function createMessenger({ db, box, logger, outbox, config }: MessengerDeps) {
+export function createMessenger({ db, box, logger, outbox, config, observeUpdate }: MessengerDeps) {
   const telegramFor = (botToken: string) =>
     createTelegramClient({ baseUrl: config.telegramApiBaseUrl, token: botToken, timeoutMs: config.telegramTimeoutMs });
   const settings = createMessengerSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, telegramFor });
   const notifier = createNotifier({ settings, outbox, telegramFor });
   const escalations = createEscalations({ db, notifier });
-  const webhook = createMessengerWebhook({ db, settings, escalations, notifier, outbox, logger });
+  const webhook = createMessengerWebhook({ db, settings, escalations, notifier, outbox, logger, bodyLimitBytes: config.bodyLimitBytes, observe: observeUpdate });
   // Updates normally are handled right after their 200; this only catches those a stop cut short.
   const sweep = createPeriodicJob({
     name: 'messenger inbox sweep',

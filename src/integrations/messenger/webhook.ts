@@ -5,8 +5,10 @@
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/client';
 import { messengerUpdates } from '../../db/schema';
+import { readBodyText } from '../../http/body';
 import { AppError, errorResponse } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
+import { cleanStorableText } from '../../http/text';
 import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
 import type { Message, Update } from './client';
@@ -21,6 +23,8 @@ const START_COMMAND = /^\/start(@\w+)?(\s|$)/i;
 const MAX_HANDLING_ATTEMPTS = 5;
 /** Telegram keeps undelivered updates 24 hours; a week of ids is more than enough to drop repeats. */
 const INBOX_RETENTION = '7 days';
+/** An update is a message or two with their metadata: far below this, whatever BODY_LIMIT_BYTES allows. */
+const MAX_UPDATE_BYTES = 256 * 1024;
 
 export interface MessengerWebhookDeps {
   db: Database;
@@ -29,6 +33,9 @@ export interface MessengerWebhookDeps {
   notifier: Notifier;
   outbox: OutboxWorker;
   logger: Logger;
+  bodyLimitBytes: number;
+  /** Told how each update's handling ended (metrics). */
+  observe?: (outcome: 'handled' | 'failed') => void;
 }
 
 const ok = () =>
@@ -86,8 +93,12 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
           .where(and(eq(messengerUpdates.agentId, agentId), eq(messengerUpdates.updateId, updateId)));
         return true;
       });
-      if (handled) outbox.wake();
+      if (handled) {
+        deps.observe?.('handled');
+        outbox.wake();
+      }
     } catch (error) {
+      deps.observe?.('failed');
       const message = error instanceof Error ? error.message : String(error);
       logger.error('messenger update handling failed', { agentId, updateId, error });
       await db
@@ -119,8 +130,11 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
 
       let update: unknown;
       try {
-        update = JSON.parse(await request.text());
-      } catch {
+        // Kept in the inbox (jsonb) and handled from there: Telegram's text is cleaned of what PostgreSQL
+        // cannot store rather than refused, since Telegram would only deliver the same update again.
+        update = cleanStorableText(JSON.parse(await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_UPDATE_BYTES))) as unknown);
+      } catch (error) {
+        if (error instanceof AppError) return errorResponse(error);
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
       }
       const updateId = (update as { update_id?: unknown } | null)?.update_id;

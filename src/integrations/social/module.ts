@@ -33,6 +33,8 @@ export interface SocialDeps {
   booking: Booking;
   commerce: Commerce;
   config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs'>;
+  /** Told how each VK event's handling ended (metrics). */
+  observeEvent?: (outcome: 'handled' | 'failed') => void;
 }
 
 export function createSocial(deps: SocialDeps) {
@@ -50,7 +52,7 @@ export function createSocial(deps: SocialDeps) {
     logger,
   });
   const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, shopFlow, logger });
-  const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes });
+  const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes, observe: deps.observeEvent });
 
   outbox.register(SOCIAL_MESSAGE_KIND, createSocialMessageHandler({ db, settings, vkFor }));
 

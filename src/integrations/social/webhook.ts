@@ -1,6 +1,7 @@
 // /api/v1/social/webhook/:agentId — VK's Callback API for an agent's community.
 //
-// `confirmation` is answered with the code as text/plain. Every other event must carry the agent's
+// `confirmation` is answered with the code as text/plain, as VK gives it now (re-read at most once a minute;
+// the stored copy only when VK cannot be asked). Every other event must carry the agent's
 // secret (compared in constant time; wrong or missing → 403, nothing done), is written to the inbox
 // under its event id before VK hears `ok` (a re-delivery finds the row and is not acted on twice), and is
 // handled right after. Handling claims the event with a lease rather than a held transaction, because a
@@ -13,6 +14,7 @@ import { dialogueMessages, socialEvents } from '../../db/schema';
 import { readBodyText } from '../../http/body';
 import { AppError, errorResponse } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
+import { cleanStorableText } from '../../http/text';
 import type { Logger } from '../../logger';
 import type { Assistant } from '../../assistant/dialogue';
 import type { VkClient } from './client';
@@ -61,9 +63,18 @@ function clientOf(event: VkEvent): string | null {
 
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null);
 
-/** VK escapes a few characters in message text; the assistant reads what the client typed. */
+/**
+ * VK escapes a few characters in message text and writes line breaks as `<br>`; the assistant reads what the
+ * client typed. The breaks go first: a "<br>" the client typed arrives escaped (`&lt;br&gt;`) and stays text.
+ */
 function unescapeVk(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return value
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 export interface SocialWebhookDeps {
@@ -73,6 +84,8 @@ export interface SocialWebhookDeps {
   vkFor(accessToken: string): VkClient;
   logger: Logger;
   bodyLimitBytes: number;
+  /** Told how each event's handling ended (metrics). */
+  observe?: (outcome: 'handled' | 'failed') => void;
 }
 
 export function createSocialWebhook(deps: SocialWebhookDeps) {
@@ -148,7 +161,9 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         .update(socialEvents)
         .set({ processedAt: new Date(), outcome, lockedUntil: null, lastError: null })
         .where(and(eq(socialEvents.agentId, agentId), eq(socialEvents.eventId, eventId)));
+      deps.observe?.('handled');
     } catch (error) {
+      deps.observe?.('failed');
       logger.error('vk event handling failed', { agentId, eventId, error });
       const giveUp = claimed.attempts >= MAX_HANDLING_ATTEMPTS;
       await db
@@ -197,7 +212,9 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
       if (!s) return errorResponse(new AppError('not_found', errorMessages.socialUnknownWebhook));
       let event: VkEvent;
       try {
-        const parsed = JSON.parse(await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_EVENT_BYTES))) as unknown;
+        // Kept in the inbox (jsonb) and read by the assistant: VK's text is cleaned of what PostgreSQL cannot
+        // store rather than refused, since VK would only deliver the same event again.
+        const parsed = cleanStorableText(JSON.parse(await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_EVENT_BYTES))) as unknown);
         if (!parsed || typeof parsed !== 'object' || typeof (parsed as VkEvent).type !== 'string') throw new SyntaxError('not an event');
         event = parsed as VkEvent;
       } catch (error) {
@@ -209,8 +226,10 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         if (event.secret !== undefined && !settings.secretMatches(s.secretKey, event.secret)) {
           return errorResponse(new AppError('forbidden', errorMessages.socialBadSecret));
         }
-        if (!s.confirmationCode) return errorResponse(new AppError('not_found', errorMessages.socialNoConfirmationCode));
-        return text(s.confirmationCode);
+        // VK changes the code from time to time: the one it gives now, the stored one only when it cannot be asked.
+        const code = await settings.codeForConfirmation(s);
+        if (!code) return errorResponse(new AppError('not_found', errorMessages.socialNoConfirmationCode));
+        return text(code);
       }
       if (!settings.secretMatches(s.secretKey, event.secret)) {
         return errorResponse(new AppError('forbidden', errorMessages.socialBadSecret));
