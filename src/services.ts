@@ -69,7 +69,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     observer: {
       settled: (facts, cost) =>
         metrics.settled({
-          endpoint: 'chat',
+          endpoint: facts.endpoint ?? 'chat',
           model: facts.model,
           stream: facts.stream,
           status: facts.status,

@@ -274,6 +274,8 @@ export const usageRecords = pgTable(
     completionCostNano: bigint('completion_cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /** The part of the price the whole balance could not cover (the balance went to zero). */
     unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    /** Which /v1 endpoint: chat | embeddings | responses. */
+    endpoint: text('endpoint').notNull().default('chat'),
     /** ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped */
     status: text('status').notNull(),
     /** Where the token counts came from: the upstream's usage, or our tokenizer when it sent none. */
@@ -775,4 +777,21 @@ export const idempotencyKeys = pgTable(
     index('idempotency_keys_expiry_idx').on(t.expiresAt),
     check('idempotency_keys_state_known', sql`${t.state} in ('in_flight', 'done')`),
   ],
+);
+
+/**
+ * Which user created which Responses API response id upstream: GET and DELETE /v1/responses/{id} pass
+ * through only for the user who created it (the upstream account is shared by every user).
+ */
+export const upstreamResponses = pgTable(
+  'upstream_responses',
+  {
+    responseId: text('response_id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    apiKeyId: uuid('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('upstream_responses_user_idx').on(t.userId, t.createdAt)],
 );

@@ -51,6 +51,8 @@ export interface UsageFacts {
   apiKeyId?: string | null;
   agentId?: string | null;
   requestId: string;
+  /** The /v1 endpoint that made the request (default chat). */
+  endpoint?: 'chat' | 'embeddings' | 'responses';
   model: string;
   stream: boolean;
   promptTokens: number;
@@ -198,14 +200,14 @@ with r as (
     prompt_tokens bigint, completion_tokens bigint, total_tokens bigint, cost_nano bigint,
     prompt_cost_nano bigint, completion_cost_nano bigint, unpaid_nano bigint, status text,
     usage_source text, upstream_status integer, error text, duration_ms integer, created_at timestamptz,
-    lease_id uuid, key_lease_id uuid)
+    lease_id uuid, key_lease_id uuid, endpoint text)
 ), usage_rows as (
   insert into usage_records (user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens,
     completion_tokens, total_tokens, cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status,
-    usage_source, upstream_status, error, duration_ms, created_at)
+    usage_source, upstream_status, error, duration_ms, created_at, endpoint)
   select user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens, completion_tokens, total_tokens,
     cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status, usage_source, upstream_status, error,
-    duration_ms, created_at
+    duration_ms, created_at, coalesce(endpoint, 'chat')
   from r
 ), ledger_rows as (
   insert into ledger_entries (user_id, amount_nano, kind, reference, created_at)
@@ -531,6 +533,7 @@ export function createBilling(options: BillingOptions) {
       created_at: p.createdAt.toISOString(),
       lease_id: costNano > 0n ? p.leaseId : null,
       key_lease_id: costNano > 0n ? p.keyLeaseId : null,
+      endpoint: f.endpoint ?? 'chat',
     });
   }
 
