@@ -2,7 +2,8 @@
 // field passes to the upstream untouched.
 import { z } from 'zod';
 
-const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
+/** An owner/model id, as every /v1 route takes it. */
+export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
 const imagePart = z

@@ -129,6 +129,14 @@ function createRequestCounter() {
   };
 }
 
+/** Tokens of several texts of one request (embedding inputs), within the same tokenizer budget as a prompt. */
+export function countTextsTokens(texts: readonly string[]): number {
+  const count = createRequestCounter();
+  let total = 0;
+  for (const text of texts) total += count(text);
+  return total;
+}
+
 type Count = (text: string) => number;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;

@@ -16,20 +16,30 @@ export function classifyFetchFailure(error: unknown, signal: AbortSignal): Upstr
 export interface UpstreamErrorInfo {
   message: string;
   type: string;
+  /** OpenAI's `param` and `code` (model_not_found…), relayed on /v1 as the upstream gave them. */
+  param: string | null;
+  code: string | null;
 }
+
+const stringOrNull = (value: unknown): string | null => (typeof value === 'string' && value ? value : typeof value === 'number' ? String(value) : null);
 
 /** The error an upstream put in its body (OpenAI shape, or a bare message), if any. */
 export function upstreamErrorInfo(text: string): UpstreamErrorInfo | null {
   try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown; type?: unknown } | string; message?: unknown };
+    const parsed = JSON.parse(text) as {
+      error?: { message?: unknown; type?: unknown; param?: unknown; code?: unknown } | string;
+      message?: unknown;
+    };
     if (parsed && typeof parsed.error === 'object' && parsed.error && typeof parsed.error.message === 'string') {
       return {
         message: parsed.error.message,
         type: typeof parsed.error.type === 'string' && parsed.error.type ? parsed.error.type : 'invalid_request_error',
+        param: stringOrNull(parsed.error.param),
+        code: stringOrNull(parsed.error.code),
       };
     }
-    if (typeof parsed.error === 'string') return { message: parsed.error, type: 'invalid_request_error' };
-    if (typeof parsed.message === 'string') return { message: parsed.message, type: 'invalid_request_error' };
+    if (typeof parsed.error === 'string') return { message: parsed.error, type: 'invalid_request_error', param: null, code: null };
+    if (typeof parsed.message === 'string') return { message: parsed.message, type: 'invalid_request_error', param: null, code: null };
   } catch {
     // Not JSON: nothing to relay.
   }
@@ -50,6 +60,17 @@ export function createUpstream(config: Pick<Config, 'upstreamBaseUrl' | 'upstrea
     },
     models(signal: AbortSignal): Promise<Response> {
       return fetch(modelsUrl, { headers: getHeaders, signal });
+    },
+    embeddings(body: string, signal: AbortSignal): Promise<Response> {
+      return fetch(`${config.upstreamBaseUrl}/embeddings`, { method: 'POST', headers: baseHeaders, body, signal });
+    },
+    responses(body: string, signal: AbortSignal): Promise<Response> {
+      return fetch(`${config.upstreamBaseUrl}/responses`, { method: 'POST', headers: baseHeaders, body, signal });
+    },
+    /** GET or DELETE of a stored response; `search` (with its `?`) carries the client's query, such as `include[]`. */
+    response(method: 'GET' | 'DELETE', id: string, search: string, signal: AbortSignal): Promise<Response> {
+      const url = `${config.upstreamBaseUrl}/responses/${encodeURIComponent(id)}${search}`;
+      return fetch(url, { method, headers: getHeaders, signal });
     },
   };
 }

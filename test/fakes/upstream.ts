@@ -35,6 +35,19 @@
 //   fake/usage-<P>-<C>    answers as usual but reports usage prompt P, completion C (any size, whatever the cap)
 //   fake/usage-garbage    reports usage figures that are not counts: strings, a negative number, NaN as text
 //
+// POST {url}/embeddings: OpenAI's list shape with a deterministic unit vector per input (fakeEmbedding;
+// `dimensions` wide, EMBEDDING_DIMENSIONS by default; base64 of little-endian float32 with
+// encoding_format base64) and usage {prompt_tokens: expectedEmbeddingTokens, total_tokens}. fake/no-usage
+// sends no usage; fake/not-found* 404; fake/error-500 500; fake/usage-<P>-<C> reports P.
+// POST {url}/responses: a Responses API object (`Echo: <last user text>`, usage expectedResponseUsage), or
+// with stream: true the real event sequence (`event: <type>` + `data: {type, …, sequence_number}`:
+// response.created, response.in_progress, output_item.added, content_part.added, one
+// response.output_text.delta per piece, output_text.done, content_part.done, output_item.done,
+// response.completed with usage). fake/no-usage: no usage; fake/slow-stream: 100 slow deltas; fake/drop:
+// the connection is cut after the deltas "Hel" and "lo".
+// GET|DELETE {url}/responses/{id} serve the responses created. `responsesMissing` answers every
+// /responses route with the 404 of an unknown URL, as a host without the Responses API does.
+//
 // Also: GET {url}/models (the `models` list; `modelsDown` makes it 503; a model given `pricing` carries it
 // as OpenRouter's list does: USD per token as decimal strings), GET {url}/models/{id}; with an
 // `apiKey` every route wants `Authorization: Bearer <apiKey>` and answers OpenAI's 401 otherwise.
@@ -80,6 +93,10 @@ export interface FakeUpstream {
   streams: string[];
   models: FakeModel[];
   modelsDown: boolean;
+  /** Answer every /responses route with OpenAI's 404 for an unknown URL, as a host without the Responses API does. */
+  responsesMissing: boolean;
+  /** Responses created so far by id (the final object), for GET and DELETE /responses/{id}. */
+  storedResponses: Map<string, unknown>;
   slowMs: number;
   pieceDelayMs: number;
   slowStreamDelayMs: number;
@@ -99,6 +116,80 @@ export const SLOW_STREAM_PIECES = 100;
 export const TOOL_CALL = { name: 'get_weather', arguments: '{"city":"Paris"}' } as const;
 export const ESCALATION_REASON = 'клиент спрашивает о возврате денег';
 const TOOL_ARGUMENT_PIECES = ['{"ci', 'ty":', '"Par', 'is"}'];
+
+/** Width of a fake embedding when the request names no `dimensions`. */
+export const EMBEDDING_DIMENSIONS = 8;
+
+interface EmbeddingsBody {
+  model?: unknown;
+  input?: unknown;
+  encoding_format?: unknown;
+  dimensions?: unknown;
+}
+
+interface ResponsesBody {
+  model?: unknown;
+  input?: unknown;
+  instructions?: unknown;
+  max_output_tokens?: unknown;
+  previous_response_id?: unknown;
+  stream?: unknown;
+}
+
+/** The inputs of an embeddings request, each a text or a token array (a flat token array is one input). */
+function embeddingInputs(input: unknown): (string | number[])[] {
+  if (typeof input === 'string') return [input];
+  if (!Array.isArray(input) || input.length === 0) return [];
+  if (typeof input[0] === 'number') return [input as number[]];
+  return input as (string | number[])[];
+}
+
+/** A deterministic unit vector for an input: the same input and width always give the same floats. */
+export function fakeEmbedding(input: string | number[], dimensions: number): number[] {
+  let seed = 7;
+  for (const ch of typeof input === 'string' ? input : input.join(',')) seed = (seed * 31 + ch.codePointAt(0)!) % 1_000_003;
+  const raw = Array.from({ length: dimensions }, (_, j) => Math.sin(seed + j * 1.7));
+  const norm = Math.hypot(...raw) || 1;
+  // Rounded through float32, so the base64 form decodes to exactly these numbers.
+  return raw.map((v) => Math.fround(v / norm));
+}
+
+/** prompt_tokens the fake reports: a text costs one token per started four characters, a token array its length. */
+export function expectedEmbeddingTokens(body: { model?: unknown; input?: unknown }): number {
+  const reported = typeof body.model === 'string' ? /^fake\/usage-(\d+)-(\d+)$/.exec(body.model) : null;
+  if (reported) return Number(reported[1]);
+  return embeddingInputs(body.input).reduce((sum, x) => sum + (typeof x === 'string' ? Math.ceil(x.length / 4) : x.length), 0);
+}
+
+/** The usage the fake reports for a Responses request: input 10 + 2 per input item (a string is one), output the pieces, capped. */
+export function expectedResponseUsage(body: { model?: unknown; input?: unknown; max_output_tokens?: unknown }) {
+  const reported = typeof body.model === 'string' ? /^fake\/usage-(\d+)-(\d+)$/.exec(body.model) : null;
+  const cap = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : Infinity;
+  const items = typeof body.input === 'string' ? 1 : Array.isArray(body.input) ? body.input.length : 0;
+  const input = reported ? Number(reported[1]) : 10 + 2 * items;
+  const output = reported ? Number(reported[2]) : Math.min(PIECES.length, cap);
+  return {
+    input_tokens: input,
+    input_tokens_details: { cache_write_tokens: 0, cached_tokens: 0 },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + output,
+  };
+}
+
+/** The text of a non-streamed response: `Echo: ` and the last user text of the input. */
+export function expectedResponseText(body: { input?: unknown }): string {
+  if (typeof body.input === 'string') return `Echo: ${body.input}`;
+  const items = Array.isArray(body.input) ? (body.input as { role?: unknown; content?: unknown }[]) : [];
+  const last = items.filter((m) => m?.role === 'user').at(-1);
+  if (!last) return 'Echo: ';
+  if (typeof last.content === 'string') return `Echo: ${last.content}`;
+  const parts = Array.isArray(last.content) ? (last.content as { type?: unknown; text?: unknown }[]) : [];
+  return `Echo: ${parts
+    .filter((p) => p?.type === 'input_text')
+    .map((p) => String(p.text))
+    .join(' ')}`;
+}
 
 export const DEFAULT_MODELS: readonly FakeModel[] = [
   { id: 'acme/chat', created: 1_700_000_000, owned_by: 'acme' },
@@ -279,6 +370,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     streams: [],
     models: [...DEFAULT_MODELS],
     modelsDown: false,
+    responsesMissing: false,
+    storedResponses: new Map(),
     ...defaults,
     heldOpen: 0,
     peakHeldOpen: 0,
@@ -293,6 +386,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       fake.streams.length = 0;
       fake.models = [...DEFAULT_MODELS];
       fake.modelsDown = false;
+      fake.responsesMissing = false;
       Object.assign(fake, defaults);
     },
     close: async () => {},
@@ -505,6 +599,176 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     return completion(body, model);
   }
 
+  // ---- /embeddings and /responses ----
+
+  function embeddings(record: RecordedRequest): Response {
+    const body = record.body as EmbeddingsBody | null;
+    if (typeof body !== 'object' || body === null || typeof body.model !== 'string') {
+      return openAiError(400, 'you must provide a model parameter', 'invalid_request_error');
+    }
+    const model = body.model;
+    if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
+    if (model === 'fake/error-500') return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    const inputs = embeddingInputs(body.input);
+    if (inputs.length === 0) {
+      return openAiError(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error');
+    }
+    const dimensions = typeof body.dimensions === 'number' ? body.dimensions : EMBEDDING_DIMENSIONS;
+    const data = inputs.map((input, index) => {
+      const vector = fakeEmbedding(input, dimensions);
+      return {
+        object: 'embedding',
+        index,
+        embedding: body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
+      };
+    });
+    const prompt = expectedEmbeddingTokens(body);
+    return json(200, {
+      object: 'list',
+      data,
+      model,
+      ...(model.startsWith('fake/no-usage') ? {} : { usage: { prompt_tokens: prompt, total_tokens: prompt } }),
+    });
+  }
+
+  function responseObject(id: string, body: ResponsesBody, status: string, text: string | null, usage: unknown) {
+    const messageId = `msg_${id.slice(5)}`;
+    return {
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status,
+      error: null,
+      incomplete_details: null,
+      instructions: body.instructions ?? null,
+      max_output_tokens: body.max_output_tokens ?? null,
+      model: body.model,
+      output:
+        text === null
+          ? []
+          : [
+              {
+                id: messageId,
+                type: 'message',
+                status: 'completed',
+                role: 'assistant',
+                content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+              },
+            ],
+      parallel_tool_calls: true,
+      previous_response_id: body.previous_response_id ?? null,
+      reasoning: { effort: null, summary: null },
+      store: true,
+      temperature: 1,
+      text: { format: { type: 'text' } },
+      tool_choice: 'auto',
+      tools: [],
+      top_p: 1,
+      truncation: 'disabled',
+      usage,
+      user: null,
+      metadata: {},
+    };
+  }
+
+  function responses(request: Request, record: RecordedRequest): Response {
+    const body = record.body as ResponsesBody | null;
+    if (typeof body !== 'object' || body === null || typeof body.model !== 'string') {
+      return openAiError(400, "Missing required parameter: 'model'.", 'invalid_request_error', 'missing_required_parameter', 'model');
+    }
+    const model = body.model;
+    if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
+    if (model === 'fake/error-500') return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    const id = `resp_${randomHex(24)}`;
+    const usage = model.startsWith('fake/no-usage') ? null : expectedResponseUsage(body);
+    if (body.stream !== true) {
+      const done = responseObject(id, body, 'completed', expectedResponseText(body), usage);
+      fake.storedResponses.set(id, done);
+      return json(200, done);
+    }
+    const slow = model === 'fake/slow-stream';
+    const pieces = slow
+      ? Array.from({ length: SLOW_STREAM_PIECES }, (_, i) => `p${i} `)
+      : PIECES.slice(0, Math.min(PIECES.length, expectedResponseUsage(body).output_tokens));
+    const delay = slow ? fake.slowStreamDelayMs : fake.pieceDelayMs;
+    const itemId = `msg_${id.slice(5)}`;
+    let sequence = 0;
+    let finished = false;
+    const onClientGone = () => {
+      if (!finished) markAborted(record, model);
+    };
+    request.signal.addEventListener('abort', onClientGone, { once: true });
+    let sent = '';
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          const send = (type: string, fields: Record<string, unknown>): boolean => {
+            if (request.signal.aborted) return false;
+            const text = `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: sequence++ })}\n\n`;
+            try {
+              controller.enqueue(encoder.encode(text));
+              sent += text;
+              return true;
+            } catch {
+              return false;
+            }
+          };
+          const inProgress = responseObject(id, body, 'in_progress', null, null);
+          if (!send('response.created', { response: inProgress })) return;
+          if (!send('response.in_progress', { response: inProgress })) return;
+          const item = { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+          if (!send('response.output_item.added', { output_index: 0, item })) return;
+          const emptyPart = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+          if (!send('response.content_part.added', { item_id: itemId, output_index: 0, content_index: 0, part: emptyPart })) return;
+          let text = '';
+          for (const delta of pieces) {
+            if (!(await wait(delay, request.signal))) return;
+            text += delta;
+            if (!send('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] })) return;
+            if (model === 'fake/drop' && text === 'Hello') {
+              finished = true;
+              // Bun drops chunks still queued when a stream errors: let these reach the socket first.
+              await wait(20, request.signal);
+              try {
+                controller.error();
+              } catch {
+                // The client left first; the connection is gone either way.
+              }
+              return;
+            }
+          }
+          const part = { type: 'output_text', text, annotations: [], logprobs: [] };
+          if (!send('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] })) return;
+          if (!send('response.content_part.done', { item_id: itemId, output_index: 0, content_index: 0, part })) return;
+          const doneItem = { ...item, status: 'completed', content: [part] };
+          if (!send('response.output_item.done', { output_index: 0, item: doneItem })) return;
+          const done = responseObject(id, body, 'completed', text, usage);
+          fake.storedResponses.set(id, done);
+          if (!send('response.completed', { response: done })) return;
+          finished = true;
+          fake.streams.push(sent);
+          controller.close();
+        },
+        cancel() {
+          onClientGone();
+        },
+      }),
+      { headers: headers('text/event-stream; charset=utf-8', { 'cache-control': 'no-cache' }) },
+    );
+  }
+
+  function storedResponse(method: string, id: string): Response {
+    const found = fake.storedResponses.get(id);
+    if (!found) {
+      return openAiError(404, `Response with id '${id}' not found.`, 'invalid_request_error', null, null);
+    }
+    if (method === 'DELETE') {
+      fake.storedResponses.delete(id);
+      return json(200, { id, object: 'response.deleted', deleted: true });
+    }
+    return json(200, found);
+  }
+
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -537,6 +801,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       if (denied) return denied;
 
       if (request.method === 'POST' && url.pathname === '/v1/chat/completions') return chatCompletions(request, record);
+      if (request.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(record);
+      const isResponses = url.pathname === '/v1/responses' || url.pathname.startsWith('/v1/responses/');
+      if (isResponses && !fake.responsesMissing) {
+        if (request.method === 'POST' && url.pathname === '/v1/responses') return responses(request, record);
+        const id = decodeURIComponent(url.pathname.slice('/v1/responses/'.length));
+        if ((request.method === 'GET' || request.method === 'DELETE') && id && !id.includes('/')) return storedResponse(request.method, id);
+      }
       if (request.method === 'GET' && url.pathname === '/v1/models') {
         if (fake.modelsDown) return openAiError(503, 'The server is temporarily unavailable.', 'server_error');
         return json(200, { object: 'list', data: fake.models.map(modelObject) });

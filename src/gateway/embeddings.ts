@@ -1,0 +1,215 @@
+// POST /v1/embeddings: key → reservation for the input → upstream /embeddings → settlement at the model's
+// prompt price. Every field but model and input passes to the upstream untouched (encoding_format,
+// dimensions, user), and the upstream's answer reaches the client as it came.
+import { z } from 'zod';
+import type { Config } from '../config';
+import { validationError } from '../http/errors';
+import { requestIdOf } from '../http/request-id';
+import type { Logger } from '../logger';
+import type { KeyVerifier } from '../keys/verifier';
+import type { PriceBook } from '../pricing/prices';
+import type { Billing, UsageStatus } from './billing';
+import type { ChatHandler, ChatObserver, Payer } from './chat';
+import type { Idempotency } from './idempotency';
+import { MODEL_ID } from './request';
+import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
+import { ABORT_CLIENT_CLOSED, type Upstream } from './upstream';
+import { fetchFailure, readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency } from './v1-common';
+
+/** OpenAI's own limit on the inputs of one request. */
+const MAX_INPUTS = 2048;
+
+const tokenId = z.number({ error: 'токен должен быть целым неотрицательным числом' }).int().min(0);
+const INPUT_ERROR = 'input должен быть строкой, массивом строк, массивом токенов или массивом массивов токенов';
+
+export const embeddingsRequestSchema = z
+  .object({
+    model: z
+      .string({ error: 'Укажите model в формате <владелец>/<модель>' })
+      .max(200)
+      .regex(MODEL_ID, 'model должен иметь вид <владелец>/<модель>, например openai/text-embedding-3-small'),
+    input: z.union(
+      [
+        z.string().min(1, 'input не может быть пустой строкой'),
+        z.array(z.string().min(1, 'строка input не может быть пустой')).min(1, 'input не может быть пустым').max(MAX_INPUTS),
+        z.array(tokenId).min(1, 'input не может быть пустым').max(MAX_INPUTS),
+        z.array(z.array(tokenId).min(1, 'массив токенов не может быть пустым')).min(1, 'input не может быть пустым').max(MAX_INPUTS),
+      ],
+      { error: INPUT_ERROR },
+    ),
+    encoding_format: z.enum(['float', 'base64'], { error: 'encoding_format должен быть float или base64' }).optional(),
+    dimensions: z.number({ error: 'dimensions должен быть целым положительным числом' }).int().positive().optional(),
+    user: z.string({ error: 'user должен быть строкой' }).optional(),
+  })
+  .loose();
+
+export type EmbeddingsRequest = z.infer<typeof embeddingsRequestSchema>;
+type Input = EmbeddingsRequest['input'];
+
+/** The input as its texts and token arrays (a flat token array is one input). */
+function inputParts(input: Input): (string | number[])[] {
+  if (typeof input === 'string') return [input];
+  if (input.length > 0 && typeof input[0] === 'number') return [input as number[]];
+  return input as (string | number[])[];
+}
+
+/**
+ * Tokens to reserve for the input, never fewer than the tokenizer counts: a token array counts its
+ * length, a text its UTF-8 bytes (each BPE token stands for at least one byte), as chat's reservation does.
+ * Past BYTE_BOUND_LIMIT, where bytes would hold several times the real cost, texts are counted instead.
+ */
+export function reserveInputTokens(input: Input): number {
+  let bytes = 0;
+  let tokens = 0;
+  for (const part of inputParts(input)) {
+    if (typeof part === 'string') bytes += Buffer.byteLength(part, 'utf8');
+    else tokens += part.length;
+  }
+  return bytes <= BYTE_BOUND_LIMIT ? tokens + bytes : countInputTokens(input);
+}
+
+/**
+ * The input's tokens as the tokenizer counts them, for an upstream that reports no usage and for large
+ * inputs' reservations; past the per-request tokenizer budget the rest is extrapolated, so a body full of
+ * text cannot stall the event loop.
+ */
+export function countInputTokens(input: Input): number {
+  const parts = inputParts(input);
+  let tokens = 0;
+  const texts: string[] = [];
+  for (const part of parts) {
+    if (typeof part === 'string') texts.push(part);
+    else tokens += part.length;
+  }
+  return tokens + countTextsTokens(texts);
+}
+
+export interface EmbeddingsHandlerDeps {
+  config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs'>;
+  /** Chat's key check, so every /v1 route refuses the same keys and shares the per-key rate limit. */
+  authenticate: ChatHandler['authenticate'];
+  verifier: Pick<KeyVerifier, 'markUsed'>;
+  prices: PriceBook;
+  billing: Billing;
+  upstream: Pick<Upstream, 'embeddings'>;
+  logger: Logger;
+  observer?: Pick<ChatObserver, 'upstreamResponded'>;
+  idempotency?: Idempotency;
+}
+
+export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
+  const { config, authenticate, verifier, prices, billing, upstream, logger, observer, idempotency } = deps;
+
+  async function embed(payer: Payer, body: EmbeddingsRequest, text: string, requestId: string, clientSignal: AbortSignal | null) {
+    const started = performance.now();
+    const price = prices.priceOf(body.model);
+    // Embeddings generate nothing: the input is the whole cost, at the prompt price.
+    const reserveNano = prices.costOf(price, reserveInputTokens(body.input), 0).totalNano;
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null });
+    const base = {
+      userId: payer.userId,
+      apiKeyId: payer.apiKeyId,
+      agentId: payer.agentId,
+      requestId,
+      endpoint: 'embeddings' as const,
+      model: body.model,
+      stream: false,
+    };
+    const fail = (status: UsageStatus, error: string, upstreamStatus: number | null = null) =>
+      billing.release(reservation, {
+        ...base,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        status,
+        usageSource: 'none',
+        upstreamStatus,
+        error,
+        durationMs: Math.round(performance.now() - started),
+      });
+
+    const call = upstreamCall(clientSignal, config.upstreamTimeoutMs);
+    let response: Response;
+    const asked = performance.now();
+    try {
+      // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
+      if (clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
+      call.signal.throwIfAborted();
+      response = await upstream.embeddings(text, call.signal);
+      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
+    } catch (error) {
+      call.cleanup();
+      const failure = fetchFailure(error, call.signal);
+      if (failure.kind !== 'client_closed') {
+        observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
+      }
+      fail(failure.status, failure.detail);
+      throw failure.error;
+    }
+    if (!response.ok) {
+      const rejection = await readUpstreamRejection(response, logger, requestId);
+      call.cleanup();
+      fail(rejection.status, rejection.detail, response.status);
+      throw rejection.error;
+    }
+    let answer: string;
+    try {
+      answer = await response.text();
+    } catch (error) {
+      call.cleanup();
+      const failure = fetchFailure(error, call.signal);
+      fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
+      throw failure.error;
+    }
+    call.cleanup();
+
+    let reported: number | null = null;
+    try {
+      const parsed = JSON.parse(answer) as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null };
+      if (parsed?.usage && typeof parsed.usage === 'object' && (parsed.usage.prompt_tokens ?? parsed.usage.total_tokens) !== undefined) {
+        reported = tokenCount(parsed.usage.prompt_tokens ?? parsed.usage.total_tokens);
+      }
+    } catch {
+      // Not JSON: relayed as it is, billed by the input's count.
+    }
+    const promptTokens = reported ?? countInputTokens(body.input);
+    billing.settle(reservation, {
+      ...base,
+      promptTokens,
+      // total = prompt: nothing of an embedding is billed at the completion price.
+      completionTokens: 0,
+      totalTokens: promptTokens,
+      status: 'ok',
+      usageSource: reported !== null ? 'upstream' : 'tokenizer',
+      upstreamStatus: response.status,
+      durationMs: Math.round(performance.now() - started),
+    });
+    return new Response(answer, {
+      status: response.status,
+      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+    });
+  }
+
+  return {
+    /** The /v1/embeddings route. */
+    async handle(request: Request): Promise<Response> {
+      const key = await authenticate(request);
+      const { text, json } = await readJsonObject(request, config.bodyLimitBytes);
+      const parsed = embeddingsRequestSchema.safeParse(json);
+      if (!parsed.success) throw validationError(parsed.error);
+      verifier.markUsed(key.keyId);
+      const requestId = requestIdOf(request);
+      const payer: Payer = {
+        userId: key.userId,
+        apiKeyId: key.keyId,
+        agentId: null,
+        keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
+      };
+      return withIdempotency({ idempotency, logger }, request, { userId: key.userId, text, requestId, stream: false }, () =>
+        embed(payer, parsed.data, text, requestId, request.signal),
+      );
+    },
+  };
+}
+
+export type EmbeddingsHandler = ReturnType<typeof createEmbeddingsHandler>;

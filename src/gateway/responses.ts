@@ -1,0 +1,609 @@
+// The Responses API: POST /v1/responses (plain and streamed) is reserved, forwarded to the upstream's
+// /responses and billed from the usage of the final response object (or of the stream's
+// `response.completed` event) like chat; GET and DELETE /v1/responses/{id} pass through to the upstream
+// only for ids the caller created, which upstream_responses keeps (the upstream knows one account, ours).
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Config } from '../config';
+import type { Database } from '../db/client';
+import { upstreamResponses } from '../db/schema';
+import { AppError, validationError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { requestIdOf } from '../http/request-id';
+import type { Logger } from '../logger';
+import type { KeyVerifier } from '../keys/verifier';
+import type { PriceBook } from '../pricing/prices';
+import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
+import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
+import type { Idempotency } from './idempotency';
+import { MODEL_ID } from './request';
+import { countTextTokens, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
+import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, type Upstream } from './upstream';
+import { fetchFailure, readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency } from './v1-common';
+
+export const responsesRequestSchema = z
+  .object({
+    model: z
+      .string({ error: 'Укажите model в формате <владелец>/<модель>' })
+      .max(200)
+      .regex(MODEL_ID, 'model должен иметь вид <владелец>/<модель>, например openai/gpt-4o-mini'),
+    // Absent input is OpenAI's too (a stored prompt or previous_response_id may carry the conversation).
+    input: z
+      .union([z.string(), z.array(z.record(z.string(), z.unknown()), { error: 'элемент input должен быть объектом' })], {
+        error: 'input должен быть строкой или массивом элементов',
+      })
+      .optional(),
+    instructions: z.string({ error: 'instructions должен быть строкой' }).nullable().optional(),
+    stream: z.boolean({ error: 'stream должен быть true или false' }).nullable().optional(),
+    max_output_tokens: z.number({ error: 'max_output_tokens должен быть целым положительным числом' }).int().positive().nullable().optional(),
+    tools: z.array(z.record(z.string(), z.unknown()), { error: 'tools должен быть массивом инструментов' }).nullable().optional(),
+  })
+  .loose();
+
+export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** A Responses content part in chat's terms, so chat's token rules (text, images, other parts) apply. */
+function chatPart(part: unknown): unknown {
+  if (typeof part === 'string') return { type: 'text', text: part };
+  if (!isRecord(part)) return part;
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+    case 'text':
+      return { type: 'text', text: str(part.text) };
+    case 'refusal':
+      return { type: 'refusal', refusal: str(part.refusal) };
+    case 'input_image':
+      return { type: 'image_url', image_url: { detail: part.detail } };
+    default:
+      return { type: String(part.type ?? 'file') };
+  }
+}
+
+/**
+ * The request as chat messages and tools: messages keep their role and content, function calls and their
+ * outputs become tool calls and tool messages, and any other item (reasoning, web search results…)
+ * reaches the model as its JSON text. Then chat's bound and count serve unchanged.
+ */
+export function responsesAsChat(body: Pick<ResponsesRequest, 'input' | 'instructions' | 'tools'>): { messages: MessageLike[]; tools: unknown } {
+  const messages: MessageLike[] = [];
+  if (body.instructions) messages.push({ role: 'system', content: body.instructions });
+  if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
+  else if (Array.isArray(body.input)) {
+    for (const item of body.input) {
+      const type = item.type ?? 'message';
+      if (type === 'message' && typeof item.role === 'string') {
+        const content = typeof item.content === 'string' ? item.content : Array.isArray(item.content) ? item.content.map(chatPart) : '';
+        messages.push({ role: item.role, content });
+      } else if (type === 'function_call') {
+        messages.push({
+          role: 'assistant',
+          tool_calls: [{ id: item.call_id, function: { name: item.name, arguments: item.arguments } }],
+        });
+      } else if (type === 'function_call_output') {
+        const output = typeof item.output === 'string' ? item.output : (JSON.stringify(item.output) ?? '');
+        messages.push({ role: 'tool', content: output, tool_call_id: item.call_id });
+      } else {
+        messages.push({ role: 'user', content: JSON.stringify(item) ?? '' });
+      }
+    }
+  }
+  // Responses tools are flat ({type: 'function', name, parameters}); chat's rule wants them nested.
+  const tools = Array.isArray(body.tools)
+    ? body.tools.map((tool) => (tool.type === 'function' ? { type: 'function', function: tool } : tool))
+    : undefined;
+  return { messages, tools };
+}
+
+/** The generated text of a response's output: message text and refusals, function calls, reasoning summaries. */
+export function responseOutputText(response: unknown): string {
+  if (!isRecord(response) || !Array.isArray(response.output)) return '';
+  let text = '';
+  for (const item of response.output) {
+    if (!isRecord(item)) continue;
+    if (Array.isArray(item.content)) {
+      for (const part of item.content) if (isRecord(part)) text += str(part.text) + str(part.refusal);
+    }
+    if (Array.isArray(item.summary)) {
+      for (const part of item.summary) if (isRecord(part)) text += str(part.text);
+    }
+    text += str(item.name) + str(item.arguments);
+  }
+  return text;
+}
+
+interface ResponsesUsage {
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+  total_tokens?: unknown;
+}
+
+function usageFacts(usage: ResponsesUsage) {
+  const prompt = tokenCount(usage.input_tokens);
+  const completion = tokenCount(usage.output_tokens);
+  const total = usage.total_tokens === undefined ? prompt + completion : tokenCount(usage.total_tokens);
+  return { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
+}
+
+const readUsage = (value: unknown): ResponsesUsage | null =>
+  isRecord(value) && (value.input_tokens !== undefined || value.output_tokens !== undefined) ? value : null;
+
+/** Events whose `delta` is generated text, billed by count when the stream brings no usage. */
+const GENERATED_DELTAS = new Set([
+  'response.output_text.delta',
+  'response.refusal.delta',
+  'response.function_call_arguments.delta',
+  'response.reasoning_text.delta',
+  'response.reasoning_summary_text.delta',
+]);
+/** Events that carry the final response object, usage included. */
+const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/** A larger event is not buffered: its bytes are billed by length instead (as chat's meter does). */
+const MAX_EVENT_BYTES = 1024 * 1024;
+
+/**
+ * Reads a Responses SSE stream on the side: the response id (from `response.created`), the usage of the
+ * final event, and the generated deltas. Fed the bytes the client gets; never throws.
+ */
+export function createResponsesMeter() {
+  const decoder = new TextDecoder();
+  let line = '';
+  let data: string | null = null;
+  let eventBytes = 0;
+  let dropped = false;
+  const state = {
+    responseId: null as string | null,
+    usage: null as ResponsesUsage | null,
+    text: '',
+    oversizedBytes: 0,
+  };
+
+  function dispatch() {
+    const payload = data;
+    data = null;
+    if (dropped) state.oversizedBytes += eventBytes;
+    const wasDropped = dropped;
+    dropped = false;
+    eventBytes = 0;
+    if (wasDropped || payload === null) return;
+    let event: unknown;
+    try {
+      event = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    if (!isRecord(event)) return;
+    const type = str(event.type);
+    if (type === 'response.created' && isRecord(event.response) && typeof event.response.id === 'string') {
+      state.responseId ??= event.response.id;
+    } else if (GENERATED_DELTAS.has(type)) {
+      state.text += str(event.delta);
+    } else if (FINAL_EVENTS.has(type) && isRecord(event.response)) {
+      state.usage = readUsage(event.response.usage) ?? state.usage;
+      if (typeof event.response.id === 'string') state.responseId ??= event.response.id;
+    }
+  }
+
+  function onLine(text: string) {
+    if (text === '') return dispatch();
+    if (!text.startsWith('data')) return; // `event:` repeats the data's type; comments and ids do not matter
+    let value = text.slice(4);
+    if (value !== '' && value[0] !== ':') return;
+    value = value.slice(1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    eventBytes += value.length + 1;
+    if (eventBytes > MAX_EVENT_BYTES) dropped = true;
+    if (dropped) return;
+    data = data === null ? value : `${data}\n${value}`;
+  }
+
+  /** The current line outgrew the limit: its bytes are counted, not kept. */
+  let lineTooLong = false;
+  /** The previous chunk ended in CR, so an LF starting this one ends no further line. */
+  let afterCr = false;
+
+  function endLine(tail: string) {
+    if (lineTooLong) {
+      eventBytes += tail.length;
+      lineTooLong = false;
+      return;
+    }
+    const whole = line + tail;
+    line = '';
+    onLine(whole);
+  }
+
+  function keepTail(tail: string) {
+    if (lineTooLong) {
+      eventBytes += tail.length;
+      return;
+    }
+    line += tail;
+    if (line.length > MAX_EVENT_BYTES) {
+      eventBytes += line.length;
+      lineTooLong = true;
+      dropped = true;
+      line = '';
+    }
+  }
+
+  return {
+    /** Feeds the next bytes of the stream, split anywhere. */
+    push(chunk: Uint8Array) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (text.length === 0) return;
+      let i = 0;
+      if (afterCr) {
+        afterCr = false;
+        if (text.charCodeAt(0) === 0x0a) i = 1;
+      }
+      let from = i;
+      for (; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c !== 0x0a && c !== 0x0d) continue;
+        endLine(text.slice(from, i));
+        if (c === 0x0d) {
+          if (i + 1 === text.length) afterCr = true;
+          else if (text.charCodeAt(i + 1) === 0x0a) i += 1;
+        }
+        from = i + 1;
+      }
+      if (from < text.length) keepTail(text.slice(from));
+    },
+    get responseId() {
+      return state.responseId;
+    },
+    get usage() {
+      return state.usage;
+    },
+    get completionText() {
+      return state.text;
+    },
+    /** Characters of events too large to parse: still sent, so still billed (by their length). */
+    get oversizedBytes() {
+      return state.oversizedBytes;
+    },
+  };
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+const RESPONSE_NOT_FOUND = 'Ответ с таким id не найден';
+
+export interface ResponsesHandlerDeps {
+  config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'reserveCompletionTokens'>;
+  db: Database;
+  /** Chat's key check, so every /v1 route refuses the same keys and shares the per-key rate limit. */
+  authenticate: ChatHandler['authenticate'];
+  verifier: Pick<KeyVerifier, 'markUsed'>;
+  prices: PriceBook;
+  billing: Billing;
+  upstream: Pick<Upstream, 'responses' | 'response'>;
+  logger: Logger;
+  observer?: ChatObserver;
+  idempotency?: Idempotency;
+  /** Where streams are registered to be ended at shutdown (chat's set, so the server ends them all at once). */
+  streams?: Pick<ChatHandler, 'trackStream'>;
+}
+
+export function createResponsesHandler(deps: ResponsesHandlerDeps) {
+  const { config, db, authenticate, verifier, prices, billing, upstream, logger, observer, idempotency, streams } = deps;
+
+  /** Who created a response id: kept so GET and DELETE serve the caller's own ids only. */
+  async function recordOwner(responseId: string, payer: Payer, requestId: string) {
+    try {
+      await db
+        .insert(upstreamResponses)
+        .values({ responseId, userId: payer.userId, apiKeyId: payer.apiKeyId })
+        .onConflictDoNothing();
+    } catch (error) {
+      // The answer is already paid for and on its way: a lost record only hides it from GET later.
+      logger.error('could not record the owner of a response id', { requestId, error });
+    }
+  }
+
+  async function create(payer: Payer, body: ResponsesRequest, text: string, requestId: string, clientSignal: AbortSignal | null) {
+    const started = performance.now();
+    const stream = body.stream === true;
+    const chat = responsesAsChat(body);
+    const promptEstimate = () => estimatePromptTokens(chat.messages, chat.tools);
+    const price = prices.priceOf(body.model);
+    const completionCap = body.max_output_tokens ?? config.reserveCompletionTokens;
+    const reserveNano = prices.costOf(price, reservePromptTokens(chat.messages, chat.tools), completionCap).totalNano;
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null });
+    const base = {
+      userId: payer.userId,
+      apiKeyId: payer.apiKeyId,
+      agentId: payer.agentId,
+      requestId,
+      endpoint: 'responses' as const,
+      model: body.model,
+      stream,
+    };
+    const fail = (status: UsageStatus, error: string, upstreamStatus: number | null = null) =>
+      billing.release(reservation, {
+        ...base,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        status,
+        usageSource: 'none',
+        upstreamStatus,
+        error,
+        durationMs: Math.round(performance.now() - started),
+      });
+
+    const call = upstreamCall(clientSignal, config.upstreamTimeoutMs);
+    let response: Response;
+    const asked = performance.now();
+    try {
+      // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
+      if (clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
+      call.signal.throwIfAborted();
+      response = await upstream.responses(text, call.signal);
+      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
+    } catch (error) {
+      call.cleanup();
+      const failure = fetchFailure(error, call.signal);
+      if (failure.kind !== 'client_closed') {
+        observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
+      }
+      fail(failure.status, failure.detail);
+      throw failure.error;
+    }
+    if (!response.ok) {
+      // An upstream without the Responses API answers 404: passed through like any 4xx.
+      const rejection = await readUpstreamRejection(response, logger, requestId);
+      call.cleanup();
+      fail(rejection.status, rejection.detail, response.status);
+      throw rejection.error;
+    }
+
+    const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+    if (isEventStream && response.body) {
+      return relay(response.body, { call, reservation, base, payer, promptEstimate, started });
+    }
+
+    let answer: string;
+    try {
+      answer = await response.text();
+    } catch (error) {
+      call.cleanup();
+      const failure = fetchFailure(error, call.signal);
+      fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
+      throw failure.error;
+    }
+    call.cleanup();
+    let usage: ResponsesUsage | null = null;
+    let completionTokens = 0;
+    try {
+      const parsed = JSON.parse(answer) as { id?: unknown; usage?: unknown };
+      usage = readUsage(parsed?.usage);
+      if (!usage) completionTokens = countTextTokens(responseOutputText(parsed));
+      if (isRecord(parsed) && typeof parsed.id === 'string') await recordOwner(parsed.id, payer, requestId);
+    } catch {
+      // An answer that is not JSON is relayed as it is and billed by its length, as generated text.
+      completionTokens = countTextTokens(answer);
+    }
+    billing.settle(reservation, {
+      ...base,
+      ...(usage ? usageFacts(usage) : usageFacts({ input_tokens: promptEstimate(), output_tokens: completionTokens })),
+      status: 'ok',
+      usageSource: usage ? 'upstream' : 'tokenizer',
+      upstreamStatus: response.status,
+      durationMs: Math.round(performance.now() - started),
+    });
+    return new Response(answer, {
+      status: response.status,
+      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+    });
+  }
+
+  /** Relays a stream as it comes; bills the final event's usage, or what was streamed when the stream ends early. */
+  function relay(
+    upstreamBody: ReadableStream<Uint8Array>,
+    ctx: {
+      call: ReturnType<typeof upstreamCall>;
+      reservation: Reservation;
+      base: Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'durationMs'>;
+      payer: Payer;
+      promptEstimate: () => number;
+      started: number;
+    },
+  ): Response {
+    const meter = createResponsesMeter();
+    const reader = upstreamBody.getReader();
+    let finished = false;
+    let recorded: string | null = null;
+    let firstSent = false;
+    let untrack: (() => void) | null = null;
+
+    const finish = (status: UsageStatus, error: string | null = null) => {
+      if (finished) return;
+      finished = true;
+      untrack?.();
+      ctx.call.cleanup();
+      const usage = meter.usage;
+      const counted = usage
+        ? usageFacts(usage)
+        : usageFacts({
+            input_tokens: ctx.promptEstimate(),
+            output_tokens: countTextTokens(meter.completionText) + oversizedTokens(meter.oversizedBytes),
+          });
+      billing.settle(ctx.reservation, {
+        ...ctx.base,
+        ...counted,
+        status,
+        usageSource: usage ? 'upstream' : 'tokenizer',
+        upstreamStatus: 200,
+        error,
+        durationMs: Math.round(performance.now() - ctx.started),
+      });
+    };
+
+    // A client that goes away stops the upstream at once and pays for what it was sent.
+    ctx.call.signal.addEventListener(
+      'abort',
+      () => {
+        if (ctx.call.signal.reason === ABORT_CLIENT_CLOSED) {
+          reader.cancel().catch(() => {});
+          finish('client_closed', 'client closed the stream');
+        }
+      },
+      { once: true },
+    );
+
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        // The server is going away with this stream still running: the client gets an SSE error event and
+        // a clean end instead of a reset connection, and pays for what it was sent.
+        untrack =
+          streams?.trackStream(() => {
+            if (finished) return;
+            finish('server_shutdown', 'the server shut down during the stream');
+            reader.cancel().catch(() => {});
+            try {
+              controller.enqueue(sseError(errorMessages.serverShuttingDown, 'service_unavailable'));
+              controller.close();
+            } catch {
+              // The client is gone as well.
+            }
+          }) ?? null;
+      },
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (finished) return;
+          const timedOut = ctx.call.signal.reason === ABORT_TIMEOUT;
+          observer?.upstreamDropped();
+          logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, error });
+          finish(timedOut ? 'upstream_timeout' : 'upstream_dropped', error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
+          try {
+            controller.enqueue(
+              sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'),
+            );
+            controller.close();
+          } catch {
+            // The client is gone as well.
+          }
+          return;
+        }
+        if (chunk.done) {
+          finish('ok');
+          controller.close();
+          return;
+        }
+        ctx.call.restartTimer();
+        meter.push(chunk.value);
+        // Recorded before the client sees the id, so a GET it makes at once finds it.
+        const id = meter.responseId;
+        if (id !== null && recorded === null) {
+          recorded = id;
+          await recordOwner(id, ctx.payer, ctx.base.requestId);
+        }
+        if (!firstSent) {
+          firstSent = true;
+          observer?.firstToken('responses', (performance.now() - ctx.started) / 1000);
+        }
+        controller.enqueue(chunk.value);
+      },
+      cancel() {
+        ctx.call.abort.abort(ABORT_CLIENT_CLOSED);
+      },
+    });
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  /** GET or DELETE of one of the caller's responses, answered with the upstream's status and body. */
+  async function passThrough(request: Request, method: 'GET' | 'DELETE', id: string): Promise<Response> {
+    const key = await authenticate(request);
+    verifier.markUsed(key.keyId);
+    const [own] = await db
+      .select({ responseId: upstreamResponses.responseId })
+      .from(upstreamResponses)
+      .where(and(eq(upstreamResponses.responseId, id), eq(upstreamResponses.userId, key.userId)))
+      .limit(1);
+    // Another user's id is answered exactly like an unknown one: ids are not to be probed.
+    if (!own) throw new AppError('not_found', RESPONSE_NOT_FOUND);
+    const call = upstreamCall(request.signal, config.upstreamTimeoutMs);
+    let response: Response;
+    try {
+      response = await upstream.response(method, id, new URL(request.url).search, call.signal);
+    } catch (error) {
+      call.cleanup();
+      throw fetchFailure(error, call.signal).error;
+    }
+    // The headers are in; a body streamed back (GET …?stream=true) is timed by the client, not by us.
+    call.stopTimer();
+    if (method === 'DELETE' && response.ok) {
+      await db.delete(upstreamResponses).where(eq(upstreamResponses.responseId, id));
+    }
+    const headers: Record<string, string> = { 'content-type': response.headers.get('content-type') ?? 'application/json' };
+    if (!response.body) {
+      call.cleanup();
+      return new Response(null, { status: response.status, headers });
+    }
+    const reader = response.body.getReader();
+    return new Response(
+      new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const chunk = await reader.read();
+            if (chunk.done) {
+              call.cleanup();
+              controller.close();
+            } else controller.enqueue(chunk.value);
+          } catch (error) {
+            call.cleanup();
+            controller.error(error);
+          }
+        },
+        cancel() {
+          call.abort.abort(ABORT_CLIENT_CLOSED);
+          call.cleanup();
+        },
+      }),
+      { status: response.status, headers },
+    );
+  }
+
+  return {
+    /** POST /v1/responses. */
+    async handle(request: Request): Promise<Response> {
+      const key = await authenticate(request);
+      const { text, json } = await readJsonObject(request, config.bodyLimitBytes);
+      const parsed = responsesRequestSchema.safeParse(json);
+      if (!parsed.success) throw validationError(parsed.error);
+      verifier.markUsed(key.keyId);
+      const requestId = requestIdOf(request);
+      const payer: Payer = {
+        userId: key.userId,
+        apiKeyId: key.keyId,
+        agentId: null,
+        keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
+      };
+      return withIdempotency(
+        { idempotency, logger },
+        request,
+        { userId: key.userId, text, requestId, stream: parsed.data.stream === true },
+        () => create(payer, parsed.data, text, requestId, request.signal),
+      );
+    },
+    /** GET /v1/responses/{id}. */
+    get: (request: Request, id: string) => passThrough(request, 'GET', id),
+    /** DELETE /v1/responses/{id}. */
+    delete: (request: Request, id: string) => passThrough(request, 'DELETE', id),
+  };
+}
+
+export type ResponsesHandler = ReturnType<typeof createResponsesHandler>;

@@ -1,0 +1,184 @@
+// Pieces every billed /v1 route shares with chat: reading the JSON body under the limit, sanitising the
+// token counts an upstream reports, mapping an upstream's refusal, and Idempotency-Key handling. Kept in
+// one place so chat, embeddings and responses answer the same request the same way.
+import { readBodyText } from '../http/body';
+import { AppError, errorCodes } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import type { Logger } from '../logger';
+import type { UsageStatus } from './billing';
+import type { Idempotency } from './idempotency';
+import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, classifyFetchFailure, upstreamErrorInfo, type UpstreamFailureKind } from './upstream';
+
+/** Far beyond any real answer, within what bigint columns and exact bigint money hold. */
+const MAX_REPORTED_TOKENS = 1e12;
+
+/** A reported token count as a whole number: anything not a finite non-negative number counts as 0. */
+export function tokenCount(value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n <= 0) return 0;
+  return Math.min(Math.trunc(n), MAX_REPORTED_TOKENS);
+}
+
+/** The body as text and as a JSON object; 413 over the limit, 400 when it is not a JSON object. */
+export async function readJsonObject(request: Request, bodyLimitBytes: number): Promise<{ text: string; json: Record<string, unknown> }> {
+  // A declared length within the limit bounds the body already: read it natively, without the JS stream
+  // that counting while reading needs (bench/RESULTS.md: it cost a ReadableStream per request).
+  const declared = request.headers.get('content-length');
+  const text =
+    declared !== null && /^\d+$/.test(declared) && Number(declared) <= bodyLimitBytes
+      ? await request.text()
+      : await readBodyText(request, bodyLimitBytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson });
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new AppError('invalid_request_error', 'Тело запроса должно быть JSON-объектом');
+  }
+  return { text, json: json as Record<string, unknown> };
+}
+
+/** The upstream's retry-after, when it sent a usable one (whole seconds). */
+function retryAfterOf(response: Response): Record<string, string> {
+  const value = response.headers.get('retry-after')?.trim();
+  return value && /^\d{1,6}$/.test(value) ? { 'retry-after': value } : {};
+}
+
+/** 401, 402, 403 and 407 are about the operator's own upstream account (its key, its credit), not the client's request. */
+const OPERATOR_STATUSES = new Set([401, 402, 403, 407]);
+
+export interface UpstreamRejection {
+  /** How the usage row records it. */
+  status: UsageStatus;
+  /** The usage row's error text. */
+  detail: string;
+  /** What the client is told. */
+  error: AppError;
+}
+
+/**
+ * What a non-2xx upstream answer means for the client: a 4xx to its request passes through with the
+ * upstream's status, message, param and code; the operator's account problems and 5xx become 502.
+ */
+export async function readUpstreamRejection(response: Response, logger: Logger, requestId: string): Promise<UpstreamRejection> {
+  let text = '';
+  try {
+    text = await response.text();
+  } catch {
+    // The error body was lost; the status still tells what happened.
+  }
+  const info = upstreamErrorInfo(text);
+  if (OPERATOR_STATUSES.has(response.status)) {
+    // The client hears 502 and the operator reads the detail in the log.
+    logger.error('the upstream refused the operator’s credentials or account', {
+      requestId,
+      status: response.status,
+      upstreamMessage: info?.message.slice(0, 500) ?? null,
+    });
+    return {
+      status: 'upstream_error',
+      detail: `upstream refused the operator's account (status ${response.status})`,
+      error: new AppError('upstream_error'),
+    };
+  }
+  if (response.status >= 400 && response.status < 500 && response.status !== 408) {
+    return {
+      status: 'upstream_rejected',
+      detail: info?.message.slice(0, 500) ?? `status ${response.status}`,
+      error: AppError.passthrough(
+        response.status,
+        info?.message ?? `Сервис модели отклонил запрос (статус ${response.status})`,
+        info?.type ?? 'invalid_request_error',
+        // The upstream's own rate limit: its retry-after is the wait the client should keep.
+        { param: info?.param ?? null, code: info?.code ?? null, headers: retryAfterOf(response) },
+      ),
+    };
+  }
+  return {
+    status: 'upstream_error',
+    detail: info?.message.slice(0, 500) ?? `status ${response.status}`,
+    error: new AppError('upstream_error'),
+  };
+}
+
+/**
+ * Runs a /v1 request under its Idempotency-Key, if it has one: a repeat gets the stored answer (or 409),
+ * a failure frees the key for the client's retry, and a whole answer is kept for replays.
+ */
+export async function withIdempotency(
+  deps: { idempotency?: Idempotency; logger: Logger },
+  request: Request,
+  call: { userId: string; text: string; requestId: string; stream: boolean },
+  run: () => Promise<Response>,
+): Promise<Response> {
+  const { idempotency, logger } = deps;
+  const idempotencyKey = request.headers.get('idempotency-key');
+  if (idempotencyKey === null || !idempotency) return run();
+  const start = await idempotency.begin(call.userId, idempotencyKey, call.text, call.requestId, call.stream);
+  if (start.kind === 'replay') return start.response;
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    await idempotency.release(call.userId, idempotencyKey).catch((e) => logger.warn('could not free an idempotency key', { error: e }));
+    throw error;
+  }
+  const contentType = response.headers.get('content-type');
+  const stream = (contentType ?? '').includes('text/event-stream');
+  // A whole answer is kept for replays; a stream only as "done" (a repeat gets 409).
+  const stored = stream ? null : await response.clone().text();
+  await idempotency
+    .complete(call.userId, idempotencyKey, { status: response.status, body: stored, contentType })
+    .catch((error) => logger.warn('could not store an idempotent answer', { error, requestId: call.requestId }));
+  return response;
+}
+
+/**
+ * One upstream call's cancellation: the client leaving aborts it at once, and so does silence longer
+ * than the upstream timeout (restartable, so a stream is timed per chunk, not as a whole).
+ */
+export function upstreamCall(clientSignal: AbortSignal | null, timeoutMs: number) {
+  const abort = new AbortController();
+  const onClientAbort = () => abort.abort(ABORT_CLIENT_CLOSED);
+  clientSignal?.addEventListener('abort', onClientAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | null = setTimeout(() => abort.abort(ABORT_TIMEOUT), timeoutMs);
+  const stopTimer = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+  };
+  return {
+    abort,
+    signal: abort.signal,
+    stopTimer,
+    restartTimer() {
+      stopTimer();
+      timer = setTimeout(() => abort.abort(ABORT_TIMEOUT), timeoutMs);
+    },
+    cleanup() {
+      stopTimer();
+      clientSignal?.removeEventListener('abort', onClientAbort);
+    },
+  };
+}
+
+/** A fetch of the upstream that failed before an answer: how it is recorded and what the client hears. */
+export function fetchFailure(error: unknown, signal: AbortSignal): UpstreamRejection & { kind: UpstreamFailureKind } {
+  const kind = classifyFetchFailure(error, signal);
+  if (kind === 'timeout') return { kind, status: 'upstream_timeout', detail: 'no response in time', error: new AppError('upstream_timeout') };
+  if (kind === 'client_closed') {
+    return {
+      kind,
+      status: 'client_closed',
+      detail: 'client closed before the upstream answered',
+      error: new AppError('invalid_request_error', 'Клиент закрыл соединение'),
+    };
+  }
+  return {
+    kind,
+    status: 'upstream_error',
+    detail: error instanceof Error ? error.message.slice(0, 200) : 'fetch failed',
+    error: new AppError('upstream_error'),
+  };
+}
