@@ -8,7 +8,7 @@ import { clientAddressOf } from './http/client-address';
 import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
 import { DOCS_HTML, docsAsset } from './http/docs-page';
-import { AppError, errorResponse, toAppError } from './http/errors';
+import { AppError, errorCodes, errorResponse, toAppError } from './http/errors';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
 import { bearerToken } from './http/bearer';
@@ -83,6 +83,8 @@ export function informationDocument(services: Services) {
         yookassaNotifications: 'POST /api/billing/yookassa/notifications',
       },
       chatCompletions: 'POST /v1/chat/completions',
+      embeddings: 'POST /v1/embeddings',
+      responses: 'POST /v1/responses, GET|DELETE /v1/responses/:id',
       models: 'GET /v1/models',
       currentUser: 'GET /api/auth/me',
       emailVerification: 'GET /api/auth/verify-email?token=<from the e-mail>, POST /api/auth/resend-verification',
@@ -146,11 +148,13 @@ export function createApp(services: Services) {
 
   return new Elysia()
     .onError(({ code, error, request }) => {
-      if (code === 'NOT_FOUND') return errorResponse(new AppError('not_found', errorMessages.routeNotFound));
-      if (code === 'PARSE') return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+      // With the request, the renderer gives /v1 OpenAI's error shape and every other route the dashboard's.
+      if (code === 'NOT_FOUND') return errorResponse(new AppError('not_found', errorMessages.routeNotFound), {}, request);
+      if (code === 'PARSE')
+        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson }), {}, request);
       const appError = toAppError(error);
       if (appError.type === 'internal_error' || appError.type === 'service_unavailable') logInternal(error, request);
-      return errorResponse(appError);
+      return errorResponse(appError, {}, request);
     })
     .get('/', () => json(informationDocument(services)))
     .get('/health', async () => {
@@ -169,6 +173,10 @@ export function createApp(services: Services) {
         : json({ status: 'unavailable', latencyMs: probe.latencyMs, error: probe.error }, 503);
     })
     .post('/v1/chat/completions', ({ request }) => services.chat.handle(request), { parse: 'none' })
+    .post('/v1/embeddings', ({ request }) => services.embeddings.handle(request), { parse: 'none' })
+    .post('/v1/responses', ({ request }) => services.responses.handle(request), { parse: 'none' })
+    .get('/v1/responses/:id', ({ request, params }) => services.responses.get(request, params.id))
+    .delete('/v1/responses/:id', ({ request, params }) => services.responses.delete(request, params.id), { parse: 'none' })
     .get(
       '/v1/models',
       async () =>

@@ -124,6 +124,17 @@ const envSchema = z.object({
   BUN_CONFIG_MAX_HTTP_REQUESTS: intFromEnv(1, 65_535).optional(),
   /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * Browser origins allowed to call the service (comma-separated, e.g. `https://app.example.com`).
+   * /v1 allows any origin (`*`) by default: its keys are bearer tokens and no cookie is involved, so a
+   * foreign page gains nothing it could not do with the key anyway. The dashboard API answers only the
+   * origins listed here (a `*` does not reach it); unset, only its own page, which needs no CORS.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean) : ['*']))
+    .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), 'expected * or origins such as https://app.example.com'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   LOG_REQUESTS: boolFromEnv.default(true),
 
@@ -234,6 +245,8 @@ export interface Config {
   shutdownGraceMs: number;
   upstreamMaxConnections: number;
   metricsToken: string | undefined;
+  /** CORS_ORIGINS: `*` and/or exact origins; see src/http/cors.ts. */
+  corsOrigins: string[];
   /** The fetch limit this process runs with (BUN_CONFIG_MAX_HTTP_REQUESTS at start, else Bun's 256). */
   runtimeMaxHttpRequests: number;
   adminEmails: string[];
@@ -456,6 +469,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
       upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
       metricsToken: e.METRICS_TOKEN,
+      corsOrigins: e.CORS_ORIGINS,
       runtimeMaxHttpRequests: e.BUN_CONFIG_MAX_HTTP_REQUESTS ?? 256,
       adminEmails: e.ADMIN_EMAILS,
       balanceCurrency: e.BALANCE_CURRENCY,

@@ -6,7 +6,9 @@ import { openDatabase } from './db/client';
 import { runMigrations } from './db/migrate';
 import { clientAddressOf, limitKey, rememberClientAddress } from './http/client-address';
 import { createConnectionGuard, tooManyConnectionsResponse } from './http/connection-guard';
-import { AppError, errorResponse } from './http/errors';
+import { createCors } from './http/cors';
+import { AppError, errorResponse, isOpenAiPath } from './http/errors';
+import { decorateOpenAiResponse, withRequestId } from './http/openai-headers';
 import { assignRequestId } from './http/request-id';
 import { createLogger, type Logger } from './logger';
 import { createServices, type Services } from './services';
@@ -37,6 +39,7 @@ export async function startInstance(config: Config, options: StartOptions = {}):
   await services.start();
   const app = createApp(services);
   const limit = config.bodyLimitBytes;
+  const cors = createCors(config.corsOrigins);
   const guard = createConnectionGuard({
     receiveTimeoutMs: config.requestReceiveTimeoutMs,
     maxPerAddress: config.maxConnectionsPerAddress,
@@ -53,6 +56,7 @@ export async function startInstance(config: Config, options: StartOptions = {}):
     async fetch(request) {
       const started = performance.now();
       const requestId = assignRequestId(request);
+      const path = new URL(request.url).pathname;
       rememberClientAddress(request, server.requestIP(request)?.address);
       const declared = request.headers.get('content-length');
       // Before anything awaits, so the timer is armed before Bun sees the body's last byte and disarms it.
@@ -61,27 +65,35 @@ export async function startInstance(config: Config, options: StartOptions = {}):
       const addressKey = guard.counting ? limitKey(clientAddressOf(request, config.trustProxy)) : null;
       let response: Response;
       if (addressKey !== null && !guard.enter(addressKey)) {
-        response = tooManyConnectionsResponse();
+        response = tooManyConnectionsResponse(request);
       } else {
         try {
           response =
-            declared !== null && Number(declared) > limit
-              ? errorResponse(new AppError('payload_too_large'))
-              : await app.handle(request);
+            cors.preflight(request, path) ??
+            (declared !== null && Number(declared) > limit
+              ? errorResponse(new AppError('payload_too_large'), {}, path)
+              : await app.handle(request));
         } catch (error) {
           logger.error('request crashed', { requestId, error });
-          response = errorResponse(new AppError('internal_error'));
+          response = errorResponse(new AppError('internal_error'), {}, path);
         } finally {
           if (addressKey !== null) guard.leave(addressKey);
         }
       }
       guard.afterAnswer(server, request, response);
-      try {
-        response.headers.set('x-request-id', requestId);
-      } catch {
-        // Headers of a relayed fetch Response are immutable; the id is still in the log line.
+      const openAi = isOpenAiPath(path);
+      if (openAi || cors.applies(request, path)) {
+        // These answers must carry their headers: a relayed fetch Response is copied to take them.
+        response = withRequestId(response, requestId);
+        if (openAi) decorateOpenAiResponse(request, response, started);
+        cors.decorate(request, path, response);
+      } else {
+        try {
+          response.headers.set('x-request-id', requestId);
+        } catch {
+          // Headers of a relayed fetch Response are immutable; the id is still in the log line.
+        }
       }
-      const path = new URL(request.url).pathname;
       services.metrics.request(path, request.method, request.signal.aborted ? 499 : response.status);
       if (config.logRequests) {
         logger.info('request', {

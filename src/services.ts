@@ -12,6 +12,8 @@ import { createSecretBox } from './crypto/secret-box';
 import type { DatabaseHandle } from './db/client';
 import { createBilling } from './gateway/billing';
 import { createChatHandler } from './gateway/chat';
+import { createEmbeddingsHandler } from './gateway/embeddings';
+import { createResponsesHandler } from './gateway/responses';
 import { createModelCatalog } from './gateway/models';
 import { createRateLimiter } from './gateway/rate-limit';
 import { createUpstream } from './gateway/upstream';
@@ -102,6 +104,10 @@ export function createServices({ config, database, logger }: ServicesInput) {
     observer: metrics,
     idempotency,
   });
+  // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
+  const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, upstream, logger, observer: metrics, idempotency };
+  const embeddings = createEmbeddingsHandler(v1Deps);
+  const responses = createResponsesHandler({ ...v1Deps, db, streams: chat });
   const usageReport = createUsageReport(db);
   const agents = createAgentService({ db, config });
   const outbox = createOutboxWorker({
@@ -152,6 +158,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     models,
     admin,
     chat,
+    embeddings,
+    responses,
     usageReport,
     agents,
     secretBox,

@@ -63,6 +63,7 @@ describe('Idempotency-Key', () => {
     expect(other.status).toBe(400);
     expect(other.body.error.type).toBe('invalid_request_error');
     expect(other.body.error.message).toContain('Idempotency-Key');
+    expect(other.body.error).toMatchObject({ param: 'Idempotency-Key', code: 'idempotency_key_reused' });
   });
 
   test('while the first still runs a repeat is 409 naming it; after it, the answer is replayed', async () => {
@@ -73,6 +74,7 @@ describe('Idempotency-Key', () => {
     const during = await c.chat('slow-1', body);
     expect(during.status).toBe(409);
     expect(during.body.error.type).toBe('conflict');
+    expect(during.body.error.code).toBe('idempotency_in_progress');
     const done = await first;
     expect(done.status).toBe(200);
     expect(during.body.error.message).toContain(done.headers.get('x-request-id')!);

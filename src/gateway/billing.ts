@@ -29,7 +29,7 @@ import { sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import { rowsOf, type Database, type DatabaseHandle } from '../db/client';
 import { isTransientDatabaseError } from '../db/transient';
-import { AppError } from '../http/errors';
+import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
@@ -462,7 +462,9 @@ export function createBilling(options: BillingOptions) {
       return;
     }
     if (outcome.kind === 'exhausted') {
-      throw new AppError('insufficient_balance', errorMessages.keyLimitReached(describeLimit(outcome.limit, lease.limitReset, currency)));
+      throw new AppError('insufficient_balance', errorMessages.keyLimitReached(describeLimit(outcome.limit, lease.limitReset, currency)), {
+        code: errorCodes.keySpendLimit,
+      });
     }
     // The limit was removed: nothing to claim. The key's cached record still says limited until its
     // notification arrives; let this request through on the balance alone.

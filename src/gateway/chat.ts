@@ -1,8 +1,7 @@
 // POST /v1/chat/completions: key → reservation → upstream → bytes to the client as they come → settlement.
 import type { Config } from '../config';
 import { bearerToken } from '../http/bearer';
-import { readBodyText } from '../http/body';
-import { AppError, describeZodError } from '../http/errors';
+import { AppError, errorCodes, validationError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
@@ -10,7 +9,7 @@ import type { KeyLimitRef } from '../keys/limits';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
-import type { RateLimiter } from './rate-limit';
+import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
 import { chatRequestSchema, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
@@ -18,11 +17,11 @@ import {
   ABORT_CLIENT_CLOSED,
   ABORT_TIMEOUT,
   classifyFetchFailure,
-  upstreamErrorInfo,
   type Upstream,
 } from './upstream';
 import type { Idempotency } from './idempotency';
 import { createUsageFilter } from './usage-filter';
+import { readJsonObject, readUpstreamRejection, tokenCount, withIdempotency } from './v1-common';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
@@ -65,16 +64,6 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-/** Far beyond any real answer, within what bigint columns and exact bigint money hold. */
-const MAX_REPORTED_TOKENS = 1e12;
-
-/** A reported token count as a whole number: anything not a finite non-negative number counts as 0. */
-function tokenCount(value: unknown): number {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n <= 0) return 0;
-  return Math.min(Math.trunc(n), MAX_REPORTED_TOKENS);
-}
-
 function usageFacts(usage: Usage | null | undefined) {
   const prompt = tokenCount(usage?.prompt_tokens);
   const completion = tokenCount(usage?.completion_tokens);
@@ -82,7 +71,7 @@ function usageFacts(usage: Usage | null | undefined) {
   return { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
 }
 
-function sseError(message: string, type: string): Uint8Array {
+export function sseError(message: string, type: string): Uint8Array {
   return new TextEncoder().encode(`data: ${JSON.stringify({ error: { message, type } })}\n\n`);
 }
 
@@ -91,9 +80,7 @@ function sseError(message: string, type: string): Uint8Array {
  * bound no tokenizer goes below for text (o200k averages about four bytes a token), so such an answer is
  * never cheaper than what it carried.
  */
-const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
-
-const OPERATOR_STATUSES = new Set([401, 402, 403, 407]);
+export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
 const NOT_YET = Symbol('not yet');
 /** A few microtask turns: long enough for a read of bytes already received to resolve, too short to wait for the network. */
@@ -113,17 +100,21 @@ export function createChatHandler(deps: ChatHandlerDeps) {
 
   async function authenticate(request: Request) {
     const token = bearerToken(request.headers);
-    if (!token) throw new AppError('unauthorized', errorMessages.missingCredential);
+    if (!token) throw new AppError('unauthorized', errorMessages.missingCredential, { code: errorCodes.missingApiKey });
     const key = await verifier.resolve(token);
-    if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey);
-    if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey);
-    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError('unauthorized', errorMessages.expiredApiKey);
-    if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked);
+    if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey, { code: errorCodes.invalidApiKey });
+    if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey, { code: errorCodes.apiKeyRevoked });
+    if (key.expiresAt !== null && key.expiresAt <= Date.now()) {
+      throw new AppError('unauthorized', errorMessages.expiredApiKey, { code: errorCodes.apiKeyExpired });
+    }
+    if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked, { code: errorCodes.accountBlocked });
     if (rateLimiter) {
       const decision = rateLimiter.check(key.keyId);
+      // The server puts the x-ratelimit-* headers on whatever this request is answered with.
+      rememberRateDecision(request, decision);
       if (!decision.allowed) {
         throw new AppError('rate_limit_exceeded', undefined, {
-          headers: { 'retry-after': String(decision.retryAfterSeconds) },
+          headers: { 'retry-after': String(decision.retryAfterSeconds), ...rateLimitHeaders(decision) },
         });
       }
     }
@@ -131,24 +122,9 @@ export function createChatHandler(deps: ChatHandlerDeps) {
   }
 
   async function parseBody(request: Request): Promise<{ text: string; body: ChatRequest }> {
-    // A declared length within the limit bounds the body already: read it natively, without the JS stream
-    // that counting while reading needs (bench/RESULTS.md: it cost a ReadableStream per request).
-    const declared = request.headers.get('content-length');
-    const text =
-      declared !== null && /^\d+$/.test(declared) && Number(declared) <= config.bodyLimitBytes
-        ? await request.text()
-        : await readBodyText(request, config.bodyLimitBytes);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new AppError('invalid_request_error', errorMessages.malformedJson);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      throw new AppError('invalid_request_error', 'Тело запроса должно быть JSON-объектом');
-    }
+    const { text, json } = await readJsonObject(request, config.bodyLimitBytes);
     const parsed = chatRequestSchema.safeParse(json);
-    if (!parsed.success) throw new AppError('invalid_request_error', describeZodError(parsed.error));
+    if (!parsed.success) throw validationError(parsed.error);
     return { text, body: parsed.data };
   }
 
@@ -246,35 +222,11 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     }
 
     if (!response.ok) {
-      let text = '';
-      try {
-        text = await response.text();
-      } catch {
-        // The error body was lost; the status still tells what happened.
-      }
+      // A 4xx to the request passes through; the operator's account problems and 5xx become 502.
+      const rejection = await readUpstreamRejection(response, logger, requestId);
       cleanup();
-      const info = upstreamErrorInfo(text);
-      // 401, 402, 403 and 407 are about the operator's own upstream account (its key, its credit), not the
-      // client's request: the client hears 502 and the operator reads the detail in the log.
-      if (OPERATOR_STATUSES.has(response.status)) {
-        logger.error('the upstream refused the operator’s credentials or account', {
-          requestId,
-          status: response.status,
-          upstreamMessage: info?.message.slice(0, 500) ?? null,
-        });
-        fail('upstream_error', `upstream refused the operator's account (status ${response.status})`, response.status);
-        throw new AppError('upstream_error');
-      }
-      if (response.status >= 400 && response.status < 500 && response.status !== 408) {
-        fail('upstream_rejected', info?.message.slice(0, 500) ?? `status ${response.status}`, response.status);
-        throw AppError.passthrough(
-          response.status,
-          info?.message ?? `Сервис модели отклонил запрос (статус ${response.status})`,
-          info?.type ?? 'invalid_request_error',
-        );
-      }
-      fail('upstream_error', info?.message.slice(0, 500) ?? `status ${response.status}`, response.status);
-      throw new AppError('upstream_error');
+      fail(rejection.status, rejection.detail, response.status);
+      throw rejection.error;
     }
 
     const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
@@ -531,20 +483,26 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       for (const end of [...openStreams]) end();
     },
 
+    /**
+     * Another /v1 route's stream, ended with chat's when the grace period is over and counted with them;
+     * returns its removal (call it when the stream ends).
+     */
+    trackStream(end: () => void): () => void {
+      openStreams.add(end);
+      return () => openStreams.delete(end);
+    },
+
+    /** The /v1 key check (expiry, blocked user, the per-key rate limit), shared by every billed /v1 route. */
+    authenticate,
+
     /** The /v1/chat/completions route. */
     async handle(request: Request): Promise<Response> {
       const key = await authenticate(request);
       const { text, body } = await parseBody(request);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      const idempotencyKey = request.headers.get('idempotency-key');
-      if (idempotencyKey !== null && idempotency) {
-        const start = await idempotency.begin(key.userId, idempotencyKey, text, requestId, body.stream === true);
-        if (start.kind === 'replay') return start.response;
-      }
-      let response: Response;
-      try {
-        response = await complete(
+      return withIdempotency({ idempotency, logger }, request, { userId: key.userId, text, requestId, stream: body.stream === true }, () =>
+        complete(
           {
             userId: key.userId,
             apiKeyId: key.keyId,
@@ -555,23 +513,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
           text,
           requestId,
           request.signal,
-        );
-      } catch (error) {
-        if (idempotencyKey !== null && idempotency) {
-          await idempotency.release(key.userId, idempotencyKey).catch((e) => logger.warn('could not free an idempotency key', { error: e }));
-        }
-        throw error;
-      }
-      if (idempotencyKey !== null && idempotency) {
-        const contentType = response.headers.get('content-type');
-        const stream = (contentType ?? '').includes('text/event-stream');
-        // A whole answer is kept for replays; a stream only as "done" (a repeat gets 409).
-        const stored = stream ? null : await response.clone().text();
-        await idempotency
-          .complete(key.userId, idempotencyKey, { status: response.status, body: stored, contentType })
-          .catch((error) => logger.warn('could not store an idempotent answer', { error, requestId }));
-      }
-      return response;
+        ),
+      );
     },
   };
 }

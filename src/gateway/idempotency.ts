@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { idempotencyKeys } from '../db/schema';
-import { AppError } from '../http/errors';
+import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -21,7 +21,10 @@ export function createIdempotency({ db }: { db: Database }) {
     /** Claims the key for this request, or answers the repeat; throws 400/409 as the file's head says. */
     async begin(userId: string, key: string, bodyText: string, requestId: string, stream: boolean): Promise<IdempotencyStart> {
       if (!KEY_PATTERN.test(key)) {
-        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyInvalid);
+        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyInvalid, {
+          param: 'Idempotency-Key',
+          code: errorCodes.idempotencyKeyInvalid,
+        });
       }
       const bodyHash = createHash('sha256').update(bodyText).digest('hex');
       // A key whose 24 hours are over is free again: the same statement takes it over.
@@ -62,13 +65,20 @@ export function createIdempotency({ db }: { db: Database }) {
       // Gone between the two statements (the first request failed and gave it back): try once more.
       if (!first) return this.begin(userId, key, bodyText, requestId, stream);
       if (first.bodyHash !== bodyHash) {
-        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyReused);
+        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyReused, {
+          param: 'Idempotency-Key',
+          code: errorCodes.idempotencyKeyReused,
+        });
       }
       if (first.state === 'in_flight') {
-        throw new AppError('conflict', errorMessages.idempotencyInFlight(first.requestId));
+        throw new AppError('conflict', errorMessages.idempotencyInFlight(first.requestId), {
+          code: errorCodes.idempotencyInProgress,
+        });
       }
       if (first.stream || first.responseStatus === null || first.responseBody === null) {
-        throw new AppError('conflict', errorMessages.idempotencyStream(first.requestId));
+        throw new AppError('conflict', errorMessages.idempotencyStream(first.requestId), {
+          code: errorCodes.idempotencyNotReplayable,
+        });
       }
       return {
         kind: 'replay',

@@ -86,11 +86,13 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
  * The answer to a request over its address's cap: 429 with Retry-After, and the connection closed after
  * it, so a body still arriving stops holding it (Bun closes on `Connection: close` at once).
  */
-export function tooManyConnectionsResponse(): Response {
-  return errorResponse(new AppError('rate_limit_exceeded', errorMessages.tooManyConnections), {
-    'retry-after': '1',
-    connection: 'close',
-  });
+/** `request` decides the body's shape: OpenAI's on /v1, ours on the dashboard API. */
+export function tooManyConnectionsResponse(request: Request): Response {
+  return errorResponse(
+    new AppError('rate_limit_exceeded', errorMessages.tooManyConnections),
+    { 'retry-after': '1', connection: 'close' },
+    request,
+  );
 }
 
 /**

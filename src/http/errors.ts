@@ -1,4 +1,5 @@
-// One error class and one renderer: every failure leaves the service as {error:{message,type}}.
+// One error class and one renderer: every failure leaves the service as {error:{message,type}}, and on
+// /v1 as OpenAI's {error:{message,type,param,code}}, which the SDKs read (decisions.md).
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError, z } from 'zod';
@@ -25,8 +26,53 @@ export const errorTypes = {
 
 export type ErrorType = keyof typeof errorTypes;
 
+/**
+ * The stable machine code a /v1 client may branch on when the thrower names none. Types missing here
+ * (validation, conflicts) are too varied for one code: their throwers name it, or it stays null.
+ */
+const defaultCodes: Partial<Record<ErrorType, string>> = {
+  unauthorized: 'invalid_api_key',
+  insufficient_balance: 'insufficient_quota',
+  not_found: 'unknown_url',
+  payload_too_large: 'payload_too_large',
+  rate_limit_exceeded: 'rate_limit_exceeded',
+  upstream_error: 'upstream_error',
+  upstream_timeout: 'upstream_timeout',
+  service_unavailable: 'service_unavailable',
+  internal_error: 'internal_error',
+};
+
+/** Codes a thrower names, kept in one table so clients can rely on the spelling. */
+export const errorCodes = {
+  missingApiKey: 'missing_api_key',
+  invalidApiKey: 'invalid_api_key',
+  apiKeyRevoked: 'api_key_revoked',
+  apiKeyExpired: 'api_key_expired',
+  accountBlocked: 'account_blocked',
+  insufficientQuota: 'insufficient_quota',
+  keySpendLimit: 'key_spend_limit',
+  invalidJson: 'invalid_json',
+  idempotencyKeyInvalid: 'invalid_idempotency_key',
+  idempotencyKeyReused: 'idempotency_key_reused',
+  idempotencyInProgress: 'idempotency_in_progress',
+  idempotencyNotReplayable: 'idempotency_not_replayable',
+} as const;
+
 export interface ErrorBody {
   error: { message: string; type: string };
+}
+
+export interface OpenAiErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+export interface AppErrorOptions {
+  headers?: Record<string, string>;
+  cause?: unknown;
+  /** The request field at fault, as OpenAI names it (`messages`, `messages[0].role`), shown on /v1. */
+  param?: string | null;
+  /** A stable machine code shown on /v1; when absent, the type's default (or null). */
+  code?: string | null;
 }
 
 /**
@@ -37,28 +83,47 @@ export class AppError extends TRPCError {
   readonly type: ErrorType;
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly param: string | null;
+  /** Named `errorCode` because tRPC's `code` (BAD_REQUEST, …) is already on the class. */
+  readonly errorCode: string | null;
 
-  constructor(type: ErrorType, message?: string, options: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(type: ErrorType, message?: string, options: AppErrorOptions = {}) {
     const def = errorTypes[type];
     super({ code: def.trpc, message: message ?? def.message, cause: options.cause });
     this.name = 'AppError';
     this.type = type;
     this.status = def.status;
     this.headers = options.headers ?? {};
+    this.param = options.param ?? null;
+    this.errorCode = options.code !== undefined ? options.code : (defaultCodes[type] ?? null);
   }
 
   /** An error whose status and body were decided elsewhere (an upstream 4xx passed through). */
-  static passthrough(status: number, message: string, type: string): PassthroughError {
-    return new PassthroughError(status, message, type);
+  static passthrough(
+    status: number,
+    message: string,
+    type: string,
+    detail: PassthroughDetail = {},
+  ): PassthroughError {
+    return new PassthroughError(status, message, type, detail);
   }
 }
 
-/** An upstream 4xx relayed to the client with its own status, message and type. */
+/** What of an upstream's error is relayed beside its status, message and type. */
+export interface PassthroughDetail {
+  param?: string | null;
+  code?: string | null;
+  /** Headers of the upstream's answer worth relaying (its retry-after on a 429). */
+  headers?: Record<string, string>;
+}
+
+/** An upstream 4xx relayed to the client with its own status, message, type, param and code. */
 export class PassthroughError extends AppError {
   readonly passStatus: number;
   readonly passType: string;
-  constructor(status: number, message: string, type: string) {
-    super('invalid_request_error', message);
+  constructor(status: number, message: string, type: string, detail: PassthroughDetail = {}) {
+    // The upstream's own code (model_not_found, context_length_exceeded…) or none: never one of ours.
+    super('invalid_request_error', message, { param: detail.param ?? null, code: detail.code ?? null, headers: detail.headers });
     this.passStatus = status;
     this.passType = type;
   }
@@ -93,6 +158,22 @@ export function describeZodError(error: ZodError): string {
   return `${errorMessages.validationFailed}: ${parts.join('; ')}`;
 }
 
+/** OpenAI's spelling of a field path: `messages[0].content`, or null for the body as a whole. */
+export function zodParam(error: ZodError): string | null {
+  const path = error.issues[0]?.path ?? [];
+  let param = '';
+  for (const part of path) {
+    if (typeof part === 'number') param += `[${part}]`;
+    else param += param ? `.${String(part)}` : String(part);
+  }
+  return param || null;
+}
+
+/** A 400 for a body that failed its schema: the Russian text of the issues, and the first one's field. */
+export function validationError(error: ZodError, cause?: unknown): AppError {
+  return new AppError('invalid_request_error', describeZodError(error), { param: zodParam(error), cause: cause ?? error });
+}
+
 function findCause<T>(error: unknown, match: (e: unknown) => e is T): T | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {
@@ -107,9 +188,10 @@ export function toAppError(error: unknown): AppError {
   const app = findCause(error, (e): e is AppError => e instanceof AppError);
   if (app) return app;
   const zod = findCause(error, (e): e is ZodError => e instanceof ZodError);
-  if (zod) return new AppError('invalid_request_error', describeZodError(zod), { cause: error });
+  if (zod) return validationError(zod, error);
   if (error instanceof TRPCError) {
-    if (error.code === 'PARSE_ERROR') return new AppError('invalid_request_error', errorMessages.malformedJson);
+    if (error.code === 'PARSE_ERROR')
+      return new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson });
     if (error.code === 'UNSUPPORTED_MEDIA_TYPE')
       return new AppError('invalid_request_error', errorMessages.unsupportedMediaType);
     if (error.code === 'NOT_FOUND' || error.code === 'METHOD_NOT_SUPPORTED')
@@ -129,14 +211,37 @@ export function errorStatus(error: AppError): number {
   return error instanceof PassthroughError ? error.passStatus : error.status;
 }
 
-export function errorBody(error: AppError): ErrorBody {
-  const type = error instanceof PassthroughError ? error.passType : error.type;
-  return { error: { message: error.message, type } };
+/** The OpenAI-compatible surface: its errors carry OpenAI's `param` and `code` as well. */
+export function isOpenAiPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
 }
 
-/** The one renderer of error responses. */
-export function errorResponse(error: AppError, extraHeaders: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(errorBody(error)), {
+function pathOf(at: Request | string): string {
+  if (typeof at === 'string') return at;
+  const url = at.url;
+  // The path without building a URL object: this runs for every error.
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const end = url.slice(start).search(/[?#]/);
+  return end < 0 ? url.slice(start) : url.slice(start, start + end);
+}
+
+export function errorBody(error: AppError): ErrorBody;
+export function errorBody(error: AppError, openAi: true): OpenAiErrorBody;
+export function errorBody(error: AppError, openAi?: boolean): ErrorBody | OpenAiErrorBody;
+export function errorBody(error: AppError, openAi = false): ErrorBody | OpenAiErrorBody {
+  const type = error instanceof PassthroughError ? error.passType : error.type;
+  if (!openAi) return { error: { message: error.message, type } };
+  return { error: { message: error.message, type, param: error.param, code: error.errorCode } };
+}
+
+/**
+ * The one renderer of error responses. Given the request (or its path), a /v1 answer gets OpenAI's
+ * shape; every other route, and a caller that does not say, keeps the dashboard's {message, type}.
+ */
+export function errorResponse(error: AppError, extraHeaders: Record<string, string> = {}, at?: Request | string): Response {
+  const openAi = at !== undefined && isOpenAiPath(pathOf(at));
+  return new Response(JSON.stringify(errorBody(error, openAi)), {
     status: errorStatus(error),
     headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...extraHeaders },
   });
