@@ -5,6 +5,7 @@ import pkg from '../package.json';
 import { errorTypes } from './http/errors';
 import { procedureMetas } from './trpc/meta';
 import { appRouter } from './trpc/router';
+import { V1_TAG, v1OpenApi } from './openapi-v1';
 
 export const SERVICE_NAME = 'Conduit';
 export const SERVICE_VERSION: string = pkg.version;
@@ -58,6 +59,17 @@ export function buildOpenApiDocument(): OpenApiDocument {
       }
     }
   }
+  // The /v1 routes are raw handlers, described by hand beside the generated dashboard API.
+  const v1 = v1OpenApi();
+  const mutable = doc as unknown as {
+    paths: Record<string, unknown>;
+    tags?: { name: string; description?: string }[];
+    components: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+  };
+  Object.assign(mutable.paths, v1.paths);
+  mutable.components.schemas = { ...mutable.components.schemas, ...v1.schemas };
+  mutable.components.securitySchemes = { ...mutable.components.securitySchemes, ...v1.securitySchemes };
+  mutable.tags = [...(mutable.tags ?? []), V1_TAG];
   return doc;
 }
 

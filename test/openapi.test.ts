@@ -19,6 +19,22 @@ describe('OpenAPI and the information document', () => {
     expect(committed()).toBe(renderOpenApiDocument());
   });
 
+  test('the /v1 routes are described with OpenAI\'s error object, the headers the SDKs read and the API key', () => {
+    const doc = JSON.parse(committed());
+    for (const path of ['/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/responses/{id}', '/v1/models']) {
+      expect(doc.paths[path]).toBeDefined();
+    }
+    const chat = doc.paths['/v1/chat/completions'].post;
+    expect(chat.security).toEqual([{ ApiKey: [] }]);
+    expect(chat.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
+    expect(Object.keys(chat.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '402', '403', '409', '413', '429', '502', '504']));
+    expect(Object.keys(chat.responses['429'].headers)).toEqual(
+      expect.arrayContaining(['x-should-retry', 'retry-after', 'x-ratelimit-remaining-requests', 'openai-processing-ms']),
+    );
+    expect(doc.components.schemas.OpenAiError.properties.error.required).toEqual(['message', 'type', 'param', 'code']);
+    expect(doc.paths['/v1/models'].get.security).toEqual([]);
+  });
+
   test('the document covers the dashboard routes with our error body and 201 for creations', () => {
     const doc = JSON.parse(committed());
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/auth/register', '/api/auth/login', '/api/keys', '/api/keys/{id}']));
