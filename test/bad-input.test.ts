@@ -336,7 +336,10 @@ async function routesOfDocument(): Promise<Route[]> {
   if (res instanceof Error || res.status !== 200) throw new Error('no OpenAPI document');
   const routes: Route[] = [];
   for (const [path, item] of Object.entries(res.body.paths as Record<string, Record<string, any>>)) {
+    // The /v1 routes take an API key, not a JWT, and are swept by their own section below.
+    if (path.startsWith('/v1/')) continue;
     for (const [method, op] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue; // e.g. path-level `parameters`
       routes.push({
         method: method.toUpperCase(),
         path,
@@ -819,6 +822,21 @@ describe('the sweep (issue 17, Done when)', () => {
     for (const body of chatBodies) judge.check(`/v1/chat/completions ${JSON.stringify(body).slice(0, 80)}`, await chat({ body }));
     for (const raw of ['{', `${'['.repeat(1900)}${']'.repeat(1900)}`]) judge.check(`/v1/chat/completions raw ${raw.slice(0, 10)}`, await chat({ raw }));
     judge.check('/v1/chat/completions chunked oversized', await chat({ raw: chunked(oversizedJson()) }), { status: 413 });
+
+    // The other model routes: the same kinds of bodies, none may 5xx.
+    const otherV1: [string, unknown[]][] = [
+      ['/v1/embeddings', [null, [], 1, 'x', {}, { model: 5, input: 'x' }, { model: 'acme/embed', input: 5 }, { model: 'acme/embed', input: [null] }, { model: NUL, input: 'x' }, { model: 'acme/embed', input: NUL }, { model: 'acme/embed', input: LONE_SURROGATE }, { model: 'acme/embed', input: 'x', dimensions: 'big' }]],
+      ['/v1/responses', [null, [], 1, 'x', {}, { model: 5, input: 'x' }, { model: 'acme/chat', input: 5 }, { model: NUL, input: 'x' }, { model: 'acme/chat', input: NUL }, { model: 'acme/chat', input: 'x', stream: 'false' }, { model: 'acme/chat', input: 'x', max_output_tokens: '5' }]],
+    ];
+    for (const [path, bodies] of otherV1) {
+      for (const body of bodies) judge.check(`${path} ${JSON.stringify(body).slice(0, 80)}`, await send('POST', path, { token: gatewayKey, body }));
+      judge.check(`${path} chunked oversized`, await send('POST', path, { token: gatewayKey, raw: chunked(oversizedJson()) }), { status: 413 });
+    }
+    for (const id of [NUL, 'x'.repeat(5000), '%00', "resp_' or 1=1", '%D8%00']) {
+      for (const method of ['GET', 'DELETE']) {
+        judge.check(`${method} /v1/responses/${id.slice(0, 10)}`, await send(method, `/v1/responses/${encodeURIComponent(id)}`, { token: gatewayKey }));
+      }
+    }
 
     const vkUrl = `/api/v1/social/webhook/${agents.creator}`;
     const vkEvent = (over: Record<string, unknown>) => ({ type: 'message_new', event_id: `evt-${randomUUID()}`, secret: SECRET, object: { message: { peer_id: CLIENT, from_id: CLIENT, text: 'x', out: 1 } }, ...over });

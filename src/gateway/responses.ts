@@ -276,7 +276,9 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-const RESPONSE_NOT_FOUND = 'Ответ с таким id не найден';
+const RESPONSE_NOT_FOUND = errorMessages.responseNotFound;
+/** Upstream response ids (OpenAI's resp_…): printable, no separators, bounded. */
+const RESPONSE_ID = /^[A-Za-z0-9_.:-]{1,256}$/;
 
 export interface ResponsesHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'reserveCompletionTokens'>;
@@ -299,6 +301,10 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
 
   /** Who created a response id: kept so GET and DELETE serve the caller's own ids only. */
   async function recordOwner(responseId: string, payer: Payer, requestId: string) {
+    if (!RESPONSE_ID.test(responseId)) {
+      logger.warn('the upstream named a response id that cannot be kept', { requestId, length: responseId.length });
+      return;
+    }
     try {
       await db
         .insert(upstreamResponses)
@@ -528,6 +534,8 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
   async function passThrough(request: Request, method: 'GET' | 'DELETE', id: string): Promise<Response> {
     const key = await authenticate(request);
     verifier.markUsed(key.keyId);
+    // No response id of ours could look like this one (and text with NUL cannot even be looked up).
+    if (!RESPONSE_ID.test(id)) throw new AppError('not_found', RESPONSE_NOT_FOUND);
     const [own] = await db
       .select({ responseId: upstreamResponses.responseId })
       .from(upstreamResponses)

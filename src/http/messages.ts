@@ -20,6 +20,7 @@ export const errorMessages = {
     `Запрос с этим Idempotency-Key ещё выполняется (request id ${requestId}): повторите позже`,
   idempotencyStream: (requestId: string) =>
     `Запрос с этим Idempotency-Key уже выполнен (request id ${requestId}); потоковый ответ повторить нельзя`,
+  responseNotFound: 'Ответ с таким id не найден',
   metricsToken: 'Для /metrics нужен заголовок Authorization: Bearer <METRICS_TOKEN>',
   serverShuttingDown: 'Сервер перезапускается: ответ прерван, оплачена только полученная часть. Повторите запрос',
 
