@@ -10,6 +10,7 @@
 // method, the path and YooKassa's own error fields, and scrubbed of the secret in case an answer echoes it.
 import { z } from 'zod';
 import { NANO_PER_UNIT } from '../money';
+import { failureMessage, httpCall, HttpCallNetworkError, redact } from '../integrations/http-call';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRIES = 2;
@@ -139,18 +140,8 @@ export class YookassaApiError extends Error {
 }
 
 /** YooKassa could not be reached, or did not answer within the timeout: the result is unknown. */
-export class YookassaNetworkError extends Error {
+export class YookassaNetworkError extends HttpCallNetworkError {
   override readonly name = 'YookassaNetworkError';
-  readonly method: string;
-  readonly path: string;
-  readonly timedOut: boolean;
-
-  constructor(init: { message: string; method: string; path: string; timedOut: boolean }) {
-    super(init.message);
-    this.method = init.method;
-    this.path = init.path;
-    this.timedOut = init.timedOut;
-  }
 
   get resultUnknown(): true {
     return true;
@@ -245,27 +236,18 @@ export function createYookassaClient(options: YookassaClientOptions): YookassaCl
     const headers: Record<string, string> = { Authorization: authorization, Accept: 'application/json' };
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
     if (spec.idempotenceKey !== undefined) headers['Idempotence-Key'] = spec.idempotenceKey;
-    let response: Response;
-    let text: string;
-    try {
-      response = await doFetch(baseUrl + spec.path, { method: spec.method, headers, body: spec.body, signal: AbortSignal.timeout(timeoutMs) });
-      text = await response.text();
-    } catch (cause) {
-      const name = cause instanceof Error ? cause.name : '';
-      const timedOut = name === 'TimeoutError' || name === 'AbortError';
-      const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    const outcome = await httpCall(doFetch, baseUrl + spec.path, { method: spec.method, headers, body: spec.body }, { timeoutMs });
+    if (!outcome.ok) {
       throw new YookassaNetworkError({
-        message: timedOut
-          ? `YooKassa ${spec.method} ${spec.path} did not answer within ${timeoutMs} ms`
-          : redact(`YooKassa ${spec.method} ${spec.path} could not be reached (${reason})`, secrets),
+        message: failureMessage(`YooKassa ${spec.method} ${spec.path}`, outcome, timeoutMs, secrets),
         method: spec.method,
         path: spec.path,
-        timedOut,
+        timedOut: outcome.timedOut,
       });
     }
-    const body = parseJson(text);
-    if (response.status >= 200 && response.status < 300) return body;
-    throw apiError(response.status, body, spec, secrets);
+    const { status, body } = outcome;
+    if (status >= 200 && status < 300) return body;
+    throw apiError(status, body, spec, secrets);
   }
 
   /** One call, repeated with the same key and body while its result is unknown. */
@@ -364,20 +346,3 @@ function apiError(status: number, body: unknown, spec: RequestSpec, secrets: str
   });
 }
 
-/** Scrubs the secret (and the header built from it) in case an answer or a transport error echoes it. */
-function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 3) out = out.split(secret).join('[redacted]');
-  }
-  return out;
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}

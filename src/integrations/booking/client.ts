@@ -4,6 +4,7 @@
 // record may be an object or an array, and errors come in two body shapes.
 
 import type { YclientsLimiter } from './limiter';
+import { failureMessage, httpCall, HttpCallNetworkError, isRecord, parseJson, redact, type CallFailure } from '../http-call';
 
 export const YCLIENTS_ACCEPT = 'application/vnd.yclients.v2+json';
 
@@ -96,18 +97,8 @@ export class YclientsApiError extends Error {
 }
 
 /** YCLIENTS could not be reached, or did not answer within the timeout. */
-export class YclientsNetworkError extends Error {
+export class YclientsNetworkError extends HttpCallNetworkError {
   override readonly name = 'YclientsNetworkError';
-  readonly method: string;
-  readonly path: string;
-  readonly timedOut: boolean;
-
-  constructor(init: { message: string; method: string; path: string; timedOut: boolean }) {
-    super(init.message);
-    this.method = init.method;
-    this.path = init.path;
-    this.timedOut = init.timedOut;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,14 +327,12 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
     for (let attempt = 1; ; attempt++) {
       await limiter?.acquire();
       // The timeout starts once the gate lets the request through.
-      const init: RequestInit = { method: spec.method, headers, signal: AbortSignal.timeout(timeoutMs) };
+      const init: RequestInit = { method: spec.method, headers };
       if (spec.body !== undefined) init.body = JSON.stringify(spec.body);
-      try {
-        response = await doFetch(url, init);
-        text = await response.text();
-      } catch (cause) {
-        throw networkError(cause, spec, timeoutMs, secrets);
-      }
+      const outcome = await httpCall(doFetch, url, init, { timeoutMs });
+      if (!outcome.ok) throw networkError(outcome, spec, timeoutMs, secrets);
+      response = outcome.response;
+      text = outcome.text;
       if (response.status !== 429 || !limiter || attempt > RATE_LIMIT_RETRIES) break;
       const asked = retryAfterMs(response.headers.get('retry-after'));
       const wait = asked ?? RATE_LIMIT_BACKOFF_MS * 2 ** (attempt - 1);
@@ -621,27 +610,13 @@ function apiError(
   });
 }
 
-function networkError(cause: unknown, spec: RequestSpec, timeoutMs: number, secrets: string[]): YclientsNetworkError {
-  const name = cause instanceof Error ? cause.name : '';
-  const timedOut = name === 'TimeoutError' || name === 'AbortError';
-  const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+function networkError(failure: CallFailure, spec: RequestSpec, timeoutMs: number, secrets: string[]): YclientsNetworkError {
   return new YclientsNetworkError({
-    message: timedOut
-      ? `YCLIENTS ${spec.method} ${spec.path} did not answer within ${timeoutMs} ms`
-      : redact(`YCLIENTS ${spec.method} ${spec.path} could not be reached (${reason})`, secrets),
+    message: failureMessage(`YCLIENTS ${spec.method} ${spec.path}`, failure, timeoutMs, secrets),
     method: spec.method,
     path: spec.path,
-    timedOut,
+    timedOut: failure.timedOut,
   });
-}
-
-/** Scrubs every known secret of the call, in case an answer or a transport error echoes one. */
-function redact(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 3) out = out.split(secret).join('[redacted]');
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -735,19 +710,6 @@ function isTimeZoneName(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isString(v: unknown): v is string {

@@ -6,7 +6,7 @@
 // here carries a `cause`, and every text that leaves is scrubbed of the token.
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-const REDACTED = '[redacted]';
+import { failureMessage, httpCall, isRecord, redact, type CallFailure } from '../http-call';
 
 /** The subset of `fetch` the client needs; lets callers inject their own transport. */
 export type TelegramFetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -343,28 +343,21 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
   const doFetch: TelegramFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const token = options.token;
-  const scrub = (text: string) => redact(text, token);
+  const secrets = tokenSpellings(token);
+  const scrub = (text: string) => redact(text, secrets);
 
   async function call<T>(method: string, params?: Record<string, unknown>): Promise<T> {
     const init: RequestInit = {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify(params ?? {}),
-      signal: AbortSignal.timeout(timeoutMs),
     };
 
-    let response: Response;
-    let text: string;
-    try {
-      response = await doFetch(`${baseUrl}/bot${token}/${method}`, init);
-      text = await response.text();
-    } catch (cause) {
-      throw networkError(method, cause, timeoutMs, scrub);
-    }
-
-    const body = parseJson(text);
+    const outcome = await httpCall(doFetch, `${baseUrl}/bot${token}/${method}`, init, { timeoutMs });
+    if (!outcome.ok) throw networkError(method, outcome, timeoutMs, secrets);
+    const body = outcome.body;
     if (isRecord(body) && body.ok === true && 'result' in body) return body.result as T;
-    throw apiError(method, response, body, scrub);
+    throw apiError(method, outcome.response, body, scrub);
   }
 
   return {
@@ -408,48 +401,22 @@ function apiError(method: string, response: Response, body: unknown, scrub: (s: 
   });
 }
 
-function networkError(
-  method: string,
-  cause: unknown,
-  timeoutMs: number,
-  scrub: (s: string) => string,
-): TelegramNetworkError {
-  const name = cause instanceof Error ? cause.name : '';
-  const timedOut = name === 'TimeoutError' || name === 'AbortError';
-  const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+function networkError(method: string, failure: CallFailure, timeoutMs: number, secrets: string[]): TelegramNetworkError {
   return new TelegramNetworkError({
     method,
-    timedOut,
-    message: timedOut
-      ? `Telegram ${method} did not answer within ${timeoutMs} ms`
-      : scrub(`Telegram ${method} could not be reached (${reason})`),
+    timedOut: failure.timedOut,
+    message: failureMessage(`Telegram ${method}`, failure, timeoutMs, secrets),
   });
 }
 
-/** Removes the token in every spelling a URL or an error text might use. */
-function redact(text: string, token: string): string {
-  if (token.length < 3) return text;
-  let out = text;
-  for (const form of new Set([token, encodeURIComponent(token), encodeURI(token)])) {
-    out = out.split(form).join(REDACTED);
-  }
+/** Every spelling of the token a URL or an error text might use; none when it is too short to scrub. */
+function tokenSpellings(token: string): string[] {
+  if (token.length < 3) return [];
+  const forms = [...new Set([token, encodeURIComponent(token), encodeURI(token)])];
   // The secret half alone is just as sensitive as the whole token.
   const secret = token.slice(token.indexOf(':') + 1);
-  if (secret.length >= 8 && secret !== token) out = out.split(secret).join(REDACTED);
-  return out;
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (secret.length >= 8 && secret !== token) forms.push(secret);
+  return forms;
 }
 
 function positiveNumber(value: unknown): number | null {

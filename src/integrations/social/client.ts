@@ -12,7 +12,7 @@ export const VK_API_VERSION = '5.199';
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_RETRY_DELAY_MS = 500;
-const REDACTED = '[redacted]';
+import { failureMessage, httpCall, isRecord, redact, type CallFailure } from '../http-call';
 
 /** The subset of `fetch` the client needs; lets callers inject their own transport. */
 export type VkFetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -287,23 +287,18 @@ export function createVkClient(options: VkClientOptions): VkClient {
   const maxRetries = Math.max(0, options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES);
   const retryDelayMs = Math.max(0, options.retry?.delayMs ?? DEFAULT_RETRY_DELAY_MS);
   const token = options.accessToken;
-  const scrub = (text: string) => redact(text, token);
+  const secrets = tokenSpellings(token);
+  const scrub = (text: string) => redact(text, secrets);
 
   async function attempt(method: string, body: string): Promise<{ ok: true; value: unknown } | { ok: false; error: Record<string, unknown> }> {
-    let response: Response;
-    let text: string;
-    try {
-      response = await doFetch(`${baseUrl}/${method}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await response.text();
-    } catch (cause) {
-      throw networkError(method, cause, timeoutMs, scrub);
-    }
-    const parsed = parseJson(text);
+    const outcome = await httpCall(
+      doFetch,
+      `${baseUrl}/${method}`,
+      { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body },
+      { timeoutMs },
+    );
+    if (!outcome.ok) throw networkError(method, outcome, timeoutMs, secrets);
+    const { response, body: parsed } = outcome;
     if (isRecord(parsed) && 'response' in parsed) return { ok: true, value: parsed.response };
     if (isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.error_code === 'number') {
       return { ok: false, error: parsed.error };
@@ -465,40 +460,21 @@ function unexpectedShape(method: string): VkNetworkError {
   return new VkNetworkError({ method, reason: 'bad_response', httpStatus: 200, message: `VK ${method} answered with an unexpected shape` });
 }
 
-function networkError(method: string, cause: unknown, timeoutMs: number, scrub: (s: string) => string): VkNetworkError {
-  const name = cause instanceof Error ? cause.name : '';
-  const timedOut = name === 'TimeoutError' || name === 'AbortError';
-  const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+function networkError(method: string, failure: CallFailure, timeoutMs: number, secrets: string[]): VkNetworkError {
   return new VkNetworkError({
     method,
-    reason: timedOut ? 'timeout' : 'unreachable',
+    reason: failure.timedOut ? 'timeout' : 'unreachable',
     httpStatus: null,
-    message: timedOut ? `VK ${method} did not answer within ${timeoutMs} ms` : scrub(`VK ${method} could not be reached (${reason})`),
+    message: failureMessage(`VK ${method}`, failure, timeoutMs, secrets),
   });
 }
 
-/** Removes the token in every spelling a request or an error text might use. */
-function redact(text: string, token: string): string {
-  if (token.length < 8) return text;
-  let out = text;
-  for (const form of new Set([token, encodeURIComponent(token), new URLSearchParams({ t: token }).toString().slice(2)])) {
-    out = out.split(form).join(REDACTED);
-  }
+/** Every spelling of the token a request or an error text might use; none when it is too short to scrub. */
+function tokenSpellings(token: string): string[] {
+  if (token.length < 8) return [];
+  const forms = [...new Set([token, encodeURIComponent(token), new URLSearchParams({ t: token }).toString().slice(2)])];
   // The part after the public prefix is the secret on its own.
   const secret = token.startsWith('vk1.a.') ? token.slice('vk1.a.'.length) : '';
-  if (secret.length >= 8) out = out.split(secret).join(REDACTED);
-  return out;
-}
-
-function parseJson(text: string): unknown {
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (secret.length >= 8) forms.push(secret);
+  return forms;
 }
