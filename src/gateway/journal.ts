@@ -23,8 +23,17 @@ const SEGMENT_MS = 5_000;
 /** Instances of this process with a journal open: their segments are theirs alone. */
 const liveInstances = new Set<string>();
 
-/** JSON with bigints as tagged strings, so nano-unit amounts survive exactly. */
-export const encodeRow = (value: unknown) => JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+/**
+ * JSON with bigints as tagged strings ("125n"), so nano-unit amounts survive exactly. Callers on the hot
+ * path hand in rows already tagged; the replacer only runs when a bigint is still there.
+ */
+export const encodeRow = (value: unknown) => {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
+  }
+};
 const decodeRow = (text: string): unknown =>
   JSON.parse(text, (_k, v) => (typeof v === 'string' && /^-?\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v));
 

@@ -92,6 +92,16 @@ export function createMetrics() {
   });
 
   const routes = new Map<string, string>();
+  /** Label children by their label values, bound once: labels() hashes its arguments on every call. */
+  const children = new Map<string, { observe?(v: number): void; inc?(v?: number): void }>();
+  function child<T extends { observe?(v: number): void; inc?(v?: number): void }>(key: string, make: () => T): T {
+    let found = children.get(key) as T | undefined;
+    if (!found) {
+      found = make();
+      if (children.size < MAX_MODELS * 8) children.set(key, found);
+    }
+    return found;
+  }
   const requestChildren = new Map<string, Counter.Internal>();
   const models = new Set<string>();
   let sources: MetricsSources | null = null;
@@ -187,11 +197,13 @@ export function createMetrics() {
       completionTokens: number;
       priceNano: bigint;
     }) {
-      v1Duration.labels(facts.endpoint, String(facts.stream), facts.status).observe(facts.durationMs / 1000);
+      child(`d ${facts.endpoint} ${facts.stream} ${facts.status}`, () =>
+        v1Duration.labels(facts.endpoint, String(facts.stream), facts.status),
+      ).observe!(facts.durationMs / 1000);
       const model = modelLabel(facts.model);
-      if (facts.promptTokens > 0) tokens.labels(model, 'prompt').inc(facts.promptTokens);
-      if (facts.completionTokens > 0) tokens.labels(model, 'completion').inc(facts.completionTokens);
-      if (facts.priceNano > 0n) cost.labels(model).inc(Number(facts.priceNano) / 1e9);
+      if (facts.promptTokens > 0) child(`tp ${model}`, () => tokens.labels(model, 'prompt')).inc!(facts.promptTokens);
+      if (facts.completionTokens > 0) child(`tc ${model}`, () => tokens.labels(model, 'completion')).inc!(facts.completionTokens);
+      if (facts.priceNano > 0n) child(`c ${model}`, () => cost.labels(model)).inc!(Number(facts.priceNano) / 1e9);
     },
 
     /** Part of a price the whole balance could not cover. */
@@ -200,11 +212,11 @@ export function createMetrics() {
     },
 
     firstToken(endpoint: string, seconds: number) {
-      v1Ttft.labels(endpoint).observe(seconds);
+      child(`t ${endpoint}`, () => v1Ttft.labels(endpoint)).observe!(seconds);
     },
 
     upstreamResponded(status: number | 'network' | 'timeout', seconds: number) {
-      upstreamDuration.labels(String(status)).observe(seconds);
+      child(`u ${status}`, () => upstreamDuration.labels(String(status))).observe!(seconds);
       if (typeof status !== 'number' || status >= 400) upstreamErrors.labels(String(status)).inc();
     },
 
