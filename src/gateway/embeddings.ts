@@ -8,13 +8,13 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import type { Billing, UsageStatus } from './billing';
+import type { Billing } from './billing';
 import type { ChatHandler, ChatObserver, Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
-import { ABORT_CLIENT_CLOSED, type Upstream } from './upstream';
-import { fetchFailure, readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency } from './v1-common';
+import type { Upstream } from './upstream';
+import { askUpstream, fetchFailure, readJsonObject, tokenCount, withIdempotency, type FailureRecorder } from './v1-common';
 
 /** OpenAI's own limit on the inputs of one request. */
 const MAX_INPUTS = 2048;
@@ -115,7 +115,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       model: body.model,
       stream: false,
     };
-    const fail = (status: UsageStatus, error: string, upstreamStatus: number | null = null) =>
+    const fail: FailureRecorder = (status, error, upstreamStatus = null) =>
       billing.release(reservation, {
         ...base,
         promptTokens: 0,
@@ -128,30 +128,16 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
         durationMs: Math.round(performance.now() - started),
       });
 
-    const call = upstreamCall(clientSignal, config.upstreamTimeoutMs);
-    let response: Response;
-    const asked = performance.now();
-    try {
-      // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
-      if (clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
-      call.signal.throwIfAborted();
-      response = await upstream.embeddings(text, call.signal);
-      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
-    } catch (error) {
-      call.cleanup();
-      const failure = fetchFailure(error, call.signal);
-      if (failure.kind !== 'client_closed') {
-        observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
-      }
-      fail(failure.status, failure.detail);
-      throw failure.error;
-    }
-    if (!response.ok) {
-      const rejection = await readUpstreamRejection(response, logger, requestId);
-      call.cleanup();
-      fail(rejection.status, rejection.detail, response.status);
-      throw rejection.error;
-    }
+    // An upstream without the endpoint answers 404: passed through like any 4xx.
+    const { response, call } = await askUpstream({
+      send: (signal) => upstream.embeddings(text, signal),
+      clientSignal,
+      timeoutMs: config.upstreamTimeoutMs,
+      fail,
+      logger,
+      requestId,
+      observer,
+    });
     let answer: string;
     try {
       answer = await response.text();

@@ -19,7 +19,7 @@ import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, type Upstream } from './upstream';
-import { fetchFailure, readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency } from './v1-common';
+import { askUpstream, fetchFailure, readJsonObject, tokenCount, upstreamCall, withIdempotency, type FailureRecorder } from './v1-common';
 
 export const responsesRequestSchema = z
   .object({
@@ -334,7 +334,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       model: body.model,
       stream,
     };
-    const fail = (status: UsageStatus, error: string, upstreamStatus: number | null = null) =>
+    const fail: FailureRecorder = (status, error, upstreamStatus = null) =>
       billing.release(reservation, {
         ...base,
         promptTokens: 0,
@@ -347,31 +347,16 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         durationMs: Math.round(performance.now() - started),
       });
 
-    const call = upstreamCall(clientSignal, config.upstreamTimeoutMs);
-    let response: Response;
-    const asked = performance.now();
-    try {
-      // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
-      if (clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
-      call.signal.throwIfAborted();
-      response = await upstream.responses(text, call.signal);
-      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
-    } catch (error) {
-      call.cleanup();
-      const failure = fetchFailure(error, call.signal);
-      if (failure.kind !== 'client_closed') {
-        observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
-      }
-      fail(failure.status, failure.detail);
-      throw failure.error;
-    }
-    if (!response.ok) {
-      // An upstream without the Responses API answers 404: passed through like any 4xx.
-      const rejection = await readUpstreamRejection(response, logger, requestId);
-      call.cleanup();
-      fail(rejection.status, rejection.detail, response.status);
-      throw rejection.error;
-    }
+    // An upstream without the endpoint answers 404: passed through like any 4xx.
+    const { response, call } = await askUpstream({
+      send: (signal) => upstream.responses(text, signal),
+      clientSignal,
+      timeoutMs: config.upstreamTimeoutMs,
+      fail,
+      logger,
+      requestId,
+      observer,
+    });
 
     const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
     if (isEventStream && response.body) {

@@ -182,3 +182,48 @@ export function fetchFailure(error: unknown, signal: AbortSignal): UpstreamRejec
     error: new AppError('upstream_error'),
   };
 }
+
+/** Gives a reservation back in full and records why (the request never got a billable answer). */
+export type FailureRecorder = (status: UsageStatus, error: string, upstreamStatus?: number | null) => void;
+
+/**
+ * Asks the upstream once for a billed /v1 route: a client gone while reserve() waited costs the upstream
+ * nothing; a fetch that fails, or an answer that is not 2xx (a 4xx passed through, anything else 502),
+ * gives the reservation back through `fail` and throws what the client hears. On success the caller
+ * owns `call` (its timer and the client's abort) and must clean it up.
+ */
+export async function askUpstream(options: {
+  send: (signal: AbortSignal) => Promise<Response>;
+  clientSignal: AbortSignal | null;
+  timeoutMs: number;
+  fail: FailureRecorder;
+  logger: Logger;
+  requestId: string;
+  observer?: { upstreamResponded(status: number | 'network' | 'timeout', seconds: number): void };
+}): Promise<{ response: Response; call: ReturnType<typeof upstreamCall> }> {
+  const { clientSignal, fail, observer } = options;
+  const call = upstreamCall(clientSignal, options.timeoutMs);
+  const asked = performance.now();
+  let response: Response;
+  try {
+    if (clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
+    call.signal.throwIfAborted();
+    response = await options.send(call.signal);
+    observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
+  } catch (error) {
+    call.cleanup();
+    const failure = fetchFailure(error, call.signal);
+    if (failure.kind !== 'client_closed') {
+      observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
+    }
+    fail(failure.status, failure.detail);
+    throw failure.error;
+  }
+  if (!response.ok) {
+    const rejection = await readUpstreamRejection(response, options.logger, options.requestId);
+    call.cleanup();
+    fail(rejection.status, rejection.detail, response.status);
+    throw rejection.error;
+  }
+  return { response, call };
+}
