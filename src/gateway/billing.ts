@@ -34,7 +34,7 @@ import { errorMessages } from '../http/messages';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
 import { costOf, type ModelPrice } from '../pricing/prices';
-import { openJournal, recoverJournal, type Journal } from './journal';
+import { encodeRow, openJournal, recoverJournal, type Journal } from './journal';
 
 export type UsageStatus =
   | 'ok'
@@ -117,6 +117,11 @@ interface Pending {
   /** Set on a settlement that outgrew its leases: written on its own transaction, in order. */
   overage: Overage | null;
   createdAt: Date;
+  /**
+   * The row as the batch writes it (serialize()), made once when it is queued: the same text is its
+   * journal line. Absent on a settlement that outgrew its lease (its figures are known only when written).
+   */
+  json?: string;
   /** Where the journal holds this row until the database does. */
   segment?: ReturnType<Journal['append']> | null;
 }
@@ -473,15 +478,14 @@ export function createBilling(options: BillingOptions) {
 
   let journal: Journal | null = null;
 
-  /** What the journal keeps of a row: everything but the callbacks. */
   /**
-   * What the journal keeps of a row: everything but the callbacks, with amounts already in the journal's
-   * tagged form ("125n"), so the line is a plain JSON.stringify (a replacer function costs microseconds a row).
+   * The journal line of a settlement that outgrew its lease: everything but the callbacks, amounts as
+   * tagged strings ("125n"). A plain settlement's line is its database row (Pending.json).
    */
-  function journalForm(row: Pending) {
-    const { overage, segment: _segment, ...rest } = row;
+  function overageLine(row: Pending): string {
+    const { overage, segment: _segment, json: _json, ...rest } = row;
     const tag = (n: bigint) => `${n}n`;
-    return {
+    return encodeRow({
       ...rest,
       promptCostNano: tag(row.promptCostNano),
       completionCostNano: tag(row.completionCostNano),
@@ -494,14 +498,54 @@ export function createBilling(options: BillingOptions) {
             fromKeyBudgetNano: tag(overage.fromKeyBudgetNano),
           }
         : null,
+    });
+  }
+
+  /** A journal line back into a queued settlement: a database row (plain settlements) or an overage line. */
+  function fromJournal(entry: unknown): Pending {
+    const row = entry as Record<string, unknown>;
+    if (typeof row.user_id !== 'string') {
+      const old = entry as Pending;
+      const overage = old.overage ? { ...old.overage, done: () => {} } : null;
+      return { ...old, createdAt: new Date(old.createdAt), overage, segment: null };
+    }
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    const facts: UsageFacts = {
+      userId: row.user_id,
+      apiKeyId: text(row.api_key_id),
+      agentId: text(row.agent_id),
+      requestId: text(row.request_id) ?? '',
+      endpoint: (text(row.endpoint) ?? 'chat') as UsageFacts['endpoint'],
+      model: text(row.model) ?? '',
+      stream: row.stream === true,
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      totalTokens: Number(row.total_tokens),
+      status: row.status as UsageStatus,
+      usageSource: row.usage_source as UsageFacts['usageSource'],
+      upstreamStatus: typeof row.upstream_status === 'number' ? row.upstream_status : null,
+      error: text(row.error),
+      durationMs: Number(row.duration_ms),
+    };
+    return {
+      facts,
+      promptCostNano: BigInt(String(row.prompt_cost_nano)),
+      completionCostNano: BigInt(String(row.completion_cost_nano)),
+      costNano: BigInt(String(row.cost_nano)),
+      leaseId: text(row.lease_id),
+      keyLeaseId: text(row.key_lease_id),
+      overage: null,
+      createdAt: new Date(String(row.created_at)),
+      segment: null,
     };
   }
 
   function enqueue(row: Pending) {
     // On disk before the answer's last byte leaves: settle() runs before the relay sends it.
+    if (!row.overage) row.json = serialize(row, row.costNano, 0n);
     if (journal) {
       try {
-        row.segment = journal.append(journalForm(row));
+        row.segment = journal.append(row.json ?? overageLine(row));
       } catch (error) {
         logger.error('could not append to the settlement journal; the row is only in memory', { error });
       }
@@ -559,7 +603,7 @@ export function createBilling(options: BillingOptions) {
 
   async function writeBatch(batch: Pending[]) {
     const rows = rowsOf<{ user_id: string; total: string; short: string }>(
-      await db.execute(writeBatchSql(`[${batch.map((p) => serialize(p, p.costNano, 0n)).join(',')}]`, leaseTtlSeconds)),
+      await db.execute(writeBatchSql(`[${batch.map((p) => p.json ?? serialize(p, p.costNano, 0n)).join(',')}]`, leaseTtlSeconds)),
     );
     for (const row of rows) {
       logger.error('settled against the balance: the lease was gone', {
@@ -1179,13 +1223,17 @@ export function createBilling(options: BillingOptions) {
         const recovered = recoverJournal(options.journalDir, instanceId);
         journal = openJournal(options.journalDir, instanceId);
         if (recovered.rows.length > 0) {
-          const rows = recovered.rows as Pending[];
+          const rows = recovered.rows.map(fromJournal);
           const written = await requestIdsWritten(rows.map((r) => r.facts.requestId));
           let replayed = 0;
+          // A segment reused or left full may hold a row twice across files: one settlement, one row.
+          const seen = new Set<string>();
           for (const row of rows) {
             if (written.has(row.facts.requestId)) continue;
-            const overage = row.overage ? { ...row.overage, done: () => {} } : null;
-            enqueue({ ...row, createdAt: new Date(row.createdAt), overage, segment: null });
+            const identity = `${row.facts.requestId}|${row.createdAt.getTime()}`;
+            if (seen.has(identity)) continue;
+            seen.add(identity);
+            enqueue(row);
             replayed += 1;
           }
           recovered.done();

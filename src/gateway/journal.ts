@@ -4,21 +4,31 @@
 // instance to start on that DATA_DIR writes whatever of them the database does not have yet, so no answered
 // request goes unbilled.
 //
-// Segments: the journal writes one file at a time and starts a new one every few thousand rows or
-// seconds; a closed segment whose rows are all in the database is deleted. A segment's name carries its
-// process id and instance id: another process's segments are taken over only once that process is gone,
-// and this process's own only when the instance that wrote them has stopped.
+// Segments: fixed-size files mapped into memory (MAP_SHARED). An append copies the row's line into the
+// mapping: the bytes are in the kernel's page cache the moment the copy ends, so they outlive the process
+// however it dies, and no system call is made per request (a write(2) per settlement cost ~10 µs of the
+// event loop under load, a fifth of the throughput). A segment that is full is closed and the next one
+// opened; a closed segment whose rows are all in the database is zeroed and reused, so the number of
+// mappings (and the memory they hold) stays as small as the backlog. A segment's unused tail is zeros:
+// the reader stops at the first NUL (JSON never holds a raw one). Where mmap is not available the
+// segment falls back to a write(2) per row.
+//
+// A segment's name carries its process id and instance id: another process's segments are taken over
+// only once that process is gone, and this process's own only when the instance that wrote them has
+// stopped. Rows already in the database may be read again from a segment (a reused one's older rows, one
+// the crash found full but not yet released): the replay skips request ids the database already has.
 //
 // What a machine crash (power, kernel) can still lose: rows the operating system had accepted but not yet
 // written to disk. Appends are not fsync'ed one by one (that would cost milliseconds per request); the
 // segments are synced when they are closed.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PREFIX = 'settlements-';
 const SUFFIX = '.jsonl';
-const ROWS_PER_SEGMENT = 5_000;
-const SEGMENT_MS = 5_000;
+/** A segment's size: a few thousand rows; the settlement backlog bound keeps two or three in use. */
+const SEGMENT_BYTES = 2 * 1024 * 1024;
+const encoder = new TextEncoder();
 
 /** Instances of this process with a journal open: their segments are theirs alone. */
 const liveInstances = new Set<string>();
@@ -40,15 +50,17 @@ const decodeRow = (text: string): unknown =>
 interface Segment {
   file: string;
   fd: number | null;
-  rows: number;
+  /** The file mapped into memory; null where mmap failed (then each row is a write(2)). */
+  map: Uint8Array | null;
+  /** Bytes used in the mapping. */
+  used: number;
   /** Rows appended and not yet in the database. */
   outstanding: number;
-  openedAt: number;
 }
 
 export interface Journal {
-  /** Appends a row; returns a handle to pass to written() once the database holds it. */
-  append(row: unknown): Segment;
+  /** Appends a row's line (JSON, no newline); returns a handle to pass to written() once the database holds it. */
+  append(line: string): Segment;
   /** The database holds these rows: segments emptied by it are deleted. */
   written(segments: (Segment | null)[]): void;
   /** Stops appending; segments with rows not yet written stay for the next start. */
@@ -77,11 +89,33 @@ export function openJournal(dir: string, instanceId: string): Journal {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   liveInstances.add(instanceId);
   const segments = new Set<Segment>();
+  /** Closed segments whose rows are all in the database, ready to be zeroed and written again. */
+  const spare: Segment[] = [];
   let current: Segment | null = null;
   let sequence = 0;
   let closed = false;
 
-  function finish(segment: Segment) {
+  function create(): Segment {
+    const file = join(dir, `${PREFIX}${process.pid}-${safeName(instanceId)}-${++sequence}${SUFFIX}`);
+    const fd = openSync(file, 'w+', 0o600);
+    let map: Uint8Array | null = null;
+    try {
+      ftruncateSync(fd, SEGMENT_BYTES);
+      map = Bun.mmap(file, { shared: true });
+    } catch {
+      ftruncateSync(fd, 0);
+    }
+    return { file, fd, map, used: 0, outstanding: 0 };
+  }
+
+  function release(segment: Segment) {
+    segments.delete(segment);
+    // A mapping cannot be undone by hand (it goes with the array), so a mapped segment is kept for reuse.
+    if (segment.map && !closed) spare.push(segment);
+    else remove(segment);
+  }
+
+  function remove(segment: Segment) {
     if (segment.fd !== null) {
       try {
         fsyncSync(segment.fd);
@@ -90,27 +124,47 @@ export function openJournal(dir: string, instanceId: string): Journal {
         segment.fd = null;
       }
     }
-    if (segment.outstanding === 0) {
-      rmSync(segment.file, { force: true });
-      segments.delete(segment);
-    }
+    rmSync(segment.file, { force: true });
   }
 
   function rotate(): Segment {
-    if (current) finish(current);
-    const file = join(dir, `${PREFIX}${process.pid}-${safeName(instanceId)}-${++sequence}${SUFFIX}`);
-    current = { file, fd: openSync(file, 'a', 0o600), rows: 0, outstanding: 0, openedAt: Date.now() };
-    segments.add(current);
-    return current;
+    const previous = current;
+    let next = spare.pop();
+    if (next) {
+      next.map!.fill(0, 0, next.used);
+      next.used = 0;
+    } else {
+      next = create();
+    }
+    segments.add(next);
+    current = next;
+    if (previous && previous.outstanding === 0) release(previous);
+    return next;
   }
 
   return {
-    append(row) {
+    append(text) {
       if (closed) throw new Error('the settlement journal is closed');
-      let segment = current;
-      if (!segment || segment.rows >= ROWS_PER_SEGMENT || Date.now() - segment.openedAt > SEGMENT_MS) segment = rotate();
-      writeSync(segment.fd!, `${encodeRow(row)}\n`);
-      segment.rows += 1;
+      const line = `${text}\n`;
+      let segment = current ?? rotate();
+      if (segment.map) {
+        // encodeInto writes whole characters only: a line that does not fit is written to a fresh segment.
+        let result = encoder.encodeInto(line, segment.map.subarray(segment.used));
+        if (result.read < line.length) {
+          segment.map.fill(0, segment.used, segment.used + result.written);
+          segment = rotate();
+          result = encoder.encodeInto(line, segment.map!.subarray(0));
+          if (result.read < line.length) {
+            segment.map!.fill(0, 0, result.written);
+            throw new Error('a settlement row is larger than a journal segment');
+          }
+        }
+        segment.used += result.written;
+      } else {
+        if (segment.used >= SEGMENT_BYTES) segment = rotate();
+        writeSync(segment.fd!, line);
+        segment.used += line.length;
+      }
       segment.outstanding += 1;
       return segment;
     },
@@ -123,17 +177,25 @@ export function openJournal(dir: string, instanceId: string): Journal {
         touched.add(segment);
       }
       for (const segment of touched) {
-        if (segment.outstanding === 0 && segment !== current) {
-          rmSync(segment.file, { force: true });
-          segments.delete(segment);
-        }
+        if (segment.outstanding === 0 && segment !== current && segments.has(segment)) release(segment);
       }
     },
 
     close() {
       if (closed) return;
       closed = true;
-      if (current) finish(current);
+      for (const segment of spare.splice(0)) remove(segment);
+      for (const segment of segments) {
+        if (segment.outstanding === 0) {
+          segments.delete(segment);
+          remove(segment);
+        } else if (segment.fd !== null) {
+          // Rows not yet in the database stay for the next start: on disk now, not only in the page cache.
+          fsyncSync(segment.fd);
+          closeSync(segment.fd);
+          segment.fd = null;
+        }
+      }
       current = null;
       liveInstances.delete(instanceId);
     },
@@ -171,7 +233,9 @@ export function recoverJournal(dir: string, claimant: string): RecoveredRows {
     } catch {
       continue; // another instance took it
     }
-    for (const line of readFileSync(to, 'utf8').split('\n')) {
+    const text = readFileSync(to, 'utf8');
+    const end = text.indexOf('\0');
+    for (const line of (end >= 0 ? text.slice(0, end) : text).split('\n')) {
       if (!line) continue;
       try {
         rows.push(decodeRow(line));
