@@ -50,7 +50,7 @@ describe('embeddings through the SDK', () => {
     expect(result.data).toHaveLength(1);
     expect(result.data[0]!.embedding).toEqual(fakeEmbedding('Привет, мир', EMBEDDING_DIMENSIONS));
     const tokens = expectedEmbeddingTokens({ input: 'Привет, мир' });
-    expect(result.usage).toEqual({ prompt_tokens: tokens, total_tokens: tokens });
+    expect(result.usage).toEqual({ prompt_tokens: tokens, total_tokens: tokens, cost: Number(BigInt(tokens) * PRICE) / 1e9 } as typeof result.usage);
 
     const [sent] = embeddingRequests();
     expect(sent!.body).toEqual({ model: 'acme/embed', input: 'Привет, мир', user: 'end-user-7', encoding_format: 'base64' });

@@ -67,7 +67,9 @@ describe('non-streaming', () => {
     const completion = await c.client.chat.completions.create(params);
     expect(completion.object).toBe('chat.completion');
     expect(completion.choices[0]!.message.content).toBe('Echo: Привет!');
-    expect(completion.usage).toEqual(expectedUsage(params));
+    const usage = expectedUsage(params);
+    // Conduit adds what the call cost (see test/answer-cost.test.ts).
+    expect(completion.usage).toEqual({ ...usage, cost: Number(BigInt(usage.total_tokens) * PRICE) / 1e9 } as typeof usage);
 
     const sent = fake.requests.find((r) => r.path === '/v1/chat/completions')!;
     expect(sent.body).toEqual(params);
@@ -180,7 +182,10 @@ describe('streaming', () => {
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const text = await res.text();
     await waitFor(() => fake.streams.length === 1);
-    expect(text).toBe(fake.streams[0]!);
+    // Byte for byte, but for the cost Conduit adds to the usage chunk (see test/answer-cost.test.ts).
+    const usage = expectedUsage({ messages });
+    const cost = Number(BigInt(usage.total_tokens) * PRICE) / 1e9;
+    expect(text).toBe(fake.streams[0]!.replace('"usage":{', `"usage":{"cost":${cost},`));
     expect(text).toContain('"usage":{');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
   });
@@ -213,7 +218,8 @@ describe('streaming', () => {
     });
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
-    expect(usage).toEqual(expectedUsage({ messages }));
+    const expected = expectedUsage({ messages });
+    expect(usage).toEqual({ ...expected, cost: Number(BigInt(expected.total_tokens) * PRICE) / 1e9 } as typeof expected);
   });
 
   test('a stream without usage is billed by counting what was streamed', async () => {

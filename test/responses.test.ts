@@ -64,7 +64,7 @@ describe('POST /v1/responses', () => {
     expect(response.object).toBe('response');
     expect(response.output_text).toBe(expectedResponseText(params));
     const usage = expectedResponseUsage(params);
-    expect(response.usage).toEqual(usage);
+    expect(response.usage).toEqual({ ...usage, cost: Number(BigInt(usage.total_tokens) * PRICE) / 1e9 } as typeof usage);
 
     const [sent] = responseRequests();
     expect(sent!.body).toEqual(params);

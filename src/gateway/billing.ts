@@ -65,6 +65,12 @@ export interface UsageFacts {
   durationMs: number;
 }
 
+/** What usage costs at a price, as settle() charges it (a total above prompt + completion counts as completion). */
+export function usageCost(price: ModelPrice, facts: Pick<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens'>) {
+  const completion = Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens);
+  return costOf(price, facts.promptTokens, completion);
+}
+
 export interface Reservation {
   readonly userId: string;
   readonly amountNano: bigint;
@@ -984,8 +990,7 @@ export function createBilling(options: BillingOptions) {
     if (reservation.done) return { costNano: 0n };
     reservation.done = true;
     const { lease, keyLease } = reservation as InternalReservation;
-    const completion = Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens);
-    const cost = costOf(reservation.price, facts.promptTokens, completion);
+    const cost = usageCost(reservation.price, facts);
     const now = Date.now();
     lease.inFlight -= 1;
     lease.lastUsed = now;

@@ -8,7 +8,7 @@ import type { Logger } from '../logger';
 import type { KeyLimitRef } from '../keys/limits';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
+import { usageCost, type Billing, type Reservation, type UsageFacts, type UsageStatus } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
 import { chatRequestSchema, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
@@ -20,6 +20,7 @@ import {
   type Upstream,
 } from './upstream';
 import type { Idempotency } from './idempotency';
+import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { createUsageFilter } from './usage-filter';
 import { readJsonObject, readUpstreamRejection, tokenCount, withIdempotency } from './v1-common';
 
@@ -258,7 +259,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const counted = usage
         ? usageFacts(usage)
         : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: completionTokens });
-      billing.settle(reservation, {
+      const { costNano } = billing.settle(reservation, {
         ...base,
         ...counted,
         status: 'ok',
@@ -266,9 +267,15 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         upstreamStatus: response.status,
         durationMs: Math.round(performance.now() - started),
       });
-      return new Response(text, {
+      const cost = costText(costNano);
+      const answer = withUsageCost(text, cost, {
+        prompt_tokens: counted.promptTokens,
+        completion_tokens: counted.completionTokens,
+        total_tokens: counted.totalTokens,
+      });
+      return new Response(answer, {
         status: response.status,
-        headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+        headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', [COST_HEADER]: cost },
       });
     }
 
@@ -278,7 +285,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       reservation,
       base,
       promptEstimate,
-      filter: stream && !clientWantsUsage,
+      filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
       started,
       restartTimer: () => {
         stopTimer();
@@ -296,12 +303,20 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       reservation: Reservation;
       base: Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'durationMs'>;
       promptEstimate: () => number;
-      filter: boolean;
+      /** strip: take out the usage Conduit asked for; cost: the client asked for usage, add its cost to it. */
+      filter: 'strip' | 'cost' | null;
       started: number;
     },
   ): Promise<Response> {
     const meter = createSseMeter();
-    const filter = ctx.filter ? createUsageFilter() : null;
+    const filter =
+      ctx.filter === 'strip'
+        ? createUsageFilter()
+        : ctx.filter === 'cost'
+          ? createUsageFilter({
+              cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
+            })
+          : null;
     const reader = upstreamBody.getReader();
     let finished = false;
     let endForShutdown: (() => void) | null = null;

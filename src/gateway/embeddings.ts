@@ -1,6 +1,7 @@
 // POST /v1/embeddings: key → reservation for the input → upstream /embeddings → settlement at the model's
 // prompt price. Every field but model and input passes to the upstream untouched (encoding_format,
 // dimensions, user), and the upstream's answer reaches the client as it came.
+import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { z } from 'zod';
 import type { Config } from '../config';
 import { validationError } from '../http/errors';
@@ -159,7 +160,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       // Not JSON: relayed as it is, billed by the input's count.
     }
     const promptTokens = reported ?? countInputTokens(body.input);
-    billing.settle(reservation, {
+    const { costNano } = billing.settle(reservation, {
       ...base,
       promptTokens,
       // total = prompt: nothing of an embedding is billed at the completion price.
@@ -170,9 +171,10 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       upstreamStatus: response.status,
       durationMs: Math.round(performance.now() - started),
     });
-    return new Response(answer, {
+    const cost = costText(costNano);
+    return new Response(withUsageCost(answer, cost, { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens }), {
       status: response.status,
-      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', [COST_HEADER]: cost },
     });
   }
 

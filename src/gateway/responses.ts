@@ -2,6 +2,7 @@
 // /responses and billed from the usage of the final response object (or of the stream's
 // `response.completed` event) like chat; GET and DELETE /v1/responses/{id} pass through to the upstream
 // only for ids the caller created, which upstream_responses keeps (the upstream knows one account, ours).
+import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from '../config';
@@ -384,7 +385,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       // An answer that is not JSON is relayed as it is and billed by its length, as generated text.
       completionTokens = countTextTokens(answer);
     }
-    billing.settle(reservation, {
+    const { costNano } = billing.settle(reservation, {
       ...base,
       ...(usage ? usageFacts(usage) : usageFacts({ input_tokens: promptEstimate(), output_tokens: completionTokens })),
       status: 'ok',
@@ -392,12 +393,12 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       upstreamStatus: response.status,
       durationMs: Math.round(performance.now() - started),
     });
-    return new Response(answer, {
+    const cost = costText(costNano);
+    return new Response(withUsageCost(answer, cost), {
       status: response.status,
-      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json' },
+      headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', [COST_HEADER]: cost },
     });
   }
-
   /** Relays a stream as it comes; bills the final event's usage, or what was streamed when the stream ends early. */
   function relay(
     upstreamBody: ReadableStream<Uint8Array>,

@@ -1,6 +1,9 @@
 // When the client did not ask for usage in its stream, Conduit still asks the upstream for it (billing
 // needs the figures); this takes the extra parts out again so the client sees the stream it asked for:
 // the final usage-only chunk is dropped and the `"usage":null` fields OpenAI adds to every chunk removed.
+// When the client did ask, the same event-by-event reading adds the request's cost to that usage chunk.
+import { withUsageCost } from './answer-cost';
+
 const USAGE_NULL = /,\s*"usage"\s*:\s*null/g;
 const EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
@@ -17,12 +20,28 @@ function lastEventEnd(text: string): number {
 const COMMA_NEWLINE = /,\s*[\r\n]/;
 const EVENT_END = /\r?\n\r?\n/;
 
-export function createUsageFilter() {
+/**
+ * With `cost`, the filter keeps the stream as the upstream sent it (the client asked for usage) and adds
+ * `cost` to the usage object of the event that carries one; the function is asked when that event has
+ * passed the meter, so it knows the figures.
+ */
+export function createUsageFilter(options: { cost?: () => string | null } = {}) {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
+  const annotate = options.cost ?? null;
   let buffered = '';
 
   function filterEvent(event: string): string | null {
+    if (annotate) {
+      if (!USAGE_OBJECT.test(event)) return event;
+      const cost = annotate();
+      if (cost === null) return event;
+      const newline = event.indexOf('\n');
+      const line = newline >= 0 ? event.slice(0, newline) : event;
+      if (!line.startsWith('data:')) return event;
+      const data = line.slice(5).trimStart();
+      return `data: ${withUsageCost(data, cost)}${newline >= 0 ? event.slice(newline) : ''}`;
+    }
     if (event.includes('"usage"')) {
       if (EMPTY_CHOICES.test(event) && USAGE_OBJECT.test(event)) return null;
       return event.replace(USAGE_NULL, '');
@@ -40,9 +59,9 @@ export function createUsageFilter() {
       const complete = buffered.slice(0, end);
       buffered = buffered.slice(end);
       let out: string;
-      if (!complete.includes('"usage"')) {
+      if (!complete.includes('"usage"') || (annotate && !USAGE_OBJECT.test(complete))) {
         out = complete;
-      } else if (!USAGE_OBJECT.test(complete) && !COMMA_NEWLINE.test(complete)) {
+      } else if (!annotate && !USAGE_OBJECT.test(complete) && !COMMA_NEWLINE.test(complete)) {
         // Only `"usage":null` fields, none after a line break (so no match can span two events): one pass.
         out = complete.replace(USAGE_NULL, '');
       } else {

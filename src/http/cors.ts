@@ -38,6 +38,7 @@ const BASE_ALLOW_HEADERS = [
 /** Response headers a page's script may read: what the SDK and a careful client look at. */
 const EXPOSE_HEADERS = [
   'x-request-id',
+  'x-conduit-cost',
   'openai-processing-ms',
   'x-should-retry',
   'retry-after',
