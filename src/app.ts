@@ -13,6 +13,7 @@ import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
 import { bearerToken } from './http/bearer';
 import { metricsTokenMatches } from './metrics/registry';
+import { modelIdOf } from './gateway/models';
 import { createRestHandler } from './http/rest';
 import { buildOpenApiDocument, SERVICE_NAME, SERVICE_VERSION } from './openapi';
 import type { Services } from './services';
@@ -184,6 +185,19 @@ export function createApp(services: Services) {
           headers: { 'content-type': 'application/json; charset=utf-8' },
         }),
     )
+    // The SDK's models.retrieve(): the id may hold a slash ("acme/chat"), sent as is or as %2F.
+    .get('/v1/models/*', async ({ params, request }) => {
+      const id = modelIdOf(params['*']);
+      const model = id === null ? undefined : (await services.models.list()).data.find((m) => m.id === id);
+      if (!model) {
+        return errorResponse(
+          new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound }),
+          {},
+          request,
+        );
+      }
+      return new Response(services.prices.pricedModelJson(model), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    })
     .get('/metrics', async ({ request }) => {
       const token = services.config.metricsToken;
       if (token && !metricsTokenMatches(token, bearerToken(request.headers))) {

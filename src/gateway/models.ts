@@ -36,6 +36,17 @@ function normalise(payload: unknown): ModelList {
   return { object: 'list', data };
 }
 
+/** The model id of a /v1/models/{id} path: sent as is ("acme/chat") or encoded ("acme%2Fchat"); null if it cannot be one. */
+export function modelIdOf(rawPath: string): string | null {
+  let id: string;
+  try {
+    id = decodeURIComponent(rawPath);
+  } catch {
+    return null;
+  }
+  return id.length > 0 && id.length <= 256 && !/[\u0000-\u001f]/.test(id) ? id : null;
+}
+
 export type ProbeResult = { ok: true; latencyMs: number } | { ok: false; latencyMs: number; error: string };
 
 export function createModelCatalog(options: {

@@ -56,6 +56,7 @@ export const errorCodes = {
   idempotencyKeyReused: 'idempotency_key_reused',
   idempotencyInProgress: 'idempotency_in_progress',
   idempotencyNotReplayable: 'idempotency_not_replayable',
+  modelNotFound: 'model_not_found',
 } as const;
 
 export interface ErrorBody {

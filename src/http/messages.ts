@@ -30,6 +30,7 @@ export const errorMessages = {
 
   // Transport.
   routeNotFound: 'Маршрут не найден',
+  modelNotFound: 'Модель не найдена в каталоге',
   malformedJson: 'Тело запроса не является корректным JSON',
   unsupportedMediaType: 'Ожидается тело запроса в формате application/json',
   methodNotAllowed: 'Метод не поддерживается для этого маршрута',

@@ -151,6 +151,8 @@ export function createMetrics() {
         .map((segment) => (ID_SEGMENT.test(segment) ? ':id' : segment))
         .join('/');
       if (path.startsWith('/app/') || path.startsWith('/docs/assets/')) route = path.startsWith('/app/') ? '/app/*' : '/docs/assets/*';
+      // A model id is one or more segments ("acme/chat"): one label for the route, not one per model.
+      else if (path.startsWith('/v1/models/')) route = '/v1/models/:id';
       if (routes.size < MAX_ROUTES * 4) routes.set(path, route);
     }
     return route;

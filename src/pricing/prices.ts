@@ -108,18 +108,23 @@ export function createPriceBook(options: PriceBookOptions) {
    * strings, replacing whatever the upstream published (its own prices, in its own currency). The JSON is
    * kept until the list or the table changes.
    */
+  /** A model of the catalog with its prices per token, as OpenRouter's list shows them. */
+  function withPricing(model: { id: string; [k: string]: unknown }) {
+    const price = priceOf(model.id);
+    return {
+      ...model,
+      pricing: { prompt: perTokenText(price.promptNanoPerMillion), completion: perTokenText(price.completionNanoPerMillion) },
+    };
+  }
+
+  /** One model, as GET /v1/models/{id} answers. */
+  function pricedModelJson(model: { id: string; [k: string]: unknown }): string {
+    return JSON.stringify(withPricing(model));
+  }
+
   function pricedListJson(list: { data: { id: string; [k: string]: unknown }[] }): string {
     if (priced && priced.source === list && priced.table === exact) return priced.body;
-    const data = list.data.map((model) => {
-      const price = priceOf(model.id);
-      return {
-        ...model,
-        pricing: {
-          prompt: perTokenText(price.promptNanoPerMillion),
-          completion: perTokenText(price.completionNanoPerMillion),
-        },
-      };
-    });
+    const data = list.data.map(withPricing);
     const body = JSON.stringify({ ...list, data });
     priced = { source: list, table: exact, body };
     return body;
@@ -166,6 +171,7 @@ export function createPriceBook(options: PriceBookOptions) {
     priceOf,
     costOf,
     pricedListJson,
+    pricedModelJson,
     /** The TOKEN_PRICE default, per 1M tokens. */
     fallback,
     list,
