@@ -7,7 +7,7 @@ import { runMigrations } from './db/migrate';
 import { clientAddressOf, limitKey, rememberClientAddress } from './http/client-address';
 import { createConnectionGuard, tooManyConnectionsResponse } from './http/connection-guard';
 import { createCors } from './http/cors';
-import { AppError, errorResponse, isOpenAiPath } from './http/errors';
+import { AppError, errorResponse, isOpenAiPath, pathOf } from './http/errors';
 import { decorateOpenAiResponse, withRequestId } from './http/openai-headers';
 import { assignRequestId } from './http/request-id';
 import { createLogger, type Logger } from './logger';
@@ -56,7 +56,7 @@ export async function startInstance(config: Config, options: StartOptions = {}):
     async fetch(request) {
       const started = performance.now();
       const requestId = assignRequestId(request);
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request);
       rememberClientAddress(request, server.requestIP(request)?.address);
       const declared = request.headers.get('content-length');
       // Before anything awaits, so the timer is armed before Bun sees the body's last byte and disarms it.

@@ -17,6 +17,19 @@ export function rememberClientAddress(request: Request, address: string | undefi
  * subscriber is usually handed a whole /64 and could otherwise count afresh with every address in it.
  */
 export function limitKey(address: string): string {
+  // Every request asks for its socket's key, and clients come back: the answer is kept for a while.
+  let key = limitKeys.get(address);
+  if (key === undefined) {
+    if (limitKeys.size >= 4096) limitKeys.clear();
+    key = computeLimitKey(address);
+    limitKeys.set(address, key);
+  }
+  return key;
+}
+
+const limitKeys = new Map<string, string>();
+
+function computeLimitKey(address: string): string {
   const plain = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(plain);
   if (mapped) return mapped[1]!;

@@ -217,7 +217,7 @@ export function isOpenAiPath(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
 }
 
-function pathOf(at: Request | string): string {
+export function pathOf(at: Request | string): string {
   if (typeof at === 'string') return at;
   const url = at.url;
   // The path without building a URL object: this runs for every error.

@@ -2,12 +2,14 @@
 // the upstream's latency and errors, tokens and cost by model, streams in flight, the settlement backlog
 // and its oldest row's age, lease top-ups, the outbox backlog by kind and webhook events.
 //
-// prom-client does the bookkeeping and the text format. What is counted on the hot path goes through
-// label children bound once per label set (a Map lookup, no label hashing per request); what is a level
-// (backlogs, streams) is read when scraped. Label values are kept few: a route is its path with ids
+// prom-client owns the registry and the text format. What every request records (requests, /v1 latency,
+// time to first token, upstream latency, tokens, cost) is kept in hot.ts's records, bound once per label
+// set, so recording costs a Map lookup and some arithmetic; what is a level (backlogs, streams) is read
+// when scraped; what is rare (errors, top-ups, webhooks) uses prom-client's own counters. Label values are kept few: a route is its path with ids
 // replaced, unknown paths are one label, models are capped.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { HotCounter, HotHistogram, type HotCounterChild, type HotHistogramChild } from './hot';
 
 /** Latency buckets in seconds: sub-millisecond proxying up to minute-long answers. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -28,51 +30,41 @@ export function createMetrics() {
   const registry = new Registry();
   const registers = [registry];
 
-  const requests = new Counter({
-    name: 'conduit_http_requests_total',
-    help: 'HTTP requests answered, by route (ids replaced by :id), method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers,
-  });
-  const v1Duration = new Histogram({
-    name: 'conduit_v1_request_duration_seconds',
-    help: '/v1 model requests from arrival to the last byte of the answer, by endpoint, stream and outcome.',
-    labelNames: ['endpoint', 'stream', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const v1Ttft = new Histogram({
-    name: 'conduit_v1_time_to_first_token_seconds',
-    help: 'Streams: from the request to the first bytes of the answer reaching the client.',
-    labelNames: ['endpoint'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const upstreamDuration = new Histogram({
-    name: 'conduit_upstream_response_seconds',
-    help: 'From sending a request upstream to its response headers, by status (or network / timeout).',
-    labelNames: ['status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
+  const requests = new HotCounter(
+    'conduit_http_requests_total',
+    'HTTP requests answered, by route (ids replaced by :id), method and status.',
+    registry,
+  );
+  const v1Duration = new HotHistogram(
+    'conduit_v1_request_duration_seconds',
+    '/v1 model requests from arrival to the last byte of the answer, by endpoint, stream and outcome.',
+    registry,
+    LATENCY_BUCKETS,
+  );
+  const v1Ttft = new HotHistogram(
+    'conduit_v1_time_to_first_token_seconds',
+    'Streams: from the request to the first bytes of the answer reaching the client.',
+    registry,
+    LATENCY_BUCKETS,
+  );
+  const upstreamDuration = new HotHistogram(
+    'conduit_upstream_response_seconds',
+    'From sending a request upstream to its response headers, by status (or network / timeout).',
+    registry,
+    LATENCY_BUCKETS,
+  );
   const upstreamErrors = new Counter({
     name: 'conduit_upstream_errors_total',
     help: 'Upstream failures by status (4xx/5xx code), or network / timeout / dropped.',
     labelNames: ['status'] as const,
     registers,
   });
-  const tokens = new Counter({
-    name: 'conduit_tokens_total',
-    help: 'Tokens billed, by model and kind (prompt, completion).',
-    labelNames: ['model', 'kind'] as const,
-    registers,
-  });
-  const cost = new Counter({
-    name: 'conduit_cost_total',
-    help: 'Price of the tokens billed for model requests, in the balance currency, by model (see conduit_unpaid_total).',
-    labelNames: ['model'] as const,
-    registers,
-  });
+  const tokens = new HotCounter('conduit_tokens_total', 'Tokens billed, by model and kind (prompt, completion).', registry);
+  const cost = new HotCounter(
+    'conduit_cost_total',
+    'Price of the tokens billed for model requests, in the balance currency, by model (see conduit_unpaid_total).',
+    registry,
+  );
   const unpaid = new Counter({
     name: 'conduit_unpaid_total',
     help: 'Price of usage the whole balance could not cover, in the balance currency.',
@@ -93,8 +85,8 @@ export function createMetrics() {
 
   const routes = new Map<string, string>();
   /** Label children by their label values, bound once: labels() hashes its arguments on every call. */
-  const children = new Map<string, { observe?(v: number): void; inc?(v?: number): void }>();
-  function child<T extends { observe?(v: number): void; inc?(v?: number): void }>(key: string, make: () => T): T {
+  const children = new Map<string, HotCounterChild | HotHistogramChild>();
+  function child<T extends HotCounterChild | HotHistogramChild>(key: string, make: () => T): T {
     let found = children.get(key) as T | undefined;
     if (!found) {
       found = make();
@@ -102,7 +94,7 @@ export function createMetrics() {
     }
     return found;
   }
-  const requestChildren = new Map<string, Counter.Internal>();
+  const requestChildren = new Map<string, HotCounterChild>();
   const models = new Set<string>();
   let sources: MetricsSources | null = null;
 
@@ -179,10 +171,10 @@ export function createMetrics() {
       let child = requestChildren.get(key);
       if (!child) {
         if (requestChildren.size >= MAX_ROUTES * 8) {
-          requests.inc({ route: 'other', method, status: String(status) });
+          requests.labels({ route: 'other', method, status: String(status) }).inc();
           return;
         }
-        child = requests.labels(route, method, String(status));
+        child = requests.labels({ route, method, status: String(status) });
         requestChildren.set(key, child);
       }
       child.inc();
@@ -200,12 +192,12 @@ export function createMetrics() {
       priceNano: bigint;
     }) {
       child(`d ${facts.endpoint} ${facts.stream} ${facts.status}`, () =>
-        v1Duration.labels(facts.endpoint, String(facts.stream), facts.status),
-      ).observe!(facts.durationMs / 1000);
+        v1Duration.labels({ endpoint: facts.endpoint, stream: String(facts.stream), status: facts.status }),
+      ).observe(facts.durationMs / 1000);
       const model = modelLabel(facts.model);
-      if (facts.promptTokens > 0) child(`tp ${model}`, () => tokens.labels(model, 'prompt')).inc!(facts.promptTokens);
-      if (facts.completionTokens > 0) child(`tc ${model}`, () => tokens.labels(model, 'completion')).inc!(facts.completionTokens);
-      if (facts.priceNano > 0n) child(`c ${model}`, () => cost.labels(model)).inc!(Number(facts.priceNano) / 1e9);
+      if (facts.promptTokens > 0) child(`tp ${model}`, () => tokens.labels({ model, kind: 'prompt' })).inc(facts.promptTokens);
+      if (facts.completionTokens > 0) child(`tc ${model}`, () => tokens.labels({ model, kind: 'completion' })).inc(facts.completionTokens);
+      if (facts.priceNano > 0n) child(`c ${model}`, () => cost.labels({ model })).inc(Number(facts.priceNano) / 1e9);
     },
 
     /** Part of a price the whole balance could not cover. */
@@ -214,11 +206,11 @@ export function createMetrics() {
     },
 
     firstToken(endpoint: string, seconds: number) {
-      child(`t ${endpoint}`, () => v1Ttft.labels(endpoint)).observe!(seconds);
+      child(`t ${endpoint}`, () => v1Ttft.labels({ endpoint })).observe(seconds);
     },
 
     upstreamResponded(status: number | 'network' | 'timeout', seconds: number) {
-      child(`u ${status}`, () => upstreamDuration.labels(String(status))).observe!(seconds);
+      child(`u ${status}`, () => upstreamDuration.labels({ status: String(status) })).observe(seconds);
       if (typeof status !== 'number' || status >= 400) upstreamErrors.labels(String(status)).inc();
     },
 
