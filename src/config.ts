@@ -122,6 +122,15 @@ const envSchema = z.object({
   UPSTREAM_MAX_CONNECTIONS: intFromEnv(1, 65_535).default(4096),
   /** Read, not set, here: the runtime's own limit this process started with (Bun's default is 256). */
   BUN_CONFIG_MAX_HTTP_REQUESTS: intFromEnv(1, 65_535).optional(),
+  /**
+   * The memory (MiB) the JavaScript engine sizes its heap growth by, as if the machine had that much
+   * (BUN_JSC_forceRAMSize, Bun's equivalent of Node's --max-old-space-size: a heuristic, not a cap).
+   * Left to the machine's RAM, the garbage collector lets the heap grow to ~200 MiB under load; 256 keeps
+   * the peak ~35 MiB lower at no measured cost (bench/RESULTS.md). 0: the runtime's own sizing.
+   */
+  MEMORY_TARGET_MB: intFromEnv(0, 1_048_576).default(256),
+  /** Read, not set, here: what the runtime started with. */
+  BUN_JSC_forceRAMSize: intFromEnv(0, Number.MAX_SAFE_INTEGER).optional(),
   /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /**
@@ -249,6 +258,9 @@ export interface Config {
   corsOrigins: string[];
   /** The fetch limit this process runs with (BUN_CONFIG_MAX_HTTP_REQUESTS at start, else Bun's 256). */
   runtimeMaxHttpRequests: number;
+  /** MEMORY_TARGET_MB in bytes (0: unset), and what the runtime started with (null: its own sizing). */
+  memoryTargetBytes: number;
+  runtimeForcedRamBytes: number | null;
   adminEmails: string[];
   balanceCurrency: string;
   /** Both set, or top-ups are off. */
@@ -357,17 +369,22 @@ function loadDevSecrets(dataDir: string, warnings: string[]): DevSecrets {
 
 /**
  * The environment to restart this process with so that Bun's fetch allows UPSTREAM_MAX_CONNECTIONS
- * requests at once (Bun reads BUN_CONFIG_MAX_HTTP_REQUESTS only when a process starts), or null when the
- * running limit is already enough. RELAUNCHED guards against a loop should the runtime ignore the value.
+ * requests at once and its garbage collector sizes the heap by MEMORY_TARGET_MB (Bun reads both
+ * BUN_CONFIG_MAX_HTTP_REQUESTS and BUN_JSC_forceRAMSize only when a process starts), or null when the
+ * runtime already runs so. RELAUNCHED guards against a loop should the runtime ignore a value.
  */
 export function relaunchEnvironment(
-  config: Pick<Config, 'upstreamMaxConnections' | 'runtimeMaxHttpRequests'>,
+  config: Pick<Config, 'upstreamMaxConnections' | 'runtimeMaxHttpRequests' | 'memoryTargetBytes' | 'runtimeForcedRamBytes'>,
   env: Record<string, string | undefined> = process.env,
 ): Record<string, string> | null {
-  if (config.runtimeMaxHttpRequests >= config.upstreamMaxConnections || env.CONDUIT_RELAUNCHED) return null;
+  const fetchLimitShort = config.runtimeMaxHttpRequests < config.upstreamMaxConnections;
+  // An operator's own BUN_JSC_forceRAMSize wins; MEMORY_TARGET_MB applies when the runtime has none.
+  const memoryUnset = config.memoryTargetBytes > 0 && config.runtimeForcedRamBytes === null;
+  if ((!fetchLimitShort && !memoryUnset) || env.CONDUIT_RELAUNCHED) return null;
   const next: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) next[key] = value;
-  next.BUN_CONFIG_MAX_HTTP_REQUESTS = String(config.upstreamMaxConnections);
+  if (fetchLimitShort) next.BUN_CONFIG_MAX_HTTP_REQUESTS = String(config.upstreamMaxConnections);
+  if (memoryUnset) next.BUN_JSC_forceRAMSize = String(config.memoryTargetBytes);
   next.CONDUIT_RELAUNCHED = '1';
   return next;
 }
@@ -471,6 +488,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       metricsToken: e.METRICS_TOKEN,
       corsOrigins: e.CORS_ORIGINS,
       runtimeMaxHttpRequests: e.BUN_CONFIG_MAX_HTTP_REQUESTS ?? 256,
+      memoryTargetBytes: e.MEMORY_TARGET_MB * 1024 * 1024,
+      runtimeForcedRamBytes: e.BUN_JSC_forceRAMSize ?? null,
       adminEmails: e.ADMIN_EMAILS,
       balanceCurrency: e.BALANCE_CURRENCY,
       yookassa:

@@ -1,6 +1,7 @@
 // The entry point as `npm start` runs it: start-up checks, the embedded or real database, restarts, SIGTERM.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
-import { statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './helpers/database';
 import { call, uniqueEmail } from './helpers/app';
@@ -16,6 +17,30 @@ beforeAll(async () => {
 afterAll(() => database?.drop());
 
 describe('start-up', () => {
+  test('the process restarts itself with the fetch limit and the memory target it was configured with', async () => {
+    // A data folder of its own: the restart test below expects to be the first start on the database's.
+    const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), 'conduit-relaunch-')), MEMORY_TARGET_MB: '192' };
+    if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
+    const server = await spawnServer(env);
+    try {
+      // The same pid, now running with what Bun reads only at start (Linux shows a process's environment).
+      const environ = readFileSync(`/proc/${server.proc.pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain('BUN_CONFIG_MAX_HTTP_REQUESTS=4096');
+      expect(environ).toContain(`BUN_JSC_forceRAMSize=${192 * 1024 * 1024}`);
+      expect((await call(server.url, 'GET', '/health')).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    // An operator's own BUN_JSC_forceRAMSize is kept.
+    const own = await spawnServer({ ...env, BUN_JSC_forceRAMSize: String(512 * 1024 * 1024) });
+    try {
+      const environ = readFileSync(`/proc/${own.proc.pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain(`BUN_JSC_forceRAMSize=${512 * 1024 * 1024}`);
+    } finally {
+      await own.stop();
+    }
+  });
+
   test('a bad PORT stops start-up naming the variable', async () => {
     const { code, stderr } = await runToFailure({ PORT: 'abc', DATA_DIR: database.dataDir });
     expect(code).toBe(1);
