@@ -391,9 +391,10 @@ describe('a stream that arrives whole', () => {
     expect(await unbalancedUsers(app)).toEqual([]);
   });
 
-  test('with include_usage the client gets the upstream bytes exactly', async () => {
+  test('with include_usage the client gets the upstream bytes exactly, but for the cost added to the usage chunk', async () => {
     const { res } = await post('burst/chat', { stream_options: { include_usage: true } });
-    expect(await res.text()).toBe(upstream.events.join(''));
+    const cost = Number(13n * PRICE) / 1e9;
+    expect(await res.text()).toBe(upstream.events.join('').replace('"usage":{', `"usage":{"cost":${cost},`));
   });
 
   test.each([
