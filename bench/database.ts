@@ -210,3 +210,22 @@ export async function slowUsageRows(
   }
   return out;
 }
+
+/**
+ * Usage rows of one model (the slow-stream phases each use their own id): all of them, the `ok` ones, and
+ * the `ok` ones carrying exactly the upstream's token counts (prompt, completion, their sum).
+ */
+export async function modelUsageRows(
+  sql: postgres.Sql,
+  userId: string,
+  model: string,
+  tokens: { prompt: number; completion: number },
+): Promise<{ all: number; ok: number; exactTokens: number }> {
+  const [row] = await sql<{ all: string; ok: string; exact: string }[]>`
+    select count(*)::text as all,
+      count(*) filter (where status = 'ok')::text as ok,
+      count(*) filter (where status = 'ok' and prompt_tokens = ${tokens.prompt} and completion_tokens = ${tokens.completion}
+        and total_tokens = ${tokens.prompt + tokens.completion})::text as exact
+    from usage_records where user_id = ${userId} and model = ${model}`;
+  return { all: Number(row?.all ?? 0), ok: Number(row?.ok ?? 0), exactTokens: Number(row?.exact ?? 0) };
+}

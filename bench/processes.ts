@@ -1,5 +1,5 @@
 // Child processes of the benchmark: start with a deadline, stop by pid (TERM, then KILL), read peak RSS.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface Child {
   name: string;
@@ -142,3 +142,53 @@ export const CLOCK_TICKS_PER_SECOND = (() => {
   const n = Number(r.stdout.toString().trim());
   return Number.isFinite(n) && n > 0 ? n : 100;
 })();
+
+/**
+ * argv run through `sh` with the soft limit of open files raised to `files` (or the hard limit when that
+ * is lower), then exec'd: same pid, so stopChild and /proc readings reach the program itself. Thousands of
+ * concurrent streams hold a socket each (Conduit two: the client's and the upstream's).
+ */
+export function withOpenFiles(argv: string[], files: number): string[] {
+  return ['sh', '-c', `ulimit -n ${Math.floor(files)} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; exec "$@"`, 'sh', ...argv];
+}
+
+/** The soft limit of open files of a live process, or null. */
+export function openFilesLimit(pid: number): number | null {
+  try {
+    const line = readFileSync(`/proc/${pid}/limits`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = line?.split(/\s{2,}/)[1];
+    return soft === undefined ? null : soft === 'unlimited' ? Number.POSITIVE_INFINITY : Number(soft);
+  } catch {
+    return null;
+  }
+}
+
+/** A variable of a live process's environment as it runs now (after an execve, the new one), or null. */
+export function environOf(pid: number, name: string): string | null {
+  try {
+    const entry = readFileSync(`/proc/${pid}/environ`, 'latin1')
+      .split('\0')
+      .find((e) => e.startsWith(`${name}=`));
+    return entry === undefined ? null : entry.slice(name.length + 1);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Resets a live process's peak RSS (VmHWM) to its current RSS (`5` into /proc/<pid>/clear_refs, Linux ≥ 4.0),
+ * so the next VmHWM reading is the peak since now. false when the kernel or permissions do not allow it.
+ */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    const hwm = statusKb(pid, 'VmHWM');
+    const rss = statusKb(pid, 'VmRSS');
+    // Just reset: the peak is the current RSS, give or take what the process touched meanwhile.
+    return hwm !== null && rss !== null && hwm <= rss + 16 * 1024 * 1024;
+  } catch {
+    return false;
+  }
+}

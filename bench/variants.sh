@@ -14,12 +14,25 @@
 #   bodystream   request bodies read through the counting JS reader even when their length is declared
 #   nofilter / nometer / notimer   stream path without the usage filter / the SSE meter / the per-chunk timer restart
 #   passthrough  stream handed to the client as the floor does (no relay, not metered)
+#   nometrics    no metrics recorded on the request path: the /v1 handlers and billing get no observer (upstream
+#                timing, TTFT, settled tokens/cost, lease top-ups) and no per-request route counter; GET /metrics
+#                still answers. `npm run bench` builds it itself for the "metrics cost" target (BENCH_COMPARE).
+# VARIANT_SOURCE=<dir>: copy src/, drizzle/, package.json, tsconfig.json from that directory (e.g. the working
+# tree, `.`) instead of exporting HEAD. VARIANT_DIR=<dir>: write the copies there instead of bench/.tmp/variants.
 # (flushfix, jsonbatch, bigbatch and notokenizer, measured in the first RESULTS.md, are now the code itself: eae427c, 163e750.)
 set -euo pipefail
+[ -z "${VARIANT_SOURCE:-}" ] || VARIANT_SOURCE=$(cd "$VARIANT_SOURCE" && pwd)
 cd "$(dirname "$0")/.."
-V=bench/.tmp/variants
+V=${VARIANT_DIR:-bench/.tmp/variants}
 
-mk() { rm -rf "$V/$1"; mkdir -p "$V/$1"; git archive HEAD src drizzle package.json tsconfig.json | tar -x -C "$V/$1"; }
+mk() {
+  rm -rf "$V/$1"; mkdir -p "$V/$1"
+  if [ -n "${VARIANT_SOURCE:-}" ]; then
+    cp -R "$VARIANT_SOURCE/src" "$VARIANT_SOURCE/drizzle" "$VARIANT_SOURCE/package.json" "$VARIANT_SOURCE/tsconfig.json" "$V/$1/"
+  else
+    git archive HEAD src drizzle package.json tsconfig.json | tar -x -C "$V/$1"
+  fi
+}
 must() { grep -q "$2" "$1" || { echo "patch did not apply: $2 in $1" >&2; exit 1; }; }
 
 base() { :; }
@@ -39,9 +52,9 @@ noelysia() {
   sed -i "s#^            : await app.handle(request);#            : request.method === 'POST' \&\& request.url.endsWith('/v1/chat/completions') ? await services.chat.handle(request) : await app.handle(request);#" "$1/src/server.ts"
   must "$1/src/server.ts" 'services.chat.handle(request)'
 }
-nofilter() { sed -i 's#^      filter: stream && !clientWantsUsage,#      filter: false,#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" 'filter: false,'; }
-nometer() { sed -i 's#^      meter.push(value);#      // meter off#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" '// meter off'; }
-notimer() { sed -i 's#^      ctx.restartTimer();#      // timer restart off#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" '// timer restart off'; }
+nofilter() { sed -i 's#^      filter: stream ? (clientWantsUsage ? .cost. : .strip.) : null,#      filter: null,#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" 'filter: null,'; }
+nometer() { sed -i -e 's#^        meter.push(value);#        // meter off#' -e 's#^      meter.pushText(text);#      // meter off (text)#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" '// meter off'; must "$1/src/gateway/chat.ts" '// meter off (text)'; }
+notimer() { sed -i 's#^        deadline = performance.now() + config.upstreamTimeoutMs;#        // timer restart off#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" '// timer restart off'; }
 smallbatch() {
   sed -i 's/const maxBatch = options.maxBatch ?? 5_000;/const maxBatch = options.maxBatch ?? 500;/' "$1/src/gateway/billing.ts"
   must "$1/src/gateway/billing.ts" 'options.maxBatch ?? 500;'
@@ -53,6 +66,18 @@ relay() {
 bodystream() {
   sed -i 's#^        ? await request.text()#        ? await readBodyText(request, config.bodyLimitBytes)#' "$1/src/gateway/chat.ts"
   must "$1/src/gateway/chat.ts" '? await readBodyText(request, config.bodyLimitBytes)'
+}
+nometrics() {
+  # src/services.ts: the chat handler's and the other /v1 handlers' `observer: metrics` (upstream timing, TTFT,
+  # dropped streams), and the billing's `observer: {` object (settled: duration, tokens, cost; unpaid; top-ups).
+  local s="$1/src/services.ts" v="$1/src/server.ts"
+  sed -i 's/observer: metrics\b/observer: undefined/g; s/^    observer: {$/    observer: undefined \&\& {/' "$s"
+  must "$s" 'observer: undefined,'
+  must "$s" '^    observer: undefined && {$'
+  ! grep -q 'observer: metrics' "$s" || { echo "patch did not apply: observer: metrics left in $s" >&2; exit 1; }
+  # src/server.ts: the per-request route/status counter.
+  sed -i 's/services\.metrics\.request(/false \&\& services.metrics.request(/' "$v"
+  must "$v" 'false && services.metrics.request('
 }
 passthrough() {
   python3 - "$1/src/gateway/chat.ts" <<'PY'
@@ -70,7 +95,7 @@ open(p, 'w').write(s)
 PY
 }
 
-[ $# -gt 0 ] || { sed -n '2,20p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,25p' "$0"; exit 2; }
 for spec in "$@"; do
   name=${spec%%=*}; changes=${spec#*=}
   [ "$name" != "$spec" ] || changes=$name
