@@ -110,7 +110,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     }
     if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked, { code: errorCodes.accountBlocked });
     if (rateLimiter) {
-      const decision = rateLimiter.check(key.keyId);
+      const decision = await rateLimiter.check(key.keyId);
       // The server puts the x-ratelimit-* headers on whatever this request is answered with.
       rememberRateDecision(request, decision);
       if (!decision.allowed) {
@@ -191,7 +191,20 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const abort = new AbortController();
     const onClientAbort = () => abort.abort(ABORT_CLIENT_CLOSED);
     clientSignal?.addEventListener('abort', onClientAbort, { once: true });
-    let timer: ReturnType<typeof setTimeout> | null = setTimeout(() => abort.abort(ABORT_TIMEOUT), config.upstreamTimeoutMs);
+    // The upstream's silence limit restarts with every chunk of a stream. A chunk only moves the deadline;
+    // the one timer, when it fires early, waits out the rest: a clear and a new timer per chunk cost more
+    // than relaying the chunk (a slow stream sends dozens a second).
+    let deadline = performance.now() + config.upstreamTimeoutMs;
+    const onTimer = () => {
+      const left = deadline - performance.now();
+      if (left >= 1) {
+        timer = setTimeout(onTimer, left);
+        return;
+      }
+      timer = null;
+      abort.abort(ABORT_TIMEOUT);
+    };
+    let timer: ReturnType<typeof setTimeout> | null = setTimeout(onTimer, config.upstreamTimeoutMs);
     const stopTimer = () => {
       if (timer) clearTimeout(timer);
       timer = null;
@@ -288,8 +301,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
       started,
       restartTimer: () => {
-        stopTimer();
-        timer = setTimeout(() => abort.abort(ABORT_TIMEOUT), config.upstreamTimeoutMs);
+        deadline = performance.now() + config.upstreamTimeoutMs;
       },
     });
   }
@@ -318,6 +330,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
             })
           : null;
     const reader = upstreamBody.getReader();
+    const decoder = new TextDecoder();
     let finished = false;
     let endForShutdown: (() => void) | null = null;
 
@@ -359,12 +372,24 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     /** What the client gets of one upstream chunk (possibly nothing yet: the filter holds partial events). */
     const take = (value: Uint8Array): Uint8Array => {
       ctx.restartTimer();
-      meter.push(value);
-      return filter ? filter.push(value) : value;
+      if (!filter) {
+        meter.push(value);
+        return value;
+      }
+      // Decoded once for both readers.
+      const text = decoder.decode(value, { stream: true });
+      meter.pushText(text);
+      return filter.push(text, value);
+    };
+    /** What the shared decoder still holds when the stream ends (a cut character), for both readers. */
+    const decoderTail = (): string => {
+      const tail = decoder.decode();
+      if (tail) meter.pushText(tail);
+      return tail;
     };
     /** The upstream ended the stream: bill it, and release what the filter still holds. */
     const ending = (): Uint8Array | null => {
-      const rest = filter ? filter.end() : null;
+      const rest = filter ? filter.end(decoderTail()) : null;
       finish('ok');
       return rest && rest.byteLength > 0 ? rest : null;
     };
@@ -375,7 +400,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       observer?.upstreamDropped();
       logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, status, error });
       const out: Uint8Array[] = [];
-      if (filter) out.push(filter.end());
+      if (filter) out.push(filter.end(decoderTail()));
       out.push(
         sseError(
           timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError,
@@ -436,7 +461,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
           finish('server_shutdown', 'the server shut down during the stream');
           reader.cancel().catch(() => {});
           try {
-            if (filter) controller.enqueue(filter.end());
+            if (filter) controller.enqueue(filter.end(decoderTail()));
             controller.enqueue(sseError(errorMessages.serverShuttingDown, 'service_unavailable'));
             controller.close();
           } catch {

@@ -19,6 +19,37 @@ function lastEventEnd(text: string): number {
 /** A comma followed by a line break: JSON on one data line never has it, so then events are filtered one by one. */
 const COMMA_NEWLINE = /,\s*[\r\n]/;
 const EVENT_END = /\r?\n\r?\n/;
+const EVENT_END_FROM = /\r?\n\r?\n/g;
+const USAGE_OBJECTS = /"usage"\s*:\s*\{/g;
+
+/** Where the event holding `pos` begins: just after the blank line before it, or 0. */
+function eventStart(text: string, pos: number): number {
+  const lf = text.lastIndexOf('\n\n', pos);
+  const crlf = text.lastIndexOf('\n\r\n', pos);
+  return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 3);
+}
+
+/**
+ * Complete events without the usage-only ones (`"choices":[]` and a usage object), found from their usage
+ * key rather than by cutting every event out: a stream's text is mostly events that stay.
+ */
+function withoutUsageEvents(text: string): string {
+  let out = '';
+  let from = 0;
+  USAGE_OBJECTS.lastIndex = 0;
+  for (let match = USAGE_OBJECTS.exec(text); match; match = USAGE_OBJECTS.exec(text)) {
+    const start = Math.max(from, eventStart(text, match.index));
+    EVENT_END_FROM.lastIndex = match.index;
+    const ending = EVENT_END_FROM.exec(text);
+    const end = ending ? ending.index + ending[0].length : text.length;
+    if (EMPTY_CHOICES.test(text.slice(start, end))) {
+      out += text.slice(from, start);
+      from = end;
+    }
+    USAGE_OBJECTS.lastIndex = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
 
 /**
  * With `cost`, the filter keeps the stream as the upstream sent it (the client asked for usage) and adds
@@ -26,7 +57,6 @@ const EVENT_END = /\r?\n\r?\n/;
  * passed the meter, so it knows the figures.
  */
 export function createUsageFilter(options: { cost?: () => string | null } = {}) {
-  const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const annotate = options.cost ?? null;
   let buffered = '';
@@ -50,9 +80,14 @@ export function createUsageFilter(options: { cost?: () => string | null } = {}) 
   }
 
   return {
-    /** Feeds raw bytes; returns the complete events among them, filtered, as bytes (possibly empty). */
-    push(chunk: Uint8Array): Uint8Array {
-      buffered += decoder.decode(chunk, { stream: true });
+    /**
+     * Feeds the next text of the stream (decoded by the caller, who shares it with the meter); returns the
+     * complete events in it, filtered, as bytes (possibly empty): `bytes` themselves when they pass as
+     * they came.
+     */
+    push(text: string, bytes: Uint8Array): Uint8Array {
+      const whole = buffered === '';
+      buffered += text;
       // Everything up to the last event end is complete; the rest waits for more bytes.
       const end = lastEventEnd(buffered);
       if (end < 0) return new Uint8Array(0);
@@ -61,9 +96,10 @@ export function createUsageFilter(options: { cost?: () => string | null } = {}) 
       let out: string;
       if (!complete.includes('"usage"') || (annotate && !USAGE_OBJECT.test(complete))) {
         out = complete;
-      } else if (!annotate && !USAGE_OBJECT.test(complete) && !COMMA_NEWLINE.test(complete)) {
-        // Only `"usage":null` fields, none after a line break (so no match can span two events): one pass.
-        out = complete.replace(USAGE_NULL, '');
+      } else if (!annotate && !COMMA_NEWLINE.test(complete)) {
+        // No match can span two events (no comma before a line break): the usage-only events go, then the
+        // `"usage":null` fields in one pass.
+        out = (USAGE_OBJECT.test(complete) ? withoutUsageEvents(complete) : complete).replace(USAGE_NULL, '');
       } else {
         out = '';
         let rest = complete;
@@ -74,11 +110,12 @@ export function createUsageFilter(options: { cost?: () => string | null } = {}) 
           rest = rest.slice(end);
         }
       }
+      if (whole && buffered === '' && out === text) return bytes;
       return out ? encoder.encode(out) : new Uint8Array(0);
     },
-    /** Whatever is left when the upstream ends without a final blank line. */
-    end(): Uint8Array {
-      const rest = buffered + decoder.decode();
+    /** Whatever is left when the upstream ends without a final blank line (`tail`: the decoder's last text). */
+    end(tail = ''): Uint8Array {
+      const rest = buffered + tail;
       buffered = '';
       if (!rest) return new Uint8Array(0);
       const kept = filterEvent(rest);
