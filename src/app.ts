@@ -62,6 +62,17 @@ export function informationDocument(services: Services) {
         orders: 'GET /api/v1/commerce/:agentId/orders, GET /api/v1/commerce/:agentId/orders/:orderId',
         paymentWebhook: 'POST /api/v1/commerce/webhook/:agentId?token=<secret>',
       },
+      dialogues: {
+        list: 'GET /api/v1/agents/:agentId/dialogues?state=bot|escalated|operator|closed&q=&limit=&cursor=',
+        get: 'GET /api/v1/agents/:agentId/dialogues/:dialogueId',
+        messages: 'GET /api/v1/agents/:agentId/dialogues/:dialogueId/messages?limit=&cursor=&afterId=',
+        reply: 'POST /api/v1/agents/:agentId/dialogues/:dialogueId/messages',
+        takeover: 'POST /api/v1/agents/:agentId/dialogues/:dialogueId/takeover',
+        release: 'POST /api/v1/agents/:agentId/dialogues/:dialogueId/release',
+        read: 'POST /api/v1/agents/:agentId/dialogues/:dialogueId/read',
+        delete: 'DELETE /api/v1/agents/:agentId/dialogues/:dialogueId',
+        results: 'GET /api/v1/agents/:agentId/results?from=&to=',
+      },
       booking: {
         settings: 'GET|PUT /api/v1/booking/:agentId/settings',
         specialists: 'GET /api/v1/booking/:agentId/specialists',
@@ -92,6 +103,7 @@ export function informationDocument(services: Services) {
       balance: 'GET /api/balance',
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
+      usageExport: 'GET /api/usage/export?from=&to=&keyId= (CSV)',
       health: 'GET /health',
       upstreamHealth: 'GET /health/upstream',
       openapi: 'GET /openapi.json',
@@ -99,7 +111,8 @@ export function informationDocument(services: Services) {
     },
     config: {
       tokenPrice: services.config.tokenPrice,
-      upstreamProxy: services.config.upstreamBaseUrl,
+      // The OpenAI-compatible base URL clients use; the upstream Conduit calls is an internal address.
+      upstreamProxy: `${services.config.publicBaseUrl}/v1`,
     },
   };
 }
@@ -249,6 +262,8 @@ export function createApp(services: Services) {
     })
     // YooKassa's top-up notifications: unsigned, so each one is verified by re-reading the payment.
     .post('/api/billing/yookassa/notifications', ({ request }) => counted(services.topups.notifications.handle(request)), { parse: 'none' })
+    // Usage as a CSV file, streamed: not JSON, so a raw route beside the procedures (gateway/usage-export.ts).
+    .get('/api/usage/export', ({ request }) => services.usageExport.handle(request))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
     .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });

@@ -17,10 +17,13 @@ import { createResponsesHandler } from './gateway/responses';
 import { createModelCatalog } from './gateway/models';
 import { createRateLimiter } from './gateway/rate-limit';
 import { createUpstream } from './gateway/upstream';
+import { createUsageExport } from './gateway/usage-export';
 import { createUsageReport } from './gateway/usage-report';
 import { createMessenger } from './integrations/messenger/module';
 import { createSocial } from './integrations/social/module';
 import { createCommerce } from './commerce/module';
+import { createDialogues } from './dialogues/service';
+import { createResults } from './dialogues/results';
 import { createTopups } from './billing/module';
 import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
@@ -61,6 +64,16 @@ export function createServices({ config, database, logger }: ServicesInput) {
     run: () => idempotency.purge(),
     logger,
   });
+  const rateLimiter =
+    config.rateLimitPerMinute > 0 ? createRateLimiter({ perMinute: config.rateLimitPerMinute, db, logger }) : null;
+  const rateLimitSweep = createPeriodicJob({
+    name: 'request limit sweep',
+    intervalMs: 5 * 60_000,
+    run: async () => {
+      await rateLimiter?.purge();
+    },
+    logger,
+  });
   const billing = createBilling({
     db,
     config,
@@ -99,7 +112,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     prices,
     billing,
     upstream,
-    rateLimiter: config.rateLimitPerMinute > 0 ? createRateLimiter(config.rateLimitPerMinute) : null,
+    rateLimiter,
     logger,
     observer: metrics,
     idempotency,
@@ -109,6 +122,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const embeddings = createEmbeddingsHandler(v1Deps);
   const responses = createResponsesHandler({ ...v1Deps, db, streams: chat });
   const usageReport = createUsageReport(db);
+  const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
   const agents = createAgentService({ db, config });
   const outbox = createOutboxWorker({
     db,
@@ -138,6 +152,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     commerce,
     config,
   });
+  const dialogues = createDialogues({ db, escalations: messenger.escalations, socialSettings: social.settings, outbox, currency: config.balanceCurrency });
+  const dialogueResults = createResults({ db, currency: config.balanceCurrency });
 
   return {
     config,
@@ -161,6 +177,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     embeddings,
     responses,
     usageReport,
+    usageExport,
     agents,
     secretBox,
     outbox,
@@ -170,6 +187,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     social,
     commerce,
     topups,
+    dialogues,
+    dialogueResults,
     /** Starts background work; each piece registers how it stops. */
     async start() {
       metrics.setSources({
@@ -179,6 +198,10 @@ export function createServices({ config, database, logger }: ServicesInput) {
       });
       await verifier.start();
       idempotencySweep.start();
+      if (rateLimiter) {
+        rateLimitSweep.start();
+        lifecycle.onShutdown('request limit sweep', () => rateLimitSweep.stop());
+      }
       lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
       accounts.start();
       lifecycle.onShutdown('accounts', () => accounts.stop());

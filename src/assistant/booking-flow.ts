@@ -130,7 +130,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
   }
 
   async function book(agent: Agent, dialogue: DialogueRow, tools: FlowTools, step: BookingStep & { clientName: string }, phone: string): Promise<string> {
-    const clear = (executor: Parameters<SetFlow>[0]) => tools.setFlow(executor, dialogue.id, null, { clientPhone: phone });
+    const clear = (executor: Parameters<SetFlow>[0]) => tools.setFlow(executor, dialogue.id, null, { clientPhone: phone, clientName: step.clientName });
     try {
       const booked = await booking.book(
         agent.id,

@@ -92,9 +92,10 @@ export function createAssistant(deps: AssistantDeps) {
       .where(eq(dialogues.id, dialogueId));
   }
 
-  async function remember(executor: Executor, dialogueId: string, role: 'user' | 'assistant', content: string) {
+  /** `requestId`: the model request that wrote an assistant turn, whose usage record tells its model, tokens and cost. */
+  async function remember(executor: Executor, dialogueId: string, role: 'user' | 'assistant', content: string, requestId?: string) {
     if (content.trim() === '') return;
-    await executor.insert(dialogueMessages).values({ dialogueId, role, content: content.slice(0, 8000) });
+    await executor.insert(dialogueMessages).values({ dialogueId, role, content: content.slice(0, 8000), requestId: requestId ?? null });
   }
 
   /**
@@ -102,10 +103,10 @@ export function createAssistant(deps: AssistantDeps) {
    * caller's transaction, the caller wakes the outbox once it has committed (a row not yet committed is
    * invisible to the worker).
    */
-  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) {
+  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor, requestId?: string) {
     if (dialogue.messagingAllowed === false) return;
     const run = async (tx: Executor) => {
-      await remember(tx, dialogue.id, 'assistant', text);
+      await remember(tx, dialogue.id, 'assistant', text, requestId);
       await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}) });
     };
     if (executor) return run(executor);
@@ -182,7 +183,7 @@ export function createAssistant(deps: AssistantDeps) {
       await say(dialogue, t.modelUnavailable);
       return 'model_empty';
     }
-    await say(dialogue, text);
+    await say(dialogue, text, undefined, undefined, requestId);
     return 'model_answer';
   }
 

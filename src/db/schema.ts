@@ -136,10 +136,13 @@ export const apiKeys = pgTable(
     budgetNano: bigint('budget_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /** Start of the period the budget belongs to; a later period starts with the whole limit. */
     budgetPeriodStart: timestamp('budget_period_start', { withTimezone: true, mode: 'date' }),
+    /** key | account: which usage the key may read, its own or the whole account's (keys/scope.ts). */
+    scope: text('scope').notNull().default('key'),
   },
   (t) => [
     index('api_keys_user_idx').on(t.userId, t.createdAt),
     check('api_keys_limit_reset_known', sql`${t.limitReset} in ('none', 'day', 'week', 'month')`),
+    check('api_keys_scope_known', sql`${t.scope} in ('key', 'account')`),
   ],
 );
 
@@ -288,6 +291,8 @@ export const usageRecords = pgTable(
   (t) => [
     index('usage_records_user_idx').on(t.userId, t.createdAt, t.id),
     index('usage_records_key_idx').on(t.apiKeyId, t.createdAt),
+    index('usage_records_agent_idx').on(t.agentId, t.createdAt).where(sql`${t.agentId} is not null`),
+    index('usage_records_agent_request_idx').on(t.agentId, t.requestId).where(sql`${t.agentId} is not null`),
   ],
 );
 
@@ -377,6 +382,18 @@ export const dialogues = pgTable(
     messagingAllowed: boolean('messaging_allowed'),
     /** A multi-step exchange in progress (asking for a phone, choosing a slot…), as the assistant left it. */
     flow: jsonb('flow'),
+    /** The name the client gave (booking), shown to the owner. */
+    clientName: text('client_name'),
+    /**
+     * Who answers the client while mode is operator: "user:<id>" (the owner, from the dashboard) or
+     * "telegram:<id>" (an operator replying in Telegram); null while an escalation waits for someone.
+     * Taken by a conditional UPDATE, so two operators never hold one dialogue.
+     */
+    heldBy: text('held_by'),
+    heldByName: text('held_by_name'),
+    heldAt: timestamp('held_at', { withTimezone: true, mode: 'date' }),
+    /** The last turn the owner has seen in the dashboard: later client turns are unread. */
+    ownerReadMessageId: bigint('owner_read_message_id', { mode: 'number' }).notNull().default(0),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -384,6 +401,7 @@ export const dialogues = pgTable(
   (t) => [
     unique('dialogues_peer_unique').on(t.agentId, t.channel, t.peerId),
     check('dialogues_mode_known', sql`${t.mode} in ('assistant', 'operator')`),
+    index('dialogues_agent_activity_idx').on(t.agentId, t.lastMessageAt, t.id),
   ],
 );
 
@@ -622,10 +640,17 @@ export const dialogueMessages = pgTable(
     /** user | assistant | operator */
     role: text('role').notNull(),
     content: text('content').notNull(),
+    /** Assistant turns the model wrote: the request id of its usage record (model, tokens, cost). */
+    requestId: text('request_id'),
+    /** Operator turns: who wrote it (the owner's e-mail, the Telegram operator's name). */
+    operatorName: text('operator_name'),
+    /** Operator turns from the dashboard: the client's id of the reply, so a retried POST sends it once. */
+    clientMessageId: text('client_message_id'),
     createdAt: createdAt(),
   },
   (t) => [
     index('dialogue_messages_dialogue_idx').on(t.dialogueId, t.id),
+    uniqueIndex('dialogue_messages_client_message_unique').on(t.dialogueId, t.clientMessageId),
     check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator')`),
   ],
 );
@@ -794,4 +819,22 @@ export const upstreamResponses = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('upstream_responses_user_idx').on(t.userId, t.createdAt)],
+);
+
+/**
+ * The per-key request limit (RATE_LIMIT_PER_MINUTE) counted across instances: requests of one key in one
+ * minute window. Instances claim allowance from `used` in small blocks (src/gateway/rate-limit.ts), so the
+ * hot path reads no row per request. Rows of past windows are swept.
+ */
+export const rateLimitWindows = pgTable(
+  'rate_limit_windows',
+  {
+    apiKeyId: uuid('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    /** Minutes since the Unix epoch: the window's start. */
+    windowMinute: bigint('window_minute', { mode: 'number' }).notNull(),
+    used: integer('used').notNull(),
+  },
+  (t) => [primaryKey({ name: 'rate_limit_windows_pk', columns: [t.apiKeyId, t.windowMinute] })],
 );

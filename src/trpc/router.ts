@@ -1,6 +1,7 @@
 import { adminRouter } from '../admin/router';
 import { billingRouter } from '../billing/router';
 import { commerceRouter } from '../commerce/router';
+import { dialoguesRouter } from '../dialogues/router';
 import { bookingRouter } from '../integrations/booking/router';
 import { messengerRouter } from '../integrations/messenger/router';
 import { socialRouter } from '../integrations/social/router';
@@ -19,6 +20,7 @@ export const appRouter = router({
   social: socialRouter,
   booking: bookingRouter,
   commerce: commerceRouter,
+  dialogues: dialoguesRouter,
   billing: billingRouter,
   admin: adminRouter,
 });

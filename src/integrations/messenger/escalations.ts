@@ -6,7 +6,7 @@
 // handles the operator's Telegram update, so whatever it queues for the client (its own outbox rows)
 // commits together with the record of the reply. With no relay registered for a dialogue's channel the
 // reply is still recorded, and the operator is told it could not be delivered.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '../../db/client';
 import { dialogues, escalationMessages, escalations, operatorReplies } from '../../db/schema';
 import type { Notifier, QueuedNotification } from './notify';
@@ -54,7 +54,17 @@ export interface OperatorMessage {
   replyToMessageId: number;
   text: string;
   operatorName: string | null;
+  /** Who replied, as a holder of the dialogue: "telegram:<user id>" (or the chat, for a channel post). */
+  operatorKey: string;
 }
+
+/** Who takes a dialogue: `key` is unique per person ("user:<id>", "telegram:<id>"), `name` is shown. */
+export interface Holder {
+  key: string;
+  name: string;
+}
+
+export type HoldOutcome = { held: true } | { held: false; holderName: string | null };
 
 const RELEASE_COMMAND = /^\/release(@\w+)?(\s|$)/i;
 
@@ -65,6 +75,43 @@ export interface EscalationDeps {
 
 export function createEscalations({ db, notifier }: EscalationDeps) {
   const relays = new Map<string, DialogueRelay>();
+
+  /**
+   * Takes the dialogue for `holder` unless someone else holds it: one conditional UPDATE, so of two
+   * operators racing (dashboard and Telegram, or two Telegram operators) exactly one wins. The assistant
+   * keeps quiet from then on (mode operator). Taking it again as its holder is a no-op that succeeds.
+   */
+  async function hold(tx: Executor, dialogueId: string, holder: Holder): Promise<HoldOutcome> {
+    const taken = await tx
+      .update(dialogues)
+      .set({ mode: 'operator', heldBy: holder.key, heldByName: holder.name, heldAt: sql`coalesce(${dialogues.heldAt}, now())`, updatedAt: new Date() })
+      .where(and(eq(dialogues.id, dialogueId), or(isNull(dialogues.heldBy), eq(dialogues.heldBy, holder.key))))
+      .returning({ id: dialogues.id });
+    if (taken.length > 0) return { held: true };
+    const [row] = await tx.select({ heldByName: dialogues.heldByName }).from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
+    return { held: false, holderName: row?.heldByName ?? null };
+  }
+
+  /** The dialogue goes back to the assistant: its open escalations closed, nobody holding it. */
+  async function giveBack(tx: Transaction, dialogueId: string): Promise<void> {
+    await tx.update(escalations).set({ releasedAt: new Date() }).where(and(eq(escalations.dialogueId, dialogueId), isNull(escalations.releasedAt)));
+    await tx
+      .update(dialogues)
+      .set({ mode: 'assistant', heldBy: null, heldByName: null, heldAt: null, updatedAt: new Date() })
+      .where(eq(dialogues.id, dialogueId));
+  }
+
+  /** Posts `text` as a reply to every Telegram announcement of the dialogue's open escalations. */
+  async function tellOperators(tx: Executor, agentId: string, dialogueId: string, text: string): Promise<void> {
+    const posts = await tx
+      .select({ chatId: escalationMessages.chatId, messageId: escalationMessages.messageId })
+      .from(escalationMessages)
+      .innerJoin(escalations, eq(escalations.id, escalationMessages.escalationId))
+      .where(and(eq(escalations.dialogueId, dialogueId), isNull(escalations.releasedAt)));
+    for (const post of posts) {
+      await notifier.enqueueChatMessage(tx, { agentId, chatId: post.chatId, text, replyToMessageId: post.messageId });
+    }
+  }
 
   async function escalateIn(tx: Executor, input: EscalateInput): Promise<EscalateResult> {
     const now = new Date();
@@ -106,6 +153,32 @@ export function createEscalations({ db, notifier }: EscalationDeps) {
      */
     async escalate(input: EscalateInput, tx?: Executor): Promise<EscalateResult> {
       return tx ? escalateIn(tx, input) : db.transaction((own) => escalateIn(own, input));
+    },
+
+    hold,
+
+    /**
+     * The owner takes the dialogue from the dashboard, in the caller's transaction: held as in `hold`,
+     * and the Telegram operators told under the escalation's announcement that it is taken.
+     */
+    async takeOver(tx: Executor, agentId: string, dialogueId: string, holder: Holder): Promise<HoldOutcome> {
+      const [before] = await tx.select({ heldBy: dialogues.heldBy }).from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
+      const outcome = await hold(tx, dialogueId, holder);
+      if (outcome.held && before?.heldBy !== holder.key) await tellOperators(tx, agentId, dialogueId, messengerTexts.takenInDashboard(holder.name));
+      return outcome;
+    },
+
+    /** The owner hands the dialogue back from the dashboard; Telegram and the client are told as with /release. */
+    async releaseFromDashboard(tx: Transaction, ref: { agentId: string; dialogueId: string; channel: string; peerId: string }): Promise<void> {
+      await tellOperators(tx, ref.agentId, ref.dialogueId, messengerTexts.releasedInDashboard);
+      const [open] = await tx
+        .select({ id: escalations.id })
+        .from(escalations)
+        .where(eq(escalations.dialogueId, ref.dialogueId))
+        .orderBy(sql`${escalations.createdAt} desc`)
+        .limit(1);
+      await giveBack(tx, ref.dialogueId);
+      await relays.get(ref.channel)?.release(tx, { ...ref, escalationId: open?.id ?? '' });
     },
 
     /** Whether an operator, not the assistant, answers this client now. */
@@ -194,7 +267,7 @@ export function createEscalations({ db, notifier }: EscalationDeps) {
         if (stillOpen.length === 0) {
           await tx
             .update(dialogues)
-            .set({ mode: 'assistant', updatedAt: new Date() })
+            .set({ mode: 'assistant', heldBy: null, heldByName: null, heldAt: null, updatedAt: new Date() })
             .where(eq(dialogues.id, found.dialogueId));
           await relays.get(found.channel)?.release(tx, ref);
         }
@@ -206,6 +279,12 @@ export function createEscalations({ db, notifier }: EscalationDeps) {
         await record('dialogue_released');
         await answer(messengerTexts.alreadyReleased);
         return 'reply_after_release';
+      }
+      const taken = await hold(tx, found.dialogueId, { key: message.operatorKey, name: message.operatorName ?? messengerTexts.telegramOperator });
+      if (!taken.held) {
+        await record('held_by_other');
+        await answer(messengerTexts.heldByOther(taken.holderName));
+        return 'reply_held_by_other';
       }
       const relay = relays.get(found.channel);
       const outcome: RelayOutcome = relay

@@ -43,4 +43,8 @@ export const messengerTexts = {
   alreadyReleased: 'Диалог уже возвращён ассистенту; ответ клиенту не отправлен.',
   released: 'Диалог возвращён ассистенту.',
   releasedBefore: 'Диалог уже был возвращён ассистенту.',
+  heldByOther: (name: string | null) => `Диалог уже ведёт ${name ?? 'другой оператор'}; ответ клиенту не отправлен.`,
+  telegramOperator: 'оператор в Telegram',
+  takenInDashboard: (name: string) => `Диалог взял ${name} в панели управления: отвечать клиенту будет он.`,
+  releasedInDashboard: 'Диалог возвращён ассистенту из панели управления.',
 } as const;

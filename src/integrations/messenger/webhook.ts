@@ -68,6 +68,7 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
         replyToMessageId: message.reply_to_message.message_id,
         text,
         operatorName,
+        operatorKey: from ? `telegram:${from.id}` : `telegram-chat:${chatId}`,
       });
       return outcome ?? 'ignored';
     }

@@ -63,7 +63,9 @@ export function createSocial(deps: SocialDeps) {
       if (dialogue.messagingAllowed === false) return { delivered: false, reason: assistantTexts.relayDenied };
       const community = await settings.load(reply.agentId, tx).catch(() => null);
       if (!community) return { delivered: false, reason: assistantTexts.relayNoCommunity };
-      await tx.insert(dialogueMessages).values({ dialogueId: dialogue.id, role: 'operator', content: reply.text.slice(0, 8000) });
+      await tx
+        .insert(dialogueMessages)
+        .values({ dialogueId: dialogue.id, role: 'operator', content: reply.text.slice(0, 8000), operatorName: reply.operatorName });
       await queueSocialMessage(tx, { agentId: reply.agentId, peerId: Number(reply.peerId), text: reply.text });
       return { delivered: true };
     },

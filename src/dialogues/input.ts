@@ -1,0 +1,78 @@
+// What the dialogue routes accept and answer, as zod schemas: one definition for validation, the typed
+// client and the OpenAPI document.
+import { z } from 'zod';
+import { isoInstantInput } from '../http/date-input';
+
+export const DIALOGUE_STATES = ['bot', 'operator', 'escalated', 'closed'] as const;
+export type DialogueState = (typeof DIALOGUE_STATES)[number];
+
+const agentId = z.string().max(100);
+const dialogueId = z.string().max(100);
+export const dialoguePath = z.object({ agentId, dialogueId });
+
+export const dialogueListInput = z.object({
+  agentId,
+  state: z.enum(DIALOGUE_STATES).optional().meta({ description: 'bot — отвечает ассистент; escalated — ждёт оператора; operator — ведёт оператор; closed — клиент запретил сообщения' }),
+  q: z.string().max(200).optional().meta({ description: 'Поиск по тексту сообщений, имени, телефону и VK id клиента' }),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(300).optional(),
+});
+export type DialogueListQuery = Omit<z.output<typeof dialogueListInput>, 'agentId'>;
+
+export const transcriptInput = dialoguePath.extend({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(300).optional(),
+  afterId: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().meta({ description: 'Только реплики новее этой (id), для обновления открытой переписки' }),
+});
+export type TranscriptQuery = Omit<z.output<typeof transcriptInput>, 'agentId' | 'dialogueId'>;
+
+export const replyInput = dialoguePath.extend({
+  text: z.string().trim().min(1).max(4000),
+  clientMessageId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{8,100}$/)
+    .meta({ description: 'Идентификатор ответа, созданный клиентом (например, UUID): повтор запроса с ним не отправит сообщение второй раз' }),
+});
+
+export const resultsInput = z.object({
+  agentId,
+  from: isoInstantInput.optional(),
+  to: isoInstantInput.optional(),
+});
+
+const author = z.enum(['client', 'assistant', 'operator']);
+
+export const dialogueView = z.object({
+  id: z.string(),
+  channel: z.string(),
+  client: z.object({ vkUserId: z.number().int().nullable(), name: z.string().nullable(), phone: z.string().nullable() }),
+  state: z.enum(DIALOGUE_STATES),
+  heldBy: z.object({ name: z.string(), byYou: z.boolean(), since: z.string().nullable() }).nullable(),
+  lastMessage: z.object({ author, text: z.string(), at: z.string() }).nullable(),
+  unread: z.number().int(),
+  lastMessageAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const turnView = z.object({
+  id: z.number().int(),
+  author,
+  text: z.string(),
+  at: z.string(),
+  operatorName: z.string().nullable(),
+  model: z.string().nullable(),
+  promptTokens: z.number().int().nullable(),
+  completionTokens: z.number().int().nullable(),
+  cost: z.number().nullable(),
+});
+
+export const resultsView = z.object({
+  from: z.string(),
+  to: z.string(),
+  dialogues: z.number().int(),
+  messages: z.object({ total: z.number().int(), client: z.number().int(), assistant: z.number().int(), operator: z.number().int() }),
+  escalations: z.number().int(),
+  bookings: z.number().int(),
+  orders: z.object({ created: z.number().int(), paid: z.number().int(), paidTotals: z.array(z.object({ currency: z.string(), amount: z.string() })) }),
+  modelSpend: z.object({ requests: z.number().int(), tokens: z.number().int(), cost: z.number(), currency: z.string() }),
+});

@@ -1,0 +1,96 @@
+// An agent's results over a period: how many clients it talked to and how, what it escalated, booked
+// and sold, and what its model answers cost the owner. Counted from the same rows the inbox shows, so
+// the figures match the transcripts (turns older than their 90-day retention are no longer counted).
+import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { appointments, dialogueMessages, dialogues, escalations, orders, usageRecords } from '../db/schema';
+import { minorToDecimal } from '../commerce/orders';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { nanoToUnits } from '../money';
+import type { z } from 'zod';
+import type { resultsView } from './input';
+
+const DEFAULT_DAYS = 30;
+const MAX_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+export type ResultsView = z.output<typeof resultsView>;
+
+export function createResults({ db, currency }: { db: Database; currency: string }) {
+  const count = sql<string>`count(*)::text`;
+  const between = (column: Parameters<typeof gte>[0], from: Date, to: Date) => and(gte(column, from), lt(column, to));
+
+  return {
+    async of(agentId: string, period: { from?: Date | undefined; to?: Date | undefined }): Promise<ResultsView> {
+      const to = period.to ?? new Date();
+      const from = period.from ?? new Date(to.getTime() - DEFAULT_DAYS * DAY_MS);
+      if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_DAYS * DAY_MS) {
+        throw new AppError('invalid_request_error', errorMessages.resultsPeriodInvalid(MAX_DAYS));
+      }
+      const [turns] = await db
+        .select({
+          dialogues: sql<string>`count(distinct ${dialogueMessages.dialogueId})::text`,
+          total: count,
+          client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user')::text`,
+          assistant: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'assistant')::text`,
+          operator: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'operator')::text`,
+        })
+        .from(dialogueMessages)
+        .innerJoin(dialogues, eq(dialogues.id, dialogueMessages.dialogueId))
+        .where(and(eq(dialogues.agentId, agentId), between(dialogueMessages.createdAt, from, to)));
+      const [escalated] = await db
+        .select({ n: count })
+        .from(escalations)
+        .where(and(eq(escalations.agentId, agentId), between(escalations.createdAt, from, to)));
+      const [booked] = await db
+        .select({ n: count })
+        .from(appointments)
+        .where(and(eq(appointments.agentId, agentId), eq(appointments.status, 'booked'), between(appointments.createdAt, from, to)));
+      const [created] = await db
+        .select({ n: count })
+        .from(orders)
+        .where(and(eq(orders.agentId, agentId), between(orders.createdAt, from, to)));
+      const paid = await db
+        .select({ currency: orders.currency, n: count, totalMinor: sql<string>`sum(${orders.totalMinor})::text` })
+        .from(orders)
+        .where(and(eq(orders.agentId, agentId), eq(orders.status, 'paid'), between(orders.paidAt, from, to)))
+        .groupBy(orders.currency)
+        .orderBy(orders.currency);
+      const [spend] = await db
+        .select({
+          requests: count,
+          tokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)::text`,
+          costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
+        })
+        .from(usageRecords)
+        .where(and(sql`${usageRecords.agentId} is not null`, eq(usageRecords.agentId, agentId), between(usageRecords.createdAt, from, to)));
+      return {
+        from: from.toISOString(),
+        to: to.toISOString(),
+        dialogues: Number(turns?.dialogues ?? 0),
+        messages: {
+          total: Number(turns?.total ?? 0),
+          client: Number(turns?.client ?? 0),
+          assistant: Number(turns?.assistant ?? 0),
+          operator: Number(turns?.operator ?? 0),
+        },
+        escalations: Number(escalated?.n ?? 0),
+        bookings: Number(booked?.n ?? 0),
+        orders: {
+          created: Number(created?.n ?? 0),
+          paid: paid.reduce((sum, p) => sum + Number(p.n), 0),
+          paidTotals: paid.map((p) => ({ currency: p.currency, amount: minorToDecimal(Number(p.totalMinor)) })),
+        },
+        modelSpend: {
+          requests: Number(spend?.requests ?? 0),
+          tokens: Number(spend?.tokens ?? 0),
+          cost: nanoToUnits(BigInt(spend?.costNano ?? '0')),
+          currency,
+        },
+      };
+    },
+  };
+}
+
+export type Results = ReturnType<typeof createResults>;

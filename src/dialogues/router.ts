@@ -1,0 +1,122 @@
+// /api/v1/agents/{agentId}/dialogues…: the owner's inbox of an agent's client dialogues, and
+// /api/v1/agents/{agentId}/results: the agent's figures for a period. Owner's JWT, agent ownership checked.
+import { z } from 'zod';
+import { agentProcedure } from '../agents/guard';
+import { router } from '../trpc/init';
+import { dialogueListInput, dialoguePath, dialogueView, replyInput, resultsInput, resultsView, transcriptInput, turnView } from './input';
+
+const TAG = 'dialogues';
+const BASE = '/api/v1/agents/{agentId}/dialogues';
+const ONE = `${BASE}/{dialogueId}`;
+
+export const dialoguesRouter = router({
+  list: agentProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: BASE,
+        tags: [TAG],
+        summary: 'Диалоги агента с клиентами: сначала с последней активностью, фильтр по состоянию и поиск по тексту',
+      },
+    })
+    .input(dialogueListInput)
+    .output(z.object({ dialogues: z.array(dialogueView), nextCursor: z.string().nullable() }))
+    .query(({ ctx, input }) => {
+      const { agentId: _, ...query } = input;
+      return ctx.services.dialogues.list(ctx.agent.id, ctx.principal.userId, query);
+    }),
+
+  get: agentProcedure
+    .meta({ openapi: { method: 'GET', path: ONE, tags: [TAG], summary: 'Диалог: клиент, состояние, кто ведёт' } })
+    .input(dialoguePath)
+    .output(dialogueView)
+    .query(({ ctx, input }) => ctx.services.dialogues.get(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+
+  messages: agentProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: `${ONE}/messages`,
+        tags: [TAG],
+        summary: 'Переписка (новые реплики сначала): автор, время, у ответов ассистента — модель, токены и стоимость',
+      },
+    })
+    .input(transcriptInput)
+    .output(z.object({ messages: z.array(turnView), nextCursor: z.string().nullable(), currency: z.string().meta({ description: 'Валюта стоимости ответов модели (валюта баланса)' }) }))
+    .query(({ ctx, input }) => {
+      const { agentId: _, dialogueId, ...query } = input;
+      return ctx.services.dialogues.transcript(ctx.agent.id, dialogueId, query);
+    }),
+
+  reply: agentProcedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: `${ONE}/messages`,
+        tags: [TAG],
+        summary: 'Ответить клиенту от оператора (диалог перехватывается); повтор с тем же clientMessageId не отправляет второй раз',
+        successDescription: 'Ответ сохранён и поставлен в очередь отправки во ВКонтакте (repeated: true — он уже был отправлен раньше)',
+      },
+    })
+    .input(replyInput)
+    .output(z.object({ repeated: z.boolean(), message: turnView }))
+    .mutation(async ({ ctx, input }) => {
+      const { created, message } = await ctx.services.dialogues.reply(ctx.agent.id, input.dialogueId, ctx.principal.userId, input);
+      return { repeated: !created, message };
+    }),
+
+  takeover: agentProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: `${ONE}/takeover`,
+        tags: [TAG],
+        summary: 'Перехватить диалог: ассистент перестаёт отвечать клиенту, операторы в Telegram видят, кто его взял',
+      },
+    })
+    .input(dialoguePath)
+    .output(dialogueView)
+    .mutation(({ ctx, input }) => ctx.services.dialogues.takeOver(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+
+  release: agentProcedure
+    .meta({ openapi: { method: 'POST', path: `${ONE}/release`, tags: [TAG], summary: 'Вернуть диалог ассистенту' } })
+    .input(dialoguePath)
+    .output(dialogueView)
+    .mutation(({ ctx, input }) => ctx.services.dialogues.release(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+
+  read: agentProcedure
+    .meta({ openapi: { method: 'POST', path: `${ONE}/read`, tags: [TAG], summary: 'Отметить переписку прочитанной' } })
+    .input(dialoguePath)
+    .output(dialogueView)
+    .mutation(({ ctx, input }) => ctx.services.dialogues.markRead(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+
+  remove: agentProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: ONE,
+        tags: [TAG],
+        summary: 'Удалить диалог клиента по его просьбе: реплики, эскалации и события клиента',
+      },
+    })
+    .input(dialoguePath)
+    .output(z.object({ success: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.dialogues.remove(ctx.agent.id, input.dialogueId);
+      return { success: true };
+    }),
+
+  results: agentProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/agents/{agentId}/results',
+        tags: [TAG],
+        summary: 'Итоги агента за период (по умолчанию 30 дней): диалоги, сообщения, эскалации, записи, заказы и оплаты, расходы на модель',
+      },
+    })
+    .input(resultsInput)
+    .output(resultsView)
+    .query(({ ctx, input }) => ctx.services.dialogueResults.of(ctx.agent.id, input)),
+});

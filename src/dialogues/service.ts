@@ -1,0 +1,330 @@
+// The owner's inbox: an agent's client dialogues as the dashboard lists them, their transcripts, and the
+// owner stepping in (takeover, replies, release). The state of who answers a client lives on the dialogue
+// row and is shared with the Telegram operator path (messenger/escalations.ts): a takeover in one is
+// seen in the other, and the hold is taken by one conditional UPDATE, so two operators never hold a
+// dialogue. Everything is read from the database, so every instance sees the same inbox.
+import { and, desc, eq, gt, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
+import { dialogueMessages, dialogues, escalations as escalationRows, notifications, outbox, socialEvents, users } from '../db/schema';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import type { OutboxWorker } from '../jobs/outbox';
+import type { Escalations } from '../integrations/messenger/escalations';
+import type { SocialSettings } from '../integrations/social/settings';
+import { queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from '../integrations/social/sender';
+import { nanoToUnits } from '../money';
+import type { DialogueListQuery, DialogueState, TranscriptQuery } from './input';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DIGITS = /^\d+$/;
+const MAX_TURN = 8000;
+
+export type Author = 'client' | 'assistant' | 'operator';
+const AUTHOR_OF_ROLE: Record<string, Author> = { user: 'client', assistant: 'assistant', operator: 'operator' };
+
+/** One state per dialogue, in the order it is decided: a client who forbade messages closes it. */
+const stateSql: SQL<DialogueState> = sql<DialogueState>`case
+  when ${dialogues.messagingAllowed} = false then 'closed'
+  when ${dialogues.mode} = 'assistant' then 'bot'
+  when ${dialogues.heldBy} is not null then 'operator'
+  else 'escalated' end`;
+
+/** `%`, `_` and the escape character itself match literally. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const holderKeyOf = (userId: string) => `user:${userId}`;
+
+// Drizzle leaves columns of a one-table query unqualified, and inside a subquery over dialogue_messages
+// an unqualified "id" would be the message's: outer columns named there are spelled out.
+const OUTER_DIALOGUE_ID = sql.raw('"dialogues"."id"');
+const OUTER_READ_ID = sql.raw('"dialogues"."owner_read_message_id"');
+const OUTER_REQUEST_ID = sql.raw('"dialogue_messages"."request_id"');
+
+export interface DialogueView {
+  id: string;
+  channel: string;
+  client: { vkUserId: number | null; name: string | null; phone: string | null };
+  state: DialogueState;
+  heldBy: { name: string; byYou: boolean; since: string | null } | null;
+  lastMessage: { author: Author; text: string; at: string } | null;
+  unread: number;
+  lastMessageAt: string | null;
+  createdAt: string;
+}
+
+export interface TurnView {
+  id: number;
+  author: Author;
+  text: string;
+  at: string;
+  operatorName: string | null;
+  model: string | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cost: number | null;
+}
+
+export interface DialogueDeps {
+  db: Database;
+  escalations: Escalations;
+  socialSettings: Pick<SocialSettings, 'load'>;
+  outbox: Pick<OutboxWorker, 'wake'>;
+  /** The balance currency model answers are charged in. */
+  currency: string;
+}
+
+export function createDialogues({ db, escalations, socialSettings, outbox: worker, currency }: DialogueDeps) {
+  const lastTurn = sql<string | null>`(select json_build_object('role', m.role, 'content', left(m.content, 300),
+      'at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
+    from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} order by m.id desc limit 1)`;
+  const unread = sql<string>`(select count(*) from dialogue_messages m
+    where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role = 'user' and m.id > ${OUTER_READ_ID})::text`;
+
+  const listColumns = { row: dialogues, state: stateSql, lastTurn, unread };
+
+  function view(r: { row: typeof dialogues.$inferSelect; state: DialogueState; lastTurn: string | null; unread: string }, userId: string): DialogueView {
+    const last = r.lastTurn ? (JSON.parse(r.lastTurn) as { role: string; content: string; at: string }) : null;
+    const d = r.row;
+    return {
+      id: d.id,
+      channel: d.channel,
+      client: { vkUserId: DIGITS.test(d.peerId) ? Number(d.peerId) : null, name: d.clientName, phone: d.clientPhone },
+      state: r.state,
+      heldBy:
+        d.mode === 'operator' && d.heldBy
+          ? { name: d.heldByName ?? '', byYou: d.heldBy === holderKeyOf(userId), since: d.heldAt?.toISOString() ?? null }
+          : null,
+      lastMessage: last ? { author: AUTHOR_OF_ROLE[last.role] ?? 'client', text: last.content, at: last.at } : null,
+      unread: Number(r.unread),
+      lastMessageAt: d.lastMessageAt?.toISOString() ?? null,
+      createdAt: d.createdAt.toISOString(),
+    };
+  }
+
+  /** The dialogue of this agent, or 404 (another agent's dialogue is as unknown as a missing one). */
+  async function find(agentId: string, dialogueId: string) {
+    if (!UUID.test(dialogueId)) throw new AppError('not_found', errorMessages.dialogueNotFound);
+    const [row] = await db.select().from(dialogues).where(and(eq(dialogues.agentId, agentId), eq(dialogues.id, dialogueId))).limit(1);
+    if (!row) throw new AppError('not_found', errorMessages.dialogueNotFound);
+    return row;
+  }
+
+  async function ownerName(userId: string): Promise<string> {
+    const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+    return user?.email ?? userId;
+  }
+
+  async function get(agentId: string, dialogueId: string, userId: string): Promise<DialogueView> {
+    await find(agentId, dialogueId);
+    const [row] = await db.select(listColumns).from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
+    if (!row) throw new AppError('not_found', errorMessages.dialogueNotFound);
+    return view(row, userId);
+  }
+
+  return {
+    get,
+
+    async list(agentId: string, userId: string, query: DialogueListQuery): Promise<{ dialogues: DialogueView[]; nextCursor: string | null }> {
+      // Only conversations: a row made by a consent event alone has no message yet.
+      const filters: SQL[] = [eq(dialogues.agentId, agentId), isNotNull(dialogues.lastMessageAt)];
+      if (query.state) filters.push(sql`${stateSql} = ${query.state}`);
+      const q = query.q?.trim();
+      if (q) {
+        const pattern = likePattern(q);
+        filters.push(sql`(${dialogues.peerId} ilike ${pattern} escape '\\' or ${dialogues.clientName} ilike ${pattern} escape '\\'
+          or ${dialogues.clientPhone} ilike ${pattern} escape '\\'
+          or exists (select 1 from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.content ilike ${pattern} escape '\\'))`);
+      }
+      if (query.cursor) filters.push(afterCursor(dialogues.lastMessageAt, dialogues.id, decodeCursor(query.cursor, UUID), 'desc'));
+      const rows = await db
+        .select({ ...listColumns, cursorAt: cursorTime(dialogues.lastMessageAt) })
+        .from(dialogues)
+        .where(and(...filters))
+        .orderBy(desc(dialogues.lastMessageAt), desc(dialogues.id))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.row.id);
+      return { dialogues: page.map((r) => view(r, userId)), nextCursor };
+    },
+
+    /** Newest turns first; `cursor` pages back in time, `afterId` gives only turns newer than one already shown. */
+    async transcript(agentId: string, dialogueId: string, query: TranscriptQuery): Promise<{ messages: TurnView[]; nextCursor: string | null; currency: string }> {
+      // A bad cursor is the request's fault whatever the dialogue: refused before it is looked up.
+      const cursor = query.cursor ? decodeCursor(query.cursor, DIGITS) : null;
+      await find(agentId, dialogueId);
+      const filters: SQL[] = [eq(dialogueMessages.dialogueId, dialogueId)];
+      if (cursor) filters.push(afterCursor(dialogueMessages.createdAt, dialogueMessages.id, cursor, 'desc'));
+      if (query.afterId !== undefined) filters.push(gt(dialogueMessages.id, query.afterId));
+      // The usage records of the request that wrote an assistant turn (normally one; a retried event may add one).
+      const usage = (expression: string) =>
+        sql<string | null>`(select ${sql.raw(expression)} from usage_records u
+          where u.agent_id = ${agentId} and u.request_id = ${OUTER_REQUEST_ID})`;
+      const rows = await db
+        .select({
+          turn: dialogueMessages,
+          cursorAt: cursorTime(dialogueMessages.createdAt),
+          model: usage('max(u.model)'),
+          promptTokens: usage('sum(u.prompt_tokens)::text'),
+          completionTokens: usage('sum(u.completion_tokens)::text'),
+          costNano: usage('sum(u.cost_nano)::text'),
+        })
+        .from(dialogueMessages)
+        .where(and(...filters))
+        .orderBy(desc(dialogueMessages.createdAt), desc(dialogueMessages.id))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.turn.id);
+      return {
+        messages: page.map(({ turn, model, promptTokens, completionTokens, costNano }) => {
+          const billed = turn.role === 'assistant' && turn.requestId !== null && model !== null;
+          return {
+            id: turn.id,
+            author: AUTHOR_OF_ROLE[turn.role] ?? 'client',
+            text: turn.content,
+            at: turn.createdAt.toISOString(),
+            operatorName: turn.role === 'operator' ? turn.operatorName : null,
+            model: billed ? model : null,
+            promptTokens: billed ? Number(promptTokens ?? 0) : null,
+            completionTokens: billed ? Number(completionTokens ?? 0) : null,
+            cost: billed ? nanoToUnits(BigInt(costNano ?? '0')) : null,
+          };
+        }),
+        nextCursor,
+        currency,
+      };
+    },
+
+    /** Everything up to the newest turn is seen: the unread count drops to zero. */
+    async markRead(agentId: string, dialogueId: string, userId: string): Promise<DialogueView> {
+      await find(agentId, dialogueId);
+      await db
+        .update(dialogues)
+        .set({
+          ownerReadMessageId: sql`greatest(${dialogues.ownerReadMessageId},
+            coalesce((select max(m.id) from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID}), 0))`,
+        })
+        .where(eq(dialogues.id, dialogueId));
+      return get(agentId, dialogueId, userId);
+    },
+
+    async takeOver(agentId: string, dialogueId: string, userId: string): Promise<DialogueView> {
+      await find(agentId, dialogueId);
+      const holder = { key: holderKeyOf(userId), name: await ownerName(userId) };
+      const outcome = await db.transaction((tx) => escalations.takeOver(tx, agentId, dialogueId, holder));
+      if (!outcome.held) throw new AppError('conflict', errorMessages.dialogueHeldByOther(outcome.holderName));
+      worker.wake();
+      return get(agentId, dialogueId, userId);
+    },
+
+    async release(agentId: string, dialogueId: string, userId: string): Promise<DialogueView> {
+      const dialogue = await find(agentId, dialogueId);
+      if (dialogue.mode === 'assistant') return get(agentId, dialogueId, userId);
+      await db.transaction((tx) =>
+        escalations.releaseFromDashboard(tx, { agentId, dialogueId, channel: dialogue.channel, peerId: dialogue.peerId }),
+      );
+      worker.wake();
+      return get(agentId, dialogueId, userId);
+    },
+
+    /**
+     * The owner's reply: taken over if nobody holds the dialogue, stored as an operator turn and queued
+     * for VK in one transaction. `clientMessageId` is the client's id of the reply: a retried POST with
+     * the same id finds the stored turn and queues nothing (201 for the first, 200 for a repeat).
+     */
+    async reply(
+      agentId: string,
+      dialogueId: string,
+      userId: string,
+      input: { text: string; clientMessageId: string },
+    ): Promise<{ created: boolean; message: TurnView }> {
+      const dialogue = await find(agentId, dialogueId);
+      const text = input.text.trim();
+      if (!text) throw new AppError('invalid_request_error', errorMessages.dialogueReplyEmpty);
+      const existing = async () => {
+        const [turn] = await db
+          .select()
+          .from(dialogueMessages)
+          .where(and(eq(dialogueMessages.dialogueId, dialogueId), eq(dialogueMessages.clientMessageId, input.clientMessageId)))
+          .limit(1);
+        return turn;
+      };
+      const repeated = await existing();
+      if (repeated) return { created: false, message: turnView(repeated) };
+      if (dialogue.channel !== SOCIAL_CHANNEL) throw new AppError('conflict', errorMessages.dialogueNoChannel);
+      if (dialogue.messagingAllowed === false) throw new AppError('conflict', errorMessages.dialogueClientDenied);
+      if (!(await socialSettings.load(agentId).catch(() => null))) throw new AppError('conflict', errorMessages.dialogueNoChannel);
+      const name = await ownerName(userId);
+      const result = await db.transaction(async (tx) => {
+        const [before] = await tx.select({ heldBy: dialogues.heldBy }).from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
+        const holder = { key: holderKeyOf(userId), name };
+        if (before?.heldBy !== holder.key) {
+          const held = await escalations.takeOver(tx, agentId, dialogueId, holder);
+          if (!held.held) throw new AppError('conflict', errorMessages.dialogueHeldByOther(held.holderName));
+        }
+        const [turn] = await tx
+          .insert(dialogueMessages)
+          .values({ dialogueId, role: 'operator', content: text.slice(0, MAX_TURN), operatorName: name, clientMessageId: input.clientMessageId })
+          .onConflictDoNothing({ target: [dialogueMessages.dialogueId, dialogueMessages.clientMessageId] })
+          .returning();
+        // Two copies of one POST at once: the other one stored (and queued) it.
+        if (!turn) return null;
+        await queueSocialMessage(tx, { agentId, peerId: Number(dialogue.peerId), text });
+        await tx.update(dialogues).set({ lastMessageAt: new Date(), updatedAt: new Date() }).where(eq(dialogues.id, dialogueId));
+        return turn;
+      });
+      if (!result) {
+        const turn = await existing();
+        if (!turn) throw new AppError('conflict', errorMessages.conflict);
+        return { created: false, message: turnView(turn) };
+      }
+      worker.wake();
+      return { created: true, message: turnView(result) };
+    },
+
+    /**
+     * Deletes one client's dialogue on request (personal data): its turns, escalations with their
+     * Telegram records and notifications, the client's VK events and the messages queued or sent to them.
+     * Orders keep their number and total (the link to the dialogue is cleared by the foreign key).
+     */
+    async remove(agentId: string, dialogueId: string): Promise<void> {
+      const dialogue = await find(agentId, dialogueId);
+      await db.transaction(async (tx) => {
+        const escalated = await tx.select({ id: escalationRows.id }).from(escalationRows).where(eq(escalationRows.dialogueId, dialogueId));
+        if (escalated.length > 0) {
+          await tx.delete(notifications).where(
+            and(
+              eq(notifications.agentId, agentId),
+              eq(notifications.kind, 'escalation'),
+              inArray(
+                notifications.reference,
+                escalated.map((e) => e.id),
+              ),
+            ),
+          );
+        }
+        if (dialogue.channel === SOCIAL_CHANNEL) {
+          await tx.delete(socialEvents).where(and(eq(socialEvents.agentId, agentId), eq(socialEvents.clientKey, dialogue.peerId)));
+          await tx.delete(outbox).where(and(eq(outbox.agentId, agentId), eq(outbox.kind, SOCIAL_MESSAGE_KIND), eq(outbox.recipient, dialogue.peerId)));
+        }
+        await tx.delete(dialogues).where(eq(dialogues.id, dialogueId));
+      });
+    },
+  };
+}
+
+function turnView(turn: typeof dialogueMessages.$inferSelect): TurnView {
+  return {
+    id: turn.id,
+    author: AUTHOR_OF_ROLE[turn.role] ?? 'client',
+    text: turn.content,
+    at: turn.createdAt.toISOString(),
+    operatorName: turn.role === 'operator' ? turn.operatorName : null,
+    model: null,
+    promptTokens: null,
+    completionTokens: null,
+    cost: null,
+  };
+}
+
+export type Dialogues = ReturnType<typeof createDialogues>;

@@ -1,0 +1,127 @@
+// The «Диалоги» section of an agent: every client dialogue, newest activity first, filtered by state and
+// searched by text, polled so a new message shows without a reload; the chosen dialogue's transcript
+// beside the list (below it on a phone, where the list hides while a dialogue is open).
+import { useEffect, useState, type FormEvent } from 'react';
+import { api } from '../api';
+import { ErrorText, Loading } from '../components/ui';
+import { Pager, useCursorPages } from '../components/Pager';
+import { formatDateTime } from '../format';
+import { useQuery } from '../hooks';
+import { Link, navigate } from '../router';
+import { authorLabels, clientLabel, inboxTexts as t, stateFilterLabels, stateLabels, type DialogueState } from './texts';
+import { Transcript } from './Transcript';
+import { usePolling } from './usePolling';
+import './dialogues.css';
+
+const STATES = Object.keys(stateFilterLabels) as (DialogueState | '')[];
+
+export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dialogueId: string | undefined }) {
+  const agent = useQuery(() => api.agents.get.query({ id: agentId }), [agentId]);
+  const [state, setState] = useState<DialogueState | ''>('');
+  const [draft, setDraft] = useState('');
+  const [q, setQ] = useState('');
+  const pages = useCursorPages();
+  const list = usePolling(
+    () => api.dialogues.list.query({ agentId, limit: 20, ...(state ? { state } : {}), ...(q ? { q } : {}), ...(pages.cursor ? { cursor: pages.cursor } : {}) }),
+    [agentId, state, q, pages.cursor],
+  );
+  useEffect(() => pages.reset(), [state, q, pages.reset]);
+
+  const base = `/agents/${encodeURIComponent(agentId)}/dialogues`;
+  const onSearch = (event: FormEvent) => {
+    event.preventDefault();
+    setQ(draft.trim().slice(0, 200));
+  };
+
+  return (
+    <>
+      <p>
+        <Link to={`/agents/${encodeURIComponent(agentId)}`}>{t.back}</Link>
+      </p>
+      <div className="page-head">
+        <h1>
+          {t.title}
+          {agent.data ? <span className="muted"> · {agent.data.name}</span> : null}
+        </h1>
+      </div>
+      <ErrorText error={agent.error} />
+      <div className={`inbox${dialogueId ? ' inbox-open' : ''}`}>
+        <section className="card inbox-list" aria-labelledby="inbox-list-title">
+          <h2 id="inbox-list-title" className="visually-hidden">
+            Список диалогов
+          </h2>
+          <form className="inbox-filters" role="search" onSubmit={onSearch}>
+            <label className="field">
+              <span className="label">{t.search}</span>
+              <input type="search" name="q" value={draft} maxLength={200} placeholder={t.searchHint} onChange={(e) => setDraft(e.target.value)} />
+            </label>
+            <label className="field">
+              <span className="label">{t.state}</span>
+              <select name="state" value={state} onChange={(e) => setState(e.target.value as DialogueState | '')}>
+                {STATES.map((s) => (
+                  <option key={s} value={s}>
+                    {stateFilterLabels[s]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" className="visually-hidden">
+              {t.search}
+            </button>
+          </form>
+          <p className="hint">{t.live}</p>
+          <ErrorText error={list.error} />
+          {list.loading && !list.data ? <Loading /> : null}
+          {list.data && list.data.dialogues.length === 0 ? <p className="muted">{q || state ? t.nothingFound : t.empty}</p> : null}
+          <ul className="dialogue-list" data-testid="dialogue-list">
+            {list.data?.dialogues.map((d) => (
+              <li key={d.id}>
+                <Link
+                  to={`${base}/${d.id}`}
+                  className={`dialogue-item${d.id === dialogueId ? ' current' : ''}`}
+                  aria-current={d.id === dialogueId ? 'true' : undefined}
+                  data-testid="dialogue-item"
+                >
+                  <span className="dialogue-top">
+                    <strong className="dialogue-client">{clientLabel(d.client)}</strong>
+                    {d.unread > 0 ? <span className="badge badge-unread">{t.unread(d.unread)}</span> : null}
+                  </span>
+                  <span className="dialogue-preview">
+                    {d.lastMessage ? `${authorLabels[d.lastMessage.author]}: ${d.lastMessage.text}` : ''}
+                  </span>
+                  <span className="dialogue-bottom">
+                    <span className={`badge state-${d.state}`}>{stateLabels[d.state]}</span>
+                    {d.heldBy ? <span className="muted">{d.heldBy.byYou ? 'вы' : d.heldBy.name}</span> : null}
+                    {d.lastMessageAt ? <time dateTime={d.lastMessageAt}>{formatDateTime(d.lastMessageAt)}</time> : null}
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+          <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.loading} label="Страницы диалогов" />
+        </section>
+        <div className="inbox-transcript">
+          {dialogueId ? (
+            <>
+              <p className="inbox-back">
+                <Link to={base}>{t.toList}</Link>
+              </p>
+              <Transcript
+                key={dialogueId}
+                agentId={agentId}
+                dialogueId={dialogueId}
+                onChanged={list.refresh}
+                onDeleted={() => {
+                  list.refresh();
+                  navigate(base, true);
+                }}
+              />
+            </>
+          ) : (
+            <p className="card muted inbox-choose">{t.choose}</p>
+          )}
+        </div>
+      </div>
+    </>
+  );
+}

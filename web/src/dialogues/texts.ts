@@ -1,0 +1,81 @@
+// The «Диалоги» section's Russian labels.
+import type { Outputs } from '../api';
+
+export type DialogueItem = Outputs['dialogues']['list']['dialogues'][number];
+export type Turn = Outputs['dialogues']['messages']['messages'][number];
+export type DialogueState = DialogueItem['state'];
+
+export const stateLabels: Record<DialogueState, string> = {
+  bot: 'Отвечает ассистент',
+  escalated: 'Ждёт оператора',
+  operator: 'У оператора',
+  closed: 'Закрыт клиентом',
+};
+
+export const stateFilterLabels: Record<DialogueState | '', string> = {
+  '': 'Все',
+  bot: 'Ассистент',
+  escalated: 'Ждут оператора',
+  operator: 'У оператора',
+  closed: 'Закрытые',
+};
+
+export const authorLabels: Record<Turn['author'], string> = {
+  client: 'Клиент',
+  assistant: 'Ассистент',
+  operator: 'Оператор',
+};
+
+/** The client as the owner recognises them: the name they gave, else their VK id. */
+export function clientLabel(client: DialogueItem['client']): string {
+  if (client.name) return client.name;
+  return client.vkUserId !== null ? `Пользователь VK ${client.vkUserId}` : 'Клиент';
+}
+
+export const inboxTexts = {
+  title: 'Диалоги',
+  back: '← К агенту',
+  empty: 'Диалогов пока нет: они появятся, когда клиенты напишут сообществу.',
+  nothingFound: 'Ничего не найдено',
+  search: 'Поиск',
+  searchHint: 'Текст сообщения, имя, телефон или VK id',
+  state: 'Состояние',
+  choose: 'Выберите диалог слева, чтобы открыть переписку.',
+  live: 'Список и переписка обновляются сами каждые 1,5 секунды.',
+  toList: '← Все диалоги',
+  unread: (n: number) => `${n} непрочит.`,
+  takeover: 'Перехватить',
+  release: 'Вернуть ассистенту',
+  heldByYou: 'Диалог ведёте вы: ассистент молчит.',
+  heldBy: (name: string) => `Диалог ведёт ${name}.`,
+  escalatedHint: 'Клиент ждёт оператора. Перехватите диалог или просто ответьте.',
+  closedHint: 'Клиент запретил сообщения от сообщества: ответить нельзя.',
+  reply: 'Ответ клиенту',
+  replyHint: 'Уйдёт клиенту во ВКонтакте от имени сообщества; диалог перейдёт к вам.',
+  send: 'Отправить',
+  sending: 'Отправка…',
+  earlier: 'Показать ранее',
+  noTurns: 'В переписке пока нет сообщений.',
+  delete: 'Удалить диалог',
+  deleteTitle: 'Удалить диалог клиента?',
+  deleteText: 'Переписка, эскалации и события этого клиента будут удалены без возможности восстановления (например, по просьбе клиента).',
+  tokens: (prompt: number, completion: number) => `${prompt} + ${completion} токенов`,
+  phone: 'Телефон',
+};
+
+export const resultsTexts = {
+  title: 'Итоги агента',
+  open: 'Открыть диалоги',
+  period: 'Период',
+  periods: { 7: '7 дней', 30: '30 дней', 90: '90 дней' } as Record<number, string>,
+  dialogues: 'Диалоги',
+  messages: 'Сообщения',
+  fromClients: (n: number) => `от клиентов: ${n}`,
+  escalations: 'Эскалации',
+  bookings: 'Записи',
+  orders: 'Заказы',
+  paid: 'Оплачено',
+  spend: 'Расходы на модель',
+  requests: (n: number) => `запросов: ${n}`,
+  none: '—',
+};
