@@ -1,4 +1,14 @@
-// Requests per minute per API key, counted in fixed one-minute windows on this instance.
+// Requests per minute per API key (RATE_LIMIT_PER_MINUTE), in fixed one-minute windows counted across
+// every instance: the count of a key's window lives in PostgreSQL (rate_limit_windows), and an instance
+// claims allowance from it in blocks (a twentieth of the limit, at most 100), so the hot path asks the
+// database once per block rather than once per request, and N instances together never let through more
+// than the limit. What a block leaves unspent when its window ends is lost: the shared limit can only be
+// stricter than the number, by less than a block per instance. While the database cannot be asked, each
+// instance counts alone (the limit is then per instance) rather than refusing every request.
+import { sql } from 'drizzle-orm';
+import { rowsOf, type Database } from '../db/client';
+import type { Logger } from '../logger';
+
 export interface RateDecision {
   allowed: boolean;
   retryAfterSeconds: number;
@@ -8,28 +18,128 @@ export interface RateDecision {
   resetMs: number;
 }
 
-export function createRateLimiter(perMinute: number, now: () => number = () => Date.now()) {
-  const windows = new Map<string, { start: number; count: number }>();
+interface Window {
+  minute: number;
+  /** Allowance claimed from the shared count and not yet spent by this instance. */
+  held: number;
+  /** The shared count after this instance's last claim (what every instance had claimed then). */
+  sharedUsed: number;
+  /** The shared count reached the limit: nothing more to claim in this window. */
+  exhausted: boolean;
+  claiming: Promise<void> | null;
+  /** Counted here alone while the database was unreachable. */
+  localOnly: number;
+}
+
+export interface RateLimiterOptions {
+  perMinute: number;
+  db: Database;
+  logger: Logger;
+  now?: () => number;
+}
+
+export function createRateLimiter({ perMinute, db, logger, now = () => Date.now() }: RateLimiterOptions) {
+  const block = Math.max(1, Math.min(100, Math.floor(perMinute / 20)));
+  const windows = new Map<string, Window>();
   let lastSweep = now();
+  let warned = false;
+
+  function decision(w: Window, allowed: boolean, t: number): RateDecision {
+    const resetMs = (w.minute + 1) * 60_000 - t;
+    // Others' claims count as used; what this instance holds is still to spend.
+    const remaining = allowed || w.held > 0 ? Math.max(0, perMinute - w.sharedUsed + w.held) : 0;
+    return {
+      allowed,
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(resetMs / 1000)),
+      limit: perMinute,
+      remaining,
+      resetMs,
+    };
+  }
+
+  /**
+   * Takes a block from the shared count: `used` grows by a whole block (it may pass the limit by less
+   * than one), and what this instance may spend is the part of the block under the limit.
+   */
+  async function claim(keyId: string, w: Window) {
+    try {
+      const result = await db.execute(sql`
+        insert into rate_limit_windows (api_key_id, window_minute, used)
+        values (${keyId}, ${w.minute}, ${block}::int)
+        on conflict (api_key_id, window_minute) do update
+          set used = rate_limit_windows.used + ${block}::int
+          where rate_limit_windows.used < ${perMinute}::int
+        returning used`);
+      const rows = rowsOf<{ used: unknown }>(result);
+      if (rows.length === 0) {
+        w.exhausted = true;
+        w.sharedUsed = perMinute;
+        return;
+      }
+      const used = Number(rows[0]!.used);
+      w.held += Math.max(0, Math.min(block, perMinute - (used - block)));
+      w.sharedUsed = Math.min(used, perMinute);
+      if (used >= perMinute) w.exhausted = true;
+    } catch (error) {
+      if (!warned) {
+        warned = true;
+        logger.warn('the shared request limit could not be read; counting on this instance alone', { error });
+      }
+      w.localOnly = Math.max(w.localOnly, 1);
+    }
+  }
+
+  function windowOf(keyId: string, t: number): Window {
+    const minute = Math.floor(t / 60_000);
+    if (t - lastSweep > 60_000) {
+      for (const [k, w] of windows) if (w.minute < minute) windows.delete(k);
+      lastSweep = t;
+    }
+    let w = windows.get(keyId);
+    if (!w || w.minute !== minute) {
+      w = { minute, held: 0, sharedUsed: 0, exhausted: false, claiming: null, localOnly: 0 };
+      windows.set(keyId, w);
+    }
+    return w;
+  }
+
   return {
-    check(id: string): RateDecision {
+    /** Counts one request of a key; resolves at once while this instance holds allowance. */
+    check(keyId: string): RateDecision | Promise<RateDecision> {
       const t = now();
-      const windowStart = t - (t % 60_000);
-      if (t - lastSweep > 60_000) {
-        for (const [k, w] of windows) if (w.start < windowStart) windows.delete(k);
-        lastSweep = t;
+      const w = windowOf(keyId, t);
+      if (w.held > 0) {
+        w.held -= 1;
+        return decision(w, true, t);
       }
-      let w = windows.get(id);
-      if (!w || w.start !== windowStart) {
-        w = { start: windowStart, count: 0 };
-        windows.set(id, w);
-      }
-      const resetMs = windowStart + 60_000 - t;
-      if (w.count >= perMinute) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)), limit: perMinute, remaining: 0, resetMs };
-      }
-      w.count += 1;
-      return { allowed: true, retryAfterSeconds: 0, limit: perMinute, remaining: perMinute - w.count, resetMs };
+      if (w.exhausted) return decision(w, false, t);
+      return (async () => {
+        while (w.held === 0 && !w.exhausted && w.localOnly === 0) {
+          w.claiming ??= claim(keyId, w).finally(() => {
+            w.claiming = null;
+          });
+          await w.claiming;
+        }
+        const at = now();
+        if (w.held > 0) {
+          w.held -= 1;
+          return decision(w, true, at);
+        }
+        if (w.localOnly > 0 && !w.exhausted) {
+          // The database is away: this instance's own count, as if it were alone.
+          if (w.localOnly <= perMinute) {
+            w.localOnly += 1;
+            return { allowed: true, retryAfterSeconds: 0, limit: perMinute, remaining: perMinute - w.localOnly + 1, resetMs: (w.minute + 1) * 60_000 - at };
+          }
+        }
+        return decision(w, false, at);
+      })();
+    },
+
+    /** Deletes the counts of windows that are over. */
+    async purge(): Promise<void> {
+      const minute = Math.floor(now() / 60_000);
+      await db.execute(sql`delete from rate_limit_windows where window_minute < ${minute - 1}`);
     },
   };
 }
