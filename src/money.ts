@@ -49,3 +49,10 @@ export function nanoToDecimalString(nano: bigint, scaleDigits = 9): string {
   const frac = (abs % unit).toString().padStart(scaleDigits, '0').replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
 }
+
+/** Nano-units as currency units with all nine decimals ("0.000001375", "100.000000000"): exact, and a column of them lines up. */
+export function nanoToFixedString(nano: bigint): string {
+  const negative = nano < 0n;
+  const abs = negative ? -nano : nano;
+  return `${negative ? '-' : ''}${abs / NANO_PER_UNIT}.${(abs % NANO_PER_UNIT).toString().padStart(9, '0')}`;
+}

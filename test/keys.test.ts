@@ -32,6 +32,7 @@ describe('API keys', () => {
       expired: false,
       spentThisPeriod: 0,
       periodStart: new Date(0).toISOString(),
+      scope: 'key',
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(res.body.key.startsWith(res.body.keyPrefix)).toBe(true);
@@ -82,6 +83,7 @@ describe('API keys', () => {
         'limitReset',
         'name',
         'periodStart',
+        'scope',
         'spendLimit',
         'spentThisPeriod',
       ]);

@@ -3,12 +3,15 @@ import type { AccountService } from '../accounts/service';
 import { bearerToken } from '../http/bearer';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import type { KeyScope } from '../keys/scope';
 import { looksLikeApiKey } from './api-keys';
 
 export interface Principal {
   userId: string;
   via: 'jwt' | 'api_key';
   apiKeyId?: string;
+  /** With an API key: whether it reads its own usage only (key) or the whole account's (account). */
+  keyScope?: KeyScope;
 }
 
 /** An operator: a JWT whose user's stored role is admin. The e-mail goes into the audit log. */
@@ -21,7 +24,14 @@ export interface AdminPrincipal extends Principal {
 export interface KeyResolver {
   resolve(
     presented: string,
-  ): Promise<{ keyId: string; userId: string; isActive: boolean; expiresAt: number | null; userBlocked: boolean } | null>;
+  ): Promise<{
+    keyId: string;
+    userId: string;
+    isActive: boolean;
+    expiresAt: number | null;
+    userBlocked: boolean;
+    scope: KeyScope;
+  } | null>;
 }
 
 export function createAuthenticator(accounts: AccountService, keys: KeyResolver) {
@@ -31,7 +41,7 @@ export function createAuthenticator(accounts: AccountService, keys: KeyResolver)
     if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey);
     if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError('unauthorized', errorMessages.expiredApiKey);
     if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked);
-    return { userId: key.userId, via: 'api_key', apiKeyId: key.keyId };
+    return { userId: key.userId, via: 'api_key', apiKeyId: key.keyId, keyScope: key.scope };
   }
 
   async function tokenUser(token: string) {

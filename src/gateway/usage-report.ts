@@ -2,7 +2,7 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import type { Database } from '../db/client';
-import { usageRecords } from '../db/schema';
+import { apiKeys, usageRecords } from '../db/schema';
 import { nanoToUnits } from '../money';
 
 export interface UsageQuery {
@@ -11,6 +11,8 @@ export interface UsageQuery {
   from?: Date | undefined;
   to?: Date | undefined;
   keyId?: string | undefined;
+  /** Only this model's requests (the id as the request named it). */
+  model?: string | undefined;
 }
 
 export interface UsageSummaryQuery {
@@ -52,8 +54,37 @@ function summed(row: SumRow) {
   };
 }
 
+/** One usage record as the CSV export writes it: the record, and the name its key has now. */
+export type ExportedUsageRow = typeof usageRecords.$inferSelect & { keyName: string | null };
+
 export function createUsageReport(db: Database) {
   return {
+    /**
+     * Every record the filter selects, newest first, a page at a time by the keyset cursor, so an export
+     * of any length holds one page in memory. Rows written after the first page are newer than the
+     * cursor and so never reach a later page: the export ends where it began.
+     */
+    async *pages(userId: string, query: Omit<UsageQuery, 'limit' | 'cursor'>, pageSize = 1000): AsyncGenerator<ExportedUsageRow[]> {
+      const filters: SQL[] = [eq(usageRecords.userId, userId)];
+      if (query.from) filters.push(gte(usageRecords.createdAt, query.from));
+      if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
+      if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
+      let after: SQL | undefined;
+      for (;;) {
+        const rows = await db
+          .select({ record: usageRecords, keyName: apiKeys.name, cursorAt: cursorTime(usageRecords.createdAt) })
+          .from(usageRecords)
+          .leftJoin(apiKeys, eq(apiKeys.id, usageRecords.apiKeyId))
+          .where(and(...filters, ...(after ? [after] : [])))
+          .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
+          .limit(pageSize + 1);
+        const { page, nextCursor } = keysetPage(rows, pageSize, (r) => r.record.id);
+        if (page.length > 0) yield page.map((r) => ({ ...r.record, keyName: r.keyName }));
+        if (!nextCursor) return;
+        after = afterCursor(usageRecords.createdAt, usageRecords.id, decodeCursor(nextCursor, /^\d{1,19}$/), 'desc');
+      }
+    },
+
     /**
      * Sums per day (in the caller's time zone) and model, per model, and in all, computed by the database:
      * a chart over months of heavy use needs neither every record nor a page limit.
@@ -84,6 +115,7 @@ export function createUsageReport(db: Database) {
       if (query.from) filters.push(gte(usageRecords.createdAt, query.from));
       if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
       if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
+      if (query.model) filters.push(eq(usageRecords.model, query.model));
       const where = and(...filters)!;
 
       const page = [...filters];

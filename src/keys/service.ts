@@ -9,6 +9,7 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
 import { periodStart, type LimitReset } from './limits';
+import type { KeyScope } from './scope';
 
 /** A key's limit and expiry as its owner sets them (nano-units; null removes). */
 export interface KeyLimits {
@@ -32,6 +33,8 @@ export interface ListedKey {
   /** What the key spent since its period began (all time for a limit that never resets). */
   spentThisPeriod: number;
   periodStart: string;
+  /** key: the key reads its own usage only; account: the whole account's, as the dashboard does. */
+  scope: KeyScope;
 }
 
 export interface CreatedKey extends ListedKey {
@@ -50,6 +53,8 @@ export interface VerifiedKey {
   limitReset: LimitReset | null;
   /** The owner was blocked by an operator: every key of theirs is refused. */
   userBlocked: boolean;
+  /** Which usage the key may read (keys/scope.ts). */
+  scope: KeyScope;
 }
 
 /** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
@@ -67,6 +72,7 @@ const keyColumns = {
   expiresAt: apiKeys.expiresAt,
   spendLimitNano: apiKeys.spendLimitNano,
   limitReset: apiKeys.limitReset,
+  scope: apiKeys.scope,
 };
 interface KeyRow {
   id: string;
@@ -78,6 +84,7 @@ interface KeyRow {
   expiresAt: Date | null;
   spendLimitNano: bigint | null;
   limitReset: string;
+  scope: string;
 };
 
 /** What keys spent in their current periods, by key id (a database sum: usage rows are the record). */
@@ -114,6 +121,7 @@ function listed(row: KeyRow, spent: bigint, now: number): ListedKey {
     expired: row.expiresAt !== null && row.expiresAt.getTime() <= now,
     spentThisPeriod: nanoToUnits(spent),
     periodStart: periodStart(reset, now).toISOString(),
+    scope: row.scope as KeyScope,
   };
 }
 
@@ -150,7 +158,7 @@ export interface KeyServiceDeps {
 
 export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
   return {
-    async create(userId: string, name: string, limits: KeyLimits = {}): Promise<CreatedKey> {
+    async create(userId: string, name: string, limits: KeyLimits = {}, scope: KeyScope = 'key'): Promise<CreatedKey> {
       return db.transaction(async (tx) => {
         // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap
         // together (NO KEY UPDATE: it must not wait for the billing writer's foreign-key locks).
@@ -177,6 +185,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             expiresAt: limits.expiresAt ?? null,
             budgetNano: limit ?? 0n,
             budgetPeriodStart: limit === null ? null : periodStart(reset),
+            scope,
           })
           .returning(keyColumns);
         return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: errorMessages.keyWarning };
@@ -276,6 +285,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           expiresAt: apiKeys.expiresAt,
           spendLimitNano: apiKeys.spendLimitNano,
           limitReset: apiKeys.limitReset,
+          scope: apiKeys.scope,
           blockedAt: users.blockedAt,
         })
         .from(apiKeys)
@@ -290,6 +300,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
             limitReset: row.spendLimitNano === null ? null : (row.limitReset as LimitReset),
             userBlocked: row.blockedAt !== null,
+            scope: row.scope as KeyScope,
           }
         : null;
     },

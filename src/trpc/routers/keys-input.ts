@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { isIsoInstant } from '../../http/date-input';
 import { LIMIT_RESETS } from '../../keys/limits';
+import { KEY_SCOPES } from '../../keys/scope';
 import { unitsToNano } from '../../money';
 
 const keyName = z
@@ -29,8 +30,14 @@ export const expiresAtInput = z.iso
   .refine(isIsoInstant, EXPIRES_AT_FORMAT)
   .nullable();
 
+/** Which usage the key reads through /api/usage: its own (default) or the whole account's. */
+export const keyScopeInput = z
+  .enum(KEY_SCOPES, { error: 'ожидается key (ключ видит только своё использование) или account (всё использование аккаунта)' })
+  .describe('Какое использование видит ключ в /api/usage: key — только своё (по умолчанию), account — всего аккаунта, как панель');
+
 export const createKeyInput = z.object({
   name: keyName,
+  scope: keyScopeInput.optional(),
   spendLimit: spendLimitInput.optional(),
   limitReset: limitResetInput.optional(),
   expiresAt: expiresAtInput

@@ -4,7 +4,7 @@ import { LIMIT_RESETS } from '../../keys/limits';
 import type { KeyLimits } from '../../keys/service';
 import { unitsToNano } from '../../money';
 import { router, userProcedure } from '../init';
-import { createKeyInput, updateKeyInput } from './keys-input';
+import { createKeyInput, keyScopeInput, updateKeyInput } from './keys-input';
 
 const listedKey = z.object({
   id: z.string(),
@@ -19,6 +19,7 @@ const listedKey = z.object({
   expired: z.boolean(),
   spentThisPeriod: z.number().describe('Потрачено ключом с начала текущего периода'),
   periodStart: z.string(),
+  scope: keyScopeInput,
 });
 
 /** The API's units → the service's: nano-units and dates; absent stays absent, null stays null. */
@@ -45,12 +46,16 @@ export const keysRouter = router({
         path: '/api/keys',
         tags: ['keys'],
         summary: 'Создать API-ключ (полное значение показывается один раз)',
+        description:
+          'Создаёт API-ключ для /v1; полное значение ключа есть только в этом ответе. Ключ видит в /api/usage только своё ' +
+          'использование (scope: "key", по умолчанию); scope: "account" открывает ключу использование всего аккаунта. ' +
+          'Авторизация: токен входа (JWT) в Authorization: Bearer.',
         successDescription: 'Ключ создан',
       },
     })
     .input(createKeyInput)
     .output(listedKey.extend({ key: z.string(), warning: z.string() }))
-    .mutation(({ ctx, input }) => ctx.services.keys.create(ctx.principal.userId, input.name, limitsOf(input))),
+    .mutation(({ ctx, input }) => ctx.services.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope)),
 
   update: userProcedure
     .meta({

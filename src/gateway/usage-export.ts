@@ -1,0 +1,165 @@
+// GET /api/usage/export: the usage records /api/usage pages through, as one CSV file for a spreadsheet or
+// an accountant. Same credentials, scope and filters as /api/usage; written a page at a time as the
+// client reads (a pull stream over the keyset cursor), so a year of records never sits in memory.
+// Not a tRPC procedure: its answer is not JSON. The OpenAPI document describes it by hand
+// (openapi-usage-export.ts).
+import { stringify } from 'csv-stringify/sync';
+import type { Authenticator } from '../auth/authenticate';
+import { usageKeyFilter } from '../keys/scope';
+import type { Logger } from '../logger';
+import { nanoToFixedString } from '../money';
+import { usageQueryInput } from '../trpc/routers/account';
+import type { ExportedUsageRow, UsageReport } from './usage-report';
+
+/** The filters of /api/usage, without its paging: the export holds every record they select. */
+export const usageExportInput = usageQueryInput.pick({ from: true, to: true, keyId: true });
+
+/**
+ * The columns, in order: English machine names (snake_case), one record per line, newest first. Money is
+ * in the balance currency (the `currency` column) with all nine decimals and a dot, exact as the ledger
+ * keeps it; instants are ISO 8601 in UTC; a missing value is an empty field.
+ */
+export const USAGE_CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'request_id',
+  'endpoint',
+  'model',
+  'key_id',
+  'key_name',
+  'agent_id',
+  'stream',
+  'status',
+  'usage_source',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'prompt_cost',
+  'completion_cost',
+  'unpaid',
+  'cost',
+  'currency',
+  'duration_ms',
+] as const;
+
+type CsvRecord = Record<(typeof USAGE_CSV_COLUMNS)[number], string>;
+
+function csvRecord(row: ExportedUsageRow, currency: string): CsvRecord {
+  return {
+    id: row.id.toString(),
+    created_at: row.createdAt.toISOString(),
+    request_id: row.requestId ?? '',
+    endpoint: row.endpoint,
+    model: row.model,
+    key_id: row.apiKeyId ?? '',
+    key_name: row.keyName ?? '',
+    agent_id: row.agentId ?? '',
+    stream: String(row.stream),
+    status: row.status,
+    usage_source: row.usageSource,
+    prompt_tokens: String(row.promptTokens),
+    completion_tokens: String(row.completionTokens),
+    total_tokens: String(row.totalTokens),
+    prompt_cost: nanoToFixedString(row.promptCostNano),
+    completion_cost: nanoToFixedString(row.completionCostNano),
+    unpaid: nanoToFixedString(row.unpaidNano),
+    cost: nanoToFixedString(row.costNano),
+    currency,
+    duration_ms: String(row.durationMs),
+  };
+}
+
+/** RFC 4180: comma-separated, CRLF line ends, a field quoted only when it holds a comma, quote or line break. */
+function csvText(rows: CsvRecord[], header: boolean): string {
+  return stringify(rows, { header, columns: [...USAGE_CSV_COLUMNS], record_delimiter: 'windows' });
+}
+
+/** `conduit-usage-2026-11-01-2026-12-01.csv`: the period in the name, as the query gave it (dates only). */
+function fileName(query: { from?: string; to?: string }): string {
+  const day = (text: string | undefined) => (text ? text.slice(0, 10) : '');
+  const period = [day(query.from) || 'start', day(query.to) || 'now'].join('-');
+  return query.from || query.to ? `conduit-usage-${period}.csv` : 'conduit-usage.csv';
+}
+
+/** Query parameters as /api/usage reads them: strings, a repeated one as the list of its values. */
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    query[name] = values.length === 1 ? values[0]! : values;
+  }
+  return query;
+}
+
+export interface UsageExportDeps {
+  authenticator: Authenticator;
+  usageReport: UsageReport;
+  /** Usage rows are written in batches: what was billed before the request must be in the file. */
+  billing: { flush(): Promise<void> };
+  currency: string;
+  logger: Logger;
+  pageSize?: number;
+}
+
+export function createUsageExport(deps: UsageExportDeps) {
+  return {
+    /**
+     * Credentials, input and the first page are checked before the answer starts, so their failures are
+     * ordinary error answers. A failure after that can only cut the transfer short, and does so loudly
+     * (the stream errors) rather than end a file that looks complete.
+     */
+    async handle(request: Request): Promise<Response> {
+      const principal = await deps.authenticator.jwtOrKey(request.headers);
+      const url = new URL(request.url);
+      const raw = queryOf(url);
+      const input = usageExportInput.parse(raw);
+      const keyId = usageKeyFilter(principal, input.keyId);
+      await deps.billing.flush();
+
+      const pages = deps.usageReport.pages(principal.userId, { from: input.from, to: input.to, keyId }, deps.pageSize);
+      const first = await pages.next();
+      let header = true;
+      const encoder = new TextEncoder();
+      const chunkOf = (rows: ExportedUsageRow[]) => {
+        const text = csvText(
+          rows.map((row) => csvRecord(row, deps.currency)),
+          header,
+        );
+        header = false;
+        return encoder.encode(text);
+      };
+      let pending: IteratorResult<ExportedUsageRow[]> | null = first;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const next = pending ?? (await pages.next());
+            pending = null;
+            if (next.done) {
+              // No record at all: the file still has its header line.
+              if (header) controller.enqueue(chunkOf([]));
+              controller.close();
+              return;
+            }
+            controller.enqueue(chunkOf(next.value));
+          } catch (error) {
+            deps.logger.error('usage export failed mid-stream', { error });
+            controller.error(error);
+          }
+        },
+        async cancel() {
+          await pages.return(undefined);
+        },
+      });
+      const name = fileName({ from: typeof raw.from === 'string' ? raw.from : undefined, to: typeof raw.to === 'string' ? raw.to : undefined });
+      return new Response(body, {
+        headers: {
+          'content-type': 'text/csv; charset=utf-8; header=present',
+          'content-disposition': `attachment; filename="${name}"`,
+          'cache-control': 'no-store',
+        },
+      });
+    },
+  };
+}
+
+export type UsageExport = ReturnType<typeof createUsageExport>;

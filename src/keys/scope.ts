@@ -1,0 +1,22 @@
+// Which usage an API key may read. A key reads its own usage (and the balance) unless it was created
+// with scope "account"; the dashboard's JWT always reads the whole account. A key handed to one
+// integration should not tell it what every other integration of the account spends.
+import type { Principal } from '../auth/authenticate';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+
+export const KEY_SCOPES = ['key', 'account'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/**
+ * The key filter a usage view applies for this caller: the filter asked for when the caller may read the
+ * whole account, else the caller's own key. Asking a key-scoped key about another key is 403, not an
+ * empty answer that would read as "that key spent nothing".
+ */
+export function usageKeyFilter(principal: Principal, requestedKeyId: string | undefined): string | undefined {
+  if (principal.via !== 'api_key' || principal.keyScope === 'account') return requestedKeyId;
+  if (requestedKeyId !== undefined && requestedKeyId.toLowerCase() !== principal.apiKeyId) {
+    throw new AppError('forbidden', errorMessages.keyScopeOwnUsage);
+  }
+  return principal.apiKeyId;
+}

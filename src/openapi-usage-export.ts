@@ -1,0 +1,63 @@
+// GET /api/usage/export in the OpenAPI document: a raw route (its answer is CSV, not JSON), so described
+// by hand, with the filters /api/usage has (taken from that operation, so the two cannot drift apart).
+import { dashboardError, type ErrorStatus } from './openapi-errors';
+import { USAGE_CSV_COLUMNS } from './gateway/usage-export';
+import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './trpc/routers/account';
+
+export const USAGE_EXPORT_PATH = '/api/usage/export';
+
+const EXAMPLE_CSV =
+  `${USAGE_CSV_COLUMNS.join(',')}\r\n` +
+  '1042,2026-01-31T12:00:00.123Z,req_6f1c2b7e9a,chat,openai/gpt-4o-mini,0f8fad5b-d9cb-469f-a165-70867728950e,Сайт,,false,ok,upstream,' +
+  '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412\r\n';
+
+const ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
+  400: 'Фильтр не прошёл проверку (from, to или keyId)',
+  401: undefined,
+  403: USAGE_FORBIDDEN,
+  429: undefined,
+  500: undefined,
+  503: undefined,
+};
+
+/** The path item; `filters` are /api/usage's from, to and keyId parameters as the generator wrote them. */
+export function usageExportPaths(filters: unknown[]) {
+  return {
+    [USAGE_EXPORT_PATH]: {
+      get: {
+        operationId: 'account-usageExport',
+        summary: 'Выгрузка использования в CSV за период (JWT или API-ключ)',
+        description:
+          'Все записи использования, которые выбирают фильтры /api/usage (без постраничности), одним CSV-файлом: новые первыми, ' +
+          'файл пишется по мере чтения. RFC 4180: запятая, строки через CRLF, первая строка — имена столбцов (английские ' +
+          `машинные: ${USAGE_CSV_COLUMNS.join(', ')}). Деньги — в валюте баланса (столбец currency), точка и ровно 9 знаков ` +
+          'после неё; время — ISO 8601 в UTC; пустое поле — нет значения. ' +
+          USAGE_SCOPE_TEXT,
+        tags: ['account'],
+        security: [{ Jwt: [] }, { ApiKey: [] }],
+        parameters: filters,
+        responses: {
+          '200': {
+            description: 'CSV-файл (Content-Disposition: attachment)',
+            headers: {
+              'content-disposition': {
+                description: 'Имя файла с периодом выгрузки',
+                schema: { type: 'string' },
+                example: 'attachment; filename="conduit-usage-2026-01-01-2026-02-01.csv"',
+              },
+            },
+            content: {
+              'text/csv': {
+                schema: { type: 'string', description: 'CSV по RFC 4180 в UTF-8 со строкой заголовков' },
+                example: EXAMPLE_CSV,
+              },
+            },
+          },
+          ...Object.fromEntries(
+            Object.entries(ERRORS).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]),
+          ),
+        },
+      },
+    },
+  };
+}

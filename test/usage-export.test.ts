@@ -1,0 +1,213 @@
+// GET /api/usage/export: the usage records as a CSV file, with /api/usage's credentials, key scope and
+// filters, streamed a page at a time. Read back with csv-parse, as a spreadsheet import would.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { parse } from 'csv-parse/sync';
+import { expectedUsage, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
+import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { openaiClient, settleAll } from './helpers/gateway';
+
+setDefaultTimeout(60_000);
+
+const COLUMNS = [
+  'id',
+  'created_at',
+  'request_id',
+  'endpoint',
+  'model',
+  'key_id',
+  'key_name',
+  'agent_id',
+  'stream',
+  'status',
+  'usage_source',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'prompt_cost',
+  'completion_cost',
+  'unpaid',
+  'cost',
+  'currency',
+  'duration_ms',
+];
+
+const messages = [{ role: 'user' as const, content: 'Привет!' }];
+let fake: FakeUpstream;
+let app: TestApp;
+
+beforeAll(async () => {
+  fake = await startFakeUpstream({ apiKey: 'upstream-secret' });
+  app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret' } });
+});
+afterAll(async () => {
+  await app?.close();
+  await fake?.close();
+});
+
+async function exportCsv(query: string, token?: string) {
+  const res = await fetch(`${app.url}/api/usage/export${query}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  const isCsv = res.headers.get('content-type')?.startsWith('text/csv') ?? false;
+  const rows: Record<string, string>[] = isCsv ? parse(text, { columns: true }) : [];
+  return { res, text, rows, body: isCsv ? undefined : JSON.parse(text) };
+}
+
+/** Usage rows written straight to the table (many, at chosen instants), as the gateway records them. */
+async function insertUsage(userId: string, keyId: string | null, count: number, at: string, stepSeconds = 1) {
+  await app.sql(
+    `insert into usage_records (user_id, api_key_id, model, status, prompt_tokens, completion_tokens, total_tokens,
+                                cost_nano, prompt_cost_nano, completion_cost_nano, created_at)
+     select $1, $2, 'acme/bulk', 'ok', 10, 20, 30, 3750, 1250, 2500, $3::timestamptz + make_interval(secs => g * $5)
+     from generate_series(1, $4::int) as g`,
+    [userId, keyId, at, count, stepSeconds],
+  );
+}
+
+describe('GET /api/usage/export', () => {
+  test('a CSV file of the records /api/usage shows, newest first, money with nine decimals', async () => {
+    const user = await registerUser(app.url);
+    const key = await createApiKey(app.url, user.token, 'Сайт, основной');
+    const client = openaiClient(app, key.key);
+    await client.chat.completions.create({ model: 'acme/chat', messages });
+    const stream = await client.chat.completions.create({ model: 'acme/other', messages, stream: true });
+    for await (const _ of stream) void _;
+    await settleAll(app);
+
+    const { res, text, rows } = await exportCsv('', user.token);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="conduit-usage.csv"');
+    expect(text.split('\r\n')[0]).toBe(COLUMNS.join(','));
+    expect(text.endsWith('\r\n')).toBe(true);
+
+    const listed = (await call(app.url, 'GET', '/api/usage', { token: user.token })).body.data;
+    expect(rows.map((r) => r.id)).toEqual(listed.map((r: { id: string }) => r.id));
+    const usage = expectedUsage({ messages });
+    const [streamed, plain] = rows;
+    expect(plain).toEqual({
+      id: listed[1].id,
+      created_at: listed[1].createdAt,
+      request_id: expect.stringMatching(/.+/),
+      endpoint: 'chat',
+      model: 'acme/chat',
+      key_id: key.id,
+      // A comma in the key's name is quoted, and parses back whole.
+      key_name: 'Сайт, основной',
+      agent_id: '',
+      stream: 'false',
+      status: 'ok',
+      usage_source: 'upstream',
+      prompt_tokens: String(usage.prompt_tokens),
+      completion_tokens: String(usage.completion_tokens),
+      total_tokens: String(usage.total_tokens),
+      prompt_cost: (usage.prompt_tokens * 125e-9).toFixed(9),
+      completion_cost: (usage.completion_tokens * 125e-9).toFixed(9),
+      unpaid: '0.000000000',
+      cost: (usage.total_tokens * 125e-9).toFixed(9),
+      currency: 'RUB',
+      duration_ms: String(listed[1].durationMs),
+    });
+    expect(streamed).toMatchObject({ model: 'acme/other', stream: 'true', key_id: key.id });
+    expect(text).toContain('"Сайт, основной"');
+  });
+
+  test('the filters of /api/usage: from, to and keyId; an empty period is the header line alone', async () => {
+    const user = await registerUser(app.url);
+    const first = await createApiKey(app.url, user.token, 'first');
+    const second = await createApiKey(app.url, user.token, 'second');
+    await insertUsage(user.userId, first.id, 5, '2026-01-10T00:00:00Z', 3600);
+    await insertUsage(user.userId, second.id, 4, '2026-02-10T00:00:00Z', 3600);
+
+    expect((await exportCsv('', user.token)).rows).toHaveLength(9);
+    const january = await exportCsv('?from=2026-01-01&to=2026-02-01', user.token);
+    expect(january.res.headers.get('content-disposition')).toBe('attachment; filename="conduit-usage-2026-01-01-2026-02-01.csv"');
+    expect(january.rows.map((r) => r.key_id)).toEqual(Array(5).fill(first.id));
+    expect(january.rows.map((r) => r.created_at)).toEqual([5, 4, 3, 2, 1].map((h) => `2026-01-10T0${h}:00:00.000Z`));
+    // `to` is exclusive, as on /api/usage.
+    expect((await exportCsv('?from=2026-01-10T02:00:00Z&to=2026-01-10T04:00:00Z', user.token)).rows).toHaveLength(2);
+    const since = await exportCsv('?from=2026-02-01', user.token);
+    expect(since.res.headers.get('content-disposition')).toBe('attachment; filename="conduit-usage-2026-02-01-now.csv"');
+    expect(since.rows).toHaveLength(4);
+    expect((await exportCsv(`?keyId=${second.id}`, user.token)).rows.map((r) => r.key_id)).toEqual(Array(4).fill(second.id));
+
+    const empty = await exportCsv('?from=2030-01-01', user.token);
+    expect(empty.res.status).toBe(200);
+    expect(empty.text).toBe(`${COLUMNS.join(',')}\r\n`);
+
+    // Another account's records never appear, whatever the filter.
+    const stranger = await registerUser(app.url);
+    expect((await exportCsv('', stranger.token)).rows).toHaveLength(0);
+    expect((await exportCsv(`?keyId=${first.id}`, stranger.token)).rows).toHaveLength(0);
+  });
+
+  test('key scope: a key exports its own records, an account key and the JWT all of them', async () => {
+    const user = await registerUser(app.url);
+    const a = await createApiKey(app.url, user.token, 'A');
+    const b = await createApiKey(app.url, user.token, 'B');
+    const wide = await call(app.url, 'POST', '/api/keys', { token: user.token, body: { name: 'all', scope: 'account' } });
+    await insertUsage(user.userId, a.id, 2, '2026-03-01T00:00:00Z');
+    await insertUsage(user.userId, b.id, 3, '2026-03-02T00:00:00Z');
+
+    expect((await exportCsv('', a.key)).rows.map((r) => r.key_id)).toEqual([a.id, a.id]);
+    expect((await exportCsv('', b.key)).rows.map((r) => r.key_id)).toEqual([b.id, b.id, b.id]);
+    expect((await exportCsv('', wide.body.key)).rows).toHaveLength(5);
+    expect((await exportCsv('', user.token)).rows).toHaveLength(5);
+
+    const refused = await exportCsv(`?keyId=${b.id}`, a.key);
+    expect(refused.res.status).toBe(403);
+    expect(refused.body.error.type).toBe('forbidden');
+  });
+
+  test('errors are the API’s JSON errors: no credential 401, a bad filter 400, a revoked key 403', async () => {
+    const user = await registerUser(app.url);
+    const key = await createApiKey(app.url, user.token);
+
+    const anonymous = await exportCsv('');
+    expect(anonymous.res.status).toBe(401);
+    expect(anonymous.body.error.type).toBe('unauthorized');
+
+    for (const bad of ['from=yesterday', 'to=2026-02-30', 'keyId=123', 'from=2026-01-01&from=2026-02-01']) {
+      const res = await exportCsv(`?${bad}`, user.token);
+      expect(res.res.status).toBe(400);
+      expect(res.res.headers.get('content-type')).toStartWith('application/json');
+      expect(res.body.error.type).toBe('invalid_request_error');
+    }
+
+    await call(app.url, 'DELETE', `/api/keys/${key.id}`, { token: user.token });
+    const revoked = await exportCsv('', key.key);
+    expect(revoked.res.status).toBe(403);
+    expect(revoked.body.error.type).toBe('forbidden');
+  });
+
+  test('thousands of records stream out page by page, each once, in order', async () => {
+    const user = await registerUser(app.url);
+    const key = await createApiKey(app.url, user.token);
+    const COUNT = 4_321;
+    // Many records at one instant: the keyset cursor must not lose or repeat any between pages.
+    await insertUsage(user.userId, key.id, COUNT, '2026-04-01T00:00:00Z', 0);
+    await insertUsage(user.userId, key.id, 500, '2026-04-02T00:00:00Z', 1);
+
+    const res = await fetch(`${app.url}/api/usage/export`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(res.status).toBe(200);
+    // Written as it goes: no length known in advance.
+    expect(res.headers.get('content-length')).toBeNull();
+    const reader = res.body!.getReader();
+    let text = '';
+    let chunks = 0;
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks += 1;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(chunks).toBeGreaterThan(1);
+    const rows: Record<string, string>[] = parse(text, { columns: true });
+    expect(rows).toHaveLength(COUNT + 500);
+    const ids = rows.map((r) => BigInt(r.id!));
+    expect(new Set(ids).size).toBe(COUNT + 500);
+    const instants = rows.map((r) => r.created_at!);
+    expect(instants).toEqual([...instants].sort().reverse());
+    expect(rows.every((r) => r.cost === '0.000003750' && r.key_id === key.id)).toBe(true);
+  });
+});
