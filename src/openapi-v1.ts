@@ -2,6 +2,9 @@
 // the hot path has no router in front of it), so they are described here by hand: the bodies by the
 // fields Conduit reads or checks (everything else passes to the upstream as sent), the answers as OpenAI
 // shapes them, the error object with OpenAI's param and code, and the headers the SDKs read.
+import { errorCodes } from './http/errors';
+import { errorMessages } from './http/messages';
+import { STATUS_ERRORS, type ErrorStatus } from './openapi-errors';
 
 const OPENAI_ERROR = {
   type: 'object',
@@ -11,7 +14,7 @@ const OPENAI_ERROR = {
       type: 'object',
       properties: {
         message: { type: 'string', description: 'Сообщение для человека (на русском)' },
-        type: { type: 'string', description: 'Машинный тип ошибки (таблица decisions.md)' },
+        type: { type: 'string', description: 'Машинный тип ошибки (таблица decisions.md) или тип, который вернул сервис модели' },
         param: { type: ['string', 'null'], description: 'Поле запроса, которое не прошло проверку, или null' },
         code: { type: ['string', 'null'], description: 'Стабильный машинный код (например invalid_api_key) или null' },
       },
@@ -21,42 +24,70 @@ const OPENAI_ERROR = {
   required: ['error'],
 } as const;
 
-const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
+const header = (description: string, schema: Record<string, unknown>, example: unknown) => ({ description, schema, example });
 
 const COMMON_HEADERS = {
-  'x-request-id': header('Идентификатор запроса (тот же в журнале сервера)'),
-  'openai-processing-ms': header('Сколько миллисекунд прошло до заголовков ответа', { type: 'integer' }),
-  'x-ratelimit-limit-requests': header('Лимит запросов ключа в минуту (при RATE_LIMIT_PER_MINUTE > 0)', { type: 'integer' }),
-  'x-ratelimit-remaining-requests': header('Сколько запросов ещё можно в текущем окне', { type: 'integer' }),
-  'x-ratelimit-reset-requests': header('Когда окно начнётся заново, например 6s'),
+  'x-request-id': header('Идентификатор запроса (тот же в журнале сервера)', { type: 'string' }, 'req_6f1c2b7e9a'),
+  'openai-processing-ms': header('Сколько миллисекунд прошло до заголовков ответа', { type: 'integer' }, 412),
+  'x-ratelimit-limit-requests': header('Лимит запросов ключа в минуту (при RATE_LIMIT_PER_MINUTE > 0)', { type: 'integer' }, 60),
+  'x-ratelimit-remaining-requests': header('Сколько запросов ещё можно в текущем окне', { type: 'integer' }, 59),
+  'x-ratelimit-reset-requests': header('Когда окно начнётся заново, например 6s', { type: 'string' }, '6s'),
 };
 
 const ERROR_HEADERS = {
   ...COMMON_HEADERS,
-  'x-should-retry': header('true — повтор может помочь (429, 502, 503, 504); false — нет (400, 401, 402, 403, 404, 413)', {
-    type: 'string',
-    enum: ['true', 'false'],
-  }),
-  'retry-after': header('Через сколько секунд повторить (где известно)', { type: 'integer' }),
+  'x-should-retry': header(
+    'true — повтор может помочь (429, 502, 503, 504); false — нет (400, 401, 402, 403, 404, 409, 413)',
+    { type: 'string', enum: ['true', 'false'] },
+    'false',
+  ),
+  'retry-after': header('Через сколько секунд повторить (где известно)', { type: 'integer' }, 5),
 };
 
-const errorResponse = (description: string) => ({
-  description,
-  headers: ERROR_HEADERS,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenAiError' } } },
-});
+/** The code a /v1 answer of this status carries, as the renderer (http/errors.ts) sets it. */
+const V1_CODES: Partial<Record<ErrorStatus, { message: string; param?: string; code: string | null }>> = {
+  400: { message: `${errorMessages.validationFailed}: messages: обязательное поле`, param: 'messages', code: null },
+  401: { message: errorMessages.invalidApiKey, code: 'invalid_api_key' },
+  402: { message: errorMessages.insufficientBalance, code: 'insufficient_quota' },
+  403: { message: errorMessages.revokedApiKey, code: 'api_key_revoked' },
+  404: { message: errorMessages.notFound, code: 'unknown_url' },
+  409: { message: errorMessages.idempotencyInFlight('req_6f1c2b7e9a'), code: 'idempotency_in_progress' },
+  413: { message: errorMessages.payloadTooLarge, code: 'payload_too_large' },
+  429: { message: errorMessages.rateLimited, code: 'rate_limit_exceeded' },
+  500: { message: errorMessages.internal, code: 'internal_error' },
+  502: { message: errorMessages.upstreamError, code: 'upstream_error' },
+  503: { message: errorMessages.serviceUnavailable, code: 'service_unavailable' },
+  504: { message: errorMessages.upstreamTimeout, code: 'upstream_timeout' },
+};
 
-const ERRORS = {
-  '400': errorResponse('Некорректный запрос (поле названо в param)'),
-  '401': errorResponse('Нет ключа, ключ неверный или истёк'),
-  '402': errorResponse('Баланса (или лимита ключа) не хватает на запрос'),
-  '403': errorResponse('Ключ отозван или учётная запись заблокирована'),
-  '409': errorResponse('Запрос с этим Idempotency-Key ещё выполняется или был потоковым'),
-  '413': errorResponse('Тело запроса больше BODY_LIMIT_BYTES'),
-  '429': errorResponse('Превышен лимит запросов ключа'),
-  '502': errorResponse('Сервис модели не ответил как следует'),
-  '503': errorResponse('База данных временно недоступна'),
-  '504': errorResponse('Сервис модели не ответил вовремя'),
+const errorResponse = (status: ErrorStatus, description: string) => {
+  const example = V1_CODES[status]!;
+  return {
+    description,
+    headers: ERROR_HEADERS,
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/OpenAiError' },
+        example: { error: { message: example.message, type: STATUS_ERRORS[status].type, param: example.param ?? null, code: example.code } },
+      },
+    },
+  };
+};
+
+/** The errors of a billed call: checked, reserved, forwarded. */
+const BILLED_ERRORS = {
+  '400': errorResponse(400, 'Некорректный запрос (поле названо в param); ответ 4xx сервиса модели передаётся со своим статусом и сообщением'),
+  '401': errorResponse(401, 'Нет ключа, ключ неверный или истёк'),
+  '402': errorResponse(402, 'Баланса (или лимита расходов ключа) не хватает на запрос'),
+  '403': errorResponse(403, 'Ключ отозван или учётная запись заблокирована'),
+  '404': errorResponse(404, 'Сервис модели не знает модель (его ответ передан как есть, например code: model_not_found)'),
+  '409': errorResponse(409, 'Запрос с этим Idempotency-Key ещё выполняется или был потоковым'),
+  '413': errorResponse(413, 'Тело запроса больше BODY_LIMIT_BYTES'),
+  '429': errorResponse(429, 'Превышен лимит запросов ключа или одновременных запросов с адреса'),
+  '500': errorResponse(500, 'Внутренняя ошибка сервера'),
+  '502': errorResponse(502, 'Сервис модели не ответил как следует'),
+  '503': errorResponse(503, 'База данных или учёт баланса временно недоступны'),
+  '504': errorResponse(504, 'Сервис модели не ответил вовремя'),
 };
 
 const IDEMPOTENCY_KEY = {
@@ -65,41 +96,185 @@ const IDEMPOTENCY_KEY = {
   required: false,
   description: 'Повтор с тем же ключом и телом в течение 24 ч получает сохранённый ответ без повторного списания',
   schema: { type: 'string', maxLength: 255 },
+  example: 'order-2026-01-31-0001',
 };
 
 const MODEL = { type: 'string', description: 'Модель в виде <владелец>/<модель>', example: 'openai/gpt-4o-mini' };
 
-const USAGE_WITH_COST = {
-  type: 'object',
-  properties: {
-    prompt_tokens: { type: 'integer' },
-    completion_tokens: { type: 'integer' },
-    total_tokens: { type: 'integer' },
-  },
+const COST = {
+  type: 'number',
+  description: 'Сколько списано с баланса за этот запрос, в валюте баланса (BALANCE_CURRENCY)',
 };
 
-const json = (schema: Record<string, unknown>, example?: unknown) => ({
-  'application/json': { schema, ...(example !== undefined ? { example } : {}) },
+const CHAT_USAGE = {
+  type: 'object',
+  description: 'Токены и цена запроса',
+  properties: {
+    prompt_tokens: { type: 'integer', description: 'Токены запроса' },
+    completion_tokens: { type: 'integer', description: 'Токены ответа' },
+    total_tokens: { type: 'integer', description: 'Всего токенов' },
+    cost: COST,
+  },
+  required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+};
+
+const CHAT_COMPLETION = {
+  type: 'object',
+  description: 'Ответ модели в формате OpenAI chat.completion',
+  required: ['id', 'object', 'created', 'model', 'choices'],
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', const: 'chat.completion' },
+    created: { type: 'integer', description: 'Время ответа, секунды Unix' },
+    model: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          index: { type: 'integer' },
+          message: {
+            type: 'object',
+            properties: { role: { type: 'string', const: 'assistant' }, content: { type: ['string', 'null'] } },
+            additionalProperties: true,
+          },
+          finish_reason: { type: ['string', 'null'] },
+        },
+        additionalProperties: true,
+      },
+    },
+    usage: CHAT_USAGE,
+  },
+  additionalProperties: true,
+};
+
+const CHAT_EXAMPLE = {
+  id: 'chatcmpl-9f1c2b7e',
+  object: 'chat.completion',
+  created: 1769860800,
+  model: 'openai/gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Здравствуйте! Чем помочь?' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16, cost: 0.000002 },
+};
+
+const CHAT_STREAM_EXAMPLE =
+  'data: {"id":"chatcmpl-9f1c2b7e","object":"chat.completion.chunk","created":1769860800,"model":"openai/gpt-4o-mini","choices":[{"index":0,"delta":{"content":"Здравствуйте"},"finish_reason":null}]}\n\n' +
+  'data: {"id":"chatcmpl-9f1c2b7e","object":"chat.completion.chunk","created":1769860800,"model":"openai/gpt-4o-mini","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":7,"total_tokens":16,"cost":0.000002}}\n\n' +
+  'data: [DONE]\n\n';
+
+const EMBEDDINGS = {
+  type: 'object',
+  description: 'Векторы в формате OpenAI',
+  required: ['object', 'data', 'model', 'usage'],
+  properties: {
+    object: { type: 'string', const: 'list' },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          object: { type: 'string', const: 'embedding' },
+          index: { type: 'integer' },
+          embedding: { oneOf: [{ type: 'array', items: { type: 'number' } }, { type: 'string', description: 'Вектор в base64 (при encoding_format: base64)' }] },
+        },
+      },
+    },
+    model: { type: 'string' },
+    usage: { type: 'object', properties: { prompt_tokens: { type: 'integer' }, total_tokens: { type: 'integer' }, cost: COST } },
+  },
+  additionalProperties: true,
+};
+
+const RESPONSE_OBJECT = {
+  type: 'object',
+  description: 'Объект response в формате OpenAI Responses API',
+  required: ['id', 'object', 'status'],
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', const: 'response' },
+    created_at: { type: 'integer' },
+    status: { type: 'string', description: 'Состояние ответа: completed, incomplete, failed…' },
+    model: { type: 'string' },
+    output: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    usage: {
+      type: 'object',
+      properties: { input_tokens: { type: 'integer' }, output_tokens: { type: 'integer' }, total_tokens: { type: 'integer' }, cost: COST },
+    },
+  },
+  additionalProperties: true,
+};
+
+const RESPONSE_EXAMPLE = {
+  id: 'resp_6f1c2b7e9a',
+  object: 'response',
+  created_at: 1769860800,
+  status: 'completed',
+  model: 'openai/gpt-4o-mini',
+  output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Здравствуйте!' }] }],
+  usage: { input_tokens: 9, output_tokens: 4, total_tokens: 13, cost: 0.000002 },
+};
+
+const MODEL_OBJECT = {
+  type: 'object',
+  description: 'Модель каталога в формате OpenAI с ценами Conduit',
+  required: ['id', 'object', 'created', 'owned_by'],
+  properties: {
+    id: { type: 'string' },
+    object: { type: 'string', const: 'model' },
+    created: { type: 'integer', description: 'Секунды Unix' },
+    owned_by: { type: 'string' },
+    pricing: {
+      type: 'object',
+      description: 'Цена за один токен в валюте баланса, десятичной строкой',
+      properties: { prompt: { type: 'string' }, completion: { type: 'string' } },
+      required: ['prompt', 'completion'],
+    },
+  },
+  additionalProperties: true,
+};
+
+const MODEL_EXAMPLE = {
+  id: 'openai/gpt-4o-mini',
+  object: 'model',
+  created: 1721260800,
+  owned_by: 'openai',
+  pricing: { prompt: '0.000000125', completion: '0.000000125' },
+};
+
+const json = (schema: Record<string, unknown>, example: unknown) => ({ 'application/json': { schema, example } });
+
+const ok = (description: string, content: Record<string, unknown>, headers: Record<string, unknown> = COMMON_HEADERS) => ({
+  description,
+  headers,
+  content,
 });
 
-const ok = (description: string, content: Record<string, unknown>) => ({ description, headers: COMMON_HEADERS, content });
+const BILLED_HEADERS = {
+  ...COMMON_HEADERS,
+  'x-conduit-cost': header('Сколько списано с баланса за этот запрос (без потока), в валюте баланса', { type: 'string' }, '0.000002'),
+};
 
-export const V1_TAG = { name: 'v1', description: 'OpenAI-совместимый шлюз к моделям: ключ API (cdt-…) в Authorization: Bearer' };
+export const V1_TAG = {
+  name: 'v1',
+  description: 'OpenAI-совместимый шлюз к моделям: API-ключ cdt-… в Authorization: Bearer; подходит официальный SDK openai',
+};
 
-/** The /v1 paths, their shared schemas and the API key security scheme, to merge into the document. */
+/** The /v1 paths and their shared schemas, to merge into the document (the ApiKey scheme is in openapi.ts). */
 export function v1OpenApi() {
   const security = [{ ApiKey: [] }];
+  const tags = [V1_TAG.name];
   return {
-    securitySchemes: {
-      ApiKey: { type: 'http', scheme: 'bearer', description: 'API-ключ Conduit (cdt-…), выданный в панели' },
-    },
     schemas: { OpenAiError: OPENAI_ERROR },
     paths: {
       '/v1/chat/completions': {
         post: {
-          tags: ['v1'],
+          tags,
           operationId: 'v1.chatCompletions',
           summary: 'Ответ модели (Chat Completions), целиком или потоком SSE',
+          description:
+            'Тело как у OpenAI: Conduit проверяет model, messages и пределы токенов, резервирует оплату на балансе и передаёт запрос сервису модели. ' +
+            'При stream: true ответ идёт событиями text/event-stream по мере генерации, последним перед [DONE] — usage с ценой. ' +
+            'Списывается ровно цена использованных токенов (usage.cost, заголовок x-conduit-cost для ответа без потока).',
           security,
           parameters: [IDEMPOTENCY_KEY],
           requestBody: {
@@ -110,12 +285,22 @@ export function v1OpenApi() {
                 required: ['model', 'messages'],
                 properties: {
                   model: MODEL,
-                  messages: { type: 'array', minItems: 1, items: { type: 'object' } },
-                  stream: { type: 'boolean' },
+                  messages: {
+                    type: 'array',
+                    minItems: 1,
+                    items: {
+                      type: 'object',
+                      required: ['role'],
+                      properties: { role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] }, content: {} },
+                      additionalProperties: true,
+                    },
+                  },
+                  stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
+                  stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } }, additionalProperties: true },
                   max_tokens: { type: 'integer', minimum: 1 },
                   max_completion_tokens: { type: 'integer', minimum: 1 },
                   n: { type: 'integer', minimum: 1, maximum: 128 },
-                  tools: { type: 'array', items: { type: 'object' } },
+                  tools: { type: 'array', items: { type: 'object', additionalProperties: true } },
                 },
                 additionalProperties: true,
               },
@@ -123,19 +308,21 @@ export function v1OpenApi() {
             ),
           },
           responses: {
-            '200': ok('Ответ модели; при stream: true — события text/event-stream', {
-              ...json({ type: 'object', properties: { id: { type: 'string' }, choices: { type: 'array', items: { type: 'object' } }, usage: USAGE_WITH_COST } }),
-              'text/event-stream': { schema: { type: 'string' } },
-            }),
-            ...ERRORS,
+            '200': ok(
+              'Ответ модели; при stream: true — события text/event-stream (chat.completion.chunk), затем data: [DONE]',
+              { ...json(CHAT_COMPLETION, CHAT_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: CHAT_STREAM_EXAMPLE } },
+              BILLED_HEADERS,
+            ),
+            ...BILLED_ERRORS,
           },
         },
       },
       '/v1/embeddings': {
         post: {
-          tags: ['v1'],
+          tags,
           operationId: 'v1.embeddings',
           summary: 'Векторы для текста (строка, массив строк или массивы токенов)',
+          description: 'Тело как у OpenAI. Оплата по токенам запроса (usage.prompt_tokens) по цене запроса модели.',
           security,
           parameters: [IDEMPOTENCY_KEY],
           requestBody: {
@@ -163,16 +350,28 @@ export function v1OpenApi() {
             ),
           },
           responses: {
-            '200': ok('Векторы и usage.prompt_tokens (оплата по цене запроса модели)', json({ type: 'object' })),
-            ...ERRORS,
+            '200': ok(
+              'Векторы и usage (оплата по цене запроса модели)',
+              json(EMBEDDINGS, {
+                object: 'list',
+                data: [{ object: 'embedding', index: 0, embedding: [0.0123, -0.0456, 0.0789] }],
+                model: 'openai/text-embedding-3-small',
+                usage: { prompt_tokens: 2, total_tokens: 2, cost: 0.00000025 },
+              }),
+              BILLED_HEADERS,
+            ),
+            ...BILLED_ERRORS,
           },
         },
       },
       '/v1/responses': {
         post: {
-          tags: ['v1'],
+          tags,
           operationId: 'v1.responsesCreate',
           summary: 'Responses API: ответ модели целиком или потоком событий',
+          description:
+            'Тело как у OpenAI Responses API. При stream: true ответ идёт событиями text/event-stream (response.output_text.delta…, response.completed). ' +
+            'Сохранённый ответ можно прочитать или удалить по id.',
           security,
           parameters: [IDEMPOTENCY_KEY],
           requestBody: {
@@ -183,8 +382,8 @@ export function v1OpenApi() {
                 required: ['model', 'input'],
                 properties: {
                   model: MODEL,
-                  input: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object' } }] },
-                  stream: { type: 'boolean' },
+                  input: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
+                  stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
                   max_output_tokens: { type: 'integer', minimum: 1 },
                 },
                 additionalProperties: true,
@@ -193,40 +392,128 @@ export function v1OpenApi() {
             ),
           },
           responses: {
-            '200': ok('Объект response (usage.input_tokens / output_tokens) или поток событий', {
-              ...json({ type: 'object' }),
-              'text/event-stream': { schema: { type: 'string' } },
-            }),
-            ...ERRORS,
+            '200': ok(
+              'Объект response или поток событий',
+              {
+                ...json(RESPONSE_OBJECT, RESPONSE_EXAMPLE),
+                'text/event-stream': {
+                  schema: { type: 'string' },
+                  example:
+                    'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Здравствуйте"}\n\n' +
+                    'event: response.completed\ndata: {"type":"response.completed","response":{"id":"resp_6f1c2b7e9a","status":"completed"}}\n\n',
+                },
+              },
+              BILLED_HEADERS,
+            ),
+            ...BILLED_ERRORS,
           },
         },
       },
       '/v1/responses/{id}': {
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        parameters: [
+          { name: 'id', in: 'path', required: true, description: 'id ответа из POST /v1/responses', schema: { type: 'string' }, example: 'resp_6f1c2b7e9a' },
+        ],
         get: {
-          tags: ['v1'],
+          tags,
           operationId: 'v1.responsesGet',
-          summary: 'Прочитать свой ответ Responses API (чужие и неизвестные id — 404)',
+          summary: 'Прочитать свой ответ Responses API',
+          description: 'Ответ, сохранённый сервисом модели, для владельца ключа; чужие и неизвестные id — 404.',
           security,
-          responses: { '200': ok('Ответ, как его вернул сервис модели', json({ type: 'object' })), '404': errorResponse('Нет такого ответа у этого пользователя'), ...ERRORS },
+          responses: {
+            '200': ok('Ответ, как его вернул сервис модели', json(RESPONSE_OBJECT, RESPONSE_EXAMPLE)),
+            '401': BILLED_ERRORS['401'],
+            '403': BILLED_ERRORS['403'],
+            '404': errorResponse(404, 'Нет такого ответа у этого пользователя'),
+            '429': BILLED_ERRORS['429'],
+            '500': BILLED_ERRORS['500'],
+            '502': BILLED_ERRORS['502'],
+            '503': BILLED_ERRORS['503'],
+            '504': BILLED_ERRORS['504'],
+          },
         },
         delete: {
-          tags: ['v1'],
+          tags,
           operationId: 'v1.responsesDelete',
           summary: 'Удалить свой ответ Responses API',
+          description: 'Удаляет ответ у сервиса модели; чужие и неизвестные id — 404.',
           security,
-          responses: { '200': ok('Удалено', json({ type: 'object' })), '404': errorResponse('Нет такого ответа у этого пользователя'), ...ERRORS },
+          responses: {
+            '200': ok(
+              'Удалено',
+              json(
+                {
+                  type: 'object',
+                  required: ['id', 'object', 'deleted'],
+                  properties: { id: { type: 'string' }, object: { type: 'string', const: 'response' }, deleted: { type: 'boolean' } },
+                },
+                { id: 'resp_6f1c2b7e9a', object: 'response', deleted: true },
+              ),
+            ),
+            '401': BILLED_ERRORS['401'],
+            '403': BILLED_ERRORS['403'],
+            '404': errorResponse(404, 'Нет такого ответа у этого пользователя'),
+            '429': BILLED_ERRORS['429'],
+            '500': BILLED_ERRORS['500'],
+            '502': BILLED_ERRORS['502'],
+            '503': BILLED_ERRORS['503'],
+            '504': BILLED_ERRORS['504'],
+          },
         },
       },
       '/v1/models': {
         get: {
-          tags: ['v1'],
+          tags,
           operationId: 'v1.models',
-          summary: 'Список моделей с ценами (pricing.prompt / pricing.completion за токен, строками)',
+          summary: 'Список моделей с ценами',
+          description: 'Каталог сервиса моделей в формате OpenAI; pricing.prompt / pricing.completion — цена за токен в валюте баланса. Без авторизации.',
           security: [],
           responses: {
-            '200': ok('Список моделей в формате OpenAI', json({ type: 'object', properties: { object: { type: 'string' }, data: { type: 'array', items: { type: 'object' } } } })),
-            '502': errorResponse('Список моделей недоступен'),
+            '200': ok(
+              'Список моделей в формате OpenAI',
+              json(
+                { type: 'object', required: ['object', 'data'], properties: { object: { type: 'string', const: 'list' }, data: { type: 'array', items: MODEL_OBJECT } } },
+                { object: 'list', data: [MODEL_EXAMPLE] },
+              ),
+            ),
+            '429': errorResponse(429, 'Слишком много одновременных запросов с адреса'),
+            '500': BILLED_ERRORS['500'],
+            '502': errorResponse(502, 'Список моделей недоступен'),
+            '503': BILLED_ERRORS['503'],
+          },
+        },
+      },
+      '/v1/models/{id}': {
+        parameters: [
+          {
+            name: 'id',
+            in: 'path',
+            required: true,
+            description: 'id модели из каталога; косая черта в нём пишется как есть (openai/gpt-4o-mini)',
+            schema: { type: 'string' },
+            example: 'openai/gpt-4o-mini',
+          },
+        ],
+        get: {
+          tags,
+          operationId: 'v1.modelsRetrieve',
+          summary: 'Одна модель каталога с ценами',
+          description: 'То же, что элемент GET /v1/models (models.retrieve в SDK). Без авторизации; неизвестная модель — 404 с code model_not_found.',
+          security: [],
+          responses: {
+            '200': ok('Модель в формате OpenAI', json(MODEL_OBJECT, MODEL_EXAMPLE)),
+            '404': {
+              ...errorResponse(404, 'Такой модели нет в каталоге'),
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/OpenAiError' },
+                  example: { error: { message: errorMessages.modelNotFound, type: 'not_found', param: 'model', code: errorCodes.modelNotFound } },
+                },
+              },
+            },
+            '429': errorResponse(429, 'Слишком много одновременных запросов с адреса'),
+            '500': BILLED_ERRORS['500'],
+            '502': errorResponse(502, 'Каталог моделей недоступен'),
+            '503': BILLED_ERRORS['503'],
           },
         },
       },

@@ -13,6 +13,7 @@ import { startFakeYookassa, type FakeYookassa } from './fakes/yookassa';
 import { createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
 import { CLIENT, CODE, GROUP, SECRET, TOKEN } from './helpers/social';
+import { fieldLabels, scopedFieldLabels } from '../src/http/field-labels';
 
 setDefaultTimeout(60_000);
 
@@ -103,8 +104,27 @@ const cursorOf = (at: string, id: string | number) => Buffer.from(`${at}|${id}`)
 
 interface Expectation {
   status?: number;
-  /** The error message must name this field. */
+  /** The error message must name this field by its Russian label, never by its English key (issue 16, point 4). */
   names?: string;
+}
+
+/** The labels a field may be shown by: its own, or a form's own where one key means another field there. */
+function labelsOf(field: string): string[] {
+  return [fieldLabels[field], ...Object.values(scopedFieldLabels).map((scoped) => scoped[field])].filter((l): l is string => Boolean(l));
+}
+
+/**
+ * Why a message fails to name `field` (a key, or a path such as `products.0.title`) as a person reads
+ * it, or null when it does: each key of the path by its label, none by its English key.
+ */
+function namingProblem(message: string, field: string): string | null {
+  for (const key of field.split('.').filter((part) => !/^\d+$/.test(part))) {
+    const labels = labelsOf(key);
+    if (labels.length === 0) return `${key} has no Russian label in src/http/field-labels.ts`;
+    if (!labels.some((label) => message.includes(label))) return `the message does not name ${key} as «${labels.join('» or «')}»`;
+    if (new RegExp(`(^|[^A-Za-z])${key}([^A-Za-z]|$)`).test(message)) return `the message names ${key} by its English key`;
+  }
+  return null;
 }
 
 /**
@@ -141,9 +161,8 @@ function createJudge() {
         problems.push(`${what}: expected ${expected.status}, got ${brief}`);
         return;
       }
-      if (expected.names !== undefined && !String(res.body?.error?.message ?? '').includes(expected.names)) {
-        problems.push(`${what}: the message does not name ${expected.names}: ${brief}`);
-      }
+      const naming = expected.names !== undefined ? namingProblem(String(res.body?.error?.message ?? ''), expected.names) : null;
+      if (naming) problems.push(`${what}: ${naming}: ${brief}`);
     },
   };
 }
@@ -336,10 +355,12 @@ async function routesOfDocument(): Promise<Route[]> {
   if (res instanceof Error || res.status !== 200) throw new Error('no OpenAPI document');
   const routes: Route[] = [];
   for (const [path, item] of Object.entries(res.body.paths as Record<string, Record<string, any>>)) {
-    // The /v1 routes take an API key, not a JWT, and are swept by their own section below.
+    // The /v1 routes take an API key, not a JWT, and are swept by their own section below; so are the
+    // inbound webhooks (raw routes other services call) and the health checks.
     if (path.startsWith('/v1/')) continue;
     for (const [method, op] of Object.entries(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue; // e.g. path-level `parameters`
+      if (op.tags?.includes('webhooks') || op.tags?.includes('health')) continue;
       routes.push({
         method: method.toUpperCase(),
         path,
@@ -439,7 +460,7 @@ async function snapshot(): Promise<Record<string, unknown>> {
 function expectFieldError(res: Answer | Error, field: string) {
   if (res instanceof Error) throw res;
   expect({ status: res.status, type: res.body?.error?.type }).toEqual({ status: 400, type: 'invalid_request_error' });
-  expect(res.body.error.message).toContain(field);
+  expect({ field, problem: namingProblem(res.body.error.message, field) }).toEqual({ field, problem: null });
 }
 
 describe('JSON bodies are strict; query and path parameters are parsed from their strings (point 5)', () => {

@@ -143,7 +143,9 @@ describe('catalog API', () => {
     expect(refused.body.ok).toBe(false);
     expect(refused.body.imported).toBe(0);
     expect(refused.body.errors.map((e: { row: number }) => e.row)).toEqual([2, 3, 4]);
-    expect(refused.body.errors[0].message).toContain('title');
+    // Each bad row names its field as the product form does (issue 16, point 4).
+    expect(refused.body.errors[0].message).toContain('Название товара');
+    expect(refused.body.errors[0].message).not.toContain('title');
     expect(await count()).toBe(3);
 
     const json = await call(app.url, 'POST', `${s.base}/products/import`, {
@@ -151,7 +153,7 @@ describe('catalog API', () => {
       body: { products: [{ title: 'Коврик', priceMinor: 70000 }, { title: 'Без цены' }] },
     });
     expect(json.body).toMatchObject({ ok: false, imported: 0 });
-    expect(json.body.errors).toEqual([{ row: 2, message: expect.stringContaining('priceMinor') }]);
+    expect(json.body.errors).toEqual([{ row: 2, message: expect.stringContaining('Цена') }]);
     expect(await count()).toBe(3);
 
     for (const body of [{ csv: 'a,b\n"unclosed,1\n' }, { csv: 'title\n', products: [] }, {}]) {

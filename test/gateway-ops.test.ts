@@ -201,7 +201,7 @@ describe('balance and usage', () => {
     expect(new Set(seen).size).toBe(7);
     expect(seen).toEqual([...seen].sort((a, b) => Number(b) - Number(a)));
 
-    const row = (await call(app.url, 'GET', '/api/usage?limit=1', { token: c.key })).body.data[0];
+    const row = (await call(app.url, 'GET', '/api/usage?limit=1', { token: c.token })).body.data[0];
     expect(row).toMatchObject({
       model: 'acme/chat',
       keyId: second.id,

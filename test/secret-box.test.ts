@@ -63,7 +63,7 @@ describe('secret box', () => {
     expect(tampered).not.toBe(sealed);
     const err = failure(() => box.open(tampered, 'botToken'));
     expect(err.message).toBe(
-      'Не удалось расшифровать настройку «botToken»: ключ шифрования изменился или данные повреждены',
+      'Не удалось расшифровать настройку «Токен бота»: ключ шифрования изменился или данные повреждены',
     );
     expect(err.settingName).toBe('botToken');
     expect(err.reason).toBe('bad_tag');
@@ -79,7 +79,7 @@ describe('secret box', () => {
     parts[1] = otherId;
     const err = failure(() => box.open(parts.join('.'), 'partnerToken'));
     expect(err.reason).toBe('bad_tag');
-    expect(err.message).toContain('«partnerToken»');
+    expect(err.message).toContain('«Токен партнёра YCLIENTS»');
   });
 
   test('an unknown key id, a wrong version and garbage are rejected the same way', () => {
@@ -91,7 +91,8 @@ describe('secret box', () => {
     expect(failure(() => box.open(sealed.replace(/^v1/, 'v2'), 'accessToken')).reason).toBe('malformed');
     for (const junk of ['', 'plain text', BOT_TOKEN, sealed + '.x', sealed.slice(0, -1), sealed.replace(/\.[^.]+$/, '.@@@')]) {
       const err = failure(() => box.open(junk, 'accessToken'));
-      expect(err.message).toContain('«accessToken»');
+      // The setting by the name its form shows, not its English key.
+      expect(err.message).toContain('«Ключ доступа сообщества»');
       if (junk !== '') expect(err.message).not.toContain(junk);
     }
   });
@@ -123,7 +124,7 @@ describe('secret box', () => {
     const err = failure(() => other.open(sealed, 'botToken'));
     expect(err.reason).toBe('unknown_key');
     expect(err.message).toBe(
-      'Не удалось расшифровать настройку «botToken»: ключ шифрования изменился или данные повреждены',
+      'Не удалось расшифровать настройку «Токен бота»: ключ шифрования изменился или данные повреждены',
     );
     expect(err.message).not.toContain(KEY_A);
     expect(err.message).not.toContain(KEY_B);

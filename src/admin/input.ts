@@ -58,7 +58,11 @@ export const creditInput = z.object({
     .max(200, errorMessages.creditReferenceInvalid),
 });
 
-const day = z.string().regex(DAY_TEXT, errorMessages.statsDateInvalid).refine(isCalendarDay, errorMessages.statsDateInvalid);
+const day = z
+  .string()
+  .meta({ format: 'date', description: 'День UTC в формате ГГГГ-ММ-ДД', example: '2026-01-31' })
+  .regex(DAY_TEXT, errorMessages.statsDateInvalid)
+  .refine(isCalendarDay, errorMessages.statsDateInvalid);
 
 const DAY_MS = 86_400_000;
 const todayUtc = () => new Date().toISOString().slice(0, 10);

@@ -169,7 +169,7 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
       .where(and(eq(ledgerEntries.kind, 'admin_credit'), eq(ledgerEntries.reference, input.reference)))
       .limit(1);
     if (earlier && (earlier.userId !== input.userId || earlier.amountNano !== input.amountNano)) {
-      throw new AppError('conflict', errorMessages.creditReferenceTaken);
+      throw new AppError('conflict', errorMessages.creditReferenceTaken, { param: 'reference' });
     }
   }
 

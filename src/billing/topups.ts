@@ -31,6 +31,7 @@ import {
   type YookassaReceipt,
 } from '../payments/yookassa';
 import { topupAmountNano, topupAmountProblem, type BillingConfigView, type CreateTopupInput, type TopupStatus, type TopupView } from './topups-input';
+import { fieldLabel } from '../http/field-labels';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The buyer's return page may ask again at most this often; notifications and the re-check are not throttled. */
@@ -230,7 +231,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
     async create(userId: string, input: CreateTopupInput): Promise<TopupView> {
       const yookassa = requireClient();
       const problem = topupAmountProblem(input.amount, limits);
-      if (problem) throw new AppError('invalid_request_error', problem);
+      if (problem) throw new AppError('invalid_request_error', `${fieldLabel(['amount'], 'billing')}: ${problem}`, { param: 'amount' });
       const amountNano = topupAmountNano(input.amount)!;
       const receipt = await receiptFor(userId, amountNano);
       const [row] = await db.insert(topups).values({ userId, amountNano, currency: config.balanceCurrency }).returning();

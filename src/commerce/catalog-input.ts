@@ -4,22 +4,22 @@ import { z } from 'zod';
 
 export const MAX_IMPORT_ROWS = 5000;
 
-const PRICE_MESSAGE = 'priceMinor: ожидается цена в копейках (целое число)';
+const PRICE_MESSAGE = 'ожидается цена в копейках (целое число)';
 
 export const productFields = {
-  title: z.string({ error: 'title: обязательное поле' }).trim().min(1, 'title: обязательное поле').max(200, 'title: не длиннее 200 символов'),
-  description: z.string().trim().max(2000, 'description: не длиннее 2000 символов'),
+  title: z.string({ error: 'обязательное поле' }).trim().min(1, 'обязательное поле').max(200, 'не длиннее 200 символов'),
+  description: z.string().trim().max(2000, 'не длиннее 2000 символов'),
   priceMinor: z
     .number({ error: PRICE_MESSAGE })
     .int(PRICE_MESSAGE)
-    .min(0, 'priceMinor: цена не может быть отрицательной')
-    .max(1_000_000_000_000, 'priceMinor: слишком большая цена'),
+    .min(0, 'цена не может быть отрицательной')
+    .max(1_000_000_000_000, 'слишком большая цена'),
   currency: z
     .string()
     .trim()
     .toUpperCase()
-    .regex(/^[A-Z]{3}$/, 'currency: трёхбуквенный код валюты ISO 4217, например RUB'),
-  available: z.boolean({ error: 'available: ожидается true или false' }),
+    .regex(/^[A-Z]{3}$/, 'трёхбуквенный код валюты ISO 4217, например RUB'),
+  available: z.boolean({ error: 'ожидается true или false' }),
 };
 
 export const productInput = z.object({
@@ -44,21 +44,40 @@ const TRUE_WORDS = new Set(['true', '1', 'yes', 'да', 'в наличии', '+'
 const FALSE_WORDS = new Set(['false', '0', 'no', 'нет', 'нет в наличии', '-']);
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
+const CSV_PRICE_MESSAGE = 'ожидается цена в рублях с копейками, например 1499,90 (столбец price), или в копейках целым числом (столбец priceMinor)';
+/** Roubles with kopecks as the product form takes them: «1 499,90», «1499.9», «1499». */
+const ROUBLES = /^(\d{1,10})(?:[.,](\d{1,2}))?$/;
+
+/**
+ * A file's `price` column is in roubles, the unit of the product form: it becomes priceMinor, read on its
+ * digits (1499,99 is 149999 exactly). Text that is no such price is passed on for the schema's message.
+ * The older priceMinor column (kopecks) is still read when there is no price column.
+ */
+function roublesToMinor(row: unknown): unknown {
+  if (!row || typeof row !== 'object' || !('price' in row)) return row;
+  const { price, ...rest } = row as Record<string, unknown>;
+  const match = typeof price === 'string' ? ROUBLES.exec(price.replace(/[\s\u00a0\u202f]/g, '')) : null;
+  return { ...rest, priceMinor: match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : price };
+}
+
 /**
  * A row of an imported CSV file. Every cell is text there, so the price is read from its digits and
  * availability from a word (да/нет, true/false, +/-) before the row is checked as a product; JSON bodies
  * carry real numbers and booleans and get no such reading.
  */
-export const csvProductInput = productInput.extend({
-  priceMinor: z.preprocess((v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v), productFields.priceMinor),
+export const csvProductInput = z.preprocess(roublesToMinor, productInput.extend({
+  priceMinor: z.preprocess(
+    (v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v),
+    z.number({ error: CSV_PRICE_MESSAGE }).int(CSV_PRICE_MESSAGE).pipe(productFields.priceMinor),
+  ),
   available: z
     .preprocess((v) => {
       if (typeof v !== 'string') return v;
       const word = v.trim().toLowerCase();
       return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : v;
-    }, z.boolean({ error: 'available: ожидается да/нет (или true/false)' }))
+    }, z.boolean({ error: 'ожидается да/нет (или true/false)' }))
     .default(true),
-});
+}));
 
 export type ProductInput = z.infer<typeof productInput>;
 

@@ -61,17 +61,17 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
     const stored = { yookassaShopId: existing?.yookassaShopId ?? null, yookassaSecretKeySealed: existing?.yookassaSecretKeySealed ?? null };
     const { yookassaShopId: shopId, yookassaSecretKey: secretKey } = input;
     if (shopId === null) {
-      if (secretKey) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired);
+      if (secretKey) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired, { param: 'yookassaShopId' });
       return { yookassaShopId: null, yookassaSecretKeySealed: null };
     }
     if (shopId === undefined) {
       if (!secretKey) return stored;
-      if (!stored.yookassaShopId) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired);
+      if (!stored.yookassaShopId) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired, { param: 'yookassaShopId' });
       return { ...stored, yookassaSecretKeySealed: box.seal(secretKey) };
     }
     if (!secretKey) {
       // The same shop again keeps its key; another shop's key is never assumed.
-      if (shopId !== stored.yookassaShopId || !stored.yookassaSecretKeySealed) throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyRequired);
+      if (shopId !== stored.yookassaShopId || !stored.yookassaSecretKeySealed) throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyRequired, { param: 'yookassaSecretKey' });
       return stored;
     }
     return { yookassaShopId: shopId, yookassaSecretKeySealed: box.seal(secretKey) };

@@ -6,6 +6,7 @@
 // Sealed form: v1.<keyId>.<iv>.<ciphertext>.<tag>, the last three base64url. The key id travels with the
 // value so a rotated ENCRYPTION_KEY can still open what the previous one sealed.
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { fieldLabel } from '../http/field-labels';
 
 const VERSION = 'v1';
 const IV_BYTES = 16;
@@ -31,7 +32,7 @@ export class SecretBoxError extends Error {
   readonly reason: SecretBoxFailure;
 
   constructor(settingName: string, reason: SecretBoxFailure) {
-    super(`Не удалось расшифровать настройку «${settingName}»: ключ шифрования изменился или данные повреждены`);
+    super(`Не удалось расшифровать настройку «${fieldLabel([settingName]) ?? settingName}»: ключ шифрования изменился или данные повреждены`);
     this.settingName = settingName;
     this.reason = reason;
   }

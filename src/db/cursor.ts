@@ -6,7 +6,7 @@ import { isIsoInstant } from '../http/date-input';
 import { AppError } from '../http/errors';
 
 const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const BAD_CURSOR = 'Некорректный cursor: используйте значение nextCursor из предыдущего ответа';
+const BAD_CURSOR = 'Курсор страницы: некорректное значение, используйте nextCursor из предыдущего ответа';
 
 export interface Cursor {
   createdAt: string;
@@ -33,7 +33,7 @@ const MAX_BIGINT = 9_223_372_036_854_775_807n;
 export function decodeCursor(cursor: string, idPattern: RegExp): Cursor {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
   if (!id || !idPattern.test(id) || !at || !CURSOR_TIME.test(at) || !isIsoInstant(at) || (/^\d+$/.test(id) && BigInt(id) > MAX_BIGINT)) {
-    throw new AppError('invalid_request_error', BAD_CURSOR);
+    throw new AppError('invalid_request_error', BAD_CURSOR, { param: 'cursor' });
   }
   return { createdAt: at, id };
 }

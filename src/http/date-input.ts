@@ -37,5 +37,10 @@ export function isIsoInstant(text: string): boolean {
 /** A query's date filter (from, to): ISO 8601, parsed into a Date. */
 export const isoInstantInput = z
   .string()
+  .meta({
+    format: 'date-time',
+    description: 'ISO 8601: дата и время (2026-01-31T12:00:00Z) или дата (2026-01-31 — полночь UTC)',
+    example: '2026-01-31T00:00:00Z',
+  })
   .refine(isIsoInstant, 'ожидается дата в формате ISO 8601 (год от 0001 до 9999), например 2026-01-31 или 2026-01-31T12:00:00Z')
   .transform((s) => new Date(s));

@@ -4,6 +4,7 @@ import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError, z } from 'zod';
 import { isTransientDatabaseError } from '../db/transient';
+import { fieldLabel, fieldPath } from './field-labels';
 import { errorMessages } from './messages';
 
 // Validation messages reach users, so zod speaks Russian everywhere in the process.
@@ -74,6 +75,11 @@ export interface AppErrorOptions {
   param?: string | null;
   /** A stable machine code shown on /v1; when absent, the type's default (or null). */
   code?: string | null;
+  /**
+   * Each field at fault (its English path) with what is wrong with it, for a form to show under the
+   * field. Given to the dashboard in tRPC's error data; the REST body keeps decisions.md's {message, type}.
+   */
+  fields?: Record<string, string> | null;
 }
 
 /**
@@ -87,6 +93,7 @@ export class AppError extends TRPCError {
   readonly param: string | null;
   /** Named `errorCode` because tRPC's `code` (BAD_REQUEST, …) is already on the class. */
   readonly errorCode: string | null;
+  readonly fields: Record<string, string> | null;
 
   constructor(type: ErrorType, message?: string, options: AppErrorOptions = {}) {
     const def = errorTypes[type];
@@ -97,6 +104,7 @@ export class AppError extends TRPCError {
     this.headers = options.headers ?? {};
     this.param = options.param ?? null;
     this.errorCode = options.code !== undefined ? options.code : (defaultCodes[type] ?? null);
+    this.fields = options.fields ?? (options.param ? { [options.param]: message ?? def.message } : null);
   }
 
   /** An error whose status and body were decided elsewhere (an upstream 4xx passed through). */
@@ -148,31 +156,68 @@ const TRPC_CODE_TO_TYPE: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorType>> = {
   SERVICE_UNAVAILABLE: 'service_unavailable',
 };
 
-/** Russian text for a zod failure: the first few issues with their field paths. */
-export function describeZodError(error: ZodError): string {
+/** A message written for a field may name it already ("Цена: …"): say it once. */
+function withName(name: string, message: string): string {
+  return message.startsWith(`${name}:`) ? message : `${name}: ${message}`;
+}
+
+/**
+ * Russian text for a zod failure on a dashboard route: the first few issues, each after the Russian
+ * label of its field (http/field-labels.ts; `procedure` picks a form's own label where one key means
+ * different fields). A field with no label keeps its path, which test/bad-input.test.ts does not let pass.
+ */
+export function describeZodError(error: ZodError, procedure?: string): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
-    const path = issue.path.map(String).join('.');
-    // Messages written for a field often name it already ("priceMinor: …"): say it once.
-    const named = issue.path.length > 0 && issue.message.startsWith(`${String(issue.path.at(-1))}:`);
-    return path && !named ? `${path}: ${issue.message}` : issue.message;
+    if (issue.path.length === 0) return issue.message;
+    const label = fieldLabel(issue.path, procedure);
+    if (!label) return withName(fieldPath(issue.path), issue.message);
+    // A message written as "groupId: …" names the field by its key: the label replaces it.
+    const key = `${String(issue.path.at(-1))}: `;
+    return withName(label, issue.message.startsWith(key) ? issue.message.slice(key.length) : issue.message);
   });
   return `${errorMessages.validationFailed}: ${parts.join('; ')}`;
 }
 
-/** OpenAI's spelling of a field path: `messages[0].content`, or null for the body as a whole. */
-export function zodParam(error: ZodError): string | null {
-  const path = error.issues[0]?.path ?? [];
-  let param = '';
-  for (const part of path) {
-    if (typeof part === 'number') param += `[${part}]`;
-    else param += param ? `.${String(part)}` : String(part);
+/** Each field at fault (English path) with its own message, the first one per field. */
+export function zodFields(error: ZodError): Record<string, string> | null {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const path = fieldPath(issue.path);
+    if (path) fields[path] ??= issue.message;
   }
-  return param || null;
+  return Object.keys(fields).length > 0 ? fields : null;
 }
 
-/** A 400 for a body that failed its schema: the Russian text of the issues, and the first one's field. */
+/** OpenAI's spelling of a field path: `messages[0].content`, or null for the body as a whole. */
+export function zodParam(error: ZodError): string | null {
+  return fieldPath(error.issues[0]?.path ?? []) || null;
+}
+
+/**
+ * A 400 for a /v1 body that failed its schema: the issues with OpenAI's field paths (the names its SDKs
+ * and documentation use), and the first one's field in `param`.
+ */
 export function validationError(error: ZodError, cause?: unknown): AppError {
-  return new AppError('invalid_request_error', describeZodError(error), { param: zodParam(error), cause: cause ?? error });
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.map(String).join('.');
+    // Messages written for a field often name it already ("n: …"): say it once.
+    const named = issue.path.length > 0 && issue.message.startsWith(`${String(issue.path.at(-1))}:`);
+    return path && !named ? `${path}: ${issue.message}` : issue.message;
+  });
+  return new AppError('invalid_request_error', `${errorMessages.validationFailed}: ${parts.join('; ')}`, {
+    param: zodParam(error),
+    fields: zodFields(error),
+    cause: cause ?? error,
+  });
+}
+
+/** A 400 for dashboard input that failed its schema: the fields by their Russian labels. */
+export function dashboardValidationError(error: ZodError, procedure?: string, cause?: unknown): AppError {
+  return new AppError('invalid_request_error', describeZodError(error, procedure), {
+    param: zodParam(error),
+    fields: zodFields(error),
+    cause: cause ?? error,
+  });
 }
 
 function findCause<T>(error: unknown, match: (e: unknown) => e is T): T | undefined {
@@ -184,12 +229,15 @@ function findCause<T>(error: unknown, match: (e: unknown) => e is T): T | undefi
   return undefined;
 }
 
-/** Maps anything thrown anywhere into the service's error; unknown failures become internal_error. */
-export function toAppError(error: unknown): AppError {
+/**
+ * Maps anything thrown anywhere into the service's error; unknown failures become internal_error.
+ * `procedure` (a tRPC path such as `agents.create`) names the form whose input failed, for its labels.
+ */
+export function toAppError(error: unknown, procedure?: string): AppError {
   const app = findCause(error, (e): e is AppError => e instanceof AppError);
   if (app) return app;
   const zod = findCause(error, (e): e is ZodError => e instanceof ZodError);
-  if (zod) return validationError(zod, error);
+  if (zod) return dashboardValidationError(zod, procedure, error);
   if (error instanceof TRPCError) {
     if (error.code === 'PARSE_ERROR')
       return new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson });

@@ -15,6 +15,7 @@
 import type { AnyTRPCRouter } from '@trpc/server';
 import { AppError, errorResponse, toAppError } from './errors';
 import { readBodyText } from './body';
+import { fieldNameOf } from './field-labels';
 import { errorMessages } from './messages';
 import { procedureMetas } from '../trpc/meta';
 
@@ -86,7 +87,7 @@ function pathInput(groups: Record<string, string> | undefined): Record<string, s
     try {
       params[name] = decodeURIComponent(raw);
     } catch {
-      throw new AppError('invalid_request_error', errorMessages.pathParameterInvalid(name));
+      throw new AppError('invalid_request_error', errorMessages.pathParameterInvalid(fieldNameOf(name)), { param: name });
     }
   }
   return params;
@@ -115,7 +116,8 @@ async function bodyInput(request: Request, limitBytes: number): Promise<Record<s
 export function createRestHandler<TContext>(options: RestHandlerOptions<TContext>) {
   const routes = routesOf(options.router);
 
-  async function respond(request: Request): Promise<Response> {
+  /** `matched.procedure`: the route's tRPC path once known, so a validation error uses that form's labels. */
+  async function respond(request: Request, matched: { procedure?: string }): Promise<Response> {
     const url = new URL(request.url);
     const path = `/${url.pathname.replace(/^\/|\/$/g, '')}`;
     let route: Route | undefined;
@@ -130,6 +132,7 @@ export function createRestHandler<TContext>(options: RestHandlerOptions<TContext
       }
     }
     if (!route) throw new AppError('not_found', errorMessages.routeNotFound);
+    matched.procedure = route.procedure.join('.');
 
     // Path parameters win over body or query fields of the same name: the URL names the resource.
     const params = pathInput(groups);
@@ -146,10 +149,11 @@ export function createRestHandler<TContext>(options: RestHandlerOptions<TContext
   }
 
   return async function handleRest(request: Request): Promise<Response> {
+    const matched: { procedure?: string } = {};
     try {
-      return await respond(request);
+      return await respond(request, matched);
     } catch (failure) {
-      const error = toAppError(failure);
+      const error = toAppError(failure, matched.procedure);
       if (error.type === 'internal_error') options.onInternalError(failure, request);
       return errorResponse(error);
     }

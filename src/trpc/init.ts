@@ -6,6 +6,7 @@ import type { AdminPrincipal, Principal } from '../auth/authenticate';
 import type { Services } from '../services';
 import { AppError, errorStatus, toAppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { fieldNameOf } from '../http/field-labels';
 import { findUnstorableText } from '../http/text';
 
 export interface Context {
@@ -16,8 +17,19 @@ export interface Context {
   clientAddress: string;
 }
 
-/** OpenAPI meta plus the REST success status (201 for creations; 200 when absent). */
-export type ProcedureMeta = OpenApiMeta & { successStatus?: 200 | 201 | 202 };
+/** The credentials a procedure takes, as the OpenAPI document states them (set by each procedure kind below). */
+export type Credential = 'jwt' | 'apiKey';
+
+/**
+ * OpenAPI meta plus the REST success status (201 for creations; 200 when absent), the credentials the
+ * procedure kind takes, and the error statuses a procedure answers beyond those every route of its kind
+ * can (src/openapi.ts adds those), each with what it means there.
+ */
+export type ProcedureMeta = OpenApiMeta & {
+  successStatus?: 200 | 201 | 202;
+  credentials?: Credential[];
+  errors?: Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504, string>>;
+};
 
 const t = initTRPC
   .context<Context>()
@@ -26,12 +38,21 @@ const t = initTRPC
     // Never put stack traces into error data, whatever NODE_ENV says.
     isDev: false,
     errorFormatter({ shape, error }) {
-      const app = toAppError(error);
+      const app = toAppError(error, shape.data.path);
       return {
         message: app.message,
         code: shape.code,
         type: app.type,
-        data: { code: shape.data.code, httpStatus: errorStatus(app), type: app.type, path: shape.data.path },
+        // `field`/`fields`: the input field(s) at fault by their English paths, so a form shows each
+        // message under its field.
+        data: {
+          code: shape.data.code,
+          httpStatus: errorStatus(app),
+          type: app.type,
+          path: shape.data.path,
+          field: app.param,
+          fields: app.fields,
+        },
       };
     },
   });
@@ -43,16 +64,17 @@ export const router = t.router;
  * every field, REST and /trpc alike, before any handler or input schema sees it. It runs after the
  * credential check of each procedure kind, so an anonymous caller still learns only that it is one.
  */
-const storableText = t.middleware(async ({ getRawInput, next }) => {
+const storableText = t.middleware(async ({ getRawInput, next, path }) => {
   const field = findUnstorableText(await getRawInput());
-  if (field !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(field));
+  if (field !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(fieldNameOf(field, path)), { param: field || null });
   return next();
 });
 
-export const publicProcedure = t.procedure.use(storableText);
+export const publicProcedure = t.procedure.meta({ credentials: [] }).use(storableText);
 
 /** Dashboard procedures: the caller must present a JWT. */
 export const userProcedure = t.procedure
+  .meta({ credentials: ['jwt'] })
   .use(async ({ ctx, next }) => {
     const principal: Principal = await ctx.services.authenticator.jwtUser(ctx.req.headers);
     return next({ ctx: { principal } });
@@ -61,6 +83,7 @@ export const userProcedure = t.procedure
 
 /** Account views open to both credentials: a JWT or an API key. */
 export const accountProcedure = t.procedure
+  .meta({ credentials: ['jwt', 'apiKey'] })
   .use(async ({ ctx, next }) => {
     const principal: Principal = await ctx.services.authenticator.jwtOrKey(ctx.req.headers);
     return next({ ctx: { principal } });
@@ -72,6 +95,7 @@ export const accountProcedure = t.procedure
  * away (or blocking the account) applies to tokens already issued. No JWT → 401; anyone else → 403.
  */
 export const adminProcedure = t.procedure
+  .meta({ credentials: ['jwt'] })
   .use(async ({ ctx, next }) => {
     const principal: AdminPrincipal = await ctx.services.authenticator.admin(ctx.req.headers);
     return next({ ctx: { principal } });

@@ -12,11 +12,11 @@ const TAG = 'booking';
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 const day = z
-  .string({ error: 'date: укажите дату в формате ГГГГ-ММ-ДД' })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'date: укажите дату в формате ГГГГ-ММ-ДД')
-  .refine(isCalendarDay, 'date: такой даты нет');
-const internalId = (field: string) =>
-  z.string({ error: `${field}: обязательное поле` }).trim().min(1, `${field}: обязательное поле`).max(100);
+  .string({ error: 'укажите дату в формате ГГГГ-ММ-ДД' })
+  .meta({ format: 'date', example: '2026-12-01' })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'укажите дату в формате ГГГГ-ММ-ДД')
+  .refine(isCalendarDay, 'такой даты нет');
+const internalId = () => z.string({ error: 'обязательное поле' }).trim().min(1, 'обязательное поле').max(100);
 
 const specialist = z.object({
   id: z.string(),
@@ -39,14 +39,15 @@ const service = z.object({
 const slot = z.object({ time: z.string(), datetime: z.string(), durationMinutes: z.number().int() });
 
 export const appointmentInput = z.object({
-  specialistId: internalId('specialistId'),
-  serviceId: internalId('serviceId'),
+  specialistId: internalId(),
+  serviceId: internalId(),
   datetime: z
-    .string({ error: 'datetime: обязательное поле' })
-    .regex(ISO_WITH_OFFSET, 'datetime: укажите время в ISO 8601 со смещением, как в ответе /slots, например 2026-12-01T10:00:00+03:00')
-    .refine(isIsoInstant, 'datetime: такого времени нет'),
-  clientName: z.string({ error: 'clientName: обязательное поле' }).trim().min(1, 'clientName: укажите имя клиента').max(100),
-  clientPhone: z.string({ error: 'clientPhone: обязательное поле' }).trim().min(1, 'clientPhone: укажите телефон клиента').max(40),
+    .string({ error: 'обязательное поле' })
+    .meta({ format: 'date-time', example: '2026-12-01T10:00:00+03:00' })
+    .regex(ISO_WITH_OFFSET, 'укажите время в ISO 8601 со смещением, как в ответе /slots, например 2026-12-01T10:00:00+03:00')
+    .refine(isIsoInstant, 'такого времени нет'),
+  clientName: z.string({ error: 'обязательное поле' }).trim().min(1, 'укажите имя клиента').max(100),
+  clientPhone: z.string({ error: 'обязательное поле' }).trim().min(1, 'укажите телефон клиента').max(40),
 });
 
 const appointment = z.object({
@@ -104,7 +105,7 @@ export const bookingRouter = router({
 
   slots: serviceAgentProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/slots', tags: [TAG], summary: 'Свободное время на день' } })
-    .input(z.object({ agentId, date: day, specialistId: internalId('specialistId'), serviceId: internalId('serviceId') }))
+    .input(z.object({ agentId, date: day, specialistId: internalId(), serviceId: internalId() }))
     .output(z.object({ date: z.string(), specialistId: z.string(), serviceId: z.string(), slots: z.array(slot) }))
     .query(async ({ ctx, input }) => ({
       date: input.date,

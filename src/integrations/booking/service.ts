@@ -289,7 +289,9 @@ export function createBookingService(deps: BookingServiceDeps) {
       const staffId = resolve(s.specialistMapping, input.specialistId, errorMessages.unknownSpecialist);
       const serviceId = resolve(s.serviceMapping, input.serviceId, errorMessages.unknownService);
       const phone = normalisePhone(input.clientPhone);
-      if (!phone) throw new AppError('invalid_request_error', 'clientPhone: укажите телефон в международном формате, например +7 916 123-45-67');
+      if (!phone) {
+        throw new AppError('invalid_request_error', 'Телефон клиента: укажите телефон в международном формате, например +7 916 123-45-67', { param: 'clientPhone' });
+      }
       const startsAt = new Date(input.datetime);
       const date = localDate(input.datetime);
 

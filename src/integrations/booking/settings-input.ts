@@ -28,27 +28,26 @@ const yclientsId = (message: string) =>
 
 const mapping = (what: string) =>
   z
-    .record(z.string().trim().min(1, `идентификатор ${what} не может быть пустым`).max(100), yclientsId(`${what}: ожидается числовой id YCLIENTS`))
+    .record(z.string().trim().min(1, `идентификатор ${what} не может быть пустым`).max(100), yclientsId('ожидается числовой id YCLIENTS'))
     .refine((m) => Object.keys(m).length <= 500, `не больше 500 записей в сопоставлении ${what}`);
 
-const secret = (label: string) =>
-  z.string({ error: `${label}: ожидается строка` }).trim().min(1, `${label} не может быть пустым`).max(500);
+const secret = () => z.string({ error: 'ожидается строка' }).trim().min(1, 'не может быть пустым').max(500);
 
 export const bookingSettingsInput = z.object({
   // Sent in the Authorization header of every YCLIENTS call, so it must be a valid header value: a token
   // with a line break, NUL or a non-Latin-1 character would fail inside fetch (a 502) instead of here.
-  partnerToken: secret('partnerToken')
-    .regex(/^[\x21-\x7e]+$/, 'partnerToken: только латинские буквы, цифры и знаки без пробелов, как его выдаёт YCLIENTS')
+  partnerToken: secret()
+    .regex(/^[\x21-\x7e]+$/, 'только латинские буквы, цифры и знаки без пробелов, как его выдаёт YCLIENTS')
     .optional(),
-  login: secret('login').optional(),
-  password: secret('password').optional(),
-  companyId: yclientsId('companyId: ожидается числовой id компании в YCLIENTS'),
+  login: secret().optional(),
+  password: secret().optional(),
+  companyId: yclientsId('ожидается числовой id компании в YCLIENTS'),
   syncEnabled: z.boolean().default(false),
   slotCacheTtlMinutes: z
     .number()
     .int()
-    .min(MIN_SLOT_CACHE_TTL_MINUTES, `slotCacheTtlMinutes: не меньше ${MIN_SLOT_CACHE_TTL_MINUTES} минут`)
-    .max(24 * 60, 'slotCacheTtlMinutes: не больше 1440 минут')
+    .min(MIN_SLOT_CACHE_TTL_MINUTES, `не меньше ${MIN_SLOT_CACHE_TTL_MINUTES} минут`)
+    .max(24 * 60, 'не больше 1440 минут')
     .default(DEFAULT_SLOT_CACHE_TTL_MINUTES),
   specialistMapping: mapping('специалиста').default({}),
   serviceMapping: mapping('услуги').default({}),

@@ -154,17 +154,17 @@ export function createMessengerSettings(deps: MessengerSettingsDeps) {
       const existing = await row(agentId);
       let token = input.botToken;
       if (token === undefined) {
-        if (!existing) throw new AppError('invalid_request_error', errorMessages.messengerBotTokenRequired);
+        if (!existing) throw new AppError('invalid_request_error', errorMessages.messengerBotTokenRequired, { param: 'botToken' });
         try {
           token = openToken(existing);
         } catch (error) {
           if (error instanceof SecretBoxError) {
-            throw new AppError('invalid_request_error', `${error.message}. ${errorMessages.messengerBotTokenRequired}`);
+            throw new AppError('invalid_request_error', `${error.message}. ${errorMessages.messengerBotTokenRequired}`, { param: 'botToken' });
           }
           throw error;
         }
       }
-      if (!isValidBotTokenFormat(token)) throw new AppError('invalid_request_error', errorMessages.messengerBotTokenFormat);
+      if (!isValidBotTokenFormat(token)) throw new AppError('invalid_request_error', errorMessages.messengerBotTokenFormat, { param: 'botToken' });
 
       const client = deps.telegramFor(token);
       let bot;

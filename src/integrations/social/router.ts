@@ -26,11 +26,24 @@ export const socialRouter = router({
 
   checkConnection: userProcedure
     .meta({
-      openapi: { method: 'POST', path: '/api/v1/social/check-connection', tags: [TAG], summary: 'Проверить id сообщества и ключ доступа' },
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/social/check-connection',
+        tags: [TAG],
+        summary: 'Проверить подключение к сообществу: введённый ключ доступа или сохранённый ключ агента (agentId)',
+      },
     })
     .input(checkConnectionInput)
     .output(z.object({ ok: z.boolean(), groupName: z.string().optional(), reason: z.string().optional() }))
-    .mutation(({ ctx, input }) => ctx.services.social.settings.checkConnection(input)),
+    .mutation(async ({ ctx, input }) => {
+      const { settings } = ctx.services.social;
+      // A typed token is tried as typed; without one, the saved token of the caller's own agent.
+      if (input.accessToken !== undefined && input.groupId !== undefined) {
+        return settings.checkConnection({ groupId: input.groupId, accessToken: input.accessToken });
+      }
+      const agent = await ctx.services.agents.requireOwned(ctx.principal.userId, input.agentId ?? '');
+      return settings.checkSaved(agent.id, input.groupId);
+    }),
 
   confirmationCode: agentProcedure
     .meta({

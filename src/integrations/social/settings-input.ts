@@ -6,29 +6,52 @@ import { isCommunityTokenFormat } from './client';
 export const SECRET_KEY_MIN = 10;
 
 const groupId = z
-  .union([z.string(), z.number()], { error: 'groupId: укажите числовой id сообщества' })
+  .union([z.string(), z.number()], { error: 'укажите числовой id сообщества' })
   .transform((v) => String(v).trim())
-  .refine((v) => /^\d{1,15}$/.test(v) && Number(v) > 0, 'groupId: только цифры — числовой id сообщества ВКонтакте')
+  .refine((v) => /^\d{1,15}$/.test(v) && Number(v) > 0, 'только цифры — числовой id сообщества ВКонтакте')
   .transform(Number);
 
 const accessToken = z
-  .string({ error: 'accessToken: укажите ключ доступа сообщества' })
+  .string({ error: 'укажите ключ доступа сообщества' })
   .trim()
-  .refine(isCommunityTokenFormat, 'accessToken: ожидается ключ доступа сообщества ВКонтакте, он начинается с vk1.a.');
+  .refine(isCommunityTokenFormat, 'ожидается ключ доступа сообщества ВКонтакте, он начинается с vk1.a.');
 
 export const socialSettingsInput = z.object({
   groupId,
   accessToken: accessToken.optional(),
   secretKey: z
-    .string({ error: 'secretKey: ожидается строка' })
-    .min(SECRET_KEY_MIN, `secretKey: не короче ${SECRET_KEY_MIN} символов`)
-    .max(50, 'secretKey: не длиннее 50 символов (ограничение ВКонтакте)')
-    .regex(/^[A-Za-z0-9]+$/, 'secretKey: только латинские буквы и цифры')
+    .string({ error: 'ожидается строка' })
+    .min(SECRET_KEY_MIN, `не короче ${SECRET_KEY_MIN} символов`)
+    .max(50, 'не длиннее 50 символов (ограничение ВКонтакте)')
+    .regex(/^[A-Za-z0-9]+$/, 'только латинские буквы и цифры')
     .optional(),
-  confirmationCode: z.string().trim().max(100).regex(/^[A-Za-z0-9]*$/, 'confirmationCode: только латинские буквы и цифры').optional(),
+  confirmationCode: z.string().trim().max(100).regex(/^[A-Za-z0-9]*$/, 'только латинские буквы и цифры').optional(),
 });
 
-export const checkConnectionInput = z.object({ groupId, accessToken });
+/**
+ * A check of a typed token (`groupId` and `accessToken`, before saving), or of an agent's saved one
+ * (`agentId`: the server opens the sealed token; a `groupId` given with it must be the saved one's).
+ */
+export const checkConnectionInput = z
+  .object({ agentId: z.string().max(100).optional(), groupId: groupId.optional(), accessToken: accessToken.optional() })
+  .refine((v) => v.agentId !== undefined || (v.groupId !== undefined && v.accessToken !== undefined), {
+    message: 'укажите ID сообщества и ключ доступа, или агента с сохранёнными настройками',
+    path: ['accessToken'],
+  });
+
+export type CheckConnectionInput = z.infer<typeof checkConnectionInput>;
+
+/** What VK said the last time the saved token was tried: only `connected` means it worked. */
+export const socialConnectionView = z.object({
+  status: z.enum(['connected', 'failed', 'unchecked']),
+  /** The community's name, as VK gave it on a successful check. */
+  groupName: z.string().nullable(),
+  /** Why the last check failed, in Russian. */
+  reason: z.string().nullable(),
+  checkedAt: z.string().nullable(),
+});
+
+export type SocialConnectionView = z.infer<typeof socialConnectionView>;
 
 export type SocialSettingsInput = z.infer<typeof socialSettingsInput>;
 
@@ -42,6 +65,8 @@ export const socialSettingsView = z.object({
   webhookUrl: z.string(),
   callbackServerId: z.number().int().nullable(),
   updatedAt: z.string().nullable(),
+  /** Whether VK accepted the saved token: checked on saving, on «check», and when older than a few minutes. */
+  connection: socialConnectionView,
 });
 
 export type SocialSettingsView = z.infer<typeof socialSettingsView>;

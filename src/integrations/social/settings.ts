@@ -14,13 +14,25 @@ import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import type { Logger } from '../../logger';
 import { isCommunityTokenFormat, VK_API_VERSION, VkApiError, VkNetworkError, type VkClient } from './client';
-import type { SocialSettingsInput, SocialSettingsView } from './settings-input';
+import type { SocialConnectionView, SocialSettingsInput, SocialSettingsView } from './settings-input';
 
 /** The access token's first characters shown on reads (the spec: first 10, then a mask). */
 const TOKEN_VISIBLE_CHARS = 10;
 const CALLBACK_SERVER_TITLE = 'Conduit';
 /** How long a code read from VK (or VK's failure to give one) is reused before VK is asked again. */
 const CONFIRMATION_CODE_CACHE_MS = 60_000;
+/**
+ * How long the outcome of trying the saved token is shown before a read asks VK again: a success for a
+ * few minutes, a failure (VK away, token revoked) for one, so a fixed outage shows soon.
+ */
+const CONNECTION_OK_MS = 5 * 60_000;
+const CONNECTION_FAILED_MS = 60_000;
+
+interface ConnectionOutcome {
+  ok: boolean;
+  groupName?: string;
+  reason?: string;
+}
 
 export function socialWebhookUrl(publicBaseUrl: string, agentId: string): string {
   return `${publicBaseUrl}/api/v1/social/webhook/${agentId}`;
@@ -125,8 +137,54 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
     }
   }
 
-  function view(agentId: string, row: Row | undefined, token: string | null): SocialSettingsView {
+  /**
+   * The last outcome of trying each agent's saved token, for its (group, token): a status says connected
+   * only after VK answered a check with it. Kept per instance; another instance checks for itself.
+   */
+  const connections = new Map<string, { key: string; outcome: ConnectionOutcome; at: number }>();
+  const connectionKey = (groupId: number, token: string) => `${groupId}:${createHash('sha256').update(token).digest('base64url')}`;
+
+  /** Whether the token opens the community: `{ok, groupName}`, or ok false with a Russian reason. */
+  async function probe(groupId: number, accessToken: string): Promise<ConnectionOutcome> {
+    try {
+      // Asked without an id, VK names the token's own community: any token could read a public group by id.
+      const group = await deps.vkFor(accessToken).groupsGetById();
+      if (!group || group.id !== groupId) return { ok: false, reason: errorMessages.vkGroupMismatch };
+      return { ok: true, groupName: group.name };
+    } catch (error) {
+      const failure = vkFailure(error);
+      logger.info('vk connection check failed', { groupId, error });
+      return { ok: false, reason: failure.message };
+    }
+  }
+
+  function remember(agentId: string, groupId: number, token: string, outcome: ConnectionOutcome): void {
+    connections.set(agentId, { key: connectionKey(groupId, token), outcome, at: Date.now() });
+  }
+
+  /** The saved token's status: the remembered outcome while fresh, else VK is asked now. */
+  async function connectionOf(agentId: string, groupId: number, token: string): Promise<SocialConnectionView> {
+    let known = connections.get(agentId);
+    const fresh =
+      known && known.key === connectionKey(groupId, token) && Date.now() - known.at < (known.outcome.ok ? CONNECTION_OK_MS : CONNECTION_FAILED_MS);
+    if (!fresh) {
+      remember(agentId, groupId, token, await probe(groupId, token));
+      known = connections.get(agentId)!;
+    }
+    const { outcome, at } = known!;
     return {
+      status: outcome.ok ? 'connected' : 'failed',
+      groupName: outcome.groupName ?? null,
+      reason: outcome.reason ?? null,
+      checkedAt: new Date(at).toISOString(),
+    };
+  }
+
+  const UNCHECKED: SocialConnectionView = { status: 'unchecked', groupName: null, reason: null, checkedAt: null };
+
+  function view(agentId: string, row: Row | undefined, token: string | null, connection: SocialConnectionView = UNCHECKED): SocialSettingsView {
+    return {
+      connection,
       configured: Boolean(row),
       groupId: row?.groupId ?? null,
       accessToken: token === null ? null : maskSecret(token, TOKEN_VISIBLE_CHARS),
@@ -154,7 +212,9 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
   return {
     async read(agentId: string): Promise<SocialSettingsView> {
       const found = await row(agentId);
-      return view(agentId, found, found ? open(found).accessToken : null);
+      if (!found) return view(agentId, undefined, null);
+      const token = open(found).accessToken;
+      return view(agentId, found, token, await connectionOf(agentId, found.groupId, token));
     },
 
     /** Opened settings, or null when the agent has no community. */
@@ -172,7 +232,7 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
       const token = input.accessToken ?? current?.accessToken;
       const secretKey = input.secretKey ?? current?.secretKey;
       if (!token || !secretKey) {
-        throw new AppError('invalid_request_error', errorMessages.socialSecretsRequired);
+        throw new AppError('invalid_request_error', errorMessages.socialSecretsRequired, { param: token ? 'secretKey' : 'accessToken' });
       }
       const sameGroup = current?.groupId === input.groupId;
       const values = {
@@ -189,21 +249,27 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
         .values({ agentId, ...values })
         .onConflictDoUpdate({ target: socialSettings.agentId, set: values })
         .returning();
-      return view(agentId, saved, token);
+      // Saved is not connected: the token is tried at once, and the answer says what VK said.
+      remember(agentId, input.groupId, token, await probe(input.groupId, token));
+      return view(agentId, saved, token, await connectionOf(agentId, input.groupId, token));
     },
 
-    /** Whether the token opens the community: `{ok, groupName}`, or ok false with a Russian reason. */
-    async checkConnection(input: { groupId: number; accessToken: string }): Promise<{ ok: boolean; groupName?: string; reason?: string }> {
-      try {
-        // Asked without an id, VK names the token's own community: any token could read a public group by id.
-        const group = await deps.vkFor(input.accessToken).groupsGetById();
-        if (!group || group.id !== input.groupId) return { ok: false, reason: errorMessages.vkGroupMismatch };
-        return { ok: true, groupName: group.name };
-      } catch (error) {
-        const failure = vkFailure(error);
-        logger.info('vk connection check failed', { groupId: input.groupId, error });
-        return { ok: false, reason: failure.message };
-      }
+    /** Whether a typed token opens the community: `{ok, groupName}`, or ok false with a Russian reason. */
+    async checkConnection(input: { groupId: number; accessToken: string }): Promise<ConnectionOutcome> {
+      return probe(input.groupId, input.accessToken);
+    },
+
+    /**
+     * The same check with the agent's saved (sealed) token, so the owner need not type it again; the
+     * outcome becomes the status the settings show. A `groupId` other than the saved one is checked too,
+     * but changes no status.
+     */
+    async checkSaved(agentId: string, groupId?: number): Promise<ConnectionOutcome> {
+      const s = await configured(agentId);
+      const target = groupId ?? s.groupId;
+      const outcome = await probe(target, s.accessToken);
+      if (target === s.groupId) remember(agentId, s.groupId, s.accessToken, outcome);
+      return outcome;
     },
 
     /** The community's confirmation code for the dashboard: as VK gives it now, else the stored one. */

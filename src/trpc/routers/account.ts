@@ -4,14 +4,33 @@ import { isoInstantInput } from '../../http/date-input';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { nanoToUnits } from '../../money';
+import { usageKeyFilter } from '../../keys/scope';
 import { accountProcedure, router } from '../init';
+import type { UsageFacts, UsageStatus } from '../../gateway/billing';
+
+/** How a /v1 call ended, and where its token counts came from: the unions the gateway records. */
+const USAGE_STATUSES = [
+  'ok',
+  'client_closed',
+  'upstream_error',
+  'upstream_timeout',
+  'upstream_rejected',
+  'upstream_dropped',
+  'server_shutdown',
+] as const satisfies readonly UsageStatus[];
+const USAGE_SOURCES = ['upstream', 'tokenizer', 'none'] as const satisfies readonly UsageFacts['usageSource'][];
+// A status or source the gateway adds fails the type-check here until the lists name it too.
+type Unlisted = Exclude<UsageStatus, (typeof USAGE_STATUSES)[number]> | Exclude<UsageFacts['usageSource'], (typeof USAGE_SOURCES)[number]>;
+const everyValueListed: [Unlisted] extends [never] ? true : never = true;
+void everyValueListed;
 
 export const usageQueryInput = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
   from: isoInstantInput.optional(),
   to: isoInstantInput.optional(),
-  keyId: z.uuid('keyId должен быть идентификатором ключа').optional(),
+  keyId: z.uuid('ожидается идентификатор ключа').optional(),
+  model: z.string().min(1).max(200).optional().describe('Только запросы к этой модели (идентификатор, как в запросе)'),
 });
 
 const usageRecord = z.object({
@@ -28,8 +47,9 @@ const usageRecord = z.object({
   promptCost: z.number().describe('Цена токенов запроса'),
   completionCost: z.number().describe('Цена токенов ответа'),
   unpaid: z.number().describe('Часть цены, которую баланс не покрыл (баланс исчерпан)'),
-  status: z.string(),
-  usageSource: z.string(),
+  // The enum is stated for clients; the row keeps the report's string, so a status added by the gateway is not a 500 here.
+  status: z.string().meta({ enum: [...USAGE_STATUSES] }).describe('Чем закончился запрос: ok, клиент ушёл (client_closed), ошибка или таймаут сервиса модели…'),
+  usageSource: z.string().meta({ enum: [...USAGE_SOURCES] }).describe('Откуда числа токенов: upstream — от сервиса модели, tokenizer — подсчёт Conduit, none — токенов нет'),
   durationMs: z.number().int(),
 });
 
@@ -44,7 +64,7 @@ const timeZone = z
     } catch {
       return false;
     }
-  }, 'timeZone: ожидается часовой пояс IANA, например Europe/Moscow')
+  }, 'ожидается часовой пояс IANA, например Europe/Moscow')
   .default('UTC');
 
 const sumsOutput = {
@@ -58,15 +78,28 @@ const sumsOutput = {
   unpaid: z.number(),
 };
 
+/** Who sees which usage (keys/scope.ts), as the usage operations state it. */
+export const USAGE_SCOPE_TEXT =
+  'Токен входа (JWT) и ключ со scope "account" видят использование всего аккаунта; обычный API-ключ (scope "key") — только ' +
+  'своё: фильтр keyId для него — он сам. Авторизация: токен входа (JWT) или API-ключ cdt-… в Authorization: Bearer.';
+export const USAGE_FORBIDDEN =
+  'Ключ отозван, учётная запись заблокирована, или ключ со scope "key" запросил использование другого ключа (keyId)';
+
 export const accountRouter = router({
   balance: accountProcedure
     .meta({
       openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' },
     })
     .input(z.void())
-    .output(z.object({ balance: z.number() }))
+    .output(
+      z.object({
+        balance: z.number(),
+        currency: z.string().describe('Валюта баланса, код ISO 4217 (BALANCE_CURRENCY), например RUB'),
+      }),
+    )
     .query(async ({ ctx }) => ({
       balance: nanoToUnits(await ctx.services.billing.balanceNano(ctx.principal.userId)),
+      currency: ctx.services.config.balanceCurrency,
     })),
 
   usage: accountProcedure
@@ -76,7 +109,9 @@ export const accountRouter = router({
         path: '/api/usage',
         tags: ['account'],
         summary: 'Записи использования, новые первыми, постранично, с итогами (JWT или API-ключ)',
+        description: USAGE_SCOPE_TEXT,
       },
+      errors: { 403: USAGE_FORBIDDEN },
     })
     .input(usageQueryInput)
     .output(
@@ -87,8 +122,9 @@ export const accountRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
+      const keyId = usageKeyFilter(ctx.principal, input.keyId);
       await ctx.services.billing.flush();
-      return ctx.services.usageReport.list(ctx.principal.userId, input);
+      return ctx.services.usageReport.list(ctx.principal.userId, { ...input, keyId });
     }),
 
   usageSummary: accountProcedure
@@ -98,7 +134,9 @@ export const accountRouter = router({
         path: '/api/usage/summary',
         tags: ['account'],
         summary: 'Итоги использования по дням и моделям за период (JWT или API-ключ)',
+        description: USAGE_SCOPE_TEXT,
       },
+      errors: { 403: USAGE_FORBIDDEN },
     })
     .input(
       z.object({
@@ -118,9 +156,10 @@ export const accountRouter = router({
     )
     .query(async ({ ctx, input }) => {
       if (!(await databaseKnowsTimeZone(ctx.services.database, input.timeZone))) {
-        throw new AppError('invalid_request_error', errorMessages.timeZoneUnknown);
+        throw new AppError('invalid_request_error', errorMessages.timeZoneUnknown, { param: 'timeZone' });
       }
+      const keyId = usageKeyFilter(ctx.principal, input.keyId);
       await ctx.services.billing.flush();
-      return ctx.services.usageReport.summary(ctx.principal.userId, input);
+      return ctx.services.usageReport.summary(ctx.principal.userId, { ...input, keyId });
     }),
 });

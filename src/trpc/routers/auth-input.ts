@@ -9,6 +9,7 @@ export const credentialsInput = z.object({
     .trim()
     .toLowerCase()
     .max(254, errorMessages.invalidEmail)
+    .meta({ format: 'email', example: 'user@example.com' })
     .pipe(z.email({ error: errorMessages.invalidEmail })),
   password: z
     .string({ error: errorMessages.passwordTooShort })
@@ -17,6 +18,6 @@ export const credentialsInput = z.object({
 });
 
 export const loginInput = z.object({
-  email: z.string({ error: errorMessages.invalidEmail }).max(254, errorMessages.invalidEmail),
+  email: z.string({ error: errorMessages.invalidEmail }).max(254, errorMessages.invalidEmail).meta({ format: 'email', example: 'user@example.com' }),
   password: z.string({ error: errorMessages.invalidCredentials }).max(1024, errorMessages.invalidCredentials),
 });

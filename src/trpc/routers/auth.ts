@@ -7,7 +7,7 @@ import { credentialsInput, loginInput } from './auth-input';
 
 export const publicUserOutput = z.object({
   id: z.string(),
-  email: z.string(),
+  email: z.string().meta({ format: 'email' }),
   balance: z.number(),
   role: z.enum(['user', 'admin']),
   /** The user opened the link mailed to the address (REQUIRE_EMAIL_VERIFICATION). */

@@ -1,0 +1,132 @@
+// Every input field of the dashboard API by the Russian name its form shows, in one table: a message
+// about a field names it this way («ID сообщества: только цифры…»), never by its English key, which
+// stays in the machine-readable part of the error (tRPC's error data `field`/`fields`). No imports, so the
+// dashboard's form checks (web/src/validate.ts) use the same labels.
+
+/** Fields whose name means the same thing in every form. */
+export const fieldLabels: Record<string, string> = {
+  // Accounts and keys.
+  email: 'E-mail',
+  password: 'Пароль',
+  name: 'Название',
+  spendLimit: 'Лимит расходов',
+  limitReset: 'Период лимита',
+  expiresAt: 'Действует до',
+  // Usage and lists.
+  limit: 'Число записей на странице',
+  cursor: 'Курсор страницы',
+  from: 'Начало периода',
+  to: 'Конец периода',
+  keyId: 'Ключ',
+  timeZone: 'Часовой пояс',
+  status: 'Статус',
+  search: 'Поиск по e-mail',
+  targetId: 'Объект',
+  // Path parameters.
+  id: 'Идентификатор',
+  agentId: 'Агент',
+  productId: 'Товар',
+  orderId: 'Заказ',
+  // Agents.
+  type: 'Тип',
+  systemPrompt: 'Системный промпт',
+  model: 'Модель',
+  // VK community.
+  groupId: 'ID сообщества',
+  accessToken: 'Ключ доступа сообщества',
+  secretKey: 'Секретный ключ',
+  confirmationCode: 'Код подтверждения',
+  // Telegram.
+  botToken: 'Токен бота',
+  userId: 'ID пользователя для уведомлений',
+  channelId: 'Канал',
+  // YCLIENTS.
+  partnerToken: 'Токен партнёра YCLIENTS',
+  login: 'Логин администратора',
+  companyId: 'ID компании в YCLIENTS',
+  syncEnabled: 'Синхронизация',
+  slotCacheTtlMinutes: 'Кэш свободного времени, минут',
+  specialistMapping: 'Сопоставление специалистов',
+  serviceMapping: 'Сопоставление услуг',
+  date: 'Дата',
+  specialistId: 'Специалист',
+  serviceId: 'Услуга',
+  datetime: 'Время записи',
+  clientName: 'Имя клиента',
+  clientPhone: 'Телефон клиента',
+  // Shop.
+  title: 'Название товара',
+  description: 'Описание',
+  priceMinor: 'Цена',
+  currency: 'Валюта',
+  available: 'В наличии',
+  csv: 'Содержимое CSV',
+  products: 'Товары',
+  paymentLinkTemplate: 'Шаблон ссылки на оплату',
+  rotateWebhookSecret: 'Новый секрет уведомлений',
+  yookassaShopId: 'ID магазина ЮKassa',
+  yookassaSecretKey: 'Секретный ключ ЮKassa',
+  // Top-ups and administration.
+  amount: 'Сумма',
+  reason: 'Причина',
+  reference: 'Ссылка операции',
+  pattern: 'Шаблон модели',
+  promptPerMillion: 'Запрос за 1M токенов',
+  completionPerMillion: 'Ответ за 1M токенов',
+  multiplier: 'Множитель',
+  filter: 'Фильтр моделей',
+  models: 'Модели',
+  // Keys' scope and dialogues.
+  scope: 'Доступ ключа',
+  text: 'Текст сообщения',
+  dialogueId: 'Диалог',
+  afterId: 'После сообщения',
+  clientMessageId: 'Идентификатор сообщения',
+  q: 'Поиск',
+  // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
+  webhookSecret: 'Секрет вебхука',
+  userToken: 'Токен пользователя YCLIENTS',
+};
+
+/**
+ * Where one English key is another field in another form, by the procedure's router (the first part of
+ * its tRPC path: `agents.create` → `agents`).
+ */
+export const scopedFieldLabels: Record<string, Record<string, string>> = {
+  agents: { name: 'Имя' },
+  keys: { name: 'Название ключа' },
+  booking: { password: 'Пароль администратора' },
+  billing: { amount: 'Сумма пополнения' },
+};
+
+/**
+ * The label of a field path as a person reads it: the top field's label, then any deeper part (a
+ * mapping's key, a row's number) after it. Null when no label is known.
+ */
+export function fieldLabel(path: readonly PropertyKey[], procedure?: string): string | null {
+  const [top, ...rest] = path;
+  if (typeof top !== 'string') return null;
+  const scope = procedure?.split('.')[0];
+  const label = (scope ? scopedFieldLabels[scope]?.[top] : undefined) ?? fieldLabels[top];
+  if (!label) return null;
+  // A row's number counts from 1; a nested field by its label; a mapping's key (the user's own text) as written.
+  const deeper = rest.map((part) => (typeof part === 'number' ? `№${part + 1}` : (fieldLabels[String(part)] ?? `«${String(part)}»`)));
+  return [label, ...deeper].join(', ');
+}
+
+/** The English path of a field as the API spells it: `specialistMapping.maria`, `products[2].title`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const part of path) {
+    if (typeof part === 'number') text += `[${part}]`;
+    else text += text ? `.${String(part)}` : String(part);
+  }
+  return text;
+}
+
+/** A field path as findUnstorableText writes it (`products.0.title`) by its label, or as it is when none is known. */
+export function fieldNameOf(path: string, procedure?: string): string {
+  if (!path) return '';
+  const parts: PropertyKey[] = path.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+  return fieldLabel(parts, procedure) ?? path;
+}
