@@ -159,8 +159,8 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
     const generated = await reference.inputValue();
     expect(generated).toMatch(/^manual-\d{14}-[a-z0-9]+$/);
     await credit.getByRole('button', { name: 'Провести' }).click();
-    await credit.getByText('amount: укажите ненулевую сумму').waitFor();
-    await credit.getByText('reason: укажите причину').waitFor();
+    await credit.getByText('укажите ненулевую сумму').waitFor();
+    await credit.getByText('укажите причину').waitFor();
     const ticket = `ticket-${tag}`;
     await credit.getByLabel('Сумма').fill('250');
     await credit.getByLabel('Причина').fill('Компенсация за сбой');
@@ -268,7 +268,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
     await form.getByLabel('Запрос за 1M токенов').fill('1,5');
     await form.getByLabel('Ответ за 1M токенов').fill('2');
     await form.getByRole('button', { name: 'Сохранить цену' }).click();
-    await form.getByText('pattern: укажите идентификатор модели').waitFor();
+    await form.getByText('укажите идентификатор модели').waitFor();
     await form.getByLabel('Шаблон модели').fill('acme/*');
     await form.getByRole('button', { name: 'Сохранить цену' }).click();
     await prices.getByText('Цена acme/* добавлена').waitFor();
@@ -291,7 +291,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
     const importer = page.getByTestId('price-import');
     await importer.getByLabel('Множитель').fill('0');
     await importer.getByRole('button', { name: 'Показать цены' }).click();
-    await importer.getByText('multiplier: положительное число').waitFor();
+    await importer.getByText('положительное число').waitFor();
     await importer.getByLabel('Множитель').fill('90');
     await importer.getByLabel('Фильтр моделей').fill('vendor/');
     await importer.getByRole('button', { name: 'Показать цены' }).click();

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
-import { formatAmount, formatDateTime, formatMoney } from '../web/src/format';
+import { formatAmount, formatBalance, formatCost, formatDateTime } from '../web/src/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeYookassa, type FakeYookassa } from './fakes/yookassa';
 import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
@@ -123,7 +123,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
   test('a top-up: the amount checked by the server’s schema, YooKassa’s page, the return page waits for the payment and shows the new balance', async () => {
     await registerThroughPage(page, app.url, user);
     const token = await sessionToken(page);
-    expect(await page.getByTestId('balance').textContent()).toBe(formatMoney(3));
+    expect(await page.getByTestId('balance').textContent()).toBe(formatBalance(3, 'RUB'));
     await page.getByText('Пополнений пока не было.').waitFor();
 
     await page.getByRole('button', { name: 'Пополнить баланс' }).click();
@@ -138,7 +138,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     // Refused in the page with the server's own messages, before any payment is created.
     await amount.fill('5');
     await form.getByRole('button', { name: 'Перейти к оплате' }).click();
-    await form.getByText('сумма пополнения должна быть от 10 до 100000 RUB').waitFor();
+    await form.getByText('должна быть от 10 до 100000 RUB').waitFor();
     await amount.fill('10,555');
     await form.getByRole('button', { name: 'Перейти к оплате' }).click();
     await form.getByText('не больше двух знаков после запятой').waitFor();
@@ -172,7 +172,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     // The history on the overview; the balance there is the new one.
     await outcome.getByRole('link', { name: 'Вернуться к балансу' }).click();
     await page.waitForURL(appUrl('/'));
-    await page.getByTestId('balance').getByText(formatMoney(1503.5)).waitFor();
+    await page.getByTestId('balance').getByText(formatBalance(1503.5, 'RUB')).waitFor();
     const history = page.getByTestId('topups-table');
     const paidRow = history.locator(`tr[data-topup-id="${topupId}"]`);
     await paidRow.waitFor();
@@ -308,7 +308,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     expect(headers).toEqual(expect.arrayContaining(['Цена запроса', 'Цена ответа', 'Списано']));
     expect(headers).not.toContain('Не оплачено');
     const cells = await recent.locator('tbody tr').first().locator('td').allTextContents();
-    expect(cells).toEqual(expect.arrayContaining([formatMoney(record.promptCost), formatMoney(record.completionCost), formatMoney(record.cost)]));
+    expect(cells).toEqual(expect.arrayContaining([formatCost(record.promptCost, 'RUB'), formatCost(record.completionCost, 'RUB'), formatCost(record.cost, 'RUB')]));
     expect(await page.getByTestId('usage-totals').textContent()).toContain('Запросы (вход)');
 
     for (const name of SCREENS) expect(statSync(screenPath(name)).size).toBeGreaterThan(1000);

@@ -65,7 +65,7 @@ browserSuite('the shop of an E-commerce agent in chromium', () => {
     await settings.getByText('Не настроено').waitFor();
     await settings.getByLabel('Шаблон ссылки на оплату').fill('http://pay.example.ru/pay');
     await settings.getByRole('button', { name: 'Сохранить настройки оплаты' }).click();
-    await settings.getByText('paymentLinkTemplate: ссылка https:// на страницу оплаты').waitFor();
+    await settings.getByText('ссылка https:// на страницу оплаты, в которой есть {orderNumber} или {orderId}').waitFor();
     await settings.getByLabel('Шаблон ссылки на оплату').fill(TEMPLATE);
     await settings.getByRole('button', { name: 'Сохранить настройки оплаты' }).click();
     const once = settings.getByTestId('shop-webhook-secret');
@@ -79,7 +79,7 @@ browserSuite('the shop of an E-commerce agent in chromium', () => {
     expect(stored.body).toMatchObject({ configured: true, paymentLinkTemplate: TEMPLATE });
     expect(stored.body.webhookUrl).not.toBe(fullUrl);
 
-    await once.getByRole('button', { name: 'Я сохранил адрес, скрыть' }).click();
+    await once.getByRole('button', { name: 'Адрес сохранён, скрыть' }).click();
     await page.reload();
     await settings.getByText('Настроено', { exact: true }).waitFor();
     expect(await settings.getByTestId('shop-webhook-url').textContent()).toBe(stored.body.webhookUrl);
@@ -124,23 +124,23 @@ browserSuite('the shop of an E-commerce agent in chromium', () => {
 
     // CSV import: a bad row refuses the whole file with the row's reason; a good file reports its count.
     const importer = catalog.getByTestId('product-import');
-    await importer.getByLabel('Содержимое CSV').fill('title;priceMinor;available\nЧехол;90000;да\nПодушка;сто рублей;да\n');
+    await importer.getByLabel('Содержимое CSV').fill('title;price;available\nЧехол;900;да\nПодушка;сто рублей;да\n');
     await importer.getByRole('button', { name: 'Импортировать' }).click();
     const rowErrors = importer.getByTestId('import-errors');
     await rowErrors.waitFor();
     expect(await rowErrors.textContent()).toContain('Ничего не импортировано');
     expect(await rowErrors.textContent()).toContain('Строка 2: ');
-    expect(await rowErrors.textContent()).toContain('priceMinor: ожидается цена в копейках');
+    expect(await rowErrors.textContent()).toContain('Цена: ожидается цена в рублях с копейками, например 1499,90');
     expect((await call(app.url, 'GET', `/api/v1/commerce/${agentId}/products`, { token })).body.products).toHaveLength(1);
 
     // The good file through the file input, as an owner would pick it.
     await importer.getByLabel('Или файл CSV').setInputFiles({
       name: 'products.csv',
       mimeType: 'text/csv',
-      buffer: Buffer.from('title;priceMinor;available\nЧехол;90000;да\nПодушка;120050;нет\n'),
+      buffer: Buffer.from('title;price;available\nЧехол;900;да\nПодушка;1 200,50;нет\n'),
     });
     // The file is read asynchronously into the text area, where the owner sees what will be sent.
-    await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('textarea[name="csv"]')?.value.includes('Подушка;120050'));
+    await page.waitForFunction(() => document.querySelector<HTMLTextAreaElement>('textarea[name="csv"]')?.value.includes('Подушка;1 200,50'));
     await importer.getByRole('button', { name: 'Импортировать' }).click();
     await importer.getByTestId('import-result').getByText('Импортировано товаров: 2').waitFor();
     expect(await rowErrors.count()).toBe(0);

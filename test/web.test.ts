@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
-import { formatMoney } from '../web/src/format';
+import { formatBalance, formatCost } from '../web/src/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from './fakes/yclients';
 import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
@@ -92,7 +92,7 @@ browserSuite('dashboard page in chromium', () => {
     await page.getByLabel('Пароль').fill(user.password);
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
     await page.waitForURL(appUrl('/'));
-    expect(await page.getByTestId('balance').textContent()).toBe(formatMoney(3));
+    expect(await page.getByTestId('balance').textContent()).toBe(formatBalance(3, 'RUB'));
     expect(await page.getByTestId('account-email').textContent()).toBe(user.email);
 
     // Keys: the full key once, with the API's warning.
@@ -107,11 +107,11 @@ browserSuite('dashboard page in chromium', () => {
     const key = (await keyValue.textContent())!;
     expect(key).toMatch(/^cdt-[A-Za-z0-9]+$/);
     expect(await page.getByTestId('created-key').textContent()).toContain('только один раз');
-    await page.getByTestId('created-key').getByRole('button', { name: 'Копировать' }).click();
+    await page.getByTestId('created-key').getByRole('button', { name: 'Копировать', exact: true }).click();
     await page.getByText('Скопировано').waitFor();
     await page.locator('[data-testid="keys-table"] tbody tr', { hasText: 'Браузерный ключ' }).waitFor();
     await shot('keys');
-    await page.getByRole('button', { name: 'Я сохранил ключ, скрыть' }).click();
+    await page.getByRole('button', { name: 'Ключ сохранён, скрыть' }).click();
     expect(await page.content()).not.toContain(key);
     await page.reload();
     await page.locator('[data-testid="keys-table"] tbody tr', { hasText: 'Браузерный ключ' }).waitFor();
@@ -128,13 +128,13 @@ browserSuite('dashboard page in chromium', () => {
 
     await page.getByRole('link', { name: 'Баланс и использование' }).click();
     const shown = await page.getByTestId('balance').textContent().catch((e) => String(e));
-    expect(shown).toBe(formatMoney(balance.body.balance));
+    expect(shown).toBe(formatBalance(balance.body.balance, 'RUB'));
     const recent = page.getByTestId('recent-requests');
     await recent.getByText('acme/chat').waitFor();
     expect(await recent.textContent()).toContain('Браузерный ключ');
     expect(await page.getByTestId('usage-by-model').textContent()).toContain('acme/chat');
-    expect(await page.getByTestId('usage-totals').textContent()).toContain(formatMoney(3 - balance.body.balance));
-    await page.getByTestId('usage-chart').locator('rect').first().waitFor();
+    expect(await page.getByTestId('usage-totals').textContent()).toContain(formatCost(3 - balance.body.balance, 'RUB'));
+    await page.getByTestId('usage-chart').locator('canvas').first().waitFor();
     await shot('overview');
 
     // Revoke, after the confirmation; the key stops working at once.
@@ -163,7 +163,8 @@ browserSuite('dashboard page in chromium', () => {
     await page.getByLabel('Тип').selectOption('service');
     await page.getByLabel('Модель').fill('без-косой-черты');
     await page.getByRole('button', { name: 'Создать агента' }).click();
-    await page.getByText('model должен иметь вид <владелец>/<модель>').waitFor();
+    // Under the «Модель» field, without its English key (issue 16, point 4).
+    await page.getByText('ожидается вид <владелец>/<модель>, например openai/gpt-4o-mini').waitFor();
     await page.getByLabel('Модель').fill('');
     await page.getByRole('button', { name: 'Создать агента' }).click();
     await page.waitForURL(/\/app\/agents\/[0-9a-f-]{36}$/);
@@ -182,7 +183,7 @@ browserSuite('dashboard page in chromium', () => {
     expect(await page.getByTestId('messenger-settings').isVisible()).toBe(true);
     expect(await page.getByTestId('social-webhook-url').textContent()).toBe(`${app.config.publicBaseUrl}/api/v1/social/webhook/${agentId}`);
 
-    await booking.getByLabel('Partner token').fill(PARTNER);
+    await booking.getByLabel('Токен партнёра YCLIENTS').fill(PARTNER);
     await booking.getByLabel('Логин администратора').fill(LOGIN);
     await booking.getByLabel('Пароль администратора').fill('wrong-password');
     await booking.getByLabel('ID компании в YCLIENTS').fill(String(COMPANY));
@@ -192,7 +193,7 @@ browserSuite('dashboard page in chromium', () => {
     await specialists.locator('input[data-role="external"]').fill('мария');
     await booking.getByRole('button', { name: 'Сохранить настройки YCLIENTS' }).click();
     // The schema's message, before any request.
-    await specialists.getByText('специалиста: ожидается числовой id YCLIENTS').waitFor();
+    await specialists.getByText('ожидается числовой id YCLIENTS').waitFor();
     await specialists.locator('input[data-role="external"]').fill(String(MARIA));
     const services = booking.getByTestId('service-mapping');
     await services.getByRole('button', { name: 'Добавить строку' }).click();
@@ -248,7 +249,8 @@ browserSuite('dashboard page in chromium', () => {
       localStorage.setItem('conduit.session', JSON.stringify({ ...session, expiresAt: Date.now() - 1000 }));
     });
     await page.goto(appUrl('/keys'));
-    await page.waitForURL('**/app/login');
+    // The address asked for waits in ?next= for the login.
+    await page.waitForURL('**/app/login?next=%2Fkeys');
     await page.getByText('Сессия истекла: войдите снова').waitFor();
 
     await page.getByLabel('E-mail').focus();
@@ -261,8 +263,8 @@ browserSuite('dashboard page in chromium', () => {
 
     await page.getByLabel('Пароль').fill(user.password);
     await page.keyboard.press('Enter');
-    await page.waitForURL(appUrl('/'));
-    await page.getByTestId('balance').waitFor();
+    await page.waitForURL(appUrl('/keys'));
+    await page.getByRole('heading', { name: 'API-ключи', level: 1 }).waitFor();
 
     // A token the server no longer accepts (here: signed with another secret) ends the session too.
     await page.evaluate(() => {
@@ -270,7 +272,7 @@ browserSuite('dashboard page in chromium', () => {
       localStorage.setItem('conduit.session', JSON.stringify({ ...session, token: `${session.token}x` }));
     });
     await page.reload();
-    await page.waitForURL('**/app/login');
+    await page.waitForURL('**/app/login?next=%2Fkeys');
     await page.getByText('Сессия истекла: войдите снова').waitFor();
   }, FLOW_TIMEOUT_MS);
 

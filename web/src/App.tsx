@@ -4,6 +4,7 @@ import { useEffect, useRef, useState, type RefObject } from 'react';
 import { AdminScreen } from './admin/Admin';
 import { useMe } from './hooks';
 import { AgentPage } from './screens/AgentPage';
+import { DialoguesScreen } from './dialogues/Inbox';
 import { AgentsScreen } from './screens/Agents';
 import { LoginScreen, RegisterScreen } from './screens/Auth';
 import { KeysScreen } from './screens/Keys';
@@ -32,6 +33,7 @@ function titleOf(path: string): string {
   if (path === '/register') return 'Регистрация';
   if (path.startsWith('/topups/')) return 'Пополнение баланса';
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
+  if (/^\/agents\/[^/]+\/dialogues/.test(path)) return 'Диалоги';
   return NAV.find((n) => n.to === path)?.label ?? 'Агент';
 }
 
@@ -39,6 +41,8 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   if (path === '/' || path === '') return <OverviewScreen />;
   if (path === '/keys') return <KeysScreen />;
   if (path === '/agents') return <AgentsScreen />;
+  const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
+  if (dialogues) return <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />;
   const agent = /^\/agents\/([^/]+)$/.exec(path);
   if (agent) return <AgentPage key={agent[1]} id={decodeURIComponent(agent[1]!)} />;
   const topup = /^\/topups\/([^/]+)$/.exec(path);
@@ -60,7 +64,8 @@ export function App() {
   const publicPath = path === '/login' || path === '/register';
 
   useEffect(() => {
-    if (!session && !publicPath) navigate('/login', true);
+    // The address asked for is kept, so the login lands there rather than on the overview.
+    if (!session && !publicPath) navigate(path === '/' ? '/login' : `/login?${new URLSearchParams({ next: path + window.location.search })}`, true);
     if (session && publicPath) navigate('/', true);
   }, [session, publicPath]);
 
@@ -110,7 +115,18 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
           <span className="muted account-email" data-testid="account-email" title={session.email}>
             {session.email}
           </span>
-          <button type="button" className="btn btn-secondary" onClick={() => endSession(null)}>
+          <a href="/docs" target="_blank" rel="noopener" data-testid="docs-link">
+            Документация API
+          </a>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={() => {
+              // Signing out is not a detour: the login form then leads to the overview, not back here.
+              navigate('/login', true);
+              endSession(null);
+            }}
+          >
             Выйти
           </button>
         </div>

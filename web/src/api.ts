@@ -27,18 +27,25 @@ export const api = createTRPCClient<AppRouter>({
   ],
 });
 
-/** An API failure as the page shows it: the server's Russian message and its error type. */
+/**
+ * An API failure as the page shows it: the server's Russian message and its error type, and for a
+ * refused form each field at fault (its English path) with its own message, shown under that field.
+ */
 export interface ApiError {
   message: string;
   type: string;
+  fields?: Record<string, string>;
 }
 
 const NETWORK_ERROR = 'Не удалось связаться с сервером: проверьте подключение и повторите';
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof TRPCClientError) {
-    const data = error.data as { type?: unknown } | undefined;
-    if (data && typeof data.type === 'string') return { message: error.message, type: data.type };
+    const data = error.data as { type?: unknown; fields?: unknown } | undefined;
+    if (data && typeof data.type === 'string') {
+      const fields = data.fields && typeof data.fields === 'object' ? (data.fields as Record<string, string>) : undefined;
+      return { message: error.message, type: data.type, ...(fields ? { fields } : {}) };
+    }
     // No error body from our server: the request did not reach it, or something in between answered.
     return { message: NETWORK_ERROR, type: 'network_error' };
   }

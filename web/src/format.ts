@@ -88,3 +88,33 @@ export function shiftDecimal(text: string, digits: number): string {
   const fracPart = all.slice(point).replace(/0+$/, '');
   return `${sign}${intPart}${fracPart ? `.${fracPart}` : ''}`;
 }
+
+const exactMoney = new Map<string, Intl.NumberFormat | null>();
+/** Every digit the server keeps (nano-units): the text shown on hover next to a rounded sum. */
+export function formatExactAmount(value: number, currency: string | undefined): string {
+  return formatAmount(value, currency, 9);
+}
+
+/**
+ * A cost in the balance currency, rounded for reading: two decimals from one unit up, three significant
+ * digits below it, so «0,000678 ₽» and «0,000450 ₽» line up and a tiny cost never reads as zero.
+ */
+export function formatCost(value: number, currency: string | undefined): string {
+  const abs = Math.abs(value);
+  if (abs === 0 || abs >= 1) return formatAmount(value, currency, 2);
+  const key = `${currency ?? ''}:sig`;
+  if (!exactMoney.has(key)) {
+    const options: Intl.NumberFormatOptions = { minimumSignificantDigits: 3, maximumSignificantDigits: 3 };
+    try {
+      exactMoney.set(key, new Intl.NumberFormat('ru-RU', currency ? { ...options, style: 'currency', currency, currencyDisplay: 'narrowSymbol' } : options));
+    } catch {
+      exactMoney.set(key, null);
+    }
+  }
+  const format = exactMoney.get(key);
+  if (format) return format.format(value);
+  return `${new Intl.NumberFormat('ru-RU', { minimumSignificantDigits: 3, maximumSignificantDigits: 3 }).format(value)}${currency ? ` ${currency}` : ''}`;
+}
+
+/** A balance: always two decimals with the currency («2,999322» reads «3,00 ₽»; the exact sum is on hover). */
+export const formatBalance = (value: number, currency: string | undefined) => formatAmount(value, currency, 2);

@@ -1,6 +1,8 @@
 // Form checks with the server's own zod schemas: the same rules, the same Russian messages, before a
 // request is sent. Errors are keyed by the form field (the first segment of the issue's path).
 import type { z } from 'zod';
+import { fieldLabel } from '../../src/http/field-labels';
+import type { ApiError } from './api';
 
 export type FieldErrors = Partial<Record<string, string>>;
 
@@ -14,7 +16,19 @@ export function check<S extends z.ZodType>(schema: S, values: unknown): Checked<
     const field = String(issue.path[0] ?? '');
     errors[field] ??= issue.message;
   }
-  return { ok: false, errors, message: result.error.issues[0]?.message ?? 'Проверьте поля формы' };
+  const first = result.error.issues[0];
+  // Away from its field (a line beside a button), a message says which field it is about, as the API's do.
+  const label = first ? fieldLabel(first.path) : null;
+  const message = first ? (label && !first.message.startsWith(`${label}:`) ? `${label}: ${first.message}` : first.message) : 'Проверьте поля формы';
+  return { ok: false, errors, message };
+}
+
+/** The form's own errors, and under each field the server's refusal of it where the form found nothing. */
+export function withServerErrors(local: FieldErrors, error: ApiError | undefined): FieldErrors {
+  if (!error?.fields) return local;
+  const merged: FieldErrors = { ...local };
+  for (const [path, message] of Object.entries(error.fields)) merged[path.split(/[.[]/)[0]!] ??= message;
+  return merged;
 }
 
 /**

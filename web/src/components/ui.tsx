@@ -67,10 +67,13 @@ export function SubmitRow({
           </span>
         ) : null}
       </div>
-      <ErrorText error={error} />
+      {/* A refusal of particular fields is shown under them (withServerErrors); here only a pointer to them. */}
+      <ErrorText error={error && typeof error !== 'string' && error.fields ? { ...error, message: FIELDS_REFUSED } : error} />
     </>
   );
 }
+
+const FIELDS_REFUSED = 'Не сохранено: исправьте поля, отмеченные выше';
 
 export function Field({
   label,
@@ -195,7 +198,11 @@ export function ConfirmDialog({
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // showModal() focuses the first button, the destructive one; a stray Enter must not confirm.
+      dialog.querySelector<HTMLButtonElement>('.dialog-cancel')?.focus();
+    }
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
@@ -215,7 +222,7 @@ export function ConfirmDialog({
         <Button variant="danger" pending={pending ?? false} pendingText="Выполняется…" onClick={onConfirm}>
           {confirmText}
         </Button>
-        <Button variant="secondary" onClick={onCancel} disabled={pending ?? false} autoFocus>
+        <Button variant="secondary" className="dialog-cancel" onClick={onCancel} disabled={pending ?? false}>
           Отмена
         </Button>
       </div>

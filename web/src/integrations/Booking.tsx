@@ -6,13 +6,16 @@ import { api, type Outputs } from '../api';
 import { Button, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { check, type FieldErrors, withServerErrors } from '../validate';
 import { MappingEditor, mappingFrom, newRow, rowsFrom, type MappingRow } from './MappingEditor';
 
 type View = Outputs['booking']['getSettings'];
 
-const setHint = (isSet: boolean | undefined) =>
-  isSet ? 'Сохранено. Оставьте поле пустым, чтобы не менять' : 'Не задано';
+/** A secret field's state: saved on the server, typed here but not saved yet, or neither. */
+const setHint = (isSet: boolean | undefined, typed: string) => {
+  if (typed !== '') return isSet ? 'Не сохранено: после сохранения заменит прежнее значение' : 'Не сохранено: нажмите «Сохранить настройки YCLIENTS»';
+  return isSet ? 'Сохранено. Оставьте поле пустым, чтобы не менять' : 'Не задано';
+};
 
 export function BookingSettings({ agentId }: { agentId: string }) {
   const settings = useQuery(() => api.booking.getSettings.query({ agentId }), [agentId]);
@@ -28,6 +31,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const save = useAction((input: Parameters<typeof api.booking.putSettings.mutate>[0]) => api.booking.putSettings.mutate(input));
+  const shown = withServerErrors(errors, save.error);
   const fill = useAction(() => Promise.all([api.booking.specialists.query({ agentId }), api.booking.services.query({ agentId })]));
 
   const show = (v: View) => {
@@ -105,23 +109,23 @@ export function BookingSettings({ agentId }: { agentId: string }) {
           </p>
           <form onSubmit={onSubmit} noValidate>
             <div className="grid">
-              <Field label="Partner token" hint={setHint(view.partnerTokenSet)} error={errors.partnerToken}>
+              <Field label="Токен партнёра YCLIENTS" hint={setHint(view.partnerTokenSet, partnerToken)} error={shown.partnerToken}>
                 {(props) => (
                   <input {...props} name="partnerToken" type="password" autoComplete="off" value={partnerToken} onChange={(e) => setPartnerToken(e.target.value)} />
                 )}
               </Field>
-              <Field label="Логин администратора" hint={setHint(view.loginSet)} error={errors.login}>
+              <Field label="Логин администратора" hint={setHint(view.loginSet, login)} error={shown.login}>
                 {(props) => <input {...props} name="login" autoComplete="off" value={login} onChange={(e) => setLogin(e.target.value)} />}
               </Field>
-              <Field label="Пароль администратора" hint={setHint(view.passwordSet)} error={errors.password}>
+              <Field label="Пароль администратора" hint={setHint(view.passwordSet, password)} error={shown.password}>
                 {(props) => (
                   <input {...props} name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
                 )}
               </Field>
-              <Field label="ID компании в YCLIENTS" error={errors.companyId}>
+              <Field label="ID компании в YCLIENTS" error={shown.companyId}>
                 {(props) => <input {...props} name="companyId" inputMode="numeric" value={companyId} onChange={(e) => setCompanyId(e.target.value)} />}
               </Field>
-              <Field label="Кэш свободного времени, минут" hint={`Не меньше ${MIN_SLOT_CACHE_TTL_MINUTES}`} error={errors.slotCacheTtlMinutes}>
+              <Field label="Кэш свободного времени, минут" hint={`Не меньше ${MIN_SLOT_CACHE_TTL_MINUTES}`} error={shown.slotCacheTtlMinutes}>
                 {(props) => (
                   <input
                     {...props}
@@ -146,7 +150,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               externalLabel="ID сотрудника в YCLIENTS"
               rows={specialists}
               onChange={setSpecialists}
-              error={errors.specialistMapping}
+              error={shown.specialistMapping}
               testId="specialist-mapping"
             />
             <MappingEditor
@@ -155,7 +159,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               externalLabel="ID услуги в YCLIENTS"
               rows={services}
               onChange={setServices}
-              error={errors.serviceMapping}
+              error={shown.serviceMapping}
               testId="service-mapping"
             />
             <div className="actions">

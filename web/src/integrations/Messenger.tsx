@@ -6,7 +6,7 @@ import { api, type Outputs } from '../api';
 import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { check, type FieldErrors, withServerErrors } from '../validate';
 
 type View = Outputs['messenger']['getSettings'];
 
@@ -19,6 +19,7 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const save = useAction((input: Parameters<typeof api.messenger.saveSettings.mutate>[0]) => api.messenger.saveSettings.mutate(input));
+  const shown = withServerErrors(errors, save.error);
   const channel = useAction(() => api.messenger.checkChannelAdmin.query({ agentId }));
   const [channelResult, setChannelResult] = useState<Outputs['messenger']['checkChannelAdmin'] | null>(null);
 
@@ -86,14 +87,14 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
               <Field
                 label="Токен бота"
                 hint={view.botToken ? `Сохранён: ${view.botToken}. Оставьте пустым, чтобы не менять` : 'Выдаёт @BotFather, вида 123456:ABC…'}
-                error={errors.botToken}
+                error={shown.botToken}
               >
                 {(props) => <input {...props} name="botToken" type="password" autoComplete="off" value={botToken} onChange={(e) => setBotToken(e.target.value)} />}
               </Field>
-              <Field label="ID пользователя для уведомлений" hint="Числовой id чата в Telegram" error={errors.userId}>
+              <Field label="ID пользователя для уведомлений" hint="Числовой id чата в Telegram" error={shown.userId}>
                 {(props) => <input {...props} name="userId" inputMode="numeric" value={userId} onChange={(e) => setUserId(e.target.value)} />}
               </Field>
-              <Field label="Канал" hint="Необязательно: @имя_канала или числовой id" error={errors.channelId}>
+              <Field label="Канал" hint="Необязательно: @имя_канала или числовой id" error={shown.channelId}>
                 {(props) => <input {...props} name="channelId" value={channelId} onChange={(e) => setChannelId(e.target.value)} />}
               </Field>
             </div>
@@ -104,6 +105,7 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
               <Button variant="secondary" onClick={onCheckChannel} pending={channel.pending} pendingText="Проверяем…" disabled={!view.configured}>
                 Проверить права бота в канале
               </Button>
+              {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
               {channelResult ? (
                 <span className={channelResult.ok ? 'success' : 'error'} role="status">
                   {channelResult.ok ? 'Бот — администратор канала и может публиковать сообщения' : channelResult.reason}

@@ -57,8 +57,8 @@ export function ProductImport({ agentId, onImported }: { agentId: string; onImpo
     <form className="tool" onSubmit={onSubmit} noValidate data-testid="product-import">
       <h4>Импорт из CSV</h4>
       <p className="hint">
-        Первая строка — заголовок: <code>title;description;priceMinor;currency;available</code>. Цена — в копейках (149990 = 1 499,90 ₽),
-        наличие — да/нет. Разделитель — точка с запятой или запятая. Товары добавляются все сразу или ни один.
+        Первая строка — заголовок: <code>title;description;price;currency;available</code>. Цена — в рублях с копейками, как в форме
+        товара (<code>1499,90</code>); прежний столбец <code>priceMinor</code> в копейках тоже принимается. Наличие — да/нет. Разделитель — точка с запятой или запятая. Товары добавляются все сразу или ни один.
       </p>
       <Field label="Содержимое CSV">
         {(props) => <textarea {...props} name="csv" rows={5} spellCheck={false} value={csv} onChange={(e) => setCsv(e.target.value)} />}

@@ -7,7 +7,7 @@ import { api, type Outputs } from '../api';
 import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { check, type FieldErrors, withServerErrors } from '../validate';
 
 type View = Outputs['commerce']['getSettings'];
 
@@ -20,6 +20,7 @@ export function ShopSettings({ agentId }: { agentId: string }) {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const save = useAction((input: Parameters<typeof api.commerce.putSettings.mutate>[0]) => api.commerce.putSettings.mutate(input));
+  const shown = withServerErrors(errors, save.error);
   const templateInput = useRef<HTMLInputElement>(null);
 
   const show = (v: View) => {
@@ -75,7 +76,7 @@ export function ShopSettings({ agentId }: { agentId: string }) {
                   templateInput.current?.focus();
                 }}
               >
-                Я сохранил адрес, скрыть
+                Адрес сохранён, скрыть
               </Button>
             </div>
           ) : view.webhookUrl ? (
@@ -99,7 +100,7 @@ export function ShopSettings({ agentId }: { agentId: string }) {
                   <code>{'{amount}'}</code> и <code>{'{currency}'}</code>
                 </>
               }
-              error={errors.paymentLinkTemplate}
+              error={shown.paymentLinkTemplate}
             >
               {(props) => (
                 <input

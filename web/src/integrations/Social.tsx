@@ -7,7 +7,7 @@ import { api, type Outputs } from '../api';
 import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { check, type FieldErrors, withServerErrors } from '../validate';
 
 type View = Outputs['social']['getSettings'];
 
@@ -20,6 +20,29 @@ const SERVER_STATUS: Record<string, string> = {
 };
 const serverStatus = (status: string) => SERVER_STATUS[status] ?? `статус ВКонтакте: ${status}`;
 
+/** «Подключено» only once VK answered a check with the saved token; otherwise what is known. */
+function ConnectionBadge({ view }: { view: View }) {
+  const { status, groupName, reason } = view.connection;
+  if (!view.configured) return <span className="badge badge-off" data-testid="social-status">Не подключено</span>;
+  if (status === 'connected') {
+    return (
+      <>
+        <span className="badge badge-ok" data-testid="social-status">Подключено</span>
+        {groupName ? <span className="muted">«{groupName}»</span> : null}
+      </>
+    );
+  }
+  if (status === 'failed') {
+    return (
+      <>
+        <span className="badge badge-off" data-testid="social-status">Нет связи с ВКонтакте</span>
+        {reason ? <span className="error">{reason}</span> : null}
+      </>
+    );
+  }
+  return <span className="badge" data-testid="social-status">Не проверено</span>;
+}
+
 export function SocialSettings({ agentId }: { agentId: string }) {
   const settings = useQuery(() => api.social.getSettings.query({ agentId }), [agentId]);
   const [view, setView] = useState<View | undefined>();
@@ -30,6 +53,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const save = useAction((input: Parameters<typeof api.social.putSettings.mutate>[0]) => api.social.putSettings.mutate(input));
+  const shown = withServerErrors(errors, save.error);
   const checkConnection = useAction((input: Parameters<typeof api.social.checkConnection.mutate>[0]) => api.social.checkConnection.mutate(input));
   const code = useAction(() => api.social.confirmationCode.query({ agentId }));
   const webhook = useAction(() => api.social.registerWebhook.mutate({ agentId }));
@@ -67,19 +91,22 @@ export function SocialSettings({ agentId }: { agentId: string }) {
     setSaved(true);
   };
 
+  /** A typed token is tried as typed; without one, the server tries the saved (sealed) token of this agent. */
   const onCheck = async () => {
     setCheckResult(null);
-    const checked = check(checkConnectionInput, { groupId, accessToken });
+    const typed = accessToken.trim() !== '';
+    const checked = check(checkConnectionInput, typed ? { groupId, accessToken } : { agentId, groupId: groupId.trim() || undefined });
     if (!checked.ok) {
-      checkConnection.fail({
-        message: view?.configured && !accessToken ? 'Для проверки введите ключ доступа: сохранённый ключ не показывается' : checked.message,
-        type: 'invalid_request_error',
-      });
+      checkConnection.fail({ message: checked.message, type: 'invalid_request_error' });
       return;
     }
     const result = await checkConnection.run(checked.data);
-    if (result) setCheckResult(result);
+    if (!result) return;
+    setCheckResult(result);
+    // The saved token's outcome is the status the settings show.
+    if (!typed) settings.reload();
   };
+  const canCheck = Boolean(view?.configured) || accessToken.trim() !== '';
 
   const onCode = async () => {
     const result = await code.run();
@@ -105,7 +132,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
       {view ? (
         <>
           <p className="status-line">
-            {view.configured ? <span className="badge badge-ok">Подключено</span> : <span className="badge badge-off">Не подключено</span>}
+            <ConnectionBadge view={view} />
             {view.callbackServerId !== null ? <span className="muted">Сервер Callback API №{view.callbackServerId}</span> : null}
             {view.updatedAt ? <span className="muted">Сохранено {formatDateTime(view.updatedAt)}</span> : null}
           </p>
@@ -115,13 +142,13 @@ export function SocialSettings({ agentId }: { agentId: string }) {
           </div>
           <form onSubmit={onSubmit} noValidate>
             <div className="grid">
-              <Field label="ID сообщества" hint="Только цифры" error={errors.groupId}>
+              <Field label="ID сообщества" hint="Только цифры" error={shown.groupId}>
                 {(props) => <input {...props} name="groupId" inputMode="numeric" value={groupId} onChange={(e) => setGroupId(e.target.value)} />}
               </Field>
               <Field
                 label="Ключ доступа сообщества"
                 hint={view.accessToken ? `Сохранён: ${view.accessToken}. Оставьте пустым, чтобы не менять` : 'Начинается с vk1.a.'}
-                error={errors.accessToken}
+                error={shown.accessToken}
               >
                 {(props) => (
                   <input {...props} name="accessToken" type="password" autoComplete="off" value={accessToken} onChange={(e) => setAccessToken(e.target.value)} />
@@ -130,13 +157,13 @@ export function SocialSettings({ agentId }: { agentId: string }) {
               <Field
                 label="Секретный ключ"
                 hint={view.secretKeySet ? 'Сохранён. Оставьте пустым, чтобы не менять' : `Не короче ${SECRET_KEY_MIN} символов, латинские буквы и цифры`}
-                error={errors.secretKey}
+                error={shown.secretKey}
               >
                 {(props) => (
                   <input {...props} name="secretKey" type="password" autoComplete="off" value={secretKey} onChange={(e) => setSecretKey(e.target.value)} />
                 )}
               </Field>
-              <Field label="Код подтверждения" hint="Из настроек Callback API сообщества" error={errors.confirmationCode}>
+              <Field label="Код подтверждения" hint="Из настроек Callback API сообщества" error={shown.confirmationCode}>
                 {(props) => <input {...props} name="confirmationCode" value={confirmationCode} onChange={(e) => setConfirmationCode(e.target.value)} />}
               </Field>
             </div>
@@ -145,9 +172,10 @@ export function SocialSettings({ agentId }: { agentId: string }) {
 
           <div className="tool">
             <div className="actions">
-              <Button variant="secondary" onClick={onCheck} pending={checkConnection.pending} pendingText="Проверяем…">
+              <Button variant="secondary" onClick={onCheck} pending={checkConnection.pending} pendingText="Проверяем…" disabled={!canCheck}>
                 Проверить подключение
               </Button>
+              {!canCheck ? <span className="hint">Введите ID сообщества и ключ доступа или сохраните настройки</span> : null}
               {checkResult ? (
                 <span className={checkResult.ok ? 'success' : 'error'} role="status">
                   {checkResult.ok ? `Подключение работает${checkResult.groupName ? `: «${checkResult.groupName}»` : ''}` : checkResult.reason}
@@ -161,6 +189,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
               <Button variant="secondary" onClick={onCode} pending={code.pending} pendingText="Запрашиваем…" disabled={!view.configured}>
                 Получить код подтверждения
               </Button>
+              {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
               {view.confirmationCode ? (
                 <span role="status">
                   Код: <code>{view.confirmationCode}</code>
@@ -174,6 +203,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
               <Button variant="secondary" onClick={onWebhook} pending={webhook.pending} pendingText="Подключаем…" disabled={!view.configured}>
                 Подключить webhook в сообществе
               </Button>
+              {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
               {webhookResult ? (
                 <span className={webhookResult.status === 'failed' ? 'error' : 'success'} role="status">
                   Сервер №{webhookResult.serverId} подключён: {serverStatus(webhookResult.status)}

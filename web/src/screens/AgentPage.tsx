@@ -5,7 +5,9 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { agentPatchInput } from '../../../src/agents/fields';
 import { api, type Outputs } from '../api';
 import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
+import { ModelInput } from '../components/ModelInput';
 import { formatDateTime } from '../format';
+import { AgentResults } from '../dialogues/Results';
 import { useAction, useQuery } from '../hooks';
 import { BookingSettings } from '../integrations/Booking';
 import { MessengerSettings } from '../integrations/Messenger';
@@ -13,7 +15,7 @@ import { Shop } from '../integrations/Shop';
 import { SocialSettings } from '../integrations/Social';
 import { Link, navigate } from '../router';
 import { agentTypeLabels } from '../texts';
-import { check, type FieldErrors } from '../validate';
+import { check, type FieldErrors, withServerErrors } from '../validate';
 import { optional } from './Agents';
 
 type Agent = Outputs['agents']['get'];
@@ -25,6 +27,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const save = useAction((input: Parameters<typeof api.agents.update.mutate>[0]) => api.agents.update.mutate(input));
+  const shown = withServerErrors(errors, save.error);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -43,20 +46,57 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
 
   return (
     <form onSubmit={onSubmit} noValidate>
-      <Field label="Имя" error={errors.name}>
+      <Field label="Имя" error={shown.name}>
         {(props) => <input {...props} name="agentName" value={name} onChange={(e) => setName(e.target.value)} />}
       </Field>
       <Field label="Тип" hint="Тип не меняется после создания">
         {(props) => <input {...props} value={agentTypeLabels[agent.type]} readOnly />}
       </Field>
-      <Field label="Системный промпт" error={errors.systemPrompt}>
+      <Field label="Системный промпт" error={shown.systemPrompt}>
         {(props) => <textarea {...props} name="systemPrompt" rows={5} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
       </Field>
-      <Field label="Модель" hint="Вида владелец/модель, например openai/gpt-4o-mini" error={errors.model}>
-        {(props) => <input {...props} name="model" value={model} onChange={(e) => setModel(e.target.value)} />}
+      <Field label="Модель" hint="Вида владелец/модель, например openai/gpt-4o-mini" error={shown.model}>
+        {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} />}
       </Field>
       <SubmitRow label="Сохранить агента" pending={save.pending} done={saved} error={save.error} />
     </form>
+  );
+}
+
+/** Links to the page's sections (their headings), so a long page is one jump away from each part. */
+function AgentSectionNav({ type }: { type: Agent['type'] }) {
+  const sections = [
+    { id: 'results-title', label: 'Итоги' },
+    { id: 'agent-title', label: 'Настройки' },
+    ...(type === 'service' ? [{ id: 'booking-title', label: 'YCLIENTS' }] : []),
+    ...(type === 'ecommerce' ? [{ id: 'shop-title', label: 'Магазин' }] : []),
+    { id: 'social-title', label: 'ВКонтакте' },
+    { id: 'messenger-title', label: 'Telegram' },
+    { id: 'delete-title', label: 'Удаление' },
+  ];
+  return (
+    <nav className="subnav section-nav" aria-label="Разделы агента" data-testid="agent-section-nav">
+      <ul>
+        {sections.map((s) => (
+          <li key={s.id}>
+            <a
+              href={`#${s.id}`}
+              onClick={(event) => {
+                const target = document.getElementById(s.id);
+                if (!target) return;
+                event.preventDefault();
+                target.scrollIntoView({ block: 'start' });
+                // The heading takes the focus, so the keyboard and a screen reader continue from there.
+                if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+                target.focus({ preventScroll: true });
+              }}
+            >
+              {s.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 
@@ -88,6 +128,9 @@ export function AgentPage({ id }: { id: string }) {
         <h1>{agent.name}</h1>
         <span className="badge">{agentTypeLabels[agent.type]}</span>
       </div>
+      <AgentSectionNav type={agent.type} />
+
+      <AgentResults agentId={agent.id} />
 
       <section className="card" aria-labelledby="agent-title">
         <h2 id="agent-title">Настройки агента</h2>

@@ -3,11 +3,13 @@ import { useState, type FormEvent } from 'react';
 import { AGENT_TYPES, createAgentInput, type AgentType } from '../../../src/agents/fields';
 import { api } from '../api';
 import { Button, ErrorText, Field, Loading } from '../components/ui';
+import { AgentIntegrations } from '../components/AgentIntegrations';
+import { ModelInput } from '../components/ModelInput';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { Link, navigate } from '../router';
 import { agentTypeLabels, agentTypeShort } from '../texts';
-import { check, type FieldErrors } from '../validate';
+import { check, type FieldErrors, withServerErrors } from '../validate';
 
 /** Empty optional fields are left out, so the server applies its defaults. */
 export const optional = (value: string) => (value.trim() === '' ? undefined : value);
@@ -20,6 +22,7 @@ export function AgentsScreen() {
   const [model, setModel] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const create = useAction((input: Parameters<typeof api.agents.create.mutate>[0]) => api.agents.create.mutate(input));
+  const shown = withServerErrors(errors, create.error);
 
   const onCreate = async (event: FormEvent) => {
     event.preventDefault();
@@ -53,6 +56,7 @@ export function AgentsScreen() {
                 <span className="muted">
                   {agent.model} · создан {formatDateTime(agent.createdAt)}
                 </span>
+                <AgentIntegrations agentId={agent.id} type={agent.type} />
               </li>
             ))}
           </ul>
@@ -62,10 +66,10 @@ export function AgentsScreen() {
       <section className="card" aria-labelledby="new-agent-title">
         <h2 id="new-agent-title">Новый агент</h2>
         <form onSubmit={onCreate} noValidate>
-          <Field label="Имя" error={errors.name}>
+          <Field label="Имя" error={shown.name}>
             {(props) => <input {...props} name="agentName" value={name} onChange={(e) => setName(e.target.value)} />}
           </Field>
-          <Field label="Тип" hint="Тип задаёт доступные интеграции и не меняется после создания" error={errors.type}>
+          <Field label="Тип" hint="Тип задаёт доступные интеграции и не меняется после создания" error={shown.type}>
             {(props) => (
               <select {...props} name="agentType" value={type} onChange={(e) => setType(e.target.value as AgentType)}>
                 {AGENT_TYPES.map((t) => (
@@ -76,11 +80,11 @@ export function AgentsScreen() {
               </select>
             )}
           </Field>
-          <Field label="Системный промпт" hint="Необязательно: инструкции, с которыми агент отвечает клиентам" error={errors.systemPrompt}>
+          <Field label="Системный промпт" hint="Необязательно: инструкции, с которыми агент отвечает клиентам" error={shown.systemPrompt}>
             {(props) => <textarea {...props} name="systemPrompt" rows={4} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
           </Field>
-          <Field label="Модель" hint="Необязательно: вида владелец/модель, например openai/gpt-4o-mini" error={errors.model}>
-            {(props) => <input {...props} name="model" value={model} onChange={(e) => setModel(e.target.value)} placeholder="по умолчанию" />}
+          <Field label="Модель" hint="Необязательно: вида владелец/модель, например openai/gpt-4o-mini" error={shown.model}>
+            {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} placeholder="по умолчанию" />}
           </Field>
           <div className="actions">
             <Button type="submit" pending={create.pending} pendingText="Создаём…">

@@ -8,6 +8,12 @@ import { Link, navigate } from '../router';
 import { startSession, takeEndReason } from '../session';
 import { check, type FieldErrors } from '../validate';
 
+/** The screen that was asked for before the login page (App puts it in ?next=), if it is one of ours. */
+function requestedPath(): string | null {
+  const next = new URLSearchParams(window.location.search).get('next');
+  return next && next.startsWith('/') && !next.startsWith('//') && next !== '/login' && next !== '/register' ? next : null;
+}
+
 function AuthForm({ mode }: { mode: 'login' | 'register' }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -20,15 +26,21 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const checked = check(mode === 'register' ? credentialsInput : loginInput, { email, password });
-    if (!checked.ok) {
-      setErrors(checked.errors);
+    const loginErrors: FieldErrors = {};
+    if (mode === 'login') {
+      // The login schema takes any text (a wrong pair is the server's 401); empty or malformed fields need no request.
+      if (!credentialsInput.shape.email.safeParse(email).success) loginErrors.email = 'Укажите корректный e-mail, например user@example.com';
+      if (password === '') loginErrors.password = 'Введите пароль';
+    }
+    if (!checked.ok || Object.keys(loginErrors).length > 0) {
+      setErrors({ ...(checked.ok ? {} : checked.errors), ...loginErrors });
       return;
     }
     setErrors({});
     const result = await submit.run(checked.data);
     if (!result) return;
     startSession(result.token, result.user.email);
-    navigate('/', true);
+    navigate(requestedPath() ?? '/', true);
   };
 
   const register = mode === 'register';

@@ -5,7 +5,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
 import { createKeyInput, updateKeyInput } from '../../../src/trpc/routers/keys-input';
 import { api, type Inputs, type Outputs } from '../api';
-import { Button, ConfirmDialog, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';
+import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';
 import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, toLocalInput } from '../format';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { limitResetLabels } from '../texts';
@@ -134,6 +134,47 @@ function EditKeyForm({ apiKey, currency, onSaved, onCancel }: { apiKey: ListedKe
   );
 }
 
+/** The first call with the new key, ready to paste: curl and the official OpenAI SDK, with the full base URL. */
+function KeySnippets({ apiKey }: { apiKey: string }) {
+  const baseUrl = `${window.location.origin}/v1`;
+  const message = '[{"role": "user", "content": "Привет"}]';
+  const snippets = [
+    {
+      title: 'curl',
+      code:
+        `curl ${baseUrl}/chat/completions \\\n` +
+        `  -H "Authorization: Bearer ${apiKey}" \\\n` +
+        `  -H "Content-Type: application/json" \\\n` +
+        `  -d '{"model": "openai/gpt-4o-mini", "messages": ${message}}'`,
+    },
+    {
+      title: 'OpenAI SDK (JavaScript)',
+      code:
+        `import OpenAI from 'openai';\n\n` +
+        `const client = new OpenAI({ baseURL: '${baseUrl}', apiKey: '${apiKey}' });\n` +
+        `const answer = await client.chat.completions.create({\n` +
+        `  model: 'openai/gpt-4o-mini',\n` +
+        `  messages: [{ role: 'user', content: 'Привет' }],\n` +
+        `});\n` +
+        `console.log(answer.choices[0].message.content);`,
+    },
+  ];
+  return (
+    <div className="key-snippets" data-testid="key-snippets">
+      {snippets.map((s) => (
+        <figure key={s.title} className="snippet">
+          <figcaption>
+            {s.title} <CopyButton text={s.code} label={`Копировать пример ${s.title}`} />
+          </figcaption>
+          <pre tabIndex={0}>
+            <code>{s.code}</code>
+          </pre>
+        </figure>
+      ))}
+    </div>
+  );
+}
+
 export function KeysScreen() {
   const keys = useQuery(() => api.keys.list.query(), []);
   const billing = useBillingConfig();
@@ -147,6 +188,7 @@ export function KeysScreen() {
   const [revoking, setRevoking] = useState<ListedKey | null>(null);
   const [editing, setEditing] = useState<ListedKey | null>(null);
   const [message, setMessage] = useState<string | null>(null);
+  const [hideRevoked, setHideRevoked] = useState(false);
   const create = useAction((input: Inputs['keys']['create']) => api.keys.create.mutate(input));
   const revoke = useAction((id: string) => api.keys.revoke.mutate({ id }));
   const nameInput = useRef<HTMLInputElement>(null);
@@ -225,8 +267,9 @@ export function KeysScreen() {
             <CopyValue value={created.key} label="Полный ключ" testId="new-key-value" />
             <p className="muted">
               Ключ «{created.name}» создан {formatDateTime(created.createdAt)}. Передавайте его в заголовке <code>Authorization: Bearer …</code>{' '}
-              при запросах к <code>/v1/chat/completions</code>.
+              при запросах к <code>/v1/chat/completions</code>. Все запросы и ответы — в <a href="/docs">документации API</a>.
             </p>
+            <KeySnippets apiKey={created.key} />
             <Button
               variant="secondary"
               onClick={() => {
@@ -234,7 +277,7 @@ export function KeysScreen() {
                 nameInput.current?.focus();
               }}
             >
-              Я сохранил ключ, скрыть
+              Ключ сохранён, скрыть
             </Button>
           </div>
         ) : null}
@@ -242,6 +285,12 @@ export function KeysScreen() {
 
       <section className="card" aria-labelledby="keys-title">
         <h2 id="keys-title">Ваши ключи</h2>
+        {keys.data?.keys.some((k) => !k.isActive) ? (
+          <label className="checkbox">
+            <input type="checkbox" checked={hideRevoked} onChange={(e) => setHideRevoked(e.target.checked)} data-testid="hide-revoked" />
+            Скрыть отозванные ключи ({keys.data.keys.filter((k) => !k.isActive).length})
+          </label>
+        ) : null}
         {message ? (
           <p className="success" role="status">
             {message}
@@ -270,7 +319,7 @@ export function KeysScreen() {
                 </tr>
               </thead>
               <tbody>
-                {keys.data.keys.map((key) => (
+                {keys.data.keys.filter((key) => key.isActive || !hideRevoked).map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
                     <td data-label="Ключ" className="key-name">
                       <span>

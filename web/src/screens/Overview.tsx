@@ -1,34 +1,32 @@
 // Balance and usage: the balance with its top-up (when the service takes them) and their history,
 // spending by day and by model for a chosen period, and the latest requests with the prompt and the
-// completion priced apart.
-import { useMemo, useState } from 'react';
+// completion priced apart, paged and filtered by key and model. Money is shown with the balance
+// currency; the balance and the first page of requests refresh themselves every REFRESH_MS.
+import { useEffect, useMemo, useState } from 'react';
 import { api, type Outputs } from '../api';
+import { ModelPrices } from '../components/ModelPrices';
+import { Money } from '../components/Money';
+import { Pager, useCursorPages } from '../components/Pager';
 import { UsageChart, type DaySeries } from '../components/UsageChart';
 import { Button, ErrorText, Loading } from '../components/ui';
-import { formatDateTime, formatInt, formatMoney, localDay } from '../format';
+import { formatDateTime, formatInt, localDay } from '../format';
 import { useBillingConfig, useQuery } from '../hooks';
+import { REFRESH_MS } from '../refresh';
 import { usageStatusLabels } from '../texts';
 import { TopupHistory, TopupPanel } from './Topups';
+import { UsageExportButton, usagePeriodStart } from './UsageExport';
 
 type UsageRecord = Outputs['account']['usage']['data'][number];
 type Summary = Outputs['account']['usageSummary'];
 
 const PERIODS = [7, 30, 90] as const;
-/** The latest requests shown under the chart. */
+/** The latest requests shown per page under the chart. */
 const RECENT = 20;
 
-/** Sums of the period from the server (per day in this browser's time zone, and per model), and the latest requests. */
-async function loadUsage(days: number): Promise<{ summary: Summary; records: UsageRecord[] }> {
-  const start = new Date();
-  start.setHours(0, 0, 0, 0);
-  start.setDate(start.getDate() - (days - 1));
-  const from = start.toISOString();
+/** Sums of the period from the server: per day in this browser's time zone, and per model. */
+function loadSummary(days: number): Promise<Summary> {
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  const [summary, recent] = await Promise.all([
-    api.account.usageSummary.query({ from, timeZone }),
-    api.account.usage.query({ limit: RECENT, from }),
-  ]);
-  return { summary, records: recent.data };
+  return api.account.usageSummary.query({ from: usagePeriodStart(days), timeZone });
 }
 
 function byDay(summary: Summary, days: number, metric: 'cost' | 'tokens'): DaySeries[] {
@@ -52,26 +50,54 @@ export function OverviewScreen() {
   const keys = useQuery(() => api.keys.list.query(), []);
   const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
   const [metric, setMetric] = useState<'cost' | 'tokens'>('cost');
-  const usage = useQuery(() => loadUsage(days), [days]);
+  const summary = useQuery(() => loadSummary(days), [days]);
   const billing = useBillingConfig();
+  const [keyFilter, setKeyFilter] = useState('');
+  const [modelFilter, setModelFilter] = useState('');
+  const pages = useCursorPages();
+  const recent = useQuery(
+    () => api.account.usage.query({ limit: RECENT, cursor: pages.cursor, keyId: keyFilter || undefined, model: modelFilter || undefined }),
+    [pages.cursor, keyFilter, modelFilter],
+  );
+  const currency = balance.data?.currency ?? billing.data?.currency;
+
+  // The balance and the first page of requests follow the API's use without a click, while the tab is seen.
+  const { reload: reloadBalance } = balance;
+  const { reload: reloadRecent } = recent;
+  const onFirstPage = pages.number === 1;
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState !== 'visible') return;
+      reloadBalance();
+      if (onFirstPage) reloadRecent();
+    }, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reloadBalance, reloadRecent, onFirstPage]);
 
   const keyNames = useMemo(() => new Map((keys.data?.keys ?? []).map((k) => [k.id, `${k.name} (${k.keyPrefix}…)`])), [keys.data]);
-  const chart = useMemo(() => (usage.data ? byDay(usage.data.summary, days, metric) : []), [usage.data, days, metric]);
-  const models = usage.data?.summary.models ?? [];
+  const chart = useMemo(() => (summary.data ? byDay(summary.data, days, metric) : []), [summary.data, days, metric]);
+  const models = summary.data?.models ?? [];
+  const records: UsageRecord[] = recent.data?.data ?? [];
+  const modelChoices = useMemo(
+    () => [...new Set([...models.map((m) => m.model), ...records.map((r) => r.model), ...(modelFilter ? [modelFilter] : [])])].sort(),
+    [models, records, modelFilter],
+  );
   // The «Не оплачено» column appears only when some request was not fully covered by the balance.
   const modelsUnpaid = models.some((m) => m.unpaid > 0);
-  const recordsUnpaid = (usage.data?.records ?? []).some((r) => r.unpaid > 0);
+  const recordsUnpaid = records.some((r) => r.unpaid > 0);
+  const money = (value: number) => <Money value={value} currency={currency} />;
 
   const refresh = () => {
     balance.reload();
-    usage.reload();
+    summary.reload();
+    recent.reload();
   };
 
   return (
     <>
       <div className="page-head">
         <h1>Баланс и использование</h1>
-        <Button variant="secondary" onClick={refresh} pending={balance.loading || usage.loading} pendingText="Обновляем…">
+        <Button variant="secondary" onClick={refresh} pending={balance.loading || summary.loading} pendingText="Обновляем…">
           Обновить
         </Button>
       </div>
@@ -80,12 +106,19 @@ export function OverviewScreen() {
         <h2 id="balance-title">Баланс</h2>
         {balance.data ? (
           <p className="balance-value" data-testid="balance">
-            {formatMoney(balance.data.balance)}
+            <Money value={balance.data.balance} currency={currency} kind="balance" />
           </p>
         ) : balance.loading ? (
           <Loading />
         ) : null}
         <ErrorText error={balance.error} />
+        <p className="hint" data-testid="balance-help">
+          Каждый запрос к модели списывает с баланса цену токенов запроса и ответа (цены за 1 млн токенов — в разделе{' '}
+          <a href="#prices-title">«Цены моделей»</a>).{' '}
+          {billing.data?.enabled ? 'Пополнить баланс можно картой: кнопка «Пополнить» ниже.' : 'Чтобы пополнить баланс, напишите администратору сервиса.'} Когда
+          баланс дойдёт до нуля, запросы по API-ключам получают ошибку 402 (insufficient_balance), а агенты перестают отвечать, пока
+          баланс не пополнен. Баланс обновляется сам раз в {REFRESH_MS / 1000} секунд.
+        </p>
         <TopupPanel config={billing.data} />
       </section>
 
@@ -109,47 +142,48 @@ export function OverviewScreen() {
               Токены
             </button>
           </div>
+          <UsageExportButton days={days} />
         </div>
-        <ErrorText error={usage.error} />
-        {usage.loading && !usage.data ? <Loading /> : null}
-        {usage.data ? (
+        <ErrorText error={summary.error} />
+        {summary.loading && !summary.data ? <Loading /> : null}
+        {summary.data ? (
           <>
             <dl className="totals" data-testid="usage-totals">
               <div>
                 <dt>Запросов</dt>
-                <dd>{formatInt(usage.data.summary.totals.requests)}</dd>
+                <dd>{formatInt(summary.data.totals.requests)}</dd>
               </div>
               <div>
                 <dt>Токенов</dt>
-                <dd>{formatInt(usage.data.summary.totals.totalTokens)}</dd>
+                <dd>{formatInt(summary.data.totals.totalTokens)}</dd>
               </div>
               <div>
                 <dt>Потрачено</dt>
-                <dd>{formatMoney(usage.data.summary.totals.cost)}</dd>
+                <dd>{money(summary.data.totals.cost)}</dd>
               </div>
               <div>
                 <dt>Запросы (вход)</dt>
-                <dd>{formatMoney(usage.data.summary.totals.promptCost)}</dd>
+                <dd>{money(summary.data.totals.promptCost)}</dd>
               </div>
               <div>
                 <dt>Ответы (выход)</dt>
-                <dd>{formatMoney(usage.data.summary.totals.completionCost)}</dd>
+                <dd>{money(summary.data.totals.completionCost)}</dd>
               </div>
-              {usage.data.summary.totals.unpaid > 0 ? (
+              {summary.data.totals.unpaid > 0 ? (
                 <div>
                   <dt>Не оплачено</dt>
-                  <dd className="error-inline">{formatMoney(usage.data.summary.totals.unpaid)}</dd>
+                  <dd className="error-inline">{money(summary.data.totals.unpaid)}</dd>
                 </div>
               ) : null}
             </dl>
-            <UsageChart series={chart} metric={metric} />
+            <UsageChart series={chart} metric={metric} currency={currency} />
 
             <h3>По моделям</h3>
             {models.length === 0 ? (
               <p className="muted">За этот период запросов не было.</p>
             ) : (
               <div className="table-wrap">
-                <table data-testid="usage-by-model">
+                <table data-testid="usage-by-model" className="stack-table">
                   <thead>
                     <tr>
                       <th scope="col">Модель</th>
@@ -164,13 +198,13 @@ export function OverviewScreen() {
                   <tbody>
                     {models.map((m) => (
                       <tr key={m.model}>
-                        <td>{m.model}</td>
-                        <td className="num">{formatInt(m.requests)}</td>
-                        <td className="num">{formatInt(m.totalTokens)}</td>
-                        <td className="num">{formatMoney(m.promptCost)}</td>
-                        <td className="num">{formatMoney(m.completionCost)}</td>
-                        {modelsUnpaid ? <td className="num">{m.unpaid > 0 ? formatMoney(m.unpaid) : '—'}</td> : null}
-                        <td className="num">{formatMoney(m.cost)}</td>
+                        <td className="wrap-anywhere"><strong>{m.model}</strong></td>
+                        <td className="num" data-label="Запросов">{formatInt(m.requests)}</td>
+                        <td className="num" data-label="Токенов">{formatInt(m.totalTokens)}</td>
+                        <td className="num" data-label="Цена запросов">{money(m.promptCost)}</td>
+                        <td className="num" data-label="Цена ответов">{money(m.completionCost)}</td>
+                        {modelsUnpaid ? <td className="num" data-label="Не оплачено">{m.unpaid > 0 ? money(m.unpaid) : '—'}</td> : null}
+                        <td className="num" data-label="Списано">{money(m.cost)}</td>
                       </tr>
                     ))}
                   </tbody>
@@ -182,13 +216,54 @@ export function OverviewScreen() {
       </section>
 
       <section className="card" aria-labelledby="recent-title">
-        <h2 id="recent-title">Последние запросы</h2>
-        {usage.data ? (
-          usage.data.records.length === 0 ? (
-            <p className="muted">Запросов пока нет. Создайте API-ключ и отправьте запрос к /v1/chat/completions.</p>
+        <div className="section-head">
+          <h2 id="recent-title">Последние запросы</h2>
+          <label className="filter">
+            Ключ
+            <select
+              value={keyFilter}
+              data-testid="recent-key-filter"
+              onChange={(e) => {
+                pages.reset();
+                setKeyFilter(e.target.value);
+              }}
+            >
+              <option value="">Все ключи</option>
+              {(keys.data?.keys ?? []).map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name} ({k.keyPrefix}…){k.isActive ? '' : ', отозван'}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="filter">
+            Модель
+            <select
+              value={modelFilter}
+              data-testid="recent-model-filter"
+              onChange={(e) => {
+                pages.reset();
+                setModelFilter(e.target.value);
+              }}
+            >
+              <option value="">Все модели</option>
+              {modelChoices.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <ErrorText error={recent.error} />
+        {recent.data ? (
+          records.length === 0 ? (
+            <p className="muted">
+              {keyFilter || modelFilter ? 'Нет запросов с такими условиями.' : 'Запросов пока нет. Создайте API-ключ и отправьте запрос к /v1/chat/completions.'}
+            </p>
           ) : (
             <div className="table-wrap">
-              <table data-testid="recent-requests">
+              <table data-testid="recent-requests" className="stack-table">
                 <thead>
                   <tr>
                     <th scope="col">Время</th>
@@ -203,29 +278,32 @@ export function OverviewScreen() {
                   </tr>
                 </thead>
                 <tbody>
-                  {usage.data.records.map((r) => (
+                  {records.map((r) => (
                     <tr key={r.id}>
-                      <td>{formatDateTime(r.createdAt)}</td>
-                      <td>{r.model}</td>
-                      <td>{r.keyId ? (keyNames.get(r.keyId) ?? '—') : r.agentId ? 'Агент' : '—'}</td>
-                      <td className="num">
+                      <td data-label="Время">{formatDateTime(r.createdAt)}</td>
+                      <td data-label="Модель">{r.model}</td>
+                      <td data-label="Ключ">{r.keyId ? (keyNames.get(r.keyId) ?? '—') : r.agentId ? 'Агент' : '—'}</td>
+                      <td className="num" data-label="Токены (запрос / ответ)">
                         {formatInt(r.promptTokens)} / {formatInt(r.completionTokens)}
                       </td>
-                      <td className="num">{formatMoney(r.promptCost)}</td>
-                      <td className="num">{formatMoney(r.completionCost)}</td>
-                      {recordsUnpaid ? <td className="num">{r.unpaid > 0 ? formatMoney(r.unpaid) : '—'}</td> : null}
-                      <td className="num">{formatMoney(r.cost)}</td>
-                      <td>{usageStatusLabels[r.status] ?? r.status}</td>
+                      <td className="num" data-label="Цена запроса">{money(r.promptCost)}</td>
+                      <td className="num" data-label="Цена ответа">{money(r.completionCost)}</td>
+                      {recordsUnpaid ? <td className="num" data-label="Не оплачено">{r.unpaid > 0 ? money(r.unpaid) : '—'}</td> : null}
+                      <td className="num" data-label="Списано">{money(r.cost)}</td>
+                      <td data-label="Статус">{usageStatusLabels[r.status] ?? r.status}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
           )
-        ) : usage.loading ? (
+        ) : recent.loading ? (
           <Loading />
         ) : null}
+        <Pager pages={pages} nextCursor={recent.data?.nextCursor} loading={recent.loading} label="Страницы запросов" />
       </section>
+
+      <ModelPrices currency={currency} />
     </>
   );
 }

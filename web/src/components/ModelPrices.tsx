@@ -1,0 +1,56 @@
+// What each model costs, as OpenRouter lists prices: per 1 million tokens of the request (input) and of
+// the answer (output), in the balance currency, from the public /v1/models list.
+import { useEffect, useState } from 'react';
+import { formatExactAmount, shiftDecimal } from '../format';
+import { loadModels, type ListedModel } from '../models';
+
+/** A per-token decimal string as the price of 1M tokens, every digit kept: "0.000000125" → 0.125. */
+const perMillion = (perToken: string | undefined) => (perToken === undefined ? undefined : Number(shiftDecimal(perToken, 6)));
+
+export function ModelPrices({ currency }: { currency: string | undefined }) {
+  const [models, setModels] = useState<ListedModel[] | null>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    loadModels().then(
+      (list) => live && setModels(list),
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  const price = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '—' : formatExactAmount(value, currency));
+  return (
+    <section className="card" aria-labelledby="prices-title">
+      <h2 id="prices-title">Цены моделей</h2>
+      <p className="hint">За 1 млн токенов, как их показывает OpenRouter: отдельно токены запроса (вход) и ответа (выход).</p>
+      {failed ? <p className="error">Список моделей сейчас недоступен.</p> : null}
+      {models && models.length === 0 ? <p className="muted">Список моделей пуст.</p> : null}
+      {models && models.length > 0 ? (
+        <div className="table-wrap">
+          <table className="stack-table" data-testid="model-prices">
+            <thead>
+              <tr>
+                <th scope="col">Модель</th>
+                <th scope="col" className="num">Вход, за 1 млн токенов</th>
+                <th scope="col" className="num">Выход, за 1 млн токенов</th>
+              </tr>
+            </thead>
+            <tbody>
+              {models.map((m) => (
+                <tr key={m.id}>
+                  <td>
+                    <strong className="wrap-anywhere">{m.id}</strong>
+                  </td>
+                  <td className="num" data-label="Вход, за 1 млн">{price(perMillion(m.pricing?.prompt))}</td>
+                  <td className="num" data-label="Выход, за 1 млн">{price(perMillion(m.pricing?.completion))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,3 @@
+// How often the overview asks the balance and the latest requests again on its own, while the tab is
+// seen: often enough to follow an API client at work, rare enough not to load the server.
+export const REFRESH_MS = 30_000;
