@@ -84,17 +84,19 @@ export function createMetrics() {
   });
 
   const routes = new Map<string, string>();
-  /** Label children by their label values, bound once: labels() hashes its arguments on every call. */
-  const children = new Map<string, HotCounterChild | HotHistogramChild>();
-  function child<T extends HotCounterChild | HotHistogramChild>(key: string, make: () => T): T {
-    let found = children.get(key) as T | undefined;
-    if (!found) {
-      found = make();
-      if (children.size < MAX_MODELS * 8) children.set(key, found);
-    }
-    return found;
-  }
   const requestChildren = new Map<string, HotCounterChild>();
+  /** The same records found without building a key: path → method → status. */
+  const requestsByPath = new Map<string, Map<string, Map<number, HotCounterChild>>>();
+  interface SettledRecords {
+    duration: HotHistogramChild | null;
+    prompt: HotCounterChild;
+    completion: HotCounterChild;
+    cost: HotCounterChild;
+  }
+  /** Model → outcome ('' holds the model's own records) → what a settlement adds to. */
+  const settledByModel = new Map<string, Map<string, SettledRecords>>();
+  const ttftByEndpoint = new Map<string, HotHistogramChild>();
+  const upstreamByStatus = new Map<number | string, HotHistogramChild>();
   const models = new Set<string>();
   let sources: MetricsSources | null = null;
 
@@ -166,16 +168,28 @@ export function createMetrics() {
     },
 
     request(path: string, method: string, status: number) {
-      const route = routeOf(path, status);
-      const key = `${route} ${method} ${status}`;
-      let child = requestChildren.get(key);
+      // Found by path, then method and status, with no string built per request.
+      let byPath = requestsByPath.get(path);
+      if (!byPath) {
+        if (requestsByPath.size >= MAX_ROUTES * 4) byPath = new Map();
+        else requestsByPath.set(path, (byPath = new Map()));
+      }
+      let byMethod = byPath.get(method);
+      if (!byMethod) byPath.set(method, (byMethod = new Map()));
+      let child = byMethod.get(status);
       if (!child) {
-        if (requestChildren.size >= MAX_ROUTES * 8) {
-          requests.labels({ route: 'other', method, status: String(status) }).inc();
-          return;
+        const route = routeOf(path, status);
+        const key = `${route} ${method} ${status}`;
+        child = requestChildren.get(key);
+        if (!child) {
+          if (requestChildren.size >= MAX_ROUTES * 8) {
+            requests.labels({ route: 'other', method, status: String(status) }).inc();
+            return;
+          }
+          child = requests.labels({ route, method, status: String(status) });
+          requestChildren.set(key, child);
         }
-        child = requests.labels({ route, method, status: String(status) });
-        requestChildren.set(key, child);
+        byMethod.set(status, child);
       }
       child.inc();
     },
@@ -191,13 +205,34 @@ export function createMetrics() {
       completionTokens: number;
       priceNano: bigint;
     }) {
-      child(`d ${facts.endpoint} ${facts.stream} ${facts.status}`, () =>
-        v1Duration.labels({ endpoint: facts.endpoint, stream: String(facts.stream), status: facts.status }),
-      ).observe(facts.durationMs / 1000);
-      const model = modelLabel(facts.model);
-      if (facts.promptTokens > 0) child(`tp ${model}`, () => tokens.labels({ model, kind: 'prompt' })).inc(facts.promptTokens);
-      if (facts.completionTokens > 0) child(`tc ${model}`, () => tokens.labels({ model, kind: 'completion' })).inc(facts.completionTokens);
-      if (facts.priceNano > 0n) child(`c ${model}`, () => cost.labels({ model })).inc(Number(facts.priceNano) / 1e9);
+      // One lookup by model, then by the outcome's labels, for the four records a settlement adds to.
+      let outcomes = settledByModel.get(facts.model);
+      if (!outcomes) {
+        const model = modelLabel(facts.model);
+        outcomes = new Map();
+        if (settledByModel.size < MAX_MODELS * 2) settledByModel.set(facts.model, outcomes);
+        outcomes.set('', {
+          duration: null,
+          prompt: tokens.labels({ model, kind: 'prompt' }),
+          completion: tokens.labels({ model, kind: 'completion' }),
+          cost: cost.labels({ model }),
+        });
+      }
+      const outcome = facts.stream ? (facts.status === 'ok' ? 'sok' : `s${facts.status}`) : facts.status;
+      const key = facts.endpoint === 'chat' ? outcome : `${facts.endpoint} ${outcome}`;
+      let records = outcomes.get(key);
+      if (!records) {
+        const base = outcomes.get('')!;
+        records = {
+          ...base,
+          duration: v1Duration.labels({ endpoint: facts.endpoint, stream: String(facts.stream), status: facts.status }),
+        };
+        outcomes.set(key, records);
+      }
+      records.duration!.observe(facts.durationMs / 1000);
+      if (facts.promptTokens > 0) records.prompt.inc(facts.promptTokens);
+      if (facts.completionTokens > 0) records.completion.inc(facts.completionTokens);
+      if (facts.priceNano > 0n) records.cost.inc(Number(facts.priceNano) / 1e9);
     },
 
     /** Part of a price the whole balance could not cover. */
@@ -206,11 +241,18 @@ export function createMetrics() {
     },
 
     firstToken(endpoint: string, seconds: number) {
-      child(`t ${endpoint}`, () => v1Ttft.labels({ endpoint })).observe(seconds);
+      let record = ttftByEndpoint.get(endpoint);
+      if (!record) ttftByEndpoint.set(endpoint, (record = v1Ttft.labels({ endpoint })));
+      record.observe(seconds);
     },
 
     upstreamResponded(status: number | 'network' | 'timeout', seconds: number) {
-      child(`u ${status}`, () => upstreamDuration.labels({ status: String(status) })).observe(seconds);
+      let record = upstreamByStatus.get(status);
+      if (!record) {
+        record = upstreamDuration.labels({ status: String(status) });
+        if (upstreamByStatus.size < 64) upstreamByStatus.set(status, record);
+      }
+      record.observe(seconds);
       if (typeof status !== 'number' || status >= 400) upstreamErrors.labels(String(status)).inc();
     },
 
