@@ -269,12 +269,15 @@ describe('stepping in', () => {
     expect([a, b, c].map((r) => r.body.repeated).sort()).toEqual([false, true, true]);
     expect(new Set([a, b, c].map((r) => r.body.message.id)).size).toBe(1);
     await waitFor(() => vk.sentMessages.some((m) => m.message === 'Добрый день! Чем помочь?'), 5000, 'the reply in VK');
-    // One row was ever queued for it, and it is sent: nothing is left to send it again.
-    const queued = await app.sql<{ status: string }>(
-      "select status from outbox where agent_id = $1 and kind = 'social.message' and payload->>'text' = 'Добрый день! Чем помочь?'",
-      [agent.agentId],
-    );
-    expect(queued.map((r) => r.status)).toEqual(['sent']);
+    // One row was ever queued for it, and it is sent: nothing is left to send it again. (The outbox marks the
+    // row sent once VK's answer is back, a moment after VK has the message.)
+    const queued = () =>
+      app.sql<{ status: string }>(
+        "select status from outbox where agent_id = $1 and kind = 'social.message' and payload->>'text' = 'Добрый день! Чем помочь?'",
+        [agent.agentId],
+      );
+    await waitFor(async () => (await queued()).every((r) => r.status === 'sent'), 5000, 'the outbox row marked sent');
+    expect((await queued()).map((r) => r.status)).toEqual(['sent']);
     expect(vk.sentMessages.slice(vkBefore).map((m) => m.message)).toEqual(['Добрый день! Чем помочь?']);
     const turns = await transcript(agent, dialogueId);
     expect(turns.messages[0]).toMatchObject({ author: 'operator', text: 'Добрый день! Чем помочь?', operatorName: agent.owner.email });

@@ -161,8 +161,9 @@ describe('balance and usage', () => {
     const viaJwt = await call(app.url, 'GET', '/api/balance', { token: c.token });
     const viaKey = await call(app.url, 'GET', '/api/balance', { token: c.key });
     expect(viaJwt.status).toBe(200);
-    expect(viaJwt.body).toEqual({ balance: 3 });
-    expect(viaKey.body).toEqual({ balance: 3 });
+    // The amount with its currency (BALANCE_CURRENCY, RUB by default).
+    expect(viaJwt.body).toEqual({ balance: 3, currency: 'RUB' });
+    expect(viaKey.body).toEqual({ balance: 3, currency: 'RUB' });
     expect((await call(app.url, 'GET', '/api/balance')).status).toBe(401);
   });
 
