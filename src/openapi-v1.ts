@@ -370,7 +370,8 @@ export function v1OpenApi() {
           operationId: 'v1.responsesCreate',
           summary: 'Responses API: ответ модели целиком или потоком событий',
           description:
-            'Тело как у OpenAI Responses API. При stream: true ответ идёт событиями text/event-stream (response.output_text.delta…, response.completed). ' +
+            'Тело как у OpenAI Responses API. При stream: true ответ идёт событиями text/event-stream (response.output_text.delta…, response.completed; ' +
+            'в usage события response.completed — цена запроса, usage.cost). ' +
             'Сохранённый ответ можно прочитать или удалить по id.',
           security,
           parameters: [IDEMPOTENCY_KEY],

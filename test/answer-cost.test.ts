@@ -118,6 +118,25 @@ describe('the cost of a call in its answer', () => {
     expect(await ledgerCharged(c.userId)).toBe(expected);
   });
 
+  test('a Responses stream carries the cost in the usage of its response.completed event', async () => {
+    const c = await newCustomer();
+    const body = { model: 'acme/chat', input: 'Поток ответа' };
+    const stream = await c.client.responses.create({ ...body, stream: true });
+    let usage: { cost?: number; input_tokens?: number } | null = null;
+    let text = '';
+    for await (const event of stream) {
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.completed') usage = event.response.usage as unknown as { cost: number; input_tokens: number };
+    }
+    expect(text.length).toBeGreaterThan(0);
+    const expectedUsage = expectedResponseUsage(body);
+    const expected = BigInt(expectedUsage.input_tokens + expectedUsage.output_tokens) * PRICE;
+    expect(usage).not.toBeNull();
+    expect(asNano(usage!.cost!)).toBe(expected);
+    expect(usage!.input_tokens).toBe(expectedUsage.input_tokens);
+    expect(await ledgerCharged(c.userId)).toBe(expected);
+  });
+
   test('an error answer carries no cost header', async () => {
     const c = await newCustomer();
     const res = await call(app.url, 'POST', '/v1/chat/completions', { body: { model: 'acme/chat', messages: [] }, token: c.key });

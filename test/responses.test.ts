@@ -137,7 +137,8 @@ describe('POST /v1/responses', () => {
     // Seven deltas 40 ms apart: had the gateway buffered the stream, they would arrive together.
     expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThan(150);
     const usage = expectedResponseUsage({ input: 'Привет!' });
-    expect(completed!.usage).toEqual(usage);
+    // Conduit adds what the call cost (see test/answer-cost.test.ts).
+    expect(completed!.usage).toEqual({ ...usage, cost: Number(BigInt(usage.total_tokens) * PRICE) / 1e9 } as typeof usage);
     // What the client read is exactly what the upstream sent.
     await waitFor(() => fake.streams.length === 1);
 
@@ -159,7 +160,10 @@ describe('POST /v1/responses', () => {
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const text = await res.text();
     await waitFor(() => fake.streams.length === 1);
-    expect(text).toBe(fake.streams[0]!);
+    // Byte for byte, but for the cost Conduit adds to the final event's usage.
+    const usage = expectedResponseUsage({ input: 'x' });
+    const cost = Number(BigInt(usage.total_tokens) * PRICE) / 1e9;
+    expect(text).toBe(fake.streams[0]!.replace('"usage":{', `"usage":{"cost":${cost},`));
     expect(text).toContain('event: response.output_text.delta\ndata: {"type":"response.output_text.delta"');
     expect(text).toContain('"sequence_number":0');
   });
@@ -366,7 +370,9 @@ describe('the Responses stream meter', () => {
       const meter = createResponsesMeter();
       for (let i = 0; i < bytes.length; i += 7) meter.push(bytes.subarray(i, i + 7));
       expect(meter.completionText).toBe(FAKE_REPLY);
-      expect(meter.usage).toEqual(expectedResponseUsage({ input: 'Привет' }));
+      const usage = expectedResponseUsage({ input: 'Привет' });
+      // The client's bytes: the final usage carries the cost Conduit added.
+      expect(meter.usage).toEqual({ ...usage, cost: Number(BigInt(usage.total_tokens) * PRICE) / 1e9 } as typeof usage);
       expect(meter.responseId).toMatch(/^resp_/);
     }
   });

@@ -3,6 +3,7 @@
 // `response.completed` event) like chat; GET and DELETE /v1/responses/{id} pass through to the upstream
 // only for ids the caller created, which upstream_responses keeps (the upstream knows one account, ours).
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
+import { createUsageFilter } from './usage-filter';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from '../config';
@@ -14,7 +15,7 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
+import { usageCost, type Billing, type Reservation, type UsageFacts, type UsageStatus } from './billing';
 import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
@@ -453,6 +454,10 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       { once: true },
     );
 
+    const decoder = new TextDecoder();
+    const costFilter = createUsageFilter({
+      cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
+    });
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         // The server is going away with this stream still running: the client gets an SSE error event and
@@ -492,22 +497,27 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         }
         if (chunk.done) {
           finish('ok');
+          const rest = costFilter.end(decoder.decode());
+          if (rest.byteLength > 0) controller.enqueue(rest);
           controller.close();
           return;
         }
         ctx.call.restartTimer();
         meter.push(chunk.value);
+        // The final event's usage gets the cost (the meter has just read its figures).
+        const out = costFilter.push(decoder.decode(chunk.value, { stream: true }), chunk.value);
         // Recorded before the client sees the id, so a GET it makes at once finds it.
         const id = meter.responseId;
         if (id !== null && recorded === null) {
           recorded = id;
           await recordOwner(id, ctx.payer, ctx.base.requestId);
         }
+        if (out.byteLength === 0) return; // part of an event: pull() is asked again
         if (!firstSent) {
           firstSent = true;
           observer?.firstToken('responses', (performance.now() - ctx.started) / 1000);
         }
-        controller.enqueue(chunk.value);
+        controller.enqueue(out);
       },
       cancel() {
         ctx.call.abort.abort(ABORT_CLIENT_CLOSED);

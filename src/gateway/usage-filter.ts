@@ -66,11 +66,13 @@ export function createUsageFilter(options: { cost?: () => string | null } = {}) 
       if (!USAGE_OBJECT.test(event)) return event;
       const cost = annotate();
       if (cost === null) return event;
-      const newline = event.indexOf('\n');
-      const line = newline >= 0 ? event.slice(0, newline) : event;
-      if (!line.startsWith('data:')) return event;
-      const data = line.slice(5).trimStart();
-      return `data: ${withUsageCost(data, cost)}${newline >= 0 ? event.slice(newline) : ''}`;
+      // The data line: first in a chat chunk, after `event: <type>` in a Responses event.
+      const at = event.startsWith('data:') ? 0 : event.indexOf('\ndata:') + 1;
+      if (at === 0 && !event.startsWith('data:')) return event;
+      const newline = event.indexOf('\n', at);
+      const end = newline >= 0 ? newline : event.length;
+      const data = event.slice(at + 5, end).trimStart();
+      return `${event.slice(0, at)}data: ${withUsageCost(data, cost)}${event.slice(end)}`;
     }
     if (event.includes('"usage"')) {
       if (EMPTY_CHOICES.test(event) && USAGE_OBJECT.test(event)) return null;
