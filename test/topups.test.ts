@@ -107,7 +107,7 @@ describe('creating a top-up', () => {
     // The settings are public: the dashboard reads them before anyone signs in.
     const config = await call(app.url, 'GET', '/api/billing/config');
     expect(config.status).toBe(200);
-    expect(config.body).toEqual({ enabled: true, currency: 'RUB', minAmount: 10, maxAmount: 100000 });
+    expect(config.body).toEqual({ enabled: true, currency: 'RUB', minAmount: 10, maxAmount: 100000, registrationBonus: 3 });
   });
 
   test('an answer lost in a 5xx is repeated with the same Idempotence-Key and body: YooKassa returns the same payment, one payment exists', async () => {
@@ -390,7 +390,7 @@ describe('configuration', () => {
     const off = await startTestApp({ env: { PUBLIC_BASE_URL: PUBLIC } });
     try {
       const config = await call(off.url, 'GET', '/api/billing/config');
-      expect(config.body).toEqual({ enabled: false, currency: 'RUB', minAmount: 10, maxAmount: 100000 });
+      expect(config.body).toEqual({ enabled: false, currency: 'RUB', minAmount: 10, maxAmount: 100000, registrationBonus: 3 });
       const user = await registerUser(off.url);
       for (const [method, body] of [['POST', { amount: 100 }], ['GET', undefined]] as const) {
         const res = await call(off.url, method, '/api/billing/topups', { token: user.token, ...(body ? { body } : {}) });
@@ -415,7 +415,7 @@ describe('configuration', () => {
       env: env({ YOOKASSA_RECEIPT_VAT_CODE: '1', TOPUP_MIN_AMOUNT: '100', TOPUP_MAX_AMOUNT: '5000.50', BALANCE_CURRENCY: 'RUB' }),
     });
     try {
-      expect((await call(withReceipts.url, 'GET', '/api/billing/config')).body).toEqual({ enabled: true, currency: 'RUB', minAmount: 100, maxAmount: 5000.5 });
+      expect((await call(withReceipts.url, 'GET', '/api/billing/config')).body).toEqual({ enabled: true, currency: 'RUB', minAmount: 100, maxAmount: 5000.5, registrationBonus: 3 });
       const user = await registerUser(withReceipts.url);
       const tooMuch = await call(withReceipts.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 5000.51 } });
       expect(tooMuch.status).toBe(400);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { formatAmount, formatInt } from '../web/src/format';
+import { formatBalance, formatCost, formatInt } from '../web/src/format';
 import { DEFAULT_MODELS, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import {
@@ -52,7 +52,8 @@ const normal = { email: uniqueEmail('plain'), password: 'plain-secret-1' };
 let target: { token: string; userId: string; email: string; password: string };
 
 const appUrl = (path: string) => `${app.url}/app${path}`;
-const rub = (value: number) => formatAmount(value, 'RUB');
+// Balances read with two decimals and the currency, as everywhere in the dashboard.
+const rub = (value: number) => formatBalance(value, 'RUB');
 const shot = (name: (typeof SCREENS)[number]) => page.screenshot({ path: screenPath(name), fullPage: true });
 const adminLink = () => page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Администрирование' });
 const section = (name: string) => page.getByRole('navigation', { name: 'Разделы администрирования' }).getByRole('link', { name });
@@ -240,7 +241,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
     await section('Выручка и расход').click();
     const totals = page.getByTestId('stats-totals');
     await totals.waitFor();
-    expect(await totals.textContent()).toContain(`Начисления${formatAmount(260.5, 'RUB')}`);
+    expect(await totals.textContent()).toContain(`Начисления${formatCost(260.5, 'RUB')}`);
     expect(await totals.textContent()).toContain(`Запросов${formatInt(1)}`);
     expect(await page.getByTestId('stats-table').locator('tbody tr').count()).toBe(30);
     // A period the server refuses, refused in the page with its message.

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
-import { formatAmount, formatBalance, formatCost, formatDateTime } from '../web/src/format';
+import { formatAmount, formatBalance, formatCost, formatDateTime, formatExactAmount } from '../web/src/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeYookassa, type FakeYookassa } from './fakes/yookassa';
 import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
@@ -238,7 +238,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     const row = table.locator('tbody tr', { hasText: 'Лимитный ключ' });
     await row.waitFor();
     expect(await row.getByTestId('key-limit').textContent()).toBe(`${formatAmount(150.5, 'RUB')} в сутки`);
-    expect(await row.getByTestId('key-spent').textContent()).toContain(formatAmount(0, 'RUB'));
+    expect(await row.getByTestId('key-spent').textContent()).toContain(formatCost(0, 'RUB'));
     expect(await row.getByTestId('key-expiry').textContent()).toBe(formatDateTime(iso));
     let listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys.find((k: { name: string }) => k.name === 'Лимитный ключ');
     expect(listed).toMatchObject({ spendLimit: 150.5, limitReset: 'day', expiresAt: iso, expired: false });
@@ -249,7 +249,12 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys.find((k: { name: string }) => k.name === 'Лимитный ключ');
     expect(listed.spentThisPeriod).toBeGreaterThan(0);
     await page.reload();
-    await row.getByTestId('key-spent').getByText(formatAmount(listed.spentThisPeriod, 'RUB')).waitFor();
+    // The spend reads like every cost on the page: the currency, three significant digits, every digit on hover.
+    await row.getByTestId('key-spent').getByText(formatCost(listed.spentThisPeriod, 'RUB')).waitFor();
+    const spent = row.getByTestId('key-spent').locator('.money');
+    expect(Number(await spent.getAttribute('data-exact'))).toBe(listed.spentThisPeriod);
+    const title = await spent.getAttribute('title');
+    if (title !== null) expect(title).toContain(formatExactAmount(listed.spentThisPeriod, 'RUB'));
 
     // The change dialog: Escape closes it and gives the focus back to its button.
     const edit = page.getByRole('button', { name: 'Изменить ключ «Лимитный ключ»' });

@@ -443,6 +443,8 @@ suite('the dashboard read at a glance', () => {
       for (const name of ['login', 'register'] as const) {
         await outPage.goto(`${app.url}/app/${name}`);
         await settled(outPage);
+        // The starting bonus with the currency, before anyone has logged in (issue 16, point 2).
+        if (name === 'register') expect(await outPage.getByTestId('registration-bonus').textContent()).toContain(formatBalance(3, 'RUB'));
         if ((await horizontalOverflow(outPage)) > 0) wide.push(`${name}: ${await horizontalOverflow(outPage)} px`);
         await outPage.screenshot({ path: screenPath(`dashboard-${name}-${suffix}`), fullPage: true });
       }

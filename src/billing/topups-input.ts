@@ -61,6 +61,8 @@ export const billingConfigView = z.object({
   currency: z.string(),
   minAmount: z.number(),
   maxAmount: z.number(),
+  /** What a new account starts with (REGISTRATION_BONUS), shown on the registration page. */
+  registrationBonus: z.number(),
 });
 
 export type BillingConfigView = z.infer<typeof billingConfigView>;

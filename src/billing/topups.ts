@@ -45,7 +45,13 @@ const RECHECK_BATCH = 50;
 
 export type TopupsConfig = Pick<
   Config,
-  'balanceCurrency' | 'publicBaseUrl' | 'topupMinNano' | 'topupMaxNano' | 'topupRecheckSeconds' | 'yookassaReceiptVatCode'
+  | 'balanceCurrency'
+  | 'publicBaseUrl'
+  | 'topupMinNano'
+  | 'topupMaxNano'
+  | 'topupRecheckSeconds'
+  | 'yookassaReceiptVatCode'
+  | 'registrationBonusNano'
 >;
 
 /** What a re-read payment did to our books. */
@@ -225,6 +231,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
         currency: config.balanceCurrency,
         minAmount: nanoToUnits(config.topupMinNano),
         maxAmount: nanoToUnits(config.topupMaxNano),
+        registrationBonus: nanoToUnits(config.registrationBonusNano),
       };
     },
 

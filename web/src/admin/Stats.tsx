@@ -4,7 +4,8 @@ import { useState, type FormEvent } from 'react';
 import { dailyStatsInput } from '../../../src/admin/input';
 import { api } from '../api';
 import { Button, Field, Loading } from '../components/ui';
-import { formatAmount, formatInt, formatUtcDay } from '../format';
+import { Money } from '../components/Money';
+import { formatInt, formatUtcDay } from '../format';
 import { useBillingConfig, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
 import { AdminError } from './Admin';
@@ -20,7 +21,7 @@ export function StatsScreen() {
   const [formError, setFormError] = useState<string | undefined>();
   const currency = useBillingConfig().data?.currency;
   const stats = useQuery(() => api.admin.dailyStats.query(range), [range.from, range.to]);
-  const money = (value: number) => formatAmount(value, currency);
+  const money = (value: number) => <Money value={value} currency={currency} />;
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();

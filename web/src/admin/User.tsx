@@ -4,7 +4,8 @@ import { useId, useState, type FormEvent } from 'react';
 import { creditInput } from '../../../src/admin/input';
 import { api, type Outputs } from '../api';
 import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { formatAmount, formatDateTime, formatInt } from '../format';
+import { Money } from '../components/Money';
+import { formatBalance, formatDateTime, formatInt } from '../format';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { Link } from '../router';
 import { ledgerKindLabels, roleLabels } from '../texts';
@@ -46,7 +47,7 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
     const result = await credit.run(sent);
     if (!result) return;
     const verb = sent.amount > 0 ? 'Начислено' : 'Списано';
-    setDone(`${verb} ${formatAmount(Math.abs(sent.amount), currency)} (ссылка ${sent.reference}). Баланс: ${formatAmount(result.balance, currency)}`);
+    setDone(`${verb} ${formatBalance(Math.abs(sent.amount), currency)} (ссылка ${sent.reference}). Баланс: ${formatBalance(result.balance, currency)}`);
     setAmount('');
     setReason('');
     setReference(newReference());
@@ -129,11 +130,13 @@ export function UserScreen({ id }: { id: string }) {
             <dl className="facts">
               <div>
                 <dt>Баланс</dt>
-                <dd data-testid="admin-user-balance">{formatAmount(d.user.balance, currency)}</dd>
+                <dd data-testid="admin-user-balance">
+                  <Money value={d.user.balance} currency={currency} kind="balance" />
+                </dd>
               </div>
               <div>
                 <dt>Расход за месяц</dt>
-                <dd>{formatAmount(d.user.spendThisMonth, currency)}</dd>
+                <dd><Money value={d.user.spendThisMonth} currency={currency} /></dd>
               </div>
               <div>
                 <dt>Зарегистрирован</dt>
@@ -249,16 +252,16 @@ export function UserScreen({ id }: { id: string }) {
                           {formatInt(m.promptTokens)} / {formatInt(m.completionTokens)}
                         </td>
                         <td data-label="Цена запросов" className="num">
-                          {formatAmount(m.promptCost, currency)}
+                          <Money value={m.promptCost} currency={currency} />
                         </td>
                         <td data-label="Цена ответов" className="num">
-                          {formatAmount(m.completionCost, currency)}
+                          <Money value={m.completionCost} currency={currency} />
                         </td>
                         <td data-label="Не оплачено" className="num">
-                          {m.unpaid > 0 ? formatAmount(m.unpaid, currency) : '—'}
+                          {m.unpaid > 0 ? <Money value={m.unpaid} currency={currency} /> : '—'}
                         </td>
                         <td data-label="Списано" className="num">
-                          {formatAmount(m.cost, currency)}
+                          <Money value={m.cost} currency={currency} />
                         </td>
                       </tr>
                     ))}
@@ -290,7 +293,7 @@ export function UserScreen({ id }: { id: string }) {
                       <td data-label="Операция">{ledgerKindLabels[l.kind] ?? l.kind}</td>
                       <td data-label="Сумма" className={`num ${l.amount < 0 ? 'amount-out' : 'amount-in'}`}>
                         {l.amount > 0 ? '+' : ''}
-                        {formatAmount(l.amount, currency)}
+                        <Money value={l.amount} currency={currency} />
                       </td>
                       <td data-label="Ссылка" className="wrap-anywhere">
                         {l.reference ? <code>{l.reference}</code> : '—'}

@@ -4,7 +4,8 @@ import { listUsersInput } from '../../../src/admin/input';
 import { api } from '../api';
 import { Pager, useCursorPages } from '../components/Pager';
 import { Button, Field, Loading } from '../components/ui';
-import { formatAmount, formatDateTime } from '../format';
+import { Money } from '../components/Money';
+import { formatDateTime } from '../format';
 import { useBillingConfig, useQuery } from '../hooks';
 import { Link } from '../router';
 import { roleLabels } from '../texts';
@@ -96,10 +97,10 @@ export function UsersScreen() {
                   </td>
                   <td data-label="Роль">{roleLabels[u.role]}</td>
                   <td data-label="Баланс" className="num">
-                    {formatAmount(u.balance, currency)}
+                    <Money value={u.balance} currency={currency} kind="balance" />
                   </td>
                   <td data-label="Расход за месяц" className="num">
-                    {formatAmount(u.spendThisMonth, currency)}
+                    <Money value={u.spendThisMonth} currency={currency} />
                   </td>
                   <td data-label="Зарегистрирован">{formatDateTime(u.createdAt)}</td>
                   <td data-label="Состояние">

@@ -3,7 +3,8 @@ import { useState, type FormEvent } from 'react';
 import { credentialsInput, loginInput } from '../../../src/trpc/routers/auth-input';
 import { api } from '../api';
 import { Button, ErrorText, Field } from '../components/ui';
-import { useAction } from '../hooks';
+import { Money } from '../components/Money';
+import { useAction, useBillingConfig } from '../hooks';
 import { Link, navigate } from '../router';
 import { startSession, takeEndReason } from '../session';
 import { check, type FieldErrors } from '../validate';
@@ -54,7 +55,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
             {notice}
           </p>
         ) : null}
-        {register ? <p className="muted">После регистрации на балансе будет стартовый бонус 3,00.</p> : null}
+        {register ? <RegistrationBonus /> : null}
         <form onSubmit={onSubmit} noValidate>
           <Field label="E-mail" error={errors.email}>
             {(props) => (
@@ -99,3 +100,14 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
 
 export const LoginScreen = () => <AuthForm mode="login" />;
 export const RegisterScreen = () => <AuthForm mode="register" />;
+
+/** The starting balance, in the service's currency (GET /api/billing/config needs no login). */
+function RegistrationBonus() {
+  const config = useBillingConfig().data;
+  if (!config || config.registrationBonus <= 0) return null;
+  return (
+    <p className="muted" data-testid="registration-bonus">
+      После регистрации на балансе будет стартовый бонус <Money value={config.registrationBonus} currency={config.currency} kind="balance" />.
+    </p>
+  );
+}

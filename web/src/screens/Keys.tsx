@@ -5,6 +5,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
 import { createKeyInput, updateKeyInput } from '../../../src/trpc/routers/keys-input';
 import { api, type Inputs, type Outputs } from '../api';
+import { Money } from '../components/Money';
 import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';
 import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, toLocalInput } from '../format';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
@@ -335,7 +336,7 @@ export function KeysScreen() {
                       {limitText(key, currency)}
                     </td>
                     <td data-label="Потрачено" className="num" data-testid="key-spent">
-                      {formatAmount(key.spentThisPeriod, currency)}
+                      <Money value={key.spentThisPeriod} currency={currency} />
                       {key.spendLimit !== null && key.limitReset !== 'none' ? (
                         <span className="hint cell-note"> с {formatDateTime(key.periodStart)}</span>
                       ) : null}
