@@ -245,13 +245,15 @@ describe('stepping in', () => {
     const taken = await call(app.url, 'POST', `${agent.base}/${dialogueId}/takeover`, { token: agent.owner.token });
     expect(taken.status).toBe(200);
     expect(taken.body).toMatchObject({ state: 'operator', heldBy: { name: agent.owner.email, byYou: true } });
+    // The escalation's announcement itself now says who took it: edited in place, its own text kept.
     const told = await waitFor(
-      () => telegram.sent.find((m) => m.chatId === OPERATOR.id && m.text.includes('взял')),
+      () => telegram.edited.find((e) => e.chatId === OPERATOR.id && e.messageId === (notice.message.message_id as number)),
       5000,
-      'the takeover told in Telegram',
+      'the announcement edited in Telegram',
     );
     expect(told.text).toContain(agent.owner.email);
-    expect((told.message.reply_to_message as { message_id: number } | undefined)?.message_id).toBe(notice.message.message_id as number);
+    expect(told.text.startsWith(notice.text)).toBe(true);
+    expect(told.text).toContain('Диалог ведёт');
     // Taking it again is no news.
     expect((await call(app.url, 'POST', `${agent.base}/${dialogueId}/takeover`, { token: agent.owner.token })).status).toBe(200);
 

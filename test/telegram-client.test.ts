@@ -129,6 +129,19 @@ describe('Telegram client against the fake Bot API', () => {
     expect(sent.chat).toMatchObject({ id: -1004001234567, type: 'supergroup', title: 'Операторы' });
   });
 
+  test('editMessageText replaces a sent message; an unknown one or the same text is 400, as Telegram answers', async () => {
+    fake.addChat({ id: -4009876543, type: 'group', title: 'Операторы' });
+    const sent = await client.sendMessage({ chat_id: -4009876543, text: 'Нужен оператор' });
+    const edited = await client.editMessageText({ chat_id: -4009876543, message_id: sent.message_id, text: 'Нужен оператор\n\nДиалог ведёт owner@example.com' });
+    expect(edited).toMatchObject({ message_id: sent.message_id, text: 'Нужен оператор\n\nДиалог ведёт owner@example.com' });
+    expect(fake.edited).toEqual([{ token: TOKEN, chatId: -4009876543, messageId: sent.message_id, text: edited.text! }]);
+    const same = (await rejection(client.editMessageText({ chat_id: -4009876543, message_id: sent.message_id, text: edited.text! }))) as TelegramApiError;
+    expect(same.errorCode).toBe(400);
+    expect(same.description).toContain('message is not modified');
+    const unknown = (await rejection(client.editMessageText({ chat_id: -4009876543, message_id: 999_999, text: 'x' }))) as TelegramApiError;
+    expect(unknown.description).toBe('Bad Request: message to edit not found');
+  });
+
   test('a closed server is a TelegramNetworkError that does not reveal the token', async () => {
     const temporary = await startFakeTelegram();
     const url = temporary.url;

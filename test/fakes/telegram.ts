@@ -97,6 +97,8 @@ export interface FakeTelegram {
   callTimes: number[];
   /** Every message the fake accepted, oldest first. */
   sent: SentMessage[];
+  /** Every editMessageText it accepted, oldest first: the message as it reads after the edit. */
+  edited: { token: string; chatId: number; messageId: number; text: string }[];
   settings: FakeTelegramSettings;
   /**
    * While true, every request gets the HTML 502 of a proxy in front of an unreachable Telegram (not
@@ -146,6 +148,7 @@ const CANONICAL_METHODS = [
   'getChat',
   'getChatMember',
   'sendMessage',
+  'editMessageText',
   'setWebhook',
   'deleteWebhook',
   'getWebhookInfo',
@@ -203,6 +206,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const calls: RecordedCall[] = [];
   const callTimes: number[] = [];
   const sent: SentMessage[] = [];
+  const edited: FakeTelegram['edited'] = [];
   const hanging = new Set<() => void>();
   let nextMessageId = 400;
   let nextUpdateId = 880_000;
@@ -212,6 +216,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     calls,
     callTimes,
     sent,
+    edited,
     settings: { ...DEFAULT_SETTINGS },
     down: false,
     addBot(token, bot) {
@@ -279,6 +284,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       calls.length = 0;
       callTimes.length = 0;
       sent.length = 0;
+      edited.length = 0;
       fake.settings = { ...DEFAULT_SETTINGS };
       fake.down = false;
       nextMessageId = 400;
@@ -387,6 +393,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
         return getChatMember(params);
       case 'sendmessage':
         return sendMessage(params, token, bot);
+      case 'editmessagetext':
+        return editMessageText(params, token);
       case 'setwebhook':
         return setWebhook(params, token);
       case 'deletewebhook': {
@@ -432,6 +440,24 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     if (spec === 'not_found') throw new Fail(400, 'Bad Request: user not found');
     if (spec === 'inaccessible') throw new Fail(400, 'Bad Request: member list is inaccessible');
     return chatMember(spec ?? { status: 'left' }, userFor(userId), chat.type);
+  }
+
+  /** As Telegram: only a message the bot sent, only to a new text; the edited message is returned. */
+  function editMessageText(params: Record<string, unknown>, token: string): unknown {
+    const chat = requireChat(params.chat_id);
+    const messageId = int(params.message_id);
+    const text = typeof params.text === 'string' ? params.text : '';
+    if (text.trim() === '') throw new Fail(400, 'Bad Request: message text is empty');
+    if (Array.from(text).length > MAX_TEXT) throw new Fail(400, 'Bad Request: MESSAGE_TOO_LONG');
+    const message = messageId === null ? undefined : messages.get(messageKey(chat.id, messageId));
+    if (!message) throw new Fail(400, 'Bad Request: message to edit not found');
+    if (message.text === text) {
+      throw new Fail(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+    }
+    message.text = text;
+    message.edit_date = Math.floor(Date.now() / 1000);
+    edited.push({ token, chatId: chat.id, messageId: messageId!, text });
+    return message;
   }
 
   function sendMessage(params: Record<string, unknown>, token: string, bot: FakeBotSpec): unknown {

@@ -334,6 +334,8 @@ export interface TelegramClient {
   setWebhook(params: SetWebhookParams): Promise<true>;
   deleteWebhook(params?: { drop_pending_updates?: boolean }): Promise<true>;
   sendMessage(params: SendMessageParams): Promise<Message>;
+  /** Replaces the text of a message the bot sent. */
+  editMessageText(params: { chat_id: number | string; message_id: number; text: string; link_preview_options?: { is_disabled?: boolean } }): Promise<Message>;
   /** Any other method, with the same envelope handling and error guarantees. */
   call<T>(method: string, params?: Record<string, unknown>): Promise<T>;
 }
@@ -373,6 +375,7 @@ export function createTelegramClient(options: TelegramClientOptions): TelegramCl
       }
       return call<Message>('sendMessage', body);
     },
+    editMessageText: (params) => call<Message>('editMessageText', { ...params }),
     call,
   };
 }

@@ -7,9 +7,9 @@
 // commits together with the record of the reply. With no relay registered for a dialogue's channel the
 // reply is still recorded, and the operator is told it could not be delivered.
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
-import type { Database, Executor, Transaction } from '../../db/client';
+import { rowsOf, type Database, type Executor, type Transaction } from '../../db/client';
 import { dialogues, escalationMessages, escalations, operatorReplies } from '../../db/schema';
-import type { Notifier, QueuedNotification } from './notify';
+import { MESSENGER_MESSAGE, type Notifier, type QueuedNotification } from './notify';
 import { messengerTexts } from './texts';
 
 export interface DialogueRef {
@@ -113,6 +113,30 @@ export function createEscalations({ db, notifier }: EscalationDeps) {
     }
   }
 
+  /**
+   * Edits the escalation's announcements in the operators' chats so they say who took the dialogue (the
+   * announcement's own text, then this line); one whose text is not known any more gets the line as a reply.
+   */
+  async function markAnnouncements(tx: Executor, agentId: string, dialogueId: string, line: string): Promise<void> {
+    const posts = rowsOf<{ chat_id: unknown; message_id: unknown; text: string | null }>(
+      await tx.execute(sql`
+        select m.chat_id, m.message_id,
+          (select o.payload->>'text' from outbox o
+           where o.agent_id = m.agent_id and o.kind = ${MESSENGER_MESSAGE} and o.recipient = m.chat_id::text
+             and o.payload->>'escalationId' = e.id::text
+           order by o.created_at limit 1) as text
+        from escalation_messages m
+        join escalations e on e.id = m.escalation_id
+        where e.dialogue_id = ${dialogueId} and e.released_at is null`),
+    );
+    for (const post of posts) {
+      const chatId = Number(post.chat_id);
+      const messageId = Number(post.message_id);
+      if (post.text) await notifier.enqueueChatEdit(tx, { agentId, chatId, messageId, text: `${post.text}\n\n${line}` });
+      else await notifier.enqueueChatMessage(tx, { agentId, chatId, text: line, replyToMessageId: messageId });
+    }
+  }
+
   async function escalateIn(tx: Executor, input: EscalateInput): Promise<EscalateResult> {
     const now = new Date();
     const [dialogue] = await tx
@@ -164,7 +188,7 @@ export function createEscalations({ db, notifier }: EscalationDeps) {
     async takeOver(tx: Executor, agentId: string, dialogueId: string, holder: Holder): Promise<HoldOutcome> {
       const [before] = await tx.select({ heldBy: dialogues.heldBy }).from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
       const outcome = await hold(tx, dialogueId, holder);
-      if (outcome.held && before?.heldBy !== holder.key) await tellOperators(tx, agentId, dialogueId, messengerTexts.takenInDashboard(holder.name));
+      if (outcome.held && before?.heldBy !== holder.key) await markAnnouncements(tx, agentId, dialogueId, messengerTexts.takenInDashboard(holder.name));
       return outcome;
     },
 

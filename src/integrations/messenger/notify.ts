@@ -23,6 +23,8 @@ interface MessengerPayload {
   /** Set on escalation notifications: a reply to the sent message reaches this escalation. */
   escalationId?: string;
   replyToMessageId?: number;
+  /** Set on an edit: this message of the chat gets `text` instead of a new message being sent. */
+  editMessageId?: number;
 }
 
 export const ORDER_NUMBER = /^ORD-\d{8}-\d+$/;
@@ -170,6 +172,24 @@ export function createNotifier(deps: NotifierDeps) {
             ? { reply_parameters: { message_id: payload.replyToMessageId, allow_sending_without_reply: true } }
             : {}),
         });
+      if (payload.editMessageId) {
+        try {
+          const message = await client.editMessageText({
+            chat_id: chatIdParam(row.recipient),
+            message_id: payload.editMessageId,
+            text: payload.text,
+            link_preview_options: { is_disabled: true },
+          });
+          return { result: { chatId: message.chat.id, messageId: message.message_id } };
+        } catch (error) {
+          // Already reads so (a retry after a lost answer): done.
+          if (error instanceof TelegramApiError && /message is not modified/i.test(error.description)) return {};
+          if (error instanceof TelegramNetworkError) throw new RetryLater(error.message);
+          if (error instanceof TelegramApiError && error.retryable) throw new RetryLater(`${error.errorCode} ${error.description}`);
+          if (error instanceof TelegramApiError) throw new GiveUp(`${error.errorCode} ${error.description}`);
+          throw error;
+        }
+      }
       try {
         let message;
         try {
@@ -256,6 +276,18 @@ export function createNotifier(deps: NotifierDeps) {
             target: 'chat',
             ...(message.replyToMessageId ? { replyToMessageId: message.replyToMessageId } : {}),
           } satisfies MessengerPayload,
+        },
+      ]);
+    },
+
+    /** Queues an edit of a message the bot sent to a chat (the escalation's announcement, say). */
+    async enqueueChatEdit(tx: Executor, edit: { agentId: string; chatId: number | string; messageId: number; text: string }): Promise<void> {
+      await worker.enqueue(tx, [
+        {
+          kind: MESSENGER_MESSAGE,
+          agentId: edit.agentId,
+          recipient: String(edit.chatId),
+          payload: { text: edit.text, target: 'chat', editMessageId: edit.messageId } satisfies MessengerPayload,
         },
       ]);
     },

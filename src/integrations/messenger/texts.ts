@@ -45,6 +45,6 @@ export const messengerTexts = {
   releasedBefore: 'Диалог уже был возвращён ассистенту.',
   heldByOther: (name: string | null) => `Диалог уже ведёт ${name ?? 'другой оператор'}; ответ клиенту не отправлен.`,
   telegramOperator: 'оператор в Telegram',
-  takenInDashboard: (name: string) => `Диалог взял ${name} в панели управления: отвечать клиенту будет он.`,
+  takenInDashboard: (name: string) => `✋ Диалог ведёт ${name} из панели управления: клиенту ответят оттуда.`,
   releasedInDashboard: 'Диалог возвращён ассистенту из панели управления.',
 } as const;
