@@ -177,17 +177,15 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
       const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.turn.id);
       return {
         messages: page.map(({ turn, model, promptTokens, completionTokens, costNano }) => {
-          const billed = turn.role === 'assistant' && turn.requestId !== null && model !== null;
+          const view = turnView(turn);
+          // An assistant turn whose request has its usage row carries the model's figures.
+          if (turn.role !== 'assistant' || turn.requestId === null || model === null) return view;
           return {
-            id: turn.id,
-            author: AUTHOR_OF_ROLE[turn.role] ?? 'client',
-            text: turn.content,
-            at: turn.createdAt.toISOString(),
-            operatorName: turn.role === 'operator' ? turn.operatorName : null,
-            model: billed ? model : null,
-            promptTokens: billed ? Number(promptTokens ?? 0) : null,
-            completionTokens: billed ? Number(completionTokens ?? 0) : null,
-            cost: billed ? nanoToUnits(BigInt(costNano ?? '0')) : null,
+            ...view,
+            model,
+            promptTokens: Number(promptTokens ?? 0),
+            completionTokens: Number(completionTokens ?? 0),
+            cost: nanoToUnits(BigInt(costNano ?? '0')),
           };
         }),
         nextCursor,
