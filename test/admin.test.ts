@@ -223,7 +223,11 @@ describe('users', () => {
       reference: null,
       createdAt: expect.any(String),
     });
-    expect(res.body.ledger.filter((l: { kind: string }) => l.kind === 'usage')).toHaveLength(3);
+    // Settlements are written in batches, each with one usage entry per user: the 3 requests are 1 to 3
+    // entries, `requests:<count>` each, together exactly what they cost.
+    const usageEntries = res.body.ledger.filter((l: { kind: string }) => l.kind === 'usage') as { amount: number; reference: string }[];
+    expect(usageEntries.reduce((n, l) => n + Number(/^requests:(\d+)$/.exec(l.reference)?.[1]), 0)).toBe(3);
+    expect(Math.round(usageEntries.reduce((sum, l) => sum + l.amount, 0) * 1e9)).toBe(-Number(2n * chatCost + largeCost));
     const times = res.body.ledger.map((l: { createdAt: string }) => Date.parse(l.createdAt));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     const expectedBalance = 3 - nanoToUnits(2n * chatCost + largeCost);

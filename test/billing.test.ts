@@ -249,6 +249,74 @@ describe('settlement batches', () => {
     expect(rows[0]!.error).toBe('badbyte \ufffd here');
     await billing.stop();
   });
+
+  test('texts with tabs, newlines and backslashes reach the usage row as they were', async () => {
+    const { billing } = newBilling();
+    const userId = await customer();
+    const reservation = await billing.reserve(userId, 20n * PRICE);
+    const text = 'tab\there\nline\r\\N back\\slash \\t';
+    billing.settle(reservation, { ...facts(userId, 1), requestId: `req\t${crypto.randomUUID()}`, error: text });
+    await billing.flush();
+    const [row] = await app.sql<{ error: string; request_id: string }>(
+      'select error, request_id from usage_records where user_id = $1',
+      [userId],
+    );
+    expect(row!.error).toBe(text);
+    expect(row!.request_id).toStartWith('req\t');
+    await billing.stop();
+  });
+
+  test('a batch adds one ledger entry per user and kind, of what its rows cost, referenced requests:<count>', async () => {
+    const { billing, errors } = newBilling({ usageFlushMs: 10_000 });
+    const [a, b] = [await customer(), await customer()];
+    const agentId = crypto.randomUUID();
+    await settleMany(billing, a, 3);
+    for (let i = 3; i < 5; i++) {
+      const reservation = await billing.reserve(a, 20n * PRICE);
+      billing.settle(reservation, { ...facts(a, i, 12), agentId, apiKeyId: null });
+    }
+    await settleMany(billing, b, 2, 10);
+    // A failed request costs nothing and adds no entry.
+    billing.release(await billing.reserve(b, 20n * PRICE), { ...facts(b, 20), status: 'upstream_error', upstreamStatus: 500 });
+    await billing.flush();
+    const ledger = await app.sql<{ user_id: string; kind: string; amount: string; reference: string }>(
+      `select user_id, kind, amount_nano::text as amount, reference from ledger_entries
+       where user_id in ($1, $2) and kind in ('usage', 'assistant_usage') order by user_id = $1 desc, kind`,
+      [a, b],
+    );
+    expect(ledger).toEqual([
+      { user_id: a, kind: 'assistant_usage', amount: String(-2n * 12n * PRICE), reference: 'requests:2' },
+      { user_id: a, kind: 'usage', amount: String(-3n * 10n * PRICE), reference: 'requests:3' },
+      { user_id: b, kind: 'usage', amount: String(-2n * 10n * PRICE), reference: 'requests:2' },
+    ]);
+    expect((await usageStats(a)).rows).toBe(5);
+    expect((await usageStats(b)).rows).toBe(3);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    await billing.stop();
+    expect(await balanceNanoInDb(app, a)).toBe(1_000_000_000n - 54n * PRICE);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test('a row the database refuses is set aside and logged; the rest of its batch is written and the books balance', async () => {
+    const { billing, errors } = newBilling({ usageFlushMs: 10_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 3);
+    // A key that does not exist: the usage row's foreign key refuses it.
+    const reservation = await billing.reserve(userId, 20n * PRICE);
+    billing.settle(reservation, { ...facts(userId, 3), apiKeyId: crypto.randomUUID() });
+    await settleMany(billing, userId, 3, 4);
+    await billing.flush();
+    expect(billing.backlog).toBe(0);
+    const rows = await app.sql<{ request_id: string }>('select request_id from usage_records where user_id = $1 order by request_id', [userId]);
+    expect(rows.map((r) => r.request_id)).toEqual(['req-0', 'req-1', 'req-2', 'req-4', 'req-5', 'req-6']);
+    expect(await ledgerDebits(userId)).toBe(6n * 10n * PRICE);
+    expect(errors.some((line) => line.includes('usage row refused twice; dropped') && line.includes('req-3'))).toBe(true);
+    await billing.stop();
+    // The refused charge never left the lease, which went back whole: balance = start − what was written.
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000_000n - 6n * 10n * PRICE);
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
 });
 
 describe('back-pressure', () => {
