@@ -7,6 +7,7 @@
 #   base         none
 #   nowrite      settlements queued but never written (DB writes off; the books check fails by design)
 #   smallbatch   maxBatch 500 instead of 5000 (and so a backlog bound of 1000)
+#   ledgerperrequest  a ledger row per settlement, as before d65e425, instead of one per user and kind a batch
 #   noprepare    postgres.js with prepare: false
 #   nozod        chat body not validated by zod
 #   noelysia     POST /v1/chat/completions dispatched before Elysia's router
@@ -58,6 +59,21 @@ notimer() { sed -i 's#^        deadline = performance.now() + config.upstreamTim
 smallbatch() {
   sed -i 's/const maxBatch = options.maxBatch ?? 5_000;/const maxBatch = options.maxBatch ?? 500;/' "$1/src/gateway/billing.ts"
   must "$1/src/gateway/billing.ts" 'options.maxBatch ?? 500;'
+}
+ledgerperrequest() {
+  python3 - "$1/src/gateway/billing.ts" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+old = """  select user_id, -sum(cost_nano), case when agent_id is null then 'usage' else 'assistant_usage' end,
+    'requests:' || count(*), max(created_at)
+  from r where cost_nano > 0
+  group by user_id, agent_id is null"""
+assert old in s, 'patch did not apply: the per-batch ledger rows in billing.ts'
+s = s.replace(old, """  select user_id, -cost_nano, case when agent_id is null then 'usage' else 'assistant_usage' end,
+    'request:' || request_id, created_at
+  from r where cost_nano > 0""")
+open(p, 'w').write(s)
+PY
 }
 relay() {
   sed -i 's#^  return Promise.race(\[promise, timer\]);#  void promise.catch(() => {}); void timer; return Promise.resolve(NOT_YET);#' "$1/src/gateway/chat.ts"
