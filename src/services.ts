@@ -76,6 +76,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   const billing = createBilling({
     db,
+    query: database.query,
     config,
     logger,
     instanceId,

@@ -85,6 +85,7 @@ function newBilling(
   });
   const billing = createBilling({
     db: app.instance.services.database.db,
+    query: app.instance.services.database.query,
     config: { tokenPriceNano: PRICE, leaseChunkNano: 10_000_000n, usageFlushMs: options.usageFlushMs ?? 20 },
     logger,
     instanceId: `billing-test-${crypto.randomUUID()}`,

@@ -28,8 +28,14 @@ export interface DatabaseHandle {
    * (re)connection of the listener: notifications sent while it was down are lost, so callers resync.
    */
   listen(channel: string, onPayload: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
-  /** Runs raw SQL and returns its rows, whatever the driver. */
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Runs raw SQL and returns its rows, whatever the driver. `prepared`: the statement is parsed and planned
+   * once per connection and then only bound and executed (postgres.js names it; PGlite, one session in this
+   * process, ignores it). For a statement run over and over with the same text: drizzle's `execute` sends
+   * every raw statement unnamed, which costs PostgreSQL a parse and a plan and the client an extra round
+   * trip (the parameter types are asked first) each time.
+   */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[], options?: { prepared?: boolean }): Promise<T[]>;
   /**
    * Runs `fn` while this process holds the named lock across every instance sharing the database
    * (a PostgreSQL session advisory lock on a connection set aside for it), or skips it when another
@@ -105,8 +111,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         const sub = await client.listen(channel, onPayload, onListen);
         return () => sub.unlisten();
       },
-      async query<T>(text: string, params: unknown[] = []) {
-        return (await client.unsafe(text, params as never[])) as unknown as T[];
+      async query<T>(text: string, params: unknown[] = [], options: { prepared?: boolean } = {}) {
+        return (await client.unsafe(text, params as never[], { prepare: options.prepared === true })) as unknown as T[];
       },
       async withLock(name, fn) {
         const id = lockId(name);

@@ -26,6 +26,7 @@
 // transient failure (deadlock, serialization failure, lost connection) of a top-up is retried, then
 // answered 503 with Retry-After; settlements stay queued and are retried by the writer.
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Config } from '../config';
 import { rowsOf, type Database, type DatabaseHandle } from '../db/client';
 import { isTransientDatabaseError } from '../db/transient';
@@ -145,6 +146,8 @@ interface Overage {
 
 export interface BillingOptions {
   db: Database;
+  /** Raw statements of the same database: the batch statement runs through it, prepared. */
+  query: DatabaseHandle['query'];
   config: Pick<Config, 'tokenPriceNano' | 'leaseChunkNano' | 'usageFlushMs'> & Partial<Pick<Config, 'balanceCurrency'>>;
   logger: Logger;
   instanceId: string;
@@ -271,8 +274,22 @@ ${recordRowsSql(rowsJson)}, sums as (
 select m.user_id, m.total::text as total, greatest(m.total - m.before, 0)::text as short
 from missed m where m.user_id in (select id from from_balance)`;
 
+/**
+ * The batch statement's text, rendered once: $1 the rows' JSON, $2 the lease lifetime in seconds. It runs
+ * as a prepared statement, so PostgreSQL parses it once per connection instead of every batch, and the
+ * client skips the round trip that asks for the parameter types first (drizzle's `execute` sends every
+ * raw statement unnamed).
+ */
+const writeBatchStatement = (() => {
+  const rendered = new PgDialect().sqlToQuery(writeBatchSql('$rows', -1));
+  if (rendered.params.length !== 2 || rendered.params[0] !== '$rows' || rendered.params[1] !== -1) {
+    throw new Error('the batch statement must take the rows as $1 and the lease lifetime as $2');
+  }
+  return rendered.sql;
+})();
+
 export function createBilling(options: BillingOptions) {
-  const { db, config, logger, instanceId } = options;
+  const { db, query, config, logger, instanceId } = options;
   const currency = config.balanceCurrency ?? 'RUB';
   const idleReturnMs = options.idleReturnMs ?? 2_000;
   const leaseTtlSeconds = options.leaseTtlSeconds ?? 120;
@@ -615,8 +632,10 @@ export function createBilling(options: BillingOptions) {
   }
 
   async function writeBatch(batch: Pending[]) {
-    const rows = rowsOf<{ user_id: string; total: string; short: string }>(
-      await db.execute(writeBatchSql(`[${batch.map((p) => p.json ?? serialize(p, p.costNano, 0n)).join(',')}]`, leaseTtlSeconds)),
+    const rows = await query<{ user_id: string; total: string; short: string }>(
+      writeBatchStatement,
+      [`[${batch.map((p) => p.json ?? serialize(p, p.costNano, 0n)).join(',')}]`, leaseTtlSeconds],
+      { prepared: true },
     );
     for (const row of rows) {
       logger.error('settled against the balance: the lease was gone', {
