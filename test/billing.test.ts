@@ -3,7 +3,7 @@
 // so it controls batch sizes and the backlog bound; writes are held up for real by a transaction that
 // locks usage_records (on PGlite it holds the one connection, which stalls the writer just the same).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -516,6 +516,43 @@ describe('a shutdown the database does not let finish', () => {
     await second.billing.stop();
     expect(readdirSync(dir)).toEqual([]);
     expect(await unbalancedUsers(app)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a journal left by the previous version (rows as objects) is replayed as well as one of arrays', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
+    const userId = await customer(1_000_000n);
+    const common = { user_id: userId, api_key_id: null, agent_id: null, model: 'acme/chat', stream: false };
+    // An older version wrote each row as an object; this one writes the same values as an array.
+    const objectLine = JSON.stringify({
+      ...common, request_id: 'journal-object', prompt_tokens: 3, completion_tokens: 4, total_tokens: 7,
+      cost_nano: '875', prompt_cost_nano: '375', completion_cost_nano: '500', unpaid_nano: '0', status: 'ok',
+      usage_source: 'upstream', upstream_status: 200, error: null, duration_ms: 5,
+      created_at: '2026-11-20T10:00:00.000Z', lease_id: null, key_lease_id: null, endpoint: 'chat',
+    });
+    const arrayLine = JSON.stringify([
+      userId, null, null, 'journal-array', 'acme/chat', true, 10, 20, 30, '3750', '1250', '2500', '0', 'ok',
+      'upstream', 200, null, 9, '2026-11-20T10:00:01.000Z', null, null, 'chat',
+    ]);
+    // Its writer (a pid no process has) is gone, so the next start takes the segment over.
+    writeFileSync(join(dir, 'settlements-1073741823-old-1.jsonl'), `${objectLine}\n${arrayLine}\n`);
+
+    const next = newBilling({ journalDir: dir });
+    await next.billing.start();
+    const rows = await app.sql<{ request_id: string; stream: boolean; total_tokens: unknown; cost_nano: unknown; created_at: Date }>(
+      'select request_id, stream, total_tokens, cost_nano, created_at from usage_records where user_id = $1 order by request_id',
+      [userId],
+    );
+    expect(rows.map((r) => [r.request_id, r.stream, Number(r.total_tokens), String(r.cost_nano)])).toEqual([
+      ['journal-array', true, 30, '3750'],
+      ['journal-object', false, 7, '875'],
+    ]);
+    expect(new Date(rows[1]!.created_at).toISOString()).toBe('2026-11-20T10:00:00.000Z');
+    // Their leases are gone, so the charges came from the balance, and the books still balance.
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 875n - 3750n);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    await next.billing.stop();
+    expect(readdirSync(dir)).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
   });
 });
