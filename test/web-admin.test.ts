@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { formatBalance, formatCost, formatInt } from '../web/src/format';
+import { ledgerReference } from '../web/src/texts';
 import { DEFAULT_MODELS, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import {
@@ -74,6 +75,20 @@ async function phoneCheck(name: (typeof SCREENS)[number]) {
 
 const adminCredits = (reference: string) =>
   app.sql<{ amount_nano: string }>(`select amount_nano::text as amount_nano from ledger_entries where kind = 'admin_credit' and reference = $1`, [reference]);
+
+test('a usage entry\'s batch reference reads in words with the Russian plural; other references stay as they are', () => {
+  const words = (reference: string) => ledgerReference(reference);
+  expect(['requests:1', 'requests:3', 'requests:5', 'requests:11', 'requests:21', 'requests:1500'].map(words)).toEqual([
+    { words: '1 запрос' },
+    { words: '3 запроса' },
+    { words: '5 запросов' },
+    { words: '11 запросов' },
+    { words: '21 запрос' },
+    { words: `${formatInt(1500)} запросов` },
+  ]);
+  expect(words('TICKET-7')).toEqual({ code: 'TICKET-7' });
+  expect(words('requests:')).toEqual({ code: 'requests:' });
+});
 
 browserSuite('the admin console of the dashboard page in chromium', () => {
   beforeAll(async () => {
@@ -153,6 +168,9 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
     expect(await page.getByTestId('admin-user-keys').textContent()).toContain('ключ клиента');
     expect(await page.getByTestId('admin-user-usage').textContent()).toContain('acme/chat');
     expect(await page.getByTestId('admin-user-ledger').textContent()).toContain('Стартовый бонус');
+    // The one API request's ledger entry: its batch reference («requests:1») in words.
+    const usageEntry = page.getByTestId('admin-user-ledger').locator('tr', { hasText: 'Запросы по API-ключам' });
+    expect(await usageEntry.getByText('1 запрос', { exact: true }).getAttribute('title')).toBe('requests:1');
 
     // The credit: the reference comes prefilled (the operator may change it).
     const credit = page.getByTestId('credit-form');

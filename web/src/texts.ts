@@ -1,4 +1,5 @@
 // Russian labels the page uses in more than one place.
+import { formatInt } from './format';
 import type { AgentType } from '../../src/agents/fields';
 import type { SkipReason } from '../../src/admin/price-import';
 import type { TopupStatus } from '../../src/billing/topups-input';
@@ -88,6 +89,21 @@ export const ledgerKindLabels: Partial<Record<string, string>> = {
   topup: 'Пополнение через ЮKassa',
   admin_credit: 'Начисление или списание администратором',
 };
+
+const russianPlural = new Intl.PluralRules('ru-RU');
+const requestWords: Record<string, string> = { one: 'запрос', few: 'запроса', many: 'запросов', other: 'запроса' };
+
+/**
+ * A ledger entry's reference as the operator reads it. A usage entry sums one batch of settlements and is
+ * referenced `requests:<count>`: that is shown in words («3 запроса»); any other reference (a payment id,
+ * an operator's ticket) is an identifier and stays as it is.
+ */
+export function ledgerReference(reference: string): { words: string } | { code: string } {
+  const batch = /^requests:(\d+)$/.exec(reference);
+  if (!batch) return { code: reference };
+  const count = Number(batch[1]);
+  return { words: `${formatInt(count)} ${requestWords[russianPlural.select(count)]}` };
+}
 
 export const auditActionLabels: Partial<Record<string, string>> = {
   'user.credit': 'Начисление или списание',

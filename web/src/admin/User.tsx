@@ -8,7 +8,7 @@ import { Money } from '../components/Money';
 import { formatBalance, formatDateTime, formatInt } from '../format';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { Link } from '../router';
-import { ledgerKindLabels, roleLabels } from '../texts';
+import { ledgerKindLabels, ledgerReference, roleLabels } from '../texts';
 import { check, decimalInput, type FieldErrors } from '../validate';
 import { AdminError } from './Admin';
 import { AuditTable } from './Audit';
@@ -296,7 +296,7 @@ export function UserScreen({ id }: { id: string }) {
                         <Money value={l.amount} currency={currency} />
                       </td>
                       <td data-label="Ссылка" className="wrap-anywhere">
-                        {l.reference ? <code>{l.reference}</code> : '—'}
+                        <LedgerReference reference={l.reference} />
                       </td>
                     </tr>
                   ))}
@@ -329,4 +329,11 @@ export function UserScreen({ id }: { id: string }) {
       ) : null}
     </>
   );
+}
+
+/** A ledger entry's reference: a batch of requests in words, an identifier as code, none as a dash. */
+function LedgerReference({ reference }: { reference: string | null }) {
+  if (!reference) return <>—</>;
+  const shown = ledgerReference(reference);
+  return 'words' in shown ? <span title={reference}>{shown.words}</span> : <code>{shown.code}</code>;
 }
