@@ -275,7 +275,8 @@ describe('messenger webhook', () => {
     expect(performance.now() - started).toBeLessThan(1000);
     const reply = await waitFor(() => world.telegram.sent.find((m) => m.chatId === OPERATOR.id), 5000, '/start answer');
     expect(reply.text).toContain(String(OPERATOR.id));
-    expect(reply.text).toContain('userId');
+    // The field named as the agent's page labels it (web/src/integrations/Messenger.tsx), and as the API does.
+    expect(reply.text).toContain('«ID пользователя для уведомлений» (в API — userId)');
   });
 
   test('a repeated update_id is acknowledged and ignored', async () => {

@@ -31,11 +31,12 @@ export const messengerTexts = {
   startPrivate: (chatId: number) =>
     [
       `ID этого чата: ${chatId}`,
-      `Укажите ${chatId} в поле userId настроек мессенджера агента — сюда будут приходить эскалации и уведомления об оплате.`,
+      // The field as the owner sees it on the agent's page, and its name in the API.
+      `Укажите его в настройках мессенджера агента, в поле «ID пользователя для уведомлений» (в API — userId): сюда будут приходить эскалации и уведомления об оплате.`,
     ].join('\n'),
 
   startChannel: (chatId: number) =>
-    `ID этого чата: ${chatId}. Укажите его в поле channelId настроек мессенджера агента, чтобы дублировать уведомления сюда.`,
+    `ID этого чата: ${chatId}. Чтобы дублировать уведомления сюда, укажите его в настройках мессенджера агента, в поле «Канал» (в API — channelId).`,
 
   replyRelayed: 'Ответ отправлен клиенту.',
   replyUndeliverable: (why: string) => `Ответ сохранён, но не доставлен клиенту: ${why}`,
