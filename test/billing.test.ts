@@ -519,6 +519,43 @@ describe('a shutdown the database does not let finish', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test('texts that look like tagged amounts ("42n") stay texts on replay, and a row already written is not written again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
+    const userId = await customer(1_000_000n);
+    // X-Request-Id is the client's: "42n" is a valid one. Amounts in the journal are tagged "125n"; ids are not amounts.
+    const row = (requestId: string, cost: string) =>
+      JSON.stringify([userId, null, null, requestId, 'acme/chat', false, 1, 1, 2, cost, cost, '0', '0', 'ok', 'upstream', 200, null, 1,
+        '2026-11-20T10:00:00.000Z', null, null, 'chat']);
+    // An overage line (a settlement that outgrew its lease) as this version writes it: amounts tagged by name.
+    const overageLine = JSON.stringify({
+      facts: {
+        userId, apiKeyId: null, agentId: null, requestId: '44n', model: 'acme/chat', stream: false, promptTokens: 1,
+        completionTokens: 1, totalTokens: 2, status: 'ok', usageSource: 'upstream', upstreamStatus: 200, error: null, durationMs: 1,
+      },
+      promptCostNano: '300n', completionCostNano: '200n', costNano: '0n', leaseId: null, keyLeaseId: null,
+      createdAt: '2026-11-20T10:00:02.000Z',
+      overage: { keyId: null, fromBalanceNano: '500n', keyLeaseCostNano: '0n', fromKeyBudgetNano: '0n' },
+    });
+    writeFileSync(join(dir, 'settlements-1073741823-old-2.jsonl'), `${row('42n', '100')}\n${row('43n', '200')}\n${overageLine}\n`);
+    // "43n" committed before the crash (its journal line not yet released): its replay must be skipped, not charged twice.
+    await app.sql(
+      `insert into usage_records (user_id, request_id, model, status, cost_nano) values ($1, '43n', 'acme/chat', 'ok', 200)`,
+      [userId],
+    );
+
+    const next = newBilling({ journalDir: dir });
+    await next.billing.start();
+    const rows = await app.sql<{ request_id: string; cost_nano: unknown }>(
+      'select request_id, cost_nano from usage_records where user_id = $1 order by request_id',
+      [userId],
+    );
+    expect(rows.map((r) => [r.request_id, String(r.cost_nano)])).toEqual([['42n', '100'], ['43n', '200'], ['44n', '500']]);
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 100n - 500n);
+    await next.billing.stop();
+    expect(readdirSync(dir)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test('a journal left by the previous version (rows as objects) is replayed as well as one of arrays', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
     const userId = await customer(1_000_000n);

@@ -572,9 +572,29 @@ export function createBilling(options: BillingOptions) {
   function fromJournal(entry: unknown): Pending {
     const row = (Array.isArray(entry) ? rowObject(entry) : entry) as Record<string, unknown>;
     if (typeof row.user_id !== 'string') {
-      const old = entry as Pending;
-      const overage = old.overage ? { ...old.overage, done: () => {} } : null;
-      return { ...old, createdAt: new Date(old.createdAt), overage, segment: null };
+      // An overage line: its amounts are tagged strings ("125n"), untagged here by name.
+      const line = entry as Omit<Pending, 'overage'> & { overage: Record<string, unknown> | null };
+      const amount = (v: unknown) => (typeof v === 'bigint' ? v : BigInt(String(v).replace(/n$/, '')));
+      const o = line.overage;
+      return {
+        facts: line.facts,
+        promptCostNano: amount(line.promptCostNano),
+        completionCostNano: amount(line.completionCostNano),
+        costNano: amount(line.costNano),
+        leaseId: line.leaseId ?? null,
+        keyLeaseId: line.keyLeaseId ?? null,
+        overage: o
+          ? {
+              keyId: typeof o.keyId === 'string' ? o.keyId : null,
+              fromBalanceNano: amount(o.fromBalanceNano),
+              keyLeaseCostNano: amount(o.keyLeaseCostNano),
+              fromKeyBudgetNano: amount(o.fromKeyBudgetNano),
+              done: () => {},
+            }
+          : null,
+        createdAt: new Date(line.createdAt),
+        segment: null,
+      };
     }
     const text = (v: unknown) => (typeof v === 'string' ? v : null);
     const facts: UsageFacts = {

@@ -35,7 +35,9 @@ const liveInstances = new Set<string>();
 
 /**
  * JSON with bigints as tagged strings ("125n"), so nano-unit amounts survive exactly. Callers on the hot
- * path hand in rows already tagged; the replacer only runs when a bigint is still there.
+ * path hand in rows already tagged; the replacer only runs when a bigint is still there. Reading is plain
+ * JSON: the reader knows which fields are amounts and untags those by name, since a text of the same shape
+ * (a client's X-Request-Id "42n") must stay text.
  */
 export const encodeRow = (value: unknown) => {
   try {
@@ -44,8 +46,7 @@ export const encodeRow = (value: unknown) => {
     return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
   }
 };
-const decodeRow = (text: string): unknown =>
-  JSON.parse(text, (_k, v) => (typeof v === 'string' && /^-?\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v));
+const decodeRow = (text: string): unknown => JSON.parse(text);
 
 interface Segment {
   file: string;
