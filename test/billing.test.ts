@@ -539,7 +539,8 @@ describe('a shutdown the database does not let finish', () => {
     writeFileSync(join(dir, 'settlements-1073741823-old-2.jsonl'), `${row('42n', '100')}\n${row('43n', '200')}\n${overageLine}\n`);
     // "43n" committed before the crash (its journal line not yet released): its replay must be skipped, not charged twice.
     await app.sql(
-      `insert into usage_records (user_id, request_id, model, status, cost_nano) values ($1, '43n', 'acme/chat', 'ok', 200)`,
+      `insert into usage_records (user_id, request_id, model, status, cost_nano, created_at)
+       values ($1, '43n', 'acme/chat', 'ok', 200, '2026-11-20T10:00:00.000Z')`,
       [userId],
     );
 
@@ -553,6 +554,35 @@ describe('a shutdown the database does not let finish', () => {
     expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 100n - 500n);
     await next.billing.stop();
     expect(readdirSync(dir)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a request id the client repeats does not make the replay skip settlements: a written row is matched by user, id and time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
+    const userId = await customer(1_000_000n);
+    const other = await customer(1_000_000n);
+    const row = (user: string, at: string, cost: string) =>
+      JSON.stringify([user, null, null, 'same-id', 'acme/chat', false, 1, 1, 2, cost, cost, '0', '0', 'ok', 'upstream', 200, null, 1, at, null, null, 'chat']);
+    // The client sends X-Request-Id "same-id" with every request. One of its requests is long written; another user
+    // used the id too, at the very time of a journaled row.
+    await app.sql(
+      `insert into usage_records (user_id, request_id, model, status, cost_nano, created_at)
+       values ($1, 'same-id', 'acme/chat', 'ok', 10, '2026-11-19T09:00:00.000Z'), ($2, 'same-id', 'acme/chat', 'ok', 10, '2026-11-20T10:00:01.000Z')`,
+      [userId, other],
+    );
+    writeFileSync(
+      join(dir, 'settlements-1073741823-old-3.jsonl'),
+      `${row(userId, '2026-11-20T10:00:00.000Z', '100')}\n${row(userId, '2026-11-20T10:00:01.000Z', '200')}\n`,
+    );
+    const next = newBilling({ journalDir: dir });
+    await next.billing.start();
+    const rows = await app.sql<{ cost_nano: unknown }>(
+      `select cost_nano from usage_records where user_id = $1 and request_id = 'same-id' order by created_at`,
+      [userId],
+    );
+    expect(rows.map((r) => String(r.cost_nano))).toEqual(['10', '100', '200']);
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 300n);
+    await next.billing.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -947,17 +947,27 @@ export function createBilling(options: BillingOptions) {
     }
   }
 
-  /** Which of these request ids already have their usage row (a write may have committed before a crash). */
-  async function requestIdsWritten(ids: string[]): Promise<Set<string>> {
-    const written = new Set<string>();
-    for (let i = 0; i < ids.length; i += 1000) {
-      const slice = JSON.stringify(ids.slice(i, i + 1000));
-      const rows = rowsOf<{ request_id: string }>(
-        await db.execute(sql`
-          select request_id from usage_records
-          where request_id in (select value from json_array_elements_text(${slice}::json))`),
+  /**
+   * Which of these settlements already have their usage row (a batch may have committed just before the
+   * crash, its journal lines not yet released), by their positions in `rows`. Matched by user, request id
+   * and settlement time, through the (user_id, created_at) index: the request id alone is the client's own
+   * X-Request-Id when it sent one, and may repeat (the same id on every request would have skipped them all).
+   */
+  async function settlementsWritten(rows: Pending[]): Promise<Set<number>> {
+    const written = new Set<number>();
+    for (let from = 0; from < rows.length; from += 1000) {
+      const slice = JSON.stringify(
+        rows.slice(from, from + 1000).map((r, i) => [from + i, r.facts.userId, storableText(r.facts.requestId), r.createdAt.toISOString()]),
       );
-      for (const row of rows) written.add(row.request_id);
+      const found = rowsOf<{ i: number }>(
+        await db.execute(sql`
+          select (e->>0)::int as i from jsonb_array_elements(${slice}::jsonb) e
+          where exists (
+            select 1 from usage_records u
+            where u.user_id = (e->>1)::uuid and u.created_at = (e->>3)::timestamptz
+              and u.request_id is not distinct from e->>2)`),
+      );
+      for (const row of found) written.add(Number(row.i));
     }
     return written;
   }
@@ -1315,13 +1325,13 @@ export function createBilling(options: BillingOptions) {
         journal = openJournal(options.journalDir, instanceId);
         if (recovered.rows.length > 0) {
           const rows = recovered.rows.map(fromJournal);
-          const written = await requestIdsWritten(rows.map((r) => r.facts.requestId));
+          const written = await settlementsWritten(rows);
           let replayed = 0;
           // A segment reused or left full may hold a row twice across files: one settlement, one row.
           const seen = new Set<string>();
-          for (const row of rows) {
-            if (written.has(row.facts.requestId)) continue;
-            const identity = `${row.facts.requestId}|${row.createdAt.getTime()}`;
+          for (const [index, row] of rows.entries()) {
+            if (written.has(index)) continue;
+            const identity = `${row.facts.userId}|${row.facts.requestId}|${row.createdAt.getTime()}`;
             if (seen.has(identity)) continue;
             seen.add(identity);
             enqueue(row);
