@@ -8,7 +8,7 @@
 // both sizes into test-artifacts/screens/dashboard-*.png (scripts/readme-screens.ts copies two for the README).
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import OpenAI from 'openai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { formatBalance, formatCost, formatDay, formatExactAmount, localDay } from '../web/src/format';
 import { REFRESH_MS } from '../web/src/refresh';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
@@ -47,6 +47,22 @@ const SCREEN_NAMES = [
   'not-found',
 ] as const;
 const SHOTS = SCREEN_NAMES.flatMap((name) => [`dashboard-${name}-desktop`, `dashboard-${name}-phone`]);
+/**
+ * The chart's plot area on the page. The chart is made anew when its data or width change (a period
+ * chosen, a scrollbar coming or going), and a box read while that happens is null: asked again until
+ * there is one (a single read made this test flaky).
+ */
+async function plotArea(canvas: Locator) {
+  const over = canvas.locator('.u-over');
+  for (let attempt = 1; ; attempt++) {
+    await over.waitFor({ state: 'visible' });
+    const box = await over.boundingBox();
+    if (box) return box;
+    if (attempt === 100) throw new Error("the chart's plot area had no box for 2 s");
+    await Bun.sleep(20);
+  }
+}
+
 const suite = browserDescribe('web-dashboard.test.ts');
 
 /** The big model and the tiny one: the tiny one must still get a visible segment. */
@@ -189,8 +205,7 @@ suite('the dashboard read at a glance', () => {
     midnight.setHours(0, 0, 0, 0);
     const summary = await call(app.url, 'GET', `/api/usage/summary?from=${encodeURIComponent(midnight.toISOString())}`, { token: jwt });
     const today = summary.body.totals.cost as number;
-    const over = canvas.locator('.u-over');
-    const box = (await over.boundingBox())!;
+    const box = await plotArea(canvas);
     await page.mouse.move(box.x + box.width - 4, box.y + box.height / 2);
     const tooltip = page.getByTestId('usage-chart-tooltip');
     await tooltip.waitFor();
@@ -239,7 +254,7 @@ suite('the dashboard read at a glance', () => {
     await page.getByRole('group', { name: 'Период' }).getByRole('button', { name: '7 дн.' }).tap();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === 7);
     await canvas.scrollIntoViewIfNeeded();
-    const box = (await canvas.locator('.u-over').boundingBox())!;
+    const box = await plotArea(canvas);
     await page.touchscreen.tap(box.x + box.width - box.width / 14, box.y + box.height / 2);
     await page.getByTestId('usage-chart-tooltip').getByText('Сегодня', { exact: false }).waitFor();
     expect(errors).toEqual([]);
