@@ -385,6 +385,8 @@ suite('the dashboard read at a glance', () => {
     await model.waitFor();
     const listed = (await call(app.url, 'GET', '/v1/models')).body.data.map((m: { id: string }) => m.id) as string[];
     expect(listed.length).toBeGreaterThan(0);
+    // The list is filled when /v1/models has answered, after the field is shown.
+    await page.waitForFunction((input) => ((input as HTMLInputElement).list?.options.length ?? 0) > 0, await model.elementHandle());
     const offered = await model.evaluate((input) => [...((input as HTMLInputElement).list?.options ?? [])].map((o) => o.value));
     expect(offered).toEqual([...listed].sort());
     await model.fill('someone/unknown-model');
@@ -395,6 +397,7 @@ suite('the dashboard read at a glance', () => {
     // YCLIENTS: a typed secret is «Не сохранено» until saved; the partner token is labelled in Russian.
     const booking = page.getByTestId('booking-settings');
     const token = booking.getByLabel('Токен партнёра YCLIENTS');
+    await booking.getByText('Не задано').nth(2).waitFor(); // the saved settings have been read
     expect(await booking.getByText('Не задано').count()).toBe(3);
     await token.fill('typed-but-not-saved');
     await booking.getByText('Не сохранено: нажмите «Сохранить настройки YCLIENTS»').waitFor();
@@ -405,7 +408,7 @@ suite('the dashboard read at a glance', () => {
     const nav = page.getByRole('navigation', { name: 'Разделы агента' });
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Итоги', 'Настройки', 'YCLIENTS', 'ВКонтакте', 'Telegram', 'Удаление']);
     await nav.getByRole('link', { name: 'Telegram' }).click();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('messenger-title');
+    await page.waitForFunction(() => document.activeElement?.id === 'messenger-title');
 
     // The agents list names what each agent has connected.
     const saved = await call(app.url, 'PUT', `/api/v1/messenger/${agents.creator}/settings`, { token: jwt, body: { botToken: BOT_TOKEN, userId: OPERATOR.id } });
