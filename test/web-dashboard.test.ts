@@ -330,7 +330,8 @@ suite('the dashboard read at a glance', () => {
     await page.getByRole('button', { name: 'Отозвать ключ «Лишний»' }).click();
     const dialog = page.getByRole('dialog', { name: 'Отозвать ключ?' });
     await dialog.waitFor();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Отмена');
+    // Focus moves once the dialog has opened: waited for, not read at once.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Отмена');
     // Enter on the focused button cancels: the key stays.
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'hidden' });
