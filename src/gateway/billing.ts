@@ -314,8 +314,8 @@ from missed m where m.user_id in (select id from from_balance)`;
 
 /**
  * The batch statement's text, rendered once: $1 the rows' JSON, $2 the lease lifetime in seconds. It runs
- * as a prepared statement, so PostgreSQL parses and plans it once per connection instead of every batch
- * (measured ~2.6 ms of its CPU a batch, about an eighth of a 1 200-row batch, and a round trip more).
+ * as a prepared statement, so PostgreSQL parses it once per connection instead of every batch (0.3 ms a
+ * batch in its log), and the rows go out without first asking for the parameter types (a round trip).
  */
 const writeBatchStatement = (() => {
   const rendered = new PgDialect().sqlToQuery(writeBatchSql('$rows', -1));
@@ -574,7 +574,7 @@ export function createBilling(options: BillingOptions) {
     if (typeof row.user_id !== 'string') {
       // An overage line: its amounts are tagged strings ("125n"), untagged here by name.
       const line = entry as Omit<Pending, 'overage'> & { overage: Record<string, unknown> | null };
-      const amount = (v: unknown) => (typeof v === 'bigint' ? v : BigInt(String(v).replace(/n$/, '')));
+      const amount = (v: unknown) => BigInt(String(v).replace(/n$/, ''));
       const o = line.overage;
       return {
         facts: line.facts,
