@@ -18,7 +18,7 @@
 //
 // Lock order. Every transaction that touches more than one of these tables takes their rows in this
 // order: balance_leases → key_leases → api_keys → users. A transaction never locks a users row with
-// FOR UPDATE: foreign keys of usage_records and ledger_entries take KEY SHARE locks on it, which FOR UPDATE
+// FOR UPDATE: the foreign key of ledger_entries takes KEY SHARE locks on it, which FOR UPDATE
 // would wait for, so locking reads use FOR NO KEY UPDATE. Top-ups lock their lease row first; the batch
 // statement updates leases before users (its users update reads the lease update's result); the rare
 // settlement is written by the same single writer as the batches, so an instance never runs the two at
