@@ -50,7 +50,7 @@ nozod() {
   must "$1/src/gateway/chat.ts" 'success: true, data: json'
 }
 noelysia() {
-  sed -i "s#^            : await app.handle(request);#            : request.method === 'POST' \&\& request.url.endsWith('/v1/chat/completions') ? await services.chat.handle(request) : await app.handle(request);#" "$1/src/server.ts"
+  sed -i "s#^              : await app.handle(request));#              : request.method === 'POST' \&\& request.url.endsWith('/v1/chat/completions') ? await services.chat.handle(request) : await app.handle(request));#" "$1/src/server.ts"
   must "$1/src/server.ts" 'services.chat.handle(request)'
 }
 nofilter() { sed -i 's#^      filter: stream ? (clientWantsUsage ? .cost. : .strip.) : null,#      filter: null,#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" 'filter: null,'; }
