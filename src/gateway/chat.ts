@@ -10,7 +10,7 @@ import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import { usageCost, type Billing, type Reservation, type UsageFacts, type UsageStatus } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
-import { chatRequestSchema, type ChatRequest } from './request';
+import { chatRequestSchema, plainChatRequest, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
 import {
@@ -124,6 +124,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
 
   async function parseBody(request: Request): Promise<{ text: string; body: ChatRequest }> {
     const { text, json } = await readJsonObject(request, config.bodyLimitBytes);
+    const plain = plainChatRequest(json);
+    if (plain) return { text, body: plain };
     const parsed = chatRequestSchema.safeParse(json);
     if (!parsed.success) throw validationError(parsed.error);
     return { text, body: parsed.data };

@@ -50,3 +50,34 @@ export const chatRequestSchema = z
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export type ChatMessage = ChatRequest['messages'][number];
+
+const ROLES: ReadonlySet<unknown> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const absentOr = (value: unknown, check: (v: unknown) => boolean) => value === undefined || value === null || check(value);
+const positiveInt = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
+
+/**
+ * The request itself when it has the shape nearly every client sends (contents are strings, the fields
+ * the schema knows have their plain types), checked by hand; `null` for anything else, which
+ * chatRequestSchema then checks and explains. zod builds a copy of every object it parses (loose ones with
+ * their unknown keys): ~5 µs a request, 7–9 % of the gateway's throughput in the benchmark. This accepts
+ * nothing the schema refuses and gives what it would give (test/chat-request.test.ts holds the two
+ * together), so it is a shortcut, not a second set of rules.
+ */
+export function plainChatRequest(json: unknown): ChatRequest | null {
+  if (!isRecord(json)) return null;
+  const { model, messages } = json;
+  if (typeof model !== 'string' || model.length > 200 || !MODEL_ID.test(model)) return null;
+  if (!Array.isArray(messages) || messages.length === 0) return null;
+  for (const m of messages) {
+    if (!isRecord(m) || !ROLES.has(m.role) || typeof m.content !== 'string') return null;
+  }
+  if (!absentOr(json.stream, (v) => typeof v === 'boolean')) return null;
+  const options = json.stream_options;
+  if (!absentOr(options, (v) => isRecord(v) && (v.include_usage === undefined || typeof v.include_usage === 'boolean'))) return null;
+  if (!absentOr(json.max_tokens, positiveInt) || !absentOr(json.max_completion_tokens, positiveInt)) return null;
+  if (!absentOr(json.n, (v) => positiveInt(v) && (v as number) <= 128)) return null;
+  return json as ChatRequest;
+}
