@@ -43,8 +43,37 @@ export { PRICE_PATTERN } from './pattern';
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 
-/** The cost of a request's tokens at a price, rounded once (see the file's head). */
+/**
+ * The cost of a request's tokens at a price, rounded once (see the file's head). It runs twice a request
+ * (the reservation's bound, the settlement): while every figure is an integer below 2^53 it is worked out
+ * exactly in doubles (a remainder and a division of an exact multiple, never a rounded quotient), and only
+ * the three results become BigInts; each BigInt step is a heap object, ~430 bytes of garbage a call.
+ */
 export function costOf(price: ModelPrice, promptTokens: number, completionTokens: number): RequestCost {
+  const promptPrice = Number(price.promptNanoPerMillion);
+  const completionPrice = Number(price.completionNanoPerMillion);
+  const promptExact = promptTokens * promptPrice;
+  const exact = promptExact + completionTokens * completionPrice;
+  if (
+    promptTokens >= 0 &&
+    completionTokens >= 0 &&
+    promptPrice >= 0 &&
+    completionPrice >= 0 &&
+    Number.isSafeInteger(promptTokens) &&
+    Number.isSafeInteger(completionTokens) &&
+    Number.isSafeInteger(promptPrice) &&
+    Number.isSafeInteger(completionPrice) &&
+    Number.isSafeInteger(exact)
+  ) {
+    const promptCost = (promptExact - (promptExact % 1e6)) / 1e6;
+    const rest = exact % 1e6;
+    const total = (exact - rest) / 1e6 + (rest > 0 ? 1 : 0);
+    return { promptCostNano: BigInt(promptCost), completionCostNano: BigInt(total - promptCost), totalNano: BigInt(total) };
+  }
+  return exactCostOf(price, promptTokens, completionTokens);
+}
+
+function exactCostOf(price: ModelPrice, promptTokens: number, completionTokens: number): RequestCost {
   const promptExact = BigInt(promptTokens) * price.promptNanoPerMillion;
   const completionExact = BigInt(completionTokens) * price.completionNanoPerMillion;
   const totalNano = ceilDiv(promptExact + completionExact, MILLION);
