@@ -40,14 +40,31 @@ export function unitsToNano(value: number): bigint | null {
   return value < 0 ? -nano : nano;
 }
 
-/** Nano-units as an exact decimal string in currency units ("2.999975", "100.00" keeps no trailing zeros: "100"). */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Nano-units as an exact decimal string in currency units ("2.999975", "100.00" keeps no trailing zeros: "100").
+ * Every /v1 answer states its cost with it: below 2^53 the split into whole and fraction is done in doubles
+ * (exact for such integers), without the four BigInts the general way makes.
+ */
 export function nanoToDecimalString(nano: bigint, scaleDigits = 9): string {
   const negative = nano < 0n;
-  const abs = negative ? -nano : nano;
-  const unit = 10n ** BigInt(scaleDigits);
-  const whole = abs / unit;
-  const frac = (abs % unit).toString().padStart(scaleDigits, '0').replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+  let whole: string;
+  let fraction: string;
+  if (nano <= MAX_SAFE && nano >= -MAX_SAFE && scaleDigits <= 15) {
+    const abs = Math.abs(Number(nano));
+    const unit = 10 ** scaleDigits;
+    const rest = abs % unit;
+    whole = String((abs - rest) / unit);
+    fraction = rest === 0 ? '' : String(rest).padStart(scaleDigits, '0');
+  } else {
+    const abs = negative ? -nano : nano;
+    const unit = 10n ** BigInt(scaleDigits);
+    whole = (abs / unit).toString();
+    fraction = (abs % unit).toString().padStart(scaleDigits, '0');
+  }
+  fraction = fraction.replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
 /** Nano-units as currency units with all nine decimals ("0.000001375", "100.000000000"): exact, and a column of them lines up. */
