@@ -1,10 +1,7 @@
 // Applies the drizzle-kit migrations in ./drizzle at start-up, once even when instances start together.
 import { fileURLToPath } from 'node:url';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
 import type { DatabaseHandle } from './client';
 import type { Schema } from './client';
 
@@ -14,12 +11,18 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
 const MIGRATION_LOCK_KEY = 7_356_001;
 
 export async function runMigrations(handle: DatabaseHandle, databaseUrl: string | undefined): Promise<void> {
+  // The drivers' own modules load with the driver in use (see openDatabase).
   if (handle.driver === 'pglite') {
+    const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
     await migratePglite(handle.db as unknown as PgliteDatabase<Schema>, { migrationsFolder: MIGRATIONS_FOLDER });
     return;
   }
   // A session-level advisory lock on a connection of its own serialises instances starting together;
   // the migrations themselves run on the pool.
+  const [{ default: postgres }, { migrate: migratePostgres }] = await Promise.all([
+    import('postgres'),
+    import('drizzle-orm/postgres-js/migrator'),
+  ]);
   const lock = postgres(databaseUrl!, { max: 1, onnotice: () => {} });
   try {
     await lock`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
