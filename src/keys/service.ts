@@ -244,10 +244,11 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
     },
 
     /** Writes batched last-use times; a later time never gets overwritten by an earlier one. */
-    async recordLastUsed(times: Map<string, Date>): Promise<void> {
+    /** Last-use times by key id, in epoch milliseconds. */
+    async recordLastUsed(times: Map<string, number>): Promise<void> {
       if (times.size === 0) return;
       const values = sql.join(
-        [...times].map(([id, at]) => sql`(${id}::uuid, ${at.toISOString()}::timestamptz)`),
+        [...times].map(([id, at]) => sql`(${id}::uuid, ${new Date(at).toISOString()}::timestamptz)`),
         sql`, `,
       );
       await db.execute(sql`

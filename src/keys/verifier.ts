@@ -35,7 +35,8 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
   const cache = new Map<string, Entry>();
   const hashById = new Map<string, string>();
   const inFlight = new Map<string, Promise<VerifiedKey | null>>();
-  let lastUsed = new Map<string, Date>();
+  /** Key id → last use (epoch ms): a number, not a Date, since every /v1 request sets it. */
+  let lastUsed = new Map<string, number>();
   /**
    * Bumped by every invalidation. A lookup that started before one may have read the key as it was
    * before the change: its answer is not cached, and later callers do not join it.
@@ -119,7 +120,7 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
 
     /** Notes a use of the key; written within lastUsedFlushMs. */
     markUsed(keyId: string) {
-      lastUsed.set(keyId, new Date());
+      lastUsed.set(keyId, Date.now());
     },
 
     invalidate,
