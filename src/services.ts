@@ -83,17 +83,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     listen: (channel, onPayload, onListen) => database.listen(channel, onPayload, onListen),
     journalDir: join(config.dataDir, 'journal'),
     observer: {
-      settled: (facts, cost) =>
-        metrics.settled({
-          endpoint: facts.endpoint ?? 'chat',
-          model: facts.model,
-          stream: facts.stream,
-          status: facts.status,
-          durationMs: facts.durationMs,
-          promptTokens: facts.promptTokens,
-          completionTokens: Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens),
-          priceNano: cost.priceNano,
-        }),
+      settled: (facts, cost) => metrics.settled(facts, cost.totalNano),
       unpaid: (nano) => metrics.unpaid(nano),
       topUp: (lease, outcome) => metrics.leaseTopUp(lease, outcome),
     },

@@ -34,7 +34,7 @@ import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
-import { costOf, type ModelPrice } from '../pricing/prices';
+import { costOf, type ModelPrice, type RequestCost } from '../pricing/prices';
 import { encodeRow, openJournal, recoverJournal, type Journal } from './journal';
 
 export type UsageStatus =
@@ -128,9 +128,9 @@ interface Pending {
    * The row as the batch writes it (serialize()), made once when it is queued: the same text is its
    * journal line. Absent on a settlement that outgrew its lease (its figures are known only when written).
    */
-  json?: string;
+  json: string | undefined;
   /** Where the journal holds this row until the database does. */
-  segment?: ReturnType<Journal['append']> | null;
+  segment: ReturnType<Journal['append']> | null;
 }
 
 interface Overage {
@@ -178,7 +178,8 @@ export interface BillingOptions {
 }
 
 export interface BillingObserver {
-  settled(facts: UsageFacts, cost: { priceNano: bigint; promptCostNano: bigint; completionCostNano: bigint }): void;
+  /** `cost.totalNano`: the price of the tokens (what was charged, unless the balance could not cover it all). */
+  settled(facts: UsageFacts, cost: RequestCost): void;
   unpaid(nano: bigint): void;
   topUp(lease: 'balance' | 'key', outcome: 'ok' | 'refused' | 'failed'): void;
 }
@@ -593,6 +594,7 @@ export function createBilling(options: BillingOptions) {
             }
           : null,
         createdAt: new Date(line.createdAt),
+        json: undefined,
         segment: null,
       };
     }
@@ -623,6 +625,7 @@ export function createBilling(options: BillingOptions) {
       keyLeaseId: text(row.key_lease_id),
       overage: null,
       createdAt: new Date(String(row.created_at)),
+      json: undefined,
       segment: null,
     };
   }
@@ -1099,22 +1102,23 @@ export function createBilling(options: BillingOptions) {
       keyLease.available = cost.totalNano <= keyCoverable ? keyCoverable - cost.totalNano : 0n;
       keyShort = cost.totalNano > keyCoverable ? cost.totalNano - keyCoverable : 0n;
     }
-    const base = {
+    options.observer?.settled(facts, cost);
+    // One row object a settlement, made whole at once (every request makes one: no copies, one shape).
+    const row: Pending = {
       facts,
       promptCostNano: cost.promptCostNano,
       completionCostNano: cost.completionCostNano,
+      costNano: cost.totalNano,
       leaseId: lease.id,
       keyLeaseId: keyLease?.id ?? null,
+      overage: null,
       createdAt: new Date(now),
+      json: undefined,
+      segment: null,
     };
-    options.observer?.settled(facts, {
-      priceNano: cost.totalNano,
-      promptCostNano: cost.promptCostNano,
-      completionCostNano: cost.completionCostNano,
-    });
     if (cost.totalNano <= coverable && keyShort === 0n) {
       lease.available = coverable - cost.totalNano;
-      enqueue({ ...base, costNano: cost.totalNano, overage: null });
+      enqueue(row);
       return { costNano: cost.totalNano };
     }
     // Outgrew a lease: reservations of this user (and key) wait until this settlement is written.
@@ -1135,17 +1139,15 @@ export function createBilling(options: BillingOptions) {
       costNano: cost.totalNano,
       leaseCoverNano: fromLease,
     });
-    enqueue({
-      ...base,
-      costNano: fromLease,
-      overage: {
-        fromBalanceNano: cost.totalNano - fromLease,
-        keyId: keyLease?.keyId ?? null,
-        keyLeaseCostNano: cost.totalNano - keyShort,
-        fromKeyBudgetNano: keyShort,
-        done,
-      },
-    });
+    row.costNano = fromLease;
+    row.overage = {
+      fromBalanceNano: cost.totalNano - fromLease,
+      keyId: keyLease?.keyId ?? null,
+      keyLeaseCostNano: cost.totalNano - keyShort,
+      fromKeyBudgetNano: keyShort,
+      done,
+    };
+    enqueue(row);
     return { costNano: cost.totalNano };
   }
 
@@ -1299,6 +1301,8 @@ export function createBilling(options: BillingOptions) {
         keyLeaseId: null,
         overage: null,
         createdAt: new Date(),
+        json: undefined,
+        segment: null,
       });
     },
 

@@ -194,17 +194,24 @@ export function createMetrics() {
       child.inc();
     },
 
-    /** A /v1 request settled: its duration, tokens and cost. */
-    settled(facts: {
-      endpoint: string;
-      model: string;
-      stream: boolean;
-      status: string;
-      durationMs: number;
-      promptTokens: number;
-      completionTokens: number;
-      priceNano: bigint;
-    }) {
+    /**
+     * A /v1 request settled: its duration, tokens and the price of the tokens. Takes the settlement's own
+     * facts (a total above prompt + completion counts as completion, as billing charges it).
+     */
+    settled(
+      facts: {
+        endpoint?: string;
+        model: string;
+        stream: boolean;
+        status: string;
+        durationMs: number;
+        promptTokens: number;
+        completionTokens: number;
+        totalTokens: number;
+      },
+      priceNano: bigint,
+    ) {
+      const endpoint = facts.endpoint ?? 'chat';
       // One lookup by model, then by the outcome's labels, for the four records a settlement adds to.
       let outcomes = settledByModel.get(facts.model);
       if (!outcomes) {
@@ -219,20 +226,21 @@ export function createMetrics() {
         });
       }
       const outcome = facts.stream ? (facts.status === 'ok' ? 'sok' : `s${facts.status}`) : facts.status;
-      const key = facts.endpoint === 'chat' ? outcome : `${facts.endpoint} ${outcome}`;
+      const key = endpoint === 'chat' ? outcome : `${endpoint} ${outcome}`;
       let records = outcomes.get(key);
       if (!records) {
         const base = outcomes.get('')!;
         records = {
           ...base,
-          duration: v1Duration.labels({ endpoint: facts.endpoint, stream: String(facts.stream), status: facts.status }),
+          duration: v1Duration.labels({ endpoint, stream: String(facts.stream), status: facts.status }),
         };
         outcomes.set(key, records);
       }
       records.duration!.observe(facts.durationMs / 1000);
       if (facts.promptTokens > 0) records.prompt.inc(facts.promptTokens);
-      if (facts.completionTokens > 0) records.completion.inc(facts.completionTokens);
-      if (facts.priceNano > 0n) records.cost.inc(Number(facts.priceNano) / 1e9);
+      const completionTokens = Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens);
+      if (completionTokens > 0) records.completion.inc(completionTokens);
+      if (priceNano > 0n) records.cost.inc(Number(priceNano) / 1e9);
     },
 
     /** Part of a price the whole balance could not cover. */
