@@ -34,7 +34,7 @@ import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
-import { costOf, type ModelPrice, type RequestCost } from '../pricing/prices';
+import { billedCompletionTokens, costOf, type ModelPrice, type RequestCost } from '../pricing/prices';
 import { encodeRow, openJournal, recoverJournal, type Journal } from './journal';
 
 export type UsageStatus =
@@ -68,8 +68,7 @@ export interface UsageFacts {
 
 /** What usage costs at a price, as settle() charges it (a total above prompt + completion counts as completion). */
 export function usageCost(price: ModelPrice, facts: Pick<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens'>) {
-  const completion = Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens);
-  return costOf(price, facts.promptTokens, completion);
+  return costOf(price, facts.promptTokens, billedCompletionTokens(facts));
 }
 
 export interface Reservation {

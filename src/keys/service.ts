@@ -243,8 +243,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
       return { keys, count: keys.length };
     },
 
-    /** Writes batched last-use times; a later time never gets overwritten by an earlier one. */
-    /** Last-use times by key id, in epoch milliseconds. */
+    /** Writes batched last-use times (key id → epoch ms); a later time never gets overwritten by an earlier one. */
     async recordLastUsed(times: Map<string, number>): Promise<void> {
       if (times.size === 0) return;
       const values = sql.join(

@@ -9,6 +9,7 @@
 // replaced, unknown paths are one label, models are capped.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { billedCompletionTokens } from '../pricing/prices';
 import { HotCounter, HotHistogram, type HotCounterChild, type HotHistogramChild } from './hot';
 
 /** Latency buckets in seconds: sub-millisecond proxying up to minute-long answers. */
@@ -195,8 +196,8 @@ export function createMetrics() {
     },
 
     /**
-     * A /v1 request settled: its duration, tokens and the price of the tokens. Takes the settlement's own
-     * facts (a total above prompt + completion counts as completion, as billing charges it).
+     * A /v1 request settled: its duration, tokens (counted as billed) and the price of the tokens. Takes the
+     * settlement's own facts.
      */
     settled(
       facts: {
@@ -238,7 +239,7 @@ export function createMetrics() {
       }
       records.duration!.observe(facts.durationMs / 1000);
       if (facts.promptTokens > 0) records.prompt.inc(facts.promptTokens);
-      const completionTokens = Math.max(facts.completionTokens, facts.totalTokens - facts.promptTokens);
+      const completionTokens = billedCompletionTokens(facts);
       if (completionTokens > 0) records.completion.inc(completionTokens);
       if (priceNano > 0n) records.cost.inc(Number(priceNano) / 1e9);
     },

@@ -43,6 +43,11 @@ export { PRICE_PATTERN } from './pattern';
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 
+/** The completion tokens a request is billed for: a reported total above prompt + completion counts as completion. */
+export function billedCompletionTokens(counts: { promptTokens: number; completionTokens: number; totalTokens: number }): number {
+  return Math.max(counts.completionTokens, counts.totalTokens - counts.promptTokens);
+}
+
 /**
  * The cost of a request's tokens at a price, rounded once (see the file's head). It runs twice a request
  * (the reservation's bound, the settlement): while every figure is an integer below 2^53 it is worked out
