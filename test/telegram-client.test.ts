@@ -157,13 +157,12 @@ describe('Telegram client against the fake Bot API', () => {
 
   test('a hang past the timeout is a TelegramNetworkError with timedOut', async () => {
     fake.hangNext('getMe');
+    // The fake never answers: only the client's own timeout ends this call.
     const c = createTelegramClient({ baseUrl: fake.url, token: TOKEN, timeoutMs: 150 });
-    const started = Date.now();
     const err = await rejection(c.getMe());
     expect(err).toBeInstanceOf(TelegramNetworkError);
     expect((err as TelegramNetworkError).timedOut).toBe(true);
     expect(err.message).toBe('Telegram getMe did not answer within 150 ms');
-    expect(Date.now() - started).toBeLessThan(1500);
     expectNoToken(err);
   });
 

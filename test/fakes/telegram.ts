@@ -136,6 +136,8 @@ export interface FakeTelegram {
   failNext(method: string, failure: FakeFailure, times?: number): void;
   /** The next `times` calls of `method` never answer (until reset/close): a hang past the client timeout. */
   hangNext(method: string, times?: number): void;
+  /** Calls held open by hangNext right now: neither answered nor given up by the client. */
+  hangingCalls(): number;
   /** Forgets bots, chats, members, messages, webhooks, failures, calls and settings. */
   reset(): void;
   close(): Promise<void>;
@@ -271,6 +273,9 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     failNext(method, failure, times = 1) {
       failures.push({ method: method.toLowerCase(), remaining: times, failure: { ...failure } });
     },
+    hangingCalls() {
+      return hanging.size;
+    },
     hangNext(method, times = 1) {
       failures.push({ method: method.toLowerCase(), remaining: times, failure: 'hang' });
     },
@@ -342,7 +347,15 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
     const pending = takeFailure(methodKey);
     if (pending === 'hang') {
-      await new Promise<void>((resolve) => hanging.add(resolve));
+      await new Promise<void>((resolve) => {
+        const release = () => {
+          hanging.delete(release);
+          resolve();
+        };
+        hanging.add(release);
+        // A client that gives up (its timeout) is no longer held.
+        req.signal.addEventListener('abort', release, { once: true });
+      });
       return error(new Fail(502, 'Bad Gateway'));
     }
     if (pending) {
