@@ -272,6 +272,24 @@ describe('streaming', () => {
 });
 
 describe('failures', () => {
+  test('a client that gives up while the upstream thinks stops the upstream and pays nothing', async () => {
+    const c = await newCustomer();
+    const before = fake.requests.length;
+    const giveUp = new AbortController();
+    const answer = c.client.chat.completions.create({ model: 'fake/slow', messages }, { signal: giveUp.signal, maxRetries: 0 }).catch((e: unknown) => e);
+    const askedUpstream = () => fake.requests.slice(before).find((r) => r.body?.model === 'fake/slow');
+    await waitFor(() => askedUpstream() !== undefined, 5000);
+    giveUp.abort();
+    expect(await answer).toBeInstanceOf(OpenAI.APIUserAbortError);
+    // The upstream (which would think for 10 s) sees Conduit hang up on it.
+    await waitFor(() => askedUpstream()!.abortedAt !== null, 5000);
+    await settleAll(app);
+    const [row] = await usageRows(app, c.userId);
+    expect(row!.status).toBe('client_closed');
+    expect(BigInt(row!.cost_nano as string)).toBe(0n);
+    expect(await balanceNanoInDb(app, c.userId)).toBe(START);
+  });
+
   async function expectApiError(promise: Promise<unknown>, status: number, type: string) {
     try {
       await promise;

@@ -22,7 +22,7 @@ import {
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { createUsageFilter } from './usage-filter';
-import { readJsonObject, readUpstreamRejection, tokenCount, withIdempotency } from './v1-common';
+import { readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency } from './v1-common';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
@@ -190,31 +190,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       throw new AppError('invalid_request_error', 'Клиент закрыл соединение');
     }
 
-    const abort = new AbortController();
-    const onClientAbort = () => abort.abort(ABORT_CLIENT_CLOSED);
-    clientSignal?.addEventListener('abort', onClientAbort, { once: true });
-    // The upstream's silence limit restarts with every chunk of a stream. A chunk only moves the deadline;
-    // the one timer, when it fires early, waits out the rest: a clear and a new timer per chunk cost more
-    // than relaying the chunk (a slow stream sends dozens a second).
-    let deadline = performance.now() + config.upstreamTimeoutMs;
-    const onTimer = () => {
-      const left = deadline - performance.now();
-      if (left >= 1) {
-        timer = setTimeout(onTimer, left);
-        return;
-      }
-      timer = null;
-      abort.abort(ABORT_TIMEOUT);
-    };
-    let timer: ReturnType<typeof setTimeout> | null = setTimeout(onTimer, config.upstreamTimeoutMs);
-    const stopTimer = () => {
-      if (timer) clearTimeout(timer);
-      timer = null;
-    };
-    const cleanup = () => {
-      stopTimer();
-      clientSignal?.removeEventListener('abort', onClientAbort);
-    };
+    const call = upstreamCall(clientSignal, config.upstreamTimeoutMs);
+    const { abort, cleanup } = call;
 
     let response: Response;
     const asked = performance.now();
@@ -302,9 +279,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       promptEstimate,
       filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
       started,
-      restartTimer: () => {
-        deadline = performance.now() + config.upstreamTimeoutMs;
-      },
+      restartTimer: call.restartTimer,
     });
   }
 
