@@ -9,7 +9,6 @@
 // webhooks and the health checks are raw handlers, described by hand beside it. test/openapi-lint.test.ts
 // holds the result to redocly's recommended rules and ours (redocly.yaml).
 import { generateOpenApiDocument } from 'trpc-to-openapi';
-import pkg from '../package.json';
 import { ERROR_SCHEMA, dashboardError, type ErrorStatus } from './openapi-errors';
 import { exampleOf } from './openapi-examples';
 import { V1_TAG, v1OpenApi } from './openapi-v1';
@@ -18,9 +17,9 @@ import { usageExportPaths } from './openapi-usage-export';
 import { procedureMetas } from './trpc/meta';
 import type { Credential, ProcedureMeta } from './trpc/init';
 import { appRouter } from './trpc/router';
+import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 
-export const SERVICE_NAME = 'Conduit';
-export const SERVICE_VERSION: string = pkg.version;
+export { SERVICE_NAME, SERVICE_VERSION };
 
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
