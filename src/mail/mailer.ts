@@ -1,6 +1,8 @@
 // Outgoing e-mail: one small typed client over nodemailer's SMTP transport. SMTP_URL says where
-// (smtp:// or smtps://, credentials in the URL), SMTP_FROM who sends.
-import { createTransport } from 'nodemailer';
+// (smtp:// or smtps://, credentials in the URL), SMTP_FROM who sends. nodemailer is loaded with the first
+// message, not at start: an instance that sends no mail (most of them, and every one without SMTP_URL)
+// does not carry it (~4 MB resident).
+import type { Transporter } from 'nodemailer';
 
 export interface OutgoingMail {
   to: string;
@@ -16,17 +18,23 @@ export interface Mailer {
 }
 
 export function createMailer(options: { url: string; from: string }): Mailer {
-  const transport = createTransport({
-    url: options.url,
-    // nodemailer waits minutes by default; a mail server that does not answer in seconds is down.
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
+  let transport: Promise<Transporter> | null = null;
+  const open = () =>
+    (transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({
+        url: options.url,
+        // nodemailer waits minutes by default; a mail server that does not answer in seconds is down.
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      }),
+    ));
   return {
     async send(mail) {
-      await transport.sendMail({ from: options.from, ...mail });
+      await (await open()).sendMail({ from: options.from, ...mail });
     },
-    close: () => transport.close(),
+    close() {
+      void transport?.then((t) => t.close());
+    },
   };
 }
