@@ -8,7 +8,7 @@ import type { Logger } from '../logger';
 import type { KeyLimitRef } from '../keys/limits';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { usageCost, type Billing, type Reservation, type UsageFacts, type UsageStatus } from './billing';
+import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
 import { chatRequestSchema, plainChatRequest, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
@@ -22,7 +22,7 @@ import {
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { createUsageFilter } from './usage-filter';
-import { readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency } from './v1-common';
+import { failureRecorder, readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
@@ -164,18 +164,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       model: body.model,
       stream,
     };
-    const fail = (status: UsageStatus, error: string, upstreamStatus: number | null = null) =>
-      billing.release(reservation, {
-        ...base,
-        promptTokens: 0,
-        completionTokens: 0,
-        totalTokens: 0,
-        status,
-        usageSource: 'none',
-        upstreamStatus,
-        error,
-        durationMs: Math.round(performance.now() - started),
-      });
+    const fail = failureRecorder(billing, reservation, base, started);
 
     // Streams always ask the upstream for usage; the client's own choice decides what it sees.
     const clientWantsUsage = body.stream_options?.include_usage === true;
@@ -290,7 +279,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       cleanup: () => void;
       restartTimer: () => void;
       reservation: Reservation;
-      base: Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'durationMs'>;
+      base: RequestFacts;
       promptEstimate: () => number;
       /** strip: take out the usage Conduit asked for; cost: the client asked for usage, add its cost to it. */
       filter: 'strip' | 'cost' | null;

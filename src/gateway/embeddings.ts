@@ -15,7 +15,7 @@ import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
 import type { Upstream } from './upstream';
-import { askUpstream, fetchFailure, readJsonObject, tokenCount, withIdempotency, type FailureRecorder } from './v1-common';
+import { askUpstream, failureRecorder, fetchFailure, readJsonObject, tokenCount, withIdempotency } from './v1-common';
 
 /** OpenAI's own limit on the inputs of one request. */
 const MAX_INPUTS = 2048;
@@ -116,18 +116,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       model: body.model,
       stream: false,
     };
-    const fail: FailureRecorder = (status, error, upstreamStatus = null) =>
-      billing.release(reservation, {
-        ...base,
-        promptTokens: 0,
-        completionTokens: 0,
-        totalTokens: 0,
-        status,
-        usageSource: 'none',
-        upstreamStatus,
-        error,
-        durationMs: Math.round(performance.now() - started),
-      });
+    const fail = failureRecorder(billing, reservation, base, started);
 
     // An upstream without the endpoint answers 404: passed through like any 4xx.
     const { response, call } = await askUpstream({

@@ -15,13 +15,13 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { usageCost, type Billing, type Reservation, type UsageFacts, type UsageStatus } from './billing';
+import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, type Upstream } from './upstream';
-import { askUpstream, fetchFailure, readJsonObject, tokenCount, upstreamCall, withIdempotency, type FailureRecorder } from './v1-common';
+import { askUpstream, failureRecorder, fetchFailure, readJsonObject, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
 
 export const responsesRequestSchema = z
   .object({
@@ -336,18 +336,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       model: body.model,
       stream,
     };
-    const fail: FailureRecorder = (status, error, upstreamStatus = null) =>
-      billing.release(reservation, {
-        ...base,
-        promptTokens: 0,
-        completionTokens: 0,
-        totalTokens: 0,
-        status,
-        usageSource: 'none',
-        upstreamStatus,
-        error,
-        durationMs: Math.round(performance.now() - started),
-      });
+    const fail = failureRecorder(billing, reservation, base, started);
 
     // An upstream without the endpoint answers 404: passed through like any 4xx.
     const { response, call } = await askUpstream({
@@ -406,7 +395,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     ctx: {
       call: ReturnType<typeof upstreamCall>;
       reservation: Reservation;
-      base: Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'durationMs'>;
+      base: RequestFacts;
       payer: Payer;
       promptEstimate: () => number;
       started: number;

@@ -5,7 +5,7 @@ import { readBodyText } from '../http/body';
 import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
-import type { UsageStatus } from './billing';
+import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
 import type { Idempotency } from './idempotency';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, classifyFetchFailure, upstreamErrorInfo, type UpstreamFailureKind } from './upstream';
 
@@ -223,6 +223,30 @@ export function fetchFailure(error: unknown, signal: AbortSignal): UpstreamRejec
 
 /** Gives a reservation back in full and records why (the request never got a billable answer). */
 export type FailureRecorder = (status: UsageStatus, error: string, upstreamStatus?: number | null) => void;
+
+/** What a usage row of this request says whatever its outcome: who, which key, which route and model. */
+export type RequestFacts = Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'upstreamStatus' | 'error' | 'durationMs'>;
+
+/** The FailureRecorder of one request: its reservation back in full, a usage row of no tokens saying why. */
+export function failureRecorder(
+  billing: Pick<Billing, 'release'>,
+  reservation: Reservation,
+  base: RequestFacts,
+  started: number,
+): FailureRecorder {
+  return (status, error, upstreamStatus = null) =>
+    billing.release(reservation, {
+      ...base,
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      status,
+      usageSource: 'none',
+      upstreamStatus,
+      error,
+      durationMs: Math.round(performance.now() - started),
+    });
+}
 
 /**
  * Asks the upstream once for a billed /v1 route: a client gone while reserve() waited costs the upstream
