@@ -141,7 +141,7 @@ export const UPSTREAM_SWEEP_MS = 50;
 interface WatchedCall {
   abort: AbortController;
   client: AbortSignal | null;
-  /** performance.now() past which the upstream has been silent too long; Infinity while not timed. */
+  /** performance.now() past which the upstream has been silent too long. */
   deadline: number;
 }
 
@@ -174,7 +174,8 @@ function sweepUpstreamCalls() {
 /**
  * One upstream call's cancellation: the client leaving aborts it, and so does silence longer than the
  * upstream timeout (restartable, so a stream is timed per chunk, not as a whole), both within
- * UPSTREAM_SWEEP_MS. cleanup() when the call is over.
+ * UPSTREAM_SWEEP_MS. cleanup() when the call is over; a call nobody cleans up leaves the sweep at its
+ * deadline at the latest.
  */
 export function upstreamCall(clientSignal: AbortSignal | null, timeoutMs: number) {
   const abort = new AbortController();
@@ -184,12 +185,19 @@ export function upstreamCall(clientSignal: AbortSignal | null, timeoutMs: number
     sweeper = setInterval(sweepUpstreamCalls, UPSTREAM_SWEEP_MS);
     sweeper.unref?.();
   }
+  let onClientGone: (() => void) | null = null;
   return {
     abort,
     signal: abort.signal,
-    /** The answer has come: no more timeout (a client leaving still aborts). */
+    /**
+     * The answer has come and the client times the rest: the call leaves the sweep, which would otherwise
+     * hold it for as long as nothing ends it, and a client leaving still aborts it, through a listener that
+     * lives as long as the request does (a rare path: a stored response fetched back).
+     */
     stopTimer() {
-      call.deadline = Infinity;
+      if (!watched.delete(call) || !clientSignal) return;
+      onClientGone = () => abort.abort(ABORT_CLIENT_CLOSED);
+      clientSignal.addEventListener('abort', onClientGone, { once: true });
     },
     /** The upstream spoke: its silence is timed from now. */
     restartTimer() {
@@ -197,6 +205,7 @@ export function upstreamCall(clientSignal: AbortSignal | null, timeoutMs: number
     },
     cleanup() {
       watched.delete(call);
+      if (onClientGone) clientSignal?.removeEventListener('abort', onClientGone);
     },
   };
 }
