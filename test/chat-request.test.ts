@@ -2,7 +2,7 @@
 // combination of good and bad values of the fields the schema knows, the shortcut accepts nothing the
 // schema refuses and gives what the schema gives; the common shapes take the shortcut, the rest the schema.
 import { describe, expect, test } from 'bun:test';
-import { chatRequestSchema, plainChatRequest } from '../src/gateway/request';
+import { chatRequestSchema, plainChatRequest, withStreamUsage } from '../src/gateway/request';
 
 const goodMessage = { role: 'user', content: 'Привет' };
 
@@ -118,5 +118,46 @@ describe('plainChatRequest', () => {
       { model: 'gpt-4o', messages: [goodMessage] },
     ];
     for (const body of schemaShapes) expect(plainChatRequest(body)).toBeNull();
+  });
+});
+
+describe('withStreamUsage: the body a stream without the client\'s usage goes upstream with', () => {
+  const parse = (text: string) => chatRequestSchema.parse(JSON.parse(text));
+  const asked = (text: string) => ({ ...JSON.parse(text), stream_options: { ...JSON.parse(text).stream_options, include_usage: true } });
+
+  test('the key is written into the client\'s own text, whatever its layout, and means what re-serialising would', () => {
+    const texts = [
+      '{"model":"acme/chat","messages":[{"role":"user","content":"Привет }"}],"stream":true}',
+      '{\n  "model": "acme/chat",\n  "messages": [{"role": "user", "content": "x"}],\n  "stream": true\n}\n',
+      '\t{ "stream" : true , "model":"acme/chat","messages":[{"role":"user","content":"{\\"a\\":1}"}] }\r\n  ',
+      '{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"stream":true,"temperature":0.5,"metadata":{"k":"}"}}',
+    ];
+    for (const text of texts) {
+      const out = withStreamUsage(text, parse(text));
+      // Spliced, not rebuilt: everything the client wrote is there as it wrote it.
+      expect(out.startsWith(text.slice(0, text.lastIndexOf('}')))).toBe(true);
+      expect(JSON.parse(out)).toEqual(asked(text));
+    }
+  });
+
+  test('stream_options the client sent (include_usage false, other options, null) are kept and usage turned on', () => {
+    for (const options of ['{"include_usage":false}', '{"include_usage":false,"chunk_size":3}', '{}', 'null']) {
+      const text = `{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"stream":true,"stream_options":${options}}`;
+      const out = JSON.parse(withStreamUsage(text, parse(text)));
+      expect(out.stream_options).toEqual({ ...JSON.parse(options), include_usage: true });
+      expect(out.messages).toEqual([{ role: 'user', content: 'x' }]);
+    }
+  });
+
+  test('a key written with escapes is the same key: it is not added a second time', () => {
+    const text = '{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"stream":true,"stream\\u005foptions":{"include_usage":false}}';
+    const out = withStreamUsage(text, parse(text));
+    expect(out).not.toContain('stream\\u005foptions');
+    expect(JSON.parse(out).stream_options).toEqual({ include_usage: true });
+  });
+
+  test('without the client\'s text (an assistant\'s request) the body is serialised', () => {
+    const body = parse('{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"stream":true}');
+    expect(JSON.parse(withStreamUsage(null, body))).toEqual({ ...body, stream_options: { include_usage: true } });
   });
 });

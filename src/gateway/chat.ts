@@ -10,7 +10,7 @@ import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
-import { chatRequestSchema, plainChatRequest, type ChatRequest } from './request';
+import { chatRequestSchema, plainChatRequest, withStreamUsage, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
 import {
@@ -168,10 +168,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
 
     // Streams always ask the upstream for usage; the client's own choice decides what it sees.
     const clientWantsUsage = body.stream_options?.include_usage === true;
-    let upstreamText = originalText ?? JSON.stringify(body);
-    if (stream && !clientWantsUsage) {
-      upstreamText = JSON.stringify({ ...body, stream_options: { ...body.stream_options, include_usage: true } });
-    }
+    const upstreamText = stream && !clientWantsUsage ? withStreamUsage(originalText, body) : (originalText ?? JSON.stringify(body));
 
     // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
     if (clientSignal?.aborted) {

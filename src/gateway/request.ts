@@ -81,3 +81,29 @@ export function plainChatRequest(json: unknown): ChatRequest | null {
   if (!absentOr(json.n, (v) => positiveInt(v) && (v as number) <= 128)) return null;
   return json as ChatRequest;
 }
+
+/** JSON's whitespace: the only characters that may stand between tokens. */
+const isJsonSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+/**
+ * The body the upstream gets for a stream whose client did not ask for usage: the request as the client
+ * wrote it, plus `"stream_options":{"include_usage":true}` (billing needs the figures; the relay takes them
+ * out again). `text` is the body the request was parsed from, or null when there is none (an assistant's
+ * request). When it has no stream_options at all (the SDKs send none by default) the key is written in
+ * before its closing brace, instead of serialising the whole request again: a long conversation is tens
+ * of kilobytes, copied and re-encoded for one key.
+ */
+export function withStreamUsage(text: string | null, body: ChatRequest): string {
+  // body came from text: no stream_options in it means none in the text either (JSON.parse decodes escaped keys).
+  if (text !== null && body.stream_options === undefined) {
+    // A JSON object's text: only whitespace after its closing brace.
+    const close = text.lastIndexOf('}');
+    let before = close - 1;
+    while (before >= 0 && isJsonSpace(text.charCodeAt(before))) before -= 1;
+    if (close > 0 && before >= 0) {
+      const separator = text.charCodeAt(before) === 0x7b /* { */ ? '' : ',';
+      return `${text.slice(0, close)}${separator}"stream_options":{"include_usage":true}${text.slice(close)}`;
+    }
+  }
+  return JSON.stringify({ ...body, stream_options: { ...body.stream_options, include_usage: true } });
+}
