@@ -157,7 +157,7 @@ export function createApp(services: Services) {
       throw error;
     }
   };
-  // The generator (trpc-to-openapi and what it loads: ~12 MB of resident memory) is loaded when the document
+  // The generator (trpc-to-openapi and what it loads: ~6 MB of resident memory) is loaded when the document
   // is first asked for, not by every instance at start; the document is built once.
   let openApiText: Promise<string> | undefined;
   const openApi = () => (openApiText ??= import('./openapi').then(({ buildOpenApiDocument }) => JSON.stringify(buildOpenApiDocument())));

@@ -19,8 +19,6 @@ import type { Credential, ProcedureMeta } from './trpc/init';
 import { appRouter } from './trpc/router';
 import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 
-export { SERVICE_NAME, SERVICE_VERSION };
-
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
 type Schema = Record<string, unknown>;

@@ -136,7 +136,7 @@ export async function withIdempotency(
 }
 
 /** How often the upstream calls in flight are looked over: a timeout fires, and a client gone is seen, this late at most. */
-export const UPSTREAM_SWEEP_MS = 50;
+const UPSTREAM_SWEEP_MS = 50;
 
 interface WatchedCall {
   abort: AbortController;

@@ -34,7 +34,8 @@ export function createMailer(options: { url: string; from: string }): Mailer {
       await (await open()).sendMail({ from: options.from, ...mail });
     },
     close() {
-      void transport?.then((t) => t.close());
+      // A transport that never opened has nothing to close.
+      void transport?.then((t) => t.close(), () => {});
     },
   };
 }
