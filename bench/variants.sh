@@ -38,8 +38,8 @@ must() { grep -q "$2" "$1" || { echo "patch did not apply: $2 in $1" >&2; exit 1
 
 base() { :; }
 nowrite() {
-  sed -i 's/^  async function writeBatch(batch: Pending\[\]) {$/&\n    if (batch.length >= 0) return;/' "$1/src/gateway/billing.ts"
-  must "$1/src/gateway/billing.ts" 'if (batch.length >= 0) return;'
+  sed -i 's/^  private async writeBatch(batch: Pending\[\]) {$/&\n    if (batch.length >= 0) return;/' "$1/src/gateway/billing/writer.ts"
+  must "$1/src/gateway/billing/writer.ts" 'if (batch.length >= 0) return;'
 }
 noprepare() {
   sed -i 's/^      max: options.maxConnections ?? 10,$/&\n      prepare: false,/' "$1/src/db/client.ts"
@@ -57,18 +57,18 @@ nofilter() { sed -i 's#^      filter: stream ? (clientWantsUsage ? .cost. : .str
 nometer() { sed -i -e 's#^        meter.push(value);#        // meter off#' -e 's#^      meter.pushText(text);#      // meter off (text)#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" '// meter off'; must "$1/src/gateway/chat.ts" '// meter off (text)'; }
 notimer() { sed -i 's#^        deadline = performance.now() + config.upstreamTimeoutMs;#        // timer restart off#' "$1/src/gateway/chat.ts"; must "$1/src/gateway/chat.ts" '// timer restart off'; }
 smallbatch() {
-  sed -i 's/const maxBatch = options.maxBatch ?? 5_000;/const maxBatch = options.maxBatch ?? 500;/' "$1/src/gateway/billing.ts"
-  must "$1/src/gateway/billing.ts" 'options.maxBatch ?? 500;'
+  sed -i 's/const maxBatch = options.maxBatch ?? 5_000;/const maxBatch = options.maxBatch ?? 500;/' "$1/src/gateway/billing/context.ts"
+  must "$1/src/gateway/billing/context.ts" 'options.maxBatch ?? 500;'
 }
 ledgerperrequest() {
-  python3 - "$1/src/gateway/billing.ts" <<'PY'
+  python3 - "$1/src/gateway/billing/rows.ts" <<'PY'
 import sys
 p = sys.argv[1]; s = open(p).read()
 old = """  select user_id, -sum(cost_nano), case when agent_id is null then 'usage' else 'assistant_usage' end,
     'requests:' || count(*), max(created_at)
   from r where cost_nano > 0
   group by user_id, agent_id is null"""
-assert old in s, 'patch did not apply: the per-batch ledger rows in billing.ts'
+assert old in s, 'patch did not apply: the per-batch ledger rows in billing/rows.ts'
 s = s.replace(old, """  select user_id, -cost_nano, case when agent_id is null then 'usage' else 'assistant_usage' end,
     'request:' || request_id, created_at
   from r where cost_nano > 0""")

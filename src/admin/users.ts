@@ -2,7 +2,7 @@
 // corrections of the balance, blocking.
 //
 // A user's money is users.balance_nano plus what balance leases hold for in-flight requests (see
-// gateway/billing.ts), so every balance shown here is that sum. Writes follow the project's lock order:
+// gateway/billing/), so every balance shown here is that sum. Writes follow the project's lock order:
 // users rows are changed with a plain UPDATE, never read FOR UPDATE, because the billing writer holds
 // KEY SHARE locks on them (the foreign key of ledger rows) while it works.
 import { and, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';

@@ -1,0 +1,99 @@
+// What callers of billing hand it and get back: the facts of a request's usage, the reservation a request
+// holds while it runs, and the options of createBilling. Money is bigint nano-units throughout.
+import type { Config } from '../../config';
+import type { Database, DatabaseHandle } from '../../db/client';
+import type { KeyLimitRef } from '../../keys/limits';
+import type { Logger } from '../../logger';
+import { billedCompletionTokens, costOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
+
+export type UsageStatus =
+  | 'ok'
+  | 'client_closed'
+  | 'upstream_error'
+  | 'upstream_timeout'
+  | 'upstream_rejected'
+  | 'upstream_dropped'
+  /** The server shut down with the stream still running (past SHUTDOWN_GRACE_MS). */
+  | 'server_shutdown';
+
+export interface UsageFacts {
+  userId: string;
+  apiKeyId?: string | null;
+  agentId?: string | null;
+  requestId: string;
+  /** The /v1 endpoint that made the request (default chat). */
+  endpoint?: 'chat' | 'embeddings' | 'responses';
+  model: string;
+  stream: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  status: UsageStatus;
+  usageSource: 'upstream' | 'tokenizer' | 'none';
+  upstreamStatus?: number | null;
+  error?: string | null;
+  durationMs: number;
+}
+
+/** What usage costs at a price, as settle() charges it (a total above prompt + completion counts as completion). */
+export function usageCost(price: ModelPrice, facts: Pick<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens'>) {
+  return costOf(price, facts.promptTokens, billedCompletionTokens(facts));
+}
+
+export interface Reservation {
+  readonly userId: string;
+  readonly amountNano: bigint;
+  /** The price the request was reserved at; it is settled at the same price. */
+  readonly price: ModelPrice;
+  done: boolean;
+}
+
+export interface BillingOptions {
+  db: Database;
+  /** Raw statements of the same database: the batch statement runs through it, prepared. */
+  query: DatabaseHandle['query'];
+  config: Pick<Config, 'tokenPriceNano' | 'leaseChunkNano' | 'usageFlushMs'> & Partial<Pick<Config, 'balanceCurrency'>>;
+  logger: Logger;
+  instanceId: string;
+  /** Leases unused this long go back to the balance. */
+  idleReturnMs?: number;
+  /** A lease whose instance stops renewing it is returned by anyone after this long. */
+  leaseTtlSeconds?: number;
+  /** Most settlements one statement writes; a backlog this large is written at once, without the delay. */
+  maxBatch?: number;
+  /**
+   * Settlements that may wait to be written before reserve() waits for the writer: overload then slows
+   * admission instead of growing memory and the window a crash would lose.
+   */
+  maxPending?: number;
+  /** How long reserve() waits for room in the backlog before it answers 429 (default 10 s). */
+  admissionWaitMs?: number;
+  /** Subscribes to lease recalls from other instances (absent: this instance never hears them). */
+  listen?: DatabaseHandle['listen'];
+  /**
+   * Folder of the settlement journal (see journal.ts): every settlement is appended there before the
+   * answer's last byte, and the rows of instances that died are written at start. Absent: no journal.
+   */
+  journalDir?: string;
+  /** How long stop() keeps retrying writes before it leaves the rest to the journal (default 15 s). */
+  stopWriteMs?: number;
+  /** Told of every settlement and lease top-up (metrics). */
+  observer?: BillingObserver;
+}
+
+export interface BillingObserver {
+  /** `cost.totalNano`: the price of the tokens (what was charged, unless the balance could not cover it all). */
+  settled(facts: UsageFacts, cost: RequestCost): void;
+  unpaid(nano: bigint): void;
+  topUp(lease: 'balance' | 'key', outcome: 'ok' | 'refused' | 'failed'): void;
+}
+
+/** NOTIFY channel (payload: user id) asking every instance to hand back the unreserved part of its lease. */
+export const LEASE_RECALL_CHANNEL = 'conduit_lease_recall';
+
+export interface ReserveOptions {
+  /** Default: TOKEN_PRICE both ways. */
+  price?: ModelPrice;
+  /** The key's spend limit to reserve against as well (keys without one pass null). */
+  key?: KeyLimitRef | null;
+}
