@@ -96,7 +96,7 @@ const envSchema = z.object({
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
   SHUTDOWN_GRACE_MS: intFromEnv(0, 600_000).default(10_000),
-  /** Accounts (comma-separated e-mails) that get the admin role at registration and at every login. */
+  /** Accounts (comma-separated e-mails) that may be admins once their address is proven (accounts/admin-role.ts). */
   ADMIN_EMAILS: z
     .string()
     .optional()

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
-import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, grantAdmin, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { openaiClient, settleAll, unbalancedUsers } from './helpers/gateway';
 import { DEFAULT_MODELS, expectedUsage, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
       UPSTREAM_BASE_URL: fake.url,
     },
   });
-  admin = await registerUser(app.url, ADMIN_EMAIL);
+  admin = await registerAdmin(app, ADMIN_EMAIL);
 });
 afterAll(async () => {
   await app?.close();
@@ -59,7 +59,7 @@ async function chatOnce(key: string, model = 'acme/chat') {
 }
 
 describe('roles', () => {
-  test('an address in ADMIN_EMAILS registers as admin, anyone else as user; login and /api/auth/me show the stored role', async () => {
+  test('an address in ADMIN_EMAILS is admin once granted (registering it is not enough), anyone else a user; login and /api/auth/me show the stored role', async () => {
     expect(
       (await call(app.url, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: 'secret123' } })).body.user,
     ).toEqual({ id: admin.userId, email: ADMIN_EMAIL, balance: 3, role: 'admin', emailVerified: false });
@@ -71,7 +71,11 @@ describe('roles', () => {
       body: { email: SECOND_ADMIN_EMAIL.toUpperCase(), password: 'secret123' },
     });
     expect(second.status).toBe(201);
-    expect(second.body.user.role).toBe('admin');
+    expect(second.body.user.role).toBe('user');
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(403);
+    await grantAdmin(app, SECOND_ADMIN_EMAIL);
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(200);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: second.body.token })).body.user.role).toBe('admin');
 
     const plain = await call(app.url, 'POST', '/api/auth/register', { body: { email: uniqueEmail(), password: 'secret123' } });
     expect(plain.body.user.role).toBe('user');
@@ -700,12 +704,12 @@ describe('prices', () => {
 });
 
 describe('ADMIN_EMAILS is applied at every login', () => {
-  test('removing the address takes the role away at the next login, and adding it back restores it', async () => {
+  test('removing the address takes the role away at the next login; adding it back needs the proof again', async () => {
     const email = uniqueEmail('ops');
     let instance = await startTestApp({ env: { ADMIN_EMAILS: email } });
     const database = instance.database;
     try {
-      const registered = await registerUser(instance.url, email);
+      const registered = await registerAdmin(instance, email);
       expect((await call(instance.url, 'GET', '/api/admin/users', { token: registered.token })).status).toBe(200);
       await instance.stop();
 
@@ -719,6 +723,9 @@ describe('ADMIN_EMAILS is applied at every login', () => {
       await instance.stop();
 
       instance = await startTestApp({ database, env: { ADMIN_EMAILS: `other@example.com,${email}` } });
+      const listedAgain = await call(instance.url, 'POST', '/api/auth/login', { body: { email, password: registered.password } });
+      expect(listedAgain.body.user.role).toBe('user');
+      await grantAdmin(instance, email);
       const back = await call(instance.url, 'POST', '/api/auth/login', { body: { email, password: registered.password } });
       expect(back.body.user.role).toBe('admin');
       expect((await call(instance.url, 'GET', '/api/admin/users', { token: back.body.token })).status).toBe(200);

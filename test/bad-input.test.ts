@@ -10,7 +10,7 @@ import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeVk, type FakeVk } from './fakes/vk';
 import { startFakeYclients, type FakeYclients } from './fakes/yclients';
 import { startFakeYookassa, type FakeYookassa } from './fakes/yookassa';
-import { createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { createApiKey, grantAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
 import { CLIENT, CODE, GROUP, SECRET, TOKEN } from './helpers/social';
 import { fieldLabels, scopedFieldLabels } from '../src/http/field-labels';
@@ -212,6 +212,7 @@ beforeAll(async () => {
     registerUser(app.url),
     registerUser(app.url),
   ]);
+  await grantAdmin(app, adminEmail);
   gatewayKey = (await createApiKey(app.url, gatewayUser.token, 'gateway')).key;
   keyId = (await createApiKey(app.url, owner.token, 'owner key')).id;
 

@@ -4,7 +4,7 @@
 // instance prices the next request on another.
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { openaiClient, settleAll, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
 
 setDefaultTimeout(30_000);
@@ -24,7 +24,7 @@ beforeAll(async () => {
   fake = await startFakeUpstream();
   fake.models.push({ id: 'openai/gpt-4o-mini', created: 1_700_000_200, owned_by: 'openai', pricing: { prompt: '0.00000015', completion: '0.0000006' } });
   app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, ADMIN_EMAILS: ADMIN, MODELS_CACHE_SECONDS: '1' } });
-  admin = (await registerUser(app.url, ADMIN)).token;
+  admin = (await registerAdmin(app, ADMIN)).token;
 });
 afterAll(async () => {
   await app?.close();

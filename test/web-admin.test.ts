@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { formatBalance, formatCost, formatInt } from '../web/src/format';
 import { ledgerReference } from '../web/src/texts';
 import { DEFAULT_MODELS, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, grantAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
   buildPage,
@@ -141,6 +141,9 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
 
   test('an admin finds a user by e-mail, opens them, credits with a reference (once, even on a double click), blocks and unblocks them', async () => {
     await registerThroughPage(page, app.url, admin);
+    // Registering a listed address makes no admin: the operator grants it (npm run admin:grant), and the page learns it on reload.
+    await grantAdmin(app, admin.email);
+    await page.reload();
     await adminLink().click();
     await page.waitForURL(appUrl('/admin'));
     await page.getByRole('heading', { name: 'Администрирование', level: 1 }).waitFor();

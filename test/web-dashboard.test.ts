@@ -13,7 +13,7 @@ import { formatBalance, formatCost, formatDay, formatExactAmount, localDay } fro
 import { REFRESH_MS } from '../web/src/refresh';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, grantAdmin, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram } from './helpers/messenger';
 import {
   browserDescribe,
@@ -117,6 +117,7 @@ suite('the dashboard read at a glance', () => {
     expect(registered.status).toBe(201);
     jwt = registered.body.token;
     userId = registered.body.user.id;
+    await grantAdmin(app, user.email);
     for (const type of ['creator', 'service', 'ecommerce'] as const) {
       const created = await call(app.url, 'POST', '/api/agents', { token: jwt, body: { name: `Агент ${type}`, type } });
       expect(created.status).toBe(201);

@@ -57,9 +57,11 @@ export interface EmailVerificationDeps {
   publicBaseUrl: string;
   bonusNano: bigint;
   required: boolean;
+  /** ADMIN_EMAILS: these addresses are mailed a link whether or not verification is required (admin-role.ts). */
+  adminEmails: readonly string[];
 }
 
-export function createEmailVerification({ db, mailer, throttle, logger, publicBaseUrl, bonusNano, required }: EmailVerificationDeps) {
+export function createEmailVerification({ db, mailer, throttle, logger, publicBaseUrl, bonusNano, required, adminEmails }: EmailVerificationDeps) {
   const inFlight = new Set<Promise<void>>();
 
   /** Stores a new link for the user (in the caller's transaction) and returns its token. */
@@ -76,7 +78,8 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
   async function deliver(email: string, token: string): Promise<void> {
     if (!mailer) throw new Error('no SMTP_URL: verification mail cannot be sent');
     const link = `${publicBaseUrl}${VERIFY_EMAIL_PATH}?token=${token}`;
-    const withBonus = bonusNano > 0n;
+    // Without REQUIRE_EMAIL_VERIFICATION the bonus came with the registration (only an ADMIN_EMAILS address gets this mail then).
+    const withBonus = required && bonusNano > 0n;
     await mailer.send({
       to: email,
       subject: verificationMail.subject,
@@ -87,9 +90,13 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
 
   const countMail = (userId: string) => throttle.hit('verification_mail', userId, VERIFICATION_MAILS_PER_HOUR, 3600);
 
+  /** Whether a new account with this (normalised) address gets a link: required for all, or listed as admin. */
+  const wantsLink = (email: string) => required || (mailer !== null && adminEmails.includes(email));
+
   return {
     required,
     issue,
+    wantsLink,
 
     /**
      * Mails the link without holding up the registration answer: a mail server that is slow or refuses
@@ -105,13 +112,14 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
 
     /** A new link for a signed-in user; earlier links stop working. */
     async resend(userId: string): Promise<void> {
-      if (!required || !mailer) throw new AppError('invalid_request_error', errorMessages.verificationNotRequired);
+      if (!mailer) throw new AppError('invalid_request_error', errorMessages.verificationNotRequired);
       const [user] = await db
         .select({ email: users.email, emailVerifiedAt: users.emailVerifiedAt })
         .from(users)
         .where(eq(users.id, userId))
         .limit(1);
       if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
+      if (!wantsLink(user.email)) throw new AppError('invalid_request_error', errorMessages.verificationNotRequired);
       if (user.emailVerifiedAt) throw new AppError('conflict', errorMessages.emailAlreadyVerified);
       const verdict = await countMail(userId);
       if (!verdict.allowed) {

@@ -14,10 +14,11 @@ import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';
 import { nanoToUnits } from '../money';
+import { promoteIfListed, roleAtLogin, type Role } from './admin-role';
 import { createEmailVerification, creditRegistrationBonus } from './email-verification';
 import { createThrottle, type GrowingDelay } from './throttle';
 
-export type Role = 'user' | 'admin';
+export type { Role } from './admin-role';
 
 export interface PublicUser {
   id: string;
@@ -108,10 +109,6 @@ export interface AccountServiceDeps {
 }
 
 export function createAccountService({ db, jwt, logger, config }: AccountServiceDeps) {
-  // ADMIN_EMAILS is the source of the role: applied at registration and again at every login, so adding
-  // or removing an address takes effect the next time that person signs in.
-  const roleFor = (normalisedEmail: string): Role => (config.adminEmails.includes(normalisedEmail) ? 'admin' : 'user');
-
   const throttle = createThrottle(db);
   const verification = createEmailVerification({
     db,
@@ -121,6 +118,7 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
     publicBaseUrl: config.publicBaseUrl,
     bonusNano: config.registrationBonusNano,
     required: config.requireEmailVerification,
+    adminEmails: config.adminEmails,
   });
   // Guessing from one address is slowed early; the count per e-mail (all addresses together) starts later,
   // so that a stranger at one address can add only a few failures to it and its owner elsewhere gets in.
@@ -163,14 +161,14 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
       const passwordHash = await hashPassword(password);
       let created: { row: UserRow; verificationToken: string | null };
       try {
+        // Every account starts as a user, whatever ADMIN_EMAILS says: the address is not proven yet.
         created = await db.transaction(async (tx) => {
-          const [user] = await tx
-            .insert(users)
-            .values({ email: normalised, passwordHash, role: roleFor(normalised) })
-            .returning(userColumns);
+          const [user] = await tx.insert(users).values({ email: normalised, passwordHash }).returning(userColumns);
           if (verification.required) return { row: user!, verificationToken: await verification.issue(tx, user!.id) };
           const credited = await creditRegistrationBonus(tx, user!.id, config.registrationBonusNano);
-          return { row: { ...user!, balanceNano: credited }, verificationToken: null };
+          // A listed address is mailed its link even when verification is not required: that link is how it proves itself.
+          const verificationToken = verification.wantsLink(normalised) ? await verification.issue(tx, user!.id) : null;
+          return { row: { ...user!, balanceNano: credited }, verificationToken };
         });
       } catch (error) {
         if (isUniqueViolation(error, 'users_email_unique')) throw new AppError('conflict', errorMessages.emailTaken);
@@ -179,7 +177,9 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
       const { row, verificationToken } = created;
       if (verificationToken) verification.sendAfterRegistration(row.id, row.email, verificationToken);
       const token = await jwt.sign({ userId: row.id, email: row.email });
-      return { user: publicUser(row), token, verificationSent: verificationToken !== null };
+      // The answer tells of the mail only when every registration gets one: otherwise it would tell anyone
+      // which addresses are in ADMIN_EMAILS.
+      return { user: publicUser(row), token, verificationSent: verification.required };
     },
 
     /**
@@ -213,8 +213,8 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
       // The owner proved who they are: the e-mail's count starts over, and the address keeps only its failures.
       await throttle.reset('login_account', emailKey);
       await throttle.refund('login_address', addressKey, addressDelay.freeAttempts);
-      const role = roleFor(normalised);
-      await db.update(users).set({ role }).where(eq(users.id, row.id));
+      const role = roleAtLogin(config.adminEmails, row);
+      if (role !== row.role) await db.update(users).set({ role }).where(eq(users.id, row.id));
       // Only after the password matched: a blocked account must not tell strangers that the e-mail exists.
       if (row.blockedAt) throw new AppError('forbidden', errorMessages.accountBlocked);
       const token = await jwt.sign({ userId: row.id, email: row.email });
@@ -222,7 +222,11 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
     },
 
     /** Uses a verification link (see email-verification.ts); null when it is unknown, used or expired. */
-    verifyEmail: (token: string) => verification.verify(token),
+    async verifyEmail(token: string) {
+      const verified = await verification.verify(token);
+      if (verified) await promoteIfListed(db, config.adminEmails, verified.userId);
+      return verified;
+    },
     /** A new verification link for a signed-in user, within its own hourly limit. */
     resendVerification: (userId: string) => verification.resend(userId),
 

@@ -1,4 +1,5 @@
 // Starts the real app on port 0 against a fresh database, and speaks HTTP to it.
+import { grantAdmin as grantAdminRole } from '../../src/accounts/admin-role';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startInstance, type RunningInstance } from '../../src/server';
@@ -109,6 +110,22 @@ export async function registerUser(base: string, email = uniqueEmail(), password
   const res = await call(base, 'POST', '/api/auth/register', { body: { email, password } });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${res.text}`);
   return { token: res.body.token as string, userId: res.body.user.id as string, email, password };
+}
+
+/**
+ * Gives a registered ADMIN_EMAILS address the admin role as `npm run admin:grant -- <email>` does (the
+ * script's own function, on the app's database): registering a listed address no longer makes an admin.
+ */
+export async function grantAdmin(app: TestApp, email: string): Promise<void> {
+  const result = await grantAdminRole(app.instance.services.database.db, app.config.adminEmails, email);
+  if (!result.granted) throw new Error(`admin grant refused for ${email}: ${result.reason}`);
+}
+
+/** Registers an ADMIN_EMAILS address and grants it the role; the JWT works on the admin routes at once. */
+export async function registerAdmin(app: TestApp, email: string, password = 'secret123') {
+  const user = await registerUser(app.url, email, password);
+  await grantAdmin(app, email);
+  return user;
 }
 
 /** Creates an API key for a user and returns the full key (shown once) and its id. */
