@@ -183,7 +183,10 @@ const envSchema = z.object({
   SMTP_FROM: z.string().min(3).max(320).optional(),
   /** Failed logins from one client address before each further attempt from it waits (1 s, doubling). */
   LOGIN_MAX_FAILURES: intFromEnv(1, 1000).default(10),
-  /** The same for one e-mail from all addresses together: slows guessing spread over many addresses. */
+  /**
+   * The same for one e-mail from all addresses together: slows guessing spread over many addresses. It
+   * holds back only addresses that have already failed on the e-mail, so it cannot lock the owner out.
+   */
   LOGIN_ACCOUNT_MAX_FAILURES: intFromEnv(1, 100_000).default(50),
   /** The longest wait the doubling reaches. */
   LOGIN_LOCKOUT_SECONDS: intFromEnv(1, 86_400).default(300),

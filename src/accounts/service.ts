@@ -82,6 +82,9 @@ function publicUser(row: UserRow): PublicUser {
 
 /** The per-account login count is keyed by a hash: the table must not become a list of e-mails people tried. */
 const accountKey = (normalisedEmail: string) => createHash('sha256').update(normalisedEmail).digest('hex');
+/** The same for one e-mail at one client address. */
+const pairKey = (normalisedEmail: string, addressKey: string) =>
+  createHash('sha256').update(`${normalisedEmail}\n${addressKey}`).digest('hex');
 
 const tooManyAttempts = (retryAfterSeconds: number) =>
   new AppError('rate_limit_exceeded', errorMessages.tooManyLoginAttempts, { headers: { 'retry-after': String(retryAfterSeconds) } });
@@ -120,8 +123,9 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
     required: config.requireEmailVerification,
     adminEmails: config.adminEmails,
   });
-  // Guessing from one address is slowed early; the count per e-mail (all addresses together) starts later,
-  // so that a stranger at one address can add only a few failures to it and its owner elsewhere gets in.
+  // Guessing from one address is slowed early (per address, and per address and e-mail); the count per
+  // e-mail (all addresses together) starts later and holds back only addresses that have already failed on
+  // that e-mail, so guessers spread over many addresses cannot turn it against the owner (see login).
   const addressDelay: GrowingDelay = {
     freeAttempts: config.loginMaxFailures,
     maxDelaySeconds: config.loginLockoutSeconds,
@@ -183,20 +187,29 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
     },
 
     /**
-     * Each attempt is reserved against the client's address and against the e-mail before the password is
-     * looked at, so parallel guesses cannot all be checked. Locked, unknown and wrong answer alike: an
-     * e-mail without an account is counted and throttled exactly as one with an account (a 429 with
-     * Retry-After for both, before any database read of the user), and unknown and wrong get the same
-     * 401 after the same argon2 work.
+     * Each attempt is reserved against the client's address, against the address and e-mail together, and
+     * (unless it is this address's first attempt on the e-mail in the window) against the e-mail, before the
+     * password is looked at, so parallel guesses cannot all be checked. The e-mail's count is what guessing
+     * spread over many addresses drives up: were it to hold back every address, guessers could lock the
+     * owner out, so an address that has not failed on the e-mail is let past it. A guesser gains one attempt
+     * per fresh address from that, which the per-address count limits anyway. Locked, unknown and wrong
+     * answer alike: an e-mail without an account is counted and throttled exactly as one with an account
+     * (a 429 with Retry-After for both, before any database read of the user), and unknown and wrong get the
+     * same 401 after the same argon2 work.
      */
     async login(email: string, password: string, clientAddress: string): Promise<SessionResult> {
       const normalised = normaliseEmail(email);
       const addressKey = limitKey(clientAddress);
       const emailKey = accountKey(normalised);
+      const hereKey = pairKey(normalised, addressKey);
       const byAddress = await throttle.reserve('login_address', addressKey, addressDelay);
       if (!byAddress.allowed) throw tooManyAttempts(byAddress.retryAfterSeconds);
-      const byAccount = await throttle.reserve('login_account', emailKey, accountDelay);
-      if (!byAccount.allowed) throw tooManyAttempts(byAccount.retryAfterSeconds);
+      const here = await throttle.reserve('login_pair', hereKey, addressDelay);
+      if (!here.allowed) throw tooManyAttempts(here.retryAfterSeconds);
+      if (here.hits > 1) {
+        const byAccount = await throttle.reserve('login_account', emailKey, accountDelay);
+        if (!byAccount.allowed) throw tooManyAttempts(byAccount.retryAfterSeconds);
+      }
 
       const [row] = await db
         .select({ ...userColumns, passwordHash: users.passwordHash, blockedAt: users.blockedAt })
@@ -210,7 +223,9 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
       // A failure stays counted as reserved.
       if (!(await verifyPassword(row.passwordHash, password))) throw new AppError('unauthorized', errorMessages.invalidCredentials);
 
-      // The owner proved who they are: the e-mail's count starts over, and the address keeps only its failures.
+      // The owner proved who they are: the e-mail's counts start over (this address is a never-failing one
+      // again), and the address keeps only its failures.
+      await throttle.reset('login_pair', hereKey);
       await throttle.reset('login_account', emailKey);
       await throttle.refund('login_address', addressKey, addressDelay.freeAttempts);
       const role = roleAtLogin(config.adminEmails, row);
