@@ -10,7 +10,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../db/client';
 import { outbox } from '../db/schema';
-import type { Logger } from '../logger';
+import { safeErrorMessage, type Logger } from '../logger';
 
 export interface OutboxRow {
   id: number;
@@ -183,7 +183,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
     try {
       outcome = await handler.deliver(row);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      // Kept in the row and logged: a database error's message must not carry its statement's parameters.
+      const message = safeErrorMessage(error);
       if (error instanceof GiveUp) {
         logger.warn('outbox message given up', { id: row.id, kind: row.kind, error: message });
         await fail(row, message);
