@@ -95,6 +95,8 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
+  /** Requests per minute of all a user's API keys together on /v1; 0 = no such ceiling. */
+  RATE_LIMIT_PER_USER_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
   SHUTDOWN_GRACE_MS: intFromEnv(0, 600_000).default(10_000),
   /** Accounts (comma-separated e-mails) that may be admins once their address is proven (accounts/admin-role.ts). */
   ADMIN_EMAILS: z
@@ -254,6 +256,7 @@ export interface Config {
   bodyLimitBytes: number;
   maxKeysPerUser: number;
   rateLimitPerMinute: number;
+  rateLimitPerUserPerMinute: number;
   shutdownGraceMs: number;
   upstreamMaxConnections: number;
   metricsToken: string | undefined;
@@ -486,6 +489,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      rateLimitPerUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
       upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
       metricsToken: e.METRICS_TOKEN,

@@ -65,7 +65,9 @@ export function createServices({ config, database, logger }: ServicesInput) {
     logger,
   });
   const rateLimiter =
-    config.rateLimitPerMinute > 0 ? createRateLimiter({ perMinute: config.rateLimitPerMinute, db, logger }) : null;
+    config.rateLimitPerMinute > 0 || config.rateLimitPerUserPerMinute > 0
+      ? createRateLimiter({ perMinute: config.rateLimitPerMinute, perUserPerMinute: config.rateLimitPerUserPerMinute, db, logger })
+      : null;
   const rateLimitSweep = createPeriodicJob({
     name: 'request limit sweep',
     intervalMs: 5 * 60_000,

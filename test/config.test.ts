@@ -88,6 +88,10 @@ describe('configuration', () => {
     ['BODY_LIMIT_BYTES', '12kb'],
     ['ORDER_TIME_ZONE', 'Mars/Olympus'],
     ['MODELS_CACHE_SECONDS', '0'],
+    ['RATE_LIMIT_PER_USER_PER_MINUTE', '-1'],
+    ['RATE_LIMIT_PER_USER_PER_MINUTE', '1.5'],
+    ['RATE_LIMIT_PER_USER_PER_MINUTE', 'ten'],
+    ['RATE_LIMIT_PER_USER_PER_MINUTE', '1000001'],
   ])('a bad %s (%s) stops start-up naming the variable', (name, value) => {
     expect(() => loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), [name]: value })).toThrow(new RegExp(name));
   });

@@ -73,3 +73,46 @@ describe('the per-key request limit across instances', () => {
     expect((await ask(first, other)).status).toBe(200);
   });
 });
+
+// Issue 28: RATE_LIMIT_PER_MINUTE is per key, so a user with ten keys had ten times the limit.
+describe('RATE_LIMIT_PER_USER_PER_MINUTE: all a user\'s keys together', () => {
+  const PER_KEY = 60;
+  const PER_USER = 12;
+  let a: TestApp;
+  let b: TestApp | null = null;
+  beforeAll(async () => {
+    const env = { UPSTREAM_BASE_URL: fake.url, RATE_LIMIT_PER_MINUTE: String(PER_KEY), RATE_LIMIT_PER_USER_PER_MINUTE: String(PER_USER) };
+    a = await startTestApp({ env });
+    if (onPostgres) b = await startTestApp({ database: a.database, env });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.close();
+  });
+
+  test(`ten keys of one user at RATE_LIMIT_PER_MINUTE=${PER_KEY} get ${PER_USER} requests a minute between them${onPostgres ? ', counted across two instances' : ''}; another user is not held back`, async () => {
+    const user = await registerUser(a.url);
+    const keys: string[] = [];
+    for (let i = 0; i < 10; i++) keys.push((await createApiKey(a.url, user.token, `key ${i}`)).key);
+    const other = await registerUser(a.url);
+    const { key: othersKey } = await createApiKey(a.url, other.token);
+    await freshWindowIfNeeded();
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 2 * keys.length; i++) {
+      const res = await ask(b && i % 2 === 1 ? b : a, keys[i % keys.length]!);
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(res.body.error.type).toBe('rate_limit_exceeded');
+        expect(res.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+      }
+    }
+    expect(statuses.slice(0, PER_USER)).toEqual(Array(PER_USER).fill(200));
+    expect(statuses.slice(PER_USER)).toEqual(Array(2 * keys.length - PER_USER).fill(429));
+    // A new key of the same user is held back too; the other user's key is served.
+    const { key: fresh } = await createApiKey(a.url, user.token, 'one more');
+    expect((await ask(b ?? a, fresh)).status).toBe(429);
+    expect((await ask(b ?? a, othersKey)).status).toBe(200);
+  });
+});

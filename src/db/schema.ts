@@ -843,3 +843,17 @@ export const rateLimitWindows = pgTable(
   },
   (t) => [primaryKey({ name: 'rate_limit_windows_pk', columns: [t.apiKeyId, t.windowMinute] })],
 );
+
+/** The same count per user, all the user's keys together (RATE_LIMIT_PER_USER_PER_MINUTE). */
+export const rateLimitUserWindows = pgTable(
+  'rate_limit_user_windows',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Minutes since the Unix epoch: the window's start. */
+    windowMinute: bigint('window_minute', { mode: 'number' }).notNull(),
+    used: integer('used').notNull(),
+  },
+  (t) => [primaryKey({ name: 'rate_limit_user_windows_pk', columns: [t.userId, t.windowMinute] })],
+);

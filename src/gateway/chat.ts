@@ -110,7 +110,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     }
     if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked, { code: errorCodes.accountBlocked });
     if (rateLimiter) {
-      const decision = await rateLimiter.check(key.keyId);
+      const decision = await rateLimiter.check(key.keyId, key.userId);
       // The server puts the x-ratelimit-* headers on whatever this request is answered with.
       rememberRateDecision(request, decision);
       if (!decision.allowed) {

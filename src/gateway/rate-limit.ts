@@ -1,10 +1,11 @@
-// Requests per minute per API key (RATE_LIMIT_PER_MINUTE), in fixed one-minute windows counted across
-// every instance: the count of a key's window lives in PostgreSQL (rate_limit_windows), and an instance
-// claims allowance from it in blocks (a twentieth of the limit, at most 100), so the hot path asks the
-// database once per block rather than once per request, and N instances together never let through more
-// than the limit. What a block leaves unspent when its window ends is lost: the shared limit can only be
-// stricter than the number, by less than a block per instance. While the database cannot be asked, each
-// instance counts alone (the limit is then per instance) rather than refusing every request.
+// Requests per minute per API key (RATE_LIMIT_PER_MINUTE), and optionally per user across all the user's
+// keys (RATE_LIMIT_PER_USER_PER_MINUTE), in fixed one-minute windows counted across every instance: the
+// count of a key's (a user's) window lives in PostgreSQL (rate_limit_windows, rate_limit_user_windows), and
+// an instance claims allowance from it in blocks (a twentieth of the limit, at most 100), so the hot path
+// asks the database once per block rather than once per request, and N instances together never let
+// through more than the limit. What a block leaves unspent when its window ends is lost: the shared limit
+// can only be stricter than the number, by less than a block per instance. While the database cannot be
+// asked, each instance counts alone (the limit is then per instance) rather than refusing every request.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client';
 import type { Logger } from '../logger';
@@ -32,13 +33,30 @@ interface Window {
 }
 
 export interface RateLimiterOptions {
+  /** Per API key; 0 = no per-key limit. */
   perMinute: number;
+  /** Per user, all the user's keys together; 0 (the default) = none, and the per-key path does nothing more. */
+  perUserPerMinute?: number;
   db: Database;
   logger: Logger;
   now?: () => number;
 }
 
-export function createRateLimiter({ perMinute, db, logger, now = () => Date.now() }: RateLimiterOptions) {
+/** Where one kind of window is counted: its table and the column naming whose window it is. */
+type WindowTable = { table: 'rate_limit_windows'; owner: 'api_key_id' } | { table: 'rate_limit_user_windows'; owner: 'user_id' };
+
+interface WindowCounterOptions {
+  perMinute: number;
+  where: WindowTable;
+  db: Database;
+  logger: Logger;
+  now: () => number;
+}
+
+/** One kind of limit (per key or per user): allowance claimed in blocks from the shared count. */
+function createWindowCounter({ perMinute, where, db, logger, now }: WindowCounterOptions) {
+  const table = sql.raw(`"${where.table}"`);
+  const owner = sql.raw(`"${where.owner}"`);
   const block = Math.max(1, Math.min(100, Math.floor(perMinute / 20)));
   const windows = new Map<string, Window>();
   let lastSweep = now();
@@ -64,11 +82,11 @@ export function createRateLimiter({ perMinute, db, logger, now = () => Date.now(
   async function claim(keyId: string, w: Window) {
     try {
       const result = await db.execute(sql`
-        insert into rate_limit_windows (api_key_id, window_minute, used)
+        insert into ${table} as w (${owner}, window_minute, used)
         values (${keyId}, ${w.minute}, ${block}::int)
-        on conflict (api_key_id, window_minute) do update
-          set used = rate_limit_windows.used + ${block}::int
-          where rate_limit_windows.used < ${perMinute}::int
+        on conflict (${owner}, window_minute) do update
+          set used = w.used + ${block}::int
+          where w.used < ${perMinute}::int
         returning used`);
       const rows = rowsOf<{ used: unknown }>(result);
       if (rows.length === 0) {
@@ -104,8 +122,8 @@ export function createRateLimiter({ perMinute, db, logger, now = () => Date.now(
   }
 
   return {
-    /** Counts one request of a key; resolves at once while this instance holds allowance. */
-    check(keyId: string): RateDecision | Promise<RateDecision> {
+    /** Counts one request of a key (a user); resolves at once while this instance holds allowance. */
+    take(keyId: string): RateDecision | Promise<RateDecision> {
       const t = now();
       const w = windowOf(keyId, t);
       if (w.held > 0) {
@@ -136,10 +154,61 @@ export function createRateLimiter({ perMinute, db, logger, now = () => Date.now(
       })();
     },
 
+    /** Gives back one request taken in this window (the other limit refused it): it was not served. */
+    giveBack(keyId: string): void {
+      const w = windows.get(keyId);
+      if (w && w.minute === Math.floor(now() / 60_000) && w.localOnly === 0) w.held += 1;
+    },
+
     /** Deletes the counts of windows that are over. */
     async purge(): Promise<void> {
       const minute = Math.floor(now() / 60_000);
-      await db.execute(sql`delete from rate_limit_windows where window_minute < ${minute - 1}`);
+      await db.execute(sql`delete from ${table} where window_minute < ${minute - 1}`);
+    },
+  };
+}
+
+type Counter = ReturnType<typeof createWindowCounter>;
+
+export function createRateLimiter({ perMinute, perUserPerMinute = 0, db, logger, now = () => Date.now() }: RateLimiterOptions) {
+  const byKey: Counter | null =
+    perMinute > 0 ? createWindowCounter({ perMinute, where: { table: 'rate_limit_windows', owner: 'api_key_id' }, db, logger, now }) : null;
+  const byUser: Counter | null =
+    perUserPerMinute > 0
+      ? createWindowCounter({ perMinute: perUserPerMinute, where: { table: 'rate_limit_user_windows', owner: 'user_id' }, db, logger, now })
+      : null;
+
+  /** Both limits allowed or one refused: the refusal, or the one with less left (what the headers show). */
+  function withUser(key: RateDecision | null, keyId: string, userId: string): RateDecision | Promise<RateDecision> {
+    const combine = (user: RateDecision): RateDecision => {
+      if (!user.allowed) {
+        // The key's request was not served: the key keeps it for later in its window.
+        if (key) byKey!.giveBack(keyId);
+        return user;
+      }
+      return key && key.remaining < user.remaining ? key : user;
+    };
+    const user = byUser!.take(userId);
+    return user instanceof Promise ? user.then(combine) : combine(user);
+  }
+
+  return {
+    /**
+     * Counts one request of a key (and of its user, when the per-user limit is on); resolves at once while
+     * this instance holds allowance. A request refused by the key's limit is not counted on the user's.
+     */
+    check(keyId: string, userId: string): RateDecision | Promise<RateDecision> {
+      if (!byUser) return byKey!.take(keyId);
+      if (!byKey) return withUser(null, keyId, userId);
+      const key = byKey.take(keyId);
+      if (key instanceof Promise) return key.then((k) => (k.allowed ? withUser(k, keyId, userId) : k));
+      return key.allowed ? withUser(key, keyId, userId) : key;
+    },
+
+    /** Deletes the counts of windows that are over. */
+    async purge(): Promise<void> {
+      await byKey?.purge();
+      await byUser?.purge();
     },
   };
 }
