@@ -153,6 +153,52 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
   });
 });
 
+describe('an address that already has an account (issue 28: registration told strangers which e-mails exist)', () => {
+  test('is answered like a new registration, and its owner is mailed (in Russian) that someone tried; the account is untouched', async () => {
+    const owner = await registered(uniqueEmail('taken'));
+    await smtp.waitFor(owner.email, 0); // its own verification link
+    const fresh = await call(app.url, 'POST', '/api/auth/register', { body: { email: uniqueEmail('fresh'), password: 'other-pass-1' } });
+    const again = await call(app.url, 'POST', '/api/auth/register', { body: { email: owner.email.toUpperCase(), password: 'other-pass-1' } });
+    expect(again.status).toBe(fresh.status);
+    expect(again.status).toBe(201);
+    expect(Object.keys(again.body).sort()).toEqual(Object.keys(fresh.body).sort());
+    expect(again.body.message).toBe(fresh.body.message);
+    expect(Object.keys(again.body.user).sort()).toEqual(Object.keys(fresh.body.user).sort());
+    expect(again.body.user).toMatchObject({ email: owner.email, balance: 0, role: 'user', emailVerified: false });
+    expect(again.body.user.id).not.toBe(owner.user.id);
+    expect(typeof again.body.token).toBe('string');
+    // The answer's token opens nothing of the owner's.
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: again.body.token })).status).toBe(401);
+
+    const notice = await smtp.waitFor(owner.email, 1);
+    expect(notice.subject).toMatch(/[А-Яа-я]/);
+    expect(notice.text).toContain('пытался зарегистрироваться');
+    expect(notice.text).toContain('https://conduit.example/app/login');
+    expect(LINK.test(notice.text)).toBe(false);
+
+    // One account, its password unchanged, still waiting for its own link.
+    expect(await app.sql('select 1 from users where email = $1', [owner.email])).toHaveLength(1);
+    expect((await call(app.url, 'POST', '/api/auth/login', { body: { email: owner.email, password: 'other-pass-1' } })).status).toBe(401);
+    expect((await call(app.url, 'POST', '/api/auth/login', { body: { email: owner.email, password: 'secret123' } })).status).toBe(200);
+    expect(await me(owner.token)).toMatchObject({ balance: 0, emailVerified: false });
+  });
+
+  test('without REQUIRE_EMAIL_VERIFICATION it stays a 409, and nothing is mailed', async () => {
+    const plain = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    try {
+      const email = uniqueEmail('taken-plain');
+      expect((await call(plain.url, 'POST', '/api/auth/register', { body: { email, password: 'secret123' } })).status).toBe(201);
+      const again = await call(plain.url, 'POST', '/api/auth/register', { body: { email, password: 'secret123' } });
+      expect(again.status).toBe(409);
+      expect(again.body.error.type).toBe('conflict');
+      await Bun.sleep(200);
+      expect(smtp.messages.filter((m) => m.to.includes(email))).toHaveLength(0);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
 describe('without REQUIRE_EMAIL_VERIFICATION (the default)', () => {
   test('the bonus is credited at once, nothing is mailed, emailVerified is false and no link can be asked for', async () => {
     const plain = await startTestApp({ env: { SMTP_URL: smtp.url } });

@@ -9,7 +9,7 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
-import { verificationMail } from './texts';
+import { takenAddressMail, verificationMail } from './texts';
 import type { Throttle } from './throttle';
 
 export const VERIFICATION_LINK_HOURS = 24;
@@ -89,6 +89,8 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
   }
 
   const countMail = (userId: string) => throttle.hit('verification_mail', userId, VERIFICATION_MAILS_PER_HOUR, 3600);
+  // Its own count: registering someone's address again must not use up their verification mails.
+  const countNotice = (userId: string) => throttle.hit('taken_address_mail', userId, VERIFICATION_MAILS_PER_HOUR, 3600);
 
   /** Whether a new account with this (normalised) address gets a link: required for all, or listed as admin. */
   const wantsLink = (email: string) => required || (mailer !== null && adminEmails.includes(email));
@@ -106,6 +108,23 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
       const sending = countMail(userId)
         .then(() => deliver(email, token))
         .catch((error) => logger.error('verification mail not sent', { userId, ...mailFailure(error) }))
+        .finally(() => inFlight.delete(sending));
+      inFlight.add(sending);
+    },
+
+    /**
+     * Tells an account's owner that someone tried to register their address (at most
+     * VERIFICATION_MAILS_PER_HOUR such mails an hour), without holding up the answer to that registration.
+     */
+    noticeTakenAddress(email: string): void {
+      const sending = (async () => {
+        if (!mailer) return;
+        const [owner] = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
+        if (!owner || !(await countNotice(owner.id)).allowed) return;
+        const loginLink = `${publicBaseUrl}/app/login`;
+        await mailer.send({ to: email, subject: takenAddressMail.subject, text: takenAddressMail.text(loginLink), html: takenAddressMail.html(loginLink) });
+      })()
+        .catch((error) => logger.error('taken-address mail not sent', mailFailure(error)))
         .finally(() => inFlight.delete(sending));
       inFlight.add(sending);
     },

@@ -1,6 +1,6 @@
 // Registration, login and the user behind a dashboard token, with the limits that keep strangers from
 // farming registration bonuses or guessing passwords.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../auth/passwords';
 import type { JwtService } from '../auth/jwt';
@@ -175,8 +175,20 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
           return { row: { ...user!, balanceNano: credited }, verificationToken };
         });
       } catch (error) {
-        if (isUniqueViolation(error, 'users_email_unique')) throw new AppError('conflict', errorMessages.emailTaken);
-        throw error;
+        if (!isUniqueViolation(error, 'users_email_unique')) throw error;
+        // Without verification a new account is usable at once, so a taken address must be said (409). With
+        // it, the answer looks like a new account's (an id and a token of an account that does not exist,
+        // after the same password hash) and the owner is told by mail instead: the answer does not tell
+        // strangers which addresses have accounts.
+        if (!verification.required) throw new AppError('conflict', errorMessages.emailTaken);
+        verification.noticeTakenAddress(normalised);
+        const id = randomUUID();
+        const token = await jwt.sign({ userId: id, email: normalised });
+        return {
+          user: publicUser({ id, email: normalised, balanceNano: 0n, role: 'user', emailVerifiedAt: null }),
+          token,
+          verificationSent: true,
+        };
       }
       const { row, verificationToken } = created;
       if (verificationToken) verification.sendAfterRegistration(row.id, row.email, verificationToken);

@@ -34,3 +34,26 @@ export const verificationPage = {
   invalidTitle: 'Ссылка недействительна',
   toDashboard: 'Перейти в панель',
 };
+
+/**
+ * Mailed to an account's address when someone registers it again while e-mail verification is required:
+ * the registration is answered as if it succeeded (so it does not tell strangers which addresses have
+ * accounts), and the owner learns of it here.
+ */
+export const takenAddressMail = {
+  subject: 'Попытка регистрации в Conduit с вашим адресом',
+  text: (loginLink: string) =>
+    [
+      'Здравствуйте!',
+      '',
+      'Кто-то только что пытался зарегистрироваться в Conduit с этим адресом, но у вас уже есть учётная запись.',
+      `Если это были вы, войдите с прежним паролем: ${loginLink}`,
+      '',
+      'Если это были не вы, ничего делать не нужно: новая учётная запись не создана, ваша не изменилась.',
+    ].join('\n'),
+  html: (loginLink: string) =>
+    `<p>Здравствуйте!</p>` +
+    `<p>Кто-то только что пытался зарегистрироваться в Conduit с этим адресом, но у вас уже есть учётная запись.</p>` +
+    `<p>Если это были вы, войдите с прежним паролем: <a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>` +
+    `<p>Если это были не вы, ничего делать не нужно: новая учётная запись не создана, ваша не изменилась.</p>`,
+};

@@ -5,7 +5,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client';
 import { throttleCounters } from '../db/schema';
 
-export type ThrottleScope = 'register_address' | 'login_address' | 'login_pair' | 'login_account' | 'verification_mail';
+export type ThrottleScope =
+  | 'register_address'
+  | 'login_address'
+  | 'login_pair'
+  | 'login_account'
+  | 'verification_mail'
+  | 'taken_address_mail';
 
 export type ThrottleVerdict = { allowed: true; hits: number } | { allowed: false; retryAfterSeconds: number };
 
