@@ -21,6 +21,11 @@ try {
   fail(error instanceof ConfigError ? error.message : String(error));
 }
 
+// Checked before the database is opened: a mistyped address costs nothing (and on PGlite touches no files).
+if (!config!.adminEmails.includes(email!.trim().toLowerCase())) {
+  fail(`${email} is not in ADMIN_EMAILS: add it there first (the next login would take the role away otherwise)`);
+}
+
 const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir, maxConnections: 1 });
 let result;
 try {

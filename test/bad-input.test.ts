@@ -913,3 +913,42 @@ describe('the sweep (issue 17, Done when)', () => {
     expect(judge.problems).toEqual([]);
   });
 });
+
+describe('issue 28: the new refusals', () => {
+  const GRANT_SCRIPT = new URL('../scripts/admin-grant.ts', import.meta.url).pathname;
+
+  test('npm run admin:grant: a missing, extra, malformed or unlisted address exits 1 with a reason and opens no database', async () => {
+    const listed = uniqueEmail('listed');
+    for (const args of [[], ['a@example.com', 'b@example.com'], [`${LONE_SURROGATE}@example.com`], ['not an address'], ['x'.repeat(5000)], [`${listed} `.repeat(2)]]) {
+      const proc = Bun.spawn([process.execPath, GRANT_SCRIPT, ...args], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '/tmp',
+          NODE_ENV: 'test',
+          // A database that does not exist: reaching it would fail differently.
+          DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+          DATA_DIR: app.database.dataDir,
+          JWT_SECRET: 'x'.repeat(32),
+          ENCRYPTION_KEY: 'a'.repeat(64),
+          ADMIN_EMAILS: listed,
+        },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const code = await proc.exited;
+      const stderr = await new Response(proc.stderr).text();
+      expect({ args: args.map((a) => a.slice(0, 40)), code }).toEqual({ args: args.map((a) => a.slice(0, 40)), code: 1 });
+      expect(stderr).toMatch(/^admin:grant: (usage|.* is not in ADMIN_EMAILS)/);
+      expect(stderr).not.toContain('database');
+    }
+  });
+
+  test('RATE_LIMIT_PER_USER_PER_MINUTE that is negative, fractional, not a number or too large stops start-up naming it', async () => {
+    const { loadConfig } = await import('../src/config');
+    for (const value of ['-1', '0.5', 'ten', NUL, LONE_SURROGATE, '1000001']) {
+      expect(() =>
+        loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'a'.repeat(64), DATA_DIR: app.database.dataDir, RATE_LIMIT_PER_USER_PER_MINUTE: value }),
+      ).toThrow(/RATE_LIMIT_PER_USER_PER_MINUTE/);
+    }
+  });
+});
