@@ -1,7 +1,7 @@
 // GET /api/usage/export in the OpenAPI document: a raw route (its answer is CSV, not JSON), so described
 // by hand, with the filters /api/usage has (taken from that operation, so the two cannot drift apart).
 import { dashboardError, type ErrorStatus } from './openapi-errors';
-import { USAGE_CSV_COLUMNS } from './gateway/usage-export';
+import { USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from './gateway/usage-export';
 import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './trpc/routers/account';
 
 export const USAGE_EXPORT_PATH = '/api/usage/export';
@@ -12,7 +12,7 @@ const EXAMPLE_CSV =
   '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412\r\n';
 
 const ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
-  400: 'Фильтр не прошёл проверку (from, to или keyId)',
+  400: 'Фильтр не прошёл проверку (from, to, keyId или format)',
   401: undefined,
   403: USAGE_FORBIDDEN,
   429: undefined,
@@ -31,11 +31,24 @@ export function usageExportPaths(filters: unknown[]) {
           'Все записи использования, которые выбирают фильтры /api/usage (без постраничности), одним CSV-файлом: новые первыми, ' +
           'файл пишется по мере чтения. RFC 4180: запятая, строки через CRLF, первая строка — имена столбцов (английские ' +
           `машинные: ${USAGE_CSV_COLUMNS.join(', ')}). Деньги — в валюте баланса (столбец currency), точка и ровно 9 знаков ` +
-          'после неё; время — ISO 8601 в UTC; пустое поле — нет значения. ' +
+          'после неё; время — ISO 8601 в UTC; пустое поле — нет значения. Файл начинается с метки порядка байтов UTF-8 (BOM), ' +
+          'чтобы Excel показал кириллицу. Текстовая ячейка, начинающаяся с =, +, -, @, табуляции или CR (имя ключа, модель…), ' +
+          'записана с апострофом впереди, чтобы таблица не выполнила её как формулу; числа не меняются. ' +
+          'format=excel-ru — для Excel с русской локалью: точка с запятой между полями и десятичная запятая в деньгах. ' +
           USAGE_SCOPE_TEXT,
         tags: ['account'],
         security: [{ Jwt: [] }, { ApiKey: [] }],
-        parameters: filters,
+        parameters: [
+          ...filters,
+          {
+            name: 'format',
+            in: 'query',
+            required: false,
+            description: 'csv (по умолчанию) — RFC 4180 с запятой; excel-ru — точка с запятой и десятичная запятая',
+            schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
+            example: 'excel-ru',
+          },
+        ],
         responses: {
           '200': {
             description: 'CSV-файл (Content-Disposition: attachment)',

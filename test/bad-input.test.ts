@@ -574,6 +574,10 @@ describe('impossible dates, cursors and time zones are a 400 naming the field (p
       ['GET', '/api/admin/stats/daily?to=0001-01-05', admin.token, 'to'],
       ['GET', '/api/admin/stats/daily?from=9999-12-01&to=9999-12-31', admin.token, 'to'],
       ['GET', `/api/v1/booking/${agents.service}/slots?date=0000-01-01&specialistId=maria&serviceId=haircut`, owner.token, 'date'],
+      // The export's file format (issue 28, point 7): one of two words.
+      ['GET', '/api/usage/export?format=excel', owner.token, 'format'],
+      ['GET', `/api/usage/export?format=${encodeURIComponent(NUL)}`, owner.token, 'format'],
+      ['GET', '/api/usage/export?format=%ED%A0%80', owner.token, 'format'],
     ];
     for (const [method, path, token, field] of cases) {
       const res = await send(method, path, { token });

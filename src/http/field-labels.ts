@@ -19,6 +19,7 @@ export const fieldLabels: Record<string, string> = {
   to: 'Конец периода',
   keyId: 'Ключ',
   timeZone: 'Часовой пояс',
+  format: 'Формат файла',
   status: 'Статус',
   search: 'Поиск по e-mail',
   targetId: 'Объект',
