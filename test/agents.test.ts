@@ -29,6 +29,8 @@ describe('agents', () => {
       model: 'acme/helper-1',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      // The assistant answers clients: nothing for the agent page to explain.
+      unavailableReason: null,
     });
     expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
 

@@ -14,6 +14,8 @@ import { actionsOf, buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadO
 setDefaultTimeout(30_000);
 
 const OTHER_GROUP = 218800999;
+const ADMIN_EMAIL = 'social-admin@example.com';
+const UNAVAILABLE = 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.';
 const OTHER_TOKEN = 'vk1.a.another-community-token-0123456789';
 
 let vk: FakeVk;
@@ -33,6 +35,7 @@ beforeAll(async () => {
       VK_API_BASE_URL: vk.url,
       UPSTREAM_BASE_URL: upstream.url,
       YCLIENTS_BASE_URL: yc.url,
+      ADMIN_EMAILS: ADMIN_EMAIL,
     },
   });
 });
@@ -459,6 +462,67 @@ describe('dialogue', () => {
     const notice = await waitFor(() => telegram.sent.find((m) => m.chatId === OPERATOR.id), 5000, 'the escalation notice');
     expect(notice.text).toContain('Салон «Лён»');
     expect(notice.text).toContain('недостаточно средств');
+  });
+});
+
+describe('an owner blocked by an operator', () => {
+  test('the assistant stops: no model call, each client is told once per dialogue; unblocked it answers again', async () => {
+    const admin = await registerUser(app.url, ADMIN_EMAIL);
+    const { owner, agentId } = await connectedAgent();
+    const read = await call(app.url, 'GET', `/api/agents/${agentId}`, { token: owner.token });
+    expect(read.body.unavailableReason).toBeNull();
+    const blocked = await call(app.url, 'POST', `/api/admin/users/${owner.userId}/block`, { token: admin.token });
+    expect(blocked.status).toBe(200);
+
+    const [notice] = await sendAndWait(agentId, messageNew('Сколько стоит стрижка?'));
+    expect(notice!.message).toBe(UNAVAILABLE);
+    expect(notice!.keyboard ?? null).toBeNull();
+    // Again: a question, a menu word and a button press in the same dialogue are handled, and nothing is said.
+    for (const body of [messageNew('А завтра?'), messageNew('Меню'), messageEvent({ action: 'menu' })]) {
+      expect((await post(agentId, body)).status).toBe(200);
+      expect(await processed(agentId, body.event_id as string)).toBe('owner_blocked');
+    }
+    // Another client of the community gets the notice once in their own dialogue.
+    const OTHER_CLIENT = CLIENT + 1;
+    const [theirs] = await sendAndWait(agentId, messageNew('Здравствуйте', { peerId: OTHER_CLIENT }), 1, OTHER_CLIENT);
+    expect(theirs!.message).toBe(UNAVAILABLE);
+    await vk.idle();
+    expect(vk.sentMessages.map((m) => [m.peerId, m.message])).toEqual([
+      [CLIENT, UNAVAILABLE],
+      [OTHER_CLIENT, UNAVAILABLE],
+    ]);
+    // No model was asked and nothing was billed to the blocked account.
+    expect(upstream.requests).toHaveLength(0);
+    await settleAll(app);
+    expect(await app.sql('select id from usage_records where user_id = $1', [owner.userId])).toHaveLength(0);
+    // The client's turns are kept for the owner to read later.
+    const turns = await app.sql<{ role: string; content: string }>(
+      `select m.role, m.content from dialogue_messages m join dialogues d on d.id = m.dialogue_id
+       where d.agent_id = $1 and d.peer_id = $2 order by m.id`,
+      [agentId, String(CLIENT)],
+    );
+    expect(turns.map((t) => [t.role, t.content])).toEqual([
+      ['user', 'Сколько стоит стрижка?'],
+      ['assistant', UNAVAILABLE],
+      ['user', 'А завтра?'],
+      ['user', 'Меню'],
+    ]);
+
+    // Unblocked: the model answers again, and the agent page has no reason to show.
+    expect((await call(app.url, 'POST', `/api/admin/users/${owner.userId}/unblock`, { token: admin.token })).status).toBe(200);
+    const [answer] = await sendAndWait(agentId, messageNew('Сколько стоит стрижка?'));
+    expect(answer!.message).toBe('Echo: Сколько стоит стрижка?');
+    expect((await call(app.url, 'GET', `/api/agents/${agentId}`, { token: owner.token })).body.unavailableReason).toBeNull();
+
+    // Blocked again: a new block, so the same dialogue is told once more.
+    await call(app.url, 'POST', `/api/admin/users/${owner.userId}/block`, { token: admin.token });
+    const requestsBefore = upstream.requests.length;
+    const [again] = await sendAndWait(agentId, messageNew('Вы тут?'));
+    expect(again!.message).toBe(UNAVAILABLE);
+    const quiet = messageNew('Ау?');
+    await post(agentId, quiet);
+    expect(await processed(agentId, quiet.event_id as string)).toBe('owner_blocked');
+    expect(upstream.requests).toHaveLength(requestsBefore);
   });
 });
 

@@ -6,6 +6,13 @@ import { errorMessages } from '../http/messages';
 export const AGENT_TYPES = ['creator', 'service', 'ecommerce'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
 
+/**
+ * Why the agent's assistant answers no client, for the owner's agent page (machine-readable; the page
+ * says it in Russian): `account_blocked`, the owner's account is blocked. Null in the read: it answers.
+ */
+export const AGENT_UNAVAILABLE_REASONS = ['account_blocked'] as const;
+export type AgentUnavailableReason = (typeof AGENT_UNAVAILABLE_REASONS)[number];
+
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
 
 export const agentName = z

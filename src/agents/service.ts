@@ -1,14 +1,14 @@
 // Agent records (an assistant of a user) and the ownership rule every agent-scoped route relies on.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns } from 'drizzle-orm';
 import { isUuid } from '../accounts/service';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import { agents } from '../db/schema';
+import { agents, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import type { AgentType } from './fields';
+import type { AgentType, AgentUnavailableReason } from './fields';
 
-export { AGENT_TYPES, type AgentType } from './fields';
+export { AGENT_TYPES, AGENT_UNAVAILABLE_REASONS, type AgentType, type AgentUnavailableReason } from './fields';
 
 export interface Agent {
   id: string;
@@ -19,6 +19,8 @@ export interface Agent {
   model: string;
   createdAt: Date;
   updatedAt: Date;
+  /** When an operator blocked the owner's account (null: not blocked): the assistant then answers no client. */
+  ownerBlockedAt: Date | null;
 }
 
 /** The agent as the API shows it to its owner. */
@@ -30,6 +32,7 @@ export interface AgentView {
   model: string;
   createdAt: string;
   updatedAt: string;
+  unavailableReason: AgentUnavailableReason | null;
 }
 
 export interface NewAgent {
@@ -55,8 +58,12 @@ export function agentView(agent: Agent): AgentView {
     model: agent.model,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
+    unavailableReason: agent.ownerBlockedAt ? 'account_blocked' : null,
   };
 }
+
+/** An agent row with its owner's standing, which the assistant and the agent page both need. */
+const agentColumns = { ...getTableColumns(agents), ownerBlockedAt: users.blockedAt };
 
 export interface AgentServiceDeps {
   db: Database;
@@ -66,7 +73,7 @@ export interface AgentServiceDeps {
 export function createAgentService({ db, config }: AgentServiceDeps) {
   async function find(agentId: string): Promise<Agent | undefined> {
     if (!isUuid(agentId)) return undefined;
-    const [row] = await db.select().from(agents).where(eq(agents.id, agentId)).limit(1);
+    const [row] = await db.select(agentColumns).from(agents).innerJoin(users, eq(users.id, agents.userId)).where(eq(agents.id, agentId)).limit(1);
     return row as Agent | undefined;
   }
 
@@ -96,13 +103,15 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
           model: input.model ?? config.defaultAgentModel,
         })
         .returning();
-      return agentView(row as Agent);
+      // The caller has just been let in, which a blocked account is not.
+      return agentView({ ...(row as Omit<Agent, 'ownerBlockedAt'>), ownerBlockedAt: null });
     },
 
     async list(userId: string): Promise<{ agents: AgentView[]; count: number }> {
       const rows = await db
-        .select()
+        .select(agentColumns)
         .from(agents)
+        .innerJoin(users, eq(users.id, agents.userId))
         .where(eq(agents.userId, userId))
         .orderBy(desc(agents.createdAt), desc(agents.id));
       const list = (rows as Agent[]).map(agentView);
@@ -130,7 +139,7 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
         .where(and(eq(agents.id, agent.id), eq(agents.userId, userId)))
         .returning();
       if (!row) throw new AppError('not_found', errorMessages.agentNotFound);
-      return agentView(row as Agent);
+      return agentView({ ...(row as Omit<Agent, 'ownerBlockedAt'>), ownerBlockedAt: agent.ownerBlockedAt });
     },
 
     /** Deletes the agent and, by cascade, its integration settings, dialogues and pending notifications. */

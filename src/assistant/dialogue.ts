@@ -2,7 +2,7 @@
 // menus answer at once; booking goes through its flow; anything else is the agent's model, billed to
 // the agent's owner like any /v1 call; a client who wants a person (or a question the model cannot take)
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
@@ -222,6 +222,22 @@ export function createAssistant(deps: AssistantDeps) {
     }
   }
 
+  /**
+   * The owner's account is blocked: nothing is done for the client (no model call billed to the account,
+   * no booking, no menu), and the client is told once per dialogue and block that the assistant is
+   * unavailable. The conditional update claims the notice, so two events of one client never send two.
+   */
+  async function ownerBlocked(dialogue: DialogueRow, blockedAt: Date): Promise<string> {
+    const claimed = await db
+      .update(dialogues)
+      .set({ unavailableNoticeAt: new Date() })
+      .where(and(eq(dialogues.id, dialogue.id), or(isNull(dialogues.unavailableNoticeAt), lt(dialogues.unavailableNoticeAt, blockedAt))))
+      .returning({ id: dialogues.id });
+    if (claimed.length === 0) return 'owner_blocked';
+    await say(dialogue, t.assistantUnavailable);
+    return 'owner_blocked_notice';
+  }
+
   async function loadAgent(agentId: string): Promise<Agent | null> {
     const agent = await deps.agents.find(agentId);
     return agent ?? null;
@@ -237,6 +253,7 @@ export function createAssistant(deps: AssistantDeps) {
       if (dialogue.messagingAllowed === false) return 'client_denied';
       // With an operator: the assistant keeps quiet until the dialogue is released.
       if (dialogue.mode === 'operator') return 'with_operator';
+      if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
 
       if (message.payload?.action) return act(agent, dialogue, message.payload);
       const flowed = await continueFlow(agent, dialogue, message.text);
@@ -267,6 +284,7 @@ export function createAssistant(deps: AssistantDeps) {
       const dialogue = await dialogueFor(agentId, press.peerId);
       if (dialogue.messagingAllowed === false) return 'client_denied';
       if (dialogue.mode === 'operator') return 'with_operator';
+      if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
       return act(agent, dialogue, press.payload);
     },
 

@@ -38,6 +38,8 @@ export const assistantTexts = {
   outOfBalance:
     'Извините, сейчас я не могу ответить сам. Я передал ваш вопрос сотруднику — с вами свяжутся.',
   modelUnavailable: 'Извините, я не смог ответить прямо сейчас. Попробуйте, пожалуйста, ещё раз чуть позже.',
+  // The owner's account is blocked: said once per dialogue, then the assistant stays silent.
+  assistantUnavailable: 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.',
 
   // Escalation.
   askPhone: 'Чтобы сотрудник мог с вами связаться, напишите, пожалуйста, ваш номер телефона.',

@@ -400,6 +400,11 @@ export const dialogues = pgTable(
     /** The last turn the owner has seen in the dashboard: later client turns are unread. */
     ownerReadMessageId: bigint('owner_read_message_id', { mode: 'number' }).notNull().default(0),
     lastMessageAt: timestamp('last_message_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * When the client was told the assistant is unavailable (its owner's account blocked): told once per
+     * dialogue and block, so a notice older than the owner's blocked_at means a new block, told again.
+     */
+    unavailableNoticeAt: timestamp('unavailable_notice_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

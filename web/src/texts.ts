@@ -1,6 +1,6 @@
 // Russian labels the page uses in more than one place.
 import { formatInt } from './format';
-import type { AgentType } from '../../src/agents/fields';
+import type { AgentType, AgentUnavailableReason } from '../../src/agents/fields';
 import type { SkipReason } from '../../src/admin/price-import';
 import type { TopupStatus } from '../../src/billing/topups-input';
 import type { OrderStatus } from '../../src/commerce/orders';
@@ -10,6 +10,12 @@ export const agentTypeLabels: Record<AgentType, string> = {
   creator: 'Креатор (контент и общение)',
   service: 'Сервис (запись на услуги)',
   ecommerce: 'Интернет-магазин',
+};
+
+/** Why the agent's assistant answers no client (the agent read's unavailableReason), as the agent page says it. */
+export const agentUnavailableLabels: Record<AgentUnavailableReason, string> = {
+  account_blocked:
+    'Ассистент не отвечает клиентам: аккаунт заблокирован администратором. Клиенты получают сообщение «Ассистент сейчас недоступен», модель не вызывается и ничего не списывается.',
 };
 
 export const agentTypeShort: Record<AgentType, string> = {

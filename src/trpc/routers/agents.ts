@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { agentPatchInput, agentType, createAgentInput } from '../../agents/fields';
-import { agentView } from '../../agents/service';
+import { AGENT_UNAVAILABLE_REASONS, agentView } from '../../agents/service';
 import { procedureForOwnedAgent } from '../../agents/guard';
 import { errorMessages } from '../../http/messages';
 import { router, userProcedure } from '../init';
@@ -13,6 +13,10 @@ const agentOutput = z.object({
   model: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  unavailableReason: z
+    .enum(AGENT_UNAVAILABLE_REASONS)
+    .nullable()
+    .describe('Почему ассистент агента сейчас не отвечает клиентам: account_blocked — аккаунт владельца заблокирован; null — отвечает'),
 });
 
 const agentId = z.string().max(100);

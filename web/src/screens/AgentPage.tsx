@@ -14,7 +14,7 @@ import { MessengerSettings } from '../integrations/Messenger';
 import { Shop } from '../integrations/Shop';
 import { SocialSettings } from '../integrations/Social';
 import { Link, navigate } from '../router';
-import { agentTypeLabels } from '../texts';
+import { agentTypeLabels, agentUnavailableLabels } from '../texts';
 import { check, type FieldErrors, withServerErrors } from '../validate';
 import { optional } from './Agents';
 
@@ -128,6 +128,11 @@ export function AgentPage({ id }: { id: string }) {
         <h1>{agent.name}</h1>
         <span className="badge">{agentTypeLabels[agent.type]}</span>
       </div>
+      {agent.unavailableReason ? (
+        <p className="warning" role="alert" data-testid="agent-unavailable">
+          {agentUnavailableLabels[agent.unavailableReason]}
+        </p>
+      ) : null}
       <AgentSectionNav type={agent.type} />
 
       <AgentResults agentId={agent.id} />

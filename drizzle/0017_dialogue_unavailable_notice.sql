@@ -1,0 +1,1 @@
+ALTER TABLE "dialogues" ADD COLUMN "unavailable_notice_at" timestamp with time zone;
