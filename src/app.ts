@@ -9,6 +9,7 @@ import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
 import { DOCS_HTML, docsAsset } from './http/docs-page';
 import { AppError, errorCodes, errorResponse, toAppError } from './http/errors';
+import { withQueryInputChecked } from './http/json';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
 import { bearerToken } from './http/bearer';
@@ -231,8 +232,9 @@ export function createApp(services: Services) {
       async ({ request }) =>
         fetchRequestHandler({
           endpoint: '/trpc',
-          // tRPC reads the body itself, with no limit: it gets one already read under ours.
-          req: await withBodyRead(request, services.config.bodyLimitBytes),
+          // tRPC reads the body itself, with no limit: it gets one already read under ours, and no JSON
+          // (body or a query's `input`) nested deeper than http/json.ts allows.
+          req: await withBodyRead(withQueryInputChecked(request), services.config.bodyLimitBytes, { json: true }),
           router: appRouter,
           createContext: () => createContext(request),
           onError: ({ error }) => {

@@ -712,6 +712,45 @@ describe('text that never 500s (issue 14, point 6)', () => {
   });
 });
 
+describe('JSON nested deeper than 64 levels (issue 28, point 6)', () => {
+  test('every route that reads JSON refuses it before anything is stored; the messenger webhooks acknowledge it', async () => {
+    const before = await snapshot();
+    /** `levels` levels of arrays and objects in all, the outer object included. */
+    const deep = (levels: number, fields = '') => `{${fields}"x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    const tooDeep = (res: Answer | Error, where: string) => {
+      const seen = res instanceof Error ? res.message : { status: res.status, type: res.body?.error?.type, deep: /вложенность JSON/.test(res.body?.error?.message ?? '') };
+      expect({ where, seen }).toEqual({ where, seen: { status: 400, type: 'invalid_request_error', deep: true } });
+    };
+    const body = deep(65, '"name":"Агент","type":"creator",');
+    tooDeep(await send('POST', '/api/agents', { token: owner.token, raw: body }), 'REST');
+    tooDeep(await send('PATCH', `/api/keys/${keyId}`, { token: owner.token, raw: deep(65, '"name":"ключ",') }), 'REST PATCH');
+    tooDeep(await send('POST', '/trpc/agents.create', { token: owner.token, raw: body }), '/trpc');
+    tooDeep(await send('GET', `/trpc/account.usage?input=${encodeURIComponent(deep(65))}`, { token: owner.token }), '/trpc query');
+    for (const path of ['/v1/chat/completions', '/v1/embeddings', '/v1/responses']) {
+      const res = await send('POST', path, { token: gatewayKey, raw: deep(65, '"model":"acme/chat",') });
+      tooDeep(res, path);
+      if (!(res instanceof Error)) expect(res.body.error.code).toBe('invalid_json');
+    }
+    const payUrl = `/api/v1/commerce/webhook/${agents.shop}?token=${encodeURIComponent(paymentToken)}`;
+    tooDeep(await send('POST', payUrl, { raw: deep(65, '"type":"notification","event":"payment.succeeded",') }), 'shop payments');
+    tooDeep(await send('POST', '/api/billing/yookassa/notifications', { raw: deep(65, '"type":"notification","event":"payment.succeeded",') }), 'top-ups');
+
+    // VK and Telegram: their answer, and the event dropped unstored (VK would only resend it, Telegram hold its queue).
+    const vkEvents = await app.sql('select event_id from social_events where agent_id = $1', [agents.creator]);
+    const vkAnswer = await send('POST', `/api/v1/social/webhook/${agents.creator}`, { raw: deep(65, `"type":"message_new","event_id":"evt-deep-65","secret":"${SECRET}",`) });
+    expect(vkAnswer instanceof Error ? vkAnswer.message : { status: vkAnswer.status, text: vkAnswer.text }).toEqual({ status: 200, text: 'ok' });
+    expect(await app.sql('select event_id from social_events where agent_id = $1', [agents.creator])).toEqual(vkEvents);
+    const tgAnswer = await send('POST', `/api/v1/messenger/${agents.creator}/webhook`, {
+      raw: deep(65, '"update_id":800000065,'),
+      headers: { 'x-telegram-bot-api-secret-token': telegramSecret },
+    });
+    expect(tgAnswer instanceof Error ? tgAnswer.message : tgAnswer.status).toBe(200);
+    expect(await app.sql('select update_id from messenger_updates where update_id = 800000065')).toEqual([]);
+
+    expect(await snapshot()).toEqual(before);
+  });
+});
+
 describe('the sweep (issue 17, Done when)', () => {
   test('every REST route of the OpenAPI document: no 5xx, no hang, one error shape, nothing changed', async () => {
     const routes = await routesOfDocument();
@@ -762,11 +801,15 @@ describe('the sweep (issue 17, Done when)', () => {
         for (const value of badTextValuesFor(schema)) {
           queue(`${route.key} ${field}=${JSON.stringify(value)}`, route.method, url, token, { body: { ...base, [field]: value } }, { status: 400, names: field });
         }
-        // Nesting deep enough to trouble a recursive walk, still under the body limit (a field that takes
-        // any array, like the import's products, may take it and report the rows instead).
+        // Nesting deep enough to trouble a recursive walk, still under the body limit: refused for its depth
+        // (issue 28, point 6) before any field is looked at, so no field is named. Within the depth, a
+        // field that takes no array names itself; one that takes any array (the import's products) may
+        // take it and report the rows instead.
         const deep = JSON.parse(`${'['.repeat(1500)}${']'.repeat(1500)}`);
+        queue(`${route.key} ${field}=[[[…]]]`, route.method, url, token, { body: { ...base, [field]: deep } }, { status: 400 });
+        const nested = JSON.parse(`${'['.repeat(60)}${']'.repeat(60)}`);
         const strict = !kindsOf(schema).has('array');
-        queue(`${route.key} ${field}=[[[…]]]`, route.method, url, token, { body: { ...base, [field]: deep } }, strict ? { status: 400, names: field } : {});
+        queue(`${route.key} ${field}=[[…60]]`, route.method, url, token, { body: { ...base, [field]: nested } }, strict ? { status: 400, names: field } : {});
       }
     }
     const started = Date.now();

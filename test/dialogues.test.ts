@@ -470,7 +470,12 @@ describe('results', () => {
     expect(past.body).toMatchObject({ from: '2020-01-01T00:00:00.000Z', dialogues: 0, escalations: 0, bookings: 0, orders: { created: 0, paid: 0, paidTotals: [] } });
     expect(past.body.modelSpend.cost).toBe(0);
 
-    for (const query of ['?from=2026-02-01&to=2026-01-01', '?from=2020-01-01&to=2026-01-01', '?from=yesterday']) {
+    // The default 30 days before `to` stop at year 0001 (where dates begin), never reach year 0.
+    const earliest = await call(app.url, 'GET', `/api/v1/agents/${agent.agentId}/results?to=0001-01-10`, { token: agent.owner.token });
+    expect(earliest.status).toBe(200);
+    expect(earliest.body).toMatchObject({ from: '0001-01-01T00:00:00.000Z', to: '0001-01-10T00:00:00.000Z', dialogues: 0 });
+
+    for (const query of ['?from=2026-02-01&to=2026-01-01', '?from=2020-01-01&to=2026-01-01', '?from=yesterday', '?to=0001-01-01']) {
       const bad = await call(app.url, 'GET', `/api/v1/agents/${agent.agentId}/results${query}`, { token: agent.owner.token });
       expect(bad.status).toBe(400);
       expect(bad.body.error.type).toBe('invalid_request_error');

@@ -14,6 +14,7 @@
 // checked first as well (403 otherwise), which also spares YooKassa the re-reads a stranger's posts would cause.
 import { readBodyText } from '../http/body';
 import { AppError, errorResponse } from '../http/errors';
+import { parseJsonBody } from '../http/json';
 import { errorMessages } from '../http/messages';
 import { findUnstorableText } from '../http/text';
 import type { Logger } from '../logger';
@@ -66,7 +67,9 @@ export function createTopupNotifications(deps: {
       }
       let notification: unknown;
       try {
-        notification = JSON.parse(await readBodyText(request, MAX_NOTIFICATION_BYTES));
+        // Too deep is a 400 like any body that is no notification: YooKassa's are shallow, and it retries a
+        // real one it could not deliver.
+        notification = parseJsonBody(await readBodyText(request, MAX_NOTIFICATION_BYTES));
       } catch (error) {
         if (error instanceof AppError) return errorResponse(error);
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));

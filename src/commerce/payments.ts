@@ -21,6 +21,7 @@ import type { Database } from '../db/client';
 import { dialogues, orders, paymentEvents } from '../db/schema';
 import { readBodyText } from '../http/body';
 import { AppError, errorResponse } from '../http/errors';
+import { parseJsonBody } from '../http/json';
 import { errorMessages } from '../http/messages';
 import { findUnstorableText } from '../http/text';
 import type { OutboxWorker } from '../jobs/outbox';
@@ -211,7 +212,9 @@ export function createPaymentWebhook(deps: {
       if (verdict === 'wrong') return errorResponse(new AppError('forbidden', errorMessages.paymentBadSecret));
       let notification: unknown;
       try {
-        notification = JSON.parse(await readBodyText(request, MAX_NOTIFICATION_BYTES));
+        // Too deep is a 400 like any body that is no notification: YooKassa's are shallow, and it retries a
+        // real one it could not deliver, which the re-read from its API would then settle.
+        notification = parseJsonBody(await readBodyText(request, MAX_NOTIFICATION_BYTES));
       } catch (error) {
         if (error instanceof AppError) return errorResponse(error);
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));

@@ -5,6 +5,7 @@ import { and, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { appointments, dialogueMessages, dialogues, escalations, orders, usageRecords } from '../db/schema';
 import { minorToDecimal } from '../commerce/orders';
+import { EARLIEST_INSTANT_MS } from '../http/date-input';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
@@ -24,7 +25,7 @@ export function createResults({ db, currency }: { db: Database; currency: string
   return {
     async of(agentId: string, period: { from?: Date | undefined; to?: Date | undefined }): Promise<ResultsView> {
       const to = period.to ?? new Date();
-      const from = period.from ?? new Date(to.getTime() - DEFAULT_DAYS * DAY_MS);
+      const from = period.from ?? new Date(Math.max(to.getTime() - DEFAULT_DAYS * DAY_MS, EARLIEST_INSTANT_MS));
       if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_DAYS * DAY_MS) {
         throw new AppError('invalid_request_error', errorMessages.resultsPeriodInvalid(MAX_DAYS));
       }

@@ -3,6 +3,7 @@
 // one place so chat, embeddings and responses answer the same request the same way.
 import { readBodyText } from '../http/body';
 import { AppError, errorCodes } from '../http/errors';
+import { assertJsonDepth } from '../http/json';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
@@ -28,6 +29,7 @@ export async function readJsonObject(request: Request, bodyLimitBytes: number): 
     declared !== null && /^\d+$/.test(declared) && Number(declared) <= bodyLimitBytes
       ? await request.text()
       : await readBodyText(request, bodyLimitBytes);
+  assertJsonDepth(text);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,5 +1,6 @@
 // Request bodies are read here, once, with the size limit enforced while reading.
 import { AppError } from './errors';
+import { assertJsonDepth } from './json';
 
 /** The body's bytes, refused with 413 as soon as they pass the limit. */
 export async function readBodyBytes(request: Request, limitBytes: number): Promise<Uint8Array> {
@@ -31,11 +32,13 @@ export async function readBodyText(request: Request, limitBytes: number): Promis
 
 /**
  * The same request with its body already read under the limit, for handlers that read bodies on their
- * own and know no limit (tRPC's fetch adapter): a body over the limit is a 413 before they start.
+ * own and know no limit (tRPC's fetch adapter): a body over the limit is a 413 before they start, and
+ * with `json`, one nested too deep a 400 (http/json.ts).
  */
-export async function withBodyRead(request: Request, limitBytes: number): Promise<Request> {
+export async function withBodyRead(request: Request, limitBytes: number, options: { json?: boolean } = {}): Promise<Request> {
   if (!request.body) return request;
   const body = await readBodyBytes(request, limitBytes);
+  if (options.json) assertJsonDepth(new TextDecoder().decode(body));
   const headers = new Headers(request.headers);
   headers.delete('transfer-encoding');
   headers.set('content-length', String(body.byteLength));

@@ -8,6 +8,12 @@ const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const INSTANT = /^(\d{4}-\d{2}-\d{2})(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/;
 const MAX_INSTANT_LENGTH = 64;
 
+/**
+ * 0001-01-01T00:00:00Z, the earliest instant PostgreSQL and ISO 8601 both take: a period computed back
+ * from a client's `to` (the default «30 days before») is clamped here rather than land in year 0.
+ */
+export const EARLIEST_INSTANT_MS = Date.parse('0001-01-01T00:00:00Z');
+
 /** YYYY-MM-DD naming a day that exists, in years 0001–9999. */
 export function isCalendarDay(text: string): boolean {
   const match = DAY.exec(text);

@@ -32,6 +32,7 @@ export const errorMessages = {
   routeNotFound: 'Маршрут не найден',
   modelNotFound: 'Модель не найдена в каталоге',
   malformedJson: 'Тело запроса не является корректным JSON',
+  jsonTooDeep: (max: number) => `Слишком глубокая вложенность JSON: допускается не больше ${max} уровней массивов и объектов`,
   unsupportedMediaType: 'Ожидается тело запроса в формате application/json',
   methodNotAllowed: 'Метод не поддерживается для этого маршрута',
   tooManyConnections: 'Слишком много одновременных запросов с вашего адреса, повторите позже',

@@ -16,6 +16,7 @@ import type { AnyTRPCRouter } from '@trpc/server';
 import { AppError, errorResponse, toAppError } from './errors';
 import { readBodyText } from './body';
 import { fieldNameOf } from './field-labels';
+import { assertJsonDepth } from './json';
 import { errorMessages } from './messages';
 import { procedureMetas } from '../trpc/meta';
 
@@ -101,6 +102,7 @@ async function bodyInput(request: Request, limitBytes: number): Promise<Record<s
   }
   const text = await readBodyText(request, limitBytes);
   if (text.trim() === '') return {};
+  assertJsonDepth(text);
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -10,6 +10,7 @@ import { AppError, errorResponse } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { cleanStorableText } from '../../http/text';
 import type { OutboxWorker } from '../../jobs/outbox';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json';
 import type { Logger } from '../../logger';
 import type { Message, Update } from './client';
 import type { Escalations } from './escalations';
@@ -133,7 +134,14 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
       try {
         // Kept in the inbox (jsonb) and handled from there: Telegram's text is cleaned of what PostgreSQL
         // cannot store rather than refused, since Telegram would only deliver the same update again.
-        update = cleanStorableText(JSON.parse(await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_UPDATE_BYTES))) as unknown);
+        const raw = await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_UPDATE_BYTES));
+        // Nested too deep to store (http/json.ts): acknowledged and dropped, not refused. The secret header
+        // says it came from Telegram, which would redeliver anything but a 2xx and hold the updates after it.
+        if (nestsDeeperThan(raw)) {
+          logger.warn('telegram: an update nested deeper than allowed; acknowledged and dropped', { agentId, bytes: raw.length, maxDepth: MAX_JSON_DEPTH });
+          return ok();
+        }
+        update = cleanStorableText(JSON.parse(raw) as unknown);
       } catch (error) {
         if (error instanceof AppError) return errorResponse(error);
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));

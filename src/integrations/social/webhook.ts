@@ -15,6 +15,7 @@ import { readBodyText } from '../../http/body';
 import { AppError, errorResponse } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { cleanStorableText } from '../../http/text';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json';
 import type { Logger } from '../../logger';
 import type { Assistant } from '../../assistant/dialogue';
 import type { VkClient } from './client';
@@ -214,7 +215,15 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
       try {
         // Kept in the inbox (jsonb) and read by the assistant: VK's text is cleaned of what PostgreSQL cannot
         // store rather than refused, since VK would only deliver the same event again.
-        const parsed = cleanStorableText(JSON.parse(await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_EVENT_BYTES))) as unknown);
+        const raw = await readBodyText(request, Math.min(deps.bodyLimitBytes, MAX_EVENT_BYTES));
+        // Nested too deep to store (http/json.ts): acknowledged with VK's `ok` and dropped, not refused. The
+        // secret inside is unread, so the sender is unknown; were it VK, any other answer would only bring
+        // the same event again and count against our server until VK switches it off.
+        if (nestsDeeperThan(raw)) {
+          logger.warn('vk: an event nested deeper than allowed; acknowledged and dropped', { agentId, bytes: raw.length, maxDepth: MAX_JSON_DEPTH });
+          return text('ok');
+        }
+        const parsed = cleanStorableText(JSON.parse(raw) as unknown);
         if (!parsed || typeof parsed !== 'object' || typeof (parsed as VkEvent).type !== 'string') throw new SyntaxError('not an event');
         event = parsed as VkEvent;
       } catch (error) {
