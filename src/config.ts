@@ -117,6 +117,8 @@ const envSchema = z.object({
   TOPUP_MAX_AMOUNT: z.coerce.number().positive().max(1_000_000_000).default(100_000),
   /** Pending top-ups older than this are re-read from YooKassa, so a lost notification still credits. */
   TOPUP_RECHECK_SECONDS: intFromEnv(1, 86_400).default(300),
+  /** Unpaid (pending) top-ups one user may have at once; the next is refused until one is paid or closed. */
+  TOPUP_MAX_PENDING: intFromEnv(1, 1000).default(5),
   /**
    * Upstream requests one instance holds open at once. Bun's fetch allows 256 unless the process starts
    * with BUN_CONFIG_MAX_HTTP_REQUESTS: src/index.ts restarts itself in place with that set when it is lower.
@@ -209,13 +211,12 @@ const envSchema = z.object({
     .default('Europe/Moscow'),
   /**
    * Addresses and CIDR ranges YooKassa sends HTTP notifications from (comma-separated), checked on the
-   * notifications of shops that take payment by link (no YooKassa account to re-read the payment with).
-   * Default: the list YooKassa publishes. When set, top-up notifications are checked against it as well.
+   * notifications of top-ups and of shops. Default: the list YooKassa publishes. Set empty (or to a list
+   * that names nothing, such as ",") to switch the check off, for a proxy that hides senders' addresses.
    */
   YOOKASSA_NOTIFICATION_IPS: z
     .string()
     .transform((s) => s.split(',').map((e) => e.trim()).filter(Boolean))
-    .refine((list) => list.length > 0, 'expected at least one address or CIDR range')
     .refine((list) => list.every((e) => parseAddressRange(e) !== null), 'expected IP addresses or CIDR ranges such as 185.71.76.0/27')
     .optional(),
 });
@@ -276,6 +277,7 @@ export interface Config {
   topupMinNano: bigint;
   topupMaxNano: bigint;
   topupRecheckSeconds: number;
+  topupMaxPending: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   logRequests: boolean;
 
@@ -303,10 +305,8 @@ export interface Config {
   yclientsRatePerSecond: number;
   yclientsRatePerMinute: number;
   yclientsTimeZone: string;
-  /** YooKassa's notification senders: YOOKASSA_NOTIFICATION_IPS, or the published list. */
+  /** YooKassa's notification senders: YOOKASSA_NOTIFICATION_IPS, or the published list; empty: not checked. */
   yookassaNotificationIps: string[];
-  /** YOOKASSA_NOTIFICATION_IPS was set: top-up notifications are checked against it too. */
-  yookassaNotificationIpsSet: boolean;
 }
 
 export class ConfigError extends Error {
@@ -395,12 +395,16 @@ export function relaunchEnvironment(
   return next;
 }
 
+/** `YOOKASSA_NOTIFICATION_IPS=`: no sender check (a proxy hides the addresses), not the published list. */
+const EMPTY_IS_A_VALUE = new Set(['YOOKASSA_NOTIFICATION_IPS']);
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): LoadedConfig {
-  // Empty strings mean "unset": shells and .env files often export VAR= to clear a value.
+  // Empty strings mean "unset": shells and .env files often export VAR= to clear a value. Except where
+  // empty is a setting of its own (EMPTY_IS_A_VALUE).
   const cleaned: Record<string, string> = {};
   for (const key of Object.keys(envSchema.shape)) {
     const value = env[key];
-    if (value !== undefined && value !== '') cleaned[key] = value;
+    if (value !== undefined && (value !== '' || EMPTY_IS_A_VALUE.has(key))) cleaned[key] = value;
   }
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
@@ -508,6 +512,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       topupMinNano,
       topupMaxNano,
       topupRecheckSeconds: e.TOPUP_RECHECK_SECONDS,
+      topupMaxPending: e.TOPUP_MAX_PENDING,
       logLevel: e.LOG_LEVEL,
       logRequests: e.LOG_REQUESTS,
       requestReceiveTimeoutMs: e.REQUEST_RECEIVE_TIMEOUT_MS,
@@ -526,7 +531,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       yclientsRatePerMinute: e.YCLIENTS_RATE_PER_MINUTE,
       yclientsTimeZone: e.YCLIENTS_TIME_ZONE,
       yookassaNotificationIps: e.YOOKASSA_NOTIFICATION_IPS ?? [...YOOKASSA_NOTIFICATION_RANGES],
-      yookassaNotificationIpsSet: e.YOOKASSA_NOTIFICATION_IPS !== undefined,
     },
   };
 }

@@ -712,6 +712,19 @@ describe('text that never 500s (issue 14, point 6)', () => {
   });
 });
 
+describe('top-ups (issue 28, point 9)', () => {
+  test('a sixth unpaid top-up is a 400 and creates nothing', async () => {
+    const payer = await registerUser(app.url);
+    for (let i = 0; i < 5; i++) {
+      const made = await send('POST', '/api/billing/topups', { token: payer.token, body: { amount: 100_000 } });
+      expect(made instanceof Error ? made.message : made.status).toBe(201);
+    }
+    const sixth = await send('POST', '/api/billing/topups', { token: payer.token, body: { amount: 100_000 } });
+    expect(sixth instanceof Error ? sixth.message : { status: sixth.status, type: sixth.body?.error?.type }).toEqual({ status: 400, type: 'invalid_request_error' });
+    expect(await app.sql('select id from topups where user_id = $1', [payer.userId])).toHaveLength(5);
+  });
+});
+
 describe('JSON nested deeper than 64 levels (issue 28, point 6)', () => {
   test('every route that reads JSON refuses it before anything is stored; the messenger webhooks acknowledge it', async () => {
     const before = await snapshot();
@@ -948,6 +961,13 @@ describe('the sweep (issue 17, Done when)', () => {
     for (const body of [null, [], { type: 'notification', event: NUL, object: { id: NUL } }]) {
       judge.check(`YooKassa notification ${JSON.stringify(body)}`, await send('POST', '/api/billing/yookassa/notifications', { body }));
     }
+    // Payment ids not in YooKassa's format (issue 28, point 9): refused before YooKassa is asked.
+    const asked = yookassa.calls.length;
+    for (const id of ['..', '.', 'x'.repeat(36), '2f3b588d-000f-5000-8000-1d6e87c7fbd\u0000', '2f3b588d-000f-5000-8000-1d6e87c7fbd\ud800', 5]) {
+      const body = { type: 'notification', event: 'payment.succeeded', object: { id } };
+      judge.check(`YooKassa notification id ${JSON.stringify(id)}`, await send('POST', '/api/billing/yookassa/notifications', { body }), { status: 400 });
+    }
+    expect(yookassa.calls.length).toBe(asked);
     for (const id of BAD_PATH_VALUES) {
       const body = notification({ id: 'pay-9', status: 'succeeded' });
       judge.check(`payment notification agent ${id.slice(0, 20)}`, await send('POST', `/api/v1/commerce/webhook/${id}?token=x`, { body }));

@@ -1,7 +1,8 @@
 // Who may send YooKassa's notifications: shops that take payment by link (no YooKassa account to re-read the
 // payment with) accept them only from YooKassa's published addresses — the forwarded address counting only
-// behind a trusted proxy (TRUST_PROXY) — with the URL secret still checked. Shops with an account, and top-ups,
-// rely on re-reading the payment; top-ups check the sender too once YOOKASSA_NOTIFICATION_IPS is set.
+// behind a trusted proxy (TRUST_PROXY) — with the URL secret still checked. Shops with an account rely on
+// re-reading the payment; top-ups re-read too, and by default take notifications only from those addresses,
+// with payment ids in YooKassa's format and a bound on the vain re-reads one address can cause.
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startFakeYookassa, type FakeYookassa } from './fakes/yookassa';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
@@ -17,6 +18,8 @@ const TOPUP_SECRET = 'test_Fh8hUAVVBGUGbjmlzba6TB0iyUbos_lueTHE-axOwM0';
 const YOOKASSA_V4 = '185.71.76.10';
 const YOOKASSA_V6 = '2a02:5180:0:2669::3b';
 const STRANGER = '203.0.113.7';
+/** Valid in form, unknown to YooKassa. */
+const unknownPaymentId = () => `${crypto.randomUUID().slice(0, 8)}-000f-5000-8000-${crypto.randomUUID().slice(-12)}`;
 
 let yk: FakeYookassa;
 /** Behind one trusted proxy, YooKassa's published list (the default). */
@@ -125,34 +128,81 @@ describe('shops on the link template', () => {
 describe('notifications verified by re-reading', () => {
   test('a shop with its own YooKassa account re-reads the payment whoever sends the notification', async () => {
     const s = await shopWithOrder(proxied, { yookassaShopId: SHOP_ID, yookassaSecretKey: SHOP_SECRET });
-    const res = await deliver(s.webhook, notification(s.number, 'pay-unknown-to-yookassa'), STRANGER);
+    const id = unknownPaymentId();
+    const res = await deliver(s.webhook, notification(s.number, id), STRANGER);
     expect(res.status).toBe(200);
-    expect(yk.count('GET', '/payments/pay-unknown-to-yookassa')).toBe(1);
+    expect(yk.count('GET', `/payments/${id}`)).toBe(1);
+    expect(await statusOf(proxied, s.orderId)).toBe('pending');
+    // An id that is no YooKassa payment id is not asked about: `..` would have read GET /v3/.
+    for (const bad of ['..', '../refunds', 'pay-1']) expect((await deliver(s.webhook, notification(s.number, bad), STRANGER)).status).toBe(200);
+    expect(yk.calls.filter((c) => c.method === 'GET')).toHaveLength(1);
     expect(await statusOf(proxied, s.orderId)).toBe('pending');
   });
 
-  test('top-ups: re-read from any address by default; checked against YOOKASSA_NOTIFICATION_IPS once it is set', async () => {
-    const body = { type: 'notification', event: 'payment.succeeded', object: { id: 'pay-topup-unknown', status: 'succeeded' } };
-    const res = await deliver(`${proxied.url}/api/billing/yookassa/notifications`, body, STRANGER);
-    expect(res.status).toBe(200);
-    expect(yk.count('GET', '/payments/pay-topup-unknown')).toBe(1);
+  test("top-ups: by default only from YooKassa's addresses; YOOKASSA_NOTIFICATION_IPS= (empty) switches the check off", async () => {
+    const id = unknownPaymentId();
+    const body = { type: 'notification', event: 'payment.succeeded', object: { id, status: 'succeeded' } };
+    const url = `${proxied.url}/api/billing/yookassa/notifications`;
+    const refused = await deliver(url, body, STRANGER);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error.type).toBe('forbidden');
+    expect(yk.count('GET', `/payments/${id}`)).toBe(0);
+    expect((await deliver(url, body, YOOKASSA_V6)).status).toBe(200);
+    expect(yk.count('GET', `/payments/${id}`)).toBe(1);
 
-    const strict = await startTestApp({ env: { ...topupEnv(), TRUST_PROXY: '1', YOOKASSA_NOTIFICATION_IPS: '185.71.76.0/27, 2a02:5180::/32' } });
+    const open = await startTestApp({ env: { ...topupEnv(), TRUST_PROXY: '1', YOOKASSA_NOTIFICATION_IPS: '' } });
     try {
-      const url = `${strict.url}/api/billing/yookassa/notifications`;
-      const refused = await deliver(url, body, STRANGER);
-      expect(refused.status).toBe(403);
-      expect(yk.count('GET', '/payments/pay-topup-unknown')).toBe(1);
-      expect((await deliver(url, body, YOOKASSA_V6)).status).toBe(200);
-      expect(yk.count('GET', '/payments/pay-topup-unknown')).toBe(2);
+      expect((await deliver(`${open.url}/api/billing/yookassa/notifications`, body, STRANGER)).status).toBe(200);
+      expect(yk.count('GET', `/payments/${id}`)).toBe(2);
     } finally {
-      await strict.close();
+      await open.close();
     }
+  });
+
+  test('top-ups: a payment id not in YooKassa’s format is a 400 and YooKassa is not asked', async () => {
+    const url = `${proxied.url}/api/billing/yookassa/notifications`;
+    for (const id of ['..', '.', '../me', 'pay-1', '2f3b588d-000f-5000-8000-1d6e87c7fbd', '2f3b588d-000f-5000-8000-1d6e87c7fbdg', ' 2f3b588d-000f-5000-8000-1d6e87c7fbde', '2f3b588d%2F000f-5000-8000-1d6e87c7fbd']) {
+      const res = await deliver(url, { type: 'notification', event: 'payment.succeeded', object: { id, status: 'succeeded' } }, YOOKASSA_V4);
+      expect({ id, status: res.status }).toEqual({ id, status: 400 });
+      expect((await res.json()).error).toEqual({
+        type: 'invalid_request_error',
+        message: 'В уведомлении не идентификатор платежа ЮKassa: ожидается 36 символов из шестнадцатеричных цифр и дефисов',
+      });
+    }
+    expect(yk.calls).toHaveLength(0);
+  });
+
+  test('top-ups: one address gets at most 20 re-reads a minute that find no top-up of ours; the rest 429 with Retry-After; real ones cost nothing', async () => {
+    const url = `${proxied.url}/api/billing/yookassa/notifications`;
+    const forger = '185.71.77.20';
+    const forged = () => ({ type: 'notification', event: 'payment.succeeded', object: { id: unknownPaymentId(), status: 'succeeded' } });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => deliver(url, forged(), forger)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+    expect(yk.count('GET')).toBe(20);
+    const throttled = answers.find((a) => a.status === 429)!;
+    const retryAfter = Number(throttled.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await throttled.json()).error).toEqual({ type: 'rate_limit_exceeded', message: 'Слишком много уведомлений ЮKassa с вашего адреса, повторите позже' });
+
+    // Another of YooKassa's addresses is not held up; a notification of a real top-up uses none of its allowance.
+    const user = await registerUser(proxied.url);
+    const created = await call(proxied.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 500 } });
+    expect(created.status).toBe(201);
+    const [row] = await proxied.sql<{ payment_id: string }>('select payment_id from topups where id = $1', [created.body.id]);
+    const other = '185.71.77.21';
+    for (let i = 0; i < 25; i++) expect((await deliver(url, yk.notificationBody(row!.payment_id), other)).status).toBe(200);
+    yk.succeed(row!.payment_id);
+    expect((await deliver(url, yk.notificationBody(row!.payment_id), other)).status).toBe(200);
+    expect((await call(proxied.url, 'GET', '/api/balance', { token: user.token })).body.balance).toBe(3 + 500);
+    expect(yk.count('GET')).toBe(20 + 26);
   });
 });
 
 describe('the address list', () => {
-  test("YooKassa's published ranges, CIDR edges, IPv4-mapped IPv6, and a list that names no address is refused at start-up", async () => {
+  test("YooKassa's published ranges, CIDR edges, IPv4-mapped IPv6; a list naming nothing switches the check off, one with a non-address is refused at start-up", async () => {
     const { addressInRanges, parseAddressRanges } = await import('../src/http/address-ranges');
     const { YOOKASSA_NOTIFICATION_RANGES } = await import('../src/payments/notification-senders');
     const { loadConfig, ConfigError } = await import('../src/config');
@@ -164,9 +214,12 @@ describe('the address list', () => {
       expect(addressInRanges(outside, ranges)).toBe(false);
     }
     const base = { NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: '0'.repeat(64) };
-    expect(loadConfig(base).config).toMatchObject({ yookassaNotificationIps: [...YOOKASSA_NOTIFICATION_RANGES], yookassaNotificationIpsSet: false });
-    expect(loadConfig({ ...base, YOOKASSA_NOTIFICATION_IPS: ' 10.0.0.0/8 , ::1 ' }).config).toMatchObject({ yookassaNotificationIps: ['10.0.0.0/8', '::1'], yookassaNotificationIpsSet: true });
-    for (const bad of ['yookassa.ru', '185.71.76.0/33', '1.2.3', ',']) {
+    expect(loadConfig(base).config).toMatchObject({ yookassaNotificationIps: [...YOOKASSA_NOTIFICATION_RANGES] });
+    expect(loadConfig({ ...base, YOOKASSA_NOTIFICATION_IPS: ' 10.0.0.0/8 , ::1 ' }).config).toMatchObject({ yookassaNotificationIps: ['10.0.0.0/8', '::1'] });
+    // Set empty, the list names nothing: no sender check (unlike other settings, where empty means unset).
+    expect(loadConfig({ ...base, YOOKASSA_NOTIFICATION_IPS: '' }).config.yookassaNotificationIps).toEqual([]);
+    expect(loadConfig({ ...base, YOOKASSA_NOTIFICATION_IPS: ' , ' }).config.yookassaNotificationIps).toEqual([]);
+    for (const bad of ['yookassa.ru', '185.71.76.0/33', '1.2.3', '10.0.0.1,nope']) {
       expect(() => loadConfig({ ...base, YOOKASSA_NOTIFICATION_IPS: bad })).toThrow(ConfigError);
     }
   });

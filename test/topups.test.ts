@@ -177,10 +177,16 @@ describe('the YooKassa client against the fake', () => {
   test('a hang past the timeout is a network error after the repeats; an unknown payment is not_found', async () => {
     yk.failNext({ method: 'GET', status: 500, delayMs: 2000, times: 2 });
     const slow = createYookassaClient({ baseUrl: yk.url, credentials: { shopId: SHOP_ID, secretKey: SECRET_KEY }, timeoutMs: 150, retries: 1, retryDelayMs: 10 });
-    const error = await slow.getPayment('whatever').catch((e: unknown) => e);
+    const error = await slow.getPayment('2f3b588d-000f-5000-8000-1d6e87c7fbd0').catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'YookassaNetworkError', timedOut: true });
     const missing = await client().getPayment('2f3b588d-000f-5000-8000-1d6e87c7fbde').catch((e: unknown) => e);
     expect(missing).toMatchObject({ kind: 'not_found', status: 404 });
+    // What is no YooKassa payment id is not asked about at all: `..` would have read GET /v3/.
+    const asked = yk.count();
+    for (const id of ['..', 'whatever', '2f3b588d-000f-5000-8000-1d6e87c7fbd', '2f3b588d-000f-5000-8000-1d6e87c7fbdz', '2f3b588d0000f500080001d6e87c7fbdeaa']) {
+      expect(await client().getPayment(id).catch((e: unknown) => e)).toMatchObject({ kind: 'not_found' });
+    }
+    expect(yk.count()).toBe(asked);
   });
 });
 
@@ -366,6 +372,43 @@ describe('the periodic re-check and the return page', () => {
     const stranger = await registerUser(app.url);
     expect((await call(app.url, 'GET', `/api/billing/topups/${t.id}`, { token: stranger.token })).status).toBe(404);
     expect((await call(app.url, 'GET', '/api/billing/topups/not-an-id', { token: user.token })).status).toBe(404);
+  });
+
+  test('at most TOPUP_MAX_PENDING (5) unpaid top-ups per user: the next is a 400 in Russian and creates nothing; a paid one frees a place', async () => {
+    const user = await registerUser(app.url);
+    const other = await registerUser(app.url);
+    // In parallel: the cap holds when every request counts at once.
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 100_000 } })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 201, 201, 400, 400, 400]);
+    const refused = answers.find((a) => a.status === 400)!;
+    expect(refused.body.error).toEqual({
+      type: 'invalid_request_error',
+      message: 'Достигнут лимит неоплаченных пополнений (5): оплатите одно из них или дождитесь, пока ЮKassa отменит неоплаченные',
+    });
+    expect(await app.sql('select id from topups where user_id = $1', [user.userId])).toHaveLength(5);
+    expect(yk.count('POST', '/payments')).toBe(5);
+    // Another user's cap is their own.
+    expect((await call(app.url, 'POST', '/api/billing/topups', { token: other.token, body: { amount: 10 } })).status).toBe(201);
+
+    // Paid (or canceled), a top-up no longer counts.
+    const [first] = await app.sql<{ payment_id: string }>('select payment_id from topups where user_id = $1 limit 1', [user.userId]);
+    yk.succeed(first!.payment_id);
+    expect((await yk.notify(notificationsUrl(), first!.payment_id)).status).toBe(200);
+    expect((await call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 10 } })).status).toBe(201);
+    expect((await call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 10 } })).status).toBe(400);
+  });
+
+  test('TOPUP_MAX_PENDING sets the cap', async () => {
+    const one = await startTestApp({ env: env({ TOPUP_MAX_PENDING: '1' }) });
+    try {
+      const user = await registerUser(one.url);
+      expect((await call(one.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 10 } })).status).toBe(201);
+      const second = await call(one.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 10 } });
+      expect(second.status).toBe(400);
+      expect(second.body.error.message).toStartWith('Достигнут лимит неоплаченных пополнений (1)');
+    } finally {
+      await one.close();
+    }
   });
 
   test('the list is the user’s own, newest first, in pages', async () => {

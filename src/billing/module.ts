@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { DatabaseHandle } from '../db/client';
 import type { Logger } from '../logger';
 import { createYookassaClient } from '../payments/yookassa';
+import { clientAddressOf } from '../http/client-address';
 import { createNotificationSenders } from '../payments/notification-senders';
 import { createTopupNotifications } from './notifications';
 import { createTopupRecheck } from './recheck';
@@ -13,16 +14,21 @@ export function createTopups(deps: {
   database: DatabaseHandle;
   logger: Logger;
   config: TopupsConfig &
-    Pick<Config, 'yookassa' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'yookassaNotificationIpsSet' | 'trustProxy'>;
+    Pick<Config, 'yookassa' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'trustProxy'>;
 }) {
   const { database, logger, config } = deps;
   const client = config.yookassa ? createYookassaClient({ baseUrl: config.yookassaApiBaseUrl, credentials: config.yookassa }) : null;
   const service = createTopupService({ db: database.db, config, logger, client });
-  // The re-read protects top-ups; the sender check is the operator's choice (YOOKASSA_NOTIFICATION_IPS set).
-  const senders = config.yookassaNotificationIpsSet
-    ? createNotificationSenders({ ranges: config.yookassaNotificationIps, trustProxy: config.trustProxy })
-    : null;
-  const notifications = createTopupNotifications({ topups: service, enabled: client !== null, logger, senders });
+  // The re-read is what protects top-ups; the sender check (the published list unless the operator set
+  // another, or none) keeps strangers from making us re-read at all.
+  const senders = createNotificationSenders({ ranges: config.yookassaNotificationIps, trustProxy: config.trustProxy });
+  const notifications = createTopupNotifications({
+    topups: service,
+    enabled: client !== null,
+    logger,
+    senders,
+    addressOf: (request) => clientAddressOf(request, config.trustProxy),
+  });
   // Every TOPUP_RECHECK_SECONDS: a lost notification is caught between one and two of those after it was due.
   const recheck = createTopupRecheck({ database, topups: service, logger, intervalMs: config.topupRecheckSeconds * 1000 });
   return {

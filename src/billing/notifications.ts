@@ -10,8 +10,13 @@
 // 400. When YooKassa cannot be asked (network, 5xx, 429, or our credentials refused) the answer is 502:
 // nothing was verified, and the redelivery is what retries it (the periodic re-check is the second net).
 //
-// The re-read is the protection; when the operator sets YOOKASSA_NOTIFICATION_IPS the sender's address is
-// checked first as well (403 otherwise), which also spares YooKassa the re-reads a stranger's posts would cause.
+// The re-read is the protection. Before it, three checks spare YooKassa (and our shop's standing with it)
+// the re-reads a stranger's posts would cause: the sender's address must be one YooKassa sends from
+// (YOOKASSA_NOTIFICATION_IPS, by default its published list; 403 otherwise; empty switches the check off),
+// the payment id must look like one of YooKassa's (400), and one address gets at most
+// WASTED_REREADS_PER_MINUTE re-reads that find no payment of ours (429 with Retry-After after that, which
+// YooKassa's redelivery honours; the periodic re-check is the second net). A re-read that finds one of our
+// top-ups costs nothing, so YooKassa's real notifications never run into the limit.
 import { readBodyText } from '../http/body';
 import { AppError, errorResponse } from '../http/errors';
 import { parseJsonBody } from '../http/json';
@@ -19,10 +24,45 @@ import { errorMessages } from '../http/messages';
 import { findUnstorableText } from '../http/text';
 import type { Logger } from '../logger';
 import type { NotificationSenders } from '../payments/notification-senders';
-import { isYookassaError, YookassaApiError } from '../payments/yookassa';
+import { isYookassaError, isYookassaPaymentId, YookassaApiError } from '../payments/yookassa';
 import type { TopupService } from './topups';
 
 const MAX_NOTIFICATION_BYTES = 64 * 1024;
+/**
+ * Per instance, in memory: the point is a bound on what one sender can make us ask YooKassa in vain, not an
+ * exact count across instances.
+ */
+const WASTED_REREADS_PER_MINUTE = 20;
+const WINDOW_MS = 60_000;
+/** Past this many addresses, windows that have ended are forgotten. */
+const PRUNE_AT = 10_000;
+
+/**
+ * Fixed one-minute windows per address. A re-read takes its place before YooKassa is asked (so a burst of
+ * parallel posts cannot all get in first) and gives it back when it found a payment of ours.
+ */
+function createRereadThrottle(limit: number, now: () => number = Date.now) {
+  const windows = new Map<string, { startedAt: number; count: number }>();
+  return {
+    /** Null when the re-read may go ahead, else the seconds until this address may ask again. */
+    take(address: string): number | null {
+      const at = now();
+      if (windows.size >= PRUNE_AT) for (const [key, w] of windows) if (at - w.startedAt >= WINDOW_MS) windows.delete(key);
+      let w = windows.get(address);
+      if (!w || at - w.startedAt >= WINDOW_MS) {
+        w = { startedAt: at, count: 0 };
+        windows.set(address, w);
+      }
+      if (w.count >= limit) return Math.max(1, Math.ceil((w.startedAt + WINDOW_MS - at) / 1000));
+      w.count += 1;
+      return null;
+    },
+    giveBack(address: string): void {
+      const w = windows.get(address);
+      if (w && w.count > 0) w.count -= 1;
+    },
+  };
+}
 
 interface Notification {
   type: 'notification';
@@ -52,10 +92,13 @@ export function createTopupNotifications(deps: {
   topups: TopupService;
   enabled: boolean;
   logger: Logger;
-  /** Set when YOOKASSA_NOTIFICATION_IPS is: only those addresses may post. */
+  /** YooKassa's addresses (YOOKASSA_NOTIFICATION_IPS); null when the operator switched the check off. */
   senders?: NotificationSenders | null;
+  /** The sender's address as TRUST_PROXY decides it: the key of the re-read throttle. */
+  addressOf: (request: Request) => string;
 }) {
   const { topups, logger } = deps;
+  const throttle = createRereadThrottle(WASTED_REREADS_PER_MINUTE);
 
   return {
     async handle(request: Request): Promise<Response> {
@@ -84,11 +127,20 @@ export function createTopupNotifications(deps: {
         logger.info('yookassa notification ignored', { event, objectId: object.id });
         return ok();
       }
+      if (!isYookassaPaymentId(object.id)) return errorResponse(new AppError('invalid_request_error', errorMessages.yookassaBadPaymentId));
+      const address = sender?.address ?? deps.addressOf(request);
+      const wait = throttle.take(address);
+      if (wait !== null) {
+        logger.warn('yookassa notifications: too many naming no payment of ours from one address; refused for now', { address, paymentId: object.id });
+        return errorResponse(new AppError('rate_limit_exceeded', errorMessages.yookassaNotificationsThrottled, { headers: { 'retry-after': String(wait) } }));
+      }
       try {
         const outcome = await topups.reread(object.id);
+        if (outcome !== 'unknown_payment') throttle.giveBack(address);
         logger.info('yookassa notification', { event, paymentId: object.id, outcome });
         return ok();
       } catch (error) {
+        if (!(error instanceof YookassaApiError && error.kind === 'not_found')) throttle.giveBack(address);
         if (error instanceof YookassaApiError && error.kind === 'not_found') {
           logger.warn('yookassa notification for a payment YooKassa does not know', { event, paymentId: object.id });
           return ok();

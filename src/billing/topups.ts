@@ -50,6 +50,7 @@ export type TopupsConfig = Pick<
   | 'topupMinNano'
   | 'topupMaxNano'
   | 'topupRecheckSeconds'
+  | 'topupMaxPending'
   | 'yookassaReceiptVatCode'
   | 'registrationBonusNano'
 >;
@@ -241,8 +242,21 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
       if (problem) throw new AppError('invalid_request_error', `${fieldLabel(['amount'], 'billing')}: ${problem}`, { param: 'amount' });
       const amountNano = topupAmountNano(input.amount)!;
       const receipt = await receiptFor(userId, amountNano);
-      const [row] = await db.insert(topups).values({ userId, amountNano, currency: config.balanceCurrency }).returning();
-      const id = row!.id;
+      // At most TOPUP_MAX_PENDING unpaid at once: each is a payment YooKassa keeps open and we re-read until
+      // it ends. Counted under the user's row lock, so parallel requests cannot all slip under the cap.
+      const row = await db.transaction(async (tx) => {
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+        const [pending] = await tx
+          .select({ n: sql<number>`count(*)::int` })
+          .from(topups)
+          .where(and(eq(topups.userId, userId), eq(topups.status, 'pending')));
+        if ((pending?.n ?? 0) >= config.topupMaxPending) {
+          throw new AppError('invalid_request_error', errorMessages.topupTooManyPending(config.topupMaxPending));
+        }
+        const [inserted] = await tx.insert(topups).values({ userId, amountNano, currency: config.balanceCurrency }).returning();
+        return inserted!;
+      });
+      const id = row.id;
 
       let payment;
       try {
@@ -260,7 +274,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
       } catch (error) {
         const level = error instanceof YookassaApiError && !error.resultUnknown ? 'error' : 'warn';
         logger[level]('yookassa payment not created; top-up closed', { topupId: id, userId, error });
-        await markCanceled(row!, 'payment_not_created', null).catch((e) => logger.error('could not close a failed top-up', { topupId: id, error: e }));
+        await markCanceled(row, 'payment_not_created', null).catch((e) => logger.error('could not close a failed top-up', { topupId: id, error: e }));
         throw creationFailure(error);
       }
 

@@ -81,8 +81,11 @@ export function createPaymentWebhook(deps: {
   outbox: Pick<OutboxWorker, 'wake'>;
   logger: Logger;
   yookassaFor: (credentials: YookassaCredentials) => YookassaClient;
-  /** YooKassa's notification addresses, for shops without an account to re-read the payment with. */
-  senders: NotificationSenders;
+  /**
+   * YooKassa's notification addresses, for shops without an account to re-read the payment with; null
+   * when the operator switched the check off (YOOKASSA_NOTIFICATION_IPS empty): the URL secret alone then.
+   */
+  senders: NotificationSenders | null;
 }) {
   const { db, settings, notifier, logger } = deps;
 
@@ -95,8 +98,8 @@ export function createPaymentWebhook(deps: {
   async function verified(agentId: string, n: Notification, request: Request): Promise<{ notification: Notification } | { response: Response }> {
     const credentials = (await settings.paymentSetup(agentId))?.yookassa;
     if (!credentials) {
-      const sender = deps.senders.check(request);
-      if (sender.allowed) return { notification: n };
+      const sender = deps.senders?.check(request);
+      if (!sender || sender.allowed) return { notification: n };
       logger.warn('payment notification from an address YooKassa does not send from; refused', { agentId, address: sender.address, paymentId: n.object.id });
       return { response: errorResponse(new AppError('forbidden', errorMessages.paymentUntrustedSender)) };
     }

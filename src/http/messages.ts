@@ -156,6 +156,10 @@ export const errorMessages = {
   topupReceiptItem: 'Пополнение баланса',
   yookassaNotificationsDisabled: 'Уведомления ЮKassa не принимаются: пополнение баланса не настроено',
   yookassaBadNotification: 'Уведомление не похоже на уведомление ЮKassa: нужны type "notification", event и object.id',
+  yookassaBadPaymentId: 'В уведомлении не идентификатор платежа ЮKassa: ожидается 36 символов из шестнадцатеричных цифр и дефисов',
+  yookassaNotificationsThrottled: 'Слишком много уведомлений ЮKassa с вашего адреса, повторите позже',
+  topupTooManyPending: (max: number) =>
+    `Достигнут лимит неоплаченных пополнений (${max}): оплатите одно из них или дождитесь, пока ЮKassa отменит неоплаченные`,
   yookassaVerifyUnavailable: 'ЮKassa недоступна: уведомление не проверено, оно будет принято при повторной доставке',
   orderPaymentDescription: (number: string) => `Оплата заказа ${number}`,
   yookassaShopIdInvalid: 'идентификатор магазина ЮKassa (shopId) — число из личного кабинета, или null, чтобы отключить',

@@ -21,7 +21,9 @@ export interface NotificationSenders {
   check(request: Request): { address: string; allowed: boolean };
 }
 
-export function createNotificationSenders(options: { ranges: readonly string[]; trustProxy: boolean | number }): NotificationSenders {
+/** The check, or null when YOOKASSA_NOTIFICATION_IPS names no address (set empty: the operator switched it off). */
+export function createNotificationSenders(options: { ranges: readonly string[]; trustProxy: boolean | number }): NotificationSenders | null {
+  if (options.ranges.length === 0) return null;
   const ranges: AddressRange[] = parseAddressRanges([...options.ranges]);
   return {
     check(request) {

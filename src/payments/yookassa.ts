@@ -85,6 +85,17 @@ const errorBodySchema = z.object({
 // Errors
 
 /**
+ * A YooKassa payment id: 36 characters, hex digits and dashes in the UUID layout
+ * (`2f3b588d-000f-5000-8000-1d6e87c7fbde`; the API reference types it string(36)). Anything else is never
+ * sent to YooKassa: it would only cost a request, and text such as `..` changes the URL's path.
+ */
+const PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isYookassaPaymentId(id: string): boolean {
+  return PAYMENT_ID.test(id);
+}
+
+/**
  * Decided on the HTTP status, as YooKassa documents them:
  * - `invalid_request`: 400 — the request broke a rule (bad amount, receipt, a reused Idempotence-Key…).
  * - `invalid_credentials`: 401 — shop id or secret key wrong.
@@ -314,6 +325,10 @@ export function createYookassaClient(options: YookassaClientOptions): YookassaCl
 
     async getPayment(paymentId) {
       const spec: RequestSpec = { method: 'GET', path: `/payments/${encodeURIComponent(paymentId)}` };
+      // Not asked: no payment has such an id, so the answer is YooKassa's own 404, given without the request.
+      if (!isYookassaPaymentId(paymentId)) {
+        throw new YookassaApiError({ kind: 'not_found', status: 404, message: 'not a YooKassa payment id; not asked', code: 'not_found', description: null, parameter: null, errorId: null, method: spec.method, path: '/payments/{id}' });
+      }
       return parsed(yookassaPaymentSchema, await call(spec), spec);
     },
   };
