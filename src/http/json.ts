@@ -5,7 +5,7 @@
 import { AppError, errorCodes } from './errors';
 import { errorMessages } from './messages';
 
-/** Levels of arrays and objects a body may have; the deepest real payloads (VK, YooKassa) use about ten. */
+/** Levels of arrays and objects a body may have: far past any request or notification we take (a chat with tools, a VK event). */
 export const MAX_JSON_DEPTH = 64;
 
 const QUOTE = 0x22;
