@@ -15,7 +15,7 @@ import { requestIdOf } from './http/request-id';
 import { bearerToken } from './http/bearer';
 import { metricsTokenMatches } from './metrics/registry';
 import { modelIdOf } from './gateway/models';
-import { createRestHandler } from './http/rest';
+import { createRestHandler, restRouteTemplates } from './http/rest';
 import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';
@@ -163,7 +163,7 @@ export function createApp(services: Services) {
   let openApiText: Promise<string> | undefined;
   const openApi = () => (openApiText ??= import('./openapi').then(({ buildOpenApiDocument }) => JSON.stringify(buildOpenApiDocument())));
 
-  return new Elysia()
+  const app = new Elysia()
     .onError(({ code, error, request }) => {
       // With the request, the renderer gives /v1 OpenAI's error shape and every other route the dashboard's.
       if (code === 'NOT_FOUND') return errorResponse(new AppError('not_found', errorMessages.routeNotFound), {}, request);
@@ -271,6 +271,13 @@ export function createApp(services: Services) {
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
     .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });
+  // Requests are counted by the route that serves them: under /api the procedure's own path, and anything
+  // the catch-all passes on that no procedure takes is unmatched.
+  services.metrics.setRoutes([
+    ...app.routes.filter((route) => route.path !== '/api/*').map(({ method, path }) => ({ method, path })),
+    ...restRouteTemplates(appRouter),
+  ]);
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -29,6 +29,11 @@ function sample(text: string, series: string): number | null {
   return line ? Number(line.slice(series.length + 1)) : null;
 }
 
+/** The distinct route labels of conduit_http_requests_total. */
+function routeLabels(text: string): string[] {
+  return [...new Set([...text.matchAll(/^conduit_http_requests_total\{route="([^"]*)"/gm)].map((m) => m[1]!))];
+}
+
 async function scrape(): Promise<string> {
   const res = await call(app.url, 'GET', '/metrics', { token: TOKEN });
   expect(res.status).toBe(200);
@@ -81,5 +86,31 @@ describe('/metrics', () => {
     expect(sample(text, 'conduit_settlement_oldest_unwritten_seconds')).toBe(0);
     expect(text).toContain('# TYPE conduit_outbox_backlog_rows gauge');
     expect(sample(text, 'conduit_webhook_events_total{source="payments",outcome="failed"}')).toBe(1);
+  });
+
+  test('requests are counted by route template whatever the status: ids and unknown paths leave the label set bounded', async () => {
+    const user = await registerUser(app.url);
+    const key = await createApiKey(app.url, user.token);
+    const before = routeLabels(await scrape());
+    const n = 150;
+    for (let i = 0; i < n; i++) {
+      const id = `resp_${crypto.randomUUID().replaceAll('-', '')}`;
+      // Unauthenticated (401), authenticated but unknown (404), unknown paths (404), a REST id without a token.
+      await call(app.url, 'GET', `/v1/responses/${id}`);
+      await call(app.url, 'GET', `/v1/responses/${id}`, { token: key.key });
+      await call(app.url, 'GET', `/v1/${id}`, { token: key.key });
+      await call(app.url, 'GET', `/api/${id}/${i}`);
+      await call(app.url, 'DELETE', `/api/keys/${id}`);
+      await call(app.url, 'GET', `/${id}`);
+    }
+    const text = await scrape();
+    expect(sample(text, 'conduit_http_requests_total{route="/v1/responses/:id",method="GET",status="401"}')).toBe(n);
+    expect(sample(text, 'conduit_http_requests_total{route="/v1/responses/:id",method="GET",status="404"}')).toBe(n);
+    expect(sample(text, 'conduit_http_requests_total{route="/api/keys/:id",method="DELETE",status="401"}')).toBe(n);
+    expect(sample(text, 'conduit_http_requests_total{route="unmatched",method="GET",status="404"}')).toBeGreaterThanOrEqual(3 * n);
+    // None of the ids became a label: the routes counted are the app's templates, as before these requests.
+    const after = routeLabels(text);
+    expect(after.filter((route) => route.includes('resp_'))).toEqual([]);
+    expect(after.length).toBeLessThanOrEqual(before.length + 2);
   });
 });

@@ -115,6 +115,15 @@ async function bodyInput(request: Request, limitBytes: number): Promise<Record<s
   return body as Record<string, unknown>;
 }
 
+/** The REST routes as templates (`/api/keys/{id}` → `/api/keys/:id`), for counting requests by route. */
+export function restRouteTemplates(router: AnyTRPCRouter): { method: string; path: string }[] {
+  return procedureMetas(router).flatMap(({ meta }) => {
+    const openapi = meta?.openapi;
+    if (!openapi || openapi.enabled === false) return [];
+    return [{ method: openapi.method, path: `/${openapi.path.replace(/^\/|\/$/g, '')}`.replace(/\{(\w+)\}/g, ':$1') }];
+  });
+}
+
 export function createRestHandler<TContext>(options: RestHandlerOptions<TContext>) {
   const routes = routesOf(options.router);
 

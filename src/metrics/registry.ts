@@ -5,18 +5,20 @@
 // prom-client owns the registry and the text format. What every request records (requests, /v1 latency,
 // time to first token, upstream latency, tokens, cost) is kept in hot.ts's records, bound once per label
 // set, so recording costs a Map lookup and some arithmetic; what is a level (backlogs, streams) is read
-// when scraped; what is rare (errors, top-ups, webhooks) uses prom-client's own counters. Label values are kept few: a route is its path with ids
-// replaced, unknown paths are one label, models are capped.
+// when scraped; what is rare (errors, top-ups, webhooks) uses prom-client's own counters. Label values are kept few: a route is the template of the
+// route that served it (routes.ts), anything else is "unmatched", methods are the known few, models are capped.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { billedCompletionTokens } from '../pricing/prices';
 import { HotCounter, HotHistogram, type HotCounterChild, type HotHistogramChild } from './hot';
+import { createRouteMatcher, type RouteMatcher, type RouteTemplate } from './routes';
 
 /** Latency buckets in seconds: sub-millisecond proxying up to minute-long answers. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const MAX_ROUTES = 200;
 const MAX_MODELS = 500;
-const ID_SEGMENT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d+|cdt-.*|ORD-.*)$/i;
+/** Any other method a client invents is one label. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 export interface MetricsSources {
   /** Streams being relayed right now. */
@@ -33,7 +35,7 @@ export function createMetrics() {
 
   const requests = new HotCounter(
     'conduit_http_requests_total',
-    'HTTP requests answered, by route (ids replaced by :id), method and status.',
+    'HTTP requests answered, by route template (unmatched for any other path), method and status.',
     registry,
   );
   const v1Duration = new HotHistogram(
@@ -136,19 +138,14 @@ export function createMetrics() {
     },
   });
 
-  /** /api/keys/… → /api/keys/:id; an unknown path (404) is one label; at most MAX_ROUTES distinct. */
-  function routeOf(path: string, status: number): string {
-    if (status === 404) return 'unmatched';
-    let route = routes.get(path);
+  let matchRoute: RouteMatcher = createRouteMatcher([]);
+  /** Raw path and method → template, remembered for the first paths seen (the set of templates is fixed). */
+  function routeOf(path: string, method: string): string {
+    const key = `${method} ${path}`;
+    let route = routes.get(key);
     if (route === undefined) {
-      route = path
-        .split('/')
-        .map((segment) => (ID_SEGMENT.test(segment) ? ':id' : segment))
-        .join('/');
-      if (path.startsWith('/app/') || path.startsWith('/docs/assets/')) route = path.startsWith('/app/') ? '/app/*' : '/docs/assets/*';
-      // A model id is one or more segments ("acme/chat"): one label for the route, not one per model.
-      else if (path.startsWith('/v1/models/')) route = '/v1/models/:id';
-      if (routes.size < MAX_ROUTES * 4) routes.set(path, route);
+      route = matchRoute(method, path);
+      if (routes.size < MAX_ROUTES * 4) routes.set(key, route);
     }
     return route;
   }
@@ -163,12 +160,20 @@ export function createMetrics() {
   return {
     registry,
 
+    /** The app's routes, set once it is built: a request is counted under the one that serves it. */
+    setRoutes(templates: readonly RouteTemplate[]) {
+      matchRoute = createRouteMatcher(templates);
+      routes.clear();
+      requestsByPath.clear();
+    },
+
     /** The levels read at scrape time; set once the services exist. */
     setSources(next: MetricsSources) {
       sources = next;
     },
 
-    request(path: string, method: string, status: number) {
+    request(path: string, rawMethod: string, status: number) {
+      const method = METHODS.has(rawMethod) ? rawMethod : 'OTHER';
       // Found by path, then method and status, with no string built per request.
       let byPath = requestsByPath.get(path);
       if (!byPath) {
@@ -179,7 +184,7 @@ export function createMetrics() {
       if (!byMethod) byPath.set(method, (byMethod = new Map()));
       let child = byMethod.get(status);
       if (!child) {
-        const route = routeOf(path, status);
+        const route = routeOf(path, method);
         const key = `${route} ${method} ${status}`;
         child = requestChildren.get(key);
         if (!child) {
