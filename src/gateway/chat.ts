@@ -196,13 +196,13 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         fail('client_closed', 'client closed before the upstream answered');
         throw new AppError('invalid_request_error', 'Клиент закрыл соединение');
       }
-      fail('upstream_error', error instanceof Error ? error.message.slice(0, 200) : 'fetch failed');
+      fail('upstream_error', error instanceof Error ? upstream.redact(error.message.slice(0, 200)) : 'fetch failed');
       throw new AppError('upstream_error');
     }
 
     if (!response.ok) {
       // A 4xx to the request passes through; the operator's account problems and 5xx become 502.
-      const rejection = await readUpstreamRejection(response, logger, requestId);
+      const rejection = await readUpstreamRejection(response, logger, requestId, upstream.redact);
       cleanup();
       fail(rejection.status, rejection.detail, response.status);
       throw rejection.error;

@@ -92,7 +92,7 @@ export interface EmbeddingsHandlerDeps {
   verifier: Pick<KeyVerifier, 'markUsed'>;
   prices: PriceBook;
   billing: Billing;
-  upstream: Pick<Upstream, 'embeddings'>;
+  upstream: Pick<Upstream, 'embeddings' | 'redact'>;
   logger: Logger;
   observer?: Pick<ChatObserver, 'upstreamResponded'>;
   idempotency?: Idempotency;
@@ -121,6 +121,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
     // An upstream without the endpoint answers 404: passed through like any 4xx.
     const { response, call } = await askUpstream({
       send: (signal) => upstream.embeddings(text, signal),
+      redact: upstream.redact,
       clientSignal,
       timeoutMs: config.upstreamTimeoutMs,
       fail,

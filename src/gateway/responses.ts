@@ -290,7 +290,7 @@ export interface ResponsesHandlerDeps {
   verifier: Pick<KeyVerifier, 'markUsed'>;
   prices: PriceBook;
   billing: Billing;
-  upstream: Pick<Upstream, 'responses' | 'response'>;
+  upstream: Pick<Upstream, 'responses' | 'response' | 'redact'>;
   logger: Logger;
   observer?: ChatObserver;
   idempotency?: Idempotency;
@@ -341,6 +341,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     // An upstream without the endpoint answers 404: passed through like any 4xx.
     const { response, call } = await askUpstream({
       send: (signal) => upstream.responses(text, signal),
+      redact: upstream.redact,
       clientSignal,
       timeoutMs: config.upstreamTimeoutMs,
       fail,
@@ -542,6 +543,17 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       await db.delete(upstreamResponses).where(eq(upstreamResponses.responseId, id));
     }
     const headers: Record<string, string> = { 'content-type': response.headers.get('content-type') ?? 'application/json' };
+    if (!response.ok) {
+      // An error is read whole (it is small) so that no provider key it may echo reaches the client.
+      let text = '';
+      try {
+        text = await response.text();
+      } catch {
+        // The error body was lost; the status still tells what happened.
+      }
+      call.cleanup();
+      return new Response(upstream.redact(text), { status: response.status, headers });
+    }
     if (!response.body) {
       call.cleanup();
       return new Response(null, { status: response.status, headers });

@@ -46,6 +46,25 @@ export function upstreamErrorInfo(text: string): UpstreamErrorInfo | null {
   return null;
 }
 
+/** A bearer credential as an upstream may echo it: the scheme and the token after it. */
+const BEARER_ECHO = /\bBearer\s+[^\s"'\\,;]+/gi;
+const REDACTED = '[redacted]';
+
+/**
+ * Upstream text with our provider keys taken out: each configured key wherever it appears, and any
+ * `Bearer …` an upstream echoes from our Authorization header (a proxy's 401 page, a debug message).
+ * Applied wherever an upstream's message reaches a client, a usage row or the log.
+ */
+export function createRedactor(keys: readonly (string | undefined)[]): (text: string) => string {
+  // Keys too short to be real would take out ordinary words.
+  const secrets = keys.filter((key): key is string => typeof key === 'string' && key.length >= 8);
+  return (text) => {
+    let out = text;
+    for (const secret of secrets) if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+    return /bearer/i.test(out) ? out.replace(BEARER_ECHO, `Bearer ${REDACTED}`) : out;
+  };
+}
+
 export function createUpstream(config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey'>) {
   const chatUrl = `${config.upstreamBaseUrl}/chat/completions`;
   const modelsUrl = `${config.upstreamBaseUrl}/models`;
@@ -55,6 +74,8 @@ export function createUpstream(config: Pick<Config, 'upstreamBaseUrl' | 'upstrea
   if (config.upstreamApiKey) getHeaders.authorization = `Bearer ${config.upstreamApiKey}`;
 
   return {
+    /** The upstream's text with our provider keys taken out (createRedactor). */
+    redact: createRedactor([config.upstreamApiKey]),
     chatCompletions(body: string, signal: AbortSignal): Promise<Response> {
       return fetch(chatUrl, { method: 'POST', headers: baseHeaders, body, signal });
     },

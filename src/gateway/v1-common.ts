@@ -64,14 +64,20 @@ export interface UpstreamRejection {
  * What a non-2xx upstream answer means for the client: a 4xx to its request passes through with the
  * upstream's status, message, param and code; the operator's account problems and 5xx become 502.
  */
-export async function readUpstreamRejection(response: Response, logger: Logger, requestId: string): Promise<UpstreamRejection> {
+export async function readUpstreamRejection(
+  response: Response,
+  logger: Logger,
+  requestId: string,
+  redact: (text: string) => string,
+): Promise<UpstreamRejection> {
   let text = '';
   try {
     text = await response.text();
   } catch {
     // The error body was lost; the status still tells what happened.
   }
-  const info = upstreamErrorInfo(text);
+  // Taken out before the message goes anywhere: the client, the usage row and the log.
+  const info = upstreamErrorInfo(redact(text));
   if (OPERATOR_STATUSES.has(response.status)) {
     // The client hears 502 and the operator reads the detail in the log.
     logger.error('the upstream refused the operator’s credentials or account', {
@@ -267,6 +273,8 @@ export function failureRecorder(
  */
 export async function askUpstream(options: {
   send: (signal: AbortSignal) => Promise<Response>;
+  /** Takes our provider keys out of the upstream's error text (Upstream.redact). */
+  redact: (text: string) => string;
   clientSignal: AbortSignal | null;
   timeoutMs: number;
   fail: FailureRecorder;
@@ -293,7 +301,7 @@ export async function askUpstream(options: {
     throw failure.error;
   }
   if (!response.ok) {
-    const rejection = await readUpstreamRejection(response, options.logger, options.requestId);
+    const rejection = await readUpstreamRejection(response, options.logger, options.requestId, options.redact);
     call.cleanup();
     fail(rejection.status, rejection.detail, response.status);
     throw rejection.error;

@@ -51,6 +51,8 @@
 // Also: GET {url}/models (the `models` list; `modelsDown` makes it 503; a model given `pricing` carries it
 // as OpenRouter's list does: USD per token as decimal strings), GET {url}/models/{id}; with an
 // `apiKey` every route wants `Authorization: Bearer <apiKey>` and answers OpenAI's 401 otherwise.
+// `echoAuthorization` makes every JSON error answer's message end with the Authorization header it received
+// and the bare token, as a debugging proxy or a careless host does.
 // Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
 // `abortedAt` (performance.now()) and appends the model to `aborted`.
 
@@ -95,6 +97,8 @@ export interface FakeUpstream {
   modelsDown: boolean;
   /** Answer every /responses route with OpenAI's 404 for an unknown URL, as a host without the Responses API does. */
   responsesMissing: boolean;
+  /** Every JSON error's message echoes the request's Authorization header and its bare token. */
+  echoAuthorization: boolean;
   /** Responses created so far by id (the final object), for GET and DELETE /responses/{id}. */
   storedResponses: Map<string, unknown>;
   slowMs: number;
@@ -371,6 +375,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     models: [...DEFAULT_MODELS],
     modelsDown: false,
     responsesMissing: false,
+    echoAuthorization: false,
     storedResponses: new Map(),
     ...defaults,
     heldOpen: 0,
@@ -387,6 +392,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       fake.models = [...DEFAULT_MODELS];
       fake.modelsDown = false;
       fake.responsesMissing = false;
+      fake.echoAuthorization = false;
       Object.assign(fake, defaults);
     },
     close: async () => {},
@@ -777,6 +783,17 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     // fake/slow holds a request longer than Bun's 10 s default idle limit.
     idleTimeout: 0,
     async fetch(request) {
+      const answer = await route(request);
+      if (!fake.echoAuthorization || answer.status < 400 || !(answer.headers.get('content-type') ?? '').includes('json')) return answer;
+      const body = (await answer.json()) as { error: { message: string } };
+      const header = request.headers.get('authorization') ?? '';
+      body.error.message += ` (received Authorization: ${header}; token ${header.replace(/^Bearer /, '')})`;
+      return new Response(JSON.stringify(body), { status: answer.status, headers: answer.headers });
+    },
+  });
+
+  async function route(request: Request): Promise<Response> {
+    {
       const url = new URL(request.url);
       const raw = request.method === 'GET' || request.method === 'HEAD' ? '' : await request.text();
       let body: unknown = null;
@@ -820,8 +837,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         return json(200, modelObject(found));
       }
       return openAiError(404, `Invalid URL (${request.method} ${url.pathname})`, 'invalid_request_error');
-    },
-  });
+    }
+  }
 
   fake.url = `http://127.0.0.1:${server.port}/v1`;
   fake.close = async () => {
