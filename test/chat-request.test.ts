@@ -2,7 +2,7 @@
 // combination of good and bad values of the fields the schema knows, the shortcut accepts nothing the
 // schema refuses and gives what the schema gives; the common shapes take the shortcut, the rest the schema.
 import { describe, expect, test } from 'bun:test';
-import { chatRequestSchema, plainChatRequest, withStreamUsage } from '../src/gateway/request';
+import { chatRequestSchema, plainChatRequest, upstreamChatText, withStreamUsage } from '../src/gateway/request';
 
 const goodMessage = { role: 'user', content: 'Привет' };
 
@@ -159,5 +159,51 @@ describe('withStreamUsage: the body a stream without the client\'s usage goes up
   test('without the client\'s text (an assistant\'s request) the body is serialised', () => {
     const body = parse('{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"stream":true}');
     expect(JSON.parse(withStreamUsage(null, body))).toEqual({ ...body, stream_options: { include_usage: true } });
+  });
+});
+
+describe('upstreamChatText: a request that names no cap goes with the reserved one', () => {
+  const parse = (text: string) => chatRequestSchema.parse(JSON.parse(text));
+  const keyCount = (text: string, key: string) => text.split(`"${key}"`).length - 1;
+
+  test('written into the client\'s own text, alone or with stream usage, meaning what re-serialising would', () => {
+    const texts = [
+      '{"model":"acme/chat","messages":[{"role":"user","content":"Привет }"}]}',
+      '{\n  "model": "acme/chat",\n  "messages": [{"role": "user", "content": "x"}],\n  "stream": true\n}\n',
+      '{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"metadata":{"max_tokens":"}"}}',
+    ];
+    for (const text of texts) {
+      const body = parse(text);
+      for (const streamUsage of [false, true]) {
+        const out = upstreamChatText(text, body, { streamUsage, completionCap: 4096 });
+        expect(out.startsWith(text.slice(0, text.lastIndexOf('}')))).toBe(true);
+        const expected: Record<string, unknown> = { ...JSON.parse(text), max_tokens: 4096 };
+        if (streamUsage) expected.stream_options = { include_usage: true };
+        expect(JSON.parse(out)).toEqual(expected);
+      }
+    }
+  });
+
+  test('a cap the client sent as null is replaced, under the key it used, never written twice', () => {
+    for (const [fields, key] of [
+      ['"max_tokens":null', 'max_tokens'],
+      ['"max_completion_tokens":null', 'max_completion_tokens'],
+      ['"max\\u005ftokens":null', 'max_tokens'],
+      ['"max_tokens":null,"max_completion_tokens":null', 'max_completion_tokens'],
+    ] as const) {
+      const text = `{"model":"acme/chat","messages":[{"role":"user","content":"x"}],${fields}}`;
+      const out = upstreamChatText(text, parse(text), { streamUsage: true, completionCap: 300 });
+      expect(JSON.parse(out)[key]).toBe(300);
+      expect(JSON.parse(out).stream_options).toEqual({ include_usage: true });
+      expect(keyCount(out, key)).toBe(1);
+      expect(out).not.toContain('\\u005f');
+    }
+  });
+
+  test('nothing to add leaves the client\'s text as it is; without a text the body is serialised with the cap', () => {
+    const text = '{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"max_tokens":5}';
+    expect(upstreamChatText(text, parse(text), { streamUsage: false, completionCap: null })).toBe(text);
+    const body = parse('{"model":"acme/chat","messages":[{"role":"user","content":"x"}]}');
+    expect(JSON.parse(upstreamChatText(null, body, { streamUsage: false, completionCap: 64 }))).toEqual({ ...body, max_tokens: 64 });
   });
 });

@@ -10,7 +10,7 @@ import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
-import { chatRequestSchema, plainChatRequest, withStreamUsage, type ChatRequest } from './request';
+import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
 import {
@@ -22,7 +22,7 @@ import {
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { createUsageFilter } from './usage-filter';
-import { failureRecorder, readJsonObject, readUpstreamRejection, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
+import { failureRecorder, readJsonObject, readUpstreamRejection, settleAnswer, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
@@ -150,7 +150,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     // The reservation needs a bound, not a count; the count (the tokenizer) only when the upstream sends no usage.
     const promptReserve = reservePromptTokens(body.messages, tools);
     const promptEstimate = () => estimatePromptTokens(body.messages, tools);
-    const completionCap = body.max_completion_tokens ?? body.max_tokens ?? config.reserveCompletionTokens;
+    const namedCap = body.max_completion_tokens ?? body.max_tokens;
+    const completionCap = namedCap ?? config.reserveCompletionTokens;
     // Every one of the n choices may run to the cap, each at the model's completion price.
     const price = prices.priceOf(body.model);
     const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1)).totalNano;
@@ -168,7 +169,11 @@ export function createChatHandler(deps: ChatHandlerDeps) {
 
     // Streams always ask the upstream for usage; the client's own choice decides what it sees.
     const clientWantsUsage = body.stream_options?.include_usage === true;
-    const upstreamText = stream && !clientWantsUsage ? withStreamUsage(originalText, body) : (originalText ?? JSON.stringify(body));
+    // A request without a cap goes with the one reserved for: a well-behaved upstream then never answers past it.
+    const upstreamText = upstreamChatText(originalText, body, {
+      streamUsage: stream && !clientWantsUsage,
+      completionCap: namedCap == null ? completionCap : null,
+    });
 
     // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
     if (clientSignal?.aborted) {
@@ -237,7 +242,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const counted = usage
         ? usageFacts(usage)
         : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: completionTokens });
-      const { costNano } = billing.settle(reservation, {
+      const { costNano } = settleAnswer(billing, logger, reservation, {
         ...base,
         ...counted,
         status: 'ok',
@@ -309,7 +314,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
             prompt_tokens: ctx.promptEstimate(),
             completion_tokens: countTextTokens(meter.completionText) + oversizedTokens(meter.oversizedBytes),
           });
-      billing.settle(ctx.reservation, {
+      settleAnswer(billing, logger, ctx.reservation, {
         ...ctx.base,
         ...counted,
         status,

@@ -85,25 +85,55 @@ export function plainChatRequest(json: unknown): ChatRequest | null {
 /** JSON's whitespace: the only characters that may stand between tokens. */
 const isJsonSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
+const STREAM_USAGE = '"stream_options":{"include_usage":true}';
+
 /**
- * The body the upstream gets for a stream whose client did not ask for usage: the request as the client
- * wrote it, plus `"stream_options":{"include_usage":true}` (billing needs the figures; the relay takes them
- * out again). `text` is the body the request was parsed from, or null when there is none (an assistant's
- * request). When it has no stream_options at all (the SDKs send none by default) the key is written in
- * before its closing brace, instead of serialising the whole request again: a long conversation is tens
- * of kilobytes, copied and re-encoded for one key.
+ * `text`, a JSON object's text, with `members` (`"key":value` pairs, comma-separated) written in before its
+ * closing brace; null when it has none. The caller knows none of the keys is in it already.
  */
-export function withStreamUsage(text: string | null, body: ChatRequest): string {
-  // body came from text: no stream_options in it means none in the text either (JSON.parse decodes escaped keys).
-  if (text !== null && body.stream_options === undefined) {
-    // A JSON object's text: only whitespace after its closing brace.
-    const close = text.lastIndexOf('}');
-    let before = close - 1;
-    while (before >= 0 && isJsonSpace(text.charCodeAt(before))) before -= 1;
-    if (close > 0 && before >= 0) {
-      const separator = text.charCodeAt(before) === 0x7b /* { */ ? '' : ',';
-      return `${text.slice(0, close)}${separator}"stream_options":{"include_usage":true}${text.slice(close)}`;
-    }
+export function spliceMembers(text: string, members: string): string | null {
+  // A JSON object's text: only whitespace after its closing brace.
+  const close = text.lastIndexOf('}');
+  let before = close - 1;
+  while (before >= 0 && isJsonSpace(text.charCodeAt(before))) before -= 1;
+  if (close <= 0 || before < 0) return null;
+  const separator = text.charCodeAt(before) === 0x7b /* { */ ? '' : ',';
+  return `${text.slice(0, close)}${separator}${members}${text.slice(close)}`;
+}
+
+/**
+ * The body the upstream gets: the request as the client wrote it, plus what Conduit must add.
+ * - `streamUsage`: a stream whose client did not ask for usage gets `"stream_options":{"include_usage":true}`
+ *   (billing needs the figures; the relay takes them out again).
+ * - `completionCap`: a request that names no `max_tokens` / `max_completion_tokens` gets the cap its
+ *   reservation assumed, so that a well-behaved upstream cannot answer past what was set aside (a key's
+ *   limit or the balance would be overrun otherwise). It goes in as `max_tokens`, the field every
+ *   OpenAI-compatible host takes, or as `max_completion_tokens` when the client sent that one as null.
+ * `text` is the body the request was parsed from, or null when there is none (an assistant's request).
+ * When the keys are not in it at all (the SDKs send none by default) they are written in before its closing
+ * brace, instead of serialising the whole request again: a long conversation is tens of kilobytes, copied
+ * and re-encoded for a few keys. body came from text, and JSON.parse decodes escaped keys, so a key absent
+ * from body is absent from the text too.
+ */
+export function upstreamChatText(text: string | null, body: ChatRequest, add: { streamUsage: boolean; completionCap: number | null }): string {
+  const { streamUsage, completionCap } = add;
+  if (!streamUsage && completionCap === null) return text ?? JSON.stringify(body);
+  if (
+    text !== null &&
+    (!streamUsage || body.stream_options === undefined) &&
+    (completionCap === null || (body.max_tokens === undefined && body.max_completion_tokens === undefined))
+  ) {
+    const cap = completionCap === null ? '' : `"max_tokens":${completionCap}`;
+    const spliced = spliceMembers(text, streamUsage ? (cap ? `${STREAM_USAGE},${cap}` : STREAM_USAGE) : cap);
+    if (spliced !== null) return spliced;
   }
-  return JSON.stringify({ ...body, stream_options: { ...body.stream_options, include_usage: true } });
+  const rebuilt: Record<string, unknown> = { ...body };
+  if (streamUsage) rebuilt.stream_options = { ...body.stream_options, include_usage: true };
+  if (completionCap !== null) rebuilt[body.max_completion_tokens === undefined ? 'max_tokens' : 'max_completion_tokens'] = completionCap;
+  return JSON.stringify(rebuilt);
+}
+
+/** The body for a stream whose client did not ask for usage, the request naming its own cap (upstreamChatText). */
+export function withStreamUsage(text: string | null, body: ChatRequest): string {
+  return upstreamChatText(text, body, { streamUsage: true, completionCap: null });
 }

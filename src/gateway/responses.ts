@@ -18,10 +18,10 @@ import type { PriceBook } from '../pricing/prices';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
-import { MODEL_ID } from './request';
+import { MODEL_ID, spliceMembers } from './request';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, type Upstream } from './upstream';
-import { askUpstream, failureRecorder, fetchFailure, readJsonObject, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
+import { askUpstream, failureRecorder, fetchFailure, readJsonObject, settleAnswer, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
 
 export const responsesRequestSchema = z
   .object({
@@ -338,9 +338,17 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     };
     const fail = failureRecorder(billing, reservation, base, started);
 
+    // A request without a cap goes with the one reserved for: a well-behaved upstream then never answers past
+    // it. Written into the client's text (spliceMembers); a client's explicit null is replaced in a copy.
+    const upstreamText =
+      body.max_output_tokens != null
+        ? text
+        : ((body.max_output_tokens === undefined ? spliceMembers(text, `"max_output_tokens":${completionCap}`) : null) ??
+          JSON.stringify({ ...(JSON.parse(text) as object), max_output_tokens: completionCap }));
+
     // An upstream without the endpoint answers 404: passed through like any 4xx.
     const { response, call } = await askUpstream({
-      send: (signal) => upstream.responses(text, signal),
+      send: (signal) => upstream.responses(upstreamText, signal),
       redact: upstream.redact,
       clientSignal,
       timeoutMs: config.upstreamTimeoutMs,
@@ -376,7 +384,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       // An answer that is not JSON is relayed as it is and billed by its length, as generated text.
       completionTokens = countTextTokens(answer);
     }
-    const { costNano } = billing.settle(reservation, {
+    const { costNano } = settleAnswer(billing, logger, reservation, {
       ...base,
       ...(usage ? usageFacts(usage) : usageFacts({ input_tokens: promptEstimate(), output_tokens: completionTokens })),
       status: 'ok',
@@ -421,7 +429,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
             input_tokens: ctx.promptEstimate(),
             output_tokens: countTextTokens(meter.completionText) + oversizedTokens(meter.oversizedBytes),
           });
-      billing.settle(ctx.reservation, {
+      settleAnswer(billing, logger, ctx.reservation, {
         ...ctx.base,
         ...counted,
         status,

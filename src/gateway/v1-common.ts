@@ -244,6 +244,30 @@ export type FailureRecorder = (status: UsageStatus, error: string, upstreamStatu
 /** What a usage row of this request says whatever its outcome: who, which key, which route and model. */
 export type RequestFacts = Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'upstreamStatus' | 'error' | 'durationMs'>;
 
+/**
+ * Settles an answer, and says so in the log when it cost more than was set aside for it: the completion
+ * cap went upstream with the request, so only an upstream that ignored it gets here. It is billed in full
+ * all the same (what the reservation does not cover comes from the balance).
+ */
+export function settleAnswer(
+  billing: Pick<Billing, 'settle'>,
+  logger: Logger,
+  reservation: Reservation,
+  facts: UsageFacts,
+): { costNano: bigint } {
+  const settled = billing.settle(reservation, facts);
+  if (settled.costNano > reservation.amountNano) {
+    logger.warn('an answer cost more than its reservation: the upstream went past the completion cap', {
+      requestId: facts.requestId,
+      model: facts.model,
+      completionTokens: facts.completionTokens,
+      reservedNano: reservation.amountNano,
+      costNano: settled.costNano,
+    });
+  }
+  return settled;
+}
+
 /** The FailureRecorder of one request: its reservation back in full, a usage row of no tokens saying why. */
 export function failureRecorder(
   billing: Pick<Billing, 'release'>,

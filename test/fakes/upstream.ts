@@ -32,7 +32,10 @@
 //   fake/error-502        502 with an HTML body, as a proxy in front of a host answers
 //   fake/error-503        503 server_error (overloaded)
 //   fake/unknown-model, fake/not-found*   404 model_not_found
-//   fake/usage-<P>-<C>    answers as usual but reports usage prompt P, completion C (any size, whatever the cap)
+//   fake/usage-<P>-<C>    answers as usual but reports usage prompt P, completion C (any size, whatever the cap:
+//                         an upstream that ignores max_tokens)
+//   fake/long-<C>         a model that would write C completion tokens: reports C, capped by max_completion_tokens /
+//                         max_tokens (max_output_tokens on /responses) as a well-behaved host does; the text is the usual
 //   fake/usage-garbage    reports usage figures that are not counts: strings, a negative number, NaN as text
 //
 // POST {url}/embeddings: OpenAI's list shape with a deterministic unit vector per input (fakeEmbedding;
@@ -171,7 +174,8 @@ export function expectedResponseUsage(body: { model?: unknown; input?: unknown; 
   const cap = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : Infinity;
   const items = typeof body.input === 'string' ? 1 : Array.isArray(body.input) ? body.input.length : 0;
   const input = reported ? Number(reported[1]) : 10 + 2 * items;
-  const output = reported ? Number(reported[2]) : Math.min(PIECES.length, cap);
+  const long = typeof body.model === 'string' ? /^fake\/long-(\d+)$/.exec(body.model) : null;
+  const output = reported ? Number(reported[2]) : Math.min(long ? Number(long[1]) : PIECES.length, cap);
   return {
     input_tokens: input,
     input_tokens_details: { cache_write_tokens: 0, cached_tokens: 0 },
@@ -235,7 +239,8 @@ export function expectedUsage(body: ChatBody) {
     };
   }
   const prompt = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
-  const completion = Math.min(pieceCount(body.model), completionCap(body));
+  const long = typeof body.model === 'string' ? /^fake\/long-(\d+)$/.exec(body.model) : null;
+  const completion = Math.min(long ? Number(long[1]) : pieceCount(body.model), completionCap(body));
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
