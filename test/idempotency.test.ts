@@ -111,3 +111,76 @@ describe('Idempotency-Key', () => {
     expect(upstreamCalls()).toBe(0);
   });
 });
+
+describe('scoped to the key: two keys of one user', () => {
+  const onPostgres = Boolean(process.env.DATABASE_URL);
+
+  async function keyOf(target: TestApp, token: string, scope: 'key' | 'account') {
+    const res = await call(target.url, 'POST', '/api/keys', { token, body: { name: `${scope} key`, scope } });
+    expect(res.status).toBe(201);
+    return res.body.key as string;
+  }
+  const chatWith = (target: TestApp, key: string, idempotencyKey: string) =>
+    call(target.url, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
+      body: { model: 'acme/chat', messages },
+    });
+  const responseOf = (target: TestApp, key: string, method: 'GET' | 'DELETE', id: string) =>
+    call(target.url, method, `/v1/responses/${id}`, { token: key });
+
+  /** Runs on `one` and `two`: the same instance, or two instances on one PostgreSQL. */
+  async function keysStayApart(one: TestApp, two: TestApp) {
+    const user = await registerUser(one.url);
+    const a = await keyOf(one, user.token, 'key');
+    const b = await keyOf(one, user.token, 'key');
+    const first = await chatWith(one, a, 'shared-42');
+    expect(first.status).toBe(200);
+    // Key B's same Idempotency-Key and body is its own request, not key A's answer.
+    const fromB = await chatWith(two, b, 'shared-42');
+    expect(fromB.status).toBe(200);
+    expect(fromB.headers.get('idempotent-replayed')).toBeNull();
+    expect(fromB.body.id).not.toBe(first.body.id);
+    expect(upstreamCalls()).toBe(2);
+    // Each key's repeat still gets its own stored answer.
+    const againA = await chatWith(two, a, 'shared-42');
+    expect(againA.headers.get('idempotent-replayed')).toBe('true');
+    expect(againA.body.id).toBe(first.body.id);
+    const againB = await chatWith(one, b, 'shared-42');
+    expect(againB.body.id).toBe(fromB.body.id);
+    expect(upstreamCalls()).toBe(2);
+
+    // Account-scoped keys share the user's keys, as before.
+    const wide1 = await keyOf(one, user.token, 'account');
+    const wide2 = await keyOf(one, user.token, 'account');
+    const wideFirst = await chatWith(one, wide1, 'shared-43');
+    const wideAgain = await chatWith(two, wide2, 'shared-43');
+    expect(wideAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(wideAgain.body.id).toBe(wideFirst.body.id);
+
+    // A stored response: its key and account-scoped keys reach it; another key-scoped key does not.
+    const created = await call(one.url, 'POST', '/v1/responses', { token: a, body: { model: 'acme/chat', input: 'Привет' } });
+    expect(created.status).toBe(200);
+    const id = created.body.id as string;
+    expect((await responseOf(two, b, 'GET', id)).status).toBe(404);
+    expect((await responseOf(two, b, 'DELETE', id)).status).toBe(404);
+    expect(fake.storedResponses.has(id)).toBe(true);
+    expect((await responseOf(two, wide1, 'GET', id)).status).toBe(200);
+    expect((await responseOf(two, a, 'GET', id)).body.id).toBe(id);
+    await settleAll(one);
+    if (two !== one) await settleAll(two);
+    expect(await unbalancedUsers(one)).toEqual([]);
+  }
+
+  test('a key-scoped key neither replays nor reads what another key of the user stored', async () => {
+    await keysStayApart(app, app);
+  });
+
+  test.skipIf(!onPostgres)('the same across two instances on one PostgreSQL', async () => {
+    const other = await startTestApp({ database: app.database, env: { UPSTREAM_BASE_URL: fake.url } });
+    try {
+      await keysStayApart(app, other);
+    } finally {
+      await other.stop();
+    }
+  });
+});

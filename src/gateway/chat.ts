@@ -8,6 +8,7 @@ import type { Logger } from '../logger';
 import type { KeyLimitRef } from '../keys/limits';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
+import { ownKeyId } from '../keys/scope';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
 import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
@@ -509,7 +510,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const { text, body } = await parseBody(request);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      return withIdempotency({ idempotency, logger }, request, { userId: key.userId, text, requestId, stream: body.stream === true }, () =>
+      return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: body.stream === true }, () =>
         complete(
           {
             userId: key.userId,

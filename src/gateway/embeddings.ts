@@ -9,6 +9,7 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
+import { ownKeyId } from '../keys/scope';
 import type { Billing } from './billing';
 import type { ChatHandler, ChatObserver, Payer } from './chat';
 import type { Idempotency } from './idempotency';
@@ -183,7 +184,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
         agentId: null,
         keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
       };
-      return withIdempotency({ idempotency, logger }, request, { userId: key.userId, text, requestId, stream: false }, () =>
+      return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: false }, () =>
         embed(payer, parsed.data, text, requestId, request.signal),
       );
     },

@@ -1,6 +1,7 @@
 // Idempotency-Key on /v1 (as Stripe and OpenAI-style APIs honour it): a client that repeats a request
 // with the same key within 24 h, because it never saw the answer, must not be charged twice. The first
-// request claims the key for its user with the body's hash; a repeat with the same body gets the stored
+// request claims the key with the body's hash, for the API key that sent it when that key is key-scoped
+// (another key of the same user never gets its answer), for the user when it is account-scoped; a repeat with the same body gets the stored
 // answer (non-streaming), or 409 naming the first request while that one still runs or when it was a
 // stream (a stream cannot be replayed); the same key with another body is 400. A request that fails
 // gives its key back, so the client's retry can run.
@@ -16,16 +17,30 @@ const TTL_HOURS = 24;
 
 export type IdempotencyStart = { kind: 'claimed' } | { kind: 'replay'; response: Response };
 
+/** Whose the key is: the user's, and within it the API key's when that key is key-scoped (null: the user's). */
+export interface IdempotencyOwner {
+  userId: string;
+  keyId: string | null;
+}
+
+/**
+ * The key as stored: a key-scoped API key's keys are prefixed with its id and a space, which no client's
+ * key can hold (KEY_PATTERN), so no key of one namespace can name one of another.
+ */
+const slotOf = (owner: IdempotencyOwner, key: string) => (owner.keyId === null ? key : `${owner.keyId} ${key}`);
+
 export function createIdempotency({ db }: { db: Database }) {
   return {
     /** Claims the key for this request, or answers the repeat; throws 400/409 as the file's head says. */
-    async begin(userId: string, key: string, bodyText: string, requestId: string, stream: boolean): Promise<IdempotencyStart> {
-      if (!KEY_PATTERN.test(key)) {
+    async begin(owner: IdempotencyOwner, clientKey: string, bodyText: string, requestId: string, stream: boolean): Promise<IdempotencyStart> {
+      if (!KEY_PATTERN.test(clientKey)) {
         throw new AppError('invalid_request_error', errorMessages.idempotencyKeyInvalid, {
           param: 'Idempotency-Key',
           code: errorCodes.idempotencyKeyInvalid,
         });
       }
+      const { userId } = owner;
+      const key = slotOf(owner, clientKey);
       const bodyHash = createHash('sha256').update(bodyText).digest('hex');
       // A key whose 24 hours are over is free again: the same statement takes it over.
       const claimed = await db
@@ -63,7 +78,7 @@ export function createIdempotency({ db }: { db: Database }) {
         .where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)))
         .limit(1);
       // Gone between the two statements (the first request failed and gave it back): try once more.
-      if (!first) return this.begin(userId, key, bodyText, requestId, stream);
+      if (!first) return this.begin(owner, clientKey, bodyText, requestId, stream);
       if (first.bodyHash !== bodyHash) {
         throw new AppError('invalid_request_error', errorMessages.idempotencyKeyReused, {
           param: 'Idempotency-Key',
@@ -94,7 +109,9 @@ export function createIdempotency({ db }: { db: Database }) {
     },
 
     /** The answer went out: keep it (its body only when it was not a stream). */
-    async complete(userId: string, key: string, answer: { status: number; body: string | null; contentType: string | null }) {
+    async complete(owner: IdempotencyOwner, clientKey: string, answer: { status: number; body: string | null; contentType: string | null }) {
+      const { userId } = owner;
+      const key = slotOf(owner, clientKey);
       await db
         .update(idempotencyKeys)
         .set({ state: 'done', responseStatus: answer.status, responseBody: answer.body, responseContentType: answer.contentType })
@@ -102,7 +119,9 @@ export function createIdempotency({ db }: { db: Database }) {
     },
 
     /** The request failed before an answer: the key is free for the client's retry. */
-    async release(userId: string, key: string) {
+    async release(owner: IdempotencyOwner, clientKey: string) {
+      const { userId } = owner;
+      const key = slotOf(owner, clientKey);
       await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.userId, userId), eq(idempotencyKeys.key, key)));
     },
 

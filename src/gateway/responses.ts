@@ -15,6 +15,7 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
+import { ownKeyId } from '../keys/scope';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
@@ -530,12 +531,20 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     verifier.markUsed(key.keyId);
     // No response id of ours could look like this one (and text with NUL cannot even be looked up).
     if (!RESPONSE_ID.test(id)) throw new AppError('not_found', RESPONSE_NOT_FOUND);
+    // A key-scoped key reaches the responses it created, an account-scoped one every response of the account.
+    const keyId = ownKeyId(key);
     const [own] = await db
       .select({ responseId: upstreamResponses.responseId })
       .from(upstreamResponses)
-      .where(and(eq(upstreamResponses.responseId, id), eq(upstreamResponses.userId, key.userId)))
+      .where(
+        and(
+          eq(upstreamResponses.responseId, id),
+          eq(upstreamResponses.userId, key.userId),
+          keyId === null ? undefined : eq(upstreamResponses.apiKeyId, keyId),
+        ),
+      )
       .limit(1);
-    // Another user's id is answered exactly like an unknown one: ids are not to be probed.
+    // Another user's (or key's) id is answered exactly like an unknown one: ids are not to be probed.
     if (!own) throw new AppError('not_found', RESPONSE_NOT_FOUND);
     const call = upstreamCall(request.signal, config.upstreamTimeoutMs);
     let response: Response;
@@ -608,7 +617,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       return withIdempotency(
         { idempotency, logger },
         request,
-        { userId: key.userId, text, requestId, stream: parsed.data.stream === true },
+        { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: parsed.data.stream === true },
         () => create(payer, parsed.data, text, requestId, request.signal),
       );
     },

@@ -7,7 +7,7 @@ import { assertJsonDepth } from '../http/json';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
-import type { Idempotency } from './idempotency';
+import type { Idempotency, IdempotencyOwner } from './idempotency';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, classifyFetchFailure, upstreamErrorInfo, type UpstreamFailureKind } from './upstream';
 
 /** Far beyond any real answer, within what bigint columns and exact bigint money hold. */
@@ -118,19 +118,19 @@ export async function readUpstreamRejection(
 export async function withIdempotency(
   deps: { idempotency?: Idempotency; logger: Logger },
   request: Request,
-  call: { userId: string; text: string; requestId: string; stream: boolean },
+  call: { owner: IdempotencyOwner; text: string; requestId: string; stream: boolean },
   run: () => Promise<Response>,
 ): Promise<Response> {
   const { idempotency, logger } = deps;
   const idempotencyKey = request.headers.get('idempotency-key');
   if (idempotencyKey === null || !idempotency) return run();
-  const start = await idempotency.begin(call.userId, idempotencyKey, call.text, call.requestId, call.stream);
+  const start = await idempotency.begin(call.owner, idempotencyKey, call.text, call.requestId, call.stream);
   if (start.kind === 'replay') return start.response;
   let response: Response;
   try {
     response = await run();
   } catch (error) {
-    await idempotency.release(call.userId, idempotencyKey).catch((e) => logger.warn('could not free an idempotency key', { error: e }));
+    await idempotency.release(call.owner, idempotencyKey).catch((e) => logger.warn('could not free an idempotency key', { error: e }));
     throw error;
   }
   const contentType = response.headers.get('content-type');
@@ -138,7 +138,7 @@ export async function withIdempotency(
   // A whole answer is kept for replays; a stream only as "done" (a repeat gets 409).
   const stored = stream ? null : await response.clone().text();
   await idempotency
-    .complete(call.userId, idempotencyKey, { status: response.status, body: stored, contentType })
+    .complete(call.owner, idempotencyKey, { status: response.status, body: stored, contentType })
     .catch((error) => logger.warn('could not store an idempotent answer', { error, requestId: call.requestId }));
   return response;
 }
