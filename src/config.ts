@@ -93,6 +93,8 @@ const envSchema = z.object({
   /** Attempts before a message is given up as failed (a 429 wait does not count). */
   OUTBOX_MAX_ATTEMPTS: intFromEnv(1, 1000).default(12),
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** The most of one upstream answer that is not a stream (and of an error body) Conduit reads: past it, 502. */
+  UPSTREAM_MAX_BODY_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
   /** Requests per minute of all a user's API keys together on /v1; 0 = no such ceiling. */
@@ -255,6 +257,7 @@ export interface Config {
   outboxRetryBaseMs: number;
   outboxMaxAttempts: number;
   bodyLimitBytes: number;
+  upstreamMaxBodyBytes: number;
   maxKeysPerUser: number;
   rateLimitPerMinute: number;
   rateLimitPerUserPerMinute: number;
@@ -491,6 +494,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
       outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      upstreamMaxBodyBytes: e.UPSTREAM_MAX_BODY_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       rateLimitPerUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE,

@@ -348,7 +348,9 @@ describe('robustness', () => {
     for (let i = 0; i < all.length; i += 100) meter.push(all.subarray(i, i + 100));
     const elapsed = performance.now() - started;
     expect(meter.events).toBe(20_000);
-    expect(meter.completionText.length).toBe(6 * 20_000);
+    // Counted as it came, not kept: "token " is one token; what is left uncounted is a short tail.
+    expect(Math.abs(meter.completionTokens - 20_000)).toBeLessThanOrEqual(200);
+    expect(meter.completionText.length).toBeLessThanOrEqual(32 * 1024);
     expect(elapsed).toBeLessThan(2_000);
   });
 });

@@ -23,10 +23,10 @@ import {
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { createUsageFilter } from './usage-filter';
-import { failureRecorder, readJsonObject, readUpstreamRejection, settleAnswer, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
+import { answerTooLarge, failureRecorder, readJsonObject, readUpstreamRejection, readUpstreamText, settleAnswer, tokenCount, upstreamCall, UpstreamAnswerTooLarge, withIdempotency, type RequestFacts } from './v1-common';
 
 export interface ChatHandlerDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
+  config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
   verifier: KeyVerifier;
   prices: PriceBook;
   billing: Billing;
@@ -85,6 +85,8 @@ export function sseError(message: string, type: string): Uint8Array {
 export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
 const NOT_YET = Symbol('not yet');
+/** What a stream's first reads may gather before the relay hands the rest to the client's pace. */
+const HEAD_MAX_BYTES = 1024 * 1024;
 /** A few microtask turns: long enough for a read of bytes already received to resolve, too short to wait for the network. */
 const MICROTASK_TURNS = 4;
 
@@ -218,9 +220,18 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     if (!isEventStream || !response.body) {
       let text: string;
       try {
-        text = await response.text();
+        text = await readUpstreamText(response, config.upstreamMaxBodyBytes);
       } catch (error) {
         cleanup();
+        if (error instanceof UpstreamAnswerTooLarge) {
+          throw answerTooLarge(
+            { billing, logger },
+            reservation,
+            { ...base, upstreamStatus: response.status, durationMs: Math.round(performance.now() - started) },
+            { promptTokens: promptEstimate(), completionTokens: oversizedTokens(error.bytes) },
+            error,
+          );
+        }
         const kind = classifyFetchFailure(error, abort.signal);
         fail(kind === 'timeout' ? 'upstream_timeout' : kind === 'client_closed' ? 'client_closed' : 'upstream_dropped', 'body lost');
         throw new AppError(kind === 'timeout' ? 'upstream_timeout' : 'upstream_error');
@@ -313,7 +324,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         ? usageFacts(meter.usage)
         : usageFacts({
             prompt_tokens: ctx.promptEstimate(),
-            completion_tokens: countTextTokens(meter.completionText) + oversizedTokens(meter.oversizedBytes),
+            completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes),
           });
       settleAnswer(billing, logger, ctx.reservation, {
         ...ctx.base,
@@ -368,6 +379,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const status: UsageStatus = timedOut ? 'upstream_timeout' : 'upstream_dropped';
       observer?.upstreamDropped();
       logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, status, error });
+      // The upstream may still be sending (an event over the filter's cap): it is stopped.
+      reader.cancel().catch(() => {});
       const out: Uint8Array[] = [];
       if (filter) out.push(filter.end(decoderTail()));
       out.push(
@@ -385,6 +398,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     // which costs far more per request. No byte waits for a later one either way.
     type ReadResult = Awaited<ReturnType<typeof reader.read>>;
     const head: Uint8Array[] = [];
+    let headBytes = 0;
     let next: Promise<ReadResult> | null = reader.read();
     let whole = false;
     try {
@@ -398,7 +412,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         }
         const out = take(result.value);
         if (out.byteLength > 0) head.push(out);
+        headBytes += out.byteLength;
         next = reader.read();
+        // An upstream faster than the client is read as the client takes it, not held here.
+        if (headBytes > HEAD_MAX_BYTES) break;
         const now = await alreadySettled(next);
         if (now === NOT_YET) break;
         result = now;
@@ -463,7 +480,21 @@ export function createChatHandler(deps: ChatHandlerDeps) {
             controller.close();
             return;
           }
-          const out = take(chunk.value);
+          let out: Uint8Array;
+          try {
+            out = take(chunk.value);
+          } catch (error) {
+            // An event over the filter's cap: the stream ends here, billed for what came.
+            if (finished) return;
+            const tail = broken(error);
+            try {
+              for (const part of tail) controller.enqueue(part);
+              controller.close();
+            } catch {
+              // The client is gone as well.
+            }
+            return;
+          }
           if (out.byteLength > 0) {
             sentFirst();
             controller.enqueue(out);

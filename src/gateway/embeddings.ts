@@ -16,7 +16,7 @@ import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
 import type { Upstream } from './upstream';
-import { askUpstream, failureRecorder, fetchFailure, readJsonObject, tokenCount, withIdempotency } from './v1-common';
+import { answerTooLarge, askUpstream, failureRecorder, fetchFailure, readJsonObject, readUpstreamText, tokenCount, UpstreamAnswerTooLarge, withIdempotency } from './v1-common';
 
 /** OpenAI's own limit on the inputs of one request. */
 const MAX_INPUTS = 2048;
@@ -87,7 +87,7 @@ export function countInputTokens(input: Input): number {
 }
 
 export interface EmbeddingsHandlerDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs'>;
+  config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs'>;
   /** Chat's key check, so every /v1 route refuses the same keys and shares the per-key rate limit. */
   authenticate: ChatHandler['authenticate'];
   verifier: Pick<KeyVerifier, 'markUsed'>;
@@ -132,9 +132,19 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
     });
     let answer: string;
     try {
-      answer = await response.text();
+      answer = await readUpstreamText(response, config.upstreamMaxBodyBytes);
     } catch (error) {
       call.cleanup();
+      if (error instanceof UpstreamAnswerTooLarge) {
+        // Embeddings are billed by their input: that much was asked for whatever came back.
+        throw answerTooLarge(
+          { billing, logger },
+          reservation,
+          { ...base, upstreamStatus: response.status, durationMs: Math.round(performance.now() - started) },
+          { promptTokens: countInputTokens(body.input), completionTokens: 0 },
+          error,
+        );
+      }
       const failure = fetchFailure(error, call.signal);
       fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
       throw failure.error;

@@ -20,9 +20,23 @@ import { usageCost, type Billing, type Reservation, type UsageStatus } from './b
 import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID, spliceMembers } from './request';
-import { countTextTokens, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
+import { countTextTokens, createTokenTally, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, type Upstream } from './upstream';
-import { askUpstream, failureRecorder, fetchFailure, readJsonObject, settleAnswer, tokenCount, upstreamCall, withIdempotency, type RequestFacts } from './v1-common';
+import {
+  answerTooLarge,
+  askUpstream,
+  ERROR_BODY_BYTES,
+  failureRecorder,
+  fetchFailure,
+  readJsonObject,
+  readUpstreamText,
+  settleAnswer,
+  tokenCount,
+  upstreamCall,
+  UpstreamAnswerTooLarge,
+  withIdempotency,
+  type RequestFacts,
+} from './v1-common';
 
 export const responsesRequestSchema = z
   .object({
@@ -161,7 +175,7 @@ export function createResponsesMeter() {
   const state = {
     responseId: null as string | null,
     usage: null as ResponsesUsage | null,
-    text: '',
+    text: createTokenTally(),
     oversizedBytes: 0,
   };
 
@@ -184,7 +198,7 @@ export function createResponsesMeter() {
     if (type === 'response.created' && isRecord(event.response) && typeof event.response.id === 'string') {
       state.responseId ??= event.response.id;
     } else if (GENERATED_DELTAS.has(type)) {
-      state.text += str(event.delta);
+      state.text.add(str(event.delta));
     } else if (FINAL_EVENTS.has(type) && isRecord(event.response)) {
       state.usage = readUsage(event.response.usage) ?? state.usage;
       if (typeof event.response.id === 'string') state.responseId ??= event.response.id;
@@ -263,12 +277,19 @@ export function createResponsesMeter() {
     get usage() {
       return state.usage;
     },
+    /** The generated text not yet counted: all of it while it is short (completionTokens counts it all). */
     get completionText() {
-      return state.text;
+      return state.text.uncounted;
     },
-    /** Characters of events too large to parse: still sent, so still billed (by their length). */
+    get completionTokens() {
+      return state.text.tokens;
+    },
+    /**
+     * Characters of events too large to parse: still sent, so still billed (by their length); with the
+     * event still open when the stream ends early (a line that never ended), what came of it.
+     */
     get oversizedBytes() {
-      return state.oversizedBytes;
+      return state.oversizedBytes + (dropped ? eventBytes : 0) + line.length;
     },
   };
 }
@@ -284,7 +305,7 @@ const RESPONSE_NOT_FOUND = errorMessages.responseNotFound;
 const RESPONSE_ID = /^[A-Za-z0-9_.:-]{1,256}$/;
 
 export interface ResponsesHandlerDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'upstreamTimeoutMs' | 'reserveCompletionTokens'>;
+  config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'reserveCompletionTokens'>;
   db: Database;
   /** Chat's key check, so every /v1 route refuses the same keys and shares the per-key rate limit. */
   authenticate: ChatHandler['authenticate'];
@@ -366,9 +387,18 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
 
     let answer: string;
     try {
-      answer = await response.text();
+      answer = await readUpstreamText(response, config.upstreamMaxBodyBytes);
     } catch (error) {
       call.cleanup();
+      if (error instanceof UpstreamAnswerTooLarge) {
+        throw answerTooLarge(
+          { billing, logger },
+          reservation,
+          { ...base, upstreamStatus: response.status, durationMs: Math.round(performance.now() - started) },
+          { promptTokens: promptEstimate(), completionTokens: oversizedTokens(error.bytes) },
+          error,
+        );
+      }
       const failure = fetchFailure(error, call.signal);
       fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
       throw failure.error;
@@ -428,7 +458,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         ? usageFacts(usage)
         : usageFacts({
             input_tokens: ctx.promptEstimate(),
-            output_tokens: countTextTokens(meter.completionText) + oversizedTokens(meter.oversizedBytes),
+            output_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes),
           });
       settleAnswer(billing, logger, ctx.reservation, {
         ...ctx.base,
@@ -475,48 +505,68 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           }) ?? null;
       },
       async pull(controller) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          if (finished) return;
-          const timedOut = ctx.call.signal.reason === ABORT_TIMEOUT;
-          observer?.upstreamDropped();
-          logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, error });
-          finish(timedOut ? 'upstream_timeout' : 'upstream_dropped', error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
+        // Until something reaches the client or the stream ends: a pull that enqueues nothing is not asked again.
+        for (;;) {
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
           try {
-            controller.enqueue(
-              sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'),
-            );
-            controller.close();
-          } catch {
-            // The client is gone as well.
+            chunk = await reader.read();
+          } catch (error) {
+            if (finished) return;
+            const timedOut = ctx.call.signal.reason === ABORT_TIMEOUT;
+            observer?.upstreamDropped();
+            logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, error });
+            finish(timedOut ? 'upstream_timeout' : 'upstream_dropped', error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
+            try {
+              controller.enqueue(
+                sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'),
+              );
+              controller.close();
+            } catch {
+              // The client is gone as well.
+            }
+            return;
           }
+          if (chunk.done) {
+            finish('ok');
+            const rest = costFilter.end(decoder.decode());
+            if (rest.byteLength > 0) controller.enqueue(rest);
+            controller.close();
+            return;
+          }
+          ctx.call.restartTimer();
+          meter.push(chunk.value);
+          // The final event's usage gets the cost (the meter has just read its figures).
+          let out: Uint8Array;
+          try {
+            out = costFilter.push(decoder.decode(chunk.value, { stream: true }), chunk.value);
+          } catch (error) {
+            // An event over the filter's cap: the upstream is stopped and the stream ends, billed for what came.
+            reader.cancel().catch(() => {});
+            observer?.upstreamDropped();
+            logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, error });
+            finish('upstream_error', error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
+            try {
+              controller.enqueue(sseError(errorMessages.upstreamError, 'upstream_error'));
+              controller.close();
+            } catch {
+              // The client is gone as well.
+            }
+            return;
+          }
+          // Recorded before the client sees the id, so a GET it makes at once finds it.
+          const id = meter.responseId;
+          if (id !== null && recorded === null) {
+            recorded = id;
+            await recordOwner(id, ctx.payer, ctx.base.requestId);
+          }
+          if (out.byteLength === 0) continue; // part of an event: read on
+          if (!firstSent) {
+            firstSent = true;
+            observer?.firstToken('responses', (performance.now() - ctx.started) / 1000);
+          }
+          controller.enqueue(out);
           return;
         }
-        if (chunk.done) {
-          finish('ok');
-          const rest = costFilter.end(decoder.decode());
-          if (rest.byteLength > 0) controller.enqueue(rest);
-          controller.close();
-          return;
-        }
-        ctx.call.restartTimer();
-        meter.push(chunk.value);
-        // The final event's usage gets the cost (the meter has just read its figures).
-        const out = costFilter.push(decoder.decode(chunk.value, { stream: true }), chunk.value);
-        // Recorded before the client sees the id, so a GET it makes at once finds it.
-        const id = meter.responseId;
-        if (id !== null && recorded === null) {
-          recorded = id;
-          await recordOwner(id, ctx.payer, ctx.base.requestId);
-        }
-        if (out.byteLength === 0) return; // part of an event: pull() is asked again
-        if (!firstSent) {
-          firstSent = true;
-          observer?.firstToken('responses', (performance.now() - ctx.started) / 1000);
-        }
-        controller.enqueue(out);
       },
       cancel() {
         ctx.call.abort.abort(ABORT_CLIENT_CLOSED);
@@ -564,9 +614,9 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       // An error is read whole (it is small) so that no provider key it may echo reaches the client.
       let text = '';
       try {
-        text = await response.text();
+        text = await readUpstreamText(response, ERROR_BODY_BYTES);
       } catch {
-        // The error body was lost; the status still tells what happened.
+        // The error body was lost (or is no error message: far too long); the status still tells what happened.
       }
       call.cleanup();
       return new Response(upstream.redact(text), { status: response.status, headers });

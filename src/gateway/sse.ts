@@ -10,6 +10,7 @@
 // chunk size. The 1 MiB cap per event is ours: an event that outgrows it is dropped from the parser's
 // buffer, skipped to its end, and billed by its length.
 import { createParser } from 'eventsource-parser';
+import { createTokenTally } from './tokens';
 
 export interface SseUsage {
   prompt_tokens: number;
@@ -30,8 +31,11 @@ export interface SseMeter {
   pushText(text: string): void;
   /** The last usage object seen (providers that report running totals send one per chunk). */
   readonly usage: SseUsage | null;
-  /** Generated text: content, refusal and reasoning deltas and tool-call names and arguments. */
+  /** Generated text: content, refusal and reasoning deltas and tool-call names and arguments; of a long
+   * answer only the part not yet counted (completionTokens counts all of it without keeping it). */
   readonly completionText: string;
+  /** Tokens of all the generated text. */
+  readonly completionTokens: number;
   /** `data: [DONE]` was seen. */
   readonly done: boolean;
   /** The model named by the first chunk that names one. */
@@ -177,7 +181,7 @@ export function createSseMeter(): SseMeter {
    */
   let deferred: string[] = [];
   let deferredBytes = 0;
-  let text = '';
+  const text = createTokenTally();
   let done = false;
   let model: string | null = null;
   let finishReason: string | null = null;
@@ -193,7 +197,7 @@ export function createSseMeter(): SseMeter {
     for (const choice of choices) {
       if (!isRecord(choice)) continue;
       if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
-      text += generatedText(choice.delta);
+      text.add(generatedText(choice.delta));
     }
   }
 
@@ -311,7 +315,11 @@ export function createSseMeter(): SseMeter {
     },
     get completionText() {
       parseDeferred();
-      return text;
+      return text.uncounted;
+    },
+    get completionTokens() {
+      parseDeferred();
+      return text.tokens;
     },
     get done() {
       return done;

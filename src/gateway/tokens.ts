@@ -109,6 +109,49 @@ export function countTextTokens(text: string): number {
   return text.length <= EXACT_TEXT_CHARS ? countExact(text) : countSampled(text);
 }
 
+/** A tally folds its text into its count every this many characters. */
+const TALLY_FOLD_CHARS = EXACT_TEXT_CHARS;
+/** Characters a tally counts exactly; past them, at the rate those gave (a long answer is one kind of text). */
+const TALLY_EXACT_CHARS = 256 * 1024;
+
+/**
+ * The tokens of a text that arrives in pieces (a stream's generated text), without keeping it: what has
+ * come is counted every TALLY_FOLD_CHARS and let go, so a 200 MB stream without usage holds at most that
+ * much text (it held all of it, and RSS grew by ~300 MB).
+ */
+export function createTokenTally() {
+  let pending = '';
+  let tokens = 0;
+  let exactChars = 0;
+  let exactTokens = 0;
+  function fold() {
+    if (exactChars < TALLY_EXACT_CHARS) {
+      const counted = countTextTokens(pending);
+      exactChars += pending.length;
+      exactTokens += counted;
+      tokens += counted;
+    } else {
+      tokens += Math.ceil((pending.length * exactTokens) / exactChars);
+    }
+    pending = '';
+  }
+  return {
+    add(text: string) {
+      if (!text) return;
+      pending += text;
+      if (pending.length >= TALLY_FOLD_CHARS) fold();
+    },
+    /** Tokens of everything added. */
+    get tokens(): number {
+      return tokens + countTextTokens(pending);
+    },
+    /** The text added and not yet counted: all of it while it is short. */
+    get uncounted(): string {
+      return pending;
+    },
+  };
+}
+
 /** Counts the texts of one request within a shared tokenizer budget. */
 function createRequestCounter() {
   let budget = REQUEST_BUDGET_CHARS;

@@ -4,6 +4,19 @@
 // When the client did ask, the same event-by-event reading adds the request's cost to that usage chunk.
 import { withUsageCost } from './answer-cost';
 
+/**
+ * The longest event held for filtering (characters). An upstream that never ends a line must not grow the
+ * buffer without end (an unterminated 100 MB line took the process from 167 to 901 MB): past this the
+ * stream ends with an error, billed for what came (the meter counts the bytes).
+ */
+export const MAX_FILTERED_EVENT_CHARS = 1024 * 1024;
+
+export class SseEventTooLarge extends Error {
+  constructor() {
+    super(`an upstream event over ${MAX_FILTERED_EVENT_CHARS} characters`);
+  }
+}
+
 const USAGE_NULL = /,\s*"usage"\s*:\s*null/g;
 const EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
@@ -85,14 +98,20 @@ export function createUsageFilter(options: { cost?: () => string | null } = {}) 
     /**
      * Feeds the next text of the stream (decoded by the caller, who shares it with the meter); returns the
      * complete events in it, filtered, as bytes (possibly empty): `bytes` themselves when they pass as
-     * they came.
+     * they came. Throws SseEventTooLarge when an unfinished event outgrows MAX_FILTERED_EVENT_CHARS.
      */
     push(text: string, bytes: Uint8Array): Uint8Array {
       const whole = buffered === '';
       buffered += text;
       // Everything up to the last event end is complete; the rest waits for more bytes.
       const end = lastEventEnd(buffered);
-      if (end < 0) return new Uint8Array(0);
+      if (end < 0) {
+        if (buffered.length > MAX_FILTERED_EVENT_CHARS) {
+          buffered = '';
+          throw new SseEventTooLarge();
+        }
+        return new Uint8Array(0);
+      }
       const complete = buffered.slice(0, end);
       buffered = buffered.slice(end);
       let out: string;

@@ -12,6 +12,7 @@ export const errorMessages = {
   rateLimited: 'Слишком много запросов, повторите позже',
   upstreamError: 'Сервис модели недоступен или вернул ошибку',
   upstreamTimeout: 'Сервис модели не ответил вовремя',
+  upstreamAnswerTooLarge: 'Сервис модели прислал слишком большой ответ',
   internal: 'Внутренняя ошибка сервера',
   serviceUnavailable: 'Сервис временно недоступен, повторите запрос через несколько секунд',
   idempotencyKeyInvalid: 'Idempotency-Key: от 1 до 255 печатных символов ASCII без пробелов',

@@ -37,6 +37,10 @@
 //   fake/long-<C>         a model that would write C completion tokens: reports C, capped by max_completion_tokens /
 //                         max_tokens (max_output_tokens on /responses) as a well-behaved host does; the text is the usual
 //   fake/usage-garbage    reports usage figures that are not counts: strings, a negative number, NaN as text
+//   fake/huge-json-<N>    (chat, /responses, /embeddings, not streamed) a 200 JSON chat answer of about N bytes,
+//                         sent in 64 KB pieces without a content-length
+//   fake/endless-line-<N> (chat and /responses streams) the opening event, then a data line of N more bytes that
+//                         never ends, then the connection closes
 //
 // POST {url}/embeddings: OpenAI's list shape with a deterministic unit vector per input (fakeEmbedding;
 // `dimensions` wide, EMBEDDING_DIMENSIONS by default; base64 of little-endian float32 with
@@ -258,6 +262,52 @@ export function expectedContent(body: ChatBody): string {
 }
 
 const encoder = new TextEncoder();
+const PIECE_64K = 'a'.repeat(64 * 1024);
+
+/** `head`, then `fill` bytes of "a" in 64 KB pieces, then `tail`: a body of a chosen size, no content-length. */
+function paddedStream(head: string, fill: number, tail: string): ReadableStream<Uint8Array> {
+  let left = fill;
+  let state: 'head' | 'fill' | 'tail' | 'done' = 'head';
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (state === 'head') {
+        controller.enqueue(encoder.encode(head));
+        state = 'fill';
+      } else if (state === 'fill' && left > 0) {
+        const n = Math.min(left, PIECE_64K.length);
+        controller.enqueue(encoder.encode(PIECE_64K.slice(0, n)));
+        left -= n;
+      } else if (state !== 'done' && tail) {
+        controller.enqueue(encoder.encode(tail));
+        state = 'done';
+      } else {
+        controller.close();
+      }
+    },
+  });
+}
+
+/** fake/huge-json-<N>: a chat answer of about N bytes; null for any other model. */
+function hugeJson(model: string): Response | null {
+  const size = /^fake\/huge-json-(\d+)$/.exec(model);
+  if (!size) return null;
+  const head = `{"id":"chatcmpl-huge","object":"chat.completion","created":1,"model":"${model}","choices":[{"index":0,"message":{"role":"assistant","content":"`;
+  const tail = '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}}';
+  return new Response(paddedStream(head, Math.max(0, Number(size[1]) - head.length - tail.length), tail), {
+    headers: headers('application/json'),
+  });
+}
+
+/** fake/endless-line-<N>: a stream whose second event's data line never ends; null for any other model. */
+function endlessLine(model: string, kind: 'chat' | 'responses'): Response | null {
+  const size = /^fake\/endless-line-(\d+)$/.exec(model);
+  if (!size) return null;
+  const head =
+    kind === 'chat'
+      ? `data: {"id":"chatcmpl-endless","object":"chat.completion.chunk","created":1,"model":"${model}","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"`
+      : `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hel"}\n\nevent: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"`;
+  return new Response(paddedStream(head, Number(size[1]), ''), { headers: headers('text/event-stream; charset=utf-8') });
+}
 const randomHex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
 
 function headers(contentType: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -565,6 +615,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const streaming = body.stream === true;
 
     if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
+    const huge = streaming ? null : hugeJson(model);
+    if (huge) return huge;
+    const endless = streaming ? endlessLine(model, 'chat') : null;
+    if (endless) return endless;
     switch (model) {
       case 'fake/error-400':
         return openAiError(
@@ -620,6 +674,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const model = body.model;
     if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
     if (model === 'fake/error-500') return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    const huge = hugeJson(model);
+    if (huge) return huge;
     const inputs = embeddingInputs(body.input);
     if (inputs.length === 0) {
       return openAiError(400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", 'invalid_request_error');
@@ -690,6 +746,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const model = body.model;
     if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
     if (model === 'fake/error-500') return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    const special = body.stream === true ? endlessLine(model, 'responses') : hugeJson(model);
+    if (special) return special;
     const id = `resp_${randomHex(24)}`;
     const usage = model.startsWith('fake/no-usage') ? null : expectedResponseUsage(body);
     if (body.stream !== true) {
