@@ -79,4 +79,25 @@ describe('upstream error messages never carry the provider key', () => {
     expect(deleted.status).toBe(404);
     expectRedacted(deleted.text);
   });
+
+  test('an error event in the middle of a stream, chat and responses, with or without usage asked', async () => {
+    const c = await customer();
+    const read = async (path: string, body: Record<string, unknown>) => {
+      const res = await fetch(`${app.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, stream: true }),
+      });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    for (const text of [
+      await read('/v1/chat/completions', { model: 'fake/stream-error', messages }),
+      await read('/v1/chat/completions', { model: 'fake/stream-error', messages, stream_options: { include_usage: true } }),
+      await read('/v1/responses', { model: 'fake/stream-error', input: 'Привет' }),
+    ]) {
+      expect(text).toContain('Hel');
+      expectRedacted(text);
+    }
+  });
 });

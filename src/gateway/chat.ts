@@ -303,9 +303,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const meter = createSseMeter();
     const filter =
       ctx.filter === 'strip'
-        ? createUsageFilter()
+        ? createUsageFilter({ redact: upstream.redact })
         : ctx.filter === 'cost'
           ? createUsageFilter({
+              redact: upstream.redact,
               cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
             })
           : null;

@@ -485,6 +485,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
 
     const decoder = new TextDecoder();
     const costFilter = createUsageFilter({
+      redact: upstream.redact,
       cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
     });
     const body = new ReadableStream<Uint8Array>({

@@ -69,9 +69,12 @@ function withoutUsageEvents(text: string): string {
  * `cost` to the usage object of the event that carries one; the function is asked when that event has
  * passed the meter, so it knows the figures.
  */
-export function createUsageFilter(options: { cost?: () => string | null } = {}) {
+export function createUsageFilter(options: { cost?: () => string | null; redact?: (text: string) => string } = {}) {
   const encoder = new TextEncoder();
   const annotate = options.cost ?? null;
+  const redact = options.redact ?? null;
+  /** An error event the upstream sent mid-stream may echo our credentials: it reaches the client without them. */
+  const cleaned = (out: string) => (redact !== null && out.includes('"error"') ? redact(out) : out);
   let buffered = '';
 
   function filterEvent(event: string): string | null {
@@ -131,6 +134,7 @@ export function createUsageFilter(options: { cost?: () => string | null } = {}) 
           rest = rest.slice(end);
         }
       }
+      out = cleaned(out);
       if (whole && buffered === '' && out === text) return bytes;
       return out ? encoder.encode(out) : new Uint8Array(0);
     },
@@ -140,7 +144,7 @@ export function createUsageFilter(options: { cost?: () => string | null } = {}) 
       buffered = '';
       if (!rest) return new Uint8Array(0);
       const kept = filterEvent(rest);
-      return kept ? encoder.encode(kept) : new Uint8Array(0);
+      return kept ? encoder.encode(cleaned(kept)) : new Uint8Array(0);
     },
   };
 }

@@ -39,6 +39,9 @@
 //   fake/usage-garbage    reports usage figures that are not counts: strings, a negative number, NaN as text
 //   fake/huge-json-<N>    (chat, /responses, /embeddings, not streamed) a 200 JSON chat answer of about N bytes,
 //                         sent in 64 KB pieces without a content-length
+//   fake/stream-error     (chat and /responses streams) one piece, then an error event (OpenAI's shape:
+//                         {"error":{…}} in chat, `event: error` on /responses), then the stream ends; with
+//                         `echoAuthorization` its message echoes the Authorization header as errors do
 //   fake/endless-line-<N> (chat and /responses streams) the opening event, then a data line of N more bytes that
 //                         never ends, then the connection closes
 //
@@ -453,6 +456,19 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     close: async () => {},
   };
 
+  /** fake/stream-error: a piece, then an error event mid-stream. */
+  function streamError(request: Request, kind: 'chat' | 'responses'): Response {
+    const header = request.headers.get('authorization') ?? '';
+    const message = `The server had an error while streaming.${fake.echoAuthorization ? ` (received Authorization: ${header}; token ${header.replace(/^Bearer /, '')})` : ''}`;
+    const text =
+      kind === 'chat'
+        ? `data: {"id":"chatcmpl-err","object":"chat.completion.chunk","created":1,"model":"fake/stream-error","choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]}\n\n` +
+          `data: ${JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } })}\n\n`
+        : `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hel"}\n\n` +
+          `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'server_error', message, param: null })}\n\n`;
+    return new Response(text, { headers: headers('text/event-stream; charset=utf-8') });
+  }
+
   function markAborted(record: RecordedRequest, model: string) {
     if (record.abortedAt !== null) return;
     record.abortedAt = performance.now();
@@ -619,6 +635,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (huge) return huge;
     const endless = streaming ? endlessLine(model, 'chat') : null;
     if (endless) return endless;
+    if (streaming && model === 'fake/stream-error') return streamError(request, 'chat');
     switch (model) {
       case 'fake/error-400':
         return openAiError(
@@ -748,6 +765,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (model === 'fake/error-500') return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
     const special = body.stream === true ? endlessLine(model, 'responses') : hugeJson(model);
     if (special) return special;
+    if (body.stream === true && model === 'fake/stream-error') return streamError(request, 'responses');
     const id = `resp_${randomHex(24)}`;
     const usage = model.startsWith('fake/no-usage') ? null : expectedResponseUsage(body);
     if (body.stream !== true) {
