@@ -166,7 +166,8 @@ export function createApp(services: Services) {
   const app = new Elysia()
     .onError(({ code, error, request }) => {
       // With the request, the renderer gives /v1 OpenAI's error shape and every other route the dashboard's.
-      if (code === 'NOT_FOUND') return errorResponse(new AppError('not_found', errorMessages.routeNotFound), {}, request);
+      // Elysia's own for an unknown route; an AppError('not_found') a handler throws carries its own message.
+      if (code === 'NOT_FOUND' && !(error instanceof AppError)) return errorResponse(new AppError('not_found', errorMessages.routeNotFound), {}, request);
       if (code === 'PARSE')
         return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson }), {}, request);
       const appError = toAppError(error);

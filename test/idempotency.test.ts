@@ -166,6 +166,14 @@ describe('scoped to the key: two keys of one user', () => {
     expect(fake.storedResponses.has(id)).toBe(true);
     expect((await responseOf(two, wide1, 'GET', id)).status).toBe(200);
     expect((await responseOf(two, a, 'GET', id)).body.id).toBe(id);
+    // Nor can it continue that conversation (the upstream would read any id under our one account).
+    const follow = (target: TestApp, key: string) =>
+      call(target.url, 'POST', '/v1/responses', { token: key, body: { model: 'acme/chat', input: 'И ещё', previous_response_id: id } });
+    const refused = await follow(two, b);
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toMatchObject({ param: 'previous_response_id', code: 'previous_response_not_found' });
+    expect((await follow(two, a)).status).toBe(200);
+    expect((await follow(one, wide2)).status).toBe(200);
     await settleAll(one);
     if (two !== one) await settleAll(two);
     expect(await unbalancedUsers(one)).toEqual([]);

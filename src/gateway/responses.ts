@@ -9,13 +9,13 @@ import { z } from 'zod';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { upstreamResponses } from '../db/schema';
-import { AppError, validationError } from '../http/errors';
+import { AppError, errorCodes, validationError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { ownKeyId } from '../keys/scope';
+import { ownKeyId, type KeyScope } from '../keys/scope';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
@@ -576,13 +576,13 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     return new Response(body, { status: 200, headers: SSE_HEADERS });
   }
 
-  /** GET or DELETE of one of the caller's responses, answered with the upstream's status and body. */
-  async function passThrough(request: Request, method: 'GET' | 'DELETE', id: string): Promise<Response> {
-    const key = await authenticate(request);
-    verifier.markUsed(key.keyId);
+  /**
+   * Whether the caller may reach a stored response: a key-scoped key the responses it created, an
+   * account-scoped one every response of the account.
+   */
+  async function owns(key: { userId: string; keyId: string; scope: KeyScope }, id: string): Promise<boolean> {
     // No response id of ours could look like this one (and text with NUL cannot even be looked up).
-    if (!RESPONSE_ID.test(id)) throw new AppError('not_found', RESPONSE_NOT_FOUND);
-    // A key-scoped key reaches the responses it created, an account-scoped one every response of the account.
+    if (!RESPONSE_ID.test(id)) return false;
     const keyId = ownKeyId(key);
     const [own] = await db
       .select({ responseId: upstreamResponses.responseId })
@@ -595,8 +595,15 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         ),
       )
       .limit(1);
+    return own !== undefined;
+  }
+
+  /** GET or DELETE of one of the caller's responses, answered with the upstream's status and body. */
+  async function passThrough(request: Request, method: 'GET' | 'DELETE', id: string): Promise<Response> {
+    const key = await authenticate(request);
+    verifier.markUsed(key.keyId);
     // Another user's (or key's) id is answered exactly like an unknown one: ids are not to be probed.
-    if (!own) throw new AppError('not_found', RESPONSE_NOT_FOUND);
+    if (!(await owns(key, id))) throw new AppError('not_found', RESPONSE_NOT_FOUND);
     const call = upstreamCall(request.signal, config.upstreamTimeoutMs);
     let response: Response;
     try {
@@ -658,6 +665,12 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       const parsed = responsesRequestSchema.safeParse(json);
       if (!parsed.success) throw validationError(parsed.error);
       verifier.markUsed(key.keyId);
+      // A conversation is continued only from the caller's own response: the upstream would read any id
+      // under our one account, another user's (or key's) included.
+      const previous = (json as Record<string, unknown>).previous_response_id;
+      if (typeof previous === 'string' && !(await owns(key, previous))) {
+        throw new AppError('not_found', RESPONSE_NOT_FOUND, { param: 'previous_response_id', code: errorCodes.previousResponseNotFound });
+      }
       const requestId = requestIdOf(request);
       const payer: Payer = {
         userId: key.userId,

@@ -58,6 +58,7 @@ export const errorCodes = {
   idempotencyInProgress: 'idempotency_in_progress',
   idempotencyNotReplayable: 'idempotency_not_replayable',
   modelNotFound: 'model_not_found',
+  previousResponseNotFound: 'previous_response_not_found',
 } as const;
 
 export interface ErrorBody {
