@@ -979,6 +979,20 @@ describe('the sweep (issue 17, Done when)', () => {
     judge.check('/v1/models with junk', await send('GET', `/v1/models?x=${'%00'}&limit=${'9'.repeat(30)}`));
     expect(judge.problems).toEqual([]);
   });
+
+  test('/v1/responses: a previous_response_id that is not the caller\'s own is a 404 naming it, sent nowhere (issue 28)', async () => {
+    const before = upstream.requests.length;
+    for (const previous of [NUL, LONE_SURROGATE, 'x'.repeat(3000), "resp_' or 1=1", `resp_${'0'.repeat(48)}`]) {
+      const answer = await send('POST', '/v1/responses', { token: gatewayKey, body: { model: 'acme/chat', input: 'x', previous_response_id: previous } });
+      if (answer instanceof Error) throw answer;
+      expect(answer.status).toBe(404);
+      expect((answer.body as { error: { param: string; code: string } }).error).toMatchObject({
+        param: 'previous_response_id',
+        code: 'previous_response_not_found',
+      });
+    }
+    expect(upstream.requests.length).toBe(before);
+  });
 });
 
 describe('issue 28: the new refusals', () => {
