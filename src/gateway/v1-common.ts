@@ -257,11 +257,12 @@ export class UpstreamAnswerTooLarge extends Error {
 /**
  * The text of an upstream answer that is not a stream, read up to `maxBytes`: one host's 100 MB body
  * must not take the process's memory (every copy of it is held at once: bytes, text, the parse). Past the
- * limit the read stops and UpstreamAnswerTooLarge is thrown. A declared length within it is read whole at
- * once (HTTP framing holds the body to it).
+ * limit the read stops and UpstreamAnswerTooLarge is thrown. A declared length within it (of a body not
+ * compressed) is read whole at once: HTTP framing holds the body to it.
  */
 export async function readUpstreamText(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  // A compressed body's declared length is not what it decompresses to.
+  const declared = response.headers.has('content-encoding') ? Number.NaN : Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared <= maxBytes || !response.body) return response.text();
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
