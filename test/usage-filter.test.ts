@@ -1,7 +1,7 @@
 // The stream filter that takes out the usage Conduit asked for (the client did not), or adds the cost to it
 // (the client did), for any split of the stream into chunks and either line ending.
 import { describe, expect, test } from 'bun:test';
-import { createUsageFilter } from '../src/gateway/usage-filter';
+import { createUsageFilter, MAX_FILTERED_EVENT_CHARS, SseEventTooLarge } from '../src/gateway/usage-filter';
 
 const chunk = (delta: unknown, finish: string | null = null) =>
   JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], usage: null });
@@ -69,4 +69,39 @@ describe('the usage filter', () => {
     const bytes = new TextEncoder().encode(text);
     expect(run(createUsageFilter(), bytes, [])).toBe(text.replace(',"usage":null', ''));
   });
+});
+
+describe('an event that never ends is not held', () => {
+  const big = 'a'.repeat(MAX_FILTERED_EVENT_CHARS + 10);
+  const open = `data: {"choices":[{"index":0,"delta":{"content":"${big}`;
+  const first = `data: ${chunk({ content: 'Hel' })}\n\n`;
+  const push = (filter: ReturnType<typeof createUsageFilter>, text: string) => filter.push(text, new TextEncoder().encode(text));
+
+  for (const [name, options] of [
+    ['strip', {}],
+    ['cost', { cost: () => '0.1' }],
+  ] as const) {
+    test(`${name}: in pieces, the filter gives up once the open event is past the cap`, () => {
+      const filter = createUsageFilter(options);
+      expect(new TextDecoder().decode(push(filter, first))).toContain('Hel');
+      expect(() => {
+        for (let i = 0; i < open.length; i += 64 * 1024) push(filter, open.slice(i, i + 64 * 1024));
+      }).toThrow(SseEventTooLarge);
+      // What it held is let go: nothing of the open event comes out at the end.
+      expect(filter.end().byteLength).toBe(0);
+    });
+
+    test(`${name}: in one chunk with whole events before it, those still reach the client`, () => {
+      const filter = createUsageFilter(options);
+      let thrown: unknown = null;
+      try {
+        push(filter, first + open);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(SseEventTooLarge);
+      expect(new TextDecoder().decode((thrown as SseEventTooLarge).before)).toContain('Hel');
+      expect(filter.end().byteLength).toBe(0);
+    });
+  }
 });

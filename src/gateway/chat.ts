@@ -22,7 +22,7 @@ import {
 } from './upstream';
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
-import { createUsageFilter } from './usage-filter';
+import { createUsageFilter, SseEventTooLarge } from './usage-filter';
 import { answerTooLarge, failureRecorder, readJsonObject, readUpstreamRejection, readUpstreamText, settleAnswer, tokenCount, upstreamCall, UpstreamAnswerTooLarge, withIdempotency, type RequestFacts } from './v1-common';
 
 export interface ChatHandlerDeps {
@@ -383,6 +383,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       // The upstream may still be sending (an event over the filter's cap): it is stopped.
       reader.cancel().catch(() => {});
       const out: Uint8Array[] = [];
+      if (error instanceof SseEventTooLarge && error.before.byteLength > 0) out.push(error.before);
       if (filter) out.push(filter.end(decoderTail()));
       out.push(
         sseError(

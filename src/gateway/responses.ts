@@ -3,7 +3,7 @@
 // `response.completed` event) like chat; GET and DELETE /v1/responses/{id} pass through to the upstream
 // only for ids the caller created, which upstream_responses keeps (the upstream knows one account, ours).
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
-import { createUsageFilter } from './usage-filter';
+import { createUsageFilter, SseEventTooLarge } from './usage-filter';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from '../config';
@@ -547,6 +547,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
             logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, error });
             finish('upstream_error', error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
             try {
+              if (error instanceof SseEventTooLarge && error.before.byteLength > 0) controller.enqueue(error.before);
               controller.enqueue(sseError(errorMessages.upstreamError, 'upstream_error'));
               controller.close();
             } catch {

@@ -12,7 +12,8 @@ import { withUsageCost } from './answer-cost';
 export const MAX_FILTERED_EVENT_CHARS = 1024 * 1024;
 
 export class SseEventTooLarge extends Error {
-  constructor() {
+  /** `before`: the filtered events that were complete before the oversized one, still the client's. */
+  constructor(readonly before: Uint8Array = new Uint8Array(0)) {
     super(`an upstream event over ${MAX_FILTERED_EVENT_CHARS} characters`);
   }
 }
@@ -135,6 +136,11 @@ export function createUsageFilter(options: { cost?: () => string | null; redact?
         }
       }
       out = cleaned(out);
+      // A chunk that brought whole events and an oversized start of the next one (chunks coalesce).
+      if (buffered.length > MAX_FILTERED_EVENT_CHARS) {
+        buffered = '';
+        throw new SseEventTooLarge(out ? encoder.encode(out) : undefined);
+      }
       if (whole && buffered === '' && out === text) return bytes;
       return out ? encoder.encode(out) : new Uint8Array(0);
     },
