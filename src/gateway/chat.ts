@@ -8,7 +8,6 @@ import type { Logger } from '../logger';
 import type { KeyLimitRef } from '../keys/limits';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { ownKeyId } from '../keys/scope';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
 import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
@@ -23,7 +22,20 @@ import {
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { createUsageFilter, SseEventTooLarge } from './usage-filter';
-import { answerTooLarge, failureRecorder, readJsonObject, readUpstreamRejection, readUpstreamText, settleAnswer, tokenCount, upstreamCall, UpstreamAnswerTooLarge, withIdempotency, type RequestFacts } from './v1-common';
+import {
+  answerTooLarge,
+  failureRecorder,
+  ownKeyId,
+  readJsonObject,
+  readUpstreamRejection,
+  readUpstreamText,
+  settleAnswer,
+  tokenCount,
+  UpstreamAnswerTooLarge,
+  upstreamCall,
+  withIdempotency,
+  type RequestFacts,
+} from './v1-common';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;

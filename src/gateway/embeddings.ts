@@ -9,14 +9,24 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { ownKeyId } from '../keys/scope';
 import type { Billing } from './billing';
 import type { ChatHandler, ChatObserver, Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
 import type { Upstream } from './upstream';
-import { answerTooLarge, askUpstream, failureRecorder, fetchFailure, readJsonObject, readUpstreamText, tokenCount, UpstreamAnswerTooLarge, withIdempotency } from './v1-common';
+import {
+  answerTooLarge,
+  askUpstream,
+  failureRecorder,
+  fetchFailure,
+  ownKeyId,
+  readJsonObject,
+  readUpstreamText,
+  tokenCount,
+  UpstreamAnswerTooLarge,
+  withIdempotency,
+} from './v1-common';
 
 /** OpenAI's own limit on the inputs of one request. */
 const MAX_INPUTS = 2048;

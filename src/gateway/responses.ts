@@ -15,7 +15,6 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { ownKeyId, type KeyScope } from '../keys/scope';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
@@ -28,6 +27,7 @@ import {
   ERROR_BODY_BYTES,
   failureRecorder,
   fetchFailure,
+  ownKeyId,
   readJsonObject,
   readUpstreamText,
   settleAnswer,
@@ -581,7 +581,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
    * Whether the caller may reach a stored response: a key-scoped key the responses it created, an
    * account-scoped one every response of the account.
    */
-  async function owns(key: { userId: string; keyId: string; scope: KeyScope }, id: string): Promise<boolean> {
+  async function owns(key: { userId: string; keyId: string; scope: 'key' | 'account' }, id: string): Promise<boolean> {
     // No response id of ours could look like this one (and text with NUL cannot even be looked up).
     if (!RESPONSE_ID.test(id)) return false;
     const keyId = ownKeyId(key);

@@ -115,6 +115,14 @@ export async function readUpstreamRejection(
 }
 
 /**
+ * The API key a key's own things (its Idempotency-Keys, the responses it stored) are kept under: itself
+ * when it is key-scoped, none (the whole account's) when it is account-scoped (keys/scope.ts).
+ */
+export function ownKeyId(key: { keyId: string; scope: 'key' | 'account' }): string | null {
+  return key.scope === 'account' ? null : key.keyId;
+}
+
+/**
  * Runs a /v1 request under its Idempotency-Key, if it has one: a repeat gets the stored answer (or 409),
  * a failure frees the key for the client's retry, and a whole answer is kept for replays.
  */

@@ -20,11 +20,3 @@ export function usageKeyFilter(principal: Principal, requestedKeyId: string | un
   }
   return principal.apiKeyId;
 }
-
-/**
- * The API key a key's own things (its Idempotency-Keys, the responses it stored) are kept under: itself when
- * it is key-scoped, none (the whole account's) when it is account-scoped.
- */
-export function ownKeyId(key: { keyId: string; scope: KeyScope }): string | null {
-  return key.scope === 'account' ? null : key.keyId;
-}
