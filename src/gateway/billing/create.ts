@@ -105,10 +105,9 @@ export function createBilling(options: BillingOptions) {
           if (keyLease) claims.unreserve(keyLease, amountNano);
           throw error;
         }
+      } else {
+        leases.hold(lease, amountNano);
       }
-      lease.available -= amountNano;
-      lease.inFlight += 1;
-      lease.lastUsed = Date.now();
       const reservation: InternalReservation = {
         userId,
         amountNano,

@@ -41,9 +41,22 @@ export class BalanceLeases {
   }
 
   /**
-   * Waits until the lease holds `amountNano`: for a settlement that outgrew it to be written, and for a
-   * top-up from the balance (one at a time per lease); 402 when the balance cannot cover it. reserve()
-   * calls it only when the lease does not already hold the amount, so the common case awaits nothing.
+   * Sets `amountNano` of the lease aside for one request. The check and the taking are one synchronous
+   * step: requests that waited for the same top-up resume one after another, and each must see what the
+   * ones before it took (a check in one step and the taking after an await let 50 requests through on a
+   * lease that covered 10).
+   */
+  hold(lease: Lease, amountNano: bigint) {
+    lease.available -= amountNano;
+    lease.inFlight += 1;
+    lease.lastUsed = Date.now();
+  }
+
+  /**
+   * Waits until the lease holds `amountNano`, and holds it (hold()): for a settlement that outgrew it to
+   * be written, and for a top-up from the balance (one at a time per lease); 402 when the balance cannot
+   * cover it. reserve() calls it only when the lease does not already hold the amount, so the common case
+   * awaits nothing.
    */
   async acquire(lease: Lease, amountNano: bigint, deadline: number): Promise<void> {
     for (;;) {
@@ -51,7 +64,10 @@ export class BalanceLeases {
         await waitOwing(lease, deadline);
         continue;
       }
-      if (lease.available >= amountNano) break;
+      if (lease.available >= amountNano) {
+        this.hold(lease, amountNano);
+        return;
+      }
       if (lease.toppingUp) {
         await lease.toppingUp.catch(() => false);
         continue;
