@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTime
 import { expectedContent, ESCALATION_REASON, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeVk, type FakeSentMessage, type FakeVk } from './fakes/vk';
 import { startFakeYclients, type FakeYclients } from './fakes/yclients';
-import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { call, registerAdmin, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { setBalanceNano, settleAll } from './helpers/gateway';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, operatorText, seedTelegram, waitFor } from './helpers/messenger';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
@@ -467,7 +467,7 @@ describe('dialogue', () => {
 
 describe('an owner blocked by an operator', () => {
   test('the assistant stops: no model call, each client is told once per dialogue; unblocked it answers again', async () => {
-    const admin = await registerUser(app.url, ADMIN_EMAIL);
+    const admin = await registerAdmin(app, ADMIN_EMAIL);
     const { owner, agentId } = await connectedAgent();
     const read = await call(app.url, 'GET', `/api/agents/${agentId}`, { token: owner.token });
     expect(read.body.unavailableReason).toBeNull();
