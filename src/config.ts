@@ -164,6 +164,12 @@ const envSchema = z.object({
   MAX_CONNECTIONS_PER_ADDRESS: intFromEnv(0, 1_000_000).default(1024),
   /** How long GET /health/upstream answers from its last probe instead of asking the upstream again (0: always asks). */
   UPSTREAM_HEALTH_CACHE_SECONDS: intFromEnv(0, 3600).default(5),
+  /** Providers one /v1 request may try, the first included, before it answers with the last failure. */
+  ROUTE_MAX_ATTEMPTS: intFromEnv(1, 10).default(3),
+  /** Failures in a row that put a provider in cooldown. */
+  PROVIDER_FAILURE_THRESHOLD: intFromEnv(1, 1000).default(5),
+  /** How long a provider in cooldown is skipped before one trial request decides. */
+  PROVIDER_COOLDOWN_SECONDS: intFromEnv(1, 86_400).default(30),
 
   // Accounts against abuse: free-credit farming and password guessing (README, "Operating it").
   /**
@@ -289,6 +295,9 @@ export interface Config {
   /** 0: no cap. */
   maxConnectionsPerAddress: number;
   upstreamHealthCacheSeconds: number;
+  routeMaxAttempts: number;
+  providerFailureThreshold: number;
+  providerCooldownSeconds: number;
 
   // Accounts against abuse.
   /** false: the socket's address; true: left-most X-Forwarded-For; N: N-th X-Forwarded-For entry from the right. */
@@ -522,6 +531,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestReceiveTimeoutMs: e.REQUEST_RECEIVE_TIMEOUT_MS,
       maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
       upstreamHealthCacheSeconds: e.UPSTREAM_HEALTH_CACHE_SECONDS,
+      routeMaxAttempts: e.ROUTE_MAX_ATTEMPTS,
+      providerFailureThreshold: e.PROVIDER_FAILURE_THRESHOLD,
+      providerCooldownSeconds: e.PROVIDER_COOLDOWN_SECONDS,
       trustProxy: e.TRUST_PROXY,
       registrationLimitPerHour: e.REGISTRATION_LIMIT_PER_HOUR,
       registrationBonusNano,

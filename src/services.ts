@@ -17,6 +17,8 @@ import { createResponsesHandler } from './gateway/responses';
 import { createModelCatalog } from './gateway/models';
 import { createRateLimiter } from './gateway/rate-limit';
 import { createUpstream } from './gateway/upstream';
+import { createHealthStore } from './gateway/routing/health';
+import { createRouting } from './gateway/routing/registry';
 import { createUsageExport } from './gateway/usage-export';
 import { createUsageReport } from './gateway/usage-report';
 import { createMessenger } from './integrations/messenger/module';
@@ -98,22 +100,32 @@ export function createServices({ config, database, logger }: ServicesInput) {
     ttlMs: config.modelsCacheSeconds * 1000,
     probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
-  const admin = createAdminService({ db, billing, prices, models, config });
+  const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
+  const routing = createRouting({
+    db,
+    database,
+    config,
+    logger,
+    box: secretBox,
+    defaultUpstream: upstream,
+    health: createHealthStore({ database, config, logger }),
+  });
+  const admin = createAdminService({ db, billing, prices, models, config, routing, box: secretBox });
   const chat = createChatHandler({
     config,
     verifier,
     prices,
     billing,
-    upstream,
+    routing,
     rateLimiter,
     logger,
     observer: metrics,
     idempotency,
   });
   // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
-  const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, upstream, logger, observer: metrics, idempotency };
+  const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
-  const responses = createResponsesHandler({ ...v1Deps, db, streams: chat });
+  const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
   const usageReport = createUsageReport(db);
   const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
   const agents = createAgentService({ db, config });
@@ -127,7 +139,6 @@ export function createServices({ config, database, logger }: ServicesInput) {
     // A claimed batch (20 rows, one slow call each at worst) must be done before another instance may take it.
     leaseMs: config.telegramTimeoutMs * 20 + 30_000,
   });
-  const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
   const messenger = createMessenger({ db, box: secretBox, logger, outbox, config, observeUpdate: (outcome) => metrics.webhookEvent('messenger', outcome) });
   const booking = createBooking({ db, database, config, logger, box: secretBox });
   const commerce = createCommerce({ db, box: secretBox, logger, outbox, notifier: messenger.notifier, config });
@@ -164,6 +175,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     metrics,
     billing,
     upstream,
+    routing,
     models,
     admin,
     chat,
@@ -200,6 +212,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('accounts', () => accounts.stop());
       await prices.start();
       lifecycle.onShutdown('price book', () => prices.stop());
+      await routing.start();
+      lifecycle.onShutdown('routing', () => routing.stop());
       lifecycle.onShutdown('key verifier', () => verifier.stop());
       await billing.start();
       lifecycle.onShutdown('billing', () => billing.stop());

@@ -6,7 +6,18 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import type { Database, Executor } from '../db/client';
 import { adminAudit } from '../db/schema';
 
-export type AuditAction = 'user.credit' | 'user.block' | 'user.unblock' | 'price.upsert' | 'price.delete' | 'price.import';
+export type AuditAction =
+  | 'user.credit'
+  | 'user.block'
+  | 'user.unblock'
+  | 'price.upsert'
+  | 'price.delete'
+  | 'price.import'
+  | 'provider.create'
+  | 'provider.update'
+  | 'provider.delete'
+  | 'route.upsert'
+  | 'route.delete';
 
 /** What JSON can hold. Money goes in as decimal strings: a bigint would not serialise, a float would round. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -14,7 +25,7 @@ export type JsonObject = { [key: string]: JsonValue };
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType: 'user' | 'price';
+  targetType: 'user' | 'price' | 'provider' | 'route';
   targetId: string | null;
   before: JsonObject | null;
   after: JsonObject | null;

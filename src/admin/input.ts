@@ -130,3 +130,85 @@ export const importInput = z.object({
     .min(1, errorMessages.priceImportEmpty)
     .max(IMPORT_MAX_MODELS, errorMessages.priceImportEmpty),
 });
+
+/** Most targets one route may list; more than any real failover chain needs. */
+export const ROUTE_MAX_TARGETS = 20;
+
+const providerName = z
+  .string({ error: errorMessages.providerNameInvalid })
+  .trim()
+  .min(1, errorMessages.providerNameInvalid)
+  .max(100, errorMessages.providerNameInvalid);
+
+/** An http(s) base URL to which `/chat/completions` is appended; a trailing slash is dropped. */
+const providerBaseUrl = z
+  .string({ error: errorMessages.providerBaseUrlInvalid })
+  .trim()
+  .max(500, errorMessages.providerBaseUrlInvalid)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, errorMessages.providerBaseUrlInvalid)
+  .transform((value) => value.replace(/\/+$/, ''));
+
+/** The provider's key, write-only; null removes it. Printable ASCII only: it goes into an HTTP header. */
+const providerApiKey = z
+  .string({ error: errorMessages.providerApiKeyInvalid })
+  .trim()
+  .min(1, errorMessages.providerApiKeyInvalid)
+  .max(1000, errorMessages.providerApiKeyInvalid)
+  .regex(/^[\x21-\x7e]+$/, errorMessages.providerApiKeyInvalid)
+  .nullable();
+
+/** Bounded as UPSTREAM_TIMEOUT_MS is. */
+const providerTimeoutMs = z
+  .number({ error: errorMessages.providerTimeoutInvalid })
+  .int(errorMessages.providerTimeoutInvalid)
+  .min(100, errorMessages.providerTimeoutInvalid)
+  .max(250_000, errorMessages.providerTimeoutInvalid);
+
+export const providerIdInput = z.object({ id: z.string().max(100) });
+
+export const createProviderInput = z.object({
+  name: providerName,
+  baseUrl: providerBaseUrl,
+  apiKey: providerApiKey.optional(),
+  enabled: z.boolean().default(true),
+  timeoutMs: providerTimeoutMs.default(60_000),
+});
+
+export const patchProviderInput = z.object({
+  id: z.string().max(100),
+  name: providerName.optional(),
+  baseUrl: providerBaseUrl.optional(),
+  apiKey: providerApiKey.optional(),
+  enabled: z.boolean().optional(),
+  timeoutMs: providerTimeoutMs.optional(),
+});
+
+const routeTarget = z.object({
+  providerId: z.string({ error: errorMessages.routeProviderUnknown }).min(1, errorMessages.routeProviderUnknown).max(100, errorMessages.routeProviderUnknown),
+  priority: z.number({ error: errorMessages.routePriorityInvalid }).int(errorMessages.routePriorityInvalid).min(0, errorMessages.routePriorityInvalid).max(1000, errorMessages.routePriorityInvalid).default(0),
+  weight: z.number({ error: errorMessages.routeWeightInvalid }).int(errorMessages.routeWeightInvalid).min(1, errorMessages.routeWeightInvalid).max(1000, errorMessages.routeWeightInvalid).default(1),
+  model: z
+    .string({ error: errorMessages.routeModelInvalid })
+    .trim()
+    .min(1, errorMessages.routeModelInvalid)
+    .max(200, errorMessages.routeModelInvalid)
+    .regex(/^[\x21-\x7e]+$/, errorMessages.routeModelInvalid)
+    .optional(),
+});
+
+export const putRouteInput = z.object({
+  pattern: pricePattern,
+  targets: z
+    .array(routeTarget, { error: errorMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS) })
+    .min(1, errorMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS))
+    .max(ROUTE_MAX_TARGETS, errorMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS)),
+});
+
+export const deleteRouteInput = z.object({ pattern: pricePattern });

@@ -15,6 +15,11 @@ import {
   listUsersInput,
   putPriceInput,
   userIdInput,
+  createProviderInput,
+  deleteRouteInput,
+  patchProviderInput,
+  providerIdInput,
+  putRouteInput,
 } from './input';
 import { SKIP_REASONS } from './price-import';
 
@@ -58,6 +63,32 @@ const importRow = z.object({
 const skippedModel = z.object({
   model: z.string(),
   reason: z.enum(SKIP_REASONS),
+});
+
+const providerHealthView = z.object({
+  state: z.enum(['up', 'cooling_down', 'disabled']),
+  consecutiveFailures: z.number().int(),
+  cooldownUntil: z.string().nullable(),
+  lastError: z.string().nullable(),
+});
+
+const providerView = z.object({
+  id: z.string(),
+  name: z.string(),
+  baseUrl: z.string(),
+  /** Masked: the key itself is never returned. */
+  apiKey: z.string().nullable(),
+  enabled: z.boolean(),
+  timeoutMs: z.number().int(),
+  health: providerHealthView,
+});
+
+const routeView = z.object({
+  pattern: z.string(),
+  targets: z.array(
+    z.object({ providerId: z.string(), priority: z.number().int(), weight: z.number().int(), model: z.string().optional() }),
+  ),
+  updatedAt: z.string(),
 });
 
 export const adminRouter = router({
@@ -304,4 +335,106 @@ export const adminRouter = router({
     .input(importInput)
     .output(z.object({ imported: z.array(importRow), skipped: z.array(skippedModel) }))
     .mutation(({ ctx, input }) => ctx.services.admin.prices.import(ctx.principal, input.multiplier, input.models)),
+  listProviders: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/providers',
+        tags: TAGS,
+        summary: 'Провайдеры моделей: встроенный default (из окружения) и добавленные; ключи замаскированы, с состоянием здоровья',
+      },
+    })
+    .input(z.void())
+    .output(z.object({ data: z.array(providerView) }))
+    .query(({ ctx }) => ctx.services.admin.providers.list()),
+
+  createProvider: adminProcedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/providers',
+        tags: TAGS,
+        summary: 'Добавить провайдера (OpenAI-совместимый адрес и ключ API; ключ хранится зашифрованным и не возвращается)',
+      },
+    })
+    .input(createProviderInput)
+    .output(providerView)
+    .mutation(({ ctx, input }) => ctx.services.admin.providers.create(ctx.principal, input)),
+
+  getProvider: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Провайдер и его здоровье' } })
+    .input(providerIdInput)
+    .output(providerView)
+    .query(({ ctx, input }) => ctx.services.admin.providers.get(input.id)),
+
+  updateProvider: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/api/admin/providers/{id}',
+        tags: TAGS,
+        summary: 'Изменить провайдера; любое изменение возвращает его в работу (сбрасывает охлаждение и отключение)',
+      },
+    })
+    .input(patchProviderInput)
+    .output(providerView)
+    .mutation(({ ctx, input }) => {
+      const { id, ...patch } = input;
+      return ctx.services.admin.providers.update(ctx.principal, id, patch);
+    }),
+
+  deleteProvider: adminProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Удалить провайдера, на которого не ссылается ни один маршрут' },
+    })
+    .input(providerIdInput)
+    .output(z.object({ success: z.boolean(), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.admin.providers.remove(ctx.principal, input.id);
+      return { success: true, message: errorMessages.providerDeleted };
+    }),
+
+  listRoutes: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/routes',
+        tags: TAGS,
+        summary: 'Маршруты: модель или префикс со звёздочкой → провайдеры по приоритету и весу',
+      },
+    })
+    .input(z.void())
+    .output(z.object({ routes: z.array(routeView) }))
+    .query(({ ctx }) => ctx.services.admin.providers.listRoutes()),
+
+  putRoute: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/admin/routes',
+        tags: TAGS,
+        summary:
+          'Задать маршрут модели или префикса (openai/*): провайдеры пробуются по возрастанию priority, внутри приоритета по weight; model — id модели у провайдера',
+      },
+    })
+    .input(putRouteInput)
+    .output(routeView)
+    .mutation(({ ctx, input }) => ctx.services.admin.providers.putRoute(ctx.principal, input.pattern, input.targets)),
+
+  deleteRoute: adminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/api/admin/routes',
+        tags: TAGS,
+        summary: 'Удалить маршрут (?pattern=openai/*): модель снова идёт по более короткому шаблону или к провайдеру default',
+      },
+    })
+    .input(deleteRouteInput)
+    .output(z.object({ success: z.boolean(), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.admin.providers.removeRoute(ctx.principal, input.pattern);
+      return { success: true, message: errorMessages.routeDeleted };
+    }),
 });

@@ -3,9 +3,12 @@ import type { Config } from '../config';
 import type { Database } from '../db/client';
 import type { Billing } from '../gateway/billing';
 import type { ModelCatalog } from '../gateway/models';
+import type { SecretBox } from '../crypto/secret-box';
+import type { Routing } from '../gateway/routing/registry';
 import type { PriceBook } from '../pricing/prices';
 import { createAuditLog } from './audit';
 import { createAdminPrices } from './prices';
+import { createAdminProviders } from './providers';
 import { createAdminStats } from './stats';
 import { createAdminUsers } from './users';
 
@@ -14,15 +17,18 @@ export interface AdminServiceDeps {
   billing: Billing;
   prices: PriceBook;
   models: ModelCatalog;
-  config: Pick<Config, 'balanceCurrency'>;
+  config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs'>;
+  routing: Routing;
+  box: Pick<SecretBox, 'seal'>;
 }
 
-export function createAdminService({ db, billing, prices, models, config }: AdminServiceDeps) {
+export function createAdminService({ db, billing, prices, models, config, routing, box }: AdminServiceDeps) {
   return {
     users: createAdminUsers({ db, billing, config }),
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),
     audit: createAuditLog(db),
+    providers: createAdminProviders({ db, routing, box, config }),
   };
 }
 

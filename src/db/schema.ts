@@ -181,6 +181,45 @@ export const modelPrices = pgTable('model_prices', {
   updatedAt: updatedAt(),
 });
 
+/**
+ * A model host besides the environment's own (the built-in `default`, which has no row): its API key
+ * sealed by the secret box, read back masked. Ids are text so that routes can name `default` too.
+ */
+export const providers = pgTable('providers', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  baseUrl: text('base_url').notNull(),
+  /** Null: the provider is called without an Authorization header. */
+  apiKeySealed: text('api_key_sealed'),
+  enabled: boolean('enabled').notNull().default(true),
+  timeoutMs: integer('timeout_ms').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+/** A model id or prefix (`openai/*`, as prices) → the providers that serve it, in the order they are tried. */
+export const modelRoutes = pgTable('model_routes', {
+  pattern: text('pattern').primaryKey(),
+  /** [{providerId, priority, weight, model?}] */
+  targets: jsonb('targets').notNull().$type<{ providerId: string; priority: number; weight: number; model?: string }[]>(),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Every instance's shared view of a provider's health (`default` included): written only when it
+ * changes (a failure, a recovery), announced by NOTIFY, read at start. No row: up.
+ */
+export const providerHealth = pgTable('provider_health', {
+  providerId: text('provider_id').primaryKey(),
+  /** up | cooling_down | disabled */
+  state: text('state').notNull().default('up'),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  cooldownUntil: timestamp('cooldown_until', { withTimezone: true, mode: 'date' }),
+  lastError: text('last_error'),
+  lastFailureAt: timestamp('last_failure_at', { withTimezone: true, mode: 'date' }),
+  updatedAt: updatedAt(),
+});
+
 /** Every operator action: who did what to which record, with the record before and after. */
 export const adminAudit = pgTable(
   'admin_audit',
@@ -291,6 +330,10 @@ export const usageRecords = pgTable(
     upstreamStatus: integer('upstream_status'),
     error: text('error'),
     durationMs: integer('duration_ms').notNull().default(0),
+    /** The provider that gave the answer (or the last one tried); null on rows older than routing. */
+    providerId: text('provider_id'),
+    /** Providers tried for this request, the answering one included; null on rows older than routing. */
+    attempts: integer('attempts'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -13,12 +13,9 @@ import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate
 import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
-import {
-  ABORT_CLIENT_CLOSED,
-  ABORT_TIMEOUT,
-  classifyFetchFailure,
-  type Upstream,
-} from './upstream';
+import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, classifyFetchFailure } from './upstream';
+import { askRouted } from './routing/failover';
+import type { Routing } from './routing/registry';
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { createUsageFilter, SseEventTooLarge } from './usage-filter';
@@ -42,7 +39,8 @@ export interface ChatHandlerDeps {
   verifier: KeyVerifier;
   prices: PriceBook;
   billing: Billing;
-  upstream: Upstream;
+  /** The providers and routes a completion is sent through. */
+  routing: Routing;
   rateLimiter: RateLimiter | null;
   logger: Logger;
   /** Upstream timing and time to first token (metrics); optional. */
@@ -110,7 +108,7 @@ function alreadySettled<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
 }
 
 export function createChatHandler(deps: ChatHandlerDeps) {
-  const { config, verifier, prices, billing, upstream, rateLimiter, logger, observer, idempotency } = deps;
+  const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency } = deps;
   /** Streams being relayed: at the end of the shutdown grace period each is ended cleanly. */
   const openStreams = new Set<() => void>();
 
@@ -196,37 +194,20 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       throw new AppError('invalid_request_error', 'Клиент закрыл соединение');
     }
 
-    const call = upstreamCall(clientSignal, config.upstreamTimeoutMs);
+    // The route's providers in turn until one answers; a 4xx to the request passes through.
+    const { response, call, upstream } = await askRouted({
+      routing,
+      model: body.model,
+      body: upstreamText,
+      send: (provider, text, signal) => provider.chatCompletions(text, signal),
+      clientSignal,
+      fail,
+      facts: base,
+      logger,
+      requestId,
+      observer,
+    });
     const { abort, cleanup } = call;
-
-    let response: Response;
-    const asked = performance.now();
-    try {
-      response = await upstream.chatCompletions(upstreamText, abort.signal);
-      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
-    } catch (error) {
-      cleanup();
-      const kind = classifyFetchFailure(error, abort.signal);
-      if (kind !== 'client_closed') observer?.upstreamResponded(kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
-      if (kind === 'timeout') {
-        fail('upstream_timeout', 'no response in time');
-        throw new AppError('upstream_timeout');
-      }
-      if (kind === 'client_closed') {
-        fail('client_closed', 'client closed before the upstream answered');
-        throw new AppError('invalid_request_error', 'Клиент закрыл соединение');
-      }
-      fail('upstream_error', error instanceof Error ? upstream.redact(error.message.slice(0, 200)) : 'fetch failed');
-      throw new AppError('upstream_error');
-    }
-
-    if (!response.ok) {
-      // A 4xx to the request passes through; the operator's account problems and 5xx become 502.
-      const rejection = await readUpstreamRejection(response, logger, requestId, upstream.redact);
-      cleanup();
-      fail(rejection.status, rejection.detail, response.status);
-      throw rejection.error;
-    }
 
     const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
     if (!isEventStream || !response.body) {
@@ -295,6 +276,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
       started,
       restartTimer: call.restartTimer,
+      redact: upstream.redact,
     });
   }
 
@@ -304,6 +286,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       abort: AbortController;
       cleanup: () => void;
       restartTimer: () => void;
+      /** Takes the answering provider's key out of error events (Upstream.redact). */
+      redact: (text: string) => string;
       reservation: Reservation;
       base: RequestFacts;
       promptEstimate: () => number;
@@ -315,10 +299,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const meter = createSseMeter();
     const filter =
       ctx.filter === 'strip'
-        ? createUsageFilter({ redact: upstream.redact })
+        ? createUsageFilter({ redact: ctx.redact })
         : ctx.filter === 'cost'
           ? createUsageFilter({
-              redact: upstream.redact,
+              redact: ctx.redact,
               cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
             })
           : null;

@@ -14,10 +14,10 @@ import type { ChatHandler, ChatObserver, Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
-import type { Upstream } from './upstream';
+import { askRouted } from './routing/failover';
+import type { Routing } from './routing/registry';
 import {
   answerTooLarge,
-  askUpstream,
   failureRecorder,
   fetchFailure,
   ownKeyId,
@@ -103,14 +103,14 @@ export interface EmbeddingsHandlerDeps {
   verifier: Pick<KeyVerifier, 'markUsed'>;
   prices: PriceBook;
   billing: Billing;
-  upstream: Pick<Upstream, 'embeddings' | 'redact'>;
+  routing: Routing;
   logger: Logger;
   observer?: Pick<ChatObserver, 'upstreamResponded'>;
   idempotency?: Idempotency;
 }
 
 export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
-  const { config, authenticate, verifier, prices, billing, upstream, logger, observer, idempotency } = deps;
+  const { config, authenticate, verifier, prices, billing, routing, logger, observer, idempotency } = deps;
 
   async function embed(payer: Payer, body: EmbeddingsRequest, text: string, requestId: string, clientSignal: AbortSignal | null) {
     const started = performance.now();
@@ -130,12 +130,14 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
     const fail = failureRecorder(billing, reservation, base, started);
 
     // An upstream without the endpoint answers 404: passed through like any 4xx.
-    const { response, call } = await askUpstream({
-      send: (signal) => upstream.embeddings(text, signal),
-      redact: upstream.redact,
+    const { response, call } = await askRouted({
+      routing,
+      model: body.model,
+      body: text,
+      send: (provider, sent, signal) => provider.embeddings(sent, signal),
       clientSignal,
-      timeoutMs: config.upstreamTimeoutMs,
       fail,
+      facts: base,
       logger,
       requestId,
       observer,

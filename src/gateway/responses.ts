@@ -21,9 +21,10 @@ import type { Idempotency } from './idempotency';
 import { MODEL_ID, spliceMembers } from './request';
 import { countTextTokens, createTokenTally, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, type Upstream } from './upstream';
+import { askRouted } from './routing/failover';
+import type { Routing } from './routing/registry';
 import {
   answerTooLarge,
-  askUpstream,
   ERROR_BODY_BYTES,
   failureRecorder,
   fetchFailure,
@@ -312,7 +313,10 @@ export interface ResponsesHandlerDeps {
   verifier: Pick<KeyVerifier, 'markUsed'>;
   prices: PriceBook;
   billing: Billing;
-  upstream: Pick<Upstream, 'responses' | 'response' | 'redact'>;
+  /** Stored responses (GET, DELETE) are the default provider's. */
+  upstream: Pick<Upstream, 'response' | 'redact'>;
+  /** The providers and routes a new response is created through. */
+  routing: Routing;
   logger: Logger;
   observer?: ChatObserver;
   idempotency?: Idempotency;
@@ -321,7 +325,7 @@ export interface ResponsesHandlerDeps {
 }
 
 export function createResponsesHandler(deps: ResponsesHandlerDeps) {
-  const { config, db, authenticate, verifier, prices, billing, upstream, logger, observer, idempotency, streams } = deps;
+  const { config, db, authenticate, verifier, prices, billing, upstream, routing, logger, observer, idempotency, streams } = deps;
 
   /** Who created a response id: kept so GET and DELETE serve the caller's own ids only. */
   async function recordOwner(responseId: string, payer: Payer, requestId: string) {
@@ -369,12 +373,14 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           JSON.stringify({ ...(JSON.parse(text) as object), max_output_tokens: completionCap }));
 
     // An upstream without the endpoint answers 404: passed through like any 4xx.
-    const { response, call } = await askUpstream({
-      send: (signal) => upstream.responses(upstreamText, signal),
-      redact: upstream.redact,
+    const { response, call, upstream: answering } = await askRouted({
+      routing,
+      model: body.model,
+      body: upstreamText,
+      send: (provider, sent, signal) => provider.responses(sent, signal),
       clientSignal,
-      timeoutMs: config.upstreamTimeoutMs,
       fail,
+      facts: base,
       logger,
       requestId,
       observer,
@@ -382,7 +388,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
 
     const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
     if (isEventStream && response.body) {
-      return relay(response.body, { call, reservation, base, payer, promptEstimate, started });
+      return relay(response.body, { call, reservation, base, payer, promptEstimate, started, redact: answering.redact });
     }
 
     let answer: string;
@@ -439,6 +445,8 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       payer: Payer;
       promptEstimate: () => number;
       started: number;
+      /** Takes the answering provider's key out of error events (Upstream.redact). */
+      redact: (text: string) => string;
     },
   ): Response {
     const meter = createResponsesMeter();
@@ -485,7 +493,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
 
     const decoder = new TextDecoder();
     const costFilter = createUsageFilter({
-      redact: upstream.redact,
+      redact: ctx.redact,
       cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
     });
     const body = new ReadableStream<Uint8Array>({

@@ -63,7 +63,8 @@
 // `apiKey` every route wants `Authorization: Bearer <apiKey>` and answers OpenAI's 401 otherwise.
 // `echoAuthorization` makes every JSON error answer's message end with the Authorization header it received
 // and the bare token, as a debugging proxy or a careless host does.
-// Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
+// `outage` puts the whole host in trouble for any POST (a status, or 'hang' until the client leaves), for
+// routing tests with several fakes. Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
 // `abortedAt` (performance.now()) and appends the model to `aborted`.
 
 export interface RecordedRequest {
@@ -109,6 +110,11 @@ export interface FakeUpstream {
   responsesMissing: boolean;
   /** Every JSON error's message echoes the request's Authorization header and its bare token. */
   echoAuthorization: boolean;
+  /**
+   * The whole host in trouble, whatever the model: a status answers every POST with OpenAI's error of that
+   * status; 'hang' sends nothing until the client leaves. null: normal service.
+   */
+  outage: number | 'hang' | null;
   /** Responses created so far by id (the final object), for GET and DELETE /responses/{id}. */
   storedResponses: Map<string, unknown>;
   slowMs: number;
@@ -434,6 +440,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     modelsDown: false,
     responsesMissing: false,
     echoAuthorization: false,
+    outage: null,
     storedResponses: new Map(),
     ...defaults,
     heldOpen: 0,
@@ -451,6 +458,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       fake.modelsDown = false;
       fake.responsesMissing = false;
       fake.echoAuthorization = false;
+      fake.outage = null;
       Object.assign(fake, defaults);
     },
     close: async () => {},
@@ -897,6 +905,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
 
       const denied = authFailure(request);
       if (denied) return denied;
+
+      if (fake.outage !== null && request.method === 'POST') {
+        if (fake.outage === 'hang') {
+          await wait(3_600_000, request.signal);
+          markAborted(record, 'outage');
+          return new Response(null, { status: 499 });
+        }
+        return openAiError(fake.outage, `outage: status ${fake.outage}`, fake.outage >= 500 ? 'server_error' : 'requests');
+      }
 
       if (request.method === 'POST' && url.pathname === '/v1/chat/completions') return chatCompletions(request, record);
       if (request.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(record);

@@ -79,6 +79,8 @@ function fromJournal(entry: unknown): Pending {
     upstreamStatus: typeof row.upstream_status === 'number' ? row.upstream_status : null,
     error: text(row.error),
     durationMs: Number(row.duration_ms),
+    providerId: text(row.provider_id),
+    attempts: typeof row.attempts === 'number' ? row.attempts : null,
   };
   return {
     facts,

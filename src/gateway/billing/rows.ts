@@ -76,6 +76,10 @@ const ROW_COLUMNS = [
   ['lease_id', 'uuid'],
   ['key_lease_id', 'uuid'],
   ['endpoint', 'text'],
+  // Appended, never inserted: a journal written before routing has rows that end at `endpoint`, and
+  // their missing values read as null.
+  ['provider_id', 'text'],
+  ['attempts', 'integer'],
 ] as const;
 
 /** The row's values in ROW_COLUMNS order, as JSON. */
@@ -104,6 +108,8 @@ export function serialize(p: Pending, costNano: bigint, unpaidNano: bigint): str
     costNano > 0n ? p.leaseId : null,
     costNano > 0n ? p.keyLeaseId : null,
     f.endpoint ?? 'chat',
+    storableText(f.providerId),
+    f.attempts ?? null,
   ]);
 }
 
@@ -134,10 +140,10 @@ with r as (
 ), usage_rows as (
   insert into usage_records (user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens,
     completion_tokens, total_tokens, cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status,
-    usage_source, upstream_status, error, duration_ms, created_at, endpoint)
+    usage_source, upstream_status, error, duration_ms, created_at, endpoint, provider_id, attempts)
   select user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens, completion_tokens, total_tokens,
     cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status, usage_source, upstream_status, error,
-    duration_ms, created_at, coalesce(endpoint, 'chat')
+    duration_ms, created_at, coalesce(endpoint, 'chat'), provider_id, attempts
   from r
 ), ledger_rows as (
   insert into ledger_entries (user_id, amount_nano, kind, reference, created_at)

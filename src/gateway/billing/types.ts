@@ -33,6 +33,10 @@ export interface UsageFacts {
   upstreamStatus?: number | null;
   error?: string | null;
   durationMs: number;
+  /** The provider that answered, or the last one tried (routing); absent on settlements made without one. */
+  providerId?: string | null;
+  /** Providers tried, the answering one included. */
+  attempts?: number | null;
 }
 
 /** What usage costs at a price, as settle() charges it (a total above prompt + completion counts as completion). */

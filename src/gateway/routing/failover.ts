@@ -1,0 +1,136 @@
+// One /v1 request's way to an answer across providers: the route's candidates in order, the next untried
+// one after a connection failure, a timeout before the answer came, 408, 429, 5xx, or a provider refusing
+// our own credentials (401/402/403/407: not the client's fault); at most ROUTE_MAX_ATTEMPTS attempts.
+// Another 4xx is the client's and passes through at once. The answer is committed to when its status
+// is 2xx and its headers are in, before any byte reaches the client, so nothing sent is ever retried.
+//
+// The caller reserved once and records once: a failed attempt only feeds the providers' health; the
+// request's usage row (through `fail`, or the caller's settlement) names the provider that answered, or
+// the last one tried, and how many were tried, because this writes both into the request's facts.
+import { AppError } from '../../http/errors';
+import { errorMessages } from '../../http/messages';
+import type { Logger } from '../../logger';
+import { ABORT_CLIENT_CLOSED, type Upstream } from '../upstream';
+import { fetchFailure, readUpstreamRejection, upstreamCall, type FailureRecorder, type RequestFacts, type UpstreamRejection } from '../v1-common';
+import type { Candidate, Routing } from './registry';
+
+/** Answers another provider may give instead: the provider's trouble, not the client's request. */
+const retryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
+/** The provider refused our key or our account there: it stays off until an operator fixes it. */
+const refusedStatus = (status: number) => status === 401 || status === 402 || status === 403 || status === 407;
+
+/** The request body for a candidate: the client's bytes, or with `model` replaced by the provider's own id. */
+function bodyFor(text: string, candidate: Candidate): string {
+  if (candidate.model === null) return text;
+  const body = JSON.parse(text) as Record<string, unknown>;
+  return JSON.stringify({ ...body, model: candidate.model });
+}
+
+export interface RoutedCall {
+  routing: Routing;
+  /** The model the client asked for. */
+  model: string;
+  /** The body as it would go to the upstream for the client's own model id. */
+  body: string;
+  send: (upstream: Upstream, body: string, signal: AbortSignal) => Promise<Response>;
+  clientSignal: AbortSignal | null;
+  fail: FailureRecorder;
+  /** The request's usage facts: providerId and attempts are written into them as attempts are made. */
+  facts: RequestFacts;
+  logger: Logger;
+  requestId: string;
+  observer?: { upstreamResponded(status: number | 'network' | 'timeout', seconds: number): void };
+}
+
+type Outcome =
+  | { kind: 'answer'; response: Response; call: ReturnType<typeof upstreamCall>; upstream: Upstream }
+  | { kind: 'retry'; rejection: UpstreamRejection; upstreamStatus: number | null };
+
+/**
+ * Asks the route's providers in turn until one answers 2xx or the client's own error; the caller then
+ * owns `call` (its timer and the client's abort) and must clean it up. Throws what the client hears
+ * otherwise, with the reservation given back through `fail`: after one attempt, that attempt's own error
+ * (as before routing); after several, 502 saying no provider could answer.
+ */
+export async function askRouted(
+  options: RoutedCall,
+): Promise<{ response: Response; call: ReturnType<typeof upstreamCall>; upstream: Upstream }> {
+  const { routing, facts, fail, observer } = options;
+  const { health } = routing;
+  const candidates = routing.candidates(options.model);
+  const cooling: Candidate[] = [];
+  let attempts = 0;
+  let last: Extract<Outcome, { kind: 'retry' }> | null = null;
+
+  async function attempt(candidate: Candidate): Promise<Outcome> {
+    const { provider } = candidate;
+    attempts += 1;
+    facts.providerId = provider.id;
+    facts.attempts = attempts;
+    const call = upstreamCall(options.clientSignal, provider.timeoutMs);
+    const asked = performance.now();
+    let response: Response;
+    try {
+      if (options.clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
+      call.signal.throwIfAborted();
+      response = await options.send(provider.upstream, bodyFor(options.body, candidate), call.signal);
+      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
+    } catch (error) {
+      call.cleanup();
+      const failure = fetchFailure(error, call.signal);
+      // A fetch error's text may quote what we sent; the provider's own key never leaves in it.
+      failure.detail = provider.upstream.redact(failure.detail);
+      if (failure.kind === 'client_closed') {
+        health.released(provider.id);
+        fail(failure.status, failure.detail);
+        throw failure.error;
+      }
+      observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
+      health.failed(provider.id, failure.detail, false);
+      return { kind: 'retry', rejection: failure, upstreamStatus: null };
+    }
+    if (response.ok) {
+      health.succeeded(provider.id);
+      return { kind: 'answer', response, call, upstream: provider.upstream };
+    }
+    const rejection = await readUpstreamRejection(response, options.logger, options.requestId, provider.upstream.redact);
+    call.cleanup();
+    if (retryableStatus(response.status) || refusedStatus(response.status)) {
+      health.failed(provider.id, `status ${response.status}: ${rejection.detail}`, refusedStatus(response.status));
+      return { kind: 'retry', rejection, upstreamStatus: response.status };
+    }
+    // The client's own error: the provider did its job.
+    health.succeeded(provider.id);
+    fail(rejection.status, rejection.detail, response.status);
+    throw rejection.error;
+  }
+
+  for (const candidate of candidates) {
+    if (attempts >= routing.maxAttempts) break;
+    const admission = health.admit(candidate.provider.id);
+    if (admission === 'disabled') continue;
+    if (admission === 'cooling') {
+      cooling.push(candidate);
+      continue;
+    }
+    const outcome = await attempt(candidate);
+    if (outcome.kind === 'answer') return outcome;
+    last = outcome;
+  }
+  if (attempts === 0 && cooling.length > 0) {
+    // Every target is cooling down: the one that failed longest ago rather than no answer at all.
+    const lastFailure = (c: Candidate) => health.get(c.provider.id).lastFailureAt ?? 0;
+    const oldest = cooling.reduce((a, b) => (lastFailure(b) < lastFailure(a) ? b : a));
+    const outcome = await attempt(oldest);
+    if (outcome.kind === 'answer') return outcome;
+    last = outcome;
+  }
+  if (!last) {
+    facts.providerId = null;
+    facts.attempts = 0;
+    fail('upstream_error', 'no provider available for the model');
+    throw new AppError('upstream_error', errorMessages.noProviderAnswered);
+  }
+  fail(last.rejection.status, last.rejection.detail, last.upstreamStatus);
+  throw attempts > 1 ? new AppError('upstream_error', errorMessages.noProviderAnswered) : last.rejection.error;
+}

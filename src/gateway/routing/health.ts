@@ -1,0 +1,260 @@
+// Providers' health, shared by every instance: PROVIDER_FAILURE_THRESHOLD failures in a row put a
+// provider in `cooling_down` for PROVIDER_COOLDOWN_SECONDS, after which one trial request decides
+// (half-open); a provider that refuses our credentials or account (401/402/403/407) is `disabled` until an
+// operator changes it.
+//
+// The hot path reads an in-memory copy only. The database is written when the health changes (a failure,
+// a recovery from failures), never for a success of a healthy provider; each write announces the row it
+// left (NOTIFY), so every instance's copy follows within one notification, and an instance that starts,
+// or whose listener reconnects, reads every row. Counting failures in the database (an increment, not a
+// value each instance computed) makes failures seen by different instances add up.
+//
+// Half-open is decided per instance: once the cooldown is over, each instance lets one request through
+// and the first verdict written (a success resets the row, a failure starts a new cooldown) is what all
+// of them follow.
+import type { Config } from '../../config';
+import type { DatabaseHandle, Executor } from '../../db/client';
+import { sql } from 'drizzle-orm';
+import type { Logger } from '../../logger';
+
+export const PROVIDER_HEALTH_CHANNEL = 'conduit_provider_health';
+
+export type ProviderState = 'up' | 'cooling_down' | 'disabled';
+
+export interface ProviderHealth {
+  state: ProviderState;
+  consecutiveFailures: number;
+  /** Epoch ms; set while cooling down (and kept after, for the record). */
+  cooldownUntil: number | null;
+  lastError: string | null;
+  /** Epoch ms of the last failure: "the least recently failed" is tried when every target is cooling. */
+  lastFailureAt: number | null;
+}
+
+/** What a request may do with a provider now. */
+export type Admission = 'go' | 'trial' | 'cooling' | 'disabled';
+
+const HEALTHY: ProviderHealth = { state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, lastFailureAt: null };
+
+interface HealthRow {
+  provider_id: string;
+  state: string;
+  consecutive_failures: number;
+  cooldown_until: string | Date | null;
+  last_error: string | null;
+  last_failure_at: string | Date | null;
+}
+
+const epoch = (value: string | Date | null): number | null => {
+  if (value === null || value === undefined) return null;
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+};
+
+function healthOf(row: HealthRow): ProviderHealth {
+  const state: ProviderState = row.state === 'cooling_down' || row.state === 'disabled' ? row.state : 'up';
+  return {
+    state,
+    consecutiveFailures: Number(row.consecutive_failures) || 0,
+    cooldownUntil: epoch(row.cooldown_until),
+    lastError: row.last_error,
+    lastFailureAt: epoch(row.last_failure_at),
+  };
+}
+
+/** PostgreSQL text holds no NUL; an upstream's message is cut short enough for a log line and a column. */
+const storable = (text: string) => text.replaceAll('\0', '').toWellFormed().slice(0, 500);
+
+// The row as written, announced in the same statement: the notification leaves at commit, so no instance
+// hears of a state the database does not hold.
+const FAILURE_SQL = `
+with h as (
+  insert into provider_health as p (provider_id, state, consecutive_failures, cooldown_until, last_error, last_failure_at, updated_at)
+  values ($1, case when $2::boolean then 'disabled' when $3::int <= 1 then 'cooling_down' else 'up' end, 1,
+          case when not $2::boolean and $3::int <= 1 then now() + make_interval(secs => $4::double precision) end,
+          $5, now(), now())
+  on conflict (provider_id) do update set
+    consecutive_failures = p.consecutive_failures + 1,
+    state = case when $2::boolean or p.state = 'disabled' then 'disabled'
+                 when p.consecutive_failures + 1 >= $3::int then 'cooling_down' else p.state end,
+    cooldown_until = case when $2::boolean or p.state = 'disabled' then p.cooldown_until
+                          when p.state = 'cooling_down' and p.cooldown_until > now() then p.cooldown_until
+                          when p.consecutive_failures + 1 >= $3::int then now() + make_interval(secs => $4::double precision)
+                          else p.cooldown_until end,
+    last_error = excluded.last_error, last_failure_at = now(), updated_at = now()
+  returning p.provider_id, p.state, p.consecutive_failures, p.cooldown_until, p.last_error, p.last_failure_at
+)
+select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h`;
+
+const RECOVERY_SQL = `
+with h as (
+  update provider_health set state = 'up', consecutive_failures = 0, updated_at = now()
+  where provider_id = $1 and state <> 'disabled' and (consecutive_failures > 0 or state <> 'up')
+  returning provider_id, state, consecutive_failures, cooldown_until, last_error, last_failure_at
+)
+select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h`;
+
+export interface HealthStoreOptions {
+  database: Pick<DatabaseHandle, 'listen' | 'query'>;
+  config: Pick<Config, 'providerFailureThreshold' | 'providerCooldownSeconds'>;
+  logger: Logger;
+  /** Safety net for a lost notification. */
+  refreshMs?: number;
+}
+
+export function createHealthStore(options: HealthStoreOptions) {
+  const { database, config, logger } = options;
+  const refreshMs = options.refreshMs ?? 60_000;
+  const threshold = config.providerFailureThreshold;
+  const cooldownMs = config.providerCooldownSeconds * 1000;
+  let health = new Map<string, ProviderHealth>();
+  /** Providers whose half-open trial this instance has sent and not yet heard back from. */
+  const trials = new Set<string>();
+  let unlisten: (() => Promise<void>) | null = null;
+  let timer: ReturnType<typeof setInterval> | null = null;
+
+  function apply(row: HealthRow) {
+    const next = healthOf(row);
+    const before = health.get(row.provider_id) ?? HEALTHY;
+    // The count only grows until a reset to 0: a row with fewer failures than this copy knows of was
+    // overtaken by a write still on its way (concurrent failures announce 1, 2, 3… in commit order).
+    const stale = next.consecutiveFailures > 0 && next.consecutiveFailures < before.consecutiveFailures && next.state !== 'disabled';
+    if (stale) return;
+    health.set(row.provider_id, next);
+    if (next.state !== 'cooling_down' || next.consecutiveFailures < before.consecutiveFailures) trials.delete(row.provider_id);
+  }
+
+  async function reload() {
+    try {
+      const rows = await database.query<HealthRow>(
+        'select provider_id, state, consecutive_failures, cooldown_until, last_error, last_failure_at from provider_health',
+      );
+      const next = new Map<string, ProviderHealth>();
+      for (const row of rows) next.set(row.provider_id, healthOf(row));
+      health = next;
+    } catch (error) {
+      logger.error('could not read the providers’ health; keeping the last copy', { error });
+    }
+  }
+
+  function write(text: string, params: unknown[], providerId: string) {
+    database
+      .query<HealthRow>(text, params)
+      .then((rows) => {
+        for (const row of rows) {
+          const before = health.get(row.provider_id) ?? HEALTHY;
+          apply(row);
+          const after = health.get(row.provider_id)!;
+          if (after.state === before.state) continue;
+          if (after.state === 'disabled') {
+            logger.error('provider disabled: it refused our credentials or account; an operator must fix it', {
+              providerId,
+              lastError: after.lastError,
+            });
+          }
+        }
+      })
+      .catch((error) => logger.warn('could not record a provider’s health', { providerId, error }));
+  }
+
+  return {
+    get(providerId: string): ProviderHealth {
+      return health.get(providerId) ?? HEALTHY;
+    },
+
+    /** Whether a request may call the provider now; 'trial' reserves this instance's one half-open request. */
+    admit(providerId: string, now = Date.now()): Admission {
+      const h = health.get(providerId);
+      if (!h || h.state === 'up') return 'go';
+      if (h.state === 'disabled') return 'disabled';
+      if (h.cooldownUntil !== null && now < h.cooldownUntil) return 'cooling';
+      if (trials.has(providerId)) return 'cooling';
+      trials.add(providerId);
+      return 'trial';
+    },
+
+    /**
+     * A failed attempt: counted here at once (so this instance stops sending before the database answers)
+     * and in the database, whose row every instance then follows. `refused`: the provider refused our
+     * credentials or account.
+     */
+    failed(providerId: string, detail: string, refused: boolean) {
+      trials.delete(providerId);
+      const before = health.get(providerId) ?? HEALTHY;
+      const failures = before.consecutiveFailures + 1;
+      const now = Date.now();
+      const stillCooling = before.state === 'cooling_down' && before.cooldownUntil !== null && before.cooldownUntil > now;
+      const next: ProviderHealth = {
+        consecutiveFailures: failures,
+        lastError: storable(detail),
+        lastFailureAt: now,
+        state: refused || before.state === 'disabled' ? 'disabled' : failures >= threshold ? 'cooling_down' : before.state,
+        cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= threshold ? now + cooldownMs : before.cooldownUntil,
+      };
+      health.set(providerId, next);
+      if (next.state === 'cooling_down' && !stillCooling) {
+        logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
+      }
+      write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail)], providerId);
+    },
+
+    /** An answer came (a 2xx, or the client's own 4xx): a provider that had failed is healthy again. */
+    succeeded(providerId: string) {
+      trials.delete(providerId);
+      const before = health.get(providerId);
+      if (!before || before.state === 'disabled' || (before.state === 'up' && before.consecutiveFailures === 0)) return;
+      health.set(providerId, { ...before, state: 'up', consecutiveFailures: 0 });
+      write(RECOVERY_SQL, [providerId], providerId);
+    },
+
+    /** The attempt ended without a verdict (the client left): the trial may be sent again. */
+    released(providerId: string) {
+      trials.delete(providerId);
+    },
+
+    /**
+     * An operator changed the provider (a new key, re-enabled…): it starts healthy. Runs in the operator's
+     * transaction; every instance hears it at commit.
+     */
+    async reset(tx: Executor, providerId: string) {
+      await tx.execute(sql`delete from provider_health where provider_id = ${providerId}`);
+      const row: HealthRow = {
+        provider_id: providerId,
+        state: 'up',
+        consecutive_failures: 0,
+        cooldown_until: null,
+        last_error: null,
+        last_failure_at: null,
+      };
+      await tx.execute(sql`select pg_notify(${PROVIDER_HEALTH_CHANNEL}, ${JSON.stringify(row)})`);
+    },
+
+    reload,
+
+    async start() {
+      unlisten = await database.listen(
+        PROVIDER_HEALTH_CHANNEL,
+        (payload) => {
+          try {
+            apply(JSON.parse(payload) as HealthRow);
+          } catch (error) {
+            logger.warn('ignored a provider health notification that is not a row', { error });
+          }
+        },
+        () => void reload(),
+      );
+      await reload();
+      timer = setInterval(() => void reload(), refreshMs);
+      timer.unref?.();
+    },
+
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await unlisten?.().catch(() => {});
+      unlisten = null;
+    },
+  };
+}
+
+export type HealthStore = ReturnType<typeof createHealthStore>;

@@ -1,0 +1,166 @@
+// The providers and routes every /v1 request consults, kept in memory: loaded at start, reloaded on every
+// instance when any instance changes them (NOTIFY, as the price table), and re-read every few minutes in
+// case a notification was lost. The environment's UPSTREAM_BASE_URL/UPSTREAM_API_KEY are the built-in
+// provider `default`, served by the very Upstream the gateway had before routing, so a deployment without
+// routes sends exactly what it sent before.
+import { asc } from 'drizzle-orm';
+import type { Config } from '../../config';
+import type { Database, DatabaseHandle } from '../../db/client';
+import { modelRoutes, providers as providersTable } from '../../db/schema';
+import type { SecretBox } from '../../crypto/secret-box';
+import type { Logger } from '../../logger';
+import { createUpstream, type Upstream } from '../upstream';
+import type { HealthStore } from './health';
+import { matchRoute, orderTargets, type RouteTarget } from './select';
+
+export const ROUTING_CHANGED_CHANNEL = 'conduit_routing_changed';
+export const DEFAULT_PROVIDER_ID = 'default';
+
+export interface ProviderEntry {
+  id: string;
+  name: string;
+  baseUrl: string;
+  enabled: boolean;
+  timeoutMs: number;
+  /** Its own client: its base URL and its key, so whatever the client redacts is this provider's key. */
+  upstream: Upstream;
+}
+
+/** One provider a request may try, and the model id it is asked for (null: the client's own). */
+export interface Candidate {
+  provider: ProviderEntry;
+  model: string | null;
+}
+
+export interface RoutingOptions {
+  db: Database;
+  database: Pick<DatabaseHandle, 'listen'>;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamTimeoutMs' | 'routeMaxAttempts'>;
+  logger: Logger;
+  box: Pick<SecretBox, 'open'>;
+  /** The environment's upstream, served as `default`. */
+  defaultUpstream: Upstream;
+  health: HealthStore;
+  refreshMs?: number;
+}
+
+export function createRouting(options: RoutingOptions) {
+  const { db, database, config, logger, box, defaultUpstream, health } = options;
+  const refreshMs = options.refreshMs ?? 5 * 60_000;
+  const builtIn: ProviderEntry = {
+    id: DEFAULT_PROVIDER_ID,
+    name: DEFAULT_PROVIDER_ID,
+    baseUrl: config.upstreamBaseUrl,
+    enabled: true,
+    timeoutMs: config.upstreamTimeoutMs,
+    upstream: defaultUpstream,
+  };
+  /** What a model no route matches is sent to: one array for every such request. */
+  const unrouted: readonly Candidate[] = Object.freeze([{ provider: builtIn, model: null }]);
+  let providers = new Map<string, ProviderEntry>([[DEFAULT_PROVIDER_ID, builtIn]]);
+  let exact = new Map<string, RouteTarget[]>();
+  let prefixes: { prefix: string; value: RouteTarget[] }[] = [];
+  let routeCount = 0;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
+  let loading: Promise<void> | null = null;
+
+  async function load() {
+    const [providerRows, routeRows] = await Promise.all([
+      db.select().from(providersTable).orderBy(asc(providersTable.id)),
+      db.select().from(modelRoutes).orderBy(asc(modelRoutes.pattern)),
+    ]);
+    const nextProviders = new Map<string, ProviderEntry>([[DEFAULT_PROVIDER_ID, builtIn]]);
+    for (const row of providerRows) {
+      let apiKey: string | undefined;
+      let usable = row.enabled;
+      if (row.apiKeySealed) {
+        try {
+          apiKey = box.open(row.apiKeySealed, 'apiKey');
+        } catch (error) {
+          // Sealed with a key this instance does not have: sending no key would only earn a 401.
+          usable = false;
+          logger.error('could not open a provider’s API key; the provider is skipped until its key is saved again', {
+            providerId: row.id,
+            error,
+          });
+        }
+      }
+      nextProviders.set(row.id, {
+        id: row.id,
+        name: row.name,
+        baseUrl: row.baseUrl,
+        enabled: usable,
+        timeoutMs: row.timeoutMs,
+        upstream: createUpstream({ upstreamBaseUrl: row.baseUrl, upstreamApiKey: apiKey }),
+      });
+    }
+    const nextExact = new Map<string, RouteTarget[]>();
+    const nextPrefixes: { prefix: string; value: RouteTarget[] }[] = [];
+    for (const row of routeRows) {
+      if (row.pattern.endsWith('*')) nextPrefixes.push({ prefix: row.pattern.slice(0, -1), value: row.targets });
+      else nextExact.set(row.pattern, row.targets);
+    }
+    nextPrefixes.sort((a, b) => b.prefix.length - a.prefix.length);
+    providers = nextProviders;
+    exact = nextExact;
+    prefixes = nextPrefixes;
+    routeCount = routeRows.length;
+  }
+
+  function reload(): Promise<void> {
+    loading ??= load()
+      .catch((error) => logger.error('could not load providers and routes; keeping the last copy', { error }))
+      .finally(() => {
+        loading = null;
+      });
+    return loading;
+  }
+
+  return {
+    health,
+    maxAttempts: config.routeMaxAttempts,
+
+    /**
+     * The providers a request for `model` may try, in order: its route's targets (lower priority first,
+     * by weight within one), those an operator switched off or that are disabled left out; `default`
+     * when no route matches. Cooldown is for the caller to ask (health.admit) just before each attempt.
+     */
+    candidates(model: string): readonly Candidate[] {
+      if (routeCount === 0) return unrouted;
+      const targets = matchRoute(model, exact, prefixes);
+      if (!targets) return unrouted;
+      const out: Candidate[] = [];
+      for (const target of orderTargets(targets)) {
+        const provider = providers.get(target.providerId);
+        if (!provider || !provider.enabled || health.get(provider.id).state === 'disabled') continue;
+        out.push({ provider, model: target.model && target.model !== model ? target.model : null });
+      }
+      return out;
+    },
+
+    provider(id: string): ProviderEntry | undefined {
+      return providers.get(id);
+    },
+
+    reload,
+
+    async start() {
+      unlisten = await database.listen(ROUTING_CHANGED_CHANNEL, () => void reload(), () => void reload());
+      await reload();
+      await health.start();
+      timer = setInterval(() => void reload(), refreshMs);
+      timer.unref?.();
+    },
+
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await unlisten?.().catch(() => {});
+      unlisten = null;
+      await health.stop();
+    },
+  };
+}
+
+export type Routing = ReturnType<typeof createRouting>;

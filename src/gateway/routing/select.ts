@@ -1,0 +1,49 @@
+// The order in which a route's targets are tried: lower priority first; within one priority a weighted
+// draw without replacement, so weights 3:1 send about three quarters of first attempts to the first
+// target and the other one is still next in line when it fails. Pure, for its own tests and the bench.
+
+export interface RouteTarget {
+  providerId: string;
+  /** Lower first. */
+  priority: number;
+  /** Share of first attempts within its priority; at least 1. */
+  weight: number;
+  /** The id sent upstream; absent: the id the client asked for. */
+  model?: string | undefined;
+}
+
+/** The targets in the order they are tried; `random` in [0, 1) (Math.random outside tests). */
+export function orderTargets(targets: readonly RouteTarget[], random: () => number = Math.random): RouteTarget[] {
+  if (targets.length <= 1) return [...targets];
+  const byPriority = new Map<number, RouteTarget[]>();
+  for (const target of targets) {
+    const group = byPriority.get(target.priority);
+    if (group) group.push(target);
+    else byPriority.set(target.priority, [target]);
+  }
+  const ordered: RouteTarget[] = [];
+  for (const priority of [...byPriority.keys()].sort((a, b) => a - b)) {
+    const left = [...byPriority.get(priority)!];
+    while (left.length > 0) {
+      let total = 0;
+      for (const t of left) total += Math.max(1, t.weight);
+      let draw = random() * total;
+      let index = 0;
+      while (index < left.length - 1) {
+        draw -= Math.max(1, left[index]!.weight);
+        if (draw < 0) break;
+        index++;
+      }
+      ordered.push(left.splice(index, 1)[0]!);
+    }
+  }
+  return ordered;
+}
+
+/** The route a model takes: an exact pattern, else the longest prefix pattern (`openai/*`, `*`), as prices match. */
+export function matchRoute<T>(model: string, exact: ReadonlyMap<string, T>, prefixes: readonly { prefix: string; value: T }[]): T | null {
+  const found = exact.get(model);
+  if (found !== undefined) return found;
+  for (const p of prefixes) if (model.startsWith(p.prefix)) return p.value;
+  return null;
+}
