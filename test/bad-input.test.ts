@@ -48,6 +48,7 @@ let gatewayKey: string;
 let agents: { creator: string; service: string; shop: string };
 let keyId: string;
 let productId: string;
+let providerId: string;
 let paymentToken: string;
 let telegramSecret: string;
 
@@ -234,6 +235,9 @@ beforeAll(async () => {
   await setUp('PUT', `/api/v1/booking/${agents.service}/settings`, validBodies[`PUT /api/v1/booking/{agentId}/settings`]);
   const shop = await setUp('PUT', `/api/v1/commerce/${agents.shop}/settings`, { paymentLinkTemplate: TEMPLATE });
   paymentToken = new URL(shop.webhookUrlWithSecret).searchParams.get('token')!;
+  const provider = await send('POST', '/api/admin/providers', { token: admin.token, body: validBodies['POST /api/admin/providers'] });
+  if (provider instanceof Error || provider.status !== 201) throw new Error('provider not created');
+  providerId = provider.body.id as string;
   productId = (await setUp('POST', `/api/v1/commerce/${agents.shop}/products`, { title: 'Коврик', priceMinor: 70000 })).id;
 });
 
@@ -282,6 +286,9 @@ const validBodies: Record<string, Record<string, unknown>> = {
   'PUT /api/admin/prices': { pattern: 'acme/*', promptPerMillion: 1, completionPerMillion: 1 },
   'POST /api/admin/prices/import/preview': { multiplier: 1, filter: 'acme' },
   'POST /api/admin/prices/import': { multiplier: 1, models: ['acme/chat'] },
+  'POST /api/admin/providers': { name: 'Запасной', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', enabled: true, timeoutMs: 1000 },
+  'PATCH /api/admin/providers/{id}': { name: 'Запасной', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', enabled: true, timeoutMs: 1000 },
+  'PUT /api/admin/routes': { pattern: 'sweep/*', targets: [{ providerId: 'default', priority: 0, weight: 1, model: 'acme/chat' }] },
 };
 
 /** Query parameters a route needs before the sweep spoils one of them. */
@@ -289,6 +296,7 @@ const validQueries: Record<string, Record<string, string>> = {
   'GET /api/usage/summary': { from: '2026-01-01' },
   'GET /api/v1/booking/{agentId}/slots': { date: DAY, specialistId: 'maria', serviceId: 'haircut' },
   'DELETE /api/admin/prices': { pattern: 'nothing/*' },
+  'DELETE /api/admin/routes': { pattern: 'nothing/*' },
 };
 
 type Kind = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
@@ -385,6 +393,7 @@ function pathValue(route: Route, name: string): string {
     if (route.path.startsWith('/api/keys')) return keyId;
     if (route.path.startsWith('/api/agents')) return agents.creator;
     if (route.path.startsWith('/api/admin/users')) return victim.userId;
+    if (route.path.startsWith('/api/admin/providers')) return providerId;
   }
   return randomUUID();
 }

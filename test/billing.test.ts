@@ -586,6 +586,30 @@ describe('a shutdown the database does not let finish', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test('a journal written before routing (rows without provider and attempts) replays beside one that has them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
+    const userId = await customer(1_000_000n);
+    const row = (id: string, at: string, tail: unknown[]) =>
+      JSON.stringify([userId, null, null, id, 'acme/chat', false, 1, 1, 2, '100', '50', '50', '0', 'ok', 'upstream', 200, null, 1, at, null, null, 'chat', ...tail]);
+    writeFileSync(
+      join(dir, 'settlements-1073741823-old-4.jsonl'),
+      `${row('before-routing', '2026-11-20T10:00:00.000Z', [])}\n${row('routed', '2026-11-20T10:00:01.000Z', ['backup', 2])}\n`,
+    );
+    const next = newBilling({ journalDir: dir });
+    await next.billing.start();
+    const rows = await app.sql<{ request_id: string; provider_id: string | null; attempts: number | null }>(
+      'select request_id, provider_id, attempts from usage_records where user_id = $1 order by request_id',
+      [userId],
+    );
+    expect(rows.map((r) => [r.request_id, r.provider_id, r.attempts])).toEqual([
+      ['before-routing', null, null],
+      ['routed', 'backup', 2],
+    ]);
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 200n);
+    await next.billing.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test('a journal left by the previous version (rows as objects) is replayed as well as one of arrays', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
     const userId = await customer(1_000_000n);

@@ -77,6 +77,11 @@ export const fieldLabels: Record<string, string> = {
   multiplier: 'Множитель',
   filter: 'Фильтр моделей',
   models: 'Модели',
+  baseUrl: 'Адрес провайдера',
+  apiKey: 'Ключ API провайдера',
+  enabled: 'Включён',
+  timeoutMs: 'Таймаут, мс',
+  targets: 'Провайдеры маршрута',
   // Keys' scope and dialogues.
   scope: 'Доступ ключа',
   text: 'Текст сообщения',
