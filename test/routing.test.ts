@@ -405,6 +405,22 @@ describe('cooldown', () => {
     expect(chatCalls(a)[1]!.headers.authorization).toBe('Bearer sk-right');
   });
 
+  test('a disabled provider that is the only one left is still tried, and its first answer brings it back', async () => {
+    const a = await fake({ apiKey: 'sk-new' });
+    const ia = await addProvider(a.url, { apiKey: 'sk-old' });
+    const model = freshModel();
+    await setRoute(model, [{ providerId: ia }]);
+    const user = await customer();
+    expect((await ask(app, user.key, model)).status).toBe(502);
+    await waitFor(async () => (await adminCall('GET', `/api/admin/providers/${ia}`)).body.health.state === 'disabled');
+    expect((await ask(app, user.key, model)).status).toBe(502);
+    expect(chatCalls(a)).toHaveLength(2);
+    // The provider's side is fixed (the account topped up, the key accepted again).
+    a.apiKey = null;
+    expect((await ask(app, user.key, model)).status).toBe(200);
+    await waitFor(async () => (await adminCall('GET', `/api/admin/providers/${ia}`)).body.health.state === 'up');
+  });
+
   test.skipIf(!onPostgres)('two instances share the cooldown, and an instance that starts reads it', async () => {
     const [a, b] = await Promise.all([fake(), fake()]);
     a.outage = 500;

@@ -59,6 +59,7 @@ export async function askRouted(
   const { health } = routing;
   const candidates = routing.candidates(options.model);
   const cooling: Candidate[] = [];
+  const disabled: Candidate[] = [];
   let attempts = 0;
   let last: Extract<Outcome, { kind: 'retry' }> | null = null;
 
@@ -108,7 +109,10 @@ export async function askRouted(
   for (const candidate of candidates) {
     if (attempts >= routing.maxAttempts) break;
     const admission = health.admit(candidate.provider.id);
-    if (admission === 'disabled') continue;
+    if (admission === 'disabled') {
+      disabled.push(candidate);
+      continue;
+    }
     if (admission === 'cooling') {
       cooling.push(candidate);
       continue;
@@ -117,10 +121,12 @@ export async function askRouted(
     if (outcome.kind === 'answer') return outcome;
     last = outcome;
   }
-  if (attempts === 0 && cooling.length > 0) {
-    // Every target is cooling down: the one that failed longest ago rather than no answer at all.
+  if (attempts === 0 && (cooling.length > 0 || disabled.length > 0)) {
+    // Every target is cooling down (or, failing that, disabled): the one that failed longest ago rather
+    // than no answer at all. So a deployment whose only provider is `default` calls it for every request,
+    // as before routing, and sees it recover (a topped-up account) without an operator.
     const lastFailure = (c: Candidate) => health.get(c.provider.id).lastFailureAt ?? 0;
-    const oldest = cooling.reduce((a, b) => (lastFailure(b) < lastFailure(a) ? b : a));
+    const oldest = (cooling.length > 0 ? cooling : disabled).reduce((a, b) => (lastFailure(b) < lastFailure(a) ? b : a));
     const outcome = await attempt(oldest);
     if (outcome.kind === 'answer') return outcome;
     last = outcome;

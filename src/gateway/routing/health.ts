@@ -1,7 +1,7 @@
 // Providers' health, shared by every instance: PROVIDER_FAILURE_THRESHOLD failures in a row put a
 // provider in `cooling_down` for PROVIDER_COOLDOWN_SECONDS, after which one trial request decides
 // (half-open); a provider that refuses our credentials or account (401/402/403/407) is `disabled` until an
-// operator changes it.
+// operator changes it, or until it answers again when it was tried as the last resort.
 //
 // The hot path reads an in-memory copy only. The database is written when the health changes (a failure,
 // a recovery from failures), never for a success of a healthy provider; each write announces the row it
@@ -89,7 +89,7 @@ select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h
 const RECOVERY_SQL = `
 with h as (
   update provider_health set state = 'up', consecutive_failures = 0, updated_at = now()
-  where provider_id = $1 and state <> 'disabled' and (consecutive_failures > 0 or state <> 'up')
+  where provider_id = $1 and (consecutive_failures > 0 or state <> 'up')
   returning provider_id, state, consecutive_failures, cooldown_until, last_error, last_failure_at
 )
 select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h`;
@@ -202,7 +202,7 @@ export function createHealthStore(options: HealthStoreOptions) {
     succeeded(providerId: string) {
       trials.delete(providerId);
       const before = health.get(providerId);
-      if (!before || before.state === 'disabled' || (before.state === 'up' && before.consecutiveFailures === 0)) return;
+      if (!before || (before.state === 'up' && before.consecutiveFailures === 0)) return;
       health.set(providerId, { ...before, state: 'up', consecutiveFailures: 0 });
       write(RECOVERY_SQL, [providerId], providerId);
     },

@@ -123,7 +123,7 @@ export function createRouting(options: RoutingOptions) {
 
     /**
      * The providers a request for `model` may try, in order: its route's targets (lower priority first,
-     * by weight within one), those an operator switched off or that are disabled left out; `default`
+     * by weight within one), those an operator switched off left out; `default`
      * when no route matches. Cooldown is for the caller to ask (health.admit) just before each attempt.
      */
     candidates(model: string): readonly Candidate[] {
@@ -133,7 +133,7 @@ export function createRouting(options: RoutingOptions) {
       const out: Candidate[] = [];
       for (const target of orderTargets(targets)) {
         const provider = providers.get(target.providerId);
-        if (!provider || !provider.enabled || health.get(provider.id).state === 'disabled') continue;
+        if (!provider || !provider.enabled) continue;
         out.push({ provider, model: target.model && target.model !== model ? target.model : null });
       }
       return out;
