@@ -24,12 +24,10 @@ import {
   failureRecorder,
   ownKeyId,
   readJsonObject,
-  readUpstreamRejection,
   readUpstreamText,
   settleAnswer,
   tokenCount,
   UpstreamAnswerTooLarge,
-  upstreamCall,
   withIdempotency,
   type RequestFacts,
 } from './v1-common';
