@@ -5,7 +5,7 @@
 // failing providers cooled down, none of them is called again while their cooldown lasts.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { settleAll, unbalancedUsers, waitFor } from './helpers/gateway';
 
 setDefaultTimeout(60_000);
@@ -38,7 +38,7 @@ beforeAll(async () => {
   const first = await startTestApp({ env: env(home.url) });
   instances = [first];
   if (onPostgres) instances.push(await startTestApp({ database: first.database, env: env(home.url) }));
-  admin = (await registerUser(first.url, ADMIN)).token;
+  admin = (await registerAdmin(first, ADMIN)).token;
   const add = async (baseUrl: string, timeoutMs = 5000) => {
     const res = await call(first.url, 'POST', '/api/admin/providers', { token: admin, body: { name: 'chaos', baseUrl, timeoutMs } });
     if (res.status !== 201) throw new Error(res.text);

@@ -5,7 +5,7 @@
 // PostgreSQL), one trial follows, and a refused key disables a provider until an operator changes it.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { balanceNanoInDb, openaiClient, settleAll, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
 
 setDefaultTimeout(30_000);
@@ -34,7 +34,7 @@ const fakes: FakeUpstream[] = [];
 beforeAll(async () => {
   home = await startFakeUpstream();
   app = await startTestApp({ env: env(home.url) });
-  admin = (await registerUser(app.url, ADMIN)).token;
+  admin = (await registerAdmin(app, ADMIN)).token;
 });
 afterAll(async () => {
   await app?.close();
