@@ -9,16 +9,19 @@ import type { Config } from '../config';
 import { maskSecret, type SecretBox } from '../crypto/secret-box';
 import type { Database, Executor } from '../db/client';
 import { modelRoutes, providerHealth, providers } from '../db/schema';
+import type { Billing } from '../gateway/billing';
 import { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from '../gateway/routing/registry';
 import type { RouteTarget } from '../gateway/routing/select';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
+import { EMPTY_HOUR, providerLastHour, type ProviderHourStats } from './provider-stats';
 
 export interface AdminProvidersDeps {
   db: Database;
   routing: Pick<Routing, 'reload' | 'health'>;
   box: Pick<SecretBox, 'seal'>;
+  billing: Pick<Billing, 'flush'>;
   config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs'>;
 }
 
@@ -41,8 +44,8 @@ function audited(row: ProviderRow): JsonObject {
 
 const announce = (tx: Executor) => tx.execute(sql`select pg_notify(${ROUTING_CHANGED_CHANNEL}, '')`);
 
-export function createAdminProviders({ db, routing, box, config }: AdminProvidersDeps) {
-  const builtIn = (health: HealthRow | undefined) => ({
+export function createAdminProviders({ db, routing, box, billing, config }: AdminProvidersDeps) {
+  const builtIn = (health: HealthRow | undefined, lastHour: ProviderHourStats) => ({
     id: DEFAULT_PROVIDER_ID,
     name: DEFAULT_PROVIDER_ID,
     baseUrl: config.upstreamBaseUrl,
@@ -50,9 +53,10 @@ export function createAdminProviders({ db, routing, box, config }: AdminProvider
     enabled: true,
     timeoutMs: config.upstreamTimeoutMs,
     health: healthView(health),
+    lastHour,
   });
 
-  const view = (row: ProviderRow, health: HealthRow | undefined) => ({
+  const view = (row: ProviderRow, health: HealthRow | undefined, lastHour: ProviderHourStats) => ({
     id: row.id,
     name: row.name,
     baseUrl: row.baseUrl,
@@ -61,6 +65,7 @@ export function createAdminProviders({ db, routing, box, config }: AdminProvider
     enabled: row.enabled,
     timeoutMs: row.timeoutMs,
     health: healthView(health),
+    lastHour,
   });
 
   async function healthOf(executor: Executor, id: string): Promise<HealthRow | undefined> {
@@ -68,11 +73,21 @@ export function createAdminProviders({ db, routing, box, config }: AdminProvider
     return row;
   }
 
+  /** The hour's figures, this instance's usage rows still waiting for the batch writer included. */
+  async function lastHour() {
+    await billing.flush();
+    return providerLastHour(db);
+  }
+
   async function get(id: string) {
-    if (id === DEFAULT_PROVIDER_ID) return builtIn(await healthOf(db, id));
+    if (id === DEFAULT_PROVIDER_ID) {
+      const [health, hour] = await Promise.all([healthOf(db, id), lastHour()]);
+      return builtIn(health, hour.get(id) ?? EMPTY_HOUR);
+    }
     const [row] = await db.select().from(providers).where(eq(providers.id, id));
     if (!row) throw new AppError('not_found', errorMessages.providerNotFound);
-    return view(row, await healthOf(db, id));
+    const [health, hour] = await Promise.all([healthOf(db, id), lastHour()]);
+    return view(row, health, hour.get(id) ?? EMPTY_HOUR);
   }
 
   /** Patterns of the routes that send to a provider. */
@@ -83,12 +98,16 @@ export function createAdminProviders({ db, routing, box, config }: AdminProvider
 
   return {
     async list() {
-      const [rows, health] = await Promise.all([
+      const [rows, health, hour] = await Promise.all([
         db.select().from(providers).orderBy(asc(providers.createdAt), asc(providers.id)),
         db.select().from(providerHealth),
+        lastHour(),
       ]);
       const byId = new Map(health.map((h) => [h.providerId, h]));
-      return { data: [builtIn(byId.get(DEFAULT_PROVIDER_ID)), ...rows.map((r) => view(r, byId.get(r.id)))] };
+      const hourOf = (id: string) => hour.get(id) ?? EMPTY_HOUR;
+      return {
+        data: [builtIn(byId.get(DEFAULT_PROVIDER_ID), hourOf(DEFAULT_PROVIDER_ID)), ...rows.map((r) => view(r, byId.get(r.id), hourOf(r.id)))],
+      };
     },
 
     get,

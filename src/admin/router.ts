@@ -81,6 +81,12 @@ const providerView = z.object({
   enabled: z.boolean(),
   timeoutMs: z.number().int(),
   health: providerHealthView,
+  /** The hour before the read, from the usage log: requests it answered or was last to try, its failures, the median time of its answers. */
+  lastHour: z.object({
+    requests: z.number().int(),
+    errors: z.number().int(),
+    p50LatencyMs: z.number().int().nullable(),
+  }),
 });
 
 const routeView = z.object({

@@ -28,7 +28,7 @@ export function createAdminService({ db, billing, prices, models, config, routin
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),
     audit: createAuditLog(db),
-    providers: createAdminProviders({ db, routing, box, config }),
+    providers: createAdminProviders({ db, routing, box, billing, config }),
   };
 }
 

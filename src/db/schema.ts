@@ -339,6 +339,8 @@ export const usageRecords = pgTable(
   (t) => [
     index('usage_records_user_idx').on(t.userId, t.createdAt, t.id),
     index('usage_records_key_idx').on(t.apiKeyId, t.createdAt),
+    // The newest hour across all users (providers' health figures); the user index cannot bound that range.
+    index('usage_records_created_idx').on(t.createdAt),
     index('usage_records_agent_idx').on(t.agentId, t.createdAt).where(sql`${t.agentId} is not null`),
     index('usage_records_agent_request_idx').on(t.agentId, t.requestId).where(sql`${t.agentId} is not null`),
   ],
