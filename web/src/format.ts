@@ -10,6 +10,9 @@ export const formatMoney = (value: number) => money.format(value);
 export const formatInt = (value: number) => integer.format(value);
 export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
 export const formatDay = (day: string) => dayMonth.format(new Date(`${day}T00:00:00`));
+const clock = new Intl.DateTimeFormat('ru-RU', { hour: '2-digit', minute: '2-digit' });
+/** A moment as «14:05» in this browser's time zone. */
+export const formatClock = (iso: string) => clock.format(new Date(iso));
 const utcDate = new Intl.DateTimeFormat('ru-RU', { timeZone: 'UTC', day: '2-digit', month: '2-digit', year: 'numeric' });
 /** A UTC calendar day (YYYY-MM-DD) as «23.11.2026», whatever this browser's time zone. */
 export const formatUtcDay = (day: string) => utcDate.format(new Date(`${day}T00:00:00Z`));

@@ -1,13 +1,16 @@
 // «Администрирование»: the operator's console under /app/admin — accounts (search, detail, credits,
-// blocking), daily revenue and spend, the audit log and the price table. The navigation shows it to
-// admins only; the server answers 403 to anyone else, and such an answer also makes the page ask again
-// who the user is (the role may have been taken away while the page was open).
+// blocking), daily revenue and spend, the audit log, the price table, and the providers and routes that
+// model requests go by. The navigation shows it to admins only; the server answers 403 to anyone else,
+// and such an answer also makes the page ask again who the user is (the role may have been taken away
+// while the page was open).
 import { createContext, useContext, useEffect } from 'react';
 import type { ApiError } from '../api';
 import { ErrorText, Loading } from '../components/ui';
 import { Link } from '../router';
 import { AuditScreen } from './Audit';
 import { PricesScreen } from './Prices';
+import { ProvidersScreen } from './Providers';
+import { RoutesScreen } from './Routes';
 import { StatsScreen } from './Stats';
 import { UserScreen } from './User';
 import { UsersScreen } from './Users';
@@ -17,6 +20,8 @@ const SECTIONS = [
   { to: '/admin/stats', label: 'Выручка и расход' },
   { to: '/admin/audit', label: 'Журнал действий' },
   { to: '/admin/prices', label: 'Цены' },
+  { to: '/admin/providers', label: 'Провайдеры' },
+  { to: '/admin/routes', label: 'Маршруты' },
 ] as const;
 
 const RecheckRole = createContext<() => void>(() => {});
@@ -50,6 +55,8 @@ function Section({ path }: { path: string }) {
   if (path === '/admin/stats') return <StatsScreen />;
   if (path === '/admin/audit') return <AuditScreen />;
   if (path === '/admin/prices') return <PricesScreen />;
+  if (path === '/admin/providers') return <ProvidersScreen />;
+  if (path === '/admin/routes') return <RoutesScreen />;
   return (
     <section className="card">
       <h2>Страница не найдена</h2>
