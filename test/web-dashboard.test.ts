@@ -44,6 +44,8 @@ const SCREEN_NAMES = [
   'admin-stats',
   'admin-audit',
   'admin-prices',
+  'admin-providers',
+  'admin-routes',
   'not-found',
 ] as const;
 const SHOTS = SCREEN_NAMES.flatMap((name) => [`dashboard-${name}-desktop`, `dashboard-${name}-phone`]);
@@ -440,6 +442,8 @@ suite('the dashboard read at a glance', () => {
       ['admin-stats', '/admin/stats'],
       ['admin-audit', '/admin/audit'],
       ['admin-prices', '/admin/prices'],
+      ['admin-providers', '/admin/providers'],
+      ['admin-routes', '/admin/routes'],
       ['not-found', '/nothing-here'],
     ];
     for (const [size, suffix] of [
