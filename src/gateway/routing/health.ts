@@ -137,8 +137,24 @@ export function createHealthStore(options: HealthStoreOptions) {
     }
   }
 
+  /**
+   * This instance's health writes of each provider, one after another: a failure's write still on its way
+   * (each runs on any connection of the pool) must not land after the recovery that followed it and mark a
+   * provider that answered again as failing, or disabled until an operator steps in.
+   */
+  const writing = new Map<string, Promise<void>>();
+
   function write(text: string, params: unknown[], providerId: string) {
-    database
+    const previous = writing.get(providerId) ?? Promise.resolve();
+    const done: Promise<void> = previous.then(() => record(text, params, providerId));
+    writing.set(providerId, done);
+    void done.then(() => {
+      if (writing.get(providerId) === done) writing.delete(providerId);
+    });
+  }
+
+  function record(text: string, params: unknown[], providerId: string): Promise<void> {
+    return database
       .query<HealthRow>(text, params)
       .then((rows) => {
         for (const row of rows) {
