@@ -15,6 +15,10 @@
 //                         (Conduit shows its prices on it, which tells the bench the price table was loaded)
 //   GET /stats            requests served, split by who sent them (the floor marks its requests), and the slow
 //                         streams: started, open now and the most open at once since the last POST /stats/reset-peak
+//   /<name>/v1/…          the same answers under a base path of its own, so one fake serves as several providers
+//                         (bench/routing.ts): requests are counted per name too (`byBase`; the plain /v1 is `-`)
+//   /fail/v1/…            a provider that is down: 503 with an OpenAI-shaped error at once, counted as `failed`
+//                         (not in `other`: a failed attempt leaves no usage row)
 const encoder = new TextEncoder();
 const MODEL = 'acme/chat';
 const ID = 'chatcmpl-bench0000000000000000000000';
@@ -145,7 +149,8 @@ const STREAM_WITHOUT_USAGE = streamEvents(false);
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-const stats = { floor: 0, other: 0 };
+const stats = { floor: 0, other: 0, failed: 0, byBase: {} as Record<string, number> };
+const FAILED_JSON = JSON.stringify({ error: { message: 'the bench provider is down', type: 'server_error', code: null } });
 /** Slow streams by sender: started, open now, the most open at once since the last reset. */
 const slow = {
   floor: { started: 0, open: 0, peak: 0 },
@@ -204,21 +209,30 @@ const server = Bun.serve({
   idleTimeout: 60,
   async fetch(request) {
     const url = new URL(request.url);
+    // A provider's base path: `/<name>/v1/…` is served as `/v1/…` and counted under its name.
+    const base = /^\/([a-z0-9_-]+)(\/v1\/.*)$/.exec(url.pathname);
+    const path = base ? base[2]! : url.pathname;
+    const baseName = base ? base[1]! : '-';
     if (request.method === 'GET' && url.pathname === '/stats') return Response.json({ ...stats, slow });
     if (request.method === 'POST' && url.pathname === '/stats/reset-peak') {
       slow.floor.peak = slow.floor.open;
       slow.other.peak = slow.other.open;
       return Response.json({ slow });
     }
-    if (request.method === 'GET' && url.pathname === '/v1/models') return new Response(modelsJson, { headers: JSON_HEADERS });
-    if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
+    if (request.method === 'GET' && path === '/v1/models') return new Response(modelsJson, { headers: JSON_HEADERS });
+    if (request.method !== 'POST' || path !== '/v1/chat/completions') {
       return new Response(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }), {
         status: 404,
         headers: JSON_HEADERS,
       });
     }
+    if (baseName === 'fail') {
+      stats.failed++;
+      return new Response(FAILED_JSON, { status: 503, headers: JSON_HEADERS });
+    }
     const who = request.headers.get('x-bench-origin') === 'floor' ? 'floor' : 'other';
     stats[who]++;
+    stats.byBase[baseName] = (stats.byBase[baseName] ?? 0) + 1;
     const body = (await request.json()) as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } | null };
     if (typeof body.model === 'string' && body.model.startsWith(SLOW_MODEL)) {
       if (body.stream === true) {

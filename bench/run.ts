@@ -43,6 +43,17 @@ import {
   withOpenFiles,
   type Child,
 } from './processes';
+import {
+  routingChecks,
+  routingConduitEnv,
+  routingDescription,
+  routingSeconds,
+  routingSettings,
+  routingTable,
+  routingVerdicts,
+  runRoutingPhases,
+  type RoutingOutcome,
+} from './routing';
 import type { SlowStreamSummary } from './slow-streams';
 
 const REPO = resolve(import.meta.dir, '..');
@@ -139,6 +150,7 @@ function deadlineSeconds(): number {
   const slowPhases = settings.slowStreams.length * settings.targets.length + (settings.slowStreamsMax ? 1 : 0);
   seconds += slowPhases * 10;
   if (settings.compare) seconds += 40 + settings.compareModes.length * (settings.warmupS + 2 * settings.compareRounds * (settings.durationS + 1));
+  seconds += routingSeconds(settings.durationS, settings.warmupS);
   return Math.max(180, Math.ceil(seconds * 1.3 + 60));
 }
 
@@ -173,9 +185,9 @@ const SLOW_MODEL = 'acme/slow';
 const SLOW_USAGE = { prompt: 12, completion: 50 };
 
 /** A small chat request; the streaming one is what an OpenAI SDK sends by default (no include_usage). */
-function requestBody(mode: Mode): string {
+function requestBody(mode: Mode, model = 'acme/chat'): string {
   return JSON.stringify({
-    model: 'acme/chat',
+    model,
     messages: [
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'Say hello in five words.' },
@@ -792,6 +804,7 @@ async function main() {
           LOG_REQUESTS: 'false',
           LOG_LEVEL: 'warn',
           MAX_CONNECTIONS_PER_ADDRESS: PER_ADDRESS_LIMIT,
+          ...routingConduitEnv(),
           ...settings.conduitEnv,
         },
         stdin: 'ignore',
@@ -909,7 +922,7 @@ async function main() {
       postgres: postgresTicks(),
       machine: machineBusyTicks(),
     });
-    const run = async (target: Server, mode: Mode, connections: number, seconds: number, tag: string) => {
+    const run = async (target: Server, mode: Mode, connections: number, seconds: number, tag: string, model?: string) => {
       const from = new Date();
       const logAtStart = scanLogs(conduitLogs, []).sizes;
       const measured = tag === 'measure' && target === 'conduit';
@@ -918,7 +931,7 @@ async function main() {
       const result = await generator.run(
         {
           url: urls[target],
-          body: requestBody(mode),
+          body: requestBody(mode, model),
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
           connections,
           durationSeconds: seconds,
@@ -1062,6 +1075,28 @@ async function main() {
       }
     }
 
+    // Issue 29: what routing and failover cost (bench/routing.ts), on this Conduit, switched through the database.
+    let routingOutcome: RoutingOutcome | null = null;
+    if (routingSettings.phases.size > 0 && settings.targets.includes('conduit')) {
+      routingOutcome = await runRoutingPhases({
+        sql: database.sql,
+        fakeUrl,
+        conduitUrl,
+        apiKey,
+        generator,
+        workDir,
+        durationS: settings.durationS,
+        warmupS: settings.warmupS,
+        highConnections: settings.high[0] ?? 64,
+        measure: (model, mode, connections, seconds, tag) => run('conduit', mode, connections, seconds, tag, model),
+        counted: () => {
+          conduit2xx++;
+        },
+        track: (p) => loadProcs.add(p),
+        log,
+      });
+    }
+
     // Slow streams: N streaming requests at once, each on its own connection, from their own process.
     const slowRows: SlowRow[] = [];
     const runSlow = async (target: Target, count: number, model: string) => {
@@ -1194,6 +1229,7 @@ async function main() {
             : 'not read',
         })),
       ...compareChecks,
+      ...(routingOutcome ? routingChecks(routingOutcome) : []),
       {
         name: 'no non-2xx and no socket errors from Conduit (wrk phases)',
         ok: conduitNon2xx === 0 && conduitSocketErrors === 0,
@@ -1266,6 +1302,7 @@ async function main() {
       latencyResolutionMs: generator.latencyResolutionMs,
       allPricedExactly: priced.wrong === 0 && priced.rows === books.usageRows,
     });
+    if (routingOutcome) targetVerdicts.push(...routingVerdicts(routingOutcome, generator.latencyResolutionMs));
     const tableText = table(rows);
     const report = [
       '',
@@ -1275,6 +1312,7 @@ async function main() {
         (settings.long.length ? ` (${settings.longDurationS} s at ${settings.long.join(', ')} connection${settings.long.length > 1 || settings.long[0] !== 1 ? 's' : ''})` : '') +
         `; request: acme/chat, 2 messages, max_tokens 16; slow streams: ${[...settings.slowStreams.map((n) => `${n} (floor and Conduit)`), ...(settings.slowStreamsMax ? [`${settings.slowStreamsMax} (Conduit)`] : [])].join(', ') || 'none'}`,
       limitsLine,
+      `routing (issue 29): ${routingOutcome ? routingDescription() : 'nothing (BENCH_ROUTING empty or no conduit target)'}`,
       `compared: ${compareSource ?? (settings.compare ? `${settings.compare}: not run (${compareError ?? 'no conduit target'})` : 'nothing (BENCH_COMPARE empty)')}`,
       `price table: ${seeded ? `${seeded.rows} rows in model_prices (acme/chat matches ${seeded.benchPattern} at TOKEN_PRICE)` : 'empty (every model at TOKEN_PRICE)'}; ` +
         `bench key: ${settings.keyLimit === null ? 'no spend limit' : `spend limit ${settings.keyLimit} a day (claims in key_leases)`}`,
@@ -1306,6 +1344,16 @@ async function main() {
             `${compareLabel}: Conduit and the variant (${compareSource}) in alternating phases, same load:`,
             '',
             compareTable(compareRows),
+            '',
+          ]
+        : []),
+      ...(routingOutcome?.rows.length
+        ? [
+            'Routing (bench/routing.ts): one Conduit switched between states through the database (rows + NOTIFY, then a probe request until the fake sees it arrive on the new path); ' +
+              '"routes" phases alternate without / with the routes at plain c=' + (settings.high[0] ?? 64) + '; "failover": direct = a route to the healthy provider alone, ' +
+              'routed = the failing provider (503 at once) first, then the healthy one, failed attempt = the same request straight to the failing provider (wrk, no Conduit):',
+            '',
+            routingTable(routingOutcome),
             '',
           ]
         : []),
@@ -1347,6 +1395,7 @@ async function main() {
             slowRows,
             compareRows,
             compareSource,
+            routing: routingOutcome,
             limits,
             conduitPeakRss,
             conduitIdleRss: idleRss,
