@@ -24,6 +24,11 @@ export interface LoadSpec {
   tag: string;
   /** Completed requests slower than this (ms) are counted, where the generator can tell. */
   slowMs: number;
+  /**
+   * A pause (ms) on each connection between an answer and the next request, not part of the latency
+   * (wrk's delay(); autocannon has none and ignores it): a paced load instead of back to back.
+   */
+  delayMs?: number;
 }
 
 export interface LoadResult {
@@ -64,10 +69,11 @@ function wrkScript(spec: LoadSpec): string {
   // real(m) = samples(m) − samples(m + e), and the real requests slower than T ≥ e add up to the samples
   // in (T, T + e] (below e nothing was added). latency(i) scans the histogram from its minimum, so the
   // window is found by bisection and only the samples inside it are visited.
+  const delay = spec.delayMs && spec.delayMs > 0 ? `function delay() return ${Math.round(spec.delayMs)} end\n` : '';
   return `wrk.method = "POST"
 wrk.body = ${luaString(spec.body)}
 ${headers}
-local CONNECTIONS = ${Math.max(1, Math.floor(spec.connections))}
+${delay}local CONNECTIONS = ${Math.max(1, Math.floor(spec.connections))}
 local SLOW_US = ${Math.round(spec.slowMs * 1000)}
 local function slow_requests(summary, latency)
   local n = #latency

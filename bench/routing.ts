@@ -33,9 +33,14 @@ export const routingSettings = {
   routeCount: Math.floor(Number(env.BENCH_ROUTE_COUNT ?? 50)),
   providerCount: Math.floor(Number(env.BENCH_PROVIDER_COUNT ?? 5)),
   failoverConnections: Math.floor(Number(env.BENCH_FAILOVER_CONNECTIONS ?? 1)),
+  /** Pause (ms) between an answer and the next request in the failover phases; 0: back to back. */
+  failoverDelayMs: Number(env.BENCH_FAILOVER_DELAY_MS ?? 1),
 };
 for (const phase of routingSettings.phases) {
   if (phase !== 'routes' && phase !== 'failover') throw new Error(`BENCH_ROUTING=${env.BENCH_ROUTING}: a list of routes, failover (or empty)`);
+}
+if (!Number.isInteger(routingSettings.failoverDelayMs) || routingSettings.failoverDelayMs < 0) {
+  throw new Error(`BENCH_FAILOVER_DELAY_MS=${env.BENCH_FAILOVER_DELAY_MS}: whole milliseconds, 0 or more`);
 }
 if (!(routingSettings.routeCount >= 1) || !(routingSettings.providerCount >= 1) || !(routingSettings.failoverConnections >= 1)) {
   throw new Error('BENCH_ROUTE_COUNT, BENCH_PROVIDER_COUNT, BENCH_FAILOVER_CONNECTIONS: whole numbers above 0');
@@ -90,11 +95,11 @@ export interface RoutingContext {
   highConnections: number;
   /** A load phase against Conduit for `model`, with run.ts's accounting (CPU, 2xx, rows); tag 'warmup' is discarded. */
   measure(
-    model: string,
     mode: Mode,
     connections: number,
     seconds: number,
     tag: string,
+    load: { model: string; delayMs?: number },
   ): Promise<{ result: LoadResult; cpu: CpuPerRequest; state?: PhaseState | undefined }>;
   /** A probe request Conduit answered 200 (it has its usage row like any other). */
   counted(): void;
@@ -302,9 +307,9 @@ export async function runRoutingPhases(ctx: RoutingContext): Promise<RoutingOutc
         const order: ('none' | 'routes')[] = round % 2 === 0 ? ['none', 'routes'] : ['routes', 'none'];
         for (const state of order) {
           const switchMs = await switchTo(ctx, state);
-          if (ctx.warmupS > 0) await ctx.measure(BENCH_MODEL, 'plain', c, ctx.warmupS, 'warmup');
+          if (ctx.warmupS > 0) await ctx.measure('plain', c, ctx.warmupS, 'warmup', { model: BENCH_MODEL });
           const before = await fakeCounts(ctx.fakeUrl);
-          const { result, cpu, state: end } = await ctx.measure(BENCH_MODEL, 'plain', c, ctx.durationS, 'routing');
+          const { result, cpu, state: end } = await ctx.measure('plain', c, ctx.durationS, 'routing', { model: BENCH_MODEL });
           const d = delta(before, await fakeCounts(ctx.fakeUrl));
           const unwrittenRows = end?.unwrittenRows ?? null;
           rows.push({ phase: 'routes', label: state, connections: c, result, cpu, unwrittenRows, byBase: d.byBase, failed: d.failed, switchMs });
@@ -315,11 +320,12 @@ export async function runRoutingPhases(ctx: RoutingContext): Promise<RoutingOutc
     if (phases.has('failover')) {
       const c = routingSettings.failoverConnections;
       const switchMs = await switchTo(ctx, 'failover');
+      const delayMs = routingSettings.failoverDelayMs;
       const phase = async (label: string, model: string) => {
-        if (ctx.warmupS > 0) await ctx.measure(model, 'plain', c, ctx.warmupS, 'warmup');
+        if (ctx.warmupS > 0) await ctx.measure('plain', c, ctx.warmupS, 'warmup', { model, delayMs });
         await resetFailing(ctx.sql);
         const before = await fakeCounts(ctx.fakeUrl);
-        const { result, cpu, state: end } = await ctx.measure(model, 'plain', c, ctx.durationS, 'failover');
+        const { result, cpu, state: end } = await ctx.measure('plain', c, ctx.durationS, 'failover', { model, delayMs });
         const d = delta(before, await fakeCounts(ctx.fakeUrl));
         const unwrittenRows = end?.unwrittenRows ?? null;
         rows.push({ phase: 'failover', label, connections: c, result, cpu, unwrittenRows, byBase: d.byBase, failed: d.failed, ...(label === 'direct' ? { switchMs } : {}) });
@@ -352,6 +358,7 @@ export async function runRoutingPhases(ctx: RoutingContext): Promise<RoutingOutc
         workDir: ctx.workDir,
         tag: `fail-${c}-${tag}`,
         slowMs: 50,
+        delayMs,
       });
       if (ctx.warmupS > 0) await ctx.generator.run(spec(ctx.warmupS, 'warmup'), ctx.track);
       const before = await fakeCounts(ctx.fakeUrl);
@@ -500,7 +507,10 @@ export function routingDescription(): string {
     parts.push(`routes: ${routingSettings.rounds} rounds of plain phases without / with ${routingSettings.routeCount} routes over ${routingSettings.providerCount} providers`);
   }
   if (routingSettings.phases.has('failover')) {
-    parts.push(`failover: c=${routingSettings.failoverConnections}, 503 then healthy vs healthy alone (PROVIDER_FAILURE_THRESHOLD=${FAILOVER_THRESHOLD})`);
+    parts.push(
+      `failover: c=${routingSettings.failoverConnections}, ${routingSettings.failoverDelayMs} ms between an answer and the next request, ` +
+        `503 then healthy vs healthy alone (PROVIDER_FAILURE_THRESHOLD=${FAILOVER_THRESHOLD})`,
+    );
   }
   return parts.join('; ') || 'nothing (BENCH_ROUTING empty)';
 }

@@ -1,10 +1,10 @@
 // `npm run bench`: Conduit against the floor (a bare Bun pass-through proxy with the same fetch limit), both
 // in front of the same instant fake upstream, driven by wrk (or autocannon), plain and streaming, at low and
 // saturating concurrency (the 4-connection phases 30 s long, for the tail); then thousands of concurrent
-// slow streams (bench/slow-streams.ts: time to first token, none broken, each billed), and Conduit against a
-// copy of itself without metrics (their cost). Prints req/s, p50, p99, p99.9 and max per target, Conduit's
+// slow streams (bench/slow-streams.ts: time to first token, none broken, each billed), Conduit against a
+// copy of itself without metrics (their cost), and what routing and failover cost (bench/routing.ts). Prints req/s, p50, p99, p99.9 and max per target, Conduit's
 // cost over the floor, Conduit's peak RSS per phase, requests slower than 50 ms, deadlocks and transient
-// database errors, judges issue 13's targets, and checks that every request left a usage row and that the
+// database errors, judges issue 13's and issue 29's targets, and checks that every request left a usage row and that the
 // books balance. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -922,7 +922,15 @@ async function main() {
       postgres: postgresTicks(),
       machine: machineBusyTicks(),
     });
-    const run = async (target: Server, mode: Mode, connections: number, seconds: number, tag: string, model?: string) => {
+    /** One load phase; `load` changes the model asked for and paces the requests (the routing phases). */
+    const run = async (
+      target: Server,
+      mode: Mode,
+      connections: number,
+      seconds: number,
+      tag: string,
+      load: { model?: string; delayMs?: number } = {},
+    ) => {
       const from = new Date();
       const logAtStart = scanLogs(conduitLogs, []).sizes;
       const measured = tag === 'measure' && target === 'conduit';
@@ -931,13 +939,14 @@ async function main() {
       const result = await generator.run(
         {
           url: urls[target],
-          body: requestBody(mode, model),
+          body: requestBody(mode, load.model),
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
           connections,
           durationSeconds: seconds,
           workDir,
           tag: `${target}-${mode}-${connections}-${tag}`,
           slowMs: settings.slowMs,
+          ...(load.delayMs ? { delayMs: load.delayMs } : {}),
         },
         (p) => loadProcs.add(p),
       );
@@ -1088,7 +1097,7 @@ async function main() {
         durationS: settings.durationS,
         warmupS: settings.warmupS,
         highConnections: settings.high[0] ?? 64,
-        measure: (model, mode, connections, seconds, tag) => run('conduit', mode, connections, seconds, tag, model),
+        measure: (mode, connections, seconds, tag, load) => run('conduit', mode, connections, seconds, tag, load),
         counted: () => {
           conduit2xx++;
         },
