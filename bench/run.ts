@@ -2,10 +2,10 @@
 // in front of the same instant fake upstream, driven by wrk (or autocannon), plain and streaming, at low and
 // saturating concurrency (the 4-connection phases 30 s long, for the tail); then thousands of concurrent
 // slow streams (bench/slow-streams.ts: time to first token, none broken, each billed), Conduit against a
-// copy of itself without metrics (their cost), and what routing and failover cost (bench/routing.ts). Prints req/s, p50, p99, p99.9 and max per target, Conduit's
-// cost over the floor, Conduit's peak RSS per phase, requests slower than 50 ms, deadlocks and transient
-// database errors, judges issue 13's and issue 29's targets, and checks that every request left a usage row and that the
-// books balance. See bench/README.md.
+// copy of itself without metrics (their cost), and what routing and failover cost (bench/routing.ts).
+// Prints req/s, p50, p99, p99.9 and max per target, Conduit's cost over the floor, Conduit's peak RSS per
+// phase, requests slower than 50 ms, deadlocks and transient database errors, judges issue 13's and issue
+// 29's targets, and checks that every request left a usage row and that the books balance. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, release, totalmem } from 'node:os';
