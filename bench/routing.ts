@@ -485,8 +485,22 @@ export function routingChecks(outcome: RoutingOutcome): RoutingVerdict[] {
   return out;
 }
 
-/** The report's section: every routing phase in the order it ran. */
-export function routingTable(outcome: RoutingOutcome): string {
+/** The report's section: what the phases are, then every routing phase in the order it ran (nothing when none ran). */
+export function routingSection(outcome: RoutingOutcome): string[] {
+  if (outcome.rows.length === 0) return [];
+  const c = outcome.rows.find((r) => r.phase === 'routes')?.connections;
+  return [
+    'Routing (bench/routing.ts): one Conduit switched between states through the database (rows + NOTIFY, then a probe request until the fake sees it arrive on the new path); ' +
+      (c ? `"routes" phases alternate without / with the routes at plain c=${c}; ` : '') +
+      '"failover": direct = a route to the healthy provider alone, routed = the failing provider (503 at once) first, then the healthy one, ' +
+      'failed attempt = the same request straight to the failing provider (wrk, no Conduit):',
+    '',
+    routingTable(outcome),
+    '',
+  ];
+}
+
+function routingTable(outcome: RoutingOutcome): string {
   const lines = [
     '| phase | state | conns | requests | req/s | p50 ms | p99 ms | max ms | Conduit µs/req | PostgreSQL µs/req | other work (cores) | usage rows not yet written at end | upstream requests by path | 503s | switch took ms |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|',

@@ -49,7 +49,7 @@ import {
   routingDescription,
   routingSeconds,
   routingSettings,
-  routingTable,
+  routingSection,
   routingVerdicts,
   runRoutingPhases,
   type RoutingOutcome,
@@ -1356,16 +1356,7 @@ async function main() {
             '',
           ]
         : []),
-      ...(routingOutcome?.rows.length
-        ? [
-            'Routing (bench/routing.ts): one Conduit switched between states through the database (rows + NOTIFY, then a probe request until the fake sees it arrive on the new path); ' +
-              '"routes" phases alternate without / with the routes at plain c=' + (settings.high[0] ?? 64) + '; "failover": direct = a route to the healthy provider alone, ' +
-              'routed = the failing provider (503 at once) first, then the healthy one, failed attempt = the same request straight to the failing provider (wrk, no Conduit):',
-            '',
-            routingTable(routingOutcome),
-            '',
-          ]
-        : []),
+      ...(routingOutcome ? routingSection(routingOutcome) : []),
       `peak RSS (VmHWM): conduit ${mib(conduitPeakRss)} over the whole run (${mib(idleRss)} idle before the load; per phase in the CPU and slow-stream tables), floor ${mib(floorPeakRss)}, fake upstream ${mib(upstreamPeakRss)}`,
       '',
       'database errors:',
