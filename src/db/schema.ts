@@ -871,6 +871,8 @@ export const upstreamResponses = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     apiKeyId: uuid('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    /** The provider that created it and alone can read it back; null: `default` (ids kept before routing). */
+    providerId: text('provider_id'),
     createdAt: createdAt(),
   },
   (t) => [index('upstream_responses_user_idx').on(t.userId, t.createdAt)],

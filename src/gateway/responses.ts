@@ -325,10 +325,14 @@ export interface ResponsesHandlerDeps {
 }
 
 export function createResponsesHandler(deps: ResponsesHandlerDeps) {
-  const { config, db, authenticate, verifier, prices, billing, upstream, routing, logger, observer, idempotency, streams } = deps;
+  const { config, db, authenticate, verifier, prices, billing, upstream: defaultUpstream, routing, logger, observer, idempotency, streams } = deps;
 
-  /** Who created a response id: kept so GET and DELETE serve the caller's own ids only. */
-  async function recordOwner(responseId: string, payer: Payer, requestId: string) {
+  /**
+   * Who created a response id, and at which provider: kept so GET and DELETE serve the caller's own ids
+   * only, from the provider that holds them.
+   */
+  async function recordOwner(responseId: string, payer: Payer, facts: RequestFacts) {
+    const { requestId } = facts;
     if (!RESPONSE_ID.test(responseId)) {
       logger.warn('the upstream named a response id that cannot be kept', { requestId, length: responseId.length });
       return;
@@ -336,7 +340,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     try {
       await db
         .insert(upstreamResponses)
-        .values({ responseId, userId: payer.userId, apiKeyId: payer.apiKeyId })
+        .values({ responseId, userId: payer.userId, apiKeyId: payer.apiKeyId, providerId: facts.providerId ?? null })
         .onConflictDoNothing();
     } catch (error) {
       // The answer is already paid for and on its way: a lost record only hides it from GET later.
@@ -353,7 +357,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     const completionCap = body.max_output_tokens ?? config.reserveCompletionTokens;
     const reserveNano = prices.costOf(price, reservePromptTokens(chat.messages, chat.tools), completionCap).totalNano;
     const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null });
-    const base = {
+    const base: RequestFacts = {
       userId: payer.userId,
       apiKeyId: payer.apiKeyId,
       agentId: payer.agentId,
@@ -416,7 +420,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       const parsed = JSON.parse(answer) as { id?: unknown; usage?: unknown };
       usage = readUsage(parsed?.usage);
       if (!usage) completionTokens = countTextTokens(responseOutputText(parsed));
-      if (isRecord(parsed) && typeof parsed.id === 'string') await recordOwner(parsed.id, payer, requestId);
+      if (isRecord(parsed) && typeof parsed.id === 'string') await recordOwner(parsed.id, payer, base);
     } catch {
       // An answer that is not JSON is relayed as it is and billed by its length, as generated text.
       completionTokens = countTextTokens(answer);
@@ -567,7 +571,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           const id = meter.responseId;
           if (id !== null && recorded === null) {
             recorded = id;
-            await recordOwner(id, ctx.payer, ctx.base.requestId);
+            await recordOwner(id, ctx.payer, ctx.base);
           }
           if (out.byteLength === 0) continue; // part of an event: read on
           if (!firstSent) {
@@ -586,15 +590,15 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
   }
 
   /**
-   * Whether the caller may reach a stored response: a key-scoped key the responses it created, an
-   * account-scoped one every response of the account.
+   * Whether the caller may reach a stored response (a key-scoped key the responses it created, an
+   * account-scoped one every response of the account), and then the provider that holds it.
    */
-  async function owns(key: { userId: string; keyId: string; scope: 'key' | 'account' }, id: string): Promise<boolean> {
+  async function ownedAt(key: { userId: string; keyId: string; scope: 'key' | 'account' }, id: string): Promise<{ providerId: string | null } | null> {
     // No response id of ours could look like this one (and text with NUL cannot even be looked up).
-    if (!RESPONSE_ID.test(id)) return false;
+    if (!RESPONSE_ID.test(id)) return null;
     const keyId = ownKeyId(key);
     const [own] = await db
-      .select({ responseId: upstreamResponses.responseId })
+      .select({ providerId: upstreamResponses.providerId })
       .from(upstreamResponses)
       .where(
         and(
@@ -604,16 +608,24 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         ),
       )
       .limit(1);
-    return own !== undefined;
+    return own ?? null;
   }
+
+  const owns = async (key: { userId: string; keyId: string; scope: 'key' | 'account' }, id: string) => (await ownedAt(key, id)) !== null;
 
   /** GET or DELETE of one of the caller's responses, answered with the upstream's status and body. */
   async function passThrough(request: Request, method: 'GET' | 'DELETE', id: string): Promise<Response> {
     const key = await authenticate(request);
     verifier.markUsed(key.keyId);
     // Another user's (or key's) id is answered exactly like an unknown one: ids are not to be probed.
-    if (!(await owns(key, id))) throw new AppError('not_found', RESPONSE_NOT_FOUND);
-    const call = upstreamCall(request.signal, config.upstreamTimeoutMs);
+    const own = await ownedAt(key, id);
+    if (!own) throw new AppError('not_found', RESPONSE_NOT_FOUND);
+    // Only the provider that created a response knows it. One an operator has since deleted cannot be
+    // reached at all: asking another provider would only make it answer for an id it never gave.
+    const provider = own.providerId === null ? null : routing.provider(own.providerId);
+    if (own.providerId !== null && !provider) throw new AppError('not_found', RESPONSE_NOT_FOUND);
+    const upstream = provider?.upstream ?? defaultUpstream;
+    const call = upstreamCall(request.signal, provider?.timeoutMs ?? config.upstreamTimeoutMs);
     let response: Response;
     try {
       response = await upstream.response(method, id, new URL(request.url).search, call.signal);

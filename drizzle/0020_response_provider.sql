@@ -1,0 +1,1 @@
+ALTER TABLE "upstream_responses" ADD COLUMN "provider_id" text;
