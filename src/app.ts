@@ -15,6 +15,7 @@ import { requestIdOf } from './http/request-id';
 import { bearerToken } from './http/bearer';
 import { metricsTokenMatches } from './metrics/registry';
 import { modelIdOf } from './gateway/models';
+import { upstreamStatus } from './gateway/routing/status';
 import { createRestHandler, restRouteTemplates } from './http/rest';
 import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 import type { Services } from './services';
@@ -185,10 +186,8 @@ export function createApp(services: Services) {
       }
     })
     .get('/health/upstream', async () => {
-      const probe = await services.models.probe();
-      return probe.ok
-        ? json({ status: 'ok', latencyMs: probe.latencyMs })
-        : json({ status: 'unavailable', latencyMs: probe.latencyMs, error: probe.error }, 503);
+      const status = upstreamStatus(services.routing, await services.models.probe());
+      return json(status, status.status === 'ok' ? 200 : 503);
     })
     .post('/v1/chat/completions', ({ request }) => services.chat.handle(request), { parse: 'none' })
     .post('/v1/embeddings', ({ request }) => services.embeddings.handle(request), { parse: 'none' })

@@ -108,7 +108,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     logger,
     box: secretBox,
     defaultUpstream: upstream,
-    health: createHealthStore({ database, config, logger }),
+    health: createHealthStore({ database, config, logger, onStateChange: (providerId, state) => metrics.providerStateChanged(providerId, state) }),
   });
   const admin = createAdminService({ db, billing, prices, models, config, routing, box: secretBox });
   const chat = createChatHandler({

@@ -72,6 +72,116 @@ const ask = (target: TestApp, key: string, model: string) =>
 let modelCounter = 0;
 const freshModel = () => `acme/visible-${++modelCounter}-${Math.random().toString(36).slice(2, 6)}`;
 
+/** One sample of /metrics text: the value of `name{labels}`, 0 when absent. */
+async function metric(name: string, labels: Record<string, string>): Promise<number> {
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const inside = line.slice(name.length + 1, line.indexOf('}'));
+    const have = inside.split(',');
+    if (have.length === wanted.length && wanted.every((w) => have.includes(w))) return Number(line.slice(line.indexOf('}') + 1));
+  }
+  return 0;
+}
+
+describe('GET /health/upstream per provider', () => {
+  test('names each provider with its health; 503 while a route has no provider that can take a request, 200 again once one can', async () => {
+    const [a, b] = await Promise.all([fake(), fake()]);
+    const [ia, ib] = await Promise.all([addProvider(a.url, 'Первый'), addProvider(b.url, 'Второй')]);
+    const model = freshModel();
+    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+
+    const ok = await call(app.url, 'GET', '/health/upstream');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'ok' });
+    expect(ok.body.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(ok.body.providers[0]).toMatchObject({ id: 'default', name: 'default', state: 'up', consecutiveFailures: 0, lastError: null });
+    expect(ok.body.providers[0].latencyMs).toBeGreaterThanOrEqual(0);
+    const first = ok.body.providers.find((p: { id: string }) => p.id === ia);
+    expect(first).toEqual({ id: ia, name: 'Первый', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null });
+
+    // Both providers of the route fail until both cool down: its model has no provider left.
+    a.outage = 500;
+    b.outage = 503;
+    const user = await customer();
+    for (let i = 0; i < THRESHOLD; i++) expect((await ask(app, user.key, model)).status).toBe(502);
+    const down = await call(app.url, 'GET', '/health/upstream');
+    expect(down.status).toBe(503);
+    expect(down.body.status).toBe('unavailable');
+    expect(down.body.unservedRoutes).toEqual([model]);
+    expect(down.body.error).toBeUndefined(); // default itself answers
+    const cooling = down.body.providers.find((p: { id: string }) => p.id === ia);
+    expect(cooling).toMatchObject({ state: 'cooling_down', consecutiveFailures: THRESHOLD });
+    expect(cooling.lastError).toContain('500');
+    expect(Date.parse(cooling.cooldownUntil)).toBeGreaterThan(Date.now());
+
+    // An operator fixes the second provider: the route is served again.
+    b.outage = null;
+    expect((await adminCall('PATCH', `/api/admin/providers/${ib}`, { enabled: true })).status).toBe(200);
+    await waitFor(async () => (await call(app.url, 'GET', '/health/upstream')).status === 200);
+    const back = await call(app.url, 'GET', '/health/upstream');
+    expect(back.body.providers.find((p: { id: string }) => p.id === ib)).toMatchObject({ state: 'up', consecutiveFailures: 0 });
+    expect(back.body.unservedRoutes).toBeUndefined();
+    await deleteRoute(model);
+  });
+
+  test('a disabled provider does not serve its route; a "*" route spares default from the verdict', async () => {
+    const a = await fake();
+    const ia = await addProvider(a.url);
+    const model = freshModel();
+    await setRoute(model, [{ providerId: ia }]);
+    expect((await adminCall('PATCH', `/api/admin/providers/${ia}`, { enabled: false })).status).toBe(200);
+    await waitFor(async () => (await call(app.url, 'GET', '/health/upstream')).status === 503);
+    const off = await call(app.url, 'GET', '/health/upstream');
+    expect(off.body.unservedRoutes).toEqual([model]);
+    expect(off.body.providers.find((p: { id: string }) => p.id === ia)).toMatchObject({ enabled: false });
+    await deleteRoute(model);
+
+    // default is down, but every model goes to a working provider.
+    const dead = await startTestApp({ env: env('http://127.0.0.1:9/v1') });
+    try {
+      const deadAdmin = (await registerAdmin(dead, ADMIN)).token;
+      const before = await call(dead.url, 'GET', '/health/upstream');
+      expect(before.status).toBe(503);
+      expect(before.body.error).toBe('unreachable');
+      const created = await call(dead.url, 'POST', '/api/admin/providers', { token: deadAdmin, body: { name: 'живой', baseUrl: a.url } });
+      expect(created.status).toBe(201);
+      const routed = await call(dead.url, 'PUT', '/api/admin/routes', { token: deadAdmin, body: { pattern: '*', targets: [{ providerId: created.body.id }] } });
+      expect(routed.status).toBe(200);
+      await waitFor(async () => (await call(dead.url, 'GET', '/health/upstream')).status === 200);
+    } finally {
+      await dead.close();
+    }
+  });
+});
+
+describe('/metrics per provider', () => {
+  test('attempts by provider and outcome, their latency, failovers and cooldowns entered', async () => {
+    const [a, b, c] = await Promise.all([fake(), fake(), fake()]);
+    a.outage = 502;
+    c.outage = 401;
+    const [ia, ib, ic] = await Promise.all([addProvider(a.url), addProvider(b.url), addProvider(c.url)]);
+    const model = freshModel();
+    await setRoute(model, [{ providerId: ic, priority: 0 }, { providerId: ia, priority: 1 }, { providerId: ib, priority: 2 }]);
+    const user = await customer();
+    // The first request: c refuses our key (disabled), a fails, b answers. The second: a fails again and
+    // cools down, b answers. The third goes straight to b.
+    for (let i = 0; i < THRESHOLD + 1; i++) expect((await ask(app, user.key, model)).status).toBe(200);
+    expect(await metric('conduit_provider_requests_total', { provider: ic, outcome: 'refused' })).toBe(1);
+    expect(await metric('conduit_provider_requests_total', { provider: ia, outcome: 'server_error' })).toBe(THRESHOLD);
+    expect(await metric('conduit_provider_requests_total', { provider: ib, outcome: 'ok' })).toBe(THRESHOLD + 1);
+    expect(await metric('conduit_provider_response_seconds_count', { provider: ib })).toBe(THRESHOLD + 1);
+    expect(await metric('conduit_provider_response_seconds_bucket', { provider: ib, le: '+Inf' })).toBe(THRESHOLD + 1);
+    expect(await metric('conduit_provider_failovers_total', { provider: ic })).toBe(1);
+    expect(await metric('conduit_provider_failovers_total', { provider: ia })).toBe(THRESHOLD);
+    expect(await metric('conduit_provider_failovers_total', { provider: ib })).toBe(0);
+    expect(await metric('conduit_provider_state_changes_total', { provider: ia, state: 'cooling_down' })).toBe(1);
+    await waitFor(async () => (await metric('conduit_provider_state_changes_total', { provider: ic, state: 'disabled' })) === 1);
+    await deleteRoute(model);
+  });
+});
+
 describe('stored responses', () => {
   test('GET and DELETE /v1/responses/{id} go to the provider that created the response, not to default', async () => {
     const b = await fake();

@@ -48,7 +48,10 @@ export interface ChatHandlerDeps {
 }
 
 export interface ChatObserver {
-  upstreamResponded(status: number | 'network' | 'timeout', seconds: number): void;
+  /** `providerId`: the provider that was asked (absent only where no routing is involved). */
+  upstreamResponded(status: number | 'network' | 'timeout', seconds: number, providerId?: string): void;
+  /** A request left this provider, which failed it, for the next one. */
+  failedOver?(providerId: string): void;
   upstreamDropped(): void;
   firstToken(endpoint: string, seconds: number): void;
 }

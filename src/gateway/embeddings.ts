@@ -105,7 +105,7 @@ export interface EmbeddingsHandlerDeps {
   billing: Billing;
   routing: Routing;
   logger: Logger;
-  observer?: Pick<ChatObserver, 'upstreamResponded'>;
+  observer?: Pick<ChatObserver, 'upstreamResponded' | 'failedOver'>;
   idempotency?: Idempotency;
 }
 

@@ -1,6 +1,7 @@
 // Prometheus metrics (GET /metrics): requests by route and status, /v1 latency and time to first token,
 // the upstream's latency and errors, tokens and cost by model, streams in flight, the settlement backlog
-// and its oldest row's age, lease top-ups, the outbox backlog by kind and webhook events.
+// and its oldest row's age, lease top-ups, the outbox backlog by kind and webhook events; per provider,
+// attempts by outcome, their latency, failovers and cooldowns (labelled by provider id: an operator's few).
 //
 // prom-client owns the registry and the text format. What every request records (requests, /v1 latency,
 // time to first token, upstream latency, tokens, cost) is kept in hot.ts's records, bound once per label
@@ -17,6 +18,8 @@ import { createRouteMatcher, type RouteMatcher, type RouteTemplate } from './rou
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const MAX_ROUTES = 200;
 const MAX_MODELS = 500;
+/** Providers are an operator's few; past this many, the rest share one label. */
+const MAX_PROVIDERS = 100;
 /** Any other method a client invents is one label. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -62,6 +65,29 @@ export function createMetrics() {
     labelNames: ['status'] as const,
     registers,
   });
+  const providerRequests = new HotCounter(
+    'conduit_provider_requests_total',
+    'Attempts sent to each provider, by outcome: ok, client_error (passed to the client), rate_limited, server_error (5xx, 408), refused (401/402/403/407), network, timeout; every outcome but ok and client_error is a failure.',
+    registry,
+  );
+  const providerDuration = new HotHistogram(
+    'conduit_provider_response_seconds',
+    'From sending an attempt to a provider to its response headers (or its failure), by provider.',
+    registry,
+    LATENCY_BUCKETS,
+  );
+  const failovers = new Counter({
+    name: 'conduit_provider_failovers_total',
+    help: 'Requests passed on to the next provider after this provider failed them.',
+    labelNames: ['provider'] as const,
+    registers,
+  });
+  const providerStates = new Counter({
+    name: 'conduit_provider_state_changes_total',
+    help: 'Providers entering cooling_down (failures in a row) or disabled (refused our key or account), as this instance saw it.',
+    labelNames: ['provider', 'state'] as const,
+    registers,
+  });
   const tokens = new HotCounter('conduit_tokens_total', 'Tokens billed, by model and kind (prompt, completion).', registry);
   const cost = new HotCounter(
     'conduit_cost_total',
@@ -101,6 +127,12 @@ export function createMetrics() {
   const ttftByEndpoint = new Map<string, HotHistogramChild>();
   const upstreamByStatus = new Map<number | string, HotHistogramChild>();
   const models = new Set<string>();
+  interface ProviderRecords {
+    latency: HotHistogramChild;
+    /** Status (or network / timeout) → its outcome's counter. */
+    byStatus: Map<number | string, HotCounterChild>;
+  }
+  const byProvider = new Map<string, ProviderRecords>();
   let sources: MetricsSources | null = null;
 
   new Gauge({
@@ -155,6 +187,20 @@ export function createMetrics() {
     if (models.size >= MAX_MODELS) return 'other';
     models.add(model);
     return model;
+  }
+
+  function providerLabel(providerId: string): string {
+    return byProvider.has(providerId) || byProvider.size < MAX_PROVIDERS ? providerId : 'other';
+  }
+
+  function providerRecords(providerId: string): ProviderRecords {
+    let found = byProvider.get(providerId);
+    if (!found) {
+      const provider = providerLabel(providerId);
+      found = { latency: providerDuration.labels({ provider }), byStatus: new Map() };
+      if (byProvider.size < MAX_PROVIDERS) byProvider.set(providerId, found);
+    }
+    return found;
   }
 
   return {
@@ -260,7 +306,17 @@ export function createMetrics() {
       record.observe(seconds);
     },
 
-    upstreamResponded(status: number | 'network' | 'timeout', seconds: number) {
+    upstreamResponded(status: number | 'network' | 'timeout', seconds: number, providerId?: string) {
+      if (providerId !== undefined) {
+        const records = providerRecords(providerId);
+        records.latency.observe(seconds);
+        let outcome = records.byStatus.get(status);
+        if (!outcome) {
+          outcome = providerRequests.labels({ provider: providerLabel(providerId), outcome: providerOutcome(status) });
+          if (records.byStatus.size < 64) records.byStatus.set(status, outcome);
+        }
+        outcome.inc();
+      }
       let record = upstreamByStatus.get(status);
       if (!record) {
         record = upstreamDuration.labels({ status: String(status) });
@@ -268,6 +324,15 @@ export function createMetrics() {
       }
       record.observe(seconds);
       if (typeof status !== 'number' || status >= 400) upstreamErrors.labels(String(status)).inc();
+    },
+
+    /** A request left this provider, which failed it, for the next one. */
+    failedOver(providerId: string) {
+      failovers.labels(providerLabel(providerId)).inc();
+    },
+
+    providerStateChanged(providerId: string, state: 'cooling_down' | 'disabled') {
+      providerStates.labels(providerLabel(providerId), state).inc();
     },
 
     upstreamDropped() {
@@ -289,6 +354,16 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** A provider's answer as one of a few outcomes, as failover reads it (routing/failover.ts). */
+function providerOutcome(status: number | 'network' | 'timeout'): string {
+  if (typeof status !== 'number') return status;
+  if (status < 400) return 'ok';
+  if (status === 429) return 'rate_limited';
+  if (status === 408 || status >= 500) return 'server_error';
+  if (status === 401 || status === 402 || status === 403 || status === 407) return 'refused';
+  return 'client_error';
+}
 
 /** METRICS_TOKEN compared in constant time (hashes, so the lengths never differ). */
 export function metricsTokenMatches(expected: string, presented: string | null): boolean {

@@ -39,12 +39,15 @@ export interface RoutedCall {
   facts: RequestFacts;
   logger: Logger;
   requestId: string;
-  observer?: { upstreamResponded(status: number | 'network' | 'timeout', seconds: number): void };
+  observer?: {
+    upstreamResponded(status: number | 'network' | 'timeout', seconds: number, providerId?: string): void;
+    failedOver?(providerId: string): void;
+  };
 }
 
 type Outcome =
   | { kind: 'answer'; response: Response; call: ReturnType<typeof upstreamCall>; upstream: Upstream }
-  | { kind: 'retry'; rejection: UpstreamRejection; upstreamStatus: number | null };
+  | { kind: 'retry'; rejection: UpstreamRejection; upstreamStatus: number | null; providerId: string };
 
 /**
  * Asks the route's providers in turn until one answers 2xx or the client's own error; the caller then
@@ -65,6 +68,7 @@ export async function askRouted(
 
   async function attempt(candidate: Candidate): Promise<Outcome> {
     const { provider } = candidate;
+    if (last) observer?.failedOver?.(last.providerId);
     attempts += 1;
     facts.providerId = provider.id;
     facts.attempts = attempts;
@@ -75,7 +79,7 @@ export async function askRouted(
       if (options.clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
       call.signal.throwIfAborted();
       response = await options.send(provider.upstream, bodyFor(options.body, candidate), call.signal);
-      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000);
+      observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000, provider.id);
     } catch (error) {
       call.cleanup();
       const failure = fetchFailure(error, call.signal);
@@ -86,9 +90,9 @@ export async function askRouted(
         fail(failure.status, failure.detail);
         throw failure.error;
       }
-      observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000);
+      observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000, provider.id);
       health.failed(provider.id, failure.detail, false);
-      return { kind: 'retry', rejection: failure, upstreamStatus: null };
+      return { kind: 'retry', rejection: failure, upstreamStatus: null, providerId: provider.id };
     }
     if (response.ok) {
       health.succeeded(provider.id);
@@ -98,7 +102,7 @@ export async function askRouted(
     call.cleanup();
     if (retryableStatus(response.status) || refusedStatus(response.status)) {
       health.failed(provider.id, `status ${response.status}: ${rejection.detail}`, refusedStatus(response.status));
-      return { kind: 'retry', rejection, upstreamStatus: response.status };
+      return { kind: 'retry', rejection, upstreamStatus: response.status, providerId: provider.id };
     }
     // The client's own error: the provider did its job.
     health.succeeded(provider.id);

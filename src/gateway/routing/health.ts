@@ -100,6 +100,8 @@ export interface HealthStoreOptions {
   logger: Logger;
   /** Safety net for a lost notification. */
   refreshMs?: number;
+  /** A provider this instance saw enter cooling_down or disabled (for the metrics). */
+  onStateChange?: (providerId: string, state: 'cooling_down' | 'disabled') => void;
 }
 
 export function createHealthStore(options: HealthStoreOptions) {
@@ -157,18 +159,7 @@ export function createHealthStore(options: HealthStoreOptions) {
     return database
       .query<HealthRow>(text, params)
       .then((rows) => {
-        for (const row of rows) {
-          const before = health.get(row.provider_id) ?? HEALTHY;
-          apply(row);
-          const after = health.get(row.provider_id)!;
-          if (after.state === before.state) continue;
-          if (after.state === 'disabled') {
-            logger.error('provider disabled: it refused our credentials or account; an operator must fix it', {
-              providerId,
-              lastError: after.lastError,
-            });
-          }
-        }
+        for (const row of rows) apply(row);
       })
       .catch((error) => logger.warn('could not record a provider’s health', { providerId, error }));
   }
@@ -208,7 +199,13 @@ export function createHealthStore(options: HealthStoreOptions) {
         cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= threshold ? now + cooldownMs : before.cooldownUntil,
       };
       health.set(providerId, next);
+      // Told where it is seen (this copy changes before the database answers, so that answer changes nothing).
+      if (next.state === 'disabled' && before.state !== 'disabled') {
+        options.onStateChange?.(providerId, 'disabled');
+        logger.error('provider disabled: it refused our credentials or account; an operator must fix it', { providerId, lastError: next.lastError });
+      }
       if (next.state === 'cooling_down' && !stillCooling) {
+        options.onStateChange?.(providerId, 'cooling_down');
         logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
       }
       write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail)], providerId);

@@ -143,6 +143,17 @@ export function createRouting(options: RoutingOptions) {
       return providers.get(id);
     },
 
+    /** Every provider (`default` first) and route as this instance serves them now. */
+    overview(): { providers: ProviderEntry[]; routes: { pattern: string; targets: readonly RouteTarget[] }[] } {
+      return {
+        providers: [...providers.values()].sort((a, b) => (a.id === DEFAULT_PROVIDER_ID ? -1 : b.id === DEFAULT_PROVIDER_ID ? 1 : a.id.localeCompare(b.id))),
+        routes: [
+          ...[...exact].map(([pattern, targets]) => ({ pattern, targets })),
+          ...prefixes.map((p) => ({ pattern: `${p.prefix}*`, targets: p.value })),
+        ],
+      };
+    },
+
     reload,
 
     async start() {
