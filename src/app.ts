@@ -90,6 +90,8 @@ export function informationDocument(services: Services) {
         audit: 'GET /api/admin/audit?limit=&cursor=',
         prices: 'GET|PUT /api/admin/prices, DELETE /api/admin/prices?pattern=',
         priceImport: 'POST /api/admin/prices/import/preview, POST /api/admin/prices/import',
+        providers: 'GET|POST /api/admin/providers, GET|PATCH|DELETE /api/admin/providers/:id',
+        routes: 'GET|PUT /api/admin/routes, DELETE /api/admin/routes?pattern=',
       },
       billing: {
         config: 'GET /api/billing/config',

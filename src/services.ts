@@ -94,12 +94,6 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   billingRef = billing;
   const upstream = createUpstream(config);
-  const models = createModelCatalog({
-    upstream,
-    logger,
-    ttlMs: config.modelsCacheSeconds * 1000,
-    probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
-  });
   const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
   const routing = createRouting({
     db,
@@ -109,6 +103,13 @@ export function createServices({ config, database, logger }: ServicesInput) {
     box: secretBox,
     defaultUpstream: upstream,
     health: createHealthStore({ database, config, logger, onStateChange: (providerId, state) => metrics.providerStateChanged(providerId, state) }),
+  });
+  const models = createModelCatalog({
+    upstream,
+    logger,
+    routing,
+    ttlMs: config.modelsCacheSeconds * 1000,
+    probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
   const admin = createAdminService({ db, billing, prices, models, config, routing, box: secretBox });
   const chat = createChatHandler({

@@ -182,6 +182,62 @@ describe('/metrics per provider', () => {
   });
 });
 
+test('the information document names the providers and routes endpoints', async () => {
+  const res = await call(app.url, 'GET', '/');
+  expect(res.body.endpoints.admin).toMatchObject({
+    providers: 'GET|POST /api/admin/providers, GET|PATCH|DELETE /api/admin/providers/:id',
+    routes: 'GET|PUT /api/admin/routes, DELETE /api/admin/routes?pattern=',
+  });
+});
+
+describe('GET /v1/models with routes', () => {
+  test('lists default’s unrouted models, each exact route’s id and a prefix route’s models under it, with our prices; a provider that cannot list leaves the others in', async () => {
+    const tag = Math.random().toString(36).slice(2, 7);
+    const prefix = `vendor-${tag}/`;
+    const [b, c, d] = await Promise.all([fake(), fake(), fake()]);
+    b.models = [
+      { id: 'gpt-4o-mini', created: 1_700_000_500, owned_by: 'openai' },
+      { id: `${prefix}alpha`, created: 1_700_000_600, owned_by: 'vendor' },
+      { id: `${prefix}special`, created: 1_700_000_650, owned_by: 'vendor' },
+      { id: 'elsewhere/x', created: 1_700_000_700, owned_by: 'elsewhere' },
+    ];
+    c.models = [{ id: `${prefix}beta`, created: 1_700_000_800, owned_by: 'vendor' }];
+    d.modelsDown = true;
+    const [ib, ic, id] = await Promise.all([addProvider(b.url), addProvider(c.url), addProvider(d.url)]);
+    const mini = `acme/mini-${tag}`;
+    await setRoute(mini, [{ providerId: ib, model: 'gpt-4o-mini' }]);
+    await setRoute(`${prefix}*`, [{ providerId: id, priority: 0 }, { providerId: ib, priority: 1 }, { providerId: ic, priority: 2 }]);
+    // A longer pattern takes one of b's models: it is listed once, under that route.
+    await setRoute(`${prefix}special`, [{ providerId: ic }]);
+    // The default's model acme/large now goes to b, which does not list it: still served, so listed.
+    await setRoute('acme/large', [{ providerId: ib }]);
+    expect((await adminCall('PUT', '/api/admin/prices', { pattern: mini, promptPerMillion: 2, completionPerMillion: 4 })).status).toBe(200);
+    try {
+      const user = await customer();
+      const client = openaiClient(app, user.key);
+      await waitFor(async () => (await client.models.list()).data.some((m) => m.id === mini));
+      const listed = (await client.models.list()).data as unknown as { id: string; owned_by: string; created: number; pricing: { prompt: string; completion: string } }[];
+      const ids = listed.map((m) => m.id);
+      expect(ids).toContain('acme/chat'); // default's, no route
+      expect(ids).toContain('acme/large');
+      expect(ids).toContain(mini);
+      expect(ids).toContain(`${prefix}alpha`);
+      expect(ids).toContain(`${prefix}beta`);
+      expect(ids.filter((i) => i === `${prefix}special`)).toHaveLength(1);
+      expect(ids).not.toContain('gpt-4o-mini'); // the provider's own id, not what clients ask for
+      expect(ids).not.toContain('elsewhere/x'); // not under the route's prefix
+      expect(new Set(ids).size).toBe(ids.length);
+      const entry = listed.find((m) => m.id === mini)!;
+      expect(entry).toMatchObject({ id: mini, owned_by: 'openai', created: 1_700_000_500, pricing: { prompt: '0.000002', completion: '0.000004' } });
+      expect((await client.models.retrieve(`${prefix}beta`)).id).toBe(`${prefix}beta`);
+      // d could not list: the others are served all the same, and d was asked.
+      expect(d.requests.some((r) => r.path === '/v1/models')).toBe(true);
+    } finally {
+      for (const pattern of [mini, `${prefix}*`, `${prefix}special`, 'acme/large']) await deleteRoute(pattern);
+    }
+  });
+});
+
 describe('stored responses', () => {
   test('GET and DELETE /v1/responses/{id} go to the provider that created the response, not to default', async () => {
     const b = await fake();

@@ -1,9 +1,15 @@
-// GET /v1/models: the upstream's list in OpenAI's shape, cached, and served from the last good copy
-// while the upstream is down. GET /health/upstream: a quick probe of the same endpoint, its result kept
-// a few seconds, so unauthenticated probes cannot make the upstream be called at their rate.
+// GET /v1/models: what the gateway serves, in OpenAI's shape. Without routes, the upstream's (`default`'s)
+// list, as before routing. With routes: `default`'s models no route takes, each exact route's pattern (the
+// id clients ask for, described by the first target provider that lists it) and, for a prefix route, its
+// providers' models under the prefix that no longer pattern takes. Each provider's list is cached and served
+// from its last good copy while it is down; a provider that cannot list leaves the others' models in.
+// GET /health/upstream: a quick probe of `default`'s list, its result kept a few seconds, so
+// unauthenticated probes cannot make the upstream be called at their rate.
 import type { Logger } from '../logger';
 import { AppError } from '../http/errors';
 import type { Upstream } from './upstream';
+import { DEFAULT_PROVIDER_ID, type Routing } from './routing/registry';
+import { matchRoute, type RouteTarget } from './routing/select';
 
 export interface ModelEntry {
   id: string;
@@ -52,26 +58,116 @@ export type ProbeResult = { ok: true; latencyMs: number } | { ok: false; latency
 export function createModelCatalog(options: {
   upstream: Upstream;
   logger: Logger;
+  /** The providers and routes whose models are listed; absent: `upstream`'s list alone. */
+  routing?: Pick<Routing, 'overview' | 'version'>;
   ttlMs?: number;
   timeoutMs?: number;
   probeTimeoutMs?: number;
   /** How long a probe's result answers later probes (0: every probe asks the upstream). */
   probeCacheMs?: number;
 }) {
-  const { upstream, logger } = options;
+  const { upstream, logger, routing } = options;
   const ttlMs = options.ttlMs ?? 5 * 60_000;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 3_000;
   const probeCacheMs = options.probeCacheMs ?? 5_000;
-  let cached: { list: ModelList; fetchedAt: number } | null = null;
-  let refreshing: Promise<ModelList> | null = null;
+  interface Source {
+    upstream: Pick<Upstream, 'models'>;
+    cached: { list: ModelList; fetchedAt: number } | null;
+    refreshing: Promise<ModelList> | null;
+  }
+  /**
+   * Each provider's list by provider id and base URL (another URL is another provider's list; a new key is
+   * not, and its client replaces the old one here).
+   */
+  const sources = new Map<string, Source>();
+  /** The merged list, rebuilt only when a provider's list or the routes change, so its priced JSON stays cached. */
+  let merged: { inputs: (ModelList | null)[]; version: number; list: ModelList } | null = null;
   let lastProbe: { result: ProbeResult; at: number } | null = null;
   let probing: Promise<ProbeResult> | null = null;
 
-  async function fetchList(): Promise<ModelList> {
-    const res = await upstream.models(AbortSignal.timeout(timeoutMs));
+  async function fetchList(from: Pick<Upstream, 'models'>): Promise<ModelList> {
+    const res = await from.models(AbortSignal.timeout(timeoutMs));
     if (!res.ok) throw new Error(`upstream answered ${res.status}`);
     return normalise(await res.json());
+  }
+
+  /** A provider's list: cached for ttlMs, its last good copy while it fails; throws when it never listed. */
+  async function listOf(providerId: string, from: Pick<Upstream, 'models'>, baseUrl = ''): Promise<ModelList> {
+    const key = `${providerId} ${baseUrl}`;
+    let source = sources.get(key);
+    if (!source) {
+      source = { upstream: from, cached: null, refreshing: null };
+      sources.set(key, source);
+    }
+    source.upstream = from;
+    const s = source;
+    if (s.cached && Date.now() - s.cached.fetchedAt < ttlMs) return s.cached.list;
+    s.refreshing ??= fetchList(s.upstream)
+      .then((list) => {
+        s.cached = { list, fetchedAt: Date.now() };
+        return list;
+      })
+      .finally(() => {
+        s.refreshing = null;
+      });
+    try {
+      return await s.refreshing;
+    } catch (error) {
+      if (s.cached) {
+        logger.warn('model list refresh failed; serving the last good copy', { providerId, error });
+        return s.cached.list;
+      }
+      logger.warn('model list unavailable', { providerId, error });
+      throw error;
+    }
+  }
+
+  async function routedList(): Promise<ModelList> {
+    const { providers, routes } = routing!.overview();
+    const usable = new Map(providers.filter((p) => p.enabled).map((p) => [p.id, p]));
+    const ids = [DEFAULT_PROVIDER_ID, ...new Set(routes.flatMap((r) => r.targets.map((t) => t.providerId)))].filter(
+      (id, i, all) => usable.has(id) && all.indexOf(id) === i,
+    );
+    const lists = await Promise.all(ids.map((id) => (id === DEFAULT_PROVIDER_ID ? listOf(id, upstream) : listOf(id, usable.get(id)!.upstream, usable.get(id)!.baseUrl)).catch(() => null)));
+    if (lists.every((l) => l === null)) throw new AppError('upstream_error');
+    const version = routing!.version();
+    if (merged && merged.version === version && merged.inputs.length === lists.length && merged.inputs.every((l, i) => l === lists[i])) {
+      return merged.list;
+    }
+    const listOfId = new Map(ids.map((id, i) => [id, lists[i] ?? null]));
+    const exact = new Map<string, readonly RouteTarget[]>();
+    const prefixes: { prefix: string; value: readonly RouteTarget[] }[] = [];
+    for (const route of routes) {
+      if (route.pattern.endsWith('*')) prefixes.push({ prefix: route.pattern.slice(0, -1), value: route.targets });
+      else exact.set(route.pattern, route.targets);
+    }
+    prefixes.sort((a, b) => b.prefix.length - a.prefix.length);
+    const data = new Map<string, ModelEntry>();
+    for (const model of listOfId.get(DEFAULT_PROVIDER_ID)?.data ?? []) {
+      if (matchRoute(model.id, exact, prefixes) === null) data.set(model.id, model);
+    }
+    for (const [pattern, targets] of exact) {
+      const served = targets.filter((t) => usable.has(t.providerId));
+      if (served.length === 0) continue;
+      let described: ModelEntry | undefined;
+      for (const t of served) {
+        const upstreamId = t.model ?? pattern;
+        described = listOfId.get(t.providerId)?.data.find((m) => m.id === upstreamId);
+        if (described) break;
+      }
+      data.set(pattern, described ? { ...described, id: pattern } : { id: pattern, object: 'model', created: 0, owned_by: pattern.split('/')[0] || 'unknown' });
+    }
+    for (const { prefix, value: targets } of prefixes) {
+      for (const t of targets) {
+        for (const model of listOfId.get(t.providerId)?.data ?? []) {
+          if (!data.has(model.id) && model.id.startsWith(prefix) && matchRoute(model.id, exact, prefixes) === targets) data.set(model.id, model);
+        }
+      }
+    }
+    const list: ModelList = { object: 'list', data: [...data.values()] };
+    merged = { inputs: lists, version, list };
+    return list;
   }
 
   async function probeUpstream(): Promise<ProbeResult> {
@@ -90,23 +186,10 @@ export function createModelCatalog(options: {
 
   return {
     async list(): Promise<ModelList> {
-      if (cached && Date.now() - cached.fetchedAt < ttlMs) return cached.list;
-      refreshing ??= fetchList()
-        .then((list) => {
-          cached = { list, fetchedAt: Date.now() };
-          return list;
-        })
-        .finally(() => {
-          refreshing = null;
-        });
+      if (routing && routing.overview().routes.length > 0) return routedList();
       try {
-        return await refreshing;
-      } catch (error) {
-        if (cached) {
-          logger.warn('model list refresh failed; serving the last good copy', { error });
-          return cached.list;
-        }
-        logger.warn('model list unavailable', { error });
+        return await listOf(DEFAULT_PROVIDER_ID, upstream);
+      } catch {
         throw new AppError('upstream_error');
       }
     },

@@ -61,6 +61,8 @@ export function createRouting(options: RoutingOptions) {
   let exact = new Map<string, RouteTarget[]>();
   let prefixes: { prefix: string; value: RouteTarget[] }[] = [];
   let routeCount = 0;
+  /** Grows with every load: what is derived from the routes (the model list) is rebuilt when it moves. */
+  let version = 0;
   let timer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   let loading: Promise<void> | null = null;
@@ -106,6 +108,7 @@ export function createRouting(options: RoutingOptions) {
     exact = nextExact;
     prefixes = nextPrefixes;
     routeCount = routeRows.length;
+    version += 1;
   }
 
   function reload(): Promise<void> {
@@ -141,6 +144,11 @@ export function createRouting(options: RoutingOptions) {
 
     provider(id: string): ProviderEntry | undefined {
       return providers.get(id);
+    },
+
+    /** Changes whenever providers or routes were loaded again. */
+    version(): number {
+      return version;
     },
 
     /** Every provider (`default` first) and route as this instance serves them now. */
