@@ -508,7 +508,7 @@ describe('daily stats', () => {
     const res = await adminCall('GET', `/api/admin/stats/daily?from=${day(2)}&to=${day(0)}`);
     expect(res.status).toBe(200);
     expect(res.body.days.map((d: { day: string }) => d.day)).toEqual([day(2), day(1), day(0)]);
-    expect(res.body.days[0]).toEqual({ day: day(2), revenue: 0, credits: 0, spend: 0, requests: 0 });
+    expect(res.body.days[0]).toEqual({ day: day(2), revenue: 0, credits: 0, spend: 0, providerCost: 0, margin: 0, requests: 0 });
     expect(res.body.totals.requests).toBe(res.body.days[2].requests);
     expect(res.body.totals.revenue).toBe(res.body.days[2].revenue);
 

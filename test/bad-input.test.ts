@@ -288,7 +288,10 @@ const validBodies: Record<string, Record<string, unknown>> = {
   'POST /api/admin/prices/import': { multiplier: 1, models: ['acme/chat'] },
   'POST /api/admin/providers': { name: 'Запасной', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', enabled: true, timeoutMs: 1000 },
   'PATCH /api/admin/providers/{id}': { name: 'Запасной', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', enabled: true, timeoutMs: 1000 },
-  'PUT /api/admin/routes': { pattern: 'sweep/*', targets: [{ providerId: 'default', priority: 0, weight: 1, model: 'acme/chat' }] },
+  'PUT /api/admin/routes': {
+    pattern: 'sweep/*',
+    targets: [{ providerId: 'default', priority: 0, weight: 1, model: 'acme/chat', costPrice: { promptPerMillion: 0.5, completionPerMillion: 1 } }],
+  },
 };
 
 /** Query parameters a route needs before the sweep spoils one of them. */
@@ -1040,5 +1043,27 @@ describe('issue 28: the new refusals', () => {
         loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'a'.repeat(64), DATA_DIR: app.database.dataDir, RATE_LIMIT_PER_USER_PER_MINUTE: value }),
       ).toThrow(/RATE_LIMIT_PER_USER_PER_MINUTE/);
     }
+  });
+});
+
+describe('issue 29: route targets’ cost prices', () => {
+  test('a cost price of the wrong type, negative, too large, too precise, with NUL or a lone surrogate is a 400 naming it, and no route is saved', async () => {
+    const target = (costPrice: unknown) => ({ pattern: 'cost-sweep/*', targets: [{ providerId: 'default', costPrice }] });
+    const bad: [unknown, string][] = [
+      ['1', 'targets.0.costPrice'],
+      [[], 'targets.0.costPrice'],
+      [{ promptPerMillion: -1, completionPerMillion: 1 }, 'targets.0.costPrice.promptPerMillion'],
+      [{ promptPerMillion: 1, completionPerMillion: 1e12 }, 'targets.0.costPrice.completionPerMillion'],
+      [{ promptPerMillion: 0.0000000001, completionPerMillion: 1 }, 'targets.0.costPrice.promptPerMillion'],
+      [{ promptPerMillion: '1', completionPerMillion: 1 }, 'targets.0.costPrice.promptPerMillion'],
+      [{ promptPerMillion: NUL, completionPerMillion: 1 }, 'targets.0.costPrice.promptPerMillion'],
+      [{ promptPerMillion: 1, completionPerMillion: LONE_SURROGATE }, 'targets.0.costPrice.completionPerMillion'],
+      [{ promptPerMillion: 1 }, 'targets.0.costPrice.completionPerMillion'],
+      [{ promptPerMillion: 1, completionPerMillion: null }, 'targets.0.costPrice.completionPerMillion'],
+    ];
+    for (const [costPrice, field] of bad) expectFieldError(await send('PUT', '/api/admin/routes', { token: admin.token, body: target(costPrice) }), field);
+    const saved = await send('GET', '/api/admin/routes', { token: admin.token });
+    if (saved instanceof Error) throw saved;
+    expect(saved.body.routes.map((r: { pattern: string }) => r.pattern)).not.toContain('cost-sweep/*');
   });
 });

@@ -586,26 +586,28 @@ describe('a shutdown the database does not let finish', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('a journal written before routing (rows without provider and attempts) replays beside one that has them', async () => {
+  test('a journal written before routing (rows without provider and attempts) or before cost prices replays beside one that has them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'conduit-journal-'));
     const userId = await customer(1_000_000n);
     const row = (id: string, at: string, tail: unknown[]) =>
       JSON.stringify([userId, null, null, id, 'acme/chat', false, 1, 1, 2, '100', '50', '50', '0', 'ok', 'upstream', 200, null, 1, at, null, null, 'chat', ...tail]);
     writeFileSync(
       join(dir, 'settlements-1073741823-old-4.jsonl'),
-      `${row('before-routing', '2026-11-20T10:00:00.000Z', [])}\n${row('routed', '2026-11-20T10:00:01.000Z', ['backup', 2])}\n`,
+      `${row('before-routing', '2026-11-20T10:00:00.000Z', [])}\n${row('routed', '2026-11-20T10:00:01.000Z', ['backup', 2])}\n` +
+        `${row('with-cost', '2026-11-20T10:00:02.000Z', ['backup', 1, '1300'])}\n`,
     );
     const next = newBilling({ journalDir: dir });
     await next.billing.start();
-    const rows = await app.sql<{ request_id: string; provider_id: string | null; attempts: number | null }>(
-      'select request_id, provider_id, attempts from usage_records where user_id = $1 order by request_id',
+    const rows = await app.sql<{ request_id: string; provider_id: string | null; attempts: number | null; provider_cost_nano: string | null }>(
+      'select request_id, provider_id, attempts, provider_cost_nano::text from usage_records where user_id = $1 order by created_at',
       [userId],
     );
-    expect(rows.map((r) => [r.request_id, r.provider_id, r.attempts])).toEqual([
-      ['before-routing', null, null],
-      ['routed', 'backup', 2],
+    expect(rows.map((r) => [r.request_id, r.provider_id, r.attempts, r.provider_cost_nano])).toEqual([
+      ['before-routing', null, null, null],
+      ['routed', 'backup', 2, null],
+      ['with-cost', 'backup', 1, '1300'],
     ]);
-    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 200n);
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 300n);
     await next.billing.stop();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -238,6 +238,66 @@ describe('GET /v1/models with routes', () => {
   });
 });
 
+describe('margin: cost prices per route target', () => {
+  test('each usage row records what the answering provider charges at its target’s cost price; the daily stats show spend, provider cost and margin per day, model and provider', async () => {
+    const [a, b, c] = await Promise.all([fake(), fake(), fake()]);
+    a.outage = 500;
+    const [ia, ib, ic] = await Promise.all([addProvider(a.url), addProvider(b.url), addProvider(c.url)]);
+    const priced = freshModel();
+    const unpriced = freshModel();
+    const put = await adminCall('PUT', '/api/admin/routes', {
+      pattern: priced,
+      targets: [
+        { providerId: ia, priority: 0, costPrice: { promptPerMillion: 9, completionPerMillion: 9 } },
+        { providerId: ib, priority: 1, costPrice: { promptPerMillion: 0.05, completionPerMillion: 0.1 } },
+      ],
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.targets[1]).toEqual({ providerId: ib, priority: 1, weight: 1, costPrice: { promptPerMillion: 0.05, completionPerMillion: 0.1 } });
+    const listed = await adminCall('GET', '/api/admin/routes');
+    expect(listed.body.routes.find((r: { pattern: string }) => r.pattern === priced).targets[0].costPrice).toEqual({ promptPerMillion: 9, completionPerMillion: 9 });
+    await setRoute(unpriced, [{ providerId: ic }]);
+
+    const user = await customer();
+    // a fails, b answers: b's cost price. The fake reports 12 prompt and 7 completion tokens; TOKEN_PRICE is
+    // 125 nano a token both ways: 2 375 nano charged; b charges 12 × 0.05 + 7 × 0.1 per 1M = 1 300 nano.
+    for (let i = 0; i < 2; i++) expect((await ask(app, user.key, priced)).status).toBe(200);
+    expect((await ask(app, user.key, unpriced)).status).toBe(200);
+    await app.instance.services.billing.flush();
+    const rows = await app.sql<{ model: string; provider_id: string; cost_nano: string; provider_cost_nano: string | null }>(
+      'select model, provider_id, cost_nano::text, provider_cost_nano::text from usage_records where user_id = $1 order by model, id',
+      [user.userId],
+    );
+    const byModel = (x: unknown[], y: unknown[]) => (x[0] === y[0] ? 0 : x[0] === priced ? -1 : 1);
+    expect(rows.map((r) => [r.model, r.provider_id, r.cost_nano, r.provider_cost_nano]).sort(byModel)).toEqual([
+      [priced, ib, '2375', '1300'],
+      [priced, ib, '2375', '1300'],
+      [unpriced, ic, '2375', null],
+    ]);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const stats = await adminCall('GET', `/api/admin/stats/daily?from=${today}&to=${today}`);
+    expect(stats.status).toBe(200);
+    const mine = stats.body.byModelProvider.filter((m: { model: string }) => m.model === priced || m.model === unpriced);
+    expect(mine).toHaveLength(2);
+    const p = mine.find((m: { model: string }) => m.model === priced);
+    expect(p).toMatchObject({ day: today, provider: ib, requests: 2 });
+    expect(p.spend).toBeCloseTo(4750e-9, 15);
+    expect(p.providerCost).toBeCloseTo(2600e-9, 15);
+    expect(p.margin).toBeCloseTo(2150e-9, 15);
+    expect(mine.find((m: { model: string }) => m.model === unpriced)).toMatchObject({ provider: ic, requests: 1, providerCost: null, margin: null });
+    // The day's figures are the sums of the priced groups.
+    const day = stats.body.days[0];
+    const pricedGroups = stats.body.byModelProvider.filter((m: { providerCost: number | null }) => m.providerCost !== null);
+    const sum = (key: 'providerCost' | 'margin') => pricedGroups.reduce((t: number, m: Record<string, number>) => t + m[key]!, 0);
+    expect(day.providerCost).toBeCloseTo(sum('providerCost'), 12);
+    expect(day.margin).toBeCloseTo(sum('margin'), 12);
+    expect(stats.body.totals.providerCost).toBeCloseTo(day.providerCost, 12);
+    await deleteRoute(priced);
+    await deleteRoute(unpriced);
+  });
+});
+
 describe('stored responses', () => {
   test('GET and DELETE /v1/responses/{id} go to the provider that created the response, not to default', async () => {
     const b = await fake();

@@ -201,6 +201,8 @@ const routeTarget = z.object({
     .max(200, errorMessages.routeModelInvalid)
     .regex(/^[\x21-\x7e]+$/, errorMessages.routeModelInvalid)
     .optional(),
+  /** What the provider charges us, per 1M tokens in the balance currency: the admin stats' provider cost and margin. */
+  costPrice: z.object({ promptPerMillion: perMillion, completionPerMillion: perMillion }, { error: errorMessages.priceValueInvalid(PRICE_MAX_UNITS) }).optional(),
 });
 
 export const putRouteInput = z.object({

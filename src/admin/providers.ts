@@ -14,6 +14,7 @@ import { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from '../g
 import type { RouteTarget } from '../gateway/routing/select';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { nanoToUnits } from '../money';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
 import { EMPTY_HOUR, providerLastHour, type ProviderHourStats } from './provider-stats';
 
@@ -198,15 +199,19 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
 
     async listRoutes() {
       const rows = await db.select().from(modelRoutes).orderBy(asc(modelRoutes.pattern));
-      return { routes: rows.map((r) => ({ pattern: r.pattern, targets: r.targets, updatedAt: r.updatedAt.toISOString() })) };
+      return { routes: rows.map((r) => ({ pattern: r.pattern, targets: r.targets.map(targetView), updatedAt: r.updatedAt.toISOString() })) };
     },
 
-    async putRoute(actor: AuditActor, pattern: string, targets: RouteTarget[]) {
+    async putRoute(actor: AuditActor, pattern: string, targets: RouteTargetInput[]) {
       const stored = targets.map((t) => ({
         providerId: t.providerId,
         priority: t.priority,
         weight: t.weight,
         ...(t.model !== undefined ? { model: t.model } : {}),
+        // Exact nano-units as decimal text: jsonb has no bigint.
+        ...(t.costPrice !== undefined
+          ? { costPrice: { promptNanoPerMillion: t.costPrice.promptPerMillion.toString(), completionNanoPerMillion: t.costPrice.completionPerMillion.toString() } }
+          : {}),
       }));
       const saved = await db.transaction(async (tx) => {
         const known = new Set((await tx.select({ id: providers.id }).from(providers)).map((p) => p.id));
@@ -232,7 +237,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
         return after!;
       });
       await routing.reload();
-      return { pattern: saved.pattern, targets: saved.targets, updatedAt: saved.updatedAt.toISOString() };
+      return { pattern: saved.pattern, targets: saved.targets.map(targetView), updatedAt: saved.updatedAt.toISOString() };
     },
 
     async removeRoute(actor: AuditActor, pattern: string) {
@@ -248,3 +253,22 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
 }
 
 export type AdminProviders = ReturnType<typeof createAdminProviders>;
+
+/** A route target as an operator gives it: a cost price in nano-units (input.ts turns the amounts into them). */
+export type RouteTargetInput = Omit<RouteTarget, 'costPrice' | 'cost'> & {
+  costPrice?: { promptPerMillion: bigint; completionPerMillion: bigint } | undefined;
+};
+
+/** A stored target as the admin API shows it: the cost price in the balance currency per 1M tokens. */
+function targetView(t: (typeof modelRoutes.$inferSelect)['targets'][number]) {
+  const { costPrice, ...rest } = t;
+  return costPrice
+    ? {
+        ...rest,
+        costPrice: {
+          promptPerMillion: nanoToUnits(BigInt(costPrice.promptNanoPerMillion)),
+          completionPerMillion: nanoToUnits(BigInt(costPrice.completionNanoPerMillion)),
+        },
+      }
+    : rest;
+}

@@ -42,8 +42,24 @@ const dayFigures = {
   revenue: z.number(),
   credits: z.number(),
   spend: z.number(),
+  /** What providers charge us for that usage, at the route targets' cost prices (requests without one left out). */
+  providerCost: z.number(),
+  /** Spend minus provider cost, over the requests that have a provider cost. */
+  margin: z.number(),
   requests: z.number().int(),
 };
+
+const modelProviderFigures = z.object({
+  day: z.string(),
+  model: z.string(),
+  /** Null on usage rows older than routing. */
+  provider: z.string().nullable(),
+  requests: z.number().int(),
+  spend: z.number(),
+  /** Null: the route target has no cost price. */
+  providerCost: z.number().nullable(),
+  margin: z.number().nullable(),
+});
 
 const priceRow = z.object({
   pattern: z.string(),
@@ -92,7 +108,14 @@ const providerView = z.object({
 const routeView = z.object({
   pattern: z.string(),
   targets: z.array(
-    z.object({ providerId: z.string(), priority: z.number().int(), weight: z.number().int(), model: z.string().optional() }),
+    z.object({
+      providerId: z.string(),
+      priority: z.number().int(),
+      weight: z.number().int(),
+      model: z.string().optional(),
+      /** What the provider charges us per 1M tokens, in the balance currency. */
+      costPrice: z.object({ promptPerMillion: z.number(), completionPerMillion: z.number() }).optional(),
+    }),
   ),
   updatedAt: z.string(),
 });
@@ -210,7 +233,7 @@ export const adminRouter = router({
         path: '/api/admin/stats/daily',
         tags: TAGS,
         summary:
-          'По дням UTC (from и to включительно, по умолчанию 30 дней): выручка (пополнения), начисления администраторов, расход и число запросов',
+          'По дням UTC (from и to включительно, по умолчанию 30 дней): выручка (пополнения), начисления администраторов, расход, стоимость у провайдеров, маржа и число запросов; расход, стоимость и маржа по дням, моделям и провайдерам',
       },
     })
     .input(dailyStatsInput)
@@ -220,6 +243,7 @@ export const adminRouter = router({
         to: z.string(),
         days: z.array(z.object({ day: z.string(), ...dayFigures })),
         totals: z.object(dayFigures),
+        byModelProvider: z.array(modelProviderFigures),
       }),
     )
     .query(({ ctx, input }) => ctx.services.admin.stats.daily(input)),

@@ -4,7 +4,12 @@
 //             kept apart from revenue because nobody paid for it
 //   spend     what usage was charged: Σ usage_records.cost_nano (the unpaid remainder is not spend)
 //   requests  model requests recorded that day, failed ones included
+//   providerCost  what the providers charge us for that usage: Σ usage_records.provider_cost_nano, at the
+//             cost prices operators gave route targets; requests whose target has none are left out
+//   margin    spend − providerCost over the requests that have a provider cost
 // Every day of the range is present, with zeros where nothing happened, so a chart needs no gap filling.
+// `byModelProvider` has spend, provider cost and margin per day, model and provider (null cost and margin
+// for requests of a target without a cost price, and provider null for rows older than routing).
 import { and, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { ledgerEntries, usageRecords } from '../db/schema';
@@ -38,7 +43,7 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
       const end = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
       const usageDay = sql<string>`to_char(${usageRecords.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
       const ledgerDay = sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-      const [usage, money] = await Promise.all([
+      const [usage, money, margins] = await Promise.all([
         db
           .select({
             day: usageDay,
@@ -63,11 +68,46 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
             ),
           )
           .groupBy(sql`1`),
+        db
+          .select({
+            day: usageDay,
+            model: usageRecords.model,
+            provider: usageRecords.providerId,
+            priced: sql<boolean>`${usageRecords.providerCostNano} is not null`,
+            requests: sql<string>`count(*)::text`,
+            spendNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
+            providerCostNano: sql<string>`coalesce(sum(${usageRecords.providerCostNano}), 0)::text`,
+          })
+          .from(usageRecords)
+          .where(and(gte(usageRecords.createdAt, start), lt(usageRecords.createdAt, end)))
+          .groupBy(sql`1`, sql`2`, sql`3`, sql`4`)
+          .orderBy(sql`1`, sql`2`, sql`3`, sql`4`),
       ]);
+      const costByDay = new Map<string, { providerCostNano: bigint; marginNano: bigint }>();
+      const byModelProvider = margins.map((m) => {
+        const spendNano = BigInt(m.spendNano);
+        if (!m.priced) {
+          return { day: m.day, model: m.model, provider: m.provider, requests: Number(m.requests), spend: nanoToUnits(spendNano), providerCost: null, margin: null };
+        }
+        const providerCostNano = BigInt(m.providerCostNano);
+        const day = costByDay.get(m.day) ?? { providerCostNano: 0n, marginNano: 0n };
+        day.providerCostNano += providerCostNano;
+        day.marginNano += spendNano - providerCostNano;
+        costByDay.set(m.day, day);
+        return {
+          day: m.day,
+          model: m.model,
+          provider: m.provider,
+          requests: Number(m.requests),
+          spend: nanoToUnits(spendNano),
+          providerCost: nanoToUnits(providerCostNano),
+          margin: nanoToUnits(spendNano - providerCostNano),
+        };
+      });
 
       const usageByDay = new Map(usage.map((u) => [u.day, u]));
       const moneyByDay = new Map(money.map((m) => [m.day, m]));
-      const totals = { revenueNano: 0n, creditsNano: 0n, spendNano: 0n, requests: 0 };
+      const totals = { revenueNano: 0n, creditsNano: 0n, spendNano: 0n, providerCostNano: 0n, marginNano: 0n, requests: 0 };
       const days = daysBetween(query.from, query.to).map((day) => {
         const u = usageByDay.get(day);
         const m = moneyByDay.get(day);
@@ -75,24 +115,30 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
           revenueNano: BigInt(m?.revenueNano ?? 0),
           creditsNano: BigInt(m?.creditsNano ?? 0),
           spendNano: BigInt(u?.spendNano ?? 0),
+          providerCostNano: costByDay.get(day)?.providerCostNano ?? 0n,
+          marginNano: costByDay.get(day)?.marginNano ?? 0n,
           requests: Number(u?.requests ?? 0),
         };
         totals.revenueNano += row.revenueNano;
         totals.creditsNano += row.creditsNano;
         totals.spendNano += row.spendNano;
+        totals.providerCostNano += row.providerCostNano;
+        totals.marginNano += row.marginNano;
         totals.requests += row.requests;
         return { day, ...shown(row) };
       });
-      return { from: query.from, to: query.to, days, totals: shown(totals) };
+      return { from: query.from, to: query.to, days, totals: shown(totals), byModelProvider };
     },
   };
 }
 
-function shown(row: { revenueNano: bigint; creditsNano: bigint; spendNano: bigint; requests: number }) {
+function shown(row: { revenueNano: bigint; creditsNano: bigint; spendNano: bigint; providerCostNano: bigint; marginNano: bigint; requests: number }) {
   return {
     revenue: nanoToUnits(row.revenueNano),
     credits: nanoToUnits(row.creditsNano),
     spend: nanoToUnits(row.spendNano),
+    providerCost: nanoToUnits(row.providerCostNano),
+    margin: nanoToUnits(row.marginNano),
     requests: row.requests,
   };
 }

@@ -200,8 +200,18 @@ export const providers = pgTable('providers', {
 /** A model id or prefix (`openai/*`, as prices) → the providers that serve it, in the order they are tried. */
 export const modelRoutes = pgTable('model_routes', {
   pattern: text('pattern').primaryKey(),
-  /** [{providerId, priority, weight, model?}] */
-  targets: jsonb('targets').notNull().$type<{ providerId: string; priority: number; weight: number; model?: string }[]>(),
+  /** [{providerId, priority, weight, model?, costPrice?}]; a cost price per 1M tokens in nano-units, as decimal text. */
+  targets: jsonb('targets')
+    .notNull()
+    .$type<
+      {
+        providerId: string;
+        priority: number;
+        weight: number;
+        model?: string;
+        costPrice?: { promptNanoPerMillion: string; completionNanoPerMillion: string };
+      }[]
+    >(),
   updatedAt: updatedAt(),
 });
 
@@ -334,6 +344,8 @@ export const usageRecords = pgTable(
     providerId: text('provider_id'),
     /** Providers tried for this request, the answering one included; null on rows older than routing. */
     attempts: integer('attempts'),
+    /** What the answering provider charges us for the request, at its route target's cost price; null: no cost price given. */
+    providerCostNano: bigint('provider_cost_nano', { mode: 'bigint' }),
     createdAt: createdAt(),
   },
   (t) => [

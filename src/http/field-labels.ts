@@ -82,6 +82,7 @@ export const fieldLabels: Record<string, string> = {
   enabled: 'Включён',
   timeoutMs: 'Таймаут, мс',
   targets: 'Провайдеры маршрута',
+  costPrice: 'Стоимость у провайдера',
   // Keys' scope and dialogues.
   scope: 'Доступ ключа',
   text: 'Текст сообщения',

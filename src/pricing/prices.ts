@@ -78,6 +78,27 @@ export function costOf(price: ModelPrice, promptTokens: number, completionTokens
   return exactCostOf(price, promptTokens, completionTokens);
 }
 
+/**
+ * costOf's total alone, as one BigInt: what a provider's cost price makes of a request (a settlement adds
+ * this one number to what it already allocates).
+ */
+export function totalCostOf(price: ModelPrice, promptTokens: number, completionTokens: number): bigint {
+  const promptPrice = Number(price.promptNanoPerMillion);
+  const completionPrice = Number(price.completionNanoPerMillion);
+  const exact = promptTokens * promptPrice + completionTokens * completionPrice;
+  if (
+    promptTokens >= 0 &&
+    completionTokens >= 0 &&
+    Number.isSafeInteger(promptTokens * promptPrice) &&
+    Number.isSafeInteger(completionTokens * completionPrice) &&
+    Number.isSafeInteger(exact)
+  ) {
+    const rest = exact % 1e6;
+    return BigInt((exact - rest) / 1e6 + (rest > 0 ? 1 : 0));
+  }
+  return exactCostOf(price, promptTokens, completionTokens).totalNano;
+}
+
 function exactCostOf(price: ModelPrice, promptTokens: number, completionTokens: number): RequestCost {
   const promptExact = BigInt(promptTokens) * price.promptNanoPerMillion;
   const completionExact = BigInt(completionTokens) * price.completionNanoPerMillion;

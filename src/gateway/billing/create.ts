@@ -12,7 +12,7 @@ import { BalanceLeases, type Lease } from './leases';
 import { outgrow } from './overage';
 import { replayJournal } from './replay';
 import type { Pending } from './rows';
-import { LEASE_RECALL_CHANNEL, usageCost, type BillingOptions, type Reservation, type ReserveOptions, type UsageFacts } from './types';
+import { LEASE_RECALL_CHANNEL, providerCost, usageCost, type BillingOptions, type Reservation, type ReserveOptions, type UsageFacts } from './types';
 import { SettlementWriter } from './writer';
 
 interface InternalReservation extends Reservation {
@@ -63,6 +63,7 @@ export function createBilling(options: BillingOptions) {
       promptCostNano: cost.promptCostNano,
       completionCostNano: cost.completionCostNano,
       costNano: cost.totalNano,
+      providerCostNano: providerCost(facts),
       leaseId: lease.id,
       keyLeaseId: keyLease?.id ?? null,
       overage: null,
@@ -148,6 +149,7 @@ export function createBilling(options: BillingOptions) {
         promptCostNano: 0n,
         completionCostNano: 0n,
         costNano: 0n,
+        providerCostNano: null,
         leaseId: null,
         keyLeaseId: null,
         overage: null,

@@ -17,8 +17,12 @@ import type { UsageFacts, UsageStatus } from './types';
 export function overageLine(row: Pending): string {
   const { overage, segment: _segment, json: _json, ...rest } = row;
   const tag = (n: bigint) => `${n}n`;
+  // The cost price was used up in providerCostNano; its BigInts would only make the line tagged twice over.
+  const { providerPrice: _price, ...facts } = row.facts;
   return encodeRow({
     ...rest,
+    facts,
+    providerCostNano: row.providerCostNano === null ? null : tag(row.providerCostNano),
     promptCostNano: tag(row.promptCostNano),
     completionCostNano: tag(row.completionCostNano),
     costNano: tag(row.costNano),
@@ -46,6 +50,7 @@ function fromJournal(entry: unknown): Pending {
       promptCostNano: amount(line.promptCostNano),
       completionCostNano: amount(line.completionCostNano),
       costNano: amount(line.costNano),
+      providerCostNano: line.providerCostNano === null || line.providerCostNano === undefined ? null : amount(line.providerCostNano),
       leaseId: line.leaseId ?? null,
       keyLeaseId: line.keyLeaseId ?? null,
       overage: o
@@ -87,6 +92,8 @@ function fromJournal(entry: unknown): Pending {
     promptCostNano: BigInt(String(row.prompt_cost_nano)),
     completionCostNano: BigInt(String(row.completion_cost_nano)),
     costNano: BigInt(String(row.cost_nano)),
+    // Null on lines journaled before cost prices.
+    providerCostNano: row.provider_cost_nano === null || row.provider_cost_nano === undefined ? null : BigInt(String(row.provider_cost_nano)),
     leaseId: text(row.lease_id),
     keyLeaseId: text(row.key_lease_id),
     overage: null,

@@ -14,6 +14,8 @@ export interface Pending {
   completionCostNano: bigint;
   /** Charged against the lease (the whole cost unless the answer outgrew the lease). */
   costNano: bigint;
+  /** What the answering provider charges us, at its cost price; null: none given. */
+  providerCostNano: bigint | null;
   leaseId: string | null;
   keyLeaseId: string | null;
   /** Set on a settlement that outgrew its leases: written on its own transaction, in order. */
@@ -80,6 +82,7 @@ const ROW_COLUMNS = [
   // their missing values read as null.
   ['provider_id', 'text'],
   ['attempts', 'integer'],
+  ['provider_cost_nano', 'bigint'],
 ] as const;
 
 /** The row's values in ROW_COLUMNS order, as JSON. */
@@ -110,6 +113,7 @@ export function serialize(p: Pending, costNano: bigint, unpaidNano: bigint): str
     f.endpoint ?? 'chat',
     storableText(f.providerId),
     f.attempts ?? null,
+    p.providerCostNano === null ? null : p.providerCostNano.toString(),
   ]);
 }
 
@@ -140,10 +144,10 @@ with r as (
 ), usage_rows as (
   insert into usage_records (user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens,
     completion_tokens, total_tokens, cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status,
-    usage_source, upstream_status, error, duration_ms, created_at, endpoint, provider_id, attempts)
+    usage_source, upstream_status, error, duration_ms, created_at, endpoint, provider_id, attempts, provider_cost_nano)
   select user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens, completion_tokens, total_tokens,
     cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status, usage_source, upstream_status, error,
-    duration_ms, created_at, coalesce(endpoint, 'chat'), provider_id, attempts
+    duration_ms, created_at, coalesce(endpoint, 'chat'), provider_id, attempts, provider_cost_nano
   from r
 ), ledger_rows as (
   insert into ledger_entries (user_id, amount_nano, kind, reference, created_at)

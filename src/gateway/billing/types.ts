@@ -4,7 +4,7 @@ import type { Config } from '../../config';
 import type { Database, DatabaseHandle } from '../../db/client';
 import type { KeyLimitRef } from '../../keys/limits';
 import type { Logger } from '../../logger';
-import { billedCompletionTokens, costOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
+import { billedCompletionTokens, costOf, totalCostOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
 
 export type UsageStatus =
   | 'ok'
@@ -37,6 +37,13 @@ export interface UsageFacts {
   providerId?: string | null;
   /** Providers tried, the answering one included. */
   attempts?: number | null;
+  /** The cost price of the route target that answered (or was tried last), when the operator gave one. */
+  providerPrice?: ModelPrice | null;
+}
+
+/** What the provider charges us for the request at its cost price (counted as settle() counts tokens); null: no cost price. */
+export function providerCost(facts: Pick<UsageFacts, 'providerPrice' | 'promptTokens' | 'completionTokens' | 'totalTokens'>): bigint | null {
+  return facts.providerPrice ? totalCostOf(facts.providerPrice, facts.promptTokens, billedCompletionTokens(facts)) : null;
 }
 
 /** What usage costs at a price, as settle() charges it (a total above prompt + completion counts as completion). */

@@ -72,6 +72,7 @@ export async function askRouted(
     attempts += 1;
     facts.providerId = provider.id;
     facts.attempts = attempts;
+    facts.providerPrice = candidate.cost;
     const call = upstreamCall(options.clientSignal, provider.timeoutMs);
     const asked = performance.now();
     let response: Response;
@@ -138,6 +139,7 @@ export async function askRouted(
   if (!last) {
     facts.providerId = null;
     facts.attempts = 0;
+    facts.providerPrice = null;
     fail('upstream_error', 'no provider available for the model');
     throw new AppError('upstream_error', errorMessages.noProviderAnswered);
   }

@@ -9,6 +9,7 @@ import type { Database, DatabaseHandle } from '../../db/client';
 import { modelRoutes, providers as providersTable } from '../../db/schema';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Logger } from '../../logger';
+import type { ModelPrice } from '../../pricing/prices';
 import { createUpstream, type Upstream } from '../upstream';
 import type { HealthStore } from './health';
 import { matchRoute, orderTargets, type RouteTarget } from './select';
@@ -26,10 +27,21 @@ export interface ProviderEntry {
   upstream: Upstream;
 }
 
-/** One provider a request may try, and the model id it is asked for (null: the client's own). */
+/** One provider a request may try, the model id it is asked for (null: the client's own) and its cost price. */
 export interface Candidate {
   provider: ProviderEntry;
   model: string | null;
+  cost: ModelPrice | null;
+}
+
+/** A stored target with its cost price made a price once. */
+function prepared(targets: readonly RouteTarget[]): RouteTarget[] {
+  return targets.map((t) => ({
+    ...t,
+    cost: t.costPrice
+      ? { pattern: null, promptNanoPerMillion: BigInt(t.costPrice.promptNanoPerMillion), completionNanoPerMillion: BigInt(t.costPrice.completionNanoPerMillion) }
+      : null,
+  }));
 }
 
 export interface RoutingOptions {
@@ -56,7 +68,7 @@ export function createRouting(options: RoutingOptions) {
     upstream: defaultUpstream,
   };
   /** What a model no route matches is sent to: one array for every such request. */
-  const unrouted: readonly Candidate[] = Object.freeze([{ provider: builtIn, model: null }]);
+  const unrouted: readonly Candidate[] = Object.freeze([{ provider: builtIn, model: null, cost: null }]);
   let providers = new Map<string, ProviderEntry>([[DEFAULT_PROVIDER_ID, builtIn]]);
   let exact = new Map<string, RouteTarget[]>();
   let prefixes: { prefix: string; value: RouteTarget[] }[] = [];
@@ -100,8 +112,9 @@ export function createRouting(options: RoutingOptions) {
     const nextExact = new Map<string, RouteTarget[]>();
     const nextPrefixes: { prefix: string; value: RouteTarget[] }[] = [];
     for (const row of routeRows) {
-      if (row.pattern.endsWith('*')) nextPrefixes.push({ prefix: row.pattern.slice(0, -1), value: row.targets });
-      else nextExact.set(row.pattern, row.targets);
+      const targets = prepared(row.targets);
+      if (row.pattern.endsWith('*')) nextPrefixes.push({ prefix: row.pattern.slice(0, -1), value: targets });
+      else nextExact.set(row.pattern, targets);
     }
     nextPrefixes.sort((a, b) => b.prefix.length - a.prefix.length);
     providers = nextProviders;
@@ -137,7 +150,7 @@ export function createRouting(options: RoutingOptions) {
       for (const target of orderTargets(targets)) {
         const provider = providers.get(target.providerId);
         if (!provider || !provider.enabled) continue;
-        out.push({ provider, model: target.model && target.model !== model ? target.model : null });
+        out.push({ provider, model: target.model && target.model !== model ? target.model : null, cost: target.cost ?? null });
       }
       return out;
     },

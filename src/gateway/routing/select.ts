@@ -1,6 +1,7 @@
 // The order in which a route's targets are tried: lower priority first; within one priority a weighted
 // draw without replacement, so weights 3:1 send about three quarters of first attempts to the first
 // target and the other one is still next in line when it fails. Pure, for its own tests and the bench.
+import type { ModelPrice } from '../../pricing/prices';
 
 export interface RouteTarget {
   providerId: string;
@@ -10,6 +11,10 @@ export interface RouteTarget {
   weight: number;
   /** The id sent upstream; absent: the id the client asked for. */
   model?: string | undefined;
+  /** What this provider charges us per 1M tokens, nano-units as decimal text (as stored); absent: not given. */
+  costPrice?: { promptNanoPerMillion: string; completionNanoPerMillion: string } | undefined;
+  /** costPrice as a price, made once when the routes are loaded (a request's usage row takes it by reference). */
+  cost?: ModelPrice | null;
 }
 
 /** The targets in the order they are tried; `random` in [0, 1) (Math.random outside tests). */

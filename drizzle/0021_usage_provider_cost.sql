@@ -1,0 +1,1 @@
+ALTER TABLE "usage_records" ADD COLUMN "provider_cost_nano" bigint;
