@@ -87,6 +87,7 @@ export function informationDocument(services: Services) {
         credit: 'POST /api/admin/users/:id/credit',
         block: 'POST /api/admin/users/:id/block, POST /api/admin/users/:id/unblock',
         dailyStats: 'GET /api/admin/stats/daily?from=YYYY-MM-DD&to=YYYY-MM-DD',
+        usageExport: 'GET /api/admin/users/:id/usage/export?from=&to=&keyId=&format= (CSV, with provider columns)',
         audit: 'GET /api/admin/audit?limit=&cursor=',
         prices: 'GET|PUT /api/admin/prices, DELETE /api/admin/prices?pattern=',
         priceImport: 'POST /api/admin/prices/import/preview, POST /api/admin/prices/import',
@@ -270,6 +271,7 @@ export function createApp(services: Services) {
     .post('/api/billing/yookassa/notifications', ({ request }) => counted(services.topups.notifications.handle(request)), { parse: 'none' })
     // Usage as a CSV file, streamed: not JSON, so a raw route beside the procedures (gateway/usage-export.ts).
     .get('/api/usage/export', ({ request }) => services.usageExport.handle(request))
+    .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
     .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });

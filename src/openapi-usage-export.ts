@@ -1,15 +1,21 @@
 // GET /api/usage/export in the OpenAPI document: a raw route (its answer is CSV, not JSON), so described
 // by hand, with the filters /api/usage has (taken from that operation, so the two cannot drift apart).
 import { dashboardError, type ErrorStatus } from './openapi-errors';
-import { USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from './gateway/usage-export';
+import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from './gateway/usage-export';
 import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './trpc/routers/account';
 
 export const USAGE_EXPORT_PATH = '/api/usage/export';
+export const ADMIN_USAGE_EXPORT_PATH = '/api/admin/users/{id}/usage/export';
 
 const EXAMPLE_CSV =
   `${USAGE_CSV_COLUMNS.join(',')}\r\n` +
   '1042,2026-01-31T12:00:00.123Z,req_6f1c2b7e9a,chat,openai/gpt-4o-mini,0f8fad5b-d9cb-469f-a165-70867728950e,Сайт,,false,ok,upstream,' +
   '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412\r\n';
+
+const ADMIN_EXAMPLE_CSV =
+  `${ADMIN_USAGE_CSV_COLUMNS.join(',')}\r\n` +
+  '1042,2026-01-31T12:00:00.123Z,req_6f1c2b7e9a,chat,openai/gpt-4o-mini,0f8fad5b-d9cb-469f-a165-70867728950e,Сайт,,false,ok,upstream,' +
+  '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412,backup-openai,2,0.000002100\r\n';
 
 const ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
   400: 'Фильтр не прошёл проверку (from, to, keyId или format)',
@@ -20,9 +26,74 @@ const ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
   503: undefined,
 };
 
-/** The path item; `filters` are /api/usage's from, to and keyId parameters as the generator wrote them. */
+const ADMIN_ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
+  400: 'Фильтр не прошёл проверку (from, to, keyId или format)',
+  401: undefined,
+  403: undefined,
+  404: 'Пользователь не найден',
+  429: undefined,
+  500: undefined,
+  503: undefined,
+};
+
+const formatParameter = {
+  name: 'format',
+  in: 'query',
+  required: false,
+  description: 'csv (по умолчанию) — RFC 4180 с запятой; excel-ru — точка с запятой и десятичная запятая',
+  schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
+  example: 'excel-ru',
+};
+
+/** The path items; `filters` are /api/usage's from, to and keyId parameters as the generator wrote them. */
 export function usageExportPaths(filters: unknown[]) {
   return {
+    [ADMIN_USAGE_EXPORT_PATH]: {
+      get: {
+        operationId: 'admin-usageExport',
+        summary: 'Выгрузка использования пользователя в CSV для администратора (с провайдером и попытками)',
+        description:
+          'То же, что /api/usage/export, для любого пользователя (id в пути), только администратору. После столбцов клиентской ' +
+          `выгрузки ещё три: provider_id (провайдер, который ответил, или последний опрошенный), attempts (сколько провайдеров ` +
+          `спросили) и provider_cost (сколько этот провайдер берёт с нас по цене, заданной в маршруте; пусто — цена не задана). ` +
+          `Столбцы: ${ADMIN_USAGE_CSV_COLUMNS.join(', ')}. keyId — ключ этого пользователя.`,
+        tags: ['admin'],
+        security: [{ Jwt: [] }],
+        parameters: [
+          {
+            name: 'id',
+            in: 'path',
+            required: true,
+            description: 'id пользователя',
+            schema: { type: 'string', format: 'uuid' },
+            example: '3f2b8c1e-5d4a-4c6b-9e7f-1a2b3c4d5e6f',
+          },
+          ...filters,
+          formatParameter,
+        ],
+        responses: {
+          '200': {
+            description: 'CSV-файл (Content-Disposition: attachment)',
+            headers: {
+              'content-disposition': {
+                description: 'Имя файла с периодом выгрузки',
+                schema: { type: 'string' },
+                example: 'attachment; filename="conduit-usage-2026-01-01-2026-02-01.csv"',
+              },
+            },
+            content: {
+              'text/csv': {
+                schema: { type: 'string', description: 'CSV по RFC 4180 в UTF-8 со строкой заголовков' },
+                example: ADMIN_EXAMPLE_CSV,
+              },
+            },
+          },
+          ...Object.fromEntries(
+            Object.entries(ADMIN_ERRORS).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]),
+          ),
+        },
+      },
+    },
     [USAGE_EXPORT_PATH]: {
       get: {
         operationId: 'account-usageExport',
@@ -38,17 +109,7 @@ export function usageExportPaths(filters: unknown[]) {
           USAGE_SCOPE_TEXT,
         tags: ['account'],
         security: [{ Jwt: [] }, { ApiKey: [] }],
-        parameters: [
-          ...filters,
-          {
-            name: 'format',
-            in: 'query',
-            required: false,
-            description: 'csv (по умолчанию) — RFC 4180 с запятой; excel-ru — точка с запятой и десятичная запятая',
-            schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
-            example: 'excel-ru',
-          },
-        ],
+        parameters: [...filters, formatParameter],
         responses: {
           '200': {
             description: 'CSV-файл (Content-Disposition: attachment)',

@@ -298,6 +298,59 @@ describe('margin: cost prices per route target', () => {
   });
 });
 
+describe('usage rows name the provider and the attempts for operators', () => {
+  test('an admin’s CSV export of an account has provider_id, attempts and provider_cost, the admin’s account view counts by provider; the customer’s own export names none', async () => {
+    const [a, b] = await Promise.all([fake(), fake()]);
+    a.outage = 503;
+    const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
+    const model = freshModel();
+    const put = await adminCall('PUT', '/api/admin/routes', {
+      pattern: model,
+      targets: [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1, costPrice: { promptPerMillion: 0.05, completionPerMillion: 0.1 } }],
+    });
+    expect(put.status).toBe(200);
+    const user = await customer();
+    expect((await ask(app, user.key, model)).status).toBe(200);
+    expect((await ask(app, user.key, 'acme/chat')).status).toBe(200);
+
+    const exported = await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toContain('text/csv');
+    const lines = (await exported.text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    const header = lines[0]!.split(',');
+    expect(header.slice(-3)).toEqual(['provider_id', 'attempts', 'provider_cost']);
+    const cells = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((v, i) => [header[i], v])));
+    // Newest first.
+    expect(cells.map((c) => [c.model, c.provider_id, c.attempts, c.provider_cost])).toEqual([
+      ['acme/chat', 'default', '1', ''],
+      [model, ib, '2', '0.000001300'],
+    ]);
+
+    // The admin's view of the account: requests per provider, those that failed over, attempts.
+    const detail = await adminCall('GET', `/api/admin/users/${user.userId}`);
+    expect(detail.status).toBe(200);
+    const byProvider = Object.fromEntries(detail.body.usageByProvider.map((p: { provider: string }) => [p.provider, p]));
+    expect(byProvider[ib]).toMatchObject({ requests: 1, failedOver: 1, attempts: 2 });
+    expect(byProvider[ib].providerCost).toBeCloseTo(1300e-9, 15);
+    expect(byProvider.default).toMatchObject({ requests: 1, failedOver: 0, attempts: 1, providerCost: null });
+
+    // The customer's own file is as before.
+    const own = await fetch(`${app.url}/api/usage/export`, { headers: { authorization: `Bearer ${user.token}` } });
+    const ownHeader = (await own.text()).replace(/^\uFEFF/, '').split('\r\n')[0]!;
+    expect(ownHeader).not.toContain('provider');
+    expect(ownHeader.endsWith('duration_ms')).toBe(true);
+
+    // Only operators, only accounts that exist.
+    expect((await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export`, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(403);
+    expect((await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export`)).status).toBe(401);
+    const unknown = await fetch(`${app.url}/api/admin/users/00000000-0000-4000-8000-000000000000/usage/export`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(unknown.status).toBe(404);
+    expect((await fetch(`${app.url}/api/admin/users/not-a-uuid/usage/export`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(404);
+    expect((await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export?from=yesterday`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(400);
+    await deleteRoute(model);
+  });
+});
+
 describe('stored responses', () => {
   test('GET and DELETE /v1/responses/{id} go to the provider that created the response, not to default', async () => {
     const b = await fake();

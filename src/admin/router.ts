@@ -140,7 +140,7 @@ export const adminRouter = router({
         method: 'GET',
         path: '/api/admin/users/{id}',
         tags: TAGS,
-        summary: 'Пользователь: ключи, расход по моделям и последние 100 записей журнала баланса',
+        summary: 'Пользователь: ключи, расход по моделям и по провайдерам (с попытками) и последние 100 записей журнала баланса',
       },
     })
     .input(userIdInput)
@@ -168,6 +168,18 @@ export const adminRouter = router({
             promptCost: z.number(),
             completionCost: z.number(),
             unpaid: z.number(),
+          }),
+        ),
+        /** Requests per provider that answered (null: rows older than routing), those that needed more than one, attempts in all. */
+        usageByProvider: z.array(
+          z.object({
+            provider: z.string().nullable(),
+            requests: z.number().int(),
+            failedOver: z.number().int(),
+            attempts: z.number().int(),
+            cost: z.number(),
+            /** What the providers charge us, where the route target has a cost price; null: none has. */
+            providerCost: z.number().nullable(),
           }),
         ),
         ledger: z.array(

@@ -219,7 +219,7 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
     async detail(userId: string) {
       await billing.flush();
       const user = await requireUser(db, userId);
-      const [keys, usage, ledger] = await Promise.all([
+      const [keys, usage, ledger, byProvider] = await Promise.all([
         db
           .select({
             id: apiKeys.id,
@@ -260,6 +260,21 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
           .where(eq(ledgerEntries.userId, userId))
           .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
           .limit(DETAIL_LEDGER_ROWS),
+        // Which providers served the account, and how often a request needed more than one: the operator's
+        // view only (the customer's own usage never names providers).
+        db
+          .select({
+            provider: usageRecords.providerId,
+            requests: sql<string>`count(*)::text`,
+            failedOver: sql<string>`count(*) filter (where ${usageRecords.attempts} > 1)::text`,
+            attempts: sql<string>`coalesce(sum(${usageRecords.attempts}), 0)::text`,
+            costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
+            providerCostNano: sql<string | null>`sum(${usageRecords.providerCostNano})::text`,
+          })
+          .from(usageRecords)
+          .where(eq(usageRecords.userId, userId))
+          .groupBy(usageRecords.providerId)
+          .orderBy(desc(sql`count(*)`), usageRecords.providerId),
       ]);
       return {
         user: userView(user),
@@ -281,6 +296,14 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
           promptCost: nanoToUnits(BigInt(u.promptCostNano)),
           completionCost: nanoToUnits(BigInt(u.completionCostNano)),
           unpaid: nanoToUnits(BigInt(u.unpaidNano)),
+        })),
+        usageByProvider: byProvider.map((p) => ({
+          provider: p.provider,
+          requests: Number(p.requests),
+          failedOver: Number(p.failedOver),
+          attempts: Number(p.attempts),
+          cost: nanoToUnits(BigInt(p.costNano)),
+          providerCost: p.providerCostNano === null ? null : nanoToUnits(BigInt(p.providerCostNano)),
         })),
         ledger: ledger.map((l) => ({
           id: l.id.toString(),

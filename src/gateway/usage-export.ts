@@ -1,11 +1,16 @@
 // GET /api/usage/export: the usage records /api/usage pages through, as one CSV file for a spreadsheet or
 // an accountant. Same credentials, scope and filters as /api/usage; written a page at a time as the
 // client reads (a pull stream over the keyset cursor), so a year of records never sits in memory.
+// GET /api/admin/users/{id}/usage/export: an operator's export of one account's records, with the same
+// filters and three more columns customers are not shown: the provider that answered, the attempts, and
+// what that provider charges us.
 // Not a tRPC procedure: its answer is not JSON. The OpenAPI document describes it by hand
 // (openapi-usage-export.ts).
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import type { Authenticator } from '../auth/authenticate';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
 import { usageKeyFilter } from '../keys/scope';
 import type { Logger } from '../logger';
 import { nanoToFixedString } from '../money';
@@ -52,8 +57,11 @@ export const USAGE_CSV_COLUMNS = [
   'duration_ms',
 ] as const;
 
-type CsvColumn = (typeof USAGE_CSV_COLUMNS)[number];
-type CsvRecord = Record<CsvColumn, string>;
+/** An operator's export: the customer's columns, then the provider that answered, attempts and its cost to us. */
+export const ADMIN_USAGE_CSV_COLUMNS = [...USAGE_CSV_COLUMNS, 'provider_id', 'attempts', 'provider_cost'] as const;
+
+type CsvColumn = (typeof ADMIN_USAGE_CSV_COLUMNS)[number];
+type CsvRecord = Partial<Record<CsvColumn, string>>;
 
 /** The columns whose cells are numbers we write ourselves: left as they are (a negative number is no formula). */
 const NUMBER_COLUMNS = new Set<CsvColumn>([
@@ -66,8 +74,10 @@ const NUMBER_COLUMNS = new Set<CsvColumn>([
   'unpaid',
   'cost',
   'duration_ms',
+  'attempts',
+  'provider_cost',
 ]);
-const MONEY_COLUMNS = new Set<CsvColumn>(['prompt_cost', 'completion_cost', 'unpaid', 'cost']);
+const MONEY_COLUMNS = new Set<CsvColumn>(['prompt_cost', 'completion_cost', 'unpaid', 'cost', 'provider_cost']);
 
 /**
  * A key's name, a model or a request id is whatever the client typed; a spreadsheet runs a cell starting
@@ -78,17 +88,18 @@ export function neutraliseCell(text: string): string {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
-function formatted(record: CsvRecord, format: UsageExportFormat): CsvRecord {
+function formatted(record: CsvRecord, format: UsageExportFormat, columns: readonly CsvColumn[]): CsvRecord {
   const out = { ...record };
-  for (const column of USAGE_CSV_COLUMNS) {
-    if (!NUMBER_COLUMNS.has(column)) out[column] = neutraliseCell(out[column]);
-    else if (format === 'excel-ru' && MONEY_COLUMNS.has(column)) out[column] = out[column].replace('.', ',');
+  for (const column of columns) {
+    const value = out[column] ?? '';
+    if (!NUMBER_COLUMNS.has(column)) out[column] = neutraliseCell(value);
+    else if (format === 'excel-ru' && MONEY_COLUMNS.has(column)) out[column] = value.replace('.', ',');
   }
   return out;
 }
 
-function csvRecord(row: ExportedUsageRow, currency: string): CsvRecord {
-  return {
+function csvRecord(row: ExportedUsageRow, currency: string, operator: boolean): CsvRecord {
+  const record: CsvRecord = {
     id: row.id.toString(),
     created_at: row.createdAt.toISOString(),
     request_id: row.requestId ?? '',
@@ -110,16 +121,22 @@ function csvRecord(row: ExportedUsageRow, currency: string): CsvRecord {
     currency,
     duration_ms: String(row.durationMs),
   };
+  if (operator) {
+    record.provider_id = row.providerId ?? '';
+    record.attempts = row.attempts === null ? '' : String(row.attempts);
+    record.provider_cost = row.providerCostNano === null ? '' : nanoToFixedString(row.providerCostNano);
+  }
+  return record;
 }
 
 /**
  * RFC 4180: CRLF line ends, a field quoted only when it holds the separator, a quote or a line break. The
  * separator is a comma, or a semicolon for `excel-ru` (whose decimal comma would otherwise split money).
  */
-function csvText(rows: CsvRecord[], header: boolean, format: UsageExportFormat): string {
+function csvText(rows: CsvRecord[], header: boolean, format: UsageExportFormat, columns: readonly CsvColumn[]): string {
   return stringify(
-    rows.map((row) => formatted(row, format)),
-    { header, columns: [...USAGE_CSV_COLUMNS], record_delimiter: 'windows', delimiter: format === 'excel-ru' ? ';' : ',' },
+    rows.map((row) => formatted(row, format, columns)),
+    { header, columns: [...columns], record_delimiter: 'windows', delimiter: format === 'excel-ru' ? ';' : ',' },
   );
 }
 
@@ -143,6 +160,9 @@ function queryOf(url: URL): Record<string, string | string[]> {
   return query;
 }
 
+/** An operator's export names an account by its id: anything else cannot be one. */
+const ACCOUNT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface UsageExportDeps {
   authenticator: Authenticator;
   usageReport: UsageReport;
@@ -154,64 +174,80 @@ export interface UsageExportDeps {
 }
 
 export function createUsageExport(deps: UsageExportDeps) {
+  /**
+   * The file of one account's records. Input and the first page are checked before the answer starts, so
+   * their failures are ordinary error answers. A failure after that can only cut the transfer short, and
+   * does so loudly (the stream errors) rather than end a file that looks complete.
+   */
+  async function exported(request: Request, userId: string, keyFilter: (keyId: string | undefined) => string | undefined, operator: boolean) {
+    const url = new URL(request.url);
+    const raw = queryOf(url);
+    const input = usageExportInput.parse(raw);
+    const keyId = keyFilter(input.keyId);
+    await deps.billing.flush();
+    const columns: readonly CsvColumn[] = operator ? ADMIN_USAGE_CSV_COLUMNS : USAGE_CSV_COLUMNS;
+
+    const pages = deps.usageReport.pages(userId, { from: input.from, to: input.to, keyId }, deps.pageSize);
+    const first = await pages.next();
+    let header = true;
+    const encoder = new TextEncoder();
+    const chunkOf = (rows: ExportedUsageRow[]) => {
+      const text = csvText(
+        rows.map((row) => csvRecord(row, deps.currency, operator)),
+        header,
+        input.format,
+        columns,
+      );
+      const bom = header ? UTF8_BOM : '';
+      header = false;
+      return encoder.encode(bom + text);
+    };
+    let pending: IteratorResult<ExportedUsageRow[]> | null = first;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = pending ?? (await pages.next());
+          pending = null;
+          if (next.done) {
+            // No record at all: the file still has its header line.
+            if (header) controller.enqueue(chunkOf([]));
+            controller.close();
+            return;
+          }
+          controller.enqueue(chunkOf(next.value));
+        } catch (error) {
+          deps.logger.error('usage export failed mid-stream', { error });
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        await pages.return(undefined);
+      },
+    });
+    const name = fileName({ from: typeof raw.from === 'string' ? raw.from : undefined, to: typeof raw.to === 'string' ? raw.to : undefined });
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/csv; charset=utf-8; header=present',
+        'content-disposition': `attachment; filename="${name}"`,
+        'cache-control': 'no-store',
+      },
+    });
+  }
+
   return {
-    /**
-     * Credentials, input and the first page are checked before the answer starts, so their failures are
-     * ordinary error answers. A failure after that can only cut the transfer short, and does so loudly
-     * (the stream errors) rather than end a file that looks complete.
-     */
+    /** GET /api/usage/export: the caller's own records, within its key's scope. */
     async handle(request: Request): Promise<Response> {
       const principal = await deps.authenticator.jwtOrKey(request.headers);
-      const url = new URL(request.url);
-      const raw = queryOf(url);
-      const input = usageExportInput.parse(raw);
-      const keyId = usageKeyFilter(principal, input.keyId);
-      await deps.billing.flush();
+      return exported(request, principal.userId, (keyId) => usageKeyFilter(principal, keyId), false);
+    },
 
-      const pages = deps.usageReport.pages(principal.userId, { from: input.from, to: input.to, keyId }, deps.pageSize);
-      const first = await pages.next();
-      let header = true;
-      const encoder = new TextEncoder();
-      const chunkOf = (rows: ExportedUsageRow[]) => {
-        const text = csvText(
-          rows.map((row) => csvRecord(row, deps.currency)),
-          header,
-          input.format,
-        );
-        const bom = header ? UTF8_BOM : '';
-        header = false;
-        return encoder.encode(bom + text);
-      };
-      let pending: IteratorResult<ExportedUsageRow[]> | null = first;
-      const body = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          try {
-            const next = pending ?? (await pages.next());
-            pending = null;
-            if (next.done) {
-              // No record at all: the file still has its header line.
-              if (header) controller.enqueue(chunkOf([]));
-              controller.close();
-              return;
-            }
-            controller.enqueue(chunkOf(next.value));
-          } catch (error) {
-            deps.logger.error('usage export failed mid-stream', { error });
-            controller.error(error);
-          }
-        },
-        async cancel() {
-          await pages.return(undefined);
-        },
-      });
-      const name = fileName({ from: typeof raw.from === 'string' ? raw.from : undefined, to: typeof raw.to === 'string' ? raw.to : undefined });
-      return new Response(body, {
-        headers: {
-          'content-type': 'text/csv; charset=utf-8; header=present',
-          'content-disposition': `attachment; filename="${name}"`,
-          'cache-control': 'no-store',
-        },
-      });
+    /** GET /api/admin/users/{id}/usage/export: an operator's export of one account, with the provider columns. */
+    async handleAdmin(request: Request, userId: string): Promise<Response> {
+      await deps.authenticator.admin(request.headers);
+      if (!ACCOUNT_ID.test(userId) || !(await deps.usageReport.accountExists(userId))) {
+        throw new AppError('not_found', errorMessages.adminUserNotFound);
+      }
+      return exported(request, userId, (keyId) => keyId, true);
     },
   };
 }

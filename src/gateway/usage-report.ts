@@ -2,7 +2,7 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import type { Database } from '../db/client';
-import { apiKeys, usageRecords } from '../db/schema';
+import { apiKeys, usageRecords, users } from '../db/schema';
 import { nanoToUnits } from '../money';
 
 export interface UsageQuery {
@@ -59,6 +59,12 @@ export type ExportedUsageRow = typeof usageRecords.$inferSelect & { keyName: str
 
 export function createUsageReport(db: Database) {
   return {
+    /** Whether an account exists: an operator's export of an unknown one is a 404, not an empty file. */
+    async accountExists(userId: string): Promise<boolean> {
+      const [found] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).limit(1);
+      return found !== undefined;
+    },
+
     /**
      * Every record the filter selects, newest first, a page at a time by the keyset cursor, so an export
      * of any length holds one page in memory. Rows written after the first page are newer than the
