@@ -72,7 +72,7 @@ with h as (
   insert into provider_health as p (provider_id, state, consecutive_failures, cooldown_until, last_error, last_failure_at, updated_at)
   values ($1, case when $2::boolean then 'disabled' when $3::int <= 1 then 'cooling_down' else 'up' end, 1,
           case when not $2::boolean and $3::int <= 1 then now() + make_interval(secs => $4::double precision) end,
-          $5, now(), now())
+          $5, $6::timestamptz, now())
   on conflict (provider_id) do update set
     consecutive_failures = p.consecutive_failures + 1,
     state = case when $2::boolean or p.state = 'disabled' then 'disabled'
@@ -81,7 +81,7 @@ with h as (
                           when p.state = 'cooling_down' and p.cooldown_until > now() then p.cooldown_until
                           when p.consecutive_failures + 1 >= $3::int then now() + make_interval(secs => $4::double precision)
                           else p.cooldown_until end,
-    last_error = excluded.last_error, last_failure_at = now(), updated_at = now()
+    last_error = excluded.last_error, last_failure_at = greatest(p.last_failure_at, $6::timestamptz), updated_at = now()
   returning p.provider_id, p.state, p.consecutive_failures, p.cooldown_until, p.last_error, p.last_failure_at
 )
 select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h`;
@@ -208,7 +208,9 @@ export function createHealthStore(options: HealthStoreOptions) {
         options.onStateChange?.(providerId, 'cooling_down');
         logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
       }
-      write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail)], providerId);
+      // The failure's own time, not the database's at the write: writes of two providers run on two
+      // connections, and "least recently failed" must follow the order the failures happened in.
+      write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
     },
 
     /** An answer came (a 2xx, or the client's own 4xx): a provider that had failed is healthy again. */
