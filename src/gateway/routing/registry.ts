@@ -12,7 +12,7 @@ import type { Logger } from '../../logger';
 import type { ModelPrice } from '../../pricing/prices';
 import { createUpstream, type Upstream } from '../upstream';
 import type { HealthStore } from './health';
-import { matchRoute, orderTargets, type RouteTarget } from './select';
+import { byPriority, matchRoute, orderTargets, type RouteTarget } from './select';
 
 export const ROUTING_CHANGED_CHANNEL = 'conduit_routing_changed';
 export const DEFAULT_PROVIDER_ID = 'default';
@@ -36,7 +36,8 @@ export interface Candidate {
 
 /** A stored target with its cost price made a price once. */
 function prepared(targets: readonly RouteTarget[]): RouteTarget[] {
-  return targets.map((t) => ({
+  // Sorted by priority here, once, so a request's orderTargets has no sorting to do.
+  return byPriority(targets).map((t) => ({
     ...t,
     cost: t.costPrice
       ? { pattern: null, promptNanoPerMillion: BigInt(t.costPrice.promptNanoPerMillion), completionNanoPerMillion: BigInt(t.costPrice.completionNanoPerMillion) }

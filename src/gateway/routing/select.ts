@@ -17,32 +17,48 @@ export interface RouteTarget {
   cost?: ModelPrice | null;
 }
 
-/** The targets in the order they are tried; `random` in [0, 1) (Math.random outside tests). */
+/** The targets by priority, lower first, in their given order within one (a stable sort): made once a load. */
+export function byPriority(targets: readonly RouteTarget[]): RouteTarget[] {
+  return [...targets].sort((a, b) => a.priority - b.priority);
+}
+
+/**
+ * The targets in the order they are tried; `random` in [0, 1) (Math.random outside tests). Runs once a
+ * routed request, so it works on targets already sorted by priority (byPriority, at load) and draws only
+ * within a priority that has several: a route of one target per priority costs one small array.
+ */
 export function orderTargets(targets: readonly RouteTarget[], random: () => number = Math.random): RouteTarget[] {
-  if (targets.length <= 1) return [...targets];
-  const byPriority = new Map<number, RouteTarget[]>();
-  for (const target of targets) {
-    const group = byPriority.get(target.priority);
-    if (group) group.push(target);
-    else byPriority.set(target.priority, [target]);
-  }
+  const sorted = isByPriority(targets) ? targets : byPriority(targets);
   const ordered: RouteTarget[] = [];
-  for (const priority of [...byPriority.keys()].sort((a, b) => a - b)) {
-    const left = [...byPriority.get(priority)!];
-    while (left.length > 0) {
-      let total = 0;
-      for (const t of left) total += Math.max(1, t.weight);
-      let draw = random() * total;
-      let index = 0;
-      while (index < left.length - 1) {
-        draw -= Math.max(1, left[index]!.weight);
-        if (draw < 0) break;
-        index++;
-      }
-      ordered.push(left.splice(index, 1)[0]!);
-    }
+  for (let start = 0; start < sorted.length; ) {
+    let end = start + 1;
+    while (end < sorted.length && sorted[end]!.priority === sorted[start]!.priority) end++;
+    if (end - start === 1) ordered.push(sorted[start]!);
+    else drawByWeight(sorted.slice(start, end), ordered, random);
+    start = end;
   }
   return ordered;
+}
+
+function isByPriority(targets: readonly RouteTarget[]): boolean {
+  for (let i = 1; i < targets.length; i++) if (targets[i]!.priority < targets[i - 1]!.priority) return false;
+  return true;
+}
+
+/** Appends `left` to `ordered` in a weighted draw without replacement (weights below 1 count as 1). */
+function drawByWeight(left: RouteTarget[], ordered: RouteTarget[], random: () => number) {
+  while (left.length > 0) {
+    let total = 0;
+    for (const t of left) total += Math.max(1, t.weight);
+    let draw = random() * total;
+    let index = 0;
+    while (index < left.length - 1) {
+      draw -= Math.max(1, left[index]!.weight);
+      if (draw < 0) break;
+      index++;
+    }
+    ordered.push(left.splice(index, 1)[0]!);
+  }
 }
 
 /** The route a model takes: an exact pattern, else the longest prefix pattern (`openai/*`, `*`), as prices match. */
