@@ -1,9 +1,10 @@
 // What routing shows and where stored state leads: /health/upstream and /metrics per provider, stored
 // responses read back from the provider that created them (on any instance), the information document
 // naming the providers and routes endpoints.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { FakeUpstream } from './fakes/upstream';
+import { call, registerAdmin, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { routingHarness } from './helpers/routing';
 import { openaiClient, waitFor } from './helpers/gateway';
 
 setDefaultTimeout(30_000);
@@ -19,55 +20,16 @@ const env = (defaultUpstream: string) => ({
   // Every probe asks the providers: the tests change them between probes.
   UPSTREAM_HEALTH_CACHE_SECONDS: '0',
 });
-const messages = [{ role: 'user' as const, content: 'Привет!' }];
-
+const routing = routingHarness(env, ADMIN);
+const { fake, adminCall, addProvider, setRoute, deleteRoute, customer, ask } = routing;
 let home: FakeUpstream;
 let app: TestApp;
 let admin: string;
-const fakes: FakeUpstream[] = [];
-
-beforeAll(async () => {
-  home = await startFakeUpstream();
-  app = await startTestApp({ env: env(home.url) });
-  admin = (await registerAdmin(app, ADMIN)).token;
+beforeAll(() => {
+  home = routing.home;
+  app = routing.app;
+  admin = routing.adminToken;
 });
-afterAll(async () => {
-  await app?.close();
-  await Promise.all([home, ...fakes].map((f) => f?.close()));
-});
-
-async function fake(options: Parameters<typeof startFakeUpstream>[0] = {}) {
-  const f = await startFakeUpstream(options);
-  fakes.push(f);
-  return f;
-}
-
-const adminCall = (method: string, path: string, body?: unknown, target = app) => call(target.url, method, path, { token: admin, body });
-
-async function addProvider(baseUrl: string, name = `p-${Math.random().toString(36).slice(2, 8)}`, target = app): Promise<string> {
-  const res = await adminCall('POST', '/api/admin/providers', { name, baseUrl }, target);
-  if (res.status !== 201) throw new Error(`provider not created: ${res.status} ${res.text}`);
-  return res.body.id as string;
-}
-
-async function setRoute(pattern: string, targets: { providerId: string; priority?: number; weight?: number; model?: string }[], target = app) {
-  const res = await adminCall('PUT', '/api/admin/routes', { pattern, targets }, target);
-  if (res.status !== 200) throw new Error(`route not saved: ${res.status} ${res.text}`);
-}
-
-async function deleteRoute(pattern: string) {
-  const res = await adminCall('DELETE', `/api/admin/routes?pattern=${encodeURIComponent(pattern)}`);
-  if (res.status !== 200) throw new Error(`route not deleted: ${res.status} ${res.text}`);
-}
-
-async function customer(target = app) {
-  const user = await registerUser(target.url);
-  const { key } = await createApiKey(target.url, user.token);
-  return { ...user, key };
-}
-
-const ask = (target: TestApp, key: string, model: string) =>
-  call(target.url, 'POST', '/v1/chat/completions', { token: key, body: { model, messages } });
 
 let modelCounter = 0;
 const freshModel = () => `acme/visible-${++modelCounter}-${Math.random().toString(36).slice(2, 6)}`;
@@ -88,7 +50,7 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
 describe('GET /health/upstream per provider', () => {
   test('names each provider with its health; 503 while a route has no provider that can take a request, 200 again once one can', async () => {
     const [a, b] = await Promise.all([fake(), fake()]);
-    const [ia, ib] = await Promise.all([addProvider(a.url, 'Первый'), addProvider(b.url, 'Второй')]);
+    const [ia, ib] = await Promise.all([addProvider(a.url, { name: 'Первый' }), addProvider(b.url, { name: 'Второй' })]);
     const model = freshModel();
     await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
 

@@ -3,9 +3,10 @@
 // connection failure, a timeout, 408/429/5xx or a refused key, never on the client's own 4xx, and charge
 // once for the answer given; providers failing in a row cool down (shared by every instance on
 // PostgreSQL), one trial follows, and a refused key disables a provider until an operator changes it.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { FakeUpstream } from './fakes/upstream';
+import { call, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { chatCalls, ROUTED_MESSAGES, routingHarness } from './helpers/routing';
 import { balanceNanoInDb, openaiClient, settleAll, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
 
 setDefaultTimeout(30_000);
@@ -22,54 +23,18 @@ const env = (defaultUpstream: string) => ({
 });
 // The fake reports 12 prompt and 7 completion tokens for one user message; TOKEN_PRICE is 125 nano a token.
 const ANSWER_COST = 19n * 125n;
-const messages = [{ role: 'user' as const, content: 'Привет!' }];
+const messages = ROUTED_MESSAGES;
 /** Nothing listens there: a provider that died. */
 const DEAD_URL = 'http://127.0.0.1:9/v1';
 
+const routing = routingHarness(env, ADMIN);
+const { fake, adminCall, addProvider, setRoute, customer, ask } = routing;
 let home: FakeUpstream;
 let app: TestApp;
-let admin: string;
-const fakes: FakeUpstream[] = [];
-
-beforeAll(async () => {
-  home = await startFakeUpstream();
-  app = await startTestApp({ env: env(home.url) });
-  admin = (await registerAdmin(app, ADMIN)).token;
+beforeAll(() => {
+  home = routing.home;
+  app = routing.app;
 });
-afterAll(async () => {
-  await app?.close();
-  await Promise.all([home, ...fakes].map((f) => f?.close()));
-});
-
-async function fake(options: Parameters<typeof startFakeUpstream>[0] = {}) {
-  const f = await startFakeUpstream(options);
-  fakes.push(f);
-  return f;
-}
-
-const adminCall = (method: string, path: string, body?: unknown, target = app) => call(target.url, method, path, { token: admin, body });
-
-async function addProvider(baseUrl: string, extra: Record<string, unknown> = {}, target = app): Promise<string> {
-  const res = await adminCall('POST', '/api/admin/providers', { name: `p-${Math.random().toString(36).slice(2, 8)}`, baseUrl, ...extra }, target);
-  if (res.status !== 201) throw new Error(`provider not created: ${res.status} ${res.text}`);
-  return res.body.id as string;
-}
-
-async function setRoute(pattern: string, targets: { providerId: string; priority?: number; weight?: number; model?: string }[], target = app) {
-  const res = await adminCall('PUT', '/api/admin/routes', { pattern, targets }, target);
-  if (res.status !== 200) throw new Error(`route not saved: ${res.status} ${res.text}`);
-}
-
-const chatCalls = (f: FakeUpstream) => f.requests.filter((r) => r.path === '/v1/chat/completions');
-
-async function customer(target = app) {
-  const user = await registerUser(target.url);
-  const { key } = await createApiKey(target.url, user.token);
-  return { ...user, key };
-}
-
-const ask = (target: TestApp, key: string, model: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  call(target.url, 'POST', '/v1/chat/completions', { token: key, body: { model, messages, ...extra }, headers });
 
 let modelCounter = 0;
 /** A model id of its own per test, so each test has its own route. */
