@@ -191,6 +191,8 @@ browserSuite('providers and routes in the admin console in chromium', () => {
     await screen.getByText('Маршрут acme/* добавлен').waitFor();
     const route = screen.locator('tr[data-pattern="acme/*"]');
     const targets = route.locator('li');
+    // The notice comes with the server's answer; the table is read again after it: wait for its row.
+    await targets.nth(1).waitFor();
     expect(await targets.allTextContents()).toEqual(['Запасной — приоритет 0, вес 1', 'Основной — приоритет 1, вес 3, модель main-chat']);
     const saved = (await api('GET', '/api/admin/routes')).body.routes;
     expect(saved).toHaveLength(1);
