@@ -1,0 +1,61 @@
+// The contract between the assistant's model turn and the tools it offers the model. The names and
+// arguments of the tools are a contract owners' prompts rely on (decisions.md, third round); each tool
+// answers JSON the model reads, and an error the model can act on is a result, never an exception.
+import type { Agent } from '../../agents/service';
+import type { DialogueRow } from '../dialogue';
+
+/** A JSON Schema object as OpenAI's `tools[].function.parameters` takes it. */
+export interface ToolParameters {
+  type: 'object';
+  properties: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+/** What a tool knows of the turn it runs in. */
+export interface ToolContext {
+  agent: Agent;
+  dialogue: DialogueRow;
+  /** The turn's request id: every model call of the turn is billed under it. */
+  requestId: string;
+  /** The client's message that started the turn (the text a knowledge search may start from). */
+  clientText: string;
+}
+
+/**
+ * What a tool gives back. `result` is sent to the model as the tool message's JSON content; `summary` is
+ * the short Russian line the owner reads in the inbox transcript; `outcome` marks a turn-ending act the
+ * caller must finish (escalation asks for a phone or hands over) instead of asking the model again.
+ */
+export interface ToolResult {
+  result: unknown;
+  summary: string;
+  outcome?: 'escalated' | 'asked_phone';
+}
+
+export interface AssistantTool {
+  name: string;
+  /** Russian: the model reads it. */
+  description: string;
+  parameters: ToolParameters;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool this agent does not get, and why (shown on the agent's page: «подключите YCLIENTS»). */
+export interface MissingTool {
+  name: string;
+  reason: string;
+}
+
+/**
+ * A family of tools (booking, shop, knowledge, escalation): for an agent, the tools it offers now and
+ * the ones it would offer once the owner connects what is missing.
+ */
+export interface ToolProvider {
+  toolsFor(agent: Agent): Promise<{ tools: AssistantTool[]; missing: MissingTool[] }>;
+}
+
+/** The tool's declaration as OpenAI's chat completions request carries it. */
+export function toolDeclaration(tool: AssistantTool) {
+  return { type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
