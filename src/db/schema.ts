@@ -639,15 +639,25 @@ export const appointments = pgTable(
     datetime: text('datetime').notNull(),
     clientName: text('client_name').notNull(),
     clientPhone: text('client_phone').notNull(),
-    status: text('status', { enum: ['pending', 'booked'] }).notNull(),
+    /** pending: claimed, YCLIENTS not yet answered; booked; canceled: the record deleted in YCLIENTS. */
+    status: text('status', { enum: ['pending', 'booked', 'canceled'] }).notNull(),
     externalRecordId: text('external_record_id'),
-    source: text('source', { enum: ['api', 'assistant'] }).notNull(),
+    /** Who booked it: the owner's API, the dialogue's buttons, or the model's book_appointment tool. */
+    source: text('source', { enum: ['api', 'button', 'model'] }).notNull(),
+    /**
+     * The client dialogue the appointment was booked in (buttons or the model): a client may list and
+     * cancel only these. Null for the API's bookings; cleared when the dialogue is deleted.
+     */
+    dialogueId: uuid('dialogue_id').references(() => dialogues.id, { onDelete: 'set null' }),
+    canceledAt: timestamp('canceled_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('appointments_slot_unique').on(t.agentId, t.staffId, t.startsAt),
+    // A canceled appointment frees its slot for the next booking.
+    uniqueIndex('appointments_slot_unique').on(t.agentId, t.staffId, t.startsAt).where(sql`${t.status} <> 'canceled'`),
     index('appointments_pending_idx').on(t.status, t.createdAt),
+    index('appointments_dialogue_idx').on(t.dialogueId).where(sql`${t.dialogueId} is not null`),
   ],
 );
 
@@ -704,7 +714,7 @@ export const dialogueMessages = pgTable(
     dialogueId: uuid('dialogue_id')
       .notNull()
       .references(() => dialogues.id, { onDelete: 'cascade' }),
-    /** user | assistant | operator */
+    /** user | assistant | operator | tool (a tool the model called: its name and the result's summary) */
     role: text('role').notNull(),
     content: text('content').notNull(),
     /** Assistant turns the model wrote: the request id of its usage record (model, tokens, cost). */
@@ -713,12 +723,14 @@ export const dialogueMessages = pgTable(
     operatorName: text('operator_name'),
     /** Operator turns from the dashboard: the client's id of the reply, so a retried POST sends it once. */
     clientMessageId: text('client_message_id'),
+    /** Tool turns: the name of the tool the model called (the content is the result's summary). */
+    toolName: text('tool_name'),
     createdAt: createdAt(),
   },
   (t) => [
     index('dialogue_messages_dialogue_idx').on(t.dialogueId, t.id),
     uniqueIndex('dialogue_messages_client_message_unique').on(t.dialogueId, t.clientMessageId),
-    check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator')`),
+    check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator', 'tool')`),
   ],
 );
 
