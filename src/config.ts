@@ -84,6 +84,8 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/, 'must look like owner/model')
     .default('openai/gpt-4o-mini'),
+  /** Model calls one client message may cost (each tool result goes back to the model in another call). */
+  ASSISTANT_MAX_STEPS: intFromEnv(1, 50).default(6),
   /** Per Bot API call, including reading the answer. */
   TELEGRAM_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   /** How often the outbox worker looks for due messages (it is also woken at once by local writes). */
@@ -258,6 +260,7 @@ export interface Config {
   bookingSyncIntervalSeconds: number;
   orderTimeZone: string;
   defaultAgentModel: string;
+  assistantMaxSteps: number;
   telegramTimeoutMs: number;
   outboxPollIntervalMs: number;
   outboxRetryBaseMs: number;
@@ -498,6 +501,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
       orderTimeZone: e.ORDER_TIME_ZONE,
       defaultAgentModel: e.DEFAULT_AGENT_MODEL,
+      assistantMaxSteps: e.ASSISTANT_MAX_STEPS,
       telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
       outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
       outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,

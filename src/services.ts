@@ -153,6 +153,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     chat,
     agents,
     escalations: messenger.escalations,
+    messengerSettings: messenger.settings,
     booking,
     commerce,
     config,

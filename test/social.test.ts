@@ -659,7 +659,7 @@ describe('booking in the dialogue', () => {
     expect(yc.records).toHaveLength(1);
     expect(yc.records[0]).toMatchObject({ staffId: 1507, serviceIds: [90211], client: { name: 'Анна', phone: '79161234567' } });
     const rows = await app.sql<{ source: string; status: string }>('select source, status from appointments where agent_id = $1', [agent.agentId]);
-    expect(rows).toEqual([{ source: 'assistant', status: 'booked' }]);
+    expect(rows).toEqual([{ source: 'button', status: 'booked' }]);
     expect(upstream.requests).toHaveLength(0);
   });
 

@@ -135,7 +135,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
       const booked = await booking.book(
         agent.id,
         { specialistId: step.specialistId, serviceId: step.serviceId, datetime: step.datetime, clientName: step.clientName, clientPhone: phone },
-        'assistant',
+        { source: 'button', dialogueId: dialogue.id },
       );
       const { specialist, service } = await names(agent, step.specialistId, step.serviceId).catch(() => ({}) as Awaited<ReturnType<typeof names>>);
       await deps.flowDb.transaction(async (tx) => {

@@ -2,12 +2,11 @@
 // menus answer at once; booking goes through its flow; anything else is the agent's model, billed to
 // the agent's owner like any /v1 call; a client who wants a person (or a question the model cannot take)
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
-import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
 import type { ChatHandler } from '../gateway/chat';
-import { AppError } from '../http/errors';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Escalations } from '../integrations/messenger/escalations';
@@ -19,29 +18,10 @@ import type { ShopFlow } from './shop-flow';
 import { ACTIONS, mainMenu } from './menus';
 import { assistantTexts as t } from './texts';
 import { matchTrigger } from './triggers';
-
-/** Turns of the dialogue the model sees. */
-const HISTORY_TURNS = 20;
-const MAX_ANSWER_TOKENS = 1024;
-const ESCALATE_TOOL = 'escalate_to_human';
-
-const ASSISTANT_RULES = [
-  'Ты отвечаешь клиентам в сообщениях сообщества ВКонтакте. Пиши по-русски, коротко и по делу, без разметки Markdown.',
-  `Если ты не можешь ответить (нужны данные, которых у тебя нет, жалоба, нестандартная просьба) или клиент просит живого человека, вызови функцию ${ESCALATE_TOOL} с короткой причиной вместо ответа.`,
-].join('\n');
-
-const escalateTool = {
-  type: 'function',
-  function: {
-    name: ESCALATE_TOOL,
-    description: 'Передать диалог живому сотруднику, когда ассистент не может помочь сам.',
-    parameters: {
-      type: 'object',
-      properties: { reason: { type: 'string', description: 'Коротко: почему нужен человек' } },
-      required: ['reason'],
-    },
-  },
-} as const;
+import { createModelTurn } from './model-turn';
+import { createToolRegistry } from './tools';
+import { createEscalationTools } from './tools/escalation';
+import type { ToolProvider } from './tools/types';
 
 export type DialogueRow = typeof dialogues.$inferSelect;
 
@@ -67,6 +47,14 @@ export interface AssistantDeps {
   outbox: Pick<OutboxWorker, 'wake'>;
   bookingFlow: BookingFlow;
   shopFlow: ShopFlow;
+  /** The tool families besides escalation (booking, shop, knowledge…), each deciding which agents get its tools. */
+  toolProviders: ToolProvider[];
+  /** Whether the agent's owner has a Telegram bot to hand a client to. */
+  hasMessenger(agentId: string): Promise<boolean>;
+  /** Config ASSISTANT_MAX_STEPS. */
+  maxSteps: number;
+  /** Where "today" is for the model. */
+  timeZone: string;
   logger: Logger;
 }
 
@@ -115,7 +103,7 @@ export function createAssistant(deps: AssistantDeps) {
   }
 
   /** Hands the dialogue to a person (asking for a phone first when none is known). */
-  async function escalate(agent: Agent, dialogue: DialogueRow, reason: string, phone: string | null = dialogue.clientPhone) {
+  async function escalate(agent: Agent, dialogue: DialogueRow, reason: string, phone: string | null = dialogue.clientPhone): Promise<'asked_phone' | 'escalated'> {
     if (!phone) {
       await setFlow(db, dialogue.id, { step: 'phone', reason });
       await say(dialogue, t.askPhone);
@@ -130,62 +118,18 @@ export function createAssistant(deps: AssistantDeps) {
     return 'escalated';
   }
 
-  async function modelAnswer(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
-    const turns = await db
-      .select({ role: dialogueMessages.role, content: dialogueMessages.content })
-      .from(dialogueMessages)
-      .where(eq(dialogueMessages.dialogueId, dialogue.id))
-      .orderBy(desc(dialogueMessages.id))
-      .limit(HISTORY_TURNS);
-    const history = turns.reverse().map((m) => ({ role: m.role === 'user' ? ('user' as const) : ('assistant' as const), content: m.content }));
-    const system = [agent.systemPrompt.trim(), ASSISTANT_RULES].filter(Boolean).join('\n\n');
-    let completion: { choices?: { message?: { content?: string | null; tool_calls?: { function?: { name?: string; arguments?: string } }[] } }[] };
-    try {
-      const response = await deps.chat.complete(
-        { userId: agent.userId, apiKeyId: null, agentId: agent.id },
-        { model: agent.model, messages: [{ role: 'system', content: system }, ...history], tools: [escalateTool], max_tokens: MAX_ANSWER_TOKENS },
-        null,
-        requestId,
-        null,
-      );
-      completion = (await response.json()) as typeof completion;
-    } catch (error) {
-      if (error instanceof AppError && error.type === 'insufficient_balance') {
-        logger.warn('agent owner is out of balance; escalating', { agentId: agent.id });
-        await say(dialogue, t.outOfBalance);
-        await db.transaction(async (tx) => {
-          await deps.escalations.escalate(
-            { agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: dialogue.clientPhone, reason: t.escalationReasonBalance },
-            tx,
-          );
-        });
-        deps.outbox.wake();
-        return 'out_of_balance';
-      }
-      logger.warn('model answer failed', { agentId: agent.id, requestId, error });
-      await say(dialogue, t.modelUnavailable);
-      return 'model_failed';
-    }
-    const message = completion.choices?.[0]?.message;
-    const call = message?.tool_calls?.find((c) => c.function?.name === ESCALATE_TOOL);
-    if (call) {
-      let reason = 'вопрос вне компетенции ассистента';
-      try {
-        const args = JSON.parse(call.function?.arguments ?? '{}') as { reason?: unknown };
-        if (typeof args.reason === 'string' && args.reason.trim()) reason = args.reason.trim().slice(0, 300);
-      } catch {
-        // Arguments that are not JSON: the generic reason will do.
-      }
-      return escalate(agent, dialogue, t.escalationReasonModel(reason));
-    }
-    const text = typeof message?.content === 'string' ? message.content.trim() : '';
-    if (!text) {
-      await say(dialogue, t.modelUnavailable);
-      return 'model_empty';
-    }
-    await say(dialogue, text, undefined, undefined, requestId);
-    return 'model_answer';
-  }
+  const runModelTurn = createModelTurn({
+    db,
+    chat: deps.chat,
+    escalations: deps.escalations,
+    outbox: deps.outbox,
+    tools: createToolRegistry([createEscalationTools(escalate), ...deps.toolProviders], logger),
+    say: (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId),
+    hasMessenger: deps.hasMessenger,
+    maxSteps: deps.maxSteps,
+    timeZone: deps.timeZone,
+    logger,
+  });
 
   /** A step of a flow in progress consumed the message; returns the outcome, or null when no flow applies. */
   async function continueFlow(agent: Agent, dialogue: DialogueRow, text: string): Promise<string | null> {
@@ -273,7 +217,7 @@ export function createAssistant(deps: AssistantDeps) {
           return escalate(agent, dialogue, t.escalationReasonAsked);
         default:
           if (message.text.trim() === '') return 'ignored';
-          return modelAnswer(agent, dialogue, requestId);
+          return runModelTurn(agent, dialogue, requestId, { clientText: message.text });
       }
     },
 

@@ -38,6 +38,10 @@ export const assistantTexts = {
   outOfBalance:
     'Извините, сейчас я не могу ответить сам. Я передал ваш вопрос сотруднику — с вами свяжутся.',
   modelUnavailable: 'Извините, я не смог ответить прямо сейчас. Попробуйте, пожалуйста, ещё раз чуть позже.',
+  // The model used up ASSISTANT_MAX_STEPS calls on tools without answering.
+  stepsExhausted: 'Извините, я не смог сразу разобраться с вашим вопросом. Попробуйте, пожалуйста, написать его иначе или чуть позже.',
+  stepsExhaustedEscalated: 'Извините, я не смог сразу разобраться с вашим вопросом. Я передал его сотруднику — он ответит здесь же.',
+  escalationReasonSteps: 'ассистент не справился с вопросом за отведённое число шагов',
   // The owner's account is blocked: said once per dialogue, then the assistant stays silent.
   assistantUnavailable: 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.',
 

@@ -99,6 +99,8 @@ export interface FakeRecord {
   online: boolean;
   hash: string;
   apiId: string | null;
+  /** Deleted by DELETE /record (YCLIENTS' cancellation): kept, as `with_deleted=1` would show it. */
+  deleted: boolean;
 }
 
 export interface FakeYclientsSettings {
@@ -173,6 +175,8 @@ interface Busy {
   staffId: number;
   start: number;
   end: number;
+  /** The record occupying the time, freed when it is deleted; absent for markBusy. */
+  recordId?: number;
 }
 
 interface Failure extends FailureSpec {
@@ -407,6 +411,16 @@ export async function startFakeYclients(): Promise<FakeYclients> {
         return { id: appt.id, record_id: rec.id, record_hash: rec.hash };
       });
       return ok(created, [], 201);
+    }
+
+    if (method === 'DELETE' && (m = path.match(/^\/record\/(\d+)\/(\d+)\/?$/))) {
+      // §9: the administrator's cancellation — 204 with an empty body, the record marked deleted, its time free.
+      const company = adminCompany(m[1], auth);
+      const rec = records.find((r) => r.companyId === company.spec.id && r.id === Number(m![2]) && !r.deleted);
+      if (!rec) throw fail(404, 'Запись не найдена');
+      rec.deleted = true;
+      for (let i = busy.length - 1; i >= 0; i--) if (busy[i]!.recordId === rec.id) busy.splice(i, 1);
+      return new HttpAnswer(204, null);
     }
 
     if (method === 'POST' && (m = path.match(/^\/records\/(\d+)\/?$/))) {
@@ -737,9 +751,10 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       online: r.online,
       hash: crypto.randomUUID().replace(/-/g, ''),
       apiId: r.apiId,
+      deleted: false,
     };
     records.push(rec);
-    busy.push({ companyId: company.spec.id, staffId: r.staffId, start: r.start, end: r.end });
+    busy.push({ companyId: company.spec.id, staffId: r.staffId, start: r.start, end: r.end, recordId: rec.id });
     return rec;
   }
 

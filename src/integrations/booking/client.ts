@@ -280,6 +280,11 @@ export interface YclientsClient {
   bookRecord(companyId: number, input: YclientsBookRecordInput): Promise<YclientsBookedAppointment[]>;
   /** `POST /records/{id}`: administrator booking; a taken time → `YclientsApiError` kind `slot_busy`. */
   createRecord(companyId: number, input: YclientsCreateRecordInput, userToken: string): Promise<YclientsRecord>;
+  /**
+   * `DELETE /record/{id}/{record_id}` (administrator): cancels a record — YCLIENTS has no other cancel.
+   * 204 with an empty body; an unknown or already deleted record → `YclientsApiError` kind `not_found`.
+   */
+  deleteRecord(companyId: number, recordId: number, userToken: string): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +292,7 @@ export interface YclientsClient {
 type Query = Record<string, string | number | (string | number)[] | undefined>;
 
 interface RequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query?: Query;
   body?: unknown;
@@ -518,6 +523,11 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
         });
       }
       return parseRecord(record);
+    },
+
+    async deleteRecord(companyId, recordId, userToken) {
+      // 204 and no body: call() takes an empty 2xx as success without parsing it.
+      await call({ method: 'DELETE', path: `/record/${companyId}/${recordId}`, userToken });
     },
   };
 }

@@ -129,6 +129,6 @@ export const bookingRouter = router({
     .output(appointment)
     .mutation(({ ctx, input }) => {
       const { agentId: _, ...booking } = input;
-      return ctx.services.booking.service.book(ctx.agent.id, booking, 'api');
+      return ctx.services.booking.service.book(ctx.agent.id, booking, { source: 'api' });
     }),
 });

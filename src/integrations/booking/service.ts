@@ -6,7 +6,7 @@
 // before YCLIENTS is asked to book: of any number of concurrent requests, on any number of instances,
 // one insert wins and the rest get 409 without reaching YCLIENTS. A failed booking deletes its claim,
 // so no local row ever says "booked" for a booking that does not exist.
-import { and, eq, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
 import { appointments } from '../../db/schema';
@@ -68,6 +68,20 @@ export interface Appointment {
   externalRecordId: string;
   createdAt: string;
 }
+
+/** Who books: the owner's API, the dialogue's buttons, or the model's tool (the latter two name the dialogue). */
+export type BookingOrigin = { source: 'api' } | { source: 'button' | 'model'; dialogueId: string };
+
+/** A client's own appointment, as the dialogue that booked it may see it. */
+export interface ClientAppointment {
+  id: string;
+  specialistId: string;
+  serviceId: string;
+  datetime: string;
+  clientName: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface BookingServiceDeps {
   db: Database;
@@ -284,7 +298,8 @@ export function createBookingService(deps: BookingServiceDeps) {
       return failing(s, () => freeTimes(s, query.date, staffId, serviceId));
     },
 
-    async book(agentId: string, input: AppointmentInput, source: 'api' | 'assistant'): Promise<Appointment> {
+    async book(agentId: string, input: AppointmentInput, origin: BookingOrigin): Promise<Appointment> {
+      const { source } = origin;
       const s = await configured(agentId);
       const staffId = resolve(s.specialistMapping, input.specialistId, errorMessages.unknownSpecialist);
       const serviceId = resolve(s.serviceMapping, input.serviceId, errorMessages.unknownService);
@@ -316,6 +331,7 @@ export function createBookingService(deps: BookingServiceDeps) {
             clientPhone: phone,
             status: 'pending',
             source,
+            dialogueId: origin.source === 'api' ? null : origin.dialogueId,
           })
           .returning({ id: appointments.id });
         claimId = claim!.id;
@@ -329,7 +345,7 @@ export function createBookingService(deps: BookingServiceDeps) {
           phone,
           fullname: input.clientName,
           apiId: claimId,
-          comment: source === 'assistant' ? 'Запись через ассистента Conduit' : 'Запись через Conduit',
+          comment: source === 'api' ? 'Запись через Conduit' : 'Запись через ассистента Conduit',
           appointments: [{ id: 1, serviceIds: [serviceId], staffId, datetime: slot.datetime }],
         });
         if (!booked) throw new YclientsApiError({
@@ -368,6 +384,63 @@ export function createBookingService(deps: BookingServiceDeps) {
         logger.warn('booking failed; claim withdrawn', { agentId, appointmentId: claimId, error });
         throw bookingFailure(error, 'use', s.companyId);
       }
+    },
+
+    /** The upcoming appointments booked in one dialogue (its client's own), soonest first. */
+    async appointmentsOf(agentId: string, dialogueId: string): Promise<ClientAppointment[]> {
+      const rows = await db
+        .select()
+        .from(appointments)
+        .where(
+          and(
+            eq(appointments.agentId, agentId),
+            eq(appointments.dialogueId, dialogueId),
+            eq(appointments.status, 'booked'),
+            gte(appointments.startsAt, new Date()),
+          ),
+        )
+        .orderBy(asc(appointments.startsAt));
+      return rows.map((r) => ({ id: r.id, specialistId: r.specialistId, serviceId: r.serviceId, datetime: r.datetime, clientName: r.clientName }));
+    },
+
+    /**
+     * Cancels an appointment booked in this dialogue by deleting its record in YCLIENTS (its only way to
+     * cancel). Null when the dialogue has no such booked appointment: another client's id is as unknown as
+     * a made-up one. A record YCLIENTS no longer has (deleted there, or by an earlier try whose answer was
+     * lost) is canceled here all the same.
+     */
+    async cancel(agentId: string, appointmentId: string, dialogueId: string): Promise<ClientAppointment | null> {
+      if (!UUID.test(appointmentId)) return null;
+      const [row] = await db
+        .select()
+        .from(appointments)
+        .where(
+          and(
+            eq(appointments.id, appointmentId),
+            eq(appointments.agentId, agentId),
+            eq(appointments.dialogueId, dialogueId),
+            eq(appointments.status, 'booked'),
+          ),
+        )
+        .limit(1);
+      if (!row) return null;
+      const s = await configured(agentId);
+      const recordId = Number(row.externalRecordId);
+      if (Number.isSafeInteger(recordId) && recordId > 0) {
+        try {
+          await asAdmin(s, (c, t) => c.deleteRecord(s.companyId, recordId, t));
+        } catch (error) {
+          if (!(error instanceof YclientsApiError && error.kind === 'not_found')) throw bookingFailure(error, 'use', s.companyId);
+          logger.warn('yclients no longer has the record being canceled', { agentId, appointmentId, recordId });
+        }
+      }
+      await db
+        .update(appointments)
+        .set({ status: 'canceled', canceledAt: new Date(), updatedAt: new Date() })
+        .where(and(eq(appointments.id, row.id), eq(appointments.status, 'booked')));
+      await cache.deletePrefix(agentId, slotsKey(localDate(row.datetime), row.staffId)).catch(() => {});
+      logger.info('appointment canceled', { agentId, appointmentId, recordId });
+      return { id: row.id, specialistId: row.specialistId, serviceId: row.serviceId, datetime: row.datetime, clientName: row.clientName };
     },
 
     /** Refreshes what the sync keeps warm: specialists, services and the next days' free times. */

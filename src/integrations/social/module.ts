@@ -4,6 +4,7 @@
 import { createAssistant } from '../../assistant/dialogue';
 import { createBookingFlow } from '../../assistant/booking-flow';
 import { createShopFlow } from '../../assistant/shop-flow';
+import { createBookingTools } from '../../assistant/tools/booking';
 import type { Commerce } from '../../commerce/module';
 import { assistantTexts } from '../../assistant/texts';
 import type { AgentService } from '../../agents/service';
@@ -17,6 +18,7 @@ import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
 import type { Booking } from '../booking';
 import type { DialogueRelay, Escalations } from '../messenger/escalations';
+import type { MessengerSettings } from '../messenger/settings';
 import { createVkClient } from './client';
 import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';
 import { createSocialSettings } from './settings';
@@ -30,9 +32,11 @@ export interface SocialDeps {
   chat: Pick<ChatHandler, 'complete'>;
   agents: Pick<AgentService, 'find'>;
   escalations: Escalations;
+  /** Whether an agent has a Telegram bot to hand clients to. */
+  messengerSettings: Pick<MessengerSettings, 'recipients'>;
   booking: Booking;
   commerce: Commerce;
-  config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs'>;
+  config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone'>;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
 }
@@ -51,7 +55,22 @@ export function createSocial(deps: SocialDeps) {
     outbox,
     logger,
   });
-  const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, shopFlow, logger });
+  const assistant = createAssistant({
+    db,
+    agents: deps.agents,
+    chat: deps.chat,
+    escalations: deps.escalations,
+    outbox,
+    bookingFlow,
+    shopFlow,
+    // The model's tools besides escalate_to_human: one provider per family.
+    toolProviders: [createBookingTools({ db, booking: deps.booking.service, settings: deps.booking.settings })],
+    hasMessenger: async (agentId) => (await deps.messengerSettings.recipients(db, agentId).catch(() => null)) !== null,
+    maxSteps: config.assistantMaxSteps,
+    // The salon's bookings are in its local dates; YCLIENTS_TIME_ZONE is the zone assumed when YCLIENTS names none.
+    timeZone: config.yclientsTimeZone,
+    logger,
+  });
   const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes, observe: deps.observeEvent });
 
   outbox.register(SOCIAL_MESSAGE_KIND, createSocialMessageHandler({ db, settings, vkFor }));
