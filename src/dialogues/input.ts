@@ -41,6 +41,8 @@ export const resultsInput = z.object({
 });
 
 const author = z.enum(['client', 'assistant', 'operator']);
+/** A transcript turn may also be a tool the model called (its name in `toolName`, the result's summary as text). */
+const turnAuthor = z.enum(['client', 'assistant', 'operator', 'tool']);
 
 export const dialogueView = z.object({
   id: z.string(),
@@ -56,10 +58,11 @@ export const dialogueView = z.object({
 
 export const turnView = z.object({
   id: z.number().int(),
-  author,
+  author: turnAuthor,
   text: z.string(),
   at: z.string(),
   operatorName: z.string().nullable(),
+  toolName: z.string().nullable().meta({ description: 'Для author = tool: какой инструмент вызвала модель (text — краткий итог)' }),
   model: z.string().nullable(),
   promptTokens: z.number().int().nullable(),
   completionTokens: z.number().int().nullable(),
@@ -73,6 +76,8 @@ export const resultsView = z.object({
   messages: z.object({ total: z.number().int(), client: z.number().int(), assistant: z.number().int(), operator: z.number().int() }),
   escalations: z.number().int(),
   bookings: z.number().int(),
+  bookingsByModel: z.number().int().meta({ description: 'Из bookings: записи, сделанные моделью (book_appointment)' }),
+  bookingsByButtons: z.number().int().meta({ description: 'Из bookings: записи через кнопки диалога' }),
   orders: z.object({ created: z.number().int(), paid: z.number().int(), paidTotals: z.array(z.object({ currency: z.string(), amount: z.string() })) }),
   modelSpend: z.object({ requests: z.number().int(), tokens: z.number().int(), cost: z.number(), currency: z.string() }),
 });

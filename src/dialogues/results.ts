@@ -32,7 +32,8 @@ export function createResults({ db, currency }: { db: Database; currency: string
       const [turns] = await db
         .select({
           dialogues: sql<string>`count(distinct ${dialogueMessages.dialogueId})::text`,
-          total: count,
+          // Tool turns record what the model did, not a message anyone wrote.
+          total: sql<string>`count(*) filter (where ${dialogueMessages.role} <> 'tool')::text`,
           client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user')::text`,
           assistant: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'assistant')::text`,
           operator: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'operator')::text`,
@@ -45,7 +46,11 @@ export function createResults({ db, currency }: { db: Database; currency: string
         .from(escalations)
         .where(and(eq(escalations.agentId, agentId), between(escalations.createdAt, from, to)));
       const [booked] = await db
-        .select({ n: count })
+        .select({
+          n: count,
+          model: sql<string>`count(*) filter (where ${appointments.source} = 'model')::text`,
+          buttons: sql<string>`count(*) filter (where ${appointments.source} = 'button')::text`,
+        })
         .from(appointments)
         .where(and(eq(appointments.agentId, agentId), eq(appointments.status, 'booked'), between(appointments.createdAt, from, to)));
       const [created] = await db
@@ -78,6 +83,8 @@ export function createResults({ db, currency }: { db: Database; currency: string
         },
         escalations: Number(escalated?.n ?? 0),
         bookings: Number(booked?.n ?? 0),
+        bookingsByModel: Number(booked?.model ?? 0),
+        bookingsByButtons: Number(booked?.buttons ?? 0),
         orders: {
           created: Number(created?.n ?? 0),
           paid: paid.reduce((sum, p) => sum + Number(p.n), 0),

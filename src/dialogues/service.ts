@@ -21,7 +21,8 @@ const DIGITS = /^\d+$/;
 const MAX_TURN = 8000;
 
 export type Author = 'client' | 'assistant' | 'operator';
-const AUTHOR_OF_ROLE: Record<string, Author> = { user: 'client', assistant: 'assistant', operator: 'operator' };
+export type TurnAuthor = Author | 'tool';
+const AUTHOR_OF_ROLE: Record<string, TurnAuthor> = { user: 'client', assistant: 'assistant', operator: 'operator', tool: 'tool' };
 
 /** One state per dialogue, in the order it is decided: a client who forbade messages closes it. */
 const stateSql: SQL<DialogueState> = sql<DialogueState>`case
@@ -57,10 +58,11 @@ export interface DialogueView {
 
 export interface TurnView {
   id: number;
-  author: Author;
+  author: TurnAuthor;
   text: string;
   at: string;
   operatorName: string | null;
+  toolName: string | null;
   model: string | null;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -79,7 +81,7 @@ export interface DialogueDeps {
 export function createDialogues({ db, escalations, socialSettings, outbox: worker, currency }: DialogueDeps) {
   const lastTurn = sql<string | null>`(select json_build_object('role', m.role, 'content', left(m.content, 300),
       'at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
-    from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} order by m.id desc limit 1)`;
+    from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role <> 'tool' order by m.id desc limit 1)`;
   const unread = sql<string>`(select count(*) from dialogue_messages m
     where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role = 'user' and m.id > ${OUTER_READ_ID})::text`;
 
@@ -97,7 +99,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
         d.mode === 'operator' && d.heldBy
           ? { name: d.heldByName ?? '', byYou: d.heldBy === holderKeyOf(userId), since: d.heldAt?.toISOString() ?? null }
           : null,
-      lastMessage: last ? { author: AUTHOR_OF_ROLE[last.role] ?? 'client', text: last.content, at: last.at } : null,
+      lastMessage: last ? { author: (AUTHOR_OF_ROLE[last.role] as Author | undefined) ?? 'client', text: last.content, at: last.at } : null,
       unread: Number(r.unread),
       lastMessageAt: d.lastMessageAt?.toISOString() ?? null,
       createdAt: d.createdAt.toISOString(),
@@ -318,6 +320,7 @@ function turnView(turn: typeof dialogueMessages.$inferSelect): TurnView {
     text: turn.content,
     at: turn.createdAt.toISOString(),
     operatorName: turn.role === 'operator' ? turn.operatorName : null,
+    toolName: turn.role === 'tool' ? turn.toolName : null,
     model: null,
     promptTokens: null,
     completionTokens: null,

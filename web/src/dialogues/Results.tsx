@@ -51,6 +51,7 @@ export function AgentResults({ agentId }: { agentId: string }) {
           <div>
             <dt>{t.bookings}</dt>
             <dd>{formatInt(r.bookings)}</dd>
+            <dd className="hint" data-testid="results-bookings-by">{t.bookingsBy(r.bookingsByModel, r.bookingsByButtons)}</dd>
           </div>
           <div>
             <dt>{t.orders}</dt>

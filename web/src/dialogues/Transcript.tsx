@@ -16,7 +16,12 @@ function newDraftId(): string {
 }
 
 function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined }) {
-  const who = turn.author === 'operator' && turn.operatorName ? `${authorLabels.operator}: ${turn.operatorName}` : authorLabels[turn.author];
+  const who =
+    turn.author === 'operator' && turn.operatorName
+      ? `${authorLabels.operator}: ${turn.operatorName}`
+      : turn.author === 'tool' && turn.toolName
+        ? `${authorLabels.tool}: ${turn.toolName}`
+        : authorLabels[turn.author];
   return (
     <li className={`turn turn-${turn.author}`} data-testid="turn" data-author={turn.author}>
       <div className="turn-meta">

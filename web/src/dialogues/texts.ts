@@ -24,6 +24,7 @@ export const authorLabels: Record<Turn['author'], string> = {
   client: 'Клиент',
   assistant: 'Ассистент',
   operator: 'Оператор',
+  tool: 'Инструмент',
 };
 
 /** The client as the owner recognises them: the name they gave, else their VK id. */
@@ -73,6 +74,7 @@ export const resultsTexts = {
   fromClients: (n: number) => `от клиентов: ${n}`,
   escalations: 'Эскалации',
   bookings: 'Записи',
+  bookingsBy: (model: number, buttons: number) => `моделью: ${model}, кнопками: ${buttons}`,
   orders: 'Заказы',
   paid: 'Оплачено',
   spend: 'Расходы на модель',
