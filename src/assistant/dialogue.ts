@@ -244,6 +244,12 @@ export function createAssistant(deps: AssistantDeps) {
       return allowed ? 'allowed' : 'denied';
     },
 
+    /**
+     * The model's turn for a message already remembered: for intake that has more than text to give the
+     * model (the images of a photo message).
+     */
+    runModelTurn,
+
     /** For the operator relay: the dialogue's row by id. */
     async dialogueById(executor: Executor, dialogueId: string): Promise<DialogueRow | null> {
       const [row] = await executor.select().from(dialogues).where(and(eq(dialogues.id, dialogueId))).limit(1);

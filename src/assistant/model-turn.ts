@@ -99,8 +99,21 @@ export function createModelTurn(deps: ModelTurnDeps) {
     return messages;
   }
 
-  async function recordTool(dialogueId: string, name: string, summary: string, requestId: string) {
-    await db.insert(dialogueMessages).values({ dialogueId, role: 'tool', toolName: name, content: summary.slice(0, MAX_TURN) || name, requestId });
+  /**
+   * The call goes into the transcript before it runs and gets its summary after: what a tool says to the
+   * client (escalation asks for a phone) then follows the call in the owner's view, as it happened.
+   */
+  async function recordTool(dialogueId: string, name: string, requestId: string): Promise<(summary: string) => Promise<void>> {
+    const [row] = await db
+      .insert(dialogueMessages)
+      .values({ dialogueId, role: 'tool', toolName: name, content: name, requestId })
+      .returning({ id: dialogueMessages.id });
+    return async (summary) => {
+      await db
+        .update(dialogueMessages)
+        .set({ content: summary.slice(0, MAX_TURN) || name })
+        .where(eq(dialogueMessages.id, row!.id));
+    };
   }
 
   async function reload(dialogue: DialogueRow): Promise<DialogueRow> {
@@ -164,8 +177,9 @@ export function createModelTurn(deps: ModelTurnDeps) {
       messages.push({ role: 'assistant', content: typeof message?.content === 'string' ? message.content : null, tool_calls: calls });
       // In the order the model gave them: a booking and then a cancellation must not swap.
       for (const call of calls) {
+        const summarise = await recordTool(dialogue.id, call.function.name, requestId);
         const done = await runToolCall(offered.tools, call.function, ctx, logger);
-        await recordTool(dialogue.id, call.function.name, done.summary, requestId);
+        await summarise(done.summary);
         if (done.outcome) return done.outcome;
         messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(done.result ?? null) });
         // A tool may have learnt the client's name or phone: the next ones (and a hand-over) see it.
