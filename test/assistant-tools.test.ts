@@ -403,6 +403,13 @@ describe('the loop', () => {
       const agent = await agentWith(type, () => ({ text: 'Здравствуйте!' }));
       await sendAndWait(agent.agentId, messageNew('Хочу записаться'));
       expect(toolNames(agent.sent()[0]!)).toEqual(['escalate_to_human']);
+      // What the agent's page shows: the booking tools a Service agent lacks, and why; a Creator lacks none.
+      const offered = await app.instance.services.social.assistant.toolsFor((await app.instance.services.agents.find(agent.agentId))!);
+      expect(offered.missing).toEqual(
+        type === 'service'
+          ? ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment'].map((name) => ({ name, reason: 'подключите YCLIENTS' }))
+          : [],
+      );
     }
   });
 

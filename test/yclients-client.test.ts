@@ -350,6 +350,33 @@ describe('creating records', () => {
   });
 });
 
+describe('cancelling records', () => {
+  test('DELETE /record answers 204 with no body: the record is gone and its time free; a second delete is not_found', async () => {
+    const token = await login();
+    const record = await bookAt(`${DAY}T11:00:00+03:00`, token);
+    await client.deleteRecord(COMPANY, record.id, token);
+    const call = fake.calls.at(-1)!;
+    expect(call.method).toBe('DELETE');
+    expect(call.path).toBe(`/record/${COMPANY}/${record.id}`);
+    expect(call.headers.authorization).toBe(`Bearer ${PARTNER}, User ${token}`);
+    expect(fake.records.find((r) => r.id === record.id)!.deleted).toBe(true);
+    expect((await client.getBookTimes(COMPANY, MARIA, DAY, [HAIRCUT])).map((t) => t.time)).toContain('11:00');
+
+    const again = await apiError(client.deleteRecord(COMPANY, record.id, token));
+    expect(again.kind).toBe('not_found');
+    expect(again.status).toBe(404);
+  });
+
+  test('without an administrator token the delete is refused (401) and the record stays', async () => {
+    const token = await login();
+    const record = await bookAt(`${DAY}T12:00:00+03:00`, token);
+    fake.expireUserTokens();
+    const refused = await apiError(client.deleteRecord(COMPANY, record.id, token));
+    expect(refused.tokenRejected).toBe(true);
+    expect(fake.records.find((r) => r.id === record.id)!.deleted).toBe(false);
+  });
+});
+
 describe('token renewal and failures', () => {
   test('after the user tokens expire the next call is a 401 auth error; a new login works', async () => {
     const token = await login();

@@ -118,12 +118,13 @@ export function createAssistant(deps: AssistantDeps) {
     return 'escalated';
   }
 
+  const tools = createToolRegistry([createEscalationTools(escalate), ...deps.toolProviders], logger);
   const runModelTurn = createModelTurn({
     db,
     chat: deps.chat,
     escalations: deps.escalations,
     outbox: deps.outbox,
-    tools: createToolRegistry([createEscalationTools(escalate), ...deps.toolProviders], logger),
+    tools,
     say: (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId),
     hasMessenger: deps.hasMessenger,
     maxSteps: deps.maxSteps,
@@ -249,6 +250,9 @@ export function createAssistant(deps: AssistantDeps) {
      * model (the images of a photo message).
      */
     runModelTurn,
+
+    /** The tools the agent's model is offered now, and those it lacks with the reason (the agent's page). */
+    toolsFor: (agent: Agent) => tools.toolsFor(agent),
 
     /** For the operator relay: the dialogue's row by id. */
     async dialogueById(executor: Executor, dialogueId: string): Promise<DialogueRow | null> {
