@@ -153,4 +153,36 @@ browserSuite('the «Диалоги» section in chromium', () => {
     for (const name of SCREENS) expect(statSync(screenPath(name)).size).toBeGreaterThan(1000);
     expect(pageErrors).toEqual([]);
   }, FLOW_TIMEOUT_MS);
+
+  test('a tool the model called shows in the transcript with its name and result; the results split bookings by who made them', async () => {
+    const jwt = await sessionToken(page);
+    // The fake upstream's fake/escalate model answers with an escalate_to_human call.
+    const created = await call(app.url, 'POST', '/api/agents', {
+      token: jwt,
+      body: { name: 'Салон «Лён»', type: 'service', model: 'fake/escalate', systemPrompt: 'Ты — администратор салона.' },
+    });
+    expect(created.status).toBe(201);
+    const agentId = created.body.id as string;
+    const saved = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+      token: jwt,
+      body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+    });
+    expect(saved.status).toBe(200);
+    const [asked] = await sendAndWait(agentId, messageNew('Хочу вернуть деньги'));
+    expect(asked!.message).toContain('номер телефона');
+
+    await page.goto(`${app.url}/app/agents/${agentId}`);
+    await page.getByTestId('results-bookings-by').filter({ hasText: 'моделью: 0, кнопками: 0' }).waitFor();
+    await page.goto(`${app.url}/app/agents/${agentId}/dialogues`);
+    const item = page.getByTestId('dialogue-list').getByTestId('dialogue-item').first();
+    // The list's last message is what the client was told, not the tool call.
+    await item.getByText(/^Ассистент: .*номер телефона/).waitFor();
+    await item.click();
+    const turns = page.getByTestId('turns');
+    const tool = turns.locator('[data-author="tool"]');
+    await tool.getByText('Инструмент: escalate_to_human').waitFor();
+    expect(await tool.textContent()).toContain('спрошен телефон');
+    expect(await turns.getByTestId('turn').evaluateAll((els) => els.map((e) => e.getAttribute('data-author')))).toEqual(['client', 'tool', 'assistant']);
+    expect(pageErrors).toEqual([]);
+  }, FLOW_TIMEOUT_MS);
 });
