@@ -290,6 +290,19 @@ describe("a client's own appointments", () => {
     expect(yc.records.filter((r) => !r.deleted).map((r) => r.client.name).sort()).toEqual(['Ирина', 'Олег']);
   });
 
+  test('YCLIENTS refusing the deletion (no rights) is an error result: the appointment stays booked here and there', async () => {
+    const { agent, maria } = await salonWithTwoClients();
+    yc.failNext('/record/', { status: 403, method: 'DELETE' });
+    host.script(agent.model, oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: maria } }]));
+    const [answer] = await sendAndWait(agent.agentId, messageNew('Отмените мою запись'));
+    const failed = lastResult(agent.sent()[1]!.body)!;
+    expect(failed.result.error).toContain('сотрудник');
+    expect(answer!.message).toBe(JSON.stringify([failed.result]));
+    expect(yc.records.every((r) => !r.deleted)).toBe(true);
+    const [row] = await app.sql('select status from appointments where id = $1', [maria]);
+    expect(row).toEqual({ status: 'booked' });
+  });
+
   test('rescheduling books the new time first, then cancels the old one', async () => {
     const { agent, maria } = await salonWithTwoClients();
     host.script(agent.model, (body) => {

@@ -2,7 +2,7 @@
 // round). They read through the booking service's cache and book through the same service, and so the
 // same double-booking guard, as the API and the dialogue's buttons. A client sees and cancels only the
 // appointments booked in their own dialogue.
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Agent } from '../../agents/service';
 import type { Database } from '../../db/client';
 import { dialogues } from '../../db/schema';
@@ -254,7 +254,7 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
       await deps.db
         .update(dialogues)
         .set({ clientPhone, clientName, updatedAt: new Date() })
-        .where(and(eq(dialogues.id, ctx.dialogue.id)));
+        .where(eq(dialogues.id, ctx.dialogue.id));
       return {
         result: {
           status: 'booked',

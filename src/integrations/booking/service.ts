@@ -404,7 +404,7 @@ export function createBookingService(deps: BookingServiceDeps) {
     },
 
     /**
-     * Cancels an appointment booked in this dialogue by deleting its record in YCLIENTS (its only way to
+     * Cancels an upcoming appointment booked in this dialogue by deleting its record in YCLIENTS (its only way to
      * cancel). Null when the dialogue has no such booked appointment: another client's id is as unknown as
      * a made-up one. A record YCLIENTS no longer has (deleted there, or by an earlier try whose answer was
      * lost) is canceled here all the same.
@@ -420,6 +420,8 @@ export function createBookingService(deps: BookingServiceDeps) {
             eq(appointments.agentId, agentId),
             eq(appointments.dialogueId, dialogueId),
             eq(appointments.status, 'booked'),
+            // A visit already past is the salon's to settle, not the client's to cancel.
+            gte(appointments.startsAt, new Date()),
           ),
         )
         .limit(1);
