@@ -395,6 +395,23 @@ describe('the loop', () => {
     expect(dialogue).toEqual({ mode: 'operator' });
   });
 
+  test('the model failing after a tool call: the client gets the usual apology, the tool call stays in the record', async () => {
+    const agent = await agentWith(
+      'service',
+      (body) => (toolResults(body).length === 0 ? { toolCalls: [{ name: 'list_services', arguments: {} }] } : { status: 503, message: 'overloaded' }),
+      { yclients: true },
+    );
+    const [answer] = await sendAndWait(agent.agentId, messageNew('Сколько стоит окрашивание?'));
+    expect(answer!.message).toBe('Извините, я не смог ответить прямо сейчас. Попробуйте, пожалуйста, ещё раз чуть позже.');
+    expect(agent.sent()).toHaveLength(2);
+    const turns = await app.sql('select role, tool_name from dialogue_messages where dialogue_id = $1 order by id', [await dialogueOf(agent.agentId, CLIENT)]);
+    expect(turns).toEqual([
+      { role: 'user', tool_name: null },
+      { role: 'tool', tool_name: 'list_services' },
+      { role: 'assistant', tool_name: null },
+    ]);
+  });
+
   test('escalate_to_human from the loop ends the turn: a phone is asked for when none is known', async () => {
     const agent = await agentWith('service', () => ({ toolCalls: [{ name: 'escalate_to_human', arguments: { reason: 'жалоба на мастера' } }, { name: 'list_services', arguments: {} }] }), {
       yclients: true,
