@@ -30,6 +30,14 @@ describe('configuration', () => {
     expect(config.yclientsBaseUrl).toBe('https://api.yclients.com/api/v1');
     expect(config.bodyLimitBytes).toBe(10 * 1024 * 1024);
     expect(config.orderTimeZone).toBe('Europe/Moscow');
+    expect(config.assistantMaxSteps).toBe(6);
+  });
+
+  test('ASSISTANT_MAX_STEPS: a model call at least, fifty at most', () => {
+    expect(loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), ASSISTANT_MAX_STEPS: '3' }).config.assistantMaxSteps).toBe(3);
+    for (const bad of ['0', '51', 'many']) {
+      expect(() => loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), ASSISTANT_MAX_STEPS: bad })).toThrow(/ASSISTANT_MAX_STEPS/);
+    }
   });
 
   test('token prices convert to exact nano-units', () => {
