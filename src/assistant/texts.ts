@@ -41,6 +41,15 @@ export const assistantTexts = {
   // The owner's account is blocked: said once per dialogue, then the assistant stays silent.
   assistantUnavailable: 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.',
 
+  // What the client sent besides text.
+  voiceNotHeard: 'Не расслышал, напишите, пожалуйста, текстом.',
+  imagesOff: 'К сожалению, я не могу посмотреть фото. Опишите, пожалуйста, словами, что на нём, — я постараюсь помочь.',
+  stickerReply: 'Спасибо! 😊 Напишите, чем я могу помочь.',
+  // How such a message stands in the dialogue's transcript (the owner's inbox, the model's history).
+  turnPhoto: '[фото]',
+  turnVoice: '[голосовое сообщение]',
+  turnSticker: '[стикер]',
+
   // Escalation.
   askPhone: 'Чтобы сотрудник мог с вами связаться, напишите, пожалуйста, ваш номер телефона.',
   phoneNotUnderstood: 'Не получилось разобрать номер. Напишите его, например, так: +7 916 123-45-67.',

@@ -32,7 +32,7 @@ export interface SocialDeps {
   escalations: Escalations;
   booking: Booking;
   commerce: Commerce;
-  config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs'>;
+  config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantDebounceMs'>;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
 }
@@ -51,7 +51,17 @@ export function createSocial(deps: SocialDeps) {
     outbox,
     logger,
   });
-  const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, shopFlow, logger });
+  const assistant = createAssistant({
+    db,
+    agents: deps.agents,
+    chat: deps.chat,
+    escalations: deps.escalations,
+    outbox,
+    bookingFlow,
+    shopFlow,
+    logger,
+    debounceMs: config.assistantDebounceMs,
+  });
   const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes, observe: deps.observeEvent });
 
   outbox.register(SOCIAL_MESSAGE_KIND, createSocialMessageHandler({ db, settings, vkFor }));
@@ -77,11 +87,15 @@ export function createSocial(deps: SocialDeps) {
   };
   deps.escalations.registerRelay(SOCIAL_CHANNEL, relay);
 
-  // Events are normally handled right after their `ok`; this catches those a stop or a failure cut short.
+  // Events are normally handled right after their `ok`, and bursts answered when their timer fires; this
+  // catches those a stop or a failure cut short (and bursts whose timer is in another, stopped instance).
   const sweep = createPeriodicJob({
     name: 'social inbox sweep',
     intervalMs: Math.max(50, config.outboxPollIntervalMs * 5),
-    run: () => webhook.sweep(),
+    run: async () => {
+      await webhook.sweep();
+      await assistant.sweepAnswers();
+    },
     logger,
   });
 
@@ -96,6 +110,7 @@ export function createSocial(deps: SocialDeps) {
     async stop() {
       await sweep.stop();
       await webhook.drain();
+      await assistant.stop();
     },
   };
 }
