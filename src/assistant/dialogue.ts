@@ -150,8 +150,6 @@ export function createAssistant(deps: AssistantDeps) {
     const run = async (tx: Executor) => {
       await remember(tx, dialogue.id, 'assistant', text, requestId);
       await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}) });
-      // Typed labels of this keyboard act as its buttons until another message replaces it (typed-buttons.ts).
-      await tx.update(dialogues).set({ lastKeyboard: keyboard ?? null }).where(eq(dialogues.id, dialogue.id));
     };
     if (executor) return run(executor);
     await db.transaction(run);

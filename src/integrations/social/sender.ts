@@ -88,6 +88,12 @@ export async function queueSocialMessage(
       return { kind: SOCIAL_MESSAGE_KIND, agentId: message.agentId, recipient: String(message.peerId), payload: { ...payload } };
     }),
   );
+  // Whoever speaks (the assistant, an operator), this message is now the client's last: the labels of its
+  // keyboard, and only those, act as buttons when typed (assistant/typed-buttons.ts).
+  await executor
+    .update(dialogues)
+    .set({ lastKeyboard: message.keyboard ?? null })
+    .where(and(eq(dialogues.agentId, message.agentId), eq(dialogues.channel, SOCIAL_CHANNEL), eq(dialogues.peerId, String(message.peerId))));
 }
 
 export function createSocialMessageHandler(deps: {
