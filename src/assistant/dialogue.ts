@@ -4,7 +4,7 @@
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
 // Messages for the model may come in a burst: with ASSISTANT_DEBOUNCE_MS they are answered once, as one
 // turn (pending-answers.ts); typed button labels, triggers and flows act at once.
-import { and, desc, eq, gt, isNotNull, isNull, lt, ne, or } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
@@ -229,32 +229,30 @@ export function createAssistant(deps: AssistantDeps) {
     return 'model_answer';
   }
 
-  /** The photos of the client's turns since the assistant (or an operator) last spoke: the burst's photos. */
-  async function burstImages(dialogueId: string): Promise<string[]> {
+  /**
+   * What the client said since the assistant (or an operator) last spoke — one message, or a burst: the
+   * newest turn's text (it is the last user message the model sees) and the photos of all of them.
+   */
+  async function burstInput(dialogueId: string): Promise<{ clientText: string; images: string[] }> {
     const [lastReply] = await db
       .select({ id: dialogueMessages.id })
       .from(dialogueMessages)
-      .where(and(eq(dialogueMessages.dialogueId, dialogueId), ne(dialogueMessages.role, 'user')))
+      .where(and(eq(dialogueMessages.dialogueId, dialogueId), inArray(dialogueMessages.role, ['assistant', 'operator'])))
       .orderBy(desc(dialogueMessages.id))
       .limit(1);
-    const rows = await db
-      .select({ images: dialogueMessages.images })
+    const turns = await db
+      .select({ content: dialogueMessages.content, images: dialogueMessages.images })
       .from(dialogueMessages)
-      .where(
-        and(
-          eq(dialogueMessages.dialogueId, dialogueId),
-          eq(dialogueMessages.role, 'user'),
-          isNotNull(dialogueMessages.images),
-          gt(dialogueMessages.id, lastReply?.id ?? 0),
-        ),
-      )
+      .where(and(eq(dialogueMessages.dialogueId, dialogueId), eq(dialogueMessages.role, 'user'), gt(dialogueMessages.id, lastReply?.id ?? 0)))
       .orderBy(dialogueMessages.id);
-    return rows.flatMap((r) => r.images ?? []).slice(-MAX_IMAGES);
+    return { clientText: turns.at(-1)?.content ?? '', images: turns.flatMap((r) => r.images ?? []).slice(-MAX_IMAGES) };
   }
 
   /** One model turn for what the client said since the last answer (one message, or a burst). */
   async function answerTurn(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
-    return modelAnswer(agent, dialogue, requestId, agent.acceptsImages ? await burstImages(dialogue.id) : []);
+    const input = await burstInput(dialogue.id);
+    // With the tool loop (model-turn.ts) this is runModelTurn(agent, dialogue, requestId, input).
+    return modelAnswer(agent, dialogue, requestId, agent.acceptsImages ? input.images : []);
   }
 
   /** A burst's answer, when it falls due (pending-answers.ts): the dialogue as it is now decides. */
