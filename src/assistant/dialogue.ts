@@ -342,7 +342,7 @@ export function createAssistant(deps: AssistantDeps) {
       // A voice message arrives with empty text: VK's transcript is what the client said (decisions.md).
       const text = media.voice?.transcript && message.text.trim() === '' ? media.voice.transcript : message.text;
       const hasText = text.trim() !== '';
-      // Kept only when the model may look at them: they are the burst's photos (burstImages).
+      // Kept only when the model may look at them: they are the burst’s photos (burstInput).
       const photos = agent.acceptsImages ? media.photos.slice(0, MAX_IMAGES) : [];
       await remember(db, dialogue.id, 'user', turnText(text, media), undefined, photos);
       if (dialogue.messagingAllowed === false) return 'client_denied';
