@@ -271,7 +271,8 @@ describe('long answers', () => {
 describe('bursts (ASSISTANT_DEBOUNCE_MS=600)', () => {
   let burstApp: TestApp;
   let other: TestApp | null = null;
-  const env = () => ({ VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: model.url, ASSISTANT_DEBOUNCE_MS: '600' });
+  // The inbox sweep (5 × the outbox poll) is the bursts' backstop: every 500 ms here.
+  const env = () => ({ VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: model.url, ASSISTANT_DEBOUNCE_MS: '600', OUTBOX_POLL_INTERVAL_MS: '100' });
 
   beforeAll(async () => {
     burstApp = await startTestApp({ env: env() });
@@ -315,6 +316,42 @@ describe('bursts (ASSISTANT_DEBOUNCE_MS=600)', () => {
 
   test.skipIf(!onPostgres)('the same when the messages reach two instances on one database', async () => {
     await burst([burstApp, other!, burstApp]);
+  });
+
+  test('a photo and then its question: one turn, the photo on the last user message', async () => {
+    const agent = await connectedAgent(burstApp, 'creator', { acceptsImages: true });
+    await postTo(burstApp, agent.agentId, messageNew('', { attachments: [photo] }));
+    await Bun.sleep(100);
+    await postTo(burstApp, agent.agentId, messageNew('Такое есть в наличии?'));
+    await waitFor(() => vk.sentMessages.some((m) => m.peerId === CLIENT), 5000, 'the answer');
+    await Bun.sleep(900);
+    const requests = model.requestsFor(agent.modelId);
+    expect(requests).toHaveLength(1);
+    expect(imagesOf(requests[0]!)).toEqual(['https://sun9-1.userapi.com/z.jpg']);
+    expect(lastUserText(requests[0]!.body)).toBe('Такое есть в наличии?');
+    expect(vk.sentMessages.filter((m) => m.peerId === CLIENT)).toHaveLength(1);
+  });
+
+  test('an answer owed by an instance that stopped (its timer gone, its claim expired) is given by the sweep', async () => {
+    const agent = await connectedAgent(burstApp);
+    const [dialogue] = await burstApp.sql<{ id: string }>(
+      `insert into dialogues (agent_id, channel, peer_id) values ($1, 'social', $2) returning id`,
+      [agent.agentId, String(CLIENT)],
+    );
+    await burstApp.sql(`insert into dialogue_messages (dialogue_id, role, content) values ($1, 'user', 'Вы работаете в воскресенье?')`, [dialogue!.id]);
+    // As a stopped instance leaves it: the due time passed, and a claim whose lease ran out mid-turn.
+    await burstApp.sql(
+      `update dialogues set answer_due_at = now() - interval '1 second', answer_locked_until = now() - interval '1 second', answer_request_id = 'vk-lost' where id = $1`,
+      [dialogue!.id],
+    );
+    await waitFor(() => vk.sentMessages.some((m) => m.peerId === CLIENT), 5000, 'the owed answer');
+    expect(vk.sentMessages.filter((m) => m.peerId === CLIENT).map((m) => m.message)).toEqual(['Echo: Вы работаете в воскресенье?']);
+    expect(model.requestsFor(agent.modelId)).toHaveLength(1);
+    const [row] = await burstApp.sql<{ answer_due_at: unknown; answer_locked_until: unknown }>(
+      'select answer_due_at, answer_locked_until from dialogues where id = $1',
+      [dialogue!.id],
+    );
+    expect(row).toEqual({ answer_due_at: null, answer_locked_until: null });
   });
 
   test('buttons and triggers act at once; the model’s messages wait for the burst to end', async () => {
