@@ -125,6 +125,17 @@ describe('typed button labels', () => {
     expect(model.requestsFor(shop.modelId)).toHaveLength(1);
   });
 
+  test('a label typed while a flow waits for an answer acts as the button, as a press would', async () => {
+    const agent = await connectedAgent(app);
+    expect(await outcomeOf(agent.agentId, messageNew('позовите оператора'))).toBe('asked_phone');
+    // «Меню», which the welcome says to type, and «Помощь» are the menu's buttons, not a phone that is no phone.
+    expect(await outcomeOf(agent.agentId, messageNew('Помощь'))).toBe('help');
+    expect(await outcomeOf(agent.agentId, messageNew('меню'))).toBe('menu');
+    const [row] = await app.sql<{ flow: unknown }>('select flow from dialogues where agent_id = $1', [agent.agentId]);
+    expect(row!.flow).toBeNull();
+    expect(model.requestsFor(agent.modelId)).toHaveLength(0);
+  });
+
   test('a choice button’s label acts only while its keyboard is on the assistant’s last message', async () => {
     const shop = await connectedAgent(app, 'ecommerce');
     const base = `/api/v1/commerce/${shop.agentId}`;

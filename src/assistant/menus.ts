@@ -35,12 +35,14 @@ export function mainMenu(type: AgentType): VkKeyboard {
 
 /**
  * Labels a client may type instead of pressing, whatever was sent last: the main menu's buttons of the
- * agent's type, and for a shop «Оформить заказ» (the cart's button, which a client types from memory).
+ * agent's type, «Меню» (which the welcome tells them to type), and for a shop «Оформить заказ» (the cart's
+ * button, which a client types from memory).
  */
 export function typedMenuButtons(type: AgentType): { label: string; payload: ButtonPayload }[] {
   const buttons = mainMenu(type)
     .buttons.flat()
     .map((b) => ({ label: b.action.label, payload: JSON.parse(b.action.payload) as ButtonPayload }));
+  buttons.push({ label: t.typedMenu, payload: { action: ACTIONS.menu } });
   if (type === 'ecommerce') buttons.push({ label: t.buttonCheckout, payload: { action: ACTIONS.checkout } });
   return buttons;
 }

@@ -27,6 +27,8 @@ export const assistantTexts = {
 
   // Buttons.
   buttonMenu: 'Главное меню',
+  // What the welcome tells clients to type for the menu: typed, it acts as the menu button.
+  typedMenu: 'Меню',
   buttonHelp: 'Помощь',
   buttonCatalog: 'Каталог',
   buttonCart: 'Корзина',
