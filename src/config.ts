@@ -88,6 +88,11 @@ const envSchema = z.object({
   ASSISTANT_MAX_STEPS: intFromEnv(1, 50).default(6),
   /** Per Bot API call, including reading the answer. */
   TELEGRAM_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
+  /**
+   * A client's messages this close together (each within this long of the one before) are answered once,
+   * as one model turn; buttons and triggers act at once. 0: every message is answered on its own.
+   */
+  ASSISTANT_DEBOUNCE_MS: intFromEnv(0, 60_000).default(1500),
   /** How often the outbox worker looks for due messages (it is also woken at once by local writes). */
   OUTBOX_POLL_INTERVAL_MS: intFromEnv(10, 600_000).default(1000),
   /** First retry delay after a 5xx or network failure; doubled per attempt, capped at one hour. */
@@ -263,6 +268,7 @@ export interface Config {
   assistantMaxSteps: number;
   telegramTimeoutMs: number;
   outboxPollIntervalMs: number;
+  assistantDebounceMs: number;
   outboxRetryBaseMs: number;
   outboxMaxAttempts: number;
   bodyLimitBytes: number;
@@ -504,6 +510,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       assistantMaxSteps: e.ASSISTANT_MAX_STEPS,
       telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
       outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
+      assistantDebounceMs: e.ASSISTANT_DEBOUNCE_MS,
       outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
       outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

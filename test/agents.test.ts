@@ -27,6 +27,8 @@ describe('agents', () => {
       type: 'ecommerce',
       systemPrompt: '',
       model: 'acme/helper-1',
+      // Clients' photos are not shown to the model until the owner says its model takes images.
+      acceptsImages: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       // The assistant answers clients: nothing for the agent page to explain.

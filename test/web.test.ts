@@ -173,6 +173,7 @@ browserSuite('dashboard page in chromium', () => {
 
     // The agent's own settings.
     await page.getByLabel('Системный промпт').fill('Вы — администратор салона «Ромашка». Отвечайте вежливо.');
+    await page.getByLabel(/Показывать модели фото клиентов/).check();
     await page.getByRole('button', { name: 'Сохранить агента' }).click();
     await page.getByRole('status').filter({ hasText: 'Сохранено' }).first().waitFor();
 
@@ -222,7 +223,7 @@ browserSuite('dashboard page in chromium', () => {
       serviceMapping: { haircut: HAIRCUT },
     });
     const agent = await call(app.url, 'GET', `/api/agents/${agentId}`, { token: await jwt() });
-    expect(agent.body).toMatchObject({ type: 'service', systemPrompt: 'Вы — администратор салона «Ромашка». Отвечайте вежливо.' });
+    expect(agent.body).toMatchObject({ type: 'service', systemPrompt: 'Вы — администратор салона «Ромашка». Отвечайте вежливо.', acceptsImages: true });
 
     // The settings survive a reload: read back from the API, secrets as "set" only.
     await page.reload();

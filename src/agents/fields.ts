@@ -28,11 +28,17 @@ export const agentModel = z
   .max(200, errorMessages.agentModelInvalid)
   .regex(MODEL_ID, errorMessages.agentModelInvalid);
 
+/** Clients' photos go to the model as images; the agent's model must take images. */
+export const agentAcceptsImages = z
+  .boolean({ error: errorMessages.agentAcceptsImagesInvalid })
+  .describe('Фото клиентов передаются модели как изображения (модель агента должна их принимать); false — клиенту вежливо отвечают, что фото ассистент не смотрит');
+
 export const createAgentInput = z.object({
   name: agentName,
   type: agentType,
   systemPrompt: agentSystemPrompt.optional(),
   model: agentModel.optional(),
+  acceptsImages: agentAcceptsImages.optional(),
 });
 
 export const agentPatchInput = z.object({
@@ -40,4 +46,5 @@ export const agentPatchInput = z.object({
   type: agentType.optional(),
   systemPrompt: agentSystemPrompt.optional(),
   model: agentModel.optional(),
+  acceptsImages: agentAcceptsImages.optional(),
 });

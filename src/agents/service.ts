@@ -17,6 +17,8 @@ export interface Agent {
   type: AgentType;
   systemPrompt: string;
   model: string;
+  /** Clients' photos go to the model as images. */
+  acceptsImages: boolean;
   createdAt: Date;
   updatedAt: Date;
   /** When an operator blocked the owner's account (null: not blocked): the assistant then answers no client. */
@@ -30,6 +32,7 @@ export interface AgentView {
   type: AgentType;
   systemPrompt: string;
   model: string;
+  acceptsImages: boolean;
   createdAt: string;
   updatedAt: string;
   unavailableReason: AgentUnavailableReason | null;
@@ -40,6 +43,7 @@ export interface NewAgent {
   type: AgentType;
   systemPrompt?: string;
   model?: string;
+  acceptsImages?: boolean;
 }
 
 export interface AgentPatch {
@@ -47,6 +51,7 @@ export interface AgentPatch {
   type?: AgentType;
   systemPrompt?: string;
   model?: string;
+  acceptsImages?: boolean;
 }
 
 export function agentView(agent: Agent): AgentView {
@@ -56,6 +61,7 @@ export function agentView(agent: Agent): AgentView {
     type: agent.type,
     systemPrompt: agent.systemPrompt,
     model: agent.model,
+    acceptsImages: agent.acceptsImages,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
     unavailableReason: agent.ownerBlockedAt ? 'account_blocked' : null,
@@ -101,6 +107,7 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
           type: input.type,
           systemPrompt: input.systemPrompt ?? '',
           model: input.model ?? config.defaultAgentModel,
+          acceptsImages: input.acceptsImages ?? false,
         })
         .returning();
       // The caller has just been let in, which a blocked account is not.
@@ -132,6 +139,7 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
       if (patch.name !== undefined) changes.name = patch.name;
       if (patch.systemPrompt !== undefined) changes.systemPrompt = patch.systemPrompt;
       if (patch.model !== undefined) changes.model = patch.model;
+      if (patch.acceptsImages !== undefined) changes.acceptsImages = patch.acceptsImages;
       if (Object.keys(changes).length === 0) return agentView(agent);
       const [row] = await db
         .update(agents)

@@ -2,7 +2,9 @@
 // menus answer at once; booking goes through its flow; anything else is the agent's model, billed to
 // the agent's owner like any /v1 call; a client who wants a person (or a question the model cannot take)
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+// Messages for the model may come in a burst: with ASSISTANT_DEBOUNCE_MS they are answered once, as one
+// turn (pending-answers.ts); typed button labels, triggers and flows act at once.
+import { and, desc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
@@ -11,19 +13,37 @@ import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Escalations } from '../integrations/messenger/escalations';
 import { normalisePhone } from '../phone';
+import type { MessageMedia } from '../integrations/social/attachments';
 import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';
 import type { ShopFlow } from './shop-flow';
 import { ACTIONS, mainMenu } from './menus';
+import { createPendingAnswers } from './pending-answers';
 import { assistantTexts as t } from './texts';
 import { matchTrigger } from './triggers';
 import { createModelTurn } from './model-turn';
 import { createToolRegistry } from './tools';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
+import { buttonForTypedText } from './typed-buttons';
 
 export type DialogueRow = typeof dialogues.$inferSelect;
+
+/** Photos of one turn the model is shown at most (VK allows ten attachments a message). */
+const MAX_IMAGES = 10;
+
+/** What a client's turn reads as in the transcript (and the model's history) when it is not plain text. */
+function turnText(text: string, media: MessageMedia): string {
+  const typed = text.trim();
+  if (media.photos.length > 0) return typed ? `${t.turnPhoto} ${typed}` : t.turnPhoto;
+  if (typed) return typed;
+  if (media.voice) return t.turnVoice;
+  if (media.sticker) return t.turnSticker;
+  return '';
+}
+
+const NO_MEDIA: MessageMedia = { voice: null, photos: [], sticker: false };
 
 /** A multi-step exchange in progress, kept on the dialogue between messages. */
 export type Flow =
@@ -37,6 +57,8 @@ export interface IncomingMessage {
   text: string;
   /** From a text button (clients without callback buttons). */
   payload: ButtonPayload | null;
+  /** Voice, photos, a sticker (none when absent). */
+  media?: MessageMedia;
 }
 
 export interface AssistantDeps {
@@ -56,6 +78,8 @@ export interface AssistantDeps {
   /** Where "today" is for the model. */
   timeZone: string;
   logger: Logger;
+  /** ASSISTANT_DEBOUNCE_MS: messages for the model this close together get one answer; 0 answers each at once. */
+  debounceMs: number;
 }
 
 export function createAssistant(deps: AssistantDeps) {
@@ -81,9 +105,11 @@ export function createAssistant(deps: AssistantDeps) {
   }
 
   /** `requestId`: the model request that wrote an assistant turn, whose usage record tells its model, tokens and cost. */
-  async function remember(executor: Executor, dialogueId: string, role: 'user' | 'assistant', content: string, requestId?: string) {
+  async function remember(executor: Executor, dialogueId: string, role: 'user' | 'assistant', content: string, requestId?: string, images?: string[]) {
     if (content.trim() === '') return;
-    await executor.insert(dialogueMessages).values({ dialogueId, role, content: content.slice(0, 8000), requestId: requestId ?? null });
+    await executor
+      .insert(dialogueMessages)
+      .values({ dialogueId, role, content: content.slice(0, 8000), requestId: requestId ?? null, images: images && images.length > 0 ? images : null });
   }
 
   /**
@@ -131,6 +157,52 @@ export function createAssistant(deps: AssistantDeps) {
     timeZone: deps.timeZone,
     logger,
   });
+
+  /**
+   * What the client said since the assistant (or an operator) last spoke — one message, or a burst: the
+   * newest turn's text (it is the last user message the model sees) and the photos of all of them.
+   */
+  async function burstInput(dialogueId: string): Promise<{ clientText: string; images: string[] }> {
+    const [lastReply] = await db
+      .select({ id: dialogueMessages.id })
+      .from(dialogueMessages)
+      .where(and(eq(dialogueMessages.dialogueId, dialogueId), inArray(dialogueMessages.role, ['assistant', 'operator'])))
+      .orderBy(desc(dialogueMessages.id))
+      .limit(1);
+    const turns = await db
+      .select({ content: dialogueMessages.content, images: dialogueMessages.images })
+      .from(dialogueMessages)
+      .where(and(eq(dialogueMessages.dialogueId, dialogueId), eq(dialogueMessages.role, 'user'), gt(dialogueMessages.id, lastReply?.id ?? 0)))
+      .orderBy(dialogueMessages.id);
+    return { clientText: turns.at(-1)?.content ?? '', images: turns.flatMap((r) => r.images ?? []).slice(-MAX_IMAGES) };
+  }
+
+  /** One model turn for what the client said since the last answer (one message, or a burst). */
+  async function answerTurn(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
+    const input = await burstInput(dialogue.id);
+    return runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [] });
+  }
+
+  /** A burst's answer, when it falls due (pending-answers.ts): the dialogue as it is now decides. */
+  async function answerOwed(dialogueId: string, requestId: string): Promise<string> {
+    const [dialogue] = await db.select().from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
+    if (!dialogue) return 'dialogue_gone';
+    const agent = await loadAgent(dialogue.agentId);
+    if (!agent) return 'agent_gone';
+    if (dialogue.messagingAllowed === false) return 'client_denied';
+    if (dialogue.mode === 'operator') return 'with_operator';
+    if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
+    return answerTurn(agent, dialogue, requestId);
+  }
+
+  const pending = createPendingAnswers({ db, debounceMs: deps.debounceMs, logger, answer: answerOwed });
+
+  /** A message for the model: answered now, or (ASSISTANT_DEBOUNCE_MS) once the burst it belongs to ends. */
+  async function answerOrDefer(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
+    if (deps.debounceMs === 0) return answerTurn(agent, dialogue, requestId);
+    await pending.defer(db, dialogue.id, requestId);
+    return 'answer_deferred';
+  }
 
   /** A step of a flow in progress consumed the message; returns the outcome, or null when no flow applies. */
   async function continueFlow(agent: Agent, dialogue: DialogueRow, text: string): Promise<string | null> {
@@ -194,32 +266,58 @@ export function createAssistant(deps: AssistantDeps) {
       const agent = await loadAgent(agentId);
       if (!agent) return 'agent_gone';
       const dialogue = await dialogueFor(agentId, message.peerId);
-      await remember(db, dialogue.id, 'user', message.text);
+      const media = message.media ?? NO_MEDIA;
+      // A voice message arrives with empty text: VK's transcript is what the client said (decisions.md).
+      const text = media.voice?.transcript && message.text.trim() === '' ? media.voice.transcript : message.text;
+      const hasText = text.trim() !== '';
+      // Kept only when the model may look at them: they are the burst’s photos (burstInput).
+      const photos = agent.acceptsImages ? media.photos.slice(0, MAX_IMAGES) : [];
+      await remember(db, dialogue.id, 'user', turnText(text, media), undefined, photos);
       if (dialogue.messagingAllowed === false) return 'client_denied';
       // With an operator: the assistant keeps quiet until the dialogue is released.
       if (dialogue.mode === 'operator') return 'with_operator';
       if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
 
       if (message.payload?.action) return act(agent, dialogue, message.payload);
-      const flowed = await continueFlow(agent, dialogue, message.text);
-      if (flowed) return flowed;
-
-      switch (matchTrigger(message.text)) {
-        case 'welcome':
-          await say(dialogue, t.welcome(agent.name, agent.type), mainMenu(agent.type));
-          return 'welcome';
-        case 'menu':
-          await say(dialogue, t.menu, mainMenu(agent.type));
-          return 'menu';
-        case 'help':
-          await say(dialogue, t.help(agent.type), mainMenu(agent.type));
-          return 'help';
-        case 'operator':
-          return escalate(agent, dialogue, t.escalationReasonAsked);
-        default:
-          if (message.text.trim() === '') return 'ignored';
-          return runModelTurn(agent, dialogue, requestId, { clientText: message.text });
+      if (media.voice && !hasText) {
+        // No transcript (yet): whether VK tells a community bot when it is ready is undocumented (vk.md §5).
+        await say(dialogue, t.voiceNotHeard);
+        return 'voice_not_heard';
       }
+      if (media.sticker && !hasText && media.photos.length === 0) {
+        await say(dialogue, t.stickerReply);
+        return 'sticker';
+      }
+      if (media.photos.length > 0 && !agent.acceptsImages) {
+        // Said first; text sent with the photo is still answered.
+        await say(dialogue, t.imagesOff);
+        if (!hasText) return 'photo_declined';
+      }
+      const typed = buttonForTypedText(text, agent.type, dialogue.lastKeyboard);
+      if (typed) return act(agent, dialogue, typed);
+
+      if (hasText) {
+        const flowed = await continueFlow(agent, dialogue, text);
+        if (flowed) return flowed;
+        switch (matchTrigger(text)) {
+          case 'welcome':
+            await say(dialogue, t.welcome(agent.name, agent.type), mainMenu(agent.type));
+            return 'welcome';
+          case 'menu':
+            await say(dialogue, t.menu, mainMenu(agent.type));
+            return 'menu';
+          case 'help':
+            await say(dialogue, t.help(agent.type), mainMenu(agent.type));
+            return 'help';
+          case 'operator':
+            return escalate(agent, dialogue, t.escalationReasonAsked);
+          default:
+            break;
+        }
+      } else if (photos.length === 0) {
+        return 'ignored';
+      }
+      return answerOrDefer(agent, dialogue, requestId);
     },
 
     /** A callback button press (message_event), already acknowledged to VK. */
@@ -253,6 +351,12 @@ export function createAssistant(deps: AssistantDeps) {
 
     /** The tools the agent's model is offered now, and those it lacks with the reason (the agent's page). */
     toolsFor: (agent: Agent) => tools.toolsFor(agent),
+
+    /** Answers bursts that are due and unclaimed (the periodic backstop of their timers). */
+    sweepAnswers: () => pending.sweep(),
+
+    /** Stops the burst timers and waits for turns under way (graceful shutdown). */
+    stop: () => pending.stop(),
 
     /** For the operator relay: the dialogue's row by id. */
     async dialogueById(executor: Executor, dialogueId: string): Promise<DialogueRow | null> {

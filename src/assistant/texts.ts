@@ -27,6 +27,8 @@ export const assistantTexts = {
 
   // Buttons.
   buttonMenu: 'Главное меню',
+  // What the welcome tells clients to type for the menu: typed, it acts as the menu button.
+  typedMenu: 'Меню',
   buttonHelp: 'Помощь',
   buttonCatalog: 'Каталог',
   buttonCart: 'Корзина',
@@ -44,6 +46,15 @@ export const assistantTexts = {
   escalationReasonSteps: 'ассистент не справился с вопросом за отведённое число шагов',
   // The owner's account is blocked: said once per dialogue, then the assistant stays silent.
   assistantUnavailable: 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.',
+
+  // What the client sent besides text.
+  voiceNotHeard: 'Не расслышал, напишите, пожалуйста, текстом.',
+  imagesOff: 'К сожалению, я не могу посмотреть фото. Опишите, пожалуйста, словами, что на нём, — я постараюсь помочь.',
+  stickerReply: 'Спасибо! 😊 Напишите, чем я могу помочь.',
+  // How such a message stands in the dialogue's transcript (the owner's inbox, the model's history).
+  turnPhoto: '[фото]',
+  turnVoice: '[голосовое сообщение]',
+  turnSticker: '[стикер]',
 
   // Escalation.
   askPhone: 'Чтобы сотрудник мог с вами связаться, напишите, пожалуйста, ваш номер телефона.',

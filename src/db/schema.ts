@@ -371,6 +371,8 @@ export const agents = pgTable(
     type: text('type').notNull(),
     systemPrompt: text('system_prompt').notNull().default(''),
     model: text('model').notNull(),
+    /** The owner's switch: clients' photos go to the model as images (its model must take them). */
+    acceptsImages: boolean('accepts_images').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -462,6 +464,17 @@ export const dialogues = pgTable(
      * dialogue and block, so a notice older than the owner's blocked_at means a new block, told again.
      */
     unavailableNoticeAt: timestamp('unavailable_notice_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * A model answer owed to the client's messages (a burst): due then, pushed forward by each message
+     * that joins it, so one turn answers them all. Any instance's worker claims a due one.
+     */
+    answerDueAt: timestamp('answer_due_at', { withTimezone: true, mode: 'date' }),
+    /** A worker is answering until then; past it (a crash), another worker answers again. */
+    answerLockedUntil: timestamp('answer_locked_until', { withTimezone: true, mode: 'date' }),
+    /** The request id of the burst's newest message: the owed turn's model calls are billed under it. */
+    answerRequestId: text('answer_request_id'),
+    /** The keyboard of the assistant's last message (null: it had none): its labels, typed, act as presses. */
+    lastKeyboard: jsonb('last_keyboard'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -469,6 +482,7 @@ export const dialogues = pgTable(
     unique('dialogues_peer_unique').on(t.agentId, t.channel, t.peerId),
     check('dialogues_mode_known', sql`${t.mode} in ('assistant', 'operator')`),
     index('dialogues_agent_activity_idx').on(t.agentId, t.lastMessageAt, t.id),
+    index('dialogues_answer_due_idx').on(t.answerDueAt).where(sql`${t.answerDueAt} is not null or ${t.answerLockedUntil} is not null`),
   ],
 );
 
@@ -725,6 +739,8 @@ export const dialogueMessages = pgTable(
     clientMessageId: text('client_message_id'),
     /** Tool turns: the name of the tool the model called (the content is the result's summary). */
     toolName: text('tool_name'),
+    /** User turns with photos the model may look at: each photo's largest size URL, as VK gave it. */
+    images: jsonb('images').$type<string[]>(),
     createdAt: createdAt(),
   },
   (t) => [

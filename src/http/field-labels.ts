@@ -32,6 +32,7 @@ export const fieldLabels: Record<string, string> = {
   type: 'Тип',
   systemPrompt: 'Системный промпт',
   model: 'Модель',
+  acceptsImages: 'Фото клиентов',
   // VK community.
   groupId: 'ID сообщества',
   accessToken: 'Ключ доступа сообщества',

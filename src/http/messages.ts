@@ -133,6 +133,7 @@ export const errorMessages = {
   agentNameTooLong: 'не длиннее 100 символов',
   agentPromptTooLong: 'не длиннее 20000 символов',
   agentModelInvalid: 'ожидается вид <владелец>/<модель>, например openai/gpt-4o-mini',
+  agentAcceptsImagesInvalid: 'ожидается true или false',
 
   // Messenger (Telegram).
   messengerBotTokenFormat: 'Неверный формат токена бота: ожидается <id бота>:<секрет>, как его выдаёт @BotFather',

@@ -44,6 +44,9 @@ export function testConfig(database: TestDatabase, env: Record<string, string | 
     // Tests post YooKassa's notifications themselves, from 127.0.0.1; the sender check's own tests
     // (payment-senders.test.ts) pass undefined for YooKassa's published list.
     YOOKASSA_NOTIFICATION_IPS: '127.0.0.1,::1',
+    // Each client message answered at once, as before bursts were gathered: tests that send a message and
+    // wait for its answer stay as fast as they were. The burst tests (chat-patterns.test.ts) set it.
+    ASSISTANT_DEBOUNCE_MS: '0',
     ...env,
   }).config;
 }

@@ -34,7 +34,7 @@ export function createSocialDriver(getApp: () => TestApp, getVk: () => FakeVk) {
     },
 
     /** A client's message as VK posts it (API ≥ 5.103), or in the older flat shape. */
-    messageNew(text: string, options: { flat?: boolean; peerId?: number; secret?: string | null; payload?: unknown } = {}) {
+    messageNew(text: string, options: { flat?: boolean; peerId?: number; secret?: string | null; payload?: unknown; attachments?: unknown[] } = {}) {
       const peerId = options.peerId ?? CLIENT;
       counter += 1;
       const message: Record<string, unknown> = {
@@ -45,7 +45,7 @@ export function createSocialDriver(getApp: () => TestApp, getVk: () => FakeVk) {
         text,
         conversation_message_id: 500 + counter,
         out: 0,
-        attachments: [],
+        attachments: options.attachments ?? [],
         fwd_messages: [],
       };
       if (options.payload !== undefined) message.payload = JSON.stringify(options.payload);

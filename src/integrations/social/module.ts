@@ -36,7 +36,10 @@ export interface SocialDeps {
   messengerSettings: Pick<MessengerSettings, 'recipients'>;
   booking: Booking;
   commerce: Commerce;
-  config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone'>;
+  config: Pick<
+    Config,
+    'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone' | 'assistantDebounceMs'
+  >;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
 }
@@ -70,6 +73,7 @@ export function createSocial(deps: SocialDeps) {
     // The salon's bookings are in its local dates; YCLIENTS_TIME_ZONE is the zone assumed when YCLIENTS names none.
     timeZone: config.yclientsTimeZone,
     logger,
+    debounceMs: config.assistantDebounceMs,
   });
   const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes, observe: deps.observeEvent });
 
@@ -96,11 +100,15 @@ export function createSocial(deps: SocialDeps) {
   };
   deps.escalations.registerRelay(SOCIAL_CHANNEL, relay);
 
-  // Events are normally handled right after their `ok`; this catches those a stop or a failure cut short.
+  // Events are normally handled right after their `ok`, and bursts answered when their timer fires; this
+  // catches those a stop or a failure cut short (and bursts whose timer is in another, stopped instance).
   const sweep = createPeriodicJob({
     name: 'social inbox sweep',
     intervalMs: Math.max(50, config.outboxPollIntervalMs * 5),
-    run: () => webhook.sweep(),
+    run: async () => {
+      await webhook.sweep();
+      await assistant.sweepAnswers();
+    },
     logger,
   });
 
@@ -115,6 +123,7 @@ export function createSocial(deps: SocialDeps) {
     async stop() {
       await sweep.stop();
       await webhook.drain();
+      await assistant.stop();
     },
   };
 }

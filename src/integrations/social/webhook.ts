@@ -18,6 +18,7 @@ import { cleanStorableText } from '../../http/text';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json';
 import type { Logger } from '../../logger';
 import type { Assistant } from '../../assistant/dialogue';
+import { readMedia } from './attachments';
 import type { VkClient } from './client';
 import type { ButtonPayload } from './keyboards';
 import type { SocialSettings } from './settings';
@@ -106,7 +107,7 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         const peerId = int(message.peer_id) ?? int(message.from_id);
         if (peerId === null || message.out === 1) return 'ignored';
         const body = typeof message.text === 'string' ? unescapeVk(message.text) : '';
-        return assistant.onMessage(agentId, { peerId, text: body, payload: parsePayload(message.payload) }, requestId);
+        return assistant.onMessage(agentId, { peerId, text: body, payload: parsePayload(message.payload), media: readMedia(message) }, requestId);
       }
       case 'message_event': {
         const peerId = int(object.peer_id);

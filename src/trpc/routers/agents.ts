@@ -11,6 +11,7 @@ const agentOutput = z.object({
   type: agentType,
   systemPrompt: z.string(),
   model: z.string(),
+  acceptsImages: z.boolean().describe('Фото клиентов передаются модели как изображения'),
   createdAt: z.string(),
   updatedAt: z.string(),
   unavailableReason: z

@@ -24,6 +24,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const [name, setName] = useState(agent.name);
   const [systemPrompt, setSystemPrompt] = useState(agent.systemPrompt);
   const [model, setModel] = useState(agent.model);
+  const [acceptsImages, setAcceptsImages] = useState(agent.acceptsImages);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const save = useAction((input: Parameters<typeof api.agents.update.mutate>[0]) => api.agents.update.mutate(input));
@@ -32,7 +33,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
-    const checked = check(agentPatchInput, { name, systemPrompt, model: optional(model) });
+    const checked = check(agentPatchInput, { name, systemPrompt, model: optional(model), acceptsImages });
     if (!checked.ok) {
       setErrors(checked.errors);
       return;
@@ -58,6 +59,10 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
       <Field label="Модель" hint="Вида владелец/модель, например openai/gpt-4o-mini" error={shown.model}>
         {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} />}
       </Field>
+      <label className="checkbox">
+        <input type="checkbox" name="acceptsImages" checked={acceptsImages} onChange={(e) => setAcceptsImages(e.target.checked)} />
+        Показывать модели фото клиентов (модель должна принимать изображения); иначе клиенту ответят, что фото ассистент не смотрит
+      </label>
       <SubmitRow label="Сохранить агента" pending={save.pending} done={saved} error={save.error} />
     </form>
   );

@@ -1,0 +1,43 @@
+// Typed text equal to a button's label acts as that button (decisions.md, third round): «Записаться»,
+// «Корзина», «Оформить заказ» typed do what pressing does. Compared as the text triggers are (case, ё,
+// punctuation and emoji around the words ignored). The main menu's labels of the agent's type count always;
+// the labels of the keyboard on the assistant's last message (a specialist's name, a time, «➕ Платье»)
+// only while it is the last one, since «Анна» typed later may mean anything.
+import type { AgentType } from '../agents/service';
+import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
+import { ACTIONS, typedMenuButtons } from './menus';
+import { normaliseText } from './triggers';
+
+/**
+ * The cart's ➕/➖ buttons carry a product's name: a client typing that name in front of the cart means the
+ * product, not "one less of it".
+ */
+const NOT_BY_TYPING: ReadonlySet<string> = new Set([ACTIONS.cartInc, ACTIONS.cartDec]);
+
+function keyboardButtons(keyboard: unknown): { label: string; payload: ButtonPayload }[] {
+  const rows = (keyboard as VkKeyboard | null)?.buttons;
+  if (!Array.isArray(rows)) return [];
+  const out: { label: string; payload: ButtonPayload }[] = [];
+  for (const button of rows.flat()) {
+    const action = button?.action;
+    if (!action || typeof action.label !== 'string' || typeof action.payload !== 'string') continue;
+    try {
+      const payload = JSON.parse(action.payload) as ButtonPayload;
+      if (typeof payload?.action === 'string' && !NOT_BY_TYPING.has(payload.action)) out.push({ label: action.label, payload });
+    } catch {
+      // A payload we did not write: not a button of ours.
+    }
+  }
+  return out;
+}
+
+/** The press a typed text stands for, or null (no label matches, or it matches buttons that differ). */
+export function buttonForTypedText(text: string, type: AgentType, lastKeyboard: unknown): ButtonPayload | null {
+  const typed = normaliseText(text);
+  if (typed === '') return null;
+  const matches = new Map<string, ButtonPayload>();
+  for (const button of [...typedMenuButtons(type), ...keyboardButtons(lastKeyboard)]) {
+    if (normaliseText(button.label) === typed) matches.set(JSON.stringify(button.payload), button.payload);
+  }
+  return matches.size === 1 ? [...matches.values()][0]! : null;
+}
