@@ -25,7 +25,8 @@ describe('agents', () => {
       id: expect.any(String),
       name: 'Магазин',
       type: 'ecommerce',
-      systemPrompt: '',
+      // No prompt sent: the shop's Russian template, which names the shop tools.
+      systemPrompt: expect.stringContaining('search_products'),
       model: 'acme/helper-1',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

@@ -74,5 +74,8 @@ export const resultsView = z.object({
   escalations: z.number().int(),
   bookings: z.number().int(),
   orders: z.object({ created: z.number().int(), paid: z.number().int(), paidTotals: z.array(z.object({ currency: z.string(), amount: z.string() })) }),
+  ordersByModel: z
+    .object({ created: z.number().int(), paid: z.number().int() })
+    .describe('Из orders — заказы, оформленные ассистентом (инструментом checkout), а не кнопками магазина'),
   modelSpend: z.object({ requests: z.number().int(), tokens: z.number().int(), cost: z.number(), currency: z.string() }),
 });

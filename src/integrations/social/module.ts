@@ -3,8 +3,7 @@
 // replies from the messenger back to the client.
 import { createAssistant } from '../../assistant/dialogue';
 import { createBookingFlow } from '../../assistant/booking-flow';
-import { createShopFlow } from '../../assistant/shop-flow';
-import type { Commerce } from '../../commerce/module';
+import type { ShopFlow } from '../../assistant/shop-flow';
 import { assistantTexts } from '../../assistant/texts';
 import type { AgentService } from '../../agents/service';
 import type { Config } from '../../config';
@@ -31,7 +30,8 @@ export interface SocialDeps {
   agents: Pick<AgentService, 'find'>;
   escalations: Escalations;
   booking: Booking;
-  commerce: Commerce;
+  /** The shop of E-commerce agents in the dialogue (built with the services: its model tools share it). */
+  shopFlow: ShopFlow;
   config: Pick<Config, 'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs'>;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
@@ -42,16 +42,7 @@ export function createSocial(deps: SocialDeps) {
   const vkFor = (accessToken: string) => createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken });
   const settings = createSocialSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, vkFor });
   const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, outbox, logger });
-  const shopFlow = createShopFlow({
-    flowDb: db,
-    catalog: deps.commerce.catalog,
-    orders: deps.commerce.orders,
-    settings: deps.commerce.settings,
-    orderPayments: deps.commerce.orderPayments,
-    outbox,
-    logger,
-  });
-  const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, shopFlow, logger });
+  const assistant = createAssistant({ db, agents: deps.agents, chat: deps.chat, escalations: deps.escalations, outbox, bookingFlow, shopFlow: deps.shopFlow, logger });
   const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes, observe: deps.observeEvent });
 
   outbox.register(SOCIAL_MESSAGE_KIND, createSocialMessageHandler({ db, settings, vkFor }));
