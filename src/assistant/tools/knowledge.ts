@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { Agent } from '../../agents/service';
 import type { Knowledge } from '../../knowledge/service';
-import { toolTexts } from './texts';
+import { shopKnowledgeTexts } from './shop-knowledge-texts';
 import type { AssistantTool, ToolProvider } from './types';
 
 /** Entries one search gives the model. */
@@ -28,23 +28,23 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
 export function createKnowledgeTools(deps: { knowledge: Pick<Knowledge, 'search' | 'hasEntries'> }) {
   const searchKnowledge: AssistantTool = {
     name: 'search_knowledge',
-    description: toolTexts.searchKnowledge,
+    description: shopKnowledgeTexts.searchKnowledge,
     parameters: {
       type: 'object',
-      properties: { query: { type: 'string', description: toolTexts.searchKnowledgeQuery } },
+      properties: { query: { type: 'string', description: shopKnowledgeTexts.searchKnowledgeQuery } },
       required: ['query'],
       additionalProperties: false,
     },
     async run(args, ctx) {
       const parsed = searchArgs.safeParse(args);
-      if (!parsed.success) return { result: { ok: false, error: toolTexts.badArguments }, summary: toolTexts.summaryBadArguments };
+      if (!parsed.success) return { result: { ok: false, error: shopKnowledgeTexts.badArguments }, summary: shopKnowledgeTexts.summaryBadArguments };
       const hits = await deps.knowledge.search(ctx.agent.id, parsed.data.query, SEARCH_LIMIT);
       return {
         result: {
           entries: hits.map((h) => ({ title: h.title, content: clip(h.content, ENTRY_CHARS) })),
-          ...(hits.length === 0 ? { note: toolTexts.knowledgeNothingFound } : {}),
+          ...(hits.length === 0 ? { note: shopKnowledgeTexts.knowledgeNothingFound } : {}),
         },
-        summary: toolTexts.summaryKnowledge(parsed.data.query, hits.length),
+        summary: shopKnowledgeTexts.summaryKnowledge(parsed.data.query, hits.length),
       };
     },
   };
@@ -53,7 +53,7 @@ export function createKnowledgeTools(deps: { knowledge: Pick<Knowledge, 'search'
     async toolsFor(agent: Agent) {
       // Every agent type has a knowledge base; an empty one would only cost the owner a model call.
       if (await deps.knowledge.hasEntries(agent.id)) return { tools: [searchKnowledge], missing: [] };
-      return { tools: [], missing: [{ name: 'search_knowledge', reason: toolTexts.missingKnowledge }] };
+      return { tools: [], missing: [{ name: 'search_knowledge', reason: shopKnowledgeTexts.missingKnowledge }] };
     },
   };
 
@@ -76,7 +76,7 @@ export function createKnowledgeTools(deps: { knowledge: Pick<Knowledge, 'search'
         blocks.push(block);
         room -= block.length;
       }
-      return [toolTexts.promptKnowledgeHeader, ...blocks].join('\n\n');
+      return [shopKnowledgeTexts.promptKnowledgeHeader, ...blocks].join('\n\n');
     },
   };
 }

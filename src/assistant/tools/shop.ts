@@ -12,7 +12,7 @@ import type { Database } from '../../db/client';
 import { dialogues } from '../../db/schema';
 import { normalisePhone } from '../../phone';
 import { price, type ShopFlow } from '../shop-flow';
-import { toolTexts } from './texts';
+import { shopKnowledgeTexts } from './shop-knowledge-texts';
 import type { AssistantTool, MissingTool, ToolProvider, ToolResult } from './types';
 
 /** Products one search shows the model: enough to choose from, few enough to keep the request small. */
@@ -50,7 +50,7 @@ function orderFacts(order: OrderView) {
   return {
     orderNumber: order.number,
     status: order.status,
-    statusText: toolTexts.orderStatus[order.status],
+    statusText: shopKnowledgeTexts.orderStatus[order.status],
     items: order.items.map((i) => ({ title: i.title, quantity: i.quantity, price: price(i.priceMinor, order.currency) })),
     total: price(order.totalMinor, order.currency),
     paymentLink: order.status === 'pending' ? order.paymentLink : null,
@@ -77,59 +77,59 @@ export function createShopTools(deps: {
 
   const searchProducts: AssistantTool = {
     name: 'search_products',
-    description: toolTexts.searchProducts,
+    description: shopKnowledgeTexts.searchProducts,
     parameters: {
       type: 'object',
-      properties: { query: { type: 'string', description: toolTexts.searchProductsQuery } },
+      properties: { query: { type: 'string', description: shopKnowledgeTexts.searchProductsQuery } },
       required: ['query'],
       additionalProperties: false,
     },
     async run(args, ctx) {
       const parsed = searchArgs.safeParse(args);
-      if (!parsed.success) return refusal(toolTexts.badArguments, toolTexts.summaryBadArguments);
+      if (!parsed.success) return refusal(shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArguments);
       const found = await deps.catalog.search(ctx.agent.id, parsed.data.query, SEARCH_LIMIT);
       return {
-        result: { products: found.products.map(productFacts), matched: found.matched, ...(found.products.length === 0 ? { note: toolTexts.nothingFound } : {}) },
-        summary: toolTexts.summarySearch(parsed.data.query, found.products.length),
+        result: { products: found.products.map(productFacts), matched: found.matched, ...(found.products.length === 0 ? { note: shopKnowledgeTexts.nothingFound } : {}) },
+        summary: shopKnowledgeTexts.summarySearch(parsed.data.query, found.products.length),
       };
     },
   };
 
   const addToCart: AssistantTool = {
     name: 'add_to_cart',
-    description: toolTexts.addToCart,
+    description: shopKnowledgeTexts.addToCart,
     parameters: {
       type: 'object',
       properties: {
-        productId: { type: 'string', description: toolTexts.addToCartProductId },
-        quantity: { type: 'integer', minimum: 1, maximum: 99, description: toolTexts.addToCartQuantity },
+        productId: { type: 'string', description: shopKnowledgeTexts.addToCartProductId },
+        quantity: { type: 'integer', minimum: 1, maximum: 99, description: shopKnowledgeTexts.addToCartQuantity },
       },
       required: ['productId', 'quantity'],
       additionalProperties: false,
     },
     async run(args, ctx) {
       const parsed = addArgs.safeParse(args);
-      if (!parsed.success) return refusal(toolTexts.badArguments, toolTexts.summaryBadArguments);
+      if (!parsed.success) return refusal(shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArguments);
       const outcome = await deps.orders.add(ctx.agent.id, ctx.dialogue.id, parsed.data.productId, parsed.data.quantity);
       switch (outcome.status) {
         case 'not_found':
-          return refusal(toolTexts.productNotFound, toolTexts.summaryProductNotFound);
+          return refusal(shopKnowledgeTexts.productNotFound, shopKnowledgeTexts.summaryProductNotFound);
         case 'unavailable':
-          return refusal(toolTexts.outOfStock(outcome.title), toolTexts.summaryOutOfStock(outcome.title));
+          return refusal(shopKnowledgeTexts.outOfStock(outcome.title), shopKnowledgeTexts.summaryOutOfStock(outcome.title));
         case 'not_enough':
-          return refusal(toolTexts.notEnough(outcome.title, outcome.inStock, outcome.inCart), toolTexts.summaryOutOfStock(outcome.title), {
+          return refusal(shopKnowledgeTexts.notEnough(outcome.title, outcome.inStock, outcome.inCart), shopKnowledgeTexts.summaryOutOfStock(outcome.title), {
             inStock: outcome.inStock,
             inCart: outcome.inCart,
           });
         case 'added':
-          return { result: { ok: true, title: outcome.title, quantityInCart: outcome.quantity }, summary: toolTexts.summaryAdded(outcome.title, outcome.quantity) };
+          return { result: { ok: true, title: outcome.title, quantityInCart: outcome.quantity }, summary: shopKnowledgeTexts.summaryAdded(outcome.title, outcome.quantity) };
       }
     },
   };
 
   const showCart: AssistantTool = {
     name: 'show_cart',
-    description: toolTexts.showCart,
+    description: shopKnowledgeTexts.showCart,
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     async run(_args, ctx) {
       const lines = await deps.orders.cart(ctx.dialogue.id);
@@ -150,26 +150,26 @@ export function createShopTools(deps: {
           total: price(totalMinor, currency),
           empty: lines.length === 0,
         },
-        summary: toolTexts.summaryCart(lines.length, price(totalMinor, currency)),
+        summary: shopKnowledgeTexts.summaryCart(lines.length, price(totalMinor, currency)),
       };
     },
   };
 
   const checkout: AssistantTool = {
     name: 'checkout',
-    description: toolTexts.checkout,
+    description: shopKnowledgeTexts.checkout,
     parameters: {
       type: 'object',
-      properties: { clientPhone: { type: 'string', description: toolTexts.checkoutPhone } },
+      properties: { clientPhone: { type: 'string', description: shopKnowledgeTexts.checkoutPhone } },
       required: ['clientPhone'],
       additionalProperties: false,
     },
     async run(args, ctx) {
       const parsed = checkoutArgs.safeParse(args);
-      if (!parsed.success) return refusal(toolTexts.badArguments, toolTexts.summaryBadArguments);
+      if (!parsed.success) return refusal(shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArguments);
       // A phone the client gave before (at an earlier order or escalation) serves when the model sends none.
       const phone = parsed.data.clientPhone ? normalisePhone(parsed.data.clientPhone) : await knownPhone(ctx.dialogue.id);
-      if (!phone) return refusal(toolTexts.phoneNeeded, toolTexts.summaryPhoneNeeded);
+      if (!phone) return refusal(shopKnowledgeTexts.phoneNeeded, shopKnowledgeTexts.summaryPhoneNeeded);
       const placed = await deps.shopFlow.placeOrder(ctx.agent, ctx.dialogue, phone, {
         source: 'model',
         rememberPhone: async (tx, clientPhone) => {
@@ -178,15 +178,15 @@ export function createShopTools(deps: {
       });
       switch (placed.status) {
         case 'payments_unavailable':
-          return refusal(toolTexts.paymentsUnavailable, toolTexts.summaryPaymentsUnavailable);
+          return refusal(shopKnowledgeTexts.paymentsUnavailable, shopKnowledgeTexts.summaryPaymentsUnavailable);
         case 'nothing_to_order':
-          return refusal(toolTexts.nothingToOrder, toolTexts.summaryNothingToOrder);
+          return refusal(shopKnowledgeTexts.nothingToOrder, shopKnowledgeTexts.summaryNothingToOrder);
         case 'refused':
           return refusal(placed.message, placed.message);
         case 'created':
           return {
-            result: { ok: true, ...orderFacts(placed.order), paymentLink: placed.order.paymentLink, note: toolTexts.orderCreatedNote },
-            summary: toolTexts.summaryOrder(placed.order.number, price(placed.order.totalMinor, placed.order.currency)),
+            result: { ok: true, ...orderFacts(placed.order), paymentLink: placed.order.paymentLink, note: shopKnowledgeTexts.orderCreatedNote },
+            summary: shopKnowledgeTexts.summaryOrder(placed.order.number, price(placed.order.totalMinor, placed.order.currency)),
           };
       }
     },
@@ -194,10 +194,10 @@ export function createShopTools(deps: {
 
   const orderStatus: AssistantTool = {
     name: 'order_status',
-    description: toolTexts.orderStatusTool,
+    description: shopKnowledgeTexts.orderStatusTool,
     parameters: {
       type: 'object',
-      properties: { orderNumber: { type: 'string', description: toolTexts.orderStatusNumber } },
+      properties: { orderNumber: { type: 'string', description: shopKnowledgeTexts.orderStatusNumber } },
       required: ['orderNumber'],
       additionalProperties: false,
     },
@@ -206,8 +206,8 @@ export function createShopTools(deps: {
       const number = parsed.success ? parsed.data.orderNumber.toUpperCase() : '';
       // Another client's order is answered exactly like a number that does not exist.
       const order = ORDER_NUMBER.test(number) ? await deps.orders.ofDialogue(ctx.agent.id, ctx.dialogue.id, number) : null;
-      if (!order) return { result: { found: false, error: toolTexts.orderNotFound }, summary: toolTexts.summaryOrderNotFound(number || '—') };
-      return { result: { found: true, ...orderFacts(order) }, summary: toolTexts.summaryOrderStatus(order.number, toolTexts.orderStatus[order.status]) };
+      if (!order) return { result: { found: false, error: shopKnowledgeTexts.orderNotFound }, summary: shopKnowledgeTexts.summaryOrderNotFound(number || '—') };
+      return { result: { found: true, ...orderFacts(order) }, summary: shopKnowledgeTexts.summaryOrderStatus(order.number, shopKnowledgeTexts.orderStatus[order.status]) };
     },
   };
 
@@ -220,9 +220,9 @@ export function createShopTools(deps: {
         tools.push(searchProducts, addToCart, showCart);
         const canPay = (await deps.settings.paymentLinkTemplate(agent.id).catch(() => null)) !== null;
         if (canPay) tools.push(checkout);
-        else missing.push({ name: 'checkout', reason: toolTexts.missingPayments });
+        else missing.push({ name: 'checkout', reason: shopKnowledgeTexts.missingPayments });
       } else {
-        for (const name of ['search_products', 'add_to_cart', 'show_cart', 'checkout']) missing.push({ name, reason: toolTexts.missingProducts });
+        for (const name of ['search_products', 'add_to_cart', 'show_cart', 'checkout']) missing.push({ name, reason: shopKnowledgeTexts.missingProducts });
       }
       // A client asks about an order they placed whatever the catalog holds now.
       tools.push(orderStatus);

@@ -4,7 +4,7 @@
 // holds what is said to clients directly.
 import type { OrderStatus } from '../../commerce/orders';
 
-export const toolTexts = {
+export const shopKnowledgeTexts = {
   // Shop: descriptions for the model.
   searchProducts:
     'Найти товары магазина по словам клиента (название, описание, характеристики вроде размера и цвета). Возвращает до 8 товаров с id, ценой, характеристиками и наличием. Вызывай, прежде чем говорить о товарах, ценах и наличии.',
