@@ -200,6 +200,9 @@ describe('search_knowledge tool and the prompt block', () => {
     const bad = await tool.run({ query: 42 }, ctx);
     expect(bad.result).toMatchObject({ ok: false });
 
+    // A question's filler words do not dilute the one that matters.
+    await add(s, 'Стрижка', 'Женская стрижка — 2500 ₽.');
+    expect(await services.knowledgeTools.knowledgeForPrompt(agent.id, 'Сколько стоит стрижка?')).toContain('Женская стрижка — 2500 ₽.');
     const block = await services.knowledgeTools.knowledgeForPrompt(agent.id, 'Сколько стоит курс акварели?');
     expect(block).toContain('### Курс акварели');
     expect(block).toContain('6900 ₽');

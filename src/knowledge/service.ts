@@ -115,8 +115,34 @@ export function createKnowledge(db: Database) {
     return [];
   }
 
+  /**
+   * Entries scored against any word of a client's message: the sum of each word's ts_rank (title 1.0,
+   * body 0.4 of a match's weight). ts_rank of an OR query is that sum divided by the number of words, which
+   * would let a message's filler words («сколько», «стоит») drown the one word that matters.
+   */
+  async function scoreAgainstMessage(agentId: string, message: string, limit: number): Promise<KnowledgeHit[]> {
+    const any = sql`replace(plainto_tsquery('russian', ${message})::text, '&', '|')::tsquery`;
+    // An OR chain of n words has 2n − 1 nodes.
+    const score: SQL<number> = sql<number>`(ts_rank(${knowledgeEntries.search}, ${any}) * (numnode(${any}) + 1) / 2)::float8`;
+    const rows = await db
+      .select({
+        id: knowledgeEntries.id,
+        title: knowledgeEntries.title,
+        content: knowledgeEntries.content,
+        createdAt: knowledgeEntries.createdAt,
+        updatedAt: knowledgeEntries.updatedAt,
+        score,
+      })
+      .from(knowledgeEntries)
+      .where(and(eq(knowledgeEntries.agentId, agentId), sql`${knowledgeEntries.search} @@ ${any}`))
+      .orderBy(sql`${score} desc`, asc(knowledgeEntries.createdAt), asc(knowledgeEntries.id))
+      .limit(limit);
+    return rows.map((r) => ({ ...view(r), rank: Number(r.score) }));
+  }
+
   return {
     search,
+    scoreAgainstMessage,
 
     async list(agentId: string, query: { limit: number; cursor?: string | undefined }) {
       const filters = [eq(knowledgeEntries.agentId, agentId)];

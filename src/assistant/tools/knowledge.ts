@@ -15,17 +15,17 @@ const ENTRY_CHARS = 2000;
 const PROMPT_ENTRIES = 3;
 const PROMPT_CHARS = 4000;
 /**
- * ts_rank (default weights: title 1.0, body 0.4) an entry must reach to go into the prompt unasked: a
- * title word of the message («стрижка» in «Сколько стоит стрижка?») scores ~0.6, one body word once in
- * a long entry ~0.1 — a passing word is left to search_knowledge.
+ * The score (the message's words' ts_rank summed; title weight 1.0, body 0.4) an entry must reach to go
+ * into the prompt unasked: a word of the message in the entry's title («стрижка» in «Сколько стоит
+ * стрижка?») scores ~0.67, a word only in its body ~0.1–0.25 — a passing word is left to search_knowledge.
  */
-export const PROMPT_MIN_RANK = 0.3;
+export const PROMPT_MIN_SCORE = 0.5;
 
 const searchArgs = z.object({ query: z.string().trim().min(1).max(500) });
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-export function createKnowledgeTools(deps: { knowledge: Pick<Knowledge, 'search' | 'hasEntries'> }) {
+export function createKnowledgeTools(deps: { knowledge: Pick<Knowledge, 'search' | 'scoreAgainstMessage' | 'hasEntries'> }) {
   const searchKnowledge: AssistantTool = {
     name: 'search_knowledge',
     description: shopKnowledgeTexts.searchKnowledge,
@@ -61,12 +61,12 @@ export function createKnowledgeTools(deps: { knowledge: Pick<Knowledge, 'search'
     provider,
     /**
      * The knowledge-base entries that answer the client's message well enough to go into the system prompt
-     * (rank ≥ PROMPT_MIN_RANK, at most three), as one block of text; null when none does.
+     * (score ≥ PROMPT_MIN_SCORE, at most three), as one block of text; null when none does.
      */
     async knowledgeForPrompt(agentId: string, clientText: string): Promise<string | null> {
       const text = clientText.trim().slice(0, 500);
       if (!text) return null;
-      const hits = (await deps.knowledge.search(agentId, text, PROMPT_ENTRIES)).filter((h) => h.rank >= PROMPT_MIN_RANK);
+      const hits = (await deps.knowledge.scoreAgainstMessage(agentId, text, PROMPT_ENTRIES)).filter((h) => h.rank >= PROMPT_MIN_SCORE);
       if (hits.length === 0) return null;
       let room = PROMPT_CHARS;
       const blocks: string[] = [];
