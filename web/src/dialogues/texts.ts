@@ -74,6 +74,7 @@ export const resultsTexts = {
   escalations: 'Эскалации',
   bookings: 'Записи',
   orders: 'Заказы',
+  ordersByModel: (n: number) => `оформлено ассистентом: ${n}`,
   paid: 'Оплачено',
   spend: 'Расходы на модель',
   requests: (n: number) => `запросов: ${n}`,
