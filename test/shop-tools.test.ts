@@ -119,6 +119,9 @@ describe('shop tools', () => {
     const loose = (await run('search_products', { query: 'красная юбка' })).result as { products: { title: string }[]; matched: string };
     expect(loose.matched).toBe('any');
     expect(loose.products.map((p) => p.title).sort()).toEqual(['Платье летнее', 'Рубашка']);
+    // No words: the catalog's first products on sale.
+    const everything = (await run('search_products', { query: '  ' })).result as { products: { title: string }[] };
+    expect(everything.products.map((p) => p.title)).toEqual(['Платье летнее', 'Платье вечернее', 'Рубашка']);
     const none = (await run('search_products', { query: 'велосипед' })).result as { products: unknown[]; note: string };
     expect(none.products).toEqual([]);
     expect(none.note).toMatch(/Ничего не найдено/);

@@ -64,7 +64,7 @@ const refusal = (error: string, summary: string, extra: Record<string, unknown> 
 
 export function createShopTools(deps: {
   db: Database;
-  catalog: Pick<Catalog, 'search' | 'hasProducts'>;
+  catalog: Pick<Catalog, 'search' | 'hasProducts' | 'page'>;
   orders: Pick<Orders, 'add' | 'cart' | 'ofDialogue'>;
   settings: Pick<CommerceSettings, 'paymentLinkTemplate' | 'paymentSetup'>;
   shopFlow: Pick<ShopFlow, 'placeOrder'>;
@@ -87,7 +87,10 @@ export function createShopTools(deps: {
     async run(args, ctx) {
       const parsed = searchArgs.safeParse(args);
       if (!parsed.success) return refusal(shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArguments);
-      const found = await deps.catalog.search(ctx.agent.id, parsed.data.query, SEARCH_LIMIT);
+      // No words (the client asked what there is): the catalog's first products, as the «Каталог» button shows.
+      const found = parsed.data.query
+        ? await deps.catalog.search(ctx.agent.id, parsed.data.query, SEARCH_LIMIT)
+        : { products: (await deps.catalog.page(ctx.agent.id, 0, SEARCH_LIMIT)).items, matched: 'all' as const };
       return {
         result: { products: found.products.map(productFacts), matched: found.matched, ...(found.products.length === 0 ? { note: shopKnowledgeTexts.nothingFound } : {}) },
         summary: shopKnowledgeTexts.summarySearch(parsed.data.query, found.products.length),
