@@ -189,6 +189,17 @@ describe('shop tools', () => {
     expect(results.body.ordersByModel).toEqual({ created: 1, paid: 1 });
   });
 
+  test('checkout refuses a cart line beyond what is left now (the stock fell after it was added), saying so', async () => {
+    const s = await shop();
+    const lamp = await addProduct(s, { title: 'Лампа', priceMinor: 150000, stock: 3 });
+    const { run } = await toolsOf(s.agentId, '404');
+    expect((await run('add_to_cart', { productId: lamp.id, quantity: 3 })).result).toMatchObject({ ok: true, quantityInCart: 3 });
+    expect((await call(app.url, 'PATCH', `${s.base}/products/${lamp.id}`, { token: s.owner.token, body: { stock: 2 } })).status).toBe(200);
+    const refused = await run('checkout', { clientPhone: '+7 916 000-00-04' });
+    expect(refused.result).toEqual({ ok: false, error: 'Товара «Лампа» осталось 2 шт.: уменьшите количество в корзине' });
+    expect((await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token })).body.orders).toEqual([]);
+  });
+
   test('order_status: the client’s own order by number; another client’s number answers exactly like one that does not exist', async () => {
     const s = await shop();
     const scarf = await addProduct(s, { title: 'Шарф', priceMinor: 99000 });

@@ -26,6 +26,8 @@ export interface CartLine {
   quantity: number;
   /** Orderable now: on sale and, when its stock is tracked, in stock. */
   available: boolean;
+  /** Items left; null: not tracked. */
+  stock: number | null;
 }
 
 /** Who placed an order: the dialogue's shop buttons, or the assistant's model through its checkout tool. */
@@ -103,6 +105,7 @@ export function createOrders(db: Database, timeZone: string) {
         priceMinor: products.priceMinor,
         currency: products.currency,
         available: orderableSql,
+        stock: products.stock,
         quantity: cartItems.quantity,
       })
       .from(cartItems)
@@ -180,6 +183,9 @@ export function createOrders(db: Database, timeZone: string) {
       if (lines.length === 0) return null;
       const currency = lines[0]!.currency;
       if (lines.some((l) => l.currency !== currency)) throw new AppError('invalid_request_error', errorMessages.cartMixedCurrencies);
+      // The stock may have fallen since the line was added (another client paid, the owner recounted).
+      const over = lines.find((l) => l.stock !== null && l.quantity > l.stock);
+      if (over) throw new AppError('invalid_request_error', errorMessages.cartOverStock(over.title, over.stock!));
       const now = input.now ?? new Date();
       const day = dayIn(now, timeZone);
       const [counter] = await tx

@@ -108,6 +108,7 @@ export const errorMessages = {
   knowledgeCsvColumns: 'В CSV нужны столбцы title и content (или «заголовок» и «текст»)',
   knowledgeTooMany: (max: number) => `В базе знаний агента может быть не больше ${max} записей`,
   cartMixedCurrencies: 'В корзине товары в разных валютах: оформите их отдельными заказами',
+  cartOverStock: (title: string, left: number) => `Товара «${title}» осталось ${left} шт.: уменьшите количество в корзине`,
   paymentLinkTemplate: 'ссылка https:// на страницу оплаты, в которой есть {orderNumber} или {orderId}',
   commerceNotConfigured: 'Оплата заказов не настроена: сохраните настройки магазина агента',
   paymentUnknownWebhook: 'Webhook оплаты не найден: у этого агента не настроен магазин',
