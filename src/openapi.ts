@@ -43,6 +43,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'messenger', description: 'Интеграция агента с ботом Telegram' },
   { name: 'booking', description: 'Интеграция агента-сервиса с системой бронирования YCLIENTS' },
   { name: 'commerce', description: 'Каталог, заказы и оплата агента-магазина' },
+  { name: 'knowledge', description: 'База знаний агента: записи, импорт и поиск, по которым отвечает ассистент' },
   { name: 'dialogues', description: 'Диалоги агента с клиентами: переписка, перехват оператором и возврат ассистенту' },
   { name: 'admin', description: 'Администрирование: пользователи, начисления, цены, статистика (роль admin)' },
   V1_TAG,

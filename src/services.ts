@@ -24,6 +24,12 @@ import { createUsageReport } from './gateway/usage-report';
 import { createMessenger } from './integrations/messenger/module';
 import { createSocial } from './integrations/social/module';
 import { createCommerce } from './commerce/module';
+import { createShopFlow } from './assistant/shop-flow';
+import { createKnowledgeTools } from './assistant/tools/knowledge';
+import { createShopTools } from './assistant/tools/shop';
+import { createBookingTools } from './assistant/tools/booking';
+import type { ToolProvider } from './assistant/tools/types';
+import { createKnowledge } from './knowledge/service';
 import { createDialogues } from './dialogues/service';
 import { createResults } from './dialogues/results';
 import { createTopups } from './billing/module';
@@ -144,7 +150,28 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const booking = createBooking({ db, database, config, logger, box: secretBox });
   const commerce = createCommerce({ db, box: secretBox, logger, outbox, notifier: messenger.notifier, config });
   const topups = createTopups({ database, logger, config });
+  const knowledge = createKnowledge(db);
+  // The shop in the dialogue, shared by its buttons (inside the VK assistant) and its model tools.
+  const shopFlow = createShopFlow({
+    flowDb: db,
+    catalog: commerce.catalog,
+    orders: commerce.orders,
+    settings: commerce.settings,
+    orderPayments: commerce.orderPayments,
+    outbox,
+    logger,
+  });
+  const knowledgeTools = createKnowledgeTools({ knowledge });
+  /** Every tool family the assistant's model may be offered; the agent page lists them from here. */
+  const toolProviders: ToolProvider[] = [
+    createBookingTools({ db, booking: booking.service, settings: booking.settings }),
+    createShopTools({ db, catalog: commerce.catalog, orders: commerce.orders, settings: commerce.settings, shopFlow }),
+    knowledgeTools.provider,
+  ];
   const social = createSocial({
+    shopFlow,
+    toolProviders,
+    knowledgeForPrompt: knowledgeTools.knowledgeForPrompt,
     observeEvent: (outcome) => metrics.webhookEvent('social', outcome),
     db,
     box: secretBox,
@@ -155,7 +182,6 @@ export function createServices({ config, database, logger }: ServicesInput) {
     escalations: messenger.escalations,
     messengerSettings: messenger.settings,
     booking,
-    commerce,
     config,
   });
   const dialogues = createDialogues({ db, escalations: messenger.escalations, socialSettings: social.settings, outbox, currency: config.balanceCurrency });
@@ -196,6 +222,9 @@ export function createServices({ config, database, logger }: ServicesInput) {
     topups,
     dialogues,
     dialogueResults,
+    knowledge,
+    knowledgeTools,
+    toolProviders,
     /** Starts background work; each piece registers how it stops. */
     async start() {
       metrics.setSources({

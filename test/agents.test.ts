@@ -25,7 +25,8 @@ describe('agents', () => {
       id: expect.any(String),
       name: 'Магазин',
       type: 'ecommerce',
-      systemPrompt: '',
+      // No prompt sent: the shop's Russian template, which names the shop tools.
+      systemPrompt: expect.stringContaining('search_products'),
       model: 'acme/helper-1',
       // Clients' photos are not shown to the model until the owner says its model takes images.
       acceptsImages: false,

@@ -433,13 +433,14 @@ describe('the loop', () => {
       const agent = await agentWith(type, () => ({ text: 'Здравствуйте!' }));
       await sendAndWait(agent.agentId, messageNew('Хочу записаться'));
       expect(toolNames(agent.sent()[0]!)).toEqual(['escalate_to_human']);
-      // What the agent's page shows: the booking tools a Service agent lacks, and why; a Creator lacks none.
+      // What the agent's page shows: the booking tools a Service agent lacks, and why; both lack the
+      // knowledge search until the owner writes an entry.
       const offered = await app.instance.services.social.assistant.toolsFor((await app.instance.services.agents.find(agent.agentId))!);
-      expect(offered.missing).toEqual(
-        type === 'service'
-          ? ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment'].map((name) => ({ name, reason: 'подключите YCLIENTS' }))
-          : [],
-      );
+      const booking = ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment'];
+      expect(offered.missing).toEqual([
+        ...(type === 'service' ? booking.map((name) => ({ name, reason: 'подключите YCLIENTS' })) : []),
+        { name: 'search_knowledge', reason: 'Добавьте записи в базу знаний' },
+      ]);
     }
   });
 

@@ -228,6 +228,25 @@ describe('the shop in the dialogue', () => {
     expect(empty!.message).toContain('Корзина пуста');
   });
 
+  test('stock: a product at 0 is listed «нет в наличии» without an add button, cannot be added, and the cart stops at what is left', async () => {
+    const s = await shop();
+    const gone = await addProduct(s, { title: 'Плед распроданный', priceMinor: 10000, stock: 0 });
+    const last = await addProduct(s, { title: 'Плед последний', priceMinor: 20000, stock: 1 });
+    const [page] = await sendAndWait(s.agentId, messageEvent({ action: 'catalog' }));
+    expect(page!.message).toContain('Плед распроданный — ');
+    expect(page!.message).toMatch(/Плед распроданный — [^\n]*\(нет в наличии\)/);
+    expect(page!.message).not.toMatch(/Плед последний — [^\n]*нет в наличии/);
+    expect(buttonsOf(page!).map((b) => b.action.label)).not.toContain('➕ Плед распроданный');
+    // A press of an old button (made before it sold out) adds nothing.
+    await sendAndWait(s.agentId, messageEvent({ action: 'cart_add', id: gone.id }));
+    await sendAndWait(s.agentId, messageEvent(payloadOf(page!, 'Плед последний')));
+    const [cart] = await sendAndWait(s.agentId, messageEvent({ action: 'cart' }));
+    expect(cart!.message).not.toContain('Плед распроданный');
+    const [more] = await sendAndWait(s.agentId, messageEvent(payloadOf(cart!, '➕')));
+    expect(more!.message).toContain('Плед последний × 1');
+    expect(last.id).toBeString();
+  });
+
   test('order numbers carry the shop’s day: 22:30 UTC is already tomorrow in Moscow', () => {
     const late = new Date('2026-11-20T22:30:00Z');
     expect(formatOrderNumber(late, 7, 'Europe/Moscow')).toBe('ORD-20261121-0007');

@@ -410,7 +410,7 @@ suite('the dashboard read at a glance', () => {
     expect(await booking.getByText('Не задано').count()).toBe(3);
 
     const nav = page.getByRole('navigation', { name: 'Разделы агента' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Итоги', 'Настройки', 'YCLIENTS', 'ВКонтакте', 'Telegram', 'Удаление']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Итоги', 'Настройки', 'Инструменты', 'База знаний', 'YCLIENTS', 'ВКонтакте', 'Telegram', 'Удаление']);
     await nav.getByRole('link', { name: 'Telegram' }).click();
     await page.waitForFunction(() => document.activeElement?.id === 'messenger-title');
 

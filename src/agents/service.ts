@@ -7,6 +7,7 @@ import { agents, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { AgentType, AgentUnavailableReason } from './fields';
+import { PROMPT_TEMPLATES } from './templates';
 
 export { AGENT_TYPES, AGENT_UNAVAILABLE_REASONS, type AgentType, type AgentUnavailableReason } from './fields';
 
@@ -105,7 +106,8 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
           userId,
           name: input.name,
           type: input.type,
-          systemPrompt: input.systemPrompt ?? '',
+          // No prompt sent: the type's template, which the owner edits (an explicit empty one stays empty).
+          systemPrompt: input.systemPrompt ?? PROMPT_TEMPLATES[input.type],
           model: input.model ?? config.defaultAgentModel,
           acceptsImages: input.acceptsImages ?? false,
         })

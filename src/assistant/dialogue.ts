@@ -77,6 +77,8 @@ export interface AssistantDeps {
   maxSteps: number;
   /** Where "today" is for the model. */
   timeZone: string;
+  /** The knowledge entries that match the client's message well, for the turn's system prompt. */
+  knowledgeForPrompt?: (agentId: string, clientText: string) => Promise<string | null>;
   logger: Logger;
   /** ASSISTANT_DEBOUNCE_MS: messages for the model this close together get one answer; 0 answers each at once. */
   debounceMs: number;
@@ -155,6 +157,7 @@ export function createAssistant(deps: AssistantDeps) {
     hasMessenger: deps.hasMessenger,
     maxSteps: deps.maxSteps,
     timeZone: deps.timeZone,
+    knowledgeForPrompt: deps.knowledgeForPrompt,
     logger,
   });
 

@@ -52,6 +52,8 @@ export interface ModelTurnDeps {
   maxSteps: number;
   /** Where "today" is for the model (the salon's bookings are in local dates). */
   timeZone: string;
+  /** The knowledge entries that match the client's message well, put into the turn's system prompt. */
+  knowledgeForPrompt?: (agentId: string, clientText: string) => Promise<string | null>;
   logger: Logger;
 }
 
@@ -135,7 +137,12 @@ export function createModelTurn(deps: ModelTurnDeps) {
 
   return async function runModelTurn(agent: Agent, dialogue: DialogueRow, requestId: string, input: ModelTurnInput): Promise<string> {
     const offered = await deps.tools.toolsFor(agent);
-    const system = [agent.systemPrompt.trim(), ASSISTANT_RULES, todayLine(deps.timeZone)].filter(Boolean).join('\n\n');
+    // A knowledge base that cannot be read costs the turn its hints, not its answer: search_knowledge remains.
+    const knowledge = await deps.knowledgeForPrompt?.(agent.id, input.clientText).catch((error: unknown) => {
+      logger.warn('knowledge for the prompt failed', { agentId: agent.id, requestId, error });
+      return null;
+    });
+    const system = [agent.systemPrompt.trim(), knowledge, ASSISTANT_RULES, todayLine(deps.timeZone)].filter(Boolean).join('\n\n');
     const messages: Message[] = [{ role: 'system', content: system }, ...(await history(dialogue, input))];
     const declarations = offered.tools.map(toolDeclaration);
     const ctx: ToolContext = { agent, dialogue, requestId, clientText: input.clientText };

@@ -5,9 +5,9 @@
 import type { Agent } from '../agents/service';
 import type { Catalog, ProductView } from '../commerce/catalog';
 import type { OrderPayments } from '../commerce/order-payments';
-import { minorToDecimal, type Orders } from '../commerce/orders';
+import { minorToDecimal, type OrderSource, type Orders, type OrderView } from '../commerce/orders';
 import type { CommerceSettings } from '../commerce/settings';
-import type { Database } from '../db/client';
+import type { Database, Executor } from '../db/client';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
 import { normalisePhone } from '../phone';
@@ -27,7 +27,14 @@ export interface ShopTools {
   setFlow: SetFlow;
 }
 
-const price = (minor: number, currency: string) => formatAmount(minorToDecimal(minor), currency);
+export const price = (minor: number, currency: string) => formatAmount(minorToDecimal(minor), currency);
+
+/** How a check-out ended (the buttons say it to the client, the checkout tool tells the model). */
+export type PlacedOrder =
+  | { status: 'created'; order: OrderView }
+  | { status: 'payments_unavailable' }
+  | { status: 'nothing_to_order' }
+  | { status: 'refused'; message: string };
 
 export function createShopFlow(deps: {
   flowDb: Database;
@@ -47,8 +54,13 @@ export function createShopFlow(deps: {
       return 'catalog_empty';
     }
     if (items.length === 0) return showCatalog(agent, dialogue, tools, 0);
-    const lines = items.map((p: ProductView, i) => t.catalogLine(page * PAGE_SIZE + i + 1, p.title, price(p.priceMinor, p.currency), p.description));
-    const rows: VkButton[][] = items.map((p) => [callbackButton(fitLabel(`➕ ${p.title}`), { action: ACTIONS.cartAdd, id: p.id }, 'positive')]);
+    const lines = items.map((p: ProductView, i) =>
+      t.catalogLine(page * PAGE_SIZE + i + 1, p.title, price(p.priceMinor, p.currency), p.description, p.stock !== 0),
+    );
+    // Out of stock: listed as such, with no button to add it.
+    const rows: VkButton[][] = items
+      .filter((p) => p.stock !== 0)
+      .map((p) => [callbackButton(fitLabel(`➕ ${p.title}`), { action: ACTIONS.cartAdd, id: p.id }, 'positive')]);
     const nav: VkButton[] = [];
     if (page > 0) nav.push(callbackButton(t.buttonPrev, { action: ACTIONS.catalog, p: page - 1 }, 'secondary'));
     nav.push(callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'));
@@ -81,63 +93,102 @@ export function createShopFlow(deps: {
     return 'cart';
   }
 
-  async function checkout(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string | null): Promise<string> {
-    const setup = await deps.settings.paymentSetup(agent.id).catch(async (error: unknown) => {
+  /**
+   * The one check-out path, for the buttons and the assistant's checkout tool: the cart becomes an order
+   * (with the phone remembered on the dialogue) in one transaction, then the shop's YooKassa payment is
+   * created outside it. `announce` writes the client's message in the transaction that makes the link
+   * final, so an order is never left without its message.
+   */
+  async function placeOrder(
+    agent: Agent,
+    dialogue: DialogueRow,
+    phone: string,
+    options: {
+      source: OrderSource;
+      rememberPhone: (tx: Executor, phone: string) => Promise<void>;
+      announce?: (tx: Executor, order: OrderView, paymentLink: string) => Promise<void>;
+    },
+  ): Promise<PlacedOrder> {
+    const setup = await paymentSetup(agent);
+    if (!setup) return { status: 'payments_unavailable' };
+    if ((await orders.cart(dialogue.id)).filter((l) => l.available).length === 0) return { status: 'nothing_to_order' };
+    try {
+      const created = await deps.flowDb.transaction(async (tx) => {
+        await options.rememberPhone(tx, phone);
+        const order = await orders.checkout(tx, { agentId: agent.id, dialogueId: dialogue.id, clientPhone: phone, paymentLinkTemplate: setup.template, source: options.source });
+        if (!order) return null;
+        if (!setup.yookassa) await options.announce?.(tx, order, order.paymentLink);
+        return order;
+      });
+      if (!created) return { status: 'nothing_to_order' };
+      let paymentLink = created.paymentLink;
+      if (setup.yookassa) {
+        // Outside the order's transaction: an HTTP call must not hold the day's order counter (nor PGlite's
+        // one connection). The payment link and the message then commit together; should the process stop
+        // in between, the order stays listed for the owner with its template link.
+        const payment = await deps.orderPayments.create(agent.id, created, setup.yookassa);
+        paymentLink = payment?.paymentLink ?? created.paymentLink;
+        await deps.flowDb.transaction(async (tx) => {
+          if (payment) await orders.attachPayment(tx, created.id, payment);
+          await options.announce?.(tx, created, paymentLink);
+        });
+      }
+      deps.outbox.wake();
+      logger.info('order created', { agentId: agent.id, orderId: created.id, number: created.number, source: options.source });
+      return { status: 'created', order: { ...created, paymentLink } };
+    } catch (error) {
+      if (error instanceof AppError && error.type === 'invalid_request_error') return { status: 'refused', message: error.message };
+      throw error;
+    }
+  }
+
+  async function paymentSetup(agent: Agent) {
+    return deps.settings.paymentSetup(agent.id).catch(async (error: unknown) => {
       // A YooKassa key that cannot be opened is the owner's to fix; the template still takes payments.
       if (!(error instanceof AppError)) throw error;
       logger.warn('shop YooKassa account unusable; the template link is used', { agentId: agent.id, error });
       const template = await deps.settings.paymentLinkTemplate(agent.id);
       return template ? { template, yookassa: null } : null;
     });
-    if (!setup) {
-      await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
-      return 'payments_unavailable';
-    }
-    if ((await orders.cart(dialogue.id)).filter((l) => l.available).length === 0) {
-      await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
-      return 'nothing_to_order';
-    }
+  }
+
+  async function checkout(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string | null): Promise<string> {
     if (!phone) {
+      // Asked only when there is something to order and a way to pay for it.
+      if (!(await paymentSetup(agent))) {
+        await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
+        return 'payments_unavailable';
+      }
+      if ((await orders.cart(dialogue.id)).filter((l) => l.available).length === 0) {
+        await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
+        return 'nothing_to_order';
+      }
       await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_phone' });
       await tools.say(dialogue, t.askPhone);
       return 'ask_phone';
     }
-    try {
-      const created = await deps.flowDb.transaction(async (tx) => {
-        await tools.setFlow(tx, dialogue.id, null, { clientPhone: phone });
-        const order = await orders.checkout(tx, { agentId: agent.id, dialogueId: dialogue.id, clientPhone: phone, paymentLinkTemplate: setup.template });
-        if (!order) return null;
-        if (!setup.yookassa) await tools.say(dialogue, t.orderCreated(order.number, price(order.totalMinor, order.currency), order.paymentLink), mainMenu(agent.type), tx);
-        return order;
-      });
-      if (!created) {
+    const placed = await placeOrder(agent, dialogue, phone, {
+      source: 'buttons',
+      rememberPhone: (tx, clientPhone) => tools.setFlow(tx, dialogue.id, null, { clientPhone }),
+      announce: (tx, order, link) => tools.say(dialogue, t.orderCreated(order.number, price(order.totalMinor, order.currency), link), mainMenu(agent.type), tx),
+    });
+    switch (placed.status) {
+      case 'payments_unavailable':
+        await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
+        return 'payments_unavailable';
+      case 'nothing_to_order':
         await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
         return 'nothing_to_order';
-      }
-      if (setup.yookassa) {
-        // Outside the order's transaction: an HTTP call must not hold the day's order counter (nor PGlite's
-        // one connection). The payment link and the message then commit together; should the process stop
-        // in between, the order stays listed for the owner with its template link.
-        const payment = await deps.orderPayments.create(agent.id, created, setup.yookassa);
-        await deps.flowDb.transaction(async (tx) => {
-          if (payment) await orders.attachPayment(tx, created.id, payment);
-          const link = payment?.paymentLink ?? created.paymentLink;
-          await tools.say(dialogue, t.orderCreated(created.number, price(created.totalMinor, created.currency), link), mainMenu(agent.type), tx);
-        });
-      }
-      deps.outbox.wake();
-      logger.info('order created', { agentId: agent.id, orderId: created.id, number: created.number });
-      return 'order_created';
-    } catch (error) {
-      if (error instanceof AppError && error.type === 'invalid_request_error') {
-        await tools.say(dialogue, error.message, mainMenu(agent.type));
+      case 'refused':
+        await tools.say(dialogue, placed.message, mainMenu(agent.type));
         return 'checkout_refused';
-      }
-      throw error;
+      case 'created':
+        return 'order_created';
     }
   }
 
   return {
+    placeOrder,
     /** Shop buttons; null when the action is not the shop's. */
     async act(agent: Agent, dialogue: DialogueRow, payload: ButtonPayload, tools: ShopTools): Promise<string | null> {
       const id = typeof payload.id === 'string' ? payload.id : '';

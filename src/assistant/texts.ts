@@ -89,8 +89,8 @@ export const assistantTexts = {
   // E-commerce.
   catalogUnavailable: 'Каталог пока не заполнен. Напишите, что вы ищете, — я подскажу.',
   catalogPage: (lines: string[], page: number) => [`Каталог${page > 0 ? ` (стр. ${page + 1})` : ''}:`, ...lines].join('\n'),
-  catalogLine: (n: number, title: string, price: string, description: string) =>
-    `${n}. ${title} — ${price}${description ? `\n   ${description.length > 120 ? `${description.slice(0, 119)}…` : description}` : ''}`,
+  catalogLine: (n: number, title: string, price: string, description: string, inStock = true) =>
+    `${n}. ${title} — ${price}${inStock ? '' : ' (нет в наличии)'}${description ? `\n   ${description.length > 120 ? `${description.slice(0, 119)}…` : description}` : ''}`,
   buttonPrev: '◀ Назад',
   buttonNext: 'Дальше ▶',
   buttonClear: 'Очистить',

@@ -5,6 +5,8 @@ import { z } from 'zod';
 export const MAX_IMPORT_ROWS = 5000;
 
 const PRICE_MESSAGE = 'ожидается цена в копейках (целое число)';
+const STOCK_MESSAGE = 'ожидается остаток — целое число штук (null — не учитывается)';
+export const MAX_ATTRIBUTES = 20;
 
 export const productFields = {
   title: z.string({ error: 'обязательное поле' }).trim().min(1, 'обязательное поле').max(200, 'не длиннее 200 символов'),
@@ -20,6 +22,21 @@ export const productFields = {
     .toUpperCase()
     .regex(/^[A-Z]{3}$/, 'трёхбуквенный код валюты ISO 4217, например RUB'),
   available: z.boolean({ error: 'ожидается true или false' }),
+  /** Size, colour…: a client's question names them, and search_products finds them. */
+  attributes: z
+    .record(
+      z.string().trim().min(1, 'название характеристики не может быть пустым').max(50, 'название характеристики не длиннее 50 символов'),
+      z.string({ error: 'значение характеристики — текст' }).trim().max(200, 'значение характеристики не длиннее 200 символов'),
+      { error: 'ожидается объект характеристик, например {"размер": "M", "цвет": "красный"}' },
+    )
+    .refine((v) => Object.keys(v).length <= MAX_ATTRIBUTES, `не больше ${MAX_ATTRIBUTES} характеристик`),
+  /** Null: stock is not tracked. */
+  stock: z
+    .number({ error: STOCK_MESSAGE })
+    .int(STOCK_MESSAGE)
+    .min(0, 'остаток не может быть отрицательным')
+    .max(1_000_000_000, 'слишком большой остаток')
+    .nullable(),
 };
 
 export const productInput = z.object({
@@ -28,6 +45,8 @@ export const productInput = z.object({
   priceMinor: productFields.priceMinor,
   currency: productFields.currency.default('RUB'),
   available: productFields.available.default(true),
+  attributes: productFields.attributes.default({}),
+  stock: productFields.stock.default(null),
 });
 
 export const productPatch = z
@@ -37,6 +56,8 @@ export const productPatch = z
     priceMinor: productFields.priceMinor,
     currency: productFields.currency,
     available: productFields.available,
+    attributes: productFields.attributes,
+    stock: productFields.stock,
   })
   .partial();
 
@@ -65,7 +86,21 @@ function roublesToMinor(row: unknown): unknown {
  * availability from a word (да/нет, true/false, +/-) before the row is checked as a product; JSON bodies
  * carry real numbers and booleans and get no such reading.
  */
-export const csvProductInput = z.preprocess(roublesToMinor, productInput.extend({
+/** The columns a product file may have; any other column is an attribute named by its header («размер»). */
+const CSV_COLUMNS = new Set(['title', 'description', 'price', 'priceMinor', 'currency', 'available', 'stock']);
+
+function extraColumnsToAttributes(row: unknown): unknown {
+  if (!row || typeof row !== 'object') return row;
+  const known: Record<string, unknown> = {};
+  const attributes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row as Record<string, unknown>)) {
+    if (CSV_COLUMNS.has(key)) known[key] = value;
+    else attributes[key] = value;
+  }
+  return Object.keys(attributes).length > 0 ? { ...known, attributes } : known;
+}
+
+export const csvProductInput = z.preprocess((row) => extraColumnsToAttributes(roublesToMinor(row)), productInput.extend({
   priceMinor: z.preprocess(
     (v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v),
     z.number({ error: CSV_PRICE_MESSAGE }).int(CSV_PRICE_MESSAGE).pipe(productFields.priceMinor),
@@ -77,6 +112,9 @@ export const csvProductInput = z.preprocess(roublesToMinor, productInput.extend(
       return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : v;
     }, z.boolean({ error: 'ожидается да/нет (или true/false)' }))
     .default(true),
+  stock: z
+    .preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), productFields.stock)
+    .default(null),
 }));
 
 export type ProductInput = z.infer<typeof productInput>;
@@ -88,6 +126,9 @@ export const productView = z.object({
   priceMinor: z.number().int(),
   currency: z.string(),
   available: z.boolean(),
+  attributes: z.record(z.string(), z.string()),
+  /** Null: not tracked. 0: out of stock (shown to clients as such, cannot be ordered). */
+  stock: z.number().int().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -1,6 +1,6 @@
 // The product catalog of an E-commerce agent: paged listing, CRUD, and a bulk import that either takes
 // every row or none, reporting each bad row.
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import type { Database, Executor } from '../db/client';
@@ -25,6 +25,8 @@ function view(row: Row): ProductView {
     priceMinor: row.priceMinor,
     currency: row.currency,
     available: row.available,
+    attributes: row.attributes,
+    stock: row.stock,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -42,7 +44,7 @@ export interface ImportReport {
   errors: ImportRowError[];
 }
 
-/** Rows of a CSV with a header line (title, description, priceMinor, currency, available); `;` or `,`. */
+/** Rows of a CSV with a header line (title, description, price or priceMinor, currency, available, stock, any attribute columns); `;` or `,`. */
 function csvRows(text: string): Record<string, unknown>[] {
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
   const delimiter = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
@@ -90,6 +92,38 @@ export function createCatalog(db: Database) {
         .limit(size + 1)
         .offset(page * size);
       return { items: rows.slice(0, size).map(view), hasMore: rows.length > size };
+    },
+
+    /**
+     * Products on sale that match a client's words, best first: Russian full-text search (stemmed, so
+     * «красные платья» finds «Платье красное») over the title, the description and the attribute values.
+     * Every word must match; when no product has them all, products matching any of them are ranked
+     * instead, so a question with one word the catalog lacks («платье на выпускной») still finds dresses.
+     */
+    async search(agentId: string, query: string, limit: number): Promise<{ products: ProductView[]; matched: 'all' | 'any' | 'none' }> {
+      const all = sql`websearch_to_tsquery('russian', ${query})`;
+      // The same lexemes joined by OR: plainto_tsquery's text is quoted lexemes between '&'.
+      const any = sql`replace(plainto_tsquery('russian', ${query})::text, '&', '|')::tsquery`;
+      for (const [matched, tsquery] of [['all', all], ['any', any]] as const) {
+        const rows = await db
+          .select()
+          .from(products)
+          .where(and(eq(products.agentId, agentId), eq(products.available, true), sql`${products.search} @@ ${tsquery}`))
+          .orderBy(sql`ts_rank(${products.search}, ${tsquery}) desc`, asc(products.createdAt), asc(products.id))
+          .limit(limit);
+        if (rows.length > 0) return { products: rows.map(view), matched };
+      }
+      return { products: [], matched: 'none' };
+    },
+
+    /** Whether the agent has any product on sale: its shop tools need one. */
+    async hasProducts(agentId: string): Promise<boolean> {
+      const [row] = await db
+        .select({ id: products.id })
+        .from(products)
+        .where(and(eq(products.agentId, agentId), eq(products.available, true)))
+        .limit(1);
+      return !!row;
     },
 
     async get(agentId: string, productId: string, executor: Executor = db): Promise<ProductView> {

@@ -24,8 +24,25 @@ export interface CartLine {
   priceMinor: number;
   currency: string;
   quantity: number;
+  /** Orderable now: on sale and, when its stock is tracked, in stock. */
   available: boolean;
+  /** Items left; null: not tracked. */
+  stock: number | null;
 }
+
+/** Who placed an order: the dialogue's shop buttons, or the assistant's model through its checkout tool. */
+export const ORDER_SOURCES = ['buttons', 'model'] as const;
+export type OrderSource = (typeof ORDER_SOURCES)[number];
+
+/** What adding to the cart came to. */
+export type AddOutcome =
+  | { status: 'added'; title: string; quantity: number }
+  | { status: 'not_found' }
+  | { status: 'unavailable'; title: string }
+  | { status: 'not_enough'; title: string; inStock: number; inCart: number };
+
+/** On sale and, when stock is tracked, some left: the one rule for the cart, the catalog and the search. */
+export const orderableSql = sql<boolean>`(${products.available} and (${products.stock} is null or ${products.stock} > 0))`;
 
 export const orderView = z.object({
   id: z.string(),
@@ -38,6 +55,7 @@ export const orderView = z.object({
   paymentLink: z.string(),
   paymentId: z.string().nullable(),
   paidAt: z.string().nullable(),
+  source: z.enum(ORDER_SOURCES).describe('Кто оформил заказ: buttons — клиент кнопками магазина, model — ассистент (инструмент checkout)'),
   createdAt: z.string(),
 });
 
@@ -56,6 +74,7 @@ export function orderViewOf(row: OrderRow): OrderView {
     paymentLink: row.paymentLink,
     paymentId: row.paymentId,
     paidAt: row.paidAt?.toISOString() ?? null,
+    source: row.source as OrderSource,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -85,7 +104,8 @@ export function createOrders(db: Database, timeZone: string) {
         title: products.title,
         priceMinor: products.priceMinor,
         currency: products.currency,
-        available: products.available,
+        available: orderableSql,
+        stock: products.stock,
         quantity: cartItems.quantity,
       })
       .from(cartItems)
@@ -98,9 +118,43 @@ export function createOrders(db: Database, timeZone: string) {
   return {
     cart: (dialogueId: string) => cart(db, dialogueId),
 
+    /**
+     * Adds `quantity` of a product to the cart (at most 99 a line). A product off sale or out of stock
+     * is not added; with tracked stock the line may not pass what is left.
+     */
+    async add(agentId: string, dialogueId: string, productId: string, quantity: number): Promise<AddOutcome> {
+      if (!UUID.test(productId)) return { status: 'not_found' };
+      return db.transaction(async (tx) => {
+        const [product] = await tx
+          .select({ title: products.title, available: products.available, stock: products.stock })
+          .from(products)
+          .where(and(eq(products.agentId, agentId), eq(products.id, productId)));
+        if (!product) return { status: 'not_found' as const };
+        if (!product.available || product.stock === 0) return { status: 'unavailable' as const, title: product.title };
+        const [line] = await tx
+          .select({ quantity: cartItems.quantity })
+          .from(cartItems)
+          .where(and(eq(cartItems.dialogueId, dialogueId), eq(cartItems.productId, productId)));
+        const inCart = line?.quantity ?? 0;
+        const wanted = Math.min(inCart + quantity, MAX_QUANTITY);
+        if (product.stock !== null && wanted > product.stock) {
+          return { status: 'not_enough' as const, title: product.title, inStock: product.stock, inCart };
+        }
+        await tx
+          .insert(cartItems)
+          .values({ dialogueId, productId, quantity: wanted })
+          .onConflictDoUpdate({ target: [cartItems.dialogueId, cartItems.productId], set: { quantity: wanted } });
+        return { status: 'added' as const, title: product.title, quantity: wanted };
+      });
+    },
+
     /** Adds one (or `delta`, may be negative) of a product; a quantity reaching 0 leaves the cart. */
     async changeQuantity(agentId: string, dialogueId: string, productId: string, delta: number): Promise<void> {
       if (!UUID.test(productId)) return;
+      if (delta > 0) {
+        await this.add(agentId, dialogueId, productId, delta);
+        return;
+      }
       await db.transaction(async (tx) => {
         const [product] = await tx
           .select({ id: products.id })
@@ -108,18 +162,8 @@ export function createOrders(db: Database, timeZone: string) {
           .where(and(eq(products.agentId, agentId), eq(products.id, productId)));
         if (!product) return;
         const line = and(eq(cartItems.dialogueId, dialogueId), eq(cartItems.productId, productId));
-        if (delta > 0) {
-          await tx
-            .insert(cartItems)
-            .values({ dialogueId, productId, quantity: Math.min(delta, MAX_QUANTITY) })
-            .onConflictDoUpdate({
-              target: [cartItems.dialogueId, cartItems.productId],
-              set: { quantity: sql`least(${cartItems.quantity} + ${delta}, ${MAX_QUANTITY})` },
-            });
-        } else {
-          await tx.delete(cartItems).where(and(line, sql`${cartItems.quantity} + ${delta} <= 0`));
-          await tx.update(cartItems).set({ quantity: sql`${cartItems.quantity} + ${delta}` }).where(line);
-        }
+        await tx.delete(cartItems).where(and(line, sql`${cartItems.quantity} + ${delta} <= 0`));
+        await tx.update(cartItems).set({ quantity: sql`${cartItems.quantity} + ${delta}` }).where(line);
       });
     },
 
@@ -133,12 +177,15 @@ export function createOrders(db: Database, timeZone: string) {
      */
     async checkout(
       tx: Executor,
-      input: { agentId: string; dialogueId: string; clientPhone: string; paymentLinkTemplate: string; now?: Date },
+      input: { agentId: string; dialogueId: string; clientPhone: string; paymentLinkTemplate: string; source?: OrderSource; now?: Date },
     ): Promise<OrderView | null> {
       const lines = (await cart(tx, input.dialogueId)).filter((l) => l.available);
       if (lines.length === 0) return null;
       const currency = lines[0]!.currency;
       if (lines.some((l) => l.currency !== currency)) throw new AppError('invalid_request_error', errorMessages.cartMixedCurrencies);
+      // The stock may have fallen since the line was added (another client paid, the owner recounted).
+      const over = lines.find((l) => l.stock !== null && l.quantity > l.stock);
+      if (over) throw new AppError('invalid_request_error', errorMessages.cartOverStock(over.title, over.stock!));
       const now = input.now ?? new Date();
       const day = dayIn(now, timeZone);
       const [counter] = await tx
@@ -163,6 +210,7 @@ export function createOrders(db: Database, timeZone: string) {
           currency,
           clientPhone: input.clientPhone,
           paymentLink,
+          source: input.source ?? 'buttons',
         })
         .returning();
       await tx.delete(cartItems).where(eq(cartItems.dialogueId, input.dialogueId));
@@ -191,6 +239,18 @@ export function createOrders(db: Database, timeZone: string) {
         .limit(query.limit + 1);
       const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.order.id);
       return { orders: page.map((r) => orderViewOf(r.order)), nextCursor };
+    },
+
+    /**
+     * An order by its number, only when the dialogue's own client placed it: another client's number is
+     * null exactly like a number that does not exist.
+     */
+    async ofDialogue(agentId: string, dialogueId: string, number: string): Promise<OrderView | null> {
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.agentId, agentId), eq(orders.dialogueId, dialogueId), eq(orders.number, number)));
+      return row ? orderViewOf(row) : null;
     },
 
     async get(agentId: string, orderId: string): Promise<OrderView> {

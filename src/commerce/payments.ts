@@ -16,9 +16,9 @@
 // are harmless: paid is final, a cancellation does not touch the order (the client may pay again), and a
 // success after a cancellation still marks the order paid. Marking paid, the payment notification's
 // outbox rows and the client's message commit in one transaction.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { dialogues, orders, paymentEvents } from '../db/schema';
+import { dialogues, orders, paymentEvents, products } from '../db/schema';
 import { readBodyText } from '../http/body';
 import { AppError, errorResponse } from '../http/errors';
 import { parseJsonBody } from '../http/json';
@@ -187,6 +187,14 @@ export function createPaymentWebhook(deps: {
         .update(orders)
         .set({ status: 'paid', paymentId: n.object.id, paidAt: new Date(), updatedAt: new Date() })
         .where(eq(orders.id, order.id));
+      // Sold is sold: the stock goes down with the payment that sold it (never below zero: a payment
+      // that outran the stock is still taken, and the owner sees 0).
+      for (const item of order.items) {
+        await tx
+          .update(products)
+          .set({ stock: sql`greatest(${products.stock} - ${item.quantity}, 0)`, updatedAt: new Date() })
+          .where(and(eq(products.agentId, agentId), eq(products.id, item.productId), isNotNull(products.stock)));
+      }
       await notifier.enqueuePayment(tx, {
         agentId,
         orderNumber: order.number,

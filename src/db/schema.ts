@@ -4,6 +4,7 @@ import {
   bigint,
   boolean,
   check,
+  customType,
   index,
   integer,
   jsonb,
@@ -18,6 +19,8 @@ import {
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+/** PostgreSQL's full-text document: only ever a generated column here, read through SQL. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 export const users = pgTable(
   'users',
@@ -778,12 +781,25 @@ export const products = pgTable(
     priceMinor: bigint('price_minor', { mode: 'number' }).notNull(),
     currency: text('currency').notNull().default('RUB'),
     available: boolean('available').notNull().default(true),
+    /** What a client may ask by (size, colour…): names to text values, searched with the title. */
+    attributes: jsonb('attributes').$type<Record<string, string>>().notNull().default({}),
+    /** Items in stock; null: not tracked (always orderable). A paid order takes its quantities off. */
+    stock: integer('stock'),
+    /**
+     * Russian full-text document of the product for the assistant's search_products: the title weighs
+     * most, then the description, then attribute values (stemmed: «красное» finds «красный»).
+     */
+    search: tsvector('search').generatedAlwaysAs(
+      sql`setweight(to_tsvector('russian', title), 'A') || setweight(to_tsvector('russian', description), 'B') || setweight(jsonb_to_tsvector('russian', attributes, '["string"]'), 'C')`,
+    ),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index('products_agent_idx').on(t.agentId, t.createdAt, t.id),
+    index('products_search_idx').using('gin', t.search),
     check('products_price_non_negative', sql`${t.priceMinor} >= 0`),
+    check('products_stock_non_negative', sql`${t.stock} >= 0`),
   ],
 );
 
@@ -828,6 +844,8 @@ export const orders = pgTable(
     paymentLink: text('payment_link').notNull(),
     paymentId: text('payment_id'),
     paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
+    /** Who placed it: `buttons` (the dialogue's shop buttons) or `model` (the assistant's checkout tool). */
+    source: text('source').notNull().default('buttons'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -835,6 +853,7 @@ export const orders = pgTable(
     unique('orders_number_unique').on(t.agentId, t.number),
     index('orders_agent_idx').on(t.agentId, t.createdAt, t.id),
     check('orders_status_known', sql`${t.status} in ('pending', 'paid', 'cancelled')`),
+    check('orders_source_known', sql`${t.source} in ('buttons', 'model')`),
   ],
 );
 
@@ -948,4 +967,27 @@ export const rateLimitUserWindows = pgTable(
     used: integer('used').notNull(),
   },
   (t) => [primaryKey({ name: 'rate_limit_user_windows_pk', columns: [t.userId, t.windowMinute] })],
+);
+
+/**
+ * An agent's knowledge base: what its owner wrote down (prices, hours, delivery, FAQ) for the assistant's
+ * search_knowledge and for the system prompt when an entry matches the client's message well.
+ */
+export const knowledgeEntries = pgTable(
+  'knowledge_entries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    content: text('content').notNull(),
+    /** Russian full-text document: the title weighs more than the body. */
+    search: tsvector('search').generatedAlwaysAs(
+      sql`setweight(to_tsvector('russian', title), 'A') || setweight(to_tsvector('russian', content), 'B')`,
+    ),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('knowledge_entries_agent_idx').on(t.agentId, t.createdAt, t.id), index('knowledge_entries_search_idx').using('gin', t.search)],
 );

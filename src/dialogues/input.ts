@@ -79,5 +79,8 @@ export const resultsView = z.object({
   bookingsByModel: z.number().int().meta({ description: 'Из bookings: записи, сделанные моделью (book_appointment)' }),
   bookingsByButtons: z.number().int().meta({ description: 'Из bookings: записи через кнопки диалога' }),
   orders: z.object({ created: z.number().int(), paid: z.number().int(), paidTotals: z.array(z.object({ currency: z.string(), amount: z.string() })) }),
+  ordersByModel: z
+    .object({ created: z.number().int(), paid: z.number().int() })
+    .describe('Из orders — заказы, оформленные ассистентом (инструментом checkout), а не кнопками магазина'),
   modelSpend: z.object({ requests: z.number().int(), tokens: z.number().int(), cost: z.number(), currency: z.string() }),
 });

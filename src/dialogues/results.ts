@@ -1,5 +1,5 @@
 // An agent's results over a period: how many clients it talked to and how, what it escalated, booked
-// and sold, and what its model answers cost the owner. Counted from the same rows the inbox shows, so
+// and sold (and how much of it the model did through its tools), and what its model answers cost the owner. Counted from the same rows the inbox shows, so
 // the figures match the transcripts (turns older than their 90-day retention are no longer counted).
 import { and, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
@@ -54,11 +54,16 @@ export function createResults({ db, currency }: { db: Database; currency: string
         .from(appointments)
         .where(and(eq(appointments.agentId, agentId), eq(appointments.status, 'booked'), between(appointments.createdAt, from, to)));
       const [created] = await db
-        .select({ n: count })
+        .select({ n: count, byModel: sql<string>`count(*) filter (where ${orders.source} = 'model')::text` })
         .from(orders)
         .where(and(eq(orders.agentId, agentId), between(orders.createdAt, from, to)));
       const paid = await db
-        .select({ currency: orders.currency, n: count, totalMinor: sql<string>`sum(${orders.totalMinor})::text` })
+        .select({
+          currency: orders.currency,
+          n: count,
+          byModel: sql<string>`count(*) filter (where ${orders.source} = 'model')::text`,
+          totalMinor: sql<string>`sum(${orders.totalMinor})::text`,
+        })
         .from(orders)
         .where(and(eq(orders.agentId, agentId), eq(orders.status, 'paid'), between(orders.paidAt, from, to)))
         .groupBy(orders.currency)
@@ -89,6 +94,10 @@ export function createResults({ db, currency }: { db: Database; currency: string
           created: Number(created?.n ?? 0),
           paid: paid.reduce((sum, p) => sum + Number(p.n), 0),
           paidTotals: paid.map((p) => ({ currency: p.currency, amount: minorToDecimal(Number(p.totalMinor)) })),
+        },
+        ordersByModel: {
+          created: Number(created?.byModel ?? 0),
+          paid: paid.reduce((sum, p) => sum + Number(p.byModel), 0),
         },
         modelSpend: {
           requests: Number(spend?.requests ?? 0),

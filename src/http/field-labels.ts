@@ -62,6 +62,8 @@ export const fieldLabels: Record<string, string> = {
   priceMinor: 'Цена',
   currency: 'Валюта',
   available: 'В наличии',
+  attributes: 'Характеристики',
+  stock: 'Остаток',
   csv: 'Содержимое CSV',
   products: 'Товары',
   paymentLinkTemplate: 'Шаблон ссылки на оплату',
@@ -91,6 +93,10 @@ export const fieldLabels: Record<string, string> = {
   afterId: 'После сообщения',
   clientMessageId: 'Идентификатор сообщения',
   q: 'Поиск',
+  // Knowledge base.
+  content: 'Текст записи',
+  entryId: 'Запись',
+  query: 'Запрос',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',
@@ -105,6 +111,7 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   keys: { name: 'Название ключа' },
   booking: { password: 'Пароль администратора' },
   billing: { amount: 'Сумма пополнения' },
+  knowledge: { title: 'Заголовок', text: 'Текст для импорта' },
 };
 
 /**

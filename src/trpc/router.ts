@@ -1,6 +1,8 @@
 import { adminRouter } from '../admin/router';
 import { billingRouter } from '../billing/router';
+import { assistantRouter } from '../assistant/router';
 import { commerceRouter } from '../commerce/router';
+import { knowledgeRouter } from '../knowledge/router';
 import { dialoguesRouter } from '../dialogues/router';
 import { bookingRouter } from '../integrations/booking/router';
 import { messengerRouter } from '../integrations/messenger/router';
@@ -20,6 +22,8 @@ export const appRouter = router({
   social: socialRouter,
   booking: bookingRouter,
   commerce: commerceRouter,
+  knowledge: knowledgeRouter,
+  assistant: assistantRouter,
   dialogues: dialoguesRouter,
   billing: billingRouter,
   admin: adminRouter,

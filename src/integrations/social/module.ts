@@ -3,9 +3,8 @@
 // replies from the messenger back to the client.
 import { createAssistant } from '../../assistant/dialogue';
 import { createBookingFlow } from '../../assistant/booking-flow';
-import { createShopFlow } from '../../assistant/shop-flow';
-import { createBookingTools } from '../../assistant/tools/booking';
-import type { Commerce } from '../../commerce/module';
+import type { ShopFlow } from '../../assistant/shop-flow';
+import type { ToolProvider } from '../../assistant/tools/types';
 import { assistantTexts } from '../../assistant/texts';
 import type { AgentService } from '../../agents/service';
 import type { Config } from '../../config';
@@ -35,7 +34,12 @@ export interface SocialDeps {
   /** Whether an agent has a Telegram bot to hand clients to. */
   messengerSettings: Pick<MessengerSettings, 'recipients'>;
   booking: Booking;
-  commerce: Commerce;
+  /** The shop of E-commerce agents in the dialogue (built with the services: its model tools share it). */
+  shopFlow: ShopFlow;
+  /** The model's tool families besides escalate_to_human (booking, shop, knowledge), each choosing its agents. */
+  toolProviders: ToolProvider[];
+  /** The knowledge entries that match the client's message well, for the turn's system prompt. */
+  knowledgeForPrompt?: (agentId: string, clientText: string) => Promise<string | null>;
   config: Pick<
     Config,
     'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone' | 'assistantDebounceMs'
@@ -49,15 +53,6 @@ export function createSocial(deps: SocialDeps) {
   const vkFor = (accessToken: string) => createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken });
   const settings = createSocialSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, vkFor });
   const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, outbox, logger });
-  const shopFlow = createShopFlow({
-    flowDb: db,
-    catalog: deps.commerce.catalog,
-    orders: deps.commerce.orders,
-    settings: deps.commerce.settings,
-    orderPayments: deps.commerce.orderPayments,
-    outbox,
-    logger,
-  });
   const assistant = createAssistant({
     db,
     agents: deps.agents,
@@ -65,9 +60,9 @@ export function createSocial(deps: SocialDeps) {
     escalations: deps.escalations,
     outbox,
     bookingFlow,
-    shopFlow,
-    // The model's tools besides escalate_to_human: one provider per family.
-    toolProviders: [createBookingTools({ db, booking: deps.booking.service, settings: deps.booking.settings })],
+    shopFlow: deps.shopFlow,
+    toolProviders: deps.toolProviders,
+    knowledgeForPrompt: deps.knowledgeForPrompt,
     hasMessenger: async (agentId) => (await deps.messengerSettings.recipients(db, agentId).catch(() => null)) !== null,
     maxSteps: config.assistantMaxSteps,
     // The salon's bookings are in its local dates; YCLIENTS_TIME_ZONE is the zone assumed when YCLIENTS names none.

@@ -56,6 +56,7 @@ export function AgentResults({ agentId }: { agentId: string }) {
           <div>
             <dt>{t.orders}</dt>
             <dd>{formatInt(r.orders.created)}</dd>
+            <dd className="hint" data-testid="results-orders-by-model">{t.ordersByModel(r.ordersByModel.created)}</dd>
           </div>
           <div>
             <dt>{t.paid}</dt>

@@ -76,6 +76,7 @@ export const resultsTexts = {
   bookings: 'Записи',
   bookingsBy: (model: number, buttons: number) => `моделью: ${model}, кнопками: ${buttons}`,
   orders: 'Заказы',
+  ordersByModel: (n: number) => `оформлено ассистентом: ${n}`,
   paid: 'Оплачено',
   spend: 'Расходы на модель',
   requests: (n: number) => `запросов: ${n}`,

@@ -26,6 +26,11 @@ function ProductRow({ agentId, product, onEdit, onDelete, onChanged }: { agentId
       </td>
       <td data-label="Наличие">
         <span className={`badge ${product.available ? 'badge-ok' : 'badge-off'}`}>{product.available ? 'В наличии' : 'Нет в наличии'}</span>
+        {product.stock !== null ? (
+          <span className={`hint ${product.stock === 0 ? 'error' : ''}`} data-testid="product-stock">
+            {product.stock === 0 ? 'остаток 0: клиенты не могут заказать' : `остаток ${product.stock} шт.`}
+          </span>
+        ) : null}
       </td>
       <td>
         <div className="row-actions">

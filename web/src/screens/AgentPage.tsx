@@ -1,15 +1,18 @@
 // One agent: its own settings (name, prompt, model; the type is fixed), and the settings of each
 // integration its type allows: VK community and Telegram for all, YCLIENTS for Service agents, the shop
-// (payments, catalog, orders) for E-commerce agents.
+// (payments, catalog, orders) for E-commerce agents; for every agent, the tools its model gets and its
+// knowledge base.
 import { useEffect, useState, type FormEvent } from 'react';
 import { agentPatchInput } from '../../../src/agents/fields';
 import { api, type Outputs } from '../api';
 import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
+import { AgentTools } from '../components/AgentTools';
 import { ModelInput } from '../components/ModelInput';
 import { formatDateTime } from '../format';
 import { AgentResults } from '../dialogues/Results';
 import { useAction, useQuery } from '../hooks';
 import { BookingSettings } from '../integrations/Booking';
+import { KnowledgeBase } from '../knowledge/Knowledge';
 import { MessengerSettings } from '../integrations/Messenger';
 import { Shop } from '../integrations/Shop';
 import { SocialSettings } from '../integrations/Social';
@@ -73,6 +76,8 @@ function AgentSectionNav({ type }: { type: Agent['type'] }) {
   const sections = [
     { id: 'results-title', label: 'Итоги' },
     { id: 'agent-title', label: 'Настройки' },
+    { id: 'tools-title', label: 'Инструменты' },
+    { id: 'knowledge-title', label: 'База знаний' },
     ...(type === 'service' ? [{ id: 'booking-title', label: 'YCLIENTS' }] : []),
     ...(type === 'ecommerce' ? [{ id: 'shop-title', label: 'Магазин' }] : []),
     { id: 'social-title', label: 'ВКонтакте' },
@@ -147,6 +152,9 @@ export function AgentPage({ id }: { id: string }) {
         <p className="muted">Изменён {formatDateTime(agent.updatedAt)}</p>
         <AgentForm key={agent.id} agent={agent} onSaved={setAgent} />
       </section>
+
+      <AgentTools agentId={agent.id} />
+      <KnowledgeBase agentId={agent.id} />
 
       {agent.type === 'service' ? <BookingSettings agentId={agent.id} /> : null}
       {agent.type === 'ecommerce' ? <Shop agentId={agent.id} /> : null}

@@ -1,6 +1,7 @@
 // Agents: the list and the creation form. Each agent's own page holds its settings and integrations.
 import { useState, type FormEvent } from 'react';
 import { AGENT_TYPES, createAgentInput, type AgentType } from '../../../src/agents/fields';
+import { PROMPT_TEMPLATES } from '../../../src/agents/templates';
 import { api } from '../api';
 import { Button, ErrorText, Field, Loading } from '../components/ui';
 import { AgentIntegrations } from '../components/AgentIntegrations';
@@ -18,7 +19,8 @@ export function AgentsScreen() {
   const agents = useQuery(() => api.agents.list.query(), []);
   const [name, setName] = useState('');
   const [type, setType] = useState<AgentType>('service');
-  const [systemPrompt, setSystemPrompt] = useState('');
+  // Starts from the type's template, as the server would fill it in; the owner edits it here or later.
+  const [systemPrompt, setSystemPrompt] = useState(PROMPT_TEMPLATES.service);
   const [model, setModel] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const create = useAction((input: Parameters<typeof api.agents.create.mutate>[0]) => api.agents.create.mutate(input));
@@ -26,7 +28,7 @@ export function AgentsScreen() {
 
   const onCreate = async (event: FormEvent) => {
     event.preventDefault();
-    const checked = check(createAgentInput, { name, type, systemPrompt: optional(systemPrompt), model: optional(model) });
+    const checked = check(createAgentInput, { name, type, systemPrompt, model: optional(model) });
     if (!checked.ok) {
       setErrors(checked.errors);
       return;
@@ -71,7 +73,17 @@ export function AgentsScreen() {
           </Field>
           <Field label="Тип" hint="Тип задаёт доступные интеграции и не меняется после создания" error={shown.type}>
             {(props) => (
-              <select {...props} name="agentType" value={type} onChange={(e) => setType(e.target.value as AgentType)}>
+              <select
+                {...props}
+                name="agentType"
+                value={type}
+                onChange={(e) => {
+                  const next = e.target.value as AgentType;
+                  // An untouched template (or an empty prompt) follows the type; the owner's own text stays.
+                  if (systemPrompt.trim() === '' || systemPrompt === PROMPT_TEMPLATES[type]) setSystemPrompt(PROMPT_TEMPLATES[next]);
+                  setType(next);
+                }}
+              >
                 {AGENT_TYPES.map((t) => (
                   <option key={t} value={t}>
                     {agentTypeLabels[t]}
@@ -80,8 +92,8 @@ export function AgentsScreen() {
               </select>
             )}
           </Field>
-          <Field label="Системный промпт" hint="Необязательно: инструкции, с которыми агент отвечает клиентам" error={shown.systemPrompt}>
-            {(props) => <textarea {...props} name="systemPrompt" rows={4} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
+          <Field label="Системный промпт" hint="Шаблон для выбранного типа: допишите данные о своём деле или измените его — это можно сделать и позже" error={shown.systemPrompt}>
+            {(props) => <textarea {...props} name="systemPrompt" rows={10} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
           </Field>
           <Field label="Модель" hint="Необязательно: вида владелец/модель, например openai/gpt-4o-mini" error={shown.model}>
             {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} placeholder="по умолчанию" />}

@@ -1,0 +1,62 @@
+// What the shop and knowledge tools say, in one place (house rule 9): their descriptions and results,
+// which the model reads and turns into its answer to the client, the short lines the owner reads in the
+// inbox transcript, and the reasons a tool is missing shown on the agent's page. assistant/texts.ts
+// holds what is said to clients directly.
+import type { OrderStatus } from '../../commerce/orders';
+
+export const shopKnowledgeTexts = {
+  // Shop: descriptions for the model.
+  searchProducts:
+    'Найти товары магазина по словам клиента (название, описание, характеристики вроде размера и цвета). Возвращает до 8 товаров с id, ценой, характеристиками и наличием. Вызывай, прежде чем говорить о товарах, ценах и наличии.',
+  searchProductsQuery: 'Что ищет клиент, его словами: «красное платье M», «льняная скатерть»',
+  addToCart: 'Положить товар в корзину клиента. productId — id из результата search_products. Товар не в наличии добавить нельзя.',
+  addToCartProductId: 'id товара из search_products',
+  addToCartQuantity: 'Сколько штук добавить (1–99)',
+  showCart: 'Показать корзину клиента: товары, количество, суммы и итог.',
+  checkout:
+    'Оформить заказ из корзины клиента. Нужен телефон клиента (спроси, если он его не называл). Возвращает номер заказа и ссылку на оплату — передай их клиенту.',
+  checkoutPhone: 'Телефон клиента, например +7 916 123-45-67',
+  orderStatusTool: 'Узнать состояние заказа клиента по номеру вида ORD-20261201-0001. Видны только заказы этого клиента.',
+  orderStatusNumber: 'Номер заказа, например ORD-20261201-0001',
+
+  // Shop: results for the model.
+  badArguments: 'Неверные аргументы вызова: проверь их по описанию функции.',
+  nothingFound: 'Ничего не найдено. Уточни у клиента, что он ищет, или предложи похожее.',
+  productNotFound: 'Товар с таким id не найден: найди его заново через search_products.',
+  outOfStock: (title: string) => `Товара «${title}» сейчас нет в наличии: добавить его нельзя.`,
+  notEnough: (title: string, inStock: number, inCart: number) =>
+    `Товара «${title}» в наличии ${inStock} шт., в корзине уже ${inCart} шт.: столько добавить нельзя.`,
+  phoneNeeded: 'Для заказа нужен телефон клиента: спроси его и вызови checkout ещё раз.',
+  paymentsUnavailable: 'Оформление заказов в этом магазине не настроено. Предложи клиенту связаться с сотрудником.',
+  nothingToOrder: 'В корзине нет товаров, которые можно заказать: сначала добавь товары через add_to_cart.',
+  orderCreatedNote: 'Заказ оформлен: назови клиенту номер заказа, сумму и дай ссылку на оплату.',
+  orderNotFound: 'Заказ с таким номером не найден среди заказов этого клиента.',
+  orderStatus: { pending: 'ожидает оплаты', paid: 'оплачен', cancelled: 'отменён' } satisfies Record<OrderStatus, string>,
+
+  // Shop: the owner's transcript lines.
+  summaryBadArguments: 'неверные аргументы',
+  summarySearch: (query: string, found: number) => `поиск «${query.slice(0, 60)}»: найдено ${found}`,
+  summaryProductNotFound: 'товар не найден',
+  summaryOutOfStock: (title: string) => `«${title}»: нет в наличии`,
+  summaryAdded: (title: string, quantity: number) => `в корзине «${title}» × ${quantity}`,
+  summaryCart: (lines: number, total: string) => (lines === 0 ? 'корзина пуста' : `в корзине позиций: ${lines}, итого ${total}`),
+  summaryPhoneNeeded: 'нужен телефон клиента',
+  summaryPaymentsUnavailable: 'оплата не настроена',
+  summaryNothingToOrder: 'нечего заказывать',
+  summaryOrder: (number: string, total: string) => `заказ ${number} на ${total}`,
+  summaryOrderNotFound: (number: string) => `заказ ${number.slice(0, 40)} не найден`,
+  summaryOrderStatus: (number: string, status: string) => `заказ ${number}: ${status}`,
+
+  // Knowledge.
+  searchKnowledge:
+    'Найти ответ в базе знаний владельца (цены, часы работы, доставка, условия, частые вопросы). Вызывай, когда клиент спрашивает о том, чего нет в разговоре. Отвечай только по найденному.',
+  searchKnowledgeQuery: 'Вопрос клиента или ключевые слова: «доставка в регионы», «стоимость стрижки»',
+  knowledgeNothingFound: 'В базе знаний ничего не найдено. Не выдумывай: скажи, что уточнишь, или передай вопрос сотруднику.',
+  summaryKnowledge: (query: string, found: number) => `база знаний «${query.slice(0, 60)}»: найдено ${found}`,
+  promptKnowledgeHeader: 'Из базы знаний владельца (отвечай по этим сведениям, если они относятся к вопросу):',
+
+  // Why a tool is missing, on the agent's page.
+  missingProducts: 'Добавьте товары в каталог',
+  missingPayments: 'Настройте оплату заказов в разделе «Магазин»',
+  missingKnowledge: 'Добавьте записи в базу знаний',
+} as const;

@@ -1,0 +1,52 @@
+// Which tools the agent's model gets now, and what the owner still has to add for the others
+// («Подключите YCLIENTS», «Добавьте товары в каталог»), from GET /api/v1/agents/:agentId/tools.
+import { api } from '../api';
+import { Button, ErrorText, Loading } from './ui';
+import { useQuery } from '../hooks';
+
+export function AgentTools({ agentId }: { agentId: string }) {
+  const tools = useQuery(() => api.assistant.tools.query({ agentId }), [agentId]);
+  return (
+    <section className="card" aria-labelledby="tools-title" data-testid="agent-tools">
+      <div className="section-head">
+        <h2 id="tools-title">Инструменты ассистента</h2>
+        <Button variant="secondary" onClick={() => tools.reload()} pending={tools.loading} pendingText="Обновляем…">
+          Обновить
+        </Button>
+      </div>
+      <p className="muted">Что модель агента может делать сама, отвечая клиентам, и чего не хватает для остального.</p>
+      <ErrorText error={tools.error} />
+      {tools.loading && !tools.data ? <Loading /> : null}
+      {tools.data ? (
+        <>
+          {tools.data.tools.length === 0 ? <p className="muted">Пока модель только отвечает текстом.</p> : null}
+          <ul className="tool-list" data-testid="agent-tools-available">
+            {tools.data.tools.map((t) => (
+              <li key={t.name}>
+                <span className="badge badge-ok">
+                  <code>{t.name}</code>
+                </span>{' '}
+                <span className="hint">{t.description}</span>
+              </li>
+            ))}
+          </ul>
+          {tools.data.missing.length > 0 ? (
+            <>
+              <h3>Недоступны</h3>
+              <ul className="tool-list" data-testid="agent-tools-missing">
+                {tools.data.missing.map((m) => (
+                  <li key={m.name}>
+                    <span className="badge badge-off">
+                      <code>{m.name}</code>
+                    </span>{' '}
+                    {m.reason}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,344 @@
+// «База знаний» on the agent's page: the entries its assistant answers from — a paged list with add, edit
+// and delete, an import of CSV or plain text, and a search box that shows what the assistant would find
+// for a client's question.
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { knowledgeInput } from '../../../src/knowledge/input';
+import { api, type ApiError, type Outputs } from '../api';
+import { Pager, useCursorPages } from '../components/Pager';
+import { Button, ConfirmDialog, ErrorText, Field, Loading } from '../components/ui';
+import { formatInt } from '../format';
+import { useAction, useQuery } from '../hooks';
+import { check, type FieldErrors } from '../validate';
+
+type Entry = Outputs['knowledge']['get'];
+type Report = Outputs['knowledge']['import'];
+const PAGE_SIZE = 20;
+const SHOWN_ERRORS = 50;
+const MAX_FILE_BYTES = 2_000_000;
+
+function EntryForm({
+  entry,
+  pending,
+  error,
+  onSubmit,
+  onCancel,
+}: {
+  entry?: Entry | undefined;
+  pending: boolean;
+  error: ApiError | undefined;
+  onSubmit(values: { title: string; content: string }): Promise<boolean>;
+  onCancel(): void;
+}) {
+  const [title, setTitle] = useState(entry?.title ?? '');
+  const [content, setContent] = useState(entry?.content ?? '');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const heading = useRef<HTMLHeadingElement>(null);
+  const headingId = useId();
+  useEffect(() => heading.current?.focus(), [entry?.id]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(knowledgeInput, { title, content });
+    setErrors(checked.ok ? {} : checked.errors);
+    if (!checked.ok) return;
+    if ((await onSubmit(checked.data)) && !entry) {
+      setTitle('');
+      setContent('');
+    }
+  };
+
+  return (
+    <form className="product-form" onSubmit={submit} noValidate aria-labelledby={headingId} data-testid="knowledge-form">
+      <h4 id={headingId} ref={heading} tabIndex={-1}>
+        {entry ? `Изменить запись «${entry.title}»` : 'Новая запись'}
+      </h4>
+      <Field label="Заголовок" hint="О чём запись: «Доставка», «Стоимость стрижки»" error={errors.title}>
+        {(props) => <input {...props} name="knowledgeTitle" maxLength={200} value={title} onChange={(e) => setTitle(e.target.value)} />}
+      </Field>
+      <Field label="Текст записи" hint="Что ассистент должен знать и отвечать клиентам" error={errors.content}>
+        {(props) => <textarea {...props} name="knowledgeContent" rows={5} maxLength={10_000} value={content} onChange={(e) => setContent(e.target.value)} />}
+      </Field>
+      <div className="actions">
+        <Button type="submit" pending={pending} pendingText="Сохраняем…">
+          {entry ? 'Сохранить запись' : 'Добавить запись'}
+        </Button>
+        <Button variant="secondary" onClick={onCancel} disabled={pending}>
+          Отмена
+        </Button>
+      </div>
+      <ErrorText error={error} />
+    </form>
+  );
+}
+
+function KnowledgeImport({ agentId, onImported }: { agentId: string; onImported(): void }) {
+  const [format, setFormat] = useState<'text' | 'csv'>('text');
+  const [source, setSource] = useState('');
+  const [fileError, setFileError] = useState<string | undefined>();
+  const [report, setReport] = useState<Report | null>(null);
+  const run = useAction((input: { text: string } | { csv: string }) => api.knowledge.import.mutate({ agentId, ...input }));
+  const fileId = useId();
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setReport(null);
+    if (source.trim() === '') {
+      run.fail({ message: format === 'csv' ? 'Вставьте CSV с заголовком title,content или выберите файл' : 'Вставьте текст: разделы через пустую строку', type: 'validation' });
+      return;
+    }
+    const result = await run.run(format === 'csv' ? { csv: source } : { text: source });
+    if (!result) return;
+    setReport(result);
+    if (result.ok) {
+      setSource('');
+      onImported();
+    }
+  };
+
+  return (
+    <form className="tool" onSubmit={onSubmit} noValidate data-testid="knowledge-import">
+      <h4>Импорт</h4>
+      <fieldset className="inline-choice">
+        <legend>Формат</legend>
+        <label>
+          <input type="radio" name="knowledgeFormat" checked={format === 'text'} onChange={() => setFormat('text')} /> Текст
+        </label>
+        <label>
+          <input type="radio" name="knowledgeFormat" checked={format === 'csv'} onChange={() => setFormat('csv')} /> CSV
+        </label>
+      </fieldset>
+      <p className="hint">
+        {format === 'text'
+          ? 'Разделы разделяются пустой строкой; первая строка раздела — заголовок, остальное — текст записи.'
+          : 'Первая строка — заголовок: title;content (или заголовок;текст). Разделитель — точка с запятой или запятая.'}{' '}
+        Записи добавляются все сразу или ни одна.
+      </p>
+      <Field label={format === 'text' ? 'Текст для импорта' : 'Содержимое CSV'}>
+        {(props) => <textarea {...props} name="knowledgeSource" rows={6} value={source} onChange={(e) => setSource(e.target.value)} />}
+      </Field>
+      <div className="field">
+        <label htmlFor={fileId}>Или файл</label>
+        <input
+          id={fileId}
+          type="file"
+          accept=".csv,.txt,text/csv,text/plain"
+          onChange={async (event) => {
+            setFileError(undefined);
+            const file = event.target.files?.[0];
+            if (!file) return;
+            if (file.size > MAX_FILE_BYTES) return setFileError('Файл слишком большой: не больше 2 МБ за один импорт');
+            setFormat(file.name.toLowerCase().endsWith('.csv') ? 'csv' : 'text');
+            setSource(await file.text());
+            setReport(null);
+          }}
+        />
+        <ErrorText error={fileError} />
+      </div>
+      <div className="actions">
+        <Button type="submit" pending={run.pending} pendingText="Импортируем…">
+          Импортировать
+        </Button>
+        {report?.ok ? (
+          <span className="success" role="status" data-testid="knowledge-import-result">
+            Импортировано записей: {formatInt(report.imported)}
+          </span>
+        ) : null}
+      </div>
+      <ErrorText error={run.error} />
+      {report && !report.ok ? (
+        <div className="import-errors" role="alert" data-testid="knowledge-import-errors">
+          <p className="error">Ничего не импортировано: исправьте записи и повторите.</p>
+          <ul>
+            {report.errors.slice(0, SHOWN_ERRORS).map((e) => (
+              <li key={e.row}>
+                Запись {e.row}: {e.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </form>
+  );
+}
+
+function KnowledgeSearch({ agentId }: { agentId: string }) {
+  const [query, setQuery] = useState('');
+  const search = useAction((q: string) => api.knowledge.list.query({ agentId, query: q }));
+  const [found, setFound] = useState<Outputs['knowledge']['list']['entries'] | null>(null);
+  return (
+    <form
+      className="tool"
+      noValidate
+      data-testid="knowledge-search"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        if (query.trim() === '') return;
+        const result = await search.run(query.trim());
+        if (result) setFound(result.entries);
+      }}
+    >
+      <h4>Проверить поиск</h4>
+      <Field label="Вопрос клиента" hint="Что найдёт ассистент: учитываются формы слов («стрижки» найдёт «стрижка»)">
+        {(props) => <input {...props} name="knowledgeQuery" value={query} onChange={(e) => setQuery(e.target.value)} />}
+      </Field>
+      <div className="actions">
+        <Button type="submit" variant="secondary" pending={search.pending} pendingText="Ищем…">
+          Найти
+        </Button>
+      </div>
+      <ErrorText error={search.error} />
+      {found ? (
+        found.length === 0 ? (
+          <p className="muted" role="status">
+            Ничего не найдено
+          </p>
+        ) : (
+          <ol role="status" data-testid="knowledge-search-results">
+            {found.map((e) => (
+              <li key={e.id}>{e.title}</li>
+            ))}
+          </ol>
+        )
+      ) : null}
+    </form>
+  );
+}
+
+export function KnowledgeBase({ agentId }: { agentId: string }) {
+  const pages = useCursorPages();
+  const list = useQuery(() => api.knowledge.list.query({ agentId, limit: PAGE_SIZE, cursor: pages.cursor }), [agentId, pages.cursor]);
+  const [editing, setEditing] = useState<Entry | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Entry | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const addButtonId = useId();
+  const create = useAction((values: { title: string; content: string }) => api.knowledge.create.mutate({ agentId, ...values }));
+  const update = useAction((id: string, values: { title: string; content: string }) => api.knowledge.update.mutate({ agentId, entryId: id, ...values }));
+  const remove = useAction((id: string) => api.knowledge.remove.mutate({ agentId, entryId: id }));
+
+  const closeForm = () => {
+    setEditing(null);
+    create.fail(undefined);
+    update.fail(undefined);
+    document.getElementById(addButtonId)?.focus();
+  };
+
+  const onSubmit = async (values: { title: string; content: string }) => {
+    if (editing === 'new') {
+      const created = await create.run(values);
+      if (!created) return false;
+      setNotice(`Запись «${created.title}» добавлена`);
+      list.reload();
+      return true;
+    }
+    if (!editing) return false;
+    const updated = await update.run(editing.id, values);
+    if (!updated) return false;
+    setNotice(`Запись «${updated.title}» сохранена`);
+    closeForm();
+    list.reload();
+    return true;
+  };
+
+  const entries = list.data?.entries ?? [];
+  return (
+    <section className="card" aria-labelledby="knowledge-title" data-testid="knowledge">
+      <div className="section-head">
+        <h2 id="knowledge-title">База знаний</h2>
+        <Button
+          id={addButtonId}
+          variant="secondary"
+          aria-expanded={editing === 'new'}
+          onClick={() => {
+            setNotice(null);
+            create.fail(undefined);
+            setEditing('new');
+          }}
+        >
+          Добавить запись
+        </Button>
+      </div>
+      <p className="muted">Цены, часы работы, доставка, частые вопросы: ассистент ищет ответы здесь и не придумывает их.</p>
+      {editing ? (
+        <EntryForm
+          key={editing === 'new' ? 'new' : editing.id}
+          entry={editing === 'new' ? undefined : editing}
+          pending={editing === 'new' ? create.pending : update.pending}
+          error={editing === 'new' ? create.error : update.error}
+          onSubmit={onSubmit}
+          onCancel={closeForm}
+        />
+      ) : null}
+      {notice ? (
+        <p className="success" role="status">
+          {notice}
+        </p>
+      ) : null}
+      <ErrorText error={list.error} />
+      {list.loading ? <Loading text="Загружаем записи…" /> : null}
+      {list.data && entries.length === 0 ? <p className="muted">{pages.number === 1 ? 'Записей пока нет: добавьте первую или импортируйте текст.' : 'На этой странице записей нет.'}</p> : null}
+      {entries.length > 0 ? (
+        <ul className="knowledge-list" data-testid="knowledge-list">
+          {entries.map((entry) => (
+            <li key={entry.id} data-entry-id={entry.id}>
+              <div>
+                <strong className="knowledge-title">{entry.title}</strong>
+                <span className="hint knowledge-content">{entry.content.length > 300 ? `${entry.content.slice(0, 299)}…` : entry.content}</span>
+              </div>
+              <div className="row-actions">
+                <Button
+                  variant="secondary"
+                  aria-label={`Изменить запись «${entry.title}»`}
+                  onClick={() => {
+                    setNotice(null);
+                    update.fail(undefined);
+                    setEditing(entry);
+                  }}
+                >
+                  Изменить
+                </Button>
+                <Button
+                  variant="danger"
+                  aria-label={`Удалить запись «${entry.title}»`}
+                  onClick={() => {
+                    remove.fail(undefined);
+                    setDeleting(entry);
+                  }}
+                >
+                  Удалить
+                </Button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.loading} label="Страницы базы знаний" />
+      <KnowledgeSearch agentId={agentId} />
+      <KnowledgeImport
+        agentId={agentId}
+        onImported={() => {
+          if (pages.number > 1) pages.reset();
+          else list.reload();
+        }}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        title="Удалить запись?"
+        confirmText="Удалить"
+        pending={remove.pending}
+        error={remove.error}
+        onConfirm={async () => {
+          if (!deleting) return;
+          if (!(await remove.run(deleting.id))) return;
+          setNotice(`Запись «${deleting.title}» удалена`);
+          setDeleting(null);
+          if (editing !== 'new' && editing?.id === deleting.id) setEditing(null);
+          if (pages.number > 1 && entries.length === 1) pages.back();
+          else list.reload();
+        }}
+        onCancel={() => setDeleting(null)}
+      >
+        <p>Запись «{deleting?.title}» будет удалена, ассистент перестанет на неё опираться.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
