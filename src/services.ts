@@ -128,7 +128,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
   const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
-  const usageReport = createUsageReport(db);
+  const usageReport = createUsageReport(db, { cursor: database.cursor });
   // Partitions are months: an hourly look is plenty to stay ahead of them and to drop a month soon after it expires.
   const usagePartitions = createUsagePartitions({ database, logger, retentionDays: config.usageRetentionDays, intervalMs: 60 * 60_000 });
   const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
