@@ -187,6 +187,7 @@ export function createUsageExport(deps: UsageExportDeps) {
     let pending: IteratorResult<ExportedUsageRow[]> | null = await pages.next();
     open += 1;
     let finished = false;
+    let cancelled = false;
     let rowsWritten = 0;
     const finish = () => {
       if (finished) return;
@@ -199,6 +200,8 @@ export function createUsageExport(deps: UsageExportDeps) {
         try {
           const next = pending ?? (await pages.next());
           pending = null;
+          // The client went away while the page was read: cancel() ends the read, nothing to send.
+          if (cancelled) return;
           if (!next.done) {
             for (const row of next.value) text += csvLine(row, deps.currency, operator, format);
             rowsWritten += next.value.length;
@@ -212,17 +215,19 @@ export function createUsageExport(deps: UsageExportDeps) {
           }
         } catch (error) {
           finish();
+          if (cancelled) return;
           deps.logger.error('usage export failed mid-stream', { error, rows: rowsWritten });
           await pages.return(undefined).catch(() => undefined);
           controller.error(error);
         }
       },
-      async cancel() {
+      async cancel(reason) {
+        cancelled = true;
         try {
           await pages.return(undefined);
         } finally {
           finish();
-          deps.logger.info('usage export stopped: the client went away', { rows: rowsWritten });
+          deps.logger.info('usage export stopped: the client went away', { rows: rowsWritten, reason: String(reason) });
         }
       },
     });
