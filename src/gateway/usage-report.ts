@@ -130,7 +130,10 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
         const { page, nextCursor } = keysetPage(rows, pageSize, (r) => r.record.id);
         if (page.length > 0) yield page.map((r) => ({ ...r.record, createdAt: r.record.createdAt.toISOString(), keyName: r.keyName }));
         if (!nextCursor) return;
-        after = afterCursor(usageRecords.createdAt, usageRecords.id, decodeCursor(nextCursor, /^\d{1,19}$/), 'desc');
+        const last = decodeCursor(nextCursor, /^\d{1,19}$/);
+        // A row comparison, which the (user_id, created_at, id) index takes as its bound; the OR of
+        // afterCursor is only a filter there (~3× slower a page on PGlite).
+        after = sql`(${usageRecords.createdAt}, ${usageRecords.id}) < (${last.createdAt}::timestamptz, ${last.id}::bigint)`;
       }
     },
 
