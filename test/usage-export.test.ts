@@ -343,6 +343,28 @@ describe('GET /api/usage/export', () => {
       expect(app.instance.services.usageExport.openExports).toBe(0);
     });
 
+    /**
+     * An export whose client reads the first bytes and then nothing, over a bare socket: fetch's own
+     * client may give up on an unread body by itself, a socket does only what it is told.
+     */
+    async function stalledExport(token: string) {
+      const { port } = new URL(app.url);
+      const socket = connect({ host: '127.0.0.1', port: Number(port) });
+      let received = '';
+      const started = new Promise<void>((resolve) =>
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1');
+          // Headers and the file's first line in, then nothing more is read.
+          if (!received.includes('id,created_at')) return;
+          socket.pause();
+          resolve();
+        }),
+      );
+      socket.write(`GET /api/usage/export HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\n\r\n`);
+      await started;
+      return { received, destroy: () => socket.destroy() };
+    }
+
     /** Sessions of this database still inside an export's read (PostgreSQL only). */
     const cursorSessions = () =>
       app.sql<{ state: string }>(
@@ -350,24 +372,26 @@ describe('GET /api/usage/export', () => {
          where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle' and query ilike '%conduit_cursor%'`,
       );
 
+    test('many downloads at once: three read through cursors, the rest through pages; all complete', async () => {
+      const services = app.instance.services;
+      const sockets = await Promise.all([1, 2, 3, 4].map(() => stalledExport(user.token)));
+      await waitFor(() => services.usageExport.openExports === 4, 5000);
+      // Each cursor holds a connection while its client dawdles: three at most, the pool keeps the rest.
+      if (app.database.databaseUrl) expect(await cursorSessions()).toHaveLength(3);
+      const full = await fetch(`${app.url}/api/usage/export`, { headers: { authorization: `Bearer ${user.token}` } });
+      const rows: { id: string }[] = parse((await full.text()).replace(/^\uFEFF/, ''), { columns: true });
+      expect(rows).toHaveLength(COUNT);
+      expect(new Set(rows.map((r) => r.id)).size).toBe(COUNT);
+      for (const socket of sockets) socket.destroy();
+      await waitFor(() => services.usageExport.openExports === 0, 5000);
+      if (app.database.databaseUrl) await waitFor(async () => (await cursorSessions()).length === 0, 5000);
+    });
+
     test('a client that stops reading holds the read where it is; one that goes away ends it', async () => {
       const services = app.instance.services;
-      // A bare socket that reads the first bytes and then nothing: fetch's own client may give up on an
-      // unread body by itself, a socket does only what it is told.
-      const { port } = new URL(app.url);
-      const socket = connect({ host: '127.0.0.1', port: Number(port) });
-      let received = '';
-      const started = new Promise<void>((resolve) =>
-        socket.on('data', (chunk: Buffer) => {
-          received += chunk.toString('latin1');
-          socket.pause();
-          resolve();
-        }),
-      );
-      socket.write(`GET /api/usage/export HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${user.token}\r\n\r\n`);
-      await started;
-      expect(received).toStartWith('HTTP/1.1 200');
-      expect(received).toContain('id,created_at');
+      const socket = await stalledExport(user.token);
+      expect(socket.received).toStartWith('HTTP/1.1 200');
+      expect(socket.received).toContain('id,created_at');
 
       // Not read further: the server reads no further either (the file is ~14 MB; were it read into
       // memory as fast as the database gives it, the export would have finished by now).

@@ -83,7 +83,15 @@ export interface UsageReportOptions {
   cursor?: DatabaseHandle['cursor'];
 }
 
+/**
+ * Exports reading through a cursor at once. Each holds one of the pool's 10 connections for as long as its
+ * client takes to download: beyond this many, an export reads keyset pages instead (a connection only
+ * while a page is read), so downloads never starve the settlement writer and the dashboard.
+ */
+const MAX_CURSOR_EXPORTS = 3;
+
 export function createUsageReport(db: Database, options: UsageReportOptions = {}) {
+  let cursorsOpen = 0;
   return {
     /** Whether an account exists: an operator's export of an unknown one is a 404, not an empty file. */
     async accountExists(userId: string): Promise<boolean> {
@@ -103,7 +111,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
      * in time from the first page.
      */
     async *pages(userId: string, query: Omit<UsageQuery, 'limit' | 'cursor'>, pageSize = 1000): AsyncGenerator<ExportedUsageRow[]> {
-      if (options.cursor) {
+      if (options.cursor && cursorsOpen < MAX_CURSOR_EXPORTS) {
         const params: unknown[] = [userId];
         const where = ['r.user_id = $1'];
         if (query.from) where.push(`r.created_at >= $${params.push(query.from.toISOString())}::timestamptz`);
@@ -111,7 +119,12 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
         if (query.keyId) where.push(`r.api_key_id = $${params.push(query.keyId)}::uuid`);
         const text = `select ${EXPORT_COLUMNS} from usage_records r left join api_keys k on k.id = r.api_key_id
           where ${where.join(' and ')} order by r.created_at desc, r.id desc`;
-        yield* options.cursor<ExportedUsageRow>(text, params, pageSize);
+        cursorsOpen += 1;
+        try {
+          yield* options.cursor<ExportedUsageRow>(text, params, pageSize);
+        } finally {
+          cursorsOpen -= 1;
+        }
         return;
       }
       const filters: SQL[] = [eq(usageRecords.userId, userId)];
