@@ -63,6 +63,8 @@ const envSchema = z.object({
   LEASE_CHUNK: z.coerce.number().positive().max(1_000_000).default(0.1),
   /** Usage rows and settlements are written in batches at most this late. */
   USAGE_FLUSH_MS: intFromEnv(1, 60_000).default(50),
+  /** Raw usage rows are dropped (whole months) once older than this many days; 0 keeps them. Totals stay. */
+  USAGE_RETENTION_DAYS: intFromEnv(0, 36_500).default(0),
   /** How long GET /v1/models serves the upstream's list before asking again. */
   MODELS_CACHE_SECONDS: intFromEnv(1, 86_400).default(300),
   /** How often the booking integration refreshes its caches for agents with sync on (spec: 10 minutes). */
@@ -261,6 +263,7 @@ export interface Config {
   reserveCompletionTokens: number;
   leaseChunkNano: bigint;
   usageFlushMs: number;
+  usageRetentionDays: number;
   modelsCacheSeconds: number;
   bookingSyncIntervalSeconds: number;
   orderTimeZone: string;
@@ -503,6 +506,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       reserveCompletionTokens: e.RESERVE_COMPLETION_TOKENS,
       leaseChunkNano: BigInt(Math.round(e.LEASE_CHUNK * 1e9)),
       usageFlushMs: e.USAGE_FLUSH_MS,
+      usageRetentionDays: e.USAGE_RETENTION_DAYS,
       modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
       bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
       orderTimeZone: e.ORDER_TIME_ZONE,

@@ -20,6 +20,7 @@ import { createUpstream } from './gateway/upstream';
 import { createHealthStore } from './gateway/routing/health';
 import { createRouting } from './gateway/routing/registry';
 import { createUsageExport } from './gateway/usage-export';
+import { createUsagePartitions } from './gateway/usage-partitions';
 import { createUsageReport } from './gateway/usage-report';
 import { createMessenger } from './integrations/messenger/module';
 import { createSocial } from './integrations/social/module';
@@ -133,7 +134,9 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
   const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
-  const usageReport = createUsageReport(db);
+  const usageReport = createUsageReport(db, { cursor: database.cursor });
+  // Partitions are months: an hourly look is plenty to stay ahead of them and to drop a month soon after it expires.
+  const usagePartitions = createUsagePartitions({ database, logger, retentionDays: config.usageRetentionDays, intervalMs: 60 * 60_000 });
   const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
   const agents = createAgentService({ db, config });
   const outbox = createOutboxWorker({
@@ -211,6 +214,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     responses,
     usageReport,
     usageExport,
+    usagePartitions,
     agents,
     secretBox,
     outbox,
@@ -246,6 +250,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
       await routing.start();
       lifecycle.onShutdown('routing', () => routing.stop());
       lifecycle.onShutdown('key verifier', () => verifier.stop());
+      await usagePartitions.start();
+      lifecycle.onShutdown('usage partitions', () => usagePartitions.stop());
       await billing.start();
       lifecycle.onShutdown('billing', () => billing.stop());
       outbox.start();

@@ -25,6 +25,8 @@ describe('configuration', () => {
     expect(config.publicBaseUrl).toBe('http://localhost:3000');
     expect(config.tokenPrice).toBe(1.25e-7);
     expect(config.tokenPriceNano).toBe(125n);
+    // Raw usage rows are kept unless an operator asks otherwise.
+    expect(config.usageRetentionDays).toBe(0);
     expect(config.vkApiBaseUrl).toBe('https://api.vk.com/method');
     expect(config.telegramApiBaseUrl).toBe('https://api.telegram.org');
     expect(config.yclientsBaseUrl).toBe('https://api.yclients.com/api/v1');
@@ -103,6 +105,9 @@ describe('configuration', () => {
     ['RATE_LIMIT_PER_USER_PER_MINUTE', '1.5'],
     ['RATE_LIMIT_PER_USER_PER_MINUTE', 'ten'],
     ['RATE_LIMIT_PER_USER_PER_MINUTE', '1000001'],
+    ['USAGE_RETENTION_DAYS', '-1'],
+    ['USAGE_RETENTION_DAYS', '30d'],
+    ['USAGE_RETENTION_DAYS', '1.5'],
   ])('a bad %s (%s) stops start-up naming the variable', (name, value) => {
     expect(() => loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), [name]: value })).toThrow(new RegExp(name));
   });

@@ -1,10 +1,11 @@
 // GET /api/usage/export: the usage records as a CSV file, with /api/usage's credentials, key scope and
 // filters, streamed a page at a time. Read back with csv-parse, as a spreadsheet import would.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { connect } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import { expectedUsage, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
-import { openaiClient, settleAll } from './helpers/gateway';
+import { openaiClient, settleAll, waitFor } from './helpers/gateway';
 
 setDefaultTimeout(60_000);
 
@@ -178,6 +179,29 @@ describe('GET /api/usage/export', () => {
     expect(rows.every((r) => /^\d+$/.test(r.id!) && /^\d+\.\d{9}$/.test(r.cost!) && /^\d+$/.test(r.total_tokens!))).toBe(true);
   });
 
+  test('RFC 4180 quoting: a quote is doubled, a separator or line break quoted, in either format', async () => {
+    const user = await registerUser(app.url);
+    const models = ['acme/"quoted", model', 'line\nbreak', 'cr\rhere', 'semi;colon', 'plain/model'];
+    for (const [i, model] of models.entries()) {
+      await app.sql(
+        `insert into usage_records (user_id, model, status, prompt_tokens, completion_tokens, total_tokens, cost_nano, created_at)
+         values ($1, $2, 'ok', 1, 2, 3, 0, $3)`,
+        [user.userId, model, `2026-07-0${5 - i}T00:00:00Z`],
+      );
+    }
+    const plain = await exportCsv('', user.token);
+    expect(plain.rows.map((r) => r.model)).toEqual(models);
+    expect(plain.text).toContain(',"acme/""quoted"", model",');
+    expect(plain.text).toContain(',"line\nbreak",');
+    expect(plain.text).toContain(',"cr\rhere",');
+    expect(plain.text).toContain(',semi;colon,');
+    expect(plain.text).toContain(',plain/model,');
+    const ru = await exportCsv('?format=excel-ru', user.token);
+    expect(ru.rows.map((r) => r.model)).toEqual(models);
+    expect(ru.text).toContain(';"semi;colon";');
+    expect(ru.text).toContain(';"acme/""quoted"", model";');
+  });
+
   test('format=excel-ru: semicolons, a decimal comma in money, the BOM; a bad format is a 400', async () => {
     const user = await registerUser(app.url);
     const key = await createApiKey(app.url, user.token, 'Сайт; основной, 1.5');
@@ -279,5 +303,108 @@ describe('GET /api/usage/export', () => {
     const instants = rows.map((r) => r.created_at!);
     expect(instants).toEqual([...instants].sort().reverse());
     expect(rows.every((r) => r.cost === '0.000003750' && r.key_id === key.id)).toBe(true);
+  });
+  describe('at scale', () => {
+    let user: { token: string; userId: string };
+    const COUNT = 100_000;
+
+    beforeAll(async () => {
+      user = await registerUser(app.url);
+      const key = await createApiKey(app.url, user.token, 'bulk');
+      // Ten rows to an instant (ties broken by id, newest first), and another account's rows in between.
+      await app.sql(
+        `insert into usage_records (user_id, api_key_id, model, status, prompt_tokens, completion_tokens, total_tokens,
+                                    cost_nano, prompt_cost_nano, completion_cost_nano, request_id, created_at)
+         select $1, $2, 'acme/bulk', 'ok', 10, 20, 30, 3750, 1250, 2500, 'req-' || g,
+                timestamptz '2026-10-31T00:00:00Z' - make_interval(secs => (g / 10) * 7)
+         from generate_series(1, $3::int) as g`,
+        [user.userId, key.id, COUNT],
+      );
+      const stranger = await registerUser(app.url);
+      await insertUsage(stranger.userId, null, 5_000, '2026-10-01T00:00:00Z', 60);
+      // The hourly upkeep's pass, as after a day of traffic: on PGlite (no autovacuum) it is what gathers
+      // the statistics that let the planner read an account's rows from the index in order.
+      expect(await app.instance.services.usagePartitions.runOnce()).toMatchObject({ ran: true });
+    });
+
+    test('100 000 records stream out complete, each once, in the order the database keeps them', async () => {
+      const res = await fetch(`${app.url}/api/usage/export`, { headers: { authorization: `Bearer ${user.token}` } });
+      expect(res.status).toBe(200);
+      const text = (await res.text()).replace(/^\uFEFF/, '');
+      const rows: Record<string, string>[] = parse(text, { columns: true });
+      expect(rows).toHaveLength(COUNT);
+      const expected = await app.sql<{ id: string }>(
+        // By the column, not the text it is selected as (an output name wins in ORDER BY).
+        'select r.id::text as id from usage_records r where r.user_id = $1 order by r.created_at desc, r.id desc',
+        [user.userId],
+      );
+      expect(rows.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+      expect(rows.every((r) => r.cost === '0.000003750' && r.model === 'acme/bulk')).toBe(true);
+      expect(app.instance.services.usageExport.openExports).toBe(0);
+    });
+
+    /**
+     * An export whose client reads the first bytes and then nothing, over a bare socket: fetch's own
+     * client may give up on an unread body by itself, a socket does only what it is told.
+     */
+    async function stalledExport(token: string) {
+      const { port } = new URL(app.url);
+      const socket = connect({ host: '127.0.0.1', port: Number(port) });
+      let received = '';
+      const started = new Promise<void>((resolve) =>
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1');
+          // Headers and the file's first line in, then nothing more is read.
+          if (!received.includes('id,created_at')) return;
+          socket.pause();
+          resolve();
+        }),
+      );
+      socket.write(`GET /api/usage/export HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\n\r\n`);
+      await started;
+      return { received, destroy: () => socket.destroy() };
+    }
+
+    /** Sessions of this database still inside an export's read (PostgreSQL only). */
+    const cursorSessions = () =>
+      app.sql<{ state: string }>(
+        `select state from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle' and query ilike '%conduit_cursor%'`,
+      );
+
+    test('many downloads at once: three read through cursors, the rest through pages; all complete', async () => {
+      const services = app.instance.services;
+      const sockets = await Promise.all([1, 2, 3, 4].map(() => stalledExport(user.token)));
+      await waitFor(() => services.usageExport.openExports === 4, 5000);
+      // Each cursor holds a connection while its client dawdles: three at most, the pool keeps the rest.
+      if (app.database.databaseUrl) expect(await cursorSessions()).toHaveLength(3);
+      const full = await fetch(`${app.url}/api/usage/export`, { headers: { authorization: `Bearer ${user.token}` } });
+      const rows: { id: string }[] = parse((await full.text()).replace(/^\uFEFF/, ''), { columns: true });
+      expect(rows).toHaveLength(COUNT);
+      expect(new Set(rows.map((r) => r.id)).size).toBe(COUNT);
+      for (const socket of sockets) socket.destroy();
+      await waitFor(() => services.usageExport.openExports === 0, 5000);
+      if (app.database.databaseUrl) await waitFor(async () => (await cursorSessions()).length === 0, 5000);
+    });
+
+    test('a client that stops reading holds the read where it is; one that goes away ends it', async () => {
+      const services = app.instance.services;
+      const socket = await stalledExport(user.token);
+      expect(socket.received).toStartWith('HTTP/1.1 200');
+      expect(socket.received).toContain('id,created_at');
+
+      // Not read further: the server reads no further either (the file is ~14 MB; were it read into
+      // memory as fast as the database gives it, the export would have finished by now).
+      await Bun.sleep(1000);
+      expect(services.usageExport.openExports).toBe(1);
+      if (app.database.databaseUrl) expect(await cursorSessions()).toEqual([{ state: 'idle in transaction' }]);
+
+      socket.destroy();
+      await waitFor(() => services.usageExport.openExports === 0, 5000);
+      if (app.database.databaseUrl) await waitFor(async () => (await cursorSessions()).length === 0, 5000);
+      // The connection is back in the pool for the next reader.
+      const next = await exportCsv('?from=2026-10-30T23:00:00Z', user.token);
+      expect(next.rows.length).toBeGreaterThan(0);
+    });
   });
 });

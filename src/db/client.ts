@@ -39,8 +39,25 @@ export interface DatabaseHandle {
    * requests or holding a transaction open.
    */
   withLock<T>(name: string, fn: () => Promise<T>): Promise<{ acquired: true; value: T } | { acquired: false }>;
+  /**
+   * PostgreSQL only (undefined on PGlite): reads one query through a server-side cursor (DECLARE … CURSOR
+   * in a read-only transaction on a connection of its own), `rowsPerBatch` rows at a time, each batch
+   * fetched only when the consumer asks for the next. A declared cursor is planned for its first rows
+   * (cursor_tuple_fraction), so an ordered read walks an index instead of sorting everything first.
+   * Leaving the loop early (return/break, an exception) ends the transaction, which closes the cursor, and
+   * gives the connection back. A consumer that asks for nothing for `idleLimit` has its session ended by
+   * the server, so it cannot hold a connection and an old snapshot forever. PGlite has no such cursor short
+   * of a transaction held across the whole read, which would stop every other query of the process
+   * meanwhile (it has one session).
+   */
+  cursor?<T = Record<string, unknown>>(text: string, params: unknown[], rowsPerBatch: number): AsyncGenerator<T[], void, undefined>;
   close(): Promise<void>;
 }
+
+/** How long a cursor's reader may leave it unread before PostgreSQL ends its session (DatabaseHandle.cursor). */
+const CURSOR_IDLE_LIMIT = '5min';
+/** Rows of a cursor's first batch, before the reader's own batch size. */
+const CURSOR_FIRST_BATCH = 100;
 
 /** Advisory locks of this application live under one first key, so they cannot meet another program's. */
 const LOCK_NAMESPACE = 0x436f6e64; // "Cond"
@@ -130,6 +147,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
             await conn`select pg_advisory_unlock(${LOCK_NAMESPACE}, ${id})`;
           }
         } finally {
+          conn.release();
+        }
+      },
+      async *cursor<T>(text: string, params: unknown[], rowsPerBatch: number) {
+        const conn = await client.reserve();
+        let open = false;
+        try {
+          await conn.unsafe('begin isolation level repeatable read read only');
+          open = true;
+          await conn.unsafe(`set local idle_in_transaction_session_timeout = '${CURSOR_IDLE_LIMIT}'`);
+          await conn.unsafe(`declare conduit_cursor no scroll cursor for ${text}`, params as never[]);
+          // A small first batch: the reader (an HTTP answer) has its first bytes sooner.
+          let batch = Math.min(CURSOR_FIRST_BATCH, Math.trunc(rowsPerBatch));
+          for (;;) {
+            const rows = (await conn.unsafe(`fetch ${batch} from conduit_cursor`)) as unknown as T[];
+            if (rows.length > 0) yield rows;
+            if (rows.length < batch) break;
+            batch = Math.trunc(rowsPerBatch);
+          }
+          open = false;
+          await conn.unsafe('commit');
+        } finally {
+          // Stopped early or failed: the rollback closes the cursor. A connection that broke meanwhile
+          // cannot roll back, and is not reused by postgres.js anyway.
+          if (open) await conn.unsafe('rollback').catch(() => undefined);
           conn.release();
         }
       },

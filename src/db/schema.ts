@@ -313,11 +313,16 @@ export const balanceLeases = pgTable(
  * reference users and keys all the same: the batch writer writes only ids it took from a verified key
  * or an agent of an existing user, and neither users nor keys are ever deleted (a key is revoked).
  * Whatever deletes an account one day deletes its usage rows itself.
+ *
+ * Partitioned by month of created_at (UTC), which drizzle cannot declare: migration 0022_usage_partitions
+ * made the table, src/gateway/usage-partitions.ts keeps the coming months' partitions and drops expired
+ * ones. A partitioned table's primary key must hold the partition key, hence (id, created_at); id alone
+ * is still unique, the identity hands each row its own.
  */
 export const usageRecords = pgTable(
   'usage_records',
   {
-    id: bigint('id', { mode: 'bigint' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint('id', { mode: 'bigint' }).notNull().generatedAlwaysAsIdentity(),
     userId: uuid('user_id').notNull(),
     apiKeyId: uuid('api_key_id'),
     /** Set when an assistant, not an API key, made the request (charged to the agent's owner). */
@@ -352,6 +357,7 @@ export const usageRecords = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.createdAt] }),
     index('usage_records_user_idx').on(t.userId, t.createdAt, t.id),
     index('usage_records_key_idx').on(t.apiKeyId, t.createdAt),
     // The newest hour across all users (providers' health figures); the user index cannot bound that range.
