@@ -385,7 +385,7 @@ suite('the dashboard read at a glance', () => {
   test('agents: the model is picked from /v1/models, any other text warned about; an agent page links its sections', async () => {
     const { context, page, errors } = await openContext(WIDE);
     await page.goto(`${app.url}/app/agents/${agents.service}`);
-    const model = page.getByLabel('Модель');
+    const model = page.getByLabel('Модель', { exact: true });
     await model.waitFor();
     const listed = (await call(app.url, 'GET', '/v1/models')).body.data.map((m: { id: string }) => m.id) as string[];
     expect(listed.length).toBeGreaterThan(0);

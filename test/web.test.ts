@@ -161,11 +161,11 @@ browserSuite('dashboard page in chromium', () => {
     await page.getByText('Агентов пока нет').waitFor();
     await page.getByLabel('Имя').fill('Салон «Ромашка»');
     await page.getByLabel('Тип').selectOption('service');
-    await page.getByLabel('Модель').fill('без-косой-черты');
+    await page.getByLabel('Модель', { exact: true }).fill('без-косой-черты');
     await page.getByRole('button', { name: 'Создать агента' }).click();
     // Under the «Модель» field, without its English key (issue 16, point 4).
     await page.getByText('ожидается вид <владелец>/<модель>, например openai/gpt-4o-mini').waitFor();
-    await page.getByLabel('Модель').fill('');
+    await page.getByLabel('Модель', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Создать агента' }).click();
     await page.waitForURL(/\/app\/agents\/[0-9a-f-]{36}$/);
     const agentId = page.url().split('/').pop()!;
