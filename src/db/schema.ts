@@ -358,6 +358,57 @@ export const usageRecords = pgTable(
   ],
 );
 
+/**
+ * The usage rows summed per user, key, agent, model, endpoint, provider and UTC quarter of an hour, kept
+ * by the statement that writes the rows (gateway/billing/rows.ts), so every read over a period sums
+ * these instead of the rows. A quarter of an hour because every UTC offset in use (+05:30, +05:45,
+ * +08:45, +12:45 …) is a multiple of it: a day in any time zone is a whole number of buckets, and only
+ * the edges of an arbitrary from/to need the raw rows (usage-rollups.ts). Whatever deletes usage rows
+ * deletes their rollups with them (retention drops raw rows only: the sums stay). No foreign keys, like
+ * usage_records. The unique key treats nulls as equal, so a row without key, agent or provider has one
+ * sum per bucket and the upsert finds it.
+ */
+export const usageRollups = pgTable(
+  'usage_rollups',
+  {
+    userId: uuid('user_id').notNull(),
+    /** Start of the quarter hour (UTC) the rows' created_at fell in. */
+    bucket: timestamp('bucket', { withTimezone: true, mode: 'date' }).notNull(),
+    apiKeyId: uuid('api_key_id'),
+    agentId: uuid('agent_id'),
+    model: text('model').notNull(),
+    endpoint: text('endpoint').notNull(),
+    providerId: text('provider_id'),
+    requests: integer('requests').notNull(),
+    /** Rows whose status is not ok (client_closed included). */
+    failedRequests: integer('failed_requests').notNull(),
+    /** Rows that needed more than one provider (attempts > 1). */
+    retriedRequests: integer('retried_requests').notNull(),
+    /** Σ attempts (null, on rows older than routing, counts 0). */
+    attempts: integer('attempts').notNull(),
+    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
+    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
+    totalTokens: bigint('total_tokens', { mode: 'number' }).notNull(),
+    costNano: bigint('cost_nano', { mode: 'bigint' }).notNull(),
+    promptCostNano: bigint('prompt_cost_nano', { mode: 'bigint' }).notNull(),
+    completionCostNano: bigint('completion_cost_nano', { mode: 'bigint' }).notNull(),
+    unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull(),
+    /** Rows that carried a provider cost, and what they were charged: margins are over these alone. */
+    pricedRequests: integer('priced_requests').notNull(),
+    pricedCostNano: bigint('priced_cost_nano', { mode: 'bigint' }).notNull(),
+    providerCostNano: bigint('provider_cost_nano', { mode: 'bigint' }).notNull(),
+  },
+  (t) => [
+    unique('usage_rollups_key')
+      .on(t.userId, t.bucket, t.apiKeyId, t.agentId, t.model, t.endpoint, t.providerId)
+      .nullsNotDistinct(),
+    // Operators' figures over all users, a key's spend in its period, an agent's spend.
+    index('usage_rollups_bucket_idx').on(t.bucket),
+    index('usage_rollups_key_idx').on(t.apiKeyId, t.bucket).where(sql`${t.apiKeyId} is not null`),
+    index('usage_rollups_agent_idx').on(t.agentId, t.bucket).where(sql`${t.agentId} is not null`),
+  ],
+);
+
 /** An assistant of a user. Every agent-scoped route checks `user_id` against the caller. */
 export const agents = pgTable(
   'agents',
