@@ -50,10 +50,10 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
       // had a provider cost and those that had none.
       const [margins, money] = await Promise.all([
         db.execute(sql`
-          select g.day, g.model, g.provider, v.priced, v.requests::text as requests, v.spend::text as "spendNano",
+          select to_char(g.day, 'YYYY-MM-DD') as day, g.model, g.provider, v.priced, v.requests::text as requests, v.spend::text as "spendNano",
             v.provider_cost::text as "providerCostNano"
           from (
-            select to_char(s.at at time zone 'UTC', 'YYYY-MM-DD') as day, s.model, s.provider_id as provider,
+            select date_trunc('day', s.at at time zone 'UTC') as day, s.model, s.provider_id as provider,
               sum(s.requests) as requests, sum(s.cost_nano) as spend, sum(s.priced_requests) as priced_requests,
               sum(s.priced_cost_nano) as priced_spend, sum(s.provider_cost_nano) as provider_cost
             from ${usageSpan({ from: start, to: end })} s

@@ -104,16 +104,23 @@ export function createUsageReport(db: Database) {
     /**
      * Sums per day (in the caller's time zone) and model, per model, and in all, from the rollups (plus the
      * rows of the quarter hours `from` and `to` cut): a chart over months of heavy use reads a few
-     * thousand sums, not every record. One pass, the three levels as grouping sets.
+     * thousand sums, not every record. One pass: summed per day and model first (the day computed per
+     * row as a cheap truncation, formatted once per group), then the three levels as grouping sets.
      */
     async summary(userId: string, query: UsageSummaryQuery) {
       const span = usageSpan({ userId, keyId: query.keyId, from: query.from, to: query.to });
       const rows = rowsOf<SumRow & { day: string | null; model: string | null; level: unknown }>(
         await db.execute(sql`
-          select day, model, grouping(day, model) as level, ${spanSums}
-          from (select to_char(s.at at time zone ${query.timeZone}, 'YYYY-MM-DD') as day, s.* from ${span} s) d
+          select to_char(day, 'YYYY-MM-DD') as day, model, grouping(day, model) as level, ${spanSums}
+          from (
+            select date_trunc('day', s.at at time zone ${query.timeZone}) as day, s.model, sum(s.requests) as requests,
+              sum(s.prompt_tokens) as prompt_tokens, sum(s.completion_tokens) as completion_tokens,
+              sum(s.total_tokens) as total_tokens, sum(s.cost_nano) as cost_nano, sum(s.prompt_cost_nano) as prompt_cost_nano,
+              sum(s.completion_cost_nano) as completion_cost_nano, sum(s.unpaid_nano) as unpaid_nano
+            from ${span} s group by 1, 2
+          ) d
           group by grouping sets ((day, model), (model), ())
-          order by day, model`),
+          order by d.day, model`),
       );
       const days = rows.filter((r) => Number(r.level) === 0);
       const models = rows.filter((r) => Number(r.level) === 2);
