@@ -84,6 +84,6 @@ END $$;--> statement-breakpoint
 CREATE TRIGGER "usage_rollups_follow_update" AFTER UPDATE ON "usage_records"
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION "usage_rollups_follow_update"();--> statement-breakpoint
-CREATE INDEX "usage_rollups_bucket_idx" ON "usage_rollups" USING btree ("bucket");--> statement-breakpoint
+CREATE INDEX "usage_rollups_bucket_idx" ON "usage_rollups" USING brin ("bucket");--> statement-breakpoint
 CREATE INDEX "usage_rollups_key_idx" ON "usage_rollups" USING btree ("api_key_id","bucket") WHERE "usage_rollups"."api_key_id" is not null;--> statement-breakpoint
 CREATE INDEX "usage_rollups_agent_idx" ON "usage_rollups" USING btree ("agent_id","bucket") WHERE "usage_rollups"."agent_id" is not null;
