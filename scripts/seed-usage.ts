@@ -255,21 +255,34 @@ export async function seedUsage(config: Config, database: DatabaseHandle, option
 
   const started = performance.now();
   let written = 0;
-  let writing: Promise<void> | null = null;
   const write = async (batch: Pending[]) => {
+    if (batch.length === 0) return;
     const json = `[${batch.map((p) => serialize(p, p.costNano, 0n)).join(',')}]`;
     const short = await database.query<{ user_id: string; short: string }>(writeBatchStatement, [json, 60], { prepared: true });
     const unpaid = short.find((r) => BigInt(r.short) > 0n);
     if (unpaid) throw new Error(`the balance of ${unpaid.user_id} did not cover its rows`);
     written += batch.length;
   };
-  // The next batch is built while the database writes this one.
+  // Two lanes on two connections, the named account's rows on one and the others' on the other: their
+  // batches lock different users and rollup rows, so PostgreSQL writes them side by side. Each lane has
+  // one batch in flight while the next is built.
+  const lanes: (Promise<void> | null)[] = [null, null];
+  let reported = 0;
   for (const batch of batches(options, accounts, config.tokenPriceNano, now)) {
-    if (writing) await writing;
-    writing = write(batch);
-    if (written > 0 && written % 500_000 < BATCH_ROWS) log(`  ${written.toLocaleString('ru-RU')} строк…`);
+    const parts = [batch.filter((p) => p.facts.userId === main.userId), batch.filter((p) => p.facts.userId !== main.userId)];
+    for (const [lane, part] of parts.entries()) {
+      if (lanes[lane]) await lanes[lane];
+      const writing = write(part);
+      // Awaited at the lane's next batch; until then a failure must not count as unhandled.
+      writing.catch(() => {});
+      lanes[lane] = writing;
+    }
+    if (written - reported >= 500_000) {
+      reported = written;
+      log(`  ${written.toLocaleString('ru-RU')} строк…`);
+    }
   }
-  if (writing) await writing;
+  await Promise.all(lanes);
   const seconds = (performance.now() - started) / 1000;
   return { main, others, written, seconds };
 }
