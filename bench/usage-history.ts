@@ -157,7 +157,7 @@ try {
   const keysOf = await database.sql<{ id: string }[]>`select id from api_keys where user_id = ${user!.id}`;
   await database.sql`update users set balance_nano = balance_nano + 1000000000000000 where id = ${user!.id}`;
   await database.sql`insert into ledger_entries (user_id, amount_nano, kind, reference) values (${user!.id}, 1000000000000000, 'adjustment', 'bench usage-history settlement timing')`;
-  const withoutRollups = writeBatchStatement.replace(/, rollup_rows as \([\s\S]*?excluded\.provider_cost_nano\n\)/, '');
+  const withoutRollups = writeBatchStatement.replace(/, quarter_sums as \([\s\S]*?excluded\.provider_cost_nano\n\), day_sums as \([\s\S]*?excluded\.provider_cost_nano\n\)/, '');
   if (withoutRollups.includes('usage_rollups') || withoutRollups === writeBatchStatement) throw new Error('could not take the rollup CTE out');
   const models = ['openai/gpt-4o-mini', 'openai/gpt-4o', 'anthropic/claude-3.5-sonnet', 'deepseek/deepseek-chat'];
   let n = 0;

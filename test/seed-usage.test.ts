@@ -100,6 +100,11 @@ describe('npm run seed:usage', () => {
       where r.requests is distinct from s.requests::bigint or r.cost is distinct from s.cost_nano::numeric
         or r.tokens is distinct from s.total_tokens::numeric`);
     expect(drift).toEqual([]);
+    const [days] = await app.sql<{ requests: string; cost: string }>(
+      `select sum(requests)::text as requests, sum(cost_nano)::text as cost from usage_rollups_daily`,
+    );
+    const [raw] = await app.sql<{ requests: string; cost: string }>(`select count(*)::text as requests, sum(cost_nano)::text as cost from usage_records`);
+    expect(days).toEqual(raw!);
     expect(await unbalancedUsers(app)).toEqual([]);
     // Every charge has its ledger row: Σ usage cost = Σ usage debits.
     const [books] = await app.sql<{ usage: string; debits: string }>(

@@ -1,5 +1,5 @@
-// Usage rollups (usage_rollups): kept by the settlement statement itself, so after any mix of writes they
-// equal the rows summed by quarter hour; every figure read from them (the summary per day in any time
+// Usage rollups (usage_rollups per quarter hour, usage_rollups_daily per UTC day): kept by the settlement
+// statement itself, so after any mix of writes they equal the rows summed by quarter hour and by day; every figure read from them (the summary per day in any time
 // zone, the list's totals over a from/to that cuts quarter hours, operators' daily figures and an
 // account's detail) equals the same sums taken over the raw rows; the migration's backfill rebuilds them
 // exactly; and a batch the database refuses leaves neither rows nor sums.
@@ -143,13 +143,22 @@ const ROLLUP_COLUMNS = `user_id::text, bucket, coalesce(api_key_id::text, '-') a
   completion_cost_nano::text, unpaid_nano::text, priced_requests::text, priced_cost_nano::text, provider_cost_nano::text`;
 const ORDER = `order by 1, 2, 3, 4, 5, 6, 7`;
 
+/** Both rollup tables, as they are. */
 async function rollupsNow() {
-  return app.sql(`select ${ROLLUP_COLUMNS} from usage_rollups ${ORDER}`);
+  return {
+    quarters: await app.sql(`select ${ROLLUP_COLUMNS} from usage_rollups ${ORDER}`),
+    days: await app.sql(`select ${ROLLUP_COLUMNS} from usage_rollups_daily ${ORDER}`),
+  };
 }
 
+/** Both rollup tables, as the rows say they must be. */
 async function rollupsFromRows() {
+  return { quarters: await rowsBinned('15 minutes'), days: await rowsBinned('1 day') };
+}
+
+async function rowsBinned(width: string) {
   return app.sql(`select ${ROLLUP_COLUMNS} from (
-      select user_id, date_bin('15 minutes', created_at, timestamptz '2000-01-01Z') as bucket, api_key_id, agent_id, model,
+      select user_id, date_bin('${width}', created_at, timestamptz '2000-01-01Z') as bucket, api_key_id, agent_id, model,
         endpoint, provider_id, count(*) as requests, count(*) filter (where status <> 'ok') as failed_requests,
         count(*) filter (where attempts > 1) as retried_requests, coalesce(sum(attempts), 0) as attempts,
         sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens, sum(total_tokens) as total_tokens,
@@ -214,11 +223,15 @@ describe('the rollups are the rows summed', () => {
   test('the migration’s backfill, run again on the same rows, builds the same rollups', async () => {
     const file = readdirSync(MIGRATIONS_FOLDER).find((f) => /_usage_rollups\.sql$/.test(f));
     const statements = readFileSync(join(MIGRATIONS_FOLDER, file!), 'utf8').split('--> statement-breakpoint');
-    const backfill = statements.find((s) => /INSERT INTO "usage_rollups"/.test(s));
+    const quarters = statements.find((s) => /INSERT INTO "usage_rollups"/.test(s));
+    const days = statements.find((s) => /INSERT INTO "usage_rollups_daily"/.test(s));
     const before = await rollupsNow();
+    expect(before.quarters.length).toBeGreaterThan(before.days.length);
     await app.sql('delete from usage_rollups');
-    expect(await rollupsNow()).toEqual([]);
-    await app.sql(backfill!);
+    await app.sql('delete from usage_rollups_daily');
+    expect(await rollupsNow()).toEqual({ quarters: [], days: [] });
+    await app.sql(quarters!);
+    await app.sql(days!);
     expect(await rollupsNow()).toEqual(before);
   });
 });
@@ -389,10 +402,11 @@ describe('the rollup is written in the same statement as the rows', () => {
       await settleAll(app);
       const marked = await app.sql<{ rows: string; rollups: string; invalid: string }>(
         `select (select count(*) from usage_records where model like 'refused/%')::text as rows,
-                (select count(*) from usage_rollups where model like 'refused/%')::text as rollups,
+                (select count(*) from usage_rollups where model like 'refused/%')::text
+                  || '/' || (select count(*) from usage_rollups_daily where model like 'refused/%')::text as rollups,
                 (select coalesce(sum(requests), 0) from usage_rollups where model = 'invalid')::text as invalid`,
       );
-      expect(marked).toEqual([{ rows: '0', rollups: '0', invalid: '2' }]);
+      expect(marked).toEqual([{ rows: '0', rollups: '0/0', invalid: '2' }]);
       expect(await rollupsNow()).toEqual(await rollupsFromRows());
       expect(await unbalancedUsers(app)).toEqual([]);
     } finally {

@@ -46,8 +46,8 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
       const start = new Date(`${query.from}T00:00:00Z`);
       const end = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
       const ledgerDay = sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-      // Whole UTC days are whole quarter hours: the rollups alone, each group split into the requests that
-      // had a provider cost and those that had none.
+      // Whole UTC days: the daily rollups alone, each group split into the requests that had a provider cost
+      // and those that had none.
       const [margins, money] = await Promise.all([
         db.execute(sql`
           select to_char(g.day, 'YYYY-MM-DD') as day, g.model, g.provider, v.priced, v.requests::text as requests, v.spend::text as "spendNano",
@@ -56,7 +56,7 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
             select date_trunc('day', s.at at time zone 'UTC') as day, s.model, s.provider_id as provider,
               sum(s.requests) as requests, sum(s.cost_nano) as spend, sum(s.priced_requests) as priced_requests,
               sum(s.priced_cost_nano) as priced_spend, sum(s.provider_cost_nano) as provider_cost
-            from ${usageSpan({ from: start, to: end })} s
+            from ${usageSpan({ from: start, to: end, utcDays: true })} s
             group by 1, 2, 3
           ) g
           cross join lateral (values

@@ -10,7 +10,7 @@ import { isUuid } from '../accounts/service';
 import type { Config } from '../config';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { apiKeys, ledgerEntries, usageRollups, users } from '../db/schema';
+import { apiKeys, ledgerEntries, usageRollupsDaily, users } from '../db/schema';
 import type { Billing } from '../gateway/billing';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
@@ -47,9 +47,9 @@ export function likeContains(text: string): string {
 const ownedNano = sql<string>`("users"."balance_nano" + coalesce(
   (select sum(b.amount_nano) from balance_leases b where b.user_id = "users"."id"), 0))::text`;
 
-/** Charged usage since the start of the current calendar month in UTC: whole quarter hours, so the rollups alone. */
+/** Charged usage since the start of the current calendar month in UTC: whole UTC days, so the daily rollups alone. */
 const spendThisMonthNano = sql<string>`coalesce(
-  (select sum(r.cost_nano) from usage_rollups r
+  (select sum(r.cost_nano) from usage_rollups_daily r
    where r.user_id = "users"."id"
      and r.bucket >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'), 0)::text`;
 
@@ -232,23 +232,23 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
           .from(apiKeys)
           .where(eq(apiKeys.userId, userId))
           .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
-        // All of the account's usage: its rollups, summed.
+        // All of the account's usage: its daily rollups, summed.
         db
           .select({
-            model: usageRollups.model,
-            requests: sql<string>`sum(${usageRollups.requests})::text`,
-            promptTokens: sql<string>`sum(${usageRollups.promptTokens})::text`,
-            completionTokens: sql<string>`sum(${usageRollups.completionTokens})::text`,
-            totalTokens: sql<string>`sum(${usageRollups.totalTokens})::text`,
-            costNano: sql<string>`sum(${usageRollups.costNano})::text`,
-            promptCostNano: sql<string>`sum(${usageRollups.promptCostNano})::text`,
-            completionCostNano: sql<string>`sum(${usageRollups.completionCostNano})::text`,
-            unpaidNano: sql<string>`sum(${usageRollups.unpaidNano})::text`,
+            model: usageRollupsDaily.model,
+            requests: sql<string>`sum(${usageRollupsDaily.requests})::text`,
+            promptTokens: sql<string>`sum(${usageRollupsDaily.promptTokens})::text`,
+            completionTokens: sql<string>`sum(${usageRollupsDaily.completionTokens})::text`,
+            totalTokens: sql<string>`sum(${usageRollupsDaily.totalTokens})::text`,
+            costNano: sql<string>`sum(${usageRollupsDaily.costNano})::text`,
+            promptCostNano: sql<string>`sum(${usageRollupsDaily.promptCostNano})::text`,
+            completionCostNano: sql<string>`sum(${usageRollupsDaily.completionCostNano})::text`,
+            unpaidNano: sql<string>`sum(${usageRollupsDaily.unpaidNano})::text`,
           })
-          .from(usageRollups)
-          .where(eq(usageRollups.userId, userId))
-          .groupBy(usageRollups.model)
-          .orderBy(desc(sql`sum(${usageRollups.costNano})`), usageRollups.model),
+          .from(usageRollupsDaily)
+          .where(eq(usageRollupsDaily.userId, userId))
+          .groupBy(usageRollupsDaily.model)
+          .orderBy(desc(sql`sum(${usageRollupsDaily.costNano})`), usageRollupsDaily.model),
         db
           .select({
             id: ledgerEntries.id,
@@ -265,18 +265,18 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
         // view only (the customer's own usage never names providers).
         db
           .select({
-            provider: usageRollups.providerId,
-            requests: sql<string>`sum(${usageRollups.requests})::text`,
-            failedOver: sql<string>`sum(${usageRollups.retriedRequests})::text`,
-            attempts: sql<string>`sum(${usageRollups.attempts})::text`,
-            costNano: sql<string>`sum(${usageRollups.costNano})::text`,
+            provider: usageRollupsDaily.providerId,
+            requests: sql<string>`sum(${usageRollupsDaily.requests})::text`,
+            failedOver: sql<string>`sum(${usageRollupsDaily.retriedRequests})::text`,
+            attempts: sql<string>`sum(${usageRollupsDaily.attempts})::text`,
+            costNano: sql<string>`sum(${usageRollupsDaily.costNano})::text`,
             // None when no request of the provider had a cost price.
-            providerCostNano: sql<string | null>`case when sum(${usageRollups.pricedRequests}) > 0 then sum(${usageRollups.providerCostNano}) end::text`,
+            providerCostNano: sql<string | null>`case when sum(${usageRollupsDaily.pricedRequests}) > 0 then sum(${usageRollupsDaily.providerCostNano}) end::text`,
           })
-          .from(usageRollups)
-          .where(eq(usageRollups.userId, userId))
-          .groupBy(usageRollups.providerId)
-          .orderBy(desc(sql`sum(${usageRollups.requests})`), usageRollups.providerId),
+          .from(usageRollupsDaily)
+          .where(eq(usageRollupsDaily.userId, userId))
+          .groupBy(usageRollupsDaily.providerId)
+          .orderBy(desc(sql`sum(${usageRollupsDaily.requests})`), usageRollupsDaily.providerId),
       ]);
       return {
         user: userView(user),

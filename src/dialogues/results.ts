@@ -59,12 +59,12 @@ export function createResults({ db, currency }: { db: Database; currency: string
         .where(and(eq(orders.agentId, agentId), eq(orders.status, 'paid'), between(orders.paidAt, from, to)))
         .groupBy(orders.currency)
         .orderBy(orders.currency);
-      // The agent's rollups over the whole quarter hours of the period, its rows over the cut ones.
+      // The agent's rollups over the whole days and quarter hours of the period, its rows over the cut ones.
       const [spend] = rowsOf<{ requests: string; tokens: string; costNano: string }>(
         await db.execute(sql`
           select coalesce(sum(s.requests), 0)::text as requests, coalesce(sum(s.total_tokens), 0)::text as tokens,
             coalesce(sum(s.cost_nano), 0)::text as "costNano"
-          from ${usageSpan({ agentId, from, to })} s`),
+          from ${usageSpan({ agentId, from, to, utcDays: true })} s`),
       );
       return {
         from: from.toISOString(),

@@ -35,6 +35,9 @@ const spanSums = sql.raw(`coalesce(sum(requests), 0)::text as "requests",
   coalesce(sum(completion_cost_nano), 0)::text as "completionCostNano",
   coalesce(sum(unpaid_nano), 0)::text as "unpaidNano"`);
 
+/** Zones whose days are UTC days. */
+const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Etc/UCT', 'UCT', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu']);
+
 type SumRow = {
   requests: unknown;
   promptTokens: unknown;
@@ -108,7 +111,8 @@ export function createUsageReport(db: Database) {
      * row as a cheap truncation, formatted once per group), then the three levels as grouping sets.
      */
     async summary(userId: string, query: UsageSummaryQuery) {
-      const span = usageSpan({ userId, keyId: query.keyId, from: query.from, to: query.to });
+      // A UTC day is a day of the summary only in UTC itself.
+      const span = usageSpan({ userId, keyId: query.keyId, from: query.from, to: query.to, utcDays: UTC_ZONES.has(query.timeZone) });
       const rows = rowsOf<SumRow & { day: string | null; model: string | null; level: unknown }>(
         await db.execute(sql`
           select to_char(day, 'YYYY-MM-DD') as day, model, grouping(day, model) as level, ${spanSums}
@@ -154,7 +158,7 @@ export function createUsageReport(db: Database) {
         .limit(query.limit + 1);
       // Over the whole filter, not the page: from the rollups and the rows of the cut quarter hours.
       const [totals] = rowsOf<SumRow>(
-        await db.execute(sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, from: query.from, to: query.to })} s`),
+        await db.execute(sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, from: query.from, to: query.to, utcDays: true })} s`),
       );
 
       const { page: pageRows, nextCursor } = keysetPage(rows, query.limit, (r) => r.record.id);

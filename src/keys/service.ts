@@ -88,8 +88,8 @@ interface KeyRow {
 };
 
 /**
- * What keys spent in their current periods, by key id: a sum of the keys' usage rollups, kept with the
- * usage rows. A period starts at a UTC midnight, so its buckets are whole.
+ * What keys spent in their current periods, by key id: a sum of the keys' daily usage rollups, kept with
+ * the usage rows. A period starts at a UTC midnight, so its days are whole.
  */
 async function spentInPeriods(executor: Executor, keys: { id: string; periodStart: Date }[]): Promise<Map<string, bigint>> {
   const spent = new Map<string, bigint>();
@@ -102,7 +102,7 @@ async function spentInPeriods(executor: Executor, keys: { id: string; periodStar
     await executor.execute(sql`
       select v.id, coalesce(sum(u.cost_nano), 0)::text as spent
       from (values ${values}) as v(id, since)
-      left join usage_rollups u on u.api_key_id is not null and u.api_key_id = v.id and u.bucket >= v.since
+      left join usage_rollups_daily u on u.api_key_id is not null and u.api_key_id = v.id and u.bucket >= v.since
       group by v.id`),
   );
   for (const row of rows) spent.set(row.id, BigInt(row.spent as string));
