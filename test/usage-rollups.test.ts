@@ -18,9 +18,11 @@ import { openaiClient, setBalanceNano, settleAll, unbalancedUsers } from './help
 setDefaultTimeout(120_000);
 
 const ADMIN = 'rollups-admin@example.com';
-const ZONES = ['UTC', 'Europe/Moscow', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Eucla', 'America/St_Johns', 'Pacific/Chatham'];
+// America/Santiago moves its clocks at local midnight (back on April 5, 2026): a UTC day whose split
+// cannot be shown is read from its quarter hours.
+const ZONES = ['UTC', 'Europe/Moscow', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Eucla', 'America/St_Johns', 'Pacific/Chatham', 'America/Santiago'];
 // Local midnights of those zones, in UTC offsets (both sides of DST where there is one).
-const OFFSETS_MIN = [0, 180, 330, 345, 525, -210, -150, 765, 825];
+const OFFSETS_MIN = [0, 180, 330, 345, 525, -210, -150, 765, 825, -180, -240];
 const DAY_MS = 86_400_000;
 /** The written rows span March 1 – April 12, 2026: St John's starts DST on March 8, Chatham ends it on April 5. */
 const FIRST_DAY = Date.UTC(2026, 2, 1);

@@ -5,7 +5,7 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { rowsOf, type Database } from '../db/client';
 import { apiKeys, usageRecords, users } from '../db/schema';
 import { nanoToUnits } from '../money';
-import { usageSpan } from './usage-rollups';
+import { localDaySums, usageSpan } from './usage-rollups';
 
 export interface UsageQuery {
   limit: number;
@@ -34,9 +34,6 @@ const spanSums = sql.raw(`coalesce(sum(requests), 0)::text as "requests",
   coalesce(sum(prompt_cost_nano), 0)::text as "promptCostNano",
   coalesce(sum(completion_cost_nano), 0)::text as "completionCostNano",
   coalesce(sum(unpaid_nano), 0)::text as "unpaidNano"`);
-
-/** Zones whose days are UTC days. */
-const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Etc/UCT', 'UCT', 'Etc/Universal', 'Universal', 'Etc/Zulu', 'Zulu']);
 
 type SumRow = {
   requests: unknown;
@@ -111,17 +108,18 @@ export function createUsageReport(db: Database) {
      * row as a cheap truncation, formatted once per group), then the three levels as grouping sets.
      */
     async summary(userId: string, query: UsageSummaryQuery) {
-      // A UTC day is a day of the summary only in UTC itself.
-      const span = usageSpan({ userId, keyId: query.keyId, from: query.from, to: query.to, utcDays: UTC_ZONES.has(query.timeZone) });
+      const span = localDaySums({ userId, keyId: query.keyId, from: query.from, to: query.to }, query.timeZone);
       const rows = rowsOf<SumRow & { day: string | null; model: string | null; level: unknown }>(
         await db.execute(sql`
           select to_char(day, 'YYYY-MM-DD') as day, model, grouping(day, model) as level, ${spanSums}
           from (
-            select date_trunc('day', s.at at time zone ${query.timeZone}) as day, s.model, sum(s.requests) as requests,
+            select s.day, s.model, sum(s.requests) as requests,
               sum(s.prompt_tokens) as prompt_tokens, sum(s.completion_tokens) as completion_tokens,
               sum(s.total_tokens) as total_tokens, sum(s.cost_nano) as cost_nano, sum(s.prompt_cost_nano) as prompt_cost_nano,
               sum(s.completion_cost_nano) as completion_cost_nano, sum(s.unpaid_nano) as unpaid_nano
             from ${span} s group by 1, 2
+            -- A day whose every request was moved to its neighbour (localDaySums) is no day of the summary.
+            having sum(s.requests) <> 0
           ) d
           group by grouping sets ((day, model), (model), ())
           order by d.day, model`),

@@ -71,14 +71,25 @@ const at = (ms: number) => sql`${new Date(ms).toISOString()}::timestamptz`;
  * time zone as their bucket, so grouping by `at` in any zone is exact.
  */
 export function usageSpan(filter: UsageSpanFilter): SQL {
+  return spanOf(filter, splitPeriod(filter.from, filter.to, filter.utcDays === true));
+}
+
+/** The conditions of a filter (but its period) on any of the three tables, which name their columns alike. */
+function filterConditions(filter: UsageSpanFilter, alias: string): SQL[] {
+  const column = (name: string) => sql.raw(alias ? `${alias}.${name}` : name);
+  const conditions: SQL[] = [];
+  if (filter.userId !== undefined) conditions.push(sql`${column('user_id')} = ${filter.userId}::uuid`);
+  if (filter.keyId !== undefined) conditions.push(sql`${column('api_key_id')} = ${filter.keyId}::uuid`);
+  if (filter.agentId !== undefined) conditions.push(sql`${column('agent_id')} is not null and ${column('agent_id')} = ${filter.agentId}::uuid`);
+  if (filter.model !== undefined) conditions.push(sql`${column('model')} = ${filter.model}`);
+  return conditions;
+}
+
+function spanOf(filter: UsageSpanFilter, segments: Segment[]): SQL {
   const parts: SQL[] = [];
   // The same columns name the same things in all three tables.
   const where = (from: Bound, to: Bound, column: 'bucket' | 'created_at') => {
-    const conditions: SQL[] = [];
-    if (filter.userId !== undefined) conditions.push(sql`user_id = ${filter.userId}::uuid`);
-    if (filter.keyId !== undefined) conditions.push(sql`api_key_id = ${filter.keyId}::uuid`);
-    if (filter.agentId !== undefined) conditions.push(sql`agent_id is not null and agent_id = ${filter.agentId}::uuid`);
-    if (filter.model !== undefined) conditions.push(sql`model = ${filter.model}`);
+    const conditions = filterConditions(filter, '');
     if (from !== undefined) conditions.push(sql`${sql.raw(column)} >= ${at(from)}`);
     if (to !== undefined) conditions.push(sql`${sql.raw(column)} < ${at(to)}`);
     return conditions.length > 0 ? sql` where ${sql.join(conditions, sql` and `)}` : sql``;
@@ -88,7 +99,7 @@ export function usageSpan(filter: UsageSpanFilter): SQL {
       failed_requests, retried_requests, attempts, prompt_tokens, completion_tokens, total_tokens, cost_nano,
       prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano
       from ${sql.raw(table)}${condition}`;
-  for (const segment of splitPeriod(filter.from, filter.to, filter.utcDays === true)) {
+  for (const segment of segments) {
     if (segment.source === 'days') parts.push(sums('usage_rollups_daily', where(segment.from, segment.to, 'bucket')));
     else if (segment.source === 'quarters') parts.push(sums('usage_rollups', where(segment.from, segment.to, 'bucket')));
     else {
@@ -104,5 +115,68 @@ export function usageSpan(filter: UsageSpanFilter): SQL {
   }
   // An empty period: a table of no rows with the same columns.
   if (parts.length === 0) parts.push(sums('usage_rollups', sql` where false`));
+  return sql`(${sql.join(parts, sql` union all `)})`;
+}
+
+/** The sums the summary shows, in the order localDaySums gives them. */
+const SUMMED = ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_nano', 'prompt_cost_nano', 'completion_cost_nano', 'unpaid_nano'];
+
+/**
+ * The usage the filter selects as (day, model, sums) rows, `day` the local day in `timeZone` (a timestamp
+ * at its midnight), to be summed by the caller. The period's whole UTC days are read from the daily sums,
+ * even in a zone whose days are not UTC days: a UTC day holds parts of two local days split at a local
+ * midnight m, so its daily sum is counted for the local day holding most of it and the quarter hours of the
+ * smaller part (3 of the 24 hours in Moscow, 5.5 in Kolkata) are moved to the other day, subtracted from
+ * one and added to their own. A day whose split cannot be shown to fall on a quarter hour, with every
+ * quarter before it in one local day and every one after in the next (a transition at midnight, say), is
+ * read from its quarter hours. The rest of the period (the quarter hours and rows at its ends) is read as
+ * usageSpan reads it.
+ */
+export function localDaySums(filter: Omit<UsageSpanFilter, 'utcDays'>, timeZone: string): SQL {
+  const segments = splitPeriod(filter.from, filter.to, true);
+  const whole = segments.find((segment) => segment.source === 'days');
+  const rest = segments.filter((segment) => segment !== whole);
+  const day = (expression: SQL) => sql`date_trunc('day', (${expression}) at time zone ${timeZone})`;
+  const columns = (alias: string, sign: string) => sql.raw(SUMMED.map((c) => `${sign}${alias}.${c} as ${c}`).join(', '));
+  const parts: SQL[] = [];
+  if (rest.length > 0) parts.push(sql`select ${day(sql`s.at`)} as day, s.model, ${columns('s', '')} from ${spanOf(filter, rest)} s`);
+  if (whole) {
+    const first = whole.from !== undefined ? at(whole.from) : sql`(select min(bucket) from usage_rollups_daily)`;
+    // An open end runs to the current UTC day, whose daily sum is as current as the rows.
+    const last = whole.to !== undefined ? sql`${at(whole.to)} - interval '24 hours'` : sql`date_bin('1 day', now(), timestamptz '2000-01-01Z')`;
+    const plan = sql`(
+      select d, e, attr, split, case when (e - m) <= (m - d) then m else d end as slice_from,
+        case when (e - m) <= (m - d) then e else m end as slice_to
+      from (
+        select d, e, m, split,
+          case when a = b then a when not split then null when (e - m) <= (m - d) then a else b end as attr
+        from (
+          select d, e, a, b, m, a <> b and m > d and m < e and m = date_bin('15 minutes', m, timestamptz '2000-01-01Z')
+              and ${day(sql`m`)} = b and ${day(sql`m - interval '15 minutes'`)} = a as split
+          from (
+            select d, d + interval '24 hours' as e, ${day(sql`d`)} as a, ${day(sql`d + interval '24 hours' - interval '15 minutes'`)} as b,
+              ${day(sql`d + interval '24 hours' - interval '15 minutes'`)} at time zone ${timeZone} as m
+            from generate_series(${first}, ${last}, interval '24 hours') d
+          ) x
+        ) y
+      ) z
+    )`;
+    const on = (alias: string) => {
+      const conditions = filterConditions(filter, alias);
+      return conditions.length > 0 ? sql` and ${sql.join(conditions, sql` and `)}` : sql``;
+    };
+    // The daily sums, each for the local day holding most of its UTC day.
+    parts.push(sql`select p.attr as day, r.model, ${columns('r', '')}
+      from ${plan} p join usage_rollups_daily r on r.bucket = p.d${on('r')} where p.attr is not null`);
+    // The smaller part's quarter hours: to their own day, and away from the day the daily sum went to.
+    parts.push(sql`select v.day, q.model, ${sql.raw(SUMMED.map((c) => `v.sign * q.${c} as ${c}`).join(', '))}
+      from ${plan} p join usage_rollups q on q.bucket >= p.slice_from and q.bucket < p.slice_to${on('q')}
+      cross join lateral (values (${day(sql`q.bucket`)}, 1), (p.attr, -1)) v(day, sign)
+      where p.split`);
+    // Days that could not be split: their quarter hours, each to its own day.
+    parts.push(sql`select ${day(sql`q.bucket`)} as day, q.model, ${columns('q', '')}
+      from ${plan} p join usage_rollups q on q.bucket >= p.d and q.bucket < p.e${on('q')} where p.attr is null`);
+  }
+  if (parts.length === 0) parts.push(sql`select null::timestamp as day, null::text as model, ${sql.raw(SUMMED.map((c) => `0::bigint as ${c}`).join(', '))} where false`);
   return sql`(${sql.join(parts, sql` union all `)})`;
 }
