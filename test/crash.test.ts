@@ -1,6 +1,6 @@
 // No answered request is lost to a crash: the real process is killed with SIGKILL under load, started
 // again on the same DATA_DIR and database, and every request the client got a whole 2xx answer for has its
-// usage row and its charge; the books balance (balance + leases = Σ ledger).
+// usage row and its charge; the books balance (balance + leases = Σ ledger), and the usage rollups equal the rows.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { createApiKey, registerUser, startTestApp } from './helpers/app';
@@ -83,6 +83,16 @@ describe('kill -9 under load', () => {
       expect(recorded.size).toBe(rows.length);
       expect(rows.every((r) => BigInt(String(r.cost_nano)) > 0n)).toBe(true);
       expect(await unbalancedUsers(app)).toEqual([]);
+      // The rollups are written by the rows' own statement: a kill between batches leaves them equal to the rows.
+      const [sums] = await app.sql<{ rows: string; rollups: string; cost: string; rolled_cost: string; days: string }>(
+        `select (select count(*) from usage_records where user_id = $1)::text as rows,
+                (select coalesce(sum(requests), 0) from usage_rollups where user_id = $1)::text as rollups,
+                (select coalesce(sum(cost_nano), 0) from usage_records where user_id = $1)::text as cost,
+                (select coalesce(sum(cost_nano), 0) from usage_rollups where user_id = $1)::text as rolled_cost,
+                (select coalesce(sum(requests), 0) || '/' || coalesce(sum(cost_nano), 0) from usage_rollups_daily where user_id = $1) as days`,
+        [user.userId],
+      );
+      expect({ rows: sums!.rollups, cost: sums!.rolled_cost, days: sums!.days }).toEqual({ rows: sums!.rows, cost: sums!.cost, days: `${sums!.rows}/${sums!.cost}` });
     } finally {
       await app.stop();
     }

@@ -3,6 +3,7 @@
 //   credits   money operators added or took away: Σ ledger 'admin_credit', negative corrections included;
 //             kept apart from revenue because nobody paid for it
 //   spend     what usage was charged: Σ usage_records.cost_nano (the unpaid remainder is not spend)
+//             (every usage figure here is read from the rollups, usage_rollups, which hold these sums)
 //   requests  model requests recorded that day, failed ones included
 //   providerCost  what the providers charge us for that usage: Σ usage_records.provider_cost_nano, at the
 //             cost prices operators gave route targets; requests whose target has none are left out
@@ -11,12 +12,15 @@
 // `byModelProvider` has spend, provider cost and margin per day, model and provider (null cost and margin
 // for requests of a target without a cost price, and provider null for rows older than routing).
 import { and, gte, inArray, lt, sql } from 'drizzle-orm';
-import type { Database } from '../db/client';
-import { ledgerEntries, usageRecords } from '../db/schema';
+import { rowsOf, type Database } from '../db/client';
+import { ledgerEntries } from '../db/schema';
 import type { Billing } from '../gateway/billing';
+import { usageSpan } from '../gateway/usage-rollups';
 import { nanoToUnits } from '../money';
 
 const DAY_MS = 86_400_000;
+
+type MarginRow = { day: string; model: string; provider: string | null; priced: boolean; requests: string; spendNano: string; providerCostNano: string };
 
 export interface DailyStatsQuery {
   /** First day, YYYY-MM-DD (UTC). */
@@ -41,18 +45,26 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
       await billing.flush();
       const start = new Date(`${query.from}T00:00:00Z`);
       const end = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
-      const usageDay = sql<string>`to_char(${usageRecords.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
       const ledgerDay = sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-      const [usage, money, margins] = await Promise.all([
-        db
-          .select({
-            day: usageDay,
-            requests: sql<string>`count(*)::text`,
-            spendNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
-          })
-          .from(usageRecords)
-          .where(and(gte(usageRecords.createdAt, start), lt(usageRecords.createdAt, end)))
-          .groupBy(sql`1`),
+      // Whole UTC days: the daily rollups alone, each group split into the requests that had a provider cost
+      // and those that had none.
+      const [margins, money] = await Promise.all([
+        db.execute(sql`
+          select to_char(g.day, 'YYYY-MM-DD') as day, g.model, g.provider, v.priced, v.requests::text as requests, v.spend::text as "spendNano",
+            v.provider_cost::text as "providerCostNano"
+          from (
+            select date_trunc('day', s.at at time zone 'UTC') as day, s.model, s.provider_id as provider,
+              sum(s.requests) as requests, sum(s.cost_nano) as spend, sum(s.priced_requests) as priced_requests,
+              sum(s.priced_cost_nano) as priced_spend, sum(s.provider_cost_nano) as provider_cost
+            from ${usageSpan({ from: start, to: end, utcDays: true })} s
+            group by 1, 2, 3
+          ) g
+          cross join lateral (values
+            (false, g.requests - g.priced_requests, g.spend - g.priced_spend, 0::numeric),
+            (true, g.priced_requests, g.priced_spend, g.provider_cost)
+          ) v(priced, requests, spend, provider_cost)
+          where v.requests > 0
+          order by 1, 2, 3, 4`),
         db
           .select({
             day: ledgerDay,
@@ -68,24 +80,16 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
             ),
           )
           .groupBy(sql`1`),
-        db
-          .select({
-            day: usageDay,
-            model: usageRecords.model,
-            provider: usageRecords.providerId,
-            priced: sql<boolean>`${usageRecords.providerCostNano} is not null`,
-            requests: sql<string>`count(*)::text`,
-            spendNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
-            providerCostNano: sql<string>`coalesce(sum(${usageRecords.providerCostNano}), 0)::text`,
-          })
-          .from(usageRecords)
-          .where(and(gte(usageRecords.createdAt, start), lt(usageRecords.createdAt, end)))
-          .groupBy(sql`1`, sql`2`, sql`3`, sql`4`)
-          .orderBy(sql`1`, sql`2`, sql`3`, sql`4`),
       ]);
+      // A day's requests and spend are the sum of its groups.
+      const usageByDay = new Map<string, { requests: number; spendNano: bigint }>();
       const costByDay = new Map<string, { providerCostNano: bigint; marginNano: bigint }>();
-      const byModelProvider = margins.map((m) => {
+      const byModelProvider = rowsOf<MarginRow>(margins).map((m) => {
         const spendNano = BigInt(m.spendNano);
+        const dayUsage = usageByDay.get(m.day) ?? { requests: 0, spendNano: 0n };
+        dayUsage.requests += Number(m.requests);
+        dayUsage.spendNano += spendNano;
+        usageByDay.set(m.day, dayUsage);
         if (!m.priced) {
           return { day: m.day, model: m.model, provider: m.provider, requests: Number(m.requests), spend: nanoToUnits(spendNano), providerCost: null, margin: null };
         }
@@ -105,7 +109,6 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
         };
       });
 
-      const usageByDay = new Map(usage.map((u) => [u.day, u]));
       const moneyByDay = new Map(money.map((m) => [m.day, m]));
       const totals = { revenueNano: 0n, creditsNano: 0n, spendNano: 0n, providerCostNano: 0n, marginNano: 0n, requests: 0 };
       const days = daysBetween(query.from, query.to).map((day) => {

@@ -10,7 +10,7 @@ import { isUuid } from '../accounts/service';
 import type { Config } from '../config';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { apiKeys, ledgerEntries, usageRecords, users } from '../db/schema';
+import { apiKeys, ledgerEntries, usageRollupsDaily, users } from '../db/schema';
 import type { Billing } from '../gateway/billing';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
@@ -47,11 +47,11 @@ export function likeContains(text: string): string {
 const ownedNano = sql<string>`("users"."balance_nano" + coalesce(
   (select sum(b.amount_nano) from balance_leases b where b.user_id = "users"."id"), 0))::text`;
 
-/** Charged usage since the start of the current calendar month in UTC. */
+/** Charged usage since the start of the current calendar month in UTC: whole UTC days, so the daily rollups alone. */
 const spendThisMonthNano = sql<string>`coalesce(
-  (select sum(r.cost_nano) from usage_records r
+  (select sum(r.cost_nano) from usage_rollups_daily r
    where r.user_id = "users"."id"
-     and r.created_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'), 0)::text`;
+     and r.bucket >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'), 0)::text`;
 
 const userColumns = {
   id: users.id,
@@ -232,22 +232,23 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
           .from(apiKeys)
           .where(eq(apiKeys.userId, userId))
           .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
+        // All of the account's usage: its daily rollups, summed.
         db
           .select({
-            model: usageRecords.model,
-            requests: sql<string>`count(*)::text`,
-            promptTokens: sql<string>`coalesce(sum(${usageRecords.promptTokens}), 0)::text`,
-            completionTokens: sql<string>`coalesce(sum(${usageRecords.completionTokens}), 0)::text`,
-            totalTokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)::text`,
-            costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
-            promptCostNano: sql<string>`coalesce(sum(${usageRecords.promptCostNano}), 0)::text`,
-            completionCostNano: sql<string>`coalesce(sum(${usageRecords.completionCostNano}), 0)::text`,
-            unpaidNano: sql<string>`coalesce(sum(${usageRecords.unpaidNano}), 0)::text`,
+            model: usageRollupsDaily.model,
+            requests: sql<string>`sum(${usageRollupsDaily.requests})::text`,
+            promptTokens: sql<string>`sum(${usageRollupsDaily.promptTokens})::text`,
+            completionTokens: sql<string>`sum(${usageRollupsDaily.completionTokens})::text`,
+            totalTokens: sql<string>`sum(${usageRollupsDaily.totalTokens})::text`,
+            costNano: sql<string>`sum(${usageRollupsDaily.costNano})::text`,
+            promptCostNano: sql<string>`sum(${usageRollupsDaily.promptCostNano})::text`,
+            completionCostNano: sql<string>`sum(${usageRollupsDaily.completionCostNano})::text`,
+            unpaidNano: sql<string>`sum(${usageRollupsDaily.unpaidNano})::text`,
           })
-          .from(usageRecords)
-          .where(eq(usageRecords.userId, userId))
-          .groupBy(usageRecords.model)
-          .orderBy(desc(sql`sum(${usageRecords.costNano})`), usageRecords.model),
+          .from(usageRollupsDaily)
+          .where(eq(usageRollupsDaily.userId, userId))
+          .groupBy(usageRollupsDaily.model)
+          .orderBy(desc(sql`sum(${usageRollupsDaily.costNano})`), usageRollupsDaily.model),
         db
           .select({
             id: ledgerEntries.id,
@@ -264,17 +265,18 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
         // view only (the customer's own usage never names providers).
         db
           .select({
-            provider: usageRecords.providerId,
-            requests: sql<string>`count(*)::text`,
-            failedOver: sql<string>`count(*) filter (where ${usageRecords.attempts} > 1)::text`,
-            attempts: sql<string>`coalesce(sum(${usageRecords.attempts}), 0)::text`,
-            costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
-            providerCostNano: sql<string | null>`sum(${usageRecords.providerCostNano})::text`,
+            provider: usageRollupsDaily.providerId,
+            requests: sql<string>`sum(${usageRollupsDaily.requests})::text`,
+            failedOver: sql<string>`sum(${usageRollupsDaily.retriedRequests})::text`,
+            attempts: sql<string>`sum(${usageRollupsDaily.attempts})::text`,
+            costNano: sql<string>`sum(${usageRollupsDaily.costNano})::text`,
+            // None when no request of the provider had a cost price.
+            providerCostNano: sql<string | null>`case when sum(${usageRollupsDaily.pricedRequests}) > 0 then sum(${usageRollupsDaily.providerCostNano}) end::text`,
           })
-          .from(usageRecords)
-          .where(eq(usageRecords.userId, userId))
-          .groupBy(usageRecords.providerId)
-          .orderBy(desc(sql`count(*)`), usageRecords.providerId),
+          .from(usageRollupsDaily)
+          .where(eq(usageRollupsDaily.userId, userId))
+          .groupBy(usageRollupsDaily.providerId)
+          .orderBy(desc(sql`sum(${usageRollupsDaily.requests})`), usageRollupsDaily.providerId),
       ]);
       return {
         user: userView(user),

@@ -2,8 +2,9 @@
 // and sold (and how much of it the model did through its tools), and what its model answers cost the owner. Counted from the same rows the inbox shows, so
 // the figures match the transcripts (turns older than their 90-day retention are no longer counted).
 import { and, eq, gte, lt, sql } from 'drizzle-orm';
-import type { Database } from '../db/client';
-import { appointments, dialogueMessages, dialogues, escalations, orders, usageRecords } from '../db/schema';
+import { rowsOf, type Database } from '../db/client';
+import { appointments, dialogueMessages, dialogues, escalations, orders } from '../db/schema';
+import { usageSpan } from '../gateway/usage-rollups';
 import { minorToDecimal } from '../commerce/orders';
 import { EARLIEST_INSTANT_MS } from '../http/date-input';
 import { AppError } from '../http/errors';
@@ -68,14 +69,13 @@ export function createResults({ db, currency }: { db: Database; currency: string
         .where(and(eq(orders.agentId, agentId), eq(orders.status, 'paid'), between(orders.paidAt, from, to)))
         .groupBy(orders.currency)
         .orderBy(orders.currency);
-      const [spend] = await db
-        .select({
-          requests: count,
-          tokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)::text`,
-          costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)::text`,
-        })
-        .from(usageRecords)
-        .where(and(sql`${usageRecords.agentId} is not null`, eq(usageRecords.agentId, agentId), between(usageRecords.createdAt, from, to)));
+      // The agent's rollups over the whole days and quarter hours of the period, its rows over the cut ones.
+      const [spend] = rowsOf<{ requests: string; tokens: string; costNano: string }>(
+        await db.execute(sql`
+          select coalesce(sum(s.requests), 0)::text as requests, coalesce(sum(s.total_tokens), 0)::text as tokens,
+            coalesce(sum(s.cost_nano), 0)::text as "costNano"
+          from ${usageSpan({ agentId, from, to, utcDays: true })} s`),
+      );
       return {
         from: from.toISOString(),
         to: to.toISOString(),

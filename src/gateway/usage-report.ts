@@ -1,9 +1,11 @@
-// The caller's usage records, newest first, paged by an opaque cursor, with totals over the filter.
+// The caller's usage records, newest first, paged by an opaque cursor, with totals over the filter; sums
+// over periods come from the rollups (usage-rollups.ts).
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
-import type { Database, DatabaseHandle } from '../db/client';
+import { rowsOf, type Database, type DatabaseHandle } from '../db/client';
 import { apiKeys, usageRecords, users } from '../db/schema';
 import { nanoToUnits } from '../money';
+import { localDaySums, usageSpan } from './usage-rollups';
 
 export interface UsageQuery {
   limit: number;
@@ -23,22 +25,30 @@ export interface UsageSummaryQuery {
   timeZone: string;
 }
 
-const sums = {
-  requests: sql<string>`count(*)`,
-  promptTokens: sql<string>`coalesce(sum(${usageRecords.promptTokens}), 0)`,
-  completionTokens: sql<string>`coalesce(sum(${usageRecords.completionTokens}), 0)`,
-  totalTokens: sql<string>`coalesce(sum(${usageRecords.totalTokens}), 0)`,
-  costNano: sql<string>`coalesce(sum(${usageRecords.costNano}), 0)`,
-  promptCostNano: sql<string>`coalesce(sum(${usageRecords.promptCostNano}), 0)`,
-  completionCostNano: sql<string>`coalesce(sum(${usageRecords.completionCostNano}), 0)`,
-  unpaidNano: sql<string>`coalesce(sum(${usageRecords.unpaidNano}), 0)`,
-};
+/** The sums every usage figure shows, over a usage span (usage-rollups.ts) aliased `s`. */
+const spanSums = sql.raw(`coalesce(sum(requests), 0)::text as "requests",
+  coalesce(sum(prompt_tokens), 0)::text as "promptTokens",
+  coalesce(sum(completion_tokens), 0)::text as "completionTokens",
+  coalesce(sum(total_tokens), 0)::text as "totalTokens",
+  coalesce(sum(cost_nano), 0)::text as "costNano",
+  coalesce(sum(prompt_cost_nano), 0)::text as "promptCostNano",
+  coalesce(sum(completion_cost_nano), 0)::text as "completionCostNano",
+  coalesce(sum(unpaid_nano), 0)::text as "unpaidNano"`);
 
-type SumRow = { [K in keyof typeof sums]: unknown };
+type SumRow = {
+  requests: unknown;
+  promptTokens: unknown;
+  completionTokens: unknown;
+  totalTokens: unknown;
+  costNano: unknown;
+  promptCostNano: unknown;
+  completionCostNano: unknown;
+  unpaidNano: unknown;
+};
 const money = (v: unknown) => nanoToUnits(BigInt(v as string | number));
 
 /**
- * Counts come back as strings on postgres.js and numbers on PGlite. `cost` is what was charged;
+ * Sums come back as text (numbers as PGlite would give them are accepted too). `cost` is what was charged;
  * promptCost + completionCost is the price, which exceeds it by `unpaid` only when the balance ran out.
  */
 function summed(row: SumRow) {
@@ -151,26 +161,35 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
     },
 
     /**
-     * Sums per day (in the caller's time zone) and model, per model, and in all, computed by the database:
-     * a chart over months of heavy use needs neither every record nor a page limit.
+     * Sums per day (in the caller's time zone) and model, per model, and in all, from the rollups (plus the
+     * rows of the quarter hours `from` and `to` cut): a chart over months of heavy use reads a few
+     * thousand sums, not every record. One pass: summed per day and model first (the day computed per
+     * row as a cheap truncation, formatted once per group), then the three levels as grouping sets.
      */
     async summary(userId: string, query: UsageSummaryQuery) {
-      const filters: SQL[] = [eq(usageRecords.userId, userId), gte(usageRecords.createdAt, query.from)];
-      if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
-      if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
-      const where = and(...filters)!;
-      const day = sql<string>`to_char(${usageRecords.createdAt} at time zone ${query.timeZone}, 'YYYY-MM-DD')`;
-      const [byDay, byModel, [all]] = await Promise.all([
-        // By position: the day expression carries the time zone as a parameter, and two parameters are two
-        // expressions to PostgreSQL even when they hold the same value.
-        db.select({ day, model: usageRecords.model, ...sums }).from(usageRecords).where(where).groupBy(sql`1`, sql`2`).orderBy(sql`1`, sql`2`),
-        db.select({ model: usageRecords.model, ...sums }).from(usageRecords).where(where).groupBy(usageRecords.model).orderBy(usageRecords.model),
-        db.select(sums).from(usageRecords).where(where),
-      ]);
+      const span = localDaySums({ userId, keyId: query.keyId, from: query.from, to: query.to }, query.timeZone);
+      const rows = rowsOf<SumRow & { day: string | null; model: string | null; level: unknown }>(
+        await db.execute(sql`
+          select to_char(day, 'YYYY-MM-DD') as day, model, grouping(day, model) as level, ${spanSums}
+          from (
+            select s.day, s.model, sum(s.requests) as requests,
+              sum(s.prompt_tokens) as prompt_tokens, sum(s.completion_tokens) as completion_tokens,
+              sum(s.total_tokens) as total_tokens, sum(s.cost_nano) as cost_nano, sum(s.prompt_cost_nano) as prompt_cost_nano,
+              sum(s.completion_cost_nano) as completion_cost_nano, sum(s.unpaid_nano) as unpaid_nano
+            from ${span} s group by 1, 2
+            -- A day whose every request was moved to its neighbour (localDaySums) is no day of the summary.
+            having sum(s.requests) <> 0
+          ) d
+          group by grouping sets ((day, model), (model), ())
+          order by d.day, model`),
+      );
+      const days = rows.filter((r) => Number(r.level) === 0);
+      const models = rows.filter((r) => Number(r.level) === 2);
+      const all = rows.find((r) => Number(r.level) === 3);
       return {
         timeZone: query.timeZone,
-        days: byDay.map((r) => ({ day: r.day, model: r.model, ...summed(r) })),
-        models: byModel.map((r) => ({ model: r.model, ...summed(r) })).sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens),
+        days: days.map((r) => ({ day: r.day!, model: r.model!, ...summed(r) })),
+        models: models.map((r) => ({ model: r.model!, ...summed(r) })).sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens),
         totals: summed(all!),
       };
     },
@@ -181,8 +200,6 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
       if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
       if (query.model) filters.push(eq(usageRecords.model, query.model));
-      const where = and(...filters)!;
-
       const page = [...filters];
       if (query.cursor) {
         page.push(afterCursor(usageRecords.createdAt, usageRecords.id, decodeCursor(query.cursor, /^\d{1,19}$/), 'desc'));
@@ -196,7 +213,10 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
         .where(and(...page))
         .orderBy(desc(usageRecords.createdAt), desc(usageRecords.id))
         .limit(query.limit + 1);
-      const [totals] = await db.select(sums).from(usageRecords).where(where);
+      // Over the whole filter, not the page: from the rollups and the rows of the cut quarter hours.
+      const [totals] = rowsOf<SumRow>(
+        await db.execute(sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, from: query.from, to: query.to, utcDays: true })} s`),
+      );
 
       const { page: pageRows, nextCursor } = keysetPage(rows, query.limit, (r) => r.record.id);
       return {

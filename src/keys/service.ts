@@ -87,7 +87,10 @@ interface KeyRow {
   scope: string;
 };
 
-/** What keys spent in their current periods, by key id (a database sum: usage rows are the record). */
+/**
+ * What keys spent in their current periods, by key id: a sum of the keys' daily usage rollups, kept with
+ * the usage rows. A period starts at a UTC midnight, so its days are whole.
+ */
 async function spentInPeriods(executor: Executor, keys: { id: string; periodStart: Date }[]): Promise<Map<string, bigint>> {
   const spent = new Map<string, bigint>();
   if (keys.length === 0) return spent;
@@ -99,7 +102,7 @@ async function spentInPeriods(executor: Executor, keys: { id: string; periodStar
     await executor.execute(sql`
       select v.id, coalesce(sum(u.cost_nano), 0)::text as spent
       from (values ${values}) as v(id, since)
-      left join usage_records u on u.api_key_id = v.id and u.created_at >= v.since
+      left join usage_rollups_daily u on u.api_key_id is not null and u.api_key_id = v.id and u.bucket >= v.since
       group by v.id`),
   );
   for (const row of rows) spent.set(row.id, BigInt(row.spent as string));

@@ -12,7 +12,9 @@
 // answer's last byte, and an instance that starts writes what dead ones journaled (replay.ts).
 //
 // Lock order. Every transaction that touches more than one of these tables takes their rows in this
-// order: balance_leases → key_leases → api_keys → users. A transaction never locks a users row with
+// order: balance_leases → key_leases → api_keys → users → usage_rollups → usage_rollups_daily (the sums
+// are added last: the overage transaction writes its row at its end, and the batch statement runs the CTEs
+// its result does not read, the inserts, after the ones it does). A transaction never locks a users row with
 // FOR UPDATE: the foreign key of ledger_entries takes KEY SHARE locks on it, which FOR UPDATE
 // would wait for, so locking reads use FOR NO KEY UPDATE. Top-ups lock their lease row first; the batch
 // statement updates leases before users (its users update reads the lease update's result); the rare

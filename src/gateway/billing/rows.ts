@@ -129,6 +129,42 @@ const rowSelectList = sql.raw(
 );
 
 /**
+ * The CTE that adds the batch `r` to a rollup table's sums (see usage_rollups in schema.ts): grouped first
+ * (ON CONFLICT may not touch one row twice in a statement), the groups in key order, so two instances
+ * adding to the same sums lock them in the same order instead of deadlocking.
+ */
+const rollupInto = (table: 'usage_rollups' | 'usage_rollups_daily', width: '15 minutes' | '1 day') =>
+  sql.raw(`(
+  insert into ${table} as t (user_id, bucket, api_key_id, agent_id, model, endpoint, provider_id, requests,
+    failed_requests, retried_requests, attempts, prompt_tokens, completion_tokens, total_tokens, cost_nano,
+    prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano)
+  select user_id, date_bin('${width}', created_at, timestamptz '2000-01-01 00:00:00+00'), api_key_id, agent_id,
+    model, coalesce(endpoint, 'chat'), provider_id, count(*), count(*) filter (where status <> 'ok'),
+    count(*) filter (where attempts > 1), coalesce(sum(attempts), 0), sum(prompt_tokens), sum(completion_tokens),
+    sum(total_tokens), sum(cost_nano), sum(prompt_cost_nano), sum(completion_cost_nano), sum(unpaid_nano),
+    count(provider_cost_nano), coalesce(sum(cost_nano) filter (where provider_cost_nano is not null), 0),
+    coalesce(sum(provider_cost_nano), 0)
+  from r
+  group by 1, 2, 3, 4, 5, 6, 7
+  order by 1, 2, 3, 4, 5, 6, 7
+  on conflict on constraint ${table}_key do update set
+    requests = t.requests + excluded.requests,
+    failed_requests = t.failed_requests + excluded.failed_requests,
+    retried_requests = t.retried_requests + excluded.retried_requests,
+    attempts = t.attempts + excluded.attempts,
+    prompt_tokens = t.prompt_tokens + excluded.prompt_tokens,
+    completion_tokens = t.completion_tokens + excluded.completion_tokens,
+    total_tokens = t.total_tokens + excluded.total_tokens,
+    cost_nano = t.cost_nano + excluded.cost_nano,
+    prompt_cost_nano = t.prompt_cost_nano + excluded.prompt_cost_nano,
+    completion_cost_nano = t.completion_cost_nano + excluded.completion_cost_nano,
+    unpaid_nano = t.unpaid_nano + excluded.unpaid_nano,
+    priced_requests = t.priced_requests + excluded.priced_requests,
+    priced_cost_nano = t.priced_cost_nano + excluded.priced_cost_nano,
+    provider_cost_nano = t.provider_cost_nano + excluded.provider_cost_nano
+)`);
+
+/**
  * The rows of a batch as a table, their usage rows and their ledger rows. The rows arrive as one JSON
  * parameter, so the statement text is constant and building it costs nothing per row.
  *
@@ -137,6 +173,9 @@ const rowSelectList = sql.raw(
  * debits in the ledger. A ledger row per request cost PostgreSQL ~6 µs of CPU a request (a heap row and
  * three index entries), a quarter of what it spent on the batch, on the two cores it shares with the
  * gateway in the bench: measured 27 → 21 µs a settlement in 500-row batches on PostgreSQL 15.
+ *
+ * The same statement adds the rows to their sums per quarter hour and per UTC day (usage_rollups,
+ * usage_rollups_daily; rollupInto), so the sums can never disagree with the rows.
  */
 export const recordRowsSql = (rowsJson: string) => sql`
 with r as (
@@ -155,7 +194,7 @@ with r as (
     'requests:' || count(*), max(created_at)
   from r where cost_nano > 0
   group by user_id, agent_id is null
-)`;
+), quarter_sums as ${rollupInto('usage_rollups', '15 minutes')}, day_sums as ${rollupInto('usage_rollups_daily', '1 day')}`;
 
 /**
  * One statement writes a whole batch (atomic on its own, so no BEGIN/COMMIT round trips): the usage rows,
