@@ -253,6 +253,11 @@ export async function seedUsage(config: Config, database: DatabaseHandle, option
     );
   }
 
+  // The period's months get their partitions first: rows written into DEFAULT would have to be moved out
+  // of it by the server's upkeep, a pass over every one of them.
+  const made = await services.usagePartitions.ensureMonths(new Date(now - options.days * 86_400_000), new Date(now));
+  if (made.length > 0) log(`созданы разделы: ${made.join(', ')}`);
+
   const started = performance.now();
   let written = 0;
   const write = async (batch: Pending[]) => {

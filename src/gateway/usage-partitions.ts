@@ -195,12 +195,32 @@ export function createUsagePartitions(deps: UsagePartitionsDeps) {
     return result;
   }
 
+  /**
+   * Makes the month partitions of [from, to] that no partition covers yet (a whole month each). Cheap for
+   * months DEFAULT holds no rows of; the seed calls it for its period before writing, so its rows land in
+   * their months instead of DEFAULT (whose rows upkeep must move, a pass over all of them).
+   */
+  async function ensureMonths(from: Date, to: Date): Promise<string[]> {
+    const existing = await partitions();
+    const made: string[] = [];
+    for (let month = monthStart(from); month <= to; month = monthStart(month, 1)) {
+      if (existing.some((p) => p.from && p.to && p.from <= month && month < p.to)) continue;
+      made.push((await createMonth(month)).name);
+    }
+    return made;
+  }
+
   let running: Promise<UsagePartitionsResult> | null = null;
   const idle: UsagePartitionsResult = { ran: false, created: [], moved: 0, dropped: [], deletedFromDefault: 0 };
 
-  /** One pass, unless another instance (or this one) is already running it. Tests call it directly. */
-  function runOnce(): Promise<UsagePartitionsResult> {
-    running ??= database
+  /**
+   * One pass, unless another instance is running it. A pass of this instance already under way (the one
+   * start() leaves running) is waited for, then a new one made: a caller sees rows written before its call.
+   * Tests call it directly.
+   */
+  async function runOnce(): Promise<UsagePartitionsResult> {
+    while (running) await running;
+    running = database
       .withLock(USAGE_PARTITIONS_LOCK, () => upkeep(new Date()))
       .then((r) => (r.acquired ? { ran: true, ...r.value } : idle))
       .catch((error) => {
@@ -217,10 +237,18 @@ export function createUsagePartitions(deps: UsagePartitionsDeps) {
 
   return {
     runOnce,
-    /** Runs once before the server takes requests (this month's partition exists), then on the timer. */
+    ensureMonths,
+    /**
+     * Before the server takes requests only this month's and the next months' partitions are made (cheap);
+     * the full pass — rows out of DEFAULT, retention — reads whole partitions (minutes at millions of rows,
+     * seen: a 10 M-row database did not answer /health within 60 s), so it runs after start, on the timer.
+     */
     async start() {
-      await runOnce();
+      await database
+        .withLock(USAGE_PARTITIONS_LOCK, () => ensureMonths(new Date(), monthStart(new Date(), MONTHS_AHEAD)))
+        .catch((error) => logger.warn('usage partitions ahead not made at start; the periodic pass tries again', { error }));
       job.start();
+      void runOnce();
     },
     async stop() {
       await job.stop();
