@@ -91,6 +91,34 @@ function restrictToOwner(root: string): void {
 }
 
 /**
+ * The embedded database's memory, sized for a 1 GB machine (issue 30). PGlite runs PostgreSQL inside this
+ * process, in a WebAssembly memory that never shrinks, and its default shared_buffers (128MB) is zeroed at
+ * start, so all of it is resident from the first second; the rest of what it holds at idle is the compiled
+ * module and PostgreSQL's own caches. Measured with `npm run bench:pglite-memory` (a fresh DATA_DIR, plain
+ * requests at 64 connections for 30 s, bench/RESULTS.md), RSS of the whole server:
+ *
+ *   PGlite's defaults        idle 335 MiB, peak under load 476 MiB, first start 879 MiB
+ *   shared_buffers 32MB      idle 230 MiB, peak under load 336 MiB, first start 779 MiB
+ *   + 1MB WAL segments       first start 641 MiB (the others unchanged)
+ *
+ * shared_buffers 16MB saved another ~20 MiB idle and ~35 MiB under load, but its p99 was worse in each of
+ * four alternating runs (PostgreSQL writes out dirty pages of the usage table more often), so 32MB.
+ * The first start of a new DATA_DIR peaks highest: PGlite runs initdb in a second instance on an in-memory
+ * file system, whose growing files leave hundreds of MiB of garbage behind until the next collection; WAL
+ * segments of 1MB instead of 16MB (a property of the cluster, fixed by initdb) cut that by ~110 MiB. Later
+ * starts find the cluster and skip it. work_mem, wal_buffers and max_connections changed nothing measurable.
+ * The settings are start parameters, so clusters made before them (postgresql.conf saying 128MB) get them too.
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+function pgliteMemoryOptions(defaultStartParams: readonly string[]) {
+  return {
+    startParams: [...defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    initDbStartParams: ['--wal-segsize=1', '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+  };
+}
+
+/**
  * Each driver is loaded only when it is the one in use: on PostgreSQL, not loading PGlite's modules keeps
  * ~3 MB less resident at idle (87 vs 90 MB), and an embedded start does not load postgres.js.
  */
@@ -145,7 +173,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     import('@electric-sql/pglite'),
     import('drizzle-orm/pglite'),
   ]);
-  const pg = new PGlite(dataPath);
+  const pg = new PGlite(dataPath, pgliteMemoryOptions(PGlite.defaultStartParams));
   await pg.waitReady;
   restrictToOwner(dataPath);
   const db = drizzlePglite(pg, { schema }) as unknown as Database;
