@@ -14,7 +14,8 @@
 //
 // Knobs: PGMEM_DURATION (30 s), PGMEM_CONNECTIONS (64), PGMEM_IDLE (10 s), PGMEM_CONDUIT_ENV
 // (`NAME=value,NAME=value`, e.g. to try a setting), PGMEM_BUN_ARGS (e.g. `--smol`), PGMEM_JSON (write the
-// figures there too), PGMEM_SMAPS=1 (also list Conduit's largest mappings at the end of the load: PGlite's
+// figures there too), PGMEM_RESTART=1 (measure a later start: a first start makes the cluster and is stopped,
+// its peak printed, then the measured start finds the cluster), PGMEM_SMAPS=1 (also list Conduit's largest mappings at the end of the load: PGlite's
 // WASM memory is one anonymous mapping of its size, the JS heap another, JIT code an rwx one). Exit code 1 when a check fails; PGMEM_STRICT=1 also on a missed target.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +51,8 @@ const settings = {
   /** Also print Conduit's largest memory mappings when the load ends (where the resident memory is). */
   smaps: env.PGMEM_SMAPS === '1',
   strict: env.PGMEM_STRICT === '1',
+  /** Measure a later start: the cluster is made by a first start that is stopped before the measured one. */
+  restart: env.PGMEM_RESTART === '1',
 };
 for (const [name, value] of [
   ['PGMEM_DURATION', settings.durationS],
@@ -170,31 +173,48 @@ async function main() {
     const fake = await startReadyChild('fake upstream', withOpenFiles([bun, join(REPO, 'bench', 'fake-upstream.ts')], 65_536), baseEnv);
     children.push(fake.child);
 
+    const secrets = { JWT_SECRET: randomBytes(48).toString('base64url'), ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+    const spawnConduit = (port: number, name: string) =>
+      Bun.spawn(withOpenFiles([bun, ...settings.bunArgs, 'src/index.ts'], 65_536), {
+        cwd: REPO,
+        env: {
+          ...baseEnv,
+          // No DATABASE_URL: the embedded default, in a DATA_DIR of its own that starts empty.
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+          DATA_DIR: dataDir,
+          ...secrets,
+          UPSTREAM_BASE_URL: `http://127.0.0.1:${fake.port}/v1`,
+          LOG_REQUESTS: 'false',
+          LOG_LEVEL: 'warn',
+          // The bench cannot top the balance up in SQL here (the database is inside Conduit): the bonus pays.
+          REGISTRATION_BONUS: '100000',
+          ...settings.conduitEnv,
+        },
+        stdin: 'ignore',
+        stdout: Bun.file(join(workDir, `${name}.log`)),
+        stderr: Bun.file(join(workDir, `${name}.err.log`)),
+      });
+
+    // PGMEM_RESTART=1: a first start makes the cluster and stops; the measured start finds it (a later `npm start`).
+    let firstStartPeak: number | null = null;
+    if (settings.restart) {
+      const port = freePort();
+      const first = spawnConduit(port, 'first');
+      const child: Child = { name: 'first start', proc: first, pid: first.pid };
+      children.push(child);
+      await waitForHttp(`http://127.0.0.1:${port}/health`, 60_000, () => first.exitCode === null && first.signalCode === null);
+      firstStartPeak = peakRssBytes(first.pid);
+      const code = await stopChild(child, 15_000);
+      if (code !== 0) throw new Error(`the first start exited with ${code} on SIGTERM`);
+      log(`first start (cluster made): peak ${mib(firstStartPeak)}; now the measured start on the same DATA_DIR`);
+    }
+
     const port = freePort();
     const startedAt = performance.now();
-    const proc = Bun.spawn(withOpenFiles([bun, ...settings.bunArgs, 'src/index.ts'], 65_536), {
-      cwd: REPO,
-      env: {
-        ...baseEnv,
-        // No DATABASE_URL: the embedded default, in a DATA_DIR of its own that starts empty.
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
-        DATA_DIR: dataDir,
-        JWT_SECRET: randomBytes(48).toString('base64url'),
-        ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        UPSTREAM_BASE_URL: `http://127.0.0.1:${fake.port}/v1`,
-        LOG_REQUESTS: 'false',
-        LOG_LEVEL: 'warn',
-        // The bench cannot top the balance up in SQL here (the database is inside Conduit): the bonus pays.
-        REGISTRATION_BONUS: '100000',
-        ...settings.conduitEnv,
-      },
-      stdin: 'ignore',
-      stdout: Bun.file(join(workDir, 'conduit.log')),
-      stderr: Bun.file(join(workDir, 'conduit.err.log')),
-    });
+    const proc = spawnConduit(port, 'conduit');
     const conduit: Child = { name: 'conduit', proc, pid: proc.pid };
     children.push(conduit);
     const sampler = new Sampler(proc.pid);
@@ -264,6 +284,7 @@ async function main() {
           `; bun ${Bun.version}${settings.bunArgs.length ? ` ${settings.bunArgs.join(' ')}` : ''}${extra ? `; ${extra}` : ''}`,
         `load: plain, c=${settings.connections}, ${settings.durationS} s (${generator.name}): ${load.requests} requests, ${load.rps.toFixed(0)} req/s, ` +
           `p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, max ${load.maxMs.toFixed(1)} ms`,
+        `${settings.restart ? `a later start on the same DATA_DIR; the first start, which made the cluster, peaked at ${mib(firstStartPeak)}` : 'a first start: the cluster is made (initdb) in a new DATA_DIR'}`,
         `| idle after start | peak under load | peak since start | idle after load (${settings.idleS} s) | ready after |`,
         '|---:|---:|---:|---:|---:|',
         `| ${mib(idleStart)} | ${mib(peakLoad)} | ${mib(peakSinceStart)} | ${mib(idleAfter)} | ${(startMs / 1000).toFixed(1)} s |`,
@@ -279,7 +300,7 @@ async function main() {
     if (settings.jsonOut) {
       writeFileSync(
         settings.jsonOut,
-        JSON.stringify({ settings, load, idleStart, peakLoad, peakSinceStart, idleAfter, startMs, rows, answered, checks, targets, samples: sampler.samples }, null, 2) + '\n',
+        JSON.stringify({ settings, load, firstStartPeak, idleStart, peakLoad, peakSinceStart, idleAfter, startMs, rows, answered, checks, targets, samples: sampler.samples }, null, 2) + '\n',
       );
     }
     if (checks.some((c) => !c.ok)) failed = true;

@@ -95,18 +95,22 @@ function restrictToOwner(root: string): void {
  * process, in a WebAssembly memory that never shrinks, and its default shared_buffers (128MB) is zeroed at
  * start, so all of it is resident from the first second; the rest of what it holds at idle is the compiled
  * module and PostgreSQL's own caches. Measured with `npm run bench:pglite-memory` (a fresh DATA_DIR, plain
- * requests at 64 connections for 30 s, bench/RESULTS.md), RSS of the whole server:
+ * requests at 64 connections for 30 s; two alternating rounds on the shared 2-core machine), RSS of the
+ * whole server:
  *
- *   PGlite's defaults        idle 335 MiB, peak under load 476 MiB, first start 879 MiB
- *   shared_buffers 32MB      idle 230 MiB, peak under load 336 MiB, first start 779 MiB
- *   + 1MB WAL segments       first start 641 MiB (the others unchanged)
+ *   PGlite's defaults                   idle 332–334 MiB, peak under load 454–458, after 346, first start 867–887
+ *   shared_buffers 32MB, 1MB WAL        idle 229–231 MiB, peak under load 322–330, after 242–244, first start 662–696
  *
- * shared_buffers 16MB saved another ~20 MiB idle and ~35 MiB under load, but its p99 was worse in each of
- * four alternating runs (PostgreSQL writes out dirty pages of the usage table more often), so 32MB.
+ * (shared_buffers 32MB alone: first start ~780 MiB; the WAL segments change nothing else.) Throughput was
+ * the same (req/s within the host's noise); p99 in the same pairs was 102 and 48 ms before, 120 and 74 ms
+ * after, small against the noise of the shared machine but worth watching. shared_buffers 16MB saved another
+ * ~20 MiB idle and ~35 MiB under load, but its p99 was worse than 32MB's or 128MB's in each of four
+ * alternating pairs (dirty pages of the usage table written out sooner), so 32MB.
  * The first start of a new DATA_DIR peaks highest: PGlite runs initdb in a second instance on an in-memory
  * file system, whose growing files leave hundreds of MiB of garbage behind until the next collection; WAL
  * segments of 1MB instead of 16MB (a property of the cluster, fixed by initdb) cut that by ~110 MiB. Later
- * starts find the cluster and skip it. work_mem, wal_buffers and max_connections changed nothing measurable.
+ * starts find the cluster and skip it. Also tried: wal_buffers 256kB (nothing), max_connections 5 (−4 MiB),
+ * Bun's --smol (−12 MiB at the peak, slower), a forced collection after start (nothing).
  * The settings are start parameters, so clusters made before them (postgresql.conf saying 128MB) get them too.
  */
 export const PGLITE_SHARED_BUFFERS = '32MB';
