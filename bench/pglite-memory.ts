@@ -235,6 +235,19 @@ async function main() {
     log(`idle after start: ${mib(idleStart)}`);
 
     sampler.phase = 'load';
+    // The settlement backlog (usage rows answered but not yet written), once a second from GET /metrics: rows
+    // waiting in memory are what grows when the embedded database cannot keep up with the writes.
+    const backlog: { atS: number; rows: number; rssMiB: number }[] = [];
+    const loadStarted = performance.now();
+    const backlogTimer = setInterval(() => {
+      void fetch(`${url}/metrics`, { signal: AbortSignal.timeout(900) })
+        .then((r) => r.text())
+        .then((text) => {
+          const rows = Number(/^conduit_settlement_backlog_rows (\d+)/m.exec(text)?.[1] ?? NaN);
+          backlog.push({ atS: Math.round((performance.now() - loadStarted) / 100) / 10, rows, rssMiB: Math.round((rssBytes(proc.pid) ?? 0) / MiB) });
+        })
+        .catch(() => {});
+    }, 1000);
     const peakSinceStartBefore = peakRssBytes(proc.pid);
     const resets = resetPeakRss(proc.pid);
     const load: LoadResult = await generator.run(
@@ -250,7 +263,9 @@ async function main() {
       },
       (p) => loadProcs.add(p),
     );
+    clearInterval(backlogTimer);
     const peakLoad = resets ? peakRssBytes(proc.pid) : sampler.max('load');
+    const maxBacklog = backlog.reduce((n, b) => (Number.isFinite(b.rows) ? Math.max(n, b.rows) : n), 0);
     const mappings = settings.smaps ? largestMappings(proc.pid, 8) : [];
     log(`load: ${load.requests} requests, ${load.rps.toFixed(0)} req/s, p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms; peak ${mib(peakLoad)}`);
 
@@ -285,6 +300,8 @@ async function main() {
         `load: plain, c=${settings.connections}, ${settings.durationS} s (${generator.name}): ${load.requests} requests, ${load.rps.toFixed(0)} req/s, ` +
           `p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, max ${load.maxMs.toFixed(1)} ms`,
         `${settings.restart ? `a later start on the same DATA_DIR; the first start, which made the cluster, peaked at ${mib(firstStartPeak)}` : 'a first start: the cluster is made (initdb) in a new DATA_DIR'}`,
+        `settlement backlog during the load (GET /metrics, once a second): at most ${maxBacklog} rows; ` +
+          backlog.filter((_, i) => i % 5 === 4).map((b) => `${b.atS} s: ${b.rows} rows, ${b.rssMiB} MiB`).join('; '),
         `| idle after start | peak under load | peak since start | idle after load (${settings.idleS} s) | ready after |`,
         '|---:|---:|---:|---:|---:|',
         `| ${mib(idleStart)} | ${mib(peakLoad)} | ${mib(peakSinceStart)} | ${mib(idleAfter)} | ${(startMs / 1000).toFixed(1)} s |`,
@@ -300,7 +317,7 @@ async function main() {
     if (settings.jsonOut) {
       writeFileSync(
         settings.jsonOut,
-        JSON.stringify({ settings, load, firstStartPeak, idleStart, peakLoad, peakSinceStart, idleAfter, startMs, rows, answered, checks, targets, samples: sampler.samples }, null, 2) + '\n',
+        JSON.stringify({ settings, load, backlog, firstStartPeak, idleStart, peakLoad, peakSinceStart, idleAfter, startMs, rows, answered, checks, targets, samples: sampler.samples }, null, 2) + '\n',
       );
     }
     if (checks.some((c) => !c.ok)) failed = true;
