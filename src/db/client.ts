@@ -139,20 +139,30 @@ const GC_RSS_FLOOR = 300 * 1024 * 1024;
 const GC_GROWTH = 48 * 1024 * 1024;
 const GC_MIN_GAP_MS = 2_000;
 
+/** One watcher per process however many PGlite databases it has open (tests open several): RSS is the process's. */
+const collector = { users: 0, timer: null as ReturnType<typeof setInterval> | null, after: 0, last: 0 };
+
 function collectWhenGrown(): () => void {
-  let after = 0;
-  let last = 0;
-  const timer = setInterval(() => {
-    const rss = process.memoryUsage.rss();
-    if (rss < Math.max(GC_RSS_FLOOR, after + GC_GROWTH)) return;
-    const now = performance.now();
-    if (now - last < GC_MIN_GAP_MS) return;
-    Bun.gc(true);
-    last = performance.now();
-    after = process.memoryUsage.rss();
-  }, 1000);
-  timer.unref();
-  return () => clearInterval(timer);
+  if (collector.users++ === 0) {
+    collector.timer = setInterval(() => {
+      const rss = process.memoryUsage.rss();
+      if (rss < Math.max(GC_RSS_FLOOR, collector.after + GC_GROWTH)) return;
+      if (performance.now() - collector.last < GC_MIN_GAP_MS) return;
+      Bun.gc(true);
+      collector.last = performance.now();
+      collector.after = process.memoryUsage.rss();
+    }, 1000);
+    collector.timer.unref();
+  }
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    if (--collector.users === 0 && collector.timer) {
+      clearInterval(collector.timer);
+      collector.timer = null;
+    }
+  };
 }
 
 /**
