@@ -108,6 +108,81 @@ function restrictToOwner(root: string): void {
 }
 
 /**
+ * The embedded database's memory, sized for a 1 GB machine (issue 30). PGlite runs PostgreSQL inside this
+ * process, in a WebAssembly memory that never shrinks, and its default shared_buffers (128MB) is zeroed at
+ * start, so all of it is resident from the first second; the rest of what it holds at idle is the compiled
+ * module and PostgreSQL's own caches. Measured with `npm run bench:pglite-memory` (a fresh DATA_DIR, plain
+ * requests at 64 connections for 30 s; two alternating rounds on the shared 2-core machine), RSS of the
+ * whole server:
+ *
+ *   PGlite's defaults                   idle 332–334 MiB, peak under load 454–458, after 346, first start 867–887
+ *   shared_buffers 32MB, 1MB WAL        idle 229–231 MiB, peak under load 322–330, after 242–244, first start 662–696
+ *
+ * (shared_buffers 32MB alone: first start ~780 MiB; the WAL segments change nothing else.) Throughput was
+ * the same (req/s within the host's noise); p99 in the same pairs was 102 and 48 ms before, 120 and 74 ms
+ * after, small against the noise of the shared machine but worth watching. shared_buffers 16MB saved another
+ * ~20 MiB idle and ~35 MiB under load, but its p99 was worse than 32MB's or 128MB's in each of four
+ * alternating pairs (dirty pages of the usage table written out sooner), so 32MB.
+ * The first start of a new DATA_DIR peaks highest: PGlite runs initdb in a second instance on an in-memory
+ * file system, whose growing files leave hundreds of MiB of garbage behind until the next collection; WAL
+ * segments of 1MB instead of 16MB (a property of the cluster, fixed by initdb) cut that by ~110 MiB. Later
+ * starts find the cluster and skip it. Also tried: wal_buffers 256kB (nothing), max_connections 5 (−4 MiB),
+ * Bun's --smol (−12 MiB at the peak, slower), a forced collection after start (nothing).
+ * The settings are start parameters, so clusters made before them (postgresql.conf saying 128MB) get them too.
+ */
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+function pgliteMemoryOptions(defaultStartParams: readonly string[]) {
+  return {
+    startParams: [...defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    initDbStartParams: ['--wal-segsize=1', '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+  };
+}
+
+/**
+ * Under load the JS heap, not PGlite, is what grows: plain c=64 makes garbage at some 20–30 MiB a second,
+ * and Bun's collector let it pile up to 600 MiB resident within a minute before a full collection brought
+ * it back to ~285 MiB (bench:pglite-memory at 90 s; at 30 s three runs of four peaked at 507–555 MiB).
+ * Bun's --smol did not change that. So the embedded default, which shares its process with the whole
+ * database, asks for a full collection itself once it has grown: every second it reads its RSS, and above
+ * GC_RSS_FLOOR and GC_GROWTH past what the last collection left, it collects (at most every GC_MIN_GAP_MS).
+ * Measured in alternating pairs (a later start, 30 s): peak 490 and 446 MiB without, 333 and 314 with. The
+ * price is paid only while above the floor, i.e. near saturation: a full collection stops the thread for
+ * tens of milliseconds, and those pairs ran at 6408/5009 req/s (p99 61/87 ms) without it and 5599/3565
+ * req/s (p99 140/352 ms) with it on the shared 2-core host. An asynchronous collection (Bun.gc(false)) did
+ * not hold the peak down (457, 477 MiB). PostgreSQL-backed instances do not run this.
+ */
+const GC_RSS_FLOOR = 300 * 1024 * 1024;
+const GC_GROWTH = 48 * 1024 * 1024;
+const GC_MIN_GAP_MS = 2_000;
+
+/** One watcher per process however many PGlite databases it has open (tests open several): RSS is the process's. */
+const collector = { users: 0, timer: null as ReturnType<typeof setInterval> | null, after: 0, last: 0 };
+
+function collectWhenGrown(): () => void {
+  if (collector.users++ === 0) {
+    collector.timer = setInterval(() => {
+      const rss = process.memoryUsage.rss();
+      if (rss < Math.max(GC_RSS_FLOOR, collector.after + GC_GROWTH)) return;
+      if (performance.now() - collector.last < GC_MIN_GAP_MS) return;
+      Bun.gc(true);
+      collector.last = performance.now();
+      collector.after = process.memoryUsage.rss();
+    }, 1000);
+    collector.timer.unref();
+  }
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    if (--collector.users === 0 && collector.timer) {
+      clearInterval(collector.timer);
+      collector.timer = null;
+    }
+  };
+}
+
+/**
  * Each driver is loaded only when it is the one in use: on PostgreSQL, not loading PGlite's modules keeps
  * ~3 MB less resident at idle (87 vs 90 MB), and an embedded start does not load postgres.js.
  */
@@ -187,8 +262,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     import('@electric-sql/pglite'),
     import('drizzle-orm/pglite'),
   ]);
-  const pg = new PGlite(dataPath);
+  const pg = new PGlite(dataPath, pgliteMemoryOptions(PGlite.defaultStartParams));
   await pg.waitReady;
+  const stopCollecting = collectWhenGrown();
   restrictToOwner(dataPath);
   const db = drizzlePglite(pg, { schema }) as unknown as Database;
   return {
@@ -214,6 +290,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       }
     },
     async close() {
+      stopCollecting();
       await pg.close();
       restrictToOwner(dataPath);
     },
