@@ -224,4 +224,11 @@ export const errorMessages = {
   priceDeleted: 'Цена удалена',
   priceMultiplierInvalid: 'положительное число не больше 1000000',
   priceImportEmpty: 'перечислите идентификаторы моделей для импорта (не больше 2000)',
+
+  // Balance and key-limit alerts.
+  alertWebhookUrlInvalid: 'webhookUrl: укажите адрес http:// или https:// (до 2000 символов) или null, чтобы отключить вебхук',
+  alertWebhookPrivate:
+    'webhookUrl: адрес ведёт во внутреннюю сеть (localhost, частный или служебный IP-адрес): укажите адрес, доступный из интернета',
+  alertWebhookUnknownHost: 'webhookUrl: такое имя хоста не найдено в DNS, проверьте адрес',
+  alertWebhookSecretWithoutUrl: 'rotateWebhookSecret: сначала укажите webhookUrl — секрет подписывает запросы вебхука',
 } as const;
