@@ -178,17 +178,17 @@ describe('settings', () => {
   test('bad settings are 400 invalid_request_error with a Russian message naming the field; no JWT is 401', async () => {
     const { token } = await registerUser(app.url);
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ lowBalanceThreshold: -1 }, /Порог баланса/],
-      [{ lowBalanceThreshold: 0 }, /Порог баланса/],
-      [{ lowBalanceThreshold: '5' }, /Порог баланса/],
-      [{ lowBalanceThreshold: 0.0000000001 }, /9 знаков/],
-      [{ lowBalanceThreshold: 2_000_000_000 }, /Порог баланса/],
-      [{ keyLimitAlerts: 'yes' }, /keyLimitAlerts/],
-      [{ webhookUrl: 'ftp://hooks.example.com/x' }, /webhookUrl/],
-      [{ webhookUrl: 'not a url' }, /webhookUrl/],
-      [{ webhookUrl: 'https://user:pass@hooks.example.com/x' }, /webhookUrl/],
-      [{ webhookUrl: `https://example.com/${'a'.repeat(2001)}` }, /webhookUrl/],
-      [{ rotateWebhookSecret: true }, /webhookUrl/],
+      [{ lowBalanceThreshold: -1 }, /Порог баланса: должен быть больше нуля/],
+      [{ lowBalanceThreshold: 0 }, /Порог баланса: должен быть больше нуля/],
+      [{ lowBalanceThreshold: '5' }, /Порог баланса: число/],
+      [{ lowBalanceThreshold: 0.0000000001 }, /Порог баланса: не более 9 знаков/],
+      [{ lowBalanceThreshold: 2_000_000_000 }, /Порог баланса: не больше/],
+      [{ keyLimitAlerts: 'yes' }, /Уведомления о лимитах ключей: true или false/],
+      [{ webhookUrl: 'ftp://hooks.example.com/x' }, /Адрес вебхука: укажите адрес http/],
+      [{ webhookUrl: 'not a url' }, /Адрес вебхука/],
+      [{ webhookUrl: 'https://user:pass@hooks.example.com/x' }, /Адрес вебхука/],
+      [{ webhookUrl: `https://example.com/${'a'.repeat(2001)}` }, /Адрес вебхука: адрес не длиннее 2000/],
+      [{ rotateWebhookSecret: true }, /сначала укажите адрес вебхука/],
     ];
     for (const [body, message] of cases) {
       const res = await call(app.url, 'PUT', '/api/account/alerts', { token, body });

@@ -4,18 +4,18 @@ import { unitsToNano } from '../money';
 
 /** The low-balance threshold in currency units; null switches the alert off. Exact to 1e-9, as money is kept. */
 export const lowBalanceThresholdInput = z
-  .number({ error: 'Порог баланса должен быть числом в валюте баланса или null' })
-  .gt(0, 'Порог баланса должен быть больше нуля (null — не уведомлять)')
-  .max(1_000_000_000, 'Порог баланса не может превышать 1 000 000 000')
-  .refine((v) => unitsToNano(v) !== null, 'Порог баланса: не более 9 знаков после запятой')
+  .number({ error: 'число в валюте баланса или null' })
+  .gt(0, 'должен быть больше нуля (null — не уведомлять)')
+  .max(1_000_000_000, 'не больше 1 000 000 000')
+  .refine((v) => unitsToNano(v) !== null, 'не более 9 знаков после запятой')
   .nullable();
 
 /** Its finer checks (scheme, private addresses) are the service's: they need the configuration and DNS. */
 export const webhookUrlInput = z
-  .string({ error: 'webhookUrl: укажите адрес http:// или https:// или null' })
+  .string({ error: 'укажите адрес http:// или https:// или null' })
   .trim()
-  .min(1, 'webhookUrl: укажите адрес http:// или https:// или null')
-  .max(2000, 'webhookUrl: адрес не длиннее 2000 символов')
+  .min(1, 'укажите адрес http:// или https:// или null')
+  .max(2000, 'адрес не длиннее 2000 символов')
   .nullable();
 
 /** Absent fields keep their value: `{lowBalanceThreshold}` alone changes only the threshold. */

@@ -226,9 +226,10 @@ export const errorMessages = {
   priceImportEmpty: 'перечислите идентификаторы моделей для импорта (не больше 2000)',
 
   // Balance and key-limit alerts.
-  alertWebhookUrlInvalid: 'webhookUrl: укажите адрес http:// или https:// (до 2000 символов) или null, чтобы отключить вебхук',
+  alertWebhookUrlInvalid:
+    'Адрес вебхука: укажите адрес http:// или https:// без логина и пароля (до 2000 символов) или null, чтобы отключить вебхук',
   alertWebhookPrivate:
-    'webhookUrl: адрес ведёт во внутреннюю сеть (localhost, частный или служебный IP-адрес): укажите адрес, доступный из интернета',
-  alertWebhookUnknownHost: 'webhookUrl: такое имя хоста не найдено в DNS, проверьте адрес',
-  alertWebhookSecretWithoutUrl: 'rotateWebhookSecret: сначала укажите webhookUrl — секрет подписывает запросы вебхука',
+    'Адрес вебхука: адрес ведёт во внутреннюю сеть (localhost, частный или служебный IP-адрес): укажите адрес, доступный из интернета',
+  alertWebhookUnknownHost: 'Адрес вебхука: такое имя хоста не найдено в DNS, проверьте адрес',
+  alertWebhookSecretWithoutUrl: 'Новый секрет уведомлений: сначала укажите адрес вебхука — секрет подписывает его запросы',
 } as const;
