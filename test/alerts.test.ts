@@ -366,6 +366,51 @@ describe('webhook', () => {
     }
   });
 
+  test('an event whose delivery failed goes to the new URL once the user moves the webhook; none once removed', async () => {
+    const [before, after] = [startReceiver(), startReceiver()];
+    try {
+      const user = await userAt(1_000_001_000n, { lowBalanceThreshold: 1, webhookUrl: before.url });
+      const secret = user.put.webhookSecret as string;
+      before.statuses.push(500);
+      await spend(app, user.key, 1);
+      await settled();
+      await before.waitFor(1);
+      const moved = await call(app.url, 'PUT', '/api/account/alerts', { token: user.token, body: { webhookUrl: after.url } });
+      expect(moved.body).toMatchObject({ webhookUrl: after.url, webhookSecretShown: false });
+      await after.waitFor(1);
+      expect(after.deliveries[0]!.body).toBe(before.deliveries[0]!.body);
+      expect(verifySignature(secret, after.deliveries[0]!)).toBe(true);
+      expect(before.deliveries).toHaveLength(1);
+
+      // Removed: a queued event is dropped, not sent anywhere. The credit lifts the balance (re-arming the
+      // alert), the balance is set to the threshold, and one request takes it below again.
+      await credit(user.userId, 1);
+      await setBalanceNano(app, user.userId, 1_000_000_000n);
+      // Two failures, so that a retry slipping in before the removal still fails.
+      after.statuses.push(500, 500);
+      await spend(app, user.key, 1);
+      await settled();
+      await after.waitFor(2);
+      await call(app.url, 'PUT', '/api/account/alerts', { token: user.token, body: { webhookUrl: null } });
+      const deadline = Date.now() + 5_000;
+      let status = 'pending';
+      while (Date.now() < deadline && status === 'pending') {
+        const rows = await app.sql<{ status: string }>(
+          `select status from outbox where kind = 'alerts.webhook' and payload->>'userId' = $1 order by id desc limit 1`,
+          [user.userId],
+        );
+        status = rows[0]?.status ?? 'missing';
+        await Bun.sleep(50);
+      }
+      expect(status).toBe('failed');
+      expect(after.deliveries.length).toBeLessThanOrEqual(3);
+      expect(after.deliveries.slice(1).every((d) => JSON.parse(d.body).type === 'balance.low')).toBe(true);
+    } finally {
+      before.stop();
+      after.stop();
+    }
+  });
+
   test('a key alert reaches the webhook as key.limit_near', async () => {
     const receiver = startReceiver();
     try {

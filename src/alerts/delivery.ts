@@ -50,9 +50,10 @@ export function createAlertWebhookHandler({ settings, config }: WebhookHandlerDe
   return {
     async deliver(row) {
       const { userId, body } = row.payload as { userId: string; body: string };
+      // The account's webhook as it is now: an event queued before the user moved it goes to the new URL
+      // (the event is the account's, and the old address was given up); one removed since is not sent.
       const webhook = await settings.webhookOf(userId);
-      // The user removed or changed the URL since: the event is not sent to an address they gave up.
-      if (!webhook || webhook.url !== row.recipient) throw new GiveUp('the account no longer has this webhook URL');
+      if (!webhook) throw new GiveUp('the account has no webhook any more');
       const problem = await checkWebhookUrl(webhook.url, config.alertWebhookAllowPrivate);
       if (problem === 'private') throw new GiveUp('the webhook host now resolves to a non-public address');
       if (problem) throw new RetryLater(`webhook URL unusable now: ${problem}`);
