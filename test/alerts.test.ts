@@ -270,6 +270,29 @@ describe('low balance', () => {
     expect(mailsTo(user.email)).toHaveLength(2);
   });
 
+  test('a mail the SMTP server refuses for now is sent again later through the outbox', async () => {
+    const user = await userAt(1_000_001_000n, { lowBalanceThreshold: 1 });
+    smtp.setRefusing(true);
+    try {
+      await spend(app, user.key, 1);
+      await settled();
+      const deadline = Date.now() + 10_000;
+      let lastError: string | null = null;
+      while (!lastError && Date.now() < deadline) {
+        const [row] = await app.sql<{ last_error: string | null }>(`select last_error from outbox where kind = 'alerts.mail' and recipient = $1`, [user.email]);
+        lastError = row?.last_error ?? null;
+        await Bun.sleep(25);
+      }
+      expect(lastError).toContain('SMTP');
+      expect(mailsTo(user.email)).toHaveLength(0);
+    } finally {
+      smtp.setRefusing(false);
+    }
+    const mail = await smtp.waitFor(user.email);
+    expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/topups`);
+    expect(await queued('alerts.mail', user.email)).toBe(1);
+  });
+
   test('without a threshold nothing is mailed however low the balance goes', async () => {
     const user = await userAt(1_000n * REQUEST_NANO, {});
     await spend(app, user.key, 2);
