@@ -159,7 +159,13 @@ export class SettlementWriter {
       const limited = p.keyLeaseId !== null || (p.overage?.keyId ?? null) !== null;
       charges.push({ userId: p.facts.userId, keyId: limited ? (p.facts.apiKeyId ?? p.overage?.keyId ?? null) : null });
     }
-    if (charges.length > 0) observer.charged(charges);
+    if (charges.length === 0) return;
+    // The rows are written whatever the observer does: a throw here must not leave them to be written again.
+    try {
+      observer.charged(charges);
+    } catch (error) {
+      this.ctx.logger.error('billing observer failed on written charges', { error });
+    }
   }
 
   /**
