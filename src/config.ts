@@ -202,6 +202,12 @@ const envSchema = z.object({
     .regex(/^smtps?:\/\/\S+$/, 'must start with smtp:// or smtps://')
     .optional(),
   SMTP_FROM: z.string().min(3).max(320).optional(),
+  /**
+   * Alert webhooks (GET|PUT /api/account/alerts) may point at loopback and private addresses. Off by
+   * default: a user's URL must not reach into the operator's network (SSRF). The test suite turns it on
+   * to receive webhooks on 127.0.0.1.
+   */
+  ALERT_WEBHOOK_ALLOW_PRIVATE: boolFromEnv.default(false),
   /** Failed logins from one client address before each further attempt from it waits (1 s, doubling). */
   LOGIN_MAX_FAILURES: intFromEnv(1, 1000).default(10),
   /**
@@ -320,6 +326,8 @@ export interface Config {
   requireEmailVerification: boolean;
   /** Outgoing mail; always set when e-mail verification is required. */
   smtp: { url: string; from: string } | null;
+  /** ALERT_WEBHOOK_ALLOW_PRIVATE: alert webhooks may go to loopback/private addresses. */
+  alertWebhookAllowPrivate: boolean;
   loginMaxFailures: number;
   loginAccountMaxFailures: number;
   loginLockoutSeconds: number;
@@ -554,6 +562,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       registrationBonusNano,
       requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
       smtp,
+      alertWebhookAllowPrivate: e.ALERT_WEBHOOK_ALLOW_PRIVATE,
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
       loginAccountMaxFailures: e.LOGIN_ACCOUNT_MAX_FAILURES,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,

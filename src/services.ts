@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createAccountService } from './accounts/service';
+import { createAlerts, type Alerts } from './alerts/module';
 import { createAdminService } from './admin/service';
 import { createAgentService } from './agents/service';
 import { createBooking } from './integrations/booking';
@@ -60,6 +61,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
   let verifier: KeyVerifier | undefined;
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
   let billingRef: { keyChanged(keyId: string): void } | undefined;
+  // Alerts hear of charges from billing, built before the outbox that alerts need (just below).
+  let alertsRef: Alerts | undefined;
   // A key's new limit voids this instance's claim on the old one (the billing is built just below).
   verifier = createKeyVerifier({ database, keys, logger, onKeyChanged: (keyId) => billingRef?.keyChanged(keyId) });
   const authenticator = createAuthenticator(accounts, verifier);
@@ -97,6 +100,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
       settled: (facts, cost) => metrics.settled(facts, cost.totalNano),
       unpaid: (nano) => metrics.unpaid(nano),
       topUp: (lease, outcome) => metrics.leaseTopUp(lease, outcome),
+      charged: (charges) => alertsRef?.checker.charged(charges),
     },
   });
   billingRef = billing;
@@ -149,6 +153,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     // A claimed batch (20 rows, one slow call each at worst) must be done before another instance may take it.
     leaseMs: config.telegramTimeoutMs * 20 + 30_000,
   });
+  const alerts = createAlerts({ db, box: secretBox, outbox, logger, config });
+  alertsRef = alerts;
   const messenger = createMessenger({ db, box: secretBox, logger, outbox, config, observeUpdate: (outcome) => metrics.webhookEvent('messenger', outcome) });
   const booking = createBooking({ db, database, config, logger, box: secretBox });
   const commerce = createCommerce({ db, box: secretBox, logger, outbox, notifier: messenger.notifier, config });
@@ -218,6 +224,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     agents,
     secretBox,
     outbox,
+    alerts,
     messenger,
     booking,
     bookingSync: booking.sync,
@@ -252,6 +259,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('key verifier', () => verifier.stop());
       await usagePartitions.start();
       lifecycle.onShutdown('usage partitions', () => usagePartitions.stop());
+      // Registered before billing so that it stops after it: billing's last batches may still cross thresholds.
+      lifecycle.onShutdown('alerts', () => alerts.stop());
       await billing.start();
       lifecycle.onShutdown('billing', () => billing.stop());
       outbox.start();

@@ -282,6 +282,7 @@ const validBodies: Record<string, Record<string, unknown>> = {
   'PATCH /api/v1/commerce/{agentId}/products/{productId}': { title: 'Коврик', priceMinor: 100, available: true },
   'POST /api/v1/commerce/{agentId}/products/import': { products: [{ title: 'Коврик', priceMinor: 100 }] },
   'POST /api/billing/topups': { amount: 500 },
+  'PUT /api/account/alerts': { lowBalanceThreshold: 1, keyLimitAlerts: true, webhookUrl: 'http://127.0.0.1:9/hook', rotateWebhookSecret: false },
   'POST /api/admin/users/{id}/credit': { amount: 1, reason: 'проверка', reference: 'sweep-1' },
   'PUT /api/admin/prices': { pattern: 'acme/*', promptPerMillion: 1, completionPerMillion: 1 },
   'POST /api/admin/prices/import/preview': { multiplier: 1, filter: 'acme' },

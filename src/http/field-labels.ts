@@ -97,6 +97,10 @@ export const fieldLabels: Record<string, string> = {
   content: 'Текст записи',
   entryId: 'Запись',
   query: 'Запрос',
+  // Balance and key-limit alerts.
+  lowBalanceThreshold: 'Порог баланса',
+  keyLimitAlerts: 'Уведомления о лимитах ключей',
+  webhookUrl: 'Адрес вебхука',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',

@@ -224,4 +224,12 @@ export const errorMessages = {
   priceDeleted: 'Цена удалена',
   priceMultiplierInvalid: 'положительное число не больше 1000000',
   priceImportEmpty: 'перечислите идентификаторы моделей для импорта (не больше 2000)',
+
+  // Balance and key-limit alerts.
+  alertWebhookUrlInvalid:
+    'Адрес вебхука: укажите адрес http:// или https:// без логина и пароля (до 2000 символов) или null, чтобы отключить вебхук',
+  alertWebhookPrivate:
+    'Адрес вебхука: адрес ведёт во внутреннюю сеть (localhost, частный или служебный IP-адрес): укажите адрес, доступный из интернета',
+  alertWebhookUnknownHost: 'Адрес вебхука: такое имя хоста не найдено в DNS, проверьте адрес',
+  alertWebhookSecretWithoutUrl: 'Новый секрет уведомлений: сначала укажите адрес вебхука — секрет подписывает его запросы',
 } as const;

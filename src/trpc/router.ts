@@ -10,6 +10,7 @@ import { socialRouter } from '../integrations/social/router';
 import { router } from './init';
 import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
+import { alertsRouter } from './routers/alerts';
 import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
 
@@ -17,6 +18,7 @@ export const appRouter = router({
   auth: authRouter,
   keys: keysRouter,
   account: accountRouter,
+  alerts: alertsRouter,
   agents: agentsRouter,
   messenger: messengerRouter,
   social: socialRouter,

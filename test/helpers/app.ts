@@ -47,6 +47,8 @@ export function testConfig(database: TestDatabase, env: Record<string, string | 
     // Each client message answered at once, as before bursts were gathered: tests that send a message and
     // wait for its answer stay as fast as they were. The burst tests (chat-patterns.test.ts) set it.
     ASSISTANT_DEBOUNCE_MS: '0',
+    // Alert webhooks go to small servers on 127.0.0.1 in tests; the refusal's own test sets it false.
+    ALERT_WEBHOOK_ALLOW_PRIVATE: 'true',
     ...env,
   }).config;
 }

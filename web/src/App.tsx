@@ -1,6 +1,7 @@
 // The page's frame: signed out, only the login and registration forms; signed in, the navigation and
 // the screen for the current address.
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import { AccountPage } from './account/AccountPage';
 import { AdminScreen } from './admin/Admin';
 import { useMe } from './hooks';
 import { AgentPage } from './screens/AgentPage';
@@ -23,6 +24,7 @@ const NAV = [
   { to: '/', label: 'Баланс и использование' },
   { to: '/keys', label: 'API-ключи' },
   { to: '/agents', label: 'Агенты' },
+  { to: '/account', label: 'Аккаунт' },
 ] as const;
 
 /** Shown to admins only; the server answers 403 to anyone else who opens its address. */
@@ -32,6 +34,7 @@ function titleOf(path: string): string {
   if (path === '/login') return 'Вход';
   if (path === '/register') return 'Регистрация';
   if (path.startsWith('/topups/')) return 'Пополнение баланса';
+  if (path === '/topups') return NAV[0].label;
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
   if (/^\/agents\/[^/]+\/dialogues/.test(path)) return 'Диалоги';
   return NAV.find((n) => n.to === path)?.label ?? 'Агент';
@@ -40,6 +43,9 @@ function titleOf(path: string): string {
 function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean | undefined; recheckRole(): void }) {
   if (path === '/' || path === '') return <OverviewScreen />;
   if (path === '/keys') return <KeysScreen />;
+  if (path === '/account') return <AccountPage />;
+  // The top-up link of the low-balance e-mail: the overview holds the top-up form.
+  if (path === '/topups') return <OverviewScreen />;
   if (path === '/agents') return <AgentsScreen />;
   const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
   if (dialogues) return <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />;

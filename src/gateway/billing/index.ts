@@ -29,6 +29,7 @@ export {
   LEASE_RECALL_CHANNEL,
   usageCost,
   type BillingObserver,
+  type Charge,
   type BillingOptions,
   type Reservation,
   type ReserveOptions,

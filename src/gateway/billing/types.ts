@@ -97,6 +97,18 @@ export interface BillingObserver {
   settled(facts: UsageFacts, cost: RequestCost): void;
   unpaid(nano: bigint): void;
   topUp(lease: 'balance' | 'key', outcome: 'ok' | 'refused' | 'failed'): void;
+  /**
+   * Settlements that cost something, told once their batch (or overage) has committed: whose balance and
+   * which limited key's spend just moved (keyId null for a key without a limit). Called on the writer's
+   * path, so it must only take note and return (alerts check these users later, off the hot path).
+   */
+  charged?(charges: readonly Charge[]): void;
+}
+
+export interface Charge {
+  userId: string;
+  /** The key whose spend limit the settlement counted against; null: none. */
+  keyId: string | null;
 }
 
 /** NOTIFY channel (payload: user id) asking every instance to hand back the unreserved part of its lease. */

@@ -15,6 +15,7 @@ import type { BillingContext } from './context';
 import { writeOverage } from './overage';
 import { overageLine } from './replay';
 import { serialize, writeBatchStatement, type Pending } from './rows';
+import type { Charge } from './types';
 
 export class SettlementWriter {
   /** The journal settlements are appended to (replay.ts opens it at start); null: no journal. */
@@ -136,6 +137,7 @@ export class SettlementWriter {
     const head = this.head;
     for (let i = head; i < head + n; i++) this.pending[i]!.overage?.done();
     if (this.journal) this.journal.written(this.pending.slice(head, head + n).map((p) => p.segment ?? null));
+    this.noteCharged(head, n);
     this.head += n;
     this.writtenTotal += n;
     // Drop written rows now and then, not per batch: slicing a long queue each time would be quadratic.
@@ -144,6 +146,26 @@ export class SettlementWriter {
       this.head = 0;
     }
     this.releaseAdmissions();
+  }
+
+  /** Tells the observer whose money (and which limited key) the rows just written charged. */
+  private noteCharged(from: number, n: number) {
+    const observer = this.ctx.observer;
+    if (!observer?.charged) return;
+    const charges: Charge[] = [];
+    for (let i = from; i < from + n; i++) {
+      const p = this.pending[i]!;
+      if (p.costNano <= 0n) continue;
+      const limited = p.keyLeaseId !== null || (p.overage?.keyId ?? null) !== null;
+      charges.push({ userId: p.facts.userId, keyId: limited ? (p.facts.apiKeyId ?? p.overage?.keyId ?? null) : null });
+    }
+    if (charges.length === 0) return;
+    // The rows are written whatever the observer does: a throw here must not leave them to be written again.
+    try {
+      observer.charged(charges);
+    } catch (error) {
+      this.ctx.logger.error('billing observer failed on written charges', { error });
+    }
   }
 
   /**

@@ -1,0 +1,35 @@
+// Russian texts of the alert e-mails. (API error messages stay in http/messages.ts.)
+import { escapeHtml } from '../accounts/texts';
+
+const paragraphs = (lines: string[][]) => lines.map((p) => `<p>${p.map(escapeHtml).join('<br>')}</p>`).join('');
+const linked = (html: string, url: string) => html.replaceAll(escapeHtml(url), `<a href="${escapeHtml(url)}">${escapeHtml(url)}</a>`);
+
+export const lowBalanceMail = {
+  subject: (threshold: string, currency: string) => `Баланс Conduit ниже ${threshold} ${currency}`,
+  lines: (balance: string, threshold: string, currency: string, topupUrl: string, settingsUrl: string) => [
+    ['Здравствуйте!'],
+    [`Баланс вашей учётной записи опустился ниже порога, который вы указали: сейчас на балансе ${balance} ${currency} (порог ${threshold} ${currency}).`],
+    ['Когда баланс закончится, запросы к API будут отклоняться с ошибкой 402.'],
+    ['Пополнить баланс:', topupUrl],
+    ['Следующее письмо придёт, когда баланс снова поднимется выше порога и опустится ниже. Изменить порог или отключить уведомления:', settingsUrl],
+  ],
+};
+
+export const keyLimitMail = {
+  subject: (keyName: string) => `Ключ «${keyName}» израсходовал 80 % лимита`,
+  lines: (keyName: string, keyPrefix: string, spent: string, limit: string, keysUrl: string, settingsUrl: string) => [
+    ['Здравствуйте!'],
+    [`API-ключ «${keyName}» (${keyPrefix}…) израсходовал ${spent} из лимита ${limit}.`],
+    ['Когда лимит будет исчерпан, запросы с этим ключом будут отклоняться с ошибкой 402 до начала следующего периода.'],
+    ['Изменить лимит ключа:', keysUrl],
+    ['Отключить такие уведомления:', settingsUrl],
+  ],
+};
+
+/** The text and HTML parts of a mail from its paragraphs; the listed URLs become links in the HTML. */
+export function mailBodies(lines: string[][], urls: string[]): { text: string; html: string } {
+  const text = lines.map((p) => p.join('\n')).join('\n\n');
+  let html = paragraphs(lines);
+  for (const url of urls) html = linked(html, url);
+  return { text, html };
+}
