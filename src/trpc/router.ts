@@ -9,12 +9,14 @@ import { messengerRouter } from '../integrations/messenger/router';
 import { socialRouter } from '../integrations/social/router';
 import { router } from './init';
 import { accountRouter } from './routers/account';
+import { accountSecurityRouter } from './routers/account-security';
 import { agentsRouter } from './routers/agents';
 import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
 
 export const appRouter = router({
   auth: authRouter,
+  accountSecurity: accountSecurityRouter,
   keys: keysRouter,
   account: accountRouter,
   agents: agentsRouter,
