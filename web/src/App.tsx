@@ -1,6 +1,7 @@
 // The page's frame: signed out, only the login and registration forms; signed in, the navigation and
 // the screen for the current address.
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import { AccountPage } from './account/AccountPage';
 import { AdminScreen } from './admin/Admin';
 import { useMe } from './hooks';
 import { AgentPage } from './screens/AgentPage';
@@ -8,6 +9,7 @@ import { DialoguesScreen } from './dialogues/Inbox';
 import { AgentsScreen } from './screens/Agents';
 import { LoginScreen, RegisterScreen } from './screens/Auth';
 import { KeysScreen } from './screens/Keys';
+import { ForgotPasswordScreen, ResetPasswordScreen } from './screens/PasswordReset';
 import { OverviewScreen } from './screens/Overview';
 import { TopupReturnScreen } from './screens/Topups';
 import { Link, navigate, usePath } from './router';
@@ -23,6 +25,7 @@ const NAV = [
   { to: '/', label: 'Баланс и использование' },
   { to: '/keys', label: 'API-ключи' },
   { to: '/agents', label: 'Агенты' },
+  { to: '/account', label: 'Аккаунт' },
 ] as const;
 
 /** Shown to admins only; the server answers 403 to anyone else who opens its address. */
@@ -31,6 +34,8 @@ const ADMIN_NAV = { to: '/admin', label: 'Администрирование' } 
 function titleOf(path: string): string {
   if (path === '/login') return 'Вход';
   if (path === '/register') return 'Регистрация';
+  if (path === '/forgot') return 'Восстановление пароля';
+  if (path === '/reset') return 'Новый пароль';
   if (path.startsWith('/topups/')) return 'Пополнение баланса';
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
   if (/^\/agents\/[^/]+\/dialogues/.test(path)) return 'Диалоги';
@@ -41,6 +46,7 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   if (path === '/' || path === '') return <OverviewScreen />;
   if (path === '/keys') return <KeysScreen />;
   if (path === '/agents') return <AgentsScreen />;
+  if (path === '/account') return <AccountPage />;
   const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
   if (dialogues) return <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />;
   const agent = /^\/agents\/([^/]+)$/.exec(path);
@@ -61,11 +67,13 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
 export function App() {
   const session = useSession();
   const path = usePath();
-  const publicPath = path === '/login' || path === '/register';
+  const publicPath = path === '/login' || path === '/register' || path === '/forgot';
+  // A reset link may be opened in a browser that is signed in (as anyone): its page shows either way.
+  const resetPath = path === '/reset';
 
   useEffect(() => {
     // The address asked for is kept, so the login lands there rather than on the overview.
-    if (!session && !publicPath) navigate(path === '/' ? '/login' : `/login?${new URLSearchParams({ next: path + window.location.search })}`, true);
+    if (!session && !publicPath && !resetPath) navigate(path === '/' ? '/login' : `/login?${new URLSearchParams({ next: path + window.location.search })}`, true);
     if (session && publicPath) navigate('/', true);
   }, [session, publicPath]);
 
@@ -81,7 +89,8 @@ export function App() {
     document.title = `${titleOf(path)} — Conduit`;
   }, [path]);
 
-  if (!session) return path === '/register' ? <RegisterScreen /> : <LoginScreen />;
+  if (resetPath) return <ResetPasswordScreen />;
+  if (!session) return path === '/register' ? <RegisterScreen /> : path === '/forgot' ? <ForgotPasswordScreen /> : <LoginScreen />;
   if (publicPath) return null;
   return <SignedIn session={session} path={path} mainRef={mainRef} />;
 }
