@@ -469,9 +469,12 @@ describe('blocking', () => {
     expect(second.body.user.role).toBe('admin');
     const [{ id }] = (await app.sql<{ id: string }>('select id from users where email = $1', [SECOND_ADMIN_EMAIL])) as [{ id: string }];
     expect((await adminCall('POST', `/api/admin/users/${id}/block`)).status).toBe(200);
-    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(403);
+    // The block ended the admin's sessions (issue 32); an unblock does not revive them, a new login works.
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(401);
     expect((await adminCall('POST', `/api/admin/users/${id}/unblock`)).status).toBe(200);
-    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(200);
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(401);
+    const again = await call(app.url, 'POST', '/api/auth/login', { body: { email: SECOND_ADMIN_EMAIL, password: 'secret123' } });
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: again.body.token })).status).toBe(200);
   });
 });
 

@@ -99,7 +99,7 @@ export interface AccountServiceDeps {
   jwt: JwtService;
   logger: Logger;
   /** Who a token belongs to, cached per instance (token-users.ts). */
-  tokenUsers: Pick<TokenUserCache, 'get' | 'forget'>;
+  tokenUsers: Pick<TokenUserCache, 'get' | 'getFresh' | 'forget'>;
   config: Pick<
     Config,
     | 'adminEmails'
@@ -285,12 +285,13 @@ export function createAccountService({ db, jwt, logger, tokenUsers, config }: Ac
      * The user a dashboard token belongs to; a token of a deleted user, or one issued before the user's
      * sessions were ended (an older generation), is as good as a forged one. Role and blocking come from
      * the row as cached now (token-users.ts: every change reaches every instance's cache at its commit),
-     * so a change applies to tokens already issued without a database read per request.
+     * so a change applies to tokens already issued without a database read per request. `fresh`: read
+     * the row now (operator routes: rare, and the role must be the stored one at this very moment).
      */
-    async userFromToken(token: string): Promise<TokenUser | null> {
+    async userFromToken(token: string, options: { fresh?: boolean } = {}): Promise<TokenUser | null> {
       const claims = await jwt.verify(token);
       if (!claims || !isUuid(claims.userId)) return null;
-      const row = await tokenUsers.get(claims.userId);
+      const row = await (options.fresh ? tokenUsers.getFresh(claims.userId) : tokenUsers.get(claims.userId));
       if (!row || row.sessionsGeneration !== claims.generation) return null;
       return { id: row.id, email: row.email, role: asRole(row.role), blocked: row.blocked };
     },

@@ -100,6 +100,17 @@ export function createTokenUserCache({ database, logger, ttlMs = 30_000, maxEntr
       return row;
     },
 
+    /**
+     * Reads the row now and caches it: for operator routes, where the role must be the stored one at this
+     * moment (a grant or revocation by `npm run admin:grant` or SQL applies to the very next request).
+     */
+    async getFresh(userId: string): Promise<TokenUserRow | null> {
+      const startedAt = generation;
+      const row = await read(userId);
+      if (generation === startedAt) remember(userId, row);
+      return row;
+    },
+
     /** Called by a writer on this instance right after its commit, so its own next request sees the change. */
     forget,
 
