@@ -4,11 +4,12 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp';
-import { call, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { browserDescribe, buildPage, FLOW_TIMEOUT_MS, horizontalOverflow, launchChromium, openPage, PHONE, sessionToken, SETUP_TIMEOUT_MS } from './helpers/browser';
 
 const browserSuite = browserDescribe('web-password-reset.test.ts');
 const WIDE = { width: 1440, height: 900 };
+const ADMIN_EMAIL = uniqueEmail('web-reset-admin');
 const LINK = /https:\/\/conduit\.example(\/app\/reset\?token=[A-Za-z0-9_-]+)/;
 
 let smtp: FakeSmtp;
@@ -29,7 +30,7 @@ browserSuite('password reset in the dashboard', () => {
   beforeAll(async () => {
     await buildPage();
     smtp = await startFakeSmtp();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://conduit.example' } });
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://conduit.example', ADMIN_EMAILS: ADMIN_EMAIL } });
     browser = await launchChromium();
     ({ page, pageErrors } = await openPage(browser));
   }, SETUP_TIMEOUT_MS);
@@ -105,6 +106,38 @@ browserSuite('password reset in the dashboard', () => {
       await page.waitForURL(/\/app\/login/);
       await page.getByText('Все сеансы завершены').waitFor();
       expect((await call(app.url, 'GET', '/api/auth/me', { token: fresh })).status).toBe(401);
+      expect(pageErrors).toEqual([]);
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  test(
+    'the operator’s console: «Отправить ссылку для сброса пароля» mails the user, «Завершить все сеансы» ends them, both in the audit table',
+    async () => {
+      const admin = await registerAdmin(app, ADMIN_EMAIL, 'admin-secret-1');
+      const user = await registerUser(app.url, uniqueEmail('web-helped'), 'old-secret-1');
+      await page.evaluate(() => localStorage.clear());
+      await page.goto(`${app.url}/app/login`);
+      await page.getByLabel('E-mail').fill(admin.email);
+      await page.getByLabel('Пароль').fill(admin.password);
+      await page.getByRole('button', { name: 'Войти' }).click();
+      await page.waitForURL(`${app.url}/app/`);
+      await page.goto(`${app.url}/app/admin/users/${user.userId}`);
+      const detail = page.getByTestId('admin-user');
+      await detail.waitFor();
+
+      await detail.getByRole('button', { name: 'Отправить ссылку для сброса пароля' }).click();
+      await page.getByRole('dialog', { name: 'Отправить ссылку для сброса пароля?' }).getByRole('button', { name: 'Отправить ссылку' }).click();
+      await expect(page.getByTestId('admin-session-message').textContent()).resolves.toContain(user.email);
+      expect(LINK.test((await smtp.waitFor(user.email)).text)).toBe(true);
+
+      await detail.getByRole('button', { name: 'Завершить все сеансы' }).click();
+      await page.getByRole('dialog', { name: 'Завершить все сеансы пользователя?' }).getByRole('button', { name: 'Завершить сеансы' }).click();
+      await page.getByTestId('admin-session-message').getByText('Все сеансы пользователя завершены').waitFor();
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+      await page.getByTestId('audit-table').locator('tbody tr[data-action="user.sessions_ended"]').waitFor();
+      await page.getByTestId('audit-table').locator('tbody tr[data-action="user.password_reset_sent"]').waitFor();
+      await noOverflowAt();
       expect(pageErrors).toEqual([]);
     },
     FLOW_TIMEOUT_MS,
