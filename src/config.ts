@@ -219,6 +219,10 @@ const envSchema = z.object({
   LOGIN_LOCKOUT_SECONDS: intFromEnv(1, 86_400).default(300),
   /** Failure counts start over this long after their first failure. */
   LOGIN_FAILURE_WINDOW_SECONDS: intFromEnv(60, 604_800).default(3600),
+  /** Password-reset requests per hour for one e-mail (all addresses together); 0: no limit. */
+  PASSWORD_RESET_LIMIT_PER_EMAIL: intFromEnv(0, 1_000_000).default(5),
+  /** Password-reset requests per hour from one client address (TRUST_PROXY decides it); 0: no limit. */
+  PASSWORD_RESET_LIMIT_PER_ADDRESS: intFromEnv(0, 1_000_000).default(30),
 
   // Third-party services' own limits and addresses (README, "Configuration").
   /**
@@ -332,6 +336,8 @@ export interface Config {
   loginAccountMaxFailures: number;
   loginLockoutSeconds: number;
   loginFailureWindowSeconds: number;
+  passwordResetLimitPerEmail: number;
+  passwordResetLimitPerAddress: number;
 
   // Third-party services' own limits and addresses.
   yclientsRatePerSecond: number;
@@ -567,6 +573,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginAccountMaxFailures: e.LOGIN_ACCOUNT_MAX_FAILURES,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
       loginFailureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
+      passwordResetLimitPerEmail: e.PASSWORD_RESET_LIMIT_PER_EMAIL,
+      passwordResetLimitPerAddress: e.PASSWORD_RESET_LIMIT_PER_ADDRESS,
       yclientsRatePerSecond: e.YCLIENTS_RATE_PER_SECOND,
       yclientsRatePerMinute: e.YCLIENTS_RATE_PER_MINUTE,
       yclientsTimeZone: e.YCLIENTS_TIME_ZONE,

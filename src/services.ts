@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createAccountService } from './accounts/service';
 import { createAlerts, type Alerts } from './alerts/module';
+import { createTokenUserCache } from './accounts/token-users';
 import { createAdminService } from './admin/service';
 import { createAgentService } from './agents/service';
 import { createBooking } from './integrations/booking';
@@ -57,7 +58,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const instanceId = `${process.pid}-${randomUUID()}`;
   const lifecycle = createLifecycle(logger);
   const jwt = createJwtService(config.jwtSecret);
-  const accounts = createAccountService({ db, jwt, logger, config });
+  const tokenUsers = createTokenUserCache({ database, logger });
+  const accounts = createAccountService({ db, jwt, logger, tokenUsers, config });
   let verifier: KeyVerifier | undefined;
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
   let billingRef: { keyChanged(keyId: string): void } | undefined;
@@ -122,7 +124,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     ttlMs: config.modelsCacheSeconds * 1000,
     probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
-  const admin = createAdminService({ db, billing, prices, models, config, routing, box: secretBox });
+  const admin = createAdminService({ db, billing, prices, models, config, routing, box: secretBox, accounts });
   const chat = createChatHandler({
     config,
     verifier,
@@ -252,6 +254,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
       accounts.start();
       lifecycle.onShutdown('accounts', () => accounts.stop());
+      await tokenUsers.start();
+      lifecycle.onShutdown('token user cache', () => tokenUsers.stop());
       await prices.start();
       lifecycle.onShutdown('price book', () => prices.stop());
       await routing.start();

@@ -415,9 +415,10 @@ describe('blocking', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual(unknown.body);
 
+    // A block ends the dashboard sessions (issue 32): the token is refused as ended; the login says why.
     const dashboard = await call(app.url, 'GET', '/api/keys', { token: user.token });
-    expect(dashboard.status).toBe(403);
-    expect(dashboard.body.error.message).toContain('заблокирована');
+    expect(dashboard.status).toBe(401);
+    expect(dashboard.body.error.type).toBe('unauthorized');
 
     const refused = await openaiClient(app, key)
       .chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'hi' }] })
@@ -431,8 +432,11 @@ describe('blocking', () => {
     const unblocked = await adminCall('POST', `/api/admin/users/${user.userId}/unblock`);
     expect(unblocked.status).toBe(200);
     expect(unblocked.body).toMatchObject({ blocked: false, blockedAt: null });
-    expect((await call(app.url, 'POST', '/api/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(200);
-    expect((await call(app.url, 'GET', '/api/keys', { token: user.token })).status).toBe(200);
+    const again = await call(app.url, 'POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
+    expect(again.status).toBe(200);
+    // An unblock does not bring the ended sessions back; the new login's token works.
+    expect((await call(app.url, 'GET', '/api/keys', { token: user.token })).status).toBe(401);
+    expect((await call(app.url, 'GET', '/api/keys', { token: again.body.token })).status).toBe(200);
     expect((await call(app.url, 'GET', '/api/balance', { token: key })).status).toBe(200);
     const { answer } = await chatOnce(key);
     expect(answer.choices[0]?.message.content).toBe('Echo: hello');
@@ -465,9 +469,12 @@ describe('blocking', () => {
     expect(second.body.user.role).toBe('admin');
     const [{ id }] = (await app.sql<{ id: string }>('select id from users where email = $1', [SECOND_ADMIN_EMAIL])) as [{ id: string }];
     expect((await adminCall('POST', `/api/admin/users/${id}/block`)).status).toBe(200);
-    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(403);
+    // The block ended the admin's sessions (issue 32); an unblock does not revive them, a new login works.
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(401);
     expect((await adminCall('POST', `/api/admin/users/${id}/unblock`)).status).toBe(200);
-    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(200);
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: second.body.token })).status).toBe(401);
+    const again = await call(app.url, 'POST', '/api/auth/login', { body: { email: SECOND_ADMIN_EMAIL, password: 'secret123' } });
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: again.body.token })).status).toBe(200);
   });
 });
 

@@ -253,6 +253,9 @@ afterAll(async () => {
 const validBodies: Record<string, Record<string, unknown>> = {
   'POST /api/auth/register': { email: 'sweep@example.com', password: 'secret123' },
   'POST /api/auth/login': { email: 'sweep@example.com', password: 'secret123' },
+  'POST /api/auth/password-reset': { email: 'sweep@example.com' },
+  'POST /api/auth/password-reset/confirm': { token: 'A'.repeat(43), password: 'secret123' },
+  'POST /api/auth/password': { currentPassword: 'secret123', newPassword: 'secret456' },
   'POST /api/keys': { name: 'ключ', spendLimit: 5, limitReset: 'day', expiresAt: '2099-01-01T00:00:00Z' },
   'PATCH /api/keys/{id}': { name: 'ключ', spendLimit: 5, limitReset: 'day', expiresAt: '2099-01-01T00:00:00Z' },
   'POST /api/agents': { name: 'Агент', type: 'creator', systemPrompt: 'Ты — помощник.', model: 'acme/chat' },

@@ -33,6 +33,9 @@ describe('configuration', () => {
     expect(config.bodyLimitBytes).toBe(10 * 1024 * 1024);
     expect(config.orderTimeZone).toBe('Europe/Moscow');
     expect(config.assistantMaxSteps).toBe(6);
+    // Generous password-reset limits: an honest user never meets them.
+    expect(config.passwordResetLimitPerEmail).toBe(5);
+    expect(config.passwordResetLimitPerAddress).toBe(30);
   });
 
   test('ASSISTANT_MAX_STEPS: a model call at least, fifty at most', () => {
@@ -108,6 +111,8 @@ describe('configuration', () => {
     ['USAGE_RETENTION_DAYS', '-1'],
     ['USAGE_RETENTION_DAYS', '30d'],
     ['USAGE_RETENTION_DAYS', '1.5'],
+    ['PASSWORD_RESET_LIMIT_PER_EMAIL', '-1'],
+    ['PASSWORD_RESET_LIMIT_PER_ADDRESS', 'many'],
   ])('a bad %s (%s) stops start-up naming the variable', (name, value) => {
     expect(() => loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), [name]: value })).toThrow(new RegExp(name));
   });

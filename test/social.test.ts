@@ -512,7 +512,9 @@ describe('an owner blocked by an operator', () => {
     expect((await call(app.url, 'POST', `/api/admin/users/${owner.userId}/unblock`, { token: admin.token })).status).toBe(200);
     const [answer] = await sendAndWait(agentId, messageNew('Сколько стоит стрижка?'));
     expect(answer!.message).toBe('Echo: Сколько стоит стрижка?');
-    expect((await call(app.url, 'GET', `/api/agents/${agentId}`, { token: owner.token })).body.unavailableReason).toBeNull();
+    // The block ended the owner's sessions (issue 32): the owner signs in again.
+    const relogin = await call(app.url, 'POST', '/api/auth/login', { body: { email: owner.email, password: owner.password } });
+    expect((await call(app.url, 'GET', `/api/agents/${agentId}`, { token: relogin.body.token })).body.unavailableReason).toBeNull();
 
     // Blocked again: a new block, so the same dialogue is told once more.
     await call(app.url, 'POST', `/api/admin/users/${owner.userId}/block`, { token: admin.token });

@@ -16,7 +16,9 @@ import { createMailer } from '../mail/mailer';
 import { nanoToUnits } from '../money';
 import { promoteIfListed, roleAtLogin, type Role } from './admin-role';
 import { createEmailVerification, creditRegistrationBonus } from './email-verification';
+import { createPasswordReset } from './password-reset';
 import { createThrottle, type GrowingDelay } from './throttle';
+import { endSessions, type TokenUserCache } from './token-users';
 
 export type { Role } from './admin-role';
 
@@ -96,6 +98,8 @@ export interface AccountServiceDeps {
   db: Database;
   jwt: JwtService;
   logger: Logger;
+  /** Who a token belongs to, cached per instance (token-users.ts). */
+  tokenUsers: Pick<TokenUserCache, 'get' | 'getFresh' | 'forget'>;
   config: Pick<
     Config,
     | 'adminEmails'
@@ -108,11 +112,24 @@ export interface AccountServiceDeps {
     | 'loginAccountMaxFailures'
     | 'loginLockoutSeconds'
     | 'loginFailureWindowSeconds'
+    | 'passwordResetLimitPerEmail'
+    | 'passwordResetLimitPerAddress'
   >;
 }
 
-export function createAccountService({ db, jwt, logger, config }: AccountServiceDeps) {
+export function createAccountService({ db, jwt, logger, tokenUsers, config }: AccountServiceDeps) {
   const throttle = createThrottle(db);
+  const passwordReset = createPasswordReset({
+    db,
+    mailer: config.smtp ? createMailer(config.smtp) : null,
+    throttle,
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    limitPerEmail: config.passwordResetLimitPerEmail,
+    limitPerAddress: config.passwordResetLimitPerAddress,
+    endSessions,
+    afterReset: (userId) => tokenUsers.forget(userId),
+  });
   const verification = createEmailVerification({
     db,
     mailer: config.smtp ? createMailer(config.smtp) : null,
@@ -139,6 +156,7 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
     run: async () => {
       await throttle.prune(Math.max(REGISTRATION_WINDOW_SECONDS, config.loginFailureWindowSeconds, config.loginLockoutSeconds));
       await verification.pruneExpired();
+      await passwordReset.pruneExpired();
     },
   });
 
@@ -183,7 +201,7 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
         if (!verification.required) throw new AppError('conflict', errorMessages.emailTaken);
         verification.noticeTakenAddress(normalised);
         const id = randomUUID();
-        const token = await jwt.sign({ userId: id, email: normalised });
+        const token = await jwt.sign({ userId: id, email: normalised, generation: 0 });
         return {
           user: publicUser({ id, email: normalised, balanceNano: 0n, role: 'user', emailVerifiedAt: null }),
           token,
@@ -192,7 +210,7 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
       }
       const { row, verificationToken } = created;
       if (verificationToken) verification.sendAfterRegistration(row.id, row.email, verificationToken);
-      const token = await jwt.sign({ userId: row.id, email: row.email });
+      const token = await jwt.sign({ userId: row.id, email: row.email, generation: 0 });
       // The answer tells of the mail only when every registration gets one: otherwise it would tell anyone
       // which addresses are in ADMIN_EMAILS.
       return { user: publicUser(row), token, verificationSent: verification.required };
@@ -224,7 +242,7 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
       }
 
       const [row] = await db
-        .select({ ...userColumns, passwordHash: users.passwordHash, blockedAt: users.blockedAt })
+        .select({ ...userColumns, passwordHash: users.passwordHash, blockedAt: users.blockedAt, sessionsGeneration: users.sessionsGeneration })
         .from(users)
         .where(eq(users.email, normalised))
         .limit(1);
@@ -241,36 +259,98 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
       await throttle.reset('login_account', emailKey);
       await throttle.refund('login_address', addressKey, addressDelay.freeAttempts);
       const role = roleAtLogin(config.adminEmails, row);
-      if (role !== row.role) await db.update(users).set({ role }).where(eq(users.id, row.id));
+      if (role !== row.role) {
+        await db.update(users).set({ role }).where(eq(users.id, row.id));
+        tokenUsers.forget(row.id);
+      }
       // Only after the password matched: a blocked account must not tell strangers that the e-mail exists.
       if (row.blockedAt) throw new AppError('forbidden', errorMessages.accountBlocked);
-      const token = await jwt.sign({ userId: row.id, email: row.email });
+      const token = await jwt.sign({ userId: row.id, email: row.email, generation: row.sessionsGeneration });
       return { user: publicUser({ ...row, role }), token };
     },
 
     /** Uses a verification link (see email-verification.ts); null when it is unknown, used or expired. */
     async verifyEmail(token: string) {
       const verified = await verification.verify(token);
-      if (verified) await promoteIfListed(db, config.adminEmails, verified.userId);
+      if (verified) {
+        await promoteIfListed(db, config.adminEmails, verified.userId);
+        tokenUsers.forget(verified.userId);
+      }
       return verified;
     },
     /** A new verification link for a signed-in user, within its own hourly limit. */
     resendVerification: (userId: string) => verification.resend(userId),
 
     /**
-     * The user a dashboard token belongs to; a token of a deleted user is as good as a forged one. Role
-     * and blocking are read from the row on every call, so a change applies to tokens already issued.
+     * The user a dashboard token belongs to; a token of a deleted user, or one issued before the user's
+     * sessions were ended (an older generation), is as good as a forged one. Role and blocking come from
+     * the row as cached now (token-users.ts: every change reaches every instance's cache at its commit),
+     * so a change applies to tokens already issued without a database read per request. `fresh`: read
+     * the row now (operator routes: rare, and the role must be the stored one at this very moment).
      */
-    async userFromToken(token: string): Promise<TokenUser | null> {
+    async userFromToken(token: string, options: { fresh?: boolean } = {}): Promise<TokenUser | null> {
       const claims = await jwt.verify(token);
       if (!claims || !isUuid(claims.userId)) return null;
-      const [row] = await db
-        .select({ id: users.id, email: users.email, role: users.role, blockedAt: users.blockedAt })
-        .from(users)
-        .where(eq(users.id, claims.userId))
-        .limit(1);
-      return row ? { id: row.id, email: row.email, role: asRole(row.role), blocked: row.blockedAt !== null } : null;
+      const row = await (options.fresh ? tokenUsers.getFresh(claims.userId) : tokenUsers.get(claims.userId));
+      if (!row || row.sessionsGeneration !== claims.generation) return null;
+      return { id: row.id, email: row.email, role: asRole(row.role), blocked: row.blocked };
     },
+
+    /**
+     * Changes the password of a signed-in user who knows the current one, ends every other session and
+     * answers a fresh token. Wrong guesses of the current password are counted per user as failed logins
+     * are (a stolen token must not become a way to guess the password), reserved before the check.
+     */
+    async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<{ token: string }> {
+      const reserved = await throttle.reserve('password_change_user', userId, addressDelay);
+      if (!reserved.allowed) {
+        throw new AppError('rate_limit_exceeded', errorMessages.tooManyPasswordAttempts, {
+          headers: { 'retry-after': String(reserved.retryAfterSeconds) },
+        });
+      }
+      const [row] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
+      if (!row) throw new AppError('unauthorized', errorMessages.invalidToken);
+      if (!(await verifyPassword(row.passwordHash, currentPassword))) {
+        throw new AppError('invalid_request_error', errorMessages.currentPasswordWrong, { param: 'currentPassword' });
+      }
+      await throttle.refund('password_change_user', userId, addressDelay.freeAttempts);
+      const passwordHash = await hashPassword(newPassword);
+      const { email, generation } = await db.transaction(async (tx) => {
+        const [updated] = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ email: users.email });
+        return { email: updated!.email, generation: await endSessions(tx, userId) };
+      });
+      tokenUsers.forget(userId);
+      return { token: await jwt.sign({ userId, email, generation }) };
+    },
+
+    /** Ends every session of the user, the caller's included. */
+    async logoutAll(userId: string): Promise<void> {
+      await db.transaction((tx) => endSessions(tx, userId));
+      tokenUsers.forget(userId);
+    },
+
+    /** Mails a reset link if the address has an account; the same answer either way (password-reset.ts). */
+    requestPasswordReset: (email: string, clientAddress: string) => passwordReset.request(normaliseEmail(email), clientAddress),
+
+    /**
+     * Uses a reset link: the new password is set, every earlier session ends, and the answer signs the
+     * user in as login does (a blocked account gets its password set but no session). The e-mail's failed
+     * login count starts over: the owner proved who they are.
+     */
+    async confirmPasswordReset(token: string, password: string): Promise<SessionResult> {
+      const reset = await passwordReset.confirm(token, password);
+      await throttle.reset('login_account', accountKey(reset.email));
+      if (reset.blocked) throw new AppError('forbidden', errorMessages.accountBlocked);
+      const [row] = await db.select(userColumns).from(users).where(eq(users.id, reset.id)).limit(1);
+      const user = row ? publicUser(row) : null;
+      if (!user) throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });
+      return { user, token: await jwt.sign({ userId: reset.id, email: reset.email, generation: reset.generation }) };
+    },
+
+    /** For the operator console: a link issued in the operator's transaction, mailed after its commit. */
+    passwordReset: { issueFor: passwordReset.issueFor, deliverIssued: passwordReset.deliverIssued },
+    /** For writers elsewhere (the operator console) that ended a user's sessions: this instance forgets at once. */
+    sessionsEnded: (userId: string) => tokenUsers.forget(userId),
 
     async getPublicUser(userId: string): Promise<PublicUser | null> {
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
@@ -282,6 +362,7 @@ export function createAccountService({ db, jwt, logger, config }: AccountService
     async stop() {
       await prune.stop();
       await verification.stop();
+      await passwordReset.stop();
     },
   };
 }

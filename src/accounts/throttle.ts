@@ -11,7 +11,10 @@ export type ThrottleScope =
   | 'login_pair'
   | 'login_account'
   | 'verification_mail'
-  | 'taken_address_mail';
+  | 'taken_address_mail'
+  | 'password_reset_email'
+  | 'password_reset_address'
+  | 'password_change_user';
 
 export type ThrottleVerdict = { allowed: true; hits: number } | { allowed: false; retryAfterSeconds: number };
 

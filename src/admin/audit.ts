@@ -10,6 +10,8 @@ export type AuditAction =
   | 'user.credit'
   | 'user.block'
   | 'user.unblock'
+  | 'user.password_reset_sent'
+  | 'user.sessions_ended'
   | 'price.upsert'
   | 'price.delete'
   | 'price.import'

@@ -238,6 +238,39 @@ export const adminRouter = router({
     .output(adminUser)
     .mutation(({ ctx, input }) => ctx.services.admin.users.unblock(ctx.principal, input.id)),
 
+  sendPasswordReset: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/users/{id}/password-reset',
+        tags: TAGS,
+        summary: 'Отправить пользователю ссылку для сброса пароля (1 час, одноразовая; прежние ссылки перестают действовать)',
+      },
+      errors: { 503: 'Почтовый сервер не настроен (нет SMTP_URL) или не принял письмо' },
+    })
+    .input(userIdInput)
+    .output(z.object({ message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const { email } = await ctx.services.admin.userSessions.sendPasswordReset(ctx.principal, input.id);
+      return { message: errorMessages.adminPasswordResetSent(email) };
+    }),
+
+  endUserSessions: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/users/{id}/end-sessions',
+        tags: TAGS,
+        summary: 'Завершить все сеансы пользователя: выданные ему токены входа перестают действовать сразу',
+      },
+    })
+    .input(userIdInput)
+    .output(z.object({ message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.admin.userSessions.endSessions(ctx.principal, input.id);
+      return { message: errorMessages.adminSessionsEnded };
+    }),
+
   dailyStats: adminProcedure
     .meta({
       openapi: {

@@ -1,4 +1,5 @@
 // The operator side of the service, assembled once from the container's parts.
+import type { AccountService } from '../accounts/service';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import type { Billing } from '../gateway/billing';
@@ -10,6 +11,7 @@ import { createAuditLog } from './audit';
 import { createAdminPrices } from './prices';
 import { createAdminProviders } from './providers';
 import { createAdminStats } from './stats';
+import { createAdminUserSessions } from './user-sessions';
 import { createAdminUsers } from './users';
 
 export interface AdminServiceDeps {
@@ -20,11 +22,13 @@ export interface AdminServiceDeps {
   config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs'>;
   routing: Routing;
   box: Pick<SecretBox, 'seal'>;
+  accounts: Pick<AccountService, 'passwordReset' | 'sessionsEnded'>;
 }
 
-export function createAdminService({ db, billing, prices, models, config, routing, box }: AdminServiceDeps) {
+export function createAdminService({ db, billing, prices, models, config, routing, box, accounts }: AdminServiceDeps) {
   return {
-    users: createAdminUsers({ db, billing, config }),
+    users: createAdminUsers({ db, billing, config, onSessionsEnded: accounts.sessionsEnded }),
+    userSessions: createAdminUserSessions({ db, accounts }),
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),
     audit: createAuditLog(db),

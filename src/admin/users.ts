@@ -7,6 +7,7 @@
 // KEY SHARE locks on them (the foreign key of ledger rows) while it works.
 import { and, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../accounts/service';
+import { endSessions } from '../accounts/token-users';
 import type { Config } from '../config';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type Executor } from '../db/client';
@@ -84,6 +85,8 @@ export interface AdminUsersDeps {
   db: Database;
   billing: Pick<Billing, 'flush' | 'balanceNano' | 'returnIdleLeases'>;
   config: Pick<Config, 'balanceCurrency'>;
+  /** Told after a block's commit: this instance's token cache forgets the user at once (others by NOTIFY). */
+  onSessionsEnded?: (userId: string) => void;
 }
 
 /** Thrown inside the credit transaction (rolling it back) when a correction asks for more than is there. */
@@ -93,7 +96,7 @@ class BelowZero extends Error {
   }
 }
 
-export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
+export function createAdminUsers({ db, billing, config, onSessionsEnded }: AdminUsersDeps) {
   async function findUser(executor: Executor, userId: string): Promise<UserRow | null> {
     if (!isUuid(userId)) return null;
     const [row] = await executor.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
@@ -176,7 +179,7 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
   async function setBlocked(actor: AuditActor, userId: string, blocked: boolean): Promise<AdminUserView> {
     if (blocked && userId === actor.userId) throw new AppError('invalid_request_error', errorMessages.adminCannotBlockSelf);
     await billing.flush();
-    return db.transaction(async (tx) => {
+    const view = await db.transaction(async (tx) => {
       const before = await requireUser(tx, userId);
       // Conditional, so that of two concurrent requests one changes the row and writes the audit row.
       const changed = await tx
@@ -185,6 +188,9 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
         .where(and(eq(users.id, userId), blocked ? isNull(users.blockedAt) : isNotNull(users.blockedAt)))
         .returning({ blockedAt: users.blockedAt });
       if (changed.length === 0) return userView(await requireUser(tx, userId));
+      // A block ends every dashboard session for good: an unblock later does not bring the old tokens
+      // back (the user logs in again), so nobody's stolen token outlives a block.
+      if (blocked) await endSessions(tx, userId);
       await recordAudit(tx, actor, {
         action: blocked ? 'user.block' : 'user.unblock',
         targetType: 'user',
@@ -197,6 +203,8 @@ export function createAdminUsers({ db, billing, config }: AdminUsersDeps) {
       await tx.execute(sql`select pg_notify(${USER_KEYS_CHANGED_CHANNEL}, ${userId})`);
       return userView(await requireUser(tx, userId));
     });
+    if (blocked) onSessionsEnded?.(userId);
+    return view;
   }
 
   return {

@@ -44,8 +44,8 @@ export function createAuthenticator(accounts: AccountService, keys: KeyResolver)
     return { userId: key.userId, via: 'api_key', apiKeyId: key.keyId, keyScope: key.scope };
   }
 
-  async function tokenUser(token: string) {
-    const user = await accounts.userFromToken(token);
+  async function tokenUser(token: string, fresh = false) {
+    const user = await accounts.userFromToken(token, { fresh });
     if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
     // The token is genuine, so saying why it no longer works reveals nothing to a stranger.
     if (user.blocked) throw new AppError('forbidden', errorMessages.accountBlocked);
@@ -71,7 +71,7 @@ export function createAuthenticator(accounts: AccountService, keys: KeyResolver)
     },
     /** Operator actions: a JWT of a user whose role, as stored now, is admin. */
     async admin(headers: Headers): Promise<AdminPrincipal> {
-      const user = await tokenUser(jwtOf(headers));
+      const user = await tokenUser(jwtOf(headers), true);
       if (user.role !== 'admin') throw new AppError('forbidden', errorMessages.adminOnly);
       return { userId: user.id, via: 'jwt', email: user.email };
     },

@@ -1,4 +1,5 @@
-// Dashboard session tokens: HS256 only, 24 h, subject = user id.
+// Dashboard session tokens: HS256 only, 24 h, subject = user id, `gen` = the user's sessions generation
+// when issued (a token whose generation is behind the user's has been ended: accounts/token-users.ts).
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 
 export const JWT_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -7,6 +8,8 @@ const ALGORITHM = 'HS256';
 export interface JwtClaims {
   userId: string;
   email: string;
+  /** The user's sessions_generation at issue; tokens from before the claim existed count as 0. */
+  generation: number;
 }
 
 export interface JwtService {
@@ -18,9 +21,9 @@ export interface JwtService {
 export function createJwtService(secret: string, now: () => number = () => Date.now()): JwtService {
   const key = new TextEncoder().encode(secret);
   return {
-    async sign({ userId, email }) {
+    async sign({ userId, email, generation }) {
       const issuedAt = Math.floor(now() / 1000);
-      return new SignJWT({ email })
+      return new SignJWT({ email, gen: generation })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setSubject(userId)
         .setIssuedAt(issuedAt)
@@ -35,7 +38,9 @@ export function createJwtService(secret: string, now: () => number = () => Date.
           requiredClaims: ['sub', 'exp'],
         });
         if (typeof payload.sub !== 'string' || typeof payload.email !== 'string') return null;
-        return { userId: payload.sub, email: payload.email };
+        const generation = payload.gen === undefined ? 0 : payload.gen;
+        if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 0) return null;
+        return { userId: payload.sub, email: payload.email, generation };
       } catch (error) {
         if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
         throw error;

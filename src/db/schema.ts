@@ -40,6 +40,13 @@ export const users = pgTable(
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
     /** Set by an operator: the user cannot log in and the user's keys are refused on /v1. */
     blockedAt: timestamp('blocked_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Dashboard tokens carry the generation they were issued in; raising it (password reset or change,
+     * logout-all, a block) ends every token issued before. A counter, not a time: JWT times have
+     * second resolution, and a token from the same second as the cut must neither slip through nor
+     * the fresh one be refused.
+     */
+    sessionsGeneration: integer('sessions_generation').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
@@ -88,6 +95,20 @@ export const emailVerifications = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('email_verifications_user_idx').on(t.userId), index('email_verifications_expiry_idx').on(t.expiresAt)],
+);
+
+/** Password-reset links: only the SHA-256 of the mailed token is kept; one-time, 1 h, one live link per user. */
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('password_resets_user_idx').on(t.userId), index('password_resets_expiry_idx').on(t.expiresAt)],
 );
 
 /**

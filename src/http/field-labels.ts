@@ -116,6 +116,7 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   booking: { password: 'Пароль администратора' },
   billing: { amount: 'Сумма пополнения' },
   knowledge: { title: 'Заголовок', text: 'Текст для импорта' },
+  accountSecurity: { token: 'Ссылка для сброса пароля', currentPassword: 'Текущий пароль', newPassword: 'Новый пароль' },
 };
 
 /**

@@ -7,7 +7,14 @@ import { errorMessages } from '../http/messages';
 export const MAX_BATCH_CALLS = 10;
 
 /** Calls that must arrive one per request, so that every per-request limit sees each of them. */
-const UNBATCHABLE = new Set(['auth.register', 'auth.login', 'auth.resendVerification']);
+const UNBATCHABLE = new Set([
+  'auth.register',
+  'auth.login',
+  'auth.resendVerification',
+  'accountSecurity.requestPasswordReset',
+  'accountSecurity.confirmPasswordReset',
+  'accountSecurity.changePassword',
+]);
 
 /**
  * The batch's refusal, or null when it may run. The procedure paths are read as tRPC reads them: after

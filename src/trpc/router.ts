@@ -9,6 +9,7 @@ import { messengerRouter } from '../integrations/messenger/router';
 import { socialRouter } from '../integrations/social/router';
 import { router } from './init';
 import { accountRouter } from './routers/account';
+import { accountSecurityRouter } from './routers/account-security';
 import { agentsRouter } from './routers/agents';
 import { alertsRouter } from './routers/alerts';
 import { authRouter } from './routers/auth';
@@ -16,6 +17,7 @@ import { keysRouter } from './routers/keys';
 
 export const appRouter = router({
   auth: authRouter,
+  accountSecurity: accountSecurityRouter,
   keys: keysRouter,
   account: accountRouter,
   alerts: alertsRouter,

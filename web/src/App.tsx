@@ -9,6 +9,7 @@ import { DialoguesScreen } from './dialogues/Inbox';
 import { AgentsScreen } from './screens/Agents';
 import { LoginScreen, RegisterScreen } from './screens/Auth';
 import { KeysScreen } from './screens/Keys';
+import { ForgotPasswordScreen, ResetPasswordScreen } from './screens/PasswordReset';
 import { OverviewScreen } from './screens/Overview';
 import { TopupReturnScreen } from './screens/Topups';
 import { Link, navigate, usePath } from './router';
@@ -33,6 +34,8 @@ const ADMIN_NAV = { to: '/admin', label: 'Администрирование' } 
 function titleOf(path: string): string {
   if (path === '/login') return 'Вход';
   if (path === '/register') return 'Регистрация';
+  if (path === '/forgot') return 'Восстановление пароля';
+  if (path === '/reset') return 'Новый пароль';
   if (path.startsWith('/topups/')) return 'Пополнение баланса';
   if (path === '/topups') return NAV[0].label;
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
@@ -67,11 +70,13 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
 export function App() {
   const session = useSession();
   const path = usePath();
-  const publicPath = path === '/login' || path === '/register';
+  const publicPath = path === '/login' || path === '/register' || path === '/forgot';
+  // A reset link may be opened in a browser that is signed in (as anyone): its page shows either way.
+  const resetPath = path === '/reset';
 
   useEffect(() => {
     // The address asked for is kept, so the login lands there rather than on the overview.
-    if (!session && !publicPath) navigate(path === '/' ? '/login' : `/login?${new URLSearchParams({ next: path + window.location.search })}`, true);
+    if (!session && !publicPath && !resetPath) navigate(path === '/' ? '/login' : `/login?${new URLSearchParams({ next: path + window.location.search })}`, true);
     if (session && publicPath) navigate('/', true);
   }, [session, publicPath]);
 
@@ -87,7 +92,8 @@ export function App() {
     document.title = `${titleOf(path)} — Conduit`;
   }, [path]);
 
-  if (!session) return path === '/register' ? <RegisterScreen /> : <LoginScreen />;
+  if (resetPath) return <ResetPasswordScreen />;
+  if (!session) return path === '/register' ? <RegisterScreen /> : path === '/forgot' ? <ForgotPasswordScreen /> : <LoginScreen />;
   if (publicPath) return null;
   return <SignedIn session={session} path={path} mainRef={mainRef} />;
 }

@@ -1,9 +1,12 @@
-// «Аккаунт» (/app/account): the account's own settings, one section per concern.
+// «Аккаунт» (/app/account): the signed-in user's own settings, one section per concern.
 import { AlertsSection } from './Alerts';
+import { SecuritySection } from './Security';
 
 export function AccountPage() {
   return (
     <>
+      <h1>Аккаунт</h1>
+      <SecuritySection />
       <AlertsSection />
     </>
   );

@@ -93,6 +93,11 @@ export function UserScreen({ id }: { id: string }) {
   const [auditRound, setAuditRound] = useState(0);
   const [blockMessage, setBlockMessage] = useState<string | null>(null);
   const block = useAction((blocked: boolean) => (blocked ? api.admin.unblockUser.mutate({ id }) : api.admin.blockUser.mutate({ id })));
+  const [sessionAction, setSessionAction] = useState<'reset' | 'end' | null>(null);
+  const [sessionMessage, setSessionMessage] = useState<string | null>(null);
+  const sessions = useAction((action: 'reset' | 'end') =>
+    action === 'reset' ? api.admin.sendPasswordReset.mutate({ id }) : api.admin.endUserSessions.mutate({ id }),
+  );
   const headingId = useId();
   const d = detail.data;
 
@@ -108,6 +113,15 @@ export function UserScreen({ id }: { id: string }) {
     setConfirming(false);
     setBlockMessage(result.blocked ? 'Пользователь заблокирован' : 'Блокировка снята');
     afterChange();
+  };
+
+  const onSessionAction = async () => {
+    if (!sessionAction) return;
+    const result = await sessions.run(sessionAction);
+    if (!result) return;
+    setSessionAction(null);
+    setSessionMessage(result.message);
+    setAuditRound((r) => r + 1);
   };
 
   return (
@@ -163,6 +177,33 @@ export function UserScreen({ id }: { id: string }) {
               {blockMessage ? (
                 <span className="success" role="status">
                   {blockMessage}
+                </span>
+              ) : null}
+            </div>
+            <div className="actions">
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  sessions.fail(undefined);
+                  setSessionMessage(null);
+                  setSessionAction('reset');
+                }}
+              >
+                Отправить ссылку для сброса пароля
+              </Button>
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  sessions.fail(undefined);
+                  setSessionMessage(null);
+                  setSessionAction('end');
+                }}
+              >
+                Завершить все сеансы
+              </Button>
+              {sessionMessage ? (
+                <span className="success" role="status" data-testid="admin-session-message">
+                  {sessionMessage}
                 </span>
               ) : null}
             </div>
@@ -309,6 +350,22 @@ export function UserScreen({ id }: { id: string }) {
             <h2 id="user-audit-title">Действия администраторов</h2>
             <AuditTable key={auditRound} targetId={d.user.id} pageSize={20} />
           </section>
+
+          <ConfirmDialog
+            open={sessionAction !== null}
+            title={sessionAction === 'reset' ? 'Отправить ссылку для сброса пароля?' : 'Завершить все сеансы пользователя?'}
+            confirmText={sessionAction === 'reset' ? 'Отправить ссылку' : 'Завершить сеансы'}
+            pending={sessions.pending}
+            error={sessions.error}
+            onConfirm={onSessionAction}
+            onCancel={() => setSessionAction(null)}
+          >
+            {sessionAction === 'reset' ? (
+              <p>На {d.user.email} уйдёт одноразовая ссылка на 1 час; прежние ссылки перестанут действовать. Пароль меняется, только когда пользователь откроет ссылку.</p>
+            ) : (
+              <p>Все токены входа {d.user.email} перестанут действовать сразу; API-ключи продолжат работать.</p>
+            )}
+          </ConfirmDialog>
 
           <ConfirmDialog
             open={confirming}

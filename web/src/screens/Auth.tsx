@@ -82,6 +82,11 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
           </div>
           <ErrorText error={submit.error} />
         </form>
+        {register ? null : (
+          <p className="switch">
+            <Link to="/forgot">Забыли пароль?</Link>
+          </p>
+        )}
         <p className="switch">
           {register ? (
             <>

@@ -1,0 +1,17 @@
+// What the password reset and change accept: zod only, so the dashboard's forms validate with the very
+// schemas the server applies. The new password follows registration's rules.
+import { z } from 'zod';
+import { errorMessages } from '../../http/messages';
+import { credentialsInput } from './auth-input';
+
+export const passwordResetRequestInput = z.object({ email: credentialsInput.shape.email });
+
+export const passwordResetConfirmInput = z.object({
+  token: z.string({ error: errorMessages.passwordResetLinkInvalid }).max(200, errorMessages.passwordResetLinkInvalid),
+  password: credentialsInput.shape.password,
+});
+
+export const passwordChangeInput = z.object({
+  currentPassword: z.string({ error: errorMessages.currentPasswordWrong }).max(1024, errorMessages.currentPasswordWrong),
+  newPassword: credentialsInput.shape.password,
+});

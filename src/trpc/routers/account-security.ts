@@ -1,0 +1,80 @@
+// Password reset by e-mail, password change and ending every session (issue 32 points 1–3).
+import { z } from 'zod';
+import { errorMessages } from '../../http/messages';
+import { publicProcedure, router, userProcedure } from '../init';
+import { passwordChangeInput, passwordResetConfirmInput, passwordResetRequestInput } from './account-security-input';
+import { publicUserOutput } from './auth';
+
+const messageOutput = z.object({ message: z.string() });
+
+export const accountSecurityRouter = router({
+  requestPasswordReset: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/auth/password-reset',
+        protect: false,
+        tags: ['auth'],
+        summary:
+          'Ссылка для сброса пароля на e-mail (1 час, одноразовая). Ответ одинаков, есть ли такой адрес или нет',
+      },
+      errors: {
+        429: 'Слишком много запросов с этого адреса или для этого e-mail (PASSWORD_RESET_LIMIT_PER_ADDRESS, PASSWORD_RESET_LIMIT_PER_EMAIL)',
+        503: 'На сервере не настроен почтовый сервер (SMTP_URL): сбросить пароль поможет администратор',
+      },
+    })
+    .input(passwordResetRequestInput)
+    .output(messageOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.accounts.requestPasswordReset(input.email, ctx.clientAddress);
+      return { message: errorMessages.passwordResetSent };
+    }),
+
+  confirmPasswordReset: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/auth/password-reset/confirm',
+        protect: false,
+        tags: ['auth'],
+        summary: 'Новый пароль по ссылке из письма: все прежние сеансы завершаются, ответ — новый JWT',
+      },
+      errors: { 400: 'Ссылка использована, устарела, заменена более новой или неизвестна; или пароль не подходит' },
+    })
+    .input(passwordResetConfirmInput)
+    .output(z.object({ token: z.string(), user: publicUserOutput }))
+    .mutation(({ ctx, input }) => ctx.services.accounts.confirmPasswordReset(input.token, input.password)),
+
+  changePassword: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/auth/password',
+        tags: ['auth'],
+        summary: 'Смена пароля (JWT): все прежние сеансы завершаются, ответ — новый JWT',
+      },
+      errors: { 400: 'Текущий пароль неверен или новый не подходит', 429: 'Слишком много неверных попыток текущего пароля' },
+    })
+    .input(passwordChangeInput)
+    .output(z.object({ token: z.string(), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const { token } = await ctx.services.accounts.changePassword(ctx.principal.userId, input.currentPassword, input.newPassword);
+      return { token, message: errorMessages.passwordChanged };
+    }),
+
+  logoutAll: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/auth/logout-all',
+        tags: ['auth'],
+        summary: 'Выйти на всех устройствах (JWT): все выданные токены входа, этот тоже, перестают действовать',
+      },
+    })
+    .input(z.void())
+    .output(messageOutput)
+    .mutation(async ({ ctx }) => {
+      await ctx.services.accounts.logoutAll(ctx.principal.userId);
+      return { message: errorMessages.sessionsEnded };
+    }),
+});

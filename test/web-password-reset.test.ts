@@ -1,0 +1,145 @@
+// «Забыли пароль?» in a real browser against the real app and a real SMTP server: the login page's link,
+// the e-mail page, the mailed link, the new password, signed in. Each page at 1440 and 390 px without
+// sideways scrolling; the account page's password change and sign-out everywhere.
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { Browser, Page } from 'playwright-core';
+import { startFakeSmtp, type FakeSmtp } from './fakes/smtp';
+import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { browserDescribe, buildPage, FLOW_TIMEOUT_MS, horizontalOverflow, launchChromium, openPage, PHONE, sessionToken, SETUP_TIMEOUT_MS } from './helpers/browser';
+
+const browserSuite = browserDescribe('web-password-reset.test.ts');
+const WIDE = { width: 1440, height: 900 };
+const ADMIN_EMAIL = uniqueEmail('web-reset-admin');
+const LINK = /https:\/\/conduit\.example(\/app\/reset\?token=[A-Za-z0-9_-]+)/;
+
+let smtp: FakeSmtp;
+let app: TestApp;
+let browser: Browser;
+let page: Page;
+let pageErrors: string[] = [];
+
+async function noOverflowAt(sizes = [WIDE, PHONE]) {
+  for (const size of sizes) {
+    await page.setViewportSize(size);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+  }
+  await page.setViewportSize(WIDE);
+}
+
+browserSuite('password reset in the dashboard', () => {
+  beforeAll(async () => {
+    await buildPage();
+    smtp = await startFakeSmtp();
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://conduit.example', ADMIN_EMAILS: ADMIN_EMAIL } });
+    browser = await launchChromium();
+    ({ page, pageErrors } = await openPage(browser));
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await smtp?.close();
+  });
+
+  test(
+    'forgot password → mail → the link → a new password → signed in; the old password no longer works',
+    async () => {
+      const user = await registerUser(app.url, uniqueEmail('web-reset'), 'old-secret-1');
+      await page.goto(`${app.url}/app/login`);
+      await page.getByRole('link', { name: 'Забыли пароль?' }).click();
+      await page.waitForURL(`${app.url}/app/forgot`);
+      await noOverflowAt();
+      await page.getByLabel('E-mail').fill(user.email);
+      await page.getByRole('button', { name: 'Прислать ссылку' }).click();
+      await expect(page.getByTestId('reset-sent').textContent()).resolves.toContain('ссылк');
+
+      const mail = await smtp.waitFor(user.email);
+      const path = LINK.exec(mail.text)![1]!;
+      await page.goto(`${app.url}${path}`);
+      await page.getByLabel('Новый пароль').waitFor();
+      await noOverflowAt();
+      await page.getByLabel('Новый пароль').fill('new-secret-1');
+      await page.getByRole('button', { name: 'Сохранить и войти' }).click();
+      await page.waitForURL(`${app.url}/app/`);
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: await sessionToken(page) })).body.user.email).toBe(user.email);
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+      expect((await call(app.url, 'POST', '/api/auth/login', { body: { email: user.email, password: 'old-secret-1' } })).status).toBe(401);
+
+      // The same link a second time: refused in words, nothing changes.
+      await page.evaluate(() => localStorage.clear());
+      await page.goto(`${app.url}${path}`);
+      await page.getByLabel('Новый пароль').fill('third-secret-1');
+      await page.getByRole('button', { name: 'Сохранить и войти' }).click();
+      await expect(page.getByRole('alert').first().textContent()).resolves.toContain('недействительна');
+      expect(pageErrors).toEqual([]);
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  test(
+    'the account page: a password change keeps this session, sign-out everywhere ends it',
+    async () => {
+      const user = await registerUser(app.url, uniqueEmail('web-account'), 'old-secret-1');
+      await page.goto(`${app.url}/app/login`);
+      await page.getByLabel('E-mail').fill(user.email);
+      await page.getByLabel('Пароль').fill(user.password);
+      await page.getByRole('button', { name: 'Войти' }).click();
+      await page.waitForURL(`${app.url}/app/`);
+      await page.getByRole('link', { name: 'Аккаунт' }).click();
+      await page.getByLabel('Текущий пароль').waitFor();
+      await noOverflowAt();
+
+      await page.getByLabel('Текущий пароль').fill('wrong-one-1');
+      await page.getByLabel('Новый пароль').fill('new-secret-1');
+      await page.getByRole('button', { name: 'Сменить пароль' }).click();
+      await expect(page.getByRole('alert').first().textContent()).resolves.toContain('Текущий пароль указан неверно');
+
+      await page.getByLabel('Текущий пароль').fill(user.password);
+      await page.getByRole('button', { name: 'Сменить пароль' }).click();
+      await page.getByText('Пароль изменён').waitFor();
+      const fresh = await sessionToken(page);
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: fresh })).status).toBe(200);
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+
+      await page.getByRole('button', { name: 'Выйти на всех устройствах' }).click();
+      await page.getByRole('button', { name: 'Завершить все сеансы' }).click();
+      await page.waitForURL(/\/app\/login/);
+      await page.getByText('Все сеансы завершены').waitFor();
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: fresh })).status).toBe(401);
+      expect(pageErrors).toEqual([]);
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  test(
+    'the operator’s console: «Отправить ссылку для сброса пароля» mails the user, «Завершить все сеансы» ends them, both in the audit table',
+    async () => {
+      const admin = await registerAdmin(app, ADMIN_EMAIL, 'admin-secret-1');
+      const user = await registerUser(app.url, uniqueEmail('web-helped'), 'old-secret-1');
+      await page.evaluate(() => localStorage.clear());
+      await page.goto(`${app.url}/app/login`);
+      await page.getByLabel('E-mail').fill(admin.email);
+      await page.getByLabel('Пароль').fill(admin.password);
+      await page.getByRole('button', { name: 'Войти' }).click();
+      await page.waitForURL(`${app.url}/app/`);
+      await page.goto(`${app.url}/app/admin/users/${user.userId}`);
+      const detail = page.getByTestId('admin-user');
+      await detail.waitFor();
+
+      await detail.getByRole('button', { name: 'Отправить ссылку для сброса пароля' }).click();
+      await page.getByRole('dialog', { name: 'Отправить ссылку для сброса пароля?' }).getByRole('button', { name: 'Отправить ссылку' }).click();
+      await expect(page.getByTestId('admin-session-message').textContent()).resolves.toContain(user.email);
+      expect(LINK.test((await smtp.waitFor(user.email)).text)).toBe(true);
+
+      await detail.getByRole('button', { name: 'Завершить все сеансы' }).click();
+      await page.getByRole('dialog', { name: 'Завершить все сеансы пользователя?' }).getByRole('button', { name: 'Завершить сеансы' }).click();
+      await page.getByTestId('admin-session-message').getByText('Все сеансы пользователя завершены').waitFor();
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+      await page.getByTestId('audit-table').locator('tbody tr[data-action="user.sessions_ended"]').waitFor();
+      await page.getByTestId('audit-table').locator('tbody tr[data-action="user.password_reset_sent"]').waitFor();
+      await noOverflowAt();
+      expect(pageErrors).toEqual([]);
+    },
+    FLOW_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,110 @@
+// The account's security: change the password (the other sessions end, this one goes on with the fresh
+// token) and sign out everywhere (this session too).
+import { useState, type FormEvent } from 'react';
+import { passwordChangeInput } from '../../../src/trpc/routers/account-security-input';
+import { api } from '../api';
+import { Button, ConfirmDialog, ErrorText, Field } from '../components/ui';
+import { useAction } from '../hooks';
+import { navigate } from '../router';
+import { currentSession, endSession, startSession } from '../session';
+import { check, withServerErrors, type FieldErrors } from '../validate';
+
+export function SecuritySection() {
+  const [currentPassword, setCurrentPassword] = useState('');
+  const [newPassword, setNewPassword] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [changed, setChanged] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const change = useAction((values: { currentPassword: string; newPassword: string }) => api.accountSecurity.changePassword.mutate(values));
+  const logoutAll = useAction(() => api.accountSecurity.logoutAll.mutate());
+
+  const onChange = async (event: FormEvent) => {
+    event.preventDefault();
+    setChanged(null);
+    const checked = check(passwordChangeInput, { currentPassword, newPassword });
+    if (!checked.ok) return setErrors(checked.errors);
+    setErrors({});
+    const result = await change.run(checked.data);
+    if (!result) return;
+    startSession(result.token, currentSession()?.email ?? '');
+    setCurrentPassword('');
+    setNewPassword('');
+    setChanged(result.message);
+  };
+
+  const onLogoutAll = async () => {
+    const result = await logoutAll.run();
+    if (!result) return;
+    navigate('/login', true);
+    endSession(result.message);
+  };
+
+  const fieldErrors = withServerErrors(errors, change.error);
+  return (
+    <>
+      <section className="card" aria-labelledby="password-title">
+        <h2 id="password-title">Смена пароля</h2>
+        <form onSubmit={onChange} noValidate>
+          <Field label="Текущий пароль" error={fieldErrors.currentPassword}>
+            {(props) => (
+              <input
+                {...props}
+                name="currentPassword"
+                type="password"
+                autoComplete="current-password"
+                value={currentPassword}
+                onChange={(e) => setCurrentPassword(e.target.value)}
+                required
+              />
+            )}
+          </Field>
+          <Field label="Новый пароль" hint="Не короче 6 символов. Остальные сеансы завершатся" error={fieldErrors.newPassword}>
+            {(props) => (
+              <input
+                {...props}
+                name="newPassword"
+                type="password"
+                autoComplete="new-password"
+                value={newPassword}
+                onChange={(e) => setNewPassword(e.target.value)}
+                required
+              />
+            )}
+          </Field>
+          <div className="actions">
+            <Button type="submit" pending={change.pending} pendingText="Меняем…">
+              Сменить пароль
+            </Button>
+            {changed ? (
+              <span className="success" role="status">
+                {changed}
+              </span>
+            ) : null}
+          </div>
+          {change.error && !change.error.fields ? <ErrorText error={change.error} /> : null}
+        </form>
+      </section>
+
+      <section className="card" aria-labelledby="sessions-title">
+        <h2 id="sessions-title">Сеансы</h2>
+        <p className="muted">Если вы входили с чужого устройства или потеряли его, завершите все сеансы: войти придётся заново везде, здесь тоже.</p>
+        <div className="actions">
+          <Button variant="danger" onClick={() => setConfirming(true)}>
+            Выйти на всех устройствах
+          </Button>
+        </div>
+      </section>
+      <ConfirmDialog
+        open={confirming}
+        title="Выйти на всех устройствах?"
+        confirmText="Завершить все сеансы"
+        pending={logoutAll.pending}
+        error={logoutAll.error}
+        onConfirm={onLogoutAll}
+        onCancel={() => setConfirming(false)}
+      >
+        <p>Все выданные токены входа перестанут действовать сразу. API-ключи продолжат работать.</p>
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+// «Забыли пароль?»: a page asking for the e-mail, and the page the mailed link opens, which sets the new
+// password and signs in. Without a mail server the server's 503 message (ask the operator) is shown.
+import { useState, type FormEvent } from 'react';
+import { passwordResetConfirmInput, passwordResetRequestInput } from '../../../src/trpc/routers/account-security-input';
+import { api } from '../api';
+import { Button, ErrorText, Field } from '../components/ui';
+import { useAction } from '../hooks';
+import { Link, navigate } from '../router';
+import { startSession } from '../session';
+import { check, type FieldErrors } from '../validate';
+
+export function ForgotPasswordScreen() {
+  const [email, setEmail] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [sent, setSent] = useState<string | null>(null);
+  const submit = useAction((values: { email: string }) => api.accountSecurity.requestPasswordReset.mutate(values));
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(passwordResetRequestInput, { email });
+    if (!checked.ok) return setErrors(checked.errors);
+    setErrors({});
+    const result = await submit.run(checked.data);
+    if (result) setSent(result.message);
+  };
+
+  return (
+    <main className="auth" id="main">
+      <div className="card auth-card">
+        <p className="brand">Conduit</p>
+        <h1>Восстановление пароля</h1>
+        {sent ? (
+          <p className="notice" role="status" data-testid="reset-sent">
+            {sent}
+          </p>
+        ) : (
+          <form onSubmit={onSubmit} noValidate>
+            <p className="muted">Укажите e-mail, с которым вы регистрировались: мы пришлём ссылку для смены пароля.</p>
+            <Field label="E-mail" error={errors.email}>
+              {(props) => (
+                <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+              )}
+            </Field>
+            <div className="actions">
+              <Button type="submit" pending={submit.pending} pendingText="Отправляем…">
+                Прислать ссылку
+              </Button>
+            </div>
+            <ErrorText error={submit.error} />
+          </form>
+        )}
+        <p className="switch">
+          Вспомнили пароль? <Link to="/login">Войти</Link>
+        </p>
+      </div>
+    </main>
+  );
+}
+
+export function ResetPasswordScreen() {
+  const [token] = useState(() => new URLSearchParams(window.location.search).get('token') ?? '');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const submit = useAction((values: { token: string; password: string }) => api.accountSecurity.confirmPasswordReset.mutate(values));
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(passwordResetConfirmInput, { token, password });
+    if (!checked.ok) return setErrors(checked.errors);
+    setErrors({});
+    const result = await submit.run(checked.data);
+    if (!result) return;
+    startSession(result.token, result.user.email);
+    navigate('/', true);
+  };
+
+  return (
+    <main className="auth" id="main">
+      <div className="card auth-card">
+        <p className="brand">Conduit</p>
+        <h1>Новый пароль</h1>
+        {token === '' ? (
+          <p className="error" role="alert">
+            В ссылке нет кода сброса: откройте ссылку из письма целиком или <Link to="/forgot">запросите новую</Link>.
+          </p>
+        ) : (
+          <form onSubmit={onSubmit} noValidate>
+            <Field label="Новый пароль" hint="Не короче 6 символов. После смены все прежние сеансы завершатся" error={errors.password}>
+              {(props) => (
+                <input
+                  {...props}
+                  name="password"
+                  type="password"
+                  autoComplete="new-password"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                  required
+                />
+              )}
+            </Field>
+            <div className="actions">
+              <Button type="submit" pending={submit.pending} pendingText="Сохраняем…">
+                Сохранить и войти
+              </Button>
+            </div>
+            <ErrorText error={errors.token ?? submit.error} />
+          </form>
+        )}
+        <p className="switch">
+          <Link to="/forgot">Запросить новую ссылку</Link> · <Link to="/login">Войти</Link>
+        </p>
+      </div>
+    </main>
+  );
+}
