@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createAccountService } from './accounts/service';
+import { createThrottle } from './accounts/throttle';
+import { createTwoFactor } from './accounts/two-factor';
 import { createAdminService } from './admin/service';
 import { createAgentService } from './agents/service';
 import { createBooking } from './integrations/booking';
@@ -56,7 +58,9 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const instanceId = `${process.pid}-${randomUUID()}`;
   const lifecycle = createLifecycle(logger);
   const jwt = createJwtService(config.jwtSecret);
-  const accounts = createAccountService({ db, jwt, logger, config });
+  const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
+  const twoFactor = createTwoFactor({ db, box: secretBox, throttle: createThrottle(db) });
+  const accounts = createAccountService({ db, jwt, logger, config, twoFactor });
   let verifier: KeyVerifier | undefined;
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
   let billingRef: { keyChanged(keyId: string): void } | undefined;
@@ -101,7 +105,6 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   billingRef = billing;
   const upstream = createUpstream(config);
-  const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
   const routing = createRouting({
     db,
     database,
@@ -199,6 +202,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     db,
     jwt,
     accounts,
+    twoFactor,
     keys,
     verifier,
     authenticator,

@@ -11,7 +11,9 @@ export type ThrottleScope =
   | 'login_pair'
   | 'login_account'
   | 'verification_mail'
-  | 'taken_address_mail';
+  | 'taken_address_mail'
+  | 'two_factor_code'
+  | 'email_change';
 
 export type ThrottleVerdict = { allowed: true; hits: number } | { allowed: false; retryAfterSeconds: number };
 

@@ -224,4 +224,21 @@ export const errorMessages = {
   priceDeleted: 'Цена удалена',
   priceMultiplierInvalid: 'положительное число не больше 1000000',
   priceImportEmpty: 'перечислите идентификаторы моделей для импорта (не больше 2000)',
+  // Two-factor login (accounts/two-factor.ts).
+  totpRequired: 'Введите код из приложения-аутентификатора (или один из кодов восстановления)',
+  totpInvalid: 'Неверный или уже использованный код подтверждения',
+  totpAlreadyEnabled: 'Двухфакторный вход уже включён; чтобы настроить заново, сначала отключите его',
+  totpNotSetUp: 'Сначала начните настройку двухфакторного входа: отсканируйте новый QR-код',
+  totpNotEnabled: 'Двухфакторный вход не включён',
+  totpDisabled: 'Двухфакторный вход отключён',
+  tooManyTotpAttempts: 'Слишком много неверных кодов, повторите позже',
+  // E-mail change (accounts/email-change.ts).
+  wrongPassword: 'Неверный пароль',
+  emailUnchanged: 'Это и есть ваш текущий e-mail',
+  emailChangeSent: 'Мы отправили ссылку для подтверждения на новый адрес; она действует 1 час',
+  emailChangeLinkInvalid: 'Ссылка недействительна: она устарела, уже использована или адрес сменили по другой ссылке',
+  emailChanged: 'E-mail изменён. Подтвердите новый адрес, чтобы вернуть отметку о подтверждении',
+  emailChangeMailFailed: 'Не удалось отправить письмо, повторите позже',
+  emailChangeUnavailable: 'Смена e-mail недоступна: на сервере не настроена почта (SMTP_URL), обратитесь к оператору',
+  tooManyEmailChanges: 'Слишком много попыток сменить e-mail, повторите позже',
 } as const;

@@ -12,9 +12,11 @@ import { accountRouter } from './routers/account';
 import { agentsRouter } from './routers/agents';
 import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
+import { twoFactorRouter } from './routers/two-factor';
 
 export const appRouter = router({
   auth: authRouter,
+  twoFactor: twoFactorRouter,
   keys: keysRouter,
   account: accountRouter,
   agents: agentsRouter,
