@@ -4,6 +4,7 @@ import { Elysia } from 'elysia';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { withBodyRead } from './http/body';
 import { verifyEmailPage } from './accounts/verify-page';
+import { emailChangePageResponse } from './accounts/email-change-page';
 import { clientAddressOf } from './http/client-address';
 import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
@@ -274,6 +275,8 @@ export function createApp(services: Services) {
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
+    // The link in the e-mail change mail, opened in a browser, like the verification link.
+    .get('/api/account/email/confirm', ({ request }) => emailChangePageResponse(services.emailChange, request))
     .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });
   // Requests are counted by the route that serves them: under /api the procedure's own path, and anything
   // the catch-all passes on that no procedure takes is unmatched.

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { createAccountService } from './accounts/service';
 import { createThrottle } from './accounts/throttle';
 import { createTwoFactor } from './accounts/two-factor';
+import { createEmailChange } from './accounts/email-change';
+import { createMailer } from './mail/mailer';
 import { createAdminService } from './admin/service';
 import { createAgentService } from './agents/service';
 import { createBooking } from './integrations/booking';
@@ -61,6 +63,15 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
   const twoFactor = createTwoFactor({ db, box: secretBox, throttle: createThrottle(db) });
   const accounts = createAccountService({ db, jwt, logger, config, twoFactor });
+  const emailChange = createEmailChange({
+    db,
+    mailer: config.smtp ? createMailer(config.smtp) : null,
+    throttle: createThrottle(db),
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  // Expired e-mail change links are refused anyway; the sweep keeps the table small.
+  const emailChangeSweep = createPeriodicJob({ name: 'e-mail change link sweep', intervalMs: 10 * 60_000, run: () => emailChange.pruneExpired(), logger });
   let verifier: KeyVerifier | undefined;
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
   let billingRef: { keyChanged(keyId: string): void } | undefined;
@@ -203,6 +214,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     jwt,
     accounts,
     twoFactor,
+    emailChange,
     keys,
     verifier,
     authenticator,
@@ -249,6 +261,11 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
       accounts.start();
       lifecycle.onShutdown('accounts', () => accounts.stop());
+      emailChangeSweep.start();
+      lifecycle.onShutdown('e-mail change', async () => {
+        await emailChangeSweep.stop();
+        emailChange.stop();
+      });
       await prices.start();
       lifecycle.onShutdown('price book', () => prices.stop());
       await routing.start();

@@ -13,10 +13,12 @@ import { agentsRouter } from './routers/agents';
 import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
 import { twoFactorRouter } from './routers/two-factor';
+import { emailChangeRouter } from './routers/email-change';
 
 export const appRouter = router({
   auth: authRouter,
   twoFactor: twoFactorRouter,
+  emailChange: emailChangeRouter,
   keys: keysRouter,
   account: accountRouter,
   agents: agentsRouter,
