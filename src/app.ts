@@ -106,6 +106,8 @@ export function informationDocument(services: Services) {
       models: 'GET /v1/models',
       currentUser: 'GET /api/auth/me',
       emailVerification: 'GET /api/auth/verify-email?token=<from the e-mail>, POST /api/auth/resend-verification',
+      twoFactor: 'GET /api/auth/2fa, POST /api/auth/2fa/setup, POST /api/auth/2fa/enable, POST /api/auth/2fa/disable',
+      emailChange: 'POST /api/account/email, GET|POST /api/account/email/confirm',
       balance: 'GET /api/balance',
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
