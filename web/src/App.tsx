@@ -1,6 +1,7 @@
 // The page's frame: signed out, only the login and registration forms; signed in, the navigation and
 // the screen for the current address.
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import { AccountScreen } from './account/AccountPage';
 import { AdminScreen } from './admin/Admin';
 import { useMe } from './hooks';
 import { AgentPage } from './screens/AgentPage';
@@ -23,6 +24,7 @@ const NAV = [
   { to: '/', label: 'Баланс и использование' },
   { to: '/keys', label: 'API-ключи' },
   { to: '/agents', label: 'Агенты' },
+  { to: '/account', label: 'Аккаунт' },
 ] as const;
 
 /** Shown to admins only; the server answers 403 to anyone else who opens its address. */
@@ -41,6 +43,7 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   if (path === '/' || path === '') return <OverviewScreen />;
   if (path === '/keys') return <KeysScreen />;
   if (path === '/agents') return <AgentsScreen />;
+  if (path === '/account') return <AccountScreen />;
   const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
   if (dialogues) return <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />;
   const agent = /^\/agents\/([^/]+)$/.exec(path);

@@ -28,3 +28,13 @@ export const loginInput = z.object({
 export const twoFactorCodeInput = z.object({
   code: z.string({ error: errorMessages.totpInvalid }).trim().min(1, errorMessages.totpInvalid).max(64, errorMessages.totpInvalid).meta({ example: '123456' }),
 });
+
+/** E-mail change: the new address (kept as registration keeps one) and the current password. */
+export const emailChangeInput = z.object({
+  newEmail: credentialsInput.shape.email,
+  password: z.string({ error: errorMessages.wrongPassword }).min(1, errorMessages.wrongPassword).max(1024, errorMessages.wrongPassword),
+});
+
+export const emailChangeConfirmInput = z.object({
+  token: z.string({ error: errorMessages.emailChangeLinkInvalid }).max(128, errorMessages.emailChangeLinkInvalid),
+});

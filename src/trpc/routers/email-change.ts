@@ -4,16 +4,7 @@ import { z } from 'zod';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { publicProcedure, router, userProcedure } from '../init';
-import { credentialsInput } from './auth-input';
-
-export const emailChangeInput = z.object({
-  newEmail: credentialsInput.shape.email,
-  password: z.string({ error: errorMessages.wrongPassword }).min(1, errorMessages.wrongPassword).max(1024, errorMessages.wrongPassword),
-});
-
-export const emailChangeConfirmInput = z.object({
-  token: z.string({ error: errorMessages.emailChangeLinkInvalid }).max(128, errorMessages.emailChangeLinkInvalid),
-});
+import { emailChangeConfirmInput, emailChangeInput } from './auth-input';
 
 export const emailChangeRouter = router({
   request: userProcedure
