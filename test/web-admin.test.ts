@@ -125,6 +125,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       'Баланс и использование',
       'API-ключи',
       'Агенты',
+      'Аккаунт',
     ]);
     expect(await page.getByRole('button', { name: 'Пополнить баланс' }).count()).toBe(0);
     expect(await page.getByTestId('topup-history').count()).toBe(0);

@@ -20,8 +20,8 @@ export async function emailChangePageResponse(emailChange: Pick<EmailChange, 'co
     }
     return errorResponse(error, PRIVATE_HEADERS);
   }
-  if (wantsHtml) return page(200, emailChangePage.changedTitle, `${errorMessages.emailChanged}. Новый адрес: ${result.email}`);
-  return new Response(JSON.stringify({ email: result.email, emailVerified: false, message: errorMessages.emailChanged }), {
+  if (wantsHtml) return page(200, emailChangePage.changedTitle, errorMessages.emailChanged(result.email));
+  return new Response(JSON.stringify({ email: result.email, emailVerified: false, message: errorMessages.emailChanged(result.email) }), {
     headers: { 'content-type': 'application/json; charset=utf-8', ...PRIVATE_HEADERS },
   });
 }

@@ -237,7 +237,7 @@ export const errorMessages = {
   emailUnchanged: 'Это и есть ваш текущий e-mail',
   emailChangeSent: 'Мы отправили ссылку для подтверждения на новый адрес; она действует 1 час',
   emailChangeLinkInvalid: 'Ссылка недействительна: она устарела, уже использована или адрес сменили по другой ссылке',
-  emailChanged: 'E-mail изменён. Подтвердите новый адрес, чтобы вернуть отметку о подтверждении',
+  emailChanged: (email: string) => `E-mail изменён: теперь входите с адресом ${email}`,
   emailChangeMailFailed: 'Не удалось отправить письмо, повторите позже',
   emailChangeUnavailable: 'Смена e-mail недоступна: на сервере не настроена почта (SMTP_URL), обратитесь к оператору',
   tooManyEmailChanges: 'Слишком много попыток сменить e-mail, повторите позже',

@@ -49,6 +49,6 @@ export const emailChangeRouter = router({
         if (result.reason === 'taken') throw new AppError('conflict', errorMessages.emailTaken);
         throw new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid, { param: 'token' });
       }
-      return { email: result.email, emailVerified: false, message: errorMessages.emailChanged };
+      return { email: result.email, emailVerified: false, message: errorMessages.emailChanged(result.email) };
     }),
 });
