@@ -117,6 +117,13 @@ describe('logging in with two-factor login on', () => {
     expect((await login(app.url, user.email, user.password, codeAt(user.secret, 0))).status).toBe(401);
   });
 
+  test('the same code sent twice at once logs in once', async () => {
+    const user = await withTwoFactor(app.url);
+    const code = codeAt(user.secret, 1);
+    const answers = await Promise.all([1, 2, 3].map(() => login(app.url, user.email, user.password, code)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 401, 401]);
+  });
+
   test('the tRPC login carries the code in its error data, as the dashboard reads it', async () => {
     const user = await withTwoFactor(app.url);
     const res = await call(app.url, 'POST', '/trpc/auth.login', { body: { email: user.email, password: user.password } });
