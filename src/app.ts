@@ -4,6 +4,7 @@ import { Elysia } from 'elysia';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { withBodyRead } from './http/body';
 import { verifyEmailPage } from './accounts/verify-page';
+import { emailChangePageResponse } from './accounts/email-change-page';
 import { clientAddressOf } from './http/client-address';
 import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
@@ -105,6 +106,8 @@ export function informationDocument(services: Services) {
       models: 'GET /v1/models',
       currentUser: 'GET /api/auth/me',
       emailVerification: 'GET /api/auth/verify-email?token=<from the e-mail>, POST /api/auth/resend-verification',
+      twoFactor: 'GET /api/auth/2fa, POST /api/auth/2fa/setup, POST /api/auth/2fa/enable, POST /api/auth/2fa/disable',
+      emailChange: 'POST /api/account/email, GET|POST /api/account/email/confirm',
       balance: 'GET /api/balance',
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
@@ -274,6 +277,8 @@ export function createApp(services: Services) {
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
+    // The link in the e-mail change mail, opened in a browser, like the verification link.
+    .get('/api/account/email/confirm', ({ request }) => emailChangePageResponse(services.emailChange, request))
     .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });
   // Requests are counted by the route that serves them: under /api the procedure's own path, and anything
   // the catch-all passes on that no procedure takes is unmatched.

@@ -13,6 +13,11 @@ export const ERROR_SCHEMA = {
       properties: {
         message: { type: 'string', description: 'Сообщение для человека (на русском); при ошибке в поле начинается с его названия' },
         type: { type: 'string', enum: Object.keys(errorTypes), description: 'Машинный тип ошибки' },
+        code: {
+          type: 'string',
+          enum: ['totp_required', 'totp_invalid'],
+          description: 'Уточнение для клиента, где оно нужно: при входе totp_required — пароль верен, нужен код второго фактора (totpCode)',
+        },
       },
       required: ['message', 'type'],
     },

@@ -4,6 +4,10 @@ import { join } from 'node:path';
 import { createAccountService } from './accounts/service';
 import { createAlerts, type Alerts } from './alerts/module';
 import { createTokenUserCache } from './accounts/token-users';
+import { createThrottle } from './accounts/throttle';
+import { createTwoFactor } from './accounts/two-factor';
+import { createEmailChange } from './accounts/email-change';
+import { createMailer } from './mail/mailer';
 import { createAdminService } from './admin/service';
 import { createAgentService } from './agents/service';
 import { createBooking } from './integrations/booking';
@@ -59,7 +63,18 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const lifecycle = createLifecycle(logger);
   const jwt = createJwtService(config.jwtSecret);
   const tokenUsers = createTokenUserCache({ database, logger });
-  const accounts = createAccountService({ db, jwt, logger, tokenUsers, config });
+  const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
+  const twoFactor = createTwoFactor({ db, box: secretBox, throttle: createThrottle(db) });
+  const accounts = createAccountService({ db, jwt, logger, tokenUsers, twoFactor, config });
+  const emailChange = createEmailChange({
+    db,
+    mailer: config.smtp ? createMailer(config.smtp) : null,
+    throttle: createThrottle(db),
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  // Expired e-mail change links are refused anyway; the sweep keeps the table small.
+  const emailChangeSweep = createPeriodicJob({ name: 'e-mail change link sweep', intervalMs: 10 * 60_000, run: () => emailChange.pruneExpired(), logger });
   let verifier: KeyVerifier | undefined;
   const keys = createKeyService({ db, config, onRevoked: (keyId) => verifier?.invalidate(keyId) });
   let billingRef: { keyChanged(keyId: string): void } | undefined;
@@ -107,7 +122,6 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   billingRef = billing;
   const upstream = createUpstream(config);
-  const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
   const routing = createRouting({
     db,
     database,
@@ -207,6 +221,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     db,
     jwt,
     accounts,
+    twoFactor,
+    emailChange,
     keys,
     verifier,
     authenticator,
@@ -256,6 +272,11 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('accounts', () => accounts.stop());
       await tokenUsers.start();
       lifecycle.onShutdown('token user cache', () => tokenUsers.stop());
+      emailChangeSweep.start();
+      lifecycle.onShutdown('e-mail change', async () => {
+        await emailChangeSweep.stop();
+        emailChange.stop();
+      });
       await prices.start();
       lifecycle.onShutdown('price book', () => prices.stop());
       await routing.start();

@@ -252,10 +252,14 @@ afterAll(async () => {
  */
 const validBodies: Record<string, Record<string, unknown>> = {
   'POST /api/auth/register': { email: 'sweep@example.com', password: 'secret123' },
-  'POST /api/auth/login': { email: 'sweep@example.com', password: 'secret123' },
+  'POST /api/auth/login': { email: 'sweep@example.com', password: 'secret123', totpCode: '123456' },
   'POST /api/auth/password-reset': { email: 'sweep@example.com' },
   'POST /api/auth/password-reset/confirm': { token: 'A'.repeat(43), password: 'secret123' },
   'POST /api/auth/password': { currentPassword: 'secret123', newPassword: 'secret456' },
+  'POST /api/auth/2fa/enable': { code: '123456' },
+  'POST /api/auth/2fa/disable': { code: '123456' },
+  'POST /api/account/email': { newEmail: 'sweep-new@example.com', password: 'secret123' },
+  'POST /api/account/email/confirm': { token: 'A'.repeat(43) },
   'POST /api/keys': { name: 'ключ', spendLimit: 5, limitReset: 'day', expiresAt: '2099-01-01T00:00:00Z' },
   'PATCH /api/keys/{id}': { name: 'ключ', spendLimit: 5, limitReset: 'day', expiresAt: '2099-01-01T00:00:00Z' },
   'POST /api/agents': { name: 'Агент', type: 'creator', systemPrompt: 'Ты — помощник.', model: 'acme/chat' },
@@ -565,6 +569,35 @@ describe('JSON bodies are strict; query and path parameters are parsed from thei
     for (const product of (all as Answer).body.products.filter((p: { id: string }) => p.id !== productId)) {
       await send('DELETE', `/api/v1/commerce/${agents.shop}/products/${product.id}`, { token: owner.token });
     }
+  });
+});
+
+describe('two-factor login and e-mail change (issue 32 points 4, 7)', () => {
+  test('codes, addresses and tokens of the wrong kind are a 400 naming the field; nothing is set up or mailed', async () => {
+    for (const code of [null, 5, [], {}, true, '', 'x'.repeat(65)]) {
+      expectFieldError(await send('POST', '/api/auth/2fa/enable', { token: owner.token, body: { code } }), 'code');
+      expectFieldError(await send('POST', '/api/auth/2fa/disable', { token: owner.token, body: { code } }), 'code');
+    }
+    for (const totpCode of [null, 123456, [], {}, 'x'.repeat(65)]) {
+      expectFieldError(await send('POST', '/api/auth/login', { body: { email: owner.email, password: owner.password, totpCode } }), 'totpCode');
+    }
+    for (const newEmail of [null, 5, '', 'not-an-email', 'a@', [], 'x'.repeat(250) + '@example.com']) {
+      expectFieldError(await send('POST', '/api/account/email', { token: owner.token, body: { newEmail, password: owner.password } }), 'newEmail');
+    }
+    for (const password of [null, 5, '', [], {}]) {
+      expectFieldError(await send('POST', '/api/account/email', { token: owner.token, body: { newEmail: uniqueEmail('sweep'), password } }), 'password');
+    }
+    for (const token of [null, 5, [], {}, 'x'.repeat(129)]) {
+      expectFieldError(await send('POST', '/api/account/email/confirm', { body: { token } }), 'token');
+    }
+    for (const token of ['', 'short', NUL, '%00', 'A'.repeat(43)]) {
+      const page = await send('GET', `/api/account/email/confirm?token=${encodeURIComponent(token)}`);
+      expect(page instanceof Error ? page : { status: page.status, type: page.body?.error?.type }).toEqual({ status: 400, type: 'invalid_request_error' });
+    }
+    const status = await send('GET', '/api/auth/2fa', { token: owner.token });
+    expect(status instanceof Error ? status : status.body).toEqual({ enabled: false });
+    const stored = await app.sql('select 1 from email_changes where user_id = $1', [owner.userId]);
+    expect(stored).toHaveLength(0);
   });
 });
 

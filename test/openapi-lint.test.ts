@@ -93,7 +93,7 @@ describe('openapi.json passes redocly lint (recommended rules and ours) with no 
   });
 });
 
-/** Served routes that are not API operations: the document itself, its page, the dashboard, the tRPC wire and the REST bridge (whose procedures the document lists one by one), a page opened from an e-mail, the Prometheus text and the information document. */
+/** Served routes that are not API operations: the document itself, its page, the dashboard, the tRPC wire and the REST bridge (whose procedures the document lists one by one), the pages opened from an e-mail (its POST twin is documented), the Prometheus text and the information document. */
 const NOT_OPERATIONS = new Set([
   'GET /',
   'GET /metrics',
@@ -105,6 +105,7 @@ const NOT_OPERATIONS = new Set([
   'ALL /trpc/*',
   'ALL /api/*',
   'GET /api/auth/verify-email',
+  'GET /api/account/email/confirm',
 ]);
 
 describe('the document covers what the server answers', () => {

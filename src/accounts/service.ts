@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { users } from '../db/schema';
 import { limitKey } from '../http/client-address';
-import { AppError, isUniqueViolation } from '../http/errors';
+import { AppError, errorCodes, isUniqueViolation } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
@@ -19,6 +19,7 @@ import { createEmailVerification, creditRegistrationBonus } from './email-verifi
 import { createPasswordReset } from './password-reset';
 import { createThrottle, type GrowingDelay } from './throttle';
 import { endSessions, type TokenUserCache } from './token-users';
+import type { TwoFactor } from './two-factor';
 
 export type { Role } from './admin-role';
 
@@ -100,6 +101,8 @@ export interface AccountServiceDeps {
   logger: Logger;
   /** Who a token belongs to, cached per instance (token-users.ts). */
   tokenUsers: Pick<TokenUserCache, 'get' | 'getFresh' | 'forget'>;
+  /** Login's second step (two-factor.ts). */
+  twoFactor: TwoFactor;
   config: Pick<
     Config,
     | 'adminEmails'
@@ -117,7 +120,7 @@ export interface AccountServiceDeps {
   >;
 }
 
-export function createAccountService({ db, jwt, logger, tokenUsers, config }: AccountServiceDeps) {
+export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, config }: AccountServiceDeps) {
   const throttle = createThrottle(db);
   const passwordReset = createPasswordReset({
     db,
@@ -227,7 +230,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, config }: Ac
      * (a 429 with Retry-After for both, before any database read of the user), and unknown and wrong get the
      * same 401 after the same argon2 work.
      */
-    async login(email: string, password: string, clientAddress: string): Promise<SessionResult> {
+    async login(email: string, password: string, clientAddress: string, totpCode?: string): Promise<SessionResult> {
       const normalised = normaliseEmail(email);
       const addressKey = limitKey(clientAddress);
       const emailKey = accountKey(normalised);
@@ -252,6 +255,17 @@ export function createAccountService({ db, jwt, logger, tokenUsers, config }: Ac
       }
       // A failure stays counted as reserved.
       if (!(await verifyPassword(row.passwordHash, password))) throw new AppError('unauthorized', errorMessages.invalidCredentials);
+      // The second factor, while this attempt is still counted: a wrong code stays a failure like a wrong
+      // password. Only "no code yet" gives the attempt back (the password was right), and resets nothing,
+      // so knowing the password buys no extra guesses at the code.
+      const secondFactor = await twoFactor.checkAtLogin(row.id, totpCode);
+      if (secondFactor === 'required') {
+        await throttle.refund('login_address', addressKey, addressDelay.freeAttempts);
+        await throttle.refund('login_pair', hereKey, addressDelay.freeAttempts);
+        if (here.hits > 1) await throttle.refund('login_account', emailKey, accountDelay.freeAttempts);
+        throw new AppError('unauthorized', errorMessages.totpRequired, { code: errorCodes.totpRequired });
+      }
+      if (secondFactor === 'wrong') throw new AppError('unauthorized', errorMessages.totpInvalid, { code: errorCodes.totpInvalid });
 
       // The owner proved who they are: the e-mail's counts start over (this address is a never-failing one
       // again), and the address keeps only its failures.

@@ -14,7 +14,9 @@ export type ThrottleScope =
   | 'taken_address_mail'
   | 'password_reset_email'
   | 'password_reset_address'
-  | 'password_change_user';
+  | 'password_change_user'
+  | 'two_factor_code'
+  | 'email_change';
 
 export type ThrottleVerdict = { allowed: true; hits: number } | { allowed: false; retryAfterSeconds: number };
 

@@ -6,9 +6,10 @@ import type { AccountService } from './service';
 import { escapeHtml, verificationPage } from './texts';
 
 // The token is in the address: keep it out of caches, search engines and Referer headers.
-const PRIVATE_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex' };
+export const PRIVATE_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex' };
 
-function page(status: number, title: string, message: string): Response {
+/** A small Russian page with a link back to the dashboard (also the e-mail change link's page). */
+export function page(status: number, title: string, message: string): Response {
   const html = `<!doctype html>
 <html lang="ru">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} — Conduit</title>

@@ -1116,3 +1116,49 @@ export const keyLimitAlerts = pgTable('key_limit_alerts', {
   limitNano: bigint('limit_nano', { mode: 'bigint' }).notNull(),
   alertedAt: timestamp('alerted_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
+
+/**
+ * A user's TOTP second factor (RFC 6238). The secret is sealed with the secret box like integration
+ * secrets; `enabledAt` null means set up but not yet confirmed with a first code (login ignores it).
+ * `lastUsedStep` is the 30-second step of the last code accepted, so a code cannot be used twice.
+ */
+export const twoFactorSecrets = pgTable('two_factor_secrets', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  secretSealed: text('secret_sealed').notNull(),
+  enabledAt: timestamp('enabled_at', { withTimezone: true, mode: 'date' }),
+  lastUsedStep: bigint('last_used_step', { mode: 'number' }),
+  createdAt: createdAt(),
+});
+
+/** One-time recovery codes, only their SHA-256 kept; a used code's row is deleted. */
+export const twoFactorRecoveryCodes = pgTable(
+  'two_factor_recovery_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('two_factor_recovery_codes_user_idx').on(t.userId)],
+);
+
+/**
+ * A requested e-mail change waiting for its link (mailed to the new address) to be opened: only the
+ * token's SHA-256 is stored, one-time, valid one hour.
+ */
+export const emailChanges = pgTable(
+  'email_changes',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    newEmail: text('new_email').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_changes_user_idx').on(t.userId), index('email_changes_expiry_idx').on(t.expiresAt)],
+);

@@ -59,10 +59,18 @@ export const errorCodes = {
   idempotencyNotReplayable: 'idempotency_not_replayable',
   modelNotFound: 'model_not_found',
   previousResponseNotFound: 'previous_response_not_found',
+  totpRequired: 'totp_required',
+  totpInvalid: 'totp_invalid',
 } as const;
 
+/**
+ * Codes the dashboard body carries too, beside {message, type}: a client must tell "the password was
+ * right, now the second factor" from an ordinary 401 without reading the Russian text.
+ */
+const dashboardCodes: ReadonlySet<string> = new Set([errorCodes.totpRequired, errorCodes.totpInvalid]);
+
 export interface ErrorBody {
-  error: { message: string; type: string };
+  error: { message: string; type: string; code?: string };
 }
 
 export interface OpenAiErrorBody {
@@ -281,7 +289,11 @@ export function errorBody(error: AppError, openAi: true): OpenAiErrorBody;
 export function errorBody(error: AppError, openAi?: boolean): ErrorBody | OpenAiErrorBody;
 export function errorBody(error: AppError, openAi = false): ErrorBody | OpenAiErrorBody {
   const type = error instanceof PassthroughError ? error.passType : error.type;
-  if (!openAi) return { error: { message: error.message, type } };
+  if (!openAi) {
+    return error.errorCode !== null && dashboardCodes.has(error.errorCode)
+      ? { error: { message: error.message, type, code: error.errorCode } }
+      : { error: { message: error.message, type } };
+  }
   return { error: { message: error.message, type, param: error.param, code: error.errorCode } };
 }
 

@@ -8,6 +8,11 @@ export const fieldLabels: Record<string, string> = {
   // Accounts and keys.
   email: 'E-mail',
   password: 'Пароль',
+  // Two-factor login and e-mail change.
+  totpCode: 'Код подтверждения',
+  code: 'Код',
+  newEmail: 'Новый e-mail',
+  token: 'Код из ссылки',
   name: 'Название',
   spendLimit: 'Лимит расходов',
   limitReset: 'Период лимита',

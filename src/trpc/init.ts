@@ -4,7 +4,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AdminPrincipal, Principal } from '../auth/authenticate';
 import type { Services } from '../services';
-import { AppError, errorStatus, toAppError } from '../http/errors';
+import { AppError, errorBody, errorStatus, toAppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { fieldNameOf } from '../http/field-labels';
 import { findUnstorableText } from '../http/text';
@@ -52,6 +52,8 @@ const t = initTRPC
           path: shape.data.path,
           field: app.param,
           fields: app.fields,
+          // A code the REST body carries too (http/errors.ts dashboardCodes), e.g. login's totp_required.
+          errorCode: errorBody(app).error.code ?? null,
         },
       };
     },

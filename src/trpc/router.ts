@@ -14,10 +14,14 @@ import { agentsRouter } from './routers/agents';
 import { alertsRouter } from './routers/alerts';
 import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
+import { twoFactorRouter } from './routers/two-factor';
+import { emailChangeRouter } from './routers/email-change';
 
 export const appRouter = router({
   auth: authRouter,
   accountSecurity: accountSecurityRouter,
+  twoFactor: twoFactorRouter,
+  emailChange: emailChangeRouter,
   keys: keysRouter,
   account: accountRouter,
   alerts: alertsRouter,

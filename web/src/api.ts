@@ -35,16 +35,19 @@ export interface ApiError {
   message: string;
   type: string;
   fields?: Record<string, string>;
+  /** A finer machine code where the server gives one (login's totp_required, totp_invalid). */
+  code?: string;
 }
 
 const NETWORK_ERROR = 'Не удалось связаться с сервером: проверьте подключение и повторите';
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof TRPCClientError) {
-    const data = error.data as { type?: unknown; fields?: unknown } | undefined;
+    const data = error.data as { type?: unknown; fields?: unknown; errorCode?: unknown } | undefined;
     if (data && typeof data.type === 'string') {
       const fields = data.fields && typeof data.fields === 'object' ? (data.fields as Record<string, string>) : undefined;
-      return { message: error.message, type: data.type, ...(fields ? { fields } : {}) };
+      const code = typeof data.errorCode === 'string' ? data.errorCode : undefined;
+      return { message: error.message, type: data.type, ...(fields ? { fields } : {}), ...(code ? { code } : {}) };
     }
     // No error body from our server: the request did not reach it, or something in between answered.
     return { message: NETWORK_ERROR, type: 'network_error' };

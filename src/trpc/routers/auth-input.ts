@@ -20,4 +20,21 @@ export const credentialsInput = z.object({
 export const loginInput = z.object({
   email: z.string({ error: errorMessages.invalidEmail }).max(254, errorMessages.invalidEmail).meta({ format: 'email', example: 'user@example.com' }),
   password: z.string({ error: errorMessages.invalidCredentials }).max(1024, errorMessages.invalidCredentials),
+  /** With two-factor login on: the authenticator's six digits, or one of the recovery codes. */
+  totpCode: z.string({ error: errorMessages.totpInvalid }).max(64, errorMessages.totpInvalid).optional().meta({ example: '123456' }),
+});
+
+/** A code on the two-factor routes: six digits, or (to switch it off) a recovery code. */
+export const twoFactorCodeInput = z.object({
+  code: z.string({ error: errorMessages.totpInvalid }).trim().min(1, errorMessages.totpInvalid).max(64, errorMessages.totpInvalid).meta({ example: '123456' }),
+});
+
+/** E-mail change: the new address (kept as registration keeps one) and the current password. */
+export const emailChangeInput = z.object({
+  newEmail: credentialsInput.shape.email,
+  password: z.string({ error: errorMessages.wrongPassword }).min(1, errorMessages.wrongPassword).max(1024, errorMessages.wrongPassword),
+});
+
+export const emailChangeConfirmInput = z.object({
+  token: z.string({ error: errorMessages.emailChangeLinkInvalid }).max(128, errorMessages.emailChangeLinkInvalid),
 });

@@ -42,12 +42,15 @@ export const authRouter = router({
         path: '/api/auth/login',
         protect: false,
         tags: ['auth'],
-        summary: 'Вход: новый JWT на 24 часа',
+        summary: 'Вход: новый JWT на 24 часа. При включённом двухфакторном входе нужен totpCode (код из приложения или код восстановления)',
+      },
+      errors: {
+        401: 'Неверный e-mail или пароль; при верном пароле и включённом двухфакторном входе — code totp_required (нет totpCode) или totp_invalid (код неверен или уже использован)',
       },
     })
     .input(loginInput)
     .output(z.object({ token: z.string(), user: publicUserOutput }))
-    .mutation(({ ctx, input }) => ctx.services.accounts.login(input.email, input.password, ctx.clientAddress)),
+    .mutation(({ ctx, input }) => ctx.services.accounts.login(input.email, input.password, ctx.clientAddress, input.totpCode)),
 
   resendVerification: userProcedure
     .meta({

@@ -1,12 +1,18 @@
-// «Аккаунт» (/app/account): the signed-in user's own settings, one section per concern.
+// «Аккаунт» (/app/account): the signed-in user's own settings, one section per concern (each in its own file).
 import { AlertsSection } from './Alerts';
+import { EmailChangeSection } from './EmailChange';
 import { SecuritySection } from './Security';
+import { TwoFactorSection } from './TwoFactor';
 
 export function AccountPage() {
   return (
     <>
-      <h1>Аккаунт</h1>
+      <div className="page-head">
+        <h1>Аккаунт</h1>
+      </div>
       <SecuritySection />
+      <TwoFactorSection />
+      <EmailChangeSection />
       <AlertsSection />
     </>
   );

@@ -1,5 +1,5 @@
 // Registration and login: the forms check input with the server's schemas, then keep the JWT.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { credentialsInput, loginInput } from '../../../src/trpc/routers/auth-input';
 import { api } from '../api';
 import { Button, ErrorText, Field } from '../components/ui';
@@ -18,10 +18,15 @@ function requestedPath(): string | null {
 function AuthForm({ mode }: { mode: 'login' | 'register' }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // Shown once the server said the password is right and two-factor login is on (code totp_required).
+  const [askCode, setAskCode] = useState(false);
+  const [totpCode, setTotpCode] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [notice] = useState(() => (mode === 'login' ? takeEndReason() : null));
   const submit = useAction(async (values: { email: string; password: string }) =>
-    mode === 'register' ? api.auth.register.mutate(values) : api.auth.login.mutate(values),
+    mode === 'register'
+      ? api.auth.register.mutate(values)
+      : api.auth.login.mutate(askCode ? { ...values, totpCode: totpCode.trim() } : values),
   );
 
   const onSubmit = async (event: FormEvent) => {
@@ -32,6 +37,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
       // The login schema takes any text (a wrong pair is the server's 401); empty or malformed fields need no request.
       if (!credentialsInput.shape.email.safeParse(email).success) loginErrors.email = 'Укажите корректный e-mail, например user@example.com';
       if (password === '') loginErrors.password = 'Введите пароль';
+      if (askCode && totpCode.trim() === '') loginErrors.totpCode = 'Введите код из приложения или код восстановления';
     }
     if (!checked.ok || Object.keys(loginErrors).length > 0) {
       setErrors({ ...(checked.ok ? {} : checked.errors), ...loginErrors });
@@ -40,9 +46,18 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
     setErrors({});
     const result = await submit.run(checked.data);
     if (!result) return;
+    setAskCode(false);
     startSession(result.token, result.user.email);
     navigate(requestedPath() ?? '/', true);
   };
+
+  const needsCode = submit.error?.code === 'totp_required' || submit.error?.code === 'totp_invalid';
+  useEffect(() => {
+    if (needsCode && !askCode) setAskCode(true);
+  }, [needsCode, askCode]);
+  // The code's own refusal goes under its field; "enter the code" is said by the field appearing.
+  const codeError = errors.totpCode ?? (submit.error?.code === 'totp_invalid' ? submit.error.message : undefined);
+  const formError = needsCode ? undefined : submit.error;
 
   const register = mode === 'register';
   return (
@@ -75,12 +90,32 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
               />
             )}
           </Field>
+          {askCode ? (
+            <Field
+              label="Код подтверждения"
+              hint="Двухфакторный вход включён: введите 6 цифр из приложения-аутентификатора или один из кодов восстановления"
+              error={codeError}
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  name="totpCode"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  autoFocus
+                  value={totpCode}
+                  onChange={(e) => setTotpCode(e.target.value)}
+                  data-testid="login-totp"
+                />
+              )}
+            </Field>
+          ) : null}
           <div className="actions">
             <Button type="submit" pending={submit.pending} pendingText={register ? 'Регистрируем…' : 'Входим…'}>
               {register ? 'Зарегистрироваться' : 'Войти'}
             </Button>
           </div>
-          <ErrorText error={submit.error} />
+          <ErrorText error={formError} />
         </form>
         {register ? null : (
           <p className="switch">

@@ -1,0 +1,48 @@
+// Russian texts of the e-mail change: the mail with the confirmation link (to the new address), the
+// notice to the old address, and the page the link opens. Error messages stay in http/messages.ts.
+import { escapeHtml } from './texts';
+
+export const emailChangeMail = {
+  subject: 'Подтвердите новый e-mail в Conduit',
+  text: (link: string, hours: number) =>
+    [
+      'Здравствуйте!',
+      '',
+      'Этот адрес указали как новый e-mail учётной записи Conduit. Чтобы подтвердить смену адреса, откройте ссылку:',
+      link,
+      '',
+      `Ссылка действует ${hours} ч и срабатывает один раз.`,
+      'Если вы ничего не меняли, просто удалите это письмо: адрес учётной записи останется прежним.',
+    ].join('\n'),
+  html: (link: string, hours: number) =>
+    `<p>Здравствуйте!</p>` +
+    `<p>Этот адрес указали как новый e-mail учётной записи Conduit. Чтобы подтвердить смену адреса, откройте ссылку:<br>` +
+    `<a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` +
+    `<p>Ссылка действует ${hours} ч и срабатывает один раз.<br>Если вы ничего не меняли, просто удалите это письмо: адрес учётной записи останется прежним.</p>`,
+};
+
+/** To the old address once the change is done: the owner learns of it even if someone else made it. */
+export const emailChangedNotice = {
+  subject: 'E-mail вашей учётной записи Conduit изменён',
+  text: (newEmail: string, loginLink: string) =>
+    [
+      'Здравствуйте!',
+      '',
+      `E-mail учётной записи Conduit, к которой был привязан этот адрес, изменён на ${newEmail}.`,
+      'Письма сервиса теперь приходят на новый адрес, входить нужно с ним.',
+      '',
+      `Если это сделали не вы, немедленно обратитесь к оператору сервиса или восстановите доступ через «Забыли пароль?» на странице входа: ${loginLink}`,
+    ].join('\n'),
+  html: (newEmail: string, loginLink: string) =>
+    `<p>Здравствуйте!</p>` +
+    `<p>E-mail учётной записи Conduit, к которой был привязан этот адрес, изменён на <b>${escapeHtml(newEmail)}</b>.<br>` +
+    `Письма сервиса теперь приходят на новый адрес, входить нужно с ним.</p>` +
+    `<p>Если это сделали не вы, немедленно обратитесь к оператору сервиса или восстановите доступ через «Забыли пароль?» на странице входа: ` +
+    `<a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>`,
+};
+
+export const emailChangePage = {
+  changedTitle: 'E-mail изменён',
+  invalidTitle: 'Ссылка недействительна',
+  takenTitle: 'Адрес уже занят',
+};

@@ -1,0 +1,150 @@
+// E-mail change: the signed-in user names a new address and confirms with the password; a one-time link
+// (a random 256-bit token, only its SHA-256 stored, valid 1 h) goes to the new address, and opening it
+// switches the account over. The old address is then told. The new address is checked for being taken
+// at the request and again at the switch (another account may have taken it in between).
+//
+// The switch clears the address's verification and the admin role: the role is proven by the verified
+// address (admin-role.ts), and the text of a new address proves nothing until it is verified through
+// the usual link (resend-verification), which promotes a listed address again (promoteIfListed).
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, ne, sql } from 'drizzle-orm';
+import { verifyPassword } from '../auth/passwords';
+import type { Database } from '../db/client';
+import { emailChanges, users } from '../db/schema';
+import { AppError, isUniqueViolation } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import type { Logger } from '../logger';
+import type { Mailer } from '../mail/mailer';
+import { emailChangedNotice, emailChangeMail } from './email-change-texts';
+import type { Throttle } from './throttle';
+
+export const EMAIL_CHANGE_LINK_HOURS = 1;
+export const EMAIL_CHANGE_CONFIRM_PATH = '/api/account/email/confirm';
+/** Requests per user per hour: each costs a password check and may send a mail. */
+const REQUESTS_PER_HOUR = 5;
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** What a failed delivery is logged with: codes, never the addresses. */
+function mailFailure(error: unknown): Record<string, unknown> {
+  const e = error as { code?: unknown; responseCode?: unknown };
+  return { code: typeof e?.code === 'string' ? e.code : 'unknown', responseCode: typeof e?.responseCode === 'number' ? e.responseCode : null };
+}
+
+export type EmailChangeResult =
+  | { changed: true; userId: string; email: string }
+  | { changed: false; reason: 'invalid' | 'taken' };
+
+export interface EmailChangeDeps {
+  db: Database;
+  /** Null without SMTP_URL: the change needs a mail to the new address, so it is unavailable then. */
+  mailer: Mailer | null;
+  throttle: Throttle;
+  logger: Logger;
+  publicBaseUrl: string;
+}
+
+export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl }: EmailChangeDeps) {
+  const taken = async (email: string, userId: string) =>
+    (await db.select({ id: users.id }).from(users).where(and(eq(users.email, email), ne(users.id, userId))).limit(1)).length > 0;
+
+  return {
+    /**
+     * Mails the link to `newEmail` (already normalised by the input schema). Earlier pending links of the
+     * user stop working. A mail that cannot be sent is a 503: without it the change cannot happen.
+     */
+    async request(userId: string, newEmail: string, password: string): Promise<void> {
+      if (!mailer) throw new AppError('service_unavailable', errorMessages.emailChangeUnavailable);
+      // Counted before the password is checked: a stolen token must not become a password oracle.
+      const verdict = await throttle.hit('email_change', userId, REQUESTS_PER_HOUR, 3600);
+      if (!verdict.allowed) {
+        throw new AppError('rate_limit_exceeded', errorMessages.tooManyEmailChanges, { headers: { 'retry-after': String(verdict.retryAfterSeconds) } });
+      }
+      const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
+      if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
+      // A 400 on the form's field, not a 401: the session is fine, only the typed password is wrong.
+      if (!(await verifyPassword(user.passwordHash, password))) {
+        throw new AppError('invalid_request_error', errorMessages.wrongPassword, { param: 'password' });
+      }
+      if (newEmail === user.email) throw new AppError('invalid_request_error', errorMessages.emailUnchanged, { param: 'newEmail' });
+      if (await taken(newEmail, userId)) throw new AppError('conflict', errorMessages.emailTaken);
+
+      const token = randomBytes(32).toString('base64url');
+      await db.transaction(async (tx) => {
+        await tx.delete(emailChanges).where(eq(emailChanges.userId, userId));
+        await tx.insert(emailChanges).values({
+          tokenHash: hashToken(token),
+          userId,
+          newEmail,
+          expiresAt: sql`now() + make_interval(hours => ${EMAIL_CHANGE_LINK_HOURS})`,
+        });
+      });
+      const link = `${publicBaseUrl}${EMAIL_CHANGE_CONFIRM_PATH}?token=${token}`;
+      try {
+        await mailer.send({
+          to: newEmail,
+          subject: emailChangeMail.subject,
+          text: emailChangeMail.text(link, EMAIL_CHANGE_LINK_HOURS),
+          html: emailChangeMail.html(link, EMAIL_CHANGE_LINK_HOURS),
+        });
+      } catch (error) {
+        logger.error('e-mail change mail not sent', { userId, ...mailFailure(error) });
+        throw new AppError('service_unavailable', errorMessages.emailChangeMailFailed, { headers: { 'retry-after': '60' } });
+      }
+    },
+
+    /**
+     * Uses a link. Deleting its row is what makes it one-time; the address is switched in the same
+     * transaction, so a link whose new address was taken meanwhile changes nothing (and stays unused).
+     */
+    async confirm(token: string): Promise<EmailChangeResult> {
+      if (!TOKEN_PATTERN.test(token)) return { changed: false, reason: 'invalid' };
+      let switched: { userId: string; oldEmail: string; newEmail: string } | null;
+      try {
+        switched = await db.transaction(async (tx) => {
+          const [used] = await tx
+            .delete(emailChanges)
+            .where(and(eq(emailChanges.tokenHash, hashToken(token)), gt(emailChanges.expiresAt, sql`now()`)))
+            .returning({ userId: emailChanges.userId, newEmail: emailChanges.newEmail });
+          if (!used) return null;
+          const [before] = await tx.select({ email: users.email }).from(users).where(eq(users.id, used.userId)).for('update');
+          if (!before) return null;
+          await tx
+            .update(users)
+            .set({ email: used.newEmail, emailVerifiedAt: null, role: 'user' })
+            .where(eq(users.id, used.userId));
+          return { userId: used.userId, oldEmail: before.email, newEmail: used.newEmail };
+        });
+      } catch (error) {
+        if (isUniqueViolation(error, 'users_email_unique')) return { changed: false, reason: 'taken' };
+        throw error;
+      }
+      if (!switched) return { changed: false, reason: 'invalid' };
+      if (mailer) {
+        const loginLink = `${publicBaseUrl}/app/login`;
+        // The switch has happened: a mail server that refuses must not undo it or fail the answer.
+        await mailer
+          .send({
+            to: switched.oldEmail,
+            subject: emailChangedNotice.subject,
+            text: emailChangedNotice.text(switched.newEmail, loginLink),
+            html: emailChangedNotice.html(switched.newEmail, loginLink),
+          })
+          .catch((error) => logger.error('e-mail changed notice not sent', { userId: switched!.userId, ...mailFailure(error) }));
+      }
+      return { changed: true, userId: switched.userId, email: switched.newEmail };
+    },
+
+    /** Drops expired links: they are refused the same whether their row is there or not. */
+    async pruneExpired(): Promise<void> {
+      await db.delete(emailChanges).where(sql`${emailChanges.expiresAt} < now()`);
+    },
+
+    stop(): void {
+      mailer?.close();
+    },
+  };
+}
+
+export type EmailChange = ReturnType<typeof createEmailChange>;

@@ -1,0 +1,54 @@
+// E-mail change (accounts/email-change.ts): the request (JWT, with the password) and the confirmation
+// with the token from the link mailed to the new address (no JWT: the link may open in another browser).
+import { z } from 'zod';
+import { AppError } from '../../http/errors';
+import { errorMessages } from '../../http/messages';
+import { publicProcedure, router, userProcedure } from '../init';
+import { emailChangeConfirmInput, emailChangeInput } from './auth-input';
+
+export const emailChangeRouter = router({
+  request: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/account/email',
+        tags: ['account'],
+        summary:
+          'Сменить e-mail (JWT, с паролем): на новый адрес уходит одноразовая ссылка подтверждения на 1 час; адрес меняется, когда её откроют',
+      },
+      errors: {
+        409: 'Новый адрес уже занят другой учётной записью',
+        429: 'Не больше 5 попыток в час (Retry-After)',
+        503: 'Почта не настроена (SMTP_URL) или письмо не удалось отправить',
+      },
+    })
+    .input(emailChangeInput)
+    .output(z.object({ message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.emailChange.request(ctx.principal.userId, input.newEmail, input.password);
+      return { message: errorMessages.emailChangeSent };
+    }),
+
+  confirm: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/account/email/confirm',
+        protect: false,
+        tags: ['account'],
+        summary:
+          'Подтвердить смену e-mail токеном из ссылки (ссылка GET /api/account/email/confirm?token=… открывает страницу). Прежний адрес получает уведомление; отметка о подтверждении адреса и роль администратора снимаются до подтверждения нового адреса',
+      },
+      errors: { 409: 'Новый адрес тем временем занят другой учётной записью' },
+    })
+    .input(emailChangeConfirmInput)
+    .output(z.object({ email: z.string().meta({ format: 'email' }), emailVerified: z.boolean(), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const result = await ctx.services.emailChange.confirm(input.token);
+      if (!result.changed) {
+        if (result.reason === 'taken') throw new AppError('conflict', errorMessages.emailTaken);
+        throw new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid, { param: 'token' });
+      }
+      return { email: result.email, emailVerified: false, message: errorMessages.emailChanged(result.email) };
+    }),
+});

@@ -1,0 +1,196 @@
+// «Двухфакторный вход»: set up with the QR code and a first code, the recovery codes shown once, and
+// switching it off with a code. The QR code is an SVG drawn by the server, shown as an image (never
+// inserted as markup).
+import { useState, type FormEvent } from 'react';
+import { twoFactorCodeInput } from '../../../src/trpc/routers/auth-input';
+import { api, type Outputs } from '../api';
+import { Button, CopyButton, CopyValue, ErrorText, Field, Loading } from '../components/ui';
+import { useAction, useQuery } from '../hooks';
+import { check } from '../validate';
+
+type Setup = Outputs['twoFactor']['setup'];
+
+function CodeForm({
+  label,
+  hint,
+  submitText,
+  pendingText,
+  testId,
+  onCode,
+  pending,
+  error,
+}: {
+  label: string;
+  hint: string;
+  submitText: string;
+  pendingText: string;
+  testId: string;
+  onCode(code: string): void;
+  pending: boolean;
+  error: string | undefined;
+}) {
+  const [code, setCode] = useState('');
+  const [invalid, setInvalid] = useState<string | undefined>();
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(twoFactorCodeInput, { code });
+    if (!checked.ok) {
+      setInvalid(checked.errors.code ?? checked.message);
+      return;
+    }
+    setInvalid(undefined);
+    onCode(checked.data.code);
+  };
+  return (
+    <form onSubmit={onSubmit} noValidate data-testid={testId}>
+      <Field label={label} hint={hint} error={invalid ?? error}>
+        {(props) => (
+          <input {...props} name="code" inputMode="numeric" autoComplete="one-time-code" value={code} maxLength={64} onChange={(e) => setCode(e.target.value)} />
+        )}
+      </Field>
+      <div className="actions">
+        <Button type="submit" pending={pending} pendingText={pendingText}>
+          {submitText}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** The code's refusal under the field; anything else (a 429, the network) under the form. */
+const fieldError = (error: { code?: string; fields?: Record<string, string>; message: string } | undefined) =>
+  error && (error.code === 'totp_invalid' || error.fields?.code) ? error.message : undefined;
+const formError = <E extends { code?: string; fields?: Record<string, string> }>(error: E | undefined) =>
+  error && !(error.code === 'totp_invalid' || error.fields?.code) ? error : undefined;
+
+export function TwoFactorSection() {
+  const status = useQuery(() => api.twoFactor.status.query(), []);
+  const [setup, setSetup] = useState<Setup | null>(null);
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const [disabledNotice, setDisabledNotice] = useState<string | null>(null);
+  const start = useAction(() => api.twoFactor.setup.mutate());
+  const enable = useAction((code: string) => api.twoFactor.enable.mutate({ code }));
+  const disable = useAction((code: string) => api.twoFactor.disable.mutate({ code }));
+
+  const onStart = async () => {
+    setDisabledNotice(null);
+    const result = await start.run();
+    if (result) setSetup(result);
+  };
+  const onEnable = async (code: string) => {
+    const result = await enable.run(code);
+    if (!result) return;
+    setSetup(null);
+    setRecoveryCodes(result.recoveryCodes);
+    status.reload();
+  };
+  const onDisable = async (code: string) => {
+    const result = await disable.run(code);
+    if (!result) return;
+    setRecoveryCodes(null);
+    setDisabledNotice(result.message);
+    status.reload();
+  };
+
+  const enabled = status.data?.enabled;
+  return (
+    <section className="card" aria-labelledby="two-factor-title" data-testid="two-factor">
+      <h2 id="two-factor-title">Двухфакторный вход</h2>
+      <p className="hint">
+        Кроме пароля, при входе понадобится шестизначный код из приложения-аутентификатора на телефоне (Google Authenticator, Яндекс
+        Ключ, Aegis, 1Password и другие). Пароль, попавший в чужие руки, один не откроет аккаунт.
+      </p>
+      {status.loading && !status.data ? <Loading /> : null}
+      <ErrorText error={status.error} />
+
+      {recoveryCodes ? (
+        <div className="created-key" role="region" aria-label="Коды восстановления" data-testid="recovery-codes">
+          <p className="warning" role="alert">
+            Двухфакторный вход включён. Сохраните коды восстановления сейчас: они показываются один раз.
+          </p>
+          <p className="muted">
+            Каждый код заменяет код из приложения один раз — если телефон потерян. Храните их отдельно от пароля.
+          </p>
+          <ul className="recovery-codes">
+            {recoveryCodes.map((code) => (
+              <li key={code}>
+                <code>{code}</code>
+              </li>
+            ))}
+          </ul>
+          <div className="actions">
+            <CopyButton text={recoveryCodes.join('\n')} label="Скопировать все коды" />
+            <Button variant="secondary" onClick={() => setRecoveryCodes(null)}>
+              Коды сохранены, скрыть
+            </Button>
+          </div>
+        </div>
+      ) : null}
+
+      {enabled === false && !setup ? (
+        <>
+          <p data-testid="two-factor-state">Сейчас выключен.</p>
+          {disabledNotice ? (
+            <p className="success" role="status">
+              {disabledNotice}
+            </p>
+          ) : null}
+          <div className="actions">
+            <Button onClick={onStart} pending={start.pending} pendingText="Готовим…">
+              Включить двухфакторный вход
+            </Button>
+          </div>
+          <ErrorText error={start.error} />
+        </>
+      ) : null}
+
+      {enabled === false && setup ? (
+        <div data-testid="two-factor-setup">
+          <ol className="steps">
+            <li>Отсканируйте QR-код приложением-аутентификатором или введите ключ вручную.</li>
+            <li>Введите шестизначный код, который покажет приложение.</li>
+          </ol>
+          <img
+            className="qr"
+            src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qrSvg)}`}
+            alt="QR-код для приложения-аутентификатора"
+            width={200}
+            height={200}
+            data-testid="two-factor-qr"
+          />
+          <CopyValue value={setup.secret} label="Ключ для ввода вручную" testId="two-factor-secret" />
+          <CodeForm
+            label="Код из приложения"
+            hint="6 цифр; код меняется каждые 30 секунд"
+            submitText="Подтвердить и включить"
+            pendingText="Проверяем…"
+            testId="two-factor-enable"
+            onCode={onEnable}
+            pending={enable.pending}
+            error={fieldError(enable.error)}
+          />
+          <ErrorText error={formError(enable.error)} />
+        </div>
+      ) : null}
+
+      {enabled === true ? (
+        <>
+          <p data-testid="two-factor-state">
+            <span className="badge badge-ok">Включён</span> При входе нужен код из приложения.
+          </p>
+          <CodeForm
+            label="Код для отключения"
+            hint="Текущий код из приложения или один из кодов восстановления"
+            submitText="Отключить двухфакторный вход"
+            pendingText="Отключаем…"
+            testId="two-factor-disable"
+            onCode={onDisable}
+            pending={disable.pending}
+            error={fieldError(disable.error)}
+          />
+          <ErrorText error={formError(disable.error)} />
+        </>
+      ) : null}
+    </section>
+  );
+}
