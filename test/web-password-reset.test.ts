@@ -86,16 +86,18 @@ browserSuite('password reset in the dashboard', () => {
       await page.getByRole('button', { name: 'Войти' }).click();
       await page.waitForURL(`${app.url}/app/`);
       await page.getByRole('link', { name: 'Аккаунт' }).click();
-      await page.getByLabel('Текущий пароль').waitFor();
+      // The account page has other forms asking for the password (the e-mail change): this one's section.
+      const change = page.getByRole('region', { name: 'Смена пароля' });
+      await change.getByLabel('Текущий пароль').waitFor();
       await noOverflowAt();
 
-      await page.getByLabel('Текущий пароль').fill('wrong-one-1');
-      await page.getByLabel('Новый пароль').fill('new-secret-1');
-      await page.getByRole('button', { name: 'Сменить пароль' }).click();
+      await change.getByLabel('Текущий пароль').fill('wrong-one-1');
+      await change.getByLabel('Новый пароль').fill('new-secret-1');
+      await change.getByRole('button', { name: 'Сменить пароль' }).click();
       await expect(page.getByRole('alert').first().textContent()).resolves.toContain('Текущий пароль указан неверно');
 
-      await page.getByLabel('Текущий пароль').fill(user.password);
-      await page.getByRole('button', { name: 'Сменить пароль' }).click();
+      await change.getByLabel('Текущий пароль').fill(user.password);
+      await change.getByRole('button', { name: 'Сменить пароль' }).click();
       await page.getByText('Пароль изменён').waitFor();
       const fresh = await sessionToken(page);
       expect((await call(app.url, 'GET', '/api/auth/me', { token: fresh })).status).toBe(200);

@@ -90,7 +90,7 @@ browserSuite('two-factor login in chromium', () => {
     await section.getByRole('button', { name: 'Коды сохранены, скрыть' }).click();
     expect(await section.getByTestId('recovery-codes').count()).toBe(0);
 
-    await page.getByRole('button', { name: 'Выйти' }).click();
+    await page.getByRole('button', { name: 'Выйти', exact: true }).click();
     await page.waitForURL(/\/app\/login/);
     await page.getByLabel('E-mail').fill(user.email);
     await page.getByLabel('Пароль', { exact: true }).fill(user.password);
