@@ -33,6 +33,10 @@ browserSuite('password reset in the dashboard', () => {
     app = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://conduit.example', ADMIN_EMAILS: ADMIN_EMAIL } });
     browser = await launchChromium();
     ({ page, pageErrors } = await openPage(browser));
+    // In full PostgreSQL runs (2 of 4, never with this file alone) one answer to a form of this file took
+    // over the default 10 s to show: the first test's notice once, the password change's refusal once. The
+    // cause is not found (see the closing note of 2026-11-26 evening); the waits are 30 s meanwhile.
+    page.setDefaultTimeout(30_000);
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
