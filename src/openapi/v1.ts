@@ -2,9 +2,9 @@
 // the hot path has no router in front of it), so they are described here by hand: the bodies by the
 // fields Conduit reads or checks (everything else passes to the upstream as sent), the answers as OpenAI
 // shapes them, the error object with OpenAI's param and code, and the headers the SDKs read.
-import { errorCodes } from './http/errors';
-import { errorMessages } from './http/messages';
-import { STATUS_ERRORS, type ErrorStatus } from './openapi-errors';
+import { errorCodes } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { STATUS_ERRORS, type ErrorStatus } from './errors';
 
 const OPENAI_ERROR = {
   type: 'object',
@@ -259,7 +259,7 @@ export const V1_TAG = {
   description: 'OpenAI-совместимый шлюз к моделям: API-ключ cdt-… в Authorization: Bearer; подходит официальный SDK openai',
 };
 
-/** The /v1 paths and their shared schemas, to merge into the document (the ApiKey scheme is in openapi.ts). */
+/** The /v1 paths and their shared schemas, to merge into the document (the ApiKey scheme is in document.ts). */
 export function v1OpenApi() {
   const security = [{ ApiKey: [] }];
   const tags = [V1_TAG.name];

@@ -1,7 +1,7 @@
 // The raw routes other services call (inbound webhooks) and the health checks, described by hand: they
 // are no tRPC procedures. Each is verified by its own secret, not by a user's credential, so none has
 // a security requirement; the statuses are those their handlers answer.
-import { dashboardError, type ErrorStatus } from './openapi-errors';
+import { dashboardError, type ErrorStatus } from './errors';
 
 export const WEBHOOK_TAG = {
   name: 'webhooks',

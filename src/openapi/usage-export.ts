@@ -1,8 +1,8 @@
 // GET /api/usage/export in the OpenAPI document: a raw route (its answer is CSV, not JSON), so described
 // by hand, with the filters /api/usage has (taken from that operation, so the two cannot drift apart).
-import { dashboardError, type ErrorStatus } from './openapi-errors';
-import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from './gateway/usage-export';
-import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './trpc/routers/account';
+import { dashboardError, type ErrorStatus } from './errors';
+import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
+import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from '../trpc/routers/account';
 
 export const USAGE_EXPORT_PATH = '/api/usage/export';
 export const ADMIN_USAGE_EXPORT_PATH = '/api/admin/users/{id}/usage/export';

@@ -5,19 +5,19 @@
 // operation is finished here by rule: its credentials (from the procedure kind), the errors a route of
 // its kind can answer (400 with input, 401/403 with a credential, 404 with a path parameter, 413 with a
 // body, 429 from the per-address cap, 500 and 503 everywhere) plus those its meta names, a Russian
-// description, and examples built from the schemas (openapi-examples.ts). The /v1 routes, the inbound
+// description, and examples built from the schemas (examples.ts). The /v1 routes, the inbound
 // webhooks and the health checks are raw handlers, described by hand beside it. test/openapi-lint.test.ts
 // holds the result to redocly's recommended rules and ours (redocly.yaml).
 import { generateOpenApiDocument } from 'trpc-to-openapi';
-import { ERROR_SCHEMA, dashboardError, type ErrorStatus } from './openapi-errors';
-import { exampleOf } from './openapi-examples';
-import { V1_TAG, v1OpenApi } from './openapi-v1';
-import { HEALTH_TAG, WEBHOOK_TAG, webhookPaths } from './openapi-webhooks';
-import { usageExportPaths } from './openapi-usage-export';
-import { procedureMetas } from './trpc/meta';
-import type { Credential, ProcedureMeta } from './trpc/init';
-import { appRouter } from './trpc/router';
-import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
+import { ERROR_SCHEMA, dashboardError, type ErrorStatus } from './errors';
+import { exampleOf } from './examples';
+import { V1_TAG, v1OpenApi } from './v1';
+import { HEALTH_TAG, WEBHOOK_TAG, webhookPaths } from './webhooks';
+import { usageExportPaths } from './usage-export';
+import { procedureMetas } from '../trpc/meta';
+import type { Credential, ProcedureMeta } from '../trpc/init';
+import { appRouter } from '../trpc/router';
+import { SERVICE_NAME, SERVICE_VERSION } from '../service-info';
 
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
