@@ -1,55 +1,25 @@
 // The OpenAPI document: generated from the tRPC router's meta, so REST clients and the typed client
 // see one definition. `npm run openapi` writes it to openapi.json; the server serves the same document.
 //
-// The generator knows neither our error body nor which statuses a route answers, so every dashboard
-// operation is finished here by rule: its credentials (from the procedure kind), the errors a route of
-// its kind can answer (400 with input, 401/403 with a credential, 404 with a path parameter, 413 with a
-// body, 429 from the per-address cap, 500 and 503 everywhere) plus those its meta names, a Russian
-// description, and examples built from the schemas (examples.ts). The /v1 routes, the inbound
-// webhooks and the health checks are raw handlers, described by hand beside it. test/openapi-lint.test.ts
-// holds the result to redocly's recommended rules and ours (redocly.yaml).
+// This file assembles it; each route family is described in a file of its own in this folder:
+// dashboard.ts the tRPC procedures (written by the generator, finished by rule), v1.ts the
+// OpenAI-compatible /v1 routes, webhooks.ts the inbound webhooks, health.ts the health checks,
+// usage-export.ts the CSV exports; errors.ts and examples.ts build the error answers and examples they
+// share. test/openapi-lint.test.ts holds the result to redocly's recommended rules and ours (redocly.yaml).
 import { generateOpenApiDocument } from 'trpc-to-openapi';
-import { ERROR_SCHEMA, dashboardError, type ErrorStatus } from './errors';
-import { exampleOf } from './examples';
-import { V1_TAG, v1OpenApi } from './v1';
-import { HEALTH_TAG, WEBHOOK_TAG, webhookPaths } from './webhooks';
+import { DASHBOARD_TAGS, finishDashboardOperations, type Operation, type Schema } from './dashboard';
+import { ERROR_SCHEMA } from './errors';
+import { HEALTH_TAG, healthPaths } from './health';
 import { usageExportPaths } from './usage-export';
-import { procedureMetas } from '../trpc/meta';
-import type { Credential, ProcedureMeta } from '../trpc/init';
+import { V1_TAG, v1OpenApi } from './v1';
+import { WEBHOOK_TAG, webhookPaths } from './webhooks';
 import { appRouter } from '../trpc/router';
 import { SERVICE_NAME, SERVICE_VERSION } from '../service-info';
 
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
-type Schema = Record<string, unknown>;
-type Operation = {
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  security?: Record<string, string[]>[];
-  parameters?: { name: string; in: string; schema?: Schema; example?: unknown; description?: string }[];
-  requestBody?: { content: Record<string, { schema?: Schema; example?: unknown }> };
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: Schema; example?: unknown }> }>;
-};
-
-/** The dashboard's tags, in the order the reference lists them. */
-const TAGS: { name: string; description: string }[] = [
-  { name: 'auth', description: 'Регистрация, вход и подтверждение e-mail' },
-  { name: 'keys', description: 'API-ключи (cdt-…) для /v1: выпуск, лимиты расходов, отзыв' },
-  { name: 'account', description: 'Баланс и использование: по токену входа (JWT) или по API-ключу' },
-  { name: 'billing', description: 'Пополнение баланса через ЮKassa' },
-  { name: 'agents', description: 'Агенты-ассистенты пользователя' },
-  { name: 'social', description: 'Интеграция агента с сообществом ВКонтакте' },
-  { name: 'messenger', description: 'Интеграция агента с ботом Telegram' },
-  { name: 'booking', description: 'Интеграция агента-сервиса с системой бронирования YCLIENTS' },
-  { name: 'commerce', description: 'Каталог, заказы и оплата агента-магазина' },
-  { name: 'knowledge', description: 'База знаний агента: записи, импорт и поиск, по которым отвечает ассистент' },
-  { name: 'dialogues', description: 'Диалоги агента с клиентами: переписка, перехват оператором и возврат ассистенту' },
-  { name: 'admin', description: 'Администрирование: пользователи, начисления, цены, статистика (роль admin)' },
-  V1_TAG,
-  WEBHOOK_TAG,
-  HEALTH_TAG,
-];
+/** The tags in the order the reference lists them. */
+const TAGS: { name: string; description: string }[] = [...DASHBOARD_TAGS, V1_TAG, WEBHOOK_TAG, HEALTH_TAG];
 
 const SECURITY_SCHEMES = {
   Jwt: {
@@ -66,105 +36,6 @@ const SECURITY_SCHEMES = {
       'где подходит и JWT (у таких операций указаны обе схемы: достаточно любой)',
   },
 };
-
-const SCHEME_OF: Record<Credential, keyof typeof SECURITY_SCHEMES> = { jwt: 'Jwt', apiKey: 'ApiKey' };
-
-const CREDENTIAL_TEXT = (credentials: Credential[]) =>
-  credentials.length === 0
-    ? 'Без авторизации.'
-    : credentials.length === 2
-      ? 'Авторизация: токен входа (JWT) или API-ключ cdt-… в Authorization: Bearer.'
-      : 'Авторизация: токен входа (JWT) в Authorization: Bearer.';
-
-const GENERATOR_SUCCESS = 'Successful response';
-
-type RouteErrors = Partial<Record<ErrorStatus, string>>;
-
-const VK_DOWN = 'ВКонтакте недоступен или отклонил запрос';
-const YCLIENTS: RouteErrors = { 429: 'YCLIENTS просит повторить позже (Retry-After)', 502: 'YCLIENTS недоступен или отказал в доступе' };
-
-/**
- * The statuses a route answers beyond those of its kind, with what they mean there. A procedure may name
- * its own in meta.errors instead; both are merged.
- */
-const ROUTE_ERRORS: Record<string, RouteErrors> = {
-  'POST /api/auth/register': {
-    409: 'Пользователь с таким e-mail уже зарегистрирован',
-    429: 'Слишком много регистраций с адреса клиента',
-  },
-  'POST /api/auth/login': {
-    401: 'Неверный e-mail или пароль',
-    403: 'Учётная запись заблокирована',
-    429: 'Слишком много неудачных попыток входа (Retry-After)',
-  },
-  'POST /api/auth/resend-verification': {
-    409: 'E-mail уже подтверждён',
-    429: 'Слишком много писем подтверждения (Retry-After)',
-    503: 'Почтовый сервер недоступен или база данных временно недоступна',
-  },
-  'POST /api/billing/topups': {
-    400: 'Сумма вне пределов или достигнут лимит неоплаченных пополнений (TOPUP_MAX_PENDING)',
-    502: 'ЮKassa недоступна или отклонила платёж: пополнение не создано',
-  },
-  'POST /api/admin/users/{id}/credit': { 409: 'Эта ссылка операции (reference) уже использована для другого начисления' },
-  'POST /api/admin/prices/import/preview': { 502: 'Каталог сервиса моделей недоступен' },
-  'POST /api/admin/prices/import': { 502: 'Каталог сервиса моделей недоступен' },
-  'POST /api/v1/social/check-connection': { 404: 'Нет агента с таким agentId', 502: VK_DOWN },
-  'GET /api/v1/social/{agentId}/confirmation-code': { 502: VK_DOWN },
-  'POST /api/v1/social/{agentId}/webhook': { 502: VK_DOWN },
-  'PUT /api/v1/messenger/{agentId}/settings': { 502: 'Telegram недоступен или не принял адрес вебхука' },
-  'GET /api/v1/messenger/{agentId}/check-channel-admin': { 502: 'Telegram недоступен' },
-  'PUT /api/v1/booking/{agentId}/settings': YCLIENTS,
-  'GET /api/v1/booking/{agentId}/specialists': YCLIENTS,
-  'GET /api/v1/booking/{agentId}/services': YCLIENTS,
-  'GET /api/v1/booking/{agentId}/slots': YCLIENTS,
-  'POST /api/v1/booking/{agentId}/appointments': { ...YCLIENTS, 409: 'Это время уже занято или недоступно для записи' },
-};
-
-function finishOperation(op: Operation, meta: ProcedureMeta, method: string, path: string, components: Record<string, Schema>): void {
-  const credentials = meta.credentials ?? ['jwt'];
-  op.security = credentials.map((c) => ({ [SCHEME_OF[c]]: [] }));
-  const isAdmin = meta.openapi?.tags?.includes('admin') ?? false;
-  op.description ??= [
-    `${op.summary ?? ''}.`.replace(/\.\.$/, '.'),
-    CREDENTIAL_TEXT(credentials),
-    isAdmin ? 'Только для администраторов (роль admin), остальным — 403.' : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-
-  const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
-  const hasInput = '400' in op.responses || op.requestBody !== undefined || (op.parameters?.length ?? 0) > 0;
-  const withBody = ['post', 'put', 'patch'].includes(method);
-  for (const status of Object.keys(op.responses)) if (!status.startsWith('2')) delete op.responses[status];
-
-  const statuses: Partial<Record<ErrorStatus, string | undefined>> = {};
-  if (hasInput || withBody) statuses[400] = undefined;
-  if (credentials.length > 0) {
-    statuses[401] = undefined;
-    statuses[403] = isAdmin ? 'Нужна роль admin, или учётная запись заблокирована' : undefined;
-  }
-  if (path.includes('{')) statuses[404] = 'Не найдено: нет такого ресурса у этого пользователя';
-  if (withBody) statuses[413] = undefined;
-  statuses[429] = undefined;
-  statuses[500] = undefined;
-  statuses[503] = undefined;
-  Object.assign(statuses, ROUTE_ERRORS[`${method.toUpperCase()} ${path}`] ?? {}, meta.errors ?? {});
-  const ordered = Object.keys(statuses).map(Number).sort((a, b) => a - b) as ErrorStatus[];
-  for (const status of ordered) op.responses[String(status)] = dashboardError(status, statuses[status]);
-
-  if (success) {
-    const answer = op.responses[success]!;
-    if (!answer.description || answer.description === GENERATOR_SUCCESS) answer.description = 'Успешный ответ';
-    for (const media of Object.values(answer.content ?? {})) {
-      // A procedure with no output (void) answers with no JSON worth describing: say it is empty.
-      if (media.schema && Object.keys(media.schema).length === 0) media.schema = { type: 'object', description: 'Пустой ответ' };
-      media.example ??= exampleOf(media.schema ?? {}, components);
-    }
-  }
-  for (const media of Object.values(op.requestBody?.content ?? {})) media.example ??= exampleOf(media.schema ?? {}, components);
-  for (const parameter of op.parameters ?? []) parameter.example ??= exampleOf(parameter.schema ?? {}, components, parameter.name);
-}
 
 export function buildOpenApiDocument(): OpenApiDocument {
   const doc = generateOpenApiDocument(appRouter, {
@@ -188,27 +59,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   schemas.Error = ERROR_SCHEMA as unknown as Schema;
 
-  const unmatched = new Set(Object.keys(ROUTE_ERRORS));
-  for (const { meta } of procedureMetas(appRouter)) {
-    const openapi = meta?.openapi;
-    if (!meta || !openapi || openapi.enabled === false) continue;
-    const path = openapi.path.replace(/:(\w+)/g, '{$1}');
-    const method = openapi.method.toLowerCase();
-    const op = mutable.paths[path]?.[method];
-    if (!op) continue;
-    // Creations answer 201; the generator only knows 200.
-    if (meta.successStatus && meta.successStatus !== 200 && op.responses['200']) {
-      op.responses[String(meta.successStatus)] = op.responses['200'];
-      delete op.responses['200'];
-    }
-    unmatched.delete(`${method.toUpperCase()} ${path}`);
-    finishOperation(op, meta, method, path, schemas);
-  }
-  if (unmatched.size > 0) throw new Error(`ROUTE_ERRORS names routes the router does not have: ${[...unmatched].join(', ')}`);
+  finishDashboardOperations(appRouter, mutable.paths, schemas);
 
   // The /v1 routes, the inbound webhooks and the health checks are raw handlers, described by hand.
   const v1 = v1OpenApi();
-  Object.assign(mutable.paths, v1.paths, webhookPaths());
+  Object.assign(mutable.paths, v1.paths, webhookPaths(), healthPaths());
   // The CSV export takes /api/usage's filters, as the generator described them there.
   const filters = (mutable.paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name));
   Object.assign(mutable.paths, usageExportPaths(filters));

@@ -75,3 +75,11 @@ export function dashboardError(status: ErrorStatus, description?: string) {
     },
   };
 }
+
+/**
+ * Dashboard error answers by status: each status with what it means on this route, or undefined for what
+ * it means on any route. (Statuses are integer keys: JSON lists them in ascending order.)
+ */
+export function dashboardErrors(entries: Partial<Record<ErrorStatus, string | undefined>>) {
+  return Object.fromEntries(Object.entries(entries).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]));
+}
