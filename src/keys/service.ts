@@ -9,7 +9,7 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
 import { periodStart, type LimitReset } from './limits';
-import type { KeyScope } from './scope';
+import type { KeyScope } from './types';
 
 /** A key's limit and expiry as its owner sets them (nano-units; null removes). */
 export interface KeyLimits {
