@@ -4,7 +4,7 @@ import { bearerToken } from '../http/bearer';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { KeyScope, Principal } from '../keys/types';
-import { looksLikeApiKey } from './api-keys';
+import { looksLikeApiKey } from '../keys/api-keys';
 
 // The caller's type lives with the keys (keys/types.ts) so the key floor need not import this file.
 export type { Principal } from '../keys/types';
