@@ -17,7 +17,7 @@ import { bearerToken } from './http/bearer';
 import { metricsTokenMatches } from './metrics/registry';
 import { modelIdOf } from './gateway/models';
 import { upstreamStatus } from './gateway/routing/status';
-import { createRestHandler, restRouteTemplates } from './http/rest';
+import { createRestHandler, restRouteTemplates } from './trpc/rest';
 import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';

@@ -5,7 +5,20 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { unitsToNano } from './money';
 import { parseAddressRange } from './http/address-ranges';
-import { YOOKASSA_NOTIFICATION_RANGES } from './payments/notification-senders';
+
+/**
+ * The default of YOOKASSA_NOTIFICATION_IPS: the senders YooKassa publishes
+ * (yookassa.ru/developers/using-api/webhooks#ip), checked by payments/notification-senders.ts.
+ */
+export const YOOKASSA_NOTIFICATION_RANGES = [
+  '185.71.76.0/27',
+  '185.71.77.0/27',
+  '77.75.153.0/25',
+  '77.75.154.128/25',
+  '77.75.156.11',
+  '77.75.156.35',
+  '2a02:5180::/32',
+] as const;
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const urlWithoutTrailingSlash = z

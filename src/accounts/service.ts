@@ -7,6 +7,7 @@ import type { JwtService } from '../auth/jwt';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { users } from '../db/schema';
+import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes, isUniqueViolation } from '../http/errors';
 import { errorMessages } from '../http/messages';
@@ -42,13 +43,6 @@ export interface TokenUser {
 export interface SessionResult {
   user: PublicUser;
   token: string;
-}
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Identifiers are uuids; anything else cannot name a row and must not reach SQL as one. */
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
 }
 
 export function normaliseEmail(email: string): string {

@@ -3,16 +3,11 @@ import type { AccountService } from '../accounts/service';
 import { bearerToken } from '../http/bearer';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import type { KeyScope } from '../keys/scope';
-import { looksLikeApiKey } from './api-keys';
+import type { KeyScope, Principal } from '../keys/types';
+import { looksLikeApiKey } from '../keys/api-keys';
 
-export interface Principal {
-  userId: string;
-  via: 'jwt' | 'api_key';
-  apiKeyId?: string;
-  /** With an API key: whether it reads its own usage only (key) or the whole account's (account). */
-  keyScope?: KeyScope;
-}
+// The caller's type lives with the keys (keys/types.ts) so the key floor need not import this file.
+export type { Principal } from '../keys/types';
 
 /** An operator: a JWT whose user's stored role is admin. The e-mail goes into the audit log. */
 export interface AdminPrincipal extends Principal {

@@ -7,13 +7,14 @@
 // Not a tRPC procedure: its answer is not JSON. The OpenAPI document describes it by hand
 // (src/openapi/usage-export.ts).
 import { z } from 'zod';
-import type { Authenticator } from '../auth/authenticate';
+import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { usageKeyFilter } from '../keys/scope';
+import type { Principal } from '../keys/types';
 import type { Logger } from '../logger';
 import { nanoToFixedString } from '../money';
-import { usageQueryInput } from '../trpc/routers/account';
+import { usageQueryInput } from './usage-input';
 import type { ExportedUsageRow, UsageReport } from './usage-report';
 
 /**
@@ -149,11 +150,13 @@ function queryOf(url: URL): Record<string, string | string[]> {
   return query;
 }
 
-/** An operator's export names an account by its id: anything else cannot be one. */
-const ACCOUNT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export interface UsageExportDeps {
-  authenticator: Authenticator;
+  /** auth/authenticate.ts's authenticator, named by what the export calls (auth/ sits on a higher floor). */
+  authenticator: {
+    jwtOrKey(headers: Headers): Promise<Principal>;
+    /** Refuses (throws) unless the caller is an operator. */
+    admin(headers: Headers): Promise<unknown>;
+  };
   usageReport: UsageReport;
   /** Usage rows are written in batches: what was billed before the request must be in the file. */
   billing: { flush(): Promise<void> };
@@ -251,7 +254,8 @@ export function createUsageExport(deps: UsageExportDeps) {
     /** GET /api/admin/users/{id}/usage/export: an operator's export of one account, with the provider columns. */
     async handleAdmin(request: Request, userId: string): Promise<Response> {
       await deps.authenticator.admin(request.headers);
-      if (!ACCOUNT_ID.test(userId) || !(await deps.usageReport.accountExists(userId))) {
+      // An operator's export names an account by its id: anything else cannot be one.
+      if (!isUuid(userId) || !(await deps.usageReport.accountExists(userId))) {
         throw new AppError('not_found', errorMessages.adminUserNotFound);
       }
       return exported(request, userId, (keyId) => keyId, true);

@@ -3,10 +3,9 @@
 // model requests go by. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
 // while the page was open).
-import { createContext, useContext, useEffect } from 'react';
-import type { ApiError } from '../api';
-import { ErrorText, Loading } from '../components/ui';
+import { Loading } from '../components/ui';
 import { Link } from '../router';
+import { RecheckRole } from './AdminError';
 import { AuditScreen } from './Audit';
 import { PricesScreen } from './Prices';
 import { ProvidersScreen } from './Providers';
@@ -23,18 +22,6 @@ const SECTIONS = [
   { to: '/admin/providers', label: 'Провайдеры' },
   { to: '/admin/routes', label: 'Маршруты' },
 ] as const;
-
-const RecheckRole = createContext<() => void>(() => {});
-
-/** An admin API error next to what failed; a 403 also makes the page re-read the user's role. */
-export function AdminError({ error }: { error: ApiError | undefined }) {
-  const recheck = useContext(RecheckRole);
-  const forbidden = error?.type === 'forbidden';
-  useEffect(() => {
-    if (forbidden) recheck();
-  }, [forbidden, recheck]);
-  return <ErrorText error={error} />;
-}
 
 function NoAccess() {
   return (

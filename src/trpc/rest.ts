@@ -13,12 +13,12 @@
 // - query and path parameters arrive as strings, and a query schema that wants a number says so itself
 //   (`z.coerce.number()` for a page limit); a repeated query parameter arrives as a list, which none takes.
 import type { AnyTRPCRouter } from '@trpc/server';
-import { AppError, errorResponse, toAppError } from './errors';
-import { readBodyText } from './body';
-import { fieldNameOf } from './field-labels';
-import { assertJsonDepth } from './json';
-import { errorMessages } from './messages';
-import { procedureMetas } from '../trpc/meta';
+import { AppError, errorResponse, toAppError } from '../http/errors';
+import { readBodyText } from '../http/body';
+import { fieldNameOf } from '../http/field-labels';
+import { assertJsonDepth } from '../http/json';
+import { errorMessages } from '../http/messages';
+import { procedureMetas } from './meta';
 
 export interface RestHandlerOptions<TContext> {
   router: AnyTRPCRouter;
