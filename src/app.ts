@@ -24,6 +24,22 @@ import { batchRefusal } from './trpc/batch-policy';
 import type { Context } from './trpc/init';
 import { appRouter } from './trpc/router';
 
+// Whether an Accept header asks for an HTML page: a browser's does; "any type" and JSON clients' do not.
+export function acceptsHtml(accept: string | null): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((part) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    if (type !== 'text/html' && type !== 'application/xhtml+xml') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+
+const withVary = (response: Response) => {
+  response.headers.set('vary', 'Accept');
+  return response;
+};
+
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
@@ -33,6 +49,8 @@ export function informationDocument(services: Services) {
     version: SERVICE_VERSION,
     documentation: '/docs',
     dashboard: '/app',
+    // SUPPORT_CONTACT, for a login page or a client to show; null when the operator set none.
+    supportContact: services.config.supportContact ?? null,
     endpoints: {
       auth: { register: 'POST /api/auth/register', login: 'POST /api/auth/login' },
       // The specification fixes this object's three names; changing a key's limits is listed beside it.
@@ -112,6 +130,10 @@ export function informationDocument(services: Services) {
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
       usageExport: 'GET /api/usage/export?from=&to=&keyId= (CSV)',
+      statement: 'GET /api/account/statement?from=YYYY-MM-DD&to=YYYY-MM-DD&timeZone=, GET /api/account/statement/export (CSV)',
+      documents: 'GET /api/account/documents, GET /api/account/documents/:month/invoice.pdf, GET /api/account/documents/:month/act.pdf',
+      requisites: 'GET|PUT /api/account/requisites, GET|PUT /api/admin/requisites',
+      support: 'GET /api/support',
       health: 'GET /health',
       upstreamHealth: 'GET /health/upstream',
       openapi: 'GET /openapi.json',
@@ -181,7 +203,12 @@ export function createApp(services: Services) {
       if (appError.type === 'internal_error' || appError.type === 'service_unavailable') logInternal(error, request);
       return errorResponse(appError, {}, request);
     })
-    .get('/', () => json(informationDocument(services)))
+    // A browser (it asks for HTML) goes to the dashboard; API clients get the information document.
+    .get('/', ({ request }) =>
+      acceptsHtml(request.headers.get('accept'))
+        ? new Response(null, { status: 302, headers: { location: '/app', vary: 'Accept' } })
+        : withVary(json(informationDocument(services))),
+    )
     .get('/health', async () => {
       try {
         await services.database.query('select 1');
@@ -274,6 +301,9 @@ export function createApp(services: Services) {
     .post('/api/billing/yookassa/notifications', ({ request }) => counted(services.topups.notifications.handle(request)), { parse: 'none' })
     // Usage as a CSV file, streamed: not JSON, so a raw route beside the procedures (gateway/usage-export.ts).
     .get('/api/usage/export', ({ request }) => services.usageExport.handle(request))
+    // The statement as CSV and the monthly closing documents as PDF (statement/routes.ts).
+    .get('/api/account/statement/export', ({ request }) => services.statement.routes.csv(request))
+    .get('/api/account/documents/:month/:file', ({ request, params }) => services.statement.routes.document(request, params.month, params.file))
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))

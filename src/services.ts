@@ -40,6 +40,7 @@ import { createKnowledge } from './knowledge/service';
 import { createDialogues } from './dialogues/service';
 import { createResults } from './dialogues/results';
 import { createTopups } from './billing/module';
+import { createStatementModule } from './statement/module';
 import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
@@ -82,7 +83,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   let alertsRef: Alerts | undefined;
   // A key's new limit voids this instance's claim on the old one (the billing is built just below).
   verifier = createKeyVerifier({ database, keys, logger, onKeyChanged: (keyId) => billingRef?.keyChanged(keyId) });
-  const authenticator = createAuthenticator(accounts, verifier);
+  const authenticator = createAuthenticator(accounts, verifier, config.supportContact);
   const prices = createPriceBook({ db, database, config, logger });
   const metrics = createMetrics();
   const idempotency = createIdempotency({ db });
@@ -211,6 +212,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   const dialogues = createDialogues({ db, escalations: messenger.escalations, socialSettings: social.settings, outbox, currency: config.balanceCurrency });
   const dialogueResults = createResults({ db, currency: config.balanceCurrency });
+  const statement = createStatementModule({ database, authenticator, config, flush: () => billing.flush() });
 
   return {
     config,
@@ -251,6 +253,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     topups,
     dialogues,
     dialogueResults,
+    statement,
     knowledge,
     knowledgeTools,
     toolProviders,

@@ -54,7 +54,7 @@ const usageRecord = z.object({
 });
 
 /** A time zone this process knows by its IANA name (the database is asked too, by the procedure). */
-const timeZone = z
+export const timeZone = z
   .string()
   .max(64)
   .refine((tz) => {
