@@ -13,6 +13,7 @@ import { AppError, errorCodes, errorResponse, toAppError } from './http/errors';
 import { withQueryInputChecked } from './http/json';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
+import { acceptsHtml, DASHBOARD_REDIRECT_HTML } from './http/site-root';
 import { bearerToken } from './http/bearer';
 import { metricsTokenMatches } from './metrics/registry';
 import { modelIdOf } from './gateway/models';
@@ -23,17 +24,6 @@ import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';
 import type { Context } from './trpc/init';
 import { appRouter } from './trpc/router';
-
-// Whether an Accept header asks for an HTML page: a browser's does; "any type" and JSON clients' do not.
-export function acceptsHtml(accept: string | null): boolean {
-  if (!accept) return false;
-  return accept.split(',').some((part) => {
-    const [type, ...params] = part.trim().toLowerCase().split(';');
-    if (type !== 'text/html' && type !== 'application/xhtml+xml') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return !q || Number(q.slice(2)) > 0;
-  });
-}
 
 const withVary = (response: Response) => {
   response.headers.set('vary', 'Accept');
@@ -112,6 +102,7 @@ export function informationDocument(services: Services) {
         priceImport: 'POST /api/admin/prices/import/preview, POST /api/admin/prices/import',
         providers: 'GET|POST /api/admin/providers, GET|PATCH|DELETE /api/admin/providers/:id',
         routes: 'GET|PUT /api/admin/routes, DELETE /api/admin/routes?pattern=',
+        requisites: 'GET|PUT /api/admin/requisites',
       },
       billing: {
         config: 'GET /api/billing/config',
@@ -132,7 +123,7 @@ export function informationDocument(services: Services) {
       usageExport: 'GET /api/usage/export?from=&to=&keyId= (CSV)',
       statement: 'GET /api/account/statement?from=YYYY-MM-DD&to=YYYY-MM-DD&timeZone=, GET /api/account/statement/export (CSV)',
       documents: 'GET /api/account/documents, GET /api/account/documents/:month/invoice.pdf, GET /api/account/documents/:month/act.pdf',
-      requisites: 'GET|PUT /api/account/requisites, GET|PUT /api/admin/requisites',
+      customerRequisites: 'GET /api/account/requisites, PUT /api/account/requisites',
       support: 'GET /api/support',
       health: 'GET /health',
       upstreamHealth: 'GET /health/upstream',
@@ -206,7 +197,7 @@ export function createApp(services: Services) {
     // A browser (it asks for HTML) goes to the dashboard; API clients get the information document.
     .get('/', ({ request }) =>
       acceptsHtml(request.headers.get('accept'))
-        ? new Response(null, { status: 302, headers: { location: '/app', vary: 'Accept' } })
+        ? new Response(DASHBOARD_REDIRECT_HTML, { status: 302, headers: { location: '/app', vary: 'Accept', 'content-type': 'text/html; charset=utf-8' } })
         : withVary(json(informationDocument(services))),
     )
     .get('/health', async () => {

@@ -14,6 +14,7 @@ import { exampleOf } from './openapi-examples';
 import { V1_TAG, v1OpenApi } from './openapi-v1';
 import { HEALTH_TAG, WEBHOOK_TAG, webhookPaths } from './openapi-webhooks';
 import { usageExportPaths } from './openapi-usage-export';
+import { SERVICE_TAG, statementPaths } from './openapi-statement';
 import { procedureMetas } from './trpc/meta';
 import type { Credential, ProcedureMeta } from './trpc/init';
 import { appRouter } from './trpc/router';
@@ -49,6 +50,7 @@ const TAGS: { name: string; description: string }[] = [
   V1_TAG,
   WEBHOOK_TAG,
   HEALTH_TAG,
+  SERVICE_TAG,
 ];
 
 const SECURITY_SCHEMES = {
@@ -211,7 +213,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   Object.assign(mutable.paths, v1.paths, webhookPaths());
   // The CSV export takes /api/usage's filters, as the generator described them there.
   const filters = (mutable.paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name));
-  Object.assign(mutable.paths, usageExportPaths(filters));
+  Object.assign(mutable.paths, usageExportPaths(filters), statementPaths());
   Object.assign(schemas, v1.schemas);
   mutable.components.securitySchemes = SECURITY_SCHEMES;
   const used = new Set(Object.values(mutable.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as Operation).tags ?? [])));
