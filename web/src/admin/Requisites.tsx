@@ -74,7 +74,7 @@ export function RequisitesScreen() {
       <h2 id="requisites-admin-title">Реквизиты для счетов и актов</h2>
       <p className="hint">
         Пользователи скачивают по месяцам счёт (платежи месяца) и акт оказанных услуг (расходы месяца) с этими реквизитами.
-        {saved.data && !saved.data.requisites ? ' Пока реквизиты не сохранены, документы пользователям недоступны.' : ''}
+        {saved.data && updatedAt === null ? ' Пока реквизиты не сохранены, документы пользователям недоступны.' : ''}
         {updatedAt ? ` Изменены ${formatDateTime(updatedAt)}.` : ''}
       </p>
       <AdminError error={saved.error} />

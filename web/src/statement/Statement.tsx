@@ -50,7 +50,7 @@ function StatementTable({ statement }: { statement: Statement }) {
   const money = (value: number) => formatAmount(value, statement.currency, 2);
   return (
     <>
-      <dl className="totals" data-testid="statement-totals">
+      <dl className="totals statement-totals" data-testid="statement-totals">
         <div>
           <dt>На начало периода</dt>
           <dd data-testid="statement-opening">{money(statement.opening)}</dd>
@@ -90,8 +90,10 @@ function StatementTable({ statement }: { statement: Statement }) {
                 <tr key={`${line.at}-${line.kind}-${i}`} data-kind={line.kind}>
                   <td data-label="Дата">{line.requests !== null ? formatUtcDay(line.day) : formatDateTime(line.at)}</td>
                   <td data-label="Операция">
-                    {line.title}
-                    {line.detail ? <span className="cell-note muted">{line.detail}</span> : null}
+                    <div>
+                      {line.title}
+                      {line.detail ? <span className="cell-note muted">{line.detail}</span> : null}
+                    </div>
                   </td>
                   <td data-label="Сумма" className={`num ${line.amount < 0 ? 'amount-out' : 'amount-in'}`}>
                     {line.amount > 0 ? '+' : ''}
