@@ -6,7 +6,7 @@
 // day's other lines: the running balance is exact at the end of each day, not between a day's requests.
 // Operator credits carry the reason the operator gave (from the audit row written in the same transaction).
 import { sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../db/client';
+import { rowsOf, type Database, type Executor } from '../db/client';
 import { operationLabel, requestsText } from './texts';
 
 export interface StatementLine {
@@ -59,12 +59,20 @@ function detailOf(line: RawLine): string | null {
 }
 
 export function createStatements(db: Database) {
-  /** The ledger's sum before the first instant of `day` in `timeZone`: the balance at that moment. */
-  async function balanceBefore(userId: string, day: string, timeZone: string): Promise<bigint> {
-    const [row] = rowsOf<{ total: string }>(
-      await db.execute(sql`
-        select coalesce(sum(amount_nano), 0)::text as total from ledger_entries
-        where user_id = ${userId} and created_at < (${day}::date)::timestamp at time zone ${timeZone}`),
+  /**
+   * The balance at the first instant of `day` in `timeZone`: what the account holds now (the balance plus
+   * its leases, which equal the ledger's sum at every commit) less the ledger since then. Read back from
+   * now rather than summed from the account's first row: a busy account has a ledger row per settlement
+   * batch, and the periods asked for are mostly recent.
+   */
+  async function balanceBefore(executor: Executor, userId: string, day: string, timeZone: string): Promise<bigint> {
+    const [row] = rowsOf<{ total: string | null }>(
+      await executor.execute(sql`
+        select (u.balance_nano
+          + coalesce((select sum(b.amount_nano) from balance_leases b where b.user_id = u.id), 0)
+          - coalesce((select sum(l.amount_nano) from ledger_entries l
+              where l.user_id = u.id and l.created_at >= (${day}::date)::timestamp at time zone ${timeZone}), 0))::text as total
+        from users u where u.id = ${userId}`),
     );
     return BigInt(row?.total ?? '0');
   }
@@ -79,9 +87,12 @@ export function createStatements(db: Database) {
         SPENDING_KINDS.map((k) => sql`${k}`),
         sql`, `,
       );
-      const [openingNano, raw] = await Promise.all([
-        balanceBefore(userId, from, timeZone),
-        db.execute(sql`
+      // One snapshot for the opening balance and the lines, so a settlement committed between the two reads
+      // cannot make the closing balance differ from the opening plus the lines.
+      const { openingNano, raw } = await db.transaction(
+        async (tx) => ({
+          openingNano: await balanceBefore(tx, userId, from, timeZone),
+          raw: await tx.execute(sql`
           select to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at,
             to_char(l.created_at at time zone ${timeZone}, 'YYYY-MM-DD') as day, l.kind, l.amount_nano::text as amount,
             l.reference, a.after ->> 'reason' as reason, null::text as requests, false as spending
@@ -97,7 +108,9 @@ export function createStatements(db: Database) {
           where user_id = ${userId} and created_at >= ${start} and created_at < ${end} and kind in (${spending})
           group by 2, kind
           order by day, spending, at, kind`),
-      ]);
+        }),
+        { isolationLevel: 'repeatable read', accessMode: 'read only' },
+      );
       let balance = openingNano;
       let creditsNano = 0n;
       let debitsNano = 0n;
