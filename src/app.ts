@@ -181,7 +181,7 @@ export function createApp(services: Services) {
   // The generator (trpc-to-openapi and what it loads: ~6 MB of resident memory) is loaded when the document
   // is first asked for, not by every instance at start; the document is built once.
   let openApiText: Promise<string> | undefined;
-  const openApi = () => (openApiText ??= import('./openapi').then(({ buildOpenApiDocument }) => JSON.stringify(buildOpenApiDocument())));
+  const openApi = () => (openApiText ??= import('./openapi/document').then(({ buildOpenApiDocument }) => JSON.stringify(buildOpenApiDocument())));
 
   const app = new Elysia()
     .onError(({ code, error, request }) => {

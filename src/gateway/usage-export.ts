@@ -5,7 +5,7 @@
 // filters and three more columns customers are not shown: the provider that answered, the attempts, and
 // what that provider charges us.
 // Not a tRPC procedure: its answer is not JSON. The OpenAPI document describes it by hand
-// (openapi-usage-export.ts).
+// (src/openapi/usage-export.ts).
 import { z } from 'zod';
 import type { Authenticator } from '../auth/authenticate';
 import { AppError } from '../http/errors';

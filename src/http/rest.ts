@@ -2,7 +2,7 @@
 // same meta the OpenAPI document is generated from, and the procedure is called through a tRPC caller
 // with the request's input as sent.
 //
-// Why not trpc-to-openapi's request handlers (its document generator is still what openapi.ts uses):
+// Why not trpc-to-openapi's request handlers (its document generator is still what src/openapi/document.ts uses):
 // before each call they set `_def.coerce = true` on every number, boolean, bigint and date field of the
 // procedure's input schema — for JSON bodies as well as query strings. `"false"` became true (a shop's
 // payment secret was rotated by `rotateWebhookSecret: "false"`), `null`, `""` and `[5]` became 0 or 5,

@@ -1,15 +1,12 @@
 // The raw routes of the statement and the closing documents in the OpenAPI document (their answers are
 // CSV and PDF, not JSON), and the site root, which answers a browser with a redirect to the dashboard.
-import { dashboardError, type ErrorStatus } from './openapi-errors';
-import { USAGE_EXPORT_FORMATS } from './gateway/usage-export';
-import { STATEMENT_CSV_COLUMNS } from './statement/routes';
-import { STATEMENT_MAX_DAYS } from './statement/input';
-import { DASHBOARD_REDIRECT_HTML } from './http/site-root';
+import { dashboardError, dashboardErrors } from './errors';
+import { USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
+import { DASHBOARD_REDIRECT_HTML } from '../http/site-root';
+import { STATEMENT_CSV_COLUMNS } from '../statement/routes';
+import { STATEMENT_MAX_DAYS } from '../statement/input';
 
 export const SERVICE_TAG = { name: 'service', description: 'Сведения о сервисе: информационный документ и переход в панель управления' };
-
-const errors = (list: Partial<Record<ErrorStatus, string | undefined>>) =>
-  Object.fromEntries(Object.entries(list).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]));
 
 const EXAMPLE_CSV =
   `${STATEMENT_CSV_COLUMNS.join(',')}\r\n` +
@@ -120,7 +117,7 @@ export function statementPaths() {
             },
             content: { 'text/csv': { schema: { type: 'string', description: 'CSV в UTF-8 со строкой заголовков' }, example: EXAMPLE_CSV } },
           },
-          ...errors({ 400: 'Период, часовой пояс или формат не прошли проверку', 401: undefined, 403: undefined, 429: undefined, 500: undefined, 503: undefined }),
+          ...dashboardErrors({ 400: 'Период, часовой пояс или формат не прошли проверку', 401: undefined, 403: undefined, 429: undefined, 500: undefined, 503: undefined }),
         },
       },
     },
@@ -149,7 +146,7 @@ export function statementPaths() {
         ],
         responses: {
           '200': pdfAnswer('PDF-файл (Content-Disposition: attachment)', 'conduit-akt-2026-11.pdf'),
-          ...errors({
+          ...dashboardErrors({
             400: 'Месяц не в формате ГГГГ-ММ или ещё не начался',
             401: undefined,
             403: undefined,
