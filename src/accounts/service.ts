@@ -10,7 +10,7 @@ import { users } from '../db/schema';
 import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes, isUniqueViolation } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountBlockedMessage, errorMessages } from '../http/messages';
 import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';
@@ -111,6 +111,7 @@ export interface AccountServiceDeps {
     | 'loginFailureWindowSeconds'
     | 'passwordResetLimitPerEmail'
     | 'passwordResetLimitPerAddress'
+    | 'supportContact'
   >;
 }
 
@@ -272,7 +273,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
         tokenUsers.forget(row.id);
       }
       // Only after the password matched: a blocked account must not tell strangers that the e-mail exists.
-      if (row.blockedAt) throw new AppError('forbidden', errorMessages.accountBlocked);
+      if (row.blockedAt) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const token = await jwt.sign({ userId: row.id, email: row.email, generation: row.sessionsGeneration });
       return { user: publicUser({ ...row, role }), token };
     },
@@ -348,7 +349,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
     async confirmPasswordReset(token: string, password: string): Promise<SessionResult> {
       const reset = await passwordReset.confirm(token, password);
       await throttle.reset('login_account', accountKey(reset.email));
-      if (reset.blocked) throw new AppError('forbidden', errorMessages.accountBlocked);
+      if (reset.blocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, reset.id)).limit(1);
       const user = row ? publicUser(row) : null;
       if (!user) throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });

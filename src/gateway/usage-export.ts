@@ -77,24 +77,24 @@ export function neutraliseCell(text: string): string {
  * would otherwise split money. Written here rather than by csv-stringify, which cost ~15 µs a row (a
  * ceiling of ~60 000 rows/s before anything else); these rules are the ones it applied.
  */
-interface CsvFormat {
+export interface CsvFormat {
   delimiter: string;
   needsQuotes: RegExp;
   decimalComma: boolean;
 }
-const CSV_FORMATS: Record<UsageExportFormat, CsvFormat> = {
+export const CSV_FORMATS: Record<UsageExportFormat, CsvFormat> = {
   csv: { delimiter: ',', needsQuotes: /[",\r\n]/, decimalComma: false },
   'excel-ru': { delimiter: ';', needsQuotes: /[";\r\n]/, decimalComma: true },
 };
 
 /** A text cell: neutralised, then quoted if it must be. Numbers we write ourselves never go through it. */
-function textCell(value: string | null, format: CsvFormat): string {
+export function textCell(value: string | null, format: CsvFormat): string {
   if (!value) return '';
   const cell = neutraliseCell(value);
   return format.needsQuotes.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }
 
-function moneyCell(nano: bigint | null, format: CsvFormat): string {
+export function moneyCell(nano: bigint | null, format: CsvFormat): string {
   if (nano === null) return '';
   const text = nanoToFixedString(nano);
   return format.decimalComma ? text.replace('.', ',') : text;
@@ -131,7 +131,7 @@ function csvLine(row: ExportedUsageRow, currency: string, operator: boolean, for
 }
 
 /** Without a byte-order mark Excel reads UTF-8 as the system's code page and shows Cyrillic as mojibake. */
-const UTF8_BOM = '\uFEFF';
+export const UTF8_BOM = '\uFEFF';
 
 /** `conduit-usage-2026-11-01-2026-12-01.csv`: the period in the name, as the query gave it (dates only). */
 function fileName(query: { from?: string; to?: string }): string {

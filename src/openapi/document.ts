@@ -4,12 +4,13 @@
 // This file assembles it; each route family is described in a file of its own in this folder:
 // dashboard.ts the tRPC procedures (written by the generator, finished by rule), v1.ts the
 // OpenAI-compatible /v1 routes, webhooks.ts the inbound webhooks, health.ts the health checks,
-// usage-export.ts the CSV exports; errors.ts and examples.ts build the error answers and examples they
+// usage-export.ts the CSV exports, statement.ts the statement's CSV, the closing documents' PDFs and the site root; errors.ts and examples.ts build the error answers and examples they
 // share. test/openapi-lint.test.ts holds the result to redocly's recommended rules and ours (redocly.yaml).
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { DASHBOARD_TAGS, finishDashboardOperations, type Operation, type Schema } from './dashboard';
 import { ERROR_SCHEMA } from './errors';
 import { HEALTH_TAG, healthPaths } from './health';
+import { SERVICE_TAG, statementPaths } from './statement';
 import { usageExportPaths } from './usage-export';
 import { V1_TAG, v1OpenApi } from './v1';
 import { WEBHOOK_TAG, webhookPaths } from './webhooks';
@@ -19,7 +20,7 @@ import { SERVICE_NAME, SERVICE_VERSION } from '../service-info';
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
 /** The tags in the order the reference lists them. */
-const TAGS: { name: string; description: string }[] = [...DASHBOARD_TAGS, V1_TAG, WEBHOOK_TAG, HEALTH_TAG];
+const TAGS: { name: string; description: string }[] = [...DASHBOARD_TAGS, V1_TAG, WEBHOOK_TAG, HEALTH_TAG, SERVICE_TAG];
 
 const SECURITY_SCHEMES = {
   Jwt: {
@@ -66,7 +67,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   Object.assign(mutable.paths, v1.paths, webhookPaths(), healthPaths());
   // The CSV export takes /api/usage's filters, as the generator described them there.
   const filters = (mutable.paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name));
-  Object.assign(mutable.paths, usageExportPaths(filters));
+  Object.assign(mutable.paths, usageExportPaths(filters), statementPaths());
   Object.assign(schemas, v1.schemas);
   mutable.components.securitySchemes = SECURITY_SCHEMES;
   const used = new Set(Object.values(mutable.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as Operation).tags ?? [])));

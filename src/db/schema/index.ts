@@ -14,3 +14,4 @@ export * from './dialogues';
 export * from './integrations';
 export * from './commerce';
 export * from './knowledge';
+export * from './statement';

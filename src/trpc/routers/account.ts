@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timeZone } from '../../http/time-zone-input';
 import { databaseKnowsTimeZone } from '../../db/time-zones';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
@@ -44,19 +45,6 @@ const usageRecord = z.object({
   durationMs: z.number().int(),
 });
 
-/** A time zone this process knows by its IANA name (the database is asked too, by the procedure). */
-const timeZone = z
-  .string()
-  .max(64)
-  .refine((tz) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: tz });
-      return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(tz);
-    } catch {
-      return false;
-    }
-  }, 'ожидается часовой пояс IANA, например Europe/Moscow')
-  .default('UTC');
 
 const sumsOutput = {
   requests: z.number().int(),

@@ -8,6 +8,7 @@ import { Link } from '../router';
 import { RecheckRole } from './AdminError';
 import { AuditScreen } from './Audit';
 import { PricesScreen } from './Prices';
+import { RequisitesScreen } from './Requisites';
 import { ProvidersScreen } from './Providers';
 import { RoutesScreen } from './Routes';
 import { StatsScreen } from './Stats';
@@ -21,6 +22,7 @@ const SECTIONS = [
   { to: '/admin/prices', label: 'Цены' },
   { to: '/admin/providers', label: 'Провайдеры' },
   { to: '/admin/routes', label: 'Маршруты' },
+  { to: '/admin/requisites', label: 'Реквизиты' },
 ] as const;
 
 function NoAccess() {
@@ -44,6 +46,7 @@ function Section({ path }: { path: string }) {
   if (path === '/admin/prices') return <PricesScreen />;
   if (path === '/admin/providers') return <ProvidersScreen />;
   if (path === '/admin/routes') return <RoutesScreen />;
+  if (path === '/admin/requisites') return <RequisitesScreen />;
   return (
     <section className="card">
       <h2>Страница не найдена</h2>
