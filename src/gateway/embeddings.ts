@@ -17,14 +17,11 @@ import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import {
-  answerTooLarge,
   failureRecorder,
-  fetchFailure,
   ownKeyId,
   readJsonObject,
-  readUpstreamText,
+  readWholeAnswer,
   tokenCount,
-  UpstreamAnswerTooLarge,
   withIdempotency,
 } from './v1-common';
 
@@ -142,26 +139,17 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       requestId,
       observer,
     });
-    let answer: string;
-    try {
-      answer = await readUpstreamText(response, config.upstreamMaxBodyBytes);
-    } catch (error) {
-      call.cleanup();
-      if (error instanceof UpstreamAnswerTooLarge) {
-        // Embeddings are billed by their input: that much was asked for whatever came back.
-        throw answerTooLarge(
-          { billing, logger },
-          reservation,
-          { ...base, upstreamStatus: response.status, durationMs: Math.round(performance.now() - started) },
-          { promptTokens: countInputTokens(body.input), completionTokens: 0 },
-          error,
-        );
-      }
-      const failure = fetchFailure(error, call.signal);
-      fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
-      throw failure.error;
-    }
-    call.cleanup();
+    // Embeddings are billed by their input: that much was asked for whatever came back.
+    const answer = await readWholeAnswer(response, call, {
+      billing,
+      logger,
+      reservation,
+      base,
+      started,
+      fail,
+      maxBytes: config.upstreamMaxBodyBytes,
+      tooLargeTokens: () => ({ promptTokens: countInputTokens(body.input), completionTokens: 0 }),
+    });
 
     let reported: number | null = null;
     try {
