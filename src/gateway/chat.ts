@@ -64,6 +64,16 @@ export interface Payer {
   keyLimit?: KeyLimitRef | null;
 }
 
+/** The caller of a /v1 route: its key pays, within the key's own spend limit when it has one. */
+export function keyPayer(key: { userId: string; keyId: string; limitReset: KeyLimitRef['limitReset'] | null }): Payer {
+  return {
+    userId: key.userId,
+    apiKeyId: key.keyId,
+    agentId: null,
+    keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
+  };
+}
+
 interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
@@ -300,18 +310,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
       return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: body.stream === true }, () =>
-        complete(
-          {
-            userId: key.userId,
-            apiKeyId: key.keyId,
-            agentId: null,
-            keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
-          },
-          body,
-          text,
-          requestId,
-          request.signal,
-        ),
+        complete(keyPayer(key), body, text, requestId, request.signal),
       );
     },
   };

@@ -10,7 +10,7 @@ import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing } from './billing';
-import type { ChatHandler, ChatObserver, Payer } from './chat';
+import { keyPayer, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
@@ -188,12 +188,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       if (!parsed.success) throw validationError(parsed.error);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      const payer: Payer = {
-        userId: key.userId,
-        apiKeyId: key.keyId,
-        agentId: null,
-        keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
-      };
+      const payer = keyPayer(key);
       return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: false }, () =>
         embed(payer, parsed.data, text, requestId, request.signal),
       );

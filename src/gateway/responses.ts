@@ -16,7 +16,7 @@ import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing } from './billing';
-import { oversizedTokens, type ChatHandler, type ChatObserver, type Payer } from './chat';
+import { keyPayer, oversizedTokens, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID, spliceMembers } from './request';
 import { countTextTokens, createTokenTally, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
@@ -565,12 +565,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         throw new AppError('not_found', RESPONSE_NOT_FOUND, { param: 'previous_response_id', code: errorCodes.previousResponseNotFound });
       }
       const requestId = requestIdOf(request);
-      const payer: Payer = {
-        userId: key.userId,
-        apiKeyId: key.keyId,
-        agentId: null,
-        keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
-      };
+      const payer = keyPayer(key);
       return withIdempotency(
         { idempotency, logger },
         request,
