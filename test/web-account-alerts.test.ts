@@ -1,30 +1,19 @@
 // The «Аккаунт» page's «Уведомления» section in a real browser against the real app: the menu leads
 // there, a bad threshold is refused under its field before any request, a saved threshold and webhook
 // reach the server, the webhook's secret is shown once and masked after a reload.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
-import { browserDescribe, buildPage, FLOW_TIMEOUT_MS, launchChromium, openPage, registerThroughPage, sessionToken, SETUP_TIMEOUT_MS } from './helpers/browser';
+import { expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
+import { call, uniqueEmail, type TestApp } from './helpers/app';
+import { browserDescribe, FLOW_TIMEOUT_MS, registerThroughPage, sessionToken, useBrowserApp } from './helpers/browser';
 
 const browserSuite = browserDescribe('web-account-alerts.test.ts');
 
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 
 browserSuite('alerts in the dashboard', () => {
-  beforeAll(async () => {
-    await buildPage();
-    app = await startTestApp();
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  useBrowserApp({ ready: (s) => ({ app, page, pageErrors } = s) });
 
   test(
     'the threshold and webhook are set from «Аккаунт»; the secret is shown once, then masked',

@@ -5,26 +5,22 @@
 // provider's pause after real failures through /v1 and its last hour; deletion after a confirmation,
 // refused with the server's message while a route still uses the provider.
 // Screenshots: test-artifacts/screens/admin-providers*.png, admin-routes*.png.
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
+import { expect, setDefaultTimeout, test } from 'bun:test';
 import { statSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { formatClock } from '../web/src/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, grantAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 
 setDefaultTimeout(30_000);
@@ -39,7 +35,6 @@ let home: FakeUpstream;
 let spare: FakeUpstream;
 let main: FakeUpstream;
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const admin = { email: uniqueEmail('routing-ops'), password: 'admin-secret-1' };
@@ -65,11 +60,12 @@ async function widthCheck(name: (typeof SCREENS)[number]) {
 }
 
 browserSuite('providers and routes in the admin console in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    [home, spare, main] = await Promise.all([startFakeUpstream(), startFakeUpstream({ apiKey: SECRET }), startFakeUpstream()]);
-    app = await startTestApp({
+  useBrowserApp({
+    screens: SCREENS,
+    before: async () => {
+      [home, spare, main] = await Promise.all([startFakeUpstream(), startFakeUpstream({ apiKey: SECRET }), startFakeUpstream()]);
+    },
+    app: () => ({
       env: {
         ADMIN_EMAILS: admin.email,
         UPSTREAM_BASE_URL: home.url,
@@ -77,20 +73,16 @@ browserSuite('providers and routes in the admin console in chromium', () => {
         // Long enough that the pause is still on when the page is read.
         PROVIDER_COOLDOWN_SECONDS: '600',
       },
-    });
-    const customer = await registerUser(app.url);
-    customerKey = (await createApiKey(app.url, customer.token)).key;
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-    await registerThroughPage(page, app.url, admin);
-    await grantAdmin(app, admin.email);
-    await page.reload();
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await Promise.all([home, spare, main].map((f) => f?.close()));
+    }),
+    ready: async (s) => {
+      ({ app, page, pageErrors } = s);
+      const customer = await registerUser(app.url);
+      customerKey = (await createApiKey(app.url, customer.token)).key;
+      await registerThroughPage(page, app.url, admin);
+      await grantAdmin(app, admin.email);
+      await page.reload();
+    },
+    after: () => Promise.all([home, spare, main].map((f) => f?.close())),
   });
 
   test('a provider is added with its key shown masked only, edited with the key kept, switched off and on', async () => {

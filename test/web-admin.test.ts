@@ -4,27 +4,23 @@
 // its reference (a double click credits once), blocking with a confirmation, the audit row, the daily
 // figures, the price table and the price import with its preview. Without YooKassa the top-up stays hidden.
 // Screenshots: test-artifacts/screens/admin-*.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { formatBalance, formatCost, formatInt } from '../web/src/format';
 import { ledgerReference } from '../web/src/texts';
 import { DEFAULT_MODELS, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, grantAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 import { openaiClient, settleAll } from './helpers/gateway';
 
@@ -44,7 +40,6 @@ const browserSuite = browserDescribe('web-admin.test.ts');
 
 let upstream: FakeUpstream;
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const tag = `web${Date.now().toString(36)}`;
@@ -91,30 +86,27 @@ test('a usage entry\'s batch reference reads in words with the Russian plural; o
 });
 
 browserSuite('the admin console of the dashboard page in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    upstream = await startFakeUpstream();
-    upstream.models = [
-      ...DEFAULT_MODELS,
-      { id: 'vendor/cheap', created: 1_700_000_200, owned_by: 'vendor', pricing: { prompt: '0.000001', completion: '0.000002' } },
-      { id: 'vendor/odd', created: 1_700_000_300, owned_by: 'vendor', pricing: { prompt: '0.0000001234567891', completion: '0' } },
-      { id: 'vendor/no-pricing', created: 1_700_000_500, owned_by: 'vendor' },
-    ];
+  useBrowserApp({
+    screens: SCREENS,
+    before: async () => {
+      upstream = await startFakeUpstream();
+      upstream.models = [
+        ...DEFAULT_MODELS,
+        { id: 'vendor/cheap', created: 1_700_000_200, owned_by: 'vendor', pricing: { prompt: '0.000001', completion: '0.000002' } },
+        { id: 'vendor/odd', created: 1_700_000_300, owned_by: 'vendor', pricing: { prompt: '0.0000001234567891', completion: '0' } },
+        { id: 'vendor/no-pricing', created: 1_700_000_500, owned_by: 'vendor' },
+      ];
+    },
     // No YooKassa here: the top-up stays hidden.
-    app = await startTestApp({ env: { ADMIN_EMAILS: admin.email, UPSTREAM_BASE_URL: upstream.url } });
-    target = await registerUser(app.url, `client-${tag}@example.com`);
-    const { key } = await createApiKey(app.url, target.token, 'ключ клиента');
-    await openaiClient(app, key).chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] });
-    await settleAll(app);
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await upstream?.close();
+    app: () => ({ env: { ADMIN_EMAILS: admin.email, UPSTREAM_BASE_URL: upstream.url } }),
+    ready: async (s) => {
+      ({ app, page, pageErrors } = s);
+      target = await registerUser(app.url, `client-${tag}@example.com`);
+      const { key } = await createApiKey(app.url, target.token, 'ключ клиента');
+      await openaiClient(app, key).chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] });
+      await settleAll(app);
+    },
+    after: () => upstream?.close(),
   });
 
   test('a normal user sees no admin section; its address says «Нет доступа» and the server answers 403; no top-up without YooKassa', async () => {

@@ -4,27 +4,23 @@
 // and shows the new balance; a canceled one with its reason; the history; keys with a spend limit, its
 // period and an expiry, created and changed in the page; and the usage tables with the prompt and the
 // completion priced apart. Screenshots: test-artifacts/screens/billing-*.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { formatAmount, formatBalance, formatCost, formatDateTime, formatExactAmount } from '../web/src/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeYookassa, type FakeYookassa } from './fakes/yookassa';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 import { openaiClient, settleAll } from './helpers/gateway';
 import { freePort } from './helpers/messenger';
@@ -40,7 +36,6 @@ const CHECKOUT = 'https://yoomoney.ru/checkout/**';
 let yk: FakeYookassa;
 let upstream: FakeUpstream;
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('billing'), password: 'billing-secret-1' };
@@ -91,33 +86,31 @@ async function payThroughForm(amountText: string) {
 }
 
 browserSuite('top-ups, key limits and split costs on the dashboard page in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    [yk, upstream] = await Promise.all([startFakeYookassa(), startFakeUpstream()]);
-    yk.addShop(SHOP_ID, SECRET_KEY);
+  useBrowserApp({
+    screens: SCREENS,
+    before: async () => {
+      [yk, upstream] = await Promise.all([startFakeYookassa(), startFakeUpstream()]);
+      yk.addShop(SHOP_ID, SECRET_KEY);
+    },
     // YooKassa sends the buyer back to PUBLIC_BASE_URL: the app must know its own address.
-    const port = freePort();
-    app = await startTestApp({
-      env: {
-        PORT: String(port),
-        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        YOOKASSA_SHOP_ID: SHOP_ID,
-        YOOKASSA_SECRET_KEY: SECRET_KEY,
-        YOOKASSA_API_BASE_URL: yk.url,
-        UPSTREAM_BASE_URL: upstream.url,
-      },
-    });
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-    await page.route(CHECKOUT, servePaymentPage);
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await yk?.close();
-    await upstream?.close();
+    app: () => {
+      const port = freePort();
+      return {
+        env: {
+          PORT: String(port),
+          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+          YOOKASSA_SHOP_ID: SHOP_ID,
+          YOOKASSA_SECRET_KEY: SECRET_KEY,
+          YOOKASSA_API_BASE_URL: yk.url,
+          UPSTREAM_BASE_URL: upstream.url,
+        },
+      };
+    },
+    ready: async (s) => {
+      ({ app, page, pageErrors } = s);
+      await page.route(CHECKOUT, servePaymentPage);
+    },
+    after: () => Promise.all([yk?.close(), upstream?.close()]),
   });
 
   test('a top-up: the amount checked by the server’s schema, YooKassa’s page, the return page waits for the payment and shows the new balance', async () => {

@@ -2,11 +2,11 @@
 // key, as a browser client of the SDK does. Chromium sends a real preflight (the Authorization and
 // x-stainless-* headers make the request non-simple); with the default CORS_ORIGINS the calls succeed
 // and the page can read the exposed headers, while the dashboard API from that origin is blocked.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import type { Browser } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
-import { browserDescribe, FLOW_TIMEOUT_MS, launchChromium, openPage, SETUP_TIMEOUT_MS } from './helpers/browser';
+import { createApiKey, registerUser, type TestApp } from './helpers/app';
+import { browserDescribe, FLOW_TIMEOUT_MS, openPage, useBrowserApp } from './helpers/browser';
 
 const browserSuite = browserDescribe('web-cors.test.ts');
 
@@ -27,25 +27,27 @@ interface CallResult {
 }
 
 browserSuite('a page on another origin calls /v1 from chromium', () => {
-  beforeAll(async () => {
-    fake = await startFakeUpstream();
-    app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, RATE_LIMIT_PER_MINUTE: '50' } });
-    // The other origin: same host, another port. It serves one empty page; the test drives its script.
-    pageServer = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      fetch: () => new Response('<!doctype html><html><head><title>client</title></head><body>client</body></html>', {
-        headers: { 'content-type': 'text/html; charset=utf-8' },
-      }),
-    });
-    browser = await launchChromium();
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    pageServer?.stop(true);
-    await app?.close();
-    await fake?.close();
+  useBrowserApp({
+    // The page is the test's own, served from the other origin.
+    build: false,
+    page: false,
+    before: async () => {
+      fake = await startFakeUpstream();
+      // The other origin: same host, another port. It serves one empty page; the test drives its script.
+      pageServer = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () => new Response('<!doctype html><html><head><title>client</title></head><body>client</body></html>', {
+          headers: { 'content-type': 'text/html; charset=utf-8' },
+        }),
+      });
+    },
+    app: () => ({ env: { UPSTREAM_BASE_URL: fake.url, RATE_LIMIT_PER_MINUTE: '50' } }),
+    ready: (s) => ({ app, browser } = s),
+    after: async () => {
+      pageServer?.stop(true);
+      await fake?.close();
+    },
   });
 
   test(

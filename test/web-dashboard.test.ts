@@ -6,26 +6,16 @@
 // balance and requests refresh themselves, requests page and filter by key and model, the agent's model
 // is picked from /v1/models, and an agent page has its section links. Every screen is photographed at
 // both sizes into test-artifacts/screens/dashboard-*.png (scripts/readme-screens.ts copies two for the README).
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { formatBalance, formatCost, formatDay, formatExactAmount, localDay } from '../web/src/format';
 import { REFRESH_MS } from '../web/src/refresh';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, grantAdmin, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, grantAdmin, uniqueEmail, type TestApp } from './helpers/app';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram } from './helpers/messenger';
-import {
-  browserDescribe,
-  buildPage,
-  FLOW_TIMEOUT_MS,
-  horizontalOverflow,
-  launchChromium,
-  PHONE,
-  prepareScreens,
-  screenPath,
-  SETUP_TIMEOUT_MS,
-} from './helpers/browser';
+import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, screenPath, useBrowserApp } from './helpers/browser';
 
 const WIDE = { width: 1440, height: 900 };
 const SCREEN_NAMES = [
@@ -109,35 +99,34 @@ async function chat(key: string, model: string, times = 1) {
 const balanceNow = async () => (await call<{ balance: number; currency: string }>(app.url, 'GET', '/api/balance', { token: jwt })).body;
 
 suite('the dashboard read at a glance', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SHOTS);
-    upstream = await startFakeUpstream();
-    telegram = await startFakeTelegram();
-    seedTelegram(telegram);
-    app = await startTestApp({ env: { ...messengerEnv(telegram, freePort()), UPSTREAM_BASE_URL: upstream.url, ADMIN_EMAILS: user.email } });
-    const registered = await call(app.url, 'POST', '/api/auth/register', { body: user });
-    expect(registered.status).toBe(201);
-    jwt = registered.body.token;
-    userId = registered.body.user.id;
-    await grantAdmin(app, user.email);
-    for (const type of ['creator', 'service', 'ecommerce'] as const) {
-      const created = await call(app.url, 'POST', '/api/agents', { token: jwt, body: { name: `Агент ${type}`, type } });
-      expect(created.status).toBe(201);
-      agents[type] = created.body.id;
-    }
-    mainKey = await createApiKey(app.url, jwt, 'Основной');
-    otherKey = await createApiKey(app.url, jwt, 'Второй');
-    await chat(mainKey.key, TINY, 21);
-    await chat(otherKey.key, BIG, 2);
-    browser = await launchChromium();
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await upstream?.close();
-    await telegram?.close();
+  useBrowserApp({
+    screens: SHOTS,
+    before: async () => {
+      upstream = await startFakeUpstream();
+      telegram = await startFakeTelegram();
+      seedTelegram(telegram);
+    },
+    app: () => ({ env: { ...messengerEnv(telegram, freePort()), UPSTREAM_BASE_URL: upstream.url, ADMIN_EMAILS: user.email } }),
+    // Each test opens its own pages, at its sizes.
+    page: false,
+    ready: async (s) => {
+      ({ app, browser } = s);
+      const registered = await call(app.url, 'POST', '/api/auth/register', { body: user });
+      expect(registered.status).toBe(201);
+      jwt = registered.body.token;
+      userId = registered.body.user.id;
+      await grantAdmin(app, user.email);
+      for (const type of ['creator', 'service', 'ecommerce'] as const) {
+        const created = await call(app.url, 'POST', '/api/agents', { token: jwt, body: { name: `Агент ${type}`, type } });
+        expect(created.status).toBe(201);
+        agents[type] = created.body.id;
+      }
+      mainKey = await createApiKey(app.url, jwt, 'Основной');
+      otherKey = await createApiKey(app.url, jwt, 'Второй');
+      await chat(mainKey.key, TINY, 21);
+      await chat(otherKey.key, BIG, 2);
+    },
+    after: () => Promise.all([upstream?.close(), telegram?.close()]),
   });
 
   test('API: the balance names its currency, and /api/usage filters by model', async () => {

@@ -3,26 +3,22 @@
 // it over and replies (VK receives the reply once), releases it, and the assistant answers the client's
 // next message. The agent page shows the agent's results. At 390 px nothing scrolls sideways.
 // Screenshots: test-artifacts/screens/dialogues*.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeVk, type FakeVk } from './fakes/vk';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 import { waitFor } from './helpers/messenger';
 import { CLIENT, CODE, createSocialDriver, GROUP, SECRET, TOKEN } from './helpers/social';
@@ -34,27 +30,21 @@ const REPLY = 'Здравствуйте! Стрижка стоит 1500 ₽, з�
 let vk: FakeVk;
 let upstream: FakeUpstream;
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('dialogues'), password: 'dialogues-secret-1' };
 const { post, messageNew, sendAndWait, processed } = createSocialDriver(() => app, () => vk);
 
 browserSuite('the «Диалоги» section in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    [vk, upstream] = await Promise.all([startFakeVk(), startFakeUpstream()]);
-    vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
-    app = await startTestApp({ env: { VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: upstream.url, OUTBOX_POLL_INTERVAL_MS: '50' } });
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await Promise.all([vk?.close(), upstream?.close()]);
+  useBrowserApp({
+    screens: SCREENS,
+    before: async () => {
+      [vk, upstream] = await Promise.all([startFakeVk(), startFakeUpstream()]);
+      vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
+    },
+    app: () => ({ env: { VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: upstream.url, OUTBOX_POLL_INTERVAL_MS: '50' } }),
+    ready: (s) => ({ app, page, pageErrors } = s),
+    after: () => Promise.all([vk?.close(), upstream?.close()]),
   });
 
   test('a client writes, the owner takes over and replies once, releases, and the assistant answers again', async () => {

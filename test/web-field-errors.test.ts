@@ -3,24 +3,20 @@
 // check or the server refused it, and the line under the save button only points at the fields; the VK
 // section says «Подключено» only after VK answered with the saved key, checks with that saved key without
 // asking for it again, and every disabled button says why. Screenshots: test-artifacts/screens/field-errors*.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { startFakeVk, type FakeVk } from './fakes/vk';
-import { startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 import { CODE, GROUP, SECRET, TOKEN } from './helpers/social';
 
@@ -30,7 +26,6 @@ const COMMUNITY = 'Салон «Лён»';
 
 let vk: FakeVk;
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 
@@ -50,20 +45,15 @@ async function fieldError(section: Locator, label: string): Promise<string> {
 }
 
 browserSuite('field errors and the VK status in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    vk = await startFakeVk();
-    vk.addGroup({ id: GROUP, name: COMMUNITY, token: TOKEN, confirmationCode: CODE });
-    app = await startTestApp({ env: { VK_API_BASE_URL: vk.url } });
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await vk?.close();
+  useBrowserApp({
+    screens: SCREENS,
+    before: async () => {
+      vk = await startFakeVk();
+      vk.addGroup({ id: GROUP, name: COMMUNITY, token: TOKEN, confirmationCode: CODE });
+    },
+    app: () => ({ env: { VK_API_BASE_URL: vk.url } }),
+    ready: (s) => ({ app, page, pageErrors } = s),
+    after: () => vk?.close(),
   });
 
   test('errors under their fields; «Подключено» only after VK answered; the check uses the saved key; disabled buttons say why', async () => {

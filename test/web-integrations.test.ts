@@ -2,26 +2,22 @@
 // and the fake Telegram: settings saved and read back masked, the webhook URLs to copy, the VK connection
 // check (ok and a wrong key), the confirmation code, the callback server registration, the bot token refused
 // then accepted, and the channel check both ways. Screenshots: test-artifacts/screens/integrations*.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
 import { startFakeVk, type FakeVk } from './fakes/vk';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 import { BOT, BOT_TOKEN, CHANNEL, freePort, messengerEnv, OPERATOR, seedTelegram } from './helpers/messenger';
 import { CODE, GROUP, SECRET, TOKEN } from './helpers/social';
@@ -36,29 +32,23 @@ let vk: FakeVk;
 let telegram: FakeTelegram;
 let app: TestApp;
 let port: number;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('integrations'), password: 'integrations-secret-1' };
 
 browserSuite('the VK and Telegram sections of the agent page in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    [vk, telegram] = await Promise.all([startFakeVk(), startFakeTelegram()]);
-    vk.addGroup({ id: GROUP, name: COMMUNITY, token: TOKEN, confirmationCode: CODE });
-    vk.settings.autoConfirm = true;
-    seedTelegram(telegram);
-    port = freePort();
-    app = await startTestApp({ env: { ...messengerEnv(telegram, port), VK_API_BASE_URL: vk.url } });
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await Promise.all([vk?.close(), telegram?.close()]);
+  useBrowserApp({
+    screens: SCREENS,
+    before: async () => {
+      [vk, telegram] = await Promise.all([startFakeVk(), startFakeTelegram()]);
+      vk.addGroup({ id: GROUP, name: COMMUNITY, token: TOKEN, confirmationCode: CODE });
+      vk.settings.autoConfirm = true;
+      seedTelegram(telegram);
+      port = freePort();
+    },
+    app: () => ({ env: { ...messengerEnv(telegram, port), VK_API_BASE_URL: vk.url } }),
+    ready: (s) => ({ app, page, pageErrors } = s),
+    after: () => Promise.all([vk?.close(), telegram?.close()]),
   });
 
   test('VK: settings masked, connection checked, code fetched, webhook registered; Telegram: bad token refused, bot saved, channel checked', async () => {

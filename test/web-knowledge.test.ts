@@ -2,48 +2,32 @@
 // the create form starting from the type's prompt template, the tools list with what is missing, and the
 // knowledge editor (add, edit, search check with stemming, text import all-or-nothing, delete).
 // Screenshots: test-artifacts/screens/knowledge.png and knowledge-phone.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
+import { expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
 import { PROMPT_TEMPLATES } from '../src/agents/templates';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 
 const SCREENS = ['knowledge', 'knowledge-phone'] as const;
 const browserSuite = browserDescribe('web-knowledge.test.ts');
 
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('knowledge'), password: 'knowledge-secret-1' };
 
 browserSuite('the tools list and the knowledge base of an agent in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    app = await startTestApp();
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  useBrowserApp({ screens: SCREENS, ready: (s) => ({ app, page, pageErrors } = s) });
 
   test(
     'template in the create form, tools with what is missing, knowledge entries added, edited, searched, imported and deleted',

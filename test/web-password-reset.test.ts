@@ -1,11 +1,11 @@
 // «Забыли пароль?» in a real browser against the real app and a real SMTP server: the login page's link,
 // the e-mail page, the mailed link, the new password, signed in. Each page at 1440 and 390 px without
 // sideways scrolling; the account page's password change and sign-out everywhere.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Browser, Page } from 'playwright-core';
+import { expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp';
-import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
-import { browserDescribe, buildPage, FLOW_TIMEOUT_MS, horizontalOverflow, launchChromium, openPage, PHONE, sessionToken, SETUP_TIMEOUT_MS } from './helpers/browser';
+import { call, registerAdmin, registerUser, uniqueEmail, type TestApp } from './helpers/app';
+import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, sessionToken, useBrowserApp } from './helpers/browser';
 
 const browserSuite = browserDescribe('web-password-reset.test.ts');
 const WIDE = { width: 1440, height: 900 };
@@ -14,7 +14,6 @@ const LINK = /https:\/\/conduit\.example(\/app\/reset\?token=[A-Za-z0-9_-]+)/;
 
 let smtp: FakeSmtp;
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 
@@ -27,22 +26,19 @@ async function noOverflowAt(sizes = [WIDE, PHONE]) {
 }
 
 browserSuite('password reset in the dashboard', () => {
-  beforeAll(async () => {
-    await buildPage();
-    smtp = await startFakeSmtp();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://conduit.example', ADMIN_EMAILS: ADMIN_EMAIL } });
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-    // In full PostgreSQL runs (2 of 4, never with this file alone) one answer to a form of this file took
-    // over the default 10 s to show: the first test's notice once, the password change's refusal once. The
-    // cause is not found (see the closing note of 2026-11-26 evening); the waits are 30 s meanwhile.
-    page.setDefaultTimeout(30_000);
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await smtp?.close();
+  useBrowserApp({
+    before: async () => {
+      smtp = await startFakeSmtp();
+    },
+    app: () => ({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'https://conduit.example', ADMIN_EMAILS: ADMIN_EMAIL } }),
+    ready: (s) => {
+      ({ app, page, pageErrors } = s);
+      // In full PostgreSQL runs (2 of 4, never with this file alone) one answer to a form of this file took
+      // over the default 10 s to show: the first test's notice once, the password change's refusal once. The
+      // cause is not found (see the closing note of 2026-11-26 evening); the waits are 30 s meanwhile.
+      page.setDefaultTimeout(30_000);
+    },
+    after: () => smtp?.close(),
   });
 
   test(

@@ -1,25 +1,21 @@
 // The shop of an E-commerce agent on the dashboard page, in a real browser against the real app: payment
 // settings with the one-time notification URL, the catalog (add, edit, availability, delete, CSV import
 // all-or-nothing), and orders with the status filter and their items. Screenshot: test-artifacts/screens/shop.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { formatPrice } from '../web/src/price';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 
 const SCREENS = ['shop', 'shop-phone'] as const;
@@ -27,24 +23,12 @@ const browserSuite = browserDescribe('web-shop.test.ts');
 const TEMPLATE = 'https://pay.example.ru/pay?order={orderNumber}&sum={amount}';
 
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('shop'), password: 'shop-secret-1' };
 
 browserSuite('the shop of an E-commerce agent in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    app = await startTestApp();
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  useBrowserApp({ screens: SCREENS, ready: (s) => ({ app, page, pageErrors } = s) });
 
   test('payment settings with the one-time URL, products added and imported, orders filtered and opened', async () => {
     await registerThroughPage(page, app.url, user);

@@ -2,23 +2,19 @@
 // and a code computed here, the recovery codes shown once, then a login that asks for the code after the
 // password. At 1440 and 390 px nothing is wider than the window. Screenshots:
 // test-artifacts/screens/two-factor-desktop|phone.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, Page } from 'playwright-core';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import type { Page } from 'playwright-core';
+import { call, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
-  openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 
 const SCREENS = ['two-factor-desktop', 'two-factor-phone', 'two-factor-login'] as const;
@@ -26,7 +22,6 @@ const WIDE = { width: 1440, height: 900 };
 const browserSuite = browserDescribe('web-two-factor.test.ts');
 
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 
@@ -34,18 +29,7 @@ const codeAt = (secret: string, offsetSteps = 0) =>
   new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + offsetSteps * 30_000 });
 
 browserSuite('two-factor login in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    app = await startTestApp();
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  useBrowserApp({ screens: SCREENS, ready: (s) => ({ app, page, pageErrors } = s) });
 
   test('enable with a code, see the recovery codes once, log out, log in with a code', async () => {
     const user = { email: uniqueEmail('web-2fa'), password: 'two-factor-secret-1' };

@@ -1,35 +1,29 @@
 // The usage page's «Скачать CSV» in a real browser (Debian's chromium, driven by playwright-core) against
 // the real app: the button asks for the period on screen and the browser receives the server's file.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { createApiKey, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
-import { browserDescribe, buildPage, FLOW_TIMEOUT_MS, launchChromium, openPage, registerThroughPage, sessionToken, SETUP_TIMEOUT_MS } from './helpers/browser';
+import { createApiKey, uniqueEmail, type TestApp } from './helpers/app';
+import { browserDescribe, FLOW_TIMEOUT_MS, registerThroughPage, sessionToken, useBrowserApp } from './helpers/browser';
 import { openaiClient, settleAll } from './helpers/gateway';
 
 const browserSuite = browserDescribe('web-usage-export.test.ts');
 
 let upstream: FakeUpstream;
 let app: TestApp;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 
 browserSuite('usage export in the dashboard', () => {
-  beforeAll(async () => {
-    await buildPage();
-    upstream = await startFakeUpstream({ apiKey: 'upstream-secret' });
-    app = await startTestApp({ env: { UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'upstream-secret' } });
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await upstream?.close();
+  useBrowserApp({
+    before: async () => {
+      upstream = await startFakeUpstream({ apiKey: 'upstream-secret' });
+    },
+    app: () => ({ env: { UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'upstream-secret' } }),
+    ready: (s) => ({ app, page, pageErrors } = s),
+    after: () => upstream?.close(),
   });
 
   test(

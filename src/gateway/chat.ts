@@ -8,17 +8,17 @@ import type { Logger } from '../logger';
 import type { KeyLimitRef } from '../keys/limits';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
+import type { Billing } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
 import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
-import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, classifyFetchFailure } from './upstream';
+import { classifyFetchFailure } from './upstream';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
-import { createUsageFilter, SseEventTooLarge } from './usage-filter';
+import { relayStream } from './stream-relay';
 import {
   answerTooLarge,
   failureRecorder,
@@ -29,7 +29,6 @@ import {
   tokenCount,
   UpstreamAnswerTooLarge,
   withIdempotency,
-  type RequestFacts,
 } from './v1-common';
 
 export interface ChatHandlerDeps {
@@ -65,27 +64,27 @@ export interface Payer {
   keyLimit?: KeyLimitRef | null;
 }
 
+/** The caller of a /v1 route: its key pays, within the key's own spend limit when it has one. */
+export function keyPayer(key: { userId: string; keyId: string; limitReset: KeyLimitRef['limitReset'] | null }): Payer {
+  return {
+    userId: key.userId,
+    apiKeyId: key.keyId,
+    agentId: null,
+    keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
+  };
+}
+
 interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
 }
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-};
-
 function usageFacts(usage: Usage | null | undefined) {
   const prompt = tokenCount(usage?.prompt_tokens);
   const completion = tokenCount(usage?.completion_tokens);
   const total = usage?.total_tokens === undefined ? prompt + completion : tokenCount(usage.total_tokens);
   return { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
-}
-
-export function sseError(message: string, type: string): Uint8Array {
-  return new TextEncoder().encode(`data: ${JSON.stringify({ error: { message, type } })}\n\n`);
 }
 
 /**
@@ -95,23 +94,15 @@ export function sseError(message: string, type: string): Uint8Array {
  */
 export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
-const NOT_YET = Symbol('not yet');
-/** What a stream's first reads may gather before the relay hands the rest to the client's pace. */
-const HEAD_MAX_BYTES = 1024 * 1024;
-/** A few microtask turns: long enough for a read of bytes already received to resolve, too short to wait for the network. */
-const MICROTASK_TURNS = 4;
-
-/** The read's result if it is already available, NOT_YET if it would have to wait for the upstream. */
-function alreadySettled<T>(promise: Promise<T>): Promise<T | typeof NOT_YET> {
-  let timer: Promise<typeof NOT_YET> = Promise.resolve(NOT_YET);
-  for (let i = 1; i < MICROTASK_TURNS; i++) timer = timer.then((v) => v);
-  return Promise.race([promise, timer]);
-}
-
 export function createChatHandler(deps: ChatHandlerDeps) {
   const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency } = deps;
   /** Streams being relayed: at the end of the shutdown grace period each is ended cleanly. */
   const openStreams = new Set<() => void>();
+  /** Registers a running stream's shutdown ending; returns its removal. */
+  const track = (end: () => void) => {
+    openStreams.add(end);
+    return () => openStreams.delete(end);
+  };
 
   async function authenticate(request: Request) {
     const token = bearerToken(request.headers);
@@ -268,246 +259,27 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       });
     }
 
-    return relayStream(response.body, {
-      abort,
-      cleanup,
-      reservation,
-      base,
-      promptEstimate,
-      filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
-      started,
-      restartTimer: call.restartTimer,
-      redact: upstream.redact,
-    });
-  }
-
-  async function relayStream(
-    upstreamBody: ReadableStream<Uint8Array>,
-    ctx: {
-      abort: AbortController;
-      cleanup: () => void;
-      restartTimer: () => void;
-      /** Takes the answering provider's key out of error events (Upstream.redact). */
-      redact: (text: string) => string;
-      reservation: Reservation;
-      base: RequestFacts;
-      promptEstimate: () => number;
-      /** strip: take out the usage Conduit asked for; cost: the client asked for usage, add its cost to it. */
-      filter: 'strip' | 'cost' | null;
-      started: number;
-    },
-  ): Promise<Response> {
     const meter = createSseMeter();
-    const filter =
-      ctx.filter === 'strip'
-        ? createUsageFilter({ redact: ctx.redact })
-        : ctx.filter === 'cost'
-          ? createUsageFilter({
-              redact: ctx.redact,
-              cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
-            })
-          : null;
-    const reader = upstreamBody.getReader();
-    const decoder = new TextDecoder();
-    let finished = false;
-    let endForShutdown: (() => void) | null = null;
-
-    const finish = (status: UsageStatus, error: string | null = null) => {
-      if (finished) return;
-      finished = true;
-      if (endForShutdown) openStreams.delete(endForShutdown);
-      ctx.cleanup();
-      const fromUpstream = meter.usage !== null;
-      const counted = fromUpstream
-        ? usageFacts(meter.usage)
-        : usageFacts({
-            prompt_tokens: ctx.promptEstimate(),
-            completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes),
-          });
-      settleAnswer(billing, logger, ctx.reservation, {
-        ...ctx.base,
-        ...counted,
-        status,
-        usageSource: fromUpstream ? 'upstream' : 'tokenizer',
-        upstreamStatus: 200,
-        error,
-        durationMs: Math.round(performance.now() - ctx.started),
-      });
-    };
-
-    // A client that goes away stops the upstream at once and pays for what it was sent.
-    ctx.abort.signal.addEventListener(
-      'abort',
-      () => {
-        if (ctx.abort.signal.reason === ABORT_CLIENT_CLOSED) {
-          reader.cancel().catch(() => {});
-          finish('client_closed', 'client closed the stream');
-        }
-      },
-      { once: true },
-    );
-
-    /** What the client gets of one upstream chunk (possibly nothing yet: the filter holds partial events). */
-    const take = (value: Uint8Array): Uint8Array => {
-      ctx.restartTimer();
-      if (!filter) {
-        meter.push(value);
-        return value;
-      }
-      // Decoded once for both readers.
-      const text = decoder.decode(value, { stream: true });
-      meter.pushText(text);
-      return filter.push(text, value);
-    };
-    /** What the shared decoder still holds when the stream ends (a cut character), for both readers. */
-    const decoderTail = (): string => {
-      const tail = decoder.decode();
-      if (tail) meter.pushText(tail);
-      return tail;
-    };
-    /** The upstream ended the stream: bill it, and release what the filter still holds. */
-    const ending = (): Uint8Array | null => {
-      const rest = filter ? filter.end(decoderTail()) : null;
-      finish('ok');
-      return rest && rest.byteLength > 0 ? rest : null;
-    };
-    /** The upstream broke off (dropped or timed out): bill what came, and tell the client with an SSE error event. */
-    const broken = (error: unknown): Uint8Array[] => {
-      const timedOut = ctx.abort.signal.reason === ABORT_TIMEOUT;
-      const status: UsageStatus = timedOut ? 'upstream_timeout' : 'upstream_dropped';
-      observer?.upstreamDropped();
-      logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, status, error });
-      // The upstream may still be sending (an event over the filter's cap): it is stopped.
-      reader.cancel().catch(() => {});
-      const out: Uint8Array[] = [];
-      if (error instanceof SseEventTooLarge && error.before.byteLength > 0) out.push(error.before);
-      if (filter) out.push(filter.end(decoderTail()));
-      out.push(
-        sseError(
-          timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError,
-          timedOut ? 'upstream_timeout' : 'upstream_error',
-        ),
-      );
-      finish(status, error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
-      return out;
-    };
-
-    // Bytes that have already arrived are taken at once, without waiting for more: when that is the whole
-    // answer (a short or cached completion), it goes out as one body instead of through a relay stream,
-    // which costs far more per request. No byte waits for a later one either way.
-    type ReadResult = Awaited<ReturnType<typeof reader.read>>;
-    const head: Uint8Array[] = [];
-    let headBytes = 0;
-    let next: Promise<ReadResult> | null = reader.read();
-    let whole = false;
-    try {
-      let result = await next;
-      for (;;) {
-        if (result.done) {
-          const rest = ending();
-          if (rest) head.push(rest);
-          whole = true;
-          break;
-        }
-        const out = take(result.value);
-        if (out.byteLength > 0) head.push(out);
-        headBytes += out.byteLength;
-        next = reader.read();
-        // An upstream faster than the client is read as the client takes it, not held here.
-        if (headBytes > HEAD_MAX_BYTES) break;
-        const now = await alreadySettled(next);
-        if (now === NOT_YET) break;
-        result = now;
-      }
-    } catch (error) {
-      if (!finished) head.push(...broken(error));
-      whole = true;
-    }
-    let firstSent = false;
-    const sentFirst = () => {
-      if (firstSent) return;
-      firstSent = true;
-      observer?.firstToken('chat', (performance.now() - ctx.started) / 1000);
-    };
-    if (whole || head.length > 0) sentFirst();
-    if (whole) {
-      const bytes = head.length === 1 ? head[0]! : Buffer.concat(head);
-      return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: SSE_HEADERS });
-    }
-
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const part of head) controller.enqueue(part);
-        // The server is going away with this stream still running: the client gets an SSE error event and
-        // a clean end instead of a reset connection, and pays for what it was sent.
-        endForShutdown = () => {
-          openStreams.delete(endForShutdown!);
-          if (finished) return;
-          finish('server_shutdown', 'the server shut down during the stream');
-          reader.cancel().catch(() => {});
-          try {
-            if (filter) controller.enqueue(filter.end(decoderTail()));
-            controller.enqueue(sseError(errorMessages.serverShuttingDown, 'service_unavailable'));
-            controller.close();
-          } catch {
-            // The client is gone as well.
-          }
-        };
-        openStreams.add(endForShutdown);
-      },
-      async pull(controller) {
-        for (;;) {
-          let chunk: ReadResult;
-          try {
-            chunk = await (next ?? reader.read());
-            next = null;
-          } catch (error) {
-            next = null;
-            if (finished) return;
-            const tail = broken(error);
-            try {
-              for (const part of tail) controller.enqueue(part);
-              controller.close();
-            } catch {
-              // The client is gone as well.
-            }
-            return;
-          }
-          if (chunk.done) {
-            const rest = ending();
-            if (rest) controller.enqueue(rest);
-            controller.close();
-            return;
-          }
-          let out: Uint8Array;
-          try {
-            out = take(chunk.value);
-          } catch (error) {
-            // An event over the filter's cap: the stream ends here, billed for what came.
-            if (finished) return;
-            const tail = broken(error);
-            try {
-              for (const part of tail) controller.enqueue(part);
-              controller.close();
-            } catch {
-              // The client is gone as well.
-            }
-            return;
-          }
-          if (out.byteLength > 0) {
-            sentFirst();
-            controller.enqueue(out);
-            return;
-          }
-        }
-      },
-      cancel() {
-        ctx.abort.abort(ABORT_CLIENT_CLOSED);
-      },
+    return relayStream(response.body, {
+      endpoint: 'chat',
+      base,
+      started,
+      billing,
+      reservation,
+      meter,
+      reported: () => (meter.usage ? usageFacts(meter.usage) : null),
+      estimated: () =>
+        usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes) }),
+      filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
+      redact: upstream.redact,
+      call,
+      tooLargeStatus: 'upstream_dropped',
+      track,
+      logger,
+      observer,
     });
-
-    return new Response(body, { status: 200, headers: SSE_HEADERS });
   }
+
 
   return {
     complete,
@@ -526,10 +298,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
      * Another /v1 route's stream, ended with chat's when the grace period is over and counted with them;
      * returns its removal (call it when the stream ends).
      */
-    trackStream(end: () => void): () => void {
-      openStreams.add(end);
-      return () => openStreams.delete(end);
-    },
+    trackStream: track,
 
     /** The /v1 key check (expiry, blocked user, the per-key rate limit), shared by every billed /v1 route. */
     authenticate,
@@ -541,18 +310,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
       return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: body.stream === true }, () =>
-        complete(
-          {
-            userId: key.userId,
-            apiKeyId: key.keyId,
-            agentId: null,
-            keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
-          },
-          body,
-          text,
-          requestId,
-          request.signal,
-        ),
+        complete(keyPayer(key), body, text, requestId, request.signal),
       );
     },
   };

@@ -10,21 +10,18 @@ import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing } from './billing';
-import type { ChatHandler, ChatObserver, Payer } from './chat';
+import { keyPayer, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import {
-  answerTooLarge,
   failureRecorder,
-  fetchFailure,
   ownKeyId,
   readJsonObject,
-  readUpstreamText,
+  readWholeAnswer,
   tokenCount,
-  UpstreamAnswerTooLarge,
   withIdempotency,
 } from './v1-common';
 
@@ -142,26 +139,17 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       requestId,
       observer,
     });
-    let answer: string;
-    try {
-      answer = await readUpstreamText(response, config.upstreamMaxBodyBytes);
-    } catch (error) {
-      call.cleanup();
-      if (error instanceof UpstreamAnswerTooLarge) {
-        // Embeddings are billed by their input: that much was asked for whatever came back.
-        throw answerTooLarge(
-          { billing, logger },
-          reservation,
-          { ...base, upstreamStatus: response.status, durationMs: Math.round(performance.now() - started) },
-          { promptTokens: countInputTokens(body.input), completionTokens: 0 },
-          error,
-        );
-      }
-      const failure = fetchFailure(error, call.signal);
-      fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
-      throw failure.error;
-    }
-    call.cleanup();
+    // Embeddings are billed by their input: that much was asked for whatever came back.
+    const answer = await readWholeAnswer(response, call, {
+      billing,
+      logger,
+      reservation,
+      base,
+      started,
+      fail,
+      maxBytes: config.upstreamMaxBodyBytes,
+      tooLargeTokens: () => ({ promptTokens: countInputTokens(body.input), completionTokens: 0 }),
+    });
 
     let reported: number | null = null;
     try {
@@ -200,12 +188,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       if (!parsed.success) throw validationError(parsed.error);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      const payer: Payer = {
-        userId: key.userId,
-        apiKeyId: key.keyId,
-        agentId: null,
-        keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
-      };
+      const payer = keyPayer(key);
       return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: false }, () =>
         embed(payer, parsed.data, text, requestId, request.signal),
       );

@@ -3,7 +3,7 @@
 // `response.completed` event) like chat; GET and DELETE /v1/responses/{id} pass through to the upstream
 // only for ids the caller created, which upstream_responses keeps (the upstream knows one account, ours).
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
-import { createUsageFilter, SseEventTooLarge } from './usage-filter';
+import { relayStream } from './stream-relay';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from '../config';
@@ -15,26 +15,25 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
 import type { PriceBook } from '../pricing/prices';
-import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
-import { oversizedTokens, sseError, type ChatHandler, type ChatObserver, type Payer } from './chat';
+import type { Billing } from './billing';
+import { keyPayer, oversizedTokens, type ChatHandler, type ChatObserver, type Payer } from './chat';
 import type { Idempotency } from './idempotency';
 import { MODEL_ID, spliceMembers } from './request';
 import { countTextTokens, createTokenTally, estimatePromptTokens, reservePromptTokens, type MessageLike } from './tokens';
-import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, type Upstream } from './upstream';
+import { ABORT_CLIENT_CLOSED, type Upstream } from './upstream';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import {
-  answerTooLarge,
   ERROR_BODY_BYTES,
   failureRecorder,
   fetchFailure,
   ownKeyId,
   readJsonObject,
+  readWholeAnswer,
   readUpstreamText,
   settleAnswer,
   tokenCount,
   upstreamCall,
-  UpstreamAnswerTooLarge,
   withIdempotency,
   type RequestFacts,
 } from './v1-common';
@@ -249,29 +248,35 @@ export function createResponsesMeter() {
     }
   }
 
+  /** Feeds the next text of the stream, decoded with a streaming decoder. */
+  function pushText(text: string) {
+    if (text.length === 0) return;
+    let i = 0;
+    if (afterCr) {
+      afterCr = false;
+      if (text.charCodeAt(0) === 0x0a) i = 1;
+    }
+    let from = i;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 0x0a && c !== 0x0d) continue;
+      endLine(text.slice(from, i));
+      if (c === 0x0d) {
+        if (i + 1 === text.length) afterCr = true;
+        else if (text.charCodeAt(i + 1) === 0x0a) i += 1;
+      }
+      from = i + 1;
+    }
+    if (from < text.length) keepTail(text.slice(from));
+  }
+
   return {
     /** Feeds the next bytes of the stream, split anywhere. */
     push(chunk: Uint8Array) {
-      const text = decoder.decode(chunk, { stream: true });
-      if (text.length === 0) return;
-      let i = 0;
-      if (afterCr) {
-        afterCr = false;
-        if (text.charCodeAt(0) === 0x0a) i = 1;
-      }
-      let from = i;
-      for (; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c !== 0x0a && c !== 0x0d) continue;
-        endLine(text.slice(from, i));
-        if (c === 0x0d) {
-          if (i + 1 === text.length) afterCr = true;
-          else if (text.charCodeAt(i + 1) === 0x0a) i += 1;
-        }
-        from = i + 1;
-      }
-      if (from < text.length) keepTail(text.slice(from));
+      pushText(decoder.decode(chunk, { stream: true }));
     },
+    /** The same, for text the caller decoded already (with a streaming decoder); not to be mixed with push(). */
+    pushText,
     get responseId() {
       return state.responseId;
     },
@@ -295,11 +300,8 @@ export function createResponsesMeter() {
   };
 }
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-};
+/** Without a shutdown registry (tests that build the handler alone) a stream has nothing to remove. */
+const untracked = () => () => {};
 
 const RESPONSE_NOT_FOUND = errorMessages.responseNotFound;
 /** Upstream response ids (OpenAI's resp_…): printable, no separators, bounded. */
@@ -392,28 +394,47 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
 
     const isEventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
     if (isEventStream && response.body) {
-      return relay(response.body, { call, reservation, base, payer, promptEstimate, started, redact: answering.redact });
+      // Relayed as it comes; billed for the final event's usage, or for what was streamed when the stream ends early.
+      const meter = createResponsesMeter();
+      let recorded: string | null = null;
+      return relayStream(response.body, {
+        endpoint: 'responses',
+        base,
+        started,
+        billing,
+        reservation,
+        meter,
+        reported: () => (meter.usage ? usageFacts(meter.usage) : null),
+        estimated: () =>
+          usageFacts({ input_tokens: promptEstimate(), output_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes) }),
+        // The final event's usage gets the cost (the meter has just read its figures).
+        filter: 'cost',
+        redact: answering.redact,
+        call,
+        tooLargeStatus: 'upstream_error',
+        // Recorded before the client sees the id, so a GET it makes at once finds it.
+        afterChunk: () => {
+          const id = meter.responseId;
+          if (id === null || recorded !== null) return null;
+          recorded = id;
+          return recordOwner(id, payer, base);
+        },
+        track: streams?.trackStream ?? untracked,
+        logger,
+        observer,
+      });
     }
 
-    let answer: string;
-    try {
-      answer = await readUpstreamText(response, config.upstreamMaxBodyBytes);
-    } catch (error) {
-      call.cleanup();
-      if (error instanceof UpstreamAnswerTooLarge) {
-        throw answerTooLarge(
-          { billing, logger },
-          reservation,
-          { ...base, upstreamStatus: response.status, durationMs: Math.round(performance.now() - started) },
-          { promptTokens: promptEstimate(), completionTokens: oversizedTokens(error.bytes) },
-          error,
-        );
-      }
-      const failure = fetchFailure(error, call.signal);
-      fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
-      throw failure.error;
-    }
-    call.cleanup();
+    const answer = await readWholeAnswer(response, call, {
+      billing,
+      logger,
+      reservation,
+      base,
+      started,
+      fail,
+      maxBytes: config.upstreamMaxBodyBytes,
+      tooLargeTokens: (bytes) => ({ promptTokens: promptEstimate(), completionTokens: oversizedTokens(bytes) }),
+    });
     let usage: ResponsesUsage | null = null;
     let completionTokens = 0;
     try {
@@ -438,155 +459,6 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       status: response.status,
       headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', [COST_HEADER]: cost },
     });
-  }
-  /** Relays a stream as it comes; bills the final event's usage, or what was streamed when the stream ends early. */
-  function relay(
-    upstreamBody: ReadableStream<Uint8Array>,
-    ctx: {
-      call: ReturnType<typeof upstreamCall>;
-      reservation: Reservation;
-      base: RequestFacts;
-      payer: Payer;
-      promptEstimate: () => number;
-      started: number;
-      /** Takes the answering provider's key out of error events (Upstream.redact). */
-      redact: (text: string) => string;
-    },
-  ): Response {
-    const meter = createResponsesMeter();
-    const reader = upstreamBody.getReader();
-    let finished = false;
-    let recorded: string | null = null;
-    let firstSent = false;
-    let untrack: (() => void) | null = null;
-
-    const finish = (status: UsageStatus, error: string | null = null) => {
-      if (finished) return;
-      finished = true;
-      untrack?.();
-      ctx.call.cleanup();
-      const usage = meter.usage;
-      const counted = usage
-        ? usageFacts(usage)
-        : usageFacts({
-            input_tokens: ctx.promptEstimate(),
-            output_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes),
-          });
-      settleAnswer(billing, logger, ctx.reservation, {
-        ...ctx.base,
-        ...counted,
-        status,
-        usageSource: usage ? 'upstream' : 'tokenizer',
-        upstreamStatus: 200,
-        error,
-        durationMs: Math.round(performance.now() - ctx.started),
-      });
-    };
-
-    // A client that goes away stops the upstream at once and pays for what it was sent.
-    ctx.call.signal.addEventListener(
-      'abort',
-      () => {
-        if (ctx.call.signal.reason === ABORT_CLIENT_CLOSED) {
-          reader.cancel().catch(() => {});
-          finish('client_closed', 'client closed the stream');
-        }
-      },
-      { once: true },
-    );
-
-    const decoder = new TextDecoder();
-    const costFilter = createUsageFilter({
-      redact: ctx.redact,
-      cost: () => (meter.usage ? costText(usageCost(ctx.reservation.price, usageFacts(meter.usage)).totalNano) : null),
-    });
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        // The server is going away with this stream still running: the client gets an SSE error event and
-        // a clean end instead of a reset connection, and pays for what it was sent.
-        untrack =
-          streams?.trackStream(() => {
-            if (finished) return;
-            finish('server_shutdown', 'the server shut down during the stream');
-            reader.cancel().catch(() => {});
-            try {
-              controller.enqueue(sseError(errorMessages.serverShuttingDown, 'service_unavailable'));
-              controller.close();
-            } catch {
-              // The client is gone as well.
-            }
-          }) ?? null;
-      },
-      async pull(controller) {
-        // Until something reaches the client or the stream ends: a pull that enqueues nothing is not asked again.
-        for (;;) {
-          let chunk: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            chunk = await reader.read();
-          } catch (error) {
-            if (finished) return;
-            const timedOut = ctx.call.signal.reason === ABORT_TIMEOUT;
-            observer?.upstreamDropped();
-            logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, error });
-            finish(timedOut ? 'upstream_timeout' : 'upstream_dropped', error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
-            try {
-              controller.enqueue(
-                sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'),
-              );
-              controller.close();
-            } catch {
-              // The client is gone as well.
-            }
-            return;
-          }
-          if (chunk.done) {
-            finish('ok');
-            const rest = costFilter.end(decoder.decode());
-            if (rest.byteLength > 0) controller.enqueue(rest);
-            controller.close();
-            return;
-          }
-          ctx.call.restartTimer();
-          meter.push(chunk.value);
-          // The final event's usage gets the cost (the meter has just read its figures).
-          let out: Uint8Array;
-          try {
-            out = costFilter.push(decoder.decode(chunk.value, { stream: true }), chunk.value);
-          } catch (error) {
-            // An event over the filter's cap: the upstream is stopped and the stream ends, billed for what came.
-            reader.cancel().catch(() => {});
-            observer?.upstreamDropped();
-            logger.warn('upstream stream ended abnormally', { requestId: ctx.base.requestId, error });
-            finish('upstream_error', error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
-            try {
-              if (error instanceof SseEventTooLarge && error.before.byteLength > 0) controller.enqueue(error.before);
-              controller.enqueue(sseError(errorMessages.upstreamError, 'upstream_error'));
-              controller.close();
-            } catch {
-              // The client is gone as well.
-            }
-            return;
-          }
-          // Recorded before the client sees the id, so a GET it makes at once finds it.
-          const id = meter.responseId;
-          if (id !== null && recorded === null) {
-            recorded = id;
-            await recordOwner(id, ctx.payer, ctx.base);
-          }
-          if (out.byteLength === 0) continue; // part of an event: read on
-          if (!firstSent) {
-            firstSent = true;
-            observer?.firstToken('responses', (performance.now() - ctx.started) / 1000);
-          }
-          controller.enqueue(out);
-          return;
-        }
-      },
-      cancel() {
-        ctx.call.abort.abort(ABORT_CLIENT_CLOSED);
-      },
-    });
-    return new Response(body, { status: 200, headers: SSE_HEADERS });
   }
 
   /**
@@ -693,12 +565,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         throw new AppError('not_found', RESPONSE_NOT_FOUND, { param: 'previous_response_id', code: errorCodes.previousResponseNotFound });
       }
       const requestId = requestIdOf(request);
-      const payer: Payer = {
-        userId: key.userId,
-        apiKeyId: key.keyId,
-        agentId: null,
-        keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
-      };
+      const payer = keyPayer(key);
       return withIdempotency(
         { idempotency, logger },
         request,

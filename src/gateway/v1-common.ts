@@ -312,6 +312,45 @@ export function answerTooLarge(
 }
 
 /**
+ * Reads an upstream answer that is not a stream, whole, and ends the upstream call. One over
+ * UPSTREAM_MAX_BODY_BYTES is billed for `tooLargeTokens` of the bytes read and refused (answerTooLarge);
+ * a body lost on the way gives the reservation back; either throws the client's error.
+ */
+export async function readWholeAnswer(
+  response: Response,
+  call: { signal: AbortSignal; cleanup: () => void },
+  ctx: {
+    billing: Pick<Billing, 'settle'>;
+    logger: Logger;
+    reservation: Reservation;
+    base: RequestFacts;
+    started: number;
+    fail: FailureRecorder;
+    maxBytes: number;
+    tooLargeTokens: (bytes: number) => { promptTokens: number; completionTokens: number };
+  },
+): Promise<string> {
+  try {
+    return await readUpstreamText(response, ctx.maxBytes);
+  } catch (error) {
+    if (error instanceof UpstreamAnswerTooLarge) {
+      throw answerTooLarge(
+        ctx,
+        ctx.reservation,
+        { ...ctx.base, upstreamStatus: response.status, durationMs: Math.round(performance.now() - ctx.started) },
+        ctx.tooLargeTokens(error.bytes),
+        error,
+      );
+    }
+    const failure = fetchFailure(error, call.signal);
+    ctx.fail(failure.kind === 'unreachable' ? 'upstream_dropped' : failure.status, 'body lost', response.status);
+    throw failure.error;
+  } finally {
+    call.cleanup();
+  }
+}
+
+/**
  * Settles an answer, and says so in the log when it cost more than was set aside for it: the completion
  * cap went upstream with the request, so only an upstream that ignored it gets here. It is billed in full
  * all the same (what the reservation does not cover comes from the balance).

@@ -6,6 +6,7 @@
 // A script is a function of the request's body and of how many requests that model has had (0 first);
 // tests give each agent its own model id so that parallel scripts do not meet. A model without a script
 // answers `Echo: <last user text>`. Usage: prompt = 10 + 2 × messages, completion = 5 (any answer).
+import { startFakeServer } from './fake-server';
 
 export interface ScriptedToolCall {
   name: string;
@@ -87,56 +88,52 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
 
   const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url);
-      if (request.method === 'GET' && url.pathname === '/v1/models') {
-        return json(200, { object: 'list', data: [...scripts.keys()].map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) });
-      }
-      if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
-        return json(404, { error: { message: `Unknown request URL: ${request.method} ${url.pathname}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
-      }
-      let body: ScriptedRequest['body'];
-      try {
-        body = (await request.json()) as ScriptedRequest['body'];
-      } catch {
-        return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
-      }
-      const model = String(body.model);
-      requests.push({ model, body, headers: Object.fromEntries(request.headers) });
-      const index = counts.get(model) ?? 0;
-      counts.set(model, index + 1);
-      const script = scripts.get(model);
-      const reply: ScriptedReply = script ? script(body, index) : { text: `Echo: ${lastUserText(body)}` };
+  const server = startFakeServer(async (request) => {
+    const url = new URL(request.url);
+    if (request.method === 'GET' && url.pathname === '/v1/models') {
+      return json(200, { object: 'list', data: [...scripts.keys()].map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) });
+    }
+    if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
+      return json(404, { error: { message: `Unknown request URL: ${request.method} ${url.pathname}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+    }
+    let body: ScriptedRequest['body'];
+    try {
+      body = (await request.json()) as ScriptedRequest['body'];
+    } catch {
+      return json(400, { error: { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null } });
+    }
+    const model = String(body.model);
+    requests.push({ model, body, headers: Object.fromEntries(request.headers) });
+    const index = counts.get(model) ?? 0;
+    counts.set(model, index + 1);
+    const script = scripts.get(model);
+    const reply: ScriptedReply = script ? script(body, index) : { text: `Echo: ${lastUserText(body)}` };
 
-      if ('status' in reply) {
-        return json(reply.status, { error: { message: reply.message ?? 'scripted failure', type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } });
-      }
-      const toolCalls = 'toolCalls' in reply ? reply.toolCalls : [];
-      const message: Record<string, unknown> = { role: 'assistant', content: 'text' in reply && reply.text !== undefined ? reply.text : null, refusal: null };
-      if (toolCalls.length > 0) {
-        message.tool_calls = toolCalls.map((call) => ({
-          id: `call_${++callCounter}`,
-          type: 'function',
-          function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
-        }));
-      }
-      const promptTokens = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
-      return json(200, {
-        id: `chatcmpl-scripted-${callCounter}-${index}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model,
-        choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop' }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 },
-      });
-    },
+    if ('status' in reply) {
+      return json(reply.status, { error: { message: reply.message ?? 'scripted failure', type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } });
+    }
+    const toolCalls = 'toolCalls' in reply ? reply.toolCalls : [];
+    const message: Record<string, unknown> = { role: 'assistant', content: 'text' in reply && reply.text !== undefined ? reply.text : null, refusal: null };
+    if (toolCalls.length > 0) {
+      message.tool_calls = toolCalls.map((call) => ({
+        id: `call_${++callCounter}`,
+        type: 'function',
+        function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+      }));
+    }
+    const promptTokens = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
+    return json(200, {
+      id: `chatcmpl-scripted-${callCounter}-${index}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop' }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 },
+    });
   });
 
   return Promise.resolve({
-    url: `http://127.0.0.1:${server.port}/v1`,
+    url: `${server.origin}/v1`,
     requests,
     requestsFor: (model) => requests.filter((r) => r.model === model),
     script(model, script) {
@@ -147,8 +144,6 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
     sequence(model, replies) {
       this.script(model, (body, index) => replies[index] ?? { text: `Echo: ${lastUserText(body)}` });
     },
-    close: async () => {
-      await server.stop(true);
-    },
+    close: () => server.close(),
   });
 }

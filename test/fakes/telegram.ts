@@ -3,6 +3,7 @@
 // and library users report them), backed by in-memory bots, chats, members, messages and webhooks.
 // Parameters are read the way the real server reads them: query string, JSON, form-urlencoded or
 // multipart, with JSON-typed fields (reply_markup, allowed_updates…) also accepted as JSON strings.
+import { answerResponse, FailureQueue, queryParams, readFormFields, startFakeServer, type FakeAnswer } from './fake-server';
 
 export interface FakeBotSpec {
   id: number;
@@ -174,11 +175,7 @@ const WEBHOOK_PORTS = new Set([443, 80, 88, 8443]);
 const BAD_GATEWAY_HTML =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
-interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+type Answer = FakeAnswer;
 
 class Fail {
   constructor(
@@ -194,7 +191,6 @@ interface Chat extends FakeChatSpec {
 
 interface PendingFailure {
   method: string;
-  remaining: number;
   failure: FakeFailure | 'hang';
 }
 
@@ -204,12 +200,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   const messages = new Map<string, Record<string, unknown>>();
   const webhooks = new Map<string, FakeWebhook>();
   const callbackQueries = new Map<string, { answered: boolean }>();
-  const failures: PendingFailure[] = [];
+  const failures = new FailureQueue<PendingFailure>();
   const calls: RecordedCall[] = [];
   const callTimes: number[] = [];
   const sent: SentMessage[] = [];
   const edited: FakeTelegram['edited'] = [];
-  const hanging = new Set<() => void>();
   let nextMessageId = 400;
   let nextUpdateId = 880_000;
 
@@ -271,13 +266,13 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       callbackQueries.set(id, { answered: false });
     },
     failNext(method, failure, times = 1) {
-      failures.push({ method: method.toLowerCase(), remaining: times, failure: { ...failure } });
+      failures.add({ method: method.toLowerCase(), failure: { ...failure } }, times);
     },
     hangingCalls() {
-      return hanging.size;
+      return server.heldCount;
     },
     hangNext(method, times = 1) {
-      failures.push({ method: method.toLowerCase(), remaining: times, failure: 'hang' });
+      failures.add({ method: method.toLowerCase(), failure: 'hang' }, times);
     },
     reset() {
       bots.clear();
@@ -285,7 +280,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       messages.clear();
       webhooks.clear();
       callbackQueries.clear();
-      failures.length = 0;
+      failures.clear();
       calls.length = 0;
       callTimes.length = 0;
       sent.length = 0;
@@ -294,31 +289,13 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       fake.down = false;
       nextMessageId = 400;
       nextUpdateId = 880_000;
-      releaseHanging();
+      server.releaseHeld();
     },
-    async close() {
-      releaseHanging();
-      await server.stop(true);
-    },
+    close: () => server.close(),
   };
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    fetch: async (req) => {
-      const answer = await handle(req);
-      const headers: Record<string, string> = { ...answer.headers };
-      if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status, headers });
-      headers['content-type'] = 'application/json';
-      return new Response(JSON.stringify(answer.body), { status: answer.status, headers });
-    },
-  });
-  fake.url = `http://127.0.0.1:${server.port}`;
-
-  function releaseHanging() {
-    for (const release of [...hanging]) release();
-    hanging.clear();
-  }
+  const server = startFakeServer(async (req) => answerResponse(await handle(req)));
+  fake.url = server.origin;
 
   async function handle(req: Request): Promise<Answer> {
     if (fake.down) return { status: 502, body: BAD_GATEWAY_HTML, headers: { 'content-type': 'text/html' } };
@@ -347,15 +324,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
     const pending = takeFailure(methodKey);
     if (pending === 'hang') {
-      await new Promise<void>((resolve) => {
-        const release = () => {
-          hanging.delete(release);
-          resolve();
-        };
-        hanging.add(release);
-        // A client that gives up (its timeout) is no longer held.
-        req.signal.addEventListener('abort', release, { once: true });
-      });
+      // A client that gives up (its timeout) is no longer held.
+      await server.hold({ signal: req.signal });
       return error(new Fail(502, 'Bad Gateway'));
     }
     if (pending) {
@@ -381,12 +351,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   }
 
   function takeFailure(methodKey: string): FakeFailure | 'hang' | null {
-    const index = failures.findIndex((f) => f.method === methodKey || f.method === '*');
-    if (index < 0) return null;
-    const pending = failures[index]!;
-    pending.remaining -= 1;
-    if (pending.remaining <= 0) failures.splice(index, 1);
-    return pending.failure;
+    return failures.take((f) => f.method === methodKey || f.method === '*')?.failure ?? null;
   }
 
   function route(methodKey: string, params: Record<string, unknown>, token: string, bot: FakeBotSpec): unknown {
@@ -690,10 +655,7 @@ function chatMember(
 // Parameters
 
 async function readParams(req: Request, url: URL): Promise<Record<string, unknown>> {
-  const params: Record<string, unknown> = {};
-  url.searchParams.forEach((value, key) => {
-    params[key] = value;
-  });
+  const params: Record<string, unknown> = queryParams(url);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const type = (req.headers.get('content-type') ?? '').toLowerCase();
     if (type.includes('application/json')) {
@@ -708,14 +670,8 @@ async function readParams(req: Request, url: URL): Promise<Record<string, unknow
         if (!isObj(body)) throw new Fail(400, "Bad Request: can't parse JSON object");
         Object.assign(params, body);
       }
-    } else if (type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')) {
-      const form = await req.formData();
-      form.forEach((value, key) => {
-        // Files are irrelevant to the methods faked here.
-        if (typeof value === 'string') params[key] = value;
-      });
     } else {
-      await req.arrayBuffer();
+      await readFormFields(req, type, params);
     }
   }
   for (const key of JSON_PARAMS) {

@@ -66,6 +66,7 @@
 // `outage` puts the whole host in trouble for any POST (a status, or 'hang' until the client leaves), for
 // routing tests with several fakes. Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
 // `abortedAt` (performance.now()) and appends the model to `aborted`.
+import { startFakeServer } from './fake-server';
 
 export interface RecordedRequest {
   path: string;
@@ -864,14 +865,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     return json(200, found);
   }
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    // Quiet failures: no development error pages, no logs for the connections cut on purpose.
-    development: false,
-    // fake/slow holds a request longer than Bun's 10 s default idle limit.
-    idleTimeout: 0,
-    async fetch(request) {
+  const server = startFakeServer(
+    async (request) => {
       const answer = await route(request);
       if (!fake.echoAuthorization || answer.status < 400 || !(answer.headers.get('content-type') ?? '').includes('json')) return answer;
       const body = (await answer.json()) as { error: { message: string } };
@@ -879,7 +874,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       body.error.message += ` (received Authorization: ${header}; token ${header.replace(/^Bearer /, '')})`;
       return new Response(JSON.stringify(body), { status: answer.status, headers: answer.headers });
     },
-  });
+    // Quiet failures: no development error pages, no logs for the connections cut on purpose; fake/slow
+    // holds a request longer than Bun's 10 s default idle limit.
+    { development: false, idleTimeout: 0 },
+  );
 
   async function route(request: Request): Promise<Response> {
     {
@@ -938,11 +936,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
   }
 
-  fake.url = `http://127.0.0.1:${server.port}/v1`;
+  fake.url = `${server.origin}/v1`;
   fake.close = async () => {
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
-    await server.stop(true);
+    await server.close();
   };
   return fake;
 }

@@ -5,6 +5,7 @@
 // random_id like VK), callback-button events and their answers.
 //
 // Where the doc marks real behaviour as unconfirmed, the choice made here is noted at the spot.
+import { FailureQueue, queryParams, readFormFields, startFakeServer } from './fake-server';
 
 export interface FakeVkRights {
   /** "messages" right: messages.send, messages.sendMessageEventAnswer. Default true. */
@@ -245,7 +246,6 @@ interface TokenInfo {
 
 interface PendingFailure {
   method: string;
-  remaining: number;
   failure: { kind: 'error'; error: FakeVkError } | { kind: 'http'; status: number } | { kind: 'hang' };
 }
 
@@ -255,8 +255,7 @@ export async function startFakeVk(): Promise<FakeVk> {
   const groups = new Map<number, Group>();
   const tokens = new Map<string, TokenInfo>();
   const events = new Map<string, { groupId: number; userId: number; peerId: number; at: number }>();
-  const failures: PendingFailure[] = [];
-  const hanging = new Set<() => void>();
+  const failures = new FailureQueue<PendingFailure>();
   const confirming = new Set<Promise<unknown>>();
   let nextMessageId = 3190;
   let nextServerId = 1;
@@ -312,19 +311,19 @@ export async function startFakeVk(): Promise<FakeVk> {
       while (confirming.size > 0) await Promise.allSettled([...confirming]);
     },
     failNext(method, error, times = 1) {
-      failures.push({ method, remaining: times, failure: { kind: 'error', error: { ...error } } });
+      failures.add({ method, failure: { kind: 'error', error: { ...error } } }, times);
     },
     failNextHttp(method, status, times = 1) {
-      failures.push({ method, remaining: times, failure: { kind: 'http', status } });
+      failures.add({ method, failure: { kind: 'http', status } }, times);
     },
     hangNext(method, times = 1) {
-      failures.push({ method, remaining: times, failure: { kind: 'hang' } });
+      failures.add({ method, failure: { kind: 'hang' } }, times);
     },
     reset() {
       groups.clear();
       tokens.clear();
       events.clear();
-      failures.length = 0;
+      failures.clear();
       fake.calls.length = 0;
       fake.sentMessages.length = 0;
       fake.callbackServers.length = 0;
@@ -332,28 +331,16 @@ export async function startFakeVk(): Promise<FakeVk> {
       fake.settings = { ...DEFAULT_SETTINGS };
       nextMessageId = 3190;
       nextServerId = 1;
-      releaseHanging();
+      server.releaseHeld();
     },
-    async close() {
-      releaseHanging();
-      await server.stop(true);
-    },
+    close: () => server.close(),
   };
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    fetch: async (req) => {
-      const answer = await handle(req);
-      return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.contentType } });
-    },
+  const server = startFakeServer(async (req) => {
+    const answer = await handle(req);
+    return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.contentType } });
   });
-  fake.url = `http://127.0.0.1:${server.port}/method`;
-
-  function releaseHanging() {
-    for (const release of [...hanging]) release();
-    hanging.clear();
-  }
+  fake.url = `${server.origin}/method`;
 
   function requireGroupForTest(groupId: number): Group {
     const group = groups.get(groupId);
@@ -379,7 +366,7 @@ export async function startFakeVk(): Promise<FakeVk> {
 
     const pending = takeFailure(method);
     if (pending?.kind === 'hang') {
-      await new Promise<void>((resolve) => hanging.add(resolve));
+      await server.hold();
       return envelopeError(method, params, new Fail(10, MSG.internal));
     }
     if (pending?.kind === 'http') {
@@ -413,12 +400,7 @@ export async function startFakeVk(): Promise<FakeVk> {
   }
 
   function takeFailure(method: string): PendingFailure['failure'] | null {
-    const index = failures.findIndex((f) => f.method === method || f.method === '*');
-    if (index < 0) return null;
-    const pending = failures[index]!;
-    pending.remaining -= 1;
-    if (pending.remaining <= 0) failures.splice(index, 1);
-    return pending.failure;
+    return failures.take((f) => f.method === method || f.method === '*')?.failure ?? null;
   }
 
   async function route(method: string, params: Record<string, string>, auth: TokenInfo, group: Group): Promise<unknown> {
@@ -769,10 +751,7 @@ function checkKeyboard(raw: string): unknown {
 }
 
 async function readParams(req: Request, url: URL): Promise<Record<string, string>> {
-  const params: Record<string, string> = {};
-  url.searchParams.forEach((value, key) => {
-    params[key] = value;
-  });
+  const params = queryParams(url);
   if (req.method === 'GET' || req.method === 'HEAD') return params;
   const type = (req.headers.get('content-type') ?? '').toLowerCase();
   if (type.includes('application/json')) {
@@ -783,13 +762,8 @@ async function readParams(req: Request, url: URL): Promise<Record<string, string
         params[key] = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
       }
     }
-  } else if (type.includes('application/x-www-form-urlencoded') || type.includes('multipart/form-data')) {
-    const form = await req.formData();
-    form.forEach((value, key) => {
-      if (typeof value === 'string') params[key] = value;
-    });
   } else {
-    await req.arrayBuffer();
+    await readFormFields(req, type, params);
   }
   return params;
 }

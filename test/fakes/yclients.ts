@@ -4,6 +4,7 @@
 // API Blueprint, "Лимиты": "200 запросов в минуту, или 5 запросов в секунду на один IP-адрес") and answers
 // HTTP 429 beyond that. Where the reference is unconfirmed (the 429 body, the 422 body of a busy /records),
 // the behaviour is switchable through `settings`.
+import { answerResponse, FailureQueue, jsonOrText, startFakeServer } from './fake-server';
 
 export const FAKE_API_PREFIX = '/api/v1';
 
@@ -181,7 +182,6 @@ interface Busy {
 
 interface Failure extends FailureSpec {
   pattern: string | RegExp;
-  remaining: number;
 }
 
 interface Appt {
@@ -215,9 +215,8 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   const userTokens = new Map<string, { login: string; partnerToken: string }>();
   const busy: Busy[] = [];
   const records: FakeRecord[] = [];
-  const failures: Failure[] = [];
+  const failures = new FailureQueue<Failure>();
   const calls: RecordedCall[] = [];
-  const pendingDelays = new Set<() => void>();
   let settings: FakeYclientsSettings = structuredClone(DEFAULT_SETTINGS);
   let loginCount = 0;
   let rateLimited = 0;
@@ -226,18 +225,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   let nextRecordId = 58_112_000;
   let nextTokenId = 1;
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    fetch: async (req, srv) => {
-      const answer = overLimit(srv.requestIP(req)?.address ?? 'unknown') ?? (await handle(req));
-      const headers: Record<string, string> = { ...answer.headers };
-      if (answer.body === null || answer.body === undefined) return new Response(null, { status: answer.status, headers });
-      if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status, headers });
-      headers['content-type'] = 'application/json';
-      return new Response(JSON.stringify(answer.body), { status: answer.status, headers });
-    },
-  });
+  const server = startFakeServer(async (req, srv) => answerResponse(overLimit(srv.requestIP(req)?.address ?? 'unknown') ?? (await handle(req))));
 
   /** The 429 of a client over the limit, or null after counting the request as served. */
   function overLimit(address: string): HttpAnswer | null {
@@ -262,14 +250,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   async function handle(req: Request): Promise<HttpAnswer> {
     const url = new URL(req.url);
     const text = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text();
-    let body: unknown = null;
-    if (text !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
+    const body = jsonOrText(text);
     const path = url.pathname.startsWith(FAKE_API_PREFIX) ? url.pathname.slice(FAKE_API_PREFIX.length) : url.pathname;
     const headers: Record<string, string> = {};
     req.headers.forEach((value, key) => {
@@ -279,7 +260,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
 
     const failure = takeFailure(req.method, path);
     if (failure) {
-      if (failure.delayMs) await delay(failure.delayMs);
+      if (failure.delayMs) await server.hold({ ms: failure.delayMs });
       return failureAnswer(failure);
     }
     if (!url.pathname.startsWith(`${FAKE_API_PREFIX}/`)) return fail(404, 'Not found');
@@ -926,16 +907,11 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   // Failures
 
   function takeFailure(method: string, path: string): Failure | null {
-    const index = failures.findIndex(
+    return failures.take(
       (f) =>
         (f.method === undefined || f.method.toUpperCase() === method) &&
         (typeof f.pattern === 'string' ? path.includes(f.pattern) : f.pattern.test(path)),
     );
-    if (index < 0) return null;
-    const failure = failures[index]!;
-    failure.remaining -= 1;
-    if (failure.remaining <= 0) failures.splice(index, 1);
-    return failure;
   }
 
   function failureAnswer(f: Failure): HttpAnswer {
@@ -955,20 +931,8 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     return new HttpAnswer(f.status, f.body, f.headers);
   }
 
-  function delay(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const release = () => {
-        clearTimeout(timer);
-        pendingDelays.delete(release);
-        resolve();
-      };
-      const timer = setTimeout(release, ms);
-      pendingDelays.add(release);
-    });
-  }
-
   return {
-    url: `http://127.0.0.1:${server.port}${FAKE_API_PREFIX}`,
+    url: `${server.origin}${FAKE_API_PREFIX}`,
     calls,
     get loginCount() {
       return loginCount;
@@ -1007,25 +971,22 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       userTokens.clear();
     },
     failNext(pathPattern, failure) {
-      failures.push({ ...failure, pattern: pathPattern, remaining: failure.times ?? 1 });
+      failures.add({ ...failure, pattern: pathPattern }, failure.times ?? 1);
     },
     reset() {
       companies.clear();
       userTokens.clear();
       busy.length = 0;
       records.length = 0;
-      failures.length = 0;
+      failures.clear();
       calls.length = 0;
       settings = structuredClone(DEFAULT_SETTINGS);
       loginCount = 0;
       rateLimited = 0;
       arrivals.clear();
-      for (const release of [...pendingDelays]) release();
+      server.releaseHeld();
     },
-    async close() {
-      for (const release of [...pendingDelays]) release();
-      await server.stop(true);
-    },
+    close: () => server.close(),
   };
 }
 

@@ -4,6 +4,7 @@
 // Payments live in memory per shop; tests move them to succeeded/canceled, send notifications with
 // YooKassa's exact body, make calls fail, and count what was asked.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { FailureQueue, jsonOrText, startFakeServer } from './fake-server';
 
 export const FAKE_API_PREFIX = '/v3';
 
@@ -93,10 +94,6 @@ interface StoredAnswer {
   body: unknown;
 }
 
-interface Failure extends FailureSpec {
-  remaining: number;
-}
-
 class HttpAnswer {
   constructor(
     readonly status: number,
@@ -140,28 +137,17 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
   const payments = new Map<string, FakePayment>();
   /** Keyed by shop id + Idempotence-Key. */
   const keys = new Map<string, StoredAnswer>();
-  const failures: Failure[] = [];
+  const failures = new FailureQueue<FailureSpec>();
   const calls: RecordedCall[] = [];
-  const held = new Set<() => void>();
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    fetch: async (req) => {
-      const url = new URL(req.url);
-      const path = url.pathname.startsWith(FAKE_API_PREFIX) ? url.pathname.slice(FAKE_API_PREFIX.length) : url.pathname;
-      const text = req.method === 'GET' ? '' : await req.text();
-      let body: unknown = null;
-      if (text !== '') {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
-        }
-      }
-      const headers: Record<string, string> = {};
-      req.headers.forEach((value, key) => {
-        headers[key.toLowerCase()] = value;
+  const server = startFakeServer(async (req) => {
+    const url = new URL(req.url);
+    const path = url.pathname.startsWith(FAKE_API_PREFIX) ? url.pathname.slice(FAKE_API_PREFIX.length) : url.pathname;
+    const text = req.method === 'GET' ? '' : await req.text();
+    const body = jsonOrText(text);
+    const headers: Record<string, string> = {};
+    req.headers.forEach((value, key) => {
+      headers[key.toLowerCase()] = value;
       });
       const call: RecordedCall = { method: req.method, path, headers, body, shopId: null, status: 0 };
       calls.push(call);
@@ -169,16 +155,10 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       call.status = answer.status;
       if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status });
       return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
-    },
   });
 
-  function takeFailure(method: string, path: string): Failure | null {
-    const index = failures.findIndex((f) => (!f.method || f.method === method) && (!f.path || path.includes(f.path)));
-    if (index < 0) return null;
-    const failure = failures[index]!;
-    failure.remaining -= 1;
-    if (failure.remaining <= 0) failures.splice(index, 1);
-    return failure;
+  function takeFailure(method: string, path: string): FailureSpec | null {
+    return failures.take((f) => (!f.method || f.method === method) && (!f.path || path.includes(f.path)));
   }
 
   async function handle(method: string, path: string, headers: Record<string, string>, text: string, body: unknown, call: RecordedCall): Promise<HttpAnswer> {
@@ -200,17 +180,8 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
     return failure ? fail(failure) : answer;
   }
 
-  async function fail(failure: Failure): Promise<HttpAnswer> {
-    if (failure.delayMs) {
-      await new Promise<void>((resolve) => {
-        const release = () => {
-          held.delete(release);
-          resolve();
-        };
-        held.add(release);
-        setTimeout(release, failure.delayMs);
-      });
-    }
+  async function fail(failure: FailureSpec): Promise<HttpAnswer> {
+    if (failure.delayMs) await server.hold({ ms: failure.delayMs });
     return new HttpAnswer(failure.status, failure.body ?? errorBody(failure.status));
   }
 
@@ -364,7 +335,7 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
   const eventFor = (p: FakePayment) => (p.status === 'pending' ? 'payment.waiting_for_capture' : `payment.${p.status}`);
 
   const fake: FakeYookassa = {
-    url: `http://127.0.0.1:${server.port}${FAKE_API_PREFIX}`,
+    url: `${server.origin}${FAKE_API_PREFIX}`,
     calls,
     get payments() {
       return [...payments.values()];
@@ -405,18 +376,15 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       return calls.filter((c) => (!method || c.method === method) && (!path || c.path.includes(path))).length;
     },
     failNext(failure) {
-      failures.push({ ...failure, remaining: failure.times ?? 1 });
+      failures.add({ ...failure }, failure.times ?? 1);
     },
     reset() {
       payments.clear();
       keys.clear();
-      failures.length = 0;
+      failures.clear();
       calls.length = 0;
     },
-    async close() {
-      for (const release of [...held]) release();
-      server.stop(true);
-    },
+    close: () => server.close(),
   };
   return fake;
 }

@@ -1,11 +1,12 @@
 // The dashboard page in a real browser: Debian's chromium driven by playwright-core, against the real app.
 // Shared by the browser test files; each starts its own app and browser.
-import { describe } from 'bun:test';
+import { afterAll, beforeAll, describe } from 'bun:test';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ensureWebBuilt } from '../../scripts/build-web';
+import { startTestApp, type StartTestAppOptions, type TestApp } from './app';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENS_DIR = fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
@@ -95,4 +96,77 @@ export async function registerThroughPage(page: Page, baseUrl: string, user: { e
   await page.getByLabel('Пароль').fill(user.password);
   await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
   await page.waitForURL(`${baseUrl}/app/`);
+}
+
+/** A browser test file's app, browser and page, live once its beforeAll has run. */
+export interface BrowserApp {
+  readonly app: TestApp;
+  readonly browser: Browser;
+  /** Absent with `page: false`. */
+  readonly page: Page;
+  readonly context: BrowserContext;
+  /** Uncaught errors the page raised: a test ends by expecting none. */
+  readonly pageErrors: string[];
+}
+
+export interface BrowserAppOptions {
+  /** This file's screenshots: the old ones are removed first. */
+  screens?: readonly string[];
+  /** false: the file needs no built dashboard (it serves its own page). */
+  build?: boolean;
+  /** Before the app starts, e.g. the fakes whose addresses go into its environment. */
+  before?: () => Promise<unknown>;
+  /** startTestApp's options, asked for once `before` has run. */
+  app?: () => StartTestAppOptions;
+  /** false: no page is opened; the tests open their own with openPage(browser). */
+  page?: boolean;
+  /** Once the app, the browser and the page are up: users, keys, routes the tests start from. */
+  ready?: (session: BrowserApp) => Promise<unknown> | unknown;
+  /** After the browser and the app are closed: the fakes and servers `before` started. */
+  after?: () => Promise<unknown> | unknown;
+}
+
+/**
+ * The setup every browser test file shares, for use inside its describe: builds the page when stale,
+ * clears the file's screenshots, starts the app and chromium and opens a Russian-locale desktop page
+ * (beforeAll); closes the browser, the app and then what `after` names (afterAll). Returns the session,
+ * filled in once the beforeAll has run.
+ */
+export function useBrowserApp(options: BrowserAppOptions = {}): BrowserApp {
+  const state: { app?: TestApp; browser?: Browser; opened?: BrowserPage } = {};
+  const missing = (what: string): never => {
+    throw new Error(`useBrowserApp: ${what} is not ready (read it inside a test or after the beforeAll)`);
+  };
+  const session: BrowserApp = {
+    get app() {
+      return state.app ?? missing('the app');
+    },
+    get browser() {
+      return state.browser ?? missing('the browser');
+    },
+    get page() {
+      return state.opened?.page ?? missing('the page');
+    },
+    get context() {
+      return state.opened?.context ?? missing('the page');
+    },
+    get pageErrors() {
+      return state.opened?.pageErrors ?? missing('the page');
+    },
+  };
+  beforeAll(async () => {
+    if (options.build !== false) await buildPage();
+    if (options.screens) prepareScreens(options.screens);
+    await options.before?.();
+    state.app = await startTestApp(options.app?.());
+    state.browser = await launchChromium();
+    if (options.page !== false) state.opened = await openPage(state.browser);
+    await options.ready?.(session);
+  }, SETUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await state.browser?.close();
+    await state.app?.close();
+    await options.after?.();
+  });
+  return session;
 }
