@@ -5,26 +5,23 @@
 // movement with the running balance, the CSV and the PDFs download (the act's text is read back), and the
 // admin's «Реквизиты» tab saves the operator's company. Every screen at 1280 px and 390 px with nothing
 // wider than the window. Screenshots: test-artifacts/screens/statement-desktop.png, statement-phone.png.
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, grantAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
-  buildPage,
   DESKTOP,
   FLOW_TIMEOUT_MS,
   horizontalOverflow,
-  launchChromium,
   openPage,
   PHONE,
-  prepareScreens,
   registerThroughPage,
   screenPath,
   sessionToken,
-  SETUP_TIMEOUT_MS,
+  useBrowserApp,
 } from './helpers/browser';
 import { openaiClient, settleAll } from './helpers/gateway';
 
@@ -35,7 +32,6 @@ const ADMIN_EMAIL = uniqueEmail('web-statement-admin');
 
 let app: TestApp;
 let upstream: FakeUpstream;
-let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('web-statement'), password: 'statement-secret-1' };
@@ -52,19 +48,14 @@ async function fitsBothWidths(p: Page): Promise<void> {
 }
 
 browserSuite('the statement, the documents, the account page and the requisites in chromium', () => {
-  beforeAll(async () => {
-    await buildPage();
-    prepareScreens(SCREENS);
-    upstream = await startFakeUpstream();
-    app = await startTestApp({ env: { UPSTREAM_BASE_URL: upstream.url, SUPPORT_CONTACT: SUPPORT, ADMIN_EMAILS: ADMIN_EMAIL, TOKEN_PRICE: '0.05' } });
-    browser = await launchChromium();
-    ({ page, pageErrors } = await openPage(browser));
-  }, SETUP_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await upstream?.close();
+  const session = useBrowserApp({
+    screens: SCREENS,
+    before: async () => {
+      upstream = await startFakeUpstream();
+    },
+    app: () => ({ env: { UPSTREAM_BASE_URL: upstream.url, SUPPORT_CONTACT: SUPPORT, ADMIN_EMAILS: ADMIN_EMAIL, TOKEN_PRICE: '0.05' } }),
+    ready: (s) => ({ app, page, pageErrors } = s),
+    after: () => upstream?.close(),
   });
 
   test(
@@ -159,7 +150,7 @@ browserSuite('the statement, the documents, the account page and the requisites 
       await fitsBothWidths(page);
 
       // The operator saves the requisites in the admin console (a second browser context).
-      const adminSide = await openPage(browser);
+      const adminSide = await openPage(session.browser);
       await adminSide.page.goto(`${app.url}/app/login`);
       await adminSide.page.getByLabel('E-mail').fill(ADMIN_EMAIL);
       await adminSide.page.getByLabel('Пароль').fill('secret123');
