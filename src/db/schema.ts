@@ -154,6 +154,11 @@ export const apiKeys = pgTable(
     /** none | day | week | month (UTC): when the spend limit starts again. */
     limitReset: text('limit_reset').notNull().default('none'),
     /**
+     * When the owner last changed the limit or its period (null: as created). A call refused for the
+     * limit before this no longer says the limit is used up (keys/service.ts, limitReached).
+     */
+    limitChangedAt: timestamp('limit_changed_at', { withTimezone: true, mode: 'date' }),
+    /**
      * The part of the limit no instance has claimed yet in the current period (like users.balance_nano
      * for the balance): limit = budget + Σ key_leases + spent in the period.
      */
@@ -362,7 +367,10 @@ export const usageRecords = pgTable(
     unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /** Which /v1 endpoint: chat | embeddings | responses. */
     endpoint: text('endpoint').notNull().default('chat'),
-    /** ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped */
+    /**
+     * ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped |
+     * server_shutdown | refused_balance | refused_key_limit (402 before any model was asked: no tokens, no cost)
+     */
     status: text('status').notNull(),
     /** Where the token counts came from: the upstream's usage, or our tokenizer when it sent none. */
     usageSource: text('usage_source').notNull().default('upstream'),
