@@ -138,7 +138,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     // Refused in the page with the server's own messages, before any payment is created.
     await amount.fill('5');
     await form.getByRole('button', { name: 'Перейти к оплате' }).click();
-    await form.getByText('должна быть от 10 до 100000 RUB').waitFor();
+    await form.getByText('должна быть от 10,00\u00a0₽ до 100\u00a0000,00\u00a0₽').waitFor();
     await amount.fill('10,555');
     await form.getByRole('button', { name: 'Перейти к оплате' }).click();
     await form.getByText('не больше двух знаков после запятой').waitFor();
