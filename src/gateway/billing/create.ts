@@ -83,38 +83,6 @@ export function createBilling(options: BillingOptions) {
     return { costNano: cost.totalNano };
   }
 
-  /**
-   * Sets `amountNano` aside for one request, or fails with 402 when the balance (or the key's limit)
-   * cannot cover it.
-   */
-  async function reserveFor(userId: string, amountNano: bigint, options: ReserveOptions): Promise<Reservation> {
-    // Back-pressure (writer.ts): past the backlog's bound, wait for the writer, within this deadline.
-    const deadline = Date.now() + admissionWaitMs;
-    if (writer.backlog >= maxPending) await writer.admit(deadline);
-    const keyLease = options.key ? await claims.reserve(options.key, amountNano, deadline) : null;
-    const lease = leases.of(userId);
-    if (lease.owing || lease.available < amountNano) {
-      try {
-        await leases.acquire(lease, amountNano, deadline);
-      } catch (error) {
-        // The key's claim goes back: this request will not run.
-        if (keyLease) claims.unreserve(keyLease, amountNano);
-        throw error;
-      }
-    } else {
-      leases.hold(lease, amountNano);
-    }
-    const reservation: InternalReservation = {
-      userId,
-      amountNano,
-      price: options.price ?? defaultPrice,
-      done: false,
-      lease,
-      keyLease,
-    };
-    return reservation;
-  }
-
   /** Queues a row for usage that reserved nothing: no lease is charged, the row only tells what happened. */
   function record(facts: UsageFacts) {
     writer.enqueue({
@@ -133,7 +101,7 @@ export function createBilling(options: BillingOptions) {
   }
 
   /** A request refused with 402 (balance or key limit): a row of no tokens and no cost says so in its owner's usage. */
-  function recordRefusal(request: RefusalFacts, error: AppError, started: number) {
+  function recordRefusal(request: RefusalFacts, error: AppError) {
     record({
       ...request,
       promptTokens: 0,
@@ -143,7 +111,7 @@ export function createBilling(options: BillingOptions) {
       usageSource: 'none',
       upstreamStatus: null,
       error: error.message,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: 0,
     });
   }
 
@@ -158,12 +126,35 @@ export function createBilling(options: BillingOptions) {
      * cannot cover it.
      */
     async reserve(userId: string, amountNano: bigint, options: ReserveOptions = {}): Promise<Reservation> {
-      if (!options.request) return reserveFor(userId, amountNano, options);
-      const started = performance.now();
+      // One try around it all: free in an async function, where a wrapping call would add a promise a request.
       try {
-        return await reserveFor(userId, amountNano, options);
+        // Back-pressure (writer.ts): past the backlog's bound, wait for the writer, within this deadline.
+        const deadline = Date.now() + admissionWaitMs;
+        if (writer.backlog >= maxPending) await writer.admit(deadline);
+        const keyLease = options.key ? await claims.reserve(options.key, amountNano, deadline) : null;
+        const lease = leases.of(userId);
+        if (lease.owing || lease.available < amountNano) {
+          try {
+            await leases.acquire(lease, amountNano, deadline);
+          } catch (error) {
+            // The key's claim goes back: this request will not run.
+            if (keyLease) claims.unreserve(keyLease, amountNano);
+            throw error;
+          }
+        } else {
+          leases.hold(lease, amountNano);
+        }
+        const reservation: InternalReservation = {
+          userId,
+          amountNano,
+          price: options.price ?? defaultPrice,
+          done: false,
+          lease,
+          keyLease,
+        };
+        return reservation;
       } catch (error) {
-        if (error instanceof AppError && error.status === 402) recordRefusal(options.request, error, started);
+        if (options.request && error instanceof AppError && error.status === 402) recordRefusal(options.request, error);
         throw error;
       }
     },
