@@ -32,7 +32,10 @@ export interface ListedKey {
   expired: boolean;
   /** What the key spent since its period began (all time for a limit that never resets). */
   spentThisPeriod: number;
-  /** The period's spend has reached the limit: calls with the key are refused (402) until the period ends. */
+  /**
+   * The period's limit is used up: its spend reached the limit, or its newest call was refused for the limit
+   * (since the limit last changed). Calls with the key get 402 until the period ends or the limit is raised.
+   */
   limitReached: boolean;
   periodStart: string;
   /** key: the key reads its own usage only; account: the whole account's, as the dashboard does. */
