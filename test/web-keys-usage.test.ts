@@ -3,7 +3,7 @@
 // local), an expired one «Истёк», the last use shows right after paid calls; refused calls are in the
 // latest requests, found by the key filter; the usage page fits 390 px and the requests table its card
 // at 1440 px; the chart's y-axis is as wide as its labels; model prices say ₽ and per 1M tokens.
-// Screenshots: test-artifacts/screens/keys-limits(-phone).png and usage-refused(-phone).png.
+// Screenshots: test-artifacts/screens/keys-limits(-phone).png, usage-refused(-phone).png and usage-chart.png.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
@@ -24,7 +24,7 @@ import {
 } from './helpers/browser';
 import { openaiClient, settleAll } from './helpers/gateway';
 
-const SCREENS = ['keys-limits', 'keys-limits-phone', 'usage-refused', 'usage-refused-phone'] as const;
+const SCREENS = ['keys-limits', 'keys-limits-phone', 'usage-refused', 'usage-refused-phone', 'usage-chart'] as const;
 const WIDE = { width: 1440, height: 900 };
 const browserSuite = browserDescribe('web-keys-usage.test.ts');
 
@@ -107,7 +107,11 @@ browserSuite('key limits and refused calls in chromium', () => {
       }
       expect(refused?.status).toBe(402);
       expect(served).toBeGreaterThanOrEqual(1);
-      await openaiClient(app, free.key).chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }], max_tokens: 5 });
+      // Six paid calls today in all (1,275e-5 ₽): the chart's y-axis then steps by 0,0000025 ₽, the long labels
+      // («0,0000125 ₽») a fixed axis width cut.
+      for (let i = served; i < 6; i++) {
+        await openaiClient(app, free.key).chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }], max_tokens: 5 });
+      }
       await settleAll(app);
       // As if the batched last-use write (every ~10 s) had not come yet: the page must still know.
       await app.sql('update api_keys set last_used_at = null');
@@ -174,16 +178,17 @@ browserSuite('key limits and refused calls in chromium', () => {
       const wide = await fit();
       expect(wide.table).toBeLessThanOrEqual(wide.card);
 
-      // The y-axis is at least as wide as a label of the period's tiny costs («0,0000085 ₽»).
-      const axis = await page.evaluate(() => {
-        const root = document.querySelector('.uplot') as HTMLElement;
-        const over = root.querySelector('.u-over') as HTMLElement;
-        const canvas = document.createElement('canvas').getContext('2d')!;
-        canvas.font = '12px system-ui, sans-serif';
-        return { axis: over.getBoundingClientRect().left - root.getBoundingClientRect().left, label: canvas.measureText('0,0000085 ₽').width };
+      // No y-axis label is cut at the chart's left edge: the canvas's first columns hold no ink.
+      const ink = await page.evaluate(() => {
+        const canvas = document.querySelector('.uplot canvas') as HTMLCanvasElement;
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, 2, canvas.height).data;
+        let inked = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) inked++;
+        return inked;
       });
-      expect(axis.axis).toBeGreaterThan(axis.label);
+      expect(ink).toBe(0);
 
+      await page.locator('.uplot').screenshot({ path: screenPath('usage-chart') });
       await page.getByTestId('recent-requests').screenshot({ path: screenPath('usage-refused') });
       await page.setViewportSize(PHONE);
       const filterBox = await filter.boundingBox();
