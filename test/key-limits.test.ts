@@ -199,6 +199,12 @@ describe('limits the owner can see', () => {
       [limited.id],
     );
     expect(sums).toEqual({ requests: String(served + 1), failed: '1', cost: String(served * 17 * 125) });
+    // The CSV export has it too, with its status and a cost of zero.
+    const csv = await fetch(`${app.url}/api/usage/export?keyId=${limited.id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text()).trim().split(/\r?\n/);
+    expect(lines).toHaveLength(served + 2);
+    expect(lines.filter((l) => l.includes('refused_key_limit'))).toHaveLength(1);
 
     const listed = async () => (await call(app.url, 'GET', '/api/keys', { token })).body.keys.find((k: any) => k.id === limited.id);
     expect((await listed()).limitReached).toBe(true);
