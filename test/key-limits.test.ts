@@ -247,4 +247,25 @@ describe('limits the owner can see', () => {
     const listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys[0];
     expect(listed.lastUsedAt).toBe(row!.at);
   });
+
+  test.skipIf(!onPostgres)('a call served by another instance shows as the key’s last use here once its row is written', async () => {
+    const other = await startTestApp({ database: app.database, env: { UPSTREAM_BASE_URL: fake.url } });
+    try {
+      const { token } = await registerUser(app.url);
+      const key = await keyWith(token, {});
+      expect((await ask(openaiClient(other, key.key))).object).toBe('chat.completion');
+      // The other instance's settlement batch is written; its batched last-use write is not.
+      await other.instance.services.billing.flush();
+      await app.sql('update api_keys set last_used_at = null where id = $1', [key.id]);
+      const listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys[0];
+      expect(listed.lastUsedAt).not.toBeNull();
+      const [row] = await app.sql<{ at: string }>(
+        `select to_char(max(created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at from usage_records where api_key_id = $1`,
+        [key.id],
+      );
+      expect(listed.lastUsedAt).toBe(row!.at);
+    } finally {
+      await other.stop();
+    }
+  });
 });
