@@ -73,3 +73,20 @@ export function nanoToFixedString(nano: bigint): string {
   const abs = negative ? -nano : nano;
   return `${negative ? '-' : ''}${abs / NANO_PER_UNIT}.${(abs % NANO_PER_UNIT).toString().padStart(9, '0')}`;
 }
+
+/** Signs of the currencies a balance is kept in; any other currency is written by its code. */
+const CURRENCY_SIGNS: Readonly<Record<string, string>> = { RUB: '₽', USD: '$', EUR: '€' };
+
+/**
+ * Nano-units as a Russian reader writes a sum, the way the dashboard shows it: «100 000,00 ₽», «0,00001 ₽»,
+ * «1 500,50 USD» — thousands grouped by a no-break space, a decimal comma, at least two decimals and every
+ * further digit that is not zero (a message never rounds what it promises), the currency's sign after a
+ * no-break space. The one money text of every server message that names an amount.
+ */
+export function formatMoneyText(nano: bigint, currency: string): string {
+  const negative = nano < 0n;
+  const abs = negative ? -nano : nano;
+  const whole = (abs / NANO_PER_UNIT).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u00a0');
+  const fraction = (abs % NANO_PER_UNIT).toString().padStart(9, '0').replace(/0+$/, '').padEnd(2, '0');
+  return `${negative ? '-' : ''}${whole},${fraction}\u00a0${CURRENCY_SIGNS[currency] ?? currency}`;
+}

@@ -243,8 +243,8 @@ describe('low balance', () => {
     const mail = await smtp.waitFor(user.email);
     const balance = 1_000_003_000n - 2n * REQUEST_NANO;
     expect(mail.subject).toContain('Баланс');
-    expect(mail.text).toContain('0.99999875 RUB');
-    expect(mail.text).toContain('порог 1 RUB');
+    expect(mail.text).toContain('0,99999875\u00a0₽');
+    expect(mail.text).toContain('порог 1,00\u00a0₽');
     expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/topups`);
     expect(balance).toBe(999_998_750n);
 
@@ -316,8 +316,8 @@ describe('key limit', () => {
     const mail = await smtp.waitFor(email);
     expect(mail.subject).toContain('Продакшн');
     expect(mail.subject).toContain('80 %');
-    expect(mail.text).toContain(`${nanoToDecimalString(13n * LARGE_NANO)} RUB`);
-    expect(mail.text).toContain('0.001 RUB в сутки (UTC)');
+    expect(mail.text).toContain(`${nanoToDecimalString(13n * LARGE_NANO).replace('.', ',')}\u00a0₽`);
+    expect(mail.text).toContain('0,001\u00a0₽ в сутки (UTC)');
     expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/keys`);
     await spend(app, key, 1, true);
     await settled();

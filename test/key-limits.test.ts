@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
-import { openaiClient, settleAll, unbalancedUsers } from './helpers/gateway';
+import { openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageRows } from './helpers/gateway';
 
 setDefaultTimeout(30_000);
 
@@ -103,7 +103,7 @@ describe('enforcing limits on /v1', () => {
     expect(served).toBeLessThanOrEqual(4); // 0.00001 / 0.000002125 = 4.7 requests
     expect(refused.status).toBe(402);
     expect(refused.error?.type ?? refused.type).toBe('insufficient_balance');
-    expect(refused.message).toContain('0.00001 RUB в неделю');
+    expect(refused.message).toContain('0,00001\u00a0₽ в неделю');
     expect((await ask(openaiClient(app, free.key))).object).toBe('chat.completion');
 
     await settleAll(app);
@@ -162,5 +162,110 @@ describe('enforcing limits on /v1', () => {
     expect(balance.status).toBe(401);
     const listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys[0];
     expect(listed.expired).toBe(true);
+  });
+});
+
+describe('limits the owner can see', () => {
+  test('a call refused for the key’s limit is a usage row of no tokens and no cost, found by the key filter; the key says its limit is used up until it is raised', async () => {
+    const { token, userId } = await registerUser(app.url);
+    const limited = await keyWith(token, { spendLimit: 0.00001, limitReset: 'day' });
+    const client = openaiClient(app, limited.key);
+    let served = 0;
+    let refused: any = null;
+    for (let i = 0; i < 10 && !refused; i++) {
+      const res = await ask(client);
+      if (res.object === 'chat.completion') served++;
+      else refused = res;
+    }
+    expect(refused.status).toBe(402);
+    await settleAll(app);
+
+    const rows = await usageRows(app, userId);
+    expect(rows).toHaveLength(served + 1);
+    const row = rows.at(-1)!;
+    expect(row).toMatchObject({ status: 'refused_key_limit', prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, usage_source: 'none', model: 'acme/chat', api_key_id: limited.id });
+    expect(BigInt(row.cost_nano as string)).toBe(0n);
+    expect(fake.requests).toHaveLength(served);
+
+    // The key filter finds it, and the totals over the filter (from the rollups) count it with no cost.
+    const usage = await call(app.url, 'GET', `/api/usage?keyId=${limited.id}&limit=100`, { token });
+    expect(usage.status).toBe(200);
+    expect(usage.body.data[0]).toMatchObject({ status: 'refused_key_limit', promptTokens: 0, completionTokens: 0, cost: 0, keyId: limited.id });
+    expect(usage.body.totals.requests).toBe(served + 1);
+    expect(usage.body.totals.cost).toBeCloseTo(served * ONE_REQUEST, 12);
+    const [sums] = await app.sql<{ requests: string; failed: string; cost: string }>(
+      `select sum(requests)::text as requests, sum(failed_requests)::text as failed, sum(cost_nano)::text as cost
+       from usage_rollups_daily where api_key_id = $1`,
+      [limited.id],
+    );
+    expect(sums).toEqual({ requests: String(served + 1), failed: '1', cost: String(served * 17 * 125) });
+    // The CSV export has it too, with its status and a cost of zero.
+    const csv = await fetch(`${app.url}/api/usage/export?keyId=${limited.id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text()).trim().split(/\r?\n/);
+    expect(lines).toHaveLength(served + 2);
+    expect(lines.filter((l) => l.includes('refused_key_limit'))).toHaveLength(1);
+
+    const listed = async () => (await call(app.url, 'GET', '/api/keys', { token })).body.keys.find((k: any) => k.id === limited.id);
+    expect((await listed()).limitReached).toBe(true);
+    await call(app.url, 'PATCH', `/api/keys/${limited.id}`, { token, body: { spendLimit: 1 } });
+    expect((await listed()).limitReached).toBe(false);
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
+
+  test('a call refused for the balance is recorded as refused_balance; a key with spend up to its limit reads as used up', async () => {
+    const { token, userId } = await registerUser(app.url);
+    const key = await keyWith(token, { spendLimit: 1, limitReset: 'month' });
+    expect((await ask(openaiClient(app, key.key))).object).toBe('chat.completion');
+    await settleAll(app);
+    expect((await call(app.url, 'GET', '/api/keys', { token })).body.keys[0]).toMatchObject({ limitReached: false });
+    // Lowered to exactly what the key spent this month.
+    await call(app.url, 'PATCH', `/api/keys/${key.id}`, { token, body: { spendLimit: ONE_REQUEST } });
+    expect((await call(app.url, 'GET', '/api/keys', { token })).body.keys[0]).toMatchObject({ limitReached: true, spentThisPeriod: ONE_REQUEST });
+
+    const free = await keyWith(token, {});
+    await setBalanceNano(app, userId, 0n);
+    const refused = await ask(openaiClient(app, free.key));
+    expect(refused.status).toBe(402);
+    const rows = await usageRows(app, userId);
+    expect(rows.at(-1)).toMatchObject({ status: 'refused_balance', total_tokens: 0, api_key_id: free.id });
+    expect(BigInt(rows.at(-1)!.cost_nano as string)).toBe(0n);
+    expect((await call(app.url, 'GET', '/api/keys', { token })).body.keys.find((k: any) => k.id === free.id).limitReached).toBe(false);
+  });
+
+  test('lastUsedAt shows with the usage rows, before the batched last-use write', async () => {
+    const { token } = await registerUser(app.url);
+    const key = await keyWith(token, {});
+    expect((await ask(openaiClient(app, key.key))).object).toBe('chat.completion');
+    await settleAll(app);
+    // As if the batched write (every ~10 s) had not come yet.
+    await app.sql('update api_keys set last_used_at = null where id = $1', [key.id]);
+    const [row] = await app.sql<{ at: string }>(
+      `select to_char(max(created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at from usage_records where api_key_id = $1`,
+      [key.id],
+    );
+    const listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys[0];
+    expect(listed.lastUsedAt).toBe(row!.at);
+  });
+
+  test.skipIf(!onPostgres)('a call served by another instance shows as the key’s last use here once its row is written', async () => {
+    const other = await startTestApp({ database: app.database, env: { UPSTREAM_BASE_URL: fake.url } });
+    try {
+      const { token } = await registerUser(app.url);
+      const key = await keyWith(token, {});
+      expect((await ask(openaiClient(other, key.key))).object).toBe('chat.completion');
+      // The other instance's settlement batch is written; its batched last-use write is not.
+      await other.instance.services.billing.flush();
+      await app.sql('update api_keys set last_used_at = null where id = $1', [key.id]);
+      const listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys[0];
+      expect(listed.lastUsedAt).not.toBeNull();
+      const [row] = await app.sql<{ at: string }>(
+        `select to_char(max(created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at from usage_records where api_key_id = $1`,
+        [key.id],
+      );
+      expect(listed.lastUsedAt).toBe(row!.at);
+    } finally {
+      await other.stop();
+    }
   });
 });

@@ -1,7 +1,7 @@
-// Money as text: nanoToDecimalString splits in doubles below 2^53 and in BigInts beyond; both give the
+// Money as text: formatMoneyText for messages; nanoToDecimalString splits in doubles below 2^53 and in BigInts beyond; both give the
 // exact decimal, checked against a BigInt-only rendering over boundary and random amounts and scales.
 import { describe, expect, test } from 'bun:test';
-import { nanoToDecimalString } from '../src/money';
+import { formatMoneyText, NANO_PER_UNIT, nanoToDecimalString } from '../src/money';
 
 function reference(nano: bigint, scaleDigits: number): string {
   const negative = nano < 0n;
@@ -38,4 +38,15 @@ describe('nanoToDecimalString', () => {
     }
     expect(cases).toBe(5_010 * 2 * 7);
   });
+});
+
+test('formatMoneyText writes a sum as the dashboard does: groups, a decimal comma, two decimals at least, the sign', () => {
+  const nbsp = '\u00a0';
+  expect(formatMoneyText(100_000n * NANO_PER_UNIT, 'RUB')).toBe(`100${nbsp}000,00${nbsp}₽`);
+  expect(formatMoneyText(10n * NANO_PER_UNIT, 'RUB')).toBe(`10,00${nbsp}₽`);
+  expect(formatMoneyText(10_000n, 'RUB')).toBe(`0,00001${nbsp}₽`);
+  expect(formatMoneyText(502_987_488_125n, 'RUB')).toBe(`502,987488125${nbsp}₽`);
+  expect(formatMoneyText(1_500_500_000_000n, 'USD')).toBe(`1${nbsp}500,50${nbsp}$`);
+  expect(formatMoneyText(-3_500_000_000n, 'EUR')).toBe(`-3,50${nbsp}€`);
+  expect(formatMoneyText(0n, 'KZT')).toBe(`0,00${nbsp}KZT`);
 });

@@ -29,6 +29,8 @@ export async function providerLastHour(executor: Executor): Promise<Map<string, 
            (percentile_disc(0.5) within group (order by duration_ms) filter (where status = 'ok'))::text as p50
       from usage_records
      where created_at >= now() - interval '1 hour'
+       -- Refused with 402 before routing: no provider was asked.
+       and status not in ('refused_balance', 'refused_key_limit')
      group by 1`),
   );
   return new Map(

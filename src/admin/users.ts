@@ -16,7 +16,7 @@ import type { Billing } from '../gateway/billing';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { USER_KEYS_CHANGED_CHANNEL } from '../keys/service';
-import { nanoToDecimalString, nanoToUnits } from '../money';
+import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import { recordAudit, type AuditActor } from './audit';
 
 /** How many ledger rows the detail view shows, newest first. */
@@ -355,7 +355,7 @@ export function createAdminUsers({ db, billing, config, onSessionsEnded }: Admin
       }
       throw new AppError(
         'invalid_request_error',
-        errorMessages.creditBelowZero(nanoToDecimalString(shortfall!.availableNano), config.balanceCurrency),
+        errorMessages.creditBelowZero(formatMoneyText(shortfall!.availableNano, config.balanceCurrency)),
       );
     },
 

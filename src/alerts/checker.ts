@@ -16,7 +16,7 @@ import type { Charge } from '../gateway/billing';
 import { enqueueOutbox, type NewOutboxRow } from '../jobs/outbox';
 import { describeLimit, periodStart, type LimitReset } from '../keys/limits';
 import type { Logger } from '../logger';
-import { nanoToDecimalString, nanoToUnits } from '../money';
+import { formatMoneyText, nanoToUnits } from '../money';
 import { keyLimitMail, lowBalanceMail, mailBodies } from './texts';
 
 export const ALERT_MAIL_KIND = 'alerts.mail';
@@ -79,11 +79,11 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
       for (const c of claimed) {
         const money = toBig(c.money);
         const threshold = toBig(c.threshold);
-        const balanceText = nanoToDecimalString(money);
-        const thresholdText = nanoToDecimalString(threshold);
+        const balanceText = formatMoneyText(money, currency);
+        const thresholdText = formatMoneyText(threshold, currency);
         const mail = {
-          subject: lowBalanceMail.subject(thresholdText, currency),
-          ...mailBodies(lowBalanceMail.lines(balanceText, thresholdText, currency, topupUrl, settingsUrl), [topupUrl, settingsUrl]),
+          subject: lowBalanceMail.subject(thresholdText),
+          ...mailBodies(lowBalanceMail.lines(balanceText, thresholdText, topupUrl, settingsUrl), [topupUrl, settingsUrl]),
         };
         rows.push(
           ...messages(c.email, mail, c.user_id, c.webhook_url, {
@@ -159,7 +159,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
         key.alerted_period !== null && new Date(key.alerted_period).getTime() === period.getTime() && toBig(key.alerted_limit) === limit;
       if (alertedBefore) continue;
       const limitText = describeLimit(limit, key.limit_reset as LimitReset, currency);
-      const spentText = `${nanoToDecimalString(spent)} ${currency}`;
+      const spentText = formatMoneyText(spent, currency);
       const claimed = await db.transaction(async (tx) => {
         if (!(await claimKey(tx, key.id, period, limit))) return false;
         const mail = {

@@ -5,10 +5,10 @@ const paragraphs = (lines: string[][]) => lines.map((p) => `<p>${p.map(escapeHtm
 const linked = (html: string, url: string) => html.replaceAll(escapeHtml(url), `<a href="${escapeHtml(url)}">${escapeHtml(url)}</a>`);
 
 export const lowBalanceMail = {
-  subject: (threshold: string, currency: string) => `Баланс Conduit ниже ${threshold} ${currency}`,
-  lines: (balance: string, threshold: string, currency: string, topupUrl: string, settingsUrl: string) => [
+  subject: (threshold: string) => `Баланс Conduit ниже ${threshold}`,
+  lines: (balance: string, threshold: string, topupUrl: string, settingsUrl: string) => [
     ['Здравствуйте!'],
-    [`Баланс вашей учётной записи опустился ниже порога, который вы указали: сейчас на балансе ${balance} ${currency} (порог ${threshold} ${currency}).`],
+    [`Баланс вашей учётной записи опустился ниже порога, который вы указали: сейчас на балансе ${balance} (порог ${threshold}).`],
     ['Когда баланс закончится, запросы к API будут отклоняться с ошибкой 402.'],
     ['Пополнить баланс:', topupUrl],
     ['Следующее письмо придёт, когда баланс снова поднимется выше порога и опустится ниже. Изменить порог или отключить уведомления:', settingsUrl],

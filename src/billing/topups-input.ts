@@ -2,7 +2,7 @@
 // checks its form with the rules the API applies. The limits come from GET /api/billing/config.
 import { z } from 'zod';
 import { errorMessages } from '../http/messages';
-import { nanoToDecimalString, unitsToNano } from '../money';
+import { formatMoneyText, unitsToNano } from '../money';
 
 export const TOPUP_STATUSES = ['pending', 'succeeded', 'canceled'] as const;
 export type TopupStatus = (typeof TOPUP_STATUSES)[number];
@@ -34,7 +34,7 @@ export function topupAmountProblem(amount: number, limits: TopupLimits): string 
   const nano = topupAmountNano(amount);
   if (nano === null) return errorMessages.topupAmountInvalid;
   if (nano < limits.minNano || nano > limits.maxNano) {
-    return errorMessages.topupAmountRange(nanoToDecimalString(limits.minNano), nanoToDecimalString(limits.maxNano), limits.currency);
+    return errorMessages.topupAmountRange(formatMoneyText(limits.minNano, limits.currency), formatMoneyText(limits.maxNano, limits.currency));
   }
   return null;
 }

@@ -21,7 +21,7 @@ import { ledgerEntries, topups, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
-import { nanoToDecimalString, nanoToUnits } from '../money';
+import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import {
   amountValueToNano,
   isYookassaError,
@@ -264,7 +264,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
           {
             amountNano,
             currency: config.balanceCurrency,
-            description: errorMessages.topupPaymentDescription(nanoToDecimalString(amountNano), config.balanceCurrency),
+            description: errorMessages.topupPaymentDescription(formatMoneyText(amountNano, config.balanceCurrency)),
             returnUrl: `${config.publicBaseUrl}/app/topups/${id}`,
             metadata: { topupId: id, userId },
             ...(receipt ? { receipt } : {}),

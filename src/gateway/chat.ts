@@ -160,7 +160,6 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     // Every one of the n choices may run to the cap, each at the model's completion price.
     const price = prices.priceOf(body.model);
     const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1)).totalNano;
-    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null });
 
     const base = {
       userId: payer.userId,
@@ -170,6 +169,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       model: body.model,
       stream,
     };
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     // Streams always ask the upstream for usage; the client's own choice decides what it sees.

@@ -114,7 +114,6 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
     const price = prices.priceOf(body.model);
     // Embeddings generate nothing: the input is the whole cost, at the prompt price.
     const reserveNano = prices.costOf(price, reserveInputTokens(body.input), 0).totalNano;
-    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null });
     const base = {
       userId: payer.userId,
       apiKeyId: payer.apiKeyId,
@@ -124,6 +123,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       model: body.model,
       stream: false,
     };
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     // An upstream without the endpoint answers 404: passed through like any 4xx.

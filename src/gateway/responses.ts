@@ -358,7 +358,6 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     const price = prices.priceOf(body.model);
     const completionCap = body.max_output_tokens ?? config.reserveCompletionTokens;
     const reserveNano = prices.costOf(price, reservePromptTokens(chat.messages, chat.tools), completionCap).totalNano;
-    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null });
     const base: RequestFacts = {
       userId: payer.userId,
       apiKeyId: payer.apiKeyId,
@@ -368,6 +367,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       model: body.model,
       stream,
     };
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     // A request without a cap goes with the one reserved for: a well-behaved upstream then never answers past

@@ -172,11 +172,12 @@ export const errorMessages = {
   // Top-ups (YooKassa), and shops taking payments through their own YooKassa account.
   topupsDisabled: 'Пополнение баланса не настроено: платёжный сервис ЮKassa не подключён',
   topupAmountInvalid: 'укажите сумму числом в валюте баланса, не больше двух знаков после запятой (например, 500 или 99.90)',
-  topupAmountRange: (min: string, max: string, currency: string) => `должна быть от ${min} до ${max} ${currency}`,
+  /** The sums as formatMoneyText writes them: «от 10,00 ₽ до 100 000,00 ₽». */
+  topupAmountRange: (min: string, max: string) => `должна быть от ${min} до ${max}`,
   topupNotFound: 'Пополнение не найдено',
   topupPaymentUnavailable: 'Платёжный сервис ЮKassa сейчас недоступен: пополнение не создано, попробуйте позже',
   topupPaymentRejected: 'ЮKassa отклонила создание платежа: пополнение не создано, попробуйте позже или обратитесь в поддержку',
-  topupPaymentDescription: (amount: string, currency: string) => `Пополнение баланса на ${amount} ${currency}`,
+  topupPaymentDescription: (amount: string) => `Пополнение баланса на ${amount}`,
   topupReceiptItem: 'Пополнение баланса',
   yookassaNotificationsDisabled: 'Уведомления ЮKassa не принимаются: пополнение баланса не настроено',
   yookassaBadNotification: 'Уведомление не похоже на уведомление ЮKassa: нужны type "notification", event и object.id',
@@ -210,8 +211,8 @@ export const errorMessages = {
   creditReasonRequired: 'укажите причину начисления (до 500 символов)',
   creditReferenceInvalid: 'укажите идентификатор начисления длиной от 1 до 200 символов',
   creditReferenceTaken: 'Ссылка операции: уже использована для другого начисления (другой пользователь или сумма)',
-  creditBelowZero: (available: string, currency: string) =>
-    `Списание сделает баланс отрицательным: сейчас можно списать не больше ${available} ${currency}. ` +
+  creditBelowZero: (available: string) =>
+    `Списание сделает баланс отрицательным: сейчас можно списать не больше ${available}. ` +
     'Деньги, зарезервированные под выполняемые запросы, списать нельзя: повторите позже',
   statsDateInvalid: 'ожидается дата в формате ГГГГ-ММ-ДД, например 2026-01-31',
   statsRangeInvalid: (maxDays: number) => `Период задан неверно: начало не позже конца и не длиннее ${maxDays} дней`,

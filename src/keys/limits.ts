@@ -1,5 +1,5 @@
 // Spend limits of API keys: the periods they reset in (UTC) and how a limit reads in a message.
-import { nanoToDecimalString } from '../money';
+import { formatMoneyText } from '../money';
 
 export const LIMIT_RESETS = ['none', 'day', 'week', 'month'] as const;
 export type LimitReset = (typeof LIMIT_RESETS)[number];
@@ -37,7 +37,7 @@ const RESET_WORDS: Record<LimitReset, string> = {
   month: 'в месяц (UTC)',
 };
 
-/** «1.5 RUB в сутки (UTC)». */
+/** «1,50 ₽ в сутки (UTC)». */
 export function describeLimit(limitNano: bigint, reset: LimitReset, currency: string): string {
-  return `${nanoToDecimalString(limitNano)} ${currency} ${RESET_WORDS[reset]}`;
+  return `${formatMoneyText(limitNano, currency)} ${RESET_WORDS[reset]}`;
 }

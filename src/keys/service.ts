@@ -32,6 +32,11 @@ export interface ListedKey {
   expired: boolean;
   /** What the key spent since its period began (all time for a limit that never resets). */
   spentThisPeriod: number;
+  /**
+   * The period's limit is used up: its spend reached the limit, or its newest call was refused for the limit
+   * (since the limit last changed). Calls with the key get 402 until the period ends or the limit is raised.
+   */
+  limitReached: boolean;
   periodStart: string;
   /** key: the key reads its own usage only; account: the whole account's, as the dashboard does. */
   scope: KeyScope;
@@ -72,6 +77,7 @@ const keyColumns = {
   expiresAt: apiKeys.expiresAt,
   spendLimitNano: apiKeys.spendLimitNano,
   limitReset: apiKeys.limitReset,
+  limitChangedAt: apiKeys.limitChangedAt,
   scope: apiKeys.scope,
 };
 interface KeyRow {
@@ -84,6 +90,7 @@ interface KeyRow {
   expiresAt: Date | null;
   spendLimitNano: bigint | null;
   limitReset: string;
+  limitChangedAt: Date | null;
   scope: string;
 };
 
@@ -109,21 +116,75 @@ async function spentInPeriods(executor: Executor, keys: { id: string; periodStar
   return spent;
 }
 
-function listed(row: KeyRow, spent: bigint, now: number): ListedKey {
+/** A key's newest usage row: when, and how it ended (usage_records.status). */
+interface LastUsage {
+  at: Date;
+  status: string;
+}
+
+/**
+ * The newest usage row of each key, by key id. api_keys.last_used_at is written in batches every ~10 s
+ * (verifier.ts), so right after paid calls it lags the usage rows the same page shows; a row is written
+ * with its settlement, on whichever instance served it. One backward step of the (api_key_id, created_at)
+ * index per partition and key.
+ */
+async function lastUsageRows(executor: Executor, ids: string[]): Promise<Map<string, LastUsage>> {
+  const times = new Map<string, LastUsage>();
+  if (ids.length === 0) return times;
+  const values = sql.join(
+    ids.map((id) => sql`(${id}::uuid)`),
+    sql`, `,
+  );
+  const rows = rowsOf<{ id: string; at: string; status: string }>(
+    await executor.execute(sql`
+      select v.id, to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, m.status
+      from (values ${values}) as v(id)
+      cross join lateral (
+        select u.created_at, u.status from usage_records u where u.api_key_id = v.id
+        order by u.created_at desc limit 1
+      ) m`),
+  );
+  for (const row of rows) times.set(row.id, { at: new Date(row.at), status: row.status });
+  return times;
+}
+
+/** The later of the batched last-use time and the newest usage row. */
+function latest(a: Date | null, b: Date | undefined): Date | null {
+  if (!b) return a;
+  return a === null || a.getTime() < b.getTime() ? b : a;
+}
+
+/**
+ * Whether the key's limit for this period is used up: spent to the limit, or its newest call was refused
+ * for the limit in this period, after the limit was last changed (a refusal comes before the spend reaches
+ * the limit when what is left cannot cover one more request's reservation).
+ */
+function limitReached(row: KeyRow, spent: bigint, since: Date, lastUsage: LastUsage | undefined): boolean {
+  if (row.spendLimitNano === null) return false;
+  if (spent >= row.spendLimitNano) return true;
+  if (lastUsage?.status !== 'refused_key_limit') return false;
+  const at = lastUsage.at.getTime();
+  return at >= since.getTime() && (row.limitChangedAt === null || at >= row.limitChangedAt.getTime());
+}
+
+function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage): ListedKey {
   const reset = row.limitReset as LimitReset;
+  const lastUsedAt = latest(row.lastUsedAt, lastUsage?.at);
+  const since = periodStart(reset, now);
   return {
     id: row.id,
     name: row.name,
     keyPrefix: row.keyPrefix,
     createdAt: row.createdAt.toISOString(),
-    lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+    lastUsedAt: lastUsedAt ? lastUsedAt.toISOString() : null,
     isActive: row.revokedAt === null,
     spendLimit: row.spendLimitNano === null ? null : nanoToUnits(row.spendLimitNano),
     limitReset: reset,
     expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
     expired: row.expiresAt !== null && row.expiresAt.getTime() <= now,
     spentThisPeriod: nanoToUnits(spent),
-    periodStart: periodStart(reset, now).toISOString(),
+    limitReached: limitReached(row, spent, since, lastUsage),
+    periodStart: since.toISOString(),
     scope: row.scope as KeyScope,
   };
 }
@@ -216,6 +277,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             ...(changes.name !== undefined ? { name: changes.name } : {}),
             spendLimitNano: limit,
             limitReset: reset,
+            ...(limit !== current.spendLimitNano || reset !== current.limitReset ? { limitChangedAt: new Date() } : {}),
             expiresAt: changes.expiresAt === undefined ? current.expiresAt : changes.expiresAt,
           })
           .where(eq(apiKeys.id, keyId))
@@ -228,7 +290,8 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
       onRevoked?.(keyId);
       const now = Date.now();
       const spent = await spentInPeriods(db, [{ id: row.id, periodStart: periodStart(row.limitReset as LimitReset, now) }]);
-      return listed(row, spent.get(row.id) ?? 0n, now);
+      const lastUsage = await lastUsageRows(db, [row.id]);
+      return listed(row, spent.get(row.id) ?? 0n, now, lastUsage.get(row.id));
     },
 
     async list(userId: string): Promise<{ keys: ListedKey[]; count: number }> {
@@ -238,11 +301,17 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
         .where(eq(apiKeys.userId, userId))
         .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
       const now = Date.now();
-      const spent = await spentInPeriods(
-        db,
-        rows.map((r) => ({ id: r.id, periodStart: periodStart(r.limitReset as LimitReset, now) })),
-      );
-      const keys = rows.map((r) => listed(r, spent.get(r.id) ?? 0n, now));
+      const [spent, lastUsage] = await Promise.all([
+        spentInPeriods(
+          db,
+          rows.map((r) => ({ id: r.id, periodStart: periodStart(r.limitReset as LimitReset, now) })),
+        ),
+        lastUsageRows(
+          db,
+          rows.map((r) => r.id),
+        ),
+      ]);
+      const keys = rows.map((r) => listed(r, spent.get(r.id) ?? 0n, now, lastUsage.get(r.id)));
       return { keys, count: keys.length };
     },
 

@@ -31,6 +31,9 @@ export const usageStatusLabels: Partial<Record<string, string>> = {
   upstream_timeout: 'Модель не ответила',
   upstream_rejected: 'Модель отклонила',
   upstream_dropped: 'Ответ оборван',
+  server_shutdown: 'Сервер перезапускался',
+  refused_balance: 'Отклонён: недостаточно средств',
+  refused_key_limit: 'Отклонён: лимит ключа исчерпан',
 };
 
 export const orderStatusLabels: Record<OrderStatus, string> = {

@@ -25,6 +25,11 @@ export const apiKeys = pgTable(
     /** none | day | week | month (UTC): when the spend limit starts again. */
     limitReset: text('limit_reset').notNull().default('none'),
     /**
+     * When the owner last changed the limit or its period (null: as created). A call refused for the
+     * limit before this no longer says the limit is used up (keys/service.ts, limitReached).
+     */
+    limitChangedAt: timestamp('limit_changed_at', { withTimezone: true, mode: 'date' }),
+    /**
      * The part of the limit no instance has claimed yet in the current period (like users.balance_nano
      * for the balance): limit = budget + Σ key_leases + spent in the period.
      */

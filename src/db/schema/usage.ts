@@ -38,7 +38,10 @@ export const usageRecords = pgTable(
     unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /** Which /v1 endpoint: chat | embeddings | responses. */
     endpoint: text('endpoint').notNull().default('chat'),
-    /** ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped */
+    /**
+     * ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped |
+     * server_shutdown | refused_balance | refused_key_limit (402 before any model was asked: no tokens, no cost)
+     */
     status: text('status').notNull(),
     /** Where the token counts came from: the upstream's usage, or our tokenizer when it sent none. */
     usageSource: text('usage_source').notNull().default('upstream'),

@@ -4,6 +4,7 @@
 // a top-up, a wait for an overage) sit behind a check, and settle() makes one row object a settlement.
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client';
+import { AppError, errorCodes } from '../../http/errors';
 import type { ModelPrice } from '../../pricing/prices';
 import { billingContext, toBigInt } from './context';
 import { LeaseHousekeeping } from './housekeeping';
@@ -12,7 +13,7 @@ import { BalanceLeases, type Lease } from './leases';
 import { outgrow } from './overage';
 import { replayJournal } from './replay';
 import type { Pending } from './rows';
-import { LEASE_RECALL_CHANNEL, providerCost, usageCost, type BillingOptions, type Reservation, type ReserveOptions, type UsageFacts } from './types';
+import { LEASE_RECALL_CHANNEL, providerCost, usageCost, type BillingOptions, type Reservation, type RefusalFacts, type ReserveOptions, type UsageFacts } from './types';
 import { SettlementWriter } from './writer';
 
 interface InternalReservation extends Reservation {
@@ -82,6 +83,38 @@ export function createBilling(options: BillingOptions) {
     return { costNano: cost.totalNano };
   }
 
+  /** Queues a row for usage that reserved nothing: no lease is charged, the row only tells what happened. */
+  function record(facts: UsageFacts) {
+    writer.enqueue({
+      facts,
+      promptCostNano: 0n,
+      completionCostNano: 0n,
+      costNano: 0n,
+      providerCostNano: null,
+      leaseId: null,
+      keyLeaseId: null,
+      overage: null,
+      createdAt: new Date(),
+      json: undefined,
+      segment: null,
+    });
+  }
+
+  /** A request refused with 402 (balance or key limit): a row of no tokens and no cost says so in its owner's usage. */
+  function recordRefusal(request: RefusalFacts, error: AppError) {
+    record({
+      ...request,
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      status: error.errorCode === errorCodes.keySpendLimit ? 'refused_key_limit' : 'refused_balance',
+      usageSource: 'none',
+      upstreamStatus: null,
+      error: error.message,
+      durationMs: 0,
+    });
+  }
+
   const returnIdleLeases = (all = false) => housekeeping.returnIdle(all);
   const flush = () => writer.flush();
 
@@ -93,31 +126,37 @@ export function createBilling(options: BillingOptions) {
      * cannot cover it.
      */
     async reserve(userId: string, amountNano: bigint, options: ReserveOptions = {}): Promise<Reservation> {
-      // Back-pressure (writer.ts): past the backlog's bound, wait for the writer, within this deadline.
-      const deadline = Date.now() + admissionWaitMs;
-      if (writer.backlog >= maxPending) await writer.admit(deadline);
-      const keyLease = options.key ? await claims.reserve(options.key, amountNano, deadline) : null;
-      const lease = leases.of(userId);
-      if (lease.owing || lease.available < amountNano) {
-        try {
-          await leases.acquire(lease, amountNano, deadline);
-        } catch (error) {
-          // The key's claim goes back: this request will not run.
-          if (keyLease) claims.unreserve(keyLease, amountNano);
-          throw error;
+      // One try around it all: free in an async function, where a wrapping call would add a promise a request.
+      try {
+        // Back-pressure (writer.ts): past the backlog's bound, wait for the writer, within this deadline.
+        const deadline = Date.now() + admissionWaitMs;
+        if (writer.backlog >= maxPending) await writer.admit(deadline);
+        const keyLease = options.key ? await claims.reserve(options.key, amountNano, deadline) : null;
+        const lease = leases.of(userId);
+        if (lease.owing || lease.available < amountNano) {
+          try {
+            await leases.acquire(lease, amountNano, deadline);
+          } catch (error) {
+            // The key's claim goes back: this request will not run.
+            if (keyLease) claims.unreserve(keyLease, amountNano);
+            throw error;
+          }
+        } else {
+          leases.hold(lease, amountNano);
         }
-      } else {
-        leases.hold(lease, amountNano);
+        const reservation: InternalReservation = {
+          userId,
+          amountNano,
+          price: options.price ?? defaultPrice,
+          done: false,
+          lease,
+          keyLease,
+        };
+        return reservation;
+      } catch (error) {
+        if (options.request && error instanceof AppError && error.status === 402) recordRefusal(options.request, error);
+        throw error;
       }
-      const reservation: InternalReservation = {
-        userId,
-        amountNano,
-        price: options.price ?? defaultPrice,
-        done: false,
-        lease,
-        keyLease,
-      };
-      return reservation;
     },
 
     settle,
@@ -143,21 +182,7 @@ export function createBilling(options: BillingOptions) {
     },
 
     /** Records usage that reserved nothing (a request refused before any money was set aside). */
-    record(facts: UsageFacts) {
-      writer.enqueue({
-        facts,
-        promptCostNano: 0n,
-        completionCostNano: 0n,
-        costNano: 0n,
-        providerCostNano: null,
-        leaseId: null,
-        keyLeaseId: null,
-        overage: null,
-        createdAt: new Date(),
-        json: undefined,
-        segment: null,
-      });
-    },
+    record,
 
     /**
      * Writes every settlement queued before the call; resolves when they are committed, or after a write

@@ -32,6 +32,7 @@ export {
   type Charge,
   type BillingOptions,
   type Reservation,
+  type RefusalFacts,
   type ReserveOptions,
   type UsageFacts,
   type UsageStatus,

@@ -14,7 +14,11 @@ export type UsageStatus =
   | 'upstream_rejected'
   | 'upstream_dropped'
   /** The server shut down with the stream still running (past SHUTDOWN_GRACE_MS). */
-  | 'server_shutdown';
+  | 'server_shutdown'
+  /** Refused with 402 before anything was asked of a model: the balance could not cover the reservation. */
+  | 'refused_balance'
+  /** Refused with 402 before anything was asked of a model: the key's spend limit for its period is used up. */
+  | 'refused_key_limit';
 
 export interface UsageFacts {
   userId: string;
@@ -119,4 +123,12 @@ export interface ReserveOptions {
   price?: ModelPrice;
   /** The key's spend limit to reserve against as well (keys without one pass null). */
   key?: KeyLimitRef | null;
+  /**
+   * Who asks and for what: given, a request refused with 402 (balance or key limit) leaves a usage row of
+   * no tokens and no cost saying so, queued like any settlement (the owner sees refused calls in usage).
+   */
+  request?: RefusalFacts;
 }
+
+/** What a refused request's usage row says of it: who, which key or agent, which endpoint and model. */
+export type RefusalFacts = Pick<UsageFacts, 'userId' | 'apiKeyId' | 'agentId' | 'requestId' | 'endpoint' | 'model' | 'stream'>;

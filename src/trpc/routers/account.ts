@@ -18,6 +18,8 @@ const USAGE_STATUSES = [
   'upstream_rejected',
   'upstream_dropped',
   'server_shutdown',
+  'refused_balance',
+  'refused_key_limit',
 ] as const satisfies readonly UsageStatus[];
 const USAGE_SOURCES = ['upstream', 'tokenizer', 'none'] as const satisfies readonly UsageFacts['usageSource'][];
 // A status or source the gateway adds fails the type-check here until the lists name it too.
@@ -40,7 +42,7 @@ const usageRecord = z.object({
   completionCost: z.number().describe('Цена токенов ответа'),
   unpaid: z.number().describe('Часть цены, которую баланс не покрыл (баланс исчерпан)'),
   // The enum is stated for clients; the row keeps the report's string, so a status added by the gateway is not a 500 here.
-  status: z.string().meta({ enum: [...USAGE_STATUSES] }).describe('Чем закончился запрос: ok, клиент ушёл (client_closed), ошибка или таймаут сервиса модели…'),
+  status: z.string().meta({ enum: [...USAGE_STATUSES] }).describe('Чем закончился запрос: ok, клиент ушёл (client_closed), ошибка или таймаут сервиса модели…, отклонён с 402 до обращения к модели: не хватило баланса (refused_balance) или исчерпан лимит ключа (refused_key_limit)'),
   usageSource: z.string().meta({ enum: [...USAGE_SOURCES] }).describe('Откуда числа токенов: upstream — от сервиса модели, tokenizer — подсчёт Conduit, none — токенов нет'),
   durationMs: z.number().int(),
 });

@@ -18,6 +18,7 @@ const listedKey = z.object({
   expiresAt: z.string().nullable().describe('Когда ключ перестанет действовать; null — бессрочно'),
   expired: z.boolean(),
   spentThisPeriod: z.number().describe('Потрачено ключом с начала текущего периода'),
+  limitReached: z.boolean().describe('Лимит периода израсходован: запросы с ключом получают 402 до начала следующего периода или до повышения лимита'),
   periodStart: z.string(),
   scope: keyScopeInput,
 });

@@ -43,8 +43,8 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
                   <td>
                     <strong className="wrap-anywhere">{m.id}</strong>
                   </td>
-                  <td className="num" data-label="Вход, за 1 млн">{price(perMillion(m.pricing?.prompt))}</td>
-                  <td className="num" data-label="Выход, за 1 млн">{price(perMillion(m.pricing?.completion))}</td>
+                  <td className="num" data-label="Вход, за 1 млн токенов">{price(perMillion(m.pricing?.prompt))}</td>
+                  <td className="num" data-label="Выход, за 1 млн токенов">{price(perMillion(m.pricing?.completion))}</td>
                 </tr>
               ))}
             </tbody>

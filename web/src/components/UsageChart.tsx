@@ -29,7 +29,23 @@ export function labelledDays(count: number, width: number): number[] {
   return picked.reverse();
 }
 
-/** A y-axis value: as short as it can be, «0,8 ₽», «1,25 ₽», «0,0004 ₽». */
+const AXIS_FONT = '12px system-ui, sans-serif';
+let measuring: CanvasRenderingContext2D | null | undefined;
+
+/**
+ * The y-axis's width for its labels: the widest label in the axis font plus the gap uPlot keeps, so
+ * «0,0000125 ₽» is never cut at the card's edge (a fixed width clipped it to «,0000125 ₽»).
+ */
+function axisSize(labels: readonly string[] | undefined, least: number): number {
+  if (!labels || labels.length === 0) return least;
+  measuring ??= document.createElement('canvas').getContext('2d');
+  if (!measuring) return least;
+  measuring.font = AXIS_FONT;
+  const widest = Math.max(...labels.map((label) => measuring!.measureText(label).width));
+  return Math.max(least, Math.ceil(widest) + 14);
+}
+
+/** A y-axis value: as short as it can be, «0,8 ₽», «1,25 ₽», «0,0004 ₽», every digit of uPlot's round steps. */
 function axisMoney(value: number, currency: string | undefined): string {
   const options: Intl.NumberFormatOptions = { maximumSignificantDigits: 3 };
   try {
@@ -103,15 +119,15 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
           ticks: { show: true, stroke: '#d1d5db' },
           splits: () => ticks,
           values: () => tickText,
-          font: '12px system-ui, sans-serif',
+          font: AXIS_FONT,
         },
         {
           stroke: '#4b5563',
           grid: { stroke: '#e5e7eb', width: 1 },
           ticks: { show: false },
-          size: metric === 'cost' ? 78 : 64,
+          size: (_u, values) => axisSize(values, 40),
           values: (_u, splits) => splits.map((v) => (metric === 'cost' ? axisMoney(v, currency) : formatInt(v))),
-          font: '12px system-ui, sans-serif',
+          font: AXIS_FONT,
         },
       ],
       series: [{}, ...order.map((i) => ({ label: shown[i]!, fill: colorOf(shown[i]!), stroke: colorOf(shown[i]!), width: 0, paths: bars, points: { show: false } }))],

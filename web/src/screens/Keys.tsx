@@ -7,7 +7,7 @@ import { createKeyInput, updateKeyInput } from '../../../src/trpc/routers/keys-i
 import { api, type Inputs, type Outputs } from '../api';
 import { Money } from '../components/Money';
 import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';
-import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, toLocalInput } from '../format';
+import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, periodStartText, toLocalInput } from '../format';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { limitResetLabels } from '../texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
@@ -65,6 +65,49 @@ function LimitFields({
 function limitText(key: Pick<ListedKey, 'spendLimit' | 'limitReset'>, currency: string | undefined): string {
   if (key.spendLimit === null) return 'без лимита';
   return `${formatAmount(key.spendLimit, currency)} ${key.limitReset === 'none' ? 'всего' : limitResetLabels[key.limitReset]}`;
+}
+
+/** What the key's state badge says, worst first: revoked, expired, limit used up, active. */
+function keyState(key: ListedKey): { text: string; ok: boolean } {
+  if (!key.isActive) return { text: 'Отозван', ok: false };
+  if (key.expired) return { text: 'Истёк', ok: false };
+  if (key.limitReached) return { text: 'Лимит исчерпан', ok: false };
+  return { text: 'Активен', ok: true };
+}
+
+/**
+ * How much of the limit the key spent in its period: a bar with the numbers beside it, and where the
+ * period began — a UTC midnight, said as UTC and as this browser's local time.
+ */
+function LimitUse({ apiKey, currency }: { apiKey: ListedKey; currency: string | undefined }) {
+  if (apiKey.spendLimit === null) return <Money value={apiKey.spentThisPeriod} currency={currency} />;
+  const share = apiKey.spendLimit > 0 ? Math.min(1, apiKey.spentThisPeriod / apiKey.spendLimit) : 1;
+  const percent = Math.round(share * 100);
+  const full = apiKey.limitReached || share >= 1;
+  return (
+    <span className="limit-use">
+      <span
+        className={`limit-bar${full ? ' limit-bar-full' : share >= 0.8 ? ' limit-bar-near' : ''}`}
+        role="meter"
+        aria-label={`Израсходовано лимита ключа «${apiKey.name}»`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        aria-valuetext={`${percent} %`}
+        data-testid="key-limit-bar"
+      >
+        <span style={{ width: `${percent}%` }} />
+      </span>
+      <span className="limit-numbers">
+        <Money value={apiKey.spentThisPeriod} currency={currency} /> из {formatAmount(apiKey.spendLimit, currency)} ({percent} %)
+      </span>
+      {apiKey.limitReset !== 'none' ? (
+        <span className="hint cell-note" data-testid="key-period-start">
+          {periodStartText(apiKey.periodStart, apiKey.limitReset)}
+        </span>
+      ) : null}
+    </span>
+  );
 }
 
 /**
@@ -309,9 +352,7 @@ export function KeysScreen() {
                   <th scope="col">Создан</th>
                   <th scope="col">Последнее использование</th>
                   <th scope="col">Лимит</th>
-                  <th scope="col" className="num">
-                    Потрачено за период
-                  </th>
+                  <th scope="col">Потрачено за период</th>
                   <th scope="col">Действует до</th>
                   <th scope="col">Состояние</th>
                   <th scope="col">
@@ -335,25 +376,14 @@ export function KeysScreen() {
                     <td data-label="Лимит" data-testid="key-limit">
                       {limitText(key, currency)}
                     </td>
-                    <td data-label="Потрачено" className="num" data-testid="key-spent">
-                      <Money value={key.spentThisPeriod} currency={currency} />
-                      {key.spendLimit !== null && key.limitReset !== 'none' ? (
-                        <span className="hint cell-note"> с {formatDateTime(key.periodStart)}</span>
-                      ) : null}
+                    <td data-label="Потрачено" data-testid="key-spent">
+                      <LimitUse apiKey={key} currency={currency} />
                     </td>
                     <td data-label="Действует до" data-testid="key-expiry">
                       {key.expiresAt ? formatDateTime(key.expiresAt) : 'бессрочно'}
-                      {key.expired ? (
-                        <>
-                          {' '}
-                          <span className="badge badge-off">истёк</span>
-                        </>
-                      ) : null}
                     </td>
-                    <td data-label="Состояние">
-                      <span className={`badge ${key.isActive && !key.expired ? 'badge-ok' : 'badge-off'}`}>
-                        {key.isActive ? (key.expired ? 'Не действует' : 'Активен') : 'Отозван'}
-                      </span>
+                    <td data-label="Состояние" data-testid="key-state">
+                      <span className={`badge ${keyState(key).ok ? 'badge-ok' : 'badge-off'}`}>{keyState(key).text}</span>
                     </td>
                     <td>
                       {key.isActive ? (

@@ -45,6 +45,25 @@ function byDay(summary: Summary, days: number, metric: 'cost' | 'tokens'): DaySe
   return [...series].map(([day, models]) => ({ day, values: Object.fromEntries(models) }));
 }
 
+/** A model id that may break after its «/» (and nowhere else: «acme/ch-at» read badly in a narrow column). */
+function BreakableModel({ model }: { model: string }) {
+  const parts = model.split('/');
+  return (
+    <>
+      {parts.map((part, i) => (
+        <span key={i}>
+          {part}
+          {i < parts.length - 1 ? (
+            <>
+              /<wbr />
+            </>
+          ) : null}
+        </span>
+      ))}
+    </>
+  );
+}
+
 export function OverviewScreen() {
   const balance = useQuery(() => api.account.balance.query(), []);
   const keys = useQuery(() => api.keys.list.query(), []);
@@ -263,7 +282,7 @@ export function OverviewScreen() {
             </p>
           ) : (
             <div className="table-wrap">
-              <table data-testid="recent-requests" className="stack-table">
+              <table data-testid="recent-requests" className="stack-table recent-table">
                 <thead>
                   <tr>
                     <th scope="col">Время</th>
@@ -281,7 +300,9 @@ export function OverviewScreen() {
                   {records.map((r) => (
                     <tr key={r.id}>
                       <td data-label="Время">{formatDateTime(r.createdAt)}</td>
-                      <td data-label="Модель">{r.model}</td>
+                      <td data-label="Модель">
+                        <BreakableModel model={r.model} />
+                      </td>
                       <td data-label="Ключ">{r.keyId ? (keyNames.get(r.keyId) ?? '—') : r.agentId ? 'Агент' : '—'}</td>
                       <td className="num" data-label="Токены (запрос / ответ)">
                         {formatInt(r.promptTokens)} / {formatInt(r.completionTokens)}
@@ -290,7 +311,9 @@ export function OverviewScreen() {
                       <td className="num" data-label="Цена ответа">{money(r.completionCost)}</td>
                       {recordsUnpaid ? <td className="num" data-label="Не оплачено">{r.unpaid > 0 ? money(r.unpaid) : '—'}</td> : null}
                       <td className="num" data-label="Списано">{money(r.cost)}</td>
-                      <td data-label="Статус">{usageStatusLabels[r.status] ?? r.status}</td>
+                      <td data-label="Статус" className={r.status.startsWith('refused_') ? 'status-refused' : undefined}>
+                        {usageStatusLabels[r.status] ?? r.status}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

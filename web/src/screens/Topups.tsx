@@ -7,6 +7,7 @@ import { unitsToNano } from '../../../src/money';
 import { api, type Outputs } from '../api';
 import { Pager, useCursorPages } from '../components/Pager';
 import { Button, ErrorText, Field, Loading } from '../components/ui';
+import { Money } from '../components/Money';
 import { currencySymbol, formatAmount, formatDateTime } from '../format';
 import { useAction, useBillingConfig, useQuery, type BillingConfig } from '../hooks';
 import { Link } from '../router';
@@ -259,7 +260,10 @@ export function TopupReturnScreen({ id }: { id: string }) {
               </p>
               {balance.data ? (
                 <p>
-                  Баланс теперь: <strong data-testid="topup-balance">{formatAmount(balance.data.balance, config.data?.currency ?? t.currency)}</strong>
+                  Баланс теперь:{' '}
+                  <strong data-testid="topup-balance">
+                    <Money value={balance.data.balance} currency={config.data?.currency ?? t.currency} kind="balance" />
+                  </strong>
                 </p>
               ) : null}
             </>

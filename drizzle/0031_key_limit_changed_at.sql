@@ -1,0 +1,1 @@
+ALTER TABLE "api_keys" ADD COLUMN "limit_changed_at" timestamp with time zone;
