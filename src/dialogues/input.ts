@@ -96,7 +96,7 @@ export const resultsView = z.object({
         specialist: z.string().meta({ description: 'Имя специалиста из YCLIENTS (или наш идентификатор, если список ещё не загружался)' }),
         service: z.string().meta({ description: 'Название услуги из YCLIENTS (или наш идентификатор)' }),
         datetime: z.string().meta({ description: 'Начало записи по местному времени компании, как его записал YCLIENTS' }),
-        source: z.enum(['api', 'button', 'model']),
+        source: z.string().meta({ description: 'Кто записал: api, button (кнопки диалога), model (ассистент)' }),
         createdAt: z.string(),
       }),
     )
@@ -106,12 +106,12 @@ export const resultsView = z.object({
       z.object({
         id: z.string(),
         number: z.string(),
-        status: z.enum(['pending', 'paid', 'cancelled']),
+        status: z.string().meta({ description: 'pending, paid или cancelled' }),
         items: z.array(z.object({ title: z.string(), quantity: z.number().int() })),
         total: z.string(),
         currency: z.string(),
         clientPhone: z.string().nullable(),
-        source: z.enum(['buttons', 'model']),
+        source: z.string().meta({ description: 'Кто оформил: buttons (кнопки магазина) или model (ассистент)' }),
         createdAt: z.string(),
       }),
     )

@@ -36,8 +36,9 @@ export function createResults({ db, currency }: { db: Database; currency: string
         .select({
           dialogues: sql<string>`count(distinct ${dialogueMessages.dialogueId})::text`,
           // Tool turns record what the model did, not a message anyone wrote.
-          total: sql<string>`count(*) filter (where ${dialogueMessages.role} <> 'tool')::text`,
-          client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user')::text`,
+          // Nor are the client's button presses: the counts are of messages written.
+          total: sql<string>`count(*) filter (where ${dialogueMessages.role} <> 'tool' and ${dialogueMessages.kind} is null)::text`,
+          client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user' and ${dialogueMessages.kind} is null)::text`,
           assistant: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'assistant')::text`,
           operator: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'operator')::text`,
         })
@@ -135,12 +136,12 @@ export function createResults({ db, currency }: { db: Database; currency: string
         recentOrders: orderRows.map((o) => ({
           id: o.id,
           number: o.number,
-          status: o.status as 'pending' | 'paid' | 'cancelled',
+          status: o.status,
           items: o.items.map((i) => ({ title: i.title, quantity: i.quantity })),
           total: minorToDecimal(o.totalMinor),
           currency: o.currency,
           clientPhone: o.clientPhone,
-          source: o.source as 'buttons' | 'model',
+          source: o.source,
           createdAt: o.createdAt.toISOString(),
         })),
         modelSpend: {

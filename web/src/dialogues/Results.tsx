@@ -99,7 +99,7 @@ export function AgentResults({ agentId }: { agentId: string }) {
                   <td data-label={t.service}>{b.service}</td>
                   <td data-label={t.specialist}>{b.specialist}</td>
                   <td data-label={t.when}>{wallTime(b.datetime)}</td>
-                  <td data-label={t.source}>{t.bookingSources[b.source]}</td>
+                  <td data-label={t.source}>{t.bookingSources[b.source] ?? b.source}</td>
                 </tr>
               ))}
             </tbody>
@@ -131,8 +131,8 @@ export function AgentResults({ agentId }: { agentId: string }) {
                     {formatAmount(Number(o.total), o.currency, 2)}
                   </td>
                   <td data-label={t.client}>{o.clientPhone ? formatPhone(o.clientPhone) : t.none}</td>
-                  <td data-label={t.status}>{t.orderStatuses[o.status]}</td>
-                  <td data-label={t.source}>{t.orderSources[o.source]}</td>
+                  <td data-label={t.status}>{t.orderStatuses[o.status] ?? o.status}</td>
+                  <td data-label={t.source}>{t.orderSources[o.source] ?? o.source}</td>
                 </tr>
               ))}
             </tbody>

@@ -179,7 +179,7 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
         {dialogue.client.phone ? (
           <span>
             {' '}
-            · {t.phone}: {formatPhone(dialogue.client.phone)}
+            · {t.phone}: <span className="dialogue-phone">{formatPhone(dialogue.client.phone)}</span>
           </span>
         ) : null}
       </p>

@@ -62,7 +62,7 @@ export const inboxTexts = {
   deleteText: 'Переписка, эскалации и события этого клиента будут удалены без возможности восстановления (например, по просьбе клиента).',
   tokens: (prompt: number, completion: number) => `${prompt} + ${completion} токенов`,
   phone: 'Телефон',
-  tapped: 'Нажал кнопку',
+  tapped: 'Нажата кнопка',
   buttonsShown: 'Кнопки под сообщением',
   turnsLabel: 'Сообщения',
   newTurns: (n: number) => `Новые сообщения (${n}) ↓`,
@@ -96,9 +96,9 @@ export const resultsTexts = {
   items: 'Товары',
   total: 'Сумма',
   status: 'Статус',
-  bookingSources: { api: 'API', button: 'кнопки диалога', model: 'ассистент (модель)' } as Record<'api' | 'button' | 'model', string>,
-  orderSources: { buttons: 'кнопки магазина', model: 'ассистент (модель)' } as Record<'buttons' | 'model', string>,
-  orderStatuses: { pending: 'ждёт оплаты', paid: 'оплачен', cancelled: 'отменён' } as Record<'pending' | 'paid' | 'cancelled', string>,
+  bookingSources: { api: 'API', button: 'кнопки диалога', model: 'ассистент (модель)' } as Partial<Record<string, string>>,
+  orderSources: { buttons: 'кнопки магазина', model: 'ассистент (модель)' } as Partial<Record<string, string>>,
+  orderStatuses: { pending: 'ждёт оплаты', paid: 'оплачен', cancelled: 'отменён' } as Partial<Record<string, string>>,
 };
 
 /** Russian plural: one, few, many («1 диалог», «2 диалога», «5 диалогов»). */
