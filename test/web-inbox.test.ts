@@ -5,7 +5,8 @@
 // the transcript, search as you type, formatted phones, the agent's results listing the booking, the
 // YCLIENTS mapping by name, a tappable sync checkbox, the setup hints, and the menu at 390 px.
 // Every screen is checked at both widths for sideways scrolling.
-// Screenshots: test-artifacts/screens/inbox-desktop.png and inbox-phone.png (the conversation with a menu and taps).
+// Screenshots: test-artifacts/screens/inbox-desktop.png and inbox-phone.png (the conversation with a menu and
+// taps), inbox-picker-phone.png (the menu's badges and the agent picker), inbox-mapping-phone.png.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -30,7 +31,7 @@ import {
 } from './helpers/browser';
 import { CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
 
-const SCREENS = ['inbox-desktop', 'inbox-phone'] as const;
+const SCREENS = ['inbox-desktop', 'inbox-phone', 'inbox-picker-phone', 'inbox-mapping-phone'] as const;
 const browserSuite = browserDescribe('web-inbox.test.ts');
 const COMPANY = 4588;
 /** Two days ahead in the company's zone (Moscow): the times offered are never in the past. */
@@ -198,7 +199,7 @@ browserSuite('the inbox in chromium', () => {
       // The bot's keyboards under its messages, the client's taps by label.
       const slots = turns.getByTestId('turn').filter({ hasText: 'Свободное время — Стрижка, Анна Иванова:' });
       await slots.getByTestId('turn-buttons').getByText(/11:00$/).waitFor();
-      expect(await slots.getByTestId('turn-buttons').getByRole('listitem').count()).toBeGreaterThanOrEqual(2);
+      expect(await slots.getByTestId('turn-buttons').locator('.turn-button').count()).toBeGreaterThanOrEqual(3);
       const chooser = turns.getByTestId('turn').filter({ hasText: 'К кому хотите записаться?' });
       expect(await chooser.getByTestId('turn-buttons').textContent()).toContain('Олег Петров');
       const tap = turns.locator('[data-author="client"]').filter({ hasText: 'Нажата кнопка' });
@@ -263,7 +264,10 @@ browserSuite('the inbox in chromium', () => {
       const salon = picker.getByTestId('inbox-agent').filter({ hasText: 'Салон «Лён»' });
       await salon.getByText('1 ждёт оператора').waitFor();
       await picker.getByTestId('inbox-agent').filter({ hasText: 'Барбершоп «Ус»' }).getByText('нового нет').waitFor();
-      await bothWidths(() => salon.waitFor());
+      await bothWidths(async () => {
+        await salon.waitFor();
+        if (page.viewportSize()!.width === PHONE.width) await page.screenshot({ path: screenPath('inbox-picker-phone'), fullPage: true });
+      });
       await salon.click();
       await page.waitForURL(new RegExp(`/app/agents/${agentId}/dialogues$`));
       await items.filter({ hasText: `Пользователь VK ${OTHER_CLIENT}` }).getByText('+7 903 555-12-34').waitFor();
@@ -324,6 +328,10 @@ browserSuite('the inbox in chromium', () => {
         const box = (await sync.boundingBox())!;
         expect(box.width).toBeGreaterThanOrEqual(20);
         expect(box.height).toBeGreaterThanOrEqual(20);
+        if (page.viewportSize()!.width === PHONE.width) {
+          await specialists.scrollIntoViewIfNeeded();
+          await page.screenshot({ path: screenPath('inbox-mapping-phone') });
+        }
       });
       expect(pageErrors).toEqual([]);
       for (const name of SCREENS) expect(statSync(screenPath(name)).size).toBeGreaterThan(1000);

@@ -41,9 +41,13 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
       )}
       {turn.buttons && turn.buttons.length > 0 ? (
         <ul className="turn-buttons" aria-label={t.buttonsShown} data-testid="turn-buttons">
-          {turn.buttons.flat().map((label, i) => (
-            <li key={i} className="turn-button">
-              {label}
+          {turn.buttons.map((row, r) => (
+            <li key={r} className="turn-buttons-row">
+              {row.map((label, i) => (
+                <span key={i} className="turn-button">
+                  {label}
+                </span>
+              ))}
             </li>
           ))}
         </ul>
