@@ -13,7 +13,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeVk, type FakeVk } from './fakes/vk';
 import { startFakeYclients, type FakeYclients } from './fakes/yclients';
-import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, grantAdmin, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,
   buildPage,
@@ -82,7 +82,13 @@ browserSuite('the inbox in chromium', () => {
       workingHours: [{ staffId: 901, date: DAY, start: '10:00', end: '12:00' }],
     });
     app = await startTestApp({
-      env: { VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: upstream.url, YCLIENTS_BASE_URL: yc.url, OUTBOX_POLL_INTERVAL_MS: '50' },
+      env: {
+        VK_API_BASE_URL: vk.url,
+        UPSTREAM_BASE_URL: upstream.url,
+        YCLIENTS_BASE_URL: yc.url,
+        OUTBOX_POLL_INTERVAL_MS: '50',
+        ADMIN_EMAILS: user.email,
+      },
     });
     browser = await launchChromium();
     ({ page, pageErrors } = await openPage(browser));
@@ -99,11 +105,15 @@ browserSuite('the inbox in chromium', () => {
     async () => {
       await registerThroughPage(page, app.url, user);
       const jwt = await sessionToken(page);
+      // An operator's menu is the longest: it has «Администрирование» too.
+      await grantAdmin(app, user.email);
+      await page.reload();
 
       // The menu at 390 px: every section, «Диалоги» included, on screen without scrolling sideways.
       await page.setViewportSize(PHONE);
       const nav = page.getByRole('navigation', { name: 'Разделы' });
-      for (const name of ['Баланс и использование', 'API-ключи', 'Агенты', 'Диалоги', 'Аккаунт']) {
+      await nav.getByRole('link', { name: 'Администрирование' }).waitFor();
+      for (const name of ['Баланс и использование', 'API-ключи', 'Агенты', 'Диалоги', 'Аккаунт', 'Администрирование']) {
         const box = (await nav.getByRole('link', { name }).boundingBox())!;
         expect(box.x).toBeGreaterThanOrEqual(0);
         expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
