@@ -147,6 +147,25 @@ describe('the transcript shows what the client saw and did', () => {
     expect((await call(app.url, 'GET', `/api/v1/agents/${agentId}/results`, { token: stranger.token })).status).toBe(403);
   });
 
+  test('the results list the orders themselves: number, items, total, phone, status, who placed them', async () => {
+    const owner = await registerUser(app.url);
+    const agentId = await connectedAgent(owner.token);
+    // Orders come from the shop's own flows (tested there); here they are rows to list.
+    await app.sql(
+      `insert into orders (agent_id, number, status, items, total_minor, currency, client_phone, payment_link, source, created_at)
+       values ($1, 'ORD-1', 'paid', '[{"productId":"p1","title":"Платье","priceMinor":350000,"quantity":1}]', 350000, 'RUB', '79161234567', 'https://pay/1', 'buttons', now() - interval '2 hour'),
+              ($1, 'ORD-2', 'pending', '[{"productId":"p2","title":"Шарф","priceMinor":99000,"quantity":2}]', 198000, 'RUB', null, 'https://pay/2', 'model', now() - interval '1 hour')`,
+      [agentId],
+    );
+    const results = await call(app.url, 'GET', `/api/v1/agents/${agentId}/results`, { token: owner.token });
+    expect(results.status).toBe(200);
+    expect(results.body.recentOrders.map((o: Record<string, unknown>) => ({ ...o, id: undefined, createdAt: undefined }))).toEqual([
+      { number: 'ORD-2', status: 'pending', items: [{ title: 'Шарф', quantity: 2 }], total: '1980.00', currency: 'RUB', clientPhone: null, source: 'model' },
+      { number: 'ORD-1', status: 'paid', items: [{ title: 'Платье', quantity: 1 }], total: '3500.00', currency: 'RUB', clientPhone: '79161234567', source: 'buttons' },
+    ]);
+    expect(results.body.recentBookings).toEqual([]);
+  });
+
   test('the notice sent when the owner releases the dialogue is in the transcript', async () => {
     const owner = await registerUser(app.url);
     const agentId = await connectedAgent(owner.token);
