@@ -10,6 +10,7 @@ import { useQuery } from '../hooks';
 import { Link, navigate } from '../router';
 import { authorLabels, clientLabel, inboxTexts as t, stateFilterLabels, stateLabels, type DialogueState } from './texts';
 import { Transcript } from './Transcript';
+import { inboxChanged } from './InboxHome';
 import { formatPhone } from '../phone-format';
 import { usePolling } from './usePolling';
 import './dialogues.css';
@@ -119,7 +120,10 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
                 key={dialogueId}
                 agentId={agentId}
                 dialogueId={dialogueId}
-                onChanged={list.refresh}
+                onChanged={() => {
+                  list.refresh();
+                  inboxChanged();
+                }}
                 onDeleted={() => {
                   list.refresh();
                   navigate(base, true);

@@ -14,8 +14,14 @@ import './dialogues.css';
 export type InboxCounts = Outputs['dialogues']['counts'];
 
 const dialoguesOf = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/dialogues`;
+const CHANGED_EVENT = 'conduit:inbox-changed';
 
-/** The owner's counts, asked again every INBOX_REFRESH_MS while the tab is seen and at every move (`path`). */
+/** Something the badge counts changed here (a dialogue read, taken over): the menu asks again now. */
+export function inboxChanged(): void {
+  window.dispatchEvent(new Event(CHANGED_EVENT));
+}
+
+/** The owner's counts, asked again every INBOX_REFRESH_MS while the tab is seen, at every move (`path`) and on inboxChanged(). */
 export function useInboxCounts(path: string): QueryState<InboxCounts> {
   const counts = useQuery(() => api.dialogues.counts.query(), [path]);
   const { reload } = counts;
@@ -23,7 +29,11 @@ export function useInboxCounts(path: string): QueryState<InboxCounts> {
     const timer = setInterval(() => {
       if (document.visibilityState === 'visible') reload();
     }, INBOX_REFRESH_MS);
-    return () => clearInterval(timer);
+    window.addEventListener(CHANGED_EVENT, reload);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener(CHANGED_EVENT, reload);
+    };
   }, [reload]);
   return counts;
 }
