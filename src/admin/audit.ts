@@ -19,7 +19,8 @@ export type AuditAction =
   | 'provider.update'
   | 'provider.delete'
   | 'route.upsert'
-  | 'route.delete';
+  | 'route.delete'
+  | 'requisites.update';
 
 /** What JSON can hold. Money goes in as decimal strings: a bigint would not serialise, a float would round. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -27,7 +28,7 @@ export type JsonObject = { [key: string]: JsonValue };
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType: 'user' | 'price' | 'provider' | 'route';
+  targetType: 'user' | 'price' | 'provider' | 'route' | 'requisites';
   targetId: string | null;
   before: JsonObject | null;
   after: JsonObject | null;

@@ -8,7 +8,7 @@ import { formatDateTime } from '../format';
 import { useQuery } from '../hooks';
 import { Link } from '../router';
 import { auditActionLabels, auditFieldLabels } from '../texts';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 
 type AuditRow = Outputs['admin']['audit']['data'][number];
 

@@ -9,7 +9,7 @@ import { formatExact, formatInt, shiftDecimal } from '../format';
 import { useAction } from '../hooks';
 import { skipReasonLabels } from '../texts';
 import { check, decimalInput, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 
 type Preview = Outputs['admin']['previewPriceImport'];
 type PreviewRow = Preview['rows'][number];

@@ -7,7 +7,7 @@ import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
 import { currencySymbol, formatDateTime, formatExact } from '../format';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 import { PriceImport } from './PriceImport';
 
 type PriceRow = Outputs['admin']['listPrices']['prices'][number];

@@ -8,7 +8,7 @@ import { Money } from '../components/Money';
 import { formatInt, formatUtcDay } from '../format';
 import { useBillingConfig, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 
 const DAY_MS = 86_400_000;
 const utcDay = (offsetDays: number) => new Date(Date.now() - offsetDays * DAY_MS).toISOString().slice(0, 10);
