@@ -193,6 +193,8 @@ browserSuite('the inbox in chromium', () => {
       // Search as you type: no Enter pressed.
       await page.getByRole('searchbox', { name: 'Поиск' }).fill('маникюр');
       await booking.waitFor({ state: 'detached' });
+      // The list empties while the filtered page loads: what it then holds is the other client alone.
+      await items.filter({ hasText: `Пользователь VK ${OTHER_CLIENT}` }).waitFor();
       expect(await items.count()).toBe(1);
       await page.getByRole('searchbox', { name: 'Поиск' }).fill('');
       await booking.waitFor();
