@@ -506,6 +506,8 @@ describe('an owner blocked by an operator', () => {
       ['assistant', UNAVAILABLE],
       ['user', 'А завтра?'],
       ['user', 'Меню'],
+      // The press of «Главное меню» (a callback button), recorded by its label like any tap.
+      ['user', 'Главное меню'],
     ]);
 
     // Unblocked: the model answers again, and the agent page has no reason to show.

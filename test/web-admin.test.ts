@@ -117,6 +117,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       'Баланс и использование',
       'API-ключи',
       'Агенты',
+      'Диалоги',
       'Аккаунт',
     ]);
     expect(await page.getByRole('button', { name: 'Пополнить баланс' }).count()).toBe(0);

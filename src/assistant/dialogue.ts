@@ -4,7 +4,7 @@
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
 // Messages for the model may come in a burst: with ASSISTANT_DEBOUNCE_MS they are answered once, as one
 // turn (pending-answers.ts); typed button labels, triggers and flows act at once.
-import { and, desc, eq, gt, inArray, isNull, lt, or } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
@@ -27,10 +27,12 @@ import { createModelTurn } from './model-turn';
 import { createToolRegistry } from './tools';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
-import { buttonForTypedText } from './typed-buttons';
+import { buttonForTypedText, labelOfPress, recordedButtons, type RecordedButtons } from './typed-buttons';
 
 /** Photos of one turn the model is shown at most (VK allows ten attachments a message). */
 const MAX_IMAGES = 10;
+/** How far back a callback press's label is looked for: inline keyboards stay pressable in older messages. */
+const RECENT_KEYBOARDS = 20;
 
 /** What a client's turn reads as in the transcript (and the model's history) when it is not plain text. */
 function turnText(text: string, media: MessageMedia): string {
@@ -98,12 +100,30 @@ export function createAssistant(deps: AssistantDeps) {
       .where(eq(dialogues.id, dialogueId));
   }
 
-  /** `requestId`: the model request that wrote an assistant turn, whose usage record tells its model, tokens and cost. */
-  async function remember(executor: Executor, dialogueId: string, role: 'user' | 'assistant', content: string, requestId?: string, images?: string[]) {
+  /**
+   * `requestId`: the model request that wrote an assistant turn, whose usage record tells its model, tokens and cost.
+   * `shown`: what the transcript shows besides the text — the keyboard's labels under an assistant turn, or
+   * that a client turn is a button press.
+   */
+  async function remember(
+    executor: Executor,
+    dialogueId: string,
+    role: 'user' | 'assistant',
+    content: string,
+    requestId?: string,
+    images?: string[],
+    shown: { buttons?: RecordedButtons; tap?: boolean } = {},
+  ) {
     if (content.trim() === '') return;
-    await executor
-      .insert(dialogueMessages)
-      .values({ dialogueId, role, content: content.slice(0, 8000), requestId: requestId ?? null, images: images && images.length > 0 ? images : null });
+    await executor.insert(dialogueMessages).values({
+      dialogueId,
+      role,
+      content: content.slice(0, 8000),
+      requestId: requestId ?? null,
+      images: images && images.length > 0 ? images : null,
+      buttons: shown.buttons ?? null,
+      kind: shown.tap ? 'tap' : null,
+    });
   }
 
   /**
@@ -114,7 +134,7 @@ export function createAssistant(deps: AssistantDeps) {
   async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor, requestId?: string) {
     if (dialogue.messagingAllowed === false) return;
     const run = async (tx: Executor) => {
-      await remember(tx, dialogue.id, 'assistant', text, requestId);
+      await remember(tx, dialogue.id, 'assistant', text, requestId, undefined, keyboard ? { buttons: recordedButtons(keyboard) } : {});
       await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}) });
     };
     if (executor) return run(executor);
@@ -267,7 +287,8 @@ export function createAssistant(deps: AssistantDeps) {
       const hasText = text.trim() !== '';
       // Kept only when the model may look at them: they are the burst’s photos (burstInput).
       const photos = agent.acceptsImages ? media.photos.slice(0, MAX_IMAGES) : [];
-      await remember(db, dialogue.id, 'user', turnText(text, media), undefined, photos);
+      // A text button's press arrives as its label with the payload: recorded as the tap it was.
+      await remember(db, dialogue.id, 'user', turnText(text, media), undefined, photos, { tap: Boolean(message.payload?.action) });
       if (dialogue.messagingAllowed === false) return 'client_denied';
       // With an operator: the assistant keeps quiet until the dialogue is released.
       if (dialogue.mode === 'operator') return 'with_operator';
@@ -320,6 +341,14 @@ export function createAssistant(deps: AssistantDeps) {
       const agent = await loadAgent(agentId);
       if (!agent) return 'agent_gone';
       const dialogue = await dialogueFor(agentId, press.peerId);
+      const keyboards = await db
+        .select({ buttons: dialogueMessages.buttons })
+        .from(dialogueMessages)
+        .where(and(eq(dialogueMessages.dialogueId, dialogue.id), isNotNull(dialogueMessages.buttons)))
+        .orderBy(desc(dialogueMessages.id))
+        .limit(RECENT_KEYBOARDS);
+      const label = labelOfPress(press.payload, agent.type, keyboards.map((k) => k.buttons ?? [])) ?? t.tapUnknown;
+      await remember(db, dialogue.id, 'user', label, undefined, undefined, { tap: true });
       if (dialogue.messagingAllowed === false) return 'client_denied';
       if (dialogue.mode === 'operator') return 'with_operator';
       if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);

@@ -55,6 +55,8 @@ export const assistantTexts = {
   turnPhoto: '[фото]',
   turnVoice: '[голосовое сообщение]',
   turnSticker: '[стикер]',
+  // A callback button pressed on a keyboard no longer known (its label is not recorded anywhere).
+  tapUnknown: '[нажата кнопка]',
 
   // Escalation.
   askPhone: 'Чтобы сотрудник мог с вами связаться, напишите, пожалуйста, ваш номер телефона.',

@@ -41,3 +41,40 @@ export function buttonForTypedText(text: string, type: AgentType, lastKeyboard: 
   }
   return matches.size === 1 ? [...matches.values()][0]! : null;
 }
+
+/** A keyboard's buttons by row as the transcript keeps them: the label the client saw, the payload a press brings back. */
+export type RecordedButtons = { label: string; payload: string }[][];
+
+export function recordedButtons(keyboard: VkKeyboard): RecordedButtons {
+  return keyboard.buttons.map((row) => row.map((button) => ({ label: button.action.label, payload: button.action.payload })));
+}
+
+/**
+ * The label of the callback button a client pressed (a press carries only its payload): looked up on the
+ * keyboards recently sent in the dialogue (newest first), then the main menu; null when none has it.
+ */
+export function labelOfPress(payload: ButtonPayload, type: AgentType, recent: RecordedButtons[]): string | null {
+  const wanted = canonical(payload);
+  const sameButton = (stored: string) => {
+    try {
+      return canonical(JSON.parse(stored)) === wanted;
+    } catch {
+      return false;
+    }
+  };
+  for (const rows of recent) {
+    const found = rows.flat().find((b) => sameButton(b.payload));
+    if (found) return found.label;
+  }
+  return typedMenuButtons(type).find((b) => canonical(b.payload) === wanted)?.label ?? null;
+}
+
+/** A payload's JSON with its keys sorted: a press read back from jsonb has its keys in jsonb's order, not ours. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

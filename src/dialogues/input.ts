@@ -63,6 +63,11 @@ export const turnView = z.object({
   at: z.string(),
   operatorName: z.string().nullable(),
   toolName: z.string().nullable().meta({ description: 'Для author = tool: какой инструмент вызвала модель (text — краткий итог)' }),
+  buttons: z
+    .array(z.array(z.string()))
+    .nullable()
+    .meta({ description: 'Кнопки под сообщением ассистента, по рядам, как их видел клиент (меню, специалисты, время)' }),
+  tap: z.boolean().meta({ description: 'Для author = client: клиент нажал кнопку (text — её надпись), а не написал сам' }),
   model: z.string().nullable(),
   promptTokens: z.number().int().nullable(),
   completionTokens: z.number().int().nullable(),
@@ -82,5 +87,41 @@ export const resultsView = z.object({
   ordersByModel: z
     .object({ created: z.number().int(), paid: z.number().int() })
     .describe('Из orders — заказы, оформленные ассистентом (инструментом checkout), а не кнопками магазина'),
+  recentBookings: z
+    .array(
+      z.object({
+        id: z.string(),
+        clientName: z.string(),
+        clientPhone: z.string(),
+        specialist: z.string().meta({ description: 'Имя специалиста из YCLIENTS (или наш идентификатор, если список ещё не загружался)' }),
+        service: z.string().meta({ description: 'Название услуги из YCLIENTS (или наш идентификатор)' }),
+        datetime: z.string().meta({ description: 'Начало записи по местному времени компании, как его записал YCLIENTS' }),
+        source: z.string().meta({ description: 'Кто записал: api, button (кнопки диалога), model (ассистент)' }),
+        createdAt: z.string(),
+      }),
+    )
+    .meta({ description: 'Последние записи периода (до 20), новые первыми' }),
+  recentOrders: z
+    .array(
+      z.object({
+        id: z.string(),
+        number: z.string(),
+        status: z.string().meta({ description: 'pending, paid или cancelled' }),
+        items: z.array(z.object({ title: z.string(), quantity: z.number().int() })),
+        total: z.string(),
+        currency: z.string(),
+        clientPhone: z.string().nullable(),
+        source: z.string().meta({ description: 'Кто оформил: buttons (кнопки магазина) или model (ассистент)' }),
+        createdAt: z.string(),
+      }),
+    )
+    .meta({ description: 'Последние заказы периода (до 20), новые первыми' }),
   modelSpend: z.object({ requests: z.number().int(), tokens: z.number().int(), cost: z.number(), currency: z.string() }),
 });
+
+export const inboxCounts = z.object({
+  unread: z.number().int().meta({ description: 'Непрочитанные сообщения клиентов во всех агентах' }),
+  escalated: z.number().int().meta({ description: 'Диалоги, ждущие человека (переданы оператору, никто не взял)' }),
+  agents: z.array(z.object({ agentId: z.string(), name: z.string(), unread: z.number().int(), escalated: z.number().int() })),
+});
+export type InboxCounts = z.output<typeof inboxCounts>;

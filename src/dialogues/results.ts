@@ -1,7 +1,7 @@
 // An agent's results over a period: how many clients it talked to and how, what it escalated, booked
 // and sold (and how much of it the model did through its tools), and what its model answers cost the owner. Counted from the same rows the inbox shows, so
 // the figures match the transcripts (turns older than their 90-day retention are no longer counted).
-import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client';
 import { appointments, dialogueMessages, dialogues, escalations, orders } from '../db/schema';
 import { usageSpan } from '../gateway/usage-rollups';
@@ -16,6 +16,8 @@ import type { resultsView } from './input';
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
+/** Bookings and orders listed by name on the agent's page; the counts cover the whole period. */
+const LIST_LIMIT = 20;
 
 export type ResultsView = z.output<typeof resultsView>;
 
@@ -34,8 +36,9 @@ export function createResults({ db, currency }: { db: Database; currency: string
         .select({
           dialogues: sql<string>`count(distinct ${dialogueMessages.dialogueId})::text`,
           // Tool turns record what the model did, not a message anyone wrote.
-          total: sql<string>`count(*) filter (where ${dialogueMessages.role} <> 'tool')::text`,
-          client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user')::text`,
+          // Nor are the client's button presses: the counts are of messages written.
+          total: sql<string>`count(*) filter (where ${dialogueMessages.role} <> 'tool' and ${dialogueMessages.kind} is null)::text`,
+          client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user' and ${dialogueMessages.kind} is null)::text`,
           assistant: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'assistant')::text`,
           operator: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'operator')::text`,
         })
@@ -69,6 +72,27 @@ export function createResults({ db, currency }: { db: Database; currency: string
         .where(and(eq(orders.agentId, agentId), eq(orders.status, 'paid'), between(orders.paidAt, from, to)))
         .groupBy(orders.currency)
         .orderBy(orders.currency);
+      // The bookings and orders themselves, newest first: who, what, when, and whether the model or the buttons made them.
+      // Names come from the booking system's cached lists (stale names beat bare ids; none when never fetched).
+      const cachedName = (key: string, field: string, id: SQL) => sql<string | null>`(select e->>${field}
+        from booking_cache c, jsonb_array_elements(case when jsonb_typeof(c.value) = 'array' then c.value else '[]'::jsonb end) e
+        where c.agent_id = ${agentId} and c.key = ${key} and e->>'id' = (${id})::text limit 1)`;
+      const bookingRows = await db
+        .select({
+          row: appointments,
+          specialistName: cachedName('staff', 'name', sql`${appointments.staffId}`),
+          serviceTitle: cachedName('services', 'title', sql`${appointments.externalServiceId}`),
+        })
+        .from(appointments)
+        .where(and(eq(appointments.agentId, agentId), eq(appointments.status, 'booked'), between(appointments.createdAt, from, to)))
+        .orderBy(desc(appointments.createdAt), desc(appointments.id))
+        .limit(LIST_LIMIT);
+      const orderRows = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.agentId, agentId), between(orders.createdAt, from, to)))
+        .orderBy(desc(orders.createdAt), desc(orders.id))
+        .limit(LIST_LIMIT);
       // The agent's rollups over the whole days and quarter hours of the period, its rows over the cut ones.
       const [spend] = rowsOf<{ requests: string; tokens: string; costNano: string }>(
         await db.execute(sql`
@@ -99,6 +123,27 @@ export function createResults({ db, currency }: { db: Database; currency: string
           created: Number(created?.byModel ?? 0),
           paid: paid.reduce((sum, p) => sum + Number(p.byModel), 0),
         },
+        recentBookings: bookingRows.map(({ row, specialistName, serviceTitle }) => ({
+          id: row.id,
+          clientName: row.clientName,
+          clientPhone: row.clientPhone,
+          specialist: specialistName ?? row.specialistId,
+          service: serviceTitle ?? row.serviceId,
+          datetime: row.datetime,
+          source: row.source,
+          createdAt: row.createdAt.toISOString(),
+        })),
+        recentOrders: orderRows.map((o) => ({
+          id: o.id,
+          number: o.number,
+          status: o.status,
+          items: o.items.map((i) => ({ title: i.title, quantity: i.quantity })),
+          total: minorToDecimal(o.totalMinor),
+          currency: o.currency,
+          clientPhone: o.clientPhone,
+          source: o.source,
+          createdAt: o.createdAt.toISOString(),
+        })),
         modelSpend: {
           requests: Number(spend?.requests ?? 0),
           tokens: Number(spend?.tokens ?? 0),

@@ -2,14 +2,27 @@
 // /api/v1/agents/{agentId}/results: the agent's figures for a period. Owner's JWT, agent ownership checked.
 import { z } from 'zod';
 import { agentProcedure } from '../trpc/agent-guard';
-import { router } from '../trpc/init';
-import { dialogueListInput, dialoguePath, dialogueView, replyInput, resultsInput, resultsView, transcriptInput, turnView } from './input';
+import { router, userProcedure } from '../trpc/init';
+import { dialogueListInput, dialoguePath, dialogueView, inboxCounts, replyInput, resultsInput, resultsView, transcriptInput, turnView } from './input';
 
 const TAG = 'dialogues';
 const BASE = '/api/v1/agents/{agentId}/dialogues';
 const ONE = `${BASE}/{dialogueId}`;
 
 export const dialoguesRouter = router({
+  counts: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/dialogues/counts',
+        tags: [TAG],
+        summary: 'Что ждёт владельца во всех его агентах: непрочитанные сообщения клиентов и диалоги, ждущие человека',
+      },
+    })
+    .input(z.void())
+    .output(inboxCounts)
+    .query(({ ctx }) => ctx.services.dialogues.counts(ctx.principal.userId)),
+
   list: agentProcedure
     .meta({
       openapi: {

@@ -6,7 +6,7 @@
 import { and, desc, eq, gt, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
-import { dialogueMessages, dialogues, escalations as escalationRows, notifications, outbox, socialEvents, users } from '../db/schema';
+import { agents, dialogueMessages, dialogues, escalations as escalationRows, notifications, outbox, socialEvents, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { OutboxWorker } from '../jobs/outbox';
@@ -14,7 +14,7 @@ import type { Escalations } from '../integrations/messenger/escalations';
 import type { SocialSettings } from '../integrations/social/settings';
 import { queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from '../integrations/social/sender';
 import { nanoToUnits } from '../money';
-import type { DialogueListQuery, DialogueState, TranscriptQuery } from './input';
+import type { DialogueListQuery, DialogueState, InboxCounts, TranscriptQuery } from './input';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d+$/;
@@ -63,6 +63,8 @@ export interface TurnView {
   at: string;
   operatorName: string | null;
   toolName: string | null;
+  buttons: string[][] | null;
+  tap: boolean;
   model: string | null;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -128,6 +130,43 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
 
   return {
     get,
+
+    /**
+     * What waits for the owner across their agents, for the main menu's badge: client turns not yet read
+     * and dialogues handed to a person that nobody holds. Both read partial indexes (the unread turns of
+     * each dialogue, the waiting dialogues), so the count stays cheap however long the transcripts grow.
+     */
+    async counts(userId: string): Promise<InboxCounts> {
+      const owned = await db.select({ id: agents.id, name: agents.name }).from(agents).where(eq(agents.userId, userId)).orderBy(agents.createdAt, agents.id);
+      if (owned.length === 0) return { unread: 0, escalated: 0, agents: [] };
+      const rows = await db
+        .select({
+          agentId: dialogues.agentId,
+          unread: sql<string>`coalesce(sum((select count(*) from dialogue_messages m
+            where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role = 'user' and m.id > ${OUTER_READ_ID})), 0)::text`,
+          escalated: sql<string>`count(*) filter (where ${stateSql} = 'escalated')::text`,
+        })
+        .from(dialogues)
+        .where(
+          and(
+            inArray(
+              dialogues.agentId,
+              owned.map((a) => a.id),
+            ),
+            isNotNull(dialogues.lastMessageAt),
+            sql`(${dialogues.ownerReadMessageId} < (select max(m.id) from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role = 'user')
+              or (${dialogues.mode} = 'operator' and ${dialogues.heldBy} is null))`,
+          ),
+        )
+        .groupBy(dialogues.agentId);
+      const byAgent = new Map(rows.map((r) => [r.agentId, { unread: Number(r.unread), escalated: Number(r.escalated) }]));
+      const list = owned.map((a) => ({ agentId: a.id, name: a.name, ...(byAgent.get(a.id) ?? { unread: 0, escalated: 0 }) }));
+      return {
+        unread: list.reduce((sum, a) => sum + a.unread, 0),
+        escalated: list.reduce((sum, a) => sum + a.escalated, 0),
+        agents: list,
+      };
+    },
 
     async list(agentId: string, userId: string, query: DialogueListQuery): Promise<{ dialogues: DialogueView[]; nextCursor: string | null }> {
       // Only conversations: a row made by a consent event alone has no message yet.
@@ -321,6 +360,8 @@ function turnView(turn: typeof dialogueMessages.$inferSelect): TurnView {
     at: turn.createdAt.toISOString(),
     operatorName: turn.role === 'operator' ? turn.operatorName : null,
     toolName: turn.role === 'tool' ? turn.toolName : null,
+    buttons: turn.buttons?.map((row) => row.map((button) => button.label)) ?? null,
+    tap: turn.kind === 'tap',
     model: null,
     promptTokens: null,
     completionTokens: null,

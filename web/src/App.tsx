@@ -6,6 +6,7 @@ import { AdminScreen } from './admin/Admin';
 import { useMe } from './hooks';
 import { AgentPage } from './screens/AgentPage';
 import { DialoguesScreen } from './dialogues/Inbox';
+import { InboxBadges, InboxHome, useInboxCounts } from './dialogues/InboxHome';
 import { AgentsScreen } from './screens/Agents';
 import { LoginScreen, RegisterScreen } from './screens/Auth';
 import { KeysScreen } from './screens/Keys';
@@ -26,6 +27,7 @@ const NAV = [
   { to: '/', label: 'Баланс и использование' },
   { to: '/keys', label: 'API-ключи' },
   { to: '/agents', label: 'Агенты' },
+  { to: '/dialogues', label: 'Диалоги' },
   { to: '/account', label: 'Аккаунт' },
 ] as const;
 
@@ -53,6 +55,7 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   // The top-up link of the low-balance e-mail: the overview holds the top-up form.
   if (path === '/topups') return <OverviewScreen />;
   if (path === '/agents') return <AgentsScreen />;
+  if (path === '/dialogues') return <InboxHome />;
   const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
   if (dialogues) return <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />;
   const agent = /^\/agents\/([^/]+)$/.exec(path);
@@ -107,7 +110,10 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
   const isAdmin = me.data ? me.data.role === 'admin' : me.error ? false : undefined;
   const nav = isAdmin ? [...NAV, ADMIN_NAV] : NAV;
 
-  const current = (to: string) => (to === '/' ? path === '/' : path.startsWith(to));
+  const inboxCounts = useInboxCounts(path);
+  // An agent's dialogues belong to «Диалоги», not to «Агенты».
+  const inInbox = path === '/dialogues' || /^\/agents\/[^/]+\/dialogues/.test(path);
+  const current = (to: string) => (to === '/' ? path === '/' : to === '/dialogues' ? inInbox : !inInbox && path.startsWith(to));
   return (
     <>
       <a className="skip-link" href="#main">
@@ -121,6 +127,7 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
               <li key={item.to}>
                 <Link to={item.to} aria-current={current(item.to) ? 'page' : undefined}>
                   {item.label}
+                  {item.to === '/dialogues' ? <InboxBadges counts={inboxCounts.data} /> : null}
                 </Link>
               </li>
             ))}

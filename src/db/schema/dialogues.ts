@@ -61,6 +61,8 @@ export const dialogues = pgTable(
     check('dialogues_mode_known', sql`${t.mode} in ('assistant', 'operator')`),
     index('dialogues_agent_activity_idx').on(t.agentId, t.lastMessageAt, t.id),
     index('dialogues_answer_due_idx').on(t.answerDueAt).where(sql`${t.answerDueAt} is not null or ${t.answerLockedUntil} is not null`),
+    // The inbox badge: dialogues waiting for a person (handed over, held by nobody) are few; only they are indexed.
+    index('dialogues_waiting_idx').on(t.agentId).where(sql`${t.mode} = 'operator' and ${t.heldBy} is null`),
   ],
 );
 
@@ -143,10 +145,17 @@ export const dialogueMessages = pgTable(
     toolName: text('tool_name'),
     /** User turns with photos the model may look at: each photo's largest size URL, as VK gave it. */
     images: jsonb('images').$type<string[]>(),
+    /** Assistant turns sent with a keyboard: its buttons by row (label as the client saw it, payload a press brings back). */
+    buttons: jsonb('buttons').$type<{ label: string; payload: string }[][]>(),
+    /** User turns: `tap` when the client pressed a button (the content is its label), null for what they wrote. */
+    kind: text('kind'),
     createdAt: createdAt(),
   },
   (t) => [
     index('dialogue_messages_dialogue_idx').on(t.dialogueId, t.id),
+    // The inbox's unread counts: a dialogue's client turns after the owner's last read one, read from the index alone.
+    index('dialogue_messages_client_idx').on(t.dialogueId, t.id).where(sql`${t.role} = 'user'`),
+    check('dialogue_messages_kind_known', sql`${t.kind} is null or ${t.kind} = 'tap'`),
     uniqueIndex('dialogue_messages_client_message_unique').on(t.dialogueId, t.clientMessageId),
     check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator', 'tool')`),
   ],

@@ -90,6 +90,8 @@ export function createSocial(deps: SocialDeps) {
     async release(tx, ref) {
       const dialogue = await assistant.dialogueById(tx, ref.dialogueId);
       if (!dialogue || dialogue.messagingAllowed === false) return;
+      // The transcript shows what the client was told, this notice included.
+      await tx.insert(dialogueMessages).values({ dialogueId: dialogue.id, role: 'assistant', content: assistantTexts.released });
       await queueSocialMessage(tx, { agentId: ref.agentId, peerId: Number(ref.peerId), text: assistantTexts.released });
     },
   };

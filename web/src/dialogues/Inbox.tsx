@@ -1,5 +1,5 @@
 // The «Диалоги» section of an agent: every client dialogue, newest activity first, filtered by state and
-// searched by text, polled so a new message shows without a reload; the chosen dialogue's transcript
+// searched by text as it is typed, polled so a new message shows without a reload; the chosen dialogue's transcript
 // beside the list (below it on a phone, where the list hides while a dialogue is open).
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api';
@@ -10,10 +10,15 @@ import { useQuery } from '../hooks';
 import { Link, navigate } from '../router';
 import { authorLabels, clientLabel, inboxTexts as t, stateFilterLabels, stateLabels, type DialogueState } from './texts';
 import { Transcript } from './Transcript';
+import { inboxChanged } from './InboxHome';
+import { formatPhone } from '../phone-format';
 import { usePolling } from './usePolling';
 import './dialogues.css';
 
 const STATES = Object.keys(stateFilterLabels) as (DialogueState | '')[];
+/** A pause in typing this long runs the search (Enter runs it at once). */
+const SEARCH_DEBOUNCE_MS = 300;
+const searchText = (draft: string) => draft.trim().slice(0, 200);
 
 export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dialogueId: string | undefined }) {
   const agent = useQuery(() => api.agents.get.query({ id: agentId }), [agentId]);
@@ -28,9 +33,13 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
   useEffect(() => pages.reset(), [state, q, pages.reset]);
 
   const base = `/agents/${encodeURIComponent(agentId)}/dialogues`;
+  useEffect(() => {
+    const timer = setTimeout(() => setQ(searchText(draft)), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [draft]);
   const onSearch = (event: FormEvent) => {
     event.preventDefault();
-    setQ(draft.trim().slice(0, 200));
+    setQ(searchText(draft));
   };
 
   return (
@@ -84,6 +93,7 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
                 >
                   <span className="dialogue-top">
                     <strong className="dialogue-client">{clientLabel(d.client)}</strong>
+                    {d.client.phone ? <span className="muted dialogue-phone">{formatPhone(d.client.phone)}</span> : null}
                     {d.unread > 0 ? <span className="badge badge-unread">{t.unread(d.unread)}</span> : null}
                   </span>
                   <span className="dialogue-preview">
@@ -110,7 +120,10 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
                 key={dialogueId}
                 agentId={agentId}
                 dialogueId={dialogueId}
-                onChanged={list.refresh}
+                onChanged={() => {
+                  list.refresh();
+                  inboxChanged();
+                }}
                 onDeleted={() => {
                   list.refresh();
                   navigate(base, true);

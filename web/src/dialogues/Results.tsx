@@ -1,15 +1,23 @@
 // The agent's results on its page: dialogues, messages, escalations, bookings, orders and payments,
-// model spend over the last 7, 30 or 90 days; and the way into the «Диалоги» section.
+// model spend over the last 7, 30 or 90 days, the latest bookings and orders themselves (who, what, when,
+// made by the buttons or the model); and the way into the «Диалоги» section.
 import { useState } from 'react';
 import { api } from '../api';
 import { ErrorText, Loading } from '../components/ui';
-import { formatAmount, formatInt } from '../format';
+import { formatAmount, formatDateTime, formatInt } from '../format';
+import { formatPhone } from '../phone-format';
 import { useQuery } from '../hooks';
 import { Link } from '../router';
 import { resultsTexts as t } from './texts';
 import './dialogues.css';
 
 const PERIODS = [7, 30, 90] as const;
+
+/** «01.12.2026, 11:00» from «2026-12-01T11:00:00+03:00»: the time as the company's booking system wrote it, in its own zone. */
+function wallTime(datetime: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(datetime);
+  return match ? `${match[3]}.${match[2]}.${match[1]}, ${match[4]}:${match[5]}` : datetime;
+}
 const DAY_MS = 86_400_000;
 
 export function AgentResults({ agentId }: { agentId: string }) {
@@ -68,6 +76,68 @@ export function AgentResults({ agentId }: { agentId: string }) {
             <dd className="hint">{t.requests(r.modelSpend.requests)}</dd>
           </div>
         </dl>
+      ) : null}
+      {r && r.recentBookings.length > 0 ? (
+        <>
+          <h3>{t.bookingsList}</h3>
+          <table className="stack-table results-list" data-testid="results-bookings">
+            <thead>
+              <tr>
+                <th>{t.client}</th>
+                <th>{t.service}</th>
+                <th>{t.specialist}</th>
+                <th>{t.when}</th>
+                <th>{t.source}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.recentBookings.map((b) => (
+                <tr key={b.id}>
+                  <td data-label={t.client}>
+                    {b.clientName} <span className="muted dialogue-phone">{formatPhone(b.clientPhone)}</span>
+                  </td>
+                  <td data-label={t.service}>{b.service}</td>
+                  <td data-label={t.specialist}>{b.specialist}</td>
+                  <td data-label={t.when}>{wallTime(b.datetime)}</td>
+                  <td data-label={t.source}>{t.bookingSources[b.source] ?? b.source}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+      {r && r.recentOrders.length > 0 ? (
+        <>
+          <h3>{t.ordersList}</h3>
+          <table className="stack-table results-list" data-testid="results-orders">
+            <thead>
+              <tr>
+                <th>{t.order}</th>
+                <th>{t.items}</th>
+                <th className="num">{t.total}</th>
+                <th>{t.client}</th>
+                <th>{t.status}</th>
+                <th>{t.source}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.recentOrders.map((o) => (
+                <tr key={o.id}>
+                  <td data-label={t.order}>
+                    {o.number} <span className="muted">{formatDateTime(o.createdAt)}</span>
+                  </td>
+                  <td data-label={t.items}>{o.items.map((i) => `${i.title} × ${i.quantity}`).join(', ')}</td>
+                  <td data-label={t.total} className="num">
+                    {formatAmount(Number(o.total), o.currency, 2)}
+                  </td>
+                  <td data-label={t.client}>{o.clientPhone ? formatPhone(o.clientPhone) : t.none}</td>
+                  <td data-label={t.status}>{t.orderStatuses[o.status] ?? o.status}</td>
+                  <td data-label={t.source}>{t.orderSources[o.source] ?? o.source}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
       ) : null}
     </section>
   );

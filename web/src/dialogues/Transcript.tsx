@@ -1,15 +1,20 @@
 // One dialogue: the client, who answers them now, the transcript (newest at the bottom, older pages on
 // request), takeover and release, the reply box and deletion. The newest page is polled; a reply carries
 // an id made once per draft, so a retry after a lost answer is not sent to the client twice.
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+// The transcript opens at its newest message and follows new ones while the reader is at the bottom; a
+// reader scrolled up to older messages stays there and is offered «новые сообщения ↓» instead.
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { Button, ConfirmDialog, ErrorText, Loading } from '../components/ui';
 import { formatAmount, formatDateTime } from '../format';
 import { useAction } from '../hooks';
 import { authorLabels, clientLabel, inboxTexts as t, stateLabels, type DialogueItem, type Turn } from './texts';
 import { usePolling } from './usePolling';
+import { formatPhone } from '../phone-format';
 
 const PAGE = 50;
+/** Closer than this to the end of the list counts as reading the newest messages. */
+const AT_BOTTOM_PX = 48;
 
 function newDraftId(): string {
   return crypto.randomUUID();
@@ -27,7 +32,26 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
       <div className="turn-meta">
         <strong>{who}</strong> <time dateTime={turn.at}>{formatDateTime(turn.at)}</time>
       </div>
-      <p className="turn-text">{turn.text}</p>
+      {turn.tap ? (
+        <p className="turn-text turn-tap">
+          <span className="muted">{t.tapped}</span> <span className="turn-button">{turn.text}</span>
+        </p>
+      ) : (
+        <p className="turn-text">{turn.text}</p>
+      )}
+      {turn.buttons && turn.buttons.length > 0 ? (
+        <ul className="turn-buttons" aria-label={t.buttonsShown} data-testid="turn-buttons">
+          {turn.buttons.map((row, r) => (
+            <li key={r} className="turn-buttons-row">
+              {row.map((label, i) => (
+                <span key={i} className="turn-button">
+                  {label}
+                </span>
+              ))}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       {turn.model ? (
         <p className="turn-cost">
           {turn.model} · {t.tokens(turn.promptTokens ?? 0, turn.completionTokens ?? 0)} · {formatAmount(turn.cost ?? 0, currency)}
@@ -51,7 +75,12 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   const read = useAction(() => api.dialogues.read.mutate({ agentId, dialogueId }));
   const remove = useAction(() => api.dialogues.remove.mutate({ agentId, dialogueId }));
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const bottom = useRef<HTMLDivElement>(null);
+  const listRef = useRef<HTMLOListElement>(null);
+  // Whether the reader is at the newest message (the list follows then), and what arrived while they were not.
+  const atBottom = useRef(true);
+  const [unseen, setUnseen] = useState(0);
+  const shownNewest = useRef<number | undefined>(undefined);
+  const heightBeforeOlder = useRef<{ height: number; top: number } | null>(null);
 
   useEffect(() => {
     setOlder([]);
@@ -75,9 +104,35 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
     if (dialogue && dialogue.unread > 0) void read.run().then((d) => d && onChanged());
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [dialogue?.unread, newestId]);
-  useEffect(() => {
-    bottom.current?.scrollIntoView?.({ block: 'nearest' });
+  const toBottom = () => {
+    const list = listRef.current;
+    if (list) list.scrollTop = list.scrollHeight;
+    atBottom.current = true;
+    setUnseen(0);
+  };
+  // Newer turns: followed at the bottom (and on opening), counted for the «новые сообщения» cue otherwise.
+  useLayoutEffect(() => {
+    if (newestId === undefined) return;
+    const before = shownNewest.current;
+    shownNewest.current = newestId;
+    if (before === undefined || atBottom.current) toBottom();
+    else if (newestId > before) setUnseen((n) => n + turns.filter((turn) => turn.id > before).length);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [newestId]);
+  // Older turns put above: the turns being read stay where they were.
+  useLayoutEffect(() => {
+    const list = listRef.current;
+    const saved = heightBeforeOlder.current;
+    if (!list || !saved) return;
+    list.scrollTop = saved.top + (list.scrollHeight - saved.height);
+    heightBeforeOlder.current = null;
+  }, [older]);
+  const onScroll = () => {
+    const list = listRef.current;
+    if (!list) return;
+    atBottom.current = list.scrollHeight - list.scrollTop - list.clientHeight < AT_BOTTOM_PX;
+    if (atBottom.current) setUnseen(0);
+  };
 
   const after = () => {
     head.refresh();
@@ -96,6 +151,8 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
     if (!sent) return; // the same id is sent again with the next try
     setText('');
     draftId.current = newDraftId();
+    // One's own reply is followed down to, wherever the reader was.
+    atBottom.current = true;
     after();
   };
 
@@ -126,7 +183,7 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
         {dialogue.client.phone ? (
           <span>
             {' '}
-            · {t.phone}: {dialogue.client.phone}
+            · {t.phone}: <span className="dialogue-phone">{formatPhone(dialogue.client.phone)}</span>
           </span>
         ) : null}
       </p>
@@ -162,6 +219,8 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
           onClick={async () => {
             const page = await loadOlder.run(nextOlder);
             if (!page) return;
+            const list = listRef.current;
+            if (list) heightBeforeOlder.current = { height: list.scrollHeight, top: list.scrollTop };
             setOlder((o) => [...page.messages, ...o]);
             setOlderCursor(page.nextCursor);
           }}
@@ -172,12 +231,18 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
       <ErrorText error={loadOlder.error ?? latest.error} />
       {latest.loading && !latest.data ? <Loading /> : null}
       {latest.data && turns.length === 0 ? <p className="muted">{t.noTurns}</p> : null}
-      <ol className="turns" aria-live="polite" data-testid="turns">
-        {turns.map((turn) => (
-          <TurnRow key={turn.id} turn={turn} currency={latest.data?.currency} />
-        ))}
-      </ol>
-      <div ref={bottom} />
+      <div className="turns-frame">
+        <ol className="turns" aria-live="polite" data-testid="turns" ref={listRef} onScroll={onScroll} tabIndex={0} aria-label={t.turnsLabel}>
+          {turns.map((turn) => (
+            <TurnRow key={turn.id} turn={turn} currency={latest.data?.currency} />
+          ))}
+        </ol>
+        {unseen > 0 ? (
+          <button type="button" className="btn btn-primary new-turns" onClick={toBottom} data-testid="new-turns">
+            {t.newTurns(unseen)}
+          </button>
+        ) : null}
+      </div>
 
       <form className="reply" onSubmit={onSubmit} noValidate>
         <label htmlFor="reply-text" className="label">

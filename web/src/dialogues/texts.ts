@@ -62,6 +62,10 @@ export const inboxTexts = {
   deleteText: 'Переписка, эскалации и события этого клиента будут удалены без возможности восстановления (например, по просьбе клиента).',
   tokens: (prompt: number, completion: number) => `${prompt} + ${completion} токенов`,
   phone: 'Телефон',
+  tapped: 'Нажата кнопка',
+  buttonsShown: 'Кнопки под сообщением',
+  turnsLabel: 'Сообщения',
+  newTurns: (n: number) => `Новые сообщения (${n}) ↓`,
 };
 
 export const resultsTexts = {
@@ -81,4 +85,44 @@ export const resultsTexts = {
   spend: 'Расходы на модель',
   requests: (n: number) => `запросов: ${n}`,
   none: '—',
+  bookingsList: 'Последние записи',
+  ordersList: 'Последние заказы',
+  client: 'Клиент',
+  service: 'Услуга',
+  specialist: 'Специалист',
+  when: 'Когда',
+  source: 'Кто оформил',
+  order: 'Заказ',
+  items: 'Товары',
+  total: 'Сумма',
+  status: 'Статус',
+  bookingSources: { api: 'API', button: 'кнопки диалога', model: 'ассистент (модель)' } as Partial<Record<string, string>>,
+  orderSources: { buttons: 'кнопки магазина', model: 'ассистент (модель)' } as Partial<Record<string, string>>,
+  orderStatuses: { pending: 'ждёт оплаты', paid: 'оплачен', cancelled: 'отменён' } as Partial<Record<string, string>>,
+};
+
+/** Russian plural: one, few, many («1 диалог», «2 диалога», «5 диалогов»). */
+function plural(n: number, one: string, few: string, many: string): string {
+  const tens = n % 100;
+  const units = n % 10;
+  if (tens >= 11 && tens <= 14) return many;
+  if (units === 1) return one;
+  if (units >= 2 && units <= 4) return few;
+  return many;
+}
+
+export const inboxHomeTexts = {
+  title: 'Диалоги',
+  choose: 'Выберите агента',
+  noAgents: 'Диалоги появятся, когда у вас будет агент с подключённым сообществом ВКонтакте и клиенты ему напишут.',
+  toAgents: 'Создать агента',
+  nothingNew: 'нового нет',
+  unread: (n: number) => `${n} ${plural(n, 'непрочитанное', 'непрочитанных', 'непрочитанных')}`,
+  waiting: (n: number) => `${n} ${plural(n, 'ждёт', 'ждут', 'ждут')} оператора`,
+  waitingShort: (n: number) => `${n} ${plural(n, 'ждёт', 'ждут', 'ждут')}`,
+  spoken: (unread: number, waiting: number) =>
+    [unread > 0 ? `${unread} ${plural(unread, 'непрочитанное сообщение', 'непрочитанных сообщения', 'непрочитанных сообщений')}` : '', waiting > 0 ? `${waiting} ${plural(waiting, 'диалог ждёт', 'диалога ждут', 'диалогов ждут')} оператора` : '']
+      .filter(Boolean)
+      .map((part) => `, ${part}`)
+      .join(''),
 };

@@ -1,6 +1,6 @@
 // YCLIENTS settings of a Service agent: credentials (never shown back, only whether they are set), the
 // company, synchronisation, the slot cache, and the specialists/services mappings.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '../../../src/integrations/booking/settings-input';
 import { api, type Outputs } from '../api';
 import { Button, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
@@ -33,6 +33,23 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   const save = useAction((input: Parameters<typeof api.booking.putSettings.mutate>[0]) => api.booking.putSettings.mutate(input));
   const shown = withServerErrors(errors, save.error);
   const fill = useAction(() => Promise.all([api.booking.specialists.query({ agentId }), api.booking.services.query({ agentId })]));
+  // YCLIENTS' names for the mappings' numbers, from the booking cache (refreshed from YCLIENTS when stale).
+  const configured = view?.configured === true;
+  const directory = useQuery(
+    () => (configured ? Promise.all([api.booking.specialists.query({ agentId }), api.booking.services.query({ agentId })]) : Promise.resolve(null)),
+    [agentId, configured, view?.updatedAt],
+  );
+  const [filled, setFilled] = useState<Awaited<ReturnType<typeof fill.run>>>(undefined);
+  const names = useMemo(() => {
+    const staff = new Map<number, string>();
+    const offered = new Map<number, string>();
+    for (const lists of [directory.data, filled]) {
+      if (!lists) continue;
+      for (const s of lists[0].specialists) staff.set(s.staffId, s.name);
+      for (const s of lists[1].services) offered.set(s.serviceId, s.title);
+    }
+    return { staff, offered };
+  }, [directory.data, filled]);
 
   const show = (v: View) => {
     setView(v);
@@ -78,6 +95,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   const onFill = async () => {
     const result = await fill.run();
     if (!result) return;
+    setFilled(result);
     const [{ specialists: staff }, { services: offered }] = result;
     const mappedStaff = new Set(specialists.map((r) => r.external.trim()));
     const mappedServices = new Set(services.map((r) => r.external.trim()));
@@ -143,6 +161,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               <input type="checkbox" name="syncEnabled" checked={syncEnabled} onChange={(e) => setSyncEnabled(e.target.checked)} />
               Синхронизировать специалистов и услуги каждые 10 минут
             </label>
+            <ErrorText error={directory.error} />
 
             <MappingEditor
               title="Специалисты"
@@ -152,6 +171,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               onChange={setSpecialists}
               error={shown.specialistMapping}
               testId="specialist-mapping"
+              names={names.staff}
             />
             <MappingEditor
               title="Услуги"
@@ -161,6 +181,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               onChange={setServices}
               error={shown.serviceMapping}
               testId="service-mapping"
+              names={names.offered}
             />
             <div className="actions">
               <Button variant="secondary" onClick={onFill} pending={fill.pending} pendingText="Загружаем…" disabled={!view.configured}>

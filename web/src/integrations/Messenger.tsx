@@ -7,6 +7,7 @@ import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../comp
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { check, type FieldErrors, withServerErrors } from '../validate';
+import { setupHints } from '../setup-hints';
 
 type View = Outputs['messenger']['getSettings'];
 
@@ -91,7 +92,7 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
               >
                 {(props) => <input {...props} name="botToken" type="password" autoComplete="off" value={botToken} onChange={(e) => setBotToken(e.target.value)} />}
               </Field>
-              <Field label="ID пользователя для уведомлений" hint="Числовой id чата в Telegram" error={shown.userId}>
+              <Field label="ID пользователя для уведомлений" hint={setupHints.telegramUserId} error={shown.userId}>
                 {(props) => <input {...props} name="userId" inputMode="numeric" value={userId} onChange={(e) => setUserId(e.target.value)} />}
               </Field>
               <Field label="Канал" hint="Необязательно: @имя_канала или числовой id" error={shown.channelId}>

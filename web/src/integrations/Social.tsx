@@ -7,6 +7,7 @@ import { api, type Outputs } from '../api';
 import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
+import { setupHints } from '../setup-hints';
 import { check, type FieldErrors, withServerErrors } from '../validate';
 
 type View = Outputs['social']['getSettings'];
@@ -139,6 +140,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
           <div className="field">
             <span className="label">Адрес webhook для Callback API</span>
             <CopyValue value={view.webhookUrl} label="Адрес webhook ВКонтакте" testId="social-webhook-url" />
+            <p className="hint">{setupHints.vkWebhook}</p>
           </div>
           <form onSubmit={onSubmit} noValidate>
             <div className="grid">
@@ -147,7 +149,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
               </Field>
               <Field
                 label="Ключ доступа сообщества"
-                hint={view.accessToken ? `Сохранён: ${view.accessToken}. Оставьте пустым, чтобы не менять` : 'Начинается с vk1.a.'}
+                hint={view.accessToken ? `Сохранён: ${view.accessToken}. Оставьте пустым, чтобы не менять. ${setupHints.vkAccessKey}` : setupHints.vkAccessKey}
                 error={shown.accessToken}
               >
                 {(props) => (
@@ -210,6 +212,11 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 </span>
               ) : null}
             </div>
+            {webhookResult && webhookResult.status !== 'ok' ? (
+              <p className="hint" data-testid="social-next-step">
+                {setupHints.vkUnconfirmedNextStep(webhookResult.serverId)}
+              </p>
+            ) : null}
             <ErrorText error={webhook.error} />
           </div>
         </>

@@ -20,6 +20,7 @@ import { Link, navigate } from '../router';
 import { agentTypeLabels, agentUnavailableLabels } from '../texts';
 import { check, type FieldErrors, withServerErrors } from '../validate';
 import { optional } from './Agents';
+import { setupHints } from '../setup-hints';
 
 type Agent = Outputs['agents']['get'];
 
@@ -56,10 +57,10 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
       <Field label="Тип" hint="Тип не меняется после создания">
         {(props) => <input {...props} value={agentTypeLabels[agent.type]} readOnly />}
       </Field>
-      <Field label="Системный промпт" error={shown.systemPrompt}>
+      <Field label="Системный промпт" hint={setupHints.systemPrompt} error={shown.systemPrompt}>
         {(props) => <textarea {...props} name="systemPrompt" rows={5} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
       </Field>
-      <Field label="Модель" hint="Вида владелец/модель, например openai/gpt-4o-mini" error={shown.model}>
+      <Field label="Модель" hint={setupHints.model} error={shown.model}>
         {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} />}
       </Field>
       <label className="checkbox">

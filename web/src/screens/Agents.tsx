@@ -11,6 +11,7 @@ import { useAction, useQuery } from '../hooks';
 import { Link, navigate } from '../router';
 import { agentTypeLabels, agentTypeShort } from '../texts';
 import { check, type FieldErrors, withServerErrors } from '../validate';
+import { setupHints } from '../setup-hints';
 
 /** Empty optional fields are left out, so the server applies its defaults. */
 export const optional = (value: string) => (value.trim() === '' ? undefined : value);
@@ -92,10 +93,10 @@ export function AgentsScreen() {
               </select>
             )}
           </Field>
-          <Field label="Системный промпт" hint="Шаблон для выбранного типа: допишите данные о своём деле или измените его — это можно сделать и позже" error={shown.systemPrompt}>
+          <Field label="Системный промпт" hint={`${setupHints.systemPrompt} ${setupHints.systemPromptTemplate}`} error={shown.systemPrompt}>
             {(props) => <textarea {...props} name="systemPrompt" rows={10} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
           </Field>
-          <Field label="Модель" hint="Необязательно: вида владелец/модель, например openai/gpt-4o-mini" error={shown.model}>
+          <Field label="Модель" hint={`Необязательно. ${setupHints.model}`} error={shown.model}>
             {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} placeholder="по умолчанию" />}
           </Field>
           <div className="actions">

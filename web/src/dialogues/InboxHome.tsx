@@ -1,0 +1,104 @@
+// «Диалоги» in the main menu: one way into the inbox whatever agent a client wrote to. With one agent it
+// opens that agent's dialogues; with several, it lists them with what waits in each (unread messages,
+// dialogues waiting for a person); with none, it says where agents are made. The menu's badge polls the
+// same count (useInboxCounts), so it follows the clients without a reload.
+import { useEffect } from 'react';
+import { api, type Outputs } from '../api';
+import { ErrorText, Loading } from '../components/ui';
+import { useQuery, type QueryState } from '../hooks';
+import { INBOX_REFRESH_MS } from '../refresh';
+import { Link, navigate } from '../router';
+import { inboxHomeTexts as t } from './texts';
+import './dialogues.css';
+
+export type InboxCounts = Outputs['dialogues']['counts'];
+
+const dialoguesOf = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/dialogues`;
+const CHANGED_EVENT = 'conduit:inbox-changed';
+
+/** Something the badge counts changed here (a dialogue read, taken over): the menu asks again now. */
+export function inboxChanged(): void {
+  window.dispatchEvent(new Event(CHANGED_EVENT));
+}
+
+/** The owner's counts, asked again every INBOX_REFRESH_MS while the tab is seen, at every move (`path`) and on inboxChanged(). */
+export function useInboxCounts(path: string): QueryState<InboxCounts> {
+  const counts = useQuery(() => api.dialogues.counts.query(), [path]);
+  const { reload } = counts;
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') reload();
+    }, INBOX_REFRESH_MS);
+    window.addEventListener(CHANGED_EVENT, reload);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener(CHANGED_EVENT, reload);
+    };
+  }, [reload]);
+  return counts;
+}
+
+/** The menu item's badges: unread messages, and (highlighted) dialogues waiting for a person. */
+export function InboxBadges({ counts }: { counts: InboxCounts | undefined }) {
+  if (!counts || (counts.unread === 0 && counts.escalated === 0)) return null;
+  return (
+    <>
+      {counts.unread > 0 ? (
+        <span className="nav-badge" aria-hidden="true" data-testid="nav-unread">
+          {counts.unread}
+        </span>
+      ) : null}
+      {counts.escalated > 0 ? (
+        <span className="nav-badge nav-badge-waiting" aria-hidden="true" data-testid="nav-waiting">
+          {t.waitingShort(counts.escalated)}
+        </span>
+      ) : null}
+      <span className="visually-hidden">{t.spoken(counts.unread, counts.escalated)}</span>
+    </>
+  );
+}
+
+export function InboxHome() {
+  const counts = useQuery(() => api.dialogues.counts.query(), []);
+  const agents = counts.data?.agents;
+  useEffect(() => {
+    if (agents?.length === 1) navigate(dialoguesOf(agents[0]!.agentId), true);
+  }, [agents]);
+
+  return (
+    <>
+      <div className="page-head">
+        <h1>{t.title}</h1>
+      </div>
+      {counts.loading && !counts.data ? <Loading /> : null}
+      <ErrorText error={counts.error} />
+      {agents && agents.length === 0 ? (
+        <section className="card">
+          <p>{t.noAgents}</p>
+          <p>
+            <Link to="/agents">{t.toAgents}</Link>
+          </p>
+        </section>
+      ) : null}
+      {agents && agents.length > 1 ? (
+        <section className="card" aria-labelledby="inbox-home-title">
+          <h2 id="inbox-home-title">{t.choose}</h2>
+          <ul className="inbox-agents" data-testid="inbox-agents">
+            {agents.map((a) => (
+              <li key={a.agentId}>
+                <Link to={dialoguesOf(a.agentId)} className="inbox-agent" data-testid="inbox-agent">
+                  <strong>{a.name}</strong>
+                  <span className="inbox-agent-counts">
+                    {a.unread > 0 ? <span className="badge badge-unread">{t.unread(a.unread)}</span> : null}
+                    {a.escalated > 0 ? <span className="badge state-escalated">{t.waiting(a.escalated)}</span> : null}
+                    {a.unread === 0 && a.escalated === 0 ? <span className="muted">{t.nothingNew}</span> : null}
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </>
+  );
+}
