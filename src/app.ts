@@ -275,6 +275,7 @@ export function createApp(services: Services) {
     // Usage as a CSV file, streamed: not JSON, so a raw route beside the procedures (gateway/usage-export.ts).
     .get('/api/usage/export', ({ request }) => services.usageExport.handle(request))
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
+    .get('/api/admin/stats/daily/export', ({ request }) => services.adminStatsExport.handle(request))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
     // The link in the e-mail change mail, opened in a browser, like the verification link.

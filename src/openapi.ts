@@ -14,6 +14,7 @@ import { exampleOf } from './openapi-examples';
 import { V1_TAG, v1OpenApi } from './openapi-v1';
 import { HEALTH_TAG, WEBHOOK_TAG, webhookPaths } from './openapi-webhooks';
 import { usageExportPaths } from './openapi-usage-export';
+import { adminStatsExportPaths } from './openapi-admin-stats-export';
 import { procedureMetas } from './trpc/meta';
 import type { Credential, ProcedureMeta } from './trpc/init';
 import { appRouter } from './trpc/router';
@@ -212,6 +213,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
   // The CSV export takes /api/usage's filters, as the generator described them there.
   const filters = (mutable.paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name));
   Object.assign(mutable.paths, usageExportPaths(filters));
+  // The daily figures' CSV takes the JSON operation's period.
+  Object.assign(mutable.paths, adminStatsExportPaths(mutable.paths['/api/admin/stats/daily']?.get?.parameters ?? []));
   Object.assign(schemas, v1.schemas);
   mutable.components.securitySchemes = SECURITY_SCHEMES;
   const used = new Set(Object.values(mutable.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as Operation).tags ?? [])));

@@ -6,6 +6,8 @@ import { isCalendarDay } from '../http/date-input';
 import { errorMessages } from '../http/messages';
 import { unitsToNano } from '../money';
 import { PRICE_PATTERN } from '../pricing/pattern';
+import { limitResetInput, spendLimitInput } from '../trpc/routers/keys-input';
+import { AUDIT_ACTIONS } from './audit-actions';
 
 /** Largest credit or correction in one request, currency units. */
 export const CREDIT_MAX_UNITS = 1_000_000_000;
@@ -85,10 +87,26 @@ export const dailyStatsInput = z
     message: errorMessages.statsRangeInvalid(STATS_MAX_DAYS),
   });
 
-export const auditInput = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(200).optional(),
-  targetId: z.string().max(200).optional(),
+export const auditInput = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().max(200).optional(),
+    targetId: z.string().max(200).optional(),
+    action: z.enum(AUDIT_ACTIONS, { error: errorMessages.auditActionInvalid }).optional(),
+    /** Part of an e-mail: the rows of the matching accounts, as operator or as target. */
+    email: z.string().trim().max(254).optional(),
+    from: day.optional(),
+    to: day.optional(),
+  })
+  .refine(({ from, to }) => !from || !to || from <= to, { message: errorMessages.auditRangeInvalid, path: ['to'] });
+
+/** An operator's revoke of a user's key: the user in the path, then the key. */
+export const userKeyInput = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
+
+/** An operator sets a key's budget: its spend limit (null: none) and the period it resets in. */
+export const userKeyBudgetInput = userKeyInput.extend({
+  spendLimit: spendLimitInput,
+  limitReset: limitResetInput,
 });
 
 export const pricePattern = z
