@@ -117,6 +117,8 @@ export const auditActionLabels: Partial<Record<string, string>> = {
   'user.unblock': 'Снятие блокировки',
   'user.password_reset_sent': 'Отправлена ссылка для сброса пароля',
   'user.sessions_ended': 'Завершены все сеансы',
+  'key.revoke': 'Ключ пользователя отозван',
+  'key.limit': 'Бюджет ключа пользователя',
   'price.upsert': 'Цена задана',
   'price.delete': 'Цена удалена',
   'price.import': 'Импорт цен',
@@ -137,6 +139,11 @@ export const auditFieldLabels: Partial<Record<string, string>> = {
   multiplier: 'множитель',
   prices: 'цены',
   ledgerEntryId: 'запись журнала баланса',
+  keyName: 'ключ',
+  keyPrefix: 'начало ключа',
+  active: 'действует',
+  spendLimit: 'лимит расходов',
+  limitReset: 'период лимита',
 };
 
 export const skipReasonLabels: Record<SkipReason, string> = {

@@ -25,7 +25,7 @@ function fileNameOf(disposition: string | null): string {
   return /filename="([^"]+)"/.exec(disposition ?? '')?.[1] ?? 'conduit-usage.csv';
 }
 
-async function download(url: string): Promise<void> {
+export async function download(url: string): Promise<void> {
   const session = currentSession();
   let response: Response;
   try {
