@@ -200,7 +200,8 @@ describe('users', () => {
     expect(res.text).not.toMatch(/hash/i);
     expect(res.body.keys).toHaveLength(1);
     expect(res.body.keys[0]).toMatchObject({ id: keyId, name: 'detail key', keyPrefix: key.slice(0, 12), isActive: true });
-    expect(Object.keys(res.body.keys[0]).sort()).toEqual(['createdAt', 'id', 'isActive', 'keyPrefix', 'lastUsedAt', 'name']);
+    // With its budget, which the operator may set (issue 33, point 11).
+    expect(Object.keys(res.body.keys[0]).sort()).toEqual(['createdAt', 'expired', 'id', 'isActive', 'keyPrefix', 'lastUsedAt', 'limitReset', 'name', 'spendLimit', 'spentThisPeriod']);
 
     const chatCost = BigInt(usage.total_tokens) * TOKEN_PRICE_NANO;
     const largeCost = BigInt(large.total_tokens) * TOKEN_PRICE_NANO;
@@ -553,6 +554,7 @@ describe('audit log', () => {
       action: 'user.unblock',
       targetType: 'user',
       targetId: user.userId,
+      targetEmail: user.email,
       before: { blocked: true, blockedAt: expect.any(String) },
       after: { blocked: false, blockedAt: null },
     });
