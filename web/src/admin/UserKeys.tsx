@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { userKeyBudgetInput } from '../../../src/admin/input';
 import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
 import { api, type Outputs } from '../api';
+import { Money } from '../components/Money';
 import { ConfirmDialog, Field } from '../components/ui';
 import { formatBalance } from '../format';
 import { useAction } from '../hooks';
@@ -21,7 +22,9 @@ export function KeyBudgetText({ apiKey, currency }: { apiKey: UserKey; currency:
   return (
     <span>
       {formatBalance(apiKey.spendLimit, currency)} {period}
-      <span className="muted">, потрачено {formatBalance(apiKey.spentThisPeriod, currency)}</span>
+      <span className="muted">
+        , потрачено <Money value={apiKey.spentThisPeriod} currency={currency} />
+      </span>
     </span>
   );
 }
