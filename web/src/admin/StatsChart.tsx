@@ -137,6 +137,9 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
         <div
           ref={box}
           className="chart-canvas stats-canvas"
+          // Until the resize observer redraws it, a chart drawn for a wider window is clipped rather than
+          // widening the page (a phone turned, a window narrowed).
+          style={{ overflow: 'hidden' }}
           data-testid="stats-chart-canvas"
           tabIndex={0}
           role="img"
