@@ -343,7 +343,8 @@ describe('credits', () => {
     });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.error.type).toBe('invalid_request_error');
-    expect(tooMuch.body.error.message).toContain('3 RUB');
+    // Money as the dashboard shows it (issue 33, point 9).
+    expect(tooMuch.body.error.message).toMatch(/не больше 3,00\s₽\./);
     expect((await call(app.url, 'GET', '/api/balance', { token: user.token })).body.balance).toBe(3);
     expect(await app.sql(`select 1 from ledger_entries where user_id = $1 and kind = 'admin_credit'`, [user.userId])).toHaveLength(0);
     expect(await auditRows(user.userId)).toHaveLength(0);
@@ -367,7 +368,7 @@ describe('credits', () => {
       reference: `neg-${Date.now()}-c`,
     });
     expect(belowZero.status).toBe(400);
-    expect(belowZero.body.error.message).toContain('0 RUB');
+    expect(belowZero.body.error.message).toMatch(/не больше 0,00\s₽\./);
     const [row] = await app.sql<{ balance_nano: unknown }>('select balance_nano::text as balance_nano from users where id = $1', [user.userId]);
     expect(row!.balance_nano).toBe('0');
   });

@@ -88,6 +88,19 @@ export interface AdminUsersDeps {
   onSessionsEnded?: (userId: string) => void;
 }
 
+/**
+ * Money in an operator's message as the dashboard shows it: «3,00 ₽», every kopeck and any finer digit the
+ * ledger keeps («0,000000125 ₽»), never a bare «3 RUB».
+ */
+function shownMoney(nano: bigint, currency: string): string {
+  const options = { minimumFractionDigits: 2, maximumFractionDigits: 9 };
+  try {
+    return new Intl.NumberFormat('ru-RU', { ...options, style: 'currency', currency, currencyDisplay: 'narrowSymbol' }).format(nanoToUnits(nano));
+  } catch {
+    return `${new Intl.NumberFormat('ru-RU', options).format(nanoToUnits(nano))} ${currency}`;
+  }
+}
+
 /** Thrown inside the credit transaction (rolling it back) when a correction asks for more than is there. */
 class BelowZero extends Error {
   constructor(readonly availableNano: bigint) {
@@ -348,7 +361,7 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
       }
       throw new AppError(
         'invalid_request_error',
-        errorMessages.creditBelowZero(nanoToDecimalString(shortfall!.availableNano), config.balanceCurrency),
+        errorMessages.creditBelowZero(shownMoney(shortfall!.availableNano, config.balanceCurrency)),
       );
     },
 

@@ -211,8 +211,8 @@ export const errorMessages = {
   creditReasonRequired: 'укажите причину начисления (до 500 символов)',
   creditReferenceInvalid: 'укажите идентификатор начисления длиной от 1 до 200 символов',
   creditReferenceTaken: 'Ссылка операции: уже использована для другого начисления (другой пользователь или сумма)',
-  creditBelowZero: (available: string, currency: string) =>
-    `Списание сделает баланс отрицательным: сейчас можно списать не больше ${available} ${currency}. ` +
+  creditBelowZero: (available: string) =>
+    `Списание сделает баланс отрицательным: сейчас можно списать не больше ${available}. ` +
     'Деньги, зарезервированные под выполняемые запросы, списать нельзя: повторите позже',
   statsDateInvalid: 'ожидается дата в формате ГГГГ-ММ-ДД, например 2026-01-31',
   statsRangeInvalid: (maxDays: number) => `Период задан неверно: начало не позже конца и не длиннее ${maxDays} дней`,
