@@ -13,16 +13,22 @@ import { AppError, errorCodes, errorResponse, toAppError } from './http/errors';
 import { withQueryInputChecked } from './http/json';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
+import { acceptsHtml, DASHBOARD_REDIRECT_HTML } from './http/site-root';
 import { bearerToken } from './http/bearer';
 import { metricsTokenMatches } from './metrics/registry';
 import { modelIdOf } from './gateway/models';
 import { upstreamStatus } from './gateway/routing/status';
-import { createRestHandler, restRouteTemplates } from './http/rest';
+import { createRestHandler, restRouteTemplates } from './trpc/rest';
 import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';
 import type { Context } from './trpc/init';
 import { appRouter } from './trpc/router';
+
+const withVary = (response: Response) => {
+  response.headers.set('vary', 'Accept');
+  return response;
+};
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
@@ -33,6 +39,8 @@ export function informationDocument(services: Services) {
     version: SERVICE_VERSION,
     documentation: '/docs',
     dashboard: '/app',
+    // SUPPORT_CONTACT, for a login page or a client to show; null when the operator set none.
+    supportContact: services.config.supportContact ?? null,
     endpoints: {
       auth: { register: 'POST /api/auth/register', login: 'POST /api/auth/login' },
       // The specification fixes this object's three names; changing a key's limits is listed beside it.
@@ -94,6 +102,7 @@ export function informationDocument(services: Services) {
         priceImport: 'POST /api/admin/prices/import/preview, POST /api/admin/prices/import',
         providers: 'GET|POST /api/admin/providers, GET|PATCH|DELETE /api/admin/providers/:id',
         routes: 'GET|PUT /api/admin/routes, DELETE /api/admin/routes?pattern=',
+        requisites: 'GET|PUT /api/admin/requisites',
       },
       billing: {
         config: 'GET /api/billing/config',
@@ -112,6 +121,10 @@ export function informationDocument(services: Services) {
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
       usageExport: 'GET /api/usage/export?from=&to=&keyId= (CSV)',
+      statement: 'GET /api/account/statement?from=YYYY-MM-DD&to=YYYY-MM-DD&timeZone=, GET /api/account/statement/export (CSV)',
+      documents: 'GET /api/account/documents, GET /api/account/documents/:month/invoice.pdf, GET /api/account/documents/:month/act.pdf',
+      customerRequisites: 'GET /api/account/requisites, PUT /api/account/requisites',
+      support: 'GET /api/support',
       health: 'GET /health',
       upstreamHealth: 'GET /health/upstream',
       openapi: 'GET /openapi.json',
@@ -168,7 +181,7 @@ export function createApp(services: Services) {
   // The generator (trpc-to-openapi and what it loads: ~6 MB of resident memory) is loaded when the document
   // is first asked for, not by every instance at start; the document is built once.
   let openApiText: Promise<string> | undefined;
-  const openApi = () => (openApiText ??= import('./openapi').then(({ buildOpenApiDocument }) => JSON.stringify(buildOpenApiDocument())));
+  const openApi = () => (openApiText ??= import('./openapi/document').then(({ buildOpenApiDocument }) => JSON.stringify(buildOpenApiDocument())));
 
   const app = new Elysia()
     .onError(({ code, error, request }) => {
@@ -181,7 +194,12 @@ export function createApp(services: Services) {
       if (appError.type === 'internal_error' || appError.type === 'service_unavailable') logInternal(error, request);
       return errorResponse(appError, {}, request);
     })
-    .get('/', () => json(informationDocument(services)))
+    // A browser (it asks for HTML) goes to the dashboard; API clients get the information document.
+    .get('/', ({ request }) =>
+      acceptsHtml(request.headers.get('accept'))
+        ? new Response(DASHBOARD_REDIRECT_HTML, { status: 302, headers: { location: '/app', vary: 'Accept', 'content-type': 'text/html; charset=utf-8' } })
+        : withVary(json(informationDocument(services))),
+    )
     .get('/health', async () => {
       try {
         await services.database.query('select 1');
@@ -274,6 +292,9 @@ export function createApp(services: Services) {
     .post('/api/billing/yookassa/notifications', ({ request }) => counted(services.topups.notifications.handle(request)), { parse: 'none' })
     // Usage as a CSV file, streamed: not JSON, so a raw route beside the procedures (gateway/usage-export.ts).
     .get('/api/usage/export', ({ request }) => services.usageExport.handle(request))
+    // The statement as CSV and the monthly closing documents as PDF (statement/routes.ts).
+    .get('/api/account/statement/export', ({ request }) => services.statement.routes.csv(request))
+    .get('/api/account/documents/:month/:file', ({ request, params }) => services.statement.routes.document(request, params.month, params.file))
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
     .get('/api/admin/stats/daily/export', ({ request }) => services.adminStatsExport.handle(request))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.

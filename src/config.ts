@@ -5,7 +5,20 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { unitsToNano } from './money';
 import { parseAddressRange } from './http/address-ranges';
-import { YOOKASSA_NOTIFICATION_RANGES } from './payments/notification-senders';
+
+/**
+ * The default of YOOKASSA_NOTIFICATION_IPS: the senders YooKassa publishes
+ * (yookassa.ru/developers/using-api/webhooks#ip), checked by payments/notification-senders.ts.
+ */
+export const YOOKASSA_NOTIFICATION_RANGES = [
+  '185.71.76.0/27',
+  '185.71.77.0/27',
+  '77.75.153.0/25',
+  '77.75.154.128/25',
+  '77.75.156.11',
+  '77.75.156.35',
+  '2a02:5180::/32',
+] as const;
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const urlWithoutTrailingSlash = z
@@ -202,6 +215,8 @@ const envSchema = z.object({
     .regex(/^smtps?:\/\/\S+$/, 'must start with smtp:// or smtps://')
     .optional(),
   SMTP_FROM: z.string().min(3).max(320).optional(),
+  /** How users reach the operator (an e-mail, a page's address, a phone): named to blocked users and on the login page. */
+  SUPPORT_CONTACT: z.string().trim().min(3).max(200).optional(),
   /**
    * Alert webhooks (GET|PUT /api/account/alerts) may point at loopback and private addresses. Off by
    * default: a user's URL must not reach into the operator's network (SSRF). The test suite turns it on
@@ -330,6 +345,8 @@ export interface Config {
   requireEmailVerification: boolean;
   /** Outgoing mail; always set when e-mail verification is required. */
   smtp: { url: string; from: string } | null;
+  /** SUPPORT_CONTACT: shown to blocked users, on the login and account pages; undefined when unset. */
+  supportContact: string | undefined;
   /** ALERT_WEBHOOK_ALLOW_PRIVATE: alert webhooks may go to loopback/private addresses. */
   alertWebhookAllowPrivate: boolean;
   loginMaxFailures: number;
@@ -568,6 +585,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       registrationBonusNano,
       requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
       smtp,
+      supportContact: e.SUPPORT_CONTACT,
       alertWebhookAllowPrivate: e.ALERT_WEBHOOK_ALLOW_PRIVATE,
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
       loginAccountMaxFailures: e.LOGIN_ACCOUNT_MAX_FAILURES,

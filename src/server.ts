@@ -8,7 +8,7 @@ import { clientAddressOf, limitKey, rememberClientAddress } from './http/client-
 import { createConnectionGuard, tooManyConnectionsResponse } from './http/connection-guard';
 import { createCors } from './http/cors';
 import { AppError, errorResponse, isOpenAiPath, pathOf } from './http/errors';
-import { decorateOpenAiResponse, withRequestId } from './http/openai-headers';
+import { decorateOpenAiResponse, withRequestId } from './gateway/openai-headers';
 import { assignRequestId } from './http/request-id';
 import { createLogger, type Logger } from './logger';
 import { createServices, type Services } from './services';

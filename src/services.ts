@@ -41,6 +41,8 @@ import { createKnowledge } from './knowledge/service';
 import { createDialogues } from './dialogues/service';
 import { createResults } from './dialogues/results';
 import { createTopups } from './billing/module';
+import { createStatementModule } from './statement/module';
+import { createStatementRoutes } from './statement/routes';
 import { createOutboxWorker } from './jobs/outbox';
 import { createKeyService } from './keys/service';
 import { createKeyVerifier, type KeyVerifier } from './keys/verifier';
@@ -83,7 +85,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   let alertsRef: Alerts | undefined;
   // A key's new limit voids this instance's claim on the old one (the billing is built just below).
   verifier = createKeyVerifier({ database, keys, logger, onKeyChanged: (keyId) => billingRef?.keyChanged(keyId) });
-  const authenticator = createAuthenticator(accounts, verifier);
+  const authenticator = createAuthenticator(accounts, verifier, config.supportContact);
   const prices = createPriceBook({ db, database, config, logger });
   const metrics = createMetrics();
   const idempotency = createIdempotency({ db });
@@ -213,6 +215,18 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   const dialogues = createDialogues({ db, escalations: messenger.escalations, socialSettings: social.settings, outbox, currency: config.balanceCurrency });
   const dialogueResults = createResults({ db, currency: config.balanceCurrency });
+  const statementParts = createStatementModule({ database });
+  const statement = {
+    ...statementParts,
+    routes: createStatementRoutes({
+      ...statementParts,
+      database,
+      authenticator,
+      flush: () => billing.flush(),
+      currency: config.balanceCurrency,
+      supportContact: config.supportContact,
+    }),
+  };
 
   return {
     config,
@@ -254,6 +268,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     topups,
     dialogues,
     dialogueResults,
+    statement,
     knowledge,
     knowledgeTools,
     toolProviders,

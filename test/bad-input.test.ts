@@ -292,6 +292,19 @@ const validBodies: Record<string, Record<string, unknown>> = {
   'PUT /api/account/alerts': { lowBalanceThreshold: 1, keyLimitAlerts: true, webhookUrl: 'http://127.0.0.1:9/hook', rotateWebhookSecret: false },
   'POST /api/admin/users/{id}/credit': { amount: 1, reason: 'проверка', reference: 'sweep-1' },
   'PUT /api/admin/prices': { pattern: 'acme/*', promptPerMillion: 1, completionPerMillion: 1 },
+  'PUT /api/admin/requisites': {
+    companyName: 'ООО «Проверка»',
+    inn: '7701234567',
+    kpp: '770101001',
+    ogrn: '1027700132195',
+    address: 'Москва',
+    bankName: 'АО «Банк»',
+    bik: '044525225',
+    account: '40702810400000012345',
+    correspondentAccount: '30101810400000000225',
+    vatNote: 'Без НДС',
+  },
+  'PUT /api/account/requisites': { companyName: 'ООО «Проверка»', inn: '7701234567' },
   'POST /api/admin/prices/import/preview': { multiplier: 1, filter: 'acme' },
   'POST /api/admin/prices/import': { multiplier: 1, models: ['acme/chat'] },
   'POST /api/admin/providers': { name: 'Запасной', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', enabled: true, timeoutMs: 1000 },
@@ -308,6 +321,8 @@ const validQueries: Record<string, Record<string, string>> = {
   'GET /api/v1/booking/{agentId}/slots': { date: DAY, specialistId: 'maria', serviceId: 'haircut' },
   'DELETE /api/admin/prices': { pattern: 'nothing/*' },
   'DELETE /api/admin/routes': { pattern: 'nothing/*' },
+  'GET /api/account/statement': { from: '2026-01-01', to: '2026-01-31' },
+  'GET /api/account/statement/export': { from: '2026-01-01', to: '2026-01-31' },
 };
 
 type Kind = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';

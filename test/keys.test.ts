@@ -54,7 +54,7 @@ describe('API keys', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 3; i++) seen.add((await createApiKey(app.url, token, `k${i}`)).key);
     expect(seen.size).toBe(3);
-    const { randomAlphanumeric } = await import('../src/auth/api-keys');
+    const { randomAlphanumeric } = await import('../src/keys/api-keys');
     const sample = randomAlphanumeric(62 * 400);
     const counts = new Map<string, number>();
     for (const ch of sample) counts.set(ch, (counts.get(ch) ?? 0) + 1);

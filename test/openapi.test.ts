@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { renderOpenApiDocument } from '../src/openapi';
+import { renderOpenApiDocument } from '../src/openapi/document';
 import { call, startTestApp, type TestApp } from './helpers/app';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).

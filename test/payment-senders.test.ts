@@ -204,8 +204,7 @@ describe('notifications verified by re-reading', () => {
 describe('the address list', () => {
   test("YooKassa's published ranges, CIDR edges, IPv4-mapped IPv6; a list naming nothing switches the check off, one with a non-address is refused at start-up", async () => {
     const { addressInRanges, parseAddressRanges } = await import('../src/http/address-ranges');
-    const { YOOKASSA_NOTIFICATION_RANGES } = await import('../src/payments/notification-senders');
-    const { loadConfig, ConfigError } = await import('../src/config');
+    const { loadConfig, ConfigError, YOOKASSA_NOTIFICATION_RANGES } = await import('../src/config');
     const ranges = parseAddressRanges([...YOOKASSA_NOTIFICATION_RANGES]);
     for (const inside of ['185.71.76.0', '185.71.76.31', '185.71.77.17', '77.75.153.127', '77.75.154.128', '77.75.154.255', '77.75.156.11', '77.75.156.35', '::ffff:185.71.76.5', '2a02:5180::1', '2A02:5180:FFFF::']) {
       expect(addressInRanges(inside, ranges)).toBe(true);

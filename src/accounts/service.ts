@@ -7,9 +7,10 @@ import type { JwtService } from '../auth/jwt';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { users } from '../db/schema';
+import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes, isUniqueViolation } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountBlockedMessage, errorMessages } from '../http/messages';
 import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';
@@ -42,13 +43,6 @@ export interface TokenUser {
 export interface SessionResult {
   user: PublicUser;
   token: string;
-}
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Identifiers are uuids; anything else cannot name a row and must not reach SQL as one. */
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
 }
 
 export function normaliseEmail(email: string): string {
@@ -117,6 +111,7 @@ export interface AccountServiceDeps {
     | 'loginFailureWindowSeconds'
     | 'passwordResetLimitPerEmail'
     | 'passwordResetLimitPerAddress'
+    | 'supportContact'
   >;
 }
 
@@ -278,7 +273,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
         tokenUsers.forget(row.id);
       }
       // Only after the password matched: a blocked account must not tell strangers that the e-mail exists.
-      if (row.blockedAt) throw new AppError('forbidden', errorMessages.accountBlocked);
+      if (row.blockedAt) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const token = await jwt.sign({ userId: row.id, email: row.email, generation: row.sessionsGeneration });
       return { user: publicUser({ ...row, role }), token };
     },
@@ -354,7 +349,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
     async confirmPasswordReset(token: string, password: string): Promise<SessionResult> {
       const reset = await passwordReset.confirm(token, password);
       await throttle.reset('login_account', accountKey(reset.email));
-      if (reset.blocked) throw new AppError('forbidden', errorMessages.accountBlocked);
+      if (reset.blocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, reset.id)).limit(1);
       const user = row ? publicUser(row) : null;
       if (!user) throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });

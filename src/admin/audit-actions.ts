@@ -17,4 +17,5 @@ export const AUDIT_ACTIONS = [
   'provider.delete',
   'route.upsert',
   'route.delete',
+  'requisites.update',
 ] as const;

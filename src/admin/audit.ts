@@ -21,7 +21,7 @@ export type JsonObject = { [key: string]: JsonValue };
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType: 'user' | 'price' | 'provider' | 'route';
+  targetType: 'user' | 'price' | 'provider' | 'route' | 'requisites';
   targetId: string | null;
   before: JsonObject | null;
   after: JsonObject | null;

@@ -6,7 +6,6 @@ import { isCalendarDay } from '../http/date-input';
 import { errorMessages } from '../http/messages';
 import { unitsToNano } from '../money';
 import { PRICE_PATTERN } from '../pricing/pattern';
-import { limitResetInput, spendLimitInput } from '../trpc/routers/keys-input';
 import { AUDIT_ACTIONS } from './audit-actions';
 
 /** Largest credit or correction in one request, currency units. */
@@ -99,15 +98,6 @@ export const auditInput = z
     to: day.optional(),
   })
   .refine(({ from, to }) => !from || !to || from <= to, { message: errorMessages.auditRangeInvalid, path: ['to'] });
-
-/** An operator's revoke of a user's key: the user in the path, then the key. */
-export const userKeyInput = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
-
-/** An operator sets a key's budget: its spend limit (null: none) and the period it resets in. */
-export const userKeyBudgetInput = userKeyInput.extend({
-  spendLimit: spendLimitInput,
-  limitReset: limitResetInput,
-});
 
 export const pricePattern = z
   .string({ error: errorMessages.pricePatternInvalid })

@@ -16,14 +16,13 @@ import {
   listUsersInput,
   putPriceInput,
   userIdInput,
-  userKeyBudgetInput,
-  userKeyInput,
   createProviderInput,
   deleteRouteInput,
   patchProviderInput,
   providerIdInput,
   putRouteInput,
 } from './input';
+import { userKeyBudgetInput, userKeyInput } from '../trpc/routers/admin-keys-input';
 import { SKIP_REASONS } from './price-import';
 
 const TAGS = ['admin'];

@@ -1,7 +1,7 @@
 // An operator acting on a user's API keys: revoking one, and setting its budget (spend limit and the
 // period it resets in). The keys service does the work exactly as for the owner's own revoke and PATCH
 // (every instance's key cache forgets the key at commit); the audit row is written in that transaction.
-import { isUuid } from '../accounts/service';
+import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { LimitReset } from '../keys/limits';

@@ -1,7 +1,8 @@
 // Operator help with a user's sign-in: mail the user a password-reset link, end every session. Each writes
 // its audit row in the transaction of the change.
 import { eq } from 'drizzle-orm';
-import { isUuid, type AccountService } from '../accounts/service';
+import type { AccountService } from '../accounts/service';
+import { isUuid } from '../db/uuid';
 import { endSessions } from '../accounts/token-users';
 import type { Database } from '../db/client';
 import { users } from '../db/schema';

@@ -6,7 +6,7 @@
 // users rows are changed with a plain UPDATE, never read FOR UPDATE, because the billing writer holds
 // KEY SHARE locks on them (the foreign key of ledger rows) while it works.
 import { and, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
-import { isUuid } from '../accounts/service';
+import { isUuid } from '../db/uuid';
 import { endSessions } from '../accounts/token-users';
 import type { Config } from '../config';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';

@@ -1,6 +1,6 @@
 // Agent records (an assistant of a user) and the ownership rule every agent-scoped route relies on.
 import { and, desc, eq, getTableColumns } from 'drizzle-orm';
-import { isUuid } from '../accounts/service';
+import { isUuid } from '../db/uuid';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { agents, users } from '../db/schema';

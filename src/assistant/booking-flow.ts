@@ -8,7 +8,7 @@ import type { BookingService, BookableService, FreeSlot, Specialist } from '../i
 import { normalisePhone } from '../phone';
 import type { BookingSettings } from '../integrations/booking/settings';
 import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
-import type { DialogueRow, Flow, Say, SetFlow } from './dialogue';
+import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { ACTIONS, mainMenu } from './menus';
 import { assistantTexts as t, formatSlot, formatSlotShort } from './texts';
 

@@ -17,6 +17,7 @@ import type { MessageMedia } from '../integrations/social/attachments';
 import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';
+import type { DialogueRow, Flow } from './flow';
 import type { ShopFlow } from './shop-flow';
 import { ACTIONS, mainMenu } from './menus';
 import { createPendingAnswers } from './pending-answers';
@@ -27,8 +28,6 @@ import { createToolRegistry } from './tools';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
 import { buttonForTypedText } from './typed-buttons';
-
-export type DialogueRow = typeof dialogues.$inferSelect;
 
 /** Photos of one turn the model is shown at most (VK allows ten attachments a message). */
 const MAX_IMAGES = 10;
@@ -44,13 +43,6 @@ function turnText(text: string, media: MessageMedia): string {
 }
 
 const NO_MEDIA: MessageMedia = { voice: null, photos: [], sticker: false };
-
-/** A multi-step exchange in progress, kept on the dialogue between messages. */
-export type Flow =
-  | { step: 'phone'; reason: string }
-  | { step: 'booking_name'; specialistId: string; serviceId: string; datetime: string }
-  | { step: 'booking_phone'; specialistId: string; serviceId: string; datetime: string; clientName: string }
-  | { step: 'checkout_phone' };
 
 export interface IncomingMessage {
   peerId: number;
@@ -370,5 +362,3 @@ export function createAssistant(deps: AssistantDeps) {
 }
 
 export type Assistant = ReturnType<typeof createAssistant>;
-export type Say = (dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) => Promise<void>;
-export type SetFlow = (executor: Executor, dialogueId: string, flow: Flow | null, extra?: Partial<DialogueRow>) => Promise<void>;

@@ -14,7 +14,7 @@ import type { Escalations } from '../integrations/messenger/escalations';
 import { SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
-import type { DialogueRow } from './dialogue';
+import type { DialogueRow } from './flow';
 import { assistantTexts as t } from './texts';
 import { runToolCall, type ToolRegistry } from './tools';
 import { ESCALATE_TOOL } from './tools/escalation';

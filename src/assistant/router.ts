@@ -1,7 +1,7 @@
 // /api/v1/agents/:agentId/tools : which tools the agent's model gets now, and which it would get once
 // the owner adds what is missing («Подключите YCLIENTS», «Добавьте товары в каталог»), for the agent page.
 import { z } from 'zod';
-import { agentProcedure } from '../agents/guard';
+import { agentProcedure } from '../trpc/agent-guard';
 import { router } from '../trpc/init';
 
 export const assistantRouter = router({

@@ -13,7 +13,7 @@ import type { Logger } from '../logger';
 import { normalisePhone } from '../phone';
 import { formatAmount } from '../integrations/messenger/notify';
 import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
-import type { DialogueRow, Flow, Say, SetFlow } from './dialogue';
+import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { ACTIONS, mainMenu } from './menus';
 import { assistantTexts as t } from './texts';
 

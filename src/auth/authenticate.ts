@@ -2,17 +2,12 @@
 import type { AccountService } from '../accounts/service';
 import { bearerToken } from '../http/bearer';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
-import type { KeyScope } from '../keys/scope';
-import { looksLikeApiKey } from './api-keys';
+import { accountBlockedMessage, errorMessages } from '../http/messages';
+import type { KeyScope, Principal } from '../keys/types';
+import { looksLikeApiKey } from '../keys/api-keys';
 
-export interface Principal {
-  userId: string;
-  via: 'jwt' | 'api_key';
-  apiKeyId?: string;
-  /** With an API key: whether it reads its own usage only (key) or the whole account's (account). */
-  keyScope?: KeyScope;
-}
+// The caller's type lives with the keys (keys/types.ts) so the key floor need not import this file.
+export type { Principal } from '../keys/types';
 
 /** An operator: a JWT whose user's stored role is admin. The e-mail goes into the audit log. */
 export interface AdminPrincipal extends Principal {
@@ -34,13 +29,14 @@ export interface KeyResolver {
   } | null>;
 }
 
-export function createAuthenticator(accounts: AccountService, keys: KeyResolver) {
+/** `supportContact`: SUPPORT_CONTACT, named in the blocked-account message. */
+export function createAuthenticator(accounts: AccountService, keys: KeyResolver, supportContact?: string) {
   async function viaKey(token: string): Promise<Principal> {
     const key = await keys.resolve(token);
     if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey);
     if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey);
     if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError('unauthorized', errorMessages.expiredApiKey);
-    if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked);
+    if (key.userBlocked) throw new AppError('forbidden', accountBlockedMessage(supportContact));
     return { userId: key.userId, via: 'api_key', apiKeyId: key.keyId, keyScope: key.scope };
   }
 
@@ -48,7 +44,7 @@ export function createAuthenticator(accounts: AccountService, keys: KeyResolver)
     const user = await accounts.userFromToken(token, { fresh });
     if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
     // The token is genuine, so saying why it no longer works reveals nothing to a stranger.
-    if (user.blocked) throw new AppError('forbidden', errorMessages.accountBlocked);
+    if (user.blocked) throw new AppError('forbidden', accountBlockedMessage(supportContact));
     return user;
   }
 

@@ -1,7 +1,7 @@
 // /api/v1/commerce/:agentId/… : an E-commerce agent's catalog, shop settings and orders, for its owner (JWT).
 // The payment provider's notifications arrive on a raw route (payments.ts).
 import { z } from 'zod';
-import { agentProcedure } from '../agents/guard';
+import { agentProcedure } from '../trpc/agent-guard';
 import { isoInstantInput } from '../http/date-input';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';

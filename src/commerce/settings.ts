@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { maskSecret, SecretBoxError, type SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { commerceSettings } from '../db/schema';
-import { isUuid } from '../accounts/service';
+import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { YookassaCredentials } from '../payments/yookassa';

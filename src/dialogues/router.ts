@@ -1,7 +1,7 @@
 // /api/v1/agents/{agentId}/dialogues…: the owner's inbox of an agent's client dialogues, and
 // /api/v1/agents/{agentId}/results: the agent's figures for a period. Owner's JWT, agent ownership checked.
 import { z } from 'zod';
-import { agentProcedure } from '../agents/guard';
+import { agentProcedure } from '../trpc/agent-guard';
 import { router } from '../trpc/init';
 import { dialogueListInput, dialoguePath, dialogueView, replyInput, resultsInput, resultsView, transcriptInput, turnView } from './input';
 

@@ -2,7 +2,7 @@
 import type { Config } from '../config';
 import { bearerToken } from '../http/bearer';
 import { AppError, errorCodes, validationError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountBlockedMessage, errorMessages } from '../http/messages';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyLimitRef } from '../keys/limits';
@@ -33,7 +33,7 @@ import {
 } from './v1-common';
 
 export interface ChatHandlerDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens'>;
+  config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens' | 'supportContact'>;
   verifier: KeyVerifier;
   prices: PriceBook;
   billing: Billing;
@@ -122,7 +122,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     if (key.expiresAt !== null && key.expiresAt <= Date.now()) {
       throw new AppError('unauthorized', errorMessages.expiredApiKey, { code: errorCodes.apiKeyExpired });
     }
-    if (key.userBlocked) throw new AppError('forbidden', errorMessages.accountBlocked, { code: errorCodes.accountBlocked });
+    if (key.userBlocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact), { code: errorCodes.accountBlocked });
     if (rateLimiter) {
       const decision = await rateLimiter.check(key.keyId, key.userId);
       // The server puts the x-ratelimit-* headers on whatever this request is answered with.

@@ -5,15 +5,16 @@
 // filters and three more columns customers are not shown: the provider that answered, the attempts, and
 // what that provider charges us.
 // Not a tRPC procedure: its answer is not JSON. The OpenAPI document describes it by hand
-// (openapi-usage-export.ts).
+// (src/openapi/usage-export.ts).
 import { z } from 'zod';
-import type { Authenticator } from '../auth/authenticate';
+import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { usageKeyFilter } from '../keys/scope';
+import type { Principal } from '../keys/types';
 import type { Logger } from '../logger';
 import { nanoToFixedString } from '../money';
-import { usageQueryInput } from '../trpc/routers/account';
+import { usageQueryInput } from './usage-input';
 import type { ExportedUsageRow, UsageReport } from './usage-report';
 
 /**
@@ -76,24 +77,24 @@ export function neutraliseCell(text: string): string {
  * would otherwise split money. Written here rather than by csv-stringify, which cost ~15 µs a row (a
  * ceiling of ~60 000 rows/s before anything else); these rules are the ones it applied.
  */
-interface CsvFormat {
+export interface CsvFormat {
   delimiter: string;
   needsQuotes: RegExp;
   decimalComma: boolean;
 }
-const CSV_FORMATS: Record<UsageExportFormat, CsvFormat> = {
+export const CSV_FORMATS: Record<UsageExportFormat, CsvFormat> = {
   csv: { delimiter: ',', needsQuotes: /[",\r\n]/, decimalComma: false },
   'excel-ru': { delimiter: ';', needsQuotes: /[";\r\n]/, decimalComma: true },
 };
 
 /** A text cell: neutralised, then quoted if it must be. Numbers we write ourselves never go through it. */
-function textCell(value: string | null, format: CsvFormat): string {
+export function textCell(value: string | null, format: CsvFormat): string {
   if (!value) return '';
   const cell = neutraliseCell(value);
   return format.needsQuotes.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
 }
 
-function moneyCell(nano: bigint | null, format: CsvFormat): string {
+export function moneyCell(nano: bigint | null, format: CsvFormat): string {
   if (nano === null) return '';
   const text = nanoToFixedString(nano);
   return format.decimalComma ? text.replace('.', ',') : text;
@@ -130,7 +131,7 @@ function csvLine(row: ExportedUsageRow, currency: string, operator: boolean, for
 }
 
 /** Without a byte-order mark Excel reads UTF-8 as the system's code page and shows Cyrillic as mojibake. */
-const UTF8_BOM = '\uFEFF';
+export const UTF8_BOM = '\uFEFF';
 
 /** `conduit-usage-2026-11-01-2026-12-01.csv`: the period in the name, as the query gave it (dates only). */
 function fileName(query: { from?: string; to?: string }): string {
@@ -149,11 +150,13 @@ function queryOf(url: URL): Record<string, string | string[]> {
   return query;
 }
 
-/** An operator's export names an account by its id: anything else cannot be one. */
-const ACCOUNT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export interface UsageExportDeps {
-  authenticator: Authenticator;
+  /** auth/authenticate.ts's authenticator, named by what the export calls (auth/ sits on a higher floor). */
+  authenticator: {
+    jwtOrKey(headers: Headers): Promise<Principal>;
+    /** Refuses (throws) unless the caller is an operator. */
+    admin(headers: Headers): Promise<unknown>;
+  };
   usageReport: UsageReport;
   /** Usage rows are written in batches: what was billed before the request must be in the file. */
   billing: { flush(): Promise<void> };
@@ -251,7 +254,8 @@ export function createUsageExport(deps: UsageExportDeps) {
     /** GET /api/admin/users/{id}/usage/export: an operator's export of one account, with the provider columns. */
     async handleAdmin(request: Request, userId: string): Promise<Response> {
       await deps.authenticator.admin(request.headers);
-      if (!ACCOUNT_ID.test(userId) || !(await deps.usageReport.accountExists(userId))) {
+      // An operator's export names an account by its id: anything else cannot be one.
+      if (!isUuid(userId) || !(await deps.usageReport.accountExists(userId))) {
         throw new AppError('not_found', errorMessages.adminUserNotFound);
       }
       return exported(request, userId, (keyId) => keyId, true);

@@ -106,6 +106,18 @@ export const fieldLabels: Record<string, string> = {
   lowBalanceThreshold: 'Порог баланса',
   keyLimitAlerts: 'Уведомления о лимитах ключей',
   webhookUrl: 'Адрес вебхука',
+  // Statement, closing documents and requisites.
+  month: 'Месяц',
+  companyName: 'Название организации',
+  inn: 'ИНН',
+  kpp: 'КПП',
+  ogrn: 'ОГРН',
+  address: 'Адрес',
+  bankName: 'Банк',
+  bik: 'БИК',
+  account: 'Расчётный счёт',
+  correspondentAccount: 'Корреспондентский счёт',
+  vatNote: 'Строка об НДС',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',

@@ -269,3 +269,7 @@ export const errorMessages = {
   emailChangeUnavailable: 'Смена e-mail недоступна: на сервере не настроена почта (SMTP_URL), обратитесь к оператору',
   tooManyEmailChanges: 'Слишком много попыток сменить e-mail, повторите позже',
 } as const;
+
+/** The blocked-account message, naming the operator's SUPPORT_CONTACT when one is set. */
+export const accountBlockedMessage = (supportContact: string | undefined) =>
+  supportContact ? `Учётная запись заблокирована: обратитесь в поддержку — ${supportContact}` : errorMessages.accountBlocked;

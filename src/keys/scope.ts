@@ -1,12 +1,9 @@
 // Which usage an API key may read. A key reads its own usage (and the balance) unless it was created
 // with scope "account"; the dashboard's JWT always reads the whole account. A key handed to one
 // integration should not tell it what every other integration of the account spends.
-import type { Principal } from '../auth/authenticate';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-
-export const KEY_SCOPES = ['key', 'account'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
+import type { Principal } from './types';
 
 /**
  * The key filter a usage view applies for this caller: the filter asked for when the caller may read the

@@ -1,7 +1,7 @@
 // API key records: creation (the secret shown once), listing, revocation, verification.
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
-import { generateApiKey } from '../auth/api-keys';
-import { isUuid } from '../accounts/service';
+import { generateApiKey } from './api-keys';
+import { isUuid } from '../db/uuid';
 import type { Config } from '../config';
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { apiKeys, users } from '../db/schema';
@@ -9,7 +9,7 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
 import { periodStart, type LimitReset } from './limits';
-import type { KeyScope } from './scope';
+import type { KeyScope } from './types';
 
 /** A key's limit and expiry as its owner sets them (nano-units; null removes). */
 export interface KeyLimits {

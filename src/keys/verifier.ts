@@ -1,7 +1,7 @@
 // API key verification for the hot path: an in-memory cache in front of the database, emptied of a key
 // the moment it is revoked (here at once, on other instances through PostgreSQL NOTIFY), and last-use
 // times written in batches.
-import { hashApiKey, looksLikeApiKey } from '../auth/api-keys';
+import { hashApiKey, looksLikeApiKey } from './api-keys';
 import type { DatabaseHandle } from '../db/client';
 import type { Logger } from '../logger';
 import { KEY_REVOKED_CHANNEL, USER_KEYS_CHANGED_CHANNEL, type KeyService, type VerifiedKey } from './service';

@@ -1,7 +1,7 @@
 // /api/v1/agents/:agentId/knowledge… : an agent's knowledge base, for its owner (JWT). Every route checks
 // that the agent is the caller's (unknown 404, another user's 403) before reading its input.
 import { z } from 'zod';
-import { agentProcedure } from '../agents/guard';
+import { agentProcedure } from '../trpc/agent-guard';
 import { errorMessages } from '../http/messages';
 import { router } from '../trpc/init';
 import { knowledgeHit, knowledgeInput, knowledgePatch, knowledgeView, MAX_KNOWLEDGE_IMPORT, MAX_KNOWLEDGE_IMPORT_CHARS } from './input';

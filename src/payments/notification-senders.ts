@@ -1,20 +1,10 @@
 // Who may send YooKassa's HTTP notifications. YooKassa signs nothing; besides re-reading the payment (which
 // needs the shop's credentials) its documentation offers one check: the sender's address, from the ranges it
 // publishes (yookassa.ru/developers/using-api/webhooks#ip; the same list is built into its SDKs and
-// integrations, e.g. WEBzaytsev/yookassa-ts-sdk's YOOKASSA_IP_RANGES, sanalrt999/yookassa-sdk-go).
+// integrations, e.g. WEBzaytsev/yookassa-ts-sdk's YOOKASSA_IP_RANGES, sanalrt999/yookassa-sdk-go). The list is
+// config.ts's default of YOOKASSA_NOTIFICATION_IPS (YOOKASSA_NOTIFICATION_RANGES).
 import { clientAddressOf } from '../http/client-address';
 import { addressInRanges, parseAddressRanges, type AddressRange } from '../http/address-ranges';
-
-/** The default of YOOKASSA_NOTIFICATION_IPS. */
-export const YOOKASSA_NOTIFICATION_RANGES = [
-  '185.71.76.0/27',
-  '185.71.77.0/27',
-  '77.75.153.0/25',
-  '77.75.154.128/25',
-  '77.75.156.11',
-  '77.75.156.35',
-  '2a02:5180::/32',
-] as const;
 
 export interface NotificationSenders {
   /** The request's client address (the socket's, or X-Forwarded-For as TRUST_PROXY allows) and whether it is listed. */

@@ -23,7 +23,7 @@ export type Credential = 'jwt' | 'apiKey';
 /**
  * OpenAPI meta plus the REST success status (201 for creations; 200 when absent), the credentials the
  * procedure kind takes, and the error statuses a procedure answers beyond those every route of its kind
- * can (src/openapi.ts adds those), each with what it means there.
+ * can (src/openapi/document.ts adds those), each with what it means there.
  */
 export type ProcedureMeta = OpenApiMeta & {
   successStatus?: 200 | 201 | 202;

@@ -16,6 +16,7 @@ import { authRouter } from './routers/auth';
 import { keysRouter } from './routers/keys';
 import { twoFactorRouter } from './routers/two-factor';
 import { emailChangeRouter } from './routers/email-change';
+import { adminRequisitesRouter, statementRouter, supportRouter } from '../statement/router';
 
 export const appRouter = router({
   auth: authRouter,
@@ -35,6 +36,9 @@ export const appRouter = router({
   dialogues: dialoguesRouter,
   billing: billingRouter,
   admin: adminRouter,
+  statement: statementRouter,
+  support: supportRouter,
+  adminRequisites: adminRequisitesRouter,
 });
 
 /** The typed client's view of the dashboard API. */

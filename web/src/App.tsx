@@ -12,6 +12,7 @@ import { KeysScreen } from './screens/Keys';
 import { ForgotPasswordScreen, ResetPasswordScreen } from './screens/PasswordReset';
 import { OverviewScreen } from './screens/Overview';
 import { TopupReturnScreen } from './screens/Topups';
+import { StatementScreen } from './statement/Statement';
 import { Link, navigate, usePath } from './router';
 import { currentSession, endSession, onSessionChange, type Session } from './session';
 
@@ -38,6 +39,7 @@ function titleOf(path: string): string {
   if (path === '/reset') return 'Новый пароль';
   if (path.startsWith('/topups/')) return 'Пополнение баланса';
   if (path === '/topups') return NAV[0].label;
+  if (path === '/statement') return 'Выписка';
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
   if (/^\/agents\/[^/]+\/dialogues/.test(path)) return 'Диалоги';
   return NAV.find((n) => n.to === path)?.label ?? 'Агент';
@@ -47,6 +49,7 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   if (path === '/' || path === '') return <OverviewScreen />;
   if (path === '/keys') return <KeysScreen />;
   if (path === '/account') return <AccountPage />;
+  if (path === '/statement') return <StatementScreen />;
   // The top-up link of the low-balance e-mail: the overview holds the top-up form.
   if (path === '/topups') return <OverviewScreen />;
   if (path === '/agents') return <AgentsScreen />;

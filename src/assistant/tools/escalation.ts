@@ -1,7 +1,7 @@
 // escalate_to_human, offered to every agent: the model hands the client to a person. The hand-over itself
 // is the dialogue's (it asks for a phone when none is known), so the tool only calls it and ends the turn.
 import type { Agent } from '../../agents/service';
-import type { DialogueRow } from '../dialogue';
+import type { DialogueRow } from '../flow';
 import { assistantTexts } from '../texts';
 import { toolTexts } from './texts';
 import type { ToolProvider } from './types';

@@ -2,7 +2,7 @@
 // arguments of the tools are a contract owners' prompts rely on (decisions.md, third round); each tool
 // answers JSON the model reads, and an error the model can act on is a result, never an exception.
 import type { Agent } from '../../agents/service';
-import type { DialogueRow } from '../dialogue';
+import type { DialogueRow } from '../flow';
 
 /** A JSON Schema object as OpenAI's `tools[].function.parameters` takes it. */
 export interface ToolParameters {

@@ -129,7 +129,7 @@ const rowSelectList = sql.raw(
 );
 
 /**
- * The CTE that adds the batch `r` to a rollup table's sums (see usage_rollups in schema.ts): grouped first
+ * The CTE that adds the batch `r` to a rollup table's sums (see usage_rollups in db/schema/usage.ts): grouped first
  * (ON CONFLICT may not touch one row twice in a statement), the groups in key order, so two instances
  * adding to the same sums lock them in the same order instead of deadlocking.
  */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isCalendarDay, isIsoInstant } from '../../http/date-input';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
-import { agentProcedure } from '../../agents/guard';
+import { agentProcedure } from '../../trpc/agent-guard';
 import { router } from '../../trpc/init';
 import { bookingSettingsInput, bookingSettingsView } from './settings';
 

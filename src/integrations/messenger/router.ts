@@ -1,7 +1,7 @@
 // /api/v1/messenger/:agentId/… : the Telegram bot of an agent, for its owner (JWT). The webhook that
 // Telegram calls is a raw route (app.ts), verified by its secret header instead.
 import { z } from 'zod';
-import { agentProcedure } from '../../agents/guard';
+import { agentProcedure } from '../../trpc/agent-guard';
 import { router } from '../../trpc/init';
 import { messengerSettingsInput } from './settings-input';
 

@@ -2,7 +2,7 @@
 // the chat that receives notifications, the optional channel, and the webhook registered on save.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { isUuid } from '../../accounts/service';
+import { isUuid } from '../../db/uuid';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
 import { messengerSettings } from '../../db/schema';

@@ -1,7 +1,7 @@
 // /api/v1/social/… : an agent's VK community, for the agent's owner (JWT). The callback endpoint VK
 // itself calls is a raw route (webhook.ts).
 import { z } from 'zod';
-import { agentProcedure } from '../../agents/guard';
+import { agentProcedure } from '../../trpc/agent-guard';
 import { router, userProcedure } from '../../trpc/init';
 import { checkConnectionInput, socialSettingsInput, socialSettingsView } from './settings';
 

@@ -9,7 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database, Executor } from '../../db/client';
 import { socialSettings } from '../../db/schema';
-import { isUuid } from '../../accounts/service';
+import { isUuid } from '../../db/uuid';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import type { Logger } from '../../logger';

@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { timeZone } from '../../http/time-zone-input';
 import { databaseKnowsTimeZone } from '../../db/time-zones';
-import { isoInstantInput } from '../../http/date-input';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { nanoToUnits } from '../../money';
 import { usageKeyFilter } from '../../keys/scope';
 import { accountProcedure, router } from '../init';
 import type { UsageFacts, UsageStatus } from '../../gateway/billing';
+import { usageQueryInput } from '../../gateway/usage-input';
 
 /** How a /v1 call ended, and where its token counts came from: the unions the gateway records. */
 const USAGE_STATUSES = [
@@ -23,15 +24,6 @@ const USAGE_SOURCES = ['upstream', 'tokenizer', 'none'] as const satisfies reado
 type Unlisted = Exclude<UsageStatus, (typeof USAGE_STATUSES)[number]> | Exclude<UsageFacts['usageSource'], (typeof USAGE_SOURCES)[number]>;
 const everyValueListed: [Unlisted] extends [never] ? true : never = true;
 void everyValueListed;
-
-export const usageQueryInput = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional(),
-  from: isoInstantInput.optional(),
-  to: isoInstantInput.optional(),
-  keyId: z.uuid('ожидается идентификатор ключа').optional(),
-  model: z.string().min(1).max(200).optional().describe('Только запросы к этой модели (идентификатор, как в запросе)'),
-});
 
 const usageRecord = z.object({
   id: z.string(),
@@ -53,19 +45,6 @@ const usageRecord = z.object({
   durationMs: z.number().int(),
 });
 
-/** A time zone this process knows by its IANA name (the database is asked too, by the procedure). */
-const timeZone = z
-  .string()
-  .max(64)
-  .refine((tz) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: tz });
-      return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(tz);
-    } catch {
-      return false;
-    }
-  }, 'ожидается часовой пояс IANA, например Europe/Moscow')
-  .default('UTC');
 
 const sumsOutput = {
   requests: z.number().int(),

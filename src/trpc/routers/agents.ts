@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { agentPatchInput, agentType, createAgentInput } from '../../agents/fields';
 import { AGENT_UNAVAILABLE_REASONS, agentView } from '../../agents/service';
-import { procedureForOwnedAgent } from '../../agents/guard';
+import { procedureForOwnedAgent } from '../agent-guard';
 import { errorMessages } from '../../http/messages';
 import { router, userProcedure } from '../init';
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isIsoInstant } from '../../http/date-input';
 import { LIMIT_RESETS } from '../../keys/limits';
-import { KEY_SCOPES } from '../../keys/scope';
+import { KEY_SCOPES } from '../../keys/types';
 import { unitsToNano } from '../../money';
 
 const keyName = z

@@ -3,12 +3,12 @@
 // model requests go by. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
 // while the page was open).
-import { createContext, useContext, useEffect } from 'react';
-import type { ApiError } from '../api';
-import { ErrorText, Loading } from '../components/ui';
+import { Loading } from '../components/ui';
 import { Link } from '../router';
+import { RecheckRole } from './AdminError';
 import { AuditScreen } from './Audit';
 import { PricesScreen } from './Prices';
+import { RequisitesScreen } from './Requisites';
 import { ProvidersScreen } from './Providers';
 import { RoutesScreen } from './Routes';
 import { StatsScreen } from './Stats';
@@ -22,19 +22,8 @@ const SECTIONS = [
   { to: '/admin/prices', label: 'Цены' },
   { to: '/admin/providers', label: 'Провайдеры' },
   { to: '/admin/routes', label: 'Маршруты' },
+  { to: '/admin/requisites', label: 'Реквизиты' },
 ] as const;
-
-const RecheckRole = createContext<() => void>(() => {});
-
-/** An admin API error next to what failed; a 403 also makes the page re-read the user's role. */
-export function AdminError({ error }: { error: ApiError | undefined }) {
-  const recheck = useContext(RecheckRole);
-  const forbidden = error?.type === 'forbidden';
-  useEffect(() => {
-    if (forbidden) recheck();
-  }, [forbidden, recheck]);
-  return <ErrorText error={error} />;
-}
 
 function NoAccess() {
   return (
@@ -57,6 +46,7 @@ function Section({ path }: { path: string }) {
   if (path === '/admin/prices') return <PricesScreen />;
   if (path === '/admin/providers') return <ProvidersScreen />;
   if (path === '/admin/routes') return <RoutesScreen />;
+  if (path === '/admin/requisites') return <RequisitesScreen />;
   return (
     <section className="card">
       <h2>Страница не найдена</h2>

@@ -14,7 +14,7 @@ import { useBillingConfig, useQuery } from '../hooks';
 import { Link } from '../router';
 import { auditActionLabels, auditFieldLabels, limitResetLabels } from '../texts';
 import { check, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 
 type AuditRow = Outputs['admin']['audit']['data'][number];
 

@@ -9,7 +9,7 @@ import { formatExact, formatInt, shiftDecimal } from '../format';
 import { useAction, useBillingConfig } from '../hooks';
 import { skipReasonLabels } from '../texts';
 import { check, decimalInput, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 import { PerMillionPair } from './PerMillion';
 
 type Preview = Outputs['admin']['previewPriceImport'];

@@ -9,7 +9,7 @@ import { currencySymbol, formatBalance, formatDateTime } from '../format';
 import { PerMillionPair } from './PerMillion';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 import { PriceImport } from './PriceImport';
 
 type PriceRow = Outputs['admin']['listPrices']['prices'][number];

@@ -9,7 +9,7 @@ import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
 import { formatClock, formatInt } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { check, decimalInput, type FieldErrors, withServerErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 
 type Provider = Outputs['admin']['listProviders']['data'][number];
 

@@ -9,7 +9,7 @@ import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
 import { formatDateTime } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { decimalInput, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 
 type Route = Outputs['admin']['listRoutes']['routes'][number];
 type Provider = Outputs['admin']['listProviders']['data'][number];

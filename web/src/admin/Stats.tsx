@@ -9,7 +9,7 @@ import { Money } from '../components/Money';
 import { formatInt, formatUtcDay } from '../format';
 import { useBillingConfig, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 import { CsvDownload } from './CsvDownload';
 import { StatsChart } from './StatsChart';
 

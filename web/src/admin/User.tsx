@@ -12,7 +12,7 @@ import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { Link } from '../router';
 import { ledgerKindLabels, ledgerReference, roleLabels } from '../texts';
 import { check, decimalInput, type FieldErrors } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 import { AuditTable } from './Audit';
 
 type Detail = Outputs['admin']['getUser'];

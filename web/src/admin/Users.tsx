@@ -10,7 +10,7 @@ import { useBillingConfig, useQuery } from '../hooks';
 import { Link } from '../router';
 import { roleLabels } from '../texts';
 import { check } from '../validate';
-import { AdminError } from './Admin';
+import { AdminError } from './AdminError';
 
 const PAGE_SIZE = 20;
 

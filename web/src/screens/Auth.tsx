@@ -4,6 +4,7 @@ import { credentialsInput, loginInput } from '../../../src/trpc/routers/auth-inp
 import { api } from '../api';
 import { Button, ErrorText, Field } from '../components/ui';
 import { Money } from '../components/Money';
+import { SupportLine } from '../components/SupportContact';
 import { useAction, useBillingConfig } from '../hooks';
 import { Link, navigate } from '../router';
 import { startSession, takeEndReason } from '../session';
@@ -133,6 +134,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
             </>
           )}
         </p>
+        {register ? null : <SupportLine />}
       </div>
     </main>
   );

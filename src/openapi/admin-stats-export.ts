@@ -1,7 +1,7 @@
 // GET /api/admin/stats/daily/export in the OpenAPI document: a raw route (its answer is CSV, not JSON),
 // described by hand, with the period parameters of /api/admin/stats/daily (taken from that operation).
-import { STATS_CSV_COLUMNS } from './admin/stats-export';
-import { dashboardError, type ErrorStatus } from './openapi-errors';
+import { STATS_CSV_COLUMNS } from '../admin/stats-export';
+import { dashboardErrors } from './errors';
 
 export const ADMIN_STATS_EXPORT_PATH = '/api/admin/stats/daily/export';
 
@@ -10,14 +10,6 @@ const EXAMPLE_CSV =
   '2026-01-30,500.000000000,0.000000000,12.345678900,8.100000000,4.245678900,1520,RUB\r\n' +
   '2026-01-31,0.000000000,150.000000000,3.000000125,0.000000000,0.000000000,97,RUB\r\n';
 
-const ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
-  400: 'Период задан неверно (from, to)',
-  401: undefined,
-  403: undefined,
-  429: undefined,
-  500: undefined,
-  503: undefined,
-};
 
 /** The path item; `period` is /api/admin/stats/daily's from and to parameters as the generator wrote them. */
 export function adminStatsExportPaths(period: unknown[]) {
@@ -50,7 +42,7 @@ export function adminStatsExportPaths(period: unknown[]) {
               },
             },
           },
-          ...Object.fromEntries(Object.entries(ERRORS).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)])),
+          ...dashboardErrors({ 400: 'Период задан неверно (from, to)', 401: undefined, 403: undefined, 429: undefined, 500: undefined, 503: undefined }),
         },
       },
     },

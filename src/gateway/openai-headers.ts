@@ -1,5 +1,5 @@
 // The headers the OpenAI SDKs read on every /v1 answer, added in one place whatever route answered.
-import { rateDecisionOf, rateLimitHeaders } from '../gateway/rate-limit';
+import { rateDecisionOf, rateLimitHeaders } from './rate-limit';
 
 /**
  * x-should-retry overrides the SDKs' own guess from the status. A retry cannot fix a refused key, a

@@ -1,8 +1,8 @@
 // The error answers of the OpenAPI document: one schema per surface (the dashboard's {message, type},
 // /v1's OpenAI object) and, per status, a Russian description with an example body. The statuses a
-// route can answer follow from what it is (src/openapi.ts); a procedure names the rest in its meta.
-import { errorTypes, type ErrorType } from './http/errors';
-import { errorMessages } from './http/messages';
+// route can answer follow from what it is (document.ts); a procedure names the rest in its meta.
+import { errorTypes, type ErrorType } from '../http/errors';
+import { errorMessages } from '../http/messages';
 
 export const ERROR_SCHEMA = {
   type: 'object',
@@ -74,4 +74,12 @@ export function dashboardError(status: ErrorStatus, description?: string) {
       },
     },
   };
+}
+
+/**
+ * Dashboard error answers by status: each status with what it means on this route, or undefined for what
+ * it means on any route. (Statuses are integer keys: JSON lists them in ascending order.)
+ */
+export function dashboardErrors(entries: Partial<Record<ErrorStatus, string | undefined>>) {
+  return Object.fromEntries(Object.entries(entries).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]));
 }

@@ -1,8 +1,8 @@
 // GET /api/usage/export in the OpenAPI document: a raw route (its answer is CSV, not JSON), so described
 // by hand, with the filters /api/usage has (taken from that operation, so the two cannot drift apart).
-import { dashboardError, type ErrorStatus } from './openapi-errors';
-import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from './gateway/usage-export';
-import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './trpc/routers/account';
+import { dashboardErrors } from './errors';
+import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
+import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from '../trpc/routers/account';
 
 export const USAGE_EXPORT_PATH = '/api/usage/export';
 export const ADMIN_USAGE_EXPORT_PATH = '/api/admin/users/{id}/usage/export';
@@ -17,24 +17,25 @@ const ADMIN_EXAMPLE_CSV =
   '1042,2026-01-31T12:00:00.123Z,req_6f1c2b7e9a,chat,openai/gpt-4o-mini,0f8fad5b-d9cb-469f-a165-70867728950e,Сайт,,false,ok,upstream,' +
   '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412,backup-openai,2,0.000002100\r\n';
 
-const ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
-  400: 'Фильтр не прошёл проверку (from, to, keyId или format)',
-  401: undefined,
-  403: USAGE_FORBIDDEN,
-  429: undefined,
-  500: undefined,
-  503: undefined,
-};
+const FILTER_INVALID = 'Фильтр не прошёл проверку (from, to, keyId или format)';
 
-const ADMIN_ERRORS: Partial<Record<ErrorStatus, string | undefined>> = {
-  400: 'Фильтр не прошёл проверку (from, to, keyId или format)',
-  401: undefined,
-  403: undefined,
-  404: 'Пользователь не найден',
-  429: undefined,
-  500: undefined,
-  503: undefined,
-};
+/** A CSV file as the answer, `example` its text. */
+const csvAnswer = (example: string) => ({
+  description: 'CSV-файл (Content-Disposition: attachment)',
+  headers: {
+    'content-disposition': {
+      description: 'Имя файла с периодом выгрузки',
+      schema: { type: 'string' },
+      example: 'attachment; filename="conduit-usage-2026-01-01-2026-02-01.csv"',
+    },
+  },
+  content: {
+    'text/csv': {
+      schema: { type: 'string', description: 'CSV по RFC 4180 в UTF-8 со строкой заголовков' },
+      example,
+    },
+  },
+});
 
 const formatParameter = {
   name: 'format',
@@ -72,25 +73,16 @@ export function usageExportPaths(filters: unknown[]) {
           formatParameter,
         ],
         responses: {
-          '200': {
-            description: 'CSV-файл (Content-Disposition: attachment)',
-            headers: {
-              'content-disposition': {
-                description: 'Имя файла с периодом выгрузки',
-                schema: { type: 'string' },
-                example: 'attachment; filename="conduit-usage-2026-01-01-2026-02-01.csv"',
-              },
-            },
-            content: {
-              'text/csv': {
-                schema: { type: 'string', description: 'CSV по RFC 4180 в UTF-8 со строкой заголовков' },
-                example: ADMIN_EXAMPLE_CSV,
-              },
-            },
-          },
-          ...Object.fromEntries(
-            Object.entries(ADMIN_ERRORS).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]),
-          ),
+          '200': csvAnswer(ADMIN_EXAMPLE_CSV),
+          ...dashboardErrors({
+            400: FILTER_INVALID,
+            401: undefined,
+            403: undefined,
+            404: 'Пользователь не найден',
+            429: undefined,
+            500: undefined,
+            503: undefined,
+          }),
         },
       },
     },
@@ -111,25 +103,8 @@ export function usageExportPaths(filters: unknown[]) {
         security: [{ Jwt: [] }, { ApiKey: [] }],
         parameters: [...filters, formatParameter],
         responses: {
-          '200': {
-            description: 'CSV-файл (Content-Disposition: attachment)',
-            headers: {
-              'content-disposition': {
-                description: 'Имя файла с периодом выгрузки',
-                schema: { type: 'string' },
-                example: 'attachment; filename="conduit-usage-2026-01-01-2026-02-01.csv"',
-              },
-            },
-            content: {
-              'text/csv': {
-                schema: { type: 'string', description: 'CSV по RFC 4180 в UTF-8 со строкой заголовков' },
-                example: EXAMPLE_CSV,
-              },
-            },
-          },
-          ...Object.fromEntries(
-            Object.entries(ERRORS).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]),
-          ),
+          '200': csvAnswer(EXAMPLE_CSV),
+          ...dashboardErrors({ 400: FILTER_INVALID, 401: undefined, 403: USAGE_FORBIDDEN, 429: undefined, 500: undefined, 503: undefined }),
         },
       },
     },

@@ -1,13 +1,12 @@
-// The raw routes other services call (inbound webhooks) and the health checks, described by hand: they
-// are no tRPC procedures. Each is verified by its own secret, not by a user's credential, so none has
+// The raw routes other services call (inbound webhooks), described by hand: they are no tRPC
+// procedures. Each is verified by its own secret, not by a user's credential, so none has
 // a security requirement; the statuses are those their handlers answer.
-import { dashboardError, type ErrorStatus } from './openapi-errors';
+import { dashboardErrors, type ErrorStatus } from './errors';
 
 export const WEBHOOK_TAG = {
   name: 'webhooks',
   description: 'Входящие вызовы внешних сервисов (ВКонтакте, Telegram, ЮKassa): проверяются секретом, а не ключом пользователя',
 };
-export const HEALTH_TAG = { name: 'health', description: 'Проверка работоспособности для балансировщика и мониторинга' };
 
 const agentIdParam = (description: string) => ({
   name: 'agentId',
@@ -18,8 +17,15 @@ const agentIdParam = (description: string) => ({
   example: '0f8fad5b-d9cb-469f-a165-70867728950e',
 });
 
-const errors = (entries: Partial<Record<ErrorStatus, string>>) =>
-  Object.fromEntries(Object.entries(entries).map(([status, text]) => [status, dashboardError(Number(status) as ErrorStatus, text)]));
+/**
+ * A webhook's error answers: those every raw route can give (429 from the per-address cap, 500, 503; 413
+ * where it takes a body) with the meanings a route gives them in `specific`, plus its own.
+ */
+const webhookErrors = (specific: Partial<Record<ErrorStatus, string | undefined>>, withBody = true) =>
+  dashboardErrors({ ...(withBody ? { 413: undefined } : {}), 429: undefined, 500: undefined, 503: undefined, ...specific });
+
+/** A required JSON request body with its example. */
+const jsonBody = (schema: Record<string, unknown>, example: unknown) => ({ required: true, content: { 'application/json': { schema, example } } });
 
 const OK_JSON = {
   description: 'Принято (повторная доставка того же события тоже получает 200 и ничего не делает)',
@@ -53,45 +59,6 @@ const YOOKASSA_EXAMPLE = {
   object: { id: '2c7b5b6a-000f-5000-9000-1b68e7b15f3f', status: 'succeeded', amount: { value: '500.00', currency: 'RUB' } },
 };
 
-const healthBody = (example: Record<string, unknown>) => ({
-  'application/json': {
-    schema: {
-      type: 'object',
-      required: ['status'],
-      properties: {
-        status: { type: 'string', enum: ['ok', 'unavailable'] },
-        database: { type: 'string', description: 'Что с базой данных, когда она недоступна' },
-        latencyMs: { type: 'integer', description: 'Сколько миллисекунд занял запрос списка моделей' },
-        error: { type: 'string', description: 'Почему сервис моделей недоступен' },
-        providers: {
-          type: 'array',
-          description: 'Поставщики моделей (первым — default) и их состояние',
-          items: {
-            type: 'object',
-            required: ['id', 'name', 'enabled', 'state', 'consecutiveFailures', 'cooldownUntil', 'lastError'],
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              enabled: { type: 'boolean' },
-              state: { type: 'string', enum: ['up', 'cooling_down', 'disabled'] },
-              consecutiveFailures: { type: 'integer', minimum: 0 },
-              cooldownUntil: { type: ['string', 'null'], format: 'date-time' },
-              lastError: { type: ['string', 'null'] },
-              latencyMs: { type: 'number', description: 'Только у default: сколько миллисекунд занял запрос списка моделей' },
-            },
-          },
-        },
-        unservedRoutes: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Маршруты, ни один поставщик которых сейчас не принимает запросы',
-        },
-      },
-    },
-    example,
-  },
-});
-
 export function webhookPaths() {
   return {
     '/api/v1/social/webhook/{agentId}': {
@@ -104,7 +71,7 @@ export function webhookPaths() {
         security: [],
         responses: {
           '200': { description: 'Код подтверждения', content: { 'text/plain': { schema: { type: 'string' }, example: 'a1b2c3d4' } } },
-          ...errors({ 404: 'Код ещё не известен: запросите его в настройках интеграции', 429: undefined, 500: undefined, 503: undefined }),
+          ...webhookErrors({ 404: 'Код ещё не известен: запросите его в настройках интеграции' }, false),
         },
       },
       post: {
@@ -115,36 +82,27 @@ export function webhookPaths() {
           'На confirmation отвечает кодом подтверждения; любое другое событие должно нести secret, равный секретному ключу агента ' +
           '(иначе 403 и ничего не делается), записывается по event_id (повтор выполняется один раз) и получает text/plain «ok».',
         security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['type'],
-                properties: {
-                  type: { type: 'string', description: 'Тип события: confirmation, message_new, message_event…' },
-                  group_id: { type: 'integer', description: 'ID сообщества' },
-                  event_id: { type: 'string', description: 'Идентификатор доставки (для всех событий, кроме confirmation)' },
-                  secret: { type: 'string', description: 'Секретный ключ из настроек агента' },
-                  object: { type: 'object', additionalProperties: true },
-                },
-                additionalProperties: true,
-              },
-              example: { type: 'message_new', group_id: 123456, event_id: 'a6d2a1a0e9f6', secret: 'S3cretKey2026', object: { message: { from_id: 1, text: 'Привет' } } },
+        requestBody: jsonBody(
+          {
+            type: 'object',
+            required: ['type'],
+            properties: {
+              type: { type: 'string', description: 'Тип события: confirmation, message_new, message_event…' },
+              group_id: { type: 'integer', description: 'ID сообщества' },
+              event_id: { type: 'string', description: 'Идентификатор доставки (для всех событий, кроме confirmation)' },
+              secret: { type: 'string', description: 'Секретный ключ из настроек агента' },
+              object: { type: 'object', additionalProperties: true },
             },
+            additionalProperties: true,
           },
-        },
+          { type: 'message_new', group_id: 123456, event_id: 'a6d2a1a0e9f6', secret: 'S3cretKey2026', object: { message: { from_id: 1, text: 'Привет' } } },
+        ),
         responses: {
           '200': { description: '«ok» или код подтверждения', content: { 'text/plain': { schema: { type: 'string' }, example: 'ok' } } },
-          ...errors({
+          ...webhookErrors({
             400: 'Тело не JSON-событие или в событии нет event_id',
             403: 'Неверный секретный ключ события',
             404: 'У агента не подключено сообщество (или код подтверждения ещё не известен)',
-            413: undefined,
-            429: undefined,
-            500: undefined,
-            503: undefined,
           }),
         },
       },
@@ -169,30 +127,21 @@ export function webhookPaths() {
             example: 'b2f1c0d9e8a7',
           },
         ],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['update_id'],
-                properties: { update_id: { type: 'integer', minimum: 0 }, message: { type: 'object', additionalProperties: true } },
-                additionalProperties: true,
-              },
-              example: { update_id: 100200300, message: { message_id: 1, chat: { id: 42, type: 'private' }, text: '/start' } },
-            },
+        requestBody: jsonBody(
+          {
+            type: 'object',
+            required: ['update_id'],
+            properties: { update_id: { type: 'integer', minimum: 0 }, message: { type: 'object', additionalProperties: true } },
+            additionalProperties: true,
           },
-        },
+          { update_id: 100200300, message: { message_id: 1, chat: { id: 42, type: 'private' }, text: '/start' } },
+        ),
         responses: {
           '200': OK_JSON,
-          ...errors({
+          ...webhookErrors({
             400: 'Тело не объект Update с целым update_id',
             403: 'Неверный секрет вебхука',
             404: 'Вебхук для этого агента не настроен',
-            413: undefined,
-            429: undefined,
-            500: undefined,
-            503: undefined,
           }),
         },
       },
@@ -217,18 +166,14 @@ export function webhookPaths() {
             example: 'f3e2d1c0b9a8',
           },
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: YOOKASSA_NOTIFICATION, example: YOOKASSA_EXAMPLE } } },
+        requestBody: jsonBody(YOOKASSA_NOTIFICATION, YOOKASSA_EXAMPLE),
         responses: {
           '200': OK_JSON,
-          ...errors({
+          ...webhookErrors({
             400: 'Тело не похоже на уведомление ЮKassa',
             403: 'Неверный секрет или адрес отправителя не ЮKassa',
             404: 'У агента не настроен магазин',
-            413: undefined,
-            429: undefined,
-            500: undefined,
             502: 'ЮKassa недоступна: уведомление не проверено, его доставят снова',
-            503: undefined,
           }),
         },
       },
@@ -243,62 +188,15 @@ export function webhookPaths() {
           'Принимаются только с адресов ЮKassa (YOOKASSA_NOTIFICATION_IPS, по умолчанию опубликованный список) и только с идентификатором платежа ' +
           'в формате ЮKassa (36 символов); с одного адреса — не больше 20 повторных чтений в минуту, не нашедших нашего пополнения.',
         security: [],
-        requestBody: { required: true, content: { 'application/json': { schema: YOOKASSA_NOTIFICATION, example: YOOKASSA_EXAMPLE } } },
+        requestBody: jsonBody(YOOKASSA_NOTIFICATION, YOOKASSA_EXAMPLE),
         responses: {
           '200': OK_JSON,
-          ...errors({
+          ...webhookErrors({
             400: 'Пополнение не настроено, тело не похоже на уведомление ЮKassa или идентификатор платежа не в формате ЮKassa',
             403: 'Адрес отправителя не из YOOKASSA_NOTIFICATION_IPS',
-            413: undefined,
             429: 'Слишком много уведомлений с этого адреса о платежах, которых у нас нет (Retry-After)',
-            500: undefined,
             502: 'ЮKassa недоступна: уведомление не проверено, его доставят снова',
-            503: undefined,
           }),
-        },
-      },
-    },
-    '/health': {
-      get: {
-        tags: [HEALTH_TAG.name],
-        operationId: 'health.process',
-        summary: 'Процесс и база данных',
-        description: '200, когда процесс отвечает и база данных доступна; 503, когда нет.',
-        security: [],
-        responses: {
-          '200': { description: 'Работает', content: healthBody({ status: 'ok' }) },
-          '429': dashboardError(429),
-          '503': { description: 'База данных недоступна', content: healthBody({ status: 'unavailable', database: 'unreachable' }) },
-        },
-      },
-    },
-    '/health/upstream': {
-      get: {
-        tags: [HEALTH_TAG.name],
-        operationId: 'health.upstream',
-        summary: 'Доступность сервиса моделей',
-        description:
-          'Запрашивает список моделей у поставщика default и показывает состояние каждого поставщика. 200, когда на любую модель найдётся поставщик: default отвечает (если нет маршрута «*») и у каждого маршрута есть включённый поставщик, который не отключён и не на паузе; иначе 503 с причиной.',
-        security: [],
-        responses: {
-          '200': {
-            description: 'Сервис моделей отвечает',
-            content: healthBody({
-              status: 'ok',
-              latencyMs: 84,
-              providers: [{ id: 'default', name: 'default', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, latencyMs: 84 }],
-            }),
-          },
-          '429': dashboardError(429),
-          '503': {
-            description: 'Сервис моделей недоступен',
-            content: healthBody({
-              status: 'unavailable',
-              latencyMs: 5000,
-              error: 'timeout',
-              providers: [{ id: 'default', name: 'default', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, latencyMs: 5000 }],
-            }),
-          },
         },
       },
     },

@@ -2,7 +2,7 @@
 // same meta the OpenAPI document is generated from, and the procedure is called through a tRPC caller
 // with the request's input as sent.
 //
-// Why not trpc-to-openapi's request handlers (its document generator is still what openapi.ts uses):
+// Why not trpc-to-openapi's request handlers (its document generator is still what src/openapi/document.ts uses):
 // before each call they set `_def.coerce = true` on every number, boolean, bigint and date field of the
 // procedure's input schema — for JSON bodies as well as query strings. `"false"` became true (a shop's
 // payment secret was rotated by `rotateWebhookSecret: "false"`), `null`, `""` and `[5]` became 0 or 5,
@@ -13,12 +13,12 @@
 // - query and path parameters arrive as strings, and a query schema that wants a number says so itself
 //   (`z.coerce.number()` for a page limit); a repeated query parameter arrives as a list, which none takes.
 import type { AnyTRPCRouter } from '@trpc/server';
-import { AppError, errorResponse, toAppError } from './errors';
-import { readBodyText } from './body';
-import { fieldNameOf } from './field-labels';
-import { assertJsonDepth } from './json';
-import { errorMessages } from './messages';
-import { procedureMetas } from '../trpc/meta';
+import { AppError, errorResponse, toAppError } from '../http/errors';
+import { readBodyText } from '../http/body';
+import { fieldNameOf } from '../http/field-labels';
+import { assertJsonDepth } from '../http/json';
+import { errorMessages } from '../http/messages';
+import { procedureMetas } from './meta';
 
 export interface RestHandlerOptions<TContext> {
   router: AnyTRPCRouter;

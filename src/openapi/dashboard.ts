@@ -1,29 +1,18 @@
-// The OpenAPI document: generated from the tRPC router's meta, so REST clients and the typed client
-// see one definition. `npm run openapi` writes it to openapi.json; the server serves the same document.
-//
-// The generator knows neither our error body nor which statuses a route answers, so every dashboard
-// operation is finished here by rule: its credentials (from the procedure kind), the errors a route of
-// its kind can answer (400 with input, 401/403 with a credential, 404 with a path parameter, 413 with a
-// body, 429 from the per-address cap, 500 and 503 everywhere) plus those its meta names, a Russian
-// description, and examples built from the schemas (openapi-examples.ts). The /v1 routes, the inbound
-// webhooks and the health checks are raw handlers, described by hand beside it. test/openapi-lint.test.ts
-// holds the result to redocly's recommended rules and ours (redocly.yaml).
-import { generateOpenApiDocument } from 'trpc-to-openapi';
-import { ERROR_SCHEMA, dashboardError, type ErrorStatus } from './openapi-errors';
-import { exampleOf } from './openapi-examples';
-import { V1_TAG, v1OpenApi } from './openapi-v1';
-import { HEALTH_TAG, WEBHOOK_TAG, webhookPaths } from './openapi-webhooks';
-import { usageExportPaths } from './openapi-usage-export';
-import { adminStatsExportPaths } from './openapi-admin-stats-export';
-import { procedureMetas } from './trpc/meta';
-import type { Credential, ProcedureMeta } from './trpc/init';
-import { appRouter } from './trpc/router';
-import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
+// The dashboard's routes in the OpenAPI document: tRPC procedures, so trpc-to-openapi writes their paths,
+// bodies and answers from the router's meta. The generator knows neither our error body nor which
+// statuses a route answers, so every operation is finished here by rule: its credentials (from the
+// procedure kind), the errors a route of its kind can answer (400 with input, 401/403 with a credential,
+// 404 with a path parameter, 413 with a body, 429 from the per-address cap, 500 and 503 everywhere) plus
+// those its meta or ROUTE_ERRORS names, a Russian description, and examples built from the schemas
+// (examples.ts).
+import type { AnyTRPCRouter } from '@trpc/server';
+import { dashboardErrors, type ErrorStatus } from './errors';
+import { exampleOf } from './examples';
+import { procedureMetas } from '../trpc/meta';
+import type { Credential, ProcedureMeta } from '../trpc/init';
 
-export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
-
-type Schema = Record<string, unknown>;
-type Operation = {
+export type Schema = Record<string, unknown>;
+export type Operation = {
   summary?: string;
   description?: string;
   tags?: string[];
@@ -34,7 +23,7 @@ type Operation = {
 };
 
 /** The dashboard's tags, in the order the reference lists them. */
-const TAGS: { name: string; description: string }[] = [
+export const DASHBOARD_TAGS: { name: string; description: string }[] = [
   { name: 'auth', description: 'Регистрация, вход и подтверждение e-mail' },
   { name: 'keys', description: 'API-ключи (cdt-…) для /v1: выпуск, лимиты расходов, отзыв' },
   { name: 'account', description: 'Баланс и использование: по токену входа (JWT) или по API-ключу' },
@@ -47,28 +36,10 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'knowledge', description: 'База знаний агента: записи, импорт и поиск, по которым отвечает ассистент' },
   { name: 'dialogues', description: 'Диалоги агента с клиентами: переписка, перехват оператором и возврат ассистенту' },
   { name: 'admin', description: 'Администрирование: пользователи, начисления, цены, статистика (роль admin)' },
-  V1_TAG,
-  WEBHOOK_TAG,
-  HEALTH_TAG,
 ];
 
-const SECURITY_SCHEMES = {
-  Jwt: {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description: 'Токен входа (JWT на 24 часа) из POST /api/auth/login или /api/auth/register: Authorization: Bearer <токен>',
-  },
-  ApiKey: {
-    type: 'http',
-    scheme: 'bearer',
-    description:
-      'API-ключ Conduit (cdt-…), выданный в панели: Authorization: Bearer cdt-…. Для /v1, а также для баланса и использования, ' +
-      'где подходит и JWT (у таких операций указаны обе схемы: достаточно любой)',
-  },
-};
-
-const SCHEME_OF: Record<Credential, keyof typeof SECURITY_SCHEMES> = { jwt: 'Jwt', apiKey: 'ApiKey' };
+/** The security scheme (document.ts) each credential kind stands for. */
+const SCHEME_OF: Record<Credential, 'Jwt' | 'ApiKey'> = { jwt: 'Jwt', apiKey: 'ApiKey' };
 
 const CREDENTIAL_TEXT = (credentials: Credential[]) =>
   credentials.length === 0
@@ -151,8 +122,7 @@ function finishOperation(op: Operation, meta: ProcedureMeta, method: string, pat
   statuses[500] = undefined;
   statuses[503] = undefined;
   Object.assign(statuses, ROUTE_ERRORS[`${method.toUpperCase()} ${path}`] ?? {}, meta.errors ?? {});
-  const ordered = Object.keys(statuses).map(Number).sort((a, b) => a - b) as ErrorStatus[];
-  for (const status of ordered) op.responses[String(status)] = dashboardError(status, statuses[status]);
+  Object.assign(op.responses, dashboardErrors(statuses));
 
   if (success) {
     const answer = op.responses[success]!;
@@ -167,35 +137,22 @@ function finishOperation(op: Operation, meta: ProcedureMeta, method: string, pat
   for (const parameter of op.parameters ?? []) parameter.example ??= exampleOf(parameter.schema ?? {}, components, parameter.name);
 }
 
-export function buildOpenApiDocument(): OpenApiDocument {
-  const doc = generateOpenApiDocument(appRouter, {
-    title: `${SERVICE_NAME} API`,
-    version: SERVICE_VERSION,
-    baseUrl: '/',
-    description:
-      'Conduit: OpenAI-совместимый шлюз к моделям (/v1) с оплатой по токенам и панель управления (/api): аккаунты, API-ключи, ' +
-      'баланс и интеграции ассистентов. Ошибки /api имеют вид {"error": {"message": "...", "type": "..."}}, ошибки /v1 — объект ' +
-      'OpenAI {"error": {"message", "type", "param", "code"}}. Сообщения на русском; при ошибке в поле сообщение начинается с его названия.',
-    securitySchemes: SECURITY_SCHEMES as never,
-  });
-  const mutable = doc as unknown as {
-    info: Record<string, unknown>;
-    paths: Record<string, Record<string, Operation>>;
-    tags?: { name: string; description?: string }[];
-    components: { schemas?: Record<string, Schema>; securitySchemes?: Record<string, unknown> };
-  };
-  mutable.info.license = { name: 'Проприетарная лицензия', identifier: 'LicenseRef-Conduit-Proprietary' };
-  const schemas = (mutable.components.schemas ??= {});
-  for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
-  schemas.Error = ERROR_SCHEMA as unknown as Schema;
-
+/**
+ * Finishes every operation the generator wrote for `router`'s procedures; `schemas` are the document's
+ * component schemas (examples resolve their $refs).
+ */
+export function finishDashboardOperations(
+  router: AnyTRPCRouter,
+  paths: Record<string, Record<string, Operation>>,
+  schemas: Record<string, Schema>,
+): void {
   const unmatched = new Set(Object.keys(ROUTE_ERRORS));
-  for (const { meta } of procedureMetas(appRouter)) {
+  for (const { meta } of procedureMetas(router)) {
     const openapi = meta?.openapi;
     if (!meta || !openapi || openapi.enabled === false) continue;
     const path = openapi.path.replace(/:(\w+)/g, '{$1}');
     const method = openapi.method.toLowerCase();
-    const op = mutable.paths[path]?.[method];
+    const op = paths[path]?.[method];
     if (!op) continue;
     // Creations answer 201; the generator only knows 200.
     if (meta.successStatus && meta.successStatus !== 200 && op.responses['200']) {
@@ -206,26 +163,4 @@ export function buildOpenApiDocument(): OpenApiDocument {
     finishOperation(op, meta, method, path, schemas);
   }
   if (unmatched.size > 0) throw new Error(`ROUTE_ERRORS names routes the router does not have: ${[...unmatched].join(', ')}`);
-
-  // The /v1 routes, the inbound webhooks and the health checks are raw handlers, described by hand.
-  const v1 = v1OpenApi();
-  Object.assign(mutable.paths, v1.paths, webhookPaths());
-  // The CSV export takes /api/usage's filters, as the generator described them there.
-  const filters = (mutable.paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name));
-  Object.assign(mutable.paths, usageExportPaths(filters));
-  // The daily figures' CSV takes the JSON operation's period.
-  Object.assign(mutable.paths, adminStatsExportPaths(mutable.paths['/api/admin/stats/daily']?.get?.parameters ?? []));
-  Object.assign(schemas, v1.schemas);
-  mutable.components.securitySchemes = SECURITY_SCHEMES;
-  const used = new Set(Object.values(mutable.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as Operation).tags ?? [])));
-  const known = TAGS.filter((tag) => used.has(tag.name));
-  // A tag no entry describes is listed bare: redocly's tag-description rule then names it.
-  const unknown = [...used].filter((name) => !TAGS.some((tag) => tag.name === name)).sort().map((name) => ({ name }));
-  mutable.tags = [...known, ...unknown];
-  return doc;
-}
-
-/** Stable text form, as committed in openapi.json. */
-export function renderOpenApiDocument(doc: OpenApiDocument = buildOpenApiDocument()): string {
-  return JSON.stringify(doc, null, 2) + '\n';
 }

@@ -1,9 +1,7 @@
 // Ownership guard for every agent-scoped route: the caller's JWT, then the agent must be theirs
-// (unknown → 404 not_found, another user's → 403 forbidden). One rule, two doors: a tRPC procedure
-// builder for REST/typed routes and a function for raw handlers.
-import type { Principal } from '../auth/authenticate';
-import { userProcedure } from '../trpc/init';
-import type { Agent, AgentService } from './service';
+// (unknown → 404 not_found, another user's → 403 forbidden), checked by agents/service.ts's requireOwned.
+// A tRPC procedure builder, so it lives with tRPC: the agents feature below it knows nothing of routes.
+import { userProcedure } from './init';
 
 /**
  * A procedure whose input names an agent in `field` (a path parameter such as `{agentId}`); handlers get
@@ -21,14 +19,3 @@ export function procedureForOwnedAgent(field: string) {
 
 /** Agent-scoped routes under /api/v1/<integration>/{agentId}/…. */
 export const agentProcedure = procedureForOwnedAgent('agentId');
-
-export interface AgentGuardDeps {
-  authenticator: { jwtUser(headers: Headers): Promise<Principal> };
-  agents: Pick<AgentService, 'requireOwned'>;
-}
-
-/** The same rule for raw handlers: the request's JWT owner must own the agent. */
-export async function requireAgentOwner(deps: AgentGuardDeps, request: Request, agentId: string): Promise<Agent> {
-  const principal = await deps.authenticator.jwtUser(request.headers);
-  return deps.agents.requireOwned(principal.userId, agentId);
-}

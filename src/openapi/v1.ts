@@ -2,9 +2,9 @@
 // the hot path has no router in front of it), so they are described here by hand: the bodies by the
 // fields Conduit reads or checks (everything else passes to the upstream as sent), the answers as OpenAI
 // shapes them, the error object with OpenAI's param and code, and the headers the SDKs read.
-import { errorCodes } from './http/errors';
-import { errorMessages } from './http/messages';
-import { STATUS_ERRORS, type ErrorStatus } from './openapi-errors';
+import { errorCodes } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { STATUS_ERRORS, type ErrorStatus } from './errors';
 
 const OPENAI_ERROR = {
   type: 'object',
@@ -89,6 +89,34 @@ const BILLED_ERRORS = {
   '503': errorResponse(503, 'База данных или учёт баланса временно недоступны'),
   '504': errorResponse(504, 'Сервис модели не ответил вовремя'),
 };
+
+/**
+ * Error answers by status: each status with what it means on this route, or undefined for what it means
+ * on a billed call. (Statuses are integer keys: JSON lists them in ascending order.)
+ */
+const v1Errors = (entries: Partial<Record<ErrorStatus, string | undefined>>) =>
+  Object.fromEntries(
+    Object.entries(entries).map(([key, text]) => {
+      const status = Number(key) as ErrorStatus;
+      return [key, text === undefined ? BILLED_ERRORS[key as keyof typeof BILLED_ERRORS] : errorResponse(status, text)];
+    }),
+  );
+
+/** GET and DELETE of a stored response: the key's errors and the model service's, no body, no billing. */
+const STORED_RESPONSE_ERRORS = v1Errors({
+  401: undefined,
+  403: undefined,
+  404: 'Нет такого ответа у этого пользователя',
+  429: undefined,
+  500: undefined,
+  502: undefined,
+  503: undefined,
+  504: undefined,
+});
+
+/** The catalog's errors (no credential, no body); `unavailable` says what 502 means on the route. */
+const catalogErrors = (unavailable: string) =>
+  v1Errors({ 429: 'Слишком много одновременных запросов с адреса', 500: undefined, 502: unavailable, 503: undefined });
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -259,156 +287,144 @@ export const V1_TAG = {
   description: 'OpenAI-совместимый шлюз к моделям: API-ключ cdt-… в Authorization: Bearer; подходит официальный SDK openai',
 };
 
-/** The /v1 paths and their shared schemas, to merge into the document (the ApiKey scheme is in openapi.ts). */
+const security = [{ ApiKey: [] }];
+const tags = [V1_TAG.name];
+
+type BilledCall = {
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The request body's media (json(schema, example)). */
+  body: Record<string, unknown>;
+  /** What the 200 answer is, and its media. */
+  answer: string;
+  content: Record<string, unknown>;
+};
+
+/** A billed call (POST): the key's credential, Idempotency-Key, a JSON body, an answer with the cost header. */
+const billedCall = (call: BilledCall) => ({
+  tags,
+  operationId: call.operationId,
+  summary: call.summary,
+  description: call.description,
+  security,
+  parameters: [IDEMPOTENCY_KEY],
+  requestBody: { required: true, content: call.body },
+  responses: { '200': ok(call.answer, call.content, BILLED_HEADERS), ...BILLED_ERRORS },
+});
+
+/** The /v1 paths and their shared schemas, to merge into the document (the ApiKey scheme is in document.ts). */
 export function v1OpenApi() {
-  const security = [{ ApiKey: [] }];
-  const tags = [V1_TAG.name];
   return {
     schemas: { OpenAiError: OPENAI_ERROR },
     paths: {
       '/v1/chat/completions': {
-        post: {
-          tags,
+        post: billedCall({
           operationId: 'v1.chatCompletions',
           summary: 'Ответ модели (Chat Completions), целиком или потоком SSE',
           description:
             'Тело как у OpenAI: Conduit проверяет model, messages и пределы токенов, резервирует оплату на балансе и передаёт запрос сервису модели. ' +
             'При stream: true ответ идёт событиями text/event-stream по мере генерации, последним перед [DONE] — usage с ценой. ' +
             'Списывается ровно цена использованных токенов (usage.cost, заголовок x-conduit-cost для ответа без потока).',
-          security,
-          parameters: [IDEMPOTENCY_KEY],
-          requestBody: {
-            required: true,
-            content: json(
-              {
-                type: 'object',
-                required: ['model', 'messages'],
-                properties: {
-                  model: MODEL,
-                  messages: {
-                    type: 'array',
-                    minItems: 1,
-                    items: {
-                      type: 'object',
-                      required: ['role'],
-                      properties: { role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] }, content: {} },
-                      additionalProperties: true,
-                    },
+          body: json(
+            {
+              type: 'object',
+              required: ['model', 'messages'],
+              properties: {
+                model: MODEL,
+                messages: {
+                  type: 'array',
+                  minItems: 1,
+                  items: {
+                    type: 'object',
+                    required: ['role'],
+                    properties: { role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] }, content: {} },
+                    additionalProperties: true,
                   },
-                  stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
-                  stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } }, additionalProperties: true },
-                  max_tokens: { type: 'integer', minimum: 1 },
-                  max_completion_tokens: { type: 'integer', minimum: 1 },
-                  n: { type: 'integer', minimum: 1, maximum: 128 },
-                  tools: { type: 'array', items: { type: 'object', additionalProperties: true } },
                 },
-                additionalProperties: true,
+                stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
+                stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } }, additionalProperties: true },
+                max_tokens: { type: 'integer', minimum: 1 },
+                max_completion_tokens: { type: 'integer', minimum: 1 },
+                n: { type: 'integer', minimum: 1, maximum: 128 },
+                tools: { type: 'array', items: { type: 'object', additionalProperties: true } },
               },
-              { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Привет' }] },
-            ),
-          },
-          responses: {
-            '200': ok(
-              'Ответ модели; при stream: true — события text/event-stream (chat.completion.chunk), затем data: [DONE]',
-              { ...json(CHAT_COMPLETION, CHAT_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: CHAT_STREAM_EXAMPLE } },
-              BILLED_HEADERS,
-            ),
-            ...BILLED_ERRORS,
-          },
-        },
+              additionalProperties: true,
+            },
+            { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Привет' }] },
+          ),
+          answer: 'Ответ модели; при stream: true — события text/event-stream (chat.completion.chunk), затем data: [DONE]',
+          content: { ...json(CHAT_COMPLETION, CHAT_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: CHAT_STREAM_EXAMPLE } },
+        }),
       },
       '/v1/embeddings': {
-        post: {
-          tags,
+        post: billedCall({
           operationId: 'v1.embeddings',
           summary: 'Векторы для текста (строка, массив строк или массивы токенов)',
           description: 'Тело как у OpenAI. Оплата по токенам запроса (usage.prompt_tokens) по цене запроса модели.',
-          security,
-          parameters: [IDEMPOTENCY_KEY],
-          requestBody: {
-            required: true,
-            content: json(
-              {
-                type: 'object',
-                required: ['model', 'input'],
-                properties: {
-                  model: MODEL,
-                  input: {
-                    oneOf: [
-                      { type: 'string' },
-                      { type: 'array', items: { type: 'string' } },
-                      { type: 'array', items: { type: 'integer' } },
-                      { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
-                    ],
-                  },
-                  encoding_format: { type: 'string', enum: ['float', 'base64'] },
-                  dimensions: { type: 'integer', minimum: 1 },
+          body: json(
+            {
+              type: 'object',
+              required: ['model', 'input'],
+              properties: {
+                model: MODEL,
+                input: {
+                  oneOf: [
+                    { type: 'string' },
+                    { type: 'array', items: { type: 'string' } },
+                    { type: 'array', items: { type: 'integer' } },
+                    { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
+                  ],
                 },
-                additionalProperties: true,
+                encoding_format: { type: 'string', enum: ['float', 'base64'] },
+                dimensions: { type: 'integer', minimum: 1 },
               },
-              { model: 'openai/text-embedding-3-small', input: 'Привет' },
-            ),
-          },
-          responses: {
-            '200': ok(
-              'Векторы и usage (оплата по цене запроса модели)',
-              json(EMBEDDINGS, {
-                object: 'list',
-                data: [{ object: 'embedding', index: 0, embedding: [0.0123, -0.0456, 0.0789] }],
-                model: 'openai/text-embedding-3-small',
-                usage: { prompt_tokens: 2, total_tokens: 2, cost: 0.00000025 },
-              }),
-              BILLED_HEADERS,
-            ),
-            ...BILLED_ERRORS,
-          },
-        },
+              additionalProperties: true,
+            },
+            { model: 'openai/text-embedding-3-small', input: 'Привет' },
+          ),
+          answer: 'Векторы и usage (оплата по цене запроса модели)',
+          content: json(EMBEDDINGS, {
+            object: 'list',
+            data: [{ object: 'embedding', index: 0, embedding: [0.0123, -0.0456, 0.0789] }],
+            model: 'openai/text-embedding-3-small',
+            usage: { prompt_tokens: 2, total_tokens: 2, cost: 0.00000025 },
+          }),
+        }),
       },
       '/v1/responses': {
-        post: {
-          tags,
+        post: billedCall({
           operationId: 'v1.responsesCreate',
           summary: 'Responses API: ответ модели целиком или потоком событий',
           description:
             'Тело как у OpenAI Responses API. При stream: true ответ идёт событиями text/event-stream (response.output_text.delta…, response.completed; ' +
             'в usage события response.completed — цена запроса, usage.cost). ' +
             'Сохранённый ответ можно прочитать или удалить по id.',
-          security,
-          parameters: [IDEMPOTENCY_KEY],
-          requestBody: {
-            required: true,
-            content: json(
-              {
-                type: 'object',
-                required: ['model', 'input'],
-                properties: {
-                  model: MODEL,
-                  input: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
-                  stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
-                  max_output_tokens: { type: 'integer', minimum: 1 },
-                },
-                additionalProperties: true,
+          body: json(
+            {
+              type: 'object',
+              required: ['model', 'input'],
+              properties: {
+                model: MODEL,
+                input: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
+                stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
+                max_output_tokens: { type: 'integer', minimum: 1 },
               },
-              { model: 'openai/gpt-4o-mini', input: 'Привет' },
-            ),
+              additionalProperties: true,
+            },
+            { model: 'openai/gpt-4o-mini', input: 'Привет' },
+          ),
+          answer: 'Объект response или поток событий',
+          content: {
+            ...json(RESPONSE_OBJECT, RESPONSE_EXAMPLE),
+            'text/event-stream': {
+              schema: { type: 'string' },
+              example:
+                'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Здравствуйте"}\n\n' +
+                'event: response.completed\ndata: {"type":"response.completed","response":{"id":"resp_6f1c2b7e9a","status":"completed"}}\n\n',
+            },
           },
-          responses: {
-            '200': ok(
-              'Объект response или поток событий',
-              {
-                ...json(RESPONSE_OBJECT, RESPONSE_EXAMPLE),
-                'text/event-stream': {
-                  schema: { type: 'string' },
-                  example:
-                    'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Здравствуйте"}\n\n' +
-                    'event: response.completed\ndata: {"type":"response.completed","response":{"id":"resp_6f1c2b7e9a","status":"completed"}}\n\n',
-                },
-              },
-              BILLED_HEADERS,
-            ),
-            ...BILLED_ERRORS,
-          },
-        },
+        }),
       },
       '/v1/responses/{id}': {
         parameters: [
@@ -422,14 +438,7 @@ export function v1OpenApi() {
           security,
           responses: {
             '200': ok('Ответ, как его вернул сервис модели', json(RESPONSE_OBJECT, RESPONSE_EXAMPLE)),
-            '401': BILLED_ERRORS['401'],
-            '403': BILLED_ERRORS['403'],
-            '404': errorResponse(404, 'Нет такого ответа у этого пользователя'),
-            '429': BILLED_ERRORS['429'],
-            '500': BILLED_ERRORS['500'],
-            '502': BILLED_ERRORS['502'],
-            '503': BILLED_ERRORS['503'],
-            '504': BILLED_ERRORS['504'],
+            ...STORED_RESPONSE_ERRORS,
           },
         },
         delete: {
@@ -450,14 +459,7 @@ export function v1OpenApi() {
                 { id: 'resp_6f1c2b7e9a', object: 'response', deleted: true },
               ),
             ),
-            '401': BILLED_ERRORS['401'],
-            '403': BILLED_ERRORS['403'],
-            '404': errorResponse(404, 'Нет такого ответа у этого пользователя'),
-            '429': BILLED_ERRORS['429'],
-            '500': BILLED_ERRORS['500'],
-            '502': BILLED_ERRORS['502'],
-            '503': BILLED_ERRORS['503'],
-            '504': BILLED_ERRORS['504'],
+            ...STORED_RESPONSE_ERRORS,
           },
         },
       },
@@ -476,10 +478,7 @@ export function v1OpenApi() {
                 { object: 'list', data: [MODEL_EXAMPLE] },
               ),
             ),
-            '429': errorResponse(429, 'Слишком много одновременных запросов с адреса'),
-            '500': BILLED_ERRORS['500'],
-            '502': errorResponse(502, 'Список моделей недоступен'),
-            '503': BILLED_ERRORS['503'],
+            ...catalogErrors('Список моделей недоступен'),
           },
         },
       },
@@ -511,10 +510,7 @@ export function v1OpenApi() {
                 },
               },
             },
-            '429': errorResponse(429, 'Слишком много одновременных запросов с адреса'),
-            '500': BILLED_ERRORS['500'],
-            '502': errorResponse(502, 'Каталог моделей недоступен'),
-            '503': BILLED_ERRORS['503'],
+            ...catalogErrors('Каталог моделей недоступен'),
           },
         },
       },

@@ -1,0 +1,19 @@
+// The types the dialogue and its flows (booking-flow.ts, shop-flow.ts) and tools share: here, below all of
+// them, so that a flow never imports the dialogue that drives it.
+import type { Executor } from '../db/client';
+import type { dialogues } from '../db/schema';
+import type { VkKeyboard } from '../integrations/social/keyboards';
+
+export type DialogueRow = typeof dialogues.$inferSelect;
+
+/** A multi-step exchange in progress, kept on the dialogue between messages. */
+export type Flow =
+  | { step: 'phone'; reason: string }
+  | { step: 'booking_name'; specialistId: string; serviceId: string; datetime: string }
+  | { step: 'booking_phone'; specialistId: string; serviceId: string; datetime: string; clientName: string }
+  | { step: 'checkout_phone' };
+
+/** Sends a text (and keyboard) to the dialogue's client, inside `executor`'s transaction when given. */
+export type Say = (dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) => Promise<void>;
+/** Stores the dialogue's flow (null: none) with any other columns that change with it. */
+export type SetFlow = (executor: Executor, dialogueId: string, flow: Flow | null, extra?: Partial<DialogueRow>) => Promise<void>;

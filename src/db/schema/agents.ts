@@ -1,0 +1,47 @@
+// Assistant agents and their owners' notifications.
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from './columns';
+import { users } from './users';
+
+/** An assistant of a user. Every agent-scoped route checks `user_id` against the caller. */
+export const agents = pgTable(
+  'agents',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** creator | service | ecommerce */
+    type: text('type').notNull(),
+    systemPrompt: text('system_prompt').notNull().default(''),
+    model: text('model').notNull(),
+    /** The owner's switch: clients' photos go to the model as images (its model must take them). */
+    acceptsImages: boolean('accepts_images').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('agents_user_idx').on(t.userId, t.createdAt),
+    check('agents_type_known', sql`${t.type} in ('creator', 'service', 'ecommerce')`),
+  ],
+);
+
+/** Notifications of an agent (escalation, payment) as the owner sees them listed. */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    /** escalation | payment */
+    kind: text('kind').notNull(),
+    text: text('text').notNull(),
+    /** The escalation id or order number it is about. */
+    reference: text('reference'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('notifications_agent_idx').on(t.agentId, t.createdAt)],
+);

@@ -1,0 +1,66 @@
+// API keys (cdt-…) and the spend leases they claim.
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { createdAt } from './columns';
+import { users } from './users';
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    keyPrefix: text('key_prefix').notNull(),
+    /** SHA-256 of the full key, hex. The key itself is never stored. */
+    keyHash: text('key_hash').notNull().unique('api_keys_key_hash_unique'),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** After this moment the key is refused with 401. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** What the key may spend per period (null: no limit of its own, only the balance). */
+    spendLimitNano: bigint('spend_limit_nano', { mode: 'bigint' }),
+    /** none | day | week | month (UTC): when the spend limit starts again. */
+    limitReset: text('limit_reset').notNull().default('none'),
+    /**
+     * The part of the limit no instance has claimed yet in the current period (like users.balance_nano
+     * for the balance): limit = budget + Σ key_leases + spent in the period.
+     */
+    budgetNano: bigint('budget_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    /** Start of the period the budget belongs to; a later period starts with the whole limit. */
+    budgetPeriodStart: timestamp('budget_period_start', { withTimezone: true, mode: 'date' }),
+    /** key | account: which usage the key may read, its own or the whole account's (keys/scope.ts). */
+    scope: text('scope').notNull().default('key'),
+  },
+  (t) => [
+    index('api_keys_user_idx').on(t.userId, t.createdAt),
+    check('api_keys_limit_reset_known', sql`${t.limitReset} in ('none', 'day', 'week', 'month')`),
+    check('api_keys_scope_known', sql`${t.scope} in ('key', 'account')`),
+  ],
+);
+
+/**
+ * A slice of a key's spend limit an instance claims to reserve requests against in memory, as
+ * balance_leases do for the balance. A lease of an earlier period is void; an expired one is dropped.
+ */
+export const keyLeases = pgTable(
+  'key_leases',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    keyId: uuid('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    instanceId: text('instance_id').notNull(),
+    periodStart: timestamp('period_start', { withTimezone: true, mode: 'date' }).notNull(),
+    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('key_leases_key_idx').on(t.keyId),
+    index('key_leases_expiry_idx').on(t.expiresAt),
+    check('key_leases_amount_not_negative', sql`${t.amountNano} >= 0`),
+  ],
+);

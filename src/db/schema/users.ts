@@ -1,0 +1,137 @@
+// Accounts: users, their sign-in (e-mail verification, password resets, login throttling, second factor,
+// e-mail changes).
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from './columns';
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull().unique('users_email_unique'),
+    passwordHash: text('password_hash').notNull(),
+    role: text('role').notNull().default('user'),
+    balanceNano: bigint('balance_nano', { mode: 'bigint' }).notNull().default(sql`0`),
+    /**
+     * Unused since login throttling moved to throttle_counters; kept so that an instance of the previous
+     * release, still running during a rolling deploy, can log users in. Drop in a later release.
+     */
+    failedLogins: integer('failed_logins').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    /** When the user opened the link mailed to the address (null: never verified). */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
+    /** Set by an operator: the user cannot log in and the user's keys are refused on /v1. */
+    blockedAt: timestamp('blocked_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Dashboard tokens carry the generation they were issued in; raising it (password reset or change,
+     * logout-all, a block) ends every token issued before. A counter, not a time: JWT times have
+     * second resolution, and a token from the same second as the cut must neither slip through nor
+     * the fresh one be refused.
+     */
+    sessionsGeneration: integer('sessions_generation').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('users_balance_not_negative', sql`${t.balanceNano} >= 0`),
+    check('users_role_known', sql`${t.role} in ('user', 'admin')`),
+  ],
+);
+
+/**
+ * One-time links that verify a user's e-mail (and credit the bonus when REQUIRE_EMAIL_VERIFICATION is on).
+ * Only the SHA-256 of the random token is kept; a row is deleted when its link is used.
+ */
+export const emailVerifications = pgTable(
+  'email_verifications',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_verifications_user_idx').on(t.userId), index('email_verifications_expiry_idx').on(t.expiresAt)],
+);
+
+/** Password-reset links: only the SHA-256 of the mailed token is kept; one-time, 1 h, one live link per user. */
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('password_resets_user_idx').on(t.userId), index('password_resets_expiry_idx').on(t.expiresAt)],
+);
+
+/**
+ * Counters of the abuse limits, in the database so every instance sees the same count: registrations per
+ * client address, login attempts per address and per e-mail, verification mails per user. `scope` says
+ * which limit; `key` is an address, a user id or the SHA-256 of an e-mail (never the e-mail itself).
+ */
+export const throttleCounters = pgTable(
+  'throttle_counters',
+  {
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    hits: integer('hits').notNull().default(0),
+    windowStartedAt: timestamp('window_started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Growing delays: no attempt is let through before this moment. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ name: 'throttle_counters_pk', columns: [t.scope, t.key] }),
+    index('throttle_counters_updated_idx').on(t.updatedAt),
+  ],
+);
+
+/**
+ * A user's TOTP second factor (RFC 6238). The secret is sealed with the secret box like integration
+ * secrets; `enabledAt` null means set up but not yet confirmed with a first code (login ignores it).
+ * `lastUsedStep` is the 30-second step of the last code accepted, so a code cannot be used twice.
+ */
+export const twoFactorSecrets = pgTable('two_factor_secrets', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  secretSealed: text('secret_sealed').notNull(),
+  enabledAt: timestamp('enabled_at', { withTimezone: true, mode: 'date' }),
+  lastUsedStep: bigint('last_used_step', { mode: 'number' }),
+  createdAt: createdAt(),
+});
+
+/** One-time recovery codes, only their SHA-256 kept; a used code's row is deleted. */
+export const twoFactorRecoveryCodes = pgTable(
+  'two_factor_recovery_codes',
+  {
+    codeHash: text('code_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('two_factor_recovery_codes_user_idx').on(t.userId)],
+);
+
+/**
+ * A requested e-mail change waiting for its link (mailed to the new address) to be opened: only the
+ * token's SHA-256 is stored, one-time, valid one hour.
+ */
+export const emailChanges = pgTable(
+  'email_changes',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    newEmail: text('new_email').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_changes_user_idx').on(t.userId), index('email_changes_expiry_idx').on(t.expiresAt)],
+);

@@ -1,0 +1,13 @@
+// What the key floor and the features above it both name: the key scope and the caller. Here, in keys/, so
+// that keys/scope.ts and the gateway's usage export need nothing from auth/ (which resolves the caller).
+export const KEY_SCOPES = ['key', 'account'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** The caller of a request: a dashboard user (JWT) or an API key's owner, as auth/authenticate.ts finds it. */
+export interface Principal {
+  userId: string;
+  via: 'jwt' | 'api_key';
+  apiKeyId?: string;
+  /** With an API key: whether it reads its own usage only (key) or the whole account's (account). */
+  keyScope?: KeyScope;
+}

@@ -1,0 +1,23 @@
+// The statement of account and the monthly closing documents, built once for the service container.
+import { eq } from 'drizzle-orm';
+import type { DatabaseHandle } from '../db/client';
+import { users } from '../db/schema';
+import { createDocuments } from './documents';
+import { createRequisites } from './requisites';
+import { createStatements } from './statement';
+
+/** The statement's parts; its HTTP routes (routes.ts) are put on top of them by the composition root. */
+export function createStatementModule(deps: { database: DatabaseHandle }) {
+  const db = deps.database.db;
+  return {
+    statements: createStatements(db),
+    documents: createDocuments(db),
+    requisites: createRequisites(db),
+    async userEmail(userId: string): Promise<string> {
+      const [row] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+      return row?.email ?? '';
+    },
+  };
+}
+
+export type StatementModule = ReturnType<typeof createStatementModule>;

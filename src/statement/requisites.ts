@@ -1,0 +1,59 @@
+// Requisites for the closing documents: the operator's company (one row, changed by an operator and
+// audited like every admin action) and, optionally, the customer's own company name and ИНН.
+import { eq } from 'drizzle-orm';
+import { recordAudit, type AuditActor, type JsonObject } from '../admin/audit';
+import type { Database } from '../db/client';
+import { customerRequisites, operatorRequisites } from '../db/schema';
+import type { CustomerRequisitesInput, OperatorRequisitesInput } from './input';
+
+export type OperatorRequisites = OperatorRequisitesInput & { updatedAt: string };
+export type CustomerRequisites = CustomerRequisitesInput;
+
+const FIELDS = ['companyName', 'inn', 'kpp', 'ogrn', 'address', 'bankName', 'bik', 'account', 'correspondentAccount', 'vatNote'] as const;
+
+function fieldsOf(row: OperatorRequisitesInput): JsonObject {
+  return Object.fromEntries(FIELDS.map((f) => [f, row[f]]));
+}
+
+export function createRequisites(db: Database) {
+  async function operator(): Promise<OperatorRequisites | null> {
+    const [row] = await db.select().from(operatorRequisites).where(eq(operatorRequisites.id, 1)).limit(1);
+    if (!row) return null;
+    const { id: _id, updatedAt, ...fields } = row;
+    return { ...fields, updatedAt: updatedAt.toISOString() };
+  }
+
+  return {
+    operator,
+
+    /** Sets the operator's requisites; the audit row (before and after) commits with them. */
+    async putOperator(actor: AuditActor, input: OperatorRequisitesInput): Promise<OperatorRequisites> {
+      await db.transaction(async (tx) => {
+        const [before] = await tx.select().from(operatorRequisites).where(eq(operatorRequisites.id, 1)).for('update');
+        const values = { ...input, updatedAt: new Date() };
+        await tx.insert(operatorRequisites).values({ id: 1, ...values }).onConflictDoUpdate({ target: operatorRequisites.id, set: values });
+        await recordAudit(tx, actor, {
+          action: 'requisites.update',
+          targetType: 'requisites',
+          targetId: null,
+          before: before ? fieldsOf(before) : null,
+          after: fieldsOf(input),
+        });
+      });
+      return (await operator())!;
+    },
+
+    async customer(userId: string): Promise<CustomerRequisites> {
+      const [row] = await db.select().from(customerRequisites).where(eq(customerRequisites.userId, userId)).limit(1);
+      return { companyName: row?.companyName ?? '', inn: row?.inn ?? '' };
+    },
+
+    async putCustomer(userId: string, input: CustomerRequisitesInput): Promise<CustomerRequisites> {
+      const values = { ...input, updatedAt: new Date() };
+      await db.insert(customerRequisites).values({ userId, ...values }).onConflictDoUpdate({ target: customerRequisites.userId, set: values });
+      return { companyName: input.companyName, inn: input.inn };
+    },
+  };
+}
+
+export type Requisites = ReturnType<typeof createRequisites>;

@@ -1,0 +1,231 @@
+// The statement of account, the month list of closing documents and the customer's requisites
+// (/api/account/*), and the operator's requisites (/api/admin/requisites). The CSV and PDF files are raw
+// routes (routes.ts).
+import { z } from 'zod';
+import { databaseKnowsTimeZone } from '../db/time-zones';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { nanoToUnits } from '../money';
+import { timeZone } from '../http/time-zone-input';
+import { adminProcedure, publicProcedure, router, userProcedure } from '../trpc/init';
+import { DOCUMENT_MONTHS } from './documents';
+import { customerRequisitesInput, operatorRequisitesInput, periodIsValid, periodIssue, statementDay, STATEMENT_MAX_DAYS } from './input';
+import { monthTitle } from './texts';
+
+const JWT_ONLY = 'Авторизация: токен входа (JWT) в Authorization: Bearer.';
+
+const statementLine = z.object({
+  at: z.string().describe('Когда (ISO 8601, UTC); у строки расходов за день — время последнего списания дня'),
+  day: z.string().describe('День в часовом поясе выписки, ГГГГ-ММ-ДД'),
+  kind: z
+    .string()
+    .meta({ enum: ['registration_bonus', 'topup', 'admin_credit', 'usage', 'assistant_usage'] })
+    .describe('Вид операции: бонус за регистрацию, пополнение, начисление или списание оператором, расходы API, расходы ассистентов'),
+  title: z.string().describe('Название операции по-русски'),
+  detail: z.string().nullable().describe('Причина начисления оператором или число запросов за день'),
+  amount: z.number().describe('Сумма: плюс — поступление, минус — списание'),
+  balanceAfter: z.number().describe('Баланс после операции'),
+  requests: z.number().int().nullable().describe('Строки расходов: число запросов за день'),
+});
+
+const requisitesOutput = z.object({
+  companyName: z.string(),
+  inn: z.string(),
+  kpp: z.string(),
+  ogrn: z.string(),
+  address: z.string(),
+  bankName: z.string(),
+  bik: z.string(),
+  account: z.string(),
+  correspondentAccount: z.string(),
+  vatNote: z.string(),
+  updatedAt: z.string(),
+});
+
+const customerRequisitesOutput = z.object({ companyName: z.string(), inn: z.string() });
+
+export const statementRouter = router({
+  get: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/account/statement',
+        tags: ['account'],
+        summary: 'Выписка по счёту за период: все движения баланса с остатками',
+        description:
+          'Все изменения баланса за дни from..to (включительно, в часовом поясе timeZone, не длиннее ' +
+          `${STATEMENT_MAX_DAYS} дней): бонус за регистрацию, пополнения, начисления и списания оператором (с причиной), ` +
+          'расходы — одной строкой за день на вид (API или ассистенты) с числом запросов. balanceAfter — баланс после строки ' +
+          '(точный на конец каждого дня), opening и closing — остатки на начало и конец периода. Тот же период файлом: ' +
+          `GET /api/account/statement/export. ${JWT_ONLY}`,
+      },
+    })
+    .input(z.object({ from: statementDay, to: statementDay, timeZone }).refine(periodIsValid, periodIssue))
+    .output(
+      z.object({
+        from: z.string(),
+        to: z.string(),
+        timeZone: z.string(),
+        currency: z.string(),
+        opening: z.number().describe('Баланс на начало периода'),
+        closing: z.number().describe('Баланс на конец периода'),
+        credits: z.number().describe('Сумма поступлений за период'),
+        debits: z.number().describe('Сумма списаний за период (отрицательная)'),
+        lines: z.array(statementLine),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      if (!(await databaseKnowsTimeZone(ctx.services.database, input.timeZone))) {
+        throw new AppError('invalid_request_error', errorMessages.timeZoneUnknown, { param: 'timeZone' });
+      }
+      await ctx.services.billing.flush();
+      const s = await ctx.services.statement.statements.statement(ctx.principal.userId, input);
+      return {
+        from: s.from,
+        to: s.to,
+        timeZone: s.timeZone,
+        currency: ctx.services.config.balanceCurrency,
+        opening: nanoToUnits(s.openingNano),
+        closing: nanoToUnits(s.closingNano),
+        credits: nanoToUnits(s.creditsNano),
+        debits: nanoToUnits(s.debitsNano),
+        lines: s.lines.map((l) => ({
+          at: l.at,
+          day: l.day,
+          kind: l.kind,
+          title: l.title,
+          detail: l.detail,
+          amount: nanoToUnits(l.amountNano),
+          balanceAfter: nanoToUnits(l.balanceAfterNano),
+          requests: l.requests,
+        })),
+      };
+    }),
+
+  documents: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/account/documents',
+        tags: ['account'],
+        summary: 'Закрывающие документы по месяцам: счёт и акт в PDF',
+        description:
+          `Месяцы (UTC) с платежами или расходами за последние ${DOCUMENT_MONTHS}, новые первыми, и текущий месяц ` +
+          '(current: true — документ не окончательный). Счёт (invoice) перечисляет платежи месяца (предоплата), акт (act) — ' +
+          'оказанные услуги (расходы месяца). Файлы: GET /api/account/documents/{month}/invoice.pdf и …/act.pdf. ' +
+          `requisitesReady: false — оператор ещё не указал реквизиты, документы пока недоступны. ${JWT_ONLY}`,
+      },
+    })
+    .input(z.void())
+    .output(
+      z.object({
+        requisitesReady: z.boolean(),
+        currency: z.string(),
+        months: z.array(
+          z.object({
+            month: z.string().describe('ГГГГ-ММ'),
+            title: z.string().describe('Месяц по-русски, например «ноябрь 2026»'),
+            current: z.boolean().describe('Месяц ещё идёт: документы составлены на сегодня'),
+            paid: z.number().describe('Платежи месяца (сумма счёта)'),
+            spent: z.number().describe('Расходы месяца (сумма акта)'),
+            invoiceUrl: z.string(),
+            actUrl: z.string(),
+          }),
+        ),
+      }),
+    )
+    .query(async ({ ctx }) => {
+      await ctx.services.billing.flush();
+      const { documents, requisites } = ctx.services.statement;
+      const [months, supplier] = await Promise.all([documents.months(ctx.principal.userId), requisites.operator()]);
+      return {
+        requisitesReady: supplier !== null,
+        currency: ctx.services.config.balanceCurrency,
+        months: months.map((m) => ({
+          month: m.month,
+          title: monthTitle(m.month),
+          current: m.current,
+          paid: nanoToUnits(m.paidNano),
+          spent: nanoToUnits(m.spentNano),
+          invoiceUrl: `/api/account/documents/${m.month}/invoice.pdf`,
+          actUrl: `/api/account/documents/${m.month}/act.pdf`,
+        })),
+      };
+    }),
+
+  requisites: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/account/requisites',
+        tags: ['account'],
+        summary: 'Реквизиты покупателя для закрывающих документов',
+        description: `Название организации и ИНН, которые счёт и акт называют покупателем; пустые — документы называют e-mail. ${JWT_ONLY}`,
+      },
+    })
+    .input(z.void())
+    .output(customerRequisitesOutput)
+    .query(({ ctx }) => ctx.services.statement.requisites.customer(ctx.principal.userId)),
+
+  updateRequisites: userProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/account/requisites',
+        tags: ['account'],
+        summary: 'Указать реквизиты покупателя (необязательно)',
+        description: `Пустая строка стирает поле. ИНН — 10 или 12 цифр. ${JWT_ONLY}`,
+      },
+    })
+    .input(customerRequisitesInput)
+    .output(customerRequisitesOutput)
+    .mutation(({ ctx, input }) => ctx.services.statement.requisites.putCustomer(ctx.principal.userId, input)),
+});
+
+export const supportRouter = router({
+  contact: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/support',
+        tags: ['auth'],
+        summary: 'Контакт поддержки',
+        description: 'SUPPORT_CONTACT оператора (e-mail, адрес страницы или телефон) или null, если он не задан. Без авторизации: его показывает страница входа.',
+      },
+    })
+    .input(z.void())
+    .output(z.object({ contact: z.string().nullable() }))
+    .query(({ ctx }) => ({ contact: ctx.services.config.supportContact ?? null })),
+});
+
+export const adminRequisitesRouter = router({
+  get: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/api/admin/requisites',
+        tags: ['admin'],
+        summary: 'Реквизиты оператора для счетов и актов',
+        description: 'requisites: null — ещё не заданы (пользователям документы недоступны).',
+      },
+    })
+    .input(z.void())
+    .output(z.object({ requisites: requisitesOutput.nullable() }))
+    .query(async ({ ctx }) => ({ requisites: await ctx.services.statement.requisites.operator() })),
+
+  update: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/admin/requisites',
+        tags: ['admin'],
+        summary: 'Задать реквизиты оператора',
+        description:
+          'Название, ИНН (10 или 12 цифр), КПП (9 цифр; пусто у ИП), ОГРН (13 или 15 цифр), адрес, банк, БИК (9 цифр), расчётный и ' +
+          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»). Изменение пишется в журнал действий.',
+      },
+    })
+    .input(operatorRequisitesInput)
+    .output(requisitesOutput)
+    .mutation(({ ctx, input }) => ctx.services.statement.requisites.putOperator(ctx.principal, input)),
+});

@@ -1,0 +1,98 @@
+// The statement as a CSV file and the closing documents as PDF files: not JSON, so raw routes beside
+// the procedures (app.ts), described by hand in the OpenAPI document (openapi/statement.ts). JWT only.
+import { z } from 'zod';
+import type { Authenticator } from '../auth/authenticate';
+import { databaseKnowsTimeZone } from '../db/time-zones';
+import type { DatabaseHandle } from '../db/client';
+import { CSV_FORMATS, moneyCell, textCell, UTF8_BOM, USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { timeZone } from '../http/time-zone-input';
+import { monthOf, type Documents } from './documents';
+import { DOCUMENT_KINDS, monthInput, periodIsValid, periodIssue, statementDay, type DocumentKind } from './input';
+import { renderDocument } from './pdf';
+import type { Requisites } from './requisites';
+import type { Statement, Statements } from './statement';
+import { statementMessages } from './texts';
+
+export const statementExportInput = z
+  .object({ from: statementDay, to: statementDay, timeZone, format: z.enum(USAGE_EXPORT_FORMATS, 'ожидается csv или excel-ru').default('csv') })
+  .refine(periodIsValid, periodIssue);
+
+/** The file's columns: English machine names; money with nine decimals, as the ledger keeps it. */
+export const STATEMENT_CSV_COLUMNS = ['day', 'at', 'kind', 'title', 'detail', 'amount', 'balance_after', 'currency'] as const;
+
+export interface StatementRoutesDeps {
+  database: DatabaseHandle;
+  authenticator: Authenticator;
+  statements: Statements;
+  documents: Documents;
+  requisites: Requisites;
+  /** Settles what the gateway holds in memory, so the file includes the latest requests. */
+  flush(): Promise<void>;
+  currency: string;
+  supportContact: string | undefined;
+  userEmail(userId: string): Promise<string>;
+}
+
+function csvOf(statement: Statement, currency: string, formatName: keyof typeof CSV_FORMATS): string {
+  const format = CSV_FORMATS[formatName];
+  const line = (cells: string[]) => `${cells.join(format.delimiter)}\r\n`;
+  const cur = textCell(currency, format);
+  let text = UTF8_BOM + line([...STATEMENT_CSV_COLUMNS]);
+  text += line([statement.from, '', 'opening_balance', textCell('Остаток на начало периода', format), '', '', moneyCell(statement.openingNano, format), cur]);
+  for (const l of statement.lines) {
+    text += line([l.day, l.at, textCell(l.kind, format), textCell(l.title, format), textCell(l.detail, format), moneyCell(l.amountNano, format), moneyCell(l.balanceAfterNano, format), cur]);
+  }
+  text += line([statement.to, '', 'closing_balance', textCell('Остаток на конец периода', format), '', '', moneyCell(statement.closingNano, format), cur]);
+  return text;
+}
+
+export function createStatementRoutes(deps: StatementRoutesDeps) {
+  return {
+    /** GET /api/account/statement/export?from&to&timeZone&format: the statement as one CSV file. */
+    async csv(request: Request): Promise<Response> {
+      const principal = await deps.authenticator.jwtUser(request.headers);
+      const input = statementExportInput.parse(Object.fromEntries(new URL(request.url).searchParams));
+      if (!(await databaseKnowsTimeZone(deps.database, input.timeZone))) {
+        throw new AppError('invalid_request_error', errorMessages.timeZoneUnknown, { param: 'timeZone' });
+      }
+      await deps.flush();
+      const statement = await deps.statements.statement(principal.userId, input);
+      return new Response(csvOf(statement, deps.currency, input.format), {
+        headers: {
+          'content-type': 'text/csv; charset=utf-8; header=present',
+          'content-disposition': `attachment; filename="conduit-statement-${input.from}-${input.to}.csv"`,
+          'cache-control': 'no-store',
+        },
+      });
+    },
+
+    /** GET /api/account/documents/{month}/{invoice|act}.pdf: a month's счёт or акт. */
+    async document(request: Request, month: string, file: string): Promise<Response> {
+      const principal = await deps.authenticator.jwtUser(request.headers);
+      const parsedMonth = monthInput.safeParse(month);
+      if (!parsedMonth.success) throw new AppError('invalid_request_error', statementMessages.monthInvalid, { param: 'month' });
+      const kind = file.replace(/\.pdf$/, '') as DocumentKind;
+      if (!file.endsWith('.pdf') || !DOCUMENT_KINDS.includes(kind)) throw new AppError('not_found', statementMessages.documentKindUnknown);
+      const now = new Date();
+      if (month > monthOf(now)) throw new AppError('invalid_request_error', statementMessages.monthInFuture, { param: 'month' });
+      const supplier = await deps.requisites.operator();
+      if (!supplier) throw new AppError('conflict', statementMessages.requisitesMissing(deps.supportContact));
+      await deps.flush();
+      const [facts, customer, customerEmail] = await Promise.all([
+        deps.documents.month(principal.userId, month, now),
+        deps.requisites.customer(principal.userId),
+        deps.userEmail(principal.userId),
+      ]);
+      const number = `${month}/${principal.userId.slice(0, 8).toUpperCase()}`;
+      const pdf = await renderDocument({ kind, number, facts, supplier, customer, customerEmail, currency: deps.currency });
+      const name = `conduit-${kind === 'invoice' ? 'schet' : 'akt'}-${month}.pdf`;
+      return new Response(new Uint8Array(pdf), {
+        headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' },
+      });
+    },
+  };
+}
+
+export type StatementRoutes = ReturnType<typeof createStatementRoutes>;

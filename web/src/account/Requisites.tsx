@@ -1,0 +1,56 @@
+// «Реквизиты для документов»: the customer's own company name and ИНН, printed on the monthly счёт and
+// акт (optional: without them the documents name the e-mail).
+import { useEffect, useState, type FormEvent } from 'react';
+import { customerRequisitesInput } from '../../../src/statement/input';
+import { api } from '../api';
+import { Field, Loading, SubmitRow } from '../components/ui';
+import { useAction, useQuery } from '../hooks';
+import { check, type FieldErrors } from '../validate';
+
+export function RequisitesSection() {
+  const saved = useQuery(() => api.statement.requisites.query(), []);
+  const [form, setForm] = useState({ companyName: '', inn: '' });
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [done, setDone] = useState(false);
+  const save = useAction((values: { companyName: string; inn: string }) => api.statement.updateRequisites.mutate(values));
+  useEffect(() => {
+    if (saved.data) setForm(saved.data);
+  }, [saved.data]);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setDone(false);
+    const checked = check(customerRequisitesInput, form);
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    const result = await save.run(checked.data);
+    if (result) {
+      setForm(result);
+      setDone(true);
+    }
+  };
+  const server = save.error?.fields ?? {};
+  return (
+    <section className="card" aria-labelledby="requisites-title" data-testid="customer-requisites">
+      <h2 id="requisites-title">Реквизиты для документов</h2>
+      <p className="hint">Необязательно: название организации и ИНН попадут в счета и акты вместо e-mail.</p>
+      {saved.loading && !saved.data ? <Loading /> : null}
+      <form onSubmit={onSubmit} noValidate>
+        <div className="grid">
+          <Field label="Название организации" error={errors.companyName ?? server.companyName}>
+            {(props) => (
+              <input {...props} name="companyName" autoComplete="organization" value={form.companyName} onChange={(e) => setForm({ ...form, companyName: e.target.value })} />
+            )}
+          </Field>
+          <Field label="ИНН" hint="10 цифр у организации, 12 у ИП" error={errors.inn ?? server.inn}>
+            {(props) => <input {...props} name="inn" inputMode="numeric" value={form.inn} onChange={(e) => setForm({ ...form, inn: e.target.value })} />}
+          </Field>
+        </div>
+        <SubmitRow label="Сохранить реквизиты" pending={save.pending} done={done} error={save.error} />
+      </form>
+    </section>
+  );
+}

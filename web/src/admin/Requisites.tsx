@@ -1,0 +1,103 @@
+// «Реквизиты» (/app/admin/requisites): the operator's company as the users' monthly счёт and акт print
+// it. Until they are saved, users are told their documents are not available yet. Saving is audited.
+import { useEffect, useState, type FormEvent } from 'react';
+import { operatorRequisitesInput } from '../../../src/statement/input';
+import { api } from '../api';
+import { Field, Loading, SubmitRow } from '../components/ui';
+import { formatDateTime } from '../format';
+import { useAction, useQuery } from '../hooks';
+import { check, type FieldErrors } from '../validate';
+import { AdminError } from './AdminError';
+
+const EMPTY = {
+  companyName: '',
+  inn: '',
+  kpp: '',
+  ogrn: '',
+  address: '',
+  bankName: '',
+  bik: '',
+  account: '',
+  correspondentAccount: '',
+  vatNote: '',
+};
+type Form = typeof EMPTY;
+
+const FIELDS: { name: keyof Form; label: string; hint?: string; numeric?: boolean; }[] = [
+  { name: 'companyName', label: 'Название организации', hint: 'Как в документах: ООО «Ромашка», ИП Иванов Иван Иванович' },
+  { name: 'inn', label: 'ИНН', hint: '10 цифр у организации, 12 у ИП', numeric: true },
+  { name: 'kpp', label: 'КПП', hint: '9 цифр; у ИП оставьте пустым', numeric: true },
+  { name: 'ogrn', label: 'ОГРН', hint: '13 цифр, ОГРНИП — 15', numeric: true },
+  { name: 'address', label: 'Адрес', hint: 'Юридический адрес' },
+  { name: 'bankName', label: 'Банк' },
+  { name: 'bik', label: 'БИК', hint: '9 цифр', numeric: true },
+  { name: 'account', label: 'Расчётный счёт', hint: '20 цифр', numeric: true },
+  { name: 'correspondentAccount', label: 'Корреспондентский счёт', hint: '20 цифр', numeric: true },
+  { name: 'vatNote', label: 'Строка об НДС', hint: 'Под итогом документа, например «Без НДС (УСН)»; пусто — не печатается' },
+];
+
+export function RequisitesScreen() {
+  const saved = useQuery(() => api.adminRequisites.get.query(), []);
+  const [form, setForm] = useState<Form>(EMPTY);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [updatedAt, setUpdatedAt] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const save = useAction((values: Form) => api.adminRequisites.update.mutate(values));
+  useEffect(() => {
+    const r = saved.data?.requisites;
+    if (!r) return;
+    const { updatedAt: at, ...fields } = r;
+    setForm(fields);
+    setUpdatedAt(at);
+  }, [saved.data]);
+
+  const onSubmit = async (event: FormEvent) => {
+    event.preventDefault();
+    setDone(false);
+    const checked = check(operatorRequisitesInput, form);
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    const result = await save.run(checked.data);
+    if (!result) return;
+    const { updatedAt: at, ...fields } = result;
+    setForm(fields);
+    setUpdatedAt(at);
+    setDone(true);
+  };
+  const server = save.error?.fields ?? {};
+
+  return (
+    <section className="card" aria-labelledby="requisites-admin-title" data-testid="operator-requisites">
+      <h2 id="requisites-admin-title">Реквизиты для счетов и актов</h2>
+      <p className="hint">
+        Пользователи скачивают по месяцам счёт (платежи месяца) и акт оказанных услуг (расходы месяца) с этими реквизитами.
+        {saved.data && updatedAt === null ? ' Пока реквизиты не сохранены, документы пользователям недоступны.' : ''}
+        {updatedAt ? ` Изменены ${formatDateTime(updatedAt)}.` : ''}
+      </p>
+      <AdminError error={saved.error} />
+      {saved.loading && !saved.data ? <Loading /> : null}
+      <form onSubmit={onSubmit} noValidate>
+        <div className="grid">
+          {FIELDS.map((f) => (
+            <Field key={f.name} label={f.label} hint={f.hint} error={errors[f.name] ?? server[f.name]}>
+              {(props) => (
+                <input
+                  {...props}
+                  name={f.name}
+                  inputMode={f.numeric ? 'numeric' : undefined}
+                  autoComplete="off"
+                  value={form[f.name]}
+                  onChange={(e) => setForm({ ...form, [f.name]: e.target.value })}
+                />
+              )}
+            </Field>
+          ))}
+        </div>
+        <SubmitRow label="Сохранить реквизиты" pending={save.pending} done={done} error={save.error} />
+      </form>
+    </section>
+  );
+}

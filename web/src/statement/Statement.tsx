@@ -1,0 +1,235 @@
+// «Выписка» (/app/statement): every movement of the balance in a period with the running balance
+// (GET /api/account/statement), the same as a CSV file, and the monthly closing documents — счёт and акт
+// as PDF files (GET /api/account/documents). Files need the session's JWT, so they are fetched and handed
+// to the browser as downloads (screens/UsageExport.tsx).
+import { useState, type FormEvent } from 'react';
+import { api, type ApiError, type Outputs } from '../api';
+import { Button, ErrorText, Field, Loading } from '../components/ui';
+import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../format';
+import { useQuery } from '../hooks';
+import { Link } from '../router';
+import { download } from '../screens/UsageExport';
+
+type Statement = Outputs['statement']['get'];
+type DocumentMonth = Outputs['statement']['documents']['months'][number];
+
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** The first day of this month and today, in this browser's calendar. */
+function thisMonthPeriod() {
+  const today = localDay(new Date());
+  return { from: `${today.slice(0, 8)}01`, to: today };
+}
+
+/** A file button: fetches with the session and saves; its failure (the server's Russian message) under it. */
+function FileButton({ url, label, testId, title }: { url: string; label: string; testId: string; title?: string }) {
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<ApiError>();
+  const start = async () => {
+    setPending(true);
+    setError(undefined);
+    try {
+      await download(url);
+    } catch (failure) {
+      setError(failure as ApiError);
+    } finally {
+      setPending(false);
+    }
+  };
+  return (
+    <div className="file-button">
+      <Button variant="secondary" onClick={start} pending={pending} pendingText="Готовим файл…" data-testid={testId} data-href={url} title={title}>
+        {label}
+      </Button>
+      <ErrorText error={error} />
+    </div>
+  );
+}
+
+function StatementTable({ statement }: { statement: Statement }) {
+  const money = (value: number) => formatAmount(value, statement.currency, 2);
+  return (
+    <>
+      <dl className="totals statement-totals" data-testid="statement-totals">
+        <div>
+          <dt>На начало периода</dt>
+          <dd data-testid="statement-opening">{money(statement.opening)}</dd>
+        </div>
+        <div>
+          <dt>Поступления</dt>
+          <dd className="amount-in">{money(statement.credits)}</dd>
+        </div>
+        <div>
+          <dt>Списания</dt>
+          <dd className="amount-out">{money(statement.debits)}</dd>
+        </div>
+        <div>
+          <dt>На конец периода</dt>
+          <dd data-testid="statement-closing">{money(statement.closing)}</dd>
+        </div>
+      </dl>
+      {statement.lines.length === 0 ? (
+        <p className="muted">За этот период движений по счёту не было.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="stack-table" data-testid="statement-table">
+            <thead>
+              <tr>
+                <th scope="col">Дата</th>
+                <th scope="col">Операция</th>
+                <th scope="col" className="num">
+                  Сумма
+                </th>
+                <th scope="col" className="num">
+                  Баланс после
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {statement.lines.map((line, i) => (
+                <tr key={`${line.at}-${line.kind}-${i}`} data-kind={line.kind}>
+                  <td data-label="Дата">{line.requests !== null ? formatUtcDay(line.day) : formatDateTime(line.at)}</td>
+                  <td data-label="Операция">
+                    <div>
+                      {line.title}
+                      {line.detail ? <span className="cell-note muted">{line.detail}</span> : null}
+                    </div>
+                  </td>
+                  <td data-label="Сумма" className={`num ${line.amount < 0 ? 'amount-out' : 'amount-in'}`}>
+                    {line.amount > 0 ? '+' : ''}
+                    {money(line.amount)}
+                  </td>
+                  <td data-label="Баланс после" className="num">
+                    {money(line.balanceAfter)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p className="hint">
+        Расходы на запросы показаны одной строкой за день; баланс после строки точен на конец каждого дня. Дни — в часовом поясе{' '}
+        {statement.timeZone}.
+      </p>
+    </>
+  );
+}
+
+function StatementSection() {
+  const zone = browserZone();
+  const [form, setForm] = useState(thisMonthPeriod);
+  const [period, setPeriod] = useState(form);
+  const statement = useQuery(() => api.statement.get.query({ ...period, timeZone: zone }), [period.from, period.to]);
+  const fields = statement.error?.fields ?? {};
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    setPeriod(form);
+  };
+  const csvUrl = `/api/account/statement/export?${new URLSearchParams({ ...period, timeZone: zone })}`;
+  return (
+    <section className="card" aria-labelledby="statement-title" data-testid="statement">
+      <h2 id="statement-title">Движение средств</h2>
+      <p className="hint">Бонус за регистрацию, пополнения, начисления оператора с причиной и расходы — всё, что меняло баланс.</p>
+      <form className="inline-form" onSubmit={onSubmit} noValidate>
+        <Field label="С" error={fields.from}>
+          {(props) => <input {...props} type="date" name="from" value={form.from} onChange={(e) => setForm({ ...form, from: e.target.value })} />}
+        </Field>
+        <Field label="По" error={fields.to}>
+          {(props) => <input {...props} type="date" name="to" value={form.to} onChange={(e) => setForm({ ...form, to: e.target.value })} />}
+        </Field>
+        <div className="actions">
+          <Button type="submit" pending={statement.loading}>
+            Показать
+          </Button>
+          <FileButton url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" />
+        </div>
+      </form>
+      <ErrorText error={statement.error && !statement.error.fields ? statement.error : undefined} />
+      {statement.loading && !statement.data ? <Loading /> : null}
+      {statement.data ? <StatementTable statement={statement.data} /> : null}
+    </section>
+  );
+}
+
+function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: string; ready: boolean }) {
+  return (
+    <tr data-month={month.month}>
+      <th scope="row">
+        {month.title}
+        {month.current ? <span className="cell-note muted">текущий месяц: документы на сегодня, не окончательные</span> : null}
+      </th>
+      <td data-label="Оплачено" className="num">
+        {formatAmount(month.paid, currency, 2)}
+      </td>
+      <td data-label="Оказано услуг" className="num">
+        {formatAmount(month.spent, currency, 2)}
+      </td>
+      <td data-label="Документы">
+        {ready ? (
+          <div className="row-actions">
+            <FileButton url={month.invoiceUrl} label="Счёт, PDF" testId={`invoice-${month.month}`} />
+            <FileButton url={month.actUrl} label="Акт, PDF" testId={`act-${month.month}`} />
+          </div>
+        ) : (
+          <span className="muted">недоступны</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function DocumentsSection() {
+  const docs = useQuery(() => api.statement.documents.query(), []);
+  return (
+    <section className="card" aria-labelledby="documents-title" data-testid="documents">
+      <h2 id="documents-title">Закрывающие документы</h2>
+      <p className="hint">
+        Счёт — платежи месяца (сервис работает по предоплате), акт — услуги, оказанные за месяц. Реквизиты вашей организации для документов
+        указываются в <Link to="/account">аккаунте</Link>.
+      </p>
+      <ErrorText error={docs.error} />
+      {docs.loading && !docs.data ? <Loading /> : null}
+      {docs.data && !docs.data.requisitesReady ? (
+        <p className="warning" role="status" data-testid="documents-unavailable">
+          Документы пока недоступны: оператор сервиса ещё не указал реквизиты своей организации.
+        </p>
+      ) : null}
+      {docs.data ? (
+        <div className="table-wrap">
+          <table className="stack-table" data-testid="documents-table">
+            <thead>
+              <tr>
+                <th scope="col">Месяц</th>
+                <th scope="col" className="num">
+                  Оплачено
+                </th>
+                <th scope="col" className="num">
+                  Оказано услуг
+                </th>
+                <th scope="col">Документы</th>
+              </tr>
+            </thead>
+            <tbody>
+              {docs.data.months.map((m) => (
+                <MonthRow key={m.month} month={m} currency={docs.data!.currency} ready={docs.data!.requisitesReady} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+export function StatementScreen() {
+  return (
+    <>
+      <div className="page-head">
+        <h1>Выписка</h1>
+      </div>
+      <StatementSection />
+      <DocumentsSection />
+    </>
+  );
+}
