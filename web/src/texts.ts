@@ -119,6 +119,7 @@ export const auditActionLabels: Partial<Record<string, string>> = {
   'user.sessions_ended': 'Завершены все сеансы',
   'key.revoke': 'Ключ пользователя отозван',
   'key.limit': 'Бюджет ключа пользователя',
+  'requisites.update': 'Реквизиты оператора изменены',
   'price.upsert': 'Цена задана',
   'price.delete': 'Цена удалена',
   'price.import': 'Импорт цен',
