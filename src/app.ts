@@ -296,6 +296,7 @@ export function createApp(services: Services) {
     .get('/api/account/statement/export', ({ request }) => services.statement.routes.csv(request))
     .get('/api/account/documents/:month/:file', ({ request, params }) => services.statement.routes.document(request, params.month, params.file))
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
+    .get('/api/admin/stats/daily/export', ({ request }) => services.adminStatsExport.handle(request))
     // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
     // The link in the e-mail change mail, opened in a browser, like the verification link.

@@ -9,6 +9,7 @@ import { createTwoFactor } from './accounts/two-factor';
 import { createEmailChange } from './accounts/email-change';
 import { createMailer } from './mail/mailer';
 import { createAdminService } from './admin/service';
+import { createStatsExport } from './admin/stats-export';
 import { createAgentService } from './agents/service';
 import { createBooking } from './integrations/booking';
 import { createAuthenticator } from './auth/authenticate';
@@ -140,7 +141,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     ttlMs: config.modelsCacheSeconds * 1000,
     probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
-  const admin = createAdminService({ db, billing, prices, models, config, routing, box: secretBox, accounts });
+  const admin = createAdminService({ db, billing, prices, models, config, routing, box: secretBox, accounts, keys });
   const chat = createChatHandler({
     config,
     verifier,
@@ -160,6 +161,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   // Partitions are months: an hourly look is plenty to stay ahead of them and to drop a month soon after it expires.
   const usagePartitions = createUsagePartitions({ database, logger, retentionDays: config.usageRetentionDays, intervalMs: 60 * 60_000 });
   const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
+  const adminStatsExport = createStatsExport({ authenticator, stats: admin.stats, currency: config.balanceCurrency });
   const agents = createAgentService({ db, config });
   const outbox = createOutboxWorker({
     db,
@@ -252,6 +254,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     responses,
     usageReport,
     usageExport,
+    adminStatsExport,
     usagePartitions,
     agents,
     secretBox,

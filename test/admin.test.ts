@@ -200,7 +200,8 @@ describe('users', () => {
     expect(res.text).not.toMatch(/hash/i);
     expect(res.body.keys).toHaveLength(1);
     expect(res.body.keys[0]).toMatchObject({ id: keyId, name: 'detail key', keyPrefix: key.slice(0, 12), isActive: true });
-    expect(Object.keys(res.body.keys[0]).sort()).toEqual(['createdAt', 'id', 'isActive', 'keyPrefix', 'lastUsedAt', 'name']);
+    // With its budget, which the operator may set (issue 33, point 11).
+    expect(Object.keys(res.body.keys[0]).sort()).toEqual(['createdAt', 'expired', 'id', 'isActive', 'keyPrefix', 'lastUsedAt', 'limitReset', 'name', 'spendLimit', 'spentThisPeriod']);
 
     const chatCost = BigInt(usage.total_tokens) * TOKEN_PRICE_NANO;
     const largeCost = BigInt(large.total_tokens) * TOKEN_PRICE_NANO;
@@ -342,7 +343,8 @@ describe('credits', () => {
     });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.error.type).toBe('invalid_request_error');
-    expect(tooMuch.body.error.message).toContain('3,00\u00a0₽');
+    // Money as the dashboard shows it (issue 33, point 9).
+    expect(tooMuch.body.error.message).toMatch(/не больше 3,00\s₽\./);
     expect((await call(app.url, 'GET', '/api/balance', { token: user.token })).body.balance).toBe(3);
     expect(await app.sql(`select 1 from ledger_entries where user_id = $1 and kind = 'admin_credit'`, [user.userId])).toHaveLength(0);
     expect(await auditRows(user.userId)).toHaveLength(0);
@@ -366,7 +368,7 @@ describe('credits', () => {
       reference: `neg-${Date.now()}-c`,
     });
     expect(belowZero.status).toBe(400);
-    expect(belowZero.body.error.message).toContain('не больше 0,00\u00a0₽');
+    expect(belowZero.body.error.message).toMatch(/не больше 0,00\s₽\./);
     const [row] = await app.sql<{ balance_nano: unknown }>('select balance_nano::text as balance_nano from users where id = $1', [user.userId]);
     expect(row!.balance_nano).toBe('0');
   });
@@ -553,6 +555,7 @@ describe('audit log', () => {
       action: 'user.unblock',
       targetType: 'user',
       targetId: user.userId,
+      targetEmail: user.email,
       before: { blocked: true, blockedAt: expect.any(String) },
       after: { blocked: false, blockedAt: null },
     });

@@ -1,26 +1,19 @@
 // The operator audit log: every admin action leaves a row (who, what, which record, before and after),
 // written in the transaction of the change itself so that a change without its row cannot commit.
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { AdminPrincipal } from '../auth/authenticate';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import type { Database, Executor } from '../db/client';
-import { adminAudit } from '../db/schema';
+import { adminAudit, users } from '../db/schema';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { AUDIT_ACTIONS } from './audit-actions';
+import { likeContains } from './like';
 
-export type AuditAction =
-  | 'user.credit'
-  | 'user.block'
-  | 'user.unblock'
-  | 'user.password_reset_sent'
-  | 'user.sessions_ended'
-  | 'price.upsert'
-  | 'price.delete'
-  | 'price.import'
-  | 'provider.create'
-  | 'provider.update'
-  | 'provider.delete'
-  | 'route.upsert'
-  | 'route.delete'
-  | 'requisites.update';
+export { AUDIT_ACTIONS };
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What JSON can hold. Money goes in as decimal strings: a bigint would not serialise, a float would round. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -54,26 +47,59 @@ export interface AuditQuery {
   limit: number;
   cursor?: string | undefined;
   targetId?: string | undefined;
+  action?: AuditAction | undefined;
+  /** Part of an e-mail: rows the matching accounts did (as operators) or underwent (as targets). */
+  email?: string | undefined;
+  /** UTC days, both included. */
+  from?: string | undefined;
+  to?: string | undefined;
 }
 
+/** How many accounts an e-mail filter may match before the operator is asked to type more of it. */
+const EMAIL_FILTER_MAX_USERS = 100;
+
+const DAY_MS = 86_400_000;
+
 export function createAuditLog(db: Database) {
+  /** Target accounts by id: the log names users by e-mail, the way operators know them. */
+  const targetUser = alias(users, 'target_user');
+
   return {
-    /** Newest first, paged by an opaque cursor; optionally one record's history. */
+    /**
+     * Newest first, paged by an opaque cursor; optionally one record's history, one action, the rows of the
+     * accounts whose e-mail contains `email` (as operator or as target), and a period of UTC days. Each
+     * filter walks an index that starts with its column and ends with (created_at, id).
+     */
     async list(query: AuditQuery) {
       const filters: SQL[] = [];
       if (query.targetId) filters.push(eq(adminAudit.targetId, query.targetId));
+      if (query.action) filters.push(eq(adminAudit.action, query.action));
+      if (query.email) {
+        const matched = await db
+          .select({ id: users.id })
+          .from(users)
+          .where(ilike(users.email, likeContains(query.email.toLowerCase())))
+          .limit(EMAIL_FILTER_MAX_USERS + 1);
+        if (matched.length > EMAIL_FILTER_MAX_USERS) throw new AppError('invalid_request_error', errorMessages.auditEmailTooBroad, { param: 'email' });
+        if (matched.length === 0) return { data: [], nextCursor: null };
+        const ids = matched.map((m) => m.id);
+        filters.push(or(inArray(adminAudit.targetId, ids), inArray(adminAudit.adminId, ids))!);
+      }
+      if (query.from) filters.push(gte(adminAudit.createdAt, new Date(`${query.from}T00:00:00Z`)));
+      if (query.to) filters.push(lt(adminAudit.createdAt, new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS)));
       if (query.cursor) {
         filters.push(afterCursor(adminAudit.createdAt, adminAudit.id, decodeCursor(query.cursor, /^\d{1,19}$/), 'desc'));
       }
       const rows = await db
-        .select({ entry: adminAudit, cursorAt: cursorTime(adminAudit.createdAt) })
+        .select({ entry: adminAudit, targetEmail: targetUser.email, cursorAt: cursorTime(adminAudit.createdAt) })
         .from(adminAudit)
+        .leftJoin(targetUser, and(eq(adminAudit.targetType, 'user'), eq(sql`${targetUser.id}::text`, adminAudit.targetId)))
         .where(filters.length > 0 ? and(...filters) : undefined)
         .orderBy(desc(adminAudit.createdAt), desc(adminAudit.id))
         .limit(query.limit + 1);
       const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.entry.id);
       return {
-        data: page.map(({ entry: e }) => ({
+        data: page.map(({ entry: e, targetEmail }) => ({
           id: e.id.toString(),
           createdAt: e.createdAt.toISOString(),
           adminId: e.adminId,
@@ -81,6 +107,7 @@ export function createAuditLog(db: Database) {
           action: e.action,
           targetType: e.targetType,
           targetId: e.targetId,
+          targetEmail: targetEmail ?? null,
           before: (e.before ?? null) as JsonObject | null,
           after: (e.after ?? null) as JsonObject | null,
         })),

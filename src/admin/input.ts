@@ -6,6 +6,7 @@ import { isCalendarDay } from '../http/date-input';
 import { errorMessages } from '../http/messages';
 import { unitsToNano } from '../money';
 import { PRICE_PATTERN } from '../pricing/pattern';
+import { AUDIT_ACTIONS } from './audit-actions';
 
 /** Largest credit or correction in one request, currency units. */
 export const CREDIT_MAX_UNITS = 1_000_000_000;
@@ -85,11 +86,18 @@ export const dailyStatsInput = z
     message: errorMessages.statsRangeInvalid(STATS_MAX_DAYS),
   });
 
-export const auditInput = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(200).optional(),
-  targetId: z.string().max(200).optional(),
-});
+export const auditInput = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().max(200).optional(),
+    targetId: z.string().max(200).optional(),
+    action: z.enum(AUDIT_ACTIONS, { error: errorMessages.auditActionInvalid }).optional(),
+    /** Part of an e-mail: the rows of the matching accounts, as operator or as target. */
+    email: z.string().trim().max(254).optional(),
+    from: day.optional(),
+    to: day.optional(),
+  })
+  .refine(({ from, to }) => !from || !to || from <= to, { message: errorMessages.auditRangeInvalid, path: ['to'] });
 
 export const pricePattern = z
   .string({ error: errorMessages.pricePatternInvalid })

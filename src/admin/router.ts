@@ -3,7 +3,8 @@
 // change writes its audit row in its own transaction.
 import { z } from 'zod';
 import { errorMessages } from '../http/messages';
-import { nanoToUnits } from '../money';
+import { LIMIT_RESETS } from '../keys/limits';
+import { nanoToUnits, unitsToNano } from '../money';
 import { adminProcedure, router } from '../trpc/init';
 import {
   auditInput,
@@ -21,6 +22,7 @@ import {
   providerIdInput,
   putRouteInput,
 } from './input';
+import { userKeyBudgetInput, userKeyInput } from '../trpc/routers/admin-keys-input';
 import { SKIP_REASONS } from './price-import';
 
 const TAGS = ['admin'];
@@ -155,6 +157,12 @@ export const adminRouter = router({
             createdAt: z.string(),
             lastUsedAt: z.string().nullable(),
             isActive: z.boolean(),
+            /** In the balance currency; null: no limit. */
+            spendLimit: z.number().nullable(),
+            limitReset: z.enum(LIMIT_RESETS),
+            /** Spent since the limit's period began (all time for a limit that never resets). */
+            spentThisPeriod: z.number(),
+            expired: z.boolean(),
           }),
         ),
         usageByModel: z.array(
@@ -271,6 +279,50 @@ export const adminRouter = router({
       return { message: errorMessages.adminSessionsEnded };
     }),
 
+  revokeUserKey: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/users/{id}/keys/{keyId}/revoke',
+        tags: TAGS,
+        summary: 'Отозвать API-ключ пользователя: ключ перестаёт работать на /v1 сразу, на всех экземплярах; действие попадает в журнал',
+      },
+    })
+    .input(userKeyInput)
+    .output(z.object({ success: z.boolean(), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.admin.userKeys.revoke(ctx.principal, input.id, input.keyId);
+      return { success: true, message: errorMessages.adminKeyRevoked };
+    }),
+
+  setUserKeyBudget: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT',
+        path: '/api/admin/users/{id}/keys/{keyId}/budget',
+        tags: TAGS,
+        summary:
+          'Бюджет API-ключа пользователя: лимит расходов (spendLimit, null — без лимита) и период сброса (limitReset: none, day, week, month, UTC); сверх лимита /v1 отвечает 402; действие попадает в журнал',
+      },
+    })
+    .input(userKeyBudgetInput)
+    .output(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        spendLimit: z.number().nullable(),
+        limitReset: z.enum(LIMIT_RESETS),
+        spentThisPeriod: z.number(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const key = await ctx.services.admin.userKeys.setBudget(ctx.principal, input.id, input.keyId, {
+        spendLimitNano: input.spendLimit === null ? null : unitsToNano(input.spendLimit)!,
+        limitReset: input.limitReset,
+      });
+      return { id: key.id, name: key.name, spendLimit: key.spendLimit, limitReset: key.limitReset, spentThisPeriod: key.spentThisPeriod };
+    }),
+
   dailyStats: adminProcedure
     .meta({
       openapi: {
@@ -299,7 +351,8 @@ export const adminRouter = router({
         method: 'GET',
         path: '/api/admin/audit',
         tags: TAGS,
-        summary: 'Журнал действий администраторов, новые первыми, постранично',
+        summary:
+          'Журнал действий администраторов, новые первыми, постранично; фильтры: action (действие), email (часть e-mail администратора или пользователя, над которым действовали), from и to (дни UTC включительно)',
       },
     })
     .input(auditInput)
@@ -314,6 +367,8 @@ export const adminRouter = router({
             action: z.string(),
             targetType: z.string(),
             targetId: z.string().nullable(),
+            /** The target account's e-mail when the target is a user (null when the account is gone). */
+            targetEmail: z.string().nullable(),
             before: jsonObject,
             after: jsonObject,
           }),

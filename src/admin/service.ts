@@ -3,6 +3,7 @@ import type { AccountService } from '../accounts/service';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import type { Billing } from '../gateway/billing';
+import type { KeyService } from '../keys/service';
 import type { ModelCatalog } from '../gateway/models';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Routing } from '../gateway/routing/registry';
@@ -12,6 +13,7 @@ import { createAdminPrices } from './prices';
 import { createAdminProviders } from './providers';
 import { createAdminStats } from './stats';
 import { createAdminUserSessions } from './user-sessions';
+import { createAdminUserKeys } from './user-keys';
 import { createAdminUsers } from './users';
 
 export interface AdminServiceDeps {
@@ -23,11 +25,13 @@ export interface AdminServiceDeps {
   routing: Routing;
   box: Pick<SecretBox, 'seal'>;
   accounts: Pick<AccountService, 'passwordReset' | 'sessionsEnded'>;
+  keys: KeyService;
 }
 
-export function createAdminService({ db, billing, prices, models, config, routing, box, accounts }: AdminServiceDeps) {
+export function createAdminService({ db, billing, prices, models, config, routing, box, accounts, keys }: AdminServiceDeps) {
   return {
-    users: createAdminUsers({ db, billing, config, onSessionsEnded: accounts.sessionsEnded }),
+    users: createAdminUsers({ db, billing, config, listKeys: keys.list, onSessionsEnded: accounts.sessionsEnded }),
+    userKeys: createAdminUserKeys({ keys }),
     userSessions: createAdminUserSessions({ db, accounts }),
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),

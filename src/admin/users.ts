@@ -11,13 +11,14 @@ import { endSessions } from '../accounts/token-users';
 import type { Config } from '../config';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { apiKeys, ledgerEntries, usageRollupsDaily, users } from '../db/schema';
+import { ledgerEntries, usageRollupsDaily, users } from '../db/schema';
 import type { Billing } from '../gateway/billing';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { USER_KEYS_CHANGED_CHANNEL } from '../keys/service';
+import { USER_KEYS_CHANGED_CHANNEL, type KeyService } from '../keys/service';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import { recordAudit, type AuditActor } from './audit';
+import { likeContains } from './like';
 
 /** How many ledger rows the detail view shows, newest first. */
 export const DETAIL_LEDGER_ROWS = 100;
@@ -37,10 +38,6 @@ export interface CreditInput {
   reference: string;
 }
 
-/** Escapes LIKE's wildcards (and its escape character) so a search for "a_b%" finds exactly that. */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 // Written out rather than built from the column objects: in a one-table select Drizzle leaves columns
 // unqualified, and inside these subqueries "id" would name the subquery's own table.
@@ -85,6 +82,8 @@ export interface AdminUsersDeps {
   db: Database;
   billing: Pick<Billing, 'flush' | 'balanceNano' | 'returnIdleLeases'>;
   config: Pick<Config, 'balanceCurrency'>;
+  /** The owner's key listing, limits and the period's spend included. */
+  listKeys: KeyService['list'];
   /** Told after a block's commit: this instance's token cache forgets the user at once (others by NOTIFY). */
   onSessionsEnded?: (userId: string) => void;
 }
@@ -96,7 +95,7 @@ class BelowZero extends Error {
   }
 }
 
-export function createAdminUsers({ db, billing, config, onSessionsEnded }: AdminUsersDeps) {
+export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnded }: AdminUsersDeps) {
   async function findUser(executor: Executor, userId: string): Promise<UserRow | null> {
     if (!isUuid(userId)) return null;
     const [row] = await executor.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
@@ -228,18 +227,8 @@ export function createAdminUsers({ db, billing, config, onSessionsEnded }: Admin
       await billing.flush();
       const user = await requireUser(db, userId);
       const [keys, usage, ledger, byProvider] = await Promise.all([
-        db
-          .select({
-            id: apiKeys.id,
-            name: apiKeys.name,
-            keyPrefix: apiKeys.keyPrefix,
-            createdAt: apiKeys.createdAt,
-            lastUsedAt: apiKeys.lastUsedAt,
-            revokedAt: apiKeys.revokedAt,
-          })
-          .from(apiKeys)
-          .where(eq(apiKeys.userId, userId))
-          .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
+        // As the owner's own listing shows them: limits and the current period's spend included.
+        listKeys(userId),
         // All of the account's usage: its daily rollups, summed.
         db
           .select({
@@ -288,13 +277,17 @@ export function createAdminUsers({ db, billing, config, onSessionsEnded }: Admin
       ]);
       return {
         user: userView(user),
-        keys: keys.map((k) => ({
+        keys: keys.keys.map((k) => ({
           id: k.id,
           name: k.name,
           keyPrefix: k.keyPrefix,
-          createdAt: k.createdAt.toISOString(),
-          lastUsedAt: k.lastUsedAt ? k.lastUsedAt.toISOString() : null,
-          isActive: k.revokedAt === null,
+          createdAt: k.createdAt,
+          lastUsedAt: k.lastUsedAt,
+          isActive: k.isActive,
+          spendLimit: k.spendLimit,
+          limitReset: k.limitReset,
+          spentThisPeriod: k.spentThisPeriod,
+          expired: k.expired,
         })),
         usageByModel: usage.map((u) => ({
           model: u.model,

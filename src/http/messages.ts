@@ -141,6 +141,7 @@ export const errorMessages = {
   bookingUnavailable: 'Система бронирования YCLIENTS недоступна, попробуйте позже',
   bookingRateLimited: 'YCLIENTS просит повторить запрос позже',
   slotTaken: 'Это время уже занято или недоступно для записи: выберите другое из свободных',
+  slotPast: 'Это время уже прошло: выберите другое из свободных',
   unknownSpecialist: (id: string) => `Специалист «${id}» не найден в настройках интеграции`,
   unknownService: (id: string) => `Услуга «${id}» не найдена в настройках интеграции`,
 
@@ -216,6 +217,10 @@ export const errorMessages = {
     'Деньги, зарезервированные под выполняемые запросы, списать нельзя: повторите позже',
   statsDateInvalid: 'ожидается дата в формате ГГГГ-ММ-ДД, например 2026-01-31',
   statsRangeInvalid: (maxDays: number) => `Период задан неверно: начало не позже конца и не длиннее ${maxDays} дней`,
+  auditEmailTooBroad: 'Под этот фрагмент e-mail подходит слишком много пользователей: введите адрес точнее',
+  auditActionInvalid: 'Неизвестное действие журнала',
+  auditRangeInvalid: 'Период задан неверно: начало не позже конца',
+  adminKeyRevoked: 'Ключ пользователя отозван',
   pricePatternInvalid:
     'укажите идентификатор модели (например, openai/gpt-4o-mini) или префикс со звёздочкой в конце (openai/*, *)',
   priceValueInvalid: (max: number) =>

@@ -80,7 +80,7 @@ const keyColumns = {
   limitChangedAt: apiKeys.limitChangedAt,
   scope: apiKeys.scope,
 };
-interface KeyRow {
+export interface KeyRow {
   id: string;
   name: string;
   keyPrefix: string;
@@ -213,6 +213,9 @@ async function resetBudget(tx: Executor, keyId: string, limitNano: bigint | null
     .where(eq(apiKeys.id, keyId));
 }
 
+/** An operator's change writes its audit row with `tx`, the transaction that makes the change. */
+export type KeyAudit = (tx: Executor, change: { before: KeyRow; after: KeyRow }) => Promise<void>;
+
 export interface KeyServiceDeps {
   db: Database;
   config: Pick<Config, 'maxKeysPerUser'>;
@@ -260,7 +263,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
      * Changes a key's name, limit, reset or expiry. A new limit applies to what the key already spent in
      * the period; every instance drops its cached record and its claim on the old limit.
      */
-    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string }): Promise<ListedKey> {
+    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string }, audit?: KeyAudit): Promise<ListedKey> {
       if (!isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
       const row = await db.transaction(async (tx) => {
         const [current] = await tx
@@ -284,6 +287,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           .returning(keyColumns);
         const limitChanged = limit !== current.spendLimitNano || reset !== current.limitReset;
         if (limitChanged) await resetBudget(tx, keyId, limit, reset);
+        await audit?.(tx, { before: current, after: updated! });
         await tx.execute(sql`select pg_notify(${KEY_REVOKED_CHANNEL}, ${keyId})`);
         return updated!;
       });
@@ -329,7 +333,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
     },
 
     /** Revokes a key of the caller; an absent key and another user's key are both 404. */
-    async revoke(userId: string, keyId: string): Promise<void> {
+    async revoke(userId: string, keyId: string, audit?: KeyAudit): Promise<void> {
       if (!isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
       const [row] = await db
         .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt })
@@ -339,7 +343,8 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
       if (!row) throw new AppError('not_found', errorMessages.keyNotFound);
       if (row.revokedAt === null) {
         await db.transaction(async (tx) => {
-          await tx.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+          const [revoked] = await tx.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId)).returning(keyColumns);
+          await audit?.(tx, { before: { ...revoked!, revokedAt: null }, after: revoked! });
           // Delivered at commit to every instance, which drop the key from their caches.
           await tx.execute(sql`select pg_notify(${KEY_REVOKED_CHANNEL}, ${keyId})`);
         });

@@ -12,6 +12,7 @@ import { ERROR_SCHEMA } from './errors';
 import { HEALTH_TAG, healthPaths } from './health';
 import { SERVICE_TAG, statementPaths } from './statement';
 import { usageExportPaths } from './usage-export';
+import { adminStatsExportPaths } from './admin-stats-export';
 import { V1_TAG, v1OpenApi } from './v1';
 import { WEBHOOK_TAG, webhookPaths } from './webhooks';
 import { appRouter } from '../trpc/router';
@@ -68,6 +69,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
   // The CSV export takes /api/usage's filters, as the generator described them there.
   const filters = (mutable.paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name));
   Object.assign(mutable.paths, usageExportPaths(filters), statementPaths());
+  // The daily figures' CSV takes the JSON operation's period.
+  Object.assign(mutable.paths, adminStatsExportPaths(mutable.paths['/api/admin/stats/daily']?.get?.parameters ?? []));
   Object.assign(schemas, v1.schemas);
   mutable.components.securitySchemes = SECURITY_SCHEMES;
   const used = new Set(Object.values(mutable.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as Operation).tags ?? [])));

@@ -120,6 +120,9 @@ export const auditActionLabels: Partial<Record<string, string>> = {
   'user.unblock': 'Снятие блокировки',
   'user.password_reset_sent': 'Отправлена ссылка для сброса пароля',
   'user.sessions_ended': 'Завершены все сеансы',
+  'key.revoke': 'Ключ пользователя отозван',
+  'key.limit': 'Бюджет ключа пользователя',
+  'requisites.update': 'Реквизиты оператора изменены',
   'price.upsert': 'Цена задана',
   'price.delete': 'Цена удалена',
   'price.import': 'Импорт цен',
@@ -140,6 +143,11 @@ export const auditFieldLabels: Partial<Record<string, string>> = {
   multiplier: 'множитель',
   prices: 'цены',
   ledgerEntryId: 'запись журнала баланса',
+  keyName: 'ключ',
+  keyPrefix: 'начало ключа',
+  active: 'действует',
+  spendLimit: 'лимит расходов',
+  limitReset: 'период лимита',
 };
 
 export const skipReasonLabels: Record<SkipReason, string> = {

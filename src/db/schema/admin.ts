@@ -17,5 +17,11 @@ export const adminAudit = pgTable(
     after: jsonb('after'),
     createdAt: createdAt(),
   },
-  (t) => [index('admin_audit_created_idx').on(t.createdAt, t.id)],
+  (t) => [
+    index('admin_audit_created_idx').on(t.createdAt, t.id),
+    // The audit's filters: one action, one account as target or as operator, each newest first.
+    index('admin_audit_action_idx').on(t.action, t.createdAt, t.id),
+    index('admin_audit_target_idx').on(t.targetId, t.createdAt, t.id),
+    index('admin_audit_admin_idx').on(t.adminId, t.createdAt, t.id),
+  ],
 );

@@ -99,13 +99,43 @@ export interface BookingServiceDeps {
 const COMPANY_ZONE_TTL_SECONDS = 24 * 3600;
 
 /** Where a company's day starts: an IANA zone, or a fixed offset when YCLIENTS gives only that. */
-type CompanyZone = { timeZone: string } | { utcOffsetMinutes: number };
+export type CompanyZone = { timeZone: string } | { utcOffsetMinutes: number };
 
 /** The date (YYYY-MM-DD) it is in `zone` at `at`. */
 function dateIn(zone: CompanyZone, at: Date): string {
   if ('utcOffsetMinutes' in zone) return new Date(at.getTime() + zone.utcOffsetMinutes * 60_000).toISOString().slice(0, 10);
   // en-CA writes dates as YYYY-MM-DD.
   return new Intl.DateTimeFormat('en-CA', { timeZone: zone.timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+/** Minutes `zone` is ahead of UTC at `at`. */
+function offsetMinutesAt(zone: CompanyZone, at: number): number {
+  if ('utcOffsetMinutes' in zone) return zone.utcOffsetMinutes;
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone.timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(at);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
+  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  return Math.round((wall - Math.floor(at / 1000) * 1000) / 60_000);
+}
+
+/**
+ * When a free time starts. YCLIENTS writes the company's offset into `datetime`; one without an offset
+ * is a wall-clock time of the company's zone.
+ */
+export function slotStart(datetime: string, zone: CompanyZone): number {
+  if (/(?:Z|[+-]\d{2}:?\d{2})$/i.test(datetime)) return Date.parse(datetime);
+  const wall = Date.parse(`${datetime}Z`);
+  // The offset at the wall time read as UTC is right except within hours of a DST change; the second read settles it.
+  const first = wall - offsetMinutesAt(zone, wall) * 60_000;
+  return wall - offsetMinutesAt(zone, first) * 60_000;
 }
 
 /** The calendar date `days` after `date` (YYYY-MM-DD). */
@@ -291,11 +321,21 @@ export function createBookingService(deps: BookingServiceDeps) {
       return failing(s, async () => servicesFrom(s, await servicesOf(s), specialistsFrom(s, await staffOf(s))));
     },
 
+    /**
+     * Free times of one day that are still ahead: a day already over in the company's zone has none (and
+     * YCLIENTS is not asked), today's start after now. The REST endpoint, the booking buttons and the
+     * assistant's tools all read free times here, so none of them offers a time that has passed.
+     */
     async slots(agentId: string, query: { date: string; specialistId: string; serviceId: string }): Promise<FreeSlot[]> {
       const s = await configured(agentId);
       const staffId = resolve(s.specialistMapping, query.specialistId, errorMessages.unknownSpecialist);
       const serviceId = resolve(s.serviceMapping, query.serviceId, errorMessages.unknownService);
-      return failing(s, () => freeTimes(s, query.date, staffId, serviceId));
+      const zone = await companyZone(s);
+      const now = Date.now();
+      const today = dateIn(zone, new Date(now));
+      if (query.date < today) return [];
+      const times = await failing(s, () => freeTimes(s, query.date, staffId, serviceId));
+      return query.date > today ? times : times.filter((t) => slotStart(t.datetime, zone) > now);
     },
 
     async book(agentId: string, input: AppointmentInput, origin: BookingOrigin): Promise<Appointment> {
@@ -309,6 +349,8 @@ export function createBookingService(deps: BookingServiceDeps) {
       }
       const startsAt = new Date(input.datetime);
       const date = localDate(input.datetime);
+      // A time that has passed is never booked, whatever a stale button or a model's guess says.
+      if (startsAt.getTime() <= Date.now()) throw new AppError('conflict', errorMessages.slotPast);
 
       // Fresh from YCLIENTS, and the cache learns the answer too.
       const times = await failing(s, () => freeTimes(s, date, staffId, serviceId, true));

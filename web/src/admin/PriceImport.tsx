@@ -6,10 +6,11 @@ import { importInput, importPreviewInput } from '../../../src/admin/input';
 import { api, type Outputs } from '../api';
 import { Button, Field } from '../components/ui';
 import { formatExact, formatInt, shiftDecimal } from '../format';
-import { useAction } from '../hooks';
+import { useAction, useBillingConfig } from '../hooks';
 import { skipReasonLabels } from '../texts';
 import { check, decimalInput, type FieldErrors } from '../validate';
 import { AdminError } from './AdminError';
+import { PerMillionPair } from './PerMillion';
 
 type Preview = Outputs['admin']['previewPriceImport'];
 type PreviewRow = Preview['rows'][number];
@@ -44,6 +45,7 @@ const same = (row: PreviewRow) =>
   row.current.completionPerMillion === row.completionPerMillion;
 
 export function PriceImport({ onImported }: { onImported(): void }) {
+  const currency = useBillingConfig().data?.currency;
   const [multiplier, setMultiplier] = useState('');
   const [filter, setFilter] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -180,12 +182,12 @@ export function PriceImport({ onImported }: { onImported(): void }) {
                         {upstreamPerMillion(row.upstreamPrompt)} / {upstreamPerMillion(row.upstreamCompletion)}
                       </td>
                       <td data-label="Наша цена" className="num">
-                        {formatExact(row.promptPerMillion)} / {formatExact(row.completionPerMillion)}
+                        <PerMillionPair prompt={row.promptPerMillion} completion={row.completionPerMillion} currency={currency} />
                       </td>
                       <td data-label="Сейчас">
                         {row.current ? (
                           <>
-                            {formatExact(row.current.promptPerMillion)} / {formatExact(row.current.completionPerMillion)}{' '}
+                            <PerMillionPair prompt={row.current.promptPerMillion} completion={row.current.completionPerMillion} currency={currency} />{' '}
                             <span className="muted">
                               (<code>{row.current.pattern}</code>)
                             </span>

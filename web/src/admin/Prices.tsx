@@ -4,7 +4,9 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { putPriceInput } from '../../../src/admin/input';
 import { api, type Outputs } from '../api';
 import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { currencySymbol, formatDateTime, formatExact } from '../format';
+import { Money } from '../components/Money';
+import { currencySymbol, formatBalance, formatDateTime } from '../format';
+import { PerMillionPair } from './PerMillion';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
 import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
 import { AdminError } from './AdminError';
@@ -108,8 +110,9 @@ export function PricesScreen() {
         <p className="hint">
           Цена за 1 млн токенов в валюте баланса. Для модели берётся строка с самым длинным подходящим шаблоном.
           {prices.data
-            ? ` Модели без подходящей строки стоят по умолчанию: запрос ${formatExact(prices.data.default.promptPerMillion)}, ответ ${formatExact(prices.data.default.completionPerMillion)} за 1M (TOKEN_PRICE).`
+            ? ` Модели без подходящей строки стоят по умолчанию (TOKEN_PRICE), запрос / ответ: `
             : ''}
+          {prices.data ? <PerMillionPair prompt={prices.data.default.promptPerMillion} completion={prices.data.default.completionPerMillion} currency={currency} /> : null}
         </p>
         {message ? (
           <p className="success" role="status">
@@ -144,10 +147,10 @@ export function PricesScreen() {
                       <code>{row.pattern}</code>
                     </td>
                     <td data-label="Запрос за 1M" className="num">
-                      {formatExact(row.promptPerMillion)}
+                      <Money value={row.promptPerMillion} currency={currency} kind="balance" />
                     </td>
                     <td data-label="Ответ за 1M" className="num">
-                      {formatExact(row.completionPerMillion)}
+                      <Money value={row.completionPerMillion} currency={currency} kind="balance" />
                     </td>
                     <td data-label="Изменена">{formatDateTime(row.updatedAt)}</td>
                     <td>
@@ -188,7 +191,9 @@ export function PricesScreen() {
             currency={currency}
             onCancel={() => setEditing(null)}
             onSaved={(row, created) => {
-              setMessage(`Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: запрос ${formatExact(row.promptPerMillion)}, ответ ${formatExact(row.completionPerMillion)} за 1M`);
+              setMessage(
+                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatBalance(row.promptPerMillion, currency)} / ${formatBalance(row.completionPerMillion, currency)} за 1 млн токенов (запрос / ответ)`,
+              );
               setEditing(null);
               prices.reload();
             }}

@@ -1,5 +1,6 @@
 // Daily figures of the service (UTC days): revenue from top-ups, admins' credits, spend on models and
-// the number of requests, with the period's totals.
+// the number of requests, with the period's totals; a chart of the days, the same numbers as a table
+// (folded away) and as a CSV file.
 import { useState, type FormEvent } from 'react';
 import { dailyStatsInput } from '../../../src/admin/input';
 import { api } from '../api';
@@ -9,6 +10,8 @@ import { formatInt, formatUtcDay } from '../format';
 import { useBillingConfig, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
 import { AdminError } from './AdminError';
+import { CsvDownload } from './CsvDownload';
+import { StatsChart } from './StatsChart';
 
 const DAY_MS = 86_400_000;
 const utcDay = (offsetDays: number) => new Date(Date.now() - offsetDays * DAY_MS).toISOString().slice(0, 10);
@@ -81,8 +84,15 @@ export function StatsScreen() {
             </div>
           </dl>
           <p className="hint">
-            Выручка — оплаченные пополнения; начисления — деньги, начисленные или списанные администраторами; расход — списания за запросы к моделям.
+            Выручка — оплаченные пополнения; начисления — деньги, начисленные или списанные администраторами; расход — списания за запросы к моделям;
+            маржа — расход минус стоимость у провайдеров.
           </p>
+          <StatsChart days={data.days} currency={currency} />
+          <div className="actions">
+            <CsvDownload url={`/api/admin/stats/daily/export?${new URLSearchParams({ from: data.from, to: data.to })}`} />
+          </div>
+          <details className="chart-table">
+            <summary>Таблица по дням</summary>
           <div className="table-wrap">
             <table className="stack-table" data-testid="stats-table" aria-busy={stats.loading}>
               <thead>
@@ -142,6 +152,7 @@ export function StatsScreen() {
               </tfoot>
             </table>
           </div>
+          </details>
         </>
       ) : null}
     </section>

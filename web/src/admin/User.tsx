@@ -1,9 +1,11 @@
-// One account for the operator: its figures, a credit or a correction (idempotent by its reference),
-// blocking with a confirmation, its keys, its spend by model, its ledger and what admins did to it.
+// One account for the operator: its figures, a credit or a correction (idempotent by its reference,
+// confirmed with its amount, account and reason), blocking with a confirmation, its keys (each revoked
+// or given a budget by the operator), its spend by model, its ledger and what admins did to it.
 import { useId, useState, type FormEvent } from 'react';
 import { creditInput } from '../../../src/admin/input';
 import { api, type Outputs } from '../api';
 import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
+import { KeyBudgetText, KeyDialogs, useKeyActions } from './UserKeys';
 import { Money } from '../components/Money';
 import { formatBalance, formatDateTime, formatInt } from '../format';
 import { useAction, useBillingConfig, useQuery } from '../hooks';
@@ -14,6 +16,7 @@ import { AdminError } from './AdminError';
 import { AuditTable } from './Audit';
 
 type Detail = Outputs['admin']['getUser'];
+type CreditRequest = { id: string; amount: number; reason: string; reference: string };
 
 /** A fresh reference for an operator's credit: a repeat of the same request (a double click, a retry) credits once. */
 const newReference = () => `manual-${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 6)}`;
@@ -24,7 +27,8 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
   const [reference, setReference] = useState(newReference);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState<string | null>(null);
-  const credit = useAction((input: { id: string; amount: number; reason: string; reference: string }) => api.admin.creditUser.mutate(input));
+  const [confirming, setConfirming] = useState<CreditRequest | null>(null);
+  const credit = useAction((input: CreditRequest) => api.admin.creditUser.mutate(input));
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -42,10 +46,18 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
       return;
     }
     setErrors({});
+    credit.fail(undefined);
     // The schema turns the amount into exact nano-units for the server; the request carries the number.
-    const sent = { id: detail.user.id, amount: values.amount!, reason: checked.data.reason, reference: checked.data.reference };
+    // Money moves only after the operator has seen the amount, the account and the reason once more.
+    setConfirming({ id: detail.user.id, amount: values.amount!, reason: checked.data.reason, reference: checked.data.reference });
+  };
+
+  const onConfirm = async () => {
+    const sent = confirming;
+    if (!sent) return;
     const result = await credit.run(sent);
     if (!result) return;
+    setConfirming(null);
     const verb = sent.amount > 0 ? 'Начислено' : 'Списано';
     setDone(`${verb} ${formatBalance(Math.abs(sent.amount), currency)} (ссылка ${sent.reference}). Баланс: ${formatBalance(result.balance, currency)}`);
     setAmount('');
@@ -81,7 +93,36 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
           </span>
         ) : null}
       </div>
-      <AdminError error={credit.error} />
+      <ConfirmDialog
+        open={confirming !== null}
+        title={confirming && confirming.amount < 0 ? 'Списать деньги с баланса?' : 'Начислить деньги на баланс?'}
+        confirmText={confirming && confirming.amount < 0 ? 'Списать' : 'Начислить'}
+        pending={credit.pending}
+        error={credit.error}
+        onConfirm={onConfirm}
+        onCancel={() => setConfirming(null)}
+      >
+        {confirming ? (
+          <dl className="facts" data-testid="credit-confirm">
+            <div>
+              <dt>Сумма</dt>
+              <dd>{formatBalance(Math.abs(confirming.amount), currency)}</dd>
+            </div>
+            <div>
+              <dt>Пользователь</dt>
+              <dd className="wrap-anywhere">{detail.user.email}</dd>
+            </div>
+            <div>
+              <dt>Причина</dt>
+              <dd className="wrap-anywhere">{confirming.reason}</dd>
+            </div>
+            <div>
+              <dt>Ссылка</dt>
+              <dd className="wrap-anywhere">{confirming.reference}</dd>
+            </div>
+          </dl>
+        ) : null}
+      </ConfirmDialog>
     </form>
   );
 }
@@ -105,6 +146,7 @@ export function UserScreen({ id }: { id: string }) {
     detail.reload();
     setAuditRound((r) => r + 1);
   };
+  const keyActions = useKeyActions(id, afterChange);
 
   const onBlock = async () => {
     if (!d) return;
@@ -216,6 +258,11 @@ export function UserScreen({ id }: { id: string }) {
 
           <section className="card" aria-labelledby="user-keys-title">
             <h2 id="user-keys-title">API-ключи</h2>
+            {keyActions.message ? (
+              <p className="success" role="status" data-testid="admin-key-message">
+                {keyActions.message}
+              </p>
+            ) : null}
             {d.keys.length === 0 ? (
               <p className="muted">Ключей нет.</p>
             ) : (
@@ -227,20 +274,41 @@ export function UserScreen({ id }: { id: string }) {
                       <th scope="col">Начало ключа</th>
                       <th scope="col">Создан</th>
                       <th scope="col">Последнее использование</th>
+                      <th scope="col">Бюджет</th>
                       <th scope="col">Состояние</th>
+                      <th scope="col">
+                        <span className="visually-hidden">Действия</span>
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
                     {d.keys.map((k) => (
-                      <tr key={k.id}>
+                      <tr key={k.id} data-key-id={k.id}>
                         <td data-label="Название">{k.name}</td>
                         <td data-label="Начало ключа">
                           <code>{k.keyPrefix}…</code>
                         </td>
                         <td data-label="Создан">{formatDateTime(k.createdAt)}</td>
                         <td data-label="Использован">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'ещё не использовался'}</td>
+                        <td data-label="Бюджет" data-testid="admin-key-budget">
+                          <KeyBudgetText apiKey={k} currency={currency} />
+                        </td>
                         <td data-label="Состояние">
                           <span className={`badge ${k.isActive ? 'badge-ok' : 'badge-off'}`}>{k.isActive ? 'Активен' : 'Отозван'}</span>
+                        </td>
+                        <td data-label="Действия">
+                          {k.isActive ? (
+                            <div className="row-actions">
+                              <Button variant="secondary" onClick={() => keyActions.open('budget', k)} aria-label={`Бюджет ключа ${k.name}`}>
+                                Бюджет
+                              </Button>
+                              <Button variant="danger" onClick={() => keyActions.open('revoke', k)} aria-label={`Отозвать ключ ${k.name}`}>
+                                Отозвать
+                              </Button>
+                            </div>
+                          ) : (
+                            '—'
+                          )}
                         </td>
                       </tr>
                     ))}
@@ -350,6 +418,8 @@ export function UserScreen({ id }: { id: string }) {
             <h2 id="user-audit-title">Действия администраторов</h2>
             <AuditTable key={auditRound} targetId={d.user.id} pageSize={20} />
           </section>
+
+          <KeyDialogs actions={keyActions} email={d.user.email} currency={currency} />
 
           <ConfirmDialog
             open={sessionAction !== null}
