@@ -28,7 +28,7 @@ browserSuite('alerts in the dashboard', () => {
       const threshold = section.getByLabel(/Порог баланса/);
       await threshold.fill('-5');
       await section.getByRole('button', { name: 'Сохранить' }).click();
-      await expect(section.getByText('должен быть больше нуля').first().isVisible()).resolves.toBe(true);
+      expect(await section.getByText('должен быть больше нуля').first().isVisible()).toBe(true);
       expect((await call(app.url, 'GET', '/api/account/alerts', { token })).body.lowBalanceThreshold).toBeNull();
 
       await threshold.fill('2,5');

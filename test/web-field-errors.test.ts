@@ -32,7 +32,7 @@ let pageErrors: string[] = [];
 /** The field's input is outlined as invalid and described by the message shown under it; returns the message. */
 async function fieldError(section: Locator, label: string): Promise<string> {
   const input = section.getByLabel(label, { exact: true });
-  await expect(input.getAttribute('aria-invalid')).resolves.toBe('true');
+  expect(await input.getAttribute('aria-invalid')).toBe('true');
   const describedBy = (await input.getAttribute('aria-describedby')) ?? '';
   const errorId = describedBy.split(' ').find((id) => id.endsWith('-error'));
   expect(errorId).toBeDefined();
@@ -59,7 +59,7 @@ browserSuite('field errors and the VK status in chromium', () => {
   test('errors under their fields; «Подключено» only after VK answered; the check uses the saved key; disabled buttons say why', async () => {
     await registerThroughPage(page, app.url, { email: uniqueEmail('fields'), password: 'field-errors-secret-1' });
     // The dashboard links to the API reference.
-    await expect(page.getByTestId('docs-link').getAttribute('href')).resolves.toBe('/docs');
+    expect(await page.getByTestId('docs-link').getAttribute('href')).toBe('/docs');
     await page.getByRole('link', { name: 'Агенты' }).click();
     await page.getByLabel('Имя').fill(COMMUNITY);
     await page.getByRole('button', { name: 'Создать агента' }).click();
@@ -68,13 +68,13 @@ browserSuite('field errors and the VK status in chromium', () => {
     const social = page.getByTestId('social-settings');
     await social.getByTestId('social-status').filter({ hasText: 'Не подключено' }).waitFor();
     // Nothing saved yet: the buttons that need saved settings are off, and say so.
-    await expect(social.getByRole('button', { name: 'Получить код подтверждения' }).isDisabled()).resolves.toBe(true);
-    await expect(social.getByRole('button', { name: 'Подключить webhook в сообществе' }).isDisabled()).resolves.toBe(true);
+    expect(await social.getByRole('button', { name: 'Получить код подтверждения' }).isDisabled()).toBe(true);
+    expect(await social.getByRole('button', { name: 'Подключить webhook в сообществе' }).isDisabled()).toBe(true);
     expect(await social.getByText('Доступно после сохранения настроек').count()).toBe(2);
-    await expect(social.getByRole('button', { name: 'Проверить подключение' }).isDisabled()).resolves.toBe(true);
+    expect(await social.getByRole('button', { name: 'Проверить подключение' }).isDisabled()).toBe(true);
     await social.getByText('Введите ID сообщества и ключ доступа или сохраните настройки').waitFor();
     const messenger = page.getByTestId('messenger-settings');
-    await expect(messenger.getByRole('button', { name: 'Проверить права бота в канале' }).isDisabled()).resolves.toBe(true);
+    expect(await messenger.getByRole('button', { name: 'Проверить права бота в канале' }).isDisabled()).toBe(true);
     await messenger.getByText('Доступно после сохранения настроек').waitFor();
 
     // The page's own check: the message under «ID сообщества», the field outlined.
@@ -92,7 +92,7 @@ browserSuite('field errors and the VK status in chromium', () => {
     expect(await formAlerts.textContent()).toBe('Не сохранено: исправьте поля, отмеченные выше');
     const serverMessage = await fieldError(social, 'Ключ доступа сообщества');
     expect(serverMessage).toBe('Укажите ключ доступа сообщества и секретный ключ: без них сообщество не подключить');
-    await expect(social.getByLabel('ID сообщества').getAttribute('aria-invalid')).resolves.toBe('false');
+    expect(await social.getByLabel('ID сообщества').getAttribute('aria-invalid')).toBe('false');
     await page.screenshot({ path: screenPath('field-errors'), fullPage: true });
 
     await page.setViewportSize(PHONE);
@@ -110,7 +110,7 @@ browserSuite('field errors and the VK status in chromium', () => {
     await social.getByTestId('social-status').filter({ hasText: 'Нет связи с ВКонтакте' }).waitFor();
     await social.getByText('ВКонтакте сейчас недоступен, попробуйте позже').first().waitFor();
     expect(await social.getByText('Подключено', { exact: true }).count()).toBe(0);
-    await expect(social.getByLabel('Ключ доступа сообщества').getAttribute('aria-invalid')).resolves.toBe('false');
+    expect(await social.getByLabel('Ключ доступа сообщества').getAttribute('aria-invalid')).toBe('false');
     // Saved settings open the other buttons, and their reasons go.
     expect(await social.getByText('Доступно после сохранения настроек').count()).toBe(0);
 

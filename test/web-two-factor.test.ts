@@ -44,7 +44,7 @@ browserSuite('two-factor login in chromium', () => {
     const qr = section.getByTestId('two-factor-qr');
     await qr.waitFor();
     // The QR image really loaded (an SVG the browser drew), at its size.
-    await expect(qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).resolves.toBe(true);
+    expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     const secret = (await section.getByTestId('two-factor-secret').textContent())!.trim();
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
 
@@ -52,7 +52,7 @@ browserSuite('two-factor login in chromium', () => {
     await section.getByLabel('Код из приложения').fill(codeAt(secret, 10));
     await section.getByRole('button', { name: 'Подтвердить и включить' }).click();
     await section.getByText('Неверный или уже использованный код подтверждения').waitFor();
-    await expect(section.getByLabel('Код из приложения').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(await section.getByLabel('Код из приложения').getAttribute('aria-invalid')).toBe('true');
 
     await section.getByLabel('Код из приложения').fill(codeAt(secret));
     await section.getByRole('button', { name: 'Подтвердить и включить' }).click();
