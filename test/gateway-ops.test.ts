@@ -327,7 +327,10 @@ describe('parallel spending', () => {
     const spent = BigInt(served.reduce((sum, r) => sum + r.usage.total_tokens, 0)) * PRICE;
     const [user] = await app.sql<{ balance_nano: unknown }>('select balance_nano from users where id = $1', [c.userId]);
     expect(BigInt(String(user!.balance_nano))).toBe(tenReservations - spent);
-    expect(await usageRows(app, c.userId)).toHaveLength(10);
+    // The 40 refused calls are in usage too (issue 33): zero tokens, zero cost, status refused_balance.
+    const rows = await usageRows(app, c.userId);
+    expect(rows.filter((r) => r.status === 'ok')).toHaveLength(10);
+    expect(rows.filter((r) => r.status === 'refused_balance').map((r) => r.total_tokens)).toEqual(Array(40).fill(0));
     expect(await unbalancedUsers(app)).toEqual([]);
   });
 
