@@ -82,8 +82,12 @@ describe('usage above the reservation', () => {
 
     // The dashboard shows what was left unpaid.
     const usage = await call(app.url, 'GET', '/api/usage', { token: c.token });
-    expect(usage.body.data[0].unpaid).toBe(0.75);
-    expect(usage.body.data[0].cost).toBe(3);
+    // Newest first: the refused call (402, in usage since issue 33) and before it the call that ran over.
+    expect(usage.body.data.map((row: { status: string }) => row.status)).toEqual(['refused_balance', 'ok']);
+    const [refused, overrun] = usage.body.data;
+    expect(overrun.unpaid).toBe(0.75);
+    expect(overrun.cost).toBe(3);
+    expect([refused.cost, refused.unpaid, refused.totalTokens]).toEqual([0, 0, 0]);
     expect(usage.body.totals.unpaid).toBe(0.75);
   });
 
