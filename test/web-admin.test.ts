@@ -118,6 +118,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       'API-ключи',
       'Агенты',
       'Диалоги',
+      'Выписка',
       'Аккаунт',
     ]);
     expect(await page.getByRole('button', { name: 'Пополнить баланс' }).count()).toBe(0);

@@ -113,7 +113,7 @@ browserSuite('the inbox in chromium', () => {
       await page.setViewportSize(PHONE);
       const nav = page.getByRole('navigation', { name: 'Разделы' });
       await nav.getByRole('link', { name: 'Администрирование' }).waitFor();
-      for (const name of ['Баланс и использование', 'API-ключи', 'Агенты', 'Диалоги', 'Аккаунт', 'Администрирование']) {
+      for (const name of ['Баланс и использование', 'API-ключи', 'Агенты', 'Диалоги', 'Выписка', 'Аккаунт', 'Администрирование']) {
         const box = (await nav.getByRole('link', { name }).boundingBox())!;
         expect(box.x).toBeGreaterThanOrEqual(0);
         expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);

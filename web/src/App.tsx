@@ -28,6 +28,7 @@ const NAV = [
   { to: '/keys', label: 'API-ключи' },
   { to: '/agents', label: 'Агенты' },
   { to: '/dialogues', label: 'Диалоги' },
+  { to: '/statement', label: 'Выписка' },
   { to: '/account', label: 'Аккаунт' },
 ] as const;
 

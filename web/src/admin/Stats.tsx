@@ -10,7 +10,7 @@ import { formatInt, formatUtcDay } from '../format';
 import { useBillingConfig, useQuery } from '../hooks';
 import { check, type FieldErrors } from '../validate';
 import { AdminError } from './AdminError';
-import { CsvDownload } from './CsvDownload';
+import { FileDownload } from '../components/FileDownload';
 import { StatsChart } from './StatsChart';
 
 const DAY_MS = 86_400_000;
@@ -89,7 +89,7 @@ export function StatsScreen() {
           </p>
           <StatsChart days={data.days} currency={currency} />
           <div className="actions">
-            <CsvDownload url={`/api/admin/stats/daily/export?${new URLSearchParams({ from: data.from, to: data.to })}`} />
+            <FileDownload url={`/api/admin/stats/daily/export?${new URLSearchParams({ from: data.from, to: data.to })}`} label="Скачать CSV" testId="csv-download" />
           </div>
           <details className="chart-table">
             <summary>Таблица по дням</summary>

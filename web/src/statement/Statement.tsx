@@ -8,7 +8,7 @@ import { Button, ErrorText, Field, Loading } from '../components/ui';
 import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../format';
 import { useQuery } from '../hooks';
 import { Link } from '../router';
-import { download } from '../screens/UsageExport';
+import { FileDownload } from '../components/FileDownload';
 
 type Statement = Outputs['statement']['get'];
 type DocumentMonth = Outputs['statement']['documents']['months'][number];
@@ -19,31 +19,6 @@ const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'U
 function thisMonthPeriod() {
   const today = localDay(new Date());
   return { from: `${today.slice(0, 8)}01`, to: today };
-}
-
-/** A file button: fetches with the session and saves; its failure (the server's Russian message) under it. */
-function FileButton({ url, label, testId, title }: { url: string; label: string; testId: string; title?: string }) {
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<ApiError>();
-  const start = async () => {
-    setPending(true);
-    setError(undefined);
-    try {
-      await download(url);
-    } catch (failure) {
-      setError(failure as ApiError);
-    } finally {
-      setPending(false);
-    }
-  };
-  return (
-    <div className="file-button">
-      <Button variant="secondary" onClick={start} pending={pending} pendingText="Готовим файл…" data-testid={testId} data-href={url} title={title}>
-        {label}
-      </Button>
-      <ErrorText error={error} />
-    </div>
-  );
 }
 
 function StatementTable({ statement }: { statement: Statement }) {
@@ -142,7 +117,7 @@ function StatementSection() {
           <Button type="submit" pending={statement.loading}>
             Показать
           </Button>
-          <FileButton url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" />
+          <FileDownload url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" />
         </div>
       </form>
       <ErrorText error={statement.error && !statement.error.fields ? statement.error : undefined} />
@@ -168,8 +143,8 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
       <td data-label="Документы">
         {ready ? (
           <div className="row-actions">
-            <FileButton url={month.invoiceUrl} label="Счёт, PDF" testId={`invoice-${month.month}`} />
-            <FileButton url={month.actUrl} label="Акт, PDF" testId={`act-${month.month}`} />
+            <FileDownload url={month.invoiceUrl} label="Счёт, PDF" testId={`invoice-${month.month}`} />
+            <FileDownload url={month.actUrl} label="Акт, PDF" testId={`act-${month.month}`} />
           </div>
         ) : (
           <span className="muted">недоступны</span>
