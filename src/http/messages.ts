@@ -208,7 +208,7 @@ export const errorMessages = {
   adminUserNotFound: 'Пользователь не найден',
   adminCannotBlockSelf: 'Нельзя заблокировать собственную учётную запись',
   creditAmountInvalid: (max: number) =>
-    `укажите ненулевую сумму (по модулю не больше ${max}) с точностью не более 9 знаков после запятой`,
+    `укажите ненулевую сумму (по модулю не больше ${max.toLocaleString('ru-RU')}) с точностью не более 9 знаков после запятой`,
   creditReasonRequired: 'укажите причину начисления (до 500 символов)',
   creditReferenceInvalid: 'укажите идентификатор начисления длиной от 1 до 200 символов',
   creditReferenceTaken: 'Ссылка операции: уже использована для другого начисления (другой пользователь или сумма)',
@@ -224,7 +224,7 @@ export const errorMessages = {
   pricePatternInvalid:
     'укажите идентификатор модели (например, openai/gpt-4o-mini) или префикс со звёздочкой в конце (openai/*, *)',
   priceValueInvalid: (max: number) =>
-    `число от 0 до ${max} с точностью не более 9 знаков после запятой`,
+    `число от 0 до ${max.toLocaleString('ru-RU')} с точностью не более 9 знаков после запятой`,
   priceNotFound: 'Цена для этого шаблона не задана',
   providerNameInvalid: 'от 1 до 100 символов',
   providerBaseUrlInvalid: 'http(s)-адрес без параметров, например https://api.openai.com/v1',
