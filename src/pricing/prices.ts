@@ -15,6 +15,7 @@ import type { Database, DatabaseHandle, Executor } from '../db/client';
 import { modelPrices } from '../db/schema';
 import type { Logger } from '../logger';
 import { nanoToDecimalString } from '../money';
+import { coalescedReload } from '../jobs/coalesced-reload';
 
 export const PRICES_CHANGED_CHANNEL = 'conduit_prices_changed';
 const MILLION = 1_000_000n;
@@ -136,7 +137,6 @@ export function createPriceBook(options: PriceBookOptions) {
   const MEMO_LIMIT = 10_000;
   let timer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
-  let loading: Promise<void> | null = null;
   /** The last model list shown with prices, and the table it was priced with. */
   let priced: { source: object; table: object; body: string } | null = null;
 
@@ -189,15 +189,11 @@ export function createPriceBook(options: PriceBookOptions) {
     return executor.select().from(modelPrices).orderBy(asc(modelPrices.pattern));
   }
 
-  function reload(): Promise<void> {
-    loading ??= list()
+  const reload = coalescedReload(() =>
+    list()
       .then(install)
-      .catch((error) => logger.error('could not load the price table; keeping the last copy', { error }))
-      .finally(() => {
-        loading = null;
-      });
-    return loading;
-  }
+      .catch((error) => logger.error('could not load the price table; keeping the last copy', { error })),
+  );
 
   function priceOf(model: string): ModelPrice {
     const known = memo.get(model);

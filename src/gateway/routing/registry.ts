@@ -13,6 +13,7 @@ import type { ModelPrice } from '../../pricing/prices';
 import { createUpstream, type Upstream } from '../upstream';
 import type { HealthStore } from './health';
 import { byPriority, matchRoute, orderTargets, type RouteTarget } from './select';
+import { coalescedReload } from '../../jobs/coalesced-reload';
 
 export const ROUTING_CHANGED_CHANNEL = 'conduit_routing_changed';
 export const DEFAULT_PROVIDER_ID = 'default';
@@ -78,7 +79,6 @@ export function createRouting(options: RoutingOptions) {
   let version = 0;
   let timer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
-  let loading: Promise<void> | null = null;
 
   async function load() {
     const [providerRows, routeRows] = await Promise.all([
@@ -125,14 +125,9 @@ export function createRouting(options: RoutingOptions) {
     version += 1;
   }
 
-  function reload(): Promise<void> {
-    loading ??= load()
-      .catch((error) => logger.error('could not load providers and routes; keeping the last copy', { error }))
-      .finally(() => {
-        loading = null;
-      });
-    return loading;
-  }
+  const reload = coalescedReload(() =>
+    load().catch((error) => logger.error('could not load providers and routes; keeping the last copy', { error })),
+  );
 
   return {
     health,
