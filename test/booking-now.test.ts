@@ -155,6 +155,44 @@ describe('free times already past in the company’s zone', () => {
     expect(times(tomorrow!)).toEqual(PAST.map((t) => at(TOMORROW, t)));
   });
 
+  test('book_appointment for a time that has passed: status passed, the next free times from now, nothing booked', async () => {
+    const agent = await salonAgent();
+    host.script(agent.model, (body) => {
+      if (toolResults(body).length === 0) {
+        return {
+          toolCalls: [
+            {
+              name: 'book_appointment',
+              arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at(TODAY, '10:00'), clientName: 'Мария', clientPhone: '+7 916 111-22-33' },
+            },
+          ],
+        };
+      }
+      return { text: 'Это время уже прошло, есть сегодня в 15:00.' };
+    });
+    await sendAndWait(agent.agentId, messageNew('Запишите на 10:00 сегодня'));
+    const [result] = toolResults(host.requestsFor(agent.model)[1]!.body);
+    expect(result!.result).toMatchObject({ status: 'passed', error: expect.stringContaining('уже прошло'), datetime: at(TODAY, '10:00') });
+    expect((result!.result as { nextFreeTimes: { datetime: string }[] }).nextFreeTimes[0]!.datetime).toBe(at(TODAY, '15:00'));
+    expect(yc.records).toHaveLength(0);
+  });
+
+  test('a time pressed on a keyboard shown before it passed: «уже прошло», and today’s later times instead', async () => {
+    const agent = await salonAgent();
+    const [what] = await sendAndWait(agent.agentId, messageEvent({ action: 'book' }));
+    const [when] = await sendAndWait(agent.agentId, messageEvent(payloadOf(what!, 'Стрижка')));
+    // The payload of a time from an older keyboard: what the client would press on a stale message.
+    const offered = buttonsOf(when!).map((b) => JSON.parse(b.action.payload) as { action: string; t?: string });
+    const stale = { ...offered.find((p) => p.action === 'pick_slot')!, t: at(TODAY, '10:00') };
+    const [askName] = await sendAndWait(agent.agentId, messageEvent(stale));
+    expect(askName!.message).toContain('имя');
+    await sendAndWait(agent.agentId, messageNew('Мария'));
+    const [refused] = await sendAndWait(agent.agentId, messageNew('+7 916 111-22-33'));
+    expect(refused!.message).toBe('Это время уже прошло. Выберите, пожалуйста, другое:');
+    expect(buttonsOf(refused!).some((b) => b.action.payload.includes(at(TODAY, '15:00')))).toBe(true);
+    expect(yc.records).toHaveLength(0);
+  });
+
   test('the booking buttons offer no time earlier than now: today’s afternoon, then tomorrow', async () => {
     const agent = await salonAgent();
     // One specialist: the flow asks for the service at once.

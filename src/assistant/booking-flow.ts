@@ -157,7 +157,9 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     } catch (error) {
       await clear(deps.flowDb);
       if (error instanceof AppError && error.type === 'conflict') {
-        return offerSlots(agent, dialogue, tools, step.specialistId, step.serviceId, t.slotTaken);
+        // A keyboard shown earlier can offer a time that has passed since; the service refuses it as a conflict.
+        const passed = Date.parse(step.datetime) <= Date.now();
+        return offerSlots(agent, dialogue, tools, step.specialistId, step.serviceId, passed ? t.slotPassed : t.slotTaken);
       }
       logger.warn('booking from the dialogue failed', { agentId: agent.id, error });
       await tools.say(dialogue, t.bookingFailed, mainMenu(agent.type));

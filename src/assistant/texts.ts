@@ -85,6 +85,7 @@ export const assistantTexts = {
   askName: 'Как вас записать? Напишите, пожалуйста, имя.',
   nameNotUnderstood: 'Напишите, пожалуйста, имя — как к вам обращаться.',
   slotTaken: 'Это время только что заняли. Выберите, пожалуйста, другое:',
+  slotPassed: 'Это время уже прошло. Выберите, пожалуйста, другое:',
   booked: (details: { service: string; specialist: string; when: string; name: string }) =>
     `Готово, ${details.name}! Вы записаны: ${details.service}, ${details.specialist}, ${details.when}.`,
 

@@ -270,10 +270,15 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
       };
     } catch (error) {
       if (!(error instanceof AppError && error.type === 'conflict')) throw error;
-      const next = await nextFreeTimes(ctx.agent.id, datetime.slice(0, 10), service, specialist, datetime);
+      // The booking service refuses a time that has passed as a conflict too; the model is told which.
+      const passed = Date.parse(datetime) <= Date.now();
+      const from = passed ? new Date().toISOString().slice(0, 10) : datetime.slice(0, 10);
+      const next = await nextFreeTimes(ctx.agent.id, from, service, specialist, datetime);
       return {
-        result: { status: 'taken', error: toolTexts.slotTaken, datetime, nextFreeTimes: next },
-        summary: toolTexts.summaryTaken(datetime, next.length),
+        result: passed
+          ? { status: 'passed', error: toolTexts.slotPassed, datetime, nextFreeTimes: next }
+          : { status: 'taken', error: toolTexts.slotTaken, datetime, nextFreeTimes: next },
+        summary: (passed ? toolTexts.summaryPassed : toolTexts.summaryTaken)(datetime, next.length),
       };
     }
   }

@@ -21,6 +21,7 @@ export const toolTexts = {
   specialistWithoutService: (specialist: string, service: string) => `Специалист «${specialist}» не оказывает услугу «${service}».`,
   chooseService: 'Укажите serviceId: свободное время зависит от услуги. Список услуг ниже.',
   slotTaken: 'Это время уже занято. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
+  slotPassed: 'Это время уже прошло. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
   notOwnAppointment: 'Такой записи у этого клиента нет. Его записи показывает list_my_appointments.',
 
   // Summaries for the inbox.
@@ -31,6 +32,7 @@ export const toolTexts = {
   summaryBooked: (service: string, specialist: string, datetime: string, name: string) =>
     `записан(а) ${name}: ${service}, ${specialist}, ${formatSlot(datetime)}`,
   summaryTaken: (datetime: string, n: number) => `${formatSlot(datetime)} занято; предложено других окон: ${n}`,
+  summaryPassed: (datetime: string, n: number) => `${formatSlot(datetime)} уже прошло; предложено других окон: ${n}`,
   summaryMyAppointments: (n: number) => `записей клиента: ${n}`,
   summaryCanceled: (datetime: string) => `запись на ${formatSlot(datetime)} отменена`,
   summaryCancelRefused: 'отмена отклонена: не запись этого клиента',
