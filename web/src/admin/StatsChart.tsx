@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { pointOnTap, walkDays } from '../components/chart-pointer';
 import { currencySymbol, formatBalance, formatUtcDay } from '../format';
 
 export interface StatsDay {
@@ -86,27 +87,16 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
     const data: uPlot.AlignedData = [days.map((_, i) => i), ...shown.map((f) => days.map((d) => d[f.key]))];
     const chart = new uPlot(options, data, element);
     plot.current = chart;
-    const tap = (event: PointerEvent) => {
-      chart.syncRect();
-      const rect = chart.over.getBoundingClientRect();
-      chart.setCursor({ left: event.clientX - rect.left, top: event.clientY - rect.top });
-    };
-    chart.over.addEventListener('pointerdown', tap);
+    const stopTaps = pointOnTap(chart);
     return () => {
-      chart.over.removeEventListener('pointerdown', tap);
+      stopTaps();
       chart.destroy();
       plot.current = null;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [days, width, currency, hidden]);
 
-  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    const chart = plot.current;
-    if (!chart || (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight')) return;
-    event.preventDefault();
-    const next = Math.min(days.length - 1, Math.max(0, (active ?? days.length) + (event.key === 'ArrowLeft' ? -1 : 1)));
-    chart.setCursor({ left: chart.valToPos(next, 'x'), top: chart.over.clientHeight / 2 });
-  };
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => walkDays(plot.current, event, active, days.length);
 
   const day = active !== null ? days[active] : undefined;
   return (

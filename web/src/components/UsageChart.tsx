@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { currencySymbol, formatCost, formatDay, formatInt, localDay } from '../format';
+import { pointAt, pointOnTap, walkDays } from './chart-pointer';
 
 export interface DaySeries {
   day: string;
@@ -137,17 +138,10 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
     const chart = new uPlot(options, data, element);
     plot.current = chart;
     // A chart made anew (a resize, a model hidden) keeps pointing at the day the user chose.
-    if (pointed !== null && pointed < series.length) chart.setCursor({ left: chart.valToPos(pointed, 'x'), top: chart.over.clientHeight / 2 });
-    // A tap on a phone points at a day as a hover does.
-    const tap = (event: PointerEvent) => {
-      // uPlot caches the plot's place on the page; after a scroll the tap's own mouse events need it fresh.
-      chart.syncRect();
-      const rect = chart.over.getBoundingClientRect();
-      chart.setCursor({ left: event.clientX - rect.left, top: event.clientY - rect.top });
-    };
-    chart.over.addEventListener('pointerdown', tap);
+    if (pointed !== null && pointed < series.length) pointAt(chart, pointed);
+    const stopTaps = pointOnTap(chart);
     return () => {
-      chart.over.removeEventListener('pointerdown', tap);
+      stopTaps();
       chart.destroy();
       plot.current = null;
     };
@@ -155,14 +149,7 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
   }, [series, width, metric, currency, hidden, max]);
 
   // Left and right arrows walk the days when the chart has the focus.
-  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    const chart = plot.current;
-    if (!chart || (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight')) return;
-    event.preventDefault();
-    const from = active ?? series.length;
-    const next = Math.min(series.length - 1, Math.max(0, from + (event.key === 'ArrowLeft' ? -1 : 1)));
-    chart.setCursor({ left: chart.valToPos(next, 'x'), top: chart.over.clientHeight / 2 });
-  };
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => walkDays(plot.current, event, active, series.length);
 
   if (max === 0) {
     return (
