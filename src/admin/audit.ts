@@ -9,7 +9,7 @@ import { adminAudit, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { AUDIT_ACTIONS } from './audit-actions';
-import { likeContains } from './like';
+import { likeContains } from '../db/like';
 
 export { AUDIT_ACTIONS };
 

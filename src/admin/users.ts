@@ -18,7 +18,7 @@ import { errorMessages } from '../http/messages';
 import { USER_KEYS_CHANGED_CHANNEL, type KeyService } from '../keys/service';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import { recordAudit, type AuditActor } from './audit';
-import { likeContains } from './like';
+import { likeContains } from '../db/like';
 
 /** How many ledger rows the detail view shows, newest first. */
 export const DETAIL_LEDGER_ROWS = 100;

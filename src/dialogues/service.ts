@@ -6,6 +6,7 @@
 import { and, desc, eq, gt, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
+import { likeContains } from '../db/like';
 import { agents, dialogueMessages, dialogues, escalations as escalationRows, notifications, outbox, socialEvents, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
@@ -30,11 +31,6 @@ const stateSql: SQL<DialogueState> = sql<DialogueState>`case
   when ${dialogues.mode} = 'assistant' then 'bot'
   when ${dialogues.heldBy} is not null then 'operator'
   else 'escalated' end`;
-
-/** `%`, `_` and the escape character itself match literally. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 const holderKeyOf = (userId: string) => `user:${userId}`;
 
@@ -174,7 +170,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
       if (query.state) filters.push(sql`${stateSql} = ${query.state}`);
       const q = query.q?.trim();
       if (q) {
-        const pattern = likePattern(q);
+        const pattern = likeContains(q);
         filters.push(sql`(${dialogues.peerId} ilike ${pattern} escape '\\' or ${dialogues.clientName} ilike ${pattern} escape '\\'
           or ${dialogues.clientPhone} ilike ${pattern} escape '\\'
           or exists (select 1 from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.content ilike ${pattern} escape '\\'))`);

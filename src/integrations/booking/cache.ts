@@ -2,6 +2,7 @@
 // the database so every app instance sees the same copy and a token one instance obtained serves all.
 import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
+import { likePrefix } from '../../db/like';
 import { bookingCache } from '../../db/schema';
 
 export interface CachedValue<T> {
@@ -34,8 +35,7 @@ export function createBookingCache(db: Database) {
 
     /** Every entry whose key starts with `prefix` (e.g. the free times of one specialist on one day). */
     async deletePrefix(agentId: string, prefix: string): Promise<void> {
-      const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      await db.delete(bookingCache).where(and(eq(bookingCache.agentId, agentId), like(bookingCache.key, pattern)));
+      await db.delete(bookingCache).where(and(eq(bookingCache.agentId, agentId), like(bookingCache.key, likePrefix(prefix))));
     },
 
     /** Everything cached for an agent: its settings changed, so none of it can be trusted. */
