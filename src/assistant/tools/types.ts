@@ -2,6 +2,7 @@
 // arguments of the tools are a contract owners' prompts rely on (decisions.md, third round); each tool
 // answers JSON the model reads, and an error the model can act on is a result, never an exception.
 import type { Agent } from '../../agents/service';
+import type { VkKeyboard } from '../../integrations/social/keyboards';
 import type { DialogueRow } from '../flow';
 
 /** A JSON Schema object as OpenAI's `tools[].function.parameters` takes it. */
@@ -31,6 +32,12 @@ export interface ToolResult {
   result: unknown;
   summary: string;
   outcome?: 'escalated' | 'asked_phone';
+  /**
+   * What the system itself tells the client about an act the tool did (a booking made, moved or
+   * cancelled, an order placed with its «Оплатить» button): sent to the client as soon as the tool
+   * returns, whatever the model writes after, so the client never depends on the model repeating it.
+   */
+  announce?: { text: string; keyboard?: VkKeyboard };
 }
 
 export interface AssistantTool {
