@@ -9,9 +9,9 @@
 // accept and the mark is the one window where at-least-once shows, as no Bot API call is idempotent.
 //
 // Concurrency: rows are delivered side by side, so one slow recipient (a webhook that never answers, a
-// remote API that hangs until its timeout) holds up only its own lane. A row's lane (one chat, one
+// remote API that hangs until its timeout) holds up only its own lane. A row's lane (one agent's bot, one
 // account's webhook) is delivered one row at a time, lowest id first, so a chat's messages keep their
-// order; at most `concurrency` rows are in delivery per instance, and a handler may cap its kind lower
+// order and a bot's rate limit is met as before; at most `concurrency` rows are in delivery per instance, and a handler may cap its kind lower
 // (the alert webhooks do), so one kind can never take every slot from the others.
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../db/client';
@@ -36,13 +36,17 @@ export interface NewOutboxRow {
   agentId?: string | null;
   notificationId?: string | null;
   recipient: string;
-  /** Default: the kind, agent and recipient — one conversation. */
+  /** Default: the kind and the agent (one bot's messages, which share its rate limit), or the recipient. */
   lane?: string;
   payload: Record<string, unknown>;
 }
 
-/** The lane of a row that names none: one kind's messages to one recipient of one agent. */
-export const defaultLane = (row: Pick<NewOutboxRow, 'kind' | 'agentId' | 'recipient'>) => `${row.kind}:${row.agentId ?? ''}:${row.recipient}`;
+/**
+ * The lane of a row that names none: one agent's messages of one kind (one bot or community, whose remote
+ * rate limit they share, so a 429 pauses the next one before it is sent), else one recipient's.
+ */
+export const defaultLane = (row: Pick<NewOutboxRow, 'kind' | 'agentId' | 'recipient'>) =>
+  row.agentId ? `${row.kind}:agent:${row.agentId}` : `${row.kind}:to:${row.recipient}`;
 
 /** The remote side may accept later: retry. `afterMs` is a wait it asked for (e.g. 429 retry_after). */
 export class RetryLater extends Error {

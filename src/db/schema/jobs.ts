@@ -18,7 +18,7 @@ export const outbox = pgTable(
     notificationId: uuid('notification_id').references(() => notifications.id, { onDelete: 'cascade' }),
     recipient: text('recipient').notNull(),
     /**
-     * Rows of one lane are delivered one at a time, lowest id first (one chat's messages in order, one
+     * Rows of one lane are delivered one at a time, lowest id first (one bot's messages in order, one
      * account's webhook calls never more than one at once); lanes are delivered side by side. Null: a row
      * queued before lanes, its own lane.
      */
