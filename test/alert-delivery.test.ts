@@ -86,18 +86,19 @@ function startSilentReceiver(log: string[], name: string) {
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
-    socket.once('data', () => {
-      open += 1;
-      opened += 1;
-      mostOpen = Math.max(mostOpen, open);
-      log.push(`${name} open`);
-    });
+    // Counted from the connection: an SMTP client sends nothing before the server's greeting.
+    open += 1;
+    opened += 1;
+    mostOpen = Math.max(mostOpen, open);
+    log.push(`${name} open`);
     socket.on('close', () => {
       sockets.delete(socket);
       open -= 1;
       log.push(`${name} closed`);
     });
     socket.on('error', () => {});
+    // Read and dropped, so the client's closing is seen.
+    socket.resume();
   });
   return new Promise<{ url: string; open(): number; opened(): number; mostOpen(): number; stop(): void }>((resolve) =>
     server.listen(0, '127.0.0.1', () =>
@@ -225,6 +226,66 @@ describe('a receiver that never answers', () => {
     } finally {
       silent.stop();
       working.stop();
+    }
+  });
+});
+
+describe('a mail server that never answers', () => {
+  test('holds up neither a VK reply nor another account’s webhook while the alert mail waits for it', async () => {
+    const log: string[] = [];
+    const silentSmtp = await startSilentReceiver(log, 'smtp');
+    const mailing = await startTestApp({
+      env: {
+        UPSTREAM_BASE_URL: fake.url,
+        VK_API_BASE_URL: vk.url,
+        SMTP_URL: `smtp://127.0.0.1:${new URL(silentSmtp.url).port}`,
+        SMTP_FROM: 'Conduit <no-reply@conduit.example>',
+        OUTBOX_POLL_INTERVAL_MS: '50',
+      },
+    });
+    const working = startReceiver(log, 'working');
+    const { sendAndWait, messageNew } = createSocialDriver(() => mailing, () => vk);
+    try {
+      // A threshold without a webhook: the alert is a mail only, to a server that takes the connection and never greets.
+      const mailed = await registerUser(mailing.url);
+      expect((await call(mailing.url, 'PUT', '/api/account/alerts', { token: mailed.token, body: { lowBalanceThreshold: 1 } })).status).toBe(200);
+      await setBalanceNano(mailing, mailed.userId, 1_000_001_000n);
+      await fireAlert(mailing, { key: (await createApiKey(mailing.url, mailed.token)).key });
+      await waitFor(() => silentSmtp.open() > 0, 10_000, 'the mail to reach the silent SMTP server');
+
+      const alive = await accountWithWebhook(mailing, working.url);
+      await fireAlert(mailing, alive);
+      await waitFor(() => working.bodies.length > 0, 10_000, 'the other account’s webhook');
+      log.push(`working seen, smtp open ${silentSmtp.open()}`);
+
+      const owner = await registerUser(mailing.url);
+      const agent = await call(mailing.url, 'POST', '/api/agents', {
+        token: owner.token,
+        body: { name: 'Салон «Лён»', type: 'creator', model: 'acme/chat', systemPrompt: 'Ты — вежливый администратор салона.' },
+      });
+      const saved = await call(mailing.url, 'PUT', `/api/v1/social/${agent.body.id}/settings`, {
+        token: owner.token,
+        body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+      });
+      expect(saved.status).toBe(200);
+      const peerId = 40911299;
+      const [reply] = await sendAndWait(agent.body.id, messageNew('Помощь', { peerId }), 1, peerId);
+      expect(reply!.message).toContain('Что я умею');
+      log.push(`vk seen, smtp open ${silentSmtp.open()}`);
+
+      // Both happened while the mail server held the alert mail (the other account's mail may hold a second connection).
+      const firstClose = log.indexOf('smtp closed');
+      const before = log.slice(0, firstClose < 0 ? log.length : firstClose);
+      expect(before[0]).toBe('smtp open');
+      expect(before).toContain('working');
+      expect(before.filter((l) => l.includes(' seen, ')).map((l) => l.replace(/open [1-9]$/, 'open ≥ 1'))).toEqual([
+        'working seen, smtp open ≥ 1',
+        'vk seen, smtp open ≥ 1',
+      ]);
+    } finally {
+      silentSmtp.stop();
+      working.stop();
+      await mailing.close();
     }
   });
 });
