@@ -230,6 +230,41 @@ describe('a receiver that never answers', () => {
   });
 });
 
+describe('many receivers that never answer', () => {
+  test('take at most 16 delivery slots: a VK reply still goes out while they all hang', async () => {
+    const log: string[] = [];
+    const silent = await startSilentReceiver(log, 'silent');
+    const { sendAndWait, messageNew } = createSocialDriver(() => app, () => vk);
+    try {
+      const accounts = [];
+      for (let i = 0; i < 20; i++) accounts.push(await accountWithWebhook(app, silent.url));
+      const owner = await registerUser(app.url);
+      const agent = await call(app.url, 'POST', '/api/agents', {
+        token: owner.token,
+        body: { name: 'Салон «Лён»', type: 'creator', model: 'acme/chat', systemPrompt: 'Ты — вежливый администратор салона.' },
+      });
+      const saved = await call(app.url, 'PUT', `/api/v1/social/${agent.body.id}/settings`, {
+        token: owner.token,
+        body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+      });
+      expect(saved.status).toBe(200);
+
+      // Twenty accounts' alerts at once, each to a receiver that never answers.
+      await Promise.all(accounts.map((a) => spend(app, a.key, 1)));
+      await settled(app);
+      await waitFor(() => silent.open() >= 16, 10_000, 'sixteen calls to hang');
+      const peerId = 40911377;
+      const [reply] = await sendAndWait(agent.body.id, messageNew('Помощь', { peerId }), 1, peerId);
+      expect(reply!.message).toContain('Что я умею');
+      // Answered while the webhook calls hung; never more than 16 of them at once, though 20 were due.
+      expect(silent.open()).toBeGreaterThan(0);
+      expect(silent.mostOpen()).toBe(16);
+    } finally {
+      silent.stop();
+    }
+  });
+});
+
 describe('a mail server that never answers', () => {
   test('holds up neither a VK reply nor another account’s webhook while the alert mail waits for it', async () => {
     const log: string[] = [];

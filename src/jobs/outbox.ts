@@ -2,17 +2,17 @@
 // of their cause, and this worker delivers them. Handlers are registered per kind, so any integration
 // can add its own messages.
 //
-// Claiming: a batch of due rows is leased (locked_until/locked_by) with FOR UPDATE SKIP LOCKED, so two
-// instances never take the same row; the lease is not a held transaction, so no connection waits on a
-// slow remote API. A row is marked sent the moment its recipient is served, so a restart (or a crash
-// mid-batch) never re-sends to a recipient already served; a crash in the instant between a remote
-// accept and the mark is the one window where at-least-once shows, as no Bot API call is idempotent.
+// Claiming: due rows are leased (locked_until/locked_by) with FOR UPDATE SKIP LOCKED, so two instances
+// never take the same row; the lease is not a held transaction, so no connection waits on a slow remote
+// API. A row is marked sent the moment its recipient is served, so a restart (or a crash mid-delivery)
+// never re-sends to a recipient already served; a crash in the instant between a remote accept and the
+// mark is the one window where at-least-once shows, as no Bot API call is idempotent.
 //
 // Concurrency: rows are delivered side by side, so one slow recipient (a webhook that never answers, a
-// remote API that hangs until its timeout) holds up only its own lane. A row's lane (one agent's bot, one
-// account's webhook) is delivered one row at a time, lowest id first, so a chat's messages keep their
-// order and a bot's rate limit is met as before; at most `concurrency` rows are in delivery per instance, and a handler may cap its kind lower
-// (the alert webhooks do), so one kind can never take every slot from the others.
+// remote API that hangs until its timeout) holds up only its own lane. A lane (one agent's bot, one
+// account's webhook) is delivered one row at a time, lowest due id first, so a chat's messages keep their
+// order and a bot's rate limit is met as before. At most `concurrency` rows are in delivery per instance,
+// and a handler may cap its kind lower (the alert webhooks do), so no kind can take every slot.
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../db/client';
 import { outbox } from '../db/schema';
@@ -201,6 +201,14 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
       .where(mine(row.id));
   }
 
+  /** Gives a claimed row back as it was: due now, its attempt not counted. */
+  async function release(row: OutboxRow) {
+    await db
+      .update(outbox)
+      .set({ lockedUntil: null, lockedBy: null, attempts: sql`greatest(${outbox.attempts} - 1, 0)` })
+      .where(mine(row.id));
+  }
+
   async function fail(row: OutboxRow, error: string) {
     await db
       .update(outbox)
@@ -258,8 +266,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
     kindsInFlight.set(row.kind, (kindsInFlight.get(row.kind) ?? 0) + 1);
     const done = (async () => {
       try {
-        // A row past its kind's room (two claimed in one pass) goes back at once, its attempt not counted.
-        if (kindRoom(row.kind) < 0) await reschedule(row, 0, 'waiting: other messages of its kind are being sent', false);
+        // A row past its kind's room (more of it claimed in one pass) goes back at once, untouched.
+        if (kindRoom(row.kind) < 0) await release(row);
         else await deliverOne(row);
       } catch (error) {
         // A database failure while recording an outcome: the lease expires and the row is retried.
