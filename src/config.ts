@@ -223,6 +223,8 @@ const envSchema = z.object({
    * to receive webhooks on 127.0.0.1.
    */
   ALERT_WEBHOOK_ALLOW_PRIVATE: boolFromEnv.default(false),
+  /** Alert webhook calls that may wait per account; queuing another drops the oldest (logged). */
+  ALERT_WEBHOOK_MAX_QUEUED: intFromEnv(1, 10_000).default(20),
   /** Failed logins from one client address before each further attempt from it waits (1 s, doubling). */
   LOGIN_MAX_FAILURES: intFromEnv(1, 1000).default(10),
   /**
@@ -349,6 +351,8 @@ export interface Config {
   supportContact: string | undefined;
   /** ALERT_WEBHOOK_ALLOW_PRIVATE: alert webhooks may go to loopback/private addresses. */
   alertWebhookAllowPrivate: boolean;
+  /** ALERT_WEBHOOK_MAX_QUEUED: undelivered alert webhook calls kept per account. */
+  alertWebhookMaxQueued: number;
   loginMaxFailures: number;
   loginAccountMaxFailures: number;
   loginLockoutSeconds: number;
@@ -587,6 +591,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       smtp,
       supportContact: e.SUPPORT_CONTACT,
       alertWebhookAllowPrivate: e.ALERT_WEBHOOK_ALLOW_PRIVATE,
+      alertWebhookMaxQueued: e.ALERT_WEBHOOK_MAX_QUEUED,
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
       loginAccountMaxFailures: e.LOGIN_ACCOUNT_MAX_FAILURES,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,

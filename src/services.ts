@@ -170,7 +170,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     pollIntervalMs: config.outboxPollIntervalMs,
     retryBaseMs: config.outboxRetryBaseMs,
     maxAttempts: config.outboxMaxAttempts,
-    // A claimed batch (20 rows, one slow call each at worst) must be done before another instance may take it.
+    // A claimed row (one slow call at worst, retried within a call by some clients) must be done before another instance may take it.
     leaseMs: config.telegramTimeoutMs * 20 + 30_000,
   });
   const alerts = createAlerts({ db, box: secretBox, outbox, logger, config });

@@ -7,6 +7,10 @@
 // a credit lifts the balance to the threshold again: the migration's trigger), the key alert by upserting
 // the key's row of key_limit_alerts only when its period or limit differs. The mail and the webhook call
 // are queued in the outbox in the claim's own transaction: no claim without its messages, and none twice.
+//
+// An account's webhook calls share one outbox lane (one call at a time per account), and at most
+// ALERT_WEBHOOK_MAX_QUEUED of them wait: queuing a newer one drops the oldest beyond that (a receiver that
+// is down for a day gets the latest events when it is back, not a day's backlog), with a log line.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config';
@@ -29,10 +33,15 @@ const NEAR_DENOMINATOR = 5n;
 export interface AlertCheckerDeps {
   db: Database;
   logger: Logger;
-  config: Pick<Config, 'publicBaseUrl' | 'balanceCurrency' | 'smtp'>;
+  config: Pick<Config, 'publicBaseUrl' | 'balanceCurrency' | 'smtp' | 'alertWebhookMaxQueued'>;
   /** Called after a claim committed messages, so they leave without waiting for the outbox's poll. */
   wake: () => void;
 }
+
+/** The outbox lane of an account's webhook calls. */
+export const webhookLane = (userId: string) => `${ALERT_WEBHOOK_KIND}:${userId}`;
+/** What a dropped event's row says. */
+export const DROPPED_EVENT_ERROR = 'dropped: newer alert events of the account are waiting';
 
 const toBig = (v: unknown) => BigInt(v as string | number | bigint);
 const idList = (ids: string[]) => sql`string_to_array(${ids.join(',')}, ',')::uuid[]`;
@@ -53,9 +62,36 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
     if (webhookUrl) {
       // The body is fixed now, so every retry sends the same bytes (its id lets the receiver drop repeats).
       const body = JSON.stringify({ id: `evt_${randomUUID().replaceAll('-', '')}`, ...event, created: Math.floor(Date.now() / 1000) });
-      rows.push({ kind: ALERT_WEBHOOK_KIND, recipient: webhookUrl, payload: { userId, body } });
+      rows.push({ kind: ALERT_WEBHOOK_KIND, recipient: webhookUrl, lane: webhookLane(userId), payload: { userId, body } });
     }
     return rows;
+  }
+
+  /**
+   * Queues the rows, then drops the account's oldest waiting webhook calls beyond the cap (one in delivery
+   * now is left to finish), in the same transaction.
+   */
+  async function enqueue(tx: Executor, rows: NewOutboxRow[]): Promise<void> {
+    await enqueueOutbox(tx, rows);
+    const lanes = [...new Set(rows.flatMap((r) => (r.lane && r.kind === ALERT_WEBHOOK_KIND ? [r.lane] : [])))];
+    if (lanes.length === 0) return;
+    const dropped = rowsOf<{ user_id: string; n: unknown }>(
+      await tx.execute(sql`
+        with dropped as (
+          update outbox set status = 'failed', last_error = ${DROPPED_EVENT_ERROR}, locked_until = null, locked_by = null
+           where id in (
+             select id from (
+               select id, locked_until, row_number() over (partition by lane order by id desc) as place
+                 from outbox
+                where lane = any(array(select jsonb_array_elements_text(${JSON.stringify(lanes)}::jsonb))) and status = 'pending'
+             ) waiting
+             where place > ${config.alertWebhookMaxQueued} and (locked_until is null or locked_until < now()))
+          returning payload->>'userId' as user_id)
+        select user_id, count(*)::int as n from dropped group by user_id`),
+    );
+    for (const d of dropped) {
+      logger.warn('alert webhook events dropped: too many waiting for the account', { userId: d.user_id, dropped: Number(d.n), max: config.alertWebhookMaxQueued });
+    }
   }
 
   async function checkBalances(userIds: string[]): Promise<number> {
@@ -95,7 +131,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
           }),
         );
       }
-      await enqueueOutbox(tx, rows);
+      await enqueue(tx, rows);
       return claimed.length;
     });
   }
@@ -166,7 +202,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
           subject: keyLimitMail.subject(key.name),
           ...mailBodies(keyLimitMail.lines(key.name, key.key_prefix, spentText, limitText, keysUrl, settingsUrl), [keysUrl, settingsUrl]),
         };
-        await enqueueOutbox(
+        await enqueue(
           tx,
           messages(key.email, mail, key.user_id, key.webhook_url, {
             type: 'key.limit_near',

@@ -7,7 +7,7 @@ import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';
 import { ALERT_MAIL_KIND, ALERT_WEBHOOK_KIND, createAlertChecker } from './checker';
-import { createAlertMailHandler, createAlertWebhookHandler } from './delivery';
+import { ALERT_MAIL_CONCURRENCY, ALERT_WEBHOOK_CONCURRENCY, createAlertMailHandler, createAlertWebhookHandler } from './delivery';
 import { createAlertSettings } from './settings';
 
 export interface AlertsDeps {
@@ -22,8 +22,8 @@ export function createAlerts({ db, box, outbox, logger, config }: AlertsDeps) {
   const mailer = config.smtp ? createMailer(config.smtp) : null;
   const settings = createAlertSettings({ db, box, config });
   const checker = createAlertChecker({ db, logger, config, wake: () => outbox.wake() });
-  outbox.register(ALERT_MAIL_KIND, createAlertMailHandler(mailer));
-  outbox.register(ALERT_WEBHOOK_KIND, createAlertWebhookHandler({ settings, config, logger }));
+  outbox.register(ALERT_MAIL_KIND, { ...createAlertMailHandler(mailer), concurrency: ALERT_MAIL_CONCURRENCY });
+  outbox.register(ALERT_WEBHOOK_KIND, { ...createAlertWebhookHandler({ settings, config, logger }), concurrency: ALERT_WEBHOOK_CONCURRENCY });
   return {
     settings,
     checker,

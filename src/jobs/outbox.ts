@@ -2,11 +2,17 @@
 // of their cause, and this worker delivers them. Handlers are registered per kind, so any integration
 // can add its own messages.
 //
-// Claiming: a batch of due rows is leased (locked_until/locked_by) with FOR UPDATE SKIP LOCKED, so two
-// instances never take the same row; the lease is not a held transaction, so no connection waits on a
-// slow remote API. A row is marked sent the moment its recipient is served, so a restart (or a crash
-// mid-batch) never re-sends to a recipient already served; a crash in the instant between a remote
-// accept and the mark is the one window where at-least-once shows, as no Bot API call is idempotent.
+// Claiming: due rows are leased (locked_until/locked_by) with FOR UPDATE SKIP LOCKED, so two instances
+// never take the same row; the lease is not a held transaction, so no connection waits on a slow remote
+// API. A row is marked sent the moment its recipient is served, so a restart (or a crash mid-delivery)
+// never re-sends to a recipient already served; a crash in the instant between a remote accept and the
+// mark is the one window where at-least-once shows, as no Bot API call is idempotent.
+//
+// Concurrency: rows are delivered side by side, so one slow recipient (a webhook that never answers, a
+// remote API that hangs until its timeout) holds up only its own lane. A lane (one agent's bot, one
+// account's webhook) is delivered one row at a time, lowest due id first, so a chat's messages keep their
+// order and a bot's rate limit is met as before. At most `concurrency` rows are in delivery per instance,
+// and a handler may cap its kind lower (the alert webhooks do), so no kind can take every slot.
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../db/client';
 import { outbox } from '../db/schema';
@@ -18,6 +24,8 @@ export interface OutboxRow {
   agentId: string | null;
   notificationId: string | null;
   recipient: string;
+  /** Rows of one lane are delivered one at a time, in id order; null for rows queued before lanes. */
+  lane: string | null;
   payload: Record<string, unknown>;
   /** Including the current one. */
   attempts: number;
@@ -28,8 +36,17 @@ export interface NewOutboxRow {
   agentId?: string | null;
   notificationId?: string | null;
   recipient: string;
+  /** Default: the kind and the agent (one bot's messages, which share its rate limit), or the recipient. */
+  lane?: string;
   payload: Record<string, unknown>;
 }
+
+/**
+ * The lane of a row that names none: one agent's messages of one kind (one bot or community, whose remote
+ * rate limit they share, so a 429 pauses the next one before it is sent), else one recipient's.
+ */
+export const defaultLane = (row: Pick<NewOutboxRow, 'kind' | 'agentId' | 'recipient'>) =>
+  row.agentId ? `${row.kind}:agent:${row.agentId}` : `${row.kind}:to:${row.recipient}`;
 
 /** The remote side may accept later: retry. `afterMs` is a wait it asked for (e.g. 429 retry_after). */
 export class RetryLater extends Error {
@@ -58,6 +75,8 @@ export interface OutboxHandler {
   deliver(row: OutboxRow): Promise<{ result?: Record<string, unknown> }>;
   /** Runs in the transaction that marks the row sent (e.g. to remember the remote message id). */
   onSent?(tx: Transaction, row: OutboxRow, result: Record<string, unknown> | undefined): Promise<void>;
+  /** At most this many rows of the kind in delivery at once in one instance (default: the worker's whole concurrency). */
+  concurrency?: number;
 }
 
 export interface OutboxWorkerOptions {
@@ -67,9 +86,10 @@ export interface OutboxWorkerOptions {
   pollIntervalMs: number;
   retryBaseMs: number;
   maxAttempts: number;
-  /** How long a claimed row stays this worker's; must exceed the time to deliver a whole batch. */
+  /** How long a claimed row stays this worker's; must exceed the time to deliver one row. */
   leaseMs: number;
-  batchSize?: number;
+  /** Rows in delivery at once in this instance (default 32). */
+  concurrency?: number;
 }
 
 const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
@@ -85,6 +105,7 @@ export async function enqueueOutbox(executor: Executor, rows: NewOutboxRow[]): P
         agentId: r.agentId ?? null,
         notificationId: r.notificationId ?? null,
         recipient: r.recipient,
+        lane: r.lane ?? defaultLane(r),
         payload: r.payload,
       })),
     )
@@ -94,16 +115,29 @@ export async function enqueueOutbox(executor: Executor, rows: NewOutboxRow[]): P
 
 export function createOutboxWorker(options: OutboxWorkerOptions) {
   const { db, logger, instanceId } = options;
-  const batchSize = options.batchSize ?? 20;
+  const concurrency = options.concurrency ?? 32;
   const handlers = new Map<string, OutboxHandler>();
   /** agent id → epoch ms before which its rows are not sent (the remote asked us to slow down). */
   const pausedAgents = new Map<string, number>();
+  /** Rows in delivery in this instance, by id. */
+  const inFlight = new Map<number, Promise<void>>();
+  /** Lanes with a row in delivery here, and how many rows of each kind are. */
+  const busyLanes = new Set<string>();
+  const kindsInFlight = new Map<string, number>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<number> | undefined;
   let rerun = false;
   let stopped = true;
 
-  async function claim(): Promise<OutboxRow[]> {
+  const kindRoom = (kind: string) => (handlers.get(kind)?.concurrency ?? concurrency) - (kindsInFlight.get(kind) ?? 0);
+  const textList = (items: Iterable<string>) => sql`array(select jsonb_array_elements_text(${JSON.stringify([...items])}::jsonb))`;
+
+  /**
+   * Leases up to `limit` due rows: the lowest-id due row of each lane that has no row in delivery (here or,
+   * by its lease, in another instance), of kinds with room left here; oldest due first.
+   */
+  async function claim(limit: number): Promise<OutboxRow[]> {
+    const fullKinds = [...handlers.keys()].filter((kind) => kindRoom(kind) <= 0);
     const result = await db.execute(sql`
       update outbox
          set locked_until = now() + make_interval(secs => ${options.leaseMs / 1000}),
@@ -111,12 +145,22 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
              attempts = attempts + 1
        where id in (
          select id from outbox
-          where status = 'pending' and next_attempt_at <= now()
-            and (locked_until is null or locked_until < now())
-          order by next_attempt_at, id
-          limit ${batchSize}
+          where id in (
+            select id from (
+              select distinct on (coalesce(o.lane, o.id::text)) o.id, o.next_attempt_at
+                from outbox o
+               where o.status = 'pending' and o.next_attempt_at <= now()
+                 and (o.locked_until is null or o.locked_until < now())
+                 and not (coalesce(o.lane, o.id::text) = any(${textList(busyLanes)}))
+                 and not (o.kind = any(${textList(fullKinds)}))
+                 and (o.lane is null or not exists (
+                   select 1 from outbox b where b.lane = o.lane and b.status = 'pending' and b.locked_until >= now()))
+               order by coalesce(o.lane, o.id::text), o.id) firsts
+            order by next_attempt_at, id
+            limit ${limit})
+            and status = 'pending' and (locked_until is null or locked_until < now())
           for update skip locked)
-      returning id, kind, agent_id, notification_id, recipient, payload, attempts`);
+      returning id, kind, agent_id, notification_id, recipient, lane, payload, attempts`);
     return rowsOf<Record<string, unknown>>(result)
       .map((r) => ({
         id: Number(r.id),
@@ -124,6 +168,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
         agentId: (r.agent_id as string | null) ?? null,
         notificationId: (r.notification_id as string | null) ?? null,
         recipient: String(r.recipient),
+        lane: (r.lane as string | null) ?? null,
         payload: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as Record<string, unknown>,
         attempts: Number(r.attempts),
       }))
@@ -153,6 +198,14 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
         lastError: error,
         ...(countsAsAttempt ? {} : { attempts: sql`greatest(${outbox.attempts} - 1, 0)` }),
       })
+      .where(mine(row.id));
+  }
+
+  /** Gives a claimed row back as it was: due now, its attempt not counted. */
+  async function release(row: OutboxRow) {
+    await db
+      .update(outbox)
+      .set({ lockedUntil: null, lockedBy: null, attempts: sql`greatest(${outbox.attempts} - 1, 0)` })
       .where(mine(row.id));
   }
 
@@ -206,20 +259,51 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
     await markSent(row, handler, outcome.result);
   }
 
+  /** Delivers a claimed row in the background; its lane and its kind's slot are held until it is recorded. */
+  function begin(row: OutboxRow) {
+    const lane = row.lane ?? String(row.id);
+    busyLanes.add(lane);
+    kindsInFlight.set(row.kind, (kindsInFlight.get(row.kind) ?? 0) + 1);
+    const done = (async () => {
+      try {
+        // A row past its kind's room (more of it claimed in one pass) goes back at once, untouched.
+        if (kindRoom(row.kind) < 0) await release(row);
+        else await deliverOne(row);
+      } catch (error) {
+        // A database failure while recording an outcome: the lease expires and the row is retried.
+        logger.error('outbox bookkeeping failed', { id: row.id, error });
+      } finally {
+        busyLanes.delete(lane);
+        kindsInFlight.set(row.kind, (kindsInFlight.get(row.kind) ?? 1) - 1);
+        inFlight.delete(row.id);
+        // Its lane may hold the next row, and a slot is free.
+        wake();
+      }
+    })();
+    inFlight.set(row.id, done);
+  }
+
+  /** Claims and starts due rows while there is room; the number started. */
+  async function fill(): Promise<number> {
+    let started = 0;
+    for (;;) {
+      const room = concurrency - inFlight.size;
+      if (room <= 0 || stopped) return started;
+      const rows = await claim(room);
+      for (const row of rows) begin(row);
+      started += rows.length;
+      if (rows.length < room) return started;
+    }
+  }
+
+  /** Delivers every due row and waits for them (tests, tools); the number delivered. */
   async function runOnce(): Promise<number> {
     let handled = 0;
     for (;;) {
-      const rows = await claim();
-      for (const row of rows) {
-        try {
-          await deliverOne(row);
-        } catch (error) {
-          // A database failure while recording an outcome: the lease expires and the row is retried.
-          logger.error('outbox bookkeeping failed', { id: row.id, error });
-        }
-        handled += 1;
-      }
-      if (rows.length < batchSize || stopped) return handled;
+      const started = await fill();
+      await Promise.all(inFlight.values());
+      handled += started;
+      if (started === 0) return handled;
     }
   }
 
@@ -236,7 +320,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
       rerun = true;
       return;
     }
-    running = runOnce()
+    running = fill()
       .catch((error) => {
         logger.error('outbox run failed', { error });
         return 0;
@@ -249,6 +333,12 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
       });
   }
 
+  function wake() {
+    if (stopped) return;
+    if (running) rerun = true;
+    else schedule(0);
+  }
+
   return {
     register(kind: string, handler: OutboxHandler) {
       if (handlers.has(kind)) throw new Error(`outbox kind ${kind} is already registered`);
@@ -256,11 +346,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
     },
     enqueue: enqueueOutbox,
     /** Looks for due rows now (call after committing rows, so they leave without waiting for a poll). */
-    wake() {
-      if (stopped) return;
-      if (running) rerun = true;
-      else schedule(0);
-    },
+    wake,
     /** One pass over every due row; for tests and tools. */
     runOnce,
     start() {
@@ -268,12 +354,13 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
       stopped = false;
       schedule(0);
     },
-    /** Stops polling and waits for the batch in hand, so nothing is left half-recorded. */
+    /** Stops polling and waits for the rows in delivery, so nothing is left half-recorded. */
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
       await running;
+      await Promise.all(inFlight.values());
     },
   };
 }

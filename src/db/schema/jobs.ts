@@ -17,6 +17,12 @@ export const outbox = pgTable(
     agentId: uuid('agent_id').references(() => agents.id, { onDelete: 'cascade' }),
     notificationId: uuid('notification_id').references(() => notifications.id, { onDelete: 'cascade' }),
     recipient: text('recipient').notNull(),
+    /**
+     * Rows of one lane are delivered one at a time, lowest id first (one bot's messages in order, one
+     * account's webhook calls never more than one at once); lanes are delivered side by side. Null: a row
+     * queued before lanes, its own lane.
+     */
+    lane: text('lane'),
     payload: jsonb('payload').notNull(),
     /** pending | sent | failed */
     status: text('status').notNull().default('pending'),
@@ -33,6 +39,7 @@ export const outbox = pgTable(
   },
   (t) => [
     index('outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('outbox_lane_idx').on(t.lane).where(sql`${t.status} = 'pending'`),
     index('outbox_notification_idx').on(t.notificationId),
     index('outbox_agent_idx').on(t.agentId, t.createdAt),
     check('outbox_status_known', sql`${t.status} in ('pending', 'sent', 'failed')`),
