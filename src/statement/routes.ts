@@ -72,7 +72,9 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
     async document(request: Request, month: string, file: string): Promise<Response> {
       const principal = await deps.authenticator.jwtUser(request.headers);
       const parsedMonth = monthInput.safeParse(month);
-      if (!parsedMonth.success) throw new AppError('invalid_request_error', statementMessages.monthInvalid, { param: 'month' });
+      if (!parsedMonth.success) {
+        throw new AppError('invalid_request_error', parsedMonth.error.issues[0]?.message ?? statementMessages.monthInvalid, { param: 'month' });
+      }
       const kind = file.replace(/\.pdf$/, '') as DocumentKind;
       if (!file.endsWith('.pdf') || !DOCUMENT_KINDS.includes(kind)) throw new AppError('not_found', statementMessages.documentKindUnknown);
       const now = new Date();
