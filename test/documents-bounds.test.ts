@@ -1,6 +1,8 @@
 // The closing documents' and the statement's edges (issue 38): month and day inputs outside the years the
-// database takes are a Russian 400, not a 500 (row 11).
+// database takes are a Russian 400, not a 500 (row 11); documents requested all at once are built a few at
+// a time, so the rest of the server keeps answering (row 10).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { PDF_RENDERS_AT_ONCE } from '../src/statement/render-queue';
 import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 
 setDefaultTimeout(30_000);
@@ -72,5 +74,44 @@ describe('month and day inputs outside the database\'s years (row 11)', () => {
       const file = await fetch(`${app.url}/api/account/statement/export?${query}`, { headers: { authorization: `Bearer ${user.token}` } });
       expect(file.status).toBe(200);
     }
+  });
+});
+
+describe('documents requested all at once (row 10)', () => {
+  const queue = () => app.instance.services.statement.renderQueue;
+  const getPdf = async (path: string) => {
+    const res = await fetch(`${app.url}/api/account/documents/${path}`, { headers: { authorization: `Bearer ${user.token}` } });
+    return { status: res.status, head: new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(0, 5)) };
+  };
+
+  test(`every one of 24 parallel requests gets its PDF, built at most ${PDF_RENDERS_AT_ONCE} at a time; /health answers meanwhile`, async () => {
+    const before = queue().stats();
+    const months = ['2025-01', '2025-02', '2025-03', '2025-04', '2025-05', '2025-06'];
+    const paths = Array.from({ length: 24 }, (_, i) => `${months[i % months.length]}/${i % 2 ? 'invoice' : 'act'}.pdf`);
+    const documents = Promise.all(paths.map(getPdf));
+    // /health is not queued behind the documents: when it answers, most are still to be built.
+    const health = await fetch(`${app.url}/health`);
+    const builtWhenHealthAnswered = queue().stats().rendered - before.rendered;
+    expect(health.status).toBe(200);
+    const results = await documents;
+    expect(results).toEqual(paths.map(() => ({ status: 200, head: '%PDF-' })));
+    expect(builtWhenHealthAnswered).toBeLessThan(paths.length);
+
+    const after = queue().stats();
+    expect(after.rendered - before.rendered).toBe(paths.length);
+    // The bound held, and was reached: requests did wait for their turn.
+    expect(after.peakRendering).toBe(PDF_RENDERS_AT_ONCE);
+    expect(after.peakWaiting).toBeGreaterThan(0);
+    // Every place was given back.
+    expect(after).toMatchObject({ rendering: 0, waiting: 0 });
+  });
+
+  test('a request refused before its turn (bad or future month) takes no place; the queue stays usable', async () => {
+    const before = queue().stats();
+    const refused = await Promise.all(['0000-01/act.pdf', '2999-01/act.pdf', '2025-13/invoice.pdf'].map(getPdf));
+    expect(refused.map((r) => r.status)).toEqual([400, 400, 400]);
+    expect(queue().stats().rendered).toBe(before.rendered);
+    expect(await getPdf('2025-01/act.pdf')).toEqual({ status: 200, head: '%PDF-' });
+    expect(queue().stats()).toMatchObject({ rendering: 0, waiting: 0, rendered: before.rendered + 1 });
   });
 });
