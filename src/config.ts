@@ -118,6 +118,8 @@ const envSchema = z.object({
   /** The most of one upstream answer that is not a stream (and of an error body) Conduit reads: past it, 502. */
   UPSTREAM_MAX_BODY_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
+  /** Agents one user may own: each brings its own knowledge base (2,000 entries), integrations and dialogues. */
+  MAX_AGENTS_PER_USER: intFromEnv(1, 10_000).default(20),
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
   /** Requests per minute of all a user's API keys together on /v1; 0 = no such ceiling. */
   RATE_LIMIT_PER_USER_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
@@ -304,6 +306,7 @@ export interface Config {
   bodyLimitBytes: number;
   upstreamMaxBodyBytes: number;
   maxKeysPerUser: number;
+  maxAgentsPerUser: number;
   rateLimitPerMinute: number;
   rateLimitPerUserPerMinute: number;
   shutdownGraceMs: number;
@@ -555,6 +558,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       upstreamMaxBodyBytes: e.UPSTREAM_MAX_BODY_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
+      maxAgentsPerUser: e.MAX_AGENTS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       rateLimitPerUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
-import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { tmpdir } from 'node:os';
+import { loadConfig } from '../src/config';
+import { call, createApiKey, registerUser, startTestApp, TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from './helpers/app';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
 setDefaultTimeout(30_000);
@@ -149,6 +151,49 @@ describe('agents', () => {
       const res = await call(app.url, 'GET', '/api/agents', { token: credential });
       expect(res.status).toBe(401);
       expect(res.body.error.type).toBe('unauthorized');
+    }
+  });
+});
+
+describe('agents per user (issue 38 row 16)', () => {
+  test('by default a user owns at most 20 agents: parallel creations stop exactly there with a Russian 400, and deleting one frees a place', async () => {
+    const { token } = await registerUser(app.url);
+    const other = await registerUser(app.url);
+    const results = await Promise.all(
+      Array.from({ length: 26 }, (_, i) => call(app.url, 'POST', '/api/agents', { token, body: { name: `Агент ${i}`, type: i % 2 ? 'service' : 'creator' } })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(20);
+    const refused = results.filter((r) => r.status === 400);
+    expect(refused).toHaveLength(6);
+    for (const r of refused) {
+      expect(r.body.error).toEqual({ type: 'invalid_request_error', message: 'Достигнут лимит агентов (20); удалите ненужного агента, чтобы создать нового' });
+    }
+    const list = await call(app.url, 'GET', '/api/agents', { token });
+    expect(list.body.count).toBe(20);
+
+    // The cap is per user: another account still creates its own.
+    expect((await call(app.url, 'POST', '/api/agents', { token: other.token, body: { name: 'Свой', type: 'creator' } })).status).toBe(201);
+
+    const victim = list.body.agents[0].id;
+    expect((await call(app.url, 'DELETE', `/api/agents/${victim}`, { token })).status).toBe(200);
+    expect((await call(app.url, 'POST', '/api/agents', { token, body: { name: 'Замена', type: 'ecommerce' } })).status).toBe(201);
+    expect((await call(app.url, 'POST', '/api/agents', { token, body: { name: 'Лишний', type: 'ecommerce' } })).status).toBe(400);
+  });
+
+  test('MAX_AGENTS_PER_USER sets the cap; a value that is not a whole number from 1 is a start-up error', async () => {
+    const small = await startTestApp({ env: { MAX_AGENTS_PER_USER: '2' } });
+    try {
+      const { token } = await registerUser(small.url);
+      for (const name of ['Первый', 'Второй']) expect((await call(small.url, 'POST', '/api/agents', { token, body: { name, type: 'creator' } })).status).toBe(201);
+      const over = await call(small.url, 'POST', '/api/agents', { token, body: { name: 'Третий', type: 'creator' } });
+      expect(over.status).toBe(400);
+      expect(over.body.error.message).toBe('Достигнут лимит агентов (2); удалите ненужного агента, чтобы создать нового');
+    } finally {
+      await small.close();
+    }
+    for (const bad of ['0', '-1', 'many', '2.5']) {
+      const env = { NODE_ENV: 'test', JWT_SECRET: TEST_JWT_SECRET, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, DATA_DIR: tmpdir(), MAX_AGENTS_PER_USER: bad };
+      expect(() => loadConfig(env)).toThrow('MAX_AGENTS_PER_USER');
     }
   });
 });

@@ -1,5 +1,5 @@
 // Agent records (an assistant of a user) and the ownership rule every agent-scoped route relies on.
-import { and, desc, eq, getTableColumns } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns } from 'drizzle-orm';
 import { isUuid } from '../db/uuid';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
@@ -74,7 +74,7 @@ const agentColumns = { ...getTableColumns(agents), ownerBlockedAt: users.blocked
 
 export interface AgentServiceDeps {
   db: Database;
-  config: Pick<Config, 'defaultAgentModel'>;
+  config: Pick<Config, 'defaultAgentModel' | 'maxAgentsPerUser'>;
 }
 
 export function createAgentService({ db, config }: AgentServiceDeps) {
@@ -100,18 +100,28 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
     requireOwned,
 
     async create(userId: string, input: NewAgent): Promise<AgentView> {
-      const [row] = await db
-        .insert(agents)
-        .values({
-          userId,
-          name: input.name,
-          type: input.type,
-          // No prompt sent: the type's template, which the owner edits (an explicit empty one stays empty).
-          systemPrompt: input.systemPrompt ?? PROMPT_TEMPLATES[input.type],
-          model: input.model ?? config.defaultAgentModel,
-          acceptsImages: input.acceptsImages ?? false,
-        })
-        .returning();
+      const row = await db.transaction(async (tx) => {
+        // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap
+        // together (NO KEY UPDATE, as for keys: it must not wait for the billing writer's foreign-key locks).
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
+        const [{ value: existing } = { value: 0 }] = await tx.select({ value: count() }).from(agents).where(eq(agents.userId, userId));
+        if (Number(existing) >= config.maxAgentsPerUser) {
+          throw new AppError('invalid_request_error', errorMessages.tooManyAgents(config.maxAgentsPerUser));
+        }
+        const [inserted] = await tx
+          .insert(agents)
+          .values({
+            userId,
+            name: input.name,
+            type: input.type,
+            // No prompt sent: the type's template, which the owner edits (an explicit empty one stays empty).
+            systemPrompt: input.systemPrompt ?? PROMPT_TEMPLATES[input.type],
+            model: input.model ?? config.defaultAgentModel,
+            acceptsImages: input.acceptsImages ?? false,
+          })
+          .returning();
+        return inserted;
+      });
       // The caller has just been let in, which a blocked account is not.
       return agentView({ ...(row as Omit<Agent, 'ownerBlockedAt'>), ownerBlockedAt: null });
     },

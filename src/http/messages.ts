@@ -149,6 +149,7 @@ export const errorMessages = {
   agentNotFound: 'Агент не найден',
   agentForbidden: 'Этот агент принадлежит другому пользователю',
   agentDeleted: 'Агент удалён',
+  tooManyAgents: (max: number) => `Достигнут лимит агентов (${max}); удалите ненужного агента, чтобы создать нового`,
   agentTypeFixed: 'Тип агента нельзя изменить после создания',
   agentTypeInvalid: 'ожидается creator, service или ecommerce',
   agentNameRequired: 'обязательное поле',

@@ -134,7 +134,7 @@ export function statementPaths() {
           'Авторизация: токен входа (JWT).',
         security: [{ Jwt: [] }],
         parameters: [
-          { name: 'month', in: 'path', required: true, description: 'Месяц ГГГГ-ММ, не позже текущего', schema: { type: 'string' }, example: '2026-11' },
+          { name: 'month', in: 'path', required: true, description: 'Месяц ГГГГ-ММ (год от 0001), не позже текущего', schema: { type: 'string' }, example: '2026-11' },
           {
             name: 'file',
             in: 'path',
@@ -147,7 +147,7 @@ export function statementPaths() {
         responses: {
           '200': pdfAnswer('PDF-файл (Content-Disposition: attachment)', 'conduit-akt-2026-11.pdf'),
           ...dashboardErrors({
-            400: 'Месяц не в формате ГГГГ-ММ или ещё не начался',
+            400: 'Месяц не в формате ГГГГ-ММ, год 0000 или месяц ещё не начался',
             401: undefined,
             403: undefined,
             404: 'Такого документа нет (есть invoice.pdf и act.pdf)',

@@ -20,11 +20,15 @@ export const periodIsValid = (period: { from: string; to: string }) =>
   period.from <= period.to && Date.parse(period.to) - Date.parse(period.from) < STATEMENT_MAX_DAYS * DAY_MS && period.to < '9999-12-31';
 export const periodIssue = { message: statementMessages.periodInvalid(STATEMENT_MAX_DAYS), path: ['to'] };
 
-/** A calendar month, YYYY-MM. */
+/**
+ * A calendar month, YYYY-MM, from 0001-01: PostgreSQL has no year 0000 (its date '0000-01-01' is an error,
+ * which was a 500), and the days a month's documents cover are looked up as dates.
+ */
 export const monthInput = z
   .string()
-  .meta({ description: 'Месяц в формате ГГГГ-ММ', example: '2026-11' })
-  .regex(MONTH_TEXT, statementMessages.monthInvalid);
+  .meta({ description: 'Месяц в формате ГГГГ-ММ (год от 0001)', example: '2026-11' })
+  .regex(MONTH_TEXT, statementMessages.monthInvalid)
+  .refine((month) => Number(month.slice(0, 4)) >= 1, statementMessages.monthYearInvalid);
 
 export const DOCUMENT_KINDS = ['invoice', 'act'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];

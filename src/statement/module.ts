@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client';
 import { users } from '../db/schema';
 import { createDocuments } from './documents';
+import { createRenderQueue } from './render-queue';
 import { createRequisites } from './requisites';
 import { createStatements } from './statement';
 
@@ -13,6 +14,8 @@ export function createStatementModule(deps: { database: DatabaseHandle }) {
     statements: createStatements(db),
     documents: createDocuments(db),
     requisites: createRequisites(db),
+    /** Builds the PDFs a few at a time (render-queue.ts). */
+    renderQueue: createRenderQueue(),
     async userEmail(userId: string): Promise<string> {
       const [row] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
       return row?.email ?? '';

@@ -11,6 +11,7 @@ import { timeZone } from '../http/time-zone-input';
 import { monthOf, type Documents } from './documents';
 import { DOCUMENT_KINDS, monthInput, periodIsValid, periodIssue, statementDay, type DocumentKind } from './input';
 import { renderDocument } from './pdf';
+import { yieldBeforeDrawing, type RenderQueue } from './render-queue';
 import type { Requisites } from './requisites';
 import type { Statement, Statements } from './statement';
 import { statementMessages } from './texts';
@@ -28,6 +29,7 @@ export interface StatementRoutesDeps {
   statements: Statements;
   documents: Documents;
   requisites: Requisites;
+  renderQueue: RenderQueue;
   /** Settles what the gateway holds in memory, so the file includes the latest requests. */
   flush(): Promise<void>;
   currency: string;
@@ -72,21 +74,26 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
     async document(request: Request, month: string, file: string): Promise<Response> {
       const principal = await deps.authenticator.jwtUser(request.headers);
       const parsedMonth = monthInput.safeParse(month);
-      if (!parsedMonth.success) throw new AppError('invalid_request_error', statementMessages.monthInvalid, { param: 'month' });
+      if (!parsedMonth.success) {
+        throw new AppError('invalid_request_error', parsedMonth.error.issues[0]?.message ?? statementMessages.monthInvalid, { param: 'month' });
+      }
       const kind = file.replace(/\.pdf$/, '') as DocumentKind;
       if (!file.endsWith('.pdf') || !DOCUMENT_KINDS.includes(kind)) throw new AppError('not_found', statementMessages.documentKindUnknown);
       const now = new Date();
       if (month > monthOf(now)) throw new AppError('invalid_request_error', statementMessages.monthInFuture, { param: 'month' });
-      const supplier = await deps.requisites.operator();
-      if (!supplier) throw new AppError('conflict', statementMessages.requisitesMissing(deps.supportContact));
-      await deps.flush();
-      const [facts, customer, customerEmail] = await Promise.all([
-        deps.documents.month(principal.userId, month, now),
-        deps.requisites.customer(principal.userId),
-        deps.userEmail(principal.userId),
-      ]);
-      const number = `${month}/${principal.userId.slice(0, 8).toUpperCase()}`;
-      const pdf = await renderDocument({ kind, number, facts, supplier, customer, customerEmail, currency: deps.currency });
+      const pdf = await deps.renderQueue.run(async () => {
+        const supplier = await deps.requisites.operator();
+        if (!supplier) throw new AppError('conflict', statementMessages.requisitesMissing(deps.supportContact));
+        await deps.flush();
+        const [facts, customer, customerEmail] = await Promise.all([
+          deps.documents.month(principal.userId, month, now),
+          deps.requisites.customer(principal.userId),
+          deps.userEmail(principal.userId),
+        ]);
+        const number = `${month}/${principal.userId.slice(0, 8).toUpperCase()}`;
+        await yieldBeforeDrawing();
+        return renderDocument({ kind, number, facts, supplier, customer, customerEmail, currency: deps.currency });
+      });
       const name = `conduit-${kind === 'invoice' ? 'schet' : 'akt'}-${month}.pdf`;
       return new Response(new Uint8Array(pdf), {
         headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' },

@@ -5,6 +5,7 @@ export const statementMessages = {
   dayInvalid: 'ожидается дата в формате ГГГГ-ММ-ДД, например 2026-11-01',
   periodInvalid: (maxDays: number) => `период задан неверно: начало не позже конца и не длиннее ${maxDays} дней`,
   monthInvalid: 'ожидается месяц в формате ГГГГ-ММ, например 2026-11',
+  monthYearInvalid: 'ожидается месяц в формате ГГГГ-ММ (год от 0001), например 2026-11',
   monthInFuture: 'Этот месяц ещё не начался: документы есть за прошедшие месяцы и за текущий',
   documentKindUnknown: 'Документ не найден: есть invoice.pdf (счёт) и act.pdf (акт)',
   requisitesMissing: (contact: string | undefined) =>

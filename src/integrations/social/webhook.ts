@@ -63,6 +63,16 @@ function clientOf(event: VkEvent): string | null {
   return typeof id === 'number' || typeof id === 'string' ? String(id).slice(0, 40) : null;
 }
 
+/**
+ * VK numbers group chats (беседы) from here: a chat is one peer for all its members. The assistant keys a
+ * client by peer — its dialogue, phone, bookings and orders, cart — so in a chat one member would book and
+ * another list and cancel it. Chats are not served: their messages and presses reach no assistant, and the
+ * community's assistant works in private messages only (README, «The VK community and the assistant»).
+ */
+export const VK_CHAT_PEER_BASE = 2_000_000_000;
+export const GROUP_CHAT_OUTCOME = 'group_chat';
+const isGroupChat = (peerId: number) => peerId >= VK_CHAT_PEER_BASE;
+
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) ? v : typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : null);
 
 /**
@@ -106,6 +116,7 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         const message = (object.message && typeof object.message === 'object' ? object.message : object) as Record<string, unknown>;
         const peerId = int(message.peer_id) ?? int(message.from_id);
         if (peerId === null || message.out === 1) return 'ignored';
+        if (isGroupChat(peerId)) return GROUP_CHAT_OUTCOME;
         const body = typeof message.text === 'string' ? unescapeVk(message.text) : '';
         return assistant.onMessage(agentId, { peerId, text: body, payload: parsePayload(message.payload), media: readMedia(message) }, requestId);
       }
@@ -122,6 +133,7 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
             .messagesSendMessageEventAnswer({ eventId: object.event_id, userId, peerId })
             .catch((error) => logger.warn('vk: could not acknowledge a button press', { agentId, error }));
         }
+        if (isGroupChat(peerId)) return GROUP_CHAT_OUTCOME;
         if (!payload) return 'ignored';
         return assistant.onButton(agentId, { peerId, payload });
       }

@@ -38,6 +38,7 @@ export const agentsRouter = router({
         path: '/api/agents',
         tags: ['agents'],
         summary: 'Создать агента',
+        description: 'У пользователя не больше MAX_AGENTS_PER_USER агентов (по умолчанию 20): следующий — 400 invalid_request_error, пока одного не удалят.',
         successDescription: 'Агент создан',
       },
     })
