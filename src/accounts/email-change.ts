@@ -83,6 +83,8 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl,
       if (await taken(newEmail, userId)) {
         if (!hideTakenAddresses) throw new AppError('conflict', errorMessages.emailTaken);
         // The same answer as a free address, after a mail as a free address gets; its holder learns of it.
+        // The earlier pending link goes as it would for a free address: whether it still works must not tell.
+        await db.delete(emailChanges).where(eq(emailChanges.userId, userId));
         const [holder] = await db.select({ id: users.id }).from(users).where(eq(users.email, newEmail)).limit(1);
         if (holder && (await throttle.hit('email_change_taken_mail', holder.id, TAKEN_MAILS_PER_HOUR, 3600)).allowed) {
           const loginLink = `${publicBaseUrl}/app/login`;

@@ -10,8 +10,15 @@ import { VERIFY_EMAIL_PATH } from './email-verification';
 import type { AccountService } from './service';
 import { escapeHtml, verificationPage } from './texts';
 
-// The token is in the address: keep it out of caches, search engines and Referer headers.
-export const PRIVATE_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex' };
+// The token is in the address: keep it out of caches, search engines and Referer headers; and a page whose
+// button acts is never shown inside another site's frame.
+export const PRIVATE_HEADERS = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "frame-ancestors 'none'",
+};
 
 /** A link's form carries a 43-character token, a password and a code: anything bigger is not one. */
 const FORM_LIMIT_BYTES = 8 * 1024;
