@@ -3,8 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Elysia } from 'elysia';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { withBodyRead } from './http/body';
-import { verifyEmailPage, verifyEmailSubmit } from './accounts/verify-page';
-import { emailChangeFormSubmit, emailChangePageResponse, isFormPost } from './accounts/email-change-page';
+import { isFormPost, verifyEmailPage, verifyEmailSubmit } from './accounts/verify-page';
+import { emailChangeFormSubmit, emailChangePageResponse } from './accounts/email-change-page';
 import { clientAddressOf } from './http/client-address';
 import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
@@ -297,10 +297,14 @@ export function createApp(services: Services) {
     .get('/api/account/documents/:month/:file', ({ request, params }) => services.statement.routes.document(request, params.month, params.file))
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
     .get('/api/admin/stats/daily/export', ({ request }) => services.adminStatsExport.handle(request))
-    // The link in the verification mail, opened in a browser: a page that changes nothing; its form's POST
-    // (form-encoded from the page, or JSON) verifies. Pages, not JSON procedures.
+    // The link in the verification mail, opened in a browser: a page that changes nothing; its form posts
+    // here form-encoded and gets a page back, a client's JSON POST is the REST procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
-    .post('/api/auth/verify-email', ({ request }) => verifyEmailSubmit(services.accounts, request), { parse: 'none' })
+    .post(
+      '/api/auth/verify-email',
+      ({ request }) => (isFormPost(request) ? verifyEmailSubmit(services.accounts, request) : restRequests.run(request, () => rest(request))),
+      { parse: 'none' },
+    )
     // The link in the e-mail change mail, opened in a browser, like the verification link; the page's form
     // posts here form-encoded, a client's JSON POST is the REST procedure.
     .get('/api/account/email/confirm', ({ request }) => emailChangePageResponse(services.emailChange, request))

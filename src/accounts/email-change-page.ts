@@ -8,6 +8,8 @@ import { EMAIL_CHANGE_CONFIRM_PATH, type EmailChange } from './email-change';
 import { emailChangePage } from './email-change-texts';
 import { formPage, page, PRIVATE_HEADERS, readLinkForm } from './verify-page';
 
+export { isFormPost } from './verify-page';
+
 const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
 
 const form = (token: string) => ({
@@ -32,13 +34,9 @@ export async function emailChangePageResponse(emailChange: Pick<EmailChange, 'is
   });
 }
 
-/** True for the page's own form post (the JSON POST goes to the REST procedure). */
-export const isFormPost = (request: Request) =>
-  (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
-
 /** POST from the page: switches the address and answers a page. */
 export async function emailChangeFormSubmit(emailChange: Pick<EmailChange, 'confirm'>, request: Request): Promise<Response> {
-  const { fields } = await readLinkForm(request);
+  const fields = await readLinkForm(request);
   const result = await emailChange.confirm(fields.token ?? '');
   if (!result.changed) {
     const error =

@@ -91,6 +91,7 @@ export interface Verified {
   creditedNano: bigint;
   /** The password was set and the account became admin. */
   promoted: boolean;
+  role: 'user' | 'admin';
 }
 
 const MIN_PASSWORD = 6;
@@ -253,7 +254,7 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
           await deps.endSessions(tx, used.userId);
           promoted = true;
         }
-        return { userId: used.userId, creditedNano, promoted };
+        return { userId: used.userId, creditedNano, promoted, role: promoted || user.role === 'admin' ? ('admin' as const) : ('user' as const) };
       });
     },
 

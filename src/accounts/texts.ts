@@ -44,6 +44,13 @@ export const verificationPage = {
   toDashboard: 'Перейти в панель',
 };
 
+/** What the verification's POST answers: verified, the bonus if it came, the admin role if it was given. */
+export function verifiedMessage(verified: { creditedNano: bigint; promoted: boolean }): string {
+  return [verificationPage.verified, verified.creditedNano > 0n ? verificationPage.bonusCredited : '', verified.promoted ? verificationPage.promoted : '']
+    .filter(Boolean)
+    .join(' ');
+}
+
 /**
  * Mailed to an account's address when someone registers it again while e-mail verification is required:
  * the registration is answered as if it succeeded (so it does not tell strangers which addresses have

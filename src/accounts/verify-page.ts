@@ -1,6 +1,7 @@
 // The link in the verification mail: GET /api/auth/verify-email?token=… opens a small Russian page that
 // changes nothing (a mail scanner fetching every link must not verify anything); its form, submitted
-// (POST /api/auth/verify-email, form-encoded from the page, or JSON {token, password?, totpCode?}), does.
+// (POST /api/auth/verify-email, form-encoded), does. A client's JSON POST {token, password?, totpCode?} to
+// the same path is the REST procedure auth.verifyEmail.
 // The page works without JavaScript. For an ADMIN_EMAILS address the form also asks for the account's
 // new password (and, after the server asks, for the two-factor code).
 import { AppError, errorResponse } from '../http/errors';
@@ -8,7 +9,7 @@ import { readBodyText } from '../http/body';
 import { errorMessages } from '../http/messages';
 import { VERIFY_EMAIL_PATH } from './email-verification';
 import type { AccountService } from './service';
-import { escapeHtml, verificationPage } from './texts';
+import { escapeHtml, verificationPage, verifiedMessage } from './texts';
 
 // The token is in the address: keep it out of caches, search engines and Referer headers; and a page whose
 // button acts is never shown inside another site's frame.
@@ -82,30 +83,16 @@ export function formPage(status: number, form: LinkForm): Response {
 
 const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
 
-/** A link form's POST body: form-encoded (the page) or a JSON object (a client). */
-export async function readLinkForm(request: Request): Promise<{ fromPage: boolean; fields: Record<string, string | undefined> }> {
-  const type = (request.headers.get('content-type') ?? '').toLowerCase();
-  const text = await readBodyText(request, FORM_LIMIT_BYTES);
-  if (type.startsWith('application/x-www-form-urlencoded')) {
-    const params = new URLSearchParams(text);
-    const fields: Record<string, string | undefined> = {};
-    for (const name of ['token', 'password', 'totpCode']) fields[name] = params.get(name) ?? undefined;
-    return { fromPage: true, fields };
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new AppError('invalid_request_error', errorMessages.malformedJson);
-  }
+/** True for a page's own form post; a client's JSON POST to the same path goes to the REST procedure. */
+export const isFormPost = (request: Request) =>
+  (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+
+/** A link form's fields, as the page posts them (form-encoded). */
+export async function readLinkForm(request: Request): Promise<Record<string, string | undefined>> {
+  const params = new URLSearchParams(await readBodyText(request, FORM_LIMIT_BYTES));
   const fields: Record<string, string | undefined> = {};
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    for (const name of ['token', 'password', 'totpCode']) {
-      const value = (parsed as Record<string, unknown>)[name];
-      fields[name] = typeof value === 'string' ? value : undefined;
-    }
-  }
-  return { fromPage: false, fields };
+  for (const name of ['token', 'password', 'totpCode']) fields[name] = params.get(name) ?? undefined;
+  return fields;
 }
 
 type Accounts = Pick<AccountService, 'verifyEmail' | 'inspectVerificationLink'>;
@@ -141,30 +128,16 @@ export async function verifyEmailPage(accounts: Accounts, request: Request): Pro
   );
 }
 
-/** POST: verifies (and for a listed address sets the password and makes the account admin). */
+/** The form's POST (a client's JSON POST is the REST procedure auth.verifyEmail): verifies, answers a page. */
 export async function verifyEmailSubmit(accounts: Accounts, request: Request): Promise<Response> {
-  let fromPage = wantsHtml(request);
-  let token = '';
+  const fields = await readLinkForm(request);
+  const token = fields.token ?? '';
   try {
-    const form = await readLinkForm(request);
-    fromPage ||= form.fromPage;
-    token = form.fields.token ?? '';
-    const verified = await accounts.verifyEmail(token, { password: form.fields.password, totpCode: form.fields.totpCode });
+    const verified = await accounts.verifyEmail(token, { password: fields.password, totpCode: fields.totpCode });
     if (!verified) throw new AppError('invalid_request_error', errorMessages.verificationLinkInvalid, { param: 'token' });
-    const message = [
-      verificationPage.verified,
-      verified.creditedNano > 0n ? verificationPage.bonusCredited : '',
-      verified.promoted ? verificationPage.promoted : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
-    if (fromPage) return page(200, verificationPage.verifiedTitle, message);
-    return new Response(JSON.stringify({ emailVerified: true, role: verified.promoted ? 'admin' : undefined, message }), {
-      headers: { 'content-type': 'application/json; charset=utf-8', ...PRIVATE_HEADERS },
-    });
+    return page(200, verificationPage.verifiedTitle, verifiedMessage(verified));
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    if (!fromPage) return errorResponse(error, PRIVATE_HEADERS);
     // A password or a code the form lacked: the link is still unused, the form comes back with the message.
     const link = error.param === 'token' ? null : await accounts.inspectVerificationLink(token);
     if (!link) return page(error.status >= 500 ? error.status : 400, verificationPage.invalidTitle, error.message);
