@@ -69,9 +69,10 @@ async function withTwoFactor(app: TestApp, email = uniqueEmail('links-totp'), pa
 describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder setting the password', () => {
   const boss = uniqueEmail('boss');
   const listed = uniqueEmail('boss-verified');
+  const withCode = uniqueEmail('boss-totp');
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ env: { ADMIN_EMAILS: `${boss},${listed}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
+    app = await startTestApp({ env: { ADMIN_EMAILS: `${boss},${listed},${withCode}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
   });
   afterAll(() => app?.close());
 
@@ -111,6 +112,25 @@ describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder 
     expect((await nextMail(boss, /Пароль .*изменён/)).text).toContain('Все прежние сеансы завершены');
     // One-time.
     expect((await submitForm(app, '/api/auth/verify-email', { token, password: 'again-pass-1' })).status).toBe(400);
+  });
+
+  test('with two-factor login on, the admin form also asks for the code (the page brings the field), and sets nothing without it', async () => {
+    const user = await withTwoFactor(app, withCode, 'first-pass-1');
+    const token = tokenIn(await nextMail(withCode, VERIFY_LINK), VERIFY_LINK);
+    const asked = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-2' });
+    expect(asked.status).toBe(401);
+    const html = await asked.text();
+    expect(html).toContain('name="totpCode"');
+    expect(html).toContain('name="password"');
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+    expect((await login(app, withCode, 'holder-pass-2', codeAt(user.secret, 1))).status).toBe(401);
+
+    const done = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-2', totpCode: codeAt(user.secret, 1) });
+    expect(done.status).toBe(200);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+    // The window's codes are used up (enable, the form): a recovery code logs in.
+    const relogged = await login(app, withCode, 'holder-pass-2', user.recoveryCodes[0]!);
+    expect(relogged.body.user).toMatchObject({ role: 'admin', emailVerified: true });
   });
 
   test('a verified listed address is not made admin by a login (only the form or admin:grant give the role)', async () => {
