@@ -3,8 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Elysia } from 'elysia';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { withBodyRead } from './http/body';
-import { verifyEmailPage } from './accounts/verify-page';
-import { emailChangePageResponse } from './accounts/email-change-page';
+import { isFormPost, verifyEmailPage, verifyEmailSubmit } from './accounts/verify-page';
+import { emailChangeFormSubmit, emailChangePageResponse } from './accounts/email-change-page';
 import { clientAddressOf } from './http/client-address';
 import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
@@ -297,10 +297,22 @@ export function createApp(services: Services) {
     .get('/api/account/documents/:month/:file', ({ request, params }) => services.statement.routes.document(request, params.month, params.file))
     .get('/api/admin/users/:id/usage/export', ({ request, params }) => services.usageExport.handleAdmin(request, params.id))
     .get('/api/admin/stats/daily/export', ({ request }) => services.adminStatsExport.handle(request))
-    // The link in the verification mail, opened in a browser: a page, not a JSON procedure.
+    // The link in the verification mail, opened in a browser: a page that changes nothing; its form posts
+    // here form-encoded and gets a page back, a client's JSON POST is the REST procedure.
     .get('/api/auth/verify-email', ({ request }) => verifyEmailPage(services.accounts, request))
-    // The link in the e-mail change mail, opened in a browser, like the verification link.
+    .post(
+      '/api/auth/verify-email',
+      ({ request }) => (isFormPost(request) ? verifyEmailSubmit(services.accounts, request) : restRequests.run(request, () => rest(request))),
+      { parse: 'none' },
+    )
+    // The link in the e-mail change mail, opened in a browser, like the verification link; the page's form
+    // posts here form-encoded, a client's JSON POST is the REST procedure.
     .get('/api/account/email/confirm', ({ request }) => emailChangePageResponse(services.emailChange, request))
+    .post(
+      '/api/account/email/confirm',
+      ({ request }) => (isFormPost(request) ? emailChangeFormSubmit(services.emailChange, request) : restRequests.run(request, () => rest(request))),
+      { parse: 'none' },
+    )
     .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });
   // Requests are counted by the route that serves them: under /api the procedure's own path, and anything
   // the catch-all passes on that no procedure takes is unmatched.

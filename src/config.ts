@@ -242,6 +242,10 @@ const envSchema = z.object({
   PASSWORD_RESET_LIMIT_PER_EMAIL: intFromEnv(0, 1_000_000).default(5),
   /** Password-reset requests per hour from one client address (TRUST_PROXY decides it); 0: no limit. */
   PASSWORD_RESET_LIMIT_PER_ADDRESS: intFromEnv(0, 1_000_000).default(30),
+  /** Wrong two-factor codes per account (all addresses together) within an hour before the factor locks. */
+  TOTP_MAX_FAILURES: intFromEnv(1, 1000).default(5),
+  /** How long the locked factor refuses every code, the right one too. */
+  TOTP_LOCKOUT_SECONDS: intFromEnv(1, 86_400).default(900),
 
   // Third-party services' own limits and addresses (README, "Configuration").
   /**
@@ -362,6 +366,8 @@ export interface Config {
   loginFailureWindowSeconds: number;
   passwordResetLimitPerEmail: number;
   passwordResetLimitPerAddress: number;
+  totpMaxFailures: number;
+  totpLockoutSeconds: number;
 
   // Third-party services' own limits and addresses.
   yclientsRatePerSecond: number;
@@ -602,6 +608,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       loginFailureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
       passwordResetLimitPerEmail: e.PASSWORD_RESET_LIMIT_PER_EMAIL,
       passwordResetLimitPerAddress: e.PASSWORD_RESET_LIMIT_PER_ADDRESS,
+      totpMaxFailures: e.TOTP_MAX_FAILURES,
+      totpLockoutSeconds: e.TOTP_LOCKOUT_SECONDS,
       yclientsRatePerSecond: e.YCLIENTS_RATE_PER_SECOND,
       yclientsRatePerMinute: e.YCLIENTS_RATE_PER_MINUTE,
       yclientsTimeZone: e.YCLIENTS_TIME_ZONE,

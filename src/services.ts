@@ -7,6 +7,7 @@ import { createTokenUserCache } from './accounts/token-users';
 import { createThrottle } from './accounts/throttle';
 import { createTwoFactor } from './accounts/two-factor';
 import { createEmailChange } from './accounts/email-change';
+import { createSecurityNotices } from './accounts/security-notices';
 import { createMailer } from './mail/mailer';
 import { createAdminService } from './admin/service';
 import { createStatsExport } from './admin/stats-export';
@@ -67,14 +68,28 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const jwt = createJwtService(config.jwtSecret);
   const tokenUsers = createTokenUserCache({ database, logger });
   const secretBox = createSecretBox({ current: config.encryptionKey, previous: config.encryptionKeyPrevious });
-  const twoFactor = createTwoFactor({ db, box: secretBox, throttle: createThrottle(db) });
-  const accounts = createAccountService({ db, jwt, logger, tokenUsers, twoFactor, config });
+  const securityNotices = createSecurityNotices({
+    db,
+    mailer: config.smtp ? createMailer(config.smtp) : null,
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    lockoutSeconds: config.totpLockoutSeconds,
+  });
+  const twoFactor = createTwoFactor({
+    db,
+    box: secretBox,
+    throttle: createThrottle(db),
+    lock: { maxFailures: config.totpMaxFailures, lockoutSeconds: config.totpLockoutSeconds },
+    notices: securityNotices,
+  });
+  const accounts = createAccountService({ db, jwt, logger, tokenUsers, twoFactor, notices: securityNotices, config });
   const emailChange = createEmailChange({
     db,
     mailer: config.smtp ? createMailer(config.smtp) : null,
     throttle: createThrottle(db),
     logger,
     publicBaseUrl: config.publicBaseUrl,
+    hideTakenAddresses: config.requireEmailVerification,
   });
   // Expired e-mail change links are refused anyway; the sweep keeps the table small.
   const emailChangeSweep = createPeriodicJob({ name: 'e-mail change link sweep', intervalMs: 10 * 60_000, run: () => emailChange.pruneExpired(), logger });
@@ -288,6 +303,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
       lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
       accounts.start();
       lifecycle.onShutdown('accounts', () => accounts.stop());
+      lifecycle.onShutdown('security notices', () => securityNotices.stop());
       await tokenUsers.start();
       lifecycle.onShutdown('token user cache', () => tokenUsers.stop());
       emailChangeSweep.start();

@@ -1,6 +1,7 @@
 // Issue 28, row 1: ADMIN_EMAILS names the admins' addresses, but typing one at registration proves
-// nothing. A listed address becomes admin only through the mailed verification link or the operator's
-// `npm run admin:grant -- <email>` on the server.
+// nothing. A listed address becomes admin only through the mailed verification link's form, which also
+// sets the account's password (issue 38 row 1: whoever registered the address chose the old one), or the
+// operator's `npm run admin:grant -- <email>` on the server.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { fileURLToPath } from 'node:url';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp';
@@ -115,7 +116,7 @@ for (const required of [false, true]) {
       await smtp?.close();
     });
 
-    test('the listed address is mailed a link; the account is a user until it is opened, then admin in the same session', async () => {
+    test('the listed address is mailed a link; the account is a user until its form sets the password, then admin (earlier sessions ended)', async () => {
       const plain = await call(app.url, 'POST', '/api/auth/register', { body: { email: uniqueEmail('plain'), password: 'secret123' } });
       const registered = await call(app.url, 'POST', '/api/auth/register', { body: { email: operator, password: 'secret123' } });
       expect(registered.status).toBe(201);
@@ -133,12 +134,19 @@ for (const required of [false, true]) {
       const secret = LINK.exec(mail.text)?.[1];
       expect(secret).toBeDefined();
 
+      // Opening the link changes nothing.
       const opened = await fetch(`${app.url}/api/auth/verify-email?token=${secret}`);
       expect(opened.status).toBe(200);
-      expect(await me(app, token)).toMatchObject({ role: 'admin', emailVerified: true, balance: 3 });
-      expect((await adminUsers(app, token)).status).toBe(200);
-      const login = await call(app.url, 'POST', '/api/auth/login', { body: { email: operator, password: 'secret123' } });
-      expect(login.body.user.role).toBe('admin');
+      expect(await me(app, token)).toMatchObject({ role: 'user', emailVerified: false });
+
+      const submitted = await call(app.url, 'POST', '/api/auth/verify-email', { body: { token: secret, password: 'operator-pass-1' } });
+      expect(submitted.status).toBe(200);
+      expect(submitted.body).toMatchObject({ emailVerified: true, role: 'admin' });
+      expect((await call(app.url, 'GET', '/api/auth/me', { token })).status).toBe(401);
+      expect((await call(app.url, 'POST', '/api/auth/login', { body: { email: operator, password: 'secret123' } })).status).toBe(401);
+      const login = await call(app.url, 'POST', '/api/auth/login', { body: { email: operator, password: 'operator-pass-1' } });
+      expect(login.body.user).toMatchObject({ role: 'admin', emailVerified: true, balance: 3 });
+      expect((await adminUsers(app, login.body.token)).status).toBe(200);
     });
   });
 }

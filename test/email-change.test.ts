@@ -1,6 +1,6 @@
 // E-mail change over HTTP: the confirmation link goes to the new address (the suite's SMTP server), the
-// switch happens when it is opened, the old address is told, and the admin role does not follow an
-// address that is not proven yet.
+// switch happens when its page's form is submitted (opening it changes nothing), the old address is told,
+// and the admin role does not follow an address that is not proven yet.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp';
 import { call, grantAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
@@ -33,6 +33,13 @@ function tokenIn(mail: ReceivedMail, pattern: RegExp): string {
 const requestChange = (token: string, newEmail: string, password = 'secret123') =>
   call(app.url, 'POST', '/api/account/email', { token, body: { newEmail, password } });
 const confirm = (token: string) => call(app.url, 'POST', '/api/account/email/confirm', { body: { token } });
+/** The link's page form, as a browser submits it. */
+const submitPage = (token: string) =>
+  fetch(`${app.url}/api/account/email/confirm`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: new URLSearchParams({ token }).toString(),
+  });
 const me = async (token: string) => (await call(app.url, 'GET', '/api/auth/me', { token })).body.user;
 const login = (email: string, password = 'secret123') => call(app.url, 'POST', '/api/auth/login', { body: { email, password } });
 
@@ -46,7 +53,7 @@ async function mailedToken(userToken: string, newEmail: string, typed = newEmail
 }
 
 describe('changing the e-mail', () => {
-  test('the link goes to the new address; opening it switches the account and tells the old address', async () => {
+  test('the link goes to the new address; its page\'s form switches the account and tells the old address', async () => {
     const user = await registerUser(app.url, uniqueEmail('change-old'));
     const newEmail = uniqueEmail('change-new');
     // Typed with spaces and capitals: the address is kept as registration keeps one.
@@ -60,9 +67,15 @@ describe('changing the e-mail', () => {
     expect((await app.sql<{ token_hash: string }>('select token_hash from email_changes'))
       .some((r) => r.token_hash === token)).toBe(false);
 
-    const page = await fetch(`${app.url}/api/account/email/confirm?token=${token}`, { headers: { accept: 'text/html' } });
+    // Opening the link shows a form and changes nothing.
+    const opened = await fetch(`${app.url}/api/account/email/confirm?token=${token}`, { headers: { accept: 'text/html' } });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('cache-control')).toBe('no-store');
+    expect(await opened.text()).toContain('<form method="post" action="/api/account/email/confirm">');
+    expect((await me(user.token)).email).toBe(user.email);
+
+    const page = await submitPage(token);
     expect(page.status).toBe(200);
-    expect(page.headers.get('cache-control')).toBe('no-store');
     const html = await page.text();
     expect(html).toContain('E-mail изменён');
     expect(html).toContain(newEmail);
@@ -129,7 +142,7 @@ describe('changing the e-mail', () => {
     const late = await confirm(token);
     expect(late.status).toBe(409);
     expect(late.body.error.type).toBe('conflict');
-    const page = await fetch(`${app.url}/api/account/email/confirm?token=${token}`, { headers: { accept: 'text/html' } });
+    const page = await submitPage(token);
     expect(page.status).toBe(409);
     expect(await page.text()).toContain('Адрес уже занят');
     expect((await me(user.token)).email).toBe(user.email);
@@ -158,12 +171,15 @@ describe('the admin role and a new address', () => {
     const relogged = await login(ADMIN_NEW);
     expect(relogged.body.user.role).toBe('user');
 
-    // Proving the new address with the usual verification link does.
+    // Proving the new address with the verification link's form, which sets the password, does.
     const seen = smtp.messages.filter((m) => m.to.includes(ADMIN_NEW)).length;
     expect((await call(app.url, 'POST', '/api/auth/resend-verification', { token: admin.token })).status).toBe(200);
     const verifyToken = tokenIn(await smtp.waitFor(ADMIN_NEW, seen), VERIFY_LINK);
     expect((await fetch(`${app.url}/api/auth/verify-email?token=${verifyToken}`)).status).toBe(200);
-    expect(await me(admin.token)).toMatchObject({ role: 'admin', emailVerified: true });
+    expect(await me(admin.token)).toMatchObject({ role: 'user', emailVerified: false });
+    const verified = await call(app.url, 'POST', '/api/auth/verify-email', { body: { token: verifyToken, password: 'admin-new-pass' } });
+    expect(verified.status).toBe(200);
+    expect((await login(ADMIN_NEW, 'admin-new-pass')).body.user).toMatchObject({ role: 'admin', emailVerified: true });
   });
 });
 

@@ -38,8 +38,19 @@ function linkToken(mail: ReceivedMail): string {
   return match[1]!;
 }
 
+/** The GET a browser (or a mail scanner) makes: the page, which changes nothing. */
 const openLink = (token: string, accept = 'text/html') =>
   fetch(`${app.url}/api/auth/verify-email?token=${encodeURIComponent(token)}`, { headers: { accept } });
+/** The page's form submitted (form-encoded, as a browser posts it), or a client's JSON POST. */
+const useLink = (token: string, accept = 'text/html') =>
+  fetch(`${app.url}/api/auth/verify-email`, {
+    method: 'POST',
+    headers:
+      accept === 'application/json'
+        ? { 'content-type': 'application/json', accept }
+        : { 'content-type': 'application/x-www-form-urlencoded', accept },
+    body: accept === 'application/json' ? JSON.stringify({ token }) : new URLSearchParams({ token }).toString(),
+  });
 
 const me = async (token: string) => (await call(app.url, 'GET', '/api/auth/me', { token })).body.user;
 const ledger = (userId: string) =>
@@ -65,11 +76,17 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     expect(JSON.stringify(stored)).not.toContain(secret);
   });
 
-  test('opening the link (no JWT) verifies the e-mail and credits the bonus once; a second opening is refused', async () => {
+  test('the link\'s form (no JWT) verifies the e-mail and credits the bonus once; a second use is refused', async () => {
     const { email, token, user } = await registered();
     const secret = linkToken(await smtp.waitFor(email));
 
-    const page = await openLink(secret);
+    // Opening the link shows the form and changes nothing.
+    const form = await openLink(secret);
+    expect(form.status).toBe(200);
+    expect(await form.text()).toContain('<form method="post" action="/api/auth/verify-email">');
+    expect(await me(token)).toMatchObject({ balance: 0, emailVerified: false });
+
+    const page = await useLink(secret);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
@@ -78,12 +95,12 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     expect(await me(token)).toMatchObject({ balance: 3, emailVerified: true });
     expect((await ledger(user.id)).map((r) => [r.kind, String(r.amount_nano)])).toEqual([['registration_bonus', '3000000000']]);
 
-    const again = await openLink(secret, 'application/json');
+    const again = await useLink(secret, 'application/json');
     expect(again.status).toBe(400);
     const body = (await again.json()) as { error: { type: string; message: string } };
     expect(body.error.type).toBe('invalid_request_error');
     expect(body.error.message).toMatch(/[А-Яа-я]/);
-    const againInBrowser = await openLink(secret);
+    const againInBrowser = await useLink(secret);
     expect(againInBrowser.status).toBe(400);
     expect(againInBrowser.headers.get('content-type')).toContain('text/html');
     expect(await me(token)).toMatchObject({ balance: 3 });
@@ -92,7 +109,7 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
   test('ten parallel openings of one link: one succeeds, the bonus is credited once', async () => {
     const { email, token, user } = await registered();
     const secret = linkToken(await smtp.waitFor(email));
-    const statuses = (await Promise.all(Array.from({ length: 10 }, () => openLink(secret)))).map((r) => r.status).sort();
+    const statuses = (await Promise.all(Array.from({ length: 10 }, () => useLink(secret)))).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 400, 400, 400, 400, 400, 400, 400, 400, 400]);
     expect(await ledger(user.id)).toHaveLength(1);
     expect(await me(token)).toMatchObject({ balance: 3 });
@@ -103,7 +120,8 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     const secret = linkToken(await smtp.waitFor(email));
     await app.sql(`update email_verifications set expires_at = now() - interval '1 second' where user_id = $1`, [user.id]);
     expect((await openLink(secret)).status).toBe(400);
-    expect((await openLink('A'.repeat(43))).status).toBe(400);
+    expect((await useLink(secret)).status).toBe(400);
+    expect((await useLink('A'.repeat(43))).status).toBe(400);
     const missing = await fetch(`${app.url}/api/auth/verify-email`);
     expect(missing.status).toBe(400);
     expect(await me(token)).toMatchObject({ balance: 0, emailVerified: false });
@@ -127,7 +145,7 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
 
     const latest = linkToken(await smtp.waitFor(email, 4));
-    expect((await openLink(latest)).status).toBe(200);
+    expect((await useLink(latest)).status).toBe(200);
     expect(await me(token)).toMatchObject({ balance: 3, emailVerified: true });
     const done = await call(app.url, 'POST', '/api/auth/resend-verification', { token });
     expect(done.status).toBe(409);
@@ -148,7 +166,7 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     expect(smtp.messages.filter((m) => m.to.includes(account.email))).toHaveLength(0);
     expect((await call(app.url, 'POST', '/api/auth/resend-verification', { token: account.token })).status).toBe(200);
     const secret = linkToken(await smtp.waitFor(account.email));
-    expect((await openLink(secret)).status).toBe(200);
+    expect((await useLink(secret)).status).toBe(200);
     expect(await me(account.token)).toMatchObject({ balance: 3, emailVerified: true });
   });
 });

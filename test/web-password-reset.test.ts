@@ -2,6 +2,7 @@
 // the e-mail page, the mailed link, the new password, signed in. Each page at 1440 and 390 px without
 // sideways scrolling; the account page's password change and sign-out everywhere.
 import { expect, test } from 'bun:test';
+import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { startFakeSmtp, type FakeSmtp } from './fakes/smtp';
 import { call, registerAdmin, registerUser, uniqueEmail, type TestApp } from './helpers/app';
@@ -80,6 +81,40 @@ browserSuite('password reset in the dashboard', () => {
       await page.getByRole('button', { name: 'Сохранить и войти' }).click();
       expect(await page.getByRole('alert').first().textContent()).toContain('недействительна');
       expect(pageErrors).toEqual([]);
+    },
+    FLOW_TIMEOUT_MS,
+  );
+
+  test(
+    'with two-factor login on, the reset page asks for the code before it sets anything (issue 38 row 2)',
+    async () => {
+      const user = await registerUser(app.url, uniqueEmail('web-reset-totp'), 'old-secret-1');
+      const setup = await call(app.url, 'POST', '/api/auth/2fa/setup', { token: user.token });
+      const totp = new TOTP({ secret: Secret.fromBase32(setup.body.secret), digits: 6, period: 30, algorithm: 'SHA1' });
+      const codeAt = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 });
+      expect((await call(app.url, 'POST', '/api/auth/2fa/enable', { token: user.token, body: { code: codeAt(0) } })).status).toBe(200);
+      const seen = smtp.messages.filter((m) => m.to.includes(user.email)).length;
+      expect((await call(app.url, 'POST', '/api/auth/password-reset', { body: { email: user.email } })).status).toBe(200);
+      let mail = await smtp.waitFor(user.email, seen);
+      for (let i = seen + 1; !LINK.test(mail.text); i++) mail = await smtp.waitFor(user.email, i);
+      const path = LINK.exec(mail.text)![1]!;
+
+      await page.evaluate(() => localStorage.clear());
+      await page.goto(`${app.url}${path}`);
+      await page.getByLabel('Новый пароль').fill('new-secret-1');
+      await page.getByRole('button', { name: 'Сохранить и войти' }).click();
+      const code = page.getByTestId('reset-totp');
+      await code.waitFor();
+      // Nothing set yet: the old password (with a code) is still the one.
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+      await noOverflowAt();
+      await code.fill(codeAt(1));
+      await page.getByRole('button', { name: 'Сохранить и войти' }).click();
+      await page.waitForURL(`${app.url}/app/`);
+      expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+      expect(pageErrors).toEqual([]);
+      // Signed out again, as the next test starts from the login page.
+      await page.evaluate(() => localStorage.clear());
     },
     FLOW_TIMEOUT_MS,
   );

@@ -1,7 +1,9 @@
 // Who is an admin. ADMIN_EMAILS names the addresses, but the text of an address proves nothing: whoever
 // registered the operator's address before the operator did would be handed the right to credit money.
-// So a listed address becomes admin only once it is proven, by the mailed verification link or by the
-// operator granting it on the server (`npm run admin:grant -- <email>`), and stays admin while listed.
+// Nor does a verified address alone: whoever registered it chose the password. So a listed address
+// becomes admin only when the mailbox holder submits the verification link's form, which also sets the
+// account's password and ends every earlier session (email-verification.ts), or when the operator grants
+// it on the server (`npm run admin:grant -- <email>`); it stays admin while listed.
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { users } from '../db/schema';
@@ -9,12 +11,12 @@ import { users } from '../db/schema';
 export type Role = 'user' | 'admin';
 
 /**
- * The role a user has at login: admin while the address is listed and proven (verified, or already admin
- * through the grant); removing an address from ADMIN_EMAILS takes the role away at the next login.
+ * The role a user has at login: admin while the address is listed and the role was given (by the link's
+ * form or the grant); removing an address from ADMIN_EMAILS takes the role away at the next login. A
+ * login never promotes: a verified address whose password its registrant chose proves nothing.
  */
-export function roleAtLogin(adminEmails: readonly string[], account: { email: string; role: string; emailVerifiedAt: Date | null }): Role {
-  if (!adminEmails.includes(account.email)) return 'user';
-  return account.emailVerifiedAt !== null || account.role === 'admin' ? 'admin' : 'user';
+export function roleAtLogin(adminEmails: readonly string[], account: { email: string; role: string }): Role {
+  return adminEmails.includes(account.email) && account.role === 'admin' ? 'admin' : 'user';
 }
 
 export type GrantResult =
@@ -37,11 +39,4 @@ export async function grantAdmin(db: Executor, adminEmails: readonly string[], r
     .returning({ id: users.id, email: users.email, createdAt: users.createdAt });
   if (!row) return { granted: false, reason: 'no_account' };
   return { granted: true, userId: row.id, email: row.email, createdAt: row.createdAt, alreadyAdmin: before.role === 'admin' };
-}
-
-/** Called when an address is verified through the mailed link: a listed one becomes admin at once. */
-export async function promoteIfListed(db: Executor, adminEmails: readonly string[], userId: string): Promise<void> {
-  if (adminEmails.length === 0) return;
-  const [row] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
-  if (row && adminEmails.includes(row.email)) await db.update(users).set({ role: 'admin' }).where(eq(users.id, userId));
 }

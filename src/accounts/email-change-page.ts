@@ -1,27 +1,49 @@
-// GET /api/account/email/confirm?token=…: the link in the e-mail change mail, opened in a browser (no
-// JWT): a small Russian page; a client that asks for JSON gets what POST …/confirm answers.
+// The link in the e-mail change mail, opened in a browser (no JWT): GET /api/account/email/confirm?token=…
+// shows a small Russian page that changes nothing, with a form whose POST (form-encoded, to the same path)
+// switches the address. A client that asks for JSON gets, on GET, whether the link is live; its JSON POST
+// is the REST procedure (trpc/routers/email-change.ts).
 import { AppError, errorResponse } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import type { EmailChange } from './email-change';
+import { EMAIL_CHANGE_CONFIRM_PATH, type EmailChange } from './email-change';
 import { emailChangePage } from './email-change-texts';
-import { page, PRIVATE_HEADERS } from './verify-page';
+import { formPage, page, PRIVATE_HEADERS, readLinkForm } from './verify-page';
 
-export async function emailChangePageResponse(emailChange: Pick<EmailChange, 'confirm'>, request: Request): Promise<Response> {
+export { isFormPost } from './verify-page';
+
+const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
+
+const form = (token: string) => ({
+  action: EMAIL_CHANGE_CONFIRM_PATH,
+  token,
+  title: emailChangePage.confirmTitle,
+  text: emailChangePage.confirmText,
+  button: emailChangePage.confirmButton,
+});
+
+/** GET: the page with its button; nothing is changed. */
+export async function emailChangePageResponse(emailChange: Pick<EmailChange, 'isLive'>, request: Request): Promise<Response> {
   const token = new URL(request.url).searchParams.get('token') ?? '';
-  const result = await emailChange.confirm(token);
-  const wantsHtml = (request.headers.get('accept') ?? '').includes('text/html');
+  const live = await emailChange.isLive(token);
+  if (!live) {
+    if (wantsHtml(request)) return page(400, emailChangePage.invalidTitle, errorMessages.emailChangeLinkInvalid);
+    return errorResponse(new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid), PRIVATE_HEADERS);
+  }
+  if (wantsHtml(request)) return formPage(200, form(token));
+  return new Response(JSON.stringify({ changed: false, message: emailChangePage.confirmText }), {
+    headers: { 'content-type': 'application/json; charset=utf-8', ...PRIVATE_HEADERS },
+  });
+}
+
+/** POST from the page: switches the address and answers a page. */
+export async function emailChangeFormSubmit(emailChange: Pick<EmailChange, 'confirm'>, request: Request): Promise<Response> {
+  const fields = await readLinkForm(request);
+  const result = await emailChange.confirm(fields.token ?? '');
   if (!result.changed) {
     const error =
       result.reason === 'taken'
         ? new AppError('conflict', errorMessages.emailTaken)
         : new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid);
-    if (wantsHtml) {
-      return page(error.status, result.reason === 'taken' ? emailChangePage.takenTitle : emailChangePage.invalidTitle, error.message);
-    }
-    return errorResponse(error, PRIVATE_HEADERS);
+    return page(error.status, result.reason === 'taken' ? emailChangePage.takenTitle : emailChangePage.invalidTitle, error.message);
   }
-  if (wantsHtml) return page(200, emailChangePage.changedTitle, errorMessages.emailChanged(result.email));
-  return new Response(JSON.stringify({ email: result.email, emailVerified: false, message: errorMessages.emailChanged(result.email) }), {
-    headers: { 'content-type': 'application/json; charset=utf-8', ...PRIVATE_HEADERS },
-  });
+  return page(200, emailChangePage.changedTitle, errorMessages.emailChanged(result.email));
 }

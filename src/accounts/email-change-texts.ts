@@ -41,7 +41,30 @@ export const emailChangedNotice = {
     `<a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>`,
 };
 
+/**
+ * To an address that already has an account when someone asks to move another account to it (with
+ * REQUIRE_EMAIL_VERIFICATION the request is answered as if the address were free).
+ */
+export const emailChangeTakenMail = {
+  subject: 'Попытка привязать ваш адрес к другой учётной записи Conduit',
+  text: (loginLink: string) =>
+    [
+      'Здравствуйте!',
+      '',
+      'Кто-то только что указал этот адрес как новый e-mail другой учётной записи Conduit, но адрес уже принадлежит вашей учётной записи, поэтому ничего не изменилось.',
+      `Если это были вы, войдите со своим паролем: ${loginLink}`,
+      'Если нет, ничего делать не нужно: ваша учётная запись не изменилась.',
+    ].join('\n'),
+  html: (loginLink: string) =>
+    `<p>Здравствуйте!</p>` +
+    `<p>Кто-то только что указал этот адрес как новый e-mail другой учётной записи Conduit, но адрес уже принадлежит вашей учётной записи, поэтому ничего не изменилось.</p>` +
+    `<p>Если это были вы, войдите со своим паролем: <a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a><br>Если нет, ничего делать не нужно: ваша учётная запись не изменилась.</p>`,
+};
+
 export const emailChangePage = {
+  confirmTitle: 'Смена e-mail',
+  confirmText: 'Чтобы сменить e-mail учётной записи Conduit на этот адрес, нажмите кнопку. Если вы ничего не меняли, просто закройте страницу.',
+  confirmButton: 'Сменить e-mail',
   changedTitle: 'E-mail изменён',
   invalidTitle: 'Ссылка недействительна',
   takenTitle: 'Адрес уже занят',

@@ -3,9 +3,15 @@
 // switches the account over. The old address is then told. The new address is checked for being taken
 // at the request and again at the switch (another account may have taken it in between).
 //
-// The switch clears the address's verification and the admin role: the role is proven by the verified
-// address (admin-role.ts), and the text of a new address proves nothing until it is verified through
-// the usual link (resend-verification), which promotes a listed address again (promoteIfListed).
+// The switch clears the address's verification and the admin role (admin-role.ts: a new address proves
+// nothing; a listed one becomes admin again only through its verification form or the operator's grant),
+// and voids every other link of the account (links.ts): a verification or reset link mailed to the old
+// address must not act on the account under its new one.
+//
+// The link's page (GET) changes nothing; its form's POST switches. With REQUIRE_EMAIL_VERIFICATION the
+// request answers the same whether the new address is taken or not (registration hides taken addresses
+// then, so this must too), and the holder of that address is mailed that someone tried; without it a
+// taken address is a 409, as registration says it anyway.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, ne, sql } from 'drizzle-orm';
 import { verifyPassword } from '../auth/passwords';
@@ -15,7 +21,8 @@ import { AppError, isUniqueViolation } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
-import { emailChangedNotice, emailChangeMail } from './email-change-texts';
+import { emailChangedNotice, emailChangeMail, emailChangeTakenMail } from './email-change-texts';
+import { voidLinks } from './links';
 import type { Throttle } from './throttle';
 
 export const EMAIL_CHANGE_LINK_HOURS = 1;
@@ -43,9 +50,14 @@ export interface EmailChangeDeps {
   throttle: Throttle;
   logger: Logger;
   publicBaseUrl: string;
+  /** REQUIRE_EMAIL_VERIFICATION: a taken new address is answered like a free one (its holder is mailed). */
+  hideTakenAddresses: boolean;
 }
 
-export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl }: EmailChangeDeps) {
+/** Mails per hour to the holder of an address someone tried to move their account to. */
+const TAKEN_MAILS_PER_HOUR = 5;
+
+export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl, hideTakenAddresses }: EmailChangeDeps) {
   const taken = async (email: string, userId: string) =>
     (await db.select({ id: users.id }).from(users).where(and(eq(users.email, email), ne(users.id, userId))).limit(1)).length > 0;
 
@@ -68,7 +80,20 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl 
         throw new AppError('invalid_request_error', errorMessages.wrongPassword, { param: 'password' });
       }
       if (newEmail === user.email) throw new AppError('invalid_request_error', errorMessages.emailUnchanged, { param: 'newEmail' });
-      if (await taken(newEmail, userId)) throw new AppError('conflict', errorMessages.emailTaken);
+      if (await taken(newEmail, userId)) {
+        if (!hideTakenAddresses) throw new AppError('conflict', errorMessages.emailTaken);
+        // The same answer as a free address, after a mail as a free address gets; its holder learns of it.
+        // The earlier pending link goes as it would for a free address: whether it still works must not tell.
+        await db.delete(emailChanges).where(eq(emailChanges.userId, userId));
+        const [holder] = await db.select({ id: users.id }).from(users).where(eq(users.email, newEmail)).limit(1);
+        if (holder && (await throttle.hit('email_change_taken_mail', holder.id, TAKEN_MAILS_PER_HOUR, 3600)).allowed) {
+          const loginLink = `${publicBaseUrl}/app/login`;
+          await mailer
+            .send({ to: newEmail, subject: emailChangeTakenMail.subject, text: emailChangeTakenMail.text(loginLink), html: emailChangeTakenMail.html(loginLink) })
+            .catch((error) => logger.error('taken-address mail not sent', { userId, ...mailFailure(error) }));
+        }
+        return;
+      }
 
       const token = randomBytes(32).toString('base64url');
       await db.transaction(async (tx) => {
@@ -94,8 +119,19 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl 
       }
     },
 
+    /** Whether a link can still be used, read only (its page's GET). */
+    async isLive(token: string): Promise<boolean> {
+      if (!TOKEN_PATTERN.test(token)) return false;
+      const [row] = await db
+        .select({ userId: emailChanges.userId })
+        .from(emailChanges)
+        .where(and(eq(emailChanges.tokenHash, hashToken(token)), gt(emailChanges.expiresAt, sql`now()`)))
+        .limit(1);
+      return row !== undefined;
+    },
+
     /**
-     * Uses a link. Deleting its row is what makes it one-time; the address is switched in the same
+     * Uses a link (its page's POST). Deleting its row is what makes it one-time; the address is switched in the same
      * transaction, so a link whose new address was taken meanwhile changes nothing (and stays unused).
      */
     async confirm(token: string): Promise<EmailChangeResult> {
@@ -114,6 +150,7 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl 
             .update(users)
             .set({ email: used.newEmail, emailVerifiedAt: null, role: 'user' })
             .where(eq(users.id, used.userId));
+          await voidLinks(tx, used.userId);
           return { userId: used.userId, oldEmail: before.email, newEmail: used.newEmail };
         });
       } catch (error) {

@@ -1,16 +1,23 @@
 // E-mail verification: a one-time link mailed to the address (a random 256-bit token of which only the
-// SHA-256 is stored, valid 24 h); opening it marks the e-mail verified and credits the registration bonus,
-// at most once per user whatever happens (the ledger's unique index per user).
+// SHA-256 is stored, valid 24 h). Opening it (GET) changes nothing: the page's form, submitted (POST),
+// marks the e-mail verified and credits the registration bonus, at most once per user whatever happens
+// (the ledger's unique index per user). A link verifies only the address it was mailed to, while the
+// account still has it. For an ADMIN_EMAILS address the form also sets the account's password (ending
+// every earlier session; with two-factor login on, with a code): the mailbox holder takes the account
+// over before it becomes admin, so an account someone else registered with that address and a password of
+// their own is never promoted for them.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, sql } from 'drizzle-orm';
+import { hashPassword } from '../auth/passwords';
 import type { Database, Executor } from '../db/client';
 import { emailVerifications, ledgerEntries, users } from '../db/schema';
-import { AppError } from '../http/errors';
+import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
 import { takenAddressMail, verificationMail } from './texts';
 import type { Throttle } from './throttle';
+import type { LoginFactorCheck } from './two-factor';
 
 export const VERIFICATION_LINK_HOURS = 24;
 /** Verification mails per user per hour, the one sent at registration included. */
@@ -59,20 +66,64 @@ export interface EmailVerificationDeps {
   required: boolean;
   /** ADMIN_EMAILS: these addresses are mailed a link whether or not verification is required (admin-role.ts). */
   adminEmails: readonly string[];
+  /** The account's second factor, asked when the form sets the password (two-factor.ts checkAtLogin). */
+  secondFactor(userId: string, code: string | undefined): Promise<LoginFactorCheck>;
+  /** Ends the user's sessions and voids every other link, in the caller's transaction (token-users.ts). */
+  endSessions(tx: Executor, userId: string): Promise<number>;
 }
 
-export function createEmailVerification({ db, mailer, throttle, logger, publicBaseUrl, bonusNano, required, adminEmails }: EmailVerificationDeps) {
+/** What the link's page is to show: null for a link that cannot be used. */
+export interface LiveVerificationLink {
+  userId: string;
+  email: string;
+  /** An ADMIN_EMAILS address of an account not yet admin: the form must set the account's password. */
+  setsPassword: boolean;
+}
+
+export interface VerificationOptions {
+  /** The new password, for an ADMIN_EMAILS address (ignored otherwise). */
+  password?: string;
+  totpCode?: string;
+}
+
+export interface Verified {
+  userId: string;
+  creditedNano: bigint;
+  /** The password was set and the account became admin. */
+  promoted: boolean;
+  role: 'user' | 'admin';
+}
+
+const MIN_PASSWORD = 6;
+const MAX_PASSWORD = 1024;
+
+export function createEmailVerification(deps: EmailVerificationDeps) {
+  const { db, mailer, throttle, logger, publicBaseUrl, bonusNano, required, adminEmails } = deps;
   const inFlight = new Set<Promise<void>>();
 
-  /** Stores a new link for the user (in the caller's transaction) and returns its token. */
-  async function issue(tx: Executor, userId: string): Promise<string> {
+  /** Stores a new link for the user (in the caller's transaction), bound to `email`, and returns its token. */
+  async function issue(tx: Executor, userId: string, email: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await tx.insert(emailVerifications).values({
       tokenHash: hashToken(token),
       userId,
+      email,
       expiresAt: sql`now() + make_interval(hours => ${VERIFICATION_LINK_HOURS})`,
     });
     return token;
+  }
+
+  /** The link as its page sees it, read only: unknown, used, expired, or for an address the account no longer has → null. */
+  async function inspect(token: string): Promise<LiveVerificationLink | null> {
+    if (!TOKEN_PATTERN.test(token)) return null;
+    const [row] = await db
+      .select({ userId: emailVerifications.userId, email: emailVerifications.email, role: users.role })
+      .from(emailVerifications)
+      .innerJoin(users, and(eq(users.id, emailVerifications.userId), eq(users.email, emailVerifications.email)))
+      .where(and(eq(emailVerifications.tokenHash, hashToken(token)), gt(emailVerifications.expiresAt, sql`now()`)))
+      .limit(1);
+    if (!row) return null;
+    return { userId: row.userId, email: row.email, setsPassword: adminEmails.includes(row.email) && row.role !== 'admin' };
   }
 
   async function deliver(email: string, token: string): Promise<void> {
@@ -148,7 +199,7 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
       }
       const token = await db.transaction(async (tx) => {
         await tx.delete(emailVerifications).where(eq(emailVerifications.userId, userId));
-        return issue(tx, userId);
+        return issue(tx, userId, user.email);
       });
       try {
         await deliver(user.email, token);
@@ -158,18 +209,38 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
       }
     },
 
+    inspect,
+
     /**
-     * Uses a link: null when it is unknown, used or expired. Deleting the row is what makes it one-time:
-     * a parallel opening waits for that delete and then finds nothing. The user's other links go with it.
+     * Uses a link (the page's POST): null when it is unknown, used, expired or for an address the account
+     * no longer has. Deleting the row is what makes it one-time: a parallel use waits for that delete and
+     * then finds nothing. The user's other verification links go with it. For an ADMIN_EMAILS address a
+     * password is required (400 on `password`, nothing changed) and, with two-factor login on, a code
+     * (401 totp_required / totp_invalid, nothing changed); then the password is set, every session and
+     * link ends, and the account becomes admin, in the same transaction as the verification.
      */
-    async verify(token: string): Promise<{ userId: string; creditedNano: bigint } | null> {
-      if (!TOKEN_PATTERN.test(token)) return null;
+    async verify(token: string, options: VerificationOptions = {}): Promise<Verified | null> {
+      const link = await inspect(token);
+      if (!link) return null;
+      let passwordHash: string | null = null;
+      if (link.setsPassword) {
+        const password = options.password ?? '';
+        if (password.length < MIN_PASSWORD) throw new AppError('invalid_request_error', errorMessages.adminPasswordRequired, { param: 'password' });
+        if (password.length > MAX_PASSWORD) throw new AppError('invalid_request_error', errorMessages.passwordTooLong, { param: 'password' });
+        const factor = await deps.secondFactor(link.userId, options.totpCode);
+        if (factor === 'required') throw new AppError('unauthorized', errorMessages.totpRequired, { code: errorCodes.totpRequired });
+        if (factor === 'wrong') throw new AppError('unauthorized', errorMessages.totpInvalid, { code: errorCodes.totpInvalid });
+        passwordHash = await hashPassword(password);
+      }
       return db.transaction(async (tx) => {
         const [used] = await tx
           .delete(emailVerifications)
           .where(and(eq(emailVerifications.tokenHash, hashToken(token)), gt(emailVerifications.expiresAt, sql`now()`)))
-          .returning({ userId: emailVerifications.userId });
+          .returning({ userId: emailVerifications.userId, email: emailVerifications.email });
         if (!used) return null;
+        const [user] = await tx.select({ email: users.email, role: users.role }).from(users).where(eq(users.id, used.userId)).for('update');
+        // The account's address changed after the page was read: the link verifies only the one it was mailed to.
+        if (!user || user.email !== used.email) return null;
         await tx.delete(emailVerifications).where(eq(emailVerifications.userId, used.userId));
         await tx
           .update(users)
@@ -177,7 +248,13 @@ export function createEmailVerification({ db, mailer, throttle, logger, publicBa
           .where(eq(users.id, used.userId));
         // Also when verification has since been turned off: this user registered without the bonus.
         const creditedNano = await creditRegistrationBonus(tx, used.userId, bonusNano);
-        return { userId: used.userId, creditedNano };
+        let promoted = false;
+        if (passwordHash !== null && adminEmails.includes(used.email)) {
+          await tx.update(users).set({ passwordHash, role: 'admin' }).where(eq(users.id, used.userId));
+          await deps.endSessions(tx, used.userId);
+          promoted = true;
+        }
+        return { userId: used.userId, creditedNano, promoted, role: promoted || user.role === 'admin' ? ('admin' as const) : ('user' as const) };
       });
     },
 

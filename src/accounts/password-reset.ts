@@ -1,19 +1,23 @@
 // Password reset by e-mail: a one-time link (a random 256-bit token of which only the SHA-256 is stored,
 // valid 1 h; a newer link voids the older ones) to the dashboard's reset page. Asking for one answers the
 // same, after at least the same time, whether or not the address has an account; the mail leaves after
-// the answer, so a slow mail server cannot tell either.
+// the answer, so a slow mail server cannot tell either. A link works only while the account still has
+// the address it was mailed to, and dies with every other link when sessions end (links.ts). With
+// two-factor login on, using it also needs a code: the mailbox alone does not open the account.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { hashPassword } from '../auth/passwords';
 import type { Database, Executor } from '../db/client';
 import { passwordResets, users } from '../db/schema';
 import { limitKey } from '../http/client-address';
-import { AppError } from '../http/errors';
+import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
+import type { SecurityNotices } from './security-notices';
 import { passwordResetMail } from './texts';
 import type { Throttle } from './throttle';
+import type { LoginFactorCheck } from './two-factor';
 
 export const PASSWORD_RESET_LINK_HOURS = 1;
 export const PASSWORD_RESET_PAGE_PATH = '/app/reset';
@@ -47,6 +51,9 @@ export interface PasswordResetDeps {
   endSessions(tx: Executor, userId: string): Promise<number>;
   /** Told after the commit of a reset, so this instance's token cache forgets the user at once. */
   afterReset(userId: string): void;
+  /** The account's second factor (two-factor.ts checkAtLogin). */
+  secondFactor(userId: string, code: string | undefined): Promise<LoginFactorCheck>;
+  notices: Pick<SecurityNotices, 'tell'>;
 }
 
 export interface ResetUser {
@@ -65,16 +72,33 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     return mailer;
   }
 
-  /** Stores a new link for the user (older ones are voided) in the caller's transaction; returns the token. */
+  /**
+   * Stores a new link for the user (older ones are voided) in the caller's transaction, bound to the
+   * account's address as it is now (the one it is mailed to); returns the token.
+   */
   async function issue(tx: Executor, userId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await tx.delete(passwordResets).where(eq(passwordResets.userId, userId));
+    const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+    if (!user) throw new Error(`password reset: no user ${userId}`);
     await tx.insert(passwordResets).values({
       tokenHash: hashToken(token),
       userId,
+      email: user.email,
       expiresAt: sql`now() + make_interval(hours => ${PASSWORD_RESET_LINK_HOURS})`,
     });
     return token;
+  }
+
+  /** The live link's account: unknown, used, expired, or mailed to an address the account no longer has → null. */
+  async function liveLink(token: string): Promise<{ userId: string } | null> {
+    const [row] = await db
+      .select({ userId: passwordResets.userId })
+      .from(passwordResets)
+      .innerJoin(users, and(eq(users.id, passwordResets.userId), eq(users.email, passwordResets.email)))
+      .where(and(eq(passwordResets.tokenHash, hashToken(token)), gt(passwordResets.expiresAt, sql`now()`)))
+      .limit(1);
+    return row ?? null;
   }
 
   async function deliver(email: string, token: string, byOperator: boolean): Promise<void> {
@@ -87,7 +111,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     });
   }
 
-  async function refuseOver(scope: 'password_reset_email' | 'password_reset_address', key: string, limit: number) {
+  async function refuseOver(scope: 'password_reset_email' | 'password_reset_address' | 'password_reset_confirm_address', key: string, limit: number) {
     if (limit <= 0) return;
     const verdict = await throttle.hit(scope, key, limit, 3600);
     if (!verdict.allowed) {
@@ -138,30 +162,43 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     },
 
     /**
-     * Uses a link: sets the password and ends every session issued before, in one transaction. Deleting
-     * the row is what makes the link one-time: a parallel use waits for that delete and then finds none.
+     * Uses a link: sets the password and ends every session (and every other link) issued before, in one
+     * transaction. Counted per client address first; the link is looked up before any password hashing,
+     * so a made-up token costs one indexed read. With two-factor login on, a code is needed: without one
+     * (or with a wrong one) nothing changes and the link stays usable. Deleting the row is what makes the
+     * link one-time: a parallel use waits for that delete and then finds none.
      */
-    async confirm(token: string, password: string): Promise<ResetUser> {
-      if (!TOKEN_PATTERN.test(token)) throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });
+    async confirm(token: string, password: string, totpCode: string | undefined, clientAddress: string): Promise<ResetUser> {
+      await refuseOver('password_reset_confirm_address', limitKey(clientAddress), deps.limitPerAddress);
+      const invalid = () => new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });
+      if (!TOKEN_PATTERN.test(token)) throw invalid();
+      const link = await liveLink(token);
+      if (!link) throw invalid();
+      const factor = await deps.secondFactor(link.userId, totpCode);
+      if (factor === 'required') throw new AppError('unauthorized', errorMessages.totpRequired, { code: errorCodes.totpRequired });
+      if (factor === 'wrong') throw new AppError('unauthorized', errorMessages.totpInvalid, { code: errorCodes.totpInvalid });
       // Hashed before the transaction: argon2 takes tens of milliseconds, no row lock should wait for it.
       const passwordHash = await hashPassword(password);
       const user = await db.transaction(async (tx) => {
         const [used] = await tx
           .delete(passwordResets)
           .where(and(eq(passwordResets.tokenHash, hashToken(token)), gt(passwordResets.expiresAt, sql`now()`)))
-          .returning({ userId: passwordResets.userId });
+          .returning({ userId: passwordResets.userId, email: passwordResets.email });
         if (!used) return null;
-        await tx.delete(passwordResets).where(eq(passwordResets.userId, used.userId));
-        await tx.update(users).set({ passwordHash }).where(eq(users.id, used.userId));
-        const generation = await deps.endSessions(tx, used.userId);
         const [row] = await tx
           .select({ id: users.id, email: users.email, blockedAt: users.blockedAt })
           .from(users)
-          .where(eq(users.id, used.userId));
-        return { id: row!.id, email: row!.email, generation, blocked: row!.blockedAt !== null };
+          .where(eq(users.id, used.userId))
+          .for('update');
+        // The address changed since the link was checked: it was mailed to one the account no longer has.
+        if (!row || row.email !== used.email) return null;
+        await tx.update(users).set({ passwordHash }).where(eq(users.id, used.userId));
+        const generation = await deps.endSessions(tx, used.userId);
+        return { id: row.id, email: row.email, generation, blocked: row.blockedAt !== null };
       });
-      if (!user) throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });
+      if (!user) throw invalid();
       deps.afterReset(user.id);
+      deps.notices.tell(user.id, 'password_changed');
       return user;
     },
 

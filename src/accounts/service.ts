@@ -15,9 +15,10 @@ import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';
 import { nanoToUnits } from '../money';
-import { promoteIfListed, roleAtLogin, type Role } from './admin-role';
-import { createEmailVerification, creditRegistrationBonus } from './email-verification';
+import { roleAtLogin, type Role } from './admin-role';
+import { createEmailVerification, creditRegistrationBonus, type VerificationOptions } from './email-verification';
 import { createPasswordReset } from './password-reset';
+import type { SecurityNotices } from './security-notices';
 import { createThrottle, type GrowingDelay } from './throttle';
 import { endSessions, type TokenUserCache } from './token-users';
 import type { TwoFactor } from './two-factor';
@@ -97,6 +98,8 @@ export interface AccountServiceDeps {
   tokenUsers: Pick<TokenUserCache, 'get' | 'getFresh' | 'forget'>;
   /** Login's second step (two-factor.ts). */
   twoFactor: TwoFactor;
+  /** Mails the owner when the password changes (security-notices.ts). */
+  notices: Pick<SecurityNotices, 'tell'>;
   config: Pick<
     Config,
     | 'adminEmails'
@@ -115,7 +118,7 @@ export interface AccountServiceDeps {
   >;
 }
 
-export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, config }: AccountServiceDeps) {
+export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, notices, config }: AccountServiceDeps) {
   const throttle = createThrottle(db);
   const passwordReset = createPasswordReset({
     db,
@@ -127,6 +130,8 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
     limitPerAddress: config.passwordResetLimitPerAddress,
     endSessions,
     afterReset: (userId) => tokenUsers.forget(userId),
+    secondFactor: (userId, code) => twoFactor.checkAtLogin(userId, code),
+    notices,
   });
   const verification = createEmailVerification({
     db,
@@ -137,6 +142,8 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
     bonusNano: config.registrationBonusNano,
     required: config.requireEmailVerification,
     adminEmails: config.adminEmails,
+    secondFactor: (userId, code) => twoFactor.checkAtLogin(userId, code),
+    endSessions,
   });
   // Guessing from one address is slowed early (per address, and per address and e-mail); the count per
   // e-mail (all addresses together) starts later and holds back only addresses that have already failed on
@@ -184,10 +191,10 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
         // Every account starts as a user, whatever ADMIN_EMAILS says: the address is not proven yet.
         created = await db.transaction(async (tx) => {
           const [user] = await tx.insert(users).values({ email: normalised, passwordHash }).returning(userColumns);
-          if (verification.required) return { row: user!, verificationToken: await verification.issue(tx, user!.id) };
+          if (verification.required) return { row: user!, verificationToken: await verification.issue(tx, user!.id, normalised) };
           const credited = await creditRegistrationBonus(tx, user!.id, config.registrationBonusNano);
           // A listed address is mailed its link even when verification is not required: that link is how it proves itself.
-          const verificationToken = verification.wantsLink(normalised) ? await verification.issue(tx, user!.id) : null;
+          const verificationToken = verification.wantsLink(normalised) ? await verification.issue(tx, user!.id, normalised) : null;
           return { row: { ...user!, balanceNano: credited }, verificationToken };
         });
       } catch (error) {
@@ -278,12 +285,17 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
       return { user: publicUser({ ...row, role }), token };
     },
 
-    /** Uses a verification link (see email-verification.ts); null when it is unknown, used or expired. */
-    async verifyEmail(token: string) {
-      const verified = await verification.verify(token);
+    /** What a verification link's page shows (read only); null when it cannot be used. */
+    inspectVerificationLink: (token: string) => verification.inspect(token),
+    /**
+     * Uses a verification link, from its page's POST (email-verification.ts); null when it is unknown,
+     * used, expired or for an address the account no longer has.
+     */
+    async verifyEmail(token: string, options: VerificationOptions = {}) {
+      const verified = await verification.verify(token, options);
       if (verified) {
-        await promoteIfListed(db, config.adminEmails, verified.userId);
         tokenUsers.forget(verified.userId);
+        if (verified.promoted) notices.tell(verified.userId, 'password_changed');
       }
       return verified;
     },
@@ -329,10 +341,11 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
         return { email: updated!.email, generation: await endSessions(tx, userId) };
       });
       tokenUsers.forget(userId);
+      notices.tell(userId, 'password_changed');
       return { token: await jwt.sign({ userId, email, generation }) };
     },
 
-    /** Ends every session of the user, the caller's included. */
+    /** Ends every session of the user, the caller's included, and every mailed link issued before. */
     async logoutAll(userId: string): Promise<void> {
       await db.transaction((tx) => endSessions(tx, userId));
       tokenUsers.forget(userId);
@@ -346,8 +359,8 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, c
      * user in as login does (a blocked account gets its password set but no session). The e-mail's failed
      * login count starts over: the owner proved who they are.
      */
-    async confirmPasswordReset(token: string, password: string): Promise<SessionResult> {
-      const reset = await passwordReset.confirm(token, password);
+    async confirmPasswordReset(token: string, password: string, totpCode: string | undefined, clientAddress: string): Promise<SessionResult> {
+      const reset = await passwordReset.confirm(token, password, totpCode, clientAddress);
       await throttle.reset('login_account', accountKey(reset.email));
       if (reset.blocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, reset.id)).limit(1);

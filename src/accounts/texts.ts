@@ -28,12 +28,28 @@ export const verificationMail = {
 export { escapeHtml };
 
 export const verificationPage = {
+  confirmTitle: 'Подтверждение e-mail',
+  confirmText: 'Чтобы подтвердить этот адрес для учётной записи Conduit, нажмите кнопку. Если вы не регистрировались, просто закройте страницу.',
+  confirmAdminText:
+    'Этот адрес указан как адрес администратора сервиса. Подтвердите его и задайте пароль учётной записи: права администратора получит только тот, кто задал пароль здесь. Все прежние сеансы этой учётной записи завершатся.',
+  confirmButton: 'Подтвердить адрес',
+  passwordLabel: 'Новый пароль учётной записи',
+  passwordHint: 'Не короче 6 символов. Входите с ним после подтверждения.',
+  totpLabel: 'Код из приложения-аутентификатора или код восстановления',
   verifiedTitle: 'E-mail подтверждён',
   verified: 'Спасибо! Адрес подтверждён.',
   bonusCredited: 'Стартовый бонус начислен на баланс.',
+  promoted: 'Пароль задан, учётная запись получила права администратора; войдите с новым паролем.',
   invalidTitle: 'Ссылка недействительна',
   toDashboard: 'Перейти в панель',
 };
+
+/** What the verification's POST answers: verified, the bonus if it came, the admin role if it was given. */
+export function verifiedMessage(verified: { creditedNano: bigint; promoted: boolean }): string {
+  return [verificationPage.verified, verified.creditedNano > 0n ? verificationPage.bonusCredited : '', verified.promoted ? verificationPage.promoted : '']
+    .filter(Boolean)
+    .join(' ');
+}
 
 /**
  * Mailed to an account's address when someone registers it again while e-mail verification is required:
@@ -82,4 +98,48 @@ export const passwordResetMail = {
     }<br><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` +
     `<p>Ссылка действует 1 час и срабатывает один раз. После смены пароля все прежние сеансы завершатся.<br>` +
     `Если вы не запрашивали сброс, просто удалите это письмо: пароль останется прежним.</p>`,
+};
+
+/** What happened to the account, as the owner is told by mail (security-notices.ts). */
+export type SecurityEvent = 'password_changed' | 'two_factor_enabled' | 'two_factor_disabled' | 'recovery_code_used' | 'two_factor_locked';
+
+const securityLines: Record<SecurityEvent, { subject: string; what: (minutes: number) => string }> = {
+  password_changed: {
+    subject: 'Пароль в Conduit изменён',
+    what: () => 'Пароль вашей учётной записи Conduit только что изменён. Все прежние сеансы завершены, ссылки из прежних писем больше не действуют.',
+  },
+  two_factor_enabled: {
+    subject: 'Двухфакторный вход в Conduit включён',
+    what: () => 'Для вашей учётной записи Conduit включён двухфакторный вход: теперь при входе нужен код из приложения-аутентификатора.',
+  },
+  two_factor_disabled: {
+    subject: 'Двухфакторный вход в Conduit отключён',
+    what: () => 'Для вашей учётной записи Conduit отключён двухфакторный вход: теперь для входа достаточно пароля.',
+  },
+  recovery_code_used: {
+    subject: 'Использован код восстановления Conduit',
+    what: () => 'Для входа в вашу учётную запись Conduit только что использован один из кодов восстановления. Он больше не действует.',
+  },
+  two_factor_locked: {
+    subject: 'Подбор кода двухфакторного входа в Conduit',
+    what: (minutes) =>
+      `Кто-то несколько раз ввёл неверный код двухфакторного входа в вашу учётную запись Conduit — значит, ему известен ваш пароль. ` +
+      `Коды не принимаются ${minutes} мин. Смените пароль как можно скорее.`,
+  },
+};
+
+export const securityNoticeMail = {
+  subject: (event: SecurityEvent) => securityLines[event].subject,
+  text: (event: SecurityEvent, minutes: number, loginLink: string) =>
+    [
+      'Здравствуйте!',
+      '',
+      securityLines[event].what(minutes),
+      '',
+      `Если это сделали не вы, немедленно смените пароль через «Забыли пароль?» на странице входа и обратитесь к оператору сервиса: ${loginLink}`,
+    ].join('\n'),
+  html: (event: SecurityEvent, minutes: number, loginLink: string) =>
+    `<p>Здравствуйте!</p><p>${escapeHtml(securityLines[event].what(minutes))}</p>` +
+    `<p>Если это сделали не вы, немедленно смените пароль через «Забыли пароль?» на странице входа и обратитесь к оператору сервиса: ` +
+    `<a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>`,
 };

@@ -16,7 +16,9 @@ export type ThrottleScope =
   | 'password_reset_address'
   | 'password_change_user'
   | 'two_factor_code'
-  | 'email_change';
+  | 'email_change'
+  | 'password_reset_confirm_address'
+  | 'email_change_taken_mail';
 
 export type ThrottleVerdict = { allowed: true; hits: number } | { allowed: false; retryAfterSeconds: number };
 
@@ -25,6 +27,8 @@ export interface GrowingDelay {
   freeAttempts: number;
   /** The wait starts at 1 s and doubles per attempt up to this. */
   maxDelaySeconds: number;
+  /** Every wait is maxDelaySeconds at once (a lock), not a growing one. */
+  fixed?: boolean;
   /** The count starts over this long after the attempt that opened it. */
   windowSeconds: number;
 }
@@ -72,9 +76,11 @@ export function createThrottle(db: Database) {
      */
     async reserve(scope: ThrottleScope, key: string, delay: GrowingDelay): Promise<ThrottleVerdict> {
       const fresh = sql`t.window_started_at <= now() - make_interval(secs => ${delay.windowSeconds})`;
+      const seconds = (hits: ReturnType<typeof sql>) =>
+        delay.fixed ? sql`${delay.maxDelaySeconds}` : sql`least(power(2, least(${hits} - ${delay.freeAttempts}, 30)), ${delay.maxDelaySeconds})`;
       const waitAfter = (hits: ReturnType<typeof sql>) => sql`
         case when ${hits} >= ${delay.freeAttempts}
-          then clock_timestamp() + make_interval(secs => least(power(2, least(${hits} - ${delay.freeAttempts}, 30)), ${delay.maxDelaySeconds}))
+          then clock_timestamp() + make_interval(secs => ${seconds(hits)})
         end`;
       const hitsAfter = sql`case when ${fresh} then 1 else t.hits + 1 end`;
       const [row] = rowsOf<{ hits: number }>(

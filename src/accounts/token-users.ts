@@ -7,6 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { DatabaseHandle, Executor } from '../db/client';
 import { users } from '../db/schema';
 import type { Logger } from '../logger';
+import { voidLinks } from './links';
 
 /** Sent by the users trigger (role, blocked_at, email, sessions_generation changed, or the row deleted). */
 export const TOKEN_USER_CHANGED_CHANNEL = 'conduit_token_user_changed';
@@ -136,7 +137,8 @@ export type TokenUserCache = ReturnType<typeof createTokenUserCache>;
 /**
  * Ends every dashboard session of the user issued so far, in the caller's transaction: the generation
  * goes up, and tokens carrying an older one are refused from the commit on (the trigger tells every
- * instance). Returns the new generation, which the caller's fresh token carries.
+ * instance). Every mailed link issued before dies with them (links.ts). Returns the new generation,
+ * which the caller's fresh token carries.
  */
 export async function endSessions(tx: Executor, userId: string): Promise<number> {
   const [row] = await tx
@@ -145,5 +147,6 @@ export async function endSessions(tx: Executor, userId: string): Promise<number>
     .where(eq(users.id, userId))
     .returning({ generation: users.sessionsGeneration });
   if (!row) throw new Error(`endSessions: no user ${userId}`);
+  await voidLinks(tx, userId);
   return row.generation;
 }

@@ -12,6 +12,7 @@ import type { Database } from '../db/client';
 import { twoFactorRecoveryCodes, twoFactorSecrets, users } from '../db/schema';
 import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import type { SecurityNotices } from './security-notices';
 import type { GrowingDelay, Throttle } from './throttle';
 
 const ISSUER = 'Conduit';
@@ -24,15 +25,18 @@ export const RECOVERY_CODE_COUNT = 10;
 const RECOVERY_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const SECRET_SETTING = 'totpSecret';
 
-/**
- * Wrong codes on the signed-in routes (enable, disable) per user: with a stolen token, guessing the six
- * digits to switch the factor off must be as slow as guessing them at login.
- */
-const CODE_DELAY: GrowingDelay = { freeAttempts: 5, maxDelaySeconds: 300, windowSeconds: 3600 };
+/** Wrong codes are counted per account over this long (TOTP_MAX_FAILURES of them lock the factor). */
+const CODE_WINDOW_SECONDS = 3600;
 
 const TOTP_PATTERN = /^\d{6}$/;
 
 export type LoginFactorCheck = 'not_enabled' | 'accepted' | 'required' | 'wrong';
+
+/** TOTP_MAX_FAILURES wrong codes per account lock the factor for TOTP_LOCKOUT_SECONDS. */
+export interface CodeLock {
+  maxFailures: number;
+  lockoutSeconds: number;
+}
 
 function totpFor(secretBase32: string, label: string): TOTP {
   return new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
@@ -65,9 +69,16 @@ export interface TwoFactorDeps {
   db: Database;
   box: SecretBox;
   throttle: Throttle;
+  lock: CodeLock;
+  /** The owner is mailed when the factor goes on or off, a recovery code is used, or the factor locks. */
+  notices: Pick<SecurityNotices, 'tell'>;
 }
 
-export function createTwoFactor({ db, box, throttle }: TwoFactorDeps) {
+export function createTwoFactor({ db, box, throttle, lock, notices }: TwoFactorDeps) {
+  // Every code checked for an account counts here (login, reset, the signed-in routes), whichever client
+  // address it came from: the password is already proven, so no fresh-address exemption applies.
+  const codeDelay: GrowingDelay = { freeAttempts: lock.maxFailures, maxDelaySeconds: lock.lockoutSeconds, windowSeconds: CODE_WINDOW_SECONDS, fixed: true };
+
   async function secretRow(userId: string) {
     const [row] = await db.select().from(twoFactorSecrets).where(eq(twoFactorSecrets.userId, userId)).limit(1);
     return row ?? null;
@@ -92,14 +103,16 @@ export function createTwoFactor({ db, box, throttle }: TwoFactorDeps) {
     return claimed.length > 0;
   }
 
-  /** Uses up a recovery code: deleting its row is what makes it one-time. */
+  /** Uses up a recovery code: deleting its row is what makes it one-time. The owner is told. */
   async function useRecoveryCode(userId: string, code: string): Promise<boolean> {
     if (normaliseRecoveryCode(code).length !== 10) return false;
     const used = await db
       .delete(twoFactorRecoveryCodes)
       .where(and(eq(twoFactorRecoveryCodes.userId, userId), eq(twoFactorRecoveryCodes.codeHash, hashRecoveryCode(userId, code))))
       .returning({ userId: twoFactorRecoveryCodes.userId });
-    return used.length > 0;
+    if (used.length === 0) return false;
+    notices.tell(userId, 'recovery_code_used');
+    return true;
   }
 
   /** A current TOTP code (not used before) or an unused recovery code of an enabled factor. */
@@ -109,12 +122,32 @@ export function createTwoFactor({ db, box, throttle }: TwoFactorDeps) {
     return useRecoveryCode(userId, code);
   }
 
-  /** Counts a code attempt on a signed-in route before it is checked; a right code gives it back. */
-  async function reserveAttempt(userId: string): Promise<void> {
-    const verdict = await throttle.reserve('two_factor_code', userId, CODE_DELAY);
+  /**
+   * Counts a code attempt before it is checked, as if it were going to be wrong, so parallel guesses cannot
+   * all be checked; while the factor is locked every code is refused (429). Answers the attempt's number.
+   */
+  async function reserveAttempt(userId: string): Promise<number> {
+    const verdict = await throttle.reserve('two_factor_code', userId, codeDelay);
     if (!verdict.allowed) throw tooManyCodes(verdict.retryAfterSeconds);
+    return verdict.hits;
   }
-  const refundAttempt = (userId: string) => throttle.refund('two_factor_code', userId, CODE_DELAY.freeAttempts);
+  /** A right code proves the factor: the count starts over. */
+  const codeAccepted = (userId: string) => throttle.reset('two_factor_code', userId);
+  /** A wrong code stays counted; the one that locks the factor tells the owner (once per lock). */
+  const codeRefused = (userId: string, attempt: number) => {
+    if (attempt === codeDelay.freeAttempts) notices.tell(userId, 'two_factor_locked');
+  };
+
+  /** Checks a code of the enabled factor, counted and locked as above. */
+  async function checkEnabledCode(userId: string, secretSealed: string, code: string): Promise<boolean> {
+    const attempt = await reserveAttempt(userId);
+    if (await acceptEnabledCode(userId, secretSealed, code)) {
+      await codeAccepted(userId);
+      return true;
+    }
+    codeRefused(userId, attempt);
+    return false;
+  }
 
   return {
     async status(userId: string): Promise<{ enabled: boolean }> {
@@ -154,6 +187,7 @@ export function createTwoFactor({ db, box, throttle }: TwoFactorDeps) {
       const row = await secretRow(userId);
       if (row?.enabledAt) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
       if (!row) throw new AppError('invalid_request_error', errorMessages.totpNotSetUp);
+      // Counted like every code (no mail: a factor being set up guards nothing yet).
       await reserveAttempt(userId);
       const step = stepOf(totpFor(box.open(row.secretSealed, SECRET_SETTING), userId), code);
       if (step === null) throw wrongCode();
@@ -171,7 +205,8 @@ export function createTwoFactor({ db, box, throttle }: TwoFactorDeps) {
       });
       // Another request enabled it, or set up a new secret, between the read and the claim.
       if (!enabled) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
-      await refundAttempt(userId);
+      await codeAccepted(userId);
+      notices.tell(userId, 'two_factor_enabled');
       return { recoveryCodes: codes };
     },
 
@@ -179,24 +214,24 @@ export function createTwoFactor({ db, box, throttle }: TwoFactorDeps) {
     async disable(userId: string, code: string): Promise<void> {
       const row = await secretRow(userId);
       if (!row?.enabledAt) throw new AppError('invalid_request_error', errorMessages.totpNotEnabled);
-      await reserveAttempt(userId);
-      if (!(await acceptEnabledCode(userId, row.secretSealed, code))) throw wrongCode();
+      if (!(await checkEnabledCode(userId, row.secretSealed, code))) throw wrongCode();
       await db.transaction(async (tx) => {
         await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
         await tx.delete(twoFactorSecrets).where(eq(twoFactorSecrets.userId, userId));
       });
-      await refundAttempt(userId);
+      notices.tell(userId, 'two_factor_disabled');
     },
 
     /**
-     * Login's second step, after the password matched: `not_enabled` (no factor, or one not confirmed
-     * yet), `required` (no code given), `accepted`, or `wrong` (a wrong, used or stale code).
+     * The second step of login and of a mailed link that sets the password, after the password or the link
+     * was proven: `not_enabled` (no factor, or one not confirmed yet), `required` (no code given),
+     * `accepted`, or `wrong` (a wrong, used or stale code); a locked factor is a 429.
      */
     async checkAtLogin(userId: string, code: string | undefined): Promise<LoginFactorCheck> {
       const row = await secretRow(userId);
       if (!row?.enabledAt) return 'not_enabled';
       if (code === undefined || code.trim() === '') return 'required';
-      return (await acceptEnabledCode(userId, row.secretSealed, code)) ? 'accepted' : 'wrong';
+      return (await checkEnabledCode(userId, row.secretSealed, code)) ? 'accepted' : 'wrong';
     },
   };
 }

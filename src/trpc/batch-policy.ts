@@ -13,6 +13,7 @@ const UNBATCHABLE = new Set([
   'auth.resendVerification',
   'accountSecurity.requestPasswordReset',
   'accountSecurity.confirmPasswordReset',
+  'auth.verifyEmail',
   'accountSecurity.changePassword',
 ]);
 

@@ -39,7 +39,8 @@ export const users = pgTable(
 
 /**
  * One-time links that verify a user's e-mail (and credit the bonus when REQUIRE_EMAIL_VERIFICATION is on).
- * Only the SHA-256 of the random token is kept; a row is deleted when its link is used.
+ * Only the SHA-256 of the random token is kept; a row is deleted when its link is used. `email` is the
+ * address the link was mailed to: it verifies that address only, never one the account has since taken.
  */
 export const emailVerifications = pgTable(
   'email_verifications',
@@ -48,13 +49,17 @@ export const emailVerifications = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: createdAt(),
   },
   (t) => [index('email_verifications_user_idx').on(t.userId), index('email_verifications_expiry_idx').on(t.expiresAt)],
 );
 
-/** Password-reset links: only the SHA-256 of the mailed token is kept; one-time, 1 h, one live link per user. */
+/**
+ * Password-reset links: only the SHA-256 of the mailed token is kept; one-time, 1 h, one live link per user,
+ * usable only while the account still has the address (`email`) it was mailed to.
+ */
 export const passwordResets = pgTable(
   'password_resets',
   {
@@ -62,6 +67,7 @@ export const passwordResets = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: createdAt(),
   },

@@ -2,13 +2,15 @@
 // schemas the server applies. The new password follows registration's rules.
 import { z } from 'zod';
 import { errorMessages } from '../../http/messages';
-import { credentialsInput } from './auth-input';
+import { credentialsInput, loginInput } from './auth-input';
 
 export const passwordResetRequestInput = z.object({ email: credentialsInput.shape.email });
 
 export const passwordResetConfirmInput = z.object({
   token: z.string({ error: errorMessages.passwordResetLinkInvalid }).max(200, errorMessages.passwordResetLinkInvalid),
   password: credentialsInput.shape.password,
+  /** With two-factor login on: a current code or a recovery code; without it the reset changes nothing. */
+  totpCode: loginInput.shape.totpCode,
 });
 
 export const passwordChangeInput = z.object({

@@ -37,13 +37,18 @@ export const accountSecurityRouter = router({
         path: '/api/auth/password-reset/confirm',
         protect: false,
         tags: ['auth'],
-        summary: 'Новый пароль по ссылке из письма: все прежние сеансы завершаются, ответ — новый JWT',
+        summary:
+          'Новый пароль по ссылке из письма: все прежние сеансы и ссылки из писем перестают действовать, ответ — новый JWT. При включённом двухфакторном входе нужен totpCode (код из приложения или код восстановления); без него ничего не меняется',
       },
-      errors: { 400: 'Ссылка использована, устарела, заменена более новой или неизвестна; или пароль не подходит' },
+      errors: {
+        400: 'Ссылка использована, устарела, заменена более новой, выдана для прежнего адреса или неизвестна; или пароль не подходит',
+        401: 'Включён двухфакторный вход: нужен код (code totp_required) или код неверен (totp_invalid); пароль не изменён',
+        429: 'Слишком много попыток с этого адреса (PASSWORD_RESET_LIMIT_PER_ADDRESS) или неверных кодов (TOTP_MAX_FAILURES)',
+      },
     })
     .input(passwordResetConfirmInput)
     .output(z.object({ token: z.string(), user: publicUserOutput }))
-    .mutation(({ ctx, input }) => ctx.services.accounts.confirmPasswordReset(input.token, input.password)),
+    .mutation(({ ctx, input }) => ctx.services.accounts.confirmPasswordReset(input.token, input.password, input.totpCode, ctx.clientAddress)),
 
   changePassword: userProcedure
     .meta({
@@ -68,7 +73,8 @@ export const accountSecurityRouter = router({
         method: 'POST',
         path: '/api/auth/logout-all',
         tags: ['auth'],
-        summary: 'Выйти на всех устройствах (JWT): все выданные токены входа, этот тоже, перестают действовать',
+        summary:
+          'Выйти на всех устройствах (JWT): все выданные токены входа, этот тоже, и все ссылки из прежних писем (подтверждение адреса, смена e-mail, сброс пароля) перестают действовать',
       },
     })
     .input(z.void())

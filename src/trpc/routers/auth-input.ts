@@ -35,6 +35,13 @@ export const emailChangeInput = z.object({
   password: z.string({ error: errorMessages.wrongPassword }).min(1, errorMessages.wrongPassword).max(1024, errorMessages.wrongPassword),
 });
 
+/** The verification link's POST: its token; for an ADMIN_EMAILS address the new password (and with 2FA on, a code). */
+export const verifyEmailInput = z.object({
+  token: z.string({ error: errorMessages.verificationLinkInvalid }).max(128, errorMessages.verificationLinkInvalid),
+  password: z.string({ error: errorMessages.passwordTooShort }).max(1024, errorMessages.passwordTooLong).optional().meta({ example: 'new-secret-1' }),
+  totpCode: loginInput.shape.totpCode,
+});
+
 export const emailChangeConfirmInput = z.object({
   token: z.string({ error: errorMessages.emailChangeLinkInvalid }).max(128, errorMessages.emailChangeLinkInvalid),
 });

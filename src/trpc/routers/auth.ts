@@ -3,7 +3,8 @@ import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { nanoToUnits } from '../../money';
 import { publicProcedure, router, userProcedure } from '../init';
-import { credentialsInput, loginInput } from './auth-input';
+import { verifiedMessage } from '../../accounts/texts';
+import { credentialsInput, loginInput, verifyEmailInput } from './auth-input';
 
 export const publicUserOutput = z.object({
   id: z.string(),
@@ -66,6 +67,30 @@ export const authRouter = router({
     .mutation(async ({ ctx }) => {
       await ctx.services.accounts.resendVerification(ctx.principal.userId);
       return { message: errorMessages.verificationSent };
+    }),
+
+  verifyEmail: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/api/auth/verify-email',
+        protect: false,
+        tags: ['auth'],
+        summary:
+          'Подтвердить e-mail токеном из письма (ссылка GET /api/auth/verify-email?token=… только открывает страницу с кнопкой, её форма отправляет этот POST). Для адреса из ADMIN_EMAILS нужен password: он становится паролем учётной записи, все прежние сеансы завершаются, учётная запись получает роль admin; при включённом двухфакторном входе — и totpCode',
+      },
+      errors: {
+        400: 'Ссылка использована, устарела, заменена, выдана для прежнего адреса или неизвестна; или для адреса администратора не задан пароль',
+        401: 'Включён двухфакторный вход: нужен код (code totp_required) или код неверен (totp_invalid); ничего не изменено',
+        429: 'Слишком много неверных кодов (TOTP_MAX_FAILURES)',
+      },
+    })
+    .input(verifyEmailInput)
+    .output(z.object({ emailVerified: z.literal(true), role: z.enum(['user', 'admin']), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const verified = await ctx.services.accounts.verifyEmail(input.token, { password: input.password, totpCode: input.totpCode });
+      if (!verified) throw new AppError('invalid_request_error', errorMessages.verificationLinkInvalid, { param: 'token' });
+      return { emailVerified: true as const, role: verified.role, message: verifiedMessage(verified) };
     }),
 
   me: userProcedure

@@ -1,6 +1,8 @@
 // «Забыли пароль?»: a page asking for the e-mail, and the page the mailed link opens, which sets the new
-// password and signs in. Without a mail server the server's 503 message (ask the operator) is shown.
-import { useState, type FormEvent } from 'react';
+// password and signs in only when its form is submitted. With two-factor login on, the server asks for a
+// code (totp_required) and the page shows its field; without it nothing changes. Without a mail server
+// the server's 503 message (ask the operator) is shown.
+import { useEffect, useState, type FormEvent } from 'react';
 import { passwordResetConfirmInput, passwordResetRequestInput } from '../../../src/trpc/routers/account-security-input';
 import { api } from '../api';
 import { Button, ErrorText, Field } from '../components/ui';
@@ -60,19 +62,30 @@ export function ForgotPasswordScreen() {
 export function ResetPasswordScreen() {
   const [token] = useState(() => new URLSearchParams(window.location.search).get('token') ?? '');
   const [password, setPassword] = useState('');
+  // Shown once the server said two-factor login is on for the account (code totp_required).
+  const [askCode, setAskCode] = useState(false);
+  const [totpCode, setTotpCode] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
-  const submit = useAction((values: { token: string; password: string }) => api.accountSecurity.confirmPasswordReset.mutate(values));
+  const submit = useAction((values: { token: string; password: string; totpCode?: string }) => api.accountSecurity.confirmPasswordReset.mutate(values));
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const checked = check(passwordResetConfirmInput, { token, password });
+    const checked = check(passwordResetConfirmInput, { token, password, ...(askCode ? { totpCode: totpCode.trim() } : {}) });
     if (!checked.ok) return setErrors(checked.errors);
+    if (askCode && totpCode.trim() === '') return setErrors({ totpCode: 'Введите код из приложения или код восстановления' });
     setErrors({});
     const result = await submit.run(checked.data);
     if (!result) return;
     startSession(result.token, result.user.email);
     navigate('/', true);
   };
+
+  const needsCode = submit.error?.code === 'totp_required' || submit.error?.code === 'totp_invalid';
+  useEffect(() => {
+    if (needsCode && !askCode) setAskCode(true);
+  }, [needsCode, askCode]);
+  const codeError = errors.totpCode ?? (submit.error?.code === 'totp_invalid' ? submit.error.message : undefined);
+  const formError = errors.token ?? (needsCode ? undefined : submit.error);
 
   return (
     <main className="auth" id="main">
@@ -98,12 +111,32 @@ export function ResetPasswordScreen() {
                 />
               )}
             </Field>
+            {askCode ? (
+              <Field
+                label="Код подтверждения"
+                hint="Двухфакторный вход включён: введите 6 цифр из приложения-аутентификатора или один из кодов восстановления"
+                error={codeError}
+              >
+                {(props) => (
+                  <input
+                    {...props}
+                    name="totpCode"
+                    inputMode="numeric"
+                    autoComplete="one-time-code"
+                    autoFocus
+                    value={totpCode}
+                    onChange={(e) => setTotpCode(e.target.value)}
+                    data-testid="reset-totp"
+                  />
+                )}
+              </Field>
+            ) : null}
             <div className="actions">
               <Button type="submit" pending={submit.pending} pendingText="Сохраняем…">
                 Сохранить и войти
               </Button>
             </div>
-            <ErrorText error={errors.token ?? submit.error} />
+            <ErrorText error={formError} />
           </form>
         )}
         <p className="switch">

@@ -1,0 +1,329 @@
+// Issue 38 rows 1, 2, 7, 8, 9, 13: the mailed links (address verification, e-mail change, password reset)
+// act only on a POST from their page, only for the address they were mailed to, and die when the account
+// moves on; an ADMIN_EMAILS address becomes admin only when its mailbox holder sets the password; the reset
+// respects two-factor login; TOTP guesses are counted per account; the e-mail change hides taken
+// addresses when registration does. Mails go to the suite's SMTP server; client addresses are simulated
+// with X-Forwarded-For under TRUST_PROXY.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { Secret, TOTP } from 'otpauth';
+import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp';
+import { call, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+
+setDefaultTimeout(30_000);
+
+const PUBLIC_BASE_URL = 'https://conduit.example';
+const VERIFY_LINK = /https:\/\/conduit\.example\/api\/auth\/verify-email\?token=([A-Za-z0-9_-]+)/;
+const CHANGE_LINK = /https:\/\/conduit\.example\/api\/account\/email\/confirm\?token=([A-Za-z0-9_-]+)/;
+const RESET_LINK = /https:\/\/conduit\.example\/app\/reset\?token=([A-Za-z0-9_-]+)/;
+
+let smtp: FakeSmtp;
+beforeAll(async () => {
+  smtp = await startFakeSmtp();
+});
+afterAll(async () => {
+  await smtp?.close();
+});
+
+function tokenIn(mail: ReceivedMail, pattern: RegExp): string {
+  const match = pattern.exec(mail.text);
+  if (!match) throw new Error(`no link in: ${mail.text}`);
+  return match[1]!;
+}
+const mailsTo = (email: string) => smtp.messages.filter((m) => m.to.includes(email));
+/** The next mail to `email` whose text matches `pattern` (waiting for it). */
+async function nextMail(email: string, pattern: RegExp, from = 0): Promise<ReceivedMail> {
+  for (let seen = from; ; seen++) {
+    const mail = await smtp.waitFor(email, seen);
+    if (pattern.test(mail.text) || pattern.test(mail.subject)) return mail;
+  }
+}
+
+const authenticator = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+const codeAt = (secret: string, offsetSteps = 0) => authenticator(secret).generate({ timestamp: Date.now() + offsetSteps * 30_000 });
+/** A code that is not one of the accepted window's (well away from now). */
+const wrongCode = (secret: string) => codeAt(secret, 1000);
+
+const me = async (app: TestApp, token: string) => (await call(app.url, 'GET', '/api/auth/me', { token })).body.user;
+const login = (app: TestApp, email: string, password: string, totpCode?: string, headers: Record<string, string> = {}) =>
+  call(app.url, 'POST', '/api/auth/login', { body: { email, password, ...(totpCode !== undefined ? { totpCode } : {}) }, headers });
+
+/** What a mail scanner or a browser does with a link: a plain GET. */
+const fetchLink = (app: TestApp, path: string, token: string, accept = 'text/html') =>
+  fetch(`${app.url}${path}?token=${encodeURIComponent(token)}`, { headers: { accept } });
+/** What the page's form sends: a form-encoded POST, as a browser submits it. */
+const submitForm = (app: TestApp, path: string, fields: Record<string, string>) =>
+  fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: new URLSearchParams(fields).toString(),
+  });
+
+async function withTwoFactor(app: TestApp, email = uniqueEmail('links-totp'), password = 'secret123') {
+  const user = await registerUser(app.url, email, password);
+  const setup = await call(app.url, 'POST', '/api/auth/2fa/setup', { token: user.token });
+  const enabled = await call(app.url, 'POST', '/api/auth/2fa/enable', { token: user.token, body: { code: codeAt(setup.body.secret) } });
+  expect(enabled.status).toBe(200);
+  return { ...user, secret: setup.body.secret as string, recoveryCodes: enabled.body.recoveryCodes as string[] };
+}
+
+describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder setting the password', () => {
+  const boss = uniqueEmail('boss');
+  const listed = uniqueEmail('boss-verified');
+  const withCode = uniqueEmail('boss-totp');
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { ADMIN_EMAILS: `${boss},${listed},${withCode}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
+  });
+  afterAll(() => app?.close());
+
+  test('a squatter registers the listed address; the scanner GETs the link: nothing changes; the holder sets the password and is the admin, the squatter is out', async () => {
+    const squatter = await registerUser(app.url, boss, 'squatter-pass');
+    const token = tokenIn(await smtp.waitFor(boss), VERIFY_LINK);
+
+    // A mail scanner fetches every link, as HTML and as anything else.
+    const scanned = await fetchLink(app, '/api/auth/verify-email', token);
+    expect(scanned.status).toBe(200);
+    const html = await scanned.text();
+    expect(html).toContain('<form method="post"');
+    expect(html).toContain('type="password"');
+    expect((await fetchLink(app, '/api/auth/verify-email', token, '*/*')).status).toBe(200);
+    expect(await me(app, squatter.token)).toMatchObject({ role: 'user', emailVerified: false });
+    const squatterLogin = await login(app, boss, 'squatter-pass');
+    expect(squatterLogin.body.user).toMatchObject({ role: 'user' });
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: squatterLogin.body.token })).status).toBe(403);
+
+    // The form without a password changes nothing and comes back asking for it.
+    const bare = await submitForm(app, '/api/auth/verify-email', { token });
+    expect(bare.status).toBe(400);
+    expect(await bare.text()).toContain('задайте пароль');
+    expect(await me(app, squatter.token)).toMatchObject({ role: 'user', emailVerified: false });
+
+    const done = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-1' });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('администратора');
+    // Every earlier session ended; the squatter's password is gone; the holder's works, as admin.
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: squatter.token })).status).toBe(401);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: squatterLogin.body.token })).status).toBe(401);
+    expect((await login(app, boss, 'squatter-pass')).status).toBe(401);
+    const holder = await login(app, boss, 'holder-pass-1');
+    expect(holder.body.user).toMatchObject({ role: 'admin', emailVerified: true });
+    expect((await call(app.url, 'GET', '/api/admin/users', { token: holder.body.token })).status).toBe(200);
+    // The owner is told the password changed.
+    expect((await nextMail(boss, /Пароль .*изменён/)).text).toContain('Все прежние сеансы завершены');
+    // One-time.
+    expect((await submitForm(app, '/api/auth/verify-email', { token, password: 'again-pass-1' })).status).toBe(400);
+  });
+
+  test('with two-factor login on, the admin form also asks for the code (the page brings the field), and sets nothing without it', async () => {
+    const user = await withTwoFactor(app, withCode, 'first-pass-1');
+    const token = tokenIn(await nextMail(withCode, VERIFY_LINK), VERIFY_LINK);
+    const asked = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-2' });
+    expect(asked.status).toBe(401);
+    const html = await asked.text();
+    expect(html).toContain('name="totpCode"');
+    expect(html).toContain('name="password"');
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+    expect((await login(app, withCode, 'holder-pass-2', codeAt(user.secret, 1))).status).toBe(401);
+
+    const done = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-2', totpCode: codeAt(user.secret, 1) });
+    expect(done.status).toBe(200);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+    // The window's codes are used up (enable, the form): a recovery code logs in.
+    const relogged = await login(app, withCode, 'holder-pass-2', user.recoveryCodes[0]!);
+    expect(relogged.body.user).toMatchObject({ role: 'admin', emailVerified: true });
+  });
+
+  test('a verified listed address is not made admin by a login (only the form or admin:grant give the role)', async () => {
+    const user = await registerUser(app.url, listed, 'squatter-pass');
+    await app.sql('update users set email_verified_at = now() where id = $1', [user.userId]);
+    const again = await login(app, listed, 'squatter-pass');
+    expect(again.body.user).toMatchObject({ role: 'user', emailVerified: true });
+  });
+});
+
+describe('row 1 with REQUIRE_EMAIL_VERIFICATION: links act on POST only, for their own address, and die with an e-mail change', () => {
+  const boss = uniqueEmail('boss-required');
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { ADMIN_EMAILS: boss, SMTP_URL: smtp.url, PUBLIC_BASE_URL, REQUIRE_EMAIL_VERIFICATION: 'true' } });
+  });
+  afterAll(() => app?.close());
+
+  test('GET of the verification link verifies nothing and credits nothing; the form does', async () => {
+    const user = await registerUser(app.url, uniqueEmail('get-only'));
+    const token = tokenIn(await smtp.waitFor(user.email), VERIFY_LINK);
+    for (let i = 0; i < 3; i++) expect((await fetchLink(app, '/api/auth/verify-email', token)).status).toBe(200);
+    const json = await fetchLink(app, '/api/auth/verify-email', token, 'application/json');
+    expect(await json.json()).toMatchObject({ emailVerified: false, passwordRequired: false });
+    expect(await me(app, user.token)).toMatchObject({ emailVerified: false, balance: 0 });
+
+    const done = await submitForm(app, '/api/auth/verify-email', { token });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('подтверждён');
+    expect(await me(app, user.token)).toMatchObject({ emailVerified: true, balance: 3, role: 'user' });
+  });
+
+  test('the variant: a kept verification link, an e-mail change to the listed address, its link fetched — the old link opens nothing, no admin, no bonus', async () => {
+    const attacker = await registerUser(app.url, uniqueEmail('keeper'), 'attacker-pass');
+    const kept = tokenIn(await smtp.waitFor(attacker.email), VERIFY_LINK);
+
+    const asked = await call(app.url, 'POST', '/api/account/email', { token: attacker.token, body: { newEmail: boss, password: 'attacker-pass' } });
+    expect(asked.status).toBe(200);
+    const change = tokenIn(await smtp.waitFor(boss), CHANGE_LINK);
+    // The scanner at the listed address fetches the change link: nothing switches.
+    const scanned = await fetchLink(app, '/api/account/email/confirm', change);
+    expect(scanned.status).toBe(200);
+    expect(await scanned.text()).toContain('<form method="post"');
+    expect((await fetchLink(app, '/api/account/email/confirm', change, 'application/json')).status).toBe(200);
+    expect(await me(app, attacker.token)).toMatchObject({ email: attacker.email });
+
+    // Even if the change were submitted, the kept link was for the old address and died with the change.
+    const switched = await submitForm(app, '/api/account/email/confirm', { token: change });
+    expect(switched.status).toBe(200);
+    expect(await me(app, attacker.token)).toMatchObject({ email: boss, role: 'user', emailVerified: false });
+    expect((await fetchLink(app, '/api/auth/verify-email', kept)).status).toBe(400);
+    expect((await submitForm(app, '/api/auth/verify-email', { token: kept })).status).toBe(400);
+    expect((await submitForm(app, '/api/auth/verify-email', { token: kept, password: 'attacker-pass-2' })).status).toBe(400);
+    expect(await me(app, attacker.token)).toMatchObject({ role: 'user', emailVerified: false, balance: 0 });
+    expect(await app.sql(`select 1 from ledger_entries where user_id = $1`, [attacker.userId])).toHaveLength(0);
+  });
+
+  test('a verification link is bound to its address even if its row outlived a change (made by SQL here)', async () => {
+    const user = await registerUser(app.url, uniqueEmail('bound'));
+    const token = tokenIn(await smtp.waitFor(user.email), VERIFY_LINK);
+    await app.sql('update users set email = $1 where id = $2', [uniqueEmail('moved'), user.userId]);
+    expect((await fetchLink(app, '/api/auth/verify-email', token)).status).toBe(400);
+    expect((await submitForm(app, '/api/auth/verify-email', { token })).status).toBe(400);
+    expect(await me(app, user.token)).toMatchObject({ emailVerified: false, balance: 0 });
+  });
+
+  test('row 13: the e-mail change answers alike for a taken and a free address; the holder of the taken one is told by mail', async () => {
+    const holder = await registerUser(app.url, uniqueEmail('holder'));
+    const mover = await registerUser(app.url, uniqueEmail('mover'), 'mover-pass');
+    // A pending link to an address of the mover's own: voided by the next request whether its address is taken or not.
+    const own = uniqueEmail('own');
+    expect((await call(app.url, 'POST', '/api/account/email', { token: mover.token, body: { newEmail: own, password: 'mover-pass' } })).status).toBe(200);
+    const pending = tokenIn(await smtp.waitFor(own), CHANGE_LINK);
+    const seen = mailsTo(holder.email).length;
+    const taken = await call(app.url, 'POST', '/api/account/email', { token: mover.token, body: { newEmail: holder.email, password: 'mover-pass' } });
+    expect((await fetchLink(app, '/api/account/email/confirm', pending)).status).toBe(400);
+    const free = await call(app.url, 'POST', '/api/account/email', { token: mover.token, body: { newEmail: uniqueEmail('free'), password: 'mover-pass' } });
+    expect(taken.status).toBe(200);
+    expect(taken.status).toBe(free.status);
+    expect(taken.text).toBe(free.text);
+    const notice = await nextMail(holder.email, /другой учётной записи/, seen);
+    expect(notice.text).toContain('https://conduit.example/app/login');
+    expect(CHANGE_LINK.test(notice.text)).toBe(false);
+    expect(await me(app, mover.token)).toMatchObject({ email: mover.email });
+  });
+});
+
+describe('rows 2, 7, 8, 9: reset links, two-factor login and the limits', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL, TRUST_PROXY: 'true', PASSWORD_RESET_LIMIT_PER_ADDRESS: '8' } });
+  });
+  afterAll(() => app?.close());
+
+  let address = 0;
+  /** A fresh client address per call, so only per-account counts can hold anything back. */
+  const fresh = () => ({ 'x-forwarded-for': `198.51.100.${++address % 250}` });
+  const resetLink = async (email: string) => {
+    const from = mailsTo(email).length;
+    expect((await call(app.url, 'POST', '/api/auth/password-reset', { body: { email }, headers: fresh() })).status).toBe(200);
+    return tokenIn(await nextMail(email, RESET_LINK, from), RESET_LINK);
+  };
+  const confirm = (body: Record<string, string>, headers: Record<string, string> = fresh()) =>
+    call(app.url, 'POST', '/api/auth/password-reset/confirm', { body, headers });
+
+  test('row 2: with TOTP on, the reset needs a code; without one (or with a wrong one) nothing is set and no session is given', async () => {
+    const user = await withTwoFactor(app);
+    const token = await resetLink(user.email);
+
+    const bare = await confirm({ token, password: 'mailbox-pass' });
+    expect(bare.status).toBe(401);
+    expect(bare.body.error).toMatchObject({ type: 'unauthorized', code: 'totp_required' });
+    expect(bare.body.token).toBeUndefined();
+    const wrong = await confirm({ token, password: 'mailbox-pass', totpCode: wrongCode(user.secret) });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('totp_invalid');
+    // Nothing changed: the old password (with a code) still logs in, the new one does not, the session lives.
+    expect((await login(app, user.email, 'mailbox-pass', codeAt(user.secret, 1))).status).toBe(401);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+
+    // The owner, with the app's code: the same link now works.
+    const done = await confirm({ token, password: 'owner-new-pass', totpCode: codeAt(user.secret, 1) });
+    expect(done.status).toBe(200);
+    expect(typeof done.body.token).toBe('string');
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+    expect((await nextMail(user.email, /Пароль .*изменён/)).subject).toMatch(/Пароль/);
+  });
+
+  test('row 2: a recovery code does too, and the owner is told it was used', async () => {
+    const user = await withTwoFactor(app);
+    const token = await resetLink(user.email);
+    const done = await confirm({ token, password: 'owner-new-pass', totpCode: user.recoveryCodes[0]! });
+    expect(done.status).toBe(200);
+    expect((await nextMail(user.email, /код восстановления/i)).text).toContain('кодов восстановления');
+  });
+
+  test('row 8: a reset link dies with a password change, with logout-all, and with an e-mail change (never signing in under the new address)', async () => {
+    const user = await registerUser(app.url, uniqueEmail('links-die'));
+    const beforeChange = await resetLink(user.email);
+    const changed = await call(app.url, 'POST', '/api/auth/password', { token: user.token, body: { currentPassword: 'secret123', newPassword: 'changed-pass' } });
+    expect(changed.status).toBe(200);
+    expect((await confirm({ token: beforeChange, password: 'reset-pass-1' })).status).toBe(400);
+
+    const beforeLogout = await resetLink(user.email);
+    expect((await call(app.url, 'POST', '/api/auth/logout-all', { token: changed.body.token })).status).toBe(200);
+    expect((await confirm({ token: beforeLogout, password: 'reset-pass-2' })).status).toBe(400);
+
+    const session = (await login(app, user.email, 'changed-pass')).body.token as string;
+    const beforeMove = await resetLink(user.email);
+    const newEmail = uniqueEmail('links-moved');
+    expect((await call(app.url, 'POST', '/api/account/email', { token: session, body: { newEmail, password: 'changed-pass' } })).status).toBe(200);
+    const change = tokenIn(await smtp.waitFor(newEmail), CHANGE_LINK);
+    expect((await submitForm(app, '/api/account/email/confirm', { token: change })).status).toBe(200);
+    const late = await confirm({ token: beforeMove, password: 'reset-pass-3' });
+    expect(late.status).toBe(400);
+    expect(late.body.token).toBeUndefined();
+    expect((await login(app, newEmail, 'reset-pass-3')).status).toBe(401);
+    expect((await login(app, newEmail, 'changed-pass')).status).toBe(200);
+  });
+
+  test('row 7: five wrong codes from five addresses lock the factor (the right code too) and mail the owner', async () => {
+    const user = await withTwoFactor(app);
+    for (let i = 0; i < 5; i++) {
+      const wrong = await login(app, user.email, 'secret123', wrongCode(user.secret), fresh());
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error.code).toBe('totp_invalid');
+    }
+    const locked = await login(app, user.email, 'secret123', codeAt(user.secret, 1), fresh());
+    expect(locked.status).toBe(429);
+    expect(locked.body.error.type).toBe('rate_limit_exceeded');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(60);
+    // The reset is held back by the same lock.
+    const token = await resetLink(user.email);
+    expect((await confirm({ token, password: 'reset-pass', totpCode: codeAt(user.secret, 1) })).status).toBe(429);
+    const mail = await nextMail(user.email, /Подбор кода/);
+    expect(mail.text).toContain('Смените пароль');
+  });
+
+  test('row 9: confirm is limited per client address (PASSWORD_RESET_LIMIT_PER_ADDRESS), made-up tokens included', async () => {
+    const one = { 'x-forwarded-for': '203.0.113.77' };
+    for (let i = 0; i < 8; i++) expect((await confirm({ token: 'A'.repeat(43), password: 'whatever-1' }, one)).status).toBe(400);
+    const limited = await confirm({ token: 'A'.repeat(43), password: 'whatever-1' }, one);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address is not held back.
+    expect((await confirm({ token: 'A'.repeat(43), password: 'whatever-1' })).status).toBe(400);
+  });
+
+  test('the owner is mailed when two-factor login goes on and off', async () => {
+    const user = await withTwoFactor(app);
+    await nextMail(user.email, /включён двухфакторный вход/);
+    const off = await call(app.url, 'POST', '/api/auth/2fa/disable', { token: user.token, body: { code: codeAt(user.secret, 1) } });
+    expect(off.status).toBe(200);
+    await nextMail(user.email, /отключён двухфакторный вход/);
+  });
+});
