@@ -12,6 +12,10 @@ const agentOutput = z.object({
   systemPrompt: z.string(),
   model: z.string(),
   acceptsImages: z.boolean().describe('Фото клиентов передаются модели как изображения'),
+  workingHours: z
+    .object({ days: z.array(z.number().int()), from: z.string(), to: z.string(), timeZone: z.string().optional() })
+    .nullable()
+    .describe('Рабочее время, когда клиентам отвечает человек (null — не задано): клиенту говорят, когда ему ответят'),
   createdAt: z.string(),
   updatedAt: z.string(),
   unavailableReason: z
