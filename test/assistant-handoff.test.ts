@@ -288,6 +288,23 @@ describe('with a short hand-over timeout and a message limit', () => {
     expect(toClient(NIGHT_CLIENT)).toHaveLength(2);
   });
 
+  test('the owner took the dialogue in the dashboard and never wrote: the client’s unanswered message brings the bot back', async () => {
+    const agent = await connectedAgent(quick);
+    const HELD = CLIENT + 5;
+    const [hello] = await quickDriver.sendAndWait(agent.agentId, quickDriver.messageNew('Сколько стоит стрижка?', { peerId: HELD }), 1, HELD);
+    expect(hello!.message).toBe('Echo: Сколько стоит стрижка?');
+    const [dialogue] = await quick.sql<{ id: string }>('select id from dialogues where agent_id = $1', [agent.agentId]);
+    const taken = await call(quick.url, 'POST', `/api/v1/agents/${agent.agentId}/dialogues/${dialogue!.id}/takeover`, { token: agent.owner.token });
+    expect(taken.status).toBe(200);
+    // Taken, nobody waits yet; the client writes and is acknowledged, and then waits for the person.
+    const [ack] = await quickDriver.sendAndWait(agent.agentId, quickDriver.messageNew('Алло, вы тут?', { peerId: HELD }), 1, HELD);
+    expect(ack!.message).toBe('Ваш вопрос уже у сотрудника, он ответит здесь же в рабочее время.');
+    await waitFor(() => toClient(HELD).includes(TIMED_OUT), 10_000, 'the dialogue returned to the bot');
+    expect(toClient(HELD)).toEqual(['Echo: Сколько стоит стрижка?', 'Ваш вопрос уже у сотрудника, он ответит здесь же в рабочее время.', TIMED_OUT]);
+    const inbox = await call(quick.url, 'GET', `/api/v1/agents/${agent.agentId}/dialogues`, { token: agent.owner.token });
+    expect(inbox.body.dialogues[0]).toMatchObject({ state: 'bot', heldBy: null });
+  });
+
   test('a client over the message limit is told once, the rest kept but not sent to the model', async () => {
     const agent = await connectedAgent(quick);
     const LIMITED = CLIENT + 3;
