@@ -47,15 +47,7 @@ export interface SocialDeps {
   knowledgeForPrompt?: (agentId: string, clientText: string) => Promise<string | null>;
   config: Pick<
     Config,
-    | 'publicBaseUrl'
-    | 'vkApiBaseUrl'
-    | 'bodyLimitBytes'
-    | 'outboxPollIntervalMs'
-    | 'assistantMaxSteps'
-    | 'yclientsTimeZone'
-    | 'assistantDebounceMs'
-    | 'handoffTimeoutMinutes'
-    | 'assistantClientMessagesPerMinute'
+    'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone' | 'assistantDebounceMs' | 'handoffTimeoutMinutes' | 'assistantClientMessagesPerMinute'
   >;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
