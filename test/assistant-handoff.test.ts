@@ -105,6 +105,8 @@ describe('out of balance (row 6)', () => {
     expect(telegram.sent.filter((m) => m.text.includes('Нужен оператор'))).toHaveLength(0);
     const modes = await app.sql<{ mode: string }>('select mode from dialogues where agent_id = $1', [agent.agentId]);
     expect(modes.map((d) => d.mode)).toEqual(['assistant', 'assistant', 'assistant']);
+    // The agent page says why the assistant is silent.
+    expect((await call(app.url, 'GET', `/api/agents/${agent.agentId}`, { token: agent.owner.token })).body.unavailableReason).toBe('out_of_balance');
 
     // Money returns: the dialogue is still the bot's, and it answers.
     const credit = await call(app.url, 'POST', `/api/admin/users/${agent.owner.userId}/credit`, {
@@ -115,6 +117,7 @@ describe('out of balance (row 6)', () => {
     const [answer] = await sendAndWait(agent.agentId, messageNew('Теперь ответите?'));
     expect(answer!.message).toBe('Echo: Теперь ответите?');
     expect(toClient()).toEqual([UNAVAILABLE, 'Echo: Теперь ответите?']);
+    expect((await call(app.url, 'GET', `/api/agents/${agent.agentId}`, { token: agent.owner.token })).body.unavailableReason).toBeNull();
 
     // Out of money again: a new spell — the client is told again and the owner alerted again.
     await setBalanceNano(app, agent.owner.userId, 0n);

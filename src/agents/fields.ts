@@ -8,9 +8,10 @@ export type AgentType = (typeof AGENT_TYPES)[number];
 
 /**
  * Why the agent's assistant answers no client, for the owner's agent page (machine-readable; the page
- * says it in Russian): `account_blocked`, the owner's account is blocked. Null in the read: it answers.
+ * says it in Russian): `account_blocked`, the owner's account is blocked; `out_of_balance`, the balance could
+ * not pay the model's last call (until an answer is paid again). Null in the read: it answers.
  */
-export const AGENT_UNAVAILABLE_REASONS = ['account_blocked'] as const;
+export const AGENT_UNAVAILABLE_REASONS = ['account_blocked', 'out_of_balance'] as const;
 export type AgentUnavailableReason = (typeof AGENT_UNAVAILABLE_REASONS)[number];
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;

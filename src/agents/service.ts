@@ -72,7 +72,7 @@ export function agentView(agent: Agent): AgentView {
     workingHours: agent.workingHours ?? null,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
-    unavailableReason: agent.ownerBlockedAt ? 'account_blocked' : null,
+    unavailableReason: agent.ownerBlockedAt ? 'account_blocked' : agent.outOfBalanceAt ? 'out_of_balance' : null,
   };
 }
 

@@ -21,7 +21,9 @@ const agentOutput = z.object({
   unavailableReason: z
     .enum(AGENT_UNAVAILABLE_REASONS)
     .nullable()
-    .describe('Почему ассистент агента сейчас не отвечает клиентам: account_blocked — аккаунт владельца заблокирован; null — отвечает'),
+    .describe(
+      'Почему ассистент агента сейчас не отвечает клиентам: account_blocked — аккаунт владельца заблокирован; out_of_balance — на балансе не хватило средств на ответ модели (до первого оплаченного ответа); null — отвечает',
+    ),
 });
 
 const agentId = z.string().max(100);
