@@ -50,8 +50,8 @@ export const workingHoursInput = z
       .min(1, errorMessages.workingDaysInvalid)
       .max(7, errorMessages.workingDaysInvalid)
       .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
-    from: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid),
-    to: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid),
+    from: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid).meta({ example: '10:00' }),
+    to: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid).meta({ example: '19:00' }),
     timeZone: z
       .string({ error: errorMessages.workingTimeZoneInvalid })
       .max(64, errorMessages.workingTimeZoneInvalid)
