@@ -108,6 +108,14 @@ const envSchema = z.object({
    * as one model turn; buttons and triggers act at once. 0: every message is answered on its own.
    */
   ASSISTANT_DEBOUNCE_MS: intFromEnv(0, 60_000).default(1500),
+  /**
+   * A client handed to a person who has had no answer from one this long goes back to the assistant, and is
+   * told so (counted from the next working day's start when handed over outside the agent's working hours).
+   * Fractions allowed; 0: a hand-over never times out.
+   */
+  HANDOFF_TIMEOUT_MINUTES: z.coerce.number().min(0).max(7 * 24 * 60).default(30),
+  /** Messages one client may send the assistant a minute; over it they are kept but not answered. 0: no limit. */
+  ASSISTANT_CLIENT_MESSAGES_PER_MINUTE: intFromEnv(0, 10_000).default(20),
   /** How often the outbox worker looks for due messages (it is also woken at once by local writes). */
   OUTBOX_POLL_INTERVAL_MS: intFromEnv(10, 600_000).default(1000),
   /** First retry delay after a 5xx or network failure; doubled per attempt, capped at one hour. */
@@ -305,6 +313,8 @@ export interface Config {
   telegramTimeoutMs: number;
   outboxPollIntervalMs: number;
   assistantDebounceMs: number;
+  handoffTimeoutMinutes: number;
+  assistantClientMessagesPerMinute: number;
   outboxRetryBaseMs: number;
   outboxMaxAttempts: number;
   bodyLimitBytes: number;
@@ -559,6 +569,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
       outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
       assistantDebounceMs: e.ASSISTANT_DEBOUNCE_MS,
+      handoffTimeoutMinutes: e.HANDOFF_TIMEOUT_MINUTES,
+      assistantClientMessagesPerMinute: e.ASSISTANT_CLIENT_MESSAGES_PER_MINUTE,
       outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
       outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -225,6 +225,8 @@ export function createServices({ config, database, logger }: ServicesInput) {
     agents,
     escalations: messenger.escalations,
     messengerSettings: messenger.settings,
+    notifier: messenger.notifier,
+    ownerMail: messenger.ownerMail,
     booking,
     config,
   });

@@ -32,6 +32,8 @@ describe('agents', () => {
       model: 'acme/helper-1',
       // Clients' photos are not shown to the model until the owner says its model takes images.
       acceptsImages: false,
+      // No working hours said: clients are promised no time when handed to a person.
+      workingHours: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       // The assistant answers clients: nothing for the agent page to explain.

@@ -452,16 +452,18 @@ describe('dialogue', () => {
     expect(expectedContent(sent.body)).toBe(answer!.message);
   });
 
-  test('an owner out of balance: the client gets a polite message, the owner an escalation', async () => {
+  test('an owner out of balance: the client is told the assistant is unavailable, the owner alerted; the dialogue stays with the bot', async () => {
     const agent = await connectedAgent();
     await withMessenger(agent);
     await setBalanceNano(app, agent.owner.userId, 0n);
     const [reply] = await sendAndWait(agent.agentId, messageNew('Есть ли свободное время завтра?'));
-    expect(reply!.message).toContain('передал ваш вопрос сотруднику');
+    expect(reply!.message).toContain('ассистент временно недоступен');
     expect(upstream.requests).toHaveLength(0);
-    const notice = await waitFor(() => telegram.sent.find((m) => m.chatId === OPERATOR.id), 5000, 'the escalation notice');
+    const notice = await waitFor(() => telegram.sent.find((m) => m.chatId === OPERATOR.id), 5000, 'the owner alert');
     expect(notice.text).toContain('Салон «Лён»');
     expect(notice.text).toContain('недостаточно средств');
+    const [dialogue] = await app.sql<{ mode: string }>('select mode from dialogues where agent_id = $1', [agent.agentId]);
+    expect(dialogue!.mode).toBe('assistant');
   });
 });
 
@@ -548,8 +550,10 @@ describe('escalation', () => {
     const [dialogue] = await app.sql<{ mode: string; client_phone: string }>('select mode, client_phone from dialogues where agent_id = $1', [agent.agentId]);
     expect(dialogue).toMatchObject({ mode: 'operator', client_phone: '79161234567' });
 
-    // While the operator has it, the assistant stays quiet and the model is not asked.
-    const quiet = messageNew('Алло?');
+    // While the operator has it, the model is not asked; the client is told once that a person has the question.
+    const [ack] = await sendAndWait(agent.agentId, messageNew('Алло?'));
+    expect(ack!.message).toBe('Ваш вопрос уже у сотрудника, он ответит здесь же.');
+    const quiet = messageNew('Алло-о?');
     await post(agent.agentId, quiet);
     expect(await processed(agent.agentId, quiet.event_id as string)).toBe('with_operator');
     expect(upstream.requests).toHaveLength(0);

@@ -93,14 +93,16 @@ browserSuite('the «Диалоги» section in chromium', () => {
     // Opened: read.
     await item.getByText('2 непрочит.').waitFor({ state: 'detached' });
 
-    // Takeover: the assistant keeps quiet; the client's next message appears in the open transcript.
+    // Takeover: the assistant keeps quiet but for one acknowledgement while the owner has not written yet;
+    // the client's next message and that line appear in the open transcript.
     await page.getByRole('button', { name: 'Перехватить' }).click();
     await page.getByTestId('dialogue-state').filter({ hasText: 'У оператора' }).waitFor();
     await page.getByTestId('holder').filter({ hasText: 'Диалог ведёте вы' }).waitFor();
     const quiet = messageNew('Алло, есть кто-нибудь?');
     await post(agentId, quiet);
-    expect(await processed(agentId, quiet.event_id as string)).toBe('with_operator');
+    expect(await processed(agentId, quiet.event_id as string)).toBe('with_operator_acknowledged');
     await turns.getByText('Алло, есть кто-нибудь?').waitFor();
+    await turns.getByText('Ваш вопрос уже у сотрудника').waitFor();
 
     // The reply: sent to VK once, shown as the operator's turn.
     const before = vk.sentMessages.length;

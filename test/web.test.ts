@@ -174,8 +174,20 @@ browserSuite('dashboard page in chromium', () => {
     // The agent's own settings.
     await page.getByLabel('Системный промпт').fill('Вы — администратор салона «Ромашка». Отвечайте вежливо.');
     await page.getByLabel(/Показывать модели фото клиентов/).check();
+    // Working hours: Monday to Friday by default once switched on; Saturday added, the times set.
+    const hours = page.getByTestId('working-hours');
+    await hours.getByLabel(/Задать рабочее время/).check();
+    await hours.getByLabel('Сб').check();
+    await hours.getByLabel('С', { exact: true }).fill('09:30');
+    await hours.getByLabel('До', { exact: true }).fill('08:00');
+    await page.getByRole('button', { name: 'Сохранить агента' }).click();
+    await hours.getByText('конец рабочего дня должен быть позже начала').waitFor();
+    await hours.getByLabel('До', { exact: true }).fill('18:00');
+    await hours.getByLabel('Часовой пояс').fill('Asia/Yekaterinburg');
     await page.getByRole('button', { name: 'Сохранить агента' }).click();
     await page.getByRole('status').filter({ hasText: 'Сохранено' }).first().waitFor();
+    const read = await call(app.url, 'GET', `/api/agents/${agentId}`, { token: await sessionToken(page) });
+    expect(read.body.workingHours).toEqual({ days: [1, 2, 3, 4, 5, 6], from: '09:30', to: '18:00', timeZone: 'Asia/Yekaterinburg' });
 
     // Booking settings: all three integrations apply to a Service agent.
     const booking = page.getByTestId('booking-settings');

@@ -8,9 +8,10 @@ export type AgentType = (typeof AGENT_TYPES)[number];
 
 /**
  * Why the agent's assistant answers no client, for the owner's agent page (machine-readable; the page
- * says it in Russian): `account_blocked`, the owner's account is blocked. Null in the read: it answers.
+ * says it in Russian): `account_blocked`, the owner's account is blocked; `out_of_balance`, the balance could
+ * not pay the model's last call (until an answer is paid again). Null in the read: it answers.
  */
-export const AGENT_UNAVAILABLE_REASONS = ['account_blocked'] as const;
+export const AGENT_UNAVAILABLE_REASONS = ['account_blocked', 'out_of_balance'] as const;
 export type AgentUnavailableReason = (typeof AGENT_UNAVAILABLE_REASONS)[number];
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
@@ -33,6 +34,45 @@ export const agentAcceptsImages = z
   .boolean({ error: errorMessages.agentAcceptsImagesInvalid })
   .describe('Фото клиентов передаются модели как изображения (модель агента должна их принимать); false — клиенту вежливо отвечают, что фото ассистент не смотрит');
 
+const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/**
+ * When a person answers the agent's clients: days of the week (1 = Monday … 7 = Sunday), the day's start and
+ * end in the agent's time zone (YCLIENTS_TIME_ZONE when not given). Null: not said — clients are promised
+ * no time. One span a day, the same every working day: what a salon's sign on the door says.
+ */
+export const workingHoursInput = z
+  .object({
+    days: z
+      .array(z.number({ error: errorMessages.workingDaysInvalid }).int(errorMessages.workingDaysInvalid).min(1, errorMessages.workingDaysInvalid).max(7, errorMessages.workingDaysInvalid), {
+        error: errorMessages.workingDaysInvalid,
+      })
+      .min(1, errorMessages.workingDaysInvalid)
+      .max(7, errorMessages.workingDaysInvalid)
+      .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
+    from: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid).meta({ example: '10:00' }),
+    to: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid).meta({ example: '19:00' }),
+    timeZone: z
+      .string({ error: errorMessages.workingTimeZoneInvalid })
+      .max(64, errorMessages.workingTimeZoneInvalid)
+      .refine(isTimeZone, errorMessages.workingTimeZoneInvalid)
+      .optional(),
+  })
+  .refine((h) => h.from < h.to, { message: errorMessages.workingTimeOrder, path: ['to'] })
+  .nullable()
+  .describe('Рабочее время, когда клиентам отвечает человек: дни (1 — понедельник … 7 — воскресенье), с и до (ЧЧ:ММ), часовой пояс; null — не задано');
+
+export type WorkingHours = { days: number[]; from: string; to: string; timeZone?: string };
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const createAgentInput = z.object({
   name: agentName,
   type: agentType,
@@ -47,4 +87,5 @@ export const agentPatchInput = z.object({
   systemPrompt: agentSystemPrompt.optional(),
   model: agentModel.optional(),
   acceptsImages: agentAcceptsImages.optional(),
+  workingHours: workingHoursInput.optional(),
 });

@@ -6,10 +6,10 @@ import type { Database } from '../db/client';
 import { agents, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import type { AgentType, AgentUnavailableReason } from './fields';
+import type { AgentType, AgentUnavailableReason, WorkingHours } from './fields';
 import { PROMPT_TEMPLATES } from './templates';
 
-export { AGENT_TYPES, AGENT_UNAVAILABLE_REASONS, type AgentType, type AgentUnavailableReason } from './fields';
+export { AGENT_TYPES, AGENT_UNAVAILABLE_REASONS, type AgentType, type AgentUnavailableReason, type WorkingHours } from './fields';
 
 export interface Agent {
   id: string;
@@ -20,6 +20,10 @@ export interface Agent {
   model: string;
   /** Clients' photos go to the model as images. */
   acceptsImages: boolean;
+  /** When a person answers clients (null: not said). */
+  workingHours: WorkingHours | null;
+  /** Since when the owner's balance has not paid the assistant's model (null: it pays). */
+  outOfBalanceAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
   /** When an operator blocked the owner's account (null: not blocked): the assistant then answers no client. */
@@ -34,6 +38,7 @@ export interface AgentView {
   systemPrompt: string;
   model: string;
   acceptsImages: boolean;
+  workingHours: WorkingHours | null;
   createdAt: string;
   updatedAt: string;
   unavailableReason: AgentUnavailableReason | null;
@@ -53,6 +58,7 @@ export interface AgentPatch {
   systemPrompt?: string;
   model?: string;
   acceptsImages?: boolean;
+  workingHours?: WorkingHours | null;
 }
 
 export function agentView(agent: Agent): AgentView {
@@ -63,9 +69,10 @@ export function agentView(agent: Agent): AgentView {
     systemPrompt: agent.systemPrompt,
     model: agent.model,
     acceptsImages: agent.acceptsImages,
+    workingHours: agent.workingHours ?? null,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
-    unavailableReason: agent.ownerBlockedAt ? 'account_blocked' : null,
+    unavailableReason: agent.ownerBlockedAt ? 'account_blocked' : agent.outOfBalanceAt ? 'out_of_balance' : null,
   };
 }
 
@@ -152,6 +159,7 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
       if (patch.systemPrompt !== undefined) changes.systemPrompt = patch.systemPrompt;
       if (patch.model !== undefined) changes.model = patch.model;
       if (patch.acceptsImages !== undefined) changes.acceptsImages = patch.acceptsImages;
+      if (patch.workingHours !== undefined) changes.workingHours = patch.workingHours;
       if (Object.keys(changes).length === 0) return agentView(agent);
       const [row] = await db
         .update(agents)

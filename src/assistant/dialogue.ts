@@ -12,6 +12,8 @@ import type { ChatHandler } from '../gateway/chat';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Escalations } from '../integrations/messenger/escalations';
+import type { Notifier } from '../integrations/messenger/notify';
+import type { OwnerMail } from '../integrations/messenger/owner-mail';
 import { normalisePhone } from '../phone';
 import type { MessageMedia } from '../integrations/social/attachments';
 import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
@@ -21,6 +23,9 @@ import type { DialogueRow, Flow } from './flow';
 import type { ShopFlow } from './shop-flow';
 import { ACTIONS, mainMenu } from './menus';
 import { createPendingAnswers } from './pending-answers';
+import { createClientRate } from './client-rate';
+import { createHandoff } from './handoff';
+import { createOutOfBalance } from './out-of-balance';
 import { assistantTexts as t } from './texts';
 import { matchTrigger } from './triggers';
 import { createModelTurn } from './model-turn';
@@ -59,8 +64,15 @@ export interface AssistantDeps {
   db: Database;
   agents: Pick<AgentService, 'find'>;
   chat: Pick<ChatHandler, 'complete'>;
-  escalations: Pick<Escalations, 'escalate'>;
+  escalations: Pick<Escalations, 'escalate' | 'returnUnanswered'>;
   outbox: Pick<OutboxWorker, 'wake'>;
+  /** The owner's alerts when the balance cannot pay the model (Telegram, mail). */
+  notifier: Pick<Notifier, 'enqueueOutOfBalance'>;
+  ownerMail: Pick<OwnerMail, 'enqueue' | 'topupUrl'>;
+  /** HANDOFF_TIMEOUT_MINUTES: a client waiting this long for a person goes back to the assistant. */
+  handoffTimeoutMinutes: number;
+  /** ASSISTANT_CLIENT_MESSAGES_PER_MINUTE (0: no limit). */
+  clientMessagesPerMinute: number;
   bookingFlow: BookingFlow;
   shopFlow: ShopFlow;
   /** The tool families besides escalation (booking, shop, knowledge…), each deciding which agents get its tools. */
@@ -142,6 +154,23 @@ export function createAssistant(deps: AssistantDeps) {
     deps.outbox.wake();
   }
 
+  const handoff = createHandoff({
+    db,
+    escalations: deps.escalations,
+    hasMessenger: deps.hasMessenger,
+    timeZone: deps.timeZone,
+    timeoutMinutes: deps.handoffTimeoutMinutes,
+    logger,
+  });
+  const balance = createOutOfBalance({
+    db,
+    notifier: deps.notifier,
+    ownerMail: deps.ownerMail,
+    outbox: deps.outbox,
+    say: (dialogue, text, executor) => say(dialogue, text, undefined, executor),
+  });
+  const clientRate = createClientRate({ db, perMinute: deps.clientMessagesPerMinute });
+
   /** Hands the dialogue to a person (asking for a phone first when none is known). */
   async function escalate(agent: Agent, dialogue: DialogueRow, reason: string, phone: string | null = dialogue.clientPhone): Promise<'asked_phone' | 'escalated'> {
     if (!phone) {
@@ -149,10 +178,11 @@ export function createAssistant(deps: AssistantDeps) {
       await say(dialogue, t.askPhone);
       return 'asked_phone';
     }
+    const told = await handoff.handedOverText(agent);
     await db.transaction(async (tx) => {
       await setFlow(tx, dialogue.id, null, { clientPhone: phone });
       await deps.escalations.escalate({ agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: phone, reason }, tx);
-      await say(dialogue, t.escalated, undefined, tx);
+      await say(dialogue, told, undefined, tx);
     });
     deps.outbox.wake();
     return 'escalated';
@@ -166,6 +196,7 @@ export function createAssistant(deps: AssistantDeps) {
     outbox: deps.outbox,
     tools,
     say: (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId),
+    outOfBalance: (agent, dialogue) => balance.refused(agent, dialogue),
     hasMessenger: deps.hasMessenger,
     maxSteps: deps.maxSteps,
     timeZone: deps.timeZone,
@@ -195,7 +226,9 @@ export function createAssistant(deps: AssistantDeps) {
   /** One model turn for what the client said since the last answer (one message, or a burst). */
   async function answerTurn(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
     const input = await burstInput(dialogue.id);
-    return runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [] });
+    const outcome = await runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [] });
+    if (!outcome.startsWith('out_of_balance')) await balance.paid(agent);
+    return outcome;
   }
 
   /** A burst's answer, when it falls due (pending-answers.ts): the dialogue as it is now decides. */
@@ -290,9 +323,12 @@ export function createAssistant(deps: AssistantDeps) {
       // A text button's press arrives as its label with the payload: recorded as the tap it was.
       await remember(db, dialogue.id, 'user', turnText(text, media), undefined, photos, { tap: Boolean(message.payload?.action) });
       if (dialogue.messagingAllowed === false) return 'client_denied';
-      // With an operator: the assistant keeps quiet until the dialogue is released.
-      if (dialogue.mode === 'operator') return 'with_operator';
+      // With an operator: the assistant keeps quiet until the dialogue is released, but for one acknowledgement.
+      if (dialogue.mode === 'operator') return handoff.acknowledge(agent, dialogue, (d, text) => say(d, text));
       if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
+      const rate = await clientRate.check(dialogue.id);
+      if (rate === 'notice') await say(dialogue, t.tooManyMessages);
+      if (rate !== 'ok') return `rate_limited${rate === 'notice' ? '_notice' : ''}`;
 
       if (message.payload?.action) return act(agent, dialogue, message.payload);
       if (media.voice && !hasText) {
@@ -350,7 +386,7 @@ export function createAssistant(deps: AssistantDeps) {
       const label = labelOfPress(press.payload, agent.type, keyboards.map((k) => k.buttons ?? [])) ?? t.tapUnknown;
       await remember(db, dialogue.id, 'user', label, undefined, undefined, { tap: true });
       if (dialogue.messagingAllowed === false) return 'client_denied';
-      if (dialogue.mode === 'operator') return 'with_operator';
+      if (dialogue.mode === 'operator') return handoff.acknowledge(agent, dialogue, (d, text) => say(d, text));
       if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
       return act(agent, dialogue, press.payload);
     },
@@ -375,6 +411,10 @@ export function createAssistant(deps: AssistantDeps) {
 
     /** The tools the agent's model is offered now, and those it lacks with the reason (the agent's page). */
     toolsFor: (agent: Agent) => tools.toolsFor(agent),
+
+    /** Gives dialogues nobody answered past HANDOFF_TIMEOUT_MINUTES back to the assistant (a periodic job). */
+    returnUnanswered: () => handoff.sweep(),
+    handoffSweepIntervalMs: handoff.sweepIntervalMs,
 
     /** Answers bursts that are due and unclaimed (the periodic backstop of their timers). */
     sweepAnswers: () => pending.sweep(),

@@ -46,6 +46,8 @@ export interface ModelTurnDeps {
   tools: ToolRegistry;
   /** Says a text to the client (remembered and queued); `requestId` marks a text the model wrote. */
   say(dialogue: DialogueRow, text: string, requestId?: string): Promise<void>;
+  /** The owner's balance refused a model call: the dialogue stays with the bot (out-of-balance.ts). */
+  outOfBalance(agent: Agent, dialogue: DialogueRow): Promise<string>;
   /** Whether the agent's owner has a Telegram bot to hand a client to. */
   hasMessenger(agentId: string): Promise<boolean>;
   /** Config ASSISTANT_MAX_STEPS: model calls one client message may cost. */
@@ -155,9 +157,8 @@ export function createModelTurn(deps: ModelTurnDeps) {
         completion = (await response.json()) as Completion;
       } catch (error) {
         if (error instanceof AppError && error.type === 'insufficient_balance') {
-          logger.warn('agent owner is out of balance; escalating', { agentId: agent.id });
-          await handOver(agent, ctx.dialogue, t.outOfBalance, t.escalationReasonBalance);
-          return 'out_of_balance';
+          logger.warn('agent owner is out of balance; the client is told the assistant is unavailable', { agentId: agent.id });
+          return deps.outOfBalance(agent, ctx.dialogue);
         }
         logger.warn('model answer failed', { agentId: agent.id, requestId, step, error });
         await deps.say(ctx.dialogue, t.modelUnavailable);

@@ -37,8 +37,6 @@ export const assistantTexts = {
   snackbarDone: 'Готово',
 
   // Model answers.
-  outOfBalance:
-    'Извините, сейчас я не могу ответить сам. Я передал ваш вопрос сотруднику — с вами свяжутся.',
   modelUnavailable: 'Извините, я не смог ответить прямо сейчас. Попробуйте, пожалуйста, ещё раз чуть позже.',
   // The model used up ASSISTANT_MAX_STEPS calls on tools without answering.
   stepsExhausted: 'Извините, я не смог сразу разобраться с вашим вопросом. Попробуйте, пожалуйста, написать его иначе или чуть позже.',
@@ -64,13 +62,25 @@ export const assistantTexts = {
   escalated: 'Спасибо! Я передал ваш вопрос сотруднику, он скоро ответит здесь же.',
   withOperator: 'Ваш вопрос уже у сотрудника, он ответит здесь же.',
   released: 'Сотрудник завершил разговор. Если появятся вопросы — пишите, я на связи.',
+  // Nobody parked (handoff.ts, availability.ts): what the client is told of a person and when one answers.
+  // `when` is what whenOpens() gives: «сегодня с 10:00», «завтра с 10:00», «в понедельник с 10:00».
+  escalatedUnreachable: 'Спасибо! Я передал ваш вопрос сотруднику. Он ответит здесь же в рабочее время.',
+  escalatedUntil: (until: string) => `Спасибо! Я передал ваш вопрос сотруднику. Он ответит здесь же в рабочее время — сегодня до ${until}.`,
+  escalatedClosed: (when: string) => `Спасибо! Я передал ваш вопрос сотруднику. Сейчас нерабочее время — он ответит здесь же ${when}.`,
+  withOperatorUnreachable: 'Ваш вопрос уже у сотрудника, он ответит здесь же в рабочее время.',
+  withOperatorClosed: (when: string) => `Ваш вопрос уже у сотрудника. Сейчас нерабочее время — он ответит здесь же ${when}.`,
+  handoffTimedOut:
+    'Извините, сотрудник пока не смог ответить. Я снова на связи: напишите, чем помочь, а если нужен человек — напишите «оператор».',
+  // The owner's balance cannot pay the model: said once per dialogue and spell; the dialogue stays with the bot.
+  outOfBalanceNotice: 'Извините, ассистент временно недоступен. Пожалуйста, напишите чуть позже.',
+  // More messages a minute than ASSISTANT_CLIENT_MESSAGES_PER_MINUTE: said once a minute, the rest kept unanswered.
+  tooManyMessages: 'Вы пишете быстрее, чем я успеваю читать. Подождите, пожалуйста, минуту и напишите главное одним сообщением.',
   // Told to the operator when a reply cannot reach the client.
   relayNoDialogue: 'диалог с клиентом не найден',
   relayDenied: 'клиент запретил сообщения от сообщества',
   relayNoCommunity: 'сообщество ВКонтакте у агента не подключено',
   escalationReasonAsked: 'клиент попросил связать его с человеком',
   escalationReasonModel: (why: string) => `ассистент не смог ответить: ${why}`,
-  escalationReasonBalance: 'на балансе владельца недостаточно средств для ответов модели',
 
   // Booking.
   bookingUnavailable: 'Онлайн-запись пока не подключена. Напишите, пожалуйста, «оператор» — вас запишет сотрудник.',
@@ -110,6 +120,14 @@ export const assistantTexts = {
     `Заказ ${number} оформлен. Сумма: ${total}.\nОплатить: ${link}\nПосле оплаты я пришлю подтверждение.`,
   orderPaid: (number: string) => `Оплата заказа ${number} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,
 } as const;
+
+const WEEKDAYS_ON = ['', 'в понедельник', 'во вторник', 'в среду', 'в четверг', 'в пятницу', 'в субботу', 'в воскресенье'];
+
+/** «сегодня с 10:00», «завтра с 10:00», «в понедельник с 10:00»: when the next working day starts. */
+export function whenOpens(day: 'today' | 'tomorrow' | number, time: string): string {
+  const on = day === 'today' ? 'сегодня' : day === 'tomorrow' ? 'завтра' : (WEEKDAYS_ON[day] ?? '');
+  return `${on} с ${time}`;
+}
 
 const MONTHS = ['января', 'февраля', 'марта', 'апреля', 'мая', 'июня', 'июля', 'августа', 'сентября', 'октября', 'ноября', 'декабря'];
 

@@ -38,6 +38,7 @@ export const fieldLabels: Record<string, string> = {
   systemPrompt: 'Системный промпт',
   model: 'Модель',
   acceptsImages: 'Фото клиентов',
+  workingHours: 'Рабочее время',
   // VK community.
   groupId: 'ID сообщества',
   accessToken: 'Ключ доступа сообщества',

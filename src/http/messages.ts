@@ -160,6 +160,10 @@ export const errorMessages = {
   agentPromptTooLong: 'не длиннее 20000 символов',
   agentModelInvalid: 'ожидается вид <владелец>/<модель>, например openai/gpt-4o-mini',
   agentAcceptsImagesInvalid: 'ожидается true или false',
+  workingDaysInvalid: 'ожидаются дни недели числами от 1 (понедельник) до 7 (воскресенье), хотя бы один',
+  workingTimeInvalid: 'ожидается время в виде ЧЧ:ММ, например 10:00',
+  workingTimeOrder: 'конец рабочего дня должен быть позже начала',
+  workingTimeZoneInvalid: 'ожидается часовой пояс IANA, например Europe/Moscow',
 
   // Messenger (Telegram).
   messengerBotTokenFormat: 'Неверный формат токена бота: ожидается <id бота>:<секрет>, как его выдаёт @BotFather',

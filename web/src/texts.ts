@@ -16,6 +16,8 @@ export const agentTypeLabels: Record<AgentType, string> = {
 export const agentUnavailableLabels: Record<AgentUnavailableReason, string> = {
   account_blocked:
     'Ассистент не отвечает клиентам: аккаунт заблокирован администратором. Клиенты получают сообщение «Ассистент сейчас недоступен», модель не вызывается и ничего не списывается.',
+  out_of_balance:
+    'Ассистент не отвечает клиентам: на балансе не хватило средств на ответ модели. Клиентам сказано, что ассистент временно недоступен; пополните баланс — он снова будет отвечать.',
 };
 
 export const agentTypeShort: Record<AgentType, string> = {

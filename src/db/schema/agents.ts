@@ -1,6 +1,6 @@
 // Assistant agents and their owners' notifications.
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns';
 import { users } from './users';
 
@@ -19,6 +19,16 @@ export const agents = pgTable(
     model: text('model').notNull(),
     /** The owner's switch: clients' photos go to the model as images (its model must take them). */
     acceptsImages: boolean('accepts_images').notNull().default(false),
+    /**
+     * When a person answers clients: `{days: [1..7] (1 = Monday), from: "HH:MM", to: "HH:MM", timeZone?}`;
+     * null: not said, so clients are promised no time (agents/working-hours.ts).
+     */
+    workingHours: jsonb('working_hours'),
+    /**
+     * Since when the owner's balance could not pay the assistant's model (null: it can): clients are told
+     * once per such spell and the owner alerted once; cleared by the next answer paid for.
+     */
+    outOfBalanceAt: timestamp('out_of_balance_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -36,7 +46,7 @@ export const notifications = pgTable(
     agentId: uuid('agent_id')
       .notNull()
       .references(() => agents.id, { onDelete: 'cascade' }),
-    /** escalation | payment */
+    /** escalation | payment | balance (the assistant stopped: the owner's balance cannot pay its model) */
     kind: text('kind').notNull(),
     text: text('text').notNull(),
     /** The escalation id or order number it is about. */

@@ -53,6 +53,13 @@ export const dialogues = pgTable(
     answerRequestId: text('answer_request_id'),
     /** The keyboard of the assistant's last message (null: it had none): its labels, typed, act as presses. */
     lastKeyboard: jsonb('last_keyboard'),
+    /**
+     * When a client writing while a person has the dialogue was told their question is with that person:
+     * once per hand-over (one earlier than the hand-over's start belongs to an earlier one).
+     */
+    operatorAckAt: timestamp('operator_ack_at', { withTimezone: true, mode: 'date' }),
+    /** When the client was last told they write faster than ASSISTANT_CLIENT_MESSAGES_PER_MINUTE allows. */
+    rateNoticeAt: timestamp('rate_notice_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -63,6 +70,8 @@ export const dialogues = pgTable(
     index('dialogues_answer_due_idx').on(t.answerDueAt).where(sql`${t.answerDueAt} is not null or ${t.answerLockedUntil} is not null`),
     // The inbox badge: dialogues waiting for a person (handed over, held by nobody) are few; only they are indexed.
     index('dialogues_waiting_idx').on(t.agentId).where(sql`${t.mode} = 'operator' and ${t.heldBy} is null`),
+    // The hand-over timeout's sweep looks at every dialogue a person has: few, so only they are indexed.
+    index('dialogues_with_person_idx').on(t.heldAt).where(sql`${t.mode} = 'operator'`),
   ],
 );
 

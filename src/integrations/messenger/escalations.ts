@@ -8,8 +8,9 @@
 // reply is still recorded, and the operator is told it could not be delivered.
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../../db/client';
-import { dialogues, escalationMessages, escalations, operatorReplies } from '../../db/schema';
+import { agents, dialogues, escalationMessages, escalations, operatorReplies } from '../../db/schema';
 import { MESSENGER_MESSAGE, type Notifier, type QueuedNotification } from './notify';
+import type { OwnerMail } from './owner-mail';
 import { messengerTexts } from './texts';
 
 export interface DialogueRef {
@@ -27,8 +28,11 @@ export type RelayOutcome = { delivered: true } | { delivered: false; reason: str
 export interface DialogueRelay {
   /** Sends (or queues, in `tx`) the operator's text to the client. A Russian `reason` when it cannot. */
   relayOperatorReply(tx: Transaction, reply: DialogueRef & { text: string; operatorName: string | null }): Promise<RelayOutcome>;
-  /** The dialogue is the assistant's again (mode is already set back in `tx`); tell the client if fitting. */
-  release(tx: Transaction, dialogue: DialogueRef): Promise<void>;
+  /**
+   * The dialogue is the assistant's again (mode is already set back in `tx`); tell the client if fitting.
+   * `why`: a person gave it back, or nobody answered the client within HANDOFF_TIMEOUT_MINUTES.
+   */
+  release(tx: Transaction, dialogue: DialogueRef, why?: 'released' | 'unanswered'): Promise<void>;
 }
 
 export interface EscalateInput {
@@ -42,8 +46,10 @@ export interface EscalateInput {
 export interface EscalateResult {
   dialogueId: string;
   escalationId: string;
-  /** Null when the agent has no messenger settings, so nobody could be told. */
+  /** Null when the agent has no messenger settings, so nobody could be told there. */
   notification: QueuedNotification | null;
+  /** Without a messenger: whether the owner was mailed instead (false without SMTP_URL). */
+  mailed: boolean;
 }
 
 /** An operator's message in a chat the bot posted an escalation to, replying to that post. */
@@ -71,9 +77,11 @@ const RELEASE_COMMAND = /^\/release(@\w+)?(\s|$)/i;
 export interface EscalationDeps {
   db: Database;
   notifier: Notifier;
+  /** Tells the owner by mail of a hand-over when the agent has no Telegram bot. */
+  ownerMail?: OwnerMail;
 }
 
-export function createEscalations({ db, notifier }: EscalationDeps) {
+export function createEscalations({ db, notifier, ownerMail }: EscalationDeps) {
   const relays = new Map<string, DialogueRelay>();
 
   /**
@@ -162,7 +170,18 @@ export function createEscalations({ db, notifier }: EscalationDeps) {
       clientPhone,
       reason: input.reason,
     });
-    return { dialogueId: dialogue!.id, escalationId: escalation!.id, notification };
+    // No bot to tell anyone: the owner is mailed, so the hand-over is more than a badge nobody looks at.
+    let mailed = false;
+    if (!notification && ownerMail) {
+      const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, input.agentId)).limit(1);
+      const url = ownerMail.dialoguesUrl(input.agentId);
+      mailed = await ownerMail.enqueue(tx, input.agentId, {
+        subject: messengerTexts.escalationMail.subject(agent?.name ?? ''),
+        lines: messengerTexts.escalationMail.lines({ agentName: agent?.name ?? '', clientPhone, reason: input.reason }, url),
+        urls: [url],
+      });
+    }
+    return { dialogueId: dialogue!.id, escalationId: escalation!.id, notification, mailed };
   }
 
   return {
@@ -203,6 +222,23 @@ export function createEscalations({ db, notifier }: EscalationDeps) {
         .limit(1);
       await giveBack(tx, ref.dialogueId);
       await relays.get(ref.channel)?.release(tx, { ...ref, escalationId: open?.id ?? '' });
+    },
+
+    /**
+     * Nobody answered the client in time (assistant/handoff.ts decides): the dialogue goes back to the
+     * assistant in the caller's transaction, the Telegram operators are told under the announcement (a reply
+     * there reaches nobody any more) and the client is told by its channel.
+     */
+    async returnUnanswered(tx: Transaction, ref: { agentId: string; dialogueId: string; channel: string; peerId: string }, minutes: number): Promise<void> {
+      await tellOperators(tx, ref.agentId, ref.dialogueId, messengerTexts.handoffTimedOut(minutes));
+      const [open] = await tx
+        .select({ id: escalations.id })
+        .from(escalations)
+        .where(eq(escalations.dialogueId, ref.dialogueId))
+        .orderBy(sql`${escalations.createdAt} desc`)
+        .limit(1);
+      await giveBack(tx, ref.dialogueId);
+      await relays.get(ref.channel)?.release(tx, { ...ref, escalationId: open?.id ?? '' }, 'unanswered');
     },
 
     /** Whether an operator, not the assistant, answers this client now. */

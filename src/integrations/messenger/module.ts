@@ -9,6 +9,7 @@ import type { Logger } from '../../logger';
 import { createTelegramClient } from './client';
 import { createEscalations } from './escalations';
 import { createNotifier } from './notify';
+import { createOwnerMail } from './owner-mail';
 import { createMessengerSettings } from './settings';
 import { createMessengerWebhook } from './webhook';
 
@@ -17,7 +18,7 @@ export interface MessengerDeps {
   box: SecretBox;
   logger: Logger;
   outbox: OutboxWorker;
-  config: Pick<Config, 'publicBaseUrl' | 'telegramApiBaseUrl' | 'telegramTimeoutMs' | 'outboxPollIntervalMs' | 'bodyLimitBytes'>;
+  config: Pick<Config, 'publicBaseUrl' | 'telegramApiBaseUrl' | 'telegramTimeoutMs' | 'outboxPollIntervalMs' | 'bodyLimitBytes' | 'smtp'>;
   /** Told how each Telegram update's handling ended (metrics). */
   observeUpdate?: (outcome: 'handled' | 'failed') => void;
 }
@@ -27,7 +28,8 @@ export function createMessenger({ db, box, logger, outbox, config, observeUpdate
     createTelegramClient({ baseUrl: config.telegramApiBaseUrl, token: botToken, timeoutMs: config.telegramTimeoutMs });
   const settings = createMessengerSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, telegramFor });
   const notifier = createNotifier({ settings, outbox, telegramFor });
-  const escalations = createEscalations({ db, notifier });
+  const ownerMail = createOwnerMail({ config });
+  const escalations = createEscalations({ db, notifier, ownerMail });
   const webhook = createMessengerWebhook({ db, settings, escalations, notifier, outbox, logger, bodyLimitBytes: config.bodyLimitBytes, observe: observeUpdate });
   // Updates normally are handled right after their 200; this only catches those a stop cut short.
   const sweep = createPeriodicJob({
@@ -40,6 +42,7 @@ export function createMessenger({ db, box, logger, outbox, config, observeUpdate
   return {
     settings,
     notifier,
+    ownerMail,
     escalations,
     webhook,
     telegramFor,

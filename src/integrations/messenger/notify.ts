@@ -14,7 +14,7 @@ import { messengerTexts } from './texts';
 /** Outbox kind of every message the agent's bot sends. */
 export const MESSENGER_MESSAGE = 'messenger.message';
 
-export type NotificationKind = 'escalation' | 'payment';
+export type NotificationKind = 'escalation' | 'payment' | 'balance';
 export type RecipientTarget = 'user' | 'channel' | 'chat';
 
 interface MessengerPayload {
@@ -259,6 +259,12 @@ export function createNotifier(deps: NotifierDeps) {
         amount: formatAmount(notice.amount, notice.currency),
       });
       return enqueueNotification(tx, notice.agentId, 'payment', text, notice.orderNumber);
+    },
+
+    /** Queues the owner's alert that the assistant stopped for lack of money (once per such spell). */
+    async enqueueOutOfBalance(tx: Executor, agentId: string, topupUrl: string): Promise<QueuedNotification | null> {
+      const text = messengerTexts.outOfBalance(await agentName(tx, agentId), topupUrl);
+      return enqueueNotification(tx, agentId, 'balance', text, null);
     },
 
     /** A message from the bot to one chat (answers to the operator), not listed as a notification. */

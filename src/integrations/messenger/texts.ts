@@ -48,4 +48,37 @@ export const messengerTexts = {
   telegramOperator: 'оператор в Telegram',
   takenInDashboard: (name: string) => `✋ Диалог ведёт ${name} из панели управления: клиенту ответят оттуда.`,
   releasedInDashboard: 'Диалог возвращён ассистенту из панели управления.',
+
+  // A client handed to a person nobody answered: the dialogue went back to the assistant.
+  handoffTimedOut: (minutes: number) =>
+    `⌛ Клиенту никто не ответил за ${minutes} мин — диалог возвращён ассистенту, клиенту сказано, что можно снова позвать сотрудника.`,
+
+  // The owner's balance cannot pay the assistant's model (once per such spell).
+  outOfBalance: (agentName: string, topupUrl: string) =>
+    [
+      '⚠️ Ассистент не отвечает клиентам',
+      `Агент: ${agentName}`,
+      'На балансе недостаточно средств для ответов модели. Клиентам сказано, что ассистент временно недоступен; после пополнения он снова будет отвечать.',
+      `Пополнить баланс: ${topupUrl}`,
+    ].join('\n'),
+  outOfBalanceMail: {
+    subject: (agentName: string) => `Ассистент «${agentName}» не отвечает клиентам: закончились средства`,
+    lines: (agentName: string, topupUrl: string) => [
+      ['Здравствуйте!'],
+      [`Ассистент «${agentName}» не может отвечать клиентам: на балансе недостаточно средств для ответов модели.`],
+      ['Клиентам, которые пишут сейчас, сказано, что ассистент временно недоступен. Диалоги остаются у ассистента: после пополнения он снова будет отвечать.'],
+      ['Пополнить баланс:', topupUrl],
+    ],
+  },
+
+  // A client handed to a person when the agent has no Telegram bot: the owner hears it by mail.
+  escalationMail: {
+    subject: (agentName: string) => `Клиент ждёт ответа сотрудника — «${agentName}»`,
+    lines: ({ agentName, clientPhone, reason }: EscalationText, dialoguesUrl: string) => [
+      ['Здравствуйте!'],
+      [`Ассистент «${agentName}» передал клиента сотруднику.`, `Телефон клиента: ${clientPhone ?? 'не указан'}`, `Причина: ${reason}`],
+      ['Ответить клиенту можно в панели управления, в диалогах агента:', dialoguesUrl],
+      ['Чтобы получать такие вызовы сразу, подключите к агенту бота Telegram.'],
+    ],
+  },
 } as const;

@@ -17,6 +17,8 @@ import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
 import type { Booking } from '../booking';
 import type { DialogueRelay, Escalations } from '../messenger/escalations';
+import type { Notifier } from '../messenger/notify';
+import type { OwnerMail } from '../messenger/owner-mail';
 import type { MessengerSettings } from '../messenger/settings';
 import { createVkClient } from './client';
 import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';
@@ -33,6 +35,9 @@ export interface SocialDeps {
   escalations: Escalations;
   /** Whether an agent has a Telegram bot to hand clients to. */
   messengerSettings: Pick<MessengerSettings, 'recipients'>;
+  /** The owner's alerts when the balance cannot pay the assistant's model. */
+  notifier: Pick<Notifier, 'enqueueOutOfBalance'>;
+  ownerMail: Pick<OwnerMail, 'enqueue' | 'topupUrl'>;
   booking: Booking;
   /** The shop of E-commerce agents in the dialogue (built with the services: its model tools share it). */
   shopFlow: ShopFlow;
@@ -42,7 +47,7 @@ export interface SocialDeps {
   knowledgeForPrompt?: (agentId: string, clientText: string) => Promise<string | null>;
   config: Pick<
     Config,
-    'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone' | 'assistantDebounceMs'
+    'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone' | 'assistantDebounceMs' | 'handoffTimeoutMinutes' | 'assistantClientMessagesPerMinute'
   >;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
@@ -59,6 +64,10 @@ export function createSocial(deps: SocialDeps) {
     chat: deps.chat,
     escalations: deps.escalations,
     outbox,
+    notifier: deps.notifier,
+    ownerMail: deps.ownerMail,
+    handoffTimeoutMinutes: config.handoffTimeoutMinutes,
+    clientMessagesPerMinute: config.assistantClientMessagesPerMinute,
     bookingFlow,
     shopFlow: deps.shopFlow,
     toolProviders: deps.toolProviders,
@@ -87,12 +96,13 @@ export function createSocial(deps: SocialDeps) {
       await queueSocialMessage(tx, { agentId: reply.agentId, peerId: Number(reply.peerId), text: reply.text });
       return { delivered: true };
     },
-    async release(tx, ref) {
+    async release(tx, ref, why = 'released') {
       const dialogue = await assistant.dialogueById(tx, ref.dialogueId);
       if (!dialogue || dialogue.messagingAllowed === false) return;
+      const told = why === 'unanswered' ? assistantTexts.handoffTimedOut : assistantTexts.released;
       // The transcript shows what the client was told, this notice included.
-      await tx.insert(dialogueMessages).values({ dialogueId: dialogue.id, role: 'assistant', content: assistantTexts.released });
-      await queueSocialMessage(tx, { agentId: ref.agentId, peerId: Number(ref.peerId), text: assistantTexts.released });
+      await tx.insert(dialogueMessages).values({ dialogueId: dialogue.id, role: 'assistant', content: told });
+      await queueSocialMessage(tx, { agentId: ref.agentId, peerId: Number(ref.peerId), text: told });
     },
   };
   deps.escalations.registerRelay(SOCIAL_CHANNEL, relay);
@@ -109,6 +119,17 @@ export function createSocial(deps: SocialDeps) {
     logger,
   });
 
+  // Nobody is parked: clients who waited for a person past HANDOFF_TIMEOUT_MINUTES are the assistant's again.
+  const handoffSweep = createPeriodicJob({
+    name: 'unanswered hand-over sweep',
+    intervalMs: assistant.handoffSweepIntervalMs,
+    run: async () => {
+      const returned = await assistant.returnUnanswered();
+      if (returned > 0) outbox.wake();
+    },
+    logger,
+  });
+
   return {
     settings,
     assistant,
@@ -116,8 +137,10 @@ export function createSocial(deps: SocialDeps) {
     vkFor,
     start() {
       sweep.start();
+      if (config.handoffTimeoutMinutes > 0) handoffSweep.start();
     },
     async stop() {
+      await handoffSweep.stop();
       await sweep.stop();
       await webhook.drain();
       await assistant.stop();

@@ -12,12 +12,18 @@ const agentOutput = z.object({
   systemPrompt: z.string(),
   model: z.string(),
   acceptsImages: z.boolean().describe('Фото клиентов передаются модели как изображения'),
+  workingHours: z
+    .object({ days: z.array(z.number().int()), from: z.string(), to: z.string(), timeZone: z.string().optional() })
+    .nullable()
+    .describe('Рабочее время, когда клиентам отвечает человек (null — не задано): клиенту говорят, когда ему ответят'),
   createdAt: z.string(),
   updatedAt: z.string(),
   unavailableReason: z
     .enum(AGENT_UNAVAILABLE_REASONS)
     .nullable()
-    .describe('Почему ассистент агента сейчас не отвечает клиентам: account_blocked — аккаунт владельца заблокирован; null — отвечает'),
+    .describe(
+      'Почему ассистент агента сейчас не отвечает клиентам: account_blocked — аккаунт владельца заблокирован; out_of_balance — на балансе не хватило средств на ответ модели (до первого оплаченного ответа); null — отвечает',
+    ),
 });
 
 const agentId = z.string().max(100);

@@ -24,11 +24,60 @@ import { setupHints } from '../setup-hints';
 
 type Agent = Outputs['agents']['get'];
 
+const WEEKDAYS = ['Пн', 'Вт', 'Ср', 'Чт', 'Пт', 'Сб', 'Вс'];
+
+/**
+ * When a person answers the agent's clients: the assistant tells a handed-over client when that is. Off: no
+ * time is promised. Days 1 (Monday) … 7, one span a day, the zone optional (the server's default when empty).
+ */
+function WorkingHoursFields({ value, onChange, error }: { value: Agent['workingHours']; onChange(value: Agent['workingHours']): void; error?: string | undefined }) {
+  const hours = value ?? { days: [1, 2, 3, 4, 5], from: '10:00', to: '19:00' };
+  const set = (patch: Partial<NonNullable<Agent['workingHours']>>) => onChange({ ...hours, ...patch });
+  return (
+    <fieldset className="working-hours" data-testid="working-hours">
+      <legend>Рабочее время</legend>
+      <label className="checkbox">
+        <input type="checkbox" name="workingHoursOn" checked={value !== null} onChange={(e) => onChange(e.target.checked ? hours : null)} />
+        Задать рабочее время: клиенту, переданному сотруднику, ассистент скажет, когда ему ответят
+      </label>
+      {value !== null ? (
+        <>
+          <div className="checkbox-row">
+            {WEEKDAYS.map((label, i) => (
+              <label className="checkbox" key={label}>
+                <input
+                  type="checkbox"
+                  checked={hours.days.includes(i + 1)}
+                  onChange={(e) => set({ days: e.target.checked ? [...hours.days, i + 1].sort((a, b) => a - b) : hours.days.filter((d) => d !== i + 1) })}
+                />
+                {label}
+              </label>
+            ))}
+          </div>
+          <Field label="С">{(props) => <input {...props} type="time" name="workingFrom" value={hours.from} onChange={(e) => set({ from: e.target.value })} />}</Field>
+          <Field label="До">{(props) => <input {...props} type="time" name="workingTo" value={hours.to} onChange={(e) => set({ to: e.target.value })} />}</Field>
+          <Field label="Часовой пояс" hint="Например, Europe/Moscow; пусто — часовой пояс сервиса">
+            {(props) => (
+              <input {...props} name="workingTimeZone" value={hours.timeZone ?? ''} onChange={(e) => set({ timeZone: e.target.value.trim() === '' ? undefined : e.target.value })} />
+            )}
+          </Field>
+        </>
+      ) : null}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}
+
 function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): void }) {
   const [name, setName] = useState(agent.name);
   const [systemPrompt, setSystemPrompt] = useState(agent.systemPrompt);
   const [model, setModel] = useState(agent.model);
   const [acceptsImages, setAcceptsImages] = useState(agent.acceptsImages);
+  const [workingHours, setWorkingHours] = useState(agent.workingHours);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const save = useAction((input: Parameters<typeof api.agents.update.mutate>[0]) => api.agents.update.mutate(input));
@@ -37,7 +86,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
-    const checked = check(agentPatchInput, { name, systemPrompt, model: optional(model), acceptsImages });
+    const checked = check(agentPatchInput, { name, systemPrompt, model: optional(model), acceptsImages, workingHours });
     if (!checked.ok) {
       setErrors(checked.errors);
       return;
@@ -67,6 +116,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
         <input type="checkbox" name="acceptsImages" checked={acceptsImages} onChange={(e) => setAcceptsImages(e.target.checked)} />
         Показывать модели фото клиентов (модель должна принимать изображения); иначе клиенту ответят, что фото ассистент не смотрит
       </label>
+      <WorkingHoursFields value={workingHours} onChange={setWorkingHours} error={shown.workingHours} />
       <SubmitRow label="Сохранить агента" pending={save.pending} done={saved} error={save.error} />
     </form>
   );
