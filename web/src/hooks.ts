@@ -31,7 +31,6 @@ export function useQuery<T>(load: () => Promise<T>, deps: readonly unknown[]): Q
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, generation]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);

@@ -93,7 +93,6 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
       chart.destroy();
       plot.current = null;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [days, width, currency, hidden]);
 
   const onKey = (event: KeyboardEvent<HTMLDivElement>) => walkDays(plot.current, event, active, days.length);

@@ -145,7 +145,6 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
       chart.destroy();
       plot.current = null;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [series, width, metric, currency, hidden, max]);
 
   // Left and right arrows walk the days when the chart has the focus.

@@ -102,7 +102,6 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   // A client turn the owner has not seen: it is seen now.
   useEffect(() => {
     if (dialogue && dialogue.unread > 0) void read.run().then((d) => d && onChanged());
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [dialogue?.unread, newestId]);
   const toBottom = () => {
     const list = listRef.current;
@@ -117,7 +116,6 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
     shownNewest.current = newestId;
     if (before === undefined || atBottom.current) toBottom();
     else if (newestId > before) setUnseen((n) => n + turns.filter((turn) => turn.id > before).length);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [newestId]);
   // Older turns put above: the turns being read stay where they were.
   useLayoutEffect(() => {

@@ -55,7 +55,6 @@ export function usePolling<T>(load: () => Promise<T>, deps: readonly unknown[]):
       live = false;
       clearTimeout(timer);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
 
   const refresh = useCallback(() => tick.current(), []);
