@@ -67,6 +67,8 @@ const envSchema = z.object({
   UPSTREAM_TIMEOUT_MS: intFromEnv(100, 250_000).default(60_000),
   PUBLIC_BASE_URL: urlWithoutTrailingSlash.optional(),
   TOKEN_PRICE: z.coerce.number().positive().max(1000).default(1.25e-7),
+  /** A model no price row covers: `default` bills it at TOKEN_PRICE, `refuse` answers 400 model_not_found. */
+  UNPRICED_MODELS: z.enum(['default', 'refuse'], { error: 'must be default or refuse' }).default('default'),
   VK_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.vk.com/method'),
   TELEGRAM_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.telegram.org'),
   YCLIENTS_BASE_URL: urlWithoutTrailingSlash.default('https://api.yclients.com/api/v1'),
@@ -333,6 +335,7 @@ export interface Config {
   maxConnectionsPerAddress: number;
   upstreamHealthCacheSeconds: number;
   routeMaxAttempts: number;
+  unpricedModels: 'default' | 'refuse';
   providerFailureThreshold: number;
   providerCooldownSeconds: number;
 
@@ -578,6 +581,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
       upstreamHealthCacheSeconds: e.UPSTREAM_HEALTH_CACHE_SECONDS,
       routeMaxAttempts: e.ROUTE_MAX_ATTEMPTS,
+      unpricedModels: e.UNPRICED_MODELS,
       providerFailureThreshold: e.PROVIDER_FAILURE_THRESHOLD,
       providerCooldownSeconds: e.PROVIDER_COOLDOWN_SECONDS,
       trustProxy: e.TRUST_PROXY,

@@ -6,6 +6,7 @@ import { AppError, errorCodes } from '../http/errors';
 import { assertJsonDepth } from '../http/json';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
+import type { ModelPrice, PriceBook } from '../pricing/prices';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
 import type { Idempotency, IdempotencyOwner } from './idempotency';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, classifyFetchFailure, upstreamErrorInfo, type UpstreamFailureKind } from './upstream';
@@ -43,6 +44,22 @@ export async function readJsonObject(request: Request, bodyLimitBytes: number): 
     throw new AppError('invalid_request_error', 'Тело запроса должно быть JSON-объектом');
   }
   return { text, json: json as Record<string, unknown> };
+}
+
+/**
+ * The model a /v1 request is priced at and sent as (PriceBook.resolve): the id that was priced, with its
+ * price; a variant without a price of its own, or an unpriced model under UNPRICED_MODELS=refuse, is
+ * 400 model_not_found before anything is reserved or sent.
+ */
+export function pricedModel(prices: Pick<PriceBook, 'resolve'>, requested: string): { model: string; price: ModelPrice } {
+  const resolved = prices.resolve(requested);
+  if (resolved.kind === 'priced') return resolved;
+  const shown = requested.trim().slice(0, 200);
+  throw new AppError(
+    'invalid_request_error',
+    resolved.kind === 'variant_unlisted' ? errorMessages.modelVariantUnlisted(shown, resolved.base) : errorMessages.modelUnpriced(shown),
+    { param: 'model', code: errorCodes.modelNotFound },
+  );
 }
 
 /** The upstream's retry-after, when it sent a usable one (whole seconds). */
