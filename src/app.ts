@@ -209,9 +209,13 @@ export function createApp(services: Services) {
         return json({ status: 'unavailable', database: 'unreachable' }, 503);
       }
     })
-    .get('/health/upstream', async () => {
+    // For a load balancer, `{status}` only; the providers, their states and last errors for an admin's JWT
+    // (another credential is refused as on any admin route).
+    .get('/health/upstream', async ({ request }) => {
+      const asAdmin = request.headers.has('authorization');
+      if (asAdmin) await services.authenticator.admin(request.headers);
       const status = upstreamStatus(services.routing, await services.models.probe());
-      return json(status, status.status === 'ok' ? 200 : 503);
+      return json(asAdmin ? status : { status: status.status }, status.status === 'ok' ? 200 : 503);
     })
     .post('/v1/chat/completions', ({ request }) => services.chat.handle(request), { parse: 'none' })
     .post('/v1/embeddings', ({ request }) => services.embeddings.handle(request), { parse: 'none' })

@@ -190,6 +190,8 @@ const envSchema = z.object({
   UPSTREAM_HEALTH_CACHE_SECONDS: intFromEnv(0, 3600).default(5),
   /** Providers one /v1 request may try, the first included, before it answers with the last failure. */
   ROUTE_MAX_ATTEMPTS: intFromEnv(1, 10).default(3),
+  /** Times a minute one API key's requests may go on to another provider after a timeout (each may cost one more generation). */
+  ROUTE_TIMEOUT_FAILOVERS_PER_MINUTE: intFromEnv(0, 1_000_000).default(20),
   /** Failures in a row that put a provider in cooldown. */
   PROVIDER_FAILURE_THRESHOLD: intFromEnv(1, 1000).default(5),
   /** How long a provider in cooldown is skipped before one trial request decides. */
@@ -335,6 +337,7 @@ export interface Config {
   maxConnectionsPerAddress: number;
   upstreamHealthCacheSeconds: number;
   routeMaxAttempts: number;
+  routeTimeoutFailoversPerMinute: number;
   unpricedModels: 'default' | 'refuse';
   providerFailureThreshold: number;
   providerCooldownSeconds: number;
@@ -581,6 +584,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
       upstreamHealthCacheSeconds: e.UPSTREAM_HEALTH_CACHE_SECONDS,
       routeMaxAttempts: e.ROUTE_MAX_ATTEMPTS,
+      routeTimeoutFailoversPerMinute: e.ROUTE_TIMEOUT_FAILOVERS_PER_MINUTE,
       unpricedModels: e.UNPRICED_MODELS,
       providerFailureThreshold: e.PROVIDER_FAILURE_THRESHOLD,
       providerCooldownSeconds: e.PROVIDER_COOLDOWN_SECONDS,

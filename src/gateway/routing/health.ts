@@ -1,7 +1,9 @@
 // Providers' health, shared by every instance: PROVIDER_FAILURE_THRESHOLD failures in a row put a
 // provider in `cooling_down` for PROVIDER_COOLDOWN_SECONDS, after which one trial request decides
-// (half-open); a provider that refuses our credentials or account (401/402/403/407) is `disabled` until an
-// operator changes it, or until it answers again when it was tried as the last resort.
+// (half-open); a provider that refuses our credentials or account (upstream-fault.ts: 401/407, a 402 out of
+// funds, a 403 naming our key or account, a 429 out of quota) is `disabled` until an operator changes it, or
+// until it answers again when it was tried as the last resort. Only the provider's own faults count: a
+// moderation refusal counts for nothing, and a timeout only once per account a minute (timedOut).
 //
 // The hot path reads an in-memory copy only. The database is written when the health changes (a failure,
 // a recovery from failures), never for a success of a healthy provider; each write announces the row it
@@ -18,6 +20,11 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from '../../logger';
 
 export const PROVIDER_HEALTH_CHANNEL = 'conduit_provider_health';
+
+/** How long one account's timeout at a provider stands for all of its timeouts there (health.timedOut). */
+export const TIMEOUT_WINDOW_MS = 60_000;
+/** Accounts remembered per provider for that; past it the expired ones are forgotten. */
+const TIMEOUT_WITNESSES_KEPT = 10_000;
 
 export type ProviderState = 'up' | 'cooling_down' | 'disabled';
 
@@ -112,6 +119,8 @@ export function createHealthStore(options: HealthStoreOptions) {
   let health = new Map<string, ProviderHealth>();
   /** Providers whose half-open trial this instance has sent and not yet heard back from. */
   const trials = new Set<string>();
+  /** Per provider, the accounts whose timeouts were counted there and when: one account counts once a window. */
+  const timeoutWitnesses = new Map<string, Map<string, number>>();
   let unlisten: (() => Promise<void>) | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
 
@@ -211,6 +220,30 @@ export function createHealthStore(options: HealthStoreOptions) {
       // The failure's own time, not the database's at the write: writes of two providers run on two
       // connections, and "least recently failed" must follow the order the failures happened in.
       write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
+    },
+
+    /**
+     * A request that had no answer in time. A slow answer can be the request's own doing (a huge prompt, a
+     * long answer asked for without streaming), so a timeout counts as a failure only for an account whose
+     * timeout at this provider was not counted in the last TIMEOUT_WINDOW_MS (on this instance): one client
+     * sending slow requests counts once, and only many clients left without an answer cool a provider
+     * down. Returns whether it was counted.
+     */
+    timedOut(providerId: string, account: string, detail: string, now = Date.now()): boolean {
+      let seen = timeoutWitnesses.get(providerId);
+      if (!seen) timeoutWitnesses.set(providerId, (seen = new Map()));
+      const last = seen.get(account);
+      if (last !== undefined && now - last < TIMEOUT_WINDOW_MS) {
+        trials.delete(providerId);
+        return false;
+      }
+      if (seen.size >= TIMEOUT_WITNESSES_KEPT) {
+        for (const [who, at] of seen) if (now - at >= TIMEOUT_WINDOW_MS) seen.delete(who);
+        if (seen.size >= TIMEOUT_WITNESSES_KEPT) seen.clear();
+      }
+      seen.set(account, now);
+      this.failed(providerId, detail, false);
+      return true;
     },
 
     /** An answer came (a 2xx, or the client's own 4xx): a provider that had failed is healthy again. */

@@ -12,6 +12,7 @@ import type { Logger } from '../../logger';
 import type { ModelPrice } from '../../pricing/prices';
 import { createUpstream, type Upstream } from '../upstream';
 import type { HealthStore } from './health';
+import { createFailoverBudget } from './budget';
 import { byPriority, matchRoute, orderTargets, type RouteTarget } from './select';
 import { patternTable, type PatternTable } from '../../pricing/model-id';
 import { coalescedReload } from '../../jobs/coalesced-reload';
@@ -50,7 +51,7 @@ function prepared(targets: readonly RouteTarget[]): RouteTarget[] {
 export interface RoutingOptions {
   db: Database;
   database: Pick<DatabaseHandle, 'listen'>;
-  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamTimeoutMs' | 'routeMaxAttempts'>;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamTimeoutMs' | 'routeMaxAttempts' | 'routeTimeoutFailoversPerMinute'>;
   logger: Logger;
   box: Pick<SecretBox, 'open'>;
   /** The environment's upstream, served as `default`. */
@@ -123,6 +124,8 @@ export function createRouting(options: RoutingOptions) {
   return {
     health,
     maxAttempts: config.routeMaxAttempts,
+    /** Failovers after a timeout, per caller and minute (budget.ts). */
+    timeoutFailovers: createFailoverBudget(config.routeTimeoutFailoversPerMinute),
 
     /**
      * The providers a request for `model` may try, in order: its route's targets (lower priority first,
