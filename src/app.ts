@@ -232,7 +232,9 @@ export function createApp(services: Services) {
     // The SDK's models.retrieve(): the id may hold a slash ("acme/chat"), sent as is or as %2F.
     .get('/v1/models/*', async ({ params, request }) => {
       const id = modelIdOf(params['*']);
-      const model = id === null ? undefined : (await services.models.list()).data.find((m) => m.id === id);
+      // A model a request could not ask for (a refused variant, an unpriced one under UNPRICED_MODELS=refuse) is not listed.
+      const model =
+        id === null || services.prices.resolve(id).kind !== 'priced' ? undefined : (await services.models.list()).data.find((m) => m.id === id);
       if (!model) {
         return errorResponse(
           new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound }),

@@ -22,6 +22,11 @@ let admin: string;
 
 beforeAll(async () => {
   fake = await startFakeUpstream();
+  fake.models.push(
+    { id: 'openai/gpt-4o-mini', created: 1_700_000_200, owned_by: 'openai' },
+    { id: 'openai/gpt-4o-mini:free', created: 1_700_000_300, owned_by: 'openai' },
+    { id: 'listed/model', created: 1_700_000_400, owned_by: 'listed' },
+  );
   app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, ADMIN_EMAILS: ADMIN } });
   admin = (await registerAdmin(app, ADMIN)).token;
 });
@@ -94,6 +99,16 @@ describe('one model id, one price', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  test('GET /v1/models lists what may be asked for: not a variant refused for want of its own price', async () => {
+    await setPrice('openai/gpt-4o-mini', 1000, 4000);
+    const ids = (await call(app.url, 'GET', '/v1/models')).body.data.map((m: { id: string }) => m.id);
+    expect(ids).toContain('openai/gpt-4o-mini');
+    expect(ids).toContain('acme/chat');
+    expect(ids).not.toContain('openai/gpt-4o-mini:free');
+    expect((await call(app.url, 'GET', '/v1/models/openai/gpt-4o-mini:free')).status).toBe(404);
+    expect((await call(app.url, 'GET', '/v1/models/openai/gpt-4o-mini')).status).toBe(200);
+  });
+
   test('a variant with a price of its own (exact, or a prefix past its base) is served at that price, sent as asked', async () => {
     await setPrice('acme/base', 1000, 4000);
     await setPrice('acme/base:cheap', 1, 1);
@@ -154,6 +169,10 @@ describe('UNPRICED_MODELS=refuse', () => {
       expect(fake.requests).toHaveLength(0);
       expect((await chat(strict, user.key, 'Listed/Model')).status).toBe(200);
       expect(chatCalls(fake).map((r) => r.body.model)).toEqual(['listed/model']);
+      // The catalog lists only what is priced.
+      const ids = (await call(strict.url, 'GET', '/v1/models')).body.data.map((m: { id: string }) => m.id);
+      expect(ids).toEqual(['listed/model']);
+      expect((await call(strict.url, 'GET', '/v1/models/acme/chat')).status).toBe(404);
     } finally {
       await strict.close();
     }

@@ -183,7 +183,8 @@ export function createPriceBook(options: PriceBookOptions) {
 
   function pricedListJson(list: { data: { id: string; [k: string]: unknown }[] }): string {
     if (priced && priced.source === list && priced.table === table) return priced.body;
-    const data = list.data.map(withPricing);
+    // Only what a request may ask for: a refused variant or (UNPRICED_MODELS=refuse) an unpriced model is left out.
+    const data = list.data.filter((model) => resolve(model.id).kind === 'priced').map(withPricing);
     const body = JSON.stringify({ ...list, data });
     priced = { source: list, table, body };
     return body;
