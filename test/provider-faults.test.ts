@@ -68,10 +68,11 @@ describe('refusals: whose fault', () => {
     expect(chatCalls(bad)).toHaveLength(THRESHOLD + 3);
   });
 
-  test('OpenAI-style content-policy and unexplained 403s are the client’s too', async () => {
+  test('OpenAI-style content-policy, model-access and unexplained 403s are the client’s too', async () => {
     for (const error of [
       { message: 'Your request was rejected as a result of our safety system.', type: 'invalid_request_error', code: 'content_policy_violation' },
       { message: 'Forbidden', type: 'invalid_request_error', code: null },
+      { message: 'Your organization is not allowed to access this model.', type: 'invalid_request_error', code: 'model_not_found' },
     ]) {
       const { good, ibad, model } = await troubledRoute(403, error);
       const res = await ask(app, (await customer()).key, model);

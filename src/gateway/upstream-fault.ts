@@ -9,7 +9,9 @@
 //   `unaffordable`: another provider may take it, and it says nothing against this one.
 // - 403: a moderation refusal (OpenRouter: "Your chosen model requires moderation and your input was
 //   flagged", with `metadata.reasons` / `flagged_input`; `content_policy_violation`, `content_filter`, safety
-//   wording) → `client`, relayed to the client as it came. A 403 that names our key, account, organisation,
+//   wording) → `client`, relayed to the client as it came. So is a 403 about access to the model asked for
+//   ("not allowed to access this model"): any client can ask for a model our account there may not use, and
+//   that must not switch the provider off for every other model. A 403 that names our key, account, organisation,
 //   credits, billing or the server's region (OpenAI: "Country, region, or territory not supported") →
 //   `account`. Any other 403 → `client` too: passed through, counting for nothing.
 // - 429: "insufficient_quota" / "exceeded your current quota" / credit exhausted (OpenAI's out-of-funds
@@ -52,6 +54,9 @@ const ACCOUNT_CODES = new Set([
   'payment_required',
 ]);
 const QUOTA = /insufficient[ _-]?quota|current quota|credit[ _-]?balance|out of credits|insufficient credits|billing/i;
+const MODEL_ACCESS = /\bmodel\b.*\b(access|allowed|permission|available|enabled)\b|\b(access|allowed|permission|available|enabled)\b.*\bmodel\b/i;
+/** Characters of an error message the patterns read. */
+const MESSAGE_READ = 2000;
 const UNAFFORDABLE = /fewer max_tokens|can only afford|requested up to/i;
 
 /** The fields of an upstream's error body, OpenAI's and OpenRouter's shapes (`error.code` may be a number there). */
@@ -61,7 +66,7 @@ export function faultEvidence(text: string): FaultEvidence {
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { ...empty, message: text.slice(0, 2000) };
+    return { ...empty, message: text.slice(0, MESSAGE_READ) };
   }
   if (typeof parsed !== 'object' || parsed === null) return empty;
   const body = parsed as { error?: unknown; message?: unknown };
@@ -69,7 +74,8 @@ export function faultEvidence(text: string): FaultEvidence {
   const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
   const metadata = error && typeof error.metadata === 'object' && error.metadata !== null ? (error.metadata as Record<string, unknown>) : null;
   return {
-    message: str(error?.message) ?? str(body.error) ?? str(body.message) ?? '',
+    // Enough for any real error message; the patterns never read a provider's echo of a whole prompt.
+    message: (str(error?.message) ?? str(body.error) ?? str(body.message) ?? '').slice(0, MESSAGE_READ),
     type: str(error?.type),
     code: str(error?.code),
     flagged: metadata !== null && ('reasons' in metadata || 'flagged_input' in metadata),
@@ -83,7 +89,7 @@ export function upstreamFault(status: number, evidence: FaultEvidence): Upstream
   if (status === 401 || status === 407) return 'account';
   if (status === 402) return UNAFFORDABLE.test(evidence.message) ? 'unaffordable' : 'account';
   if (status === 403) {
-    if (evidence.flagged || MODERATION.test(words)) return 'client';
+    if (evidence.flagged || MODERATION.test(words) || MODEL_ACCESS.test(evidence.message)) return 'client';
     return accountCode || ACCOUNT.test(words) ? 'account' : 'client';
   }
   if (status === 429) return accountCode || QUOTA.test(words) ? 'account' : 'trouble';
