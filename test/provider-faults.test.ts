@@ -5,12 +5,13 @@
 // capped per key and minute, so a route of timing-out providers cannot multiply one client's generations.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { FakeUpstream } from './fakes/upstream';
-import { uniqueEmail, type TestApp } from './helpers/app';
+import { startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { chatCalls, routingHarness } from './helpers/routing';
 import { usageRows, waitFor } from './helpers/gateway';
 
 setDefaultTimeout(30_000);
 
+const onPostgres = Boolean(process.env.DATABASE_URL);
 const ADMIN = uniqueEmail('faults-admin');
 const THRESHOLD = 3;
 const TIMEOUT_FAILOVERS = 2;
@@ -128,6 +129,26 @@ describe('timeouts', () => {
     for (let i = 1; i < THRESHOLD; i++) expect((await ask(app, (await customer()).key, model)).status).toBe(504);
     await waitFor(async () => (await healthOf(islow)).state === 'cooling_down');
     expect((await healthOf(islow)).consecutiveFailures).toBe(THRESHOLD);
+  });
+
+  test.skipIf(!onPostgres)('one account’s timeouts count once across instances too', async () => {
+    const slow = await fake();
+    slow.outage = 'hang';
+    const islow = await addProvider(slow.url, { timeoutMs: 150 });
+    const model = freshModel();
+    await setRoute(model, [{ providerId: islow }]);
+    const others = await Promise.all(Array.from({ length: THRESHOLD }, () => startTestApp({ database: app.database, env: env(routing.home.url) })));
+    try {
+      for (const other of others) await waitFor(() => other.instance.services.routing.candidates(model)[0]?.provider.id === islow);
+      const user = await customer();
+      // The same account on every instance: one failure, the provider stays up.
+      for (const target of [app, ...others]) expect((await ask(target, user.key, model)).status).toBe(504);
+      await waitFor(async () => (await healthOf(islow)).consecutiveFailures === 1);
+      await Bun.sleep(200);
+      expect(await healthOf(islow)).toMatchObject({ state: 'up', consecutiveFailures: 1 });
+    } finally {
+      await Promise.all(others.map((o) => o.close()));
+    }
   });
 
   test(`failovers after a timeout are capped per key and minute (${TIMEOUT_FAILOVERS}): then the request ends with its timeout`, async () => {

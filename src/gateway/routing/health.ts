@@ -3,7 +3,8 @@
 // (half-open); a provider that refuses our credentials or account (upstream-fault.ts: 401/407, a 402 out of
 // funds, a 403 naming our key or account, a 429 out of quota) is `disabled` until an operator changes it, or
 // until it answers again when it was tried as the last resort. Only the provider's own faults count: a
-// moderation refusal counts for nothing, and a timeout only once per account a minute (timedOut).
+// moderation refusal counts for nothing, and a timeout only once per account a minute across every
+// instance (timedOut, the `provider_timeouts` table).
 //
 // The hot path reads an in-memory copy only. The database is written when the health changes (a failure,
 // a recovery from failures), never for a success of a healthy provider; each write announces the row it
@@ -93,6 +94,13 @@ with h as (
 )
 select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h`;
 
+// One account's timeout at a provider: a row, or a row older than the window renewed, says it counts.
+const TIMEOUT_WITNESS_SQL = `
+insert into provider_timeouts as t (provider_id, account, at) values ($1, $2, now())
+on conflict (provider_id, account) do update set at = now()
+  where t.at <= now() - make_interval(secs => $3::double precision)
+returning 1 as counted`;
+
 const RECOVERY_SQL = `
 with h as (
   update provider_health set state = 'up', consecutive_failures = 0, updated_at = now()
@@ -173,6 +181,39 @@ export function createHealthStore(options: HealthStoreOptions) {
       .catch((error) => logger.warn('could not record a provider’s health', { providerId, error }));
   }
 
+  /**
+   * A failed attempt: counted here at once (so this instance stops sending before the database answers)
+   * and in the database, whose row every instance then follows. `refused`: the provider refused our
+   * credentials or account.
+   */
+  function failed(providerId: string, detail: string, refused: boolean) {
+    trials.delete(providerId);
+    const before = health.get(providerId) ?? HEALTHY;
+    const failures = before.consecutiveFailures + 1;
+    const now = Date.now();
+    const stillCooling = before.state === 'cooling_down' && before.cooldownUntil !== null && before.cooldownUntil > now;
+    const next: ProviderHealth = {
+      consecutiveFailures: failures,
+      lastError: storable(detail),
+      lastFailureAt: now,
+      state: refused || before.state === 'disabled' ? 'disabled' : failures >= threshold ? 'cooling_down' : before.state,
+      cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= threshold ? now + cooldownMs : before.cooldownUntil,
+    };
+    health.set(providerId, next);
+    // Told where it is seen (this copy changes before the database answers, so that answer changes nothing).
+    if (next.state === 'disabled' && before.state !== 'disabled') {
+      options.onStateChange?.(providerId, 'disabled');
+      logger.error('provider disabled: it refused our credentials or account; an operator must fix it', { providerId, lastError: next.lastError });
+    }
+    if (next.state === 'cooling_down' && !stillCooling) {
+      options.onStateChange?.(providerId, 'cooling_down');
+      logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
+    }
+    // The failure's own time, not the database's at the write: writes of two providers run on two
+    // connections, and "least recently failed" must follow the order the failures happened in.
+    write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
+  }
+
   return {
     get(providerId: string): ProviderHealth {
       return health.get(providerId) ?? HEALTHY;
@@ -189,61 +230,40 @@ export function createHealthStore(options: HealthStoreOptions) {
       return 'trial';
     },
 
-    /**
-     * A failed attempt: counted here at once (so this instance stops sending before the database answers)
-     * and in the database, whose row every instance then follows. `refused`: the provider refused our
-     * credentials or account.
-     */
-    failed(providerId: string, detail: string, refused: boolean) {
-      trials.delete(providerId);
-      const before = health.get(providerId) ?? HEALTHY;
-      const failures = before.consecutiveFailures + 1;
-      const now = Date.now();
-      const stillCooling = before.state === 'cooling_down' && before.cooldownUntil !== null && before.cooldownUntil > now;
-      const next: ProviderHealth = {
-        consecutiveFailures: failures,
-        lastError: storable(detail),
-        lastFailureAt: now,
-        state: refused || before.state === 'disabled' ? 'disabled' : failures >= threshold ? 'cooling_down' : before.state,
-        cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= threshold ? now + cooldownMs : before.cooldownUntil,
-      };
-      health.set(providerId, next);
-      // Told where it is seen (this copy changes before the database answers, so that answer changes nothing).
-      if (next.state === 'disabled' && before.state !== 'disabled') {
-        options.onStateChange?.(providerId, 'disabled');
-        logger.error('provider disabled: it refused our credentials or account; an operator must fix it', { providerId, lastError: next.lastError });
-      }
-      if (next.state === 'cooling_down' && !stillCooling) {
-        options.onStateChange?.(providerId, 'cooling_down');
-        logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
-      }
-      // The failure's own time, not the database's at the write: writes of two providers run on two
-      // connections, and "least recently failed" must follow the order the failures happened in.
-      write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
-    },
+    /** A failed attempt (see failed() above). */
+    failed,
 
     /**
      * A request that had no answer in time. A slow answer can be the request's own doing (a huge prompt, a
      * long answer asked for without streaming), so a timeout counts as a failure only for an account whose
-     * timeout at this provider was not counted in the last TIMEOUT_WINDOW_MS (on this instance): one client
-     * sending slow requests counts once, and only many clients left without an answer cool a provider
-     * down. Returns whether it was counted.
+     * timeout at this provider was not counted in the last TIMEOUT_WINDOW_MS, on any instance (the
+     * `provider_timeouts` row it leaves; this instance's own copy spares the database a write for repeats):
+     * one client sending slow requests counts once a window, and only many clients left without an answer
+     * cool a provider down.
      */
-    timedOut(providerId: string, account: string, detail: string, now = Date.now()): boolean {
+    timedOut(providerId: string, account: string, detail: string, now = Date.now()) {
+      trials.delete(providerId);
       let seen = timeoutWitnesses.get(providerId);
       if (!seen) timeoutWitnesses.set(providerId, (seen = new Map()));
       const last = seen.get(account);
-      if (last !== undefined && now - last < TIMEOUT_WINDOW_MS) {
-        trials.delete(providerId);
-        return false;
-      }
+      if (last !== undefined && now - last < TIMEOUT_WINDOW_MS) return;
       if (seen.size >= TIMEOUT_WITNESSES_KEPT) {
         for (const [who, at] of seen) if (now - at >= TIMEOUT_WINDOW_MS) seen.delete(who);
         if (seen.size >= TIMEOUT_WITNESSES_KEPT) seen.clear();
       }
       seen.set(account, now);
-      this.failed(providerId, detail, false);
-      return true;
+      void database
+        .query<{ counted: number }>(TIMEOUT_WITNESS_SQL, [providerId, account, TIMEOUT_WINDOW_MS / 1000])
+        .then(
+          (rows) => rows.length > 0,
+          (error) => {
+            logger.warn('could not record a provider timeout’s account; counting it', { providerId, error });
+            return true;
+          },
+        )
+        .then((counted) => {
+          if (counted) failed(providerId, detail, false);
+        });
     },
 
     /** An answer came (a 2xx, or the client's own 4xx): a provider that had failed is healthy again. */
@@ -292,7 +312,13 @@ export function createHealthStore(options: HealthStoreOptions) {
         () => void reload(),
       );
       await reload();
-      timer = setInterval(() => void reload(), refreshMs);
+      timer = setInterval(() => {
+        void reload();
+        // Accounts counted long ago are no witnesses any more.
+        database
+          .query(`delete from provider_timeouts where at < now() - make_interval(secs => $1::double precision)`, [(TIMEOUT_WINDOW_MS * 5) / 1000])
+          .catch((error) => logger.warn('could not drop old provider timeouts', { error }));
+      }, refreshMs);
       timer.unref?.();
     },
 
