@@ -209,9 +209,13 @@ export function createApp(services: Services) {
         return json({ status: 'unavailable', database: 'unreachable' }, 503);
       }
     })
-    .get('/health/upstream', async () => {
+    // For a load balancer, `{status}` only; the providers, their states and last errors for an admin's JWT
+    // (another credential is refused as on any admin route).
+    .get('/health/upstream', async ({ request }) => {
+      const asAdmin = request.headers.has('authorization');
+      if (asAdmin) await services.authenticator.admin(request.headers);
       const status = upstreamStatus(services.routing, await services.models.probe());
-      return json(status, status.status === 'ok' ? 200 : 503);
+      return json(asAdmin ? status : { status: status.status }, status.status === 'ok' ? 200 : 503);
     })
     .post('/v1/chat/completions', ({ request }) => services.chat.handle(request), { parse: 'none' })
     .post('/v1/embeddings', ({ request }) => services.embeddings.handle(request), { parse: 'none' })
@@ -228,7 +232,9 @@ export function createApp(services: Services) {
     // The SDK's models.retrieve(): the id may hold a slash ("acme/chat"), sent as is or as %2F.
     .get('/v1/models/*', async ({ params, request }) => {
       const id = modelIdOf(params['*']);
-      const model = id === null ? undefined : (await services.models.list()).data.find((m) => m.id === id);
+      // A model a request could not ask for (a refused variant, an unpriced one under UNPRICED_MODELS=refuse) is not listed.
+      const model =
+        id === null || services.prices.resolve(id).kind !== 'priced' ? undefined : (await services.models.list()).data.find((m) => m.id === id);
       if (!model) {
         return errorResponse(
           new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound }),

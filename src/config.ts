@@ -67,6 +67,8 @@ const envSchema = z.object({
   UPSTREAM_TIMEOUT_MS: intFromEnv(100, 250_000).default(60_000),
   PUBLIC_BASE_URL: urlWithoutTrailingSlash.optional(),
   TOKEN_PRICE: z.coerce.number().positive().max(1000).default(1.25e-7),
+  /** A model no price row covers: `default` bills it at TOKEN_PRICE, `refuse` answers 400 model_not_found. */
+  UNPRICED_MODELS: z.enum(['default', 'refuse'], { error: 'must be default or refuse' }).default('default'),
   VK_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.vk.com/method'),
   TELEGRAM_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.telegram.org'),
   YCLIENTS_BASE_URL: urlWithoutTrailingSlash.default('https://api.yclients.com/api/v1'),
@@ -198,6 +200,8 @@ const envSchema = z.object({
   UPSTREAM_HEALTH_CACHE_SECONDS: intFromEnv(0, 3600).default(5),
   /** Providers one /v1 request may try, the first included, before it answers with the last failure. */
   ROUTE_MAX_ATTEMPTS: intFromEnv(1, 10).default(3),
+  /** Times a minute one API key's requests may go on to another provider after a timeout (each may cost one more generation). */
+  ROUTE_TIMEOUT_FAILOVERS_PER_MINUTE: intFromEnv(0, 1_000_000).default(20),
   /** Failures in a row that put a provider in cooldown. */
   PROVIDER_FAILURE_THRESHOLD: intFromEnv(1, 1000).default(5),
   /** How long a provider in cooldown is skipped before one trial request decides. */
@@ -352,6 +356,8 @@ export interface Config {
   maxConnectionsPerAddress: number;
   upstreamHealthCacheSeconds: number;
   routeMaxAttempts: number;
+  routeTimeoutFailoversPerMinute: number;
+  unpricedModels: 'default' | 'refuse';
   providerFailureThreshold: number;
   providerCooldownSeconds: number;
 
@@ -604,6 +610,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
       upstreamHealthCacheSeconds: e.UPSTREAM_HEALTH_CACHE_SECONDS,
       routeMaxAttempts: e.ROUTE_MAX_ATTEMPTS,
+      routeTimeoutFailoversPerMinute: e.ROUTE_TIMEOUT_FAILOVERS_PER_MINUTE,
+      unpricedModels: e.UNPRICED_MODELS,
       providerFailureThreshold: e.PROVIDER_FAILURE_THRESHOLD,
       providerCooldownSeconds: e.PROVIDER_COOLDOWN_SECONDS,
       trustProxy: e.TRUST_PROXY,

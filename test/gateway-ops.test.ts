@@ -3,7 +3,7 @@
 // stream in flight.
 import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { expectedUsage, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
-import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 import { createTestDatabase } from './helpers/database';
 import { openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
 import { spawnServer } from './helpers/process';
@@ -17,6 +17,7 @@ const messages = [{ role: 'user' as const, content: 'Привет!' }];
 
 let fake: FakeUpstream;
 let app: TestApp;
+const ADMIN = uniqueEmail('ops-admin');
 
 beforeAll(async () => {
   fake = await startFakeUpstream({ apiKey: 'upstream-secret', slowMs: 400, slowStreamDelayMs: 20 });
@@ -26,6 +27,7 @@ beforeAll(async () => {
       UPSTREAM_API_KEY: 'upstream-secret',
       MODELS_CACHE_SECONDS: '1',
       UPSTREAM_HEALTH_CACHE_SECONDS: '1',
+      ADMIN_EMAILS: ADMIN,
     },
   });
 });
@@ -87,11 +89,14 @@ describe('GET /v1/models', () => {
 });
 
 describe('GET /health/upstream', () => {
-  test('200 with the latency when the upstream answers, 503 when it does not', async () => {
+  test('200 when the upstream answers, 503 when it does not; the latency and the error for an admin only', async () => {
     const ok = await call(app.url, 'GET', '/health/upstream');
     expect(ok.status).toBe(200);
-    expect(ok.body.status).toBe('ok');
-    expect(ok.body.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(ok.body).toEqual({ status: 'ok' });
+    const admin = (await registerAdmin(app, ADMIN)).token;
+    const detailed = await call(app.url, 'GET', '/health/upstream', { token: admin });
+    expect(detailed.body.status).toBe('ok');
+    expect(detailed.body.latencyMs).toBeGreaterThanOrEqual(0);
 
     fake.modelsDown = true;
     await Bun.sleep(1100); // past UPSTREAM_HEALTH_CACHE_SECONDS
@@ -99,11 +104,13 @@ describe('GET /health/upstream', () => {
     expect(down.status).toBe(503);
     expect(down.body.status).toBe('unavailable');
 
-    const other = await startTestApp({ env: { UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    const other = await startTestApp({ env: { UPSTREAM_BASE_URL: 'http://127.0.0.1:9/v1', ADMIN_EMAILS: ADMIN } });
     try {
       const unreachable = await call(other.url, 'GET', '/health/upstream');
       expect(unreachable.status).toBe(503);
-      expect(unreachable.body.error).toBe('unreachable');
+      expect(unreachable.body).toEqual({ status: 'unavailable' });
+      const otherAdmin = (await registerAdmin(other, ADMIN)).token;
+      expect((await call(other.url, 'GET', '/health/upstream', { token: otherAdmin })).body.error).toBe('unreachable');
     } finally {
       await other.close();
     }

@@ -48,67 +48,92 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
 }
 
 describe('GET /health/upstream per provider', () => {
-  test('names each provider with its health; 503 while a route has no provider that can take a request, 200 again once one can', async () => {
-    const [a, b] = await Promise.all([fake(), fake()]);
-    const [ia, ib] = await Promise.all([addProvider(a.url, { name: 'Первый' }), addProvider(b.url, { name: 'Второй' })]);
-    const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+  /** The endpoint as an admin reads it: with the details. */
+  const asAdmin = (target: TestApp = app, token = admin) => call(target.url, 'GET', '/health/upstream', { token });
 
-    const ok = await call(app.url, 'GET', '/health/upstream');
+  test('anyone gets {status} only; an admin gets each provider with its health; another credential is refused', async () => {
+    const a = await fake();
+    const ia = await addProvider(a.url, { name: 'Первый' });
+    const model = freshModel();
+    await setRoute(model, [{ providerId: ia }]);
+    a.outage = 500;
+    const user = await customer();
+    expect((await ask(app, user.key, model)).status).toBe(502);
+    await waitFor(async () => (await asAdmin()).body.providers?.find((p: { id: string }) => p.id === ia)?.lastError !== null);
+
+    const open = await call(app.url, 'GET', '/health/upstream');
+    expect(open.status).toBe(200);
+    expect(open.body).toEqual({ status: 'ok' });
+    expect(open.text).not.toContain('Первый');
+    expect(open.text).not.toContain(ia);
+
+    const ok = await asAdmin();
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ status: 'ok' });
     expect(ok.body.latencyMs).toBeGreaterThanOrEqual(0);
     expect(ok.body.providers[0]).toMatchObject({ id: 'default', name: 'default', state: 'up', consecutiveFailures: 0, lastError: null });
     expect(ok.body.providers[0].latencyMs).toBeGreaterThanOrEqual(0);
     const first = ok.body.providers.find((p: { id: string }) => p.id === ia);
-    expect(first).toEqual({ id: ia, name: 'Первый', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null });
+    expect(first).toMatchObject({ id: ia, name: 'Первый', enabled: true, state: 'up', consecutiveFailures: 1 });
+    expect(first.lastError).toContain('500');
+
+    // A customer's JWT or API key is no way in to the details.
+    expect((await call(app.url, 'GET', '/health/upstream', { token: user.token })).status).toBe(403);
+    expect((await call(app.url, 'GET', '/health/upstream', { token: user.key })).status).toBe(401);
+    a.outage = null;
+    await deleteRoute(model);
+  });
+
+  test('a route left without a provider is named to the admin but keeps the instance in (200) while anything can be served; 503 only when nothing can', async () => {
+    const [a, b] = await Promise.all([fake(), fake()]);
+    const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
+    const model = freshModel();
+    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
 
     // Both providers of the route fail until both cool down: its model has no provider left.
     a.outage = 500;
     b.outage = 503;
     const user = await customer();
     for (let i = 0; i < THRESHOLD; i++) expect((await ask(app, user.key, model)).status).toBe(502);
-    const down = await call(app.url, 'GET', '/health/upstream');
-    expect(down.status).toBe(503);
-    expect(down.body.status).toBe('unavailable');
+    await waitFor(async () => (await asAdmin()).body.unservedRoutes?.includes(model) === true);
+    const down = await asAdmin();
+    expect(down.status).toBe(200);
+    expect(down.body.status).toBe('ok');
     expect(down.body.unservedRoutes).toEqual([model]);
-    expect(down.body.error).toBeUndefined(); // default itself answers
     const cooling = down.body.providers.find((p: { id: string }) => p.id === ia);
     expect(cooling).toMatchObject({ state: 'cooling_down', consecutiveFailures: THRESHOLD });
-    expect(cooling.lastError).toContain('500');
     expect(Date.parse(cooling.cooldownUntil)).toBeGreaterThan(Date.now());
+    expect((await call(app.url, 'GET', '/health/upstream')).body).toEqual({ status: 'ok' });
+
+    // A route whose only target is switched off: the same, the instance stays in.
+    const c = await fake();
+    const ic = await addProvider(c.url);
+    const lonely = freshModel();
+    await setRoute(lonely, [{ providerId: ic }]);
+    expect((await adminCall('PATCH', `/api/admin/providers/${ic}`, { enabled: false })).status).toBe(200);
+    await waitFor(async () => (await asAdmin()).body.unservedRoutes?.includes(lonely) === true);
+    expect((await call(app.url, 'GET', '/health/upstream')).status).toBe(200);
 
     // An operator fixes the second provider: the route is served again.
     b.outage = null;
     expect((await adminCall('PATCH', `/api/admin/providers/${ib}`, { enabled: true })).status).toBe(200);
-    await waitFor(async () => (await call(app.url, 'GET', '/health/upstream')).status === 200);
-    const back = await call(app.url, 'GET', '/health/upstream');
-    expect(back.body.providers.find((p: { id: string }) => p.id === ib)).toMatchObject({ state: 'up', consecutiveFailures: 0 });
-    expect(back.body.unservedRoutes).toBeUndefined();
+    await waitFor(async () => !(await asAdmin()).body.unservedRoutes?.includes(model));
+    expect((await asAdmin()).body.providers.find((p: { id: string }) => p.id === ib)).toMatchObject({ state: 'up', consecutiveFailures: 0 });
     await deleteRoute(model);
-  });
+    await deleteRoute(lonely);
 
-  test('a disabled provider does not serve its route; a "*" route spares default from the verdict', async () => {
-    const a = await fake();
-    const ia = await addProvider(a.url);
-    const model = freshModel();
-    await setRoute(model, [{ providerId: ia }]);
-    expect((await adminCall('PATCH', `/api/admin/providers/${ia}`, { enabled: false })).status).toBe(200);
-    await waitFor(async () => (await call(app.url, 'GET', '/health/upstream')).status === 503);
-    const off = await call(app.url, 'GET', '/health/upstream');
-    expect(off.body.unservedRoutes).toEqual([model]);
-    expect(off.body.providers.find((p: { id: string }) => p.id === ia)).toMatchObject({ enabled: false });
-    await deleteRoute(model);
-
-    // default is down, but every model goes to a working provider.
+    // default is down and no route can serve: nothing can be served, 503; a "*" route to a working
+    // provider brings the instance back.
     const dead = await startTestApp({ env: env('http://127.0.0.1:9/v1') });
     try {
       const deadAdmin = (await registerAdmin(dead, ADMIN)).token;
       const before = await call(dead.url, 'GET', '/health/upstream');
       expect(before.status).toBe(503);
-      expect(before.body.error).toBe('unreachable');
+      expect(before.body).toEqual({ status: 'unavailable' });
+      expect((await asAdmin(dead, deadAdmin)).body.error).toBe('unreachable');
       const created = await call(dead.url, 'POST', '/api/admin/providers', { token: deadAdmin, body: { name: 'живой', baseUrl: a.url } });
       expect(created.status).toBe(201);
+      a.outage = null;
       const routed = await call(dead.url, 'PUT', '/api/admin/routes', { token: deadAdmin, body: { pattern: '*', targets: [{ providerId: created.body.id }] } });
       expect(routed.status).toBe(200);
       await waitFor(async () => (await call(dead.url, 'GET', '/health/upstream')).status === 200);

@@ -23,6 +23,7 @@ import {
   answerTooLarge,
   failureRecorder,
   ownKeyId,
+  pricedModel,
   readJsonObject,
   readUpstreamText,
   settleAnswer,
@@ -142,12 +143,16 @@ export function createChatHandler(deps: ChatHandlerDeps) {
    */
   async function complete(
     payer: Payer,
-    body: ChatRequest,
-    originalText: string | null,
+    requested: ChatRequest,
+    requestedText: string | null,
     requestId: string,
     clientSignal: AbortSignal | null,
   ): Promise<Response> {
     const started = performance.now();
+    // One model id, one price: the id that was priced is the one recorded and sent upstream.
+    const { model, price } = pricedModel(prices, requested.model);
+    const body = model === requested.model ? requested : { ...requested, model };
+    const originalText = model === requested.model ? requestedText : null;
     const stream = body.stream === true;
     const extra = body as { tools?: unknown; functions?: unknown };
     // Legacy `functions` are sent to the model as tools are, and cost prompt tokens the same way.
@@ -158,7 +163,6 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const namedCap = body.max_completion_tokens ?? body.max_tokens;
     const completionCap = namedCap ?? config.reserveCompletionTokens;
     // Every one of the n choices may run to the cap, each at the model's completion price.
-    const price = prices.priceOf(body.model);
     const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1)).totalNano;
 
     const base = {

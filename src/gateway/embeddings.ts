@@ -18,6 +18,7 @@ import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import {
   failureRecorder,
+  pricedModel,
   ownKeyId,
   readJsonObject,
   readWholeAnswer,
@@ -109,9 +110,12 @@ export interface EmbeddingsHandlerDeps {
 export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
   const { config, authenticate, verifier, prices, billing, routing, logger, observer, idempotency } = deps;
 
-  async function embed(payer: Payer, body: EmbeddingsRequest, text: string, requestId: string, clientSignal: AbortSignal | null) {
+  async function embed(payer: Payer, requested: EmbeddingsRequest, requestedText: string, requestId: string, clientSignal: AbortSignal | null) {
     const started = performance.now();
-    const price = prices.priceOf(body.model);
+    // The id that was priced is the one recorded and sent upstream.
+    const { model, price } = pricedModel(prices, requested.model);
+    const body = model === requested.model ? requested : { ...requested, model };
+    const text = model === requested.model ? requestedText : JSON.stringify({ ...(JSON.parse(requestedText) as object), model });
     // Embeddings generate nothing: the input is the whole cost, at the prompt price.
     const reserveNano = prices.costOf(price, reserveInputTokens(body.input), 0).totalNano;
     const base = {

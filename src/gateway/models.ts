@@ -10,6 +10,7 @@ import { AppError } from '../http/errors';
 import type { Upstream } from './upstream';
 import { DEFAULT_PROVIDER_ID, type Routing } from './routing/registry';
 import { matchRoute, type RouteTarget } from './routing/select';
+import { modelKey, patternTable } from '../pricing/model-id';
 
 export interface ModelEntry {
   id: string;
@@ -136,18 +137,12 @@ export function createModelCatalog(options: {
       return merged.list;
     }
     const listOfId = new Map(ids.map((id, i) => [id, lists[i] ?? null]));
-    const exact = new Map<string, readonly RouteTarget[]>();
-    const prefixes: { prefix: string; value: readonly RouteTarget[] }[] = [];
-    for (const route of routes) {
-      if (route.pattern.endsWith('*')) prefixes.push({ prefix: route.pattern.slice(0, -1), value: route.targets });
-      else exact.set(route.pattern, route.targets);
-    }
-    prefixes.sort((a, b) => b.prefix.length - a.prefix.length);
+    const table = patternTable<readonly RouteTarget[]>(routes.map((r) => ({ pattern: r.pattern, value: r.targets })));
     const data = new Map<string, ModelEntry>();
     for (const model of listOfId.get(DEFAULT_PROVIDER_ID)?.data ?? []) {
-      if (matchRoute(model.id, exact, prefixes) === null) data.set(model.id, model);
+      if (matchRoute(model.id, table) === null) data.set(model.id, model);
     }
-    for (const [pattern, targets] of exact) {
+    for (const { pattern, value: targets } of table.exact.values()) {
       const served = targets.filter((t) => usable.has(t.providerId));
       if (served.length === 0) continue;
       let described: ModelEntry | undefined;
@@ -158,10 +153,10 @@ export function createModelCatalog(options: {
       }
       data.set(pattern, described ? { ...described, id: pattern } : { id: pattern, object: 'model', created: 0, owned_by: pattern.split('/')[0] || 'unknown' });
     }
-    for (const { prefix, value: targets } of prefixes) {
+    for (const { prefix, value: targets } of table.prefixes) {
       for (const t of targets) {
         for (const model of listOfId.get(t.providerId)?.data ?? []) {
-          if (!data.has(model.id) && model.id.startsWith(prefix) && matchRoute(model.id, exact, prefixes) === targets) data.set(model.id, model);
+          if (!data.has(model.id) && modelKey(model.id).startsWith(prefix) && matchRoute(model.id, table) === targets) data.set(model.id, model);
         }
       }
     }

@@ -26,6 +26,7 @@ import type { Routing } from './routing/registry';
 import {
   ERROR_BODY_BYTES,
   failureRecorder,
+  pricedModel,
   fetchFailure,
   ownKeyId,
   readJsonObject,
@@ -350,12 +351,15 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     }
   }
 
-  async function create(payer: Payer, body: ResponsesRequest, text: string, requestId: string, clientSignal: AbortSignal | null) {
+  async function create(payer: Payer, requested: ResponsesRequest, requestedText: string, requestId: string, clientSignal: AbortSignal | null) {
     const started = performance.now();
+    // The id that was priced is the one recorded and sent upstream.
+    const { model, price } = pricedModel(prices, requested.model);
+    const body = model === requested.model ? requested : { ...requested, model };
+    const text = model === requested.model ? requestedText : JSON.stringify({ ...(JSON.parse(requestedText) as object), model });
     const stream = body.stream === true;
     const chat = responsesAsChat(body);
     const promptEstimate = () => estimatePromptTokens(chat.messages, chat.tools);
-    const price = prices.priceOf(body.model);
     const completionCap = body.max_output_tokens ?? config.reserveCompletionTokens;
     const reserveNano = prices.costOf(price, reservePromptTokens(chat.messages, chat.tools), completionCap).totalNano;
     const base: RequestFacts = {

@@ -6,8 +6,10 @@ import { AppError, errorCodes } from '../http/errors';
 import { assertJsonDepth } from '../http/json';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
+import type { ModelPrice, PriceBook } from '../pricing/prices';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
 import type { Idempotency, IdempotencyOwner } from './idempotency';
+import { faultEvidence, upstreamFault, type UpstreamFault } from './upstream-fault';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT, classifyFetchFailure, upstreamErrorInfo, type UpstreamFailureKind } from './upstream';
 
 /** An upstream's error body read at most: an error message is a few hundred bytes. */
@@ -45,14 +47,27 @@ export async function readJsonObject(request: Request, bodyLimitBytes: number): 
   return { text, json: json as Record<string, unknown> };
 }
 
+/**
+ * The model a /v1 request is priced at and sent as (PriceBook.resolve): the id that was priced, with its
+ * price; a variant without a price of its own, or an unpriced model under UNPRICED_MODELS=refuse, is
+ * 400 model_not_found before anything is reserved or sent.
+ */
+export function pricedModel(prices: Pick<PriceBook, 'resolve'>, requested: string): { model: string; price: ModelPrice } {
+  const resolved = prices.resolve(requested);
+  if (resolved.kind === 'priced') return resolved;
+  const shown = requested.trim().slice(0, 200);
+  throw new AppError(
+    'invalid_request_error',
+    resolved.kind === 'variant_unlisted' ? errorMessages.modelVariantUnlisted(shown, resolved.base) : errorMessages.modelUnpriced(shown),
+    { param: 'model', code: errorCodes.modelNotFound },
+  );
+}
+
 /** The upstream's retry-after, when it sent a usable one (whole seconds). */
 function retryAfterOf(response: Response): Record<string, string> {
   const value = response.headers.get('retry-after')?.trim();
   return value && /^\d{1,6}$/.test(value) ? { 'retry-after': value } : {};
 }
-
-/** 401, 402, 403 and 407 are about the operator's own upstream account (its key, its credit), not the client's request. */
-const OPERATOR_STATUSES = new Set([401, 402, 403, 407]);
 
 export interface UpstreamRejection {
   /** How the usage row records it. */
@@ -61,11 +76,14 @@ export interface UpstreamRejection {
   detail: string;
   /** What the client is told. */
   error: AppError;
+  /** Whose fault it is (upstream-fault.ts): what, if anything, counts against the provider. */
+  fault: UpstreamFault;
 }
 
 /**
- * What a non-2xx upstream answer means for the client: a 4xx to its request passes through with the
- * upstream's status, message, param and code; the operator's account problems and 5xx become 502.
+ * What a non-2xx upstream answer means for the client: a 4xx to its request (a moderation refusal
+ * included) passes through with the upstream's status, message, param and code; the operator's account
+ * problems and 5xx become 502. Whose fault it is decides what counts against the provider (upstream-fault.ts).
  */
 export async function readUpstreamRejection(
   response: Response,
@@ -80,18 +98,26 @@ export async function readUpstreamRejection(
     // The error body was lost (or is no error message: far too long); the status still tells what happened.
   }
   // Taken out before the message goes anywhere: the client, the usage row and the log.
-  const info = upstreamErrorInfo(redact(text));
-  if (OPERATOR_STATUSES.has(response.status)) {
+  const redacted = redact(text);
+  const info = upstreamErrorInfo(redacted);
+  const fault = upstreamFault(response.status, faultEvidence(redacted));
+  if (fault === 'account' || fault === 'unaffordable') {
     // The client hears 502 and the operator reads the detail in the log.
-    logger.error('the upstream refused the operator’s credentials or account', {
-      requestId,
-      status: response.status,
-      upstreamMessage: info?.message.slice(0, 500) ?? null,
-    });
+    if (fault === 'account') {
+      logger.error('the upstream refused the operator’s credentials or account', {
+        requestId,
+        status: response.status,
+        upstreamMessage: info?.message.slice(0, 500) ?? null,
+      });
+    }
     return {
       status: 'upstream_error',
-      detail: `upstream refused the operator's account (status ${response.status})`,
+      detail:
+        fault === 'account'
+          ? `upstream refused the operator's account (status ${response.status})`
+          : `upstream account cannot afford this request (status ${response.status})`,
       error: new AppError('upstream_error'),
+      fault,
     };
   }
   if (response.status >= 400 && response.status < 500 && response.status !== 408) {
@@ -105,12 +131,14 @@ export async function readUpstreamRejection(
         // The upstream's own rate limit: its retry-after is the wait the client should keep.
         { param: info?.param ?? null, code: info?.code ?? null, headers: retryAfterOf(response) },
       ),
+      fault,
     };
   }
   return {
     status: 'upstream_error',
     detail: info?.message.slice(0, 500) ?? `status ${response.status}`,
     error: new AppError('upstream_error'),
+    fault,
   };
 }
 
@@ -232,13 +260,16 @@ export function upstreamCall(clientSignal: AbortSignal | null, timeoutMs: number
 /** A fetch of the upstream that failed before an answer: how it is recorded and what the client hears. */
 export function fetchFailure(error: unknown, signal: AbortSignal): UpstreamRejection & { kind: UpstreamFailureKind } {
   const kind = classifyFetchFailure(error, signal);
-  if (kind === 'timeout') return { kind, status: 'upstream_timeout', detail: 'no response in time', error: new AppError('upstream_timeout') };
+  if (kind === 'timeout') {
+    return { kind, status: 'upstream_timeout', detail: 'no response in time', error: new AppError('upstream_timeout'), fault: 'trouble' };
+  }
   if (kind === 'client_closed') {
     return {
       kind,
       status: 'client_closed',
       detail: 'client closed before the upstream answered',
       error: new AppError('invalid_request_error', 'Клиент закрыл соединение'),
+      fault: 'client',
     };
   }
   return {
@@ -246,6 +277,7 @@ export function fetchFailure(error: unknown, signal: AbortSignal): UpstreamRejec
     status: 'upstream_error',
     detail: error instanceof Error ? error.message.slice(0, 200) : 'fetch failed',
     error: new AppError('upstream_error'),
+    fault: 'trouble',
   };
 }
 

@@ -33,6 +33,9 @@ export const errorMessages = {
   // Transport.
   routeNotFound: 'Маршрут не найден',
   modelNotFound: 'Модель не найдена в каталоге',
+  modelVariantUnlisted: (model: string, base: string) =>
+    `Модель ${model} не обслуживается: у этого варианта нет своей цены. Укажите ${base}`,
+  modelUnpriced: (model: string) => `Модель ${model} не обслуживается: для неё не задана цена`,
   malformedJson: 'Тело запроса не является корректным JSON',
   jsonTooDeep: (max: number) => `Слишком глубокая вложенность JSON: допускается не больше ${max} уровней массивов и объектов`,
   unsupportedMediaType: 'Ожидается тело запроса в формате application/json',

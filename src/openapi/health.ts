@@ -65,17 +65,19 @@ export function healthPaths() {
         operationId: 'health.upstream',
         summary: 'Доступность сервиса моделей',
         description:
-          'Запрашивает список моделей у поставщика default и показывает состояние каждого поставщика. 200, когда на любую модель найдётся поставщик: default отвечает (если нет маршрута «*») и у каждого маршрута есть включённый поставщик, который не отключён и не на паузе; иначе 503 с причиной.',
+          'Запрашивает список моделей у поставщика default. 200, пока сервис может ответить хоть на какую-то модель: default отвечает (и нет маршрута «*») или у какого-либо маршрута есть включённый поставщик, который не отключён и не на паузе; иначе 503. Без учётных данных ответ — только {status}. С JWT администратора в Authorization ответ подробный: задержка, ошибка проверки default, состояние каждого поставщика и маршруты без поставщика (unservedRoutes); другой токен — 401 или 403.',
         security: [],
         responses: {
           '200': {
-            description: 'Сервис моделей отвечает',
+            description: 'Сервис моделей отвечает (с JWT администратора — подробности)',
             content: healthBody({
               status: 'ok',
               latencyMs: 84,
               providers: [{ id: 'default', name: 'default', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, latencyMs: 84 }],
             }),
           },
+          '401': dashboardError(401),
+          '403': dashboardError(403),
           '429': dashboardError(429),
           '503': {
             description: 'Сервис моделей недоступен',

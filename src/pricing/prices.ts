@@ -1,6 +1,9 @@
 // The price table: what a model's prompt and completion tokens cost, per 1M tokens in nano-units of the
 // balance currency. A row names a model id exactly, or a prefix ending in `*` ("openai/*", "*"); the
-// longest match wins and a model no row matches costs TOKEN_PRICE per token both ways.
+// longest match wins and a model no row matches costs TOKEN_PRICE per token both ways, or is refused
+// under UNPRICED_MODELS=refuse. Ids compare case-insensitively after trimming, and a `:suffix` variant of
+// a model priced by its own exact row is priced only by a row of its own (pricing/model-id.ts): a request
+// is priced through resolve(), which also names the id that goes upstream, the id that was priced.
 //
 // The hot path asks priceOf() for every request, so the table lives in memory: loaded at start, reloaded
 // on every instance when any instance changes it (PostgreSQL NOTIFY), and re-read every few minutes in
@@ -16,6 +19,7 @@ import { modelPrices } from '../db/schema';
 import type { Logger } from '../logger';
 import { nanoToDecimalString } from '../money';
 import { coalescedReload } from '../jobs/coalesced-reload';
+import { matchPattern, patternTable, type PatternTable } from './model-id';
 
 export const PRICES_CHANGED_CHANNEL = 'conduit_prices_changed';
 const MILLION = 1_000_000n;
@@ -26,6 +30,15 @@ export interface ModelPrice {
   promptNanoPerMillion: bigint;
   completionNanoPerMillion: bigint;
 }
+
+/** What resolve() makes of a requested model id. */
+export type ResolvedModel =
+  /** `model`: the id to send upstream and record (the exact row's own spelling, else the id trimmed). */
+  | { kind: 'priced'; model: string; price: ModelPrice }
+  /** A `:suffix` variant with no row of its own, of a model priced by its exact row `base`. */
+  | { kind: 'variant_unlisted'; base: string }
+  /** No row covers the model and UNPRICED_MODELS=refuse. */
+  | { kind: 'unpriced' };
 
 export interface PriceRow {
   pattern: string;
@@ -116,7 +129,7 @@ export function perTokenText(nanoPerMillion: bigint): string {
 export interface PriceBookOptions {
   db: Database;
   database: Pick<DatabaseHandle, 'listen'>;
-  config: Pick<Config, 'tokenPriceNano'>;
+  config: Pick<Config, 'tokenPriceNano'> & Partial<Pick<Config, 'unpricedModels'>>;
   logger: Logger;
   /** Safety net for a lost notification. */
   refreshMs?: number;
@@ -130,10 +143,9 @@ export function createPriceBook(options: PriceBookOptions) {
     promptNanoPerMillion: config.tokenPriceNano * MILLION,
     completionNanoPerMillion: config.tokenPriceNano * MILLION,
   };
-  let exact = new Map<string, ModelPrice>();
-  /** Prefix rows, longest first. */
-  let prefixes: { prefix: string; price: ModelPrice }[] = [];
-  let memo = new Map<string, ModelPrice>();
+  const refuseUnpriced = config.unpricedModels === 'refuse';
+  let table: PatternTable<ModelPrice> = patternTable([]);
+  let memo = new Map<string, ResolvedModel>();
   const MEMO_LIMIT = 10_000;
   let timer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
@@ -141,20 +153,12 @@ export function createPriceBook(options: PriceBookOptions) {
   let priced: { source: object; table: object; body: string } | null = null;
 
   function install(rows: PriceRow[]) {
-    const nextExact = new Map<string, ModelPrice>();
-    const nextPrefixes: { prefix: string; price: ModelPrice }[] = [];
-    for (const row of rows) {
-      const price = {
+    table = patternTable(
+      rows.map((row) => ({
         pattern: row.pattern,
-        promptNanoPerMillion: row.promptNanoPerMillion,
-        completionNanoPerMillion: row.completionNanoPerMillion,
-      };
-      if (row.pattern.endsWith('*')) nextPrefixes.push({ prefix: row.pattern.slice(0, -1), price });
-      else nextExact.set(row.pattern, price);
-    }
-    nextPrefixes.sort((a, b) => b.prefix.length - a.prefix.length);
-    exact = nextExact;
-    prefixes = nextPrefixes;
+        value: { pattern: row.pattern, promptNanoPerMillion: row.promptNanoPerMillion, completionNanoPerMillion: row.completionNanoPerMillion },
+      })),
+    );
     memo = new Map();
   }
 
@@ -178,10 +182,11 @@ export function createPriceBook(options: PriceBookOptions) {
   }
 
   function pricedListJson(list: { data: { id: string; [k: string]: unknown }[] }): string {
-    if (priced && priced.source === list && priced.table === exact) return priced.body;
-    const data = list.data.map(withPricing);
+    if (priced && priced.source === list && priced.table === table) return priced.body;
+    // Only what a request may ask for: a refused variant or (UNPRICED_MODELS=refuse) an unpriced model is left out.
+    const data = list.data.filter((model) => resolve(model.id).kind === 'priced').map(withPricing);
     const body = JSON.stringify({ ...list, data });
-    priced = { source: list, table: exact, body };
+    priced = { source: list, table, body };
     return body;
   }
 
@@ -195,22 +200,36 @@ export function createPriceBook(options: PriceBookOptions) {
       .catch((error) => logger.error('could not load the price table; keeping the last copy', { error })),
   );
 
-  function priceOf(model: string): ModelPrice {
+  /** What a request for `model` is priced at and sent as, or why it is refused (see the file's head). */
+  function resolve(model: string): ResolvedModel {
     const known = memo.get(model);
     if (known) return known;
-    let price = exact.get(model);
-    if (!price) {
-      price = fallback;
-      for (const p of prefixes) {
-        if (model.startsWith(p.prefix)) {
-          price = p.price;
-          break;
-        }
-      }
-    }
+    const match = matchPattern(model, table);
+    const resolved: ResolvedModel =
+      match.kind === 'match'
+        ? { kind: 'priced', model: match.exact ? match.pattern : model.trim(), price: match.value }
+        : match.kind === 'variant_unlisted'
+          ? { kind: 'variant_unlisted', base: match.base }
+          : refuseUnpriced
+            ? { kind: 'unpriced' }
+            : { kind: 'priced', model: model.trim(), price: fallback };
     if (memo.size >= MEMO_LIMIT) memo = new Map();
-    memo.set(model, price);
-    return price;
+    memo.set(model, resolved);
+    return resolved;
+  }
+
+  /**
+   * The price shown for a model (the catalog, the admin's lookup): a refused variant shows its base's
+   * price, a refused unpriced model the TOKEN_PRICE default. A request is priced through resolve().
+   */
+  function priceOf(model: string): ModelPrice {
+    const resolved = resolve(model);
+    if (resolved.kind === 'priced') return resolved.price;
+    if (resolved.kind === 'variant_unlisted') {
+      const base = resolve(resolved.base);
+      if (base.kind === 'priced') return base.price;
+    }
+    return fallback;
   }
 
   /** Tells every instance (this one included, at commit) that the table changed. */
@@ -220,6 +239,7 @@ export function createPriceBook(options: PriceBookOptions) {
 
   return {
     priceOf,
+    resolve,
     costOf,
     pricedListJson,
     pricedModelJson,

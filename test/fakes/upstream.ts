@@ -64,7 +64,8 @@
 // `echoAuthorization` makes every JSON error answer's message end with the Authorization header it received
 // and the bare token, as a debugging proxy or a careless host does.
 // `outage` puts the whole host in trouble for any POST (a status, or 'hang' until the client leaves), for
-// routing tests with several fakes. Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
+// routing tests with several fakes; `outageError` is then the body's `error` object (OpenRouter's shape
+// with `code` and `metadata`, or OpenAI's), instead of the default OpenAI error of that status. Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
 // `abortedAt` (performance.now()) and appends the model to `aborted`.
 import { startFakeServer } from './fake-server';
 
@@ -116,6 +117,8 @@ export interface FakeUpstream {
    * status; 'hang' sends nothing until the client leaves. null: normal service.
    */
   outage: number | 'hang' | null;
+  /** With a numeric `outage`: the answer's `error` object as given (e.g. a moderation refusal); null: OpenAI's default. */
+  outageError: Record<string, unknown> | null;
   /** Responses created so far by id (the final object), for GET and DELETE /responses/{id}. */
   storedResponses: Map<string, unknown>;
   slowMs: number;
@@ -442,6 +445,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     responsesMissing: false,
     echoAuthorization: false,
     outage: null,
+    outageError: null,
     storedResponses: new Map(),
     ...defaults,
     heldOpen: 0,
@@ -460,6 +464,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       fake.responsesMissing = false;
       fake.echoAuthorization = false;
       fake.outage = null;
+      fake.outageError = null;
       Object.assign(fake, defaults);
     },
     close: async () => {},
@@ -910,6 +915,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           markAborted(record, 'outage');
           return new Response(null, { status: 499 });
         }
+        if (fake.outageError) return json(fake.outage, { error: fake.outageError });
         return openAiError(fake.outage, `outage: status ${fake.outage}`, fake.outage >= 500 ? 'server_error' : 'requests');
       }
 

@@ -1,5 +1,5 @@
 // What the gateway sells and where it sends it: model prices, providers, routes and their health.
-import { bigint, boolean, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns';
 
 /**
@@ -61,3 +61,18 @@ export const providerHealth = pgTable('provider_health', {
   lastFailureAt: timestamp('last_failure_at', { withTimezone: true, mode: 'date' }),
   updatedAt: updatedAt(),
 });
+
+/**
+ * The accounts whose timeout at a provider was counted, and when (gateway/routing/health.ts): one account's
+ * timeouts count once a minute across every instance, so no single client's slow requests cool a provider
+ * down. Rows older than a few minutes are dropped.
+ */
+export const providerTimeouts = pgTable(
+  'provider_timeouts',
+  {
+    providerId: text('provider_id').notNull(),
+    account: text('account').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.providerId, t.account] })],
+);

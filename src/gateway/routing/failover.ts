@@ -1,8 +1,14 @@
 // One /v1 request's way to an answer across providers: the route's candidates in order, the next untried
 // one after a connection failure, a timeout before the answer came, 408, 429, 5xx, or a provider refusing
-// our own credentials (401/402/403/407: not the client's fault); at most ROUTE_MAX_ATTEMPTS attempts.
-// Another 4xx is the client's and passes through at once. The answer is committed to when its status
-// is 2xx and its headers are in, before any byte reaches the client, so nothing sent is ever retried.
+// our own credentials or account (upstream-fault.ts: not the client's fault); at most ROUTE_MAX_ATTEMPTS
+// attempts, and after a timeout only within the caller's ROUTE_TIMEOUT_FAILOVERS_PER_MINUTE (budget.ts).
+// Another 4xx, a moderation refusal included, is the client's and passes through at once. The answer is
+// committed to when its status is 2xx and its headers are in, before any byte reaches the client, so
+// nothing sent is ever retried.
+//
+// Only the provider's own faults count against it: a refused key or account disables it, trouble counts
+// towards a cooldown (a timeout once per account a minute: health.timedOut), and the client's own
+// refusals count for nothing.
 //
 // The caller reserved once and records once: a failed attempt only feeds the providers' health; the
 // request's usage row (through `fail`, or the caller's settlement) names the provider that answered, or
@@ -13,11 +19,6 @@ import type { Logger } from '../../logger';
 import { ABORT_CLIENT_CLOSED, type Upstream } from '../upstream';
 import { fetchFailure, readUpstreamRejection, upstreamCall, type FailureRecorder, type RequestFacts, type UpstreamRejection } from '../v1-common';
 import type { Candidate, Routing } from './registry';
-
-/** Answers another provider may give instead: the provider's trouble, not the client's request. */
-const retryableStatus = (status: number) => status === 408 || status === 429 || status >= 500;
-/** The provider refused our key or our account there: it stays off until an operator fixes it. */
-const refusedStatus = (status: number) => status === 401 || status === 402 || status === 403 || status === 407;
 
 /** The request body for a candidate: the client's bytes, or with `model` replaced by the provider's own id. */
 function bodyFor(text: string, candidate: Candidate): string {
@@ -47,7 +48,7 @@ export interface RoutedCall {
 
 type Outcome =
   | { kind: 'answer'; response: Response; call: ReturnType<typeof upstreamCall>; upstream: Upstream }
-  | { kind: 'retry'; rejection: UpstreamRejection; upstreamStatus: number | null; providerId: string };
+  | { kind: 'retry'; rejection: UpstreamRejection; upstreamStatus: number | null; providerId: string; timedOut: boolean };
 
 /**
  * Asks the route's providers in turn until one answers 2xx or the client's own error; the caller then
@@ -92,8 +93,9 @@ export async function askRouted(
         throw failure.error;
       }
       observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000, provider.id);
-      health.failed(provider.id, failure.detail, false);
-      return { kind: 'retry', rejection: failure, upstreamStatus: null, providerId: provider.id };
+      if (failure.kind === 'timeout') health.timedOut(provider.id, facts.userId, failure.detail);
+      else health.failed(provider.id, failure.detail, false);
+      return { kind: 'retry', rejection: failure, upstreamStatus: null, providerId: provider.id, timedOut: failure.kind === 'timeout' };
     }
     if (response.ok) {
       health.succeeded(provider.id);
@@ -101,16 +103,25 @@ export async function askRouted(
     }
     const rejection = await readUpstreamRejection(response, options.logger, options.requestId, provider.upstream.redact);
     call.cleanup();
-    if (retryableStatus(response.status) || refusedStatus(response.status)) {
-      health.failed(provider.id, `status ${response.status}: ${rejection.detail}`, refusedStatus(response.status));
-      return { kind: 'retry', rejection, upstreamStatus: response.status, providerId: provider.id };
+    if (rejection.fault === 'account' || rejection.fault === 'trouble') {
+      health.failed(provider.id, `status ${response.status}: ${rejection.detail}`, rejection.fault === 'account');
+      return { kind: 'retry', rejection, upstreamStatus: response.status, providerId: provider.id, timedOut: false };
     }
-    // The client's own error: the provider did its job.
-    health.succeeded(provider.id);
+    if (rejection.fault === 'unaffordable') {
+      // Our account there cannot pay for this request's size: another may; nothing against this one.
+      health.released(provider.id);
+      return { kind: 'retry', rejection, upstreamStatus: response.status, providerId: provider.id, timedOut: false };
+    }
+    // The client's own error: the provider did its job. A refusal of what the client sent (a 403:
+    // moderation) says nothing of the provider's health either way.
+    if (response.status === 403) health.released(provider.id);
+    else health.succeeded(provider.id);
     fail(rejection.status, rejection.detail, response.status);
     throw rejection.error;
   }
 
+  /** Who a failover after a timeout is charged to (budget.ts): the key, else the agent, else the account. */
+  const caller = facts.apiKeyId ?? facts.agentId ?? facts.userId;
   for (const candidate of candidates) {
     if (attempts >= routing.maxAttempts) break;
     const admission = health.admit(candidate.provider.id);
@@ -121,6 +132,11 @@ export async function askRouted(
     if (admission === 'cooling') {
       cooling.push(candidate);
       continue;
+    }
+    // A timed-out attempt may still be generating: going on costs another generation, within the budget.
+    if (last?.timedOut && !routing.timeoutFailovers.take(caller)) {
+      if (admission === 'trial') health.released(candidate.provider.id);
+      break;
     }
     const outcome = await attempt(candidate);
     if (outcome.kind === 'answer') return outcome;

@@ -1,7 +1,10 @@
 // Providers' health, shared by every instance: PROVIDER_FAILURE_THRESHOLD failures in a row put a
 // provider in `cooling_down` for PROVIDER_COOLDOWN_SECONDS, after which one trial request decides
-// (half-open); a provider that refuses our credentials or account (401/402/403/407) is `disabled` until an
-// operator changes it, or until it answers again when it was tried as the last resort.
+// (half-open); a provider that refuses our credentials or account (upstream-fault.ts: 401/407, a 402 out of
+// funds, a 403 naming our key or account, a 429 out of quota) is `disabled` until an operator changes it, or
+// until it answers again when it was tried as the last resort. Only the provider's own faults count: a
+// moderation refusal counts for nothing, and a timeout only once per account a minute across every
+// instance (timedOut, the `provider_timeouts` table).
 //
 // The hot path reads an in-memory copy only. The database is written when the health changes (a failure,
 // a recovery from failures), never for a success of a healthy provider; each write announces the row it
@@ -18,6 +21,11 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from '../../logger';
 
 export const PROVIDER_HEALTH_CHANNEL = 'conduit_provider_health';
+
+/** How long one account's timeout at a provider stands for all of its timeouts there (health.timedOut). */
+export const TIMEOUT_WINDOW_MS = 60_000;
+/** Accounts remembered per provider for that; past it the expired ones are forgotten. */
+const TIMEOUT_WITNESSES_KEPT = 10_000;
 
 export type ProviderState = 'up' | 'cooling_down' | 'disabled';
 
@@ -86,6 +94,13 @@ with h as (
 )
 select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h`;
 
+// One account's timeout at a provider: a row, or a row older than the window renewed, says it counts.
+const TIMEOUT_WITNESS_SQL = `
+insert into provider_timeouts as t (provider_id, account, at) values ($1, $2, now())
+on conflict (provider_id, account) do update set at = now()
+  where t.at <= now() - make_interval(secs => $3::double precision)
+returning 1 as counted`;
+
 const RECOVERY_SQL = `
 with h as (
   update provider_health set state = 'up', consecutive_failures = 0, updated_at = now()
@@ -112,6 +127,8 @@ export function createHealthStore(options: HealthStoreOptions) {
   let health = new Map<string, ProviderHealth>();
   /** Providers whose half-open trial this instance has sent and not yet heard back from. */
   const trials = new Set<string>();
+  /** Per provider, the accounts whose timeouts were counted there and when: one account counts once a window. */
+  const timeoutWitnesses = new Map<string, Map<string, number>>();
   let unlisten: (() => Promise<void>) | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
 
@@ -164,6 +181,39 @@ export function createHealthStore(options: HealthStoreOptions) {
       .catch((error) => logger.warn('could not record a provider’s health', { providerId, error }));
   }
 
+  /**
+   * A failed attempt: counted here at once (so this instance stops sending before the database answers)
+   * and in the database, whose row every instance then follows. `refused`: the provider refused our
+   * credentials or account.
+   */
+  function failed(providerId: string, detail: string, refused: boolean) {
+    trials.delete(providerId);
+    const before = health.get(providerId) ?? HEALTHY;
+    const failures = before.consecutiveFailures + 1;
+    const now = Date.now();
+    const stillCooling = before.state === 'cooling_down' && before.cooldownUntil !== null && before.cooldownUntil > now;
+    const next: ProviderHealth = {
+      consecutiveFailures: failures,
+      lastError: storable(detail),
+      lastFailureAt: now,
+      state: refused || before.state === 'disabled' ? 'disabled' : failures >= threshold ? 'cooling_down' : before.state,
+      cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= threshold ? now + cooldownMs : before.cooldownUntil,
+    };
+    health.set(providerId, next);
+    // Told where it is seen (this copy changes before the database answers, so that answer changes nothing).
+    if (next.state === 'disabled' && before.state !== 'disabled') {
+      options.onStateChange?.(providerId, 'disabled');
+      logger.error('provider disabled: it refused our credentials or account; an operator must fix it', { providerId, lastError: next.lastError });
+    }
+    if (next.state === 'cooling_down' && !stillCooling) {
+      options.onStateChange?.(providerId, 'cooling_down');
+      logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
+    }
+    // The failure's own time, not the database's at the write: writes of two providers run on two
+    // connections, and "least recently failed" must follow the order the failures happened in.
+    write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
+  }
+
   return {
     get(providerId: string): ProviderHealth {
       return health.get(providerId) ?? HEALTHY;
@@ -180,37 +230,40 @@ export function createHealthStore(options: HealthStoreOptions) {
       return 'trial';
     },
 
+    /** A failed attempt (see failed() above). */
+    failed,
+
     /**
-     * A failed attempt: counted here at once (so this instance stops sending before the database answers)
-     * and in the database, whose row every instance then follows. `refused`: the provider refused our
-     * credentials or account.
+     * A request that had no answer in time. A slow answer can be the request's own doing (a huge prompt, a
+     * long answer asked for without streaming), so a timeout counts as a failure only for an account whose
+     * timeout at this provider was not counted in the last TIMEOUT_WINDOW_MS, on any instance (the
+     * `provider_timeouts` row it leaves; this instance's own copy spares the database a write for repeats):
+     * one client sending slow requests counts once a window, and only many clients left without an answer
+     * cool a provider down.
      */
-    failed(providerId: string, detail: string, refused: boolean) {
+    timedOut(providerId: string, account: string, detail: string, now = Date.now()) {
       trials.delete(providerId);
-      const before = health.get(providerId) ?? HEALTHY;
-      const failures = before.consecutiveFailures + 1;
-      const now = Date.now();
-      const stillCooling = before.state === 'cooling_down' && before.cooldownUntil !== null && before.cooldownUntil > now;
-      const next: ProviderHealth = {
-        consecutiveFailures: failures,
-        lastError: storable(detail),
-        lastFailureAt: now,
-        state: refused || before.state === 'disabled' ? 'disabled' : failures >= threshold ? 'cooling_down' : before.state,
-        cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= threshold ? now + cooldownMs : before.cooldownUntil,
-      };
-      health.set(providerId, next);
-      // Told where it is seen (this copy changes before the database answers, so that answer changes nothing).
-      if (next.state === 'disabled' && before.state !== 'disabled') {
-        options.onStateChange?.(providerId, 'disabled');
-        logger.error('provider disabled: it refused our credentials or account; an operator must fix it', { providerId, lastError: next.lastError });
+      let seen = timeoutWitnesses.get(providerId);
+      if (!seen) timeoutWitnesses.set(providerId, (seen = new Map()));
+      const last = seen.get(account);
+      if (last !== undefined && now - last < TIMEOUT_WINDOW_MS) return;
+      if (seen.size >= TIMEOUT_WITNESSES_KEPT) {
+        for (const [who, at] of seen) if (now - at >= TIMEOUT_WINDOW_MS) seen.delete(who);
+        if (seen.size >= TIMEOUT_WITNESSES_KEPT) seen.clear();
       }
-      if (next.state === 'cooling_down' && !stillCooling) {
-        options.onStateChange?.(providerId, 'cooling_down');
-        logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
-      }
-      // The failure's own time, not the database's at the write: writes of two providers run on two
-      // connections, and "least recently failed" must follow the order the failures happened in.
-      write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
+      seen.set(account, now);
+      void database
+        .query<{ counted: number }>(TIMEOUT_WITNESS_SQL, [providerId, account, TIMEOUT_WINDOW_MS / 1000])
+        .then(
+          (rows) => rows.length > 0,
+          (error) => {
+            logger.warn('could not record a provider timeout’s account; counting it', { providerId, error });
+            return true;
+          },
+        )
+        .then((counted) => {
+          if (counted) failed(providerId, detail, false);
+        });
     },
 
     /** An answer came (a 2xx, or the client's own 4xx): a provider that had failed is healthy again. */
@@ -259,7 +312,13 @@ export function createHealthStore(options: HealthStoreOptions) {
         () => void reload(),
       );
       await reload();
-      timer = setInterval(() => void reload(), refreshMs);
+      timer = setInterval(() => {
+        void reload();
+        // Accounts counted long ago are no witnesses any more.
+        database
+          .query(`delete from provider_timeouts where at < now() - make_interval(secs => $1::double precision)`, [(TIMEOUT_WINDOW_MS * 5) / 1000])
+          .catch((error) => logger.warn('could not drop old provider timeouts', { error }));
+      }, refreshMs);
       timer.unref?.();
     },
 

@@ -12,7 +12,9 @@ import type { Logger } from '../../logger';
 import type { ModelPrice } from '../../pricing/prices';
 import { createUpstream, type Upstream } from '../upstream';
 import type { HealthStore } from './health';
+import { createFailoverBudget } from './budget';
 import { byPriority, matchRoute, orderTargets, type RouteTarget } from './select';
+import { patternTable, type PatternTable } from '../../pricing/model-id';
 import { coalescedReload } from '../../jobs/coalesced-reload';
 
 export const ROUTING_CHANGED_CHANNEL = 'conduit_routing_changed';
@@ -49,7 +51,7 @@ function prepared(targets: readonly RouteTarget[]): RouteTarget[] {
 export interface RoutingOptions {
   db: Database;
   database: Pick<DatabaseHandle, 'listen'>;
-  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamTimeoutMs' | 'routeMaxAttempts'>;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamTimeoutMs' | 'routeMaxAttempts' | 'routeTimeoutFailoversPerMinute'>;
   logger: Logger;
   box: Pick<SecretBox, 'open'>;
   /** The environment's upstream, served as `default`. */
@@ -72,8 +74,7 @@ export function createRouting(options: RoutingOptions) {
   /** What a model no route matches is sent to: one array for every such request. */
   const unrouted: readonly Candidate[] = Object.freeze([{ provider: builtIn, model: null, cost: null }]);
   let providers = new Map<string, ProviderEntry>([[DEFAULT_PROVIDER_ID, builtIn]]);
-  let exact = new Map<string, RouteTarget[]>();
-  let prefixes: { prefix: string; value: RouteTarget[] }[] = [];
+  let routes: PatternTable<RouteTarget[]> = patternTable([]);
   let routeCount = 0;
   /** Grows with every load: what is derived from the routes (the model list) is rebuilt when it moves. */
   let version = 0;
@@ -110,17 +111,8 @@ export function createRouting(options: RoutingOptions) {
         upstream: createUpstream({ upstreamBaseUrl: row.baseUrl, upstreamApiKey: apiKey }),
       });
     }
-    const nextExact = new Map<string, RouteTarget[]>();
-    const nextPrefixes: { prefix: string; value: RouteTarget[] }[] = [];
-    for (const row of routeRows) {
-      const targets = prepared(row.targets);
-      if (row.pattern.endsWith('*')) nextPrefixes.push({ prefix: row.pattern.slice(0, -1), value: targets });
-      else nextExact.set(row.pattern, targets);
-    }
-    nextPrefixes.sort((a, b) => b.prefix.length - a.prefix.length);
     providers = nextProviders;
-    exact = nextExact;
-    prefixes = nextPrefixes;
+    routes = patternTable(routeRows.map((row) => ({ pattern: row.pattern, value: prepared(row.targets) })));
     routeCount = routeRows.length;
     version += 1;
   }
@@ -132,6 +124,8 @@ export function createRouting(options: RoutingOptions) {
   return {
     health,
     maxAttempts: config.routeMaxAttempts,
+    /** Failovers after a timeout, per caller and minute (budget.ts). */
+    timeoutFailovers: createFailoverBudget(config.routeTimeoutFailoversPerMinute),
 
     /**
      * The providers a request for `model` may try, in order: its route's targets (lower priority first,
@@ -140,7 +134,7 @@ export function createRouting(options: RoutingOptions) {
      */
     candidates(model: string): readonly Candidate[] {
       if (routeCount === 0) return unrouted;
-      const targets = matchRoute(model, exact, prefixes);
+      const targets = matchRoute(model, routes);
       if (!targets) return unrouted;
       const out: Candidate[] = [];
       for (const target of orderTargets(targets)) {
@@ -165,8 +159,8 @@ export function createRouting(options: RoutingOptions) {
       return {
         providers: [...providers.values()].sort((a, b) => (a.id === DEFAULT_PROVIDER_ID ? -1 : b.id === DEFAULT_PROVIDER_ID ? 1 : a.id.localeCompare(b.id))),
         routes: [
-          ...[...exact].map(([pattern, targets]) => ({ pattern, targets })),
-          ...prefixes.map((p) => ({ pattern: `${p.prefix}*`, targets: p.value })),
+          ...[...routes.exact.values()].map((r) => ({ pattern: r.pattern, targets: r.value })),
+          ...routes.prefixes.map((p) => ({ pattern: p.pattern, targets: p.value })),
         ],
       };
     },

@@ -2,6 +2,7 @@
 // draw without replacement, so weights 3:1 send about three quarters of first attempts to the first
 // target and the other one is still next in line when it fails. Pure, for its own tests and the bench.
 import type { ModelPrice } from '../../pricing/prices';
+import { matchPattern, type PatternTable } from '../../pricing/model-id';
 
 export interface RouteTarget {
   providerId: string;
@@ -61,10 +62,12 @@ function drawByWeight(left: RouteTarget[], ordered: RouteTarget[], random: () =>
   }
 }
 
-/** The route a model takes: an exact pattern, else the longest prefix pattern (`openai/*`, `*`), as prices match. */
-export function matchRoute<T>(model: string, exact: ReadonlyMap<string, T>, prefixes: readonly { prefix: string; value: T }[]): T | null {
-  const found = exact.get(model);
-  if (found !== undefined) return found;
-  for (const p of prefixes) if (model.startsWith(p.prefix)) return p.value;
-  return null;
+/**
+ * The route a model takes, matched as prices are (pricing/model-id.ts): an exact pattern, else the longest
+ * prefix pattern (`openai/*`, `*`), case-insensitively; a `:suffix` variant with no route of its own takes
+ * its base id's exact route, so a route for `openai/gpt-4o-mini` also carries `openai/gpt-4o-mini:nitro`.
+ */
+export function matchRoute<T>(model: string, table: PatternTable<T>): T | null {
+  const match = matchPattern(model, table);
+  return match.kind === 'none' ? null : match.value;
 }

@@ -1,10 +1,12 @@
 // GET /health/upstream: whether the gateway can answer model requests now, and each provider's health.
-// 200 when every model a client may ask for has a provider that can take it: `default` answered its probe
-// (unless a `*` route sends every model elsewhere), and every route has at least one target provider that
-// is switched on, not disabled and not cooling down. Only `default` is probed (as before routing, the
-// probe is kept a few seconds); the other providers are judged by the requests they served, which is
-// what the circuit breaker acts on. The body keeps its fields from before routing (status, latencyMs,
-// error: the probe of `default`) and adds `providers` and, when 503, the routes left without a provider.
+// 200 while the instance can serve something: `default` answered its probe (and a `*` route does not send
+// every model elsewhere), or any route has a target provider that is switched on, not disabled and not
+// cooling down. A load balancer takes an instance out only when it can serve nothing: one route left
+// without a provider (a client may have put it there) is every instance's trouble alike, shown to the
+// operator in `unservedRoutes`, not a reason to drop instances. Only `default` is probed (as before
+// routing, the probe is kept a few seconds); the other providers are judged by the requests they served,
+// which is what the circuit breaker acts on. The whole body (status, latencyMs, error: the probe of
+// `default`; `providers`; `unservedRoutes`) is for admins; anyone else gets `{status}` (app.ts).
 import type { ProbeResult } from '../models';
 import { DEFAULT_PROVIDER_ID, type Routing } from './registry';
 
@@ -25,7 +27,7 @@ export interface UpstreamStatus {
   latencyMs: number;
   error?: string;
   providers: ProviderStatus[];
-  /** Routes none of whose providers can take a request now (only when unavailable). */
+  /** Routes none of whose providers can take a request now (when there are any). */
   unservedRoutes?: string[];
 }
 
@@ -51,12 +53,12 @@ export function upstreamStatus(routing: Pick<Routing, 'overview' | 'health'>, pr
   });
   const unserved = routes.filter((route) => !route.targets.some((t) => canTake.get(t.providerId) === true)).map((r) => r.pattern);
   const everyModelRouted = routes.some((r) => r.pattern === '*');
-  const ok = unserved.length === 0 && (everyModelRouted || probe.ok);
+  const ok = (probe.ok && !everyModelRouted) || unserved.length < routes.length;
   return {
     status: ok ? 'ok' : 'unavailable',
     latencyMs: probe.latencyMs,
     ...(probe.ok ? {} : { error: probe.error }),
     providers: listed,
-    ...(ok ? {} : { unservedRoutes: unserved }),
+    ...(unserved.length === 0 ? {} : { unservedRoutes: unserved }),
   };
 }
