@@ -1,9 +1,9 @@
-// Issue 38 rows 1, 2, 7, 8, 9, 13 and point 1 (the reset link's own page): the mailed links (address verification, e-mail change, password reset)
-// act only on a POST from their page, only for the address they were mailed to, and die when the account
-// moves on; an ADMIN_EMAILS address becomes admin only when its mailbox holder sets the password; the reset
-// respects two-factor login; TOTP guesses are counted per account; the e-mail change hides taken
-// addresses when registration does. Mails go to the suite's SMTP server; client addresses are simulated
-// with X-Forwarded-For under TRUST_PROXY.
+// Issue 38 rows 1, 2, 7, 8, 9, 13 and point 1 (the reset link's own page): the mailed links (address
+// verification, e-mail change, password reset) act only on a POST from their page, only for the address
+// they were mailed to, and die when the account moves on; an ADMIN_EMAILS address becomes admin only when
+// its mailbox holder sets the password; the reset respects two-factor login; TOTP guesses are counted per
+// account; the e-mail change hides taken addresses when registration does. Mails go to the suite's SMTP
+// server; client addresses are simulated with X-Forwarded-For under TRUST_PROXY.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Secret, TOTP } from 'otpauth';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp';
