@@ -505,6 +505,19 @@ describe('issue 38 point 1: the reset link opens a server page whose form, poste
     expect((await login(app, user.email, 'old-pass-1')).status).toBe(200);
   });
 
+  test('an account blocked while its link was out (by SQL here; an operator\'s block voids the links): the password is set as by the JSON confirm, and the page says the account is blocked instead of offering to sign in', async () => {
+    const user = await registerUser(app.url, uniqueEmail('reset-page-blocked'), 'old-pass-1');
+    const token = await resetLink(user.email);
+    await app.sql('update users set blocked_at = now() where id = $1', [user.userId]);
+    const done = await submit({ token, password: 'blocked-pass-1', passwordRepeat: 'blocked-pass-1' });
+    expect(done.status).toBe(200);
+    const html = await done.text();
+    expect(html).toContain('заблокирована');
+    expect(html).not.toContain('href="/app/login"');
+    await app.sql('update users set blocked_at = null where id = $1', [user.userId]);
+    expect((await login(app, user.email, 'blocked-pass-1')).status).toBe(200);
+  });
+
   test('the form is held to the same per-address limit as the JSON confirm (PASSWORD_RESET_LIMIT_PER_ADDRESS), counted together', async () => {
     const one = { 'x-forwarded-for': '203.0.113.91' };
     const guess = { token: 'B'.repeat(43), password: 'whatever-1', passwordRepeat: 'whatever-1' };
