@@ -5,6 +5,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { withBodyRead } from './http/body';
 import { isFormPost, verifyEmailPage, verifyEmailSubmit } from './accounts/verify-page';
 import { emailChangeFormSubmit, emailChangePageResponse } from './accounts/email-change-page';
+import { passwordResetFormSubmit, passwordResetPageResponse } from './accounts/password-reset-page';
 import { clientAddressOf } from './http/client-address';
 import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
@@ -117,6 +118,7 @@ export function informationDocument(services: Services) {
       emailVerification: 'GET /api/auth/verify-email?token=<from the e-mail>, POST /api/auth/resend-verification',
       twoFactor: 'GET /api/auth/2fa, POST /api/auth/2fa/setup, POST /api/auth/2fa/enable, POST /api/auth/2fa/disable',
       emailChange: 'POST /api/account/email, GET|POST /api/account/email/confirm',
+      passwordReset: 'POST /api/auth/password-reset, GET|POST /api/auth/password-reset/confirm',
       balance: 'GET /api/balance',
       usage: 'GET /api/usage',
       usageSummary: 'GET /api/usage/summary',
@@ -317,6 +319,17 @@ export function createApp(services: Services) {
     .post(
       '/api/account/email/confirm',
       ({ request }) => (isFormPost(request) ? emailChangeFormSubmit(services.emailChange, request) : restRequests.run(request, () => rest(request))),
+      { parse: 'none' },
+    )
+    // The link in the password-reset mail, opened in a browser, like the two above; the page's form posts
+    // here form-encoded (and hands out no session), a client's JSON POST is the REST procedure.
+    .get('/api/auth/password-reset/confirm', ({ request }) => passwordResetPageResponse(services.accounts, request))
+    .post(
+      '/api/auth/password-reset/confirm',
+      ({ request }) =>
+        isFormPost(request)
+          ? passwordResetFormSubmit(services.accounts, request, clientAddressOf(request, services.config.trustProxy))
+          : restRequests.run(request, () => rest(request)),
       { parse: 'none' },
     )
     .all('/api/*', ({ request }) => restRequests.run(request, () => rest(request)), { parse: 'none' });

@@ -1,9 +1,9 @@
-// Issue 38 rows 1, 2, 7, 8, 9, 13: the mailed links (address verification, e-mail change, password reset)
-// act only on a POST from their page, only for the address they were mailed to, and die when the account
-// moves on; an ADMIN_EMAILS address becomes admin only when its mailbox holder sets the password; the reset
-// respects two-factor login; TOTP guesses are counted per account; the e-mail change hides taken
-// addresses when registration does. Mails go to the suite's SMTP server; client addresses are simulated
-// with X-Forwarded-For under TRUST_PROXY.
+// Issue 38 rows 1, 2, 7, 8, 9, 13 and point 1 (the reset link's own page): the mailed links (address
+// verification, e-mail change, password reset) act only on a POST from their page, only for the address
+// they were mailed to, and die when the account moves on; an ADMIN_EMAILS address becomes admin only when
+// its mailbox holder sets the password; the reset respects two-factor login; TOTP guesses are counted per
+// account; the e-mail change hides taken addresses when registration does. Mails go to the suite's SMTP
+// server; client addresses are simulated with X-Forwarded-For under TRUST_PROXY.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Secret, TOTP } from 'otpauth';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp';
@@ -14,7 +14,7 @@ setDefaultTimeout(30_000);
 const PUBLIC_BASE_URL = 'https://conduit.example';
 const VERIFY_LINK = /https:\/\/conduit\.example\/api\/auth\/verify-email\?token=([A-Za-z0-9_-]+)/;
 const CHANGE_LINK = /https:\/\/conduit\.example\/api\/account\/email\/confirm\?token=([A-Za-z0-9_-]+)/;
-const RESET_LINK = /https:\/\/conduit\.example\/app\/reset\?token=([A-Za-z0-9_-]+)/;
+const RESET_LINK = /https:\/\/conduit\.example\/api\/auth\/password-reset\/confirm\?token=([A-Za-z0-9_-]+)/;
 
 let smtp: FakeSmtp;
 beforeAll(async () => {
@@ -325,5 +325,216 @@ describe('rows 2, 7, 8, 9: reset links, two-factor login and the limits', () => 
     const off = await call(app.url, 'POST', '/api/auth/2fa/disable', { token: user.token, body: { code: codeAt(user.secret, 1) } });
     expect(off.status).toBe(200);
     await nextMail(user.email, /отключён двухфакторный вход/);
+  });
+});
+
+describe('issue 38 point 1: the reset link opens a server page whose form, posted, resets (no JavaScript, nothing on GET)', () => {
+  const PATH = '/api/auth/password-reset/confirm';
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL, TRUST_PROXY: 'true', PASSWORD_RESET_LIMIT_PER_ADDRESS: '6' } });
+  });
+  afterAll(() => app?.close());
+
+  let address = 0;
+  const fresh = () => ({ 'x-forwarded-for': `192.0.2.${++address % 250}` });
+  const resetLink = async (email: string) => {
+    const from = mailsTo(email).length;
+    expect((await call(app.url, 'POST', '/api/auth/password-reset', { body: { email }, headers: fresh() })).status).toBe(200);
+    return tokenIn(await nextMail(email, RESET_LINK, from), RESET_LINK);
+  };
+  /** The page's form as a browser posts it, from a client address of its own unless given. */
+  const submit = (fields: Record<string, string>, headers: Record<string, string> = fresh()) =>
+    fetch(`${app.url}${PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  /** The <form> of a page and its named fields, read from the HTML as a browser without scripts sees it. */
+  function formOf(html: string) {
+    const form = /<form\b([^>]*)>([\s\S]*?)<\/form>/.exec(html);
+    if (!form) return null;
+    const inputs = [...form[2]!.matchAll(/<input\b([^>]*)>/g)].map((m) => m[1]!);
+    const attr = (tag: string, name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1];
+    return {
+      method: attr(form[1]!, 'method'),
+      action: attr(form[1]!, 'action'),
+      fields: Object.fromEntries(inputs.map((tag) => [attr(tag, 'name'), { type: attr(tag, 'type') ?? 'text', value: attr(tag, 'value') }])),
+    };
+  }
+
+  test('the mail points at the page; GETs (HTML and JSON, many times) change nothing; the page is a script-free POST form; the form sets the password, ends the sessions and hands out none', async () => {
+    const user = await registerUser(app.url, uniqueEmail('reset-page'), 'old-pass-1');
+    const token = await resetLink(user.email);
+
+    for (let i = 0; i < 5; i++) {
+      const opened = await fetchLink(app, PATH, token);
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get('cache-control')).toBe('no-store');
+      expect(opened.headers.get('referrer-policy')).toBe('no-referrer');
+      const html = await opened.text();
+      expect(html).not.toContain('<script');
+      expect(formOf(html)).toEqual({
+        method: 'post',
+        action: PATH,
+        fields: {
+          token: { type: 'hidden', value: token },
+          password: { type: 'password', value: undefined },
+          passwordRepeat: { type: 'password', value: undefined },
+        },
+      });
+      expect(html).toContain('Новый пароль');
+    }
+    const json = await fetchLink(app, PATH, token, 'application/json');
+    expect(json.status).toBe(200);
+    expect(await json.json()).toMatchObject({ reset: false, totpRequired: false });
+    expect((await fetchLink(app, PATH, token, '*/*')).status).toBe(200);
+    // Nothing changed: the session lives, the old password still logs in.
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+    expect((await login(app, user.email, 'old-pass-1')).status).toBe(200);
+
+    // The two passwords differ, or it is too short: the form again with the message, nothing set.
+    const mismatch = await submit({ token, password: 'new-pass-1', passwordRepeat: 'new-pass-2' });
+    expect(mismatch.status).toBe(400);
+    const mismatchHtml = await mismatch.text();
+    expect(mismatchHtml).toContain('Пароли не совпадают');
+    expect(formOf(mismatchHtml)?.fields.token).toEqual({ type: 'hidden', value: token });
+    const short = await submit({ token, password: '12345', passwordRepeat: '12345' });
+    expect(short.status).toBe(400);
+    expect(await short.text()).toContain('не менее 6 символов');
+    expect((await login(app, user.email, 'new-pass-1')).status).toBe(401);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+
+    const done = await submit({ token, password: 'new-pass-1', passwordRepeat: 'new-pass-1' });
+    expect(done.status).toBe(200);
+    expect(done.headers.get('set-cookie')).toBeNull();
+    const doneHtml = await done.text();
+    expect(doneHtml).toContain('Пароль изменён');
+    expect(doneHtml).toContain('href="/app/login"');
+    expect(formOf(doneHtml)).toBeNull();
+    // No session in the answer: no JWT anywhere in it.
+    expect(doneHtml).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+    expect((await login(app, user.email, 'old-pass-1')).status).toBe(401);
+    expect((await login(app, user.email, 'new-pass-1')).status).toBe(200);
+    expect((await nextMail(user.email, /Пароль .*изменён/)).text).toContain('Все прежние сеансы завершены');
+
+    // Used: the link's page and its form now say it is dead, and set nothing.
+    const dead = await fetchLink(app, PATH, token);
+    expect(dead.status).toBe(400);
+    const deadHtml = await dead.text();
+    expect(deadHtml).toContain('Ссылка недействительна');
+    expect(deadHtml).toContain('href="/app/forgot"');
+    expect(formOf(deadHtml)).toBeNull();
+    const again = await submit({ token, password: 'third-pass-1', passwordRepeat: 'third-pass-1' });
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain('недействительна');
+    expect((await login(app, user.email, 'third-pass-1')).status).toBe(401);
+  });
+
+  test('with TOTP on: the page asks for the code; the form without it, or with a wrong one, changes nothing and comes back with the link still usable; with the code it works', async () => {
+    const user = await withTwoFactor(app, uniqueEmail('reset-page-totp'), 'old-pass-1');
+    const token = await resetLink(user.email);
+
+    const opened = await fetchLink(app, PATH, token);
+    const form = formOf(await opened.text());
+    expect(form?.method).toBe('post');
+    expect(Object.keys(form?.fields ?? {}).sort()).toEqual(['password', 'passwordRepeat', 'token', 'totpCode']);
+    expect(await (await fetchLink(app, PATH, token, 'application/json')).json()).toMatchObject({ reset: false, totpRequired: true });
+
+    const bare = await submit({ token, password: 'mailbox-pass', passwordRepeat: 'mailbox-pass' });
+    expect(bare.status).toBe(401);
+    const bareHtml = await bare.text();
+    expect(bareHtml).toContain('Введите код');
+    expect(formOf(bareHtml)?.fields.totpCode).toBeDefined();
+    const blank = await submit({ token, password: 'mailbox-pass', passwordRepeat: 'mailbox-pass', totpCode: '  ' });
+    expect(blank.status).toBe(401);
+    const wrong = await submit({ token, password: 'mailbox-pass', passwordRepeat: 'mailbox-pass', totpCode: wrongCode(user.secret) });
+    expect(wrong.status).toBe(401);
+    const wrongHtml = await wrong.text();
+    expect(wrongHtml).toContain('Неверный');
+    expect(formOf(wrongHtml)?.fields.token).toEqual({ type: 'hidden', value: token });
+    // Nothing changed: the session lives, the mailbox's password does not log in, the link still opens its form.
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+    expect((await login(app, user.email, 'mailbox-pass', codeAt(user.secret, 1))).status).toBe(401);
+    expect((await fetchLink(app, PATH, token)).status).toBe(200);
+
+    const done = await submit({ token, password: 'owner-new-pass', passwordRepeat: 'owner-new-pass', totpCode: codeAt(user.secret, 1) });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Пароль изменён');
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+    expect((await login(app, user.email, 'owner-new-pass', user.recoveryCodes[1]!)).status).toBe(200);
+    expect((await fetchLink(app, PATH, token)).status).toBe(400);
+  });
+
+  test('with TOTP on, a recovery code in the form works too (once)', async () => {
+    const user = await withTwoFactor(app, uniqueEmail('reset-page-recovery'), 'old-pass-1');
+    const token = await resetLink(user.email);
+    const done = await submit({ token, password: 'recovered-pass', passwordRepeat: 'recovered-pass', totpCode: user.recoveryCodes[0]! });
+    expect(done.status).toBe(200);
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(401);
+    // The recovery code is spent: a second link with the same code is refused, and the password stays.
+    const second = await resetLink(user.email);
+    const reused = await submit({ token: second, password: 'another-pass', passwordRepeat: 'another-pass', totpCode: user.recoveryCodes[0]! });
+    expect(reused.status).toBe(401);
+    expect((await login(app, user.email, 'recovered-pass', user.recoveryCodes[2]!)).status).toBe(200);
+  });
+
+  test('dead links: made up, expired, or replaced by a newer one — a clear page (JSON clients a 400), and the form sets nothing', async () => {
+    for (const made of ['', 'short', 'A'.repeat(43)]) {
+      const page = await fetchLink(app, PATH, made);
+      expect(page.status).toBe(400);
+      expect(await page.text()).toContain('Ссылка недействительна');
+      const json = await fetchLink(app, PATH, made, 'application/json');
+      expect(json.status).toBe(400);
+      expect((await json.json()).error.type).toBe('invalid_request_error');
+    }
+    const user = await registerUser(app.url, uniqueEmail('reset-page-dead'), 'old-pass-1');
+    const replaced = await resetLink(user.email);
+    const expired = await resetLink(user.email);
+    expect((await fetchLink(app, PATH, replaced)).status).toBe(400);
+    await app.sql(`update password_resets set expires_at = now() - interval '1 second' where user_id = $1`, [user.userId]);
+    const page = await fetchLink(app, PATH, expired);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('устарела');
+    for (const token of [replaced, expired]) {
+      const posted = await submit({ token, password: 'late-pass-1', passwordRepeat: 'late-pass-1' });
+      expect(posted.status).toBe(400);
+      expect(await posted.text()).toContain('Ссылка недействительна');
+    }
+    expect((await login(app, user.email, 'old-pass-1')).status).toBe(200);
+  });
+
+  test('an account blocked while its link was out (by SQL here; an operator\'s block voids the links): the password is set as by the JSON confirm, and the page says the account is blocked instead of offering to sign in', async () => {
+    const user = await registerUser(app.url, uniqueEmail('reset-page-blocked'), 'old-pass-1');
+    const token = await resetLink(user.email);
+    await app.sql('update users set blocked_at = now() where id = $1', [user.userId]);
+    const done = await submit({ token, password: 'blocked-pass-1', passwordRepeat: 'blocked-pass-1' });
+    expect(done.status).toBe(200);
+    const html = await done.text();
+    expect(html).toContain('заблокирована');
+    expect(html).not.toContain('href="/app/login"');
+    await app.sql('update users set blocked_at = null where id = $1', [user.userId]);
+    expect((await login(app, user.email, 'blocked-pass-1')).status).toBe(200);
+  });
+
+  test('the form is held to the same per-address limit as the JSON confirm (PASSWORD_RESET_LIMIT_PER_ADDRESS), counted together', async () => {
+    const one = { 'x-forwarded-for': '203.0.113.91' };
+    const guess = { token: 'B'.repeat(43), password: 'whatever-1', passwordRepeat: 'whatever-1' };
+    for (let i = 0; i < 3; i++) expect((await submit(guess, one)).status).toBe(400);
+    for (let i = 0; i < 3; i++) {
+      expect((await call(app.url, 'POST', PATH, { body: { token: guess.token, password: guess.password }, headers: one })).status).toBe(400);
+    }
+    const limited = await submit(guess, one);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.text()).toContain('Слишком много');
+    // A live link from that address is held back too, and still works from another.
+    const user = await registerUser(app.url, uniqueEmail('reset-page-limit'), 'old-pass-1');
+    const token = await resetLink(user.email);
+    const held = await submit({ token, password: 'limited-pass', passwordRepeat: 'limited-pass' }, one);
+    expect(held.status).toBe(429);
+    expect(formOf(await held.text())?.fields.token).toEqual({ type: 'hidden', value: token });
+    expect((await submit({ token, password: 'limited-pass', passwordRepeat: 'limited-pass' })).status).toBe(200);
   });
 });

@@ -106,6 +106,7 @@ const NOT_OPERATIONS = new Set([
   'ALL /api/*',
   'GET /api/auth/verify-email',
   'GET /api/account/email/confirm',
+  'GET /api/auth/password-reset/confirm',
 ]);
 
 describe('the document covers what the server answers', () => {

@@ -6,7 +6,7 @@ import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp';
 import { call, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 
 const PUBLIC_BASE_URL = 'https://conduit.example';
-const LINK = /https:\/\/conduit\.example\/app\/reset\?token=([A-Za-z0-9_-]+)/;
+const LINK = /https:\/\/conduit\.example\/api\/auth\/password-reset\/confirm\?token=([A-Za-z0-9_-]+)/;
 
 let smtp: FakeSmtp;
 let app: TestApp;

@@ -191,7 +191,7 @@ describe('the operator', () => {
     expect(res.body.message).toContain(user.email);
     const mail = await smtp.waitFor(user.email);
     expect(mail.text).toContain('Администратор');
-    const token = /https:\/\/conduit\.example\/app\/reset\?token=([A-Za-z0-9_-]+)/.exec(mail.text)![1]!;
+    const token = /https:\/\/conduit\.example\/api\/auth\/password-reset\/confirm\?token=([A-Za-z0-9_-]+)/.exec(mail.text)![1]!;
     const confirmed = await call(app.url, 'POST', '/api/auth/password-reset/confirm', { body: { token, password: 'from-operator-1' } });
     expect(confirmed.status).toBe(200);
     expect((await me(user.token)).status).toBe(401);

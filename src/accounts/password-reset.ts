@@ -1,5 +1,6 @@
 // Password reset by e-mail: a one-time link (a random 256-bit token of which only the SHA-256 is stored,
-// valid 1 h; a newer link voids the older ones) to the dashboard's reset page. Asking for one answers the
+// valid 1 h; a newer link voids the older ones) to a server-rendered page (password-reset-page.ts) whose
+// form, submitted, sets the password: opening the link changes nothing. Asking for one answers the
 // same, after at least the same time, whether or not the address has an account; the mail leaves after
 // the answer, so a slow mail server cannot tell either. A link works only while the account still has
 // the address it was mailed to, and dies with every other link when sessions end (links.ts). With
@@ -20,7 +21,11 @@ import type { Throttle } from './throttle';
 import type { LoginFactorCheck } from './two-factor';
 
 export const PASSWORD_RESET_LINK_HOURS = 1;
-export const PASSWORD_RESET_PAGE_PATH = '/app/reset';
+/**
+ * The mailed link: GET opens the page with the form (changes nothing), the form posts back here; a client's
+ * JSON POST to the same path is the REST procedure. The dashboard's /app/reset page still takes a token.
+ */
+export const PASSWORD_RESET_LINK_PATH = '/api/auth/password-reset/confirm';
 /**
  * Every request is answered no sooner than this after it arrived: the lookup, the link's insert and the
  * throttle's statements take a few milliseconds more for an existing address than for an unknown one,
@@ -102,7 +107,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
   }
 
   async function deliver(email: string, token: string, byOperator: boolean): Promise<void> {
-    const link = `${publicBaseUrl}${PASSWORD_RESET_PAGE_PATH}?token=${token}`;
+    const link = `${publicBaseUrl}${PASSWORD_RESET_LINK_PATH}?token=${token}`;
     await requireMailer().send({
       to: email,
       subject: passwordResetMail.subject,
@@ -160,6 +165,9 @@ export function createPasswordReset(deps: PasswordResetDeps) {
         throw new AppError('service_unavailable', errorMessages.passwordResetMailFailed, { headers: { 'retry-after': '60' } });
       }
     },
+
+    /** The live link's account, for its page (nothing is changed or counted); null for a dead link. */
+    inspect: (token: string) => (TOKEN_PATTERN.test(token) ? liveLink(token) : Promise.resolve(null)),
 
     /**
      * Uses a link: sets the password and ends every session (and every other link) issued before, in one

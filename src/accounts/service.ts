@@ -165,6 +165,13 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
     },
   });
 
+  /** Uses a reset link (password-reset.ts); the e-mail's failed-login count starts over: the owner proved who they are. */
+  async function useResetLink(token: string, password: string, totpCode: string | undefined, clientAddress: string) {
+    const reset = await passwordReset.confirm(token, password, totpCode, clientAddress);
+    await throttle.reset('login_account', accountKey(reset.email));
+    return reset;
+  }
+
   return {
     /**
      * Counted per client address before any work (a refused attempt costs no password hash). With e-mail
@@ -360,13 +367,35 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
      * login count starts over: the owner proved who they are.
      */
     async confirmPasswordReset(token: string, password: string, totpCode: string | undefined, clientAddress: string): Promise<SessionResult> {
-      const reset = await passwordReset.confirm(token, password, totpCode, clientAddress);
-      await throttle.reset('login_account', accountKey(reset.email));
+      const reset = await useResetLink(token, password, totpCode, clientAddress);
       if (reset.blocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, reset.id)).limit(1);
       const user = row ? publicUser(row) : null;
       if (!user) throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });
       return { user, token: await jwt.sign({ userId: reset.id, email: reset.email, generation: reset.generation }) };
+    },
+
+    /**
+     * The reset link's page (password-reset-page.ts), GET: whether the link is live and whether its form
+     * must ask for a second factor's code. Changes nothing.
+     */
+    async inspectPasswordResetLink(token: string): Promise<{ twoFactor: boolean } | null> {
+      const link = await passwordReset.inspect(token);
+      if (!link) return null;
+      return { twoFactor: (await twoFactor.status(link.userId)).enabled };
+    },
+    /**
+     * The reset link's form, POST: the same use of the link as confirmPasswordReset (the same limits, the
+     * same code rule, every session and link ended), but no session is handed out: the person signs in.
+     */
+    async resetPasswordByForm(
+      token: string,
+      password: string,
+      totpCode: string | undefined,
+      clientAddress: string,
+    ): Promise<{ blockedMessage: string | null }> {
+      const reset = await useResetLink(token, password, totpCode, clientAddress);
+      return { blockedMessage: reset.blocked ? accountBlockedMessage(config.supportContact) : null };
     },
 
     /** For the operator console: a link issued in the operator's transaction, mailed after its commit. */

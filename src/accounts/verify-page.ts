@@ -21,7 +21,7 @@ export const PRIVATE_HEADERS = {
   'content-security-policy': "frame-ancestors 'none'",
 };
 
-/** A link's form carries a 43-character token, a password and a code: anything bigger is not one. */
+/** A link's form carries a 43-character token, a password (twice) and a code: anything bigger is not one. */
 const FORM_LIMIT_BYTES = 8 * 1024;
 
 const STYLE =
@@ -40,9 +40,10 @@ function html(status: number, title: string, body: string): Response {
   return new Response(text, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...PRIVATE_HEADERS } });
 }
 
-/** A small Russian page with a link back to the dashboard (also the e-mail change link's page). */
-export function page(status: number, title: string, message: string): Response {
-  return html(status, title, `<p>${escapeHtml(message)}</p>`);
+/** A small Russian page with a link back to the dashboard (also the other links' pages), and one more link if given. */
+export function page(status: number, title: string, message: string, link?: { href: string; text: string }): Response {
+  const next = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : '';
+  return html(status, title, `<p>${escapeHtml(message)}</p>${next}`);
 }
 
 export interface LinkForm {
@@ -51,8 +52,8 @@ export interface LinkForm {
   title: string;
   text: string;
   button: string;
-  /** A field to set the account's password (type="password"). */
-  password?: { label: string; hint: string };
+  /** A field to set the account's password (type="password"), and one to type it again if `repeat` is given. */
+  password?: { label: string; hint: string; repeat?: string };
   /** The two-factor code's field. */
   totp?: boolean;
   error?: string;
@@ -65,7 +66,11 @@ export function formPage(status: number, form: LinkForm): Response {
     form.password
       ? `<label for="password">${escapeHtml(form.password.label)}</label>` +
         `<input id="password" name="password" type="password" autocomplete="new-password" minlength="6" maxlength="1024" required>` +
-        `<small>${escapeHtml(form.password.hint)}</small>`
+        `<small>${escapeHtml(form.password.hint)}</small>` +
+        (form.password.repeat
+          ? `<label for="passwordRepeat">${escapeHtml(form.password.repeat)}</label>` +
+            `<input id="passwordRepeat" name="passwordRepeat" type="password" autocomplete="new-password" minlength="6" maxlength="1024" required>`
+          : '')
       : '',
     form.totp
       ? `<label for="totpCode">${escapeHtml(verificationPage.totpLabel)}</label>` +
@@ -81,7 +86,8 @@ export function formPage(status: number, form: LinkForm): Response {
   );
 }
 
-const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
+/** A browser (or anything else asking for HTML) gets the page; other clients get JSON. */
+export const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
 
 /** True for a page's own form post; a client's JSON POST to the same path goes to the REST procedure. */
 export const isFormPost = (request: Request) =>
@@ -91,7 +97,7 @@ export const isFormPost = (request: Request) =>
 export async function readLinkForm(request: Request): Promise<Record<string, string | undefined>> {
   const params = new URLSearchParams(await readBodyText(request, FORM_LIMIT_BYTES));
   const fields: Record<string, string | undefined> = {};
-  for (const name of ['token', 'password', 'totpCode']) fields[name] = params.get(name) ?? undefined;
+  for (const name of ['token', 'password', 'passwordRepeat', 'totpCode']) fields[name] = params.get(name) ?? undefined;
   return fields;
 }
 
