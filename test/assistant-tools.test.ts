@@ -514,13 +514,15 @@ describe('the owner sees it', () => {
     const [when] = await sendAndWait(agent.agentId, messageEvent(payloadOf(what!, 'Стрижка'), peer), 1, peer);
     await sendAndWait(agent.agentId, messageEvent(payloadOf(when!, '10:00'), peer), 1, peer);
     await sendAndWait(agent.agentId, messageNew('Пётр', { peerId: peer }), 1, peer);
-    const [done] = await sendAndWait(agent.agentId, messageNew('+7 916 000-00-01', { peerId: peer }), 1, peer);
+    const [summary] = await sendAndWait(agent.agentId, messageNew('+7 916 000-00-01', { peerId: peer }), 1, peer);
+    const [done] = await sendAndWait(agent.agentId, messageEvent(payloadOf(summary!, 'Подтвердить'), peer), 1, peer);
     expect(done!.message).toContain('Вы записаны');
 
     const results = await call(app.url, 'GET', `/api/v1/agents/${agent.agentId}/results`, { token: agent.owner.token });
     expect(results.status).toBe(200);
     expect(results.body).toMatchObject({ bookings: 2, bookingsByModel: 1, bookingsByButtons: 1 });
-    // Tool turns are not messages: the client wrote 1 + 2 (button presses are no turns), the assistant answered 1 + 6.
-    expect(results.body.messages).toMatchObject({ total: 10, client: 3, assistant: 7 });
+    // Tool turns are not messages: the client wrote 1 + 2 (button presses are no turns), the assistant answered 1 + 7
+    // (the buttons' booking shows its summary before it is made).
+    expect(results.body.messages).toMatchObject({ total: 11, client: 3, assistant: 8 });
   });
 });

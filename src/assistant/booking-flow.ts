@@ -9,8 +9,10 @@ import { normalisePhone } from '../phone';
 import type { BookingSettings } from '../integrations/booking/settings';
 import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
-import { ACTIONS, mainMenu } from './menus';
+import { flowTexts as ft, showPhone } from './flow-texts';
+import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
 import { assistantTexts as t, formatSlot, formatSlotShort } from './texts';
+import { intentOf, isNo, isYes, nameOf, refusesPhone } from './turn-intent';
 
 /** How far ahead free times are looked for. */
 const SEARCH_DAYS = 14;
@@ -22,7 +24,7 @@ export interface FlowTools {
   setFlow: SetFlow;
 }
 
-type BookingStep = Extract<Flow, { step: 'booking_name' | 'booking_phone' }>;
+type BookingStep = Extract<Flow, { step: 'booking_name' | 'booking_phone' | 'booking_confirm' }>;
 
 /** Up to eight choices two to a row, then the way back to the menu. */
 function choices(buttons: VkButton[]) {
@@ -167,7 +169,64 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     }
   }
 
+  /** The booking's summary with «Подтвердить» / «Изменить»: nothing is booked before the client confirms. */
+  async function summarise(agent: Agent, dialogue: DialogueRow, tools: FlowTools, step: BookingStep & { clientName: string }, phone: string): Promise<string> {
+    const confirm: Flow = {
+      step: 'booking_confirm',
+      specialistId: step.specialistId,
+      serviceId: step.serviceId,
+      datetime: step.datetime,
+      clientName: step.clientName,
+      clientPhone: phone,
+    };
+    const found = await read(dialogue, agent, tools, () => names(agent, step.specialistId, step.serviceId));
+    if (!found) return 'booking_failed';
+    await tools.setFlow(deps.flowDb, dialogue.id, confirm);
+    await tools.say(
+      dialogue,
+      ft.bookingSummary({
+        service: found.service?.title ?? step.serviceId,
+        specialist: found.specialist?.name ?? step.specialistId,
+        when: formatSlot(step.datetime),
+        name: step.clientName,
+        phone: showPhone(phone),
+      }),
+      confirmKeyboard(),
+    );
+    return 'booking_summary';
+  }
+
+  async function canceled(agent: Agent, dialogue: DialogueRow, tools: FlowTools): Promise<string> {
+    await tools.setFlow(deps.flowDb, dialogue.id, null);
+    await tools.say(dialogue, ft.bookingCanceled, mainMenu(agent.type));
+    return 'booking_canceled';
+  }
+
   return {
+    /** The step's question again, after a question in the middle of it was answered. */
+    async resume(agent: Agent, dialogue: DialogueRow, flow: Flow, tools: FlowTools): Promise<string | null> {
+      if (flow.step === 'booking_name') {
+        await tools.say(dialogue, ft.askName, cancelKeyboard());
+        return 'ask_name';
+      }
+      if (flow.step === 'booking_phone') {
+        await tools.say(dialogue, ft.askBookingPhone, cancelKeyboard());
+        return 'ask_phone';
+      }
+      if (flow.step === 'booking_confirm') return summarise(agent, dialogue, tools, flow, flow.clientPhone);
+      return null;
+    },
+
+    /** «Подтвердить» / «Изменить» under the booking's summary; null when no booking summary is open. */
+    async answerSummary(agent: Agent, dialogue: DialogueRow, confirmed: boolean, tools: FlowTools): Promise<string | null> {
+      const flow = dialogue.flow as Flow | null;
+      if (flow?.step !== 'booking_confirm') return null;
+      if (confirmed) return book(agent, dialogue, tools, flow, flow.clientPhone);
+      // «Изменить»: the choice starts again, the name and phone typed so far kept for the dialogue.
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      return offerSpecialists(agent, dialogue, tools, false);
+    },
+
     /** A button of the booking flow; anything it does not know gets the main menu. */
     async act(agent: Agent, dialogue: DialogueRow, payload: ButtonPayload, tools: FlowTools): Promise<string> {
       const str = (key: string) => (typeof payload[key] === 'string' ? (payload[key] as string) : '');
@@ -188,7 +247,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
         case ACTIONS.pickSlot: {
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
           await tools.setFlow(deps.flowDb, dialogue.id, { step: 'booking_name', specialistId: str('s'), serviceId: str('v'), datetime: str('t') });
-          await tools.say(dialogue, t.askName);
+          await tools.say(dialogue, ft.askName, cancelKeyboard());
           return 'ask_name';
         }
         default:
@@ -197,29 +256,48 @@ export function createBookingFlow(deps: BookingFlowDeps) {
       }
     },
 
-    /** A typed answer while the booking flow waits for a name or a phone. */
+    /**
+     * A typed answer while the booking flow waits for a name, a phone or a confirmation. Cancel words end
+     * the flow; a question (or a sentence that is not the datum) returns null: the dialogue gives it to the
+     * model, told where the flow stands, and then asks the step's question again.
+     */
     async continue(agent: Agent, dialogue: DialogueRow, flow: Flow, text: string, tools: FlowTools): Promise<string | null> {
+      if (flow.step !== 'booking_name' && flow.step !== 'booking_phone' && flow.step !== 'booking_confirm') return null;
       if (flow.step === 'booking_name') {
-        const name = text.replace(/\s+/g, ' ').trim().slice(0, 100);
-        if (!/\p{L}/u.test(name)) {
-          await tools.say(dialogue, t.nameNotUnderstood);
-          return 'name_not_understood';
+        const name = nameOf(text);
+        if (name) {
+          const withName = { ...flow, step: 'booking_phone' as const, clientName: name };
+          if (dialogue.clientPhone) return summarise(agent, dialogue, tools, withName, dialogue.clientPhone);
+          await tools.setFlow(deps.flowDb, dialogue.id, withName);
+          await tools.say(dialogue, ft.askBookingPhone, cancelKeyboard());
+          return 'ask_phone';
         }
-        const withName = { ...flow, step: 'booking_phone' as const, clientName: name };
-        if (dialogue.clientPhone) return book(agent, dialogue, tools, withName, dialogue.clientPhone);
-        await tools.setFlow(deps.flowDb, dialogue.id, withName);
-        await tools.say(dialogue, t.askPhone);
-        return 'ask_phone';
       }
       if (flow.step === 'booking_phone') {
         const phone = normalisePhone(text);
-        if (!phone) {
-          await tools.say(dialogue, t.phoneNotUnderstood);
-          return 'phone_not_understood';
-        }
-        return book(agent, dialogue, tools, flow, phone);
+        if (phone) return summarise(agent, dialogue, tools, flow, phone);
       }
-      return null;
+      if (flow.step === 'booking_confirm' && isYes(text)) return book(agent, dialogue, tools, flow, flow.clientPhone);
+      if (flow.step === 'booking_confirm' && isNo(text)) {
+        await tools.setFlow(deps.flowDb, dialogue.id, null);
+        return offerSpecialists(agent, dialogue, tools, false);
+      }
+      const intent = intentOf(text);
+      if (intent === 'cancel') return canceled(agent, dialogue, tools);
+      if (flow.step === 'booking_phone' && refusesPhone(text)) {
+        await tools.say(dialogue, ft.bookingNeedsPhone, cancelKeyboard());
+        return 'phone_required';
+      }
+      if (intent === 'question' || /\p{L}/u.test(text)) return null;
+      if (flow.step === 'booking_name') {
+        await tools.say(dialogue, ft.nameNotUnderstood, cancelKeyboard());
+        return 'name_not_understood';
+      }
+      if (flow.step === 'booking_phone') {
+        await tools.say(dialogue, t.phoneNotUnderstood, cancelKeyboard());
+        return 'phone_not_understood';
+      }
+      return summarise(agent, dialogue, tools, flow, flow.clientPhone);
     },
   };
 }

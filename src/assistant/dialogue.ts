@@ -12,14 +12,15 @@ import type { ChatHandler } from '../gateway/chat';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Escalations } from '../integrations/messenger/escalations';
-import { normalisePhone } from '../phone';
 import type { MessageMedia } from '../integrations/social/attachments';
 import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';
 import type { DialogueRow, Flow } from './flow';
+import { createFlowDetours } from './flow-detours';
+import { flowTexts as ft } from './flow-texts';
 import type { ShopFlow } from './shop-flow';
-import { ACTIONS, mainMenu } from './menus';
+import { ACTIONS, handoffPhoneKeyboard, mainMenu } from './menus';
 import { createPendingAnswers } from './pending-answers';
 import { assistantTexts as t } from './texts';
 import { matchTrigger } from './triggers';
@@ -142,15 +143,24 @@ export function createAssistant(deps: AssistantDeps) {
     deps.outbox.wake();
   }
 
-  /** Hands the dialogue to a person (asking for a phone first when none is known). */
-  async function escalate(agent: Agent, dialogue: DialogueRow, reason: string, phone: string | null = dialogue.clientPhone): Promise<'asked_phone' | 'escalated'> {
-    if (!phone) {
+  /**
+   * Hands the dialogue to a person, asking for a phone first when none is known (with «Пропустить»: the
+   * person answers in the chat anyway; `askPhone` false hands over without one).
+   */
+  async function escalate(
+    agent: Agent,
+    dialogue: DialogueRow,
+    reason: string,
+    phone: string | null = dialogue.clientPhone,
+    askPhone = true,
+  ): Promise<'asked_phone' | 'escalated'> {
+    if (!phone && askPhone) {
       await setFlow(db, dialogue.id, { step: 'phone', reason });
-      await say(dialogue, t.askPhone);
+      await say(dialogue, ft.askHandoffPhone, handoffPhoneKeyboard());
       return 'asked_phone';
     }
     await db.transaction(async (tx) => {
-      await setFlow(tx, dialogue.id, null, { clientPhone: phone });
+      await setFlow(tx, dialogue.id, null, phone ? { clientPhone: phone } : {});
       await deps.escalations.escalate({ agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: phone, reason }, tx);
       await say(dialogue, t.escalated, undefined, tx);
     });
@@ -158,6 +168,7 @@ export function createAssistant(deps: AssistantDeps) {
     return 'escalated';
   }
 
+  const detours = createFlowDetours({ db, say, setFlow, escalate, bookingFlow: deps.bookingFlow, shopFlow: deps.shopFlow });
   const tools = createToolRegistry([createEscalationTools(escalate), ...deps.toolProviders], logger);
   const runModelTurn = createModelTurn({
     db,
@@ -195,7 +206,12 @@ export function createAssistant(deps: AssistantDeps) {
   /** One model turn for what the client said since the last answer (one message, or a burst). */
   async function answerTurn(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
     const input = await burstInput(dialogue.id);
-    return runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [] });
+    // A question in the middle of a flow: the model knows where the flow stands, and the flow resumes after.
+    const flow = dialogue.flow as Flow | null;
+    const context = detours.modelContext(dialogue);
+    const outcome = await runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [], ...(context ? { context } : {}) });
+    await detours.resume(agent, dialogue.id, flow);
+    return outcome;
   }
 
   /** A burst's answer, when it falls due (pending-answers.ts): the dialogue as it is now decides. */
@@ -223,14 +239,7 @@ export function createAssistant(deps: AssistantDeps) {
   async function continueFlow(agent: Agent, dialogue: DialogueRow, text: string): Promise<string | null> {
     const flow = dialogue.flow as Flow | null;
     if (!flow) return null;
-    if (flow.step === 'phone') {
-      const phone = normalisePhone(text);
-      if (!phone) {
-        await say(dialogue, t.phoneNotUnderstood);
-        return 'phone_not_understood';
-      }
-      return escalate(agent, dialogue, flow.reason, phone);
-    }
+    if (flow.step === 'phone') return detours.continueHandoff(agent, dialogue, flow, text);
     if (flow.step === 'checkout_phone') return deps.shopFlow.continue(agent, dialogue, flow, text, { say, setFlow });
     return deps.bookingFlow.continue(agent, dialogue, flow, text, { say, setFlow });
   }
@@ -245,6 +254,8 @@ export function createAssistant(deps: AssistantDeps) {
         await say(dialogue, t.help(agent.type), mainMenu(agent.type));
         return 'help';
       default: {
+        const detour = await detours.act(agent, dialogue, payload);
+        if (detour) return detour;
         if (agent.type === 'ecommerce') {
           const shop = await deps.shopFlow.act(agent, dialogue, payload, { say, setFlow });
           if (shop) return shop;
