@@ -168,6 +168,7 @@ describe('booking in plain words', () => {
       'book_appointment',
       'list_my_appointments',
       'cancel_appointment',
+      'reschedule_appointment',
     ]);
     expect(lastUserText(sent[0]!.body)).toBe('Запишите меня к Анне на завтра в 15:00');
     // The model knows what «завтра» is.
@@ -436,7 +437,7 @@ describe('the loop', () => {
       // What the agent's page shows: the booking tools a Service agent lacks, and why; both lack the
       // knowledge search until the owner writes an entry.
       const offered = await app.instance.services.social.assistant.toolsFor((await app.instance.services.agents.find(agent.agentId))!);
-      const booking = ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment'];
+      const booking = ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment', 'reschedule_appointment'];
       expect(offered.missing).toEqual([
         ...(type === 'service' ? booking.map((name) => ({ name, reason: 'подключите YCLIENTS' })) : []),
         { name: 'search_knowledge', reason: 'Добавьте записи в базу знаний' },
