@@ -38,7 +38,9 @@ let app: TestApp;
 beforeAll(async () => {
   [host, vk, telegram, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeTelegram(), startFakeYclients()]);
   app = await startTestApp({
-    env: { ...messengerEnv(telegram, freePort()), VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: host.url, YCLIENTS_BASE_URL: yc.url, YCLIENTS_RATE_PER_MINUTE: '100000' },
+    env: { ...messengerEnv(telegram, freePort()), VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: host.url, YCLIENTS_BASE_URL: yc.url, YCLIENTS_RATE_PER_MINUTE: '100000',
+      // Answers to the model wait for a burst to end, as in production: row 10's late answer needs it.
+      ASSISTANT_DEBOUNCE_MS: '600' },
   });
 });
 afterAll(async () => {
@@ -287,5 +289,28 @@ describe('the hand-over’s phone request is not a trap (row 2)', () => {
     await post(agent.agentId, event);
     expect(await processed(agent.agentId, event.event_id as string)).toBe('escalated');
     expect(await flowOf(agent.agentId)).toMatchObject({ mode: 'operator', client_phone: '79161234567' });
+  });
+});
+
+describe('a late model answer leaves the button reply’s keyboard in force (row 10)', () => {
+  test('«А пледы есть?» (answered after the debounce), «Каталог» pressed meanwhile, then «➕ Плед» typed: the plaid goes to the cart, not to the model', async () => {
+    const agent = await agentOf('ecommerce');
+    const base = `/api/v1/commerce/${agent.agentId}`;
+    const product = await call(app.url, 'POST', `${base}/products`, { token: agent.owner.token, body: { title: 'Плед', priceMinor: 250000 } });
+    expect(product.status).toBe(201);
+    const before = vk.sentMessages.length;
+    // The question waits ASSISTANT_DEBOUNCE_MS for more messages of a burst; the press is answered at once.
+    const asked = messageNew('А пледы есть?');
+    expect((await post(agent.agentId, asked)).status).toBe(200);
+    expect(await processed(agent.agentId, asked.event_id as string)).toBe('answer_deferred');
+    const [catalog] = await sendAndWait(agent.agentId, messageEvent({ action: 'catalog' }));
+    expect(labels(catalog!)).toContain('➕ Плед');
+    await waitFor(() => vk.sentMessages.length >= before + 2, 5000, 'the late answer');
+    expect(vk.sentMessages.at(-1)!.message).toStartWith('Echo:');
+    const calls = agent.sent().length;
+
+    const [added] = await sendAndWait(agent.agentId, messageNew('➕ Плед'));
+    expect(added!.message).toContain('Добавлено: Плед');
+    expect(agent.sent()).toHaveLength(calls);
   });
 });

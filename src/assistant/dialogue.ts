@@ -17,7 +17,7 @@ import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';
 import type { DialogueRow, Flow } from './flow';
-import { createFlowDetours } from './flow-detours';
+import { createFlowDetours, keyboardAnsweredLater } from './flow-detours';
 import { flowTexts as ft } from './flow-texts';
 import type { ShopFlow } from './shop-flow';
 import { ACTIONS, handoffPhoneKeyboard, mainMenu } from './menus';
@@ -132,11 +132,11 @@ export function createAssistant(deps: AssistantDeps) {
    * caller's transaction, the caller wakes the outbox once it has committed (a row not yet committed is
    * invisible to the worker).
    */
-  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor, requestId?: string) {
+  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor, requestId?: string, keepKeyboard = false) {
     if (dialogue.messagingAllowed === false) return;
     const run = async (tx: Executor) => {
       await remember(tx, dialogue.id, 'assistant', text, requestId, undefined, keyboard ? { buttons: recordedButtons(keyboard) } : {});
-      await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}) });
+      await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}), ...(keepKeyboard ? { keepKeyboard } : {}) });
     };
     if (executor) return run(executor);
     await db.transaction(run);
@@ -176,7 +176,7 @@ export function createAssistant(deps: AssistantDeps) {
     escalations: deps.escalations,
     outbox: deps.outbox,
     tools,
-    say: (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId),
+    say: async (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId, await keyboardAnsweredLater(db, dialogue.id)),
     hasMessenger: deps.hasMessenger,
     maxSteps: deps.maxSteps,
     timeZone: deps.timeZone,

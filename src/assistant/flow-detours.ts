@@ -2,10 +2,10 @@
 // request): «Подтвердить» / «Изменить» under a summary, «Отмена», «Пропустить», a refusal to give a phone,
 // and a question, which the model answers knowing where the flow stands before the flow's question is
 // asked again. The dialogue calls in here; the flows keep their own steps.
-import { eq } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { Agent } from '../agents/service';
 import type { Database } from '../db/client';
-import { dialogues } from '../db/schema';
+import { dialogueMessages, dialogues } from '../db/schema';
 import type { ButtonPayload } from '../integrations/social/keyboards';
 import { normalisePhone } from '../phone';
 import type { BookingFlow } from './booking-flow';
@@ -25,6 +25,19 @@ export interface FlowDetoursDeps {
   escalate: HandOver;
   bookingFlow: BookingFlow;
   shopFlow: ShopFlow;
+}
+
+/**
+ * Whether a model answer about to be sent is late: a keyboard was sent (a button's reply) after the client's
+ * newest typed message, which the answer is for. Such an answer must not take that keyboard's place as the
+ * one whose labels act when typed («➕ Плед» after a catalog page is still the button).
+ */
+export async function keyboardAnsweredLater(db: Database, dialogueId: string): Promise<boolean> {
+  const newest = (where: ReturnType<typeof and>) =>
+    db.select({ id: dialogueMessages.id }).from(dialogueMessages).where(where).orderBy(desc(dialogueMessages.id)).limit(1);
+  const [typed] = await newest(and(eq(dialogueMessages.dialogueId, dialogueId), eq(dialogueMessages.role, 'user'), isNull(dialogueMessages.kind)));
+  const [keyboard] = await newest(and(eq(dialogueMessages.dialogueId, dialogueId), eq(dialogueMessages.role, 'assistant'), isNotNull(dialogueMessages.buttons)));
+  return Boolean(typed && keyboard && Number(keyboard.id) > Number(typed.id));
 }
 
 const sameFlow = (a: Flow | null, b: Flow | null) => JSON.stringify(a) === JSON.stringify(b);
