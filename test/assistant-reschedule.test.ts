@@ -7,7 +7,7 @@ import { startScriptedModelHost, toolResults, type ScriptedModelHost } from './f
 import { startFakeVk, type FakeVk } from './fakes/vk';
 import { startFakeYclients, type FakeYclients } from './fakes/yclients';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
-import { CLIENT, CODE, createSocialDriver, GROUP, SECRET, TOKEN } from './helpers/social';
+import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
 
 setDefaultTimeout(30_000);
 
@@ -54,7 +54,7 @@ beforeEach(() => {
   });
 });
 
-const { messageNew, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageNew, messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
 let modelCounter = 0;
 
 /** A salon whose model books `client` at `time` for the client's first message. */
@@ -151,5 +151,41 @@ describe('reschedule_appointment (row 7, point 5)', () => {
     expect(refused.result.error).toContain('Такой записи у этого клиента нет');
     expect(yc.calls.some((c) => c.method === 'PUT')).toBe(false);
     expect(yc.records.find((r) => r.client.name === 'Олег')).toMatchObject({ datetime: at('13:00') });
+  });
+});
+
+describe('«Перенести» under a booking made with the buttons (point 5)', () => {
+  test('booked at 11:00 → «Перенести» → 13:00 → the summary → «Подтвердить»: the same YCLIENTS record moved with PUT, the client told the old and new time', async () => {
+    const { agentId } = await salonWithVisit([]);
+    const slotButton = (m: Parameters<typeof buttonsOf>[0], time: string) => JSON.parse(buttonsOf(m).find((b) => b.action.label.endsWith(time))!.action.payload);
+    const [what] = await sendAndWait(agentId, messageEvent({ action: 'book' }));
+    const [when] = await sendAndWait(agentId, messageEvent(payloadOf(what!, 'Стрижка')));
+    await sendAndWait(agentId, messageEvent(slotButton(when!, '11:00')));
+    await sendAndWait(agentId, messageNew('Мария'));
+    const [summary] = await sendAndWait(agentId, messageNew('+7 916 111-22-33'));
+    const [booked] = await sendAndWait(agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
+    expect(booked!.message).toContain('Вы записаны');
+    expect(buttonsOf(booked!).map((b) => b.action.label)).toContain('Перенести');
+    const [record] = yc.records;
+
+    const [times] = await sendAndWait(agentId, messageEvent(payloadOf(booked!, 'Перенести')));
+    expect(times!.message).toContain('На какое время перенести запись');
+    expect(times!.message).toContain('11:00');
+    const [move] = await sendAndWait(agentId, messageEvent(slotButton(times!, '13:00')));
+    expect(move!.message).toContain('Перенести запись?');
+    expect(move!.message).toContain('Было: ');
+    expect(move!.message).toContain('Станет: ');
+    expect(yc.calls.some((c) => c.method === 'PUT')).toBe(false);
+    const [moved] = await sendAndWait(agentId, messageEvent(payloadOf(move!, 'Подтвердить')));
+    expect(moved!.message).toContain('Запись перенесена: Стрижка, Анна');
+    expect(moved!.message).toContain('13:00 (было');
+    expect(yc.calls.filter((c) => c.method === 'PUT').map((c) => c.path)).toEqual([`/record/${COMPANY}/${record!.id}`]);
+    expect(yc.calls.some((c) => c.method === 'DELETE')).toBe(false);
+    expect(yc.records.filter((r) => !r.deleted)).toEqual([expect.objectContaining({ id: record!.id, datetime: at('13:00') })]);
+
+    // The summary's button pressed again moves nothing twice.
+    const [stale] = await sendAndWait(agentId, messageEvent(payloadOf(move!, 'Подтвердить')));
+    expect(stale!.message).toContain('кнопка уже не действует');
+    expect(yc.calls.filter((c) => c.method === 'PUT')).toHaveLength(1);
   });
 });

@@ -108,7 +108,16 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     return { specialist: specialists.find((s) => s.id === specialistId), service: services.find((v) => v.id === serviceId) };
   }
 
-  async function offerSlots(agent: Agent, dialogue: DialogueRow, tools: FlowTools, specialistId: string, serviceId: string, intro?: string): Promise<string> {
+  async function offerSlots(
+    agent: Agent,
+    dialogue: DialogueRow,
+    tools: FlowTools,
+    specialistId: string,
+    serviceId: string,
+    intro?: string,
+    /** The appointment being moved: its time buttons lead to the move's summary, not to a new booking. */
+    reschedule?: { appointmentId: string; intro: (service: string, specialist: string) => string },
+  ): Promise<string> {
     const found = await read(dialogue, agent, tools, async () => {
       const slots: FreeSlot[] = [];
       const start = today();
@@ -124,9 +133,15 @@ export function createBookingFlow(deps: BookingFlowDeps) {
       return 'no_slots';
     }
     const buttons = found.slots.map((slot) =>
-      callbackButton(formatSlotShort(slot.datetime), { action: ACTIONS.pickSlot, s: specialistId, v: serviceId, t: slot.datetime }, 'positive'),
+      callbackButton(
+        formatSlotShort(slot.datetime),
+        { action: ACTIONS.pickSlot, s: specialistId, v: serviceId, t: slot.datetime, ...(reschedule ? { r: reschedule.appointmentId } : {}) },
+        'positive',
+      ),
     );
-    const text = intro ?? t.chooseSlot(found.specialist?.name ?? specialistId, found.service?.title ?? serviceId);
+    const specialistName = found.specialist?.name ?? specialistId;
+    const serviceTitle = found.service?.title ?? serviceId;
+    const text = intro ?? (reschedule ? reschedule.intro(serviceTitle, specialistName) : t.chooseSlot(specialistName, serviceTitle));
     await tools.say(dialogue, text, choices(buttons));
     return 'choose_slot';
   }
@@ -150,7 +165,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
             specialist: specialist?.name ?? step.specialistId,
             when: formatSlot(booked.datetime),
           }),
-          mainMenu(agent.type),
+          withReschedule(agent, booked.id),
           tx,
         );
       });
@@ -164,6 +179,82 @@ export function createBookingFlow(deps: BookingFlowDeps) {
         return offerSlots(agent, dialogue, tools, step.specialistId, step.serviceId, passed ? t.slotPassed : t.slotTaken);
       }
       logger.warn('booking from the dialogue failed', { agentId: agent.id, error });
+      await tools.say(dialogue, t.bookingFailed, mainMenu(agent.type));
+      return 'booking_failed';
+    }
+  }
+
+  /** The main menu with «Перенести» above it, under a booking just made or moved. */
+  function withReschedule(agent: Agent, appointmentId: string) {
+    const menu = mainMenu(agent.type);
+    return keyboard([[callbackButton(ft.buttonReschedule, { action: ACTIONS.reschedule, a: appointmentId }, 'primary')], ...menu.buttons], { inline: true });
+  }
+
+  /** The client's own upcoming appointment, `own` null when there is none (cancelled, past, or someone else's). */
+  async function ownAppointment(agent: Agent, dialogue: DialogueRow, appointmentId: string) {
+    return { own: (await booking.appointmentsOf(agent.id, dialogue.id)).find((a) => a.id === appointmentId) ?? null };
+  }
+
+  /** «Перенести»: the free times of the same specialist and service, each leading to the move's summary. */
+  async function offerNewTimes(agent: Agent, dialogue: DialogueRow, tools: FlowTools, appointmentId: string, intro?: string): Promise<string> {
+    const found = await read(dialogue, agent, tools, () => ownAppointment(agent, dialogue, appointmentId));
+    if (!found) return 'booking_failed';
+    const { own } = found;
+    if (!own) {
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      await tools.say(dialogue, ft.appointmentGone, mainMenu(agent.type));
+      return 'appointment_gone';
+    }
+    return offerSlots(agent, dialogue, tools, own.specialistId, own.serviceId, intro, {
+      appointmentId,
+      intro: (service, specialist) => ft.chooseNewSlot(service, specialist, formatSlot(own.datetime)),
+    });
+  }
+
+  async function rescheduleSummary(agent: Agent, dialogue: DialogueRow, tools: FlowTools, flow: Extract<Flow, { step: 'reschedule_confirm' }>): Promise<string> {
+    const found = await read(dialogue, agent, tools, () => names(agent, flow.specialistId, flow.serviceId));
+    if (!found) return 'booking_failed';
+    await tools.setFlow(deps.flowDb, dialogue.id, flow);
+    await tools.say(
+      dialogue,
+      ft.rescheduleSummary({
+        service: found.service?.title ?? flow.serviceId,
+        specialist: found.specialist?.name ?? flow.specialistId,
+        before: formatSlot(flow.previous),
+        after: formatSlot(flow.datetime),
+      }),
+      confirmKeyboard(),
+    );
+    return 'reschedule_summary';
+  }
+
+  /** The confirmed move: YCLIENTS' PUT /record through the booking service; a time taken meanwhile offers others. */
+  async function reschedule(agent: Agent, dialogue: DialogueRow, tools: FlowTools, flow: Extract<Flow, { step: 'reschedule_confirm' }>): Promise<string> {
+    await tools.setFlow(deps.flowDb, dialogue.id, null);
+    try {
+      const moved = await booking.reschedule(agent.id, flow.appointmentId, dialogue.id, { datetime: flow.datetime });
+      if (!moved) {
+        await tools.say(dialogue, ft.appointmentGone, mainMenu(agent.type));
+        return 'appointment_gone';
+      }
+      const found = await names(agent, flow.specialistId, flow.serviceId).catch(() => ({}) as Awaited<ReturnType<typeof names>>);
+      await tools.say(
+        dialogue,
+        ft.rescheduled({
+          service: found.service?.title ?? flow.serviceId,
+          specialist: found.specialist?.name ?? flow.specialistId,
+          before: formatSlot(moved.before.datetime),
+          after: formatSlot(moved.after.datetime),
+        }),
+        withReschedule(agent, flow.appointmentId),
+      );
+      return 'rescheduled';
+    } catch (error) {
+      if (error instanceof AppError && error.type === 'conflict') {
+        const passed = Date.parse(flow.datetime) <= Date.now();
+        return offerNewTimes(agent, dialogue, tools, flow.appointmentId, passed ? t.slotPassed : t.slotTaken);
+      }
+      logger.warn('reschedule from the dialogue failed', { agentId: agent.id, error });
       await tools.say(dialogue, t.bookingFailed, mainMenu(agent.type));
       return 'booking_failed';
     }
@@ -214,12 +305,16 @@ export function createBookingFlow(deps: BookingFlowDeps) {
         return 'ask_phone';
       }
       if (flow.step === 'booking_confirm') return summarise(agent, dialogue, tools, flow, flow.clientPhone);
+      if (flow.step === 'reschedule_confirm') return rescheduleSummary(agent, dialogue, tools, flow);
       return null;
     },
 
     /** «Подтвердить» / «Изменить» under the booking's summary; null when no booking summary is open. */
     async answerSummary(agent: Agent, dialogue: DialogueRow, confirmed: boolean, tools: FlowTools): Promise<string | null> {
       const flow = dialogue.flow as Flow | null;
+      if (flow?.step === 'reschedule_confirm') {
+        return confirmed ? reschedule(agent, dialogue, tools, flow) : offerNewTimes(agent, dialogue, tools, flow.appointmentId);
+      }
       if (flow?.step !== 'booking_confirm') return null;
       if (confirmed) return book(agent, dialogue, tools, flow, flow.clientPhone);
       // «Изменить»: the choice starts again, the name and phone typed so far kept for the dialogue.
@@ -244,8 +339,28 @@ export function createBookingFlow(deps: BookingFlowDeps) {
         case ACTIONS.pickService:
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
           return offerSlots(agent, dialogue, tools, str('s'), str('v'));
+        case ACTIONS.reschedule:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return offerNewTimes(agent, dialogue, tools, str('a'));
         case ACTIONS.pickSlot: {
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          if (str('r')) {
+            const found = await read(dialogue, agent, tools, () => ownAppointment(agent, dialogue, str('r')));
+            if (!found) return 'booking_failed';
+            const { own } = found;
+            if (!own) {
+              await tools.say(dialogue, ft.appointmentGone, mainMenu(agent.type));
+              return 'appointment_gone';
+            }
+            return rescheduleSummary(agent, dialogue, tools, {
+              step: 'reschedule_confirm',
+              appointmentId: own.id,
+              specialistId: own.specialistId,
+              serviceId: own.serviceId,
+              datetime: str('t'),
+              previous: own.datetime,
+            });
+          }
           await tools.setFlow(deps.flowDb, dialogue.id, { step: 'booking_name', specialistId: str('s'), serviceId: str('v'), datetime: str('t') });
           await tools.say(dialogue, ft.askName, cancelKeyboard());
           return 'ask_name';
@@ -262,6 +377,17 @@ export function createBookingFlow(deps: BookingFlowDeps) {
      * model, told where the flow stands, and then asks the step's question again.
      */
     async continue(agent: Agent, dialogue: DialogueRow, flow: Flow, text: string, tools: FlowTools): Promise<string | null> {
+      if (flow.step === 'reschedule_confirm') {
+        if (isYes(text)) return reschedule(agent, dialogue, tools, flow);
+        if (isNo(text)) return offerNewTimes(agent, dialogue, tools, flow.appointmentId);
+        if (intentOf(text) === 'cancel') {
+          await tools.setFlow(deps.flowDb, dialogue.id, null);
+          await tools.say(dialogue, ft.rescheduleCanceled, mainMenu(agent.type));
+          return 'reschedule_canceled';
+        }
+        if (/\p{L}/u.test(text)) return null;
+        return rescheduleSummary(agent, dialogue, tools, flow);
+      }
       if (flow.step !== 'booking_name' && flow.step !== 'booking_phone' && flow.step !== 'booking_confirm') return null;
       if (flow.step === 'booking_name') {
         const name = nameOf(text);

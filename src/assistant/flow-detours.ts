@@ -56,7 +56,9 @@ export function createFlowDetours(deps: FlowDetoursDeps) {
         ? ft.handoffCanceled
         : flow.step.startsWith('checkout')
           ? ft.checkoutCanceled
-          : ft.bookingCanceled;
+          : flow.step === 'reschedule_confirm'
+            ? ft.rescheduleCanceled
+            : ft.bookingCanceled;
     await say(dialogue, text, mainMenu(agent.type));
     return flow?.step === 'phone' ? 'handoff_canceled' : 'flow_canceled';
   }

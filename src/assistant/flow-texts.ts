@@ -14,6 +14,7 @@ export const flowTexts = {
   checkoutCanceled: 'Хорошо, заказ не оформляю. Товары остались в корзине.',
   handoffCanceled: 'Хорошо, остаёмся здесь — я продолжу отвечать сам. Чем могу помочь?',
   flowCanceled: 'Хорошо, отменил. Чем могу помочь?',
+  rescheduleCanceled: 'Хорошо, запись остаётся на прежнем времени.',
   // A press of a «Подтвердить» / «Изменить» whose summary is no longer open.
   staleButton: 'Эта кнопка уже не действует. Выберите, пожалуйста, заново:',
 
@@ -25,6 +26,15 @@ export const flowTexts = {
     'Без телефона салон не может записать онлайн. Напишите номер, например: +7 916 123-45-67, или нажмите «Отмена» — тогда можно написать «оператор».',
   bookingSummary: (d: { service: string; specialist: string; when: string; name: string; phone: string }) =>
     ['Проверьте, пожалуйста, запись:', `${d.service}, ${d.specialist}`, d.when, `Имя: ${d.name}`, `Телефон: ${d.phone}`, 'Всё верно?'].join('\n'),
+
+  // Moving a visit («Перенести» under a booking).
+  buttonReschedule: 'Перенести',
+  chooseNewSlot: (service: string, specialist: string, when: string) => `На какое время перенести запись (${service}, ${specialist}, сейчас ${when})?`,
+  rescheduleSummary: (d: { service: string; specialist: string; before: string; after: string }) =>
+    ['Перенести запись?', `${d.service}, ${d.specialist}`, `Было: ${d.before}`, `Станет: ${d.after}`].join('\n'),
+  rescheduled: (d: { service: string; specialist: string; before: string; after: string }) =>
+    `Готово! Запись перенесена: ${d.service}, ${d.specialist}, ${d.after} (было ${d.before}).`,
+  appointmentGone: 'Этой записи уже нет или её время прошло. Выберите, пожалуйста, что сделать:',
 
   // The shop's check-out.
   askCheckoutPhone: 'Напишите, пожалуйста, номер телефона для заказа — по нему магазин свяжется с вами о доставке.',
@@ -57,6 +67,8 @@ export function flowPlace(flow: Flow): string {
       return 'оформление заказа из корзины, клиенту показан заказ, ждём «Подтвердить» или «Изменить»';
     case 'phone':
       return 'передача вопроса сотруднику, ждём номер телефона или «Пропустить»';
+    case 'reschedule_confirm':
+      return 'перенос записи на другое время, клиенту показаны старое и новое время, ждём «Подтвердить» или «Изменить»';
   }
 }
 

@@ -13,6 +13,8 @@ export type Flow =
   | { step: 'booking_phone'; specialistId: string; serviceId: string; datetime: string; clientName: string }
   /** The summary shown with «Подтвердить» / «Изменить»: nothing is booked before the client confirms. */
   | { step: 'booking_confirm'; specialistId: string; serviceId: string; datetime: string; clientName: string; clientPhone: string }
+  /** «Перенести»: the new time chosen, shown with the old one; YCLIENTS' PUT /record moves it once confirmed. */
+  | { step: 'reschedule_confirm'; appointmentId: string; specialistId: string; serviceId: string; datetime: string; previous: string }
   | { step: 'checkout_phone' }
   /** The order's summary shown with «Подтвердить» / «Изменить»: the order is placed once the client confirms. */
   | { step: 'checkout_confirm'; clientPhone: string };

@@ -25,6 +25,7 @@ export const ACTIONS = {
   change: 'change',
   cancelFlow: 'cancel_flow',
   skipPhone: 'skip_phone',
+  reschedule: 'reschedule',
 } as const;
 
 export function mainMenu(type: AgentType): VkKeyboard {
