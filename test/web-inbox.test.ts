@@ -222,7 +222,8 @@ browserSuite('the inbox in chromium', () => {
         expect.stringContaining('Стрижка'),
         expect.stringContaining('11:00'),
       ]);
-      await page.getByText('Телефон: +7 916 123-45-67').waitFor();
+      // The header's phone (the booking's summary in the transcript carries it too, further down the page).
+      await page.getByText('Телефон: +7 916 123-45-67').first().waitFor();
       // Read now: the menu's badge drops at once to the other client's one message.
       await unread.filter({ hasText: /^1$/ }).waitFor();
       await slots.scrollIntoViewIfNeeded();
