@@ -168,6 +168,7 @@ describe('booking in plain words', () => {
       'book_appointment',
       'list_my_appointments',
       'cancel_appointment',
+      'reschedule_appointment',
     ]);
     expect(lastUserText(sent[0]!.body)).toBe('Запишите меня к Анне на завтра в 15:00');
     // The model knows what «завтра» is.
@@ -436,7 +437,7 @@ describe('the loop', () => {
       // What the agent's page shows: the booking tools a Service agent lacks, and why; both lack the
       // knowledge search until the owner writes an entry.
       const offered = await app.instance.services.social.assistant.toolsFor((await app.instance.services.agents.find(agent.agentId))!);
-      const booking = ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment'];
+      const booking = ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment', 'reschedule_appointment'];
       expect(offered.missing).toEqual([
         ...(type === 'service' ? booking.map((name) => ({ name, reason: 'подключите YCLIENTS' })) : []),
         { name: 'search_knowledge', reason: 'Добавьте записи в базу знаний' },
@@ -514,13 +515,15 @@ describe('the owner sees it', () => {
     const [when] = await sendAndWait(agent.agentId, messageEvent(payloadOf(what!, 'Стрижка'), peer), 1, peer);
     await sendAndWait(agent.agentId, messageEvent(payloadOf(when!, '10:00'), peer), 1, peer);
     await sendAndWait(agent.agentId, messageNew('Пётр', { peerId: peer }), 1, peer);
-    const [done] = await sendAndWait(agent.agentId, messageNew('+7 916 000-00-01', { peerId: peer }), 1, peer);
+    const [summary] = await sendAndWait(agent.agentId, messageNew('+7 916 000-00-01', { peerId: peer }), 1, peer);
+    const [done] = await sendAndWait(agent.agentId, messageEvent(payloadOf(summary!, 'Подтвердить'), peer), 1, peer);
     expect(done!.message).toContain('Вы записаны');
 
     const results = await call(app.url, 'GET', `/api/v1/agents/${agent.agentId}/results`, { token: agent.owner.token });
     expect(results.status).toBe(200);
     expect(results.body).toMatchObject({ bookings: 2, bookingsByModel: 1, bookingsByButtons: 1 });
-    // Tool turns are not messages: the client wrote 1 + 2 (button presses are no turns), the assistant answered 1 + 6.
-    expect(results.body.messages).toMatchObject({ total: 10, client: 3, assistant: 7 });
+    // Tool turns are not messages: the client wrote 1 + 2 (button presses are no turns), the assistant answered 1 + 7
+    // (the buttons' booking shows its summary before it is made).
+    expect(results.body.messages).toMatchObject({ total: 11, client: 3, assistant: 8 });
   });
 });

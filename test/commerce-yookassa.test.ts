@@ -57,7 +57,8 @@ async function order(s: Awaited<ReturnType<typeof shop>>) {
   const [page] = await sendAndWait(s.agentId, messageEvent({ action: 'catalog' }));
   await sendAndWait(s.agentId, messageEvent(payloadOf(page!, 'Плед')));
   await app.sql(`update dialogues set client_phone = '79161234567' where agent_id = $1`, [s.agentId]);
-  const [message] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+  await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+  const [message] = await sendAndWait(s.agentId, messageEvent({ action: 'confirm' }));
   const number = message!.message.match(/ORD-\d{8}-\d{4}/)![0];
   const listed = await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token });
   const found = listed.body.orders.find((o: { number: string }) => o.number === number);

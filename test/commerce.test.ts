@@ -209,7 +209,10 @@ describe('the shop in the dialogue', () => {
 
     const [askPhone] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
     expect(askPhone!.message).toContain('телефон');
-    const [order] = await sendAndWait(s.agentId, messageNew('+7 916 123-45-67'));
+    // The order is placed once the client confirms its summary (issue 39, point 1).
+    const [summary] = await sendAndWait(s.agentId, messageNew('+7 916 123-45-67'));
+    expect(summary!.message).toContain('Проверьте');
+    const [order] = await sendAndWait(s.agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
     const day = dayIn(new Date(), 'Europe/Moscow').replace(/-/g, '');
     expect(order!.message).toContain(`ORD-${day}-0001`);
     expect(order!.message).toContain(`https://pay.example.ru/checkout?order=ORD-${day}-0001&sum=1400.00&cur=RUB`);
@@ -264,7 +267,13 @@ describe('the shop in the dialogue', () => {
       );
       await app.sql('insert into cart_items (dialogue_id, product_id, quantity) values ($1, $2, 1)', [dialogue!.id, product.id]);
     }
-    const results = await Promise.all(peers.map((peer) => post(s.agentId, messageEvent({ action: 'checkout' }, peer))));
+    const summaries = await Promise.all(peers.map((peer) => post(s.agentId, messageEvent({ action: 'checkout' }, peer))));
+    expect(summaries.every((r) => r.status === 200)).toBe(true);
+    await waitFor(async () => {
+      const [row] = await app.sql<{ n: unknown }>(`select count(*) as n from dialogues where agent_id = $1 and flow->>'step' = 'checkout_confirm'`, [s.agentId]);
+      return Number(row!.n) === 50;
+    }, 15_000, 'fifty summaries');
+    const results = await Promise.all(peers.map((peer) => post(s.agentId, messageEvent({ action: 'confirm' }, peer))));
     expect(results.every((r) => r.status === 200)).toBe(true);
     await waitFor(async () => {
       const [row] = await app.sql<{ n: unknown }>('select count(*) as n from orders where agent_id = $1', [s.agentId]);
@@ -283,7 +292,8 @@ describe('payments', () => {
     const [page] = await sendAndWait(s.agentId, messageEvent({ action: 'catalog' }, peer), 1, peer);
     await sendAndWait(s.agentId, messageEvent(payloadOf(page!, 'Плед'), peer), 1, peer);
     await app.sql(`update dialogues set client_phone = '79161234567' where agent_id = $1`, [s.agentId]);
-    const [created] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }, peer), 1, peer);
+    await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }, peer), 1, peer);
+    const [created] = await sendAndWait(s.agentId, messageEvent({ action: 'confirm' }, peer), 1, peer);
     const number = created!.message.match(/ORD-\d{8}-\d{4}/)![0];
     return number;
   }

@@ -101,7 +101,9 @@ describe('the transcript shows what the client saw and did', () => {
     const slot = buttonsOf(when!).find((b) => b.action.label === `${SHORT_DAY} 11:00`)!;
     await sendAndWait(agentId, messageNew(slot.action.label, { payload: JSON.parse(slot.action.payload) }));
     await sendAndWait(agentId, messageNew('Ольга'));
-    const [done] = await sendAndWait(agentId, messageNew('+7 916 123-45-67'));
+    await sendAndWait(agentId, messageNew('+7 916 123-45-67'));
+    // The summary's «Подтвердить», typed: the booking is made once the client confirms it.
+    const [done] = await sendAndWait(agentId, messageNew('Подтвердить'));
     expect(done!.message).toContain('Вы записаны');
 
     const turns = await transcript(owner.token, agentId);

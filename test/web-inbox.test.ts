@@ -167,7 +167,8 @@ browserSuite('the inbox in chromium', () => {
       const [askName] = await sendAndWait(agentId, messageEvent(payloadOf(when!, '11:00')));
       expect(askName!.message).toContain('имя');
       await sendAndWait(agentId, messageNew('Ольга'));
-      const [booked] = await sendAndWait(agentId, messageNew('+7 916 123-45-67'));
+      await sendAndWait(agentId, messageNew('+7 916 123-45-67'));
+      const [booked] = await sendAndWait(agentId, messageNew('Подтвердить'));
       expect(booked!.message).toContain('Вы записаны');
       // A second client, so the search has something to leave out.
       await sendAndWait(agentId, messageNew('Добрый день, есть маникюр?', { peerId: OTHER_CLIENT }), 1, OTHER_CLIENT);
@@ -221,7 +222,8 @@ browserSuite('the inbox in chromium', () => {
         expect.stringContaining('Стрижка'),
         expect.stringContaining('11:00'),
       ]);
-      await page.getByText('Телефон: +7 916 123-45-67').waitFor();
+      // The header's phone (the booking's summary in the transcript carries it too, further down the page).
+      await page.getByText('Телефон: +7 916 123-45-67').first().waitFor();
       // Read now: the menu's badge drops at once to the other client's one message.
       await unread.filter({ hasText: /^1$/ }).waitFor();
       await slots.scrollIntoViewIfNeeded();

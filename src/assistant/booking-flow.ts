@@ -9,8 +9,10 @@ import { normalisePhone } from '../phone';
 import type { BookingSettings } from '../integrations/booking/settings';
 import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
-import { ACTIONS, mainMenu } from './menus';
+import { flowTexts as ft, showPhone } from './flow-texts';
+import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
 import { assistantTexts as t, formatSlot, formatSlotShort } from './texts';
+import { intentOf, isNo, isYes, nameOf, refusesPhone } from './turn-intent';
 
 /** How far ahead free times are looked for. */
 const SEARCH_DAYS = 14;
@@ -22,7 +24,7 @@ export interface FlowTools {
   setFlow: SetFlow;
 }
 
-type BookingStep = Extract<Flow, { step: 'booking_name' | 'booking_phone' }>;
+type BookingStep = Extract<Flow, { step: 'booking_name' | 'booking_phone' | 'booking_confirm' }>;
 
 /** Up to eight choices two to a row, then the way back to the menu. */
 function choices(buttons: VkButton[]) {
@@ -106,7 +108,16 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     return { specialist: specialists.find((s) => s.id === specialistId), service: services.find((v) => v.id === serviceId) };
   }
 
-  async function offerSlots(agent: Agent, dialogue: DialogueRow, tools: FlowTools, specialistId: string, serviceId: string, intro?: string): Promise<string> {
+  async function offerSlots(
+    agent: Agent,
+    dialogue: DialogueRow,
+    tools: FlowTools,
+    specialistId: string,
+    serviceId: string,
+    intro?: string,
+    /** The appointment being moved: its time buttons lead to the move's summary, not to a new booking. */
+    reschedule?: { appointmentId: string; intro: (service: string, specialist: string) => string },
+  ): Promise<string> {
     const found = await read(dialogue, agent, tools, async () => {
       const slots: FreeSlot[] = [];
       const start = today();
@@ -122,9 +133,15 @@ export function createBookingFlow(deps: BookingFlowDeps) {
       return 'no_slots';
     }
     const buttons = found.slots.map((slot) =>
-      callbackButton(formatSlotShort(slot.datetime), { action: ACTIONS.pickSlot, s: specialistId, v: serviceId, t: slot.datetime }, 'positive'),
+      callbackButton(
+        formatSlotShort(slot.datetime),
+        { action: ACTIONS.pickSlot, s: specialistId, v: serviceId, t: slot.datetime, ...(reschedule ? { r: reschedule.appointmentId } : {}) },
+        'positive',
+      ),
     );
-    const text = intro ?? t.chooseSlot(found.specialist?.name ?? specialistId, found.service?.title ?? serviceId);
+    const specialistName = found.specialist?.name ?? specialistId;
+    const serviceTitle = found.service?.title ?? serviceId;
+    const text = intro ?? (reschedule ? reschedule.intro(serviceTitle, specialistName) : t.chooseSlot(specialistName, serviceTitle));
     await tools.say(dialogue, text, choices(buttons));
     return 'choose_slot';
   }
@@ -148,7 +165,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
             specialist: specialist?.name ?? step.specialistId,
             when: formatSlot(booked.datetime),
           }),
-          mainMenu(agent.type),
+          withReschedule(agent, booked.id),
           tx,
         );
       });
@@ -167,7 +184,144 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     }
   }
 
+  /** The main menu with «Перенести» above it, under a booking just made or moved. */
+  function withReschedule(agent: Agent, appointmentId: string) {
+    const menu = mainMenu(agent.type);
+    return keyboard([[callbackButton(ft.buttonReschedule, { action: ACTIONS.reschedule, a: appointmentId }, 'primary')], ...menu.buttons], { inline: true });
+  }
+
+  /** The client's own upcoming appointment, `own` null when there is none (cancelled, past, or someone else's). */
+  async function ownAppointment(agent: Agent, dialogue: DialogueRow, appointmentId: string) {
+    return { own: (await booking.appointmentsOf(agent.id, dialogue.id)).find((a) => a.id === appointmentId) ?? null };
+  }
+
+  /** «Перенести»: the free times of the same specialist and service, each leading to the move's summary. */
+  async function offerNewTimes(agent: Agent, dialogue: DialogueRow, tools: FlowTools, appointmentId: string, intro?: string): Promise<string> {
+    const found = await read(dialogue, agent, tools, () => ownAppointment(agent, dialogue, appointmentId));
+    if (!found) return 'booking_failed';
+    const { own } = found;
+    if (!own) {
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      await tools.say(dialogue, ft.appointmentGone, mainMenu(agent.type));
+      return 'appointment_gone';
+    }
+    return offerSlots(agent, dialogue, tools, own.specialistId, own.serviceId, intro, {
+      appointmentId,
+      intro: (service, specialist) => ft.chooseNewSlot(service, specialist, formatSlot(own.datetime)),
+    });
+  }
+
+  async function rescheduleSummary(agent: Agent, dialogue: DialogueRow, tools: FlowTools, flow: Extract<Flow, { step: 'reschedule_confirm' }>): Promise<string> {
+    const found = await read(dialogue, agent, tools, () => names(agent, flow.specialistId, flow.serviceId));
+    if (!found) return 'booking_failed';
+    await tools.setFlow(deps.flowDb, dialogue.id, flow);
+    await tools.say(
+      dialogue,
+      ft.rescheduleSummary({
+        service: found.service?.title ?? flow.serviceId,
+        specialist: found.specialist?.name ?? flow.specialistId,
+        before: formatSlot(flow.previous),
+        after: formatSlot(flow.datetime),
+      }),
+      confirmKeyboard(),
+    );
+    return 'reschedule_summary';
+  }
+
+  /** The confirmed move: YCLIENTS' PUT /record through the booking service; a time taken meanwhile offers others. */
+  async function reschedule(agent: Agent, dialogue: DialogueRow, tools: FlowTools, flow: Extract<Flow, { step: 'reschedule_confirm' }>): Promise<string> {
+    await tools.setFlow(deps.flowDb, dialogue.id, null);
+    try {
+      const moved = await booking.reschedule(agent.id, flow.appointmentId, dialogue.id, { datetime: flow.datetime });
+      if (!moved) {
+        await tools.say(dialogue, ft.appointmentGone, mainMenu(agent.type));
+        return 'appointment_gone';
+      }
+      const found = await names(agent, flow.specialistId, flow.serviceId).catch(() => ({}) as Awaited<ReturnType<typeof names>>);
+      await tools.say(
+        dialogue,
+        ft.rescheduled({
+          service: found.service?.title ?? flow.serviceId,
+          specialist: found.specialist?.name ?? flow.specialistId,
+          before: formatSlot(moved.before.datetime),
+          after: formatSlot(moved.after.datetime),
+        }),
+        withReschedule(agent, flow.appointmentId),
+      );
+      return 'rescheduled';
+    } catch (error) {
+      if (error instanceof AppError && error.type === 'conflict') {
+        const passed = Date.parse(flow.datetime) <= Date.now();
+        return offerNewTimes(agent, dialogue, tools, flow.appointmentId, passed ? t.slotPassed : t.slotTaken);
+      }
+      logger.warn('reschedule from the dialogue failed', { agentId: agent.id, error });
+      await tools.say(dialogue, t.bookingFailed, mainMenu(agent.type));
+      return 'booking_failed';
+    }
+  }
+
+  /** The booking's summary with «Подтвердить» / «Изменить»: nothing is booked before the client confirms. */
+  async function summarise(agent: Agent, dialogue: DialogueRow, tools: FlowTools, step: BookingStep & { clientName: string }, phone: string): Promise<string> {
+    const confirm: Flow = {
+      step: 'booking_confirm',
+      specialistId: step.specialistId,
+      serviceId: step.serviceId,
+      datetime: step.datetime,
+      clientName: step.clientName,
+      clientPhone: phone,
+    };
+    const found = await read(dialogue, agent, tools, () => names(agent, step.specialistId, step.serviceId));
+    if (!found) return 'booking_failed';
+    await tools.setFlow(deps.flowDb, dialogue.id, confirm);
+    await tools.say(
+      dialogue,
+      ft.bookingSummary({
+        service: found.service?.title ?? step.serviceId,
+        specialist: found.specialist?.name ?? step.specialistId,
+        when: formatSlot(step.datetime),
+        name: step.clientName,
+        phone: showPhone(phone),
+      }),
+      confirmKeyboard(),
+    );
+    return 'booking_summary';
+  }
+
+  async function canceled(agent: Agent, dialogue: DialogueRow, tools: FlowTools): Promise<string> {
+    await tools.setFlow(deps.flowDb, dialogue.id, null);
+    await tools.say(dialogue, ft.bookingCanceled, mainMenu(agent.type));
+    return 'booking_canceled';
+  }
+
   return {
+    /** The step's question again, after a question in the middle of it was answered. */
+    async resume(agent: Agent, dialogue: DialogueRow, flow: Flow, tools: FlowTools): Promise<string | null> {
+      if (flow.step === 'booking_name') {
+        await tools.say(dialogue, ft.askName, cancelKeyboard());
+        return 'ask_name';
+      }
+      if (flow.step === 'booking_phone') {
+        await tools.say(dialogue, ft.askBookingPhone, cancelKeyboard());
+        return 'ask_phone';
+      }
+      if (flow.step === 'booking_confirm') return summarise(agent, dialogue, tools, flow, flow.clientPhone);
+      if (flow.step === 'reschedule_confirm') return rescheduleSummary(agent, dialogue, tools, flow);
+      return null;
+    },
+
+    /** «Подтвердить» / «Изменить» under the booking's summary; null when no booking summary is open. */
+    async answerSummary(agent: Agent, dialogue: DialogueRow, confirmed: boolean, tools: FlowTools): Promise<string | null> {
+      const flow = dialogue.flow as Flow | null;
+      if (flow?.step === 'reschedule_confirm') {
+        return confirmed ? reschedule(agent, dialogue, tools, flow) : offerNewTimes(agent, dialogue, tools, flow.appointmentId);
+      }
+      if (flow?.step !== 'booking_confirm') return null;
+      if (confirmed) return book(agent, dialogue, tools, flow, flow.clientPhone);
+      // «Изменить»: the choice starts again, the name and phone typed so far kept for the dialogue.
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      return offerSpecialists(agent, dialogue, tools, false);
+    },
+
     /** A button of the booking flow; anything it does not know gets the main menu. */
     async act(agent: Agent, dialogue: DialogueRow, payload: ButtonPayload, tools: FlowTools): Promise<string> {
       const str = (key: string) => (typeof payload[key] === 'string' ? (payload[key] as string) : '');
@@ -185,10 +339,30 @@ export function createBookingFlow(deps: BookingFlowDeps) {
         case ACTIONS.pickService:
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
           return offerSlots(agent, dialogue, tools, str('s'), str('v'));
+        case ACTIONS.reschedule:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return offerNewTimes(agent, dialogue, tools, str('a'));
         case ACTIONS.pickSlot: {
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          if (str('r')) {
+            const found = await read(dialogue, agent, tools, () => ownAppointment(agent, dialogue, str('r')));
+            if (!found) return 'booking_failed';
+            const { own } = found;
+            if (!own) {
+              await tools.say(dialogue, ft.appointmentGone, mainMenu(agent.type));
+              return 'appointment_gone';
+            }
+            return rescheduleSummary(agent, dialogue, tools, {
+              step: 'reschedule_confirm',
+              appointmentId: own.id,
+              specialistId: own.specialistId,
+              serviceId: own.serviceId,
+              datetime: str('t'),
+              previous: own.datetime,
+            });
+          }
           await tools.setFlow(deps.flowDb, dialogue.id, { step: 'booking_name', specialistId: str('s'), serviceId: str('v'), datetime: str('t') });
-          await tools.say(dialogue, t.askName);
+          await tools.say(dialogue, ft.askName, cancelKeyboard());
           return 'ask_name';
         }
         default:
@@ -197,29 +371,59 @@ export function createBookingFlow(deps: BookingFlowDeps) {
       }
     },
 
-    /** A typed answer while the booking flow waits for a name or a phone. */
+    /**
+     * A typed answer while the booking flow waits for a name, a phone or a confirmation. Cancel words end
+     * the flow; a question (or a sentence that is not the datum) returns null: the dialogue gives it to the
+     * model, told where the flow stands, and then asks the step's question again.
+     */
     async continue(agent: Agent, dialogue: DialogueRow, flow: Flow, text: string, tools: FlowTools): Promise<string | null> {
-      if (flow.step === 'booking_name') {
-        const name = text.replace(/\s+/g, ' ').trim().slice(0, 100);
-        if (!/\p{L}/u.test(name)) {
-          await tools.say(dialogue, t.nameNotUnderstood);
-          return 'name_not_understood';
+      if (flow.step === 'reschedule_confirm') {
+        if (isYes(text)) return reschedule(agent, dialogue, tools, flow);
+        if (isNo(text)) return offerNewTimes(agent, dialogue, tools, flow.appointmentId);
+        if (intentOf(text) === 'cancel') {
+          await tools.setFlow(deps.flowDb, dialogue.id, null);
+          await tools.say(dialogue, ft.rescheduleCanceled, mainMenu(agent.type));
+          return 'reschedule_canceled';
         }
-        const withName = { ...flow, step: 'booking_phone' as const, clientName: name };
-        if (dialogue.clientPhone) return book(agent, dialogue, tools, withName, dialogue.clientPhone);
-        await tools.setFlow(deps.flowDb, dialogue.id, withName);
-        await tools.say(dialogue, t.askPhone);
-        return 'ask_phone';
+        if (/\p{L}/u.test(text)) return null;
+        return rescheduleSummary(agent, dialogue, tools, flow);
+      }
+      if (flow.step !== 'booking_name' && flow.step !== 'booking_phone' && flow.step !== 'booking_confirm') return null;
+      if (flow.step === 'booking_name') {
+        const name = nameOf(text);
+        if (name) {
+          const withName = { ...flow, step: 'booking_phone' as const, clientName: name };
+          if (dialogue.clientPhone) return summarise(agent, dialogue, tools, withName, dialogue.clientPhone);
+          await tools.setFlow(deps.flowDb, dialogue.id, withName);
+          await tools.say(dialogue, ft.askBookingPhone, cancelKeyboard());
+          return 'ask_phone';
+        }
       }
       if (flow.step === 'booking_phone') {
         const phone = normalisePhone(text);
-        if (!phone) {
-          await tools.say(dialogue, t.phoneNotUnderstood);
-          return 'phone_not_understood';
-        }
-        return book(agent, dialogue, tools, flow, phone);
+        if (phone) return summarise(agent, dialogue, tools, flow, phone);
       }
-      return null;
+      if (flow.step === 'booking_confirm' && isYes(text)) return book(agent, dialogue, tools, flow, flow.clientPhone);
+      if (flow.step === 'booking_confirm' && isNo(text)) {
+        await tools.setFlow(deps.flowDb, dialogue.id, null);
+        return offerSpecialists(agent, dialogue, tools, false);
+      }
+      const intent = intentOf(text);
+      if (intent === 'cancel') return canceled(agent, dialogue, tools);
+      if (flow.step === 'booking_phone' && refusesPhone(text)) {
+        await tools.say(dialogue, ft.bookingNeedsPhone, cancelKeyboard());
+        return 'phone_required';
+      }
+      if (intent === 'question' || /\p{L}/u.test(text)) return null;
+      if (flow.step === 'booking_name') {
+        await tools.say(dialogue, ft.nameNotUnderstood, cancelKeyboard());
+        return 'name_not_understood';
+      }
+      if (flow.step === 'booking_phone') {
+        await tools.say(dialogue, t.phoneNotUnderstood, cancelKeyboard());
+        return 'phone_not_understood';
+      }
+      return summarise(agent, dialogue, tools, flow, flow.clientPhone);
     },
   };
 }

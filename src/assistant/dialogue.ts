@@ -14,14 +14,15 @@ import type { Logger } from '../logger';
 import type { Escalations } from '../integrations/messenger/escalations';
 import type { Notifier } from '../integrations/messenger/notify';
 import type { OwnerMail } from '../integrations/messenger/owner-mail';
-import { normalisePhone } from '../phone';
 import type { MessageMedia } from '../integrations/social/attachments';
 import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
 import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';
 import type { DialogueRow, Flow } from './flow';
+import { createFlowDetours, keyboardAnsweredLater } from './flow-detours';
+import { flowTexts as ft } from './flow-texts';
 import type { ShopFlow } from './shop-flow';
-import { ACTIONS, mainMenu } from './menus';
+import { ACTIONS, handoffPhoneKeyboard, mainMenu } from './menus';
 import { createPendingAnswers } from './pending-answers';
 import { createClientRate } from './client-rate';
 import { createHandoff } from './handoff';
@@ -143,11 +144,11 @@ export function createAssistant(deps: AssistantDeps) {
    * caller's transaction, the caller wakes the outbox once it has committed (a row not yet committed is
    * invisible to the worker).
    */
-  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor, requestId?: string) {
+  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor, requestId?: string, keepKeyboard = false) {
     if (dialogue.messagingAllowed === false) return;
     const run = async (tx: Executor) => {
       await remember(tx, dialogue.id, 'assistant', text, requestId, undefined, keyboard ? { buttons: recordedButtons(keyboard) } : {});
-      await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}) });
+      await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}), ...(keepKeyboard ? { keepKeyboard } : {}) });
     };
     if (executor) return run(executor);
     await db.transaction(run);
@@ -171,16 +172,25 @@ export function createAssistant(deps: AssistantDeps) {
   });
   const clientRate = createClientRate({ db, perMinute: deps.clientMessagesPerMinute });
 
-  /** Hands the dialogue to a person (asking for a phone first when none is known). */
-  async function escalate(agent: Agent, dialogue: DialogueRow, reason: string, phone: string | null = dialogue.clientPhone): Promise<'asked_phone' | 'escalated'> {
-    if (!phone) {
+  /**
+   * Hands the dialogue to a person, asking for a phone first when none is known (with «Пропустить»: the
+   * person answers in the chat anyway; `askPhone` false hands over without one).
+   */
+  async function escalate(
+    agent: Agent,
+    dialogue: DialogueRow,
+    reason: string,
+    phone: string | null = dialogue.clientPhone,
+    askPhone = true,
+  ): Promise<'asked_phone' | 'escalated'> {
+    if (!phone && askPhone) {
       await setFlow(db, dialogue.id, { step: 'phone', reason });
-      await say(dialogue, t.askPhone);
+      await say(dialogue, ft.askHandoffPhone, handoffPhoneKeyboard());
       return 'asked_phone';
     }
     const told = await handoff.handedOverText(agent);
     await db.transaction(async (tx) => {
-      await setFlow(tx, dialogue.id, null, { clientPhone: phone });
+      await setFlow(tx, dialogue.id, null, phone ? { clientPhone: phone } : {});
       await deps.escalations.escalate({ agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: phone, reason }, tx);
       await say(dialogue, told, undefined, tx);
     });
@@ -188,6 +198,7 @@ export function createAssistant(deps: AssistantDeps) {
     return 'escalated';
   }
 
+  const detours = createFlowDetours({ db, say, setFlow, escalate, bookingFlow: deps.bookingFlow, shopFlow: deps.shopFlow });
   const tools = createToolRegistry([createEscalationTools(escalate), ...deps.toolProviders], logger);
   const runModelTurn = createModelTurn({
     db,
@@ -195,7 +206,7 @@ export function createAssistant(deps: AssistantDeps) {
     escalations: deps.escalations,
     outbox: deps.outbox,
     tools,
-    say: (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId),
+    say: async (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId, await keyboardAnsweredLater(db, dialogue.id)),
     outOfBalance: (agent, dialogue) => balance.refused(agent, dialogue),
     hasMessenger: deps.hasMessenger,
     maxSteps: deps.maxSteps,
@@ -226,8 +237,12 @@ export function createAssistant(deps: AssistantDeps) {
   /** One model turn for what the client said since the last answer (one message, or a burst). */
   async function answerTurn(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
     const input = await burstInput(dialogue.id);
-    const outcome = await runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [] });
+    // A question in the middle of a flow: the model knows where the flow stands, and the flow resumes after.
+    const flow = dialogue.flow as Flow | null;
+    const context = detours.modelContext(dialogue);
+    const outcome = await runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [], ...(context ? { context } : {}) });
     if (!outcome.startsWith('out_of_balance')) await balance.paid(agent);
+    await detours.resume(agent, dialogue.id, flow);
     return outcome;
   }
 
@@ -256,14 +271,7 @@ export function createAssistant(deps: AssistantDeps) {
   async function continueFlow(agent: Agent, dialogue: DialogueRow, text: string): Promise<string | null> {
     const flow = dialogue.flow as Flow | null;
     if (!flow) return null;
-    if (flow.step === 'phone') {
-      const phone = normalisePhone(text);
-      if (!phone) {
-        await say(dialogue, t.phoneNotUnderstood);
-        return 'phone_not_understood';
-      }
-      return escalate(agent, dialogue, flow.reason, phone);
-    }
+    if (flow.step === 'phone') return detours.continueHandoff(agent, dialogue, flow, text);
     if (flow.step === 'checkout_phone') return deps.shopFlow.continue(agent, dialogue, flow, text, { say, setFlow });
     return deps.bookingFlow.continue(agent, dialogue, flow, text, { say, setFlow });
   }
@@ -278,6 +286,8 @@ export function createAssistant(deps: AssistantDeps) {
         await say(dialogue, t.help(agent.type), mainMenu(agent.type));
         return 'help';
       default: {
+        const detour = await detours.act(agent, dialogue, payload);
+        if (detour) return detour;
         if (agent.type === 'ecommerce') {
           const shop = await deps.shopFlow.act(agent, dialogue, payload, { say, setFlow });
           if (shop) return shop;

@@ -11,7 +11,13 @@ export type Flow =
   | { step: 'phone'; reason: string }
   | { step: 'booking_name'; specialistId: string; serviceId: string; datetime: string }
   | { step: 'booking_phone'; specialistId: string; serviceId: string; datetime: string; clientName: string }
-  | { step: 'checkout_phone' };
+  /** The summary shown with «Подтвердить» / «Изменить»: nothing is booked before the client confirms. */
+  | { step: 'booking_confirm'; specialistId: string; serviceId: string; datetime: string; clientName: string; clientPhone: string }
+  /** «Перенести»: the new time chosen, shown with the old one; YCLIENTS' PUT /record moves it once confirmed. */
+  | { step: 'reschedule_confirm'; appointmentId: string; specialistId: string; serviceId: string; datetime: string; previous: string }
+  | { step: 'checkout_phone' }
+  /** The order's summary shown with «Подтвердить» / «Изменить»: the order is placed once the client confirms. */
+  | { step: 'checkout_confirm'; clientPhone: string };
 
 /** Sends a text (and keyboard) to the dialogue's client, inside `executor`'s transaction when given. */
 export type Say = (dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) => Promise<void>;

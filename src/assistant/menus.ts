@@ -1,6 +1,7 @@
 // The main menu per agent type: callback buttons whose payload `action` the dialogue routes on.
 import type { AgentType } from '../agents/service';
 import { callbackButton, keyboard, type ButtonPayload, type VkButton, type VkKeyboard } from '../integrations/social/keyboards';
+import { flowTexts as ft } from './flow-texts';
 import { assistantTexts as t } from './texts';
 
 /** Every payload action the assistant understands. */
@@ -19,6 +20,12 @@ export const ACTIONS = {
   cartDec: 'cart_dec',
   cartClear: 'cart_clear',
   checkout: 'checkout',
+  // A flow's summary and its way out (assistant/flow-texts.ts).
+  confirm: 'confirm',
+  change: 'change',
+  cancelFlow: 'cancel_flow',
+  skipPhone: 'skip_phone',
+  reschedule: 'reschedule',
 } as const;
 
 export function mainMenu(type: AgentType): VkKeyboard {
@@ -45,4 +52,28 @@ export function typedMenuButtons(type: AgentType): { label: string; payload: But
   buttons.push({ label: t.typedMenu, payload: { action: ACTIONS.menu } });
   if (type === 'ecommerce') buttons.push({ label: t.buttonCheckout, payload: { action: ACTIONS.checkout } });
   return buttons;
+}
+
+/** The one way out of a flow's step that waits for typed text. */
+export function cancelKeyboard(): VkKeyboard {
+  return keyboard([[callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')]], { inline: true });
+}
+
+/** Under a summary (a booking, an order): confirm, change, or leave. */
+export function confirmKeyboard(): VkKeyboard {
+  return keyboard(
+    [
+      [callbackButton(ft.buttonConfirm, { action: ACTIONS.confirm }, 'positive'), callbackButton(ft.buttonChange, { action: ACTIONS.change }, 'secondary')],
+      [callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')],
+    ],
+    { inline: true },
+  );
+}
+
+/** The hand-over's phone request: skip it (the person answers in the chat) or stay with the bot. */
+export function handoffPhoneKeyboard(): VkKeyboard {
+  return keyboard(
+    [[callbackButton(ft.buttonSkip, { action: ACTIONS.skipPhone }, 'primary'), callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')]],
+    { inline: true },
+  );
 }

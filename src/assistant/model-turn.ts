@@ -36,6 +36,8 @@ export interface ModelTurnInput {
   clientText: string;
   /** Image URLs of that message: sent as `image_url` parts of the last user message. */
   images?: string[];
+  /** Where a button flow in progress stands (a question asked mid-flow), for the system prompt. */
+  context?: string;
 }
 
 export interface ModelTurnDeps {
@@ -144,7 +146,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
       logger.warn('knowledge for the prompt failed', { agentId: agent.id, requestId, error });
       return null;
     });
-    const system = [agent.systemPrompt.trim(), knowledge, ASSISTANT_RULES, todayLine(deps.timeZone)].filter(Boolean).join('\n\n');
+    const system = [agent.systemPrompt.trim(), knowledge, ASSISTANT_RULES, todayLine(deps.timeZone), input.context].filter(Boolean).join('\n\n');
     const messages: Message[] = [{ role: 'system', content: system }, ...(await history(dialogue, input))];
     const declarations = offered.tools.map(toolDeclaration);
     const ctx: ToolContext = { agent, dialogue, requestId, clientText: input.clientText };

@@ -14,8 +14,10 @@ import { normalisePhone } from '../phone';
 import { formatAmount } from '../integrations/messenger/notify';
 import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
-import { ACTIONS, mainMenu } from './menus';
+import { flowTexts as ft, showPhone } from './flow-texts';
+import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
 import { assistantTexts as t } from './texts';
+import { intentOf, isNo, isYes, refusesPhone } from './turn-intent';
 
 /** Inline keyboards: 6 rows, 10 buttons. Five products, then one row of navigation. */
 const PAGE_SIZE = 5;
@@ -152,26 +154,51 @@ export function createShopFlow(deps: {
     });
   }
 
+  /**
+   * «Оформить заказ»: asks for a phone when none is known, then shows the order's summary with «Подтвердить»
+   * / «Изменить»; nothing is ordered before the client confirms.
+   */
   async function checkout(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string | null): Promise<string> {
+    // Asked only when there is something to order and a way to pay for it.
+    if (!(await paymentSetup(agent))) {
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
+      return 'payments_unavailable';
+    }
+    const lines = (await orders.cart(dialogue.id)).filter((l) => l.available);
+    if (lines.length === 0) {
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
+      return 'nothing_to_order';
+    }
     if (!phone) {
-      // Asked only when there is something to order and a way to pay for it.
-      if (!(await paymentSetup(agent))) {
-        await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
-        return 'payments_unavailable';
-      }
-      if ((await orders.cart(dialogue.id)).filter((l) => l.available).length === 0) {
-        await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
-        return 'nothing_to_order';
-      }
       await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_phone' });
-      await tools.say(dialogue, t.askPhone);
+      await tools.say(dialogue, ft.askCheckoutPhone, cancelKeyboard());
       return 'ask_phone';
     }
+    const currency = lines[0]!.currency;
+    const total = lines.filter((l) => l.currency === currency).reduce((sum, l) => sum + l.priceMinor * l.quantity, 0);
+    await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_confirm', clientPhone: phone });
+    await tools.say(
+      dialogue,
+      ft.orderSummary(
+        lines.map((l) => t.cartLine(l.title, l.quantity, price(l.priceMinor * l.quantity, l.currency), true)),
+        price(total, currency),
+        showPhone(phone),
+      ),
+      confirmKeyboard(),
+    );
+    return 'order_summary';
+  }
+
+  /** The confirmed order: placed, and its number and payment link told to the client. */
+  async function place(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string): Promise<string> {
     const placed = await placeOrder(agent, dialogue, phone, {
       source: 'buttons',
       rememberPhone: (tx, clientPhone) => tools.setFlow(tx, dialogue.id, null, { clientPhone }),
       announce: (tx, order, link) => tools.say(dialogue, t.orderCreated(order.number, price(order.totalMinor, order.currency), link), mainMenu(agent.type), tx),
     });
+    if (placed.status !== 'created') await tools.setFlow(deps.flowDb, dialogue.id, null);
     switch (placed.status) {
       case 'payments_unavailable':
         await tools.say(dialogue, t.paymentsUnavailable, mainMenu(agent.type));
@@ -185,6 +212,12 @@ export function createShopFlow(deps: {
       case 'created':
         return 'order_created';
     }
+  }
+
+  async function canceled(agent: Agent, dialogue: DialogueRow, tools: ShopTools): Promise<string> {
+    await tools.setFlow(deps.flowDb, dialogue.id, null);
+    await tools.say(dialogue, ft.checkoutCanceled, mainMenu(agent.type));
+    return 'checkout_canceled';
   }
 
   return {
@@ -225,15 +258,50 @@ export function createShopFlow(deps: {
       }
     },
 
-    /** The phone asked for at check-out. */
+    /** «Подтвердить» / «Изменить» under the order's summary; null when no order summary is open. */
+    async answerSummary(agent: Agent, dialogue: DialogueRow, confirmed: boolean, tools: ShopTools): Promise<string | null> {
+      const flow = dialogue.flow as Flow | null;
+      if (flow?.step !== 'checkout_confirm') return null;
+      if (confirmed) return place(agent, dialogue, tools, flow.clientPhone);
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      return showCart(agent, dialogue, tools);
+    },
+
+    /** The step's question again, after a question in the middle of it was answered. */
+    async resume(agent: Agent, dialogue: DialogueRow, flow: Flow, tools: ShopTools): Promise<string | null> {
+      if (flow.step === 'checkout_phone') return checkout(agent, dialogue, tools, null);
+      if (flow.step === 'checkout_confirm') return checkout(agent, dialogue, tools, flow.clientPhone);
+      return null;
+    },
+
+    /**
+     * The phone asked for at check-out, or the answer to the order's summary. Cancel words end the check-out;
+     * a question (or a sentence that is not a phone) returns null for the model, and the step is asked again.
+     */
     async continue(agent: Agent, dialogue: DialogueRow, flow: Flow, text: string, tools: ShopTools): Promise<string | null> {
-      if (flow.step !== 'checkout_phone') return null;
-      const phone = normalisePhone(text);
-      if (!phone) {
-        await tools.say(dialogue, t.phoneNotUnderstood);
+      if (flow.step !== 'checkout_phone' && flow.step !== 'checkout_confirm') return null;
+      if (flow.step === 'checkout_phone') {
+        const phone = normalisePhone(text);
+        if (phone) return checkout(agent, dialogue, tools, phone);
+      } else {
+        if (isYes(text)) return place(agent, dialogue, tools, flow.clientPhone);
+        if (isNo(text)) {
+          await tools.setFlow(deps.flowDb, dialogue.id, null);
+          return showCart(agent, dialogue, tools);
+        }
+      }
+      const intent = intentOf(text);
+      if (intent === 'cancel') return canceled(agent, dialogue, tools);
+      if (flow.step === 'checkout_phone' && refusesPhone(text)) {
+        await tools.say(dialogue, ft.checkoutNeedsPhone, cancelKeyboard());
+        return 'phone_required';
+      }
+      if (intent === 'question' || /\p{L}/u.test(text)) return null;
+      if (flow.step === 'checkout_phone') {
+        await tools.say(dialogue, t.phoneNotUnderstood, cancelKeyboard());
         return 'phone_not_understood';
       }
-      return checkout(agent, dialogue, tools, phone);
+      return checkout(agent, dialogue, tools, flow.clientPhone);
     },
   };
 }

@@ -92,8 +92,6 @@ export const assistantTexts = {
   noServices: 'У этого специалиста сейчас нет услуг для онлайн-записи.',
   chooseSlot: (specialist: string, service: string) => `Свободное время — ${service}, ${specialist}:`,
   noSlots: 'В ближайшие дни свободного времени нет. Напишите «оператор», и сотрудник подберёт время.',
-  askName: 'Как вас записать? Напишите, пожалуйста, имя.',
-  nameNotUnderstood: 'Напишите, пожалуйста, имя — как к вам обращаться.',
   slotTaken: 'Это время только что заняли. Выберите, пожалуйста, другое:',
   slotPassed: 'Это время уже прошло. Выберите, пожалуйста, другое:',
   booked: (details: { service: string; specialist: string; when: string; name: string }) =>

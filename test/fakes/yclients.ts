@@ -404,6 +404,14 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       return new HttpAnswer(204, null);
     }
 
+    if (method === 'PUT' && (m = path.match(/^\/record\/(\d+)\/(\d+)\/?$/))) {
+      // §10: the administrator moves a record in place; only OTHER records of the specialist stand in the way.
+      const company = adminCompany(m[1], auth);
+      const rec = records.find((r) => r.companyId === company.spec.id && r.id === Number(m![2]) && !r.deleted);
+      if (!rec) throw fail(404, 'Запись не найдена');
+      return updateRecord(company, rec, body);
+    }
+
     if (method === 'POST' && (m = path.match(/^\/records\/(\d+)\/?$/))) {
       const company = adminCompany(m[1], auth);
       return createRecord(company, body);
@@ -705,6 +713,47 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       api_id: rec.apiId ?? '',
     };
     return ok(settings.recordsDataAsArray ? [data] : data, [], 201);
+  }
+
+  /** PUT /record: every field of POST /records required; the record's own time does not block its new one. */
+  function updateRecord(company: Company, rec: FakeRecord, body: unknown): HttpAnswer {
+    const b = isObj(body) ? body : {};
+    for (const field of ['staff_id', 'services', 'client', 'datetime', 'seance_length', 'save_if_busy', 'send_sms']) {
+      if (b[field] === undefined) throw fail(422, `Не указано поле ${field}`);
+    }
+    const staffId = Number(b.staff_id);
+    if (!findStaff(company, staffId)) throw fail(404, 'Сотрудник не найден.');
+    const start = typeof b.datetime === 'string' ? parseDatetime(company, b.datetime) : null;
+    if (start === null) throw fail(422, 'Неверный формат даты и времени');
+    const seconds = Number(b.seance_length) > 0 ? Number(b.seance_length) : rec.seanceLength;
+    const end = start + seconds * 1000;
+    const own = busy.filter((x) => x.recordId === rec.id);
+    for (const x of own) busy.splice(busy.indexOf(x), 1);
+    if (b.save_if_busy !== true && !isFree(company, staffId, start, end)) {
+      busy.push(...own);
+      throw slotTaken(company, staffId, start);
+    }
+    const services = Array.isArray(b.services) ? b.services : [];
+    rec.staffId = staffId;
+    rec.serviceIds = services.map((x) => (isObj(x) ? Number(x.id) : Number(x)));
+    rec.datetime = isoLocal(company, start);
+    rec.seanceLength = seconds;
+    busy.push({ companyId: company.spec.id, staffId, start, end, recordId: rec.id });
+    const data = {
+      id: rec.id,
+      company_id: company.spec.id,
+      staff_id: staffId,
+      services: rec.serviceIds.map((id) => ({ id, title: company.spec.services.find((x) => x.id === id)?.title ?? '' })),
+      client: { name: rec.client.name, phone: `+${rec.client.phone}`, email: rec.client.email },
+      datetime: rec.datetime,
+      seance_length: seconds,
+      length: seconds,
+      comment: rec.comment,
+      online: rec.online,
+      attendance: 0,
+      deleted: false,
+    };
+    return ok(data, [], 201);
   }
 
   function addRecord(

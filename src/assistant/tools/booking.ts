@@ -12,10 +12,19 @@ import type { BookableService, BookingService, Specialist } from '../../integrat
 import type { BookingSettings } from '../../integrations/booking/settings';
 import { normalisePhone } from '../../phone';
 import { stringArg, ToolError } from './index';
+import { rescheduleTexts } from './reschedule-texts';
 import { toolTexts } from './texts';
 import type { AssistantTool, ToolContext, ToolProvider, ToolResult } from './types';
 
-export const BOOKING_TOOLS = ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment'] as const;
+export const BOOKING_TOOLS = [
+  'list_services',
+  'list_specialists',
+  'find_slots',
+  'book_appointment',
+  'list_my_appointments',
+  'cancel_appointment',
+  'reschedule_appointment',
+] as const;
 
 /** Shown on the agent's page for a Service agent without YCLIENTS. */
 const MISSING_REASON = 'подключите YCLIENTS';
@@ -172,7 +181,7 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     {
       name: 'book_appointment',
       description:
-        'Записать клиента сразу (без подтверждения). Время берите из find_slots. Нужны имя и телефон клиента — спросите их, если не знаете. Если время уже заняли, ответ скажет об этом и предложит ближайшие свободные (nextFreeTimes). Перенос записи: сначала book_appointment на новое время, и только после успеха cancel_appointment старой записи.',
+        'Записать клиента сразу (без подтверждения). Время берите из find_slots. Нужны имя и телефон клиента — спросите их, если не знаете. Если время уже заняли, ответ скажет об этом и предложит ближайшие свободные (nextFreeTimes). Перенос существующей записи — reschedule_appointment, не новая запись.',
       parameters: {
         type: 'object',
         properties: {
@@ -213,7 +222,7 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     {
       name: 'cancel_appointment',
       description:
-        'Отменить запись клиента по appointmentId из list_my_appointments (только его собственную). При переносе вызывайте после успешной записи на новое время.',
+        'Отменить запись клиента по appointmentId из list_my_appointments (только его собственную). Для переноса есть reschedule_appointment.',
       parameters: {
         type: 'object',
         properties: { appointmentId: { type: 'string' } },
@@ -230,7 +239,66 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
         };
       },
     },
+    {
+      name: 'reschedule_appointment',
+      description: rescheduleTexts.description,
+      parameters: {
+        type: 'object',
+        properties: {
+          appointmentId: { type: 'string', description: rescheduleTexts.argAppointmentId },
+          datetime: { type: 'string', description: rescheduleTexts.argDatetime },
+          specialistId: { type: 'string', description: rescheduleTexts.argSpecialistId },
+        },
+        required: ['appointmentId', 'datetime'],
+        additionalProperties: false,
+      },
+      run: (args, ctx) => rescheduleAppointment(args, ctx),
+    },
   ];
+
+  /** reschedule_appointment: YCLIENTS' PUT /record through the booking service; the move is announced by the system. */
+  async function rescheduleAppointment(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
+    const appointmentId = stringArg(args, 'appointmentId', true);
+    const datetime = stringArg(args, 'datetime', true);
+    if (!ISO_WITH_OFFSET.test(datetime) || !isIsoInstant(datetime)) throw new ToolError(toolTexts.badDatetime);
+    const specialistId = stringArg(args, 'specialistId');
+    const { services, specialists } = await catalog(ctx.agent.id);
+    if (specialistId) specialistOf(specialists, specialistId);
+    const own = (await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id)).find((a) => a.id === appointmentId);
+    if (!own) return { result: { error: toolTexts.notOwnAppointment }, summary: toolTexts.summaryCancelRefused };
+    const service = serviceOf(services, own.serviceId);
+    try {
+      const moved = await booking.reschedule(ctx.agent.id, appointmentId, ctx.dialogue.id, { datetime, ...(specialistId ? { specialistId } : {}) });
+      if (!moved) return { result: { error: toolTexts.notOwnAppointment }, summary: toolTexts.summaryCancelRefused };
+      const specialist = specialists.find((p) => p.id === moved.after.specialistId);
+      const announced = { service: service.title, specialist: specialist?.name ?? moved.after.specialistId, before: moved.before.datetime, after: moved.after.datetime };
+      return {
+        result: {
+          status: 'rescheduled',
+          appointmentId,
+          serviceTitle: service.title,
+          specialistId: moved.after.specialistId,
+          specialistName: specialist?.name ?? null,
+          previousDatetime: moved.before.datetime,
+          datetime: moved.after.datetime,
+        },
+        summary: rescheduleTexts.summaryRescheduled(moved.before.datetime, moved.after.datetime),
+        announce: { text: rescheduleTexts.announce(announced) },
+      };
+    } catch (error) {
+      if (!(error instanceof AppError && error.type === 'conflict')) throw error;
+      const passed = Date.parse(datetime) <= Date.now();
+      const specialist = specialistOf(specialists, specialistId ?? own.specialistId);
+      const from = passed ? new Date().toISOString().slice(0, 10) : datetime.slice(0, 10);
+      const next = await nextFreeTimes(ctx.agent.id, from, service, specialist, datetime);
+      return {
+        result: passed
+          ? { status: 'passed', error: rescheduleTexts.slotPassed, datetime, nextFreeTimes: next }
+          : { status: 'taken', error: rescheduleTexts.slotTaken, datetime, nextFreeTimes: next },
+        summary: rescheduleTexts.summaryRefused(datetime),
+      };
+    }
+  }
 
   async function bookAppointment(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
     const serviceId = stringArg(args, 'serviceId', true);

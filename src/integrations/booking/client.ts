@@ -285,6 +285,12 @@ export interface YclientsClient {
    * 204 with an empty body; an unknown or already deleted record → `YclientsApiError` kind `not_found`.
    */
   deleteRecord(companyId: number, recordId: number, userToken: string): Promise<void>;
+  /**
+   * `PUT /record/{id}/{record_id}` (administrator, §10): the record moved to a new time (or specialist) in
+   * place — its own old time does not stand in the way, as it does for book-new-then-cancel-old. The body
+   * is the whole record as for `POST /records`; a time taken by another record → `slot_busy`.
+   */
+  updateRecord(companyId: number, recordId: number, input: YclientsCreateRecordInput, userToken: string): Promise<YclientsRecord>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +298,7 @@ export interface YclientsClient {
 type Query = Record<string, string | number | (string | number)[] | undefined>;
 
 interface RequestSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   query?: Query;
   body?: unknown;
@@ -489,40 +495,11 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
     },
 
     async createRecord(companyId, input, userToken) {
-      const client: Record<string, string> = { phone: input.client.phone, name: input.client.name };
-      if (input.client.email !== undefined) client.email = input.client.email;
-      const body: Record<string, unknown> = {
-        staff_id: input.staffId,
-        services: input.services.map((s) => ({
-          id: s.id,
-          first_cost: s.firstCost ?? s.cost,
-          discount: s.discount ?? 0,
-          cost: s.cost,
-        })),
-        client,
-        datetime: input.datetime,
-        seance_length: input.seanceLength,
-        save_if_busy: input.saveIfBusy ?? false,
-        send_sms: input.sendSms ?? false,
-      };
-      if (input.comment !== undefined) body.comment = input.comment;
-      if (input.apiId !== undefined) body.api_id = input.apiId;
-      const { status, data } = await call({ method: 'POST', path: `/records/${companyId}`, body, userToken });
-      // The blueprint shows one object, the Altegio reference an array of records.
-      const record = Array.isArray(data) ? data[0] : data;
-      if (!isRecord(record) || num(record.id) === null) {
-        throw new YclientsApiError({
-          kind: 'unexpected',
-          status,
-          message: 'YCLIENTS created a record but returned no record id',
-          code: null,
-          details: [],
-          method: 'POST',
-          path: `/records/${companyId}`,
-          retryAfterSeconds: null,
-        });
-      }
-      return parseRecord(record);
+      return writeRecord('POST', `/records/${companyId}`, input, userToken);
+    },
+
+    async updateRecord(companyId, recordId, input, userToken) {
+      return writeRecord('PUT', `/record/${companyId}/${recordId}`, input, userToken);
     },
 
     async deleteRecord(companyId, recordId, userToken) {
@@ -530,6 +507,44 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
       await call({ method: 'DELETE', path: `/record/${companyId}/${recordId}`, userToken });
     },
   };
+
+  /** POST /records and PUT /record take the same body and answer the record (one object, or an array of one). */
+  async function writeRecord(method: 'POST' | 'PUT', path: string, input: YclientsCreateRecordInput, userToken: string): Promise<YclientsRecord> {
+    const client: Record<string, string> = { phone: input.client.phone, name: input.client.name };
+    if (input.client.email !== undefined) client.email = input.client.email;
+    const body: Record<string, unknown> = {
+      staff_id: input.staffId,
+      services: input.services.map((s) => ({
+        id: s.id,
+        first_cost: s.firstCost ?? s.cost,
+        discount: s.discount ?? 0,
+        cost: s.cost,
+      })),
+      client,
+      datetime: input.datetime,
+      seance_length: input.seanceLength,
+      save_if_busy: input.saveIfBusy ?? false,
+      send_sms: input.sendSms ?? false,
+    };
+    if (input.comment !== undefined) body.comment = input.comment;
+    if (input.apiId !== undefined) body.api_id = input.apiId;
+    const { status, data } = await call({ method, path, body, userToken });
+    // The blueprint shows one object, the Altegio reference an array of records.
+    const record = Array.isArray(data) ? data[0] : data;
+    if (!isRecord(record) || num(record.id) === null) {
+      throw new YclientsApiError({
+        kind: 'unexpected',
+        status,
+        message: 'YCLIENTS wrote a record but returned no record id',
+        code: null,
+        details: [],
+        method,
+        path,
+        retryAfterSeconds: null,
+      });
+    }
+    return parseRecord(record);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -487,6 +487,89 @@ export function createBookingService(deps: BookingServiceDeps) {
       return { id: row.id, specialistId: row.specialistId, serviceId: row.serviceId, datetime: row.datetime, clientName: row.clientName };
     },
 
+    /**
+     * Moves an upcoming appointment booked in this dialogue to a new time (and, given one, another
+     * specialist) with YCLIENTS' own PUT /record (§10): the record changes in place, so a new time that
+     * overlaps its own old one is possible, where book-new-then-cancel-old is refused by the client's own
+     * visit. A time another record holds is refused as a conflict, as is a time already past. Null when
+     * the dialogue has no such booked appointment.
+     */
+    async reschedule(
+      agentId: string,
+      appointmentId: string,
+      dialogueId: string,
+      input: { datetime: string; specialistId?: string },
+    ): Promise<{ before: ClientAppointment; after: ClientAppointment } | null> {
+      if (!UUID.test(appointmentId)) return null;
+      const [row] = await db
+        .select()
+        .from(appointments)
+        .where(
+          and(
+            eq(appointments.id, appointmentId),
+            eq(appointments.agentId, agentId),
+            eq(appointments.dialogueId, dialogueId),
+            eq(appointments.status, 'booked'),
+            gte(appointments.startsAt, new Date()),
+          ),
+        )
+        .limit(1);
+      if (!row) return null;
+      const s = await configured(agentId);
+      const specialistId = input.specialistId ?? row.specialistId;
+      const staffId = input.specialistId ? resolve(s.specialistMapping, specialistId, errorMessages.unknownSpecialist) : row.staffId;
+      const startsAt = new Date(input.datetime);
+      if (startsAt.getTime() <= Date.now()) throw new AppError('conflict', errorMessages.slotPast);
+      const recordId = Number(row.externalRecordId);
+      if (!Number.isSafeInteger(recordId) || recordId <= 0) throw new AppError('invalid_request_error', errorMessages.bookingNotFound);
+      const service = (await failing(s, () => servicesOf(s))).find((v) => v.id === row.externalServiceId);
+      const length = service?.staff.find((x) => x.id === staffId)?.seanceLength || service?.seanceLength || 3600;
+      const cost = service?.priceMin ?? 0;
+
+      // The new start is claimed here first, under the same unique index as a booking.
+      const moved = { startsAt, datetime: input.datetime, staffId, specialistId, updatedAt: new Date() };
+      try {
+        await db.update(appointments).set(moved).where(eq(appointments.id, row.id));
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new AppError('conflict', errorMessages.slotTaken);
+        throw error;
+      }
+      let datetime = input.datetime;
+      try {
+        const record = await asAdmin(s, (c, t) =>
+          c.updateRecord(
+            s.companyId,
+            recordId,
+            {
+              staffId,
+              services: [{ id: row.externalServiceId, cost, firstCost: cost, discount: 0 }],
+              client: { phone: row.clientPhone, name: row.clientName },
+              datetime: input.datetime,
+              seanceLength: length,
+              saveIfBusy: false,
+              sendSms: false,
+              comment: 'Перенос через ассистента Conduit',
+            },
+            t,
+          ),
+        );
+        if (record.datetime && Date.parse(record.datetime) === startsAt.getTime()) datetime = record.datetime;
+        if (datetime !== input.datetime) await db.update(appointments).set({ datetime }).where(eq(appointments.id, row.id));
+      } catch (error) {
+        await db
+          .update(appointments)
+          .set({ startsAt: row.startsAt, datetime: row.datetime, staffId: row.staffId, specialistId: row.specialistId, updatedAt: new Date() })
+          .where(eq(appointments.id, row.id));
+        logger.warn('reschedule refused; the appointment keeps its time', { agentId, appointmentId, recordId, error });
+        throw bookingFailure(error, 'use', s.companyId);
+      }
+      await cache.deletePrefix(agentId, slotsKey(localDate(row.datetime), row.staffId)).catch(() => {});
+      await cache.deletePrefix(agentId, slotsKey(localDate(datetime), staffId)).catch(() => {});
+      logger.info('appointment rescheduled', { agentId, appointmentId, recordId });
+      const view = (r: { specialistId: string; datetime: string }) => ({ id: row.id, specialistId: r.specialistId, serviceId: row.serviceId, datetime: r.datetime, clientName: row.clientName });
+      return { before: view(row), after: view({ specialistId, datetime }) };
+    },
+
     /** Refreshes what the sync keeps warm: specialists, services and the next days' free times. */
     async refresh(s: OpenBookingSettings, days: number, maxSlotCalls: number): Promise<{ slotCalls: number }> {
       const staff = await staffOf(s, true);

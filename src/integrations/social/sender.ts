@@ -74,7 +74,7 @@ export function splitMessage(text: string, limit = MAX_PART_CHARS): string[] {
 /** Queues a message to a client with the caller's executor; it leaves when the transaction commits. */
 export async function queueSocialMessage(
   executor: Executor,
-  message: { agentId: string; peerId: number; text: string; keyboard?: VkKeyboard },
+  message: { agentId: string; peerId: number; text: string; keyboard?: VkKeyboard; keepKeyboard?: boolean },
 ): Promise<void> {
   const texts = splitMessage(message.text);
   const series = texts.length > 1 ? randomUUID() : null;
@@ -89,7 +89,9 @@ export async function queueSocialMessage(
     }),
   );
   // Whoever speaks (the assistant, an operator), this message is now the client's last: the labels of its
-  // keyboard, and only those, act as buttons when typed (assistant/typed-buttons.ts).
+  // keyboard, and only those, act as buttons when typed (assistant/typed-buttons.ts). A late answer to an
+  // earlier question (`keepKeyboard`) leaves the keyboard sent since in force.
+  if (message.keepKeyboard) return;
   await executor
     .update(dialogues)
     .set({ lastKeyboard: message.keyboard ?? null })
