@@ -101,6 +101,12 @@ const envSchema = z.object({
     .default('openai/gpt-4o-mini'),
   /** Model calls one client message may cost (each tool result goes back to the model in another call). */
   ASSISTANT_MAX_STEPS: intFromEnv(1, 50).default(6),
+  /** Tool calls of one model answer that run; the rest are answered with an error (a model stuck in a loop). */
+  ASSISTANT_MAX_TOOL_CALLS: intFromEnv(1, 100).default(8),
+  /** Upcoming appointments one client may have made through the assistant's model. */
+  ASSISTANT_MAX_BOOKINGS_PER_CLIENT: intFromEnv(1, 100).default(3),
+  /** Unpaid orders one client may have placed through the assistant's model. */
+  ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: intFromEnv(1, 100).default(3),
   /** Per Bot API call, including reading the answer. */
   TELEGRAM_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   /**
@@ -294,6 +300,12 @@ export interface Config {
   orderTimeZone: string;
   defaultAgentModel: string;
   assistantMaxSteps: number;
+  /** ASSISTANT_MAX_TOOL_CALLS: tool calls of one model answer that run. */
+  assistantMaxToolCalls: number;
+  /** ASSISTANT_MAX_BOOKINGS_PER_CLIENT: upcoming appointments one client may make through the model. */
+  assistantMaxBookingsPerClient: number;
+  /** ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: unpaid orders one client may place through the model. */
+  assistantMaxOpenOrdersPerClient: number;
   telegramTimeoutMs: number;
   outboxPollIntervalMs: number;
   assistantDebounceMs: number;
@@ -543,6 +555,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       orderTimeZone: e.ORDER_TIME_ZONE,
       defaultAgentModel: e.DEFAULT_AGENT_MODEL,
       assistantMaxSteps: e.ASSISTANT_MAX_STEPS,
+      assistantMaxToolCalls: e.ASSISTANT_MAX_TOOL_CALLS,
+      assistantMaxBookingsPerClient: e.ASSISTANT_MAX_BOOKINGS_PER_CLIENT,
+      assistantMaxOpenOrdersPerClient: e.ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT,
       telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
       outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
       assistantDebounceMs: e.ASSISTANT_DEBOUNCE_MS,

@@ -395,7 +395,7 @@ describe('the loop', () => {
     expect(dialogue).toEqual({ mode: 'operator' });
   });
 
-  test('the model failing after a tool call: the client gets the usual apology, the tool call stays in the record', async () => {
+  test('the model failing twice in a row after a tool call (tried again once): no bot → the usual apology, the tool call stays in the record', async () => {
     const agent = await agentWith(
       'service',
       (body) => (toolResults(body).length === 0 ? { toolCalls: [{ name: 'list_services', arguments: {} }] } : { status: 503, message: 'overloaded' }),
@@ -403,7 +403,7 @@ describe('the loop', () => {
     );
     const [answer] = await sendAndWait(agent.agentId, messageNew('Сколько стоит окрашивание?'));
     expect(answer!.message).toBe('Извините, я не смог ответить прямо сейчас. Попробуйте, пожалуйста, ещё раз чуть позже.');
-    expect(agent.sent()).toHaveLength(2);
+    expect(agent.sent()).toHaveLength(3);
     const turns = await app.sql('select role, tool_name from dialogue_messages where dialogue_id = $1 order by id', [await dialogueOf(agent.agentId, CLIENT)]);
     expect(turns).toEqual([
       { role: 'user', tool_name: null },

@@ -4,7 +4,7 @@
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
 // Messages for the model may come in a burst: with ASSISTANT_DEBOUNCE_MS they are answered once, as one
 // turn (pending-answers.ts); typed button labels, triggers and flows act at once.
-import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
@@ -28,6 +28,7 @@ import { createToolRegistry } from './tools';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
 import { buttonForTypedText, labelOfPress, recordedButtons, type RecordedButtons } from './typed-buttons';
+import { isStaleTurn, UNSENT } from './turn-guard';
 
 /** Photos of one turn the model is shown at most (VK allows ten attachments a message). */
 const MAX_IMAGES = 10;
@@ -76,6 +77,10 @@ export interface AssistantDeps {
   logger: Logger;
   /** ASSISTANT_DEBOUNCE_MS: messages for the model this close together get one answer; 0 answers each at once. */
   debounceMs: number;
+  /** Config ASSISTANT_MAX_TOOL_CALLS: tool calls of one model answer that run. */
+  maxToolCalls?: number;
+  /** Shows the client «печатает…» (VK messages.setActivity) while the model or a tool works. */
+  typing?: (agentId: string, peerId: number) => Promise<void>;
 }
 
 export function createAssistant(deps: AssistantDeps) {
@@ -165,7 +170,9 @@ export function createAssistant(deps: AssistantDeps) {
     escalations: deps.escalations,
     outbox: deps.outbox,
     tools,
-    say: (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId),
+    say: (dialogue, text, requestId, keyboard, executor) => say(dialogue, text, keyboard, executor, requestId),
+    typing: deps.typing ? (dialogue) => deps.typing!(dialogue.agentId, Number(dialogue.peerId)) : undefined,
+    maxToolCalls: deps.maxToolCalls,
     hasMessenger: deps.hasMessenger,
     maxSteps: deps.maxSteps,
     timeZone: deps.timeZone,
@@ -181,7 +188,14 @@ export function createAssistant(deps: AssistantDeps) {
     const [lastReply] = await db
       .select({ id: dialogueMessages.id })
       .from(dialogueMessages)
-      .where(and(eq(dialogueMessages.dialogueId, dialogueId), inArray(dialogueMessages.role, ['assistant', 'operator'])))
+      .where(
+        and(
+          eq(dialogueMessages.dialogueId, dialogueId),
+          inArray(dialogueMessages.role, ['assistant', 'operator']),
+          // Kept unsent after a takeover: the client never got it, so it answered nothing.
+          or(isNull(dialogueMessages.kind), ne(dialogueMessages.kind, UNSENT)),
+        ),
+      )
       .orderBy(desc(dialogueMessages.id))
       .limit(1);
     const turns = await db
@@ -195,6 +209,9 @@ export function createAssistant(deps: AssistantDeps) {
   /** One model turn for what the client said since the last answer (one message, or a burst). */
   async function answerTurn(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
     const input = await burstInput(dialogue.id);
+    // Nothing the client said since the last answer (a lease that ran out after the turn was answered, a
+    // leftover due time): answering again would repeat the answer and bill it twice.
+    if (isStaleTurn(input)) return 'stale_turn';
     return runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [] });
   }
 

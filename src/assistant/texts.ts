@@ -44,6 +44,9 @@ export const assistantTexts = {
   stepsExhausted: 'Извините, я не смог сразу разобраться с вашим вопросом. Попробуйте, пожалуйста, написать его иначе или чуть позже.',
   stepsExhaustedEscalated: 'Извините, я не смог сразу разобраться с вашим вопросом. Я передал его сотруднику — он ответит здесь же.',
   escalationReasonSteps: 'ассистент не справился с вопросом за отведённое число шагов',
+  // The model (or its upstream) failed twice in a row within one turn, and a person can be reached.
+  modelFailedEscalated: 'Извините, я не смог ответить прямо сейчас. Я передал ваш вопрос сотруднику — он ответит здесь же.',
+  escalationReasonModelFailed: 'модель ассистента не ответила два раза подряд',
   // The owner's account is blocked: said once per dialogue, then the assistant stays silent.
   assistantUnavailable: 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.',
 

@@ -33,7 +33,8 @@ export interface ScriptedRequest {
   headers: Record<string, string>;
 }
 
-export type Script = (body: ScriptedRequest['body'], index: number) => ScriptedReply;
+/** May answer later (a promise): a test holds the model "thinking" while something else happens. */
+export type Script = (body: ScriptedRequest['body'], index: number) => ScriptedReply | Promise<ScriptedReply>;
 
 export interface ScriptedModelHost {
   /** Base URL for UPSTREAM_BASE_URL: `http://127.0.0.1:<port>/v1`. */
@@ -107,7 +108,7 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
     const index = counts.get(model) ?? 0;
     counts.set(model, index + 1);
     const script = scripts.get(model);
-    const reply: ScriptedReply = script ? script(body, index) : { text: `Echo: ${lastUserText(body)}` };
+    const reply: ScriptedReply = script ? await script(body, index) : { text: `Echo: ${lastUserText(body)}` };
 
     if ('status' in reply) {
       return json(reply.status, { error: { message: reply.message ?? 'scripted failure', type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } });

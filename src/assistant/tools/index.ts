@@ -58,6 +58,7 @@ export async function runToolCall(
   logger: Logger,
 ): Promise<ToolResult> {
   const failed = (message: string): ToolResult => ({ result: { error: message }, summary: toolTexts.summaryError(message) });
+  if (call.name === '') return failed(toolTexts.namelessCall(tools.map((t) => t.name)));
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) return failed(toolTexts.unknownTool(call.name, tools.map((t) => t.name)));
   let args: unknown;

@@ -7,6 +7,10 @@ export const toolTexts = {
   // Errors of the loop itself.
   unknownTool: (name: string, known: string[]) => `Инструмента «${name}» нет. Доступны: ${known.join(', ') || 'никаких'}.`,
   argumentsNotJson: 'Аргументы вызова должны быть JSON-объектом.',
+  namelessCall: (known: string[]) => `В вызове не указано имя инструмента. Доступны: ${known.join(', ') || 'никаких'}.`,
+  /** How a call without a name stands in the owner's transcript. */
+  namelessToolName: '(без имени)',
+  tooManyCalls: (max: number) => `Не выполнено: в одном ответе можно вызвать не больше ${max} инструментов. Дождитесь результатов и вызовите нужные снова.`,
   toolFailed: 'Инструмент сейчас не сработал. Попробуйте ещё раз позже или передайте диалог сотруднику (escalate_to_human).',
   required: (field: string) => `Не указан обязательный аргумент ${field}.`,
   notString: (field: string) => `Аргумент ${field} должен быть строкой.`,

@@ -1,0 +1,199 @@
+// The model's turn as a salon's and a shop's clients meet it when something ordinary happens around it
+// (issue 39 rows 3, 4, 5, 9, 11, 12, 13, 14b; issue 38 row 6): the owner steps in while the model thinks,
+// a booking or an order made by a tool, a model that loops, fails or sends odd calls, a returning client.
+// VK webhook in, a scripted model host (which can be held "thinking" until the test lets it answer), fake
+// YCLIENTS and Telegram; what the client receives is read at the fake VK, in order.
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { startScriptedModelHost, toolResults, type Script, type ScriptedModelHost, type ScriptedRequest } from './fakes/scripted-model';
+import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
+import { startFakeVk, type FakeVk } from './fakes/vk';
+import { startFakeYclients, type FakeYclients } from './fakes/yclients';
+import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
+import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
+import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, SECRET, TOKEN } from './helpers/social';
+
+setDefaultTimeout(30_000);
+
+const MAX_STEPS = 4;
+const MAX_TOOL_CALLS = 3;
+const COMPANY = 4571;
+const PARTNER = 'partner-token-turn-7c1d';
+const LOGIN = 'olga@example.ru';
+const PASSWORD = 'S3cret-pa55word';
+const ANNA = 1701;
+const HAIRCUT = 90311;
+const TEMPLATE = 'https://pay.example.ru/checkout?order={orderNumber}&sum={amount}';
+
+function moscowDate(daysAhead: number): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+  return new Date(Date.parse(`${today}T00:00:00Z`) + daysAhead * 86_400_000).toISOString().slice(0, 10);
+}
+const TOMORROW = moscowDate(1);
+const at = (time: string) => `${TOMORROW}T${time}:00+03:00`;
+const [, TOMORROW_MONTH = '1', TOMORROW_DAY = '1'] = TOMORROW.split('-');
+const MONTHS = ['января', 'февраля', 'марта', 'апреля', 'мая', 'июня', 'июля', 'августа', 'сентября', 'октября', 'ноября', 'декабря'];
+/** How the client reads tomorrow's 15:00: «1 декабря, 15:00». */
+const shown = (time: string) => `${Number(TOMORROW_DAY)} ${MONTHS[Number(TOMORROW_MONTH) - 1]}, ${time}`;
+
+let host: ScriptedModelHost;
+let vk: FakeVk;
+let telegram: FakeTelegram;
+let yc: FakeYclients;
+let app: TestApp;
+
+beforeAll(async () => {
+  [host, vk, telegram, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeTelegram(), startFakeYclients()]);
+  app = await startTestApp({
+    env: {
+      ...messengerEnv(telegram, freePort()),
+      VK_API_BASE_URL: vk.url,
+      UPSTREAM_BASE_URL: host.url,
+      YCLIENTS_BASE_URL: yc.url,
+      YCLIENTS_RATE_PER_MINUTE: '100000',
+      ASSISTANT_MAX_STEPS: String(MAX_STEPS),
+      ASSISTANT_MAX_TOOL_CALLS: String(MAX_TOOL_CALLS),
+      ASSISTANT_DEBOUNCE_MS: '0',
+    },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await Promise.all([host?.close(), vk?.close(), telegram?.close(), yc?.close()]);
+});
+beforeEach(() => {
+  vk.reset();
+  vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
+  telegram.reset();
+  seedTelegram(telegram);
+  yc.reset();
+  yc.addCompany({
+    id: COMPANY,
+    partnerToken: PARTNER,
+    login: LOGIN,
+    password: PASSWORD,
+    staff: [{ id: ANNA, name: 'Анна', specialization: 'Парикмахер' }],
+    services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA] }],
+    workingHours: [{ staffId: ANNA, date: TOMORROW, start: '10:00', end: '18:00' }],
+  });
+});
+
+const driver = createSocialDriver(() => app, () => vk);
+const { messageNew, sendAndWait } = driver;
+
+let modelCounter = 0;
+
+/** A Service agent with YCLIENTS (and, with `bot`, a Telegram bot for hand-overs), or a shop. */
+async function agentWith(type: 'service' | 'ecommerce', script: Script, options: { bot?: boolean } = {}) {
+  const model = `turn/m${++modelCounter}`;
+  host.script(model, script);
+  const owner = await registerUser(app.url);
+  const created = await call(app.url, 'POST', '/api/agents', {
+    token: owner.token,
+    body: { name: type === 'service' ? 'Салон «Лён»' : 'Магазин «Лён»', type, model, systemPrompt: 'Ты — администратор.' },
+  });
+  expect(created.status).toBe(201);
+  const agentId = created.body.id as string;
+  const social = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+    token: owner.token,
+    body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+  });
+  expect(social.status).toBe(200);
+  let productId = '';
+  if (type === 'service') {
+    const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, {
+      token: owner.token,
+      body: { partnerToken: PARTNER, login: LOGIN, password: PASSWORD, companyId: COMPANY, specialistMapping: { anna: ANNA }, serviceMapping: { haircut: HAIRCUT } },
+    });
+    expect(booking.status).toBe(200);
+  } else {
+    const base = `/api/v1/commerce/${agentId}`;
+    expect((await call(app.url, 'PUT', `${base}/settings`, { token: owner.token, body: { paymentLinkTemplate: TEMPLATE } })).status).toBe(200);
+    const dress = await call(app.url, 'POST', `${base}/products`, { token: owner.token, body: { title: 'Платье летнее', priceMinor: 499000, stock: 20 } });
+    expect(dress.status).toBe(201);
+    productId = dress.body.id as string;
+  }
+  if (options.bot) {
+    const messenger = await call(app.url, 'PUT', `/api/v1/messenger/${agentId}/settings`, { token: owner.token, body: { botToken: BOT_TOKEN, userId: OPERATOR.id } });
+    expect(messenger.status).toBe(200);
+  }
+  return { owner, agentId, model, productId, sent: () => host.requestsFor(model) };
+}
+
+/** A promise the test resolves: the model "thinks" until then. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** Posts a client's message and waits until its handling is over; returns what it did. */
+async function sendAndFinish(agentId: string, text: string, peerId = CLIENT): Promise<string | null> {
+  const body = messageNew(text, { peerId }) as { event_id: string };
+  const res = await driver.post(agentId, body);
+  expect(res.status).toBe(200);
+  return driver.processed(agentId, body.event_id);
+}
+
+async function dialogueOf(agentId: string, peerId = CLIENT): Promise<string> {
+  const [row] = await waitFor(async () => {
+    const rows = await app.sql<{ id: string }>('select id from dialogues where agent_id = $1 and peer_id = $2', [agentId, String(peerId)]);
+    return rows.length > 0 ? rows : null;
+  });
+  return row!.id;
+}
+
+const toClient = (peerId = CLIENT) => vk.sentMessages.filter((m) => m.peerId === peerId).map((m) => m.message);
+const lastResult = (body: ScriptedRequest['body']) => toolResults(body).at(-1);
+const bookArgs = (time = '15:00') => ({ serviceId: 'haircut', specialistId: 'anna', datetime: at(time), clientName: 'Мария', clientPhone: '+7 916 111-22-33' });
+
+describe('the owner’s word is final (row 3, point 2)', () => {
+  test('the owner takes over and replies while the model thinks: the client gets the owner’s reply only; the bot’s answer is kept, marked unsent', async () => {
+    const thinking = gate();
+    const agent = await agentWith('service', async (_body, index) => {
+      if (index > 0) return { text: 'второй вызов модели' };
+      await thinking.opened;
+      return { text: 'Анна свободна завтра в 15:00 — записать вас?' };
+    });
+    const handled = sendAndFinish(agent.agentId, 'Можно к Анне на завтра?');
+    await waitFor(() => agent.sent().length === 1, 5000, 'the model to be asked');
+    const dialogueId = await dialogueOf(agent.agentId);
+    const base = `/api/v1/agents/${agent.agentId}/dialogues/${dialogueId}`;
+    expect((await call(app.url, 'POST', `${base}/takeover`, { token: agent.owner.token })).status).toBe(200);
+    const reply = await call(app.url, 'POST', `${base}/messages`, { token: agent.owner.token, body: { text: 'Здравствуйте! Это Ольга, сейчас подберу вам время.', clientMessageId: 'owner-reply-0001' } });
+    expect(reply.status).toBe(201);
+    await waitFor(() => toClient().length === 1, 5000, 'the owner’s reply in VK');
+    thinking.open();
+
+    expect(await handled).toBe('taken_over');
+    expect(toClient()).toEqual(['Здравствуйте! Это Ольга, сейчас подберу вам время.']);
+    expect(agent.sent()).toHaveLength(1);
+    const transcript = await call(app.url, 'GET', `${base}/messages?limit=50`, { token: agent.owner.token });
+    const turns = (transcript.body.messages as { author: string; text: string; unsent: boolean }[]).map((m) => ({ author: m.author, text: m.text, unsent: m.unsent }));
+    expect(turns).toContainEqual({ author: 'assistant', text: 'Анна свободна завтра в 15:00 — записать вас?', unsent: true });
+    expect(turns.filter((m) => m.author === 'operator')).toEqual([{ author: 'operator', text: 'Здравствуйте! Это Ольга, сейчас подберу вам время.', unsent: false }]);
+  });
+
+  test('a booking the model asks for after the takeover is not made, and nothing is said', async () => {
+    const thinking = gate();
+    const agent = await agentWith('service', async (_body, index) => {
+      if (index > 0) return { text: 'второй вызов модели' };
+      await thinking.opened;
+      return { text: 'Записываю вас.', toolCalls: [{ name: 'book_appointment', arguments: bookArgs() }] };
+    });
+    const handled = sendAndFinish(agent.agentId, 'Запишите меня к Анне на завтра в 15:00, Мария, +7 916 111-22-33');
+    await waitFor(() => agent.sent().length === 1, 5000, 'the model to be asked');
+    const dialogueId = await dialogueOf(agent.agentId);
+    expect((await call(app.url, 'POST', `/api/v1/agents/${agent.agentId}/dialogues/${dialogueId}/takeover`, { token: agent.owner.token })).status).toBe(200);
+    thinking.open();
+
+    expect(await handled).toBe('taken_over');
+    expect(yc.records).toHaveLength(0);
+    expect(await app.sql('select 1 from appointments where agent_id = $1', [agent.agentId])).toHaveLength(0);
+    expect(toClient()).toEqual([]);
+    const rows = await app.sql<{ role: string; kind: string | null }>('select role, kind from dialogue_messages where dialogue_id = $1 order by id', [dialogueId]);
+    expect(rows).toEqual([
+      { role: 'user', kind: null },
+      { role: 'assistant', kind: 'unsent' },
+    ]);
+  });
+});
