@@ -52,6 +52,8 @@ beforeAll(async () => {
       YCLIENTS_RATE_PER_MINUTE: '100000',
       ASSISTANT_MAX_STEPS: String(MAX_STEPS),
       ASSISTANT_MAX_TOOL_CALLS: String(MAX_TOOL_CALLS),
+      ASSISTANT_MAX_BOOKINGS_PER_CLIENT: '2',
+      ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: '1',
       ASSISTANT_DEBOUNCE_MS: '0',
     },
   });
@@ -195,5 +197,102 @@ describe('the owner’s word is final (row 3, point 2)', () => {
       { role: 'user', kind: null },
       { role: 'assistant', kind: 'unsent' },
     ]);
+  });
+});
+
+describe('what the system did, the system says (rows 4, 5, point 3)', () => {
+  test('a booking on the second-to-last step: the system announces it, the last step offers no tools, and the model’s words follow — never «не смог разобраться»', async () => {
+    const agent = await agentWith('service', (body, index) => {
+      if (index === 0) return { toolCalls: [{ name: 'find_slots', arguments: { date: TOMORROW, serviceId: 'haircut', specialistId: 'anna' } }] };
+      if (index === 1) return { toolCalls: [{ name: 'book_appointment', arguments: bookArgs() }] };
+      // A model that wants to look once more whenever it may.
+      if ((body.tools ?? []).length > 0) return { toolCalls: [{ name: 'list_my_appointments', arguments: {} }] };
+      return { text: 'Ждём вас завтра!' };
+    });
+    expect(await sendAndFinish(agent.agentId, 'Запишите меня к Анне на завтра в 15:00, Мария, +7 916 111-22-33')).toBe('model_answer');
+    await waitFor(() => toClient().length === 2, 5000, 'two messages');
+    expect(toClient()).toEqual([`Готово, Мария! Вы записаны: Стрижка, Анна, ${shown('15:00')}.`, 'Ждём вас завтра!']);
+    expect(yc.records).toHaveLength(1);
+    const sent = agent.sent();
+    expect(sent).toHaveLength(MAX_STEPS);
+    expect(sent.map((r) => (r.body.tools ?? []).length > 0)).toEqual([true, true, true, false]);
+    // The model is told the client already has the notice.
+    expect(toolResults(sent[2]!.body).find((r) => r.name === 'book_appointment')!.result).toMatchObject({ status: 'booked', note: expect.stringContaining('уже отправлено') });
+  });
+
+  test('a model that still calls tools on the last step after booking: the client has the booking’s notice and no apology', async () => {
+    const agent = await agentWith('service', (_body, index) =>
+      index === 0 ? { toolCalls: [{ name: 'book_appointment', arguments: bookArgs('16:00') }] } : { toolCalls: [{ name: 'list_my_appointments', arguments: {} }] },
+    );
+    expect(await sendAndFinish(agent.agentId, 'Запишите на завтра 16:00, Мария, +7 916 111-22-33')).toBe('steps_exhausted_after_act');
+    await waitFor(() => toClient().length >= 1, 5000, 'the notice');
+    expect(toClient()).toEqual([`Готово, Мария! Вы записаны: Стрижка, Анна, ${shown('16:00')}.`]);
+    expect(yc.records).toHaveLength(1);
+  });
+
+  test('cancelling by the model is announced with the service, the specialist and the time', async () => {
+    const agent = await agentWith('service', (body, index) => {
+      if (index === 0) return { toolCalls: [{ name: 'book_appointment', arguments: bookArgs('11:00') }] };
+      if (index === 1) return { text: 'Записал.' };
+      if (index === 2) return { toolCalls: [{ name: 'list_my_appointments', arguments: {} }] };
+      if (index === 3) {
+        const mine = lastResult(body)!.result as { appointments: { appointmentId: string }[] };
+        return { toolCalls: [{ name: 'cancel_appointment', arguments: { appointmentId: mine.appointments[0]!.appointmentId } }] };
+      }
+      return { text: 'Будем рады видеть вас в другой раз.' };
+    });
+    await sendAndWait(agent.agentId, messageNew('Запишите на завтра 11:00, Мария, +7 916 111-22-33'), 2);
+    const answers = await sendAndWait(agent.agentId, messageNew('Отмените, пожалуйста, мою запись'), 2);
+    expect(answers.map((m) => m.message)).toEqual([`Запись отменена: Стрижка, Анна, ${shown('11:00')}.`, 'Будем рады видеть вас в другой раз.']);
+    expect(yc.records.filter((r) => !r.deleted)).toHaveLength(0);
+  });
+
+  test('checkout by the model: the system sends the order number, the total and an «Оплатить» link button, whatever the model says', async () => {
+    const agent = await agentWith('ecommerce', (_body, index) => {
+      if (index === 0) return { toolCalls: [{ name: 'add_to_cart', arguments: { productId: agent.productId, quantity: 1 } }] };
+      if (index === 1) return { toolCalls: [{ name: 'checkout', arguments: { clientPhone: '+7 916 123-45-67' } }] };
+      return { text: 'Ваш заказ оформлен! Спасибо' };
+    });
+    const answers = await sendAndWait(agent.agentId, messageNew('Оформите платье, +7 916 123-45-67'), 2);
+    const [order] = (await call(app.url, 'GET', `/api/v1/commerce/${agent.agentId}/orders`, { token: agent.owner.token })).body.orders as { number: string; paymentLink: string }[];
+    expect(order!.paymentLink).toContain(order!.number);
+    expect(answers[0]!.message.replace(/[\u00a0\u202f]/g, ' ')).toBe(`Заказ ${order!.number} оформлен. Сумма: 4 990,00 ₽.\nОплатить: ${order!.paymentLink}\nПосле оплаты я пришлю подтверждение.`);
+    expect(buttonsOf(answers[0]!).map((b) => b.action)).toEqual([{ type: 'open_link', label: 'Оплатить', link: order!.paymentLink } as never]);
+    expect(answers[1]!.message).toBe('Ваш заказ оформлен! Спасибо');
+  });
+});
+
+describe('caps on what one model answer and one client may cause (issue 38 row 6)', () => {
+  test(`five book_appointment calls in one answer: ${MAX_TOOL_CALLS} run (ASSISTANT_MAX_TOOL_CALLS), of those only 2 book (ASSISTANT_MAX_BOOKINGS_PER_CLIENT); the rest are error results`, async () => {
+    const times = ['10:00', '11:00', '12:00', '13:00', '14:00'];
+    const agent = await agentWith('service', (_body, index) =>
+      index === 0 ? { toolCalls: times.map((time) => ({ name: 'book_appointment', arguments: bookArgs(time) })) } : { text: 'Записал на два времени.' },
+    );
+    const answers = await sendAndWait(agent.agentId, messageNew('Запишите меня на всё свободное завтра, Мария, +7 916 111-22-33'), 3);
+    expect(answers.map((m) => m.message)).toEqual([
+      `Готово, Мария! Вы записаны: Стрижка, Анна, ${shown('10:00')}.`,
+      `Готово, Мария! Вы записаны: Стрижка, Анна, ${shown('11:00')}.`,
+      'Записал на два времени.',
+    ]);
+    expect(yc.records).toHaveLength(2);
+    const results = toolResults(agent.sent()[1]!.body).map((r) => r.result);
+    expect(results).toHaveLength(5);
+    expect(results.slice(0, 2).map((r) => r.status)).toEqual(['booked', 'booked']);
+    expect(results[2]).toMatchObject({ status: 'limit', error: expect.stringContaining('2 предстоящих') });
+    expect(results.slice(3).map((r) => r.error)).toEqual([expect.stringContaining(`не больше ${MAX_TOOL_CALLS}`), expect.stringContaining(`не больше ${MAX_TOOL_CALLS}`)]);
+  });
+
+  test('a second unpaid order through the model is refused (ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT = 1)', async () => {
+    const agent = await agentWith('ecommerce', (body) => {
+      const last = lastResult(body);
+      if (!last || last.name === '') return { toolCalls: [{ name: 'add_to_cart', arguments: { productId: agent.productId, quantity: 1 } }] };
+      if (last.name === 'add_to_cart') return { toolCalls: [{ name: 'checkout', arguments: { clientPhone: '+7 916 123-45-67' } }] };
+      return { text: last.result.ok ? 'Оформил.' : `Не вышло: ${last.result.error}` };
+    });
+    await sendAndWait(agent.agentId, messageNew('Оформите платье, +7 916 123-45-67'), 2);
+    const [refused] = await sendAndWait(agent.agentId, messageNew('И ещё одно такое же, тоже оформите'));
+    expect(refused!.message).toContain('неоплаченных заказа');
+    const orders = (await call(app.url, 'GET', `/api/v1/commerce/${agent.agentId}/orders`, { token: agent.owner.token })).body.orders as unknown[];
+    expect(orders).toHaveLength(1);
   });
 });

@@ -91,6 +91,9 @@ export const assistantTexts = {
   slotPassed: 'Это время уже прошло. Выберите, пожалуйста, другое:',
   booked: (details: { service: string; specialist: string; when: string; name: string }) =>
     `Готово, ${details.name}! Вы записаны: ${details.service}, ${details.specialist}, ${details.when}.`,
+  // Said by the system when the model's tool cancelled a visit (the model's words follow, if any).
+  bookingCanceled: (details: { service: string; specialist: string; when: string }) =>
+    `Запись отменена: ${details.service}, ${details.specialist}, ${details.when}.`,
 
   // E-commerce.
   catalogUnavailable: 'Каталог пока не заполнен. Напишите, что вы ищете, — я подскажу.',
@@ -111,6 +114,8 @@ export const assistantTexts = {
   paymentsUnavailable: 'Оформление заказов пока не подключено. Напишите «оператор» — сотрудник поможет.',
   orderCreated: (number: string, total: string, link: string) =>
     `Заказ ${number} оформлен. Сумма: ${total}.\nОплатить: ${link}\nПосле оплаты я пришлю подтверждение.`,
+  // The link button under an order placed by the model's checkout.
+  buttonPay: 'Оплатить',
   orderPaid: (number: string) => `Оплата заказа ${number} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,
 } as const;
 

@@ -11,6 +11,7 @@ import { AppError } from '../../http/errors';
 import type { BookableService, BookingService, Specialist } from '../../integrations/booking/service';
 import type { BookingSettings } from '../../integrations/booking/settings';
 import { normalisePhone } from '../../phone';
+import { assistantTexts, formatSlot } from '../texts';
 import { stringArg, ToolError } from './index';
 import { toolTexts } from './texts';
 import type { AssistantTool, ToolContext, ToolProvider, ToolResult } from './types';
@@ -28,7 +29,11 @@ export interface BookingToolsDeps {
   db: Database;
   booking: BookingService;
   settings: Pick<BookingSettings, 'load'>;
+  /** Config ASSISTANT_MAX_BOOKINGS_PER_CLIENT: upcoming appointments one client may have made in their dialogue. */
+  maxBookingsPerClient?: number;
 }
+
+const DEFAULT_MAX_BOOKINGS_PER_CLIENT = 3;
 
 interface Slot {
   serviceId: string;
@@ -224,9 +229,18 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
         const appointmentId = stringArg(args, 'appointmentId', true);
         const canceled = await booking.cancel(ctx.agent.id, appointmentId, ctx.dialogue.id);
         if (!canceled) return { result: { error: toolTexts.notOwnAppointment }, summary: toolTexts.summaryCancelRefused };
+        // Names for the client's notice; a catalog that cannot be read now leaves the ids out, not the notice.
+        const { services, specialists } = await catalog(ctx.agent.id).catch(() => ({ services: [] as BookableService[], specialists: [] as Specialist[] }));
         return {
-          result: { status: 'canceled', appointmentId: canceled.id, datetime: canceled.datetime },
+          result: { status: 'canceled', appointmentId: canceled.id, datetime: canceled.datetime, note: toolTexts.announcedNote },
           summary: toolTexts.summaryCanceled(canceled.datetime),
+          announce: {
+            text: assistantTexts.bookingCanceled({
+              service: services.find((x) => x.id === canceled.serviceId)?.title ?? canceled.serviceId,
+              specialist: specialists.find((x) => x.id === canceled.specialistId)?.name ?? canceled.specialistId,
+              when: formatSlot(canceled.datetime),
+            }),
+          },
         };
       },
     },
@@ -244,6 +258,15 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     const { services, specialists } = await catalog(ctx.agent.id);
     const service = serviceOf(services, serviceId);
     const specialist = specialistOf(specialists, specialistId);
+    // A model stuck in a loop must not fill the salon's day: a client has at most so many upcoming visits.
+    const maxBookings = deps.maxBookingsPerClient ?? DEFAULT_MAX_BOOKINGS_PER_CLIENT;
+    const upcoming = await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id);
+    if (upcoming.length >= maxBookings) {
+      return {
+        result: { status: 'limit', error: toolTexts.bookingLimit(maxBookings), appointments: upcoming.map((a) => ({ appointmentId: a.id, datetime: a.datetime })) },
+        summary: toolTexts.summaryBookingLimit(maxBookings),
+      };
+    }
     try {
       const booked = await booking.book(
         ctx.agent.id,
@@ -265,8 +288,11 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
           specialistName: specialist.name,
           datetime: booked.datetime,
           clientName,
+          note: toolTexts.announcedNote,
         },
         summary: toolTexts.summaryBooked(service.title, specialist.name, booked.datetime, clientName),
+        // The system tells the client, whatever the model says next (or if it says nothing).
+        announce: { text: assistantTexts.booked({ service: service.title, specialist: specialist.name, when: formatSlot(booked.datetime), name: clientName }) },
       };
     } catch (error) {
       if (!(error instanceof AppError && error.type === 'conflict')) throw error;

@@ -26,6 +26,10 @@ export const toolTexts = {
   chooseService: 'Укажите serviceId: свободное время зависит от услуги. Список услуг ниже.',
   slotTaken: 'Это время уже занято. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
   slotPassed: 'Это время уже прошло. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
+  bookingLimit: (max: number) =>
+    `У клиента уже ${max} предстоящих записи — больше записывать нельзя. Предложите перенести или отменить одну из них (appointments).`,
+  // Told to the model with an act the system has already announced to the client.
+  announcedNote: 'Клиенту уже отправлено сообщение об этом (время, специалист). Не повторяйте его целиком — коротко ответьте на остальное.',
   notOwnAppointment: 'Такой записи у этого клиента нет. Его записи показывает list_my_appointments.',
 
   // Summaries for the inbox.
@@ -39,6 +43,7 @@ export const toolTexts = {
   summaryPassed: (datetime: string, n: number) => `${formatSlot(datetime)} уже прошло; предложено других окон: ${n}`,
   summaryMyAppointments: (n: number) => `записей клиента: ${n}`,
   summaryCanceled: (datetime: string) => `запись на ${formatSlot(datetime)} отменена`,
+  summaryBookingLimit: (max: number) => `запись отклонена: у клиента уже ${max} предстоящих`,
   summaryCancelRefused: 'отмена отклонена: не запись этого клиента',
   summaryEscalated: (reason: string) => `передано сотруднику: ${reason}`,
   summaryAskedPhone: (reason: string) => `спрошен телефон, чтобы передать сотруднику: ${reason}`,
