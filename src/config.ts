@@ -114,6 +114,11 @@ const envSchema = z.object({
    * as one model turn; buttons and triggers act at once. 0: every message is answered on its own.
    */
   ASSISTANT_DEBOUNCE_MS: intFromEnv(0, 60_000).default(1500),
+  /**
+   * A worker's claim on a client's burst lasts this long and is renewed every third of it while the turn
+   * runs; one not renewed (a crashed worker) is claimed again by another.
+   */
+  ASSISTANT_TURN_LEASE_SECONDS: intFromEnv(3, 3600).default(300),
   /** How often the outbox worker looks for due messages (it is also woken at once by local writes). */
   OUTBOX_POLL_INTERVAL_MS: intFromEnv(10, 600_000).default(1000),
   /** First retry delay after a 5xx or network failure; doubled per attempt, capped at one hour. */
@@ -302,6 +307,8 @@ export interface Config {
   assistantMaxSteps: number;
   /** ASSISTANT_MAX_TOOL_CALLS: tool calls of one model answer that run. */
   assistantMaxToolCalls: number;
+  /** ASSISTANT_TURN_LEASE_SECONDS: a turn's claim, renewed every third of it while the turn runs. */
+  assistantTurnLeaseSeconds: number;
   /** ASSISTANT_MAX_BOOKINGS_PER_CLIENT: upcoming appointments one client may make through the model. */
   assistantMaxBookingsPerClient: number;
   /** ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: unpaid orders one client may place through the model. */
@@ -561,6 +568,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
       outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
       assistantDebounceMs: e.ASSISTANT_DEBOUNCE_MS,
+      assistantTurnLeaseSeconds: e.ASSISTANT_TURN_LEASE_SECONDS,
       outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
       outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

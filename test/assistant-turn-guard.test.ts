@@ -296,3 +296,97 @@ describe('caps on what one model answer and one client may cause (issue 38 row 6
     expect(orders).toHaveLength(1);
   });
 });
+
+describe('timing and robustness (rows 11, 12, 13, point 6)', () => {
+  test('«печатает…» while the model and the tools work, and the model’s words beside its tool calls are sent before they run', async () => {
+    const agent = await agentWith('service', (_body, index) =>
+      index === 0 ? { text: 'Секунду, проверяю…', toolCalls: [{ name: 'list_services', arguments: {} }] } : { text: 'Стрижка стоит от 1500 до 2000 ₽.' },
+    );
+    const answers = await sendAndWait(agent.agentId, messageNew('Сколько стоит стрижка?'), 2);
+    expect(answers.map((m) => m.message)).toEqual(['Секунду, проверяю…', 'Стрижка стоит от 1500 до 2000 ₽.']);
+    const typing = vk.activities.filter((a) => a.peerId === CLIENT);
+    // Before the first message (the model's first call) and again before the answer (the tool, the second call).
+    expect(typing.some((a) => a.sentBefore === 0)).toBe(true);
+    expect(typing.some((a) => a.sentBefore === 1)).toBe(true);
+    expect(typing.every((a) => a.type === 'typing' && a.groupId === GROUP)).toBe(true);
+    const call = vk.calls.find((c) => c.method === 'messages.setActivity')!;
+    expect(call.params).toMatchObject({ peer_id: String(CLIENT), type: 'typing', group_id: String(GROUP) });
+  });
+
+  test('tool arguments sent as a JSON object (not a string) are taken as they are', async () => {
+    const agent = await agentWith('service', (body, index) =>
+      index === 0
+        ? { toolCalls: [{ name: 'find_slots', arguments: { date: TOMORROW, serviceId: 'haircut', specialistId: 'anna' }, argumentsAsObject: true }] }
+        : { text: `Свободно окон: ${(lastResult(body)!.result as { slots?: unknown[] }).slots?.length ?? 'ошибка'}` },
+    );
+    const [answer] = await sendAndWait(agent.agentId, messageNew('Когда можно к Анне завтра?'));
+    const result = lastResult(agent.sent()[1]!.body)!.result as { slots: { datetime: string }[] };
+    expect(result.slots.map((s) => s.datetime)).toContain(at('15:00'));
+    expect(answer!.message).toBe(`Свободно окон: ${result.slots.length}`);
+  });
+
+  test('a tool call without a name is answered as an error result and the turn goes on', async () => {
+    const agent = await agentWith('service', (body, index) =>
+      index === 0 ? { toolCalls: [{ name: '', arguments: {} }] } : { text: `Ошибка: ${(lastResult(body)!.result as { error: string }).error}` },
+    );
+    const [answer] = await sendAndWait(agent.agentId, messageNew('Что у вас есть?'));
+    expect(answer!.message).toContain('не указано имя инструмента');
+    expect(answer!.message).toContain('list_services');
+    expect(agent.sent()).toHaveLength(2);
+  });
+
+  test('shop and knowledge tools name the argument that is wrong', async () => {
+    const agent = await agentWith('ecommerce', (body, index) => {
+      if (index === 0) {
+        return {
+          toolCalls: [
+            { name: 'add_to_cart', arguments: { productId: agent.productId, quantity: 'много' } },
+            { name: 'search_knowledge', arguments: { query: 42 } },
+            { name: 'order_status', arguments: {} },
+          ],
+        };
+      }
+      return { text: toolResults(body).map((r) => (r.result as { error: string }).error).join(' | ') };
+    });
+    const entry = await call(app.url, 'POST', `/api/v1/agents/${agent.agentId}/knowledge`, {
+      token: agent.owner.token,
+      body: { title: 'Доставка', content: 'Доставляем по Москве за 1–2 дня.' },
+    });
+    expect(entry.status).toBe(201);
+    const [answer] = await sendAndWait(agent.agentId, messageNew('Положите платье в корзину'));
+    const [add, knowledge, status] = answer!.message.split(' | ');
+    expect(add).toContain('quantity');
+    expect(knowledge).toContain('query');
+    expect(status).toContain('orderNumber');
+  });
+
+  test('a model failing once is asked again and answers; failing twice in a row hands the client to a person when the owner has a Telegram bot', async () => {
+    const once = await agentWith('service', (_body, index) => (index === 0 ? { status: 503, message: 'overloaded' } : { text: 'Работаем с 10 до 20.' }));
+    const [answer] = await sendAndWait(once.agentId, messageNew('Когда вы работаете?'));
+    expect(answer!.message).toBe('Работаем с 10 до 20.');
+
+    const down = await agentWith('service', () => ({ status: 502, message: 'bad gateway' }), { bot: true });
+    const peer = 40911501;
+    const [handed] = await sendAndWait(down.agentId, messageNew('Когда вы работаете?', { peerId: peer }), 1, peer);
+    expect(handed!.message).toBe('Извините, я не смог ответить прямо сейчас. Я передал ваш вопрос сотруднику — он ответит здесь же.');
+    expect(down.sent()).toHaveLength(2);
+    const [dialogue] = await app.sql<{ mode: string }>('select mode from dialogues where agent_id = $1 and peer_id = $2', [down.agentId, String(peer)]);
+    expect(dialogue!.mode).toBe('operator');
+    await waitFor(() => telegram.sent.some((m) => m.chatId === OPERATOR.id && m.text.includes('не ответила два раза подряд')), 5000, 'the operator’s notice');
+  });
+
+  test('a failed look-up of the company’s time zone is remembered: the next slot look-ups do not ask (and wait for) YCLIENTS again', async () => {
+    const agent = await agentWith('service', (body) => {
+      const last = lastResult(body);
+      if (!last) return { toolCalls: [{ name: 'find_slots', arguments: { date: TOMORROW, serviceId: 'haircut', specialistId: 'anna' } }] };
+      return { text: `Окон: ${(last.result as { slots: unknown[] }).slots.length}` };
+    });
+    const companyCalls = () => yc.calls.filter((c) => c.method === 'GET' && new RegExp(`^/company/${COMPANY}/?$`).test(c.path)).length;
+    yc.failNext(new RegExp(`^/company/${COMPANY}/?$`), { status: 500, times: 20 });
+    await sendAndWait(agent.agentId, messageNew('Когда можно к Анне завтра?'));
+    const afterFirst = companyCalls();
+    expect(afterFirst).toBeGreaterThan(0);
+    await sendAndWait(agent.agentId, messageNew('А ещё раз посмотрите?'));
+    expect(companyCalls()).toBe(afterFirst);
+  });
+});

@@ -28,7 +28,7 @@ import { createToolRegistry } from './tools';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
 import { buttonForTypedText, labelOfPress, recordedButtons, type RecordedButtons } from './typed-buttons';
-import { isStaleTurn, UNSENT } from './turn-guard';
+import { turnAlreadyRan, UNSENT } from './turn-guard';
 
 /** Photos of one turn the model is shown at most (VK allows ten attachments a message). */
 const MAX_IMAGES = 10;
@@ -79,6 +79,8 @@ export interface AssistantDeps {
   debounceMs: number;
   /** Config ASSISTANT_MAX_TOOL_CALLS: tool calls of one model answer that run. */
   maxToolCalls?: number;
+  /** Config ASSISTANT_TURN_LEASE_SECONDS: how long a worker's claim on a burst lasts unless renewed. */
+  turnLeaseSeconds?: number;
   /** Shows the client «печатает…» (VK messages.setActivity) while the model or a tool works. */
   typing?: (agentId: string, peerId: number) => Promise<void>;
 }
@@ -209,9 +211,6 @@ export function createAssistant(deps: AssistantDeps) {
   /** One model turn for what the client said since the last answer (one message, or a burst). */
   async function answerTurn(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {
     const input = await burstInput(dialogue.id);
-    // Nothing the client said since the last answer (a lease that ran out after the turn was answered, a
-    // leftover due time): answering again would repeat the answer and bill it twice.
-    if (isStaleTurn(input)) return 'stale_turn';
     return runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [] });
   }
 
@@ -224,10 +223,13 @@ export function createAssistant(deps: AssistantDeps) {
     if (dialogue.messagingAllowed === false) return 'client_denied';
     if (dialogue.mode === 'operator') return 'with_operator';
     if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
+    // This burst's turn already ran (a claim that lapsed after the answer, a leftover due time): answering
+    // again would repeat the answer, its tools and its bill.
+    if (await turnAlreadyRan(db, dialogue.id, requestId)) return 'stale_turn';
     return answerTurn(agent, dialogue, requestId);
   }
 
-  const pending = createPendingAnswers({ db, debounceMs: deps.debounceMs, logger, answer: answerOwed });
+  const pending = createPendingAnswers({ db, debounceMs: deps.debounceMs, leaseSeconds: deps.turnLeaseSeconds, logger, answer: answerOwed });
 
   /** A message for the model: answered now, or (ASSISTANT_DEBOUNCE_MS) once the burst it belongs to ends. */
   async function answerOrDefer(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {

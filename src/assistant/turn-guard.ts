@@ -90,7 +90,14 @@ export function toolArguments(raw: unknown): string {
   return '{}';
 }
 
-/** A turn with nothing from the client since the last answer: there is nothing to answer. */
-export function isStaleTurn(input: { clientText: string; images: string[] }): boolean {
-  return input.clientText.trim() === '' && input.images.length === 0;
+/**
+ * Whether the model turn of this request id has already left its mark (an answer the model wrote, a tool
+ * it called): a claim of the same burst again is stale, not a turn cut short before it began.
+ */
+export async function turnAlreadyRan(db: Database, dialogueId: string, requestId: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    select 1 from dialogue_messages
+     where dialogue_id = ${dialogueId} and request_id = ${requestId} and role in ('assistant', 'tool')
+     limit 1`);
+  return rowsOf(result).length > 0;
 }

@@ -12,6 +12,8 @@ export interface ScriptedToolCall {
   name: string;
   /** An object is JSON-encoded; a string goes as it is (to test arguments that are not JSON). */
   arguments: Record<string, unknown> | string;
+  /** Sends an object `arguments` as the object itself, as some OpenAI-compatible hosts do. */
+  argumentsAsObject?: boolean;
 }
 
 export type ScriptedReply =
@@ -119,7 +121,7 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
       message.tool_calls = toolCalls.map((call) => ({
         id: `call_${++callCounter}`,
         type: 'function',
-        function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+        function: { name: call.name, arguments: typeof call.arguments === 'string' || call.argumentsAsObject ? call.arguments : JSON.stringify(call.arguments) },
       }));
     }
     const promptTokens = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);

@@ -53,6 +53,7 @@ export interface SocialDeps {
     | 'yclientsTimeZone'
     | 'assistantDebounceMs'
     | 'assistantMaxToolCalls'
+    | 'assistantTurnLeaseSeconds'
   >;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
@@ -80,6 +81,7 @@ export function createSocial(deps: SocialDeps) {
     logger,
     debounceMs: config.assistantDebounceMs,
     maxToolCalls: config.assistantMaxToolCalls,
+    turnLeaseSeconds: config.assistantTurnLeaseSeconds,
     // A short call of its own: a slow VK must not hold the turn up (the indicator is a courtesy).
     typing: async (agentId, peerId) => {
       const community = await settings.load(agentId);
