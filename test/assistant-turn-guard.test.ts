@@ -390,3 +390,42 @@ describe('timing and robustness (rows 11, 12, 13, point 6)', () => {
     expect(companyCalls()).toBe(afterFirst);
   });
 });
+
+describe('the model knows the client (row 14b, point 7)', () => {
+  const systemOf = (request: ScriptedRequest) => String(request.body.messages[0]!.content);
+
+  test('a returning client: the name, the phone and the upcoming visit of this dialogue are in the model’s context — and not in another client’s', async () => {
+    const agent = await agentWith('service', (body) => {
+      const last = lastResult(body);
+      if (!last && body.messages.filter((m) => m.role === 'user').length === 1) return { toolCalls: [{ name: 'book_appointment', arguments: bookArgs('12:00') }] };
+      return { text: 'Хорошо.' };
+    });
+    await sendAndWait(agent.agentId, messageNew('Запишите на завтра 12:00, Мария, +7 916 111-22-33'), 2);
+    await sendAndWait(agent.agentId, messageNew('А можно ещё и маму записать?'));
+    const returning = systemOf(agent.sent().at(-1)!);
+    expect(returning).toContain('Имя: Мария.');
+    expect(returning).toContain('Телефон: +7 916 111-22-33.');
+    expect(returning).toContain(`Предстоящая запись: Стрижка, Анна, ${shown('12:00')}`);
+
+    const other = 40911601;
+    await sendAndWait(agent.agentId, messageNew('Здравствуйте, сколько стоит стрижка?', { peerId: other }), 1, other);
+    const stranger = systemOf(agent.sent().at(-1)!);
+    expect(stranger).not.toContain('Мария');
+    expect(stranger).not.toContain('916');
+    expect(stranger).not.toContain('Предстоящая запись');
+  });
+
+  test('a shop’s client with an unpaid order: its number, total and link are in the model’s context', async () => {
+    const agent = await agentWith('ecommerce', (body, index) => {
+      if (index === 0) return { toolCalls: [{ name: 'add_to_cart', arguments: { productId: agent.productId, quantity: 1 } }] };
+      if (index === 1) return { toolCalls: [{ name: 'checkout', arguments: { clientPhone: '+7 916 123-45-67' } }] };
+      return { text: 'Спасибо!' };
+    });
+    await sendAndWait(agent.agentId, messageNew('Оформите платье, +7 916 123-45-67'), 2);
+    await sendAndWait(agent.agentId, messageNew('А где мой заказ?'));
+    const [order] = (await call(app.url, 'GET', `/api/v1/commerce/${agent.agentId}/orders`, { token: agent.owner.token })).body.orders as { number: string; paymentLink: string }[];
+    const context = systemOf(agent.sent().at(-1)!).replace(/[\u00a0\u202f]/g, ' ');
+    expect(context).toContain('Телефон: +7 916 123-45-67.');
+    expect(context).toContain(`Неоплаченный заказ ${order!.number} на 4 990,00 ₽, ссылка на оплату: ${order!.paymentLink}.`);
+  });
+});

@@ -25,6 +25,7 @@ import { assistantTexts as t } from './texts';
 import { runToolCall, type ToolRegistry } from './tools';
 import { ESCALATE_TOOL } from './tools/escalation';
 import { toolTexts } from './tools/texts';
+import { clientContext, maskPhone } from './client-context';
 import { createTurnGuard, keepTyping, toolArguments, UNSENT } from './turn-guard';
 import { toolDeclaration, type ToolContext } from './tools/types';
 
@@ -183,7 +184,11 @@ export function createModelTurn(deps: ModelTurnDeps) {
       logger.warn('knowledge for the prompt failed', { agentId: agent.id, requestId, error });
       return null;
     });
-    const system = [agent.systemPrompt.trim(), knowledge, ASSISTANT_RULES, todayLine(deps.timeZone)].filter(Boolean).join('\n\n');
+    // What the dialogue knows of the client: a returning client is not asked again for their name or phone.
+    const facts = await deps.tools.clientFacts(agent, dialogue);
+    const client = clientContext(dialogue, facts);
+    if (client) logger.debug('the model is told what the dialogue knows of the client', { agentId: agent.id, requestId, phone: dialogue.clientPhone ? maskPhone(dialogue.clientPhone) : null, facts: facts.length });
+    const system = [agent.systemPrompt.trim(), knowledge, ASSISTANT_RULES, client, todayLine(deps.timeZone)].filter(Boolean).join('\n\n');
     const messages: Message[] = [{ role: 'system', content: system }, ...(await history(dialogue, input))];
     const declarations = offered.tools.map(toolDeclaration);
     const ctx: ToolContext = { agent, dialogue, requestId, clientText: input.clientText };

@@ -14,6 +14,7 @@ import { normalisePhone } from '../../phone';
 import { assistantTexts, formatSlot } from '../texts';
 import { stringArg, ToolError } from './index';
 import { toolTexts } from './texts';
+import type { DialogueRow } from '../flow';
 import type { AssistantTool, ToolContext, ToolProvider, ToolResult } from './types';
 
 export const BOOKING_TOOLS = ['list_services', 'list_specialists', 'find_slots', 'book_appointment', 'list_my_appointments', 'cancel_appointment'] as const;
@@ -310,6 +311,20 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
   }
 
   return {
+    async clientFacts(agent: Agent, dialogue: DialogueRow) {
+      if (agent.type !== 'service' || !(await deps.settings.load(agent.id).catch(() => null))) return [];
+      const mine = await booking.appointmentsOf(agent.id, dialogue.id);
+      if (mine.length === 0) return [];
+      const { services, specialists } = await catalog(agent.id).catch(() => ({ services: [] as BookableService[], specialists: [] as Specialist[] }));
+      return mine.map((a) =>
+        toolTexts.factAppointment(
+          services.find((x) => x.id === a.serviceId)?.title ?? a.serviceId,
+          specialists.find((x) => x.id === a.specialistId)?.name ?? a.specialistId,
+          a.datetime,
+          a.id,
+        ),
+      );
+    },
     async toolsFor(agent: Agent) {
       if (agent.type !== 'service') return { tools: [], missing: [] };
       const connected = await deps.settings.load(agent.id).catch(() => null);

@@ -36,6 +36,10 @@ export const shopKnowledgeTexts = {
   orderNotFound: 'Заказ с таким номером не найден среди заказов этого клиента.',
   orderStatus: { pending: 'ожидает оплаты', paid: 'оплачен', cancelled: 'отменён' } satisfies Record<OrderStatus, string>,
 
+  // Shop: what the model is told of the client (client-context.ts).
+  factOpenOrder: (number: string, total: string, link: string | null) =>
+    `Неоплаченный заказ ${number} на ${total}${link ? `, ссылка на оплату: ${link}` : ''}.`,
+
   // Shop: the owner's transcript lines.
   summaryBadArguments: 'неверные аргументы',
   summaryBadArgument: (field: string) => (field ? `неверный аргумент ${field}` : 'неверные аргументы'),

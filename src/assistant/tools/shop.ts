@@ -2,7 +2,7 @@
 // add_to_cart, show_cart, checkout and order_status. They act through the same catalog, cart and
 // check-out path as the dialogue's buttons (shop-flow.ts), so an order placed by the model is numbered,
 // paid and notified like any other; it is only marked `source = model` for the agent's results.
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Agent } from '../../agents/service';
 import type { Catalog, ProductView } from '../../commerce/catalog';
@@ -15,6 +15,7 @@ import { normalisePhone } from '../../phone';
 import { price, type ShopFlow } from '../shop-flow';
 import { assistantTexts } from '../texts';
 import { shopKnowledgeTexts } from './shop-knowledge-texts';
+import type { DialogueRow } from '../flow';
 import type { AssistantTool, MissingTool, ToolProvider, ToolResult } from './types';
 
 /** Products one search shows the model: enough to choose from, few enough to keep the request small. */
@@ -249,6 +250,16 @@ export function createShopTools(deps: {
   };
 
   return {
+    async clientFacts(agent: Agent, dialogue: DialogueRow) {
+      if (agent.type !== 'ecommerce') return [];
+      const open = await deps.db
+        .select({ number: ordersTable.number, totalMinor: ordersTable.totalMinor, currency: ordersTable.currency, paymentLink: ordersTable.paymentLink })
+        .from(ordersTable)
+        .where(and(eq(ordersTable.agentId, agent.id), eq(ordersTable.dialogueId, dialogue.id), eq(ordersTable.status, 'pending')))
+        .orderBy(desc(ordersTable.createdAt))
+        .limit(5);
+      return open.map((o) => shopKnowledgeTexts.factOpenOrder(o.number, price(o.totalMinor, o.currency), o.paymentLink));
+    },
     async toolsFor(agent: Agent) {
       if (agent.type !== 'ecommerce') return { tools: [], missing: [] };
       const missing: MissingTool[] = [];

@@ -32,6 +32,10 @@ export const toolTexts = {
   announcedNote: 'Клиенту уже отправлено сообщение об этом (время, специалист). Не повторяйте его целиком — коротко ответьте на остальное.',
   notOwnAppointment: 'Такой записи у этого клиента нет. Его записи показывает list_my_appointments.',
 
+  // What the model is told of the client (client-context.ts).
+  factAppointment: (service: string, specialist: string, datetime: string, id: string) =>
+    `Предстоящая запись: ${service}, ${specialist}, ${formatSlot(datetime)} (appointmentId ${id}).`,
+
   // Summaries for the inbox.
   summaryError: (message: string) => `ошибка: ${message.length > 160 ? `${message.slice(0, 159)}…` : message}`,
   summaryServices: (n: number) => `услуг: ${n}`,
