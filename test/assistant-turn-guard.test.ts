@@ -173,6 +173,9 @@ describe('the owner’s word is final (row 3, point 2)', () => {
     const turns = (transcript.body.messages as { author: string; text: string; unsent: boolean }[]).map((m) => ({ author: m.author, text: m.text, unsent: m.unsent }));
     expect(turns).toContainEqual({ author: 'assistant', text: 'Анна свободна завтра в 15:00 — записать вас?', unsent: true });
     expect(turns.filter((m) => m.author === 'operator')).toEqual([{ author: 'operator', text: 'Здравствуйте! Это Ольга, сейчас подберу вам время.', unsent: false }]);
+    // The agent's results count what the client got: the owner's reply, not the bot's kept answer.
+    const results = await call(app.url, 'GET', `/api/v1/agents/${agent.agentId}/results`, { token: agent.owner.token });
+    expect(results.body.messages).toMatchObject({ total: 2, client: 1, assistant: 0, operator: 1 });
   });
 
   test('a booking the model asks for after the takeover is not made, and nothing is said', async () => {
