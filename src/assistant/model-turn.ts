@@ -206,7 +206,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
         return true;
       }
       await guard.keepUnsent(dialogue.id, text, id);
-      logger.info('the owner took the dialogue over during the turn; the answer is kept unsent', { agentId: agent.id, requestId });
+      logger.info('the dialogue is no longer the assistant’s (taken over, or messages denied); the answer is kept unsent', { agentId: agent.id, requestId });
       return false;
     }
 
