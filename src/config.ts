@@ -103,6 +103,12 @@ const envSchema = z.object({
     .default('openai/gpt-4o-mini'),
   /** Model calls one client message may cost (each tool result goes back to the model in another call). */
   ASSISTANT_MAX_STEPS: intFromEnv(1, 50).default(6),
+  /** Tool calls of one model answer that run; the rest are answered with an error (a model stuck in a loop). */
+  ASSISTANT_MAX_TOOL_CALLS: intFromEnv(1, 100).default(8),
+  /** Upcoming appointments one client may have made through the assistant's model. */
+  ASSISTANT_MAX_BOOKINGS_PER_CLIENT: intFromEnv(1, 100).default(3),
+  /** Unpaid orders one client may have placed through the assistant's model. */
+  ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: intFromEnv(1, 100).default(3),
   /** Per Bot API call, including reading the answer. */
   TELEGRAM_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   /**
@@ -118,6 +124,11 @@ const envSchema = z.object({
   HANDOFF_TIMEOUT_MINUTES: z.coerce.number().min(0).max(7 * 24 * 60).default(30),
   /** Messages one client may send the assistant a minute; over it they are kept but not answered. 0: no limit. */
   ASSISTANT_CLIENT_MESSAGES_PER_MINUTE: intFromEnv(0, 10_000).default(20),
+  /**
+   * A worker's claim on a client's burst lasts this long and is renewed every third of it while the turn
+   * runs; one not renewed (a crashed worker) is claimed again by another.
+   */
+  ASSISTANT_TURN_LEASE_SECONDS: intFromEnv(3, 3600).default(300),
   /** How often the outbox worker looks for due messages (it is also woken at once by local writes). */
   OUTBOX_POLL_INTERVAL_MS: intFromEnv(10, 600_000).default(1000),
   /** First retry delay after a 5xx or network failure; doubled per attempt, capped at one hour. */
@@ -314,6 +325,14 @@ export interface Config {
   orderTimeZone: string;
   defaultAgentModel: string;
   assistantMaxSteps: number;
+  /** ASSISTANT_MAX_TOOL_CALLS: tool calls of one model answer that run. */
+  assistantMaxToolCalls: number;
+  /** ASSISTANT_TURN_LEASE_SECONDS: a turn's claim, renewed every third of it while the turn runs. */
+  assistantTurnLeaseSeconds: number;
+  /** ASSISTANT_MAX_BOOKINGS_PER_CLIENT: upcoming appointments one client may make through the model. */
+  assistantMaxBookingsPerClient: number;
+  /** ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: unpaid orders one client may place through the model. */
+  assistantMaxOpenOrdersPerClient: number;
   telegramTimeoutMs: number;
   outboxPollIntervalMs: number;
   assistantDebounceMs: number;
@@ -572,11 +591,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       orderTimeZone: e.ORDER_TIME_ZONE,
       defaultAgentModel: e.DEFAULT_AGENT_MODEL,
       assistantMaxSteps: e.ASSISTANT_MAX_STEPS,
+      assistantMaxToolCalls: e.ASSISTANT_MAX_TOOL_CALLS,
+      assistantMaxBookingsPerClient: e.ASSISTANT_MAX_BOOKINGS_PER_CLIENT,
+      assistantMaxOpenOrdersPerClient: e.ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT,
       telegramTimeoutMs: e.TELEGRAM_TIMEOUT_MS,
       outboxPollIntervalMs: e.OUTBOX_POLL_INTERVAL_MS,
       assistantDebounceMs: e.ASSISTANT_DEBOUNCE_MS,
       handoffTimeoutMinutes: e.HANDOFF_TIMEOUT_MINUTES,
       assistantClientMessagesPerMinute: e.ASSISTANT_CLIENT_MESSAGES_PER_MINUTE,
+      assistantTurnLeaseSeconds: e.ASSISTANT_TURN_LEASE_SECONDS,
       outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
       outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

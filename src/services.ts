@@ -208,8 +208,15 @@ export function createServices({ config, database, logger }: ServicesInput) {
   const knowledgeTools = createKnowledgeTools({ knowledge });
   /** Every tool family the assistant's model may be offered; the agent page lists them from here. */
   const toolProviders: ToolProvider[] = [
-    createBookingTools({ db, booking: booking.service, settings: booking.settings }),
-    createShopTools({ db, catalog: commerce.catalog, orders: commerce.orders, settings: commerce.settings, shopFlow }),
+    createBookingTools({ db, booking: booking.service, settings: booking.settings, maxBookingsPerClient: config.assistantMaxBookingsPerClient }),
+    createShopTools({
+      db,
+      catalog: commerce.catalog,
+      orders: commerce.orders,
+      settings: commerce.settings,
+      shopFlow,
+      maxOpenOrdersPerClient: config.assistantMaxOpenOrdersPerClient,
+    }),
     knowledgeTools.provider,
   ];
   const social = createSocial({

@@ -75,7 +75,8 @@ suite('the shop and the knowledge base through the tool loop (VK → model → t
       return { text: `Заказ ${order.orderNumber} оформлен, к оплате ${order.total}: ${order.paymentLink}` };
     });
 
-    const [answer] = await sendAndWait(s.agentId, messageNew('Есть красное платье M? Беру, телефон +7 916 123-45-67', { peerId: CLIENT_A }), 1, CLIENT_A);
+    // The system announces the order (issue 39 point 3); the model's words follow.
+    const [announced, answer] = await sendAndWait(s.agentId, messageNew('Есть красное платье M? Беру, телефон +7 916 123-45-67', { peerId: CLIENT_A }), 2, CLIENT_A);
     const sent = model.requestsFor(s.modelId);
     expect(sent).toHaveLength(4);
     expect(toolNames(sent[0]!)).toEqual(expect.arrayContaining(['add_to_cart', 'checkout', 'order_status', 'search_products', 'show_cart']));
@@ -86,6 +87,7 @@ suite('the shop and the knowledge base through the tool loop (VK → model → t
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ source: 'model', totalMinor: 499000 });
     expect(plain(answer!.message)).toContain(`Заказ ${orders[0]!.number} оформлен, к оплате 4 990,00 ₽: ${orders[0]!.paymentLink}`);
+    expect(plain(announced!.message)).toContain(`Заказ ${orders[0]!.number} оформлен. Сумма: 4 990,00 ₽.`);
     const results = await call(app.url, 'GET', `/api/v1/agents/${s.agentId}/results`, { token: s.owner.token });
     expect(results.body.ordersByModel).toEqual({ created: 1, paid: 0 });
   });
@@ -97,7 +99,7 @@ suite('the shop and the knowledge base through the tool loop (VK → model → t
       { toolCalls: [{ name: 'checkout', arguments: { clientPhone: '+7 916 000-00-01' } }] },
       { text: 'Готово' },
     ]);
-    await sendAndWait(s.agentId, messageNew('Оформите платье', { peerId: CLIENT_A }), 1, CLIENT_A);
+    await sendAndWait(s.agentId, messageNew('Оформите платье', { peerId: CLIENT_A }), 2, CLIENT_A);
     const [order] = (await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token })).body.orders as { number: string }[];
 
     model.script(s.modelId, (body, index) => {

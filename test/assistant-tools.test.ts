@@ -11,6 +11,7 @@ import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { settleAll } from './helpers/gateway';
 import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from './helpers/messenger';
 import { CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from './helpers/social';
+import { formatSlot } from '../src/assistant/texts';
 
 setDefaultTimeout(30_000);
 
@@ -155,7 +156,9 @@ async function dialogueOf(agentId: string, peerId: number): Promise<string> {
 describe('booking in plain words', () => {
   test('«Запишите меня к Анне на завтра в 15:00»: find_slots, then book_appointment → one record in YCLIENTS, made by the model', async () => {
     const agent = await agentWith('service', bookingScript({ name: 'Мария', phone: '+7 916 111-22-33' }), { yclients: true });
-    const [answer] = await sendAndWait(agent.agentId, messageNew('Запишите меня к Анне на завтра в 15:00'));
+    // The system announces the booking it made (issue 39 point 3); the model's words follow.
+    const [announced, answer] = await sendAndWait(agent.agentId, messageNew('Запишите меня к Анне на завтра в 15:00'), 2);
+    expect(announced!.message).toBe(`Готово, Мария! Вы записаны: Стрижка, Анна, ${formatSlot(at('15:00'))}.`);
     expect(answer!.message).toBe('Готово, Мария! Вы записаны к Анне на 15:00.');
 
     const sent = agent.sent();
@@ -227,9 +230,10 @@ function oneToolScript(calls: (body: ScriptedRequest['body']) => { name: string;
 describe("a client's own appointments", () => {
   async function salonWithTwoClients() {
     const agent = await agentWith('service', bookingScript({ name: 'Мария', phone: '+7 916 111-22-33' }), { yclients: true });
-    await sendAndWait(agent.agentId, messageNew('Запишите меня к Анне на завтра в 15:00'));
+    // Each booking: the system's notice, then the model's words.
+    await sendAndWait(agent.agentId, messageNew('Запишите меня к Анне на завтра в 15:00'), 2);
     host.script(agent.model, bookingScript({ name: 'Олег', phone: '+7 903 555-44-33' }, '17:00'));
-    await sendAndWait(agent.agentId, messageNew('А меня к Анне на 17:00', { peerId: OTHER_CLIENT }), 1, OTHER_CLIENT);
+    await sendAndWait(agent.agentId, messageNew('А меня к Анне на 17:00', { peerId: OTHER_CLIENT }), 2, OTHER_CLIENT);
     expect(yc.records.map((r) => r.client.name)).toEqual(['Мария', 'Олег']);
     const [maria, oleg] = await app.sql<{ id: string }>('select id from appointments where agent_id = $1 order by starts_at', [agent.agentId]);
     return { agent, maria: maria!.id, oleg: oleg!.id };
@@ -271,9 +275,10 @@ describe("a client's own appointments", () => {
     expect(yc.records.every((r) => !r.deleted)).toBe(true);
 
     host.script(agent.model, oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: maria } }]));
-    await sendAndWait(agent.agentId, messageNew('Отмените мою запись'));
+    const [notice] = await sendAndWait(agent.agentId, messageNew('Отмените мою запись'), 2);
+    expect(notice!.message).toBe(`Запись отменена: Стрижка, Анна, ${formatSlot(at('15:00'))}.`);
     const canceled = lastResult(agent.sent()[1]!.body)!;
-    expect(canceled.result).toEqual({ status: 'canceled', appointmentId: maria, datetime: at('15:00') });
+    expect(canceled.result).toMatchObject({ status: 'canceled', appointmentId: maria, datetime: at('15:00') });
     const deletes = yc.calls.filter((c) => c.method === 'DELETE');
     expect(deletes.map((c) => c.path)).toEqual([`/record/${COMPANY}/${yc.records[0]!.id}`]);
     expect(deletes[0]!.headers.authorization).toMatch(/^Bearer partner-token-5f2a9c, User \S+$/);
@@ -286,7 +291,7 @@ describe("a client's own appointments", () => {
 
     // The canceled time is offered and bookable again (the slot guard holds only live bookings).
     host.script(agent.model, bookingScript({ name: 'Ирина', phone: '+7 925 000-11-22' }));
-    const [again] = await sendAndWait(agent.agentId, messageNew('Запишите к Анне на 15:00', { peerId: 40911300 }), 1, 40911300);
+    const [again] = await sendAndWait(agent.agentId, messageNew('Запишите к Анне на 15:00', { peerId: 40911300 }), 2, 40911300);
     expect(again!.message).toContain('Вы записаны');
     expect(yc.records.filter((r) => !r.deleted).map((r) => r.client.name).sort()).toEqual(['Ирина', 'Олег']);
   });
@@ -320,11 +325,15 @@ describe("a client's own appointments", () => {
       }
       return { text: 'Перенесла на 16:00.' };
     });
-    const [answer] = await sendAndWait(agent.agentId, messageNew('Перенесите мою запись на 16:00'));
-    expect(answer!.message).toBe('Перенесла на 16:00.');
+    const answers = await sendAndWait(agent.agentId, messageNew('Перенесите мою запись на 16:00'), 3);
+    expect(answers.map((m) => m.message)).toEqual([
+      `Готово, Мария! Вы записаны: Стрижка, Анна, ${formatSlot(at('16:00'))}.`,
+      `Запись отменена: Стрижка, Анна, ${formatSlot(at('15:00'))}.`,
+      'Перенесла на 16:00.',
+    ]);
     const [booked, canceled] = toolResults(agent.sent()[2]!.body).slice(-2);
     expect(booked!.result.status).toBe('booked');
-    expect(canceled!.result).toEqual({ status: 'canceled', appointmentId: maria, datetime: at('15:00') });
+    expect(canceled!.result).toMatchObject({ status: 'canceled', appointmentId: maria, datetime: at('15:00') });
     const order = yc.calls.map((c) => `${c.method} ${c.path}`).filter((c) => c.startsWith('POST /book_record') || c.startsWith('DELETE'));
     expect(order.slice(-2)).toEqual([`POST /book_record/${COMPANY}`, `DELETE /record/${COMPANY}/${yc.records[0]!.id}`]);
     expect(yc.records.filter((r) => !r.deleted && r.client.name === 'Мария').map((r) => r.datetime)).toEqual([at('16:00')]);
@@ -396,7 +405,7 @@ describe('the loop', () => {
     expect(dialogue).toEqual({ mode: 'operator' });
   });
 
-  test('the model failing after a tool call: the client gets the usual apology, the tool call stays in the record', async () => {
+  test('the model failing twice in a row after a tool call (tried again once): no bot → the usual apology, the tool call stays in the record', async () => {
     const agent = await agentWith(
       'service',
       (body) => (toolResults(body).length === 0 ? { toolCalls: [{ name: 'list_services', arguments: {} }] } : { status: 503, message: 'overloaded' }),
@@ -404,7 +413,7 @@ describe('the loop', () => {
     );
     const [answer] = await sendAndWait(agent.agentId, messageNew('Сколько стоит окрашивание?'));
     expect(answer!.message).toBe('Извините, я не смог ответить прямо сейчас. Попробуйте, пожалуйста, ещё раз чуть позже.');
-    expect(agent.sent()).toHaveLength(2);
+    expect(agent.sent()).toHaveLength(3);
     const turns = await app.sql('select role, tool_name from dialogue_messages where dialogue_id = $1 order by id', [await dialogueOf(agent.agentId, CLIENT)]);
     expect(turns).toEqual([
       { role: 'user', tool_name: null },
@@ -472,7 +481,7 @@ describe('the loop', () => {
 describe('the owner sees it', () => {
   test('one request id for the turn’s calls, each billed; the inbox shows the tool calls and the turn’s summed cost; results count the model’s bookings apart', async () => {
     const agent = await agentWith('service', bookingScript({ name: 'Мария', phone: '+7 916 111-22-33' }), { yclients: true });
-    await sendAndWait(agent.agentId, messageNew('Запишите меня к Анне на завтра в 15:00'));
+    await sendAndWait(agent.agentId, messageNew('Запишите меня к Анне на завтра в 15:00'), 2);
     await settleAll(app);
     const usage = await app.sql<{ request_id: string; cost_nano: string; prompt_tokens: string; completion_tokens: string }>(
       'select request_id, cost_nano::text, prompt_tokens::text, completion_tokens::text from usage_records where agent_id = $1 order by id',
@@ -493,12 +502,15 @@ describe('the owner sees it', () => {
       ['client', null],
       ['tool', 'find_slots'],
       ['tool', 'book_appointment'],
+      // The system's notice of the booking (no model, no cost), then the model's answer.
+      ['assistant', null],
       ['assistant', null],
     ]);
     expect(turns[1].text).toContain('свободных окон');
     expect(turns[2].text).toContain('Мария');
     expect(turns[2].text).toContain('15:00');
-    expect(turns[3]).toMatchObject({
+    expect(turns[3]).toMatchObject({ text: expect.stringContaining('Вы записаны: Стрижка'), model: null, cost: null });
+    expect(turns[4]).toMatchObject({
       model: agent.model,
       promptTokens: usage.reduce((sum, u) => sum + Number(u.prompt_tokens), 0),
       completionTokens: usage.reduce((sum, u) => sum + Number(u.completion_tokens), 0),
@@ -522,8 +534,9 @@ describe('the owner sees it', () => {
     const results = await call(app.url, 'GET', `/api/v1/agents/${agent.agentId}/results`, { token: agent.owner.token });
     expect(results.status).toBe(200);
     expect(results.body).toMatchObject({ bookings: 2, bookingsByModel: 1, bookingsByButtons: 1 });
-    // Tool turns are not messages: the client wrote 1 + 2 (button presses are no turns), the assistant answered 1 + 7
-    // (the buttons' booking shows its summary before it is made).
-    expect(results.body.messages).toMatchObject({ total: 11, client: 3, assistant: 8 });
+    // Tool turns are not messages: the client wrote 1 + 2 (button presses are no turns), the assistant answered
+    // 2 (the system's notice of the booking and the model's words) + 7 (the buttons' booking shows its summary
+    // before it is made).
+    expect(results.body.messages).toMatchObject({ total: 12, client: 3, assistant: 9 });
   });
 });

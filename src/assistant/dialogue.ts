@@ -4,7 +4,7 @@
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
 // Messages for the model may come in a burst: with ASSISTANT_DEBOUNCE_MS they are answered once, as one
 // turn (pending-answers.ts); typed button labels, triggers and flows act at once.
-import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
@@ -34,6 +34,7 @@ import { createToolRegistry } from './tools';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
 import { buttonForTypedText, labelOfPress, recordedButtons, type RecordedButtons } from './typed-buttons';
+import { turnAlreadyRan, UNSENT } from './turn-guard';
 
 /** Photos of one turn the model is shown at most (VK allows ten attachments a message). */
 const MAX_IMAGES = 10;
@@ -89,6 +90,12 @@ export interface AssistantDeps {
   logger: Logger;
   /** ASSISTANT_DEBOUNCE_MS: messages for the model this close together get one answer; 0 answers each at once. */
   debounceMs: number;
+  /** Config ASSISTANT_MAX_TOOL_CALLS: tool calls of one model answer that run. */
+  maxToolCalls?: number;
+  /** Config ASSISTANT_TURN_LEASE_SECONDS: how long a worker's claim on a burst lasts unless renewed. */
+  turnLeaseSeconds?: number;
+  /** Shows the client «печатает…» (VK messages.setActivity) while the model or a tool works. */
+  typing?: (agentId: string, peerId: number) => Promise<void>;
 }
 
 export function createAssistant(deps: AssistantDeps) {
@@ -206,8 +213,12 @@ export function createAssistant(deps: AssistantDeps) {
     escalations: deps.escalations,
     outbox: deps.outbox,
     tools,
-    say: async (dialogue, text, requestId) => say(dialogue, text, undefined, undefined, requestId, await keyboardAnsweredLater(db, dialogue.id)),
+    // A late answer keeps a keyboard a button's reply sent meanwhile (read in the send's own transaction).
+    say: async (dialogue, text, requestId, keyboard, executor) =>
+      say(dialogue, text, keyboard, executor, requestId, keyboard ? false : await keyboardAnsweredLater(executor ?? db, dialogue.id)),
     outOfBalance: (agent, dialogue) => balance.refused(agent, dialogue),
+    typing: deps.typing ? (dialogue) => deps.typing!(dialogue.agentId, Number(dialogue.peerId)) : undefined,
+    maxToolCalls: deps.maxToolCalls,
     hasMessenger: deps.hasMessenger,
     maxSteps: deps.maxSteps,
     timeZone: deps.timeZone,
@@ -223,7 +234,14 @@ export function createAssistant(deps: AssistantDeps) {
     const [lastReply] = await db
       .select({ id: dialogueMessages.id })
       .from(dialogueMessages)
-      .where(and(eq(dialogueMessages.dialogueId, dialogueId), inArray(dialogueMessages.role, ['assistant', 'operator'])))
+      .where(
+        and(
+          eq(dialogueMessages.dialogueId, dialogueId),
+          inArray(dialogueMessages.role, ['assistant', 'operator']),
+          // Kept unsent after a takeover: the client never got it, so it answered nothing.
+          or(isNull(dialogueMessages.kind), ne(dialogueMessages.kind, UNSENT)),
+        ),
+      )
       .orderBy(desc(dialogueMessages.id))
       .limit(1);
     const turns = await db
@@ -255,10 +273,13 @@ export function createAssistant(deps: AssistantDeps) {
     if (dialogue.messagingAllowed === false) return 'client_denied';
     if (dialogue.mode === 'operator') return 'with_operator';
     if (agent.ownerBlockedAt) return ownerBlocked(dialogue, agent.ownerBlockedAt);
+    // This burst's turn already ran (a claim that lapsed after the answer, a leftover due time): answering
+    // again would repeat the answer, its tools and its bill.
+    if (await turnAlreadyRan(db, dialogue.id, requestId)) return 'stale_turn';
     return answerTurn(agent, dialogue, requestId);
   }
 
-  const pending = createPendingAnswers({ db, debounceMs: deps.debounceMs, logger, answer: answerOwed });
+  const pending = createPendingAnswers({ db, debounceMs: deps.debounceMs, leaseSeconds: deps.turnLeaseSeconds, logger, answer: answerOwed });
 
   /** A message for the model: answered now, or (ASSISTANT_DEBOUNCE_MS) once the burst it belongs to ends. */
   async function answerOrDefer(agent: Agent, dialogue: DialogueRow, requestId: string): Promise<string> {

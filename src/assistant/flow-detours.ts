@@ -4,7 +4,7 @@
 // asked again. The dialogue calls in here; the flows keep their own steps.
 import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { Agent } from '../agents/service';
-import type { Database } from '../db/client';
+import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
 import type { ButtonPayload } from '../integrations/social/keyboards';
 import { normalisePhone } from '../phone';
@@ -32,7 +32,7 @@ export interface FlowDetoursDeps {
  * newest typed message, which the answer is for. Such an answer must not take that keyboard's place as the
  * one whose labels act when typed («➕ Плед» after a catalog page is still the button).
  */
-export async function keyboardAnsweredLater(db: Database, dialogueId: string): Promise<boolean> {
+export async function keyboardAnsweredLater(db: Executor, dialogueId: string): Promise<boolean> {
   const newest = (where: ReturnType<typeof and>) =>
     db.select({ id: dialogueMessages.id }).from(dialogueMessages).where(where).orderBy(desc(dialogueMessages.id)).limit(1);
   const [typed] = await newest(and(eq(dialogueMessages.dialogueId, dialogueId), eq(dialogueMessages.role, 'user'), isNull(dialogueMessages.kind)));

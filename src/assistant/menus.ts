@@ -48,7 +48,7 @@ export function mainMenu(type: AgentType): VkKeyboard {
 export function typedMenuButtons(type: AgentType): { label: string; payload: ButtonPayload }[] {
   const buttons = mainMenu(type)
     .buttons.flat()
-    .map((b) => ({ label: b.action.label, payload: JSON.parse(b.action.payload) as ButtonPayload }));
+    .flatMap((b) => (b.action.payload ? [{ label: b.action.label, payload: JSON.parse(b.action.payload) as ButtonPayload }] : []));
   buttons.push({ label: t.typedMenu, payload: { action: ACTIONS.menu } });
   if (type === 'ecommerce') buttons.push({ label: t.buttonCheckout, payload: { action: ACTIONS.checkout } });
   return buttons;

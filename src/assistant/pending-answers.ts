@@ -6,14 +6,16 @@
 // The instance that pushed the due time last arms a timer for it; the periodic sweep of every instance is
 // the backstop (a stopped instance, a message that came in while a turn was running). A claim is a lease
 // (`answer_locked_until`), not a held transaction, since a model turn takes seconds: a lease that ran out
-// means a turn cut short, which is claimed and answered again.
+// means a turn cut short, which is claimed and answered again. While a turn runs, its worker renews the
+// lease every third of it, so a long turn (slow model calls, a slow YCLIENTS) is never taken for a cut-short
+// one and answered twice; a claim that finds nothing new from the client is skipped by the caller.
 import { eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { dialogues } from '../db/schema';
 import type { Logger } from '../logger';
 
-/** How long one turn may take before another worker may answer the burst again. */
-const LEASE_SECONDS = 300;
+/** How long a turn's claim lasts unless renewed (ASSISTANT_TURN_LEASE_SECONDS); renewed every third of it. */
+const DEFAULT_LEASE_SECONDS = 300;
 /** The timer fires this much after the due time, so the claim does not race the due time itself. */
 const TIMER_SLACK_MS = 25;
 const SWEEP_BATCH = 20;
@@ -21,6 +23,8 @@ const SWEEP_BATCH = 20;
 export interface PendingAnswersDeps {
   db: Database;
   debounceMs: number;
+  /** Config ASSISTANT_TURN_LEASE_SECONDS: a claim not renewed for this long is taken for a crashed worker's. */
+  leaseSeconds?: number;
   logger: Logger;
   /** Answers the dialogue's burst as one turn; `requestId` is the newest message's. */
   answer(dialogueId: string, requestId: string): Promise<unknown>;
@@ -33,6 +37,7 @@ interface Claimed {
 
 export function createPendingAnswers(deps: PendingAnswersDeps) {
   const { db, logger } = deps;
+  const leaseSeconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -63,7 +68,7 @@ export function createPendingAnswers(deps: PendingAnswersDeps) {
     const result = await db.execute(sql`
       update dialogues
          set answer_due_at = null,
-             answer_locked_until = now() + make_interval(secs => ${LEASE_SECONDS})
+             answer_locked_until = now() + make_interval(secs => ${leaseSeconds})
        where id in (
          select id from dialogues
           where ((answer_locked_until is null and answer_due_at <= now()) or answer_locked_until < now())
@@ -77,9 +82,21 @@ export function createPendingAnswers(deps: PendingAnswersDeps) {
 
   /** Answers a claimed burst, then releases it; a message that came meanwhile owes another turn. */
   async function run(claimed: Claimed): Promise<void> {
+    // The turn is alive: its lease is pushed forward while it runs.
+    const renew = setInterval(
+      () => {
+        db.execute(sql`
+          update dialogues set answer_locked_until = now() + make_interval(secs => ${leaseSeconds})
+           where id = ${claimed.id} and answer_locked_until is not null`).catch((error: unknown) =>
+          logger.warn('renewing a turn’s lease failed', { dialogueId: claimed.id, error }),
+        );
+      },
+      (leaseSeconds * 1000) / 3,
+    );
     try {
       await deps.answer(claimed.id, claimed.requestId);
     } finally {
+      clearInterval(renew);
       const result = await db.execute(sql`
         update dialogues set answer_locked_until = null where id = ${claimed.id}
         returning (extract(epoch from (answer_due_at - now())) * 1000)::float8 as due_in_ms`);
@@ -114,11 +131,14 @@ export function createPendingAnswers(deps: PendingAnswersDeps) {
       arm(dialogueId, deps.debounceMs);
     },
 
-    /** Answers whatever is due and unclaimed (the periodic backstop); returns how many. */
+    /**
+     * Answers whatever is due and unclaimed (the periodic backstop); returns how many it started. The turns
+     * run on their own (stop() waits for them): a long one must not hold up the next sweeps.
+     */
     async sweep(): Promise<number> {
       if (stopped) return 0;
       const claimed = await claim(null, SWEEP_BATCH);
-      await Promise.allSettled(claimed.map((c) => run(c)));
+      for (const c of claimed) track(run(c));
       return claimed.length;
     },
 

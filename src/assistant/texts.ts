@@ -42,6 +42,9 @@ export const assistantTexts = {
   stepsExhausted: 'Извините, я не смог сразу разобраться с вашим вопросом. Попробуйте, пожалуйста, написать его иначе или чуть позже.',
   stepsExhaustedEscalated: 'Извините, я не смог сразу разобраться с вашим вопросом. Я передал его сотруднику — он ответит здесь же.',
   escalationReasonSteps: 'ассистент не справился с вопросом за отведённое число шагов',
+  // The model (or its upstream) failed twice in a row within one turn, and a person can be reached.
+  modelFailedEscalated: 'Извините, я не смог ответить прямо сейчас. Я передал ваш вопрос сотруднику — он ответит здесь же.',
+  escalationReasonModelFailed: 'модель ассистента не ответила два раза подряд',
   // The owner's account is blocked: said once per dialogue, then the assistant stays silent.
   assistantUnavailable: 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.',
 
@@ -96,6 +99,9 @@ export const assistantTexts = {
   slotPassed: 'Это время уже прошло. Выберите, пожалуйста, другое:',
   booked: (details: { service: string; specialist: string; when: string; name: string }) =>
     `Готово, ${details.name}! Вы записаны: ${details.service}, ${details.specialist}, ${details.when}.`,
+  // Said by the system when the model's tool cancelled a visit (the model's words follow, if any).
+  bookingCanceled: (details: { service: string; specialist: string; when: string }) =>
+    `Запись отменена: ${details.service}, ${details.specialist}, ${details.when}.`,
 
   // E-commerce.
   catalogUnavailable: 'Каталог пока не заполнен. Напишите, что вы ищете, — я подскажу.',
@@ -116,6 +122,8 @@ export const assistantTexts = {
   paymentsUnavailable: 'Оформление заказов пока не подключено. Напишите «оператор» — сотрудник поможет.',
   orderCreated: (number: string, total: string, link: string) =>
     `Заказ ${number} оформлен. Сумма: ${total}.\nОплатить: ${link}\nПосле оплаты я пришлю подтверждение.`,
+  // The link button under an order placed by the model's checkout.
+  buttonPay: 'Оплатить',
   orderPaid: (number: string) => `Оплата заказа ${number} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,
 } as const;
 

@@ -46,7 +46,8 @@ export function buttonForTypedText(text: string, type: AgentType, lastKeyboard: 
 export type RecordedButtons = { label: string; payload: string }[][];
 
 export function recordedButtons(keyboard: VkKeyboard): RecordedButtons {
-  return keyboard.buttons.map((row) => row.map((button) => ({ label: button.action.label, payload: button.action.payload })));
+  // A link button brings nothing back: it is recorded with an empty payload.
+  return keyboard.buttons.map((row) => row.map((button) => ({ label: button.action.label, payload: button.action.payload ?? '' })));
 }
 
 /**

@@ -68,6 +68,7 @@ export const turnView = z.object({
     .nullable()
     .meta({ description: 'Кнопки под сообщением ассистента, по рядам, как их видел клиент (меню, специалисты, время)' }),
   tap: z.boolean().meta({ description: 'Для author = client: клиент нажал кнопку (text — её надпись), а не написал сам' }),
+  unsent: z.boolean().meta({ description: 'Для author = assistant: не отправлено — диалог перехватил сотрудник, пока ассистент готовил ответ' }),
   model: z.string().nullable(),
   promptTokens: z.number().int().nullable(),
   completionTokens: z.number().int().nullable(),

@@ -39,7 +39,8 @@ export function createResults({ db, currency }: { db: Database; currency: string
           // Nor are the client's button presses: the counts are of messages written.
           total: sql<string>`count(*) filter (where ${dialogueMessages.role} <> 'tool' and ${dialogueMessages.kind} is null)::text`,
           client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user' and ${dialogueMessages.kind} is null)::text`,
-          assistant: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'assistant')::text`,
+          // An answer kept unsent after a takeover (kind unsent) was never a message the client got.
+          assistant: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'assistant' and ${dialogueMessages.kind} is null)::text`,
           operator: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'operator')::text`,
         })
         .from(dialogueMessages)

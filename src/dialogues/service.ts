@@ -61,6 +61,8 @@ export interface TurnView {
   toolName: string | null;
   buttons: string[][] | null;
   tap: boolean;
+  /** An assistant turn kept, never sent: the dialogue was taken over while the model worked on it. */
+  unsent: boolean;
   model: string | null;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -358,6 +360,7 @@ function turnView(turn: typeof dialogueMessages.$inferSelect): TurnView {
     toolName: turn.role === 'tool' ? turn.toolName : null,
     buttons: turn.buttons?.map((row) => row.map((button) => button.label)) ?? null,
     tap: turn.kind === 'tap',
+    unsent: turn.kind === 'unsent',
     model: null,
     promptTokens: null,
     completionTokens: null,

@@ -12,6 +12,8 @@ export interface ScriptedToolCall {
   name: string;
   /** An object is JSON-encoded; a string goes as it is (to test arguments that are not JSON). */
   arguments: Record<string, unknown> | string;
+  /** Sends an object `arguments` as the object itself, as some OpenAI-compatible hosts do. */
+  argumentsAsObject?: boolean;
 }
 
 export type ScriptedReply =
@@ -33,7 +35,8 @@ export interface ScriptedRequest {
   headers: Record<string, string>;
 }
 
-export type Script = (body: ScriptedRequest['body'], index: number) => ScriptedReply;
+/** May answer later (a promise): a test holds the model "thinking" while something else happens. */
+export type Script = (body: ScriptedRequest['body'], index: number) => ScriptedReply | Promise<ScriptedReply>;
 
 export interface ScriptedModelHost {
   /** Base URL for UPSTREAM_BASE_URL: `http://127.0.0.1:<port>/v1`. */
@@ -107,7 +110,7 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
     const index = counts.get(model) ?? 0;
     counts.set(model, index + 1);
     const script = scripts.get(model);
-    const reply: ScriptedReply = script ? script(body, index) : { text: `Echo: ${lastUserText(body)}` };
+    const reply: ScriptedReply = script ? await script(body, index) : { text: `Echo: ${lastUserText(body)}` };
 
     if ('status' in reply) {
       return json(reply.status, { error: { message: reply.message ?? 'scripted failure', type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } });
@@ -118,7 +121,7 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
       message.tool_calls = toolCalls.map((call) => ({
         id: `call_${++callCounter}`,
         type: 'function',
-        function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+        function: { name: call.name, arguments: typeof call.arguments === 'string' || call.argumentsAsObject ? call.arguments : JSON.stringify(call.arguments) },
       }));
     }
     const promptTokens = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);

@@ -64,6 +64,15 @@ export interface FakeSentMessage {
   conversationMessageId: number;
 }
 
+/** A messages.setActivity call VK accepted («печатает…»). */
+export interface FakeActivity {
+  groupId: number;
+  peerId: number;
+  type: string;
+  /** How many messages had been sent (sentMessages.length) when it came: what it preceded. */
+  sentBefore: number;
+}
+
 export type FakeCallbackServerStatus = 'unconfigured' | 'failed' | 'wait' | 'ok';
 
 export interface FakeCallbackServer {
@@ -127,6 +136,8 @@ export interface FakeVk {
   /** Live state: tests may change `status` to simulate VK's view of a server. */
   callbackServers: FakeCallbackServer[];
   eventAnswers: FakeEventAnswer[];
+  /** messages.setActivity calls, oldest first. */
+  activities: FakeActivity[];
   settings: FakeVkSettings;
   addGroup(spec: FakeVkGroupSpec): void;
   /** Another token for a known group, e.g. one without some rights. */
@@ -176,6 +187,7 @@ const METHODS = new Set([
   'groups.getCallbackSettings',
   'messages.send',
   'messages.sendMessageEventAnswer',
+  'messages.setActivity',
 ]);
 
 /** The event flags groups.getCallbackSettings lists; setCallbackSettings ignores other names. */
@@ -266,6 +278,7 @@ export async function startFakeVk(): Promise<FakeVk> {
     sentMessages: [],
     callbackServers: [],
     eventAnswers: [],
+    activities: [],
     settings: { ...DEFAULT_SETTINGS },
     addGroup(spec) {
       const existing = groups.get(spec.id);
@@ -328,6 +341,7 @@ export async function startFakeVk(): Promise<FakeVk> {
       fake.sentMessages.length = 0;
       fake.callbackServers.length = 0;
       fake.eventAnswers.length = 0;
+      fake.activities.length = 0;
       fake.settings = { ...DEFAULT_SETTINGS };
       nextMessageId = 3190;
       nextServerId = 1;
@@ -413,6 +427,9 @@ export async function startFakeVk(): Promise<FakeVk> {
       case 'messages.sendMessageEventAnswer':
         requireRight(auth, 'messages');
         return answerEvent(params, group);
+      case 'messages.setActivity':
+        requireRight(auth, 'messages');
+        return setActivity(params, group);
     }
 
     requireRight(auth, 'manage');
@@ -558,6 +575,17 @@ export async function startFakeVk(): Promise<FakeVk> {
     if (group.denied.has(peerId)) return false;
     if (peerId >= CHAT_PEER_BASE) return true;
     return group.spec.messagesFromAnyone !== false || group.allowed.has(peerId);
+  }
+
+  /** «печатает…»: peer_id and type are required; a client who denied messages cannot be shown it. */
+  function setActivity(params: Record<string, string>, group: Group): unknown {
+    const peerId = integer(params.peer_id ?? params.user_id);
+    if (peerId === null || peerId === 0) throw new Fail(100, MSG.param('peer_id is undefined'));
+    if (params.type !== 'typing' && params.type !== 'audiomessage') throw new Fail(100, MSG.param('type is invalid'));
+    if (params.group_id !== undefined && integer(params.group_id) !== group.spec.id) throw new Fail(100, MSG.param('group_id is invalid'));
+    if (!canWrite(group, peerId)) throw new Fail(901, MSG.denySend);
+    fake.activities.push({ groupId: group.spec.id, peerId, type: params.type, sentBefore: fake.sentMessages.length });
+    return 1;
   }
 
   function answerEvent(params: Record<string, string>, group: Group): unknown {

@@ -11,9 +11,11 @@ import { AppError } from '../../http/errors';
 import type { BookableService, BookingService, Specialist } from '../../integrations/booking/service';
 import type { BookingSettings } from '../../integrations/booking/settings';
 import { normalisePhone } from '../../phone';
+import { assistantTexts, formatSlot } from '../texts';
 import { stringArg, ToolError } from './index';
 import { rescheduleTexts } from './reschedule-texts';
 import { toolTexts } from './texts';
+import type { DialogueRow } from '../flow';
 import type { AssistantTool, ToolContext, ToolProvider, ToolResult } from './types';
 
 export const BOOKING_TOOLS = [
@@ -37,7 +39,11 @@ export interface BookingToolsDeps {
   db: Database;
   booking: BookingService;
   settings: Pick<BookingSettings, 'load'>;
+  /** Config ASSISTANT_MAX_BOOKINGS_PER_CLIENT: upcoming appointments one client may have made in their dialogue. */
+  maxBookingsPerClient?: number;
 }
+
+const DEFAULT_MAX_BOOKINGS_PER_CLIENT = 3;
 
 interface Slot {
   serviceId: string;
@@ -233,9 +239,18 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
         const appointmentId = stringArg(args, 'appointmentId', true);
         const canceled = await booking.cancel(ctx.agent.id, appointmentId, ctx.dialogue.id);
         if (!canceled) return { result: { error: toolTexts.notOwnAppointment }, summary: toolTexts.summaryCancelRefused };
+        // Names for the client's notice; a catalog that cannot be read now leaves the ids out, not the notice.
+        const { services, specialists } = await catalog(ctx.agent.id).catch(() => ({ services: [] as BookableService[], specialists: [] as Specialist[] }));
         return {
-          result: { status: 'canceled', appointmentId: canceled.id, datetime: canceled.datetime },
+          result: { status: 'canceled', appointmentId: canceled.id, datetime: canceled.datetime, note: toolTexts.announcedNote },
           summary: toolTexts.summaryCanceled(canceled.datetime),
+          announce: {
+            text: assistantTexts.bookingCanceled({
+              service: services.find((x) => x.id === canceled.serviceId)?.title ?? canceled.serviceId,
+              specialist: specialists.find((x) => x.id === canceled.specialistId)?.name ?? canceled.specialistId,
+              when: formatSlot(canceled.datetime),
+            }),
+          },
         };
       },
     },
@@ -312,6 +327,15 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     const { services, specialists } = await catalog(ctx.agent.id);
     const service = serviceOf(services, serviceId);
     const specialist = specialistOf(specialists, specialistId);
+    // A model stuck in a loop must not fill the salon's day: a client has at most so many upcoming visits.
+    const maxBookings = deps.maxBookingsPerClient ?? DEFAULT_MAX_BOOKINGS_PER_CLIENT;
+    const upcoming = await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id);
+    if (upcoming.length >= maxBookings) {
+      return {
+        result: { status: 'limit', error: toolTexts.bookingLimit(maxBookings), appointments: upcoming.map((a) => ({ appointmentId: a.id, datetime: a.datetime })) },
+        summary: toolTexts.summaryBookingLimit(maxBookings),
+      };
+    }
     try {
       const booked = await booking.book(
         ctx.agent.id,
@@ -333,8 +357,11 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
           specialistName: specialist.name,
           datetime: booked.datetime,
           clientName,
+          note: toolTexts.announcedNote,
         },
         summary: toolTexts.summaryBooked(service.title, specialist.name, booked.datetime, clientName),
+        // The system tells the client, whatever the model says next (or if it says nothing).
+        announce: { text: assistantTexts.booked({ service: service.title, specialist: specialist.name, when: formatSlot(booked.datetime), name: clientName }) },
       };
     } catch (error) {
       if (!(error instanceof AppError && error.type === 'conflict')) throw error;
@@ -352,6 +379,20 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
   }
 
   return {
+    async clientFacts(agent: Agent, dialogue: DialogueRow) {
+      if (agent.type !== 'service' || !(await deps.settings.load(agent.id).catch(() => null))) return [];
+      const mine = await booking.appointmentsOf(agent.id, dialogue.id);
+      if (mine.length === 0) return [];
+      const { services, specialists } = await catalog(agent.id).catch(() => ({ services: [] as BookableService[], specialists: [] as Specialist[] }));
+      return mine.map((a) =>
+        toolTexts.factAppointment(
+          services.find((x) => x.id === a.serviceId)?.title ?? a.serviceId,
+          specialists.find((x) => x.id === a.specialistId)?.name ?? a.specialistId,
+          a.datetime,
+          a.id,
+        ),
+      );
+    },
     async toolsFor(agent: Agent) {
       if (agent.type !== 'service') return { tools: [], missing: [] };
       const connected = await deps.settings.load(agent.id).catch(() => null);

@@ -4,6 +4,7 @@
 import type { Agent } from '../../agents/service';
 import { AppError } from '../../http/errors';
 import type { Logger } from '../../logger';
+import type { DialogueRow } from '../flow';
 import { toolTexts } from './texts';
 import type { AssistantTool, MissingTool, ToolContext, ToolProvider, ToolResult } from './types';
 
@@ -42,6 +43,20 @@ export function createToolRegistry(providers: ToolProvider[], logger: Logger) {
       }
       return { tools, missing: missing.filter((m) => !names.has(m.name)) };
     },
+
+    /** What the families know of the dialogue's client, in the providers' order; a family that fails adds nothing. */
+    async clientFacts(agent: Agent, dialogue: DialogueRow): Promise<string[]> {
+      const facts: string[] = [];
+      for (const provider of providers) {
+        if (!provider.clientFacts) continue;
+        try {
+          facts.push(...(await provider.clientFacts(agent, dialogue)));
+        } catch (error) {
+          logger.warn('a tool family could not tell what it knows of the client', { agentId: agent.id, error });
+        }
+      }
+      return facts;
+    },
   };
 }
 
@@ -58,6 +73,7 @@ export async function runToolCall(
   logger: Logger,
 ): Promise<ToolResult> {
   const failed = (message: string): ToolResult => ({ result: { error: message }, summary: toolTexts.summaryError(message) });
+  if (call.name === '') return failed(toolTexts.namelessCall(tools.map((t) => t.name)));
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) return failed(toolTexts.unknownTool(call.name, tools.map((t) => t.name)));
   let args: unknown;

@@ -37,7 +37,14 @@ export function createKnowledgeTools(deps: { knowledge: Pick<Knowledge, 'search'
     },
     async run(args, ctx) {
       const parsed = searchArgs.safeParse(args);
-      if (!parsed.success) return { result: { ok: false, error: shopKnowledgeTexts.badArguments }, summary: shopKnowledgeTexts.summaryBadArguments };
+      if (!parsed.success) {
+        // Named by its field, so the model knows what to correct.
+        const field = parsed.error.issues[0]?.path.join('.') || '';
+        return {
+          result: { ok: false, error: field ? shopKnowledgeTexts.badArgument(field) : shopKnowledgeTexts.badArguments },
+          summary: shopKnowledgeTexts.summaryBadArgument(field),
+        };
+      }
       const hits = await deps.knowledge.search(ctx.agent.id, parsed.data.query, SEARCH_LIMIT);
       return {
         result: {

@@ -29,12 +29,21 @@ export const shopKnowledgeTexts = {
   phoneNeeded: 'Для заказа нужен телефон клиента: спроси его и вызови checkout ещё раз.',
   paymentsUnavailable: 'Оформление заказов в этом магазине не настроено. Предложи клиенту связаться с сотрудником.',
   nothingToOrder: 'В корзине нет товаров, которые можно заказать: сначала добавь товары через add_to_cart.',
-  orderCreatedNote: 'Заказ оформлен: назови клиенту номер заказа, сумму и дай ссылку на оплату.',
+  orderCreatedNote: 'Заказ оформлен, и клиенту уже отправлено сообщение с номером, суммой и кнопкой «Оплатить». Не повторяй ссылку — коротко поблагодари или ответь на остальное.',
+  badArgument: (field: string) => `Неверный аргумент ${field}: проверь его по описанию функции.`,
+  openOrdersLimit: (max: number) =>
+    `У клиента уже ${max} неоплаченных заказа — новый оформить нельзя. Предложи оплатить один из них (order_status покажет ссылку) или передай диалог сотруднику.`,
   orderNotFound: 'Заказ с таким номером не найден среди заказов этого клиента.',
   orderStatus: { pending: 'ожидает оплаты', paid: 'оплачен', cancelled: 'отменён' } satisfies Record<OrderStatus, string>,
 
+  // Shop: what the model is told of the client (client-context.ts).
+  factOpenOrder: (number: string, total: string, link: string | null) =>
+    `Неоплаченный заказ ${number} на ${total}${link ? `, ссылка на оплату: ${link}` : ''}.`,
+
   // Shop: the owner's transcript lines.
   summaryBadArguments: 'неверные аргументы',
+  summaryBadArgument: (field: string) => (field ? `неверный аргумент ${field}` : 'неверные аргументы'),
+  summaryOpenOrdersLimit: (max: number) => `заказ не оформлен: у клиента уже ${max} неоплаченных`,
   summarySearch: (query: string, found: number) => `поиск «${query.slice(0, 60)}»: найдено ${found}`,
   summaryProductNotFound: 'товар не найден',
   summaryOutOfStock: (title: string) => `«${title}»: нет в наличии`,

@@ -2,17 +2,20 @@
 // add_to_cart, show_cart, checkout and order_status. They act through the same catalog, cart and
 // check-out path as the dialogue's buttons (shop-flow.ts), so an order placed by the model is numbered,
 // paid and notified like any other; it is only marked `source = model` for the agent's results.
-import { eq } from 'drizzle-orm';
+import { and, count, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Agent } from '../../agents/service';
 import type { Catalog, ProductView } from '../../commerce/catalog';
 import type { CommerceSettings } from '../../commerce/settings';
 import type { Orders, OrderView } from '../../commerce/orders';
 import type { Database } from '../../db/client';
-import { dialogues } from '../../db/schema';
+import { dialogues, orders as ordersTable } from '../../db/schema';
+import { keyboard, linkButton } from '../../integrations/social/keyboards';
 import { normalisePhone } from '../../phone';
 import { price, type ShopFlow } from '../shop-flow';
+import { assistantTexts } from '../texts';
 import { shopKnowledgeTexts } from './shop-knowledge-texts';
+import type { DialogueRow } from '../flow';
 import type { AssistantTool, MissingTool, ToolProvider, ToolResult } from './types';
 
 /** Products one search shows the model: enough to choose from, few enough to keep the request small. */
@@ -59,6 +62,14 @@ function orderFacts(order: OrderView) {
   };
 }
 
+const DEFAULT_MAX_OPEN_ORDERS_PER_CLIENT = 3;
+
+/** The arguments' first problem, named by its field, so the model knows what to correct. */
+function badArguments(error: z.ZodError): ToolResult {
+  const field = error.issues[0]?.path.join('.') || '';
+  return refusal(field ? shopKnowledgeTexts.badArgument(field) : shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArgument(field));
+}
+
 /** A result telling the model what to correct; the owner's transcript line says the same briefly. */
 const refusal = (error: string, summary: string, extra: Record<string, unknown> = {}): ToolResult => ({ result: { ok: false, error, ...extra }, summary });
 
@@ -68,7 +79,19 @@ export function createShopTools(deps: {
   orders: Pick<Orders, 'add' | 'cart' | 'ofDialogue'>;
   settings: Pick<CommerceSettings, 'paymentLinkTemplate' | 'paymentSetup'>;
   shopFlow: Pick<ShopFlow, 'placeOrder'>;
+  /** Config ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: unpaid orders one client may have in their dialogue. */
+  maxOpenOrdersPerClient?: number;
 }): ToolProvider {
+  const maxOpenOrders = deps.maxOpenOrdersPerClient ?? DEFAULT_MAX_OPEN_ORDERS_PER_CLIENT;
+
+  async function unpaidOrders(dialogueId: string): Promise<number> {
+    const [row] = await deps.db
+      .select({ n: count() })
+      .from(ordersTable)
+      .where(and(eq(ordersTable.dialogueId, dialogueId), eq(ordersTable.status, 'pending')));
+    return Number(row?.n ?? 0);
+  }
+
   /** Read now, not from the turn's dialogue row: a checkout earlier in the same turn may have stored it. */
   async function knownPhone(dialogueId: string): Promise<string | null> {
     const [row] = await deps.db.select({ phone: dialogues.clientPhone }).from(dialogues).where(eq(dialogues.id, dialogueId));
@@ -86,7 +109,7 @@ export function createShopTools(deps: {
     },
     async run(args, ctx) {
       const parsed = searchArgs.safeParse(args);
-      if (!parsed.success) return refusal(shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArguments);
+      if (!parsed.success) return badArguments(parsed.error);
       // No words (the client asked what there is): the catalog's first products, as the «Каталог» button shows.
       const found = parsed.data.query
         ? await deps.catalog.search(ctx.agent.id, parsed.data.query, SEARCH_LIMIT)
@@ -112,7 +135,7 @@ export function createShopTools(deps: {
     },
     async run(args, ctx) {
       const parsed = addArgs.safeParse(args);
-      if (!parsed.success) return refusal(shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArguments);
+      if (!parsed.success) return badArguments(parsed.error);
       const outcome = await deps.orders.add(ctx.agent.id, ctx.dialogue.id, parsed.data.productId, parsed.data.quantity);
       switch (outcome.status) {
         case 'not_found':
@@ -169,10 +192,14 @@ export function createShopTools(deps: {
     },
     async run(args, ctx) {
       const parsed = checkoutArgs.safeParse(args);
-      if (!parsed.success) return refusal(shopKnowledgeTexts.badArguments, shopKnowledgeTexts.summaryBadArguments);
+      if (!parsed.success) return badArguments(parsed.error);
       // A phone the client gave before (at an earlier order or escalation) serves when the model sends none.
       const phone = parsed.data.clientPhone ? normalisePhone(parsed.data.clientPhone) : await knownPhone(ctx.dialogue.id);
       if (!phone) return refusal(shopKnowledgeTexts.phoneNeeded, shopKnowledgeTexts.summaryPhoneNeeded);
+      // A model stuck in a loop must not pile up orders: a client has at most so many unpaid at once.
+      if ((await unpaidOrders(ctx.dialogue.id)) >= maxOpenOrders) {
+        return refusal(shopKnowledgeTexts.openOrdersLimit(maxOpenOrders), shopKnowledgeTexts.summaryOpenOrdersLimit(maxOpenOrders));
+      }
       const placed = await deps.shopFlow.placeOrder(ctx.agent, ctx.dialogue, phone, {
         source: 'model',
         rememberPhone: async (tx, clientPhone) => {
@@ -186,11 +213,18 @@ export function createShopTools(deps: {
           return refusal(shopKnowledgeTexts.nothingToOrder, shopKnowledgeTexts.summaryNothingToOrder);
         case 'refused':
           return refusal(placed.message, placed.message);
-        case 'created':
+        case 'created': {
+          const total = price(placed.order.totalMinor, placed.order.currency);
           return {
             result: { ok: true, ...orderFacts(placed.order), paymentLink: placed.order.paymentLink, note: shopKnowledgeTexts.orderCreatedNote },
-            summary: shopKnowledgeTexts.summaryOrder(placed.order.number, price(placed.order.totalMinor, placed.order.currency)),
+            summary: shopKnowledgeTexts.summaryOrder(placed.order.number, total),
+            // The number, the total and the way to pay reach the client from the system, not the model's goodwill.
+            announce: {
+              text: assistantTexts.orderCreated(placed.order.number, total, placed.order.paymentLink),
+              keyboard: keyboard([[linkButton(assistantTexts.buttonPay, placed.order.paymentLink)]], { inline: true }),
+            },
           };
+        }
       }
     },
   };
@@ -206,7 +240,8 @@ export function createShopTools(deps: {
     },
     async run(args, ctx) {
       const parsed = statusArgs.safeParse(args);
-      const number = parsed.success ? parsed.data.orderNumber.toUpperCase() : '';
+      if (!parsed.success) return badArguments(parsed.error);
+      const number = parsed.data.orderNumber.toUpperCase();
       // Another client's order is answered exactly like a number that does not exist.
       const order = ORDER_NUMBER.test(number) ? await deps.orders.ofDialogue(ctx.agent.id, ctx.dialogue.id, number) : null;
       if (!order) return { result: { found: false, error: shopKnowledgeTexts.orderNotFound }, summary: shopKnowledgeTexts.summaryOrderNotFound(number || '—') };
@@ -215,6 +250,16 @@ export function createShopTools(deps: {
   };
 
   return {
+    async clientFacts(agent: Agent, dialogue: DialogueRow) {
+      if (agent.type !== 'ecommerce') return [];
+      const open = await deps.db
+        .select({ number: ordersTable.number, totalMinor: ordersTable.totalMinor, currency: ordersTable.currency, paymentLink: ordersTable.paymentLink })
+        .from(ordersTable)
+        .where(and(eq(ordersTable.agentId, agent.id), eq(ordersTable.dialogueId, dialogue.id), eq(ordersTable.status, 'pending')))
+        .orderBy(desc(ordersTable.createdAt))
+        .limit(5);
+      return open.map((o) => shopKnowledgeTexts.factOpenOrder(o.number, price(o.totalMinor, o.currency), o.paymentLink));
+    },
     async toolsFor(agent: Agent) {
       if (agent.type !== 'ecommerce') return { tools: [], missing: [] };
       const missing: MissingTool[] = [];

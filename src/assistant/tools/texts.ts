@@ -7,6 +7,10 @@ export const toolTexts = {
   // Errors of the loop itself.
   unknownTool: (name: string, known: string[]) => `Инструмента «${name}» нет. Доступны: ${known.join(', ') || 'никаких'}.`,
   argumentsNotJson: 'Аргументы вызова должны быть JSON-объектом.',
+  namelessCall: (known: string[]) => `В вызове не указано имя инструмента. Доступны: ${known.join(', ') || 'никаких'}.`,
+  /** How a call without a name stands in the owner's transcript. */
+  namelessToolName: '(без имени)',
+  tooManyCalls: (max: number) => `Не выполнено: в одном ответе можно вызвать не больше ${max} инструментов. Дождитесь результатов и вызовите нужные снова.`,
   toolFailed: 'Инструмент сейчас не сработал. Попробуйте ещё раз позже или передайте диалог сотруднику (escalate_to_human).',
   required: (field: string) => `Не указан обязательный аргумент ${field}.`,
   notString: (field: string) => `Аргумент ${field} должен быть строкой.`,
@@ -22,7 +26,15 @@ export const toolTexts = {
   chooseService: 'Укажите serviceId: свободное время зависит от услуги. Список услуг ниже.',
   slotTaken: 'Это время уже занято. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
   slotPassed: 'Это время уже прошло. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
+  bookingLimit: (max: number) =>
+    `У клиента уже ${max} предстоящих записи — больше записывать нельзя. Предложите перенести или отменить одну из них (appointments).`,
+  // Told to the model with an act the system has already announced to the client.
+  announcedNote: 'Клиенту уже отправлено сообщение об этом (время, специалист). Не повторяйте его целиком — коротко ответьте на остальное.',
   notOwnAppointment: 'Такой записи у этого клиента нет. Его записи показывает list_my_appointments.',
+
+  // What the model is told of the client (client-context.ts).
+  factAppointment: (service: string, specialist: string, datetime: string, id: string) =>
+    `Предстоящая запись: ${service}, ${specialist}, ${formatSlot(datetime)} (appointmentId ${id}).`,
 
   // Summaries for the inbox.
   summaryError: (message: string) => `ошибка: ${message.length > 160 ? `${message.slice(0, 159)}…` : message}`,
@@ -35,6 +47,7 @@ export const toolTexts = {
   summaryPassed: (datetime: string, n: number) => `${formatSlot(datetime)} уже прошло; предложено других окон: ${n}`,
   summaryMyAppointments: (n: number) => `записей клиента: ${n}`,
   summaryCanceled: (datetime: string) => `запись на ${formatSlot(datetime)} отменена`,
+  summaryBookingLimit: (max: number) => `запись отклонена: у клиента уже ${max} предстоящих`,
   summaryCancelRefused: 'отмена отклонена: не запись этого клиента',
   summaryEscalated: (reason: string) => `передано сотруднику: ${reason}`,
   summaryAskedPhone: (reason: string) => `спрошен телефон, чтобы передать сотруднику: ${reason}`,

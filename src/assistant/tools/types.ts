@@ -60,6 +60,11 @@ export interface MissingTool {
  */
 export interface ToolProvider {
   toolsFor(agent: Agent): Promise<{ tools: AssistantTool[]; missing: MissingTool[] }>;
+  /**
+   * What this family knows of the dialogue's client (upcoming visits, unpaid orders), one Russian line each,
+   * for the model's context; only this dialogue's own.
+   */
+  clientFacts?(agent: Agent, dialogue: DialogueRow): Promise<string[]>;
 }
 
 /** The tool's declaration as OpenAI's chat completions request carries it. */

@@ -156,7 +156,10 @@ export const dialogueMessages = pgTable(
     images: jsonb('images').$type<string[]>(),
     /** Assistant turns sent with a keyboard: its buttons by row (label as the client saw it, payload a press brings back). */
     buttons: jsonb('buttons').$type<{ label: string; payload: string }[][]>(),
-    /** User turns: `tap` when the client pressed a button (the content is its label), null for what they wrote. */
+    /**
+     * User turns: `tap` when the client pressed a button (the content is its label), null for what they wrote.
+     * Assistant turns: `unsent` when the owner took the dialogue over before it could go out (kept, never sent).
+     */
     kind: text('kind'),
     createdAt: createdAt(),
   },
@@ -164,7 +167,7 @@ export const dialogueMessages = pgTable(
     index('dialogue_messages_dialogue_idx').on(t.dialogueId, t.id),
     // The inbox's unread counts: a dialogue's client turns after the owner's last read one, read from the index alone.
     index('dialogue_messages_client_idx').on(t.dialogueId, t.id).where(sql`${t.role} = 'user'`),
-    check('dialogue_messages_kind_known', sql`${t.kind} is null or ${t.kind} = 'tap'`),
+    check('dialogue_messages_kind_known', sql`${t.kind} is null or ${t.kind} in ('tap', 'unsent')`),
     uniqueIndex('dialogue_messages_client_message_unique').on(t.dialogueId, t.clientMessageId),
     check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator', 'tool')`),
   ],

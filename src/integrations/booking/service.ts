@@ -97,6 +97,11 @@ export interface BookingServiceDeps {
 
 /** How long the company's time zone is kept: it changes when the salon moves, if ever. */
 const COMPANY_ZONE_TTL_SECONDS = 24 * 3600;
+/**
+ * A failed look-up of the zone is remembered this long (the configured zone stands in): otherwise every
+ * slot look-up while YCLIENTS' company data hangs would wait out its timeout first.
+ */
+const FAILED_ZONE_TTL_SECONDS = 5 * 60;
 
 /** Where a company's day starts: an IANA zone, or a fixed offset when YCLIENTS gives only that. */
 export type CompanyZone = { timeZone: string } | { utcOffsetMinutes: number };
@@ -301,6 +306,7 @@ export function createBookingService(deps: BookingServiceDeps) {
       return 'unknown' in zone ? { timeZone: deps.defaultTimeZone } : zone;
     } catch (error) {
       logger.warn('yclients company data unavailable; using the configured time zone', { agentId: s.agentId, error });
+      await cache.set(s.agentId, 'company-zone', { unknown: true }, FAILED_ZONE_TTL_SECONDS).catch(() => undefined);
       return { timeZone: deps.defaultTimeZone };
     }
   }

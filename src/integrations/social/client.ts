@@ -275,6 +275,8 @@ export interface VkClient {
   /** Returns the message id. */
   messagesSend(params: MessagesSendParams): Promise<number>;
   messagesSendMessageEventAnswer(params: SendMessageEventAnswerParams): Promise<void>;
+  /** «печатает…» in the client's chat for about 10 s, or until the community's next message. */
+  messagesSetActivity(params: { peerId: number; type: 'typing'; groupId?: number }): Promise<void>;
   /** Any other method, with the same envelope handling, retries and error guarantees. */
   call<T>(method: string, params?: VkParams): Promise<T>;
 }
@@ -427,6 +429,9 @@ export function createVkClient(options: VkClientOptions): VkClient {
         peer_id: params.peerId,
         event_data: params.eventData,
       });
+    },
+    async messagesSetActivity(params) {
+      await call('messages.setActivity', { peer_id: params.peerId, type: params.type, group_id: params.groupId });
     },
     call,
   };

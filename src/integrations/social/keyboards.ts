@@ -20,7 +20,12 @@ export interface VkTextButton {
   color?: ButtonColor;
 }
 
-export type VkButton = VkCallbackButton | VkTextButton;
+/** Opens a page (a payment link); VK sends the bot nothing when it is pressed. */
+export interface VkLinkButton {
+  action: { type: 'open_link'; label: string; link: string; payload?: string };
+}
+
+export type VkButton = VkCallbackButton | VkTextButton | VkLinkButton;
 
 export interface VkKeyboard {
   one_time: boolean;
@@ -58,6 +63,12 @@ export function callbackButton(label: string, payload: ButtonPayload, color?: Bu
 /** For clients whose `button_actions` lack `callback`: the press arrives as `message_new` with the payload. */
 export function textButton(label: string, payload: ButtonPayload, color?: ButtonColor): VkTextButton {
   return button('text', label, payload, color);
+}
+
+/** A button that opens `link` (http or https) in the client's browser. */
+export function linkButton(label: string, link: string): VkLinkButton {
+  if (!/^https?:\/\//i.test(link)) throw new VkKeyboardError('an open_link button needs an http(s) link');
+  return { action: { type: 'open_link', label: fitLabel(label), link } };
 }
 
 export function keyboard(rows: VkButton[][], options: KeyboardOptions = {}): VkKeyboard {

@@ -25,6 +25,9 @@ import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_
 import { createSocialSettings } from './settings';
 import { createSocialWebhook } from './webhook';
 
+/** messages.setActivity is a courtesy: it waits this long at most and is never retried. */
+const TYPING_TIMEOUT_MS = 3000;
+
 export interface SocialDeps {
   db: Database;
   box: SecretBox;
@@ -47,7 +50,17 @@ export interface SocialDeps {
   knowledgeForPrompt?: (agentId: string, clientText: string) => Promise<string | null>;
   config: Pick<
     Config,
-    'publicBaseUrl' | 'vkApiBaseUrl' | 'bodyLimitBytes' | 'outboxPollIntervalMs' | 'assistantMaxSteps' | 'yclientsTimeZone' | 'assistantDebounceMs' | 'handoffTimeoutMinutes' | 'assistantClientMessagesPerMinute'
+    | 'publicBaseUrl'
+    | 'vkApiBaseUrl'
+    | 'bodyLimitBytes'
+    | 'outboxPollIntervalMs'
+    | 'assistantMaxSteps'
+    | 'yclientsTimeZone'
+    | 'assistantDebounceMs'
+    | 'assistantMaxToolCalls'
+    | 'assistantTurnLeaseSeconds'
+    | 'handoffTimeoutMinutes'
+    | 'assistantClientMessagesPerMinute'
   >;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
@@ -78,6 +91,17 @@ export function createSocial(deps: SocialDeps) {
     timeZone: config.yclientsTimeZone,
     logger,
     debounceMs: config.assistantDebounceMs,
+    maxToolCalls: config.assistantMaxToolCalls,
+    turnLeaseSeconds: config.assistantTurnLeaseSeconds,
+    // A short call of its own: a slow VK must not hold the turn up (the indicator is a courtesy).
+    typing: async (agentId, peerId) => {
+      const community = await settings.load(agentId);
+      if (community) await createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken: community.accessToken, timeoutMs: TYPING_TIMEOUT_MS, retry: { maxRetries: 0 } }).messagesSetActivity({
+          peerId,
+          type: 'typing',
+          groupId: community.groupId,
+        });
+    },
   });
   const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes, observe: deps.observeEvent });
 

@@ -28,7 +28,7 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
         ? `${authorLabels.tool}: ${turn.toolName}`
         : authorLabels[turn.author];
   return (
-    <li className={`turn turn-${turn.author}`} data-testid="turn" data-author={turn.author}>
+    <li className={`turn turn-${turn.author}${turn.unsent ? ' turn-unsent' : ''}`} data-testid="turn" data-author={turn.author}>
       <div className="turn-meta">
         <strong>{who}</strong> <time dateTime={turn.at}>{formatDateTime(turn.at)}</time>
       </div>
@@ -39,6 +39,11 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
       ) : (
         <p className="turn-text">{turn.text}</p>
       )}
+      {turn.unsent ? (
+        <p className="muted" data-testid="turn-unsent">
+          {t.unsent}
+        </p>
+      ) : null}
       {turn.buttons && turn.buttons.length > 0 ? (
         <ul className="turn-buttons" aria-label={t.buttonsShown} data-testid="turn-buttons">
           {turn.buttons.map((row, r) => (

@@ -63,6 +63,7 @@ export const inboxTexts = {
   tokens: (prompt: number, completion: number) => `${prompt} + ${completion} токенов`,
   phone: 'Телефон',
   tapped: 'Нажата кнопка',
+  unsent: 'Не отправлено: диалог перехватил сотрудник, пока ассистент готовил ответ',
   buttonsShown: 'Кнопки под сообщением',
   turnsLabel: 'Сообщения',
   newTurns: (n: number) => `Новые сообщения (${n}) ↓`,

@@ -1,0 +1,2 @@
+ALTER TABLE "dialogue_messages" DROP CONSTRAINT "dialogue_messages_kind_known";--> statement-breakpoint
+ALTER TABLE "dialogue_messages" ADD CONSTRAINT "dialogue_messages_kind_known" CHECK ("dialogue_messages"."kind" is null or "dialogue_messages"."kind" in ('tap', 'unsent'));
