@@ -75,7 +75,8 @@ async function salonWithVisit(client: { name: string; phone: string; peer: numbe
       { toolCalls: [{ name: 'book_appointment', arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at(c.time), clientName: c.name, clientPhone: c.phone } }] },
       { text: 'Записала.' },
     ]);
-    await sendAndWait(agentId, messageNew('Запишите меня', { peerId: c.peer }), 1, c.peer);
+    // The system's notice of the booking, then the model's «Записала.»: both are in before the test goes on.
+    await sendAndWait(agentId, messageNew('Запишите меня', { peerId: c.peer }), 2, c.peer);
   }
   expect(yc.records.filter((r) => !r.deleted)).toHaveLength(client.length);
   return { agentId, model };
@@ -99,7 +100,9 @@ describe('reschedule_appointment (row 7, point 5)', () => {
     const [record] = yc.records;
     const callsBefore = yc.calls.length;
     host.script(model, moveTo('11:30'));
-    const [answer] = await sendAndWait(agentId, messageNew('Перенесите мою запись на 11:30'));
+    // The system says what was done first (ToolResult.announce), then the model's own words.
+    const [notice, answer] = await sendAndWait(agentId, messageNew('Перенесите мою запись на 11:30'), 2);
+    expect(notice!.message).toMatch(/^Запись перенесена: Стрижка, Анна, \d+ [а-я]+, 11:30 \(было \d+ [а-я]+, 11:00\)\.$/);
     expect(answer!.message).toBe('Перенесла на 11:30.');
 
     const sent = host.requestsFor(model);
