@@ -82,7 +82,17 @@ export function createServices({ config, database, logger }: ServicesInput) {
     lock: { maxFailures: config.totpMaxFailures, lockoutSeconds: config.totpLockoutSeconds },
     notices: securityNotices,
   });
-  const accounts = createAccountService({ db, jwt, logger, tokenUsers, twoFactor, notices: securityNotices, config });
+  const accounts = createAccountService({
+    db,
+    jwt,
+    logger,
+    tokenUsers,
+    twoFactor,
+    notices: securityNotices,
+    // The verifier is built below; the takeover that calls this happens only once requests are served.
+    keysRevoked: (userId) => verifier?.invalidateUser(userId),
+    config,
+  });
   const emailChange = createEmailChange({
     db,
     mailer: config.smtp ? createMailer(config.smtp) : null,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Secret, TOTP } from 'otpauth';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp';
-import { call, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 
 setDefaultTimeout(30_000);
 
@@ -70,9 +70,10 @@ describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder 
   const boss = uniqueEmail('boss');
   const listed = uniqueEmail('boss-verified');
   const withCode = uniqueEmail('boss-totp');
+  const keys = uniqueEmail('boss-keys');
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ env: { ADMIN_EMAILS: `${boss},${listed},${withCode}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
+    app = await startTestApp({ env: { ADMIN_EMAILS: `${boss},${listed},${withCode},${keys}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
   });
   afterAll(() => app?.close());
 
@@ -112,6 +113,42 @@ describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder 
     expect((await nextMail(boss, /Пароль .*изменён/)).text).toContain('Все прежние сеансы завершены');
     // One-time.
     expect((await submitForm(app, '/api/auth/verify-email', { token, password: 'again-pass-1' })).status).toBe(400);
+  });
+
+  test("the squatter's API keys and alert webhook end with the takeover: no key reaches /v1, no admin event goes to their server", async () => {
+    const squatter = await registerUser(app.url, keys, 'squatter-pass');
+    const key = await createApiKey(app.url, squatter.token);
+    const hook = { webhookUrl: 'http://127.0.0.1:9/squatter-hook' };
+    expect((await call(app.url, 'PUT', '/api/account/alerts', { token: squatter.token, body: hook })).body).toMatchObject(hook);
+    // The key works before (and is in the verifier's cache): the takeover must end it, not only a cold read.
+    expect((await call(app.url, 'GET', '/api/balance', { token: key.key })).status).toBe(200);
+
+    const token = tokenIn(await smtp.waitFor(keys), VERIFY_LINK);
+    const done = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-1' });
+    expect(done.status).toBe(200);
+    // The page says what it said before: nothing about what the registrant had set up.
+    const page = await done.text();
+    expect(page).toContain('администратора');
+    expect(page).not.toContain('ключ');
+    expect(page).not.toContain('webhook');
+
+    const balance = await call(app.url, 'GET', '/api/balance', { token: key.key });
+    expect(balance.status).toBe(403);
+    expect(balance.body.error.type).toBe('forbidden');
+    const chat = await call(app.url, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key.key}` },
+      body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(chat.status).toBe(403);
+    expect(chat.body.error.code).toBe('api_key_revoked');
+
+    const holder = await login(app, keys, 'holder-pass-1');
+    expect(holder.body.user).toMatchObject({ role: 'admin' });
+    const listed = await call(app.url, 'GET', '/api/keys', { token: holder.body.token });
+    expect(listed.body.keys).toEqual([expect.objectContaining({ id: key.id, isActive: false })]);
+    const alerts = await call(app.url, 'GET', '/api/account/alerts', { token: holder.body.token });
+    expect(alerts.status).toBe(200);
+    expect(alerts.body).toMatchObject({ webhookUrl: null, webhookSecret: null });
   });
 
   test('with two-factor login on, the admin form also asks for the code (the page brings the field), and sets nothing without it', async () => {
