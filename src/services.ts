@@ -81,6 +81,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
     throttle: createThrottle(db),
     lock: { maxFailures: config.totpMaxFailures, lockoutSeconds: config.totpLockoutSeconds },
     notices: securityNotices,
+    adminEmails: config.adminEmails,
   });
   const accounts = createAccountService({
     db,
