@@ -250,7 +250,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   const dialogues = createDialogues({ db, escalations: messenger.escalations, socialSettings: social.settings, outbox, currency: config.balanceCurrency });
   const dialogueResults = createResults({ db, currency: config.balanceCurrency });
-  const statementParts = createStatementModule({ database });
+  const statementParts = createStatementModule({ database, pdfQueueMaxWaiting: config.pdfQueueMaxWaiting });
   const statement = {
     ...statementParts,
     routes: createStatementRoutes({
