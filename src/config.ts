@@ -136,6 +136,8 @@ const envSchema = z.object({
   /** Attempts before a message is given up as failed (a 429 wait does not count). */
   OUTBOX_MAX_ATTEMPTS: intFromEnv(1, 1000).default(12),
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Closing-document (PDF) requests that may wait for their turn; the next one is a 503 with Retry-After. */
+  PDF_QUEUE_MAX_WAITING: intFromEnv(0, 100_000).default(50),
   /** The most of one upstream answer that is not a stream (and of an error body) Conduit reads: past it, 502. */
   UPSTREAM_MAX_BODY_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
@@ -341,6 +343,7 @@ export interface Config {
   outboxRetryBaseMs: number;
   outboxMaxAttempts: number;
   bodyLimitBytes: number;
+  pdfQueueMaxWaiting: number;
   upstreamMaxBodyBytes: number;
   maxKeysPerUser: number;
   maxAgentsPerUser: number;
@@ -603,6 +606,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       outboxRetryBaseMs: e.OUTBOX_RETRY_BASE_MS,
       outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      pdfQueueMaxWaiting: e.PDF_QUEUE_MAX_WAITING,
       upstreamMaxBodyBytes: e.UPSTREAM_MAX_BODY_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       maxAgentsPerUser: e.MAX_AGENTS_PER_USER,

@@ -81,8 +81,19 @@ export function createServices({ config, database, logger }: ServicesInput) {
     throttle: createThrottle(db),
     lock: { maxFailures: config.totpMaxFailures, lockoutSeconds: config.totpLockoutSeconds },
     notices: securityNotices,
+    adminEmails: config.adminEmails,
   });
-  const accounts = createAccountService({ db, jwt, logger, tokenUsers, twoFactor, notices: securityNotices, config });
+  const accounts = createAccountService({
+    db,
+    jwt,
+    logger,
+    tokenUsers,
+    twoFactor,
+    notices: securityNotices,
+    // The verifier is built below; the takeover that calls this happens only once requests are served.
+    keysRevoked: (userId) => verifier?.invalidateUser(userId),
+    config,
+  });
   const emailChange = createEmailChange({
     db,
     mailer: config.smtp ? createMailer(config.smtp) : null,
@@ -239,7 +250,7 @@ export function createServices({ config, database, logger }: ServicesInput) {
   });
   const dialogues = createDialogues({ db, escalations: messenger.escalations, socialSettings: social.settings, outbox, currency: config.balanceCurrency });
   const dialogueResults = createResults({ db, currency: config.balanceCurrency });
-  const statementParts = createStatementModule({ database });
+  const statementParts = createStatementModule({ database, pdfQueueMaxWaiting: config.pdfQueueMaxWaiting });
   const statement = {
     ...statementParts,
     routes: createStatementRoutes({

@@ -1,9 +1,11 @@
 // The closing documents' and the statement's edges (issue 38): month and day inputs outside the years the
 // database takes are a Russian 400, not a 500 (row 11); documents requested all at once are built a few at
-// a time, so the rest of the server keeps answering (row 10).
+// a time, so the rest of the server keeps answering (row 10), and a line past PDF_QUEUE_MAX_WAITING is refused
+// with 503 and Retry-After rather than left to grow (review of row 10).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { PDF_RENDERS_AT_ONCE } from '../src/statement/render-queue';
 import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { waitFor } from './helpers/gateway';
 
 setDefaultTimeout(30_000);
 
@@ -113,5 +115,53 @@ describe('documents requested all at once (row 10)', () => {
     expect(queue().stats().rendered).toBe(before.rendered);
     expect(await getPdf('2025-01/act.pdf')).toEqual({ status: 200, head: '%PDF-' });
     expect(queue().stats()).toMatchObject({ rendering: 0, waiting: 0, rendered: before.rendered + 1 });
+  });
+});
+
+describe('a full line of documents (PDF_QUEUE_MAX_WAITING)', () => {
+  const adminEmail = uniqueEmail('documents-line-admin');
+  let small: TestApp;
+  let client: { token: string };
+  beforeAll(async () => {
+    small = await startTestApp({ env: { ADMIN_EMAILS: adminEmail, PDF_QUEUE_MAX_WAITING: '2' } });
+    const admin = await registerAdmin(small, adminEmail);
+    expect((await call(small.url, 'PUT', '/api/admin/requisites', { token: admin.token, body: REQUISITES })).status).toBe(200);
+    client = await registerUser(small.url);
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  test('past 2 waiting requests the next is answered at once: 503 service_unavailable in Russian with Retry-After; the waiting ones still get their PDFs', async () => {
+    const queue = small.instance.services.statement.renderQueue;
+    const getPdf = (path: string) => fetch(`${small.url}/api/account/documents/${path}`, { headers: { authorization: `Bearer ${client.token}` } });
+    // Both places are taken by builds the test holds (as two slow documents would), so the line cannot move.
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const held = Array.from({ length: PDF_RENDERS_AT_ONCE }, () => queue.run(() => gate));
+    expect(queue.stats()).toMatchObject({ rendering: PDF_RENDERS_AT_ONCE, waiting: 0 });
+
+    const waiting = [getPdf('2025-01/act.pdf'), getPdf('2025-01/invoice.pdf')];
+    await waitFor(() => queue.stats().waiting === 2, 20_000);
+
+    const refused = await getPdf('2025-02/act.pdf');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toEqual({
+      error: { type: 'service_unavailable', message: 'Сейчас формируется слишком много документов: повторите запрос через несколько секунд' },
+    });
+    expect(queue.stats()).toMatchObject({ waiting: 2, refused: 1 });
+
+    letGo();
+    await Promise.all(held);
+    for (const answer of await Promise.all(waiting)) {
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toBe('application/pdf');
+    }
+    // The line moved on: the refused request, asked again, is served.
+    expect((await getPdf('2025-02/act.pdf')).status).toBe(200);
+    expect(queue.stats()).toMatchObject({ rendering: 0, waiting: 0, refused: 1 });
   });
 });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Secret, TOTP } from 'otpauth';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from './fakes/smtp';
-import { call, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
+import { call, createApiKey, registerUser, startTestApp, uniqueEmail, type TestApp } from './helpers/app';
 
 setDefaultTimeout(30_000);
 
@@ -69,10 +69,11 @@ async function withTwoFactor(app: TestApp, email = uniqueEmail('links-totp'), pa
 describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder setting the password', () => {
   const boss = uniqueEmail('boss');
   const listed = uniqueEmail('boss-verified');
-  const withCode = uniqueEmail('boss-totp');
+  const guarded = uniqueEmail('boss-guarded');
+  const keys = uniqueEmail('boss-keys');
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ env: { ADMIN_EMAILS: `${boss},${listed},${withCode}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
+    app = await startTestApp({ env: { ADMIN_EMAILS: `${boss},${listed},${guarded},${keys}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
   });
   afterAll(() => app?.close());
 
@@ -114,8 +115,106 @@ describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder 
     expect((await submitForm(app, '/api/auth/verify-email', { token, password: 'again-pass-1' })).status).toBe(400);
   });
 
+  test("the squatter's API keys and alert webhook end with the takeover: no key reaches /v1, no admin event goes to their server", async () => {
+    const squatter = await registerUser(app.url, keys, 'squatter-pass');
+    const key = await createApiKey(app.url, squatter.token);
+    const hook = { webhookUrl: 'http://127.0.0.1:9/squatter-hook' };
+    expect((await call(app.url, 'PUT', '/api/account/alerts', { token: squatter.token, body: hook })).body).toMatchObject(hook);
+    // The key works before (and is in the verifier's cache): the takeover must end it, not only a cold read.
+    expect((await call(app.url, 'GET', '/api/balance', { token: key.key })).status).toBe(200);
+
+    const token = tokenIn(await smtp.waitFor(keys), VERIFY_LINK);
+    const done = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-1' });
+    expect(done.status).toBe(200);
+    // The page says what it said before: nothing about what the registrant had set up.
+    const page = await done.text();
+    expect(page).toContain('администратора');
+    expect(page).not.toContain('ключ');
+    expect(page).not.toContain('webhook');
+
+    const balance = await call(app.url, 'GET', '/api/balance', { token: key.key });
+    expect(balance.status).toBe(403);
+    expect(balance.body.error.type).toBe('forbidden');
+    const chat = await call(app.url, 'POST', '/v1/chat/completions', {
+      headers: { authorization: `Bearer ${key.key}` },
+      body: { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(chat.status).toBe(403);
+    expect(chat.body.error.code).toBe('api_key_revoked');
+
+    const holder = await login(app, keys, 'holder-pass-1');
+    expect(holder.body.user).toMatchObject({ role: 'admin' });
+    const listed = await call(app.url, 'GET', '/api/keys', { token: holder.body.token });
+    expect(listed.body.keys).toEqual([expect.objectContaining({ id: key.id, isActive: false })]);
+    const alerts = await call(app.url, 'GET', '/api/account/alerts', { token: holder.body.token });
+    expect(alerts.status).toBe(200);
+    expect(alerts.body).toMatchObject({ webhookUrl: null, webhookSecret: null });
+  });
+
+  test("a squatter cannot turn two-factor login on for the listed address (it would lock the holder's form); the holder, once admin, can", async () => {
+    const squatter = await registerUser(app.url, guarded, 'squatter-pass');
+    const setup = await call(app.url, 'POST', '/api/auth/2fa/setup', { token: squatter.token });
+    expect(setup.status).toBe(409);
+    expect(setup.body.error.type).toBe('conflict');
+    expect(setup.body.error.message).toContain('ссылку из письма');
+    expect(setup.body.secret).toBeUndefined();
+    expect((await call(app.url, 'GET', '/api/auth/2fa', { token: squatter.token })).body).toEqual({ enabled: false });
+    // Nothing was set up, so there is nothing to switch on with a code either.
+    expect((await call(app.url, 'POST', '/api/auth/2fa/enable', { token: squatter.token, body: { code: '123456' } })).status).not.toBe(200);
+
+    // The holder's form needs no one's code, and the holder, now admin, may turn the factor on.
+    const token = tokenIn(await smtp.waitFor(guarded), VERIFY_LINK);
+    expect((await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-3' })).status).toBe(200);
+    const holder = await login(app, guarded, 'holder-pass-3');
+    expect(holder.body.user).toMatchObject({ role: 'admin' });
+    const own = await call(app.url, 'POST', '/api/auth/2fa/setup', { token: holder.body.token });
+    expect(own.status).toBe(200);
+    const enabled = await call(app.url, 'POST', '/api/auth/2fa/enable', { token: holder.body.token, body: { code: codeAt(own.body.secret) } });
+    expect(enabled.status).toBe(200);
+  });
+
+  test('a verified listed address is not made admin by a login (only the form or admin:grant give the role)', async () => {
+    const user = await registerUser(app.url, listed, 'squatter-pass');
+    await app.sql('update users set email_verified_at = now() where id = $1', [user.userId]);
+    const again = await login(app, listed, 'squatter-pass');
+    expect(again.body.user).toMatchObject({ role: 'user', emailVerified: true });
+  });
+});
+
+// A factor turned on before the operator listed the address (it cannot be turned on after, while the
+// account is not admin): the holder's form asks for its code. The instance restarts on the same database
+// with the new ADMIN_EMAILS, as an operator's would.
+describe('row 1, an account whose two-factor login predates its listing in ADMIN_EMAILS', () => {
+  const withCode = uniqueEmail('boss-totp');
+  const pending = uniqueEmail('boss-pending');
+  let app: TestApp;
+  let database: TestApp['database'];
+  let user: Awaited<ReturnType<typeof withTwoFactor>>;
+  let pendingUser: Awaited<ReturnType<typeof registerUser>>;
+  let pendingSecret: string;
+  beforeAll(async () => {
+    const before = await startTestApp({ env: { SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
+    database = before.database;
+    user = await withTwoFactor(before, withCode, 'first-pass-1');
+    pendingUser = await registerUser(before.url, pending, 'first-pass-1');
+    pendingSecret = (await call(before.url, 'POST', '/api/auth/2fa/setup', { token: pendingUser.token })).body.secret;
+    await before.stop();
+    app = await startTestApp({ database, env: { ADMIN_EMAILS: `${withCode},${pending}`, SMTP_URL: smtp.url, PUBLIC_BASE_URL } });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await database?.drop();
+  });
+
+  test('a secret set up before the listing cannot be switched on after it', async () => {
+    const enable = await call(app.url, 'POST', '/api/auth/2fa/enable', { token: pendingUser.token, body: { code: codeAt(pendingSecret) } });
+    expect(enable.status).toBe(409);
+    expect(enable.body.error.message).toContain('ссылку из письма');
+    expect((await call(app.url, 'GET', '/api/auth/2fa', { token: pendingUser.token })).body).toEqual({ enabled: false });
+  });
+
   test('with two-factor login on, the admin form also asks for the code (the page brings the field), and sets nothing without it', async () => {
-    const user = await withTwoFactor(app, withCode, 'first-pass-1');
+    expect((await call(app.url, 'POST', '/api/auth/resend-verification', { token: user.token })).status).toBe(200);
     const token = tokenIn(await nextMail(withCode, VERIFY_LINK), VERIFY_LINK);
     const asked = await submitForm(app, '/api/auth/verify-email', { token, password: 'holder-pass-2' });
     expect(asked.status).toBe(401);
@@ -131,13 +230,6 @@ describe('row 1: an ADMIN_EMAILS address is promoted only by its mailbox holder 
     // The window's codes are used up (enable, the form): a recovery code logs in.
     const relogged = await login(app, withCode, 'holder-pass-2', user.recoveryCodes[0]!);
     expect(relogged.body.user).toMatchObject({ role: 'admin', emailVerified: true });
-  });
-
-  test('a verified listed address is not made admin by a login (only the form or admin:grant give the role)', async () => {
-    const user = await registerUser(app.url, listed, 'squatter-pass');
-    await app.sql('update users set email_verified_at = now() where id = $1', [user.userId]);
-    const again = await login(app, listed, 'squatter-pass');
-    expect(again.body.user).toMatchObject({ role: 'user', emailVerified: true });
   });
 });
 

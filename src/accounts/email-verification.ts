@@ -3,16 +3,18 @@
 // marks the e-mail verified and credits the registration bonus, at most once per user whatever happens
 // (the ledger's unique index per user). A link verifies only the address it was mailed to, while the
 // account still has it. For an ADMIN_EMAILS address the form also sets the account's password (ending
-// every earlier session; with two-factor login on, with a code): the mailbox holder takes the account
-// over before it becomes admin, so an account someone else registered with that address and a password of
-// their own is never promoted for them.
+// every earlier session, revoking every API key and removing the alert webhook; with two-factor login on,
+// with a code): the mailbox holder takes the account over before it becomes admin, so an account someone
+// else registered with that address and a password of their own is never promoted for them, and keeps
+// nothing of theirs that reaches it.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { hashPassword } from '../auth/passwords';
 import type { Database, Executor } from '../db/client';
-import { emailVerifications, ledgerEntries, users } from '../db/schema';
+import { accountAlerts, apiKeys, emailVerifications, ledgerEntries, users } from '../db/schema';
 import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { USER_KEYS_CHANGED_CHANNEL } from '../keys/service';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
 import { takenAddressMail, verificationMail } from './texts';
@@ -216,8 +218,9 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
      * no longer has. Deleting the row is what makes it one-time: a parallel use waits for that delete and
      * then finds nothing. The user's other verification links go with it. For an ADMIN_EMAILS address a
      * password is required (400 on `password`, nothing changed) and, with two-factor login on, a code
-     * (401 totp_required / totp_invalid, nothing changed); then the password is set, every session and
-     * link ends, and the account becomes admin, in the same transaction as the verification.
+     * (401 totp_required / totp_invalid, nothing changed); then the password is set, every session, link
+     * and API key ends, the alert webhook is removed, and the account becomes admin, in the same
+     * transaction as the verification.
      */
     async verify(token: string, options: VerificationOptions = {}): Promise<Verified | null> {
       const link = await inspect(token);
@@ -252,6 +255,19 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
         if (passwordHash !== null && adminEmails.includes(used.email)) {
           await tx.update(users).set({ passwordHash, role: 'admin' }).where(eq(users.id, used.userId));
           await deps.endSessions(tx, used.userId);
+          // The registrant's API keys are theirs, not the mailbox holder's: like the password and the
+          // sessions, they end here, so whoever registered the address keeps no way into the admin's balance.
+          await tx
+            .update(apiKeys)
+            .set({ revokedAt: sql`now()` })
+            .where(and(eq(apiKeys.userId, used.userId), isNull(apiKeys.revokedAt)));
+          await tx.execute(sql`select pg_notify(${USER_KEYS_CHANGED_CHANNEL}, ${used.userId})`);
+          // So is the alert webhook they set: the admin account's events must not go to the registrant's
+          // server. An event already queued finds no webhook at delivery and is dropped (alerts/delivery.ts).
+          await tx
+            .update(accountAlerts)
+            .set({ webhookUrl: null, webhookSecretSealed: null, updatedAt: sql`now()` })
+            .where(eq(accountAlerts.userId, used.userId));
           promoted = true;
         }
         return { userId: used.userId, creditedNano, promoted, role: promoted || user.role === 'admin' ? ('admin' as const) : ('user' as const) };

@@ -100,6 +100,11 @@ export interface AccountServiceDeps {
   twoFactor: TwoFactor;
   /** Mails the owner when the password changes (security-notices.ts). */
   notices: Pick<SecurityNotices, 'tell'>;
+  /**
+   * Told when a user's API keys were revoked here (the admin takeover of email-verification.ts), so this
+   * instance's key cache drops them before the commit's notification arrives (keys/verifier.ts).
+   */
+  keysRevoked?: (userId: string) => void;
   config: Pick<
     Config,
     | 'adminEmails'
@@ -118,7 +123,7 @@ export interface AccountServiceDeps {
   >;
 }
 
-export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, notices, config }: AccountServiceDeps) {
+export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, notices, keysRevoked, config }: AccountServiceDeps) {
   const throttle = createThrottle(db);
   const passwordReset = createPasswordReset({
     db,
@@ -302,7 +307,10 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       const verified = await verification.verify(token, options);
       if (verified) {
         tokenUsers.forget(verified.userId);
-        if (verified.promoted) notices.tell(verified.userId, 'password_changed');
+        if (verified.promoted) {
+          keysRevoked?.(verified.userId);
+          notices.tell(verified.userId, 'password_changed');
+        }
       }
       return verified;
     },

@@ -3,6 +3,11 @@
 // The secret is sealed with the secret box (as integration secrets are); recovery codes are kept only as
 // SHA-256 hashes. A code is accepted once: the step it belongs to is remembered and a code of that step or
 // an earlier one is refused, so a code seen over a shoulder or in a log cannot log in again.
+//
+// An account with an ADMIN_EMAILS address that is not admin yet cannot turn the factor on (409): its
+// address is unproven until the mailbox holder submits the verification link's form (email-verification.ts),
+// and a factor set by whoever registered the address would make that form ask for their code, keeping the
+// holder out for good.
 import { createHash, randomInt } from 'node:crypto';
 import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
@@ -72,9 +77,11 @@ export interface TwoFactorDeps {
   lock: CodeLock;
   /** The owner is mailed when the factor goes on or off, a recovery code is used, or the factor locks. */
   notices: Pick<SecurityNotices, 'tell'>;
+  /** ADMIN_EMAILS: an account with one of these addresses turns the factor on only once it is admin. */
+  adminEmails: readonly string[];
 }
 
-export function createTwoFactor({ db, box, throttle, lock, notices }: TwoFactorDeps) {
+export function createTwoFactor({ db, box, throttle, lock, notices, adminEmails }: TwoFactorDeps) {
   // Every code checked for an account counts here (login, reset, the signed-in routes), whichever client
   // address it came from: the password is already proven, so no fresh-address exemption applies.
   const codeDelay: GrowingDelay = { freeAttempts: lock.maxFailures, maxDelaySeconds: lock.lockoutSeconds, windowSeconds: CODE_WINDOW_SECONDS, fixed: true };
@@ -82,6 +89,18 @@ export function createTwoFactor({ db, box, throttle, lock, notices }: TwoFactorD
   async function secretRow(userId: string) {
     const [row] = await db.select().from(twoFactorSecrets).where(eq(twoFactorSecrets.userId, userId)).limit(1);
     return row ?? null;
+  }
+
+  /**
+   * Refuses the factor to a listed address whose holder has not taken the account over yet (see the top):
+   * the holder's verification form must stay usable without anyone else's code.
+   */
+  async function refuseUnprovenAdminAddress(userId: string): Promise<void> {
+    if (adminEmails.length === 0) return;
+    const [user] = await db.select({ email: users.email, role: users.role }).from(users).where(eq(users.id, userId)).limit(1);
+    if (user && adminEmails.includes(user.email) && user.role !== 'admin') {
+      throw new AppError('conflict', errorMessages.totpNeedsConfirmedAddress);
+    }
   }
 
   /**
@@ -162,6 +181,7 @@ export function createTwoFactor({ db, box, throttle, lock, notices }: TwoFactorD
     async setup(userId: string): Promise<{ secret: string; otpauthUrl: string; qrSvg: string }> {
       const existing = await secretRow(userId);
       if (existing?.enabledAt) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
+      await refuseUnprovenAdminAddress(userId);
       const secret = new Secret({ size: 20 }).base32;
       const sealed = box.seal(secret);
       const replaced = await db
@@ -187,6 +207,8 @@ export function createTwoFactor({ db, box, throttle, lock, notices }: TwoFactorD
       const row = await secretRow(userId);
       if (row?.enabledAt) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
       if (!row) throw new AppError('invalid_request_error', errorMessages.totpNotSetUp);
+      // Again here: a secret set up before the address was listed must not be switched on either.
+      await refuseUnprovenAdminAddress(userId);
       // Counted like every code (no mail: a factor being set up guards nothing yet).
       await reserveAttempt(userId);
       const step = stepOf(totpFor(box.open(row.secretSealed, SECRET_SETTING), userId), code);

@@ -11,6 +11,7 @@ export const statementMessages = {
   requisitesMissing: (contact: string | undefined) =>
     'Документы пока недоступны: оператор сервиса ещё не указал реквизиты своей организации' +
     (contact ? `. Обратитесь в поддержку: ${contact}` : '. Обратитесь в поддержку'),
+  documentsBusy: 'Сейчас формируется слишком много документов: повторите запрос через несколько секунд',
   requiredText: (what: string, max: number) => `укажите ${what} (до ${max} символов)`,
   innInvalid: 'ИНН: 10 цифр у организации или 12 у ИП',
   kppInvalid: 'КПП: 9 цифр (у ИП оставьте пустым)',

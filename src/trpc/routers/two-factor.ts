@@ -20,7 +20,7 @@ export const twoFactorRouter = router({
         summary:
           'Начать настройку двухфакторного входа (TOTP): секрет, otpauth-ссылка и QR-код (SVG). Включается после подтверждения первым кодом',
       },
-      errors: { 409: 'Двухфакторный вход уже включён' },
+      errors: { 409: 'Двухфакторный вход уже включён, или адрес из ADMIN_EMAILS ещё не подтверждён по ссылке из письма' },
     })
     .input(z.void())
     .output(z.object({ secret: z.string(), otpauthUrl: z.string(), qrSvg: z.string() }))
@@ -34,7 +34,10 @@ export const twoFactorRouter = router({
         tags: ['auth'],
         summary: 'Включить двухфакторный вход первым кодом из приложения; ответ — 10 одноразовых кодов восстановления (показываются один раз)',
       },
-      errors: { 409: 'Двухфакторный вход уже включён', 429: 'Слишком много неверных кодов (Retry-After)' },
+      errors: {
+        409: 'Двухфакторный вход уже включён, или адрес из ADMIN_EMAILS ещё не подтверждён по ссылке из письма',
+        429: 'Слишком много неверных кодов (Retry-After)',
+      },
     })
     .input(twoFactorCodeInput)
     .output(z.object({ enabled: z.literal(true), recoveryCodes: z.array(z.string()) }))
