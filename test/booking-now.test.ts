@@ -187,7 +187,10 @@ describe('free times already past in the company’s zone', () => {
     const [askName] = await sendAndWait(agent.agentId, messageEvent(stale));
     expect(askName!.message).toContain('имя');
     await sendAndWait(agent.agentId, messageNew('Мария'));
-    const [refused] = await sendAndWait(agent.agentId, messageNew('+7 916 111-22-33'));
+    // Nothing is booked before the client confirms the summary; the confirmation finds the time passed.
+    const [summary] = await sendAndWait(agent.agentId, messageNew('+7 916 111-22-33'));
+    expect(summary!.message).toStartWith('Проверьте, пожалуйста, запись:');
+    const [refused] = await sendAndWait(agent.agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
     expect(refused!.message).toBe('Это время уже прошло. Выберите, пожалуйста, другое:');
     expect(buttonsOf(refused!).some((b) => b.action.payload.includes(at(TODAY, '15:00')))).toBe(true);
     expect(yc.records).toHaveLength(0);
