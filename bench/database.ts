@@ -16,10 +16,7 @@ function withDatabase(url: string, name: string): string {
 }
 
 /** Creates `conduit_bench_<pid>_<time>` through the admin URL (any database the role can connect to). */
-export async function createBenchDatabase(
-  adminUrl: string,
-  settings: Record<string, string> = {},
-): Promise<BenchDatabase> {
+export async function createBenchDatabase(adminUrl: string, settings: Record<string, string> = {}): Promise<BenchDatabase> {
   const name = `conduit_bench_${process.pid}_${Date.now()}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
@@ -74,9 +71,7 @@ export interface Books {
 }
 
 export async function readBooks(sql: postgres.Sql, userId: string): Promise<Books> {
-  const [row] = await sql<
-    { ledger: string; balance: string; leased: string; rows: string; ok_rows: string; cost: string; usage_ledger: string }[]
-  >`
+  const [row] = await sql<{ ledger: string; balance: string; leased: string; rows: string; ok_rows: string; cost: string; usage_ledger: string }[]>`
     select
       (select coalesce(sum(amount_nano), 0)::text from ledger_entries where user_id = ${userId}) as ledger,
       (select balance_nano::text from users where id = ${userId}) as balance,
@@ -165,9 +160,7 @@ export interface KeyBooks {
 }
 
 export async function readKeyBooks(sql: postgres.Sql, keyId: string): Promise<KeyBooks> {
-  const [row] = await sql<
-    { limit: string | null; budget: string; period: Date | null; claimed: string; claims: string; spent: string }[]
-  >`
+  const [row] = await sql<{ limit: string | null; budget: string; period: Date | null; claimed: string; claims: string; spent: string }[]>`
     select k.spend_limit_nano::text as limit, k.budget_nano::text as budget, k.budget_period_start as period,
       (select coalesce(sum(amount_nano), 0)::text from key_leases l
         where l.key_id = k.id and l.period_start = k.budget_period_start) as claimed,
@@ -195,12 +188,7 @@ export async function deadlockCounts(sql: postgres.Sql, database: string): Promi
 }
 
 /** Usage rows settled within each window whose request took longer than `slowMs` by Conduit's own clock. */
-export async function slowUsageRows(
-  sql: postgres.Sql,
-  userId: string,
-  windows: { from: Date; to: Date }[],
-  slowMs: number,
-): Promise<number[]> {
+export async function slowUsageRows(sql: postgres.Sql, userId: string, windows: { from: Date; to: Date }[], slowMs: number): Promise<number[]> {
   const out: number[] = [];
   for (const w of windows) {
     const [row] = await sql<{ n: string }[]>`

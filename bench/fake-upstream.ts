@@ -60,11 +60,7 @@ function streamEvents(withUsage: boolean): Uint8Array[] {
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...(withUsage ? { usage: null } : {}),
     });
-  const events = [
-    chunk({ role: 'assistant', content: '' }, null),
-    ...PIECES.map((p) => chunk({ content: p }, null)),
-    chunk({}, 'stop'),
-  ];
+  const events = [chunk({ role: 'assistant', content: '' }, null), ...PIECES.map((p) => chunk({ content: p }, null)), chunk({}, 'stop')];
   if (withUsage) {
     events.push(JSON.stringify({ id: ID, object: 'chat.completion.chunk', created: CREATED, model: MODEL, choices: [], usage: USAGE }));
   }
@@ -124,10 +120,13 @@ function at(when: number, run: () => void): void {
     const fresh: (() => void)[] = [];
     list = fresh;
     due.set(slot, fresh);
-    setTimeout(() => {
-      due.delete(slot);
-      for (const f of fresh) f();
-    }, Math.max(0, slot - performance.now()));
+    setTimeout(
+      () => {
+        due.delete(slot);
+        for (const f of fresh) f();
+      },
+      Math.max(0, slot - performance.now()),
+    );
   }
   list.push(run);
 }

@@ -116,14 +116,8 @@ function which(command: string): string | null {
   return null;
 }
 
-async function collect(
-  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>,
-): Promise<{ out: string; err: string; code: number; cpuS: number }> {
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+async function collect(proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>): Promise<{ out: string; err: string; code: number; cpuS: number }> {
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const cpu = proc.resourceUsage()?.cpuTime;
   return { out, err, code, cpuS: cpu ? Number(cpu.total) / 1e6 : 0 };
 }
@@ -136,10 +130,11 @@ export function wrkGenerator(binary: string): LoadGenerator {
       const script = join(spec.workDir, `${spec.tag}.lua`);
       writeFileSync(script, wrkScript(spec));
       // One thread: on a small machine the generator should take as little CPU from the servers as it can.
-      const proc = Bun.spawn(
-        [binary, '-t1', `-c${spec.connections}`, `-d${spec.durationSeconds}s`, '--timeout', '10s', '-s', script, spec.url],
-        { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
-      );
+      const proc = Bun.spawn([binary, '-t1', `-c${spec.connections}`, `-d${spec.durationSeconds}s`, '--timeout', '10s', '-s', script, spec.url], {
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
       track(proc);
       const { out, err, code, cpuS } = await collect(proc);
       const line = out.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
@@ -170,23 +165,7 @@ export function autocannonGenerator(entry: string, node: string): LoadGenerator 
     async run(spec, track) {
       const headerArgs = Object.entries(spec.headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]);
       const proc = Bun.spawn(
-        [
-          node,
-          entry,
-          '-m',
-          'POST',
-          ...headerArgs,
-          '-b',
-          spec.body,
-          '-c',
-          String(spec.connections),
-          '-d',
-          String(spec.durationSeconds),
-          '-t',
-          '10',
-          '-j',
-          spec.url,
-        ],
+        [node, entry, '-m', 'POST', ...headerArgs, '-b', spec.body, '-c', String(spec.connections), '-d', String(spec.durationSeconds), '-t', '10', '-j', spec.url],
         { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },
       );
       track(proc);

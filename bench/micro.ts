@@ -14,12 +14,27 @@ function best(name: string, fn: () => void) {
   console.log(`${name}: ${bestNs.toFixed(1)} ns/call`);
 }
 const metrics = createMetrics();
-metrics.setRoutes([{ method: 'POST', path: '/v1/chat/completions' }, { method: 'GET', path: '/v1/responses/:id' }]);
+metrics.setRoutes([
+  { method: 'POST', path: '/v1/chat/completions' },
+  { method: 'GET', path: '/v1/responses/:id' },
+]);
 best('metrics.request (route template, cached)', () => metrics.request('/v1/chat/completions', 'POST', 200));
-const text = JSON.stringify({ model: 'acme/chat', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Say hello in one word.' }] });
+const text = JSON.stringify({
+  model: 'acme/chat',
+  messages: [
+    { role: 'system', content: 'You are terse.' },
+    { role: 'user', content: 'Say hello in one word.' },
+  ],
+});
 const body = JSON.parse(text);
 let sink = 0;
-best('upstreamChatText, no cap named (splice max_tokens)', () => { sink += upstreamChatText(text, body, { streamUsage: false, completionCap: 4096 }).length; });
-best('upstreamChatText, cap named (text as is)', () => { sink += upstreamChatText(text, body, { streamUsage: false, completionCap: null }).length; });
-best('nestsDeeperThan(bench body)', () => { sink += nestsDeeperThan(text) ? 1 : 0; });
+best('upstreamChatText, no cap named (splice max_tokens)', () => {
+  sink += upstreamChatText(text, body, { streamUsage: false, completionCap: 4096 }).length;
+});
+best('upstreamChatText, cap named (text as is)', () => {
+  sink += upstreamChatText(text, body, { streamUsage: false, completionCap: null }).length;
+});
+best('nestsDeeperThan(bench body)', () => {
+  sink += nestsDeeperThan(text) ? 1 : 0;
+});
 console.log(sink > 0 ? '' : '');

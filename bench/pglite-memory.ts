@@ -21,17 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pickLoadGenerator, type LoadResult } from './loadgen';
-import {
-  freePort,
-  peakRssBytes,
-  resetPeakRss,
-  rssBytes,
-  startReadyChild,
-  stopChild,
-  waitForHttp,
-  withOpenFiles,
-  type Child,
-} from './processes';
+import { freePort, peakRssBytes, resetPeakRss, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child } from './processes';
 
 const REPO = resolve(import.meta.dir, '..');
 const env = process.env;
@@ -116,7 +106,10 @@ class Sampler {
   settled(phase: string): number | null {
     const of = this.samples.filter((s) => s.phase === phase);
     if (!of.length) return null;
-    const last = of.filter((s) => s.atMs >= of[of.length - 1]!.atMs - 1000).map((s) => s.rss).sort((a, b) => a - b);
+    const last = of
+      .filter((s) => s.atMs >= of[of.length - 1]!.atMs - 1000)
+      .map((s) => s.rss)
+      .sort((a, b) => a - b);
     return last[Math.floor(last.length / 2)]!;
   }
 }
@@ -283,15 +276,33 @@ async function main() {
     const exit = await stopChild(conduit, 15_000);
 
     const checks = [
-      { name: 'no non-2xx answers and no socket errors under load', ok: load.non2xx === 0 && load.socketErrors === 0, detail: `non-2xx ${load.non2xx}, socket errors ${load.socketErrors}` },
-      { name: 'every answered request has its usage row (at most one more per connection cut off at the end)', ok: rowsOk, detail: `${rows} rows for ${answered} answered requests` },
+      {
+        name: 'no non-2xx answers and no socket errors under load',
+        ok: load.non2xx === 0 && load.socketErrors === 0,
+        detail: `non-2xx ${load.non2xx}, socket errors ${load.socketErrors}`,
+      },
+      {
+        name: 'every answered request has its usage row (at most one more per connection cut off at the end)',
+        ok: rowsOk,
+        detail: `${rows} rows for ${answered} answered requests`,
+      },
       { name: 'clean exit on SIGTERM', ok: exit === 0, detail: `exit ${exit}` },
     ];
     const targets = [
-      { name: `peak RSS ≤ ${TARGETS.peakMiB} MB under plain c=${settings.connections}`, ok: peakLoad !== null && peakLoad <= TARGETS.peakMiB * MiB, detail: mib(peakLoad) },
-      { name: `idle RSS ≤ ${TARGETS.idleMiB} MB`, ok: idleStart !== null && idleStart <= TARGETS.idleMiB * MiB, detail: `${mib(idleStart)} after start, ${mib(idleAfter)} after the load` },
+      {
+        name: `peak RSS ≤ ${TARGETS.peakMiB} MB under plain c=${settings.connections}`,
+        ok: peakLoad !== null && peakLoad <= TARGETS.peakMiB * MiB,
+        detail: mib(peakLoad),
+      },
+      {
+        name: `idle RSS ≤ ${TARGETS.idleMiB} MB`,
+        ok: idleStart !== null && idleStart <= TARGETS.idleMiB * MiB,
+        detail: `${mib(idleStart)} after start, ${mib(idleAfter)} after the load`,
+      },
     ];
-    const extra = Object.entries(settings.conduitEnv).map(([k, v]) => `${k}=${v}`).join(' ');
+    const extra = Object.entries(settings.conduitEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     process.stdout.write(
       [
         '',
@@ -301,7 +312,10 @@ async function main() {
           `p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms, max ${load.maxMs.toFixed(1)} ms`,
         `${settings.restart ? `a later start on the same DATA_DIR; the first start, which made the cluster, peaked at ${mib(firstStartPeak)}` : 'a first start: the cluster is made (initdb) in a new DATA_DIR'}`,
         `settlement backlog during the load (GET /metrics, once a second): at most ${maxBacklog} rows; ` +
-          backlog.filter((_, i) => i % 5 === 4).map((b) => `${b.atS} s: ${b.rows} rows, ${b.rssMiB} MiB`).join('; '),
+          backlog
+            .filter((_, i) => i % 5 === 4)
+            .map((b) => `${b.atS} s: ${b.rows} rows, ${b.rssMiB} MiB`)
+            .join('; '),
         `| idle after start | peak under load | peak since start | idle after load (${settings.idleS} s) | ready after |`,
         '|---:|---:|---:|---:|---:|',
         `| ${mib(idleStart)} | ${mib(peakLoad)} | ${mib(peakSinceStart)} | ${mib(idleAfter)} | ${(startMs / 1000).toFixed(1)} s |`,
@@ -317,7 +331,26 @@ async function main() {
     if (settings.jsonOut) {
       writeFileSync(
         settings.jsonOut,
-        JSON.stringify({ settings, load, backlog, firstStartPeak, idleStart, peakLoad, peakSinceStart, idleAfter, startMs, rows, answered, checks, targets, samples: sampler.samples }, null, 2) + '\n',
+        JSON.stringify(
+          {
+            settings,
+            load,
+            backlog,
+            firstStartPeak,
+            idleStart,
+            peakLoad,
+            peakSinceStart,
+            idleAfter,
+            startMs,
+            rows,
+            answered,
+            checks,
+            targets,
+            samples: sampler.samples,
+          },
+          null,
+          2,
+        ) + '\n',
       );
     }
     if (checks.some((c) => !c.ok)) failed = true;

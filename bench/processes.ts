@@ -8,12 +8,7 @@ export interface Child {
 }
 
 /** Starts a bun script that prints `READY <port>` on stdout once it listens. */
-export async function startReadyChild(
-  name: string,
-  argv: string[],
-  env: Record<string, string>,
-  timeoutMs = 15_000,
-): Promise<{ child: Child; port: number }> {
+export async function startReadyChild(name: string, argv: string[], env: Record<string, string>, timeoutMs = 15_000): Promise<{ child: Child; port: number }> {
   const proc = Bun.spawn(argv, { env, stdin: 'ignore', stdout: 'pipe', stderr: 'inherit' });
   const child = { name, proc, pid: proc.pid };
   const reader = proc.stdout.getReader();
@@ -21,10 +16,7 @@ export async function startReadyChild(
   let seen = '';
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const next = await Promise.race([
-      reader.read(),
-      Bun.sleep(Math.max(1, deadline - Date.now())).then(() => null),
-    ]);
+    const next = await Promise.race([reader.read(), Bun.sleep(Math.max(1, deadline - Date.now())).then(() => null)]);
     if (next === null || next.done) break;
     seen += decoder.decode(next.value, { stream: true });
     const match = /READY (\d+)/.exec(seen);

@@ -25,8 +25,7 @@ export const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
 export const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
 
 export function table(rows: Row[]): string {
-  const find = (mode: Mode, c: number, t: Target) =>
-    rows.find((r) => r.mode === mode && r.connections === c && r.target === t)?.result;
+  const find = (mode: Mode, c: number, t: Target) => rows.find((r) => r.mode === mode && r.connections === c && r.target === t)?.result;
   const lines = [
     '| mode | conns | floor req/s | floor p50 ms | floor p99 ms | floor p99.9 ms | floor max ms | conduit req/s | conduit p50 ms | conduit p99 ms | conduit p99.9 ms | conduit max ms | req/s ratio | added p50 ms | added p99 ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -105,10 +104,7 @@ export function slowTable(rows: SlowRow[]): string {
 
 /** BENCH_COMPARE: Conduit and its variant, phase by phase, in the order they ran. */
 export function compareTable(rows: CompareRow[]): string {
-  const lines = [
-    '| mode | conns | target | req/s | p50 ms | p99 ms | max ms | proxy µs/req | other work (cores) |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
-  ];
+  const lines = ['| mode | conns | target | req/s | p50 ms | p99 ms | max ms | proxy µs/req | other work (cores) |', '|---|---:|---|---:|---:|---:|---:|---:|---:|'];
   for (const r of rows) {
     lines.push(
       `| ${r.mode} | ${r.connections} | ${r.target} | ${r.result.rps.toFixed(0)} | ${ms(r.result.p50Ms)} | ${ms(r.result.p99Ms)} | ${ms1(r.result.maxMs)} | ` +
@@ -294,9 +290,7 @@ export const phaseLine = (target: Server, mode: Mode, connections: number, resul
   `wrk ${cpu.generatorUs.toFixed(0)}; other ${cpu.otherCores.toFixed(2)} cores` +
   (state?.peakRssBytes ? `; peak RSS ${mib(state.peakRssBytes)}` : '') +
   (result.non2xx || result.socketErrors ? `  non-2xx ${result.non2xx} socket errors ${result.socketErrors}` : '') +
-  (state && (state.log.deadlock || state.log.transient)
-    ? `  log: ${state.log.deadlock} deadlock, ${state.log.transient} transient-error lines`
-    : '');
+  (state && (state.log.deadlock || state.log.transient) ? `  log: ${state.log.deadlock} deadlock, ${state.log.transient} transient-error lines` : '');
 
 /** Everything the printed report says besides its tables' rows. */
 export interface ReportInput {
@@ -336,7 +330,9 @@ export function reportText(r: ReportInput): string {
     `Conduit benchmark — ${new Date().toISOString()} — Conduit ${r.version}`,
     `machine: ${r.info.nproc} CPUs (${r.info.cpu}), ${r.info.memoryGiB} GiB, Linux ${r.info.kernel}; bun ${r.info.bun}; ${r.generatorName}`,
     `phases: ${settings.warmupS} s warm-up + ${settings.durationS} s measured each` +
-      (settings.long.length ? ` (${settings.longDurationS} s at ${settings.long.join(', ')} connection${settings.long.length > 1 || settings.long[0] !== 1 ? 's' : ''})` : '') +
+      (settings.long.length
+        ? ` (${settings.longDurationS} s at ${settings.long.join(', ')} connection${settings.long.length > 1 || settings.long[0] !== 1 ? 's' : ''})`
+        : '') +
       `; request: acme/chat, 2 messages, max_tokens 16; slow streams: ${[...settings.slowStreams.map((n) => `${n} (floor and Conduit)`), ...(settings.slowStreamsMax ? [`${settings.slowStreamsMax} (Conduit)`] : [])].join(', ') || 'none'}`,
     r.limitsLine,
     `routing (issue 29): ${r.routingOutcome ? routingDescription() : 'nothing (BENCH_ROUTING empty or no conduit target)'}`,
@@ -367,12 +363,7 @@ export function reportText(r: ReportInput): string {
         ]
       : []),
     ...(r.compareRows.length
-      ? [
-          `${r.compareLabel}: Conduit and the variant (${r.compareSource}) in alternating phases, same load:`,
-          '',
-          compareTable(r.compareRows),
-          '',
-        ]
+      ? [`${r.compareLabel}: Conduit and the variant (${r.compareSource}) in alternating phases, same load:`, '', compareTable(r.compareRows), '']
       : []),
     ...(r.routingOutcome ? routingSection(r.routingOutcome) : []),
     `peak RSS (VmHWM): conduit ${mib(r.conduitPeakRss)} over the whole run (${mib(r.idleRss)} idle before the load; per phase in the CPU and slow-stream tables), floor ${mib(r.floorPeakRss)}, fake upstream ${mib(r.upstreamPeakRss)}`,

@@ -328,7 +328,17 @@ export async function runRoutingPhases(ctx: RoutingContext): Promise<RoutingOutc
         const { result, cpu, state: end } = await ctx.measure('plain', c, ctx.durationS, 'failover', { model, delayMs });
         const d = delta(before, await fakeCounts(ctx.fakeUrl));
         const unwrittenRows = end?.unwrittenRows ?? null;
-        rows.push({ phase: 'failover', label, connections: c, result, cpu, unwrittenRows, byBase: d.byBase, failed: d.failed, ...(label === 'direct' ? { switchMs } : {}) });
+        rows.push({
+          phase: 'failover',
+          label,
+          connections: c,
+          result,
+          cpu,
+          unwrittenRows,
+          byBase: d.byBase,
+          failed: d.failed,
+          ...(label === 'direct' ? { switchMs } : {}),
+        });
         ctx.log(`failover ${label.padEnd(6)} plain c=${c} ${line(result, cpu)}  upstream paths ${JSON.stringify(d.byBase)}, 503s ${d.failed}`);
       };
       await phase('direct', DIRECT_MODEL);
@@ -509,7 +519,11 @@ function routingTable(outcome: RoutingOutcome): string {
     lines.push(
       `| ${r.phase} | ${r.label} | ${r.connections} | ${r.result.requests} | ${r.result.rps.toFixed(0)} | ${ms(r.result.p50Ms)} | ${ms(r.result.p99Ms)} | ${r.result.maxMs.toFixed(1)} | ` +
         `${r.cpu ? r.cpu.proxyUs.toFixed(1) : '—'} | ${r.cpu ? r.cpu.postgresUs.toFixed(1) : '—'} | ${r.cpu ? r.cpu.otherCores.toFixed(2) : '—'} | ${r.unwrittenRows ?? '—'} | ` +
-        `${Object.entries(r.byBase).map(([b, n]) => `${b === '-' ? 'default' : b} ${n}`).join(', ') || '—'} | ${r.failed} | ${r.switchMs === undefined ? '' : r.switchMs.toFixed(0)} |`,
+        `${
+          Object.entries(r.byBase)
+            .map(([b, n]) => `${b === '-' ? 'default' : b} ${n}`)
+            .join(', ') || '—'
+        } | ${r.failed} | ${r.switchMs === undefined ? '' : r.switchMs.toFixed(0)} |`,
     );
   }
   return lines.join('\n');
@@ -518,7 +532,9 @@ function routingTable(outcome: RoutingOutcome): string {
 export function routingDescription(): string {
   const parts: string[] = [];
   if (routingSettings.phases.has('routes')) {
-    parts.push(`routes: ${routingSettings.rounds} rounds of plain phases without / with ${routingSettings.routeCount} routes over ${routingSettings.providerCount} providers`);
+    parts.push(
+      `routes: ${routingSettings.rounds} rounds of plain phases without / with ${routingSettings.routeCount} routes over ${routingSettings.providerCount} providers`,
+    );
   }
   if (routingSettings.phases.has('failover')) {
     parts.push(

@@ -16,18 +16,7 @@ import { join } from 'node:path';
 import { createBenchDatabase, deadlockCounts, seedPrices, topUp, type BenchDatabase, type SeededPrices } from './database';
 import { conduitSource, machine, postgresLogDeadlocks, postJson, sanityCheck, utcDay, waitForPrices } from './environment';
 import { pickLoadGenerator, type LoadGenerator } from './loadgen';
-import {
-  environOf,
-  freePort,
-  openFilesLimit,
-  peakRssBytes,
-  rssBytes,
-  startReadyChild,
-  stopChild,
-  waitForHttp,
-  withOpenFiles,
-  type Child,
-} from './processes';
+import { environOf, freePort, openFilesLimit, peakRssBytes, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child } from './processes';
 import { reportText, verdicts } from './report';
 import { routingConduitEnv, routingSettings, routingVerdicts, runRoutingPhases, type RoutingOutcome } from './routing';
 import { runChecks } from './scenarios/checks';
@@ -198,10 +187,7 @@ async function main() {
     const keyDay = utcDay(Date.now());
     const TOP_UP_NANO = 100_000n * 1_000_000_000n; // 100 000 currency units: far more than a run spends
     await topUp(database.sql, userId, TOP_UP_NANO);
-    log(
-      `user ${userId} topped up; key ${apiKey.slice(0, 12)}…` +
-        (settings.keyLimit === null ? '' : ` with a spend limit of ${created.spendLimit} a day`),
-    );
+    log(`user ${userId} topped up; key ${apiKey.slice(0, 12)}…` + (settings.keyLimit === null ? '' : ` with a spend limit of ${created.spendLimit} a day`));
 
     // BENCH_PRICE_ROWS: a price table of that size, loaded by Conduit through the same NOTIFY an admin's
     // change sends; the bench's model matches `acme/*`, priced at TOKEN_PRICE so costs are as without it.

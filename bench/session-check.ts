@@ -29,7 +29,9 @@ try {
   let http_us = Infinity;
   for (const _ of rounds) auth_us = Math.min(auth_us, await inProcess());
   for (const _ of rounds) http_us = Math.min(http_us, await overHttp());
-  console.log(`driver=${app.instance.services.database.driver} authenticator.jwtUser: ${auth_us.toFixed(1)} µs/call; GET /api/keys: ${http_us.toFixed(1)} µs/request`);
+  console.log(
+    `driver=${app.instance.services.database.driver} authenticator.jwtUser: ${auth_us.toFixed(1)} µs/call; GET /api/keys: ${http_us.toFixed(1)} µs/request`,
+  );
 } finally {
   await app.close();
 }

@@ -36,9 +36,10 @@ export const settings = {
   /** Extra flags for Conduit's bun, e.g. `--cpu-prof-md --cpu-prof-dir=bench/.tmp/prof`. */
   conduitBunArgs: list(env.BENCH_CONDUIT_BUN_ARGS?.replace(/\s+/g, ','), ''),
   /** Extra Conduit configuration, `NAME=value,NAME=value` (e.g. USAGE_FLUSH_MS=200). */
-  conduitEnv: Object.fromEntries(
-    list(env.BENCH_CONDUIT_ENV, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  ) as Record<string, string>,
+  conduitEnv: Object.fromEntries(list(env.BENCH_CONDUIT_ENV, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) as Record<
+    string,
+    string
+  >,
   /** PostgreSQL settings for the bench database only, `name=value,name=value` (e.g. synchronous_commit=off). */
   databaseSettings: Object.fromEntries(
     list(env.BENCH_DB_SETTINGS, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),

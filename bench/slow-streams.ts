@@ -74,13 +74,7 @@ interface StreamState {
 }
 
 /** Runs the streams; resolves when every one has ended or the timeout passed. */
-export async function runSlowStreams(options: {
-  url: string;
-  count: number;
-  key: string;
-  model: string;
-  timeoutMs: number;
-}): Promise<SlowStreamSummary> {
+export async function runSlowStreams(options: { url: string; count: number; key: string; model: string; timeoutMs: number }): Promise<SlowStreamSummary> {
   const target = new URL(options.url);
   const body = JSON.stringify({
     model: options.model,

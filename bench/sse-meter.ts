@@ -64,7 +64,14 @@ function createBare() {
 const encoder = new TextEncoder();
 const events: string[] = [];
 for (let i = 0; i < 300; i++) {
-  const chunk = { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'acme/chat', choices: [{ index: 0, delta: { content: `слово ${i} and some more text here` }, finish_reason: null }], usage: null };
+  const chunk = {
+    id: 'chatcmpl-x',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'acme/chat',
+    choices: [{ index: 0, delta: { content: `слово ${i} and some more text here` }, finish_reason: null }],
+    usage: null,
+  };
   events.push(`data: ${JSON.stringify(chunk)}\n\n`);
 }
 events.push(`data: ${JSON.stringify({ id: 'x', choices: [], usage: { prompt_tokens: 10, completion_tokens: 300, total_tokens: 310 } })}\n\ndata: [DONE]\n\n`);

@@ -146,7 +146,9 @@ try {
       exported = lines - 1;
       rates.push(exported / seconds);
     }
-    table.push(`| GET /api/usage/export 30 days (${exported.toLocaleString('en')} rows) | first byte ${median(ttfb).toFixed(1)} ms | ${Math.round(median(rates)).toLocaleString('en')} rows/s |`);
+    table.push(
+      `| GET /api/usage/export 30 days (${exported.toLocaleString('en')} rows) | first byte ${median(ttfb).toFixed(1)} ms | ${Math.round(median(rates)).toLocaleString('en')} rows/s |`,
+    );
   }
   await stopChild(conduit, 10_000);
   conduit = null;
@@ -157,7 +159,10 @@ try {
   const keysOf = await database.sql<{ id: string }[]>`select id from api_keys where user_id = ${user!.id}`;
   await database.sql`update users set balance_nano = balance_nano + 1000000000000000 where id = ${user!.id}`;
   await database.sql`insert into ledger_entries (user_id, amount_nano, kind, reference) values (${user!.id}, 1000000000000000, 'adjustment', 'bench usage-history settlement timing')`;
-  const withoutRollups = writeBatchStatement.replace(/, quarter_sums as \([\s\S]*?excluded\.provider_cost_nano\n\), day_sums as \([\s\S]*?excluded\.provider_cost_nano\n\)/, '');
+  const withoutRollups = writeBatchStatement.replace(
+    /, quarter_sums as \([\s\S]*?excluded\.provider_cost_nano\n\), day_sums as \([\s\S]*?excluded\.provider_cost_nano\n\)/,
+    '',
+  );
   if (withoutRollups.includes('usage_rollups') || withoutRollups === writeBatchStatement) throw new Error('could not take the rollup CTE out');
   const models = ['openai/gpt-4o-mini', 'openai/gpt-4o', 'anthropic/claude-3.5-sonnet', 'deepseek/deepseek-chat'];
   let n = 0;
@@ -166,12 +171,34 @@ try {
     for (let i = 0; i < 500; i++, n++) {
       const p: Pending = {
         facts: {
-          userId: user!.id, apiKeyId: keysOf[n % keysOf.length]!.id, agentId: null, requestId: `timing-${n}`, endpoint: 'chat',
-          model: models[n % models.length]!, stream: n % 2 === 0, promptTokens: 100, completionTokens: 50, totalTokens: 150,
-          status: 'ok', usageSource: 'upstream', upstreamStatus: 200, error: null, durationMs: 400, providerId: 'default', attempts: 1,
+          userId: user!.id,
+          apiKeyId: keysOf[n % keysOf.length]!.id,
+          agentId: null,
+          requestId: `timing-${n}`,
+          endpoint: 'chat',
+          model: models[n % models.length]!,
+          stream: n % 2 === 0,
+          promptTokens: 100,
+          completionTokens: 50,
+          totalTokens: 150,
+          status: 'ok',
+          usageSource: 'upstream',
+          upstreamStatus: 200,
+          error: null,
+          durationMs: 400,
+          providerId: 'default',
+          attempts: 1,
         },
-        promptCostNano: 12_500n, completionCostNano: 6_250n, costNano: 18_750n, providerCostNano: null,
-        leaseId: null, keyLeaseId: null, overage: null, createdAt: new Date(), json: undefined, segment: null,
+        promptCostNano: 12_500n,
+        completionCostNano: 6_250n,
+        costNano: 18_750n,
+        providerCostNano: null,
+        leaseId: null,
+        keyLeaseId: null,
+        overage: null,
+        createdAt: new Date(),
+        json: undefined,
+        segment: null,
       };
       list.push(serialize(p, p.costNano, 0n));
     }
@@ -185,7 +212,7 @@ try {
       const body = batch();
       const t = performance.now();
       await handle.query(variant === 'with' ? writeBatchStatement : withoutRollups, [body, 60], { prepared: true });
-      if (round >= 5) timing[variant].push((performance.now() - t) * 1000 / 500);
+      if (round >= 5) timing[variant].push(((performance.now() - t) * 1000) / 500);
     }
   }
   await handle.close();
@@ -196,7 +223,9 @@ try {
   log('|---|---|---|');
   for (const line of table) log(line);
   log('');
-  log(`settlement statement, 500-row batches: ${median(timing.with).toFixed(1)} µs a row with rollups, ${median(timing.without).toFixed(1)} µs without (median of ${timing.with.length} batches each)`);
+  log(
+    `settlement statement, 500-row batches: ${median(timing.with).toFixed(1)} µs a row with rollups, ${median(timing.without).toFixed(1)} µs without (median of ${timing.with.length} batches each)`,
+  );
 } finally {
   if (conduit) await stopChild(conduit, 5_000);
   if (database && !keep) await database.drop();

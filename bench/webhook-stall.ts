@@ -115,10 +115,13 @@ async function main() {
       for (const child of children.reverse()) await stopChild(child, 10_000).catch(() => {});
       for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
     })());
-  const deadline = setTimeout(() => {
-    log('deadline passed; stopping');
-    void cleanup().finally(() => process.exit(2));
-  }, (180 + WINDOW_S * 2) * 1000);
+  const deadline = setTimeout(
+    () => {
+      log('deadline passed; stopping');
+      void cleanup().finally(() => process.exit(2));
+    },
+    (180 + WINDOW_S * 2) * 1000,
+  );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanup().finally(() => process.exit(130)));
 
   let missed = false;
@@ -199,7 +202,17 @@ async function main() {
           group_id: GROUP,
           secret: VK_SECRET,
           object: {
-            message: { id: 3000 + eventNo, date: Math.floor(Date.now() / 1000), peer_id: peerId, from_id: peerId, text: 'Помощь', conversation_message_id: 500 + eventNo, out: 0, attachments: [], fwd_messages: [] },
+            message: {
+              id: 3000 + eventNo,
+              date: Math.floor(Date.now() / 1000),
+              peer_id: peerId,
+              from_id: peerId,
+              text: 'Помощь',
+              conversation_message_id: 500 + eventNo,
+              out: 0,
+              attachments: [],
+              fwd_messages: [],
+            },
             client_info: { button_actions: ['text', 'callback'], keyboard: true, inline_keyboard: true },
           },
         },
@@ -245,7 +258,10 @@ async function main() {
     while (performance.now() - windowStart < WINDOW_S * 1000) {
       const ms = await vkReply();
       replies.push(ms);
-      silentOpenAtReplies = Math.max(silentOpenAtReplies, silent.reduce((n, s) => n + s.stats.open, 0));
+      silentOpenAtReplies = Math.max(
+        silentOpenAtReplies,
+        silent.reduce((n, s) => n + s.stats.open, 0),
+      );
       await Bun.sleep(500);
     }
     clearInterval(sampler);

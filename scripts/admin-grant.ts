@@ -32,7 +32,9 @@ try {
   result = await grantAdmin(database.db, config!.adminEmails, email!);
 } catch (error) {
   await database.close();
-  fail(`the database could not be updated (has the server been started once, to create its tables?): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+  fail(
+    `the database could not be updated (has the server been started once, to create its tables?): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+  );
 }
 await database.close();
 
@@ -46,6 +48,6 @@ if (!result!.granted) {
   const r = result!;
   process.stdout.write(
     `${r.alreadyAdmin ? 'already admin' : 'admin role granted'}: ${r.email} (account ${r.userId}, registered ${r.createdAt.toISOString()})\n` +
-      'Make sure that registration was yours: whoever knows the account\'s password now has the admin role.\n',
+      "Make sure that registration was yours: whoever knows the account's password now has the admin role.\n",
   );
 }

@@ -24,25 +24,27 @@ const clientView = join(root, 'scripts/types/server-context.d.ts');
 function fail(diagnostics: readonly ts.Diagnostic[]): never {
   rmSync(buildDir, { recursive: true, force: true });
   const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
-  console.error(ts.formatDiagnostics(diagnostics, host) + 'build:types: the router\'s declarations could not be written');
+  console.error(ts.formatDiagnostics(diagnostics, host) + "build:types: the router's declarations could not be written");
   process.exit(1);
 }
 
 // Declarations of the router's file alone: its type is written out in full, so nothing else of the
 // server needs declaring (a declaration problem in an unrelated module is `npm run typecheck`'s to
 // report, not this build's). The router's own errors stop the build.
-const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.types.json'), { outDir: buildDir }, {
-  ...ts.sys,
-  onUnRecoverableConfigFileDiagnostic: (d) => fail([d]),
-});
+const parsed = ts.getParsedCommandLineOfConfigFile(
+  join(root, 'tsconfig.types.json'),
+  { outDir: buildDir },
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => fail([d]),
+  },
+);
 if (!parsed) fail([]);
 const program = ts.createProgram({ rootNames: parsed!.fileNames, options: parsed!.options });
 const routerSource = program.getSourceFile(join(root, 'src/trpc/router.ts'));
 if (!routerSource) fail([]);
 const emitted = program.emit(routerSource, undefined, undefined, true);
-const problems = [...ts.getPreEmitDiagnostics(program, routerSource), ...emitted.diagnostics].filter(
-  (d) => d.category === ts.DiagnosticCategory.Error,
-);
+const problems = [...ts.getPreEmitDiagnostics(program, routerSource), ...emitted.diagnostics].filter((d) => d.category === ts.DiagnosticCategory.Error);
 if (problems.length > 0 || emitted.emitSkipped) fail(problems);
 
 // The package's surface: the router's type and the input and output types of every procedure.

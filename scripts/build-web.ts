@@ -78,15 +78,7 @@ const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 export async function buildWeb(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<void> {
   const started = performance.now();
   const typecheck = existsSync(bin('tsc'))
-    ? run(bin('tsc'), [
-        '--noEmit',
-        '-p',
-        'web/tsconfig.json',
-        '--incremental',
-        '--tsBuildInfoFile',
-        'node_modules/.cache/conduit-web.tsbuildinfo',
-        '--listFiles',
-      ])
+    ? run(bin('tsc'), ['--noEmit', '-p', 'web/tsconfig.json', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/conduit-web.tsbuildinfo', '--listFiles'])
     : Promise.resolve({ code: 0, output: 'typescript не установлен (npm install без dev-зависимостей): проверка типов пропущена\n' });
   const bundle = run(bin('vite'), ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn']);
   const [checked, vite] = await Promise.all([typecheck, bundle]);
@@ -98,9 +90,7 @@ export async function buildWeb(log: (line: string) => void = (line) => process.s
     // A half-made build must not look current to the next start.
     rmSync(sourcesFile, { force: true });
     rmSync(typedSourcesFile, { force: true });
-    const failed = [types.code !== 0 ? `проверка типов:\n${types.output}` : '', vite.code !== 0 ? `vite build:\n${vite.output}` : '']
-      .filter(Boolean)
-      .join('\n');
+    const failed = [types.code !== 0 ? `проверка типов:\n${types.output}` : '', vite.code !== 0 ? `vite build:\n${vite.output}` : ''].filter(Boolean).join('\n');
     throw new Error(`Сборка панели (web/) не удалась.\n${failed}`);
   }
   writeFileSync(typedSourcesFile, JSON.stringify(typed, null, 1));
@@ -129,10 +119,7 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Builds when stale; returns whether it built. */
-export async function ensureWebBuilt(
-  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-  options: StaleOptions = {},
-): Promise<boolean> {
+export async function ensureWebBuilt(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`), options: StaleOptions = {}): Promise<boolean> {
   if (!staleReason(options)) return false;
   return withLock(async () => {
     // Another process may have built it while this one waited for the lock.

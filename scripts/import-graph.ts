@@ -43,9 +43,14 @@ function specifiers(text: string, fileName: string): { specifier: string; line: 
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node)) {
       const clause = node.importClause;
-      const typeOnly = !!clause && (clause.isTypeOnly ||
-        (!clause.name && !!clause.namedBindings && ts.isNamedImports(clause.namedBindings) &&
-          clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            !!clause.namedBindings &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       add(node, node.moduleSpecifier, typeOnly);
     } else if (ts.isExportDeclaration(node)) {
       add(node, node.moduleSpecifier, node.isTypeOnly);
@@ -91,10 +96,7 @@ export type Floor = (typeof FLOORS)[number];
 
 const ENTRY_FILES = new Set(['index.ts', 'server.ts', 'app.ts', 'services.ts', 'lifecycle.ts']);
 /** Folders (first level under src/) and top-level files of the base: they know no feature and no route. */
-const BASE = new Set([
-  'db', 'crypto', 'http', 'jobs', 'metrics', 'pricing',
-  'config.ts', 'logger.ts', 'money.ts', 'phone.ts', 'service-info.ts',
-]);
+const BASE = new Set(['db', 'crypto', 'http', 'jobs', 'metrics', 'pricing', 'config.ts', 'logger.ts', 'money.ts', 'phone.ts', 'service-info.ts']);
 /** The /v1 core: what a model request needs, from the key check to the settled usage row. */
 const GATEWAY = new Set(['gateway', 'keys']);
 const PAGE_ENTRY = new Set(['main.tsx', 'App.tsx']);
@@ -158,16 +160,22 @@ export function findCircles(graph: ImportGraph): string[][] {
   const strongConnect = (start: string) => {
     // Iterative, so a deep chain of files cannot overflow the call stack.
     const work: { node: string; next: number }[] = [{ node: start, next: 0 }];
-    index.set(start, counter); low.set(start, counter); counter++;
-    stack.push(start); onStack.add(start);
+    index.set(start, counter);
+    low.set(start, counter);
+    counter++;
+    stack.push(start);
+    onStack.add(start);
     while (work.length) {
       const frame = work[work.length - 1]!;
       const outs = targets(frame.node);
       if (frame.next < outs.length) {
         const to = outs[frame.next++]!;
         if (!index.has(to)) {
-          index.set(to, counter); low.set(to, counter); counter++;
-          stack.push(to); onStack.add(to);
+          index.set(to, counter);
+          low.set(to, counter);
+          counter++;
+          stack.push(to);
+          onStack.add(to);
           work.push({ node: to, next: 0 });
         } else if (onStack.has(to)) {
           low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
@@ -180,41 +188,49 @@ export function findCircles(graph: ImportGraph): string[][] {
       if (low.get(frame.node) === index.get(frame.node)) {
         const group: string[] = [];
         let member: string;
-        do { member = stack.pop()!; onStack.delete(member); group.push(member); } while (member !== frame.node);
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          group.push(member);
+        } while (member !== frame.node);
         if (group.length > 1 || targets(frame.node).includes(frame.node)) groups.push(group);
       }
     }
   };
   for (const node of [...graph.keys()].sort()) if (!index.has(node)) strongConnect(node);
 
-  return groups.map((group) => {
-    const members = new Set(group);
-    const start = [...group].sort()[0]!;
-    // Shortest way back to `start` inside the group (breadth first).
-    const previous = new Map<string, string>();
-    const queue = [start];
-    let end: string | undefined;
-    while (queue.length && !end) {
-      const node = queue.shift()!;
-      for (const to of targets(node)) {
-        if (!members.has(to)) continue;
-        if (to === start) { end = node; break; }
-        if (!previous.has(to)) { previous.set(to, node); queue.push(to); }
+  return groups
+    .map((group) => {
+      const members = new Set(group);
+      const start = [...group].sort()[0]!;
+      // Shortest way back to `start` inside the group (breadth first).
+      const previous = new Map<string, string>();
+      const queue = [start];
+      let end: string | undefined;
+      while (queue.length && !end) {
+        const node = queue.shift()!;
+        for (const to of targets(node)) {
+          if (!members.has(to)) continue;
+          if (to === start) {
+            end = node;
+            break;
+          }
+          if (!previous.has(to)) {
+            previous.set(to, node);
+            queue.push(to);
+          }
+        }
       }
-    }
-    const chain = [start];
-    for (let node = end!; node !== start; node = previous.get(node)!) chain.splice(1, 0, node);
-    chain.push(start);
-    return chain;
-  }).sort((a, b) => a[0]!.localeCompare(b[0]!));
+      const chain = [start];
+      for (let node = end!; node !== start; node = previous.get(node)!) chain.splice(1, 0, node);
+      chain.push(start);
+      return chain;
+    })
+    .sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
 /** Imports from a floor to a higher one that `allowed` does not name. */
-export function findUpward(
-  graph: ImportGraph,
-  floor: (path: string) => Floor = floorOf,
-  allowed: AllowedUpward[] = ALLOWED_UPWARD,
-): ImportEdge[] {
+export function findUpward(graph: ImportGraph, floor: (path: string) => Floor = floorOf, allowed: AllowedUpward[] = ALLOWED_UPWARD): ImportEdge[] {
   const rank = (path: string) => FLOORS.indexOf(floor(path));
   const upward: ImportEdge[] = [];
   for (const edges of graph.values()) {
@@ -248,7 +264,16 @@ if (import.meta.main) {
   console.log(`${graph.size} files, ${[...graph.values()].reduce((sum, edges) => sum + edges.length, 0)} imports`);
   for (const floor of FLOORS) {
     const files = byFloor.get(floor) ?? [];
-    const folders = [...new Set(files.map((file) => file.split('/').slice(0, file.startsWith('web/') ? 3 : 2).join('/')))];
+    const folders = [
+      ...new Set(
+        files.map((file) =>
+          file
+            .split('/')
+            .slice(0, file.startsWith('web/') ? 3 : 2)
+            .join('/'),
+        ),
+      ),
+    ];
     console.log(`\n${floor} (${files.length} files): ${folders.join(' ')}`);
   }
   const circles = findCircles(graph);

@@ -11,7 +11,14 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const from = join(root, 'test-artifacts', 'screens');
 const to = join(root, 'docs', 'screens');
 /** Desktop and phone (390×844), as test/web-dashboard.test.ts, web-statement.test.ts and web-inbox.test.ts name them. */
-export const README_SCREENS = ['dashboard-overview-desktop.png', 'dashboard-keys-phone.png', 'statement-desktop.png', 'statement-phone.png', 'inbox-desktop.png', 'inbox-phone.png'] as const;
+export const README_SCREENS = [
+  'dashboard-overview-desktop.png',
+  'dashboard-keys-phone.png',
+  'statement-desktop.png',
+  'statement-phone.png',
+  'inbox-desktop.png',
+  'inbox-phone.png',
+] as const;
 
 mkdirSync(to, { recursive: true });
 for (const name of README_SCREENS) {

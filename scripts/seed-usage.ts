@@ -157,7 +157,10 @@ function* batches(options: SeedOptions, accounts: { main: Account; others: Accou
   const next = generator(options.seed);
   const at = timeline(options.days, now);
   const other = weighted(accounts.others.map((a, i) => [a, 1 / (i + 1)] as const));
-  const hex = () => Math.floor(next() * 2 ** 32).toString(16).padStart(8, '0');
+  const hex = () =>
+    Math.floor(next() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
   let batch: Pending[] = [];
   for (let i = 0; i < options.rows; i++) {
     const account = accounts.others.length === 0 || next() < 0.5 ? accounts.main : other(next());

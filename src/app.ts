@@ -31,8 +31,7 @@ const withVary = (response: Response) => {
   return response;
 };
 
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
 export function informationDocument(services: Services) {
   return {
@@ -190,8 +189,7 @@ export function createApp(services: Services) {
       // With the request, the renderer gives /v1 OpenAI's error shape and every other route the dashboard's.
       // Elysia's own for an unknown route; an AppError('not_found') a handler throws carries its own message.
       if (code === 'NOT_FOUND' && !(error instanceof AppError)) return errorResponse(new AppError('not_found', errorMessages.routeNotFound), {}, request);
-      if (code === 'PARSE')
-        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson }), {}, request);
+      if (code === 'PARSE') return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson }), {}, request);
       const appError = toAppError(error);
       if (appError.type === 'internal_error' || appError.type === 'service_unavailable') logInternal(error, request);
       return errorResponse(appError, {}, request);
@@ -235,14 +233,9 @@ export function createApp(services: Services) {
     .get('/v1/models/*', async ({ params, request }) => {
       const id = modelIdOf(params['*']);
       // A model a request could not ask for (a refused variant, an unpriced one under UNPRICED_MODELS=refuse) is not listed.
-      const model =
-        id === null || services.prices.resolve(id).kind !== 'priced' ? undefined : (await services.models.list()).data.find((m) => m.id === id);
+      const model = id === null || services.prices.resolve(id).kind !== 'priced' ? undefined : (await services.models.list()).data.find((m) => m.id === id);
       if (!model) {
-        return errorResponse(
-          new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound }),
-          {},
-          request,
-        );
+        return errorResponse(new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound }), {}, request);
       }
       return new Response(services.prices.pricedModelJson(model), { headers: { 'content-type': 'application/json; charset=utf-8' } });
     })

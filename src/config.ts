@@ -21,9 +21,7 @@ export const YOOKASSA_NOTIFICATION_RANGES = [
 ] as const;
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const urlWithoutTrailingSlash = z
-  .url()
-  .transform((url) => url.replace(/\/+$/, ''));
+const urlWithoutTrailingSlash = z.url().transform((url) => url.replace(/\/+$/, ''));
 
 function isTimeZoneName(tz: string): boolean {
   try {
@@ -34,9 +32,7 @@ function isTimeZoneName(tz: string): boolean {
   }
 }
 
-const boolFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const boolFromEnv = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -59,7 +55,14 @@ const envSchema = z.object({
   ENCRYPTION_KEY_PREVIOUS: z
     .string()
     .optional()
-    .transform((s) => (s ? s.split(',').map((k) => k.trim()).filter(Boolean) : []))
+    .transform((s) =>
+      s
+        ? s
+            .split(',')
+            .map((k) => k.trim())
+            .filter(Boolean)
+        : [],
+    )
     .pipe(z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'each key must be 64 hex characters'))),
   UPSTREAM_BASE_URL: urlWithoutTrailingSlash.default('https://openrouter.ai/api/v1'),
   UPSTREAM_API_KEY: z.string().optional(),
@@ -121,7 +124,11 @@ const envSchema = z.object({
    * told so (counted from the next working day's start when handed over outside the agent's working hours).
    * Fractions allowed; 0: a hand-over never times out.
    */
-  HANDOFF_TIMEOUT_MINUTES: z.coerce.number().min(0).max(7 * 24 * 60).default(30),
+  HANDOFF_TIMEOUT_MINUTES: z.coerce
+    .number()
+    .min(0)
+    .max(7 * 24 * 60)
+    .default(30),
   /** Messages one client may send the assistant a minute; over it they are kept but not answered. 0: no limit. */
   ASSISTANT_CLIENT_MESSAGES_PER_MINUTE: intFromEnv(0, 10_000).default(20),
   /**
@@ -151,7 +158,14 @@ const envSchema = z.object({
   ADMIN_EMAILS: z
     .string()
     .optional()
-    .transform((s) => (s ? s.split(',').map((e) => e.trim().toLowerCase()).filter(Boolean) : [])),
+    .transform((s) =>
+      s
+        ? s
+            .split(',')
+            .map((e) => e.trim().toLowerCase())
+            .filter(Boolean)
+        : [],
+    ),
   /** ISO 4217 code of the balance currency: top-ups are taken in it, prices and balances are shown in it. */
   BALANCE_CURRENCY: z
     .string()
@@ -195,7 +209,14 @@ const envSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .optional()
-    .transform((s) => (s ? s.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean) : ['*']))
+    .transform((s) =>
+      s
+        ? s
+            .split(',')
+            .map((o) => o.trim().replace(/\/+$/, ''))
+            .filter(Boolean)
+        : ['*'],
+    )
     .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), 'expected * or origins such as https://app.example.com'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   LOG_REQUESTS: boolFromEnv.default(true),
@@ -280,10 +301,7 @@ const envSchema = z.object({
   YCLIENTS_RATE_PER_SECOND: intFromEnv(1, 1000).default(5),
   YCLIENTS_RATE_PER_MINUTE: intFromEnv(1, 1_000_000).default(200),
   /** Where a salon's day starts (the sync's "today") when YCLIENTS' company data names no time zone. */
-  YCLIENTS_TIME_ZONE: z
-    .string()
-    .refine(isTimeZoneName, 'expected an IANA time zone such as Europe/Moscow')
-    .default('Europe/Moscow'),
+  YCLIENTS_TIME_ZONE: z.string().refine(isTimeZoneName, 'expected an IANA time zone such as Europe/Moscow').default('Europe/Moscow'),
   /**
    * Addresses and CIDR ranges YooKassa sends HTTP notifications from (comma-separated), checked on the
    * notifications of top-ups and of shops. Default: the list YooKassa publishes. Set empty (or to a list
@@ -291,7 +309,12 @@ const envSchema = z.object({
    */
   YOOKASSA_NOTIFICATION_IPS: z
     .string()
-    .transform((s) => s.split(',').map((e) => e.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    )
     .refine((list) => list.every((e) => parseAddressRange(e) !== null), 'expected IP addresses or CIDR ranges such as 185.71.76.0/27')
     .optional(),
 });
@@ -473,9 +496,7 @@ function loadDevSecrets(dataDir: string, warnings: string[]): DevSecrets {
   };
   writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
-  warnings.push(
-    `JWT_SECRET/ENCRYPTION_KEY are not set: generated development secrets into ${file}; set both in production`,
-  );
+  warnings.push(`JWT_SECRET/ENCRYPTION_KEY are not set: generated development secrets into ${file}; set both in production`);
   return secrets;
 }
 
@@ -526,10 +547,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!jwtSecret || !encryptionKey) {
     if (e.NODE_ENV === 'production') {
       const missing = [!jwtSecret && 'JWT_SECRET', !encryptionKey && 'ENCRYPTION_KEY'].filter(Boolean);
-      throw new ConfigError(
-        `${missing.join(' and ')} must be set when NODE_ENV=production ` +
-          '(JWT_SECRET: at least 32 bytes; ENCRYPTION_KEY: 64 hex characters)',
-      );
+      throw new ConfigError(`${missing.join(' and ')} must be set when NODE_ENV=production ` + '(JWT_SECRET: at least 32 bytes; ENCRYPTION_KEY: 64 hex characters)');
     }
     const dev = loadDevSecrets(dataDir, warnings);
     jwtSecret ??= dev.jwtSecret;
@@ -561,9 +579,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.REQUIRE_EMAIL_VERIFICATION && !e.SMTP_URL) {
     throw new ConfigError('REQUIRE_EMAIL_VERIFICATION: set SMTP_URL, or nobody can receive the link that credits the bonus');
   }
-  const smtp = e.SMTP_URL
-    ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Conduit <no-reply@${new URL(publicBaseUrl).hostname}>` }
-    : null;
+  const smtp = e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Conduit <no-reply@${new URL(publicBaseUrl).hostname}>` } : null;
 
   return {
     warnings,
@@ -621,10 +637,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       runtimeForcedRamBytes: e.BUN_JSC_forceRAMSize ?? null,
       adminEmails: e.ADMIN_EMAILS,
       balanceCurrency: e.BALANCE_CURRENCY,
-      yookassa:
-        e.YOOKASSA_SHOP_ID && e.YOOKASSA_SECRET_KEY
-          ? { shopId: e.YOOKASSA_SHOP_ID, secretKey: e.YOOKASSA_SECRET_KEY }
-          : null,
+      yookassa: e.YOOKASSA_SHOP_ID && e.YOOKASSA_SECRET_KEY ? { shopId: e.YOOKASSA_SHOP_ID, secretKey: e.YOOKASSA_SECRET_KEY } : null,
       yookassaApiBaseUrl: e.YOOKASSA_API_BASE_URL,
       yookassaReceiptVatCode: e.YOOKASSA_RECEIPT_VAT_CODE,
       topupMinNano,

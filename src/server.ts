@@ -70,9 +70,7 @@ export async function startInstance(config: Config, options: StartOptions = {}):
         try {
           response =
             cors.preflight(request, path) ??
-            (declared !== null && Number(declared) > limit
-              ? errorResponse(new AppError('payload_too_large'), {}, path)
-              : await app.handle(request));
+            (declared !== null && Number(declared) > limit ? errorResponse(new AppError('payload_too_large'), {}, path) : await app.handle(request));
         } catch (error) {
           logger.error('request crashed', { requestId, error });
           response = errorResponse(new AppError('internal_error'), {}, path);

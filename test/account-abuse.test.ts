@@ -116,8 +116,7 @@ describe('tRPC batches', () => {
   });
   afterAll(() => app?.close());
 
-  const batchBody = (count: number, make: (i: number) => unknown) =>
-    Object.fromEntries(Array.from({ length: count }, (_, i) => [String(i), make(i)]));
+  const batchBody = (count: number, make: (i: number) => unknown) => Object.fromEntries(Array.from({ length: count }, (_, i) => [String(i), make(i)]));
 
   test.each([
     ['comma-separated', (paths: string[]) => paths.join(',')],
@@ -297,7 +296,12 @@ describe('password guessing', () => {
     const lastKnown = await login(app, guessers[0]!, owner.email, 'wrong-one');
     // The right password is not told apart at a guessing address while the e-mail waits: nothing was checked.
     const rightAtGuesser = await login(app, guessers[1]!, owner.email, owner.password);
-    const unknown = await rotatingGuesses(app, guessers.map(() => freshAddress()), nobody, 4);
+    const unknown = await rotatingGuesses(
+      app,
+      guessers.map(() => freshAddress()),
+      nobody,
+      4,
+    );
     expect(known).toEqual(unknown);
     expect(known.slice(0, 6 + ACCOUNT_MAX_FAILURES)).toEqual(Array(6 + ACCOUNT_MAX_FAILURES).fill(401));
     expect(known.slice(6 + ACCOUNT_MAX_FAILURES)).toEqual(Array(24 - 6 - ACCOUNT_MAX_FAILURES).fill(429));

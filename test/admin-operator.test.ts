@@ -48,7 +48,11 @@ describe('the audit', () => {
       [alice, 2],
       [bob, 3],
     ] as const) {
-      const res = await adminCall('POST', `/api/admin/users/${user.userId}/credit`, { amount: 10 * n, reason: 'Компенсация', reference: `audit-${user.userId}-${n}` });
+      const res = await adminCall('POST', `/api/admin/users/${user.userId}/credit`, {
+        amount: 10 * n,
+        reason: 'Компенсация',
+        reference: `audit-${user.userId}-${n}`,
+      });
       expect(res.status).toBe(200);
     }
     expect((await adminCall('POST', `/api/admin/users/${bob.userId}/block`)).status).toBe(200);
@@ -137,10 +141,14 @@ describe("an operator and a user's keys", () => {
       expect((await ask(other, key.key)).object).toBe('chat.completion');
       expect((await adminCall('POST', `/api/admin/users/${user.userId}/keys/${key.id}/revoke`)).status).toBe(200);
       let status = 0;
-      await waitFor(async () => {
-        status = (await ask(other, key.key)).status ?? 200;
-        return status === 403;
-      }, 5000, 50);
+      await waitFor(
+        async () => {
+          status = (await ask(other, key.key)).status ?? 200;
+          return status === 403;
+        },
+        5000,
+        50,
+      );
       expect(status).toBe(403);
     } finally {
       await other.stop();
@@ -201,7 +209,10 @@ describe('daily figures as CSV', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="conduit-daily-${from}-${today}.csv"`);
-    const lines = (await res.text()).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = (await res.text())
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(lines[0]).toBe('day,revenue,credits,spend,provider_cost,margin,requests,currency');
     expect(lines).toHaveLength(8);
     const rows = lines.slice(1).map((l) => l.split(','));

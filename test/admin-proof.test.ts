@@ -47,7 +47,7 @@ describe('without mail', () => {
   });
   afterAll(() => app?.close());
 
-  test('a stranger who registers the operator\'s address before the operator is a user: no admin routes, no credit, not after a login either', async () => {
+  test("a stranger who registers the operator's address before the operator is a user: no admin routes, no credit, not after a login either", async () => {
     const squatter = await call(app.url, 'POST', '/api/auth/register', { body: { email: operator, password: 'squatter-1' } });
     expect(squatter.status).toBe(201);
     expect(squatter.body.user.role).toBe('user');

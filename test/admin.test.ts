@@ -60,9 +60,13 @@ async function chatOnce(key: string, model = 'acme/chat') {
 
 describe('roles', () => {
   test('an address in ADMIN_EMAILS is admin once granted (registering it is not enough), anyone else a user; login and /api/auth/me show the stored role', async () => {
-    expect(
-      (await call(app.url, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: 'secret123' } })).body.user,
-    ).toEqual({ id: admin.userId, email: ADMIN_EMAIL, balance: 3, role: 'admin', emailVerified: false });
+    expect((await call(app.url, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: 'secret123' } })).body.user).toEqual({
+      id: admin.userId,
+      email: ADMIN_EMAIL,
+      balance: 3,
+      role: 'admin',
+      emailVerified: false,
+    });
     const me = await call(app.url, 'GET', '/api/auth/me', { token: admin.token });
     expect(me.status).toBe(200);
     expect(me.body.user).toEqual({ id: admin.userId, email: ADMIN_EMAIL, balance: 3, role: 'admin', emailVerified: false });
@@ -129,7 +133,7 @@ describe('access to /api/admin', () => {
     expect(await app.sql(`select 1 from ledger_entries where reference = 'r-access'`)).toHaveLength(0);
   });
 
-  test('no credential → 401; an API key (even an admin\'s) → 401, the dashboard wants a JWT', async () => {
+  test("no credential → 401; an API key (even an admin's) → 401, the dashboard wants a JWT", async () => {
     const { key } = await createApiKey(app.url, admin.token, 'admin key');
     for (const [method, path, body] of routes) {
       const anonymous = await call(app.url, method, path, { body });
@@ -201,7 +205,18 @@ describe('users', () => {
     expect(res.body.keys).toHaveLength(1);
     expect(res.body.keys[0]).toMatchObject({ id: keyId, name: 'detail key', keyPrefix: key.slice(0, 12), isActive: true });
     // With its budget, which the operator may set (issue 33, point 11).
-    expect(Object.keys(res.body.keys[0]).sort()).toEqual(['createdAt', 'expired', 'id', 'isActive', 'keyPrefix', 'lastUsedAt', 'limitReset', 'name', 'spendLimit', 'spentThisPeriod']);
+    expect(Object.keys(res.body.keys[0]).sort()).toEqual([
+      'createdAt',
+      'expired',
+      'id',
+      'isActive',
+      'keyPrefix',
+      'lastUsedAt',
+      'limitReset',
+      'name',
+      'spendLimit',
+      'spentThisPeriod',
+    ]);
 
     const chatCost = BigInt(usage.total_tokens) * TOKEN_PRICE_NANO;
     const largeCost = BigInt(large.total_tokens) * TOKEN_PRICE_NANO;
@@ -295,9 +310,7 @@ describe('credits', () => {
   test('ten parallel credits with one reference credit once', async () => {
     const user = await registerUser(app.url);
     const body = { amount: 7.5, reason: 'бонус', reference: `parallel-${Date.now()}` };
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => adminCall('POST', `/api/admin/users/${user.userId}/credit`, body)),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => adminCall('POST', `/api/admin/users/${user.userId}/credit`, body)));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
     for (const r of results) expect(r.body.balance).toBe(10.5);
     const rows = await app.sql(`select 1 from ledger_entries where user_id = $1 and kind = 'admin_credit'`, [user.userId]);
@@ -488,7 +501,7 @@ describe('daily stats', () => {
     return res.body.days[0] as { day: string; revenue: number; credits: number; spend: number; requests: number };
   };
 
-  test('revenue counts top-ups, credits count operators\' money (corrections included), spend and requests count usage', async () => {
+  test("revenue counts top-ups, credits count operators' money (corrections included), spend and requests count usage", async () => {
     const before = await statsToday();
     const user = await registerUser(app.url);
     const { key } = await createApiKey(app.url, user.token);
@@ -601,7 +614,11 @@ describe('prices', () => {
 
     const audit = await auditRows('crud-test/*');
     expect(audit.map((a) => a.action)).toEqual(['price.delete', 'price.upsert', 'price.upsert']);
-    expect(audit[2]).toMatchObject({ targetType: 'price', before: null, after: { pattern: 'crud-test/*', promptPerMillion: '1.5', completionPerMillion: '2.000000001' } });
+    expect(audit[2]).toMatchObject({
+      targetType: 'price',
+      before: null,
+      after: { pattern: 'crud-test/*', promptPerMillion: '1.5', completionPerMillion: '2.000000001' },
+    });
     expect(audit[1]).toMatchObject({ before: { promptPerMillion: '1.5' }, after: { promptPerMillion: '3', completionPerMillion: '4' } });
     expect(audit[0]).toMatchObject({ before: { pattern: 'crud-test/*', promptPerMillion: '3' }, after: null });
   });
@@ -673,7 +690,9 @@ describe('prices', () => {
       models: ['vendor/cheap', 'vendor/odd', 'vendor/no-pricing', 'vendor/missing'],
     });
     expect(res.status).toBe(200);
-    expect(res.body.imported.map((r: { model: string; promptPerMillion: number; completionPerMillion: number }) => [r.model, r.promptPerMillion, r.completionPerMillion])).toEqual([
+    expect(
+      res.body.imported.map((r: { model: string; promptPerMillion: number; completionPerMillion: number }) => [r.model, r.promptPerMillion, r.completionPerMillion]),
+    ).toEqual([
       ['vendor/cheap', 90, 180],
       ['vendor/odd', 11.111111019, 0],
     ]);

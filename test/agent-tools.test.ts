@@ -83,9 +83,19 @@ describe('GET /api/v1/agents/:agentId/tools', () => {
     expect(noPayments.missing).toContainEqual({ name: 'checkout', reason: 'Настройте оплату заказов в разделе «Магазин»' });
 
     expect((await call(app.url, 'PUT', `${base}/settings`, { token, body: { paymentLinkTemplate: 'https://pay.example.ru/{orderNumber}' } })).status).toBe(200);
-    expect((await call(app.url, 'POST', `/api/v1/agents/${shop.id}/knowledge`, { token, body: { title: 'Доставка', content: 'Курьером за 300 ₽.' } })).status).toBe(201);
+    expect((await call(app.url, 'POST', `/api/v1/agents/${shop.id}/knowledge`, { token, body: { title: 'Доставка', content: 'Курьером за 300 ₽.' } })).status).toBe(
+      201,
+    );
     const full = await tools();
-    expect(full.tools.map((t) => t.name).sort()).toEqual(['add_to_cart', 'checkout', 'escalate_to_human', 'order_status', 'search_knowledge', 'search_products', 'show_cart']);
+    expect(full.tools.map((t) => t.name).sort()).toEqual([
+      'add_to_cart',
+      'checkout',
+      'escalate_to_human',
+      'order_status',
+      'search_knowledge',
+      'search_products',
+      'show_cart',
+    ]);
     expect(full.missing).toEqual([]);
   });
 

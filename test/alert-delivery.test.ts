@@ -163,10 +163,14 @@ describe('what a webhook answers', () => {
     try {
       const account = await accountWithWebhook(app, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
       await fireAlert(app, account);
-      const [row] = await waitFor(async () => {
-        const rows = await rowsOf(app, account.userId);
-        return rows[0]?.status === 'sent' ? rows : null;
-      }, 15_000, 'the event to be recorded as sent');
+      const [row] = await waitFor(
+        async () => {
+          const rows = await rowsOf(app, account.userId);
+          return rows[0]?.status === 'sent' ? rows : null;
+        },
+        15_000,
+        'the event to be recorded as sent',
+      );
       expect(row!.last_error).toBeNull();
       await waitFor(() => closed, 15_000, 'the server to close the connection');
       // The kernel's socket buffers hold a few MB at most; the rest was never asked for.
@@ -183,7 +187,10 @@ describe('a receiver that never answers', () => {
     const log: string[] = [];
     const silent = await startSilentReceiver(log, 'silent');
     const working = startReceiver(log, 'working');
-    const { sendAndWait, messageNew } = createSocialDriver(() => app, () => vk);
+    const { sendAndWait, messageNew } = createSocialDriver(
+      () => app,
+      () => vk,
+    );
     try {
       const dead = await accountWithWebhook(app, silent.url);
       const alive = await accountWithWebhook(app, working.url);
@@ -217,10 +224,14 @@ describe('a receiver that never answers', () => {
 
       // The silent call is cut off by the server (not by the receiver) and retried later.
       await waitFor(() => log.includes('silent closed'), 20_000, 'the server to give up the silent call');
-      const [row] = await waitFor(async () => {
-        const rows = await rowsOf(app, dead.userId);
-        return rows[0]?.last_error ? rows : null;
-      }, 5_000, 'the failed attempt to be recorded');
+      const [row] = await waitFor(
+        async () => {
+          const rows = await rowsOf(app, dead.userId);
+          return rows[0]?.last_error ? rows : null;
+        },
+        5_000,
+        'the failed attempt to be recorded',
+      );
       expect(row!.status).toBe('pending');
       expect(row!.last_error).toBe('webhook did not answer in time');
     } finally {
@@ -234,7 +245,10 @@ describe('many receivers that never answer', () => {
   test('take at most 16 delivery slots: a VK reply still goes out while they all hang', async () => {
     const log: string[] = [];
     const silent = await startSilentReceiver(log, 'silent');
-    const { sendAndWait, messageNew } = createSocialDriver(() => app, () => vk);
+    const { sendAndWait, messageNew } = createSocialDriver(
+      () => app,
+      () => vk,
+    );
     try {
       const accounts = [];
       for (let i = 0; i < 20; i++) accounts.push(await accountWithWebhook(app, silent.url));
@@ -279,7 +293,10 @@ describe('a mail server that never answers', () => {
       },
     });
     const working = startReceiver(log, 'working');
-    const { sendAndWait, messageNew } = createSocialDriver(() => mailing, () => vk);
+    const { sendAndWait, messageNew } = createSocialDriver(
+      () => mailing,
+      () => vk,
+    );
     try {
       // A threshold without a webhook: the alert is a mail only, to a server that takes the connection and never greets.
       const mailed = await registerUser(mailing.url);

@@ -373,10 +373,9 @@ describe('webhook', () => {
       const deadline = Date.now() + 5_000;
       let row: { status: string; attempts: number } | undefined;
       while (Date.now() < deadline) {
-        [row] = await app.sql<{ status: string; attempts: number }>(
-          `select status, attempts from outbox where kind = 'alerts.webhook' and recipient = $1`,
-          [receiver.url],
-        );
+        [row] = await app.sql<{ status: string; attempts: number }>(`select status, attempts from outbox where kind = 'alerts.webhook' and recipient = $1`, [
+          receiver.url,
+        ]);
         if (row?.status === 'sent') break;
         await Bun.sleep(50);
       }
@@ -468,10 +467,7 @@ describe.skipIf(!onPostgres)('two instances on PostgreSQL', () => {
       await Promise.all([spend(app, user.key, 3), spend(second, user.key, 3)]);
       await Promise.all([settled(app), settled(second)]);
       // Both check the same user at the same moment: the claim lets one through.
-      await Promise.all([
-        app.instance.services.alerts.checker.check([user.userId]),
-        second.instance.services.alerts.checker.check([user.userId]),
-      ]);
+      await Promise.all([app.instance.services.alerts.checker.check([user.userId]), second.instance.services.alerts.checker.check([user.userId])]);
       expect(await queued('alerts.mail', user.email)).toBe(1);
       await smtp.waitFor(user.email);
       await Bun.sleep(500);

@@ -32,10 +32,9 @@ async function newCustomer() {
 /** The ledger's debits of a user for usage, in nano-units. */
 async function ledgerCharged(userId: string): Promise<bigint> {
   await settleAll(app);
-  const [row] = await app.sql<{ total: unknown }>(
-    `select coalesce(-sum(amount_nano), 0)::text as total from ledger_entries where user_id = $1 and kind = 'usage'`,
-    [userId],
-  );
+  const [row] = await app.sql<{ total: unknown }>(`select coalesce(-sum(amount_nano), 0)::text as total from ledger_entries where user_id = $1 and kind = 'usage'`, [
+    userId,
+  ]);
   return BigInt(row!.total as string);
 }
 
@@ -61,9 +60,7 @@ describe('the cost of a call in its answer', () => {
 
   test('chat without upstream usage: the answer gets a usage object with the counted tokens and their cost', async () => {
     const c = await newCustomer();
-    const { data, response } = await c.client.chat.completions
-      .create({ model: 'fake/no-usage', messages: [{ role: 'user', content: 'Привет' }] })
-      .withResponse();
+    const { data, response } = await c.client.chat.completions.create({ model: 'fake/no-usage', messages: [{ role: 'user', content: 'Привет' }] }).withResponse();
     const rows = await usageRows(app, c.userId);
     const charged = BigInt(rows[0]!.cost_nano as string);
     expect(charged).toBeGreaterThan(0n);

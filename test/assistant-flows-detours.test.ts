@@ -38,9 +38,15 @@ let app: TestApp;
 beforeAll(async () => {
   [host, vk, telegram, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeTelegram(), startFakeYclients()]);
   app = await startTestApp({
-    env: { ...messengerEnv(telegram, freePort()), VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: host.url, YCLIENTS_BASE_URL: yc.url, YCLIENTS_RATE_PER_MINUTE: '100000',
+    env: {
+      ...messengerEnv(telegram, freePort()),
+      VK_API_BASE_URL: vk.url,
+      UPSTREAM_BASE_URL: host.url,
+      YCLIENTS_BASE_URL: yc.url,
+      YCLIENTS_RATE_PER_MINUTE: '100000',
       // Answers to the model wait for a burst to end, as in production: row 10's late answer needs it.
-      ASSISTANT_DEBOUNCE_MS: '600' },
+      ASSISTANT_DEBOUNCE_MS: '600',
+    },
   });
 });
 afterAll(async () => {
@@ -64,7 +70,10 @@ beforeEach(() => {
   });
 });
 
-const { messageNew, messageEvent, sendAndWait, post, processed } = createSocialDriver(() => app, () => vk);
+const { messageNew, messageEvent, sendAndWait, post, processed } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 let modelCounter = 0;
 
@@ -100,7 +109,12 @@ async function agentOf(type: 'service' | 'ecommerce' | 'creator', options: { ycl
 
 const labels = (m: FakeSentMessage) => buttonsOf(m).map((b) => b.action.label);
 const flowOf = async (agentId: string) =>
-  (await app.sql<{ flow: { step: string } | null; mode: string; client_phone: string | null }>('select flow, mode, client_phone from dialogues where agent_id = $1', [agentId]))[0]!;
+  (
+    await app.sql<{ flow: { step: string } | null; mode: string; client_phone: string | null }>(
+      'select flow, mode, client_phone from dialogues where agent_id = $1',
+      [agentId],
+    )
+  )[0]!;
 
 /** «Записаться» → the one specialist's service → the first free time: the flow now asks for a name. */
 async function upToName(agentId: string): Promise<FakeSentMessage> {
@@ -162,7 +176,7 @@ describe('the booking flow understands ordinary turns (row 1)', () => {
     const [answer, again] = await sendAndWait(agent.agentId, messageNew('а сколько стоит стрижка у Анны'), 2);
     expect(answer!.message).toBe(PRICE_ANSWER);
     expect(again!.message).toContain('номер телефона');
-    expect((agent.sent()[0]!.body.messages[0]!.content as string)).toContain('ждём номер телефона');
+    expect(agent.sent()[0]!.body.messages[0]!.content as string).toContain('ждём номер телефона');
 
     const [refused] = await sendAndWait(agent.agentId, messageNew('не хочу давать номер'));
     expect(refused!.message).toContain('Без телефона салон не может записать');

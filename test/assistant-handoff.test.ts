@@ -16,7 +16,8 @@ setDefaultTimeout(30_000);
 const ADMIN_EMAIL = 'handoff-admin@example.com';
 const UNAVAILABLE = 'Извините, ассистент временно недоступен. Пожалуйста, напишите чуть позже.';
 // The hand-over's phone request, which can be skipped («Пропустить») since the flows learnt ordinary turns.
-const ASK_PHONE = 'Передаю ваш вопрос сотруднику. Если удобно, напишите номер телефона, чтобы с вами могли связаться, — или нажмите «Пропустить», и сотрудник ответит здесь.';
+const ASK_PHONE =
+  'Передаю ваш вопрос сотруднику. Если удобно, напишите номер телефона, чтобы с вами могли связаться, — или нажмите «Пропустить», и сотрудник ответит здесь.';
 const ESCALATED = 'Спасибо! Я передал ваш вопрос сотруднику, он скоро ответит здесь же.';
 const WITH_OPERATOR = 'Ваш вопрос уже у сотрудника, он ответит здесь же.';
 const TIMED_OUT = 'Извините, сотрудник пока не смог ответить. Я снова на связи: напишите, чем помочь, а если нужен человек — напишите «оператор».';
@@ -46,7 +47,10 @@ beforeEach(() => {
   upstream.reset();
 });
 
-const driver = createSocialDriver(() => app, () => vk);
+const driver = createSocialDriver(
+  () => app,
+  () => vk,
+);
 const { post, messageNew, sendAndWait, processed } = driver;
 
 async function connectedAgent(target: TestApp, options: { messenger?: boolean; model?: string } = {}) {
@@ -74,7 +78,7 @@ const toClient = (peerId = CLIENT) => vk.sentMessages.filter((m) => m.peerId ===
 
 /** Working hours that make today (UTC) a day off: only tomorrow, 10:00–19:00 UTC. */
 function tomorrowOnly() {
-  const tomorrow = ((new Date().getUTCDay() + 1) % 7) || 7;
+  const tomorrow = (new Date().getUTCDay() + 1) % 7 || 7;
   return { days: [tomorrow], from: '10:00', to: '19:00', timeZone: 'UTC' };
 }
 
@@ -124,7 +128,11 @@ describe('out of balance (row 6)', () => {
     await setBalanceNano(app, agent.owner.userId, 0n);
     const [told] = await sendAndWait(agent.agentId, messageNew('А в субботу?'));
     expect(told!.message).toBe(UNAVAILABLE);
-    await waitFor(async () => (await app.sql("select id from notifications where agent_id = $1 and kind = 'balance'", [agent.agentId])).length === 2, 5000, 'the second alert');
+    await waitFor(
+      async () => (await app.sql("select id from notifications where agent_id = $1 and kind = 'balance'", [agent.agentId])).length === 2,
+      5000,
+      'the second alert',
+    );
   });
 });
 
@@ -155,7 +163,14 @@ describe('a person without a Telegram bot (row 8)', () => {
     const [dialogue] = await app.sql<{ id: string }>('select id from dialogues where agent_id = $1', [agent.agentId]);
     const base = `/api/v1/agents/${agent.agentId}/dialogues/${dialogue!.id}`;
     expect((await call(app.url, 'POST', `${base}/takeover`, { token: agent.owner.token })).status).toBe(200);
-    expect((await call(app.url, 'POST', `${base}/messages`, { token: agent.owner.token, body: { text: 'Здравствуйте! Чем помочь?', clientMessageId: crypto.randomUUID() } })).status).toBe(201);
+    expect(
+      (
+        await call(app.url, 'POST', `${base}/messages`, {
+          token: agent.owner.token,
+          body: { text: 'Здравствуйте! Чем помочь?', clientMessageId: crypto.randomUUID() },
+        })
+      ).status,
+    ).toBe(201);
     await waitFor(() => toClient().includes('Здравствуйте! Чем помочь?'), 5000, 'the owner’s reply');
     const after = messageNew('Хочу перенести запись');
     await post(agent.agentId, after);
@@ -245,7 +260,10 @@ describe('working hours', () => {
 
 describe('with a short hand-over timeout and a message limit', () => {
   let quick: TestApp;
-  const quickDriver = createSocialDriver(() => quick, () => vk);
+  const quickDriver = createSocialDriver(
+    () => quick,
+    () => vk,
+  );
 
   beforeAll(async () => {
     // 0.04 min = 2.4 s; 4 messages a client a minute.

@@ -54,17 +54,30 @@ beforeEach(() => {
   });
 });
 
-const { messageNew, messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 let modelCounter = 0;
 
 /** A salon whose model books `client` at `time` for the client's first message. */
 async function salonWithVisit(client: { name: string; phone: string; peer: number; time: string }[]) {
   const model = `resched/m${++modelCounter}`;
   const owner = await registerUser(app.url);
-  const created = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Салон «Лён»', type: 'service', model, systemPrompt: 'Ты — администратор.' } });
+  const created = await call(app.url, 'POST', '/api/agents', {
+    token: owner.token,
+    body: { name: 'Салон «Лён»', type: 'service', model, systemPrompt: 'Ты — администратор.' },
+  });
   expect(created.status).toBe(201);
   const agentId = created.body.id as string;
-  expect((await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, { token: owner.token, body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE } })).status).toBe(200);
+  expect(
+    (
+      await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+        token: owner.token,
+        body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+      })
+    ).status,
+  ).toBe(200);
   const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, {
     token: owner.token,
     body: { partnerToken: PARTNER, login: LOGIN, password: PASSWORD, companyId: COMPANY, specialistMapping: { anna: ANNA }, serviceMapping: { haircut: HAIRCUT } },
@@ -72,7 +85,11 @@ async function salonWithVisit(client: { name: string; phone: string; peer: numbe
   expect(booking.status).toBe(200);
   for (const c of client) {
     host.sequence(model, [
-      { toolCalls: [{ name: 'book_appointment', arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at(c.time), clientName: c.name, clientPhone: c.phone } }] },
+      {
+        toolCalls: [
+          { name: 'book_appointment', arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at(c.time), clientName: c.name, clientPhone: c.phone } },
+        ],
+      },
       { text: 'Записала.' },
     ]);
     // The system's notice of the booking, then the model's «Записала.»: both are in before the test goes on.
@@ -108,13 +125,25 @@ describe('reschedule_appointment (row 7, point 5)', () => {
     const sent = host.requestsFor(model);
     expect((sent[0]!.body.tools ?? []).map((t) => t.function.name)).toContain('reschedule_appointment');
     const moved = toolResults(sent.at(-1)!.body).at(-1)!;
-    expect(moved.result).toMatchObject({ status: 'rescheduled', previousDatetime: at('11:00'), datetime: at('11:30'), serviceTitle: 'Стрижка', specialistName: 'Анна' });
+    expect(moved.result).toMatchObject({
+      status: 'rescheduled',
+      previousDatetime: at('11:00'),
+      datetime: at('11:30'),
+      serviceTitle: 'Стрижка',
+      specialistName: 'Анна',
+    });
 
     const calls = yc.calls.slice(callsBefore).map((c) => `${c.method} ${c.path}`);
     expect(calls).toContain(`PUT /record/${COMPANY}/${record!.id}`);
     expect(calls.some((c) => c.startsWith('POST /book_record') || c.startsWith('DELETE'))).toBe(false);
     const put = yc.calls.find((c) => c.method === 'PUT')!;
-    expect(put.body).toMatchObject({ staff_id: ANNA, datetime: at('11:30'), seance_length: 3600, save_if_busy: false, client: { name: 'Мария', phone: '79161112233' } });
+    expect(put.body).toMatchObject({
+      staff_id: ANNA,
+      datetime: at('11:30'),
+      seance_length: 3600,
+      save_if_busy: false,
+      client: { name: 'Мария', phone: '79161112233' },
+    });
     expect(yc.records.filter((r) => !r.deleted)).toEqual([expect.objectContaining({ id: record!.id, datetime: at('11:30') })]);
 
     const rows = await app.sql<{ datetime: string; status: string }>('select datetime, status from appointments where agent_id = $1', [agentId]);

@@ -22,13 +22,19 @@ const CLIENT_B = 51000002;
 let vk: FakeVk;
 let model: ScriptedModelHost;
 let app: TestApp;
-const { messageNew, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageNew, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 let modelCounter = 0;
 
 /** The text of what VK was asked to send, without the no-break spaces Intl puts into amounts. */
 const plain = (text: string) => text.replace(/\s/g, ' ');
 const toolNames = (r: ScriptedRequest) => (r.body.tools ?? []).map((t) => t.function.name).sort();
-const resultOf = (body: ScriptedRequest['body'], name: string) => toolResults(body).filter((r) => r.name === name).at(-1)?.result;
+const resultOf = (body: ScriptedRequest['body'], name: string) =>
+  toolResults(body)
+    .filter((r) => r.name === name)
+    .at(-1)?.result;
 
 suite('the shop and the knowledge base through the tool loop (VK → model → tools → answer)', () => {
   beforeAll(async () => {
@@ -52,7 +58,14 @@ suite('the shop and the knowledge base through the tool loop (VK → model → t
     expect(created.status).toBe(201);
     const agentId = created.body.id as string;
     const base = `/api/v1/commerce/${agentId}`;
-    expect((await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, { token: owner.token, body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE } })).status).toBe(200);
+    expect(
+      (
+        await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+          token: owner.token,
+          body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(app.url, 'PUT', `${base}/settings`, { token: owner.token, body: { paymentLinkTemplate: TEMPLATE } })).status).toBe(200);
     const dress = await call(app.url, 'POST', `${base}/products`, {
       token: owner.token,
@@ -83,7 +96,12 @@ suite('the shop and the knowledge base through the tool loop (VK → model → t
     const found = resultOf(sent[1]!.body, 'search_products') as { products: { title: string; attributes: Record<string, string>; inStock: boolean }[] };
     expect(found.products[0]).toMatchObject({ title: 'Платье летнее', attributes: { цвет: 'красный', размер: 'M' }, inStock: true });
 
-    const orders = (await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token })).body.orders as { number: string; source: string; paymentLink: string; totalMinor: number }[];
+    const orders = (await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token })).body.orders as {
+      number: string;
+      source: string;
+      paymentLink: string;
+      totalMinor: number;
+    }[];
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ source: 'model', totalMinor: 499000 });
     expect(plain(answer!.message)).toContain(`Заказ ${orders[0]!.number} оформлен, к оплате 4 990,00 ₽: ${orders[0]!.paymentLink}`);
@@ -103,7 +121,13 @@ suite('the shop and the knowledge base through the tool loop (VK → model → t
     const [order] = (await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token })).body.orders as { number: string }[];
 
     model.script(s.modelId, (body, index) => {
-      if (index === 0) return { toolCalls: [{ name: 'order_status', arguments: { orderNumber: order!.number } }, { name: 'order_status', arguments: { orderNumber: 'ORD-20200101-0001' } }] };
+      if (index === 0)
+        return {
+          toolCalls: [
+            { name: 'order_status', arguments: { orderNumber: order!.number } },
+            { name: 'order_status', arguments: { orderNumber: 'ORD-20200101-0001' } },
+          ],
+        };
       const [foreign, missing] = toolResults(body).filter((r) => r.name === 'order_status');
       return { text: JSON.stringify(foreign!.result) === JSON.stringify(missing!.result) ? 'Не нашёл такой заказ' : 'разные ответы' };
     });
@@ -119,7 +143,10 @@ suite('the shop and the knowledge base through the tool loop (VK → model → t
     const modelId = `salon/model-${++modelCounter}`;
     const created = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Салон', type: 'creator', model: modelId } });
     const agentId = created.body.id as string;
-    await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, { token: owner.token, body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE } });
+    await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+      token: owner.token,
+      body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+    });
     await call(app.url, 'POST', `/api/v1/agents/${agentId}/knowledge`, { token: owner.token, body: { title: 'Стрижка', content: 'Женская стрижка — 2500 ₽.' } });
     model.script(modelId, (body, index) => {
       if (index === 0) return { toolCalls: [{ name: 'search_knowledge', arguments: { query: 'стрижки цены' } }] };

@@ -86,7 +86,10 @@ beforeEach(() => {
   });
 });
 
-const { messageNew, messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 let modelCounter = 0;
 
@@ -139,7 +142,10 @@ function bookingScript(client: { name: string; phone: string }, time = '15:00'):
       // As a model would: the time the client asked for, whether or not it is among the free ones.
       return {
         toolCalls: [
-          { name: 'book_appointment', arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at(time), clientName: client.name, clientPhone: client.phone } },
+          {
+            name: 'book_appointment',
+            arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at(time), clientName: client.name, clientPhone: client.phone },
+          },
         ],
       };
     }
@@ -185,7 +191,13 @@ describe('booking in plain words', () => {
     expect(booked.result).toMatchObject({ status: 'booked', serviceId: 'haircut', specialistId: 'anna', datetime: at('15:00'), clientName: 'Мария' });
 
     expect(yc.records).toHaveLength(1);
-    expect(yc.records[0]).toMatchObject({ staffId: ANNA, serviceIds: [HAIRCUT], datetime: at('15:00'), client: { name: 'Мария', phone: '79161112233' }, deleted: false });
+    expect(yc.records[0]).toMatchObject({
+      staffId: ANNA,
+      serviceIds: [HAIRCUT],
+      datetime: at('15:00'),
+      client: { name: 'Мария', phone: '79161112233' },
+      deleted: false,
+    });
     const dialogueId = await dialogueOf(agent.agentId, CLIENT);
     const rows = await app.sql('select source, status, dialogue_id, client_phone from appointments where agent_id = $1', [agent.agentId]);
     expect(rows).toEqual([{ source: 'model', status: 'booked', dialogue_id: dialogueId, client_phone: '79161112233' }]);
@@ -247,7 +259,10 @@ describe("a client's own appointments", () => {
       body: { specialistId: 'boris', serviceId: 'haircut', datetime: at('11:00'), clientName: 'Мария', clientPhone: '+79161112233' },
     });
     expect(byApi.status).toBe(201);
-    host.script(agent.model, oneToolScript(() => [{ name: 'list_my_appointments', arguments: {} }]));
+    host.script(
+      agent.model,
+      oneToolScript(() => [{ name: 'list_my_appointments', arguments: {} }]),
+    );
     await sendAndWait(agent.agentId, messageNew('На когда я записана?'));
     const mine = lastResult(agent.sent()[1]!.body)!;
     expect(mine.name).toBe('list_my_appointments');
@@ -266,7 +281,10 @@ describe("a client's own appointments", () => {
 
   test('cancel_appointment: another client’s record is refused and stays; the client’s own is deleted in YCLIENTS and its time is free again', async () => {
     const { agent, maria, oleg } = await salonWithTwoClients();
-    host.script(agent.model, oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: oleg } }]));
+    host.script(
+      agent.model,
+      oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: oleg } }]),
+    );
     await sendAndWait(agent.agentId, messageNew('Отмените запись ' + oleg));
     const refused = lastResult(agent.sent()[1]!.body)!;
     expect(refused.result).toEqual({ error: expect.stringContaining('нет') });
@@ -274,7 +292,10 @@ describe("a client's own appointments", () => {
     expect(yc.calls.filter((c) => c.method === 'DELETE')).toHaveLength(0);
     expect(yc.records.every((r) => !r.deleted)).toBe(true);
 
-    host.script(agent.model, oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: maria } }]));
+    host.script(
+      agent.model,
+      oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: maria } }]),
+    );
     const [notice] = await sendAndWait(agent.agentId, messageNew('Отмените мою запись'), 2);
     expect(notice!.message).toBe(`Запись отменена: Стрижка, Анна, ${formatSlot(at('15:00'))}.`);
     const canceled = lastResult(agent.sent()[1]!.body)!;
@@ -293,13 +314,21 @@ describe("a client's own appointments", () => {
     host.script(agent.model, bookingScript({ name: 'Ирина', phone: '+7 925 000-11-22' }));
     const [again] = await sendAndWait(agent.agentId, messageNew('Запишите к Анне на 15:00', { peerId: 40911300 }), 2, 40911300);
     expect(again!.message).toContain('Вы записаны');
-    expect(yc.records.filter((r) => !r.deleted).map((r) => r.client.name).sort()).toEqual(['Ирина', 'Олег']);
+    expect(
+      yc.records
+        .filter((r) => !r.deleted)
+        .map((r) => r.client.name)
+        .sort(),
+    ).toEqual(['Ирина', 'Олег']);
   });
 
   test('YCLIENTS refusing the deletion (no rights) is an error result: the appointment stays booked here and there', async () => {
     const { agent, maria } = await salonWithTwoClients();
     yc.failNext('/record/', { status: 403, method: 'DELETE' });
-    host.script(agent.model, oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: maria } }]));
+    host.script(
+      agent.model,
+      oneToolScript(() => [{ name: 'cancel_appointment', arguments: { appointmentId: maria } }]),
+    );
     const [answer] = await sendAndWait(agent.agentId, messageNew('Отмените мою запись'));
     const failed = lastResult(agent.sent()[1]!.body)!;
     expect(failed.result.error).toContain('сотрудник');
@@ -318,7 +347,10 @@ describe("a client's own appointments", () => {
       if (last.name === 'list_my_appointments') {
         return {
           toolCalls: [
-            { name: 'book_appointment', arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at('16:00'), clientName: 'Мария', clientPhone: '79161112233' } },
+            {
+              name: 'book_appointment',
+              arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at('16:00'), clientName: 'Мария', clientPhone: '79161112233' },
+            },
             { name: 'cancel_appointment', arguments: { appointmentId: last.result.appointments[0].appointmentId } },
           ],
         };
@@ -423,10 +455,19 @@ describe('the loop', () => {
   });
 
   test('escalate_to_human from the loop ends the turn: a phone is asked for when none is known', async () => {
-    const agent = await agentWith('service', () => ({ toolCalls: [{ name: 'escalate_to_human', arguments: { reason: 'жалоба на мастера' } }, { name: 'list_services', arguments: {} }] }), {
-      yclients: true,
-      bot: true,
-    });
+    const agent = await agentWith(
+      'service',
+      () => ({
+        toolCalls: [
+          { name: 'escalate_to_human', arguments: { reason: 'жалоба на мастера' } },
+          { name: 'list_services', arguments: {} },
+        ],
+      }),
+      {
+        yclients: true,
+        bot: true,
+      },
+    );
     const [answer] = await sendAndWait(agent.agentId, messageNew('Мне не понравилась стрижка'));
     expect(answer!.message).toContain('номер телефона');
     expect(agent.sent()).toHaveLength(1);

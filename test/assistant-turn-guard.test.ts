@@ -79,7 +79,10 @@ beforeEach(() => {
   });
 });
 
-const driver = createSocialDriver(() => app, () => vk);
+const driver = createSocialDriver(
+  () => app,
+  () => vk,
+);
 const { messageNew, sendAndWait } = driver;
 
 let modelCounter = 0;
@@ -161,7 +164,10 @@ describe('the owner’s word is final (row 3, point 2)', () => {
     const dialogueId = await dialogueOf(agent.agentId);
     const base = `/api/v1/agents/${agent.agentId}/dialogues/${dialogueId}`;
     expect((await call(app.url, 'POST', `${base}/takeover`, { token: agent.owner.token })).status).toBe(200);
-    const reply = await call(app.url, 'POST', `${base}/messages`, { token: agent.owner.token, body: { text: 'Здравствуйте! Это Ольга, сейчас подберу вам время.', clientMessageId: 'owner-reply-0001' } });
+    const reply = await call(app.url, 'POST', `${base}/messages`, {
+      token: agent.owner.token,
+      body: { text: 'Здравствуйте! Это Ольга, сейчас подберу вам время.', clientMessageId: 'owner-reply-0001' },
+    });
     expect(reply.status).toBe(201);
     await waitFor(() => toClient().length === 1, 5000, 'the owner’s reply in VK');
     thinking.open();
@@ -170,7 +176,11 @@ describe('the owner’s word is final (row 3, point 2)', () => {
     expect(toClient()).toEqual(['Здравствуйте! Это Ольга, сейчас подберу вам время.']);
     expect(agent.sent()).toHaveLength(1);
     const transcript = await call(app.url, 'GET', `${base}/messages?limit=50`, { token: agent.owner.token });
-    const turns = (transcript.body.messages as { author: string; text: string; unsent: boolean }[]).map((m) => ({ author: m.author, text: m.text, unsent: m.unsent }));
+    const turns = (transcript.body.messages as { author: string; text: string; unsent: boolean }[]).map((m) => ({
+      author: m.author,
+      text: m.text,
+      unsent: m.unsent,
+    }));
     expect(turns).toContainEqual({ author: 'assistant', text: 'Анна свободна завтра в 15:00 — записать вас?', unsent: true });
     expect(turns.filter((m) => m.author === 'operator')).toEqual([{ author: 'operator', text: 'Здравствуйте! Это Ольга, сейчас подберу вам время.', unsent: false }]);
     // The agent's results count what the client got: the owner's reply, not the bot's kept answer.
@@ -220,7 +230,10 @@ describe('what the system did, the system says (rows 4, 5, point 3)', () => {
     expect(sent).toHaveLength(MAX_STEPS);
     expect(sent.map((r) => (r.body.tools ?? []).length > 0)).toEqual([true, true, true, false]);
     // The model is told the client already has the notice.
-    expect(toolResults(sent[2]!.body).find((r) => r.name === 'book_appointment')!.result).toMatchObject({ status: 'booked', note: expect.stringContaining('уже отправлено') });
+    expect(toolResults(sent[2]!.body).find((r) => r.name === 'book_appointment')!.result).toMatchObject({
+      status: 'booked',
+      note: expect.stringContaining('уже отправлено'),
+    });
   });
 
   test('a model that still calls tools on the last step after booking: the client has the booking’s notice and no apology', async () => {
@@ -257,9 +270,14 @@ describe('what the system did, the system says (rows 4, 5, point 3)', () => {
       return { text: 'Ваш заказ оформлен! Спасибо' };
     });
     const answers = await sendAndWait(agent.agentId, messageNew('Оформите платье, +7 916 123-45-67'), 2);
-    const [order] = (await call(app.url, 'GET', `/api/v1/commerce/${agent.agentId}/orders`, { token: agent.owner.token })).body.orders as { number: string; paymentLink: string }[];
+    const [order] = (await call(app.url, 'GET', `/api/v1/commerce/${agent.agentId}/orders`, { token: agent.owner.token })).body.orders as {
+      number: string;
+      paymentLink: string;
+    }[];
     expect(order!.paymentLink).toContain(order!.number);
-    expect(answers[0]!.message.replace(/[\u00a0\u202f]/g, ' ')).toBe(`Заказ ${order!.number} оформлен. Сумма: 4 990,00 ₽.\nОплатить: ${order!.paymentLink}\nПосле оплаты я пришлю подтверждение.`);
+    expect(answers[0]!.message.replace(/[\u00a0\u202f]/g, ' ')).toBe(
+      `Заказ ${order!.number} оформлен. Сумма: 4 990,00 ₽.\nОплатить: ${order!.paymentLink}\nПосле оплаты я пришлю подтверждение.`,
+    );
     expect(buttonsOf(answers[0]!).map((b) => b.action)).toEqual([{ type: 'open_link', label: 'Оплатить', link: order!.paymentLink } as never]);
     expect(answers[1]!.message).toBe('Ваш заказ оформлен! Спасибо');
   });
@@ -282,7 +300,10 @@ describe('caps on what one model answer and one client may cause (issue 38 row 6
     expect(results).toHaveLength(5);
     expect(results.slice(0, 2).map((r) => r.status)).toEqual(['booked', 'booked']);
     expect(results[2]).toMatchObject({ status: 'limit', error: expect.stringContaining('2 предстоящих') });
-    expect(results.slice(3).map((r) => r.error)).toEqual([expect.stringContaining(`не больше ${MAX_TOOL_CALLS}`), expect.stringContaining(`не больше ${MAX_TOOL_CALLS}`)]);
+    expect(results.slice(3).map((r) => r.error)).toEqual([
+      expect.stringContaining(`не больше ${MAX_TOOL_CALLS}`),
+      expect.stringContaining(`не больше ${MAX_TOOL_CALLS}`),
+    ]);
   });
 
   test('a second unpaid order through the model is refused (ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT = 1)', async () => {
@@ -349,7 +370,11 @@ describe('timing and robustness (rows 11, 12, 13, point 6)', () => {
           ],
         };
       }
-      return { text: toolResults(body).map((r) => (r.result as { error: string }).error).join(' | ') };
+      return {
+        text: toolResults(body)
+          .map((r) => (r.result as { error: string }).error)
+          .join(' | '),
+      };
     });
     const entry = await call(app.url, 'POST', `/api/v1/agents/${agent.agentId}/knowledge`, {
       token: agent.owner.token,
@@ -426,7 +451,10 @@ describe('the model knows the client (row 14b, point 7)', () => {
     });
     await sendAndWait(agent.agentId, messageNew('Оформите платье, +7 916 123-45-67'), 2);
     await sendAndWait(agent.agentId, messageNew('А где мой заказ?'));
-    const [order] = (await call(app.url, 'GET', `/api/v1/commerce/${agent.agentId}/orders`, { token: agent.owner.token })).body.orders as { number: string; paymentLink: string }[];
+    const [order] = (await call(app.url, 'GET', `/api/v1/commerce/${agent.agentId}/orders`, { token: agent.owner.token })).body.orders as {
+      number: string;
+      paymentLink: string;
+    }[];
     const context = systemOf(agent.sent().at(-1)!).replace(/[\u00a0\u202f]/g, ' ');
     expect(context).toContain('Телефон: +7 916 123-45-67.');
     expect(context).toContain(`Неоплаченный заказ ${order!.number} на 4 990,00 ₽, ссылка на оплату: ${order!.paymentLink}.`);

@@ -40,7 +40,10 @@ beforeEach(() => {
   vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
 });
 
-const { messageNew, post, processed } = createSocialDriver(() => app, () => vk);
+const { messageNew, post, processed } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 let modelCounter = 0;
 
 async function agentWith(script: Parameters<ScriptedModelHost['script']>[1]) {
@@ -88,10 +91,10 @@ describe('a turn longer than its lease (row 9)', () => {
 
   test('a claim of a burst whose turn already answered (a lapsed lease after the answer went out) is skipped: no second answer, no model call', async () => {
     const agent = await agentWith(() => ({ text: 'ответ модели' }));
-    const [dialogue] = await app.sql<{ id: string }>(
-      `insert into dialogues (agent_id, channel, peer_id) values ($1, 'social', $2) returning id`,
-      [agent.agentId, String(CLIENT)],
-    );
+    const [dialogue] = await app.sql<{ id: string }>(`insert into dialogues (agent_id, channel, peer_id) values ($1, 'social', $2) returning id`, [
+      agent.agentId,
+      String(CLIENT),
+    ]);
     await app.sql(`insert into dialogue_messages (dialogue_id, role, content) values ($1, 'user', 'Вы работаете в воскресенье?')`, [dialogue!.id]);
     // The model's answer to that burst (request vk-old) went out...
     await app.sql(`insert into dialogue_messages (dialogue_id, role, content, request_id) values ($1, 'assistant', 'Да, с 11 до 18.', 'vk-old')`, [dialogue!.id]);
@@ -100,10 +103,17 @@ describe('a turn longer than its lease (row 9)', () => {
       `update dialogues set answer_due_at = now() - interval '1 second', answer_locked_until = now() - interval '1 second', answer_request_id = 'vk-old' where id = $1`,
       [dialogue!.id],
     );
-    await waitFor(async () => {
-      const [row] = await app.sql<{ answer_due_at: unknown; answer_locked_until: unknown }>('select answer_due_at, answer_locked_until from dialogues where id = $1', [dialogue!.id]);
-      return row!.answer_due_at === null && row!.answer_locked_until === null;
-    }, 5000, 'the sweep to claim and release it');
+    await waitFor(
+      async () => {
+        const [row] = await app.sql<{ answer_due_at: unknown; answer_locked_until: unknown }>(
+          'select answer_due_at, answer_locked_until from dialogues where id = $1',
+          [dialogue!.id],
+        );
+        return row!.answer_due_at === null && row!.answer_locked_until === null;
+      },
+      5000,
+      'the sweep to claim and release it',
+    );
     await Bun.sleep(300);
     expect(agent.sent()).toHaveLength(0);
     expect(toClient()).toEqual([]);

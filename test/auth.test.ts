@@ -32,15 +32,11 @@ describe('registration', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.user.email).toBe(local.toLowerCase());
-    const rows = await app.sql<{ kind: string; amount_nano: bigint | string }>(
-      'select kind, amount_nano from ledger_entries where user_id = $1',
-      [res.body.user.id],
-    );
+    const rows = await app.sql<{ kind: string; amount_nano: bigint | string }>('select kind, amount_nano from ledger_entries where user_id = $1', [res.body.user.id]);
     expect(rows.map((r) => [r.kind, String(r.amount_nano)])).toEqual([['registration_bonus', '3000000000']]);
-    const [user] = await app.sql<{ balance_nano: bigint | string; password_hash: string }>(
-      'select balance_nano, password_hash from users where id = $1',
-      [res.body.user.id],
-    );
+    const [user] = await app.sql<{ balance_nano: bigint | string; password_hash: string }>('select balance_nano, password_hash from users where id = $1', [
+      res.body.user.id,
+    ]);
     expect(String(user!.balance_nano)).toBe('3000000000');
     expect(user!.password_hash).toStartWith('$argon2id$');
   });
@@ -84,9 +80,7 @@ describe('registration', () => {
 
   test('ten parallel registrations of one e-mail: exactly one succeeds, nine get 409', async () => {
     const email = uniqueEmail('race');
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => call(app.url, 'POST', '/api/auth/register', { body: { email, password: 'secret1' } })),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => call(app.url, 'POST', '/api/auth/register', { body: { email, password: 'secret1' } })));
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
     const rows = await app.sql('select id from users where email = $1', [email]);

@@ -207,12 +207,7 @@ beforeAll(async () => {
     },
   });
 
-  [owner, admin, victim, gatewayUser] = await Promise.all([
-    registerUser(app.url),
-    registerUser(app.url, adminEmail),
-    registerUser(app.url),
-    registerUser(app.url),
-  ]);
+  [owner, admin, victim, gatewayUser] = await Promise.all([registerUser(app.url), registerUser(app.url, adminEmail), registerUser(app.url), registerUser(app.url)]);
   await grantAdmin(app, adminEmail);
   gatewayKey = (await createApiKey(app.url, gatewayUser.token, 'gateway')).key;
   keyId = (await createApiKey(app.url, owner.token, 'owner key')).id;
@@ -326,7 +321,15 @@ const validQueries: Record<string, Record<string, string>> = {
 };
 
 type Kind = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
-type JsonSchema = { type?: Kind | Kind[]; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; enum?: unknown[]; items?: JsonSchema; properties?: Record<string, JsonSchema>; required?: string[] };
+type JsonSchema = {
+  type?: Kind | Kind[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+};
 
 /** The JSON kinds a schema accepts; an unconstrained schema ({}) accepts all. */
 function kindsOf(schema: JsonSchema): Set<Kind> {
@@ -672,7 +675,10 @@ describe('/trpc bodies and third-party headers (point 7)', () => {
     });
     const declared = await send('POST', '/trpc/agents.create', { token: owner.token, raw: input });
     expect(declared instanceof Error ? declared : declared.status).toBe(413);
-    const batch = await send('POST', '/trpc/agents.create,agents.create?batch=1', { token: owner.token, raw: chunked(JSON.stringify({ 0: JSON.parse(input), 1: {} })) });
+    const batch = await send('POST', '/trpc/agents.create,agents.create?batch=1', {
+      token: owner.token,
+      raw: chunked(JSON.stringify({ 0: JSON.parse(input), 1: {} })),
+    });
     expect(batch instanceof Error ? batch : batch.status).toBe(413);
     // Under the limit, /trpc reads the body as before.
     const small = await send('POST', '/trpc/agents.create', { token: owner.token, raw: chunked(JSON.stringify({ name: 'Потоковый', type: 'creator' })) });
@@ -745,13 +751,17 @@ describe('text that never 500s (issue 14, point 6)', () => {
     expect(stored).not.toContain('\\u0000');
     expect(stored).not.toMatch(/\\ud[89ab]/i);
     expect(stored).toContain('Привет');
-    const outcome = await waitFor(async () => {
-      const [handled] = await app.sql<{ outcome: string | null; processed_at: unknown }>(
-        'select outcome, processed_at from social_events where agent_id = $1 and event_id = $2',
-        [agents.creator, eventId],
-      );
-      return handled?.processed_at ? (handled.outcome ?? 'none') : null;
-    }, 10_000, 'the VK event to be handled');
+    const outcome = await waitFor(
+      async () => {
+        const [handled] = await app.sql<{ outcome: string | null; processed_at: unknown }>(
+          'select outcome, processed_at from social_events where agent_id = $1 and event_id = $2',
+          [agents.creator, eventId],
+        );
+        return handled?.processed_at ? (handled.outcome ?? 'none') : null;
+      },
+      10_000,
+      'the VK event to be handled',
+    );
     expect(outcome).not.toBe('failed');
 
     const updateId = 900_000_000 + Math.floor(Math.random() * 1000);
@@ -795,7 +805,8 @@ describe('JSON nested deeper than 64 levels (issue 28, point 6)', () => {
     /** `levels` levels of arrays and objects in all, the outer object included. */
     const deep = (levels: number, fields = '') => `{${fields}"x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
     const tooDeep = (res: Answer | Error, where: string) => {
-      const seen = res instanceof Error ? res.message : { status: res.status, type: res.body?.error?.type, deep: /вложенность JSON/.test(res.body?.error?.message ?? '') };
+      const seen =
+        res instanceof Error ? res.message : { status: res.status, type: res.body?.error?.type, deep: /вложенность JSON/.test(res.body?.error?.message ?? '') };
       expect({ where, seen }).toEqual({ where, seen: { status: 400, type: 'invalid_request_error', deep: true } });
     };
     const body = deep(65, '"name":"Агент","type":"creator",');
@@ -814,7 +825,9 @@ describe('JSON nested deeper than 64 levels (issue 28, point 6)', () => {
 
     // VK and Telegram: their answer, and the event dropped unstored (VK would only resend it, Telegram hold its queue).
     const vkEvents = await app.sql('select event_id from social_events where agent_id = $1', [agents.creator]);
-    const vkAnswer = await send('POST', `/api/v1/social/webhook/${agents.creator}`, { raw: deep(65, `"type":"message_new","event_id":"evt-deep-65","secret":"${SECRET}",`) });
+    const vkAnswer = await send('POST', `/api/v1/social/webhook/${agents.creator}`, {
+      raw: deep(65, `"type":"message_new","event_id":"evt-deep-65","secret":"${SECRET}",`),
+    });
     expect(vkAnswer instanceof Error ? vkAnswer.message : { status: vkAnswer.status, text: vkAnswer.text }).toEqual({ status: 200, text: 'ok' });
     expect(await app.sql('select event_id from social_events where agent_id = $1', [agents.creator])).toEqual(vkEvents);
     const tgAnswer = await send('POST', `/api/v1/messenger/${agents.creator}/webhook`, {
@@ -902,8 +915,7 @@ describe('the sweep (issue 17, Done when)', () => {
   test('/trpc: the same rules for typed calls and batches', async () => {
     const judge = createJudge();
     const post = (path: string, body: unknown, token = owner.token) => send('POST', `/trpc/${path}`, { token, body });
-    const get = (path: string, input: unknown, token = owner.token) =>
-      send('GET', `/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
+    const get = (path: string, input: unknown, token = owner.token) => send('GET', `/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { token });
     for (const input of [null, [], 1, 'x', { name: 5, type: 'creator' }, { name: NUL, type: 'creator' }, { name: 'a', type: LONE_SURROGATE }]) {
       judge.check(`agents.create ${JSON.stringify(input)}`, await post('agents.create', input), { status: 400 });
     }
@@ -971,8 +983,39 @@ describe('the sweep (issue 17, Done when)', () => {
 
     // The other model routes: the same kinds of bodies, none may 5xx.
     const otherV1: [string, unknown[]][] = [
-      ['/v1/embeddings', [null, [], 1, 'x', {}, { model: 5, input: 'x' }, { model: 'acme/embed', input: 5 }, { model: 'acme/embed', input: [null] }, { model: NUL, input: 'x' }, { model: 'acme/embed', input: NUL }, { model: 'acme/embed', input: LONE_SURROGATE }, { model: 'acme/embed', input: 'x', dimensions: 'big' }]],
-      ['/v1/responses', [null, [], 1, 'x', {}, { model: 5, input: 'x' }, { model: 'acme/chat', input: 5 }, { model: NUL, input: 'x' }, { model: 'acme/chat', input: NUL }, { model: 'acme/chat', input: 'x', stream: 'false' }, { model: 'acme/chat', input: 'x', max_output_tokens: '5' }]],
+      [
+        '/v1/embeddings',
+        [
+          null,
+          [],
+          1,
+          'x',
+          {},
+          { model: 5, input: 'x' },
+          { model: 'acme/embed', input: 5 },
+          { model: 'acme/embed', input: [null] },
+          { model: NUL, input: 'x' },
+          { model: 'acme/embed', input: NUL },
+          { model: 'acme/embed', input: LONE_SURROGATE },
+          { model: 'acme/embed', input: 'x', dimensions: 'big' },
+        ],
+      ],
+      [
+        '/v1/responses',
+        [
+          null,
+          [],
+          1,
+          'x',
+          {},
+          { model: 5, input: 'x' },
+          { model: 'acme/chat', input: 5 },
+          { model: NUL, input: 'x' },
+          { model: 'acme/chat', input: NUL },
+          { model: 'acme/chat', input: 'x', stream: 'false' },
+          { model: 'acme/chat', input: 'x', max_output_tokens: '5' },
+        ],
+      ],
     ];
     for (const [path, bodies] of otherV1) {
       for (const body of bodies) judge.check(`${path} ${JSON.stringify(body).slice(0, 80)}`, await send('POST', path, { token: gatewayKey, body }));
@@ -985,8 +1028,27 @@ describe('the sweep (issue 17, Done when)', () => {
     }
 
     const vkUrl = `/api/v1/social/webhook/${agents.creator}`;
-    const vkEvent = (over: Record<string, unknown>) => ({ type: 'message_new', event_id: `evt-${randomUUID()}`, secret: SECRET, object: { message: { peer_id: CLIENT, from_id: CLIENT, text: 'x', out: 1 } }, ...over });
-    for (const body of [null, [], 1, 'x', {}, { type: 5 }, vkEvent({ event_id: 5 }), vkEvent({ event_id: NUL }), vkEvent({ type: NUL }), vkEvent({ type: LONE_SURROGATE }), vkEvent({ object: NUL }), vkEvent({ secret: NUL })]) {
+    const vkEvent = (over: Record<string, unknown>) => ({
+      type: 'message_new',
+      event_id: `evt-${randomUUID()}`,
+      secret: SECRET,
+      object: { message: { peer_id: CLIENT, from_id: CLIENT, text: 'x', out: 1 } },
+      ...over,
+    });
+    for (const body of [
+      null,
+      [],
+      1,
+      'x',
+      {},
+      { type: 5 },
+      vkEvent({ event_id: 5 }),
+      vkEvent({ event_id: NUL }),
+      vkEvent({ type: NUL }),
+      vkEvent({ type: LONE_SURROGATE }),
+      vkEvent({ object: NUL }),
+      vkEvent({ secret: NUL }),
+    ]) {
       judge.check(`VK callback ${JSON.stringify(body).slice(0, 80)}`, await send('POST', vkUrl, { body }));
     }
     judge.check('VK callback chunked oversized', await send('POST', vkUrl, { raw: chunked(oversizedJson()) }), { status: 413 });
@@ -997,12 +1059,26 @@ describe('the sweep (issue 17, Done when)', () => {
 
     const tgUrl = `/api/v1/messenger/${agents.creator}/webhook`;
     const tg = (options: { body?: unknown; raw?: BodyInit }) => send('POST', tgUrl, { headers: { 'x-telegram-bot-api-secret-token': telegramSecret }, ...options });
-    for (const body of [null, [], 1, 'x', {}, { update_id: '5' }, { update_id: -1 }, { update_id: 1e300 }, { update_id: 800_000_001, message: NUL }, { update_id: 800_000_002, message: { text: 5, chat: null } }]) {
+    for (const body of [
+      null,
+      [],
+      1,
+      'x',
+      {},
+      { update_id: '5' },
+      { update_id: -1 },
+      { update_id: 1e300 },
+      { update_id: 800_000_001, message: NUL },
+      { update_id: 800_000_002, message: { text: 5, chat: null } },
+    ]) {
       judge.check(`Telegram update ${JSON.stringify(body).slice(0, 80)}`, await tg({ body }));
     }
     judge.check('Telegram update chunked oversized', await tg({ raw: chunked(oversizedJson()) }), { status: 413 });
     for (const id of BAD_PATH_VALUES) {
-      judge.check(`Telegram webhook agent ${id.slice(0, 20)}`, await send('POST', `/api/v1/messenger/${id}/webhook`, { body: { update_id: 1 }, headers: { 'x-telegram-bot-api-secret-token': NUL.replace('\u0000', '') } }));
+      judge.check(
+        `Telegram webhook agent ${id.slice(0, 20)}`,
+        await send('POST', `/api/v1/messenger/${id}/webhook`, { body: { update_id: 1 }, headers: { 'x-telegram-bot-api-secret-token': NUL.replace('\u0000', '') } }),
+      );
     }
 
     const payUrl = `/api/v1/commerce/webhook/${agents.shop}?token=${encodeURIComponent(paymentToken)}`;
@@ -1044,7 +1120,7 @@ describe('the sweep (issue 17, Done when)', () => {
     expect(judge.problems).toEqual([]);
   });
 
-  test('/v1/responses: a previous_response_id that is not the caller\'s own is a 404 naming it, sent nowhere (issue 28)', async () => {
+  test("/v1/responses: a previous_response_id that is not the caller's own is a 404 naming it, sent nowhere (issue 28)", async () => {
     const before = upstream.requests.length;
     for (const previous of [NUL, LONE_SURROGATE, 'x'.repeat(3000), "resp_' or 1=1", `resp_${'0'.repeat(48)}`]) {
       const answer = await send('POST', '/v1/responses', { token: gatewayKey, body: { model: 'acme/chat', input: 'x', previous_response_id: previous } });
@@ -1064,7 +1140,14 @@ describe('issue 28: the new refusals', () => {
 
   test('npm run admin:grant: a missing, extra, malformed or unlisted address exits 1 with a reason and opens no database', async () => {
     const listed = uniqueEmail('listed');
-    for (const args of [[], ['a@example.com', 'b@example.com'], [`${LONE_SURROGATE}@example.com`], ['not an address'], ['x'.repeat(5000)], [`${listed} `.repeat(2)]]) {
+    for (const args of [
+      [],
+      ['a@example.com', 'b@example.com'],
+      [`${LONE_SURROGATE}@example.com`],
+      ['not an address'],
+      ['x'.repeat(5000)],
+      [`${listed} `.repeat(2)],
+    ]) {
       const proc = Bun.spawn([process.execPath, GRANT_SCRIPT, ...args], {
         env: {
           PATH: process.env.PATH ?? '',
@@ -1092,7 +1175,13 @@ describe('issue 28: the new refusals', () => {
     const { loadConfig } = await import('../src/config');
     for (const value of ['-1', '0.5', 'ten', NUL, LONE_SURROGATE, '1000001']) {
       expect(() =>
-        loadConfig({ NODE_ENV: 'test', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'a'.repeat(64), DATA_DIR: app.database.dataDir, RATE_LIMIT_PER_USER_PER_MINUTE: value }),
+        loadConfig({
+          NODE_ENV: 'test',
+          JWT_SECRET: 'x'.repeat(32),
+          ENCRYPTION_KEY: 'a'.repeat(64),
+          DATA_DIR: app.database.dataDir,
+          RATE_LIMIT_PER_USER_PER_MINUTE: value,
+        }),
       ).toThrow(/RATE_LIMIT_PER_USER_PER_MINUTE/);
     }
   });

@@ -70,14 +70,7 @@ afterAll(async () => {
 });
 
 function newBilling(
-  options: {
-    maxBatch?: number;
-    maxPending?: number;
-    usageFlushMs?: number;
-    admissionWaitMs?: number;
-    journalDir?: string;
-    stopWriteMs?: number;
-  } = {},
+  options: { maxBatch?: number; maxPending?: number; usageFlushMs?: number; admissionWaitMs?: number; journalDir?: string; stopWriteMs?: number } = {},
 ) {
   const errors: string[] = [];
   const logger = createLogger('warn', {}, (line) => {
@@ -148,10 +141,9 @@ async function usageStats(userId: string) {
 }
 
 async function ledgerDebits(userId: string): Promise<bigint> {
-  const [row] = await app.sql<{ total: unknown }>(
-    `select coalesce(sum(-amount_nano), 0)::text as total from ledger_entries where user_id = $1 and kind = 'usage'`,
-    [userId],
-  );
+  const [row] = await app.sql<{ total: unknown }>(`select coalesce(sum(-amount_nano), 0)::text as total from ledger_entries where user_id = $1 and kind = 'usage'`, [
+    userId,
+  ]);
   return BigInt(String(row!.total));
 }
 
@@ -242,10 +234,7 @@ describe('settlement batches', () => {
     await settleMany(billing, userId, 3, 2);
     await billing.flush();
     expect(billing.backlog).toBe(0);
-    const rows = await app.sql<{ error: string | null }>(
-      'select error from usage_records where user_id = $1 order by id',
-      [userId],
-    );
+    const rows = await app.sql<{ error: string | null }>('select error from usage_records where user_id = $1 order by id', [userId]);
     expect(rows).toHaveLength(4);
     expect(rows[0]!.error).toBe('badbyte \ufffd here');
     await billing.stop();
@@ -258,10 +247,7 @@ describe('settlement batches', () => {
     const text = 'tab\there\nline\r\\N back\\slash \\t';
     billing.settle(reservation, { ...facts(userId, 1), requestId: `req\t${crypto.randomUUID()}`, error: text });
     await billing.flush();
-    const [row] = await app.sql<{ error: string; request_id: string }>(
-      'select error, request_id from usage_records where user_id = $1',
-      [userId],
-    );
+    const [row] = await app.sql<{ error: string; request_id: string }>('select error, request_id from usage_records where user_id = $1', [userId]);
     expect(row!.error).toBe(text);
     expect(row!.request_id).toStartWith('req\t');
     await billing.stop();
@@ -400,9 +386,24 @@ describe('reservation size without the tokenizer', () => {
   test('the byte bound of a prompt is never below the exact count, and only large prompts are counted', async () => {
     const { estimatePromptTokens, reservePromptTokens, BYTE_BOUND_LIMIT } = await import('../src/gateway/tokens');
     const prompts: { messages: { role: string; content: unknown; name?: string }[]; tools?: unknown }[] = [
-      { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Привет!' }] },
-      { messages: [{ role: 'user', content: '日本語のテキスト 😀😀 <|endoftext|> code: x += 1;' , name: 'ann' }] },
-      { messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'x' } }] }] },
+      {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Привет!' },
+        ],
+      },
+      { messages: [{ role: 'user', content: '日本語のテキスト 😀😀 <|endoftext|> code: x += 1;', name: 'ann' }] },
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'image_url', image_url: { url: 'x' } },
+            ],
+          },
+        ],
+      },
       {
         messages: [{ role: 'user', content: 'weather?' }],
         tools: [{ type: 'function', function: { name: 'get', description: 'Weather.', parameters: { properties: { unit: { type: 'string', enum: ['c', 'f'] } } } } }],
@@ -425,7 +426,11 @@ describe('reservation size without the tokenizer', () => {
       t.countTextTokens('hello world');
       console.log(JSON.stringify({ loaded: t.tokenizerLoaded() }));`;
     const child = Bun.spawnSync([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'pipe' });
-    const lines = child.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = child.stdout
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ n: 3 + 3 + 4 + 30, loaded: false });
     expect(lines[1]).toEqual({ loaded: true });
   });
@@ -507,10 +512,9 @@ describe('a shutdown the database does not let finish', () => {
     const second = newBilling({ journalDir: dir });
     await second.billing.start();
     // Rows the released write committed are not written again: each request has exactly one row.
-    const rows = await app.sql<{ request_id: string; n: unknown }>(
-      'select request_id, count(*) as n from usage_records where user_id = $1 group by request_id',
-      [userId],
-    );
+    const rows = await app.sql<{ request_id: string; n: unknown }>('select request_id, count(*) as n from usage_records where user_id = $1 group by request_id', [
+      userId,
+    ]);
     expect(rows).toHaveLength(26);
     expect(rows.every((r) => Number(r.n) === 1)).toBe(true);
     await second.billing.stop();
@@ -524,15 +528,53 @@ describe('a shutdown the database does not let finish', () => {
     const userId = await customer(1_000_000n);
     // X-Request-Id is the client's: "42n" is a valid one. Amounts in the journal are tagged "125n"; ids are not amounts.
     const row = (requestId: string, cost: string) =>
-      JSON.stringify([userId, null, null, requestId, 'acme/chat', false, 1, 1, 2, cost, cost, '0', '0', 'ok', 'upstream', 200, null, 1,
-        '2026-11-20T10:00:00.000Z', null, null, 'chat']);
+      JSON.stringify([
+        userId,
+        null,
+        null,
+        requestId,
+        'acme/chat',
+        false,
+        1,
+        1,
+        2,
+        cost,
+        cost,
+        '0',
+        '0',
+        'ok',
+        'upstream',
+        200,
+        null,
+        1,
+        '2026-11-20T10:00:00.000Z',
+        null,
+        null,
+        'chat',
+      ]);
     // An overage line (a settlement that outgrew its lease) as this version writes it: amounts tagged by name.
     const overageLine = JSON.stringify({
       facts: {
-        userId, apiKeyId: null, agentId: null, requestId: '44n', model: 'acme/chat', stream: false, promptTokens: 1,
-        completionTokens: 1, totalTokens: 2, status: 'ok', usageSource: 'upstream', upstreamStatus: 200, error: null, durationMs: 1,
+        userId,
+        apiKeyId: null,
+        agentId: null,
+        requestId: '44n',
+        model: 'acme/chat',
+        stream: false,
+        promptTokens: 1,
+        completionTokens: 1,
+        totalTokens: 2,
+        status: 'ok',
+        usageSource: 'upstream',
+        upstreamStatus: 200,
+        error: null,
+        durationMs: 1,
       },
-      promptCostNano: '300n', completionCostNano: '200n', costNano: '0n', leaseId: null, keyLeaseId: null,
+      promptCostNano: '300n',
+      completionCostNano: '200n',
+      costNano: '0n',
+      leaseId: null,
+      keyLeaseId: null,
       createdAt: '2026-11-20T10:00:02.000Z',
       overage: { keyId: null, fromBalanceNano: '500n', keyLeaseCostNano: '0n', fromKeyBudgetNano: '0n' },
     });
@@ -546,11 +588,14 @@ describe('a shutdown the database does not let finish', () => {
 
     const next = newBilling({ journalDir: dir });
     await next.billing.start();
-    const rows = await app.sql<{ request_id: string; cost_nano: unknown }>(
-      'select request_id, cost_nano from usage_records where user_id = $1 order by request_id',
-      [userId],
-    );
-    expect(rows.map((r) => [r.request_id, String(r.cost_nano)])).toEqual([['42n', '100'], ['43n', '200'], ['44n', '500']]);
+    const rows = await app.sql<{ request_id: string; cost_nano: unknown }>('select request_id, cost_nano from usage_records where user_id = $1 order by request_id', [
+      userId,
+    ]);
+    expect(rows.map((r) => [r.request_id, String(r.cost_nano)])).toEqual([
+      ['42n', '100'],
+      ['43n', '200'],
+      ['44n', '500'],
+    ]);
     expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 100n - 500n);
     await next.billing.stop();
     expect(readdirSync(dir)).toEqual([]);
@@ -576,10 +621,9 @@ describe('a shutdown the database does not let finish', () => {
     );
     const next = newBilling({ journalDir: dir });
     await next.billing.start();
-    const rows = await app.sql<{ cost_nano: unknown }>(
-      `select cost_nano from usage_records where user_id = $1 and request_id = 'same-id' order by created_at`,
-      [userId],
-    );
+    const rows = await app.sql<{ cost_nano: unknown }>(`select cost_nano from usage_records where user_id = $1 and request_id = 'same-id' order by created_at`, [
+      userId,
+    ]);
     expect(rows.map((r) => String(r.cost_nano))).toEqual(['10', '100', '200']);
     expect(await balanceNanoInDb(app, userId)).toBe(1_000_000n - 300n);
     await next.billing.stop();
@@ -618,14 +662,48 @@ describe('a shutdown the database does not let finish', () => {
     const common = { user_id: userId, api_key_id: null, agent_id: null, model: 'acme/chat', stream: false };
     // An older version wrote each row as an object; this one writes the same values as an array.
     const objectLine = JSON.stringify({
-      ...common, request_id: 'journal-object', prompt_tokens: 3, completion_tokens: 4, total_tokens: 7,
-      cost_nano: '875', prompt_cost_nano: '375', completion_cost_nano: '500', unpaid_nano: '0', status: 'ok',
-      usage_source: 'upstream', upstream_status: 200, error: null, duration_ms: 5,
-      created_at: '2026-11-20T10:00:00.000Z', lease_id: null, key_lease_id: null, endpoint: 'chat',
+      ...common,
+      request_id: 'journal-object',
+      prompt_tokens: 3,
+      completion_tokens: 4,
+      total_tokens: 7,
+      cost_nano: '875',
+      prompt_cost_nano: '375',
+      completion_cost_nano: '500',
+      unpaid_nano: '0',
+      status: 'ok',
+      usage_source: 'upstream',
+      upstream_status: 200,
+      error: null,
+      duration_ms: 5,
+      created_at: '2026-11-20T10:00:00.000Z',
+      lease_id: null,
+      key_lease_id: null,
+      endpoint: 'chat',
     });
     const arrayLine = JSON.stringify([
-      userId, null, null, 'journal-array', 'acme/chat', true, 10, 20, 30, '3750', '1250', '2500', '0', 'ok',
-      'upstream', 200, null, 9, '2026-11-20T10:00:01.000Z', null, null, 'chat',
+      userId,
+      null,
+      null,
+      'journal-array',
+      'acme/chat',
+      true,
+      10,
+      20,
+      30,
+      '3750',
+      '1250',
+      '2500',
+      '0',
+      'ok',
+      'upstream',
+      200,
+      null,
+      9,
+      '2026-11-20T10:00:01.000Z',
+      null,
+      null,
+      'chat',
     ]);
     // Its writer (a pid no process has) is gone, so the next start takes the segment over.
     writeFileSync(join(dir, 'settlements-1073741823-old-1.jsonl'), `${objectLine}\n${arrayLine}\n`);

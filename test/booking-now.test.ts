@@ -75,7 +75,10 @@ beforeEach(() => {
   });
 });
 
-const { messageNew, messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 let modelCounter = 0;
 

@@ -256,9 +256,7 @@ describe('reading', () => {
     expect(yc.loginCount).toBe(2);
 
     // The token is good for 55 minutes.
-    const [row] = await app.sql<{ seconds: unknown }>(
-      `select extract(epoch from expires_at - now())::int as seconds from booking_cache where key = 'user-token'`,
-    );
+    const [row] = await app.sql<{ seconds: unknown }>(`select extract(epoch from expires_at - now())::int as seconds from booking_cache where key = 'user-token'`);
     expect(Number(row!.seconds)).toBeGreaterThan(54 * 60);
     expect(Number(row!.seconds)).toBeLessThanOrEqual(55 * 60);
   });
@@ -425,10 +423,7 @@ describe('background sync', () => {
       yc.calls.length = 0;
       // Hold YCLIENTS a little so the runs overlap.
       yc.failNext(`/company/${COMPANY}/staff`, { status: 200, delayMs: 300, body: { success: true, data: [], meta: [] } });
-      const runs = await Promise.all([
-        app.instance.services.bookingSync.runOnce(),
-        (other ?? app).instance.services.bookingSync.runOnce(),
-      ]);
+      const runs = await Promise.all([app.instance.services.bookingSync.runOnce(), (other ?? app).instance.services.bookingSync.runOnce()]);
       expect(yc.calls.filter((c) => c.path === `/company/${COMPANY}/staff`)).toHaveLength(1);
       if (other) expect(runs.map((r) => r.ran).sort()).toEqual([false, true]);
     } finally {

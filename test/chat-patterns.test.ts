@@ -57,7 +57,10 @@ async function connectedAgent(target: TestApp, type: AgentType = 'creator', extr
   return { owner, agentId, modelId, body: res.body };
 }
 
-const driver = createSocialDriver(() => app, () => vk);
+const driver = createSocialDriver(
+  () => app,
+  () => vk,
+);
 const { messageNew, sendAndWait, processed } = driver;
 
 /** Posts an event, waits for what handling it did and for the reply it sent to reach VK. */
@@ -74,7 +77,16 @@ const texts = () => vk.sentMessages.filter((m) => m.peerId === CLIENT).map((m) =
 
 const voice = (fields: Record<string, unknown>) => ({
   type: 'audio_message',
-  audio_message: { id: 456239017, owner_id: CLIENT, duration: 4, waveform: [0, 3, 17], link_ogg: 'https://psv4.userapi.com/a.ogg', link_mp3: 'https://psv4.userapi.com/a.mp3', access_key: '2uCU2UR4Iz', ...fields },
+  audio_message: {
+    id: 456239017,
+    owner_id: CLIENT,
+    duration: 4,
+    waveform: [0, 3, 17],
+    link_ogg: 'https://psv4.userapi.com/a.ogg',
+    link_mp3: 'https://psv4.userapi.com/a.mp3',
+    access_key: '2uCU2UR4Iz',
+    ...fields,
+  },
 });
 
 const photo = {
@@ -168,7 +180,9 @@ describe('voice, photo, sticker', () => {
 
     // A transcript that is a button's label is that button.
     const salon = await connectedAgent(app, 'service');
-    expect(await outcomeOf(salon.agentId, messageNew('', { attachments: [voice({ transcript_state: 'done', transcript: 'Записаться' })] }))).toBe('booking_unavailable');
+    expect(await outcomeOf(salon.agentId, messageNew('', { attachments: [voice({ transcript_state: 'done', transcript: 'Записаться' })] }))).toBe(
+      'booking_unavailable',
+    );
   });
 
   test('no transcript (in progress, nothing recognised, none at all) → «Не расслышал…», no model call', async () => {
@@ -183,7 +197,10 @@ describe('voice, photo, sticker', () => {
   test('photos with the switch on: the largest size goes to the model as an image part, with the text sent along', async () => {
     const agent = await connectedAgent(app, 'creator', { acceptsImages: true });
     expect(agent.body.acceptsImages).toBe(true);
-    const withOrig = { type: 'photo', photo: { ...photo.photo, id: 457239101, orig_photo: { type: 'base', url: 'https://sun9-1.userapi.com/orig.jpg', width: 2560, height: 1920 } } };
+    const withOrig = {
+      type: 'photo',
+      photo: { ...photo.photo, id: 457239101, orig_photo: { type: 'base', url: 'https://sun9-1.userapi.com/orig.jpg', width: 2560, height: 1920 } },
+    };
     const [answer] = await sendAndWait(agent.agentId, messageNew('Такое платье есть?', { attachments: [photo, withOrig] }));
     expect(answer!.message).toContain('Такое платье есть?');
     const [request] = model.requestsFor(agent.modelId);
@@ -345,10 +362,10 @@ describe('bursts (ASSISTANT_DEBOUNCE_MS=600)', () => {
 
   test('an answer owed by an instance that stopped (its timer gone, its claim expired) is given by the sweep', async () => {
     const agent = await connectedAgent(burstApp);
-    const [dialogue] = await burstApp.sql<{ id: string }>(
-      `insert into dialogues (agent_id, channel, peer_id) values ($1, 'social', $2) returning id`,
-      [agent.agentId, String(CLIENT)],
-    );
+    const [dialogue] = await burstApp.sql<{ id: string }>(`insert into dialogues (agent_id, channel, peer_id) values ($1, 'social', $2) returning id`, [
+      agent.agentId,
+      String(CLIENT),
+    ]);
     await burstApp.sql(`insert into dialogue_messages (dialogue_id, role, content) values ($1, 'user', 'Вы работаете в воскресенье?')`, [dialogue!.id]);
     // As a stopped instance leaves it: the due time passed, and a claim whose lease ran out mid-turn.
     await burstApp.sql(
@@ -376,7 +393,10 @@ describe('bursts (ASSISTANT_DEBOUNCE_MS=600)', () => {
     await postTo(burstApp, agent.agentId, cart);
     const outcome = (body: { event_id: string }) =>
       waitFor(async () => {
-        const [row] = await burstApp.sql<{ outcome: string | null }>('select outcome from social_events where agent_id = $1 and event_id = $2 and processed_at is not null', [agent.agentId, body.event_id]);
+        const [row] = await burstApp.sql<{ outcome: string | null }>(
+          'select outcome from social_events where agent_id = $1 and event_id = $2 and processed_at is not null',
+          [agent.agentId, body.event_id],
+        );
         return row?.outcome ?? null;
       });
     expect(await outcome(question as { event_id: string })).toBe('answer_deferred');

@@ -121,11 +121,11 @@ describe('plainChatRequest', () => {
   });
 });
 
-describe('withStreamUsage: the body a stream without the client\'s usage goes upstream with', () => {
+describe("withStreamUsage: the body a stream without the client's usage goes upstream with", () => {
   const parse = (text: string) => chatRequestSchema.parse(JSON.parse(text));
   const asked = (text: string) => ({ ...JSON.parse(text), stream_options: { ...JSON.parse(text).stream_options, include_usage: true } });
 
-  test('the key is written into the client\'s own text, whatever its layout, and means what re-serialising would', () => {
+  test("the key is written into the client's own text, whatever its layout, and means what re-serialising would", () => {
     const texts = [
       '{"model":"acme/chat","messages":[{"role":"user","content":"Привет }"}],"stream":true}',
       '{\n  "model": "acme/chat",\n  "messages": [{"role": "user", "content": "x"}],\n  "stream": true\n}\n',
@@ -156,7 +156,7 @@ describe('withStreamUsage: the body a stream without the client\'s usage goes up
     expect(JSON.parse(out).stream_options).toEqual({ include_usage: true });
   });
 
-  test('without the client\'s text (an assistant\'s request) the body is serialised', () => {
+  test("without the client's text (an assistant's request) the body is serialised", () => {
     const body = parse('{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"stream":true}');
     expect(JSON.parse(withStreamUsage(null, body))).toEqual({ ...body, stream_options: { include_usage: true } });
   });
@@ -166,7 +166,7 @@ describe('upstreamChatText: a request that names no cap goes with the reserved o
   const parse = (text: string) => chatRequestSchema.parse(JSON.parse(text));
   const keyCount = (text: string, key: string) => text.split(`"${key}"`).length - 1;
 
-  test('written into the client\'s own text, alone or with stream usage, meaning what re-serialising would', () => {
+  test("written into the client's own text, alone or with stream usage, meaning what re-serialising would", () => {
     const texts = [
       '{"model":"acme/chat","messages":[{"role":"user","content":"Привет }"}]}',
       '{\n  "model": "acme/chat",\n  "messages": [{"role": "user", "content": "x"}],\n  "stream": true\n}\n',
@@ -200,7 +200,7 @@ describe('upstreamChatText: a request that names no cap goes with the reserved o
     }
   });
 
-  test('nothing to add leaves the client\'s text as it is; without a text the body is serialised with the cap', () => {
+  test("nothing to add leaves the client's text as it is; without a text the body is serialised with the cap", () => {
     const text = '{"model":"acme/chat","messages":[{"role":"user","content":"x"}],"max_tokens":5}';
     expect(upstreamChatText(text, parse(text), { streamUsage: false, completionCap: null })).toBe(text);
     const body = parse('{"model":"acme/chat","messages":[{"role":"user","content":"x"}]}');

@@ -19,7 +19,10 @@ const TEMPLATE = 'https://pay.example.ru/checkout?order={orderNumber}&sum={amoun
 let vk: FakeVk;
 let yk: FakeYookassa;
 let app: TestApp;
-const { messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 beforeAll(async () => {
   [vk, yk] = await Promise.all([startFakeVk(), startFakeYookassa()]);
@@ -42,7 +45,10 @@ async function shop(yookassa: Record<string, unknown> = { yookassaShopId: SHOP_I
   expect(created.status).toBe(201);
   const agentId = created.body.id as string;
   const base = `/api/v1/commerce/${agentId}`;
-  const social = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, { token: owner.token, body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET } });
+  const social = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+    token: owner.token,
+    body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET },
+  });
   expect(social.status).toBe(200);
   const saved = await call(app.url, 'PUT', `${base}/settings`, { token: owner.token, body: { paymentLinkTemplate: TEMPLATE, ...yookassa } });
   expect(saved.status).toBe(200);
@@ -66,7 +72,8 @@ async function order(s: Awaited<ReturnType<typeof shop>>) {
 }
 
 const deliver = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const orderById = async (s: { base: string; owner: { token: string } }, id: string) => (await call(app.url, 'GET', `${s.base}/orders/${id}`, { token: s.owner.token })).body;
+const orderById = async (s: { base: string; owner: { token: string } }, id: string) =>
+  (await call(app.url, 'GET', `${s.base}/orders/${id}`, { token: s.owner.token })).body;
 
 describe('shop settings with a YooKassa account', () => {
   test('the secret key is sealed and never read back; absent fields keep the account, a new shop id needs its key, null removes it', async () => {
@@ -99,7 +106,10 @@ describe('shop settings with a YooKassa account', () => {
 
     const removed = await call(app.url, 'PUT', `${s.base}/settings`, { token: s.owner.token, body: { paymentLinkTemplate: TEMPLATE, yookassaShopId: null } });
     expect(removed.body).toMatchObject({ yookassaShopId: null, yookassaSecretKeySet: false });
-    const keyOnly = await call(app.url, 'PUT', `${s.base}/settings`, { token: s.owner.token, body: { paymentLinkTemplate: TEMPLATE, yookassaSecretKey: SHOP_SECRET } });
+    const keyOnly = await call(app.url, 'PUT', `${s.base}/settings`, {
+      token: s.owner.token,
+      body: { paymentLinkTemplate: TEMPLATE, yookassaSecretKey: SHOP_SECRET },
+    });
     expect(keyOnly.status).toBe(400);
   });
 });
@@ -144,7 +154,9 @@ describe('check-out and payment', () => {
     const thanks = await waitFor(() => vk.sentMessages.find((m) => m.message.includes('Оплата заказа')), 5000, 'the client message');
     expect(thanks.peerId).toBe(CLIENT);
     expect((await yk.notify(s.webhook, o.paymentId!, 'payment.succeeded')).status).toBe(200);
-    const outcomes = await app.sql<{ event: string; outcome: string }>('select event, outcome from payment_events where agent_id = $1 order by received_at', [s.agentId]);
+    const outcomes = await app.sql<{ event: string; outcome: string }>('select event, outcome from payment_events where agent_id = $1 order by received_at', [
+      s.agentId,
+    ]);
     expect(outcomes).toEqual([
       { event: 'payment.pending', outcome: 'recorded' },
       { event: 'payment.succeeded', outcome: 'paid' },
@@ -154,7 +166,11 @@ describe('check-out and payment', () => {
   test('YooKassa down on the re-read → 502 (YooKassa redelivers); a success of another amount does not pay the order; an unknown payment is acknowledged', async () => {
     const s = await shop();
     const { order: o } = await order(s);
-    const unknown = await deliver(s.webhook, { type: 'notification', event: 'payment.succeeded', object: { ...yk.paymentObject(o.paymentId!), id: '2f3b588d-000f-5000-8000-000000000001', status: 'succeeded', paid: true } });
+    const unknown = await deliver(s.webhook, {
+      type: 'notification',
+      event: 'payment.succeeded',
+      object: { ...yk.paymentObject(o.paymentId!), id: '2f3b588d-000f-5000-8000-000000000001', status: 'succeeded', paid: true },
+    });
     expect(unknown.status).toBe(200);
 
     yk.succeed(o.paymentId!);

@@ -15,7 +15,10 @@ setDefaultTimeout(30_000);
 let vk: FakeVk;
 let telegram: FakeTelegram;
 let app: TestApp;
-const { post, messageNew, messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { post, messageNew, messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 /** Intl puts no-break spaces between digit groups. */
 const plain = (text: string) => text.replace(/\s/g, ' ');
 const TEMPLATE = 'https://pay.example.ru/checkout?order={orderNumber}&sum={amount}&cur={currency}';
@@ -38,12 +41,18 @@ beforeEach(() => {
 
 async function shop(options: { social?: boolean; messenger?: boolean; settings?: boolean; type?: string } = {}) {
   const owner = await registerUser(app.url);
-  const created = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Магазин «Лён»', type: options.type ?? 'ecommerce', model: 'acme/chat' } });
+  const created = await call(app.url, 'POST', '/api/agents', {
+    token: owner.token,
+    body: { name: 'Магазин «Лён»', type: options.type ?? 'ecommerce', model: 'acme/chat' },
+  });
   expect(created.status).toBe(201);
   const agentId = created.body.id as string;
   const base = `/api/v1/commerce/${agentId}`;
   if (options.social !== false) {
-    const res = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, { token: owner.token, body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET } });
+    const res = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+      token: owner.token,
+      body: { groupId: GROUP, accessToken: TOKEN, secretKey: SECRET },
+    });
     expect(res.status).toBe(200);
   }
   if (options.messenger) {
@@ -88,7 +97,12 @@ describe('catalog API', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { status: number; body: { products: { id: string }[]; nextCursor: string | null } } = await call(app.url, 'GET', `${s.base}/products?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: s.owner.token });
+      const page: { status: number; body: { products: { id: string }[]; nextCursor: string | null } } = await call(
+        app.url,
+        'GET',
+        `${s.base}/products?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { token: s.owner.token },
+      );
       expect(page.status).toBe(200);
       seen.push(...page.body.products.map((p: { id: string }) => p.id));
       cursor = page.body.nextCursor;
@@ -128,7 +142,8 @@ describe('catalog API', () => {
     const s = await shop({ social: false });
     const count = async () => (await call(app.url, 'GET', `${s.base}/products?limit=100`, { token: s.owner.token })).body.products.length;
 
-    const csv = '\uFEFFtitle;description;priceMinor;currency;available\n"Плед ""Север""";"Шерсть; 140×200";450000;RUB;да\nПодушка;;120000;;\nЧехол;Хлопок;90000;RUB;нет\n';
+    const csv =
+      '\uFEFFtitle;description;priceMinor;currency;available\n"Плед ""Север""";"Шерсть; 140×200";450000;RUB;да\nПодушка;;120000;;\nЧехол;Хлопок;90000;RUB;нет\n';
     const ok = await call(app.url, 'POST', `${s.base}/products/import`, { token: s.owner.token, body: { csv } });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ ok: true, imported: 3, errors: [] });
@@ -269,16 +284,24 @@ describe('the shop in the dialogue', () => {
     }
     const summaries = await Promise.all(peers.map((peer) => post(s.agentId, messageEvent({ action: 'checkout' }, peer))));
     expect(summaries.every((r) => r.status === 200)).toBe(true);
-    await waitFor(async () => {
-      const [row] = await app.sql<{ n: unknown }>(`select count(*) as n from dialogues where agent_id = $1 and flow->>'step' = 'checkout_confirm'`, [s.agentId]);
-      return Number(row!.n) === 50;
-    }, 15_000, 'fifty summaries');
+    await waitFor(
+      async () => {
+        const [row] = await app.sql<{ n: unknown }>(`select count(*) as n from dialogues where agent_id = $1 and flow->>'step' = 'checkout_confirm'`, [s.agentId]);
+        return Number(row!.n) === 50;
+      },
+      15_000,
+      'fifty summaries',
+    );
     const results = await Promise.all(peers.map((peer) => post(s.agentId, messageEvent({ action: 'confirm' }, peer))));
     expect(results.every((r) => r.status === 200)).toBe(true);
-    await waitFor(async () => {
-      const [row] = await app.sql<{ n: unknown }>('select count(*) as n from orders where agent_id = $1', [s.agentId]);
-      return Number(row!.n) === 50;
-    }, 15_000, 'fifty orders');
+    await waitFor(
+      async () => {
+        const [row] = await app.sql<{ n: unknown }>('select count(*) as n from orders where agent_id = $1', [s.agentId]);
+        return Number(row!.n) === 50;
+      },
+      15_000,
+      'fifty orders',
+    );
     const numbers = (await app.sql<{ number: string }>('select number from orders where agent_id = $1', [s.agentId])).map((r) => r.number);
     const day = dayIn(new Date(), 'Europe/Moscow').replace(/-/g, '');
     expect(numbers.sort()).toEqual(Array.from({ length: 50 }, (_, i) => `ORD-${day}-${String(i + 1).padStart(4, '0')}`));
@@ -379,7 +402,9 @@ describe('payments', () => {
     expect((await orderOf(s, number)).status).toBe('paid');
     expect((await deliver(webhookAt(s), notification(number, 'payment.canceled', 'pay-late-cancel'))).status).toBe(200);
     expect((await orderOf(s, number)).status).toBe('paid');
-    const outcomes = (await app.sql<{ outcome: string }>('select outcome from payment_events where agent_id = $1 order by received_at', [s.agentId])).map((r) => r.outcome);
+    const outcomes = (await app.sql<{ outcome: string }>('select outcome from payment_events where agent_id = $1 order by received_at', [s.agentId])).map(
+      (r) => r.outcome,
+    );
     expect(outcomes).toEqual(['recorded', 'amount_mismatch', 'paid', 'recorded']);
     const bad = await deliver(webhookAt(s), { hello: 'world' });
     expect(bad.status).toBe(400);

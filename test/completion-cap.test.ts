@@ -108,7 +108,10 @@ describe('limits hold under concurrency', () => {
     fake.reset();
     const left = limit - listed.spentThisPeriod;
     if (left >= 0.00005) {
-      await call(app.url, 'PATCH', `/api/keys/${created.body.id}`, { token: user.token, body: { spendLimit: Number((listed.spentThisPeriod + 0.00004).toFixed(9)) } });
+      await call(app.url, 'PATCH', `/api/keys/${created.body.id}`, {
+        token: user.token,
+        body: { spendLimit: Number((listed.spentThisPeriod + 0.00004).toFixed(9)) },
+      });
     }
     const refused = await call(app.url, 'POST', '/v1/chat/completions', { token: created.body.key, body: { model: LONG, messages } });
     expect(refused.status).toBe(402);

@@ -77,16 +77,12 @@ describe('configuration', () => {
     const run = () => loadConfig({ NODE_ENV: 'production', DATA_DIR: tempDir(), PUBLIC_BASE_URL: 'https://x.example' });
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(/JWT_SECRET and ENCRYPTION_KEY/);
-    expect(() =>
-      loadConfig({ NODE_ENV: 'production', JWT_SECRET: goodSecrets.JWT_SECRET, PUBLIC_BASE_URL: 'https://x.example' }),
-    ).toThrow(/ENCRYPTION_KEY/);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: goodSecrets.JWT_SECRET, PUBLIC_BASE_URL: 'https://x.example' })).toThrow(/ENCRYPTION_KEY/);
   });
 
   test('production requires an https PUBLIC_BASE_URL', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ...goodSecrets })).toThrow(/PUBLIC_BASE_URL/);
-    expect(loadConfig({ NODE_ENV: 'production', ...goodSecrets, PUBLIC_BASE_URL: 'https://c.example/' }).config.publicBaseUrl).toBe(
-      'https://c.example',
-    );
+    expect(loadConfig({ NODE_ENV: 'production', ...goodSecrets, PUBLIC_BASE_URL: 'https://c.example/' }).config.publicBaseUrl).toBe('https://c.example');
   });
 
   test.each([

@@ -10,7 +10,8 @@ setDefaultTimeout(30_000);
 const PAGE_ORIGIN = 'http://page.example:8080';
 const PANEL_ORIGIN = 'https://panel.example';
 /** What the openai SDK sends from a browser, besides authorization and content-type. */
-const SDK_HEADERS = 'authorization, content-type, x-stainless-os, x-stainless-lang, x-stainless-package-version, x-stainless-retry-count, x-stainless-timeout, openai-project';
+const SDK_HEADERS =
+  'authorization, content-type, x-stainless-os, x-stainless-lang, x-stainless-package-version, x-stainless-retry-count, x-stainless-timeout, openai-project';
 
 let fake: FakeUpstream;
 /** CORS_ORIGINS unset: `*` for /v1, nothing for the dashboard API. */

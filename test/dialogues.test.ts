@@ -38,7 +38,10 @@ beforeEach(() => {
   upstream.reset();
 });
 
-const { post, messageNew, sendAndWait, processed } = createSocialDriver(() => app, () => vk);
+const { post, messageNew, sendAndWait, processed } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 interface Owner {
   token: string;
@@ -274,10 +277,9 @@ describe('stepping in', () => {
     // One row was ever queued for it, and it is sent: nothing is left to send it again. (The outbox marks the
     // row sent once VK's answer is back, a moment after VK has the message.)
     const queued = () =>
-      app.sql<{ status: string }>(
-        "select status from outbox where agent_id = $1 and kind = 'social.message' and payload->>'text' = 'Добрый день! Чем помочь?'",
-        [agent.agentId],
-      );
+      app.sql<{ status: string }>("select status from outbox where agent_id = $1 and kind = 'social.message' and payload->>'text' = 'Добрый день! Чем помочь?'", [
+        agent.agentId,
+      ]);
     await waitFor(async () => (await queued()).every((r) => r.status === 'sent'), 5000, 'the outbox row marked sent');
     expect((await queued()).map((r) => r.status)).toEqual(['sent']);
     expect(vk.sentMessages.slice(vkBefore).map((m) => m.message)).toEqual(['Добрый день! Чем помочь?']);
@@ -333,13 +335,17 @@ describe('stepping in', () => {
       call(app.url, 'POST', `${agent.base}/${dialogueId}/takeover`, { token: agent.owner.token }),
       telegram.deliverUpdate(BOT_TOKEN, operatorText('Беру я', { reply_to_message: notice.message })),
     ]);
-    const outcome = await waitFor(async () => {
-      const [row] = await app.sql<{ outcome: string | null }>(
-        "select outcome from messenger_updates where agent_id = $1 and payload->'message'->>'text' = 'Беру я'",
-        [agent.agentId],
-      );
-      return row?.outcome ?? null;
-    }, 5000, 'the Telegram reply handled');
+    const outcome = await waitFor(
+      async () => {
+        const [row] = await app.sql<{ outcome: string | null }>(
+          "select outcome from messenger_updates where agent_id = $1 and payload->'message'->>'text' = 'Беру я'",
+          [agent.agentId],
+        );
+        return row?.outcome ?? null;
+      },
+      5000,
+      'the Telegram reply handled',
+    );
     const [dialogue] = (await inbox(agent)).dialogues;
     if (takeover.status === 200) {
       expect(outcome).toBe('reply_held_by_other');

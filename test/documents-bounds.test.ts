@@ -37,8 +37,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe('month and day inputs outside the database\'s years (row 11)', () => {
-  test('year 0000 in a document\'s month is a Russian 400 invalid_request_error for both files, not a 500', async () => {
+describe("month and day inputs outside the database's years (row 11)", () => {
+  test("year 0000 in a document's month is a Russian 400 invalid_request_error for both files, not a 500", async () => {
     for (const path of ['0000-01/act.pdf', '0000-01/invoice.pdf', '0000-12/act.pdf', '0000-12/invoice.pdf']) {
       const res = await call(app.url, 'GET', `/api/account/documents/${path}`, { token: user.token });
       expect(res.status).toBe(400);

@@ -53,7 +53,7 @@ async function mailedToken(userToken: string, newEmail: string, typed = newEmail
 }
 
 describe('changing the e-mail', () => {
-  test('the link goes to the new address; its page\'s form switches the account and tells the old address', async () => {
+  test("the link goes to the new address; its page's form switches the account and tells the old address", async () => {
     const user = await registerUser(app.url, uniqueEmail('change-old'));
     const newEmail = uniqueEmail('change-new');
     // Typed with spaces and capitals: the address is kept as registration keeps one.
@@ -64,8 +64,7 @@ describe('changing the e-mail', () => {
 
     // Nothing changes until the link is opened.
     expect((await me(user.token)).email).toBe(user.email);
-    expect((await app.sql<{ token_hash: string }>('select token_hash from email_changes'))
-      .some((r) => r.token_hash === token)).toBe(false);
+    expect((await app.sql<{ token_hash: string }>('select token_hash from email_changes')).some((r) => r.token_hash === token)).toBe(false);
 
     // Opening the link shows a form and changes nothing.
     const opened = await fetch(`${app.url}/api/account/email/confirm?token=${token}`, { headers: { accept: 'text/html' } });

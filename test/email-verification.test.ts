@@ -39,16 +39,12 @@ function linkToken(mail: ReceivedMail): string {
 }
 
 /** The GET a browser (or a mail scanner) makes: the page, which changes nothing. */
-const openLink = (token: string, accept = 'text/html') =>
-  fetch(`${app.url}/api/auth/verify-email?token=${encodeURIComponent(token)}`, { headers: { accept } });
+const openLink = (token: string, accept = 'text/html') => fetch(`${app.url}/api/auth/verify-email?token=${encodeURIComponent(token)}`, { headers: { accept } });
 /** The page's form submitted (form-encoded, as a browser posts it), or a client's JSON POST. */
 const useLink = (token: string, accept = 'text/html') =>
   fetch(`${app.url}/api/auth/verify-email`, {
     method: 'POST',
-    headers:
-      accept === 'application/json'
-        ? { 'content-type': 'application/json', accept }
-        : { 'content-type': 'application/x-www-form-urlencoded', accept },
+    headers: accept === 'application/json' ? { 'content-type': 'application/json', accept } : { 'content-type': 'application/x-www-form-urlencoded', accept },
     body: accept === 'application/json' ? JSON.stringify({ token }) : new URLSearchParams({ token }).toString(),
   });
 
@@ -76,7 +72,7 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     expect(JSON.stringify(stored)).not.toContain(secret);
   });
 
-  test('the link\'s form (no JWT) verifies the e-mail and credits the bonus once; a second use is refused', async () => {
+  test("the link's form (no JWT) verifies the e-mail and credits the bonus once; a second use is refused", async () => {
     const { email, token, user } = await registered();
     const secret = linkToken(await smtp.waitFor(email));
 
@@ -235,8 +231,8 @@ describe('without REQUIRE_EMAIL_VERIFICATION (the default)', () => {
   });
 
   test('REQUIRE_EMAIL_VERIFICATION without SMTP_URL stops start-up', () => {
-    expect(() =>
-      loadConfig({ NODE_ENV: 'test', REQUIRE_EMAIL_VERIFICATION: 'true', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'a'.repeat(64) }),
-    ).toThrow(/SMTP_URL/);
+    expect(() => loadConfig({ NODE_ENV: 'test', REQUIRE_EMAIL_VERIFICATION: 'true', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'a'.repeat(64) })).toThrow(
+      /SMTP_URL/,
+    );
   });
 });

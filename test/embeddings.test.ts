@@ -70,7 +70,14 @@ describe('embeddings through the SDK', () => {
 
   test('arrays of strings, token arrays and arrays of token arrays; dimensions and encoding_format pass through', async () => {
     const c = await newCustomer();
-    const inputs = [['один', 'два', 'три'], [1, 2, 3, 4, 5], [[1, 2], [3, 4, 5, 6]]] as const;
+    const inputs = [
+      ['один', 'два', 'три'],
+      [1, 2, 3, 4, 5],
+      [
+        [1, 2],
+        [3, 4, 5, 6],
+      ],
+    ] as const;
     let expected = 0n;
     for (const input of inputs) {
       const result = await c.client.embeddings.create({
@@ -106,9 +113,7 @@ describe('embeddings through the SDK', () => {
 
   test('billed at the model’s prompt price; its completion price plays no part', async () => {
     const c = await newCustomer();
-    await app.instance.services.prices.upsert([
-      { pattern: 'acme/priced-embed', promptNanoPerMillion: 20_000_000_000n, completionNanoPerMillion: 900_000_000_000n },
-    ]);
+    await app.instance.services.prices.upsert([{ pattern: 'acme/priced-embed', promptNanoPerMillion: 20_000_000_000n, completionNanoPerMillion: 900_000_000_000n }]);
     try {
       const result = await c.client.embeddings.create({ model: 'acme/priced-embed', input: 'x'.repeat(40) });
       const [row] = await usageRows(app, c.userId);

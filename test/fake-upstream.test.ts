@@ -73,9 +73,7 @@ describe('chat completions', () => {
     await client.chat.completions.create({ model: 'acme/chat', messages, temperature: 0.5 });
     expect(fake.requests).toHaveLength(1);
     const [recorded] = fake.requests;
-    expect(recorded).toEqual(
-      expect.objectContaining({ path: '/v1/chat/completions', method: 'POST', abortedAt: null }),
-    );
+    expect(recorded).toEqual(expect.objectContaining({ path: '/v1/chat/completions', method: 'POST', abortedAt: null }));
     expect(recorded!.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(recorded!.headers['content-type']).toBe('application/json');
     expect(recorded!.body).toEqual({ model: 'acme/chat', messages, temperature: 0.5 });

@@ -56,9 +56,30 @@ const cases: { what: string; method: string; path: () => string; body: Record<st
     key: 'secretKey',
     label: 'Секретный ключ',
   },
-  { what: 'Telegram user id', method: 'PUT', path: () => `/api/v1/messenger/${agents.creator}/settings`, body: { userId: 'abc' }, key: 'userId', label: 'ID пользователя для уведомлений' },
-  { what: 'Telegram bot token', method: 'PUT', path: () => `/api/v1/messenger/${agents.creator}/settings`, body: { userId: 42, botToken: 5 }, key: 'botToken', label: 'Токен бота' },
-  { what: 'YCLIENTS company', method: 'PUT', path: () => `/api/v1/booking/${agents.service}/settings`, body: { companyId: 'x' }, key: 'companyId', label: 'ID компании в YCLIENTS' },
+  {
+    what: 'Telegram user id',
+    method: 'PUT',
+    path: () => `/api/v1/messenger/${agents.creator}/settings`,
+    body: { userId: 'abc' },
+    key: 'userId',
+    label: 'ID пользователя для уведомлений',
+  },
+  {
+    what: 'Telegram bot token',
+    method: 'PUT',
+    path: () => `/api/v1/messenger/${agents.creator}/settings`,
+    body: { userId: 42, botToken: 5 },
+    key: 'botToken',
+    label: 'Токен бота',
+  },
+  {
+    what: 'YCLIENTS company',
+    method: 'PUT',
+    path: () => `/api/v1/booking/${agents.service}/settings`,
+    body: { companyId: 'x' },
+    key: 'companyId',
+    label: 'ID компании в YCLIENTS',
+  },
   {
     what: 'YCLIENTS slot cache',
     method: 'PUT',
@@ -67,8 +88,22 @@ const cases: { what: string; method: string; path: () => string; body: Record<st
     key: 'slotCacheTtlMinutes',
     label: 'Кэш свободного времени, минут',
   },
-  { what: 'product title', method: 'POST', path: () => `/api/v1/commerce/${agents.ecommerce}/products`, body: { title: '', priceMinor: 100 }, key: 'title', label: 'Название товара' },
-  { what: 'product price', method: 'POST', path: () => `/api/v1/commerce/${agents.ecommerce}/products`, body: { title: 'Скатерть', priceMinor: -1 }, key: 'priceMinor', label: 'Цена' },
+  {
+    what: 'product title',
+    method: 'POST',
+    path: () => `/api/v1/commerce/${agents.ecommerce}/products`,
+    body: { title: '', priceMinor: 100 },
+    key: 'title',
+    label: 'Название товара',
+  },
+  {
+    what: 'product price',
+    method: 'POST',
+    path: () => `/api/v1/commerce/${agents.ecommerce}/products`,
+    body: { title: 'Скатерть', priceMinor: -1 },
+    key: 'priceMinor',
+    label: 'Цена',
+  },
   { what: 'agent model', method: 'POST', path: () => '/api/agents', body: { name: 'Агент', type: 'creator', model: 'gpt' }, key: 'model', label: 'Модель' },
   { what: 'agent name', method: 'POST', path: () => '/api/agents', body: { name: '', type: 'creator' }, key: 'name', label: 'Имя' },
   { what: 'key name', method: 'POST', path: () => '/api/keys', body: { name: '' }, key: 'name', label: 'Название ключа' },
@@ -147,7 +182,7 @@ describe('the VK status is what VK said about the saved token (issue 16, point 5
     expect(Date.parse(after.checkedAt)).not.toBeNaN();
   });
 
-  test('a saved token VK refuses is «failed» with VK\'s reason in Russian', async () => {
+  test("a saved token VK refuses is «failed» with VK's reason in Russian", async () => {
     const agent = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Салон', type: 'creator' } });
     const wrong = 'vk1.a.revoked-community-token-0123456789';
     const saved = await call(app.url, 'PUT', `/api/v1/social/${agent.body.id}/settings`, {
@@ -159,7 +194,7 @@ describe('the VK status is what VK said about the saved token (issue 16, point 5
     expect(saved.body.connection.reason).toMatch(/^[А-ЯЁ]/);
   });
 
-  test('the saved-token check is for the owner\'s configured agents only', async () => {
+  test("the saved-token check is for the owner's configured agents only", async () => {
     const stranger = await registerUser(app.url);
     const other = await call(app.url, 'POST', '/api/agents', { token: stranger.token, body: { name: 'Чужой', type: 'creator' } });
     const foreign = await call(app.url, 'POST', '/api/v1/social/check-connection', { token: owner.token, body: { agentId: other.body.id } });

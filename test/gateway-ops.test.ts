@@ -276,8 +276,28 @@ describe('balance and usage', () => {
       ['2026-11-21', 'acme/chat'],
     ]);
     expect(moscow.body.models).toEqual([
-      { model: 'acme/chat', requests: 3, promptTokens: 3 * usage.prompt_tokens, completionTokens: 3 * usage.completion_tokens, totalTokens: 3 * usage.total_tokens, cost: (3 * usage.total_tokens * 125) / 1e9, promptCost: (3 * usage.prompt_tokens * 125) / 1e9, completionCost: (3 * usage.completion_tokens * 125) / 1e9, unpaid: 0 },
-      { model: 'acme/other', requests: 1, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens, cost: (usage.total_tokens * 125) / 1e9, promptCost: (usage.prompt_tokens * 125) / 1e9, completionCost: (usage.completion_tokens * 125) / 1e9, unpaid: 0 },
+      {
+        model: 'acme/chat',
+        requests: 3,
+        promptTokens: 3 * usage.prompt_tokens,
+        completionTokens: 3 * usage.completion_tokens,
+        totalTokens: 3 * usage.total_tokens,
+        cost: (3 * usage.total_tokens * 125) / 1e9,
+        promptCost: (3 * usage.prompt_tokens * 125) / 1e9,
+        completionCost: (3 * usage.completion_tokens * 125) / 1e9,
+        unpaid: 0,
+      },
+      {
+        model: 'acme/other',
+        requests: 1,
+        promptTokens: usage.prompt_tokens,
+        completionTokens: usage.completion_tokens,
+        totalTokens: usage.total_tokens,
+        cost: (usage.total_tokens * 125) / 1e9,
+        promptCost: (usage.prompt_tokens * 125) / 1e9,
+        completionCost: (usage.completion_tokens * 125) / 1e9,
+        unpaid: 0,
+      },
     ]);
     const listed = await call(app.url, 'GET', `/api/usage?from=${from}`, { token: c.token });
     expect(moscow.body.totals).toEqual(listed.body.totals);
@@ -319,9 +339,7 @@ describe('parallel spending', () => {
     await setBalanceNano(app, c.userId, tenReservations);
     // fake/slow holds every answer 400 ms, so all 50 reserve before any settles.
     const results = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        c.client.chat.completions.create({ model: 'fake/slow', messages, max_tokens: MAX_TOKENS }).catch((e) => e),
-      ),
+      Array.from({ length: 50 }, () => c.client.chat.completions.create({ model: 'fake/slow', messages, max_tokens: MAX_TOKENS }).catch((e) => e)),
     );
     const served = results.filter((r) => r.object === 'chat.completion');
     const refused = results.filter((r) => r.status === 402);
@@ -351,9 +369,7 @@ describe('parallel spending', () => {
       await setBalanceNano(app, c.userId, tenReservations);
       const clients = [c.client, openaiClient(other, c.key)];
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          clients[i % 2]!.chat.completions.create({ model: 'fake/slow', messages, max_tokens: MAX_TOKENS }).catch((e) => e),
-        ),
+        Array.from({ length: 50 }, (_, i) => clients[i % 2]!.chat.completions.create({ model: 'fake/slow', messages, max_tokens: MAX_TOKENS }).catch((e) => e)),
       );
       const served = results.filter((r) => r.object === 'chat.completion').length;
       expect(served).toBeGreaterThanOrEqual(1);
@@ -383,10 +399,14 @@ describe('revocation across instances', () => {
       expect((await call(app.url, 'DELETE', `/api/keys/${c.keyId}`, { token: c.token })).status).toBe(200);
       const revokedAt = performance.now();
       let status = 0;
-      await waitFor(async () => {
-        status = (await onOther.chat.completions.create({ model: 'acme/chat', messages }).catch((e) => e)).status ?? 200;
-        return status === 403;
-      }, 1000, 20);
+      await waitFor(
+        async () => {
+          status = (await onOther.chat.completions.create({ model: 'acme/chat', messages }).catch((e) => e)).status ?? 200;
+          return status === 403;
+        },
+        1000,
+        20,
+      );
       expect(status).toBe(403);
       expect(performance.now() - revokedAt).toBeLessThan(1000);
     } finally {

@@ -3,15 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTime
 import OpenAI from 'openai';
 import { expectedUsage, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
-import {
-  balanceNanoInDb,
-  openaiClient,
-  setBalanceNano,
-  settleAll,
-  unbalancedUsers,
-  usageRows,
-  waitFor,
-} from './helpers/gateway';
+import { balanceNanoInDb, openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
 setDefaultTimeout(30_000);
@@ -85,14 +77,11 @@ describe('non-streaming', () => {
 
     const rows = await usageRows(app, c.userId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toEqual(
-      expect.objectContaining({ status: 'ok', total_tokens: Number(tokens), usage_source: 'upstream', api_key_id: c.keyId }),
-    );
+    expect(rows[0]).toEqual(expect.objectContaining({ status: 'ok', total_tokens: Number(tokens), usage_source: 'upstream', api_key_id: c.keyId }));
     expect(BigInt(rows[0]!.cost_nano as string)).toBe(tokens * PRICE);
-    const ledger = await app.sql<{ amount_nano: unknown; kind: string }>(
-      "select amount_nano, kind from ledger_entries where user_id = $1 and kind = 'usage'",
-      [c.userId],
-    );
+    const ledger = await app.sql<{ amount_nano: unknown; kind: string }>("select amount_nano, kind from ledger_entries where user_id = $1 and kind = 'usage'", [
+      c.userId,
+    ]);
     expect(ledger.map((l) => BigInt(l.amount_nano as string))).toEqual([-(tokens * PRICE)]);
     await settleAll(app);
     expect(await balanceNanoInDb(app, c.userId)).toBe(START - tokens * PRICE);
@@ -199,8 +188,7 @@ describe('streaming', () => {
     });
     const text = await res.text();
     await waitFor(() => fake.streams.length === 1);
-    const expected = fake.streams[0]!
-      .split('\n\n')
+    const expected = fake.streams[0]!.split('\n\n')
       .filter((e) => !e.includes('"choices":[],'))
       .join('\n\n')
       .replaceAll(',"usage":null', '');
@@ -317,17 +305,9 @@ describe('failures', () => {
 
   test('upstream 4xx to a valid request passes through with its status and message', async () => {
     const c = await newCustomer();
-    const e = await expectApiError(
-      c.client.chat.completions.create({ model: 'fake/not-found', messages }),
-      404,
-      'invalid_request_error',
-    );
+    const e = await expectApiError(c.client.chat.completions.create({ model: 'fake/not-found', messages }), 404, 'invalid_request_error');
     expect(e.message).toContain('does not exist');
-    const bad = await expectApiError(
-      c.client.chat.completions.create({ model: 'fake/error-400', messages }),
-      400,
-      'invalid_request_error',
-    );
+    const bad = await expectApiError(c.client.chat.completions.create({ model: 'fake/error-400', messages }), 400, 'invalid_request_error');
     expect(bad.message).toContain('temperature');
     const rows = await usageRows(app, c.userId);
     expect(rows.map((r) => r.status)).toEqual(['upstream_rejected', 'upstream_rejected']);

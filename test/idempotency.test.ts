@@ -125,8 +125,7 @@ describe('scoped to the key: two keys of one user', () => {
       headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
       body: { model: 'acme/chat', messages },
     });
-  const responseOf = (target: TestApp, key: string, method: 'GET' | 'DELETE', id: string) =>
-    call(target.url, method, `/v1/responses/${id}`, { token: key });
+  const responseOf = (target: TestApp, key: string, method: 'GET' | 'DELETE', id: string) => call(target.url, method, `/v1/responses/${id}`, { token: key });
 
   /** Runs on `one` and `two`: the same instance, or two instances on one PostgreSQL. */
   async function keysStayApart(one: TestApp, two: TestApp) {

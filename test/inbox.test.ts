@@ -34,7 +34,10 @@ beforeEach(() => {
   vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
 });
 
-const { messageNew, messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 async function connectedAgent(token: string, name = 'Салон «Лён»') {
   const created = await call(app.url, 'POST', '/api/agents', {
@@ -163,7 +166,15 @@ describe('the transcript shows what the client saw and did', () => {
     expect(results.status).toBe(200);
     expect(results.body.recentOrders.map((o: Record<string, unknown>) => ({ ...o, id: undefined, createdAt: undefined }))).toEqual([
       { number: 'ORD-2', status: 'pending', items: [{ title: 'Шарф', quantity: 2 }], total: '1980.00', currency: 'RUB', clientPhone: null, source: 'model' },
-      { number: 'ORD-1', status: 'paid', items: [{ title: 'Платье', quantity: 1 }], total: '3500.00', currency: 'RUB', clientPhone: '79161234567', source: 'buttons' },
+      {
+        number: 'ORD-1',
+        status: 'paid',
+        items: [{ title: 'Платье', quantity: 1 }],
+        total: '3500.00',
+        currency: 'RUB',
+        clientPhone: '79161234567',
+        source: 'buttons',
+      },
     ]);
     expect(results.body.recentBookings).toEqual([]);
   });

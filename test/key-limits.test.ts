@@ -32,8 +32,7 @@ async function keyWith(token: string, body: Record<string, unknown>, target: Tes
   return res.body as { id: string; key: string; spendLimit: number | null; limitReset: string; expiresAt: string | null };
 }
 
-const ask = (client: ReturnType<typeof openaiClient>) =>
-  client.chat.completions.create({ model: 'acme/chat', messages, max_tokens: 5 }).catch((e) => e);
+const ask = (client: ReturnType<typeof openaiClient>) => client.chat.completions.create({ model: 'acme/chat', messages, max_tokens: 5 }).catch((e) => e);
 
 describe('setting limits', () => {
   test('creation takes spendLimit, limitReset and expiresAt; the listing shows them with the period’s spend', async () => {
@@ -53,13 +52,7 @@ describe('setting limits', () => {
 
   test('bad limits are refused with Russian messages: negative, too precise, an unknown period, a past expiry', async () => {
     const { token } = await registerUser(app.url);
-    for (const body of [
-      { spendLimit: -1 },
-      { spendLimit: 0.0000000001 },
-      { limitReset: 'year' },
-      { expiresAt: '2000-01-01T00:00:00Z' },
-      { expiresAt: 'tomorrow' },
-    ]) {
+    for (const body of [{ spendLimit: -1 }, { spendLimit: 0.0000000001 }, { limitReset: 'year' }, { expiresAt: '2000-01-01T00:00:00Z' }, { expiresAt: 'tomorrow' }]) {
       const res = await call(app.url, 'POST', '/api/keys', { token, body: { name: 'x', ...body } });
       expect(res.status).toBe(400);
       expect(res.body.error.type).toBe('invalid_request_error');
@@ -183,7 +176,15 @@ describe('limits the owner can see', () => {
     const rows = await usageRows(app, userId);
     expect(rows).toHaveLength(served + 1);
     const row = rows.at(-1)!;
-    expect(row).toMatchObject({ status: 'refused_key_limit', prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, usage_source: 'none', model: 'acme/chat', api_key_id: limited.id });
+    expect(row).toMatchObject({
+      status: 'refused_key_limit',
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      usage_source: 'none',
+      model: 'acme/chat',
+      api_key_id: limited.id,
+    });
     expect(BigInt(row.cost_nano as string)).toBe(0n);
     expect(fake.requests).toHaveLength(served);
 

@@ -149,9 +149,7 @@ describe('API keys', () => {
 
   test('parallel creations cannot pass the cap together', async () => {
     const { token } = await registerUser(app.url);
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => call(app.url, 'POST', '/api/keys', { token, body: { name: `p${i}` } })),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => call(app.url, 'POST', '/api/keys', { token, body: { name: `p${i}` } })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
     expect(results.filter((r) => r.status === 400)).toHaveLength(5);
   });

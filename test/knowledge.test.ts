@@ -35,7 +35,13 @@ describe('knowledge API', () => {
     const s = await agentOf();
     const created = await call(app.url, 'POST', s.base, { token: s.owner.token, body: { title: '  Часы работы ', content: 'Ежедневно с 10:00 до 21:00.' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), title: 'Часы работы', content: 'Ежедневно с 10:00 до 21:00.', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      title: 'Часы работы',
+      content: 'Ежедневно с 10:00 до 21:00.',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     const id = created.body.id as string;
     expect((await call(app.url, 'GET', `${s.base}/${id}`, { token: s.owner.token })).body.title).toBe('Часы работы');
 
@@ -131,7 +137,10 @@ describe('knowledge API', () => {
     ]);
 
     // One bad row: nothing is written, every bad row is named.
-    const bad = await call(app.url, 'POST', `${s.base}/import`, { token: s.owner.token, body: { csv: 'заголовок,текст\nХорошая,запись\n,без заголовка\nЕщё хорошая,да\nПустая,\n' } });
+    const bad = await call(app.url, 'POST', `${s.base}/import`, {
+      token: s.owner.token,
+      body: { csv: 'заголовок,текст\nХорошая,запись\n,без заголовка\nЕщё хорошая,да\nПустая,\n' },
+    });
     expect(bad.status).toBe(200);
     expect(bad.body.ok).toBe(false);
     expect(bad.body.imported).toBe(0);
@@ -159,7 +168,11 @@ describe('knowledge API', () => {
     await add(other, 'Стрижка', 'Чужой салон: 100 ₽.');
 
     const search = async (query: string) =>
-      (await call(app.url, 'GET', `${s.base}?query=${encodeURIComponent(query)}`, { token: s.owner.token })).body.entries as { title: string; content: string; rank: number }[];
+      (await call(app.url, 'GET', `${s.base}?query=${encodeURIComponent(query)}`, { token: s.owner.token })).body.entries as {
+        title: string;
+        content: string;
+        rank: number;
+      }[];
     const haircut = await search('стрижки');
     expect(haircut.map((e) => e.title)).toEqual(['Стрижка', 'Часы работы']);
     expect(haircut[0]!.rank).toBeGreaterThan(haircut[1]!.rank);

@@ -22,7 +22,10 @@ test('a failed query is logged with its code and its statement’s opening, not 
   const error = await app.instance.services.db
     .insert(users)
     .values({ email, passwordHash: secretHash })
-    .then(() => null, (e: unknown) => e);
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(Error);
   expect(String((error as Error).message)).toContain(email); // what Drizzle would have put in the log
 
@@ -42,12 +45,14 @@ const BAD_DAY = '0000-12-02';
 
 /** The drizzle error and the driver's own error of one failing statement with two parameters. */
 async function failingStatement(): Promise<{ drizzle: Error; driver: Error }> {
-  const drizzle = await app.instance.services.db
-    .execute(sql`select ${BAD_DAY}::date as day, ${AGENT_ID}::text as agent`)
-    .then(() => null, (e: unknown) => e as Error);
-  const driver = await app.instance.services.database
-    .query('select $1::date as day, $2::text as agent', [BAD_DAY, AGENT_ID])
-    .then(() => null, (e: unknown) => e as Error);
+  const drizzle = await app.instance.services.db.execute(sql`select ${BAD_DAY}::date as day, ${AGENT_ID}::text as agent`).then(
+    () => null,
+    (e: unknown) => e as Error,
+  );
+  const driver = await app.instance.services.database.query('select $1::date as day, $2::text as agent', [BAD_DAY, AGENT_ID]).then(
+    () => null,
+    (e: unknown) => e as Error,
+  );
   expect(drizzle).toBeInstanceOf(Error);
   expect(driver).toBeInstanceOf(Error);
   return { drizzle: drizzle!, driver: driver! };
@@ -60,7 +65,7 @@ function logged(fields: Record<string, unknown>): string {
   return lines[0]!;
 }
 
-test('no SQL parameter reaches a log line: a wrapped error, a passed-on message, a nested error, the driver\'s own error', async () => {
+test("no SQL parameter reaches a log line: a wrapped error, a passed-on message, a nested error, the driver's own error", async () => {
   const { drizzle, driver } = await failingStatement();
   expect(drizzle.message).toContain(AGENT_ID); // what each shape below used to put in the log
   const shapes: Record<string, unknown>[] = [

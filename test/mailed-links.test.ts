@@ -597,7 +597,7 @@ describe('issue 38 point 1: the reset link opens a server page whose form, poste
     expect((await login(app, user.email, 'old-pass-1')).status).toBe(200);
   });
 
-  test('an account blocked while its link was out (by SQL here; an operator\'s block voids the links): the password is set as by the JSON confirm, and the page says the account is blocked instead of offering to sign in', async () => {
+  test("an account blocked while its link was out (by SQL here; an operator's block voids the links): the password is set as by the JSON confirm, and the page says the account is blocked instead of offering to sign in", async () => {
     const user = await registerUser(app.url, uniqueEmail('reset-page-blocked'), 'old-pass-1');
     const token = await resetLink(user.email);
     await app.sql('update users set blocked_at = now() where id = $1', [user.userId]);

@@ -204,7 +204,12 @@ describe('channel check', () => {
   });
 
   const falseCases: [string, () => void, string | null, RegExp][] = [
-    ['administrator without the right to post', () => world.telegram.setChatMember(CHANNEL.id, BOT.id, { status: 'administrator' }), 'administrator', /без права публиковать/],
+    [
+      'administrator without the right to post',
+      () => world.telegram.setChatMember(CHANNEL.id, BOT.id, { status: 'administrator' }),
+      'administrator',
+      /без права публиковать/,
+    ],
     ['plain member', () => world.telegram.setChatMember(CHANNEL.id, BOT.id, { status: 'member' }), 'member', /не является администратором/],
     ['bot not in the channel', () => world.telegram.setChatMember(CHANNEL.id, BOT.id, { status: 'left' }), 'left', /не состоит/],
     ['bot kicked', () => world.telegram.setChatMember(CHANNEL.id, BOT.id, { status: 'kicked' }), 'kicked', /удалён/],
@@ -330,10 +335,14 @@ describe('messenger webhook', () => {
     expect(escalation.notification).not.toBeNull();
     const notice = await waitFor(() => world.telegram.sent.find((m) => m.chatId === OPERATOR.id && m.text.includes('скидку')), 5000, 'the escalation notice');
     // The reply can only be matched once the delivery (and its message id) is recorded.
-    await waitFor(async () => {
-      const rows = await world.app.sql('select 1 from escalation_messages where escalation_id = $1', [escalation.escalationId]);
-      return rows.length > 0;
-    }, 5000, 'the recorded escalation message');
+    await waitFor(
+      async () => {
+        const rows = await world.app.sql('select 1 from escalation_messages where escalation_id = $1', [escalation.escalationId]);
+        return rows.length > 0;
+      },
+      5000,
+      'the recorded escalation message',
+    );
     return { escalation, notice };
   }
 
@@ -355,10 +364,7 @@ describe('messenger webhook', () => {
     expect(notice.text).toContain('+79161234567');
 
     const botMessage = notice.message;
-    const reply = await world.telegram.deliverUpdate(
-      BOT_TOKEN,
-      privateText('Здравствуйте! Скидка 10% ваша.', { reply_to_message: botMessage }),
-    );
+    const reply = await world.telegram.deliverUpdate(BOT_TOKEN, privateText('Здравствуйте! Скидка 10% ваша.', { reply_to_message: botMessage }));
     expect(reply.status).toBe(200);
     await waitFor(() => relayed.length === 1, 5000, 'the relay');
     expect(relayed[0]).toMatchObject({
@@ -387,7 +393,9 @@ describe('messenger webhook', () => {
     await world.telegram.deliverUpdate(BOT_TOKEN, privateText('Ещё вопрос?', { reply_to_message: botMessage }));
     await waitFor(() => world.telegram.sent.find((m) => m.text.includes('ответ клиенту не отправлен')), 5000, 'the late-reply answer');
     expect(relayed).toHaveLength(1);
-    const outcomes = await world.app.sql<{ outcome: string }>('select outcome from operator_replies where escalation_id = $1 order by created_at', [escalation.escalationId]);
+    const outcomes = await world.app.sql<{ outcome: string }>('select outcome from operator_replies where escalation_id = $1 order by created_at', [
+      escalation.escalationId,
+    ]);
     expect(outcomes.map((o) => o.outcome)).toEqual(['relayed', 'release', 'dialogue_released']);
   });
 
@@ -397,15 +405,25 @@ describe('messenger webhook', () => {
     await world.telegram.deliverUpdate(BOT_TOKEN, privateText('Перезвоню через 5 минут', { reply_to_message: notice.message }));
     const answer = await waitFor(() => world.telegram.sent.find((m) => m.text.includes('не доставлен')), 5000, 'the answer');
     expect(answer.chatId).toBe(OPERATOR.id);
-    const rows = await world.app.sql<{ text: string; outcome: string }>('select text, outcome from operator_replies where escalation_id = $1', [escalation.escalationId]);
+    const rows = await world.app.sql<{ text: string; outcome: string }>('select text, outcome from operator_replies where escalation_id = $1', [
+      escalation.escalationId,
+    ]);
     expect(rows).toEqual([{ text: 'Перезвоню через 5 минут', outcome: 'undeliverable' }]);
   });
 
   test('a reply to a message that announced no escalation is ignored', async () => {
     const { agent } = await configuredAgent(url());
-    const res = await world.telegram.deliverUpdate(BOT_TOKEN, privateText('привет', { reply_to_message: { message_id: 1, date: 0, chat: { id: OPERATOR.id, type: 'private' }, text: 'x' } }));
+    const res = await world.telegram.deliverUpdate(
+      BOT_TOKEN,
+      privateText('привет', { reply_to_message: { message_id: 1, date: 0, chat: { id: OPERATOR.id, type: 'private' }, text: 'x' } }),
+    );
     expect(res.status).toBe(200);
-    await waitFor(async () => (await world.app.sql<{ outcome: string | null }>('select outcome from messenger_updates where agent_id = $1', [agent.id]))[0]?.outcome === 'ignored', 5000, 'handling');
+    await waitFor(
+      async () =>
+        (await world.app.sql<{ outcome: string | null }>('select outcome from messenger_updates where agent_id = $1', [agent.id]))[0]?.outcome === 'ignored',
+      5000,
+      'handling',
+    );
     expect(world.telegram.sent).toHaveLength(0);
   });
 });

@@ -47,8 +47,7 @@ async function customer(target = app) {
   return { ...user, key };
 }
 
-const chat = (target: TestApp, key: string, model: string) =>
-  call(target.url, 'POST', '/v1/chat/completions', { token: key, body: { model, messages } });
+const chat = (target: TestApp, key: string, model: string) => call(target.url, 'POST', '/v1/chat/completions', { token: key, body: { model, messages } });
 
 async function onlyRow(target: TestApp, userId: string) {
   await settleAll(target);

@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { call, registerUser, startTestApp } from './helpers/app';
-import { BOT, BOT_TOKEN, CHANNEL, configuredAgent, createAgent, messengerEnv, OPERATOR, seedTelegram, startMessengerWorld, waitFor, type MessengerWorld } from './helpers/messenger';
+import {
+  BOT,
+  BOT_TOKEN,
+  CHANNEL,
+  configuredAgent,
+  createAgent,
+  messengerEnv,
+  OPERATOR,
+  seedTelegram,
+  startMessengerWorld,
+  waitFor,
+  type MessengerWorld,
+} from './helpers/messenger';
 import { formatOrderNumber } from '../src/integrations/messenger/notify';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
@@ -111,9 +123,7 @@ describe('notifications', () => {
     world.telegram.failNext('sendMessage', { error_code: 429, description: 'Too Many Requests: retry after 1', retry_after: 1 });
     const { notification } = await escalate(agent.id);
     await waitFor(() => world.telegram.sent.length === 2, 8000, 'delivery after the wait');
-    const times = world.telegram.calls
-      .map((c, i) => ({ method: c.method, at: world.telegram.callTimes[i]! }))
-      .filter((c) => c.method === 'sendMessage');
+    const times = world.telegram.calls.map((c, i) => ({ method: c.method, at: world.telegram.callTimes[i]! })).filter((c) => c.method === 'sendMessage');
     expect(times.length).toBe(3);
     for (const later of times.slice(1)) expect(later.at - times[0]!.at).toBeGreaterThanOrEqual(1000);
     await waitFor(async () => (await outboxRows(notification!.notificationId)).every((r) => r.status === 'sent'), 5000, 'sent rows');
@@ -183,7 +193,11 @@ describe('a group upgraded to a supergroup', () => {
     world.telegram.calls.length = 0;
     await escalate(agent.id, 'Ещё вопрос');
     await waitFor(() => world.telegram.sent.length === 4, 5000, 'the next notices');
-    expect(sends().map((c) => c.body.chat_id).sort()).toEqual([OPERATORS_SUPER, ROOM_SUPER].sort());
+    expect(
+      sends()
+        .map((c) => c.body.chat_id)
+        .sort(),
+    ).toEqual([OPERATORS_SUPER, ROOM_SUPER].sort());
   });
 });
 
@@ -216,10 +230,14 @@ describe('notifications across restarts', () => {
     world.telegram.failNext('sendMessage', { error_code: 500, description: 'Internal Server Error' });
     const { notification } = await escalate(agent.id, 'Половина доставлена');
     const id = notification!.notificationId;
-    await waitFor(async () => {
-      const rows = await outboxRows(id);
-      return rows.some((r) => r.status === 'sent') && rows.some((r) => r.status === 'pending' && r.last_error);
-    }, 5000, 'one copy sent, one pending');
+    await waitFor(
+      async () => {
+        const rows = await outboxRows(id);
+        return rows.some((r) => r.status === 'sent') && rows.some((r) => r.status === 'pending' && r.last_error);
+      },
+      5000,
+      'one copy sent, one pending',
+    );
     const servedFirst = world.telegram.sent.map((m) => m.chatId);
     expect(servedFirst).toHaveLength(1);
 

@@ -34,8 +34,7 @@ function lint(dir: string): LintReport {
 }
 
 /** The findings as lines a reader can act on: rule, where, what. */
-const findings = (report: LintReport) =>
-  report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`);
+const findings = (report: LintReport) => report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`);
 
 let app: TestApp;
 let doc: {
@@ -84,9 +83,7 @@ describe('openapi.json passes redocly lint (recommended rules and ours) with no 
       writeFileSync(join(dir, 'openapi.json'), JSON.stringify(broken));
       copyFileSync(join(root, 'redocly.yaml'), join(dir, 'redocly.yaml'));
       const rules = new Set(lint(dir).problems.map((p) => p.ruleId));
-      expect([...rules]).toEqual(
-        expect.arrayContaining(['rule/operation-description', 'rule/media-type-example', 'rule/response-description-russian']),
-      );
+      expect([...rules]).toEqual(expect.arrayContaining(['rule/operation-description', 'rule/media-type-example', 'rule/response-description-russian']));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -125,7 +122,13 @@ describe('the document covers what the server answers', () => {
       ),
     );
     expect(served.filter((route) => !documented.has(route))).toEqual([]);
-    for (const route of ['POST /v1/chat/completions', 'GET /v1/models', 'GET /v1/models/{id}', 'POST /api/v1/social/webhook/{agentId}', 'POST /api/billing/yookassa/notifications']) {
+    for (const route of [
+      'POST /v1/chat/completions',
+      'GET /v1/models',
+      'GET /v1/models/{id}',
+      'POST /api/v1/social/webhook/{agentId}',
+      'POST /api/billing/yookassa/notifications',
+    ]) {
       expect(documented.has(shape(route))).toBe(true);
     }
   });

@@ -19,7 +19,7 @@ describe('OpenAPI and the information document', () => {
     expect(committed()).toBe(renderOpenApiDocument());
   });
 
-  test('the /v1 routes are described with OpenAI\'s error object, the headers the SDKs read and the API key', () => {
+  test("the /v1 routes are described with OpenAI's error object, the headers the SDKs read and the API key", () => {
     const doc = JSON.parse(committed());
     for (const path of ['/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/responses/{id}', '/v1/models', '/v1/models/{id}']) {
       expect(doc.paths[path]).toBeDefined();

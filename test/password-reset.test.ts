@@ -20,8 +20,7 @@ afterAll(async () => {
 });
 
 const requestReset = (email: string, base = app.url) => call(base, 'POST', '/api/auth/password-reset', { body: { email } });
-const confirm = (token: string, password: string) =>
-  call(app.url, 'POST', '/api/auth/password-reset/confirm', { body: { token, password } });
+const confirm = (token: string, password: string) => call(app.url, 'POST', '/api/auth/password-reset/confirm', { body: { token, password } });
 const login = (email: string, password: string) => call(app.url, 'POST', '/api/auth/login', { body: { email, password } });
 
 function linkToken(mail: ReceivedMail): string {

@@ -68,7 +68,7 @@ test('a new DATA_DIR: PGlite starts with 32MB of shared buffers and 1MB WAL segm
   app = undefined;
 });
 
-test("a DATA_DIR made before (postgresql.conf says 128MB) still starts with 32MB, its data intact", async () => {
+test('a DATA_DIR made before (postgresql.conf says 128MB) still starts with 32MB, its data intact', async () => {
   expect(token).not.toBe('');
   const conf = join(pgliteDataPath(dataDir), 'postgresql.conf');
   writeFileSync(conf, readFileSync(conf, 'utf8').replace(/^shared_buffers = .*$/m, 'shared_buffers = 128MB\t\t\t# min 128kB'));

@@ -83,9 +83,7 @@ describe('start-up', () => {
     const requestLines = first.lines.filter((l) => l.msg === 'request');
     expect(requestLines.length).toBeGreaterThanOrEqual(3);
     for (const line of requestLines) {
-      expect(line).toEqual(
-        expect.objectContaining({ requestId: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) }),
-      );
+      expect(line).toEqual(expect.objectContaining({ requestId: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) }));
     }
     const logText = JSON.stringify(first.lines);
     expect(logText).not.toContain('secret1');

@@ -47,7 +47,10 @@ async function troubledRoute(status: number | 'hang', error: Record<string, unkn
   bad.outageError = error;
   const [ibad, igood] = await Promise.all([addProvider(bad.url, timeoutMs ? { timeoutMs } : {}), addProvider(good.url)]);
   const model = freshModel();
-  await setRoute(model, [{ providerId: ibad, priority: 0 }, { providerId: igood, priority: 1 }]);
+  await setRoute(model, [
+    { providerId: ibad, priority: 0 },
+    { providerId: igood, priority: 1 },
+  ]);
   return { bad, good, ibad, model };
 }
 
@@ -157,7 +160,11 @@ describe('timeouts', () => {
     b.outage = 'hang';
     const [ia, ib, ic] = await Promise.all([addProvider(a.url, { timeoutMs: 150 }), addProvider(b.url, { timeoutMs: 150 }), addProvider(c.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }, { providerId: ic, priority: 2 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+      { providerId: ic, priority: 2 },
+    ]);
     const user = await customer();
     // Two timeouts, two failovers: the budget of the minute.
     expect((await ask(app, user.key, model)).status).toBe(200);
@@ -167,7 +174,12 @@ describe('timeouts', () => {
     expect(capped.status).toBe(504);
     expect([chatCalls(a).length, chatCalls(b).length, chatCalls(c).length]).toEqual([2, 1, 1]);
     const rows = (await usageRows(app, user.userId)) as unknown as { attempts: number; status: string }[];
-    expect(rows.map((r) => [r.status, r.attempts]).sort()).toEqual([['ok', 3], ['upstream_timeout', 1]].sort());
+    expect(rows.map((r) => [r.status, r.attempts]).sort()).toEqual(
+      [
+        ['ok', 3],
+        ['upstream_timeout', 1],
+      ].sort(),
+    );
     // Another key has its own.
     expect((await ask(app, (await customer()).key, model)).status).toBe(200);
     expect([chatCalls(a).length, chatCalls(b).length, chatCalls(c).length]).toEqual([3, 2, 2]);

@@ -75,7 +75,7 @@ describe('the per-key request limit across instances', () => {
 });
 
 // Issue 28: RATE_LIMIT_PER_MINUTE is per key, so a user with ten keys had ten times the limit.
-describe('RATE_LIMIT_PER_USER_PER_MINUTE: all a user\'s keys together', () => {
+describe("RATE_LIMIT_PER_USER_PER_MINUTE: all a user's keys together", () => {
   const PER_KEY = 60;
   const PER_USER = 12;
   let a: TestApp;

@@ -3,13 +3,7 @@
 // ownership of response ids, and an upstream without the endpoint.
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import OpenAI from 'openai';
-import {
-  expectedResponseText,
-  expectedResponseUsage,
-  FAKE_REPLY,
-  startFakeUpstream,
-  type FakeUpstream,
-} from './fakes/upstream';
+import { expectedResponseText, expectedResponseUsage, FAKE_REPLY, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { createResponsesMeter } from '../src/gateway/responses';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from './helpers/app';
 import { balanceNanoInDb, openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageRows, waitFor } from './helpers/gateway';
@@ -49,10 +43,9 @@ async function endpoints(userId: string): Promise<string[]> {
 }
 
 async function ownerOf(responseId: string) {
-  const rows = await app.sql<{ user_id: string; api_key_id: string | null }>(
-    'select user_id, api_key_id from upstream_responses where response_id = $1',
-    [responseId],
-  );
+  const rows = await app.sql<{ user_id: string; api_key_id: string | null }>('select user_id, api_key_id from upstream_responses where response_id = $1', [
+    responseId,
+  ]);
   return rows[0] ?? null;
 }
 

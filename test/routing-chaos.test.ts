@@ -114,10 +114,7 @@ describe('chaos across providers', () => {
     expectAnswered(first);
     // Every failing provider has cooled down, and every instance knows it.
     for (const app of instances) {
-      await waitFor(
-        () => ['dead', 'hanging', 'limited'].every((p) => app.instance.services.routing.health.get(ids[p as 'dead']).state === 'cooling_down'),
-        5000,
-      );
+      await waitFor(() => ['dead', 'hanging', 'limited'].every((p) => app.instance.services.routing.health.get(ids[p as 'dead']).state === 'cooling_down'), 5000);
     }
     const calledBefore = { hanging: hanging.requests.length, limited: limited.requests.length };
 

@@ -88,7 +88,10 @@ describe('GET /health/upstream per provider', () => {
     const [a, b] = await Promise.all([fake(), fake()]);
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
 
     // Both providers of the route fail until both cool down: its model has no provider left.
     a.outage = 500;
@@ -150,7 +153,11 @@ describe('/metrics per provider', () => {
     c.outage = 401;
     const [ia, ib, ic] = await Promise.all([addProvider(a.url), addProvider(b.url), addProvider(c.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ic, priority: 0 }, { providerId: ia, priority: 1 }, { providerId: ib, priority: 2 }]);
+    await setRoute(model, [
+      { providerId: ic, priority: 0 },
+      { providerId: ia, priority: 1 },
+      { providerId: ib, priority: 2 },
+    ]);
     const user = await customer();
     // The first request: c refuses our key (disabled), a fails, b answers. The second: a fails again and
     // cools down, b answers. The third goes straight to b.
@@ -193,7 +200,11 @@ describe('GET /v1/models with routes', () => {
     const [ib, ic, id] = await Promise.all([addProvider(b.url), addProvider(c.url), addProvider(d.url)]);
     const mini = `acme/mini-${tag}`;
     await setRoute(mini, [{ providerId: ib, model: 'gpt-4o-mini' }]);
-    await setRoute(`${prefix}*`, [{ providerId: id, priority: 0 }, { providerId: ib, priority: 1 }, { providerId: ic, priority: 2 }]);
+    await setRoute(`${prefix}*`, [
+      { providerId: id, priority: 0 },
+      { providerId: ib, priority: 1 },
+      { providerId: ic, priority: 2 },
+    ]);
     // A longer pattern takes one of b's models: it is listed once, under that route.
     await setRoute(`${prefix}special`, [{ providerId: ic }]);
     // The default's model acme/large now goes to b, which does not list it: still served, so listed.
@@ -203,7 +214,12 @@ describe('GET /v1/models with routes', () => {
       const user = await customer();
       const client = openaiClient(app, user.key);
       await waitFor(async () => (await client.models.list()).data.some((m) => m.id === mini));
-      const listed = (await client.models.list()).data as unknown as { id: string; owned_by: string; created: number; pricing: { prompt: string; completion: string } }[];
+      const listed = (await client.models.list()).data as unknown as {
+        id: string;
+        owned_by: string;
+        created: number;
+        pricing: { prompt: string; completion: string };
+      }[];
       const ids = listed.map((m) => m.id);
       expect(ids).toContain('acme/chat'); // default's, no route
       expect(ids).toContain('acme/large');
@@ -293,7 +309,10 @@ describe('usage rows name the provider and the attempts for operators', () => {
     const model = freshModel();
     const put = await adminCall('PUT', '/api/admin/routes', {
       pattern: model,
-      targets: [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1, costPrice: { promptPerMillion: 0.05, completionPerMillion: 0.1 } }],
+      targets: [
+        { providerId: ia, priority: 0 },
+        { providerId: ib, priority: 1, costPrice: { promptPerMillion: 0.05, completionPerMillion: 0.1 } },
+      ],
     });
     expect(put.status).toBe(200);
     const user = await customer();
@@ -303,7 +322,10 @@ describe('usage rows name the provider and the attempts for operators', () => {
     const exported = await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export`, { headers: { authorization: `Bearer ${admin}` } });
     expect(exported.status).toBe(200);
     expect(exported.headers.get('content-type')).toContain('text/csv');
-    const lines = (await exported.text()).replace(/^\uFEFF/, '').trim().split('\r\n');
+    const lines = (await exported.text())
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
     const header = lines[0]!.split(',');
     expect(header.slice(-3)).toEqual(['provider_id', 'attempts', 'provider_cost']);
     const cells = lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((v, i) => [header[i], v])));
@@ -333,7 +355,9 @@ describe('usage rows name the provider and the attempts for operators', () => {
     const unknown = await fetch(`${app.url}/api/admin/users/00000000-0000-4000-8000-000000000000/usage/export`, { headers: { authorization: `Bearer ${admin}` } });
     expect(unknown.status).toBe(404);
     expect((await fetch(`${app.url}/api/admin/users/not-a-uuid/usage/export`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(404);
-    expect((await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export?from=yesterday`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(400);
+    expect((await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export?from=yesterday`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(
+      400,
+    );
     await deleteRoute(model);
   });
 });

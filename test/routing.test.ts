@@ -127,7 +127,10 @@ describe('routing /v1 requests', () => {
     const [a, b] = await Promise.all([fake(), fake()]);
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const prefix = `acme/fam-${Math.random().toString(36).slice(2, 6)}-`;
-    await setRoute(`${prefix}*`, [{ providerId: ib, priority: 1 }, { providerId: ia, priority: 0 }]);
+    await setRoute(`${prefix}*`, [
+      { providerId: ib, priority: 1 },
+      { providerId: ia, priority: 0 },
+    ]);
     await setRoute(`${prefix}special`, [{ providerId: ib }]);
     const user = await customer();
     expect((await ask(app, user.key, `${prefix}one`)).status).toBe(200);
@@ -140,7 +143,10 @@ describe('routing /v1 requests', () => {
     const [a, b] = await Promise.all([fake(), fake()]);
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, weight: 9 }, { providerId: ib, weight: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, weight: 9 },
+      { providerId: ib, weight: 1 },
+    ]);
     const user = await customer();
     for (let i = 0; i < 60; i++) expect((await ask(app, user.key, model)).status).toBe(200);
     // 9:1 → about 54 and 6; far from an even split either way.
@@ -162,7 +168,10 @@ describe('failover', () => {
       const firstUrl = await setUp(a);
       const [ia, ib] = await Promise.all([addProvider(firstUrl, { timeoutMs: 300 }), addProvider(b.url)]);
       const model = freshModel();
-      await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+      await setRoute(model, [
+        { providerId: ia, priority: 0 },
+        { providerId: ib, priority: 1 },
+      ]);
       const user = await customer();
       await settleAll(app);
       const before = await balanceNanoInDb(app, user.userId);
@@ -185,7 +194,10 @@ describe('failover', () => {
     a.outage = 503;
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     const stream = await openaiClient(app, user.key).chat.completions.create({ model, messages, stream: true });
     let text = '';
@@ -199,7 +211,10 @@ describe('failover', () => {
     const [a, b] = await Promise.all([fake(), fake()]);
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0, model: 'fake/error-400' }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0, model: 'fake/error-400' },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     const res = await ask(app, user.key, model);
     expect(res.status).toBe(400);
@@ -211,7 +226,10 @@ describe('failover', () => {
     const [a, b] = await Promise.all([fake(), fake()]);
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0, model: 'fake/drop' }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0, model: 'fake/drop' },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     const res = await fetch(`${app.url}/v1/chat/completions`, {
       method: 'POST',
@@ -231,7 +249,11 @@ describe('failover', () => {
     b.outage = 429;
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }, { providerId: 'default', priority: 2, model: 'fake/error-503' }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+      { providerId: 'default', priority: 2, model: 'fake/error-503' },
+    ]);
     const user = await customer();
     await settleAll(app);
     const before = await balanceNanoInDb(app, user.userId);
@@ -251,7 +273,10 @@ describe('failover', () => {
     a.outage = 500;
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     const first = await ask(app, user.key, model, {}, { 'idempotency-key': 'routed-1' });
     const again = await ask(app, user.key, model, {}, { 'idempotency-key': 'routed-1' });
@@ -267,7 +292,10 @@ describe('failover', () => {
     a.outage = 502;
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     const client = openaiClient(app, user.key);
     const embedded = await client.embeddings.create({ model, input: 'Привет' });
@@ -289,7 +317,10 @@ describe('cooldown', () => {
     a.outage = 503;
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     for (let i = 0; i < THRESHOLD; i++) expect((await ask(app, user.key, model)).status).toBe(200);
     expect(chatCalls(a)).toHaveLength(THRESHOLD);
@@ -319,7 +350,10 @@ describe('cooldown', () => {
     a.outage = 500;
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     for (let i = 0; i < THRESHOLD; i++) await ask(app, user.key, model);
     await waitFor(async () => (await adminCall('GET', `/api/admin/providers/${ia}`)).body.health.state === 'cooling_down');
@@ -338,7 +372,10 @@ describe('cooldown', () => {
     b.outage = 500;
     const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     // Each request fails on a, then on b: after THRESHOLD of them both cool down, b the more recently failed.
     for (let i = 0; i < THRESHOLD; i++) expect((await ask(app, user.key, model)).status).toBe(502);
@@ -355,7 +392,10 @@ describe('cooldown', () => {
     const [a, b] = await Promise.all([fake({ apiKey: 'sk-right' }), fake()]);
     const [ia, ib] = await Promise.all([addProvider(a.url, { apiKey: 'sk-wrong' }), addProvider(b.url)]);
     const model = freshModel();
-    await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+    await setRoute(model, [
+      { providerId: ia, priority: 0 },
+      { providerId: ib, priority: 1 },
+    ]);
     const user = await customer();
     expect((await ask(app, user.key, model)).status).toBe(200);
     await waitFor(async () => (await adminCall('GET', `/api/admin/providers/${ia}`)).body.health.state === 'disabled');
@@ -394,7 +434,10 @@ describe('cooldown', () => {
     try {
       const [ia, ib] = await Promise.all([addProvider(a.url), addProvider(b.url)]);
       const model = freshModel();
-      await setRoute(model, [{ providerId: ia, priority: 0 }, { providerId: ib, priority: 1 }]);
+      await setRoute(model, [
+        { providerId: ia, priority: 0 },
+        { providerId: ib, priority: 1 },
+      ]);
       const user = await customer();
       // The routes reach the second instance by notification.
       await waitFor(async () => (await ask(second, user.key, model)).status === 200 && chatCalls(b).length > 0);

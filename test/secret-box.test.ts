@@ -62,9 +62,7 @@ describe('secret box', () => {
     const tampered = flipSegment(sealed, index);
     expect(tampered).not.toBe(sealed);
     const err = failure(() => box.open(tampered, 'botToken'));
-    expect(err.message).toBe(
-      'Не удалось расшифровать настройку «Токен бота»: ключ шифрования изменился или данные повреждены',
-    );
+    expect(err.message).toBe('Не удалось расшифровать настройку «Токен бота»: ключ шифрования изменился или данные повреждены');
     expect(err.settingName).toBe('botToken');
     expect(err.reason).toBe('bad_tag');
     expect(err.message).not.toContain(tampered);
@@ -123,9 +121,7 @@ describe('secret box', () => {
     const other = createSecretBox({ current: KEY_B });
     const err = failure(() => other.open(sealed, 'botToken'));
     expect(err.reason).toBe('unknown_key');
-    expect(err.message).toBe(
-      'Не удалось расшифровать настройку «Токен бота»: ключ шифрования изменился или данные повреждены',
-    );
+    expect(err.message).toBe('Не удалось расшифровать настройку «Токен бота»: ключ шифрования изменился или данные повреждены');
     expect(err.message).not.toContain(KEY_A);
     expect(err.message).not.toContain(KEY_B);
   });

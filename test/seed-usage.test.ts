@@ -71,7 +71,17 @@ describe('npm run seed:usage', () => {
     cleanup.push(async () => {
       if (running) await app.stop();
     });
-    const [counts] = await app.sql<{ n: string; main: string; users: string; keys: string; models: string; endpoints: string; statuses: string; first: Date; last: Date }>(
+    const [counts] = await app.sql<{
+      n: string;
+      main: string;
+      users: string;
+      keys: string;
+      models: string;
+      endpoints: string;
+      statuses: string;
+      first: Date;
+      last: Date;
+    }>(
       `select count(*)::text as n, count(*) filter (where u.email = 'demo@example.com')::text as main,
          count(distinct r.user_id)::text as users, count(distinct r.api_key_id)::text as keys, count(distinct r.model)::text as models,
          count(distinct r.endpoint)::text as endpoints, count(distinct r.status)::text as statuses,
@@ -100,9 +110,7 @@ describe('npm run seed:usage', () => {
       where r.requests is distinct from s.requests::bigint or r.cost is distinct from s.cost_nano::numeric
         or r.tokens is distinct from s.total_tokens::numeric`);
     expect(drift).toEqual([]);
-    const [days] = await app.sql<{ requests: string; cost: string }>(
-      `select sum(requests)::text as requests, sum(cost_nano)::text as cost from usage_rollups_daily`,
-    );
+    const [days] = await app.sql<{ requests: string; cost: string }>(`select sum(requests)::text as requests, sum(cost_nano)::text as cost from usage_rollups_daily`);
     const [raw] = await app.sql<{ requests: string; cost: string }>(`select count(*)::text as requests, sum(cost_nano)::text as cost from usage_records`);
     expect(days).toEqual(raw!);
     expect(await unbalancedUsers(app)).toEqual([]);

@@ -86,7 +86,12 @@ describe('catalog: attributes and stock', () => {
     const csv = 'title;price;stock;размер;цвет\nПлатье «Лето»;4990;2;M;красный\nПлатье «Осень»;5990;;L;синий\nШарф;990;0;;серый\n';
     const res = await call(app.url, 'POST', `${s.base}/products/import`, { token: s.owner.token, body: { csv } });
     expect(res.body).toEqual({ ok: true, imported: 3, errors: [] });
-    const listed = (await call(app.url, 'GET', `${s.base}/products?limit=10`, { token: s.owner.token })).body.products as { title: string; stock: number | null; attributes: Record<string, string>; priceMinor: number }[];
+    const listed = (await call(app.url, 'GET', `${s.base}/products?limit=10`, { token: s.owner.token })).body.products as {
+      title: string;
+      stock: number | null;
+      attributes: Record<string, string>;
+      priceMinor: number;
+    }[];
     const by = Object.fromEntries(listed.map((p) => [p.title, p]));
     expect(by['Платье «Лето»']).toMatchObject({ priceMinor: 499000, stock: 2, attributes: { размер: 'M', цвет: 'красный' } });
     expect(by['Платье «Осень»']).toMatchObject({ stock: null, attributes: { размер: 'L', цвет: 'синий' } });
@@ -100,20 +105,31 @@ describe('catalog: attributes and stock', () => {
 describe('shop tools', () => {
   test('search_products finds by stemmed words in title, description and attributes, marks what is out of stock, hides what is off sale', async () => {
     const s = await shop();
-    await addProduct(s, { title: 'Платье летнее', description: 'Лёгкое хлопковое платье миди', priceMinor: 499000, attributes: { цвет: 'красный', размер: 'M' }, stock: 2 });
+    await addProduct(s, {
+      title: 'Платье летнее',
+      description: 'Лёгкое хлопковое платье миди',
+      priceMinor: 499000,
+      attributes: { цвет: 'красный', размер: 'M' },
+      stock: 2,
+    });
     await addProduct(s, { title: 'Платье вечернее', description: 'Шёлк', priceMinor: 899000, attributes: { цвет: 'синий', размер: 'S' }, stock: 0 });
     await addProduct(s, { title: 'Рубашка', description: 'Красная рубашка из льна', priceMinor: 299000 });
     await addProduct(s, { title: 'Платье снятое с продажи', priceMinor: 100, available: false });
     const { run } = await toolsOf(s.agentId, '101');
 
-    const dresses = (await run('search_products', { query: 'платья' })).result as { products: { title: string; inStock: boolean; stock: number | null; price: string }[] };
+    const dresses = (await run('search_products', { query: 'платья' })).result as {
+      products: { title: string; inStock: boolean; stock: number | null; price: string }[];
+    };
     expect(dresses.products.map((p) => p.title).sort()).toEqual(['Платье вечернее', 'Платье летнее']);
     expect(dresses.products.find((p) => p.title === 'Платье вечернее')).toMatchObject({ inStock: false, stock: 0 });
     expect(dresses.products.find((p) => p.title === 'Платье летнее')!.price.replace(/\s/g, ' ')).toBe('4 990,00 ₽');
 
     // «красное платье»: the stemmed colour attribute and the title together put the red dress first.
     const red = await run('search_products', { query: 'красное платье' });
-    expect((red.result as { products: { title: string; attributes: Record<string, string> }[] }).products[0]).toMatchObject({ title: 'Платье летнее', attributes: { цвет: 'красный', размер: 'M' } });
+    expect((red.result as { products: { title: string; attributes: Record<string, string> }[] }).products[0]).toMatchObject({
+      title: 'Платье летнее',
+      attributes: { цвет: 'красный', размер: 'M' },
+    });
     expect(red.summary).toBe('поиск «красное платье»: найдено 1');
     // No product has every word: those with any of them, best first.
     const loose = (await run('search_products', { query: 'красная юбка' })).result as { products: { title: string }[]; matched: string };
@@ -161,7 +177,11 @@ describe('shop tools', () => {
     expect((await run('checkout', {})).result).toMatchObject({ ok: false, error: expect.stringContaining('В корзине нет') });
 
     // The owner sees the order as the model's, with the client's phone.
-    const orders = (await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token })).body.orders as { number: string; source: string; clientPhone: string }[];
+    const orders = (await call(app.url, 'GET', `${s.base}/orders`, { token: s.owner.token })).body.orders as {
+      number: string;
+      source: string;
+      clientPhone: string;
+    }[];
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ number: order.orderNumber, source: 'model', clientPhone: '79161234567' });
     const [row] = await app.sql<{ client_phone: string }>('select client_phone from dialogues where id = $1', [ctx.dialogue.id]);
@@ -182,7 +202,12 @@ describe('shop tools', () => {
     expect(await stock(scarf.id)).toBeNull();
     // Sold out now: search shows it as such and the cart refuses it.
     expect((await run('add_to_cart', { productId: dress.id, quantity: 1 })).result).toMatchObject({ ok: false, error: expect.stringContaining('нет в наличии') });
-    expect((await run('order_status', { orderNumber: order.orderNumber.toLowerCase() })).result).toMatchObject({ found: true, status: 'paid', statusText: 'оплачен', paymentLink: null });
+    expect((await run('order_status', { orderNumber: order.orderNumber.toLowerCase() })).result).toMatchObject({
+      found: true,
+      status: 'paid',
+      statusText: 'оплачен',
+      paymentLink: null,
+    });
 
     const results = await call(app.url, 'GET', `/api/v1/agents/${s.agentId}/results`, { token: s.owner.token });
     expect(results.body.orders).toMatchObject({ created: 1, paid: 1 });
@@ -211,7 +236,13 @@ describe('shop tools', () => {
     const own = (await mine.run('checkout', { clientPhone: '+7 916 000-00-02' })).result as { orderNumber: string };
 
     const found = await mine.run('order_status', { orderNumber: own.orderNumber });
-    expect(found.result).toMatchObject({ found: true, orderNumber: own.orderNumber, status: 'pending', statusText: 'ожидает оплаты', paymentLink: expect.stringContaining('pay.example.ru') });
+    expect(found.result).toMatchObject({
+      found: true,
+      orderNumber: own.orderNumber,
+      status: 'pending',
+      statusText: 'ожидает оплаты',
+      paymentLink: expect.stringContaining('pay.example.ru'),
+    });
     expect(found.result).not.toHaveProperty('clientPhone');
 
     const foreign = await mine.run('order_status', { orderNumber: other.orderNumber });

@@ -62,8 +62,7 @@ function closedAfter(connection: RawConnection, since: number, boundMs: number):
   return Promise.race([connection.closed.then(() => performance.now() - since), Bun.sleep(boundMs).then(() => Infinity)]);
 }
 
-const loginHead = (framing: string) =>
-  `POST /api/auth/login HTTP/1.1\r\nHost: conduit\r\nContent-Type: application/json\r\n${framing}\r\n`;
+const loginHead = (framing: string) => `POST /api/auth/login HTTP/1.1\r\nHost: conduit\r\nContent-Type: application/json\r\n${framing}\r\n`;
 
 describe('slow and greedy clients', () => {
   test('bodies trickling in are cut at the deadline, an address past its cap gets 429 at once, everyone else is served', async () => {

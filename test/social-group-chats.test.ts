@@ -29,7 +29,10 @@ beforeEach(() => {
   vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
 });
 
-const { post, messageNew, sendAndWait, processed } = createSocialDriver(() => app, () => vk);
+const { post, messageNew, sendAndWait, processed } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 async function connectedServiceAgent() {
   const owner = await registerUser(app.url);
@@ -68,7 +71,12 @@ function chatPress(payload: Record<string, unknown>, member: number) {
 describe('VK group chats (row 12)', () => {
   test('messages and button presses in a group chat reach no assistant: acknowledged to VK, nothing sent to the chat, no dialogue', async () => {
     const { owner, agentId } = await connectedServiceAgent();
-    const events = [chatMessage('Привет', MEMBER_A), chatMessage('Мои записи', MEMBER_B), chatPress({ action: 'book' }, MEMBER_B), chatPress({ action: 'menu' }, MEMBER_A)];
+    const events = [
+      chatMessage('Привет', MEMBER_A),
+      chatMessage('Мои записи', MEMBER_B),
+      chatPress({ action: 'book' }, MEMBER_B),
+      chatPress({ action: 'menu' }, MEMBER_A),
+    ];
     for (const event of events) {
       const res = await post(agentId, event);
       expect(res.status).toBe(200);

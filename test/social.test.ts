@@ -82,7 +82,10 @@ async function withMessenger(agent: { owner: { token: string }; agentId: string 
   expect(res.status).toBe(200);
 }
 
-const { post, messageNew, messageEvent, sendAndWait, processed } = createSocialDriver(() => app, () => vk);
+const { post, messageNew, messageEvent, sendAndWait, processed } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 describe('settings', () => {
   test('round trip: the token masked to its first 10 characters, the secret never returned, the webhook URL given', async () => {
@@ -383,7 +386,10 @@ describe('order of one client’s events', () => {
     expect(vk.sentMessages.filter((m) => m.peerId === CLIENT)).toHaveLength(0);
 
     // The other instance finishes; the waiting event is handled next.
-    await app.sql(`update social_events set processed_at = now(), locked_until = null, outcome = 'menu' where agent_id = $1 and event_id = $2`, [agentId, earlier.event_id]);
+    await app.sql(`update social_events set processed_at = now(), locked_until = null, outcome = 'menu' where agent_id = $1 and event_id = $2`, [
+      agentId,
+      earlier.event_id,
+    ]);
     expect(await processed(agentId, later.event_id as string)).toBe('help');
   });
 });
@@ -573,10 +579,7 @@ describe('escalation', () => {
   test('the model can hand a question over (tool call); a known phone is not asked again', async () => {
     const agent = await connectedAgent('creator', { model: 'fake/escalate' });
     await withMessenger(agent);
-    await app.sql(
-      `insert into dialogues (agent_id, channel, peer_id, client_phone) values ($1, 'social', $2, '79990001122')`,
-      [agent.agentId, String(CLIENT)],
-    );
+    await app.sql(`insert into dialogues (agent_id, channel, peer_id, client_phone) values ($1, 'social', $2, '79990001122')`, [agent.agentId, String(CLIENT)]);
     const [handed] = await sendAndWait(agent.agentId, messageNew('Хочу вернуть деньги за курс'));
     expect(handed!.message).toContain('передал ваш вопрос сотруднику');
     const sent = upstream.requests.find((r) => r.path === '/v1/chat/completions')!;
@@ -677,10 +680,7 @@ describe('booking in the dialogue', () => {
 
   test('a time taken meanwhile is refused and other times are offered', async () => {
     const agent = await serviceAgentWithBooking();
-    await app.sql(`insert into dialogues (agent_id, channel, peer_id, client_phone) values ($1, 'social', $2, '79161234567')`, [
-      agent.agentId,
-      String(CLIENT),
-    ]);
+    await app.sql(`insert into dialogues (agent_id, channel, peer_id, client_phone) values ($1, 'social', $2, '79161234567')`, [agent.agentId, String(CLIENT)]);
     const [who] = await sendAndWait(agent.agentId, messageEvent({ action: 'book' }));
     const [what] = await sendAndWait(agent.agentId, messageEvent(payloadOf(who!, 'Мария')));
     const [when] = await sendAndWait(agent.agentId, messageEvent(payloadOf(what!, 'Стрижка')));

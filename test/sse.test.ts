@@ -169,11 +169,11 @@ describe('usage', () => {
       completion_tokens: 4,
       total_tokens: 7,
     });
-    expect(
-      meterOf(
-        'data: {"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":2}}}\n\n',
-      ).usage,
-    ).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    expect(meterOf('data: {"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":2}}}\n\n').usage).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 4,
+      total_tokens: 7,
+    });
     for (const usage of ['"lots"', '{"prompt_tokens":"3"}', '{}', '{"prompt_tokens":-1}', '[]', '7']) {
       expect(meterOf(`data: {"usage":${usage}}\n\n`).usage).toBeNull();
     }
@@ -206,7 +206,12 @@ describe('completion text', () => {
 
   test('every choice of an n > 1 answer is counted', () => {
     const meter = meterOf(
-      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'a' } }, { index: 1, delta: { content: 'b' } }] })}\n\n`,
+      `data: ${JSON.stringify({
+        choices: [
+          { index: 0, delta: { content: 'a' } },
+          { index: 1, delta: { content: 'b' } },
+        ],
+      })}\n\n`,
     );
     expect(meter.completionText).toBe('ab');
   });
@@ -223,7 +228,10 @@ describe('generated text of a whole message', () => {
   test('content, content parts, refusal, reasoning, tool calls and function calls all count', () => {
     expect(
       generatedText({
-        content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }],
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
         refusal: 'r',
         reasoning: 'th',
         reasoning_content: 'ink',
@@ -275,7 +283,7 @@ describe('robustness', () => {
 
   test('random bytes never throw', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     const alphabet = bytes('data: {}[]":,\n\r [DONE]usagechoicesdelta\\u0000\xff');
     for (let round = 0; round < 200; round++) {
       const meter = createSseMeter();

@@ -37,7 +37,11 @@ const today = () => new Date().toISOString().slice(0, 10);
 const thisMonth = () => today().slice(0, 7);
 const MONTHS = ['январь', 'февраль', 'март', 'апрель', 'май', 'июнь', 'июль', 'август', 'сентябрь', 'октябрь', 'ноябрь', 'декабрь'];
 /** «1 234,50 ₽» with ordinary spaces (the documents use no-break ones; the test reads text with spaces normalised). */
-const rub = (value: number) => `${Math.abs(value).toFixed(2).replace('.', ',').replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} ₽`;
+const rub = (value: number) =>
+  `${Math.abs(value)
+    .toFixed(2)
+    .replace('.', ',')
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} ₽`;
 const normal = (text: string) => text.replace(/[\s\u00a0]+/g, ' ');
 
 async function pdfText(path: string, token: string) {
@@ -144,7 +148,10 @@ describe('statement of account', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="conduit-statement-${today()}-${today()}.csv"`);
-    const lines = (await res.text()).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = (await res.text())
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(lines[0]).toBe('day,at,kind,title,detail,amount,balance_after,currency');
     expect(lines[1]).toBe(`${today()},,opening_balance,Остаток на начало периода,,,0.000000000,RUB`);
     expect(lines.slice(2, -1).map((l) => l.split(',')[2])).toEqual(['registration_bonus', 'topup', 'admin_credit', 'usage']);
@@ -156,7 +163,7 @@ describe('statement of account', () => {
 });
 
 describe('monthly closing documents', () => {
-  test('without the operator\'s requisites the documents are refused with a clear Russian message naming support', async () => {
+  test("without the operator's requisites the documents are refused with a clear Russian message naming support", async () => {
     const list = await call(app.url, 'GET', '/api/account/documents', { token: user.token });
     expect(list.status).toBe(200);
     expect(list.body.requisitesReady).toBe(false);
@@ -185,7 +192,7 @@ describe('monthly closing documents', () => {
     expect(entry).toMatchObject({ adminEmail: ADMIN_EMAIL, targetType: 'requisites', before: null, after: { inn: REQUISITES.inn, bik: REQUISITES.bik } });
   });
 
-  test('the customer\'s own requisites are optional and checked', async () => {
+  test("the customer's own requisites are optional and checked", async () => {
     expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual({ companyName: '', inn: '' });
     const bad = await call(app.url, 'PUT', '/api/account/requisites', { token: user.token, body: { companyName: 'ООО «Ромашка»', inn: '77' } });
     expect(bad.status).toBe(400);
@@ -231,7 +238,7 @@ describe('monthly closing documents', () => {
     expect(text).not.toContain('500,00');
   });
 
-  test('the invoice (PDF) lists the month\'s payments with the recipient\'s bank details', async () => {
+  test("the invoice (PDF) lists the month's payments with the recipient's bank details", async () => {
     const text = await pdfText(`/api/account/documents/${thisMonth()}/invoice.pdf`, user.token);
     expect(text).toContain(`Получатель: ООО «Кондуит», ИНН ${REQUISITES.inn}`);
     expect(text).toContain(`БИК ${REQUISITES.bik}`);

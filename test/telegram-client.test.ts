@@ -57,9 +57,7 @@ describe('Telegram client against the fake Bot API', () => {
   test('getMe returns the bot, via POST /bot<token>/getMe with a JSON body', async () => {
     const me = await client.getMe();
     expect(me).toMatchObject({ id: BOT.id, is_bot: true, username: 'salon_helper_bot', first_name: 'Salon Helper' });
-    expect(fake.calls).toEqual([
-      { token: TOKEN, method: 'getMe', body: {}, httpMethod: 'POST', contentType: 'application/json' },
-    ]);
+    expect(fake.calls).toEqual([{ token: TOKEN, method: 'getMe', body: {}, httpMethod: 'POST', contentType: 'application/json' }]);
   });
 
   test('a trailing slash in the base URL is tolerated', async () => {
@@ -279,9 +277,7 @@ describe('sendMessage', () => {
     expect(fake.calls.at(-1)!.body).toEqual({ chat_id: ANNA, text: 'Здравствуйте!', reply_parameters: { message_id: 57 } });
     expect(reply.reply_to_message).toMatchObject({ message_id: 57, text: '/start' });
 
-    const missing = (await rejection(
-      client.sendMessage({ chat_id: ANNA, text: 'x', reply_parameters: { message_id: 9999 } }),
-    )) as TelegramApiError;
+    const missing = (await rejection(client.sendMessage({ chat_id: ANNA, text: 'x', reply_parameters: { message_id: 9999 } }))) as TelegramApiError;
     expect(missing.description).toBe('Bad Request: message to be replied not found');
     const tolerated = await client.sendMessage({
       chat_id: ANNA,
@@ -439,9 +435,7 @@ describe('the fake reads parameters like the real Bot API', () => {
   test('answerCallbackQuery: a known id once, an unknown or repeated id is "query is too old"', async () => {
     fake.addCallbackQuery('4382910057716239441');
     expect(await client.call('answerCallbackQuery', { callback_query_id: '4382910057716239441' })).toBe(true);
-    const again = (await rejection(
-      client.call('answerCallbackQuery', { callback_query_id: '4382910057716239441' }),
-    )) as TelegramApiError;
+    const again = (await rejection(client.call('answerCallbackQuery', { callback_query_id: '4382910057716239441' }))) as TelegramApiError;
     expect(again.description).toBe('Bad Request: query is too old and response timeout expired or query ID is invalid');
     fake.settings.repeatCallbackAnswer = 'ok';
     expect(await client.call('answerCallbackQuery', { callback_query_id: '4382910057716239441' })).toBe(true);

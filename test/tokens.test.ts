@@ -21,9 +21,8 @@ function timed<T>(run: () => T): { value: T; ms: number } {
 }
 
 let seed = 7;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-const randomAscii = (length: number) =>
-  Array.from({ length }, () => String.fromCharCode(33 + Math.floor(random() * 90))).join('');
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+const randomAscii = (length: number) => Array.from({ length }, () => String.fromCharCode(33 + Math.floor(random() * 90))).join('');
 
 const ENGLISH =
   'Conduit relays chat completions to an upstream model host and bills every token it sees. ' +
@@ -147,16 +146,12 @@ describe('estimatePromptTokens', () => {
     const base = estimatePromptTokens([{ role: 'user', content: [] }]);
     const parts = (...content: unknown[]) => estimatePromptTokens([{ role: 'user', content }]) - base;
     expect(parts({ type: 'text', text: 'hello world' })).toBe(2);
-    expect(parts({ type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } })).toBe(
-      LOW_DETAIL_IMAGE_TOKENS,
-    );
+    expect(parts({ type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } })).toBe(LOW_DETAIL_IMAGE_TOKENS);
     expect(parts({ type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'high' } })).toBe(IMAGE_TOKENS);
     expect(parts({ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } })).toBe(IMAGE_TOKENS);
     expect(parts({ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } })).toBe(NON_TEXT_PART_TOKENS);
     expect(parts({ type: 'file', file: { file_id: 'file-1' } })).toBe(NON_TEXT_PART_TOKENS);
-    expect(parts({ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'x', detail: 'low' } })).toBe(
-      1 + LOW_DETAIL_IMAGE_TOKENS,
-    );
+    expect(parts({ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'x', detail: 'low' } })).toBe(1 + LOW_DETAIL_IMAGE_TOKENS);
   });
 
   test('assistant tool calls and tool results are part of the prompt', () => {

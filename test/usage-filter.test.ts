@@ -51,7 +51,13 @@ describe('the usage filter', () => {
       expect(run(createUsageFilter(), bytes, [])).toBe(stripped);
       for (let seed = 1; seed <= 50; seed++) expect(run(createUsageFilter(), bytes, randomCuts(bytes.length, seed))).toBe(stripped);
       // One byte at a time, cutting every multi-byte character.
-      expect(run(createUsageFilter(), bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1))).toBe(stripped);
+      expect(
+        run(
+          createUsageFilter(),
+          bytes,
+          Array.from({ length: bytes.length - 1 }, (_, i) => i + 1),
+        ),
+      ).toBe(stripped);
     });
 
     test(`${name}: with the cost, the stream passes as it came but for "cost" in the usage object`, () => {

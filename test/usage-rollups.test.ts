@@ -274,10 +274,7 @@ describe('readers sum the rollups and the cut quarter hours', () => {
              from usage_records where ${filter} group by 1, 2 order by 1, 2`,
             [...args, timeZone],
           );
-          const models = await app.sql<RawSums & { model: string }>(
-            `select model, ${SUMS} from usage_records where ${filter} group by 1 order by 1`,
-            args,
-          );
+          const models = await app.sql<RawSums & { model: string }>(`select model, ${SUMS} from usage_records where ${filter} group by 1 order by 1`, args);
           const [totals] = await app.sql<RawSums>(`select ${SUMS} from usage_records where ${filter}`, args);
           expect(days.length).toBeGreaterThan(0);
           expect(res.body.days).toEqual(days.map((d) => ({ day: d.day, model: d.model, ...shown(d) })));

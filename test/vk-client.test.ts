@@ -1,21 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import {
-  createVkClient,
-  generateRandomId,
-  isCommunityTokenFormat,
-  VkApiError,
-  VkNetworkError,
-  type VkClient,
-} from '../src/integrations/social/client';
-import {
-  callbackButton,
-  fitLabel,
-  keyboard,
-  KEYBOARD_LIMITS,
-  removeKeyboard,
-  textButton,
-  VkKeyboardError,
-} from '../src/integrations/social/keyboards';
+import { createVkClient, generateRandomId, isCommunityTokenFormat, VkApiError, VkNetworkError, type VkClient } from '../src/integrations/social/client';
+import { callbackButton, fitLabel, keyboard, KEYBOARD_LIMITS, removeKeyboard, textButton, VkKeyboardError } from '../src/integrations/social/keyboards';
 import { startFakeVk, type FakeVk } from './fakes/vk';
 
 const TOKEN = 'vk1.a.Qx7Lm2Np9Rt4Vw6Yz8Bc1Df3Gh5Jk7Lm9Np2Rt4Vw6Yz8Bc1Df3Gh5Jk7Lm9Np2Rt4_-Salon';
@@ -313,9 +298,7 @@ describe('VK client against the fake VK API', () => {
     for (let i = 0; i < 10; i++) {
       await client.groupsAddCallbackServer({ groupId: GROUP.id, url: `https://h${i}.example.ru/hook`, title: `s${i}`, secretKey: 'k' });
     }
-    const err = (await rejection(
-      client.groupsAddCallbackServer({ groupId: GROUP.id, url: 'https://x.example.ru/hook', title: 'x', secretKey: 'k' }),
-    )) as VkApiError;
+    const err = (await rejection(client.groupsAddCallbackServer({ groupId: GROUP.id, url: 'https://x.example.ru/hook', title: 'x', secretKey: 'k' }))) as VkApiError;
     expect(err.code).toBe(2000);
     expect(err.kind).toBe('limit_reached');
   });
@@ -454,7 +437,12 @@ describe('keyboard builder', () => {
     const row = (n: number) => Array.from({ length: n }, b);
     expect(() => keyboard([row(5), row(5)], { inline: true })).not.toThrow();
     expect(() => keyboard([row(6)], { inline: true })).toThrow(VkKeyboardError);
-    expect(() => keyboard(Array.from({ length: 7 }, () => row(1)), { inline: true })).toThrow(/6 rows/);
+    expect(() =>
+      keyboard(
+        Array.from({ length: 7 }, () => row(1)),
+        { inline: true },
+      ),
+    ).toThrow(/6 rows/);
     expect(() => keyboard([row(5), row(5), row(1)], { inline: true })).toThrow(/10 buttons/);
     expect(() => keyboard(Array.from({ length: 8 }, () => row(5)))).not.toThrow();
     expect(() => keyboard(Array.from({ length: 9 }, () => row(5)))).toThrow(/40 buttons/);

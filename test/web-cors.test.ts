@@ -37,9 +37,10 @@ browserSuite('a page on another origin calls /v1 from chromium', () => {
       pageServer = Bun.serve({
         port: 0,
         hostname: '127.0.0.1',
-        fetch: () => new Response('<!doctype html><html><head><title>client</title></head><body>client</body></html>', {
-          headers: { 'content-type': 'text/html; charset=utf-8' },
-        }),
+        fetch: () =>
+          new Response('<!doctype html><html><head><title>client</title></head><body>client</body></html>', {
+            headers: { 'content-type': 'text/html; charset=utf-8' },
+          }),
       });
     },
     app: () => ({ env: { UPSTREAM_BASE_URL: fake.url, RATE_LIMIT_PER_MINUTE: '50' } }),
@@ -59,7 +60,6 @@ browserSuite('a page on another origin calls /v1 from chromium', () => {
       const pageOrigin = `http://127.0.0.1:${pageServer.port}`;
       expect(pageOrigin).not.toBe(new URL(app.url).origin);
       await page.goto(`${pageOrigin}/`);
-
 
       const results = await page.evaluate(
         async ({ base, key, jwt }) => {

@@ -77,7 +77,10 @@ let otherKey = { key: '', id: '' };
 
 async function openContext(size: { width: number; height: number }, touch = false): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: size, locale: 'ru-RU', hasTouch: touch, isMobile: touch });
-  await context.addInitScript(([token, email]) => localStorage.setItem('conduit.session', JSON.stringify({ token, email, expiresAt: Date.now() + 3_600_000 })), [jwt, user.email] as const);
+  await context.addInitScript(([token, email]) => localStorage.setItem('conduit.session', JSON.stringify({ token, email, expiresAt: Date.now() + 3_600_000 })), [
+    jwt,
+    user.email,
+  ] as const);
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const errors: string[] = [];
@@ -163,258 +166,301 @@ suite('the dashboard read at a glance', () => {
     expect(bad.body.errors[0].message).toContain('ожидается цена в рублях с копейками, например 1499,90');
   });
 
-  test('the chart: axes labels that fit at 7, 30 and 90 days, today named, tooltip on hover, a legend that hides a model, a table behind it', async () => {
-    const { context, page, errors } = await openContext(WIDE);
-    await page.goto(`${app.url}/app/`);
-    const canvas = page.getByTestId('usage-chart-canvas');
-    await canvas.locator('canvas').waitFor();
+  test(
+    'the chart: axes labels that fit at 7, 30 and 90 days, today named, tooltip on hover, a legend that hides a model, a table behind it',
+    async () => {
+      const { context, page, errors } = await openContext(WIDE);
+      await page.goto(`${app.url}/app/`);
+      const canvas = page.getByTestId('usage-chart-canvas');
+      await canvas.locator('canvas').waitFor();
 
-    for (const days of [7, 30, 90]) {
-      await page.getByRole('group', { name: 'Период' }).getByRole('button', { name: `${days} дн.` }).click();
-      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === n, days);
-      const ticks = (await canvas.getAttribute('data-ticks'))!.split('|');
-      const width = (await canvas.boundingBox())!.width;
-      expect(ticks.at(-1)).toBe('сегодня');
-      expect(ticks.length).toBeGreaterThan(1);
-      // Each label has at least 46 px: none smeared, none squashed.
-      expect(ticks.length * 46).toBeLessThanOrEqual(width);
-      if (days === 7) expect(ticks).toHaveLength(7);
-    }
-    await page.getByRole('group', { name: 'Период' }).getByRole('button', { name: '30 дн.' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === 30);
+      for (const days of [7, 30, 90]) {
+        await page
+          .getByRole('group', { name: 'Период' })
+          .getByRole('button', { name: `${days} дн.` })
+          .click();
+        await page.waitForFunction((n) => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === n, days);
+        const ticks = (await canvas.getAttribute('data-ticks'))!.split('|');
+        const width = (await canvas.boundingBox())!.width;
+        expect(ticks.at(-1)).toBe('сегодня');
+        expect(ticks.length).toBeGreaterThan(1);
+        // Each label has at least 46 px: none smeared, none squashed.
+        expect(ticks.length * 46).toBeLessThanOrEqual(width);
+        if (days === 7) expect(ticks).toHaveLength(7);
+      }
+      await page.getByRole('group', { name: 'Период' }).getByRole('button', { name: '30 дн.' }).click();
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === 30);
 
-    // The tiny model still has pixels of its own colour on the canvas.
-    const tinyPixels = await canvas.locator('canvas').evaluate((element, rgb) => {
-      const c = element as HTMLCanvasElement;
-      const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      let found = 0;
-      for (let i = 0; i < data.length; i += 4) if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) found++;
-      return found;
-    }, TINY_RGB);
-    expect(tinyPixels).toBeGreaterThan(20);
+      // The tiny model still has pixels of its own colour on the canvas.
+      const tinyPixels = await canvas.locator('canvas').evaluate((element, rgb) => {
+        const c = element as HTMLCanvasElement;
+        const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+        let found = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) found++;
+        return found;
+      }, TINY_RGB);
+      expect(tinyPixels).toBeGreaterThan(20);
 
-    // Hovering today's bar (the last one) shows the day's numbers per model.
-    const midnight = new Date();
-    midnight.setHours(0, 0, 0, 0);
-    const summary = await call(app.url, 'GET', `/api/usage/summary?from=${encodeURIComponent(midnight.toISOString())}`, { token: jwt });
-    const today = summary.body.totals.cost as number;
-    const box = await plotArea(canvas);
-    await page.mouse.move(box.x + box.width - 4, box.y + box.height / 2);
-    const tooltip = page.getByTestId('usage-chart-tooltip');
-    await tooltip.waitFor();
-    expect(await tooltip.textContent()).toContain(`Сегодня, ${formatDay(localDay(new Date()))}`);
-    expect(await tooltip.textContent()).toContain(formatCost(today, 'RUB'));
-    expect(await tooltip.textContent()).toContain(TINY);
+      // Hovering today's bar (the last one) shows the day's numbers per model.
+      const midnight = new Date();
+      midnight.setHours(0, 0, 0, 0);
+      const summary = await call(app.url, 'GET', `/api/usage/summary?from=${encodeURIComponent(midnight.toISOString())}`, { token: jwt });
+      const today = summary.body.totals.cost as number;
+      const box = await plotArea(canvas);
+      await page.mouse.move(box.x + box.width - 4, box.y + box.height / 2);
+      const tooltip = page.getByTestId('usage-chart-tooltip');
+      await tooltip.waitFor();
+      expect(await tooltip.textContent()).toContain(`Сегодня, ${formatDay(localDay(new Date()))}`);
+      expect(await tooltip.textContent()).toContain(formatCost(today, 'RUB'));
+      expect(await tooltip.textContent()).toContain(TINY);
 
-    // Arrow keys walk the days from the focused chart.
-    await canvas.focus();
-    await page.keyboard.press('ArrowLeft');
-    await page.waitForFunction(() => !document.querySelector('[data-testid="usage-chart-tooltip"]')?.textContent?.startsWith('Сегодня'));
+      // Arrow keys walk the days from the focused chart.
+      await canvas.focus();
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(() => !document.querySelector('[data-testid="usage-chart-tooltip"]')?.textContent?.startsWith('Сегодня'));
 
-    // The legend hides and shows a model; the table follows.
-    const table = page.getByTestId('usage-chart-table');
-    expect(await table.locator('thead').textContent()).toContain(BIG);
-    const toggle = page.getByRole('button', { name: BIG, exact: true });
-    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
-    await toggle.click();
-    expect(await toggle.getAttribute('aria-pressed')).toBe('false');
-    expect(await table.locator('thead').textContent()).not.toContain(BIG);
-    await toggle.click();
-    expect(await table.locator('thead').textContent()).toContain(BIG);
-    // The table: today's row, with the total in the currency.
-    const todayRow = table.locator('tbody tr').last();
-    expect(await todayRow.locator('th').textContent()).toBe(`${formatDay(localDay(new Date()))} (сегодня)`);
-    expect(await todayRow.locator('td').last().textContent()).toBe(formatCost(today, 'RUB'));
-    expect(errors).toEqual([]);
-    await context.close();
-  }, FLOW_TIMEOUT_MS);
+      // The legend hides and shows a model; the table follows.
+      const table = page.getByTestId('usage-chart-table');
+      expect(await table.locator('thead').textContent()).toContain(BIG);
+      const toggle = page.getByRole('button', { name: BIG, exact: true });
+      expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+      await toggle.click();
+      expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+      expect(await table.locator('thead').textContent()).not.toContain(BIG);
+      await toggle.click();
+      expect(await table.locator('thead').textContent()).toContain(BIG);
+      // The table: today's row, with the total in the currency.
+      const todayRow = table.locator('tbody tr').last();
+      expect(await todayRow.locator('th').textContent()).toBe(`${formatDay(localDay(new Date()))} (сегодня)`);
+      expect(await todayRow.locator('td').last().textContent()).toBe(formatCost(today, 'RUB'));
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  test('the chart on a phone: a tap shows the numbers, labels fit 390 px', async () => {
-    // Only taps: a phone has no mouse whose last place would later 'leave' the chart.
-    const { context, page, errors } = await openContext(PHONE, true);
-    await page.goto(`${app.url}/app/`);
-    const canvas = page.getByTestId('usage-chart-canvas');
-    await canvas.locator('canvas').waitFor();
-    for (const days of [7, 30, 90]) {
-      await page.getByRole('group', { name: 'Период' }).getByRole('button', { name: `${days} дн.` }).tap();
-      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === n, days);
-      const ticks = (await canvas.getAttribute('data-ticks'))!.split('|');
-      expect(ticks.at(-1)).toBe('сегодня');
-      expect(ticks.length * 46).toBeLessThanOrEqual((await canvas.boundingBox())!.width);
-      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
-    }
-    // A week: seven bars wide enough for a finger; today's is the last.
-    await page.getByRole('group', { name: 'Период' }).getByRole('button', { name: '7 дн.' }).tap();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === 7);
-    await canvas.scrollIntoViewIfNeeded();
-    const box = await plotArea(canvas);
-    await page.touchscreen.tap(box.x + box.width - box.width / 14, box.y + box.height / 2);
-    await page.getByTestId('usage-chart-tooltip').getByText('Сегодня', { exact: false }).waitFor();
-    expect(errors).toEqual([]);
-    await context.close();
-  }, FLOW_TIMEOUT_MS);
+  test(
+    'the chart on a phone: a tap shows the numbers, labels fit 390 px',
+    async () => {
+      // Only taps: a phone has no mouse whose last place would later 'leave' the chart.
+      const { context, page, errors } = await openContext(PHONE, true);
+      await page.goto(`${app.url}/app/`);
+      const canvas = page.getByTestId('usage-chart-canvas');
+      await canvas.locator('canvas').waitFor();
+      for (const days of [7, 30, 90]) {
+        await page
+          .getByRole('group', { name: 'Период' })
+          .getByRole('button', { name: `${days} дн.` })
+          .tap();
+        await page.waitForFunction((n) => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === n, days);
+        const ticks = (await canvas.getAttribute('data-ticks'))!.split('|');
+        expect(ticks.at(-1)).toBe('сегодня');
+        expect(ticks.length * 46).toBeLessThanOrEqual((await canvas.boundingBox())!.width);
+        expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      }
+      // A week: seven bars wide enough for a finger; today's is the last.
+      await page.getByRole('group', { name: 'Период' }).getByRole('button', { name: '7 дн.' }).tap();
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="usage-chart-table"] tbody tr').length === 7);
+      await canvas.scrollIntoViewIfNeeded();
+      const box = await plotArea(canvas);
+      await page.touchscreen.tap(box.x + box.width - box.width / 14, box.y + box.height / 2);
+      await page.getByTestId('usage-chart-tooltip').getByText('Сегодня', { exact: false }).waitFor();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  test('money: the balance in ₽ with two decimals and the exact sum on hover; how to top up and what zero means', async () => {
-    const { context, page, errors } = await openContext(WIDE);
-    await page.goto(`${app.url}/app/`);
-    const { balance } = await balanceNow();
-    const shown = page.getByTestId('balance').locator('.money');
-    await shown.waitFor();
-    expect(await shown.textContent()).toBe(formatBalance(balance, 'RUB'));
-    expect(await shown.textContent()).toMatch(/^\d[\d\s\u00a0\u202f]*,\d{2}\s₽$/);
-    expect(await shown.getAttribute('title')).toBe(`Точно: ${formatExactAmount(balance, 'RUB')}`);
-    const help = await page.getByTestId('balance-help').textContent();
-    expect(help).toContain('402');
-    expect(help).toContain('администратору');
-    expect(help).toContain(`раз в ${REFRESH_MS / 1000} секунд`);
+  test(
+    'money: the balance in ₽ with two decimals and the exact sum on hover; how to top up and what zero means',
+    async () => {
+      const { context, page, errors } = await openContext(WIDE);
+      await page.goto(`${app.url}/app/`);
+      const { balance } = await balanceNow();
+      const shown = page.getByTestId('balance').locator('.money');
+      await shown.waitFor();
+      expect(await shown.textContent()).toBe(formatBalance(balance, 'RUB'));
+      expect(await shown.textContent()).toMatch(/^\d[\d\s\u00a0\u202f]*,\d{2}\s₽$/);
+      expect(await shown.getAttribute('title')).toBe(`Точно: ${formatExactAmount(balance, 'RUB')}`);
+      const help = await page.getByTestId('balance-help').textContent();
+      expect(help).toContain('402');
+      expect(help).toContain('администратору');
+      expect(help).toContain(`раз в ${REFRESH_MS / 1000} секунд`);
 
-    // Tiny costs keep three significant digits, all with the currency.
-    const cells = await page.getByTestId('recent-requests').locator('td[data-label="Списано"]').allTextContents();
-    expect(cells.length).toBe(20);
-    for (const cell of cells) expect(cell).toMatch(/₽$/);
-    const record = (await call(app.url, 'GET', `/api/usage?model=${TINY}&limit=1`, { token: jwt })).body.data[0];
-    expect(cells).toContain(formatCost(record.cost, 'RUB'));
-    expect(errors).toEqual([]);
-    await context.close();
-  }, FLOW_TIMEOUT_MS);
+      // Tiny costs keep three significant digits, all with the currency.
+      const cells = await page.getByTestId('recent-requests').locator('td[data-label="Списано"]').allTextContents();
+      expect(cells.length).toBe(20);
+      for (const cell of cells) expect(cell).toMatch(/₽$/);
+      const record = (await call(app.url, 'GET', `/api/usage?model=${TINY}&limit=1`, { token: jwt })).body.data[0];
+      expect(cells).toContain(formatCost(record.cost, 'RUB'));
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  test('recent requests: paged, filtered by key and by model, and refreshed on their own with the balance', async () => {
-    const { context, page, errors } = await openContext(WIDE);
-    await page.clock.install();
-    await page.goto(`${app.url}/app/`);
-    const table = page.getByTestId('recent-requests');
-    await table.waitFor();
-    expect(await table.locator('tbody tr').count()).toBe(20);
-    const pager = page.getByRole('navigation', { name: 'Страницы запросов' });
-    await pager.getByRole('button', { name: 'Далее →' }).click();
-    await pager.getByText('Страница 2').waitFor();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 3);
-    await pager.getByRole('button', { name: '← Назад' }).click();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 20);
+  test(
+    'recent requests: paged, filtered by key and by model, and refreshed on their own with the balance',
+    async () => {
+      const { context, page, errors } = await openContext(WIDE);
+      await page.clock.install();
+      await page.goto(`${app.url}/app/`);
+      const table = page.getByTestId('recent-requests');
+      await table.waitFor();
+      expect(await table.locator('tbody tr').count()).toBe(20);
+      const pager = page.getByRole('navigation', { name: 'Страницы запросов' });
+      await pager.getByRole('button', { name: 'Далее →' }).click();
+      await pager.getByText('Страница 2').waitFor();
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 3);
+      await pager.getByRole('button', { name: '← Назад' }).click();
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 20);
 
-    await page.getByTestId('recent-model-filter').selectOption(BIG);
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 2);
-    expect(await table.textContent()).not.toContain(TINY);
-    await page.getByTestId('recent-model-filter').selectOption('');
-    await page.getByTestId('recent-key-filter').selectOption(otherKey.id);
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 2);
-    expect(await table.textContent()).toContain('Второй');
-    expect(await table.textContent()).not.toContain('Основной');
-    await page.getByTestId('recent-key-filter').selectOption('');
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 20);
+      await page.getByTestId('recent-model-filter').selectOption(BIG);
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 2);
+      expect(await table.textContent()).not.toContain(TINY);
+      await page.getByTestId('recent-model-filter').selectOption('');
+      await page.getByTestId('recent-key-filter').selectOption(otherKey.id);
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 2);
+      expect(await table.textContent()).toContain('Второй');
+      expect(await table.textContent()).not.toContain('Основной');
+      await page.getByTestId('recent-key-filter').selectOption('');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="recent-requests"] tbody tr').length === 20);
 
-    // A call made elsewhere shows up after one refresh period, without a click.
-    const before = await balanceNow();
-    await chat(otherKey.key, 'fake/usage-1000000-0');
-    const after = await balanceNow();
-    expect(after.balance).toBeLessThan(before.balance);
-    await page.getByTestId('balance').getByText(formatBalance(before.balance, 'RUB')).waitFor();
-    await page.clock.fastForward(REFRESH_MS);
-    await page.getByTestId('balance').getByText(formatBalance(after.balance, 'RUB')).waitFor();
-    await table.getByText('fake/usage-1000000-0').first().waitFor();
-    expect(errors).toEqual([]);
-    await context.close();
-  }, FLOW_TIMEOUT_MS);
+      // A call made elsewhere shows up after one refresh period, without a click.
+      const before = await balanceNow();
+      await chat(otherKey.key, 'fake/usage-1000000-0');
+      const after = await balanceNow();
+      expect(after.balance).toBeLessThan(before.balance);
+      await page.getByTestId('balance').getByText(formatBalance(before.balance, 'RUB')).waitFor();
+      await page.clock.fastForward(REFRESH_MS);
+      await page.getByTestId('balance').getByText(formatBalance(after.balance, 'RUB')).waitFor();
+      await table.getByText('fake/usage-1000000-0').first().waitFor();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  test('keys: the revoke dialog focuses «Отмена»; revoked keys can be hidden', async () => {
-    const spare = await createApiKey(app.url, jwt, 'Лишний');
-    const { context, page, errors } = await openContext(WIDE);
-    await page.goto(`${app.url}/app/keys`);
-    await page.getByRole('button', { name: 'Отозвать ключ «Лишний»' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Отозвать ключ?' });
-    await dialog.waitFor();
-    // Focus moves once the dialog has opened: waited for, not read at once.
-    await page.waitForFunction(() => document.activeElement?.textContent === 'Отмена');
-    // Enter on the focused button cancels: the key stays.
-    await page.keyboard.press('Enter');
-    await dialog.waitFor({ state: 'hidden' });
-    expect((await call(app.url, 'GET', '/api/keys', { token: jwt })).body.keys.find((k: { id: string }) => k.id === spare.id).isActive).toBe(true);
-    await page.getByRole('button', { name: 'Отозвать ключ «Лишний»' }).click();
-    await dialog.getByRole('button', { name: 'Отозвать' }).click();
-    await page.getByText('Ключ отозван: «Лишний»').waitFor();
+  test(
+    'keys: the revoke dialog focuses «Отмена»; revoked keys can be hidden',
+    async () => {
+      const spare = await createApiKey(app.url, jwt, 'Лишний');
+      const { context, page, errors } = await openContext(WIDE);
+      await page.goto(`${app.url}/app/keys`);
+      await page.getByRole('button', { name: 'Отозвать ключ «Лишний»' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Отозвать ключ?' });
+      await dialog.waitFor();
+      // Focus moves once the dialog has opened: waited for, not read at once.
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Отмена');
+      // Enter on the focused button cancels: the key stays.
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'hidden' });
+      expect((await call(app.url, 'GET', '/api/keys', { token: jwt })).body.keys.find((k: { id: string }) => k.id === spare.id).isActive).toBe(true);
+      await page.getByRole('button', { name: 'Отозвать ключ «Лишний»' }).click();
+      await dialog.getByRole('button', { name: 'Отозвать' }).click();
+      await page.getByText('Ключ отозван: «Лишний»').waitFor();
 
-    const row = page.locator('[data-testid="keys-table"] tbody tr', { hasText: 'Лишний' });
-    await row.waitFor();
-    await page.getByTestId('hide-revoked').check();
-    await row.waitFor({ state: 'detached' });
-    await page.locator('[data-testid="keys-table"] tbody tr', { hasText: 'Основной' }).waitFor();
-    await page.getByTestId('hide-revoked').uncheck();
-    await row.waitFor();
-    expect(errors).toEqual([]);
-    await context.close();
-  }, FLOW_TIMEOUT_MS);
+      const row = page.locator('[data-testid="keys-table"] tbody tr', { hasText: 'Лишний' });
+      await row.waitFor();
+      await page.getByTestId('hide-revoked').check();
+      await row.waitFor({ state: 'detached' });
+      await page.locator('[data-testid="keys-table"] tbody tr', { hasText: 'Основной' }).waitFor();
+      await page.getByTestId('hide-revoked').uncheck();
+      await row.waitFor();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  test('login: checked before sending, then lands on the page that was asked for', async () => {
-    const context = await browser.newContext({ viewport: WIDE, locale: 'ru-RU' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    const logins: string[] = [];
-    page.on('request', (request) => {
-      if (request.url().includes('auth.login') || request.url().includes('/api/auth/login')) logins.push(request.url());
-    });
-    await page.goto(`${app.url}/app/keys`);
-    await page.waitForURL(`${app.url}/app/login?next=%2Fkeys`);
-    await page.getByRole('button', { name: 'Войти' }).click();
-    await page.getByText('Укажите корректный e-mail, например user@example.com').waitFor();
-    await page.getByText('Введите пароль').waitFor();
-    await page.getByLabel('E-mail').fill('не-почта');
-    await page.getByLabel('Пароль').fill('x');
-    await page.getByRole('button', { name: 'Войти' }).click();
-    await page.getByText('Укажите корректный e-mail, например user@example.com').waitFor();
-    expect(logins).toEqual([]);
+  test(
+    'login: checked before sending, then lands on the page that was asked for',
+    async () => {
+      const context = await browser.newContext({ viewport: WIDE, locale: 'ru-RU' });
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      const logins: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('auth.login') || request.url().includes('/api/auth/login')) logins.push(request.url());
+      });
+      await page.goto(`${app.url}/app/keys`);
+      await page.waitForURL(`${app.url}/app/login?next=%2Fkeys`);
+      await page.getByRole('button', { name: 'Войти' }).click();
+      await page.getByText('Укажите корректный e-mail, например user@example.com').waitFor();
+      await page.getByText('Введите пароль').waitFor();
+      await page.getByLabel('E-mail').fill('не-почта');
+      await page.getByLabel('Пароль').fill('x');
+      await page.getByRole('button', { name: 'Войти' }).click();
+      await page.getByText('Укажите корректный e-mail, например user@example.com').waitFor();
+      expect(logins).toEqual([]);
 
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Пароль').fill(user.password);
-    await page.getByRole('button', { name: 'Войти' }).click();
-    await page.waitForURL(`${app.url}/app/keys`);
-    await page.getByRole('heading', { name: 'API-ключи', level: 1 }).waitFor();
-    expect(logins).toHaveLength(1);
-    await context.close();
-  }, FLOW_TIMEOUT_MS);
+      await page.getByLabel('E-mail').fill(user.email);
+      await page.getByLabel('Пароль').fill(user.password);
+      await page.getByRole('button', { name: 'Войти' }).click();
+      await page.waitForURL(`${app.url}/app/keys`);
+      await page.getByRole('heading', { name: 'API-ключи', level: 1 }).waitFor();
+      expect(logins).toHaveLength(1);
+      await context.close();
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
-  test('agents: the model is picked from /v1/models, any other text warned about; an agent page links its sections', async () => {
-    const { context, page, errors } = await openContext(WIDE);
-    await page.goto(`${app.url}/app/agents/${agents.service}`);
-    const model = page.getByLabel('Модель', { exact: true });
-    await model.waitFor();
-    const listed = (await call(app.url, 'GET', '/v1/models')).body.data.map((m: { id: string }) => m.id) as string[];
-    expect(listed.length).toBeGreaterThan(0);
-    // The list is filled when /v1/models has answered, after the field is shown.
-    await page.waitForFunction((input) => ((input as HTMLInputElement).list?.options.length ?? 0) > 0, await model.elementHandle());
-    const offered = await model.evaluate((input) => [...((input as HTMLInputElement).list?.options ?? [])].map((o) => o.value));
-    expect(offered).toEqual([...listed].sort());
-    await model.fill('someone/unknown-model');
-    await page.getByTestId('model-unknown').waitFor();
-    await model.fill(listed[0]!);
-    await page.getByTestId('model-unknown').waitFor({ state: 'detached' });
+  test(
+    'agents: the model is picked from /v1/models, any other text warned about; an agent page links its sections',
+    async () => {
+      const { context, page, errors } = await openContext(WIDE);
+      await page.goto(`${app.url}/app/agents/${agents.service}`);
+      const model = page.getByLabel('Модель', { exact: true });
+      await model.waitFor();
+      const listed = (await call(app.url, 'GET', '/v1/models')).body.data.map((m: { id: string }) => m.id) as string[];
+      expect(listed.length).toBeGreaterThan(0);
+      // The list is filled when /v1/models has answered, after the field is shown.
+      await page.waitForFunction((input) => ((input as HTMLInputElement).list?.options.length ?? 0) > 0, await model.elementHandle());
+      const offered = await model.evaluate((input) => [...((input as HTMLInputElement).list?.options ?? [])].map((o) => o.value));
+      expect(offered).toEqual([...listed].sort());
+      await model.fill('someone/unknown-model');
+      await page.getByTestId('model-unknown').waitFor();
+      await model.fill(listed[0]!);
+      await page.getByTestId('model-unknown').waitFor({ state: 'detached' });
 
-    // YCLIENTS: a typed secret is «Не сохранено» until saved; the partner token is labelled in Russian.
-    const booking = page.getByTestId('booking-settings');
-    const token = booking.getByLabel('Токен партнёра YCLIENTS');
-    await booking.getByText('Не задано').nth(2).waitFor(); // the saved settings have been read
-    expect(await booking.getByText('Не задано').count()).toBe(3);
-    await token.fill('typed-but-not-saved');
-    await booking.getByText('Не сохранено: нажмите «Сохранить настройки YCLIENTS»').waitFor();
-    expect(await booking.getByText('Не задано').count()).toBe(2);
-    await token.fill('');
-    expect(await booking.getByText('Не задано').count()).toBe(3);
+      // YCLIENTS: a typed secret is «Не сохранено» until saved; the partner token is labelled in Russian.
+      const booking = page.getByTestId('booking-settings');
+      const token = booking.getByLabel('Токен партнёра YCLIENTS');
+      await booking.getByText('Не задано').nth(2).waitFor(); // the saved settings have been read
+      expect(await booking.getByText('Не задано').count()).toBe(3);
+      await token.fill('typed-but-not-saved');
+      await booking.getByText('Не сохранено: нажмите «Сохранить настройки YCLIENTS»').waitFor();
+      expect(await booking.getByText('Не задано').count()).toBe(2);
+      await token.fill('');
+      expect(await booking.getByText('Не задано').count()).toBe(3);
 
-    const nav = page.getByRole('navigation', { name: 'Разделы агента' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Итоги', 'Настройки', 'Инструменты', 'База знаний', 'YCLIENTS', 'ВКонтакте', 'Telegram', 'Удаление']);
-    await nav.getByRole('link', { name: 'Telegram' }).click();
-    await page.waitForFunction(() => document.activeElement?.id === 'messenger-title');
+      const nav = page.getByRole('navigation', { name: 'Разделы агента' });
+      expect(await nav.getByRole('link').allTextContents()).toEqual([
+        'Итоги',
+        'Настройки',
+        'Инструменты',
+        'База знаний',
+        'YCLIENTS',
+        'ВКонтакте',
+        'Telegram',
+        'Удаление',
+      ]);
+      await nav.getByRole('link', { name: 'Telegram' }).click();
+      await page.waitForFunction(() => document.activeElement?.id === 'messenger-title');
 
-    // The agents list names what each agent has connected.
-    const saved = await call(app.url, 'PUT', `/api/v1/messenger/${agents.creator}/settings`, { token: jwt, body: { botToken: BOT_TOKEN, userId: OPERATOR.id } });
-    expect(saved.status).toBe(200);
-    await page.goto(`${app.url}/app/agents`);
-    const creatorRow = page.locator('.agent-list li', { hasText: 'Агент creator' });
-    const shopRow = page.locator('.agent-list li', { hasText: 'Агент ecommerce' });
-    await creatorRow.getByTestId('agent-integrations').getByText('Telegram').waitFor();
-    await shopRow.getByTestId('agent-integrations').getByText('Интеграции не подключены').waitFor();
-    expect(errors).toEqual([]);
-    await context.close();
-  }, FLOW_TIMEOUT_MS);
+      // The agents list names what each agent has connected.
+      const saved = await call(app.url, 'PUT', `/api/v1/messenger/${agents.creator}/settings`, { token: jwt, body: { botToken: BOT_TOKEN, userId: OPERATOR.id } });
+      expect(saved.status).toBe(200);
+      await page.goto(`${app.url}/app/agents`);
+      const creatorRow = page.locator('.agent-list li', { hasText: 'Агент creator' });
+      const shopRow = page.locator('.agent-list li', { hasText: 'Агент ecommerce' });
+      await creatorRow.getByTestId('agent-integrations').getByText('Telegram').waitFor();
+      await shopRow.getByTestId('agent-integrations').getByText('Интеграции не подключены').waitFor();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    FLOW_TIMEOUT_MS,
+  );
 
   test('no screen is wider than a 390 px phone; every screen photographed at 1440 and 390', async () => {
     const topup = crypto.randomUUID();
@@ -472,7 +518,11 @@ suite('the dashboard read at a glance', () => {
         const header = await page.evaluate(() => {
           const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect();
           const [brand, account, nav] = [box('.topbar .brand'), box('.topbar .account'), box('.topbar nav')];
-          return { sameRow: brand.top < account.bottom && account.top < brand.bottom, navBelow: nav.top >= Math.max(brand.bottom, account.bottom) - 1, navRight: nav.right };
+          return {
+            sameRow: brand.top < account.bottom && account.top < brand.bottom,
+            navBelow: nav.top >= Math.max(brand.bottom, account.bottom) - 1,
+            navRight: nav.right,
+          };
         });
         expect(header).toEqual({ sameRow: true, navBelow: true, navRight: PHONE.width - 12 });
       }

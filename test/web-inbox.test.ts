@@ -46,7 +46,10 @@ let browser: Browser;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('inbox'), password: 'inbox-secret-1' };
-const { messageNew, messageEvent, sendAndWait } = createSocialDriver(() => app, () => vk);
+const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
 
 /** At both widths: the page does not scroll sideways. Ends at the desktop width. */
 async function bothWidths(check: () => Promise<void> = async () => {}): Promise<void> {
@@ -211,7 +214,10 @@ browserSuite('the inbox in chromium', () => {
 
       // The bot's keyboards under its messages, the client's taps by label.
       const slots = turns.getByTestId('turn').filter({ hasText: 'Свободное время — Стрижка, Анна Иванова:' });
-      await slots.getByTestId('turn-buttons').getByText(/11:00$/).waitFor();
+      await slots
+        .getByTestId('turn-buttons')
+        .getByText(/11:00$/)
+        .waitFor();
       expect(await slots.getByTestId('turn-buttons').locator('.turn-button').count()).toBeGreaterThanOrEqual(3);
       const chooser = turns.getByTestId('turn').filter({ hasText: 'К кому хотите записаться?' });
       expect(await chooser.getByTestId('turn-buttons').textContent()).toContain('Олег Петров');
@@ -286,7 +292,10 @@ browserSuite('the inbox in chromium', () => {
       });
       await salon.click();
       await page.waitForURL(new RegExp(`/app/agents/${agentId}/dialogues$`));
-      await items.filter({ hasText: `Пользователь VK ${OTHER_CLIENT}` }).getByText('+7 903 555-12-34').waitFor();
+      await items
+        .filter({ hasText: `Пользователь VK ${OTHER_CLIENT}` })
+        .getByText('+7 903 555-12-34')
+        .waitFor();
 
       // The agent's results list the booking itself: who, what, when, made by the buttons.
       await page.goto(`${app.url}/app/agents/${agentId}`);

@@ -120,7 +120,10 @@ browserSuite('the operator console in chromium', () => {
       // Confirmed: credited once.
       await credit.getByRole('button', { name: 'Провести' }).click();
       await dialog.getByRole('button', { name: 'Начислить' }).click();
-      await credit.getByTestId('credit-result').getByText(`Начислено ${rub(150)}`).waitFor();
+      await credit
+        .getByTestId('credit-result')
+        .getByText(`Начислено ${rub(150)}`)
+        .waitFor();
       expect((await call(app.url, 'GET', '/api/balance', { token: target.token })).body.balance).toBeCloseTo(before + 150, 9);
 
       // A budget for «Сайт»: 5 ₽ a day.
@@ -134,7 +137,11 @@ browserSuite('the operator console in chromium', () => {
       await budget.getByLabel('Период лимита').selectOption('day');
       await budget.getByRole('button', { name: 'Сохранить бюджет' }).click();
       await page.getByTestId('admin-key-message').getByText('Бюджет ключа «Сайт» сохранён').waitFor();
-      await keys.locator(`tr[data-key-id="${siteKey.id}"]`).getByTestId('admin-key-budget').getByText(`${rub(5)} в сутки`).waitFor();
+      await keys
+        .locator(`tr[data-key-id="${siteKey.id}"]`)
+        .getByTestId('admin-key-budget')
+        .getByText(`${rub(5)} в сутки`)
+        .waitFor();
       const listed = (await call(app.url, 'GET', '/api/keys', { token: target.token })).body.keys;
       expect(listed.find((k: { id: string }) => k.id === siteKey.id)).toMatchObject({ spendLimit: 5, limitReset: 'day' });
 
@@ -218,7 +225,10 @@ browserSuite('the operator console in chromium', () => {
 
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-download').click()]);
       expect(download.suggestedFilename()).toMatch(/^conduit-daily-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
-      const lines = (await readFile((await download.path())!, 'utf8')).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+      const lines = (await readFile((await download.path())!, 'utf8'))
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split('\r\n');
       expect(lines[0]).toBe('day,revenue,credits,spend,provider_cost,margin,requests,currency');
       expect(lines).toHaveLength(31);
       const today = new Date().toISOString().slice(0, 10);
@@ -234,7 +244,9 @@ browserSuite('the operator console in chromium', () => {
     'saved prices read «15,00 ₽» per cell, with the unit, and the default as a pair «… ₽ / … ₽ за 1 млн токенов»',
     async () => {
       const token = (await call(app.url, 'POST', '/api/auth/login', { body: admin })).body.token as string;
-      expect((await call(app.url, 'PUT', '/api/admin/prices', { token, body: { pattern: 'acme/*', promptPerMillion: 15, completionPerMillion: 60 } })).status).toBe(200);
+      expect((await call(app.url, 'PUT', '/api/admin/prices', { token, body: { pattern: 'acme/*', promptPerMillion: 15, completionPerMillion: 60 } })).status).toBe(
+        200,
+      );
       await page.goto(appUrl('/admin/prices'));
       const row = page.getByTestId('prices-table').locator('tr[data-pattern="acme/*"]');
       await row.waitFor();

@@ -61,7 +61,12 @@ browserSuite('password reset in the dashboard', () => {
         .getByTestId('reset-sent')
         .textContent({ timeout: 30_000 })
         .catch(async (error) => {
-          throw new Error(`no «reset-sent»: ${error}\npage: ${await page.locator('main').innerText().catch(() => '?')}`);
+          throw new Error(
+            `no «reset-sent»: ${error}\npage: ${await page
+              .locator('main')
+              .innerText()
+              .catch(() => '?')}`,
+          );
         });
       expect(sent).toContain('ссылк');
 

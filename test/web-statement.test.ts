@@ -82,7 +82,7 @@ browserSuite('the statement, the documents, the account page and the requisites 
   );
 
   test(
-    'the account page: e-mail with its state and next step, the statement link, support, the customer\'s requisites',
+    "the account page: e-mail with its state and next step, the statement link, support, the customer's requisites",
     async () => {
       await registerThroughPage(page, app.url, user);
       await page.getByRole('link', { name: 'Аккаунт' }).click();
@@ -113,13 +113,18 @@ browserSuite('the statement, the documents, the account page and the requisites 
   );
 
   test(
-    'the statement: every movement with the running balance, the CSV; documents wait for the operator\'s requisites, then download',
+    "the statement: every movement with the running balance, the CSV; documents wait for the operator's requisites, then download",
     async () => {
       const token = await sessionToken(page);
       const me = (await call(app.url, 'GET', '/api/auth/me', { token })).body.user;
       const admin = (await call(app.url, 'POST', '/api/auth/login', { body: { email: ADMIN_EMAIL, password: 'secret123' } })).body;
       expect(
-        (await call(app.url, 'POST', `/api/admin/users/${me.id}/credit`, { token: admin.token, body: { amount: 250, reason: 'Возврат за сбой', reference: `web-${me.id}` } })).status,
+        (
+          await call(app.url, 'POST', `/api/admin/users/${me.id}/credit`, {
+            token: admin.token,
+            body: { amount: 250, reason: 'Возврат за сбой', reference: `web-${me.id}` },
+          })
+        ).status,
       ).toBe(200);
       const { key } = await createApiKey(app.url, token);
       const client = openaiClient(app, key);
@@ -131,12 +136,21 @@ browserSuite('the statement, the documents, the account page and the requisites 
       const statement = page.getByTestId('statement');
       const table = statement.getByTestId('statement-table');
       await table.waitFor();
-      expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind')))).toEqual(['registration_bonus', 'admin_credit', 'usage']);
+      expect(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-kind')))).toEqual([
+        'registration_bonus',
+        'admin_credit',
+        'usage',
+      ]);
       await table.locator('tr[data-kind="admin_credit"]').getByText('Возврат за сбой').waitFor();
       await table.locator('tr[data-kind="usage"]').getByText('2 запроса').waitFor();
       const balance = (await call(app.url, 'GET', '/api/balance', { token })).body.balance as number;
       const closing = (await statement.getByTestId('statement-closing').textContent())!.replace(/\s/g, '');
-      expect(closing).toBe(`${balance.toFixed(2).replace('.', ',').replace(/\B(?=(\d{3})+(?!\d))/g, '')}₽`);
+      expect(closing).toBe(
+        `${balance
+          .toFixed(2)
+          .replace('.', ',')
+          .replace(/\B(?=(\d{3})+(?!\d))/g, '')}₽`,
+      );
 
       const [csv] = await Promise.all([page.waitForEvent('download'), statement.getByTestId('statement-csv').click()]);
       expect(csv.suggestedFilename()).toMatch(/^conduit-statement-\d{4}-\d{2}-01-\d{4}-\d{2}-\d{2}\.csv$/);

@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import {
-  createYclientsClient,
-  YCLIENTS_ACCEPT,
-  YclientsApiError,
-  YclientsNetworkError,
-  type YclientsClient,
-} from '../src/integrations/booking/client';
+import { createYclientsClient, YCLIENTS_ACCEPT, YclientsApiError, YclientsNetworkError, type YclientsClient } from '../src/integrations/booking/client';
 import { createYclientsLimiter } from '../src/integrations/booking/limiter';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from './fakes/yclients';
 
@@ -300,10 +294,7 @@ describe('creating records', () => {
 
   test('two concurrent bookings of one slot: exactly one succeeds', async () => {
     const token = await login();
-    const results = await Promise.allSettled([
-      bookAt(`${DAY}T11:00:00+03:00`, token),
-      bookAt(`${DAY}T11:00:00+03:00`, token, '79160000000'),
-    ]);
+    const results = await Promise.allSettled([bookAt(`${DAY}T11:00:00+03:00`, token), bookAt(`${DAY}T11:00:00+03:00`, token, '79160000000')]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect((rejected.reason as YclientsApiError).kind).toBe('slot_busy');
@@ -342,9 +333,7 @@ describe('creating records', () => {
 
     const checkErr = await apiError(client.bookCheck(COMPANY, [appointment]));
     expect(checkErr.kind).toBe('slot_busy');
-    const bookErr = await apiError(
-      client.bookRecord(COMPANY, { phone: '79160000000', fullname: 'Ольга', appointments: [appointment] }),
-    );
+    const bookErr = await apiError(client.bookRecord(COMPANY, { phone: '79160000000', fullname: 'Ольга', appointments: [appointment] }));
     expect(bookErr.kind).toBe('slot_busy');
     expect(bookErr.code).toBe(433);
   });
@@ -518,7 +507,10 @@ describe('rate limits (5 a second, 200 a minute per address)', () => {
 describe('fake YCLIENTS wire details settled from the references', () => {
   test('book_record takes api_id as a string (the blueprint table) or a number (its attribute list)', async () => {
     const times = await client.getBookTimes(COMPANY, MARIA, DAY, [HAIRCUT]);
-    for (const [apiId, at] of [['ext-58112', 0], [777, 2]] as const) {
+    for (const [apiId, at] of [
+      ['ext-58112', 0],
+      [777, 2],
+    ] as const) {
       const res = await fetch(`${fake.url}/book_record/${COMPANY}`, {
         method: 'POST',
         headers: { Accept: YCLIENTS_ACCEPT, 'Content-Type': 'application/json', Authorization: `Bearer ${PARTNER}` },

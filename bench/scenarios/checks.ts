@@ -72,9 +72,7 @@ export async function runChecks(ctx: BenchContext, input: CheckInputs): Promise<
     {
       name: 'every request Conduit forwarded upstream has its usage row',
       ok: books.usageRows >= stats.other && books.usageRows - stats.other <= ctx.tally.conduitConnections,
-      detail:
-        `${books.usageRows} rows, ${stats.other} upstream requests ` +
-        `(rows settled ${drainMs.toFixed(0)} ms after the load ended)`,
+      detail: `${books.usageRows} rows, ${stats.other} upstream requests ` + `(rows settled ${drainMs.toFixed(0)} ms after the load ended)`,
     },
     {
       name: "every 2xx the generator saw has an 'ok' usage row; extra rows only for requests cut off at phase ends",
@@ -170,7 +168,7 @@ export async function runChecks(ctx: BenchContext, input: CheckInputs): Promise<
     conduitLog: conduitLogTotal,
   };
   usageChecks.push({
-    name: 'no deadlock in the bench database (pg_stat_database, PostgreSQL log) and none in Conduit\'s log',
+    name: "no deadlock in the bench database (pg_stat_database, PostgreSQL log) and none in Conduit's log",
     ok: benchDeadlocks === 0 && (pgLogAfter?.database ?? 0) === 0 && conduitLogTotal.deadlock === 0,
     detail:
       `pg_stat_database.deadlocks ${deadlocksBefore.database} → ${deadlocksAfter.database}; ` +

@@ -32,14 +32,7 @@ export function phaseRunner(ctx: BenchContext): PhaseRunner {
     postgres: postgresTicks(),
     machine: machineBusyTicks(),
   });
-  return async (
-    target: Server,
-    mode: Mode,
-    connections: number,
-    seconds: number,
-    tag: string,
-    load: { model?: string; delayMs?: number } = {},
-  ) => {
+  return async (target: Server, mode: Mode, connections: number, seconds: number, tag: string, load: { model?: string; delayMs?: number } = {}) => {
     const from = new Date();
     const logAtStart = scanLogs(ctx.conduitLogs, []).sizes;
     const measured = tag === 'measure' && target === 'conduit';
@@ -86,10 +79,7 @@ export function phaseRunner(ctx: BenchContext): PhaseRunner {
     };
     let state: ConduitState | undefined;
     if (target === 'conduit') {
-      const [forwarded, [counted]] = await Promise.all([
-        fakeStats(ctx.fakeUrl),
-        ctx.database.sql<{ n: string }[]>`select count(*)::text as n from usage_records`,
-      ]);
+      const [forwarded, [counted]] = await Promise.all([fakeStats(ctx.fakeUrl), ctx.database.sql<{ n: string }[]>`select count(*)::text as n from usage_records`]);
       const logged = scanLogs(ctx.conduitLogs, logAtStart);
       // Rows of requests cut off before reaching the upstream can make the difference slightly negative.
       state = {

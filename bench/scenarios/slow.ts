@@ -16,7 +16,20 @@ export async function runSlowStreams(ctx: BenchContext): Promise<SlowRow[]> {
     const timeoutMs = 60_000 + count * 10;
     const client = Bun.spawn(
       withOpenFiles(
-        [ctx.bun, join(REPO, 'bench', 'slow-streams.ts'), '--url', ctx.urls[target], '--count', String(count), '--key', ctx.apiKey, '--model', model, '--timeout-ms', String(timeoutMs)],
+        [
+          ctx.bun,
+          join(REPO, 'bench', 'slow-streams.ts'),
+          '--url',
+          ctx.urls[target],
+          '--count',
+          String(count),
+          '--key',
+          ctx.apiKey,
+          '--model',
+          model,
+          '--timeout-ms',
+          String(timeoutMs),
+        ],
         count + 1024,
       ),
       { env: ctx.baseEnv, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' },

@@ -40,9 +40,7 @@ export async function emailChangeFormSubmit(emailChange: Pick<EmailChange, 'conf
   const result = await emailChange.confirm(fields.token ?? '');
   if (!result.changed) {
     const error =
-      result.reason === 'taken'
-        ? new AppError('conflict', errorMessages.emailTaken)
-        : new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid);
+      result.reason === 'taken' ? new AppError('conflict', errorMessages.emailTaken) : new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid);
     return page(error.status, result.reason === 'taken' ? emailChangePage.takenTitle : emailChangePage.invalidTitle, error.message);
   }
   return page(200, emailChangePage.changedTitle, errorMessages.emailChanged(result.email));

@@ -39,9 +39,7 @@ function mailFailure(error: unknown): Record<string, unknown> {
   return { code: typeof e?.code === 'string' ? e.code : 'unknown', responseCode: typeof e?.responseCode === 'number' ? e.responseCode : null };
 }
 
-export type EmailChangeResult =
-  | { changed: true; userId: string; email: string }
-  | { changed: false; reason: 'invalid' | 'taken' };
+export type EmailChangeResult = { changed: true; userId: string; email: string } | { changed: false; reason: 'invalid' | 'taken' };
 
 export interface EmailChangeDeps {
   db: Database;
@@ -59,7 +57,13 @@ const TAKEN_MAILS_PER_HOUR = 5;
 
 export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl, hideTakenAddresses }: EmailChangeDeps) {
   const taken = async (email: string, userId: string) =>
-    (await db.select({ id: users.id }).from(users).where(and(eq(users.email, email), ne(users.id, userId))).limit(1)).length > 0;
+    (
+      await db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.email, email), ne(users.id, userId)))
+        .limit(1)
+    ).length > 0;
 
   return {
     /**
@@ -146,10 +150,7 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl,
           if (!used) return null;
           const [before] = await tx.select({ email: users.email }).from(users).where(eq(users.id, used.userId)).for('update');
           if (!before) return null;
-          await tx
-            .update(users)
-            .set({ email: used.newEmail, emailVerifiedAt: null, role: 'user' })
-            .where(eq(users.id, used.userId));
+          await tx.update(users).set({ email: used.newEmail, emailVerifiedAt: null, role: 'user' }).where(eq(users.id, used.userId));
           await voidLinks(tx, used.userId);
           return { userId: used.userId, oldEmail: before.email, newEmail: used.newEmail };
         });

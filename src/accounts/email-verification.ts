@@ -185,11 +185,7 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
     /** A new link for a signed-in user; earlier links stop working. */
     async resend(userId: string): Promise<void> {
       if (!mailer) throw new AppError('invalid_request_error', errorMessages.verificationNotRequired);
-      const [user] = await db
-        .select({ email: users.email, emailVerifiedAt: users.emailVerifiedAt })
-        .from(users)
-        .where(eq(users.id, userId))
-        .limit(1);
+      const [user] = await db.select({ email: users.email, emailVerifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)).limit(1);
       if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
       if (!wantsLink(user.email)) throw new AppError('invalid_request_error', errorMessages.verificationNotRequired);
       if (user.emailVerifiedAt) throw new AppError('conflict', errorMessages.emailAlreadyVerified);
@@ -264,10 +260,7 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
           await tx.execute(sql`select pg_notify(${USER_KEYS_CHANGED_CHANNEL}, ${used.userId})`);
           // So is the alert webhook they set: the admin account's events must not go to the registrant's
           // server. An event already queued finds no webhook at delivery and is dropped (alerts/delivery.ts).
-          await tx
-            .update(accountAlerts)
-            .set({ webhookUrl: null, webhookSecretSealed: null, updatedAt: sql`now()` })
-            .where(eq(accountAlerts.userId, used.userId));
+          await tx.update(accountAlerts).set({ webhookUrl: null, webhookSecretSealed: null, updatedAt: sql`now()` }).where(eq(accountAlerts.userId, used.userId));
           promoted = true;
         }
         return { userId: used.userId, creditedNano, promoted, role: promoted || user.role === 'admin' ? ('admin' as const) : ('user' as const) };

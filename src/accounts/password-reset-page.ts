@@ -39,8 +39,7 @@ function resetForm(token: string, twoFactor: boolean, error?: string): LinkForm 
   };
 }
 
-const deadLink = (message: string = errorMessages.passwordResetLinkInvalid) =>
-  page(400, passwordResetPage.invalidTitle, message, REQUEST_NEW_LINK);
+const deadLink = (message: string = errorMessages.passwordResetLinkInvalid) => page(400, passwordResetPage.invalidTitle, message, REQUEST_NEW_LINK);
 
 /** GET: the page with the form (or, to a client asking for JSON, whether the link is live). Changes nothing. */
 export async function passwordResetPageResponse(accounts: Accounts, request: Request): Promise<Response> {

@@ -193,11 +193,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
           .where(and(eq(passwordResets.tokenHash, hashToken(token)), gt(passwordResets.expiresAt, sql`now()`)))
           .returning({ userId: passwordResets.userId, email: passwordResets.email });
         if (!used) return null;
-        const [row] = await tx
-          .select({ id: users.id, email: users.email, blockedAt: users.blockedAt })
-          .from(users)
-          .where(eq(users.id, used.userId))
-          .for('update');
+        const [row] = await tx.select({ id: users.id, email: users.email, blockedAt: users.blockedAt }).from(users).where(eq(users.id, used.userId)).for('update');
         // The address changed since the link was checked: it was mailed to one the account no longer has.
         if (!row || row.email !== used.email) return null;
         await tx.update(users).set({ passwordHash }).where(eq(users.id, used.userId));

@@ -81,8 +81,7 @@ function publicUser(row: UserRow): PublicUser {
 /** The per-account login count is keyed by a hash: the table must not become a list of e-mails people tried. */
 const accountKey = (normalisedEmail: string) => createHash('sha256').update(normalisedEmail).digest('hex');
 /** The same for one e-mail at one client address. */
-const pairKey = (normalisedEmail: string, addressKey: string) =>
-  createHash('sha256').update(`${normalisedEmail}\n${addressKey}`).digest('hex');
+const pairKey = (normalisedEmail: string, addressKey: string) => createHash('sha256').update(`${normalisedEmail}\n${addressKey}`).digest('hex');
 
 const tooManyAttempts = (retryAfterSeconds: number) =>
   new AppError('rate_limit_exceeded', errorMessages.tooManyLoginAttempts, { headers: { 'retry-after': String(retryAfterSeconds) } });
@@ -184,12 +183,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
      */
     async register(email: string, password: string, clientAddress: string): Promise<SessionResult & { verificationSent: boolean }> {
       if (config.registrationLimitPerHour > 0) {
-        const verdict = await throttle.hit(
-          'register_address',
-          limitKey(clientAddress),
-          config.registrationLimitPerHour,
-          REGISTRATION_WINDOW_SECONDS,
-        );
+        const verdict = await throttle.hit('register_address', limitKey(clientAddress), config.registrationLimitPerHour, REGISTRATION_WINDOW_SECONDS);
         if (!verdict.allowed) {
           throw new AppError('rate_limit_exceeded', errorMessages.tooManyRegistrations, {
             headers: { 'retry-after': String(verdict.retryAfterSeconds) },
@@ -396,12 +390,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
      * The reset link's form, POST: the same use of the link as confirmPasswordReset (the same limits, the
      * same code rule, every session and link ended), but no session is handed out: the person signs in.
      */
-    async resetPasswordByForm(
-      token: string,
-      password: string,
-      totpCode: string | undefined,
-      clientAddress: string,
-    ): Promise<{ blockedMessage: string | null }> {
+    async resetPasswordByForm(token: string, password: string, totpCode: string | undefined, clientAddress: string): Promise<{ blockedMessage: string | null }> {
       const reset = await useResetLink(token, password, totpCode, clientAddress);
       return { blockedMessage: reset.blocked ? accountBlockedMessage(config.supportContact) : null };
     },

@@ -1,8 +1,7 @@
 // Russian texts of the account flows that are not API error messages: the verification e-mail and the
 // page its link opens. (Error messages stay in http/messages.ts.)
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const purpose = (withBonus: boolean) =>
   withBonus ? 'Чтобы подтвердить адрес и получить стартовый бонус, откройте ссылку:' : 'Чтобы подтвердить адрес, откройте ссылку:';

@@ -58,7 +58,9 @@ function stepOf(totp: TOTP, code: string): number | null {
 /** Lower-case, without spaces and dashes: a code read aloud or copied with its dash is the same code. */
 const normaliseRecoveryCode = (code: string) => code.toLowerCase().replace(/[\s-]+/g, '');
 const hashRecoveryCode = (userId: string, code: string) =>
-  createHash('sha256').update(`${userId}:${normaliseRecoveryCode(code)}`).digest('hex');
+  createHash('sha256')
+    .update(`${userId}:${normaliseRecoveryCode(code)}`)
+    .digest('hex');
 
 function newRecoveryCode(): string {
   let code = '';

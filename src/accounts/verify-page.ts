@@ -90,8 +90,7 @@ export function formPage(status: number, form: LinkForm): Response {
 export const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
 
 /** True for a page's own form post; a client's JSON POST to the same path goes to the REST procedure. */
-export const isFormPost = (request: Request) =>
-  (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+export const isFormPost = (request: Request) => (request.headers.get('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
 
 /** A link form's fields, as the page posts them (form-encoded). */
 export async function readLinkForm(request: Request): Promise<Record<string, string | undefined>> {

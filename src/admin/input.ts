@@ -46,11 +46,7 @@ export const creditInput = z.object({
     allowZero: false,
     message: errorMessages.creditAmountInvalid(CREDIT_MAX_UNITS),
   }),
-  reason: z
-    .string({ error: errorMessages.creditReasonRequired })
-    .trim()
-    .min(1, errorMessages.creditReasonRequired)
-    .max(500, errorMessages.creditReasonRequired),
+  reason: z.string({ error: errorMessages.creditReasonRequired }).trim().min(1, errorMessages.creditReasonRequired).max(500, errorMessages.creditReasonRequired),
   // Trimmed: an operator pasting a ticket number twice must not credit twice because of a space.
   reference: z
     .string({ error: errorMessages.creditReferenceInvalid })
@@ -200,8 +196,18 @@ export const patchProviderInput = z.object({
 
 const routeTarget = z.object({
   providerId: z.string({ error: errorMessages.routeProviderUnknown }).min(1, errorMessages.routeProviderUnknown).max(100, errorMessages.routeProviderUnknown),
-  priority: z.number({ error: errorMessages.routePriorityInvalid }).int(errorMessages.routePriorityInvalid).min(0, errorMessages.routePriorityInvalid).max(1000, errorMessages.routePriorityInvalid).default(0),
-  weight: z.number({ error: errorMessages.routeWeightInvalid }).int(errorMessages.routeWeightInvalid).min(1, errorMessages.routeWeightInvalid).max(1000, errorMessages.routeWeightInvalid).default(1),
+  priority: z
+    .number({ error: errorMessages.routePriorityInvalid })
+    .int(errorMessages.routePriorityInvalid)
+    .min(0, errorMessages.routePriorityInvalid)
+    .max(1000, errorMessages.routePriorityInvalid)
+    .default(0),
+  weight: z
+    .number({ error: errorMessages.routeWeightInvalid })
+    .int(errorMessages.routeWeightInvalid)
+    .min(1, errorMessages.routeWeightInvalid)
+    .max(1000, errorMessages.routeWeightInvalid)
+    .default(1),
   model: z
     .string({ error: errorMessages.routeModelInvalid })
     .trim()

@@ -92,11 +92,7 @@ export function candidateOf(entry: ModelEntry, multiplier: Decimal): ImportCandi
  * The import plan for the upstream's list: every model matching `filter` (a case-insensitive substring of
  * the id), or exactly the `models` asked for (those the list lacks are skipped as not_found).
  */
-export function planImport(
-  entries: ModelEntry[],
-  multiplier: Decimal,
-  select: { filter?: string | undefined } | { models: string[] },
-): ImportPlan {
+export function planImport(entries: ModelEntry[], multiplier: Decimal, select: { filter?: string | undefined } | { models: string[] }): ImportPlan {
   const plan: ImportPlan = { rows: [], skipped: [] };
   let chosen: ModelEntry[];
   if ('models' in select) {

@@ -160,7 +160,10 @@ export function createAdminPrices({ db, prices, models }: AdminPricesDeps) {
           completionNanoPerMillion: c.completionNanoPerMillion,
         }));
         await db.transaction(async (tx) => {
-          const before = await rowsFor(tx, writes.map((w) => w.pattern));
+          const before = await rowsFor(
+            tx,
+            writes.map((w) => w.pattern),
+          );
           await writePrices(tx, writes);
           await recordAudit(tx, actor, {
             action: 'price.import',

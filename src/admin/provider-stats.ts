@@ -33,7 +33,5 @@ export async function providerLastHour(executor: Executor): Promise<Map<string, 
        and status not in ('refused_balance', 'refused_key_limit')
      group by 1`),
   );
-  return new Map(
-    rows.map((r) => [r.provider_id, { requests: Number(r.requests), errors: Number(r.errors), p50LatencyMs: r.p50 === null ? null : Number(r.p50) }]),
-  );
+  return new Map(rows.map((r) => [r.provider_id, { requests: Number(r.requests), errors: Number(r.errors), p50LatencyMs: r.p50 === null ? null : Number(r.p50) }]));
 }

@@ -138,7 +138,13 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     async update(
       actor: AuditActor,
       id: string,
-      patch: { name?: string | undefined; baseUrl?: string | undefined; apiKey?: string | null | undefined; enabled?: boolean | undefined; timeoutMs?: number | undefined },
+      patch: {
+        name?: string | undefined;
+        baseUrl?: string | undefined;
+        apiKey?: string | null | undefined;
+        enabled?: boolean | undefined;
+        timeoutMs?: number | undefined;
+      },
     ) {
       if (id === DEFAULT_PROVIDER_ID) {
         if (Object.values(patch).some((v) => v !== undefined && v !== true)) {

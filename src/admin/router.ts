@@ -209,8 +209,7 @@ export const adminRouter = router({
         method: 'POST',
         path: '/api/admin/users/{id}/credit',
         tags: TAGS,
-        summary:
-          'Начислить (или, с отрицательной суммой, списать) деньги на баланс; повтор с тем же reference не начисляет второй раз',
+        summary: 'Начислить (или, с отрицательной суммой, списать) деньги на баланс; повтор с тем же reference не начисляет второй раз',
       },
     })
     .input(creditInput)

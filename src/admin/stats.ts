@@ -72,13 +72,7 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
           creditsNano: sql<string>`coalesce(sum(${ledgerEntries.amountNano}) filter (where ${ledgerEntries.kind} = 'admin_credit'), 0)::text`,
         })
         .from(ledgerEntries)
-        .where(
-          and(
-            inArray(ledgerEntries.kind, ['topup', 'admin_credit']),
-            gte(ledgerEntries.createdAt, start),
-            lt(ledgerEntries.createdAt, end),
-          ),
-        )
+        .where(and(inArray(ledgerEntries.kind, ['topup', 'admin_credit']), gte(ledgerEntries.createdAt, start), lt(ledgerEntries.createdAt, end)))
         .groupBy(sql`1`),
     ]);
     // A day's requests and spend are the sum of its groups.

@@ -38,7 +38,6 @@ export interface CreditInput {
   reference: string;
 }
 
-
 // Written out rather than built from the column objects: in a one-table select Drizzle leaves columns
 // unqualified, and inside these subqueries "id" would name the subquery's own table.
 /** Balance plus leases: what the user owns, wherever it sits at the moment. */
@@ -326,9 +325,7 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
      * return on their own schedule.
      */
     async credit(actor: AuditActor, input: CreditInput): Promise<{ balanceNano: bigint }> {
-      const [exists] = isUuid(input.userId)
-        ? await db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1)
-        : [];
+      const [exists] = isUuid(input.userId) ? await db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1) : [];
       if (!exists) throw new AppError('not_found', errorMessages.adminUserNotFound);
       await billing.flush();
       let shortfall: BelowZero | null = null;
@@ -346,10 +343,7 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
           if (attempt === 0) await billing.returnIdleLeases(true);
         }
       }
-      throw new AppError(
-        'invalid_request_error',
-        errorMessages.creditBelowZero(formatMoneyText(shortfall!.availableNano, config.balanceCurrency)),
-      );
+      throw new AppError('invalid_request_error', errorMessages.creditBelowZero(formatMoneyText(shortfall!.availableNano, config.balanceCurrency)));
     },
 
     block: (actor: AuditActor, userId: string) => setBlocked(actor, userId, true),

@@ -16,18 +16,10 @@ export type AgentUnavailableReason = (typeof AGENT_UNAVAILABLE_REASONS)[number];
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
 
-export const agentName = z
-  .string({ error: errorMessages.agentNameRequired })
-  .trim()
-  .min(1, errorMessages.agentNameRequired)
-  .max(100, errorMessages.agentNameTooLong);
+export const agentName = z.string({ error: errorMessages.agentNameRequired }).trim().min(1, errorMessages.agentNameRequired).max(100, errorMessages.agentNameTooLong);
 export const agentType = z.enum(AGENT_TYPES, { error: errorMessages.agentTypeInvalid });
 export const agentSystemPrompt = z.string().max(20_000, errorMessages.agentPromptTooLong);
-export const agentModel = z
-  .string()
-  .trim()
-  .max(200, errorMessages.agentModelInvalid)
-  .regex(MODEL_ID, errorMessages.agentModelInvalid);
+export const agentModel = z.string().trim().max(200, errorMessages.agentModelInvalid).regex(MODEL_ID, errorMessages.agentModelInvalid);
 
 /** Clients' photos go to the model as images; the agent's model must take images. */
 export const agentAcceptsImages = z
@@ -44,9 +36,16 @@ const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
 export const workingHoursInput = z
   .object({
     days: z
-      .array(z.number({ error: errorMessages.workingDaysInvalid }).int(errorMessages.workingDaysInvalid).min(1, errorMessages.workingDaysInvalid).max(7, errorMessages.workingDaysInvalid), {
-        error: errorMessages.workingDaysInvalid,
-      })
+      .array(
+        z
+          .number({ error: errorMessages.workingDaysInvalid })
+          .int(errorMessages.workingDaysInvalid)
+          .min(1, errorMessages.workingDaysInvalid)
+          .max(7, errorMessages.workingDaysInvalid),
+        {
+          error: errorMessages.workingDaysInvalid,
+        },
+      )
       .min(1, errorMessages.workingDaysInvalid)
       .max(7, errorMessages.workingDaysInvalid)
       .transform((days) => [...new Set(days)].sort((a, b) => a - b)),

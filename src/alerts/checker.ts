@@ -56,7 +56,13 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
   const settingsUrl = `${config.publicBaseUrl}/app/account`;
 
   /** The outbox rows of one event: a mail (when the server sends mail) and a webhook call (when set). */
-  function messages(email: string, mail: { subject: string; text: string; html: string }, userId: string, webhookUrl: string | null, event: Record<string, unknown>): NewOutboxRow[] {
+  function messages(
+    email: string,
+    mail: { subject: string; text: string; html: string },
+    userId: string,
+    webhookUrl: string | null,
+    event: Record<string, unknown>,
+  ): NewOutboxRow[] {
     const rows: NewOutboxRow[] = [];
     if (config.smtp) rows.push({ kind: ALERT_MAIL_KIND, recipient: email, payload: mail });
     if (webhookUrl) {
@@ -191,8 +197,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
       if (key.budget_period === null || new Date(key.budget_period).getTime() !== period.getTime()) continue;
       const spent = limit - toBig(key.budget) - toBig(key.claimed);
       if (spent * NEAR_DENOMINATOR < limit * NEAR_NUMERATOR) continue;
-      const alertedBefore =
-        key.alerted_period !== null && new Date(key.alerted_period).getTime() === period.getTime() && toBig(key.alerted_limit) === limit;
+      const alertedBefore = key.alerted_period !== null && new Date(key.alerted_period).getTime() === period.getTime() && toBig(key.alerted_limit) === limit;
       if (alertedBefore) continue;
       const limitText = describeLimit(limit, key.limit_reset as LimitReset, currency);
       const spentText = formatMoneyText(spent, currency);

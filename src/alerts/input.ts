@@ -20,9 +20,9 @@ export const webhookUrlInput = z
 
 /** Absent fields keep their value: `{lowBalanceThreshold}` alone changes only the threshold. */
 export const alertSettingsInput = z.object({
-  lowBalanceThreshold: lowBalanceThresholdInput.optional().describe(
-    'Письмо (и вебхук), когда баланс опускается ниже этого порога, в валюте баланса; null — не уведомлять',
-  ),
+  lowBalanceThreshold: lowBalanceThresholdInput
+    .optional()
+    .describe('Письмо (и вебхук), когда баланс опускается ниже этого порога, в валюте баланса; null — не уведомлять'),
   keyLimitAlerts: z
     .boolean({ error: 'keyLimitAlerts: true или false' })
     .optional()
@@ -43,7 +43,9 @@ export const alertSettingsOutput = z.object({
   webhookSecret: z
     .string()
     .nullable()
-    .describe('Секрет подписи вебхука: полностью — только в ответе, который его создал (первый webhookUrl или rotateWebhookSecret), дальше — замаскирован; null — вебхука нет'),
+    .describe(
+      'Секрет подписи вебхука: полностью — только в ответе, который его создал (первый webhookUrl или rotateWebhookSecret), дальше — замаскирован; null — вебхука нет',
+    ),
   webhookSecretShown: z.boolean().describe('true — в webhookSecret полный секрет, сохраните его: больше он показан не будет'),
   emailEnabled: z.boolean().describe('Отправляет ли сервер письма (настроен SMTP); без него уведомления идут только на вебхук'),
   currency: z.string(),

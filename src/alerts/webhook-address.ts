@@ -102,11 +102,7 @@ const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.lo
  * other than "no such name" is thrown (the caller may try again later). `allowPrivate` skips the address
  * checks but not the pinning.
  */
-export async function resolveWebhookUrl(
-  text: string,
-  allowPrivate: boolean,
-  resolve: ResolveHost = systemResolve,
-): Promise<CheckedWebhook | WebhookAddressProblem> {
+export async function resolveWebhookUrl(text: string, allowPrivate: boolean, resolve: ResolveHost = systemResolve): Promise<CheckedWebhook | WebhookAddressProblem> {
   const url = parseWebhookUrl(text);
   if (url === 'invalid') return 'invalid';
   const host = hostOf(url);

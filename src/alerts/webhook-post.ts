@@ -32,7 +32,11 @@ export class WebhookNotReached extends Error {
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return ((_host: string, options: { all?: boolean } | number | undefined, callback: (...args: unknown[]) => void) => {
     const all = typeof options === 'object' && options?.all;
-    if (all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    if (all)
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, addresses[0]!.address, addresses[0]!.family);
   }) as unknown as LookupFunction;
 }

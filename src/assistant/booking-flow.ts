@@ -79,9 +79,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     }
     if (!listOnly && specialists.length === 1) return offerServices(agent, dialogue, tools, specialists[0]!.id);
     const buttons = specialists.map((s) => callbackButton(fitLabel(s.name), { action: ACTIONS.pickSpecialist, s: s.id }, 'primary'));
-    const text = listOnly
-      ? t.specialistsList(specialists.map((s) => `• ${s.name}${s.specialization ? ` — ${s.specialization}` : ''}`))
-      : t.chooseSpecialist;
+    const text = listOnly ? t.specialistsList(specialists.map((s) => `• ${s.name}${s.specialization ? ` — ${s.specialization}` : ''}`)) : t.chooseSpecialist;
     await tools.say(dialogue, text, choices(buttons));
     return listOnly ? 'specialists' : 'choose_specialist';
   }

@@ -155,7 +155,13 @@ export function createAssistant(deps: AssistantDeps) {
     if (dialogue.messagingAllowed === false) return;
     const run = async (tx: Executor) => {
       await remember(tx, dialogue.id, 'assistant', text, requestId, undefined, keyboard ? { buttons: recordedButtons(keyboard) } : {});
-      await queueSocialMessage(tx, { agentId: dialogue.agentId, peerId: Number(dialogue.peerId), text, ...(keyboard ? { keyboard } : {}), ...(keepKeyboard ? { keepKeyboard } : {}) });
+      await queueSocialMessage(tx, {
+        agentId: dialogue.agentId,
+        peerId: Number(dialogue.peerId),
+        text,
+        ...(keyboard ? { keyboard } : {}),
+        ...(keepKeyboard ? { keepKeyboard } : {}),
+      });
     };
     if (executor) return run(executor);
     await db.transaction(run);
@@ -258,7 +264,11 @@ export function createAssistant(deps: AssistantDeps) {
     // A question in the middle of a flow: the model knows where the flow stands, and the flow resumes after.
     const flow = dialogue.flow as Flow | null;
     const context = detours.modelContext(dialogue);
-    const outcome = await runModelTurn(agent, dialogue, requestId, { clientText: input.clientText, images: agent.acceptsImages ? input.images : [], ...(context ? { context } : {}) });
+    const outcome = await runModelTurn(agent, dialogue, requestId, {
+      clientText: input.clientText,
+      images: agent.acceptsImages ? input.images : [],
+      ...(context ? { context } : {}),
+    });
     if (!outcome.startsWith('out_of_balance')) await balance.paid(agent);
     await detours.resume(agent, dialogue.id, flow);
     return outcome;
@@ -414,7 +424,12 @@ export function createAssistant(deps: AssistantDeps) {
         .where(and(eq(dialogueMessages.dialogueId, dialogue.id), isNotNull(dialogueMessages.buttons)))
         .orderBy(desc(dialogueMessages.id))
         .limit(RECENT_KEYBOARDS);
-      const label = labelOfPress(press.payload, agent.type, keyboards.map((k) => k.buttons ?? [])) ?? t.tapUnknown;
+      const label =
+        labelOfPress(
+          press.payload,
+          agent.type,
+          keyboards.map((k) => k.buttons ?? []),
+        ) ?? t.tapUnknown;
       await remember(db, dialogue.id, 'user', label, undefined, undefined, { tap: true });
       if (dialogue.messagingAllowed === false) return 'client_denied';
       if (dialogue.mode === 'operator') return handoff.acknowledge(agent, dialogue, (d, text) => say(d, text));
@@ -455,7 +470,11 @@ export function createAssistant(deps: AssistantDeps) {
 
     /** For the operator relay: the dialogue's row by id. */
     async dialogueById(executor: Executor, dialogueId: string): Promise<DialogueRow | null> {
-      const [row] = await executor.select().from(dialogues).where(and(eq(dialogues.id, dialogueId))).limit(1);
+      const [row] = await executor
+        .select()
+        .from(dialogues)
+        .where(and(eq(dialogues.id, dialogueId)))
+        .limit(1);
       return row ?? null;
     },
   };

@@ -129,7 +129,9 @@ export function createHandoff(deps: HandoffDeps) {
 
   async function stillWaiting(tx: Executor, dialogueId: string, hours: WorkingHours | null): Promise<boolean> {
     const [row] = rowsOf<{ since_ms: number | null }>(
-      await tx.execute(sql`select (extract(epoch from ${waitingSince}) * 1000)::float8 as since_ms from dialogues d where d.id = ${dialogueId} and d.mode = 'operator'`),
+      await tx.execute(
+        sql`select (extract(epoch from ${waitingSince}) * 1000)::float8 as since_ms from dialogues d where d.id = ${dialogueId} and d.mode = 'operator'`,
+      ),
     );
     if (row?.since_ms === null || row?.since_ms === undefined) return false;
     return overdue(hours, new Date(Number(row.since_ms)));

@@ -110,11 +110,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
       // Tool turns are the owner's record of what the model did; the model gets the results live, in the turn.
       // What was kept unsent after a takeover never reached the client: the model does not see it either.
       .where(
-        and(
-          eq(dialogueMessages.dialogueId, dialogue.id),
-          ne(dialogueMessages.role, 'tool'),
-          or(isNull(dialogueMessages.kind), ne(dialogueMessages.kind, UNSENT)),
-        ),
+        and(eq(dialogueMessages.dialogueId, dialogue.id), ne(dialogueMessages.role, 'tool'), or(isNull(dialogueMessages.kind), ne(dialogueMessages.kind, UNSENT))),
       )
       .orderBy(desc(dialogueMessages.id))
       .limit(HISTORY_TURNS);
@@ -162,10 +158,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
    */
   async function handOver(agent: Agent, dialogue: DialogueRow, text: string, reason: string) {
     const done = await guard.whileOurs(dialogue.id, async (tx) => {
-      await deps.escalations.escalate(
-        { agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: dialogue.clientPhone, reason },
-        tx,
-      );
+      await deps.escalations.escalate({ agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: dialogue.clientPhone, reason }, tx);
       await deps.say(dialogue, text, undefined, undefined, tx);
     });
     if (done) deps.outbox.wake();
@@ -191,7 +184,13 @@ export function createModelTurn(deps: ModelTurnDeps) {
     // What the dialogue knows of the client: a returning client is not asked again for their name or phone.
     const facts = await deps.tools.clientFacts(agent, dialogue);
     const client = clientContext(dialogue, facts);
-    if (client) logger.debug('the model is told what the dialogue knows of the client', { agentId: agent.id, requestId, phone: dialogue.clientPhone ? maskPhone(dialogue.clientPhone) : null, facts: facts.length });
+    if (client)
+      logger.debug('the model is told what the dialogue knows of the client', {
+        agentId: agent.id,
+        requestId,
+        phone: dialogue.clientPhone ? maskPhone(dialogue.clientPhone) : null,
+        facts: facts.length,
+      });
     const system = [agent.systemPrompt.trim(), knowledge, ASSISTANT_RULES, client, todayLine(deps.timeZone), input.context].filter(Boolean).join('\n\n');
     const messages: Message[] = [{ role: 'system', content: system }, ...(await history(dialogue, input))];
     const declarations = offered.tools.map(toolDeclaration);

@@ -53,13 +53,10 @@ export function createPendingAnswers(deps: PendingAnswersDeps) {
     if (previous) clearTimeout(previous);
     timers.set(
       dialogueId,
-      setTimeout(
-        () => {
-          timers.delete(dialogueId);
-          track(answerIfDue(dialogueId));
-        },
-        Math.max(0, delayMs) + TIMER_SLACK_MS,
-      ),
+      setTimeout(() => {
+        timers.delete(dialogueId);
+        track(answerIfDue(dialogueId));
+      }, Math.max(0, delayMs) + TIMER_SLACK_MS),
     );
   }
 

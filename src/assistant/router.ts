@@ -6,7 +6,9 @@ import { router } from '../trpc/init';
 
 export const assistantRouter = router({
   tools: agentProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/agents/{agentId}/tools', tags: ['agents'], summary: 'Инструменты модели агента и чего не хватает для остальных' } })
+    .meta({
+      openapi: { method: 'GET', path: '/api/v1/agents/{agentId}/tools', tags: ['agents'], summary: 'Инструменты модели агента и чего не хватает для остальных' },
+    })
     .input(z.object({ agentId: z.string().max(100) }))
     .output(
       z.object({

@@ -56,9 +56,7 @@ export function createShopFlow(deps: {
       return 'catalog_empty';
     }
     if (items.length === 0) return showCatalog(agent, dialogue, tools, 0);
-    const lines = items.map((p: ProductView, i) =>
-      t.catalogLine(page * PAGE_SIZE + i + 1, p.title, price(p.priceMinor, p.currency), p.description, p.stock !== 0),
-    );
+    const lines = items.map((p: ProductView, i) => t.catalogLine(page * PAGE_SIZE + i + 1, p.title, price(p.priceMinor, p.currency), p.description, p.stock !== 0));
     // Out of stock: listed as such, with no button to add it.
     const rows: VkButton[][] = items
       .filter((p) => p.stock !== 0)
@@ -76,7 +74,13 @@ export function createShopFlow(deps: {
   async function showCart(agent: Agent, dialogue: DialogueRow, tools: ShopTools): Promise<string> {
     const lines = await orders.cart(dialogue.id);
     if (lines.length === 0) {
-      await tools.say(dialogue, t.cartEmpty, keyboard([[callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive'), callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary')]], { inline: true }));
+      await tools.say(
+        dialogue,
+        t.cartEmpty,
+        keyboard([[callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive'), callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary')]], {
+          inline: true,
+        }),
+      );
       return 'cart_empty';
     }
     const orderable = lines.filter((l) => l.available);
@@ -86,10 +90,12 @@ export function createShopFlow(deps: {
       lines.map((l) => t.cartLine(l.title, l.quantity, price(l.priceMinor * l.quantity, l.currency), l.available)),
       price(total, currency),
     );
-    const rows: VkButton[][] = lines.slice(0, CART_BUTTON_LINES).map((l) => [
-      callbackButton(fitLabel(`➖ ${l.title}`), { action: ACTIONS.cartDec, id: l.productId }, 'secondary'),
-      callbackButton('➕', { action: ACTIONS.cartInc, id: l.productId }, 'secondary'),
-    ]);
+    const rows: VkButton[][] = lines
+      .slice(0, CART_BUTTON_LINES)
+      .map((l) => [
+        callbackButton(fitLabel(`➖ ${l.title}`), { action: ACTIONS.cartDec, id: l.productId }, 'secondary'),
+        callbackButton('➕', { action: ACTIONS.cartInc, id: l.productId }, 'secondary'),
+      ]);
     rows.push([callbackButton(t.buttonClear, { action: ACTIONS.cartClear }, 'negative'), callbackButton(t.buttonCheckout, { action: ACTIONS.checkout }, 'positive')]);
     await tools.say(dialogue, text, keyboard(rows, { inline: true }));
     return 'cart';
@@ -117,7 +123,13 @@ export function createShopFlow(deps: {
     try {
       const created = await deps.flowDb.transaction(async (tx) => {
         await options.rememberPhone(tx, phone);
-        const order = await orders.checkout(tx, { agentId: agent.id, dialogueId: dialogue.id, clientPhone: phone, paymentLinkTemplate: setup.template, source: options.source });
+        const order = await orders.checkout(tx, {
+          agentId: agent.id,
+          dialogueId: dialogue.id,
+          clientPhone: phone,
+          paymentLinkTemplate: setup.template,
+          source: options.source,
+        });
         if (!order) return null;
         if (!setup.yookassa) await options.announce?.(tx, order, order.paymentLink);
         return order;
@@ -239,7 +251,10 @@ export function createShopFlow(deps: {
           await tools.say(
             dialogue,
             t.added(added.title, count),
-            keyboard([[callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'), callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'secondary')]], { inline: true }),
+            keyboard(
+              [[callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'), callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'secondary')]],
+              { inline: true },
+            ),
           );
           return 'cart_add';
         }

@@ -14,16 +14,10 @@ const helpByType: Record<AgentType, string> = {
 };
 
 export const assistantTexts = {
-  welcome: (agentName: string, type: AgentType) =>
-    `Здравствуйте! Это ${agentName}. ${greetingByType[type]}\nНапишите «Меню», чтобы увидеть, что я умею.`,
+  welcome: (agentName: string, type: AgentType) => `Здравствуйте! Это ${agentName}. ${greetingByType[type]}\nНапишите «Меню», чтобы увидеть, что я умею.`,
   menu: 'Выберите, что вас интересует:',
   help: (type: AgentType) =>
-    [
-      'Что я умею:',
-      helpByType[type],
-      '«Меню» — главное меню, «Помощь» — эта подсказка.',
-      'Если нужен живой человек, напишите «оператор».',
-    ].join('\n'),
+    ['Что я умею:', helpByType[type], '«Меню» — главное меню, «Помощь» — эта подсказка.', 'Если нужен живой человек, напишите «оператор».'].join('\n'),
 
   // Buttons.
   buttonMenu: 'Главное меню',
@@ -72,8 +66,7 @@ export const assistantTexts = {
   escalatedClosed: (when: string) => `Спасибо! Я передал ваш вопрос сотруднику. Сейчас нерабочее время — он ответит здесь же ${when}.`,
   withOperatorUnreachable: 'Ваш вопрос уже у сотрудника, он ответит здесь же в рабочее время.',
   withOperatorClosed: (when: string) => `Ваш вопрос уже у сотрудника. Сейчас нерабочее время — он ответит здесь же ${when}.`,
-  handoffTimedOut:
-    'Извините, сотрудник пока не смог ответить. Я снова на связи: напишите, чем помочь, а если нужен человек — напишите «оператор».',
+  handoffTimedOut: 'Извините, сотрудник пока не смог ответить. Я снова на связи: напишите, чем помочь, а если нужен человек — напишите «оператор».',
   // The owner's balance cannot pay the model: said once per dialogue and spell; the dialogue stays with the bot.
   outOfBalanceNotice: 'Извините, ассистент временно недоступен. Пожалуйста, напишите чуть позже.',
   // More messages a minute than ASSISTANT_CLIENT_MESSAGES_PER_MINUTE: said once a minute, the rest kept unanswered.
@@ -100,8 +93,7 @@ export const assistantTexts = {
   booked: (details: { service: string; specialist: string; when: string; name: string }) =>
     `Готово, ${details.name}! Вы записаны: ${details.service}, ${details.specialist}, ${details.when}.`,
   // Said by the system when the model's tool cancelled a visit (the model's words follow, if any).
-  bookingCanceled: (details: { service: string; specialist: string; when: string }) =>
-    `Запись отменена: ${details.service}, ${details.specialist}, ${details.when}.`,
+  bookingCanceled: (details: { service: string; specialist: string; when: string }) => `Запись отменена: ${details.service}, ${details.specialist}, ${details.when}.`,
 
   // E-commerce.
   catalogUnavailable: 'Каталог пока не заполнен. Напишите, что вы ищете, — я подскажу.',

@@ -26,9 +26,7 @@ export interface TurnGuard {
 
 export function createTurnGuard(db: Database): TurnGuard {
   async function modeOf(executor: Executor, dialogueId: string, lock: boolean): Promise<string | null> {
-    const result = await executor.execute(
-      sql`select mode, messaging_allowed from dialogues where id = ${dialogueId} ${lock ? sql`for update` : sql``}`,
-    );
+    const result = await executor.execute(sql`select mode, messaging_allowed from dialogues where id = ${dialogueId} ${lock ? sql`for update` : sql``}`);
     const row = rowsOf<{ mode: string; messaging_allowed: boolean | null }>(result)[0];
     if (!row) return null;
     return row.messaging_allowed === false ? 'denied' : row.mode;

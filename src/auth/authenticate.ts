@@ -17,9 +17,7 @@ export interface AdminPrincipal extends Principal {
 
 /** Resolves a presented API key; the gateway's cached verifier satisfies this. */
 export interface KeyResolver {
-  resolve(
-    presented: string,
-  ): Promise<{
+  resolve(presented: string): Promise<{
     keyId: string;
     userId: string;
     isActive: boolean;

@@ -13,8 +13,7 @@ import { createTopupService, type TopupsConfig } from './topups';
 export function createTopups(deps: {
   database: DatabaseHandle;
   logger: Logger;
-  config: TopupsConfig &
-    Pick<Config, 'yookassa' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'trustProxy'>;
+  config: TopupsConfig & Pick<Config, 'yookassa' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'trustProxy'>;
 }) {
   const { database, logger, config } = deps;
   const client = config.yookassa ? createYookassaClient({ baseUrl: config.yookassaApiBaseUrl, credentials: config.yookassa }) : null;

@@ -22,14 +22,7 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
-import {
-  amountValueToNano,
-  isYookassaError,
-  YookassaApiError,
-  type YookassaClient,
-  type YookassaPayment,
-  type YookassaReceipt,
-} from '../payments/yookassa';
+import { amountValueToNano, isYookassaError, YookassaApiError, type YookassaClient, type YookassaPayment, type YookassaReceipt } from '../payments/yookassa';
 import { topupAmountNano, topupAmountProblem, type BillingConfigView, type CreateTopupInput, type TopupStatus, type TopupView } from './topups-input';
 import { fieldLabel } from '../http/field-labels';
 
@@ -56,14 +49,7 @@ export type TopupsConfig = Pick<
 >;
 
 /** What a re-read payment did to our books. */
-export type SettleOutcome =
-  | 'credited'
-  | 'already_credited'
-  | 'canceled'
-  | 'still_pending'
-  | 'already_final'
-  | 'unknown_payment'
-  | 'mismatch';
+export type SettleOutcome = 'credited' | 'already_credited' | 'canceled' | 'still_pending' | 'already_final' | 'unknown_payment' | 'mismatch';
 
 export interface RecheckResult {
   checked: number;
@@ -308,7 +294,13 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
     async get(userId: string, topupId: string): Promise<TopupView> {
       requireClient();
       if (!UUID.test(topupId)) throw new AppError('not_found', errorMessages.topupNotFound);
-      const find = async () => (await db.select().from(topups).where(and(eq(topups.id, topupId), eq(topups.userId, userId))))[0];
+      const find = async () =>
+        (
+          await db
+            .select()
+            .from(topups)
+            .where(and(eq(topups.id, topupId), eq(topups.userId, userId)))
+        )[0];
       const row = await find();
       if (!row) throw new AppError('not_found', errorMessages.topupNotFound);
       const fresh = row.checkedAt && Date.now() - row.checkedAt.getTime() < RETURN_REFRESH_MS;
@@ -335,7 +327,13 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
       const orphans = await db
         .select()
         .from(topups)
-        .where(and(eq(topups.status, 'pending'), isNull(topups.paymentId), lt(topups.createdAt, sql`now() - make_interval(secs => ${Math.max(recheck, ORPHAN_AFTER_SECONDS)}::int)`)))
+        .where(
+          and(
+            eq(topups.status, 'pending'),
+            isNull(topups.paymentId),
+            lt(topups.createdAt, sql`now() - make_interval(secs => ${Math.max(recheck, ORPHAN_AFTER_SECONDS)}::int)`),
+          ),
+        )
         .limit(RECHECK_BATCH);
       for (const row of orphans) {
         if ((await markCanceled(row, 'payment_not_created', null)) === 'canceled') result.canceled += 1;

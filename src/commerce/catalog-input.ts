@@ -11,11 +11,7 @@ export const MAX_ATTRIBUTES = 20;
 export const productFields = {
   title: z.string({ error: 'обязательное поле' }).trim().min(1, 'обязательное поле').max(200, 'не длиннее 200 символов'),
   description: z.string().trim().max(2000, 'не длиннее 2000 символов'),
-  priceMinor: z
-    .number({ error: PRICE_MESSAGE })
-    .int(PRICE_MESSAGE)
-    .min(0, 'цена не может быть отрицательной')
-    .max(1_000_000_000_000, 'слишком большая цена'),
+  priceMinor: z.number({ error: PRICE_MESSAGE }).int(PRICE_MESSAGE).min(0, 'цена не может быть отрицательной').max(1_000_000_000_000, 'слишком большая цена'),
   currency: z
     .string()
     .trim()
@@ -31,12 +27,7 @@ export const productFields = {
     )
     .refine((v) => Object.keys(v).length <= MAX_ATTRIBUTES, `не больше ${MAX_ATTRIBUTES} характеристик`),
   /** Null: stock is not tracked. */
-  stock: z
-    .number({ error: STOCK_MESSAGE })
-    .int(STOCK_MESSAGE)
-    .min(0, 'остаток не может быть отрицательным')
-    .max(1_000_000_000, 'слишком большой остаток')
-    .nullable(),
+  stock: z.number({ error: STOCK_MESSAGE }).int(STOCK_MESSAGE).min(0, 'остаток не может быть отрицательным').max(1_000_000_000, 'слишком большой остаток').nullable(),
 };
 
 export const productInput = z.object({
@@ -100,22 +91,26 @@ function extraColumnsToAttributes(row: unknown): unknown {
   return Object.keys(attributes).length > 0 ? { ...known, attributes } : known;
 }
 
-export const csvProductInput = z.preprocess((row) => extraColumnsToAttributes(roublesToMinor(row)), productInput.extend({
-  priceMinor: z.preprocess(
-    (v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v),
-    z.number({ error: CSV_PRICE_MESSAGE }).int(CSV_PRICE_MESSAGE).pipe(productFields.priceMinor),
-  ),
-  available: z
-    .preprocess((v) => {
-      if (typeof v !== 'string') return v;
-      const word = v.trim().toLowerCase();
-      return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : v;
-    }, z.boolean({ error: 'ожидается да/нет (или true/false)' }))
-    .default(true),
-  stock: z
-    .preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), productFields.stock)
-    .default(null),
-}));
+export const csvProductInput = z.preprocess(
+  (row) => extraColumnsToAttributes(roublesToMinor(row)),
+  productInput.extend({
+    priceMinor: z.preprocess(
+      (v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : v),
+      z.number({ error: CSV_PRICE_MESSAGE }).int(CSV_PRICE_MESSAGE).pipe(productFields.priceMinor),
+    ),
+    available: z
+      .preprocess(
+        (v) => {
+          if (typeof v !== 'string') return v;
+          const word = v.trim().toLowerCase();
+          return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : v;
+        },
+        z.boolean({ error: 'ожидается да/нет (или true/false)' }),
+      )
+      .default(true),
+    stock: z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), productFields.stock).default(null),
+  }),
+);
 
 export type ProductInput = z.infer<typeof productInput>;
 

@@ -104,7 +104,10 @@ export function createCatalog(db: Database) {
       const all = sql`websearch_to_tsquery('russian', ${query})`;
       // The same lexemes joined by OR: plainto_tsquery's text is quoted lexemes between '&'.
       const any = sql`replace(plainto_tsquery('russian', ${query})::text, '&', '|')::tsquery`;
-      for (const [matched, tsquery] of [['all', all], ['any', any]] as const) {
+      for (const [matched, tsquery] of [
+        ['all', all],
+        ['any', any],
+      ] as const) {
         const rows = await db
           .select()
           .from(products)
@@ -128,13 +131,19 @@ export function createCatalog(db: Database) {
 
     async get(agentId: string, productId: string, executor: Executor = db): Promise<ProductView> {
       if (!UUID.test(productId)) throw new AppError('not_found', errorMessages.productNotFound);
-      const [row] = await executor.select().from(products).where(and(eq(products.agentId, agentId), eq(products.id, productId)));
+      const [row] = await executor
+        .select()
+        .from(products)
+        .where(and(eq(products.agentId, agentId), eq(products.id, productId)));
       if (!row) throw new AppError('not_found', errorMessages.productNotFound);
       return view(row);
     },
 
     async create(agentId: string, input: ProductInput): Promise<ProductView> {
-      const [row] = await db.insert(products).values({ agentId, ...input }).returning();
+      const [row] = await db
+        .insert(products)
+        .values({ agentId, ...input })
+        .returning();
       return view(row!);
     },
 

@@ -163,7 +163,10 @@ export function createOrders(db: Database, timeZone: string) {
         if (!product) return;
         const line = and(eq(cartItems.dialogueId, dialogueId), eq(cartItems.productId, productId));
         await tx.delete(cartItems).where(and(line, sql`${cartItems.quantity} + ${delta} <= 0`));
-        await tx.update(cartItems).set({ quantity: sql`${cartItems.quantity} + ${delta}` }).where(line);
+        await tx
+          .update(cartItems)
+          .set({ quantity: sql`${cartItems.quantity} + ${delta}` })
+          .where(line);
       });
     },
 
@@ -219,13 +222,13 @@ export function createOrders(db: Database, timeZone: string) {
 
     /** The order's payment created at the provider: its page replaces the template link. */
     async attachPayment(executor: Executor, orderId: string, payment: { paymentId: string; paymentLink: string }): Promise<void> {
-      await executor
-        .update(orders)
-        .set({ paymentId: payment.paymentId, paymentLink: payment.paymentLink, updatedAt: new Date() })
-        .where(eq(orders.id, orderId));
+      await executor.update(orders).set({ paymentId: payment.paymentId, paymentLink: payment.paymentLink, updatedAt: new Date() }).where(eq(orders.id, orderId));
     },
 
-    async list(agentId: string, query: { limit: number; cursor?: string | undefined; status?: OrderStatus | undefined; from?: Date | undefined; to?: Date | undefined }) {
+    async list(
+      agentId: string,
+      query: { limit: number; cursor?: string | undefined; status?: OrderStatus | undefined; from?: Date | undefined; to?: Date | undefined },
+    ) {
       const filters: SQL[] = [eq(orders.agentId, agentId)];
       if (query.status) filters.push(eq(orders.status, query.status));
       if (query.from) filters.push(gte(orders.createdAt, query.from));
@@ -255,7 +258,10 @@ export function createOrders(db: Database, timeZone: string) {
 
     async get(agentId: string, orderId: string): Promise<OrderView> {
       if (!UUID.test(orderId)) throw new AppError('not_found', errorMessages.orderNotFound);
-      const [row] = await db.select().from(orders).where(and(eq(orders.agentId, agentId), eq(orders.id, orderId)));
+      const [row] = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.agentId, agentId), eq(orders.id, orderId)));
       if (!row) throw new AppError('not_found', errorMessages.orderNotFound);
       return orderViewOf(row);
     },

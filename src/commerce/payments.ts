@@ -183,10 +183,7 @@ export function createPaymentWebhook(deps: {
         return note('amount_mismatch', order.id);
       }
 
-      await tx
-        .update(orders)
-        .set({ status: 'paid', paymentId: n.object.id, paidAt: new Date(), updatedAt: new Date() })
-        .where(eq(orders.id, order.id));
+      await tx.update(orders).set({ status: 'paid', paymentId: n.object.id, paidAt: new Date(), updatedAt: new Date() }).where(eq(orders.id, order.id));
       // Sold is sold: the stock goes down with the payment that sold it (never below zero: a payment
       // that outran the stock is still taken, and the owner sees 0).
       for (const item of order.items) {

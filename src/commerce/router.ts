@@ -55,7 +55,10 @@ export const commerceRouter = router({
     .query(({ ctx, input }) => ctx.services.commerce.catalog.list(ctx.agent.id, input)),
 
   createProduct: shopProcedure
-    .meta({ successStatus: 201, openapi: { method: 'POST', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Добавить товар', successDescription: 'Товар добавлен' } })
+    .meta({
+      successStatus: 201,
+      openapi: { method: 'POST', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Добавить товар', successDescription: 'Товар добавлен' },
+    })
     .input(productInput.extend({ agentId }))
     .output(productView)
     .mutation(({ ctx, input }) => {

@@ -71,7 +71,8 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
     }
     if (!secretKey) {
       // The same shop again keeps its key; another shop's key is never assumed.
-      if (shopId !== stored.yookassaShopId || !stored.yookassaSecretKeySealed) throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyRequired, { param: 'yookassaSecretKey' });
+      if (shopId !== stored.yookassaShopId || !stored.yookassaSecretKeySealed)
+        throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyRequired, { param: 'yookassaSecretKey' });
       return stored;
     }
     return { yookassaShopId: shopId, yookassaSecretKeySealed: box.seal(secretKey) };

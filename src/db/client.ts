@@ -188,10 +188,7 @@ function collectWhenGrown(): () => void {
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([
-      import('postgres'),
-      import('drizzle-orm/postgres-js'),
-    ]);
+    const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js')]);
     const client = postgres(options.databaseUrl, {
       max: options.maxConnections ?? 10,
       onnotice: () => {},
@@ -258,10 +255,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const heldLocks = new Set<string>();
   const dataPath = pgliteDataPath(options.dataDir);
-  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('drizzle-orm/pglite'),
-  ]);
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   const pg = new PGlite(dataPath, pgliteMemoryOptions(PGlite.defaultStartParams));
   await pg.waitReady;
   const stopCollecting = collectWhenGrown();

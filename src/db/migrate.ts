@@ -19,10 +19,7 @@ export async function runMigrations(handle: DatabaseHandle, databaseUrl: string 
   }
   // A session-level advisory lock on a connection of its own serialises instances starting together;
   // the migrations themselves run on the pool.
-  const [{ default: postgres }, { migrate: migratePostgres }] = await Promise.all([
-    import('postgres'),
-    import('drizzle-orm/postgres-js/migrator'),
-  ]);
+  const [{ default: postgres }, { migrate: migratePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js/migrator')]);
   const lock = postgres(databaseUrl!, { max: 1, onnotice: () => {} });
   try {
     await lock`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;

@@ -16,10 +16,7 @@ export async function databaseKnowsTimeZone(database: Pick<DatabaseHandle, 'quer
   const key = name.toLowerCase();
   const cached = known.get(key);
   if (cached !== undefined) return cached;
-  const [row] = await database.query<{ known: boolean }>(
-    'select exists (select 1 from pg_timezone_names where lower(name) = $1) as known',
-    [key],
-  );
+  const [row] = await database.query<{ known: boolean }>('select exists (select 1 from pg_timezone_names where lower(name) = $1) as known', [key]);
   const answer = row?.known === true;
   known.set(key, answer);
   return answer;

@@ -25,10 +25,7 @@ export function isTransientDatabaseError(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && RETRYABLE_CODES.has(code)) return true;
     // 57P04 database dropped, 3D000 database does not exist: not transient, fall through.
-    if (
-      e instanceof Error &&
-      /database system is (starting up|shutting down)|terminating connection|is not currently accepting connections/.test(e.message)
-    ) {
+    if (e instanceof Error && /database system is (starting up|shutting down)|terminating connection|is not currently accepting connections/.test(e.message)) {
       return true;
     }
   }

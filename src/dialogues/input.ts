@@ -12,7 +12,10 @@ export const dialoguePath = z.object({ agentId, dialogueId });
 
 export const dialogueListInput = z.object({
   agentId,
-  state: z.enum(DIALOGUE_STATES).optional().meta({ description: 'bot — отвечает ассистент; escalated — ждёт оператора; operator — ведёт оператор; closed — клиент запретил сообщения' }),
+  state: z
+    .enum(DIALOGUE_STATES)
+    .optional()
+    .meta({ description: 'bot — отвечает ассистент; escalated — ждёт оператора; operator — ведёт оператор; closed — клиент запретил сообщения' }),
   q: z.string().max(200).optional().meta({ description: 'Поиск по тексту сообщений, имени, телефону и VK id клиента' }),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(300).optional(),
@@ -22,7 +25,13 @@ export type DialogueListQuery = Omit<z.output<typeof dialogueListInput>, 'agentI
 export const transcriptInput = dialoguePath.extend({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(300).optional(),
-  afterId: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().meta({ description: 'Только реплики новее этой (id), для обновления открытой переписки' }),
+  afterId: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .meta({ description: 'Только реплики новее этой (id), для обновления открытой переписки' }),
 });
 export type TranscriptQuery = Omit<z.output<typeof transcriptInput>, 'agentId' | 'dialogueId'>;
 

@@ -55,7 +55,13 @@ export const dialoguesRouter = router({
       },
     })
     .input(transcriptInput)
-    .output(z.object({ messages: z.array(turnView), nextCursor: z.string().nullable(), currency: z.string().meta({ description: 'Валюта стоимости ответов модели (валюта баланса)' }) }))
+    .output(
+      z.object({
+        messages: z.array(turnView),
+        nextCursor: z.string().nullable(),
+        currency: z.string().meta({ description: 'Валюта стоимости ответов модели (валюта баланса)' }),
+      }),
+    )
     .query(({ ctx, input }) => {
       const { agentId: _, dialogueId, ...query } = input;
       return ctx.services.dialogues.transcript(ctx.agent.id, dialogueId, query);

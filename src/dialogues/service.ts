@@ -96,9 +96,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
       client: { vkUserId: DIGITS.test(d.peerId) ? Number(d.peerId) : null, name: d.clientName, phone: d.clientPhone },
       state: r.state,
       heldBy:
-        d.mode === 'operator' && d.heldBy
-          ? { name: d.heldByName ?? '', byYou: d.heldBy === holderKeyOf(userId), since: d.heldAt?.toISOString() ?? null }
-          : null,
+        d.mode === 'operator' && d.heldBy ? { name: d.heldByName ?? '', byYou: d.heldBy === holderKeyOf(userId), since: d.heldAt?.toISOString() ?? null } : null,
       lastMessage: last ? { author: (AUTHOR_OF_ROLE[last.role] as Author | undefined) ?? 'client', text: last.content, at: last.at } : null,
       unread: Number(r.unread),
       lastMessageAt: d.lastMessageAt?.toISOString() ?? null,
@@ -109,7 +107,11 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
   /** The dialogue of this agent, or 404 (another agent's dialogue is as unknown as a missing one). */
   async function find(agentId: string, dialogueId: string) {
     if (!UUID.test(dialogueId)) throw new AppError('not_found', errorMessages.dialogueNotFound);
-    const [row] = await db.select().from(dialogues).where(and(eq(dialogues.agentId, agentId), eq(dialogues.id, dialogueId))).limit(1);
+    const [row] = await db
+      .select()
+      .from(dialogues)
+      .where(and(eq(dialogues.agentId, agentId), eq(dialogues.id, dialogueId)))
+      .limit(1);
     if (!row) throw new AppError('not_found', errorMessages.dialogueNotFound);
     return row;
   }
@@ -257,9 +259,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
     async release(agentId: string, dialogueId: string, userId: string): Promise<DialogueView> {
       const dialogue = await find(agentId, dialogueId);
       if (dialogue.mode === 'assistant') return get(agentId, dialogueId, userId);
-      await db.transaction((tx) =>
-        escalations.releaseFromDashboard(tx, { agentId, dialogueId, channel: dialogue.channel, peerId: dialogue.peerId }),
-      );
+      await db.transaction((tx) => escalations.releaseFromDashboard(tx, { agentId, dialogueId, channel: dialogue.channel, peerId: dialogue.peerId }));
       worker.wake();
       return get(agentId, dialogueId, userId);
     },

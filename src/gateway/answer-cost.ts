@@ -18,11 +18,7 @@ const USAGE_KEY = /"usage"\s*:\s*\{/g;
  * answer; anything else is parsed and written again. Text that is not a JSON object comes back as it is.
  * With `addUsage`, an answer without usage gets one with these figures (the tokenizer's count).
  */
-export function withUsageCost(
-  text: string,
-  cost: string,
-  addUsage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number },
-): string {
+export function withUsageCost(text: string, cost: string, addUsage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number }): string {
   const matches = text.match(USAGE_KEY);
   if (matches?.length === 1) {
     const at = text.search(USAGE_KEY);
@@ -39,10 +35,7 @@ export function withUsageCost(
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return text;
   const root = parsed as Record<string, unknown>;
   const nested = root.response;
-  const holder =
-    root.usage === undefined && nested && typeof nested === 'object' && !Array.isArray(nested)
-      ? (nested as Record<string, unknown>)
-      : root;
+  const holder = root.usage === undefined && nested && typeof nested === 'object' && !Array.isArray(nested) ? (nested as Record<string, unknown>) : root;
   const usage = holder.usage;
   if (usage && typeof usage === 'object' && !Array.isArray(usage)) {
     holder.usage = { ...(usage as Record<string, unknown>), cost: Number(cost) };

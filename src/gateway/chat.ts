@@ -240,9 +240,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         // An answer that is not JSON is relayed as it is and billed by its length, as generated text.
         completionTokens = countTextTokens(text);
       }
-      const counted = usage
-        ? usageFacts(usage)
-        : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: completionTokens });
+      const counted = usage ? usageFacts(usage) : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: completionTokens });
       const { costNano } = settleAnswer(billing, logger, reservation, {
         ...base,
         ...counted,
@@ -272,8 +270,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       reservation,
       meter,
       reported: () => (meter.usage ? usageFacts(meter.usage) : null),
-      estimated: () =>
-        usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes) }),
+      estimated: () => usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes) }),
       filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
       redact: upstream.redact,
       call,
@@ -283,7 +280,6 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       observer,
     });
   }
-
 
   return {
     complete,
@@ -313,8 +309,11 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const { text, body } = await parseBody(request);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: body.stream === true }, () =>
-        complete(keyPayer(key), body, text, requestId, request.signal),
+      return withIdempotency(
+        { idempotency, logger },
+        request,
+        { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: body.stream === true },
+        () => complete(keyPayer(key), body, text, requestId, request.signal),
       );
     },
   };

@@ -127,10 +127,7 @@ export function createIdempotency({ db }: { db: Database }) {
 
     /** Drops keys past their 24 hours. */
     async purge(): Promise<number> {
-      const gone = await db
-        .delete(idempotencyKeys)
-        .where(lt(idempotencyKeys.expiresAt, sql`now()`))
-        .returning({ key: idempotencyKeys.key });
+      const gone = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, sql`now()`)).returning({ key: idempotencyKeys.key });
       return gone.length;
     },
   };

@@ -130,7 +130,9 @@ export function createModelCatalog(options: {
     const ids = [DEFAULT_PROVIDER_ID, ...new Set(routes.flatMap((r) => r.targets.map((t) => t.providerId)))].filter(
       (id, i, all) => usable.has(id) && all.indexOf(id) === i,
     );
-    const lists = await Promise.all(ids.map((id) => (id === DEFAULT_PROVIDER_ID ? listOf(id, upstream) : listOf(id, usable.get(id)!.upstream, usable.get(id)!.baseUrl)).catch(() => null)));
+    const lists = await Promise.all(
+      ids.map((id) => (id === DEFAULT_PROVIDER_ID ? listOf(id, upstream) : listOf(id, usable.get(id)!.upstream, usable.get(id)!.baseUrl)).catch(() => null)),
+    );
     if (lists.every((l) => l === null)) throw new AppError('upstream_error');
     const version = routing!.version();
     if (merged && merged.version === version && merged.inputs.length === lists.length && merged.inputs.every((l, i) => l === lists[i])) {

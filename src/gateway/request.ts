@@ -6,12 +6,8 @@ import { z } from 'zod';
 export const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
 
 const textPart = z.object({ type: z.literal('text'), text: z.string() }).loose();
-const imagePart = z
-  .object({ type: z.literal('image_url'), image_url: z.object({ url: z.string().min(1) }).loose() })
-  .loose();
-const otherPart = z
-  .object({ type: z.enum(['input_audio', 'file', 'refusal']) })
-  .loose();
+const imagePart = z.object({ type: z.literal('image_url'), image_url: z.object({ url: z.string().min(1) }).loose() }).loose();
+const otherPart = z.object({ type: z.enum(['input_audio', 'file', 'refusal']) }).loose();
 const contentPart = z.discriminatedUnion('type', [textPart, imagePart, otherPart], {
   error: 'часть сообщения должна иметь type: text, image_url, input_audio, file или refusal',
 });
@@ -21,16 +17,16 @@ const message = z
     role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function'], {
       error: 'role должен быть одним из: system, developer, user, assistant, tool',
     }),
-    content: z.union([z.string(), z.array(contentPart).min(1)]).nullable().optional(),
+    content: z
+      .union([z.string(), z.array(contentPart).min(1)])
+      .nullable()
+      .optional(),
   })
   .loose()
-  .refine(
-    (m) =>
-      m.content !== undefined && m.content !== null
-        ? true
-        : m.role === 'assistant' && ('tool_calls' in m || 'function_call' in m),
-    { message: 'content обязателен (строка или массив частей)', path: ['content'] },
-  );
+  .refine((m) => (m.content !== undefined && m.content !== null ? true : m.role === 'assistant' && ('tool_calls' in m || 'function_call' in m)), {
+    message: 'content обязателен (строка или массив частей)',
+    path: ['content'],
+  });
 
 export const chatRequestSchema = z
   .object({
@@ -53,8 +49,7 @@ export type ChatMessage = ChatRequest['messages'][number];
 
 const ROLES: ReadonlySet<unknown> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const absentOr = (value: unknown, check: (v: unknown) => boolean) => value === undefined || value === null || check(value);
 const positiveInt = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
 

@@ -110,9 +110,7 @@ export function responsesAsChat(body: Pick<ResponsesRequest, 'input' | 'instruct
     }
   }
   // Responses tools are flat ({type: 'function', name, parameters}); chat's rule wants them nested.
-  const tools = Array.isArray(body.tools)
-    ? body.tools.map((tool) => (tool.type === 'function' ? { type: 'function', function: tool } : tool))
-    : undefined;
+  const tools = Array.isArray(body.tools) ? body.tools.map((tool) => (tool.type === 'function' ? { type: 'function', function: tool } : tool)) : undefined;
   return { messages, tools };
 }
 
@@ -383,7 +381,11 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           JSON.stringify({ ...(JSON.parse(text) as object), max_output_tokens: completionCap }));
 
     // An upstream without the endpoint answers 404: passed through like any 4xx.
-    const { response, call, upstream: answering } = await askRouted({
+    const {
+      response,
+      call,
+      upstream: answering,
+    } = await askRouted({
       routing,
       model: body.model,
       body: upstreamText,
@@ -409,8 +411,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         reservation,
         meter,
         reported: () => (meter.usage ? usageFacts(meter.usage) : null),
-        estimated: () =>
-          usageFacts({ input_tokens: promptEstimate(), output_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes) }),
+        estimated: () => usageFacts({ input_tokens: promptEstimate(), output_tokens: meter.completionTokens + oversizedTokens(meter.oversizedBytes) }),
         // The final event's usage gets the cost (the meter has just read its figures).
         filter: 'cost',
         redact: answering.redact,
@@ -476,13 +477,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     const [own] = await db
       .select({ providerId: upstreamResponses.providerId })
       .from(upstreamResponses)
-      .where(
-        and(
-          eq(upstreamResponses.responseId, id),
-          eq(upstreamResponses.userId, key.userId),
-          keyId === null ? undefined : eq(upstreamResponses.apiKeyId, keyId),
-        ),
-      )
+      .where(and(eq(upstreamResponses.responseId, id), eq(upstreamResponses.userId, key.userId), keyId === null ? undefined : eq(upstreamResponses.apiKeyId, keyId)))
       .limit(1);
     return own ?? null;
   }

@@ -172,9 +172,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     const out: Uint8Array[] = [];
     if (error instanceof SseEventTooLarge && error.before.byteLength > 0) out.push(error.before);
     if (filter) out.push(filter.end(decoderTail()));
-    out.push(
-      sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'),
-    );
+    out.push(sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'));
     finish(status, error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
     return out;
   };

@@ -215,7 +215,9 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
         .limit(query.limit + 1);
       // Over the whole filter, not the page: from the rollups and the rows of the cut quarter hours.
       const [totals] = rowsOf<SumRow>(
-        await db.execute(sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, from: query.from, to: query.to, utcDays: true })} s`),
+        await db.execute(
+          sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, from: query.from, to: query.to, utcDays: true })} s`,
+        ),
       );
 
       const { page: pageRows, nextCursor } = keysetPage(rows, query.limit, (r) => r.record.id);

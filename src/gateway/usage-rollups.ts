@@ -191,6 +191,7 @@ export function localDaySums(filter: Omit<UsageSpanFilter, 'utcDays' | 'from'> &
         select * from usage_rollups q where q.bucket >= p.d and q.bucket < p.e${on('q')} offset 0) q
       where p.attr is null`);
   }
-  if (parts.length === 0) parts.push(sql`select null::timestamp as day, null::text as model, ${sql.raw(SUMMED.map((c) => `0::bigint as ${c}`).join(', '))} where false`);
+  if (parts.length === 0)
+    parts.push(sql`select null::timestamp as day, null::text as model, ${sql.raw(SUMMED.map((c) => `0::bigint as ${c}`).join(', '))} where false`);
   return sql`(${sql.join(parts, sql` union all `)})`;
 }

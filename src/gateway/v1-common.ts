@@ -30,10 +30,7 @@ export async function readJsonObject(request: Request, bodyLimitBytes: number): 
   // A declared length within the limit bounds the body already: read it natively, without the JS stream
   // that counting while reading needs (bench/RESULTS.md: it cost a ReadableStream per request).
   const declared = request.headers.get('content-length');
-  const text =
-    declared !== null && /^\d+$/.test(declared) && Number(declared) <= bodyLimitBytes
-      ? await request.text()
-      : await readBodyText(request, bodyLimitBytes);
+  const text = declared !== null && /^\d+$/.test(declared) && Number(declared) <= bodyLimitBytes ? await request.text() : await readBodyText(request, bodyLimitBytes);
   assertJsonDepth(text);
   let json: unknown;
   try {
@@ -85,12 +82,7 @@ export interface UpstreamRejection {
  * included) passes through with the upstream's status, message, param and code; the operator's account
  * problems and 5xx become 502. Whose fault it is decides what counts against the provider (upstream-fault.ts).
  */
-export async function readUpstreamRejection(
-  response: Response,
-  logger: Logger,
-  requestId: string,
-  redact: (text: string) => string,
-): Promise<UpstreamRejection> {
+export async function readUpstreamRejection(response: Response, logger: Logger, requestId: string, redact: (text: string) => string): Promise<UpstreamRejection> {
   let text = '';
   try {
     text = await readUpstreamText(response, ERROR_BODY_BYTES);
@@ -285,7 +277,10 @@ export function fetchFailure(error: unknown, signal: AbortSignal): UpstreamRejec
 export type FailureRecorder = (status: UsageStatus, error: string, upstreamStatus?: number | null) => void;
 
 /** What a usage row of this request says whatever its outcome: who, which key, which route and model. */
-export type RequestFacts = Omit<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'upstreamStatus' | 'error' | 'durationMs'>;
+export type RequestFacts = Omit<
+  UsageFacts,
+  'promptTokens' | 'completionTokens' | 'totalTokens' | 'status' | 'usageSource' | 'upstreamStatus' | 'error' | 'durationMs'
+>;
 
 /** An upstream answer (not a stream) longer than UPSTREAM_MAX_BODY_BYTES: `bytes` were read before the read stopped. */
 export class UpstreamAnswerTooLarge extends Error {
@@ -387,12 +382,7 @@ export async function readWholeAnswer(
  * cap went upstream with the request, so only an upstream that ignored it gets here. It is billed in full
  * all the same (what the reservation does not cover comes from the balance).
  */
-export function settleAnswer(
-  billing: Pick<Billing, 'settle'>,
-  logger: Logger,
-  reservation: Reservation,
-  facts: UsageFacts,
-): { costNano: bigint } {
+export function settleAnswer(billing: Pick<Billing, 'settle'>, logger: Logger, reservation: Reservation, facts: UsageFacts): { costNano: bigint } {
   const settled = billing.settle(reservation, facts);
   if (settled.costNano > reservation.amountNano) {
     logger.warn('an answer cost more than its reservation: the upstream went past the completion cap', {
@@ -407,12 +397,7 @@ export function settleAnswer(
 }
 
 /** The FailureRecorder of one request: its reservation back in full, a usage row of no tokens saying why. */
-export function failureRecorder(
-  billing: Pick<Billing, 'release'>,
-  reservation: Reservation,
-  base: RequestFacts,
-  started: number,
-): FailureRecorder {
+export function failureRecorder(billing: Pick<Billing, 'release'>, reservation: Reservation, base: RequestFacts, started: number): FailureRecorder {
   return (status, error, upstreamStatus = null) =>
     billing.release(reservation, {
       ...base,
@@ -426,4 +411,3 @@ export function failureRecorder(
       durationMs: Math.round(performance.now() - started),
     });
 }
-

@@ -48,7 +48,10 @@ function samePrefix(a: Uint8Array, b: Uint8Array, prefix: number): boolean {
 
 /** 4 bytes for IPv4 (and IPv4-mapped IPv6), 16 for IPv6; null for anything else. Brackets and zones are dropped. */
 function addressBytes(text: string): Uint8Array | null {
-  const plain = text.trim().replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const plain = text
+    .trim()
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '');
   const family = isIP(plain);
   if (family === 4) return Uint8Array.from(plain.split('.').map(Number));
   if (family !== 6) return null;

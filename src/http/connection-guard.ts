@@ -88,11 +88,7 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
  */
 /** `request` decides the body's shape: OpenAI's on /v1, ours on the dashboard API. */
 export function tooManyConnectionsResponse(request: Request): Response {
-  return errorResponse(
-    new AppError('rate_limit_exceeded', errorMessages.tooManyConnections),
-    { 'retry-after': '1', connection: 'close' },
-    request,
-  );
+  return errorResponse(new AppError('rate_limit_exceeded', errorMessages.tooManyConnections), { 'retry-after': '1', connection: 'close' }, request);
 }
 
 /**

@@ -52,8 +52,7 @@ const DASHBOARD_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 /** Browsers clamp this (Chromium to 2 h); a day lets each keep what it can. */
 const MAX_AGE_SECONDS = '86400';
 
-const isDashboardPath = (path: string) =>
-  path === '/api' || path.startsWith('/api/') || path === '/trpc' || path.startsWith('/trpc/');
+const isDashboardPath = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/trpc' || path.startsWith('/trpc/');
 
 export function createCors(origins: readonly string[]) {
   const anyOrigin = origins.includes('*');

@@ -117,12 +117,7 @@ export class AppError extends TRPCError {
   }
 
   /** An error whose status and body were decided elsewhere (an upstream 4xx passed through). */
-  static passthrough(
-    status: number,
-    message: string,
-    type: string,
-    detail: PassthroughDetail = {},
-  ): PassthroughError {
+  static passthrough(status: number, message: string, type: string, detail: PassthroughDetail = {}): PassthroughError {
     return new PassthroughError(status, message, type, detail);
   }
 }
@@ -248,12 +243,9 @@ export function toAppError(error: unknown, procedure?: string): AppError {
   const zod = findCause(error, (e): e is ZodError => e instanceof ZodError);
   if (zod) return dashboardValidationError(zod, procedure, error);
   if (error instanceof TRPCError) {
-    if (error.code === 'PARSE_ERROR')
-      return new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson });
-    if (error.code === 'UNSUPPORTED_MEDIA_TYPE')
-      return new AppError('invalid_request_error', errorMessages.unsupportedMediaType);
-    if (error.code === 'NOT_FOUND' || error.code === 'METHOD_NOT_SUPPORTED')
-      return new AppError('not_found', errorMessages.routeNotFound);
+    if (error.code === 'PARSE_ERROR') return new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson });
+    if (error.code === 'UNSUPPORTED_MEDIA_TYPE') return new AppError('invalid_request_error', errorMessages.unsupportedMediaType);
+    if (error.code === 'NOT_FOUND' || error.code === 'METHOD_NOT_SUPPORTED') return new AppError('not_found', errorMessages.routeNotFound);
     const type = TRPC_CODE_TO_TYPE[error.code];
     // tRPC's own messages are English; only the type survives, the text comes from our table.
     if (type) return new AppError(type, undefined, { cause: error });
@@ -311,8 +303,9 @@ export function errorResponse(error: AppError, extraHeaders: Record<string, stri
 
 /** True when a database error (possibly wrapped by Drizzle) is a unique-constraint violation. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const pg = findCause(error, (e): e is { code: string; constraint_name?: string; constraint?: string } =>
-    typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
+  const pg = findCause(
+    error,
+    (e): e is { code: string; constraint_name?: string; constraint?: string } => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
   );
   if (!pg) return false;
   if (!constraint) return true;

@@ -18,10 +18,8 @@ export const errorMessages = {
   serviceUnavailable: 'Сервис временно недоступен, повторите запрос через несколько секунд',
   idempotencyKeyInvalid: 'Idempotency-Key: от 1 до 255 печатных символов ASCII без пробелов',
   idempotencyKeyReused: 'Idempotency-Key уже использован с другим телом запроса: для нового запроса нужен новый ключ',
-  idempotencyInFlight: (requestId: string) =>
-    `Запрос с этим Idempotency-Key ещё выполняется (request id ${requestId}): повторите позже`,
-  idempotencyStream: (requestId: string) =>
-    `Запрос с этим Idempotency-Key уже выполнен (request id ${requestId}); потоковый ответ повторить нельзя`,
+  idempotencyInFlight: (requestId: string) => `Запрос с этим Idempotency-Key ещё выполняется (request id ${requestId}): повторите позже`,
+  idempotencyStream: (requestId: string) => `Запрос с этим Idempotency-Key уже выполнен (request id ${requestId}); потоковый ответ повторить нельзя`,
   responseNotFound: 'Ответ с таким id не найден',
   metricsToken: 'Для /metrics нужен заголовок Authorization: Bearer <METRICS_TOKEN>',
   serverShuttingDown: 'Сервер перезапускается: ответ прерван, оплачена только полученная часть. Повторите запрос',
@@ -33,8 +31,7 @@ export const errorMessages = {
   // Transport.
   routeNotFound: 'Маршрут не найден',
   modelNotFound: 'Модель не найдена в каталоге',
-  modelVariantUnlisted: (model: string, base: string) =>
-    `Модель ${model} не обслуживается: у этого варианта нет своей цены. Укажите ${base}`,
+  modelVariantUnlisted: (model: string, base: string) => `Модель ${model} не обслуживается: у этого варианта нет своей цены. Укажите ${base}`,
   modelUnpriced: (model: string) => `Модель ${model} не обслуживается: для неё не задана цена`,
   malformedJson: 'Тело запроса не является корректным JSON',
   jsonTooDeep: (max: number) => `Слишком глубокая вложенность JSON: допускается не больше ${max} уровней массивов и объектов`,
@@ -43,8 +40,7 @@ export const errorMessages = {
   tooManyConnections: 'Слишком много одновременных запросов с вашего адреса, повторите позже',
   validationFailed: 'Некорректные данные запроса',
   bodyNotObject: 'Тело запроса должно быть JSON-объектом: {"поле": значение, …}',
-  unstorableText: (field: string) =>
-    `${field ? `${field}: ` : ''}текст содержит недопустимый символ (NUL или одиночный суррогат UTF-16)`,
+  unstorableText: (field: string) => `${field ? `${field}: ` : ''}текст содержит недопустимый символ (NUL или одиночный суррогат UTF-16)`,
   pathParameterInvalid: (name: string) => `${name}: некорректное значение в пути запроса`,
   timeZoneUnknown: 'Часовой пояс: этот пояс неизвестен базе данных, укажите действующий пояс IANA, например Europe/Moscow',
 
@@ -60,19 +56,15 @@ export const errorMessages = {
   tooManyRegistrations: 'Слишком много регистраций с вашего адреса, повторите позже',
   registeredVerifyEmail:
     'Регистрация прошла успешно. Мы отправили письмо со ссылкой для подтверждения e-mail: стартовый бонус будет начислен, когда вы перейдёте по ней',
-  verificationLinkInvalid:
-    'Ссылка подтверждения недействительна: она уже использована, устарела или скопирована не полностью. Запросите новую в панели',
+  verificationLinkInvalid: 'Ссылка подтверждения недействительна: она уже использована, устарела или скопирована не полностью. Запросите новую в панели',
   verificationSent: 'Письмо со ссылкой для подтверждения e-mail отправлено',
   verificationNotRequired: 'Подтверждение e-mail на этом сервере не требуется',
   emailAlreadyVerified: 'E-mail уже подтверждён',
   tooManyVerificationMails: 'Слишком много писем подтверждения, повторите позже',
   verificationMailFailed: 'Не удалось отправить письмо: почтовый сервер недоступен, повторите позже',
-  passwordResetSent:
-    'Если такой e-mail зарегистрирован, мы отправили на него ссылку для сброса пароля. Ссылка действует 1 час',
-  passwordResetUnavailable:
-    'Сброс пароля по e-mail на этом сервере не настроен (нет почтового сервера): обратитесь к администратору сервиса',
-  passwordResetLinkInvalid:
-    'Ссылка для сброса пароля недействительна: она уже использована, устарела или заменена более новой. Запросите новую',
+  passwordResetSent: 'Если такой e-mail зарегистрирован, мы отправили на него ссылку для сброса пароля. Ссылка действует 1 час',
+  passwordResetUnavailable: 'Сброс пароля по e-mail на этом сервере не настроен (нет почтового сервера): обратитесь к администратору сервиса',
+  passwordResetLinkInvalid: 'Ссылка для сброса пароля недействительна: она уже использована, устарела или заменена более новой. Запросите новую',
   tooManyPasswordResets: 'Слишком много запросов на сброс пароля, повторите позже',
   passwordResetMailFailed: 'Не удалось отправить письмо со ссылкой: почтовый сервер недоступен, повторите позже',
   currentPasswordWrong: 'Текущий пароль указан неверно',
@@ -95,8 +87,7 @@ export const errorMessages = {
   tooManyKeys: (max: number) => `Достигнут лимит API-ключей (${max}); отзовите ненужный ключ`,
   keyRevoked: 'Ключ отозван',
   keyWarning: 'Сохраните ключ сейчас: он показывается только один раз и больше не будет доступен',
-  keyScopeOwnUsage:
-    'Этот API-ключ видит только своё использование: для всего аккаунта войдите в панель (JWT) или создайте ключ с scope: "account"',
+  keyScopeOwnUsage: 'Этот API-ключ видит только своё использование: для всего аккаунта войдите в панель (JWT) или создайте ключ с scope: "account"',
   registered: 'Регистрация прошла успешно',
 
   // Social network community (VK).
@@ -195,8 +186,7 @@ export const errorMessages = {
   yookassaBadNotification: 'Уведомление не похоже на уведомление ЮKassa: нужны type "notification", event и object.id',
   yookassaBadPaymentId: 'В уведомлении не идентификатор платежа ЮKassa: ожидается 36 символов из шестнадцатеричных цифр и дефисов',
   yookassaNotificationsThrottled: 'Слишком много уведомлений ЮKassa с вашего адреса, повторите позже',
-  topupTooManyPending: (max: number) =>
-    `Достигнут лимит неоплаченных пополнений (${max}): оплатите одно из них или дождитесь, пока ЮKassa отменит неоплаченные`,
+  topupTooManyPending: (max: number) => `Достигнут лимит неоплаченных пополнений (${max}): оплатите одно из них или дождитесь, пока ЮKassa отменит неоплаченные`,
   yookassaVerifyUnavailable: 'ЮKassa недоступна: уведомление не проверено, оно будет принято при повторной доставке',
   orderPaymentDescription: (number: string) => `Оплата заказа ${number}`,
   yookassaShopIdInvalid: 'идентификатор магазина ЮKassa (shopId) — число из личного кабинета, или null, чтобы отключить',
@@ -218,8 +208,7 @@ export const errorMessages = {
   adminOnly: 'Раздел доступен только администраторам',
   adminUserNotFound: 'Пользователь не найден',
   adminCannotBlockSelf: 'Нельзя заблокировать собственную учётную запись',
-  creditAmountInvalid: (max: number) =>
-    `укажите ненулевую сумму (по модулю не больше ${max.toLocaleString('ru-RU')}) с точностью не более 9 знаков после запятой`,
+  creditAmountInvalid: (max: number) => `укажите ненулевую сумму (по модулю не больше ${max.toLocaleString('ru-RU')}) с точностью не более 9 знаков после запятой`,
   creditReasonRequired: 'укажите причину начисления (до 500 символов)',
   creditReferenceInvalid: 'укажите идентификатор начисления длиной от 1 до 200 символов',
   creditReferenceTaken: 'Ссылка операции: уже использована для другого начисления (другой пользователь или сумма)',
@@ -232,10 +221,8 @@ export const errorMessages = {
   auditActionInvalid: 'Неизвестное действие журнала',
   auditRangeInvalid: 'Период задан неверно: начало не позже конца',
   adminKeyRevoked: 'Ключ пользователя отозван',
-  pricePatternInvalid:
-    'укажите идентификатор модели (например, openai/gpt-4o-mini) или префикс со звёздочкой в конце (openai/*, *)',
-  priceValueInvalid: (max: number) =>
-    `число от 0 до ${max.toLocaleString('ru-RU')} с точностью не более 9 знаков после запятой`,
+  pricePatternInvalid: 'укажите идентификатор модели (например, openai/gpt-4o-mini) или префикс со звёздочкой в конце (openai/*, *)',
+  priceValueInvalid: (max: number) => `число от 0 до ${max.toLocaleString('ru-RU')} с точностью не более 9 знаков после запятой`,
   priceNotFound: 'Цена для этого шаблона не задана',
   providerNameInvalid: 'от 1 до 100 символов',
   providerBaseUrlInvalid: 'http(s)-адрес без параметров, например https://api.openai.com/v1',
@@ -243,7 +230,8 @@ export const errorMessages = {
   providerTimeoutInvalid: 'целое число миллисекунд от 100 до 250000',
   providerNotFound: 'Провайдер не найден',
   providerDeleted: 'Провайдер удалён',
-  providerBuiltIn: 'Встроенный провайдер default задаётся переменными окружения UPSTREAM_BASE_URL и UPSTREAM_API_KEY; здесь его можно только вернуть в работу (PATCH с пустым телом) после отключения',
+  providerBuiltIn:
+    'Встроенный провайдер default задаётся переменными окружения UPSTREAM_BASE_URL и UPSTREAM_API_KEY; здесь его можно только вернуть в работу (PATCH с пустым телом) после отключения',
   providerInUse: (patterns: string) => `Провайдер используется в маршрутах (${patterns}): сначала измените или удалите их`,
   routeProviderUnknown: 'в providerId укажите id существующего провайдера или default',
   routePriorityInvalid: 'priority — целое число от 0 до 1000 (меньше — раньше)',
@@ -257,10 +245,8 @@ export const errorMessages = {
   priceImportEmpty: 'перечислите идентификаторы моделей для импорта (не больше 2000)',
 
   // Balance and key-limit alerts.
-  alertWebhookUrlInvalid:
-    'Адрес вебхука: укажите адрес http:// или https:// без логина и пароля (до 2000 символов) или null, чтобы отключить вебхук',
-  alertWebhookPrivate:
-    'Адрес вебхука: адрес ведёт во внутреннюю сеть (localhost, частный или служебный IP-адрес): укажите адрес, доступный из интернета',
+  alertWebhookUrlInvalid: 'Адрес вебхука: укажите адрес http:// или https:// без логина и пароля (до 2000 символов) или null, чтобы отключить вебхук',
+  alertWebhookPrivate: 'Адрес вебхука: адрес ведёт во внутреннюю сеть (localhost, частный или служебный IP-адрес): укажите адрес, доступный из интернета',
   alertWebhookUnknownHost: 'Адрес вебхука: такое имя хоста не найдено в DNS, проверьте адрес',
   alertWebhookSecretWithoutUrl: 'Новый секрет уведомлений: сначала укажите адрес вебхука — секрет подписывает его запросы',
   // Two-factor login (accounts/two-factor.ts).

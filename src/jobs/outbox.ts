@@ -210,10 +210,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions) {
   }
 
   async function fail(row: OutboxRow, error: string) {
-    await db
-      .update(outbox)
-      .set({ status: 'failed', lockedUntil: null, lockedBy: null, lastError: error })
-      .where(mine(row.id));
+    await db.update(outbox).set({ status: 'failed', lockedUntil: null, lockedBy: null, lastError: error }).where(mine(row.id));
   }
 
   function backoffMs(attempts: number): number {

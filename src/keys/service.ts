@@ -92,7 +92,7 @@ export interface KeyRow {
   limitReset: string;
   limitChangedAt: Date | null;
   scope: string;
-};
+}
 
 /**
  * What keys spent in their current periods, by key id: a sum of the keys' daily usage rollups, kept with
@@ -299,11 +299,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
     },
 
     async list(userId: string): Promise<{ keys: ListedKey[]; count: number }> {
-      const rows = await db
-        .select(keyColumns)
-        .from(apiKeys)
-        .where(eq(apiKeys.userId, userId))
-        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+      const rows = await db.select(keyColumns).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
       const now = Date.now();
       const [spent, lastUsage] = await Promise.all([
         spentInPeriods(

@@ -139,10 +139,14 @@ export function createKeyVerifier(options: KeyVerifierOptions) {
           hashById.clear();
         },
       );
-      unlistenUsers = await database.listen(USER_KEYS_CHANGED_CHANNEL, (userId) => invalidateUser(userId), () => {
-        cache.clear();
-        hashById.clear();
-      });
+      unlistenUsers = await database.listen(
+        USER_KEYS_CHANGED_CHANNEL,
+        (userId) => invalidateUser(userId),
+        () => {
+          cache.clear();
+          hashById.clear();
+        },
+      );
       flushTimer = setInterval(() => void flushLastUsed(), lastUsedFlushMs);
       flushTimer.unref?.();
     },

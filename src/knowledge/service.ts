@@ -171,14 +171,20 @@ export function createKnowledge(db: Database) {
 
     async get(agentId: string, entryId: string): Promise<KnowledgeView> {
       if (!UUID.test(entryId)) throw new AppError('not_found', errorMessages.knowledgeEntryNotFound);
-      const [row] = await db.select().from(knowledgeEntries).where(and(eq(knowledgeEntries.agentId, agentId), eq(knowledgeEntries.id, entryId)));
+      const [row] = await db
+        .select()
+        .from(knowledgeEntries)
+        .where(and(eq(knowledgeEntries.agentId, agentId), eq(knowledgeEntries.id, entryId)));
       if (!row) throw new AppError('not_found', errorMessages.knowledgeEntryNotFound);
       return view(row);
     },
 
     async create(agentId: string, input: KnowledgeInput): Promise<KnowledgeView> {
       await ensureRoom(agentId, 1);
-      const [row] = await db.insert(knowledgeEntries).values({ agentId, ...input }).returning();
+      const [row] = await db
+        .insert(knowledgeEntries)
+        .values({ agentId, ...input })
+        .returning();
       return view(row!);
     },
 
@@ -215,7 +221,9 @@ export function createKnowledge(db: Database) {
       const start = Date.now();
       await db.transaction(async (tx) => {
         for (let i = 0; i < valid.length; i += 200) {
-          await tx.insert(knowledgeEntries).values(valid.slice(i, i + 200).map((e, j) => ({ agentId, ...e, createdAt: new Date(start + i + j), updatedAt: new Date(start + i + j) })));
+          await tx
+            .insert(knowledgeEntries)
+            .values(valid.slice(i, i + 200).map((e, j) => ({ agentId, ...e, createdAt: new Date(start + i + j), updatedAt: new Date(start + i + j) })));
         }
       });
       return { ok: true, imported: valid.length, errors: [] };

@@ -35,7 +35,10 @@ export function createMailer(options: { url: string; from: string }): Mailer {
     },
     close() {
       // A transport that never opened has nothing to close.
-      void transport?.then((t) => t.close(), () => {});
+      void transport?.then(
+        (t) => t.close(),
+        () => {},
+      );
     },
   };
 }

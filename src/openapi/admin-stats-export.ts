@@ -10,7 +10,6 @@ const EXAMPLE_CSV =
   '2026-01-30,500.000000000,0.000000000,12.345678900,8.100000000,4.245678900,1520,RUB\r\n' +
   '2026-01-31,0.000000000,150.000000000,3.000000125,0.000000000,0.000000000,97,RUB\r\n';
 
-
 /** The path item; `period` is /api/admin/stats/daily's from and to parameters as the generator wrote them. */
 export function adminStatsExportPaths(period: unknown[]) {
   return {

@@ -141,11 +141,7 @@ function finishOperation(op: Operation, meta: ProcedureMeta, method: string, pat
  * Finishes every operation the generator wrote for `router`'s procedures; `schemas` are the document's
  * component schemas (examples resolve their $refs).
  */
-export function finishDashboardOperations(
-  router: AnyTRPCRouter,
-  paths: Record<string, Record<string, Operation>>,
-  schemas: Record<string, Schema>,
-): void {
+export function finishDashboardOperations(router: AnyTRPCRouter, paths: Record<string, Record<string, Operation>>, schemas: Record<string, Schema>): void {
   const unmatched = new Set(Object.keys(ROUTE_ERRORS));
   for (const { meta } of procedureMetas(router)) {
     const openapi = meta?.openapi;

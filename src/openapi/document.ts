@@ -76,7 +76,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
   const used = new Set(Object.values(mutable.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as Operation).tags ?? [])));
   const known = TAGS.filter((tag) => used.has(tag.name));
   // A tag no entry describes is listed bare: redocly's tag-description rule then names it.
-  const unknown = [...used].filter((name) => !TAGS.some((tag) => tag.name === name)).sort().map((name) => ({ name }));
+  const unknown = [...used]
+    .filter((name) => !TAGS.some((tag) => tag.name === name))
+    .sort()
+    .map((name) => ({ name }));
   mutable.tags = [...known, ...unknown];
   return doc;
 }

@@ -73,7 +73,9 @@ export function healthPaths() {
             content: healthBody({
               status: 'ok',
               latencyMs: 84,
-              providers: [{ id: 'default', name: 'default', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, latencyMs: 84 }],
+              providers: [
+                { id: 'default', name: 'default', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, latencyMs: 84 },
+              ],
             }),
           },
           '401': dashboardError(401),
@@ -85,7 +87,9 @@ export function healthPaths() {
               status: 'unavailable',
               latencyMs: 5000,
               error: 'timeout',
-              providers: [{ id: 'default', name: 'default', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, latencyMs: 5000 }],
+              providers: [
+                { id: 'default', name: 'default', enabled: true, state: 'up', consecutiveFailures: 0, cooldownUntil: null, lastError: null, latencyMs: 5000 },
+              ],
             }),
           },
         },

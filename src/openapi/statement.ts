@@ -68,7 +68,9 @@ export function statementPaths() {
           '302': {
             description: 'Браузер: переход в панель управления',
             headers: { location: { description: 'Адрес панели', schema: { type: 'string' }, example: '/app' } },
-            content: { 'text/html': { schema: { type: 'string', description: 'Ссылка на панель для клиента, который не переходит сам' }, example: DASHBOARD_REDIRECT_HTML } },
+            content: {
+              'text/html': { schema: { type: 'string', description: 'Ссылка на панель для клиента, который не переходит сам' }, example: DASHBOARD_REDIRECT_HTML },
+            },
           },
           '429': dashboardError(429),
         },
@@ -117,7 +119,14 @@ export function statementPaths() {
             },
             content: { 'text/csv': { schema: { type: 'string', description: 'CSV в UTF-8 со строкой заголовков' }, example: EXAMPLE_CSV } },
           },
-          ...dashboardErrors({ 400: 'Период, часовой пояс или формат не прошли проверку', 401: undefined, 403: undefined, 429: undefined, 500: undefined, 503: undefined }),
+          ...dashboardErrors({
+            400: 'Период, часовой пояс или формат не прошли проверку',
+            401: undefined,
+            403: undefined,
+            429: undefined,
+            500: undefined,
+            503: undefined,
+          }),
         },
       },
     },
@@ -134,7 +143,14 @@ export function statementPaths() {
           'Авторизация: токен входа (JWT).',
         security: [{ Jwt: [] }],
         parameters: [
-          { name: 'month', in: 'path', required: true, description: 'Месяц ГГГГ-ММ (год от 0001), не позже текущего', schema: { type: 'string' }, example: '2026-11' },
+          {
+            name: 'month',
+            in: 'path',
+            required: true,
+            description: 'Месяц ГГГГ-ММ (год от 0001), не позже текущего',
+            schema: { type: 'string' },
+            example: '2026-11',
+          },
           {
             name: 'file',
             in: 'path',

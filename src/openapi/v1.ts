@@ -115,8 +115,7 @@ const STORED_RESPONSE_ERRORS = v1Errors({
 });
 
 /** The catalog's errors (no credential, no body); `unavailable` says what 502 means on the route. */
-const catalogErrors = (unavailable: string) =>
-  v1Errors({ 429: 'Слишком много одновременных запросов с адреса', 500: undefined, 502: unavailable, 503: undefined });
+const catalogErrors = (unavailable: string) => v1Errors({ 429: 'Слишком много одновременных запросов с адреса', 500: undefined, 502: unavailable, 503: undefined });
 
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -203,7 +202,12 @@ const EMBEDDINGS = {
         properties: {
           object: { type: 'string', const: 'embedding' },
           index: { type: 'integer' },
-          embedding: { oneOf: [{ type: 'array', items: { type: 'number' } }, { type: 'string', description: 'Вектор в base64 (при encoding_format: base64)' }] },
+          embedding: {
+            oneOf: [
+              { type: 'array', items: { type: 'number' } },
+              { type: 'string', description: 'Вектор в base64 (при encoding_format: base64)' },
+            ],
+          },
         },
       },
     },
@@ -474,7 +478,11 @@ export function v1OpenApi() {
             '200': ok(
               'Список моделей в формате OpenAI',
               json(
-                { type: 'object', required: ['object', 'data'], properties: { object: { type: 'string', const: 'list' }, data: { type: 'array', items: MODEL_OBJECT } } },
+                {
+                  type: 'object',
+                  required: ['object', 'data'],
+                  properties: { object: { type: 'string', const: 'list' }, data: { type: 'array', items: MODEL_OBJECT } },
+                },
                 { object: 'list', data: [MODEL_EXAMPLE] },
               ),
             ),

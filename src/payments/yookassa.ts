@@ -327,7 +327,17 @@ export function createYookassaClient(options: YookassaClientOptions): YookassaCl
       const spec: RequestSpec = { method: 'GET', path: `/payments/${encodeURIComponent(paymentId)}` };
       // Not asked: no payment has such an id, so the answer is YooKassa's own 404, given without the request.
       if (!isYookassaPaymentId(paymentId)) {
-        throw new YookassaApiError({ kind: 'not_found', status: 404, message: 'not a YooKassa payment id; not asked', code: 'not_found', description: null, parameter: null, errorId: null, method: spec.method, path: '/payments/{id}' });
+        throw new YookassaApiError({
+          kind: 'not_found',
+          status: 404,
+          message: 'not a YooKassa payment id; not asked',
+          code: 'not_found',
+          description: null,
+          parameter: null,
+          errorId: null,
+          method: spec.method,
+          path: '/payments/{id}',
+        });
       }
       return parsed(yookassaPaymentSchema, await call(spec), spec);
     },
@@ -360,4 +370,3 @@ function apiError(status: number, body: unknown, spec: RequestSpec, secrets: str
     path: spec.path,
   });
 }
-

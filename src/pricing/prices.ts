@@ -253,10 +253,7 @@ export function createPriceBook(options: PriceBookOptions) {
      * transaction and leaves the reload to the commit's notification (reading through the pool while
      * that transaction is open would wait forever on PGlite's single connection).
      */
-    async upsert(
-      rows: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint }[],
-      executor?: Executor,
-    ): Promise<void> {
+    async upsert(rows: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint }[], executor?: Executor): Promise<void> {
       if (rows.length === 0) return;
       const write = async (tx: Executor) => {
         for (const row of rows) {
@@ -293,7 +290,11 @@ export function createPriceBook(options: PriceBookOptions) {
     },
 
     async start() {
-      unlisten = await database.listen(PRICES_CHANGED_CHANNEL, () => void reload(), () => void reload());
+      unlisten = await database.listen(
+        PRICES_CHANGED_CHANNEL,
+        () => void reload(),
+        () => void reload(),
+      );
       await reload();
       timer = setInterval(() => void reload(), refreshMs);
       timer.unref?.();

@@ -8,7 +8,7 @@ import { createRequisites } from './requisites';
 import { createStatements } from './statement';
 
 /** The statement's parts; its HTTP routes (routes.ts) are put on top of them by the composition root. */
-export function createStatementModule(deps: { database: DatabaseHandle; /** PDF_QUEUE_MAX_WAITING. */ pdfQueueMaxWaiting: number }) {
+export function createStatementModule(deps: { database: DatabaseHandle /** PDF_QUEUE_MAX_WAITING. */; pdfQueueMaxWaiting: number }) {
   const db = deps.database.db;
   return {
     statements: createStatements(db),

@@ -68,7 +68,11 @@ function customerLine(input: DocumentInput): string {
 
 /** Renders the счёт or the акт of a month; resolves to the PDF's bytes. */
 export function renderDocument(input: DocumentInput): Promise<Buffer> {
-  const doc = new PDFDocument({ size: 'A4', margin: 50, info: { Title: `${input.kind === 'invoice' ? 'Счёт' : 'Акт'} ${input.number}`, Author: input.supplier.companyName } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    info: { Title: `${input.kind === 'invoice' ? 'Счёт' : 'Акт'} ${input.number}`, Author: input.supplier.companyName },
+  });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const finished = new Promise<Buffer>((resolve, reject) => {
@@ -91,7 +95,10 @@ export function renderDocument(input: DocumentInput): Promise<Buffer> {
     for (const line of supplierLines(input.supplier)) para(line);
   }
   doc.moveDown(1);
-  doc.font('bold').fontSize(14).text(input.kind === 'invoice' ? T.invoiceTitle(input.number, date) : T.actTitle(input.number, date), left, doc.y, { width });
+  doc
+    .font('bold')
+    .fontSize(14)
+    .text(input.kind === 'invoice' ? T.invoiceTitle(input.number, date) : T.actTitle(input.number, date), left, doc.y, { width });
   para(T.period(formatDocumentDay(facts.from), formatDocumentDay(facts.to)));
   if (facts.current) {
     doc.fillColor('#a33').font('bold').fontSize(9).text(T.currentMonth(date), left, doc.y, { width });
@@ -124,10 +131,18 @@ export function renderDocument(input: DocumentInput): Promise<Buffer> {
       doc.text(cell, x + 3, top + 3, { width: columns[i]!.width - 6, align: columns[i]!.align });
       x += columns[i]!.width;
     });
-    doc.moveTo(left, top + height).lineTo(left + width, top + height).lineWidth(0.5).strokeColor('#888').stroke();
+    doc
+      .moveTo(left, top + height)
+      .lineTo(left + width, top + height)
+      .lineWidth(0.5)
+      .strokeColor('#888')
+      .stroke();
     doc.y = top + height;
   };
-  drawRow(columns.map((c) => c.title), 'bold');
+  drawRow(
+    columns.map((c) => c.title),
+    'bold',
+  );
   const rows = rowsOf(input);
   rows.forEach((row, i) => drawRow([String(i + 1), row.name, row.quantity, formatDocumentAmount(row.amountNano, currency)], 'regular'));
   if (rows.length === 0) {
@@ -136,7 +151,10 @@ export function renderDocument(input: DocumentInput): Promise<Buffer> {
   }
   const total = rows.reduce((sum, row) => sum + row.amountNano, 0n);
   doc.moveDown(0.5);
-  doc.font('bold').fontSize(10).text(`${T.total}: ${formatDocumentAmount(total, currency)}`, left, doc.y, { width, align: 'right' });
+  doc
+    .font('bold')
+    .fontSize(10)
+    .text(`${T.total}: ${formatDocumentAmount(total, currency)}`, left, doc.y, { width, align: 'right' });
   if (input.supplier.vatNote) doc.font('regular').fontSize(9).text(input.supplier.vatNote, left, doc.y, { width, align: 'right' });
   doc.moveDown(1);
   para(input.kind === 'invoice' ? T.invoiceNote : T.actNote, 8);

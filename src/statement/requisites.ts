@@ -31,7 +31,10 @@ export function createRequisites(db: Database) {
       await db.transaction(async (tx) => {
         const [before] = await tx.select().from(operatorRequisites).where(eq(operatorRequisites.id, 1)).for('update');
         const values = { ...input, updatedAt: new Date() };
-        await tx.insert(operatorRequisites).values({ id: 1, ...values }).onConflictDoUpdate({ target: operatorRequisites.id, set: values });
+        await tx
+          .insert(operatorRequisites)
+          .values({ id: 1, ...values })
+          .onConflictDoUpdate({ target: operatorRequisites.id, set: values });
         await recordAudit(tx, actor, {
           action: 'requisites.update',
           targetType: 'requisites',
@@ -50,7 +53,10 @@ export function createRequisites(db: Database) {
 
     async putCustomer(userId: string, input: CustomerRequisitesInput): Promise<CustomerRequisites> {
       const values = { ...input, updatedAt: new Date() };
-      await db.insert(customerRequisites).values({ userId, ...values }).onConflictDoUpdate({ target: customerRequisites.userId, set: values });
+      await db
+        .insert(customerRequisites)
+        .values({ userId, ...values })
+        .onConflictDoUpdate({ target: customerRequisites.userId, set: values });
       return { companyName: input.companyName, inn: input.inn };
     },
   };

@@ -44,7 +44,16 @@ function csvOf(statement: Statement, currency: string, formatName: keyof typeof 
   let text = UTF8_BOM + line([...STATEMENT_CSV_COLUMNS]);
   text += line([statement.from, '', 'opening_balance', textCell('Остаток на начало периода', format), '', '', moneyCell(statement.openingNano, format), cur]);
   for (const l of statement.lines) {
-    text += line([l.day, l.at, textCell(l.kind, format), textCell(l.title, format), textCell(l.detail, format), moneyCell(l.amountNano, format), moneyCell(l.balanceAfterNano, format), cur]);
+    text += line([
+      l.day,
+      l.at,
+      textCell(l.kind, format),
+      textCell(l.title, format),
+      textCell(l.detail, format),
+      moneyCell(l.amountNano, format),
+      moneyCell(l.balanceAfterNano, format),
+      cur,
+    ]);
   }
   text += line([statement.to, '', 'closing_balance', textCell('Остаток на конец периода', format), '', '', moneyCell(statement.closingNano, format), cur]);
   return text;

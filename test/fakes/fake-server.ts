@@ -28,10 +28,7 @@ export interface FakeServerOptions {
   idleTimeout?: number;
 }
 
-export function startFakeServer(
-  fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>,
-  options: FakeServerOptions = {},
-): FakeServer {
+export function startFakeServer(fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>, options: FakeServerOptions = {}): FakeServer {
   const held = new Set<() => void>();
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', ...options, fetch });
   const releaseHeld = () => {

@@ -16,10 +16,7 @@ export interface ScriptedToolCall {
   argumentsAsObject?: boolean;
 }
 
-export type ScriptedReply =
-  | { text: string }
-  | { toolCalls: ScriptedToolCall[]; text?: string }
-  | { status: number; message?: string };
+export type ScriptedReply = { text: string } | { toolCalls: ScriptedToolCall[]; text?: string } | { status: number; message?: string };
 
 export interface ChatMessage {
   role: string;
@@ -31,7 +28,12 @@ export interface ChatMessage {
 
 export interface ScriptedRequest {
   model: string;
-  body: { model: string; messages: ChatMessage[]; tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[]; [k: string]: unknown };
+  body: {
+    model: string;
+    messages: ChatMessage[];
+    tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
+    [k: string]: unknown;
+  };
   headers: Record<string, string>;
 }
 
@@ -97,7 +99,9 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
       return json(200, { object: 'list', data: [...scripts.keys()].map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) });
     }
     if (request.method !== 'POST' || url.pathname !== '/v1/chat/completions') {
-      return json(404, { error: { message: `Unknown request URL: ${request.method} ${url.pathname}`, type: 'invalid_request_error', param: null, code: 'unknown_url' } });
+      return json(404, {
+        error: { message: `Unknown request URL: ${request.method} ${url.pathname}`, type: 'invalid_request_error', param: null, code: 'unknown_url' },
+      });
     }
     let body: ScriptedRequest['body'];
     try {
@@ -113,7 +117,9 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
     const reply: ScriptedReply = script ? await script(body, index) : { text: `Echo: ${lastUserText(body)}` };
 
     if ('status' in reply) {
-      return json(reply.status, { error: { message: reply.message ?? 'scripted failure', type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } });
+      return json(reply.status, {
+        error: { message: reply.message ?? 'scripted failure', type: reply.status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
+      });
     }
     const toolCalls = 'toolCalls' in reply ? reply.toolCalls : [];
     const message: Record<string, unknown> = { role: 'assistant', content: 'text' in reply && reply.text !== undefined ? reply.text : null, refusal: null };

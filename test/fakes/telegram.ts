@@ -126,11 +126,7 @@ export interface FakeTelegram {
    * (increasing) when absent; `secret` overrides the header (null: send none). Messages in the update
    * become known to the fake, so the app can reply to them.
    */
-  deliverUpdate(
-    token: string,
-    update: Record<string, unknown>,
-    options?: { secret?: string | null },
-  ): Promise<{ status: number; text: string; updateId: number }>;
+  deliverUpdate(token: string, update: Record<string, unknown>, options?: { secret?: string | null }): Promise<{ status: number; text: string; updateId: number }>;
   /** Makes a callback query id answerable once. */
   addCallbackQuery(id: string): void;
   /** The next `times` calls of `method` (any case; '*' for every method) answer this error. */
@@ -160,13 +156,7 @@ const CANONICAL_METHODS = [
 const METHOD_BY_KEY = new Map<string, string>(CANONICAL_METHODS.map((m) => [m.toLowerCase(), m]));
 
 /** Parameters that are objects or arrays; over form/query they arrive as JSON text. */
-const JSON_PARAMS = new Set([
-  'reply_markup',
-  'reply_parameters',
-  'allowed_updates',
-  'entities',
-  'link_preview_options',
-]);
+const JSON_PARAMS = new Set(['reply_markup', 'reply_parameters', 'allowed_updates', 'entities', 'link_preview_options']);
 
 const MAX_TEXT = 4096;
 const MAX_CALLBACK_DATA_BYTES = 64;
@@ -430,7 +420,10 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     const message = messageId === null ? undefined : messages.get(messageKey(chat.id, messageId));
     if (!message) throw new Fail(400, 'Bad Request: message to edit not found');
     if (message.text === text) {
-      throw new Fail(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+      throw new Fail(
+        400,
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      );
     }
     message.text = text;
     message.edit_date = Math.floor(Date.now() / 1000);
@@ -624,11 +617,7 @@ const ADMIN_FLAGS = [
   'can_delete_stories',
 ] as const;
 
-function chatMember(
-  spec: Exclude<FakeMemberSpec, string>,
-  user: Record<string, unknown>,
-  chatType: FakeChatType,
-): Record<string, unknown> {
+function chatMember(spec: Exclude<FakeMemberSpec, string>, user: Record<string, unknown>, chatType: FakeChatType): Record<string, unknown> {
   const { status, ...extra } = spec;
   const base: Record<string, unknown> = { user, status };
   switch (status) {
@@ -698,7 +687,7 @@ function checkReplyMarkup(markup: unknown): void {
   for (const row of rows as unknown[][]) {
     for (const button of row) {
       if (!isObj(button) || typeof button.text !== 'string') {
-        throw new Fail(400, "Bad Request: can't find field \"text\"");
+        throw new Fail(400, 'Bad Request: can\'t find field "text"');
       }
       if ('callback_data' in button) {
         const data = typeof button.callback_data === 'string' ? button.callback_data : '';
@@ -711,10 +700,7 @@ function checkReplyMarkup(markup: unknown): void {
   }
 }
 
-const HTML_TAGS = new Set([
-  'b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'code', 'pre',
-  'blockquote', 'tg-emoji',
-]);
+const HTML_TAGS = new Set(['b', 'strong', 'i', 'em', 'u', 'ins', 's', 'strike', 'del', 'span', 'tg-spoiler', 'a', 'code', 'pre', 'blockquote', 'tg-emoji']);
 const HTML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
 
 /**
@@ -739,10 +725,7 @@ function parseHtml(html: string): string {
           throw new Fail(400, `Bad Request: can't parse entities: Unexpected end tag at byte offset ${byteOffset(i)}`);
         }
         if (name !== expected) {
-          throw new Fail(
-            400,
-            `Bad Request: can't parse entities: Unmatched end tag at byte offset ${byteOffset(i)}, expected "</${expected}>", found "</${name}>"`,
-          );
+          throw new Fail(400, `Bad Request: can't parse entities: Unmatched end tag at byte offset ${byteOffset(i)}, expected "</${expected}>", found "</${name}>"`);
         }
       } else {
         const name = (inner.match(/^[A-Za-z-]+/)?.[0] ?? '').toLowerCase();

@@ -330,14 +330,8 @@ function headers(contentType: string, extra: Record<string, string> = {}): Recor
 const json = (status: number, body: unknown, extra: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: headers('application/json', extra) });
 
-const openAiError = (
-  status: number,
-  message: string,
-  type: string,
-  code: string | null = null,
-  param: string | null = null,
-  extra: Record<string, string> = {},
-) => json(status, { error: { message, type, param, code } }, extra);
+const openAiError = (status: number, message: string, type: string, code: string | null = null, param: string | null = null, extra: Record<string, string> = {}) =>
+  json(status, { error: { message, type, param, code } }, extra);
 
 const modelObject = (m: FakeModel) => ({
   id: m.id,
@@ -347,16 +341,10 @@ const modelObject = (m: FakeModel) => ({
   ...(m.pricing ? { pricing: m.pricing } : {}),
 });
 
-const BAD_GATEWAY_HTML =
-  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
+const BAD_GATEWAY_HTML = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
 
 const modelNotFound = (model: string) =>
-  openAiError(
-    404,
-    `The model \`${model}\` does not exist or you do not have access to it.`,
-    'invalid_request_error',
-    'model_not_found',
-  );
+  openAiError(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
 
 /**
  * Cuts the connection without a byte of answer. Bun sends nothing until a body yields its first chunk,
@@ -525,9 +513,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model,
-      choices: [
-        { index: 0, message, logprobs: null, finish_reason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop' },
-      ],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop' }],
       ...(model.startsWith('fake/no-usage') ? {} : { usage }),
       system_fingerprint: 'fp_fake',
     });
@@ -541,10 +527,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const toolCall = model === 'fake/tool-call' || model === 'fake/no-usage-tool-call';
     const callId = `call_${randomHex(12)}`;
     const delay = model === 'fake/slow-stream' ? fake.slowStreamDelayMs : fake.pieceDelayMs;
-    const pieceAt = (i: number) =>
-      model === 'fake/slow-stream' ? `p${i} ` : toolCall ? TOOL_ARGUMENT_PIECES[i]! : PIECES[i]!;
-    const deltaAt = (i: number) =>
-      toolCall ? { tool_calls: [{ index: 0, function: { arguments: pieceAt(i) } }] } : { content: pieceAt(i) };
+    const pieceAt = (i: number) => (model === 'fake/slow-stream' ? `p${i} ` : toolCall ? TOOL_ARGUMENT_PIECES[i]! : PIECES[i]!);
+    const deltaAt = (i: number) => (toolCall ? { tool_calls: [{ index: 0, function: { arguments: pieceAt(i) } }] } : { content: pieceAt(i) });
     const firstDelta = toolCall
       ? {
           role: 'assistant',
@@ -633,13 +617,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       return openAiError(400, 'you must provide a model parameter', 'invalid_request_error', null, null);
     }
     if (!Array.isArray(body.messages)) {
-      return openAiError(
-        400,
-        "Missing required parameter: 'messages'.",
-        'invalid_request_error',
-        'missing_required_parameter',
-        'messages',
-      );
+      return openAiError(400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
     }
     const model = body.model;
     const streaming = body.stream === true;
@@ -652,13 +630,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (streaming && model === 'fake/stream-error') return streamError(request, 'chat');
     switch (model) {
       case 'fake/error-400':
-        return openAiError(
-          400,
-          "Invalid value for 'temperature': must be between 0 and 2.",
-          'invalid_request_error',
-          'invalid_value',
-          'temperature',
-        );
+        return openAiError(400, "Invalid value for 'temperature': must be between 0 and 2.", 'invalid_request_error', 'invalid_value', 'temperature');
       case 'fake/error-429':
         return openAiError(
           429,
@@ -669,11 +641,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           { 'retry-after': '1' },
         );
       case 'fake/error-500':
-        return openAiError(
-          500,
-          'The server had an error while processing your request. Sorry about that!',
-          'server_error',
-        );
+        return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
       case 'fake/error-502':
         return new Response(BAD_GATEWAY_HTML, { status: 502, headers: { 'content-type': 'text/html' } });
       case 'fake/error-503':

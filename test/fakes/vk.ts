@@ -374,7 +374,10 @@ export async function startFakeVk(): Promise<FakeVk> {
     } catch {
       params = {};
     }
-    const bearer = req.headers.get('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+    const bearer = req.headers
+      .get('authorization')
+      ?.match(/^Bearer\s+(.+)$/i)?.[1]
+      ?.trim();
     const token = params.access_token ?? bearer ?? null;
     fake.calls.push({ method, params, token, httpMethod: req.method, contentType: req.headers.get('content-type') });
 
@@ -499,9 +502,7 @@ export async function startFakeVk(): Promise<FakeVk> {
     const raw = params.group_ids ?? params.group_id;
     const wanted = raw === undefined || raw === '' ? [String(own.spec.id)] : raw.split(',').map((s) => s.trim());
     const found = wanted.map((key) => {
-      const group = [...groups.values()].find(
-        (g) => String(g.spec.id) === key.replace(/^club|^public/, '') || (g.spec.screenName ?? '') === key,
-      );
+      const group = [...groups.values()].find((g) => String(g.spec.id) === key.replace(/^club|^public/, '') || (g.spec.screenName ?? '') === key);
       // VK answers 100 "…: group_ids is undefined" for a community it does not know: public VK clients
       // read exactly that text as "no such community" (OpenVK's VK-compatible API fails the same way).
       if (!group) throw new Fail(100, MSG.param('group_ids is undefined'));
@@ -515,9 +516,7 @@ export async function startFakeVk(): Promise<FakeVk> {
     if (randomId === null) throw new Fail(100, MSG.param('random_id is a required parameter'));
 
     const many = params.peer_ids !== undefined;
-    const peers = many
-      ? params.peer_ids!.split(',').map((s) => integer(s.trim()))
-      : [integer(params.peer_id ?? params.user_id)];
+    const peers = many ? params.peer_ids!.split(',').map((s) => integer(s.trim())) : [integer(params.peer_id ?? params.user_id)];
     if (peers.length === 0 || peers.some((p) => p === null || p === 0)) {
       throw new Fail(100, MSG.param(many ? 'peer_ids is invalid' : 'peer_id is undefined'));
     }

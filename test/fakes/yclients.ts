@@ -199,8 +199,7 @@ class HttpAnswer {
   ) {}
 }
 
-const ok = (data: unknown, meta: unknown = [], status = 200) =>
-  new HttpAnswer(status, { success: true, data, meta });
+const ok = (data: unknown, meta: unknown = [], status = 200) => new HttpAnswer(status, { success: true, data, meta });
 const fail = (status: number, message: string, errors?: { code?: number; message: string }[]) =>
   new HttpAnswer(status, {
     success: false,
@@ -238,8 +237,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       arrivals.set(address, recent);
       rateLimited += 1;
       // The body of YCLIENTS' 429 is unconfirmed: the usual error envelope.
-      const headers: Record<string, string> =
-        settings.rateLimitRetryAfter === null ? {} : { 'Retry-After': String(settings.rateLimitRetryAfter) };
+      const headers: Record<string, string> = settings.rateLimitRetryAfter === null ? {} : { 'Retry-After': String(settings.rateLimitRetryAfter) };
       return new HttpAnswer(429, { success: false, data: null, meta: { message: 'Too Many Requests' } }, headers);
     }
     recent.push(now);
@@ -276,13 +274,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     }
   }
 
-  function route(
-    method: string,
-    path: string,
-    query: URLSearchParams,
-    body: unknown,
-    auth: { partner: string; user: string | null },
-  ): HttpAnswer {
+  function route(method: string, path: string, query: URLSearchParams, body: unknown, auth: { partner: string; user: string | null }): HttpAnswer {
     let m: RegExpMatchArray | null;
     if (method === 'POST' && path === '/auth') return authUser(body, auth.partner);
 
@@ -295,7 +287,10 @@ export async function startFakeYclients(): Promise<FakeYclients> {
           throw fail(404, `Team Member with ID ${m[2]} was not found in branch ${company.spec.id}`);
         }
       }
-      return ok(staff.map((s) => adminStaff(company, s)), { total_count: staff.length });
+      return ok(
+        staff.map((s) => adminStaff(company, s)),
+        { total_count: staff.length },
+      );
     }
 
     if (method === 'GET' && (m = path.match(/^\/company\/(\d+)\/services(?:\/(\d+))?\/?$/))) {
@@ -307,7 +302,10 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       }
       const staffId = query.get('staff_id');
       if (staffId) services = services.filter((s) => performs(company, s, Number(staffId)));
-      return ok(services.map((s) => adminService(company, s)), { total_count: services.length });
+      return ok(
+        services.map((s) => adminService(company, s)),
+        { total_count: services.length },
+      );
     }
 
     if (method === 'GET' && (m = path.match(/^\/company\/(\d+)\/?$/))) {
@@ -318,18 +316,14 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     if (method === 'GET' && (m = path.match(/^\/book_staff\/(\d+)\/?$/))) {
       const company = publicCompany(m[1], auth);
       const serviceIds = intList(query.getAll('service_ids[]'));
-      const staff = company.spec.staff.filter(
-        (s) => !s.fired && !s.hidden && serviceIds.every((id) => performsId(company, id, s.id)),
-      );
+      const staff = company.spec.staff.filter((s) => !s.fired && !s.hidden && serviceIds.every((id) => performsId(company, id, s.id)));
       return ok(staff.map((s) => bookStaff(company, s)));
     }
 
     if (method === 'GET' && (m = path.match(/^\/book_services\/(\d+)\/?$/))) {
       const company = publicCompany(m[1], auth);
       const staffId = query.get('staff_id') ? Number(query.get('staff_id')) : null;
-      const services = company.spec.services.filter(
-        (s) => s.active !== false && (staffId === null || performs(company, s, staffId)),
-      );
+      const services = company.spec.services.filter((s) => s.active !== false && (staffId === null || performs(company, s, staffId)));
       const categories = [...new Set(services.map((s) => s.category_id ?? 0))].map((id) => ({
         id,
         title: `Категория ${id}`,
@@ -438,9 +432,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   function authUser(body: unknown, partner: string): HttpAnswer {
     loginCount += 1;
     const b = isObj(body) ? body : {};
-    const company = [...companies.values()].find(
-      (c) => c.spec.partnerToken === partner && c.spec.login === b.login && c.spec.password === b.password,
-    );
+    const company = [...companies.values()].find((c) => c.spec.partnerToken === partner && c.spec.login === b.login && c.spec.password === b.password);
     if (!company) return fail(settings.authFailureStatus, 'Неверный логин или пароль');
     const token = `usr${String(nextTokenId++).padStart(4, '0')}${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`;
     userTokens.set(token, { login: company.spec.login, partnerToken: partner });
@@ -560,9 +552,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     const serviceIds = intList(query.getAll('service_ids[]'));
     const month = query.get('date')?.slice(0, 7) ?? null;
     const staff = bookableStaff(company, staffId);
-    const dates = [...new Set((company.spec.workingHours ?? []).map((w) => w.date))]
-      .filter((d) => month === null || d.startsWith(month))
-      .sort();
+    const dates = [...new Set((company.spec.workingHours ?? []).map((w) => w.date))].filter((d) => month === null || d.startsWith(month)).sort();
     const working = dates.filter((d) => staff.some((s) => workIntervals(company, s.id, d).length > 0));
     const booking = working.filter((d) =>
       staff.some((s) => {
@@ -593,9 +583,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     const message =
       `К сотруднику ${staff?.name ?? ''} (${staffId}) нельзя записаться на ${localDate(company, start)} в ` +
       `${localTime(company, start)}. Выбранное время уже занято или является нерабочим.`;
-    return settings.slotTakenWithCode
-      ? fail(422, 'An error has occurred', [{ code: 433, message }])
-      : fail(422, message);
+    return settings.slotTakenWithCode ? fail(422, 'An error has occurred', [{ code: 433, message }]) : fail(422, message);
   }
 
   function readAppointments(body: unknown): Appt[] {
@@ -957,9 +945,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
 
   function takeFailure(method: string, path: string): Failure | null {
     return failures.take(
-      (f) =>
-        (f.method === undefined || f.method.toUpperCase() === method) &&
-        (typeof f.pattern === 'string' ? path.includes(f.pattern) : f.pattern.test(path)),
+      (f) => (f.method === undefined || f.method.toUpperCase() === method) && (typeof f.pattern === 'string' ? path.includes(f.pattern) : f.pattern.test(path)),
     );
   }
 

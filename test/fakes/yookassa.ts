@@ -148,13 +148,13 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
     const headers: Record<string, string> = {};
     req.headers.forEach((value, key) => {
       headers[key.toLowerCase()] = value;
-      });
-      const call: RecordedCall = { method: req.method, path, headers, body, shopId: null, status: 0 };
-      calls.push(call);
-      const answer = await handle(req.method, path, headers, text, body, call);
-      call.status = answer.status;
-      if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status });
-      return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
+    });
+    const call: RecordedCall = { method: req.method, path, headers, body, shopId: null, status: 0 };
+    calls.push(call);
+    const answer = await handle(req.method, path, headers, text, body, call);
+    call.status = answer.status;
+    if (typeof answer.body === 'string') return new Response(answer.body, { status: answer.status });
+    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'content-type': 'application/json' } });
   });
 
   function takeFailure(method: string, path: string): FailureSpec | null {
@@ -205,9 +205,7 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       const bodyHash = createHash('sha256').update(text).digest('hex');
       const stored = keys.get(`${shopId}\n${key}`);
       if (stored) {
-        return stored.bodyHash === bodyHash
-          ? new HttpAnswer(stored.status, stored.body)
-          : invalid('Idempotence key duplicated', 'Idempotence-Key');
+        return stored.bodyHash === bodyHash ? new HttpAnswer(stored.status, stored.body) : invalid('Idempotence key duplicated', 'Idempotence-Key');
       }
       const answer = createPayment(body, shopId);
       keys.set(`${shopId}\n${key}`, { bodyHash, status: answer.status, body: answer.body });
@@ -319,7 +317,13 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       object.captured_at = p.capturedAt;
       object.income_amount = { value: ((minor - fee) / 100).toFixed(2), currency: p.amount.currency };
       object.refunded_amount = { value: '0.00', currency: p.amount.currency };
-      object.payment_method = { type: 'bank_card', id: p.id, saved: false, title: 'Bank card *4444', card: { first6: '555555', last4: '4444', expiry_month: '12', expiry_year: '2030', card_type: 'MasterCard' } };
+      object.payment_method = {
+        type: 'bank_card',
+        id: p.id,
+        saved: false,
+        title: 'Bank card *4444',
+        card: { first6: '555555', last4: '4444', expiry_month: '12', expiry_year: '2030', card_type: 'MasterCard' },
+      };
       object.authorization_details = { rrn: '603668680243', auth_code: '000000', three_d_secure: { applied: false } };
     }
     if (p.status === 'canceled' && p.cancellationDetails) object.cancellation_details = p.cancellationDetails;

@@ -20,7 +20,9 @@ let counter = 0;
 
 function migrationsFingerprint(): string {
   const hash = createHash('sha256');
-  for (const file of readdirSync(MIGRATIONS_FOLDER).filter((f) => f.endsWith('.sql')).sort()) {
+  for (const file of readdirSync(MIGRATIONS_FOLDER)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
     hash.update(file).update(readFileSync(join(MIGRATIONS_FOLDER, file)));
   }
   return hash.digest('hex').slice(0, 16);

@@ -38,8 +38,7 @@ export function routingHarness(env: (defaultUpstream: string) => Record<string, 
     if (value === undefined) throw new Error('the routing harness has not started yet (use it inside tests)');
     return value;
   };
-  const adminCall = (method: string, path: string, body?: unknown, target: TestApp = started(app)) =>
-    call(target.url, method, path, { token: admin, body });
+  const adminCall = (method: string, path: string, body?: unknown, target: TestApp = started(app)) => call(target.url, method, path, { token: admin, body });
   return {
     get app(): TestApp {
       return started(app);

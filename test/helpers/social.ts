@@ -88,13 +88,17 @@ export function createSocialDriver(getApp: () => TestApp, getVk: () => FakeVk) {
 
     /** What handling the event did, once it is done. */
     async processed(agentId: string, eventId: string): Promise<string | null> {
-      return waitFor(async () => {
-        const [row] = await getApp().sql<{ outcome: string | null; processed_at: unknown }>(
-          'select outcome, processed_at from social_events where agent_id = $1 and event_id = $2',
-          [agentId, eventId],
-        );
-        return row?.processed_at ? (row.outcome ?? 'none') : null;
-      }, 5000, 'the event to be handled');
+      return waitFor(
+        async () => {
+          const [row] = await getApp().sql<{ outcome: string | null; processed_at: unknown }>(
+            'select outcome, processed_at from social_events where agent_id = $1 and event_id = $2',
+            [agentId, eventId],
+          );
+          return row?.processed_at ? (row.outcome ?? 'none') : null;
+        },
+        5000,
+        'the event to be handled',
+      );
     },
   };
   return driver;

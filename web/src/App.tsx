@@ -58,7 +58,10 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   if (path === '/agents') return <AgentsScreen />;
   if (path === '/dialogues') return <InboxHome />;
   const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
-  if (dialogues) return <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />;
+  if (dialogues)
+    return (
+      <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />
+    );
   const agent = /^\/agents\/([^/]+)$/.exec(path);
   if (agent) return <AgentPage key={agent[1]} id={decodeURIComponent(agent[1]!)} />;
   const topup = /^\/topups\/([^/]+)$/.exec(path);

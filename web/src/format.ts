@@ -54,7 +54,11 @@ export function formatAmount(value: number, currency: string | undefined, maxDig
 
 /** «₽» for RUB, «$» for USD; the code itself when the browser has no symbol for it. */
 export function currencySymbol(currency: string): string {
-  return currencyFormat(currency, 2)?.formatToParts(0).find((part) => part.type === 'currency')?.value ?? currency;
+  return (
+    currencyFormat(currency, 2)
+      ?.formatToParts(0)
+      .find((part) => part.type === 'currency')?.value ?? currency
+  );
 }
 
 /** An ISO moment as the value of an <input type="datetime-local"> in this browser's time zone. */

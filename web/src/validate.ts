@@ -37,7 +37,10 @@ export function withServerErrors(local: FieldErrors, error: ApiError | undefined
  * what it expects.
  */
 export function decimalInput(text: string): number | undefined {
-  const compact = text.replace(/[\s\u00a0\u202f]/g, '').replace(',', '.').replace(/^[\u2212\u2013]/, '-');
+  const compact = text
+    .replace(/[\s\u00a0\u202f]/g, '')
+    .replace(',', '.')
+    .replace(/^[\u2212\u2013]/, '-');
   if (compact === '') return undefined;
   return /^-?\d+(\.\d+)?$/.test(compact) ? Number(compact) : Number.NaN;
 }

@@ -227,8 +227,7 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     },
     {
       name: 'cancel_appointment',
-      description:
-        'Отменить запись клиента по appointmentId из list_my_appointments (только его собственную). Для переноса есть reschedule_appointment.',
+      description: 'Отменить запись клиента по appointmentId из list_my_appointments (только его собственную). Для переноса есть reschedule_appointment.',
       parameters: {
         type: 'object',
         properties: { appointmentId: { type: 'string' } },
@@ -286,7 +285,12 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
       const moved = await booking.reschedule(ctx.agent.id, appointmentId, ctx.dialogue.id, { datetime, ...(specialistId ? { specialistId } : {}) });
       if (!moved) return { result: { error: toolTexts.notOwnAppointment }, summary: toolTexts.summaryCancelRefused };
       const specialist = specialists.find((p) => p.id === moved.after.specialistId);
-      const announced = { service: service.title, specialist: specialist?.name ?? moved.after.specialistId, before: moved.before.datetime, after: moved.after.datetime };
+      const announced = {
+        service: service.title,
+        specialist: specialist?.name ?? moved.after.specialistId,
+        before: moved.before.datetime,
+        after: moved.after.datetime,
+      };
       return {
         result: {
           status: 'rescheduled',
@@ -343,10 +347,7 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
         { source: 'model', dialogueId: ctx.dialogue.id },
       );
       // The dialogue learns who the client is, as with the buttons: the phone is not asked again.
-      await deps.db
-        .update(dialogues)
-        .set({ clientPhone, clientName, updatedAt: new Date() })
-        .where(eq(dialogues.id, ctx.dialogue.id));
+      await deps.db.update(dialogues).set({ clientPhone, clientName, updatedAt: new Date() }).where(eq(dialogues.id, ctx.dialogue.id));
       return {
         result: {
           status: 'booked',

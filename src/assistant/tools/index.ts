@@ -66,16 +66,17 @@ export type ToolRegistry = ReturnType<typeof createToolRegistry>;
  * Runs one call of the model: whatever goes wrong — a tool it made up, arguments that are not JSON, a
  * refusal, an integration failing — becomes a result `{error}` the model reads, never an exception.
  */
-export async function runToolCall(
-  tools: AssistantTool[],
-  call: { name: string; arguments: string },
-  ctx: ToolContext,
-  logger: Logger,
-): Promise<ToolResult> {
+export async function runToolCall(tools: AssistantTool[], call: { name: string; arguments: string }, ctx: ToolContext, logger: Logger): Promise<ToolResult> {
   const failed = (message: string): ToolResult => ({ result: { error: message }, summary: toolTexts.summaryError(message) });
   if (call.name === '') return failed(toolTexts.namelessCall(tools.map((t) => t.name)));
   const tool = tools.find((t) => t.name === call.name);
-  if (!tool) return failed(toolTexts.unknownTool(call.name, tools.map((t) => t.name)));
+  if (!tool)
+    return failed(
+      toolTexts.unknownTool(
+        call.name,
+        tools.map((t) => t.name),
+      ),
+    );
   let args: unknown;
   try {
     args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);

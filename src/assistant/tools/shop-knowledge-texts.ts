@@ -24,12 +24,12 @@ export const shopKnowledgeTexts = {
   nothingFound: 'Ничего не найдено. Уточни у клиента, что он ищет, или предложи похожее.',
   productNotFound: 'Товар с таким id не найден: найди его заново через search_products.',
   outOfStock: (title: string) => `Товара «${title}» сейчас нет в наличии: добавить его нельзя.`,
-  notEnough: (title: string, inStock: number, inCart: number) =>
-    `Товара «${title}» в наличии ${inStock} шт., в корзине уже ${inCart} шт.: столько добавить нельзя.`,
+  notEnough: (title: string, inStock: number, inCart: number) => `Товара «${title}» в наличии ${inStock} шт., в корзине уже ${inCart} шт.: столько добавить нельзя.`,
   phoneNeeded: 'Для заказа нужен телефон клиента: спроси его и вызови checkout ещё раз.',
   paymentsUnavailable: 'Оформление заказов в этом магазине не настроено. Предложи клиенту связаться с сотрудником.',
   nothingToOrder: 'В корзине нет товаров, которые можно заказать: сначала добавь товары через add_to_cart.',
-  orderCreatedNote: 'Заказ оформлен, и клиенту уже отправлено сообщение с номером, суммой и кнопкой «Оплатить». Не повторяй ссылку — коротко поблагодари или ответь на остальное.',
+  orderCreatedNote:
+    'Заказ оформлен, и клиенту уже отправлено сообщение с номером, суммой и кнопкой «Оплатить». Не повторяй ссылку — коротко поблагодари или ответь на остальное.',
   badArgument: (field: string) => `Неверный аргумент ${field}: проверь его по описанию функции.`,
   openOrdersLimit: (max: number) =>
     `У клиента уже ${max} неоплаченных заказа — новый оформить нельзя. Предложи оплатить один из них (order_status покажет ссылку) или передай диалог сотруднику.`,
@@ -37,8 +37,7 @@ export const shopKnowledgeTexts = {
   orderStatus: { pending: 'ожидает оплаты', paid: 'оплачен', cancelled: 'отменён' } satisfies Record<OrderStatus, string>,
 
   // Shop: what the model is told of the client (client-context.ts).
-  factOpenOrder: (number: string, total: string, link: string | null) =>
-    `Неоплаченный заказ ${number} на ${total}${link ? `, ссылка на оплату: ${link}` : ''}.`,
+  factOpenOrder: (number: string, total: string, link: string | null) => `Неоплаченный заказ ${number} на ${total}${link ? `, ссылка на оплату: ${link}` : ''}.`,
 
   // Shop: the owner's transcript lines.
   summaryBadArguments: 'неверные аргументы',

@@ -115,7 +115,11 @@ export function createShopTools(deps: {
         ? await deps.catalog.search(ctx.agent.id, parsed.data.query, SEARCH_LIMIT)
         : { products: (await deps.catalog.page(ctx.agent.id, 0, SEARCH_LIMIT)).items, matched: 'all' as const };
       return {
-        result: { products: found.products.map(productFacts), matched: found.matched, ...(found.products.length === 0 ? { note: shopKnowledgeTexts.nothingFound } : {}) },
+        result: {
+          products: found.products.map(productFacts),
+          matched: found.matched,
+          ...(found.products.length === 0 ? { note: shopKnowledgeTexts.nothingFound } : {}),
+        },
         summary: shopKnowledgeTexts.summarySearch(parsed.data.query, found.products.length),
       };
     },
@@ -148,7 +152,10 @@ export function createShopTools(deps: {
             inCart: outcome.inCart,
           });
         case 'added':
-          return { result: { ok: true, title: outcome.title, quantityInCart: outcome.quantity }, summary: shopKnowledgeTexts.summaryAdded(outcome.title, outcome.quantity) };
+          return {
+            result: { ok: true, title: outcome.title, quantityInCart: outcome.quantity },
+            summary: shopKnowledgeTexts.summaryAdded(outcome.title, outcome.quantity),
+          };
       }
     },
   };
@@ -245,7 +252,10 @@ export function createShopTools(deps: {
       // Another client's order is answered exactly like a number that does not exist.
       const order = ORDER_NUMBER.test(number) ? await deps.orders.ofDialogue(ctx.agent.id, ctx.dialogue.id, number) : null;
       if (!order) return { result: { found: false, error: shopKnowledgeTexts.orderNotFound }, summary: shopKnowledgeTexts.summaryOrderNotFound(number || '—') };
-      return { result: { found: true, ...orderFacts(order) }, summary: shopKnowledgeTexts.summaryOrderStatus(order.number, shopKnowledgeTexts.orderStatus[order.status]) };
+      return {
+        result: { found: true, ...orderFacts(order) },
+        summary: shopKnowledgeTexts.summaryOrderStatus(order.number, shopKnowledgeTexts.orderStatus[order.status]),
+      };
     },
   };
 

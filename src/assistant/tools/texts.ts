@@ -26,8 +26,7 @@ export const toolTexts = {
   chooseService: 'Укажите serviceId: свободное время зависит от услуги. Список услуг ниже.',
   slotTaken: 'Это время уже занято. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
   slotPassed: 'Это время уже прошло. Предложите клиенту одно из ближайших свободных (nextFreeTimes).',
-  bookingLimit: (max: number) =>
-    `У клиента уже ${max} предстоящих записи — больше записывать нельзя. Предложите перенести или отменить одну из них (appointments).`,
+  bookingLimit: (max: number) => `У клиента уже ${max} предстоящих записи — больше записывать нельзя. Предложите перенести или отменить одну из них (appointments).`,
   // Told to the model with an act the system has already announced to the client.
   announcedNote: 'Клиенту уже отправлено сообщение об этом (время, специалист). Не повторяйте его целиком — коротко ответьте на остальное.',
   notOwnAppointment: 'Такой записи у этого клиента нет. Его записи показывает list_my_appointments.',
@@ -41,8 +40,7 @@ export const toolTexts = {
   summaryServices: (n: number) => `услуг: ${n}`,
   summarySpecialists: (n: number) => `специалистов: ${n}`,
   summarySlots: (date: string, n: number) => `${date}: свободных окон ${n}`,
-  summaryBooked: (service: string, specialist: string, datetime: string, name: string) =>
-    `записан(а) ${name}: ${service}, ${specialist}, ${formatSlot(datetime)}`,
+  summaryBooked: (service: string, specialist: string, datetime: string, name: string) => `записан(а) ${name}: ${service}, ${specialist}, ${formatSlot(datetime)}`,
   summaryTaken: (datetime: string, n: number) => `${formatSlot(datetime)} занято; предложено других окон: ${n}`,
   summaryPassed: (datetime: string, n: number) => `${formatSlot(datetime)} уже прошло; предложено других окон: ${n}`,
   summaryMyAppointments: (n: number) => `записей клиента: ${n}`,

@@ -32,10 +32,7 @@ export const agents = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    index('agents_user_idx').on(t.userId, t.createdAt),
-    check('agents_type_known', sql`${t.type} in ('creator', 'service', 'ecommerce')`),
-  ],
+  (t) => [index('agents_user_idx').on(t.userId, t.createdAt), check('agents_type_known', sql`${t.type} in ('creator', 'service', 'ecommerce')`)],
 );
 
 /** Notifications of an agent (escalation, payment) as the owner sees them listed. */

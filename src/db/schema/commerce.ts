@@ -68,10 +68,7 @@ export const cartItems = pgTable(
     quantity: integer('quantity').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [
-    primaryKey({ name: 'cart_items_pk', columns: [t.dialogueId, t.productId] }),
-    check('cart_items_quantity_positive', sql`${t.quantity} > 0`),
-  ],
+  (t) => [primaryKey({ name: 'cart_items_pk', columns: [t.dialogueId, t.productId] }), check('cart_items_quantity_positive', sql`${t.quantity} > 0`)],
 );
 
 /**

@@ -80,10 +80,7 @@ export const bookingCache = pgTable(
     value: jsonb('value').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
-  (t) => [
-    primaryKey({ name: 'booking_cache_pk', columns: [t.agentId, t.key] }),
-    index('booking_cache_expires_idx').on(t.expiresAt),
-  ],
+  (t) => [primaryKey({ name: 'booking_cache_pk', columns: [t.agentId, t.key] }), index('booking_cache_expires_idx').on(t.expiresAt)],
 );
 
 // Appointments booked through an agent. The unique index is what stops a double booking: a claim row

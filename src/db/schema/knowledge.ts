@@ -18,9 +18,7 @@ export const knowledgeEntries = pgTable(
     title: text('title').notNull(),
     content: text('content').notNull(),
     /** Russian full-text document: the title weighs more than the body. */
-    search: tsvector('search').generatedAlwaysAs(
-      sql`setweight(to_tsvector('russian', title), 'A') || setweight(to_tsvector('russian', content), 'B')`,
-    ),
+    search: tsvector('search').generatedAlwaysAs(sql`setweight(to_tsvector('russian', title), 'A') || setweight(to_tsvector('russian', content), 'B')`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -21,9 +21,7 @@ export const ledgerEntries = pgTable(
   (t) => [
     index('ledger_entries_user_idx').on(t.userId, t.createdAt),
     // Money that comes in is credited once per outside reference (a payment id, an operator's reference).
-    uniqueIndex('ledger_entries_credit_reference_unique')
-      .on(t.kind, t.reference)
-      .where(sql`${t.kind} in ('topup', 'admin_credit')`),
+    uniqueIndex('ledger_entries_credit_reference_unique').on(t.kind, t.reference).where(sql`${t.kind} in ('topup', 'admin_credit')`),
     // One registration bonus per user, whether credited at registration or when the e-mail is verified.
     uniqueIndex('ledger_entries_registration_bonus_unique').on(t.userId).where(sql`${t.kind} = 'registration_bonus'`),
     index('ledger_entries_day_idx').on(t.createdAt),

@@ -33,17 +33,15 @@ export const providers = pgTable('providers', {
 export const modelRoutes = pgTable('model_routes', {
   pattern: text('pattern').primaryKey(),
   /** [{providerId, priority, weight, model?, costPrice?}]; a cost price per 1M tokens in nano-units, as decimal text. */
-  targets: jsonb('targets')
-    .notNull()
-    .$type<
-      {
-        providerId: string;
-        priority: number;
-        weight: number;
-        model?: string;
-        costPrice?: { promptNanoPerMillion: string; completionNanoPerMillion: string };
-      }[]
-    >(),
+  targets: jsonb('targets').notNull().$type<
+    {
+      providerId: string;
+      priority: number;
+      weight: number;
+      model?: string;
+      costPrice?: { promptNanoPerMillion: string; completionNanoPerMillion: string };
+    }[]
+  >(),
   updatedAt: updatedAt(),
 });
 

@@ -80,33 +80,33 @@ export const usageRecords = pgTable(
  */
 /** The sums both rollup tables keep per key and bucket (fresh column builders for each table). */
 const rollupColumns = () => ({
-    userId: uuid('user_id').notNull(),
-    /** Start of the bucket the rows' created_at fell in: a UTC quarter hour, or a UTC day (usage_rollups_daily). */
-    bucket: timestamp('bucket', { withTimezone: true, mode: 'date' }).notNull(),
-    apiKeyId: uuid('api_key_id'),
-    agentId: uuid('agent_id'),
-    model: text('model').notNull(),
-    endpoint: text('endpoint').notNull(),
-    providerId: text('provider_id'),
-    requests: integer('requests').notNull(),
-    /** Rows whose status is not ok (client_closed included). */
-    failedRequests: integer('failed_requests').notNull(),
-    /** Rows that needed more than one provider (attempts > 1). */
-    retriedRequests: integer('retried_requests').notNull(),
-    /** Σ attempts (null, on rows older than routing, counts 0). */
-    attempts: integer('attempts').notNull(),
-    promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
-    completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
-    totalTokens: bigint('total_tokens', { mode: 'number' }).notNull(),
-    costNano: bigint('cost_nano', { mode: 'bigint' }).notNull(),
-    promptCostNano: bigint('prompt_cost_nano', { mode: 'bigint' }).notNull(),
-    completionCostNano: bigint('completion_cost_nano', { mode: 'bigint' }).notNull(),
-    unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull(),
-    /** Rows that carried a provider cost, and what they were charged: margins are over these alone. */
-    pricedRequests: integer('priced_requests').notNull(),
-    pricedCostNano: bigint('priced_cost_nano', { mode: 'bigint' }).notNull(),
-    providerCostNano: bigint('provider_cost_nano', { mode: 'bigint' }).notNull(),
-  });
+  userId: uuid('user_id').notNull(),
+  /** Start of the bucket the rows' created_at fell in: a UTC quarter hour, or a UTC day (usage_rollups_daily). */
+  bucket: timestamp('bucket', { withTimezone: true, mode: 'date' }).notNull(),
+  apiKeyId: uuid('api_key_id'),
+  agentId: uuid('agent_id'),
+  model: text('model').notNull(),
+  endpoint: text('endpoint').notNull(),
+  providerId: text('provider_id'),
+  requests: integer('requests').notNull(),
+  /** Rows whose status is not ok (client_closed included). */
+  failedRequests: integer('failed_requests').notNull(),
+  /** Rows that needed more than one provider (attempts > 1). */
+  retriedRequests: integer('retried_requests').notNull(),
+  /** Σ attempts (null, on rows older than routing, counts 0). */
+  attempts: integer('attempts').notNull(),
+  promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull(),
+  completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull(),
+  totalTokens: bigint('total_tokens', { mode: 'number' }).notNull(),
+  costNano: bigint('cost_nano', { mode: 'bigint' }).notNull(),
+  promptCostNano: bigint('prompt_cost_nano', { mode: 'bigint' }).notNull(),
+  completionCostNano: bigint('completion_cost_nano', { mode: 'bigint' }).notNull(),
+  unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull(),
+  /** Rows that carried a provider cost, and what they were charged: margins are over these alone. */
+  pricedRequests: integer('priced_requests').notNull(),
+  pricedCostNano: bigint('priced_cost_nano', { mode: 'bigint' }).notNull(),
+  providerCostNano: bigint('provider_cost_nano', { mode: 'bigint' }).notNull(),
+});
 
 export const usageRollups = pgTable('usage_rollups', rollupColumns(), (t) => [
   unique('usage_rollups_key').on(t.userId, t.bucket, t.apiKeyId, t.agentId, t.model, t.endpoint, t.providerId).nullsNotDistinct(),

@@ -31,10 +31,7 @@ export const users = pgTable(
     sessionsGeneration: integer('sessions_generation').notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [
-    check('users_balance_not_negative', sql`${t.balanceNano} >= 0`),
-    check('users_role_known', sql`${t.role} in ('user', 'admin')`),
-  ],
+  (t) => [check('users_balance_not_negative', sql`${t.balanceNano} >= 0`), check('users_role_known', sql`${t.role} in ('user', 'admin')`)],
 );
 
 /**
@@ -90,10 +87,7 @@ export const throttleCounters = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    primaryKey({ name: 'throttle_counters_pk', columns: [t.scope, t.key] }),
-    index('throttle_counters_updated_idx').on(t.updatedAt),
-  ],
+  (t) => [primaryKey({ name: 'throttle_counters_pk', columns: [t.scope, t.key] }), index('throttle_counters_updated_idx').on(t.updatedAt)],
 );
 
 /**

@@ -13,7 +13,16 @@ import { BalanceLeases, type Lease } from './leases';
 import { outgrow } from './overage';
 import { replayJournal } from './replay';
 import type { Pending } from './rows';
-import { LEASE_RECALL_CHANNEL, providerCost, usageCost, type BillingOptions, type Reservation, type RefusalFacts, type ReserveOptions, type UsageFacts } from './types';
+import {
+  LEASE_RECALL_CHANNEL,
+  providerCost,
+  usageCost,
+  type BillingOptions,
+  type Reservation,
+  type RefusalFacts,
+  type ReserveOptions,
+  type UsageFacts,
+} from './types';
 import { SettlementWriter } from './writer';
 
 interface InternalReservation extends Reservation {

@@ -26,11 +26,14 @@ export class LeaseHousekeeping {
 
   start() {
     const { logger, idleReturnMs, leaseTtlSeconds } = this.ctx;
-    this.timer ??= setInterval(() => {
-      void this.returnIdle().catch((error) => logger.error('lease return failed', { error }));
-      void this.renew().catch((error) => logger.error('lease renewal failed', { error }));
-      void this.reapExpired().catch((error) => logger.error('lease reaping failed', { error }));
-    }, Math.max(500, Math.min(idleReturnMs, (leaseTtlSeconds * 1000) / 4)));
+    this.timer ??= setInterval(
+      () => {
+        void this.returnIdle().catch((error) => logger.error('lease return failed', { error }));
+        void this.renew().catch((error) => logger.error('lease renewal failed', { error }));
+        void this.reapExpired().catch((error) => logger.error('lease reaping failed', { error }));
+      },
+      Math.max(500, Math.min(idleReturnMs, (leaseTtlSeconds * 1000) / 4)),
+    );
     this.timer.unref?.();
   }
 
@@ -46,9 +49,7 @@ export class LeaseHousekeeping {
     const isIdle = (l: { inFlight: number; toppingUp: unknown; owing: unknown; lastUsed: number }) =>
       l.inFlight === 0 && !l.toppingUp && !l.owing && (all || now - l.lastUsed >= this.ctx.idleReturnMs);
     const idle = [...leases.byUser.values()].filter(isIdle);
-    const idleKeys = [...claims.byKey.values(), ...claims.retired].filter(
-      (l) => isIdle(l) || (l.stale && l.inFlight === 0 && !l.toppingUp && !l.owing),
-    );
+    const idleKeys = [...claims.byKey.values(), ...claims.retired].filter((l) => isIdle(l) || (l.stale && l.inFlight === 0 && !l.toppingUp && !l.owing));
     if (idle.length === 0 && idleKeys.length === 0) return;
     await this.writer.flush();
     for (const lease of idle) {
@@ -88,9 +89,7 @@ export class LeaseHousekeeping {
    */
   async reapExpired(): Promise<number> {
     return this.ctx.db.transaction(async (tx) => {
-      const [lock] = rowsOf<{ ok: boolean }>(
-        await tx.execute(sql`select pg_try_advisory_xact_lock(1131376228, 1) as ok`),
-      );
+      const [lock] = rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(1131376228, 1) as ok`));
       if (!lock?.ok) return 0;
       const rows = rowsOf<{ n: unknown }>(
         await tx.execute(sql`

@@ -174,15 +174,11 @@ export class BalanceLeases {
     this.byUser.delete(lease.userId);
     if (!lease.id) return;
     await this.ctx.db.transaction(async (tx) => {
-      const rows = rowsOf<{ amount_nano: unknown }>(
-        await tx.execute(sql`delete from balance_leases where id = ${lease.id} returning amount_nano`),
-      );
+      const rows = rowsOf<{ amount_nano: unknown }>(await tx.execute(sql`delete from balance_leases where id = ${lease.id} returning amount_nano`));
       if (rows.length === 0) return;
       const amount = toBigInt(rows[0]!.amount_nano);
       if (amount > 0n) {
-        await tx.execute(
-          sql`update users set balance_nano = balance_nano + ${amount.toString()}::bigint where id = ${lease.userId}`,
-        );
+        await tx.execute(sql`update users set balance_nano = balance_nano + ${amount.toString()}::bigint where id = ${lease.userId}`);
       }
     });
   }

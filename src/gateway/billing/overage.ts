@@ -137,9 +137,7 @@ export async function writeOverage(ctx: BillingContext, p: Pending, overage: Ove
     const owed = total - fromLease;
     let taken = 0n;
     if (owed > 0n) {
-      const [user] = rowsOf<{ balance: unknown }>(
-        await tx.execute(sql`select balance_nano as balance from users where id = ${userId} for no key update`),
-      );
+      const [user] = rowsOf<{ balance: unknown }>(await tx.execute(sql`select balance_nano as balance from users where id = ${userId} for no key update`));
       taken = minBig(user ? toBigInt(user.balance) : 0n, owed);
       if (taken > 0n) {
         await tx.execute(sql`update users set balance_nano = balance_nano - ${taken.toString()}::bigint where id = ${userId}`);

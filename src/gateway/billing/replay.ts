@@ -112,9 +112,7 @@ function fromJournal(entry: unknown): Pending {
 async function settlementsWritten(ctx: BillingContext, rows: Pending[]): Promise<Set<number>> {
   const written = new Set<number>();
   for (let from = 0; from < rows.length; from += 1000) {
-    const slice = JSON.stringify(
-      rows.slice(from, from + 1000).map((r, i) => [from + i, r.facts.userId, storableText(r.facts.requestId), r.createdAt.toISOString()]),
-    );
+    const slice = JSON.stringify(rows.slice(from, from + 1000).map((r, i) => [from + i, r.facts.userId, storableText(r.facts.requestId), r.createdAt.toISOString()]));
     const found = rowsOf<{ i: number }>(
       await ctx.db.execute(sql`
           select (e->>0)::int as i from jsonb_array_elements(${slice}::jsonb) e

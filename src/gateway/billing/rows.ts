@@ -124,9 +124,7 @@ export function rowObject(values: unknown[]): Record<string, unknown> {
   return row;
 }
 
-const rowSelectList = sql.raw(
-  ROW_COLUMNS.map(([name, type], i) => (type === 'text' ? `e->>${i} as ${name}` : `(e->>${i})::${type} as ${name}`)).join(', '),
-);
+const rowSelectList = sql.raw(ROW_COLUMNS.map(([name, type], i) => (type === 'text' ? `e->>${i} as ${name}` : `(e->>${i})::${type} as ${name}`)).join(', '));
 
 /**
  * The CTE that adds the batch `r` to a rollup table's sums (see usage_rollups in db/schema/usage.ts): grouped first

@@ -260,10 +260,11 @@ export class SettlementWriter {
     void current.then((ok) => {
       this.writer = null;
       if (!ok) {
-        if (!this.stopped) this.flushTimer ??= setTimeout(() => {
-          this.flushTimer = null;
-          void this.startWriter();
-        }, 1_000);
+        if (!this.stopped)
+          this.flushTimer ??= setTimeout(() => {
+            this.flushTimer = null;
+            void this.startWriter();
+          }, 1_000);
         return;
       }
       this.scheduleFlush();
@@ -308,9 +309,7 @@ export class SettlementWriter {
     if (this.writtenTotal < this.queuedTotal) {
       // The journal keeps them: the next instance to start on this DATA_DIR writes them.
       this.ctx.logger.error(
-        this.journal
-          ? 'the database did not take every settlement; the journal keeps them for the next start'
-          : 'shutting down with usage rows unwritten',
+        this.journal ? 'the database did not take every settlement; the journal keeps them for the next start' : 'shutting down with usage rows unwritten',
         { rows: this.queuedTotal - this.writtenTotal },
       );
       this.abandoned = true;

@@ -56,9 +56,7 @@ type Outcome =
  * otherwise, with the reservation given back through `fail`: after one attempt, that attempt's own error
  * (as before routing); after several, 502 saying no provider could answer.
  */
-export async function askRouted(
-  options: RoutedCall,
-): Promise<{ response: Response; call: ReturnType<typeof upstreamCall>; upstream: Upstream }> {
+export async function askRouted(options: RoutedCall): Promise<{ response: Response; call: ReturnType<typeof upstreamCall>; upstream: Upstream }> {
   const { routing, facts, fail, observer } = options;
   const { health } = routing;
   const candidates = routing.candidates(options.model);

@@ -117,9 +117,7 @@ export function createRouting(options: RoutingOptions) {
     version += 1;
   }
 
-  const reload = coalescedReload(() =>
-    load().catch((error) => logger.error('could not load providers and routes; keeping the last copy', { error })),
-  );
+  const reload = coalescedReload(() => load().catch((error) => logger.error('could not load providers and routes; keeping the last copy', { error })));
 
   return {
     health,
@@ -168,7 +166,11 @@ export function createRouting(options: RoutingOptions) {
     reload,
 
     async start() {
-      unlisten = await database.listen(ROUTING_CHANGED_CHANNEL, () => void reload(), () => void reload());
+      unlisten = await database.listen(
+        ROUTING_CHANGED_CHANNEL,
+        () => void reload(),
+        () => void reload(),
+      );
       await reload();
       await health.start();
       timer = setInterval(() => void reload(), refreshMs);

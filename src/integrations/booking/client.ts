@@ -46,14 +46,7 @@ export interface YclientsClientOptions {
  * - `server`: 5xx.
  * - `unexpected`: anything else, including a 2xx without a usable envelope.
  */
-export type YclientsErrorKind =
-  | 'auth'
-  | 'not_found'
-  | 'slot_busy'
-  | 'validation'
-  | 'rate_limited'
-  | 'server'
-  | 'unexpected';
+export type YclientsErrorKind = 'auth' | 'not_found' | 'slot_busy' | 'validation' | 'rate_limited' | 'server' | 'unexpected';
 
 /** YCLIENTS answered, but not with success. The message never carries a token or password. */
 export class YclientsApiError extends Error {
@@ -327,9 +320,7 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
     const headers: Record<string, string> = {
       Accept: YCLIENTS_ACCEPT,
       'Content-Type': 'application/json',
-      Authorization: spec.userToken
-        ? `Bearer ${partnerToken}, User ${spec.userToken}`
-        : `Bearer ${partnerToken}`,
+      Authorization: spec.userToken ? `Bearer ${partnerToken}, User ${spec.userToken}` : `Bearer ${partnerToken}`,
     };
     const limiter = options.limiter;
 
@@ -460,12 +451,14 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
         path: `/book_times/${companyId}/${staffId}/${date}`,
         query: { 'service_ids[]': serviceIds },
       });
-      return asArray(data).filter(isRecord).map((t) => ({
-        time: str(t.time),
-        datetime: str(t.datetime),
-        seanceLength: num(t.seance_length) ?? 0,
-        sumLength: num(t.sum_length),
-      }));
+      return asArray(data)
+        .filter(isRecord)
+        .map((t) => ({
+          time: str(t.time),
+          datetime: str(t.datetime),
+          seanceLength: num(t.seance_length) ?? 0,
+          sumLength: num(t.sum_length),
+        }));
     },
 
     async bookCheck(companyId, appointments) {
@@ -612,14 +605,7 @@ function readError(body: unknown): { message: string | null; code: number | null
   return { message, code, messages: [...new Set(messages)] };
 }
 
-function apiError(
-  status: number,
-  body: unknown,
-  spec: RequestSpec,
-  secrets: string[],
-  headers: Headers,
-  fallbackKind: YclientsErrorKind,
-): YclientsApiError {
+function apiError(status: number, body: unknown, spec: RequestSpec, secrets: string[], headers: Headers, fallbackKind: YclientsErrorKind): YclientsApiError {
   const kind = spec.kindFor ? spec.kindFor(status, fallbackKind) : fallbackKind;
   const { message, code, messages } = readError(body);
   const retryAfter = (retryAfterMs(headers.get('retry-after')) ?? 0) / 1000;

@@ -17,10 +17,7 @@ const USER_TOKEN_TTL_SECONDS = 55 * 60;
 export function createBooking(deps: {
   db: Database;
   database: DatabaseHandle;
-  config: Pick<
-    Config,
-    'yclientsBaseUrl' | 'bookingSyncIntervalSeconds' | 'yclientsRatePerSecond' | 'yclientsRatePerMinute' | 'yclientsTimeZone'
-  >;
+  config: Pick<Config, 'yclientsBaseUrl' | 'bookingSyncIntervalSeconds' | 'yclientsRatePerSecond' | 'yclientsRatePerMinute' | 'yclientsTimeZone'>;
   logger: Logger;
   box: SecretBox;
 }) {

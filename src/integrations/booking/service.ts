@@ -154,7 +154,6 @@ function localDate(datetime: string): string {
   return datetime.slice(0, 10);
 }
 
-
 function invert(mapping: Record<string, number>): Map<number, string> {
   const byExternal = new Map<number, string>();
   for (const [internal, external] of Object.entries(mapping)) if (!byExternal.has(external)) byExternal.set(external, internal);
@@ -211,8 +210,7 @@ export function createBookingService(deps: BookingServiceDeps) {
     return value;
   }
 
-  const staffOf = (s: OpenBookingSettings, refresh = false) =>
-    cached<YclientsStaff[]>(s, 'staff', () => asAdmin(s, (c, t) => c.getStaff(s.companyId, t)), refresh);
+  const staffOf = (s: OpenBookingSettings, refresh = false) => cached<YclientsStaff[]>(s, 'staff', () => asAdmin(s, (c, t) => c.getStaff(s.companyId, t)), refresh);
   const servicesOf = (s: OpenBookingSettings, refresh = false) =>
     cached<YclientsService[]>(s, 'services', () => asAdmin(s, (c, t) => c.getServices(s.companyId, t)), refresh);
 
@@ -396,16 +394,17 @@ export function createBookingService(deps: BookingServiceDeps) {
           comment: source === 'api' ? 'Запись через Conduit' : 'Запись через ассистента Conduit',
           appointments: [{ id: 1, serviceIds: [serviceId], staffId, datetime: slot.datetime }],
         });
-        if (!booked) throw new YclientsApiError({
-          kind: 'unexpected',
-          status: 201,
-          message: 'book_record answered without a record',
-          code: null,
-          details: [],
-          method: 'POST',
-          path: `/book_record/${s.companyId}`,
-          retryAfterSeconds: null,
-        });
+        if (!booked)
+          throw new YclientsApiError({
+            kind: 'unexpected',
+            status: 201,
+            message: 'book_record answered without a record',
+            code: null,
+            details: [],
+            method: 'POST',
+            path: `/book_record/${s.companyId}`,
+            retryAfterSeconds: null,
+          });
         const [row] = await db
           .update(appointments)
           .set({ status: 'booked', externalRecordId: String(booked.recordId), updatedAt: new Date() })
@@ -440,12 +439,7 @@ export function createBookingService(deps: BookingServiceDeps) {
         .select()
         .from(appointments)
         .where(
-          and(
-            eq(appointments.agentId, agentId),
-            eq(appointments.dialogueId, dialogueId),
-            eq(appointments.status, 'booked'),
-            gte(appointments.startsAt, new Date()),
-          ),
+          and(eq(appointments.agentId, agentId), eq(appointments.dialogueId, dialogueId), eq(appointments.status, 'booked'), gte(appointments.startsAt, new Date())),
         )
         .orderBy(asc(appointments.startsAt));
       return rows.map((r) => ({ id: r.id, specialistId: r.specialistId, serviceId: r.serviceId, datetime: r.datetime, clientName: r.clientName }));
@@ -572,7 +566,13 @@ export function createBookingService(deps: BookingServiceDeps) {
       await cache.deletePrefix(agentId, slotsKey(localDate(row.datetime), row.staffId)).catch(() => {});
       await cache.deletePrefix(agentId, slotsKey(localDate(datetime), staffId)).catch(() => {});
       logger.info('appointment rescheduled', { agentId, appointmentId, recordId });
-      const view = (r: { specialistId: string; datetime: string }) => ({ id: row.id, specialistId: r.specialistId, serviceId: row.serviceId, datetime: r.datetime, clientName: row.clientName });
+      const view = (r: { specialistId: string; datetime: string }) => ({
+        id: row.id,
+        specialistId: r.specialistId,
+        serviceId: row.serviceId,
+        datetime: r.datetime,
+        clientName: row.clientName,
+      });
       return { before: view(row), after: view({ specialistId, datetime }) };
     },
 

@@ -129,10 +129,7 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
     },
 
     async markSynced(agentId: string, error: string | null): Promise<void> {
-      await db
-        .update(bookingSettings)
-        .set({ lastSyncAt: new Date(), lastSyncError: error })
-        .where(eq(bookingSettings.agentId, agentId));
+      await db.update(bookingSettings).set({ lastSyncAt: new Date(), lastSyncError: error }).where(eq(bookingSettings.agentId, agentId));
     },
 
     /**
@@ -145,11 +142,7 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
       const partnerToken = input.partnerToken ?? current?.partnerToken;
       const login = input.login ?? current?.login;
       const password = input.password ?? current?.password;
-      const missing = [
-        partnerToken ? null : 'partnerToken',
-        login ? null : 'login',
-        password ? null : 'password',
-      ].filter(Boolean);
+      const missing = [partnerToken ? null : 'partnerToken', login ? null : 'login', password ? null : 'password'].filter(Boolean);
       if (missing.length > 0 || !partnerToken || !login || !password) {
         throw new AppError('invalid_request_error', `Укажите ${missing.join(', ')}: без них YCLIENTS не подключить`);
       }

@@ -240,13 +240,7 @@ export interface ChatMemberBanned extends ChatMemberBase {
   until_date: number;
 }
 
-export type ChatMember =
-  | ChatMemberOwner
-  | ChatMemberAdministrator
-  | ChatMemberMember
-  | ChatMemberRestricted
-  | ChatMemberLeft
-  | ChatMemberBanned;
+export type ChatMember = ChatMemberOwner | ChatMemberAdministrator | ChatMemberMember | ChatMemberRestricted | ChatMemberLeft | ChatMemberBanned;
 
 export type ChatMemberStatus = ChatMember['status'];
 

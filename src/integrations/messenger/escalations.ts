@@ -102,11 +102,11 @@ export function createEscalations({ db, notifier, ownerMail }: EscalationDeps) {
 
   /** The dialogue goes back to the assistant: its open escalations closed, nobody holding it. */
   async function giveBack(tx: Transaction, dialogueId: string): Promise<void> {
-    await tx.update(escalations).set({ releasedAt: new Date() }).where(and(eq(escalations.dialogueId, dialogueId), isNull(escalations.releasedAt)));
     await tx
-      .update(dialogues)
-      .set({ mode: 'assistant', heldBy: null, heldByName: null, heldAt: null, updatedAt: new Date() })
-      .where(eq(dialogues.id, dialogueId));
+      .update(escalations)
+      .set({ releasedAt: new Date() })
+      .where(and(eq(escalations.dialogueId, dialogueId), isNull(escalations.releasedAt)));
+    await tx.update(dialogues).set({ mode: 'assistant', heldBy: null, heldByName: null, heldAt: null, updatedAt: new Date() }).where(eq(dialogues.id, dialogueId));
   }
 
   /** Posts `text` as a reply to every Telegram announcement of the dialogue's open escalations. */

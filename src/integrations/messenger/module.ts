@@ -24,8 +24,7 @@ export interface MessengerDeps {
 }
 
 export function createMessenger({ db, box, logger, outbox, config, observeUpdate }: MessengerDeps) {
-  const telegramFor = (botToken: string) =>
-    createTelegramClient({ baseUrl: config.telegramApiBaseUrl, token: botToken, timeoutMs: config.telegramTimeoutMs });
+  const telegramFor = (botToken: string) => createTelegramClient({ baseUrl: config.telegramApiBaseUrl, token: botToken, timeoutMs: config.telegramTimeoutMs });
   const settings = createMessengerSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, telegramFor });
   const notifier = createNotifier({ settings, outbox, telegramFor });
   const ownerMail = createOwnerMail({ config });

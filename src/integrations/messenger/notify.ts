@@ -129,10 +129,7 @@ export function createNotifier(deps: NotifierDeps) {
   ): Promise<QueuedNotification | null> {
     const to = await settings.recipients(tx, agentId);
     if (!to) return null;
-    const [notification] = await tx
-      .insert(notifications)
-      .values({ agentId, kind, text, reference })
-      .returning({ id: notifications.id });
+    const [notification] = await tx.insert(notifications).values({ agentId, kind, text, reference }).returning({ id: notifications.id });
     const recipients: QueuedNotification['recipients'] = [{ target: 'user', recipient: to.userId }];
     if (to.channelId && to.channelId !== to.userId) recipients.push({ target: 'channel', recipient: to.channelId });
     await worker.enqueue(
@@ -168,9 +165,7 @@ export function createNotifier(deps: NotifierDeps) {
           chat_id: chatId,
           text: payload.text,
           link_preview_options: { is_disabled: true },
-          ...(payload.replyToMessageId
-            ? { reply_parameters: { message_id: payload.replyToMessageId, allow_sending_without_reply: true } }
-            : {}),
+          ...(payload.replyToMessageId ? { reply_parameters: { message_id: payload.replyToMessageId, allow_sending_without_reply: true } } : {}),
         });
       if (payload.editMessageId) {
         try {
@@ -268,10 +263,7 @@ export function createNotifier(deps: NotifierDeps) {
     },
 
     /** A message from the bot to one chat (answers to the operator), not listed as a notification. */
-    async enqueueChatMessage(
-      tx: Executor,
-      message: { agentId: string; chatId: number | string; text: string; replyToMessageId?: number },
-    ): Promise<void> {
+    async enqueueChatMessage(tx: Executor, message: { agentId: string; chatId: number | string; text: string; replyToMessageId?: number }): Promise<void> {
       await worker.enqueue(tx, [
         {
           kind: MESSENGER_MESSAGE,

@@ -7,9 +7,7 @@ const NUMERIC_CHAT_ID = /^-?[1-9]\d{0,18}$/;
 const CHANNEL_NAME = /^@[A-Za-z][A-Za-z0-9_]{3,31}$/;
 
 const chatIdText = (message: string) =>
-  z
-    .union([z.number({ error: message }).int(message), z.string({ error: message }).trim()], { error: message })
-    .transform((v) => String(v));
+  z.union([z.number({ error: message }).int(message), z.string({ error: message }).trim()], { error: message }).transform((v) => String(v));
 
 const userId = chatIdText(errorMessages.messengerUserIdInvalid).refine(
   (v) => NUMERIC_CHAT_ID.test(v) && Number.isSafeInteger(Number(v)),
@@ -19,10 +17,7 @@ const userId = chatIdText(errorMessages.messengerUserIdInvalid).refine(
 const channelId = z
   .union([chatIdText(errorMessages.messengerChannelIdInvalid), z.null()])
   .transform((v) => (v === null || v === '' ? null : v))
-  .refine(
-    (v) => v === null || CHANNEL_NAME.test(v) || (NUMERIC_CHAT_ID.test(v) && Number.isSafeInteger(Number(v))),
-    errorMessages.messengerChannelIdInvalid,
-  );
+  .refine((v) => v === null || CHANNEL_NAME.test(v) || (NUMERIC_CHAT_ID.test(v) && Number.isSafeInteger(Number(v))), errorMessages.messengerChannelIdInvalid);
 
 export const messengerSettingsInput = z.object({
   botToken: z.string({ error: errorMessages.messengerBotTokenRequired }).trim().max(200, errorMessages.messengerBotTokenFormat).optional(),

@@ -9,13 +9,7 @@ import { messengerSettings } from '../../db/schema';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import type { Logger } from '../../logger';
-import {
-  canPostMessages,
-  isValidBotTokenFormat,
-  TelegramApiError,
-  TelegramNetworkError,
-  type TelegramClient,
-} from './client';
+import { canPostMessages, isValidBotTokenFormat, TelegramApiError, TelegramNetworkError, type TelegramClient } from './client';
 
 /** Updates the service acts on: operators' messages and posts in a channel used as the operators' room. */
 export const WEBHOOK_ALLOWED_UPDATES = ['message', 'channel_post'] as const;
@@ -220,10 +214,7 @@ export function createMessengerSettings(deps: MessengerSettingsDeps) {
         else throw error;
         logger.warn('messenger webhook registration failed', { agentId, error: webhookError });
       }
-      await db
-        .update(messengerSettings)
-        .set({ webhookRegisteredAt: registeredAt, webhookError })
-        .where(eq(messengerSettings.agentId, agentId));
+      await db.update(messengerSettings).set({ webhookRegisteredAt: registeredAt, webhookError }).where(eq(messengerSettings.agentId, agentId));
 
       // A different bot now serves the agent: the old one should stop calling our webhook.
       if (existing && existing.botId !== bot.id) {

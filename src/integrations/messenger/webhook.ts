@@ -39,8 +39,7 @@ export interface MessengerWebhookDeps {
   observe?: (outcome: 'handled' | 'failed') => void;
 }
 
-const ok = () =>
-  new Response(JSON.stringify({ ok: true }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+const ok = () => new Response(JSON.stringify({ ok: true }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
 export function createMessengerWebhook(deps: MessengerWebhookDeps) {
   const { db, settings, escalations, notifier, outbox, logger } = deps;
@@ -83,9 +82,7 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
         const [row] = await tx
           .select({ payload: messengerUpdates.payload })
           .from(messengerUpdates)
-          .where(
-            and(eq(messengerUpdates.agentId, agentId), eq(messengerUpdates.updateId, updateId), isNull(messengerUpdates.processedAt)),
-          )
+          .where(and(eq(messengerUpdates.agentId, agentId), eq(messengerUpdates.updateId, updateId), isNull(messengerUpdates.processedAt)))
           .for('update', { skipLocked: true });
         if (!row) return false;
         const outcome = await handleUpdate(tx, agentId, row.payload as Update);
@@ -112,9 +109,7 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
           processedAt: sql`case when ${messengerUpdates.attempts} + 1 >= ${MAX_HANDLING_ATTEMPTS} then now() else null end`,
           outcome: sql`case when ${messengerUpdates.attempts} + 1 >= ${MAX_HANDLING_ATTEMPTS} then 'failed' else null end`,
         })
-        .where(
-          and(eq(messengerUpdates.agentId, agentId), eq(messengerUpdates.updateId, updateId), isNull(messengerUpdates.processedAt)),
-        )
+        .where(and(eq(messengerUpdates.agentId, agentId), eq(messengerUpdates.updateId, updateId), isNull(messengerUpdates.processedAt)))
         .catch((e) => logger.error('messenger update bookkeeping failed', { agentId, updateId, error: e }));
     }
   }

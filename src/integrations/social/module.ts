@@ -96,7 +96,13 @@ export function createSocial(deps: SocialDeps) {
     // A short call of its own: a slow VK must not hold the turn up (the indicator is a courtesy).
     typing: async (agentId, peerId) => {
       const community = await settings.load(agentId);
-      if (community) await createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken: community.accessToken, timeoutMs: TYPING_TIMEOUT_MS, retry: { maxRetries: 0 } }).messagesSetActivity({
+      if (community)
+        await createVkClient({
+          baseUrl: config.vkApiBaseUrl,
+          accessToken: community.accessToken,
+          timeoutMs: TYPING_TIMEOUT_MS,
+          retry: { maxRetries: 0 },
+        }).messagesSetActivity({
           peerId,
           type: 'typing',
           groupId: community.groupId,
@@ -114,9 +120,7 @@ export function createSocial(deps: SocialDeps) {
       if (dialogue.messagingAllowed === false) return { delivered: false, reason: assistantTexts.relayDenied };
       const community = await settings.load(reply.agentId, tx).catch(() => null);
       if (!community) return { delivered: false, reason: assistantTexts.relayNoCommunity };
-      await tx
-        .insert(dialogueMessages)
-        .values({ dialogueId: dialogue.id, role: 'operator', content: reply.text.slice(0, 8000), operatorName: reply.operatorName });
+      await tx.insert(dialogueMessages).values({ dialogueId: dialogue.id, role: 'operator', content: reply.text.slice(0, 8000), operatorName: reply.operatorName });
       await queueSocialMessage(tx, { agentId: reply.agentId, peerId: Number(reply.peerId), text: reply.text });
       return { delivered: true };
     },

@@ -98,11 +98,7 @@ export async function queueSocialMessage(
     .where(and(eq(dialogues.agentId, message.agentId), eq(dialogues.channel, SOCIAL_CHANNEL), eq(dialogues.peerId, String(message.peerId))));
 }
 
-export function createSocialMessageHandler(deps: {
-  db: Database;
-  settings: SocialSettings;
-  vkFor(accessToken: string): VkClient;
-}): OutboxHandler {
+export function createSocialMessageHandler(deps: { db: Database; settings: SocialSettings; vkFor(accessToken: string): VkClient }): OutboxHandler {
   return {
     async deliver(row) {
       const payload = row.payload as unknown as SocialMessagePayload;

@@ -25,7 +25,12 @@ export const socialSettingsInput = z.object({
     .max(50, 'не длиннее 50 символов (ограничение ВКонтакте)')
     .regex(/^[A-Za-z0-9]+$/, 'только латинские буквы и цифры')
     .optional(),
-  confirmationCode: z.string().trim().max(100).regex(/^[A-Za-z0-9]*$/, 'только латинские буквы и цифры').optional(),
+  confirmationCode: z
+    .string()
+    .trim()
+    .max(100)
+    .regex(/^[A-Za-z0-9]*$/, 'только латинские буквы и цифры')
+    .optional(),
 });
 
 /**

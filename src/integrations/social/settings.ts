@@ -165,8 +165,7 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
   /** The saved token's status: the remembered outcome while fresh, else VK is asked now. */
   async function connectionOf(agentId: string, groupId: number, token: string): Promise<SocialConnectionView> {
     let known = connections.get(agentId);
-    const fresh =
-      known && known.key === connectionKey(groupId, token) && Date.now() - known.at < (known.outcome.ok ? CONNECTION_OK_MS : CONNECTION_FAILED_MS);
+    const fresh = known && known.key === connectionKey(groupId, token) && Date.now() - known.at < (known.outcome.ok ? CONNECTION_OK_MS : CONNECTION_FAILED_MS);
     if (!fresh) {
       remember(agentId, groupId, token, await probe(groupId, token));
       known = connections.get(agentId)!;

@@ -192,12 +192,9 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
     }
   }
 
-
   /** Drops handled events past the inbox retention and dialogue turns past theirs. */
   async function prune(): Promise<void> {
-    await db
-      .delete(socialEvents)
-      .where(and(isNotNull(socialEvents.processedAt), lt(socialEvents.receivedAt, sql`now() - ${INBOX_RETENTION}::interval`)));
+    await db.delete(socialEvents).where(and(isNotNull(socialEvents.processedAt), lt(socialEvents.receivedAt, sql`now() - ${INBOX_RETENTION}::interval`)));
     await db.delete(dialogueMessages).where(lt(dialogueMessages.createdAt, sql`now() - ${DIALOGUE_RETENTION}::interval`));
   }
 

@@ -15,8 +15,7 @@ export const accountSecurityRouter = router({
         path: '/api/auth/password-reset',
         protect: false,
         tags: ['auth'],
-        summary:
-          'Ссылка для сброса пароля на e-mail (1 час, одноразовая). Ответ одинаков, есть ли такой адрес или нет',
+        summary: 'Ссылка для сброса пароля на e-mail (1 час, одноразовая). Ответ одинаков, есть ли такой адрес или нет',
       },
       errors: {
         429: 'Слишком много запросов с этого адреса или для этого e-mail (PASSWORD_RESET_LIMIT_PER_ADDRESS, PASSWORD_RESET_LIMIT_PER_EMAIL)',

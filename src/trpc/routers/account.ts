@@ -42,11 +42,18 @@ const usageRecord = z.object({
   completionCost: z.number().describe('Цена токенов ответа'),
   unpaid: z.number().describe('Часть цены, которую баланс не покрыл (баланс исчерпан)'),
   // The enum is stated for clients; the row keeps the report's string, so a status added by the gateway is not a 500 here.
-  status: z.string().meta({ enum: [...USAGE_STATUSES] }).describe('Чем закончился запрос: ok, клиент ушёл (client_closed), ошибка или таймаут сервиса модели…, отклонён с 402 до обращения к модели: не хватило баланса (refused_balance) или исчерпан лимит ключа (refused_key_limit)'),
-  usageSource: z.string().meta({ enum: [...USAGE_SOURCES] }).describe('Откуда числа токенов: upstream — от сервиса модели, tokenizer — подсчёт Conduit, none — токенов нет'),
+  status: z
+    .string()
+    .meta({ enum: [...USAGE_STATUSES] })
+    .describe(
+      'Чем закончился запрос: ok, клиент ушёл (client_closed), ошибка или таймаут сервиса модели…, отклонён с 402 до обращения к модели: не хватило баланса (refused_balance) или исчерпан лимит ключа (refused_key_limit)',
+    ),
+  usageSource: z
+    .string()
+    .meta({ enum: [...USAGE_SOURCES] })
+    .describe('Откуда числа токенов: upstream — от сервиса модели, tokenizer — подсчёт Conduit, none — токенов нет'),
   durationMs: z.number().int(),
 });
-
 
 const sumsOutput = {
   requests: z.number().int(),
@@ -63,8 +70,7 @@ const sumsOutput = {
 export const USAGE_SCOPE_TEXT =
   'Токен входа (JWT) и ключ со scope "account" видят использование всего аккаунта; обычный API-ключ (scope "key") — только ' +
   'своё: фильтр keyId для него — он сам. Авторизация: токен входа (JWT) или API-ключ cdt-… в Authorization: Bearer.';
-export const USAGE_FORBIDDEN =
-  'Ключ отозван, учётная запись заблокирована, или ключ со scope "key" запросил использование другого ключа (keyId)';
+export const USAGE_FORBIDDEN = 'Ключ отозван, учётная запись заблокирована, или ключ со scope "key" запросил использование другого ключа (keyId)';
 
 export const accountRouter = router({
   balance: accountProcedure

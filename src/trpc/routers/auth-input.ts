@@ -11,10 +11,7 @@ export const credentialsInput = z.object({
     .max(254, errorMessages.invalidEmail)
     .meta({ format: 'email', example: 'user@example.com' })
     .pipe(z.email({ error: errorMessages.invalidEmail })),
-  password: z
-    .string({ error: errorMessages.passwordTooShort })
-    .min(6, errorMessages.passwordTooShort)
-    .max(1024, 'Пароль не может быть длиннее 1024 символов'),
+  password: z.string({ error: errorMessages.passwordTooShort }).min(6, errorMessages.passwordTooShort).max(1024, 'Пароль не может быть длиннее 1024 символов'),
 });
 
 export const loginInput = z.object({

@@ -24,8 +24,7 @@ export const authRouter = router({
         path: '/api/auth/register',
         protect: false,
         tags: ['auth'],
-        summary:
-          'Регистрация: JWT и стартовый бонус (REGISTRATION_BONUS, 3.00), а при REQUIRE_EMAIL_VERIFICATION бонус после перехода по ссылке из письма',
+        summary: 'Регистрация: JWT и стартовый бонус (REGISTRATION_BONUS, 3.00), а при REQUIRE_EMAIL_VERIFICATION бонус после перехода по ссылке из письма',
         successDescription: 'Пользователь создан',
       },
     })

@@ -5,11 +5,7 @@ import { LIMIT_RESETS } from '../../keys/limits';
 import { KEY_SCOPES } from '../../keys/types';
 import { unitsToNano } from '../../money';
 
-const keyName = z
-  .string({ error: 'Укажите название ключа' })
-  .trim()
-  .min(1, 'Укажите название ключа')
-  .max(100, 'Название ключа не может быть длиннее 100 символов');
+const keyName = z.string({ error: 'Укажите название ключа' }).trim().min(1, 'Укажите название ключа').max(100, 'Название ключа не может быть длиннее 100 символов');
 
 /** A spend limit in currency units; null removes it. Exact to 1e-9, as money is kept. */
 export const spendLimitInput = z
@@ -25,10 +21,7 @@ export const limitResetInput = z.enum(LIMIT_RESETS, {
 
 /** An ISO 8601 moment with its offset; null: the key never expires. */
 const EXPIRES_AT_FORMAT = 'Срок действия: дата и время в формате ISO 8601, например 2027-01-31T23:59:59Z';
-export const expiresAtInput = z.iso
-  .datetime({ offset: true, error: EXPIRES_AT_FORMAT })
-  .refine(isIsoInstant, EXPIRES_AT_FORMAT)
-  .nullable();
+export const expiresAtInput = z.iso.datetime({ offset: true, error: EXPIRES_AT_FORMAT }).refine(isIsoInstant, EXPIRES_AT_FORMAT).nullable();
 
 /** Which usage the key reads through /api/usage: its own (default) or the whole account's. */
 export const keyScopeInput = z
@@ -40,9 +33,7 @@ export const createKeyInput = z.object({
   scope: keyScopeInput.optional(),
   spendLimit: spendLimitInput.optional(),
   limitReset: limitResetInput.optional(),
-  expiresAt: expiresAtInput
-    .optional()
-    .refine((v) => v === undefined || v === null || Date.parse(v) > Date.now(), 'Срок действия должен быть в будущем'),
+  expiresAt: expiresAtInput.optional().refine((v) => v === undefined || v === null || Date.parse(v) > Date.now(), 'Срок действия должен быть в будущем'),
 });
 
 export const updateKeyInput = z.object({

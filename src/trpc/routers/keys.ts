@@ -69,9 +69,7 @@ export const keysRouter = router({
     })
     .input(updateKeyInput)
     .output(listedKey)
-    .mutation(({ ctx, input }) =>
-      ctx.services.keys.update(ctx.principal.userId, input.id, { name: input.name, ...limitsOf(input) }),
-    ),
+    .mutation(({ ctx, input }) => ctx.services.keys.update(ctx.principal.userId, input.id, { name: input.name, ...limitsOf(input) })),
 
   revoke: userProcedure
     .meta({ openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })

@@ -65,9 +65,7 @@ export function AlertsSection() {
   return (
     <section className="card" aria-labelledby="alerts-title" data-testid="alerts-section">
       <h2 id="alerts-title">Уведомления</h2>
-      {current.emailEnabled ? null : (
-        <p className="hint">Сервер не отправляет письма (не настроен SMTP): уведомления придут только на вебхук.</p>
-      )}
+      {current.emailEnabled ? null : <p className="hint">Сервер не отправляет письма (не настроен SMTP): уведомления придут только на вебхук.</p>}
       <form onSubmit={onSubmit} noValidate aria-label="Уведомления о балансе и лимитах">
         <Field label={`Порог баланса, ${symbol}`} hint={THRESHOLD_HINT} error={shown.lowBalanceThreshold}>
           {(props) => (
@@ -76,8 +74,8 @@ export function AlertsSection() {
         </Field>
         <div className="field">
           <label>
-            <input type="checkbox" name="keyLimitAlerts" checked={keyAlerts} onChange={(e) => setKeyAlerts(e.target.checked)} /> Сообщать, когда
-            API-ключ израсходовал 80 % своего лимита (одно письмо на ключ за период)
+            <input type="checkbox" name="keyLimitAlerts" checked={keyAlerts} onChange={(e) => setKeyAlerts(e.target.checked)} /> Сообщать, когда API-ключ израсходовал
+            80 % своего лимита (одно письмо на ключ за период)
           </label>
         </div>
         <Field label="Адрес вебхука" hint={WEBHOOK_HINT} error={shown.webhookUrl}>

@@ -40,15 +40,13 @@ export function EmailChangeSection() {
       <h2 id="email-change-title">Смена e-mail</h2>
       <p className="hint">
         Сейчас: <b className="wrap-anywhere">{me.data?.email ?? currentSession()?.email}</b>
-        {me.data && !me.data.emailVerified ? ' (не подтверждён)' : ''}. На новый адрес придёт ссылка; адрес сменится, когда вы её
-        откроете (она действует 1 час). На прежний адрес придёт уведомление.
+        {me.data && !me.data.emailVerified ? ' (не подтверждён)' : ''}. На новый адрес придёт ссылка; адрес сменится, когда вы её откроете (она действует 1 час). На
+        прежний адрес придёт уведомление.
       </p>
       <form onSubmit={onSubmit} noValidate>
         <div className="grid">
           <Field label="Новый e-mail" error={errors.newEmail ?? serverFields.newEmail}>
-            {(props) => (
-              <input {...props} name="newEmail" type="email" autoComplete="email" value={newEmail} onChange={(e) => setNewEmail(e.target.value)} />
-            )}
+            {(props) => <input {...props} name="newEmail" type="email" autoComplete="email" value={newEmail} onChange={(e) => setNewEmail(e.target.value)} />}
           </Field>
           <Field label="Текущий пароль" error={errors.password ?? serverFields.password}>
             {(props) => (

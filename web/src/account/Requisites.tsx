@@ -42,7 +42,13 @@ export function RequisitesSection() {
         <div className="grid">
           <Field label="Название организации" error={errors.companyName ?? server.companyName}>
             {(props) => (
-              <input {...props} name="companyName" autoComplete="organization" value={form.companyName} onChange={(e) => setForm({ ...form, companyName: e.target.value })} />
+              <input
+                {...props}
+                name="companyName"
+                autoComplete="organization"
+                value={form.companyName}
+                onChange={(e) => setForm({ ...form, companyName: e.target.value })}
+              />
             )}
           </Field>
           <Field label="ИНН" hint="10 цифр у организации, 12 у ИП" error={errors.inn ?? server.inn}>

@@ -97,8 +97,8 @@ export function TwoFactorSection() {
     <section className="card" aria-labelledby="two-factor-title" data-testid="two-factor">
       <h2 id="two-factor-title">Двухфакторный вход</h2>
       <p className="hint">
-        Кроме пароля, при входе понадобится шестизначный код из приложения-аутентификатора на телефоне (Google Authenticator, Яндекс
-        Ключ, Aegis, 1Password и другие). Пароль, попавший в чужие руки, один не откроет аккаунт.
+        Кроме пароля, при входе понадобится шестизначный код из приложения-аутентификатора на телефоне (Google Authenticator, Яндекс Ключ, Aegis, 1Password и другие).
+        Пароль, попавший в чужие руки, один не откроет аккаунт.
       </p>
       {status.loading && !status.data ? <Loading /> : null}
       <ErrorText error={status.error} />
@@ -108,9 +108,7 @@ export function TwoFactorSection() {
           <p className="warning" role="alert">
             Двухфакторный вход включён. Сохраните коды восстановления сейчас: они показываются один раз.
           </p>
-          <p className="muted">
-            Каждый код заменяет код из приложения один раз — если телефон потерян. Храните их отдельно от пароля.
-          </p>
+          <p className="muted">Каждый код заменяет код из приложения один раз — если телефон потерян. Храните их отдельно от пароля.</p>
           <ul className="recovery-codes">
             {recoveryCodes.map((code) => (
               <li key={code}>

@@ -68,7 +68,14 @@ function Changes({ row, currency }: { row: AuditRow; currency: string | undefine
         const label = auditFieldLabels[field] ?? field;
         let text: ReactNode;
         if (had && has) {
-          text = JSON.stringify(before[field]) === JSON.stringify(after[field]) ? show(field, after[field]) : <>{show(field, before[field])} → {show(field, after[field])}</>;
+          text =
+            JSON.stringify(before[field]) === JSON.stringify(after[field]) ? (
+              show(field, after[field])
+            ) : (
+              <>
+                {show(field, before[field])} → {show(field, after[field])}
+              </>
+            );
         } else if (has) text = show(field, after[field]);
         else text = <>{show(field, before[field])} → удалено</>;
         return (

@@ -103,12 +103,14 @@ export function PriceImport({ onImported }: { onImported(): void }) {
     <section className="card" aria-labelledby="price-import-title" data-testid="price-import">
       <h2 id="price-import-title">Импорт цен</h2>
       <p className="hint">
-        Цены провайдера (в долларах за токен) умножаются на множитель — курс × наценка. Например, курс 95 ₽ за $ и наценка 20 %: 95 × 1,2 = 114.
-        Сначала посмотрите цены, затем отметьте строки для сохранения.
+        Цены провайдера (в долларах за токен) умножаются на множитель — курс × наценка. Например, курс 95 ₽ за $ и наценка 20 %: 95 × 1,2 = 114. Сначала посмотрите
+        цены, затем отметьте строки для сохранения.
       </p>
       <form className="inline-form" onSubmit={onPreview} noValidate>
         <Field label="Множитель (курс × наценка)" error={errors.multiplier}>
-          {(props) => <input {...props} name="importMultiplier" inputMode="decimal" autoComplete="off" value={multiplier} onChange={(e) => setMultiplier(e.target.value)} />}
+          {(props) => (
+            <input {...props} name="importMultiplier" inputMode="decimal" autoComplete="off" value={multiplier} onChange={(e) => setMultiplier(e.target.value)} />
+          )}
         </Field>
         <Field label="Фильтр моделей" hint="Необязательно: часть идентификатора, например openai/" error={errors.filter}>
           {(props) => <input {...props} name="importFilter" value={filter} onChange={(e) => setFilter(e.target.value)} spellCheck={false} />}

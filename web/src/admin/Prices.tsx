@@ -14,7 +14,17 @@ import { PriceImport } from './PriceImport';
 
 type PriceRow = Outputs['admin']['listPrices']['prices'][number];
 
-function PriceForm({ editing, currency, onSaved, onCancel }: { editing: PriceRow | null; currency: string | undefined; onSaved(row: PriceRow, created: boolean): void; onCancel(): void }) {
+function PriceForm({
+  editing,
+  currency,
+  onSaved,
+  onCancel,
+}: {
+  editing: PriceRow | null;
+  currency: string | undefined;
+  onSaved(row: PriceRow, created: boolean): void;
+  onCancel(): void;
+}) {
   const [pattern, setPattern] = useState(editing?.pattern ?? '');
   const [prompt, setPrompt] = useState(editing ? decimalText(editing.promptPerMillion) : '');
   const [completion, setCompletion] = useState(editing ? decimalText(editing.completionPerMillion) : '');
@@ -52,16 +62,34 @@ function PriceForm({ editing, currency, onSaved, onCancel }: { editing: PriceRow
       <div className="grid">
         <Field
           label="Шаблон модели"
-          hint={editing ? 'Шаблон не меняется: чтобы задать другой, добавьте новую цену' : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'}
+          hint={
+            editing
+              ? 'Шаблон не меняется: чтобы задать другой, добавьте новую цену'
+              : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'
+          }
           error={errors.pattern}
         >
-          {(props) => <input {...props} name="pricePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />}
+          {(props) => (
+            <input {...props} name="pricePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />
+          )}
         </Field>
         <Field label={`Запрос за 1M токенов${unit}`} error={errors.promptPerMillion}>
-          {(props) => <input {...props} ref={editing ? first : undefined} name="pricePrompt" inputMode="decimal" autoComplete="off" value={prompt} onChange={(e) => setPrompt(e.target.value)} />}
+          {(props) => (
+            <input
+              {...props}
+              ref={editing ? first : undefined}
+              name="pricePrompt"
+              inputMode="decimal"
+              autoComplete="off"
+              value={prompt}
+              onChange={(e) => setPrompt(e.target.value)}
+            />
+          )}
         </Field>
         <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
-          {(props) => <input {...props} name="priceCompletion" inputMode="decimal" autoComplete="off" value={completion} onChange={(e) => setCompletion(e.target.value)} />}
+          {(props) => (
+            <input {...props} name="priceCompletion" inputMode="decimal" autoComplete="off" value={completion} onChange={(e) => setCompletion(e.target.value)} />
+          )}
         </Field>
       </div>
       <div className="actions">
@@ -109,10 +137,10 @@ export function PricesScreen() {
         </div>
         <p className="hint">
           Цена за 1 млн токенов в валюте баланса. Для модели берётся строка с самым длинным подходящим шаблоном.
-          {prices.data
-            ? ` Модели без подходящей строки стоят по умолчанию (TOKEN_PRICE), запрос / ответ: `
-            : ''}
-          {prices.data ? <PerMillionPair prompt={prices.data.default.promptPerMillion} completion={prices.data.default.completionPerMillion} currency={currency} /> : null}
+          {prices.data ? ` Модели без подходящей строки стоят по умолчанию (TOKEN_PRICE), запрос / ответ: ` : ''}
+          {prices.data ? (
+            <PerMillionPair prompt={prices.data.default.promptPerMillion} completion={prices.data.default.completionPerMillion} currency={currency} />
+          ) : null}
         </p>
         {message ? (
           <p className="success" role="status">
@@ -212,9 +240,7 @@ export function PricesScreen() {
         onConfirm={onDelete}
         onCancel={() => setDeleting(null)}
       >
-        <p>
-          Строка «{deleting?.pattern}» будет удалена: подходящие модели станут стоить по более короткому шаблону или по цене по умолчанию.
-        </p>
+        <p>Строка «{deleting?.pattern}» будет удалена: подходящие модели станут стоить по более короткому шаблону или по цене по умолчанию.</p>
       </ConfirmDialog>
     </>
   );

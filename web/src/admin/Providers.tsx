@@ -85,20 +85,49 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
         </Field>
         <Field label="Адрес API" hint="OpenAI-совместимый, например https://api.openai.com/v1" error={shown.baseUrl}>
           {(props) => (
-            <input {...props} name="providerBaseUrl" type="url" inputMode="url" value={values.baseUrl} onChange={(e) => set({ baseUrl: e.target.value })} spellCheck={false} />
+            <input
+              {...props}
+              name="providerBaseUrl"
+              type="url"
+              inputMode="url"
+              value={values.baseUrl}
+              onChange={(e) => set({ baseUrl: e.target.value })}
+              spellCheck={false}
+            />
           )}
         </Field>
         <Field
           label="Ключ API"
-          hint={editing ? `Сейчас: ${editing.apiKey ?? 'не задан'}. Пустое поле оставляет ключ прежним` : 'Хранится зашифрованным; после сохранения виден только замаскированным'}
+          hint={
+            editing
+              ? `Сейчас: ${editing.apiKey ?? 'не задан'}. Пустое поле оставляет ключ прежним`
+              : 'Хранится зашифрованным; после сохранения виден только замаскированным'
+          }
           error={shown.apiKey}
         >
           {(props) => (
-            <input {...props} name="providerApiKey" type="password" autoComplete="new-password" value={values.apiKey} onChange={(e) => set({ apiKey: e.target.value })} spellCheck={false} />
+            <input
+              {...props}
+              name="providerApiKey"
+              type="password"
+              autoComplete="new-password"
+              value={values.apiKey}
+              onChange={(e) => set({ apiKey: e.target.value })}
+              spellCheck={false}
+            />
           )}
         </Field>
         <Field label="Таймаут, мс" hint="Сколько ждать начала ответа: от 100 до 250000 мс" error={shown.timeoutMs}>
-          {(props) => <input {...props} name="providerTimeout" inputMode="numeric" autoComplete="off" value={values.timeoutMs} onChange={(e) => set({ timeoutMs: e.target.value })} />}
+          {(props) => (
+            <input
+              {...props}
+              name="providerTimeout"
+              inputMode="numeric"
+              autoComplete="off"
+              value={values.timeoutMs}
+              onChange={(e) => set({ timeoutMs: e.target.value })}
+            />
+          )}
         </Field>
       </div>
       <label className="checkbox">
@@ -158,8 +187,8 @@ export function ProvidersScreen() {
           </Button>
         </div>
         <p className="hint">
-          Куда уходят запросы к моделям. Встроенный провайдер default задаётся окружением (UPSTREAM_BASE_URL); остальные добавляются здесь, а маршруты
-          указывают, какой модели какие провайдеры отвечают. Запросы, ошибки и медиана времени ответа — за последний час.
+          Куда уходят запросы к моделям. Встроенный провайдер default задаётся окружением (UPSTREAM_BASE_URL); остальные добавляются здесь, а маршруты указывают,
+          какой модели какие провайдеры отвечают. Запросы, ошибки и медиана времени ответа — за последний час.
         </p>
         {message ? (
           <p className="success" role="status">
@@ -231,7 +260,11 @@ export function ProvidersScreen() {
                       <div className="row-actions">
                         {row.id === DEFAULT_ID ? (
                           row.health.state !== 'up' ? (
-                            <Button variant="secondary" aria-label="Вернуть в работу default" onClick={() => onToggle(row, {}, 'Провайдер default возвращён в работу')}>
+                            <Button
+                              variant="secondary"
+                              aria-label="Вернуть в работу default"
+                              onClick={() => onToggle(row, {}, 'Провайдер default возвращён в работу')}
+                            >
                               Вернуть в работу
                             </Button>
                           ) : null

@@ -23,7 +23,7 @@ const EMPTY = {
 };
 type Form = typeof EMPTY;
 
-const FIELDS: { name: keyof Form; label: string; hint?: string; numeric?: boolean; }[] = [
+const FIELDS: { name: keyof Form; label: string; hint?: string; numeric?: boolean }[] = [
   { name: 'companyName', label: 'Название организации', hint: 'Как в документах: ООО «Ромашка», ИП Иванов Иван Иванович' },
   { name: 'inn', label: 'ИНН', hint: '10 цифр у организации, 12 у ИП', numeric: true },
   { name: 'kpp', label: 'КПП', hint: '9 цифр; у ИП оставьте пустым', numeric: true },

@@ -59,8 +59,9 @@ function RouteForm({
     editing ? editing.targets.map((t) => ({ providerId: t.providerId, priority: String(t.priority), weight: String(t.weight), model: t.model ?? '' })) : [blank()],
   );
   const [errors, setErrors] = useState<FieldErrors>({});
-  const save = useAction((input: { pattern: string; targets: { providerId: string; priority?: number | undefined; weight?: number | undefined; model?: string | undefined }[] }) =>
-    api.admin.putRoute.mutate(input),
+  const save = useAction(
+    (input: { pattern: string; targets: { providerId: string; priority?: number | undefined; weight?: number | undefined; model?: string | undefined }[] }) =>
+      api.admin.putRoute.mutate(input),
   );
   const first = useRef<HTMLSelectElement>(null);
   const shown: FieldErrors = { ...serverErrors(save.error), ...errors };
@@ -103,10 +104,16 @@ function RouteForm({
       <h3>{editing ? `Изменить маршрут «${editing.pattern}»` : 'Новый маршрут'}</h3>
       <Field
         label="Шаблон модели"
-        hint={editing ? 'Шаблон не меняется: чтобы задать другой, добавьте новый маршрут' : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'}
+        hint={
+          editing
+            ? 'Шаблон не меняется: чтобы задать другой, добавьте новый маршрут'
+            : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'
+        }
         error={shown.pattern}
       >
-        {(props) => <input {...props} name="routePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />}
+        {(props) => (
+          <input {...props} name="routePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />
+        )}
       </Field>
       {targets.map((target, index) => {
         const n = index + 1;
@@ -116,7 +123,13 @@ function RouteForm({
             <div className="grid">
               <Field label={`Провайдер ${n}`} error={shown[`targets.${index}.providerId`]}>
                 {(props) => (
-                  <select {...props} ref={index === 0 ? first : undefined} name={`targetProvider${n}`} value={target.providerId} onChange={(e) => setTarget(index, { providerId: e.target.value })}>
+                  <select
+                    {...props}
+                    ref={index === 0 ? first : undefined}
+                    name={`targetProvider${n}`}
+                    value={target.providerId}
+                    onChange={(e) => setTarget(index, { providerId: e.target.value })}
+                  >
                     {names.has(target.providerId) ? null : <option value={target.providerId}>{target.providerId}</option>}
                     {providers.map((p) => (
                       <option key={p.id} value={p.id}>
@@ -127,13 +140,40 @@ function RouteForm({
                 )}
               </Field>
               <Field label={`Приоритет ${n}`} hint="0–1000, меньший пробуется раньше" error={shown[`targets.${index}.priority`]}>
-                {(props) => <input {...props} name={`targetPriority${n}`} inputMode="numeric" autoComplete="off" value={target.priority} onChange={(e) => setTarget(index, { priority: e.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    name={`targetPriority${n}`}
+                    inputMode="numeric"
+                    autoComplete="off"
+                    value={target.priority}
+                    onChange={(e) => setTarget(index, { priority: e.target.value })}
+                  />
+                )}
               </Field>
               <Field label={`Вес ${n}`} hint="1–1000, доля запросов среди равных по приоритету" error={shown[`targets.${index}.weight`]}>
-                {(props) => <input {...props} name={`targetWeight${n}`} inputMode="numeric" autoComplete="off" value={target.weight} onChange={(e) => setTarget(index, { weight: e.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    name={`targetWeight${n}`}
+                    inputMode="numeric"
+                    autoComplete="off"
+                    value={target.weight}
+                    onChange={(e) => setTarget(index, { weight: e.target.value })}
+                  />
+                )}
               </Field>
               <Field label={`Модель у провайдера ${n}`} hint="Пусто — тот же идентификатор, что спросил клиент" error={shown[`targets.${index}.model`]}>
-                {(props) => <input {...props} name={`targetModel${n}`} autoComplete="off" spellCheck={false} value={target.model} onChange={(e) => setTarget(index, { model: e.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    name={`targetModel${n}`}
+                    autoComplete="off"
+                    spellCheck={false}
+                    value={target.model}
+                    onChange={(e) => setTarget(index, { model: e.target.value })}
+                  />
+                )}
               </Field>
             </div>
             {targets.length > 1 ? (
@@ -198,8 +238,8 @@ export function RoutesScreen() {
           </Button>
         </div>
         <p className="hint">
-          Для модели берётся маршрут с самым длинным подходящим шаблоном; модели без маршрута идут к провайдеру default. Провайдеры пробуются по
-          возрастанию приоритета, среди равных — по весу; при сбое, тайм-ауте, 408, 429 или 5xx запрос уходит к следующему.
+          Для модели берётся маршрут с самым длинным подходящим шаблоном; модели без маршрута идут к провайдеру default. Провайдеры пробуются по возрастанию
+          приоритета, среди равных — по весу; при сбое, тайм-ауте, 408, 429 или 5xx запрос уходит к следующему.
         </p>
         {message ? (
           <p className="success" role="status">

@@ -84,8 +84,8 @@ export function StatsScreen() {
             </div>
           </dl>
           <p className="hint">
-            Выручка — оплаченные пополнения; начисления — деньги, начисленные или списанные администраторами; расход — списания за запросы к моделям;
-            маржа — расход минус стоимость у провайдеров.
+            Выручка — оплаченные пополнения; начисления — деньги, начисленные или списанные администраторами; расход — списания за запросы к моделям; маржа — расход
+            минус стоимость у провайдеров.
           </p>
           <StatsChart days={data.days} currency={currency} />
           <div className="actions">
@@ -93,65 +93,65 @@ export function StatsScreen() {
           </div>
           <details className="chart-table">
             <summary>Таблица по дням</summary>
-          <div className="table-wrap">
-            <table className="stack-table" data-testid="stats-table" aria-busy={stats.loading}>
-              <thead>
-                <tr>
-                  <th scope="col">День</th>
-                  <th scope="col" className="num">
-                    Выручка
-                  </th>
-                  <th scope="col" className="num">
-                    Начисления
-                  </th>
-                  <th scope="col" className="num">
-                    Расход
-                  </th>
-                  <th scope="col" className="num">
-                    Запросов
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...data.days].reverse().map((d) => (
-                  <tr key={d.day}>
-                    <th scope="row" data-label="День" className="row-head">
-                      {formatUtcDay(d.day)}
+            <div className="table-wrap">
+              <table className="stack-table" data-testid="stats-table" aria-busy={stats.loading}>
+                <thead>
+                  <tr>
+                    <th scope="col">День</th>
+                    <th scope="col" className="num">
+                      Выручка
                     </th>
+                    <th scope="col" className="num">
+                      Начисления
+                    </th>
+                    <th scope="col" className="num">
+                      Расход
+                    </th>
+                    <th scope="col" className="num">
+                      Запросов
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {[...data.days].reverse().map((d) => (
+                    <tr key={d.day}>
+                      <th scope="row" data-label="День" className="row-head">
+                        {formatUtcDay(d.day)}
+                      </th>
+                      <td data-label="Выручка" className="num">
+                        {money(d.revenue)}
+                      </td>
+                      <td data-label="Начисления" className="num">
+                        {money(d.credits)}
+                      </td>
+                      <td data-label="Расход" className="num">
+                        {money(d.spend)}
+                      </td>
+                      <td data-label="Запросов" className="num">
+                        {formatInt(d.requests)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+                <tfoot>
+                  <tr>
+                    <th scope="row">Итого</th>
                     <td data-label="Выручка" className="num">
-                      {money(d.revenue)}
+                      {money(data.totals.revenue)}
                     </td>
                     <td data-label="Начисления" className="num">
-                      {money(d.credits)}
+                      {money(data.totals.credits)}
                     </td>
                     <td data-label="Расход" className="num">
-                      {money(d.spend)}
+                      {money(data.totals.spend)}
                     </td>
                     <td data-label="Запросов" className="num">
-                      {formatInt(d.requests)}
+                      {formatInt(data.totals.requests)}
                     </td>
                   </tr>
-                ))}
-              </tbody>
-              <tfoot>
-                <tr>
-                  <th scope="row">Итого</th>
-                  <td data-label="Выручка" className="num">
-                    {money(data.totals.revenue)}
-                  </td>
-                  <td data-label="Начисления" className="num">
-                    {money(data.totals.credits)}
-                  </td>
-                  <td data-label="Расход" className="num">
-                    {money(data.totals.spend)}
-                  </td>
-                  <td data-label="Запросов" className="num">
-                    {formatInt(data.totals.requests)}
-                  </td>
-                </tr>
-              </tfoot>
-            </table>
-          </div>
+                </tfoot>
+              </table>
+            </div>
           </details>
         </>
       ) : null}

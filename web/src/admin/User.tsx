@@ -192,7 +192,9 @@ export function UserScreen({ id }: { id: string }) {
               </div>
               <div>
                 <dt>Расход за месяц</dt>
-                <dd><Money value={d.user.spendThisMonth} currency={currency} /></dd>
+                <dd>
+                  <Money value={d.user.spendThisMonth} currency={currency} />
+                </dd>
               </div>
               <div>
                 <dt>Зарегистрирован</dt>
@@ -431,7 +433,9 @@ export function UserScreen({ id }: { id: string }) {
             onCancel={() => setSessionAction(null)}
           >
             {sessionAction === 'reset' ? (
-              <p>На {d.user.email} уйдёт одноразовая ссылка на 1 час; прежние ссылки перестанут действовать. Пароль меняется, только когда пользователь откроет ссылку.</p>
+              <p>
+                На {d.user.email} уйдёт одноразовая ссылка на 1 час; прежние ссылки перестанут действовать. Пароль меняется, только когда пользователь откроет ссылку.
+              </p>
             ) : (
               <p>Все токены входа {d.user.email} перестанут действовать сразу; API-ключи продолжат работать.</p>
             )}

@@ -3,7 +3,11 @@
 import { useEffect, useId, useState, type InputHTMLAttributes } from 'react';
 import { loadModels } from '../models';
 
-export function ModelInput({ value, onChange, ...props }: Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'list'> & { value: string; onChange(value: string): void }) {
+export function ModelInput({
+  value,
+  onChange,
+  ...props
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'list'> & { value: string; onChange(value: string): void }) {
   const listId = useId();
   const [ids, setIds] = useState<string[] | null>(null);
   useEffect(() => {

@@ -33,8 +33,12 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
             <thead>
               <tr>
                 <th scope="col">Модель</th>
-                <th scope="col" className="num">Вход, за 1 млн токенов</th>
-                <th scope="col" className="num">Выход, за 1 млн токенов</th>
+                <th scope="col" className="num">
+                  Вход, за 1 млн токенов
+                </th>
+                <th scope="col" className="num">
+                  Выход, за 1 млн токенов
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -43,8 +47,12 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
                   <td>
                     <strong className="wrap-anywhere">{m.id}</strong>
                   </td>
-                  <td className="num" data-label="Вход, за 1 млн токенов">{price(perMillion(m.pricing?.prompt))}</td>
-                  <td className="num" data-label="Выход, за 1 млн токенов">{price(perMillion(m.pricing?.completion))}</td>
+                  <td className="num" data-label="Вход, за 1 млн токенов">
+                    {price(perMillion(m.pricing?.prompt))}
+                  </td>
+                  <td className="num" data-label="Выход, за 1 млн токенов">
+                    {price(perMillion(m.pricing?.completion))}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -17,13 +17,7 @@ type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { pending?: boolean
 
 export function Button({ pending = false, pendingText, variant = 'primary', children, disabled, className, ...rest }: ButtonProps) {
   return (
-    <button
-      type="button"
-      className={`btn btn-${variant}${className ? ` ${className}` : ''}`}
-      disabled={disabled || pending}
-      aria-busy={pending}
-      {...rest}
-    >
+    <button type="button" className={`btn btn-${variant}${className ? ` ${className}` : ''}`} disabled={disabled || pending} aria-busy={pending} {...rest}>
       {pending ? (
         <>
           <span className="spinner" aria-hidden="true" />

@@ -96,9 +96,7 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
                     {d.client.phone ? <span className="muted dialogue-phone">{formatPhone(d.client.phone)}</span> : null}
                     {d.unread > 0 ? <span className="badge badge-unread">{t.unread(d.unread)}</span> : null}
                   </span>
-                  <span className="dialogue-preview">
-                    {d.lastMessage ? `${authorLabels[d.lastMessage.author]}: ${d.lastMessage.text}` : ''}
-                  </span>
+                  <span className="dialogue-preview">{d.lastMessage ? `${authorLabels[d.lastMessage.author]}: ${d.lastMessage.text}` : ''}</span>
                   <span className="dialogue-bottom">
                     <span className={`badge state-${d.state}`}>{stateLabels[d.state]}</span>
                     {d.heldBy ? <span className="muted">{d.heldBy.byYou ? 'вы' : d.heldBy.name}</span> : null}

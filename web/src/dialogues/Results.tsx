@@ -59,12 +59,16 @@ export function AgentResults({ agentId }: { agentId: string }) {
           <div>
             <dt>{t.bookings}</dt>
             <dd>{formatInt(r.bookings)}</dd>
-            <dd className="hint" data-testid="results-bookings-by">{t.bookingsBy(r.bookingsByModel, r.bookingsByButtons)}</dd>
+            <dd className="hint" data-testid="results-bookings-by">
+              {t.bookingsBy(r.bookingsByModel, r.bookingsByButtons)}
+            </dd>
           </div>
           <div>
             <dt>{t.orders}</dt>
             <dd>{formatInt(r.orders.created)}</dd>
-            <dd className="hint" data-testid="results-orders-by-model">{t.ordersByModel(r.ordersByModel.created)}</dd>
+            <dd className="hint" data-testid="results-orders-by-model">
+              {t.ordersByModel(r.ordersByModel.created)}
+            </dd>
           </div>
           <div>
             <dt>{t.paid}</dt>

@@ -122,7 +122,10 @@ export const inboxHomeTexts = {
   waiting: (n: number) => `${n} ${plural(n, 'ждёт', 'ждут', 'ждут')} оператора`,
   waitingShort: (n: number) => `${n} ${plural(n, 'ждёт', 'ждут', 'ждут')}`,
   spoken: (unread: number, waiting: number) =>
-    [unread > 0 ? `${unread} ${plural(unread, 'непрочитанное сообщение', 'непрочитанных сообщения', 'непрочитанных сообщений')}` : '', waiting > 0 ? `${waiting} ${plural(waiting, 'диалог ждёт', 'диалога ждут', 'диалогов ждут')} оператора` : '']
+    [
+      unread > 0 ? `${unread} ${plural(unread, 'непрочитанное сообщение', 'непрочитанных сообщения', 'непрочитанных сообщений')}` : '',
+      waiting > 0 ? `${waiting} ${plural(waiting, 'диалог ждёт', 'диалога ждут', 'диалогов ждут')} оператора` : '',
+    ]
       .filter(Boolean)
       .map((part) => `, ${part}`)
       .join(''),

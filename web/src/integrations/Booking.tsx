@@ -117,11 +117,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
       {view ? (
         <>
           <p className="status-line" data-testid="booking-status">
-            {view.configured ? (
-              <span className="badge badge-ok">Подключено</span>
-            ) : (
-              <span className="badge badge-off">Не подключено</span>
-            )}
+            {view.configured ? <span className="badge badge-ok">Подключено</span> : <span className="badge badge-off">Не подключено</span>}
             {view.updatedAt ? <span className="muted">Сохранено {formatDateTime(view.updatedAt)}</span> : null}
             {view.lastSyncAt ? <span className="muted">Синхронизация {formatDateTime(view.lastSyncAt)}</span> : null}
           </p>
@@ -191,7 +187,14 @@ export function BookingSettings({ agentId }: { agentId: string }) {
             </div>
             <ErrorText error={fill.error} />
 
-            <SubmitRow label="Сохранить настройки YCLIENTS" pending={save.pending} pendingText="Проверяем вход в YCLIENTS…" done={saved} doneText="Настройки сохранены, вход в YCLIENTS проверен" error={save.error} />
+            <SubmitRow
+              label="Сохранить настройки YCLIENTS"
+              pending={save.pending}
+              pendingText="Проверяем вход в YCLIENTS…"
+              done={saved}
+              doneText="Настройки сохранены, вход в YCLIENTS проверен"
+              error={save.error}
+            />
           </form>
         </>
       ) : null}

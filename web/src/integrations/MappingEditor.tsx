@@ -14,8 +14,7 @@ export interface MappingRow {
 let rowSeq = 0;
 export const newRow = (internal = '', external = ''): MappingRow => ({ key: `row-${++rowSeq}`, internal, external });
 
-export const rowsFrom = (mapping: Record<string, number>): MappingRow[] =>
-  Object.entries(mapping).map(([internal, external]) => newRow(internal, String(external)));
+export const rowsFrom = (mapping: Record<string, number>): MappingRow[] => Object.entries(mapping).map(([internal, external]) => newRow(internal, String(external)));
 
 /** The rows as the API's record; blank rows are skipped. A repeated identifier is an error, not a silent overwrite. */
 export function mappingFrom(rows: MappingRow[], what: string): { mapping: Record<string, string>; error?: string } {

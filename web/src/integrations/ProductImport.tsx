@@ -57,8 +57,10 @@ export function ProductImport({ agentId, onImported }: { agentId: string; onImpo
     <form className="tool" onSubmit={onSubmit} noValidate data-testid="product-import">
       <h4>Импорт из CSV</h4>
       <p className="hint">
-        Первая строка — заголовок: <code>title;description;price;currency;available</code>. Цена — в рублях с копейками, как в форме
-        товара (<code>1499,90</code>); прежний столбец <code>priceMinor</code> в копейках тоже принимается. Наличие — да/нет; <code>stock</code> — остаток в штуках (пусто — не учитывается). Любой другой столбец — характеристика товара с этим названием (<code>размер</code>, <code>цвет</code>). Разделитель — точка с запятой или запятая. Товары добавляются все сразу или ни один.
+        Первая строка — заголовок: <code>title;description;price;currency;available</code>. Цена — в рублях с копейками, как в форме товара (<code>1499,90</code>);
+        прежний столбец <code>priceMinor</code> в копейках тоже принимается. Наличие — да/нет; <code>stock</code> — остаток в штуках (пусто — не учитывается). Любой
+        другой столбец — характеристика товара с этим названием (<code>размер</code>, <code>цвет</code>). Разделитель — точка с запятой или запятая. Товары
+        добавляются все сразу или ни один.
       </p>
       <Field label="Содержимое CSV">
         {(props) => <textarea {...props} name="csv" rows={5} spellCheck={false} value={csv} onChange={(e) => setCsv(e.target.value)} />}

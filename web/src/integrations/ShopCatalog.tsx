@@ -11,7 +11,19 @@ import { ProductImport } from './ProductImport';
 
 const PAGE_SIZE = 20;
 
-function ProductRow({ agentId, product, onEdit, onDelete, onChanged }: { agentId: string; product: Product; onEdit(): void; onDelete(): void; onChanged(p: Product): void }) {
+function ProductRow({
+  agentId,
+  product,
+  onEdit,
+  onDelete,
+  onChanged,
+}: {
+  agentId: string;
+  product: Product;
+  onEdit(): void;
+  onDelete(): void;
+  onChanged(p: Product): void;
+}) {
   const toggle = useAction(() => api.commerce.updateProduct.mutate({ agentId, productId: product.id, available: !product.available }));
   return (
     <tr data-product-id={product.id}>
@@ -152,7 +164,9 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
       ) : null}
       <ErrorText error={list.error} />
       {list.loading ? <Loading text="Загружаем товары…" /> : null}
-      {list.data && products.length === 0 ? <p className="muted">{pages.number === 1 ? 'Товаров пока нет: добавьте первый или импортируйте CSV.' : 'На этой странице товаров нет.'}</p> : null}
+      {list.data && products.length === 0 ? (
+        <p className="muted">{pages.number === 1 ? 'Товаров пока нет: добавьте первый или импортируйте CSV.' : 'На этой странице товаров нет.'}</p>
+      ) : null}
       {products.length > 0 ? (
         <div className="table-wrap">
           <table className="stack-table" data-testid="products-table">

@@ -65,8 +65,8 @@ export function ShopSettings({ agentId }: { agentId: string }) {
           {fullUrl ? (
             <div className="created-key" role="region" aria-label="Адрес уведомлений об оплате с секретом" data-testid="shop-webhook-secret">
               <p className="warning" role="alert">
-                Адрес уведомлений показан полностью только сейчас: скопируйте его в настройки платёжной системы. Позже будет виден только
-                замаскированный адрес, а чтобы получить новый, придётся сменить секрет.
+                Адрес уведомлений показан полностью только сейчас: скопируйте его в настройки платёжной системы. Позже будет виден только замаскированный адрес, а
+                чтобы получить новый, придётся сменить секрет.
               </p>
               <CopyValue value={fullUrl} label="Адрес уведомлений об оплате с секретом" testId="shop-webhook-full-url" />
               <Button
@@ -96,8 +96,8 @@ export function ShopSettings({ agentId }: { agentId: string }) {
               label="Шаблон ссылки на оплату"
               hint={
                 <>
-                  Ссылка https:// на страницу оплаты с <code>{'{orderNumber}'}</code> или <code>{'{orderId}'}</code>; можно также{' '}
-                  <code>{'{amount}'}</code> и <code>{'{currency}'}</code>
+                  Ссылка https:// на страницу оплаты с <code>{'{orderNumber}'}</code> или <code>{'{orderId}'}</code>; можно также <code>{'{amount}'}</code> и{' '}
+                  <code>{'{currency}'}</code>
                 </>
               }
               error={shown.paymentLinkTemplate}

@@ -24,11 +24,18 @@ const serverStatus = (status: string) => SERVER_STATUS[status] ?? `статус 
 /** «Подключено» only once VK answered a check with the saved token; otherwise what is known. */
 function ConnectionBadge({ view }: { view: View }) {
   const { status, groupName, reason } = view.connection;
-  if (!view.configured) return <span className="badge badge-off" data-testid="social-status">Не подключено</span>;
+  if (!view.configured)
+    return (
+      <span className="badge badge-off" data-testid="social-status">
+        Не подключено
+      </span>
+    );
   if (status === 'connected') {
     return (
       <>
-        <span className="badge badge-ok" data-testid="social-status">Подключено</span>
+        <span className="badge badge-ok" data-testid="social-status">
+          Подключено
+        </span>
         {groupName ? <span className="muted">«{groupName}»</span> : null}
       </>
     );
@@ -36,12 +43,18 @@ function ConnectionBadge({ view }: { view: View }) {
   if (status === 'failed') {
     return (
       <>
-        <span className="badge badge-off" data-testid="social-status">Нет связи с ВКонтакте</span>
+        <span className="badge badge-off" data-testid="social-status">
+          Нет связи с ВКонтакте
+        </span>
         {reason ? <span className="error">{reason}</span> : null}
       </>
     );
   }
-  return <span className="badge" data-testid="social-status">Не проверено</span>;
+  return (
+    <span className="badge" data-testid="social-status">
+      Не проверено
+    </span>
+  );
 }
 
 export function SocialSettings({ agentId }: { agentId: string }) {
@@ -161,9 +174,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 hint={view.secretKeySet ? 'Сохранён. Оставьте пустым, чтобы не менять' : `Не короче ${SECRET_KEY_MIN} символов, латинские буквы и цифры`}
                 error={shown.secretKey}
               >
-                {(props) => (
-                  <input {...props} name="secretKey" type="password" autoComplete="off" value={secretKey} onChange={(e) => setSecretKey(e.target.value)} />
-                )}
+                {(props) => <input {...props} name="secretKey" type="password" autoComplete="off" value={secretKey} onChange={(e) => setSecretKey(e.target.value)} />}
               </Field>
               <Field label="Код подтверждения" hint="Из настроек Callback API сообщества" error={shown.confirmationCode}>
                 {(props) => <input {...props} name="confirmationCode" value={confirmationCode} onChange={(e) => setConfirmationCode(e.target.value)} />}

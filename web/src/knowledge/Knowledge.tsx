@@ -83,7 +83,10 @@ function KnowledgeImport({ agentId, onImported }: { agentId: string; onImported(
     event.preventDefault();
     setReport(null);
     if (source.trim() === '') {
-      run.fail({ message: format === 'csv' ? 'Вставьте CSV с заголовком title,content или выберите файл' : 'Вставьте текст: разделы через пустую строку', type: 'validation' });
+      run.fail({
+        message: format === 'csv' ? 'Вставьте CSV с заголовком title,content или выберите файл' : 'Вставьте текст: разделы через пустую строку',
+        type: 'validation',
+      });
       return;
     }
     const result = await run.run(format === 'csv' ? { csv: source } : { text: source });
@@ -275,7 +278,9 @@ export function KnowledgeBase({ agentId }: { agentId: string }) {
       ) : null}
       <ErrorText error={list.error} />
       {list.loading ? <Loading text="Загружаем записи…" /> : null}
-      {list.data && entries.length === 0 ? <p className="muted">{pages.number === 1 ? 'Записей пока нет: добавьте первую или импортируйте текст.' : 'На этой странице записей нет.'}</p> : null}
+      {list.data && entries.length === 0 ? (
+        <p className="muted">{pages.number === 1 ? 'Записей пока нет: добавьте первую или импортируйте текст.' : 'На этой странице записей нет.'}</p>
+      ) : null}
       {entries.length > 0 ? (
         <ul className="knowledge-list" data-testid="knowledge-list">
           {entries.map((entry) => (

@@ -58,7 +58,12 @@ function WorkingHoursFields({ value, onChange, error }: { value: Agent['workingH
           <Field label="До">{(props) => <input {...props} type="time" name="workingTo" value={hours.to} onChange={(e) => set({ to: e.target.value })} />}</Field>
           <Field label="Часовой пояс" hint="Например, Europe/Moscow; пусто — часовой пояс сервиса">
             {(props) => (
-              <input {...props} name="workingTimeZone" value={hours.timeZone ?? ''} onChange={(e) => set({ timeZone: e.target.value.trim() === '' ? undefined : e.target.value })} />
+              <input
+                {...props}
+                name="workingTimeZone"
+                value={hours.timeZone ?? ''}
+                onChange={(e) => set({ timeZone: e.target.value.trim() === '' ? undefined : e.target.value })}
+              />
             )}
           </Field>
         </>

@@ -25,9 +25,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [notice] = useState(() => (mode === 'login' ? takeEndReason() : null));
   const submit = useAction(async (values: { email: string; password: string }) =>
-    mode === 'register'
-      ? api.auth.register.mutate(values)
-      : api.auth.login.mutate(askCode ? { ...values, totpCode: totpCode.trim() } : values),
+    mode === 'register' ? api.auth.register.mutate(values) : api.auth.login.mutate(askCode ? { ...values, totpCode: totpCode.trim() } : values),
   );
 
   const onSubmit = async (event: FormEvent) => {
@@ -74,9 +72,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
         {register ? <RegistrationBonus /> : null}
         <form onSubmit={onSubmit} noValidate>
           <Field label="E-mail" error={errors.email}>
-            {(props) => (
-              <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-            )}
+            {(props) => <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
           </Field>
           <Field label="Пароль" hint={register ? 'Не короче 6 символов' : undefined} error={errors.password}>
             {(props) => (

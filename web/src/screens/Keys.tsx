@@ -115,7 +115,17 @@ function LimitUse({ apiKey, currency }: { apiKey: ListedKey; currency: string | 
  * rewritten when only the name changed. An emptied limit removes it; an emptied expiry makes the key
  * permanent.
  */
-function EditKeyForm({ apiKey, currency, onSaved, onCancel }: { apiKey: ListedKey; currency: string | undefined; onSaved(key: ListedKey, changed: boolean): void; onCancel(): void }) {
+function EditKeyForm({
+  apiKey,
+  currency,
+  onSaved,
+  onCancel,
+}: {
+  apiKey: ListedKey;
+  currency: string | undefined;
+  onSaved(key: ListedKey, changed: boolean): void;
+  onCancel(): void;
+}) {
   const initial = {
     name: apiKey.name,
     limit: apiKey.spendLimit === null ? '' : decimalText(apiKey.spendLimit),
@@ -155,16 +165,7 @@ function EditKeyForm({ apiKey, currency, onSaved, onCancel }: { apiKey: ListedKe
       <Field label="Название ключа" error={errors.name}>
         {(props) => <input {...props} name="editKeyName" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
       </Field>
-      <LimitFields
-        currency={currency}
-        limit={limit}
-        reset={reset}
-        expires={expires}
-        errors={errors}
-        onLimit={setLimit}
-        onReset={setReset}
-        onExpires={setExpires}
-      />
+      <LimitFields currency={currency} limit={limit} reset={reset} expires={expires} errors={errors} onLimit={setLimit} onReset={setReset} onExpires={setExpires} />
       <ErrorText error={save.error} />
       <div className="actions">
         <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
@@ -310,8 +311,8 @@ export function KeysScreen() {
             </p>
             <CopyValue value={created.key} label="Полный ключ" testId="new-key-value" />
             <p className="muted">
-              Ключ «{created.name}» создан {formatDateTime(created.createdAt)}. Передавайте его в заголовке <code>Authorization: Bearer …</code>{' '}
-              при запросах к <code>/v1/chat/completions</code>. Все запросы и ответы — в <a href="/docs">документации API</a>.
+              Ключ «{created.name}» создан {formatDateTime(created.createdAt)}. Передавайте его в заголовке <code>Authorization: Bearer …</code> при запросах к{' '}
+              <code>/v1/chat/completions</code>. Все запросы и ответы — в <a href="/docs">документации API</a>.
             </p>
             <KeySnippets apiKey={created.key} />
             <Button
@@ -361,58 +362,60 @@ export function KeysScreen() {
                 </tr>
               </thead>
               <tbody>
-                {keys.data.keys.filter((key) => key.isActive || !hideRevoked).map((key) => (
-                  <tr key={key.id} data-key-id={key.id}>
-                    <td data-label="Ключ" className="key-name">
-                      <span>
-                        <span className="wrap-anywhere">{key.name}</span>
-                        <code className="key-prefix">{key.keyPrefix}…</code>
-                      </span>
-                    </td>
-                    <td data-label="Создан">{formatDateTime(key.createdAt)}</td>
-                    <td data-label="Использован" data-testid="last-used">
-                      {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}
-                    </td>
-                    <td data-label="Лимит" data-testid="key-limit">
-                      {limitText(key, currency)}
-                    </td>
-                    <td data-label="Потрачено" data-testid="key-spent">
-                      <LimitUse apiKey={key} currency={currency} />
-                    </td>
-                    <td data-label="Действует до" data-testid="key-expiry">
-                      {key.expiresAt ? formatDateTime(key.expiresAt) : 'бессрочно'}
-                    </td>
-                    <td data-label="Состояние" data-testid="key-state">
-                      <span className={`badge ${keyState(key).ok ? 'badge-ok' : 'badge-off'}`}>{keyState(key).text}</span>
-                    </td>
-                    <td>
-                      {key.isActive ? (
-                        <div className="row-actions">
-                          <Button
-                            variant="secondary"
-                            aria-label={`Изменить ключ «${key.name}»`}
-                            onClick={() => {
-                              setMessage(null);
-                              setEditing(key);
-                            }}
-                          >
-                            Изменить
-                          </Button>
-                          <Button
-                            variant="danger"
-                            aria-label={`Отозвать ключ «${key.name}»`}
-                            onClick={() => {
-                              revoke.fail(undefined);
-                              setRevoking(key);
-                            }}
-                          >
-                            Отозвать
-                          </Button>
-                        </div>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
+                {keys.data.keys
+                  .filter((key) => key.isActive || !hideRevoked)
+                  .map((key) => (
+                    <tr key={key.id} data-key-id={key.id}>
+                      <td data-label="Ключ" className="key-name">
+                        <span>
+                          <span className="wrap-anywhere">{key.name}</span>
+                          <code className="key-prefix">{key.keyPrefix}…</code>
+                        </span>
+                      </td>
+                      <td data-label="Создан">{formatDateTime(key.createdAt)}</td>
+                      <td data-label="Использован" data-testid="last-used">
+                        {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}
+                      </td>
+                      <td data-label="Лимит" data-testid="key-limit">
+                        {limitText(key, currency)}
+                      </td>
+                      <td data-label="Потрачено" data-testid="key-spent">
+                        <LimitUse apiKey={key} currency={currency} />
+                      </td>
+                      <td data-label="Действует до" data-testid="key-expiry">
+                        {key.expiresAt ? formatDateTime(key.expiresAt) : 'бессрочно'}
+                      </td>
+                      <td data-label="Состояние" data-testid="key-state">
+                        <span className={`badge ${keyState(key).ok ? 'badge-ok' : 'badge-off'}`}>{keyState(key).text}</span>
+                      </td>
+                      <td>
+                        {key.isActive ? (
+                          <div className="row-actions">
+                            <Button
+                              variant="secondary"
+                              aria-label={`Изменить ключ «${key.name}»`}
+                              onClick={() => {
+                                setMessage(null);
+                                setEditing(key);
+                              }}
+                            >
+                              Изменить
+                            </Button>
+                            <Button
+                              variant="danger"
+                              aria-label={`Отозвать ключ «${key.name}»`}
+                              onClick={() => {
+                                revoke.fail(undefined);
+                                setRevoking(key);
+                              }}
+                            >
+                              Отозвать
+                            </Button>
+                          </div>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
               </tbody>
             </table>
           </div>
@@ -445,8 +448,7 @@ export function KeysScreen() {
         onCancel={() => setRevoking(null)}
       >
         <p>
-          Ключ «{revoking?.name}» ({revoking?.keyPrefix}…) перестанет работать сразу: запросы с ним получат ошибку 403. Отменить это
-          нельзя.
+          Ключ «{revoking?.name}» ({revoking?.keyPrefix}…) перестанет работать сразу: запросы с ним получат ошибку 403. Отменить это нельзя.
         </p>
       </ConfirmDialog>
     </>

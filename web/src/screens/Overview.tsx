@@ -132,11 +132,10 @@ export function OverviewScreen() {
         ) : null}
         <ErrorText error={balance.error} />
         <p className="hint" data-testid="balance-help">
-          Каждый запрос к модели списывает с баланса цену токенов запроса и ответа (цены за 1 млн токенов — в разделе{' '}
-          <a href="#prices-title">«Цены моделей»</a>).{' '}
+          Каждый запрос к модели списывает с баланса цену токенов запроса и ответа (цены за 1 млн токенов — в разделе <a href="#prices-title">«Цены моделей»</a>).{' '}
           {billing.data?.enabled ? 'Пополнить баланс можно картой: кнопка «Пополнить» ниже.' : 'Чтобы пополнить баланс, напишите администратору сервиса.'} Когда
-          баланс дойдёт до нуля, запросы по API-ключам получают ошибку 402 (insufficient_balance), а агенты перестают отвечать, пока
-          баланс не пополнен. Баланс обновляется сам раз в {REFRESH_MS / 1000} секунд.
+          баланс дойдёт до нуля, запросы по API-ключам получают ошибку 402 (insufficient_balance), а агенты перестают отвечать, пока баланс не пополнен. Баланс
+          обновляется сам раз в {REFRESH_MS / 1000} секунд.
         </p>
         <TopupPanel config={billing.data} />
       </section>
@@ -206,24 +205,54 @@ export function OverviewScreen() {
                   <thead>
                     <tr>
                       <th scope="col">Модель</th>
-                      <th scope="col" className="num">Запросов</th>
-                      <th scope="col" className="num">Токенов</th>
-                      <th scope="col" className="num">Цена запросов</th>
-                      <th scope="col" className="num">Цена ответов</th>
-                      {modelsUnpaid ? <th scope="col" className="num">Не оплачено</th> : null}
-                      <th scope="col" className="num">Списано</th>
+                      <th scope="col" className="num">
+                        Запросов
+                      </th>
+                      <th scope="col" className="num">
+                        Токенов
+                      </th>
+                      <th scope="col" className="num">
+                        Цена запросов
+                      </th>
+                      <th scope="col" className="num">
+                        Цена ответов
+                      </th>
+                      {modelsUnpaid ? (
+                        <th scope="col" className="num">
+                          Не оплачено
+                        </th>
+                      ) : null}
+                      <th scope="col" className="num">
+                        Списано
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
                     {models.map((m) => (
                       <tr key={m.model}>
-                        <td className="wrap-anywhere"><strong>{m.model}</strong></td>
-                        <td className="num" data-label="Запросов">{formatInt(m.requests)}</td>
-                        <td className="num" data-label="Токенов">{formatInt(m.totalTokens)}</td>
-                        <td className="num" data-label="Цена запросов">{money(m.promptCost)}</td>
-                        <td className="num" data-label="Цена ответов">{money(m.completionCost)}</td>
-                        {modelsUnpaid ? <td className="num" data-label="Не оплачено">{m.unpaid > 0 ? money(m.unpaid) : '—'}</td> : null}
-                        <td className="num" data-label="Списано">{money(m.cost)}</td>
+                        <td className="wrap-anywhere">
+                          <strong>{m.model}</strong>
+                        </td>
+                        <td className="num" data-label="Запросов">
+                          {formatInt(m.requests)}
+                        </td>
+                        <td className="num" data-label="Токенов">
+                          {formatInt(m.totalTokens)}
+                        </td>
+                        <td className="num" data-label="Цена запросов">
+                          {money(m.promptCost)}
+                        </td>
+                        <td className="num" data-label="Цена ответов">
+                          {money(m.completionCost)}
+                        </td>
+                        {modelsUnpaid ? (
+                          <td className="num" data-label="Не оплачено">
+                            {m.unpaid > 0 ? money(m.unpaid) : '—'}
+                          </td>
+                        ) : null}
+                        <td className="num" data-label="Списано">
+                          {money(m.cost)}
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -288,11 +317,23 @@ export function OverviewScreen() {
                     <th scope="col">Время</th>
                     <th scope="col">Модель</th>
                     <th scope="col">Ключ</th>
-                    <th scope="col" className="num">Токены (запрос / ответ)</th>
-                    <th scope="col" className="num">Цена запроса</th>
-                    <th scope="col" className="num">Цена ответа</th>
-                    {recordsUnpaid ? <th scope="col" className="num">Не оплачено</th> : null}
-                    <th scope="col" className="num">Списано</th>
+                    <th scope="col" className="num">
+                      Токены (запрос / ответ)
+                    </th>
+                    <th scope="col" className="num">
+                      Цена запроса
+                    </th>
+                    <th scope="col" className="num">
+                      Цена ответа
+                    </th>
+                    {recordsUnpaid ? (
+                      <th scope="col" className="num">
+                        Не оплачено
+                      </th>
+                    ) : null}
+                    <th scope="col" className="num">
+                      Списано
+                    </th>
                     <th scope="col">Статус</th>
                   </tr>
                 </thead>
@@ -307,10 +348,20 @@ export function OverviewScreen() {
                       <td className="num" data-label="Токены (запрос / ответ)">
                         {formatInt(r.promptTokens)} / {formatInt(r.completionTokens)}
                       </td>
-                      <td className="num" data-label="Цена запроса">{money(r.promptCost)}</td>
-                      <td className="num" data-label="Цена ответа">{money(r.completionCost)}</td>
-                      {recordsUnpaid ? <td className="num" data-label="Не оплачено">{r.unpaid > 0 ? money(r.unpaid) : '—'}</td> : null}
-                      <td className="num" data-label="Списано">{money(r.cost)}</td>
+                      <td className="num" data-label="Цена запроса">
+                        {money(r.promptCost)}
+                      </td>
+                      <td className="num" data-label="Цена ответа">
+                        {money(r.completionCost)}
+                      </td>
+                      {recordsUnpaid ? (
+                        <td className="num" data-label="Не оплачено">
+                          {r.unpaid > 0 ? money(r.unpaid) : '—'}
+                        </td>
+                      ) : null}
+                      <td className="num" data-label="Списано">
+                        {money(r.cost)}
+                      </td>
                       <td data-label="Статус" className={r.status.startsWith('refused_') ? 'status-refused' : undefined}>
                         {usageStatusLabels[r.status] ?? r.status}
                       </td>

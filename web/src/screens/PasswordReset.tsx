@@ -39,9 +39,7 @@ export function ForgotPasswordScreen() {
           <form onSubmit={onSubmit} noValidate>
             <p className="muted">Укажите e-mail, с которым вы регистрировались: мы пришлём ссылку для смены пароля.</p>
             <Field label="E-mail" error={errors.email}>
-              {(props) => (
-                <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
-              )}
+              {(props) => <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
             </Field>
             <div className="actions">
               <Button type="submit" pending={submit.pending} pendingText="Отправляем…">

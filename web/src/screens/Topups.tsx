@@ -244,9 +244,7 @@ export function TopupReturnScreen({ id }: { id: string }) {
                   <span>Оплата ещё не подтверждена.</span>
                 )}
               </p>
-              {waiting ? null : (
-                <p className="muted">Если вы уже оплатили, деньги поступят на баланс в течение нескольких минут: проверьте позже.</p>
-              )}
+              {waiting ? null : <p className="muted">Если вы уже оплатили, деньги поступят на баланс в течение нескольких минут: проверьте позже.</p>}
             </>
           ) : null}
           {t?.status === 'succeeded' ? (

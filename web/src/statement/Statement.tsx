@@ -84,8 +84,7 @@ function StatementTable({ statement }: { statement: Statement }) {
         </div>
       )}
       <p className="hint">
-        Расходы на запросы показаны одной строкой за день; баланс после строки точен на конец каждого дня. Дни — в часовом поясе{' '}
-        {statement.timeZone}.
+        Расходы на запросы показаны одной строкой за день; баланс после строки точен на конец каждого дня. Дни — в часовом поясе {statement.timeZone}.
       </p>
     </>
   );
@@ -160,8 +159,8 @@ function DocumentsSection() {
     <section className="card" aria-labelledby="documents-title" data-testid="documents">
       <h2 id="documents-title">Закрывающие документы</h2>
       <p className="hint">
-        Счёт — платежи месяца (сервис работает по предоплате), акт — услуги, оказанные за месяц. Реквизиты вашей организации для документов
-        указываются в <Link to="/account">аккаунте</Link>.
+        Счёт — платежи месяца (сервис работает по предоплате), акт — услуги, оказанные за месяц. Реквизиты вашей организации для документов указываются в{' '}
+        <Link to="/account">аккаунте</Link>.
       </p>
       <ErrorText error={docs.error} />
       {docs.loading && !docs.data ? <Loading /> : null}
