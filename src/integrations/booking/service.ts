@@ -314,6 +314,37 @@ export function createBookingService(deps: BookingServiceDeps) {
       throw bookingFailure(error, 'use', s?.companyId);
     });
 
+  /**
+   * The upcoming appointment `appointmentId` booked in this dialogue, or undefined: another client's id is as
+   * unknown as a made-up one, and a visit already past is the salon's to settle, not the client's to change.
+   */
+  async function upcomingOwn(agentId: string, appointmentId: string, dialogueId: string) {
+    if (!UUID.test(appointmentId)) return undefined;
+    const [row] = await db
+      .select()
+      .from(appointments)
+      .where(
+        and(
+          eq(appointments.id, appointmentId),
+          eq(appointments.agentId, agentId),
+          eq(appointments.dialogueId, dialogueId),
+          eq(appointments.status, 'booked'),
+          gte(appointments.startsAt, new Date()),
+        ),
+      )
+      .limit(1);
+    return row;
+  }
+
+  /** What a client is shown of an appointment row. */
+  const clientView = (r: ClientAppointment): ClientAppointment => ({
+    id: r.id,
+    specialistId: r.specialistId,
+    serviceId: r.serviceId,
+    datetime: r.datetime,
+    clientName: r.clientName,
+  });
+
   return {
     async specialists(agentId: string): Promise<Specialist[]> {
       const s = await configured(agentId);
@@ -442,7 +473,7 @@ export function createBookingService(deps: BookingServiceDeps) {
           and(eq(appointments.agentId, agentId), eq(appointments.dialogueId, dialogueId), eq(appointments.status, 'booked'), gte(appointments.startsAt, new Date())),
         )
         .orderBy(asc(appointments.startsAt));
-      return rows.map((r) => ({ id: r.id, specialistId: r.specialistId, serviceId: r.serviceId, datetime: r.datetime, clientName: r.clientName }));
+      return rows.map(clientView);
     },
 
     /**
@@ -452,21 +483,7 @@ export function createBookingService(deps: BookingServiceDeps) {
      * lost) is canceled here all the same.
      */
     async cancel(agentId: string, appointmentId: string, dialogueId: string): Promise<ClientAppointment | null> {
-      if (!UUID.test(appointmentId)) return null;
-      const [row] = await db
-        .select()
-        .from(appointments)
-        .where(
-          and(
-            eq(appointments.id, appointmentId),
-            eq(appointments.agentId, agentId),
-            eq(appointments.dialogueId, dialogueId),
-            eq(appointments.status, 'booked'),
-            // A visit already past is the salon's to settle, not the client's to cancel.
-            gte(appointments.startsAt, new Date()),
-          ),
-        )
-        .limit(1);
+      const row = await upcomingOwn(agentId, appointmentId, dialogueId);
       if (!row) return null;
       const s = await configured(agentId);
       const recordId = Number(row.externalRecordId);
@@ -484,7 +501,7 @@ export function createBookingService(deps: BookingServiceDeps) {
         .where(and(eq(appointments.id, row.id), eq(appointments.status, 'booked')));
       await cache.deletePrefix(agentId, slotsKey(localDate(row.datetime), row.staffId)).catch(() => {});
       logger.info('appointment canceled', { agentId, appointmentId, recordId });
-      return { id: row.id, specialistId: row.specialistId, serviceId: row.serviceId, datetime: row.datetime, clientName: row.clientName };
+      return clientView(row);
     },
 
     /**
@@ -500,20 +517,7 @@ export function createBookingService(deps: BookingServiceDeps) {
       dialogueId: string,
       input: { datetime: string; specialistId?: string },
     ): Promise<{ before: ClientAppointment; after: ClientAppointment } | null> {
-      if (!UUID.test(appointmentId)) return null;
-      const [row] = await db
-        .select()
-        .from(appointments)
-        .where(
-          and(
-            eq(appointments.id, appointmentId),
-            eq(appointments.agentId, agentId),
-            eq(appointments.dialogueId, dialogueId),
-            eq(appointments.status, 'booked'),
-            gte(appointments.startsAt, new Date()),
-          ),
-        )
-        .limit(1);
+      const row = await upcomingOwn(agentId, appointmentId, dialogueId);
       if (!row) return null;
       const s = await configured(agentId);
       const specialistId = input.specialistId ?? row.specialistId;
@@ -566,14 +570,7 @@ export function createBookingService(deps: BookingServiceDeps) {
       await cache.deletePrefix(agentId, slotsKey(localDate(row.datetime), row.staffId)).catch(() => {});
       await cache.deletePrefix(agentId, slotsKey(localDate(datetime), staffId)).catch(() => {});
       logger.info('appointment rescheduled', { agentId, appointmentId, recordId });
-      const view = (r: { specialistId: string; datetime: string }) => ({
-        id: row.id,
-        specialistId: r.specialistId,
-        serviceId: row.serviceId,
-        datetime: r.datetime,
-        clientName: row.clientName,
-      });
-      return { before: view(row), after: view({ specialistId, datetime }) };
+      return { before: clientView(row), after: clientView({ ...row, specialistId, datetime }) };
     },
 
     /** Refreshes what the sync keeps warm: specialists, services and the next days' free times. */
