@@ -145,8 +145,11 @@ export function createApp(services: Services) {
   // request (its id, the client's address) is keyed by the original, which this carries to createContext.
   const restRequests = new AsyncLocalStorage<Request>();
   const createContext = (req: Request, original: Request = req): Context => ({
-    services,
     req,
+    config: services.config,
+    database: services.database,
+    authenticator: services.authenticator,
+    use: services.feature,
     requestId: requestIdOf(original),
     clientAddress: clientAddressOf(original, services.config.trustProxy),
   });

@@ -31,7 +31,7 @@ describe('the import graph of src/ and web/src/', () => {
     const appImports = graph.get('src/app.ts')!.map((edge) => edge.to);
     expect(appImports).toContain('src/trpc/rest.ts');
     // type-only imports are edges too: a shared type is a shared piece
-    expect(graph.get('src/trpc/init.ts')).toContainEqual(expect.objectContaining({ to: 'src/services.ts', typeOnly: true }));
+    expect(graph.get('src/trpc/init.ts')).toContainEqual(expect.objectContaining({ to: 'src/platform/feature.ts', typeOnly: true }));
     expect(graph.get('web/src/admin/Users.tsx')!.map((edge) => edge.to)).toContain('web/src/admin/AdminError.tsx');
   });
 
@@ -57,6 +57,14 @@ describe('the floors, by folder', () => {
     const expected: Record<string, Floor> = {
       'src/index.ts': 'entry',
       'src/services.ts': 'entry',
+      'src/features.ts': 'entry',
+      'src/trpc/router.ts': 'entry',
+      'src/keys/feature.ts': 'entry',
+      'src/integrations/social/feature.ts': 'entry',
+      'src/keys/api.ts': 'wiring',
+      'src/integrations/social/api.ts': 'wiring',
+      'src/platform/feature.ts': 'base',
+      'src/platform/lifecycle.ts': 'base',
       'src/trpc/init.ts': 'http',
       'src/trpc/routers/account.ts': 'http',
       'src/openapi.ts': 'http',

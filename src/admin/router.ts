@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { errorMessages } from '../http/messages';
 import { LIMIT_RESETS } from '../keys/limits';
 import { nanoToUnits, unitsToNano } from '../money';
-import { adminProcedure, router } from '../trpc/init';
+import { adminProcedure, router, inject } from '../trpc/init';
 import {
   auditInput,
   creditInput,
@@ -24,6 +24,10 @@ import {
 } from './input';
 import { userKeyBudgetInput, userKeyInput } from '../trpc/routers/admin-keys-input';
 import { SKIP_REASONS } from './price-import';
+import { adminSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ admin: use(adminSlot).admin }));
 
 const TAGS = ['admin'];
 
@@ -124,6 +128,7 @@ const routeView = z.object({
 
 export const adminRouter = router({
   listUsers: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -134,9 +139,10 @@ export const adminRouter = router({
     })
     .input(listUsersInput)
     .output(z.object({ data: z.array(adminUser), nextCursor: z.string().nullable() }))
-    .query(({ ctx, input }) => ctx.services.admin.users.list(input)),
+    .query(({ ctx, input }) => ctx.admin.users.list(input)),
 
   getUser: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -201,9 +207,10 @@ export const adminRouter = router({
         ),
       }),
     )
-    .query(({ ctx, input }) => ctx.services.admin.users.detail(input.id)),
+    .query(({ ctx, input }) => ctx.admin.users.detail(input.id)),
 
   creditUser: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -215,7 +222,7 @@ export const adminRouter = router({
     .input(creditInput)
     .output(z.object({ balance: z.number() }))
     .mutation(async ({ ctx, input }) => {
-      const { balanceNano } = await ctx.services.admin.users.credit(ctx.principal, {
+      const { balanceNano } = await ctx.admin.users.credit(ctx.principal, {
         userId: input.id,
         amountNano: input.amount,
         reason: input.reason,
@@ -225,6 +232,7 @@ export const adminRouter = router({
     }),
 
   blockUser: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -235,17 +243,19 @@ export const adminRouter = router({
     })
     .input(userIdInput)
     .output(adminUser)
-    .mutation(({ ctx, input }) => ctx.services.admin.users.block(ctx.principal, input.id)),
+    .mutation(({ ctx, input }) => ctx.admin.users.block(ctx.principal, input.id)),
 
   unblockUser: adminProcedure
+    .use(own)
     .meta({
       openapi: { method: 'POST', path: '/api/admin/users/{id}/unblock', tags: TAGS, summary: 'Снять блокировку' },
     })
     .input(userIdInput)
     .output(adminUser)
-    .mutation(({ ctx, input }) => ctx.services.admin.users.unblock(ctx.principal, input.id)),
+    .mutation(({ ctx, input }) => ctx.admin.users.unblock(ctx.principal, input.id)),
 
   sendPasswordReset: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -258,11 +268,12 @@ export const adminRouter = router({
     .input(userIdInput)
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const { email } = await ctx.services.admin.userSessions.sendPasswordReset(ctx.principal, input.id);
+      const { email } = await ctx.admin.userSessions.sendPasswordReset(ctx.principal, input.id);
       return { message: errorMessages.adminPasswordResetSent(email) };
     }),
 
   endUserSessions: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -274,11 +285,12 @@ export const adminRouter = router({
     .input(userIdInput)
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.admin.userSessions.endSessions(ctx.principal, input.id);
+      await ctx.admin.userSessions.endSessions(ctx.principal, input.id);
       return { message: errorMessages.adminSessionsEnded };
     }),
 
   revokeUserKey: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -290,11 +302,12 @@ export const adminRouter = router({
     .input(userKeyInput)
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.admin.userKeys.revoke(ctx.principal, input.id, input.keyId);
+      await ctx.admin.userKeys.revoke(ctx.principal, input.id, input.keyId);
       return { success: true, message: errorMessages.adminKeyRevoked };
     }),
 
   setUserKeyBudget: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PUT',
@@ -315,7 +328,7 @@ export const adminRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const key = await ctx.services.admin.userKeys.setBudget(ctx.principal, input.id, input.keyId, {
+      const key = await ctx.admin.userKeys.setBudget(ctx.principal, input.id, input.keyId, {
         spendLimitNano: input.spendLimit === null ? null : unitsToNano(input.spendLimit)!,
         limitReset: input.limitReset,
       });
@@ -323,6 +336,7 @@ export const adminRouter = router({
     }),
 
   dailyStats: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -342,9 +356,10 @@ export const adminRouter = router({
         byModelProvider: z.array(modelProviderFigures),
       }),
     )
-    .query(({ ctx, input }) => ctx.services.admin.stats.daily(input)),
+    .query(({ ctx, input }) => ctx.admin.stats.daily(input)),
 
   audit: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -375,9 +390,10 @@ export const adminRouter = router({
         nextCursor: z.string().nullable(),
       }),
     )
-    .query(({ ctx, input }) => ctx.services.admin.audit.list(input)),
+    .query(({ ctx, input }) => ctx.admin.audit.list(input)),
 
   listPrices: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -393,9 +409,10 @@ export const adminRouter = router({
         default: z.object({ promptPerMillion: z.number(), completionPerMillion: z.number() }),
       }),
     )
-    .query(({ ctx }) => ctx.services.admin.prices.list()),
+    .query(({ ctx }) => ctx.admin.prices.list()),
 
   putPrice: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PUT',
@@ -407,7 +424,7 @@ export const adminRouter = router({
     .input(putPriceInput)
     .output(priceRow)
     .mutation(({ ctx, input }) =>
-      ctx.services.admin.prices.put(ctx.principal, {
+      ctx.admin.prices.put(ctx.principal, {
         pattern: input.pattern,
         promptNanoPerMillion: input.promptPerMillion,
         completionNanoPerMillion: input.completionPerMillion,
@@ -415,6 +432,7 @@ export const adminRouter = router({
     ),
 
   deletePrice: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'DELETE',
@@ -426,11 +444,12 @@ export const adminRouter = router({
     .input(deletePriceInput)
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.admin.prices.remove(ctx.principal, input.pattern);
+      await ctx.admin.prices.remove(ctx.principal, input.pattern);
       return { success: true, message: errorMessages.priceDeleted };
     }),
 
   previewPriceImport: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -450,9 +469,10 @@ export const adminRouter = router({
         skipped: z.array(skippedModel),
       }),
     )
-    .mutation(({ ctx, input }) => ctx.services.admin.prices.preview(input.multiplier, input.filter)),
+    .mutation(({ ctx, input }) => ctx.admin.prices.preview(input.multiplier, input.filter)),
 
   importPrices: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -463,8 +483,9 @@ export const adminRouter = router({
     })
     .input(importInput)
     .output(z.object({ imported: z.array(importRow), skipped: z.array(skippedModel) }))
-    .mutation(({ ctx, input }) => ctx.services.admin.prices.import(ctx.principal, input.multiplier, input.models)),
+    .mutation(({ ctx, input }) => ctx.admin.prices.import(ctx.principal, input.multiplier, input.models)),
   listProviders: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -475,9 +496,10 @@ export const adminRouter = router({
     })
     .input(z.void())
     .output(z.object({ data: z.array(providerView) }))
-    .query(({ ctx }) => ctx.services.admin.providers.list()),
+    .query(({ ctx }) => ctx.admin.providers.list()),
 
   createProvider: adminProcedure
+    .use(own)
     .meta({
       successStatus: 201,
       openapi: {
@@ -489,15 +511,17 @@ export const adminRouter = router({
     })
     .input(createProviderInput)
     .output(providerView)
-    .mutation(({ ctx, input }) => ctx.services.admin.providers.create(ctx.principal, input)),
+    .mutation(({ ctx, input }) => ctx.admin.providers.create(ctx.principal, input)),
 
   getProvider: adminProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Провайдер и его здоровье' } })
     .input(providerIdInput)
     .output(providerView)
-    .query(({ ctx, input }) => ctx.services.admin.providers.get(input.id)),
+    .query(({ ctx, input }) => ctx.admin.providers.get(input.id)),
 
   updateProvider: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PATCH',
@@ -510,21 +534,23 @@ export const adminRouter = router({
     .output(providerView)
     .mutation(({ ctx, input }) => {
       const { id, ...patch } = input;
-      return ctx.services.admin.providers.update(ctx.principal, id, patch);
+      return ctx.admin.providers.update(ctx.principal, id, patch);
     }),
 
   deleteProvider: adminProcedure
+    .use(own)
     .meta({
       openapi: { method: 'DELETE', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Удалить провайдера, на которого не ссылается ни один маршрут' },
     })
     .input(providerIdInput)
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.admin.providers.remove(ctx.principal, input.id);
+      await ctx.admin.providers.remove(ctx.principal, input.id);
       return { success: true, message: errorMessages.providerDeleted };
     }),
 
   listRoutes: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -535,9 +561,10 @@ export const adminRouter = router({
     })
     .input(z.void())
     .output(z.object({ routes: z.array(routeView) }))
-    .query(({ ctx }) => ctx.services.admin.providers.listRoutes()),
+    .query(({ ctx }) => ctx.admin.providers.listRoutes()),
 
   putRoute: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PUT',
@@ -549,9 +576,10 @@ export const adminRouter = router({
     })
     .input(putRouteInput)
     .output(routeView)
-    .mutation(({ ctx, input }) => ctx.services.admin.providers.putRoute(ctx.principal, input.pattern, input.targets)),
+    .mutation(({ ctx, input }) => ctx.admin.providers.putRoute(ctx.principal, input.pattern, input.targets)),
 
   deleteRoute: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'DELETE',
@@ -563,7 +591,7 @@ export const adminRouter = router({
     .input(deleteRouteInput)
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.admin.providers.removeRoute(ctx.principal, input.pattern);
+      await ctx.admin.providers.removeRoute(ctx.principal, input.pattern);
       return { success: true, message: errorMessages.routeDeleted };
     }),
 });

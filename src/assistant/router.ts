@@ -2,10 +2,15 @@
 // the owner adds what is missing («Подключите YCLIENTS», «Добавьте товары в каталог»), for the agent page.
 import { z } from 'zod';
 import { agentProcedure } from '../trpc/agent-guard';
-import { router } from '../trpc/init';
+import { router, inject } from '../trpc/init';
+import { socialSlot } from '../integrations/social/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ social: use(socialSlot).social }));
 
 export const assistantRouter = router({
   tools: agentProcedure
+    .use(own)
     .meta({
       openapi: { method: 'GET', path: '/api/v1/agents/{agentId}/tools', tags: ['agents'], summary: 'Инструменты модели агента и чего не хватает для остальных' },
     })
@@ -18,7 +23,7 @@ export const assistantRouter = router({
     )
     // The assistant's own registry: escalation and every family, exactly what a turn would offer.
     .query(async ({ ctx }) => {
-      const { tools, missing } = await ctx.services.social.assistant.toolsFor(ctx.agent);
+      const { tools, missing } = await ctx.social.assistant.toolsFor(ctx.agent);
       return { tools: tools.map((t) => ({ name: t.name, description: t.description })), missing };
     }),
 });

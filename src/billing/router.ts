@@ -1,19 +1,25 @@
 // /api/billing/… : balance top-ups for the signed-in user (JWT), and the public top-up settings the
 // dashboard needs to show or hide its button. YooKassa's notifications arrive on a raw route (notifications.ts).
 import { z } from 'zod';
-import { publicProcedure, router, userProcedure } from '../trpc/init';
+import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { billingConfigView, createTopupInput, topupView } from './topups-input';
+import { topupsSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ topups: use(topupsSlot).topups }));
 
 const TAG = 'billing';
 
 export const billingRouter = router({
   config: publicProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: '/api/billing/config', tags: [TAG], summary: 'Настройки пополнения баланса: включено ли, валюта, пределы суммы' } })
     .input(z.void())
     .output(billingConfigView)
-    .query(({ ctx }) => ctx.services.topups.service.config()),
+    .query(({ ctx }) => ctx.topups.service.config()),
 
   createTopup: userProcedure
+    .use(own)
     .meta({
       successStatus: 201,
       openapi: {
@@ -26,15 +32,17 @@ export const billingRouter = router({
     })
     .input(createTopupInput)
     .output(topupView)
-    .mutation(({ ctx, input }) => ctx.services.topups.service.create(ctx.principal.userId, input)),
+    .mutation(({ ctx, input }) => ctx.topups.service.create(ctx.principal.userId, input)),
 
   listTopups: userProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
     .input(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(300).optional() }))
     .output(z.object({ topups: z.array(topupView), nextCursor: z.string().nullable() }))
-    .query(({ ctx, input }) => ctx.services.topups.service.list(ctx.principal.userId, input)),
+    .query(({ ctx, input }) => ctx.topups.service.list(ctx.principal.userId, input)),
 
   getTopup: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -45,5 +53,5 @@ export const billingRouter = router({
     })
     .input(z.object({ id: z.string().max(100) }))
     .output(topupView)
-    .query(({ ctx, input }) => ctx.services.topups.service.get(ctx.principal.userId, input.id)),
+    .query(({ ctx, input }) => ctx.topups.service.get(ctx.principal.userId, input.id)),
 });

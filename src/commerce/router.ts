@@ -5,17 +5,21 @@ import { agentProcedure } from '../trpc/agent-guard';
 import { isoInstantInput } from '../http/date-input';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { router } from '../trpc/init';
+import { router, inject } from '../trpc/init';
 import { MAX_IMPORT_ROWS, productInput, productPatch, productView } from './catalog';
 import { ORDER_STATUSES, orderView } from './orders';
 import { commerceSettingsInput, commerceSettingsView } from './settings';
+import { commerceSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ commerce: use(commerceSlot).commerce }));
 
 const agentId = z.string().max(100);
 const id = z.string().max(100);
 const TAG = 'commerce';
 
 /** The caller's own E-commerce agent, or the error that says why not. */
-const shopProcedure = agentProcedure.use(({ ctx, next }) => {
+const shopProcedure = agentProcedure.use(own).use(({ ctx, next }) => {
   if (ctx.agent.type !== 'ecommerce') throw new AppError('invalid_request_error', errorMessages.commerceNotEcommerce);
   return next();
 });
@@ -30,7 +34,7 @@ export const commerceRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/settings', tags: [TAG], summary: 'Настройки магазина (секрет уведомлений замаскирован)' } })
     .input(z.object({ agentId }))
     .output(commerceSettingsView)
-    .query(({ ctx }) => ctx.services.commerce.settings.read(ctx.agent.id)),
+    .query(({ ctx }) => ctx.commerce.settings.read(ctx.agent.id)),
 
   putSettings: shopProcedure
     .meta({
@@ -45,14 +49,14 @@ export const commerceRouter = router({
     .output(commerceSettingsView)
     .mutation(({ ctx, input }) => {
       const { agentId: _, ...settings } = input;
-      return ctx.services.commerce.settings.save(ctx.agent.id, settings);
+      return ctx.commerce.settings.save(ctx.agent.id, settings);
     }),
 
   listProducts: shopProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Товары каталога (постранично)' } })
     .input(z.object({ agentId, ...paging }))
     .output(z.object({ products: z.array(productView), nextCursor: z.string().nullable() }))
-    .query(({ ctx, input }) => ctx.services.commerce.catalog.list(ctx.agent.id, input)),
+    .query(({ ctx, input }) => ctx.commerce.catalog.list(ctx.agent.id, input)),
 
   createProduct: shopProcedure
     .meta({
@@ -63,14 +67,14 @@ export const commerceRouter = router({
     .output(productView)
     .mutation(({ ctx, input }) => {
       const { agentId: _, ...product } = input;
-      return ctx.services.commerce.catalog.create(ctx.agent.id, product);
+      return ctx.commerce.catalog.create(ctx.agent.id, product);
     }),
 
   getProduct: shopProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Товар' } })
     .input(z.object({ agentId, productId: id }))
     .output(productView)
-    .query(({ ctx, input }) => ctx.services.commerce.catalog.get(ctx.agent.id, input.productId)),
+    .query(({ ctx, input }) => ctx.commerce.catalog.get(ctx.agent.id, input.productId)),
 
   updateProduct: shopProcedure
     .meta({ openapi: { method: 'PATCH', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Изменить товар' } })
@@ -78,7 +82,7 @@ export const commerceRouter = router({
     .output(productView)
     .mutation(({ ctx, input }) => {
       const { agentId: _, productId, ...patch } = input;
-      return ctx.services.commerce.catalog.update(ctx.agent.id, productId, patch);
+      return ctx.commerce.catalog.update(ctx.agent.id, productId, patch);
     }),
 
   deleteProduct: shopProcedure
@@ -86,7 +90,7 @@ export const commerceRouter = router({
     .input(z.object({ agentId, productId: id }))
     .output(z.object({ success: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.commerce.catalog.remove(ctx.agent.id, input.productId);
+      await ctx.commerce.catalog.remove(ctx.agent.id, input.productId);
       return { success: true };
     }),
 
@@ -105,17 +109,17 @@ export const commerceRouter = router({
         .refine((v) => (v.csv === undefined) !== (v.products === undefined), errorMessages.importOneSource),
     )
     .output(z.object({ ok: z.boolean(), imported: z.number().int(), errors: z.array(z.object({ row: z.number().int(), message: z.string() })) }))
-    .mutation(({ ctx, input }) => ctx.services.commerce.catalog.import(ctx.agent.id, input)),
+    .mutation(({ ctx, input }) => ctx.commerce.catalog.import(ctx.agent.id, input)),
 
   listOrders: shopProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders', tags: [TAG], summary: 'Заказы (новые сначала), фильтр по статусу и датам' } })
     .input(z.object({ agentId, ...paging, status: z.enum(ORDER_STATUSES).optional(), from: isoInstantInput.optional(), to: isoInstantInput.optional() }))
     .output(z.object({ orders: z.array(orderView), nextCursor: z.string().nullable() }))
-    .query(({ ctx, input }) => ctx.services.commerce.orders.list(ctx.agent.id, input)),
+    .query(({ ctx, input }) => ctx.commerce.orders.list(ctx.agent.id, input)),
 
   getOrder: shopProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders/{orderId}', tags: [TAG], summary: 'Заказ' } })
     .input(z.object({ agentId, orderId: id }))
     .output(orderView)
-    .query(({ ctx, input }) => ctx.services.commerce.orders.get(ctx.agent.id, input.orderId)),
+    .query(({ ctx, input }) => ctx.commerce.orders.get(ctx.agent.id, input.orderId)),
 });

@@ -2,8 +2,12 @@
 // /api/v1/agents/{agentId}/results: the agent's figures for a period. Owner's JWT, agent ownership checked.
 import { z } from 'zod';
 import { agentProcedure } from '../trpc/agent-guard';
-import { router, userProcedure } from '../trpc/init';
+import { router, userProcedure, inject } from '../trpc/init';
 import { dialogueListInput, dialoguePath, dialogueView, inboxCounts, replyInput, resultsInput, resultsView, transcriptInput, turnView } from './input';
+import { dialoguesSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => use(dialoguesSlot));
 
 const TAG = 'dialogues';
 const BASE = '/api/v1/agents/{agentId}/dialogues';
@@ -11,6 +15,7 @@ const ONE = `${BASE}/{dialogueId}`;
 
 export const dialoguesRouter = router({
   counts: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -21,9 +26,10 @@ export const dialoguesRouter = router({
     })
     .input(z.void())
     .output(inboxCounts)
-    .query(({ ctx }) => ctx.services.dialogues.counts(ctx.principal.userId)),
+    .query(({ ctx }) => ctx.dialogues.counts(ctx.principal.userId)),
 
   list: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -36,16 +42,18 @@ export const dialoguesRouter = router({
     .output(z.object({ dialogues: z.array(dialogueView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => {
       const { agentId: _, ...query } = input;
-      return ctx.services.dialogues.list(ctx.agent.id, ctx.principal.userId, query);
+      return ctx.dialogues.list(ctx.agent.id, ctx.principal.userId, query);
     }),
 
   get: agentProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: ONE, tags: [TAG], summary: 'Диалог: клиент, состояние, кто ведёт' } })
     .input(dialoguePath)
     .output(dialogueView)
-    .query(({ ctx, input }) => ctx.services.dialogues.get(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+    .query(({ ctx, input }) => ctx.dialogues.get(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   messages: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -64,10 +72,11 @@ export const dialoguesRouter = router({
     )
     .query(({ ctx, input }) => {
       const { agentId: _, dialogueId, ...query } = input;
-      return ctx.services.dialogues.transcript(ctx.agent.id, dialogueId, query);
+      return ctx.dialogues.transcript(ctx.agent.id, dialogueId, query);
     }),
 
   reply: agentProcedure
+    .use(own)
     .meta({
       successStatus: 201,
       openapi: {
@@ -81,11 +90,12 @@ export const dialoguesRouter = router({
     .input(replyInput)
     .output(z.object({ repeated: z.boolean(), message: turnView }))
     .mutation(async ({ ctx, input }) => {
-      const { created, message } = await ctx.services.dialogues.reply(ctx.agent.id, input.dialogueId, ctx.principal.userId, input);
+      const { created, message } = await ctx.dialogues.reply(ctx.agent.id, input.dialogueId, ctx.principal.userId, input);
       return { repeated: !created, message };
     }),
 
   takeover: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -96,21 +106,24 @@ export const dialoguesRouter = router({
     })
     .input(dialoguePath)
     .output(dialogueView)
-    .mutation(({ ctx, input }) => ctx.services.dialogues.takeOver(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+    .mutation(({ ctx, input }) => ctx.dialogues.takeOver(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   release: agentProcedure
+    .use(own)
     .meta({ openapi: { method: 'POST', path: `${ONE}/release`, tags: [TAG], summary: 'Вернуть диалог ассистенту' } })
     .input(dialoguePath)
     .output(dialogueView)
-    .mutation(({ ctx, input }) => ctx.services.dialogues.release(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+    .mutation(({ ctx, input }) => ctx.dialogues.release(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   read: agentProcedure
+    .use(own)
     .meta({ openapi: { method: 'POST', path: `${ONE}/read`, tags: [TAG], summary: 'Отметить переписку прочитанной' } })
     .input(dialoguePath)
     .output(dialogueView)
-    .mutation(({ ctx, input }) => ctx.services.dialogues.markRead(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
+    .mutation(({ ctx, input }) => ctx.dialogues.markRead(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   remove: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'DELETE',
@@ -122,11 +135,12 @@ export const dialoguesRouter = router({
     .input(dialoguePath)
     .output(z.object({ success: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.dialogues.remove(ctx.agent.id, input.dialogueId);
+      await ctx.dialogues.remove(ctx.agent.id, input.dialogueId);
       return { success: true };
     }),
 
   results: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -137,5 +151,5 @@ export const dialoguesRouter = router({
     })
     .input(resultsInput)
     .output(resultsView)
-    .query(({ ctx, input }) => ctx.services.dialogueResults.of(ctx.agent.id, input)),
+    .query(({ ctx, input }) => ctx.dialogueResults.of(ctx.agent.id, input)),
 });

@@ -3,8 +3,12 @@
 import { z } from 'zod';
 import { agentProcedure } from '../trpc/agent-guard';
 import { errorMessages } from '../http/messages';
-import { router } from '../trpc/init';
+import { router, inject } from '../trpc/init';
 import { knowledgeHit, knowledgeInput, knowledgePatch, knowledgeView, MAX_KNOWLEDGE_IMPORT, MAX_KNOWLEDGE_IMPORT_CHARS } from './input';
+import { knowledgeSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ knowledge: use(knowledgeSlot).knowledge }));
 
 const agentId = z.string().max(100);
 const entryId = z.string().max(100);
@@ -13,6 +17,7 @@ const BASE = '/api/v1/agents/{agentId}/knowledge';
 
 export const knowledgeRouter = router({
   list: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -31,44 +36,49 @@ export const knowledgeRouter = router({
     )
     .output(z.object({ entries: z.array(knowledgeView.extend({ rank: knowledgeHit.shape.rank.optional() })), nextCursor: z.string().nullable() }))
     .query(async ({ ctx, input }) => {
-      if (input.query !== undefined) return { entries: await ctx.services.knowledge.search(ctx.agent.id, input.query, 10), nextCursor: null };
-      return ctx.services.knowledge.list(ctx.agent.id, input);
+      if (input.query !== undefined) return { entries: await ctx.knowledge.search(ctx.agent.id, input.query, 10), nextCursor: null };
+      return ctx.knowledge.list(ctx.agent.id, input);
     }),
 
   create: agentProcedure
+    .use(own)
     .meta({ successStatus: 201, openapi: { method: 'POST', path: BASE, tags: [TAG], summary: 'Добавить запись', successDescription: 'Запись добавлена' } })
     .input(knowledgeInput.extend({ agentId }))
     .output(knowledgeView)
     .mutation(({ ctx, input }) => {
       const { agentId: _, ...entry } = input;
-      return ctx.services.knowledge.create(ctx.agent.id, entry);
+      return ctx.knowledge.create(ctx.agent.id, entry);
     }),
 
   get: agentProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: `${BASE}/{entryId}`, tags: [TAG], summary: 'Запись базы знаний' } })
     .input(z.object({ agentId, entryId }))
     .output(knowledgeView)
-    .query(({ ctx, input }) => ctx.services.knowledge.get(ctx.agent.id, input.entryId)),
+    .query(({ ctx, input }) => ctx.knowledge.get(ctx.agent.id, input.entryId)),
 
   update: agentProcedure
+    .use(own)
     .meta({ openapi: { method: 'PATCH', path: `${BASE}/{entryId}`, tags: [TAG], summary: 'Изменить запись' } })
     .input(knowledgePatch.extend({ agentId, entryId }))
     .output(knowledgeView)
     .mutation(({ ctx, input }) => {
       const { agentId: _, entryId: id, ...patch } = input;
-      return ctx.services.knowledge.update(ctx.agent.id, id, patch);
+      return ctx.knowledge.update(ctx.agent.id, id, patch);
     }),
 
   remove: agentProcedure
+    .use(own)
     .meta({ openapi: { method: 'DELETE', path: `${BASE}/{entryId}`, tags: [TAG], summary: 'Удалить запись' } })
     .input(z.object({ agentId, entryId }))
     .output(z.object({ success: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.knowledge.remove(ctx.agent.id, input.entryId);
+      await ctx.knowledge.remove(ctx.agent.id, input.entryId);
       return { success: true };
     }),
 
   import: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -87,5 +97,5 @@ export const knowledgeRouter = router({
         .refine((v) => (v.csv === undefined) !== (v.text === undefined), errorMessages.knowledgeImportOneSource),
     )
     .output(z.object({ ok: z.boolean(), imported: z.number().int(), errors: z.array(z.object({ row: z.number().int(), message: z.string() })) }))
-    .mutation(({ ctx, input }) => ctx.services.knowledge.import(ctx.agent.id, input)),
+    .mutation(({ ctx, input }) => ctx.knowledge.import(ctx.agent.id, input)),
 });

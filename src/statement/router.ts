@@ -7,10 +7,14 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
 import { timeZone } from '../http/time-zone-input';
-import { adminProcedure, publicProcedure, router, userProcedure } from '../trpc/init';
+import { adminProcedure, publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { DOCUMENT_MONTHS } from './documents';
 import { customerRequisitesInput, operatorRequisitesInput, periodIsValid, periodIssue, statementDay, STATEMENT_MAX_DAYS } from './input';
 import { monthTitle } from './texts';
+import { statementSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => use(statementSlot));
 
 const JWT_ONLY = 'Авторизация: токен входа (JWT) в Authorization: Bearer.';
 
@@ -46,6 +50,7 @@ const customerRequisitesOutput = z.object({ companyName: z.string(), inn: z.stri
 
 export const statementRouter = router({
   get: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -75,16 +80,16 @@ export const statementRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
-      if (!(await databaseKnowsTimeZone(ctx.services.database, input.timeZone))) {
+      if (!(await databaseKnowsTimeZone(ctx.database, input.timeZone))) {
         throw new AppError('invalid_request_error', errorMessages.timeZoneUnknown, { param: 'timeZone' });
       }
-      await ctx.services.billing.flush();
-      const s = await ctx.services.statement.statements.statement(ctx.principal.userId, input);
+      await ctx.billing.flush();
+      const s = await ctx.statement.statements.statement(ctx.principal.userId, input);
       return {
         from: s.from,
         to: s.to,
         timeZone: s.timeZone,
-        currency: ctx.services.config.balanceCurrency,
+        currency: ctx.config.balanceCurrency,
         opening: nanoToUnits(s.openingNano),
         closing: nanoToUnits(s.closingNano),
         credits: nanoToUnits(s.creditsNano),
@@ -103,6 +108,7 @@ export const statementRouter = router({
     }),
 
   documents: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -135,12 +141,12 @@ export const statementRouter = router({
       }),
     )
     .query(async ({ ctx }) => {
-      await ctx.services.billing.flush();
-      const { documents, requisites } = ctx.services.statement;
+      await ctx.billing.flush();
+      const { documents, requisites } = ctx.statement;
       const [months, supplier] = await Promise.all([documents.months(ctx.principal.userId), requisites.operator()]);
       return {
         requisitesReady: supplier !== null,
-        currency: ctx.services.config.balanceCurrency,
+        currency: ctx.config.balanceCurrency,
         months: months.map((m) => ({
           month: m.month,
           title: monthTitle(m.month),
@@ -154,6 +160,7 @@ export const statementRouter = router({
     }),
 
   requisites: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -165,9 +172,10 @@ export const statementRouter = router({
     })
     .input(z.void())
     .output(customerRequisitesOutput)
-    .query(({ ctx }) => ctx.services.statement.requisites.customer(ctx.principal.userId)),
+    .query(({ ctx }) => ctx.statement.requisites.customer(ctx.principal.userId)),
 
   updateRequisites: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PUT',
@@ -179,11 +187,12 @@ export const statementRouter = router({
     })
     .input(customerRequisitesInput)
     .output(customerRequisitesOutput)
-    .mutation(({ ctx, input }) => ctx.services.statement.requisites.putCustomer(ctx.principal.userId, input)),
+    .mutation(({ ctx, input }) => ctx.statement.requisites.putCustomer(ctx.principal.userId, input)),
 });
 
 export const supportRouter = router({
   contact: publicProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -195,11 +204,12 @@ export const supportRouter = router({
     })
     .input(z.void())
     .output(z.object({ contact: z.string().nullable() }))
-    .query(({ ctx }) => ({ contact: ctx.services.config.supportContact ?? null })),
+    .query(({ ctx }) => ({ contact: ctx.config.supportContact ?? null })),
 });
 
 export const adminRequisitesRouter = router({
   get: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -211,9 +221,10 @@ export const adminRequisitesRouter = router({
     })
     .input(z.void())
     .output(z.object({ requisites: requisitesOutput.nullable() }))
-    .query(async ({ ctx }) => ({ requisites: await ctx.services.statement.requisites.operator() })),
+    .query(async ({ ctx }) => ({ requisites: await ctx.statement.requisites.operator() })),
 
   update: adminProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PUT',
@@ -227,5 +238,5 @@ export const adminRequisitesRouter = router({
     })
     .input(operatorRequisitesInput)
     .output(requisitesOutput)
-    .mutation(({ ctx, input }) => ctx.services.statement.requisites.putOperator(ctx.principal, input)),
+    .mutation(({ ctx, input }) => ctx.statement.requisites.putOperator(ctx.principal, input)),
 });

@@ -1,6 +1,7 @@
 // Ownership guard for every agent-scoped route: the caller's JWT, then the agent must be theirs
 // (unknown → 404 not_found, another user's → 403 forbidden), checked by agents/service.ts's requireOwned.
 // A tRPC procedure builder, so it lives with tRPC: the agents feature below it knows nothing of routes.
+import { agentsSlot } from '../agents/api';
 import { userProcedure } from './init';
 
 /**
@@ -12,7 +13,7 @@ export function procedureForOwnedAgent(field: string) {
   return userProcedure.use(async ({ ctx, getRawInput, next }) => {
     const raw = (await getRawInput()) as Record<string, unknown> | undefined;
     const id = raw && typeof raw === 'object' ? raw[field] : undefined;
-    const agent = await ctx.services.agents.requireOwned(ctx.principal.userId, typeof id === 'string' ? id : '');
+    const agent = await ctx.use(agentsSlot).agents.requireOwned(ctx.principal.userId, typeof id === 'string' ? id : '');
     return next({ ctx: { agent } });
   });
 }

@@ -2,19 +2,26 @@
 // and the procedure kinds by credential.
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { AdminPrincipal, Principal } from '../auth/authenticate';
-import type { Services } from '../services';
+import type { AdminPrincipal, Authenticator, Principal } from '../auth/authenticate';
+import type { Config } from '../config';
+import type { DatabaseHandle } from '../db/client';
+import type { Use } from '../platform/feature';
 import { AppError, errorBody, errorStatus, toAppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { fieldNameOf } from '../http/field-labels';
 import { findUnstorableText } from '../http/text';
 
 export interface Context {
-  services: Services;
   req: Request;
   requestId: string;
   /** Where the request came from, under TRUST_PROXY (http/client-address.ts): what per-address limits count. */
   clientAddress: string;
+  config: Config;
+  database: DatabaseHandle;
+  /** Who is calling (auth/authenticate.ts), for the procedure kinds below. */
+  authenticator: Authenticator;
+  /** The built features, for `inject` below; a handler reaches a feature only through what its router injects. */
+  use: Use;
 }
 
 /** The credentials a procedure takes, as the OpenAPI document states them (set by each procedure kind below). */
@@ -78,7 +85,7 @@ export const publicProcedure = t.procedure.meta({ credentials: [] }).use(storabl
 export const userProcedure = t.procedure
   .meta({ credentials: ['jwt'] })
   .use(async ({ ctx, next }) => {
-    const principal: Principal = await ctx.services.authenticator.jwtUser(ctx.req.headers);
+    const principal: Principal = await ctx.authenticator.jwtUser(ctx.req.headers);
     return next({ ctx: { principal } });
   })
   .use(storableText);
@@ -87,7 +94,7 @@ export const userProcedure = t.procedure
 export const accountProcedure = t.procedure
   .meta({ credentials: ['jwt', 'apiKey'] })
   .use(async ({ ctx, next }) => {
-    const principal: Principal = await ctx.services.authenticator.jwtOrKey(ctx.req.headers);
+    const principal: Principal = await ctx.authenticator.jwtOrKey(ctx.req.headers);
     return next({ ctx: { principal } });
   })
   .use(storableText);
@@ -99,7 +106,23 @@ export const accountProcedure = t.procedure
 export const adminProcedure = t.procedure
   .meta({ credentials: ['jwt'] })
   .use(async ({ ctx, next }) => {
-    const principal: AdminPrincipal = await ctx.services.authenticator.admin(ctx.req.headers);
+    const principal: AdminPrincipal = await ctx.authenticator.admin(ctx.req.headers);
     return next({ ctx: { principal } });
   })
   .use(storableText);
+
+/**
+ * Narrows procedures to what their handlers use of the features: `pick` names the features' parts and the
+ * handlers see them as `ctx.<name>`. Picked once per composition (the features do not change while it runs).
+ */
+export function inject<Picked extends object>(pick: (use: Use) => Picked) {
+  const picked = new WeakMap<Use, Picked>();
+  return t.middleware(({ ctx, next }) => {
+    let parts = picked.get(ctx.use);
+    if (!parts) {
+      parts = pick(ctx.use);
+      picked.set(ctx.use, parts);
+    }
+    return next({ ctx: parts });
+  });
+}

@@ -1,45 +1,25 @@
-import { adminRouter } from '../admin/router';
-import { billingRouter } from '../billing/router';
-import { assistantRouter } from '../assistant/router';
-import { commerceRouter } from '../commerce/router';
-import { knowledgeRouter } from '../knowledge/router';
-import { dialoguesRouter } from '../dialogues/router';
-import { bookingRouter } from '../integrations/booking/router';
-import { messengerRouter } from '../integrations/messenger/router';
-import { socialRouter } from '../integrations/social/router';
+// The root router: every feature's routers (src/features.ts), under the keys the typed client and the
+// REST paths know them by.
+import type { AnyRouter } from '@trpc/server';
+import { features } from '../features';
 import { router } from './init';
-import { accountRouter } from './routers/account';
-import { accountSecurityRouter } from './routers/account-security';
-import { agentsRouter } from './routers/agents';
-import { alertsRouter } from './routers/alerts';
-import { authRouter } from './routers/auth';
-import { keysRouter } from './routers/keys';
-import { twoFactorRouter } from './routers/two-factor';
-import { emailChangeRouter } from './routers/email-change';
-import { adminRequisitesRouter, statementRouter, supportRouter } from '../statement/router';
 
-export const appRouter = router({
-  auth: authRouter,
-  accountSecurity: accountSecurityRouter,
-  twoFactor: twoFactorRouter,
-  emailChange: emailChangeRouter,
-  keys: keysRouter,
-  account: accountRouter,
-  alerts: alertsRouter,
-  agents: agentsRouter,
-  messenger: messengerRouter,
-  social: socialRouter,
-  booking: bookingRouter,
-  commerce: commerceRouter,
-  knowledge: knowledgeRouter,
-  assistant: assistantRouter,
-  dialogues: dialoguesRouter,
-  billing: billingRouter,
-  admin: adminRouter,
-  statement: statementRouter,
-  support: supportRouter,
-  adminRequisites: adminRequisitesRouter,
-});
+type FeatureList = typeof features;
+type RoutersOf<Feature> = Feature extends { routers?: infer Routers } ? (Routers extends Record<string, AnyRouter> ? Routers : never) : never;
+type Merged<List extends readonly unknown[]> = List extends readonly [infer First, ...infer Rest] ? RoutersOf<First> & Merged<Rest> : unknown;
+
+function collectRouters(list: FeatureList): Merged<FeatureList> {
+  const routers: Record<string, AnyRouter> = {};
+  for (const feature of list) {
+    for (const [key, value] of Object.entries(feature.routers ?? {})) {
+      if (key in routers) throw new Error(`two features serve the router "${key}"`);
+      routers[key] = value;
+    }
+  }
+  return routers as Merged<FeatureList>;
+}
+
+export const appRouter = router(collectRouters(features));
 
 /** The typed client's view of the dashboard API. */
 export type AppRouter = typeof appRouter;

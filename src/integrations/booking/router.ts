@@ -4,8 +4,12 @@ import { isCalendarDay, isIsoInstant } from '../../http/date-input';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { agentProcedure } from '../../trpc/agent-guard';
-import { router } from '../../trpc/init';
+import { router, inject } from '../../trpc/init';
 import { bookingSettingsInput, bookingSettingsView } from './settings';
+import { bookingSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ booking: use(bookingSlot).booking }));
 
 const agentId = z.string().max(100);
 const TAG = 'booking';
@@ -63,7 +67,7 @@ const appointment = z.object({
 });
 
 /** The caller's own Service agent, or the error that says why not. */
-const serviceAgentProcedure = agentProcedure.use(({ ctx, next }) => {
+const serviceAgentProcedure = agentProcedure.use(own).use(({ ctx, next }) => {
   if (ctx.agent.type !== 'service') throw new AppError('invalid_request_error', errorMessages.bookingNotService);
   return next();
 });
@@ -73,7 +77,7 @@ export const bookingRouter = router({
     .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/settings', tags: [TAG], summary: 'Настройки YCLIENTS (секреты не возвращаются)' } })
     .input(z.object({ agentId }))
     .output(bookingSettingsView)
-    .query(({ ctx }) => ctx.services.booking.settings.read(ctx.agent.id)),
+    .query(({ ctx }) => ctx.booking.settings.read(ctx.agent.id)),
 
   putSettings: serviceAgentProcedure
     .meta({
@@ -88,20 +92,20 @@ export const bookingRouter = router({
     .output(bookingSettingsView)
     .mutation(({ ctx, input }) => {
       const { agentId: _, ...settings } = input;
-      return ctx.services.booking.settings.save(ctx.agent.id, settings);
+      return ctx.booking.settings.save(ctx.agent.id, settings);
     }),
 
   specialists: serviceAgentProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/specialists', tags: [TAG], summary: 'Специалисты' } })
     .input(z.object({ agentId }))
     .output(z.object({ specialists: z.array(specialist) }))
-    .query(async ({ ctx }) => ({ specialists: await ctx.services.booking.service.specialists(ctx.agent.id) })),
+    .query(async ({ ctx }) => ({ specialists: await ctx.booking.service.specialists(ctx.agent.id) })),
 
   services: serviceAgentProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/services', tags: [TAG], summary: 'Услуги' } })
     .input(z.object({ agentId }))
     .output(z.object({ services: z.array(service) }))
-    .query(async ({ ctx }) => ({ services: await ctx.services.booking.service.services(ctx.agent.id) })),
+    .query(async ({ ctx }) => ({ services: await ctx.booking.service.services(ctx.agent.id) })),
 
   slots: serviceAgentProcedure
     .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/slots', tags: [TAG], summary: 'Свободное время на день' } })
@@ -111,7 +115,7 @@ export const bookingRouter = router({
       date: input.date,
       specialistId: input.specialistId,
       serviceId: input.serviceId,
-      slots: await ctx.services.booking.service.slots(ctx.agent.id, input),
+      slots: await ctx.booking.service.slots(ctx.agent.id, input),
     })),
 
   createAppointment: serviceAgentProcedure
@@ -129,6 +133,6 @@ export const bookingRouter = router({
     .output(appointment)
     .mutation(({ ctx, input }) => {
       const { agentId: _, ...booking } = input;
-      return ctx.services.booking.service.book(ctx.agent.id, booking, { source: 'api' });
+      return ctx.booking.service.book(ctx.agent.id, booking, { source: 'api' });
     }),
 });

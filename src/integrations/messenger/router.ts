@@ -2,8 +2,12 @@
 // Telegram calls is a raw route (app.ts), verified by its secret header instead.
 import { z } from 'zod';
 import { agentProcedure } from '../../trpc/agent-guard';
-import { router } from '../../trpc/init';
+import { router, inject } from '../../trpc/init';
 import { messengerSettingsInput } from './settings-input';
+import { messengerSlot } from './api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => use(messengerSlot));
 
 const TAG = 'messenger';
 const agentId = z.string().max(100);
@@ -42,6 +46,7 @@ const notificationView = z.object({
 
 export const messengerRouter = router({
   getSettings: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -52,9 +57,10 @@ export const messengerRouter = router({
     })
     .input(z.object({ agentId }))
     .output(settingsView)
-    .query(({ ctx }) => ctx.services.messenger.settings.read(ctx.agent.id)),
+    .query(({ ctx }) => ctx.messenger.settings.read(ctx.agent.id)),
 
   saveSettings: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PUT',
@@ -66,7 +72,7 @@ export const messengerRouter = router({
     .input(messengerSettingsInput.extend({ agentId }))
     .output(settingsView)
     .mutation(({ ctx, input }) =>
-      ctx.services.messenger.settings.save(ctx.agent.id, {
+      ctx.messenger.settings.save(ctx.agent.id, {
         ...(input.botToken !== undefined && input.botToken !== '' ? { botToken: input.botToken } : {}),
         userId: input.userId,
         channelId: input.channelId,
@@ -74,6 +80,7 @@ export const messengerRouter = router({
     ),
 
   checkChannelAdmin: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -84,9 +91,10 @@ export const messengerRouter = router({
     })
     .input(z.object({ agentId }))
     .output(z.object({ ok: z.boolean(), status: z.string().nullable(), canPostMessages: z.boolean(), reason: z.string().optional() }))
-    .query(({ ctx }) => ctx.services.messenger.settings.checkChannel(ctx.agent.id)),
+    .query(({ ctx }) => ctx.messenger.settings.checkChannel(ctx.agent.id)),
 
   notifications: agentProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -97,5 +105,5 @@ export const messengerRouter = router({
     })
     .input(z.object({ agentId, limit: z.coerce.number().int().min(1).max(100).default(20) }))
     .output(z.object({ notifications: z.array(notificationView), count: z.number().int() }))
-    .query(({ ctx, input }) => ctx.services.messenger.notifier.list(ctx.services.db, ctx.agent.id, input.limit)),
+    .query(({ ctx, input }) => ctx.messenger.notifier.list(ctx.db, ctx.agent.id, input.limit)),
 });

@@ -1,14 +1,19 @@
 // Password reset by e-mail, password change and ending every session (issue 32 points 1–3).
 import { z } from 'zod';
 import { errorMessages } from '../../http/messages';
-import { publicProcedure, router, userProcedure } from '../init';
+import { publicProcedure, router, userProcedure, inject } from '../init';
 import { passwordChangeInput, passwordResetConfirmInput, passwordResetRequestInput } from './account-security-input';
 import { publicUserOutput } from './auth';
+import { accountsSlot } from '../../accounts/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ accounts: use(accountsSlot).accounts }));
 
 const messageOutput = z.object({ message: z.string() });
 
 export const accountSecurityRouter = router({
   requestPasswordReset: publicProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -25,11 +30,12 @@ export const accountSecurityRouter = router({
     .input(passwordResetRequestInput)
     .output(messageOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.accounts.requestPasswordReset(input.email, ctx.clientAddress);
+      await ctx.accounts.requestPasswordReset(input.email, ctx.clientAddress);
       return { message: errorMessages.passwordResetSent };
     }),
 
   confirmPasswordReset: publicProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -47,9 +53,10 @@ export const accountSecurityRouter = router({
     })
     .input(passwordResetConfirmInput)
     .output(z.object({ token: z.string(), user: publicUserOutput }))
-    .mutation(({ ctx, input }) => ctx.services.accounts.confirmPasswordReset(input.token, input.password, input.totpCode, ctx.clientAddress)),
+    .mutation(({ ctx, input }) => ctx.accounts.confirmPasswordReset(input.token, input.password, input.totpCode, ctx.clientAddress)),
 
   changePassword: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -62,11 +69,12 @@ export const accountSecurityRouter = router({
     .input(passwordChangeInput)
     .output(z.object({ token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const { token } = await ctx.services.accounts.changePassword(ctx.principal.userId, input.currentPassword, input.newPassword);
+      const { token } = await ctx.accounts.changePassword(ctx.principal.userId, input.currentPassword, input.newPassword);
       return { token, message: errorMessages.passwordChanged };
     }),
 
   logoutAll: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -79,7 +87,7 @@ export const accountSecurityRouter = router({
     .input(z.void())
     .output(messageOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.accounts.logoutAll(ctx.principal.userId);
+      await ctx.accounts.logoutAll(ctx.principal.userId);
       return { message: errorMessages.sessionsEnded };
     }),
 });

@@ -5,9 +5,13 @@ import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { nanoToUnits } from '../../money';
 import { usageKeyFilter } from '../../keys/scope';
-import { accountProcedure, router } from '../init';
+import { accountProcedure, router, inject } from '../init';
 import type { UsageFacts, UsageStatus } from '../../gateway/billing';
 import { usageQueryInput } from '../../gateway/usage-input';
+import { gatewaySlot } from '../../gateway/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ billing: use(gatewaySlot).billing, usageReport: use(gatewaySlot).usageReport }));
 
 /** How a /v1 call ended, and where its token counts came from: the unions the gateway records. */
 const USAGE_STATUSES = [
@@ -74,6 +78,7 @@ export const USAGE_FORBIDDEN = 'Ключ отозван, учётная запи
 
 export const accountRouter = router({
   balance: accountProcedure
+    .use(own)
     .meta({
       openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' },
     })
@@ -85,11 +90,12 @@ export const accountRouter = router({
       }),
     )
     .query(async ({ ctx }) => ({
-      balance: nanoToUnits(await ctx.services.billing.balanceNano(ctx.principal.userId)),
-      currency: ctx.services.config.balanceCurrency,
+      balance: nanoToUnits(await ctx.billing.balanceNano(ctx.principal.userId)),
+      currency: ctx.config.balanceCurrency,
     })),
 
   usage: accountProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -110,11 +116,12 @@ export const accountRouter = router({
     )
     .query(async ({ ctx, input }) => {
       const keyId = usageKeyFilter(ctx.principal, input.keyId);
-      await ctx.services.billing.flush();
-      return ctx.services.usageReport.list(ctx.principal.userId, { ...input, keyId });
+      await ctx.billing.flush();
+      return ctx.usageReport.list(ctx.principal.userId, { ...input, keyId });
     }),
 
   usageSummary: accountProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -142,11 +149,11 @@ export const accountRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
-      if (!(await databaseKnowsTimeZone(ctx.services.database, input.timeZone))) {
+      if (!(await databaseKnowsTimeZone(ctx.database, input.timeZone))) {
         throw new AppError('invalid_request_error', errorMessages.timeZoneUnknown, { param: 'timeZone' });
       }
       const keyId = usageKeyFilter(ctx.principal, input.keyId);
-      await ctx.services.billing.flush();
-      return ctx.services.usageReport.summary(ctx.principal.userId, { ...input, keyId });
+      await ctx.billing.flush();
+      return ctx.usageReport.summary(ctx.principal.userId, { ...input, keyId });
     }),
 });

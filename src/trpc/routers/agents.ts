@@ -3,7 +3,11 @@ import { agentPatchInput, agentType, createAgentInput } from '../../agents/field
 import { AGENT_UNAVAILABLE_REASONS, agentView } from '../../agents/service';
 import { procedureForOwnedAgent } from '../agent-guard';
 import { errorMessages } from '../../http/messages';
-import { router, userProcedure } from '../init';
+import { router, userProcedure, inject } from '../init';
+import { agentsSlot } from '../../agents/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ agents: use(agentsSlot).agents }));
 
 const agentOutput = z.object({
   id: z.string(),
@@ -27,16 +31,18 @@ const agentOutput = z.object({
 });
 
 const agentId = z.string().max(100);
-const ownedAgentProcedure = procedureForOwnedAgent('id');
+const ownedAgentProcedure = procedureForOwnedAgent('id').use(own);
 
 export const agentsRouter = router({
   list: userProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: '/api/agents', tags: ['agents'], summary: 'Агенты пользователя' } })
     .input(z.void())
     .output(z.object({ agents: z.array(agentOutput), count: z.number().int() }))
-    .query(({ ctx }) => ctx.services.agents.list(ctx.principal.userId)),
+    .query(({ ctx }) => ctx.agents.list(ctx.principal.userId)),
 
   create: userProcedure
+    .use(own)
     .meta({
       successStatus: 201,
       openapi: {
@@ -50,7 +56,7 @@ export const agentsRouter = router({
     })
     .input(createAgentInput)
     .output(agentOutput)
-    .mutation(({ ctx, input }) => ctx.services.agents.create(ctx.principal.userId, input)),
+    .mutation(({ ctx, input }) => ctx.agents.create(ctx.principal.userId, input)),
 
   get: ownedAgentProcedure
     .meta({ openapi: { method: 'GET', path: '/api/agents/{id}', tags: ['agents'], summary: 'Агент' } })
@@ -66,7 +72,7 @@ export const agentsRouter = router({
     .output(agentOutput)
     .mutation(({ ctx, input }) => {
       const { id: _, ...patch } = input;
-      return ctx.services.agents.update(ctx.principal.userId, ctx.agent.id, patch);
+      return ctx.agents.update(ctx.principal.userId, ctx.agent.id, patch);
     }),
 
   remove: ownedAgentProcedure
@@ -76,7 +82,7 @@ export const agentsRouter = router({
     .input(z.object({ id: agentId }))
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx }) => {
-      await ctx.services.agents.remove(ctx.principal.userId, ctx.agent.id);
+      await ctx.agents.remove(ctx.principal.userId, ctx.agent.id);
       return { success: true, message: errorMessages.agentDeleted };
     }),
 });

@@ -1,6 +1,10 @@
 import { alertSettingsInput, alertSettingsOutput } from '../../alerts/input';
 import { z } from 'zod';
-import { router, userProcedure } from '../init';
+import { router, userProcedure, inject } from '../init';
+import { alertsSlot } from '../../alerts/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ alerts: use(alertsSlot).alerts }));
 
 const DESCRIPTION =
   'Письмо, когда баланс опускается ниже lowBalanceThreshold (одно на каждое пересечение: следующее — после того, как ' +
@@ -12,14 +16,16 @@ const DESCRIPTION =
 
 export const alertsRouter = router({
   get: userProcedure
+    .use(own)
     .meta({
       openapi: { method: 'GET', path: '/api/account/alerts', tags: ['account'], summary: 'Уведомления о балансе и лимитах ключей', description: DESCRIPTION },
     })
     .input(z.void())
     .output(alertSettingsOutput)
-    .query(({ ctx }) => ctx.services.alerts.settings.get(ctx.principal.userId)),
+    .query(({ ctx }) => ctx.alerts.settings.get(ctx.principal.userId)),
 
   update: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PUT',
@@ -31,5 +37,5 @@ export const alertsRouter = router({
     })
     .input(alertSettingsInput)
     .output(alertSettingsOutput)
-    .mutation(({ ctx, input }) => ctx.services.alerts.settings.put(ctx.principal.userId, input)),
+    .mutation(({ ctx, input }) => ctx.alerts.settings.put(ctx.principal.userId, input)),
 });

@@ -2,9 +2,14 @@ import { z } from 'zod';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { nanoToUnits } from '../../money';
-import { publicProcedure, router, userProcedure } from '../init';
+import { publicProcedure, router, userProcedure, inject } from '../init';
 import { verifiedMessage } from '../../accounts/texts';
 import { credentialsInput, loginInput, verifyEmailInput } from './auth-input';
+import { accountsSlot } from '../../accounts/api';
+import { gatewaySlot } from '../../gateway/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ accounts: use(accountsSlot).accounts, billing: use(gatewaySlot).billing }));
 
 export const publicUserOutput = z.object({
   id: z.string(),
@@ -17,6 +22,7 @@ export const publicUserOutput = z.object({
 
 export const authRouter = router({
   register: publicProcedure
+    .use(own)
     .meta({
       successStatus: 201,
       openapi: {
@@ -31,11 +37,12 @@ export const authRouter = router({
     .input(credentialsInput)
     .output(z.object({ user: publicUserOutput, token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const { verificationSent, ...session } = await ctx.services.accounts.register(input.email, input.password, ctx.clientAddress);
+      const { verificationSent, ...session } = await ctx.accounts.register(input.email, input.password, ctx.clientAddress);
       return { ...session, message: verificationSent ? errorMessages.registeredVerifyEmail : errorMessages.registered };
     }),
 
   login: publicProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -50,9 +57,10 @@ export const authRouter = router({
     })
     .input(loginInput)
     .output(z.object({ token: z.string(), user: publicUserOutput }))
-    .mutation(({ ctx, input }) => ctx.services.accounts.login(input.email, input.password, ctx.clientAddress, input.totpCode)),
+    .mutation(({ ctx, input }) => ctx.accounts.login(input.email, input.password, ctx.clientAddress, input.totpCode)),
 
   resendVerification: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -64,11 +72,12 @@ export const authRouter = router({
     .input(z.void())
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx }) => {
-      await ctx.services.accounts.resendVerification(ctx.principal.userId);
+      await ctx.accounts.resendVerification(ctx.principal.userId);
       return { message: errorMessages.verificationSent };
     }),
 
   verifyEmail: publicProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -87,12 +96,13 @@ export const authRouter = router({
     .input(verifyEmailInput)
     .output(z.object({ emailVerified: z.literal(true), role: z.enum(['user', 'admin']), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const verified = await ctx.services.accounts.verifyEmail(input.token, { password: input.password, totpCode: input.totpCode });
+      const verified = await ctx.accounts.verifyEmail(input.token, { password: input.password, totpCode: input.totpCode });
       if (!verified) throw new AppError('invalid_request_error', errorMessages.verificationLinkInvalid, { param: 'token' });
       return { emailVerified: true as const, role: verified.role, message: verifiedMessage(verified) };
     }),
 
   me: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'GET',
@@ -104,9 +114,9 @@ export const authRouter = router({
     .input(z.void())
     .output(z.object({ user: publicUserOutput }))
     .query(async ({ ctx }) => {
-      const user = await ctx.services.accounts.getPublicUser(ctx.principal.userId);
+      const user = await ctx.accounts.getPublicUser(ctx.principal.userId);
       if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
       // The balance as /api/balance shows it: money held in this or another instance's leases included.
-      return { user: { ...user, balance: nanoToUnits(await ctx.services.billing.balanceNano(user.id)) } };
+      return { user: { ...user, balance: nanoToUnits(await ctx.billing.balanceNano(user.id)) } };
     }),
 });

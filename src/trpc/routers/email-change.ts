@@ -3,11 +3,16 @@
 import { z } from 'zod';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
-import { publicProcedure, router, userProcedure } from '../init';
+import { publicProcedure, router, userProcedure, inject } from '../init';
 import { emailChangeConfirmInput, emailChangeInput } from './auth-input';
+import { accountsSlot } from '../../accounts/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ emailChange: use(accountsSlot).emailChange }));
 
 export const emailChangeRouter = router({
   request: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -24,11 +29,12 @@ export const emailChangeRouter = router({
     .input(emailChangeInput)
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.emailChange.request(ctx.principal.userId, input.newEmail, input.password);
+      await ctx.emailChange.request(ctx.principal.userId, input.newEmail, input.password);
       return { message: errorMessages.emailChangeSent };
     }),
 
   confirm: publicProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -43,7 +49,7 @@ export const emailChangeRouter = router({
     .input(emailChangeConfirmInput)
     .output(z.object({ email: z.string().meta({ format: 'email' }), emailVerified: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const result = await ctx.services.emailChange.confirm(input.token);
+      const result = await ctx.emailChange.confirm(input.token);
       if (!result.changed) {
         if (result.reason === 'taken') throw new AppError('conflict', errorMessages.emailTaken);
         throw new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid, { param: 'token' });

@@ -3,8 +3,12 @@ import { errorMessages } from '../../http/messages';
 import { LIMIT_RESETS } from '../../keys/limits';
 import type { KeyLimits } from '../../keys/service';
 import { unitsToNano } from '../../money';
-import { router, userProcedure } from '../init';
+import { router, userProcedure, inject } from '../init';
 import { createKeyInput, keyScopeInput, updateKeyInput } from './keys-input';
+import { keysSlot } from '../../keys/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ keys: use(keysSlot).keys }));
 
 const listedKey = z.object({
   id: z.string(),
@@ -34,12 +38,14 @@ function limitsOf(input: { spendLimit?: number | null; limitReset?: KeyLimits['l
 
 export const keysRouter = router({
   list: userProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: '/api/keys', tags: ['keys'], summary: 'Список API-ключей' } })
     .input(z.void())
     .output(z.object({ keys: z.array(listedKey), count: z.number().int() }))
-    .query(({ ctx }) => ctx.services.keys.list(ctx.principal.userId)),
+    .query(({ ctx }) => ctx.keys.list(ctx.principal.userId)),
 
   create: userProcedure
+    .use(own)
     .meta({
       successStatus: 201,
       openapi: {
@@ -56,9 +62,10 @@ export const keysRouter = router({
     })
     .input(createKeyInput)
     .output(listedKey.extend({ key: z.string(), warning: z.string() }))
-    .mutation(({ ctx, input }) => ctx.services.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope)),
+    .mutation(({ ctx, input }) => ctx.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope)),
 
   update: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'PATCH',
@@ -69,14 +76,15 @@ export const keysRouter = router({
     })
     .input(updateKeyInput)
     .output(listedKey)
-    .mutation(({ ctx, input }) => ctx.services.keys.update(ctx.principal.userId, input.id, { name: input.name, ...limitsOf(input) })),
+    .mutation(({ ctx, input }) => ctx.keys.update(ctx.principal.userId, input.id, { name: input.name, ...limitsOf(input) })),
 
   revoke: userProcedure
+    .use(own)
     .meta({ openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
     .input(z.object({ id: z.string().max(100) }))
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.keys.revoke(ctx.principal.userId, input.id);
+      await ctx.keys.revoke(ctx.principal.userId, input.id);
       return { success: true, message: errorMessages.keyRevoked };
     }),
 });

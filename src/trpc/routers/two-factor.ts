@@ -1,17 +1,23 @@
 // Two-factor login (accounts/two-factor.ts): set up, switch on with a first code, switch off, status.
 import { z } from 'zod';
 import { errorMessages } from '../../http/messages';
-import { router, userProcedure } from '../init';
+import { router, userProcedure, inject } from '../init';
 import { twoFactorCodeInput } from './auth-input';
+import { accountsSlot } from '../../accounts/api';
+
+/** What these procedures use of the features. */
+const own = inject((use) => ({ twoFactor: use(accountsSlot).twoFactor }));
 
 export const twoFactorRouter = router({
   status: userProcedure
+    .use(own)
     .meta({ openapi: { method: 'GET', path: '/api/auth/2fa', tags: ['auth'], summary: 'Включён ли двухфакторный вход (JWT)' } })
     .input(z.void())
     .output(z.object({ enabled: z.boolean() }))
-    .query(({ ctx }) => ctx.services.twoFactor.status(ctx.principal.userId)),
+    .query(({ ctx }) => ctx.twoFactor.status(ctx.principal.userId)),
 
   setup: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -23,9 +29,10 @@ export const twoFactorRouter = router({
     })
     .input(z.void())
     .output(z.object({ secret: z.string(), otpauthUrl: z.string(), qrSvg: z.string() }))
-    .mutation(({ ctx }) => ctx.services.twoFactor.setup(ctx.principal.userId)),
+    .mutation(({ ctx }) => ctx.twoFactor.setup(ctx.principal.userId)),
 
   enable: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -40,9 +47,10 @@ export const twoFactorRouter = router({
     })
     .input(twoFactorCodeInput)
     .output(z.object({ enabled: z.literal(true), recoveryCodes: z.array(z.string()) }))
-    .mutation(async ({ ctx, input }) => ({ enabled: true as const, ...(await ctx.services.twoFactor.enable(ctx.principal.userId, input.code)) })),
+    .mutation(async ({ ctx, input }) => ({ enabled: true as const, ...(await ctx.twoFactor.enable(ctx.principal.userId, input.code)) })),
 
   disable: userProcedure
+    .use(own)
     .meta({
       openapi: {
         method: 'POST',
@@ -55,7 +63,7 @@ export const twoFactorRouter = router({
     .input(twoFactorCodeInput)
     .output(z.object({ enabled: z.literal(false), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.twoFactor.disable(ctx.principal.userId, input.code);
+      await ctx.twoFactor.disable(ctx.principal.userId, input.code);
       return { enabled: false as const, message: errorMessages.totpDisabled };
     }),
 });

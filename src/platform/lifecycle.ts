@@ -1,5 +1,5 @@
 // Shutdown hooks of background work (batchers, workers), run in reverse order of registration.
-import type { Logger } from './logger';
+import type { Logger } from '../logger';
 
 export function createLifecycle(logger: Logger) {
   const hooks: { name: string; run: () => Promise<void> | void }[] = [];

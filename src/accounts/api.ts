@@ -1,0 +1,60 @@
+// The accounts feature's API: sign-up, login, sessions, two-factor, e-mail change and the notices they
+// mail; built from the base alone.
+import { createJwtService } from '../auth/jwt';
+import { createMailer } from '../mail/mailer';
+import { defineEvent } from '../platform/events';
+import { type Base, defineSlot } from '../platform/feature';
+import { createPeriodicJob } from '../jobs/periodic';
+import { createEmailChange } from './email-change';
+import { createSecurityNotices } from './security-notices';
+import { createAccountService } from './service';
+import { createThrottle } from './throttle';
+import { createTokenUserCache } from './token-users';
+import { createTwoFactor } from './two-factor';
+
+/** A user's API keys were revoked here (an admin takeover): key caches must drop them before the database's notice. */
+export const userKeysRevoked = defineEvent<string>('accounts.user-keys-revoked');
+
+export function createAccountsApi({ config, database, db, logger, events, secretBox }: Base) {
+  const jwt = createJwtService(config.jwtSecret);
+  const tokenUsers = createTokenUserCache({ database, logger });
+  const securityNotices = createSecurityNotices({
+    db,
+    mailer: config.smtp ? createMailer(config.smtp) : null,
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    lockoutSeconds: config.totpLockoutSeconds,
+  });
+  const twoFactor = createTwoFactor({
+    db,
+    box: secretBox,
+    throttle: createThrottle(db),
+    lock: { maxFailures: config.totpMaxFailures, lockoutSeconds: config.totpLockoutSeconds },
+    notices: securityNotices,
+    adminEmails: config.adminEmails,
+  });
+  const accounts = createAccountService({
+    db,
+    jwt,
+    logger,
+    tokenUsers,
+    twoFactor,
+    notices: securityNotices,
+    keysRevoked: (userId) => events.emit(userKeysRevoked, userId),
+    config,
+  });
+  const emailChange = createEmailChange({
+    db,
+    mailer: config.smtp ? createMailer(config.smtp) : null,
+    throttle: createThrottle(db),
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    hideTakenAddresses: config.requireEmailVerification,
+  });
+  // Expired e-mail change links are refused anyway; the sweep keeps the table small.
+  const emailChangeSweep = createPeriodicJob({ name: 'e-mail change link sweep', intervalMs: 10 * 60_000, run: () => emailChange.pruneExpired(), logger });
+  return { jwt, tokenUsers, securityNotices, twoFactor, accounts, emailChange, emailChangeSweep };
+}
+
+export type AccountsApi = ReturnType<typeof createAccountsApi>;
+export const accountsSlot = defineSlot<AccountsApi>('accounts');

@@ -1,0 +1,26 @@
+// The accounts feature as it plugs into the composition (src/features.ts).
+import { defineFeature } from '../platform/feature';
+import { accountRouter } from '../trpc/routers/account';
+import { accountSecurityRouter } from '../trpc/routers/account-security';
+import { authRouter } from '../trpc/routers/auth';
+import { emailChangeRouter } from '../trpc/routers/email-change';
+import { twoFactorRouter } from '../trpc/routers/two-factor';
+import { accountsSlot, createAccountsApi } from './api';
+
+export const accountsFeature = defineFeature({
+  slot: accountsSlot,
+  create: createAccountsApi,
+  async start({ accounts, securityNotices, tokenUsers, emailChange, emailChangeSweep }, { lifecycle }) {
+    accounts.start();
+    lifecycle.onShutdown('accounts', () => accounts.stop());
+    lifecycle.onShutdown('security notices', () => securityNotices.stop());
+    await tokenUsers.start();
+    lifecycle.onShutdown('token user cache', () => tokenUsers.stop());
+    emailChangeSweep.start();
+    lifecycle.onShutdown('e-mail change', async () => {
+      await emailChangeSweep.stop();
+      emailChange.stop();
+    });
+  },
+  routers: { auth: authRouter, accountSecurity: accountSecurityRouter, twoFactor: twoFactorRouter, emailChange: emailChangeRouter, account: accountRouter },
+});

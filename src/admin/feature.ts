@@ -1,0 +1,6 @@
+// The operator's API as it plugs into the composition (src/features.ts).
+import { defineFeature } from '../platform/feature';
+import { adminSlot, createAdminApi } from './api';
+import { adminRouter } from './router';
+
+export const adminFeature = defineFeature({ slot: adminSlot, create: createAdminApi, routers: { admin: adminRouter } });

@@ -1,0 +1,12 @@
+// Who is calling: a dashboard JWT (accounts) or an API key (keys), for every procedure and raw route.
+import { accountsSlot } from '../accounts/api';
+import { keysSlot } from '../keys/api';
+import { type Base, defineSlot, type Use } from '../platform/feature';
+import { createAuthenticator } from './authenticate';
+
+export function createAuthApi({ config }: Base, use: Use) {
+  return { authenticator: createAuthenticator(use(accountsSlot).accounts, use(keysSlot).verifier, config.supportContact) };
+}
+
+export type AuthApi = ReturnType<typeof createAuthApi>;
+export const authSlot = defineSlot<AuthApi>('auth');

@@ -1,0 +1,14 @@
+// Top-ups as they plug into the composition (src/features.ts).
+import { defineFeature } from '../platform/feature';
+import { createTopupsApi, topupsSlot } from './api';
+import { billingRouter } from './router';
+
+export const topupsFeature = defineFeature({
+  slot: topupsSlot,
+  create: createTopupsApi,
+  start({ topups }, { lifecycle }) {
+    topups.start();
+    lifecycle.onShutdown('top-up re-check', () => topups.stop());
+  },
+  routers: { billing: billingRouter },
+});

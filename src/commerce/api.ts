@@ -1,0 +1,11 @@
+// The shop: catalogue, orders, the shop's settings, its YooKassa payments and their webhook.
+import { messengerSlot } from '../integrations/messenger/api';
+import { type Base, defineSlot, type Use } from '../platform/feature';
+import { createCommerce } from './module';
+
+export function createCommerceApi({ db, secretBox, logger, outbox, config }: Base, use: Use) {
+  return { commerce: createCommerce({ db, box: secretBox, logger, outbox, notifier: use(messengerSlot).messenger.notifier, config }) };
+}
+
+export type CommerceApi = ReturnType<typeof createCommerceApi>;
+export const commerceSlot = defineSlot<CommerceApi>('commerce');

@@ -1,0 +1,6 @@
+// The shop as it plugs into the composition (src/features.ts).
+import { defineFeature } from '../platform/feature';
+import { commerceSlot, createCommerceApi } from './api';
+import { commerceRouter } from './router';
+
+export const commerceFeature = defineFeature({ slot: commerceSlot, create: createCommerceApi, routers: { commerce: commerceRouter } });

@@ -1,0 +1,20 @@
+// The owner's inbox: dialogues, their transcripts, operator replies, and the agent's results.
+import { messengerSlot } from '../integrations/messenger/api';
+import { socialSlot } from '../integrations/social/api';
+import { type Base, defineSlot, type Use } from '../platform/feature';
+import { createResults } from './results';
+import { createDialogues } from './service';
+
+export function createDialoguesApi({ db, outbox, config }: Base, use: Use) {
+  const dialogues = createDialogues({
+    db,
+    escalations: use(messengerSlot).messenger.escalations,
+    socialSettings: use(socialSlot).social.settings,
+    outbox,
+    currency: config.balanceCurrency,
+  });
+  return { dialogues, dialogueResults: createResults({ db, currency: config.balanceCurrency }) };
+}
+
+export type DialoguesApi = ReturnType<typeof createDialoguesApi>;
+export const dialoguesSlot = defineSlot<DialoguesApi>('dialogues');

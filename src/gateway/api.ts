@@ -1,0 +1,107 @@
+// The model gateway's API: the /v1 handlers, the billing behind them (leases, batched settlements), the
+// providers and their routes, and the usage history; built from the base, the keys, the authenticator and
+// the price book.
+import { join } from 'node:path';
+import { authSlot } from '../auth/api';
+import { keyChanged, keysSlot } from '../keys/api';
+import { createPeriodicJob } from '../jobs/periodic';
+import { type Base, defineSlot, type Use } from '../platform/feature';
+import { pricingSlot } from '../pricing/api';
+import { createBilling } from './billing';
+import { createChatHandler } from './chat';
+import { createEmbeddingsHandler } from './embeddings';
+import { charged } from './events';
+import { createIdempotency } from './idempotency';
+import { createModelCatalog } from './models';
+import { createRateLimiter } from './rate-limit';
+import { createResponsesHandler } from './responses';
+import { createHealthStore } from './routing/health';
+import { createRouting } from './routing/registry';
+import { createUpstream } from './upstream';
+import { createUsageExport } from './usage-export';
+import { createUsagePartitions } from './usage-partitions';
+import { createUsageReport } from './usage-report';
+
+export function createGatewayApi(base: Base, use: Use) {
+  const { config, database, db, logger, instanceId, events, secretBox, metrics } = base;
+  const { verifier } = use(keysSlot);
+  const { authenticator } = use(authSlot);
+  const { prices } = use(pricingSlot);
+  const idempotency = createIdempotency({ db });
+  // Keys are kept 24 h; expired ones are taken over when reused, and swept here so the table stays small.
+  const idempotencySweep = createPeriodicJob({ name: 'idempotency key sweep', intervalMs: 10 * 60_000, run: () => idempotency.purge(), logger });
+  const rateLimiter =
+    config.rateLimitPerMinute > 0 || config.rateLimitPerUserPerMinute > 0
+      ? createRateLimiter({ perMinute: config.rateLimitPerMinute, perUserPerMinute: config.rateLimitPerUserPerMinute, db, logger })
+      : null;
+  const rateLimitSweep = createPeriodicJob({
+    name: 'request limit sweep',
+    intervalMs: 5 * 60_000,
+    run: async () => {
+      await rateLimiter?.purge();
+    },
+    logger,
+  });
+  const billing = createBilling({
+    db,
+    query: database.query,
+    config,
+    logger,
+    instanceId,
+    listen: (channel, onPayload, onListen) => database.listen(channel, onPayload, onListen),
+    journalDir: join(config.dataDir, 'journal'),
+    observer: {
+      settled: (facts, cost) => metrics.settled(facts, cost.totalNano),
+      unpaid: (nano) => metrics.unpaid(nano),
+      topUp: (lease, outcome) => metrics.leaseTopUp(lease, outcome),
+      charged: (charges) => events.emit(charged, charges),
+    },
+  });
+  // A key's new limit voids this instance's claim on the old one.
+  events.on(keyChanged, (keyId) => billing.keyChanged(keyId));
+  const upstream = createUpstream(config);
+  const routing = createRouting({
+    db,
+    database,
+    config,
+    logger,
+    box: secretBox,
+    defaultUpstream: upstream,
+    health: createHealthStore({ database, config, logger, onStateChange: (providerId, state) => metrics.providerStateChanged(providerId, state) }),
+  });
+  const models = createModelCatalog({
+    upstream,
+    logger,
+    routing,
+    ttlMs: config.modelsCacheSeconds * 1000,
+    probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
+  });
+  const chat = createChatHandler({ config, verifier, prices, billing, routing, rateLimiter, logger, observer: metrics, idempotency });
+  // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
+  const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
+  const embeddings = createEmbeddingsHandler(v1Deps);
+  const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
+  const usageReport = createUsageReport(db, { cursor: database.cursor });
+  // Partitions are months: an hourly look is plenty to stay ahead of them and to drop a month soon after it expires.
+  const usagePartitions = createUsagePartitions({ database, logger, retentionDays: config.usageRetentionDays, intervalMs: 60 * 60_000 });
+  const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
+  return {
+    idempotency,
+    idempotencySweep,
+    rateLimiter,
+    rateLimitSweep,
+    billing,
+    upstream,
+    routing,
+    models,
+    chat,
+    embeddings,
+    responses,
+    usageReport,
+    usagePartitions,
+    usageExport,
+  };
+}
+
+export type GatewayApi = ReturnType<typeof createGatewayApi>;
+export const gatewaySlot = defineSlot<GatewayApi>('gateway');

@@ -1,0 +1,29 @@
+// The model gateway as it plugs into the composition (src/features.ts).
+import { outboxBacklog } from '../metrics/sources';
+import { defineFeature } from '../platform/feature';
+import { createGatewayApi, gatewaySlot } from './api';
+
+export const gatewayFeature = defineFeature({
+  slot: gatewaySlot,
+  create: createGatewayApi,
+  async start(gateway, { lifecycle, metrics, db }) {
+    const { chat, billing, idempotencySweep, rateLimiter, rateLimitSweep, routing, usagePartitions } = gateway;
+    metrics.setSources({
+      streamsInFlight: () => chat.openStreams,
+      settlementBacklog: () => ({ rows: billing.backlog, oldestAgeSeconds: billing.oldestUnwrittenSeconds }),
+      outboxBacklog: () => outboxBacklog(db),
+    });
+    idempotencySweep.start();
+    lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
+    if (rateLimiter) {
+      rateLimitSweep.start();
+      lifecycle.onShutdown('request limit sweep', () => rateLimitSweep.stop());
+    }
+    await routing.start();
+    lifecycle.onShutdown('routing', () => routing.stop());
+    await usagePartitions.start();
+    lifecycle.onShutdown('usage partitions', () => usagePartitions.stop());
+    await billing.start();
+    lifecycle.onShutdown('billing', () => billing.stop());
+  },
+});
