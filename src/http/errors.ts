@@ -92,21 +92,22 @@ export interface AppErrorOptions {
 }
 
 /**
- * The service's one error. It is a TRPCError so tRPC keeps it intact (status and all) when a
- * procedure throws it; raw handlers throw it too.
+ * The service's one error, thrown by services, procedures and raw handlers alike. It is a plain domain
+ * error: tRPC wraps it into a TRPCError whose `cause` it is, and trpc/init.ts's formatter reads it back
+ * through this table, so no feature depends on @trpc/server to fail.
  */
-export class AppError extends TRPCError {
+export class AppError extends Error {
   readonly type: ErrorType;
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly param: string | null;
-  /** Named `errorCode` because tRPC's `code` (BAD_REQUEST, …) is already on the class. */
+  /** The machine code a client may branch on (`invalid_api_key`); `code` would read as tRPC's on a wrapper. */
   readonly errorCode: string | null;
   readonly fields: Record<string, string> | null;
 
   constructor(type: ErrorType, message?: string, options: AppErrorOptions = {}) {
     const def = errorTypes[type];
-    super({ code: def.trpc, message: message ?? def.message, cause: options.cause });
+    super(message ?? def.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.type = type;
     this.status = def.status;
@@ -290,14 +291,18 @@ export function errorBody(error: AppError, openAi = false): ErrorBody | OpenAiEr
 }
 
 /**
- * The one renderer of error responses. Given the request (or its path), a /v1 answer gets OpenAI's
+ * The one renderer of error responses, called by every exit (Elysia's onError, the REST bridge, the
+ * server's last-resort catch) and by the few answers made before a route runs. Anything thrown is first
+ * mapped through the table (toAppError). Given the request (or its path), a /v1 answer gets OpenAI's
  * shape; every other route, and a caller that does not say, keeps the dashboard's {message, type}.
+ * It does not log: each exit logs an internal failure once, with what it knows of the request.
  */
-export function errorResponse(error: AppError, extraHeaders: Record<string, string> = {}, at?: Request | string): Response {
+export function renderError(error: unknown, at?: Request | string, extraHeaders: Record<string, string> = {}): Response {
+  const app = toAppError(error);
   const openAi = at !== undefined && isOpenAiPath(pathOf(at));
-  return new Response(JSON.stringify(errorBody(error, openAi)), {
-    status: errorStatus(error),
-    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...extraHeaders },
+  return new Response(JSON.stringify(errorBody(app, openAi)), {
+    status: errorStatus(app),
+    headers: { 'content-type': 'application/json; charset=utf-8', ...app.headers, ...extraHeaders },
   });
 }
 

@@ -1,10 +1,11 @@
 // tRPC set-up: the request context, the error formatter (our types and Russian texts, no stack traces),
 // and the procedure kinds by credential.
 import { initTRPC } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AdminPrincipal, Principal } from '../auth/authenticate';
 import type { Services } from '../services';
-import { AppError, errorBody, errorStatus, toAppError } from '../http/errors';
+import { AppError, errorBody, errorStatus, errorTypes, toAppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { fieldNameOf } from '../http/field-labels';
 import { findUnstorableText } from '../http/text';
@@ -39,14 +40,17 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const app = toAppError(error, shape.data.path);
+      // A thrown AppError reaches here wrapped (INTERNAL_SERVER_ERROR, the AppError as its cause): its own
+      // type names the tRPC code, as the table says. tRPC's own failures and unknown crashes keep theirs.
+      const trpcCode = error.code === 'INTERNAL_SERVER_ERROR' && error.cause instanceof AppError ? errorTypes[error.cause.type].trpc : shape.data.code;
       return {
         message: app.message,
-        code: shape.code,
+        code: trpcCode === shape.data.code ? shape.code : TRPC_ERROR_CODES_BY_KEY[trpcCode],
         type: app.type,
         // `field`/`fields`: the input field(s) at fault by their English paths, so a form shows each
         // message under its field.
         data: {
-          code: shape.data.code,
+          code: trpcCode,
           httpStatus: errorStatus(app),
           type: app.type,
           path: shape.data.path,

@@ -13,7 +13,7 @@
 // - query and path parameters arrive as strings, and a query schema that wants a number says so itself
 //   (`z.coerce.number()` for a page limit); a repeated query parameter arrives as a list, which none takes.
 import type { AnyTRPCRouter } from '@trpc/server';
-import { AppError, errorResponse, toAppError } from '../http/errors';
+import { AppError, renderError, toAppError } from '../http/errors';
 import { readBodyText } from '../http/body';
 import { fieldNameOf } from '../http/field-labels';
 import { assertJsonDepth } from '../http/json';
@@ -166,7 +166,7 @@ export function createRestHandler<TContext>(options: RestHandlerOptions<TContext
     } catch (failure) {
       const error = toAppError(failure, matched.procedure);
       if (error.type === 'internal_error') options.onInternalError(failure, request);
-      return errorResponse(error);
+      return renderError(error, request);
     }
   };
 }
