@@ -23,6 +23,7 @@ import { createRestHandler, restRouteTemplates } from './trpc/rest';
 import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';
+import { trpcAppError } from './trpc/errors';
 import type { Context } from './trpc/init';
 import { appRouter } from './trpc/router';
 
@@ -265,7 +266,7 @@ export function createApp(services: Services) {
           router: appRouter,
           createContext: () => createContext(request),
           onError: ({ error }) => {
-            const type = toAppError(error).type;
+            const type = trpcAppError(error).type;
             if (type === 'internal_error' || type === 'service_unavailable') logInternal(error, request);
           },
         }),

@@ -1,6 +1,5 @@
 // One error class and one renderer: every failure leaves the service as {error:{message,type}}, and on
 // /v1 as OpenAI's {error:{message,type,param,code}}, which the SDKs read (decisions.md).
-import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError, z } from 'zod';
 import { isTransientDatabaseError } from '../db/transient';
@@ -143,24 +142,6 @@ export class PassthroughError extends AppError {
   }
 }
 
-const TRPC_CODE_TO_TYPE: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorType>> = {
-  PARSE_ERROR: 'invalid_request_error',
-  BAD_REQUEST: 'invalid_request_error',
-  UNPROCESSABLE_CONTENT: 'invalid_request_error',
-  UNSUPPORTED_MEDIA_TYPE: 'invalid_request_error',
-  UNAUTHORIZED: 'unauthorized',
-  PAYMENT_REQUIRED: 'insufficient_balance',
-  FORBIDDEN: 'forbidden',
-  NOT_FOUND: 'not_found',
-  METHOD_NOT_SUPPORTED: 'not_found',
-  CONFLICT: 'conflict',
-  PAYLOAD_TOO_LARGE: 'payload_too_large',
-  TOO_MANY_REQUESTS: 'rate_limit_exceeded',
-  BAD_GATEWAY: 'upstream_error',
-  GATEWAY_TIMEOUT: 'upstream_timeout',
-  SERVICE_UNAVAILABLE: 'service_unavailable',
-};
-
 /** A message written for a field may name it already ("Цена: …"): say it once. */
 function withName(name: string, message: string): string {
   return message.startsWith(`${name}:`) ? message : `${name}: ${message}`;
@@ -235,22 +216,24 @@ function findCause<T>(error: unknown, match: (e: unknown) => e is T): T | undefi
 }
 
 /**
- * Maps anything thrown anywhere into the service's error; unknown failures become internal_error.
- * `procedure` (a tRPC path such as `agents.create`) names the form whose input failed, for its labels.
+ * The domain error inside a failure, however deeply wrapped (tRPC, Drizzle): a thrown AppError, or a
+ * failed schema as a 400. `procedure` (a tRPC path such as `agents.create`) names the form whose input
+ * failed, for its labels.
  */
-export function toAppError(error: unknown, procedure?: string): AppError {
+export function domainError(error: unknown, procedure?: string): AppError | undefined {
   const app = findCause(error, (e): e is AppError => e instanceof AppError);
   if (app) return app;
   const zod = findCause(error, (e): e is ZodError => e instanceof ZodError);
-  if (zod) return dashboardValidationError(zod, procedure, error);
-  if (error instanceof TRPCError) {
-    if (error.code === 'PARSE_ERROR') return new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson });
-    if (error.code === 'UNSUPPORTED_MEDIA_TYPE') return new AppError('invalid_request_error', errorMessages.unsupportedMediaType);
-    if (error.code === 'NOT_FOUND' || error.code === 'METHOD_NOT_SUPPORTED') return new AppError('not_found', errorMessages.routeNotFound);
-    const type = TRPC_CODE_TO_TYPE[error.code];
-    // tRPC's own messages are English; only the type survives, the text comes from our table.
-    if (type) return new AppError(type, undefined, { cause: error });
-  }
+  return zod ? dashboardValidationError(zod, procedure, error) : undefined;
+}
+
+/**
+ * Maps anything thrown anywhere into the service's error; unknown failures become internal_error.
+ * tRPC's own failures are translated by trpc/errors.ts before they get here.
+ */
+export function toAppError(error: unknown, procedure?: string): AppError {
+  const domain = domainError(error, procedure);
+  if (domain) return domain;
   // The database is away for a moment (restart, failover, network): the client should come back shortly.
   if (isTransientDatabaseError(error)) {
     return new AppError('service_unavailable', undefined, { cause: error, headers: { 'retry-after': '5' } });

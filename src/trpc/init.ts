@@ -5,10 +5,11 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AdminPrincipal, Principal } from '../auth/authenticate';
 import type { Services } from '../services';
-import { AppError, errorBody, errorStatus, errorTypes, toAppError } from '../http/errors';
+import { AppError, errorBody, errorStatus } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { fieldNameOf } from '../http/field-labels';
 import { findUnstorableText } from '../http/text';
+import { trpcAppError, trpcCodeOf } from './errors';
 
 export interface Context {
   services: Services;
@@ -39,10 +40,8 @@ const t = initTRPC
     // Never put stack traces into error data, whatever NODE_ENV says.
     isDev: false,
     errorFormatter({ shape, error }) {
-      const app = toAppError(error, shape.data.path);
-      // A thrown AppError reaches here wrapped (INTERNAL_SERVER_ERROR, the AppError as its cause): its own
-      // type names the tRPC code, as the table says. tRPC's own failures and unknown crashes keep theirs.
-      const trpcCode = error.code === 'INTERNAL_SERVER_ERROR' && error.cause instanceof AppError ? errorTypes[error.cause.type].trpc : shape.data.code;
+      const app = trpcAppError(error, shape.data.path);
+      const trpcCode = trpcCodeOf(error);
       return {
         message: app.message,
         code: trpcCode === shape.data.code ? shape.code : TRPC_ERROR_CODES_BY_KEY[trpcCode],
