@@ -10,7 +10,7 @@ import { clientAddressOf } from './http/client-address';
 import { failedByClientLeaving } from './http/connection-guard';
 import { createDashboard } from './http/dashboard';
 import { DOCS_HTML, docsAsset } from './http/docs-page';
-import { AppError, errorCodes, errorResponse, toAppError } from './http/errors';
+import { AppError, errorCodes, renderError, toAppError } from './http/errors';
 import { withQueryInputChecked } from './http/json';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
@@ -23,6 +23,7 @@ import { createRestHandler, restRouteTemplates } from './trpc/rest';
 import { SERVICE_NAME, SERVICE_VERSION } from './service-info';
 import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';
+import { trpcAppError } from './trpc/errors';
 import type { Context } from './trpc/init';
 import { appRouter } from './trpc/router';
 
@@ -191,11 +192,11 @@ export function createApp(services: Services) {
     .onError(({ code, error, request }) => {
       // With the request, the renderer gives /v1 OpenAI's error shape and every other route the dashboard's.
       // Elysia's own for an unknown route; an AppError('not_found') a handler throws carries its own message.
-      if (code === 'NOT_FOUND' && !(error instanceof AppError)) return errorResponse(new AppError('not_found', errorMessages.routeNotFound), {}, request);
-      if (code === 'PARSE') return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson }), {}, request);
+      if (code === 'NOT_FOUND' && !(error instanceof AppError)) return renderError(new AppError('not_found', errorMessages.routeNotFound), request);
+      if (code === 'PARSE') return renderError(new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson }), request);
       const appError = toAppError(error);
       if (appError.type === 'internal_error' || appError.type === 'service_unavailable') logInternal(error, request);
-      return errorResponse(appError, {}, request);
+      return renderError(appError, request);
     })
     // A browser (it asks for HTML) goes to the dashboard; API clients get the information document.
     .get('/', ({ request }) =>
@@ -233,19 +234,17 @@ export function createApp(services: Services) {
         }),
     )
     // The SDK's models.retrieve(): the id may hold a slash ("acme/chat"), sent as is or as %2F.
-    .get('/v1/models/*', async ({ params, request }) => {
+    .get('/v1/models/*', async ({ params }) => {
       const id = modelIdOf(params['*']);
       // A model a request could not ask for (a refused variant, an unpriced one under UNPRICED_MODELS=refuse) is not listed.
       const model = id === null || services.prices.resolve(id).kind !== 'priced' ? undefined : (await services.models.list()).data.find((m) => m.id === id);
-      if (!model) {
-        return errorResponse(new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound }), {}, request);
-      }
+      if (!model) throw new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound });
       return new Response(services.prices.pricedModelJson(model), { headers: { 'content-type': 'application/json; charset=utf-8' } });
     })
     .get('/metrics', async ({ request }) => {
       const token = services.config.metricsToken;
       if (token && !metricsTokenMatches(token, bearerToken(request.headers))) {
-        return errorResponse(new AppError('unauthorized', errorMessages.metricsToken));
+        throw new AppError('unauthorized', errorMessages.metricsToken);
       }
       const { body, contentType } = await services.metrics.render();
       return new Response(body, { headers: { 'content-type': contentType } });
@@ -254,7 +253,11 @@ export function createApp(services: Services) {
     .get('/docs', () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
     .get('/app', () => dashboard.serve(''))
     .get('/app/*', ({ params }) => dashboard.serve(params['*']))
-    .get('/docs/assets/:name', ({ params }) => docsAsset(params.name) ?? errorResponse(new AppError('not_found', errorMessages.routeNotFound)))
+    .get('/docs/assets/:name', ({ params }) => {
+      const asset = docsAsset(params.name);
+      if (!asset) throw new AppError('not_found', errorMessages.routeNotFound);
+      return asset;
+    })
     .all(
       '/trpc/*',
       async ({ request }) =>
@@ -266,7 +269,7 @@ export function createApp(services: Services) {
           router: appRouter,
           createContext: () => createContext(request),
           onError: ({ error }) => {
-            const type = toAppError(error).type;
+            const type = trpcAppError(error).type;
             if (type === 'internal_error' || type === 'service_unavailable') logInternal(error, request);
           },
         }),
@@ -275,7 +278,7 @@ export function createApp(services: Services) {
         // Before the body is read: a batch that may not run costs nothing.
         beforeHandle({ request }) {
           const refusal = batchRefusal(request, '/trpc');
-          if (refusal) return errorResponse(refusal);
+          if (refusal) throw refusal;
         },
       },
     )

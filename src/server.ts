@@ -7,7 +7,7 @@ import { runMigrations } from './db/migrate';
 import { clientAddressOf, limitKey, rememberClientAddress } from './http/client-address';
 import { createConnectionGuard, tooManyConnectionsResponse } from './http/connection-guard';
 import { createCors } from './http/cors';
-import { AppError, errorResponse, isOpenAiPath, pathOf } from './http/errors';
+import { AppError, isOpenAiPath, pathOf, renderError } from './http/errors';
 import { decorateOpenAiResponse, withRequestId } from './gateway/openai-headers';
 import { assignRequestId } from './http/request-id';
 import { createLogger, type Logger } from './logger';
@@ -70,10 +70,10 @@ export async function startInstance(config: Config, options: StartOptions = {}):
         try {
           response =
             cors.preflight(request, path) ??
-            (declared !== null && Number(declared) > limit ? errorResponse(new AppError('payload_too_large'), {}, path) : await app.handle(request));
+            (declared !== null && Number(declared) > limit ? renderError(new AppError('payload_too_large'), path) : await app.handle(request));
         } catch (error) {
           logger.error('request crashed', { requestId, error });
-          response = errorResponse(new AppError('internal_error'), {}, path);
+          response = renderError(new AppError('internal_error'), path);
         } finally {
           if (addressKey !== null) guard.leave(addressKey);
         }

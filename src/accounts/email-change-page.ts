@@ -2,7 +2,7 @@
 // shows a small Russian page that changes nothing, with a form whose POST (form-encoded, to the same path)
 // switches the address. A client that asks for JSON gets, on GET, whether the link is live; its JSON POST
 // is the REST procedure (trpc/routers/email-change.ts).
-import { AppError, errorResponse } from '../http/errors';
+import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { EMAIL_CHANGE_CONFIRM_PATH, type EmailChange } from './email-change';
 import { emailChangePage } from './email-change-texts';
@@ -26,7 +26,7 @@ export async function emailChangePageResponse(emailChange: Pick<EmailChange, 'is
   const live = await emailChange.isLive(token);
   if (!live) {
     if (wantsHtml(request)) return page(400, emailChangePage.invalidTitle, errorMessages.emailChangeLinkInvalid);
-    return errorResponse(new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid), PRIVATE_HEADERS);
+    throw new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid, { headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, form(token));
   return new Response(JSON.stringify({ changed: false, message: emailChangePage.confirmText }), {

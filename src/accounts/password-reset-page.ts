@@ -9,7 +9,7 @@
 // The code's field is shown only when the account has two-factor login on: whoever holds the link can
 // learn that anyway by submitting the form (the answer then asks for the code), so showing it up front
 // tells the link holder nothing new and spares everyone else a field they cannot fill.
-import { AppError, errorResponse } from '../http/errors';
+import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { PASSWORD_RESET_LINK_PATH } from './password-reset';
 import { passwordResetPage } from './password-reset-texts';
@@ -47,7 +47,7 @@ export async function passwordResetPageResponse(accounts: Accounts, request: Req
   const link = await accounts.inspectPasswordResetLink(token);
   if (!link) {
     if (wantsHtml(request)) return deadLink();
-    return errorResponse(new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' }), PRIVATE_HEADERS);
+    throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token', headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, resetForm(token, link.twoFactor));
   return new Response(

@@ -4,7 +4,7 @@
 // the same path is the REST procedure auth.verifyEmail.
 // The page works without JavaScript. For an ADMIN_EMAILS address the form also asks for the account's
 // new password (and, after the server asks, for the two-factor code).
-import { AppError, errorResponse } from '../http/errors';
+import { AppError } from '../http/errors';
 import { readBodyText } from '../http/body';
 import { errorMessages } from '../http/messages';
 import { VERIFY_EMAIL_PATH } from './email-verification';
@@ -120,7 +120,7 @@ export async function verifyEmailPage(accounts: Accounts, request: Request): Pro
   const link = await accounts.inspectVerificationLink(token);
   if (!link) {
     if (wantsHtml(request)) return page(400, verificationPage.invalidTitle, errorMessages.verificationLinkInvalid);
-    return errorResponse(new AppError('invalid_request_error', errorMessages.verificationLinkInvalid), PRIVATE_HEADERS);
+    throw new AppError('invalid_request_error', errorMessages.verificationLinkInvalid, { headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, verifyForm(token, link.setsPassword));
   return new Response(

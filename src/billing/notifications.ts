@@ -18,7 +18,7 @@
 // YooKassa's redelivery honours; the periodic re-check is the second net). A re-read that finds one of our
 // top-ups costs nothing, so YooKassa's real notifications never run into the limit.
 import { readBodyText } from '../http/body';
-import { AppError, errorResponse } from '../http/errors';
+import { AppError } from '../http/errors';
 import { parseJsonBody } from '../http/json';
 import { errorMessages } from '../http/messages';
 import { findUnstorableText } from '../http/text';
@@ -102,11 +102,11 @@ export function createTopupNotifications(deps: {
 
   return {
     async handle(request: Request): Promise<Response> {
-      if (!deps.enabled) return errorResponse(new AppError('invalid_request_error', errorMessages.yookassaNotificationsDisabled));
+      if (!deps.enabled) throw new AppError('invalid_request_error', errorMessages.yookassaNotificationsDisabled);
       const sender = deps.senders?.check(request);
       if (sender && !sender.allowed) {
         logger.warn('yookassa notification from an address not in YOOKASSA_NOTIFICATION_IPS; refused', { address: sender.address });
-        return errorResponse(new AppError('forbidden', errorMessages.paymentUntrustedSender));
+        throw new AppError('forbidden', errorMessages.paymentUntrustedSender);
       }
       let notification: unknown;
       try {
@@ -114,25 +114,25 @@ export function createTopupNotifications(deps: {
         // real one it could not deliver.
         notification = parseJsonBody(await readBodyText(request, MAX_NOTIFICATION_BYTES));
       } catch (error) {
-        if (error instanceof AppError) return errorResponse(error);
-        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+        if (error instanceof AppError) throw error;
+        throw new AppError('invalid_request_error', errorMessages.malformedJson);
       }
-      if (!isNotification(notification)) return errorResponse(new AppError('invalid_request_error', errorMessages.yookassaBadNotification));
+      if (!isNotification(notification)) throw new AppError('invalid_request_error', errorMessages.yookassaBadNotification);
       // The payment id goes into YooKassa's URL and our queries: text PostgreSQL cannot hold is no payment id.
       const unstorable = findUnstorableText(notification);
-      if (unstorable !== null) return errorResponse(new AppError('invalid_request_error', errorMessages.unstorableText(unstorable)));
+      if (unstorable !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(unstorable));
       const { event, object } = notification;
       // Refund and payout events carry other objects; top-ups act on payments only.
       if (!event.startsWith('payment.')) {
         logger.info('yookassa notification ignored', { event, objectId: object.id });
         return ok();
       }
-      if (!isYookassaPaymentId(object.id)) return errorResponse(new AppError('invalid_request_error', errorMessages.yookassaBadPaymentId));
+      if (!isYookassaPaymentId(object.id)) throw new AppError('invalid_request_error', errorMessages.yookassaBadPaymentId);
       const address = sender?.address ?? deps.addressOf(request);
       const wait = throttle.take(address);
       if (wait !== null) {
         logger.warn('yookassa notifications: too many naming no payment of ours from one address; refused for now', { address, paymentId: object.id });
-        return errorResponse(new AppError('rate_limit_exceeded', errorMessages.yookassaNotificationsThrottled, { headers: { 'retry-after': String(wait) } }));
+        throw new AppError('rate_limit_exceeded', errorMessages.yookassaNotificationsThrottled, { headers: { 'retry-after': String(wait) } });
       }
       try {
         const outcome = await topups.reread(object.id);
@@ -148,7 +148,7 @@ export function createTopupNotifications(deps: {
         // Anything else (the database) is ours: the app's error handler logs it and answers 500.
         if (!isYookassaError(error)) throw error;
         logger.error('yookassa notification could not be verified; YooKassa will redeliver it', { event, paymentId: object.id, error });
-        return errorResponse(new AppError('upstream_error', errorMessages.yookassaVerifyUnavailable));
+        throw new AppError('upstream_error', errorMessages.yookassaVerifyUnavailable);
       }
     },
   };

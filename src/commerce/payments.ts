@@ -20,7 +20,7 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { dialogues, orders, paymentEvents, products } from '../db/schema';
 import { readBodyText } from '../http/body';
-import { AppError, errorResponse } from '../http/errors';
+import { AppError } from '../http/errors';
 import { parseJsonBody } from '../http/json';
 import { errorMessages } from '../http/messages';
 import { findUnstorableText } from '../http/text';
@@ -101,7 +101,7 @@ export function createPaymentWebhook(deps: {
       const sender = deps.senders?.check(request);
       if (!sender || sender.allowed) return { notification: n };
       logger.warn('payment notification from an address YooKassa does not send from; refused', { agentId, address: sender.address, paymentId: n.object.id });
-      return { response: errorResponse(new AppError('forbidden', errorMessages.paymentUntrustedSender)) };
+      throw new AppError('forbidden', errorMessages.paymentUntrustedSender);
     }
     if (!n.event.startsWith('payment.')) {
       logger.info('payment notification ignored', { agentId, event: n.event, objectId: n.object.id });
@@ -130,7 +130,7 @@ export function createPaymentWebhook(deps: {
       }
       if (!isYookassaError(error)) throw error;
       logger.error('payment notification could not be verified; YooKassa will redeliver it', { agentId, paymentId: n.object.id, error });
-      return { response: errorResponse(new AppError('upstream_error', errorMessages.yookassaVerifyUnavailable)) };
+      throw new AppError('upstream_error', errorMessages.yookassaVerifyUnavailable);
     }
   }
 
@@ -216,21 +216,21 @@ export function createPaymentWebhook(deps: {
       const url = new URL(request.url);
       const bearer = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
       const verdict = await settings.verifySecret(agentId, url.searchParams.get('token') ?? bearer);
-      if (verdict === 'unknown') return errorResponse(new AppError('not_found', errorMessages.paymentUnknownWebhook));
-      if (verdict === 'wrong') return errorResponse(new AppError('forbidden', errorMessages.paymentBadSecret));
+      if (verdict === 'unknown') throw new AppError('not_found', errorMessages.paymentUnknownWebhook);
+      if (verdict === 'wrong') throw new AppError('forbidden', errorMessages.paymentBadSecret);
       let notification: unknown;
       try {
         // Too deep is a 400 like any body that is no notification: YooKassa's are shallow, and it retries a
         // real one it could not deliver, which the re-read from its API would then settle.
         notification = parseJsonBody(await readBodyText(request, MAX_NOTIFICATION_BYTES));
       } catch (error) {
-        if (error instanceof AppError) return errorResponse(error);
-        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+        if (error instanceof AppError) throw error;
+        throw new AppError('invalid_request_error', errorMessages.malformedJson);
       }
-      if (!isNotification(notification)) return errorResponse(new AppError('invalid_request_error', errorMessages.paymentBadNotification));
+      if (!isNotification(notification)) throw new AppError('invalid_request_error', errorMessages.paymentBadNotification);
       // Ids and the whole body are stored: text PostgreSQL cannot hold is no YooKassa notification.
       const unstorable = findUnstorableText(notification);
-      if (unstorable !== null) return errorResponse(new AppError('invalid_request_error', errorMessages.unstorableText(unstorable)));
+      if (unstorable !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(unstorable));
       const checked = await verified(agentId, notification, request);
       if ('response' in checked) return checked.response;
       const outcome = await apply(agentId, checked.notification);

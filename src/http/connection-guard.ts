@@ -25,7 +25,7 @@
 //   around every answer, the hot path's largest cost (bench/RESULTS.md); streams are paid for and are
 //   bounded by the idle timer instead.
 import type { Server } from 'bun';
-import { AppError, errorResponse } from './errors';
+import { AppError, renderError } from './errors';
 import { errorMessages } from './messages';
 
 /** Bun's longest idle timeout: how long a streamed answer may be quiet between events. */
@@ -88,7 +88,7 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
  */
 /** `request` decides the body's shape: OpenAI's on /v1, ours on the dashboard API. */
 export function tooManyConnectionsResponse(request: Request): Response {
-  return errorResponse(new AppError('rate_limit_exceeded', errorMessages.tooManyConnections), { 'retry-after': '1', connection: 'close' }, request);
+  return renderError(new AppError('rate_limit_exceeded', errorMessages.tooManyConnections), request, { 'retry-after': '1', connection: 'close' });
 }
 
 /**

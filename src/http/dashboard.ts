@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppError, errorResponse } from './errors';
+import { AppError, renderError } from './errors';
 import { errorMessages } from './messages';
 
 const DEFAULT_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -62,7 +62,7 @@ export function createDashboard(distDir: string = DEFAULT_DIST): Dashboard {
 
   // A missing asset is an unknown route like any other: the one error body, not a bare text.
   function notFound(): Response {
-    return errorResponse(new AppError('not_found', errorMessages.routeNotFound), { 'cache-control': 'no-store' });
+    return renderError(new AppError('not_found', errorMessages.routeNotFound), undefined, { 'cache-control': 'no-store' });
   }
 
   return {

@@ -1,6 +1,5 @@
 // One error class and one renderer: every failure leaves the service as {error:{message,type}}, and on
 // /v1 as OpenAI's {error:{message,type,param,code}}, which the SDKs read (decisions.md).
-import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError, z } from 'zod';
 import { isTransientDatabaseError } from '../db/transient';
@@ -92,21 +91,22 @@ export interface AppErrorOptions {
 }
 
 /**
- * The service's one error. It is a TRPCError so tRPC keeps it intact (status and all) when a
- * procedure throws it; raw handlers throw it too.
+ * The service's one error, thrown by services, procedures and raw handlers alike. It is a plain domain
+ * error: tRPC wraps it into a TRPCError whose `cause` it is, and trpc/init.ts's formatter reads it back
+ * through this table, so no feature depends on @trpc/server to fail.
  */
-export class AppError extends TRPCError {
+export class AppError extends Error {
   readonly type: ErrorType;
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly param: string | null;
-  /** Named `errorCode` because tRPC's `code` (BAD_REQUEST, …) is already on the class. */
+  /** The machine code a client may branch on (`invalid_api_key`); `code` would read as tRPC's on a wrapper. */
   readonly errorCode: string | null;
   readonly fields: Record<string, string> | null;
 
   constructor(type: ErrorType, message?: string, options: AppErrorOptions = {}) {
     const def = errorTypes[type];
-    super({ code: def.trpc, message: message ?? def.message, cause: options.cause });
+    super(message ?? def.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.type = type;
     this.status = def.status;
@@ -141,24 +141,6 @@ export class PassthroughError extends AppError {
     this.passType = type;
   }
 }
-
-const TRPC_CODE_TO_TYPE: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorType>> = {
-  PARSE_ERROR: 'invalid_request_error',
-  BAD_REQUEST: 'invalid_request_error',
-  UNPROCESSABLE_CONTENT: 'invalid_request_error',
-  UNSUPPORTED_MEDIA_TYPE: 'invalid_request_error',
-  UNAUTHORIZED: 'unauthorized',
-  PAYMENT_REQUIRED: 'insufficient_balance',
-  FORBIDDEN: 'forbidden',
-  NOT_FOUND: 'not_found',
-  METHOD_NOT_SUPPORTED: 'not_found',
-  CONFLICT: 'conflict',
-  PAYLOAD_TOO_LARGE: 'payload_too_large',
-  TOO_MANY_REQUESTS: 'rate_limit_exceeded',
-  BAD_GATEWAY: 'upstream_error',
-  GATEWAY_TIMEOUT: 'upstream_timeout',
-  SERVICE_UNAVAILABLE: 'service_unavailable',
-};
 
 /** A message written for a field may name it already ("Цена: …"): say it once. */
 function withName(name: string, message: string): string {
@@ -234,22 +216,24 @@ function findCause<T>(error: unknown, match: (e: unknown) => e is T): T | undefi
 }
 
 /**
- * Maps anything thrown anywhere into the service's error; unknown failures become internal_error.
- * `procedure` (a tRPC path such as `agents.create`) names the form whose input failed, for its labels.
+ * The domain error inside a failure, however deeply wrapped (tRPC, Drizzle): a thrown AppError, or a
+ * failed schema as a 400. `procedure` (a tRPC path such as `agents.create`) names the form whose input
+ * failed, for its labels.
  */
-export function toAppError(error: unknown, procedure?: string): AppError {
+export function domainError(error: unknown, procedure?: string): AppError | undefined {
   const app = findCause(error, (e): e is AppError => e instanceof AppError);
   if (app) return app;
   const zod = findCause(error, (e): e is ZodError => e instanceof ZodError);
-  if (zod) return dashboardValidationError(zod, procedure, error);
-  if (error instanceof TRPCError) {
-    if (error.code === 'PARSE_ERROR') return new AppError('invalid_request_error', errorMessages.malformedJson, { code: errorCodes.invalidJson });
-    if (error.code === 'UNSUPPORTED_MEDIA_TYPE') return new AppError('invalid_request_error', errorMessages.unsupportedMediaType);
-    if (error.code === 'NOT_FOUND' || error.code === 'METHOD_NOT_SUPPORTED') return new AppError('not_found', errorMessages.routeNotFound);
-    const type = TRPC_CODE_TO_TYPE[error.code];
-    // tRPC's own messages are English; only the type survives, the text comes from our table.
-    if (type) return new AppError(type, undefined, { cause: error });
-  }
+  return zod ? dashboardValidationError(zod, procedure, error) : undefined;
+}
+
+/**
+ * Maps anything thrown anywhere into the service's error; unknown failures become internal_error.
+ * tRPC's own failures are translated by trpc/errors.ts before they get here.
+ */
+export function toAppError(error: unknown, procedure?: string): AppError {
+  const domain = domainError(error, procedure);
+  if (domain) return domain;
   // The database is away for a moment (restart, failover, network): the client should come back shortly.
   if (isTransientDatabaseError(error)) {
     return new AppError('service_unavailable', undefined, { cause: error, headers: { 'retry-after': '5' } });
@@ -290,14 +274,18 @@ export function errorBody(error: AppError, openAi = false): ErrorBody | OpenAiEr
 }
 
 /**
- * The one renderer of error responses. Given the request (or its path), a /v1 answer gets OpenAI's
+ * The one renderer of error responses, called by every exit (Elysia's onError, the REST bridge, the
+ * server's last-resort catch) and by the few answers made before a route runs. Anything thrown is first
+ * mapped through the table (toAppError). Given the request (or its path), a /v1 answer gets OpenAI's
  * shape; every other route, and a caller that does not say, keeps the dashboard's {message, type}.
+ * It does not log: each exit logs an internal failure once, with what it knows of the request.
  */
-export function errorResponse(error: AppError, extraHeaders: Record<string, string> = {}, at?: Request | string): Response {
+export function renderError(error: unknown, at?: Request | string, extraHeaders: Record<string, string> = {}): Response {
+  const app = toAppError(error);
   const openAi = at !== undefined && isOpenAiPath(pathOf(at));
-  return new Response(JSON.stringify(errorBody(error, openAi)), {
-    status: errorStatus(error),
-    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...extraHeaders },
+  return new Response(JSON.stringify(errorBody(app, openAi)), {
+    status: errorStatus(app),
+    headers: { 'content-type': 'application/json; charset=utf-8', ...app.headers, ...extraHeaders },
   });
 }
 

@@ -1,15 +1,17 @@
 // tRPC set-up: the request context, the error formatter (our types and Russian texts, no stack traces),
 // and the procedure kinds by credential.
 import { initTRPC } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AdminPrincipal, Authenticator, Principal } from '../auth/authenticate';
 import type { Config } from '../config';
 import type { DatabaseHandle } from '../db/client';
 import type { Use } from '../platform/feature';
-import { AppError, errorBody, errorStatus, toAppError } from '../http/errors';
+import { AppError, errorBody, errorStatus } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { fieldNameOf } from '../http/field-labels';
 import { findUnstorableText } from '../http/text';
+import { trpcAppError, trpcCodeOf } from './errors';
 
 export interface Context {
   req: Request;
@@ -45,15 +47,16 @@ const t = initTRPC
     // Never put stack traces into error data, whatever NODE_ENV says.
     isDev: false,
     errorFormatter({ shape, error }) {
-      const app = toAppError(error, shape.data.path);
+      const app = trpcAppError(error, shape.data.path);
+      const trpcCode = trpcCodeOf(error);
       return {
         message: app.message,
-        code: shape.code,
+        code: trpcCode === shape.data.code ? shape.code : TRPC_ERROR_CODES_BY_KEY[trpcCode],
         type: app.type,
         // `field`/`fields`: the input field(s) at fault by their English paths, so a form shows each
         // message under its field.
         data: {
-          code: shape.data.code,
+          code: trpcCode,
           httpStatus: errorStatus(app),
           type: app.type,
           path: shape.data.path,

@@ -13,11 +13,12 @@
 // - query and path parameters arrive as strings, and a query schema that wants a number says so itself
 //   (`z.coerce.number()` for a page limit); a repeated query parameter arrives as a list, which none takes.
 import type { AnyTRPCRouter } from '@trpc/server';
-import { AppError, errorResponse, toAppError } from '../http/errors';
+import { AppError, renderError } from '../http/errors';
 import { readBodyText } from '../http/body';
 import { fieldNameOf } from '../http/field-labels';
 import { assertJsonDepth } from '../http/json';
 import { errorMessages } from '../http/messages';
+import { trpcAppError } from './errors';
 import { procedureMetas } from './meta';
 
 export interface RestHandlerOptions<TContext> {
@@ -164,9 +165,9 @@ export function createRestHandler<TContext>(options: RestHandlerOptions<TContext
     try {
       return await respond(request, matched);
     } catch (failure) {
-      const error = toAppError(failure, matched.procedure);
+      const error = trpcAppError(failure, matched.procedure);
       if (error.type === 'internal_error') options.onInternalError(failure, request);
-      return errorResponse(error);
+      return renderError(error, request);
     }
   };
 }

@@ -6,7 +6,7 @@ import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/client';
 import { messengerUpdates } from '../../db/schema';
 import { readBodyText } from '../../http/body';
-import { AppError, errorResponse } from '../../http/errors';
+import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { cleanStorableText } from '../../http/text';
 import type { OutboxWorker } from '../../jobs/outbox';
@@ -122,8 +122,8 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
   return {
     async handle(request: Request, agentId: string): Promise<Response> {
       const verdict = await settings.verifyWebhookSecret(agentId, request.headers.get(SECRET_HEADER));
-      if (verdict === 'unknown') return errorResponse(new AppError('not_found', errorMessages.messengerUnknownWebhook));
-      if (verdict === 'wrong') return errorResponse(new AppError('forbidden', errorMessages.messengerBadSecret));
+      if (verdict === 'unknown') throw new AppError('not_found', errorMessages.messengerUnknownWebhook);
+      if (verdict === 'wrong') throw new AppError('forbidden', errorMessages.messengerBadSecret);
 
       let update: unknown;
       try {
@@ -138,12 +138,12 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
         }
         update = cleanStorableText(JSON.parse(raw) as unknown);
       } catch (error) {
-        if (error instanceof AppError) return errorResponse(error);
-        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+        if (error instanceof AppError) throw error;
+        throw new AppError('invalid_request_error', errorMessages.malformedJson);
       }
       const updateId = (update as { update_id?: unknown } | null)?.update_id;
       if (typeof update !== 'object' || update === null || Array.isArray(update) || !Number.isSafeInteger(updateId) || (updateId as number) < 0) {
-        return errorResponse(new AppError('invalid_request_error', errorMessages.messengerBadUpdate));
+        throw new AppError('invalid_request_error', errorMessages.messengerBadUpdate);
       }
       const inserted = await db
         .insert(messengerUpdates)

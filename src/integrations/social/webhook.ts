@@ -12,7 +12,7 @@ import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { dialogueMessages, socialEvents } from '../../db/schema';
 import { readBodyText } from '../../http/body';
-import { AppError, errorResponse } from '../../http/errors';
+import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import { cleanStorableText } from '../../http/text';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json';
@@ -214,13 +214,13 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
     /** GET: the confirmation code as text, for whoever sets the server up by hand. */
     async confirmation(agentId: string): Promise<Response> {
       const code = await settings.storedConfirmationCode(agentId);
-      if (!code) return errorResponse(new AppError('not_found', errorMessages.socialNoConfirmationCode));
+      if (!code) throw new AppError('not_found', errorMessages.socialNoConfirmationCode);
       return text(code);
     },
 
     async handle(request: Request, agentId: string): Promise<Response> {
       const s = await settings.load(agentId);
-      if (!s) return errorResponse(new AppError('not_found', errorMessages.socialUnknownWebhook));
+      if (!s) throw new AppError('not_found', errorMessages.socialUnknownWebhook);
       let event: VkEvent;
       try {
         // Kept in the inbox (jsonb) and read by the assistant: VK's text is cleaned of what PostgreSQL cannot
@@ -237,24 +237,24 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         if (!parsed || typeof parsed !== 'object' || typeof (parsed as VkEvent).type !== 'string') throw new SyntaxError('not an event');
         event = parsed as VkEvent;
       } catch (error) {
-        if (error instanceof AppError) return errorResponse(error);
-        return errorResponse(new AppError('invalid_request_error', errorMessages.malformedJson));
+        if (error instanceof AppError) throw error;
+        throw new AppError('invalid_request_error', errorMessages.malformedJson);
       }
 
       if (event.type === 'confirmation') {
         if (event.secret !== undefined && !settings.secretMatches(s.secretKey, event.secret)) {
-          return errorResponse(new AppError('forbidden', errorMessages.socialBadSecret));
+          throw new AppError('forbidden', errorMessages.socialBadSecret);
         }
         // VK changes the code from time to time: the one it gives now, the stored one only when it cannot be asked.
         const code = await settings.codeForConfirmation(s);
-        if (!code) return errorResponse(new AppError('not_found', errorMessages.socialNoConfirmationCode));
+        if (!code) throw new AppError('not_found', errorMessages.socialNoConfirmationCode);
         return text(code);
       }
       if (!settings.secretMatches(s.secretKey, event.secret)) {
-        return errorResponse(new AppError('forbidden', errorMessages.socialBadSecret));
+        throw new AppError('forbidden', errorMessages.socialBadSecret);
       }
       const eventId = typeof event.event_id === 'string' && event.event_id !== '' ? event.event_id : null;
-      if (!eventId) return errorResponse(new AppError('invalid_request_error', errorMessages.socialNoEventId));
+      if (!eventId) throw new AppError('invalid_request_error', errorMessages.socialNoEventId);
       // The secret is ours to check, not to keep.
       const { secret: _, ...stored } = event;
       const inserted = await db
