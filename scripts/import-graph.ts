@@ -127,7 +127,7 @@ export function floorOf(path: string): Floor {
   if (name === 'api.ts' && head !== 'platform') return 'wiring';
   if (BASE.has(head)) return 'base';
   if (head === 'trpc' || head === 'openapi' || /^openapi(-[a-z0-9-]+)?\.ts$/.test(head)) return 'http';
-  if (name === 'router.ts' || name === 'routes.ts') return 'http';
+  if (name === 'router.ts' || name.endsWith('-router.ts') || name === 'routes.ts') return 'http';
   if (GATEWAY.has(head)) return 'gateway';
   return 'feature';
 }

@@ -67,6 +67,7 @@ describe('the floors, by folder', () => {
       'src/platform/lifecycle.ts': 'base',
       'src/trpc/init.ts': 'http',
       'src/trpc/routers/account.ts': 'http',
+      'src/accounts/auth-router.ts': 'http',
       'src/openapi.ts': 'http',
       'src/openapi-v1.ts': 'http',
       'src/openapi/v1.ts': 'http',

@@ -1,10 +1,9 @@
 // The accounts feature as it plugs into the composition (src/features.ts).
 import { defineFeature } from '../platform/feature';
-import { accountRouter } from '../trpc/routers/account';
-import { accountSecurityRouter } from '../trpc/routers/account-security';
-import { authRouter } from '../trpc/routers/auth';
-import { emailChangeRouter } from '../trpc/routers/email-change';
-import { twoFactorRouter } from '../trpc/routers/two-factor';
+import { accountSecurityRouter } from './security-router';
+import { authRouter } from './auth-router';
+import { emailChangeRouter } from './email-change-router';
+import { twoFactorRouter } from './two-factor-router';
 import { accountsSlot, createAccountsApi } from './api';
 
 export const accountsFeature = defineFeature({
@@ -22,5 +21,5 @@ export const accountsFeature = defineFeature({
       emailChange.stop();
     });
   },
-  routers: { auth: authRouter, accountSecurity: accountSecurityRouter, twoFactor: twoFactorRouter, emailChange: emailChangeRouter, account: accountRouter },
+  routers: { auth: authRouter, accountSecurity: accountSecurityRouter, twoFactor: twoFactorRouter, emailChange: emailChangeRouter },
 });

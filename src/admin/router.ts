@@ -22,7 +22,7 @@ import {
   providerIdInput,
   putRouteInput,
 } from './input';
-import { userKeyBudgetInput, userKeyInput } from '../trpc/routers/admin-keys-input';
+import { userKeyBudgetInput, userKeyInput } from './keys-input';
 import { SKIP_REASONS } from './price-import';
 import { adminSlot } from './api';
 

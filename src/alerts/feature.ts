@@ -1,7 +1,7 @@
 // Alerts as they plug into the composition (src/features.ts). Listed before the gateway, so that their stop
 // runs after billing's: billing's last batches may still cross thresholds.
 import { defineFeature } from '../platform/feature';
-import { alertsRouter } from '../trpc/routers/alerts';
+import { alertsRouter } from './router';
 import { alertsSlot, createAlertsApi } from './api';
 
 export const alertsFeature = defineFeature({

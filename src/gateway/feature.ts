@@ -1,6 +1,7 @@
 // The model gateway as it plugs into the composition (src/features.ts).
 import { outboxBacklog } from '../metrics/sources';
 import { defineFeature } from '../platform/feature';
+import { accountRouter } from './account-router';
 import { createGatewayApi, gatewaySlot } from './api';
 
 export const gatewayFeature = defineFeature({
@@ -26,4 +27,6 @@ export const gatewayFeature = defineFeature({
     await billing.start();
     lifecycle.onShutdown('billing', () => billing.stop());
   },
+  // The balance and the usage history, read with a JWT or an API key.
+  routers: { account: accountRouter },
 });

@@ -1,6 +1,6 @@
 // The keys feature as it plugs into the composition (src/features.ts).
 import { defineFeature } from '../platform/feature';
-import { keysRouter } from '../trpc/routers/keys';
+import { keysRouter } from './router';
 import { createKeysApi, keysSlot } from './api';
 
 export const keysFeature = defineFeature({

@@ -2,7 +2,7 @@
 // by hand, with the filters /api/usage has (taken from that operation, so the two cannot drift apart).
 import { dashboardErrors } from './errors';
 import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
-import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from '../trpc/routers/account';
+import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from '../gateway/account-router';
 
 export const USAGE_EXPORT_PATH = '/api/usage/export';
 export const ADMIN_USAGE_EXPORT_PATH = '/api/admin/users/{id}/usage/export';

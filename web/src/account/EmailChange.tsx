@@ -1,7 +1,7 @@
 // «Смена e-mail»: the new address and the password; the server mails a link to the new address, and
 // the address changes when it is opened.
 import { useState, type FormEvent } from 'react';
-import { emailChangeInput } from '../../../src/trpc/routers/auth-input';
+import { emailChangeInput } from '../../../src/accounts/auth-input';
 import { api } from '../api';
 import { Field, SubmitRow } from '../components/ui';
 import { useAction, useMe } from '../hooks';

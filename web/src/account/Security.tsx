@@ -1,7 +1,7 @@
 // The account's security: change the password (the other sessions end, this one goes on with the fresh
 // token) and sign out everywhere (this session too).
 import { useState, type FormEvent } from 'react';
-import { passwordChangeInput } from '../../../src/trpc/routers/account-security-input';
+import { passwordChangeInput } from '../../../src/accounts/security-input';
 import { api } from '../api';
 import { Button, ConfirmDialog, ErrorText, Field } from '../components/ui';
 import { useAction } from '../hooks';

@@ -2,7 +2,7 @@
 // switching it off with a code. The QR code is an SVG drawn by the server, shown as an image (never
 // inserted as markup).
 import { useState, type FormEvent } from 'react';
-import { twoFactorCodeInput } from '../../../src/trpc/routers/auth-input';
+import { twoFactorCodeInput } from '../../../src/accounts/auth-input';
 import { api, type Outputs } from '../api';
 import { Button, CopyButton, CopyValue, ErrorText, Field, Loading } from '../components/ui';
 import { useAction, useQuery } from '../hooks';

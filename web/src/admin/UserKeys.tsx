@@ -2,7 +2,7 @@
 // setting its budget (the spend limit and the period it resets in), each after a dialog that names the
 // key and the account. Both land in the audit log.
 import { useState } from 'react';
-import { userKeyBudgetInput } from '../../../src/trpc/routers/admin-keys-input';
+import { userKeyBudgetInput } from '../../../src/admin/keys-input';
 import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
 import { api, type Outputs } from '../api';
 import { Money } from '../components/Money';

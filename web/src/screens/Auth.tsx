@@ -1,6 +1,6 @@
 // Registration and login: the forms check input with the server's schemas, then keep the JWT.
 import { useEffect, useState, type FormEvent } from 'react';
-import { credentialsInput, loginInput } from '../../../src/trpc/routers/auth-input';
+import { credentialsInput, loginInput } from '../../../src/accounts/auth-input';
 import { api } from '../api';
 import { Button, ErrorText, Field } from '../components/ui';
 import { Money } from '../components/Money';

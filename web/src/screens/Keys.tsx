@@ -3,7 +3,7 @@
 // key's name, limit and expiry in a dialog, revoke after a confirmation.
 import { useRef, useState, type FormEvent } from 'react';
 import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
-import { createKeyInput, updateKeyInput } from '../../../src/trpc/routers/keys-input';
+import { createKeyInput, updateKeyInput } from '../../../src/keys/input';
 import { api, type Inputs, type Outputs } from '../api';
 import { Money } from '../components/Money';
 import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';

@@ -3,7 +3,7 @@
 // code (totp_required) and the page shows its field; without it nothing changes. Without a mail server
 // the server's 503 message (ask the operator) is shown.
 import { useEffect, useState, type FormEvent } from 'react';
-import { passwordResetConfirmInput, passwordResetRequestInput } from '../../../src/trpc/routers/account-security-input';
+import { passwordResetConfirmInput, passwordResetRequestInput } from '../../../src/accounts/security-input';
 import { api } from '../api';
 import { Button, ErrorText, Field } from '../components/ui';
 import { useAction } from '../hooks';

@@ -1,9 +1,9 @@
 // What key creation and key changes accept: zod only, shared with the dashboard page's form.
 import { z } from 'zod';
-import { isIsoInstant } from '../../http/date-input';
-import { LIMIT_RESETS } from '../../keys/limits';
-import { KEY_SCOPES } from '../../keys/types';
-import { unitsToNano } from '../../money';
+import { isIsoInstant } from '../http/date-input';
+import { LIMIT_RESETS } from './limits';
+import { KEY_SCOPES } from './types';
+import { unitsToNano } from '../money';
 
 const keyName = z.string({ error: 'Укажите название ключа' }).trim().min(1, 'Укажите название ключа').max(100, 'Название ключа не может быть длиннее 100 символов');
 

@@ -1,10 +1,10 @@
 // Password reset by e-mail, password change and ending every session (issue 32 points 1–3).
 import { z } from 'zod';
-import { errorMessages } from '../../http/messages';
-import { publicProcedure, router, userProcedure, inject } from '../init';
-import { passwordChangeInput, passwordResetConfirmInput, passwordResetRequestInput } from './account-security-input';
-import { publicUserOutput } from './auth';
-import { accountsSlot } from '../../accounts/api';
+import { errorMessages } from '../http/messages';
+import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
+import { passwordChangeInput, passwordResetConfirmInput, passwordResetRequestInput } from './security-input';
+import { publicUserOutput } from './auth-router';
+import { accountsSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ accounts: use(accountsSlot).accounts }));

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { errorMessages } from '../../http/messages';
-import { LIMIT_RESETS } from '../../keys/limits';
-import type { KeyLimits } from '../../keys/service';
-import { unitsToNano } from '../../money';
-import { router, userProcedure, inject } from '../init';
-import { createKeyInput, keyScopeInput, updateKeyInput } from './keys-input';
-import { keysSlot } from '../../keys/api';
+import { errorMessages } from '../http/messages';
+import { LIMIT_RESETS } from './limits';
+import type { KeyLimits } from './service';
+import { unitsToNano } from '../money';
+import { router, userProcedure, inject } from '../trpc/init';
+import { createKeyInput, keyScopeInput, updateKeyInput } from './input';
+import { keysSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ keys: use(keysSlot).keys }));

@@ -1,11 +1,11 @@
 // E-mail change (accounts/email-change.ts): the request (JWT, with the password) and the confirmation
 // with the token from the link mailed to the new address (no JWT: the link may open in another browser).
 import { z } from 'zod';
-import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
-import { publicProcedure, router, userProcedure, inject } from '../init';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { emailChangeConfirmInput, emailChangeInput } from './auth-input';
-import { accountsSlot } from '../../accounts/api';
+import { accountsSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ emailChange: use(accountsSlot).emailChange }));

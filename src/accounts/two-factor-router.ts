@@ -1,9 +1,9 @@
 // Two-factor login (accounts/two-factor.ts): set up, switch on with a first code, switch off, status.
 import { z } from 'zod';
-import { errorMessages } from '../../http/messages';
-import { router, userProcedure, inject } from '../init';
+import { errorMessages } from '../http/messages';
+import { router, userProcedure, inject } from '../trpc/init';
 import { twoFactorCodeInput } from './auth-input';
-import { accountsSlot } from '../../accounts/api';
+import { accountsSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ twoFactor: use(accountsSlot).twoFactor }));

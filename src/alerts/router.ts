@@ -1,7 +1,7 @@
-import { alertSettingsInput, alertSettingsOutput } from '../../alerts/input';
+import { alertSettingsInput, alertSettingsOutput } from './input';
 import { z } from 'zod';
-import { router, userProcedure, inject } from '../init';
-import { alertsSlot } from '../../alerts/api';
+import { router, userProcedure, inject } from '../trpc/init';
+import { alertsSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ alerts: use(alertsSlot).alerts }));

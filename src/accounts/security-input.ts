@@ -1,7 +1,7 @@
 // What the password reset and change accept: zod only, so the dashboard's forms validate with the very
 // schemas the server applies. The new password follows registration's rules.
 import { z } from 'zod';
-import { errorMessages } from '../../http/messages';
+import { errorMessages } from '../http/messages';
 import { credentialsInput, loginInput } from './auth-input';
 
 export const passwordResetRequestInput = z.object({ email: credentialsInput.shape.email });

@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { timeZone } from '../../http/time-zone-input';
-import { databaseKnowsTimeZone } from '../../db/time-zones';
-import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
-import { nanoToUnits } from '../../money';
-import { usageKeyFilter } from '../../keys/scope';
-import { accountProcedure, router, inject } from '../init';
-import type { UsageFacts, UsageStatus } from '../../gateway/billing';
-import { usageQueryInput } from '../../gateway/usage-input';
-import { gatewaySlot } from '../../gateway/api';
+import { timeZone } from '../http/time-zone-input';
+import { databaseKnowsTimeZone } from '../db/time-zones';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { nanoToUnits } from '../money';
+import { usageKeyFilter } from '../keys/scope';
+import { accountProcedure, router, inject } from '../trpc/init';
+import type { UsageFacts, UsageStatus } from './billing';
+import { usageQueryInput } from './usage-input';
+import { gatewaySlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ billing: use(gatewaySlot).billing, usageReport: use(gatewaySlot).usageReport }));

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
-import { nanoToUnits } from '../../money';
-import { publicProcedure, router, userProcedure, inject } from '../init';
-import { verifiedMessage } from '../../accounts/texts';
+import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { nanoToUnits } from '../money';
+import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
+import { verifiedMessage } from './texts';
 import { credentialsInput, loginInput, verifyEmailInput } from './auth-input';
-import { accountsSlot } from '../../accounts/api';
-import { gatewaySlot } from '../../gateway/api';
+import { accountsSlot } from './api';
+import { gatewaySlot } from '../gateway/api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ accounts: use(accountsSlot).accounts, billing: use(gatewaySlot).billing }));

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { agentPatchInput, agentType, createAgentInput } from '../../agents/fields';
-import { AGENT_UNAVAILABLE_REASONS, agentView } from '../../agents/service';
-import { procedureForOwnedAgent } from '../agent-guard';
-import { errorMessages } from '../../http/messages';
-import { router, userProcedure, inject } from '../init';
-import { agentsSlot } from '../../agents/api';
+import { agentPatchInput, agentType, createAgentInput } from './fields';
+import { AGENT_UNAVAILABLE_REASONS, agentView } from './service';
+import { procedureForOwnedAgent } from '../trpc/agent-guard';
+import { errorMessages } from '../http/messages';
+import { router, userProcedure, inject } from '../trpc/init';
+import { agentsSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ agents: use(agentsSlot).agents }));

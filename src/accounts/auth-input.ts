@@ -1,7 +1,7 @@
 // What registration and login accept: zod only, so the dashboard page validates its forms with the
 // very schemas the server applies.
 import { z } from 'zod';
-import { errorMessages } from '../../http/messages';
+import { errorMessages } from '../http/messages';
 
 export const credentialsInput = z.object({
   email: z
