@@ -1,19 +1,16 @@
 // The accounts feature's API: sign-up, login, sessions, two-factor, e-mail change and the notices they
 // mail; built from the base alone.
-import { createJwtService } from '../auth/jwt';
+import { createJwtService } from './jwt';
 import { createMailer } from '../mail/mailer';
-import { defineEvent } from '../platform/events';
 import { type Base, defineSlot } from '../platform/feature';
 import { createPeriodicJob } from '../jobs/periodic';
+import { userKeysRevoked } from '../keys/events';
 import { createEmailChange } from './email-change';
 import { createSecurityNotices } from './security-notices';
 import { createAccountService } from './service';
 import { createThrottle } from './throttle';
 import { createTokenUserCache } from './token-users';
 import { createTwoFactor } from './two-factor';
-
-/** A user's API keys were revoked here (an admin takeover): key caches must drop them before the database's notice. */
-export const userKeysRevoked = defineEvent<string>('accounts.user-keys-revoked');
 
 export function createAccountsApi({ config, database, db, logger, events, secretBox }: Base) {
   const jwt = createJwtService(config.jwtSecret);

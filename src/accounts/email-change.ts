@@ -14,7 +14,7 @@
 // taken address is a 409, as registration says it anyway.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, ne, sql } from 'drizzle-orm';
-import { verifyPassword } from '../auth/passwords';
+import { verifyPassword } from './passwords';
 import type { Database } from '../db/client';
 import { emailChanges, users } from '../db/schema';
 import { AppError, isUniqueViolation } from '../http/errors';

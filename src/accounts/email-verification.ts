@@ -9,7 +9,7 @@
 // nothing of theirs that reaches it.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import { hashPassword } from '../auth/passwords';
+import { hashPassword } from './passwords';
 import type { Database, Executor } from '../db/client';
 import { accountAlerts, apiKeys, emailVerifications, ledgerEntries, users } from '../db/schema';
 import { AppError, errorCodes } from '../http/errors';

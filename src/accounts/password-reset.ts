@@ -7,7 +7,7 @@
 // two-factor login on, using it also needs a code: the mailbox alone does not open the account.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, sql } from 'drizzle-orm';
-import { hashPassword } from '../auth/passwords';
+import { hashPassword } from './passwords';
 import type { Database, Executor } from '../db/client';
 import { passwordResets, users } from '../db/schema';
 import { limitKey } from '../http/client-address';

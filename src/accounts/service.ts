@@ -2,8 +2,8 @@
 // farming registration bonuses or guessing passwords.
 import { createHash, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '../auth/passwords';
-import type { JwtService } from '../auth/jwt';
+import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords';
+import type { JwtService } from './jwt';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { users } from '../db/schema';

@@ -3,7 +3,8 @@
 // the price book.
 import { join } from 'node:path';
 import { authSlot } from '../auth/api';
-import { keyChanged, keysSlot } from '../keys/api';
+import { keysSlot } from '../keys/api';
+import { keyChanged } from '../keys/events';
 import { createPeriodicJob } from '../jobs/periodic';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { pricingSlot } from '../pricing/api';

@@ -1,14 +1,8 @@
 // The keys feature's API: the dashboard's key records and the /v1 hot path's cached verifier of them.
-import { userKeysRevoked } from '../accounts/api';
-import { defineEvent } from '../platform/events';
 import { type Base, defineSlot } from '../platform/feature';
+import { keyChanged, keyRevoked, userKeysRevoked } from './events';
 import { createKeyService } from './service';
 import { createKeyVerifier } from './verifier';
-
-/** A key was revoked here: caches of it must drop it before the database's notice arrives. */
-export const keyRevoked = defineEvent<string>('keys.revoked');
-/** A key's limits changed (here or on another instance): claims on the old limit are void. */
-export const keyChanged = defineEvent<string>('keys.changed');
 
 export function createKeysApi({ config, database, db, logger, events }: Base) {
   const keys = createKeyService({ db, config, onRevoked: (keyId) => events.emit(keyRevoked, keyId) });
