@@ -15,7 +15,7 @@ import type { ChatHandler } from '../../gateway/chat';
 import { createPeriodicJob } from '../../jobs/periodic';
 import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
-import type { Booking } from '../booking';
+import type { Booking } from '../booking/module';
 import type { DialogueRelay, Escalations } from '../messenger/escalations';
 import type { Notifier } from '../messenger/notify';
 import type { OwnerMail } from '../messenger/owner-mail';
