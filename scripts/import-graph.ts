@@ -257,6 +257,61 @@ export function unusedAllowances(graph: ImportGraph, allowed: AllowedUpward[] = 
   return allowed.filter((allow) => !(graph.get(allow.from) ?? []).some((edge) => edge.to === allow.to));
 }
 
+/**
+ * Folders that are no feature: the base, the tRPC and OpenAPI set-up, and files shared by a group of
+ * features (src/integrations/http-call.ts). Every other first-level folder under src/ is a feature, and so is
+ * each folder under src/integrations/.
+ */
+const NOT_FEATURES = new Set(['db', 'crypto', 'http', 'jobs', 'metrics', 'platform', 'mail', 'payments', 'trpc', 'openapi']);
+
+/** The feature a file of src/ belongs to (`integrations/social`, `keys`…), or null for the base and the composition. */
+export function featureOf(path: string): string | null {
+  if (!path.startsWith('src/')) return null;
+  const parts = path.slice('src/'.length).split('/');
+  if (parts.length === 1 || NOT_FEATURES.has(parts[0]!)) return null;
+  if (parts[0] === 'integrations') return parts.length > 2 ? `integrations/${parts[1]}` : null;
+  return parts[0]!;
+}
+
+/** A feature's one way in from another feature. */
+export const entryOf = (feature: string) => `src/${feature}/index.ts`;
+
+/** Imports from one feature into another that do not go through the other's index.ts. */
+export function findDeepImports(graph: ImportGraph, feature: (path: string) => string | null = featureOf): ImportEdge[] {
+  const deep: ImportEdge[] = [];
+  for (const edges of graph.values()) {
+    for (const edge of edges) {
+      const from = feature(edge.from);
+      const to = feature(edge.to);
+      if (from === null || to === null || from === to) continue;
+      if (edge.to !== entryOf(to)) deep.push(edge);
+    }
+  }
+  return deep.sort((a, b) => a.from.localeCompare(b.from) || a.line - b.line);
+}
+
+/**
+ * The features' own dependencies, one node per feature: the imports of their services and wiring. A feature's
+ * routers, raw routes and definition (the http and entry floors) sit above every feature and may read several;
+ * what they import is no dependency of the feature's core, so it cannot close a circle.
+ */
+export function featureGraph(graph: ImportGraph, feature: (path: string) => string | null = featureOf, floor: (path: string) => Floor = floorOf): ImportGraph {
+  const features: ImportGraph = new Map();
+  for (const edges of graph.values()) {
+    for (const edge of edges) {
+      const from = feature(edge.from);
+      const to = feature(edge.to);
+      if (from === null || to === null) continue;
+      if (!features.has(from)) features.set(from, []);
+      if (!features.has(to)) features.set(to, []);
+      if (from === to || floor(edge.from) === 'http' || floor(edge.from) === 'entry') continue;
+      const out = features.get(from)!;
+      if (!out.some((known) => known.to === to)) out.push({ from, to, line: out.length + 1, typeOnly: edge.typeOnly });
+    }
+  }
+  return features;
+}
+
 export function describeEdge(edge: ImportEdge, floor: (path: string) => Floor = floorOf): string {
   return `${edge.from}:${edge.line} (${floor(edge.from)}) -> ${edge.to} (${floor(edge.to)})${edge.typeOnly ? ' [type only]' : ''}`;
 }
@@ -292,5 +347,11 @@ if (import.meta.main) {
   console.log(`\nallowed upward imports: ${ALLOWED_UPWARD.length}`);
   for (const allow of ALLOWED_UPWARD) console.log(`  ${allow.from} -> ${allow.to}: ${allow.reason}`);
   for (const stale of unusedAllowances(graph)) console.log(`  STALE (no such import): ${stale.from} -> ${stale.to}`);
-  process.exitCode = circles.length || upward.length ? 1 : 0;
+  const deep = findDeepImports(graph);
+  console.log(`\nimports into another feature past its index.ts: ${deep.length}`);
+  for (const edge of deep) console.log(`  ${describeEdge(edge)}`);
+  const featureCircles = findCircles(featureGraph(graph));
+  console.log(`\nfeature circles: ${featureCircles.length}`);
+  for (const chain of featureCircles) console.log(`  ${chain.join(' -> ')}`);
+  process.exitCode = circles.length || upward.length || deep.length || featureCircles.length ? 1 : 0;
 }

@@ -59,9 +59,26 @@ describe('composing a feature list', () => {
     events.on(revoked, () => {
       throw new Error('listener failed');
     });
-    events.on(revoked, (keyId) => heard.push(keyId));
+    events.on(revoked, (keyId) => void heard.push(keyId));
     events.emit(revoked, 'key-1');
     expect(heard).toEqual(['key-1']);
+  });
+
+  test("emitAndWait awaits each listener in turn and lets a failure through (the emitter's transaction then fails)", async () => {
+    const events = createEvents(logger);
+    const paid = defineEvent<string>('test.paid');
+    const done: string[] = [];
+    events.on(paid, async (order) => {
+      await Bun.sleep(5);
+      done.push(`first ${order}`);
+    });
+    events.on(paid, (order) => void done.push(`second ${order}`));
+    await events.emitAndWait(paid, 'ORD-1');
+    expect(done).toEqual(['first ORD-1', 'second ORD-1']);
+    events.on(paid, async () => {
+      throw new Error('could not queue the message');
+    });
+    await expect(events.emitAndWait(paid, 'ORD-2')).rejects.toThrow('could not queue the message');
   });
 });
 

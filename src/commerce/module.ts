@@ -5,6 +5,7 @@ import type { SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
+import type { Events } from '../platform/events';
 import type { Notifier } from '../integrations/messenger/notify';
 import { createYookassaClient, type YookassaCredentials } from '../payments/yookassa';
 import { createNotificationSenders } from '../payments/notification-senders';
@@ -20,6 +21,7 @@ export function createCommerce(deps: {
   logger: Logger;
   outbox: OutboxWorker;
   notifier: Notifier;
+  events: Pick<Events, 'emitAndWait'>;
   config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'trustProxy'>;
 }) {
   const catalog = createCatalog(deps.db);
@@ -29,7 +31,16 @@ export function createCommerce(deps: {
   const yookassaFor = (credentials: YookassaCredentials) => createYookassaClient({ baseUrl: deps.config.yookassaApiBaseUrl, credentials });
   const orderPayments = createOrderPayments({ clientFor: yookassaFor, logger: deps.logger });
   const senders = createNotificationSenders({ ranges: deps.config.yookassaNotificationIps, trustProxy: deps.config.trustProxy });
-  const payments = createPaymentWebhook({ db: deps.db, settings, notifier: deps.notifier, outbox: deps.outbox, logger: deps.logger, yookassaFor, senders });
+  const payments = createPaymentWebhook({
+    db: deps.db,
+    settings,
+    notifier: deps.notifier,
+    outbox: deps.outbox,
+    logger: deps.logger,
+    yookassaFor,
+    senders,
+    events: deps.events,
+  });
   return { catalog, orders, settings, orderPayments, payments };
 }
 

@@ -18,7 +18,7 @@
 // outbox rows and the client's message commit in one transaction.
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { dialogues, orders, paymentEvents, products } from '../db/schema';
+import { orders, paymentEvents, products } from '../db/schema';
 import { readBodyText } from '../http/body';
 import { AppError } from '../http/errors';
 import { parseJsonBody } from '../http/json';
@@ -29,8 +29,8 @@ import type { Logger } from '../logger';
 import type { Notifier } from '../integrations/messenger/notify';
 import type { NotificationSenders } from '../payments/notification-senders';
 import { isYookassaError, YookassaApiError, type YookassaClient, type YookassaCredentials } from '../payments/yookassa';
-import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
-import { assistantTexts } from '../assistant/texts';
+import type { Events } from '../platform/events';
+import { orderPaid } from './events';
 import { minorToDecimal } from './orders';
 import type { CommerceSettings } from './settings';
 
@@ -86,6 +86,8 @@ export function createPaymentWebhook(deps: {
    * when the operator switched the check off (YOOKASSA_NOTIFICATION_IPS empty): the URL secret alone then.
    */
   senders: NotificationSenders | null;
+  /** Tells who cares (the VK dialogue the order came from) of a payment, inside its transaction. */
+  events: Pick<Events, 'emitAndWait'>;
 }) {
   const { db, settings, notifier, logger } = deps;
 
@@ -198,15 +200,7 @@ export function createPaymentWebhook(deps: {
         amount: minorToDecimal(order.totalMinor),
         currency: order.currency,
       });
-      if (order.dialogueId) {
-        const [dialogue] = await tx
-          .select({ peerId: dialogues.peerId, allowed: dialogues.messagingAllowed, channel: dialogues.channel })
-          .from(dialogues)
-          .where(eq(dialogues.id, order.dialogueId));
-        if (dialogue && dialogue.channel === SOCIAL_CHANNEL && dialogue.allowed !== false) {
-          await queueSocialMessage(tx, { agentId, peerId: Number(dialogue.peerId), text: assistantTexts.orderPaid(order.number) });
-        }
-      }
+      if (order.dialogueId) await deps.events.emitAndWait(orderPaid, { tx, agentId, dialogueId: order.dialogueId, orderNumber: order.number });
       return note('paid', order.id);
     });
   }

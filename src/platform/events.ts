@@ -15,25 +15,35 @@ export function defineEvent<Payload>(name: string): EventKey<Payload> {
 }
 
 export interface Events {
-  on<Payload>(event: EventKey<Payload>, listener: (payload: Payload) => void): void;
-  /** Calls every listener at once, in the emitter's turn; a listener that throws is logged, not rethrown. */
+  on<Payload>(event: EventKey<Payload>, listener: (payload: Payload) => void | Promise<void>): void;
+  /** Calls every listener at once, in the emitter's turn; a listener that throws or rejects is logged, not rethrown. */
   emit<Payload>(event: EventKey<Payload>, payload: Payload): void;
+  /**
+   * Awaits each listener in turn and lets a failure through: for news that listeners must act on inside the
+   * emitter's transaction (the payload carries it), so that the cause and what it causes commit or fail together.
+   */
+  emitAndWait<Payload>(event: EventKey<Payload>, payload: Payload): Promise<void>;
 }
 
 export function createEvents(logger: Logger): Events {
-  const listeners = new Map<string, ((payload: never) => void)[]>();
+  const listeners = new Map<string, ((payload: never) => void | Promise<void>)[]>();
+  const failed = (event: EventKey<unknown>) => (error: unknown) => logger.error('event listener failed', { event: event.name, error });
   return {
     on(event, listener) {
-      listeners.set(event.name, [...(listeners.get(event.name) ?? []), listener as (payload: never) => void]);
+      listeners.set(event.name, [...(listeners.get(event.name) ?? []), listener as (payload: never) => void | Promise<void>]);
     },
     emit(event, payload) {
       for (const listener of listeners.get(event.name) ?? []) {
         try {
-          (listener as (value: unknown) => void)(payload);
+          const result = (listener as (value: unknown) => void | Promise<void>)(payload);
+          if (result instanceof Promise) result.catch(failed(event));
         } catch (error) {
-          logger.error('event listener failed', { event: event.name, error });
+          failed(event)(error);
         }
       }
+    },
+    async emitAndWait(event, payload) {
+      for (const listener of listeners.get(event.name) ?? []) await (listener as (value: unknown) => void | Promise<void>)(payload);
     },
   };
 }

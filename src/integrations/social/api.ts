@@ -5,9 +5,11 @@ import { gatewaySlot } from '../../gateway/api';
 import { type Base, defineSlot, type Use } from '../../platform/feature';
 import { bookingSlot } from '../booking/api';
 import { messengerSlot } from '../messenger/api';
+import { orderPaid } from '../../commerce/events';
 import { createSocial } from './module';
+import { tellClientOrderPaid } from './order-paid';
 
-export function createSocialApi({ db, secretBox, logger, outbox, config, metrics }: Base, use: Use) {
+export function createSocialApi({ db, secretBox, logger, outbox, config, metrics, events }: Base, use: Use) {
   const { shopFlow, toolProviders, knowledgeTools } = use(assistantSlot);
   const { messenger } = use(messengerSlot);
   const { agents } = use(agentsSlot);
@@ -29,6 +31,7 @@ export function createSocialApi({ db, secretBox, logger, outbox, config, metrics
     booking: use(bookingSlot).booking,
     config,
   });
+  events.on(orderPaid, tellClientOrderPaid);
   return { social, agents };
 }
 

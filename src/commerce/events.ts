@@ -1,0 +1,16 @@
+// What the shop tells other features, without knowing them.
+import type { Executor } from '../db/client';
+import { defineEvent } from '../platform/events';
+
+/**
+ * An order was paid, inside the payment's transaction (`tx`): a listener that tells the client (the VK
+ * dialogue the order came from) writes its message in the same transaction, so neither is kept without the other.
+ */
+export interface OrderPaid {
+  tx: Executor;
+  agentId: string;
+  dialogueId: string;
+  orderNumber: string;
+}
+
+export const orderPaid = defineEvent<OrderPaid>('commerce.order-paid');
