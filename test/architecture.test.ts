@@ -164,3 +164,28 @@ describe('the checks catch what they are for (a made-up graph)', () => {
     expect(findUpward(graph, (path) => (path.startsWith('web/') ? 'page-screen' : 'feature'), [])).toEqual([]);
   });
 });
+
+// The channels build the assistant and render its replies (issue 40 point 3): VK today, Telegram later. The
+// assistant reaches a channel only through the port it defines (src/assistant/channel.ts), so the
+// import between the two goes one way.
+describe('the assistant imports no channel', () => {
+  const intoSocial = (graph: ImportGraph) =>
+    [...graph.values()].flat().filter((edge) => edge.from.startsWith('src/assistant/') && edge.to.startsWith('src/integrations/social/'));
+
+  test('nothing under src/assistant/ imports src/integrations/social/', () => {
+    expect(intoSocial(readImportGraph()).map((edge) => describeEdge(edge))).toEqual([]);
+  });
+
+  test('the check finds such an import (a type-only one too), not the channel importing the assistant', () => {
+    const graph = graphOf([
+      ['src/integrations/social/module.ts', 'src/assistant/dialogue.ts'],
+      ['src/assistant/dialogue.ts', 'src/integrations/social/sender.ts'],
+      ['src/assistant/tools/types.ts', 'src/integrations/social/keyboards.ts', true],
+      ['src/assistant/menus.ts', 'src/assistant/reply.ts'],
+    ]);
+    expect(intoSocial(graph).map((edge) => `${edge.from} -> ${edge.to}`)).toEqual([
+      'src/assistant/dialogue.ts -> src/integrations/social/sender.ts',
+      'src/assistant/tools/types.ts -> src/integrations/social/keyboards.ts',
+    ]);
+  });
+});

@@ -7,10 +7,10 @@ import type { Logger } from '../logger';
 import type { BookingService, BookableService, FreeSlot, Specialist } from '../integrations/booking/service';
 import { normalisePhone } from '../phone';
 import type { BookingSettings } from '../integrations/booking/settings';
-import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { flowTexts as ft, showPhone } from './flow-texts';
 import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
+import { callbackButton, dataLabel, type ButtonPayload, type ReplyButton, type ReplyButtons } from './reply';
 import { assistantTexts as t, formatSlot, formatSlotShort } from './texts';
 import { intentOf, isNo, isYes, nameOf, refusesPhone } from './turn-intent';
 
@@ -27,11 +27,11 @@ export interface FlowTools {
 type BookingStep = Extract<Flow, { step: 'booking_name' | 'booking_phone' | 'booking_confirm' }>;
 
 /** Up to eight choices two to a row, then the way back to the menu. */
-function choices(buttons: VkButton[]) {
-  const rows: VkButton[][] = [];
+function choices(buttons: ReplyButton[]): ReplyButtons {
+  const rows: ReplyButtons = [];
   for (let i = 0; i < buttons.length && i < MAX_CHOICES; i += 2) rows.push(buttons.slice(i, Math.min(i + 2, MAX_CHOICES)));
   rows.push([callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary')]);
-  return keyboard(rows, { inline: true });
+  return rows;
 }
 
 function addDays(date: string, days: number): string {
@@ -78,7 +78,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
       return 'no_specialists';
     }
     if (!listOnly && specialists.length === 1) return offerServices(agent, dialogue, tools, specialists[0]!.id);
-    const buttons = specialists.map((s) => callbackButton(fitLabel(s.name), { action: ACTIONS.pickSpecialist, s: s.id }, 'primary'));
+    const buttons = specialists.map((s) => callbackButton(dataLabel(s.name), { action: ACTIONS.pickSpecialist, s: s.id }, 'primary'));
     const text = listOnly ? t.specialistsList(specialists.map((s) => `• ${s.name}${s.specialization ? ` — ${s.specialization}` : ''}`)) : t.chooseSpecialist;
     await tools.say(dialogue, text, choices(buttons));
     return listOnly ? 'specialists' : 'choose_specialist';
@@ -96,7 +96,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
       await tools.say(dialogue, t.noServices, mainMenu(agent.type));
       return 'no_services';
     }
-    const buttons = theirs.map((v) => callbackButton(fitLabel(v.title), { action: ACTIONS.pickService, s: specialistId, v: v.id }, 'primary'));
+    const buttons = theirs.map((v) => callbackButton(dataLabel(v.title), { action: ACTIONS.pickService, s: specialistId, v: v.id }, 'primary'));
     await tools.say(dialogue, t.chooseService(found.specialist.name), choices(buttons));
     return 'choose_service';
   }
@@ -183,9 +183,8 @@ export function createBookingFlow(deps: BookingFlowDeps) {
   }
 
   /** The main menu with «Перенести» above it, under a booking just made or moved. */
-  function withReschedule(agent: Agent, appointmentId: string) {
-    const menu = mainMenu(agent.type);
-    return keyboard([[callbackButton(ft.buttonReschedule, { action: ACTIONS.reschedule, a: appointmentId }, 'primary')], ...menu.buttons], { inline: true });
+  function withReschedule(agent: Agent, appointmentId: string): ReplyButtons {
+    return [[callbackButton(ft.buttonReschedule, { action: ACTIONS.reschedule, a: appointmentId }, 'primary')], ...mainMenu(agent.type)];
   }
 
   /** The client's own upcoming appointment, `own` null when there is none (cancelled, past, or someone else's). */

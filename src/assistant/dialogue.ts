@@ -14,15 +14,14 @@ import type { Logger } from '../logger';
 import type { Escalations } from '../integrations/messenger/escalations';
 import type { Notifier } from '../integrations/messenger/notify';
 import type { OwnerMail } from '../integrations/messenger/owner-mail';
-import type { MessageMedia } from '../integrations/social/attachments';
-import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
-import { queueSocialMessage, SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { BookingFlow } from './booking-flow';
+import type { MessageMedia, ReplyChannel, ShownButtons } from './channel';
 import type { DialogueRow, Flow } from './flow';
 import { createFlowDetours, keyboardAnsweredLater } from './flow-detours';
 import { flowTexts as ft } from './flow-texts';
 import type { ShopFlow } from './shop-flow';
 import { ACTIONS, handoffPhoneKeyboard, mainMenu } from './menus';
+import type { ButtonPayload, ReplyButtons } from './reply';
 import { createPendingAnswers } from './pending-answers';
 import { createClientRate } from './client-rate';
 import { createHandoff } from './handoff';
@@ -33,7 +32,7 @@ import { createModelTurn } from './model-turn';
 import { createToolRegistry } from './tools';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
-import { buttonForTypedText, labelOfPress, recordedButtons, type RecordedButtons } from './typed-buttons';
+import { buttonForTypedText, labelOfPress } from './typed-buttons';
 import { turnAlreadyRan, UNSENT } from './turn-guard';
 
 /** Photos of one turn the model is shown at most (VK allows ten attachments a message). */
@@ -64,6 +63,8 @@ export interface IncomingMessage {
 
 export interface AssistantDeps {
   db: Database;
+  /** Where the assistant's replies leave (VK's community messages): the channel renders and queues them. */
+  channel: ReplyChannel;
   agents: Pick<AgentService, 'find'>;
   chat: Pick<ChatHandler, 'complete'>;
   escalations: Pick<Escalations, 'escalate' | 'returnUnanswered'>;
@@ -104,7 +105,7 @@ export function createAssistant(deps: AssistantDeps) {
   async function dialogueFor(agentId: string, peerId: number): Promise<DialogueRow> {
     const [row] = await db
       .insert(dialogues)
-      .values({ agentId, channel: SOCIAL_CHANNEL, peerId: String(peerId), lastMessageAt: new Date() })
+      .values({ agentId, channel: deps.channel.name, peerId: String(peerId), lastMessageAt: new Date() })
       .onConflictDoUpdate({
         target: [dialogues.agentId, dialogues.channel, dialogues.peerId],
         set: { lastMessageAt: new Date() },
@@ -132,7 +133,7 @@ export function createAssistant(deps: AssistantDeps) {
     content: string,
     requestId?: string,
     images?: string[],
-    shown: { buttons?: RecordedButtons; tap?: boolean } = {},
+    shown: { buttons?: ShownButtons; tap?: boolean } = {},
   ) {
     if (content.trim() === '') return;
     await executor.insert(dialogueMessages).values({
@@ -147,21 +148,15 @@ export function createAssistant(deps: AssistantDeps) {
   }
 
   /**
-   * Says something to the client: remembered in the dialogue, queued for VK in one transaction. Given the
-   * caller's transaction, the caller wakes the outbox once it has committed (a row not yet committed is
-   * invisible to the worker).
+   * Says something to the client: queued on the channel and remembered in the dialogue in one transaction,
+   * with the buttons as the channel shows them. Given the caller's transaction, the caller wakes the outbox
+   * once it has committed (a row not yet committed is invisible to the worker).
    */
-  async function say(dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor, requestId?: string, keepKeyboard = false) {
+  async function say(dialogue: DialogueRow, text: string, buttons?: ReplyButtons, executor?: Executor, requestId?: string, keepKeyboard = false) {
     if (dialogue.messagingAllowed === false) return;
     const run = async (tx: Executor) => {
-      await remember(tx, dialogue.id, 'assistant', text, requestId, undefined, keyboard ? { buttons: recordedButtons(keyboard) } : {});
-      await queueSocialMessage(tx, {
-        agentId: dialogue.agentId,
-        peerId: Number(dialogue.peerId),
-        text,
-        ...(keyboard ? { keyboard } : {}),
-        ...(keepKeyboard ? { keepKeyboard } : {}),
-      });
+      const shown = await deps.channel.queue(tx, dialogue, buttons ? { text, buttons } : { text }, keepKeyboard ? { keepKeyboard } : {});
+      await remember(tx, dialogue.id, 'assistant', text, requestId, undefined, shown ? { buttons: shown } : {});
     };
     if (executor) return run(executor);
     await db.transaction(run);
@@ -204,7 +199,7 @@ export function createAssistant(deps: AssistantDeps) {
     const told = await handoff.handedOverText(agent);
     await db.transaction(async (tx) => {
       await setFlow(tx, dialogue.id, null, phone ? { clientPhone: phone } : {});
-      await deps.escalations.escalate({ agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: phone, reason }, tx);
+      await deps.escalations.escalate({ agentId: agent.id, channel: dialogue.channel, peerId: dialogue.peerId, clientPhone: phone, reason }, tx);
       await say(dialogue, told, undefined, tx);
     });
     deps.outbox.wake();
@@ -220,8 +215,8 @@ export function createAssistant(deps: AssistantDeps) {
     outbox: deps.outbox,
     tools,
     // A late answer keeps a keyboard a button's reply sent meanwhile (read in the send's own transaction).
-    say: async (dialogue, text, requestId, keyboard, executor) =>
-      say(dialogue, text, keyboard, executor, requestId, keyboard ? false : await keyboardAnsweredLater(executor ?? db, dialogue.id)),
+    say: async (dialogue, text, requestId, buttons, executor) =>
+      say(dialogue, text, buttons, executor, requestId, buttons ? false : await keyboardAnsweredLater(executor ?? db, dialogue.id)),
     outOfBalance: (agent, dialogue) => balance.refused(agent, dialogue),
     typing: deps.typing ? (dialogue) => deps.typing!(dialogue.agentId, Number(dialogue.peerId)) : undefined,
     maxToolCalls: deps.maxToolCalls,
@@ -386,7 +381,7 @@ export function createAssistant(deps: AssistantDeps) {
         await say(dialogue, t.imagesOff);
         if (!hasText) return 'photo_declined';
       }
-      const typed = buttonForTypedText(text, agent.type, dialogue.lastKeyboard);
+      const typed = buttonForTypedText(text, agent.type, deps.channel.lastButtons(dialogue));
       if (typed) return act(agent, dialogue, typed);
 
       if (hasText) {
@@ -441,7 +436,7 @@ export function createAssistant(deps: AssistantDeps) {
     async onConsent(agentId: string, userId: number, allowed: boolean): Promise<string> {
       await db
         .insert(dialogues)
-        .values({ agentId, channel: SOCIAL_CHANNEL, peerId: String(userId), messagingAllowed: allowed })
+        .values({ agentId, channel: deps.channel.name, peerId: String(userId), messagingAllowed: allowed })
         .onConflictDoUpdate({
           target: [dialogues.agentId, dialogues.channel, dialogues.peerId],
           set: { messagingAllowed: allowed, updatedAt: new Date() },

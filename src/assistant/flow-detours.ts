@@ -6,12 +6,12 @@ import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { Agent } from '../agents/service';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../db/schema';
-import type { ButtonPayload } from '../integrations/social/keyboards';
 import { normalisePhone } from '../phone';
 import type { BookingFlow } from './booking-flow';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { flowPlace, flowTexts as ft } from './flow-texts';
 import { ACTIONS, handoffPhoneKeyboard, mainMenu } from './menus';
+import type { ButtonPayload } from './reply';
 import type { ShopFlow } from './shop-flow';
 import { isCancel, isQuestion, refusesPhone } from './turn-intent';
 

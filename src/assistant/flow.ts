@@ -2,7 +2,7 @@
 // them, so that a flow never imports the dialogue that drives it.
 import type { Executor } from '../db/client';
 import type { dialogues } from '../db/schema';
-import type { VkKeyboard } from '../integrations/social/keyboards';
+import type { ReplyButtons } from './reply';
 
 export type DialogueRow = typeof dialogues.$inferSelect;
 
@@ -19,7 +19,7 @@ export type Flow =
   /** The order's summary shown with «Подтвердить» / «Изменить»: the order is placed once the client confirms. */
   | { step: 'checkout_confirm'; clientPhone: string };
 
-/** Sends a text (and keyboard) to the dialogue's client, inside `executor`'s transaction when given. */
-export type Say = (dialogue: DialogueRow, text: string, keyboard?: VkKeyboard, executor?: Executor) => Promise<void>;
+/** Sends a text (and buttons) to the dialogue's client, inside `executor`'s transaction when given. */
+export type Say = (dialogue: DialogueRow, text: string, buttons?: ReplyButtons, executor?: Executor) => Promise<void>;
 /** Stores the dialogue's flow (null: none) with any other columns that change with it. */
 export type SetFlow = (executor: Executor, dialogueId: string, flow: Flow | null, extra?: Partial<DialogueRow>) => Promise<void>;

@@ -1,7 +1,7 @@
 // The main menu per agent type: callback buttons whose payload `action` the dialogue routes on.
 import type { AgentType } from '../agents/service';
-import { callbackButton, keyboard, type ButtonPayload, type VkButton, type VkKeyboard } from '../integrations/social/keyboards';
 import { flowTexts as ft } from './flow-texts';
+import { callbackButton, type ButtonPayload, type ReplyButtons } from './reply';
 import { assistantTexts as t } from './texts';
 
 /** Every payload action the assistant understands. */
@@ -28,8 +28,8 @@ export const ACTIONS = {
   reschedule: 'reschedule',
 } as const;
 
-export function mainMenu(type: AgentType): VkKeyboard {
-  const rows: VkButton[][] = [];
+export function mainMenu(type: AgentType): ReplyButtons {
+  const rows: ReplyButtons = [];
   if (type === 'service') {
     rows.push([callbackButton(t.buttonBook, { action: ACTIONS.book }, 'positive'), callbackButton(t.buttonSpecialists, { action: ACTIONS.specialists }, 'primary')]);
   }
@@ -37,7 +37,7 @@ export function mainMenu(type: AgentType): VkKeyboard {
     rows.push([callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive'), callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary')]);
   }
   rows.push([callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary'), callbackButton(t.buttonHelp, { action: ACTIONS.help }, 'secondary')]);
-  return keyboard(rows, { inline: true });
+  return rows;
 }
 
 /**
@@ -47,33 +47,27 @@ export function mainMenu(type: AgentType): VkKeyboard {
  */
 export function typedMenuButtons(type: AgentType): { label: string; payload: ButtonPayload }[] {
   const buttons = mainMenu(type)
-    .buttons.flat()
-    .flatMap((b) => (b.action.payload ? [{ label: b.action.label, payload: JSON.parse(b.action.payload) as ButtonPayload }] : []));
+    .flat()
+    .flatMap((b) => (b.kind === 'callback' ? [{ label: b.label, payload: b.payload }] : []));
   buttons.push({ label: t.typedMenu, payload: { action: ACTIONS.menu } });
   if (type === 'ecommerce') buttons.push({ label: t.buttonCheckout, payload: { action: ACTIONS.checkout } });
   return buttons;
 }
 
 /** The one way out of a flow's step that waits for typed text. */
-export function cancelKeyboard(): VkKeyboard {
-  return keyboard([[callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')]], { inline: true });
+export function cancelKeyboard(): ReplyButtons {
+  return [[callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')]];
 }
 
 /** Under a summary (a booking, an order): confirm, change, or leave. */
-export function confirmKeyboard(): VkKeyboard {
-  return keyboard(
-    [
-      [callbackButton(ft.buttonConfirm, { action: ACTIONS.confirm }, 'positive'), callbackButton(ft.buttonChange, { action: ACTIONS.change }, 'secondary')],
-      [callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')],
-    ],
-    { inline: true },
-  );
+export function confirmKeyboard(): ReplyButtons {
+  return [
+    [callbackButton(ft.buttonConfirm, { action: ACTIONS.confirm }, 'positive'), callbackButton(ft.buttonChange, { action: ACTIONS.change }, 'secondary')],
+    [callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')],
+  ];
 }
 
 /** The hand-over's phone request: skip it (the person answers in the chat) or stay with the bot. */
-export function handoffPhoneKeyboard(): VkKeyboard {
-  return keyboard(
-    [[callbackButton(ft.buttonSkip, { action: ACTIONS.skipPhone }, 'primary'), callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')]],
-    { inline: true },
-  );
+export function handoffPhoneKeyboard(): ReplyButtons {
+  return [[callbackButton(ft.buttonSkip, { action: ACTIONS.skipPhone }, 'primary'), callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')]];
 }

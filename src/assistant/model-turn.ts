@@ -16,11 +16,10 @@ import type { ChatHandler } from '../gateway/chat';
 import type { ChatRequest } from '../gateway/request';
 import { AppError } from '../http/errors';
 import type { Escalations } from '../integrations/messenger/escalations';
-import type { VkKeyboard } from '../integrations/social/keyboards';
-import { SOCIAL_CHANNEL } from '../integrations/social/sender';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { DialogueRow } from './flow';
+import type { ReplyButtons } from './reply';
 import { assistantTexts as t } from './texts';
 import { runToolCall, type ToolRegistry } from './tools';
 import { ESCALATE_TOOL } from './tools/escalation';
@@ -59,7 +58,7 @@ export interface ModelTurnDeps {
    * Says a text to the client (remembered and queued); `requestId` marks a text the model wrote. Given an
    * executor it writes in that transaction and the caller wakes the outbox.
    */
-  say(dialogue: DialogueRow, text: string, requestId?: string, keyboard?: VkKeyboard, executor?: Executor): Promise<void>;
+  say(dialogue: DialogueRow, text: string, requestId?: string, buttons?: ReplyButtons, executor?: Executor): Promise<void>;
   /** Shows the client that the assistant is typing (VK messages.setActivity); failures are the caller's to ignore. */
   typing?(dialogue: DialogueRow): Promise<void>;
   /** Config ASSISTANT_MAX_TOOL_CALLS: tool calls of one model answer that run; the rest are answered with an error. */
@@ -158,7 +157,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
    */
   async function handOver(agent: Agent, dialogue: DialogueRow, text: string, reason: string) {
     const done = await guard.whileOurs(dialogue.id, async (tx) => {
-      await deps.escalations.escalate({ agentId: agent.id, channel: SOCIAL_CHANNEL, peerId: dialogue.peerId, clientPhone: dialogue.clientPhone, reason }, tx);
+      await deps.escalations.escalate({ agentId: agent.id, channel: dialogue.channel, peerId: dialogue.peerId, clientPhone: dialogue.clientPhone, reason }, tx);
       await deps.say(dialogue, text, undefined, undefined, tx);
     });
     if (done) deps.outbox.wake();
@@ -200,10 +199,10 @@ export function createModelTurn(deps: ModelTurnDeps) {
     let announced = false;
 
     /** Says `text` unless a person holds the dialogue now; then it is kept unsent and false says the turn is over. */
-    async function tell(text: string, options: { byModel?: boolean; keyboard?: VkKeyboard } = {}): Promise<boolean> {
+    async function tell(text: string, options: { byModel?: boolean; buttons?: ReplyButtons } = {}): Promise<boolean> {
       typing.stop();
       const id = options.byModel ? requestId : undefined;
-      const sent = await guard.whileOurs(dialogue.id, (tx) => deps.say(ctx.dialogue, text, id, options.keyboard, tx));
+      const sent = await guard.whileOurs(dialogue.id, (tx) => deps.say(ctx.dialogue, text, id, options.buttons, tx));
       if (sent) {
         deps.outbox.wake();
         return true;
@@ -298,7 +297,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
         if (done.announce) {
           // What the tool did is told by the system now, whatever the model writes next.
           announced = true;
-          if (!(await tell(done.announce.text, { keyboard: done.announce.keyboard }))) return 'taken_over';
+          if (!(await tell(done.announce.text, { buttons: done.announce.buttons }))) return 'taken_over';
         }
         if (done.outcome) return done.outcome;
         messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(done.result ?? null) });

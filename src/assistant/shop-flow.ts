@@ -12,10 +12,10 @@ import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
 import { normalisePhone } from '../phone';
 import { formatAmount } from '../integrations/messenger/notify';
-import { callbackButton, fitLabel, keyboard, type ButtonPayload, type VkButton } from '../integrations/social/keyboards';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { flowTexts as ft, showPhone } from './flow-texts';
 import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
+import { callbackButton, dataLabel, type ButtonPayload, type ReplyButton, type ReplyButtons } from './reply';
 import { assistantTexts as t } from './texts';
 import { intentOf, isNo, isYes, refusesPhone } from './turn-intent';
 
@@ -58,29 +58,25 @@ export function createShopFlow(deps: {
     if (items.length === 0) return showCatalog(agent, dialogue, tools, 0);
     const lines = items.map((p: ProductView, i) => t.catalogLine(page * PAGE_SIZE + i + 1, p.title, price(p.priceMinor, p.currency), p.description, p.stock !== 0));
     // Out of stock: listed as such, with no button to add it.
-    const rows: VkButton[][] = items
+    const rows: ReplyButtons = items
       .filter((p) => p.stock !== 0)
-      .map((p) => [callbackButton(fitLabel(`➕ ${p.title}`), { action: ACTIONS.cartAdd, id: p.id }, 'positive')]);
-    const nav: VkButton[] = [];
+      .map((p) => [callbackButton(dataLabel(`➕ ${p.title}`), { action: ACTIONS.cartAdd, id: p.id }, 'positive')]);
+    const nav: ReplyButton[] = [];
     if (page > 0) nav.push(callbackButton(t.buttonPrev, { action: ACTIONS.catalog, p: page - 1 }, 'secondary'));
     nav.push(callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'));
     if (hasMore) nav.push(callbackButton(t.buttonNext, { action: ACTIONS.catalog, p: page + 1 }, 'secondary'));
     nav.push(callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary'));
     rows.push(nav);
-    await tools.say(dialogue, t.catalogPage(lines, page), keyboard(rows, { inline: true }));
+    await tools.say(dialogue, t.catalogPage(lines, page), rows);
     return 'catalog';
   }
 
   async function showCart(agent: Agent, dialogue: DialogueRow, tools: ShopTools): Promise<string> {
     const lines = await orders.cart(dialogue.id);
     if (lines.length === 0) {
-      await tools.say(
-        dialogue,
-        t.cartEmpty,
-        keyboard([[callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive'), callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary')]], {
-          inline: true,
-        }),
-      );
+      await tools.say(dialogue, t.cartEmpty, [
+        [callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive'), callbackButton(t.buttonMenu, { action: ACTIONS.menu }, 'secondary')],
+      ]);
       return 'cart_empty';
     }
     const orderable = lines.filter((l) => l.available);
@@ -90,14 +86,14 @@ export function createShopFlow(deps: {
       lines.map((l) => t.cartLine(l.title, l.quantity, price(l.priceMinor * l.quantity, l.currency), l.available)),
       price(total, currency),
     );
-    const rows: VkButton[][] = lines
+    const rows: ReplyButtons = lines
       .slice(0, CART_BUTTON_LINES)
       .map((l) => [
-        callbackButton(fitLabel(`➖ ${l.title}`), { action: ACTIONS.cartDec, id: l.productId }, 'secondary'),
+        callbackButton(dataLabel(`➖ ${l.title}`), { action: ACTIONS.cartDec, id: l.productId }, 'secondary'),
         callbackButton('➕', { action: ACTIONS.cartInc, id: l.productId }, 'secondary'),
       ]);
     rows.push([callbackButton(t.buttonClear, { action: ACTIONS.cartClear }, 'negative'), callbackButton(t.buttonCheckout, { action: ACTIONS.checkout }, 'positive')]);
-    await tools.say(dialogue, text, keyboard(rows, { inline: true }));
+    await tools.say(dialogue, text, rows);
     return 'cart';
   }
 
@@ -248,14 +244,9 @@ export function createShopFlow(deps: {
           const added = lines.find((l) => l.productId === id);
           if (!added) return showCatalog(agent, dialogue, tools, 0);
           const count = lines.reduce((sum, l) => sum + l.quantity, 0);
-          await tools.say(
-            dialogue,
-            t.added(added.title, count),
-            keyboard(
-              [[callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'), callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'secondary')]],
-              { inline: true },
-            ),
-          );
+          await tools.say(dialogue, t.added(added.title, count), [
+            [callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary'), callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'secondary')],
+          ]);
           return 'cart_add';
         }
         case ACTIONS.cartInc:
@@ -264,7 +255,7 @@ export function createShopFlow(deps: {
           return showCart(agent, dialogue, tools);
         case ACTIONS.cartClear:
           await orders.clear(dialogue.id);
-          await tools.say(dialogue, t.cartCleared, keyboard([[callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive')]], { inline: true }));
+          await tools.say(dialogue, t.cartCleared, [[callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive')]]);
           return 'cart_clear';
         case ACTIONS.checkout:
           return checkout(agent, dialogue, tools, dialogue.clientPhone);

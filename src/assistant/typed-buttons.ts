@@ -4,8 +4,9 @@
 // the labels of the keyboard on the assistant's last message (a specialist's name, a time, «➕ Платье»)
 // only while it is the last one, since «Анна» typed later may mean anything.
 import type { AgentType } from '../agents/service';
-import type { ButtonPayload, VkKeyboard } from '../integrations/social/keyboards';
+import type { ShownButtons } from './channel';
 import { ACTIONS, typedMenuButtons } from './menus';
+import type { ButtonPayload } from './reply';
 import { normaliseText } from './triggers';
 
 /**
@@ -14,47 +15,38 @@ import { normaliseText } from './triggers';
  */
 const NOT_BY_TYPING: ReadonlySet<string> = new Set([ACTIONS.cartInc, ACTIONS.cartDec]);
 
-function keyboardButtons(keyboard: unknown): { label: string; payload: ButtonPayload }[] {
-  const rows = (keyboard as VkKeyboard | null)?.buttons;
-  if (!Array.isArray(rows)) return [];
+function keyboardButtons(shown: ShownButtons): { label: string; payload: ButtonPayload }[] {
   const out: { label: string; payload: ButtonPayload }[] = [];
-  for (const button of rows.flat()) {
-    const action = button?.action;
-    if (!action || typeof action.label !== 'string' || typeof action.payload !== 'string') continue;
+  for (const button of shown.flat()) {
     try {
-      const payload = JSON.parse(action.payload) as ButtonPayload;
-      if (typeof payload?.action === 'string' && !NOT_BY_TYPING.has(payload.action)) out.push({ label: action.label, payload });
+      const payload = JSON.parse(button.payload) as ButtonPayload;
+      if (typeof payload?.action === 'string' && !NOT_BY_TYPING.has(payload.action)) out.push({ label: button.label, payload });
     } catch {
-      // A payload we did not write: not a button of ours.
+      // A link (no payload) or a payload we did not write: not a button to press by typing.
     }
   }
   return out;
 }
 
-/** The press a typed text stands for, or null (no label matches, or it matches buttons that differ). */
-export function buttonForTypedText(text: string, type: AgentType, lastKeyboard: unknown): ButtonPayload | null {
+/**
+ * The press a typed text stands for, or null (no label matches, or it matches buttons that differ).
+ * `lastButtons`: those of the client's last message, as the channel showed them.
+ */
+export function buttonForTypedText(text: string, type: AgentType, lastButtons: ShownButtons): ButtonPayload | null {
   const typed = normaliseText(text);
   if (typed === '') return null;
   const matches = new Map<string, ButtonPayload>();
-  for (const button of [...typedMenuButtons(type), ...keyboardButtons(lastKeyboard)]) {
+  for (const button of [...typedMenuButtons(type), ...keyboardButtons(lastButtons)]) {
     if (normaliseText(button.label) === typed) matches.set(JSON.stringify(button.payload), button.payload);
   }
   return matches.size === 1 ? [...matches.values()][0]! : null;
-}
-
-/** A keyboard's buttons by row as the transcript keeps them: the label the client saw, the payload a press brings back. */
-export type RecordedButtons = { label: string; payload: string }[][];
-
-export function recordedButtons(keyboard: VkKeyboard): RecordedButtons {
-  // A link button brings nothing back: it is recorded with an empty payload.
-  return keyboard.buttons.map((row) => row.map((button) => ({ label: button.action.label, payload: button.action.payload ?? '' })));
 }
 
 /**
  * The label of the callback button a client pressed (a press carries only its payload): looked up on the
  * keyboards recently sent in the dialogue (newest first), then the main menu; null when none has it.
  */
-export function labelOfPress(payload: ButtonPayload, type: AgentType, recent: RecordedButtons[]): string | null {
+export function labelOfPress(payload: ButtonPayload, type: AgentType, recent: ShownButtons[]): string | null {
   const wanted = canonical(payload);
   const sameButton = (stored: string) => {
     try {

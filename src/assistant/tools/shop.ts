@@ -10,8 +10,8 @@ import type { CommerceSettings } from '../../commerce/settings';
 import type { Orders, OrderView } from '../../commerce/orders';
 import type { Database } from '../../db/client';
 import { dialogues, orders as ordersTable } from '../../db/schema';
-import { keyboard, linkButton } from '../../integrations/social/keyboards';
 import { normalisePhone } from '../../phone';
+import { linkButton } from '../reply';
 import { price, type ShopFlow } from '../shop-flow';
 import { assistantTexts } from '../texts';
 import { shopKnowledgeTexts } from './shop-knowledge-texts';
@@ -228,7 +228,7 @@ export function createShopTools(deps: {
             // The number, the total and the way to pay reach the client from the system, not the model's goodwill.
             announce: {
               text: assistantTexts.orderCreated(placed.order.number, total, placed.order.paymentLink),
-              keyboard: keyboard([[linkButton(assistantTexts.buttonPay, placed.order.paymentLink)]], { inline: true }),
+              buttons: [[linkButton(assistantTexts.buttonPay, placed.order.paymentLink)]],
             },
           };
         }

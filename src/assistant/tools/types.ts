@@ -2,8 +2,8 @@
 // arguments of the tools are a contract owners' prompts rely on (decisions.md, third round); each tool
 // answers JSON the model reads, and an error the model can act on is a result, never an exception.
 import type { Agent } from '../../agents/service';
-import type { VkKeyboard } from '../../integrations/social/keyboards';
 import type { DialogueRow } from '../flow';
+import type { Reply } from '../reply';
 
 /** A JSON Schema object as OpenAI's `tools[].function.parameters` takes it. */
 export interface ToolParameters {
@@ -37,7 +37,7 @@ export interface ToolResult {
    * cancelled, an order placed with its «Оплатить» button): sent to the client as soon as the tool
    * returns, whatever the model writes after, so the client never depends on the model repeating it.
    */
-  announce?: { text: string; keyboard?: VkKeyboard };
+  announce?: Reply;
 }
 
 export interface AssistantTool {

@@ -1,14 +1,7 @@
 // What a client's VK message carries besides its text (docs/integrations/vk.md §5): a voice message with
 // VK's transcript, photos, a sticker. Only the message's own attachments count: forwarded messages and the
 // message replied to are someone's earlier words, not what the client says now.
-
-export interface MessageMedia {
-  /** A voice message: VK's transcript, or null while VK has none (in progress, nothing recognised, old message). */
-  voice: { transcript: string | null } | null;
-  /** Each photo's largest size URL. */
-  photos: string[];
-  sticker: boolean;
-}
+import type { MessageMedia } from '../../assistant/channel';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);

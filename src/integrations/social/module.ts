@@ -21,6 +21,7 @@ import type { Notifier } from '../messenger/notify';
 import type { OwnerMail } from '../messenger/owner-mail';
 import type { MessengerSettings } from '../messenger/settings';
 import { createVkClient } from './client';
+import { vkReplyChannel } from './reply-channel';
 import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';
 import { createSocialSettings } from './settings';
 import { createSocialWebhook } from './webhook';
@@ -73,6 +74,7 @@ export function createSocial(deps: SocialDeps) {
   const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, outbox, logger });
   const assistant = createAssistant({
     db,
+    channel: vkReplyChannel,
     agents: deps.agents,
     chat: deps.chat,
     escalations: deps.escalations,
