@@ -99,6 +99,8 @@ const ENTRY_FILES = new Set(['index.ts', 'server.ts', 'app.ts', 'services.ts', '
 const BASE = new Set(['db', 'crypto', 'http', 'jobs', 'metrics', 'pricing', 'config.ts', 'logger.ts', 'money.ts', 'phone.ts', 'service-info.ts']);
 /** The /v1 core: what a model request needs, from the key check to the settled usage row. */
 const GATEWAY = new Set(['gateway', 'keys']);
+/** `chat-completions.route.ts`, `v1.openapi.ts`: a raw route's definition and its OpenAPI text. */
+const RAW_ROUTE_FILE = /\.(route|openapi)\.ts$/;
 const PAGE_ENTRY = new Set(['main.tsx', 'App.tsx']);
 const PAGE_PARTS = new Set(['components']);
 
@@ -117,6 +119,9 @@ export function floorOf(path: string): Floor {
   const head = parts[0]!;
   const name = parts[parts.length - 1]!;
   if (parts.length === 1 && ENTRY_FILES.has(head)) return 'entry';
+  // A raw route's definition (and its long OpenAPI text) is a route wherever its feature keeps it; the list of
+  // them is read by the app and the OpenAPI document.
+  if (RAW_ROUTE_FILE.test(name) || path === 'src/raw-routes.ts') return 'http';
   if (BASE.has(head)) return 'base';
   if (head === 'trpc' || head === 'openapi' || /^openapi(-[a-z0-9-]+)?\.ts$/.test(head)) return 'http';
   if (name === 'router.ts' || name === 'routes.ts') return 'http';
