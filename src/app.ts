@@ -88,8 +88,10 @@ export function createApp(services: Services) {
     app.route(
       route.method,
       route.path,
-      ({ request, params }: { request: Request; params: Record<string, string> }) =>
-        serves && !serves(request) ? restBridge(request) : route.handle({ request, params }, services),
+      // async, so that Elysia awaits the answer inside its error handling: a handler's rejection
+      // (an AppError thrown) then reaches onError as it does from an inline handler.
+      async ({ request, params }: { request: Request; params: Record<string, string> }) =>
+        serves && !serves(request) ? restBridge(request) : await route.handle({ request, params }, services),
       route.parse ? { parse: route.parse } : {},
     );
   }
