@@ -9,6 +9,7 @@ import { AppError, errorCodes, errorResponse, toAppError } from './http/errors';
 import { withQueryInputChecked } from './http/json';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
+import { informationEndpoints } from './http/information';
 import type { RawRoute } from './http/raw-route';
 import { openApiDocumentRoute } from './openapi/document.route';
 import { rawRoutes } from './raw-routes';
@@ -16,6 +17,7 @@ import { createRestHandler, restRouteTemplates } from './trpc/rest';
 import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';
 import type { Context } from './trpc/init';
+import { listedProcedures } from './trpc/meta';
 import { appRouter } from './trpc/router';
 
 export function createApp(services: Services) {
@@ -83,7 +85,10 @@ export function createApp(services: Services) {
   // Each raw route once, from its definition; one a request is not for (a JSON POST to a mailed link's
   // page) is the REST procedure's on the same path.
   const restBridge = (request: Request) => restRequests.run(request, () => rest(request));
-  for (const route of [...rawRoutes, openApiDocumentRoute] satisfies readonly RawRoute<Services>[]) {
+  const routes = [...rawRoutes, openApiDocumentRoute];
+  // The services, and for GET / the operations listed from the procedures and these routes.
+  const deps = { ...services, informationEndpoints: informationEndpoints([...listedProcedures(appRouter), ...routes]) };
+  for (const route of routes satisfies readonly RawRoute<typeof deps>[]) {
     const { serves } = route;
     app.route(
       route.method,
@@ -91,7 +96,7 @@ export function createApp(services: Services) {
       // async, so that Elysia awaits the answer inside its error handling: a handler's rejection
       // (an AppError thrown) then reaches onError as it does from an inline handler.
       async ({ request, params }: { request: Request; params: Record<string, string> }) =>
-        serves && !serves(request) ? restBridge(request) : await route.handle({ request, params }, services),
+        serves && !serves(request) ? restBridge(request) : await route.handle({ request, params }, deps),
       route.parse ? { parse: route.parse } : {},
     );
   }

@@ -17,6 +17,7 @@ export const verifyEmailPageRoute = defineRawRoute<Accounts>({
   method: 'GET',
   path: '/api/auth/verify-email',
   auth: 'none',
+  info: { key: 'emailVerification', query: '?token=<from the e-mail>', listedFirst: true },
   handle: ({ request }, { accounts }) => verifyEmailPage(accounts, request),
 });
 
@@ -33,6 +34,7 @@ export const emailChangePageRoute = defineRawRoute<{ emailChange: Pick<EmailChan
   method: 'GET',
   path: '/api/account/email/confirm',
   auth: 'none',
+  info: 'emailChange',
   handle: ({ request }, { emailChange }) => emailChangePageResponse(emailChange, request),
 });
 
@@ -49,6 +51,7 @@ export const passwordResetPageRoute = defineRawRoute<PasswordReset>({
   method: 'GET',
   path: '/api/auth/password-reset/confirm',
   auth: 'none',
+  info: 'passwordReset',
   handle: ({ request }, { accounts }) => passwordResetPageResponse(accounts, request),
 });
 

@@ -125,6 +125,7 @@ const routeView = z.object({
 export const adminRouter = router({
   listUsers: adminProcedure
     .meta({
+      info: { key: 'admin.users', query: '?search=&limit=&cursor=' },
       openapi: {
         method: 'GET',
         path: '/api/admin/users',
@@ -138,6 +139,7 @@ export const adminRouter = router({
 
   getUser: adminProcedure
     .meta({
+      info: 'admin.users',
       openapi: {
         method: 'GET',
         path: '/api/admin/users/{id}',
@@ -205,6 +207,7 @@ export const adminRouter = router({
 
   creditUser: adminProcedure
     .meta({
+      info: 'admin.credit',
       openapi: {
         method: 'POST',
         path: '/api/admin/users/{id}/credit',
@@ -226,6 +229,7 @@ export const adminRouter = router({
 
   blockUser: adminProcedure
     .meta({
+      info: 'admin.block',
       openapi: {
         method: 'POST',
         path: '/api/admin/users/{id}/block',
@@ -238,9 +242,7 @@ export const adminRouter = router({
     .mutation(({ ctx, input }) => ctx.services.admin.users.block(ctx.principal, input.id)),
 
   unblockUser: adminProcedure
-    .meta({
-      openapi: { method: 'POST', path: '/api/admin/users/{id}/unblock', tags: TAGS, summary: 'Снять блокировку' },
-    })
+    .meta({ info: 'admin.block', openapi: { method: 'POST', path: '/api/admin/users/{id}/unblock', tags: TAGS, summary: 'Снять блокировку' } })
     .input(userIdInput)
     .output(adminUser)
     .mutation(({ ctx, input }) => ctx.services.admin.users.unblock(ctx.principal, input.id)),
@@ -324,6 +326,7 @@ export const adminRouter = router({
 
   dailyStats: adminProcedure
     .meta({
+      info: { key: 'admin.dailyStats', query: '?from=YYYY-MM-DD&to=YYYY-MM-DD' },
       openapi: {
         method: 'GET',
         path: '/api/admin/stats/daily',
@@ -346,6 +349,7 @@ export const adminRouter = router({
 
   audit: adminProcedure
     .meta({
+      info: { key: 'admin.audit', query: '?limit=&cursor=' },
       openapi: {
         method: 'GET',
         path: '/api/admin/audit',
@@ -379,6 +383,7 @@ export const adminRouter = router({
 
   listPrices: adminProcedure
     .meta({
+      info: 'admin.prices',
       openapi: {
         method: 'GET',
         path: '/api/admin/prices',
@@ -397,6 +402,7 @@ export const adminRouter = router({
 
   putPrice: adminProcedure
     .meta({
+      info: 'admin.prices',
       openapi: {
         method: 'PUT',
         path: '/api/admin/prices',
@@ -416,6 +422,7 @@ export const adminRouter = router({
 
   deletePrice: adminProcedure
     .meta({
+      info: { key: 'admin.prices', query: '?pattern=' },
       openapi: {
         method: 'DELETE',
         path: '/api/admin/prices',
@@ -432,6 +439,7 @@ export const adminRouter = router({
 
   previewPriceImport: adminProcedure
     .meta({
+      info: 'admin.priceImport',
       openapi: {
         method: 'POST',
         path: '/api/admin/prices/import/preview',
@@ -454,6 +462,7 @@ export const adminRouter = router({
 
   importPrices: adminProcedure
     .meta({
+      info: 'admin.priceImport',
       openapi: {
         method: 'POST',
         path: '/api/admin/prices/import',
@@ -466,6 +475,7 @@ export const adminRouter = router({
     .mutation(({ ctx, input }) => ctx.services.admin.prices.import(ctx.principal, input.multiplier, input.models)),
   listProviders: adminProcedure
     .meta({
+      info: 'admin.providers',
       openapi: {
         method: 'GET',
         path: '/api/admin/providers',
@@ -479,6 +489,7 @@ export const adminRouter = router({
 
   createProvider: adminProcedure
     .meta({
+      info: 'admin.providers',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -492,13 +503,14 @@ export const adminRouter = router({
     .mutation(({ ctx, input }) => ctx.services.admin.providers.create(ctx.principal, input)),
 
   getProvider: adminProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Провайдер и его здоровье' } })
+    .meta({ info: 'admin.providers', openapi: { method: 'GET', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Провайдер и его здоровье' } })
     .input(providerIdInput)
     .output(providerView)
     .query(({ ctx, input }) => ctx.services.admin.providers.get(input.id)),
 
   updateProvider: adminProcedure
     .meta({
+      info: 'admin.providers',
       openapi: {
         method: 'PATCH',
         path: '/api/admin/providers/{id}',
@@ -515,6 +527,7 @@ export const adminRouter = router({
 
   deleteProvider: adminProcedure
     .meta({
+      info: 'admin.providers',
       openapi: { method: 'DELETE', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Удалить провайдера, на которого не ссылается ни один маршрут' },
     })
     .input(providerIdInput)
@@ -526,6 +539,7 @@ export const adminRouter = router({
 
   listRoutes: adminProcedure
     .meta({
+      info: 'admin.routes',
       openapi: {
         method: 'GET',
         path: '/api/admin/routes',
@@ -539,6 +553,7 @@ export const adminRouter = router({
 
   putRoute: adminProcedure
     .meta({
+      info: 'admin.routes',
       openapi: {
         method: 'PUT',
         path: '/api/admin/routes',
@@ -553,6 +568,7 @@ export const adminRouter = router({
 
   deleteRoute: adminProcedure
     .meta({
+      info: { key: 'admin.routes', query: '?pattern=' },
       openapi: {
         method: 'DELETE',
         path: '/api/admin/routes',

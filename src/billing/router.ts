@@ -8,13 +8,17 @@ const TAG = 'billing';
 
 export const billingRouter = router({
   config: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/billing/config', tags: [TAG], summary: 'Настройки пополнения баланса: включено ли, валюта, пределы суммы' } })
+    .meta({
+      info: 'billing.config',
+      openapi: { method: 'GET', path: '/api/billing/config', tags: [TAG], summary: 'Настройки пополнения баланса: включено ли, валюта, пределы суммы' },
+    })
     .input(z.void())
     .output(billingConfigView)
     .query(({ ctx }) => ctx.services.topups.service.config()),
 
   createTopup: userProcedure
     .meta({
+      info: 'billing.topups',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -29,13 +33,14 @@ export const billingRouter = router({
     .mutation(({ ctx, input }) => ctx.services.topups.service.create(ctx.principal.userId, input)),
 
   listTopups: userProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
+    .meta({ info: 'billing.topups', openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
     .input(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(300).optional() }))
     .output(z.object({ topups: z.array(topupView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.services.topups.service.list(ctx.principal.userId, input)),
 
   getTopup: userProcedure
     .meta({
+      info: 'billing.topups',
       openapi: {
         method: 'GET',
         path: '/api/billing/topups/{id}',

@@ -9,6 +9,7 @@ export const yookassaNotificationsRoute = defineRawRoute<{ topups: { notificatio
   method: 'POST',
   path: '/api/billing/yookassa/notifications',
   auth: 'webhookSecret',
+  info: 'billing.yookassaNotifications',
   parse: 'none',
   openapi: {
     operation: {

@@ -9,6 +9,7 @@ export const orderPaymentWebhookRoute = defineRawRoute<{ commerce: { payments: P
   method: 'POST',
   path: '/api/v1/commerce/webhook/:agentId',
   auth: 'webhookSecret',
+  info: { key: 'commerce.paymentWebhook', query: '?token=<secret>' },
   parse: 'none',
   openapi: {
     pathParameters: [agentIdParam('Агент-магазин, чей заказ оплачен')],

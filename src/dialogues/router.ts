@@ -25,6 +25,7 @@ export const dialoguesRouter = router({
 
   list: agentProcedure
     .meta({
+      info: { key: 'dialogues.list', query: '?state=bot|escalated|operator|closed&q=&limit=&cursor=' },
       openapi: {
         method: 'GET',
         path: BASE,
@@ -40,13 +41,14 @@ export const dialoguesRouter = router({
     }),
 
   get: agentProcedure
-    .meta({ openapi: { method: 'GET', path: ONE, tags: [TAG], summary: 'Диалог: клиент, состояние, кто ведёт' } })
+    .meta({ info: 'dialogues.get', openapi: { method: 'GET', path: ONE, tags: [TAG], summary: 'Диалог: клиент, состояние, кто ведёт' } })
     .input(dialoguePath)
     .output(dialogueView)
     .query(({ ctx, input }) => ctx.services.dialogues.get(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   messages: agentProcedure
     .meta({
+      info: { key: 'dialogues.messages', query: '?limit=&cursor=&afterId=' },
       openapi: {
         method: 'GET',
         path: `${ONE}/messages`,
@@ -69,6 +71,7 @@ export const dialoguesRouter = router({
 
   reply: agentProcedure
     .meta({
+      info: 'dialogues.reply',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -87,6 +90,7 @@ export const dialoguesRouter = router({
 
   takeover: agentProcedure
     .meta({
+      info: 'dialogues.takeover',
       openapi: {
         method: 'POST',
         path: `${ONE}/takeover`,
@@ -99,19 +103,20 @@ export const dialoguesRouter = router({
     .mutation(({ ctx, input }) => ctx.services.dialogues.takeOver(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   release: agentProcedure
-    .meta({ openapi: { method: 'POST', path: `${ONE}/release`, tags: [TAG], summary: 'Вернуть диалог ассистенту' } })
+    .meta({ info: 'dialogues.release', openapi: { method: 'POST', path: `${ONE}/release`, tags: [TAG], summary: 'Вернуть диалог ассистенту' } })
     .input(dialoguePath)
     .output(dialogueView)
     .mutation(({ ctx, input }) => ctx.services.dialogues.release(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   read: agentProcedure
-    .meta({ openapi: { method: 'POST', path: `${ONE}/read`, tags: [TAG], summary: 'Отметить переписку прочитанной' } })
+    .meta({ info: 'dialogues.read', openapi: { method: 'POST', path: `${ONE}/read`, tags: [TAG], summary: 'Отметить переписку прочитанной' } })
     .input(dialoguePath)
     .output(dialogueView)
     .mutation(({ ctx, input }) => ctx.services.dialogues.markRead(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   remove: agentProcedure
     .meta({
+      info: 'dialogues.delete',
       openapi: {
         method: 'DELETE',
         path: ONE,
@@ -128,6 +133,7 @@ export const dialoguesRouter = router({
 
   results: agentProcedure
     .meta({
+      info: { key: 'dialogues.results', query: '?from=&to=' },
       openapi: {
         method: 'GET',
         path: '/api/v1/agents/{agentId}/results',

@@ -7,6 +7,7 @@ export const chatCompletionsRoute = defineRawRoute<{ chat: Pick<ChatHandler, 'ha
   method: 'POST',
   path: '/v1/chat/completions',
   auth: 'apiKey',
+  info: 'chatCompletions',
   parse: 'none',
   openapi: { operation: CHAT_COMPLETIONS_OPERATION },
   handle: ({ request }, { chat }) => chat.handle(request),

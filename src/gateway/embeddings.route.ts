@@ -7,6 +7,7 @@ export const embeddingsRoute = defineRawRoute<{ embeddings: Pick<EmbeddingsHandl
   method: 'POST',
   path: '/v1/embeddings',
   auth: 'apiKey',
+  info: 'embeddings',
   parse: 'none',
   openapi: { operation: EMBEDDINGS_OPERATION },
   handle: ({ request }, { embeddings }) => embeddings.handle(request),

@@ -14,6 +14,7 @@ export const modelsListRoute = defineRawRoute<Deps>({
   method: 'GET',
   path: '/v1/models',
   auth: 'none',
+  info: 'models',
   openapi: { operation: MODELS_OPERATION },
   handle: async (_input, { models, prices }) => new Response(prices.pricedListJson(await models.list()), { headers: JSON_HEADERS }),
 });

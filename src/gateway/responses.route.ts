@@ -9,6 +9,7 @@ export const responsesCreateRoute = defineRawRoute<Pick<Deps, 'responses'>>({
   method: 'POST',
   path: '/v1/responses',
   auth: 'apiKey',
+  info: 'responses',
   parse: 'none',
   openapi: { operation: RESPONSES_CREATE_OPERATION },
   handle: ({ request }, { responses }) => responses.handle(request),
@@ -18,6 +19,7 @@ export const responsesGetRoute = defineRawRoute<Deps>({
   method: 'GET',
   path: '/v1/responses/:id',
   auth: 'apiKey',
+  info: 'responses',
   openapi: { pathParameters: RESPONSE_ID_PARAMETERS, operation: RESPONSES_GET_OPERATION },
   handle: ({ request, params }, { responses }) => responses.get(request, params.id!),
 });
@@ -26,6 +28,7 @@ export const responsesDeleteRoute = defineRawRoute<Deps>({
   method: 'DELETE',
   path: '/v1/responses/:id',
   auth: 'apiKey',
+  info: 'responses',
   parse: 'none',
   openapi: { operation: RESPONSES_DELETE_OPERATION },
   handle: ({ request, params }, { responses }) => responses.delete(request, params.id!),

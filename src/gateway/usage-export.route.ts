@@ -52,6 +52,7 @@ export const adminUsageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExp
   method: 'GET',
   path: '/api/admin/users/:id/usage/export',
   auth: 'admin',
+  info: { key: 'admin.usageExport', query: '?from=&to=&keyId=&format= (CSV, with provider columns)' },
   openapi: {
     operation: (paths) => {
       const filters = usageFilters(paths);
@@ -98,6 +99,7 @@ export const usageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExport, 
   method: 'GET',
   path: '/api/usage/export',
   auth: 'jwtOrApiKey',
+  info: { key: 'usageExport', query: '?from=&to=&keyId= (CSV)' },
   openapi: {
     operation: (paths) => {
       const filters = usageFilters(paths);

@@ -56,6 +56,7 @@ export const healthRoute = defineRawRoute<{ database: Pick<DatabaseHandle, 'quer
   method: 'GET',
   path: '/health',
   auth: 'none',
+  info: 'health',
   openapi: {
     operation: {
       tags: [HEALTH_TAG.name],
@@ -86,6 +87,7 @@ export const upstreamHealthRoute = defineRawRoute<{ authenticator: Pick<Authenti
   method: 'GET',
   path: '/health/upstream',
   auth: 'none',
+  info: 'upstreamHealth',
   openapi: {
     operation: {
       tags: [HEALTH_TAG.name],

@@ -1,6 +1,8 @@
 // A raw route (no tRPC procedure: /v1, webhooks, CSV/PDF exports, mailed-link pages, health, the site) is
 // described once, beside its feature: where Elysia mounts it, the credential it takes, its OpenAPI
-// operation and its handler. app.ts mounts the definitions, src/openapi/document.ts describes them.
+// operation, its place in the information document and its handler. app.ts mounts the definitions,
+// src/openapi/document.ts and the information document (http/information.ts) describe them.
+import type { InformationEntry } from './information';
 
 export type RawRouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -46,6 +48,8 @@ export interface RawRoute<D> {
   serves?: (request: Request) => boolean;
   /** Undescribed routes (the dashboard's files, /metrics, the document itself) are not in the OpenAPI document. */
   openapi?: RawRouteOpenApi;
+  /** Where GET / lists it; unlisted routes (the dashboard's files, a page's form) have none. */
+  info?: InformationEntry;
   handle(input: RawRouteInput, deps: D): Response | Promise<Response>;
 }
 

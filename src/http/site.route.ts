@@ -5,7 +5,7 @@ import { dashboardError } from '../openapi/errors';
 import { createDashboard } from './dashboard';
 import { DOCS_HTML, docsAsset } from './docs-page';
 import { AppError, errorResponse } from './errors';
-import { informationDocument } from './information';
+import { type InformationEndpoints, informationDocument } from './information';
 import { errorMessages } from './messages';
 import { defineRawRoute } from './raw-route';
 import { acceptsHtml, DASHBOARD_REDIRECT_HTML } from './site-root';
@@ -14,8 +14,12 @@ export const SERVICE_TAG = { name: 'service', description: 'Сведения о 
 
 const dashboard = createDashboard();
 
-// A browser (it asks for HTML) goes to the dashboard; API clients get the information document.
-export const siteRootRoute = defineRawRoute<{ config: Pick<Config, 'supportContact' | 'tokenPrice' | 'publicBaseUrl'> }>({
+// A browser (it asks for HTML) goes to the dashboard; API clients get the information document. Its
+// operations come with the deps: they are listed from every route, this one's list included.
+export const siteRootRoute = defineRawRoute<{
+  config: Pick<Config, 'supportContact' | 'tokenPrice' | 'publicBaseUrl'>;
+  informationEndpoints: InformationEndpoints;
+}>({
   method: 'GET',
   path: '/',
   auth: 'none',
@@ -59,16 +63,19 @@ export const siteRootRoute = defineRawRoute<{ config: Pick<Config, 'supportConta
       },
     },
   },
-  handle: ({ request }, { config }) =>
+  handle: ({ request }, { config, informationEndpoints }) =>
     acceptsHtml(request.headers.get('accept'))
       ? new Response(DASHBOARD_REDIRECT_HTML, { status: 302, headers: { location: '/app', vary: 'Accept', 'content-type': 'text/html; charset=utf-8' } })
-      : new Response(JSON.stringify(informationDocument(config)), { headers: { 'content-type': 'application/json; charset=utf-8', vary: 'Accept' } }),
+      : new Response(JSON.stringify(informationDocument(config, informationEndpoints)), {
+          headers: { 'content-type': 'application/json; charset=utf-8', vary: 'Accept' },
+        }),
 });
 
 export const docsPageRoute = defineRawRoute<unknown>({
   method: 'GET',
   path: '/docs',
   auth: 'none',
+  info: 'docs',
   handle: () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
 });
 

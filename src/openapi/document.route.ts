@@ -11,5 +11,6 @@ export const openApiDocumentRoute = defineRawRoute<unknown>({
   method: 'GET',
   path: '/openapi.json',
   auth: 'none',
+  info: 'openapi',
   handle: async () => new Response(await openApi(), { headers: { 'content-type': 'application/json; charset=utf-8' } }),
 });

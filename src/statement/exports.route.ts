@@ -37,6 +37,7 @@ export const statementExportRoute = defineRawRoute<Deps>({
   method: 'GET',
   path: '/api/account/statement/export',
   auth: 'jwt',
+  info: { key: 'statement', query: ' (CSV)' },
   openapi: {
     operation: {
       tags: ['account'],
@@ -97,6 +98,7 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
   method: 'GET',
   path: '/api/account/documents/:month/:file',
   auth: 'jwt',
+  info: { key: 'documents', shownAs: ['/api/account/documents/:month/invoice.pdf', '/api/account/documents/:month/act.pdf'] },
   openapi: {
     operation: {
       tags: ['account'],

@@ -47,6 +47,7 @@ const customerRequisitesOutput = z.object({ companyName: z.string(), inn: z.stri
 export const statementRouter = router({
   get: userProcedure
     .meta({
+      info: { key: 'statement', query: '?from=YYYY-MM-DD&to=YYYY-MM-DD&timeZone=' },
       openapi: {
         method: 'GET',
         path: '/api/account/statement',
@@ -104,6 +105,7 @@ export const statementRouter = router({
 
   documents: userProcedure
     .meta({
+      info: 'documents',
       openapi: {
         method: 'GET',
         path: '/api/account/documents',
@@ -155,6 +157,7 @@ export const statementRouter = router({
 
   requisites: userProcedure
     .meta({
+      info: 'customerRequisites',
       openapi: {
         method: 'GET',
         path: '/api/account/requisites',
@@ -169,6 +172,7 @@ export const statementRouter = router({
 
   updateRequisites: userProcedure
     .meta({
+      info: { key: 'customerRequisites', apart: true },
       openapi: {
         method: 'PUT',
         path: '/api/account/requisites',
@@ -185,6 +189,7 @@ export const statementRouter = router({
 export const supportRouter = router({
   contact: publicProcedure
     .meta({
+      info: 'support',
       openapi: {
         method: 'GET',
         path: '/api/support',
@@ -201,6 +206,7 @@ export const supportRouter = router({
 export const adminRequisitesRouter = router({
   get: adminProcedure
     .meta({
+      info: 'admin.requisites',
       openapi: {
         method: 'GET',
         path: '/api/admin/requisites',
@@ -215,6 +221,7 @@ export const adminRequisitesRouter = router({
 
   update: adminProcedure
     .meta({
+      info: 'admin.requisites',
       openapi: {
         method: 'PUT',
         path: '/api/admin/requisites',

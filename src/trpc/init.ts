@@ -2,6 +2,7 @@
 // and the procedure kinds by credential.
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { InformationEntry } from '../http/information';
 import type { AdminPrincipal, Principal } from '../auth/authenticate';
 import type { Services } from '../services';
 import { AppError, errorBody, errorStatus, toAppError } from '../http/errors';
@@ -26,6 +27,8 @@ export type Credential = 'jwt' | 'apiKey';
  * can (src/openapi/document.ts adds those), each with what it means there.
  */
 export type ProcedureMeta = OpenApiMeta & {
+  /** Where the information document (GET /) lists its REST operation. */
+  info?: InformationEntry;
   successStatus?: 200 | 201 | 202;
   credentials?: Credential[];
   errors?: Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504, string>>;

@@ -43,6 +43,7 @@ const notificationView = z.object({
 export const messengerRouter = router({
   getSettings: agentProcedure
     .meta({
+      info: 'messenger.settings',
       openapi: {
         method: 'GET',
         path: '/api/v1/messenger/{agentId}/settings',
@@ -56,6 +57,7 @@ export const messengerRouter = router({
 
   saveSettings: agentProcedure
     .meta({
+      info: 'messenger.settings',
       openapi: {
         method: 'PUT',
         path: '/api/v1/messenger/{agentId}/settings',
@@ -75,6 +77,7 @@ export const messengerRouter = router({
 
   checkChannelAdmin: agentProcedure
     .meta({
+      info: 'messenger.checkChannelAdmin',
       openapi: {
         method: 'GET',
         path: '/api/v1/messenger/{agentId}/check-channel-admin',
@@ -88,6 +91,7 @@ export const messengerRouter = router({
 
   notifications: agentProcedure
     .meta({
+      info: 'messenger.notifications',
       openapi: {
         method: 'GET',
         path: '/api/v1/messenger/{agentId}/notifications',

@@ -8,6 +8,7 @@ export const telegramWebhookRoute = defineRawRoute<{ messenger: { webhook: Pick<
   method: 'POST',
   path: '/api/v1/messenger/:agentId/webhook',
   auth: 'webhookSecret',
+  info: 'messenger.webhook',
   parse: 'none',
   openapi: {
     pathParameters: [agentIdParam('Агент, чей бот Telegram настроен')],

@@ -10,13 +10,19 @@ const TAG = 'social';
 
 export const socialRouter = router({
   getSettings: agentProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Настройки сообщества ВКонтакте (ключ замаскирован)' } })
+    .meta({
+      info: 'social.settings',
+      openapi: { method: 'GET', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Настройки сообщества ВКонтакте (ключ замаскирован)' },
+    })
     .input(z.object({ agentId }))
     .output(socialSettingsView)
     .query(({ ctx }) => ctx.services.social.settings.read(ctx.agent.id)),
 
   putSettings: agentProcedure
-    .meta({ openapi: { method: 'PUT', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Сохранить настройки сообщества ВКонтакте' } })
+    .meta({
+      info: 'social.settings',
+      openapi: { method: 'PUT', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Сохранить настройки сообщества ВКонтакте' },
+    })
     .input(socialSettingsInput.extend({ agentId }))
     .output(socialSettingsView)
     .mutation(({ ctx, input }) => {
@@ -26,6 +32,7 @@ export const socialRouter = router({
 
   checkConnection: userProcedure
     .meta({
+      info: 'social.checkConnection',
       openapi: {
         method: 'POST',
         path: '/api/v1/social/check-connection',
@@ -47,6 +54,7 @@ export const socialRouter = router({
 
   confirmationCode: agentProcedure
     .meta({
+      info: 'social.confirmationCode',
       openapi: {
         method: 'GET',
         path: '/api/v1/social/{agentId}/confirmation-code',
@@ -60,6 +68,7 @@ export const socialRouter = router({
 
   registerWebhook: agentProcedure
     .meta({
+      info: 'social.registerWebhook',
       openapi: {
         method: 'POST',
         path: '/api/v1/social/{agentId}/webhook',

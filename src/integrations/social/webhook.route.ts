@@ -10,6 +10,7 @@ export const socialConfirmationCodeRoute = defineRawRoute<{ social: { webhook: P
   method: 'GET',
   path: '/api/v1/social/webhook/:agentId',
   auth: 'webhookSecret',
+  info: 'social.callback',
   openapi: {
     pathParameters: PATH_PARAMETERS,
     operation: {
@@ -30,6 +31,7 @@ export const socialCallbackRoute = defineRawRoute<{ social: { webhook: Pick<Soci
   method: 'POST',
   path: '/api/v1/social/webhook/:agentId',
   auth: 'webhookSecret',
+  info: 'social.callback',
   parse: 'none',
   openapi: {
     pathParameters: PATH_PARAMETERS,

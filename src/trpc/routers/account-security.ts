@@ -10,6 +10,7 @@ const messageOutput = z.object({ message: z.string() });
 export const accountSecurityRouter = router({
   requestPasswordReset: publicProcedure
     .meta({
+      info: 'passwordReset',
       openapi: {
         method: 'POST',
         path: '/api/auth/password-reset',
@@ -31,6 +32,7 @@ export const accountSecurityRouter = router({
 
   confirmPasswordReset: publicProcedure
     .meta({
+      info: 'passwordReset',
       openapi: {
         method: 'POST',
         path: '/api/auth/password-reset/confirm',

@@ -74,9 +74,7 @@ export const USAGE_FORBIDDEN = 'Ключ отозван, учётная запи
 
 export const accountRouter = router({
   balance: accountProcedure
-    .meta({
-      openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' },
-    })
+    .meta({ info: 'balance', openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' } })
     .input(z.void())
     .output(
       z.object({
@@ -91,6 +89,7 @@ export const accountRouter = router({
 
   usage: accountProcedure
     .meta({
+      info: 'usage',
       openapi: {
         method: 'GET',
         path: '/api/usage',
@@ -116,6 +115,7 @@ export const accountRouter = router({
 
   usageSummary: accountProcedure
     .meta({
+      info: 'usageSummary',
       openapi: {
         method: 'GET',
         path: '/api/usage/summary',

@@ -18,6 +18,7 @@ export const publicUserOutput = z.object({
 export const authRouter = router({
   register: publicProcedure
     .meta({
+      info: 'auth.register',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -37,6 +38,7 @@ export const authRouter = router({
 
   login: publicProcedure
     .meta({
+      info: 'auth.login',
       openapi: {
         method: 'POST',
         path: '/api/auth/login',
@@ -54,6 +56,7 @@ export const authRouter = router({
 
   resendVerification: userProcedure
     .meta({
+      info: 'emailVerification',
       openapi: {
         method: 'POST',
         path: '/api/auth/resend-verification',
@@ -94,6 +97,7 @@ export const authRouter = router({
 
   me: userProcedure
     .meta({
+      info: 'currentUser',
       openapi: {
         method: 'GET',
         path: '/api/auth/me',

@@ -9,6 +9,7 @@ import { emailChangeConfirmInput, emailChangeInput } from './auth-input';
 export const emailChangeRouter = router({
   request: userProcedure
     .meta({
+      info: 'emailChange',
       openapi: {
         method: 'POST',
         path: '/api/account/email',
@@ -30,6 +31,7 @@ export const emailChangeRouter = router({
 
   confirm: publicProcedure
     .meta({
+      info: 'emailChange',
       openapi: {
         method: 'POST',
         path: '/api/account/email/confirm',

@@ -34,13 +34,14 @@ function limitsOf(input: { spendLimit?: number | null; limitReset?: KeyLimits['l
 
 export const keysRouter = router({
   list: userProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/keys', tags: ['keys'], summary: 'Список API-ключей' } })
+    .meta({ info: 'keys.list', openapi: { method: 'GET', path: '/api/keys', tags: ['keys'], summary: 'Список API-ключей' } })
     .input(z.void())
     .output(z.object({ keys: z.array(listedKey), count: z.number().int() }))
     .query(({ ctx }) => ctx.services.keys.list(ctx.principal.userId)),
 
   create: userProcedure
     .meta({
+      info: 'keys.create',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -60,6 +61,7 @@ export const keysRouter = router({
 
   update: userProcedure
     .meta({
+      info: 'keyUpdate',
       openapi: {
         method: 'PATCH',
         path: '/api/keys/{id}',
@@ -72,7 +74,7 @@ export const keysRouter = router({
     .mutation(({ ctx, input }) => ctx.services.keys.update(ctx.principal.userId, input.id, { name: input.name, ...limitsOf(input) })),
 
   revoke: userProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
+    .meta({ info: 'keys.delete', openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
     .input(z.object({ id: z.string().max(100) }))
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {

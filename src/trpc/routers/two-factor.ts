@@ -6,13 +6,14 @@ import { twoFactorCodeInput } from './auth-input';
 
 export const twoFactorRouter = router({
   status: userProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/auth/2fa', tags: ['auth'], summary: 'Включён ли двухфакторный вход (JWT)' } })
+    .meta({ info: 'twoFactor', openapi: { method: 'GET', path: '/api/auth/2fa', tags: ['auth'], summary: 'Включён ли двухфакторный вход (JWT)' } })
     .input(z.void())
     .output(z.object({ enabled: z.boolean() }))
     .query(({ ctx }) => ctx.services.twoFactor.status(ctx.principal.userId)),
 
   setup: userProcedure
     .meta({
+      info: 'twoFactor',
       openapi: {
         method: 'POST',
         path: '/api/auth/2fa/setup',
@@ -27,6 +28,7 @@ export const twoFactorRouter = router({
 
   enable: userProcedure
     .meta({
+      info: 'twoFactor',
       openapi: {
         method: 'POST',
         path: '/api/auth/2fa/enable',
@@ -44,6 +46,7 @@ export const twoFactorRouter = router({
 
   disable: userProcedure
     .meta({
+      info: 'twoFactor',
       openapi: {
         method: 'POST',
         path: '/api/auth/2fa/disable',
