@@ -1,5 +1,5 @@
 // /api/v1/messenger/:agentId/… : the Telegram bot of an agent, for its owner (JWT). The webhook that
-// Telegram calls is a raw route (app.ts), verified by its secret header instead.
+// Telegram calls is a raw route (webhook.route.ts), verified by its secret header instead.
 import { z } from 'zod';
 import { agentProcedure } from '../../trpc/agent-guard';
 import { router } from '../../trpc/init';
