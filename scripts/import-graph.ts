@@ -99,6 +99,8 @@ const ENTRY_FILES = new Set(['index.ts', 'server.ts', 'app.ts', 'services.ts', '
 const BASE = new Set(['db', 'crypto', 'http', 'jobs', 'metrics', 'platform', 'pricing', 'config.ts', 'logger.ts', 'money.ts', 'phone.ts', 'service-info.ts']);
 /** The /v1 core: what a model request needs, from the key check to the settled usage row. */
 const GATEWAY = new Set(['gateway', 'keys']);
+/** `chat-completions.route.ts`, `v1.openapi.ts`: a raw route's definition and its OpenAPI text. */
+const RAW_ROUTE_FILE = /\.(route|openapi)\.ts$/;
 const PAGE_ENTRY = new Set(['main.tsx', 'App.tsx']);
 const PAGE_PARTS = new Set(['components']);
 
@@ -123,8 +125,11 @@ export function floorOf(path: string): Floor {
   if (name === 'feature.ts' && head !== 'platform') return 'entry';
   // The root router is the features' routers under their keys, and the OpenAPI document describes them
   // all: both read the feature list.
-  if (path === 'src/trpc/router.ts' || path === 'src/openapi/document.ts') return 'entry';
+  if (path === 'src/trpc/router.ts' || path === 'src/openapi/document.ts' || path === 'src/openapi/document.route.ts') return 'entry';
   if (name === 'api.ts' && head !== 'platform') return 'wiring';
+  // A raw route's definition (and its long OpenAPI text) is a route wherever its feature keeps it; the list of
+  // them is read by the app and the OpenAPI document.
+  if (RAW_ROUTE_FILE.test(name) || path === 'src/raw-routes.ts') return 'http';
   if (BASE.has(head)) return 'base';
   if (head === 'trpc' || head === 'openapi' || /^openapi(-[a-z0-9-]+)?\.ts$/.test(head)) return 'http';
   if (name === 'router.ts' || name.endsWith('-router.ts') || name === 'routes.ts') return 'http';

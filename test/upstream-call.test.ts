@@ -1,8 +1,8 @@
-// One upstream call's cancellation (src/gateway/v1-common.ts): the sweep that times every call in flight and
+// One upstream call's cancellation (src/gateway/upstream-call.ts): the sweep that times every call in flight and
 // notices a client gone, as the /v1 routes use it. Driven directly: the routes' own tests cover it over HTTP.
 import { describe, expect, test } from 'bun:test';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from '../src/gateway/upstream';
-import { upstreamCall } from '../src/gateway/v1-common';
+import { upstreamCall } from '../src/gateway/upstream-call';
 
 /** Resolves with the signal's reason when it aborts. */
 const aborted = (signal: AbortSignal) =>

@@ -24,6 +24,7 @@ export const authRouter = router({
   register: publicProcedure
     .use(own)
     .meta({
+      info: 'auth.register',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -44,6 +45,7 @@ export const authRouter = router({
   login: publicProcedure
     .use(own)
     .meta({
+      info: 'auth.login',
       openapi: {
         method: 'POST',
         path: '/api/auth/login',
@@ -62,6 +64,7 @@ export const authRouter = router({
   resendVerification: userProcedure
     .use(own)
     .meta({
+      info: 'emailVerification',
       openapi: {
         method: 'POST',
         path: '/api/auth/resend-verification',
@@ -104,6 +107,7 @@ export const authRouter = router({
   me: userProcedure
     .use(own)
     .meta({
+      info: 'currentUser',
       openapi: {
         method: 'GET',
         path: '/api/auth/me',

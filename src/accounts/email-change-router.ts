@@ -14,6 +14,7 @@ export const emailChangeRouter = router({
   request: userProcedure
     .use(own)
     .meta({
+      info: 'emailChange',
       openapi: {
         method: 'POST',
         path: '/api/account/email',
@@ -36,6 +37,7 @@ export const emailChangeRouter = router({
   confirm: publicProcedure
     .use(own)
     .meta({
+      info: 'emailChange',
       openapi: {
         method: 'POST',
         path: '/api/account/email/confirm',

@@ -15,6 +15,7 @@ export const accountSecurityRouter = router({
   requestPasswordReset: publicProcedure
     .use(own)
     .meta({
+      info: 'passwordReset',
       openapi: {
         method: 'POST',
         path: '/api/auth/password-reset',
@@ -37,6 +38,7 @@ export const accountSecurityRouter = router({
   confirmPasswordReset: publicProcedure
     .use(own)
     .meta({
+      info: 'passwordReset',
       openapi: {
         method: 'POST',
         path: '/api/auth/password-reset/confirm',

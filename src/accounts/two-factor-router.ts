@@ -11,7 +11,7 @@ const own = inject((use) => ({ twoFactor: use(accountsSlot).twoFactor }));
 export const twoFactorRouter = router({
   status: userProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: '/api/auth/2fa', tags: ['auth'], summary: 'Включён ли двухфакторный вход (JWT)' } })
+    .meta({ info: 'twoFactor', openapi: { method: 'GET', path: '/api/auth/2fa', tags: ['auth'], summary: 'Включён ли двухфакторный вход (JWT)' } })
     .input(z.void())
     .output(z.object({ enabled: z.boolean() }))
     .query(({ ctx }) => ctx.twoFactor.status(ctx.principal.userId)),
@@ -19,6 +19,7 @@ export const twoFactorRouter = router({
   setup: userProcedure
     .use(own)
     .meta({
+      info: 'twoFactor',
       openapi: {
         method: 'POST',
         path: '/api/auth/2fa/setup',
@@ -34,6 +35,7 @@ export const twoFactorRouter = router({
   enable: userProcedure
     .use(own)
     .meta({
+      info: 'twoFactor',
       openapi: {
         method: 'POST',
         path: '/api/auth/2fa/enable',
@@ -52,6 +54,7 @@ export const twoFactorRouter = router({
   disable: userProcedure
     .use(own)
     .meta({
+      info: 'twoFactor',
       openapi: {
         method: 'POST',
         path: '/api/auth/2fa/disable',

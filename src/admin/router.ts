@@ -130,6 +130,7 @@ export const adminRouter = router({
   listUsers: adminProcedure
     .use(own)
     .meta({
+      info: { key: 'admin.users', query: '?search=&limit=&cursor=' },
       openapi: {
         method: 'GET',
         path: '/api/admin/users',
@@ -144,6 +145,7 @@ export const adminRouter = router({
   getUser: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.users',
       openapi: {
         method: 'GET',
         path: '/api/admin/users/{id}',
@@ -212,6 +214,7 @@ export const adminRouter = router({
   creditUser: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.credit',
       openapi: {
         method: 'POST',
         path: '/api/admin/users/{id}/credit',
@@ -234,6 +237,7 @@ export const adminRouter = router({
   blockUser: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.block',
       openapi: {
         method: 'POST',
         path: '/api/admin/users/{id}/block',
@@ -247,9 +251,7 @@ export const adminRouter = router({
 
   unblockUser: adminProcedure
     .use(own)
-    .meta({
-      openapi: { method: 'POST', path: '/api/admin/users/{id}/unblock', tags: TAGS, summary: 'Снять блокировку' },
-    })
+    .meta({ info: 'admin.block', openapi: { method: 'POST', path: '/api/admin/users/{id}/unblock', tags: TAGS, summary: 'Снять блокировку' } })
     .input(userIdInput)
     .output(adminUser)
     .mutation(({ ctx, input }) => ctx.admin.users.unblock(ctx.principal, input.id)),
@@ -338,6 +340,7 @@ export const adminRouter = router({
   dailyStats: adminProcedure
     .use(own)
     .meta({
+      info: { key: 'admin.dailyStats', query: '?from=YYYY-MM-DD&to=YYYY-MM-DD' },
       openapi: {
         method: 'GET',
         path: '/api/admin/stats/daily',
@@ -361,6 +364,7 @@ export const adminRouter = router({
   audit: adminProcedure
     .use(own)
     .meta({
+      info: { key: 'admin.audit', query: '?limit=&cursor=' },
       openapi: {
         method: 'GET',
         path: '/api/admin/audit',
@@ -395,6 +399,7 @@ export const adminRouter = router({
   listPrices: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.prices',
       openapi: {
         method: 'GET',
         path: '/api/admin/prices',
@@ -414,6 +419,7 @@ export const adminRouter = router({
   putPrice: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.prices',
       openapi: {
         method: 'PUT',
         path: '/api/admin/prices',
@@ -434,6 +440,7 @@ export const adminRouter = router({
   deletePrice: adminProcedure
     .use(own)
     .meta({
+      info: { key: 'admin.prices', query: '?pattern=' },
       openapi: {
         method: 'DELETE',
         path: '/api/admin/prices',
@@ -451,6 +458,7 @@ export const adminRouter = router({
   previewPriceImport: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.priceImport',
       openapi: {
         method: 'POST',
         path: '/api/admin/prices/import/preview',
@@ -474,6 +482,7 @@ export const adminRouter = router({
   importPrices: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.priceImport',
       openapi: {
         method: 'POST',
         path: '/api/admin/prices/import',
@@ -487,6 +496,7 @@ export const adminRouter = router({
   listProviders: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.providers',
       openapi: {
         method: 'GET',
         path: '/api/admin/providers',
@@ -501,6 +511,7 @@ export const adminRouter = router({
   createProvider: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.providers',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -515,7 +526,7 @@ export const adminRouter = router({
 
   getProvider: adminProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Провайдер и его здоровье' } })
+    .meta({ info: 'admin.providers', openapi: { method: 'GET', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Провайдер и его здоровье' } })
     .input(providerIdInput)
     .output(providerView)
     .query(({ ctx, input }) => ctx.admin.providers.get(input.id)),
@@ -523,6 +534,7 @@ export const adminRouter = router({
   updateProvider: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.providers',
       openapi: {
         method: 'PATCH',
         path: '/api/admin/providers/{id}',
@@ -540,6 +552,7 @@ export const adminRouter = router({
   deleteProvider: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.providers',
       openapi: { method: 'DELETE', path: '/api/admin/providers/{id}', tags: TAGS, summary: 'Удалить провайдера, на которого не ссылается ни один маршрут' },
     })
     .input(providerIdInput)
@@ -552,6 +565,7 @@ export const adminRouter = router({
   listRoutes: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.routes',
       openapi: {
         method: 'GET',
         path: '/api/admin/routes',
@@ -566,6 +580,7 @@ export const adminRouter = router({
   putRoute: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.routes',
       openapi: {
         method: 'PUT',
         path: '/api/admin/routes',
@@ -581,6 +596,7 @@ export const adminRouter = router({
   deleteRoute: adminProcedure
     .use(own)
     .meta({
+      info: { key: 'admin.routes', query: '?pattern=' },
       openapi: {
         method: 'DELETE',
         path: '/api/admin/routes',

@@ -1,5 +1,5 @@
 // GET /api/admin/stats/daily/export: the operator's daily figures (the chart's numbers) as a CSV file for
-// a spreadsheet, admins only. Not a tRPC procedure: its answer is not JSON (openapi-admin-stats-export.ts
+// a spreadsheet, admins only. Not a tRPC procedure: its answer is not JSON (stats-export.route.ts
 // describes it). At most 366 days, so the file is built in memory.
 import type { Authenticator } from '../auth/authenticate';
 import { neutraliseCell } from '../gateway/usage-export';

@@ -36,7 +36,7 @@ const ownedAgentProcedure = procedureForOwnedAgent('id').use(own);
 export const agentsRouter = router({
   list: userProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: '/api/agents', tags: ['agents'], summary: 'Агенты пользователя' } })
+    .meta({ info: 'agents.list', openapi: { method: 'GET', path: '/api/agents', tags: ['agents'], summary: 'Агенты пользователя' } })
     .input(z.void())
     .output(z.object({ agents: z.array(agentOutput), count: z.number().int() }))
     .query(({ ctx }) => ctx.agents.list(ctx.principal.userId)),
@@ -44,6 +44,7 @@ export const agentsRouter = router({
   create: userProcedure
     .use(own)
     .meta({
+      info: 'agents.create',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -59,15 +60,13 @@ export const agentsRouter = router({
     .mutation(({ ctx, input }) => ctx.agents.create(ctx.principal.userId, input)),
 
   get: ownedAgentProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/agents/{id}', tags: ['agents'], summary: 'Агент' } })
+    .meta({ info: 'agents.get', openapi: { method: 'GET', path: '/api/agents/{id}', tags: ['agents'], summary: 'Агент' } })
     .input(z.object({ id: agentId }))
     .output(agentOutput)
     .query(({ ctx }) => agentView(ctx.agent)),
 
   update: ownedAgentProcedure
-    .meta({
-      openapi: { method: 'PATCH', path: '/api/agents/{id}', tags: ['agents'], summary: 'Изменить агента (тип не меняется)' },
-    })
+    .meta({ info: 'agents.update', openapi: { method: 'PATCH', path: '/api/agents/{id}', tags: ['agents'], summary: 'Изменить агента (тип не меняется)' } })
     .input(z.object({ id: agentId, ...agentPatchInput.shape }))
     .output(agentOutput)
     .mutation(({ ctx, input }) => {
@@ -76,9 +75,7 @@ export const agentsRouter = router({
     }),
 
   remove: ownedAgentProcedure
-    .meta({
-      openapi: { method: 'DELETE', path: '/api/agents/{id}', tags: ['agents'], summary: 'Удалить агента и его интеграции' },
-    })
+    .meta({ info: 'agents.delete', openapi: { method: 'DELETE', path: '/api/agents/{id}', tags: ['agents'], summary: 'Удалить агента и его интеграции' } })
     .input(z.object({ id: agentId }))
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx }) => {

@@ -13,7 +13,10 @@ const TAG = 'billing';
 export const billingRouter = router({
   config: publicProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: '/api/billing/config', tags: [TAG], summary: 'Настройки пополнения баланса: включено ли, валюта, пределы суммы' } })
+    .meta({
+      info: 'billing.config',
+      openapi: { method: 'GET', path: '/api/billing/config', tags: [TAG], summary: 'Настройки пополнения баланса: включено ли, валюта, пределы суммы' },
+    })
     .input(z.void())
     .output(billingConfigView)
     .query(({ ctx }) => ctx.topups.service.config()),
@@ -21,6 +24,7 @@ export const billingRouter = router({
   createTopup: userProcedure
     .use(own)
     .meta({
+      info: 'billing.topups',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -36,7 +40,7 @@ export const billingRouter = router({
 
   listTopups: userProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
+    .meta({ info: 'billing.topups', openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
     .input(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(300).optional() }))
     .output(z.object({ topups: z.array(topupView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.topups.service.list(ctx.principal.userId, input)),
@@ -44,6 +48,7 @@ export const billingRouter = router({
   getTopup: userProcedure
     .use(own)
     .meta({
+      info: 'billing.topups',
       openapi: {
         method: 'GET',
         path: '/api/billing/topups/{id}',

@@ -31,13 +31,17 @@ const paging = {
 
 export const commerceRouter = router({
   getSettings: shopProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/settings', tags: [TAG], summary: 'Настройки магазина (секрет уведомлений замаскирован)' } })
+    .meta({
+      info: 'commerce.settings',
+      openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/settings', tags: [TAG], summary: 'Настройки магазина (секрет уведомлений замаскирован)' },
+    })
     .input(z.object({ agentId }))
     .output(commerceSettingsView)
     .query(({ ctx }) => ctx.commerce.settings.read(ctx.agent.id)),
 
   putSettings: shopProcedure
     .meta({
+      info: 'commerce.settings',
       openapi: {
         method: 'PUT',
         path: '/api/v1/commerce/{agentId}/settings',
@@ -53,13 +57,17 @@ export const commerceRouter = router({
     }),
 
   listProducts: shopProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Товары каталога (постранично)' } })
+    .meta({
+      info: 'commerce.products',
+      openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Товары каталога (постранично)' },
+    })
     .input(z.object({ agentId, ...paging }))
     .output(z.object({ products: z.array(productView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.commerce.catalog.list(ctx.agent.id, input)),
 
   createProduct: shopProcedure
     .meta({
+      info: 'commerce.products',
       successStatus: 201,
       openapi: { method: 'POST', path: '/api/v1/commerce/{agentId}/products', tags: [TAG], summary: 'Добавить товар', successDescription: 'Товар добавлен' },
     })
@@ -71,13 +79,16 @@ export const commerceRouter = router({
     }),
 
   getProduct: shopProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Товар' } })
+    .meta({ info: 'commerce.products', openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Товар' } })
     .input(z.object({ agentId, productId: id }))
     .output(productView)
     .query(({ ctx, input }) => ctx.commerce.catalog.get(ctx.agent.id, input.productId)),
 
   updateProduct: shopProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Изменить товар' } })
+    .meta({
+      info: 'commerce.products',
+      openapi: { method: 'PATCH', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Изменить товар' },
+    })
     .input(productPatch.extend({ agentId, productId: id }))
     .output(productView)
     .mutation(({ ctx, input }) => {
@@ -86,7 +97,10 @@ export const commerceRouter = router({
     }),
 
   deleteProduct: shopProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Удалить товар' } })
+    .meta({
+      info: 'commerce.products',
+      openapi: { method: 'DELETE', path: '/api/v1/commerce/{agentId}/products/{productId}', tags: [TAG], summary: 'Удалить товар' },
+    })
     .input(z.object({ agentId, productId: id }))
     .output(z.object({ success: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
@@ -96,6 +110,7 @@ export const commerceRouter = router({
 
   importProducts: shopProcedure
     .meta({
+      info: 'commerce.importProducts',
       openapi: {
         method: 'POST',
         path: '/api/v1/commerce/{agentId}/products/import',
@@ -112,13 +127,16 @@ export const commerceRouter = router({
     .mutation(({ ctx, input }) => ctx.commerce.catalog.import(ctx.agent.id, input)),
 
   listOrders: shopProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders', tags: [TAG], summary: 'Заказы (новые сначала), фильтр по статусу и датам' } })
+    .meta({
+      info: 'commerce.orders',
+      openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders', tags: [TAG], summary: 'Заказы (новые сначала), фильтр по статусу и датам' },
+    })
     .input(z.object({ agentId, ...paging, status: z.enum(ORDER_STATUSES).optional(), from: isoInstantInput.optional(), to: isoInstantInput.optional() }))
     .output(z.object({ orders: z.array(orderView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.commerce.orders.list(ctx.agent.id, input)),
 
   getOrder: shopProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders/{orderId}', tags: [TAG], summary: 'Заказ' } })
+    .meta({ info: 'commerce.orders', openapi: { method: 'GET', path: '/api/v1/commerce/{agentId}/orders/{orderId}', tags: [TAG], summary: 'Заказ' } })
     .input(z.object({ agentId, orderId: id }))
     .output(orderView)
     .query(({ ctx, input }) => ctx.commerce.orders.get(ctx.agent.id, input.orderId)),

@@ -31,6 +31,7 @@ export const dialoguesRouter = router({
   list: agentProcedure
     .use(own)
     .meta({
+      info: { key: 'dialogues.list', query: '?state=bot|escalated|operator|closed&q=&limit=&cursor=' },
       openapi: {
         method: 'GET',
         path: BASE,
@@ -47,7 +48,7 @@ export const dialoguesRouter = router({
 
   get: agentProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: ONE, tags: [TAG], summary: 'Диалог: клиент, состояние, кто ведёт' } })
+    .meta({ info: 'dialogues.get', openapi: { method: 'GET', path: ONE, tags: [TAG], summary: 'Диалог: клиент, состояние, кто ведёт' } })
     .input(dialoguePath)
     .output(dialogueView)
     .query(({ ctx, input }) => ctx.dialogues.get(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
@@ -55,6 +56,7 @@ export const dialoguesRouter = router({
   messages: agentProcedure
     .use(own)
     .meta({
+      info: { key: 'dialogues.messages', query: '?limit=&cursor=&afterId=' },
       openapi: {
         method: 'GET',
         path: `${ONE}/messages`,
@@ -78,6 +80,7 @@ export const dialoguesRouter = router({
   reply: agentProcedure
     .use(own)
     .meta({
+      info: 'dialogues.reply',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -97,6 +100,7 @@ export const dialoguesRouter = router({
   takeover: agentProcedure
     .use(own)
     .meta({
+      info: 'dialogues.takeover',
       openapi: {
         method: 'POST',
         path: `${ONE}/takeover`,
@@ -110,14 +114,14 @@ export const dialoguesRouter = router({
 
   release: agentProcedure
     .use(own)
-    .meta({ openapi: { method: 'POST', path: `${ONE}/release`, tags: [TAG], summary: 'Вернуть диалог ассистенту' } })
+    .meta({ info: 'dialogues.release', openapi: { method: 'POST', path: `${ONE}/release`, tags: [TAG], summary: 'Вернуть диалог ассистенту' } })
     .input(dialoguePath)
     .output(dialogueView)
     .mutation(({ ctx, input }) => ctx.dialogues.release(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
 
   read: agentProcedure
     .use(own)
-    .meta({ openapi: { method: 'POST', path: `${ONE}/read`, tags: [TAG], summary: 'Отметить переписку прочитанной' } })
+    .meta({ info: 'dialogues.read', openapi: { method: 'POST', path: `${ONE}/read`, tags: [TAG], summary: 'Отметить переписку прочитанной' } })
     .input(dialoguePath)
     .output(dialogueView)
     .mutation(({ ctx, input }) => ctx.dialogues.markRead(ctx.agent.id, input.dialogueId, ctx.principal.userId)),
@@ -125,6 +129,7 @@ export const dialoguesRouter = router({
   remove: agentProcedure
     .use(own)
     .meta({
+      info: 'dialogues.delete',
       openapi: {
         method: 'DELETE',
         path: ONE,
@@ -142,6 +147,7 @@ export const dialoguesRouter = router({
   results: agentProcedure
     .use(own)
     .meta({
+      info: { key: 'dialogues.results', query: '?from=&to=' },
       openapi: {
         method: 'GET',
         path: '/api/v1/agents/{agentId}/results',

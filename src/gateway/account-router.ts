@@ -79,9 +79,7 @@ export const USAGE_FORBIDDEN = 'Ключ отозван, учётная запи
 export const accountRouter = router({
   balance: accountProcedure
     .use(own)
-    .meta({
-      openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' },
-    })
+    .meta({ info: 'balance', openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' } })
     .input(z.void())
     .output(
       z.object({
@@ -97,6 +95,7 @@ export const accountRouter = router({
   usage: accountProcedure
     .use(own)
     .meta({
+      info: 'usage',
       openapi: {
         method: 'GET',
         path: '/api/usage',
@@ -123,6 +122,7 @@ export const accountRouter = router({
   usageSummary: accountProcedure
     .use(own)
     .meta({
+      info: 'usageSummary',
       openapi: {
         method: 'GET',
         path: '/api/usage/summary',

@@ -19,18 +19,11 @@ import type { Routing } from './routing/registry';
 import type { Idempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { relayStream } from './stream-relay';
-import {
-  answerTooLarge,
-  failureRecorder,
-  ownKeyId,
-  pricedModel,
-  readJsonObject,
-  readUpstreamText,
-  settleAnswer,
-  tokenCount,
-  UpstreamAnswerTooLarge,
-  withIdempotency,
-} from './v1-common';
+import { withIdempotency } from './idempotency';
+import { failureRecorder, settleAnswer, tokenCount } from './settlement';
+import { readUpstreamText, UpstreamAnswerTooLarge } from './upstream-body';
+import { ownKeyId, pricedModel, readJsonObject } from './v1-request';
+import { answerTooLarge } from './whole-answer';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens' | 'supportContact'>;

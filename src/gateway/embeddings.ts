@@ -16,7 +16,10 @@ import { MODEL_ID } from './request';
 import { BYTE_BOUND_LIMIT, countTextsTokens } from './tokens';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
-import { failureRecorder, pricedModel, ownKeyId, readJsonObject, readWholeAnswer, tokenCount, withIdempotency } from './v1-common';
+import { withIdempotency } from './idempotency';
+import { failureRecorder, tokenCount } from './settlement';
+import { pricedModel, ownKeyId, readJsonObject } from './v1-request';
+import { readWholeAnswer } from './whole-answer';
 
 /** OpenAI's own limit on the inputs of one request. */
 const MAX_INPUTS = 2048;

@@ -11,6 +11,7 @@ import type { Database } from '../db/client';
 import { idempotencyKeys } from '../db/schema';
 import { AppError, errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import type { Logger } from '../logger';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_HOURS = 24;
@@ -134,3 +135,35 @@ export function createIdempotency({ db }: { db: Database }) {
 }
 
 export type Idempotency = ReturnType<typeof createIdempotency>;
+
+/**
+ * Runs a /v1 request under its Idempotency-Key, if it has one: a repeat gets the stored answer (or 409),
+ * a failure frees the key for the client's retry, and a whole answer is kept for replays.
+ */
+export async function withIdempotency(
+  deps: { idempotency?: Idempotency; logger: Logger },
+  request: Request,
+  call: { owner: IdempotencyOwner; text: string; requestId: string; stream: boolean },
+  run: () => Promise<Response>,
+): Promise<Response> {
+  const { idempotency, logger } = deps;
+  const idempotencyKey = request.headers.get('idempotency-key');
+  if (idempotencyKey === null || !idempotency) return run();
+  const start = await idempotency.begin(call.owner, idempotencyKey, call.text, call.requestId, call.stream);
+  if (start.kind === 'replay') return start.response;
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    await idempotency.release(call.owner, idempotencyKey).catch((e) => logger.warn('could not free an idempotency key', { error: e }));
+    throw error;
+  }
+  const contentType = response.headers.get('content-type');
+  const stream = (contentType ?? '').includes('text/event-stream');
+  // A whole answer is kept for replays; a stream only as "done" (a repeat gets 409).
+  const stored = stream ? null : await response.clone().text();
+  await idempotency
+    .complete(call.owner, idempotencyKey, { status: response.status, body: stored, contentType })
+    .catch((error) => logger.warn('could not store an idempotent answer', { error, requestId: call.requestId }));
+  return response;
+}

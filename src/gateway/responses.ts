@@ -23,21 +23,13 @@ import { countTextTokens, createTokenTally, estimatePromptTokens, reservePromptT
 import { ABORT_CLIENT_CLOSED, type Upstream } from './upstream';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
-import {
-  ERROR_BODY_BYTES,
-  failureRecorder,
-  pricedModel,
-  fetchFailure,
-  ownKeyId,
-  readJsonObject,
-  readWholeAnswer,
-  readUpstreamText,
-  settleAnswer,
-  tokenCount,
-  upstreamCall,
-  withIdempotency,
-  type RequestFacts,
-} from './v1-common';
+import { withIdempotency } from './idempotency';
+import { failureRecorder, settleAnswer, tokenCount, type RequestFacts } from './settlement';
+import { readUpstreamText } from './upstream-body';
+import { upstreamCall } from './upstream-call';
+import { ERROR_BODY_BYTES, fetchFailure } from './upstream-rejection';
+import { pricedModel, ownKeyId, readJsonObject } from './v1-request';
+import { readWholeAnswer } from './whole-answer';
 
 export const responsesRequestSchema = z
   .object({

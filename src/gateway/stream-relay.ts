@@ -9,7 +9,7 @@ import { costText } from './answer-cost';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from './upstream';
 import { createUsageFilter, SseEventTooLarge } from './usage-filter';
-import { settleAnswer, type RequestFacts } from './v1-common';
+import { settleAnswer, type RequestFacts } from './settlement';
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',

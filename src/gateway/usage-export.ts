@@ -5,7 +5,7 @@
 // filters and three more columns customers are not shown: the provider that answered, the attempts, and
 // what that provider charges us.
 // Not a tRPC procedure: its answer is not JSON. The OpenAPI document describes it by hand
-// (src/openapi/usage-export.ts).
+// (usage-export.route.ts).
 import { z } from 'zod';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';

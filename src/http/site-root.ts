@@ -1,4 +1,4 @@
-// The site root: a browser is sent to the dashboard, an API client gets the information document (app.ts).
+// The site root: a browser is sent to the dashboard, an API client gets the information document (http/site.route.ts).
 
 /** True when the client names text/html (or XHTML) with a weight above zero, as browsers do. */
 export function acceptsHtml(accept: string | null): boolean {

@@ -39,7 +39,7 @@ function limitsOf(input: { spendLimit?: number | null; limitReset?: KeyLimits['l
 export const keysRouter = router({
   list: userProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: '/api/keys', tags: ['keys'], summary: 'Список API-ключей' } })
+    .meta({ info: 'keys.list', openapi: { method: 'GET', path: '/api/keys', tags: ['keys'], summary: 'Список API-ключей' } })
     .input(z.void())
     .output(z.object({ keys: z.array(listedKey), count: z.number().int() }))
     .query(({ ctx }) => ctx.keys.list(ctx.principal.userId)),
@@ -47,6 +47,7 @@ export const keysRouter = router({
   create: userProcedure
     .use(own)
     .meta({
+      info: 'keys.create',
       successStatus: 201,
       openapi: {
         method: 'POST',
@@ -67,6 +68,7 @@ export const keysRouter = router({
   update: userProcedure
     .use(own)
     .meta({
+      info: 'keyUpdate',
       openapi: {
         method: 'PATCH',
         path: '/api/keys/{id}',
@@ -80,7 +82,7 @@ export const keysRouter = router({
 
   revoke: userProcedure
     .use(own)
-    .meta({ openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
+    .meta({ info: 'keys.delete', openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
     .input(z.object({ id: z.string().max(100) }))
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {

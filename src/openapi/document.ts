@@ -1,20 +1,19 @@
 // The OpenAPI document: generated from the tRPC router's meta, so REST clients and the typed client
 // see one definition. `npm run openapi` writes it to openapi.json; the server serves the same document.
 //
-// This file assembles it; each route family is described in a file of its own in this folder:
-// dashboard.ts the tRPC procedures (written by the generator, finished by rule), v1.ts the
-// OpenAI-compatible /v1 routes, webhooks.ts the inbound webhooks, health.ts the health checks,
-// usage-export.ts the CSV exports, statement.ts the statement's CSV, the closing documents' PDFs and the site root; errors.ts and examples.ts build the error answers and examples they
-// share. test/openapi-lint.test.ts holds the result to redocly's recommended rules and ours (redocly.yaml).
+// This file assembles it: dashboard.ts finishes the tRPC procedures' operations (written by the generator),
+// and each raw route brings its own operation in its definition (src/raw-routes.ts lists them); errors.ts,
+// examples.ts and webhooks.ts build the error answers, examples and webhook parts they share.
+// test/openapi-lint.test.ts holds the result to redocly's recommended rules and ours (redocly.yaml).
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { DASHBOARD_TAGS, finishDashboardOperations, type Operation, type Schema } from './dashboard';
 import { ERROR_SCHEMA } from './errors';
-import { HEALTH_TAG, healthPaths } from './health';
-import { SERVICE_TAG, statementPaths } from './statement';
-import { usageExportPaths } from './usage-export';
-import { adminStatsExportPaths } from './admin-stats-export';
-import { V1_TAG, v1OpenApi } from './v1';
-import { WEBHOOK_TAG, webhookPaths } from './webhooks';
+import { WEBHOOK_TAG } from './webhooks';
+import { V1_SCHEMAS, V1_TAG } from '../gateway/v1.openapi';
+import { HEALTH_TAG } from '../http/health.route';
+import { openApiPathOf, type OpenApiPaths, type RawRoute, securityOf } from '../http/raw-route';
+import { SERVICE_TAG } from '../http/site.route';
+import { rawRoutes } from '../raw-routes';
 import { appRouter } from '../trpc/router';
 import { SERVICE_NAME, SERVICE_VERSION } from '../service-info';
 
@@ -38,6 +37,14 @@ const SECURITY_SCHEMES = {
       'где подходит и JWT (у таких операций указаны обе схемы: достаточно любой)',
   },
 };
+
+/** The operation with its `security` where a reader looks for it: before its parameters, body and answers. */
+function withSecurity(operation: Record<string, unknown>, security: unknown): Record<string, unknown> {
+  const entries = Object.entries(operation);
+  const at = entries.findIndex(([key]) => ['parameters', 'requestBody', 'responses'].includes(key));
+  entries.splice(at === -1 ? entries.length : at, 0, ['security', security]);
+  return Object.fromEntries(entries);
+}
 
 export function buildOpenApiDocument(): OpenApiDocument {
   const doc = generateOpenApiDocument(appRouter, {
@@ -63,15 +70,16 @@ export function buildOpenApiDocument(): OpenApiDocument {
 
   finishDashboardOperations(appRouter, mutable.paths, schemas);
 
-  // The /v1 routes, the inbound webhooks and the health checks are raw handlers, described by hand.
-  const v1 = v1OpenApi();
-  Object.assign(mutable.paths, v1.paths, webhookPaths(), healthPaths());
-  // The CSV export takes /api/usage's filters, as the generator described them there.
-  const filters = (mutable.paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name));
-  Object.assign(mutable.paths, usageExportPaths(filters), statementPaths());
-  // The daily figures' CSV takes the JSON operation's period.
-  Object.assign(mutable.paths, adminStatsExportPaths(mutable.paths['/api/admin/stats/daily']?.get?.parameters ?? []));
-  Object.assign(schemas, v1.schemas);
+  // The raw routes (/v1, webhooks, health, exports, the site root) by their definitions, in the list's order.
+  for (const route of rawRoutes as readonly RawRoute<never>[]) {
+    if (!route.openapi) continue;
+    const { operation, pathParameters } = route.openapi;
+    const item = (mutable.paths[openApiPathOf(route)] ??= {}) as Record<string, unknown>;
+    if (pathParameters) item.parameters ??= pathParameters;
+    const described = typeof operation === 'function' ? operation(mutable.paths as OpenApiPaths) : operation;
+    item[route.method.toLowerCase()] = withSecurity(described, securityOf(route.auth));
+  }
+  Object.assign(schemas, V1_SCHEMAS);
   mutable.components.securitySchemes = SECURITY_SCHEMES;
   const used = new Set(Object.values(mutable.paths).flatMap((item) => Object.values(item).flatMap((op) => (op as Operation).tags ?? [])));
   const known = TAGS.filter((tag) => used.has(tag.name));

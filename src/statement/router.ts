@@ -52,6 +52,7 @@ export const statementRouter = router({
   get: userProcedure
     .use(own)
     .meta({
+      info: { key: 'statement', query: '?from=YYYY-MM-DD&to=YYYY-MM-DD&timeZone=' },
       openapi: {
         method: 'GET',
         path: '/api/account/statement',
@@ -110,6 +111,7 @@ export const statementRouter = router({
   documents: userProcedure
     .use(own)
     .meta({
+      info: 'documents',
       openapi: {
         method: 'GET',
         path: '/api/account/documents',
@@ -162,6 +164,7 @@ export const statementRouter = router({
   requisites: userProcedure
     .use(own)
     .meta({
+      info: 'customerRequisites',
       openapi: {
         method: 'GET',
         path: '/api/account/requisites',
@@ -177,6 +180,7 @@ export const statementRouter = router({
   updateRequisites: userProcedure
     .use(own)
     .meta({
+      info: { key: 'customerRequisites', apart: true },
       openapi: {
         method: 'PUT',
         path: '/api/account/requisites',
@@ -194,6 +198,7 @@ export const supportRouter = router({
   contact: publicProcedure
     .use(own)
     .meta({
+      info: 'support',
       openapi: {
         method: 'GET',
         path: '/api/support',
@@ -211,6 +216,7 @@ export const adminRequisitesRouter = router({
   get: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.requisites',
       openapi: {
         method: 'GET',
         path: '/api/admin/requisites',
@@ -226,6 +232,7 @@ export const adminRequisitesRouter = router({
   update: adminProcedure
     .use(own)
     .meta({
+      info: 'admin.requisites',
       openapi: {
         method: 'PUT',
         path: '/api/admin/requisites',

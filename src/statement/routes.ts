@@ -1,5 +1,5 @@
 // The statement as a CSV file and the closing documents as PDF files: not JSON, so raw routes beside
-// the procedures (app.ts), described by hand in the OpenAPI document (openapi/statement.ts). JWT only.
+// the procedures, defined and described in exports.route.ts. JWT only.
 import { z } from 'zod';
 import type { Authenticator } from '../auth/authenticate';
 import { databaseKnowsTimeZone } from '../db/time-zones';

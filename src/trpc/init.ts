@@ -3,6 +3,7 @@
 import { initTRPC } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { InformationEntry } from '../http/information';
 import type { AdminPrincipal, Authenticator, Principal } from '../auth/authenticate';
 import type { Config } from '../config';
 import type { DatabaseHandle } from '../db/client';
@@ -35,6 +36,8 @@ export type Credential = 'jwt' | 'apiKey';
  * can (src/openapi/document.ts adds those), each with what it means there.
  */
 export type ProcedureMeta = OpenApiMeta & {
+  /** Where the information document (GET /) lists its REST operation. */
+  info?: InformationEntry;
   successStatus?: 200 | 201 | 202;
   credentials?: Credential[];
   errors?: Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504, string>>;

@@ -17,7 +17,9 @@ import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
 import type { Logger } from '../../logger';
 import { ABORT_CLIENT_CLOSED, type Upstream } from '../upstream';
-import { fetchFailure, readUpstreamRejection, upstreamCall, type FailureRecorder, type RequestFacts, type UpstreamRejection } from '../v1-common';
+import type { FailureRecorder, RequestFacts } from '../settlement';
+import { upstreamCall } from '../upstream-call';
+import { fetchFailure, readUpstreamRejection, type UpstreamRejection } from '../upstream-rejection';
 import type { Candidate, Routing } from './registry';
 
 /** The request body for a candidate: the client's bytes, or with `model` replaced by the provider's own id. */

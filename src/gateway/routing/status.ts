@@ -6,7 +6,7 @@
 // operator in `unservedRoutes`, not a reason to drop instances. Only `default` is probed (as before
 // routing, the probe is kept a few seconds); the other providers are judged by the requests they served,
 // which is what the circuit breaker acts on. The whole body (status, latencyMs, error: the probe of
-// `default`; `providers`; `unservedRoutes`) is for admins; anyone else gets `{status}` (app.ts).
+// `default`; `providers`; `unservedRoutes`) is for admins; anyone else gets `{status}` (http/health.route.ts).
 import type { ProbeResult } from '../models';
 import { DEFAULT_PROVIDER_ID, type Routing } from './registry';
 

@@ -74,13 +74,17 @@ const serviceAgentProcedure = agentProcedure.use(own).use(({ ctx, next }) => {
 
 export const bookingRouter = router({
   getSettings: serviceAgentProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/settings', tags: [TAG], summary: 'Настройки YCLIENTS (секреты не возвращаются)' } })
+    .meta({
+      info: 'booking.settings',
+      openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/settings', tags: [TAG], summary: 'Настройки YCLIENTS (секреты не возвращаются)' },
+    })
     .input(z.object({ agentId }))
     .output(bookingSettingsView)
     .query(({ ctx }) => ctx.booking.settings.read(ctx.agent.id)),
 
   putSettings: serviceAgentProcedure
     .meta({
+      info: 'booking.settings',
       openapi: {
         method: 'PUT',
         path: '/api/v1/booking/{agentId}/settings',
@@ -96,19 +100,22 @@ export const bookingRouter = router({
     }),
 
   specialists: serviceAgentProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/specialists', tags: [TAG], summary: 'Специалисты' } })
+    .meta({ info: 'booking.specialists', openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/specialists', tags: [TAG], summary: 'Специалисты' } })
     .input(z.object({ agentId }))
     .output(z.object({ specialists: z.array(specialist) }))
     .query(async ({ ctx }) => ({ specialists: await ctx.booking.service.specialists(ctx.agent.id) })),
 
   services: serviceAgentProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/services', tags: [TAG], summary: 'Услуги' } })
+    .meta({ info: 'booking.services', openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/services', tags: [TAG], summary: 'Услуги' } })
     .input(z.object({ agentId }))
     .output(z.object({ services: z.array(service) }))
     .query(async ({ ctx }) => ({ services: await ctx.booking.service.services(ctx.agent.id) })),
 
   slots: serviceAgentProcedure
-    .meta({ openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/slots', tags: [TAG], summary: 'Свободное время на день' } })
+    .meta({
+      info: { key: 'booking.slots', query: '?date=YYYY-MM-DD&specialistId=&serviceId=' },
+      openapi: { method: 'GET', path: '/api/v1/booking/{agentId}/slots', tags: [TAG], summary: 'Свободное время на день' },
+    })
     .input(z.object({ agentId, date: day, specialistId: internalId(), serviceId: internalId() }))
     .output(z.object({ date: z.string(), specialistId: z.string(), serviceId: z.string(), slots: z.array(slot) }))
     .query(async ({ ctx, input }) => ({
@@ -120,6 +127,7 @@ export const bookingRouter = router({
 
   createAppointment: serviceAgentProcedure
     .meta({
+      info: 'booking.appointments',
       successStatus: 201,
       openapi: {
         method: 'POST',

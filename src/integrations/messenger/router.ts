@@ -1,5 +1,5 @@
 // /api/v1/messenger/:agentId/… : the Telegram bot of an agent, for its owner (JWT). The webhook that
-// Telegram calls is a raw route (app.ts), verified by its secret header instead.
+// Telegram calls is a raw route (webhook.route.ts), verified by its secret header instead.
 import { z } from 'zod';
 import { agentProcedure } from '../../trpc/agent-guard';
 import { router, inject } from '../../trpc/init';
@@ -48,6 +48,7 @@ export const messengerRouter = router({
   getSettings: agentProcedure
     .use(own)
     .meta({
+      info: 'messenger.settings',
       openapi: {
         method: 'GET',
         path: '/api/v1/messenger/{agentId}/settings',
@@ -62,6 +63,7 @@ export const messengerRouter = router({
   saveSettings: agentProcedure
     .use(own)
     .meta({
+      info: 'messenger.settings',
       openapi: {
         method: 'PUT',
         path: '/api/v1/messenger/{agentId}/settings',
@@ -82,6 +84,7 @@ export const messengerRouter = router({
   checkChannelAdmin: agentProcedure
     .use(own)
     .meta({
+      info: 'messenger.checkChannelAdmin',
       openapi: {
         method: 'GET',
         path: '/api/v1/messenger/{agentId}/check-channel-admin',
@@ -96,6 +99,7 @@ export const messengerRouter = router({
   notifications: agentProcedure
     .use(own)
     .meta({
+      info: 'messenger.notifications',
       openapi: {
         method: 'GET',
         path: '/api/v1/messenger/{agentId}/notifications',

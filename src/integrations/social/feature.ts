@@ -1,6 +1,6 @@
 // The VK community as it plugs into the composition (src/features.ts), with the assistant's procedures:
 // the assistant they describe is the one this feature runs.
-import { assistantRouter } from '../../assistant/router';
+import { assistantRouter } from './assistant-router';
 import { defineFeature } from '../../platform/feature';
 import { createSocialApi, socialSlot } from './api';
 import { socialRouter } from './router';

@@ -16,14 +16,20 @@ const TAG = 'social';
 export const socialRouter = router({
   getSettings: agentProcedure
     .use(own)
-    .meta({ openapi: { method: 'GET', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Настройки сообщества ВКонтакте (ключ замаскирован)' } })
+    .meta({
+      info: 'social.settings',
+      openapi: { method: 'GET', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Настройки сообщества ВКонтакте (ключ замаскирован)' },
+    })
     .input(z.object({ agentId }))
     .output(socialSettingsView)
     .query(({ ctx }) => ctx.social.settings.read(ctx.agent.id)),
 
   putSettings: agentProcedure
     .use(own)
-    .meta({ openapi: { method: 'PUT', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Сохранить настройки сообщества ВКонтакте' } })
+    .meta({
+      info: 'social.settings',
+      openapi: { method: 'PUT', path: '/api/v1/social/{agentId}/settings', tags: [TAG], summary: 'Сохранить настройки сообщества ВКонтакте' },
+    })
     .input(socialSettingsInput.extend({ agentId }))
     .output(socialSettingsView)
     .mutation(({ ctx, input }) => {
@@ -34,6 +40,7 @@ export const socialRouter = router({
   checkConnection: userProcedure
     .use(own)
     .meta({
+      info: 'social.checkConnection',
       openapi: {
         method: 'POST',
         path: '/api/v1/social/check-connection',
@@ -56,6 +63,7 @@ export const socialRouter = router({
   confirmationCode: agentProcedure
     .use(own)
     .meta({
+      info: 'social.confirmationCode',
       openapi: {
         method: 'GET',
         path: '/api/v1/social/{agentId}/confirmation-code',
@@ -70,6 +78,7 @@ export const socialRouter = router({
   registerWebhook: agentProcedure
     .use(own)
     .meta({
+      info: 'social.registerWebhook',
       openapi: {
         method: 'POST',
         path: '/api/v1/social/{agentId}/webhook',

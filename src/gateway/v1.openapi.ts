@@ -1,10 +1,10 @@
-// The OpenAI-compatible /v1 routes in the OpenAPI document. They are raw handlers (not tRPC procedures:
-// the hot path has no router in front of it), so they are described here by hand: the bodies by the
+// The OpenAI-compatible /v1 routes' OpenAPI operations, for their definitions (*.route.ts beside this file).
+// They are raw handlers (not tRPC procedures: the hot path has no router in front of it), so they are described by hand: the bodies by the
 // fields Conduit reads or checks (everything else passes to the upstream as sent), the answers as OpenAI
 // shapes them, the error object with OpenAI's param and code, and the headers the SDKs read.
 import { errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { STATUS_ERRORS, type ErrorStatus } from './errors';
+import { STATUS_ERRORS, type ErrorStatus } from '../openapi/errors';
 
 const OPENAI_ERROR = {
   type: 'object',
@@ -291,7 +291,6 @@ export const V1_TAG = {
   description: 'OpenAI-совместимый шлюз к моделям: API-ключ cdt-… в Authorization: Bearer; подходит официальный SDK openai',
 };
 
-const security = [{ ApiKey: [] }];
 const tags = [V1_TAG.name];
 
 type BilledCall = {
@@ -305,223 +304,218 @@ type BilledCall = {
   content: Record<string, unknown>;
 };
 
-/** A billed call (POST): the key's credential, Idempotency-Key, a JSON body, an answer with the cost header. */
+/** A billed call (POST): Idempotency-Key, a JSON body, an answer with the cost header. */
 const billedCall = (call: BilledCall) => ({
   tags,
   operationId: call.operationId,
   summary: call.summary,
   description: call.description,
-  security,
   parameters: [IDEMPOTENCY_KEY],
   requestBody: { required: true, content: call.body },
   responses: { '200': ok(call.answer, call.content, BILLED_HEADERS), ...BILLED_ERRORS },
 });
 
-/** The /v1 paths and their shared schemas, to merge into the document (the ApiKey scheme is in document.ts). */
-export function v1OpenApi() {
-  return {
-    schemas: { OpenAiError: OPENAI_ERROR },
-    paths: {
-      '/v1/chat/completions': {
-        post: billedCall({
-          operationId: 'v1.chatCompletions',
-          summary: 'Ответ модели (Chat Completions), целиком или потоком SSE',
-          description:
-            'Тело как у OpenAI: Conduit проверяет model, messages и пределы токенов, резервирует оплату на балансе и передаёт запрос сервису модели. ' +
-            'При stream: true ответ идёт событиями text/event-stream по мере генерации, последним перед [DONE] — usage с ценой. ' +
-            'Списывается ровно цена использованных токенов (usage.cost, заголовок x-conduit-cost для ответа без потока).',
-          body: json(
-            {
-              type: 'object',
-              required: ['model', 'messages'],
-              properties: {
-                model: MODEL,
-                messages: {
-                  type: 'array',
-                  minItems: 1,
-                  items: {
-                    type: 'object',
-                    required: ['role'],
-                    properties: { role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] }, content: {} },
-                    additionalProperties: true,
-                  },
-                },
-                stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
-                stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } }, additionalProperties: true },
-                max_tokens: { type: 'integer', minimum: 1 },
-                max_completion_tokens: { type: 'integer', minimum: 1 },
-                n: { type: 'integer', minimum: 1, maximum: 128 },
-                tools: { type: 'array', items: { type: 'object', additionalProperties: true } },
-              },
-              additionalProperties: true,
-            },
-            { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Привет' }] },
-          ),
-          answer: 'Ответ модели; при stream: true — события text/event-stream (chat.completion.chunk), затем data: [DONE]',
-          content: { ...json(CHAT_COMPLETION, CHAT_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: CHAT_STREAM_EXAMPLE } },
-        }),
-      },
-      '/v1/embeddings': {
-        post: billedCall({
-          operationId: 'v1.embeddings',
-          summary: 'Векторы для текста (строка, массив строк или массивы токенов)',
-          description: 'Тело как у OpenAI. Оплата по токенам запроса (usage.prompt_tokens) по цене запроса модели.',
-          body: json(
-            {
-              type: 'object',
-              required: ['model', 'input'],
-              properties: {
-                model: MODEL,
-                input: {
-                  oneOf: [
-                    { type: 'string' },
-                    { type: 'array', items: { type: 'string' } },
-                    { type: 'array', items: { type: 'integer' } },
-                    { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
-                  ],
-                },
-                encoding_format: { type: 'string', enum: ['float', 'base64'] },
-                dimensions: { type: 'integer', minimum: 1 },
-              },
-              additionalProperties: true,
-            },
-            { model: 'openai/text-embedding-3-small', input: 'Привет' },
-          ),
-          answer: 'Векторы и usage (оплата по цене запроса модели)',
-          content: json(EMBEDDINGS, {
-            object: 'list',
-            data: [{ object: 'embedding', index: 0, embedding: [0.0123, -0.0456, 0.0789] }],
-            model: 'openai/text-embedding-3-small',
-            usage: { prompt_tokens: 2, total_tokens: 2, cost: 0.00000025 },
-          }),
-        }),
-      },
-      '/v1/responses': {
-        post: billedCall({
-          operationId: 'v1.responsesCreate',
-          summary: 'Responses API: ответ модели целиком или потоком событий',
-          description:
-            'Тело как у OpenAI Responses API. При stream: true ответ идёт событиями text/event-stream (response.output_text.delta…, response.completed; ' +
-            'в usage события response.completed — цена запроса, usage.cost). ' +
-            'Сохранённый ответ можно прочитать или удалить по id.',
-          body: json(
-            {
-              type: 'object',
-              required: ['model', 'input'],
-              properties: {
-                model: MODEL,
-                input: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
-                stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
-                max_output_tokens: { type: 'integer', minimum: 1 },
-              },
-              additionalProperties: true,
-            },
-            { model: 'openai/gpt-4o-mini', input: 'Привет' },
-          ),
-          answer: 'Объект response или поток событий',
-          content: {
-            ...json(RESPONSE_OBJECT, RESPONSE_EXAMPLE),
-            'text/event-stream': {
-              schema: { type: 'string' },
-              example:
-                'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Здравствуйте"}\n\n' +
-                'event: response.completed\ndata: {"type":"response.completed","response":{"id":"resp_6f1c2b7e9a","status":"completed"}}\n\n',
-            },
-          },
-        }),
-      },
-      '/v1/responses/{id}': {
-        parameters: [
-          { name: 'id', in: 'path', required: true, description: 'id ответа из POST /v1/responses', schema: { type: 'string' }, example: 'resp_6f1c2b7e9a' },
-        ],
-        get: {
-          tags,
-          operationId: 'v1.responsesGet',
-          summary: 'Прочитать свой ответ Responses API',
-          description: 'Ответ, сохранённый сервисом модели, для владельца ключа; чужие и неизвестные id — 404.',
-          security,
-          responses: {
-            '200': ok('Ответ, как его вернул сервис модели', json(RESPONSE_OBJECT, RESPONSE_EXAMPLE)),
-            ...STORED_RESPONSE_ERRORS,
+/** The schemas the operations refer to, for the document's components. */
+export const V1_SCHEMAS = { OpenAiError: OPENAI_ERROR };
+
+/** POST /v1/chat/completions. */
+export const CHAT_COMPLETIONS_OPERATION = billedCall({
+  operationId: 'v1.chatCompletions',
+  summary: 'Ответ модели (Chat Completions), целиком или потоком SSE',
+  description:
+    'Тело как у OpenAI: Conduit проверяет model, messages и пределы токенов, резервирует оплату на балансе и передаёт запрос сервису модели. ' +
+    'При stream: true ответ идёт событиями text/event-stream по мере генерации, последним перед [DONE] — usage с ценой. ' +
+    'Списывается ровно цена использованных токенов (usage.cost, заголовок x-conduit-cost для ответа без потока).',
+  body: json(
+    {
+      type: 'object',
+      required: ['model', 'messages'],
+      properties: {
+        model: MODEL,
+        messages: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            required: ['role'],
+            properties: { role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool'] }, content: {} },
+            additionalProperties: true,
           },
         },
-        delete: {
-          tags,
-          operationId: 'v1.responsesDelete',
-          summary: 'Удалить свой ответ Responses API',
-          description: 'Удаляет ответ у сервиса модели; чужие и неизвестные id — 404.',
-          security,
-          responses: {
-            '200': ok(
-              'Удалено',
-              json(
-                {
-                  type: 'object',
-                  required: ['id', 'object', 'deleted'],
-                  properties: { id: { type: 'string' }, object: { type: 'string', const: 'response' }, deleted: { type: 'boolean' } },
-                },
-                { id: 'resp_6f1c2b7e9a', object: 'response', deleted: true },
-              ),
-            ),
-            ...STORED_RESPONSE_ERRORS,
-          },
-        },
+        stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
+        stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } }, additionalProperties: true },
+        max_tokens: { type: 'integer', minimum: 1 },
+        max_completion_tokens: { type: 'integer', minimum: 1 },
+        n: { type: 'integer', minimum: 1, maximum: 128 },
+        tools: { type: 'array', items: { type: 'object', additionalProperties: true } },
       },
-      '/v1/models': {
-        get: {
-          tags,
-          operationId: 'v1.models',
-          summary: 'Список моделей с ценами',
-          description: 'Каталог сервиса моделей в формате OpenAI; pricing.prompt / pricing.completion — цена за токен в валюте баланса. Без авторизации.',
-          security: [],
-          responses: {
-            '200': ok(
-              'Список моделей в формате OpenAI',
-              json(
-                {
-                  type: 'object',
-                  required: ['object', 'data'],
-                  properties: { object: { type: 'string', const: 'list' }, data: { type: 'array', items: MODEL_OBJECT } },
-                },
-                { object: 'list', data: [MODEL_EXAMPLE] },
-              ),
-            ),
-            ...catalogErrors('Список моделей недоступен'),
-          },
+      additionalProperties: true,
+    },
+    { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Привет' }] },
+  ),
+  answer: 'Ответ модели; при stream: true — события text/event-stream (chat.completion.chunk), затем data: [DONE]',
+  content: { ...json(CHAT_COMPLETION, CHAT_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: CHAT_STREAM_EXAMPLE } },
+});
+
+/** POST /v1/embeddings. */
+export const EMBEDDINGS_OPERATION = billedCall({
+  operationId: 'v1.embeddings',
+  summary: 'Векторы для текста (строка, массив строк или массивы токенов)',
+  description: 'Тело как у OpenAI. Оплата по токенам запроса (usage.prompt_tokens) по цене запроса модели.',
+  body: json(
+    {
+      type: 'object',
+      required: ['model', 'input'],
+      properties: {
+        model: MODEL,
+        input: {
+          oneOf: [
+            { type: 'string' },
+            { type: 'array', items: { type: 'string' } },
+            { type: 'array', items: { type: 'integer' } },
+            { type: 'array', items: { type: 'array', items: { type: 'integer' } } },
+          ],
         },
+        encoding_format: { type: 'string', enum: ['float', 'base64'] },
+        dimensions: { type: 'integer', minimum: 1 },
       },
-      '/v1/models/{id}': {
-        parameters: [
-          {
-            name: 'id',
-            in: 'path',
-            required: true,
-            description: 'id модели из каталога; косая черта в нём пишется как есть (openai/gpt-4o-mini)',
-            schema: { type: 'string' },
-            example: 'openai/gpt-4o-mini',
-          },
-        ],
-        get: {
-          tags,
-          operationId: 'v1.modelsRetrieve',
-          summary: 'Одна модель каталога с ценами',
-          description: 'То же, что элемент GET /v1/models (models.retrieve в SDK). Без авторизации; неизвестная модель — 404 с code model_not_found.',
-          security: [],
-          responses: {
-            '200': ok('Модель в формате OpenAI', json(MODEL_OBJECT, MODEL_EXAMPLE)),
-            '404': {
-              ...errorResponse(404, 'Такой модели нет в каталоге'),
-              content: {
-                'application/json': {
-                  schema: { $ref: '#/components/schemas/OpenAiError' },
-                  example: { error: { message: errorMessages.modelNotFound, type: 'not_found', param: 'model', code: errorCodes.modelNotFound } },
-                },
-              },
-            },
-            ...catalogErrors('Каталог моделей недоступен'),
-          },
+      additionalProperties: true,
+    },
+    { model: 'openai/text-embedding-3-small', input: 'Привет' },
+  ),
+  answer: 'Векторы и usage (оплата по цене запроса модели)',
+  content: json(EMBEDDINGS, {
+    object: 'list',
+    data: [{ object: 'embedding', index: 0, embedding: [0.0123, -0.0456, 0.0789] }],
+    model: 'openai/text-embedding-3-small',
+    usage: { prompt_tokens: 2, total_tokens: 2, cost: 0.00000025 },
+  }),
+});
+
+/** POST /v1/responses. */
+export const RESPONSES_CREATE_OPERATION = billedCall({
+  operationId: 'v1.responsesCreate',
+  summary: 'Responses API: ответ модели целиком или потоком событий',
+  description:
+    'Тело как у OpenAI Responses API. При stream: true ответ идёт событиями text/event-stream (response.output_text.delta…, response.completed; ' +
+    'в usage события response.completed — цена запроса, usage.cost). ' +
+    'Сохранённый ответ можно прочитать или удалить по id.',
+  body: json(
+    {
+      type: 'object',
+      required: ['model', 'input'],
+      properties: {
+        model: MODEL,
+        input: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] },
+        stream: { type: 'boolean', description: 'true — ответ потоком событий SSE' },
+        max_output_tokens: { type: 'integer', minimum: 1 },
+      },
+      additionalProperties: true,
+    },
+    { model: 'openai/gpt-4o-mini', input: 'Привет' },
+  ),
+  answer: 'Объект response или поток событий',
+  content: {
+    ...json(RESPONSE_OBJECT, RESPONSE_EXAMPLE),
+    'text/event-stream': {
+      schema: { type: 'string' },
+      example:
+        'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Здравствуйте"}\n\n' +
+        'event: response.completed\ndata: {"type":"response.completed","response":{"id":"resp_6f1c2b7e9a","status":"completed"}}\n\n',
+    },
+  },
+});
+
+/** The path item /v1/responses/{id}'s parameter, shared by its GET and DELETE. */
+export const RESPONSE_ID_PARAMETERS = [
+  { name: 'id', in: 'path', required: true, description: 'id ответа из POST /v1/responses', schema: { type: 'string' }, example: 'resp_6f1c2b7e9a' },
+];
+
+/** GET /v1/responses/{id}. */
+export const RESPONSES_GET_OPERATION = {
+  tags,
+  operationId: 'v1.responsesGet',
+  summary: 'Прочитать свой ответ Responses API',
+  description: 'Ответ, сохранённый сервисом модели, для владельца ключа; чужие и неизвестные id — 404.',
+  responses: {
+    '200': ok('Ответ, как его вернул сервис модели', json(RESPONSE_OBJECT, RESPONSE_EXAMPLE)),
+    ...STORED_RESPONSE_ERRORS,
+  },
+};
+
+/** DELETE /v1/responses/{id}. */
+export const RESPONSES_DELETE_OPERATION = {
+  tags,
+  operationId: 'v1.responsesDelete',
+  summary: 'Удалить свой ответ Responses API',
+  description: 'Удаляет ответ у сервиса модели; чужие и неизвестные id — 404.',
+  responses: {
+    '200': ok(
+      'Удалено',
+      json(
+        {
+          type: 'object',
+          required: ['id', 'object', 'deleted'],
+          properties: { id: { type: 'string' }, object: { type: 'string', const: 'response' }, deleted: { type: 'boolean' } },
+        },
+        { id: 'resp_6f1c2b7e9a', object: 'response', deleted: true },
+      ),
+    ),
+    ...STORED_RESPONSE_ERRORS,
+  },
+};
+
+/** GET /v1/models. */
+export const MODELS_OPERATION = {
+  tags,
+  operationId: 'v1.models',
+  summary: 'Список моделей с ценами',
+  description: 'Каталог сервиса моделей в формате OpenAI; pricing.prompt / pricing.completion — цена за токен в валюте баланса. Без авторизации.',
+  responses: {
+    '200': ok(
+      'Список моделей в формате OpenAI',
+      json(
+        {
+          type: 'object',
+          required: ['object', 'data'],
+          properties: { object: { type: 'string', const: 'list' }, data: { type: 'array', items: MODEL_OBJECT } },
+        },
+        { object: 'list', data: [MODEL_EXAMPLE] },
+      ),
+    ),
+    ...catalogErrors('Список моделей недоступен'),
+  },
+};
+
+/** The path item /v1/models/{id}'s parameter. */
+export const MODEL_ID_PARAMETERS = [
+  {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'id модели из каталога; косая черта в нём пишется как есть (openai/gpt-4o-mini)',
+    schema: { type: 'string' },
+    example: 'openai/gpt-4o-mini',
+  },
+];
+
+/** GET /v1/models/{id} (mounted as /v1/models/*). */
+export const MODELS_RETRIEVE_OPERATION = {
+  tags,
+  operationId: 'v1.modelsRetrieve',
+  summary: 'Одна модель каталога с ценами',
+  description: 'То же, что элемент GET /v1/models (models.retrieve в SDK). Без авторизации; неизвестная модель — 404 с code model_not_found.',
+  responses: {
+    '200': ok('Модель в формате OpenAI', json(MODEL_OBJECT, MODEL_EXAMPLE)),
+    '404': {
+      ...errorResponse(404, 'Такой модели нет в каталоге'),
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/OpenAiError' },
+          example: { error: { message: errorMessages.modelNotFound, type: 'not_found', param: 'model', code: errorCodes.modelNotFound } },
         },
       },
     },
-  };
-}
+    ...catalogErrors('Каталог моделей недоступен'),
+  },
+};

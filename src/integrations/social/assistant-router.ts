@@ -1,9 +1,9 @@
 // /api/v1/agents/:agentId/tools : which tools the agent's model gets now, and which it would get once
 // the owner adds what is missing («Подключите YCLIENTS», «Добавьте товары в каталог»), for the agent page.
 import { z } from 'zod';
-import { agentProcedure } from '../trpc/agent-guard';
-import { router, inject } from '../trpc/init';
-import { socialSlot } from '../integrations/social/api';
+import { agentProcedure } from '../../trpc/agent-guard';
+import { router, inject } from '../../trpc/init';
+import { socialSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ social: use(socialSlot).social }));

@@ -1,11 +1,10 @@
-// GET /api/usage/export in the OpenAPI document: a raw route (its answer is CSV, not JSON), so described
-// by hand, with the filters /api/usage has (taken from that operation, so the two cannot drift apart).
-import { dashboardErrors } from './errors';
-import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
-import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from '../gateway/account-router';
-
-export const USAGE_EXPORT_PATH = '/api/usage/export';
-export const ADMIN_USAGE_EXPORT_PATH = '/api/admin/users/{id}/usage/export';
+// Usage as a CSV file, streamed (gateway/usage-export.ts): a raw route beside the procedures, since its answer
+// is not JSON; the account's own and, for an admin, any user's. Both take the filters /api/usage has
+// (taken from that generated operation, so the two cannot drift apart).
+import { defineRawRoute, type OpenApiPaths } from '../http/raw-route';
+import { dashboardErrors } from '../openapi/errors';
+import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './account-router';
+import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS, type UsageExport } from './usage-export';
 
 const EXAMPLE_CSV =
   `${USAGE_CSV_COLUMNS.join(',')}\r\n` +
@@ -46,11 +45,18 @@ const formatParameter = {
   example: 'excel-ru',
 };
 
-/** The path items; `filters` are /api/usage's from, to and keyId parameters as the generator wrote them. */
-export function usageExportPaths(filters: unknown[]) {
-  return {
-    [ADMIN_USAGE_EXPORT_PATH]: {
-      get: {
+/** /api/usage's from, to and keyId parameters as the generator wrote them. */
+const usageFilters = (paths: OpenApiPaths) => (paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name as string));
+
+export const adminUsageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExport, 'handleAdmin'> }>({
+  method: 'GET',
+  path: '/api/admin/users/:id/usage/export',
+  auth: 'admin',
+  info: { key: 'admin.usageExport', query: '?from=&to=&keyId=&format= (CSV, with provider columns)' },
+  openapi: {
+    operation: (paths) => {
+      const filters = usageFilters(paths);
+      return {
         operationId: 'admin-usageExport',
         summary: 'Выгрузка использования пользователя в CSV для администратора (с провайдером и попытками)',
         description:
@@ -59,7 +65,6 @@ export function usageExportPaths(filters: unknown[]) {
           `спросили) и provider_cost (сколько этот провайдер берёт с нас по цене, заданной в маршруте; пусто — цена не задана). ` +
           `Столбцы: ${ADMIN_USAGE_CSV_COLUMNS.join(', ')}. keyId — ключ этого пользователя.`,
         tags: ['admin'],
-        security: [{ Jwt: [] }],
         parameters: [
           {
             name: 'id',
@@ -84,10 +89,21 @@ export function usageExportPaths(filters: unknown[]) {
             503: undefined,
           }),
         },
-      },
+      };
     },
-    [USAGE_EXPORT_PATH]: {
-      get: {
+  },
+  handle: ({ request, params }, { usageExport }) => usageExport.handleAdmin(request, params.id!),
+});
+
+export const usageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExport, 'handle'> }>({
+  method: 'GET',
+  path: '/api/usage/export',
+  auth: 'jwtOrApiKey',
+  info: { key: 'usageExport', query: '?from=&to=&keyId= (CSV)' },
+  openapi: {
+    operation: (paths) => {
+      const filters = usageFilters(paths);
+      return {
         operationId: 'account-usageExport',
         summary: 'Выгрузка использования в CSV за период (JWT или API-ключ)',
         description:
@@ -100,13 +116,13 @@ export function usageExportPaths(filters: unknown[]) {
           'format=excel-ru — для Excel с русской локалью: точка с запятой между полями и десятичная запятая в деньгах. ' +
           USAGE_SCOPE_TEXT,
         tags: ['account'],
-        security: [{ Jwt: [] }, { ApiKey: [] }],
         parameters: [...filters, formatParameter],
         responses: {
           '200': csvAnswer(EXAMPLE_CSV),
           ...dashboardErrors({ 400: FILTER_INVALID, 401: undefined, 403: USAGE_FORBIDDEN, 429: undefined, 500: undefined, 503: undefined }),
         },
-      },
+      };
     },
-  };
-}
+  },
+  handle: ({ request }, { usageExport }) => usageExport.handle(request),
+});

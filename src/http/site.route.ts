@@ -1,0 +1,105 @@
+// The site's own routes: the root (the information document for an API client, the dashboard for a
+// browser), the API reference page and its assets, and the dashboard's page and files.
+import type { Config } from '../config';
+import { dashboardError } from '../openapi/errors';
+import { createDashboard } from './dashboard';
+import { DOCS_HTML, docsAsset } from './docs-page';
+import { AppError } from './errors';
+import { type InformationEndpoints, informationDocument } from './information';
+import { errorMessages } from './messages';
+import { defineRawRoute } from './raw-route';
+import { acceptsHtml, DASHBOARD_REDIRECT_HTML } from './site-root';
+
+export const SERVICE_TAG = { name: 'service', description: 'Сведения о сервисе: информационный документ и переход в панель управления' };
+
+const dashboard = createDashboard();
+
+// A browser (it asks for HTML) goes to the dashboard; API clients get the information document. Its
+// operations come with the deps: they are listed from every route, this one's list included.
+export const siteRootRoute = defineRawRoute<{
+  config: Pick<Config, 'supportContact' | 'tokenPrice' | 'publicBaseUrl'>;
+  informationEndpoints: InformationEndpoints;
+}>({
+  method: 'GET',
+  path: '/',
+  auth: 'none',
+  openapi: {
+    operation: {
+      tags: [SERVICE_TAG.name],
+      operationId: 'service.information',
+      summary: 'Информационный документ сервиса (браузер переходит в панель управления)',
+      description:
+        'Клиенту API (Accept: application/json, */* или без Accept) — JSON: имя и версия сервиса, адрес документации (/docs), ' +
+        'панели (/app), контакт поддержки (supportContact, SUPPORT_CONTACT или null), список операций и базовый адрес /v1. ' +
+        'Браузеру (Accept называет text/html) — 302 на /app. Ответ зависит от Accept (Vary: Accept).',
+      parameters: [
+        {
+          name: 'accept',
+          in: 'header',
+          required: false,
+          description: 'text/html — переход в панель; иначе JSON',
+          schema: { type: 'string' },
+          example: 'application/json',
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'Информационный документ',
+          content: {
+            'application/json': {
+              schema: { type: 'object', description: 'Имя, версия, ссылки и список операций сервиса' },
+              example: { name: 'Conduit', version: '0.1.0', documentation: '/docs', dashboard: '/app', supportContact: 'support@conduit.example' },
+            },
+          },
+        },
+        '302': {
+          description: 'Браузер: переход в панель управления',
+          headers: { location: { description: 'Адрес панели', schema: { type: 'string' }, example: '/app' } },
+          content: {
+            'text/html': { schema: { type: 'string', description: 'Ссылка на панель для клиента, который не переходит сам' }, example: DASHBOARD_REDIRECT_HTML },
+          },
+        },
+        '429': dashboardError(429),
+      },
+    },
+  },
+  handle: ({ request }, { config, informationEndpoints }) =>
+    acceptsHtml(request.headers.get('accept'))
+      ? new Response(DASHBOARD_REDIRECT_HTML, { status: 302, headers: { location: '/app', vary: 'Accept', 'content-type': 'text/html; charset=utf-8' } })
+      : new Response(JSON.stringify(informationDocument(config, informationEndpoints)), {
+          headers: { 'content-type': 'application/json; charset=utf-8', vary: 'Accept' },
+        }),
+});
+
+export const docsPageRoute = defineRawRoute<unknown>({
+  method: 'GET',
+  path: '/docs',
+  auth: 'none',
+  info: 'docs',
+  handle: () => new Response(DOCS_HTML, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+});
+
+export const dashboardPageRoute = defineRawRoute<unknown>({
+  method: 'GET',
+  path: '/app',
+  auth: 'none',
+  handle: () => dashboard.serve(''),
+});
+
+export const dashboardFilesRoute = defineRawRoute<unknown>({
+  method: 'GET',
+  path: '/app/*',
+  auth: 'none',
+  handle: ({ params }) => dashboard.serve(params['*']!),
+});
+
+export const docsAssetRoute = defineRawRoute<unknown>({
+  method: 'GET',
+  path: '/docs/assets/:name',
+  auth: 'none',
+  handle: ({ params }) => {
+    const asset = docsAsset(params.name!);
+    if (!asset) throw new AppError('not_found', errorMessages.routeNotFound);
+    return asset;
+  },
+});

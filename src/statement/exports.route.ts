@@ -1,0 +1,147 @@
+// The statement as CSV and the monthly closing documents as PDF (statement/routes.ts): raw routes beside
+// the procedures, since their answers are files, not JSON; both for the account's login token (JWT).
+import { USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
+import { defineRawRoute } from '../http/raw-route';
+import { dashboardErrors } from '../openapi/errors';
+import { STATEMENT_MAX_DAYS } from './input';
+import { STATEMENT_CSV_COLUMNS, type StatementRoutes } from './routes';
+
+const EXAMPLE_CSV =
+  `${STATEMENT_CSV_COLUMNS.join(',')}\r\n` +
+  '2026-11-01,,opening_balance,Остаток на начало периода,,,0.000000000,RUB\r\n' +
+  '2026-11-01,2026-11-01T09:12:00.000Z,registration_bonus,Бонус за регистрацию,,3.000000000,3.000000000,RUB\r\n' +
+  '2026-11-01,2026-11-01T09:20:31.500Z,topup,Пополнение баланса,,500.000000000,503.000000000,RUB\r\n' +
+  '2026-11-01,2026-11-01T21:58:02.120Z,usage,Запросы к моделям через API,42 запроса,-1.250000000,501.750000000,RUB\r\n' +
+  '2026-11-30,,closing_balance,Остаток на конец периода,,,501.750000000,RUB\r\n';
+
+const day = (name: 'from' | 'to', description: string, example: string) => ({
+  name,
+  in: 'query',
+  required: true,
+  description,
+  schema: { type: 'string', format: 'date' },
+  example,
+});
+
+const pdfAnswer = (description: string, example: string) => ({
+  description,
+  headers: {
+    'content-disposition': { description: 'Имя файла с месяцем', schema: { type: 'string' }, example: `attachment; filename="${example}"` },
+  },
+  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' }, example: '%PDF-1.3 … (PDF-файл A4 со встроенным шрифтом DejaVu Sans)' } },
+});
+
+type Deps = { statement: { routes: StatementRoutes } };
+
+export const statementExportRoute = defineRawRoute<Deps>({
+  method: 'GET',
+  path: '/api/account/statement/export',
+  auth: 'jwt',
+  info: { key: 'statement', query: ' (CSV)' },
+  openapi: {
+    operation: {
+      tags: ['account'],
+      operationId: 'account-statementExport',
+      summary: 'Выписка по счёту за период в CSV',
+      description:
+        'Те же строки, что GET /api/account/statement, одним CSV-файлом: первая строка — имена столбцов ' +
+        `(${STATEMENT_CSV_COLUMNS.join(', ')}), затем остаток на начало периода (kind opening_balance), операции по порядку и ` +
+        'остаток на конец (closing_balance). Деньги — в валюте баланса с точкой и 9 знаками, время — ISO 8601 в UTC, файл ' +
+        'начинается с BOM UTF-8. format=excel-ru — точка с запятой и десятичная запятая. Авторизация: токен входа (JWT).',
+      parameters: [
+        day('from', 'Первый день периода (ГГГГ-ММ-ДД в часовом поясе timeZone)', '2026-11-01'),
+        day('to', `Последний день периода, включительно; период не длиннее ${STATEMENT_MAX_DAYS} дней`, '2026-11-30'),
+        {
+          name: 'timeZone',
+          in: 'query',
+          required: false,
+          description: 'Часовой пояс дней (IANA), по умолчанию UTC',
+          schema: { type: 'string', default: 'UTC' },
+          example: 'Europe/Moscow',
+        },
+        {
+          name: 'format',
+          in: 'query',
+          required: false,
+          description: 'csv (по умолчанию) — запятая; excel-ru — точка с запятой и десятичная запятая',
+          schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
+          example: 'csv',
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'CSV-файл (Content-Disposition: attachment)',
+          headers: {
+            'content-disposition': {
+              description: 'Имя файла с периодом',
+              schema: { type: 'string' },
+              example: 'attachment; filename="conduit-statement-2026-11-01-2026-11-30.csv"',
+            },
+          },
+          content: { 'text/csv': { schema: { type: 'string', description: 'CSV в UTF-8 со строкой заголовков' }, example: EXAMPLE_CSV } },
+        },
+        ...dashboardErrors({
+          400: 'Период, часовой пояс или формат не прошли проверку',
+          401: undefined,
+          403: undefined,
+          429: undefined,
+          500: undefined,
+          503: undefined,
+        }),
+      },
+    },
+  },
+  handle: ({ request }, { statement }) => statement.routes.csv(request),
+});
+
+export const closingDocumentRoute = defineRawRoute<Deps>({
+  method: 'GET',
+  path: '/api/account/documents/:month/:file',
+  auth: 'jwt',
+  info: { key: 'documents', shownAs: ['/api/account/documents/:month/invoice.pdf', '/api/account/documents/:month/act.pdf'] },
+  openapi: {
+    operation: {
+      tags: ['account'],
+      operationId: 'account-closingDocument',
+      summary: 'Счёт или акт за месяц в PDF',
+      description:
+        'invoice.pdf — счёт: платежи месяца (пополнения баланса — предоплата услуг); act.pdf — акт оказанных услуг: расходы ' +
+        'месяца одной строкой на вид (API, ассистенты) с числом запросов. В документах реквизиты оператора (название, ИНН, КПП, ' +
+        'ОГРН, адрес, банк, БИК, счета) и покупателя (название и ИНН из /api/account/requisites, иначе e-mail); суммы — ' +
+        '«1 234,50 ₽». Месяцы — по UTC; за текущий месяц документ составлен на сегодня и помечен как неокончательный. ' +
+        'Авторизация: токен входа (JWT).',
+      parameters: [
+        {
+          name: 'month',
+          in: 'path',
+          required: true,
+          description: 'Месяц ГГГГ-ММ (год от 0001), не позже текущего',
+          schema: { type: 'string' },
+          example: '2026-11',
+        },
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          description: 'invoice.pdf (счёт) или act.pdf (акт)',
+          schema: { type: 'string', enum: ['invoice.pdf', 'act.pdf'] },
+          example: 'act.pdf',
+        },
+      ],
+      responses: {
+        '200': pdfAnswer('PDF-файл (Content-Disposition: attachment)', 'conduit-akt-2026-11.pdf'),
+        ...dashboardErrors({
+          400: 'Месяц не в формате ГГГГ-ММ, год 0000 или месяц ещё не начался',
+          401: undefined,
+          403: undefined,
+          404: 'Такого документа нет (есть invoice.pdf и act.pdf)',
+          409: 'Оператор ещё не указал реквизиты своей организации: документы недоступны (сообщение называет контакт поддержки)',
+          429: undefined,
+          500: undefined,
+          503: 'Очередь документов полна (больше PDF_QUEUE_MAX_WAITING ждущих запросов): повторите через Retry-After секунд',
+        }),
+      },
+    },
+  },
+  handle: ({ request, params }, { statement }) => statement.routes.document(request, params.month!, params.file!),
+});
