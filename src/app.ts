@@ -13,6 +13,7 @@ import { DOCS_HTML, docsAsset } from './http/docs-page';
 import { AppError, errorCodes, renderError, toAppError } from './http/errors';
 import { withQueryInputChecked } from './http/json';
 import { errorMessages } from './http/messages';
+import { gatewayMessages } from './gateway/texts';
 import { requestIdOf } from './http/request-id';
 import { acceptsHtml, DASHBOARD_REDIRECT_HTML } from './http/site-root';
 import { bearerToken } from './http/bearer';
@@ -238,7 +239,7 @@ export function createApp(services: Services) {
       const id = modelIdOf(params['*']);
       // A model a request could not ask for (a refused variant, an unpriced one under UNPRICED_MODELS=refuse) is not listed.
       const model = id === null || services.prices.resolve(id).kind !== 'priced' ? undefined : (await services.models.list()).data.find((m) => m.id === id);
-      if (!model) throw new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound });
+      if (!model) throw new AppError('not_found', gatewayMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound });
       return new Response(services.prices.pricedModelJson(model), { headers: { 'content-type': 'application/json; charset=utf-8' } });
     })
     .get('/metrics', async ({ request }) => {

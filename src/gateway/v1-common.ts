@@ -5,6 +5,7 @@ import { readBodyText } from '../http/body';
 import { AppError, errorCodes } from '../http/errors';
 import { assertJsonDepth } from '../http/json';
 import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import type { Logger } from '../logger';
 import type { ModelPrice, PriceBook } from '../pricing/prices';
 import type { Billing, Reservation, UsageFacts, UsageStatus } from './billing';
@@ -55,7 +56,7 @@ export function pricedModel(prices: Pick<PriceBook, 'resolve'>, requested: strin
   const shown = requested.trim().slice(0, 200);
   throw new AppError(
     'invalid_request_error',
-    resolved.kind === 'variant_unlisted' ? errorMessages.modelVariantUnlisted(shown, resolved.base) : errorMessages.modelUnpriced(shown),
+    resolved.kind === 'variant_unlisted' ? gatewayMessages.modelVariantUnlisted(shown, resolved.base) : gatewayMessages.modelUnpriced(shown),
     { param: 'model', code: errorCodes.modelNotFound },
   );
 }
@@ -335,7 +336,7 @@ export function answerTooLarge(
     usageSource: 'tokenizer',
     error: tooLarge.message,
   });
-  return new AppError('upstream_error', errorMessages.upstreamAnswerTooLarge);
+  return new AppError('upstream_error', gatewayMessages.upstreamAnswerTooLarge);
 }
 
 /**
