@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
 import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
-import { verifiedMessage } from './texts';
+import { accountsMessages, verifiedMessage } from './texts';
 import { credentialsInput, loginInput, verifyEmailInput } from './auth-input';
 import { accountsSlot } from './api';
 import { gatewaySlot } from '../gateway/api';
@@ -39,7 +38,7 @@ export const authRouter = router({
     .output(z.object({ user: publicUserOutput, token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const { verificationSent, ...session } = await ctx.accounts.register(input.email, input.password, ctx.clientAddress);
-      return { ...session, message: verificationSent ? errorMessages.registeredVerifyEmail : errorMessages.registered };
+      return { ...session, message: verificationSent ? accountsMessages.registeredVerifyEmail : accountsMessages.registered };
     }),
 
   login: publicProcedure
@@ -76,7 +75,7 @@ export const authRouter = router({
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx }) => {
       await ctx.accounts.resendVerification(ctx.principal.userId);
-      return { message: errorMessages.verificationSent };
+      return { message: accountsMessages.verificationSent };
     }),
 
   verifyEmail: publicProcedure
@@ -100,7 +99,7 @@ export const authRouter = router({
     .output(z.object({ emailVerified: z.literal(true), role: z.enum(['user', 'admin']), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const verified = await ctx.accounts.verifyEmail(input.token, { password: input.password, totpCode: input.totpCode });
-      if (!verified) throw new AppError('invalid_request_error', errorMessages.verificationLinkInvalid, { param: 'token' });
+      if (!verified) throw new AppError('invalid_request_error', accountsMessages.verificationLinkInvalid, { param: 'token' });
       return { emailVerified: true as const, role: verified.role, message: verifiedMessage(verified) };
     }),
 
@@ -119,7 +118,7 @@ export const authRouter = router({
     .output(z.object({ user: publicUserOutput }))
     .query(async ({ ctx }) => {
       const user = await ctx.accounts.getPublicUser(ctx.principal.userId);
-      if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
+      if (!user) throw new AppError('unauthorized', accountsMessages.invalidToken);
       // The balance as /api/balance shows it: money held in this or another instance's leases included.
       return { user: { ...user, balance: nanoToUnits(await ctx.billing.balanceNano(user.id)) } };
     }),

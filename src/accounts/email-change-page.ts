@@ -3,7 +3,7 @@
 // switches the address. A client that asks for JSON gets, on GET, whether the link is live; its JSON POST
 // is the REST procedure (trpc/routers/email-change.ts).
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
 import { EMAIL_CHANGE_CONFIRM_PATH, type EmailChange } from './email-change';
 import { emailChangePage } from './email-change-texts';
 import { formPage, page, PRIVATE_HEADERS, readLinkForm } from './verify-page';
@@ -25,8 +25,8 @@ export async function emailChangePageResponse(emailChange: Pick<EmailChange, 'is
   const token = new URL(request.url).searchParams.get('token') ?? '';
   const live = await emailChange.isLive(token);
   if (!live) {
-    if (wantsHtml(request)) return page(400, emailChangePage.invalidTitle, errorMessages.emailChangeLinkInvalid);
-    throw new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid, { headers: PRIVATE_HEADERS });
+    if (wantsHtml(request)) return page(400, emailChangePage.invalidTitle, accountsMessages.emailChangeLinkInvalid);
+    throw new AppError('invalid_request_error', accountsMessages.emailChangeLinkInvalid, { headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, form(token));
   return new Response(JSON.stringify({ changed: false, message: emailChangePage.confirmText }), {
@@ -40,8 +40,10 @@ export async function emailChangeFormSubmit(emailChange: Pick<EmailChange, 'conf
   const result = await emailChange.confirm(fields.token ?? '');
   if (!result.changed) {
     const error =
-      result.reason === 'taken' ? new AppError('conflict', errorMessages.emailTaken) : new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid);
+      result.reason === 'taken'
+        ? new AppError('conflict', accountsMessages.emailTaken)
+        : new AppError('invalid_request_error', accountsMessages.emailChangeLinkInvalid);
     return page(error.status, result.reason === 'taken' ? emailChangePage.takenTitle : emailChangePage.invalidTitle, error.message);
   }
-  return page(200, emailChangePage.changedTitle, errorMessages.emailChanged(result.email));
+  return page(200, emailChangePage.changedTitle, accountsMessages.emailChanged(result.email));
 }

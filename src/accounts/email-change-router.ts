@@ -2,7 +2,7 @@
 // with the token from the link mailed to the new address (no JWT: the link may open in another browser).
 import { z } from 'zod';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
 import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { emailChangeConfirmInput, emailChangeInput } from './auth-input';
 import { accountsSlot } from './api';
@@ -31,7 +31,7 @@ export const emailChangeRouter = router({
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.emailChange.request(ctx.principal.userId, input.newEmail, input.password);
-      return { message: errorMessages.emailChangeSent };
+      return { message: accountsMessages.emailChangeSent };
     }),
 
   confirm: publicProcedure
@@ -53,9 +53,9 @@ export const emailChangeRouter = router({
     .mutation(async ({ ctx, input }) => {
       const result = await ctx.emailChange.confirm(input.token);
       if (!result.changed) {
-        if (result.reason === 'taken') throw new AppError('conflict', errorMessages.emailTaken);
-        throw new AppError('invalid_request_error', errorMessages.emailChangeLinkInvalid, { param: 'token' });
+        if (result.reason === 'taken') throw new AppError('conflict', accountsMessages.emailTaken);
+        throw new AppError('invalid_request_error', accountsMessages.emailChangeLinkInvalid, { param: 'token' });
       }
-      return { email: result.email, emailVerified: false, message: errorMessages.emailChanged(result.email) };
+      return { email: result.email, emailVerified: false, message: accountsMessages.emailChanged(result.email) };
     }),
 });

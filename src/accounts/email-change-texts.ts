@@ -1,5 +1,5 @@
 // Russian texts of the e-mail change: the mail with the confirmation link (to the new address), the
-// notice to the old address, and the page the link opens. Error messages stay in http/messages.ts.
+// notice to the old address, and the page the link opens. Error messages are texts.ts's accountsMessages.
 import { escapeHtml } from './texts';
 
 export const emailChangeMail = {

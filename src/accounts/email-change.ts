@@ -18,7 +18,7 @@ import { verifyPassword } from './passwords';
 import type { Database } from '../db/client';
 import { emailChanges, users } from '../db/schema';
 import { AppError, isUniqueViolation } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
 import { emailChangedNotice, emailChangeMail, emailChangeTakenMail } from './email-change-texts';
@@ -71,21 +71,21 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl,
      * user stop working. A mail that cannot be sent is a 503: without it the change cannot happen.
      */
     async request(userId: string, newEmail: string, password: string): Promise<void> {
-      if (!mailer) throw new AppError('service_unavailable', errorMessages.emailChangeUnavailable);
+      if (!mailer) throw new AppError('service_unavailable', accountsMessages.emailChangeUnavailable);
       // Counted before the password is checked: a stolen token must not become a password oracle.
       const verdict = await throttle.hit('email_change', userId, REQUESTS_PER_HOUR, 3600);
       if (!verdict.allowed) {
-        throw new AppError('rate_limit_exceeded', errorMessages.tooManyEmailChanges, { headers: { 'retry-after': String(verdict.retryAfterSeconds) } });
+        throw new AppError('rate_limit_exceeded', accountsMessages.tooManyEmailChanges, { headers: { 'retry-after': String(verdict.retryAfterSeconds) } });
       }
       const [user] = await db.select({ email: users.email, passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
-      if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
+      if (!user) throw new AppError('unauthorized', accountsMessages.invalidToken);
       // A 400 on the form's field, not a 401: the session is fine, only the typed password is wrong.
       if (!(await verifyPassword(user.passwordHash, password))) {
-        throw new AppError('invalid_request_error', errorMessages.wrongPassword, { param: 'password' });
+        throw new AppError('invalid_request_error', accountsMessages.wrongPassword, { param: 'password' });
       }
-      if (newEmail === user.email) throw new AppError('invalid_request_error', errorMessages.emailUnchanged, { param: 'newEmail' });
+      if (newEmail === user.email) throw new AppError('invalid_request_error', accountsMessages.emailUnchanged, { param: 'newEmail' });
       if (await taken(newEmail, userId)) {
-        if (!hideTakenAddresses) throw new AppError('conflict', errorMessages.emailTaken);
+        if (!hideTakenAddresses) throw new AppError('conflict', accountsMessages.emailTaken);
         // The same answer as a free address, after a mail as a free address gets; its holder learns of it.
         // The earlier pending link goes as it would for a free address: whether it still works must not tell.
         await db.delete(emailChanges).where(eq(emailChanges.userId, userId));
@@ -119,7 +119,7 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl,
         });
       } catch (error) {
         logger.error('e-mail change mail not sent', { userId, ...mailFailure(error) });
-        throw new AppError('service_unavailable', errorMessages.emailChangeMailFailed, { headers: { 'retry-after': '60' } });
+        throw new AppError('service_unavailable', accountsMessages.emailChangeMailFailed, { headers: { 'retry-after': '60' } });
       }
     },
 

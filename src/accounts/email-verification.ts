@@ -13,11 +13,10 @@ import { hashPassword } from './passwords';
 import type { Database, Executor } from '../db/client';
 import { accountAlerts, apiKeys, emailVerifications, ledgerEntries, users } from '../db/schema';
 import { AppError, errorCodes } from '../http/errors';
-import { errorMessages } from '../http/messages';
 import { USER_KEYS_CHANGED_CHANNEL } from '../keys/service';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
-import { takenAddressMail, verificationMail } from './texts';
+import { accountsMessages, takenAddressMail, verificationMail } from './texts';
 import type { Throttle } from './throttle';
 import type { LoginFactorCheck } from './two-factor';
 
@@ -184,14 +183,14 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
 
     /** A new link for a signed-in user; earlier links stop working. */
     async resend(userId: string): Promise<void> {
-      if (!mailer) throw new AppError('invalid_request_error', errorMessages.verificationNotRequired);
+      if (!mailer) throw new AppError('invalid_request_error', accountsMessages.verificationNotRequired);
       const [user] = await db.select({ email: users.email, emailVerifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)).limit(1);
-      if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
-      if (!wantsLink(user.email)) throw new AppError('invalid_request_error', errorMessages.verificationNotRequired);
-      if (user.emailVerifiedAt) throw new AppError('conflict', errorMessages.emailAlreadyVerified);
+      if (!user) throw new AppError('unauthorized', accountsMessages.invalidToken);
+      if (!wantsLink(user.email)) throw new AppError('invalid_request_error', accountsMessages.verificationNotRequired);
+      if (user.emailVerifiedAt) throw new AppError('conflict', accountsMessages.emailAlreadyVerified);
       const verdict = await countMail(userId);
       if (!verdict.allowed) {
-        throw new AppError('rate_limit_exceeded', errorMessages.tooManyVerificationMails, {
+        throw new AppError('rate_limit_exceeded', accountsMessages.tooManyVerificationMails, {
           headers: { 'retry-after': String(verdict.retryAfterSeconds) },
         });
       }
@@ -203,7 +202,7 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
         await deliver(user.email, token);
       } catch (error) {
         logger.error('verification mail not sent', { userId, ...mailFailure(error) });
-        throw new AppError('service_unavailable', errorMessages.verificationMailFailed, { headers: { 'retry-after': '60' } });
+        throw new AppError('service_unavailable', accountsMessages.verificationMailFailed, { headers: { 'retry-after': '60' } });
       }
     },
 
@@ -224,11 +223,11 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
       let passwordHash: string | null = null;
       if (link.setsPassword) {
         const password = options.password ?? '';
-        if (password.length < MIN_PASSWORD) throw new AppError('invalid_request_error', errorMessages.adminPasswordRequired, { param: 'password' });
-        if (password.length > MAX_PASSWORD) throw new AppError('invalid_request_error', errorMessages.passwordTooLong, { param: 'password' });
+        if (password.length < MIN_PASSWORD) throw new AppError('invalid_request_error', accountsMessages.adminPasswordRequired, { param: 'password' });
+        if (password.length > MAX_PASSWORD) throw new AppError('invalid_request_error', accountsMessages.passwordTooLong, { param: 'password' });
         const factor = await deps.secondFactor(link.userId, options.totpCode);
-        if (factor === 'required') throw new AppError('unauthorized', errorMessages.totpRequired, { code: errorCodes.totpRequired });
-        if (factor === 'wrong') throw new AppError('unauthorized', errorMessages.totpInvalid, { code: errorCodes.totpInvalid });
+        if (factor === 'required') throw new AppError('unauthorized', accountsMessages.totpRequired, { code: errorCodes.totpRequired });
+        if (factor === 'wrong') throw new AppError('unauthorized', accountsMessages.totpInvalid, { code: errorCodes.totpInvalid });
         passwordHash = await hashPassword(password);
       }
       return db.transaction(async (tx) => {

@@ -10,7 +10,7 @@
 // learn that anyway by submitting the form (the answer then asks for the code), so showing it up front
 // tells the link holder nothing new and spares everyone else a field they cannot fill.
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
 import { PASSWORD_RESET_LINK_PATH } from './password-reset';
 import { passwordResetPage } from './password-reset-texts';
 import type { AccountService } from './service';
@@ -39,7 +39,7 @@ function resetForm(token: string, twoFactor: boolean, error?: string): LinkForm 
   };
 }
 
-const deadLink = (message: string = errorMessages.passwordResetLinkInvalid) => page(400, passwordResetPage.invalidTitle, message, REQUEST_NEW_LINK);
+const deadLink = (message: string = accountsMessages.passwordResetLinkInvalid) => page(400, passwordResetPage.invalidTitle, message, REQUEST_NEW_LINK);
 
 /** GET: the page with the form (or, to a client asking for JSON, whether the link is live). Changes nothing. */
 export async function passwordResetPageResponse(accounts: Accounts, request: Request): Promise<Response> {
@@ -47,7 +47,7 @@ export async function passwordResetPageResponse(accounts: Accounts, request: Req
   const link = await accounts.inspectPasswordResetLink(token);
   if (!link) {
     if (wantsHtml(request)) return deadLink();
-    throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token', headers: PRIVATE_HEADERS });
+    throw new AppError('invalid_request_error', accountsMessages.passwordResetLinkInvalid, { param: 'token', headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, resetForm(token, link.twoFactor));
   return new Response(
@@ -63,10 +63,10 @@ export async function passwordResetPageResponse(accounts: Accounts, request: Req
 /** What the form's fields lack before the link is tried (nothing is counted or changed for these). */
 function formProblem(fields: Record<string, string | undefined>): string | null {
   const password = fields.password ?? '';
-  if (password.length < MIN_PASSWORD) return errorMessages.passwordTooShort;
-  if (password.length > MAX_PASSWORD) return errorMessages.passwordTooLong;
+  if (password.length < MIN_PASSWORD) return accountsMessages.passwordTooShort;
+  if (password.length > MAX_PASSWORD) return accountsMessages.passwordTooLong;
   if ((fields.passwordRepeat ?? '') !== password) return passwordResetPage.mismatch;
-  if ((fields.totpCode ?? '').length > MAX_CODE) return errorMessages.totpInvalid;
+  if ((fields.totpCode ?? '').length > MAX_CODE) return accountsMessages.totpInvalid;
   return null;
 }
 

@@ -1,5 +1,5 @@
 // Russian texts of the page the password-reset link opens (password-reset-page.ts). The mail itself is in
-// texts.ts, error messages in http/messages.ts.
+// texts.ts, error messages too (accountsMessages).
 
 export const passwordResetPage = {
   title: 'Новый пароль',

@@ -12,11 +12,10 @@ import type { Database, Executor } from '../db/client';
 import { passwordResets, users } from '../db/schema';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes } from '../http/errors';
-import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
 import type { SecurityNotices } from './security-notices';
-import { passwordResetMail } from './texts';
+import { accountsMessages, passwordResetMail } from './texts';
 import type { Throttle } from './throttle';
 import type { LoginFactorCheck } from './two-factor';
 
@@ -73,7 +72,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
   const inFlight = new Set<Promise<void>>();
 
   function requireMailer(): Mailer {
-    if (!mailer) throw new AppError('service_unavailable', errorMessages.passwordResetUnavailable);
+    if (!mailer) throw new AppError('service_unavailable', accountsMessages.passwordResetUnavailable);
     return mailer;
   }
 
@@ -120,7 +119,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     if (limit <= 0) return;
     const verdict = await throttle.hit(scope, key, limit, 3600);
     if (!verdict.allowed) {
-      throw new AppError('rate_limit_exceeded', errorMessages.tooManyPasswordResets, {
+      throw new AppError('rate_limit_exceeded', accountsMessages.tooManyPasswordResets, {
         headers: { 'retry-after': String(verdict.retryAfterSeconds) },
       });
     }
@@ -162,7 +161,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
       } catch (error) {
         if (error instanceof AppError) throw error;
         logger.error('password reset mail not sent', mailFailure(error));
-        throw new AppError('service_unavailable', errorMessages.passwordResetMailFailed, { headers: { 'retry-after': '60' } });
+        throw new AppError('service_unavailable', accountsMessages.passwordResetMailFailed, { headers: { 'retry-after': '60' } });
       }
     },
 
@@ -178,13 +177,13 @@ export function createPasswordReset(deps: PasswordResetDeps) {
      */
     async confirm(token: string, password: string, totpCode: string | undefined, clientAddress: string): Promise<ResetUser> {
       await refuseOver('password_reset_confirm_address', limitKey(clientAddress), deps.limitPerAddress);
-      const invalid = () => new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });
+      const invalid = () => new AppError('invalid_request_error', accountsMessages.passwordResetLinkInvalid, { param: 'token' });
       if (!TOKEN_PATTERN.test(token)) throw invalid();
       const link = await liveLink(token);
       if (!link) throw invalid();
       const factor = await deps.secondFactor(link.userId, totpCode);
-      if (factor === 'required') throw new AppError('unauthorized', errorMessages.totpRequired, { code: errorCodes.totpRequired });
-      if (factor === 'wrong') throw new AppError('unauthorized', errorMessages.totpInvalid, { code: errorCodes.totpInvalid });
+      if (factor === 'required') throw new AppError('unauthorized', accountsMessages.totpRequired, { code: errorCodes.totpRequired });
+      if (factor === 'wrong') throw new AppError('unauthorized', accountsMessages.totpInvalid, { code: errorCodes.totpInvalid });
       // Hashed before the transaction: argon2 takes tens of milliseconds, no row lock should wait for it.
       const passwordHash = await hashPassword(password);
       const user = await db.transaction(async (tx) => {

@@ -1,6 +1,6 @@
 // Password reset by e-mail, password change and ending every session (issue 32 points 1–3).
 import { z } from 'zod';
-import { errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
 import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { passwordChangeInput, passwordResetConfirmInput, passwordResetRequestInput } from './security-input';
 import { publicUserOutput } from './auth-router';
@@ -32,7 +32,7 @@ export const accountSecurityRouter = router({
     .output(messageOutput)
     .mutation(async ({ ctx, input }) => {
       await ctx.accounts.requestPasswordReset(input.email, ctx.clientAddress);
-      return { message: errorMessages.passwordResetSent };
+      return { message: accountsMessages.passwordResetSent };
     }),
 
   confirmPasswordReset: publicProcedure
@@ -72,7 +72,7 @@ export const accountSecurityRouter = router({
     .output(z.object({ token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const { token } = await ctx.accounts.changePassword(ctx.principal.userId, input.currentPassword, input.newPassword);
-      return { token, message: errorMessages.passwordChanged };
+      return { token, message: accountsMessages.passwordChanged };
     }),
 
   logoutAll: userProcedure
@@ -90,6 +90,6 @@ export const accountSecurityRouter = router({
     .output(messageOutput)
     .mutation(async ({ ctx }) => {
       await ctx.accounts.logoutAll(ctx.principal.userId);
-      return { message: errorMessages.sessionsEnded };
+      return { message: accountsMessages.sessionsEnded };
     }),
 });

@@ -10,7 +10,8 @@ import { users } from '../db/schema';
 import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes, isUniqueViolation } from '../http/errors';
-import { accountBlockedMessage, errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
+import { accountBlockedMessage } from '../keys/texts';
 import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';
@@ -84,7 +85,7 @@ const accountKey = (normalisedEmail: string) => createHash('sha256').update(norm
 const pairKey = (normalisedEmail: string, addressKey: string) => createHash('sha256').update(`${normalisedEmail}\n${addressKey}`).digest('hex');
 
 const tooManyAttempts = (retryAfterSeconds: number) =>
-  new AppError('rate_limit_exceeded', errorMessages.tooManyLoginAttempts, { headers: { 'retry-after': String(retryAfterSeconds) } });
+  new AppError('rate_limit_exceeded', accountsMessages.tooManyLoginAttempts, { headers: { 'retry-after': String(retryAfterSeconds) } });
 
 const REGISTRATION_WINDOW_SECONDS = 3600;
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
@@ -185,7 +186,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       if (config.registrationLimitPerHour > 0) {
         const verdict = await throttle.hit('register_address', limitKey(clientAddress), config.registrationLimitPerHour, REGISTRATION_WINDOW_SECONDS);
         if (!verdict.allowed) {
-          throw new AppError('rate_limit_exceeded', errorMessages.tooManyRegistrations, {
+          throw new AppError('rate_limit_exceeded', accountsMessages.tooManyRegistrations, {
             headers: { 'retry-after': String(verdict.retryAfterSeconds) },
           });
         }
@@ -209,7 +210,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
         // it, the answer looks like a new account's (an id and a token of an account that does not exist,
         // after the same password hash) and the owner is told by mail instead: the answer does not tell
         // strangers which addresses have accounts.
-        if (!verification.required) throw new AppError('conflict', errorMessages.emailTaken);
+        if (!verification.required) throw new AppError('conflict', accountsMessages.emailTaken);
         verification.noticeTakenAddress(normalised);
         const id = randomUUID();
         const token = await jwt.sign({ userId: id, email: normalised, generation: 0 });
@@ -259,10 +260,10 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
         .limit(1);
       if (!row) {
         await burnPasswordCheck(password);
-        throw new AppError('unauthorized', errorMessages.invalidCredentials);
+        throw new AppError('unauthorized', accountsMessages.invalidCredentials);
       }
       // A failure stays counted as reserved.
-      if (!(await verifyPassword(row.passwordHash, password))) throw new AppError('unauthorized', errorMessages.invalidCredentials);
+      if (!(await verifyPassword(row.passwordHash, password))) throw new AppError('unauthorized', accountsMessages.invalidCredentials);
       // The second factor, while this attempt is still counted: a wrong code stays a failure like a wrong
       // password. Only "no code yet" gives the attempt back (the password was right), and resets nothing,
       // so knowing the password buys no extra guesses at the code.
@@ -271,9 +272,9 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
         await throttle.refund('login_address', addressKey, addressDelay.freeAttempts);
         await throttle.refund('login_pair', hereKey, addressDelay.freeAttempts);
         if (here.hits > 1) await throttle.refund('login_account', emailKey, accountDelay.freeAttempts);
-        throw new AppError('unauthorized', errorMessages.totpRequired, { code: errorCodes.totpRequired });
+        throw new AppError('unauthorized', accountsMessages.totpRequired, { code: errorCodes.totpRequired });
       }
-      if (secondFactor === 'wrong') throw new AppError('unauthorized', errorMessages.totpInvalid, { code: errorCodes.totpInvalid });
+      if (secondFactor === 'wrong') throw new AppError('unauthorized', accountsMessages.totpInvalid, { code: errorCodes.totpInvalid });
 
       // The owner proved who they are: the e-mail's counts start over (this address is a never-failing one
       // again), and the address keeps only its failures.
@@ -334,14 +335,14 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
     async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<{ token: string }> {
       const reserved = await throttle.reserve('password_change_user', userId, addressDelay);
       if (!reserved.allowed) {
-        throw new AppError('rate_limit_exceeded', errorMessages.tooManyPasswordAttempts, {
+        throw new AppError('rate_limit_exceeded', accountsMessages.tooManyPasswordAttempts, {
           headers: { 'retry-after': String(reserved.retryAfterSeconds) },
         });
       }
       const [row] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).limit(1);
-      if (!row) throw new AppError('unauthorized', errorMessages.invalidToken);
+      if (!row) throw new AppError('unauthorized', accountsMessages.invalidToken);
       if (!(await verifyPassword(row.passwordHash, currentPassword))) {
-        throw new AppError('invalid_request_error', errorMessages.currentPasswordWrong, { param: 'currentPassword' });
+        throw new AppError('invalid_request_error', accountsMessages.currentPasswordWrong, { param: 'currentPassword' });
       }
       await throttle.refund('password_change_user', userId, addressDelay.freeAttempts);
       const passwordHash = await hashPassword(newPassword);
@@ -373,7 +374,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       if (reset.blocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, reset.id)).limit(1);
       const user = row ? publicUser(row) : null;
-      if (!user) throw new AppError('invalid_request_error', errorMessages.passwordResetLinkInvalid, { param: 'token' });
+      if (!user) throw new AppError('invalid_request_error', accountsMessages.passwordResetLinkInvalid, { param: 'token' });
       return { user, token: await jwt.sign({ userId: reset.id, email: reset.email, generation: reset.generation }) };
     },
 

@@ -1,5 +1,5 @@
-// Russian texts of the account flows that are not API error messages: the verification e-mail and the
-// page its link opens. (Error messages stay in http/messages.ts.)
+// Russian texts of the account flows: the verification e-mail and the page its link opens, the other account
+// mails, and the API's messages (accountsMessages, at the end).
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -142,3 +142,54 @@ export const securityNoticeMail = {
     `<p>Если это сделали не вы, немедленно смените пароль через «Забыли пароль?» на странице входа и обратитесь к оператору сервиса: ` +
     `<a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>`,
 };
+
+// The accounts' API messages (the authenticator and top-ups give invalidToken too).
+export const accountsMessages = {
+  emailTaken: 'Пользователь с таким e-mail уже зарегистрирован',
+  invalidEmail: 'Укажите корректный e-mail',
+  passwordTooShort: 'Пароль должен содержать не менее 6 символов',
+  passwordTooLong: 'Пароль не может быть длиннее 1024 символов',
+  adminPasswordRequired:
+    'Этот адрес — адрес администратора сервиса: чтобы подтвердить его, задайте пароль учётной записи (не короче 6 символов). Все прежние сеансы завершатся',
+  invalidCredentials: 'Неверный e-mail или пароль',
+  tooManyLoginAttempts: 'Слишком много неудачных попыток входа, повторите позже',
+  tooManyRegistrations: 'Слишком много регистраций с вашего адреса, повторите позже',
+  registeredVerifyEmail:
+    'Регистрация прошла успешно. Мы отправили письмо со ссылкой для подтверждения e-mail: стартовый бонус будет начислен, когда вы перейдёте по ней',
+  verificationLinkInvalid: 'Ссылка подтверждения недействительна: она уже использована, устарела или скопирована не полностью. Запросите новую в панели',
+  verificationSent: 'Письмо со ссылкой для подтверждения e-mail отправлено',
+  verificationNotRequired: 'Подтверждение e-mail на этом сервере не требуется',
+  emailAlreadyVerified: 'E-mail уже подтверждён',
+  tooManyVerificationMails: 'Слишком много писем подтверждения, повторите позже',
+  verificationMailFailed: 'Не удалось отправить письмо: почтовый сервер недоступен, повторите позже',
+  passwordResetSent: 'Если такой e-mail зарегистрирован, мы отправили на него ссылку для сброса пароля. Ссылка действует 1 час',
+  passwordResetUnavailable: 'Сброс пароля по e-mail на этом сервере не настроен (нет почтового сервера): обратитесь к администратору сервиса',
+  passwordResetLinkInvalid: 'Ссылка для сброса пароля недействительна: она уже использована, устарела или заменена более новой. Запросите новую',
+  tooManyPasswordResets: 'Слишком много запросов на сброс пароля, повторите позже',
+  passwordResetMailFailed: 'Не удалось отправить письмо со ссылкой: почтовый сервер недоступен, повторите позже',
+  currentPasswordWrong: 'Текущий пароль указан неверно',
+  tooManyPasswordAttempts: 'Слишком много неудачных попыток ввести текущий пароль, повторите позже',
+  passwordChanged: 'Пароль изменён. Остальные сеансы завершены',
+  sessionsEnded: 'Все сеансы завершены: войдите заново',
+  invalidToken: 'Недействительный или просроченный токен',
+  registered: 'Регистрация прошла успешно',
+  // Two-factor login (two-factor.ts).
+  totpRequired: 'Введите код из приложения-аутентификатора (или один из кодов восстановления)',
+  totpInvalid: 'Неверный или уже использованный код подтверждения',
+  totpAlreadyEnabled: 'Двухфакторный вход уже включён; чтобы настроить заново, сначала отключите его',
+  totpNotSetUp: 'Сначала начните настройку двухфакторного входа: отсканируйте новый QR-код',
+  totpNotEnabled: 'Двухфакторный вход не включён',
+  totpNeedsConfirmedAddress:
+    'Двухфакторный вход для этого адреса можно включить только после подтверждения адреса: откройте ссылку из письма, отправленного на него, и задайте там пароль',
+  totpDisabled: 'Двухфакторный вход отключён',
+  tooManyTotpAttempts: 'Слишком много неверных кодов, повторите позже',
+  // E-mail change (email-change.ts).
+  wrongPassword: 'Неверный пароль',
+  emailUnchanged: 'Это и есть ваш текущий e-mail',
+  emailChangeSent: 'Мы отправили ссылку для подтверждения на новый адрес; она действует 1 час',
+  emailChangeLinkInvalid: 'Ссылка недействительна: она устарела, уже использована или адрес сменили по другой ссылке',
+  emailChanged: (email: string) => `E-mail изменён: теперь входите с адресом ${email}`,
+  emailChangeMailFailed: 'Не удалось отправить письмо, повторите позже',
+  emailChangeUnavailable: 'Смена e-mail недоступна: на сервере не настроена почта (SMTP_URL), обратитесь к оператору',
+  tooManyEmailChanges: 'Слишком много попыток сменить e-mail, повторите позже',
+} as const;

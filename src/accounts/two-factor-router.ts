@@ -1,6 +1,6 @@
 // Two-factor login (accounts/two-factor.ts): set up, switch on with a first code, switch off, status.
 import { z } from 'zod';
-import { errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
 import { router, userProcedure, inject } from '../trpc/init';
 import { twoFactorCodeInput } from './auth-input';
 import { accountsSlot } from './api';
@@ -67,6 +67,6 @@ export const twoFactorRouter = router({
     .output(z.object({ enabled: z.literal(false), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.twoFactor.disable(ctx.principal.userId, input.code);
-      return { enabled: false as const, message: errorMessages.totpDisabled };
+      return { enabled: false as const, message: accountsMessages.totpDisabled };
     }),
 });

@@ -16,7 +16,7 @@ import type { SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { twoFactorRecoveryCodes, twoFactorSecrets, users } from '../db/schema';
 import { AppError, errorCodes } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { accountsMessages } from './texts';
 import type { SecurityNotices } from './security-notices';
 import type { GrowingDelay, Throttle } from './throttle';
 
@@ -69,8 +69,8 @@ function newRecoveryCode(): string {
 }
 
 const tooManyCodes = (retryAfterSeconds: number) =>
-  new AppError('rate_limit_exceeded', errorMessages.tooManyTotpAttempts, { headers: { 'retry-after': String(retryAfterSeconds) } });
-const wrongCode = () => new AppError('invalid_request_error', errorMessages.totpInvalid, { param: 'code', code: errorCodes.totpInvalid });
+  new AppError('rate_limit_exceeded', accountsMessages.tooManyTotpAttempts, { headers: { 'retry-after': String(retryAfterSeconds) } });
+const wrongCode = () => new AppError('invalid_request_error', accountsMessages.totpInvalid, { param: 'code', code: errorCodes.totpInvalid });
 
 export interface TwoFactorDeps {
   db: Database;
@@ -101,7 +101,7 @@ export function createTwoFactor({ db, box, throttle, lock, notices, adminEmails 
     if (adminEmails.length === 0) return;
     const [user] = await db.select({ email: users.email, role: users.role }).from(users).where(eq(users.id, userId)).limit(1);
     if (user && adminEmails.includes(user.email) && user.role !== 'admin') {
-      throw new AppError('conflict', errorMessages.totpNeedsConfirmedAddress);
+      throw new AppError('conflict', accountsMessages.totpNeedsConfirmedAddress);
     }
   }
 
@@ -182,7 +182,7 @@ export function createTwoFactor({ db, box, throttle, lock, notices, adminEmails 
      */
     async setup(userId: string): Promise<{ secret: string; otpauthUrl: string; qrSvg: string }> {
       const existing = await secretRow(userId);
-      if (existing?.enabledAt) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
+      if (existing?.enabledAt) throw new AppError('conflict', accountsMessages.totpAlreadyEnabled);
       await refuseUnprovenAdminAddress(userId);
       const secret = new Secret({ size: 20 }).base32;
       const sealed = box.seal(secret);
@@ -196,7 +196,7 @@ export function createTwoFactor({ db, box, throttle, lock, notices, adminEmails 
           setWhere: isNull(twoFactorSecrets.enabledAt),
         })
         .returning({ userId: twoFactorSecrets.userId });
-      if (replaced.length === 0) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
+      if (replaced.length === 0) throw new AppError('conflict', accountsMessages.totpAlreadyEnabled);
       // The label the authenticator app shows beside the code: which account it is for.
       const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
       const otpauthUrl = totpFor(secret, user?.email ?? userId).toString();
@@ -207,8 +207,8 @@ export function createTwoFactor({ db, box, throttle, lock, notices, adminEmails 
     /** Switches the pending secret on with its first code; answers the recovery codes, the only time they are shown. */
     async enable(userId: string, code: string): Promise<{ recoveryCodes: string[] }> {
       const row = await secretRow(userId);
-      if (row?.enabledAt) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
-      if (!row) throw new AppError('invalid_request_error', errorMessages.totpNotSetUp);
+      if (row?.enabledAt) throw new AppError('conflict', accountsMessages.totpAlreadyEnabled);
+      if (!row) throw new AppError('invalid_request_error', accountsMessages.totpNotSetUp);
       // Again here: a secret set up before the address was listed must not be switched on either.
       await refuseUnprovenAdminAddress(userId);
       // Counted like every code (no mail: a factor being set up guards nothing yet).
@@ -228,7 +228,7 @@ export function createTwoFactor({ db, box, throttle, lock, notices, adminEmails 
         return true;
       });
       // Another request enabled it, or set up a new secret, between the read and the claim.
-      if (!enabled) throw new AppError('conflict', errorMessages.totpAlreadyEnabled);
+      if (!enabled) throw new AppError('conflict', accountsMessages.totpAlreadyEnabled);
       await codeAccepted(userId);
       notices.tell(userId, 'two_factor_enabled');
       return { recoveryCodes: codes };
@@ -237,7 +237,7 @@ export function createTwoFactor({ db, box, throttle, lock, notices, adminEmails 
     /** Switches the factor off with a current code or a recovery code; the recovery codes go with it. */
     async disable(userId: string, code: string): Promise<void> {
       const row = await secretRow(userId);
-      if (!row?.enabledAt) throw new AppError('invalid_request_error', errorMessages.totpNotEnabled);
+      if (!row?.enabledAt) throw new AppError('invalid_request_error', accountsMessages.totpNotEnabled);
       if (!(await checkEnabledCode(userId, row.secretSealed, code))) throw wrongCode();
       await db.transaction(async (tx) => {
         await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));

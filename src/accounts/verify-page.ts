@@ -6,10 +6,9 @@
 // new password (and, after the server asks, for the two-factor code).
 import { AppError } from '../http/errors';
 import { readBodyText } from '../http/body';
-import { errorMessages } from '../http/messages';
 import { VERIFY_EMAIL_PATH } from './email-verification';
 import type { AccountService } from './service';
-import { escapeHtml, verificationPage, verifiedMessage } from './texts';
+import { accountsMessages, escapeHtml, verificationPage, verifiedMessage } from './texts';
 
 // The token is in the address: keep it out of caches, search engines and Referer headers; and a page whose
 // button acts is never shown inside another site's frame.
@@ -119,8 +118,8 @@ export async function verifyEmailPage(accounts: Accounts, request: Request): Pro
   const token = new URL(request.url).searchParams.get('token') ?? '';
   const link = await accounts.inspectVerificationLink(token);
   if (!link) {
-    if (wantsHtml(request)) return page(400, verificationPage.invalidTitle, errorMessages.verificationLinkInvalid);
-    throw new AppError('invalid_request_error', errorMessages.verificationLinkInvalid, { headers: PRIVATE_HEADERS });
+    if (wantsHtml(request)) return page(400, verificationPage.invalidTitle, accountsMessages.verificationLinkInvalid);
+    throw new AppError('invalid_request_error', accountsMessages.verificationLinkInvalid, { headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, verifyForm(token, link.setsPassword));
   return new Response(
@@ -139,7 +138,7 @@ export async function verifyEmailSubmit(accounts: Accounts, request: Request): P
   const token = fields.token ?? '';
   try {
     const verified = await accounts.verifyEmail(token, { password: fields.password, totpCode: fields.totpCode });
-    if (!verified) throw new AppError('invalid_request_error', errorMessages.verificationLinkInvalid, { param: 'token' });
+    if (!verified) throw new AppError('invalid_request_error', accountsMessages.verificationLinkInvalid, { param: 'token' });
     return page(200, verificationPage.verifiedTitle, verifiedMessage(verified));
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

@@ -7,7 +7,7 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import type { Database, Executor } from '../db/client';
 import { adminAudit, users } from '../db/schema';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { adminMessages } from './texts';
 import { AUDIT_ACTIONS } from './audit-actions';
 import { likeContains } from '../db/like';
 
@@ -80,7 +80,7 @@ export function createAuditLog(db: Database) {
           .from(users)
           .where(ilike(users.email, likeContains(query.email.toLowerCase())))
           .limit(EMAIL_FILTER_MAX_USERS + 1);
-        if (matched.length > EMAIL_FILTER_MAX_USERS) throw new AppError('invalid_request_error', errorMessages.auditEmailTooBroad, { param: 'email' });
+        if (matched.length > EMAIL_FILTER_MAX_USERS) throw new AppError('invalid_request_error', adminMessages.auditEmailTooBroad, { param: 'email' });
         if (matched.length === 0) return { data: [], nextCursor: null };
         const ids = matched.map((m) => m.id);
         filters.push(or(inArray(adminAudit.targetId, ids), inArray(adminAudit.adminId, ids))!);

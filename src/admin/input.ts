@@ -3,7 +3,7 @@
 // as exact nano-units (bigint), or the request is refused: nothing is rounded silently.
 import { z } from 'zod';
 import { isCalendarDay } from '../http/date-input';
-import { errorMessages } from '../http/messages';
+import { adminMessages } from './texts';
 import { unitsToNano } from '../money';
 import { PRICE_PATTERN } from '../pricing/pattern';
 import { AUDIT_ACTIONS } from './audit-actions';
@@ -44,22 +44,22 @@ export const creditInput = z.object({
     min: -CREDIT_MAX_UNITS,
     max: CREDIT_MAX_UNITS,
     allowZero: false,
-    message: errorMessages.creditAmountInvalid(CREDIT_MAX_UNITS),
+    message: adminMessages.creditAmountInvalid(CREDIT_MAX_UNITS),
   }),
-  reason: z.string({ error: errorMessages.creditReasonRequired }).trim().min(1, errorMessages.creditReasonRequired).max(500, errorMessages.creditReasonRequired),
+  reason: z.string({ error: adminMessages.creditReasonRequired }).trim().min(1, adminMessages.creditReasonRequired).max(500, adminMessages.creditReasonRequired),
   // Trimmed: an operator pasting a ticket number twice must not credit twice because of a space.
   reference: z
-    .string({ error: errorMessages.creditReferenceInvalid })
+    .string({ error: adminMessages.creditReferenceInvalid })
     .trim()
-    .min(1, errorMessages.creditReferenceInvalid)
-    .max(200, errorMessages.creditReferenceInvalid),
+    .min(1, adminMessages.creditReferenceInvalid)
+    .max(200, adminMessages.creditReferenceInvalid),
 });
 
 const day = z
   .string()
   .meta({ format: 'date', description: 'День UTC в формате ГГГГ-ММ-ДД', example: '2026-01-31' })
-  .regex(DAY_TEXT, errorMessages.statsDateInvalid)
-  .refine(isCalendarDay, errorMessages.statsDateInvalid);
+  .regex(DAY_TEXT, adminMessages.statsDateInvalid)
+  .refine(isCalendarDay, adminMessages.statsDateInvalid);
 
 const DAY_MS = 86_400_000;
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -75,11 +75,11 @@ export const dailyStatsInput = z
   // The figures are read from `from` up to the day after `to`: both must be days PostgreSQL takes (a
   // default `from` 29 days before 0001-01-05, or the day after 9999-12-31, is not).
   .refine(({ from, to }) => isCalendarDay(from) && isCalendarDay(daysBefore(to, -1)), {
-    message: errorMessages.statsDateInvalid,
+    message: adminMessages.statsDateInvalid,
     path: ['to'],
   })
   .refine(({ from, to }) => from <= to && Date.parse(to) - Date.parse(from) < STATS_MAX_DAYS * DAY_MS, {
-    message: errorMessages.statsRangeInvalid(STATS_MAX_DAYS),
+    message: adminMessages.statsRangeInvalid(STATS_MAX_DAYS),
   });
 
 export const auditInput = z
@@ -87,25 +87,25 @@ export const auditInput = z
     limit: z.coerce.number().int().min(1).max(100).default(50),
     cursor: z.string().max(200).optional(),
     targetId: z.string().max(200).optional(),
-    action: z.enum(AUDIT_ACTIONS, { error: errorMessages.auditActionInvalid }).optional(),
+    action: z.enum(AUDIT_ACTIONS, { error: adminMessages.auditActionInvalid }).optional(),
     /** Part of an e-mail: the rows of the matching accounts, as operator or as target. */
     email: z.string().trim().max(254).optional(),
     from: day.optional(),
     to: day.optional(),
   })
-  .refine(({ from, to }) => !from || !to || from <= to, { message: errorMessages.auditRangeInvalid, path: ['to'] });
+  .refine(({ from, to }) => !from || !to || from <= to, { message: adminMessages.auditRangeInvalid, path: ['to'] });
 
 export const pricePattern = z
-  .string({ error: errorMessages.pricePatternInvalid })
+  .string({ error: adminMessages.pricePatternInvalid })
   .trim()
-  .max(200, errorMessages.pricePatternInvalid)
-  .regex(PRICE_PATTERN, errorMessages.pricePatternInvalid);
+  .max(200, adminMessages.pricePatternInvalid)
+  .regex(PRICE_PATTERN, adminMessages.pricePatternInvalid);
 
 const perMillion = nanoAmount({
   min: 0,
   max: PRICE_MAX_UNITS,
   allowZero: true,
-  message: errorMessages.priceValueInvalid(PRICE_MAX_UNITS),
+  message: adminMessages.priceValueInvalid(PRICE_MAX_UNITS),
 });
 
 export const putPriceInput = z.object({
@@ -118,9 +118,9 @@ export const deletePriceInput = z.object({ pattern: pricePattern });
 
 /** Exchange rate and margin in one factor: upstream USD per token × 1e6 × multiplier = ours per 1M tokens. */
 const multiplier = z
-  .number({ error: errorMessages.priceMultiplierInvalid })
-  .gt(0, errorMessages.priceMultiplierInvalid)
-  .max(1_000_000, errorMessages.priceMultiplierInvalid);
+  .number({ error: adminMessages.priceMultiplierInvalid })
+  .gt(0, adminMessages.priceMultiplierInvalid)
+  .max(1_000_000, adminMessages.priceMultiplierInvalid);
 
 export const importPreviewInput = z.object({
   multiplier,
@@ -130,25 +130,25 @@ export const importPreviewInput = z.object({
 export const importInput = z.object({
   multiplier,
   models: z
-    .array(z.string().min(1).max(200), { error: errorMessages.priceImportEmpty })
-    .min(1, errorMessages.priceImportEmpty)
-    .max(IMPORT_MAX_MODELS, errorMessages.priceImportEmpty),
+    .array(z.string().min(1).max(200), { error: adminMessages.priceImportEmpty })
+    .min(1, adminMessages.priceImportEmpty)
+    .max(IMPORT_MAX_MODELS, adminMessages.priceImportEmpty),
 });
 
 /** Most targets one route may list; more than any real failover chain needs. */
 export const ROUTE_MAX_TARGETS = 20;
 
 const providerName = z
-  .string({ error: errorMessages.providerNameInvalid })
+  .string({ error: adminMessages.providerNameInvalid })
   .trim()
-  .min(1, errorMessages.providerNameInvalid)
-  .max(100, errorMessages.providerNameInvalid);
+  .min(1, adminMessages.providerNameInvalid)
+  .max(100, adminMessages.providerNameInvalid);
 
 /** An http(s) base URL to which `/chat/completions` is appended; a trailing slash is dropped. */
 const providerBaseUrl = z
-  .string({ error: errorMessages.providerBaseUrlInvalid })
+  .string({ error: adminMessages.providerBaseUrlInvalid })
   .trim()
-  .max(500, errorMessages.providerBaseUrlInvalid)
+  .max(500, adminMessages.providerBaseUrlInvalid)
   .refine((value) => {
     try {
       const url = new URL(value);
@@ -156,24 +156,24 @@ const providerBaseUrl = z
     } catch {
       return false;
     }
-  }, errorMessages.providerBaseUrlInvalid)
+  }, adminMessages.providerBaseUrlInvalid)
   .transform((value) => value.replace(/\/+$/, ''));
 
 /** The provider's key, write-only; null removes it. Printable ASCII only: it goes into an HTTP header. */
 const providerApiKey = z
-  .string({ error: errorMessages.providerApiKeyInvalid })
+  .string({ error: adminMessages.providerApiKeyInvalid })
   .trim()
-  .min(1, errorMessages.providerApiKeyInvalid)
-  .max(1000, errorMessages.providerApiKeyInvalid)
-  .regex(/^[\x21-\x7e]+$/, errorMessages.providerApiKeyInvalid)
+  .min(1, adminMessages.providerApiKeyInvalid)
+  .max(1000, adminMessages.providerApiKeyInvalid)
+  .regex(/^[\x21-\x7e]+$/, adminMessages.providerApiKeyInvalid)
   .nullable();
 
 /** Bounded as UPSTREAM_TIMEOUT_MS is. */
 const providerTimeoutMs = z
-  .number({ error: errorMessages.providerTimeoutInvalid })
-  .int(errorMessages.providerTimeoutInvalid)
-  .min(100, errorMessages.providerTimeoutInvalid)
-  .max(250_000, errorMessages.providerTimeoutInvalid);
+  .number({ error: adminMessages.providerTimeoutInvalid })
+  .int(adminMessages.providerTimeoutInvalid)
+  .min(100, adminMessages.providerTimeoutInvalid)
+  .max(250_000, adminMessages.providerTimeoutInvalid);
 
 export const providerIdInput = z.object({ id: z.string().max(100) });
 
@@ -195,36 +195,36 @@ export const patchProviderInput = z.object({
 });
 
 const routeTarget = z.object({
-  providerId: z.string({ error: errorMessages.routeProviderUnknown }).min(1, errorMessages.routeProviderUnknown).max(100, errorMessages.routeProviderUnknown),
+  providerId: z.string({ error: adminMessages.routeProviderUnknown }).min(1, adminMessages.routeProviderUnknown).max(100, adminMessages.routeProviderUnknown),
   priority: z
-    .number({ error: errorMessages.routePriorityInvalid })
-    .int(errorMessages.routePriorityInvalid)
-    .min(0, errorMessages.routePriorityInvalid)
-    .max(1000, errorMessages.routePriorityInvalid)
+    .number({ error: adminMessages.routePriorityInvalid })
+    .int(adminMessages.routePriorityInvalid)
+    .min(0, adminMessages.routePriorityInvalid)
+    .max(1000, adminMessages.routePriorityInvalid)
     .default(0),
   weight: z
-    .number({ error: errorMessages.routeWeightInvalid })
-    .int(errorMessages.routeWeightInvalid)
-    .min(1, errorMessages.routeWeightInvalid)
-    .max(1000, errorMessages.routeWeightInvalid)
+    .number({ error: adminMessages.routeWeightInvalid })
+    .int(adminMessages.routeWeightInvalid)
+    .min(1, adminMessages.routeWeightInvalid)
+    .max(1000, adminMessages.routeWeightInvalid)
     .default(1),
   model: z
-    .string({ error: errorMessages.routeModelInvalid })
+    .string({ error: adminMessages.routeModelInvalid })
     .trim()
-    .min(1, errorMessages.routeModelInvalid)
-    .max(200, errorMessages.routeModelInvalid)
-    .regex(/^[\x21-\x7e]+$/, errorMessages.routeModelInvalid)
+    .min(1, adminMessages.routeModelInvalid)
+    .max(200, adminMessages.routeModelInvalid)
+    .regex(/^[\x21-\x7e]+$/, adminMessages.routeModelInvalid)
     .optional(),
   /** What the provider charges us, per 1M tokens in the balance currency: the admin stats' provider cost and margin. */
-  costPrice: z.object({ promptPerMillion: perMillion, completionPerMillion: perMillion }, { error: errorMessages.priceValueInvalid(PRICE_MAX_UNITS) }).optional(),
+  costPrice: z.object({ promptPerMillion: perMillion, completionPerMillion: perMillion }, { error: adminMessages.priceValueInvalid(PRICE_MAX_UNITS) }).optional(),
 });
 
 export const putRouteInput = z.object({
   pattern: pricePattern,
   targets: z
-    .array(routeTarget, { error: errorMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS) })
-    .min(1, errorMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS))
-    .max(ROUTE_MAX_TARGETS, errorMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS)),
+    .array(routeTarget, { error: adminMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS) })
+    .min(1, adminMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS))
+    .max(ROUTE_MAX_TARGETS, adminMessages.routeTargetsInvalid(ROUTE_MAX_TARGETS)),
 });
 
 export const deleteRouteInput = z.object({ pattern: pricePattern });

@@ -11,7 +11,7 @@ import type { Database, Executor } from '../db/client';
 import { modelPrices } from '../db/schema';
 import type { ModelCatalog } from '../gateway/models';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { adminMessages } from './texts';
 import { nanoToDecimalString, nanoToUnits } from '../money';
 import { PRICES_CHANGED_CHANNEL, type PriceBook, type PriceRow } from '../pricing/prices';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
@@ -74,7 +74,7 @@ export function createAdminPrices({ db, prices, models }: AdminPricesDeps) {
   /** The upstream's list priced with `multiplier` (a JSON number, read as the decimal it was written as). */
   async function plan(multiplier: number, select: { filter?: string | undefined } | { models: string[] }) {
     const factor = decimalOfNumber(multiplier);
-    if (!factor) throw new AppError('invalid_request_error', errorMessages.priceMultiplierInvalid);
+    if (!factor) throw new AppError('invalid_request_error', adminMessages.priceMultiplierInvalid);
     const list = await models.list();
     return planImport(list.data, factor, select);
   }
@@ -131,7 +131,7 @@ export function createAdminPrices({ db, prices, models }: AdminPricesDeps) {
     async remove(actor: AuditActor, pattern: string) {
       await db.transaction(async (tx) => {
         const [before] = await tx.delete(modelPrices).where(eq(modelPrices.pattern, pattern)).returning();
-        if (!before) throw new AppError('not_found', errorMessages.priceNotFound);
+        if (!before) throw new AppError('not_found', adminMessages.priceNotFound);
         await tx.execute(sql`select pg_notify(${PRICES_CHANGED_CHANNEL}, '')`);
         await recordAudit(tx, actor, {
           action: 'price.delete',

@@ -13,7 +13,7 @@ import type { Billing } from '../gateway/billing';
 import { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from '../gateway/routing/registry';
 import type { RouteTarget } from '../gateway/routing/select';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { adminMessages } from './texts';
 import { nanoToUnits } from '../money';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
 import { EMPTY_HOUR, providerLastHour, type ProviderHourStats } from './provider-stats';
@@ -86,7 +86,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
       return builtIn(health, hour.get(id) ?? EMPTY_HOUR);
     }
     const [row] = await db.select().from(providers).where(eq(providers.id, id));
-    if (!row) throw new AppError('not_found', errorMessages.providerNotFound);
+    if (!row) throw new AppError('not_found', adminMessages.providerNotFound);
     const [health, hour] = await Promise.all([healthOf(db, id), lastHour()]);
     return view(row, health, hour.get(id) ?? EMPTY_HOUR);
   }
@@ -148,7 +148,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     ) {
       if (id === DEFAULT_PROVIDER_ID) {
         if (Object.values(patch).some((v) => v !== undefined && v !== true)) {
-          throw new AppError('invalid_request_error', errorMessages.providerBuiltIn);
+          throw new AppError('invalid_request_error', adminMessages.providerBuiltIn);
         }
         await db.transaction(async (tx) => {
           const before = await healthOf(tx, id);
@@ -165,7 +165,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
       }
       await db.transaction(async (tx) => {
         const [before] = await tx.select().from(providers).where(eq(providers.id, id)).for('update');
-        if (!before) throw new AppError('not_found', errorMessages.providerNotFound);
+        if (!before) throw new AppError('not_found', adminMessages.providerNotFound);
         const [after] = await tx
           .update(providers)
           .set({
@@ -190,12 +190,12 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     },
 
     async remove(actor: AuditActor, id: string) {
-      if (id === DEFAULT_PROVIDER_ID) throw new AppError('invalid_request_error', errorMessages.providerBuiltIn);
+      if (id === DEFAULT_PROVIDER_ID) throw new AppError('invalid_request_error', adminMessages.providerBuiltIn);
       await db.transaction(async (tx) => {
         const used = await routesUsing(tx, id);
-        if (used.length > 0) throw new AppError('conflict', errorMessages.providerInUse(used.slice(0, 10).join(', ')));
+        if (used.length > 0) throw new AppError('conflict', adminMessages.providerInUse(used.slice(0, 10).join(', ')));
         const [before] = await tx.delete(providers).where(eq(providers.id, id)).returning();
-        if (!before) throw new AppError('not_found', errorMessages.providerNotFound);
+        if (!before) throw new AppError('not_found', adminMessages.providerNotFound);
         await tx.delete(providerHealth).where(eq(providerHealth.providerId, id));
         await announce(tx);
         await recordAudit(tx, actor, { action: 'provider.delete', targetType: 'provider', targetId: id, before: audited(before), after: null });
@@ -224,7 +224,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
         known.add(DEFAULT_PROVIDER_ID);
         const unknown = stored.findIndex((t) => !known.has(t.providerId));
         if (unknown >= 0) {
-          throw new AppError('invalid_request_error', errorMessages.routeProviderUnknown, { param: `targets.${unknown}.providerId` });
+          throw new AppError('invalid_request_error', adminMessages.routeProviderUnknown, { param: `targets.${unknown}.providerId` });
         }
         const [before] = await tx.select().from(modelRoutes).where(eq(modelRoutes.pattern, pattern)).for('update');
         const [after] = await tx
@@ -249,7 +249,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     async removeRoute(actor: AuditActor, pattern: string) {
       await db.transaction(async (tx) => {
         const [before] = await tx.delete(modelRoutes).where(eq(modelRoutes.pattern, pattern)).returning();
-        if (!before) throw new AppError('not_found', errorMessages.modelRouteNotFound);
+        if (!before) throw new AppError('not_found', adminMessages.modelRouteNotFound);
         await announce(tx);
         await recordAudit(tx, actor, { action: 'route.delete', targetType: 'route', targetId: pattern, before: { targets: before.targets }, after: null });
       });

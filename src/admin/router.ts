@@ -2,7 +2,7 @@
 // price table. Every procedure is an adminProcedure (JWT of a user whose stored role is admin); every
 // change writes its audit row in its own transaction.
 import { z } from 'zod';
-import { errorMessages } from '../http/messages';
+import { adminMessages } from './texts';
 import { LIMIT_RESETS } from '../keys/limits';
 import { nanoToUnits, unitsToNano } from '../money';
 import { adminProcedure, router, inject } from '../trpc/init';
@@ -271,7 +271,7 @@ export const adminRouter = router({
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       const { email } = await ctx.admin.userSessions.sendPasswordReset(ctx.principal, input.id);
-      return { message: errorMessages.adminPasswordResetSent(email) };
+      return { message: adminMessages.adminPasswordResetSent(email) };
     }),
 
   endUserSessions: adminProcedure
@@ -288,7 +288,7 @@ export const adminRouter = router({
     .output(z.object({ message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.admin.userSessions.endSessions(ctx.principal, input.id);
-      return { message: errorMessages.adminSessionsEnded };
+      return { message: adminMessages.adminSessionsEnded };
     }),
 
   revokeUserKey: adminProcedure
@@ -305,7 +305,7 @@ export const adminRouter = router({
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.admin.userKeys.revoke(ctx.principal, input.id, input.keyId);
-      return { success: true, message: errorMessages.adminKeyRevoked };
+      return { success: true, message: adminMessages.adminKeyRevoked };
     }),
 
   setUserKeyBudget: adminProcedure
@@ -452,7 +452,7 @@ export const adminRouter = router({
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.admin.prices.remove(ctx.principal, input.pattern);
-      return { success: true, message: errorMessages.priceDeleted };
+      return { success: true, message: adminMessages.priceDeleted };
     }),
 
   previewPriceImport: adminProcedure
@@ -559,7 +559,7 @@ export const adminRouter = router({
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.admin.providers.remove(ctx.principal, input.id);
-      return { success: true, message: errorMessages.providerDeleted };
+      return { success: true, message: adminMessages.providerDeleted };
     }),
 
   listRoutes: adminProcedure
@@ -608,6 +608,6 @@ export const adminRouter = router({
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.admin.providers.removeRoute(ctx.principal, input.pattern);
-      return { success: true, message: errorMessages.routeDeleted };
+      return { success: true, message: adminMessages.routeDeleted };
     }),
 });

@@ -3,7 +3,7 @@
 // (every instance's key cache forgets the key at commit); the audit row is written in that transaction.
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { keysMessages } from '../keys/texts';
 import type { LimitReset } from '../keys/limits';
 import type { KeyRow, KeyService } from '../keys/service';
 import { nanoToDecimalString } from '../money';
@@ -29,7 +29,7 @@ const budgetOf = (row: KeyRow) => ({
 export function createAdminUserKeys({ keys }: AdminUserKeysDeps) {
   /** The key must be the user's: an unknown user or someone else's key is the same 404. */
   const checkIds = (userId: string, keyId: string) => {
-    if (!isUuid(userId) || !isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
+    if (!isUuid(userId) || !isUuid(keyId)) throw new AppError('not_found', keysMessages.keyNotFound);
   };
 
   return {

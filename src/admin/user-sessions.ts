@@ -7,7 +7,7 @@ import { endSessions } from '../accounts/token-users';
 import type { Database } from '../db/client';
 import { users } from '../db/schema';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { gatewayMessages } from '../gateway/texts';
 import { recordAudit, type AuditActor } from './audit';
 
 export interface AdminUserSessionsDeps {
@@ -17,9 +17,9 @@ export interface AdminUserSessionsDeps {
 
 export function createAdminUserSessions({ db, accounts }: AdminUserSessionsDeps) {
   async function requireUser(userId: string) {
-    if (!isUuid(userId)) throw new AppError('not_found', errorMessages.adminUserNotFound);
+    if (!isUuid(userId)) throw new AppError('not_found', gatewayMessages.adminUserNotFound);
     const [row] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
-    if (!row) throw new AppError('not_found', errorMessages.adminUserNotFound);
+    if (!row) throw new AppError('not_found', gatewayMessages.adminUserNotFound);
     return row;
   }
 

@@ -14,7 +14,8 @@ import { rowsOf, type Database, type Executor } from '../db/client';
 import { ledgerEntries, usageRollupsDaily, users } from '../db/schema';
 import type { Billing } from '../gateway/billing';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { gatewayMessages } from '../gateway/texts';
+import { adminMessages } from './texts';
 import { USER_KEYS_CHANGED_CHANNEL, type KeyService } from '../keys/service';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import { recordAudit, type AuditActor } from './audit';
@@ -103,7 +104,7 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
 
   async function requireUser(executor: Executor, userId: string): Promise<UserRow> {
     const row = await findUser(executor, userId);
-    if (!row) throw new AppError('not_found', errorMessages.adminUserNotFound);
+    if (!row) throw new AppError('not_found', gatewayMessages.adminUserNotFound);
     return row;
   }
 
@@ -170,12 +171,12 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
       .where(and(eq(ledgerEntries.kind, 'admin_credit'), eq(ledgerEntries.reference, input.reference)))
       .limit(1);
     if (earlier && (earlier.userId !== input.userId || earlier.amountNano !== input.amountNano)) {
-      throw new AppError('conflict', errorMessages.creditReferenceTaken, { param: 'reference' });
+      throw new AppError('conflict', adminMessages.creditReferenceTaken, { param: 'reference' });
     }
   }
 
   async function setBlocked(actor: AuditActor, userId: string, blocked: boolean): Promise<AdminUserView> {
-    if (blocked && userId === actor.userId) throw new AppError('invalid_request_error', errorMessages.adminCannotBlockSelf);
+    if (blocked && userId === actor.userId) throw new AppError('invalid_request_error', adminMessages.adminCannotBlockSelf);
     await billing.flush();
     const view = await db.transaction(async (tx) => {
       const before = await requireUser(tx, userId);
@@ -326,7 +327,7 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
      */
     async credit(actor: AuditActor, input: CreditInput): Promise<{ balanceNano: bigint }> {
       const [exists] = isUuid(input.userId) ? await db.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).limit(1) : [];
-      if (!exists) throw new AppError('not_found', errorMessages.adminUserNotFound);
+      if (!exists) throw new AppError('not_found', gatewayMessages.adminUserNotFound);
       await billing.flush();
       let shortfall: BelowZero | null = null;
       for (let attempt = 0; attempt < 2; attempt++) {
@@ -343,7 +344,7 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
           if (attempt === 0) await billing.returnIdleLeases(true);
         }
       }
-      throw new AppError('invalid_request_error', errorMessages.creditBelowZero(formatMoneyText(shortfall!.availableNano, config.balanceCurrency)));
+      throw new AppError('invalid_request_error', adminMessages.creditBelowZero(formatMoneyText(shortfall!.availableNano, config.balanceCurrency)));
     },
 
     block: (actor: AuditActor, userId: string) => setBlocked(actor, userId, true),

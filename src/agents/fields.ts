@@ -1,7 +1,7 @@
 // An agent's fields as its owner sends them: zod only, so the dashboard page checks its forms with the
 // schemas the API applies.
 import { z } from 'zod';
-import { errorMessages } from '../http/messages';
+import { agentsMessages } from './texts';
 
 export const AGENT_TYPES = ['creator', 'service', 'ecommerce'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
@@ -16,14 +16,18 @@ export type AgentUnavailableReason = (typeof AGENT_UNAVAILABLE_REASONS)[number];
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._:@+-]*$/;
 
-export const agentName = z.string({ error: errorMessages.agentNameRequired }).trim().min(1, errorMessages.agentNameRequired).max(100, errorMessages.agentNameTooLong);
-export const agentType = z.enum(AGENT_TYPES, { error: errorMessages.agentTypeInvalid });
-export const agentSystemPrompt = z.string().max(20_000, errorMessages.agentPromptTooLong);
-export const agentModel = z.string().trim().max(200, errorMessages.agentModelInvalid).regex(MODEL_ID, errorMessages.agentModelInvalid);
+export const agentName = z
+  .string({ error: agentsMessages.agentNameRequired })
+  .trim()
+  .min(1, agentsMessages.agentNameRequired)
+  .max(100, agentsMessages.agentNameTooLong);
+export const agentType = z.enum(AGENT_TYPES, { error: agentsMessages.agentTypeInvalid });
+export const agentSystemPrompt = z.string().max(20_000, agentsMessages.agentPromptTooLong);
+export const agentModel = z.string().trim().max(200, agentsMessages.agentModelInvalid).regex(MODEL_ID, agentsMessages.agentModelInvalid);
 
 /** Clients' photos go to the model as images; the agent's model must take images. */
 export const agentAcceptsImages = z
-  .boolean({ error: errorMessages.agentAcceptsImagesInvalid })
+  .boolean({ error: agentsMessages.agentAcceptsImagesInvalid })
   .describe('Фото клиентов передаются модели как изображения (модель агента должна их принимать); false — клиенту вежливо отвечают, что фото ассистент не смотрит');
 
 const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -38,26 +42,26 @@ export const workingHoursInput = z
     days: z
       .array(
         z
-          .number({ error: errorMessages.workingDaysInvalid })
-          .int(errorMessages.workingDaysInvalid)
-          .min(1, errorMessages.workingDaysInvalid)
-          .max(7, errorMessages.workingDaysInvalid),
+          .number({ error: agentsMessages.workingDaysInvalid })
+          .int(agentsMessages.workingDaysInvalid)
+          .min(1, agentsMessages.workingDaysInvalid)
+          .max(7, agentsMessages.workingDaysInvalid),
         {
-          error: errorMessages.workingDaysInvalid,
+          error: agentsMessages.workingDaysInvalid,
         },
       )
-      .min(1, errorMessages.workingDaysInvalid)
-      .max(7, errorMessages.workingDaysInvalid)
+      .min(1, agentsMessages.workingDaysInvalid)
+      .max(7, agentsMessages.workingDaysInvalid)
       .transform((days) => [...new Set(days)].sort((a, b) => a - b)),
-    from: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid).meta({ example: '10:00' }),
-    to: z.string({ error: errorMessages.workingTimeInvalid }).regex(CLOCK, errorMessages.workingTimeInvalid).meta({ example: '19:00' }),
+    from: z.string({ error: agentsMessages.workingTimeInvalid }).regex(CLOCK, agentsMessages.workingTimeInvalid).meta({ example: '10:00' }),
+    to: z.string({ error: agentsMessages.workingTimeInvalid }).regex(CLOCK, agentsMessages.workingTimeInvalid).meta({ example: '19:00' }),
     timeZone: z
-      .string({ error: errorMessages.workingTimeZoneInvalid })
-      .max(64, errorMessages.workingTimeZoneInvalid)
-      .refine(isTimeZone, errorMessages.workingTimeZoneInvalid)
+      .string({ error: agentsMessages.workingTimeZoneInvalid })
+      .max(64, agentsMessages.workingTimeZoneInvalid)
+      .refine(isTimeZone, agentsMessages.workingTimeZoneInvalid)
       .optional(),
   })
-  .refine((h) => h.from < h.to, { message: errorMessages.workingTimeOrder, path: ['to'] })
+  .refine((h) => h.from < h.to, { message: agentsMessages.workingTimeOrder, path: ['to'] })
   .nullable()
   .describe('Рабочее время, когда клиентам отвечает человек: дни (1 — понедельник … 7 — воскресенье), с и до (ЧЧ:ММ), часовой пояс; null — не задано');
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentPatchInput, agentType, createAgentInput } from './fields';
 import { AGENT_UNAVAILABLE_REASONS, agentView } from './service';
 import { procedureForOwnedAgent } from '../trpc/agent-guard';
-import { errorMessages } from '../http/messages';
+import { agentsMessages } from './texts';
 import { router, userProcedure, inject } from '../trpc/init';
 import { agentsSlot } from './api';
 
@@ -80,6 +80,6 @@ export const agentsRouter = router({
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx }) => {
       await ctx.agents.remove(ctx.principal.userId, ctx.agent.id);
-      return { success: true, message: errorMessages.agentDeleted };
+      return { success: true, message: agentsMessages.agentDeleted };
     }),
 });

@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { agents, users } from '../db/schema';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { agentsMessages } from './texts';
 import type { AgentType, AgentUnavailableReason, WorkingHours } from './fields';
 import { PROMPT_TEMPLATES } from './templates';
 
@@ -97,8 +97,8 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
    */
   async function requireOwned(userId: string, agentId: string): Promise<Agent> {
     const agent = await find(agentId);
-    if (!agent) throw new AppError('not_found', errorMessages.agentNotFound);
-    if (agent.userId !== userId) throw new AppError('forbidden', errorMessages.agentForbidden);
+    if (!agent) throw new AppError('not_found', agentsMessages.agentNotFound);
+    if (agent.userId !== userId) throw new AppError('forbidden', agentsMessages.agentForbidden);
     return agent;
   }
 
@@ -113,7 +113,7 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
         await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update');
         const [{ value: existing } = { value: 0 }] = await tx.select({ value: count() }).from(agents).where(eq(agents.userId, userId));
         if (Number(existing) >= config.maxAgentsPerUser) {
-          throw new AppError('invalid_request_error', errorMessages.tooManyAgents(config.maxAgentsPerUser));
+          throw new AppError('invalid_request_error', agentsMessages.tooManyAgents(config.maxAgentsPerUser));
         }
         const [inserted] = await tx
           .insert(agents)
@@ -152,7 +152,7 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
       const agent = await requireOwned(userId, agentId);
       // Integrations (booking for Service agents) are set up per type, so the type stays what it was.
       if (patch.type !== undefined && patch.type !== agent.type) {
-        throw new AppError('invalid_request_error', errorMessages.agentTypeFixed);
+        throw new AppError('invalid_request_error', agentsMessages.agentTypeFixed);
       }
       const changes: Partial<typeof agents.$inferInsert> = {};
       if (patch.name !== undefined) changes.name = patch.name;
@@ -166,7 +166,7 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
         .set({ ...changes, updatedAt: new Date() })
         .where(and(eq(agents.id, agent.id), eq(agents.userId, userId)))
         .returning();
-      if (!row) throw new AppError('not_found', errorMessages.agentNotFound);
+      if (!row) throw new AppError('not_found', agentsMessages.agentNotFound);
       return agentView({ ...(row as Omit<Agent, 'ownerBlockedAt'>), ownerBlockedAt: agent.ownerBlockedAt });
     },
 

@@ -7,7 +7,7 @@ import { maskSecret, type SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { accountAlerts } from '../db/schema';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { alertsMessages } from './texts';
 import { nanoToUnits, unitsToNano } from '../money';
 import type { AlertSettingsInput, AlertSettingsView } from './input';
 import { checkWebhookUrl } from './webhook-address';
@@ -24,9 +24,9 @@ export interface AlertSettingsDeps {
 }
 
 const problemMessages = {
-  invalid: errorMessages.alertWebhookUrlInvalid,
-  private: errorMessages.alertWebhookPrivate,
-  unknown_host: errorMessages.alertWebhookUnknownHost,
+  invalid: alertsMessages.alertWebhookUrlInvalid,
+  private: alertsMessages.alertWebhookPrivate,
+  unknown_host: alertsMessages.alertWebhookUnknownHost,
 } as const;
 
 export function createAlertSettings({ db, box, config }: AlertSettingsDeps) {
@@ -64,7 +64,7 @@ export function createAlertSettings({ db, box, config }: AlertSettingsDeps) {
         const [before] = await tx.select().from(accountAlerts).where(eq(accountAlerts.userId, userId)).for('update').limit(1);
         const url = input.webhookUrl === undefined ? (before?.webhookUrl ?? null) : input.webhookUrl;
         if (input.rotateWebhookSecret && url === null) {
-          throw new AppError('invalid_request_error', errorMessages.alertWebhookSecretWithoutUrl, { param: 'rotateWebhookSecret' });
+          throw new AppError('invalid_request_error', alertsMessages.alertWebhookSecretWithoutUrl, { param: 'rotateWebhookSecret' });
         }
         // A webhook gets a secret when it first has a URL, and a new one on request; no URL, no secret.
         const fresh = url !== null && (!before?.webhookSecretSealed || input.rotateWebhookSecret) ? newWebhookSecret() : null;

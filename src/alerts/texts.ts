@@ -1,4 +1,4 @@
-// Russian texts of the alert e-mails. (API error messages stay in http/messages.ts.)
+// Russian texts of the alert e-mails and the alert settings' API messages.
 import { escapeHtml } from '../accounts/texts';
 
 const paragraphs = (lines: string[][]) => lines.map((p) => `<p>${p.map(escapeHtml).join('<br>')}</p>`).join('');
@@ -33,3 +33,11 @@ export function mailBodies(lines: string[][], urls: string[]): { text: string; h
   for (const url of urls) html = linked(html, url);
   return { text, html };
 }
+
+/** What the alert settings refuse: the webhook's address and its secret. */
+export const alertsMessages = {
+  alertWebhookUrlInvalid: 'Адрес вебхука: укажите адрес http:// или https:// без логина и пароля (до 2000 символов) или null, чтобы отключить вебхук',
+  alertWebhookPrivate: 'Адрес вебхука: адрес ведёт во внутреннюю сеть (localhost, частный или служебный IP-адрес): укажите адрес, доступный из интернета',
+  alertWebhookUnknownHost: 'Адрес вебхука: такое имя хоста не найдено в DNS, проверьте адрес',
+  alertWebhookSecretWithoutUrl: 'Новый секрет уведомлений: сначала укажите адрес вебхука — секрет подписывает его запросы',
+} as const;

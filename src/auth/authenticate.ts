@@ -2,7 +2,10 @@
 import type { AccountService } from '../accounts/service';
 import { bearerToken } from '../http/bearer';
 import { AppError } from '../http/errors';
-import { accountBlockedMessage, errorMessages } from '../http/messages';
+import { errorMessages } from '../http/messages';
+import { accountBlockedMessage, keysMessages } from '../keys/texts';
+import { accountsMessages } from '../accounts/texts';
+import { authMessages } from './texts';
 import type { KeyScope, Principal } from '../keys/types';
 import { looksLikeApiKey } from '../keys/api-keys';
 
@@ -31,16 +34,16 @@ export interface KeyResolver {
 export function createAuthenticator(accounts: AccountService, keys: KeyResolver, supportContact?: string) {
   async function viaKey(token: string): Promise<Principal> {
     const key = await keys.resolve(token);
-    if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey);
-    if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey);
-    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError('unauthorized', errorMessages.expiredApiKey);
+    if (!key) throw new AppError('unauthorized', keysMessages.invalidApiKey);
+    if (!key.isActive) throw new AppError('forbidden', keysMessages.revokedApiKey);
+    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new AppError('unauthorized', keysMessages.expiredApiKey);
     if (key.userBlocked) throw new AppError('forbidden', accountBlockedMessage(supportContact));
     return { userId: key.userId, via: 'api_key', apiKeyId: key.keyId, keyScope: key.scope };
   }
 
   async function tokenUser(token: string, fresh = false) {
     const user = await accounts.userFromToken(token, { fresh });
-    if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
+    if (!user) throw new AppError('unauthorized', accountsMessages.invalidToken);
     // The token is genuine, so saying why it no longer works reveals nothing to a stranger.
     if (user.blocked) throw new AppError('forbidden', accountBlockedMessage(supportContact));
     return user;
@@ -54,7 +57,7 @@ export function createAuthenticator(accounts: AccountService, keys: KeyResolver,
   function jwtOf(headers: Headers): string {
     const token = bearerToken(headers);
     if (!token) throw new AppError('unauthorized', errorMessages.missingCredential);
-    if (looksLikeApiKey(token)) throw new AppError('unauthorized', errorMessages.jwtRequired);
+    if (looksLikeApiKey(token)) throw new AppError('unauthorized', authMessages.jwtRequired);
     return token;
   }
 
@@ -66,7 +69,7 @@ export function createAuthenticator(accounts: AccountService, keys: KeyResolver,
     /** Operator actions: a JWT of a user whose role, as stored now, is admin. */
     async admin(headers: Headers): Promise<AdminPrincipal> {
       const user = await tokenUser(jwtOf(headers), true);
-      if (user.role !== 'admin') throw new AppError('forbidden', errorMessages.adminOnly);
+      if (user.role !== 'admin') throw new AppError('forbidden', authMessages.adminOnly);
       return { userId: user.id, via: 'jwt', email: user.email };
     },
     /** Read-only account views: a JWT or an API key. */

@@ -21,6 +21,8 @@ import { readBodyText } from '../http/body';
 import { AppError } from '../http/errors';
 import { parseJsonBody } from '../http/json';
 import { errorMessages } from '../http/messages';
+import { billingMessages } from './texts';
+import { paymentsMessages } from '../payments/texts';
 import { findUnstorableText } from '../http/text';
 import type { Logger } from '../logger';
 import type { NotificationSenders } from '../payments/notification-senders';
@@ -102,11 +104,11 @@ export function createTopupNotifications(deps: {
 
   return {
     async handle(request: Request): Promise<Response> {
-      if (!deps.enabled) throw new AppError('invalid_request_error', errorMessages.yookassaNotificationsDisabled);
+      if (!deps.enabled) throw new AppError('invalid_request_error', billingMessages.yookassaNotificationsDisabled);
       const sender = deps.senders?.check(request);
       if (sender && !sender.allowed) {
         logger.warn('yookassa notification from an address not in YOOKASSA_NOTIFICATION_IPS; refused', { address: sender.address });
-        throw new AppError('forbidden', errorMessages.paymentUntrustedSender);
+        throw new AppError('forbidden', paymentsMessages.paymentUntrustedSender);
       }
       let notification: unknown;
       try {
@@ -117,7 +119,7 @@ export function createTopupNotifications(deps: {
         if (error instanceof AppError) throw error;
         throw new AppError('invalid_request_error', errorMessages.malformedJson);
       }
-      if (!isNotification(notification)) throw new AppError('invalid_request_error', errorMessages.yookassaBadNotification);
+      if (!isNotification(notification)) throw new AppError('invalid_request_error', billingMessages.yookassaBadNotification);
       // The payment id goes into YooKassa's URL and our queries: text PostgreSQL cannot hold is no payment id.
       const unstorable = findUnstorableText(notification);
       if (unstorable !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(unstorable));
@@ -127,12 +129,12 @@ export function createTopupNotifications(deps: {
         logger.info('yookassa notification ignored', { event, objectId: object.id });
         return ok();
       }
-      if (!isYookassaPaymentId(object.id)) throw new AppError('invalid_request_error', errorMessages.yookassaBadPaymentId);
+      if (!isYookassaPaymentId(object.id)) throw new AppError('invalid_request_error', billingMessages.yookassaBadPaymentId);
       const address = sender?.address ?? deps.addressOf(request);
       const wait = throttle.take(address);
       if (wait !== null) {
         logger.warn('yookassa notifications: too many naming no payment of ours from one address; refused for now', { address, paymentId: object.id });
-        throw new AppError('rate_limit_exceeded', errorMessages.yookassaNotificationsThrottled, { headers: { 'retry-after': String(wait) } });
+        throw new AppError('rate_limit_exceeded', billingMessages.yookassaNotificationsThrottled, { headers: { 'retry-after': String(wait) } });
       }
       try {
         const outcome = await topups.reread(object.id);
@@ -148,7 +150,7 @@ export function createTopupNotifications(deps: {
         // Anything else (the database) is ours: the app's error handler logs it and answers 500.
         if (!isYookassaError(error)) throw error;
         logger.error('yookassa notification could not be verified; YooKassa will redeliver it', { event, paymentId: object.id, error });
-        throw new AppError('upstream_error', errorMessages.yookassaVerifyUnavailable);
+        throw new AppError('upstream_error', paymentsMessages.yookassaVerifyUnavailable);
       }
     },
   };

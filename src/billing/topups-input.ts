@@ -1,7 +1,7 @@
 // Balance top-ups as the dashboard sends and reads them: zod only (no server imports), so the dashboard
 // checks its form with the rules the API applies. The limits come from GET /api/billing/config.
 import { z } from 'zod';
-import { errorMessages } from '../http/messages';
+import { billingMessages } from './texts';
 import { formatMoneyText, unitsToNano } from '../money';
 
 export const TOPUP_STATUSES = ['pending', 'succeeded', 'canceled'] as const;
@@ -18,7 +18,7 @@ export function topupAmountNano(amount: number): bigint | null {
 
 export const createTopupInput = z.object({
   // A JSON number: "500" as a string is refused like any other non-number (the REST bridge coerces nothing).
-  amount: z.number({ error: errorMessages.topupAmountInvalid }).refine((v) => topupAmountNano(v) !== null, errorMessages.topupAmountInvalid),
+  amount: z.number({ error: billingMessages.topupAmountInvalid }).refine((v) => topupAmountNano(v) !== null, billingMessages.topupAmountInvalid),
 });
 
 export type CreateTopupInput = z.infer<typeof createTopupInput>;
@@ -32,9 +32,9 @@ export interface TopupLimits {
 /** The Russian message for an amount outside the limits (or not an amount at all); null when it may be paid. */
 export function topupAmountProblem(amount: number, limits: TopupLimits): string | null {
   const nano = topupAmountNano(amount);
-  if (nano === null) return errorMessages.topupAmountInvalid;
+  if (nano === null) return billingMessages.topupAmountInvalid;
   if (nano < limits.minNano || nano > limits.maxNano) {
-    return errorMessages.topupAmountRange(formatMoneyText(limits.minNano, limits.currency), formatMoneyText(limits.maxNano, limits.currency));
+    return billingMessages.topupAmountRange(formatMoneyText(limits.minNano, limits.currency), formatMoneyText(limits.maxNano, limits.currency));
   }
   return null;
 }

@@ -19,7 +19,8 @@ import type { Database } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { ledgerEntries, topups, users } from '../db/schema';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { billingMessages } from './texts';
+import { accountsMessages } from '../accounts/texts';
 import type { Logger } from '../logger';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import { amountValueToNano, isYookassaError, YookassaApiError, type YookassaClient, type YookassaPayment, type YookassaReceipt } from '../payments/yookassa';
@@ -77,7 +78,7 @@ function viewOf(row: TopupRow): TopupView {
 function creationFailure(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (!isYookassaError(error)) return new AppError('internal_error', undefined, { cause: error });
-  return new AppError('upstream_error', error.resultUnknown ? errorMessages.topupPaymentUnavailable : errorMessages.topupPaymentRejected, {
+  return new AppError('upstream_error', error.resultUnknown ? billingMessages.topupPaymentUnavailable : billingMessages.topupPaymentRejected, {
     cause: error,
   });
 }
@@ -87,19 +88,19 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
   const limits = { minNano: config.topupMinNano, maxNano: config.topupMaxNano, currency: config.balanceCurrency };
 
   function requireClient(): YookassaClient {
-    if (!client) throw new AppError('invalid_request_error', errorMessages.topupsDisabled);
+    if (!client) throw new AppError('invalid_request_error', billingMessages.topupsDisabled);
     return client;
   }
 
   async function receiptFor(userId: string, amountNano: bigint): Promise<YookassaReceipt | undefined> {
     if (config.yookassaReceiptVatCode === undefined) return undefined;
     const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
-    if (!user) throw new AppError('unauthorized', errorMessages.invalidToken);
+    if (!user) throw new AppError('unauthorized', accountsMessages.invalidToken);
     return {
       customer: { email: user.email },
       items: [
         {
-          description: errorMessages.topupReceiptItem,
+          description: billingMessages.topupReceiptItem,
           quantity: 1,
           amountNano,
           vatCode: config.yookassaReceiptVatCode,
@@ -237,7 +238,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
           .from(topups)
           .where(and(eq(topups.userId, userId), eq(topups.status, 'pending')));
         if ((pending?.n ?? 0) >= config.topupMaxPending) {
-          throw new AppError('invalid_request_error', errorMessages.topupTooManyPending(config.topupMaxPending));
+          throw new AppError('invalid_request_error', billingMessages.topupTooManyPending(config.topupMaxPending));
         }
         const [inserted] = await tx.insert(topups).values({ userId, amountNano, currency: config.balanceCurrency }).returning();
         return inserted!;
@@ -250,7 +251,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
           {
             amountNano,
             currency: config.balanceCurrency,
-            description: errorMessages.topupPaymentDescription(formatMoneyText(amountNano, config.balanceCurrency)),
+            description: billingMessages.topupPaymentDescription(formatMoneyText(amountNano, config.balanceCurrency)),
             returnUrl: `${config.publicBaseUrl}/app/topups/${id}`,
             metadata: { topupId: id, userId },
             ...(receipt ? { receipt } : {}),
@@ -293,7 +294,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
      */
     async get(userId: string, topupId: string): Promise<TopupView> {
       requireClient();
-      if (!UUID.test(topupId)) throw new AppError('not_found', errorMessages.topupNotFound);
+      if (!UUID.test(topupId)) throw new AppError('not_found', billingMessages.topupNotFound);
       const find = async () =>
         (
           await db
@@ -302,7 +303,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
             .where(and(eq(topups.id, topupId), eq(topups.userId, userId)))
         )[0];
       const row = await find();
-      if (!row) throw new AppError('not_found', errorMessages.topupNotFound);
+      if (!row) throw new AppError('not_found', billingMessages.topupNotFound);
       const fresh = row.checkedAt && Date.now() - row.checkedAt.getTime() < RETURN_REFRESH_MS;
       if (row.status !== 'pending' || !row.paymentId || fresh) return viewOf(row);
       try {

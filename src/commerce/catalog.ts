@@ -8,6 +8,7 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { products } from '../db/schema';
 import { AppError, describeZodError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { commerceMessages } from './texts';
 import { csvProductInput, MAX_IMPORT_ROWS, productInput, type productPatch, type ProductInput, type ProductView } from './catalog-input';
 
 export { MAX_IMPORT_ROWS, productFields, productInput, productPatch, productView } from './catalog-input';
@@ -130,12 +131,12 @@ export function createCatalog(db: Database) {
     },
 
     async get(agentId: string, productId: string, executor: Executor = db): Promise<ProductView> {
-      if (!UUID.test(productId)) throw new AppError('not_found', errorMessages.productNotFound);
+      if (!UUID.test(productId)) throw new AppError('not_found', commerceMessages.productNotFound);
       const [row] = await executor
         .select()
         .from(products)
         .where(and(eq(products.agentId, agentId), eq(products.id, productId)));
-      if (!row) throw new AppError('not_found', errorMessages.productNotFound);
+      if (!row) throw new AppError('not_found', commerceMessages.productNotFound);
       return view(row);
     },
 
@@ -168,8 +169,8 @@ export function createCatalog(db: Database) {
      */
     async import(agentId: string, source: { csv?: string | undefined; products?: unknown[] | undefined }): Promise<ImportReport> {
       const raw = source.csv !== undefined ? csvRows(source.csv) : (source.products ?? []);
-      if (raw.length === 0) throw new AppError('invalid_request_error', errorMessages.importEmpty);
-      if (raw.length > MAX_IMPORT_ROWS) throw new AppError('invalid_request_error', errorMessages.importTooLarge(MAX_IMPORT_ROWS));
+      if (raw.length === 0) throw new AppError('invalid_request_error', commerceMessages.importEmpty);
+      if (raw.length > MAX_IMPORT_ROWS) throw new AppError('invalid_request_error', commerceMessages.importTooLarge(MAX_IMPORT_ROWS));
       const schema = source.csv !== undefined ? csvProductInput : productInput;
       const valid: ProductInput[] = [];
       const errors: ImportRowError[] = [];

@@ -7,7 +7,7 @@
 // Creation never stops a check-out: when YooKassa refuses or cannot be reached the order keeps its
 // template link and the failure is logged for the owner's attention.
 import type { Logger } from '../logger';
-import { errorMessages } from '../http/messages';
+import { commerceMessages } from './texts';
 import type { YookassaClient, YookassaCredentials } from '../payments/yookassa';
 import type { OrderView } from './orders';
 
@@ -23,7 +23,7 @@ export function createOrderPayments(deps: { clientFor: (credentials: YookassaCre
           {
             amountNano: BigInt(order.totalMinor) * NANO_PER_MINOR,
             currency: order.currency,
-            description: errorMessages.orderPaymentDescription(order.number),
+            description: commerceMessages.orderPaymentDescription(order.number),
             returnUrl: order.paymentLink,
             metadata: { orderNumber: order.number, orderId: order.id, agentId },
           },

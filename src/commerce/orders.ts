@@ -9,7 +9,7 @@ import type { Database, Executor } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { cartItems, orderCounters, orders, products } from '../db/schema';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { commerceMessages } from './texts';
 import { dayIn, formatOrderNumber } from '../integrations/messenger/notify';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -185,10 +185,10 @@ export function createOrders(db: Database, timeZone: string) {
       const lines = (await cart(tx, input.dialogueId)).filter((l) => l.available);
       if (lines.length === 0) return null;
       const currency = lines[0]!.currency;
-      if (lines.some((l) => l.currency !== currency)) throw new AppError('invalid_request_error', errorMessages.cartMixedCurrencies);
+      if (lines.some((l) => l.currency !== currency)) throw new AppError('invalid_request_error', commerceMessages.cartMixedCurrencies);
       // The stock may have fallen since the line was added (another client paid, the owner recounted).
       const over = lines.find((l) => l.stock !== null && l.quantity > l.stock);
-      if (over) throw new AppError('invalid_request_error', errorMessages.cartOverStock(over.title, over.stock!));
+      if (over) throw new AppError('invalid_request_error', commerceMessages.cartOverStock(over.title, over.stock!));
       const now = input.now ?? new Date();
       const day = dayIn(now, timeZone);
       const [counter] = await tx
@@ -257,12 +257,12 @@ export function createOrders(db: Database, timeZone: string) {
     },
 
     async get(agentId: string, orderId: string): Promise<OrderView> {
-      if (!UUID.test(orderId)) throw new AppError('not_found', errorMessages.orderNotFound);
+      if (!UUID.test(orderId)) throw new AppError('not_found', commerceMessages.orderNotFound);
       const [row] = await db
         .select()
         .from(orders)
         .where(and(eq(orders.agentId, agentId), eq(orders.id, orderId)));
-      if (!row) throw new AppError('not_found', errorMessages.orderNotFound);
+      if (!row) throw new AppError('not_found', commerceMessages.orderNotFound);
       return orderViewOf(row);
     },
   };

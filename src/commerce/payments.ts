@@ -23,6 +23,8 @@ import { readBodyText } from '../http/body';
 import { AppError } from '../http/errors';
 import { parseJsonBody } from '../http/json';
 import { errorMessages } from '../http/messages';
+import { paymentsMessages } from '../payments/texts';
+import { commerceMessages } from './texts';
 import { findUnstorableText } from '../http/text';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
@@ -103,7 +105,7 @@ export function createPaymentWebhook(deps: {
       const sender = deps.senders?.check(request);
       if (!sender || sender.allowed) return { notification: n };
       logger.warn('payment notification from an address YooKassa does not send from; refused', { agentId, address: sender.address, paymentId: n.object.id });
-      throw new AppError('forbidden', errorMessages.paymentUntrustedSender);
+      throw new AppError('forbidden', paymentsMessages.paymentUntrustedSender);
     }
     if (!n.event.startsWith('payment.')) {
       logger.info('payment notification ignored', { agentId, event: n.event, objectId: n.object.id });
@@ -132,7 +134,7 @@ export function createPaymentWebhook(deps: {
       }
       if (!isYookassaError(error)) throw error;
       logger.error('payment notification could not be verified; YooKassa will redeliver it', { agentId, paymentId: n.object.id, error });
-      throw new AppError('upstream_error', errorMessages.yookassaVerifyUnavailable);
+      throw new AppError('upstream_error', paymentsMessages.yookassaVerifyUnavailable);
     }
   }
 
@@ -210,8 +212,8 @@ export function createPaymentWebhook(deps: {
       const url = new URL(request.url);
       const bearer = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
       const verdict = await settings.verifySecret(agentId, url.searchParams.get('token') ?? bearer);
-      if (verdict === 'unknown') throw new AppError('not_found', errorMessages.paymentUnknownWebhook);
-      if (verdict === 'wrong') throw new AppError('forbidden', errorMessages.paymentBadSecret);
+      if (verdict === 'unknown') throw new AppError('not_found', commerceMessages.paymentUnknownWebhook);
+      if (verdict === 'wrong') throw new AppError('forbidden', commerceMessages.paymentBadSecret);
       let notification: unknown;
       try {
         // Too deep is a 400 like any body that is no notification: YooKassa's are shallow, and it retries a
@@ -221,7 +223,7 @@ export function createPaymentWebhook(deps: {
         if (error instanceof AppError) throw error;
         throw new AppError('invalid_request_error', errorMessages.malformedJson);
       }
-      if (!isNotification(notification)) throw new AppError('invalid_request_error', errorMessages.paymentBadNotification);
+      if (!isNotification(notification)) throw new AppError('invalid_request_error', commerceMessages.paymentBadNotification);
       // Ids and the whole body are stored: text PostgreSQL cannot hold is no YooKassa notification.
       const unstorable = findUnstorableText(notification);
       if (unstorable !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(unstorable));

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { agentProcedure } from '../trpc/agent-guard';
 import { isoInstantInput } from '../http/date-input';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { commerceMessages } from './texts';
 import { router, inject } from '../trpc/init';
 import { MAX_IMPORT_ROWS, productInput, productPatch, productView } from './catalog';
 import { ORDER_STATUSES, orderView } from './orders';
@@ -20,7 +20,7 @@ const TAG = 'commerce';
 
 /** The caller's own E-commerce agent, or the error that says why not. */
 const shopProcedure = agentProcedure.use(own).use(({ ctx, next }) => {
-  if (ctx.agent.type !== 'ecommerce') throw new AppError('invalid_request_error', errorMessages.commerceNotEcommerce);
+  if (ctx.agent.type !== 'ecommerce') throw new AppError('invalid_request_error', commerceMessages.commerceNotEcommerce);
   return next();
 });
 
@@ -121,7 +121,7 @@ export const commerceRouter = router({
     .input(
       z
         .object({ agentId, csv: z.string().max(5_000_000).optional(), products: z.array(z.unknown()).max(MAX_IMPORT_ROWS).optional() })
-        .refine((v) => (v.csv === undefined) !== (v.products === undefined), errorMessages.importOneSource),
+        .refine((v) => (v.csv === undefined) !== (v.products === undefined), commerceMessages.importOneSource),
     )
     .output(z.object({ ok: z.boolean(), imported: z.number().int(), errors: z.array(z.object({ row: z.number().int(), message: z.string() })) }))
     .mutation(({ ctx, input }) => ctx.commerce.catalog.import(ctx.agent.id, input)),

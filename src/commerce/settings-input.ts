@@ -1,11 +1,11 @@
 // An E-commerce agent's shop settings as its owner sends and reads them: zod only, so the dashboard page
 // checks its form with the schema the API applies (settings.ts re-exports it for the server).
 import { z } from 'zod';
-import { errorMessages } from '../http/messages';
+import { commerceMessages } from './texts';
 
 export const commerceSettingsInput = z.object({
   paymentLinkTemplate: z
-    .string({ error: errorMessages.paymentLinkTemplate })
+    .string({ error: commerceMessages.paymentLinkTemplate })
     .trim()
     .max(1000)
     .refine((v) => {
@@ -15,7 +15,7 @@ export const commerceSettingsInput = z.object({
       } catch {
         return false;
       }
-    }, errorMessages.paymentLinkTemplate),
+    }, commerceMessages.paymentLinkTemplate),
   /** A new secret: the notification URL changes and the old one stops working. */
   rotateWebhookSecret: z.boolean().default(false),
   /**
@@ -23,16 +23,16 @@ export const commerceSettingsInput = z.object({
    * fallback) and notifications are verified by re-reading the payment. Absent: unchanged; null: removed.
    */
   yookassaShopId: z
-    .string({ error: errorMessages.yookassaShopIdInvalid })
+    .string({ error: commerceMessages.yookassaShopIdInvalid })
     .trim()
-    .regex(/^\d{1,20}$/, errorMessages.yookassaShopIdInvalid)
+    .regex(/^\d{1,20}$/, commerceMessages.yookassaShopIdInvalid)
     .nullable()
     .optional(),
   /** Needed with a new yookassaShopId; absent keeps the stored one. Never returned. */
   yookassaSecretKey: z
-    .string({ error: errorMessages.yookassaSecretKeyInvalid })
+    .string({ error: commerceMessages.yookassaSecretKeyInvalid })
     .trim()
-    .regex(/^\S{8,200}$/, errorMessages.yookassaSecretKeyInvalid)
+    .regex(/^\S{8,200}$/, commerceMessages.yookassaSecretKeyInvalid)
     .optional(),
 });
 

@@ -11,7 +11,7 @@ import type { Database } from '../db/client';
 import { commerceSettings } from '../db/schema';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { commerceMessages } from './texts';
 import type { YookassaCredentials } from '../payments/yookassa';
 import type { commerceSettingsInput, CommerceSettingsView } from './settings-input';
 
@@ -61,18 +61,18 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
     const stored = { yookassaShopId: existing?.yookassaShopId ?? null, yookassaSecretKeySealed: existing?.yookassaSecretKeySealed ?? null };
     const { yookassaShopId: shopId, yookassaSecretKey: secretKey } = input;
     if (shopId === null) {
-      if (secretKey) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired, { param: 'yookassaShopId' });
+      if (secretKey) throw new AppError('invalid_request_error', commerceMessages.yookassaShopIdRequired, { param: 'yookassaShopId' });
       return { yookassaShopId: null, yookassaSecretKeySealed: null };
     }
     if (shopId === undefined) {
       if (!secretKey) return stored;
-      if (!stored.yookassaShopId) throw new AppError('invalid_request_error', errorMessages.yookassaShopIdRequired, { param: 'yookassaShopId' });
+      if (!stored.yookassaShopId) throw new AppError('invalid_request_error', commerceMessages.yookassaShopIdRequired, { param: 'yookassaShopId' });
       return { ...stored, yookassaSecretKeySealed: box.seal(secretKey) };
     }
     if (!secretKey) {
       // The same shop again keeps its key; another shop's key is never assumed.
       if (shopId !== stored.yookassaShopId || !stored.yookassaSecretKeySealed)
-        throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyRequired, { param: 'yookassaSecretKey' });
+        throw new AppError('invalid_request_error', commerceMessages.yookassaSecretKeyRequired, { param: 'yookassaSecretKey' });
       return stored;
     }
     return { yookassaShopId: shopId, yookassaSecretKeySealed: box.seal(secretKey) };
@@ -83,7 +83,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
     try {
       return { shopId: found.yookassaShopId, secretKey: box.open(found.yookassaSecretKeySealed, 'yookassaSecretKey') };
     } catch (error) {
-      if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', errorMessages.yookassaSecretKeyUnreadable(error.message));
+      if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', commerceMessages.yookassaSecretKeyUnreadable(error.message));
       throw error;
     }
   }

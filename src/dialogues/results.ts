@@ -8,7 +8,7 @@ import { usageSpan } from '../gateway/usage-rollups';
 import { minorToDecimal } from '../commerce/orders';
 import { EARLIEST_INSTANT_MS } from '../http/date-input';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { dialoguesMessages } from './texts';
 import { nanoToUnits } from '../money';
 import type { z } from 'zod';
 import type { resultsView } from './input';
@@ -30,7 +30,7 @@ export function createResults({ db, currency }: { db: Database; currency: string
       const to = period.to ?? new Date();
       const from = period.from ?? new Date(Math.max(to.getTime() - DEFAULT_DAYS * DAY_MS, EARLIEST_INSTANT_MS));
       if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_DAYS * DAY_MS) {
-        throw new AppError('invalid_request_error', errorMessages.resultsPeriodInvalid(MAX_DAYS));
+        throw new AppError('invalid_request_error', dialoguesMessages.resultsPeriodInvalid(MAX_DAYS));
       }
       const [turns] = await db
         .select({

@@ -10,6 +10,7 @@ import { likeContains } from '../db/like';
 import { agents, dialogueMessages, dialogues, escalations as escalationRows, notifications, outbox, socialEvents, users } from '../db/schema';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { dialoguesMessages } from './texts';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Escalations } from '../integrations/messenger/escalations';
 import type { SocialSettings } from '../integrations/social/settings';
@@ -106,13 +107,13 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
 
   /** The dialogue of this agent, or 404 (another agent's dialogue is as unknown as a missing one). */
   async function find(agentId: string, dialogueId: string) {
-    if (!UUID.test(dialogueId)) throw new AppError('not_found', errorMessages.dialogueNotFound);
+    if (!UUID.test(dialogueId)) throw new AppError('not_found', dialoguesMessages.dialogueNotFound);
     const [row] = await db
       .select()
       .from(dialogues)
       .where(and(eq(dialogues.agentId, agentId), eq(dialogues.id, dialogueId)))
       .limit(1);
-    if (!row) throw new AppError('not_found', errorMessages.dialogueNotFound);
+    if (!row) throw new AppError('not_found', dialoguesMessages.dialogueNotFound);
     return row;
   }
 
@@ -124,7 +125,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
   async function get(agentId: string, dialogueId: string, userId: string): Promise<DialogueView> {
     await find(agentId, dialogueId);
     const [row] = await db.select(listColumns).from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
-    if (!row) throw new AppError('not_found', errorMessages.dialogueNotFound);
+    if (!row) throw new AppError('not_found', dialoguesMessages.dialogueNotFound);
     return view(row, userId);
   }
 
@@ -251,7 +252,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
       await find(agentId, dialogueId);
       const holder = { key: holderKeyOf(userId), name: await ownerName(userId) };
       const outcome = await db.transaction((tx) => escalations.takeOver(tx, agentId, dialogueId, holder));
-      if (!outcome.held) throw new AppError('conflict', errorMessages.dialogueHeldByOther(outcome.holderName));
+      if (!outcome.held) throw new AppError('conflict', dialoguesMessages.dialogueHeldByOther(outcome.holderName));
       worker.wake();
       return get(agentId, dialogueId, userId);
     },
@@ -277,7 +278,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
     ): Promise<{ created: boolean; message: TurnView }> {
       const dialogue = await find(agentId, dialogueId);
       const text = input.text.trim();
-      if (!text) throw new AppError('invalid_request_error', errorMessages.dialogueReplyEmpty);
+      if (!text) throw new AppError('invalid_request_error', dialoguesMessages.dialogueReplyEmpty);
       const existing = async () => {
         const [turn] = await db
           .select()
@@ -288,16 +289,16 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
       };
       const repeated = await existing();
       if (repeated) return { created: false, message: turnView(repeated) };
-      if (dialogue.channel !== SOCIAL_CHANNEL) throw new AppError('conflict', errorMessages.dialogueNoChannel);
-      if (dialogue.messagingAllowed === false) throw new AppError('conflict', errorMessages.dialogueClientDenied);
-      if (!(await socialSettings.load(agentId).catch(() => null))) throw new AppError('conflict', errorMessages.dialogueNoChannel);
+      if (dialogue.channel !== SOCIAL_CHANNEL) throw new AppError('conflict', dialoguesMessages.dialogueNoChannel);
+      if (dialogue.messagingAllowed === false) throw new AppError('conflict', dialoguesMessages.dialogueClientDenied);
+      if (!(await socialSettings.load(agentId).catch(() => null))) throw new AppError('conflict', dialoguesMessages.dialogueNoChannel);
       const name = await ownerName(userId);
       const result = await db.transaction(async (tx) => {
         const [before] = await tx.select({ heldBy: dialogues.heldBy }).from(dialogues).where(eq(dialogues.id, dialogueId)).limit(1);
         const holder = { key: holderKeyOf(userId), name };
         if (before?.heldBy !== holder.key) {
           const held = await escalations.takeOver(tx, agentId, dialogueId, holder);
-          if (!held.held) throw new AppError('conflict', errorMessages.dialogueHeldByOther(held.holderName));
+          if (!held.held) throw new AppError('conflict', dialoguesMessages.dialogueHeldByOther(held.holderName));
         }
         const [turn] = await tx
           .insert(dialogueMessages)

@@ -2,7 +2,8 @@
 import type { Config } from '../config';
 import { bearerToken } from '../http/bearer';
 import { AppError, errorCodes, validationError } from '../http/errors';
-import { accountBlockedMessage, errorMessages } from '../http/messages';
+import { errorMessages } from '../http/messages';
+import { accountBlockedMessage, keysMessages } from '../keys/texts';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyLimitRef } from '../keys/limits';
@@ -102,10 +103,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const token = bearerToken(request.headers);
     if (!token) throw new AppError('unauthorized', errorMessages.missingCredential, { code: errorCodes.missingApiKey });
     const key = await verifier.resolve(token);
-    if (!key) throw new AppError('unauthorized', errorMessages.invalidApiKey, { code: errorCodes.invalidApiKey });
-    if (!key.isActive) throw new AppError('forbidden', errorMessages.revokedApiKey, { code: errorCodes.apiKeyRevoked });
+    if (!key) throw new AppError('unauthorized', keysMessages.invalidApiKey, { code: errorCodes.invalidApiKey });
+    if (!key.isActive) throw new AppError('forbidden', keysMessages.revokedApiKey, { code: errorCodes.apiKeyRevoked });
     if (key.expiresAt !== null && key.expiresAt <= Date.now()) {
-      throw new AppError('unauthorized', errorMessages.expiredApiKey, { code: errorCodes.apiKeyExpired });
+      throw new AppError('unauthorized', keysMessages.expiredApiKey, { code: errorCodes.apiKeyExpired });
     }
     if (key.userBlocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact), { code: errorCodes.accountBlocked });
     if (rateLimiter) {

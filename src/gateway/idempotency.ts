@@ -10,7 +10,7 @@ import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { idempotencyKeys } from '../db/schema';
 import { AppError, errorCodes } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import type { Logger } from '../logger';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -35,7 +35,7 @@ export function createIdempotency({ db }: { db: Database }) {
     /** Claims the key for this request, or answers the repeat; throws 400/409 as the file's head says. */
     async begin(owner: IdempotencyOwner, clientKey: string, bodyText: string, requestId: string, stream: boolean): Promise<IdempotencyStart> {
       if (!KEY_PATTERN.test(clientKey)) {
-        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyInvalid, {
+        throw new AppError('invalid_request_error', gatewayMessages.idempotencyKeyInvalid, {
           param: 'Idempotency-Key',
           code: errorCodes.idempotencyKeyInvalid,
         });
@@ -81,18 +81,18 @@ export function createIdempotency({ db }: { db: Database }) {
       // Gone between the two statements (the first request failed and gave it back): try once more.
       if (!first) return this.begin(owner, clientKey, bodyText, requestId, stream);
       if (first.bodyHash !== bodyHash) {
-        throw new AppError('invalid_request_error', errorMessages.idempotencyKeyReused, {
+        throw new AppError('invalid_request_error', gatewayMessages.idempotencyKeyReused, {
           param: 'Idempotency-Key',
           code: errorCodes.idempotencyKeyReused,
         });
       }
       if (first.state === 'in_flight') {
-        throw new AppError('conflict', errorMessages.idempotencyInFlight(first.requestId), {
+        throw new AppError('conflict', gatewayMessages.idempotencyInFlight(first.requestId), {
           code: errorCodes.idempotencyInProgress,
         });
       }
       if (first.stream || first.responseStatus === null || first.responseBody === null) {
-        throw new AppError('conflict', errorMessages.idempotencyStream(first.requestId), {
+        throw new AppError('conflict', gatewayMessages.idempotencyStream(first.requestId), {
           code: errorCodes.idempotencyNotReplayable,
         });
       }

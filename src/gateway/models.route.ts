@@ -1,6 +1,6 @@
 // The model catalog with our prices: the list, and one model (the SDK's models.retrieve()).
 import { AppError, errorCodes } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import { defineRawRoute } from '../http/raw-route';
 import type { PriceBook } from '../pricing/prices';
 import { type ModelCatalog, modelIdOf } from './models';
@@ -30,7 +30,7 @@ export const modelsRetrieveRoute = defineRawRoute<Deps>({
     // A model a request could not ask for (a refused variant, an unpriced one under UNPRICED_MODELS=refuse) is not listed.
     const model = id === null || prices.resolve(id).kind !== 'priced' ? undefined : (await models.list()).data.find((m) => m.id === id);
     if (!model) {
-      throw new AppError('not_found', errorMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound });
+      throw new AppError('not_found', gatewayMessages.modelNotFound, { param: 'model', code: errorCodes.modelNotFound });
     }
     return new Response(prices.pricedModelJson(model), { headers: JSON_HEADERS });
   },

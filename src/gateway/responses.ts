@@ -10,7 +10,7 @@ import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { upstreamResponses } from '../db/schema';
 import { AppError, errorCodes, validationError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { KeyVerifier } from '../keys/verifier';
@@ -294,7 +294,7 @@ export function createResponsesMeter() {
 /** Without a shutdown registry (tests that build the handler alone) a stream has nothing to remove. */
 const untracked = () => () => {};
 
-const RESPONSE_NOT_FOUND = errorMessages.responseNotFound;
+const RESPONSE_NOT_FOUND = gatewayMessages.responseNotFound;
 /** Upstream response ids (OpenAI's resp_…): printable, no separators, bounded. */
 const RESPONSE_ID = /^[A-Za-z0-9_.:-]{1,256}$/;
 

@@ -5,6 +5,7 @@
 // server shutting down each settle the answer exactly once and end the client's stream cleanly.
 import type { Logger } from '../logger';
 import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import { costText } from './answer-cost';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from './upstream';
@@ -242,7 +243,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
         reader.cancel().catch(() => {});
         try {
           if (filter) controller.enqueue(filter.end(decoderTail()));
-          controller.enqueue(sseError(errorMessages.serverShuttingDown, 'service_unavailable'));
+          controller.enqueue(sseError(gatewayMessages.serverShuttingDown, 'service_unavailable'));
           controller.close();
         } catch {
           // The client is gone as well.

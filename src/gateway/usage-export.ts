@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import { usageKeyFilter } from '../keys/scope';
 import type { Principal } from '../keys/types';
 import type { Logger } from '../logger';
@@ -256,7 +256,7 @@ export function createUsageExport(deps: UsageExportDeps) {
       await deps.authenticator.admin(request.headers);
       // An operator's export names an account by its id: anything else cannot be one.
       if (!isUuid(userId) || !(await deps.usageReport.accountExists(userId))) {
-        throw new AppError('not_found', errorMessages.adminUserNotFound);
+        throw new AppError('not_found', gatewayMessages.adminUserNotFound);
       }
       return exported(request, userId, (keyId) => keyId, true);
     },

@@ -4,6 +4,7 @@ import { readBodyText } from '../http/body';
 import { AppError, errorCodes } from '../http/errors';
 import { assertJsonDepth } from '../http/json';
 import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import type { ModelPrice, PriceBook } from '../pricing/prices';
 
 /** The body as text and as a JSON object; 413 over the limit, 400 when it is not a JSON object. */
@@ -36,7 +37,7 @@ export function pricedModel(prices: Pick<PriceBook, 'resolve'>, requested: strin
   const shown = requested.trim().slice(0, 200);
   throw new AppError(
     'invalid_request_error',
-    resolved.kind === 'variant_unlisted' ? errorMessages.modelVariantUnlisted(shown, resolved.base) : errorMessages.modelUnpriced(shown),
+    resolved.kind === 'variant_unlisted' ? gatewayMessages.modelVariantUnlisted(shown, resolved.base) : gatewayMessages.modelUnpriced(shown),
     { param: 'model', code: errorCodes.modelNotFound },
   );
 }

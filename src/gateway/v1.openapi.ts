@@ -4,6 +4,8 @@
 // shapes them, the error object with OpenAI's param and code, and the headers the SDKs read.
 import { errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { keysMessages } from '../keys/texts';
+import { gatewayMessages } from './texts';
 import { STATUS_ERRORS, type ErrorStatus } from '../openapi/errors';
 
 const OPENAI_ERROR = {
@@ -47,11 +49,11 @@ const ERROR_HEADERS = {
 /** The code a /v1 answer of this status carries, as the renderer (http/errors.ts) sets it. */
 const V1_CODES: Partial<Record<ErrorStatus, { message: string; param?: string; code: string | null }>> = {
   400: { message: `${errorMessages.validationFailed}: messages: обязательное поле`, param: 'messages', code: null },
-  401: { message: errorMessages.invalidApiKey, code: 'invalid_api_key' },
+  401: { message: keysMessages.invalidApiKey, code: 'invalid_api_key' },
   402: { message: errorMessages.insufficientBalance, code: 'insufficient_quota' },
-  403: { message: errorMessages.revokedApiKey, code: 'api_key_revoked' },
+  403: { message: keysMessages.revokedApiKey, code: 'api_key_revoked' },
   404: { message: errorMessages.notFound, code: 'unknown_url' },
-  409: { message: errorMessages.idempotencyInFlight('req_6f1c2b7e9a'), code: 'idempotency_in_progress' },
+  409: { message: gatewayMessages.idempotencyInFlight('req_6f1c2b7e9a'), code: 'idempotency_in_progress' },
   413: { message: errorMessages.payloadTooLarge, code: 'payload_too_large' },
   429: { message: errorMessages.rateLimited, code: 'rate_limit_exceeded' },
   500: { message: errorMessages.internal, code: 'internal_error' },
@@ -512,7 +514,7 @@ export const MODELS_RETRIEVE_OPERATION = {
       content: {
         'application/json': {
           schema: { $ref: '#/components/schemas/OpenAiError' },
-          example: { error: { message: errorMessages.modelNotFound, type: 'not_found', param: 'model', code: errorCodes.modelNotFound } },
+          example: { error: { message: gatewayMessages.modelNotFound, type: 'not_found', param: 'model', code: errorCodes.modelNotFound } },
         },
       },
     },

@@ -1,7 +1,7 @@
 // Reading a whole (not streamed) upstream answer under UPSTREAM_MAX_BODY_BYTES: one too large is billed for
 // what it generated and refused, a body lost on the way gives the reservation back.
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { gatewayMessages } from './texts';
 import type { Logger } from '../logger';
 import type { Billing, Reservation } from './billing';
 import { type FailureRecorder, type RequestFacts, settleAnswer } from './settlement';
@@ -28,7 +28,7 @@ export function answerTooLarge(
     usageSource: 'tokenizer',
     error: tooLarge.message,
   });
-  return new AppError('upstream_error', errorMessages.upstreamAnswerTooLarge);
+  return new AppError('upstream_error', gatewayMessages.upstreamAnswerTooLarge);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessages } from '../http/messages';
+import { keysMessages } from './texts';
 import { LIMIT_RESETS } from './limits';
 import type { KeyLimits } from './service';
 import { unitsToNano } from '../money';
@@ -87,6 +87,6 @@ export const keysRouter = router({
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.keys.revoke(ctx.principal.userId, input.id);
-      return { success: true, message: errorMessages.keyRevoked };
+      return { success: true, message: keysMessages.keyRevoked };
     }),
 });

@@ -2,7 +2,7 @@
 // with scope "account"; the dashboard's JWT always reads the whole account. A key handed to one
 // integration should not tell it what every other integration of the account spends.
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { keysMessages } from './texts';
 import type { Principal } from './types';
 
 /**
@@ -13,7 +13,7 @@ import type { Principal } from './types';
 export function usageKeyFilter(principal: Principal, requestedKeyId: string | undefined): string | undefined {
   if (principal.via !== 'api_key' || principal.keyScope === 'account') return requestedKeyId;
   if (requestedKeyId !== undefined && requestedKeyId.toLowerCase() !== principal.apiKeyId) {
-    throw new AppError('forbidden', errorMessages.keyScopeOwnUsage);
+    throw new AppError('forbidden', keysMessages.keyScopeOwnUsage);
   }
   return principal.apiKeyId;
 }

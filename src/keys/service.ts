@@ -6,7 +6,7 @@ import type { Config } from '../config';
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { apiKeys, users } from '../db/schema';
 import { AppError } from '../http/errors';
-import { errorMessages } from '../http/messages';
+import { keysMessages } from './texts';
 import { nanoToUnits } from '../money';
 import { periodStart, type LimitReset } from './limits';
 import type { KeyScope } from './types';
@@ -235,7 +235,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           .from(apiKeys)
           .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
         if (Number(existing) >= config.maxKeysPerUser) {
-          throw new AppError('invalid_request_error', errorMessages.tooManyKeys(config.maxKeysPerUser));
+          throw new AppError('invalid_request_error', keysMessages.tooManyKeys(config.maxKeysPerUser));
         }
         const generated = generateApiKey();
         const reset = limits.limitReset ?? 'none';
@@ -255,7 +255,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             scope,
           })
           .returning(keyColumns);
-        return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: errorMessages.keyWarning };
+        return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: keysMessages.keyWarning };
       });
     },
 
@@ -264,14 +264,14 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
      * the period; every instance drops its cached record and its claim on the old limit.
      */
     async update(userId: string, keyId: string, changes: KeyLimits & { name?: string }, audit?: KeyAudit): Promise<ListedKey> {
-      if (!isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
+      if (!isUuid(keyId)) throw new AppError('not_found', keysMessages.keyNotFound);
       const row = await db.transaction(async (tx) => {
         const [current] = await tx
           .select(keyColumns)
           .from(apiKeys)
           .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
           .for('no key update');
-        if (!current) throw new AppError('not_found', errorMessages.keyNotFound);
+        if (!current) throw new AppError('not_found', keysMessages.keyNotFound);
         const limit = changes.spendLimitNano === undefined ? current.spendLimitNano : changes.spendLimitNano;
         const reset = changes.limitReset ?? (current.limitReset as LimitReset);
         const [updated] = await tx
@@ -330,13 +330,13 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
 
     /** Revokes a key of the caller; an absent key and another user's key are both 404. */
     async revoke(userId: string, keyId: string, audit?: KeyAudit): Promise<void> {
-      if (!isUuid(keyId)) throw new AppError('not_found', errorMessages.keyNotFound);
+      if (!isUuid(keyId)) throw new AppError('not_found', keysMessages.keyNotFound);
       const [row] = await db
         .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt })
         .from(apiKeys)
         .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
         .limit(1);
-      if (!row) throw new AppError('not_found', errorMessages.keyNotFound);
+      if (!row) throw new AppError('not_found', keysMessages.keyNotFound);
       if (row.revokedAt === null) {
         await db.transaction(async (tx) => {
           const [revoked] = await tx.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId)).returning(keyColumns);

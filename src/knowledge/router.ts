@@ -2,7 +2,7 @@
 // that the agent is the caller's (unknown 404, another user's 403) before reading its input.
 import { z } from 'zod';
 import { agentProcedure } from '../trpc/agent-guard';
-import { errorMessages } from '../http/messages';
+import { knowledgeMessages } from './texts';
 import { router, inject } from '../trpc/init';
 import { knowledgeHit, knowledgeInput, knowledgePatch, knowledgeView, MAX_KNOWLEDGE_IMPORT, MAX_KNOWLEDGE_IMPORT_CHARS } from './input';
 import { knowledgeSlot } from './api';
@@ -94,7 +94,7 @@ export const knowledgeRouter = router({
           csv: z.string().max(MAX_KNOWLEDGE_IMPORT_CHARS, `не длиннее ${MAX_KNOWLEDGE_IMPORT_CHARS} символов`).optional(),
           text: z.string().max(MAX_KNOWLEDGE_IMPORT_CHARS, `не длиннее ${MAX_KNOWLEDGE_IMPORT_CHARS} символов`).optional(),
         })
-        .refine((v) => (v.csv === undefined) !== (v.text === undefined), errorMessages.knowledgeImportOneSource),
+        .refine((v) => (v.csv === undefined) !== (v.text === undefined), knowledgeMessages.knowledgeImportOneSource),
     )
     .output(z.object({ ok: z.boolean(), imported: z.number().int(), errors: z.array(z.object({ row: z.number().int(), message: z.string() })) }))
     .mutation(({ ctx, input }) => ctx.knowledge.import(ctx.agent.id, input)),

@@ -7,6 +7,7 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { knowledgeEntries } from '../db/schema';
 import { AppError, describeZodError } from '../http/errors';
 import { errorMessages } from '../http/messages';
+import { knowledgeMessages } from './texts';
 import {
   knowledgeInput,
   MAX_KNOWLEDGE_ENTRIES,
@@ -56,7 +57,7 @@ function csvEntries(text: string): Record<string, unknown>[] {
   const header = Object.keys(rows[0] ?? {});
   const titleKey = TITLE_COLUMNS.find((c) => header.includes(c));
   const contentKey = CONTENT_COLUMNS.find((c) => header.includes(c));
-  if (rows.length > 0 && (!titleKey || !contentKey)) throw new AppError('invalid_request_error', errorMessages.knowledgeCsvColumns);
+  if (rows.length > 0 && (!titleKey || !contentKey)) throw new AppError('invalid_request_error', knowledgeMessages.knowledgeCsvColumns);
   return rows.map((r) => ({ title: r[titleKey!], content: r[contentKey!] }));
 }
 
@@ -83,7 +84,7 @@ export function textEntries(text: string): KnowledgeInput[] {
 export function createKnowledge(db: Database) {
   async function ensureRoom(agentId: string, adding: number) {
     const [row] = await db.select({ n: count() }).from(knowledgeEntries).where(eq(knowledgeEntries.agentId, agentId));
-    if ((row?.n ?? 0) + adding > MAX_KNOWLEDGE_ENTRIES) throw new AppError('invalid_request_error', errorMessages.knowledgeTooMany(MAX_KNOWLEDGE_ENTRIES));
+    if ((row?.n ?? 0) + adding > MAX_KNOWLEDGE_ENTRIES) throw new AppError('invalid_request_error', knowledgeMessages.knowledgeTooMany(MAX_KNOWLEDGE_ENTRIES));
   }
 
   /**
@@ -170,12 +171,12 @@ export function createKnowledge(db: Database) {
     },
 
     async get(agentId: string, entryId: string): Promise<KnowledgeView> {
-      if (!UUID.test(entryId)) throw new AppError('not_found', errorMessages.knowledgeEntryNotFound);
+      if (!UUID.test(entryId)) throw new AppError('not_found', knowledgeMessages.knowledgeEntryNotFound);
       const [row] = await db
         .select()
         .from(knowledgeEntries)
         .where(and(eq(knowledgeEntries.agentId, agentId), eq(knowledgeEntries.id, entryId)));
-      if (!row) throw new AppError('not_found', errorMessages.knowledgeEntryNotFound);
+      if (!row) throw new AppError('not_found', knowledgeMessages.knowledgeEntryNotFound);
       return view(row);
     },
 
@@ -206,8 +207,8 @@ export function createKnowledge(db: Database) {
     /** CSV (title, content) or plain text in sections: every entry checked first, then all or none written. */
     async import(agentId: string, source: { csv?: string | undefined; text?: string | undefined }): Promise<KnowledgeImportReport> {
       const raw: unknown[] = source.csv !== undefined ? csvEntries(source.csv) : textEntries(source.text ?? '');
-      if (raw.length === 0) throw new AppError('invalid_request_error', errorMessages.knowledgeImportEmpty);
-      if (raw.length > MAX_KNOWLEDGE_IMPORT) throw new AppError('invalid_request_error', errorMessages.knowledgeImportTooLarge(MAX_KNOWLEDGE_IMPORT));
+      if (raw.length === 0) throw new AppError('invalid_request_error', knowledgeMessages.knowledgeImportEmpty);
+      if (raw.length > MAX_KNOWLEDGE_IMPORT) throw new AppError('invalid_request_error', knowledgeMessages.knowledgeImportTooLarge(MAX_KNOWLEDGE_IMPORT));
       const valid: KnowledgeInput[] = [];
       const errors: KnowledgeImportReport['errors'] = [];
       raw.forEach((item, index) => {

@@ -3,7 +3,7 @@
 import type { Database, DatabaseHandle } from '../../db/client';
 import { isTransientDatabaseError } from '../../db/transient';
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { gatewayMessages } from '../texts';
 import type { Logger } from '../../logger';
 import type { BillingObserver, BillingOptions } from './types';
 
@@ -52,7 +52,7 @@ export async function withRetry<T>(logger: Logger, what: string, fn: () => Promi
       if (!isTransientDatabaseError(error)) throw error;
       if (attempt >= 3) {
         logger.error(`${what} failed on a transient database error; answering 503`, { error, attempts: attempt });
-        throw new AppError('service_unavailable', errorMessages.billingUnavailable, { headers: { 'retry-after': '1' } });
+        throw new AppError('service_unavailable', gatewayMessages.billingUnavailable, { headers: { 'retry-after': '1' } });
       }
       logger.warn(`${what} hit a transient database error; retrying`, { error, attempt });
       await Bun.sleep(5 * attempt + Math.random() * 20);

@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client';
 import { AppError, errorCodes } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { gatewayMessages } from '../texts';
 import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../../keys/limits';
 import { minBig, toBigInt, withRetry, type BillingContext } from './context';
 import { waitOwing, type Owing } from './overage';
@@ -167,7 +167,7 @@ export class KeyClaims {
       return;
     }
     if (outcome.kind === 'exhausted') {
-      throw new AppError('insufficient_balance', errorMessages.keyLimitReached(describeLimit(outcome.limit, lease.limitReset, this.ctx.currency)), {
+      throw new AppError('insufficient_balance', gatewayMessages.keyLimitReached(describeLimit(outcome.limit, lease.limitReset, this.ctx.currency)), {
         code: errorCodes.keySpendLimit,
       });
     }

@@ -8,7 +8,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client';
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { gatewayMessages } from '../texts';
 import type { Logger } from '../../logger';
 import { minBig, toBigInt, type BillingContext } from './context';
 import { recordRowsSql, serialize, type Overage, type Pending } from './rows';
@@ -72,7 +72,7 @@ export async function waitOwing(lease: Owing, deadline: number) {
     ]);
     clearTimeout(timer);
     if (!inTime) {
-      throw new AppError('service_unavailable', errorMessages.billingUnavailable, { headers: { 'retry-after': '5' } });
+      throw new AppError('service_unavailable', gatewayMessages.billingUnavailable, { headers: { 'retry-after': '5' } });
     }
   }
 }

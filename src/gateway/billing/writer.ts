@@ -9,7 +9,7 @@
 // leaves (settle() runs before the relay sends it); its journal segment is released once the database has it.
 import { isTransientDatabaseError } from '../../db/transient';
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { gatewayMessages } from '../texts';
 import type { Journal } from '../journal';
 import type { BillingContext } from './context';
 import { writeOverage } from './overage';
@@ -87,7 +87,7 @@ export class SettlementWriter {
       clearTimeout(timer);
       if (!admitted) {
         this.admissionWaiters = this.admissionWaiters.filter((w) => w !== wake);
-        throw new AppError('rate_limit_exceeded', errorMessages.billingBacklog, { headers: { 'retry-after': '5' } });
+        throw new AppError('rate_limit_exceeded', gatewayMessages.billingBacklog, { headers: { 'retry-after': '5' } });
       }
     }
   }

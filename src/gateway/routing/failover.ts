@@ -14,7 +14,7 @@
 // request's usage row (through `fail`, or the caller's settlement) names the provider that answered, or
 // the last one tried, and how many were tried, because this writes both into the request's facts.
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { gatewayMessages } from '../texts';
 import type { Logger } from '../../logger';
 import { ABORT_CLIENT_CLOSED, type Upstream } from '../upstream';
 import type { FailureRecorder, RequestFacts } from '../settlement';
@@ -157,8 +157,8 @@ export async function askRouted(options: RoutedCall): Promise<{ response: Respon
     facts.attempts = 0;
     facts.providerPrice = null;
     fail('upstream_error', 'no provider available for the model');
-    throw new AppError('upstream_error', errorMessages.noProviderAnswered);
+    throw new AppError('upstream_error', gatewayMessages.noProviderAnswered);
   }
   fail(last.rejection.status, last.rejection.detail, last.upstreamStatus);
-  throw attempts > 1 ? new AppError('upstream_error', errorMessages.noProviderAnswered) : last.rejection.error;
+  throw attempts > 1 ? new AppError('upstream_error', gatewayMessages.noProviderAnswered) : last.rejection.error;
 }

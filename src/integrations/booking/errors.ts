@@ -1,6 +1,6 @@
 // What a failed YCLIENTS call means to our caller, as one of the service's errors.
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { bookingMessages } from './texts';
 import { YclientsApiError, YclientsNetworkError } from './client';
 
 /**
@@ -9,27 +9,27 @@ import { YclientsApiError, YclientsNetworkError } from './client';
  */
 export function bookingFailure(error: unknown, context: 'login' | 'use', companyId?: number): AppError {
   if (error instanceof AppError) return error;
-  if (error instanceof YclientsNetworkError) return new AppError('upstream_error', errorMessages.bookingUnavailable, { cause: error });
+  if (error instanceof YclientsNetworkError) return new AppError('upstream_error', bookingMessages.bookingUnavailable, { cause: error });
   if (!(error instanceof YclientsApiError)) return new AppError('internal_error', undefined, { cause: error });
   switch (error.kind) {
     case 'auth':
       return context === 'login'
-        ? new AppError('invalid_request_error', errorMessages.bookingLoginRejected, { cause: error })
-        : new AppError('upstream_error', errorMessages.bookingAccessDenied, { cause: error });
+        ? new AppError('invalid_request_error', bookingMessages.bookingLoginRejected, { cause: error })
+        : new AppError('upstream_error', bookingMessages.bookingAccessDenied, { cause: error });
     case 'not_found':
       return context === 'login' && companyId !== undefined
-        ? new AppError('invalid_request_error', errorMessages.bookingCompanyNotFound(companyId), { cause: error })
-        : new AppError('invalid_request_error', errorMessages.bookingNotFound, { cause: error });
+        ? new AppError('invalid_request_error', bookingMessages.bookingCompanyNotFound(companyId), { cause: error })
+        : new AppError('invalid_request_error', bookingMessages.bookingNotFound, { cause: error });
     case 'slot_busy':
-      return new AppError('conflict', errorMessages.slotTaken, { cause: error });
+      return new AppError('conflict', bookingMessages.slotTaken, { cause: error });
     case 'validation':
-      return new AppError('invalid_request_error', errorMessages.bookingRejected(error.message.slice(0, 300)), { cause: error });
+      return new AppError('invalid_request_error', bookingMessages.bookingRejected(error.message.slice(0, 300)), { cause: error });
     case 'rate_limited':
-      return new AppError('rate_limit_exceeded', errorMessages.bookingRateLimited, {
+      return new AppError('rate_limit_exceeded', bookingMessages.bookingRateLimited, {
         cause: error,
         headers: { 'retry-after': String(error.retryAfterSeconds ?? 5) },
       });
     default:
-      return new AppError('upstream_error', errorMessages.bookingUnavailable, { cause: error });
+      return new AppError('upstream_error', bookingMessages.bookingUnavailable, { cause: error });
   }
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isCalendarDay, isIsoInstant } from '../../http/date-input';
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { bookingMessages } from './texts';
 import { agentProcedure } from '../../trpc/agent-guard';
 import { router, inject } from '../../trpc/init';
 import { bookingSettingsInput, bookingSettingsView } from './settings';
@@ -68,7 +68,7 @@ const appointment = z.object({
 
 /** The caller's own Service agent, or the error that says why not. */
 const serviceAgentProcedure = agentProcedure.use(own).use(({ ctx, next }) => {
-  if (ctx.agent.type !== 'service') throw new AppError('invalid_request_error', errorMessages.bookingNotService);
+  if (ctx.agent.type !== 'service') throw new AppError('invalid_request_error', bookingMessages.bookingNotService);
   return next();
 });
 

@@ -11,7 +11,7 @@ import type { SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
 import { appointments } from '../../db/schema';
 import { AppError, isUniqueViolation } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { bookingMessages } from './texts';
 import type { Logger } from '../../logger';
 import type { BookingCache } from './cache';
 import type { YclientsClient, YclientsService, YclientsStaff } from './client';
@@ -165,7 +165,7 @@ export function createBookingService(deps: BookingServiceDeps) {
 
   async function configured(agentId: string): Promise<OpenBookingSettings> {
     const s = await settings.load(agentId);
-    if (!s) throw new AppError('invalid_request_error', errorMessages.bookingNotConfigured);
+    if (!s) throw new AppError('invalid_request_error', bookingMessages.bookingNotConfigured);
     return s;
   }
 
@@ -363,8 +363,8 @@ export function createBookingService(deps: BookingServiceDeps) {
      */
     async slots(agentId: string, query: { date: string; specialistId: string; serviceId: string }): Promise<FreeSlot[]> {
       const s = await configured(agentId);
-      const staffId = resolve(s.specialistMapping, query.specialistId, errorMessages.unknownSpecialist);
-      const serviceId = resolve(s.serviceMapping, query.serviceId, errorMessages.unknownService);
+      const staffId = resolve(s.specialistMapping, query.specialistId, bookingMessages.unknownSpecialist);
+      const serviceId = resolve(s.serviceMapping, query.serviceId, bookingMessages.unknownService);
       const zone = await companyZone(s);
       const now = Date.now();
       const today = dateIn(zone, new Date(now));
@@ -376,8 +376,8 @@ export function createBookingService(deps: BookingServiceDeps) {
     async book(agentId: string, input: AppointmentInput, origin: BookingOrigin): Promise<Appointment> {
       const { source } = origin;
       const s = await configured(agentId);
-      const staffId = resolve(s.specialistMapping, input.specialistId, errorMessages.unknownSpecialist);
-      const serviceId = resolve(s.serviceMapping, input.serviceId, errorMessages.unknownService);
+      const staffId = resolve(s.specialistMapping, input.specialistId, bookingMessages.unknownSpecialist);
+      const serviceId = resolve(s.serviceMapping, input.serviceId, bookingMessages.unknownService);
       const phone = normalisePhone(input.clientPhone);
       if (!phone) {
         throw new AppError('invalid_request_error', 'Телефон клиента: укажите телефон в международном формате, например +7 916 123-45-67', { param: 'clientPhone' });
@@ -385,12 +385,12 @@ export function createBookingService(deps: BookingServiceDeps) {
       const startsAt = new Date(input.datetime);
       const date = localDate(input.datetime);
       // A time that has passed is never booked, whatever a stale button or a model's guess says.
-      if (startsAt.getTime() <= Date.now()) throw new AppError('conflict', errorMessages.slotPast);
+      if (startsAt.getTime() <= Date.now()) throw new AppError('conflict', bookingMessages.slotPast);
 
       // Fresh from YCLIENTS, and the cache learns the answer too.
       const times = await failing(s, () => freeTimes(s, date, staffId, serviceId, true));
       const slot = times.find((t) => Date.parse(t.datetime) === startsAt.getTime());
-      if (!slot) throw new AppError('conflict', errorMessages.slotTaken);
+      if (!slot) throw new AppError('conflict', bookingMessages.slotTaken);
 
       let claimId: string;
       try {
@@ -413,7 +413,7 @@ export function createBookingService(deps: BookingServiceDeps) {
           .returning({ id: appointments.id });
         claimId = claim!.id;
       } catch (error) {
-        if (isUniqueViolation(error)) throw new AppError('conflict', errorMessages.slotTaken);
+        if (isUniqueViolation(error)) throw new AppError('conflict', bookingMessages.slotTaken);
         throw error;
       }
 
@@ -521,11 +521,11 @@ export function createBookingService(deps: BookingServiceDeps) {
       if (!row) return null;
       const s = await configured(agentId);
       const specialistId = input.specialistId ?? row.specialistId;
-      const staffId = input.specialistId ? resolve(s.specialistMapping, specialistId, errorMessages.unknownSpecialist) : row.staffId;
+      const staffId = input.specialistId ? resolve(s.specialistMapping, specialistId, bookingMessages.unknownSpecialist) : row.staffId;
       const startsAt = new Date(input.datetime);
-      if (startsAt.getTime() <= Date.now()) throw new AppError('conflict', errorMessages.slotPast);
+      if (startsAt.getTime() <= Date.now()) throw new AppError('conflict', bookingMessages.slotPast);
       const recordId = Number(row.externalRecordId);
-      if (!Number.isSafeInteger(recordId) || recordId <= 0) throw new AppError('invalid_request_error', errorMessages.bookingNotFound);
+      if (!Number.isSafeInteger(recordId) || recordId <= 0) throw new AppError('invalid_request_error', bookingMessages.bookingNotFound);
       const service = (await failing(s, () => servicesOf(s))).find((v) => v.id === row.externalServiceId);
       const length = service?.staff.find((x) => x.id === staffId)?.seanceLength || service?.seanceLength || 3600;
       const cost = service?.priceMin ?? 0;
@@ -535,7 +535,7 @@ export function createBookingService(deps: BookingServiceDeps) {
       try {
         await db.update(appointments).set(moved).where(eq(appointments.id, row.id));
       } catch (error) {
-        if (isUniqueViolation(error)) throw new AppError('conflict', errorMessages.slotTaken);
+        if (isUniqueViolation(error)) throw new AppError('conflict', bookingMessages.slotTaken);
         throw error;
       }
       let datetime = input.datetime;

@@ -7,7 +7,7 @@ import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-
 import type { Database } from '../../db/client';
 import { messengerSettings } from '../../db/schema';
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { messengerMessages } from './texts';
 import type { Logger } from '../../logger';
 import { canPostMessages, isValidBotTokenFormat, TelegramApiError, TelegramNetworkError, type TelegramClient } from './client';
 
@@ -148,17 +148,17 @@ export function createMessengerSettings(deps: MessengerSettingsDeps) {
       const existing = await row(agentId);
       let token = input.botToken;
       if (token === undefined) {
-        if (!existing) throw new AppError('invalid_request_error', errorMessages.messengerBotTokenRequired, { param: 'botToken' });
+        if (!existing) throw new AppError('invalid_request_error', messengerMessages.messengerBotTokenRequired, { param: 'botToken' });
         try {
           token = openToken(existing);
         } catch (error) {
           if (error instanceof SecretBoxError) {
-            throw new AppError('invalid_request_error', `${error.message}. ${errorMessages.messengerBotTokenRequired}`, { param: 'botToken' });
+            throw new AppError('invalid_request_error', `${error.message}. ${messengerMessages.messengerBotTokenRequired}`, { param: 'botToken' });
           }
           throw error;
         }
       }
-      if (!isValidBotTokenFormat(token)) throw new AppError('invalid_request_error', errorMessages.messengerBotTokenFormat, { param: 'botToken' });
+      if (!isValidBotTokenFormat(token)) throw new AppError('invalid_request_error', messengerMessages.messengerBotTokenFormat, { param: 'botToken' });
 
       const client = deps.telegramFor(token);
       let bot;
@@ -166,10 +166,10 @@ export function createMessengerSettings(deps: MessengerSettingsDeps) {
         bot = await client.getMe();
       } catch (error) {
         if (error instanceof TelegramNetworkError || (error instanceof TelegramApiError && error.retryable)) {
-          throw new AppError('upstream_error', errorMessages.messengerTelegramUnavailable);
+          throw new AppError('upstream_error', messengerMessages.messengerTelegramUnavailable);
         }
         if (error instanceof TelegramApiError) {
-          throw new AppError('invalid_request_error', errorMessages.messengerBotTokenRejected);
+          throw new AppError('invalid_request_error', messengerMessages.messengerBotTokenRejected);
         }
         throw error;
       }

@@ -82,3 +82,18 @@ export const messengerTexts = {
     ],
   },
 } as const;
+
+/** The API's messages about the messenger: its settings (bot token, chat ids) and its webhook. */
+export const messengerMessages = {
+  messengerBotTokenFormat: 'Неверный формат токена бота: ожидается <id бота>:<секрет>, как его выдаёт @BotFather',
+  messengerBotTokenRequired: 'Токен бота: укажите токен, выданный @BotFather',
+  messengerBotTokenRejected: 'Telegram не принял токен бота: проверьте его в @BotFather',
+  messengerUserIdInvalid: 'ожидается числовой идентификатор чата Telegram (бот подскажет его в ответ на /start)',
+  messengerChannelIdInvalid: 'ожидается имя канала, начинающееся с @ (5–32 символа: латиница, цифры, _), или числовой идентификатор',
+  messengerTelegramUnavailable: 'Telegram недоступен или не ответил вовремя, повторите позже',
+  messengerWebhookRejected: (detail: string) => `Telegram не принял адрес вебхука: ${detail}`,
+  messengerBadSecret: 'Неверный секрет вебхука',
+  messengerUnknownWebhook: 'Вебхук для этого агента не настроен',
+  messengerBadUpdate: 'Ожидается объект Update Telegram с целым update_id',
+  messengerNotConfiguredRelay: 'Мессенджер агента не настроен',
+} as const;

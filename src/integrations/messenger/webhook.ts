@@ -16,7 +16,7 @@ import type { Message, Update } from './client';
 import type { Escalations } from './escalations';
 import type { Notifier } from './notify';
 import type { MessengerSettings } from './settings';
-import { messengerTexts } from './texts';
+import { messengerMessages, messengerTexts } from './texts';
 
 export const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 const START_COMMAND = /^\/start(@\w+)?(\s|$)/i;
@@ -122,8 +122,8 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
   return {
     async handle(request: Request, agentId: string): Promise<Response> {
       const verdict = await settings.verifyWebhookSecret(agentId, request.headers.get(SECRET_HEADER));
-      if (verdict === 'unknown') throw new AppError('not_found', errorMessages.messengerUnknownWebhook);
-      if (verdict === 'wrong') throw new AppError('forbidden', errorMessages.messengerBadSecret);
+      if (verdict === 'unknown') throw new AppError('not_found', messengerMessages.messengerUnknownWebhook);
+      if (verdict === 'wrong') throw new AppError('forbidden', messengerMessages.messengerBadSecret);
 
       let update: unknown;
       try {
@@ -143,7 +143,7 @@ export function createMessengerWebhook(deps: MessengerWebhookDeps) {
       }
       const updateId = (update as { update_id?: unknown } | null)?.update_id;
       if (typeof update !== 'object' || update === null || Array.isArray(update) || !Number.isSafeInteger(updateId) || (updateId as number) < 0) {
-        throw new AppError('invalid_request_error', errorMessages.messengerBadUpdate);
+        throw new AppError('invalid_request_error', messengerMessages.messengerBadUpdate);
       }
       const inserted = await db
         .insert(messengerUpdates)

@@ -11,7 +11,7 @@ import type { Database, Executor } from '../../db/client';
 import { socialSettings } from '../../db/schema';
 import { isUuid } from '../../db/uuid';
 import { AppError } from '../../http/errors';
-import { errorMessages } from '../../http/messages';
+import { socialMessages } from './texts';
 import type { Logger } from '../../logger';
 import { isCommunityTokenFormat, VK_API_VERSION, VkApiError, VkNetworkError, type VkClient } from './client';
 import type { SocialConnectionView, SocialSettingsInput, SocialSettingsView } from './settings-input';
@@ -69,15 +69,15 @@ export interface SocialSettingsDeps {
 /** A VK failure as the owner should read it; the integration endpoints answer 400 for what they must fix. */
 export function vkFailure(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  if (error instanceof VkNetworkError) return new AppError('upstream_error', errorMessages.vkUnavailable, { cause: error });
+  if (error instanceof VkNetworkError) return new AppError('upstream_error', socialMessages.vkUnavailable, { cause: error });
   if (error instanceof VkApiError) {
-    if (error.kind === 'auth') return new AppError('invalid_request_error', errorMessages.vkTokenRejected, { cause: error });
-    if (error.kind === 'permission_denied') return new AppError('invalid_request_error', errorMessages.vkNoRights, { cause: error });
-    if (error.kind === 'limit_reached') return new AppError('invalid_request_error', errorMessages.vkServersLimit, { cause: error });
+    if (error.kind === 'auth') return new AppError('invalid_request_error', socialMessages.vkTokenRejected, { cause: error });
+    if (error.kind === 'permission_denied') return new AppError('invalid_request_error', socialMessages.vkNoRights, { cause: error });
+    if (error.kind === 'limit_reached') return new AppError('invalid_request_error', socialMessages.vkServersLimit, { cause: error });
     if (error.kind === 'invalid_request' || error.kind === 'not_found') {
-      return new AppError('invalid_request_error', errorMessages.vkRejected(error.errorMsg.slice(0, 200)), { cause: error });
+      return new AppError('invalid_request_error', socialMessages.vkRejected(error.errorMsg.slice(0, 200)), { cause: error });
     }
-    return new AppError('upstream_error', errorMessages.vkUnavailable, { cause: error });
+    return new AppError('upstream_error', socialMessages.vkUnavailable, { cause: error });
   }
   return new AppError('internal_error', undefined, { cause: error });
 }
@@ -149,7 +149,7 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
     try {
       // Asked without an id, VK names the token's own community: any token could read a public group by id.
       const group = await deps.vkFor(accessToken).groupsGetById();
-      if (!group || group.id !== groupId) return { ok: false, reason: errorMessages.vkGroupMismatch };
+      if (!group || group.id !== groupId) return { ok: false, reason: socialMessages.vkGroupMismatch };
       return { ok: true, groupName: group.name };
     } catch (error) {
       const failure = vkFailure(error);
@@ -204,7 +204,7 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
 
   async function configured(agentId: string): Promise<OpenSocialSettings> {
     const found = await row(agentId);
-    if (!found) throw new AppError('invalid_request_error', errorMessages.socialNotConfigured);
+    if (!found) throw new AppError('invalid_request_error', socialMessages.socialNotConfigured);
     return open(found);
   }
 
@@ -231,7 +231,7 @@ export function createSocialSettings(deps: SocialSettingsDeps) {
       const token = input.accessToken ?? current?.accessToken;
       const secretKey = input.secretKey ?? current?.secretKey;
       if (!token || !secretKey) {
-        throw new AppError('invalid_request_error', errorMessages.socialSecretsRequired, { param: token ? 'secretKey' : 'accessToken' });
+        throw new AppError('invalid_request_error', socialMessages.socialSecretsRequired, { param: token ? 'secretKey' : 'accessToken' });
       }
       const sameGroup = current?.groupId === input.groupId;
       const values = {

@@ -14,6 +14,7 @@ import { dialogueMessages, socialEvents } from '../../db/schema';
 import { readBodyText } from '../../http/body';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';
+import { socialMessages } from './texts';
 import { cleanStorableText } from '../../http/text';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json';
 import type { Logger } from '../../logger';
@@ -214,13 +215,13 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
     /** GET: the confirmation code as text, for whoever sets the server up by hand. */
     async confirmation(agentId: string): Promise<Response> {
       const code = await settings.storedConfirmationCode(agentId);
-      if (!code) throw new AppError('not_found', errorMessages.socialNoConfirmationCode);
+      if (!code) throw new AppError('not_found', socialMessages.socialNoConfirmationCode);
       return text(code);
     },
 
     async handle(request: Request, agentId: string): Promise<Response> {
       const s = await settings.load(agentId);
-      if (!s) throw new AppError('not_found', errorMessages.socialUnknownWebhook);
+      if (!s) throw new AppError('not_found', socialMessages.socialUnknownWebhook);
       let event: VkEvent;
       try {
         // Kept in the inbox (jsonb) and read by the assistant: VK's text is cleaned of what PostgreSQL cannot
@@ -243,18 +244,18 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
 
       if (event.type === 'confirmation') {
         if (event.secret !== undefined && !settings.secretMatches(s.secretKey, event.secret)) {
-          throw new AppError('forbidden', errorMessages.socialBadSecret);
+          throw new AppError('forbidden', socialMessages.socialBadSecret);
         }
         // VK changes the code from time to time: the one it gives now, the stored one only when it cannot be asked.
         const code = await settings.codeForConfirmation(s);
-        if (!code) throw new AppError('not_found', errorMessages.socialNoConfirmationCode);
+        if (!code) throw new AppError('not_found', socialMessages.socialNoConfirmationCode);
         return text(code);
       }
       if (!settings.secretMatches(s.secretKey, event.secret)) {
-        throw new AppError('forbidden', errorMessages.socialBadSecret);
+        throw new AppError('forbidden', socialMessages.socialBadSecret);
       }
       const eventId = typeof event.event_id === 'string' && event.event_id !== '' ? event.event_id : null;
-      if (!eventId) throw new AppError('invalid_request_error', errorMessages.socialNoEventId);
+      if (!eventId) throw new AppError('invalid_request_error', socialMessages.socialNoEventId);
       // The secret is ours to check, not to keep.
       const { secret: _, ...stored } = event;
       const inserted = await db

@@ -1,0 +1,22 @@
+// The shop's Russian messages: catalogue and import, orders and cart, the shop's own YooKassa settings and payments.
+export const commerceMessages = {
+  commerceNotEcommerce: 'Каталог и заказы доступны только агентам типа ecommerce',
+  productNotFound: 'Товар не найден',
+  orderNotFound: 'Заказ не найден',
+  importEmpty: 'Нет товаров для импорта: передайте содержимое CSV (с заголовком) или список товаров',
+  importTooLarge: (max: number) => `За один раз можно импортировать не больше ${max} товаров`,
+  importOneSource: 'Передайте что-то одно: содержимое CSV или список товаров',
+  cartMixedCurrencies: 'В корзине товары в разных валютах: оформите их отдельными заказами',
+  cartOverStock: (title: string, left: number) => `Товара «${title}» осталось ${left} шт.: уменьшите количество в корзине`,
+  paymentLinkTemplate: 'ссылка https:// на страницу оплаты, в которой есть {orderNumber} или {orderId}',
+  commerceNotConfigured: 'Оплата заказов не настроена: сохраните настройки магазина агента',
+  paymentUnknownWebhook: 'Webhook оплаты не найден: у этого агента не настроен магазин',
+  paymentBadSecret: 'Неверный секрет уведомления об оплате',
+  paymentBadNotification: 'Уведомление об оплате не похоже на уведомление ЮKassa (type, event, object.id, object.amount)',
+  orderPaymentDescription: (number: string) => `Оплата заказа ${number}`,
+  yookassaShopIdInvalid: 'идентификатор магазина ЮKassa (shopId) — число из личного кабинета, или null, чтобы отключить',
+  yookassaSecretKeyInvalid: 'секретный ключ ЮKassa из раздела «Интеграция» личного кабинета, без пробелов',
+  yookassaSecretKeyRequired: 'Секретный ключ ЮKassa: укажите его, для нового идентификатора магазина нужен его секретный ключ',
+  yookassaShopIdRequired: 'ID магазина ЮKassa: укажите его вместе с секретным ключом ЮKassa',
+  yookassaSecretKeyUnreadable: (detail: string) => `${detail}. Сохраните настройки магазина с секретным ключом ЮKassa заново`,
+} as const;

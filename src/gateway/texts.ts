@@ -1,0 +1,19 @@
+// The /v1 gateway's Russian error messages: model catalogue and prices, idempotency, upstream failures, billing and
+// the operator's usage export. Types and statuses are http/errors.ts's.
+export const gatewayMessages = {
+  upstreamAnswerTooLarge: 'Сервис модели прислал слишком большой ответ',
+  noProviderAnswered: 'Ни один провайдер модели не смог ответить на запрос, повторите позже',
+  idempotencyKeyInvalid: 'Idempotency-Key: от 1 до 255 печатных символов ASCII без пробелов',
+  idempotencyKeyReused: 'Idempotency-Key уже использован с другим телом запроса: для нового запроса нужен новый ключ',
+  idempotencyInFlight: (requestId: string) => `Запрос с этим Idempotency-Key ещё выполняется (request id ${requestId}): повторите позже`,
+  idempotencyStream: (requestId: string) => `Запрос с этим Idempotency-Key уже выполнен (request id ${requestId}); потоковый ответ повторить нельзя`,
+  responseNotFound: 'Ответ с таким id не найден',
+  serverShuttingDown: 'Сервер перезапускается: ответ прерван, оплачена только полученная часть. Повторите запрос',
+  billingUnavailable: 'Учёт баланса временно недоступен, повторите запрос через несколько секунд',
+  keyLimitReached: (limit: string) => `Достигнут лимит расходов этого API-ключа (${limit}); измените лимит в настройках ключа`,
+  billingBacklog: 'Сервис перегружен: учёт запросов не успевает записываться, повторите запрос через несколько секунд',
+  modelNotFound: 'Модель не найдена в каталоге',
+  modelVariantUnlisted: (model: string, base: string) => `Модель ${model} не обслуживается: у этого варианта нет своей цены. Укажите ${base}`,
+  modelUnpriced: (model: string) => `Модель ${model} не обслуживается: для неё не задана цена`,
+  adminUserNotFound: 'Пользователь не найден',
+} as const;
