@@ -125,11 +125,11 @@ export function floorOf(path: string): Floor {
   if (name === 'feature.ts' && head !== 'platform') return 'entry';
   // The root router is the features' routers under their keys, and the OpenAPI document describes them
   // all: both read the feature list.
-  if (path === 'src/trpc/router.ts' || path === 'src/openapi/document.ts' || path === 'src/openapi/document.route.ts') return 'entry';
+  if (path === 'src/trpc/router.ts' || path === 'src/raw-routes.ts' || path === 'src/openapi/document.ts' || path === 'src/openapi/document.route.ts') return 'entry';
   if (name === 'api.ts' && head !== 'platform') return 'wiring';
   // A raw route's definition (and its long OpenAPI text) is a route wherever its feature keeps it; the list of
   // them is read by the app and the OpenAPI document.
-  if (RAW_ROUTE_FILE.test(name) || path === 'src/raw-routes.ts') return 'http';
+  if (RAW_ROUTE_FILE.test(name)) return 'http';
   if (BASE.has(head)) return 'base';
   if (head === 'trpc' || head === 'openapi' || /^openapi(-[a-z0-9-]+)?\.ts$/.test(head)) return 'http';
   if (name === 'router.ts' || name.endsWith('-router.ts') || name === 'routes.ts') return 'http';

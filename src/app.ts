@@ -10,9 +10,8 @@ import { withQueryInputChecked } from './http/json';
 import { errorMessages } from './http/messages';
 import { requestIdOf } from './http/request-id';
 import { informationEndpoints } from './http/information';
-import type { RawRoute } from './http/raw-route';
 import { openApiDocumentRoute } from './openapi/document.route';
-import { rawRoutes } from './raw-routes';
+import { bindRawRoutes, rawRouteDefinitions } from './raw-routes';
 import { createRestHandler, restRouteTemplates } from './trpc/rest';
 import type { Services } from './services';
 import { batchRefusal } from './trpc/batch-policy';
@@ -89,10 +88,10 @@ export function createApp(services: Services) {
   // Each raw route once, from its definition; one a request is not for (a JSON POST to a mailed link's
   // page) is the REST procedure's on the same path.
   const restBridge = (request: Request) => restRequests.run(request, () => rest(request));
-  const routes = [...rawRoutes, openApiDocumentRoute];
-  // The services, and for GET / the operations listed from the procedures and these routes.
-  const deps = { ...services, informationEndpoints: informationEndpoints([...listedProcedures(appRouter), ...routes]) };
-  for (const route of routes satisfies readonly RawRoute<typeof deps>[]) {
+  // GET / lists the operations of the procedures and of these routes.
+  const endpoints = informationEndpoints([...listedProcedures(appRouter), ...rawRouteDefinitions(), openApiDocumentRoute]);
+  const routes = [...bindRawRoutes(services.base, services.feature, endpoints), { route: openApiDocumentRoute, deps: undefined as never }];
+  for (const { route, deps } of routes) {
     const { serves } = route;
     app.route(
       route.method,

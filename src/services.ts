@@ -76,6 +76,7 @@ export function createServices(input: ServicesInput) {
   const assistant = get(assistantSlot);
   return {
     ...base,
+    base,
     /** A built feature's API by its slot. */
     feature: get,
     jwt,

@@ -5,6 +5,7 @@ import { authRouter } from './auth-router';
 import { emailChangeRouter } from './email-change-router';
 import { twoFactorRouter } from './two-factor-router';
 import { accountsSlot, createAccountsApi } from './api';
+import { mailedLinkPageRoutes } from './mailed-links.route';
 
 export const accountsFeature = defineFeature({
   slot: accountsSlot,
@@ -21,5 +22,6 @@ export const accountsFeature = defineFeature({
       emailChange.stop();
     });
   },
+  rawRoutes: mailedLinkPageRoutes,
   routers: { auth: authRouter, accountSecurity: accountSecurityRouter, twoFactor: twoFactorRouter, emailChange: emailChangeRouter },
 });

@@ -2,5 +2,6 @@
 import { defineFeature } from '../platform/feature';
 import { adminSlot, createAdminApi } from './api';
 import { adminRouter } from './router';
+import { adminStatsExportRoute } from './stats-export.route';
 
-export const adminFeature = defineFeature({ slot: adminSlot, create: createAdminApi, routers: { admin: adminRouter } });
+export const adminFeature = defineFeature({ slot: adminSlot, create: createAdminApi, routers: { admin: adminRouter }, rawRoutes: [adminStatsExportRoute] });

@@ -9,7 +9,7 @@ const EXAMPLE_CSV =
   '2026-01-30,500.000000000,0.000000000,12.345678900,8.100000000,4.245678900,1520,RUB\r\n' +
   '2026-01-31,0.000000000,150.000000000,3.000000125,0.000000000,0.000000000,97,RUB\r\n';
 
-export const adminStatsExportRoute = defineRawRoute<{ adminStatsExport: Pick<StatsExport, 'handle'> }>({
+export const adminStatsExportRoute = defineRawRoute<{ statsExport: Pick<StatsExport, 'handle'> }>({
   method: 'GET',
   path: '/api/admin/stats/daily/export',
   auth: 'admin',
@@ -44,5 +44,5 @@ export const adminStatsExportRoute = defineRawRoute<{ adminStatsExport: Pick<Sta
       },
     }),
   },
-  handle: ({ request }, { adminStatsExport }) => adminStatsExport.handle(request),
+  handle: ({ request }, { statsExport }) => statsExport.handle(request),
 });

@@ -2,6 +2,7 @@
 import { defineFeature } from '../platform/feature';
 import { createTopupsApi, topupsSlot } from './api';
 import { billingRouter } from './router';
+import { yookassaNotificationsRoute } from './yookassa-notifications.route';
 
 export const topupsFeature = defineFeature({
   slot: topupsSlot,
@@ -11,4 +12,5 @@ export const topupsFeature = defineFeature({
     lifecycle.onShutdown('top-up re-check', () => topups.stop());
   },
   routers: { billing: billingRouter },
+  rawRoutes: [yookassaNotificationsRoute],
 });

@@ -1,6 +1,12 @@
 // The shop as it plugs into the composition (src/features.ts).
 import { defineFeature } from '../platform/feature';
 import { commerceSlot, createCommerceApi } from './api';
+import { orderPaymentWebhookRoute } from './payment-webhook.route';
 import { commerceRouter } from './router';
 
-export const commerceFeature = defineFeature({ slot: commerceSlot, create: createCommerceApi, routers: { commerce: commerceRouter } });
+export const commerceFeature = defineFeature({
+  slot: commerceSlot,
+  create: createCommerceApi,
+  routers: { commerce: commerceRouter },
+  rawRoutes: [orderPaymentWebhookRoute],
+});

@@ -87,6 +87,9 @@ export function createGatewayApi(base: Base, use: Use) {
   const usagePartitions = createUsagePartitions({ database, logger, retentionDays: config.usageRetentionDays, intervalMs: 60 * 60_000 });
   const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
   return {
+    // For the raw routes: /v1/models prices what it lists, /health/upstream shows an admin the providers.
+    prices,
+    authenticator,
     idempotency,
     idempotencySweep,
     rateLimiter,

@@ -1,8 +1,14 @@
 // The model gateway as it plugs into the composition (src/features.ts).
 import { outboxBacklog } from '../metrics/sources';
 import { defineFeature } from '../platform/feature';
+import { upstreamHealthRoute } from '../http/health.route';
 import { accountRouter } from './account-router';
 import { createGatewayApi, gatewaySlot } from './api';
+import { chatCompletionsRoute } from './chat-completions.route';
+import { embeddingsRoute } from './embeddings.route';
+import { modelsListRoute, modelsRetrieveRoute } from './models.route';
+import { responsesCreateRoute, responsesDeleteRoute, responsesGetRoute } from './responses.route';
+import { adminUsageExportRoute, usageExportRoute } from './usage-export.route';
 
 export const gatewayFeature = defineFeature({
   slot: gatewaySlot,
@@ -29,4 +35,16 @@ export const gatewayFeature = defineFeature({
   },
   // The balance and the usage history, read with a JWT or an API key.
   routers: { account: accountRouter },
+  rawRoutes: [
+    chatCompletionsRoute,
+    embeddingsRoute,
+    responsesCreateRoute,
+    responsesGetRoute,
+    responsesDeleteRoute,
+    modelsListRoute,
+    modelsRetrieveRoute,
+    upstreamHealthRoute,
+    adminUsageExportRoute,
+    usageExportRoute,
+  ],
 });

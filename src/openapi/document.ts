@@ -13,7 +13,7 @@ import { V1_SCHEMAS, V1_TAG } from '../gateway/v1.openapi';
 import { HEALTH_TAG } from '../http/health.route';
 import { openApiPathOf, type OpenApiPaths, type RawRoute, securityOf } from '../http/raw-route';
 import { SERVICE_TAG } from '../http/site.route';
-import { rawRoutes } from '../raw-routes';
+import { rawRouteDefinitions } from '../raw-routes';
 import { appRouter } from '../trpc/router';
 import { SERVICE_NAME, SERVICE_VERSION } from '../service-info';
 
@@ -71,7 +71,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   finishDashboardOperations(appRouter, mutable.paths, schemas);
 
   // The raw routes (/v1, webhooks, health, exports, the site root) by their definitions, in the list's order.
-  for (const route of rawRoutes as readonly RawRoute<never>[]) {
+  for (const route of rawRouteDefinitions()) {
     if (!route.openapi) continue;
     const { operation, pathParameters } = route.openapi;
     const item = (mutable.paths[openApiPathOf(route)] ??= {}) as Record<string, unknown>;

@@ -5,6 +5,7 @@ import type { AnyRouter } from '@trpc/server';
 import type { Config } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Database, DatabaseHandle } from '../db/client';
+import type { RawRoute } from '../http/raw-route';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics/registry';
@@ -52,6 +53,11 @@ export interface FeatureDefinition<Api, Routers extends Record<string, AnyRouter
   start?(api: Api, base: Base): Promise<void> | void;
   /** The tRPC routers the feature serves, by their key in the root router (the typed client's path). */
   routers?: Routers;
+  /**
+   * The raw routes the feature serves (/v1, webhooks, exports, mailed-link pages), each described once
+   * (http/raw-route.ts); their handlers get the feature's API over the base.
+   */
+  rawRoutes?: readonly RawRoute<Api & Base>[];
 }
 
 /** Identity, for the types: `Api` and `Routers` are inferred from the definition. */

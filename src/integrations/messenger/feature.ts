@@ -2,6 +2,7 @@
 import { defineFeature } from '../../platform/feature';
 import { createMessengerApi, messengerSlot } from './api';
 import { messengerRouter } from './router';
+import { telegramWebhookRoute } from './webhook.route';
 
 export const messengerFeature = defineFeature({
   slot: messengerSlot,
@@ -11,4 +12,5 @@ export const messengerFeature = defineFeature({
     lifecycle.onShutdown('messenger', () => messenger.stop());
   },
   routers: { messenger: messengerRouter },
+  rawRoutes: [telegramWebhookRoute],
 });

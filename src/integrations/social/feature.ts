@@ -4,6 +4,7 @@ import { assistantRouter } from './assistant-router';
 import { defineFeature } from '../../platform/feature';
 import { createSocialApi, socialSlot } from './api';
 import { socialRouter } from './router';
+import { socialCallbackRoute, socialConfirmationCodeRoute } from './webhook.route';
 
 export const socialFeature = defineFeature({
   slot: socialSlot,
@@ -13,4 +14,5 @@ export const socialFeature = defineFeature({
     lifecycle.onShutdown('social', () => social.stop());
   },
   routers: { social: socialRouter, assistant: assistantRouter },
+  rawRoutes: [socialConfirmationCodeRoute, socialCallbackRoute],
 });
