@@ -3,7 +3,7 @@ import { authSlot } from '../auth/api';
 import { gatewaySlot } from '../gateway/api';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createStatementModule } from './module';
-import { createStatementRoutes } from './routes';
+import { createStatementRoutes } from './exports';
 
 export function createStatementApi({ database, config }: Base, use: Use) {
   const { billing } = use(gatewaySlot);

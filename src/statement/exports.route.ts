@@ -1,10 +1,10 @@
-// The statement as CSV and the monthly closing documents as PDF (statement/routes.ts): raw routes beside
+// The statement as CSV and the monthly closing documents as PDF (statement/exports.ts): raw routes beside
 // the procedures, since their answers are files, not JSON; both for the account's login token (JWT).
 import { USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
 import { defineRawRoute } from '../http/raw-route';
 import { dashboardErrors } from '../openapi/errors';
 import { STATEMENT_MAX_DAYS } from './input';
-import { STATEMENT_CSV_COLUMNS, type StatementRoutes } from './routes';
+import { STATEMENT_CSV_COLUMNS, type StatementRoutes } from './exports';
 
 const EXAMPLE_CSV =
   `${STATEMENT_CSV_COLUMNS.join(',')}\r\n` +
