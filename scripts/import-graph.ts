@@ -91,7 +91,7 @@ export function readImportGraph(root = ROOT): ImportGraph {
 // ---- floors -----------------------------------------------------------------------------------------------
 
 /** Top to bottom. A module may import its own floor and any floor below it (docs/ARCHITECTURE.md). */
-export const FLOORS = ['entry', 'http', 'wiring', 'feature', 'gateway', 'base', 'page-entry', 'page-screen', 'page-part', 'page-base'] as const;
+export const FLOORS = ['entry', 'http', 'wiring', 'feature', 'gateway', 'tables', 'base', 'page-entry', 'page-screen', 'page-part', 'page-base'] as const;
 export type Floor = (typeof FLOORS)[number];
 
 const ENTRY_FILES = new Set(['index.ts', 'server.ts', 'app.ts', 'services.ts', 'features.ts']);
@@ -105,6 +105,7 @@ const PAGE_PARTS = new Set(['components']);
 /**
  * The floor of a repository-relative path, by folder, so that moved files keep their floor:
  * `src/openapi.ts` and `src/openapi/*.ts` are both http, `src/db/schema.ts` and `src/db/schema/*.ts` both base.
+ * A feature's tables (`<feature>/tables.ts`) are the one exception: see `tables` below.
  */
 export function floorOf(path: string): Floor {
   if (path.startsWith('web/src/')) {
@@ -126,6 +127,11 @@ export function floorOf(path: string): Floor {
   if (path === 'src/trpc/router.ts' || path === 'src/openapi/document.ts') return 'entry';
   if (name === 'api.ts' && head !== 'platform') return 'wiring';
   if (BASE.has(head)) return 'base';
+  // A feature's tables sit under every feature's code and the gateway core, above the base: foreign keys
+  // point across features (keys, the ledger, usage and most features' rows at the accounts' users; the
+  // integrations and commerce at agents and dialogues), and the gateway core reads and locks users rows.
+  // The base's own tables (jobs/, pricing/) stay base and, like all base, name no feature's tables.
+  if (name === 'tables.ts') return 'tables';
   if (head === 'trpc' || head === 'openapi' || /^openapi(-[a-z0-9-]+)?\.ts$/.test(head)) return 'http';
   if (name === 'router.ts' || name.endsWith('-router.ts') || name === 'routes.ts') return 'http';
   if (GATEWAY.has(head)) return 'gateway';
@@ -142,6 +148,11 @@ export interface AllowedUpward {
 }
 
 export const ALLOWED_UPWARD: AllowedUpward[] = [
+  {
+    from: 'src/jobs/tables.ts',
+    to: 'src/agents/tables.ts',
+    reason: "the outbox's rows go with their agent and notification (foreign keys, on delete cascade): the base's table names the agents' tables",
+  },
   {
     from: 'src/statement/api.ts',
     to: 'src/statement/routes.ts',

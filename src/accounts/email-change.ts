@@ -16,7 +16,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, ne, sql } from 'drizzle-orm';
 import { verifyPassword } from '../auth/passwords';
 import type { Database } from '../db/client';
-import { emailChanges, users } from '../db/schema';
+import { emailChanges, users } from './tables';
 import { AppError, isUniqueViolation } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import type { Logger } from '../logger';

@@ -18,7 +18,8 @@
 // outbox rows and the client's message commit in one transaction.
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { dialogues, orders, paymentEvents, products } from '../db/schema';
+import { dialogues } from '../dialogues/tables';
+import { orders, paymentEvents, products } from './tables';
 import { readBodyText } from '../http/body';
 import { AppError } from '../http/errors';
 import { parseJsonBody } from '../http/json';

@@ -1,8 +1,8 @@
 // API keys (cdt-…) and the spend leases they claim.
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { createdAt } from './columns';
-import { users } from './users';
+import { createdAt } from '../db/columns';
+import { users } from '../accounts/tables';
 
 export const apiKeys = pgTable(
   'api_keys',
