@@ -1,6 +1,6 @@
 // The gateway core's tables: its own /v1 state (idempotent replays, who owns which upstream response,
-// rate-limit windows), the ledger every balance change is written to and the balance leases /v1 calls
-// reserve, the usage records with their sums, and the providers, routes and health the routing reads.
+// rate-limit windows), the ledger every balance change is written to, the balance and key leases its
+// billing claims, the usage records with their sums, and the providers, routes and health the routing reads.
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../db/columns';
@@ -133,6 +133,30 @@ export const balanceLeases = pgTable(
     index('balance_leases_user_idx').on(t.userId),
     index('balance_leases_expiry_idx').on(t.expiresAt),
     check('balance_leases_amount_not_negative', sql`${t.amountNano} >= 0`),
+  ],
+);
+
+/**
+ * A slice of a key's spend limit an instance claims to reserve requests against in memory, as
+ * balance_leases do for the balance. A lease of an earlier period is void; an expired one is dropped.
+ */
+export const keyLeases = pgTable(
+  'key_leases',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    keyId: uuid('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    instanceId: text('instance_id').notNull(),
+    periodStart: timestamp('period_start', { withTimezone: true, mode: 'date' }).notNull(),
+    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('key_leases_key_idx').on(t.keyId),
+    index('key_leases_expiry_idx').on(t.expiresAt),
+    check('key_leases_amount_not_negative', sql`${t.amountNano} >= 0`),
   ],
 );
 

@@ -192,7 +192,7 @@ function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage):
 
 /**
  * Sets a key's unclaimed budget for the current period from its limit: limit − spent − claimed by
- * instances, never below zero (see key_leases in the schema). Runs in the transaction that changed the
+ * instances, never below zero (see key_leases in gateway/tables.ts). Runs in the transaction that changed the
  * limit, with the key's row locked.
  */
 async function resetBudget(tx: Executor, keyId: string, limitNano: bigint | null, reset: LimitReset): Promise<void> {
