@@ -2,7 +2,7 @@
 // import (all or nothing), Russian full-text search with stemming; and the search_knowledge tool and the
 // prompt block the assistant's model turn takes from it, run against the real database.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { dialogues } from '../src/db/schema';
+import { dialogues } from '../src/dialogues/tables';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
 
 setDefaultTimeout(30_000);

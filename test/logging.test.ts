@@ -2,7 +2,7 @@
 // hashes, webhook payloads, whole usage batches) into its error message, and the logger must drop them.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { users } from '../src/db/schema';
+import { users } from '../src/accounts/tables';
 import { createLogger } from '../src/logger';
 import { registerUser, startTestApp, type TestApp } from './helpers/app';
 

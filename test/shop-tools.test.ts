@@ -4,7 +4,7 @@
 // model's, the stock a payment takes off, and the agent's results counting the model's orders apart.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { AssistantTool, ToolContext } from '../src/assistant/tools/types';
-import { dialogues } from '../src/db/schema';
+import { dialogues } from '../src/dialogues/tables';
 import { call, registerUser, startTestApp, type TestApp } from './helpers/app';
 
 setDefaultTimeout(30_000);

@@ -6,7 +6,7 @@
 // it on the server (`npm run admin:grant -- <email>`); it stays admin while listed.
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { users } from '../db/schema';
+import { users } from './tables';
 
 export type Role = 'user' | 'admin';
 

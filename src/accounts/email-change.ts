@@ -16,7 +16,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, ne, sql } from 'drizzle-orm';
 import { verifyPassword } from './passwords';
 import type { Database } from '../db/client';
-import { emailChanges, users } from '../db/schema';
+import { emailChanges, users } from './tables';
 import { AppError, isUniqueViolation } from '../http/errors';
 import { accountsMessages } from './texts';
 import type { Logger } from '../logger';

@@ -3,7 +3,7 @@
 // issued before, so a link kept back (or fetched by a mail scanner) cannot act after the owner moved on.
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { emailChanges, emailVerifications, passwordResets } from '../db/schema';
+import { emailChanges, emailVerifications, passwordResets } from './tables';
 
 /** Deletes every outstanding link of the user, in the caller's transaction. */
 export async function voidLinks(tx: Executor, userId: string): Promise<void> {

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { hashPassword } from './passwords';
 import type { Database, Executor } from '../db/client';
-import { passwordResets, users } from '../db/schema';
+import { passwordResets, users } from './tables';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes } from '../http/errors';
 import type { Logger } from '../logger';

@@ -3,7 +3,7 @@
 // committed and without holding up the answer: a mail server that refuses is logged, nothing is undone.
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { users } from '../db/schema';
+import { users } from './tables';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
 import { securityNoticeMail, type SecurityEvent } from './texts';

@@ -6,7 +6,7 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords';
 import type { JwtService } from './jwt';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import { users } from '../db/schema';
+import { users } from './tables';
 import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes, isUniqueViolation } from '../http/errors';

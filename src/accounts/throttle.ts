@@ -3,7 +3,7 @@
 // go on, so a burst of parallel requests cannot slip through before any of them is counted.
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client';
-import { throttleCounters } from '../db/schema';
+import { throttleCounters } from './tables';
 
 export type ThrottleScope =
   | 'register_address'

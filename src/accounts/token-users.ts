@@ -5,7 +5,7 @@
 // instance's cache at the writer's commit.
 import { eq, sql } from 'drizzle-orm';
 import type { DatabaseHandle, Executor } from '../db/client';
-import { users } from '../db/schema';
+import { users } from './tables';
 import type { Logger } from '../logger';
 import { voidLinks } from './links';
 

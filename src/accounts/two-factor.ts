@@ -14,7 +14,7 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
-import { twoFactorRecoveryCodes, twoFactorSecrets, users } from '../db/schema';
+import { twoFactorRecoveryCodes, twoFactorSecrets, users } from './tables';
 import { AppError, errorCodes } from '../http/errors';
 import { accountsMessages } from './texts';
 import type { SecurityNotices } from './security-notices';

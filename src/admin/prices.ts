@@ -8,7 +8,7 @@
 // and on PGlite (one connection, queries wait for the open transaction) that wait never ends.
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client';
-import { modelPrices } from '../db/schema';
+import { modelPrices } from '../pricing/tables';
 import type { ModelCatalog } from '../gateway/models';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';

@@ -8,7 +8,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import { maskSecret, type SecretBox } from '../crypto/secret-box';
 import type { Database, Executor } from '../db/client';
-import { modelRoutes, providerHealth, providers } from '../db/schema';
+import { modelRoutes, providerHealth, providers } from '../gateway/tables';
 import type { Billing } from '../gateway/billing';
 import { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from '../gateway/routing/registry';
 import type { RouteTarget } from '../gateway/routing/select';

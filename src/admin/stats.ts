@@ -13,7 +13,7 @@
 // for requests of a target without a cost price, and provider null for rows older than routing).
 import { and, gte, inArray, lt, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client';
-import { ledgerEntries } from '../db/schema';
+import { ledgerEntries } from '../gateway/tables';
 import type { Billing } from '../gateway/billing';
 import { usageSpan } from '../gateway/usage-rollups';
 import { nanoToUnits } from '../money';

@@ -5,7 +5,7 @@ import type { AccountService } from '../accounts/service';
 import { isUuid } from '../db/uuid';
 import { endSessions } from '../accounts/token-users';
 import type { Database } from '../db/client';
-import { users } from '../db/schema';
+import { users } from '../accounts/tables';
 import { AppError } from '../http/errors';
 import { gatewayMessages } from '../gateway/texts';
 import { recordAudit, type AuditActor } from './audit';

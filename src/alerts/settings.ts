@@ -5,7 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import { maskSecret, type SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
-import { accountAlerts } from '../db/schema';
+import { accountAlerts } from './tables';
 import { AppError } from '../http/errors';
 import { alertsMessages } from './texts';
 import { nanoToUnits, unitsToNano } from '../money';

@@ -7,7 +7,7 @@
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents/service';
 import type { Database, Executor } from '../db/client';
-import { dialogueMessages, dialogues } from '../db/schema';
+import { dialogueMessages, dialogues } from '../dialogues/tables';
 import type { ChatHandler } from '../gateway/chat';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';

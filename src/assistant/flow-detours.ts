@@ -5,7 +5,7 @@
 import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
 import type { Agent } from '../agents/service';
 import type { Database, Executor } from '../db/client';
-import { dialogueMessages, dialogues } from '../db/schema';
+import { dialogueMessages, dialogues } from '../dialogues/tables';
 import { normalisePhone } from '../phone';
 import type { BookingFlow } from './booking-flow';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';

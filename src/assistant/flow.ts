@@ -1,7 +1,7 @@
 // The types the dialogue and its flows (booking-flow.ts, shop-flow.ts) and tools share: here, below all of
 // them, so that a flow never imports the dialogue that drives it.
 import type { Executor } from '../db/client';
-import type { dialogues } from '../db/schema';
+import type { dialogues } from '../dialogues/tables';
 import type { ReplyButtons } from './reply';
 
 export type DialogueRow = typeof dialogues.$inferSelect;

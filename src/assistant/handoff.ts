@@ -5,7 +5,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Agent, WorkingHours } from '../agents/service';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { dialogues } from '../db/schema';
+import { dialogues } from '../dialogues/tables';
 import type { Escalations } from '../integrations/messenger/escalations';
 import type { Logger } from '../logger';
 import { availabilityAt, waitingFrom } from './availability';

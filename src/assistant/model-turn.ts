@@ -11,7 +11,7 @@
 import { and, desc, eq, isNull, ne, or } from 'drizzle-orm';
 import type { Agent } from '../agents/service';
 import type { Database, Executor } from '../db/client';
-import { dialogueMessages, dialogues } from '../db/schema';
+import { dialogueMessages, dialogues } from '../dialogues/tables';
 import type { ChatHandler } from '../gateway/chat';
 import type { ChatRequest } from '../gateway/request';
 import { AppError } from '../http/errors';

@@ -5,7 +5,8 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Agent } from '../agents/service';
 import type { Database, Executor } from '../db/client';
-import { agents, dialogues } from '../db/schema';
+import { agents } from '../agents/tables';
+import { dialogues } from '../dialogues/tables';
 import type { Notifier } from '../integrations/messenger/notify';
 import type { OwnerMail } from '../integrations/messenger/owner-mail';
 import { messengerTexts } from '../integrations/messenger/texts';

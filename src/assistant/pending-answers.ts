@@ -11,7 +11,7 @@
 // one and answered twice; a claim that finds nothing new from the client is skipped by the caller.
 import { eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { dialogues } from '../db/schema';
+import { dialogues } from '../dialogues/tables';
 import type { Logger } from '../logger';
 
 /** How long a turn's claim lasts unless renewed (ASSISTANT_TURN_LEASE_SECONDS); renewed every third of it. */

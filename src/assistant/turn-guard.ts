@@ -6,7 +6,7 @@
 // takeover is kept in the transcript, marked unsent, and never queued.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { dialogueMessages } from '../db/schema';
+import { dialogueMessages } from '../dialogues/tables';
 import type { Logger } from '../logger';
 
 /** VK shows «печатает…» for about 10 s after messages.setActivity: renewed this often while the turn works. */

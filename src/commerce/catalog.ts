@@ -5,7 +5,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import type { Database, Executor } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
-import { products } from '../db/schema';
+import { products } from './tables';
 import { AppError, describeZodError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { commerceMessages } from './texts';

@@ -7,7 +7,7 @@ import { and, asc, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database, Executor } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
-import { cartItems, orderCounters, orders, products } from '../db/schema';
+import { cartItems, orderCounters, orders, products } from './tables';
 import { AppError } from '../http/errors';
 import { commerceMessages } from './texts';
 import { dayIn, formatOrderNumber } from '../integrations/messenger/notify';

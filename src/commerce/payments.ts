@@ -18,7 +18,7 @@
 // outbox rows and the client's message commit in one transaction.
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { orders, paymentEvents, products } from '../db/schema';
+import { orders, paymentEvents, products } from './tables';
 import { readBodyText } from '../http/body';
 import { AppError } from '../http/errors';
 import { parseJsonBody } from '../http/json';

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { maskSecret, SecretBoxError, type SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
-import { commerceSettings } from '../db/schema';
+import { commerceSettings } from './tables';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
 import { commerceMessages } from './texts';

@@ -3,11 +3,12 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import * as schema from './schema';
 
-export type Schema = typeof schema;
-export type Database = PgDatabase<PgQueryResultHKT, Schema>;
-export type Transaction = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+// No schema: queries name their tables (a feature's tables.ts), so the base needs to know none of them, and
+// drizzle's relational `db.query.*`, the one thing a schema here would give, is not used.
+type NoSchema = Record<string, never>;
+export type Database = PgDatabase<PgQueryResultHKT, NoSchema>;
+export type Transaction = PgTransaction<PgQueryResultHKT, NoSchema, ExtractTablesWithRelations<NoSchema>>;
 /** Either the database or an open transaction: functions that must join the caller's transaction take this. */
 export type Executor = Database | Transaction;
 
@@ -196,7 +197,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       types: { bigint: postgres.BigInt },
       connection: { application_name: 'conduit' },
     });
-    const db = drizzlePostgres(client, { schema }) as unknown as Database;
+    const db = drizzlePostgres(client) as unknown as Database;
     return {
       db,
       driver: 'postgres',
@@ -260,7 +261,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   await pg.waitReady;
   const stopCollecting = collectWhenGrown();
   restrictToOwner(dataPath);
-  const db = drizzlePglite(pg, { schema }) as unknown as Database;
+  const db = drizzlePglite(pg) as unknown as Database;
   return {
     db,
     driver: 'pglite',

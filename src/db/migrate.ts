@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { DatabaseHandle } from './client';
-import type { Schema } from './client';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -14,7 +13,7 @@ export async function runMigrations(handle: DatabaseHandle, databaseUrl: string 
   // The drivers' own modules load with the driver in use (see openDatabase).
   if (handle.driver === 'pglite') {
     const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
-    await migratePglite(handle.db as unknown as PgliteDatabase<Schema>, { migrationsFolder: MIGRATIONS_FOLDER });
+    await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder: MIGRATIONS_FOLDER });
     return;
   }
   // A session-level advisory lock on a connection of its own serialises instances starting together;
@@ -23,7 +22,7 @@ export async function runMigrations(handle: DatabaseHandle, databaseUrl: string 
   const lock = postgres(databaseUrl!, { max: 1, onnotice: () => {} });
   try {
     await lock`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, {
+    await migratePostgres(handle.db as unknown as PostgresJsDatabase, {
       migrationsFolder: MIGRATIONS_FOLDER,
     });
     await lock`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;

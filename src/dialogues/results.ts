@@ -3,7 +3,10 @@
 // the figures match the transcripts (turns older than their 90-day retention are no longer counted).
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client';
-import { appointments, dialogueMessages, dialogues, escalations, orders } from '../db/schema';
+import { orders } from '../commerce/tables';
+import { appointments } from '../integrations/booking/tables';
+import { escalations } from '../integrations/messenger/tables';
+import { dialogueMessages, dialogues } from './tables';
 import { usageSpan } from '../gateway/usage-rollups';
 import { minorToDecimal } from '../commerce/orders';
 import { EARLIEST_INSTANT_MS } from '../http/date-input';

@@ -7,7 +7,12 @@ import { and, desc, eq, gt, inArray, isNotNull, sql, type SQL } from 'drizzle-or
 import type { Database } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { likeContains } from '../db/like';
-import { agents, dialogueMessages, dialogues, escalations as escalationRows, notifications, outbox, socialEvents, users } from '../db/schema';
+import { users } from '../accounts/tables';
+import { agents, notifications } from '../agents/tables';
+import { escalations as escalationRows } from '../integrations/messenger/tables';
+import { socialEvents } from '../integrations/social/tables';
+import { outbox } from '../jobs/tables';
+import { dialogueMessages, dialogues } from './tables';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { dialoguesMessages } from './texts';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { idempotencyKeys } from '../db/schema';
+import { idempotencyKeys } from './tables';
 import { AppError, errorCodes } from '../http/errors';
 import { gatewayMessages } from './texts';
 import type { Logger } from '../logger';

@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import { upstreamResponses } from '../db/schema';
+import { upstreamResponses } from './tables';
 import { AppError, errorCodes, validationError } from '../http/errors';
 import { gatewayMessages } from './texts';
 import { requestIdOf } from '../http/request-id';

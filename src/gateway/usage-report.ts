@@ -3,7 +3,9 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type DatabaseHandle } from '../db/client';
-import { apiKeys, usageRecords, users } from '../db/schema';
+import { users } from '../accounts/tables';
+import { apiKeys } from '../keys/tables';
+import { usageRecords } from './tables';
 import { nanoToUnits } from '../money';
 import { localDaySums, usageSpan } from './usage-rollups';
 

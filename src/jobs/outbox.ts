@@ -15,7 +15,7 @@
 // and a handler may cap its kind lower (the alert webhooks do), so no kind can take every slot.
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../db/client';
-import { outbox } from '../db/schema';
+import { outbox } from './tables';
 import { safeErrorMessage, type Logger } from '../logger';
 
 export interface OutboxRow {

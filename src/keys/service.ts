@@ -4,7 +4,8 @@ import { generateApiKey } from './api-keys';
 import { isUuid } from '../db/uuid';
 import type { Config } from '../config';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { apiKeys, users } from '../db/schema';
+import { users } from '../accounts/tables';
+import { apiKeys } from './tables';
 import { AppError } from '../http/errors';
 import { keysMessages } from './texts';
 import { nanoToUnits } from '../money';
@@ -191,7 +192,7 @@ function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage):
 
 /**
  * Sets a key's unclaimed budget for the current period from its limit: limit − spent − claimed by
- * instances, never below zero (see key_leases in the schema). Runs in the transaction that changed the
+ * instances, never below zero (see key_leases in gateway/tables.ts). Runs in the transaction that changed the
  * limit, with the key's row locked.
  */
 async function resetBudget(tx: Executor, keyId: string, limitNano: bigint | null, reset: LimitReset): Promise<void> {

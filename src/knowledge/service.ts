@@ -4,7 +4,7 @@ import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
 import { parse as parseCsv } from 'csv-parse/sync';
 import type { Database } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
-import { knowledgeEntries } from '../db/schema';
+import { knowledgeEntries } from './tables';
 import { AppError, describeZodError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { knowledgeMessages } from './texts';

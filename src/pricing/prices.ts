@@ -15,7 +15,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Database, DatabaseHandle, Executor } from '../db/client';
-import { modelPrices } from '../db/schema';
+import { modelPrices } from './tables';
 import type { Logger } from '../logger';
 import { nanoToDecimalString } from '../money';
 import { coalescedReload } from '../jobs/coalesced-reload';

@@ -1,7 +1,7 @@
 // The statement of account and the monthly closing documents, built once for the service container.
 import { eq } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client';
-import { users } from '../db/schema';
+import { users } from '../accounts/tables';
 import { createDocuments } from './documents';
 import { createRenderQueue, PDF_RENDERS_AT_ONCE } from './render-queue';
 import { createRequisites } from './requisites';

@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { recordAudit, type AuditActor, type JsonObject } from '../admin/audit';
 import type { Database } from '../db/client';
-import { customerRequisites, operatorRequisites } from '../db/schema';
+import { customerRequisites, operatorRequisites } from './tables';
 import type { CustomerRequisitesInput, OperatorRequisitesInput } from './input';
 
 export type OperatorRequisites = OperatorRequisitesInput & { updatedAt: string };

@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import type { Agent } from '../../agents/service';
 import type { Database } from '../../db/client';
-import { dialogues } from '../../db/schema';
+import { dialogues } from '../../dialogues/tables';
 import { isCalendarDay, isIsoInstant } from '../../http/date-input';
 import { AppError } from '../../http/errors';
 import type { BookableService, BookingService, Specialist } from '../../integrations/booking/service';

@@ -127,7 +127,7 @@ export function rowObject(values: unknown[]): Record<string, unknown> {
 const rowSelectList = sql.raw(ROW_COLUMNS.map(([name, type], i) => (type === 'text' ? `e->>${i} as ${name}` : `(e->>${i})::${type} as ${name}`)).join(', '));
 
 /**
- * The CTE that adds the batch `r` to a rollup table's sums (see usage_rollups in db/schema/usage.ts): grouped first
+ * The CTE that adds the batch `r` to a rollup table's sums (see usage_rollups in gateway/tables.ts): grouped first
  * (ON CONFLICT may not touch one row twice in a statement), the groups in key order, so two instances
  * adding to the same sums lock them in the same order instead of deadlocking.
  */

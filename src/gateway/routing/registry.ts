@@ -6,7 +6,7 @@
 import { asc } from 'drizzle-orm';
 import type { Config } from '../../config';
 import type { Database, DatabaseHandle } from '../../db/client';
-import { modelRoutes, providers as providersTable } from '../../db/schema';
+import { modelRoutes, providers as providersTable } from '../tables';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Logger } from '../../logger';
 import type { ModelPrice } from '../../pricing/prices';

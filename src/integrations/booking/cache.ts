@@ -3,7 +3,7 @@
 import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { likePrefix } from '../../db/like';
-import { bookingCache } from '../../db/schema';
+import { bookingCache } from './tables';
 
 export interface CachedValue<T> {
   value: T;

@@ -9,7 +9,7 @@
 import { and, asc, eq, gte, lt } from 'drizzle-orm';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
-import { appointments } from '../../db/schema';
+import { appointments } from './tables';
 import { AppError, isUniqueViolation } from '../../http/errors';
 import { bookingMessages } from './texts';
 import type { Logger } from '../../logger';

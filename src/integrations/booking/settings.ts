@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { SecretBox } from '../../crypto/secret-box';
 import { SecretBoxError } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
-import { bookingSettings } from '../../db/schema';
+import { bookingSettings } from './tables';
 import { AppError } from '../../http/errors';
 import type { BookingCache } from './cache';
 import { bookingFailure } from './errors';

@@ -8,7 +8,9 @@
 // reply is still recorded, and the operator is told it could not be delivered.
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../../db/client';
-import { agents, dialogues, escalationMessages, escalations, operatorReplies } from '../../db/schema';
+import { agents } from '../../agents/tables';
+import { dialogues } from '../../dialogues/tables';
+import { escalationMessages, escalations, operatorReplies } from './tables';
 import { MESSENGER_MESSAGE, type Notifier, type QueuedNotification } from './notify';
 import type { OwnerMail } from './owner-mail';
 import { messengerTexts } from './texts';

@@ -5,7 +5,9 @@
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { SecretBoxError } from '../../crypto/secret-box';
 import type { Executor } from '../../db/client';
-import { agents, escalationMessages, notifications, outbox } from '../../db/schema';
+import { agents, notifications } from '../../agents/tables';
+import { outbox } from '../../jobs/tables';
+import { escalationMessages } from './tables';
 import { GiveUp, RetryLater, type OutboxHandler, type OutboxRow, type OutboxWorker } from '../../jobs/outbox';
 import { TelegramApiError, TelegramNetworkError, type TelegramClient } from './client';
 import type { MessengerSettings } from './settings';

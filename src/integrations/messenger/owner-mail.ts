@@ -6,7 +6,8 @@ import { ALERT_MAIL_KIND } from '../../alerts/checker';
 import { mailBodies } from '../../alerts/texts';
 import type { Config } from '../../config';
 import type { Executor } from '../../db/client';
-import { agents, users } from '../../db/schema';
+import { users } from '../../accounts/tables';
+import { agents } from '../../agents/tables';
 import { enqueueOutbox } from '../../jobs/outbox';
 
 export interface OwnerMailContent {

@@ -5,7 +5,7 @@ import { and, eq } from 'drizzle-orm';
 import { isUuid } from '../../db/uuid';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
-import { messengerSettings } from '../../db/schema';
+import { messengerSettings } from './tables';
 import { AppError } from '../../http/errors';
 import { messengerMessages } from './texts';
 import type { Logger } from '../../logger';

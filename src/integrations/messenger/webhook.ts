@@ -4,7 +4,7 @@
 // update whose handling was cut short (crash, restart, database hiccup).
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/client';
-import { messengerUpdates } from '../../db/schema';
+import { messengerUpdates } from './tables';
 import { readBodyText } from '../../http/body';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';

@@ -10,7 +10,7 @@ import type { AgentService } from '../../agents/service';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
-import { dialogueMessages } from '../../db/schema';
+import { dialogueMessages } from '../../dialogues/tables';
 import type { ChatHandler } from '../../gateway/chat';
 import { createPeriodicJob } from '../../jobs/periodic';
 import type { OutboxWorker } from '../../jobs/outbox';

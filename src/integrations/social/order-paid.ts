@@ -2,7 +2,7 @@
 // payment's transaction): the message joins the outbox in that transaction.
 import { eq } from 'drizzle-orm';
 import { assistantTexts } from '../../assistant/texts';
-import { dialogues } from '../../db/schema';
+import { dialogues } from '../../dialogues/tables';
 import type { OrderPaid } from '../../commerce/events';
 import { queueSocialMessage, SOCIAL_CHANNEL } from './sender';
 

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client';
-import { dialogues, outbox } from '../../db/schema';
+import { dialogues } from '../../dialogues/tables';
+import { outbox } from '../../jobs/tables';
 import { enqueueOutbox, GiveUp, RetryLater, type OutboxHandler } from '../../jobs/outbox';
 import { generateRandomId, VkApiError, VkNetworkError, type VkClient } from './client';
 import type { VkKeyboard } from './keyboards';

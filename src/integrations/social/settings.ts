@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { maskSecret, SecretBoxError, type SecretBox } from '../../crypto/secret-box';
 import type { Database, Executor } from '../../db/client';
-import { socialSettings } from '../../db/schema';
+import { socialSettings } from './tables';
 import { isUuid } from '../../db/uuid';
 import { AppError } from '../../http/errors';
 import { socialMessages } from './texts';

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { dialogueMessages, socialEvents } from '../../db/schema';
+import { dialogueMessages } from '../../dialogues/tables';
+import { socialEvents } from './tables';
 import { readBodyText } from '../../http/body';
 import { AppError } from '../../http/errors';
 import { errorMessages } from '../../http/messages';

@@ -1,7 +1,7 @@
 // The operators' audit trail.
 import { bigint, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt } from './columns';
-import { users } from './users';
+import { createdAt } from '../db/columns';
+import { users } from '../accounts/tables';
 
 /** Every operator action: who did what to which record, with the record before and after. */
 export const adminAudit = pgTable(

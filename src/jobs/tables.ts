@@ -1,8 +1,8 @@
 // The outbox: messages that must leave the service, delivered by the outbox worker.
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { createdAt } from './columns';
-import { agents, notifications } from './agents';
+import { createdAt } from '../db/columns';
+import { agents, notifications } from '../agents/tables';
 
 /**
  * Messages that must leave the service, one row per recipient, written in the transaction of their

@@ -1,8 +1,8 @@
 // Assistant agents and their owners' notifications.
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt } from './columns';
-import { users } from './users';
+import { createdAt, updatedAt } from '../db/columns';
+import { users } from '../accounts/tables';
 
 /** An assistant of a user. Every agent-scoped route checks `user_id` against the caller. */
 export const agents = pgTable(

@@ -1,9 +1,9 @@
 // A shop agent's commerce: settings, catalog, carts, orders and payment events.
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt, tsvector } from './columns';
-import { agents } from './agents';
-import { dialogues } from './dialogues';
+import { createdAt, updatedAt, tsvector } from '../db/columns';
+import { agents } from '../agents/tables';
+import { dialogues } from '../dialogues/tables';
 
 /** An E-commerce agent's shop: how clients pay, and the secret the payment provider's notifications carry. */
 export const commerceSettings = pgTable('commerce_settings', {

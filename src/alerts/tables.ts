@@ -1,8 +1,8 @@
 // Alerts: low balance and key limits.
 import { bigint, boolean, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { updatedAt } from './columns';
-import { users } from './users';
-import { apiKeys } from './keys';
+import { updatedAt } from '../db/columns';
+import { users } from '../accounts/tables';
+import { apiKeys } from '../keys/tables';
 
 /**
  * A user's alert settings (GET|PUT /api/account/alerts) and the low-balance crossing state. The alert is

@@ -1,8 +1,8 @@
-// An agent's dialogues with clients: messages, escalations to a human operator and the operator's replies.
+// An agent's dialogues with clients and their messages.
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt } from './columns';
-import { agents } from './agents';
+import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from '../db/columns';
+import { agents } from '../agents/tables';
 
 /**
  * A conversation of an agent with a client in some channel (e.g. "social" with a VK peer id). Only what
@@ -73,64 +73,6 @@ export const dialogues = pgTable(
     // The hand-over timeout's sweep looks at every dialogue a person has: few, so only they are indexed.
     index('dialogues_with_person_idx').on(t.heldAt).where(sql`${t.mode} = 'operator'`),
   ],
-);
-
-/** A dialogue handed to a human; released_at set when the operator gives it back to the assistant. */
-export const escalations = pgTable(
-  'escalations',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    agentId: uuid('agent_id')
-      .notNull()
-      .references(() => agents.id, { onDelete: 'cascade' }),
-    dialogueId: uuid('dialogue_id')
-      .notNull()
-      .references(() => dialogues.id, { onDelete: 'cascade' }),
-    reason: text('reason').notNull(),
-    clientPhone: text('client_phone'),
-    createdAt: createdAt(),
-    releasedAt: timestamp('released_at', { withTimezone: true, mode: 'date' }),
-  },
-  (t) => [index('escalations_dialogue_idx').on(t.dialogueId, t.createdAt)],
-);
-
-/** Which Telegram message announced which escalation, so an operator's reply to it finds the dialogue. */
-export const escalationMessages = pgTable(
-  'escalation_messages',
-  {
-    agentId: uuid('agent_id')
-      .notNull()
-      .references(() => agents.id, { onDelete: 'cascade' }),
-    chatId: bigint('chat_id', { mode: 'number' }).notNull(),
-    messageId: bigint('message_id', { mode: 'number' }).notNull(),
-    escalationId: uuid('escalation_id')
-      .notNull()
-      .references(() => escalations.id, { onDelete: 'cascade' }),
-    createdAt: createdAt(),
-  },
-  (t) => [primaryKey({ name: 'escalation_messages_pk', columns: [t.agentId, t.chatId, t.messageId] })],
-);
-
-/** Every operator reply to an escalation, and what became of it. */
-export const operatorReplies = pgTable(
-  'operator_replies',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    agentId: uuid('agent_id')
-      .notNull()
-      .references(() => agents.id, { onDelete: 'cascade' }),
-    escalationId: uuid('escalation_id')
-      .notNull()
-      .references(() => escalations.id, { onDelete: 'cascade' }),
-    chatId: bigint('chat_id', { mode: 'number' }).notNull(),
-    messageId: bigint('message_id', { mode: 'number' }).notNull(),
-    operatorName: text('operator_name'),
-    text: text('text').notNull(),
-    /** relayed | undeliverable | dialogue_released | release */
-    outcome: text('outcome').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [index('operator_replies_escalation_idx').on(t.escalationId, t.createdAt)],
 );
 
 /** The recent turns of a dialogue, which the model sees as context. */

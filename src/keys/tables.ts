@@ -1,8 +1,8 @@
-// API keys (cdt-…) and the spend leases they claim.
+// API keys (cdt-…): the spend leases they claim are the gateway's (gateway/tables.ts, written by its billing).
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { createdAt } from './columns';
-import { users } from './users';
+import { createdAt } from '../db/columns';
+import { users } from '../accounts/tables';
 
 export const apiKeys = pgTable(
   'api_keys',
@@ -43,29 +43,5 @@ export const apiKeys = pgTable(
     index('api_keys_user_idx').on(t.userId, t.createdAt),
     check('api_keys_limit_reset_known', sql`${t.limitReset} in ('none', 'day', 'week', 'month')`),
     check('api_keys_scope_known', sql`${t.scope} in ('key', 'account')`),
-  ],
-);
-
-/**
- * A slice of a key's spend limit an instance claims to reserve requests against in memory, as
- * balance_leases do for the balance. A lease of an earlier period is void; an expired one is dropped.
- */
-export const keyLeases = pgTable(
-  'key_leases',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    keyId: uuid('key_id')
-      .notNull()
-      .references(() => apiKeys.id, { onDelete: 'cascade' }),
-    instanceId: text('instance_id').notNull(),
-    periodStart: timestamp('period_start', { withTimezone: true, mode: 'date' }).notNull(),
-    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
-    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    index('key_leases_key_idx').on(t.keyId),
-    index('key_leases_expiry_idx').on(t.expiresAt),
-    check('key_leases_amount_not_negative', sql`${t.amountNano} >= 0`),
   ],
 );

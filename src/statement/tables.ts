@@ -1,8 +1,8 @@
 // Statement of account and closing documents (src/statement/): the requisites the monthly счёт and акт print.
 import { sql } from 'drizzle-orm';
 import { check, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { updatedAt } from './columns';
-import { users } from './users';
+import { updatedAt } from '../db/columns';
+import { users } from '../accounts/tables';
 
 /**
  * The operator's company as the monthly closing documents (счёт, акт) name it: one row (id 1), set by an

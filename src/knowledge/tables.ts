@@ -1,8 +1,8 @@
 // An agent's knowledge base.
 import { sql } from 'drizzle-orm';
 import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt, tsvector } from './columns';
-import { agents } from './agents';
+import { createdAt, updatedAt, tsvector } from '../db/columns';
+import { agents } from '../agents/tables';
 
 /**
  * An agent's knowledge base: what its owner wrote down (prices, hours, delivery, FAQ) for the assistant's

@@ -2,7 +2,7 @@
 // e-mail changes).
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt } from './columns';
+import { createdAt, updatedAt } from '../db/columns';
 
 export const users = pgTable(
   'users',
