@@ -4,7 +4,7 @@ import { createJwtService } from './jwt';
 import { createMailer } from '../mail/mailer';
 import { type Base, defineSlot } from '../platform/feature';
 import { createPeriodicJob } from '../jobs/periodic';
-import { userKeysRevoked } from '../keys/events';
+import { userKeysRevoked } from '../keys';
 import { createEmailChange } from './email-change';
 import { createSecurityNotices } from './security-notices';
 import { createAccountService } from './service';

@@ -5,7 +5,7 @@ import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { accountsMessages, verifiedMessage } from './texts';
 import { credentialsInput, loginInput, verifyEmailInput } from './auth-input';
 import { accountsSlot } from './api';
-import { gatewaySlot } from '../gateway/api';
+import { gatewaySlot } from '../gateway';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ accounts: use(accountsSlot).accounts, billing: use(gatewaySlot).billing }));

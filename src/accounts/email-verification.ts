@@ -16,7 +16,7 @@ import { ledgerEntries } from '../gateway/tables';
 import { apiKeys } from '../keys/tables';
 import { emailVerifications, users } from './tables';
 import { AppError, errorCodes } from '../http/errors';
-import { USER_KEYS_CHANGED_CHANNEL } from '../keys/service';
+import { USER_KEYS_CHANGED_CHANNEL } from '../keys';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
 import { accountsMessages, takenAddressMail, verificationMail } from './texts';

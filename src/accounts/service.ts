@@ -11,7 +11,7 @@ import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes, isUniqueViolation } from '../http/errors';
 import { accountsMessages } from './texts';
-import { accountBlockedMessage } from '../keys/texts';
+import { accountBlockedMessage } from '../keys';
 import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';

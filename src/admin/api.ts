@@ -1,8 +1,8 @@
 // The operator's API: users, credits, prices, providers and routes, the audit, the daily figures.
-import { accountsSlot } from '../accounts/api';
-import { authSlot } from '../auth/api';
-import { gatewaySlot } from '../gateway/api';
-import { keysSlot } from '../keys/api';
+import { accountsSlot } from '../accounts';
+import { authSlot } from '../auth';
+import { gatewaySlot } from '../gateway';
+import { keysSlot } from '../keys';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { pricingSlot } from '../pricing/api';
 import { createAdminService } from './service';

@@ -2,7 +2,7 @@
 // written in the transaction of the change itself so that a change without its row cannot commit.
 import { and, desc, eq, gte, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { AdminPrincipal } from '../auth/authenticate';
+import type { AdminPrincipal } from '../auth';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import type { Database, Executor } from '../db/client';
 import { users } from '../accounts/tables';

@@ -4,7 +4,7 @@
 // rate and the margin: ours = upstream × 1e6 × multiplier, rounded half up to a whole nano-unit.
 // The arithmetic is exact decimal (bigint numerator over a power of ten): per-token prices are tiny and a
 // float product would drift in the last digits that the rounding then amplifies.
-import type { ModelEntry } from '../gateway/models';
+import type { ModelEntry } from '../gateway';
 import { PRICE_PATTERN } from '../pricing/pattern';
 
 /** An exact decimal: digits × 10^-scale (scale may be negative). */

@@ -9,7 +9,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client';
 import { modelPrices } from '../pricing/tables';
-import type { ModelCatalog } from '../gateway/models';
+import type { ModelCatalog } from '../gateway';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
 import { nanoToDecimalString, nanoToUnits } from '../money';

@@ -6,7 +6,7 @@
 // table that only grows, and without that index every read of the providers screen scanned all of it.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Executor } from '../db/client';
-import { DEFAULT_PROVIDER_ID } from '../gateway/routing/registry';
+import { DEFAULT_PROVIDER_ID } from '../gateway';
 
 export interface ProviderHourStats {
   requests: number;

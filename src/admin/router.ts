@@ -3,7 +3,7 @@
 // change writes its audit row in its own transaction.
 import { z } from 'zod';
 import { adminMessages } from './texts';
-import { LIMIT_RESETS } from '../keys/limits';
+import { LIMIT_RESETS } from '../keys';
 import { nanoToUnits, unitsToNano } from '../money';
 import { adminProcedure, router, inject } from '../trpc/init';
 import {

@@ -1,12 +1,12 @@
 // The operator side of the service, assembled once from the container's parts.
-import type { AccountService } from '../accounts/service';
+import type { AccountService } from '../accounts';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import type { Billing } from '../gateway/billing';
-import type { KeyService } from '../keys/service';
-import type { ModelCatalog } from '../gateway/models';
+import type { Billing } from '../gateway';
+import type { KeyService } from '../keys';
+import type { ModelCatalog } from '../gateway';
 import type { SecretBox } from '../crypto/secret-box';
-import type { Routing } from '../gateway/routing/registry';
+import type { Routing } from '../gateway';
 import type { PriceBook } from '../pricing/prices';
 import { createAuditLog } from './audit';
 import { createAdminPrices } from './prices';

@@ -1,8 +1,8 @@
 // GET /api/admin/stats/daily/export: the operator's daily figures (the chart's numbers) as a CSV file for
 // a spreadsheet, admins only. Not a tRPC procedure: its answer is not JSON (stats-export.route.ts
 // describes it). At most 366 days, so the file is built in memory.
-import type { Authenticator } from '../auth/authenticate';
-import { neutraliseCell } from '../gateway/usage-export';
+import type { Authenticator } from '../auth';
+import { neutraliseCell } from '../gateway';
 import { nanoToFixedString } from '../money';
 import { dailyStatsInput } from './input';
 import type { AdminStats, DayFiguresNano } from './stats';

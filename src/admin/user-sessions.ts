@@ -1,13 +1,13 @@
 // Operator help with a user's sign-in: mail the user a password-reset link, end every session. Each writes
 // its audit row in the transaction of the change.
 import { eq } from 'drizzle-orm';
-import type { AccountService } from '../accounts/service';
+import type { AccountService } from '../accounts';
 import { isUuid } from '../db/uuid';
-import { endSessions } from '../accounts/token-users';
+import { endSessions } from '../accounts';
 import type { Database } from '../db/client';
 import { users } from '../accounts/tables';
 import { AppError } from '../http/errors';
-import { gatewayMessages } from '../gateway/texts';
+import { gatewayMessages } from '../gateway';
 import { recordAudit, type AuditActor } from './audit';
 
 export interface AdminUserSessionsDeps {

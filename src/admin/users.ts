@@ -7,17 +7,17 @@
 // KEY SHARE locks on them (the foreign key of ledger rows) while it works.
 import { and, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../db/uuid';
-import { endSessions } from '../accounts/token-users';
+import { endSessions } from '../accounts';
 import type { Config } from '../config';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { users } from '../accounts/tables';
 import { ledgerEntries, usageRollupsDaily } from '../gateway/tables';
-import type { Billing } from '../gateway/billing';
+import type { Billing } from '../gateway';
 import { AppError } from '../http/errors';
-import { gatewayMessages } from '../gateway/texts';
+import { gatewayMessages } from '../gateway';
 import { adminMessages } from './texts';
-import { USER_KEYS_CHANGED_CHANNEL, type KeyService } from '../keys/service';
+import { USER_KEYS_CHANGED_CHANNEL, type KeyService } from '../keys';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import { recordAudit, type AuditActor } from './audit';
 import { likeContains } from '../db/like';

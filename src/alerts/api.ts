@@ -1,6 +1,6 @@
 // Balance and key-limit alerts: told of every charge billing writes (the gateway's `charged` event).
 import { type Base, defineSlot } from '../platform/feature';
-import { charged } from '../gateway/events';
+import { charged } from '../gateway';
 import { createAlerts } from './module';
 
 export function createAlertsApi({ db, secretBox, outbox, logger, config, events }: Base) {

@@ -1,5 +1,5 @@
 // Russian texts of the alert e-mails and the alert settings' API messages.
-import { escapeHtml } from '../accounts/texts';
+import { escapeHtml } from '../accounts';
 
 const paragraphs = (lines: string[][]) => lines.map((p) => `<p>${p.map(escapeHtml).join('<br>')}</p>`).join('');
 const linked = (html: string, url: string) => html.replaceAll(escapeHtml(url), `<a href="${escapeHtml(url)}">${escapeHtml(url)}</a>`);

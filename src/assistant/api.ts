@@ -1,7 +1,7 @@
 // The assistant's model tools and the shop in the dialogue, shared by the dialogue's buttons and the tools.
-import { commerceSlot } from '../commerce/api';
-import { bookingSlot } from '../integrations/booking/api';
-import { knowledgeSlot } from '../knowledge/api';
+import { commerceSlot } from '../commerce';
+import { bookingSlot } from '../integrations/booking';
+import { knowledgeSlot } from '../knowledge';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createShopFlow } from './shop-flow';
 import { createBookingTools } from './tools/booking';

@@ -1,7 +1,7 @@
 // When a person answers the agent's clients, from the agent's working hours (agents/fields.ts): whether
 // someone is at work now and, if not, when the next working day starts — so the client is told a time a
 // person can keep, and a hand-over made at night is not counted as unanswered before the morning.
-import type { WorkingHours } from '../agents/service';
+import type { WorkingHours } from '../agents';
 
 export type Availability =
   /** No working hours set: no time can be promised. */

@@ -1,12 +1,12 @@
 // Booking in the dialogue of a Service agent: specialists → service → a free time → name → phone →
 // the appointment, through the same booking service (and the same double-booking guard) as the API.
-import type { Agent } from '../agents/service';
+import type { Agent } from '../agents';
 import type { Database } from '../db/client';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
-import type { BookingService, BookableService, FreeSlot, Specialist } from '../integrations/booking/service';
+import type { BookingService, BookableService, FreeSlot, Specialist } from '../integrations/booking';
 import { normalisePhone } from '../phone';
-import type { BookingSettings } from '../integrations/booking/settings';
+import type { BookingSettings } from '../integrations/booking';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { flowTexts as ft, showPhone } from './flow-texts';
 import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';

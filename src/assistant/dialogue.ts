@@ -5,15 +5,15 @@
 // Messages for the model may come in a burst: with ASSISTANT_DEBOUNCE_MS they are answered once, as one
 // turn (pending-answers.ts); typed button labels, triggers and flows act at once.
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm';
-import type { Agent, AgentService } from '../agents/service';
+import type { Agent, AgentService } from '../agents';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../dialogues/tables';
-import type { ChatHandler } from '../gateway/chat';
+import type { ChatHandler } from '../gateway';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
-import type { Escalations } from '../integrations/messenger/escalations';
-import type { Notifier } from '../integrations/messenger/notify';
-import type { OwnerMail } from '../integrations/messenger/owner-mail';
+import type { Escalations } from '../integrations/messenger';
+import type { Notifier } from '../integrations/messenger';
+import type { OwnerMail } from '../integrations/messenger';
 import type { BookingFlow } from './booking-flow';
 import type { MessageMedia, ReplyChannel, ShownButtons } from './channel';
 import type { DialogueRow, Flow } from './flow';

@@ -3,7 +3,7 @@
 // and a question, which the model answers knowing where the flow stands before the flow's question is
 // asked again. The dialogue calls in here; the flows keep their own steps.
 import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
-import type { Agent } from '../agents/service';
+import type { Agent } from '../agents';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../dialogues/tables';
 import { normalisePhone } from '../phone';

@@ -3,10 +3,10 @@
 // back to the assistant — and told so — when nobody has answered for HANDOFF_TIMEOUT_MINUTES (counted from
 // the next working day's start when handed over outside the agent's working hours).
 import { eq, sql } from 'drizzle-orm';
-import type { Agent, WorkingHours } from '../agents/service';
+import type { Agent, WorkingHours } from '../agents';
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { dialogues } from '../dialogues/tables';
-import type { Escalations } from '../integrations/messenger/escalations';
+import type { Escalations } from '../integrations/messenger';
 import type { Logger } from '../logger';
 import { availabilityAt, waitingFrom } from './availability';
 import type { DialogueRow } from './flow';

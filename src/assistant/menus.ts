@@ -1,5 +1,5 @@
 // The main menu per agent type: callback buttons whose payload `action` the dialogue routes on.
-import type { AgentType } from '../agents/service';
+import type { AgentType } from '../agents';
 import { flowTexts as ft } from './flow-texts';
 import { callbackButton, type ButtonPayload, type ReplyButtons } from './reply';
 import { assistantTexts as t } from './texts';

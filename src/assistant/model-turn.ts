@@ -9,13 +9,13 @@
 // (a booking, an order) the system tells the client itself as soon as the tool returns (`announce`); the
 // last allowed call is made with no tools offered, so the model has to answer in words.
 import { and, desc, eq, isNull, ne, or } from 'drizzle-orm';
-import type { Agent } from '../agents/service';
+import type { Agent } from '../agents';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../dialogues/tables';
-import type { ChatHandler } from '../gateway/chat';
-import type { ChatRequest } from '../gateway/request';
+import type { ChatHandler } from '../gateway';
+import type { ChatRequest } from '../gateway';
 import { AppError } from '../http/errors';
-import type { Escalations } from '../integrations/messenger/escalations';
+import type { Escalations } from '../integrations/messenger';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { DialogueRow } from './flow';

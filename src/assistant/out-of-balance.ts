@@ -3,13 +3,13 @@
 // once per spell (Telegram when the agent has a bot, mail when SMTP_URL is set) — not once per client. The
 // spell ends with the next model answer the balance pays for, and the next one is told and alerted anew.
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { Agent } from '../agents/service';
+import type { Agent } from '../agents';
 import type { Database, Executor } from '../db/client';
 import { agents } from '../agents/tables';
 import { dialogues } from '../dialogues/tables';
-import type { Notifier } from '../integrations/messenger/notify';
-import type { OwnerMail } from '../integrations/messenger/owner-mail';
-import { messengerTexts } from '../integrations/messenger/texts';
+import type { Notifier } from '../integrations/messenger';
+import type { OwnerMail } from '../integrations/messenger';
+import { messengerTexts } from '../integrations/messenger';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { DialogueRow } from './flow';
 import { assistantTexts as t } from './texts';

@@ -2,16 +2,16 @@
 // quantity buttons, clearing and check-out; check-out asks for a phone when none is known and answers
 // with the order number and its payment link (YooKassa's payment page when the shop has its own account,
 // otherwise — or when YooKassa fails — the shop's template link).
-import type { Agent } from '../agents/service';
-import type { Catalog, ProductView } from '../commerce/catalog';
-import type { OrderPayments } from '../commerce/order-payments';
-import { minorToDecimal, type OrderSource, type Orders, type OrderView } from '../commerce/orders';
-import type { CommerceSettings } from '../commerce/settings';
+import type { Agent } from '../agents';
+import type { Catalog, ProductView } from '../commerce';
+import type { OrderPayments } from '../commerce';
+import { minorToDecimal, type OrderSource, type Orders, type OrderView } from '../commerce';
+import type { CommerceSettings } from '../commerce';
 import type { Database, Executor } from '../db/client';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
 import { normalisePhone } from '../phone';
-import { formatAmount } from '../integrations/messenger/notify';
+import { formatAmount } from '../integrations/messenger';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { flowTexts as ft, showPhone } from './flow-texts';
 import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';

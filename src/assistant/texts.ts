@@ -1,5 +1,5 @@
 // Everything the assistant says to clients in the community, in one place (house rule 9).
-import type { AgentType } from '../agents/service';
+import type { AgentType } from '../agents';
 
 const greetingByType: Record<AgentType, string> = {
   creator: 'Я отвечу на вопросы и помогу разобраться.',

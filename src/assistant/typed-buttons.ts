@@ -3,7 +3,7 @@
 // punctuation and emoji around the words ignored). The main menu's labels of the agent's type count always;
 // the labels of the keyboard on the assistant's last message (a specialist's name, a time, «➕ Платье»)
 // only while it is the last one, since «Анна» typed later may mean anything.
-import type { AgentType } from '../agents/service';
+import type { AgentType } from '../agents';
 import type { ShownButtons } from './channel';
 import { ACTIONS, typedMenuButtons } from './menus';
 import type { ButtonPayload } from './reply';

@@ -1,6 +1,6 @@
 // Who is calling: a dashboard JWT (accounts) or an API key (keys), for every procedure and raw route.
-import { accountsSlot } from '../accounts/api';
-import { keysSlot } from '../keys/api';
+import { accountsSlot } from '../accounts';
+import { keysSlot } from '../keys';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createAuthenticator } from './authenticate';
 

@@ -1,16 +1,16 @@
 // Turns an Authorization header into the caller: a dashboard user (JWT) or an API key's owner.
-import type { AccountService } from '../accounts/service';
+import type { AccountService } from '../accounts';
 import { bearerToken } from '../http/bearer';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { accountBlockedMessage, keysMessages } from '../keys/texts';
-import { accountsMessages } from '../accounts/texts';
+import { accountBlockedMessage, keysMessages } from '../keys';
+import { accountsMessages } from '../accounts';
 import { authMessages } from './texts';
-import type { KeyScope, Principal } from '../keys/types';
-import { looksLikeApiKey } from '../keys/api-keys';
+import type { KeyScope, Principal } from '../keys';
+import { looksLikeApiKey } from '../keys';
 
 // The caller's type lives with the keys (keys/types.ts) so the key floor need not import this file.
-export type { Principal } from '../keys/types';
+export type { Principal } from '../keys';
 
 /** An operator: a JWT whose user's stored role is admin. The e-mail goes into the audit log. */
 export interface AdminPrincipal extends Principal {

@@ -22,7 +22,7 @@ import { ledgerEntries } from '../gateway/tables';
 import { topups } from './tables';
 import { AppError } from '../http/errors';
 import { billingMessages } from './texts';
-import { accountsMessages } from '../accounts/texts';
+import { accountsMessages } from '../accounts';
 import type { Logger } from '../logger';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';
 import { amountValueToNano, isYookassaError, YookassaApiError, type YookassaClient, type YookassaPayment, type YookassaReceipt } from '../payments/yookassa';

@@ -1,5 +1,5 @@
 // The shop: catalogue, orders, the shop's settings, its YooKassa payments and their webhook.
-import { messengerSlot } from '../integrations/messenger/api';
+import { messengerSlot } from '../integrations/messenger';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createCommerce } from './module';
 

@@ -6,7 +6,7 @@ import type { Database } from '../db/client';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Events } from '../platform/events';
-import type { Notifier } from '../integrations/messenger/notify';
+import type { Notifier } from '../integrations/messenger';
 import { createYookassaClient, type YookassaCredentials } from '../payments/yookassa';
 import { createNotificationSenders } from '../payments/notification-senders';
 import { createCatalog } from './catalog';

@@ -10,7 +10,7 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { cartItems, orderCounters, orders, products } from './tables';
 import { AppError } from '../http/errors';
 import { commerceMessages } from './texts';
-import { dayIn, formatOrderNumber } from '../integrations/messenger/notify';
+import { dayIn, formatOrderNumber } from '../integrations/messenger';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Per product and cart: more is a wholesale order, for a person to handle. */

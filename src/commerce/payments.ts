@@ -28,7 +28,7 @@ import { commerceMessages } from './texts';
 import { findUnstorableText } from '../http/text';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
-import type { Notifier } from '../integrations/messenger/notify';
+import type { Notifier } from '../integrations/messenger';
 import type { NotificationSenders } from '../payments/notification-senders';
 import { isYookassaError, YookassaApiError, type YookassaClient, type YookassaCredentials } from '../payments/yookassa';
 import type { Events } from '../platform/events';

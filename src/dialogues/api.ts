@@ -1,6 +1,6 @@
 // The owner's inbox: dialogues, their transcripts, operator replies, and the agent's results.
-import { messengerSlot } from '../integrations/messenger/api';
-import { socialSlot } from '../integrations/social/api';
+import { messengerSlot } from '../integrations/messenger';
+import { socialSlot } from '../integrations/social';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createResults } from './results';
 import { createDialogues } from './service';

@@ -17,9 +17,9 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { dialoguesMessages } from './texts';
 import type { OutboxWorker } from '../jobs/outbox';
-import type { Escalations } from '../integrations/messenger/escalations';
-import type { SocialSettings } from '../integrations/social/settings';
-import { queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from '../integrations/social/sender';
+import type { Escalations } from '../integrations/messenger';
+import type { SocialSettings } from '../integrations/social';
+import { queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from '../integrations/social';
 import { nanoToUnits } from '../money';
 import type { DialogueListQuery, DialogueState, InboxCounts, TranscriptQuery } from './input';
 

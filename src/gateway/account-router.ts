@@ -4,7 +4,7 @@ import { databaseKnowsTimeZone } from '../db/time-zones';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
-import { usageKeyFilter } from '../keys/scope';
+import { usageKeyFilter } from '../keys';
 import { accountProcedure, router, inject } from '../trpc/init';
 import type { UsageFacts, UsageStatus } from './billing';
 import { usageQueryInput } from './usage-input';

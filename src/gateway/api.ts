@@ -2,9 +2,9 @@
 // providers and their routes, and the usage history; built from the base, the keys, the authenticator and
 // the price book.
 import { join } from 'node:path';
-import { authSlot } from '../auth/api';
-import { keysSlot } from '../keys/api';
-import { keyChanged } from '../keys/events';
+import { authSlot } from '../auth';
+import { keysSlot } from '../keys';
+import { keyChanged } from '../keys';
 import { createPeriodicJob } from '../jobs/periodic';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { pricingSlot } from '../pricing/api';

@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { validationError } from '../http/errors';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
-import type { KeyVerifier } from '../keys/verifier';
+import type { KeyVerifier } from '../keys';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing } from './billing';
 import { keyPayer, type ChatHandler, type ChatObserver, type Payer } from './chat';

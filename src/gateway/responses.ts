@@ -13,7 +13,7 @@ import { AppError, errorCodes, validationError } from '../http/errors';
 import { gatewayMessages } from './texts';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
-import type { KeyVerifier } from '../keys/verifier';
+import type { KeyVerifier } from '../keys';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing } from './billing';
 import { keyPayer, oversizedTokens, type ChatHandler, type ChatObserver, type Payer } from './chat';

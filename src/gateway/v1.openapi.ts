@@ -4,7 +4,7 @@
 // shapes them, the error object with OpenAI's param and code, and the headers the SDKs read.
 import { errorCodes } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { keysMessages } from '../keys/texts';
+import { keysMessages } from '../keys';
 import { gatewayMessages } from './texts';
 import { STATUS_ERRORS, type ErrorStatus } from '../openapi/errors';
 

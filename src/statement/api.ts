@@ -1,6 +1,6 @@
 // The statement of account and the monthly closing documents (CSV, PDF).
-import { authSlot } from '../auth/api';
-import { gatewaySlot } from '../gateway/api';
+import { authSlot } from '../auth';
+import { gatewaySlot } from '../gateway';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createStatementModule } from './module';
 import { createStatementRoutes } from './exports';

@@ -1,6 +1,6 @@
 // The statement as CSV and the monthly closing documents as PDF (statement/exports.ts): raw routes beside
 // the procedures, since their answers are files, not JSON; both for the account's login token (JWT).
-import { USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
+import { USAGE_EXPORT_FORMATS } from '../gateway';
 import { defineRawRoute } from '../http/raw-route';
 import { dashboardErrors } from '../openapi/errors';
 import { STATEMENT_MAX_DAYS } from './input';

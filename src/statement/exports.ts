@@ -1,10 +1,10 @@
 // The statement as a CSV file and the closing documents as PDF files: not JSON, so raw routes beside
 // the procedures, defined and described in exports.route.ts. JWT only.
 import { z } from 'zod';
-import type { Authenticator } from '../auth/authenticate';
+import type { Authenticator } from '../auth';
 import { databaseKnowsTimeZone } from '../db/time-zones';
 import type { DatabaseHandle } from '../db/client';
-import { CSV_FORMATS, moneyCell, textCell, UTF8_BOM, USAGE_EXPORT_FORMATS } from '../gateway/usage-export';
+import { CSV_FORMATS, moneyCell, textCell, UTF8_BOM, USAGE_EXPORT_FORMATS } from '../gateway';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { timeZone } from '../http/time-zone-input';

@@ -1,7 +1,7 @@
 // Requisites for the closing documents: the operator's company (one row, changed by an operator and
 // audited like every admin action) and, optionally, the customer's own company name and ИНН.
 import { eq } from 'drizzle-orm';
-import { recordAudit, type AuditActor, type JsonObject } from '../admin/audit';
+import { recordAudit, type AuditActor, type JsonObject } from '../admin';
 import type { Database } from '../db/client';
 import { customerRequisites, operatorRequisites } from './tables';
 import type { CustomerRequisitesInput, OperatorRequisitesInput } from './input';

@@ -3,13 +3,13 @@
 // same double-booking guard, as the API and the dialogue's buttons. A client sees and cancels only the
 // appointments booked in their own dialogue.
 import { eq } from 'drizzle-orm';
-import type { Agent } from '../../agents/service';
+import type { Agent } from '../../agents';
 import type { Database } from '../../db/client';
 import { dialogues } from '../../dialogues/tables';
 import { isCalendarDay, isIsoInstant } from '../../http/date-input';
 import { AppError } from '../../http/errors';
-import type { BookableService, BookingService, Specialist } from '../../integrations/booking/service';
-import type { BookingSettings } from '../../integrations/booking/settings';
+import type { BookableService, BookingService, Specialist } from '../../integrations/booking';
+import type { BookingSettings } from '../../integrations/booking';
 import { normalisePhone } from '../../phone';
 import { assistantTexts, formatSlot } from '../texts';
 import { stringArg, ToolError } from './index';

@@ -1,6 +1,6 @@
 // escalate_to_human, offered to every agent: the model hands the client to a person. The hand-over itself
 // is the dialogue's (it asks for a phone when none is known), so the tool only calls it and ends the turn.
-import type { Agent } from '../../agents/service';
+import type { Agent } from '../../agents';
 import type { DialogueRow } from '../flow';
 import { assistantTexts } from '../texts';
 import { toolTexts } from './texts';

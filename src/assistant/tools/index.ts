@@ -1,7 +1,7 @@
 // The tools an agent's model is offered: the families (escalation, booking, shop, knowledge…) combined.
 // Each family decides for itself whether an agent gets its tools; the registry only puts them together,
 // so a new family plugs in with one more provider where the assistant is composed.
-import type { Agent } from '../../agents/service';
+import type { Agent } from '../../agents';
 import { AppError } from '../../http/errors';
 import type { Logger } from '../../logger';
 import type { DialogueRow } from '../flow';

@@ -2,8 +2,8 @@
 // entries put into the system prompt when they match the client's message well enough that the model
 // should not have to ask for them.
 import { z } from 'zod';
-import type { Agent } from '../../agents/service';
-import type { Knowledge } from '../../knowledge/service';
+import type { Agent } from '../../agents';
+import type { Knowledge } from '../../knowledge';
 import { shopKnowledgeTexts } from './shop-knowledge-texts';
 import type { AssistantTool, ToolProvider } from './types';
 

@@ -2,7 +2,7 @@
 // which the model reads and turns into its answer to the client, the short lines the owner reads in the
 // inbox transcript, and the reasons a tool is missing shown on the agent's page. assistant/texts.ts
 // holds what is said to clients directly.
-import type { OrderStatus } from '../../commerce/orders';
+import type { OrderStatus } from '../../commerce';
 
 export const shopKnowledgeTexts = {
   // Shop: descriptions for the model.

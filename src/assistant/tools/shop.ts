@@ -4,10 +4,10 @@
 // paid and notified like any other; it is only marked `source = model` for the agent's results.
 import { and, count, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Agent } from '../../agents/service';
-import type { Catalog, ProductView } from '../../commerce/catalog';
-import type { CommerceSettings } from '../../commerce/settings';
-import type { Orders, OrderView } from '../../commerce/orders';
+import type { Agent } from '../../agents';
+import type { Catalog, ProductView } from '../../commerce';
+import type { CommerceSettings } from '../../commerce';
+import type { Orders, OrderView } from '../../commerce';
 import type { Database } from '../../db/client';
 import { orders as ordersTable } from '../../commerce/tables';
 import { dialogues } from '../../dialogues/tables';

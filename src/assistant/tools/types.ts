@@ -1,7 +1,7 @@
 // The contract between the assistant's model turn and the tools it offers the model. The names and
 // arguments of the tools are a contract owners' prompts rely on (decisions.md, third round); each tool
 // answers JSON the model reads, and an error the model can act on is a result, never an exception.
-import type { Agent } from '../../agents/service';
+import type { Agent } from '../../agents';
 import type { DialogueRow } from '../flow';
 import type { Reply } from '../reply';
 

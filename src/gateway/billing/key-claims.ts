@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client';
 import { AppError, errorCodes } from '../../http/errors';
 import { gatewayMessages } from '../texts';
-import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../../keys/limits';
+import { describeLimit, periodStart, type KeyLimitRef, type LimitReset } from '../../keys';
 import { minBig, toBigInt, withRetry, type BillingContext } from './context';
 import { waitOwing, type Owing } from './overage';
 

@@ -2,7 +2,7 @@
 // holds while it runs, and the options of createBilling. Money is bigint nano-units throughout.
 import type { Config } from '../../config';
 import type { Database, DatabaseHandle } from '../../db/client';
-import type { KeyLimitRef } from '../../keys/limits';
+import type { KeyLimitRef } from '../../keys';
 import type { Logger } from '../../logger';
 import { billedCompletionTokens, costOf, totalCostOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
 

@@ -1,11 +1,11 @@
 // The VK community: its settings, the callback webhook, and the assistant that answers in it.
-import { agentsSlot } from '../../agents/api';
-import { assistantSlot } from '../../assistant/api';
-import { gatewaySlot } from '../../gateway/api';
+import { agentsSlot } from '../../agents';
+import { assistantSlot } from '../../assistant';
+import { gatewaySlot } from '../../gateway';
 import { type Base, defineSlot, type Use } from '../../platform/feature';
-import { bookingSlot } from '../booking/api';
-import { messengerSlot } from '../messenger/api';
-import { orderPaid } from '../../commerce/events';
+import { bookingSlot } from '../booking';
+import { messengerSlot } from '../messenger';
+import { orderPaid } from '../../commerce';
 import { createSocial } from './module';
 import { tellClientOrderPaid } from './order-paid';
 

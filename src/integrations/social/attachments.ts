@@ -1,7 +1,7 @@
 // What a client's VK message carries besides its text (docs/integrations/vk.md §5): a voice message with
 // VK's transcript, photos, a sticker. Only the message's own attachments count: forwarded messages and the
 // message replied to are someone's earlier words, not what the client says now.
-import type { MessageMedia } from '../../assistant/channel';
+import type { MessageMedia } from '../../assistant';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);

@@ -1,25 +1,25 @@
 // Composes the VK integration: settings and connection tools, the callback inbox, the assistant that
 // answers clients, the outbox kind that delivers its messages, and the relay that brings operator
 // replies from the messenger back to the client.
-import { createAssistant } from '../../assistant/dialogue';
-import { createBookingFlow } from '../../assistant/booking-flow';
-import type { ShopFlow } from '../../assistant/shop-flow';
-import type { ToolProvider } from '../../assistant/tools/types';
-import { assistantTexts } from '../../assistant/texts';
-import type { AgentService } from '../../agents/service';
+import { createAssistant } from '../../assistant';
+import { createBookingFlow } from '../../assistant';
+import type { ShopFlow } from '../../assistant';
+import type { ToolProvider } from '../../assistant';
+import { assistantTexts } from '../../assistant';
+import type { AgentService } from '../../agents';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
 import { dialogueMessages } from '../../dialogues/tables';
-import type { ChatHandler } from '../../gateway/chat';
+import type { ChatHandler } from '../../gateway';
 import { createPeriodicJob } from '../../jobs/periodic';
 import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
-import type { Booking } from '../booking/module';
-import type { DialogueRelay, Escalations } from '../messenger/escalations';
-import type { Notifier } from '../messenger/notify';
-import type { OwnerMail } from '../messenger/owner-mail';
-import type { MessengerSettings } from '../messenger/settings';
+import type { Booking } from '../booking';
+import type { DialogueRelay, Escalations } from '../messenger';
+import type { Notifier } from '../messenger';
+import type { OwnerMail } from '../messenger';
+import type { MessengerSettings } from '../messenger';
 import { createVkClient } from './client';
 import { vkReplyChannel } from './reply-channel';
 import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { agentProcedure } from '../../trpc/agent-guard';
 import { router, userProcedure, inject } from '../../trpc/init';
 import { checkConnectionInput, socialSettingsInput, socialSettingsView } from './settings';
-import { agentsSlot } from '../../agents/api';
+import { agentsSlot } from '../../agents';
 import { socialSlot } from './api';
 
 /** What these procedures use of the features. */

@@ -19,7 +19,7 @@ import { socialMessages } from './texts';
 import { cleanStorableText } from '../../http/text';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../http/json';
 import type { Logger } from '../../logger';
-import type { Assistant } from '../../assistant/dialogue';
+import type { Assistant } from '../../assistant';
 import { readMedia } from './attachments';
 import type { VkClient } from './client';
 import type { ButtonPayload } from './keyboards';
