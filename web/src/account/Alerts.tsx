@@ -1,12 +1,12 @@
 // «Уведомления»: the low-balance threshold, the key-limit alerts switch and the webhook (its URL, and its
 // signing secret shown once when made or replaced, masked after). GET|PUT /api/account/alerts.
 import { useEffect, useState, type FormEvent } from 'react';
-import { alertSettingsInput } from '../../../src/alerts/input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { currencySymbol } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, decimalInput, decimalText, withServerErrors, type FieldErrors } from '../validate';
+import { alertSettingsInput } from '@server/alerts/input';
+import { api, type Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { currencySymbol } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { check, decimalInput, decimalText, withServerErrors, type FieldErrors } from '../shared/validate';
 
 type AlertSettings = Outputs['alerts']['get'];
 

@@ -1,12 +1,12 @@
 // «Смена e-mail»: the new address and the password; the server mails a link to the new address, and
 // the address changes when it is opened.
 import { useState, type FormEvent } from 'react';
-import { emailChangeInput } from '../../../src/trpc/routers/auth-input';
-import { api } from '../api';
-import { Field, SubmitRow } from '../components/ui';
-import { useAction, useMe } from '../hooks';
-import { currentSession } from '../session';
-import { check, type FieldErrors } from '../validate';
+import { emailChangeInput } from '@server/trpc/routers/auth-input';
+import { api } from '../app/api';
+import { Field, SubmitRow } from '../shared/ui';
+import { useAction, useMe } from '../app/hooks';
+import { currentSession } from '../app/session';
+import { check, type FieldErrors } from '../shared/validate';
 
 export function EmailChangeSection() {
   const me = useMe(currentSession()?.token ?? '');

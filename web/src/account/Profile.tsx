@@ -1,12 +1,12 @@
 // «Профиль» at the top of the account page: the e-mail and whether it is confirmed (with the next step
 // when it is not), the way to the statement and the closing documents, and the support contact.
 import { useState } from 'react';
-import { api } from '../api';
-import { Button, ErrorText, Loading } from '../components/ui';
-import { ContactLink, useSupportContact } from '../components/SupportContact';
-import { useAction, useMe } from '../hooks';
-import { Link } from '../router';
-import { currentSession } from '../session';
+import { api } from '../app/api';
+import { Button, ErrorText, Loading } from '../shared/ui';
+import { ContactLink, useSupportContact } from '../shared/SupportContact';
+import { useAction, useMe } from '../app/hooks';
+import { Link } from '../app/router';
+import { currentSession } from '../app/session';
 
 /** The next step for an address not yet confirmed: the link in the mail, or a new mail. */
 function VerifyHint() {

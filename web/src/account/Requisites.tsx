@@ -1,11 +1,11 @@
 // «Реквизиты для документов»: the customer's own company name and ИНН, printed on the monthly счёт and
 // акт (optional: without them the documents name the e-mail).
 import { useEffect, useState, type FormEvent } from 'react';
-import { customerRequisitesInput } from '../../../src/statement/input';
-import { api } from '../api';
-import { Field, Loading, SubmitRow } from '../components/ui';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { customerRequisitesInput } from '@server/statement/input';
+import { api } from '../app/api';
+import { Field, Loading, SubmitRow } from '../shared/ui';
+import { useAction, useQuery } from '../app/hooks';
+import { check, type FieldErrors } from '../shared/validate';
 
 export function RequisitesSection() {
   const saved = useQuery(() => api.statement.requisites.query(), []);

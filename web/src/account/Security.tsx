@@ -1,13 +1,13 @@
 // The account's security: change the password (the other sessions end, this one goes on with the fresh
 // token) and sign out everywhere (this session too).
 import { useState, type FormEvent } from 'react';
-import { passwordChangeInput } from '../../../src/trpc/routers/account-security-input';
-import { api } from '../api';
-import { Button, ConfirmDialog, ErrorText, Field } from '../components/ui';
-import { useAction } from '../hooks';
-import { navigate } from '../router';
-import { currentSession, endSession, startSession } from '../session';
-import { check, withServerErrors, type FieldErrors } from '../validate';
+import { passwordChangeInput } from '@server/trpc/routers/account-security-input';
+import { api } from '../app/api';
+import { Button, ConfirmDialog, ErrorText, Field } from '../shared/ui';
+import { useAction } from '../app/hooks';
+import { navigate } from '../app/router';
+import { currentSession, endSession, startSession } from '../app/session';
+import { check, withServerErrors, type FieldErrors } from '../shared/validate';
 
 export function SecuritySection() {
   const [currentPassword, setCurrentPassword] = useState('');

@@ -2,11 +2,11 @@
 // switching it off with a code. The QR code is an SVG drawn by the server, shown as an image (never
 // inserted as markup).
 import { useState, type FormEvent } from 'react';
-import { twoFactorCodeInput } from '../../../src/trpc/routers/auth-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyButton, CopyValue, ErrorText, Field, Loading } from '../components/ui';
-import { useAction, useQuery } from '../hooks';
-import { check } from '../validate';
+import { twoFactorCodeInput } from '@server/trpc/routers/auth-input';
+import { api, type Outputs } from '../app/api';
+import { Button, CopyButton, CopyValue, ErrorText, Field, Loading } from '../shared/ui';
+import { useAction, useQuery } from '../app/hooks';
+import { check } from '../shared/validate';
 
 type Setup = Outputs['twoFactor']['setup'];
 

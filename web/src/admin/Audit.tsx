@@ -2,18 +2,18 @@
 // action, e-mail and period on the server) or for one account or price pattern. Accounts are named by
 // e-mail; money reads as everywhere else on the dashboard («502,99 ₽», every digit on hover).
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { AUDIT_ACTIONS } from '../../../src/admin/audit-actions';
-import { auditInput } from '../../../src/admin/input';
-import type { LimitReset } from '../../../src/keys/limits';
-import { api, type Outputs } from '../api';
-import { Money } from '../components/Money';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, Field, Loading } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { Link } from '../router';
-import { auditActionLabels, auditFieldLabels, limitResetLabels } from '../texts';
-import { check, type FieldErrors } from '../validate';
+import { AUDIT_ACTIONS } from '@server/admin/audit-actions';
+import { auditInput } from '@server/admin/input';
+import type { LimitReset } from '@server/keys/limits';
+import { api, type Outputs } from '../app/api';
+import { Money } from '../shared/Money';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, Field, Loading } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useBillingConfig, useQuery } from '../app/hooks';
+import { Link } from '../app/router';
+import { auditActionLabels, auditFieldLabels, limitResetLabels } from '../shared/texts';
+import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 type AuditRow = Outputs['admin']['audit']['data'][number];

@@ -2,13 +2,13 @@
 // become ours per 1M tokens. The preview lists each model beside the price in force; the operator keeps
 // the rows to save with checkboxes, and only those are written.
 import { useId, useState, type FormEvent } from 'react';
-import { importInput, importPreviewInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, Field } from '../components/ui';
-import { formatExact, formatInt, shiftDecimal } from '../format';
-import { useAction, useBillingConfig } from '../hooks';
-import { skipReasonLabels } from '../texts';
-import { check, decimalInput, type FieldErrors } from '../validate';
+import { importInput, importPreviewInput } from '@server/admin/input';
+import { api, type Outputs } from '../app/api';
+import { Button, Field } from '../shared/ui';
+import { formatExact, formatInt, shiftDecimal } from '../shared/format';
+import { useAction, useBillingConfig } from '../app/hooks';
+import { skipReasonLabels } from '../shared/texts';
+import { check, decimalInput, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 import { PerMillionPair } from './PerMillion';
 

@@ -1,14 +1,14 @@
 // The price table: per model id or prefix (openai/*), what 1M prompt and 1M completion tokens cost in
 // the balance currency; rows are added, changed and deleted here, or imported from the provider's list.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { putPriceInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { currencySymbol, formatBalance, formatDateTime } from '../format';
+import { putPriceInput } from '@server/admin/input';
+import { api, type Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { currencySymbol, formatBalance, formatDateTime } from '../shared/format';
 import { PerMillionPair } from './PerMillion';
-import { useAction, useBillingConfig, useQuery } from '../hooks';
-import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
+import { useAction, useBillingConfig, useQuery } from '../app/hooks';
+import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 import { PriceImport } from './PriceImport';
 

@@ -3,12 +3,12 @@
 // key was refused) and its last hour from the usage log. Providers are added, changed, switched off and
 // on, and deleted here; the key is write-only: the list shows it masked, and an empty field keeps it.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { createProviderInput, patchProviderInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { formatClock, formatInt } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, decimalInput, type FieldErrors, withServerErrors } from '../validate';
+import { createProviderInput, patchProviderInput } from '@server/admin/input';
+import { api, type Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
+import { formatClock, formatInt } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { check, decimalInput, type FieldErrors, withServerErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 type Provider = Outputs['admin']['listProviders']['data'][number];

@@ -1,12 +1,12 @@
 // «Реквизиты» (/app/admin/requisites): the operator's company as the users' monthly счёт and акт print
 // it. Until they are saved, users are told their documents are not available yet. Saving is audited.
 import { useEffect, useState, type FormEvent } from 'react';
-import { operatorRequisitesInput } from '../../../src/statement/input';
-import { api } from '../api';
-import { Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { operatorRequisitesInput } from '@server/statement/input';
+import { api } from '../app/api';
+import { Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 const EMPTY = {

@@ -3,12 +3,12 @@
 // requests — and under which model id the provider knows the model. Routes are added, changed and
 // deleted here; a refused field is shown under itself, down to one target's field.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { putRouteInput } from '../../../src/admin/input';
-import { api, type ApiError, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { decimalInput, type FieldErrors } from '../validate';
+import { putRouteInput } from '@server/admin/input';
+import { api, type ApiError, type Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { decimalInput, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 type Route = Outputs['admin']['listRoutes']['routes'][number];

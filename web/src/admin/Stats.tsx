@@ -2,15 +2,15 @@
 // the number of requests, with the period's totals; a chart of the days, the same numbers as a table
 // (folded away) and as a CSV file.
 import { useState, type FormEvent } from 'react';
-import { dailyStatsInput } from '../../../src/admin/input';
-import { api } from '../api';
-import { Button, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { formatInt, formatUtcDay } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { dailyStatsInput } from '@server/admin/input';
+import { api } from '../app/api';
+import { Button, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { formatInt, formatUtcDay } from '../shared/format';
+import { useBillingConfig, useQuery } from '../app/hooks';
+import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
-import { FileDownload } from '../components/FileDownload';
+import { FileDownload } from '../shared/FileDownload';
 import { StatsChart } from './StatsChart';
 
 const DAY_MS = 86_400_000;

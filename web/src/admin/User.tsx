@@ -2,16 +2,16 @@
 // confirmed with its amount, account and reason), blocking with a confirmation, its keys (each revoked
 // or given a budget by the operator), its spend by model, its ledger and what admins did to it.
 import { useId, useState, type FormEvent } from 'react';
-import { creditInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
+import { creditInput } from '@server/admin/input';
+import { api, type Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
 import { KeyBudgetText, KeyDialogs, useKeyActions } from './UserKeys';
-import { Money } from '../components/Money';
-import { formatBalance, formatDateTime, formatInt } from '../format';
-import { useAction, useBillingConfig, useQuery } from '../hooks';
-import { Link } from '../router';
-import { ledgerKindLabels, ledgerReference, roleLabels } from '../texts';
-import { check, decimalInput, type FieldErrors } from '../validate';
+import { Money } from '../shared/Money';
+import { formatBalance, formatDateTime, formatInt } from '../shared/format';
+import { useAction, useBillingConfig, useQuery } from '../app/hooks';
+import { Link } from '../app/router';
+import { ledgerKindLabels, ledgerReference, roleLabels } from '../shared/texts';
+import { check, decimalInput, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 import { AuditTable } from './Audit';
 

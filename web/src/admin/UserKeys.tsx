@@ -2,15 +2,15 @@
 // setting its budget (the spend limit and the period it resets in), each after a dialog that names the
 // key and the account. Both land in the audit log.
 import { useState } from 'react';
-import { userKeyBudgetInput } from '../../../src/trpc/routers/admin-keys-input';
-import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
-import { api, type Outputs } from '../api';
-import { Money } from '../components/Money';
-import { ConfirmDialog, Field } from '../components/ui';
-import { formatBalance } from '../format';
-import { useAction } from '../hooks';
-import { limitResetLabels } from '../texts';
-import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
+import { userKeyBudgetInput } from '@server/trpc/routers/admin-keys-input';
+import { LIMIT_RESETS, type LimitReset } from '@server/keys/limits';
+import { api, type Outputs } from '../app/api';
+import { Money } from '../shared/Money';
+import { ConfirmDialog, Field } from '../shared/ui';
+import { formatBalance } from '../shared/format';
+import { useAction } from '../app/hooks';
+import { limitResetLabels } from '../shared/texts';
+import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 
 type UserKey = Outputs['admin']['getUser']['keys'][number];
 type Kind = 'revoke' | 'budget';

@@ -1,15 +1,15 @@
 // Accounts, newest first, searched by a part of the e-mail and paged; each opens its detail.
 import { useState, type FormEvent } from 'react';
-import { listUsersInput } from '../../../src/admin/input';
-import { api } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { formatDateTime } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { Link } from '../router';
-import { roleLabels } from '../texts';
-import { check } from '../validate';
+import { listUsersInput } from '@server/admin/input';
+import { api } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { formatDateTime } from '../shared/format';
+import { useBillingConfig, useQuery } from '../app/hooks';
+import { Link } from '../app/router';
+import { roleLabels } from '../shared/texts';
+import { check } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 const PAGE_SIZE = 20;

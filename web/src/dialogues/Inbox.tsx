@@ -2,16 +2,16 @@
 // searched by text as it is typed, polled so a new message shows without a reload; the chosen dialogue's transcript
 // beside the list (below it on a phone, where the list hides while a dialogue is open).
 import { useEffect, useState, type FormEvent } from 'react';
-import { api } from '../api';
-import { ErrorText, Loading } from '../components/ui';
-import { Pager, useCursorPages } from '../components/Pager';
-import { formatDateTime } from '../format';
-import { useQuery } from '../hooks';
-import { Link, navigate } from '../router';
+import { api } from '../app/api';
+import { ErrorText, Loading } from '../shared/ui';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { formatDateTime } from '../shared/format';
+import { useQuery } from '../app/hooks';
+import { Link, navigate } from '../app/router';
 import { authorLabels, clientLabel, inboxTexts as t, stateFilterLabels, stateLabels, type DialogueState } from './texts';
 import { Transcript } from './Transcript';
 import { inboxChanged } from './InboxHome';
-import { formatPhone } from '../phone-format';
+import { formatPhone } from './phone-format';
 import { usePolling } from './usePolling';
 import './dialogues.css';
 

@@ -3,11 +3,11 @@
 // dialogues waiting for a person); with none, it says where agents are made. The menu's badge polls the
 // same count (useInboxCounts), so it follows the clients without a reload.
 import { useEffect } from 'react';
-import { api, type Outputs } from '../api';
-import { ErrorText, Loading } from '../components/ui';
-import { useQuery, type QueryState } from '../hooks';
-import { INBOX_REFRESH_MS } from '../refresh';
-import { Link, navigate } from '../router';
+import { api, type Outputs } from '../app/api';
+import { ErrorText, Loading } from '../shared/ui';
+import { useQuery, type QueryState } from '../app/hooks';
+import { INBOX_REFRESH_MS } from '../shared/refresh';
+import { Link, navigate } from '../app/router';
 import { inboxHomeTexts as t } from './texts';
 import './dialogues.css';
 

@@ -2,12 +2,12 @@
 // model spend over the last 7, 30 or 90 days, the latest bookings and orders themselves (who, what, when,
 // made by the buttons or the model); and the way into the «Диалоги» section.
 import { useState } from 'react';
-import { api } from '../api';
-import { ErrorText, Loading } from '../components/ui';
-import { formatAmount, formatDateTime, formatInt } from '../format';
-import { formatPhone } from '../phone-format';
-import { useQuery } from '../hooks';
-import { Link } from '../router';
+import { api } from '../app/api';
+import { ErrorText, Loading } from '../shared/ui';
+import { formatAmount, formatDateTime, formatInt } from '../shared/format';
+import { formatPhone } from './phone-format';
+import { useQuery } from '../app/hooks';
+import { Link } from '../app/router';
 import { resultsTexts as t } from './texts';
 import './dialogues.css';
 

@@ -4,13 +4,13 @@
 // The transcript opens at its newest message and follows new ones while the reader is at the bottom; a
 // reader scrolled up to older messages stays there and is offered «новые сообщения ↓» instead.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { api } from '../api';
-import { Button, ConfirmDialog, ErrorText, Loading } from '../components/ui';
-import { formatAmount, formatDateTime } from '../format';
-import { useAction } from '../hooks';
+import { api } from '../app/api';
+import { Button, ConfirmDialog, ErrorText, Loading } from '../shared/ui';
+import { formatAmount, formatDateTime } from '../shared/format';
+import { useAction } from '../app/hooks';
 import { authorLabels, clientLabel, inboxTexts as t, stateLabels, type DialogueItem, type Turn } from './texts';
 import { usePolling } from './usePolling';
-import { formatPhone } from '../phone-format';
+import { formatPhone } from './phone-format';
 
 const PAGE = 50;
 /** Closer than this to the end of the list counts as reading the newest messages. */

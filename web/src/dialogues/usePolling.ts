@@ -3,7 +3,7 @@
 // Polling, not server-sent events: nothing to hold open through proxies and Bun's idle timeout, and any
 // instance answers any request. Unlike useQuery, a refresh keeps what is shown (no loading flash).
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { isApiError, request, type ApiError } from '../api';
+import { isApiError, request, type ApiError } from '../app/api';
 
 export const POLL_MS = 1500;
 

@@ -1,12 +1,12 @@
 // YCLIENTS settings of a Service agent: credentials (never shown back, only whether they are set), the
 // company, synchronisation, the slot cache, and the specialists/services mappings.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '../../../src/integrations/booking/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '@server/integrations/booking/settings-input';
+import { api, type Outputs } from '../app/api';
+import { Button, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 import { MappingEditor, mappingFrom, newRow, rowsFrom, type MappingRow } from './MappingEditor';
 
 type View = Outputs['booking']['getSettings'];

@@ -1,13 +1,13 @@
 // Telegram bot of an agent: the token (checked by Telegram on save, shown masked), who gets the
 // notifications, the optional channel, the webhook status, and the channel-admin check.
 import { useEffect, useState, type FormEvent } from 'react';
-import { messengerSettingsInput } from '../../../src/integrations/messenger/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors, withServerErrors } from '../validate';
-import { setupHints } from '../setup-hints';
+import { messengerSettingsInput } from '@server/integrations/messenger/settings-input';
+import { api, type Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
+import { setupHints } from '../agents/setup-hints';
 
 type View = Outputs['messenger']['getSettings'];
 

@@ -1,10 +1,10 @@
 // Bulk import of catalog products from CSV, pasted or read from a file. The API takes every row or none:
 // with a bad row nothing is imported and each bad row is listed with the reason.
 import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
-import { api, type Outputs } from '../api';
-import { Button, ErrorText, Field } from '../components/ui';
-import { formatInt } from '../format';
-import { useAction } from '../hooks';
+import { api, type Outputs } from '../app/api';
+import { Button, ErrorText, Field } from '../shared/ui';
+import { formatInt } from '../shared/format';
+import { useAction } from '../app/hooks';
 
 type Report = Outputs['commerce']['importProducts'];
 

@@ -1,11 +1,11 @@
 // The catalog of an E-commerce agent: a paged product list with add, edit, availability and delete, and
 // the CSV import. Each action's error is shown next to it.
 import { useId, useState } from 'react';
-import { api } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ConfirmDialog, ErrorText, Loading } from '../components/ui';
-import { useAction, useQuery } from '../hooks';
-import { formatPrice } from '../price';
+import { api } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ConfirmDialog, ErrorText, Loading } from '../shared/ui';
+import { useAction, useQuery } from '../app/hooks';
+import { formatPrice } from './price';
 import { ProductForm, type Product, type ProductValues } from './ProductForm';
 import { ProductImport } from './ProductImport';
 

@@ -1,14 +1,14 @@
 // Orders of an E-commerce agent, newest first, filtered by status and paged; one order opens with its
 // items (a snapshot taken at checkout: later catalog edits do not change it).
 import { useEffect, useId, useRef, useState } from 'react';
-import type { OrderStatus } from '../../../src/commerce/orders';
-import { api, type Outputs } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ErrorText, Loading } from '../components/ui';
-import { formatDateTime, formatInt } from '../format';
-import { useQuery } from '../hooks';
-import { formatPrice } from '../price';
-import { orderStatusLabels } from '../texts';
+import type { OrderStatus } from '@server/commerce/orders';
+import { api, type Outputs } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ErrorText, Loading } from '../shared/ui';
+import { formatDateTime, formatInt } from '../shared/format';
+import { useQuery } from '../app/hooks';
+import { formatPrice } from './price';
+import { orderStatusLabels } from '../shared/texts';
 
 type Order = Outputs['commerce']['getOrder'];
 

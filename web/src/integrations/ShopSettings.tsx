@@ -2,12 +2,12 @@
 // for the payment provider. Its secret is in the full URL only in the answer that created it: shown
 // once here, masked on every later read.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { commerceSettingsInput } from '../../../src/commerce/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { commerceSettingsInput } from '@server/commerce/settings-input';
+import { api, type Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 
 type View = Outputs['commerce']['getSettings'];
 

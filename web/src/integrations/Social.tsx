@@ -2,13 +2,13 @@
 // confirmation code; the webhook URL to paste into VK; the connection check, the confirmation code
 // request and the callback server registration.
 import { useEffect, useState, type FormEvent } from 'react';
-import { checkConnectionInput, SECRET_KEY_MIN, socialSettingsInput } from '../../../src/integrations/social/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { setupHints } from '../setup-hints';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { checkConnectionInput, SECRET_KEY_MIN, socialSettingsInput } from '@server/integrations/social/settings-input';
+import { api, type Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { setupHints } from '../agents/setup-hints';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 
 type View = Outputs['social']['getSettings'];
 

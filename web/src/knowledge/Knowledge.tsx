@@ -2,13 +2,13 @@
 // and delete, an import of CSV or plain text, and a search box that shows what the assistant would find
 // for a client's question.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { knowledgeInput } from '../../../src/knowledge/input';
-import { api, type ApiError, type Outputs } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ConfirmDialog, ErrorText, Field, Loading } from '../components/ui';
-import { formatInt } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { knowledgeInput } from '@server/knowledge/input';
+import { api, type ApiError, type Outputs } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ConfirmDialog, ErrorText, Field, Loading } from '../shared/ui';
+import { formatInt } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { check, type FieldErrors } from '../shared/validate';
 
 type Entry = Outputs['knowledge']['get'];
 type Report = Outputs['knowledge']['import'];

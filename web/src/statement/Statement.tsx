@@ -1,14 +1,14 @@
 // «Выписка» (/app/statement): every movement of the balance in a period with the running balance
 // (GET /api/account/statement), the same as a CSV file, and the monthly closing documents — счёт and акт
 // as PDF files (GET /api/account/documents). Files need the session's JWT, so they are fetched and handed
-// to the browser as downloads (screens/UsageExport.tsx).
+// to the browser as downloads (usage/UsageExport.tsx).
 import { useState, type FormEvent } from 'react';
-import { api, type ApiError, type Outputs } from '../api';
-import { Button, ErrorText, Field, Loading } from '../components/ui';
-import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../format';
-import { useQuery } from '../hooks';
-import { Link } from '../router';
-import { FileDownload } from '../components/FileDownload';
+import { api, type ApiError, type Outputs } from '../app/api';
+import { Button, ErrorText, Field, Loading } from '../shared/ui';
+import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../shared/format';
+import { useQuery } from '../app/hooks';
+import { Link } from '../app/router';
+import { FileDownload } from '../shared/FileDownload';
 
 type Statement = Outputs['statement']['get'];
 type DocumentMonth = Outputs['statement']['documents']['months'][number];

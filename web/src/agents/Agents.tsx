@@ -1,17 +1,17 @@
 // Agents: the list and the creation form. Each agent's own page holds its settings and integrations.
 import { useState, type FormEvent } from 'react';
-import { AGENT_TYPES, createAgentInput, type AgentType } from '../../../src/agents/fields';
-import { PROMPT_TEMPLATES } from '../../../src/agents/templates';
-import { api } from '../api';
-import { Button, ErrorText, Field, Loading } from '../components/ui';
-import { AgentIntegrations } from '../components/AgentIntegrations';
-import { ModelInput } from '../components/ModelInput';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { Link, navigate } from '../router';
-import { agentTypeLabels, agentTypeShort } from '../texts';
-import { check, type FieldErrors, withServerErrors } from '../validate';
-import { setupHints } from '../setup-hints';
+import { AGENT_TYPES, createAgentInput, type AgentType } from '@server/agents/fields';
+import { PROMPT_TEMPLATES } from '@server/agents/templates';
+import { api } from '../app/api';
+import { Button, ErrorText, Field, Loading } from '../shared/ui';
+import { AgentIntegrations } from './AgentIntegrations';
+import { ModelInput } from '../shared/ModelInput';
+import { formatDateTime } from '../shared/format';
+import { useAction, useQuery } from '../app/hooks';
+import { Link, navigate } from '../app/router';
+import { agentTypeLabels, agentTypeShort } from '../shared/texts';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
+import { setupHints } from './setup-hints';
 
 /** Empty optional fields are left out, so the server applies its defaults. */
 export const optional = (value: string) => (value.trim() === '' ? undefined : value);

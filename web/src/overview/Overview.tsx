@@ -3,18 +3,18 @@
 // completion priced apart, paged and filtered by key and model. Money is shown with the balance
 // currency; the balance and the first page of requests refresh themselves every REFRESH_MS.
 import { useEffect, useMemo, useState } from 'react';
-import { api, type Outputs } from '../api';
-import { ModelPrices } from '../components/ModelPrices';
-import { Money } from '../components/Money';
-import { Pager, useCursorPages } from '../components/Pager';
-import { UsageChart, type DaySeries } from '../components/UsageChart';
-import { Button, ErrorText, Loading } from '../components/ui';
-import { formatDateTime, formatInt, localDay } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { REFRESH_MS } from '../refresh';
-import { usageStatusLabels } from '../texts';
-import { TopupHistory, TopupPanel } from './Topups';
-import { UsageExportButton, usagePeriodStart } from './UsageExport';
+import { api, type Outputs } from '../app/api';
+import { ModelPrices } from '../shared/ModelPrices';
+import { Money } from '../shared/Money';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { UsageChart, type DaySeries } from '../usage/UsageChart';
+import { Button, ErrorText, Loading } from '../shared/ui';
+import { formatDateTime, formatInt, localDay } from '../shared/format';
+import { useBillingConfig, useQuery } from '../app/hooks';
+import { REFRESH_MS } from '../shared/refresh';
+import { usageStatusLabels } from '../shared/texts';
+import { TopupHistory, TopupPanel } from '../billing/Topups';
+import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
 
 type UsageRecord = Outputs['account']['usage']['data'][number];
 type Summary = Outputs['account']['usageSummary'];

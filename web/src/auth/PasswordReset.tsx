@@ -3,13 +3,13 @@
 // code (totp_required) and the page shows its field; without it nothing changes. Without a mail server
 // the server's 503 message (ask the operator) is shown.
 import { useEffect, useState, type FormEvent } from 'react';
-import { passwordResetConfirmInput, passwordResetRequestInput } from '../../../src/trpc/routers/account-security-input';
-import { api } from '../api';
-import { Button, ErrorText, Field } from '../components/ui';
-import { useAction } from '../hooks';
-import { Link, navigate } from '../router';
-import { startSession } from '../session';
-import { check, type FieldErrors } from '../validate';
+import { passwordResetConfirmInput, passwordResetRequestInput } from '@server/trpc/routers/account-security-input';
+import { api } from '../app/api';
+import { Button, ErrorText, Field } from '../shared/ui';
+import { useAction } from '../app/hooks';
+import { Link, navigate } from '../app/router';
+import { startSession } from '../app/session';
+import { check, type FieldErrors } from '../shared/validate';
 
 export function ForgotPasswordScreen() {
   const [email, setEmail] = useState('');

@@ -3,24 +3,24 @@
 // (payments, catalog, orders) for E-commerce agents; for every agent, the tools its model gets and its
 // knowledge base.
 import { useEffect, useState, type FormEvent } from 'react';
-import { agentPatchInput } from '../../../src/agents/fields';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { AgentTools } from '../components/AgentTools';
-import { ModelInput } from '../components/ModelInput';
-import { formatDateTime } from '../format';
+import { agentPatchInput } from '@server/agents/fields';
+import { api, type Outputs } from '../app/api';
+import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { AgentTools } from './AgentTools';
+import { ModelInput } from '../shared/ModelInput';
+import { formatDateTime } from '../shared/format';
 import { AgentResults } from '../dialogues/Results';
-import { useAction, useQuery } from '../hooks';
+import { useAction, useQuery } from '../app/hooks';
 import { BookingSettings } from '../integrations/Booking';
 import { KnowledgeBase } from '../knowledge/Knowledge';
 import { MessengerSettings } from '../integrations/Messenger';
 import { Shop } from '../integrations/Shop';
 import { SocialSettings } from '../integrations/Social';
-import { Link, navigate } from '../router';
-import { agentTypeLabels, agentUnavailableLabels } from '../texts';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { Link, navigate } from '../app/router';
+import { agentTypeLabels, agentUnavailableLabels } from '../shared/texts';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 import { optional } from './Agents';
-import { setupHints } from '../setup-hints';
+import { setupHints } from './setup-hints';
 
 type Agent = Outputs['agents']['get'];
 

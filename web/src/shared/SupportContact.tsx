@@ -1,7 +1,7 @@
 // The operator's support contact (SUPPORT_CONTACT, GET /api/support, no login needed): an e-mail becomes
 // a mailto: link, a web address a link, anything else (a phone, a messenger name) plain text.
-import { api } from '../api';
-import { useQuery } from '../hooks';
+import { api } from '../app/api';
+import { useQuery } from '../app/hooks';
 
 let contact: Promise<string | null> | undefined;
 

@@ -1,8 +1,8 @@
 // Which tools the agent's model gets now, and what the owner still has to add for the others
 // («Подключите YCLIENTS», «Добавьте товары в каталог»), from GET /api/v1/agents/:agentId/tools.
-import { api } from '../api';
-import { Button, ErrorText, Loading } from './ui';
-import { useQuery } from '../hooks';
+import { api } from '../app/api';
+import { Button, ErrorText, Loading } from '../shared/ui';
+import { useQuery } from '../app/hooks';
 
 export function AgentTools({ agentId }: { agentId: string }) {
   const tools = useQuery(() => api.assistant.tools.query({ agentId }), [agentId]);

@@ -1,14 +1,14 @@
 // Registration and login: the forms check input with the server's schemas, then keep the JWT.
 import { useEffect, useState, type FormEvent } from 'react';
-import { credentialsInput, loginInput } from '../../../src/trpc/routers/auth-input';
-import { api } from '../api';
-import { Button, ErrorText, Field } from '../components/ui';
-import { Money } from '../components/Money';
-import { SupportLine } from '../components/SupportContact';
-import { useAction, useBillingConfig } from '../hooks';
-import { Link, navigate } from '../router';
-import { startSession, takeEndReason } from '../session';
-import { check, type FieldErrors } from '../validate';
+import { credentialsInput, loginInput } from '@server/trpc/routers/auth-input';
+import { api } from '../app/api';
+import { Button, ErrorText, Field } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { SupportLine } from '../shared/SupportContact';
+import { useAction, useBillingConfig } from '../app/hooks';
+import { Link, navigate } from '../app/router';
+import { startSession, takeEndReason } from '../app/session';
+import { check, type FieldErrors } from '../shared/validate';
 
 /** The screen that was asked for before the login page (App puts it in ?next=), if it is one of ours. */
 function requestedPath(): string | null {

@@ -2,15 +2,15 @@
 // limit per period and an expiry), list with last use, limit, spend in the period and expiry, change a
 // key's name, limit and expiry in a dialog, revoke after a confirmation.
 import { useRef, useState, type FormEvent } from 'react';
-import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
-import { createKeyInput, updateKeyInput } from '../../../src/trpc/routers/keys-input';
-import { api, type Inputs, type Outputs } from '../api';
-import { Money } from '../components/Money';
-import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';
-import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, periodStartText, toLocalInput } from '../format';
-import { useAction, useBillingConfig, useQuery } from '../hooks';
-import { limitResetLabels } from '../texts';
-import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
+import { LIMIT_RESETS, type LimitReset } from '@server/keys/limits';
+import { createKeyInput, updateKeyInput } from '@server/trpc/routers/keys-input';
+import { api, type Inputs, type Outputs } from '../app/api';
+import { Money } from '../shared/Money';
+import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../shared/ui';
+import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, periodStartText, toLocalInput } from '../shared/format';
+import { useAction, useBillingConfig, useQuery } from '../app/hooks';
+import { limitResetLabels } from '../shared/texts';
+import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];

@@ -2,17 +2,17 @@
 // top-ups), the history of the user's top-ups, and the page YooKassa returns the buyer to, which waits
 // for the payment's outcome.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { createTopupInput, topupAmountProblem, type TopupStatus } from '../../../src/billing/topups-input';
-import { unitsToNano } from '../../../src/money';
-import { api, type Outputs } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ErrorText, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { currencySymbol, formatAmount, formatDateTime } from '../format';
-import { useAction, useBillingConfig, useQuery, type BillingConfig } from '../hooks';
-import { Link } from '../router';
-import { cancellationReasonText, topupStatusLabels } from '../texts';
-import { check, decimalInput } from '../validate';
+import { createTopupInput, topupAmountProblem, type TopupStatus } from '@server/billing/topups-input';
+import { unitsToNano } from '@server/money';
+import { api, type Outputs } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ErrorText, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { currencySymbol, formatAmount, formatDateTime } from '../shared/format';
+import { useAction, useBillingConfig, useQuery, type BillingConfig } from '../app/hooks';
+import { Link } from '../app/router';
+import { cancellationReasonText, topupStatusLabels } from '../shared/texts';
+import { check, decimalInput } from '../shared/validate';
 
 type Topup = Outputs['billing']['getTopup'];
 

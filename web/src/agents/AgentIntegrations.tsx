@@ -1,8 +1,8 @@
 // Which integrations an agent has, for the agents list: asked from each integration's own settings read
 // (the same answers its settings card shows), so the list says no more than the agent page does.
-import { api } from '../api';
-import { useQuery } from '../hooks';
-import type { AgentType } from '../../../src/agents/fields';
+import { api } from '../app/api';
+import { useQuery } from '../app/hooks';
+import type { AgentType } from '@server/agents/fields';
 
 interface Connected {
   name: string;

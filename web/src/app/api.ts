@@ -2,7 +2,7 @@
 // AppRouter, so a change there that the page does not follow fails `npm run typecheck` and the build.
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../src/trpc/router';
+import type { AppRouter } from '@server/trpc/router';
 import { currentSession, endSession, SESSION_EXPIRED } from './session';
 
 export type Outputs = inferRouterOutputs<AppRouter>;

@@ -1,19 +1,19 @@
 // The page's frame: signed out, only the login and registration forms; signed in, the navigation and
 // the screen for the current address.
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import { AccountPage } from './account/AccountPage';
-import { AdminScreen } from './admin/Admin';
+import { AccountPage } from '../account/AccountPage';
+import { AdminScreen } from '../admin/Admin';
 import { useMe } from './hooks';
-import { AgentPage } from './screens/AgentPage';
-import { DialoguesScreen } from './dialogues/Inbox';
-import { InboxBadges, InboxHome, useInboxCounts } from './dialogues/InboxHome';
-import { AgentsScreen } from './screens/Agents';
-import { LoginScreen, RegisterScreen } from './screens/Auth';
-import { KeysScreen } from './screens/Keys';
-import { ForgotPasswordScreen, ResetPasswordScreen } from './screens/PasswordReset';
-import { OverviewScreen } from './screens/Overview';
-import { TopupReturnScreen } from './screens/Topups';
-import { StatementScreen } from './statement/Statement';
+import { AgentPage } from '../agents/AgentPage';
+import { DialoguesScreen } from '../dialogues/Inbox';
+import { InboxBadges, InboxHome, useInboxCounts } from '../dialogues/InboxHome';
+import { AgentsScreen } from '../agents/Agents';
+import { LoginScreen, RegisterScreen } from '../auth/Auth';
+import { KeysScreen } from '../keys/Keys';
+import { ForgotPasswordScreen, ResetPasswordScreen } from '../auth/PasswordReset';
+import { OverviewScreen } from '../overview/Overview';
+import { TopupReturnScreen } from '../billing/Topups';
+import { StatementScreen } from '../statement/Statement';
 import { Link, navigate, usePath } from './router';
 import { currentSession, endSession, onSessionChange, type Session } from './session';
 
