@@ -65,7 +65,13 @@ function specifiers(text: string, fileName: string): { specifier: string; line: 
   return found;
 }
 
-/** Reads every .ts/.tsx file under src/ and web/src/ and resolves its relative imports to files. */
+/**
+ * The path aliases of tsconfig.json (`paths`), as the page uses them: `@server/x` is `src/x`. Resolved here
+ * too, or every import of the server's code from web/src would drop out of the graph unchecked.
+ */
+const ALIASES: { prefix: string; dir: string }[] = [{ prefix: '@server/', dir: 'src' }];
+
+/** Reads every .ts/.tsx file under src/ and web/src/ and resolves its relative and aliased imports to files. */
 export function readImportGraph(root = ROOT): ImportGraph {
   const files = SOURCE_DIRS.flatMap((dir) => walk(join(root, dir), []));
   const known = new Set(files);
@@ -74,8 +80,9 @@ export function readImportGraph(root = ROOT): ImportGraph {
     const from = relative(root, file).split('\\').join('/');
     const edges: ImportEdge[] = [];
     for (const { specifier, line, typeOnly } of specifiers(readFileSync(file, 'utf8'), file)) {
-      if (!specifier.startsWith('.')) continue; // a package, not ours
-      const base = resolve(dirname(file), specifier);
+      const alias = ALIASES.find(({ prefix }) => specifier.startsWith(prefix));
+      if (!alias && !specifier.startsWith('.')) continue; // a package, not ours
+      const base = alias ? join(root, alias.dir, specifier.slice(alias.prefix.length)) : resolve(dirname(file), specifier);
       const target = RESOLVE_SUFFIXES.map((suffix) => base + suffix).find((path) => known.has(path));
       if (!target) {
         if (CODE.test(specifier) || !existsSync(base)) throw new Error(`${from}:${line}: cannot resolve '${specifier}'`);
@@ -114,8 +121,11 @@ const BASE = new Set([
 ]);
 /** `chat-completions.route.ts`, `v1.openapi.ts`: a raw route's definition and its OpenAPI text. */
 const RAW_ROUTE_FILE = /\.(route|openapi)\.ts$/;
-const PAGE_ENTRY = new Set(['main.tsx', 'App.tsx']);
-const PAGE_PARTS = new Set(['components']);
+/** The page's shell (web/src/app/): the two entries, and below every screen the server client, session and routing. */
+const PAGE_ENTRY = new Set(['app/main.tsx', 'app/App.tsx']);
+const PAGE_BASE = new Set(['app']);
+/** What several features' screens share: widgets, formatting, texts, form checks. */
+const PAGE_PARTS = new Set(['shared']);
 
 /**
  * The floor of a repository-relative path, by folder, so that moved files keep their floor:
@@ -123,9 +133,14 @@ const PAGE_PARTS = new Set(['components']);
  */
 export function floorOf(path: string): Floor {
   if (path.startsWith('web/src/')) {
-    const rest = path.slice('web/src/'.length).split('/');
-    if (rest.length === 1) return PAGE_ENTRY.has(rest[0]!) ? 'page-entry' : 'page-base';
-    return PAGE_PARTS.has(rest[0]!) ? 'page-part' : 'page-screen';
+    const rest = path.slice('web/src/'.length);
+    const folder = rest.split('/')[0]!;
+    if (PAGE_ENTRY.has(rest)) return 'page-entry';
+    if (PAGE_BASE.has(folder)) return 'page-base';
+    if (PAGE_PARTS.has(folder)) return 'page-part';
+    // Every other folder is a feature's screens; a file loose at the top belongs to none and is refused.
+    if (rest.includes('/')) return 'page-screen';
+    throw new Error(`a page file outside any folder: ${path}`);
   }
   if (!path.startsWith('src/')) throw new Error(`not in the graph: ${path}`);
   const parts = path.slice('src/'.length).split('/');

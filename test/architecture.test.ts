@@ -33,6 +33,9 @@ describe('the import graph of src/ and web/src/', () => {
     // type-only imports are edges too: a shared type is a shared piece
     expect(graph.get('src/trpc/init.ts')).toContainEqual(expect.objectContaining({ to: 'src/platform/feature.ts', typeOnly: true }));
     expect(graph.get('web/src/admin/Users.tsx')!.map((edge) => edge.to)).toContain('web/src/admin/AdminError.tsx');
+    // the page reaches the server's code through the `@server/*` alias: those edges are in the graph too
+    expect(graph.get('web/src/shared/validate.ts')!.map((edge) => edge.to)).toContain('src/http/field-labels.ts');
+    expect(graph.get('web/src/app/api.ts')).toContainEqual(expect.objectContaining({ to: 'src/trpc/router.ts', typeOnly: true }));
   });
 
   test('has no import circles', () => {
@@ -92,12 +95,20 @@ describe('the floors, by folder', () => {
       'src/metrics/routes.ts': 'base',
       'src/pricing/prices.ts': 'base',
       'src/config.ts': 'base',
-      'web/src/main.tsx': 'page-entry',
+      'web/src/app/main.tsx': 'page-entry',
+      'web/src/app/App.tsx': 'page-entry',
       'web/src/admin/Admin.tsx': 'page-screen',
-      'web/src/components/ui.tsx': 'page-part',
-      'web/src/router.tsx': 'page-base',
+      'web/src/keys/Keys.tsx': 'page-screen',
+      'web/src/shared/ui.tsx': 'page-part',
+      'web/src/shared/format.ts': 'page-part',
+      'web/src/app/router.tsx': 'page-base',
+      'web/src/app/api.ts': 'page-base',
     };
     expect(Object.fromEntries(Object.keys(expected).map((path) => [path, floorOf(path)]))).toEqual(expected);
+  });
+
+  test('a page file belongs to a folder: the shell, the shared parts or a feature', () => {
+    expect(() => floorOf('web/src/format.ts')).toThrow('outside any folder');
   });
 
   test('a file outside src/ and web/src/ has no floor', () => {

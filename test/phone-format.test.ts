@@ -1,6 +1,6 @@
-// The dashboard's phone formatter (web/src/phone-format.ts): how the inbox and the transcript show a client's number.
+// The dashboard's phone formatter (web/src/dialogues/phone-format.ts): how the inbox and the transcript show a client's number.
 import { expect, test } from 'bun:test';
-import { formatPhone } from '../web/src/phone-format';
+import { formatPhone } from '../web/src/dialogues/phone-format';
 
 test('a Russian number in any common spelling reads «+7 916 123-45-67»', () => {
   for (const spelling of ['79161234567', '89161234567', '+7 (916) 123-45-67', '8 916 123 45 67', ' +7-916-123-45-67 ']) {

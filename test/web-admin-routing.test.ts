@@ -8,7 +8,7 @@
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { formatClock } from '../web/src/format';
+import { formatClock } from '../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from './helpers/app';
 import {

@@ -7,8 +7,8 @@
 import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { formatBalance, formatCost, formatExactAmount, formatInt } from '../web/src/format';
-import { ledgerReference } from '../web/src/texts';
+import { formatBalance, formatCost, formatExactAmount, formatInt } from '../web/src/shared/format';
+import { ledgerReference } from '../web/src/shared/texts';
 import { DEFAULT_MODELS, startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from './helpers/app';
 import {

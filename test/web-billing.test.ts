@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Page, Route } from 'playwright-core';
-import { formatAmount, formatBalance, formatCost, formatDateTime, formatExactAmount } from '../web/src/format';
+import { formatAmount, formatBalance, formatCost, formatDateTime, formatExactAmount } from '../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeYookassa, type FakeYookassa } from './fakes/yookassa';
 import { call, uniqueEmail, type TestApp } from './helpers/app';

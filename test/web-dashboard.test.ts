@@ -9,8 +9,8 @@
 import { expect, test } from 'bun:test';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { formatBalance, formatCost, formatDay, formatExactAmount, localDay } from '../web/src/format';
-import { REFRESH_MS } from '../web/src/refresh';
+import { formatBalance, formatCost, formatDay, formatExactAmount, localDay } from '../web/src/shared/format';
+import { REFRESH_MS } from '../web/src/shared/refresh';
 import { startFakeTelegram, type FakeTelegram } from './fakes/telegram';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, grantAdmin, uniqueEmail, type TestApp } from './helpers/app';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
-import { formatBalance } from '../web/src/format';
+import { formatBalance } from '../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { call, createApiKey, grantAdmin, registerUser, startTestApp, type TestApp } from './helpers/app';
 import {

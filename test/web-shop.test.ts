@@ -4,7 +4,7 @@
 import { expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { formatPrice } from '../web/src/price';
+import { formatPrice } from '../web/src/integrations/price';
 import { call, uniqueEmail, type TestApp } from './helpers/app';
 import {
   browserDescribe,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
-import { formatBalance, formatCost } from '../web/src/format';
+import { formatBalance, formatCost } from '../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from './fakes/upstream';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from './fakes/yclients';
 import { call, startTestApp, uniqueEmail, type TestApp } from './helpers/app';

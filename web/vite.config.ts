@@ -35,6 +35,8 @@ export default defineConfig(({ command }) => {
     root: webDir,
     base: '/app/',
     plugins: [react(), recordSources()],
+    // The server's shared inputs and types by name (the `paths` of ../tsconfig.json).
+    resolve: { alias: [{ find: /^@server\//, replacement: `${repoDir}src/` }] },
     build: {
       outDir: 'dist',
       emptyOutDir: true,

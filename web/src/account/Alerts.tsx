@@ -1,12 +1,13 @@
 // «Уведомления»: the low-balance threshold, the key-limit alerts switch and the webhook (its URL, and its
 // signing secret shown once when made or replaced, masked after). GET|PUT /api/account/alerts.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { alertSettingsInput } from '../../../src/alerts/input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { currencySymbol } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, decimalInput, decimalText, withServerErrors, type FieldErrors } from '../validate';
+import { alertSettingsInput } from '@server/alerts/input';
+import type { ApiError, Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { currencySymbol } from '../shared/format';
+import { check, decimalInput, decimalText, withServerErrors, type FieldErrors } from '../shared/validate';
 
 type AlertSettings = Outputs['alerts']['get'];
 
@@ -16,13 +17,16 @@ const WEBHOOK_HINT =
   'Необязательно. Те же события уйдут POST-запросом в JSON с подписью HMAC-SHA256 в заголовке X-Conduit-Signature (t=<время>,v1=<подпись строки «<время>.<тело>»>); при ошибке запрос повторяется.';
 
 export function AlertsSection() {
-  const settings = useQuery(() => api.alerts.get.query(), []);
+  const trpc = useTRPC();
+  const settings = useQuery(trpc.alerts.get.queryOptions());
   const [threshold, setThreshold] = useState('');
   const [keyAlerts, setKeyAlerts] = useState(true);
   const [webhookUrl, setWebhookUrl] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState<AlertSettings | null>(null);
-  const save = useAction((input: Parameters<typeof api.alerts.update.mutate>[0]) => api.alerts.update.mutate(input));
+  // What the form refused before any request, shown where the API's refusal would be.
+  const [refused, setRefused] = useState<ApiError | undefined>();
+  const save = useMutation(trpc.alerts.update.mutationOptions());
 
   // The form starts from what the server holds.
   useEffect(() => {
@@ -33,8 +37,8 @@ export function AlertsSection() {
     setWebhookUrl(data.webhookUrl ?? '');
   }, [settings.data]);
 
-  if (settings.loading && !settings.data) return <Loading />;
-  if (!settings.data) return <ErrorText error={settings.error} />;
+  if (settings.isPending) return <Loading />;
+  if (!settings.data) return <ErrorText error={apiError(settings.error)} />;
   const current = saved ?? settings.data;
   const symbol = currencySymbol(current.currency);
 
@@ -48,11 +52,13 @@ export function AlertsSection() {
     const checked = check(alertSettingsInput, values);
     if (!checked.ok) {
       setErrors(checked.errors);
-      save.fail({ message: checked.message, type: 'invalid_request_error' });
+      save.reset();
+      setRefused({ message: checked.message, type: 'invalid_request_error' });
       return;
     }
     setErrors({});
-    const result = await save.run(checked.data);
+    setRefused(undefined);
+    const result = await answerOf(save.mutateAsync(checked.data));
     if (result) setSaved(result);
   };
 
@@ -60,7 +66,8 @@ export function AlertsSection() {
     event.preventDefault();
     void submit(false);
   };
-  const shown = withServerErrors(errors, save.error);
+  const saveError = refused ?? apiError(save.error);
+  const shown = withServerErrors(errors, saveError);
 
   return (
     <section className="card" aria-labelledby="alerts-title" data-testid="alerts-section">
@@ -100,13 +107,13 @@ export function AlertsSection() {
           ) : (
             <p className="hint">
               Секрет подписи: <code data-testid="webhook-secret-masked">{current.webhookSecret}</code>{' '}
-              <Button variant="secondary" onClick={() => void submit(true)} disabled={save.pending}>
+              <Button variant="secondary" onClick={() => void submit(true)} disabled={save.isPending}>
                 Выдать новый секрет
               </Button>
             </p>
           )
         ) : null}
-        <SubmitRow label="Сохранить" pending={save.pending} done={saved !== null && !save.error} error={save.error} />
+        <SubmitRow label="Сохранить" pending={save.isPending} done={saved !== null && !saveError} error={saveError} />
       </form>
     </section>
   );

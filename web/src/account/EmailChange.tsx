@@ -1,20 +1,21 @@
 // «Смена e-mail»: the new address and the password; the server mails a link to the new address, and
 // the address changes when it is opened.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
-import { emailChangeInput } from '../../../src/accounts/auth-input';
-import { api } from '../api';
-import { Field, SubmitRow } from '../components/ui';
-import { useAction, useMe } from '../hooks';
-import { currentSession } from '../session';
-import { check, type FieldErrors } from '../validate';
+import { emailChangeInput } from '@server/accounts/auth-input';
+import { Field, SubmitRow } from '../shared/ui';
+import { currentSession } from '../app/session';
+import { check, type FieldErrors } from '../shared/validate';
 
 export function EmailChangeSection() {
-  const me = useMe(currentSession()?.token ?? '');
+  const trpc = useTRPC();
+  const me = useQuery(trpc.auth.me.queryOptions(undefined, { select: (answer) => answer.user }));
   const [newEmail, setNewEmail] = useState('');
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [sent, setSent] = useState<string | null>(null);
-  const request = useAction((values: { newEmail: string; password: string }) => api.emailChange.request.mutate(values));
+  const request = useMutation(trpc.emailChange.request.mutationOptions());
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -25,7 +26,7 @@ export function EmailChangeSection() {
       return;
     }
     setErrors({});
-    const result = await request.run(checked.data);
+    const result = await answerOf(request.mutateAsync(checked.data));
     if (!result) {
       return;
     }
@@ -33,7 +34,7 @@ export function EmailChangeSection() {
     setPassword('');
   };
   // The server's refusal of a field (a wrong password, the same address) goes under that field.
-  const serverFields = request.error?.fields ?? {};
+  const serverFields = apiError(request.error)?.fields ?? {};
 
   return (
     <section className="card" aria-labelledby="email-change-title" data-testid="email-change">
@@ -61,7 +62,14 @@ export function EmailChangeSection() {
             )}
           </Field>
         </div>
-        <SubmitRow label="Отправить ссылку" pending={request.pending} pendingText="Отправляем…" done={sent !== null} doneText={sent} error={request.error} />
+        <SubmitRow
+          label="Отправить ссылку"
+          pending={request.isPending}
+          pendingText="Отправляем…"
+          done={sent !== null}
+          doneText={sent}
+          error={apiError(request.error)}
+        />
       </form>
     </section>
   );

@@ -1,27 +1,27 @@
 // «Профиль» at the top of the account page: the e-mail and whether it is confirmed (with the next step
 // when it is not), the way to the statement and the closing documents, and the support contact.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState } from 'react';
-import { api } from '../api';
-import { Button, ErrorText, Loading } from '../components/ui';
-import { ContactLink, useSupportContact } from '../components/SupportContact';
-import { useAction, useMe } from '../hooks';
-import { Link } from '../router';
-import { currentSession } from '../session';
+import { Button, ErrorText, Loading } from '../shared/ui';
+import { ContactLink, useSupportContact } from '../shared/SupportContact';
+import { Link } from '../app/router';
 
 /** The next step for an address not yet confirmed: the link in the mail, or a new mail. */
 function VerifyHint() {
-  const resend = useAction(() => api.auth.resendVerification.mutate());
+  const trpc = useTRPC();
+  const resend = useMutation(trpc.auth.resendVerification.mutationOptions());
   const [sent, setSent] = useState<string | null>(null);
   const onResend = async () => {
     setSent(null);
-    const result = await resend.run();
+    const result = await answerOf(resend.mutateAsync());
     if (result) setSent(result.message);
   };
   return (
     <div className="notice" data-testid="verify-hint">
       <p>Откройте ссылку из письма, которое пришло на этот адрес. Письма нет — проверьте папку «Спам» или отправьте его ещё раз.</p>
       <div className="actions">
-        <Button variant="secondary" onClick={onResend} pending={resend.pending} pendingText="Отправляем…" data-testid="resend-verification">
+        <Button variant="secondary" onClick={onResend} pending={resend.isPending} pendingText="Отправляем…" data-testid="resend-verification">
           Отправить письмо ещё раз
         </Button>
         {sent ? (
@@ -30,19 +30,20 @@ function VerifyHint() {
           </span>
         ) : null}
       </div>
-      <ErrorText error={resend.error} />
+      <ErrorText error={apiError(resend.error)} />
     </div>
   );
 }
 
 export function ProfileSection() {
-  const me = useMe(currentSession()?.token ?? '');
+  const trpc = useTRPC();
+  const me = useQuery(trpc.auth.me.queryOptions(undefined, { select: (answer) => answer.user }));
   const support = useSupportContact();
   return (
     <section className="card" aria-labelledby="profile-title" data-testid="profile">
       <h2 id="profile-title">Профиль</h2>
-      {me.loading && !me.data ? <Loading /> : null}
-      <ErrorText error={me.error} />
+      {me.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(me.error)} />
       {me.data ? (
         <dl className="facts">
           <div>

@@ -1,18 +1,19 @@
 // «Реквизиты для документов»: the customer's own company name and ИНН, printed on the monthly счёт and
 // акт (optional: without them the documents name the e-mail).
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { customerRequisitesInput } from '../../../src/statement/input';
-import { api } from '../api';
-import { Field, Loading, SubmitRow } from '../components/ui';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { customerRequisitesInput } from '@server/statement/input';
+import { Field, Loading, SubmitRow } from '../shared/ui';
+import { check, type FieldErrors } from '../shared/validate';
 
 export function RequisitesSection() {
-  const saved = useQuery(() => api.statement.requisites.query(), []);
+  const trpc = useTRPC();
+  const saved = useQuery(trpc.statement.requisites.queryOptions());
   const [form, setForm] = useState({ companyName: '', inn: '' });
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState(false);
-  const save = useAction((values: { companyName: string; inn: string }) => api.statement.updateRequisites.mutate(values));
+  const save = useMutation(trpc.statement.updateRequisites.mutationOptions());
   useEffect(() => {
     if (saved.data) setForm(saved.data);
   }, [saved.data]);
@@ -26,18 +27,18 @@ export function RequisitesSection() {
       return;
     }
     setErrors({});
-    const result = await save.run(checked.data);
+    const result = await answerOf(save.mutateAsync(checked.data));
     if (result) {
       setForm(result);
       setDone(true);
     }
   };
-  const server = save.error?.fields ?? {};
+  const server = apiError(save.error)?.fields ?? {};
   return (
     <section className="card" aria-labelledby="requisites-title" data-testid="customer-requisites">
       <h2 id="requisites-title">Реквизиты для документов</h2>
       <p className="hint">Необязательно: название организации и ИНН попадут в счета и акты вместо e-mail.</p>
-      {saved.loading && !saved.data ? <Loading /> : null}
+      {saved.isPending ? <Loading /> : null}
       <form onSubmit={onSubmit} noValidate>
         <div className="grid">
           <Field label="Название организации" error={errors.companyName ?? server.companyName}>
@@ -55,7 +56,7 @@ export function RequisitesSection() {
             {(props) => <input {...props} name="inn" inputMode="numeric" value={form.inn} onChange={(e) => setForm({ ...form, inn: e.target.value })} />}
           </Field>
         </div>
-        <SubmitRow label="Сохранить реквизиты" pending={save.pending} done={done} error={save.error} />
+        <SubmitRow label="Сохранить реквизиты" pending={save.isPending} done={done} error={apiError(save.error)} />
       </form>
     </section>
   );

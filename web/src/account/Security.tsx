@@ -1,13 +1,13 @@
 // The account's security: change the password (the other sessions end, this one goes on with the fresh
 // token) and sign out everywhere (this session too).
+import { useMutation } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
-import { passwordChangeInput } from '../../../src/accounts/security-input';
-import { api } from '../api';
-import { Button, ConfirmDialog, ErrorText, Field } from '../components/ui';
-import { useAction } from '../hooks';
-import { navigate } from '../router';
-import { currentSession, endSession, startSession } from '../session';
-import { check, withServerErrors, type FieldErrors } from '../validate';
+import { passwordChangeInput } from '@server/accounts/security-input';
+import { Button, ConfirmDialog, ErrorText, Field } from '../shared/ui';
+import { navigate } from '../app/router';
+import { currentSession, endSession, startSession } from '../app/session';
+import { check, withServerErrors, type FieldErrors } from '../shared/validate';
 
 export function SecuritySection() {
   const [currentPassword, setCurrentPassword] = useState('');
@@ -15,8 +15,9 @@ export function SecuritySection() {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [changed, setChanged] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const change = useAction((values: { currentPassword: string; newPassword: string }) => api.accountSecurity.changePassword.mutate(values));
-  const logoutAll = useAction(() => api.accountSecurity.logoutAll.mutate());
+  const trpc = useTRPC();
+  const change = useMutation(trpc.accountSecurity.changePassword.mutationOptions());
+  const logoutAll = useMutation(trpc.accountSecurity.logoutAll.mutationOptions());
 
   const onChange = async (event: FormEvent) => {
     event.preventDefault();
@@ -24,7 +25,7 @@ export function SecuritySection() {
     const checked = check(passwordChangeInput, { currentPassword, newPassword });
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
-    const result = await change.run(checked.data);
+    const result = await answerOf(change.mutateAsync(checked.data));
     if (!result) return;
     startSession(result.token, currentSession()?.email ?? '');
     setCurrentPassword('');
@@ -33,13 +34,13 @@ export function SecuritySection() {
   };
 
   const onLogoutAll = async () => {
-    const result = await logoutAll.run();
+    const result = await answerOf(logoutAll.mutateAsync());
     if (!result) return;
     navigate('/login', true);
     endSession(result.message);
   };
 
-  const fieldErrors = withServerErrors(errors, change.error);
+  const fieldErrors = withServerErrors(errors, apiError(change.error));
   return (
     <>
       <section className="card" aria-labelledby="password-title">
@@ -72,7 +73,7 @@ export function SecuritySection() {
             )}
           </Field>
           <div className="actions">
-            <Button type="submit" pending={change.pending} pendingText="Меняем…">
+            <Button type="submit" pending={change.isPending} pendingText="Меняем…">
               Сменить пароль
             </Button>
             {changed ? (
@@ -81,7 +82,7 @@ export function SecuritySection() {
               </span>
             ) : null}
           </div>
-          {change.error && !change.error.fields ? <ErrorText error={change.error} /> : null}
+          {change.error && !apiError(change.error)?.fields ? <ErrorText error={apiError(change.error)} /> : null}
         </form>
       </section>
 
@@ -98,8 +99,8 @@ export function SecuritySection() {
         open={confirming}
         title="Выйти на всех устройствах?"
         confirmText="Завершить все сеансы"
-        pending={logoutAll.pending}
-        error={logoutAll.error}
+        pending={logoutAll.isPending}
+        error={apiError(logoutAll.error)}
         onConfirm={onLogoutAll}
         onCancel={() => setConfirming(false)}
       >

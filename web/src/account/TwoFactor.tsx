@@ -1,12 +1,13 @@
 // «Двухфакторный вход»: set up with the QR code and a first code, the recovery codes shown once, and
 // switching it off with a code. The QR code is an SVG drawn by the server, shown as an image (never
 // inserted as markup).
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
-import { twoFactorCodeInput } from '../../../src/accounts/auth-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyButton, CopyValue, ErrorText, Field, Loading } from '../components/ui';
-import { useAction, useQuery } from '../hooks';
-import { check } from '../validate';
+import { twoFactorCodeInput } from '@server/accounts/auth-input';
+import type { Outputs } from '../app/api';
+import { Button, CopyButton, CopyValue, ErrorText, Field, Loading } from '../shared/ui';
+import { check } from '../shared/validate';
 
 type Setup = Outputs['twoFactor']['setup'];
 
@@ -64,32 +65,34 @@ const formError = <E extends { code?: string; fields?: Record<string, string> }>
   error && !(error.code === 'totp_invalid' || error.fields?.code) ? error : undefined;
 
 export function TwoFactorSection() {
-  const status = useQuery(() => api.twoFactor.status.query(), []);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const status = useQuery(trpc.twoFactor.status.queryOptions());
   const [setup, setSetup] = useState<Setup | null>(null);
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const [disabledNotice, setDisabledNotice] = useState<string | null>(null);
-  const start = useAction(() => api.twoFactor.setup.mutate());
-  const enable = useAction((code: string) => api.twoFactor.enable.mutate({ code }));
-  const disable = useAction((code: string) => api.twoFactor.disable.mutate({ code }));
+  const start = useMutation(trpc.twoFactor.setup.mutationOptions());
+  const enable = useMutation(trpc.twoFactor.enable.mutationOptions());
+  const disable = useMutation(trpc.twoFactor.disable.mutationOptions());
 
   const onStart = async () => {
     setDisabledNotice(null);
-    const result = await start.run();
+    const result = await answerOf(start.mutateAsync());
     if (result) setSetup(result);
   };
   const onEnable = async (code: string) => {
-    const result = await enable.run(code);
+    const result = await answerOf(enable.mutateAsync({ code }));
     if (!result) return;
     setSetup(null);
     setRecoveryCodes(result.recoveryCodes);
-    status.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.twoFactor.pathKey() });
   };
   const onDisable = async (code: string) => {
-    const result = await disable.run(code);
+    const result = await answerOf(disable.mutateAsync({ code }));
     if (!result) return;
     setRecoveryCodes(null);
     setDisabledNotice(result.message);
-    status.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.twoFactor.pathKey() });
   };
 
   const enabled = status.data?.enabled;
@@ -100,8 +103,8 @@ export function TwoFactorSection() {
         Кроме пароля, при входе понадобится шестизначный код из приложения-аутентификатора на телефоне (Google Authenticator, Яндекс Ключ, Aegis, 1Password и другие).
         Пароль, попавший в чужие руки, один не откроет аккаунт.
       </p>
-      {status.loading && !status.data ? <Loading /> : null}
-      <ErrorText error={status.error} />
+      {status.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(status.error)} />
 
       {recoveryCodes ? (
         <div className="created-key" role="region" aria-label="Коды восстановления" data-testid="recovery-codes">
@@ -134,11 +137,11 @@ export function TwoFactorSection() {
             </p>
           ) : null}
           <div className="actions">
-            <Button onClick={onStart} pending={start.pending} pendingText="Готовим…">
+            <Button onClick={onStart} pending={start.isPending} pendingText="Готовим…">
               Включить двухфакторный вход
             </Button>
           </div>
-          <ErrorText error={start.error} />
+          <ErrorText error={apiError(start.error)} />
         </>
       ) : null}
 
@@ -164,10 +167,10 @@ export function TwoFactorSection() {
             pendingText="Проверяем…"
             testId="two-factor-enable"
             onCode={onEnable}
-            pending={enable.pending}
-            error={fieldError(enable.error)}
+            pending={enable.isPending}
+            error={fieldError(apiError(enable.error))}
           />
-          <ErrorText error={formError(enable.error)} />
+          <ErrorText error={formError(apiError(enable.error))} />
         </div>
       ) : null}
 
@@ -183,10 +186,10 @@ export function TwoFactorSection() {
             pendingText="Отключаем…"
             testId="two-factor-disable"
             onCode={onDisable}
-            pending={disable.pending}
-            error={fieldError(disable.error)}
+            pending={disable.isPending}
+            error={fieldError(apiError(disable.error))}
           />
-          <ErrorText error={formError(disable.error)} />
+          <ErrorText error={formError(apiError(disable.error))} />
         </>
       ) : null}
     </section>

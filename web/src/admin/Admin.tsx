@@ -3,8 +3,8 @@
 // model requests go by. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
 // while the page was open).
-import { Loading } from '../components/ui';
-import { Link } from '../router';
+import { Loading } from '../shared/ui';
+import { Link } from '../app/router';
 import { RecheckRole } from './AdminError';
 import { AuditScreen } from './Audit';
 import { PricesScreen } from './Prices';

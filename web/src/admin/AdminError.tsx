@@ -1,8 +1,8 @@
 // The admin screens' error line, in its own file so that the screens and the console that holds them
 // (Admin.tsx) do not import each other.
 import { createContext, useContext, useEffect } from 'react';
-import type { ApiError } from '../api';
-import { ErrorText } from '../components/ui';
+import type { ApiError } from '../app/api';
+import { ErrorText } from '../shared/ui';
 
 /** Given by Admin.tsx: asks the server again who the user is. */
 export const RecheckRole = createContext<() => void>(() => {});

@@ -1,19 +1,21 @@
 // The audit log: what every admin changed, newest first, paged — for the whole service (filtered by
 // action, e-mail and period on the server) or for one account or price pattern. Accounts are named by
 // e-mail; money reads as everywhere else on the dashboard («502,99 ₽», every digit on hover).
+import { apiError, useTRPC } from '../app/trpc';
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { AUDIT_ACTIONS } from '../../../src/admin/audit-actions';
-import { auditInput } from '../../../src/admin/input';
-import type { LimitReset } from '../../../src/keys/limits';
-import { api, type Outputs } from '../api';
-import { Money } from '../components/Money';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, Field, Loading } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { Link } from '../router';
-import { auditActionLabels, auditFieldLabels, limitResetLabels } from '../texts';
-import { check, type FieldErrors } from '../validate';
+import { AUDIT_ACTIONS } from '@server/admin/audit-actions';
+import { auditInput } from '@server/admin/input';
+import type { LimitReset } from '@server/keys/limits';
+import type { Outputs } from '../app/api';
+import { Money } from '../shared/Money';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, Field, Loading } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { useBillingConfig } from '../shared/billing-config';
+import { Link } from '../app/router';
+import { auditActionLabels, auditFieldLabels, limitResetLabels } from '../shared/texts';
+import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 type AuditRow = Outputs['admin']['audit']['data'][number];
@@ -163,24 +165,22 @@ function AuditFilterForm({ onApply }: { onApply(filters: AuditFilters): void }) 
 export function AuditTable({ targetId, pageSize = 50, filters = {} }: { targetId?: string; pageSize?: number; filters?: AuditFilters }) {
   const pages = useCursorPages();
   const currency = useBillingConfig().data?.currency;
-  const list = useQuery(
-    () => api.admin.audit.query({ limit: pageSize, cursor: pages.cursor, targetId, ...filters }),
-    [pages.cursor, targetId, pageSize, filters.action, filters.email, filters.from, filters.to],
-  );
+  const trpc = useTRPC();
+  const list = useQuery(trpc.admin.audit.queryOptions({ limit: pageSize, cursor: pages.cursor, targetId, ...filters }));
   const rows = list.data?.data ?? [];
   return (
     <div data-testid="audit-log">
       <div className="actions">
-        <Button variant="secondary" onClick={list.reload} disabled={list.loading} aria-label="Обновить журнал действий">
+        <Button variant="secondary" onClick={() => void list.refetch()} disabled={list.isFetching} aria-label="Обновить журнал действий">
           Обновить
         </Button>
       </div>
-      <AdminError error={list.error} />
-      {list.loading && !list.data ? <Loading text="Загружаем журнал…" /> : null}
+      <AdminError error={apiError(list.error)} />
+      {list.isPending ? <Loading text="Загружаем журнал…" /> : null}
       {list.data && rows.length === 0 ? <p className="muted">Записей нет.</p> : null}
       {rows.length > 0 ? (
         <div className="table-wrap">
-          <table className="stack-table" data-testid="audit-table" aria-busy={list.loading}>
+          <table className="stack-table" data-testid="audit-table" aria-busy={list.isFetching}>
             <thead>
               <tr>
                 <th scope="col">Время</th>
@@ -208,7 +208,7 @@ export function AuditTable({ targetId, pageSize = 50, filters = {} }: { targetId
           </table>
         </div>
       ) : null}
-      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.loading} label="Страницы журнала" />
+      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.isFetching} label="Страницы журнала" />
     </div>
   );
 }

@@ -1,14 +1,16 @@
 // «Импорт цен»: the provider's own prices (USD per token) × one multiplier (exchange rate × margin)
 // become ours per 1M tokens. The preview lists each model beside the price in force; the operator keeps
 // the rows to save with checkboxes, and only those are written.
+import { useMutation } from '@tanstack/react-query';
+import { answerOf, apiError, useRefusal, useTRPC } from '../app/trpc';
 import { useId, useState, type FormEvent } from 'react';
-import { importInput, importPreviewInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, Field } from '../components/ui';
-import { formatExact, formatInt, shiftDecimal } from '../format';
-import { useAction, useBillingConfig } from '../hooks';
-import { skipReasonLabels } from '../texts';
-import { check, decimalInput, type FieldErrors } from '../validate';
+import { importInput, importPreviewInput } from '@server/admin/input';
+import type { Outputs } from '../app/api';
+import { Button, Field } from '../shared/ui';
+import { formatExact, formatInt, shiftDecimal } from '../shared/format';
+import { useBillingConfig } from '../shared/billing-config';
+import { skipReasonLabels } from '../shared/texts';
+import { check, decimalInput, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 import { PerMillionPair } from './PerMillion';
 
@@ -52,8 +54,10 @@ export function PriceImport({ onImported }: { onImported(): void }) {
   const [preview, setPreview] = useState<(Preview & { multiplier: number }) | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [result, setResult] = useState<Imported | null>(null);
-  const load = useAction((input: { multiplier: number; filter?: string }) => api.admin.previewPriceImport.mutate(input));
-  const save = useAction((input: { multiplier: number; models: string[] }) => api.admin.importPrices.mutate(input));
+  const trpc = useTRPC();
+  const load = useMutation(trpc.admin.previewPriceImport.mutationOptions());
+  const save = useMutation(trpc.admin.importPrices.mutationOptions());
+  const [saveError, refuseSave] = useRefusal(save);
   const allId = useId();
 
   const onPreview = async (event: FormEvent) => {
@@ -65,7 +69,7 @@ export function PriceImport({ onImported }: { onImported(): void }) {
       return;
     }
     setErrors({});
-    const answer = await load.run(checked.data);
+    const answer = await answerOf(load.mutateAsync(checked.data));
     if (!answer) return;
     setPreview({ ...answer, multiplier: checked.data.multiplier });
     // Rows that would change something start checked; a price already in force as it is, not.
@@ -77,10 +81,10 @@ export function PriceImport({ onImported }: { onImported(): void }) {
     const models = preview.rows.map((r) => r.model).filter((m) => selected.has(m));
     const checked = check(importInput, { multiplier: preview.multiplier, models });
     if (!checked.ok) {
-      save.fail({ message: checked.message, type: 'validation' });
+      refuseSave({ message: checked.message, type: 'validation' });
       return;
     }
-    const answer = await save.run(checked.data);
+    const answer = await answerOf(save.mutateAsync(checked.data));
     if (!answer) return;
     setResult(answer);
     setPreview(null);
@@ -116,12 +120,12 @@ export function PriceImport({ onImported }: { onImported(): void }) {
           {(props) => <input {...props} name="importFilter" value={filter} onChange={(e) => setFilter(e.target.value)} spellCheck={false} />}
         </Field>
         <div className="actions">
-          <Button type="submit" pending={load.pending} pendingText="Считаем…">
+          <Button type="submit" pending={load.isPending} pendingText="Считаем…">
             Показать цены
           </Button>
         </div>
       </form>
-      <AdminError error={load.error} />
+      <AdminError error={apiError(load.error)} />
 
       <div role="status" aria-live="polite">
         {preview ? (
@@ -209,14 +213,14 @@ export function PriceImport({ onImported }: { onImported(): void }) {
           )}
           <SkippedList skipped={preview.skipped} />
           <div className="actions">
-            <Button onClick={onSave} pending={save.pending} pendingText="Сохраняем…" disabled={selected.size === 0}>
+            <Button onClick={onSave} pending={save.isPending} pendingText="Сохраняем…" disabled={selected.size === 0}>
               Сохранить отмеченные ({formatInt(selected.size)})
             </Button>
-            <Button variant="secondary" onClick={() => setPreview(null)} disabled={save.pending}>
+            <Button variant="secondary" onClick={() => setPreview(null)} disabled={save.isPending}>
               Отменить импорт
             </Button>
           </div>
-          <AdminError error={save.error} />
+          <AdminError error={saveError} />
         </>
       ) : null}
     </section>

@@ -1,14 +1,16 @@
 // The price table: per model id or prefix (openai/*), what 1M prompt and 1M completion tokens cost in
 // the balance currency; rows are added, changed and deleted here, or imported from the provider's list.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { putPriceInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { currencySymbol, formatBalance, formatDateTime } from '../format';
+import { putPriceInput } from '@server/admin/input';
+import type { Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { currencySymbol, formatBalance, formatDateTime } from '../shared/format';
 import { PerMillionPair } from './PerMillion';
-import { useAction, useBillingConfig, useQuery } from '../hooks';
-import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
+import { useBillingConfig } from '../shared/billing-config';
+import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 import { PriceImport } from './PriceImport';
 
@@ -29,7 +31,8 @@ function PriceForm({
   const [prompt, setPrompt] = useState(editing ? decimalText(editing.promptPerMillion) : '');
   const [completion, setCompletion] = useState(editing ? decimalText(editing.completionPerMillion) : '');
   const [errors, setErrors] = useState<FieldErrors>({});
-  const save = useAction((input: { pattern: string; promptPerMillion: number; completionPerMillion: number }) => api.admin.putPrice.mutate(input));
+  const trpc = useTRPC();
+  const save = useMutation(trpc.admin.putPrice.mutationOptions());
   const first = useRef<HTMLInputElement>(null);
   const unit = currency ? `, ${currencySymbol(currency)}` : '';
 
@@ -46,7 +49,9 @@ function PriceForm({
       return;
     }
     setErrors({});
-    const row = await save.run({ pattern: checked.data.pattern, promptPerMillion: values.promptPerMillion!, completionPerMillion: values.completionPerMillion! });
+    const row = await answerOf(
+      save.mutateAsync({ pattern: checked.data.pattern, promptPerMillion: values.promptPerMillion!, completionPerMillion: values.completionPerMillion! }),
+    );
     if (!row) return;
     onSaved(row, !editing);
     if (!editing) {
@@ -93,37 +98,39 @@ function PriceForm({
         </Field>
       </div>
       <div className="actions">
-        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
+        <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
           Сохранить цену
         </Button>
         {editing ? (
-          <Button variant="secondary" onClick={onCancel} disabled={save.pending}>
+          <Button variant="secondary" onClick={onCancel} disabled={save.isPending}>
             Отмена
           </Button>
         ) : null}
       </div>
-      <AdminError error={save.error} />
+      <AdminError error={apiError(save.error)} />
     </form>
   );
 }
 
 export function PricesScreen() {
-  const prices = useQuery(() => api.admin.listPrices.query(), []);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const prices = useQuery(trpc.admin.listPrices.queryOptions());
   const currency = useBillingConfig().data?.currency;
   const [editing, setEditing] = useState<PriceRow | null>(null);
   const [deleting, setDeleting] = useState<PriceRow | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const remove = useAction((pattern: string) => api.admin.deletePrice.mutate({ pattern }));
+  const remove = useMutation(trpc.admin.deletePrice.mutationOptions());
   const rows = prices.data?.prices ?? [];
 
   const onDelete = async () => {
     if (!deleting) return;
-    const result = await remove.run(deleting.pattern);
+    const result = await answerOf(remove.mutateAsync({ pattern: deleting.pattern }));
     if (!result) return;
     setMessage(`${result.message}: ${deleting.pattern}`);
     if (editing?.pattern === deleting.pattern) setEditing(null);
     setDeleting(null);
-    prices.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });
   };
 
   return (
@@ -131,7 +138,7 @@ export function PricesScreen() {
       <section className="card" aria-labelledby="prices-title" data-testid="admin-prices">
         <div className="section-head">
           <h2 id="prices-title">Цены моделей</h2>
-          <Button variant="secondary" onClick={prices.reload} disabled={prices.loading} aria-label="Обновить таблицу цен">
+          <Button variant="secondary" onClick={() => void prices.refetch()} disabled={prices.isFetching} aria-label="Обновить таблицу цен">
             Обновить
           </Button>
         </div>
@@ -147,8 +154,8 @@ export function PricesScreen() {
             {message}
           </p>
         ) : null}
-        <AdminError error={prices.error} />
-        {prices.loading && !prices.data ? <Loading /> : null}
+        <AdminError error={apiError(prices.error)} />
+        {prices.isPending ? <Loading /> : null}
         {prices.data && rows.length === 0 ? <p className="muted">Строк в таблице цен нет: все модели стоят по умолчанию.</p> : null}
         {rows.length > 0 ? (
           <div className="table-wrap">
@@ -197,7 +204,7 @@ export function PricesScreen() {
                           variant="danger"
                           aria-label={`Удалить цену ${row.pattern}`}
                           onClick={() => {
-                            remove.fail(undefined);
+                            remove.reset();
                             setDeleting(row);
                           }}
                         >
@@ -223,20 +230,20 @@ export function PricesScreen() {
                 `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatBalance(row.promptPerMillion, currency)} / ${formatBalance(row.completionPerMillion, currency)} за 1 млн токенов (запрос / ответ)`,
               );
               setEditing(null);
-              prices.reload();
+              void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });
             }}
           />
         </div>
       </section>
 
-      <PriceImport onImported={prices.reload} />
+      <PriceImport onImported={() => void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() })} />
 
       <ConfirmDialog
         open={deleting !== null}
         title="Удалить цену?"
         confirmText="Удалить"
-        pending={remove.pending}
-        error={remove.error}
+        pending={remove.isPending}
+        error={apiError(remove.error)}
         onConfirm={onDelete}
         onCancel={() => setDeleting(null)}
       >

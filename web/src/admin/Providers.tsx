@@ -2,13 +2,14 @@
 // providers added here — each with its health (working, paused after failures, or disabled because its
 // key was refused) and its last hour from the usage log. Providers are added, changed, switched off and
 // on, and deleted here; the key is write-only: the list shows it masked, and an empty field keeps it.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { createProviderInput, patchProviderInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { formatClock, formatInt } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, decimalInput, type FieldErrors, withServerErrors } from '../validate';
+import { createProviderInput, patchProviderInput } from '@server/admin/input';
+import type { Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
+import { formatClock, formatInt } from '../shared/format';
+import { check, decimalInput, type FieldErrors, withServerErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 type Provider = Outputs['admin']['listProviders']['data'][number];
@@ -43,11 +44,14 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
     enabled: editing?.enabled ?? true,
   });
   const [errors, setErrors] = useState<FieldErrors>({});
-  const save = useAction((input: { name: string; baseUrl: string; apiKey?: string; timeoutMs: number; enabled: boolean }) =>
-    editing ? api.admin.updateProvider.mutate({ id: editing.id, ...input }) : api.admin.createProvider.mutate(input),
-  );
+  const client = useTRPCClient();
+  const save = useMutation({
+    mutationFn: (input: { name: string; baseUrl: string; apiKey?: string; timeoutMs: number; enabled: boolean }) =>
+      editing ? client.admin.updateProvider.mutate({ id: editing.id, ...input }) : client.admin.createProvider.mutate(input),
+  });
+  const saveError = apiError(save.error);
   const first = useRef<HTMLInputElement>(null);
-  const shown = withServerErrors(errors, save.error);
+  const shown = withServerErrors(errors, apiError(save.error));
   const set = (patch: Partial<ProviderValues>) => setValues((v) => ({ ...v, ...patch }));
 
   useEffect(() => {
@@ -70,7 +74,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
       return;
     }
     setErrors({});
-    const row = await save.run(input);
+    const row = await answerOf(save.mutateAsync(input));
     if (!row) return;
     onSaved(row, !editing);
     if (!editing) setValues({ name: '', baseUrl: '', apiKey: '', timeoutMs: String(DEFAULT_TIMEOUT_MS), enabled: true });
@@ -135,46 +139,48 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
         Включён: маршруты отправляют ему запросы
       </label>
       <div className="actions">
-        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
+        <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
           {editing ? 'Сохранить провайдера' : 'Добавить провайдера'}
         </Button>
         {editing ? (
-          <Button variant="secondary" onClick={onCancel} disabled={save.pending}>
+          <Button variant="secondary" onClick={onCancel} disabled={save.isPending}>
             Отмена
           </Button>
         ) : null}
       </div>
-      <AdminError error={save.error?.fields ? { ...save.error, message: FIELDS_REFUSED } : save.error} />
+      <AdminError error={saveError?.fields ? { ...saveError, message: FIELDS_REFUSED } : saveError} />
     </form>
   );
 }
 
 export function ProvidersScreen() {
-  const list = useQuery(() => api.admin.listProviders.query(), []);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const list = useQuery(trpc.admin.listProviders.queryOptions());
   const [editing, setEditing] = useState<Provider | null>(null);
   const [deleting, setDeleting] = useState<Provider | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const remove = useAction((id: string) => api.admin.deleteProvider.mutate({ id }));
+  const remove = useMutation(trpc.admin.deleteProvider.mutationOptions());
   // Switching off and on, and putting `default` back in service after its key was refused.
-  const toggle = useAction((id: string, patch: { enabled?: boolean }) => api.admin.updateProvider.mutate({ id, ...patch }));
+  const toggle = useMutation(trpc.admin.updateProvider.mutationOptions());
   const rows = list.data?.data ?? [];
 
   const onDelete = async () => {
     if (!deleting) return;
-    const result = await remove.run(deleting.id);
+    const result = await answerOf(remove.mutateAsync({ id: deleting.id }));
     if (!result) return;
     setMessage(`${result.message}: ${deleting.name}`);
     if (editing?.id === deleting.id) setEditing(null);
     setDeleting(null);
-    list.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.admin.listProviders.pathKey() });
   };
 
   const onToggle = async (row: Provider, patch: { enabled?: boolean }, done: string) => {
     setMessage(null);
-    const saved = await toggle.run(row.id, patch);
+    const saved = await answerOf(toggle.mutateAsync({ id: row.id, ...patch }));
     if (!saved) return;
     setMessage(done);
-    list.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.admin.listProviders.pathKey() });
   };
 
   return (
@@ -182,7 +188,7 @@ export function ProvidersScreen() {
       <section className="card" aria-labelledby="providers-title" data-testid="admin-providers">
         <div className="section-head">
           <h2 id="providers-title">Провайдеры</h2>
-          <Button variant="secondary" onClick={list.reload} disabled={list.loading} aria-label="Обновить список провайдеров">
+          <Button variant="secondary" onClick={() => void list.refetch()} disabled={list.isFetching} aria-label="Обновить список провайдеров">
             Обновить
           </Button>
         </div>
@@ -195,12 +201,12 @@ export function ProvidersScreen() {
             {message}
           </p>
         ) : null}
-        <AdminError error={list.error} />
-        <AdminError error={toggle.error} />
-        {list.loading && !list.data ? <Loading text="Загружаем провайдеров…" /> : null}
+        <AdminError error={apiError(list.error)} />
+        <AdminError error={apiError(toggle.error)} />
+        {list.isPending ? <Loading text="Загружаем провайдеров…" /> : null}
         {rows.length > 0 ? (
           <div className="table-wrap">
-            <table className="stack-table" data-testid="providers-table" aria-busy={list.loading}>
+            <table className="stack-table" data-testid="providers-table" aria-busy={list.isFetching}>
               <thead>
                 <tr>
                   <th scope="col">Название</th>
@@ -283,7 +289,7 @@ export function ProvidersScreen() {
                             <Button
                               variant="secondary"
                               aria-label={`${row.enabled ? 'Выключить' : 'Включить'} провайдера ${row.name}`}
-                              disabled={toggle.pending}
+                              disabled={toggle.isPending}
                               onClick={() =>
                                 onToggle(row, { enabled: !row.enabled }, row.enabled ? `Провайдер ${row.name} выключен` : `Провайдер ${row.name} включён`)
                               }
@@ -294,7 +300,7 @@ export function ProvidersScreen() {
                               variant="danger"
                               aria-label={`Удалить провайдера ${row.name}`}
                               onClick={() => {
-                                remove.fail(undefined);
+                                remove.reset();
                                 setDeleting(row);
                               }}
                             >
@@ -319,7 +325,7 @@ export function ProvidersScreen() {
             onSaved={(row, created) => {
               setMessage(`Провайдер ${row.name} ${created ? 'добавлен' : 'сохранён'}`);
               setEditing(null);
-              list.reload();
+              void queryClient.invalidateQueries({ queryKey: trpc.admin.listProviders.pathKey() });
             }}
           />
         </div>
@@ -329,8 +335,8 @@ export function ProvidersScreen() {
         open={deleting !== null}
         title="Удалить провайдера?"
         confirmText="Удалить"
-        pending={remove.pending}
-        error={remove.error}
+        pending={remove.isPending}
+        error={apiError(remove.error)}
         onConfirm={onDelete}
         onCancel={() => setDeleting(null)}
       >

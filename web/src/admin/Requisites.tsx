@@ -1,12 +1,12 @@
 // «Реквизиты» (/app/admin/requisites): the operator's company as the users' monthly счёт and акт print
 // it. Until they are saved, users are told their documents are not available yet. Saving is audited.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { operatorRequisitesInput } from '../../../src/statement/input';
-import { api } from '../api';
-import { Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { operatorRequisitesInput } from '@server/statement/input';
+import { Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 const EMPTY = {
@@ -37,12 +37,13 @@ const FIELDS: { name: keyof Form; label: string; hint?: string; numeric?: boolea
 ];
 
 export function RequisitesScreen() {
-  const saved = useQuery(() => api.adminRequisites.get.query(), []);
+  const trpc = useTRPC();
+  const saved = useQuery(trpc.adminRequisites.get.queryOptions());
   const [form, setForm] = useState<Form>(EMPTY);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [updatedAt, setUpdatedAt] = useState<string | null>(null);
   const [done, setDone] = useState(false);
-  const save = useAction((values: Form) => api.adminRequisites.update.mutate(values));
+  const save = useMutation(trpc.adminRequisites.update.mutationOptions());
   useEffect(() => {
     const r = saved.data?.requisites;
     if (!r) return;
@@ -60,14 +61,14 @@ export function RequisitesScreen() {
       return;
     }
     setErrors({});
-    const result = await save.run(checked.data);
+    const result = await answerOf(save.mutateAsync(checked.data));
     if (!result) return;
     const { updatedAt: at, ...fields } = result;
     setForm(fields);
     setUpdatedAt(at);
     setDone(true);
   };
-  const server = save.error?.fields ?? {};
+  const server = apiError(save.error)?.fields ?? {};
 
   return (
     <section className="card" aria-labelledby="requisites-admin-title" data-testid="operator-requisites">
@@ -77,8 +78,8 @@ export function RequisitesScreen() {
         {saved.data && updatedAt === null ? ' Пока реквизиты не сохранены, документы пользователям недоступны.' : ''}
         {updatedAt ? ` Изменены ${formatDateTime(updatedAt)}.` : ''}
       </p>
-      <AdminError error={saved.error} />
-      {saved.loading && !saved.data ? <Loading /> : null}
+      <AdminError error={apiError(saved.error)} />
+      {saved.isPending ? <Loading /> : null}
       <form onSubmit={onSubmit} noValidate>
         <div className="grid">
           {FIELDS.map((f) => (
@@ -96,7 +97,7 @@ export function RequisitesScreen() {
             </Field>
           ))}
         </div>
-        <SubmitRow label="Сохранить реквизиты" pending={save.pending} done={done} error={save.error} />
+        <SubmitRow label="Сохранить реквизиты" pending={save.isPending} done={done} error={apiError(save.error)} />
       </form>
     </section>
   );

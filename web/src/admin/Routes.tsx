@@ -2,13 +2,14 @@
 // price table), in order — a lower priority is tried first, within a priority the weight shares the
 // requests — and under which model id the provider knows the model. Routes are added, changed and
 // deleted here; a refused field is shown under itself, down to one target's field.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { putRouteInput } from '../../../src/admin/input';
-import { api, type ApiError, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { decimalInput, type FieldErrors } from '../validate';
+import { putRouteInput } from '@server/admin/input';
+import type { ApiError, Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { decimalInput, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 type Route = Outputs['admin']['listRoutes']['routes'][number];
@@ -59,12 +60,11 @@ function RouteForm({
     editing ? editing.targets.map((t) => ({ providerId: t.providerId, priority: String(t.priority), weight: String(t.weight), model: t.model ?? '' })) : [blank()],
   );
   const [errors, setErrors] = useState<FieldErrors>({});
-  const save = useAction(
-    (input: { pattern: string; targets: { providerId: string; priority?: number | undefined; weight?: number | undefined; model?: string | undefined }[] }) =>
-      api.admin.putRoute.mutate(input),
-  );
+  const trpc = useTRPC();
+  const save = useMutation(trpc.admin.putRoute.mutationOptions());
+  const saveError = apiError(save.error);
   const first = useRef<HTMLSelectElement>(null);
-  const shown: FieldErrors = { ...serverErrors(save.error), ...errors };
+  const shown: FieldErrors = { ...serverErrors(apiError(save.error)), ...errors };
 
   useEffect(() => {
     if (editing) first.current?.focus();
@@ -89,7 +89,7 @@ function RouteForm({
       return;
     }
     setErrors({});
-    const row = await save.run(input);
+    const row = await answerOf(save.mutateAsync(input));
     if (!row) return;
     onSaved(row, !editing);
     if (!editing) {
@@ -193,39 +193,41 @@ function RouteForm({
         <Button variant="secondary" onClick={() => setTargets((list) => [...list, { ...blank(), priority: String(list.length) }])}>
           Добавить провайдера в маршрут
         </Button>
-        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
+        <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
           Сохранить маршрут
         </Button>
         {editing ? (
-          <Button variant="secondary" onClick={onCancel} disabled={save.pending}>
+          <Button variant="secondary" onClick={onCancel} disabled={save.isPending}>
             Отмена
           </Button>
         ) : null}
       </div>
-      <AdminError error={save.error?.fields ? { ...save.error, message: FIELDS_REFUSED } : save.error} />
+      <AdminError error={saveError?.fields ? { ...saveError, message: FIELDS_REFUSED } : saveError} />
     </form>
   );
 }
 
 export function RoutesScreen() {
-  const routes = useQuery(() => api.admin.listRoutes.query(), []);
-  const providers = useQuery(() => api.admin.listProviders.query(), []);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const routes = useQuery(trpc.admin.listRoutes.queryOptions());
+  const providers = useQuery(trpc.admin.listProviders.queryOptions());
   const [editing, setEditing] = useState<Route | null>(null);
   const [deleting, setDeleting] = useState<Route | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const remove = useAction((pattern: string) => api.admin.deleteRoute.mutate({ pattern }));
+  const remove = useMutation(trpc.admin.deleteRoute.mutationOptions());
   const rows = routes.data?.routes ?? [];
   const providerList = providers.data?.data ?? [];
   const nameOf = (id: string) => providerList.find((p) => p.id === id)?.name ?? id;
 
   const onDelete = async () => {
     if (!deleting) return;
-    const result = await remove.run(deleting.pattern);
+    const result = await answerOf(remove.mutateAsync({ pattern: deleting.pattern }));
     if (!result) return;
     setMessage(`${result.message}: ${deleting.pattern}`);
     if (editing?.pattern === deleting.pattern) setEditing(null);
     setDeleting(null);
-    routes.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.admin.listRoutes.pathKey() });
   };
 
   return (
@@ -233,7 +235,7 @@ export function RoutesScreen() {
       <section className="card" aria-labelledby="routes-title" data-testid="admin-routes">
         <div className="section-head">
           <h2 id="routes-title">Маршруты</h2>
-          <Button variant="secondary" onClick={routes.reload} disabled={routes.loading} aria-label="Обновить список маршрутов">
+          <Button variant="secondary" onClick={() => void routes.refetch()} disabled={routes.isFetching} aria-label="Обновить список маршрутов">
             Обновить
           </Button>
         </div>
@@ -246,8 +248,8 @@ export function RoutesScreen() {
             {message}
           </p>
         ) : null}
-        <AdminError error={routes.error ?? providers.error} />
-        {routes.loading && !routes.data ? <Loading text="Загружаем маршруты…" /> : null}
+        <AdminError error={apiError(routes.error) ?? apiError(providers.error)} />
+        {routes.isPending ? <Loading text="Загружаем маршруты…" /> : null}
         {routes.data && rows.length === 0 ? <p className="muted">Маршрутов нет: все модели идут к провайдеру default.</p> : null}
         {rows.length > 0 ? (
           <div className="table-wrap">
@@ -299,7 +301,7 @@ export function RoutesScreen() {
                           variant="danger"
                           aria-label={`Удалить маршрут ${row.pattern}`}
                           onClick={() => {
-                            remove.fail(undefined);
+                            remove.reset();
                             setDeleting(row);
                           }}
                         >
@@ -324,7 +326,7 @@ export function RoutesScreen() {
               onSaved={(row, created) => {
                 setMessage(`Маршрут ${row.pattern} ${created ? 'добавлен' : 'сохранён'}`);
                 setEditing(null);
-                routes.reload();
+                void queryClient.invalidateQueries({ queryKey: trpc.admin.listRoutes.pathKey() });
               }}
             />
           ) : null}
@@ -335,8 +337,8 @@ export function RoutesScreen() {
         open={deleting !== null}
         title="Удалить маршрут?"
         confirmText="Удалить"
-        pending={remove.pending}
-        error={remove.error}
+        pending={remove.isPending}
+        error={apiError(remove.error)}
         onConfirm={onDelete}
         onCancel={() => setDeleting(null)}
       >

@@ -1,16 +1,17 @@
 // Daily figures of the service (UTC days): revenue from top-ups, admins' credits, spend on models and
 // the number of requests, with the period's totals; a chart of the days, the same numbers as a table
 // (folded away) and as a CSV file.
+import { useQuery } from '@tanstack/react-query';
+import { apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
-import { dailyStatsInput } from '../../../src/admin/input';
-import { api } from '../api';
-import { Button, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { formatInt, formatUtcDay } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { dailyStatsInput } from '@server/admin/input';
+import { Button, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { formatInt, formatUtcDay } from '../shared/format';
+import { useBillingConfig } from '../shared/billing-config';
+import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
-import { FileDownload } from '../components/FileDownload';
+import { FileDownload } from '../shared/FileDownload';
 import { StatsChart } from './StatsChart';
 
 const DAY_MS = 86_400_000;
@@ -23,7 +24,8 @@ export function StatsScreen() {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string | undefined>();
   const currency = useBillingConfig().data?.currency;
-  const stats = useQuery(() => api.admin.dailyStats.query(range), [range.from, range.to]);
+  const trpc = useTRPC();
+  const stats = useQuery(trpc.admin.dailyStats.queryOptions(range));
   const money = (value: number) => <Money value={value} currency={currency} />;
 
   const onSubmit = (event: FormEvent) => {
@@ -51,7 +53,7 @@ export function StatsScreen() {
           {(props) => <input {...props} name="statsTo" type="date" value={to} onChange={(e) => setTo(e.target.value)} />}
         </Field>
         <div className="actions">
-          <Button type="submit" pending={stats.loading} pendingText="Считаем…">
+          <Button type="submit" pending={stats.isFetching} pendingText="Считаем…">
             Показать
           </Button>
         </div>
@@ -61,8 +63,8 @@ export function StatsScreen() {
           {formError}
         </p>
       ) : null}
-      <AdminError error={stats.error} />
-      {stats.loading && !data ? <Loading /> : null}
+      <AdminError error={apiError(stats.error)} />
+      {stats.isPending ? <Loading /> : null}
       {data ? (
         <>
           <dl className="totals" data-testid="stats-totals" aria-live="polite">
@@ -94,7 +96,7 @@ export function StatsScreen() {
           <details className="chart-table">
             <summary>Таблица по дням</summary>
             <div className="table-wrap">
-              <table className="stack-table" data-testid="stats-table" aria-busy={stats.loading}>
+              <table className="stack-table" data-testid="stats-table" aria-busy={stats.isFetching}>
                 <thead>
                   <tr>
                     <th scope="col">День</th>

@@ -1,12 +1,12 @@
 // The operator's daily figures as a chart: one line per figure (revenue, credits, spend, margin) over
-// the UTC days of the period, drawn by uPlot as the usage page's chart is (components/UsageChart.tsx), so
+// the UTC days of the period, drawn by uPlot as the usage page's chart is (usage/UsageChart.tsx), so
 // a month of mostly empty days reads at a glance. A legend shows and hides a line; hover, tap or the arrow
 // keys point at a day and its numbers appear beside the chart.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { pointOnTap, walkDays } from '../components/chart-pointer';
-import { currencySymbol, formatBalance, formatUtcDay } from '../format';
+import { pointOnTap, walkDays } from '../shared/chart-pointer';
+import { currencySymbol, formatBalance, formatUtcDay } from '../shared/format';
 
 export interface StatsDay {
   day: string;

@@ -1,17 +1,19 @@
 // One account for the operator: its figures, a credit or a correction (idempotent by its reference,
 // confirmed with its amount, account and reason), blocking with a confirmation, its keys (each revoked
 // or given a budget by the operator), its spend by model, its ledger and what admins did to it.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { useId, useState, type FormEvent } from 'react';
-import { creditInput } from '../../../src/admin/input';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, Field, Loading } from '../components/ui';
+import { creditInput } from '@server/admin/input';
+import type { Outputs } from '../app/api';
+import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
 import { KeyBudgetText, KeyDialogs, useKeyActions } from './UserKeys';
-import { Money } from '../components/Money';
-import { formatBalance, formatDateTime, formatInt } from '../format';
-import { useAction, useBillingConfig, useQuery } from '../hooks';
-import { Link } from '../router';
-import { ledgerKindLabels, ledgerReference, roleLabels } from '../texts';
-import { check, decimalInput, type FieldErrors } from '../validate';
+import { Money } from '../shared/Money';
+import { formatBalance, formatDateTime, formatInt } from '../shared/format';
+import { useBillingConfig } from '../shared/billing-config';
+import { Link } from '../app/router';
+import { ledgerKindLabels, ledgerReference, roleLabels } from '../shared/texts';
+import { check, decimalInput, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 import { AuditTable } from './Audit';
 
@@ -28,7 +30,8 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<CreditRequest | null>(null);
-  const credit = useAction((input: CreditRequest) => api.admin.creditUser.mutate(input));
+  const trpc = useTRPC();
+  const credit = useMutation(trpc.admin.creditUser.mutationOptions());
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -46,7 +49,7 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
       return;
     }
     setErrors({});
-    credit.fail(undefined);
+    credit.reset();
     // The schema turns the amount into exact nano-units for the server; the request carries the number.
     // Money moves only after the operator has seen the amount, the account and the reason once more.
     setConfirming({ id: detail.user.id, amount: values.amount!, reason: checked.data.reason, reference: checked.data.reference });
@@ -55,7 +58,7 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
   const onConfirm = async () => {
     const sent = confirming;
     if (!sent) return;
-    const result = await credit.run(sent);
+    const result = await answerOf(credit.mutateAsync(sent));
     if (!result) return;
     setConfirming(null);
     const verb = sent.amount > 0 ? 'Начислено' : 'Списано';
@@ -84,7 +87,7 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
         </Field>
       </div>
       <div className="actions">
-        <Button type="submit" pending={credit.pending} pendingText="Проводим…">
+        <Button type="submit" pending={credit.isPending} pendingText="Проводим…">
           Провести
         </Button>
         {done ? (
@@ -97,8 +100,8 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
         open={confirming !== null}
         title={confirming && confirming.amount < 0 ? 'Списать деньги с баланса?' : 'Начислить деньги на баланс?'}
         confirmText={confirming && confirming.amount < 0 ? 'Списать' : 'Начислить'}
-        pending={credit.pending}
-        error={credit.error}
+        pending={credit.isPending}
+        error={apiError(credit.error)}
         onConfirm={onConfirm}
         onCancel={() => setConfirming(null)}
       >
@@ -128,29 +131,31 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
 }
 
 export function UserScreen({ id }: { id: string }) {
-  const detail = useQuery(() => api.admin.getUser.query({ id }), [id]);
+  const trpc = useTRPC();
+  const detail = useQuery(trpc.admin.getUser.queryOptions({ id }));
   const currency = useBillingConfig().data?.currency;
   const [confirming, setConfirming] = useState(false);
   const [auditRound, setAuditRound] = useState(0);
   const [blockMessage, setBlockMessage] = useState<string | null>(null);
-  const block = useAction((blocked: boolean) => (blocked ? api.admin.unblockUser.mutate({ id }) : api.admin.blockUser.mutate({ id })));
+  const client = useTRPCClient();
+  const block = useMutation({ mutationFn: (blocked: boolean) => (blocked ? client.admin.unblockUser.mutate({ id }) : client.admin.blockUser.mutate({ id })) });
   const [sessionAction, setSessionAction] = useState<'reset' | 'end' | null>(null);
   const [sessionMessage, setSessionMessage] = useState<string | null>(null);
-  const sessions = useAction((action: 'reset' | 'end') =>
-    action === 'reset' ? api.admin.sendPasswordReset.mutate({ id }) : api.admin.endUserSessions.mutate({ id }),
-  );
+  const sessions = useMutation({
+    mutationFn: (action: 'reset' | 'end') => (action === 'reset' ? client.admin.sendPasswordReset.mutate({ id }) : client.admin.endUserSessions.mutate({ id })),
+  });
   const headingId = useId();
   const d = detail.data;
 
   const afterChange = () => {
-    detail.reload();
+    void detail.refetch();
     setAuditRound((r) => r + 1);
   };
   const keyActions = useKeyActions(id, afterChange);
 
   const onBlock = async () => {
     if (!d) return;
-    const result = await block.run(d.user.blocked);
+    const result = await answerOf(block.mutateAsync(d.user.blocked));
     if (!result) return;
     setConfirming(false);
     setBlockMessage(result.blocked ? 'Пользователь заблокирован' : 'Блокировка снята');
@@ -159,7 +164,7 @@ export function UserScreen({ id }: { id: string }) {
 
   const onSessionAction = async () => {
     if (!sessionAction) return;
-    const result = await sessions.run(sessionAction);
+    const result = await answerOf(sessions.mutateAsync(sessionAction));
     if (!result) return;
     setSessionAction(null);
     setSessionMessage(result.message);
@@ -171,8 +176,8 @@ export function UserScreen({ id }: { id: string }) {
       <p>
         <Link to="/admin">← Все пользователи</Link>
       </p>
-      {detail.loading && !d ? <Loading text="Загружаем пользователя…" /> : null}
-      <AdminError error={detail.error} />
+      {detail.isPending ? <Loading text="Загружаем пользователя…" /> : null}
+      <AdminError error={apiError(detail.error)} />
       {d ? (
         <>
           <section className="card" aria-labelledby={headingId} data-testid="admin-user">
@@ -211,7 +216,7 @@ export function UserScreen({ id }: { id: string }) {
               <Button
                 variant={d.user.blocked ? 'secondary' : 'danger'}
                 onClick={() => {
-                  block.fail(undefined);
+                  block.reset();
                   setBlockMessage(null);
                   setConfirming(true);
                 }}
@@ -228,7 +233,7 @@ export function UserScreen({ id }: { id: string }) {
               <Button
                 variant="secondary"
                 onClick={() => {
-                  sessions.fail(undefined);
+                  sessions.reset();
                   setSessionMessage(null);
                   setSessionAction('reset');
                 }}
@@ -238,7 +243,7 @@ export function UserScreen({ id }: { id: string }) {
               <Button
                 variant="secondary"
                 onClick={() => {
-                  sessions.fail(undefined);
+                  sessions.reset();
                   setSessionMessage(null);
                   setSessionAction('end');
                 }}
@@ -427,8 +432,8 @@ export function UserScreen({ id }: { id: string }) {
             open={sessionAction !== null}
             title={sessionAction === 'reset' ? 'Отправить ссылку для сброса пароля?' : 'Завершить все сеансы пользователя?'}
             confirmText={sessionAction === 'reset' ? 'Отправить ссылку' : 'Завершить сеансы'}
-            pending={sessions.pending}
-            error={sessions.error}
+            pending={sessions.isPending}
+            error={apiError(sessions.error)}
             onConfirm={onSessionAction}
             onCancel={() => setSessionAction(null)}
           >
@@ -445,8 +450,8 @@ export function UserScreen({ id }: { id: string }) {
             open={confirming}
             title={d.user.blocked ? 'Снять блокировку?' : 'Заблокировать пользователя?'}
             confirmText={d.user.blocked ? 'Разблокировать' : 'Заблокировать'}
-            pending={block.pending}
-            error={block.error}
+            pending={block.isPending}
+            error={apiError(block.error)}
             onConfirm={onBlock}
             onCancel={() => setConfirming(false)}
           >

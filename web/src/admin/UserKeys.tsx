@@ -1,16 +1,17 @@
 // An operator acting on one account's API keys: revoking a key (it stops working on /v1 at once) and
 // setting its budget (the spend limit and the period it resets in), each after a dialog that names the
 // key and the account. Both land in the audit log.
+import { useMutation } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState } from 'react';
-import { userKeyBudgetInput } from '../../../src/admin/keys-input';
-import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
-import { api, type Outputs } from '../api';
-import { Money } from '../components/Money';
-import { ConfirmDialog, Field } from '../components/ui';
-import { formatBalance } from '../format';
-import { useAction } from '../hooks';
-import { limitResetLabels } from '../texts';
-import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
+import { userKeyBudgetInput } from '@server/admin/keys-input';
+import { LIMIT_RESETS, type LimitReset } from '@server/keys/limits';
+import type { Outputs } from '../app/api';
+import { Money } from '../shared/Money';
+import { ConfirmDialog, Field } from '../shared/ui';
+import { formatBalance } from '../shared/format';
+import { limitResetLabels } from '../shared/texts';
+import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 
 type UserKey = Outputs['admin']['getUser']['keys'][number];
 type Kind = 'revoke' | 'budget';
@@ -36,10 +37,9 @@ export function useKeyActions(userId: string, onChanged: () => void) {
   const [limit, setLimit] = useState('');
   const [reset, setReset] = useState<LimitReset>('month');
   const [errors, setErrors] = useState<FieldErrors>({});
-  const revoke = useAction((keyId: string) => api.admin.revokeUserKey.mutate({ id: userId, keyId }));
-  const budget = useAction((input: { keyId: string; spendLimit: number | null; limitReset: LimitReset }) =>
-    api.admin.setUserKeyBudget.mutate({ id: userId, ...input }),
-  );
+  const trpc = useTRPC();
+  const revoke = useMutation(trpc.admin.revokeUserKey.mutationOptions());
+  const budget = useMutation(trpc.admin.setUserKeyBudget.mutationOptions());
 
   return {
     kind,
@@ -53,8 +53,8 @@ export function useKeyActions(userId: string, onChanged: () => void) {
     setLimit,
     setReset,
     open(next: Kind, target: UserKey) {
-      revoke.fail(undefined);
-      budget.fail(undefined);
+      revoke.reset();
+      budget.reset();
       setErrors({});
       setMessage(null);
       setLimit(target.spendLimit === null ? '' : decimalText(target.spendLimit));
@@ -68,7 +68,7 @@ export function useKeyActions(userId: string, onChanged: () => void) {
     async confirm() {
       if (!key) return;
       if (kind === 'revoke') {
-        if (!(await revoke.run(key.id))) return;
+        if (!(await answerOf(revoke.mutateAsync({ id: userId, keyId: key.id })))) return;
         setMessage(`Ключ «${key.name}» отозван: запросы с ним больше не проходят`);
       } else {
         // An empty limit removes it.
@@ -79,7 +79,7 @@ export function useKeyActions(userId: string, onChanged: () => void) {
           return;
         }
         setErrors({});
-        const saved = await budget.run({ keyId: key.id, spendLimit: values.spendLimit ?? null, limitReset: reset });
+        const saved = await answerOf(budget.mutateAsync({ id: userId, keyId: key.id, spendLimit: values.spendLimit ?? null, limitReset: reset }));
         if (!saved) return;
         setMessage(`Бюджет ключа «${key.name}» сохранён`);
       }
@@ -99,8 +99,8 @@ export function KeyDialogs({ actions: a, email, currency }: { actions: KeyAction
         open={a.kind === 'revoke'}
         title="Отозвать ключ пользователя?"
         confirmText="Отозвать ключ"
-        pending={a.revoke.pending}
-        error={a.revoke.error}
+        pending={a.revoke.isPending}
+        error={apiError(a.revoke.error)}
         onConfirm={a.confirm}
         onCancel={a.close}
       >
@@ -114,8 +114,8 @@ export function KeyDialogs({ actions: a, email, currency }: { actions: KeyAction
         open={a.kind === 'budget'}
         title="Бюджет ключа"
         confirmText="Сохранить бюджет"
-        pending={a.budget.pending}
-        error={a.budget.error}
+        pending={a.budget.isPending}
+        error={apiError(a.budget.error)}
         onConfirm={a.confirm}
         onCancel={a.close}
       >

@@ -1,15 +1,16 @@
 // Accounts, newest first, searched by a part of the e-mail and paged; each opens its detail.
-import { useState, type FormEvent } from 'react';
-import { listUsersInput } from '../../../src/admin/input';
-import { api } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { formatDateTime } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { Link } from '../router';
-import { roleLabels } from '../texts';
-import { check } from '../validate';
+import { apiError, useTRPC } from '../app/trpc';
+import { useQuery } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { listUsersInput } from '@server/admin/input';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { formatDateTime } from '../shared/format';
+import { useBillingConfig } from '../shared/billing-config';
+import { Link } from '../app/router';
+import { roleLabels } from '../shared/texts';
+import { check } from '../shared/validate';
 import { AdminError } from './AdminError';
 
 const PAGE_SIZE = 20;
@@ -20,12 +21,12 @@ export function UsersScreen() {
   const [error, setError] = useState<string | undefined>();
   const pages = useCursorPages();
   const currency = useBillingConfig().data?.currency;
-  const list = useQuery(
-    async () => ({ search, ...(await api.admin.listUsers.query({ search: search || undefined, limit: PAGE_SIZE, cursor: pages.cursor })) }),
-    [search, pages.cursor],
-  );
+  const trpc = useTRPC();
+  const list = useQuery(trpc.admin.listUsers.queryOptions({ search: search || undefined, limit: PAGE_SIZE, cursor: pages.cursor }));
   // While another search's answer is on its way, the previous search's rows are not shown as if they matched.
-  const current = list.data?.search === search ? list.data : undefined;
+  const answeredFor = useRef(search);
+  if (list.data && !list.isPlaceholderData) answeredFor.current = search;
+  const current = answeredFor.current === search ? list.data : undefined;
   const users = current?.data ?? [];
 
   const onSearch = (event: FormEvent) => {
@@ -48,7 +49,7 @@ export function UsersScreen() {
           {(props) => <input {...props} name="userSearch" type="search" value={text} onChange={(e) => setText(e.target.value)} />}
         </Field>
         <div className="actions">
-          <Button type="submit" pending={list.loading && search === text.trim()} pendingText="Ищем…">
+          <Button type="submit" pending={list.isFetching && search === text.trim()} pendingText="Ищем…">
             Найти
           </Button>
           {search ? (
@@ -66,15 +67,15 @@ export function UsersScreen() {
         </div>
       </form>
 
-      <AdminError error={list.error} />
-      {list.loading && !current ? <Loading text="Загружаем пользователей…" /> : null}
+      <AdminError error={apiError(list.error)} />
+      {list.isFetching && !current ? <Loading text="Загружаем пользователей…" /> : null}
       <p className="visually-hidden" role="status" aria-live="polite">
-        {current && !list.loading ? `Найдено на странице: ${users.length}` : ''}
+        {current && !list.isFetching ? `Найдено на странице: ${users.length}` : ''}
       </p>
       {current && users.length === 0 ? <p className="muted">{search ? `Пользователей с «${search}» в e-mail нет.` : 'Пользователей нет.'}</p> : null}
       {users.length > 0 ? (
         <div className="table-wrap">
-          <table className="stack-table" data-testid="users-table" aria-busy={list.loading}>
+          <table className="stack-table" data-testid="users-table" aria-busy={list.isFetching}>
             <thead>
               <tr>
                 <th scope="col">E-mail</th>
@@ -112,7 +113,7 @@ export function UsersScreen() {
           </table>
         </div>
       ) : null}
-      <Pager pages={pages} nextCursor={current?.nextCursor} loading={list.loading} label="Страницы пользователей" />
+      <Pager pages={pages} nextCursor={current?.nextCursor} loading={list.isFetching} label="Страницы пользователей" />
     </section>
   );
 }

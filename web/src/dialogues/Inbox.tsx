@@ -1,18 +1,17 @@
 // The «Диалоги» section of an agent: every client dialogue, newest activity first, filtered by state and
 // searched by text as it is typed, polled so a new message shows without a reload; the chosen dialogue's transcript
 // beside the list (below it on a phone, where the list hides while a dialogue is open).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { api } from '../api';
-import { ErrorText, Loading } from '../components/ui';
-import { Pager, useCursorPages } from '../components/Pager';
-import { formatDateTime } from '../format';
-import { useQuery } from '../hooks';
-import { Link, navigate } from '../router';
+import { apiError, useTRPC } from '../app/trpc';
+import { ErrorText, Loading } from '../shared/ui';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { formatDateTime } from '../shared/format';
+import { Link, navigate } from '../app/router';
 import { authorLabels, clientLabel, inboxTexts as t, stateFilterLabels, stateLabels, type DialogueState } from './texts';
 import { Transcript } from './Transcript';
-import { inboxChanged } from './InboxHome';
-import { formatPhone } from '../phone-format';
-import { usePolling } from './usePolling';
+import { formatPhone } from './phone-format';
+import { polled } from './polling';
 import './dialogues.css';
 
 const STATES = Object.keys(stateFilterLabels) as (DialogueState | '')[];
@@ -21,14 +20,18 @@ const SEARCH_DEBOUNCE_MS = 300;
 const searchText = (draft: string) => draft.trim().slice(0, 200);
 
 export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dialogueId: string | undefined }) {
-  const agent = useQuery(() => api.agents.get.query({ id: agentId }), [agentId]);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const agent = useQuery(trpc.agents.get.queryOptions({ id: agentId }));
   const [state, setState] = useState<DialogueState | ''>('');
   const [draft, setDraft] = useState('');
   const [q, setQ] = useState('');
   const pages = useCursorPages();
-  const list = usePolling(
-    () => api.dialogues.list.query({ agentId, limit: 20, ...(state ? { state } : {}), ...(q ? { q } : {}), ...(pages.cursor ? { cursor: pages.cursor } : {}) }),
-    [agentId, state, q, pages.cursor],
+  const list = useQuery(
+    trpc.dialogues.list.queryOptions(
+      { agentId, limit: 20, ...(state ? { state } : {}), ...(q ? { q } : {}), ...(pages.cursor ? { cursor: pages.cursor } : {}) },
+      polled,
+    ),
   );
   useEffect(() => pages.reset(), [state, q, pages.reset]);
 
@@ -53,7 +56,7 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
           {agent.data ? <span className="muted"> · {agent.data.name}</span> : null}
         </h1>
       </div>
-      <ErrorText error={agent.error} />
+      <ErrorText error={apiError(agent.error)} />
       <div className={`inbox${dialogueId ? ' inbox-open' : ''}`}>
         <section className="card inbox-list" aria-labelledby="inbox-list-title">
           <h2 id="inbox-list-title" className="visually-hidden">
@@ -79,8 +82,8 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
             </button>
           </form>
           <p className="hint">{t.live}</p>
-          <ErrorText error={list.error} />
-          {list.loading && !list.data ? <Loading /> : null}
+          <ErrorText error={apiError(list.error)} />
+          {list.isPending ? <Loading /> : null}
           {list.data && list.data.dialogues.length === 0 ? <p className="muted">{q || state ? t.nothingFound : t.empty}</p> : null}
           <ul className="dialogue-list" data-testid="dialogue-list">
             {list.data?.dialogues.map((d) => (
@@ -106,7 +109,7 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
               </li>
             ))}
           </ul>
-          <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.loading} label="Страницы диалогов" />
+          <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.isPending} label="Страницы диалогов" />
         </section>
         <div className="inbox-transcript">
           {dialogueId ? (
@@ -119,11 +122,12 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
                 agentId={agentId}
                 dialogueId={dialogueId}
                 onChanged={() => {
-                  list.refresh();
-                  inboxChanged();
+                  void list.refetch();
+                  // The menu's badge counts what was just read or taken over.
+                  void queryClient.invalidateQueries({ queryKey: trpc.dialogues.counts.pathKey() });
                 }}
                 onDeleted={() => {
-                  list.refresh();
+                  void list.refetch();
                   navigate(base, true);
                 }}
               />

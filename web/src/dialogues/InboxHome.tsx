@@ -2,39 +2,33 @@
 // opens that agent's dialogues; with several, it lists them with what waits in each (unread messages,
 // dialogues waiting for a person); with none, it says where agents are made. The menu's badge polls the
 // same count (useInboxCounts), so it follows the clients without a reload.
-import { useEffect } from 'react';
-import { api, type Outputs } from '../api';
-import { ErrorText, Loading } from '../components/ui';
-import { useQuery, type QueryState } from '../hooks';
-import { INBOX_REFRESH_MS } from '../refresh';
-import { Link, navigate } from '../router';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import type { Outputs } from '../app/api';
+import { apiError, useTRPC } from '../app/trpc';
+import { ErrorText, Loading } from '../shared/ui';
+import { INBOX_REFRESH_MS } from '../shared/refresh';
+import { Link, navigate } from '../app/router';
 import { inboxHomeTexts as t } from './texts';
 import './dialogues.css';
 
 export type InboxCounts = Outputs['dialogues']['counts'];
 
 const dialoguesOf = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/dialogues`;
-const CHANGED_EVENT = 'conduit:inbox-changed';
-
-/** Something the badge counts changed here (a dialogue read, taken over): the menu asks again now. */
-export function inboxChanged(): void {
-  window.dispatchEvent(new Event(CHANGED_EVENT));
-}
-
-/** The owner's counts, asked again every INBOX_REFRESH_MS while the tab is seen, at every move (`path`) and on inboxChanged(). */
-export function useInboxCounts(path: string): QueryState<InboxCounts> {
-  const counts = useQuery(() => api.dialogues.counts.query(), [path]);
-  const { reload } = counts;
+/**
+ * The owner's counts, asked again every INBOX_REFRESH_MS while the tab is seen, at every move (`path`),
+ * and whenever a screen invalidates `trpc.dialogues.counts` (a dialogue read, taken over).
+ */
+export function useInboxCounts(path: string) {
+  const trpc = useTRPC();
+  const counts = useQuery(trpc.dialogues.counts.queryOptions(undefined, { refetchInterval: INBOX_REFRESH_MS }));
+  const { refetch } = counts;
+  const askedAt = useRef(path);
   useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') reload();
-    }, INBOX_REFRESH_MS);
-    window.addEventListener(CHANGED_EVENT, reload);
-    return () => {
-      clearInterval(timer);
-      window.removeEventListener(CHANGED_EVENT, reload);
-    };
-  }, [reload]);
+    if (askedAt.current === path) return;
+    askedAt.current = path;
+    void refetch();
+  }, [path, refetch]);
   return counts;
 }
 
@@ -59,7 +53,8 @@ export function InboxBadges({ counts }: { counts: InboxCounts | undefined }) {
 }
 
 export function InboxHome() {
-  const counts = useQuery(() => api.dialogues.counts.query(), []);
+  const trpc = useTRPC();
+  const counts = useQuery(trpc.dialogues.counts.queryOptions());
   const agents = counts.data?.agents;
   useEffect(() => {
     if (agents?.length === 1) navigate(dialoguesOf(agents[0]!.agentId), true);
@@ -70,8 +65,8 @@ export function InboxHome() {
       <div className="page-head">
         <h1>{t.title}</h1>
       </div>
-      {counts.loading && !counts.data ? <Loading /> : null}
-      <ErrorText error={counts.error} />
+      {counts.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(counts.error)} />
       {agents && agents.length === 0 ? (
         <section className="card">
           <p>{t.noAgents}</p>

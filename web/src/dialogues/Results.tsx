@@ -1,13 +1,13 @@
 // The agent's results on its page: dialogues, messages, escalations, bookings, orders and payments,
 // model spend over the last 7, 30 or 90 days, the latest bookings and orders themselves (who, what, when,
 // made by the buttons or the model); and the way into the «Диалоги» section.
-import { useState } from 'react';
-import { api } from '../api';
-import { ErrorText, Loading } from '../components/ui';
-import { formatAmount, formatDateTime, formatInt } from '../format';
-import { formatPhone } from '../phone-format';
-import { useQuery } from '../hooks';
-import { Link } from '../router';
+import { useQuery } from '@tanstack/react-query';
+import { apiError, useTRPC } from '../app/trpc';
+import { useMemo, useState } from 'react';
+import { ErrorText, Loading } from '../shared/ui';
+import { formatAmount, formatDateTime, formatInt } from '../shared/format';
+import { formatPhone } from './phone-format';
+import { Link } from '../app/router';
 import { resultsTexts as t } from './texts';
 import './dialogues.css';
 
@@ -22,7 +22,10 @@ const DAY_MS = 86_400_000;
 
 export function AgentResults({ agentId }: { agentId: string }) {
   const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
-  const results = useQuery(() => api.dialogues.results.query({ agentId, from: new Date(Date.now() - days * DAY_MS).toISOString() }), [agentId, days]);
+  const trpc = useTRPC();
+  // Fixed when the period is chosen: a start recomputed at every render would be a new query each time.
+  const from = useMemo(() => new Date(Date.now() - days * DAY_MS).toISOString(), [agentId, days]);
+  const results = useQuery(trpc.dialogues.results.queryOptions({ agentId, from }));
   const r = results.data;
   return (
     <section className="card" aria-labelledby="results-title" data-testid="agent-results">
@@ -39,8 +42,8 @@ export function AgentResults({ agentId }: { agentId: string }) {
           {t.open}
         </Link>
       </div>
-      {results.loading && !r ? <Loading /> : null}
-      <ErrorText error={results.error} />
+      {results.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(results.error)} />
       {r ? (
         <dl className="totals">
           <div>

@@ -3,14 +3,15 @@
 // an id made once per draft, so a retry after a lost answer is not sent to the client twice.
 // The transcript opens at its newest message and follows new ones while the reader is at the bottom; a
 // reader scrolled up to older messages stays there and is offered «новые сообщения ↓» instead.
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { api } from '../api';
-import { Button, ConfirmDialog, ErrorText, Loading } from '../components/ui';
-import { formatAmount, formatDateTime } from '../format';
-import { useAction } from '../hooks';
+import type { ApiError } from '../app/api';
+import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
+import { Button, ConfirmDialog, ErrorText, Loading } from '../shared/ui';
+import { formatAmount, formatDateTime } from '../shared/format';
 import { authorLabels, clientLabel, inboxTexts as t, stateLabels, type DialogueItem, type Turn } from './texts';
-import { usePolling } from './usePolling';
-import { formatPhone } from '../phone-format';
+import { polled } from './polling';
+import { formatPhone } from './phone-format';
 
 const PAGE = 50;
 /** Closer than this to the end of the list counts as reading the newest messages. */
@@ -67,18 +68,22 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
 }
 
 export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agentId: string; dialogueId: string; onChanged(): void; onDeleted(): void }) {
-  const head = usePolling(() => api.dialogues.get.query({ agentId, dialogueId }), [agentId, dialogueId]);
-  const latest = usePolling(() => api.dialogues.messages.query({ agentId, dialogueId, limit: PAGE }), [agentId, dialogueId]);
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const head = useQuery(trpc.dialogues.get.queryOptions({ agentId, dialogueId }, polled));
+  const latest = useQuery(trpc.dialogues.messages.queryOptions({ agentId, dialogueId, limit: PAGE }, polled));
   const [older, setOlder] = useState<Turn[]>([]);
   const [olderCursor, setOlderCursor] = useState<string | null | undefined>(undefined);
-  const loadOlder = useAction((cursor: string) => api.dialogues.messages.query({ agentId, dialogueId, limit: PAGE, cursor }));
+  // A page asked on request and kept beside the polled newest one, not a cached read of its own.
+  const loadOlder = useMutation({ mutationFn: (cursor: string) => client.dialogues.messages.query({ agentId, dialogueId, limit: PAGE, cursor }) });
   const [text, setText] = useState('');
   const draftId = useRef(newDraftId());
-  const send = useAction((input: { text: string; clientMessageId: string }) => api.dialogues.reply.mutate({ agentId, dialogueId, ...input }));
-  const takeover = useAction(() => api.dialogues.takeover.mutate({ agentId, dialogueId }));
-  const release = useAction(() => api.dialogues.release.mutate({ agentId, dialogueId }));
-  const read = useAction(() => api.dialogues.read.mutate({ agentId, dialogueId }));
-  const remove = useAction(() => api.dialogues.remove.mutate({ agentId, dialogueId }));
+  const send = useMutation(trpc.dialogues.reply.mutationOptions());
+  const [sendProblem, setSendProblem] = useState<ApiError | undefined>();
+  const takeover = useMutation(trpc.dialogues.takeover.mutationOptions());
+  const release = useMutation(trpc.dialogues.release.mutationOptions());
+  const read = useMutation(trpc.dialogues.read.mutationOptions());
+  const remove = useMutation(trpc.dialogues.remove.mutationOptions());
   const [confirmDelete, setConfirmDelete] = useState(false);
   const listRef = useRef<HTMLOListElement>(null);
   // Whether the reader is at the newest message (the list follows then), and what arrived while they were not.
@@ -106,7 +111,7 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   const dialogue: DialogueItem | undefined = head.data;
   // A client turn the owner has not seen: it is seen now.
   useEffect(() => {
-    if (dialogue && dialogue.unread > 0) void read.run().then((d) => d && onChanged());
+    if (dialogue && dialogue.unread > 0) void answerOf(read.mutateAsync({ agentId, dialogueId })).then((d) => d && onChanged());
   }, [dialogue?.unread, newestId]);
   const toBottom = () => {
     const list = listRef.current;
@@ -138,8 +143,8 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   };
 
   const after = () => {
-    head.refresh();
-    latest.refresh();
+    void head.refetch();
+    void latest.refetch();
     onChanged();
   };
 
@@ -147,10 +152,12 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
     event.preventDefault();
     const body = text.trim();
     if (!body) {
-      send.fail({ message: 'Напишите текст ответа', type: 'invalid_request_error' });
+      send.reset();
+      setSendProblem({ message: 'Напишите текст ответа', type: 'invalid_request_error' });
       return;
     }
-    const sent = await send.run({ text: body, clientMessageId: draftId.current });
+    setSendProblem(undefined);
+    const sent = await answerOf(send.mutateAsync({ agentId, dialogueId, text: body, clientMessageId: draftId.current }));
     if (!sent) return; // the same id is sent again with the next try
     setText('');
     draftId.current = newDraftId();
@@ -162,8 +169,8 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   if (!dialogue) {
     return (
       <section className="card transcript" aria-label="Переписка">
-        {head.loading ? <Loading /> : null}
-        <ErrorText error={head.error} />
+        {head.isPending ? <Loading /> : null}
+        <ErrorText error={apiError(head.error)} />
       </section>
     );
   }
@@ -203,24 +210,29 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
       </p>
       <div className="row-actions transcript-actions">
         {dialogue.state !== 'operator' || !holder?.byYou ? (
-          <Button variant="secondary" pending={takeover.pending} disabled={dialogue.state === 'closed'} onClick={async () => (await takeover.run()) && after()}>
+          <Button
+            variant="secondary"
+            pending={takeover.isPending}
+            disabled={dialogue.state === 'closed'}
+            onClick={async () => (await answerOf(takeover.mutateAsync({ agentId, dialogueId }))) && after()}
+          >
             {t.takeover}
           </Button>
         ) : null}
         {dialogue.state === 'operator' || dialogue.state === 'escalated' ? (
-          <Button variant="secondary" pending={release.pending} onClick={async () => (await release.run()) && after()}>
+          <Button variant="secondary" pending={release.isPending} onClick={async () => (await answerOf(release.mutateAsync({ agentId, dialogueId }))) && after()}>
             {t.release}
           </Button>
         ) : null}
       </div>
-      <ErrorText error={takeover.error ?? release.error} />
+      <ErrorText error={apiError(takeover.error ?? release.error)} />
 
       {nextOlder ? (
         <Button
           variant="secondary"
-          pending={loadOlder.pending}
+          pending={loadOlder.isPending}
           onClick={async () => {
-            const page = await loadOlder.run(nextOlder);
+            const page = await answerOf(loadOlder.mutateAsync(nextOlder));
             if (!page) return;
             const list = listRef.current;
             if (list) heightBeforeOlder.current = { height: list.scrollHeight, top: list.scrollTop };
@@ -231,8 +243,8 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
           {t.earlier}
         </Button>
       ) : null}
-      <ErrorText error={loadOlder.error ?? latest.error} />
-      {latest.loading && !latest.data ? <Loading /> : null}
+      <ErrorText error={apiError(loadOlder.error ?? latest.error)} />
+      {latest.isPending ? <Loading /> : null}
       {latest.data && turns.length === 0 ? <p className="muted">{t.noTurns}</p> : null}
       <div className="turns-frame">
         <ol className="turns" aria-live="polite" data-testid="turns" ref={listRef} onScroll={onScroll} tabIndex={0} aria-label={t.turnsLabel}>
@@ -265,11 +277,11 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
           {t.replyHint}
         </p>
         <div className="row-actions">
-          <Button type="submit" pending={send.pending} pendingText={t.sending} disabled={dialogue.state === 'closed'}>
+          <Button type="submit" pending={send.isPending} pendingText={t.sending} disabled={dialogue.state === 'closed'}>
             {t.send}
           </Button>
         </div>
-        <ErrorText error={send.error} />
+        <ErrorText error={sendProblem ?? apiError(send.error)} />
       </form>
 
       <div className="row-actions delete-dialogue">
@@ -281,11 +293,11 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
         open={confirmDelete}
         title={t.deleteTitle}
         confirmText="Удалить"
-        pending={remove.pending}
-        error={remove.error}
+        pending={remove.isPending}
+        error={apiError(remove.error)}
         onCancel={() => setConfirmDelete(false)}
         onConfirm={async () => {
-          if (await remove.run()) {
+          if (await answerOf(remove.mutateAsync({ agentId, dialogueId }))) {
             setConfirmDelete(false);
             onDeleted();
           }

@@ -1,5 +1,5 @@
 // The «Диалоги» section's Russian labels.
-import type { Outputs } from '../api';
+import type { Outputs } from '../app/api';
 
 export type DialogueItem = Outputs['dialogues']['list']['dialogues'][number];
 export type Turn = Outputs['dialogues']['messages']['messages'][number];

@@ -1,12 +1,13 @@
 // YCLIENTS settings of a Service agent: credentials (never shown back, only whether they are set), the
 // company, synchronisation, the slot cache, and the specialists/services mappings.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '../../../src/integrations/booking/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '@server/integrations/booking/settings-input';
+import type { Outputs } from '../app/api';
+import { Button, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 import { MappingEditor, mappingFrom, newRow, rowsFrom, type MappingRow } from './MappingEditor';
 
 type View = Outputs['booking']['getSettings'];
@@ -18,7 +19,8 @@ const setHint = (isSet: boolean | undefined, typed: string) => {
 };
 
 export function BookingSettings({ agentId }: { agentId: string }) {
-  const settings = useQuery(() => api.booking.getSettings.query({ agentId }), [agentId]);
+  const trpc = useTRPC();
+  const settings = useQuery(trpc.booking.getSettings.queryOptions({ agentId }));
   const [view, setView] = useState<View | undefined>();
   const [partnerToken, setPartnerToken] = useState('');
   const [login, setLogin] = useState('');
@@ -30,16 +32,16 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   const [services, setServices] = useState<MappingRow[]>([]);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
-  const save = useAction((input: Parameters<typeof api.booking.putSettings.mutate>[0]) => api.booking.putSettings.mutate(input));
-  const shown = withServerErrors(errors, save.error);
-  const fill = useAction(() => Promise.all([api.booking.specialists.query({ agentId }), api.booking.services.query({ agentId })]));
-  // YCLIENTS' names for the mappings' numbers, from the booking cache (refreshed from YCLIENTS when stale).
+  const save = useMutation(trpc.booking.putSettings.mutationOptions());
+  const shown = withServerErrors(errors, apiError(save.error));
+  const client = useTRPCClient();
+  const loadDirectory = () => Promise.all([client.booking.specialists.query({ agentId }), client.booking.services.query({ agentId })]);
+  const fill = useMutation({ mutationFn: loadDirectory });
+  // YCLIENTS' names for the mappings' numbers, from the booking cache (refreshed from YCLIENTS when stale),
+  // asked again after every save of the settings.
   const configured = view?.configured === true;
-  const directory = useQuery(
-    () => (configured ? Promise.all([api.booking.specialists.query({ agentId }), api.booking.services.query({ agentId })]) : Promise.resolve(null)),
-    [agentId, configured, view?.updatedAt],
-  );
-  const [filled, setFilled] = useState<Awaited<ReturnType<typeof fill.run>>>(undefined);
+  const directory = useQuery({ queryKey: [...trpc.booking.pathKey(), 'directory', agentId, view?.updatedAt], queryFn: loadDirectory, enabled: configured });
+  const [filled, setFilled] = useState<Awaited<ReturnType<typeof loadDirectory>> | undefined>(undefined);
   const names = useMemo(() => {
     const staff = new Map<number, string>();
     const offered = new Map<number, string>();
@@ -83,7 +85,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
     if (serviceMapping.error) found.serviceMapping = serviceMapping.error;
     setErrors(found);
     if (!checked.ok || Object.keys(found).length > 0) return;
-    const result = await save.run({ agentId, ...checked.data });
+    const result = await answerOf(save.mutateAsync({ agentId, ...checked.data }));
     if (!result) return;
     setPartnerToken('');
     setLogin('');
@@ -93,7 +95,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   };
 
   const onFill = async () => {
-    const result = await fill.run();
+    const result = await answerOf(fill.mutateAsync());
     if (!result) return;
     setFilled(result);
     const [{ specialists: staff }, { services: offered }] = result;
@@ -112,8 +114,8 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   return (
     <section className="card" aria-labelledby="booking-title" data-testid="booking-settings">
       <h2 id="booking-title">YCLIENTS — онлайн-запись</h2>
-      {settings.loading && !view ? <Loading /> : null}
-      <ErrorText error={settings.error} />
+      {settings.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(settings.error)} />
       {view ? (
         <>
           <p className="status-line" data-testid="booking-status">
@@ -157,7 +159,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               <input type="checkbox" name="syncEnabled" checked={syncEnabled} onChange={(e) => setSyncEnabled(e.target.checked)} />
               Синхронизировать специалистов и услуги каждые 10 минут
             </label>
-            <ErrorText error={directory.error} />
+            <ErrorText error={apiError(directory.error)} />
 
             <MappingEditor
               title="Специалисты"
@@ -180,20 +182,20 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               names={names.offered}
             />
             <div className="actions">
-              <Button variant="secondary" onClick={onFill} pending={fill.pending} pendingText="Загружаем…" disabled={!view.configured}>
+              <Button variant="secondary" onClick={onFill} pending={fill.isPending} pendingText="Загружаем…" disabled={!view.configured}>
                 Дополнить из YCLIENTS
               </Button>
               {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
             </div>
-            <ErrorText error={fill.error} />
+            <ErrorText error={apiError(fill.error)} />
 
             <SubmitRow
               label="Сохранить настройки YCLIENTS"
-              pending={save.pending}
+              pending={save.isPending}
               pendingText="Проверяем вход в YCLIENTS…"
               done={saved}
               doneText="Настройки сохранены, вход в YCLIENTS проверен"
-              error={save.error}
+              error={apiError(save.error)}
             />
           </form>
         </>

@@ -3,7 +3,7 @@
 // gives that id («Анна Иванова → 901»), and its fields carry visible labels, so on a phone, where they
 // stack, each still says what it is.
 import { useId } from 'react';
-import { Button } from '../components/ui';
+import { Button } from '../shared/ui';
 
 export interface MappingRow {
   key: string;

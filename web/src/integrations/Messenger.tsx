@@ -1,27 +1,31 @@
 // Telegram bot of an agent: the token (checked by Telegram on save, shown masked), who gets the
 // notifications, the optional channel, the webhook status, and the channel-admin check.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { messengerSettingsInput } from '../../../src/integrations/messenger/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors, withServerErrors } from '../validate';
-import { setupHints } from '../setup-hints';
+import { messengerSettingsInput } from '@server/integrations/messenger/settings-input';
+import type { Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
+import { setupHints } from '../agents/setup-hints';
 
 type View = Outputs['messenger']['getSettings'];
 
 export function MessengerSettings({ agentId }: { agentId: string }) {
-  const settings = useQuery(() => api.messenger.getSettings.query({ agentId }), [agentId]);
+  const trpc = useTRPC();
+  const settings = useQuery(trpc.messenger.getSettings.queryOptions({ agentId }));
   const [view, setView] = useState<View | undefined>();
   const [botToken, setBotToken] = useState('');
   const [userId, setUserId] = useState('');
   const [channelId, setChannelId] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
-  const save = useAction((input: Parameters<typeof api.messenger.saveSettings.mutate>[0]) => api.messenger.saveSettings.mutate(input));
-  const shown = withServerErrors(errors, save.error);
-  const channel = useAction(() => api.messenger.checkChannelAdmin.query({ agentId }));
+  const save = useMutation(trpc.messenger.saveSettings.mutationOptions());
+  const shown = withServerErrors(errors, apiError(save.error));
+  const client = useTRPCClient();
+  // A check asked on request, not a read kept on screen: run like an action.
+  const channel = useMutation({ mutationFn: () => client.messenger.checkChannelAdmin.query({ agentId }) });
   const [channelResult, setChannelResult] = useState<Outputs['messenger']['checkChannelAdmin'] | null>(null);
 
   const show = (v: View) => {
@@ -42,7 +46,7 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
       return;
     }
     setErrors({});
-    const result = await save.run({ agentId, ...checked.data });
+    const result = await answerOf(save.mutateAsync({ agentId, ...checked.data }));
     if (!result) return;
     setBotToken('');
     show(result);
@@ -51,15 +55,15 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
 
   const onCheckChannel = async () => {
     setChannelResult(null);
-    const result = await channel.run();
+    const result = await answerOf(channel.mutateAsync());
     if (result) setChannelResult(result);
   };
 
   return (
     <section className="card" aria-labelledby="messenger-title" data-testid="messenger-settings">
       <h2 id="messenger-title">Telegram — уведомления и эскалация</h2>
-      {settings.loading && !view ? <Loading /> : null}
-      <ErrorText error={settings.error} />
+      {settings.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(settings.error)} />
       {view ? (
         <>
           <p className="status-line">
@@ -99,11 +103,11 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
                 {(props) => <input {...props} name="channelId" value={channelId} onChange={(e) => setChannelId(e.target.value)} />}
               </Field>
             </div>
-            <SubmitRow label="Сохранить настройки Telegram" pending={save.pending} pendingText="Проверяем бота…" done={saved} error={save.error} />
+            <SubmitRow label="Сохранить настройки Telegram" pending={save.isPending} pendingText="Проверяем бота…" done={saved} error={apiError(save.error)} />
           </form>
           <div className="tool">
             <div className="actions">
-              <Button variant="secondary" onClick={onCheckChannel} pending={channel.pending} pendingText="Проверяем…" disabled={!view.configured}>
+              <Button variant="secondary" onClick={onCheckChannel} pending={channel.isPending} pendingText="Проверяем…" disabled={!view.configured}>
                 Проверить права бота в канале
               </Button>
               {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
@@ -113,7 +117,7 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
                 </span>
               ) : null}
             </div>
-            <ErrorText error={channel.error} />
+            <ErrorText error={apiError(channel.error)} />
           </div>
         </>
       ) : null}

@@ -1,11 +1,11 @@
 // The form of one catalog product, for adding and for editing. The price is typed in roubles with
 // kopecks and sent as exact minor units; everything else is checked with the API's own schema.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { productInput } from '../../../src/commerce/catalog-input';
-import type { ApiError, Outputs } from '../api';
-import { Button, ErrorText, Field } from '../components/ui';
-import { minorToInput, parsePrice } from '../price';
-import { check, type FieldErrors } from '../validate';
+import { productInput } from '@server/commerce/catalog-input';
+import type { ApiError, Outputs } from '../app/api';
+import { Button, ErrorText, Field } from '../shared/ui';
+import { minorToInput, parsePrice } from './price';
+import { check, type FieldErrors } from '../shared/validate';
 
 export type Product = Outputs['commerce']['getProduct'];
 export type ProductValues = {

@@ -1,10 +1,11 @@
 // Bulk import of catalog products from CSV, pasted or read from a file. The API takes every row or none:
 // with a bad row nothing is imported and each bad row is listed with the reason.
+import { useMutation } from '@tanstack/react-query';
+import { useTRPC, useRefusal, answerOf } from '../app/trpc';
 import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
-import { api, type Outputs } from '../api';
-import { Button, ErrorText, Field } from '../components/ui';
-import { formatInt } from '../format';
-import { useAction } from '../hooks';
+import type { Outputs } from '../app/api';
+import { Button, ErrorText, Field } from '../shared/ui';
+import { formatInt } from '../shared/format';
 
 type Report = Outputs['commerce']['importProducts'];
 
@@ -17,7 +18,9 @@ export function ProductImport({ agentId, onImported }: { agentId: string; onImpo
   const [csv, setCsv] = useState('');
   const [fileError, setFileError] = useState<string | undefined>();
   const [report, setReport] = useState<Report | null>(null);
-  const run = useAction((text: string) => api.commerce.importProducts.mutate({ agentId, csv: text }));
+  const trpc = useTRPC();
+  const run = useMutation(trpc.commerce.importProducts.mutationOptions());
+  const [runError, refuse] = useRefusal(run);
   const fileId = useId();
   const reportId = useId();
 
@@ -41,10 +44,10 @@ export function ProductImport({ agentId, onImported }: { agentId: string; onImpo
     event.preventDefault();
     setReport(null);
     if (csv.trim() === '') {
-      run.fail({ message: 'Вставьте CSV с заголовком или выберите файл', type: 'validation' });
+      refuse({ message: 'Вставьте CSV с заголовком или выберите файл', type: 'validation' });
       return;
     }
-    const result = await run.run(csv);
+    const result = await answerOf(run.mutateAsync({ agentId, csv }));
     if (!result) return;
     setReport(result);
     if (result.ok) {
@@ -71,7 +74,7 @@ export function ProductImport({ agentId, onImported }: { agentId: string; onImpo
         <ErrorText error={fileError} id={`${fileId}-error`} />
       </div>
       <div className="actions">
-        <Button type="submit" pending={run.pending} pendingText="Импортируем…">
+        <Button type="submit" pending={run.isPending} pendingText="Импортируем…">
           Импортировать
         </Button>
         {report?.ok ? (
@@ -80,7 +83,7 @@ export function ProductImport({ agentId, onImported }: { agentId: string; onImpo
           </span>
         ) : null}
       </div>
-      <ErrorText error={run.error} />
+      <ErrorText error={runError} />
       {report && !report.ok ? (
         <div className="import-errors" role="alert" aria-labelledby={reportId} data-testid="import-errors">
           <p className="error" id={reportId}>

@@ -1,11 +1,11 @@
 // The catalog of an E-commerce agent: a paged product list with add, edit, availability and delete, and
 // the CSV import. Each action's error is shown next to it.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useId, useState } from 'react';
-import { api } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ConfirmDialog, ErrorText, Loading } from '../components/ui';
-import { useAction, useQuery } from '../hooks';
-import { formatPrice } from '../price';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ConfirmDialog, ErrorText, Loading } from '../shared/ui';
+import { formatPrice } from './price';
 import { ProductForm, type Product, type ProductValues } from './ProductForm';
 import { ProductImport } from './ProductImport';
 
@@ -24,7 +24,8 @@ function ProductRow({
   onDelete(): void;
   onChanged(p: Product): void;
 }) {
-  const toggle = useAction(() => api.commerce.updateProduct.mutate({ agentId, productId: product.id, available: !product.available }));
+  const trpc = useTRPC();
+  const toggle = useMutation(trpc.commerce.updateProduct.mutationOptions());
   return (
     <tr data-product-id={product.id}>
       <td data-label="Товар">
@@ -51,11 +52,11 @@ function ProductRow({
           </Button>
           <Button
             variant="secondary"
-            pending={toggle.pending}
+            pending={toggle.isPending}
             pendingText="Сохраняем…"
             aria-label={product.available ? `Снять с продажи «${product.title}»` : `Вернуть в продажу «${product.title}»`}
             onClick={async () => {
-              const updated = await toggle.run();
+              const updated = await answerOf(toggle.mutateAsync({ agentId, productId: product.id, available: !product.available }));
               if (updated) onChanged(updated);
             }}
           >
@@ -65,7 +66,7 @@ function ProductRow({
             Удалить
           </Button>
         </div>
-        <ErrorText error={toggle.error} />
+        <ErrorText error={apiError(toggle.error)} />
       </td>
     </tr>
   );
@@ -73,7 +74,9 @@ function ProductRow({
 
 export function ShopCatalog({ agentId }: { agentId: string }) {
   const pages = useCursorPages();
-  const list = useQuery(() => api.commerce.listProducts.query({ agentId, limit: PAGE_SIZE, cursor: pages.cursor }), [agentId, pages.cursor]);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const list = useQuery(trpc.commerce.listProducts.queryOptions({ agentId, limit: PAGE_SIZE, cursor: pages.cursor }));
   // Edits made on this page before the next reload of the list: an availability toggle shows at once.
   const [changed, setChanged] = useState<Record<string, Product>>({});
   const [editing, setEditing] = useState<Product | 'new' | null>(null);
@@ -81,32 +84,32 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
   const [notice, setNotice] = useState<string | null>(null);
   const addButtonId = useId();
 
-  const create = useAction((values: ProductValues) => api.commerce.createProduct.mutate({ agentId, ...values }));
-  const update = useAction((id: string, values: ProductValues) => api.commerce.updateProduct.mutate({ agentId, productId: id, ...values }));
-  const remove = useAction((id: string) => api.commerce.deleteProduct.mutate({ agentId, productId: id }));
+  const create = useMutation(trpc.commerce.createProduct.mutationOptions());
+  const update = useMutation(trpc.commerce.updateProduct.mutationOptions());
+  const remove = useMutation(trpc.commerce.deleteProduct.mutationOptions());
 
   const reload = () => {
     setChanged({});
-    list.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.commerce.listProducts.pathKey() });
   };
 
   const closeForm = () => {
     setEditing(null);
-    create.fail(undefined);
-    update.fail(undefined);
+    create.reset();
+    update.reset();
     document.getElementById(addButtonId)?.focus();
   };
 
   const onSubmit = async (values: ProductValues): Promise<boolean> => {
     if (editing === 'new') {
-      const created = await create.run(values);
+      const created = await answerOf(create.mutateAsync({ agentId, ...values }));
       if (!created) return false;
       setNotice(`Товар «${created.title}» добавлен`);
       reload();
       return true;
     }
     if (!editing) return false;
-    const updated = await update.run(editing.id, values);
+    const updated = await answerOf(update.mutateAsync({ agentId, productId: editing.id, ...values }));
     if (!updated) return false;
     setChanged((c) => ({ ...c, [updated.id]: updated }));
     setNotice(`Товар «${updated.title}» сохранён`);
@@ -116,7 +119,7 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
 
   const onConfirmDelete = async () => {
     if (!deleting) return;
-    const done = await remove.run(deleting.id);
+    const done = await answerOf(remove.mutateAsync({ agentId, productId: deleting.id }));
     if (!done) return;
     setNotice(`Товар «${deleting.title}» удалён`);
     setDeleting(null);
@@ -138,7 +141,7 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
           aria-expanded={editing === 'new'}
           onClick={() => {
             setNotice(null);
-            create.fail(undefined);
+            create.reset();
             setEditing('new');
           }}
         >
@@ -150,8 +153,8 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
         <ProductForm
           key={editing === 'new' ? 'new' : editing.id}
           product={editing === 'new' ? undefined : editing}
-          pending={editing === 'new' ? create.pending : update.pending}
-          error={editing === 'new' ? create.error : update.error}
+          pending={editing === 'new' ? create.isPending : update.isPending}
+          error={editing === 'new' ? apiError(create.error) : apiError(update.error)}
           onSubmit={onSubmit}
           onCancel={closeForm}
         />
@@ -162,8 +165,8 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
           {notice}
         </p>
       ) : null}
-      <ErrorText error={list.error} />
-      {list.loading ? <Loading text="Загружаем товары…" /> : null}
+      <ErrorText error={apiError(list.error)} />
+      {list.isFetching ? <Loading text="Загружаем товары…" /> : null}
       {list.data && products.length === 0 ? (
         <p className="muted">{pages.number === 1 ? 'Товаров пока нет: добавьте первый или импортируйте CSV.' : 'На этой странице товаров нет.'}</p>
       ) : null}
@@ -190,11 +193,11 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
                   product={product}
                   onEdit={() => {
                     setNotice(null);
-                    update.fail(undefined);
+                    update.reset();
                     setEditing(product);
                   }}
                   onDelete={() => {
-                    remove.fail(undefined);
+                    remove.reset();
                     setDeleting(product);
                   }}
                   onChanged={(p) => setChanged((c) => ({ ...c, [p.id]: p }))}
@@ -204,7 +207,7 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
           </table>
         </div>
       ) : null}
-      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.loading} label="Страницы каталога" />
+      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.isFetching} label="Страницы каталога" />
 
       <ProductImport
         agentId={agentId}
@@ -218,8 +221,8 @@ export function ShopCatalog({ agentId }: { agentId: string }) {
         open={deleting !== null}
         title="Удалить товар?"
         confirmText="Удалить"
-        pending={remove.pending}
-        error={remove.error}
+        pending={remove.isPending}
+        error={apiError(remove.error)}
         onConfirm={onConfirmDelete}
         onCancel={() => setDeleting(null)}
       >

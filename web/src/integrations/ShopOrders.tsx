@@ -1,14 +1,15 @@
 // Orders of an E-commerce agent, newest first, filtered by status and paged; one order opens with its
 // items (a snapshot taken at checkout: later catalog edits do not change it).
+import { useQuery } from '@tanstack/react-query';
+import { apiError, useTRPC } from '../app/trpc';
 import { useEffect, useId, useRef, useState } from 'react';
-import type { OrderStatus } from '../../../src/commerce/orders';
-import { api, type Outputs } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ErrorText, Loading } from '../components/ui';
-import { formatDateTime, formatInt } from '../format';
-import { useQuery } from '../hooks';
-import { formatPrice } from '../price';
-import { orderStatusLabels } from '../texts';
+import type { OrderStatus } from '@server/commerce/orders';
+import type { Outputs } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ErrorText, Loading } from '../shared/ui';
+import { formatDateTime, formatInt } from '../shared/format';
+import { formatPrice } from './price';
+import { orderStatusLabels } from '../shared/texts';
 
 type Order = Outputs['commerce']['getOrder'];
 
@@ -18,7 +19,8 @@ const STATUS_BADGE: Record<OrderStatus, string> = { pending: 'badge', paid: 'bad
 const StatusBadge = ({ status }: { status: OrderStatus }) => <span className={STATUS_BADGE[status]}>{orderStatusLabels[status]}</span>;
 
 function OrderDetails({ agentId, orderId, onClose }: { agentId: string; orderId: string; onClose(): void }) {
-  const order = useQuery(() => api.commerce.getOrder.query({ agentId, orderId }), [agentId, orderId]);
+  const trpc = useTRPC();
+  const order = useQuery(trpc.commerce.getOrder.queryOptions({ agentId, orderId }));
   const heading = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
   const o: Order | undefined = order.data?.id === orderId ? order.data : undefined;
@@ -34,8 +36,8 @@ function OrderDetails({ agentId, orderId, onClose }: { agentId: string; orderId:
           Закрыть заказ
         </Button>
       </div>
-      {order.loading && !o ? <Loading text="Загружаем заказ…" /> : null}
-      <ErrorText error={order.error} />
+      {order.isPending ? <Loading text="Загружаем заказ…" /> : null}
+      <ErrorText error={apiError(order.error)} />
       {o ? (
         <>
           <dl className="facts">
@@ -127,14 +129,14 @@ function OrderDetails({ agentId, orderId, onClose }: { agentId: string; orderId:
 export function ShopOrders({ agentId }: { agentId: string }) {
   const [status, setStatus] = useState<OrderStatus | ''>('');
   const pages = useCursorPages();
-  const list = useQuery(
-    async () => ({ status, ...(await api.commerce.listOrders.query({ agentId, limit: PAGE_SIZE, cursor: pages.cursor, status: status || undefined })) }),
-    [agentId, pages.cursor, status],
-  );
+  const trpc = useTRPC();
+  const list = useQuery(trpc.commerce.listOrders.queryOptions({ agentId, limit: PAGE_SIZE, cursor: pages.cursor, status: status || undefined }));
   const [openId, setOpenId] = useState<string | null>(null);
   const filterId = useId();
   // While another filter's answer is on its way, the previous filter's orders are not shown as if they matched.
-  const current = list.data?.status === status ? list.data : undefined;
+  const answeredFor = useRef(status);
+  if (list.data && !list.isPlaceholderData) answeredFor.current = status;
+  const current = answeredFor.current === status ? list.data : undefined;
   const orders = current?.orders ?? [];
 
   return (
@@ -160,19 +162,19 @@ export function ShopOrders({ agentId }: { agentId: string }) {
             ))}
           </select>
         </div>
-        <Button variant="secondary" onClick={list.reload} disabled={list.loading}>
+        <Button variant="secondary" onClick={() => void list.refetch()} disabled={list.isFetching}>
           Обновить
         </Button>
       </div>
 
-      <ErrorText error={list.error} />
-      {list.loading ? <Loading text="Загружаем заказы…" /> : null}
-      {current && !list.loading && orders.length === 0 ? (
+      <ErrorText error={apiError(list.error)} />
+      {list.isFetching ? <Loading text="Загружаем заказы…" /> : null}
+      {current && !list.isFetching && orders.length === 0 ? (
         <p className="muted">{status ? `Заказов со статусом «${orderStatusLabels[status]}» нет.` : 'Заказов пока нет.'}</p>
       ) : null}
       {orders.length > 0 ? (
         <div className="table-wrap">
-          <table className="stack-table" data-testid="orders-table" aria-busy={list.loading}>
+          <table className="stack-table" data-testid="orders-table" aria-busy={list.isFetching}>
             <thead>
               <tr>
                 <th scope="col">Номер</th>
@@ -212,7 +214,7 @@ export function ShopOrders({ agentId }: { agentId: string }) {
           </table>
         </div>
       ) : null}
-      <Pager pages={pages} nextCursor={current?.nextCursor} loading={list.loading} label="Страницы заказов" />
+      <Pager pages={pages} nextCursor={current?.nextCursor} loading={list.isFetching} label="Страницы заказов" />
 
       {openId ? <OrderDetails agentId={agentId} orderId={openId} onClose={() => setOpenId(null)} /> : null}
     </section>

@@ -1,26 +1,28 @@
 // Payment settings of an E-commerce agent's shop: the payment page template, and the notification URL
 // for the payment provider. Its secret is in the full URL only in the answer that created it: shown
 // once here, masked on every later read.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { commerceSettingsInput } from '../../../src/commerce/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { commerceSettingsInput } from '@server/commerce/settings-input';
+import type { Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 
 type View = Outputs['commerce']['getSettings'];
 
 export function ShopSettings({ agentId }: { agentId: string }) {
-  const settings = useQuery(() => api.commerce.getSettings.query({ agentId }), [agentId]);
+  const trpc = useTRPC();
+  const settings = useQuery(trpc.commerce.getSettings.queryOptions({ agentId }));
   const [view, setView] = useState<View | undefined>();
   const [template, setTemplate] = useState('');
   const [rotate, setRotate] = useState(false);
   const [fullUrl, setFullUrl] = useState<string | null>(null);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
-  const save = useAction((input: Parameters<typeof api.commerce.putSettings.mutate>[0]) => api.commerce.putSettings.mutate(input));
-  const shown = withServerErrors(errors, save.error);
+  const save = useMutation(trpc.commerce.putSettings.mutationOptions());
+  const shown = withServerErrors(errors, apiError(save.error));
   const templateInput = useRef<HTMLInputElement>(null);
 
   const show = (v: View) => {
@@ -40,7 +42,7 @@ export function ShopSettings({ agentId }: { agentId: string }) {
       return;
     }
     setErrors({});
-    const result = await save.run({ agentId, ...checked.data });
+    const result = await answerOf(save.mutateAsync({ agentId, ...checked.data }));
     if (!result) return;
     const { webhookUrlWithSecret, ...rest } = result;
     // Kept in this component's state only: it is gone after a reload, as the API promises.
@@ -53,8 +55,8 @@ export function ShopSettings({ agentId }: { agentId: string }) {
   return (
     <section className="shop-part" aria-labelledby="shop-settings-title" data-testid="shop-settings">
       <h3 id="shop-settings-title">Оплата заказов</h3>
-      {settings.loading && !view ? <Loading /> : null}
-      <ErrorText error={settings.error} />
+      {settings.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(settings.error)} />
       {view ? (
         <>
           <p className="status-line" data-testid="shop-status">
@@ -122,7 +124,7 @@ export function ShopSettings({ agentId }: { agentId: string }) {
                 Сменить секрет уведомлений (старый адрес перестанет работать)
               </label>
             ) : null}
-            <SubmitRow label="Сохранить настройки оплаты" pending={save.pending} done={saved} doneText="Настройки оплаты сохранены" error={save.error} />
+            <SubmitRow label="Сохранить настройки оплаты" pending={save.isPending} done={saved} doneText="Настройки оплаты сохранены" error={apiError(save.error)} />
           </form>
         </>
       ) : null}

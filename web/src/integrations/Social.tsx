@@ -1,14 +1,15 @@
 // VK community settings of an agent: group id, access token (shown masked), callback secret and the
 // confirmation code; the webhook URL to paste into VK; the connection check, the confirmation code
 // request and the callback server registration.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC, useTRPCClient, useRefusal } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { checkConnectionInput, SECRET_KEY_MIN, socialSettingsInput } from '../../../src/integrations/social/settings-input';
-import { api, type Outputs } from '../api';
-import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { setupHints } from '../setup-hints';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { checkConnectionInput, SECRET_KEY_MIN, socialSettingsInput } from '@server/integrations/social/settings-input';
+import type { Outputs } from '../app/api';
+import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { formatDateTime } from '../shared/format';
+import { setupHints } from '../agents/setup-hints';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 
 type View = Outputs['social']['getSettings'];
 
@@ -58,7 +59,8 @@ function ConnectionBadge({ view }: { view: View }) {
 }
 
 export function SocialSettings({ agentId }: { agentId: string }) {
-  const settings = useQuery(() => api.social.getSettings.query({ agentId }), [agentId]);
+  const trpc = useTRPC();
+  const settings = useQuery(trpc.social.getSettings.queryOptions({ agentId }));
   const [view, setView] = useState<View | undefined>();
   const [groupId, setGroupId] = useState('');
   const [accessToken, setAccessToken] = useState('');
@@ -66,11 +68,14 @@ export function SocialSettings({ agentId }: { agentId: string }) {
   const [confirmationCode, setConfirmationCode] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
-  const save = useAction((input: Parameters<typeof api.social.putSettings.mutate>[0]) => api.social.putSettings.mutate(input));
-  const shown = withServerErrors(errors, save.error);
-  const checkConnection = useAction((input: Parameters<typeof api.social.checkConnection.mutate>[0]) => api.social.checkConnection.mutate(input));
-  const code = useAction(() => api.social.confirmationCode.query({ agentId }));
-  const webhook = useAction(() => api.social.registerWebhook.mutate({ agentId }));
+  const save = useMutation(trpc.social.putSettings.mutationOptions());
+  const shown = withServerErrors(errors, apiError(save.error));
+  const checkConnection = useMutation(trpc.social.checkConnection.mutationOptions());
+  const client = useTRPCClient();
+  // Asked on request, not a read kept on screen: run like an action.
+  const code = useMutation({ mutationFn: () => client.social.confirmationCode.query({ agentId }) });
+  const [checkError, refuseCheck] = useRefusal(checkConnection);
+  const webhook = useMutation(trpc.social.registerWebhook.mutationOptions());
   const [checkResult, setCheckResult] = useState<Outputs['social']['checkConnection'] | null>(null);
   const [webhookResult, setWebhookResult] = useState<Outputs['social']['registerWebhook'] | null>(null);
 
@@ -97,7 +102,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
       return;
     }
     setErrors({});
-    const result = await save.run({ agentId, ...checked.data });
+    const result = await answerOf(save.mutateAsync({ agentId, ...checked.data }));
     if (!result) return;
     setAccessToken('');
     setSecretKey('');
@@ -111,19 +116,19 @@ export function SocialSettings({ agentId }: { agentId: string }) {
     const typed = accessToken.trim() !== '';
     const checked = check(checkConnectionInput, typed ? { groupId, accessToken } : { agentId, groupId: groupId.trim() || undefined });
     if (!checked.ok) {
-      checkConnection.fail({ message: checked.message, type: 'invalid_request_error' });
+      refuseCheck({ message: checked.message, type: 'invalid_request_error' });
       return;
     }
-    const result = await checkConnection.run(checked.data);
+    const result = await answerOf(checkConnection.mutateAsync(checked.data));
     if (!result) return;
     setCheckResult(result);
     // The saved token's outcome is the status the settings show.
-    if (!typed) settings.reload();
+    if (!typed) void settings.refetch();
   };
   const canCheck = Boolean(view?.configured) || accessToken.trim() !== '';
 
   const onCode = async () => {
-    const result = await code.run();
+    const result = await answerOf(code.mutateAsync());
     if (!result) return;
     setConfirmationCode(result.confirmationCode);
     setView((v) => (v ? { ...v, confirmationCode: result.confirmationCode } : v));
@@ -131,18 +136,18 @@ export function SocialSettings({ agentId }: { agentId: string }) {
 
   const onWebhook = async () => {
     setWebhookResult(null);
-    const result = await webhook.run();
+    const result = await answerOf(webhook.mutateAsync({ agentId }));
     if (result) {
       setWebhookResult(result);
-      settings.reload();
+      void settings.refetch();
     }
   };
 
   return (
     <section className="card" aria-labelledby="social-title" data-testid="social-settings">
       <h2 id="social-title">ВКонтакте — сообщество</h2>
-      {settings.loading && !view ? <Loading /> : null}
-      <ErrorText error={settings.error} />
+      {settings.isPending ? <Loading /> : null}
+      <ErrorText error={apiError(settings.error)} />
       {view ? (
         <>
           <p className="status-line">
@@ -180,12 +185,12 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 {(props) => <input {...props} name="confirmationCode" value={confirmationCode} onChange={(e) => setConfirmationCode(e.target.value)} />}
               </Field>
             </div>
-            <SubmitRow label="Сохранить настройки ВКонтакте" pending={save.pending} done={saved} error={save.error} />
+            <SubmitRow label="Сохранить настройки ВКонтакте" pending={save.isPending} done={saved} error={apiError(save.error)} />
           </form>
 
           <div className="tool">
             <div className="actions">
-              <Button variant="secondary" onClick={onCheck} pending={checkConnection.pending} pendingText="Проверяем…" disabled={!canCheck}>
+              <Button variant="secondary" onClick={onCheck} pending={checkConnection.isPending} pendingText="Проверяем…" disabled={!canCheck}>
                 Проверить подключение
               </Button>
               {!canCheck ? <span className="hint">Введите ID сообщества и ключ доступа или сохраните настройки</span> : null}
@@ -195,11 +200,11 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 </span>
               ) : null}
             </div>
-            <ErrorText error={checkConnection.error} />
+            <ErrorText error={checkError} />
           </div>
           <div className="tool">
             <div className="actions">
-              <Button variant="secondary" onClick={onCode} pending={code.pending} pendingText="Запрашиваем…" disabled={!view.configured}>
+              <Button variant="secondary" onClick={onCode} pending={code.isPending} pendingText="Запрашиваем…" disabled={!view.configured}>
                 Получить код подтверждения
               </Button>
               {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
@@ -209,11 +214,11 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 </span>
               ) : null}
             </div>
-            <ErrorText error={code.error} />
+            <ErrorText error={apiError(code.error)} />
           </div>
           <div className="tool">
             <div className="actions">
-              <Button variant="secondary" onClick={onWebhook} pending={webhook.pending} pendingText="Подключаем…" disabled={!view.configured}>
+              <Button variant="secondary" onClick={onWebhook} pending={webhook.isPending} pendingText="Подключаем…" disabled={!view.configured}>
                 Подключить webhook в сообществе
               </Button>
               {!view.configured ? <span className="hint">Доступно после сохранения настроек</span> : null}
@@ -228,7 +233,7 @@ export function SocialSettings({ agentId }: { agentId: string }) {
                 {setupHints.vkUnconfirmedNextStep(webhookResult.serverId)}
               </p>
             ) : null}
-            <ErrorText error={webhook.error} />
+            <ErrorText error={apiError(webhook.error)} />
           </div>
         </>
       ) : null}

@@ -1,14 +1,15 @@
 // «База знаний» on the agent's page: the entries its assistant answers from — a paged list with add, edit
 // and delete, an import of CSV or plain text, and a search box that shows what the assistant would find
 // for a client's question.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiError, useTRPC, useTRPCClient, useRefusal, answerOf } from '../app/trpc';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { knowledgeInput } from '../../../src/knowledge/input';
-import { api, type ApiError, type Outputs } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ConfirmDialog, ErrorText, Field, Loading } from '../components/ui';
-import { formatInt } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { check, type FieldErrors } from '../validate';
+import { knowledgeInput } from '@server/knowledge/input';
+import type { ApiError, Outputs } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ConfirmDialog, ErrorText, Field, Loading } from '../shared/ui';
+import { formatInt } from '../shared/format';
+import { check, type FieldErrors } from '../shared/validate';
 
 type Entry = Outputs['knowledge']['get'];
 type Report = Outputs['knowledge']['import'];
@@ -76,20 +77,22 @@ function KnowledgeImport({ agentId, onImported }: { agentId: string; onImported(
   const [source, setSource] = useState('');
   const [fileError, setFileError] = useState<string | undefined>();
   const [report, setReport] = useState<Report | null>(null);
-  const run = useAction((input: { text: string } | { csv: string }) => api.knowledge.import.mutate({ agentId, ...input }));
+  const trpc = useTRPC();
+  const run = useMutation(trpc.knowledge.import.mutationOptions());
+  const [runError, refuse] = useRefusal(run);
   const fileId = useId();
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setReport(null);
     if (source.trim() === '') {
-      run.fail({
+      refuse({
         message: format === 'csv' ? 'Вставьте CSV с заголовком title,content или выберите файл' : 'Вставьте текст: разделы через пустую строку',
         type: 'validation',
       });
       return;
     }
-    const result = await run.run(format === 'csv' ? { csv: source } : { text: source });
+    const result = await answerOf(run.mutateAsync({ agentId, ...(format === 'csv' ? { csv: source } : { text: source }) }));
     if (!result) return;
     setReport(result);
     if (result.ok) {
@@ -138,7 +141,7 @@ function KnowledgeImport({ agentId, onImported }: { agentId: string; onImported(
         <ErrorText error={fileError} />
       </div>
       <div className="actions">
-        <Button type="submit" pending={run.pending} pendingText="Импортируем…">
+        <Button type="submit" pending={run.isPending} pendingText="Импортируем…">
           Импортировать
         </Button>
         {report?.ok ? (
@@ -147,7 +150,7 @@ function KnowledgeImport({ agentId, onImported }: { agentId: string; onImported(
           </span>
         ) : null}
       </div>
-      <ErrorText error={run.error} />
+      <ErrorText error={runError} />
       {report && !report.ok ? (
         <div className="import-errors" role="alert" data-testid="knowledge-import-errors">
           <p className="error">Ничего не импортировано: исправьте записи и повторите.</p>
@@ -166,7 +169,9 @@ function KnowledgeImport({ agentId, onImported }: { agentId: string; onImported(
 
 function KnowledgeSearch({ agentId }: { agentId: string }) {
   const [query, setQuery] = useState('');
-  const search = useAction((q: string) => api.knowledge.list.query({ agentId, query: q }));
+  const client = useTRPCClient();
+  // A search run on request, its answer kept beside the list: run like an action.
+  const search = useMutation({ mutationFn: (q: string) => client.knowledge.list.query({ agentId, query: q }) });
   const [found, setFound] = useState<Outputs['knowledge']['list']['entries'] | null>(null);
   return (
     <form
@@ -176,7 +181,7 @@ function KnowledgeSearch({ agentId }: { agentId: string }) {
       onSubmit={async (event) => {
         event.preventDefault();
         if (query.trim() === '') return;
-        const result = await search.run(query.trim());
+        const result = await answerOf(search.mutateAsync(query.trim()));
         if (result) setFound(result.entries);
       }}
     >
@@ -185,11 +190,11 @@ function KnowledgeSearch({ agentId }: { agentId: string }) {
         {(props) => <input {...props} name="knowledgeQuery" value={query} onChange={(e) => setQuery(e.target.value)} />}
       </Field>
       <div className="actions">
-        <Button type="submit" variant="secondary" pending={search.pending} pendingText="Ищем…">
+        <Button type="submit" variant="secondary" pending={search.isPending} pendingText="Ищем…">
           Найти
         </Button>
       </div>
-      <ErrorText error={search.error} />
+      <ErrorText error={apiError(search.error)} />
       {found ? (
         found.length === 0 ? (
           <p className="muted" role="status">
@@ -209,36 +214,38 @@ function KnowledgeSearch({ agentId }: { agentId: string }) {
 
 export function KnowledgeBase({ agentId }: { agentId: string }) {
   const pages = useCursorPages();
-  const list = useQuery(() => api.knowledge.list.query({ agentId, limit: PAGE_SIZE, cursor: pages.cursor }), [agentId, pages.cursor]);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const list = useQuery(trpc.knowledge.list.queryOptions({ agentId, limit: PAGE_SIZE, cursor: pages.cursor }));
   const [editing, setEditing] = useState<Entry | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Entry | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const addButtonId = useId();
-  const create = useAction((values: { title: string; content: string }) => api.knowledge.create.mutate({ agentId, ...values }));
-  const update = useAction((id: string, values: { title: string; content: string }) => api.knowledge.update.mutate({ agentId, entryId: id, ...values }));
-  const remove = useAction((id: string) => api.knowledge.remove.mutate({ agentId, entryId: id }));
+  const create = useMutation(trpc.knowledge.create.mutationOptions());
+  const update = useMutation(trpc.knowledge.update.mutationOptions());
+  const remove = useMutation(trpc.knowledge.remove.mutationOptions());
 
   const closeForm = () => {
     setEditing(null);
-    create.fail(undefined);
-    update.fail(undefined);
+    create.reset();
+    update.reset();
     document.getElementById(addButtonId)?.focus();
   };
 
   const onSubmit = async (values: { title: string; content: string }) => {
     if (editing === 'new') {
-      const created = await create.run(values);
+      const created = await answerOf(create.mutateAsync({ agentId, ...values }));
       if (!created) return false;
       setNotice(`Запись «${created.title}» добавлена`);
-      list.reload();
+      void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
       return true;
     }
     if (!editing) return false;
-    const updated = await update.run(editing.id, values);
+    const updated = await answerOf(update.mutateAsync({ agentId, entryId: editing.id, ...values }));
     if (!updated) return false;
     setNotice(`Запись «${updated.title}» сохранена`);
     closeForm();
-    list.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
     return true;
   };
 
@@ -253,7 +260,7 @@ export function KnowledgeBase({ agentId }: { agentId: string }) {
           aria-expanded={editing === 'new'}
           onClick={() => {
             setNotice(null);
-            create.fail(undefined);
+            create.reset();
             setEditing('new');
           }}
         >
@@ -265,8 +272,8 @@ export function KnowledgeBase({ agentId }: { agentId: string }) {
         <EntryForm
           key={editing === 'new' ? 'new' : editing.id}
           entry={editing === 'new' ? undefined : editing}
-          pending={editing === 'new' ? create.pending : update.pending}
-          error={editing === 'new' ? create.error : update.error}
+          pending={editing === 'new' ? create.isPending : update.isPending}
+          error={editing === 'new' ? apiError(create.error) : apiError(update.error)}
           onSubmit={onSubmit}
           onCancel={closeForm}
         />
@@ -276,8 +283,8 @@ export function KnowledgeBase({ agentId }: { agentId: string }) {
           {notice}
         </p>
       ) : null}
-      <ErrorText error={list.error} />
-      {list.loading ? <Loading text="Загружаем записи…" /> : null}
+      <ErrorText error={apiError(list.error)} />
+      {list.isFetching ? <Loading text="Загружаем записи…" /> : null}
       {list.data && entries.length === 0 ? (
         <p className="muted">{pages.number === 1 ? 'Записей пока нет: добавьте первую или импортируйте текст.' : 'На этой странице записей нет.'}</p>
       ) : null}
@@ -295,7 +302,7 @@ export function KnowledgeBase({ agentId }: { agentId: string }) {
                   aria-label={`Изменить запись «${entry.title}»`}
                   onClick={() => {
                     setNotice(null);
-                    update.fail(undefined);
+                    update.reset();
                     setEditing(entry);
                   }}
                 >
@@ -305,7 +312,7 @@ export function KnowledgeBase({ agentId }: { agentId: string }) {
                   variant="danger"
                   aria-label={`Удалить запись «${entry.title}»`}
                   onClick={() => {
-                    remove.fail(undefined);
+                    remove.reset();
                     setDeleting(entry);
                   }}
                 >
@@ -316,29 +323,29 @@ export function KnowledgeBase({ agentId }: { agentId: string }) {
           ))}
         </ul>
       ) : null}
-      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.loading} label="Страницы базы знаний" />
+      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.isFetching} label="Страницы базы знаний" />
       <KnowledgeSearch agentId={agentId} />
       <KnowledgeImport
         agentId={agentId}
         onImported={() => {
           if (pages.number > 1) pages.reset();
-          else list.reload();
+          else void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
         }}
       />
       <ConfirmDialog
         open={deleting !== null}
         title="Удалить запись?"
         confirmText="Удалить"
-        pending={remove.pending}
-        error={remove.error}
+        pending={remove.isPending}
+        error={apiError(remove.error)}
         onConfirm={async () => {
           if (!deleting) return;
-          if (!(await remove.run(deleting.id))) return;
+          if (!(await answerOf(remove.mutateAsync({ agentId, entryId: deleting.id })))) return;
           setNotice(`Запись «${deleting.title}» удалена`);
           setDeleting(null);
           if (editing !== 'new' && editing?.id === deleting.id) setEditing(null);
           if (pages.number > 1 && entries.length === 1) pages.back();
-          else list.reload();
+          else void queryClient.invalidateQueries({ queryKey: trpc.knowledge.pathKey() });
         }}
         onCancel={() => setDeleting(null)}
       >

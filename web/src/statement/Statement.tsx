@@ -1,14 +1,15 @@
 // «Выписка» (/app/statement): every movement of the balance in a period with the running balance
 // (GET /api/account/statement), the same as a CSV file, and the monthly closing documents — счёт and акт
 // as PDF files (GET /api/account/documents). Files need the session's JWT, so they are fetched and handed
-// to the browser as downloads (screens/UsageExport.tsx).
+// to the browser as downloads (usage/UsageExport.tsx).
+import { useQuery } from '@tanstack/react-query';
+import { apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
-import { api, type ApiError, type Outputs } from '../api';
-import { Button, ErrorText, Field, Loading } from '../components/ui';
-import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../format';
-import { useQuery } from '../hooks';
-import { Link } from '../router';
-import { FileDownload } from '../components/FileDownload';
+import type { Outputs } from '../app/api';
+import { Button, ErrorText, Field, Loading } from '../shared/ui';
+import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../shared/format';
+import { Link } from '../app/router';
+import { FileDownload } from '../shared/FileDownload';
 
 type Statement = Outputs['statement']['get'];
 type DocumentMonth = Outputs['statement']['documents']['months'][number];
@@ -94,8 +95,9 @@ function StatementSection() {
   const zone = browserZone();
   const [form, setForm] = useState(thisMonthPeriod);
   const [period, setPeriod] = useState(form);
-  const statement = useQuery(() => api.statement.get.query({ ...period, timeZone: zone }), [period.from, period.to]);
-  const fields = statement.error?.fields ?? {};
+  const trpc = useTRPC();
+  const statement = useQuery(trpc.statement.get.queryOptions({ ...period, timeZone: zone }));
+  const fields = apiError(statement.error)?.fields ?? {};
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     setPeriod(form);
@@ -113,14 +115,14 @@ function StatementSection() {
           {(props) => <input {...props} type="date" name="to" value={form.to} onChange={(e) => setForm({ ...form, to: e.target.value })} />}
         </Field>
         <div className="actions">
-          <Button type="submit" pending={statement.loading}>
+          <Button type="submit" pending={statement.isFetching}>
             Показать
           </Button>
           <FileDownload url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" />
         </div>
       </form>
-      <ErrorText error={statement.error && !statement.error.fields ? statement.error : undefined} />
-      {statement.loading && !statement.data ? <Loading /> : null}
+      <ErrorText error={apiError(statement.error)?.fields ? undefined : apiError(statement.error)} />
+      {statement.isPending ? <Loading /> : null}
       {statement.data ? <StatementTable statement={statement.data} /> : null}
     </section>
   );
@@ -154,7 +156,8 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
 }
 
 function DocumentsSection() {
-  const docs = useQuery(() => api.statement.documents.query(), []);
+  const trpc = useTRPC();
+  const docs = useQuery(trpc.statement.documents.queryOptions());
   return (
     <section className="card" aria-labelledby="documents-title" data-testid="documents">
       <h2 id="documents-title">Закрывающие документы</h2>
@@ -162,8 +165,8 @@ function DocumentsSection() {
         Счёт — платежи месяца (сервис работает по предоплате), акт — услуги, оказанные за месяц. Реквизиты вашей организации для документов указываются в{' '}
         <Link to="/account">аккаунте</Link>.
       </p>
-      <ErrorText error={docs.error} />
-      {docs.loading && !docs.data ? <Loading /> : null}
+      <ErrorText error={apiError(docs.error)} />
+      {docs.isPending ? <Loading /> : null}
       {docs.data && !docs.data.requisitesReady ? (
         <p className="warning" role="status" data-testid="documents-unavailable">
           Документы пока недоступны: оператор сервиса ещё не указал реквизиты своей организации.

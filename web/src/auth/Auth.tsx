@@ -1,14 +1,15 @@
 // Registration and login: the forms check input with the server's schemas, then keep the JWT.
+import { useMutation } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPCClient } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { credentialsInput, loginInput } from '../../../src/accounts/auth-input';
-import { api } from '../api';
-import { Button, ErrorText, Field } from '../components/ui';
-import { Money } from '../components/Money';
-import { SupportLine } from '../components/SupportContact';
-import { useAction, useBillingConfig } from '../hooks';
-import { Link, navigate } from '../router';
-import { startSession, takeEndReason } from '../session';
-import { check, type FieldErrors } from '../validate';
+import { credentialsInput, loginInput } from '@server/accounts/auth-input';
+import { Button, ErrorText, Field } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { SupportLine } from '../shared/SupportContact';
+import { useBillingConfig } from '../shared/billing-config';
+import { Link, navigate } from '../app/router';
+import { startSession, takeEndReason } from '../app/session';
+import { check, type FieldErrors } from '../shared/validate';
 
 /** The screen that was asked for before the login page (App puts it in ?next=), if it is one of ours. */
 function requestedPath(): string | null {
@@ -24,9 +25,12 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
   const [totpCode, setTotpCode] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [notice] = useState(() => (mode === 'login' ? takeEndReason() : null));
-  const submit = useAction(async (values: { email: string; password: string }) =>
-    mode === 'register' ? api.auth.register.mutate(values) : api.auth.login.mutate(askCode ? { ...values, totpCode: totpCode.trim() } : values),
-  );
+  const client = useTRPCClient();
+  const submit = useMutation({
+    mutationFn: (values: { email: string; password: string }) =>
+      mode === 'register' ? client.auth.register.mutate(values) : client.auth.login.mutate(askCode ? { ...values, totpCode: totpCode.trim() } : values),
+  });
+  const submitError = apiError(submit.error);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -43,20 +47,20 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
       return;
     }
     setErrors({});
-    const result = await submit.run(checked.data);
+    const result = await answerOf(submit.mutateAsync(checked.data));
     if (!result) return;
     setAskCode(false);
     startSession(result.token, result.user.email);
     navigate(requestedPath() ?? '/', true);
   };
 
-  const needsCode = submit.error?.code === 'totp_required' || submit.error?.code === 'totp_invalid';
+  const needsCode = submitError?.code === 'totp_required' || submitError?.code === 'totp_invalid';
   useEffect(() => {
     if (needsCode && !askCode) setAskCode(true);
   }, [needsCode, askCode]);
   // The code's own refusal goes under its field; "enter the code" is said by the field appearing.
-  const codeError = errors.totpCode ?? (submit.error?.code === 'totp_invalid' ? submit.error.message : undefined);
-  const formError = needsCode ? undefined : submit.error;
+  const codeError = errors.totpCode ?? (submitError?.code === 'totp_invalid' ? submitError.message : undefined);
+  const formError = needsCode ? undefined : submitError;
 
   const register = mode === 'register';
   return (
@@ -108,7 +112,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
             </Field>
           ) : null}
           <div className="actions">
-            <Button type="submit" pending={submit.pending} pendingText={register ? 'Регистрируем…' : 'Входим…'}>
+            <Button type="submit" pending={submit.isPending} pendingText={register ? 'Регистрируем…' : 'Входим…'}>
               {register ? 'Зарегистрироваться' : 'Войти'}
             </Button>
           </div>

@@ -2,27 +2,28 @@
 // password and signs in only when its form is submitted. With two-factor login on, the server asks for a
 // code (totp_required) and the page shows its field; without it nothing changes. Without a mail server
 // the server's 503 message (ask the operator) is shown.
+import { useMutation } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { passwordResetConfirmInput, passwordResetRequestInput } from '../../../src/accounts/security-input';
-import { api } from '../api';
-import { Button, ErrorText, Field } from '../components/ui';
-import { useAction } from '../hooks';
-import { Link, navigate } from '../router';
-import { startSession } from '../session';
-import { check, type FieldErrors } from '../validate';
+import { passwordResetConfirmInput, passwordResetRequestInput } from '@server/accounts/security-input';
+import { Button, ErrorText, Field } from '../shared/ui';
+import { Link, navigate } from '../app/router';
+import { startSession } from '../app/session';
+import { check, type FieldErrors } from '../shared/validate';
 
 export function ForgotPasswordScreen() {
   const [email, setEmail] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [sent, setSent] = useState<string | null>(null);
-  const submit = useAction((values: { email: string }) => api.accountSecurity.requestPasswordReset.mutate(values));
+  const trpc = useTRPC();
+  const submit = useMutation(trpc.accountSecurity.requestPasswordReset.mutationOptions());
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     const checked = check(passwordResetRequestInput, { email });
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
-    const result = await submit.run(checked.data);
+    const result = await answerOf(submit.mutateAsync(checked.data));
     if (result) setSent(result.message);
   };
 
@@ -42,11 +43,11 @@ export function ForgotPasswordScreen() {
               {(props) => <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}
             </Field>
             <div className="actions">
-              <Button type="submit" pending={submit.pending} pendingText="Отправляем…">
+              <Button type="submit" pending={submit.isPending} pendingText="Отправляем…">
                 Прислать ссылку
               </Button>
             </div>
-            <ErrorText error={submit.error} />
+            <ErrorText error={apiError(submit.error)} />
           </form>
         )}
         <p className="switch">
@@ -64,7 +65,8 @@ export function ResetPasswordScreen() {
   const [askCode, setAskCode] = useState(false);
   const [totpCode, setTotpCode] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
-  const submit = useAction((values: { token: string; password: string; totpCode?: string }) => api.accountSecurity.confirmPasswordReset.mutate(values));
+  const trpc = useTRPC();
+  const submit = useMutation(trpc.accountSecurity.confirmPasswordReset.mutationOptions());
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -72,18 +74,19 @@ export function ResetPasswordScreen() {
     if (!checked.ok) return setErrors(checked.errors);
     if (askCode && totpCode.trim() === '') return setErrors({ totpCode: 'Введите код из приложения или код восстановления' });
     setErrors({});
-    const result = await submit.run(checked.data);
+    const result = await answerOf(submit.mutateAsync(checked.data));
     if (!result) return;
     startSession(result.token, result.user.email);
     navigate('/', true);
   };
 
-  const needsCode = submit.error?.code === 'totp_required' || submit.error?.code === 'totp_invalid';
+  const submitError = apiError(submit.error);
+  const needsCode = submitError?.code === 'totp_required' || submitError?.code === 'totp_invalid';
   useEffect(() => {
     if (needsCode && !askCode) setAskCode(true);
   }, [needsCode, askCode]);
-  const codeError = errors.totpCode ?? (submit.error?.code === 'totp_invalid' ? submit.error.message : undefined);
-  const formError = errors.token ?? (needsCode ? undefined : submit.error);
+  const codeError = errors.totpCode ?? (submitError?.code === 'totp_invalid' ? submitError.message : undefined);
+  const formError = errors.token ?? (needsCode ? undefined : submitError);
 
   return (
     <main className="auth" id="main">
@@ -130,7 +133,7 @@ export function ResetPasswordScreen() {
               </Field>
             ) : null}
             <div className="actions">
-              <Button type="submit" pending={submit.pending} pendingText="Сохраняем…">
+              <Button type="submit" pending={submit.isPending} pendingText="Сохраняем…">
                 Сохранить и войти
               </Button>
             </div>

@@ -1,21 +1,22 @@
 // The page's frame: signed out, only the login and registration forms; signed in, the navigation and
 // the screen for the current address.
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import { AccountPage } from './account/AccountPage';
-import { AdminScreen } from './admin/Admin';
-import { useMe } from './hooks';
-import { AgentPage } from './screens/AgentPage';
-import { DialoguesScreen } from './dialogues/Inbox';
-import { InboxBadges, InboxHome, useInboxCounts } from './dialogues/InboxHome';
-import { AgentsScreen } from './screens/Agents';
-import { LoginScreen, RegisterScreen } from './screens/Auth';
-import { KeysScreen } from './screens/Keys';
-import { ForgotPasswordScreen, ResetPasswordScreen } from './screens/PasswordReset';
-import { OverviewScreen } from './screens/Overview';
-import { TopupReturnScreen } from './screens/Topups';
-import { StatementScreen } from './statement/Statement';
+import { AccountPage } from '../account/AccountPage';
+import { AdminScreen } from '../admin/Admin';
+import { AgentPage } from '../agents/AgentPage';
+import { DialoguesScreen } from '../dialogues/Inbox';
+import { InboxBadges, InboxHome, useInboxCounts } from '../dialogues/InboxHome';
+import { AgentsScreen } from '../agents/Agents';
+import { LoginScreen, RegisterScreen } from '../auth/Auth';
+import { KeysScreen } from '../keys/Keys';
+import { ForgotPasswordScreen, ResetPasswordScreen } from '../auth/PasswordReset';
+import { OverviewScreen } from '../overview/Overview';
+import { TopupReturnScreen } from '../billing/Topups';
+import { StatementScreen } from '../statement/Statement';
 import { Link, navigate, usePath } from './router';
 import { currentSession, endSession, onSessionChange, type Session } from './session';
+import { useTRPC } from './trpc';
 
 function useSession(): Session | null {
   const [session, setSession] = useState(currentSession);
@@ -109,9 +110,11 @@ export function App() {
 }
 
 function SignedIn({ session, path, mainRef }: { session: Session; path: string; mainRef: RefObject<HTMLElement | null> }) {
-  const me = useMe(session.token);
+  const trpc = useTRPC();
+  // Asked again when the session changes (trpc.ts resets the cache then), as the token is not part of the key.
+  const me = useQuery(trpc.auth.me.queryOptions());
   // Until the server has said who this is, the admin entry stays out of the navigation.
-  const isAdmin = me.data ? me.data.role === 'admin' : me.error ? false : undefined;
+  const isAdmin = me.data ? me.data.user.role === 'admin' : me.error ? false : undefined;
   const nav = isAdmin ? [...NAV, ADMIN_NAV] : NAV;
 
   const inboxCounts = useInboxCounts(path);
@@ -158,7 +161,7 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
         </div>
       </header>
       <main id="main" tabIndex={-1} ref={mainRef}>
-        <Screen path={path} isAdmin={isAdmin} recheckRole={me.reload} />
+        <Screen path={path} isAdmin={isAdmin} recheckRole={() => void me.refetch()} />
       </main>
     </>
   );

@@ -1,8 +1,10 @@
 // Which integrations an agent has, for the agents list: asked from each integration's own settings read
 // (the same answers its settings card shows), so the list says no more than the agent page does.
-import { api } from '../api';
-import { useQuery } from '../hooks';
-import type { AgentType } from '../../../src/agents/fields';
+import { useQuery } from '@tanstack/react-query';
+import type { TRPCClient } from '@trpc/client';
+import type { AppRouter } from '@server/trpc/router';
+import { useTRPCClient } from '../app/trpc';
+import type { AgentType } from '@server/agents/fields';
 
 interface Connected {
   name: string;
@@ -10,7 +12,7 @@ interface Connected {
   verified: boolean;
 }
 
-async function loadIntegrations(agentId: string, type: AgentType): Promise<Connected[]> {
+async function loadIntegrations(api: TRPCClient<AppRouter>, agentId: string, type: AgentType): Promise<Connected[]> {
   const [social, messenger, booking] = await Promise.all([
     api.social.getSettings.query({ agentId }),
     api.messenger.getSettings.query({ agentId }),
@@ -24,7 +26,8 @@ async function loadIntegrations(agentId: string, type: AgentType): Promise<Conne
 }
 
 export function AgentIntegrations({ agentId, type }: { agentId: string; type: AgentType }) {
-  const integrations = useQuery(() => loadIntegrations(agentId, type), [agentId, type]);
+  const api = useTRPCClient();
+  const integrations = useQuery({ queryKey: ['agent-integrations', agentId, type], queryFn: () => loadIntegrations(api, agentId, type) });
   if (!integrations.data) return null;
   return (
     <span className="agent-integrations" data-testid="agent-integrations">

@@ -1,20 +1,21 @@
 // API keys: create (the full key shown once, with its warning and a copy button; optionally a spend
 // limit per period and an expiry), list with last use, limit, spend in the period and expiry, change a
 // key's name, limit and expiry in a dialog, revoke after a confirmation.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useRef, useState, type FormEvent } from 'react';
-import { LIMIT_RESETS, type LimitReset } from '../../../src/keys/limits';
-import { createKeyInput, updateKeyInput } from '../../../src/keys/input';
-import { api, type Inputs, type Outputs } from '../api';
-import { Money } from '../components/Money';
-import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../components/ui';
-import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, periodStartText, toLocalInput } from '../format';
-import { useAction, useBillingConfig, useQuery } from '../hooks';
-import { limitResetLabels } from '../texts';
-import { check, decimalInput, decimalText, type FieldErrors } from '../validate';
+import { LIMIT_RESETS, type LimitReset } from '@server/keys/limits';
+import { createKeyInput, updateKeyInput } from '@server/keys/input';
+import type { Outputs } from '../app/api';
+import { Money } from '../shared/Money';
+import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../shared/ui';
+import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, periodStartText, toLocalInput } from '../shared/format';
+import { useBillingConfig } from '../shared/billing-config';
+import { limitResetLabels } from '../shared/texts';
+import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
-type KeyChanges = Inputs['keys']['update'];
 
 const LIMIT_HINT = 'Необязательно. Пусто — без лимита. Периоды считаются по UTC: сутки с 00:00, неделя с понедельника, месяц с 1-го числа.';
 const EXPIRY_HINT = 'Необязательно. После этого момента запросы с ключом отклоняются; пусто — бессрочно.';
@@ -137,7 +138,8 @@ function EditKeyForm({
   const [reset, setReset] = useState<LimitReset>(initial.reset);
   const [expires, setExpires] = useState(initial.expires);
   const [errors, setErrors] = useState<FieldErrors>({});
-  const save = useAction((changes: KeyChanges) => api.keys.update.mutate(changes));
+  const trpc = useTRPC();
+  const save = useMutation(trpc.keys.update.mutationOptions());
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -156,7 +158,7 @@ function EditKeyForm({
       onSaved(apiKey, false);
       return;
     }
-    const updated = await save.run(checked.data);
+    const updated = await answerOf(save.mutateAsync(checked.data));
     if (updated) onSaved(updated, true);
   };
 
@@ -166,12 +168,12 @@ function EditKeyForm({
         {(props) => <input {...props} name="editKeyName" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
       </Field>
       <LimitFields currency={currency} limit={limit} reset={reset} expires={expires} errors={errors} onLimit={setLimit} onReset={setReset} onExpires={setExpires} />
-      <ErrorText error={save.error} />
+      <ErrorText error={apiError(save.error)} />
       <div className="actions">
-        <Button type="submit" pending={save.pending} pendingText="Сохраняем…">
+        <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
           Сохранить
         </Button>
-        <Button variant="secondary" onClick={onCancel} disabled={save.pending}>
+        <Button variant="secondary" onClick={onCancel} disabled={save.isPending}>
           Отмена
         </Button>
       </div>
@@ -221,7 +223,9 @@ function KeySnippets({ apiKey }: { apiKey: string }) {
 }
 
 export function KeysScreen() {
-  const keys = useQuery(() => api.keys.list.query(), []);
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const keys = useQuery(trpc.keys.list.queryOptions());
   const billing = useBillingConfig();
   const currency = billing.data?.currency;
   const [name, setName] = useState('');
@@ -234,8 +238,8 @@ export function KeysScreen() {
   const [editing, setEditing] = useState<ListedKey | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [hideRevoked, setHideRevoked] = useState(false);
-  const create = useAction((input: Inputs['keys']['create']) => api.keys.create.mutate(input));
-  const revoke = useAction((id: string) => api.keys.revoke.mutate({ id }));
+  const create = useMutation(trpc.keys.create.mutationOptions());
+  const revoke = useMutation(trpc.keys.revoke.mutationOptions());
   const nameInput = useRef<HTMLInputElement>(null);
 
   const onCreate = async (event: FormEvent) => {
@@ -254,22 +258,22 @@ export function KeysScreen() {
     }
     setErrors({});
     setMessage(null);
-    const result = await create.run(checked.data);
+    const result = await answerOf(create.mutateAsync(checked.data));
     if (!result) return;
     setCreated(result);
     setName('');
     setLimit('');
     setExpires('');
-    keys.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.keys.pathKey() });
   };
 
   const onRevoke = async () => {
     if (!revoking) return;
-    const result = await revoke.run(revoking.id);
+    const result = await answerOf(revoke.mutateAsync({ id: revoking.id }));
     if (!result) return;
     setMessage(`${result.message}: «${revoking.name}»`);
     setRevoking(null);
-    keys.reload();
+    void queryClient.invalidateQueries({ queryKey: trpc.keys.pathKey() });
   };
 
   return (
@@ -297,12 +301,12 @@ export function KeysScreen() {
             />
           </div>
           <div className="actions">
-            <Button type="submit" pending={create.pending} pendingText="Создаём…">
+            <Button type="submit" pending={create.isPending} pendingText="Создаём…">
               Создать ключ
             </Button>
           </div>
         </form>
-        <ErrorText error={create.error} />
+        <ErrorText error={apiError(create.error)} />
 
         {created ? (
           <div className="created-key" role="region" aria-label="Новый ключ" data-testid="created-key">
@@ -341,8 +345,8 @@ export function KeysScreen() {
             {message}
           </p>
         ) : null}
-        <ErrorText error={keys.error} />
-        {keys.loading && !keys.data ? <Loading /> : null}
+        <ErrorText error={apiError(keys.error)} />
+        {keys.isPending ? <Loading /> : null}
         {keys.data && keys.data.keys.length === 0 ? <p className="muted">Ключей пока нет.</p> : null}
         {keys.data && keys.data.keys.length > 0 ? (
           <div className="table-wrap">
@@ -405,7 +409,7 @@ export function KeysScreen() {
                               variant="danger"
                               aria-label={`Отозвать ключ «${key.name}»`}
                               onClick={() => {
-                                revoke.fail(undefined);
+                                revoke.reset();
                                 setRevoking(key);
                               }}
                             >
@@ -432,7 +436,7 @@ export function KeysScreen() {
             onSaved={(saved, changed) => {
               setMessage(changed ? `Ключ «${saved.name}» сохранён` : `Ключ «${saved.name}»: изменений нет`);
               setEditing(null);
-              if (changed) keys.reload();
+              if (changed) void queryClient.invalidateQueries({ queryKey: trpc.keys.pathKey() });
             }}
           />
         ) : null}
@@ -442,8 +446,8 @@ export function KeysScreen() {
         open={revoking !== null}
         title="Отозвать ключ?"
         confirmText="Отозвать"
-        pending={revoke.pending}
-        error={revoke.error}
+        pending={revoke.isPending}
+        error={apiError(revoke.error)}
         onConfirm={onRevoke}
         onCancel={() => setRevoking(null)}
       >

@@ -1,22 +1,12 @@
 // The operator's support contact (SUPPORT_CONTACT, GET /api/support, no login needed): an e-mail becomes
 // a mailto: link, a web address a link, anything else (a phone, a messenger name) plain text.
-import { api } from '../api';
-import { useQuery } from '../hooks';
-
-let contact: Promise<string | null> | undefined;
+import { useQuery } from '@tanstack/react-query';
+import { useTRPC } from '../app/trpc';
 
 /** Asked once per page load: the contact is fixed while the server runs. */
 export function useSupportContact(): string | null | undefined {
-  return useQuery(() => {
-    contact ??= api.support.contact.query().then(
-      (answer) => answer.contact,
-      (error: unknown) => {
-        contact = undefined;
-        throw error;
-      },
-    );
-    return contact;
-  }, []).data;
+  const trpc = useTRPC();
+  return useQuery(trpc.support.contact.queryOptions(undefined, { staleTime: Infinity, gcTime: Infinity })).data?.contact;
 }
 
 export function contactHref(text: string): string | null {

@@ -1,7 +1,7 @@
 // Small building blocks every screen uses: a field with its error, an error line next to an action,
 // a button that shows its request is running, a copy button, and a confirmation dialog.
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactNode } from 'react';
-import type { ApiError } from '../api';
+import type { ApiError } from '../app/api';
 
 export function ErrorText({ error, id }: { error: ApiError | string | undefined; id?: string }) {
   if (!error) return null;

@@ -2,19 +2,21 @@
 // spending by day and by model for a chosen period, and the latest requests with the prompt and the
 // completion priced apart, paged and filtered by key and model. Money is shown with the balance
 // currency; the balance and the first page of requests refresh themselves every REFRESH_MS.
-import { useEffect, useMemo, useState } from 'react';
-import { api, type Outputs } from '../api';
-import { ModelPrices } from '../components/ModelPrices';
-import { Money } from '../components/Money';
-import { Pager, useCursorPages } from '../components/Pager';
-import { UsageChart, type DaySeries } from '../components/UsageChart';
-import { Button, ErrorText, Loading } from '../components/ui';
-import { formatDateTime, formatInt, localDay } from '../format';
-import { useBillingConfig, useQuery } from '../hooks';
-import { REFRESH_MS } from '../refresh';
-import { usageStatusLabels } from '../texts';
-import { TopupHistory, TopupPanel } from './Topups';
-import { UsageExportButton, usagePeriodStart } from './UsageExport';
+import { useQuery } from '@tanstack/react-query';
+import { apiError, useTRPC } from '../app/trpc';
+import { useMemo, useState } from 'react';
+import type { Outputs } from '../app/api';
+import { ModelPrices } from '../shared/ModelPrices';
+import { Money } from '../shared/Money';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { UsageChart, type DaySeries } from '../usage/UsageChart';
+import { Button, ErrorText, Loading } from '../shared/ui';
+import { formatDateTime, formatInt, localDay } from '../shared/format';
+import { useBillingConfig } from '../shared/billing-config';
+import { REFRESH_MS } from '../shared/refresh';
+import { usageStatusLabels } from '../shared/texts';
+import { TopupHistory, TopupPanel } from '../billing/Topups';
+import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
 
 type UsageRecord = Outputs['account']['usage']['data'][number];
 type Summary = Outputs['account']['usageSummary'];
@@ -23,10 +25,10 @@ const PERIODS = [7, 30, 90] as const;
 /** The latest requests shown per page under the chart. */
 const RECENT = 20;
 
-/** Sums of the period from the server: per day in this browser's time zone, and per model. */
-function loadSummary(days: number): Promise<Summary> {
+/** The period asked for the sums: per day in this browser's time zone, and per model. */
+function summaryInput(days: number): { from: string; timeZone: string } {
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  return api.account.usageSummary.query({ from: usagePeriodStart(days), timeZone });
+  return { from: usagePeriodStart(days), timeZone };
 }
 
 function byDay(summary: Summary, days: number, metric: 'cost' | 'tokens'): DaySeries[] {
@@ -65,33 +67,27 @@ function BreakableModel({ model }: { model: string }) {
 }
 
 export function OverviewScreen() {
-  const balance = useQuery(() => api.account.balance.query(), []);
-  const keys = useQuery(() => api.keys.list.query(), []);
+  const trpc = useTRPC();
+  // The balance and the first page of requests follow the API's use without a click, while the tab is seen.
+  const balance = useQuery(trpc.account.balance.queryOptions(undefined, { refetchInterval: REFRESH_MS }));
+  const keys = useQuery(trpc.keys.list.queryOptions());
   const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
   const [metric, setMetric] = useState<'cost' | 'tokens'>('cost');
-  const summary = useQuery(() => loadSummary(days), [days]);
+  // Fixed when the period is chosen: a start recomputed at every render would be a new query each time.
+  const period = useMemo(() => summaryInput(days), [days]);
+  const summary = useQuery(trpc.account.usageSummary.queryOptions(period));
   const billing = useBillingConfig();
   const [keyFilter, setKeyFilter] = useState('');
   const [modelFilter, setModelFilter] = useState('');
   const pages = useCursorPages();
+  const onFirstPage = pages.number === 1;
   const recent = useQuery(
-    () => api.account.usage.query({ limit: RECENT, cursor: pages.cursor, keyId: keyFilter || undefined, model: modelFilter || undefined }),
-    [pages.cursor, keyFilter, modelFilter],
+    trpc.account.usage.queryOptions(
+      { limit: RECENT, cursor: pages.cursor, keyId: keyFilter || undefined, model: modelFilter || undefined },
+      { refetchInterval: onFirstPage ? REFRESH_MS : false },
+    ),
   );
   const currency = balance.data?.currency ?? billing.data?.currency;
-
-  // The balance and the first page of requests follow the API's use without a click, while the tab is seen.
-  const { reload: reloadBalance } = balance;
-  const { reload: reloadRecent } = recent;
-  const onFirstPage = pages.number === 1;
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState !== 'visible') return;
-      reloadBalance();
-      if (onFirstPage) reloadRecent();
-    }, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [reloadBalance, reloadRecent, onFirstPage]);
 
   const keyNames = useMemo(() => new Map((keys.data?.keys ?? []).map((k) => [k.id, `${k.name} (${k.keyPrefix}…)`])), [keys.data]);
   const chart = useMemo(() => (summary.data ? byDay(summary.data, days, metric) : []), [summary.data, days, metric]);
@@ -107,16 +103,16 @@ export function OverviewScreen() {
   const money = (value: number) => <Money value={value} currency={currency} />;
 
   const refresh = () => {
-    balance.reload();
-    summary.reload();
-    recent.reload();
+    void balance.refetch();
+    void summary.refetch();
+    void recent.refetch();
   };
 
   return (
     <>
       <div className="page-head">
         <h1>Баланс и использование</h1>
-        <Button variant="secondary" onClick={refresh} pending={balance.loading || summary.loading} pendingText="Обновляем…">
+        <Button variant="secondary" onClick={refresh} pending={balance.isFetching || summary.isFetching} pendingText="Обновляем…">
           Обновить
         </Button>
       </div>
@@ -127,10 +123,10 @@ export function OverviewScreen() {
           <p className="balance-value" data-testid="balance">
             <Money value={balance.data.balance} currency={currency} kind="balance" />
           </p>
-        ) : balance.loading ? (
+        ) : balance.isFetching ? (
           <Loading />
         ) : null}
-        <ErrorText error={balance.error} />
+        <ErrorText error={apiError(balance.error)} />
         <p className="hint" data-testid="balance-help">
           Каждый запрос к модели списывает с баланса цену токенов запроса и ответа (цены за 1 млн токенов — в разделе <a href="#prices-title">«Цены моделей»</a>).{' '}
           {billing.data?.enabled ? 'Пополнить баланс можно картой: кнопка «Пополнить» ниже.' : 'Чтобы пополнить баланс, напишите администратору сервиса.'} Когда
@@ -162,8 +158,8 @@ export function OverviewScreen() {
           </div>
           <UsageExportButton days={days} />
         </div>
-        <ErrorText error={summary.error} />
-        {summary.loading && !summary.data ? <Loading /> : null}
+        <ErrorText error={apiError(summary.error)} />
+        {summary.isPending ? <Loading /> : null}
         {summary.data ? (
           <>
             <dl className="totals" data-testid="usage-totals">
@@ -303,7 +299,7 @@ export function OverviewScreen() {
             </select>
           </label>
         </div>
-        <ErrorText error={recent.error} />
+        <ErrorText error={apiError(recent.error)} />
         {recent.data ? (
           records.length === 0 ? (
             <p className="muted">
@@ -371,10 +367,10 @@ export function OverviewScreen() {
               </table>
             </div>
           )
-        ) : recent.loading ? (
+        ) : recent.isFetching ? (
           <Loading />
         ) : null}
-        <Pager pages={pages} nextCursor={recent.data?.nextCursor} loading={recent.loading} label="Страницы запросов" />
+        <Pager pages={pages} nextCursor={recent.data?.nextCursor} loading={recent.isFetching} label="Страницы запросов" />
       </section>
 
       <ModelPrices currency={currency} />

@@ -1,31 +1,32 @@
 // Agents: the list and the creation form. Each agent's own page holds its settings and integrations.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
-import { AGENT_TYPES, createAgentInput, type AgentType } from '../../../src/agents/fields';
-import { PROMPT_TEMPLATES } from '../../../src/agents/templates';
-import { api } from '../api';
-import { Button, ErrorText, Field, Loading } from '../components/ui';
-import { AgentIntegrations } from '../components/AgentIntegrations';
-import { ModelInput } from '../components/ModelInput';
-import { formatDateTime } from '../format';
-import { useAction, useQuery } from '../hooks';
-import { Link, navigate } from '../router';
-import { agentTypeLabels, agentTypeShort } from '../texts';
-import { check, type FieldErrors, withServerErrors } from '../validate';
-import { setupHints } from '../setup-hints';
+import { AGENT_TYPES, createAgentInput, type AgentType } from '@server/agents/fields';
+import { PROMPT_TEMPLATES } from '@server/agents/templates';
+import { Button, ErrorText, Field, Loading } from '../shared/ui';
+import { AgentIntegrations } from './AgentIntegrations';
+import { ModelInput } from '../shared/ModelInput';
+import { formatDateTime } from '../shared/format';
+import { Link, navigate } from '../app/router';
+import { agentTypeLabels, agentTypeShort } from '../shared/texts';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
+import { setupHints } from './setup-hints';
 
 /** Empty optional fields are left out, so the server applies its defaults. */
 export const optional = (value: string) => (value.trim() === '' ? undefined : value);
 
 export function AgentsScreen() {
-  const agents = useQuery(() => api.agents.list.query(), []);
+  const trpc = useTRPC();
+  const agents = useQuery(trpc.agents.list.queryOptions());
   const [name, setName] = useState('');
   const [type, setType] = useState<AgentType>('service');
   // Starts from the type's template, as the server would fill it in; the owner edits it here or later.
   const [systemPrompt, setSystemPrompt] = useState(PROMPT_TEMPLATES.service);
   const [model, setModel] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
-  const create = useAction((input: Parameters<typeof api.agents.create.mutate>[0]) => api.agents.create.mutate(input));
-  const shown = withServerErrors(errors, create.error);
+  const create = useMutation(trpc.agents.create.mutationOptions());
+  const shown = withServerErrors(errors, apiError(create.error));
 
   const onCreate = async (event: FormEvent) => {
     event.preventDefault();
@@ -35,7 +36,7 @@ export function AgentsScreen() {
       return;
     }
     setErrors({});
-    const agent = await create.run(checked.data);
+    const agent = await answerOf(create.mutateAsync(checked.data));
     if (agent) navigate(`/agents/${agent.id}`);
   };
 
@@ -47,8 +48,8 @@ export function AgentsScreen() {
 
       <section className="card" aria-labelledby="agents-title">
         <h2 id="agents-title">Ваши агенты</h2>
-        <ErrorText error={agents.error} />
-        {agents.loading && !agents.data ? <Loading /> : null}
+        <ErrorText error={apiError(agents.error)} />
+        {agents.isPending ? <Loading /> : null}
         {agents.data && agents.data.agents.length === 0 ? <p className="muted">Агентов пока нет: создайте первого ниже.</p> : null}
         {agents.data && agents.data.agents.length > 0 ? (
           <ul className="agent-list">
@@ -100,11 +101,11 @@ export function AgentsScreen() {
             {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} placeholder="по умолчанию" />}
           </Field>
           <div className="actions">
-            <Button type="submit" pending={create.pending} pendingText="Создаём…">
+            <Button type="submit" pending={create.isPending} pendingText="Создаём…">
               Создать агента
             </Button>
           </div>
-          <ErrorText error={create.error} />
+          <ErrorText error={apiError(create.error)} />
         </form>
       </section>
     </>

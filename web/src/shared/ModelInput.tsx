@@ -1,7 +1,7 @@
 // The model field of an agent: the ids /v1/models lists are offered as suggestions, any other text is
 // still accepted (a model the catalog does not know yet), with a warning that it may not answer.
 import { useEffect, useId, useState, type InputHTMLAttributes } from 'react';
-import { loadModels } from '../models';
+import { loadModels } from './models';
 
 export function ModelInput({
   value,

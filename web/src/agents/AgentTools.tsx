@@ -1,22 +1,23 @@
 // Which tools the agent's model gets now, and what the owner still has to add for the others
 // («Подключите YCLIENTS», «Добавьте товары в каталог»), from GET /api/v1/agents/:agentId/tools.
-import { api } from '../api';
-import { Button, ErrorText, Loading } from './ui';
-import { useQuery } from '../hooks';
+import { useQuery } from '@tanstack/react-query';
+import { apiError, useTRPC } from '../app/trpc';
+import { Button, ErrorText, Loading } from '../shared/ui';
 
 export function AgentTools({ agentId }: { agentId: string }) {
-  const tools = useQuery(() => api.assistant.tools.query({ agentId }), [agentId]);
+  const trpc = useTRPC();
+  const tools = useQuery(trpc.assistant.tools.queryOptions({ agentId }));
   return (
     <section className="card" aria-labelledby="tools-title" data-testid="agent-tools">
       <div className="section-head">
         <h2 id="tools-title">Инструменты ассистента</h2>
-        <Button variant="secondary" onClick={() => tools.reload()} pending={tools.loading} pendingText="Обновляем…">
+        <Button variant="secondary" onClick={() => void tools.refetch()} pending={tools.isFetching} pendingText="Обновляем…">
           Обновить
         </Button>
       </div>
       <p className="muted">Что модель агента может делать сама, отвечая клиентам, и чего не хватает для остального.</p>
-      <ErrorText error={tools.error} />
-      {tools.loading && !tools.data ? <Loading /> : null}
+      <ErrorText error={apiError(tools.error)} />
+      {tools.isPending ? <Loading /> : null}
       {tools.data ? (
         <>
           {tools.data.tools.length === 0 ? <p className="muted">Пока модель только отвечает текстом.</p> : null}

@@ -3,8 +3,8 @@
 // link cannot send, so the file is fetched and handed to the browser under the name the server gives it;
 // a refusal shows the server's Russian message under the button.
 import { useState } from 'react';
-import type { ApiError } from '../api';
-import { currentSession, endSession, SESSION_EXPIRED } from '../session';
+import type { ApiError } from '../app/api';
+import { currentSession, endSession, SESSION_EXPIRED } from '../app/session';
 import { Button, ErrorText } from './ui';
 
 const NETWORK_ERROR: ApiError = { message: 'Не удалось скачать файл: проверьте подключение и повторите', type: 'network_error' };

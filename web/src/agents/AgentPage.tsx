@@ -2,25 +2,26 @@
 // integration its type allows: VK community and Telegram for all, YCLIENTS for Service agents, the shop
 // (payments, catalog, orders) for E-commerce agents; for every agent, the tools its model gets and its
 // knowledge base.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { agentPatchInput } from '../../../src/agents/fields';
-import { api, type Outputs } from '../api';
-import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../components/ui';
-import { AgentTools } from '../components/AgentTools';
-import { ModelInput } from '../components/ModelInput';
-import { formatDateTime } from '../format';
+import { agentPatchInput } from '@server/agents/fields';
+import type { Outputs } from '../app/api';
+import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { AgentTools } from './AgentTools';
+import { ModelInput } from '../shared/ModelInput';
+import { formatDateTime } from '../shared/format';
 import { AgentResults } from '../dialogues/Results';
-import { useAction, useQuery } from '../hooks';
 import { BookingSettings } from '../integrations/Booking';
 import { KnowledgeBase } from '../knowledge/Knowledge';
 import { MessengerSettings } from '../integrations/Messenger';
 import { Shop } from '../integrations/Shop';
 import { SocialSettings } from '../integrations/Social';
-import { Link, navigate } from '../router';
-import { agentTypeLabels, agentUnavailableLabels } from '../texts';
-import { check, type FieldErrors, withServerErrors } from '../validate';
+import { Link, navigate } from '../app/router';
+import { agentTypeLabels, agentUnavailableLabels } from '../shared/texts';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 import { optional } from './Agents';
-import { setupHints } from '../setup-hints';
+import { setupHints } from './setup-hints';
 
 type Agent = Outputs['agents']['get'];
 
@@ -85,8 +86,9 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const [workingHours, setWorkingHours] = useState(agent.workingHours);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
-  const save = useAction((input: Parameters<typeof api.agents.update.mutate>[0]) => api.agents.update.mutate(input));
-  const shown = withServerErrors(errors, save.error);
+  const trpc = useTRPC();
+  const save = useMutation(trpc.agents.update.mutationOptions());
+  const shown = withServerErrors(errors, apiError(save.error));
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
@@ -97,7 +99,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
       return;
     }
     setErrors({});
-    const updated = await save.run({ id: agent.id, ...checked.data });
+    const updated = await answerOf(save.mutateAsync({ id: agent.id, ...checked.data }));
     if (!updated) return;
     setSaved(true);
     onSaved(updated);
@@ -122,7 +124,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
         Показывать модели фото клиентов (модель должна принимать изображения); иначе клиенту ответят, что фото ассистент не смотрит
       </label>
       <WorkingHoursFields value={workingHours} onChange={setWorkingHours} error={shown.workingHours} />
-      <SubmitRow label="Сохранить агента" pending={save.pending} done={saved} error={save.error} />
+      <SubmitRow label="Сохранить агента" pending={save.isPending} done={saved} error={apiError(save.error)} />
     </form>
   );
 }
@@ -167,10 +169,11 @@ function AgentSectionNav({ type }: { type: Agent['type'] }) {
 }
 
 export function AgentPage({ id }: { id: string }) {
-  const loaded = useQuery(() => api.agents.get.query({ id }), [id]);
+  const trpc = useTRPC();
+  const loaded = useQuery(trpc.agents.get.queryOptions({ id }));
   const [agent, setAgent] = useState<Agent | undefined>();
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const remove = useAction(() => api.agents.remove.mutate({ id }));
+  const remove = useMutation(trpc.agents.remove.mutationOptions());
   useEffect(() => setAgent(loaded.data), [loaded.data]);
 
   if (!agent) {
@@ -179,8 +182,8 @@ export function AgentPage({ id }: { id: string }) {
         <p>
           <Link to="/agents">← Все агенты</Link>
         </p>
-        {loaded.loading ? <Loading /> : null}
-        <ErrorText error={loaded.error} />
+        {loaded.isFetching ? <Loading /> : null}
+        <ErrorText error={apiError(loaded.error)} />
       </>
     );
   }
@@ -229,11 +232,11 @@ export function AgentPage({ id }: { id: string }) {
         open={confirmDelete}
         title="Удалить агента?"
         confirmText="Удалить"
-        pending={remove.pending}
-        error={remove.error}
+        pending={remove.isPending}
+        error={apiError(remove.error)}
         onCancel={() => setConfirmDelete(false)}
         onConfirm={async () => {
-          if (await remove.run()) navigate('/agents', true);
+          if (await answerOf(remove.mutateAsync({ id }))) navigate('/agents', true);
         }}
       >
         <p>Агент «{agent.name}» и настройки его интеграций будут удалены без возможности восстановления.</p>

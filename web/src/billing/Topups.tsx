@@ -1,18 +1,20 @@
 // Balance top-ups through YooKassa: the form on the overview (shown only when the service takes
 // top-ups), the history of the user's top-ups, and the page YooKassa returns the buyer to, which waits
 // for the payment's outcome.
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { answerOf, apiError, useRefusal, useTRPC } from '../app/trpc';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { createTopupInput, topupAmountProblem, type TopupStatus } from '../../../src/billing/topups-input';
-import { unitsToNano } from '../../../src/money';
-import { api, type Outputs } from '../api';
-import { Pager, useCursorPages } from '../components/Pager';
-import { Button, ErrorText, Field, Loading } from '../components/ui';
-import { Money } from '../components/Money';
-import { currencySymbol, formatAmount, formatDateTime } from '../format';
-import { useAction, useBillingConfig, useQuery, type BillingConfig } from '../hooks';
-import { Link } from '../router';
-import { cancellationReasonText, topupStatusLabels } from '../texts';
-import { check, decimalInput } from '../validate';
+import { createTopupInput, topupAmountProblem, type TopupStatus } from '@server/billing/topups-input';
+import { unitsToNano } from '@server/money';
+import type { Outputs } from '../app/api';
+import { Pager, useCursorPages } from '../shared/Pager';
+import { Button, ErrorText, Field, Loading } from '../shared/ui';
+import { Money } from '../shared/Money';
+import { currencySymbol, formatAmount, formatDateTime } from '../shared/format';
+import { useBillingConfig, type BillingConfig } from '../shared/billing-config';
+import { Link } from '../app/router';
+import { cancellationReasonText, topupStatusLabels } from '../shared/texts';
+import { check, decimalInput } from '../shared/validate';
 
 type Topup = Outputs['billing']['getTopup'];
 
@@ -48,7 +50,9 @@ export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
   const [amount, setAmount] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [leaving, setLeaving] = useState(false);
-  const create = useAction((value: number) => api.billing.createTopup.mutate({ amount: value }));
+  const trpc = useTRPC();
+  const create = useMutation(trpc.billing.createTopup.mutationOptions());
+  const [createError, refuseCreate] = useRefusal(create);
   const openerId = useId();
   const amountRef = useRef<HTMLInputElement>(null);
   const wasOpen = useRef(false);
@@ -71,10 +75,10 @@ export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
       return;
     }
     setError(undefined);
-    const topup = await create.run(checked.amount);
+    const topup = await answerOf(create.mutateAsync({ amount: checked.amount }));
     if (!topup) return;
     if (!topup.confirmationUrl) {
-      create.fail({ message: 'ЮKassa не вернула страницу оплаты: попробуйте ещё раз позже', type: 'upstream_error' });
+      refuseCreate({ message: 'ЮKassa не вернула страницу оплаты: попробуйте ещё раз позже', type: 'upstream_error' });
       return;
     }
     setLeaving(true);
@@ -108,10 +112,10 @@ export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
             )}
           </Field>
           <div className="actions">
-            <Button type="submit" pending={create.pending || leaving} pendingText={leaving ? 'Переходим к оплате…' : 'Создаём платёж…'}>
+            <Button type="submit" pending={create.isPending || leaving} pendingText={leaving ? 'Переходим к оплате…' : 'Создаём платёж…'}>
               Перейти к оплате
             </Button>
-            <Button variant="secondary" onClick={() => setOpen(false)} disabled={create.pending || leaving}>
+            <Button variant="secondary" onClick={() => setOpen(false)} disabled={create.isPending || leaving}>
               Отмена
             </Button>
           </div>
@@ -120,7 +124,7 @@ export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
       <p className="visually-hidden" role="status" aria-live="polite">
         {leaving ? 'Переходим на страницу оплаты ЮKassa' : ''}
       </p>
-      <ErrorText error={create.error} />
+      <ErrorText error={createError} />
     </div>
   );
 }
@@ -133,22 +137,23 @@ export function TopupHistory({ config }: { config: BillingConfig | undefined }) 
 
 function TopupTable() {
   const pages = useCursorPages();
-  const list = useQuery(() => api.billing.listTopups.query({ limit: HISTORY_PAGE, cursor: pages.cursor }), [pages.cursor]);
+  const trpc = useTRPC();
+  const list = useQuery(trpc.billing.listTopups.queryOptions({ limit: HISTORY_PAGE, cursor: pages.cursor }));
   const topups = list.data?.topups ?? [];
   return (
     <section className="card" aria-labelledby="topups-title" data-testid="topup-history">
       <div className="section-head">
         <h2 id="topups-title">История пополнений</h2>
-        <Button variant="secondary" onClick={list.reload} disabled={list.loading} aria-label="Обновить историю пополнений">
+        <Button variant="secondary" onClick={() => void list.refetch()} disabled={list.isFetching} aria-label="Обновить историю пополнений">
           Обновить
         </Button>
       </div>
-      <ErrorText error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
+      <ErrorText error={apiError(list.error)} />
+      {list.isPending ? <Loading /> : null}
       {list.data && topups.length === 0 ? <p className="muted">Пополнений пока не было.</p> : null}
       {topups.length > 0 ? (
         <div className="table-wrap">
-          <table className="stack-table" data-testid="topups-table" aria-busy={list.loading}>
+          <table className="stack-table" data-testid="topups-table" aria-busy={list.isFetching}>
             <thead>
               <tr>
                 <th scope="col">Дата</th>
@@ -184,7 +189,7 @@ function TopupTable() {
           </table>
         </div>
       ) : null}
-      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.loading} label="Страницы пополнений" />
+      <Pager pages={pages} nextCursor={list.data?.nextCursor} loading={list.isFetching} label="Страницы пополнений" />
     </section>
   );
 }
@@ -198,20 +203,27 @@ export function TopupReturnScreen({ id }: { id: string }) {
   const config = useBillingConfig();
   const [round, setRound] = useState(0);
   const [polls, setPolls] = useState(0);
-  const topup = useQuery(() => api.billing.getTopup.query({ id }), [id, round]);
+  const trpc = useTRPC();
+  const topup = useQuery(trpc.billing.getTopup.queryOptions({ id }));
   const t: Topup | undefined = topup.data;
   const status = t?.status;
-  const balance = useQuery(() => (status === 'succeeded' ? api.account.balance.query() : Promise.resolve(undefined)), [status]);
+  const balance = useQuery(trpc.account.balance.queryOptions(undefined, { enabled: status === 'succeeded' }));
   const waiting = status === 'pending' && polls < POLL_TIMES;
 
+  // Each round asks the payment again (the first is the query's own).
+  const { refetch } = topup;
   useEffect(() => {
-    if (!waiting || topup.loading) return;
+    if (round > 0) void refetch();
+  }, [round, refetch]);
+
+  useEffect(() => {
+    if (!waiting || topup.isFetching) return;
     const timer = setTimeout(() => {
       setPolls((p) => p + 1);
       setRound((r) => r + 1);
     }, POLL_MS);
     return () => clearTimeout(timer);
-  }, [waiting, topup.loading, round]);
+  }, [waiting, topup.isFetching, round]);
 
   const checkAgain = () => {
     setPolls(0);
@@ -228,8 +240,8 @@ export function TopupReturnScreen({ id }: { id: string }) {
       </div>
       <section className="card" aria-labelledby="topup-outcome-title" data-testid="topup-outcome">
         <h2 id="topup-outcome-title">{t ? `Пополнение на ${formatAmount(t.amount, t.currency, 2)}` : 'Пополнение'}</h2>
-        {topup.loading && !t ? <Loading text="Проверяем платёж…" /> : null}
-        <ErrorText error={topup.error} />
+        {topup.isPending ? <Loading text="Проверяем платёж…" /> : null}
+        <ErrorText error={apiError(topup.error)} />
         <div role="status" aria-live="polite" aria-atomic="true" data-testid="topup-status">
           {t?.status === 'pending' ? (
             <>
@@ -276,7 +288,7 @@ export function TopupReturnScreen({ id }: { id: string }) {
             </>
           ) : null}
         </div>
-        <ErrorText error={balance.error} />
+        <ErrorText error={apiError(balance.error)} />
         {t ? (
           <p className="hint">
             Создано {formatDateTime(t.createdAt)}. Номер пополнения: <code>{t.id}</code>
@@ -284,7 +296,7 @@ export function TopupReturnScreen({ id }: { id: string }) {
         ) : null}
         <div className="actions">
           {t?.status === 'pending' && !waiting ? (
-            <Button variant="secondary" onClick={checkAgain} pending={topup.loading} pendingText="Проверяем…">
+            <Button variant="secondary" onClick={checkAgain} pending={topup.isFetching} pendingText="Проверяем…">
               Проверить ещё раз
             </Button>
           ) : null}

@@ -1,10 +1,10 @@
 // Russian labels the page uses in more than one place.
 import { formatInt } from './format';
-import type { AgentType, AgentUnavailableReason } from '../../src/agents/fields';
-import type { SkipReason } from '../../src/admin/price-import';
-import type { TopupStatus } from '../../src/billing/topups-input';
-import type { OrderStatus } from '../../src/commerce/orders';
-import type { LimitReset } from '../../src/keys/limits';
+import type { AgentType, AgentUnavailableReason } from '@server/agents/fields';
+import type { SkipReason } from '@server/admin/price-import';
+import type { TopupStatus } from '@server/billing/topups-input';
+import type { OrderStatus } from '@server/commerce/orders';
+import type { LimitReset } from '@server/keys/limits';
 
 export const agentTypeLabels: Record<AgentType, string> = {
   creator: 'Креатор (контент и общение)',

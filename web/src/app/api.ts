@@ -2,8 +2,8 @@
 // AppRouter, so a change there that the page does not follow fails `npm run typecheck` and the build.
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../src/trpc/router';
-import { currentSession, endSession, SESSION_EXPIRED } from './session';
+import type { AppRouter } from '@server/trpc/router';
+import { currentSession } from './session';
 
 export type Outputs = inferRouterOutputs<AppRouter>;
 export type Inputs = inferRouterInputs<AppRouter>;
@@ -53,22 +53,4 @@ export function toApiError(error: unknown): ApiError {
     return { message: NETWORK_ERROR, type: 'network_error' };
   }
   return { message: NETWORK_ERROR, type: 'network_error' };
-}
-
-/**
- * Runs a call and turns its failure into an ApiError. A 401 while signed in means the JWT expired
- * (or was revoked with a new secret): the session ends and the user is sent to log in.
- */
-export async function request<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    const apiError = toApiError(error);
-    if (apiError.type === 'unauthorized' && currentSession()) endSession(SESSION_EXPIRED);
-    throw apiError;
-  }
-}
-
-export function isApiError(value: unknown): value is ApiError {
-  return typeof value === 'object' && value !== null && 'message' in value && 'type' in value;
 }

@@ -1,8 +1,8 @@
 // What each model costs, as OpenRouter lists prices: per 1 million tokens of the request (input) and of
 // the answer (output), in the balance currency, from the public /v1/models list.
 import { useEffect, useState } from 'react';
-import { formatExactAmount, shiftDecimal } from '../format';
-import { loadModels, type ListedModel } from '../models';
+import { formatExactAmount, shiftDecimal } from './format';
+import { loadModels, type ListedModel } from './models';
 
 /** A per-token decimal string as the price of 1M tokens, every digit kept: "0.000000125" → 0.125. */
 const perMillion = (perToken: string | undefined) => (perToken === undefined ? undefined : Number(shiftDecimal(perToken, 6)));

@@ -6,8 +6,8 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { currencySymbol, formatCost, formatDay, formatInt, localDay } from '../format';
-import { pointAt, pointOnTap, walkDays } from './chart-pointer';
+import { currencySymbol, formatCost, formatDay, formatInt, localDay } from '../shared/format';
+import { pointAt, pointOnTap, walkDays } from '../shared/chart-pointer';
 
 export interface DaySeries {
   day: string;

@@ -1,6 +1,6 @@
 // The usage page's «Скачать CSV»: GET /api/usage/export for the period on screen, downloaded with the
-// session (components/FileDownload.tsx).
-import { FileDownload } from '../components/FileDownload';
+// session (shared/FileDownload.tsx).
+import { FileDownload } from '../shared/FileDownload';
 
 /** Midnight (this browser's) of the first day of a period of `days` days ending today, as an ISO instant. */
 export function usagePeriodStart(days: number): string {

@@ -1,8 +1,8 @@
 // Form checks with the server's own zod schemas: the same rules, the same Russian messages, before a
 // request is sent. Errors are keyed by the form field (the first segment of the path).
 import type { z } from 'zod';
-import { fieldLabel } from '../../src/http/field-labels';
-import type { ApiError } from './api';
+import { fieldLabel } from '@server/http/field-labels';
+import type { ApiError } from '../app/api';
 
 export type FieldErrors = Partial<Record<string, string>>;
 
