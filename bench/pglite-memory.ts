@@ -331,7 +331,7 @@ async function main() {
     if (settings.jsonOut) {
       writeFileSync(
         settings.jsonOut,
-        JSON.stringify(
+        `${JSON.stringify(
           {
             settings,
             load,
@@ -350,7 +350,7 @@ async function main() {
           },
           null,
           2,
-        ) + '\n',
+        )}\n`,
       );
     }
     if (checks.some((c) => !c.ok)) failed = true;

@@ -187,7 +187,7 @@ async function main() {
     const keyDay = utcDay(Date.now());
     const TOP_UP_NANO = 100_000n * 1_000_000_000n; // 100 000 currency units: far more than a run spends
     await topUp(database.sql, userId, TOP_UP_NANO);
-    log(`user ${userId} topped up; key ${apiKey.slice(0, 12)}…` + (settings.keyLimit === null ? '' : ` with a spend limit of ${created.spendLimit} a day`));
+    log(`user ${userId} topped up; key ${apiKey.slice(0, 12)}…${settings.keyLimit === null ? '' : ` with a spend limit of ${created.spendLimit} a day`}`);
 
     // BENCH_PRICE_ROWS: a price table of that size, loaded by Conduit through the same NOTIFY an admin's
     // change sends; the bench's model matches `acme/*`, priced at TOKEN_PRICE so costs are as without it.
@@ -333,7 +333,7 @@ async function main() {
     if (settings.jsonOut) {
       writeFileSync(
         settings.jsonOut,
-        JSON.stringify(
+        `${JSON.stringify(
           {
             date: new Date().toISOString(),
             commit,
@@ -359,7 +359,7 @@ async function main() {
           },
           null,
           2,
-        ) + '\n',
+        )}\n`,
       );
     }
     if (usageChecks.some((v) => v.ok === false)) failed = true;

@@ -24,7 +24,7 @@ const clientView = join(root, 'scripts/types/server-context.d.ts');
 function fail(diagnostics: readonly ts.Diagnostic[]): never {
   rmSync(buildDir, { recursive: true, force: true });
   const host = { getCanonicalFileName: (f: string) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
-  console.error(ts.formatDiagnostics(diagnostics, host) + "build:types: the router's declarations could not be written");
+  console.error(`${ts.formatDiagnostics(diagnostics, host)}build:types: the router's declarations could not be written`);
   process.exit(1);
 }
 

@@ -494,7 +494,7 @@ function loadDevSecrets(dataDir: string, warnings: string[]): DevSecrets {
     jwtSecret: randomBytes(48).toString('base64url'),
     encryptionKey: randomBytes(32).toString('hex'),
   };
-  writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   warnings.push(`JWT_SECRET/ENCRYPTION_KEY are not set: generated development secrets into ${file}; set both in production`);
   return secrets;
@@ -547,7 +547,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!jwtSecret || !encryptionKey) {
     if (e.NODE_ENV === 'production') {
       const missing = [!jwtSecret && 'JWT_SECRET', !encryptionKey && 'ENCRYPTION_KEY'].filter(Boolean);
-      throw new ConfigError(`${missing.join(' and ')} must be set when NODE_ENV=production ` + '(JWT_SECRET: at least 32 bytes; ENCRYPTION_KEY: 64 hex characters)');
+      throw new ConfigError(`${missing.join(' and ')} must be set when NODE_ENV=production (JWT_SECRET: at least 32 bytes; ENCRYPTION_KEY: 64 hex characters)`);
     }
     const dev = loadDevSecrets(dataDir, warnings);
     jwtSecret ??= dev.jwtSecret;

@@ -105,7 +105,7 @@ function safeValue(value: unknown, depth = 0): unknown {
 export function createLogger(
   level: Level | 'silent' = 'info',
   base: LogFields = {},
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Logger {
   const threshold = ORDER[level];
   const emit = (lvl: Level, msg: string, fields?: LogFields) => {

@@ -1,5 +1,3 @@
-// The dashboard page: built into web/dist and served by the server at /app (src/http/dashboard.ts).
-import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';

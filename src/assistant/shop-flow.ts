@@ -71,7 +71,7 @@ export function createShopFlow(deps: {
     return 'catalog';
   }
 
-  async function showCart(agent: Agent, dialogue: DialogueRow, tools: ShopTools): Promise<string> {
+  async function showCart(_agent: Agent, dialogue: DialogueRow, tools: ShopTools): Promise<string> {
     const lines = await orders.cart(dialogue.id);
     if (lines.length === 0) {
       await tools.say(dialogue, t.cartEmpty, [

@@ -2,7 +2,7 @@
 // every row or none, reporting each bad row.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Database, Executor } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { products } from './tables';

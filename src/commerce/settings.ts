@@ -5,7 +5,7 @@
 // reads say only whether it is set.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { maskSecret, SecretBoxError, type SecretBox } from '../crypto/secret-box';
 import type { Database } from '../db/client';
 import { commerceSettings } from './tables';

@@ -25,7 +25,7 @@ export const modelsRetrieveRoute = defineRawRoute<Deps>({
   path: '/v1/models/*',
   auth: 'none',
   openapi: { path: '/v1/models/{id}', pathParameters: MODEL_ID_PARAMETERS, operation: MODELS_RETRIEVE_OPERATION },
-  handle: async ({ request, params }, { models, prices }) => {
+  handle: async ({ params }, { models, prices }) => {
     const id = modelIdOf(params['*']!);
     // A model a request could not ask for (a refused variant, an unpriced one under UNPRICED_MODELS=refuse) is not listed.
     const model = id === null || prices.resolve(id).kind !== 'priced' ? undefined : (await models.list()).data.find((m) => m.id === id);

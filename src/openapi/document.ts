@@ -11,7 +11,7 @@ import { ERROR_SCHEMA } from './errors';
 import { WEBHOOK_TAG } from './webhooks';
 import { V1_SCHEMAS, V1_TAG } from '../gateway/v1.openapi';
 import { HEALTH_TAG } from '../http/health.route';
-import { openApiPathOf, type OpenApiPaths, type RawRoute, securityOf } from '../http/raw-route';
+import { openApiPathOf, type OpenApiPaths, securityOf } from '../http/raw-route';
 import { SERVICE_TAG } from '../http/site.route';
 import { rawRouteDefinitions } from '../raw-routes';
 import { appRouter } from '../trpc/router';
@@ -94,5 +94,5 @@ export function buildOpenApiDocument(): OpenApiDocument {
 
 /** Stable text form, as committed in openapi.json. */
 export function renderOpenApiDocument(doc: OpenApiDocument = buildOpenApiDocument()): string {
-  return JSON.stringify(doc, null, 2) + '\n';
+  return `${JSON.stringify(doc, null, 2)}\n`;
 }

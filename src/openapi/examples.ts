@@ -135,7 +135,6 @@ export function exampleOf(input: Schema, components: Record<string, Schema>, nam
       if (schema.maxItems === 0) return [];
       return Array.from({ length: count }, () => exampleOf(items, components, name.replace(/s$/, ''), depth + 1));
     }
-    case 'object':
     default: {
       const properties = (schema.properties as Record<string, Schema> | undefined) ?? {};
       const out: Record<string, unknown> = {};
@@ -143,7 +142,7 @@ export function exampleOf(input: Schema, components: Record<string, Schema>, nam
       // A record (a mapping): one entry shows its shape.
       const extra = schema.additionalProperties;
       if (Object.keys(properties).length === 0 && extra && typeof extra === 'object' && Object.keys(extra).length > 0) {
-        out['ключ'] = exampleOf(extra as Schema, components, '', depth + 1);
+        out.ключ = exampleOf(extra as Schema, components, '', depth + 1);
       }
       return out;
     }

@@ -149,7 +149,7 @@ export class BalanceLeases {
    */
   async recall(userId: string) {
     const lease = this.byUser.get(userId);
-    if (!lease || !lease.id || lease.available <= 0n) return;
+    if (!lease?.id || lease.available <= 0n) return;
     const amount = lease.available;
     lease.available = 0n;
     try {

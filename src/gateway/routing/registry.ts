@@ -137,7 +137,7 @@ export function createRouting(options: RoutingOptions) {
       const out: Candidate[] = [];
       for (const target of orderTargets(targets)) {
         const provider = providers.get(target.providerId);
-        if (!provider || !provider.enabled) continue;
+        if (!provider?.enabled) continue;
         out.push({ provider, model: target.model && target.model !== model ? target.model : null, cost: target.cost ?? null });
       }
       return out;

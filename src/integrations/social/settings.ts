@@ -13,7 +13,7 @@ import { isUuid } from '../../db/uuid';
 import { AppError } from '../../http/errors';
 import { socialMessages } from './texts';
 import type { Logger } from '../../logger';
-import { isCommunityTokenFormat, VK_API_VERSION, VkApiError, VkNetworkError, type VkClient } from './client';
+import { VK_API_VERSION, VkApiError, VkNetworkError, type VkClient } from './client';
 import type { SocialConnectionView, SocialSettingsInput, SocialSettingsView } from './settings-input';
 
 /** The access token's first characters shown on reads (the spec: first 10, then a mask). */
