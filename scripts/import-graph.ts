@@ -129,7 +129,7 @@ const PAGE_PARTS = new Set(['shared']);
 
 /**
  * The floor of a repository-relative path, by folder, so that moved files keep their floor:
- * `src/openapi.ts` and `src/openapi/*.ts` are both http, `src/db/schema.ts` and `src/db/schema/*.ts` both base.
+ * `src/openapi.ts` and `src/openapi/*.ts` are both http, `src/db/client.ts` and `src/db/columns.ts` both base.
  */
 export function floorOf(path: string): Floor {
   if (path.startsWith('web/src/')) {

@@ -1,7 +1,7 @@
 // The link in the e-mail change mail, opened in a browser (no JWT): GET /api/account/email/confirm?token=…
 // shows a small Russian page that changes nothing, with a form whose POST (form-encoded, to the same path)
 // switches the address. A client that asks for JSON gets, on GET, whether the link is live; its JSON POST
-// is the REST procedure (trpc/routers/email-change.ts).
+// is the REST procedure (accounts/email-change-router.ts).
 import { AppError } from '../http/errors';
 import { accountsMessages } from './texts';
 import { EMAIL_CHANGE_CONFIRM_PATH, type EmailChange } from './email-change';

@@ -1,4 +1,4 @@
-// The usage list's query (GET /api/usage), zod only: the tRPC router (trpc/routers/account.ts) and the CSV
+// The usage list's query (GET /api/usage), zod only: the tRPC router (gateway/account-router.ts) and the CSV
 // export (usage-export.ts) both read it, so it lives here on the gateway floor and neither imports the other.
 import { z } from 'zod';
 import { isoInstantInput } from '../http/date-input';

@@ -1,4 +1,4 @@
-// A time zone in a query or body, zod only: the usage summary (trpc/routers/account.ts) and the statement
+// A time zone in a query or body, zod only: the usage summary (gateway/account-router.ts) and the statement
 // (statement/) both read it, so it sits on the bottom floor and neither imports the other.
 import { z } from 'zod';
 
