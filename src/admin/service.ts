@@ -2,11 +2,9 @@
 import type { AccountService } from '../accounts';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import type { Billing } from '../gateway';
+import type { Billing, ModelCatalog, Routing } from '../gateway';
 import type { KeyService } from '../keys';
-import type { ModelCatalog } from '../gateway';
 import type { SecretBox } from '../crypto/secret-box';
-import type { Routing } from '../gateway';
 import type { PriceBook } from '../pricing/prices';
 import { createAuditLog } from './audit';
 import { createAdminPrices } from './prices';

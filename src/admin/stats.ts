@@ -14,8 +14,7 @@
 import { and, gte, inArray, lt, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client';
 import { ledgerEntries } from '../gateway/tables';
-import type { Billing } from '../gateway';
-import { usageSpan } from '../gateway';
+import { type Billing, usageSpan } from '../gateway';
 import { nanoToUnits } from '../money';
 
 const DAY_MS = 86_400_000;

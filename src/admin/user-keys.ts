@@ -3,9 +3,7 @@
 // (every instance's key cache forgets the key at commit); the audit row is written in that transaction.
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
-import { keysMessages } from '../keys';
-import type { LimitReset } from '../keys';
-import type { KeyRow, KeyService } from '../keys';
+import { keysMessages, type LimitReset, type KeyRow, type KeyService } from '../keys';
 import { nanoToDecimalString } from '../money';
 import { recordAudit, type AuditActor } from './audit';
 

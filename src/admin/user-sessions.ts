@@ -1,9 +1,8 @@
 // Operator help with a user's sign-in: mail the user a password-reset link, end every session. Each writes
 // its audit row in the transaction of the change.
 import { eq } from 'drizzle-orm';
-import type { AccountService } from '../accounts';
+import { type AccountService, endSessions } from '../accounts';
 import { isUuid } from '../db/uuid';
-import { endSessions } from '../accounts';
 import type { Database } from '../db/client';
 import { users } from '../accounts/tables';
 import { AppError } from '../http/errors';

@@ -13,9 +13,8 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { users } from '../accounts/tables';
 import { ledgerEntries, usageRollupsDaily } from '../gateway/tables';
-import type { Billing } from '../gateway';
+import { type Billing, gatewayMessages } from '../gateway';
 import { AppError } from '../http/errors';
-import { gatewayMessages } from '../gateway';
 import { adminMessages } from './texts';
 import { USER_KEYS_CHANGED_CHANNEL, type KeyService } from '../keys';
 import { formatMoneyText, nanoToDecimalString, nanoToUnits } from '../money';

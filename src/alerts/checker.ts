@@ -14,8 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config';
-import type { Database, Executor } from '../db/client';
-import { rowsOf } from '../db/client';
+import { type Database, type Executor, rowsOf } from '../db/client';
 import type { Charge } from '../gateway';
 import { enqueueOutbox, type NewOutboxRow } from '../jobs/outbox';
 import { describeLimit, periodStart, type LimitReset } from '../keys';

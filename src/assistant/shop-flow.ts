@@ -3,10 +3,16 @@
 // with the order number and its payment link (YooKassa's payment page when the shop has its own account,
 // otherwise — or when YooKassa fails — the shop's template link).
 import type { Agent } from '../agents';
-import type { Catalog, ProductView } from '../commerce';
-import type { OrderPayments } from '../commerce';
-import { minorToDecimal, type OrderSource, type Orders, type OrderView } from '../commerce';
-import type { CommerceSettings } from '../commerce';
+import {
+  type Catalog,
+  type ProductView,
+  type OrderPayments,
+  minorToDecimal,
+  type OrderSource,
+  type Orders,
+  type OrderView,
+  type CommerceSettings,
+} from '../commerce';
 import type { Database, Executor } from '../db/client';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';

@@ -1,13 +1,10 @@
 // Turns an Authorization header into the caller: a dashboard user (JWT) or an API key's owner.
-import type { AccountService } from '../accounts';
+import { type AccountService, accountsMessages } from '../accounts';
 import { bearerToken } from '../http/bearer';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { accountBlockedMessage, keysMessages } from '../keys';
-import { accountsMessages } from '../accounts';
+import { accountBlockedMessage, keysMessages, type KeyScope, type Principal, looksLikeApiKey } from '../keys';
 import { authMessages } from './texts';
-import type { KeyScope, Principal } from '../keys';
-import { looksLikeApiKey } from '../keys';
 
 // The caller's type lives with the keys (keys/types.ts) so the key floor need not import this file.
 export type { Principal } from '../keys';

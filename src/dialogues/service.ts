@@ -18,8 +18,7 @@ import { errorMessages } from '../http/messages';
 import { dialoguesMessages } from './texts';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Escalations } from '../integrations/messenger';
-import type { SocialSettings } from '../integrations/social';
-import { queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from '../integrations/social';
+import { type SocialSettings, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from '../integrations/social';
 import { nanoToUnits } from '../money';
 import type { DialogueListQuery, DialogueState, InboxCounts, TranscriptQuery } from './input';
 

@@ -3,8 +3,7 @@
 // the price book.
 import { join } from 'node:path';
 import { authSlot } from '../auth';
-import { keysSlot } from '../keys';
-import { keyChanged } from '../keys';
+import { keysSlot, keyChanged } from '../keys';
 import { createPeriodicJob } from '../jobs/periodic';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { pricingSlot } from '../pricing/api';

@@ -5,9 +5,7 @@
 import { and, count, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Agent } from '../../agents';
-import type { Catalog, ProductView } from '../../commerce';
-import type { CommerceSettings } from '../../commerce';
-import type { Orders, OrderView } from '../../commerce';
+import type { Catalog, ProductView, CommerceSettings, Orders, OrderView } from '../../commerce';
 import type { Database } from '../../db/client';
 import { orders as ordersTable } from '../../commerce/tables';
 import { dialogues } from '../../dialogues/tables';

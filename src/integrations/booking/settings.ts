@@ -1,8 +1,7 @@
 // A Service agent's YCLIENTS settings: stored with every credential sealed, read back with the
 // credentials reduced to whether they are set, and saved only after YCLIENTS accepted them.
 import { eq } from 'drizzle-orm';
-import type { SecretBox } from '../../crypto/secret-box';
-import { SecretBoxError } from '../../crypto/secret-box';
+import { type SecretBox, SecretBoxError } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
 import { bookingSettings } from './tables';
 import { AppError } from '../../http/errors';

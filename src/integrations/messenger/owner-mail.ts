@@ -2,8 +2,7 @@
 // handed to a person) or in any case (the assistant stopped for lack of money). Queued in the caller's
 // transaction as an alert mail (alerts/delivery.ts sends it over SMTP_URL); without SMTP_URL nothing is queued.
 import { eq } from 'drizzle-orm';
-import { ALERT_MAIL_KIND } from '../../alerts';
-import { mailBodies } from '../../alerts';
+import { ALERT_MAIL_KIND, mailBodies } from '../../alerts';
 import type { Config } from '../../config';
 import type { Executor } from '../../db/client';
 import { users } from '../../accounts/tables';

@@ -1,11 +1,7 @@
 // Composes the VK integration: settings and connection tools, the callback inbox, the assistant that
 // answers clients, the outbox kind that delivers its messages, and the relay that brings operator
 // replies from the messenger back to the client.
-import { createAssistant } from '../../assistant';
-import { createBookingFlow } from '../../assistant';
-import type { ShopFlow } from '../../assistant';
-import type { ToolProvider } from '../../assistant';
-import { assistantTexts } from '../../assistant';
+import { createAssistant, createBookingFlow, type ShopFlow, type ToolProvider, assistantTexts } from '../../assistant';
 import type { AgentService } from '../../agents';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../crypto/secret-box';
@@ -16,10 +12,7 @@ import { createPeriodicJob } from '../../jobs/periodic';
 import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
 import type { Booking } from '../booking';
-import type { DialogueRelay, Escalations } from '../messenger';
-import type { Notifier } from '../messenger';
-import type { OwnerMail } from '../messenger';
-import type { MessengerSettings } from '../messenger';
+import type { DialogueRelay, Escalations, Notifier, OwnerMail, MessengerSettings } from '../messenger';
 import { createVkClient } from './client';
 import { vkReplyChannel } from './reply-channel';
 import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';

@@ -1,8 +1,7 @@
 // The assistant's replies in VK: its buttons as an inline keyboard of messages.send (keyboards.ts checks
 // VK's limits), the message queued in the outbox (sender.ts). The stored last keyboard is VK's JSON as it
 // was sent, so it is read back here too.
-import type { ReplyChannel, ShownButtons } from '../../assistant';
-import type { ReplyButtons } from '../../assistant';
+import type { ReplyChannel, ShownButtons, ReplyButtons } from '../../assistant';
 import { callbackButton, fitLabel, KEYBOARD_LIMITS, keyboard, linkButton, type VkKeyboard } from './keyboards';
 import { queueSocialMessage, SOCIAL_CHANNEL } from './sender';
 
