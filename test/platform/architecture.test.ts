@@ -1,0 +1,157 @@
+// The house's map (docs/ARCHITECTURE.md) as a check: no import circles in src/ or web/src/, and no import
+// from a floor to a higher one unless scripts/import-graph.ts's ALLOWED_UPWARD names it with its reason.
+import { describe, expect, test } from 'bun:test';
+import {
+  ALLOWED_UPWARD,
+  describeEdge,
+  findCircles,
+  findUpward,
+  floorOf,
+  readImportGraph,
+  unusedAllowances,
+  type Floor,
+  type ImportEdge,
+  type ImportGraph,
+} from '../../scripts/import-graph';
+
+function graphOf(edges: [from: string, to: string, typeOnly?: boolean][]): ImportGraph {
+  const graph: ImportGraph = new Map();
+  for (const [from, to, typeOnly = false] of edges) {
+    if (!graph.has(to)) graph.set(to, []);
+    graph.set(from, [...(graph.get(from) ?? []), { from, to, line: (graph.get(from)?.length ?? 0) + 1, typeOnly }]);
+  }
+  return graph;
+}
+
+describe('the import graph of src/ and web/src/', () => {
+  const graph = readImportGraph();
+
+  test('is read whole: the files and imports the map names are there', () => {
+    expect(graph.size).toBeGreaterThan(200);
+    const appImports = graph.get('src/app.ts')!.map((edge) => edge.to);
+    expect(appImports).toContain('src/trpc/rest.ts');
+    // type-only imports are edges too: a shared type is a shared piece
+    expect(graph.get('src/trpc/init.ts')).toContainEqual(expect.objectContaining({ to: 'src/services.ts', typeOnly: true }));
+    expect(graph.get('web/src/admin/Users.tsx')!.map((edge) => edge.to)).toContain('web/src/admin/AdminError.tsx');
+  });
+
+  test('has no import circles', () => {
+    const circles = findCircles(graph);
+    expect(circles.map((chain) => chain.join(' -> '))).toEqual([]);
+  });
+
+  test('imports only downward, apart from the allow list', () => {
+    const upward = findUpward(graph);
+    expect(upward.map((edge) => describeEdge(edge))).toEqual([]);
+  });
+
+  test('the allow list is short, gives reasons and names only imports that exist', () => {
+    expect(ALLOWED_UPWARD.length).toBeLessThanOrEqual(5);
+    for (const allow of ALLOWED_UPWARD) expect(allow.reason.length).toBeGreaterThan(20);
+    expect(unusedAllowances(graph)).toEqual([]);
+  });
+});
+
+describe('the floors, by folder', () => {
+  test('every floor named in docs/ARCHITECTURE.md, for old and new paths alike', () => {
+    const expected: Record<string, Floor> = {
+      'src/index.ts': 'entry',
+      'src/services.ts': 'entry',
+      'src/trpc/init.ts': 'http',
+      'src/trpc/routers/account.ts': 'http',
+      'src/openapi.ts': 'http',
+      'src/openapi-v1.ts': 'http',
+      'src/openapi/v1.ts': 'http',
+      'src/openapi/index.ts': 'http',
+      'src/keys/router.ts': 'http',
+      'src/integrations/booking/routes.ts': 'http',
+      'src/accounts/service.ts': 'feature',
+      'src/integrations/booking/client.ts': 'feature',
+      'src/assistant/flow.ts': 'feature',
+      'src/gateway/usage-export.ts': 'gateway',
+      'src/gateway/billing/leases.ts': 'gateway',
+      'src/keys/verifier.ts': 'gateway',
+      'src/http/errors.ts': 'base',
+      'src/db/schema.ts': 'base',
+      'src/db/schema/users.ts': 'base',
+      'src/metrics/routes.ts': 'base',
+      'src/pricing/prices.ts': 'base',
+      'src/config.ts': 'base',
+      'web/src/main.tsx': 'page-entry',
+      'web/src/admin/Admin.tsx': 'page-screen',
+      'web/src/components/ui.tsx': 'page-part',
+      'web/src/router.tsx': 'page-base',
+    };
+    expect(Object.fromEntries(Object.keys(expected).map((path) => [path, floorOf(path)]))).toEqual(expected);
+  });
+
+  test('a file outside src/ and web/src/ has no floor', () => {
+    expect(() => floorOf('test/helpers/app.ts')).toThrow('not in the graph');
+  });
+});
+
+describe('the checks catch what they are for (a made-up graph)', () => {
+  const floors: Record<string, Floor> = {
+    'src/app.ts': 'entry',
+    'src/a/router.ts': 'http',
+    'src/a/service.ts': 'feature',
+    'src/b/service.ts': 'feature',
+    'src/c/flow.ts': 'feature',
+    'src/db/client.ts': 'base',
+  };
+  const floor = (path: string) => floors[path]!;
+
+  test('a circle is found and shown as its chain; a graph without one has none', () => {
+    const circular = graphOf([
+      ['src/app.ts', 'src/a/service.ts'],
+      ['src/a/service.ts', 'src/b/service.ts'],
+      ['src/b/service.ts', 'src/c/flow.ts', true],
+      ['src/c/flow.ts', 'src/a/service.ts'],
+      ['src/c/flow.ts', 'src/db/client.ts'],
+      ['src/db/client.ts', 'src/db/client.ts'],
+    ]);
+    expect(findCircles(circular)).toEqual([
+      ['src/a/service.ts', 'src/b/service.ts', 'src/c/flow.ts', 'src/a/service.ts'],
+      ['src/db/client.ts', 'src/db/client.ts'],
+    ]);
+    const straight = graphOf([
+      ['src/app.ts', 'src/a/service.ts'],
+      ['src/app.ts', 'src/b/service.ts'],
+      ['src/a/service.ts', 'src/b/service.ts'],
+      ['src/b/service.ts', 'src/db/client.ts'],
+    ]);
+    expect(findCircles(straight)).toEqual([]);
+  });
+
+  test('an upward import is reported with its place and floors; downward and same-floor ones are not', () => {
+    const graph = graphOf([
+      ['src/app.ts', 'src/a/router.ts'],
+      ['src/a/router.ts', 'src/a/service.ts'],
+      ['src/a/service.ts', 'src/b/service.ts'],
+      ['src/b/service.ts', 'src/db/client.ts'],
+      ['src/db/client.ts', 'src/a/router.ts'],
+    ]);
+    const upward = findUpward(graph, floor, []);
+    expect(upward).toEqual([{ from: 'src/db/client.ts', to: 'src/a/router.ts', line: 1, typeOnly: false } satisfies ImportEdge]);
+    expect(describeEdge(upward[0]!, floor)).toBe('src/db/client.ts:1 (base) -> src/a/router.ts (http)');
+  });
+
+  test('the allow list lets a named edge through, a type-only allowance no value import, and a stale entry shows', () => {
+    const graph = graphOf([
+      ['src/a/service.ts', 'src/a/router.ts', true],
+      ['src/b/service.ts', 'src/app.ts'],
+    ]);
+    const allowed = [
+      { from: 'src/a/service.ts', to: 'src/a/router.ts', typeOnly: true, reason: 'type only' },
+      { from: 'src/b/service.ts', to: 'src/app.ts', typeOnly: true, reason: 'type only, but this one is a value' },
+      { from: 'src/c/flow.ts', to: 'src/app.ts', reason: 'no such import' },
+    ];
+    expect(findUpward(graph, floor, allowed).map((edge) => `${edge.from} -> ${edge.to}`)).toEqual(['src/b/service.ts -> src/app.ts']);
+    expect(unusedAllowances(graph, allowed).map((allow) => allow.from)).toEqual(['src/c/flow.ts']);
+  });
+
+  test("the page's imports of the server's types and inputs are outside the server's floors", () => {
+    const graph = graphOf([['web/src/admin/Users.tsx', 'src/admin/input.ts']]);
+    expect(findUpward(graph, (path) => (path.startsWith('web/') ? 'page-screen' : 'feature'), [])).toEqual([]);
+  });
+});
