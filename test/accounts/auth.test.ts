@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { SignJWT } from 'jose';
 import { call, registerUser, startTestApp, TEST_JWT_SECRET, uniqueEmail, type TestApp } from '../helpers/app';
+import { errorOf, okBody, rest } from '../helpers/rest';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
 setDefaultTimeout(30_000);
@@ -17,25 +18,25 @@ const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
 describe('registration', () => {
   test('creates a user with the 3.00 bonus, a JWT and a Russian message', async () => {
     const email = uniqueEmail();
-    const res = await call(app.url, 'POST', '/api/auth/register', { body: { email, password: 'secret1' } });
+    const res = await rest(app.url).auth.register({ email, password: 'secret1' });
     expect(res.status).toBe(201);
-    expect(res.body.user).toEqual({ id: expect.any(String), email, balance: 3, role: 'user', emailVerified: false });
-    expect(res.body.token.split('.')).toHaveLength(3);
-    expect(res.body.message).toMatch(/[А-Яа-я]/);
-    expect(JSON.stringify(res.body)).not.toMatch(/password|hash/i);
+    const registered = okBody(res);
+    expect(registered.user).toEqual({ id: expect.any(String), email, balance: 3, role: 'user', emailVerified: false });
+    expect(registered.token.split('.')).toHaveLength(3);
+    expect(registered.message).toMatch(/[А-Яа-я]/);
+    expect(JSON.stringify(registered)).not.toMatch(/password|hash/i);
   });
 
   test('trims and lower-cases the e-mail, and the bonus is a ledger entry written with the user', async () => {
     const local = uniqueEmail('MiXeD');
-    const res = await call(app.url, 'POST', '/api/auth/register', {
-      body: { email: `  ${local.toUpperCase()}  `, password: 'secret1' },
-    });
+    const res = await rest(app.url).auth.register({ email: `  ${local.toUpperCase()}  `, password: 'secret1' });
     expect(res.status).toBe(201);
-    expect(res.body.user.email).toBe(local.toLowerCase());
-    const rows = await app.sql<{ kind: string; amount_nano: bigint | string }>('select kind, amount_nano from ledger_entries where user_id = $1', [res.body.user.id]);
+    const { user: created } = okBody(res);
+    expect(created.email).toBe(local.toLowerCase());
+    const rows = await app.sql<{ kind: string; amount_nano: bigint | string }>('select kind, amount_nano from ledger_entries where user_id = $1', [created.id]);
     expect(rows.map((r) => [r.kind, String(r.amount_nano)])).toEqual([['registration_bonus', '3000000000']]);
     const [user] = await app.sql<{ balance_nano: bigint | string; password_hash: string }>('select balance_nano, password_hash from users where id = $1', [
-      res.body.user.id,
+      created.id,
     ]);
     expect(String(user!.balance_nano)).toBe('3000000000');
     expect(user!.password_hash).toStartWith('$argon2id$');
@@ -70,12 +71,10 @@ describe('registration', () => {
 
   test('the same e-mail twice → 409 conflict, whatever its case', async () => {
     const email = uniqueEmail();
-    expect((await call(app.url, 'POST', '/api/auth/register', { body: { email, password: 'secret1' } })).status).toBe(201);
-    const again = await call(app.url, 'POST', '/api/auth/register', {
-      body: { email: email.toUpperCase(), password: 'other-password' },
-    });
+    expect((await rest(app.url).auth.register({ email, password: 'secret1' })).status).toBe(201);
+    const again = await rest(app.url).auth.register({ email: email.toUpperCase(), password: 'other-password' });
     expect(again.status).toBe(409);
-    expect(again.body.error.type).toBe('conflict');
+    expect(errorOf(again).type).toBe('conflict');
   });
 
   test('ten parallel registrations of one e-mail: exactly one succeeds, nine get 409', async () => {
@@ -91,10 +90,11 @@ describe('registration', () => {
 describe('login', () => {
   test('returns {token, user} for the right password, with the e-mail normalised', async () => {
     const { email, password, userId } = await registerUser(app.url);
-    const res = await call(app.url, 'POST', '/api/auth/login', { body: { email: ` ${email.toUpperCase()} `, password } });
+    const res = await rest(app.url).auth.login({ email: ` ${email.toUpperCase()} `, password });
     expect(res.status).toBe(200);
-    expect(res.body.user).toEqual({ id: userId, email, balance: 3, role: 'user', emailVerified: false });
-    const keys = await call(app.url, 'GET', '/api/keys', { token: res.body.token });
+    const session = okBody(res);
+    expect(session.user).toEqual({ id: userId, email, balance: 3, role: 'user', emailVerified: false });
+    const keys = await rest(app.url, session.token).keys.list();
     expect(keys.status).toBe(200);
   });
 

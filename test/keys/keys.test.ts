@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from '../helpers/app';
+import { errorOf, okBody, rest } from '../helpers/rest';
 
 // Starting an app on a fresh database takes longer than bun's 5 s default (a bare `bun test` has no --timeout).
 setDefaultTimeout(30_000);
@@ -16,9 +17,10 @@ const KEY_FORMAT = /^cdt-[A-Za-z0-9]{8}[A-Za-z0-9]{32}$/;
 describe('API keys', () => {
   test('creation returns the full key once, with keyPrefix, createdAt and the warning', async () => {
     const { token } = await registerUser(app.url);
-    const res = await call(app.url, 'POST', '/api/keys', { token, body: { name: 'production' } });
+    const res = await rest(app.url, token).keys.create({ name: 'production' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({
+    const created = okBody(res);
+    expect(created).toEqual({
       id: expect.any(String),
       name: 'production',
       key: expect.stringMatching(KEY_FORMAT),
@@ -36,9 +38,9 @@ describe('API keys', () => {
       scope: 'key',
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
-    expect(res.body.key.startsWith(res.body.keyPrefix)).toBe(true);
-    expect(res.body.key.length - res.body.keyPrefix.length).toBe(32);
-    expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
+    expect(created.key.startsWith(created.keyPrefix)).toBe(true);
+    expect(created.key.length - created.keyPrefix.length).toBe(32);
+    expect(new Date(created.createdAt).toISOString()).toBe(created.createdAt);
   });
 
   test('only the SHA-256 of the key and its prefix are stored', async () => {
@@ -68,11 +70,12 @@ describe('API keys', () => {
     const { token } = await registerUser(app.url);
     const a = await createApiKey(app.url, token, 'first');
     const b = await createApiKey(app.url, token, 'second');
-    const res = await call(app.url, 'GET', '/api/keys', { token });
+    const res = await rest(app.url, token).keys.list();
     expect(res.status).toBe(200);
-    expect(res.body.count).toBe(2);
-    expect(res.body.keys.map((k: { id: string }) => k.id).sort()).toEqual([a.id, b.id].sort());
-    for (const listed of res.body.keys) {
+    const { count, keys } = okBody(res);
+    expect(count).toBe(2);
+    expect(keys.map((k) => k.id).sort()).toEqual([a.id, b.id].sort());
+    for (const listed of keys) {
       expect(Object.keys(listed).sort()).toEqual([
         'createdAt',
         'expired',
@@ -100,24 +103,24 @@ describe('API keys', () => {
   test('revoking keeps the key listed with isActive false; revoking again is still success', async () => {
     const { token } = await registerUser(app.url);
     const { id } = await createApiKey(app.url, token);
-    const res = await call(app.url, 'DELETE', `/api/keys/${id}`, { token });
+    const api = rest(app.url, token);
+    const res = await api.keys.revoke({ id });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, message: expect.stringMatching(/[А-Яа-я]/) });
-    const list = await call(app.url, 'GET', '/api/keys', { token });
-    expect(list.body.keys).toEqual([expect.objectContaining({ id, isActive: false })]);
-    expect((await call(app.url, 'DELETE', `/api/keys/${id}`, { token })).status).toBe(200);
+    expect(okBody(await api.keys.list()).keys).toEqual([expect.objectContaining({ id, isActive: false })]);
+    expect((await api.keys.revoke({ id })).status).toBe(200);
   });
 
   test("user B cannot revoke user A's key (404), nor see it; absent and malformed ids are 404 too", async () => {
     const alice = await registerUser(app.url);
     const bob = await registerUser(app.url);
     const { id } = await createApiKey(app.url, alice.token);
-    const res = await call(app.url, 'DELETE', `/api/keys/${id}`, { token: bob.token });
+    const res = await rest(app.url, bob.token).keys.revoke({ id });
     expect(res.status).toBe(404);
-    expect(res.body.error.type).toBe('not_found');
-    expect((await call(app.url, 'GET', '/api/keys', { token: bob.token })).body.count).toBe(0);
-    const stillActive = await call(app.url, 'GET', '/api/keys', { token: alice.token });
-    expect(stillActive.body.keys[0].isActive).toBe(true);
+    expect(errorOf(res).type).toBe('not_found');
+    expect(okBody(await rest(app.url, bob.token).keys.list()).count).toBe(0);
+    expect(okBody(await rest(app.url, alice.token).keys.list()).keys[0]!.isActive).toBe(true);
+    // Raw paths, not the typed client: a malformed id must reach the route as sent, unencoded.
     for (const missing of ['00000000-0000-4000-8000-000000000000', 'nope', "1'%20or%20'1'='1"]) {
       const r = await call(app.url, 'DELETE', `/api/keys/${missing}`, { token: alice.token });
       expect(r.status).toBe(404);
@@ -127,29 +130,32 @@ describe('API keys', () => {
 
   test('name is required, 1–100 characters', async () => {
     const { token } = await registerUser(app.url);
+    // Bodies the input type refuses go through `call`: the typed client would not let them be written.
     for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 5 }]) {
       const res = await call(app.url, 'POST', '/api/keys', { token, body });
       expect(res.status).toBe(400);
       expect(res.body.error.type).toBe('invalid_request_error');
     }
-    expect((await call(app.url, 'POST', '/api/keys', { token, body: { name: 'x'.repeat(100) } })).status).toBe(201);
+    expect((await rest(app.url, token).keys.create({ name: 'x'.repeat(100) })).status).toBe(201);
   });
 
   test('a cap on active keys per user gives a clear 400; revoking one frees a place', async () => {
     const { token } = await registerUser(app.url);
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push((await createApiKey(app.url, token, `k${i}`)).id);
-    const over = await call(app.url, 'POST', '/api/keys', { token, body: { name: 'one too many' } });
+    const api = rest(app.url, token);
+    const over = await api.keys.create({ name: 'one too many' });
     expect(over.status).toBe(400);
-    expect(over.body.error.type).toBe('invalid_request_error');
-    expect(over.body.error.message).toContain('3');
-    await call(app.url, 'DELETE', `/api/keys/${ids[0]}`, { token });
-    expect((await call(app.url, 'POST', '/api/keys', { token, body: { name: 'replacement' } })).status).toBe(201);
+    expect(errorOf(over).type).toBe('invalid_request_error');
+    expect(errorOf(over).message).toContain('3');
+    await api.keys.revoke({ id: ids[0]! });
+    expect((await api.keys.create({ name: 'replacement' })).status).toBe(201);
   });
 
   test('parallel creations cannot pass the cap together', async () => {
     const { token } = await registerUser(app.url);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => call(app.url, 'POST', '/api/keys', { token, body: { name: `p${i}` } })));
+    const api = rest(app.url, token);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => api.keys.create({ name: `p${i}` })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
     expect(results.filter((r) => r.status === 400)).toHaveLength(5);
   });
@@ -157,8 +163,8 @@ describe('API keys', () => {
   test('key routes need a JWT: an API key is not accepted for managing keys', async () => {
     const { token } = await registerUser(app.url);
     const { key } = await createApiKey(app.url, token);
-    const res = await call(app.url, 'GET', '/api/keys', { token: key });
+    const res = await rest(app.url, key).keys.list();
     expect(res.status).toBe(401);
-    expect(res.body.error.type).toBe('unauthorized');
+    expect(errorOf(res).type).toBe('unauthorized');
   });
 });
