@@ -1,6 +1,10 @@
 // The house's map (docs/ARCHITECTURE.md) as a check: no import circles in src/ or web/src/, and no import
-// from a floor to a higher one unless scripts/import-graph.ts's ALLOWED_UPWARD names it with its reason.
+// from a floor to a higher one unless scripts/import-graph.ts's ALLOWED_UPWARD names it with its reason;
+// and no source, page or test file past the 800-line ceiling (a file that long is usually two concerns).
 import { describe, expect, test } from 'bun:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   ALLOWED_UPWARD,
   describeEdge,
@@ -153,5 +157,47 @@ describe('the checks catch what they are for (a made-up graph)', () => {
   test("the page's imports of the server's types and inputs are outside the server's floors", () => {
     const graph = graphOf([['web/src/admin/Users.tsx', 'src/admin/input.ts']]);
     expect(findUpward(graph, (path) => (path.startsWith('web/') ? 'page-screen' : 'feature'), [])).toEqual([]);
+  });
+});
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAX_LINES = 800;
+
+/** Every .ts and .tsx file under `dir` (relative to the repository), node_modules left out. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** The files over the ceiling, each with its line count (a last line without a newline counts too). */
+export function overCeiling(files: { path: string; text: string }[], max = MAX_LINES): string[] {
+  return files
+    .map(({ path, text }) => ({ path, lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0) }))
+    .filter(({ lines }) => lines > max)
+    .map(({ path, lines }) => `${path}: ${lines} lines`);
+}
+
+describe('the 800-line ceiling', () => {
+  test('the check counts lines as wc -l does and names each file over it', () => {
+    const lines = (n: number) => 'x\n'.repeat(n);
+    expect(
+      overCeiling([
+        { path: 'a.ts', text: lines(800) },
+        { path: 'b.ts', text: `${lines(800)}y` },
+        { path: 'c.ts', text: lines(801) },
+      ]),
+    ).toEqual(['b.ts: 801 lines', 'c.ts: 801 lines']);
+  });
+
+  test('no file in src/, web/src/ or test/ (fakes and helpers included) is over 800 lines', () => {
+    const files = ['src', 'web/src', 'test']
+      .flatMap(sourceFiles)
+      .map((path) => ({ path: relative(ROOT, join(ROOT, path)), text: readFileSync(join(ROOT, path), 'utf8') }));
+    expect(files.length).toBeGreaterThan(300);
+    expect(files.some((file) => file.path.startsWith('test/fakes/'))).toBe(true);
+    expect(overCeiling(files)).toEqual([]);
   });
 });
