@@ -1,6 +1,6 @@
 // The import graph of src/ and web/src/, read with the TypeScript parser (type-only imports count: a type
 // that two modules both need is a shared piece and belongs on the lower floor, as docs/ARCHITECTURE.md says).
-// `npm run imports` prints the floors, the circles and the upward imports; test/architecture.test.ts fails
+// `npm run imports` prints the floors, the circles and the upward imports; test/platform/architecture.test.ts fails
 // on any circle and on any upward import that ALLOWED_UPWARD below does not name.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';

@@ -215,7 +215,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     },
     migrateChat(groupId, supergroupId) {
       const group = chats.get(groupId);
-      if (!group || group.type !== 'group') throw new Error(`fake Telegram: ${groupId} is no group to migrate`);
+      if (group?.type !== 'group') throw new Error(`fake Telegram: ${groupId} is no group to migrate`);
       if (!chats.has(supergroupId)) {
         chats.set(supergroupId, { id: supergroupId, type: 'supergroup', title: group.title, members: new Map(group.members) });
       }

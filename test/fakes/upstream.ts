@@ -69,210 +69,47 @@
 // `abortedAt` (performance.now()) and appends the model to `aborted`.
 import { startFakeServer } from './fake-server';
 
-export interface RecordedRequest {
-  path: string;
-  method: string;
-  headers: Record<string, string>;
-  /** Parsed JSON; the raw text when it was not JSON; null without a body. */
-  body: any;
-  /** performance.now() when the request arrived. */
-  receivedAt: number;
-  /** performance.now() when the fake saw the client go away mid-answer; null otherwise. */
-  abortedAt: number | null;
-}
+import type { RecordedRequest, FakeUpstreamOptions, FakeUpstream } from './upstream-types';
+export type { RecordedRequest, FakeUpstreamOptions, FakeUpstream } from './upstream-types';
 
-export interface FakeModel {
-  id: string;
-  created: number;
-  owned_by: string;
-  /** OpenRouter's per-token prices in USD, e.g. {prompt: "0.000001", completion: "0.000002"}; absent: none listed. */
-  pricing?: { prompt?: string; completion?: string; [other: string]: string | undefined };
-}
-
-export interface FakeUpstreamOptions {
-  apiKey?: string;
-  pieceDelayMs?: number;
-  slowMs?: number;
-  slowStreamDelayMs?: number;
-}
-
-export interface FakeUpstream {
-  /** Base URL, ending where `/chat/completions` is appended: `http://127.0.0.1:<port>/v1`. */
-  url: string;
-  /** The key every request must carry as a bearer token; null accepts anything. */
-  apiKey: string | null;
-  requests: RecordedRequest[];
-  /** Models whose stream or wait ended because the client went away, in order. */
-  aborted: string[];
-  /** The exact text of every stream sent to its end, in order of completion. */
-  streams: string[];
-  models: FakeModel[];
-  modelsDown: boolean;
-  /** Answer every /responses route with OpenAI's 404 for an unknown URL, as a host without the Responses API does. */
-  responsesMissing: boolean;
-  /** Every JSON error's message echoes the request's Authorization header and its bare token. */
-  echoAuthorization: boolean;
-  /**
-   * The whole host in trouble, whatever the model: a status answers every POST with OpenAI's error of that
-   * status; 'hang' sends nothing until the client leaves. null: normal service.
-   */
-  outage: number | 'hang' | null;
-  /** With a numeric `outage`: the answer's `error` object as given (e.g. a moderation refusal); null: OpenAI's default. */
-  outageError: Record<string, unknown> | null;
-  /** Responses created so far by id (the final object), for GET and DELETE /responses/{id}. */
-  storedResponses: Map<string, unknown>;
-  slowMs: number;
-  pieceDelayMs: number;
-  slowStreamDelayMs: number;
-  /** fake/held-stream answers open right now, and the most open at once. */
-  heldOpen: number;
-  peakHeldOpen: number;
-  /** Lets every fake/held-stream answer open now run to its end. */
-  releaseHeld(): void;
-  /** Forgets recorded requests and restores the models and timings it started with. */
-  reset(): void;
-  close(): Promise<void>;
-}
-
-export const PIECES = ['Hel', 'lo', ' from', ' the', ' fake', ' upstream', '.'] as const;
-export const FAKE_REPLY = PIECES.join('');
-export const SLOW_STREAM_PIECES = 100;
-export const TOOL_CALL = { name: 'get_weather', arguments: '{"city":"Paris"}' } as const;
-export const ESCALATION_REASON = 'клиент спрашивает о возврате денег';
-const TOOL_ARGUMENT_PIECES = ['{"ci', 'ty":', '"Par', 'is"}'];
-
-/** Width of a fake embedding when the request names no `dimensions`. */
-export const EMBEDDING_DIMENSIONS = 8;
-
-interface EmbeddingsBody {
-  model?: unknown;
-  input?: unknown;
-  encoding_format?: unknown;
-  dimensions?: unknown;
-}
-
-interface ResponsesBody {
-  model?: unknown;
-  input?: unknown;
-  instructions?: unknown;
-  max_output_tokens?: unknown;
-  previous_response_id?: unknown;
-  stream?: unknown;
-}
-
-/** The inputs of an embeddings request, each a text or a token array (a flat token array is one input). */
-function embeddingInputs(input: unknown): (string | number[])[] {
-  if (typeof input === 'string') return [input];
-  if (!Array.isArray(input) || input.length === 0) return [];
-  if (typeof input[0] === 'number') return [input as number[]];
-  return input as (string | number[])[];
-}
-
-/** A deterministic unit vector for an input: the same input and width always give the same floats. */
-export function fakeEmbedding(input: string | number[], dimensions: number): number[] {
-  let seed = 7;
-  for (const ch of typeof input === 'string' ? input : input.join(',')) seed = (seed * 31 + ch.codePointAt(0)!) % 1_000_003;
-  const raw = Array.from({ length: dimensions }, (_, j) => Math.sin(seed + j * 1.7));
-  const norm = Math.hypot(...raw) || 1;
-  // Rounded through float32, so the base64 form decodes to exactly these numbers.
-  return raw.map((v) => Math.fround(v / norm));
-}
-
-/** prompt_tokens the fake reports: a text costs one token per started four characters, a token array its length. */
-export function expectedEmbeddingTokens(body: { model?: unknown; input?: unknown }): number {
-  const reported = typeof body.model === 'string' ? /^fake\/usage-(\d+)-(\d+)$/.exec(body.model) : null;
-  if (reported) return Number(reported[1]);
-  return embeddingInputs(body.input).reduce((sum, x) => sum + (typeof x === 'string' ? Math.ceil(x.length / 4) : x.length), 0);
-}
-
-/** The usage the fake reports for a Responses request: input 10 + 2 per input item (a string is one), output the pieces, capped. */
-export function expectedResponseUsage(body: { model?: unknown; input?: unknown; max_output_tokens?: unknown }) {
-  const reported = typeof body.model === 'string' ? /^fake\/usage-(\d+)-(\d+)$/.exec(body.model) : null;
-  const cap = typeof body.max_output_tokens === 'number' ? body.max_output_tokens : Infinity;
-  const items = typeof body.input === 'string' ? 1 : Array.isArray(body.input) ? body.input.length : 0;
-  const input = reported ? Number(reported[1]) : 10 + 2 * items;
-  const long = typeof body.model === 'string' ? /^fake\/long-(\d+)$/.exec(body.model) : null;
-  const output = reported ? Number(reported[2]) : Math.min(long ? Number(long[1]) : PIECES.length, cap);
-  return {
-    input_tokens: input,
-    input_tokens_details: { cache_write_tokens: 0, cached_tokens: 0 },
-    output_tokens: output,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: input + output,
-  };
-}
-
-/** The text of a non-streamed response: `Echo: ` and the last user text of the input. */
-export function expectedResponseText(body: { input?: unknown }): string {
-  if (typeof body.input === 'string') return `Echo: ${body.input}`;
-  const items = Array.isArray(body.input) ? (body.input as { role?: unknown; content?: unknown }[]) : [];
-  const last = items.filter((m) => m?.role === 'user').at(-1);
-  if (!last) return 'Echo: ';
-  if (typeof last.content === 'string') return `Echo: ${last.content}`;
-  const parts = Array.isArray(last.content) ? (last.content as { type?: unknown; text?: unknown }[]) : [];
-  return `Echo: ${parts
-    .filter((p) => p?.type === 'input_text')
-    .map((p) => String(p.text))
-    .join(' ')}`;
-}
-
-export const DEFAULT_MODELS: readonly FakeModel[] = [
-  { id: 'acme/chat', created: 1_700_000_000, owned_by: 'acme' },
-  { id: 'acme/large', created: 1_700_000_100, owned_by: 'acme' },
-];
-
-interface ChatBody {
-  model?: unknown;
-  messages?: unknown;
-  max_tokens?: unknown;
-  max_completion_tokens?: unknown;
-  stream?: unknown;
-  stream_options?: { include_usage?: unknown } | null;
-}
-
-function pieceCount(model: unknown): number {
-  if (model === 'fake/slow-stream') return SLOW_STREAM_PIECES;
-  if (model === 'fake/tool-call' || model === 'fake/no-usage-tool-call') return TOOL_ARGUMENT_PIECES.length;
-  return PIECES.length;
-}
-
-function completionCap(body: ChatBody): number {
-  const cap = body.max_completion_tokens ?? body.max_tokens;
-  return typeof cap === 'number' && cap >= 0 ? Math.floor(cap) : Infinity;
-}
-
-/** The usage the fake reports for a request body (the model in it matters only for the special ones). */
-export function expectedUsage(body: ChatBody) {
-  const reported = typeof body.model === 'string' ? /^fake\/usage-(\d+)-(\d+)$/.exec(body.model) : null;
-  if (reported) {
-    const [p, c] = [Number(reported[1]), Number(reported[2])];
-    return { prompt_tokens: p, completion_tokens: c, total_tokens: p + c };
-  }
-  if (body.model === 'fake/usage-garbage') {
-    return { prompt_tokens: 'many', completion_tokens: -5, total_tokens: 'NaN' } as unknown as {
-      prompt_tokens: number;
-      completion_tokens: number;
-      total_tokens: number;
-    };
-  }
-  const prompt = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
-  const long = typeof body.model === 'string' ? /^fake\/long-(\d+)$/.exec(body.model) : null;
-  const completion = Math.min(long ? Number(long[1]) : pieceCount(body.model), completionCap(body));
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-}
-
-/** The content of a non-streaming answer to a request body. */
-export function expectedContent(body: ChatBody): string {
-  const messages = Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : [];
-  const last = messages.filter((m) => m?.role === 'user').at(-1);
-  if (!last) return 'Echo: ';
-  if (typeof last.content === 'string') return `Echo: ${last.content}`;
-  const parts = Array.isArray(last.content) ? (last.content as { type?: unknown; text?: unknown }[]) : [];
-  return `Echo: ${parts
-    .filter((p) => p?.type === 'text')
-    .map((p) => String(p.text))
-    .join(' ')}`;
-}
+import {
+  type FakeModel,
+  PIECES,
+  SLOW_STREAM_PIECES,
+  TOOL_CALL,
+  ESCALATION_REASON,
+  EMBEDDING_DIMENSIONS,
+  fakeEmbedding,
+  expectedEmbeddingTokens,
+  expectedResponseUsage,
+  expectedResponseText,
+  DEFAULT_MODELS,
+  expectedUsage,
+  expectedContent,
+  TOOL_ARGUMENT_PIECES,
+  embeddingInputs,
+  pieceCount,
+  completionCap,
+  type EmbeddingsBody,
+  type ResponsesBody,
+  type ChatBody,
+} from './upstream-answers';
+export type { FakeModel } from './upstream-answers';
+export {
+  PIECES,
+  FAKE_REPLY,
+  SLOW_STREAM_PIECES,
+  TOOL_CALL,
+  ESCALATION_REASON,
+  EMBEDDING_DIMENSIONS,
+  fakeEmbedding,
+  expectedEmbeddingTokens,
+  expectedResponseUsage,
+  expectedResponseText,
+  DEFAULT_MODELS,
+  expectedUsage,
+  expectedContent,
+} from './upstream-answers';
 
 const encoder = new TextEncoder();
 const PIECE_64K = 'a'.repeat(64 * 1024);

@@ -5,154 +5,39 @@
 // HTTP 429 beyond that. Where the reference is unconfirmed (the 429 body, the 422 body of a busy /records),
 // the behaviour is switchable through `settings`.
 import { answerResponse, FailureQueue, jsonOrText, startFakeServer } from './fake-server';
+import {
+  type Company,
+  findStaff,
+  performs,
+  performsId,
+  durationOf,
+  bookableStaff,
+  workIntervals,
+  byMonth,
+  localDate,
+  localTime,
+  isoLocal,
+  parseDatetime,
+  isObj,
+  intList,
+  validPhone,
+} from './yclients-calendar';
+import { adminService, adminStaff, bookService, companyView, legacy } from './yclients-views';
 
 export const FAKE_API_PREFIX = '/api/v1';
 
-export interface FakeStaffSpec {
-  id: number;
-  name: string;
-  specialization?: string;
-  position?: { id: number; title: string };
-  /** Default true. False: shown, but no online booking. */
-  bookable?: boolean;
-  fired?: boolean;
-  /** Hidden from online booking. */
-  hidden?: boolean;
-}
-
-export interface FakeServiceSpec {
-  id: number;
-  title: string;
-  price_min: number;
-  price_max: number;
-  /** Seconds. */
-  duration: number;
-  category_id?: number;
-  /** Who performs it; default: every staff member. */
-  staffIds?: number[];
-  /** Per-specialist duration in seconds, overriding `duration`. */
-  staffDurations?: Record<number, number>;
-  active?: boolean;
-}
-
-/** One working interval of a specialist on a date, local company time ("10:00"–"18:00"). */
-export interface FakeWorkingHours {
-  staffId: number;
-  date: string;
-  start: string;
-  end: string;
-}
-
-export interface FakeCompanySpec {
-  id: number;
-  partnerToken: string;
-  /** Credentials of the company's administrator for POST /auth. */
-  login: string;
-  password: string;
-  title?: string;
-  /** Company UTC offset used in every datetime, default "+03:00". */
-  utcOffset?: string;
-  /** IANA zone GET /company/{id} names (default Europe/Moscow); keep it consistent with utcOffset. */
-  timeZone?: string;
-  /** Step between offered starts, default 30 minutes. */
-  slotStepMinutes?: number;
-  staff: FakeStaffSpec[];
-  services: FakeServiceSpec[];
-  workingHours?: FakeWorkingHours[];
-}
-
-export interface RecordedCall {
-  method: string;
-  /** Path relative to /api/v1, without the query string, e.g. "/book_times/1/2/2026-12-01". */
-  path: string;
-  /** Raw query string without "?" (brackets decoded), e.g. "service_ids[]=90211". */
-  query: string;
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
-  /** Parsed JSON body, the raw text when not JSON, or null. */
-  body: unknown;
-}
-
-export interface FailureSpec {
-  status: number;
-  /** Object: sent as JSON. String: sent raw. null: empty body. Absent: a standard error envelope. */
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** How many matching calls fail; default 1. */
-  times?: number;
-  /** Only calls with this method. */
-  method?: string;
-  /** Hold the answer this long (a hang past the client's timeout); released by close(). */
-  delayMs?: number;
-}
-
-export interface FakeRecord {
-  id: number;
-  companyId: number;
-  staffId: number;
-  serviceIds: number[];
-  datetime: string;
-  /** Seconds. */
-  seanceLength: number;
-  client: { name: string; phone: string; email: string };
-  comment: string;
-  /** True for book_record, false for POST /records. */
-  online: boolean;
-  hash: string;
-  apiId: string | null;
-  /** Deleted by DELETE /record (YCLIENTS' cancellation): kept, as `with_deleted=1` would show it. */
-  deleted: boolean;
-}
-
-export interface FakeYclientsSettings {
-  /**
-   * Status of a rejected POST /auth. 401: the Altegio reference (YCLIENTS' international edition, same API)
-   * documents Response 201 and Response 401 for POST /v1/auth; the YCLIENTS blueprint lists no error answer.
-   */
-  authFailureStatus: number;
-  /** Return ids, prices and flags of staff/services as strings, like older endpoints do. */
-  legacyStrings: boolean;
-  /** POST /records answers `data` as an array (Altegio) instead of one object (YCLIENTS blueprint). */
-  recordsDataAsArray: boolean;
-  /** Include `meta.errors: [{code: 433}]` in slot-taken answers (Altegio); false gives the blueprint's bare message. */
-  slotTakenWithCode: boolean;
-  /**
-   * Requests per client address allowed in any second and in any minute (sliding windows); beyond them
-   * HTTP 429, the request not served and not counted. null: no limit.
-   */
-  rateLimit: { perSecond: number; perMinute: number } | null;
-  /** Retry-After seconds sent with a limit's 429; null sends none (whether YCLIENTS sends it is unconfirmed). */
-  rateLimitRetryAfter: number | null;
-  /**
-   * GET /company/{id}: the blueprint's "Получить компанию" example names the zone in `timezone`
-   * ("Europe/Moscow"); company objects of newer answers carry the hour offset in `timezone` (3) and the
-   * name in `timezone_name`. 'none' leaves both out.
-   */
-  companyTimezoneShape: 'name' | 'offset' | 'none';
-}
-
-export interface FakeYclients {
-  /** Base URL for the client, e.g. http://127.0.0.1:54321/api/v1. */
-  url: string;
-  calls: RecordedCall[];
-  /** Calls of POST /auth so far (successful or not). */
-  readonly loginCount: number;
-  /** Records created through book_record and POST /records. */
-  readonly records: FakeRecord[];
-  /** Requests answered 429 because a client went over the rate limit. */
-  readonly rateLimited: number;
-  settings: FakeYclientsSettings;
-  addCompany(spec: FakeCompanySpec): void;
-  /** Occupies a specialist from `datetime` (ISO with or without offset) for `lengthSeconds` (default 3600). */
-  markBusy(companyId: number, staffId: number, datetime: string, lengthSeconds?: number): void;
-  /** Invalidates every user token handed out so far: the next administrator call answers 401. */
-  expireUserTokens(): void;
-  /** The next matching call(s) answer `failure` instead. A string pattern matches as a substring of the path. */
-  failNext(pathPattern: string | RegExp, failure: FailureSpec): void;
-  /** Forgets companies, records, tokens, failures, calls and settings. */
-  reset(): void;
-  close(): Promise<void>;
-}
+import type { FakeStaffSpec, RecordedCall, FailureSpec, FakeRecord, FakeYclientsSettings, FakeYclients } from './yclients-types';
+export type {
+  FakeStaffSpec,
+  FakeServiceSpec,
+  FakeWorkingHours,
+  FakeCompanySpec,
+  RecordedCall,
+  FailureSpec,
+  FakeRecord,
+  FakeYclientsSettings,
+  FakeYclients,
+} from './yclients-types';
 
 const DEFAULT_SETTINGS: FakeYclientsSettings = {
   authFailureStatus: 401,
@@ -163,13 +48,6 @@ const DEFAULT_SETTINGS: FakeYclientsSettings = {
   rateLimitRetryAfter: null,
   companyTimezoneShape: 'name',
 };
-
-interface Company {
-  spec: FakeCompanySpec;
-  offsetMinutes: number;
-  offset: string;
-  stepMs: number;
-}
 
 interface Busy {
   companyId: number;
@@ -288,7 +166,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
         }
       }
       return ok(
-        staff.map((s) => adminStaff(company, s)),
+        staff.map((s) => adminStaff(settings, company, s)),
         { total_count: staff.length },
       );
     }
@@ -303,14 +181,14 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       const staffId = query.get('staff_id');
       if (staffId) services = services.filter((s) => performs(company, s, Number(staffId)));
       return ok(
-        services.map((s) => adminService(company, s)),
+        services.map((s) => adminService(settings, company, s)),
         { total_count: services.length },
       );
     }
 
     if (method === 'GET' && (m = path.match(/^\/company\/(\d+)\/?$/))) {
       const company = publicCompany(m[1], auth);
-      return ok(companyView(company));
+      return ok(companyView(settings, company));
     }
 
     if (method === 'GET' && (m = path.match(/^\/book_staff\/(\d+)\/?$/))) {
@@ -333,7 +211,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       }));
       return ok({
         events: [],
-        services: services.map((s) => bookService(company, s, staffId)),
+        services: services.map((s) => bookService(settings, company, s, staffId)),
         category: categories,
       });
     }
@@ -478,41 +356,6 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   // -------------------------------------------------------------------------------------------
   // Schedule
 
-  function findStaff(company: Company, staffId: number): FakeStaffSpec | undefined {
-    return company.spec.staff.find((s) => s.id === staffId);
-  }
-
-  function performs(company: Company, service: FakeServiceSpec, staffId: number): boolean {
-    return findStaff(company, staffId) !== undefined && (!service.staffIds || service.staffIds.includes(staffId));
-  }
-
-  function performsId(company: Company, serviceId: number, staffId: number): boolean {
-    const service = company.spec.services.find((s) => s.id === serviceId);
-    return service !== undefined && performs(company, service, staffId);
-  }
-
-  function durationOf(company: Company, staffId: number, serviceIds: number[]): number | null {
-    if (serviceIds.length === 0) return 3600;
-    let total = 0;
-    for (const id of serviceIds) {
-      const service = company.spec.services.find((s) => s.id === id);
-      if (!service || service.active === false || !performs(company, service, staffId)) return null;
-      total += service.staffDurations?.[staffId] ?? service.duration;
-    }
-    return total;
-  }
-
-  function bookableStaff(company: Company, staffId: number): FakeStaffSpec[] {
-    const all = company.spec.staff.filter((s) => s.bookable !== false && !s.fired && !s.hidden);
-    return staffId === 0 ? all : all.filter((s) => s.id === staffId);
-  }
-
-  function workIntervals(company: Company, staffId: number, date: string): { start: number; end: number }[] {
-    return (company.spec.workingHours ?? [])
-      .filter((w) => w.staffId === staffId && w.date === date)
-      .map((w) => ({ start: localMs(company, w.date, w.start), end: localMs(company, w.date, w.end) }));
-  }
-
   function isFree(company: Company, staffId: number, start: number, end: number): boolean {
     const day = localDate(company, start);
     const inHours = workIntervals(company, staffId, day).some((w) => start >= w.start && end <= w.end);
@@ -566,16 +409,6 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       working_dates: working,
       working_days: byMonth(working),
     };
-  }
-
-  function byMonth(dates: string[]): Record<string, number[]> | [] {
-    if (dates.length === 0) return [];
-    const out: Record<string, number[]> = {};
-    for (const d of dates) {
-      const key = String(Number(d.slice(5, 7)));
-      (out[key] ??= []).push(Number(d.slice(8, 10)));
-    }
-    return out;
   }
 
   function slotTaken(company: Company, staffId: number, start: number): HttpAnswer {
@@ -779,82 +612,6 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   // -------------------------------------------------------------------------------------------
   // Views
 
-  function legacy<T extends Record<string, unknown>>(obj: T, keys: string[]): T {
-    if (!settings.legacyStrings) return obj;
-    const out: Record<string, unknown> = { ...obj };
-    for (const k of keys) {
-      const v = out[k];
-      if (typeof v === 'number') out[k] = k.startsWith('price') ? v.toFixed(2) : String(v);
-      else if (typeof v === 'boolean') out[k] = v ? '1' : '0';
-    }
-    return out as T;
-  }
-
-  function companyView(company: Company) {
-    const zone = company.spec.timeZone ?? 'Europe/Moscow';
-    const view: Record<string, unknown> = {
-      id: company.spec.id,
-      title: company.spec.title ?? `Компания ${company.spec.id}`,
-      country_id: 1,
-      country: 'Россия',
-      city_id: 1,
-      city: 'Москва',
-      address: '',
-      phone_confirmation: false,
-      active_staff_count: company.spec.staff.length,
-    };
-    if (settings.companyTimezoneShape === 'name') view.timezone = zone;
-    if (settings.companyTimezoneShape === 'offset') {
-      view.timezone = company.offsetMinutes / 60;
-      view.timezone_name = zone;
-    }
-    return view;
-  }
-
-  function adminStaff(company: Company, s: FakeStaffSpec) {
-    return legacy(
-      {
-        id: s.id,
-        name: s.name,
-        company_id: company.spec.id,
-        specialization: s.specialization ?? '',
-        position: s.position ?? [],
-        avatar: 'https://example.invalid/avatar.png',
-        avatar_big: 'https://example.invalid/avatar-big.png',
-        fired: s.fired ? 1 : 0,
-        status: 0,
-        hidden: s.hidden ? 1 : 0,
-        user_id: null,
-      },
-      ['id', 'company_id', 'fired', 'status', 'hidden'],
-    );
-  }
-
-  function adminService(company: Company, s: FakeServiceSpec) {
-    const staff = company.spec.staff
-      .filter((st) => performs(company, s, st.id))
-      .map((st) => legacy({ id: st.id, seance_length: s.staffDurations?.[st.id] ?? s.duration }, ['id', 'seance_length']));
-    return {
-      ...legacy(
-        {
-          id: s.id,
-          salon_service_id: s.id + 100_000,
-          title: s.title,
-          category_id: s.category_id ?? 0,
-          price_min: s.price_min,
-          price_max: s.price_max,
-          discount: 0,
-          comment: '',
-          weight: 0,
-          active: s.active === false ? 0 : 1,
-          api_id: '',
-        },
-        ['id', 'salon_service_id', 'category_id', 'price_min', 'price_max', 'discount', 'weight', 'active'],
-      ),
-      staff,
-    };
-  }
-
   function bookStaff(company: Company, s: FakeStaffSpec) {
     const bookable = s.bookable !== false;
     const nearest = bookable
@@ -863,6 +620,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
           .find((d) => freeStarts(company, s.id, d, 3600).length > 0)
       : undefined;
     const base: Record<string, unknown> = legacy(
+      settings,
       {
         id: s.id,
         name: s.name,
@@ -884,60 +642,6 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       base.seances = [];
     }
     return base;
-  }
-
-  function bookService(company: Company, s: FakeServiceSpec, staffId: number | null) {
-    const base: Record<string, unknown> = legacy(
-      {
-        id: s.id,
-        title: s.title,
-        category_id: s.category_id ?? 0,
-        price_min: s.price_min,
-        price_max: s.price_max,
-        discount: 0,
-        comment: '',
-        weight: 0,
-        active: 1,
-        sex: 0,
-        image: '',
-        prepaid: 'forbidden',
-      },
-      ['id', 'category_id', 'price_min', 'price_max', 'discount', 'weight', 'active'],
-    );
-    if (staffId !== null) base.seance_length = s.staffDurations?.[staffId] ?? s.duration;
-    return base;
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Time in the company's offset: every instant is kept as epoch milliseconds.
-
-  function localMs(company: Company, date: string, time: string): number {
-    return Date.parse(`${date}T${time.length === 5 ? `${time}:00` : time}${company.offset}`);
-  }
-
-  function shifted(company: Company, ms: number): string {
-    return new Date(ms + company.offsetMinutes * 60_000).toISOString();
-  }
-
-  function localDate(company: Company, ms: number): string {
-    return shifted(company, ms).slice(0, 10);
-  }
-
-  function localTime(company: Company, ms: number): string {
-    return shifted(company, ms).slice(11, 16);
-  }
-
-  function isoLocal(company: Company, ms: number): string {
-    return `${shifted(company, ms).slice(0, 19)}${company.offset}`;
-  }
-
-  /** ISO 8601 with or without fractional seconds and offset; no offset means company time. */
-  function parseDatetime(company: Company, text: string): number | null {
-    const m = text.match(/^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/);
-    if (!m) return null;
-    const offset = m[5] ? (m[5] === 'Z' ? 'Z' : m[5].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2')) : company.offset;
-    const ms = Date.parse(`${m[1]}T${m[2]}${m[3] ?? ':00'}${offset}`);
-    return Number.isNaN(ms) ? null : ms;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1023,18 +727,4 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     },
     close: () => server.close(),
   };
-}
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function intList(values: string[]): number[] {
-  return values.map(Number).filter((n) => Number.isInteger(n));
-}
-
-/** YCLIENTS wants 9 to 15 digits ("Телефон должен содержать от 9 до 15 цифр"). */
-function validPhone(phone: string): boolean {
-  const digits = phone.replace(/[\s()+-]/g, '');
-  return /^\d{9,15}$/.test(digits);
 }

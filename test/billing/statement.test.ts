@@ -1,0 +1,318 @@
+// The statement of account, its CSV file and the monthly closing documents (issue 33, point 7), the
+// support contact (point 8) and the site root for browsers (point 13), over HTTP. The PDFs are read back
+// as text (unpdf) and checked for the requisites, the month, the lines and the totals.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { extractText, getDocumentProxy } from 'unpdf';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
+import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
+import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
+import { openaiClient, settleAll } from '../helpers/gateway';
+
+setDefaultTimeout(30_000);
+
+const SHOP_ID = '506751';
+const SECRET_KEY = 'test_Fh8hUAVVBGUGbjmlzba6TB0iyUbos_lueTHE-axOwM0';
+const SUPPORT = 'support@conduit.example';
+const ADMIN_EMAIL = uniqueEmail('statement-admin');
+const REQUISITES = {
+  companyName: 'ООО «Кондуит»',
+  inn: '7701234567',
+  kpp: '770101001',
+  ogrn: '1027700132195',
+  address: '123112, г. Москва, Пресненская наб., д. 10',
+  bankName: 'АО «Тестбанк»',
+  bik: '044525225',
+  account: '40702810400000012345',
+  correspondentAccount: '30101810400000000225',
+  vatNote: 'Без НДС (УСН)',
+};
+
+let upstream: FakeUpstream;
+let yk: FakeYookassa;
+let app: TestApp;
+let admin: { token: string };
+let user: { token: string; userId: string; email: string; password: string };
+
+const today = () => new Date().toISOString().slice(0, 10);
+const thisMonth = () => today().slice(0, 7);
+const MONTHS = ['январь', 'февраль', 'март', 'апрель', 'май', 'июнь', 'июль', 'август', 'сентябрь', 'октябрь', 'ноябрь', 'декабрь'];
+/** «1 234,50 ₽» with ordinary spaces (the documents use no-break ones; the test reads text with spaces normalised). */
+const rub = (value: number) =>
+  `${Math.abs(value)
+    .toFixed(2)
+    .replace('.', ',')
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} ₽`;
+const normal = (text: string) => text.replace(/[\s\u00a0]+/g, ' ');
+
+async function pdfText(path: string, token: string) {
+  const res = await fetch(app.url + path, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/pdf');
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe('%PDF-');
+  const pdf = await getDocumentProxy(bytes);
+  return normal((await extractText(pdf, { mergePages: true })).text);
+}
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  yk = await startFakeYookassa();
+  yk.addShop(SHOP_ID, SECRET_KEY);
+  app = await startTestApp({
+    env: {
+      UPSTREAM_BASE_URL: upstream.url,
+      YOOKASSA_SHOP_ID: SHOP_ID,
+      YOOKASSA_SECRET_KEY: SECRET_KEY,
+      YOOKASSA_API_BASE_URL: yk.url,
+      ADMIN_EMAILS: ADMIN_EMAIL,
+      SUPPORT_CONTACT: SUPPORT,
+      TOKEN_PRICE: '0.05',
+    },
+  });
+  admin = await registerAdmin(app, ADMIN_EMAIL);
+  user = await registerUser(app.url);
+
+  // A top-up of 500 ₽ paid through YooKassa.
+  const topup = await call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 500 } });
+  expect(topup.status).toBe(201);
+  const [row] = await app.sql<{ payment_id: string }>('select payment_id from topups where id = $1', [topup.body.id]);
+  yk.succeed(row!.payment_id);
+  expect((await yk.notify(`${app.url}/api/billing/yookassa/notifications`, row!.payment_id, 'payment.succeeded')).status).toBe(200);
+  // An operator's credit with its reason.
+  const credit = await call(app.url, 'POST', `/api/admin/users/${user.userId}/credit`, {
+    token: admin.token,
+    body: { amount: 100, reason: 'Компенсация за сбой 12 ноября', reference: `statement-${user.userId}` },
+  });
+  expect(credit.status).toBe(200);
+  // Three paid requests through the API.
+  const { key } = await createApiKey(app.url, user.token);
+  const client = openaiClient(app, key);
+  for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'fake/chat', messages: [{ role: 'user', content: `вопрос ${i}` }], max_tokens: 16 });
+  await settleAll(app);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await upstream?.close();
+  await yk?.close();
+});
+
+describe('statement of account', () => {
+  test('every movement of the period with the running balance: bonus, top-up, operator credit with its reason, one spending line for the day', async () => {
+    const res = await call(app.url, 'GET', `/api/account/statement?from=${today()}&to=${today()}`, { token: user.token });
+    expect(res.status).toBe(200);
+    const s = res.body;
+    expect(s).toMatchObject({ from: today(), to: today(), timeZone: 'UTC', currency: 'RUB', opening: 0 });
+    expect(s.lines.map((l: { kind: string }) => l.kind)).toEqual(['registration_bonus', 'topup', 'admin_credit', 'usage']);
+    expect(s.lines[0]).toMatchObject({ title: 'Бонус за регистрацию', amount: 3, balanceAfter: 3 });
+    expect(s.lines[1]).toMatchObject({ title: 'Пополнение баланса', amount: 500, balanceAfter: 503 });
+    expect(s.lines[2]).toMatchObject({ title: 'Начисление оператора', detail: 'Компенсация за сбой 12 ноября', amount: 100, balanceAfter: 603 });
+    const spend = s.lines[3];
+    expect(spend).toMatchObject({ title: 'Запросы к моделям через API', requests: 3, detail: '3 запроса', day: today() });
+    expect(spend.amount).toBeLessThan(0);
+    expect(spend.balanceAfter).toBeCloseTo(603 + spend.amount, 9);
+    // The closing balance is the account's balance, and the sums add up.
+    const balance = (await call(app.url, 'GET', '/api/balance', { token: user.token })).body.balance;
+    expect(s.closing).toBeCloseTo(balance, 9);
+    expect(s.credits).toBe(603);
+    expect(s.debits).toBeCloseTo(spend.amount, 9);
+  });
+
+  test('a period before the account existed is empty; a period starting today has the earlier balance as its opening', async () => {
+    const past = await call(app.url, 'GET', '/api/account/statement?from=2020-01-01&to=2020-01-31', { token: user.token });
+    expect(past.body).toMatchObject({ opening: 0, closing: 0, lines: [] });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const later = await call(app.url, 'GET', `/api/account/statement?from=${tomorrow}&to=${tomorrow}`, { token: user.token });
+    const balance = (await call(app.url, 'GET', '/api/balance', { token: user.token })).body.balance;
+    expect(later.body.lines).toEqual([]);
+    expect(later.body.opening).toBeCloseTo(balance, 9);
+  });
+
+  test('bad periods are refused in Russian; an API key or no credential is not enough', async () => {
+    const reversed = await call(app.url, 'GET', '/api/account/statement?from=2026-02-01&to=2026-01-01', { token: user.token });
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.error.message).toContain('Конец периода');
+    const tooLong = await call(app.url, 'GET', '/api/account/statement?from=2024-01-01&to=2025-12-31', { token: user.token });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.message).toContain('366');
+    const badDay = await call(app.url, 'GET', '/api/account/statement?from=2026-02-30&to=2026-03-01', { token: user.token });
+    expect(badDay.status).toBe(400);
+    expect(badDay.body.error.message).toContain('Начало периода');
+    const zone = await call(app.url, 'GET', '/api/account/statement?from=2026-01-01&to=2026-01-02&timeZone=Mars/Olympus', { token: user.token });
+    expect(zone.status).toBe(400);
+    expect((await call(app.url, 'GET', '/api/account/statement?from=2026-01-01&to=2026-01-02')).status).toBe(401);
+  });
+
+  test('the CSV file holds the same lines between the opening and closing balances', async () => {
+    const res = await fetch(`${app.url}/api/account/statement/export?from=${today()}&to=${today()}`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/csv');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="conduit-statement-${today()}-${today()}.csv"`);
+    const lines = (await res.text())
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+    expect(lines[0]).toBe('day,at,kind,title,detail,amount,balance_after,currency');
+    expect(lines[1]).toBe(`${today()},,opening_balance,Остаток на начало периода,,,0.000000000,RUB`);
+    expect(lines.slice(2, -1).map((l) => l.split(',')[2])).toEqual(['registration_bonus', 'topup', 'admin_credit', 'usage']);
+    expect(lines[4]).toContain(',admin_credit,Начисление оператора,Компенсация за сбой 12 ноября,100.000000000,603.000000000,RUB');
+    expect(lines.at(-1)).toMatch(new RegExp(`^${today()},,closing_balance,Остаток на конец периода,,,\\d+\\.\\d{9},RUB$`));
+    const bad = await fetch(`${app.url}/api/account/statement/export?from=2026-01-02&to=2026-01-01`, { headers: { authorization: `Bearer ${user.token}` } });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('monthly closing documents', () => {
+  test("without the operator's requisites the documents are refused with a clear Russian message naming support", async () => {
+    const list = await call(app.url, 'GET', '/api/account/documents', { token: user.token });
+    expect(list.status).toBe(200);
+    expect(list.body.requisitesReady).toBe(false);
+    const res = await call(app.url, 'GET', `/api/account/documents/${thisMonth()}/act.pdf`, { token: user.token });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toEqual({
+      type: 'conflict',
+      message: `Документы пока недоступны: оператор сервиса ещё не указал реквизиты своей организации. Обратитесь в поддержку: ${SUPPORT}`,
+    });
+  });
+
+  test('the operator sets the requisites (checked, admin only, audited)', async () => {
+    const bad = await call(app.url, 'PUT', '/api/admin/requisites', { token: admin.token, body: { ...REQUISITES, inn: '12345', bik: '04452522' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('ИНН: 10 цифр у организации или 12 у ИП');
+    expect(bad.body.error.message).toContain('БИК: 9 цифр');
+    expect((await call(app.url, 'PUT', '/api/admin/requisites', { token: user.token, body: REQUISITES })).status).toBe(403);
+    expect((await call(app.url, 'GET', '/api/admin/requisites', { token: admin.token })).body).toEqual({ requisites: null });
+
+    const put = await call(app.url, 'PUT', '/api/admin/requisites', { token: admin.token, body: REQUISITES });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject(REQUISITES);
+    expect((await call(app.url, 'GET', '/api/admin/requisites', { token: admin.token })).body.requisites).toMatchObject(REQUISITES);
+    const audit = await call(app.url, 'GET', '/api/admin/audit?limit=5', { token: admin.token });
+    const entry = audit.body.data.find((e: { action: string }) => e.action === 'requisites.update');
+    expect(entry).toMatchObject({ adminEmail: ADMIN_EMAIL, targetType: 'requisites', before: null, after: { inn: REQUISITES.inn, bik: REQUISITES.bik } });
+  });
+
+  test("the customer's own requisites are optional and checked", async () => {
+    expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual({ companyName: '', inn: '' });
+    const bad = await call(app.url, 'PUT', '/api/account/requisites', { token: user.token, body: { companyName: 'ООО «Ромашка»', inn: '77' } });
+    expect(bad.status).toBe(400);
+    const put = await call(app.url, 'PUT', '/api/account/requisites', { token: user.token, body: { companyName: 'ООО «Ромашка»', inn: '7712345678' } });
+    expect(put.status).toBe(200);
+    expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual({ companyName: 'ООО «Ромашка»', inn: '7712345678' });
+  });
+
+  test('the month list has the current month, marked as running, with its payments and spending', async () => {
+    const list = await call(app.url, 'GET', '/api/account/documents', { token: user.token });
+    const statement = (await call(app.url, 'GET', `/api/account/statement?from=${today()}&to=${today()}`, { token: user.token })).body;
+    expect(list.body.requisitesReady).toBe(true);
+    expect(list.body.months[0]).toMatchObject({
+      month: thisMonth(),
+      title: `${MONTHS[Number(thisMonth().slice(5)) - 1]} ${thisMonth().slice(0, 4)}`,
+      current: true,
+      paid: 500,
+      invoiceUrl: `/api/account/documents/${thisMonth()}/invoice.pdf`,
+      actUrl: `/api/account/documents/${thisMonth()}/act.pdf`,
+    });
+    expect(list.body.months[0].spent).toBeCloseTo(-statement.lines[3].amount, 9);
+  });
+
+  test('the act (PDF) names both parties with their requisites, the month, the services and the total', async () => {
+    const statement = (await call(app.url, 'GET', `/api/account/statement?from=${today()}&to=${today()}`, { token: user.token })).body;
+    const spent = -statement.lines[3].amount;
+    const text = await pdfText(`/api/account/documents/${thisMonth()}/act.pdf`, user.token);
+    const [year, month] = [thisMonth().slice(0, 4), thisMonth().slice(5)];
+    const lastDay = `${today().slice(8)}.${month}.${year}`;
+    expect(text).toContain(`Акт № ${thisMonth()}/${user.userId.slice(0, 8).toUpperCase()} от ${lastDay} оказанных услуг`);
+    expect(text).toContain(`Период: 01.${month}.${year} — ${lastDay}`);
+    expect(text).toContain('Месяц ещё не закончился');
+    expect(text).toContain(`Исполнитель: ООО «Кондуит», ИНН ${REQUISITES.inn}, КПП ${REQUISITES.kpp}, ОГРН ${REQUISITES.ogrn}`);
+    expect(text).toContain(`Адрес: ${REQUISITES.address}`);
+    expect(text).toContain(`Банк получателя: ${REQUISITES.bankName}, БИК ${REQUISITES.bik}, к/с ${REQUISITES.correspondentAccount}`);
+    expect(text).toContain(`Расчётный счёт: ${REQUISITES.account}`);
+    expect(text).toContain(`Заказчик: ООО «Ромашка», ИНН 7712345678 (${user.email})`);
+    expect(text).toContain(`Запросы к моделям через API, ${MONTHS[Number(month) - 1]} ${year}`);
+    expect(text).toContain('3 запроса');
+    expect(text).toContain(`Итого: ${rub(spent)}`);
+    expect(text).toContain('Без НДС (УСН)');
+    // Neither the top-up nor the credit is a service rendered.
+    expect(text).not.toContain('500,00');
+  });
+
+  test("the invoice (PDF) lists the month's payments with the recipient's bank details", async () => {
+    const text = await pdfText(`/api/account/documents/${thisMonth()}/invoice.pdf`, user.token);
+    expect(text).toContain(`Получатель: ООО «Кондуит», ИНН ${REQUISITES.inn}`);
+    expect(text).toContain(`БИК ${REQUISITES.bik}`);
+    expect(text).toContain(`Счёт № ${thisMonth()}/`);
+    expect(text).toContain('Плательщик: ООО «Ромашка»');
+    expect(text).toContain(`пополнение баланса от ${today().slice(8)}.${today().slice(5, 7)}.${today().slice(0, 4)}`);
+    expect(text).toContain('Итого: 500,00 ₽');
+  });
+
+  test('a finished month without activity has documents with no lines; bad, future and unknown documents are refused', async () => {
+    const text = await pdfText('/api/account/documents/2025-01/act.pdf', user.token);
+    expect(text).toContain('Период: 01.01.2025 — 31.01.2025');
+    expect(text).not.toContain('Месяц ещё не закончился');
+    expect(text).toContain('Услуг за месяц не оказано.');
+    expect(text).toContain('Итого: 0,00 ₽');
+    const bad = await call(app.url, 'GET', '/api/account/documents/2025-13/act.pdf', { token: user.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toBe('ожидается месяц в формате ГГГГ-ММ, например 2026-11');
+    const future = await call(app.url, 'GET', '/api/account/documents/2999-01/act.pdf', { token: user.token });
+    expect(future.status).toBe(400);
+    expect(future.body.error.message).toContain('ещё не начался');
+    expect((await call(app.url, 'GET', `/api/account/documents/${thisMonth()}/receipt.pdf`, { token: user.token })).status).toBe(404);
+    expect((await call(app.url, 'GET', `/api/account/documents/${thisMonth()}/act.pdf`)).status).toBe(401);
+  });
+});
+
+describe('support contact and the site root', () => {
+  test('the contact is public: GET /api/support and the information document', async () => {
+    expect((await call(app.url, 'GET', '/api/support')).body).toEqual({ contact: SUPPORT });
+    expect((await call(app.url, 'GET', '/', { headers: { accept: 'application/json' } })).body.supportContact).toBe(SUPPORT);
+  });
+
+  test('a blocked user is told whom to contact: at login, with a session, and on /v1', async () => {
+    const blocked = await registerUser(app.url);
+    const { key } = await createApiKey(app.url, blocked.token);
+    expect((await call(app.url, 'POST', `/api/admin/users/${blocked.userId}/block`, { token: admin.token })).status).toBe(200);
+    const expected = `Учётная запись заблокирована: обратитесь в поддержку — ${SUPPORT}`;
+    const login = await call(app.url, 'POST', '/api/auth/login', { body: { email: blocked.email, password: blocked.password } });
+    expect(login.status).toBe(403);
+    expect(login.body.error.message).toBe(expected);
+    const balance = await call(app.url, 'GET', '/api/balance', { token: key });
+    expect(balance.body.error.message).toBe(expected);
+    const v1 = await call(app.url, 'POST', '/v1/chat/completions', { token: key, body: { model: 'fake/chat', messages: [{ role: 'user', content: 'привет' }] } });
+    expect(v1.status).toBe(403);
+    expect(v1.body.error.message).toBe(expected);
+  });
+
+  test('without SUPPORT_CONTACT the message stays general and the contact is null', async () => {
+    const plain = await startTestApp({ env: { ADMIN_EMAILS: 'plain-admin@example.com' } });
+    try {
+      expect((await call(plain.url, 'GET', '/api/support')).body).toEqual({ contact: null });
+      const operator = await registerAdmin(plain, 'plain-admin@example.com');
+      const blocked = await registerUser(plain.url);
+      await call(plain.url, 'POST', `/api/admin/users/${blocked.userId}/block`, { token: operator.token });
+      const login = await call(plain.url, 'POST', '/api/auth/login', { body: { email: blocked.email, password: blocked.password } });
+      expect(login.body.error.message).toBe('Учётная запись заблокирована: обратитесь в поддержку');
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test('GET / sends a browser to the dashboard; API clients still get the information document', async () => {
+    const chrome = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+    for (const accept of [chrome, 'text/html']) {
+      const res = await fetch(`${app.url}/`, { headers: { accept }, redirect: 'manual' });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('/app');
+      expect(res.headers.get('vary')).toBe('Accept');
+    }
+    for (const accept of ['application/json', '*/*', 'text/html;q=0, application/json', undefined]) {
+      const res = await fetch(`${app.url}/`, { headers: accept ? { accept } : {}, redirect: 'manual' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(((await res.json()) as { name: string }).name).toBe('Conduit');
+    }
+  });
+});
