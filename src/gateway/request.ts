@@ -58,7 +58,7 @@ const positiveInt = (value: unknown) => Number.isSafeInteger(value) && (value as
  * the schema knows have their plain types), checked by hand; `null` for anything else, which
  * chatRequestSchema then checks and explains. zod builds a copy of every object it parses (loose ones with
  * their unknown keys): ~5 µs a request, 7–9 % of the gateway's throughput in the benchmark. This accepts
- * nothing the schema refuses and gives what it would give (test/chat-request.test.ts holds the two
+ * nothing the schema refuses and gives what it would give (test/gateway/chat-request.test.ts holds the two
  * together), so it is a shortcut, not a second set of rules.
  */
 export function plainChatRequest(json: unknown): ChatRequest | null {

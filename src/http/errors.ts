@@ -150,7 +150,7 @@ function withName(name: string, message: string): string {
 /**
  * Russian text for a zod failure on a dashboard route: the first few issues, each after the Russian
  * label of its field (http/field-labels.ts; `procedure` picks a form's own label where one key means
- * different fields). A field with no label keeps its path, which test/bad-input.test.ts does not let pass.
+ * different fields). A field with no label keeps its path, which test/platform/bad-input-fields.test.ts does not let pass.
  */
 export function describeZodError(error: ZodError, procedure?: string): string {
   const parts = error.issues.slice(0, 5).map((issue) => {

@@ -4,7 +4,7 @@
 // This file assembles it: dashboard.ts finishes the tRPC procedures' operations (written by the generator),
 // and each raw route brings its own operation in its definition (src/raw-routes.ts lists them); errors.ts,
 // examples.ts and webhooks.ts build the error answers, examples and webhook parts they share.
-// test/openapi-lint.test.ts holds the result to redocly's recommended rules and ours (redocly.yaml).
+// test/platform/openapi-lint.test.ts holds the result to redocly's recommended rules and ours (redocly.yaml).
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { DASHBOARD_TAGS, finishDashboardOperations, type Operation, type Schema } from './dashboard';
 import { ERROR_SCHEMA } from './errors';
