@@ -2,7 +2,7 @@
 // the UTC days of the period, drawn by uPlot as the usage page's chart is (usage/UsageChart.tsx), so
 // a month of mostly empty days reads at a glance. A legend shows and hides a line; hover, tap or the arrow
 // keys point at a day and its numbers appear beside the chart.
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { pointOnTap, walkDays } from '../shared/chart-pointer';
@@ -47,7 +47,7 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
   const [width, setWidth] = useState(0);
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const shown = FIGURES.filter((f) => !hidden.has(f.key));
+  const shown = useMemo(() => FIGURES.filter((f) => !hidden.has(f.key)), [hidden]);
 
   useEffect(() => {
     const element = box.current;
@@ -93,7 +93,7 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
       chart.destroy();
       plot.current = null;
     };
-  }, [days, width, currency, hidden]);
+  }, [days, width, currency, shown]);
 
   const onKey = (event: KeyboardEvent<HTMLDivElement>) => walkDays(plot.current, event, active, days.length);
 

@@ -89,7 +89,7 @@ export function App() {
     // The address asked for is kept, so the login lands there rather than on the overview.
     if (!session && !publicPath && !resetPath) navigate(path === '/' ? '/login' : `/login?${new URLSearchParams({ next: path + window.location.search })}`, true);
     if (session && publicPath) navigate('/', true);
-  }, [session, publicPath]);
+  }, [session, publicPath, resetPath, path]);
 
   // After a move to another screen, keyboard and screen-reader users start at its content, not at the link.
   const mainRef = useRef<HTMLElement>(null);

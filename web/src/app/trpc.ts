@@ -60,11 +60,12 @@ export function answerOf<T>(running: Promise<T>): Promise<T | undefined> {
  */
 export function useRefusal(mutation: { error: unknown; submittedAt: number; reset(): void }): [ApiError | undefined, (refusal: ApiError | undefined) => void] {
   const [refused, setRefused] = useState<ApiError | undefined>();
-  // A request sent since (the mutation's submittedAt is set again) replaces the form's own refusal.
+  // A request sent since replaces the form's own refusal. refuse() resets the mutation (submittedAt back to 0),
+  // so every request after a refusal turns `submitted` true again.
   const submitted = mutation.submittedAt !== 0;
   useEffect(() => {
     if (submitted) setRefused(undefined);
-  }, [submitted, mutation.submittedAt]);
+  }, [submitted]);
   const refuse = (refusal: ApiError | undefined) => {
     mutation.reset();
     setRefused(refusal);

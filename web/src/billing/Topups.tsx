@@ -201,7 +201,6 @@ function TopupTable() {
  */
 export function TopupReturnScreen({ id }: { id: string }) {
   const config = useBillingConfig();
-  const [round, setRound] = useState(0);
   const [polls, setPolls] = useState(0);
   const trpc = useTRPC();
   const topup = useQuery(trpc.billing.getTopup.queryOptions({ id }));
@@ -210,24 +209,21 @@ export function TopupReturnScreen({ id }: { id: string }) {
   const balance = useQuery(trpc.account.balance.queryOptions(undefined, { enabled: status === 'succeeded' }));
   const waiting = status === 'pending' && polls < POLL_TIMES;
 
-  // Each round asks the payment again (the first is the query's own).
+  // The payment is asked again POLL_MS after each answer (the first is the query's own). Each poll arms the
+  // next one, so the chain goes on even if the refetch's isFetching flip is never rendered.
   const { refetch } = topup;
-  useEffect(() => {
-    if (round > 0) void refetch();
-  }, [round, refetch]);
-
   useEffect(() => {
     if (!waiting || topup.isFetching) return;
     const timer = setTimeout(() => {
-      setPolls((p) => p + 1);
-      setRound((r) => r + 1);
+      setPolls(polls + 1);
+      void refetch();
     }, POLL_MS);
     return () => clearTimeout(timer);
-  }, [waiting, topup.isFetching, round]);
+  }, [waiting, topup.isFetching, polls, refetch]);
 
   const checkAgain = () => {
     setPolls(0);
-    setRound((r) => r + 1);
+    void refetch();
   };
 
   return (

@@ -27,13 +27,19 @@ export function DialoguesScreen({ agentId, dialogueId }: { agentId: string; dial
   const [draft, setDraft] = useState('');
   const [q, setQ] = useState('');
   const pages = useCursorPages();
+  // Another filter or search starts at the first page. Noticed while rendering, not in an effect, so the
+  // list is never asked for the old page under the new filter.
+  const [pagedFor, setPagedFor] = useState({ state, q });
+  if (pagedFor.state !== state || pagedFor.q !== q) {
+    setPagedFor({ state, q });
+    pages.reset();
+  }
   const list = useQuery(
     trpc.dialogues.list.queryOptions(
       { agentId, limit: 20, ...(state ? { state } : {}), ...(q ? { q } : {}), ...(pages.cursor ? { cursor: pages.cursor } : {}) },
       polled,
     ),
   );
-  useEffect(() => pages.reset(), [state, q, pages.reset]);
 
   const base = `/agents/${encodeURIComponent(agentId)}/dialogues`;
   useEffect(() => {

@@ -24,7 +24,7 @@ export function AgentResults({ agentId }: { agentId: string }) {
   const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
   const trpc = useTRPC();
   // Fixed when the period is chosen: a start recomputed at every render would be a new query each time.
-  const from = useMemo(() => new Date(Date.now() - days * DAY_MS).toISOString(), [agentId, days]);
+  const from = useMemo(() => new Date(Date.now() - days * DAY_MS).toISOString(), [days]);
   const results = useQuery(trpc.dialogues.results.queryOptions({ agentId, from }));
   const r = results.data;
   return (

@@ -4,7 +4,8 @@
 // The transcript opens at its newest message and follows new ones while the reader is at the bottom; a
 // reader scrolled up to older messages stays there and is offered «новые сообщения ↓» instead.
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { flushSync } from 'react-dom';
 import type { ApiError } from '../app/api';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { Button, ConfirmDialog, ErrorText, Loading } from '../shared/ui';
@@ -90,14 +91,11 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   const atBottom = useRef(true);
   const [unseen, setUnseen] = useState(0);
   const shownNewest = useRef<number | undefined>(undefined);
-  const heightBeforeOlder = useRef<{ height: number; top: number } | null>(null);
-
+  // The inbox passes a new function at each render; the mark-read answer calls the latest one.
+  const onChangedRef = useRef(onChanged);
   useEffect(() => {
-    setOlder([]);
-    setOlderCursor(undefined);
-    setText('');
-    draftId.current = newDraftId();
-  }, [dialogueId]);
+    onChangedRef.current = onChanged;
+  });
 
   // Oldest first on screen; the polled newest page and the pages loaded before it, each turn once.
   const turns = useMemo(() => {
@@ -109,32 +107,28 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   const nextOlder = olderCursor === undefined ? latest.data?.nextCursor : olderCursor;
 
   const dialogue: DialogueItem | undefined = head.data;
+  const unread = dialogue?.unread ?? 0;
+  const markRead = read.mutateAsync;
   // A client turn the owner has not seen: it is seen now.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(newestId): a turn that arrives while the mark is on its way leaves the polled count as it was; the newer turn marks again
   useEffect(() => {
-    if (dialogue && dialogue.unread > 0) void answerOf(read.mutateAsync({ agentId, dialogueId })).then((d) => d && onChanged());
-  }, [dialogue?.unread, newestId]);
-  const toBottom = () => {
+    if (unread > 0) void answerOf(markRead({ agentId, dialogueId })).then((d) => d && onChangedRef.current());
+  }, [unread, newestId, markRead, agentId, dialogueId]);
+  const toBottom = useCallback(() => {
     const list = listRef.current;
     if (list) list.scrollTop = list.scrollHeight;
     atBottom.current = true;
     setUnseen(0);
-  };
+  }, []);
   // Newer turns: followed at the bottom (and on opening), counted for the «новые сообщения» cue otherwise.
+  // Only a new newest turn counts: older pages loaded above change the turns but not the newest one.
   useLayoutEffect(() => {
-    if (newestId === undefined) return;
+    if (newestId === undefined || newestId === shownNewest.current) return;
     const before = shownNewest.current;
     shownNewest.current = newestId;
     if (before === undefined || atBottom.current) toBottom();
     else if (newestId > before) setUnseen((n) => n + turns.filter((turn) => turn.id > before).length);
-  }, [newestId]);
-  // Older turns put above: the turns being read stay where they were.
-  useLayoutEffect(() => {
-    const list = listRef.current;
-    const saved = heightBeforeOlder.current;
-    if (!list || !saved) return;
-    list.scrollTop = saved.top + (list.scrollHeight - saved.height);
-    heightBeforeOlder.current = null;
-  }, [older]);
+  }, [newestId, turns, toBottom]);
   const onScroll = () => {
     const list = listRef.current;
     if (!list) return;
@@ -235,9 +229,13 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
             const page = await answerOf(loadOlder.mutateAsync(nextOlder));
             if (!page) return;
             const list = listRef.current;
-            if (list) heightBeforeOlder.current = { height: list.scrollHeight, top: list.scrollTop };
-            setOlder((o) => [...page.messages, ...o]);
-            setOlderCursor(page.nextCursor);
+            const saved = list && { height: list.scrollHeight, top: list.scrollTop };
+            // Rendered at once, so the turns being read are put back where they were before the browser paints.
+            flushSync(() => {
+              setOlder((o) => [...page.messages, ...o]);
+              setOlderCursor(page.nextCursor);
+            });
+            if (list && saved) list.scrollTop = saved.top + (list.scrollHeight - saved.height);
           }}
         >
           {t.earlier}

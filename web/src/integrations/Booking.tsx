@@ -2,7 +2,7 @@
 // company, synchronisation, the slot cache, and the specialists/services mappings.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { bookingSettingsInput, MIN_SLOT_CACHE_TTL_MINUTES } from '@server/integrations/booking/settings-input';
 import type { Outputs } from '../app/api';
 import { Button, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
@@ -53,17 +53,18 @@ export function BookingSettings({ agentId }: { agentId: string }) {
     return { staff, offered };
   }, [directory.data, filled]);
 
-  const show = (v: View) => {
+  // Sets state only, so made once: a new answer from the server, not a render, fills the form again.
+  const show = useCallback((v: View) => {
     setView(v);
     setCompanyId(v.companyId === null ? '' : String(v.companyId));
     setSyncEnabled(v.syncEnabled);
     setTtl(String(v.slotCacheTtlMinutes));
     setSpecialists(rowsFrom(v.specialistMapping));
     setServices(rowsFrom(v.serviceMapping));
-  };
+  }, []);
   useEffect(() => {
     if (settings.data) show(settings.data);
-  }, [settings.data]);
+  }, [settings.data, show]);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

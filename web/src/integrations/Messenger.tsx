@@ -2,7 +2,7 @@
 // notifications, the optional channel, the webhook status, and the channel-admin check.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { messengerSettingsInput } from '@server/integrations/messenger/settings-input';
 import type { Outputs } from '../app/api';
 import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
@@ -28,14 +28,15 @@ export function MessengerSettings({ agentId }: { agentId: string }) {
   const channel = useMutation({ mutationFn: () => client.messenger.checkChannelAdmin.query({ agentId }) });
   const [channelResult, setChannelResult] = useState<Outputs['messenger']['checkChannelAdmin'] | null>(null);
 
-  const show = (v: View) => {
+  // Sets state only, so made once: a new answer from the server, not a render, fills the form again.
+  const show = useCallback((v: View) => {
     setView(v);
     setUserId(v.userId ?? '');
     setChannelId(v.channelId ?? '');
-  };
+  }, []);
   useEffect(() => {
     if (settings.data) show(settings.data);
-  }, [settings.data]);
+  }, [settings.data, show]);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

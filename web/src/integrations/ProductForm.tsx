@@ -68,8 +68,8 @@ export function ProductForm({
   const heading = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
 
-  // Opening the form (or switching to another product) moves the keyboard user to it.
-  useEffect(() => heading.current?.focus(), [product?.id]);
+  // Opening the form moves the keyboard user to it; another product opens a new form (the catalog keys it by id).
+  useEffect(() => heading.current?.focus(), []);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();

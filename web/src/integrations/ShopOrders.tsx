@@ -24,7 +24,11 @@ function OrderDetails({ agentId, orderId, onClose }: { agentId: string; orderId:
   const heading = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
   const o: Order | undefined = order.data?.id === orderId ? order.data : undefined;
-  useEffect(() => heading.current?.focus(), [orderId, Boolean(o)]);
+  const loaded = o !== undefined;
+  // The keyboard user is moved to the heading when another order opens and again when its number arrives in it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies(orderId): another order opened in the same details only says «focus again»
+  // biome-ignore lint/correctness/useExhaustiveDependencies(loaded): the order's arrival (its number in the heading) only says «focus again»
+  useEffect(() => heading.current?.focus(), [orderId, loaded]);
 
   return (
     <div className="order-details" role="region" aria-labelledby={headingId} data-testid="order-details">

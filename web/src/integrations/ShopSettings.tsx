@@ -3,7 +3,7 @@
 // once here, masked on every later read.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { commerceSettingsInput } from '@server/commerce/settings-input';
 import type { Outputs } from '../app/api';
 import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
@@ -25,13 +25,14 @@ export function ShopSettings({ agentId }: { agentId: string }) {
   const shown = withServerErrors(errors, apiError(save.error));
   const templateInput = useRef<HTMLInputElement>(null);
 
-  const show = (v: View) => {
+  // Sets state only, so made once: a new answer from the server, not a render, fills the form again.
+  const show = useCallback((v: View) => {
     setView(v);
     setTemplate(v.paymentLinkTemplate ?? '');
-  };
+  }, []);
   useEffect(() => {
     if (settings.data) show(settings.data);
-  }, [settings.data]);
+  }, [settings.data, show]);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

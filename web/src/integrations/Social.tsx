@@ -3,7 +3,7 @@
 // request and the callback server registration.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC, useTRPCClient, useRefusal } from '../app/trpc';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { checkConnectionInput, SECRET_KEY_MIN, socialSettingsInput } from '@server/integrations/social/settings-input';
 import type { Outputs } from '../app/api';
 import { Button, CopyValue, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
@@ -79,14 +79,15 @@ export function SocialSettings({ agentId }: { agentId: string }) {
   const [checkResult, setCheckResult] = useState<Outputs['social']['checkConnection'] | null>(null);
   const [webhookResult, setWebhookResult] = useState<Outputs['social']['registerWebhook'] | null>(null);
 
-  const show = (v: View) => {
+  // Sets state only, so made once: a new answer from the server, not a render, fills the form again.
+  const show = useCallback((v: View) => {
     setView(v);
     setGroupId(v.groupId === null ? '' : String(v.groupId));
     setConfirmationCode(v.confirmationCode ?? '');
-  };
+  }, []);
   useEffect(() => {
     if (settings.data) show(settings.data);
-  }, [settings.data]);
+  }, [settings.data, show]);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

@@ -35,7 +35,8 @@ function EntryForm({
   const [errors, setErrors] = useState<FieldErrors>({});
   const heading = useRef<HTMLHeadingElement>(null);
   const headingId = useId();
-  useEffect(() => heading.current?.focus(), [entry?.id]);
+  // Opening the form moves the keyboard user to it; another entry opens a new form (the list keys it by id).
+  useEffect(() => heading.current?.focus(), []);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();

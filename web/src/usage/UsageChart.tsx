@@ -3,7 +3,7 @@
 // chart's real width with today's always named, a tooltip on hover, tap or arrow keys, a legend whose
 // buttons show and hide a model, and the same numbers as a table for screen readers and for anyone
 // who prefers one.
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { currencySymbol, formatCost, formatDay, formatInt, localDay } from '../shared/format';
@@ -63,11 +63,12 @@ function dayLabel(day: string): string {
 export function UsageChart({ series, metric, currency }: { series: DaySeries[]; metric: 'cost' | 'tokens'; currency: string | undefined }) {
   const models = useMemo(() => [...new Set(series.flatMap((s) => Object.keys(s.values)))].sort(), [series]);
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
-  const shown = models.filter((m) => !hidden.has(m));
+  const shown = useMemo(() => models.filter((m) => !hidden.has(m)), [models, hidden]);
   const format = (value: number) => (metric === 'cost' ? formatCost(value, currency) : formatInt(value));
-  const colorOf = (model: string) => COLORS[models.indexOf(model) % COLORS.length]!;
+  const colorOf = useCallback((model: string) => COLORS[models.indexOf(model) % COLORS.length]!, [models]);
   const totals = series.map((s) => shown.reduce((sum, m) => sum + (s.values[m] ?? 0), 0));
   const max = Math.max(...series.map((s) => Object.values(s.values).reduce((a, b) => a + b, 0)), 0);
+  const empty = max === 0;
 
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -78,19 +79,20 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
 
   useEffect(() => {
     const element = box.current;
-    if (!element) return;
+    // An empty period renders no canvas box: the one a period with spending brings is measured when it appears.
+    if (!element || empty) return;
     const observer = new ResizeObserver(() => setWidth(Math.floor(element.clientWidth)));
     observer.observe(element);
     setWidth(Math.floor(element.clientWidth));
     return () => observer.disconnect();
-  }, [max === 0]);
+  }, [empty]);
 
   const ticks = useMemo(() => labelledDays(series.length, Math.max(width - 70, 100)), [series.length, width]);
-  const tickText = ticks.map((i) => dayLabel(series[i]!.day));
+  const tickText = useMemo(() => ticks.map((i) => dayLabel(series[i]!.day)), [ticks, series]);
 
   useEffect(() => {
     const element = box.current;
-    if (!element || width === 0 || max === 0) return;
+    if (!element || width === 0 || empty) return;
     // Bars are stacked here: each series is drawn to its running total, the tallest first, so the
     // shorter ones paint over its lower part. A tiny non-zero value is lifted to a visible sliver.
     const floor = max * MIN_SHARE;
@@ -145,12 +147,12 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
       chart.destroy();
       plot.current = null;
     };
-  }, [series, width, metric, currency, hidden, max]);
+  }, [series, width, metric, currency, max, empty, shown, colorOf, ticks, tickText]);
 
   // Left and right arrows walk the days when the chart has the focus.
   const onKey = (event: KeyboardEvent<HTMLDivElement>) => walkDays(plot.current, event, active, series.length);
 
-  if (max === 0) {
+  if (empty) {
     return (
       <div className="chart chart-empty" data-testid="usage-chart">
         <p className="muted">Нет расходов за выбранный период.</p>
