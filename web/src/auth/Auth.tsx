@@ -14,7 +14,7 @@ import { check, type FieldErrors } from '../shared/validate';
 /** The screen that was asked for before the login page (App puts it in ?next=), if it is one of ours. */
 function requestedPath(): string | null {
   const next = new URLSearchParams(window.location.search).get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') && next !== '/login' && next !== '/register' ? next : null;
+  return next?.startsWith('/') && !next.startsWith('//') && next !== '/login' && next !== '/register' ? next : null;
 }
 
 function AuthForm({ mode }: { mode: 'login' | 'register' }) {
