@@ -36,7 +36,12 @@ describe('the site root', () => {
       expect(res.headers.get('content-type')).toContain('application/json');
       expect(res.headers.get('vary')).toBe('Accept');
       const body = (await res.json()) as { name: string; supportContact: string | null; dashboard: string; config: { upstreamProxy: string } };
-      expect(body).toMatchObject({ name: 'Conduit', dashboard: '/app', supportContact: 'help@conduit.example', config: { upstreamProxy: 'https://conduit.example/v1' } });
+      expect(body).toMatchObject({
+        name: 'Conduit',
+        dashboard: '/app',
+        supportContact: 'help@conduit.example',
+        config: { upstreamProxy: 'https://conduit.example/v1' },
+      });
     }
   });
 
