@@ -111,15 +111,22 @@ export const authRouter = router({
         method: 'GET',
         path: '/api/auth/me',
         tags: ['auth'],
-        summary: 'Текущий пользователь: e-mail, роль и баланс (JWT)',
+        summary: 'Текущий пользователь: e-mail, роль и баланс (JWT); pendingBonus — стартовый бонус, который придёт после подтверждения e-mail',
       },
     })
     .input(z.void())
-    .output(z.object({ user: publicUserOutput }))
+    .output(
+      z.object({
+        user: publicUserOutput,
+        /** The registration bonus credited once the e-mail is confirmed; 0 when none waits. */
+        pendingBonus: z.number(),
+      }),
+    )
     .query(async ({ ctx }) => {
       const user = await ctx.accounts.getPublicUser(ctx.principal.userId);
       if (!user) throw new AppError('unauthorized', accountsMessages.invalidToken);
       // The balance as /api/balance shows it: money held in this or another instance's leases included.
-      return { user: { ...user, balance: nanoToUnits(await ctx.billing.balanceNano(user.id)) } };
+      const [balanceNano, pendingBonusNano] = await Promise.all([ctx.billing.balanceNano(user.id), ctx.accounts.pendingBonusNano(user)]);
+      return { user: { ...user, balance: nanoToUnits(balanceNano) }, pendingBonus: nanoToUnits(pendingBonusNano) };
     }),
 });

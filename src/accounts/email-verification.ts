@@ -39,6 +39,20 @@ function mailFailure(error: unknown): Record<string, unknown> {
 }
 
 /**
+ * The registration bonus that still waits for this user's e-mail confirmation: the configured amount while the
+ * address is unconfirmed and no bonus was credited (the link credits it), else nothing.
+ */
+export async function pendingRegistrationBonus(db: Executor, userId: string, emailVerified: boolean, amountNano: bigint): Promise<bigint> {
+  if (emailVerified || amountNano <= 0n) return 0n;
+  const [credited] = await db
+    .select({ id: ledgerEntries.id })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, 'registration_bonus')))
+    .limit(1);
+  return credited ? 0n : amountNano;
+}
+
+/**
  * Credits the registration bonus in the caller's transaction unless the user has had it. The insert that
  * conflicts with the unique index waits for a parallel one to commit and then inserts nothing, so two
  * openings of a link (or a verification after a bonus given at registration) credit once. Returns what

@@ -17,7 +17,7 @@ import type { Logger } from '../logger';
 import { createMailer } from '../mail/mailer';
 import { nanoToUnits } from '../money';
 import { roleAtLogin, type Role } from './admin-role';
-import { createEmailVerification, creditRegistrationBonus, type VerificationOptions } from './email-verification';
+import { createEmailVerification, creditRegistrationBonus, pendingRegistrationBonus, type VerificationOptions } from './email-verification';
 import { createPasswordReset } from './password-reset';
 import type { SecurityNotices } from './security-notices';
 import { createThrottle, type GrowingDelay } from './throttle';
@@ -405,6 +405,9 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
       return row ? publicUser(row) : null;
     },
+
+    /** What the overview promises until the address is confirmed (0 when nothing waits). */
+    pendingBonusNano: (user: Pick<PublicUser, 'id' | 'emailVerified'>) => pendingRegistrationBonus(db, user.id, user.emailVerified, config.registrationBonusNano),
 
     /** Starts the pruning of stale counters and expired links (every instance may run it: it only deletes). */
     start: () => prune.start(),

@@ -1,4 +1,6 @@
-// The site root: a browser is sent to the dashboard, an API client gets the information document (http/site.route.ts).
+// The site root: a browser gets a short page saying what the service is, with the way in to the dashboard; an
+// API client gets the information document (http/site.route.ts).
+import { SERVICE_NAME } from '../service-info';
 
 /** True when the client names text/html (or XHTML) with a weight above zero, as browsers do. */
 export function acceptsHtml(accept: string | null): boolean {
@@ -11,5 +13,70 @@ export function acceptsHtml(accept: string | null): boolean {
   });
 }
 
-/** The redirect's body, for a client that does not follow it. */
-export const DASHBOARD_REDIRECT_HTML = '<!doctype html><meta charset="utf-8"><title>Conduit</title><a href="/app">Панель управления Conduit</a>';
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The support contact as a link where it is an address (as the dashboard shows it), else as text. */
+function contactHtml(contact: string): string {
+  const text = escapeHtml(contact);
+  if (/^https?:\/\/\S+$/i.test(contact)) return `<a href="${text}" rel="noopener">${text}</a>`;
+  if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(contact)) return `<a href="mailto:${text}">${text}</a>`;
+  return `<b>${text}</b>`;
+}
+
+/**
+ * The page a person opening the site's address sees: what the service does, how to start, and the way to
+ * the login and registration forms. Self-contained (no script, styles inline): it must show even when the
+ * dashboard's files do not.
+ */
+export function siteRootHtml(config: { supportContact: string | undefined; publicBaseUrl: string }): string {
+  const name = escapeHtml(SERVICE_NAME);
+  const support = config.supportContact
+    ? `<p data-testid="root-support">Поддержка: ${contactHtml(config.supportContact)}</p>`
+    : '<p class="muted" data-testid="root-support">Контакт поддержки оператор сервиса не указал.</p>';
+  return `<!doctype html>
+<html lang="ru">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${name} — доступ к языковым моделям по API</title>
+<style>
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#f5f7fa}
+main{max-width:44rem;margin:0 auto;padding:2.5rem 1.25rem}
+h1{font-size:1.9rem;line-height:1.2;margin:.25rem 0 1rem}
+.brand{font-weight:700;color:#3451b2;margin:0}
+.lead{font-size:1.15rem}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin:1.5rem 0}
+.button{display:inline-block;padding:.7rem 1.3rem;border-radius:.5rem;text-decoration:none;font-weight:600;border:2px solid #3451b2}
+.primary{background:#3451b2;color:#fff}
+.secondary{background:#fff;color:#3451b2}
+ol{padding-left:1.25rem}
+code{font-family:ui-monospace,Menlo,Consolas,monospace;background:#e4e7eb;padding:.1rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
+.muted{color:#52606d}
+footer{margin-top:2rem;border-top:1px solid #cbd2d9;padding-top:1rem}
+</style>
+</head>
+<body>
+<main>
+<p class="brand">${name}</p>
+<h1>Языковые модели через один API</h1>
+<p class="lead">${name} даёт доступ к языковым моделям разных поставщиков по одному ключу и с одним балансом. Запросы совместимы с API OpenAI: подходят готовые библиотеки и примеры.</p>
+<div class="actions">
+<a class="button primary" href="/app/register" data-testid="root-register">Зарегистрироваться</a>
+<a class="button secondary" href="/app/login" data-testid="root-login">Войти</a>
+</div>
+<h2>Как начать</h2>
+<ol>
+<li>Зарегистрируйтесь и подтвердите e-mail.</li>
+<li>Создайте ключ в панели управления.</li>
+<li>Отправляйте запросы на <code data-testid="root-base-url">${escapeHtml(`${config.publicBaseUrl}/v1`)}</code> — оплата по токенам с баланса.</li>
+</ol>
+<p>Кроме API — ассистенты для сайтов и мессенджеров, которые отвечают клиентам и зовут вас, когда нужен человек.</p>
+<footer>
+${support}
+<p class="muted"><a href="/docs">Документация API</a></p>
+</footer>
+</main>
+</body>
+</html>`;
+}

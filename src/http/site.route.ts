@@ -1,5 +1,5 @@
-// The site's own routes: the root (the information document for an API client, the dashboard for a
-// browser), the API reference page and its assets, and the dashboard's page and files.
+// The site's own routes: the root (the information document for an API client, a page saying what the
+// service is for a browser), the API reference page and its assets, and the dashboard's page and files.
 import type { Config } from '../config';
 import { dashboardError } from '../openapi/errors';
 import { createDashboard } from './dashboard';
@@ -8,13 +8,14 @@ import { AppError } from './errors';
 import { type InformationEndpoints, informationDocument } from './information';
 import { errorMessages } from './messages';
 import { defineRawRoute } from './raw-route';
-import { acceptsHtml, DASHBOARD_REDIRECT_HTML } from './site-root';
+import { acceptsHtml, siteRootHtml } from './site-root';
 
-export const SERVICE_TAG = { name: 'service', description: 'Сведения о сервисе: информационный документ и переход в панель управления' };
+export const SERVICE_TAG = { name: 'service', description: 'Сведения о сервисе: информационный документ и страница о сервисе со входом в панель управления' };
 
 const dashboard = createDashboard();
 
-// A browser (it asks for HTML) goes to the dashboard; API clients get the information document. Its
+// A browser (it asks for HTML) gets the page about the service with «Войти» and «Зарегистрироваться»; API
+// clients get the information document. Its
 // operations come with the deps: they are listed from every route, this one's list included.
 export const siteRootRoute = defineRawRoute<{
   config: Pick<Config, 'supportContact' | 'tokenPrice' | 'publicBaseUrl'>;
@@ -27,36 +28,33 @@ export const siteRootRoute = defineRawRoute<{
     operation: {
       tags: [SERVICE_TAG.name],
       operationId: 'service.information',
-      summary: 'Информационный документ сервиса (браузер переходит в панель управления)',
+      summary: 'Информационный документ сервиса (браузеру — страница о сервисе)',
       description:
         'Клиенту API (Accept: application/json, */* или без Accept) — JSON: имя и версия сервиса, адрес документации (/docs), ' +
         'панели (/app), контакт поддержки (supportContact, SUPPORT_CONTACT или null), список операций и базовый адрес /v1. ' +
-        'Браузеру (Accept называет text/html) — 302 на /app. Ответ зависит от Accept (Vary: Accept).',
+        'Браузеру (Accept называет text/html) — страница о сервисе со ссылками «Войти» и «Зарегистрироваться» (/app/login, /app/register). Ответ зависит от Accept (Vary: Accept).',
       parameters: [
         {
           name: 'accept',
           in: 'header',
           required: false,
-          description: 'text/html — переход в панель; иначе JSON',
+          description: 'text/html — страница о сервисе; иначе JSON',
           schema: { type: 'string' },
           example: 'application/json',
         },
       ],
       responses: {
         '200': {
-          description: 'Информационный документ',
+          description: 'Информационный документ (клиенту API) или страница о сервисе (браузеру)',
           content: {
             'application/json': {
               schema: { type: 'object', description: 'Имя, версия, ссылки и список операций сервиса' },
               example: { name: 'Conduit', version: '0.1.0', documentation: '/docs', dashboard: '/app', supportContact: 'support@conduit.example' },
             },
-          },
-        },
-        '302': {
-          description: 'Браузер: переход в панель управления',
-          headers: { location: { description: 'Адрес панели', schema: { type: 'string' }, example: '/app' } },
-          content: {
-            'text/html': { schema: { type: 'string', description: 'Ссылка на панель для клиента, который не переходит сам' }, example: DASHBOARD_REDIRECT_HTML },
+            'text/html': {
+              schema: { type: 'string', description: 'Страница о сервисе: что он делает, базовый адрес, контакт поддержки, «Войти» и «Зарегистрироваться»' },
+              example: siteRootHtml({ supportContact: 'support@conduit.example', publicBaseUrl: 'https://conduit.example' }),
+            },
           },
         },
         '429': dashboardError(429),
@@ -65,7 +63,7 @@ export const siteRootRoute = defineRawRoute<{
   },
   handle: ({ request }, { config, informationEndpoints }) =>
     acceptsHtml(request.headers.get('accept'))
-      ? new Response(DASHBOARD_REDIRECT_HTML, { status: 302, headers: { location: '/app', vary: 'Accept', 'content-type': 'text/html; charset=utf-8' } })
+      ? new Response(siteRootHtml(config), { headers: { vary: 'Accept', 'content-type': 'text/html; charset=utf-8' } })
       : new Response(JSON.stringify(informationDocument(config, informationEndpoints)), {
           headers: { 'content-type': 'application/json; charset=utf-8', vary: 'Accept' },
         }),

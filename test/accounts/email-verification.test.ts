@@ -81,6 +81,8 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     expect(form.status).toBe(200);
     expect(await form.text()).toContain('<form method="post" action="/api/auth/verify-email">');
     expect(await me(token)).toMatchObject({ balance: 0, emailVerified: false });
+    // What the overview shows as waiting for the confirmation.
+    expect((await call(app.url, 'GET', '/api/auth/me', { token })).body.pendingBonus).toBe(3);
 
     const page = await useLink(secret);
     expect(page.status).toBe(200);
@@ -90,6 +92,8 @@ describe('registration with REQUIRE_EMAIL_VERIFICATION', () => {
     expect(html).toContain('/app');
     expect(await me(token)).toMatchObject({ balance: 3, emailVerified: true });
     expect((await ledger(user.id)).map((r) => [r.kind, String(r.amount_nano)])).toEqual([['registration_bonus', '3000000000']]);
+    // The overview's «ждёт подтверждения e-mail» ends when the bonus lands.
+    expect((await call(app.url, 'GET', '/api/auth/me', { token })).body.pendingBonus).toBe(0);
 
     const again = await useLink(secret, 'application/json');
     expect(again.status).toBe(400);
@@ -221,6 +225,8 @@ describe('without REQUIRE_EMAIL_VERIFICATION (the default)', () => {
       const res = await call(plain.url, 'POST', '/api/auth/register', { body: { email, password: 'secret123' } });
       expect(res.status).toBe(201);
       expect(res.body.user).toMatchObject({ balance: 3, emailVerified: false });
+      // The bonus came with the registration: nothing waits for the unconfirmed address.
+      expect((await call(plain.url, 'GET', '/api/auth/me', { token: res.body.token })).body.pendingBonus).toBe(0);
       const resend = await call(plain.url, 'POST', '/api/auth/resend-verification', { token: res.body.token });
       expect(resend.status).toBe(400);
       await Bun.sleep(200);

@@ -226,6 +226,7 @@ export function KeysScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.keys.list.queryOptions());
+  const balance = useQuery(trpc.account.balance.queryOptions());
   const billing = useBillingConfig();
   const currency = billing.data?.currency;
   const [name, setName] = useState('');
@@ -261,6 +262,8 @@ export function KeysScreen() {
     const result = await answerOf(create.mutateAsync(checked.data));
     if (!result) return;
     setCreated(result);
+    // The zero-balance note beside the new key must say what holds now, not at the screen's opening.
+    void balance.refetch();
     setName('');
     setLimit('');
     setExpires('');
@@ -314,6 +317,11 @@ export function KeysScreen() {
               {created.warning}
             </p>
             <CopyValue value={created.key} label="Полный ключ" testId="new-key-value" />
+            {balance.data && balance.data.balance <= 0 ? (
+              <p className="notice" data-testid="new-key-zero-balance">
+                Баланс сейчас нулевой: запросы с этим ключом будут отклонены, пока баланс не пополнится.
+              </p>
+            ) : null}
             <p className="muted">
               Ключ «{created.name}» создан {formatDateTime(created.createdAt)}. Передавайте его в заголовке <code>Authorization: Bearer …</code> при запросах к{' '}
               <code>/v1/chat/completions</code>. Все запросы и ответы — в <a href="/docs">документации API</a>.

@@ -17,6 +17,7 @@ import { REFRESH_MS } from '../shared/refresh';
 import { usageStatusLabels } from '../shared/texts';
 import { TopupHistory, TopupPanel } from '../billing/Topups';
 import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
+import { FirstSteps } from './FirstSteps';
 
 type UsageRecord = Outputs['account']['usage']['data'][number];
 type Summary = Outputs['account']['usageSummary'];
@@ -70,6 +71,8 @@ export function OverviewScreen() {
   const trpc = useTRPC();
   // The balance and the first page of requests follow the API's use without a click, while the tab is seen.
   const balance = useQuery(trpc.account.balance.queryOptions(undefined, { refetchInterval: REFRESH_MS }));
+  // The pending bonus lands when the mailed link is opened, maybe in another tab: asked as often as the balance.
+  const me = useQuery(trpc.auth.me.queryOptions(undefined, { refetchInterval: REFRESH_MS }));
   const keys = useQuery(trpc.keys.list.queryOptions());
   const [days, setDays] = useState<(typeof PERIODS)[number]>(30);
   const [metric, setMetric] = useState<'cost' | 'tokens'>('cost');
@@ -104,6 +107,7 @@ export function OverviewScreen() {
 
   const refresh = () => {
     void balance.refetch();
+    void me.refetch();
     void summary.refetch();
     void recent.refetch();
   };
@@ -117,6 +121,8 @@ export function OverviewScreen() {
         </Button>
       </div>
 
+      <FirstSteps balance={balance.data?.balance} currency={currency} />
+
       <section className="card balance" aria-labelledby="balance-title">
         <h2 id="balance-title">Баланс</h2>
         {balance.data ? (
@@ -125,6 +131,11 @@ export function OverviewScreen() {
           </p>
         ) : balance.isFetching ? (
           <Loading />
+        ) : null}
+        {me.data && me.data.pendingBonus > 0 ? (
+          <p className="notice" data-testid="pending-bonus">
+            Стартовый бонус <Money value={me.data.pendingBonus} currency={currency} kind="balance" /> ждёт подтверждения e-mail: откройте ссылку из письма.
+          </p>
         ) : null}
         <ErrorText error={apiError(balance.error)} />
         <p className="hint" data-testid="balance-help">
