@@ -19,3 +19,5 @@ export const AUDIT_ACTIONS = [
   'route.delete',
   'requisites.update',
 ] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
