@@ -29,7 +29,7 @@ export interface AuditRowFacts {
 
 export interface AuditChange {
   field: string;
-  /** What changed, in Russian: a field («вес») or, for a route, «поставщик «X», вес». */
+  /** What changed, in Russian: a field («вес») or, for a route, «провайдер «X», вес». */
   label: string;
   /** The values as text; null: there was none before (created) or there is none after (removed). */
   before: string | null;
@@ -40,7 +40,7 @@ export interface AuditChange {
 
 export interface AuditView {
   actionText: string;
-  /** The record by its name: «Поставщик «OpenRouter»», «Пользователь anna@example.com», «Маршрут openai/*». */
+  /** The record by its name: «Провайдер «OpenRouter»», «Пользователь anna@example.com», «Маршрут openai/*». */
   targetText: string;
   /** False when the record is gone: the page then shows targetId beside the last name the log knows. */
   targetExists: boolean;
@@ -128,7 +128,7 @@ function costText(cost: StoredTarget['costPrice'], currency: string): string {
 function routeChanges(before: JsonValue | undefined, after: JsonValue | undefined, names: AuditNames, currency: string): AuditChange[] {
   const providerName = (id: string) => {
     const name = names.providers.get(id);
-    return name === undefined ? `поставщик ${id} (${auditTargetTexts.gone})` : `поставщик «${name}»`;
+    return name === undefined ? `провайдер ${id} (${auditTargetTexts.gone})` : `провайдер «${name}»`;
   };
   // A provider may serve one route twice under different upstream models: the pair is the target's identity.
   const keyOf = (t: StoredTarget) => `${t.providerId}\u0000${t.model ?? ''}`;
@@ -140,7 +140,7 @@ function routeChanges(before: JsonValue | undefined, after: JsonValue | undefine
       `приоритет ${t.priority}`,
       `вес ${t.weight}`,
       ...(t.model ? [`модель ${t.model}`] : []),
-      ...(t.costPrice ? [`цена поставщика: ${costText(t.costPrice, currency)}`] : []),
+      ...(t.costPrice ? [`цена провайдера: ${costText(t.costPrice, currency)}`] : []),
     ].join(', ');
   for (const [key, t] of now) {
     const old = was.get(key);
@@ -152,7 +152,7 @@ function routeChanges(before: JsonValue | undefined, after: JsonValue | undefine
     const parts: [string, string, string][] = [
       ['приоритет', String(old.priority), String(t.priority)],
       ['вес', String(old.weight), String(t.weight)],
-      ['цена поставщика', costText(old.costPrice, currency), costText(t.costPrice, currency)],
+      ['цена провайдера', costText(old.costPrice, currency), costText(t.costPrice, currency)],
     ];
     const moved = parts.filter(([, a, b]) => a !== b);
     if (moved.length === 0) out.push(change('targets', who, describe(t), describe(t)));

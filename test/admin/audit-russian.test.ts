@@ -68,8 +68,8 @@ describe('the audit in Russian', () => {
     const [create] = await rows(`targetId=${id}&action=provider.create`);
     expect(create).toMatchObject({
       action: 'provider.create',
-      actionText: 'Поставщик добавлен',
-      targetText: 'Поставщик «Запасной»',
+      actionText: 'Провайдер добавлен',
+      targetText: 'Провайдер «Запасной»',
       targetExists: true,
       targetId: id,
     });
@@ -80,9 +80,9 @@ describe('the audit in Russian', () => {
 
     const [changed, added] = await rows(`targetId=${encodeURIComponent(pattern)}`);
     expect(changed).toMatchObject({ action: 'route.upsert', actionText: 'Маршрут изменён', targetText: `Маршрут ${pattern}`, targetExists: true });
-    expect(texts(changed!)).toEqual(['поставщик «Запасной», вес: 1 → 2']);
+    expect(texts(changed!)).toEqual(['провайдер «Запасной», вес: 1 → 2']);
     expect(changed!.changes[0]).toMatchObject({ field: 'targets', before: '1', after: '2' });
-    expect(texts(added!)).toEqual(['поставщик «Запасной»: приоритет 0, вес 1']);
+    expect(texts(added!)).toEqual(['провайдер «Запасной»: приоритет 0, вес 1']);
     // The provider's id is in the raw fields for machines, never in the Russian ones.
     expect(JSON.stringify(changed!.after)).toContain(id);
     expect(JSON.stringify([changed!.changes, changed!.targetText, create!.targetText])).not.toContain(id);
@@ -99,9 +99,9 @@ describe('the audit in Russian', () => {
       targetId: pattern,
     });
     // The provider is gone too: named by its id, marked as deleted.
-    expect(texts(routeChanged!)).toEqual([`поставщик ${id} (удалён), вес: 1 → 2`]);
+    expect(texts(routeChanged!)).toEqual([`провайдер ${id} (удалён), вес: 1 → 2`]);
     const [providerDeleted] = await rows(`targetId=${id}&action=provider.delete`);
-    expect(providerDeleted).toMatchObject({ actionText: 'Поставщик удалён', targetText: 'Поставщик «Запасной» (удалён)', targetExists: false, targetId: id });
+    expect(providerDeleted).toMatchObject({ actionText: 'Провайдер удалён', targetText: 'Провайдер «Запасной» (удалён)', targetExists: false, targetId: id });
     expect(texts(providerDeleted!)).toContain('название: Запасной → удалено');
   });
 
