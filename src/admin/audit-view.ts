@@ -2,8 +2,7 @@
 // name, an account's e-mail, a route's pattern) while it still exists, and each change as a line
 // («вес: 1 → 2», «лимит расходов: 100,00 ₽ → 200,00 ₽»). Made on the server so every API client gets the
 // same words as the console; the raw before/after stay beside it for machines.
-import type { JsonObject, JsonValue } from './audit';
-import type { AuditAction } from './audit-actions';
+import type { AuditAction, JsonObject, JsonValue } from './audit-actions';
 import { auditActionTexts, auditFieldTexts, auditLimitResetTexts, auditProviderStateTexts, auditTargetTexts } from './texts';
 import { formatMoneyText, unitsToNano } from '../money';
 

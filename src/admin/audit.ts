@@ -9,18 +9,14 @@ import { users } from '../accounts/tables';
 import { adminAudit } from './tables';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
-import { AUDIT_ACTIONS, type AuditAction } from './audit-actions';
+import { AUDIT_ACTIONS, type AuditAction, type JsonObject, type JsonValue } from './audit-actions';
 import { likeContains } from '../db/like';
 import { modelRoutes, providers } from '../gateway/tables';
 import { modelPrices } from '../pricing/tables';
 import { DEFAULT_PROVIDER_ID } from '../gateway';
 import { describeAudit, type AuditNames } from './audit-view';
 
-export { AUDIT_ACTIONS, type AuditAction };
-
-/** What JSON can hold. Money goes in as decimal strings: a bigint would not serialise, a float would round. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+export { AUDIT_ACTIONS, type AuditAction, type JsonObject, type JsonValue };
 
 export interface AuditEntry {
   action: AuditAction;
