@@ -88,6 +88,7 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   name: 'название',
   baseUrl: 'адрес',
   hasApiKey: 'ключ доступа задан',
+  apiKeyChanged: 'ключ доступа заменён',
   enabled: 'включён',
   timeoutMs: 'время ожидания ответа',
   state: 'состояние',

@@ -87,6 +87,12 @@ describe('the audit in Russian', () => {
     expect(JSON.stringify(changed!.after)).toContain(id);
     expect(JSON.stringify([changed!.changes, changed!.targetText, create!.targetText])).not.toContain(id);
 
+    expect((await adminCall('PATCH', `/api/admin/providers/${id}`, { enabled: false, apiKey: 'sk-audit-key-0001' })).status).toBe(200);
+    const [updated] = await rows(`targetId=${id}&action=provider.update`);
+    expect(updated).toMatchObject({ actionText: 'Провайдер изменён', targetText: 'Провайдер «Запасной»' });
+    expect(texts(updated!)).toEqual(expect.arrayContaining(['включён: да → нет', 'ключ доступа задан: нет → да', 'ключ доступа заменён: да']));
+    expect(JSON.stringify(updated)).not.toContain('sk-audit-key-0001');
+
     expect((await adminCall('DELETE', `/api/admin/routes?pattern=${encodeURIComponent(pattern)}`)).status).toBe(200);
     expect((await adminCall('DELETE', `/api/admin/providers/${id}`)).status).toBe(200);
 
