@@ -46,8 +46,8 @@ export interface AuditView {
   changes: AuditChange[];
 }
 
-/** Fields not shown as a change: an id the row already names by something readable (the key by its name). */
-const HIDDEN_FIELDS = new Set(['keyId']);
+/** Fields not shown as a change: an id the row names by something readable (the key by its name), a counter the action's name says in words. */
+const HIDDEN_FIELDS = new Set(['keyId', 'sessionsGeneration']);
 const MONEY_FIELDS = new Set(['balance', 'amount', 'spendLimit']);
 const PRICE_FIELDS = new Set(['promptPerMillion', 'completionPerMillion']);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T/;

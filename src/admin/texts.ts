@@ -72,7 +72,6 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   reference: 'ссылка',
   blocked: 'заблокирован',
   blockedAt: 'заблокирован с',
-  sessionsGeneration: 'поколение сеансов',
   email: 'e-mail',
   pattern: 'шаблон',
   promptPerMillion: 'запрос за 1M',
