@@ -1,4 +1,5 @@
-// The operator audit's action names, apart from the log itself so the dashboard's filter form can import them.
+// The operator audit's vocabulary (its action names, the JSON a row's before/after hold), apart from the log
+// itself so the dashboard's filter form and the Russian view (audit-view.ts) import them without the log.
 
 /** Every action the log records; the audit's action filter takes these. */
 export const AUDIT_ACTIONS = [
@@ -19,3 +20,9 @@ export const AUDIT_ACTIONS = [
   'route.delete',
   'requisites.update',
 ] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** What JSON can hold. Money goes in as decimal strings: a bigint would not serialise, a float would round. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };

@@ -9,16 +9,14 @@ import { users } from '../accounts/tables';
 import { adminAudit } from './tables';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
-import { AUDIT_ACTIONS } from './audit-actions';
+import { AUDIT_ACTIONS, type AuditAction, type JsonObject, type JsonValue } from './audit-actions';
 import { likeContains } from '../db/like';
+import { modelRoutes, providers } from '../gateway/tables';
+import { modelPrices } from '../pricing/tables';
+import { DEFAULT_PROVIDER_ID } from '../gateway';
+import { describeAudit, type AuditNames } from './audit-view';
 
-export { AUDIT_ACTIONS };
-
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-/** What JSON can hold. Money goes in as decimal strings: a bigint would not serialise, a float would round. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+export { AUDIT_ACTIONS, type AuditAction, type JsonObject, type JsonValue };
 
 export interface AuditEntry {
   action: AuditAction;
@@ -61,7 +59,53 @@ const EMAIL_FILTER_MAX_USERS = 100;
 
 const DAY_MS = 86_400_000;
 
-export function createAuditLog(db: Database) {
+/**
+ * What still exists of the providers, routes and prices a page of rows names: one query per kind, only for
+ * the ids on the page. A route's targets name providers too.
+ */
+async function namesFor(db: Database, rows: readonly { targetType: string; targetId: string | null; before: unknown; after: unknown }[]): Promise<AuditNames> {
+  const providerIds = new Set<string>();
+  const routePatterns = new Set<string>();
+  const pricePatterns = new Set<string>();
+  const targetsOf = (side: unknown) => {
+    const targets = side && typeof side === 'object' && 'targets' in side ? (side as { targets: unknown }).targets : null;
+    if (!Array.isArray(targets)) return;
+    for (const t of targets) if (t && typeof t === 'object' && typeof t.providerId === 'string') providerIds.add(t.providerId);
+  };
+  for (const row of rows) {
+    if (row.targetId !== null && row.targetType === 'provider') providerIds.add(row.targetId);
+    if (row.targetId !== null && row.targetType === 'route') routePatterns.add(row.targetId);
+    if (row.targetId !== null && row.targetType === 'price') pricePatterns.add(row.targetId);
+    targetsOf(row.before);
+    targetsOf(row.after);
+  }
+  const [providerRows, routeRows, priceRows] = await Promise.all([
+    providerIds.size > 0
+      ? db
+          .select({ id: providers.id, name: providers.name })
+          .from(providers)
+          .where(inArray(providers.id, [...providerIds]))
+      : [],
+    routePatterns.size > 0
+      ? db
+          .select({ pattern: modelRoutes.pattern })
+          .from(modelRoutes)
+          .where(inArray(modelRoutes.pattern, [...routePatterns]))
+      : [],
+    pricePatterns.size > 0
+      ? db
+          .select({ pattern: modelPrices.pattern })
+          .from(modelPrices)
+          .where(inArray(modelPrices.pattern, [...pricePatterns]))
+      : [],
+  ]);
+  // The built-in provider has no row: it always exists, under its id.
+  const providerNames = new Map<string, string>([[DEFAULT_PROVIDER_ID, DEFAULT_PROVIDER_ID], ...providerRows.map((p) => [p.id, p.name] as const)]);
+  return { providers: providerNames, routes: new Set(routeRows.map((r) => r.pattern)), prices: new Set(priceRows.map((r) => r.pattern)) };
+}
+
+/** `currency`: the balance currency, in which the Russian view writes the sums. */
+export function createAuditLog(db: Database, currency: string) {
   /** Target accounts by id: the log names users by e-mail, the way operators know them. */
   const targetUser = alias(users, 'target_user');
 
@@ -99,19 +143,29 @@ export function createAuditLog(db: Database) {
         .orderBy(desc(adminAudit.createdAt), desc(adminAudit.id))
         .limit(query.limit + 1);
       const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.entry.id);
+      const names = await namesFor(
+        db,
+        page.map((r) => r.entry),
+      );
       return {
-        data: page.map(({ entry: e, targetEmail }) => ({
-          id: e.id.toString(),
-          createdAt: e.createdAt.toISOString(),
-          adminId: e.adminId,
-          adminEmail: e.adminEmail,
-          action: e.action,
-          targetType: e.targetType,
-          targetId: e.targetId,
-          targetEmail: targetEmail ?? null,
-          before: (e.before ?? null) as JsonObject | null,
-          after: (e.after ?? null) as JsonObject | null,
-        })),
+        data: page.map(({ entry: e, targetEmail }) => {
+          const raw = {
+            action: e.action,
+            targetType: e.targetType,
+            targetId: e.targetId,
+            targetEmail: targetEmail ?? null,
+            before: (e.before ?? null) as JsonObject | null,
+            after: (e.after ?? null) as JsonObject | null,
+          };
+          return {
+            id: e.id.toString(),
+            createdAt: e.createdAt.toISOString(),
+            adminId: e.adminId,
+            adminEmail: e.adminEmail,
+            ...raw,
+            ...describeAudit(raw, names, currency),
+          };
+        }),
         nextCursor,
       };
     },

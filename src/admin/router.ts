@@ -389,6 +389,14 @@ export const adminRouter = router({
             targetEmail: z.string().nullable(),
             before: jsonObject,
             after: jsonObject,
+            /** The action in Russian («Поставщик добавлен»); `action` stays the machine name. */
+            actionText: z.string(),
+            /** The record by its name: a provider's name, an account's e-mail, a route's pattern. */
+            targetText: z.string(),
+            /** False when the record is gone since (targetText then ends «(удалён)», targetId keeps its id). */
+            targetExists: z.boolean(),
+            /** before/after as Russian lines, one per changed field (a route: per provider). */
+            changes: z.array(z.object({ field: z.string(), label: z.string(), before: z.string().nullable(), after: z.string().nullable(), text: z.string() })),
           }),
         ),
         nextCursor: z.string().nullable(),

@@ -33,7 +33,7 @@ export function createAdminService({ db, billing, prices, models, config, routin
     userSessions: createAdminUserSessions({ db, accounts }),
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),
-    audit: createAuditLog(db),
+    audit: createAuditLog(db, config.balanceCurrency),
     providers: createAdminProviders({ db, routing, box, billing, config }),
   };
 }

@@ -1,4 +1,5 @@
 // The administration's Russian messages: users, credits, statistics, audit, prices, providers and model routes.
+import type { AuditAction } from './audit-actions';
 export const adminMessages = {
   adminPasswordResetSent: (email: string) => `Ссылка для сброса пароля отправлена на ${email}`,
   adminSessionsEnded: 'Все сеансы пользователя завершены',
@@ -39,3 +40,90 @@ export const adminMessages = {
   priceMultiplierInvalid: 'положительное число не больше 1000000',
   priceImportEmpty: 'перечислите идентификаторы моделей для импорта (не больше 2000)',
 } as const;
+
+/**
+ * Every action of the operator audit by its Russian name: a Record over the action list, so an action added
+ * to AUDIT_ACTIONS does not compile until it is named here.
+ */
+export const auditActionTexts: Record<AuditAction, string> = {
+  'user.credit': 'Начисление или списание',
+  'user.block': 'Блокировка',
+  'user.unblock': 'Снятие блокировки',
+  'user.password_reset_sent': 'Отправлена ссылка для сброса пароля',
+  'user.sessions_ended': 'Завершены все сеансы',
+  'key.revoke': 'Ключ пользователя отозван',
+  'key.limit': 'Бюджет ключа пользователя',
+  'price.upsert': 'Цена задана',
+  'price.delete': 'Цена удалена',
+  'price.import': 'Импорт цен',
+  'provider.create': 'Провайдер добавлен',
+  'provider.update': 'Провайдер изменён',
+  'provider.delete': 'Провайдер удалён',
+  'route.upsert': 'Маршрут изменён',
+  'route.delete': 'Маршрут удалён',
+  'requisites.update': 'Реквизиты оператора изменены',
+};
+
+/** The fields an audit row's before and after carry, as the log names them. */
+export const auditFieldTexts: Readonly<Record<string, string>> = {
+  balance: 'баланс',
+  amount: 'сумма',
+  reason: 'причина',
+  reference: 'ссылка',
+  blocked: 'заблокирован',
+  blockedAt: 'заблокирован с',
+  email: 'e-mail',
+  pattern: 'шаблон',
+  promptPerMillion: 'запрос за 1M',
+  completionPerMillion: 'ответ за 1M',
+  multiplier: 'множитель',
+  prices: 'цены',
+  ledgerEntryId: 'запись журнала баланса',
+  keyName: 'ключ',
+  keyPrefix: 'начало ключа',
+  active: 'действует',
+  spendLimit: 'лимит расходов',
+  limitReset: 'период лимита',
+  name: 'название',
+  baseUrl: 'адрес',
+  hasApiKey: 'ключ доступа задан',
+  apiKeyChanged: 'ключ доступа заменён',
+  enabled: 'включён',
+  timeoutMs: 'время ожидания ответа',
+  state: 'состояние',
+  targets: 'провайдеры',
+  companyName: 'название организации',
+  inn: 'ИНН',
+  kpp: 'КПП',
+  ogrn: 'ОГРН',
+  address: 'адрес',
+  bankName: 'банк',
+  bik: 'БИК',
+  account: 'расчётный счёт',
+  correspondentAccount: 'корреспондентский счёт',
+  vatNote: 'НДС',
+};
+
+/** A provider's health as the audit names it (the built-in provider's «reset» writes it). */
+export const auditProviderStateTexts: Readonly<Record<string, string>> = {
+  up: 'работает',
+  cooling_down: 'пауза после сбоев',
+  disabled: 'отключён после отказа в доступе',
+};
+
+export const auditLimitResetTexts: Readonly<Record<string, string>> = {
+  none: 'без сброса',
+  day: 'в сутки',
+  week: 'в неделю',
+  month: 'в месяц',
+};
+
+export const auditTargetTexts = {
+  user: (email: string) => `Пользователь ${email}`,
+  provider: (name: string) => `Провайдер «${name}»`,
+  route: (pattern: string) => `Маршрут ${pattern}`,
+  price: (pattern: string) => `Цена ${pattern}`,
+  priceTable: 'Таблица цен',
+  requisites: 'Реквизиты оператора',
+  gone: 'удалён',
+};

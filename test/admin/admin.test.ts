@@ -571,6 +571,20 @@ describe('audit log', () => {
       targetEmail: user.email,
       before: { blocked: true, blockedAt: expect.any(String) },
       after: { blocked: false, blockedAt: null },
+      // The Russian view beside the raw fields (issue 41, point 7).
+      actionText: 'Снятие блокировки',
+      targetText: `Пользователь ${user.email}`,
+      targetExists: true,
+      changes: [
+        { field: 'blocked', label: 'заблокирован', before: 'да', after: 'нет', text: 'заблокирован: да → нет' },
+        {
+          field: 'blockedAt',
+          label: 'заблокирован с',
+          before: expect.stringMatching(/ по Москве$/),
+          after: '—',
+          text: expect.stringMatching(/^заблокирован с: .+ по Москве → —$/),
+        },
+      ],
     });
     const page2 = await adminCall('GET', `/api/admin/audit?limit=2&cursor=${page1.body.nextCursor}`);
     expect(page2.body.data[0]).toMatchObject({ action: 'user.credit', targetId: user.userId });

@@ -6,7 +6,6 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { AUDIT_ACTIONS } from '@server/admin/audit-actions';
 import { auditInput } from '@server/admin/input';
-import type { LimitReset } from '@server/keys/limits';
 import type { Outputs } from '../app/api';
 import { Money } from '../shared/Money';
 import { Pager, useCursorPages } from '../shared/Pager';
@@ -14,7 +13,7 @@ import { Button, Field, Loading } from '../shared/ui';
 import { formatDateTime } from '../shared/format';
 import { useBillingConfig } from '../shared/billing-config';
 import { Link } from '../app/router';
-import { auditActionLabels, auditFieldLabels, limitResetLabels } from '../shared/texts';
+import { auditActionTexts } from '@server/admin/texts';
 import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 
@@ -24,85 +23,85 @@ type AuditRow = Outputs['admin']['audit']['data'][number];
 const MONEY_FIELDS = new Set(['balance', 'amount', 'spendLimit']);
 const PRICE_FIELDS = new Set(['promptPerMillion', 'completionPerMillion']);
 
-function valueText(value: unknown): string {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'boolean') return value ? 'да' : 'нет';
-  if (typeof value === 'string') {
-    // Timestamps in the log are ISO strings; other texts stay as they are.
-    if (/^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value))) return formatDateTime(value);
-    return value;
-  }
-  if (typeof value === 'number') return String(value);
-  if (Array.isArray(value)) {
-    // An import lists its prices: their patterns say enough in a table cell.
-    const patterns = value.map((v) => (v && typeof v === 'object' && 'pattern' in v ? String((v as { pattern: unknown }).pattern) : JSON.stringify(v)));
-    return patterns.length === 0 ? 'нет' : `${patterns.length}: ${patterns.join(', ')}`;
-  }
-  return JSON.stringify(value);
-}
+type AuditChange = AuditRow['changes'][number];
 
-/** A field's value: money rounded to kopecks with the exact sum on hover, anything else as text. */
-function FieldValue({ field, value, currency }: { field: string; value: unknown; currency: string | undefined }) {
-  const money = MONEY_FIELDS.has(field) || PRICE_FIELDS.has(field);
+/** A money value of the raw row, as the dashboard's Money (kopecks, every digit on hover); null: not a sum. */
+function moneyOf(change: AuditChange, value: unknown, currency: string | undefined): ReactNode | null {
   const amount = typeof value === 'string' || typeof value === 'number' ? Number(value) : Number.NaN;
-  if (field === 'limitReset' && typeof value === 'string') return <>{limitResetLabels[value as LimitReset] ?? value}</>;
-  if (!money || Number.isNaN(amount)) return <>{field === 'spendLimit' && value === null ? 'без лимита' : valueText(value)}</>;
+  if (Number.isNaN(amount)) return null;
   return (
     <>
       <Money value={amount} currency={currency} kind="balance" />
-      {PRICE_FIELDS.has(field) ? ' за 1 млн токенов' : null}
+      {PRICE_FIELDS.has(change.field) ? ' за 1 млн токенов' : null}
     </>
   );
 }
 
-/** Each field the row touched: «баланс: 3,00 ₽ → 103,00 ₽», or the new value alone when there was none before. */
+/**
+ * One of the server's lines («вес: 1 → 2»), its label muted. A sum is drawn from the raw value with the
+ * dashboard's Money, so it reads and hovers as every other sum of the console.
+ */
+function ChangeLine({ row, change, currency }: { row: AuditRow; change: AuditChange; currency: string | undefined }) {
+  const money = MONEY_FIELDS.has(change.field) || PRICE_FIELDS.has(change.field);
+  const side = (values: AuditRow['before'], text: string | null): ReactNode =>
+    text === null ? null : money ? (moneyOf(change, values?.[change.field], currency) ?? text) : text;
+  const before = side(row.before, change.before);
+  const after = side(row.after, change.after);
+  let text: ReactNode;
+  if (before === null) text = after;
+  else if (after === null) text = <>{before} → удалено</>;
+  else if (change.before === change.after) text = after;
+  else
+    text = (
+      <>
+        {before} → {after}
+      </>
+    );
+  return (
+    <>
+      <span className="muted">{change.label}:</span> {text}
+    </>
+  );
+}
+
+/** Each field the row touched, as the server words it. */
 function Changes({ row, currency }: { row: AuditRow; currency: string | undefined }) {
-  const before = row.before ?? {};
-  const after = row.after ?? {};
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((f) => !HIDDEN_FIELDS.has(f));
-  if (fields.length === 0) return <>—</>;
-  const show = (field: string, value: unknown) => <FieldValue field={field} value={value} currency={currency} />;
+  if (row.changes.length === 0) return <>—</>;
   return (
     <ul className="changes">
-      {fields.map((field) => {
-        const had = field in before;
-        const has = field in after;
-        const label = auditFieldLabels[field] ?? field;
-        let text: ReactNode;
-        if (had && has) {
-          text =
-            JSON.stringify(before[field]) === JSON.stringify(after[field]) ? (
-              show(field, after[field])
-            ) : (
-              <>
-                {show(field, before[field])} → {show(field, after[field])}
-              </>
-            );
-        } else if (has) text = show(field, after[field]);
-        else text = <>{show(field, before[field])} → удалено</>;
-        return (
-          <li key={field}>
-            <span className="muted">{label}:</span> {text}
-          </li>
-        );
-      })}
+      {row.changes.map((change) => (
+        // A label is one field, or for a route one provider and one of its settings: unique within the row.
+        <li key={change.label}>
+          <ChangeLine row={row} change={change} currency={currency} />
+        </li>
+      ))}
     </ul>
   );
 }
 
-/** Ids the row names elsewhere (the key's id: its name and prefix are shown). */
-const HIDDEN_FIELDS = new Set(['keyId']);
-
+/**
+ * The record by its name. An account links to its page; a record deleted since shows the last name the log
+ * knows, «(удалён)», and its id in a detail (and on hover), the one place an id is still of use.
+ */
 function target(row: AuditRow): ReactNode {
-  if (row.targetType === 'user' && row.targetId) {
+  if (row.targetType === 'user' && row.targetId && row.targetExists) {
     return (
       <Link to={`/admin/users/${row.targetId}`} className="wrap-anywhere">
-        {row.targetEmail ?? `Пользователь ${row.targetId.slice(0, 8)}…`}
+        {row.targetEmail ?? row.targetText}
       </Link>
     );
   }
-  if (row.targetType === 'price') return row.targetId ? <code>{row.targetId}</code> : 'Таблица цен';
-  return row.targetId ? `${row.targetType} ${row.targetId}` : row.targetType;
+  if (!row.targetExists && row.targetId) {
+    return (
+      <details className="audit-gone">
+        <summary className="wrap-anywhere" title={`Идентификатор: ${row.targetId}`}>
+          {row.targetText}
+        </summary>
+        <span className="muted">Идентификатор:</span> <code className="wrap-anywhere">{row.targetId}</code>
+      </details>
+    );
+  }
+  return <span className="wrap-anywhere">{row.targetText}</span>;
 }
 
 type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -140,7 +139,7 @@ function AuditFilterForm({ onApply }: { onApply(filters: AuditFilters): void }) 
             <option value="">Все действия</option>
             {AUDIT_ACTIONS.map((a) => (
               <option key={a} value={a}>
-                {auditActionLabels[a] ?? a}
+                {auditActionTexts[a]}
               </option>
             ))}
           </select>
@@ -197,7 +196,7 @@ export function AuditTable({ targetId, pageSize = 50, filters = {} }: { targetId
                   <td data-label="Администратор" className="wrap-anywhere">
                     {row.adminEmail}
                   </td>
-                  <td data-label="Действие">{auditActionLabels[row.action] ?? row.action}</td>
+                  <td data-label="Действие">{row.actionText}</td>
                   <td data-label="Объект">{target(row)}</td>
                   <td data-label="Изменения">
                     <Changes row={row} currency={currency} />
@@ -218,7 +217,7 @@ export function AuditScreen() {
   return (
     <section className="card" aria-labelledby="audit-title">
       <h2 id="audit-title">Журнал действий</h2>
-      <p className="hint">Начисления, блокировки, ключи пользователей и изменения цен, новые первыми.</p>
+      <p className="hint">Начисления, блокировки, ключи пользователей, цены, провайдеры и маршруты, новые первыми.</p>
       <AuditFilterForm onApply={setFilters} />
       {/* A new filter starts again from the first page. */}
       <AuditTable key={JSON.stringify(filters)} filters={filters} />

@@ -116,42 +116,6 @@ export function ledgerReference(reference: string): { words: string } | { code: 
   return { words: `${formatInt(count)} ${requestWords[russianPlural.select(count)]}` };
 }
 
-export const auditActionLabels: Partial<Record<string, string>> = {
-  'user.credit': 'Начисление или списание',
-  'user.block': 'Блокировка',
-  'user.unblock': 'Снятие блокировки',
-  'user.password_reset_sent': 'Отправлена ссылка для сброса пароля',
-  'user.sessions_ended': 'Завершены все сеансы',
-  'key.revoke': 'Ключ пользователя отозван',
-  'key.limit': 'Бюджет ключа пользователя',
-  'requisites.update': 'Реквизиты оператора изменены',
-  'price.upsert': 'Цена задана',
-  'price.delete': 'Цена удалена',
-  'price.import': 'Импорт цен',
-};
-
-/** Names of the fields an audit row's before/after carry. */
-export const auditFieldLabels: Partial<Record<string, string>> = {
-  balance: 'баланс',
-  amount: 'сумма',
-  reason: 'причина',
-  reference: 'ссылка',
-  blocked: 'заблокирован',
-  blockedAt: 'заблокирован с',
-  sessionsGeneration: 'поколение сеансов',
-  pattern: 'шаблон',
-  promptPerMillion: 'запрос за 1M',
-  completionPerMillion: 'ответ за 1M',
-  multiplier: 'множитель',
-  prices: 'цены',
-  ledgerEntryId: 'запись журнала баланса',
-  keyName: 'ключ',
-  keyPrefix: 'начало ключа',
-  active: 'действует',
-  spendLimit: 'лимит расходов',
-  limitReset: 'период лимита',
-};
-
 export const skipReasonLabels: Record<SkipReason, string> = {
   no_pricing: 'провайдер не указал цену',
   variable_pricing: 'цена меняется от запроса к запросу',
