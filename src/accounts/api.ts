@@ -9,7 +9,7 @@ import { createEmailChange } from './email-change';
 import { createSecurityNotices } from './security-notices';
 import { createAccountService } from './service';
 import { createThrottle } from './throttle';
-import { createTokenUserCache } from './token-users';
+import { createTokenUserCache, endSessions } from './token-users';
 import { createTwoFactor } from './two-factor';
 
 export function createAccountsApi({ config, database, db, logger, events, secretBox }: Base) {
@@ -47,6 +47,9 @@ export function createAccountsApi({ config, database, db, logger, events, secret
     logger,
     publicBaseUrl: config.publicBaseUrl,
     hideTakenAddresses: config.requireEmailVerification,
+    bonusNano: config.registrationBonusNano,
+    endSessions,
+    afterRevert: (userId) => tokenUsers.forget(userId),
   });
   // Expired e-mail change links are refused anyway; the sweep keeps the table small.
   const emailChangeSweep = createPeriodicJob({ name: 'e-mail change link sweep', intervalMs: 10 * 60_000, run: () => emailChange.pruneExpired(), logger });

@@ -6,6 +6,7 @@ import { accountsMessages } from './texts';
 import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { emailChangeConfirmInput, emailChangeInput } from './auth-input';
 import { accountsSlot } from './api';
+import { emailChangePage } from './email-change-texts';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ emailChange: use(accountsSlot).emailChange }));
@@ -44,7 +45,7 @@ export const emailChangeRouter = router({
         protect: false,
         tags: ['account'],
         summary:
-          'Подтвердить смену e-mail токеном из ссылки (ссылка GET /api/account/email/confirm?token=… только открывает страницу с кнопкой, её форма отправляет этот POST). Прежний адрес получает уведомление; отметка о подтверждении адреса и роль администратора снимаются до подтверждения нового адреса; все прежние ссылки из писем этой учётной записи перестают действовать',
+          'Подтвердить смену e-mail токеном из ссылки (ссылка GET /api/account/email/confirm?token=… только открывает страницу с кнопкой, её форма отправляет этот POST). Новый адрес считается подтверждённым; роль администратора снимается; все прежние ссылки из писем этой учётной записи перестают действовать. Прежний адрес получает уведомление со ссылкой «это был не я — отменить» (GET /api/account/email/revert?token=…, 7 дней, один раз): она возвращает прежний адрес и завершает все входы',
       },
       errors: { 409: 'Новый адрес тем временем занят другой учётной записью' },
     })
@@ -56,6 +57,31 @@ export const emailChangeRouter = router({
         if (result.reason === 'taken') throw new AppError('conflict', accountsMessages.emailTaken);
         throw new AppError('invalid_request_error', accountsMessages.emailChangeLinkInvalid, { param: 'token' });
       }
-      return { email: result.email, emailVerified: false, message: accountsMessages.emailChanged(result.email) };
+      return { email: result.email, emailVerified: true, message: accountsMessages.emailChanged(result.email) };
+    }),
+
+  revert: publicProcedure
+    .use(own)
+    .meta({
+      info: 'emailChange',
+      openapi: {
+        method: 'POST',
+        path: '/api/account/email/revert',
+        protect: false,
+        tags: ['account'],
+        summary:
+          'Отменить смену e-mail токеном из ссылки «это был не я — отменить» в уведомлении прежнему адресу (ссылка GET /api/account/email/revert?token=… открывает страницу с кнопкой, её форма отправляет этот POST). Действует 7 дней и один раз: учётной записи возвращается прежний адрес (подтверждённым), все входы и ссылки из писем завершаются, остальные ссылки отмены перестают действовать',
+      },
+      errors: { 409: 'Прежний адрес тем временем занят другой учётной записью (ссылка остаётся действительной)' },
+    })
+    .input(emailChangeConfirmInput)
+    .output(z.object({ email: z.string().meta({ format: 'email' }), message: z.string() }))
+    .mutation(async ({ ctx, input }) => {
+      const result = await ctx.emailChange.revert(input.token);
+      if (!result.reverted) {
+        if (result.reason === 'taken') throw new AppError('conflict', emailChangePage.revertTaken);
+        throw new AppError('invalid_request_error', emailChangePage.revertInvalid, { param: 'token' });
+      }
+      return { email: result.email, message: emailChangePage.reverted(result.email) };
     }),
 });

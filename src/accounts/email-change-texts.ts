@@ -21,24 +21,31 @@ export const emailChangeMail = {
     `<p>Ссылка действует ${hours} ч и срабатывает один раз.<br>Если вы ничего не меняли, просто удалите это письмо: адрес учётной записи останется прежним.</p>`,
 };
 
-/** To the old address once the change is done: the owner learns of it even if someone else made it. */
+/**
+ * To the old address once the change is done: the owner learns of it even if someone else made it, and
+ * gets a link that puts this address back.
+ */
 export const emailChangedNotice = {
   subject: 'E-mail вашей учётной записи Conduit изменён',
-  text: (newEmail: string, loginLink: string) =>
+  text: (newEmail: string, revertLink: string, days: number, loginLink: string) =>
     [
       'Здравствуйте!',
       '',
       `E-mail учётной записи Conduit, к которой был привязан этот адрес, изменён на ${newEmail}.`,
       'Письма сервиса теперь приходят на новый адрес, входить нужно с ним.',
       '',
-      `Если это сделали не вы, немедленно обратитесь к оператору сервиса или восстановите доступ через «Забыли пароль?» на странице входа: ${loginLink}`,
+      'Это был не я — отменить:',
+      revertLink,
+      `Ссылка действует ${days} дней и срабатывает один раз: она вернёт учётной записи этот адрес и завершит все входы в неё.`,
+      `Потом задайте новый пароль через «Забыли пароль?» на странице входа: ${loginLink}`,
     ].join('\n'),
-  html: (newEmail: string, loginLink: string) =>
+  html: (newEmail: string, revertLink: string, days: number, loginLink: string) =>
     `<p>Здравствуйте!</p>` +
     `<p>E-mail учётной записи Conduit, к которой был привязан этот адрес, изменён на <b>${escapeHtml(newEmail)}</b>.<br>` +
     `Письма сервиса теперь приходят на новый адрес, входить нужно с ним.</p>` +
-    `<p>Если это сделали не вы, немедленно обратитесь к оператору сервиса или восстановите доступ через «Забыли пароль?» на странице входа: ` +
-    `<a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>`,
+    `<p><a href="${escapeHtml(revertLink)}">Это был не я — отменить</a></p>` +
+    `<p>Ссылка действует ${days} дней и срабатывает один раз: она вернёт учётной записи этот адрес и завершит все входы в неё.<br>` +
+    `Потом задайте новый пароль через «Забыли пароль?» на странице входа: <a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>`,
 };
 
 /**
@@ -68,4 +75,15 @@ export const emailChangePage = {
   changedTitle: 'E-mail изменён',
   invalidTitle: 'Ссылка недействительна',
   takenTitle: 'Адрес уже занят',
+  revertTitle: 'Отмена смены e-mail',
+  revertText:
+    'Нажмите кнопку, чтобы вернуть учётной записи Conduit этот адрес. Все входы в неё завершатся, в том числе того, кто сменил адрес. Если смену делали вы, просто закройте страницу.',
+  revertButton: 'Вернуть прежний адрес',
+  revertedTitle: 'Прежний адрес возвращён',
+  reverted: (email: string) =>
+    `Учётная запись снова привязана к ${email}, все входы в неё завершены. Тот, кто сменил адрес, знал пароль: задайте новый через «Забыли пароль?».`,
+  revertInvalid:
+    'Ссылка отмены недействительна: она уже использована или прошло больше 7 дней. Если доступ к учётной записи потерян, обратитесь к оператору сервиса.',
+  revertTaken: 'Прежний адрес уже занят другой учётной записью, поэтому вернуть его нельзя. Обратитесь к оператору сервиса.',
+  forgotLink: 'Задать новый пароль',
 };

@@ -3,10 +3,16 @@
 // switches the account over. The old address is then told. The new address is checked for being taken
 // at the request and again at the switch (another account may have taken it in between).
 //
-// The switch clears the address's verification and the admin role (admin-role.ts: a new address proves
-// nothing; a listed one becomes admin again only through its verification form or the operator's grant),
-// and voids every other link of the account (links.ts): a verification or reset link mailed to the old
-// address must not act on the account under its new one.
+// The switch marks the new address verified (its holder has just opened the link mailed there; the
+// registration bonus that waits for a verified address lands then), clears the admin role (admin-role.ts:
+// a listed address becomes admin only through its verification form or the operator's grant), and voids
+// every other link of the account (links.ts): a verification or reset link mailed to the old address must
+// not act on the account under its new one.
+//
+// The notice to the old address carries a «это был не я — отменить» link, valid 7 days and once: it puts
+// the old address back (verified: it was opened there) and ends every session and link, as a password
+// reset does, since whoever changed the address knew the password. Using one voids the account's other
+// cancel links.
 //
 // The link's page (GET) changes nothing; its form's POST switches. With REQUIRE_EMAIL_VERIFICATION the
 // request answers the same whether the new address is taken or not (registration hides taken addresses
@@ -15,8 +21,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, ne, sql } from 'drizzle-orm';
 import { verifyPassword } from './passwords';
-import type { Database } from '../db/client';
-import { emailChanges, users } from './tables';
+import type { Database, Executor } from '../db/client';
+import { creditRegistrationBonus } from './email-verification';
+import { emailChangeReverts, emailChanges, users } from './tables';
 import { AppError, isUniqueViolation } from '../http/errors';
 import { accountsMessages } from './texts';
 import type { Logger } from '../logger';
@@ -27,6 +34,8 @@ import type { Throttle } from './throttle';
 
 export const EMAIL_CHANGE_LINK_HOURS = 1;
 export const EMAIL_CHANGE_CONFIRM_PATH = '/api/account/email/confirm';
+export const EMAIL_CHANGE_REVERT_DAYS = 7;
+export const EMAIL_CHANGE_REVERT_PATH = '/api/account/email/revert';
 /** Requests per user per hour: each costs a password check and may send a mail. */
 const REQUESTS_PER_HOUR = 5;
 
@@ -40,6 +49,7 @@ function mailFailure(error: unknown): Record<string, unknown> {
 }
 
 export type EmailChangeResult = { changed: true; userId: string; email: string } | { changed: false; reason: 'invalid' | 'taken' };
+export type EmailRevertResult = { reverted: true; userId: string; email: string } | { reverted: false; reason: 'invalid' | 'taken' };
 
 export interface EmailChangeDeps {
   db: Database;
@@ -50,12 +60,19 @@ export interface EmailChangeDeps {
   publicBaseUrl: string;
   /** REQUIRE_EMAIL_VERIFICATION: a taken new address is answered like a free one (its holder is mailed). */
   hideTakenAddresses: boolean;
+  /** The registration bonus, credited (once per account) when the new address is verified by the switch. */
+  bonusNano: bigint;
+  /** Raises the user's sessions generation (and voids the mailed links) in the caller's transaction. */
+  endSessions(tx: Executor, userId: string): Promise<number>;
+  /** Told after the commit of a cancel, so this instance's token cache forgets the user at once. */
+  afterRevert(userId: string): void;
 }
 
 /** Mails per hour to the holder of an address someone tried to move their account to. */
 const TAKEN_MAILS_PER_HOUR = 5;
 
-export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl, hideTakenAddresses }: EmailChangeDeps) {
+export function createEmailChange(deps: EmailChangeDeps) {
+  const { db, mailer, throttle, logger, publicBaseUrl, hideTakenAddresses } = deps;
   const taken = async (email: string, userId: string) =>
     (
       await db
@@ -140,7 +157,7 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl,
      */
     async confirm(token: string): Promise<EmailChangeResult> {
       if (!TOKEN_PATTERN.test(token)) return { changed: false, reason: 'invalid' };
-      let switched: { userId: string; oldEmail: string; newEmail: string } | null;
+      let switched: { userId: string; oldEmail: string; newEmail: string; revertToken: string } | null;
       try {
         switched = await db.transaction(async (tx) => {
           const [used] = await tx
@@ -150,9 +167,17 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl,
           if (!used) return null;
           const [before] = await tx.select({ email: users.email }).from(users).where(eq(users.id, used.userId)).for('update');
           if (!before) return null;
-          await tx.update(users).set({ email: used.newEmail, emailVerifiedAt: null, role: 'user' }).where(eq(users.id, used.userId));
+          await tx.update(users).set({ email: used.newEmail, emailVerifiedAt: sql`now()`, role: 'user' }).where(eq(users.id, used.userId));
+          await creditRegistrationBonus(tx, used.userId, deps.bonusNano);
           await voidLinks(tx, used.userId);
-          return { userId: used.userId, oldEmail: before.email, newEmail: used.newEmail };
+          const revertToken = randomBytes(32).toString('base64url');
+          await tx.insert(emailChangeReverts).values({
+            tokenHash: hashToken(revertToken),
+            userId: used.userId,
+            oldEmail: before.email,
+            expiresAt: sql`now() + make_interval(days => ${EMAIL_CHANGE_REVERT_DAYS})`,
+          });
+          return { userId: used.userId, oldEmail: before.email, newEmail: used.newEmail, revertToken };
         });
       } catch (error) {
         if (isUniqueViolation(error, 'users_email_unique')) return { changed: false, reason: 'taken' };
@@ -161,22 +186,67 @@ export function createEmailChange({ db, mailer, throttle, logger, publicBaseUrl,
       if (!switched) return { changed: false, reason: 'invalid' };
       if (mailer) {
         const loginLink = `${publicBaseUrl}/app/login`;
+        const revertLink = `${publicBaseUrl}${EMAIL_CHANGE_REVERT_PATH}?token=${switched.revertToken}`;
         // The switch has happened: a mail server that refuses must not undo it or fail the answer.
         await mailer
           .send({
             to: switched.oldEmail,
             subject: emailChangedNotice.subject,
-            text: emailChangedNotice.text(switched.newEmail, loginLink),
-            html: emailChangedNotice.html(switched.newEmail, loginLink),
+            text: emailChangedNotice.text(switched.newEmail, revertLink, EMAIL_CHANGE_REVERT_DAYS, loginLink),
+            html: emailChangedNotice.html(switched.newEmail, revertLink, EMAIL_CHANGE_REVERT_DAYS, loginLink),
           })
           .catch((error) => logger.error('e-mail changed notice not sent', { userId: switched!.userId, ...mailFailure(error) }));
       }
       return { changed: true, userId: switched.userId, email: switched.newEmail };
     },
 
+    /** Whether a cancel link can still be used, read only (its page's GET). */
+    async isRevertLive(token: string): Promise<boolean> {
+      if (!TOKEN_PATTERN.test(token)) return false;
+      const [row] = await db
+        .select({ userId: emailChangeReverts.userId })
+        .from(emailChangeReverts)
+        .where(and(eq(emailChangeReverts.tokenHash, hashToken(token)), gt(emailChangeReverts.expiresAt, sql`now()`)))
+        .limit(1);
+      return row !== undefined;
+    },
+
+    /**
+     * Uses a cancel link (its page's POST): the old address comes back and every session ends, in one
+     * transaction with the deletion that makes the link one-time. If another account has taken the old
+     * address meanwhile, nothing changes and the link stays usable.
+     */
+    async revert(token: string): Promise<EmailRevertResult> {
+      if (!TOKEN_PATTERN.test(token)) return { reverted: false, reason: 'invalid' };
+      let restored: { userId: string; email: string } | null;
+      try {
+        restored = await db.transaction(async (tx) => {
+          const [used] = await tx
+            .delete(emailChangeReverts)
+            .where(and(eq(emailChangeReverts.tokenHash, hashToken(token)), gt(emailChangeReverts.expiresAt, sql`now()`)))
+            .returning({ userId: emailChangeReverts.userId, oldEmail: emailChangeReverts.oldEmail });
+          if (!used) return null;
+          const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.id, used.userId)).for('update');
+          if (!user) return null;
+          await tx.update(users).set({ email: used.oldEmail, emailVerifiedAt: sql`now()` }).where(eq(users.id, used.userId));
+          // The other cancel links (one to an address the account passed through) must not undo this one.
+          await tx.delete(emailChangeReverts).where(eq(emailChangeReverts.userId, used.userId));
+          await deps.endSessions(tx, used.userId);
+          return { userId: used.userId, email: used.oldEmail };
+        });
+      } catch (error) {
+        if (isUniqueViolation(error, 'users_email_unique')) return { reverted: false, reason: 'taken' };
+        throw error;
+      }
+      if (!restored) return { reverted: false, reason: 'invalid' };
+      deps.afterRevert(restored.userId);
+      return { reverted: true, ...restored };
+    },
+
     /** Drops expired links: they are refused the same whether their row is there or not. */
     async pruneExpired(): Promise<void> {
       await db.delete(emailChanges).where(sql`${emailChanges.expiresAt} < now()`);
+      await db.delete(emailChangeReverts).where(sql`${emailChangeReverts.expiresAt} < now()`);
     },
 
     stop(): void {

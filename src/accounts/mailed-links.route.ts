@@ -4,7 +4,7 @@
 import type { Config } from '../config';
 import { clientAddressOf } from '../http/client-address';
 import { defineRawRoute } from '../http/raw-route';
-import { emailChangeFormSubmit, emailChangePageResponse } from './email-change-page';
+import { emailChangeFormSubmit, emailChangePageResponse, emailRevertFormSubmit, emailRevertPageResponse } from './email-change-page';
 import type { EmailChange } from './email-change';
 import { passwordResetFormSubmit, passwordResetPageResponse } from './password-reset-page';
 import type { AccountService } from './service';
@@ -47,6 +47,24 @@ export const emailChangeFormRoute = defineRawRoute<{ emailChange: Pick<EmailChan
   handle: ({ request }, { emailChange }) => emailChangeFormSubmit(emailChange, request),
 });
 
+// The cancel link in the notice to the old address; a client's JSON POST there is emailChange.revert.
+export const emailRevertPageRoute = defineRawRoute<{ emailChange: Pick<EmailChange, 'isRevertLive'> }>({
+  method: 'GET',
+  path: '/api/account/email/revert',
+  auth: 'none',
+  info: 'emailChange',
+  handle: ({ request }, { emailChange }) => emailRevertPageResponse(emailChange, request),
+});
+
+export const emailRevertFormRoute = defineRawRoute<{ emailChange: Pick<EmailChange, 'revert'> }>({
+  method: 'POST',
+  path: '/api/account/email/revert',
+  auth: 'none',
+  parse: 'none',
+  serves: isFormPost,
+  handle: ({ request }, { emailChange }) => emailRevertFormSubmit(emailChange, request),
+});
+
 export const passwordResetPageRoute = defineRawRoute<PasswordReset>({
   method: 'GET',
   path: '/api/auth/password-reset/confirm',
@@ -70,6 +88,8 @@ export const mailedLinkPageRoutes = [
   verifyEmailFormRoute,
   emailChangePageRoute,
   emailChangeFormRoute,
+  emailRevertPageRoute,
+  emailRevertFormRoute,
   passwordResetPageRoute,
   passwordResetFormRoute,
 ];

@@ -135,3 +135,23 @@ export const emailChanges = pgTable(
   },
   (t) => [index('email_changes_user_idx').on(t.userId), index('email_changes_expiry_idx').on(t.expiresAt)],
 );
+
+/**
+ * The «это был не я — отменить» links mailed to the old address when an e-mail change went through: only
+ * the token's SHA-256 is kept, with the address to restore. Not among the links voidLinks ends (links.ts):
+ * whoever took the account over could otherwise kill the owner's way back by ending sessions or changing
+ * the password or the address again.
+ */
+export const emailChangeReverts = pgTable(
+  'email_change_reverts',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    oldEmail: text('old_email').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_change_reverts_user_idx').on(t.userId), index('email_change_reverts_expiry_idx').on(t.expiresAt)],
+);

@@ -1,12 +1,14 @@
 // E-mail change over HTTP: the confirmation link goes to the new address (the suite's SMTP server), the
-// switch happens when its page's form is submitted (opening it changes nothing), the old address is told,
-// and the admin role does not follow an address that is not proven yet.
+// switch happens when its page's form is submitted (opening it changes nothing) and verifies the new
+// address, the old address is told and gets a «это был не я — отменить» link (7 days, once, ending the
+// sessions), and the admin role does not follow the new address until its verification form is used.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startFakeSmtp, type FakeSmtp, type ReceivedMail } from '../fakes/smtp';
 import { call, grantAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
 
 const PUBLIC_BASE_URL = 'https://conduit.example';
 const CHANGE_LINK = /https:\/\/conduit\.example\/api\/account\/email\/confirm\?token=([A-Za-z0-9_-]+)/;
+const REVERT_LINK = /https:\/\/conduit\.example\/api\/account\/email\/revert\?token=([A-Za-z0-9_-]+)/;
 const VERIFY_LINK = /https:\/\/conduit\.example\/api\/auth\/verify-email\?token=([A-Za-z0-9_-]+)/;
 const ADMIN_OLD = 'change-admin-old@example.com';
 const ADMIN_NEW = 'change-admin-new@example.com';
@@ -79,7 +81,7 @@ describe('changing the e-mail', () => {
     expect(html).toContain('E-mail изменён');
     expect(html).toContain(newEmail);
 
-    expect(await me(user.token)).toMatchObject({ email: newEmail, emailVerified: false });
+    expect(await me(user.token)).toMatchObject({ email: newEmail, emailVerified: true });
     expect((await login(newEmail)).status).toBe(200);
     expect((await login(user.email)).status).toBe(401);
 
@@ -108,7 +110,7 @@ describe('changing the e-mail', () => {
     const third = await mailedToken(user.token, secondEmail);
     const ok = await confirm(third);
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ email: secondEmail, emailVerified: false, message: expect.stringMatching(/изменён/) });
+    expect(ok.body).toMatchObject({ email: secondEmail, emailVerified: true, message: expect.stringMatching(/изменён/) });
   });
 
   test('bad input: wrong password, the same address, a malformed one, a missing token', async () => {
@@ -156,15 +158,127 @@ describe('changing the e-mail', () => {
   });
 });
 
+/** Changes the user's address through the link's form and returns the cancel token mailed to the old one. */
+async function changedWithCancel(user: { token: string; email: string }, newEmail: string): Promise<string> {
+  const seen = smtp.messages.filter((m) => m.to.includes(user.email)).length;
+  expect((await submitPage(await mailedToken(user.token, newEmail))).status).toBe(200);
+  return tokenIn(await smtp.waitFor(user.email, seen), REVERT_LINK);
+}
+const openCancel = (token: string) => fetch(`${app.url}/api/account/email/revert?token=${token}`, { headers: { accept: 'text/html' } });
+const submitCancel = (token: string) =>
+  fetch(`${app.url}/api/account/email/revert`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+
+describe('«это был не я — отменить»', () => {
+  test('the notice carries a 7-day link; its form puts the old address back, verified, and ends every session, once', async () => {
+    const user = await registerUser(app.url, uniqueEmail('cancel-old'));
+    const newEmail = uniqueEmail('cancel-new');
+    const seen = smtp.messages.filter((m) => m.to.includes(user.email)).length;
+    expect((await submitPage(await mailedToken(user.token, newEmail))).status).toBe(200);
+    const notice = await smtp.waitFor(user.email, seen);
+    expect(notice.text).toContain('Это был не я — отменить');
+    expect(notice.text).toContain('7 дней');
+    const token = tokenIn(notice, REVERT_LINK);
+    const [row] = await app.sql<{ days: number }>(
+      `select round(extract(epoch from expires_at - now()) / 86400)::int as days from email_change_reverts where user_id = $1`,
+      [user.userId],
+    );
+    expect(row?.days).toBe(7);
+
+    // What the person who changed the address may do next ends neither the link nor the way back.
+    const attacker = (await login(newEmail)).body.token as string;
+    expect((await call(app.url, 'POST', '/api/auth/logout-all', { token: attacker })).status).toBeLessThan(300);
+    const fresh = (await login(newEmail)).body.token as string;
+
+    // Opening the link shows a form and changes nothing.
+    const opened = await openCancel(token);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('cache-control')).toBe('no-store');
+    expect(await opened.text()).toContain('<form method="post" action="/api/account/email/revert">');
+    expect((await me(fresh)).email).toBe(newEmail);
+
+    const done = await submitCancel(token);
+    expect(done.status).toBe(200);
+    const html = await done.text();
+    expect(html).toContain('Прежний адрес возвращён');
+    expect(html).toContain(user.email);
+    expect(html).toContain('href="/app/forgot"');
+
+    // Every session ended, the old address is the account's again and verified, the new one signs in no more.
+    expect((await call(app.url, 'GET', '/api/auth/me', { token: fresh })).status).toBe(401);
+    const back = await login(user.email);
+    expect(back.status).toBe(200);
+    expect(back.body.user).toMatchObject({ email: user.email, emailVerified: true });
+    expect((await login(newEmail)).status).toBe(401);
+
+    // Once: the used link's page and form both say so, and nothing changes.
+    const reused = await submitCancel(token);
+    expect(reused.status).toBe(400);
+    const reusedHtml = await reused.text();
+    expect(reusedHtml).toContain('Ссылка недействительна');
+    expect(reusedHtml).toContain('уже использована или прошло больше 7 дней');
+    expect((await openCancel(token)).status).toBe(400);
+    expect((await login(user.email)).status).toBe(200);
+  });
+
+  test('an expired link is refused with a clear page, and the address stays as it is', async () => {
+    const user = await registerUser(app.url, uniqueEmail('cancel-late'));
+    const newEmail = uniqueEmail('cancel-late-new');
+    const token = await changedWithCancel(user, newEmail);
+    await app.sql(`update email_change_reverts set expires_at = now() - interval '1 second' where user_id = $1`, [user.userId]);
+    const opened = await openCancel(token);
+    expect(opened.status).toBe(400);
+    expect(await opened.text()).toContain('прошло больше 7 дней');
+    const submitted = await submitCancel(token);
+    expect(submitted.status).toBe(400);
+    expect(await submitted.text()).toContain('Ссылка недействительна');
+    const json = await call(app.url, 'POST', '/api/account/email/revert', { body: { token } });
+    expect(json.status).toBe(400);
+    expect(json.body.error.message).toMatch(/прошло больше 7 дней/);
+    expect((await me(user.token)).email).toBe(newEmail);
+    expect((await submitCancel('made-up')).status).toBe(400);
+  });
+
+  test('the first change is undone even after a second one, whose own link then dies', async () => {
+    const user = await registerUser(app.url, uniqueEmail('cancel-twice'));
+    const second = uniqueEmail('cancel-second');
+    const first = await changedWithCancel(user, second);
+    const third = uniqueEmail('cancel-third');
+    const fromSecond = await changedWithCancel({ token: user.token, email: second }, third);
+    // A client's JSON POST does what the page's form does.
+    const undone = await call(app.url, 'POST', '/api/account/email/revert', { body: { token: first } });
+    expect(undone.status).toBe(200);
+    expect(undone.body).toMatchObject({ email: user.email, message: expect.stringMatching(/завершены/) });
+    expect((await login(user.email)).status).toBe(200);
+    // The link mailed to the middle address must not take the account away from the restored one.
+    expect((await submitCancel(fromSecond)).status).toBe(400);
+    expect((await login(user.email)).status).toBe(200);
+  });
+
+  test('an old address taken meanwhile by another account: refused, the link stays usable', async () => {
+    const user = await registerUser(app.url, uniqueEmail('cancel-taken'));
+    const token = await changedWithCancel(user, uniqueEmail('cancel-taken-new'));
+    const squatter = await registerUser(app.url, user.email);
+    const refused = await submitCancel(token);
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('Адрес уже занят');
+    await app.sql('delete from users where id = $1', [squatter.userId]);
+    expect((await submitCancel(token)).status).toBe(200);
+  });
+});
+
 describe('the admin role and a new address', () => {
-  test('does not follow the new address until it is verified, then comes back', async () => {
+  test('does not follow the new address until its verification form is used, then comes back', async () => {
     const admin = await registerUser(app.url, ADMIN_OLD);
     await grantAdmin(app, ADMIN_OLD);
     expect((await me(admin.token)).role).toBe('admin');
 
     const token = await mailedToken(admin.token, ADMIN_NEW);
     expect((await confirm(token)).status).toBe(200);
-    expect(await me(admin.token)).toMatchObject({ email: ADMIN_NEW, role: 'user', emailVerified: false });
+    expect(await me(admin.token)).toMatchObject({ email: ADMIN_NEW, role: 'user', emailVerified: true });
     expect((await call(app.url, 'GET', '/api/admin/users', { token: admin.token })).status).toBe(403);
     // Logging in again does not bring it back either: the address is listed but not proven.
     const relogged = await login(ADMIN_NEW);
@@ -175,7 +289,7 @@ describe('the admin role and a new address', () => {
     expect((await call(app.url, 'POST', '/api/auth/resend-verification', { token: admin.token })).status).toBe(200);
     const verifyToken = tokenIn(await smtp.waitFor(ADMIN_NEW, seen), VERIFY_LINK);
     expect((await fetch(`${app.url}/api/auth/verify-email?token=${verifyToken}`)).status).toBe(200);
-    expect(await me(admin.token)).toMatchObject({ role: 'user', emailVerified: false });
+    expect(await me(admin.token)).toMatchObject({ role: 'user', emailVerified: true });
     const verified = await call(app.url, 'POST', '/api/auth/verify-email', { body: { token: verifyToken, password: 'admin-new-pass' } });
     expect(verified.status).toBe(200);
     expect((await login(ADMIN_NEW, 'admin-new-pass')).body.user).toMatchObject({ role: 'admin', emailVerified: true });

@@ -103,6 +103,7 @@ const NOT_OPERATIONS = new Set([
   'ALL /api/*',
   'GET /api/auth/verify-email',
   'GET /api/account/email/confirm',
+  'GET /api/account/email/revert',
   'GET /api/auth/password-reset/confirm',
 ]);
 

@@ -42,7 +42,7 @@ export function EmailChangeSection() {
       <p className="hint">
         Сейчас: <b className="wrap-anywhere">{me.data?.email ?? currentSession()?.email}</b>
         {me.data && !me.data.emailVerified ? ' (не подтверждён)' : ''}. На новый адрес придёт ссылка; адрес сменится, когда вы её откроете (она действует 1 час). На
-        прежний адрес придёт уведомление.
+        прежний адрес придёт уведомление со ссылкой «это был не я — отменить».
       </p>
       <form onSubmit={onSubmit} noValidate>
         <div className="grid">

@@ -111,8 +111,12 @@ export function App() {
 
 function SignedIn({ session, path, mainRef }: { session: Session; path: string; mainRef: RefObject<HTMLElement | null> }) {
   const trpc = useTRPC();
-  // Asked again when the session changes (trpc.ts resets the cache then), as the token is not part of the key.
-  const me = useQuery(trpc.auth.me.queryOptions());
+  // Asked again when the session changes (trpc.ts resets the cache then), as the token is not part of the key,
+  // and when the tab gets the focus back: the e-mail change is confirmed on a page the mail opened, in
+  // another tab, and the header must say the new address on return, without signing in again.
+  const me = useQuery({ ...trpc.auth.me.queryOptions(), refetchOnWindowFocus: true });
+  // The address the session began with until the server says what it is now.
+  const email = me.data?.user.email ?? session.email;
   // Until the server has said who this is, the admin entry stays out of the navigation.
   const isAdmin = me.data ? me.data.user.role === 'admin' : me.error ? false : undefined;
   const nav = isAdmin ? [...NAV, ADMIN_NAV] : NAV;
@@ -141,8 +145,8 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
           </ul>
         </nav>
         <div className="account">
-          <span className="muted account-email" data-testid="account-email" title={session.email}>
-            {session.email}
+          <span className="muted account-email" data-testid="account-email" title={email}>
+            {email}
           </span>
           <a href="/docs" target="_blank" rel="noopener" data-testid="docs-link">
             Документация API

@@ -17,6 +17,18 @@ import { check, decimalInput, decimalText, type FieldErrors } from '../shared/va
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
 
+/**
+ * A key's name where it is shown: one line cut with «…», the full name in its title. Names run up to
+ * 100 characters, and a wrapped one took six lines of a phone's list.
+ */
+function KeyName({ name }: { name: string }) {
+  return (
+    <span className="key-title" title={name}>
+      {name}
+    </span>
+  );
+}
+
 const LIMIT_HINT = 'Необязательно. Пусто — без лимита. Периоды считаются по UTC: сутки с 00:00, неделя с понедельника, месяц с 1-го числа.';
 const EXPIRY_HINT = 'Необязательно. После этого момента запросы с ключом отклоняются; пусто — бессрочно.';
 
@@ -312,7 +324,9 @@ export function KeysScreen() {
         <ErrorText error={apiError(create.error)} />
 
         {created ? (
-          <div className="created-key" role="region" aria-label="Новый ключ" data-testid="created-key">
+          // Keyed by the key: a new key's panel starts afresh, so its copy buttons do not say «Скопировано»
+          // about the previous key's value, which is what the clipboard still holds.
+          <div key={created.id} className="created-key" role="region" aria-label="Новый ключ" data-testid="created-key">
             <p className="warning" role="alert">
               {created.warning}
             </p>
@@ -323,8 +337,8 @@ export function KeysScreen() {
               </p>
             ) : null}
             <p className="muted">
-              Ключ «{created.name}» создан {formatDateTime(created.createdAt)}. Передавайте его в заголовке <code>Authorization: Bearer …</code> при запросах к{' '}
-              <code>/v1/chat/completions</code>. Все запросы и ответы — в <a href="/docs">документации API</a>.
+              Ключ «<KeyName name={created.name} />» создан {formatDateTime(created.createdAt)}. Передавайте его в заголовке <code>Authorization: Bearer …</code> при
+              запросах к <code>/v1/chat/completions</code>. Все запросы и ответы — в <a href="/docs">документации API</a>.
             </p>
             <KeySnippets apiKey={created.key} />
             <Button
@@ -380,7 +394,7 @@ export function KeysScreen() {
                     <tr key={key.id} data-key-id={key.id}>
                       <td data-label="Ключ" className="key-name">
                         <span>
-                          <span className="wrap-anywhere">{key.name}</span>
+                          <KeyName name={key.name} />
                           <code className="key-prefix">{key.keyPrefix}…</code>
                         </span>
                       </td>
@@ -434,7 +448,7 @@ export function KeysScreen() {
         ) : null}
       </section>
 
-      <Dialog open={editing !== null} title={`Изменить ключ «${editing?.name ?? ''}»`} onClose={() => setEditing(null)} testId="edit-key-dialog">
+      <Dialog open={editing !== null} title={`Изменить ключ «${editing?.name ?? ''}»`} cutTitle onClose={() => setEditing(null)} testId="edit-key-dialog">
         {editing ? (
           <EditKeyForm
             key={editing.id}
@@ -460,7 +474,7 @@ export function KeysScreen() {
         onCancel={() => setRevoking(null)}
       >
         <p>
-          Ключ «{revoking?.name}» ({revoking?.keyPrefix}…) перестанет работать сразу: запросы с ним получат ошибку 403. Отменить это нельзя.
+          Ключ «<KeyName name={revoking?.name ?? ''} />» ({revoking?.keyPrefix}…) перестанет работать сразу: запросы с ним получат ошибку 403. Отменить это нельзя.
         </p>
       </ConfirmDialog>
     </>

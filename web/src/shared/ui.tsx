@@ -235,6 +235,7 @@ export function Dialog({
   children,
   onClose,
   closable = true,
+  cutTitle = false,
   testId,
 }: {
   open: boolean;
@@ -243,6 +244,8 @@ export function Dialog({
   onClose(): void;
   /** False while a request runs: Escape then waits for it. */
   closable?: boolean;
+  /** A title with a user's long text in it: one line cut with «…», the whole in its tooltip. */
+  cutTitle?: boolean;
   testId?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -266,7 +269,9 @@ export function Dialog({
     >
       {open ? (
         <>
-          <h2 id={titleId}>{title}</h2>
+          <h2 id={titleId} className={cutTitle ? 'one-line' : undefined} title={cutTitle ? title : undefined}>
+            {title}
+          </h2>
           {children}
         </>
       ) : null}
