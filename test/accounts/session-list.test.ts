@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startFakeSmtp, type FakeSmtp } from '../fakes/smtp';
 import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
 
+const onPostgres = Boolean(process.env.DATABASE_URL);
 const CHROME_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
@@ -115,6 +116,30 @@ describe('ending sessions', () => {
     const list = (await sessions(user.token)).body.sessions as Array<{ current: boolean }>;
     expect(list).toEqual([expect.objectContaining({ current: true })]);
     expect((await call(app.url, 'POST', '/api/auth/sessions/end-others', { token: user.token })).body.message).toBe('Других сеансов нет');
+  });
+});
+
+describe('two instances', () => {
+  test.skipIf(!onPostgres)('a session ended on one instance is refused on the other at once', async () => {
+    const other = await startTestApp({ database: app.database });
+    try {
+      const user = await registerWith(CHROME_WINDOWS);
+      const phone = await login(user.email, user.password, SAFARI_IPHONE);
+      // The other instance has the user cached now: only the notification can tell it.
+      expect((await call(other.url, 'GET', '/api/auth/me', { token: phone })).status).toBe(200);
+      const phoneSession = ((await sessions(user.token)).body.sessions as Array<{ id: string; device: string }>).find((s) => s.device === 'Safari, iOS')!;
+      expect((await call(app.url, 'POST', `/api/auth/sessions/${phoneSession.id}/end`, { token: user.token })).status).toBe(200);
+      const until = Date.now() + 1000;
+      let status = 200;
+      while (status !== 401 && Date.now() < until) {
+        status = (await call(other.url, 'GET', '/api/auth/me', { token: phone })).status;
+        if (status !== 401) await Bun.sleep(20);
+      }
+      expect(status).toBe(401);
+      expect((await call(other.url, 'GET', '/api/auth/me', { token: user.token })).status).toBe(200);
+    } finally {
+      await other.stop();
+    }
   });
 });
 
