@@ -77,9 +77,13 @@ export function createSessions({ db, forget }: SessionsDeps) {
       return { id: row!.id, device, newDevice: earlier.length > 0 && earlier[0]!.device !== device };
     },
 
-    /** The user's live sessions, newest use first, the caller's marked. */
+    /** The user's live sessions, the caller's first and marked, then the most recently used. */
     async list(userId: string, currentId: string | null): Promise<SessionView[]> {
-      const rows = await db.select().from(userSessions).where(liveOf(userId)).orderBy(desc(userSessions.lastUsedAt), desc(userSessions.createdAt));
+      const rows = await db
+        .select()
+        .from(userSessions)
+        .where(liveOf(userId))
+        .orderBy(sql`${userSessions.id} = ${currentId ?? null} desc nulls last`, desc(userSessions.lastUsedAt), desc(userSessions.createdAt));
       return rows.map((row) => ({
         id: row.id,
         device: row.device,

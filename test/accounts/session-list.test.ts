@@ -51,6 +51,7 @@ describe('the list', () => {
     expect(devices).toContain('Safari, iOS');
     const current = list.filter((s) => s.current);
     expect(current).toHaveLength(1);
+    expect(list[0]!.current).toBe(true);
     expect(current[0]!.device).toBe('Chrome, Windows');
     for (const s of list) {
       expect(s.address.length).toBeGreaterThan(0);

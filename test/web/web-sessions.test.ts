@@ -1,7 +1,7 @@
 // The account's sessions in chromium (issue 41 point 5): every sign-in listed with its device in plain
 // words, address and times, this one marked; «Завершить» ends one (its token refused at once),
 // «Завершить все, кроме этой» the rest. At 1280×800 and 390×844 nothing is wider than the window.
-// Screenshots: test-artifacts/screens/sessions-desktop|phone.png.
+// Screenshots of the section: test-artifacts/screens/sessions-desktop|phone.png (docs/screens/ has copies).
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { call, uniqueEmail, type TestApp } from '../helpers/app';
@@ -62,8 +62,8 @@ browserSuite('sessions on the account page', () => {
       ] as const) {
         await page.setViewportSize(size);
         expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
-        await page.getByRole('heading', { name: 'Сеансы' }).scrollIntoViewIfNeeded();
-        await page.screenshot({ path: screenPath(name), fullPage: true });
+        // The section alone: the rest of the account page has screenshots of its own.
+        await page.getByRole('region', { name: 'Сеансы' }).screenshot({ path: screenPath(name) });
       }
 
       // End the phone's session (still at phone width): confirmed, gone from the list, its token refused.

@@ -52,9 +52,8 @@ export function SessionList() {
                 {session.device} {session.current ? <span className="badge badge-ok">Этот сеанс</span> : null}
               </span>
               <span className="muted">Адрес: {session.address}</span>
-              <span className="muted">
-                Вход: {formatDateTime(session.createdAt)} · Последнее действие: {formatDateTime(session.lastUsedAt)}
-              </span>
+              <span className="muted">Вход: {formatDateTime(session.createdAt)}</span>
+              <span className="muted">Последнее действие: {formatDateTime(session.lastUsedAt)}</span>
             </div>
             {session.current ? null : (
               <Button variant="secondary" onClick={() => setEnding(session)} aria-label={`Завершить сеанс: ${session.device}, ${session.address}`}>
