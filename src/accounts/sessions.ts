@@ -123,6 +123,7 @@ export function createSessions({ db, forget }: SessionsDeps) {
         .update(userSessions)
         .set({ lastUsedAt: new Date(now) })
         .where(eq(userSessions.id, sessionId))
+        // A lost write only makes «last used» a minute older; the next request tries again.
         .catch(() => touched.delete(sessionId));
     },
   };
