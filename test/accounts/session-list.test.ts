@@ -60,6 +60,20 @@ describe('the list', () => {
     }
   });
 
+  test('devices as people call them: the browser family and the system, no versions', async () => {
+    const user = await registerWith(CHROME_WINDOWS);
+    const agents = {
+      'Edge, Windows': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.2903.86',
+      'Яндекс Браузер, Android':
+        'Mozilla/5.0 (Linux; Android 14; SM-A546B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 YaBrowser/24.12.1.77.00 SA/3 Mobile Safari/537.36',
+      'Safari, macOS': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+      'Программа или скрипт': 'curl/8.5.0',
+    };
+    for (const agent of Object.values(agents)) await login(user.email, user.password, agent);
+    const devices = ((await sessions(user.token)).body.sessions as Array<{ device: string }>).map((s) => s.device);
+    for (const device of Object.keys(agents)) expect(devices).toContain(device);
+  });
+
   test('needs a JWT: an API key is refused', async () => {
     const user = await registerUser(app.url);
     const key = (await call(app.url, 'POST', '/api/keys', { token: user.token, body: { name: 'k' } })).body.key as string;
