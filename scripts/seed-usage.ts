@@ -224,7 +224,7 @@ async function ensureAccount(services: ReturnType<typeof createServices>, db: Da
   let password: string | null = null;
   if (!user) {
     password = randomBytes(9).toString('base64url');
-    const created = await services.accounts.register(normalised, password, 'seed:usage');
+    const created = await services.accounts.register(normalised, password, { address: 'seed:usage' });
     user = { id: created.user.id };
   }
   const keys = await db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.userId, user.id));

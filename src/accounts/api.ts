@@ -7,6 +7,7 @@ import { createPeriodicJob } from '../jobs/periodic';
 import { userKeysRevoked } from '../keys';
 import { createEmailChange } from './email-change';
 import { createSecurityNotices } from './security-notices';
+import { createSessions } from './sessions';
 import { createAccountService } from './service';
 import { createThrottle } from './throttle';
 import { createTokenUserCache, endSessions } from './token-users';
@@ -22,6 +23,7 @@ export function createAccountsApi({ config, database, db, logger, events, secret
     publicBaseUrl: config.publicBaseUrl,
     lockoutSeconds: config.totpLockoutSeconds,
   });
+  const sessions = createSessions({ db, forget: (userId) => tokenUsers.forget(userId) });
   const twoFactor = createTwoFactor({
     db,
     box: secretBox,
@@ -35,6 +37,7 @@ export function createAccountsApi({ config, database, db, logger, events, secret
     jwt,
     logger,
     tokenUsers,
+    sessions,
     twoFactor,
     notices: securityNotices,
     keysRevoked: (userId) => events.emit(userKeysRevoked, userId),
@@ -53,7 +56,7 @@ export function createAccountsApi({ config, database, db, logger, events, secret
   });
   // Expired e-mail change links are refused anyway; the sweep keeps the table small.
   const emailChangeSweep = createPeriodicJob({ name: 'e-mail change link sweep', intervalMs: 10 * 60_000, run: () => emailChange.pruneExpired(), logger });
-  return { jwt, tokenUsers, securityNotices, twoFactor, accounts, emailChange, emailChangeSweep };
+  return { jwt, tokenUsers, sessions, securityNotices, twoFactor, accounts, emailChange, emailChangeSweep };
 }
 
 export type AccountsApi = ReturnType<typeof createAccountsApi>;

@@ -5,6 +5,7 @@ import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { accountsMessages, verifiedMessage } from './texts';
 import { credentialsInput, loginInput, verifyEmailInput } from './auth-input';
 import { accountsSlot } from './api';
+import { signInClient } from './sign-in-client';
 import { gatewaySlot } from '../gateway';
 
 /** What these procedures use of the features. */
@@ -37,7 +38,7 @@ export const authRouter = router({
     .input(credentialsInput)
     .output(z.object({ user: publicUserOutput, token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const { verificationSent, ...session } = await ctx.accounts.register(input.email, input.password, ctx.clientAddress);
+      const { verificationSent, ...session } = await ctx.accounts.register(input.email, input.password, signInClient(ctx));
       return { ...session, message: verificationSent ? accountsMessages.registeredVerifyEmail : accountsMessages.registered };
     }),
 
@@ -58,7 +59,7 @@ export const authRouter = router({
     })
     .input(loginInput)
     .output(z.object({ token: z.string(), user: publicUserOutput }))
-    .mutation(({ ctx, input }) => ctx.accounts.login(input.email, input.password, ctx.clientAddress, input.totpCode)),
+    .mutation(({ ctx, input }) => ctx.accounts.login(input.email, input.password, signInClient(ctx), input.totpCode)),
 
   resendVerification: userProcedure
     .use(own)

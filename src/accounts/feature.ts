@@ -4,6 +4,7 @@ import { accountSecurityRouter } from './security-router';
 import { authRouter } from './auth-router';
 import { emailChangeRouter } from './email-change-router';
 import { twoFactorRouter } from './two-factor-router';
+import { sessionsRouter } from './sessions-router';
 import { accountsSlot, createAccountsApi } from './api';
 import { mailedLinkPageRoutes } from './mailed-links.route';
 
@@ -23,5 +24,5 @@ export const accountsFeature = defineFeature({
     });
   },
   rawRoutes: mailedLinkPageRoutes,
-  routers: { auth: authRouter, accountSecurity: accountSecurityRouter, twoFactor: twoFactorRouter, emailChange: emailChangeRouter },
+  routers: { auth: authRouter, accountSecurity: accountSecurityRouter, twoFactor: twoFactorRouter, emailChange: emailChangeRouter, sessions: sessionsRouter },
 });

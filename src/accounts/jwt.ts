@@ -10,6 +10,8 @@ export interface JwtClaims {
   email: string;
   /** The user's sessions_generation at issue; tokens from before the claim existed count as 0. */
   generation: number;
+  /** The sign-in's row (sessions.ts); tokens from before sessions were listed carry none. */
+  sessionId?: string;
 }
 
 export interface JwtService {
@@ -21,9 +23,9 @@ export interface JwtService {
 export function createJwtService(secret: string, now: () => number = () => Date.now()): JwtService {
   const key = new TextEncoder().encode(secret);
   return {
-    async sign({ userId, email, generation }) {
+    async sign({ userId, email, generation, sessionId }) {
       const issuedAt = Math.floor(now() / 1000);
-      return new SignJWT({ email, gen: generation })
+      return new SignJWT({ email, gen: generation, ...(sessionId ? { sid: sessionId } : {}) })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setSubject(userId)
         .setIssuedAt(issuedAt)
@@ -40,7 +42,8 @@ export function createJwtService(secret: string, now: () => number = () => Date.
         if (typeof payload.sub !== 'string' || typeof payload.email !== 'string') return null;
         const generation = payload.gen === undefined ? 0 : payload.gen;
         if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 0) return null;
-        return { userId: payload.sub, email: payload.email, generation };
+        if (payload.sid !== undefined && typeof payload.sid !== 'string') return null;
+        return { userId: payload.sub, email: payload.email, generation, ...(payload.sid ? { sessionId: payload.sid } : {}) };
       } catch (error) {
         if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
         throw error;

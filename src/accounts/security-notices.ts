@@ -1,12 +1,12 @@
 // Mails the owner about what happened to the account's security: the password changed, two-factor login
-// switched on or off, a recovery code used, the factor locked after wrong codes. Sent after the change has
+// switched on or off, a recovery code used, the factor locked after wrong codes, a sign-in from a new device. Sent after the change has
 // committed and without holding up the answer: a mail server that refuses is logged, nothing is undone.
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { users } from './tables';
 import type { Logger } from '../logger';
 import type { Mailer } from '../mail/mailer';
-import { securityNoticeMail, type SecurityEvent } from './texts';
+import { securityNoticeMail, type SecurityEvent, type SecurityEventDetail } from './texts';
 
 export interface SecurityNoticesDeps {
   db: Database;
@@ -21,7 +21,7 @@ export interface SecurityNoticesDeps {
 export function createSecurityNotices({ db, mailer, logger, publicBaseUrl, lockoutSeconds }: SecurityNoticesDeps) {
   const inFlight = new Set<Promise<void>>();
 
-  function tell(userId: string, event: SecurityEvent): void {
+  function tell(userId: string, event: SecurityEvent, detail: SecurityEventDetail = {}): void {
     if (!mailer) return;
     const sending = (async () => {
       const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
@@ -31,8 +31,8 @@ export function createSecurityNotices({ db, mailer, logger, publicBaseUrl, locko
       await mailer.send({
         to: user.email,
         subject: securityNoticeMail.subject(event),
-        text: securityNoticeMail.text(event, minutes, loginLink),
-        html: securityNoticeMail.html(event, minutes, loginLink),
+        text: securityNoticeMail.text(event, { ...detail, minutes }, loginLink),
+        html: securityNoticeMail.html(event, { ...detail, minutes }, loginLink),
       });
     })()
       .catch((error) => {

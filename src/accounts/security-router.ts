@@ -5,6 +5,7 @@ import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { passwordChangeInput, passwordResetConfirmInput, passwordResetRequestInput } from './security-input';
 import { publicUserOutput } from './auth-router';
 import { accountsSlot } from './api';
+import { signInClient } from './sign-in-client';
 
 /** What these procedures use of the features. */
 const own = inject((use) => ({ accounts: use(accountsSlot).accounts }));
@@ -55,7 +56,7 @@ export const accountSecurityRouter = router({
     })
     .input(passwordResetConfirmInput)
     .output(z.object({ token: z.string(), user: publicUserOutput }))
-    .mutation(({ ctx, input }) => ctx.accounts.confirmPasswordReset(input.token, input.password, input.totpCode, ctx.clientAddress)),
+    .mutation(({ ctx, input }) => ctx.accounts.confirmPasswordReset(input.token, input.password, input.totpCode, signInClient(ctx))),
 
   changePassword: userProcedure
     .use(own)
@@ -71,7 +72,7 @@ export const accountSecurityRouter = router({
     .input(passwordChangeInput)
     .output(z.object({ token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const { token } = await ctx.accounts.changePassword(ctx.principal.userId, input.currentPassword, input.newPassword);
+      const { token } = await ctx.accounts.changePassword(ctx.principal.userId, input.currentPassword, input.newPassword, signInClient(ctx));
       return { token, message: accountsMessages.passwordChanged };
     }),
 

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords';
 import type { JwtService } from './jwt';
 import type { Config } from '../config';
-import type { Database } from '../db/client';
+import type { Database, Executor } from '../db/client';
 import { users } from './tables';
 import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
@@ -20,6 +20,7 @@ import { roleAtLogin, type Role } from './admin-role';
 import { createEmailVerification, creditRegistrationBonus, pendingRegistrationBonus, type VerificationOptions } from './email-verification';
 import { createPasswordReset } from './password-reset';
 import type { SecurityNotices } from './security-notices';
+import type { Sessions } from './sessions';
 import { createThrottle, type GrowingDelay } from './throttle';
 import { endSessions, type TokenUserCache } from './token-users';
 import type { TwoFactor } from './two-factor';
@@ -96,6 +97,8 @@ export interface AccountServiceDeps {
   logger: Logger;
   /** Who a token belongs to, cached per instance (token-users.ts). */
   tokenUsers: Pick<TokenUserCache, 'get' | 'getFresh' | 'forget'>;
+  /** The sign-ins each token names (sessions.ts). */
+  sessions: Pick<Sessions, 'open' | 'touch' | 'prune'>;
   /** Login's second step (two-factor.ts). */
   twoFactor: TwoFactor;
   /** Mails the owner when the password changes (security-notices.ts). */
@@ -123,7 +126,13 @@ export interface AccountServiceDeps {
   >;
 }
 
-export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, notices, keysRevoked, config }: AccountServiceDeps) {
+/** Where a sign-in comes from: its client address and User-Agent, for the owner's list of sessions. */
+export interface SignInClient {
+  address: string;
+  userAgent?: string | null;
+}
+
+export function createAccountService({ db, jwt, logger, tokenUsers, sessions, twoFactor, notices, keysRevoked, config }: AccountServiceDeps) {
   const throttle = createThrottle(db);
   const passwordReset = createPasswordReset({
     db,
@@ -167,8 +176,23 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       await throttle.prune(Math.max(REGISTRATION_WINDOW_SECONDS, config.loginFailureWindowSeconds, config.loginLockoutSeconds));
       await verification.pruneExpired();
       await passwordReset.pruneExpired();
+      await sessions.prune();
     },
   });
+
+  /**
+   * A token for a new session of the user, recorded in `executor`'s transaction when given. A sign-in by
+   * login from a device the user never signed in from before is mailed to the owner.
+   */
+  async function startSession(
+    user: { userId: string; email: string; generation: number },
+    client: SignInClient,
+    options: { executor?: Executor; mailNewDevice?: boolean } = {},
+  ): Promise<string> {
+    const opened = await sessions.open(options.executor ?? db, { ...user, userAgent: client.userAgent ?? null, address: client.address });
+    if (opened.newDevice && options.mailNewDevice) notices.tell(user.userId, 'new_device_sign_in', { device: opened.device, address: client.address });
+    return jwt.sign({ ...user, sessionId: opened.id });
+  }
 
   /** Uses a reset link (password-reset.ts); the e-mail's failed-login count starts over: the owner proved who they are. */
   async function useResetLink(token: string, password: string, totpCode: string | undefined, clientAddress: string) {
@@ -182,7 +206,8 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
      * Counted per client address before any work (a refused attempt costs no password hash). With e-mail
      * verification required, the account starts with nothing and the bonus waits for the mailed link.
      */
-    async register(email: string, password: string, clientAddress: string): Promise<SessionResult & { verificationSent: boolean }> {
+    async register(email: string, password: string, client: SignInClient): Promise<SessionResult & { verificationSent: boolean }> {
+      const clientAddress = client.address;
       if (config.registrationLimitPerHour > 0) {
         const verdict = await throttle.hit('register_address', limitKey(clientAddress), config.registrationLimitPerHour, REGISTRATION_WINDOW_SECONDS);
         if (!verdict.allowed) {
@@ -213,7 +238,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
         if (!verification.required) throw new AppError('conflict', accountsMessages.emailTaken);
         verification.noticeTakenAddress(normalised);
         const id = randomUUID();
-        const token = await jwt.sign({ userId: id, email: normalised, generation: 0 });
+        const token = await jwt.sign({ userId: id, email: normalised, generation: 0, sessionId: randomUUID() });
         return {
           user: publicUser({ id, email: normalised, balanceNano: 0n, role: 'user', emailVerifiedAt: null }),
           token,
@@ -222,7 +247,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       }
       const { row, verificationToken } = created;
       if (verificationToken) verification.sendAfterRegistration(row.id, row.email, verificationToken);
-      const token = await jwt.sign({ userId: row.id, email: row.email, generation: 0 });
+      const token = await startSession({ userId: row.id, email: row.email, generation: 0 }, client);
       // The answer tells of the mail only when every registration gets one: otherwise it would tell anyone
       // which addresses are in ADMIN_EMAILS.
       return { user: publicUser(row), token, verificationSent: verification.required };
@@ -239,7 +264,8 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
      * (a 429 with Retry-After for both, before any database read of the user), and unknown and wrong get the
      * same 401 after the same argon2 work.
      */
-    async login(email: string, password: string, clientAddress: string, totpCode?: string): Promise<SessionResult> {
+    async login(email: string, password: string, client: SignInClient, totpCode?: string): Promise<SessionResult> {
+      const clientAddress = client.address;
       const normalised = normaliseEmail(email);
       const addressKey = limitKey(clientAddress);
       const emailKey = accountKey(normalised);
@@ -288,7 +314,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       }
       // Only after the password matched: a blocked account must not tell strangers that the e-mail exists.
       if (row.blockedAt) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
-      const token = await jwt.sign({ userId: row.id, email: row.email, generation: row.sessionsGeneration });
+      const token = await startSession({ userId: row.id, email: row.email, generation: row.sessionsGeneration }, client, { mailNewDevice: true });
       return { user: publicUser({ ...row, role }), token };
     },
 
@@ -324,6 +350,10 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       if (!claims || !isUuid(claims.userId)) return null;
       const row = await (options.fresh ? tokenUsers.getFresh(claims.userId) : tokenUsers.get(claims.userId));
       if (!row || row.sessionsGeneration !== claims.generation) return null;
+      if (claims.sessionId) {
+        if (row.endedSessions.has(claims.sessionId)) return null;
+        sessions.touch(claims.sessionId);
+      }
       return { id: row.id, email: row.email, role: asRole(row.role), blocked: row.blocked };
     },
 
@@ -332,7 +362,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
      * answers a fresh token. Wrong guesses of the current password are counted per user as failed logins
      * are (a stolen token must not become a way to guess the password), reserved before the check.
      */
-    async changePassword(userId: string, currentPassword: string, newPassword: string): Promise<{ token: string }> {
+    async changePassword(userId: string, currentPassword: string, newPassword: string, client: SignInClient): Promise<{ token: string }> {
       const reserved = await throttle.reserve('password_change_user', userId, addressDelay);
       if (!reserved.allowed) {
         throw new AppError('rate_limit_exceeded', accountsMessages.tooManyPasswordAttempts, {
@@ -346,13 +376,14 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
       }
       await throttle.refund('password_change_user', userId, addressDelay.freeAttempts);
       const passwordHash = await hashPassword(newPassword);
-      const { email, generation } = await db.transaction(async (tx) => {
+      const token = await db.transaction(async (tx) => {
         const [updated] = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ email: users.email });
-        return { email: updated!.email, generation: await endSessions(tx, userId) };
+        const generation = await endSessions(tx, userId);
+        return startSession({ userId, email: updated!.email, generation }, client, { executor: tx });
       });
       tokenUsers.forget(userId);
       notices.tell(userId, 'password_changed');
-      return { token: await jwt.sign({ userId, email, generation }) };
+      return { token };
     },
 
     /** Ends every session of the user, the caller's included, and every mailed link issued before. */
@@ -369,13 +400,13 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
      * user in as login does (a blocked account gets its password set but no session). The e-mail's failed
      * login count starts over: the owner proved who they are.
      */
-    async confirmPasswordReset(token: string, password: string, totpCode: string | undefined, clientAddress: string): Promise<SessionResult> {
-      const reset = await useResetLink(token, password, totpCode, clientAddress);
+    async confirmPasswordReset(token: string, password: string, totpCode: string | undefined, client: SignInClient): Promise<SessionResult> {
+      const reset = await useResetLink(token, password, totpCode, client.address);
       if (reset.blocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact));
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, reset.id)).limit(1);
       const user = row ? publicUser(row) : null;
       if (!user) throw new AppError('invalid_request_error', accountsMessages.passwordResetLinkInvalid, { param: 'token' });
-      return { user, token: await jwt.sign({ userId: reset.id, email: reset.email, generation: reset.generation }) };
+      return { user, token: await startSession({ userId: reset.id, email: reset.email, generation: reset.generation }, client) };
     },
 
     /**
@@ -400,6 +431,11 @@ export function createAccountService({ db, jwt, logger, tokenUsers, twoFactor, n
     passwordReset: { issueFor: passwordReset.issueFor, deliverIssued: passwordReset.deliverIssued },
     /** For writers elsewhere (the operator console) that ended a user's sessions: this instance forgets at once. */
     sessionsEnded: (userId: string) => tokenUsers.forget(userId),
+
+    /** The session a genuine token names (null for a token from before sessions were listed). */
+    async sessionOf(token: string): Promise<string | null> {
+      return (await jwt.verify(token))?.sessionId ?? null;
+    },
 
     async getPublicUser(userId: string): Promise<PublicUser | null> {
       const [row] = await db.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);

@@ -155,3 +155,27 @@ export const emailChangeReverts = pgTable(
   },
   (t) => [index('email_change_reverts_user_idx').on(t.userId), index('email_change_reverts_expiry_idx').on(t.expiresAt)],
 );
+
+/**
+ * A dashboard sign-in, so the owner can see where the account is open and end one of them: the token
+ * carries the row's id (`sid`). Rows stay after their end (`endedAt`), so a later sign-in can tell a
+ * device seen before from a new one. `generation` is the user's sessions generation at sign-in: a row of
+ * an older one was ended with every other session (logout-all, a password change) and is not listed.
+ */
+export const userSessions = pgTable(
+  'user_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    generation: integer('generation').notNull(),
+    /** The browser and system in plain words (devices.ts), as the list and the new-device check read it. */
+    device: text('device').notNull(),
+    address: text('address').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('user_sessions_user_idx').on(t.userId, t.createdAt)],
+);

@@ -100,9 +100,17 @@ export const passwordResetMail = {
 };
 
 /** What happened to the account, as the owner is told by mail (security-notices.ts). */
-export type SecurityEvent = 'password_changed' | 'two_factor_enabled' | 'two_factor_disabled' | 'recovery_code_used' | 'two_factor_locked';
+export type SecurityEvent = 'password_changed' | 'two_factor_enabled' | 'two_factor_disabled' | 'recovery_code_used' | 'two_factor_locked' | 'new_device_sign_in';
 
-const securityLines: Record<SecurityEvent, { subject: string; what: (minutes: number) => string }> = {
+/** What a notice names beside the event: the sign-in's device and address. */
+export interface SecurityEventDetail {
+  device?: string;
+  address?: string;
+}
+
+type SecurityMailFacts = SecurityEventDetail & { minutes: number };
+
+const securityLines: Record<SecurityEvent, { subject: string; what: (facts: SecurityMailFacts) => string }> = {
   password_changed: {
     subject: 'Пароль в Conduit изменён',
     what: () => 'Пароль вашей учётной записи Conduit только что изменён. Все прежние сеансы завершены, ссылки из прежних писем больше не действуют.',
@@ -121,24 +129,30 @@ const securityLines: Record<SecurityEvent, { subject: string; what: (minutes: nu
   },
   two_factor_locked: {
     subject: 'Подбор кода двухфакторного входа в Conduit',
-    what: (minutes) =>
+    what: ({ minutes }) =>
       `Кто-то несколько раз ввёл неверный код двухфакторного входа в вашу учётную запись Conduit — значит, ему известен ваш пароль. ` +
       `Коды не принимаются ${minutes} мин. Смените пароль как можно скорее.`,
+  },
+  new_device_sign_in: {
+    subject: 'Вход в Conduit с нового устройства',
+    what: ({ device, address }) =>
+      `В вашу учётную запись Conduit только что вошли с устройства, с которого раньше не входили: ${device ?? 'неизвестное устройство'}, адрес ${address ?? 'неизвестен'}. ` +
+      'Если это были вы, ничего делать не нужно. Если нет, завершите этот сеанс в разделе «Аккаунт» → «Сеансы».',
   },
 };
 
 export const securityNoticeMail = {
   subject: (event: SecurityEvent) => securityLines[event].subject,
-  text: (event: SecurityEvent, minutes: number, loginLink: string) =>
+  text: (event: SecurityEvent, facts: SecurityMailFacts, loginLink: string) =>
     [
       'Здравствуйте!',
       '',
-      securityLines[event].what(minutes),
+      securityLines[event].what(facts),
       '',
       `Если это сделали не вы, немедленно смените пароль через «Забыли пароль?» на странице входа и обратитесь к оператору сервиса: ${loginLink}`,
     ].join('\n'),
-  html: (event: SecurityEvent, minutes: number, loginLink: string) =>
-    `<p>Здравствуйте!</p><p>${escapeHtml(securityLines[event].what(minutes))}</p>` +
+  html: (event: SecurityEvent, facts: SecurityMailFacts, loginLink: string) =>
+    `<p>Здравствуйте!</p><p>${escapeHtml(securityLines[event].what(facts))}</p>` +
     `<p>Если это сделали не вы, немедленно смените пароль через «Забыли пароль?» на странице входа и обратитесь к оператору сервиса: ` +
     `<a href="${escapeHtml(loginLink)}">${escapeHtml(loginLink)}</a></p>`,
 };
@@ -171,6 +185,9 @@ export const accountsMessages = {
   tooManyPasswordAttempts: 'Слишком много неудачных попыток ввести текущий пароль, повторите позже',
   passwordChanged: 'Пароль изменён. Остальные сеансы завершены',
   sessionsEnded: 'Все сеансы завершены: войдите заново',
+  sessionEnded: 'Сеанс завершён',
+  otherSessionsEnded: (count: number) => (count === 0 ? 'Других сеансов нет' : `Завершено сеансов: ${count}`),
+  sessionNotFound: 'Сеанс не найден: он уже завершён или принадлежит другому пользователю',
   invalidToken: 'Недействительный или просроченный токен',
   registered: 'Регистрация прошла успешно',
   // Two-factor login (two-factor.ts).

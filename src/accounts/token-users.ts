@@ -1,16 +1,35 @@
 // Who a dashboard token belongs to, as stored now, without a database read per request: an in-memory
 // cache per instance, emptied of a user the moment the row changes — here at once (the writer calls
 // forget), on every instance through the users trigger's NOTIFY (migration 0026_sessions). Role,
-// blocking, e-mail and the sessions generation are what is cached; a change of any of them reaches every
+// blocking, e-mail, the sessions generation and the sessions ended one by one are what is cached; a change of any of them reaches every
 // instance's cache at the writer's commit.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { DatabaseHandle, Executor } from '../db/client';
-import { users } from './tables';
+import { userSessions, users } from './tables';
 import type { Logger } from '../logger';
 import { voidLinks } from './links';
+import { JWT_LIFETIME_SECONDS } from './jwt';
 
-/** Sent by the users trigger (role, blocked_at, email, sessions_generation changed, or the row deleted). */
+/**
+ * Sent by the users trigger (role, blocked_at, email, sessions_generation changed, or the row deleted),
+ * and by sessions.ts when the owner ends single sessions.
+ */
 export const TOKEN_USER_CHANGED_CHANNEL = 'conduit_token_user_changed';
+
+/** Rows younger than a token's life: an older one cannot be in use, whatever it says. */
+export const stillValid = () => gt(userSessions.createdAt, sql`now() - make_interval(secs => ${JWT_LIFETIME_SECONDS})`);
+
+/**
+ * The ids of the user's sessions ended one by one within a token's life, for the token user cache:
+ * a token naming one of them is refused.
+ */
+export async function endedSessionIds(db: Executor, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: userSessions.id })
+    .from(userSessions)
+    .where(and(eq(userSessions.userId, userId), isNotNull(userSessions.endedAt), stillValid()));
+  return rows.map((row) => row.id);
+}
 
 export interface TokenUserRow {
   id: string;
@@ -18,6 +37,8 @@ export interface TokenUserRow {
   role: string;
   blocked: boolean;
   sessionsGeneration: number;
+  /** Sessions ended one by one (sessions.ts): a token naming one is refused. */
+  endedSessions: ReadonlySet<string>;
 }
 
 interface Entry {
@@ -56,7 +77,8 @@ export function createTokenUserCache({ database, logger, ttlMs = 30_000, maxEntr
       .where(eq(users.id, userId))
       .limit(1);
     if (!row) return null;
-    return { id: row.id, email: row.email, role: row.role, blocked: row.blockedAt !== null, sessionsGeneration: row.sessionsGeneration };
+    const endedSessions = new Set(await endedSessionIds(database.db, userId));
+    return { id: row.id, email: row.email, role: row.role, blocked: row.blockedAt !== null, sessionsGeneration: row.sessionsGeneration, endedSessions };
   }
 
   function remember(userId: string, row: TokenUserRow | null) {

@@ -1,11 +1,12 @@
 // The account's security: change the password (the other sessions end, this one goes on with the fresh
-// token) and sign out everywhere (this session too).
+// token), the list of sessions (Sessions.tsx) and sign out everywhere (this session too).
 import { useMutation } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
 import { passwordChangeInput } from '@server/accounts/security-input';
 import { Button, ConfirmDialog, ErrorText, Field } from '../shared/ui';
 import { navigate } from '../app/router';
+import { SessionList } from './Sessions';
 import { currentSession, endSession, startSession } from '../app/session';
 import { check, withServerErrors, type FieldErrors } from '../shared/validate';
 
@@ -88,6 +89,7 @@ export function SecuritySection() {
 
       <section className="card" aria-labelledby="sessions-title">
         <h2 id="sessions-title">Сеансы</h2>
+        <SessionList />
         <p className="muted">Если вы входили с чужого устройства или потеряли его, завершите все сеансы: войти придётся заново везде, здесь тоже.</p>
         <div className="actions">
           <Button variant="danger" onClick={() => setConfirming(true)}>
