@@ -300,13 +300,16 @@ describe('support contact and the site root', () => {
     }
   });
 
-  test('GET / sends a browser to the dashboard; API clients still get the information document', async () => {
+  test('GET / shows a browser the service and the way in, with the support contact; API clients still get the information document', async () => {
     const chrome = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
     for (const accept of [chrome, 'text/html']) {
       const res = await fetch(`${app.url}/`, { headers: { accept }, redirect: 'manual' });
-      expect(res.status).toBe(302);
-      expect(res.headers.get('location')).toBe('/app');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
       expect(res.headers.get('vary')).toBe('Accept');
+      const page = await res.text();
+      expect(page).toContain('href="/app/login"');
+      expect(page).toContain(SUPPORT);
     }
     for (const accept of ['application/json', '*/*', 'text/html;q=0, application/json', undefined]) {
       const res = await fetch(`${app.url}/`, { headers: accept ? { accept } : {}, redirect: 'manual' });

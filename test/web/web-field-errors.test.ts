@@ -118,7 +118,7 @@ browserSuite('field errors and the VK status in chromium', () => {
       expect(await page.content()).not.toContain(TOKEN);
 
       // A new key comes with the first call ready to paste: curl and the OpenAI SDK, with the full base URL.
-      await page.getByRole('link', { name: 'API-ключи' }).click();
+      await page.getByRole('link', { name: 'API-ключи', exact: true }).click();
       await page.getByLabel('Название').fill('Ключ для примера');
       await page.getByRole('button', { name: 'Создать ключ' }).click();
       const key = (await page.getByTestId('new-key-value').textContent())!;

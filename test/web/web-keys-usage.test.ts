@@ -116,7 +116,8 @@ browserSuite('key limits and refused calls in chromium', () => {
       // As if the batched last-use write (every ~10 s) had not come yet: the page must still know.
       await app.sql('update api_keys set last_used_at = null');
 
-      await page.getByRole('link', { name: 'API-ключи' }).click();
+      // The nav's link (the overview's first steps name the same screen in quotes).
+      await page.getByRole('link', { name: 'API-ключи', exact: true }).click();
       const table = page.getByTestId('keys-table');
       const row = (id: string) => table.locator(`tr[data-key-id="${id}"]`);
       await row(limited.id).waitFor();

@@ -59,9 +59,10 @@ browserSuite('the statement, the documents, the account page and the requisites 
   });
 
   test(
-    'the site root goes to the dashboard; the login page names support; a blocked user is told whom to contact',
+    'the site root leads to the dashboard; the login page names support; a blocked user is told whom to contact',
     async () => {
       await page.goto(`${app.url}/`);
+      await page.getByRole('link', { name: 'Войти' }).click();
       await page.waitForURL(`${app.url}/app/login`);
       const support = page.getByTestId('support-line');
       await support.getByText(SUPPORT).waitFor();

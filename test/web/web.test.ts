@@ -98,7 +98,7 @@ browserSuite('dashboard page in chromium', () => {
       expect(await page.getByTestId('account-email').textContent()).toBe(user.email);
 
       // Keys: the full key once, with the API's warning.
-      await page.getByRole('link', { name: 'API-ключи' }).click();
+      await page.getByRole('link', { name: 'API-ключи', exact: true }).click();
       await page.getByText('Ключей пока нет.').waitFor();
       await page.getByRole('button', { name: 'Создать ключ' }).click();
       await page.getByText('Укажите название ключа').waitFor();
@@ -143,7 +143,7 @@ browserSuite('dashboard page in chromium', () => {
       await shot('overview');
 
       // Revoke, after the confirmation; the key stops working at once.
-      await page.getByRole('link', { name: 'API-ключи' }).click();
+      await page.getByRole('link', { name: 'API-ключи', exact: true }).click();
       await page.getByRole('button', { name: 'Отозвать ключ «Браузерный ключ»' }).click();
       const dialog = page.getByRole('dialog', { name: 'Отозвать ключ?' });
       await dialog.waitFor();
