@@ -1,33 +1,22 @@
 // What a call cost, in the answer itself: usage.cost and x-conduit-cost equal to what the ledger charged,
 // for chat (plain and the final chunk of a stream that asked for usage), embeddings and the Responses API,
 // driven by the official SDK.
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { expectedEmbeddingTokens, expectedResponseUsage, expectedUsage, startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { call, createApiKey, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { openaiClient, settleAll, unbalancedUsers, usageRows } from '../helpers/gateway';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { expectedEmbeddingTokens, expectedResponseUsage, expectedUsage } from '../fakes/upstream';
+import { call, type TestApp } from '../helpers/app';
+import { newGatewayCustomer, PRICE_NANO, settleAll, unbalancedUsers, usageRows, useGatewayApp } from '../helpers/gateway';
 
 setDefaultTimeout(30_000);
 
-const PRICE = 125n; // nano-units per token at the default 1.25e-7
+const PRICE = PRICE_NANO;
 
-let fake: FakeUpstream;
 let app: TestApp;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream({ apiKey: 'upstream-secret' });
-  app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret' } });
+useGatewayApp({
+  ready: (s) => {
+    app = s.app;
+  },
 });
-afterAll(async () => {
-  await app?.close();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
-
-async function newCustomer() {
-  const user = await registerUser(app.url);
-  const key = await createApiKey(app.url, user.token);
-  return { ...user, key: key.key, client: openaiClient(app, key.key) };
-}
+const newCustomer = () => newGatewayCustomer(app);
 
 /** The ledger's debits of a user for usage, in nano-units. */
 async function ledgerCharged(userId: string): Promise<bigint> {

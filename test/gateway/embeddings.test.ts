@@ -1,37 +1,32 @@
 // POST /v1/embeddings driven by the official OpenAI SDK against the fake upstream: forwarding, billing at
 // the prompt price, reservation before the call, validation and upstream failures.
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import OpenAI from 'openai';
 import { countTextTokens } from '../../src/gateway/tokens';
-import { EMBEDDING_DIMENSIONS, expectedEmbeddingTokens, fakeEmbedding, startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
+import { EMBEDDING_DIMENSIONS, expectedEmbeddingTokens, fakeEmbedding, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { balanceNanoInDb, openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageRows } from '../helpers/gateway';
+import {
+  balanceNanoInDb,
+  newGatewayCustomer,
+  openaiClient,
+  PRICE_NANO,
+  setBalanceNano,
+  settleAll,
+  START_NANO,
+  unbalancedUsers,
+  usageRows,
+  useGatewayApp,
+} from '../helpers/gateway';
 
 setDefaultTimeout(30_000);
 
-const PRICE = 125n; // nano-units per token at the default 1.25e-7
-const START = 3_000_000_000n;
+const PRICE = PRICE_NANO;
+const START = START_NANO;
 
 let fake: FakeUpstream;
 let app: TestApp;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream({ apiKey: 'upstream-secret' });
-  app = await startTestApp({
-    env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret', BODY_LIMIT_BYTES: '65536' },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
-
-async function newCustomer() {
-  const user = await registerUser(app.url);
-  const key = await createApiKey(app.url, user.token);
-  return { ...user, key: key.key, keyId: key.id, client: openaiClient(app, key.key) };
-}
+useGatewayApp({ env: { BODY_LIMIT_BYTES: '65536' }, ready: (s) => ({ app, fake } = s) });
+const newCustomer = () => newGatewayCustomer(app);
 
 const embeddingRequests = () => fake.requests.filter((r) => r.path === '/v1/embeddings');
 

@@ -1,38 +1,33 @@
 // The Responses API (POST /v1/responses, plain and streamed; GET and DELETE /v1/responses/{id}) driven by
 // the official OpenAI SDK against the fake upstream: forwarding, exact billing, client-close billing,
 // ownership of response ids, and an upstream without the endpoint.
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import OpenAI from 'openai';
-import { expectedResponseText, expectedResponseUsage, FAKE_REPLY, startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
+import { expectedResponseText, expectedResponseUsage, FAKE_REPLY, type FakeUpstream } from '../fakes/upstream';
 import { createResponsesMeter } from '../../src/gateway/responses';
-import { call, createApiKey, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { balanceNanoInDb, openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageRows, waitFor } from '../helpers/gateway';
+import { call, type TestApp } from '../helpers/app';
+import {
+  balanceNanoInDb,
+  newGatewayCustomer,
+  PRICE_NANO,
+  setBalanceNano,
+  settleAll,
+  START_NANO,
+  unbalancedUsers,
+  usageRows,
+  useGatewayApp,
+  waitFor,
+} from '../helpers/gateway';
 
 setDefaultTimeout(30_000);
 
-const PRICE = 125n; // nano-units per token at the default 1.25e-7
-const START = 3_000_000_000n;
+const PRICE = PRICE_NANO;
+const START = START_NANO;
 
 let fake: FakeUpstream;
 let app: TestApp;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream({ apiKey: 'upstream-secret' });
-  app = await startTestApp({
-    env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret', BODY_LIMIT_BYTES: '65536' },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
-
-async function newCustomer() {
-  const user = await registerUser(app.url);
-  const key = await createApiKey(app.url, user.token);
-  return { ...user, key: key.key, keyId: key.id, client: openaiClient(app, key.key) };
-}
+useGatewayApp({ env: { BODY_LIMIT_BYTES: '65536' }, ready: (s) => ({ app, fake } = s) });
+const newCustomer = () => newGatewayCustomer(app);
 
 const responseRequests = () => fake.requests.filter((r) => r.path.startsWith('/v1/responses'));
 

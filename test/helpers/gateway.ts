@@ -1,6 +1,53 @@
 // Helpers for gateway tests: an OpenAI SDK client pointed at the app, and exact balance bookkeeping.
+import { afterAll, beforeAll, beforeEach } from 'bun:test';
 import OpenAI from 'openai';
-import type { TestApp } from './app';
+import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from '../fakes/upstream';
+import { createApiKey, registerUser, startTestApp, type TestApp } from './app';
+
+/** Nano-units per token at the default price, 1.25e-7. */
+export const PRICE_NANO = 125n;
+/** A new account's balance in nano-units: the 3.00 starting bonus. */
+export const START_NANO = 3_000_000_000n;
+
+export interface GatewayTestSetup {
+  app: TestApp;
+  fake: FakeUpstream;
+}
+
+export interface GatewayTestOptions {
+  /** The app's environment beside the upstream's address and key. */
+  env?: Record<string, string>;
+  /** The fake upstream's behaviour (its key is always 'upstream-secret'). */
+  upstream?: Omit<FakeUpstreamOptions, 'apiKey'>;
+  /** Receives the app and the fake once they run, before the file's first test. */
+  ready: (setup: GatewayTestSetup) => void;
+}
+
+/**
+ * A test file's /v1 setting: one app in front of one fake upstream, started before the file's tests and
+ * closed after them; the fake forgets what it recorded before each test.
+ */
+export function useGatewayApp(options: GatewayTestOptions): void {
+  let setup: GatewayTestSetup | undefined;
+  beforeAll(async () => {
+    const fake = await startFakeUpstream({ ...options.upstream, apiKey: 'upstream-secret' });
+    const app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret', ...options.env } });
+    setup = { app, fake };
+    options.ready(setup);
+  });
+  afterAll(async () => {
+    await setup?.app.close();
+    await setup?.fake.close();
+  });
+  beforeEach(() => setup?.fake.reset());
+}
+
+/** A registered user with an API key and an OpenAI SDK client that uses it. */
+export async function newGatewayCustomer(app: TestApp) {
+  const user = await registerUser(app.url);
+  const key = await createApiKey(app.url, user.token);
+  return { ...user, key: key.key, keyId: key.id, client: openaiClient(app, key.key) };
+}
 
 export function openaiClient(app: TestApp, apiKey: string, options: { timeoutMs?: number } = {}) {
   // No retries: a test asserts what one request does.

@@ -1,24 +1,18 @@
 // Which usage an API key reads: its own (scope "key", the default) or the whole account's (a key created
 // with scope "account"); the dashboard's JWT always reads the whole account. Over HTTP with two keys of
 // one account making /v1 calls through the official SDK.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { openaiClient, settleAll } from '../helpers/gateway';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { call, registerUser, type TestApp } from '../helpers/app';
+import { openaiClient, settleAll, useGatewayApp } from '../helpers/gateway';
 
 setDefaultTimeout(30_000);
 
 const messages = [{ role: 'user' as const, content: 'Привет!' }];
-let fake: FakeUpstream;
 let app: TestApp;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream({ apiKey: 'upstream-secret' });
-  app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret' } });
-});
-afterAll(async () => {
-  await app?.close();
-  await fake?.close();
+useGatewayApp({
+  ready: (s) => {
+    app = s.app;
+  },
 });
 
 async function createKey(token: string, body: Record<string, unknown>) {
