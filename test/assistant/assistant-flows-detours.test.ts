@@ -3,14 +3,15 @@
 // flow; a booking and an order are made only after the client confirms a summary; the hand-over's phone
 // request can be skipped, refused or cancelled. VK webhook in, a scripted model, a fake YCLIENTS with a real
 // schedule, a fake Telegram for hand-overs; what the client receives is read at the fake VK, in order.
-import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
-import { lastUserText, startScriptedModelHost, type ScriptedModelHost } from '../fakes/scripted-model';
-import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram';
-import { startFakeVk, type FakeSentMessage, type FakeVk } from '../fakes/vk';
-import { startFakeYclients, type FakeYclients } from '../fakes/yclients';
-import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from '../helpers/messenger';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+import { lastUserText, type ScriptedModelHost } from '../fakes/scripted-model';
+import type { FakeTelegram } from '../fakes/telegram';
+import type { FakeSentMessage, FakeVk } from '../fakes/vk';
+import type { FakeYclients } from '../fakes/yclients';
+import { call, registerUser, type TestApp } from '../helpers/app';
+import { BOT_TOKEN, OPERATOR, waitFor } from '../helpers/messenger';
 import { buttonsOf, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
+import { moscowDate, useSalonApp } from '../helpers/salon';
 
 setDefaultTimeout(30_000);
 
@@ -23,10 +24,6 @@ const HAIRCUT = 90211;
 const TEMPLATE = 'https://pay.example.ru/checkout?order={orderNumber}&sum={amount}';
 const PRICE_ANSWER = 'Стрижка стоит от 1 500 до 2 000 ₽.';
 
-function moscowDate(daysAhead: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-  return new Date(Date.parse(`${today}T00:00:00Z`) + daysAhead * 86_400_000).toISOString().slice(0, 10);
-}
 const TOMORROW = moscowDate(1);
 
 let host: ScriptedModelHost;
@@ -35,31 +32,12 @@ let telegram: FakeTelegram;
 let yc: FakeYclients;
 let app: TestApp;
 
-beforeAll(async () => {
-  [host, vk, telegram, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeTelegram(), startFakeYclients()]);
-  app = await startTestApp({
-    env: {
-      ...messengerEnv(telegram, freePort()),
-      VK_API_BASE_URL: vk.url,
-      UPSTREAM_BASE_URL: host.url,
-      YCLIENTS_BASE_URL: yc.url,
-      YCLIENTS_RATE_PER_MINUTE: '100000',
-      // Answers to the model wait for a burst to end, as in production: row 10's late answer needs it.
-      ASSISTANT_DEBOUNCE_MS: '600',
-    },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await Promise.all([host?.close(), vk?.close(), telegram?.close(), yc?.close()]);
-});
-beforeEach(() => {
-  vk.reset();
-  vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
-  telegram.reset();
-  seedTelegram(telegram);
-  yc.reset();
-  yc.addCompany({
+useSalonApp({
+  env: {
+    // Answers to the model wait for a burst to end, as in production: row 10's late answer needs it.
+    ASSISTANT_DEBOUNCE_MS: '600',
+  },
+  company: {
     id: COMPANY,
     partnerToken: PARTNER,
     login: LOGIN,
@@ -67,7 +45,8 @@ beforeEach(() => {
     staff: [{ id: ANNA, name: 'Анна', specialization: 'Парикмахер' }],
     services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA] }],
     workingHours: [{ staffId: ANNA, date: TOMORROW, start: '11:00', end: '14:00' }],
-  });
+  },
+  ready: (s) => ({ app, host, vk, telegram, yc } = s),
 });
 
 const { messageNew, messageEvent, sendAndWait, post, processed } = createSocialDriver(

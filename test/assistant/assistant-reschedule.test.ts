@@ -2,12 +2,13 @@
 // PUT /record/{company_id}/{record_id}, so 11:00 (60 min) → 11:30 works — where book-new-then-cancel-old is
 // refused by the client's own visit — and a time another client holds is refused, the visit kept. VK
 // webhook in, a scripted model, a fake YCLIENTS that refuses overlaps with OTHER records as the real one does.
-import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
-import { startScriptedModelHost, toolResults, type ScriptedModelHost } from '../fakes/scripted-model';
-import { startFakeVk, type FakeVk } from '../fakes/vk';
-import { startFakeYclients, type FakeYclients } from '../fakes/yclients';
-import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+import { toolResults, type ScriptedModelHost } from '../fakes/scripted-model';
+import type { FakeVk } from '../fakes/vk';
+import type { FakeYclients } from '../fakes/yclients';
+import { call, registerUser, type TestApp } from '../helpers/app';
 import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
+import { moscowDate, useSalonApp } from '../helpers/salon';
 
 setDefaultTimeout(30_000);
 
@@ -19,10 +20,6 @@ const PASSWORD = 'S3cret-pa55word';
 const ANNA = 1601;
 const HAIRCUT = 90211;
 
-function moscowDate(daysAhead: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-  return new Date(Date.parse(`${today}T00:00:00Z`) + daysAhead * 86_400_000).toISOString().slice(0, 10);
-}
 const TOMORROW = moscowDate(1);
 const at = (time: string) => `${TOMORROW}T${time}:00+03:00`;
 
@@ -31,19 +28,9 @@ let vk: FakeVk;
 let yc: FakeYclients;
 let app: TestApp;
 
-beforeAll(async () => {
-  [host, vk, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeYclients()]);
-  app = await startTestApp({ env: { VK_API_BASE_URL: vk.url, UPSTREAM_BASE_URL: host.url, YCLIENTS_BASE_URL: yc.url, YCLIENTS_RATE_PER_MINUTE: '100000' } });
-});
-afterAll(async () => {
-  await app?.close();
-  await Promise.all([host?.close(), vk?.close(), yc?.close()]);
-});
-beforeEach(() => {
-  vk.reset();
-  vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
-  yc.reset();
-  yc.addCompany({
+useSalonApp({
+  withoutTelegram: true,
+  company: {
     id: COMPANY,
     partnerToken: PARTNER,
     login: LOGIN,
@@ -51,7 +38,8 @@ beforeEach(() => {
     staff: [{ id: ANNA, name: 'Анна', specialization: 'Парикмахер' }],
     services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA] }],
     workingHours: [{ staffId: ANNA, date: TOMORROW, start: '10:00', end: '15:00' }],
-  });
+  },
+  ready: (s) => ({ app, host, vk, yc } = s),
 });
 
 const { messageNew, messageEvent, sendAndWait } = createSocialDriver(

@@ -2,15 +2,16 @@
 // model host that plays the model's tool calls and records what it was sent, a fake YCLIENTS that keeps a
 // real schedule, a fake Telegram for hand-overs. What the model was given (tools, tool results) is
 // asserted at the model host; what the client, the salon and the owner see, at VK, YCLIENTS and the API.
-import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
-import { lastUserText, startScriptedModelHost, toolResults, type ScriptedModelHost, type Script, type ScriptedRequest } from '../fakes/scripted-model';
-import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram';
-import { startFakeVk, type FakeVk } from '../fakes/vk';
-import { startFakeYclients, type FakeYclients } from '../fakes/yclients';
-import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+import { lastUserText, toolResults, type ScriptedModelHost, type Script, type ScriptedRequest } from '../fakes/scripted-model';
+import type { FakeTelegram } from '../fakes/telegram';
+import type { FakeVk } from '../fakes/vk';
+import type { FakeYclients } from '../fakes/yclients';
+import { call, registerUser, type TestApp } from '../helpers/app';
 import { settleAll } from '../helpers/gateway';
-import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from '../helpers/messenger';
+import { BOT_TOKEN, OPERATOR, waitFor } from '../helpers/messenger';
 import { CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
+import { moscowDate, useSalonApp } from '../helpers/salon';
 import { formatSlot } from '../../src/assistant/texts';
 
 setDefaultTimeout(30_000);
@@ -26,11 +27,6 @@ const BORIS = 1602;
 const HAIRCUT = 90211;
 const COLORING = 90213;
 
-/** The salon's dates: today in Moscow (the company's and the app's default zone), and the next days. */
-function moscowDate(daysAhead: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-  return new Date(Date.parse(`${today}T00:00:00Z`) + daysAhead * 86_400_000).toISOString().slice(0, 10);
-}
 const TOMORROW = moscowDate(1);
 const DAY_AFTER = moscowDate(2);
 const at = (time: string, date = TOMORROW) => `${date}T${time}:00+03:00`;
@@ -41,31 +37,11 @@ let telegram: FakeTelegram;
 let yc: FakeYclients;
 let app: TestApp;
 
-beforeAll(async () => {
-  [host, vk, telegram, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeTelegram(), startFakeYclients()]);
-  const port = freePort();
-  app = await startTestApp({
-    env: {
-      ...messengerEnv(telegram, port),
-      VK_API_BASE_URL: vk.url,
-      UPSTREAM_BASE_URL: host.url,
-      YCLIENTS_BASE_URL: yc.url,
-      YCLIENTS_RATE_PER_MINUTE: '100000',
-      ASSISTANT_MAX_STEPS: String(MAX_STEPS),
-    },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await Promise.all([host?.close(), vk?.close(), telegram?.close(), yc?.close()]);
-});
-beforeEach(() => {
-  vk.reset();
-  vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
-  telegram.reset();
-  seedTelegram(telegram);
-  yc.reset();
-  yc.addCompany({
+useSalonApp({
+  env: {
+    ASSISTANT_MAX_STEPS: String(MAX_STEPS),
+  },
+  company: {
     id: COMPANY,
     partnerToken: PARTNER,
     login: LOGIN,
@@ -83,7 +59,8 @@ beforeEach(() => {
       { staffId: BORIS, date: TOMORROW, start: '10:00', end: '13:00' },
       { staffId: ANNA, date: DAY_AFTER, start: '10:00', end: '12:00' },
     ],
-  });
+  },
+  ready: (s) => ({ app, host, vk, telegram, yc } = s),
 });
 
 const { messageNew, messageEvent, sendAndWait } = createSocialDriver(

@@ -3,14 +3,15 @@
 // a booking or an order made by a tool, a model that loops, fails or sends odd calls, a returning client.
 // VK webhook in, a scripted model host (which can be held "thinking" until the test lets it answer), fake
 // YCLIENTS and Telegram; what the client receives is read at the fake VK, in order.
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { startScriptedModelHost, toolResults, type Script, type ScriptedModelHost, type ScriptedRequest } from '../fakes/scripted-model';
-import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram';
-import { startFakeVk, type FakeVk } from '../fakes/vk';
-import { startFakeYclients, type FakeYclients } from '../fakes/yclients';
-import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { BOT_TOKEN, freePort, messengerEnv, OPERATOR, seedTelegram, waitFor } from '../helpers/messenger';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { toolResults, type Script, type ScriptedModelHost, type ScriptedRequest } from '../fakes/scripted-model';
+import type { FakeTelegram } from '../fakes/telegram';
+import type { FakeVk } from '../fakes/vk';
+import type { FakeYclients } from '../fakes/yclients';
+import { call, registerUser, type TestApp } from '../helpers/app';
+import { BOT_TOKEN, OPERATOR, waitFor } from '../helpers/messenger';
 import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, SECRET, TOKEN } from '../helpers/social';
+import { moscowDate, useSalonApp } from '../helpers/salon';
 
 setDefaultTimeout(30_000);
 
@@ -24,10 +25,6 @@ const ANNA = 1701;
 const HAIRCUT = 90311;
 const TEMPLATE = 'https://pay.example.ru/checkout?order={orderNumber}&sum={amount}';
 
-function moscowDate(daysAhead: number): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-  return new Date(Date.parse(`${today}T00:00:00Z`) + daysAhead * 86_400_000).toISOString().slice(0, 10);
-}
 const TOMORROW = moscowDate(1);
 const at = (time: string) => `${TOMORROW}T${time}:00+03:00`;
 const [, TOMORROW_MONTH = '1', TOMORROW_DAY = '1'] = TOMORROW.split('-');
@@ -41,34 +38,15 @@ let telegram: FakeTelegram;
 let yc: FakeYclients;
 let app: TestApp;
 
-beforeAll(async () => {
-  [host, vk, telegram, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeTelegram(), startFakeYclients()]);
-  app = await startTestApp({
-    env: {
-      ...messengerEnv(telegram, freePort()),
-      VK_API_BASE_URL: vk.url,
-      UPSTREAM_BASE_URL: host.url,
-      YCLIENTS_BASE_URL: yc.url,
-      YCLIENTS_RATE_PER_MINUTE: '100000',
-      ASSISTANT_MAX_STEPS: String(MAX_STEPS),
-      ASSISTANT_MAX_TOOL_CALLS: String(MAX_TOOL_CALLS),
-      ASSISTANT_MAX_BOOKINGS_PER_CLIENT: '2',
-      ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: '1',
-      ASSISTANT_DEBOUNCE_MS: '0',
-    },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await Promise.all([host?.close(), vk?.close(), telegram?.close(), yc?.close()]);
-});
-beforeEach(() => {
-  vk.reset();
-  vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
-  telegram.reset();
-  seedTelegram(telegram);
-  yc.reset();
-  yc.addCompany({
+useSalonApp({
+  env: {
+    ASSISTANT_MAX_STEPS: String(MAX_STEPS),
+    ASSISTANT_MAX_TOOL_CALLS: String(MAX_TOOL_CALLS),
+    ASSISTANT_MAX_BOOKINGS_PER_CLIENT: '2',
+    ASSISTANT_MAX_OPEN_ORDERS_PER_CLIENT: '1',
+    ASSISTANT_DEBOUNCE_MS: '0',
+  },
+  company: {
     id: COMPANY,
     partnerToken: PARTNER,
     login: LOGIN,
@@ -76,7 +54,8 @@ beforeEach(() => {
     staff: [{ id: ANNA, name: 'Анна', specialization: 'Парикмахер' }],
     services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA] }],
     workingHours: [{ staffId: ANNA, date: TOMORROW, start: '10:00', end: '18:00' }],
-  });
+  },
+  ready: (s) => ({ app, host, vk, telegram, yc } = s),
 });
 
 const driver = createSocialDriver(

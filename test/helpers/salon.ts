@@ -1,0 +1,70 @@
+// The salon's setting for assistant conversations: the scripted model host, the VK community, the Telegram
+// bot and the YCLIENTS company, each a fake, in front of one app. A file names its own environment and
+// its company (staff, services, working hours); the fakes forget everything before each test and the
+// community, the bot and the company are put back.
+import { afterAll, beforeAll, beforeEach } from 'bun:test';
+import { startScriptedModelHost, type ScriptedModelHost } from '../fakes/scripted-model';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram';
+import { startFakeVk, type FakeVk } from '../fakes/vk';
+import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from '../fakes/yclients';
+import { startTestApp, type TestApp } from './app';
+import { freePort, messengerEnv, seedTelegram } from './messenger';
+import { CODE, GROUP, TOKEN } from './social';
+
+/** A date `daysAhead` days after today in Moscow (the company's and the app's zone), YYYY-MM-DD. */
+export function moscowDate(daysAhead: number): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+  return new Date(Date.parse(`${today}T00:00:00Z`) + daysAhead * 86_400_000).toISOString().slice(0, 10);
+}
+
+export interface SalonSetup {
+  app: TestApp;
+  host: ScriptedModelHost;
+  vk: FakeVk;
+  telegram: FakeTelegram;
+  yc: FakeYclients;
+}
+
+export interface SalonOptions {
+  /** The app's environment beside the fakes' addresses (the assistant's limits, the debounce…). */
+  env?: Record<string, string>;
+  /** The YCLIENTS company put back before each test. */
+  company: FakeCompanySpec;
+  /** Without the Telegram bot's environment (the fake still runs, unconfigured): hand-overs go nowhere. */
+  withoutTelegram?: boolean;
+  /** Receives the app and the fakes once they run, before the file's first test. */
+  ready: (setup: SalonSetup) => void;
+}
+
+export function useSalonApp(options: SalonOptions): void {
+  let setup: SalonSetup | undefined;
+  beforeAll(async () => {
+    const [host, vk, telegram, yc] = await Promise.all([startScriptedModelHost(), startFakeVk(), startFakeTelegram(), startFakeYclients()]);
+    const app = await startTestApp({
+      env: {
+        ...(options.withoutTelegram ? {} : messengerEnv(telegram, freePort())),
+        VK_API_BASE_URL: vk.url,
+        UPSTREAM_BASE_URL: host.url,
+        YCLIENTS_BASE_URL: yc.url,
+        YCLIENTS_RATE_PER_MINUTE: '100000',
+        ...options.env,
+      },
+    });
+    setup = { app, host, vk, telegram, yc };
+    options.ready(setup);
+  });
+  afterAll(async () => {
+    await setup?.app.close();
+    await Promise.all([setup?.host.close(), setup?.vk.close(), setup?.telegram.close(), setup?.yc.close()]);
+  });
+  beforeEach(() => {
+    if (!setup) return;
+    const { vk, telegram, yc } = setup;
+    vk.reset();
+    vk.addGroup({ id: GROUP, name: 'Салон «Лён»', token: TOKEN, confirmationCode: CODE });
+    telegram.reset();
+    if (!options.withoutTelegram) seedTelegram(telegram);
+    yc.reset();
+    yc.addCompany(options.company);
+  });
+}
