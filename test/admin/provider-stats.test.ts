@@ -3,7 +3,8 @@
 // provider included — of them its own faults (a 5xx, a stream it cut) and the clients' own errors (a 400
 // passed through, which is no fault of the provider's and does not count in its failures in a row), and the
 // median time of its successful answers from the usage log; «Сбоев подряд» never exceeds the hour's faults.
-// On PostgreSQL the usage log's hour is read through an index range on created_at, not a scan of the log.
+// The counts an instance made reach the table when it stops. On PostgreSQL the usage log's hour is read
+// through an index range on created_at, not a scan of the log.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
@@ -158,6 +159,29 @@ test('the hour is the newest sixty minutes of every instance’s counts; the med
   expect((await ask('acme/unrouted')).status).toBe(200);
   await insertUsage(null, 'ok', 40);
   expect((await adminCall('GET', '/api/admin/providers/default')).body.lastHour).toMatchObject({ attempts: 1, faults: 0, clientErrors: 0 });
+});
+
+test('an instance that stops writes the attempts it counted: the next one reads them', async () => {
+  const first = await startTestApp({ env: { UPSTREAM_BASE_URL: home.url, ADMIN_EMAILS: ADMIN } });
+  let next: TestApp | null = null;
+  try {
+    const boss = (await registerAdmin(first, ADMIN)).token;
+    const created = await call(first.url, 'POST', '/api/admin/providers', { token: boss, body: { name: 'Перед остановкой', baseUrl: broken.url } });
+    const id = created.body.id as string;
+    expect((await call(first.url, 'PUT', '/api/admin/routes', { token: boss, body: { pattern: 'acme/stop', targets: [{ providerId: id }] } })).status).toBe(200);
+    const customer = await registerUser(first.url);
+    const customerKey = (await createApiKey(first.url, customer.token)).key;
+    const answer = await call(first.url, 'POST', '/v1/chat/completions', { token: customerKey, body: { model: 'acme/stop', messages } });
+    expect(answer.status).toBe(502);
+    // Stopped at once, with no admin read to write the counts first: the shutdown writes them.
+    await first.stop();
+    next = await startTestApp({ database: first.database, env: { UPSTREAM_BASE_URL: home.url, ADMIN_EMAILS: ADMIN } });
+    const read = await call(next.url, 'GET', `/api/admin/providers/${id}`, { token: boss });
+    expect(read.body.lastHour).toEqual({ attempts: 1, faults: 1, clientErrors: 0, p50LatencyMs: null });
+  } finally {
+    await next?.stop();
+    await first.database.drop();
+  }
 });
 
 test.skipIf(!onPostgres)('on PostgreSQL the newest hour of a long usage log is read through an index range on created_at', async () => {
