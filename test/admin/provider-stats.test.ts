@@ -184,6 +184,28 @@ test('an instance that stops writes the attempts it counted: the next one reads 
   }
 });
 
+test.skipIf(!onPostgres)('two instances on one database: each one’s attempts add to the same hour', async () => {
+  const second = await startTestApp({ database: app.database, env: { UPSTREAM_BASE_URL: home.url, ADMIN_EMAILS: ADMIN } });
+  try {
+    const id = await addProvider('Общий', broken.url);
+    await route('acme/shared', id);
+    // The route reaches the second instance by NOTIFY.
+    await waitFor(
+      async () => (await call(second.url, 'POST', '/v1/chat/completions', { token: key, body: { model: 'acme/shared', messages } })).status === 502,
+      5000,
+      100,
+    );
+    expect((await ask('acme/shared')).status).toBe(502);
+    // The second instance's read writes its counts; the first's read writes its own and sums both.
+    const fromSecond = (await call(second.url, 'GET', `/api/admin/providers/${id}`, { token: admin })).body.lastHour;
+    expect(fromSecond.attempts).toBeGreaterThanOrEqual(1);
+    const both = (await adminCall('GET', `/api/admin/providers/${id}`)).body.lastHour;
+    expect(both).toEqual({ attempts: fromSecond.attempts + 1, faults: fromSecond.attempts + 1, clientErrors: 0, p50LatencyMs: null });
+  } finally {
+    await second.stop();
+  }
+});
+
 test.skipIf(!onPostgres)('on PostgreSQL the newest hour of a long usage log is read through an index range on created_at', async () => {
   // A month of usage from many users, one row every 13 seconds: the hour is a small slice of it.
   await app.sql(`
