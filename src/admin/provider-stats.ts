@@ -1,37 +1,55 @@
-// Each provider's last hour, read from the usage log: requests answered (or last tried) by it, how many of
-// them failed on the provider's side, and the median time of its successful answers. One function, so the
-// per-period rollups planned for usage history replace this one query and nothing else.
+// Each provider's last hour: its upstream attempts, of them its own faults and the clients' own errors,
+// summed from the per-minute counts every instance adds to (gateway/routing/attempt-counts.ts, failover
+// attempts included), and the median time of the answers it gave, from the usage log (the row of a
+// request names the provider that answered it).
 //
-// The range on created_at is served by usage_records_created_idx: the newest hour is a small slice of a
-// table that only grows, and without that index every read of the providers screen scanned all of it.
+// The hour is the last 60 minute buckets, the current one included; the usage log's range on created_at
+// is served by usage_records_created_idx (a small slice of a table that only grows), the counts' by
+// provider_attempt_counts_minute_idx.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Executor } from '../db/client';
 import { DEFAULT_PROVIDER_ID } from '../gateway';
 
 export interface ProviderHourStats {
-  requests: number;
-  /** Rows that ended on the provider's side (an error, timeout, refusal or cut stream); a client leaving is not its fault. */
-  errors: number;
-  /** Median duration of its successful answers; null when it gave none this hour. */
+  /** Every attempt at the provider, those that failed over to another one included. */
+  attempts: number;
+  /** Attempts that failed on the provider's side: 5xx, 408, 429, timeouts, connection errors, our key refused, answers cut short. */
+  faults: number;
+  /** The clients' own 4xx the provider answered and the client was given: not the provider's fault. */
+  clientErrors: number;
+  /** Median duration of the requests it answered successfully; null when it gave none this hour. */
   p50LatencyMs: number | null;
 }
 
-export const EMPTY_HOUR: ProviderHourStats = { requests: 0, errors: 0, p50LatencyMs: null };
+export const EMPTY_HOUR: ProviderHourStats = { attempts: 0, faults: 0, clientErrors: 0, p50LatencyMs: null };
 
 /** Figures per provider id over the hour before now (the database's clock). */
 export async function providerLastHour(executor: Executor): Promise<Map<string, ProviderHourStats>> {
-  // Rows written before routing have no provider: only the environment's upstream existed then.
-  const rows = rowsOf<{ provider_id: string; requests: string; errors: string; p50: string | null }>(
-    await executor.execute(sql`
-    select coalesce(provider_id, ${DEFAULT_PROVIDER_ID}) as provider_id,
-           count(*)::text as requests,
-           (count(*) filter (where status not in ('ok', 'client_closed')))::text as errors,
-           (percentile_disc(0.5) within group (order by duration_ms) filter (where status = 'ok'))::text as p50
-      from usage_records
-     where created_at >= now() - interval '1 hour'
-       -- Refused with 402 before routing: no provider was asked.
-       and status not in ('refused_balance', 'refused_key_limit')
+  const [counts, medians] = await Promise.all([
+    executor.execute(sql`
+    select provider_id, sum(attempts)::text as attempts, sum(faults)::text as faults, sum(client_errors)::text as client_errors
+      from provider_attempt_counts
+     where minute > date_trunc('minute', now()) - interval '1 hour'
      group by 1`),
-  );
-  return new Map(rows.map((r) => [r.provider_id, { requests: Number(r.requests), errors: Number(r.errors), p50LatencyMs: r.p50 === null ? null : Number(r.p50) }]));
+    // Rows written before routing have no provider: only the environment's upstream existed then.
+    executor.execute(sql`
+    select coalesce(provider_id, ${DEFAULT_PROVIDER_ID}) as provider_id,
+           (percentile_disc(0.5) within group (order by duration_ms))::text as p50
+      from usage_records
+     where created_at >= now() - interval '1 hour' and status = 'ok'
+     group by 1`),
+  ]);
+  const out = new Map<string, ProviderHourStats>();
+  const of = (id: string) => {
+    let s = out.get(id);
+    if (!s) out.set(id, (s = { ...EMPTY_HOUR }));
+    return s;
+  };
+  for (const r of rowsOf<{ provider_id: string; attempts: string; faults: string; client_errors: string }>(counts)) {
+    Object.assign(of(r.provider_id), { attempts: Number(r.attempts), faults: Number(r.faults), clientErrors: Number(r.client_errors) });
+  }
+  for (const r of rowsOf<{ provider_id: string; p50: string | null }>(medians)) {
+    of(r.provider_id).p50LatencyMs = r.p50 === null ? null : Number(r.p50);
+  }
+  return out;
 }

@@ -18,7 +18,7 @@ import { EMPTY_HOUR, providerLastHour, type ProviderHourStats } from './provider
 
 export interface AdminProvidersDeps {
   db: Database;
-  routing: Pick<Routing, 'reload' | 'health'>;
+  routing: Pick<Routing, 'reload' | 'health' | 'attempts'>;
   box: Pick<SecretBox, 'seal'>;
   billing: Pick<Billing, 'flush'>;
   config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs'>;
@@ -33,6 +33,7 @@ function healthView(row: HealthRow | undefined) {
     consecutiveFailures: row?.consecutiveFailures ?? 0,
     cooldownUntil: row?.cooldownUntil ? row.cooldownUntil.toISOString() : null,
     lastError: row?.lastError ?? null,
+    lastFailureAt: row?.lastFailureAt ? row.lastFailureAt.toISOString() : null,
   };
 }
 
@@ -72,9 +73,9 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     return row;
   }
 
-  /** The hour's figures, this instance's usage rows still waiting for the batch writer included. */
+  /** The hour's figures, this instance's attempt counts and usage rows still waiting to be written included. */
   async function lastHour() {
-    await billing.flush();
+    await Promise.all([billing.flush(), routing.attempts.flush()]);
     return providerLastHour(db);
   }
 

@@ -92,6 +92,8 @@ const providerHealthView = z.object({
   consecutiveFailures: z.number().int(),
   cooldownUntil: z.string().nullable(),
   lastError: z.string().nullable(),
+  /** When the last of its failures happened (null: none on record). */
+  lastFailureAt: z.string().nullable(),
 });
 
 const providerView = z.object({
@@ -103,10 +105,15 @@ const providerView = z.object({
   enabled: z.boolean(),
   timeoutMs: z.number().int(),
   health: providerHealthView,
-  /** The hour before the read, from the usage log: requests it answered or was last to try, its failures, the median time of its answers. */
+  /**
+   * The hour before the read: every attempt at it (failovers to another provider included), of them its own
+   * faults (5xx, 408, 429, timeouts, connection errors, its key refused, answers cut short) and the clients'
+   * own 4xx (not its fault), and the median time of the answers it gave.
+   */
   lastHour: z.object({
-    requests: z.number().int(),
-    errors: z.number().int(),
+    attempts: z.number().int(),
+    faults: z.number().int(),
+    clientErrors: z.number().int(),
     p50LatencyMs: z.number().int().nullable(),
   }),
 });

@@ -15,6 +15,7 @@ import { createIdempotency } from './idempotency';
 import { createModelCatalog } from './models';
 import { createRateLimiter } from './rate-limit';
 import { createResponsesHandler } from './responses';
+import { createAttemptCounts, isCutAnswer } from './routing/attempt-counts';
 import { createHealthStore } from './routing/health';
 import { createRouting } from './routing/registry';
 import { createUpstream } from './upstream';
@@ -42,6 +43,7 @@ export function createGatewayApi(base: Base, use: Use) {
     },
     logger,
   });
+  const attempts = createAttemptCounts({ db, logger });
   const billing = createBilling({
     db,
     query: database.query,
@@ -51,7 +53,11 @@ export function createGatewayApi(base: Base, use: Use) {
     listen: (channel, onPayload, onListen) => database.listen(channel, onPayload, onListen),
     journalDir: join(config.dataDir, 'journal'),
     observer: {
-      settled: (facts, cost) => metrics.settled(facts, cost.totalNano),
+      settled: (facts, cost) => {
+        metrics.settled(facts, cost.totalNano);
+        // A provider's answer cut short is its fault, known only now that the request settles.
+        if (facts.providerId && isCutAnswer(facts)) attempts.cut(facts.providerId);
+      },
       unpaid: (nano) => metrics.unpaid(nano),
       topUp: (lease, outcome) => metrics.leaseTopUp(lease, outcome),
       charged: (charges) => events.emit(charged, charges),
@@ -67,6 +73,7 @@ export function createGatewayApi(base: Base, use: Use) {
     logger,
     box: secretBox,
     defaultUpstream: upstream,
+    attempts,
     health: createHealthStore({ database, config, logger, onStateChange: (providerId, state) => metrics.providerStateChanged(providerId, state) }),
   });
   const models = createModelCatalog({

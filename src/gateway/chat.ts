@@ -213,7 +213,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
           );
         }
         const kind = classifyFetchFailure(error, abort.signal);
-        fail(kind === 'timeout' ? 'upstream_timeout' : kind === 'client_closed' ? 'client_closed' : 'upstream_dropped', 'body lost');
+        fail(kind === 'timeout' ? 'upstream_timeout' : kind === 'client_closed' ? 'client_closed' : 'upstream_dropped', 'body lost', response.status);
         throw new AppError(kind === 'timeout' ? 'upstream_timeout' : 'upstream_error');
       }
       cleanup();

@@ -337,6 +337,26 @@ export const providerHealth = pgTable('provider_health', {
 });
 
 /**
+ * Each provider's upstream attempts per minute, summed over every instance (gateway/routing/attempt-counts.ts):
+ * every attempt, those that failed over to another provider included (a usage row names only the provider
+ * that answered or was tried last); of them the provider's own faults (5xx, 408/429, timeouts, connection
+ * errors, refused credentials, streams cut after the answer began) and the client's own 4xx. Written by an
+ * upsert that adds, a few seconds' counts at a time; rows older than a week are dropped.
+ */
+export const providerAttemptCounts = pgTable(
+  'provider_attempt_counts',
+  {
+    providerId: text('provider_id').notNull(),
+    /** The minute the counts fell in (the database's clock at the flush). */
+    minute: timestamp('minute', { withTimezone: true, mode: 'date' }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    faults: integer('faults').notNull().default(0),
+    clientErrors: integer('client_errors').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.providerId, t.minute] }), index('provider_attempt_counts_minute_idx').on(t.minute)],
+);
+
+/**
  * The accounts whose timeout at a provider was counted, and when (gateway/routing/health.ts): one account's
  * timeouts count once a minute across every instance, so no single client's slow requests cool a provider
  * down. Rows older than a few minutes are dropped.

@@ -45,7 +45,17 @@ const section = (name: string) => page.getByRole('navigation', { name: 'Разд
 const shot = (name: (typeof SCREENS)[number]) => page.screenshot({ path: screenPath(name), fullPage: true });
 const api = async (method: string, path: string, body?: unknown) => call(app.url, method, path, { token: await sessionToken(page), body });
 const ask = (model: string) => call(app.url, 'POST', '/v1/chat/completions', { token: customerKey, body: { model, messages } });
-const providerRow = (name: string) => page.getByTestId('providers-table').locator('tbody tr', { has: page.getByText(name, { exact: true }) });
+const providerRow = (name: string) => page.getByTestId('provider-card').filter({ has: page.getByRole('heading', { name, exact: true }) });
+/** A provider's action, from its card's «⋯» menu. */
+async function menuAction(name: string, action: string) {
+  await providerRow(name)
+    .getByRole('button', { name: `Действия: ${name}` })
+    .click();
+  await page
+    .getByRole('menu', { name: `Действия: ${name}` })
+    .getByRole('menuitem', { name: action, exact: true })
+    .click();
+}
 
 /** Nothing is wider than the screen at 1440 px nor at 390 px; the phone screenshot is taken there. */
 async function widthCheck(name: (typeof SCREENS)[number]) {
@@ -92,7 +102,7 @@ browserSuite('providers and routes in the admin console in chromium', () => {
       await section('Провайдеры').click();
       await page.waitForURL(appUrl('/admin/providers'));
       const screen = page.getByTestId('admin-providers');
-      const builtIn = screen.locator('tr[data-provider-id="default"]');
+      const builtIn = screen.locator('[data-testid="provider-card"][data-provider-id="default"]');
       await builtIn.waitFor();
       expect(await builtIn.textContent()).toContain(home.url);
       expect(await builtIn.getByTestId('provider-health').textContent()).toContain('работает');
@@ -129,7 +139,7 @@ browserSuite('providers and routes in the admin console in chromium', () => {
       expect(await providerRow('Основной').getByTestId('provider-key').textContent()).toBe('не задан');
 
       // Editing: the key field starts empty and an empty field keeps the key (the provider still answers with it).
-      await screen.getByRole('button', { name: 'Изменить провайдера Запасной' }).click();
+      await menuAction('Запасной', 'Изменить');
       const edit = screen.getByRole('form', { name: 'Изменить провайдера Запасной' });
       expect(await edit.getByLabel('Ключ API').inputValue()).toBe('');
       await edit.getByLabel('Таймаут, мс').fill('4000');
@@ -143,13 +153,13 @@ browserSuite('providers and routes in the admin console in chromium', () => {
       expect(spare.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
       expect((await api('DELETE', '/api/admin/routes?pattern=acme%2Fkey-check')).status).toBe(200);
 
-      await screen.getByRole('button', { name: 'Выключить провайдера Запасной' }).click();
+      await menuAction('Запасной', 'Выключить');
       await screen.getByText('Провайдер Запасной выключен').waitFor();
-      await row.getByText('Выключен', { exact: true }).waitFor();
+      await row.getByText('выключен', { exact: true }).waitFor();
       expect((await api('GET', `/api/admin/providers/${spareId}`)).body.enabled).toBe(false);
-      await screen.getByRole('button', { name: 'Включить провайдера Запасной' }).click();
+      await menuAction('Запасной', 'Включить');
       await screen.getByText('Провайдер Запасной включён').waitFor();
-      await row.getByText('Выключен', { exact: true }).waitFor({ state: 'detached' });
+      await row.getByText('выключен', { exact: true }).waitFor({ state: 'detached' });
       await shot('admin-providers');
       await widthCheck('admin-providers-phone');
     },
@@ -245,14 +255,17 @@ browserSuite('providers and routes in the admin console in chromium', () => {
       expect(await state.textContent()).toContain('Сбоев подряд: 2');
       expect(await state.textContent()).toContain('503');
       expect(await spareRow.getAttribute('data-state')).toBe('cooling_down');
-      // The last hour: the answer it gave with the kept key and its two failures; the other provider's one answer.
-      expect(await spareRow.locator('td[data-label="Запросов за час"]').textContent()).toBe('3');
-      expect(await spareRow.locator('td[data-label="Ошибок за час"]').textContent()).toBe('2');
-      expect(await spareRow.locator('td[data-label="Медиана ответа"]').textContent()).toMatch(/^\d[\d\s\u00a0]* мс$/);
+      // The last hour: the answer it gave with the kept key and its two faults (the pausing provider is then
+      // skipped, not tried); the other provider's one answer.
+      const stat = (row: typeof spareRow, which: string) => row.locator(`[data-stat="${which}"] dd`).textContent();
+      expect(await stat(spareRow, 'attempts')).toBe('3');
+      expect(await stat(spareRow, 'faults')).toBe('2');
+      expect(await stat(spareRow, 'client-errors')).toBe('0');
+      expect(await stat(spareRow, 'p50')).toMatch(/^\d[\d\s\u00a0]* мс$/);
       const mainRow = providerRow('Основной');
-      expect(await mainRow.locator('td[data-label="Запросов за час"]').textContent()).toBe('1');
-      expect(await mainRow.locator('td[data-label="Ошибок за час"]').textContent()).toBe('0');
-      expect(await mainRow.locator('td[data-label="Медиана ответа"]').textContent()).toMatch(/^\d[\d\s\u00a0]* мс$/);
+      expect(await stat(mainRow, 'attempts')).toBe('1');
+      expect(await stat(mainRow, 'faults')).toBe('0');
+      expect(await stat(mainRow, 'p50')).toMatch(/^\d[\d\s\u00a0]* мс$/);
       expect(await mainRow.getByTestId('provider-health').textContent()).toContain('работает');
       await widthCheck('admin-providers-phone');
     },
@@ -263,7 +276,7 @@ browserSuite('providers and routes in the admin console in chromium', () => {
     'deleting asks first; a provider a route uses is refused with the server’s message, then deleted once the routes are gone',
     async () => {
       const screen = page.getByTestId('admin-providers');
-      await screen.getByRole('button', { name: 'Удалить провайдера Запасной' }).click();
+      await menuAction('Запасной', 'Удалить');
       const dialog = page.getByRole('dialog', { name: 'Удалить провайдера?' });
       await dialog.getByRole('button', { name: 'Удалить' }).click();
       await dialog.getByText('Провайдер используется в маршрутах (acme/*, acme/only-spare)').waitFor();
@@ -281,7 +294,7 @@ browserSuite('providers and routes in the admin console in chromium', () => {
       await routes.getByText('Маршрутов нет').waitFor();
 
       await section('Провайдеры').click();
-      await screen.getByRole('button', { name: 'Удалить провайдера Запасной' }).click();
+      await menuAction('Запасной', 'Удалить');
       await dialog.getByRole('button', { name: 'Удалить' }).click();
       await screen.getByText('Провайдер удалён: Запасной').waitFor();
       await providerRow('Запасной').waitFor({ state: 'detached' });

@@ -311,6 +311,8 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       await form.getByText('укажите идентификатор модели').waitFor();
       await form.getByLabel('Шаблон модели').fill('acme/*');
       await form.getByRole('button', { name: 'Сохранить цену' }).click();
+      // A price applies to everyone: saved once the operator confirms (web-console.test.ts covers the dialog).
+      await page.getByRole('dialog', { name: 'Добавить цену для всех?' }).getByRole('button', { name: 'Сохранить для всех' }).click();
       await prices.getByText('Цена acme/* добавлена').waitFor();
       const table = prices.getByTestId('prices-table');
       const acme = table.locator('tr[data-pattern="acme/*"]');
@@ -322,6 +324,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       expect(await edit.getByLabel('Запрос за 1M токенов').evaluate((el) => el === document.activeElement)).toBe(true);
       await edit.getByLabel('Запрос за 1M токенов').fill('3,000000001');
       await edit.getByRole('button', { name: 'Сохранить цену' }).click();
+      await page.getByRole('dialog', { name: 'Изменить цену для всех?' }).getByRole('button', { name: 'Сохранить для всех' }).click();
       await prices.getByText('Цена acme/* сохранена').waitFor();
       // Rounded to kopecks like all money on the dashboard (issue 33, point 9); every digit on hover.
       await acme.locator(`.money[title="Точно: ${formatExactAmount(3.000000001, 'RUB')}"]`).waitFor();

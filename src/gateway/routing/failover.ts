@@ -6,6 +6,9 @@
 // committed to when its status is 2xx and its headers are in, before any byte reaches the client, so
 // nothing sent is ever retried.
 //
+// Each attempt is counted for the operator's figures (routing.attempts, attempt-counts.ts) where its
+// health verdict is given, so the screen's faults and the health's failures in a row are one classification.
+//
 // Only the provider's own faults count against it: a refused key or account disables it, trouble counts
 // towards a cooldown (a timeout once per account a minute: health.timedOut), and the client's own
 // refusals count for nothing.
@@ -89,33 +92,40 @@ export async function askRouted(options: RoutedCall): Promise<{ response: Respon
       failure.detail = provider.upstream.redact(failure.detail);
       if (failure.kind === 'client_closed') {
         health.released(provider.id);
+        routing.attempts.attempted(provider.id, 'other');
         fail(failure.status, failure.detail);
         throw failure.error;
       }
       observer?.upstreamResponded(failure.kind === 'timeout' ? 'timeout' : 'network', (performance.now() - asked) / 1000, provider.id);
       if (failure.kind === 'timeout') health.timedOut(provider.id, facts.userId, failure.detail);
       else health.failed(provider.id, failure.detail, false);
+      routing.attempts.attempted(provider.id, 'fault');
       return { kind: 'retry', rejection: failure, upstreamStatus: null, providerId: provider.id, timedOut: failure.kind === 'timeout' };
     }
     if (response.ok) {
       health.succeeded(provider.id);
+      // Counted as answered now; a stream it cuts later is added as a fault at settlement (attempt-counts.ts).
+      routing.attempts.attempted(provider.id, 'answered');
       return { kind: 'answer', response, call, upstream: provider.upstream };
     }
     const rejection = await readUpstreamRejection(response, options.logger, options.requestId, provider.upstream.redact);
     call.cleanup();
     if (rejection.fault === 'account' || rejection.fault === 'trouble') {
       health.failed(provider.id, `status ${response.status}: ${rejection.detail}`, rejection.fault === 'account');
+      routing.attempts.attempted(provider.id, 'fault');
       return { kind: 'retry', rejection, upstreamStatus: response.status, providerId: provider.id, timedOut: false };
     }
     if (rejection.fault === 'unaffordable') {
       // Our account there cannot pay for this request's size: another may; nothing against this one.
       health.released(provider.id);
+      routing.attempts.attempted(provider.id, 'other');
       return { kind: 'retry', rejection, upstreamStatus: response.status, providerId: provider.id, timedOut: false };
     }
     // The client's own error: the provider did its job. A refusal of what the client sent (a 403:
     // moderation) says nothing of the provider's health either way.
     if (response.status === 403) health.released(provider.id);
     else health.succeeded(provider.id);
+    routing.attempts.attempted(provider.id, 'client_error');
     fail(rejection.status, rejection.detail, response.status);
     throw rejection.error;
   }

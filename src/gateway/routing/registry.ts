@@ -11,6 +11,7 @@ import type { SecretBox } from '../../crypto/secret-box';
 import type { Logger } from '../../logger';
 import type { ModelPrice } from '../../pricing/prices';
 import { createUpstream, type Upstream } from '../upstream';
+import type { AttemptCounts } from './attempt-counts';
 import type { HealthStore } from './health';
 import { createFailoverBudget } from './budget';
 import { byPriority, matchRoute, orderTargets, type RouteTarget } from './select';
@@ -57,11 +58,13 @@ export interface RoutingOptions {
   /** The environment's upstream, served as `default`. */
   defaultUpstream: Upstream;
   health: HealthStore;
+  /** Every attempt per provider, for the operator's figures. */
+  attempts: AttemptCounts;
   refreshMs?: number;
 }
 
 export function createRouting(options: RoutingOptions) {
-  const { db, database, config, logger, box, defaultUpstream, health } = options;
+  const { db, database, config, logger, box, defaultUpstream, health, attempts } = options;
   const refreshMs = options.refreshMs ?? 5 * 60_000;
   const builtIn: ProviderEntry = {
     id: DEFAULT_PROVIDER_ID,
@@ -121,6 +124,7 @@ export function createRouting(options: RoutingOptions) {
 
   return {
     health,
+    attempts,
     maxAttempts: config.routeMaxAttempts,
     /** Failovers after a timeout, per caller and minute (budget.ts). */
     timeoutFailovers: createFailoverBudget(config.routeTimeoutFailoversPerMinute),
@@ -173,6 +177,7 @@ export function createRouting(options: RoutingOptions) {
       );
       await reload();
       await health.start();
+      attempts.start();
       timer = setInterval(() => void reload(), refreshMs);
       timer.unref?.();
     },
@@ -183,6 +188,8 @@ export function createRouting(options: RoutingOptions) {
       await unlisten?.().catch(() => {});
       unlisten = null;
       await health.stop();
+      // The last counts written: the server has drained its requests by now.
+      await attempts.stop();
     },
   };
 }

@@ -2,7 +2,8 @@
 // blocking), daily revenue and spend, the audit log, the price table, and the providers and routes that
 // model requests go by. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
-// while the page was open).
+// while the page was open). On a phone its sections are one bar that scrolls sideways, and the site's own
+// navigation waits behind «Меню» (App.tsx), so the two take one row each instead of ~400 px of wrapped links.
 import { Loading } from '../shared/ui';
 import { Link } from '../app/router';
 import { RecheckRole } from './AdminError';
@@ -14,6 +15,7 @@ import { RoutesScreen } from './Routes';
 import { StatsScreen } from './Stats';
 import { UserScreen } from './User';
 import { UsersScreen } from './Users';
+import './admin.css';
 
 const SECTIONS = [
   { to: '/admin', label: 'Пользователи' },
@@ -24,6 +26,13 @@ const SECTIONS = [
   { to: '/admin/routes', label: 'Маршруты' },
   { to: '/admin/requisites', label: 'Реквизиты' },
 ] as const;
+
+/** On a phone the bar is one row that scrolls sideways: the current section's item is brought into it. */
+function intoView(item: HTMLLIElement | null) {
+  const list = item?.parentElement;
+  if (!item || !list || list.scrollWidth <= list.clientWidth) return;
+  list.scrollLeft = item.offsetLeft - list.offsetLeft - (list.clientWidth - item.offsetWidth) / 2;
+}
 
 function NoAccess() {
   return (
@@ -66,10 +75,10 @@ export function AdminScreen({ path, isAdmin, recheckRole }: { path: string; isAd
       <div className="page-head">
         <h1>Администрирование</h1>
       </div>
-      <nav className="subnav" aria-label="Разделы администрирования">
+      <nav className="subnav console-nav" aria-label="Разделы администрирования">
         <ul>
           {SECTIONS.map((s) => (
-            <li key={s.to}>
+            <li key={s.to} ref={current(s.to) ? intoView : undefined}>
               <Link to={s.to} aria-current={current(s.to) ? 'page' : undefined}>
                 {s.label}
               </Link>

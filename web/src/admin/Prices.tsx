@@ -1,5 +1,7 @@
 // The price table: per model id or prefix (openai/*), what 1M prompt and 1M completion tokens cost in
 // the balance currency; rows are added, changed and deleted here, or imported from the provider's list.
+// A saved price applies to every user at once, so the form asks first, saying what changes (issue 41).
+import './admin.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
@@ -7,7 +9,7 @@ import { putPriceInput } from '@server/admin/input';
 import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
 import { Money } from '../shared/Money';
-import { currencySymbol, formatBalance, formatDateTime } from '../shared/format';
+import { currencySymbol, formatBalance, formatDateTime, formatExactAmount } from '../shared/format';
 import { PerMillionPair } from './PerMillion';
 import { useBillingConfig } from '../shared/billing-config';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
@@ -16,13 +18,108 @@ import { PriceImport } from './PriceImport';
 
 type PriceRow = Outputs['admin']['listPrices']['prices'][number];
 
+/** A price as the confirmation shows it: to the kopeck, or every digit when it has more. */
+function priceText(value: number, currency: string | undefined): string {
+  return Math.round(value * 100) / 100 === value ? formatBalance(value, currency) : formatExactAmount(value, currency);
+}
+
+/** The row whose price a model id (or a pattern's prefix) pays now: the longest matching pattern, as the server picks. */
+function priceInForce(pattern: string, rows: readonly PriceRow[]): PriceRow | null {
+  const id = (pattern.endsWith('*') ? pattern.slice(0, -1) : pattern).trim().toLowerCase();
+  let best: PriceRow | null = null;
+  for (const row of rows) {
+    const p = row.pattern.toLowerCase();
+    const matches = p.endsWith('*') ? id.startsWith(p.slice(0, -1)) : p === id;
+    if (matches && (!best || row.pattern.length > best.pattern.length)) best = row;
+  }
+  return best;
+}
+
+interface PriceChange {
+  pattern: string;
+  promptPerMillion: number;
+  completionPerMillion: number;
+}
+
+/**
+ * Asks before a price is saved: it applies to every user from their next request. Says which model, what
+ * it paid and what it will pay per 1M tokens; «Отмена» changes nothing.
+ */
+function PriceChangeConfirm({
+  change,
+  rows,
+  defaultPrice,
+  currency,
+  pending,
+  error,
+  onConfirm,
+  onCancel,
+}: {
+  change: PriceChange | null;
+  rows: readonly PriceRow[];
+  defaultPrice: { promptPerMillion: number; completionPerMillion: number } | undefined;
+  currency: string | undefined;
+  pending: boolean;
+  error: ReturnType<typeof apiError>;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
+  const own = change ? (rows.find((r) => r.pattern.toLowerCase() === change.pattern.toLowerCase()) ?? null) : null;
+  const inForce = change ? (own ?? priceInForce(change.pattern, rows)) : null;
+  const before = inForce ?? defaultPrice;
+  const line = (label: string, was: number | undefined, now: number) => (
+    <>
+      <dt>{label}</dt>
+      <dd data-testid="price-change-line">
+        {was === undefined ? priceText(now, currency) : `${priceText(was, currency)} → ${priceText(now, currency)}`}
+        {was === now ? ' (без изменений)' : ''}
+      </dd>
+    </>
+  );
+  return (
+    <ConfirmDialog
+      open={change !== null}
+      title={own ? 'Изменить цену для всех?' : 'Добавить цену для всех?'}
+      confirmText="Сохранить для всех"
+      pending={pending}
+      error={error}
+      onConfirm={onConfirm}
+      onCancel={onCancel}
+    >
+      {change ? (
+        <>
+          <dl className="price-change">
+            <dt>Модель</dt>
+            <dd>
+              <code>{change.pattern}</code>
+            </dd>
+            {line('Запрос за 1 млн токенов', before?.promptPerMillion, change.promptPerMillion)}
+            {line('Ответ за 1 млн токенов', before?.completionPerMillion, change.completionPerMillion)}
+          </dl>
+          {own ? null : (
+            <p className="hint">
+              {inForce ? `Сейчас эти модели стоят по шаблону «${inForce.pattern}».` : 'Сейчас эти модели стоят по цене по умолчанию.'} Строки с более длинным шаблоном
+              сохранят свою цену.
+            </p>
+          )}
+          <p>Новая цена применяется ко всем пользователям начиная со следующего запроса. Уже выполненные запросы не пересчитываются.</p>
+        </>
+      ) : null}
+    </ConfirmDialog>
+  );
+}
+
 function PriceForm({
   editing,
+  rows,
+  defaultPrice,
   currency,
   onSaved,
   onCancel,
 }: {
   editing: PriceRow | null;
+  rows: readonly PriceRow[];
+  defaultPrice: { promptPerMillion: number; completionPerMillion: number } | undefined;
   currency: string | undefined;
   onSaved(row: PriceRow, created: boolean): void;
   onCancel(): void;
@@ -31,6 +128,7 @@ function PriceForm({
   const [prompt, setPrompt] = useState(editing ? decimalText(editing.promptPerMillion) : '');
   const [completion, setCompletion] = useState(editing ? decimalText(editing.completionPerMillion) : '');
   const [errors, setErrors] = useState<FieldErrors>({});
+  const [confirming, setConfirming] = useState<PriceChange | null>(null);
   const trpc = useTRPC();
   const save = useMutation(trpc.admin.putPrice.mutationOptions());
   const first = useRef<HTMLInputElement>(null);
@@ -49,10 +147,16 @@ function PriceForm({
       return;
     }
     setErrors({});
-    const row = await answerOf(
-      save.mutateAsync({ pattern: checked.data.pattern, promptPerMillion: values.promptPerMillion!, completionPerMillion: values.completionPerMillion! }),
-    );
+    save.reset();
+    // Saved only once the operator has seen what changes for everyone.
+    setConfirming({ pattern: checked.data.pattern, promptPerMillion: values.promptPerMillion!, completionPerMillion: values.completionPerMillion! });
+  };
+
+  const onConfirm = async () => {
+    if (!confirming) return;
+    const row = await answerOf(save.mutateAsync(confirming));
     if (!row) return;
+    setConfirming(null);
     onSaved(row, !editing);
     if (!editing) {
       setPattern('');
@@ -62,53 +166,65 @@ function PriceForm({
   };
 
   return (
-    <form onSubmit={onSubmit} noValidate data-testid="price-form" aria-label={editing ? `Изменить цену ${editing.pattern}` : 'Новая цена'}>
-      <h3>{editing ? `Изменить цену «${editing.pattern}»` : 'Новая цена'}</h3>
-      <div className="grid">
-        <Field
-          label="Шаблон модели"
-          hint={
-            editing
-              ? 'Шаблон не меняется: чтобы задать другой, добавьте новую цену'
-              : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'
-          }
-          error={errors.pattern}
-        >
-          {(props) => (
-            <input {...props} name="pricePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />
-          )}
-        </Field>
-        <Field label={`Запрос за 1M токенов${unit}`} error={errors.promptPerMillion}>
-          {(props) => (
-            <input
-              {...props}
-              ref={editing ? first : undefined}
-              name="pricePrompt"
-              inputMode="decimal"
-              autoComplete="off"
-              value={prompt}
-              onChange={(e) => setPrompt(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
-          {(props) => (
-            <input {...props} name="priceCompletion" inputMode="decimal" autoComplete="off" value={completion} onChange={(e) => setCompletion(e.target.value)} />
-          )}
-        </Field>
-      </div>
-      <div className="actions">
-        <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
-          Сохранить цену
-        </Button>
-        {editing ? (
-          <Button variant="secondary" onClick={onCancel} disabled={save.isPending}>
-            Отмена
+    <>
+      <form onSubmit={onSubmit} noValidate data-testid="price-form" aria-label={editing ? `Изменить цену ${editing.pattern}` : 'Новая цена'}>
+        <h3>{editing ? `Изменить цену «${editing.pattern}»` : 'Новая цена'}</h3>
+        <div className="grid">
+          <Field
+            label="Шаблон модели"
+            hint={
+              editing
+                ? 'Шаблон не меняется: чтобы задать другой, добавьте новую цену'
+                : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'
+            }
+            error={errors.pattern}
+          >
+            {(props) => (
+              <input {...props} name="pricePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />
+            )}
+          </Field>
+          <Field label={`Запрос за 1M токенов${unit}`} error={errors.promptPerMillion}>
+            {(props) => (
+              <input
+                {...props}
+                ref={editing ? first : undefined}
+                name="pricePrompt"
+                inputMode="decimal"
+                autoComplete="off"
+                value={prompt}
+                onChange={(e) => setPrompt(e.target.value)}
+              />
+            )}
+          </Field>
+          <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
+            {(props) => (
+              <input {...props} name="priceCompletion" inputMode="decimal" autoComplete="off" value={completion} onChange={(e) => setCompletion(e.target.value)} />
+            )}
+          </Field>
+        </div>
+        <div className="actions">
+          <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
+            Сохранить цену
           </Button>
-        ) : null}
-      </div>
-      <AdminError error={apiError(save.error)} />
-    </form>
+          {editing ? (
+            <Button variant="secondary" onClick={onCancel} disabled={save.isPending}>
+              Отмена
+            </Button>
+          ) : null}
+        </div>
+        <AdminError error={confirming ? undefined : apiError(save.error)} />
+      </form>
+      <PriceChangeConfirm
+        change={confirming}
+        rows={rows}
+        defaultPrice={defaultPrice}
+        currency={currency}
+        pending={save.isPending}
+        error={apiError(save.error)}
+        onConfirm={onConfirm}
+        onCancel={() => setConfirming(null)}
+      />
+    </>
   );
 }
 
@@ -223,6 +339,8 @@ export function PricesScreen() {
           <PriceForm
             key={editing?.pattern ?? '+new'}
             editing={editing}
+            rows={rows}
+            defaultPrice={prices.data?.default}
             currency={currency}
             onCancel={() => setEditing(null)}
             onSaved={(row, created) => {

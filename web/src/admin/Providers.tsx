@@ -1,31 +1,19 @@
 // «Провайдеры»: where model requests go — the built-in `default` (the environment's upstream) and the
-// providers added here — each with its health (working, paused after failures, or disabled because its
-// key was refused) and its last hour from the usage log. Providers are added, changed, switched off and
-// on, and deleted here; the key is write-only: the list shows it masked, and an empty field keeps it.
+// providers added here — each a card (ProviderCard.tsx) with its health (working, paused after failures, or
+// disabled because its key was refused) and its last hour: attempts, its own faults, the clients' errors.
+// Providers are added, changed, switched off and on, and deleted here; the key is write-only: the list shows it masked, and an empty field keeps it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { createProviderInput, patchProviderInput } from '@server/admin/input';
-import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
-import { formatClock, formatInt } from '../shared/format';
+import { DEFAULT_PROVIDER_ID, ProviderCard, type Provider, type ProviderCardActions } from './ProviderCard';
 import { check, decimalInput, type FieldErrors, withServerErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
+import './admin.css';
 
-type Provider = Outputs['admin']['listProviders']['data'][number];
-
-const DEFAULT_ID = 'default';
 const DEFAULT_TIMEOUT_MS = 60_000;
 const FIELDS_REFUSED = 'Не сохранено: исправьте поля, отмеченные выше';
-
-/** The provider's health in words, as the operator reads it. */
-export function healthText(health: Provider['health']): string {
-  if (health.state === 'cooling_down') return health.cooldownUntil ? `пауза после сбоев до ${formatClock(health.cooldownUntil)}` : 'пауза после сбоев';
-  if (health.state === 'disabled') return 'отключён: ключ отклонён';
-  return 'работает';
-}
-
-const seconds = (ms: number) => `${formatInt(ms / 1000)} с`;
 
 interface ProviderValues {
   name: string;
@@ -183,6 +171,20 @@ export function ProvidersScreen() {
     void queryClient.invalidateQueries({ queryKey: trpc.admin.listProviders.pathKey() });
   };
 
+  const cardActions: ProviderCardActions = {
+    edit: (row) => {
+      setMessage(null);
+      setEditing(row);
+    },
+    toggle: (row) => onToggle(row, { enabled: !row.enabled }, row.enabled ? `Провайдер ${row.name} выключен` : `Провайдер ${row.name} включён`),
+    restore: (row) => onToggle(row, {}, `Провайдер ${DEFAULT_PROVIDER_ID} возвращён в работу`),
+    remove: (row) => {
+      remove.reset();
+      setDeleting(row);
+    },
+    busy: toggle.isPending,
+  };
+
   return (
     <>
       <section className="card" aria-labelledby="providers-title" data-testid="admin-providers">
@@ -194,7 +196,8 @@ export function ProvidersScreen() {
         </div>
         <p className="hint">
           Куда уходят запросы к моделям. Встроенный провайдер default задаётся окружением (UPSTREAM_BASE_URL); остальные добавляются здесь, а маршруты указывают,
-          какой модели какие провайдеры отвечают. Запросы, ошибки и медиана времени ответа — за последний час.
+          какой модели какие провайдеры отвечают. За последний час: попытки (и те, после которых запрос ушёл к другому провайдеру), сбои самого провайдера, ошибки в
+          запросах клиентов и медиана времени успешного ответа.
         </p>
         {message ? (
           <p className="success" role="status">
@@ -205,116 +208,11 @@ export function ProvidersScreen() {
         <AdminError error={apiError(toggle.error)} />
         {list.isPending ? <Loading text="Загружаем провайдеров…" /> : null}
         {rows.length > 0 ? (
-          <div className="table-wrap">
-            <table className="stack-table" data-testid="providers-table" aria-busy={list.isFetching}>
-              <thead>
-                <tr>
-                  <th scope="col">Название</th>
-                  <th scope="col">Адрес</th>
-                  <th scope="col">Ключ</th>
-                  <th scope="col">Таймаут</th>
-                  <th scope="col">Состояние</th>
-                  <th scope="col" className="num">
-                    Запросов за час
-                  </th>
-                  <th scope="col" className="num">
-                    Ошибок за час
-                  </th>
-                  <th scope="col" className="num">
-                    Медиана ответа
-                  </th>
-                  <th scope="col">
-                    <span className="visually-hidden">Действия</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id} data-provider-id={row.id} data-state={row.health.state} className={editing?.id === row.id ? 'row-open' : undefined}>
-                    <td data-label="Название" className="wrap-anywhere">
-                      <strong>{row.name}</strong>
-                      {row.id === DEFAULT_ID ? <span className="hint"> встроенный</span> : null}
-                    </td>
-                    <td data-label="Адрес" className="wrap-anywhere">
-                      <code>{row.baseUrl}</code>
-                    </td>
-                    <td data-label="Ключ" className="wrap-anywhere" data-testid="provider-key">
-                      {row.apiKey ? <code>{row.apiKey}</code> : <span className="muted">не задан</span>}
-                    </td>
-                    <td data-label="Таймаут">{seconds(row.timeoutMs)}</td>
-                    <td data-label="Состояние" data-testid="provider-health">
-                      {/* One block: on a phone the cell is a row of its label and this. */}
-                      <div className="provider-health">
-                        <div>
-                          {row.enabled ? null : <span className="badge badge-off">Выключен</span>}{' '}
-                          <span className={`badge ${row.health.state === 'up' ? 'badge-ok' : 'badge-off'}`}>{healthText(row.health)}</span>
-                        </div>
-                        {row.health.consecutiveFailures > 0 ? <div>Сбоев подряд: {formatInt(row.health.consecutiveFailures)}</div> : null}
-                        {row.health.lastError ? <div className="hint wrap-anywhere">Последняя ошибка: {row.health.lastError}</div> : null}
-                      </div>
-                    </td>
-                    <td data-label="Запросов за час" className="num">
-                      {formatInt(row.lastHour.requests)}
-                    </td>
-                    <td data-label="Ошибок за час" className="num">
-                      {formatInt(row.lastHour.errors)}
-                    </td>
-                    <td data-label="Медиана ответа" className="num">
-                      {row.lastHour.p50LatencyMs === null ? '—' : `${formatInt(row.lastHour.p50LatencyMs)} мс`}
-                    </td>
-                    <td>
-                      <div className="row-actions">
-                        {row.id === DEFAULT_ID ? (
-                          row.health.state !== 'up' ? (
-                            <Button
-                              variant="secondary"
-                              aria-label="Вернуть в работу default"
-                              onClick={() => onToggle(row, {}, 'Провайдер default возвращён в работу')}
-                            >
-                              Вернуть в работу
-                            </Button>
-                          ) : null
-                        ) : (
-                          <>
-                            <Button
-                              variant="secondary"
-                              aria-label={`Изменить провайдера ${row.name}`}
-                              onClick={() => {
-                                setMessage(null);
-                                setEditing(row);
-                              }}
-                            >
-                              Изменить
-                            </Button>
-                            <Button
-                              variant="secondary"
-                              aria-label={`${row.enabled ? 'Выключить' : 'Включить'} провайдера ${row.name}`}
-                              disabled={toggle.isPending}
-                              onClick={() =>
-                                onToggle(row, { enabled: !row.enabled }, row.enabled ? `Провайдер ${row.name} выключен` : `Провайдер ${row.name} включён`)
-                              }
-                            >
-                              {row.enabled ? 'Выключить' : 'Включить'}
-                            </Button>
-                            <Button
-                              variant="danger"
-                              aria-label={`Удалить провайдера ${row.name}`}
-                              onClick={() => {
-                                remove.reset();
-                                setDeleting(row);
-                              }}
-                            >
-                              Удалить
-                            </Button>
-                          </>
-                        )}
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ul className="provider-cards" data-testid="providers-list" aria-label="Провайдеры" aria-busy={list.isFetching}>
+            {rows.map((row) => (
+              <ProviderCard key={row.id} row={row} open={editing?.id === row.id} on={cardActions} />
+            ))}
+          </ul>
         ) : null}
 
         <div className="tool">

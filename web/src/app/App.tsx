@@ -121,6 +121,13 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
   const isAdmin = me.data ? me.data.user.role === 'admin' : me.error ? false : undefined;
   const nav = isAdmin ? [...NAV, ADMIN_NAV] : NAV;
 
+  // In the console, a phone shows these sections behind «Меню»: the console's own bar is the one in view
+  // (issue 41: two bars of wrapped links took ~400 px of the screen there).
+  const inConsole = path === '/admin' || path.startsWith('/admin/');
+  // Open at the address it was opened at: going to another section closes it.
+  const [menuOpenAt, setMenuOpenAt] = useState<string | null>(null);
+  const menuOpen = menuOpenAt === path;
+
   const inboxCounts = useInboxCounts(path);
   // An agent's dialogues belong to «Диалоги», not to «Агенты».
   const inInbox = path === '/dialogues' || /^\/agents\/[^/]+\/dialogues/.test(path);
@@ -130,9 +137,20 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
       <a className="skip-link" href="#main">
         К содержимому
       </a>
-      <header className="topbar">
+      <header className={inConsole ? `topbar topbar-compact${menuOpen ? ' menu-open' : ''}` : 'topbar'}>
         <span className="brand">Conduit</span>
-        <nav aria-label="Разделы">
+        {inConsole ? (
+          <button
+            type="button"
+            className="btn btn-secondary nav-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpenAt(menuOpen ? null : path)}
+          >
+            Меню
+          </button>
+        ) : null}
+        <nav id="main-nav" aria-label="Разделы">
           <ul>
             {nav.map((item) => (
               <li key={item.to}>
@@ -142,13 +160,21 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
                 </Link>
               </li>
             ))}
+            {inConsole ? (
+              // The phone's console row has no room for the account's documentation link: it is in «Меню».
+              <li className="nav-docs">
+                <a href="/docs" target="_blank" rel="noopener">
+                  Документация API
+                </a>
+              </li>
+            ) : null}
           </ul>
         </nav>
         <div className="account">
           <span className="muted account-email" data-testid="account-email" title={email}>
             {email}
           </span>
-          <a href="/docs" target="_blank" rel="noopener" data-testid="docs-link">
+          <a href="/docs" target="_blank" rel="noopener" data-testid="docs-link" className="docs-link">
             Документация API
           </a>
           <button
