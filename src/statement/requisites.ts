@@ -1,5 +1,5 @@
 // Requisites for the closing documents: the operator's company (one row, changed by an operator and
-// audited like every admin action) and, optionally, the customer's own company name and ИНН.
+// audited like every admin action) and, optionally, the customer's own company: name, ИНН, КПП, address.
 import { eq } from 'drizzle-orm';
 import { recordAudit, type AuditActor, type JsonObject } from '../admin';
 import type { Database } from '../db/client';
@@ -48,7 +48,7 @@ export function createRequisites(db: Database) {
 
     async customer(userId: string): Promise<CustomerRequisites> {
       const [row] = await db.select().from(customerRequisites).where(eq(customerRequisites.userId, userId)).limit(1);
-      return { companyName: row?.companyName ?? '', inn: row?.inn ?? '' };
+      return { companyName: row?.companyName ?? '', inn: row?.inn ?? '', kpp: row?.kpp ?? '', address: row?.address ?? '' };
     },
 
     async putCustomer(userId: string, input: CustomerRequisitesInput): Promise<CustomerRequisites> {
@@ -57,7 +57,7 @@ export function createRequisites(db: Database) {
         .insert(customerRequisites)
         .values({ userId, ...values })
         .onConflictDoUpdate({ target: customerRequisites.userId, set: values });
-      return { companyName: input.companyName, inn: input.inn };
+      return { companyName: input.companyName, inn: input.inn, kpp: input.kpp, address: input.address };
     },
   };
 }
