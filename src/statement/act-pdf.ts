@@ -3,7 +3,7 @@
 // amount in words, the acceptance wording, and both sides' signature lines with a place for each stamp.
 import { formatDocumentDate, formatDocumentDay, formatDocumentNumber } from './amounts';
 import type { MonthFacts } from './documents';
-import { type Customer, customerText, type DocumentLine, kopecksOnly, lineSum, startDocument, type Supplier, supplierText } from './pdf';
+import { type Customer, customerName, customerText, type DocumentLine, kopecksOnly, lineSum, startDocument, type Supplier, supplierText } from './pdf';
 import { documentTexts as T, monthTitle, operationLabel, requestsText } from './texts';
 
 export interface ActInput {
@@ -88,8 +88,7 @@ export function renderAct(input: ActInput): Promise<Buffer> {
       .text(T.stamp, x + 40, y + 24, { width: half - 52 });
     return c.doc.y;
   };
-  const customerName = input.customer.companyName || T.accountOwner(input.customer.email);
-  const end = Math.max(side(c.left, T.executor, s.companyName), side(c.left + half, T.customer, customerName));
+  const end = Math.max(side(c.left, T.executor, s.companyName), side(c.left + half, T.customer, customerName(input.customer)));
   c.doc.x = c.left;
   c.doc.y = end;
   return c.finish();

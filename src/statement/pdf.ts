@@ -41,10 +41,17 @@ export function supplierText(s: Supplier): string {
   return [s.companyName, `ИНН ${s.inn}`, s.kpp ? `КПП ${s.kpp}` : '', s.address].filter(Boolean).join(', ');
 }
 
+/** An e-mail address whose hyphens do not break a line (no-break hyphens): a reader copies it whole. */
+const unbroken = (email: string) => email.replace(/-/g, '\u2011');
+
+/** The customer's company name, or the account's e-mail worded for a document. */
+export const customerName = (c: Customer) => c.companyName || T.accountOwner(unbroken(c.email));
+
 /** The customer's company with what is known of it, or the account's e-mail worded for a document. */
 export function customerText(c: Customer): string {
-  const name = c.companyName || T.accountOwner(c.email);
-  return [name, c.inn ? `ИНН ${c.inn}` : '', c.kpp ? `КПП ${c.kpp}` : '', c.address, c.companyName ? `${T.email} ${c.email}` : ''].filter(Boolean).join(', ');
+  return [customerName(c), c.inn ? `ИНН ${c.inn}` : '', c.kpp ? `КПП ${c.kpp}` : '', c.address, c.companyName ? `${T.email} ${unbroken(c.email)}` : '']
+    .filter(Boolean)
+    .join(', ');
 }
 
 export interface Column {
