@@ -151,7 +151,7 @@ export const invoiceDocumentRoute = defineRawRoute<Deps>({
   method: 'GET',
   path: '/api/account/invoices/:file',
   auth: 'jwt',
-  info: { key: 'invoices', shownAs: ['/api/account/invoices/:number.pdf'] },
+  info: { key: 'invoices.pdf', shownAs: ['/api/account/invoices/:number.pdf'] },
   openapi: {
     operation: {
       tags: ['account'],

@@ -228,7 +228,7 @@ export const invoicesRouter = router({
   list: userProcedure
     .use(own)
     .meta({
-      info: 'invoices',
+      info: 'invoices.list',
       openapi: {
         method: 'GET',
         path: '/api/account/invoices',
@@ -263,7 +263,7 @@ export const invoicesRouter = router({
   create: userProcedure
     .use(own)
     .meta({
-      info: 'invoices',
+      info: 'invoices.create',
       successStatus: 201,
       openapi: {
         method: 'POST',
