@@ -1,5 +1,5 @@
-// «Реквизиты» (/app/admin/requisites): the operator's company as the users' monthly счёт and акт print
-// it. Until they are saved, users are told their documents are not available yet. Saving is audited.
+// «Реквизиты» (/app/admin/requisites): the operator's company as the users' счета на оплату and monthly акты
+// print it. Until they are saved, users are told their documents are not available yet. Saving is audited.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -74,7 +74,8 @@ export function RequisitesScreen() {
     <section className="card" aria-labelledby="requisites-admin-title" data-testid="operator-requisites">
       <h2 id="requisites-admin-title">Реквизиты для счетов и актов</h2>
       <p className="hint">
-        Пользователи скачивают по месяцам счёт (платежи месяца) и акт оказанных услуг (расходы месяца) с этими реквизитами.
+        С этими реквизитами пользователи выставляют себе счета на оплату банковским переводом и скачивают акты оказанных услуг по месяцам. Уже выставленный счёт
+        сохраняет реквизиты, с которыми был выставлен.
         {saved.data && updatedAt === null ? ' Пока реквизиты не сохранены, документы пользователям недоступны.' : ''}
         {updatedAt ? ` Изменены ${formatDateTime(updatedAt)}.` : ''}
       </p>
