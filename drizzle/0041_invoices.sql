@@ -14,5 +14,7 @@ CREATE TABLE "invoices" (
 --> statement-breakpoint
 ALTER TABLE "customer_requisites" ADD COLUMN "kpp" text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE "customer_requisites" ADD COLUMN "address" text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE "operator_requisites" ADD COLUMN "director_name" text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE "operator_requisites" ADD COLUMN "accountant_name" text DEFAULT '' NOT NULL;--> statement-breakpoint
 ALTER TABLE "invoices" ADD CONSTRAINT "invoices_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "invoices_user_idx" ON "invoices" USING btree ("user_id","created_at");

@@ -24,6 +24,8 @@ const supplier = {
   account: '40702810400000012345',
   correspondentAccount: '30101810400000000225',
   vatNote: 'Без НДС (УСН)',
+  directorName: 'Петров П. П.',
+  accountantName: 'Сидорова А. В.',
 };
 const customer = {
   companyName: 'ООО «Ромашка»',

@@ -71,7 +71,7 @@ export function renderAct(input: ActInput): Promise<Buffer> {
   c.room(90);
   const top = c.doc.y + 4;
   const half = c.width / 2;
-  const side = (x: number, role: string, name: string) => {
+  const side = (x: number, role: string, name: string, director: string) => {
     c.doc
       .font('bold')
       .fontSize(9)
@@ -81,14 +81,14 @@ export function renderAct(input: ActInput): Promise<Buffer> {
       .fontSize(9)
       .text(name, x, c.doc.y, { width: half - 12 });
     const y = c.doc.y + 16;
-    c.signature(T.director, x, half - 12, y);
+    c.signature(T.director, director, x, half - 12, y);
     c.doc
       .font('regular')
       .fontSize(9)
       .text(T.stamp, x + 40, y + 24, { width: half - 52 });
     return c.doc.y;
   };
-  const end = Math.max(side(c.left, T.executor, s.companyName), side(c.left + half, T.customer, customerName(input.customer)));
+  const end = Math.max(side(c.left, T.executor, s.companyName, s.directorName), side(c.left + half, T.customer, customerName(input.customer), ''));
   c.doc.x = c.left;
   c.doc.y = end;
   return c.finish();

@@ -58,6 +58,9 @@ export const operatorRequisitesInput = z.object({
   account: digits(20, statementMessages.accountInvalid),
   correspondentAccount: digits(20, statementMessages.accountInvalid),
   vatNote: z.string().trim().max(200, statementMessages.vatNoteTooLong).default(''),
+  /** Printed beside the signature lines; empty: a blank for the name, written by hand. */
+  directorName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),
+  accountantName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),
 });
 export type OperatorRequisitesInput = z.output<typeof operatorRequisitesInput>;
 

@@ -107,8 +107,8 @@ export function renderInvoice(invoice: Invoice): Promise<Buffer> {
   c.doc.moveDown(1.5);
   const y = c.doc.y;
   const half = c.width / 2;
-  c.signature(T.director, c.left, half - 10, y);
-  c.signature(T.accountant, c.left + half, half, y);
+  c.signature(T.director, invoice.supplier.directorName, c.left, half - 10, y);
+  c.signature(T.accountant, invoice.supplier.accountantName, c.left + half, half, y);
   c.doc.x = c.left;
   c.doc.y = y + 26;
   c.text(T.stamp, { x: c.left + 40 });

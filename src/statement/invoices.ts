@@ -31,7 +31,8 @@ const fromRow = (row: typeof invoices.$inferSelect): Invoice => ({
   number: row.number,
   amountNano: row.amountNano,
   currency: row.currency,
-  supplier: row.supplier as InvoiceSupplier,
+  // A счёт issued before the signers' names were kept has none: blanks, as the operator had then.
+  supplier: { directorName: '', accountantName: '', ...(row.supplier as Partial<InvoiceSupplier>) } as InvoiceSupplier,
   customer: row.customer as InvoiceCustomer,
   createdAt: row.createdAt,
 });

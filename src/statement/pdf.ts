@@ -145,9 +145,9 @@ export function startDocument(title: string, author: string) {
     return total;
   };
 
-  /** A signature line: «Руководитель ______________ / ______________ /», at `x`, `lineWidth` wide. */
-  const signature = (role: string, x: number, lineWidth: number, y: number) => {
-    doc.font('regular').fontSize(9).text(`${role} ${T.signatureBlank}`, x, y, { width: lineWidth, lineBreak: false });
+  /** A signature line: «Руководитель ______________ / Иванов И. И. /» (a blank when the name is not known), at `x`. */
+  const signature = (role: string, name: string, x: number, lineWidth: number, y: number) => {
+    doc.font('regular').fontSize(9).text(T.signatureLine(role, name), x, y, { width: lineWidth, lineBreak: false, ellipsis: true });
   };
 
   return {

@@ -9,7 +9,20 @@ import type { CustomerRequisitesInput, OperatorRequisitesInput } from './input';
 export type OperatorRequisites = OperatorRequisitesInput & { updatedAt: string };
 export type CustomerRequisites = CustomerRequisitesInput;
 
-const FIELDS = ['companyName', 'inn', 'kpp', 'ogrn', 'address', 'bankName', 'bik', 'account', 'correspondentAccount', 'vatNote'] as const;
+const FIELDS = [
+  'companyName',
+  'inn',
+  'kpp',
+  'ogrn',
+  'address',
+  'bankName',
+  'bik',
+  'account',
+  'correspondentAccount',
+  'vatNote',
+  'directorName',
+  'accountantName',
+] as const;
 
 function fieldsOf(row: OperatorRequisitesInput): JsonObject {
   return Object.fromEntries(FIELDS.map((f) => [f, row[f]]));

@@ -55,6 +55,8 @@ const requisitesOutput = z.object({
   account: z.string(),
   correspondentAccount: z.string(),
   vatNote: z.string(),
+  directorName: z.string(),
+  accountantName: z.string(),
   updatedAt: z.string(),
 });
 
@@ -329,7 +331,9 @@ export const adminRequisitesRouter = router({
         summary: 'Задать реквизиты оператора',
         description:
           'Название, ИНН (10 или 12 цифр), КПП (9 цифр; пусто у ИП), ОГРН (13 или 15 цифр), адрес, банк, БИК (9 цифр), расчётный и ' +
-          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»). Изменение пишется в журнал действий.',
+          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»), directorName и accountantName — ' +
+          'фамилии и инициалы руководителя и главного бухгалтера у строк подписей (пусто — место для записи от руки). Изменение ' +
+          'пишется в журнал действий.',
       },
     })
     .input(operatorRequisitesInput)

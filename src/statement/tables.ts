@@ -27,6 +27,10 @@ export const operatorRequisites = pgTable(
     correspondentAccount: text('correspondent_account').notNull(),
     /** What the documents say about VAT, as the operator words it («Без НДС (УСН)»); empty: nothing. */
     vatNote: text('vat_note').notNull().default(''),
+    /** The head's name as the signature lines print it («Иванов И. И.»); empty: a blank to fill in by hand. */
+    directorName: text('director_name').notNull().default(''),
+    /** The chief accountant's name for the счёт's second signature line; empty: a blank. */
+    accountantName: text('accountant_name').notNull().default(''),
     updatedAt: updatedAt(),
   },
   (t) => [check('operator_requisites_single_row', sql`${t.id} = 1`)],

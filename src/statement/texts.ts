@@ -19,6 +19,7 @@ export const statementMessages = {
   bikInvalid: 'БИК: 9 цифр',
   accountInvalid: '20 цифр',
   vatNoteTooLong: 'до 200 символов',
+  signerNameTooLong: 'до 200 символов',
   customerNameTooLong: 'до 300 символов',
   customerKppInvalid: 'КПП: 9 цифр (у ИП нет КПП — оставьте пустым)',
   customerAddressTooLong: 'до 500 символов',
@@ -78,7 +79,7 @@ export const documentTexts = {
   director: 'Руководитель',
   accountant: 'Главный бухгалтер',
   stamp: 'М.П.',
-  signatureBlank: '______________ / ______________ /',
+  signatureLine: (role: string, name: string) => `${role} ______________ / ${name || '______________'} /`,
   // The акт.
   actTitle: (number: string, date: string) => `Акт № ${number} от ${date}`,
   actSubtitle: (month: string) => `об оказании услуг за ${month}`,

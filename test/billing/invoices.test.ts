@@ -1,7 +1,7 @@
 // Счёт на оплату before paying and the акт an accountant accepts (issue 41 point 6), over HTTP: a счёт for
 // 1234.56 is issued with the next number, listed, and its PDF read back as text (unpdf): the bank block on top,
 // both parties with ИНН/КПП/address, the table with unit and price, the VAT line, «Всего к оплате», the amount
-// in words, «Руководитель», «Главный бухгалтер», М.П. The amounts are checked, numbers are sequential under
+// in words, «Руководитель» with the operator's head named, «Главный бухгалтер» left blank, М.П. The amounts are checked, numbers are sequential under
 // concurrent requests, another account's счёт is not found, a счёт keeps the requisites it was issued with,
 // and dates and month boundaries follow Moscow time.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -22,6 +22,9 @@ const REQUISITES = {
   account: '40702810400000012345',
   correspondentAccount: '30101810400000000225',
   vatNote: 'Без НДС',
+  // The head's name printed at the signature line; no chief accountant's: that line keeps its blank.
+  directorName: 'Петров П. П.',
+  accountantName: '',
 };
 const CUSTOMER = { companyName: 'ООО «Ромашка»', inn: '7712345678', kpp: '771201001', address: '125009, г. Москва, ул. Тверская, д. 1' };
 
@@ -103,7 +106,7 @@ describe('счёт на оплату', () => {
     expect(text).toContain('Всего наименований 1, на сумму 1 234,56 ₽');
     expect(text).toContain('Одна тысяча двести тридцать четыре рубля 56 копеек');
     expect(text).toContain(`«Оплата по счёту № ${invoice.number} от ${date}»`);
-    expect(text).toMatch(/Руководитель _+ \/ _+ \/ Главный бухгалтер _+ \/ _+ \/ М\.П\./);
+    expect(text).toMatch(/Руководитель _+ \/ Петров П\. П\. \/ Главный бухгалтер _+ \/ _+ \/ М\.П\./);
     expect(text).not.toContain('UTC');
   });
 
@@ -185,7 +188,7 @@ describe('акт by Moscow months', () => {
     expect(february).toContain('Итого: 234,56 Без НДС');
     expect(february).toContain('Двести тридцать четыре рубля 56 копеек');
     expect(february).toContain(`Заказчик: Владелец учётной записи с e-mail ${person.email}`);
-    expect(february).toMatch(/ИСПОЛНИТЕЛЬ ООО «Кондуит» Руководитель _+ \/ _+ \/ М\.П\. ЗАКАЗЧИК Владелец учётной записи/);
+    expect(february).toMatch(/ИСПОЛНИТЕЛЬ ООО «Кондуит» Руководитель _+ \/ Петров П\. П\. \/ М\.П\. ЗАКАЗЧИК Владелец учётной записи/);
     const months = (await call(app.url, 'GET', '/api/account/documents', { token: person.token })).body.months;
     expect(months.find((m: { month: string }) => m.month === '2025-01')).toMatchObject({ spent: 1000 });
     expect(months.find((m: { month: string }) => m.month === '2025-02')).toMatchObject({ spent: 234.56 });

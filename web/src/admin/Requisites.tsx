@@ -20,6 +20,8 @@ const EMPTY = {
   account: '',
   correspondentAccount: '',
   vatNote: '',
+  directorName: '',
+  accountantName: '',
 };
 type Form = typeof EMPTY;
 
@@ -34,6 +36,8 @@ const FIELDS: { name: keyof Form; label: string; hint?: string; numeric?: boolea
   { name: 'account', label: 'Расчётный счёт', hint: '20 цифр', numeric: true },
   { name: 'correspondentAccount', label: 'Корреспондентский счёт', hint: '20 цифр', numeric: true },
   { name: 'vatNote', label: 'Строка об НДС', hint: 'Под итогом документа, например «Без НДС (УСН)»; пусто — не печатается' },
+  { name: 'directorName', label: 'Руководитель', hint: 'Фамилия и инициалы у строки подписи, например «Иванов И. И.»; пусто — место для записи от руки' },
+  { name: 'accountantName', label: 'Главный бухгалтер', hint: 'Для счёта на оплату; у ИП без бухгалтера оставьте пустым' },
 ];
 
 export function RequisitesScreen() {
