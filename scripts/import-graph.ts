@@ -116,6 +116,7 @@ const BASE = new Set([
   'config.ts',
   'logger.ts',
   'money.ts',
+  'money-words.ts',
   'phone.ts',
   'service-info.ts',
 ]);

@@ -119,6 +119,8 @@ export const fieldLabels: Record<string, string> = {
   account: 'Расчётный счёт',
   correspondentAccount: 'Корреспондентский счёт',
   vatNote: 'Строка об НДС',
+  directorName: 'Руководитель',
+  accountantName: 'Главный бухгалтер',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',
@@ -133,6 +135,7 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   keys: { name: 'Название ключа' },
   booking: { password: 'Пароль администратора' },
   billing: { amount: 'Сумма пополнения' },
+  invoices: { amount: 'Сумма счёта' },
   knowledge: { title: 'Заголовок', text: 'Текст для импорта' },
   accountSecurity: { token: 'Ссылка для сброса пароля', currentPassword: 'Текущий пароль', newPassword: 'Новый пароль' },
 };

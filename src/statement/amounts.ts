@@ -1,4 +1,5 @@
-// Money and dates as the closing documents and the statement's file print them: «1 234,50 ₽», «30.11.2026».
+// Money and dates as the closing documents print them: «1 234,50 ₽», «1 234,50», «30.11.2026», «30 ноября 2026 г.».
+import { MONTH_NAMES_GENITIVE } from './texts';
 import { NANO_PER_UNIT } from '../money';
 
 const KOPECK_NANO = NANO_PER_UNIT / 100n;
@@ -14,17 +15,27 @@ export function roundToKopecks(nano: bigint): bigint {
 
 const SYMBOLS: Record<string, string> = { RUB: '₽', USD: '$', EUR: '€' };
 
-/** «1 234,50 ₽»: kopecks, groups of three digits and the currency's sign, parted by no-break spaces. */
-export function formatDocumentAmount(nano: bigint, currency: string): string {
+/** «1 234,50»: kopecks, groups of three digits parted by no-break spaces; a document's table and totals. */
+export function formatDocumentNumber(nano: bigint): string {
   const kopecks = roundToKopecks(nano);
   const negative = kopecks < 0n;
   const abs = negative ? -kopecks : kopecks;
   const whole = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, NBSP);
   const fraction = (abs % 100n).toString().padStart(2, '0');
-  return `${negative ? '−' : ''}${whole},${fraction}${NBSP}${SYMBOLS[currency] ?? currency}`;
+  return `${negative ? '−' : ''}${whole},${fraction}`;
 }
 
-/** A UTC day (YYYY-MM-DD, or the start of an ISO instant) as «30.11.2026». */
+/** «1 234,50 ₽»: the figures and the currency's sign after a no-break space. */
+export function formatDocumentAmount(nano: bigint, currency: string): string {
+  return `${formatDocumentNumber(nano)}${NBSP}${SYMBOLS[currency] ?? currency}`;
+}
+
+/** A day (YYYY-MM-DD) as «30.11.2026». */
 export function formatDocumentDay(day: string): string {
   return `${day.slice(8, 10)}.${day.slice(5, 7)}.${day.slice(0, 4)}`;
+}
+
+/** A day (YYYY-MM-DD) as a document's heading dates it: «30 ноября 2026 г.». */
+export function formatDocumentDate(day: string): string {
+  return `${Number(day.slice(8, 10))} ${MONTH_NAMES_GENITIVE[Number(day.slice(5, 7)) - 1]} ${day.slice(0, 4)} г.`;
 }

@@ -1,15 +1,28 @@
 // The statement of account and the monthly closing documents (CSV, PDF).
 import { authSlot } from '../auth';
 import { gatewaySlot } from '../gateway';
+import { AppError } from '../http/errors';
+import { unitsToNano } from '../money';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createStatementModule } from './module';
 import { createStatementRoutes } from './exports';
+import { statementMessages } from './texts';
 
 export function createStatementApi({ database, config }: Base, use: Use) {
   const { billing } = use(gatewaySlot);
   const parts = createStatementModule({ database, pdfQueueMaxWaiting: config.pdfQueueMaxWaiting });
   const statement = {
     ...parts,
+    /**
+     * Issues a счёт на оплату for `amount` (currency units, checked by createInvoiceInput) with both parties'
+     * requisites as they are now; 409 while the operator has not set theirs.
+     */
+    async issueInvoice(userId: string, amount: number) {
+      const supplier = await parts.requisites.operator();
+      if (!supplier) throw new AppError('conflict', statementMessages.requisitesMissing(config.supportContact));
+      const [customer, email] = await Promise.all([parts.requisites.customer(userId), parts.userEmail(userId)]);
+      return parts.invoices.create(userId, { amountNano: unitsToNano(amount)!, currency: config.balanceCurrency, supplier, customer: { ...customer, email } });
+    },
     routes: createStatementRoutes({
       ...parts,
       database,

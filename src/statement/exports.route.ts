@@ -98,18 +98,19 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
   method: 'GET',
   path: '/api/account/documents/:month/:file',
   auth: 'jwt',
-  info: { key: 'documents', shownAs: ['/api/account/documents/:month/invoice.pdf', '/api/account/documents/:month/act.pdf'] },
+  info: { key: 'documents', shownAs: ['/api/account/documents/:month/act.pdf'] },
   openapi: {
     operation: {
       tags: ['account'],
       operationId: 'account-closingDocument',
-      summary: 'Счёт или акт за месяц в PDF',
+      summary: 'Акт оказанных услуг за месяц в PDF',
       description:
-        'invoice.pdf — счёт: платежи месяца (пополнения баланса — предоплата услуг); act.pdf — акт оказанных услуг: расходы ' +
-        'месяца одной строкой на вид (API, ассистенты) с числом запросов. В документах реквизиты оператора (название, ИНН, КПП, ' +
-        'ОГРН, адрес, банк, БИК, счета) и покупателя (название и ИНН из /api/account/requisites, иначе e-mail); суммы — ' +
-        '«1 234,50 ₽». Месяцы — по UTC; за текущий месяц документ составлен на сегодня и помечен как неокончательный. ' +
-        'Авторизация: токен входа (JWT).',
+        'act.pdf — акт оказанных услуг: расходы месяца одной строкой на вид (API, ассистенты) с числом запросов, колонки ' +
+        '№ / наименование / кол-во / ед. / цена / сумма, итог, строка об НДС, сумма прописью и строки подписей обеих сторон ' +
+        '(руководитель, М.П.). Исполнитель — реквизиты оператора (название, ИНН, КПП, ОГРН, адрес, банк), заказчик — реквизиты ' +
+        'из /api/account/requisites, когда указаны, иначе e-mail учётной записи. Месяцы и даты — по московскому времени; за ' +
+        'текущий месяц акт составлен на сегодня и помечен как неокончательный. Счёт на оплату выставляется отдельно: ' +
+        'POST /api/account/invoices. Авторизация: токен входа (JWT).',
       parameters: [
         {
           name: 'month',
@@ -123,8 +124,8 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
           name: 'file',
           in: 'path',
           required: true,
-          description: 'invoice.pdf (счёт) или act.pdf (акт)',
-          schema: { type: 'string', enum: ['invoice.pdf', 'act.pdf'] },
+          description: 'act.pdf (акт)',
+          schema: { type: 'string', enum: ['act.pdf'] },
           example: 'act.pdf',
         },
       ],
@@ -134,7 +135,7 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
           400: 'Месяц не в формате ГГГГ-ММ, год 0000 или месяц ещё не начался',
           401: undefined,
           403: undefined,
-          404: 'Такого документа нет (есть invoice.pdf и act.pdf)',
+          404: 'Такого документа нет (за месяц есть act.pdf)',
           409: 'Оператор ещё не указал реквизиты своей организации: документы недоступны (сообщение называет контакт поддержки)',
           429: undefined,
           500: undefined,
@@ -144,4 +145,46 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
     },
   },
   handle: ({ request, params }, { statement }) => statement.routes.document(request, params.month!, params.file!),
+});
+
+export const invoiceDocumentRoute = defineRawRoute<Deps>({
+  method: 'GET',
+  path: '/api/account/invoices/:file',
+  auth: 'jwt',
+  info: { key: 'invoices.pdf', shownAs: ['/api/account/invoices/:number.pdf'] },
+  openapi: {
+    operation: {
+      tags: ['account'],
+      operationId: 'account-invoiceDocument',
+      summary: 'Счёт на оплату в PDF',
+      description:
+        'Счёт, выставленный POST /api/account/invoices, по его номеру: банковский блок получателя (банк, БИК, корр. счёт, ' +
+        'ИНН/КПП, расчётный счёт), «Счёт на оплату № N от <дата>», поставщик и покупатель с реквизитами, таблица № / ' +
+        'наименование / кол-во / ед. / цена / сумма, итог, строка об НДС, «Всего к оплате», сумма прописью, строки подписей ' +
+        '(руководитель, главный бухгалтер) и место для печати. Реквизиты — какими были при выставлении; дата — по московскому ' +
+        'времени. Чужой или несуществующий номер — 404. Авторизация: токен входа (JWT).',
+      parameters: [
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          description: 'Номер счёта и .pdf',
+          schema: { type: 'string', pattern: '^[1-9][0-9]{0,8}\\.pdf$' },
+          example: '17.pdf',
+        },
+      ],
+      responses: {
+        '200': pdfAnswer('PDF-файл (Content-Disposition: attachment)', 'conduit-schet-17.pdf'),
+        ...dashboardErrors({
+          401: undefined,
+          403: undefined,
+          404: 'Счёта с таким номером у этой учётной записи нет',
+          429: undefined,
+          500: undefined,
+          503: 'Очередь документов полна (больше PDF_QUEUE_MAX_WAITING ждущих запросов): повторите через Retry-After секунд',
+        }),
+      },
+    },
+  },
+  handle: ({ request, params }, { statement }) => statement.routes.invoice(request, params.file!),
 });

@@ -10,7 +10,9 @@ import { errorMessages } from '../http/messages';
 import { timeZone } from '../http/time-zone-input';
 import { monthOf, type Documents } from './documents';
 import { DOCUMENT_KINDS, monthInput, periodIsValid, periodIssue, statementDay, type DocumentKind } from './input';
-import { renderDocument } from './pdf';
+import { renderAct } from './act-pdf';
+import { renderInvoice } from './invoice-pdf';
+import type { Invoices } from './invoices';
 import { yieldBeforeDrawing, type RenderQueue } from './render-queue';
 import type { Requisites } from './requisites';
 import type { Statement, Statements } from './statement';
@@ -28,6 +30,7 @@ export interface StatementRoutesDeps {
   authenticator: Authenticator;
   statements: Statements;
   documents: Documents;
+  invoices: Invoices;
   requisites: Requisites;
   renderQueue: RenderQueue;
   /** Settles what the gateway holds in memory, so the file includes the latest requests. */
@@ -59,6 +62,11 @@ function csvOf(statement: Statement, currency: string, formatName: keyof typeof 
   return text;
 }
 
+const pdfResponse = (pdf: Buffer, name: string) =>
+  new Response(new Uint8Array(pdf), {
+    headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' },
+  });
+
 export function createStatementRoutes(deps: StatementRoutesDeps) {
   return {
     /** GET /api/account/statement/export?from&to&timeZone&format: the statement as one CSV file. */
@@ -79,7 +87,7 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
       });
     },
 
-    /** GET /api/account/documents/{month}/{invoice|act}.pdf: a month's счёт or акт. */
+    /** GET /api/account/documents/{month}/act.pdf: a month's акт. */
     async document(request: Request, month: string, file: string): Promise<Response> {
       const principal = await deps.authenticator.jwtUser(request.headers);
       const parsedMonth = monthInput.safeParse(month);
@@ -94,19 +102,29 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
         const supplier = await deps.requisites.operator();
         if (!supplier) throw new AppError('conflict', statementMessages.requisitesMissing(deps.supportContact));
         await deps.flush();
-        const [facts, customer, customerEmail] = await Promise.all([
+        const [facts, customer, email] = await Promise.all([
           deps.documents.month(principal.userId, month, now),
           deps.requisites.customer(principal.userId),
           deps.userEmail(principal.userId),
         ]);
         const number = `${month}/${principal.userId.slice(0, 8).toUpperCase()}`;
         await yieldBeforeDrawing();
-        return renderDocument({ kind, number, facts, supplier, customer, customerEmail, currency: deps.currency });
+        return renderAct({ number, facts, supplier, customer: { ...customer, email }, currency: deps.currency });
       });
-      const name = `conduit-${kind === 'invoice' ? 'schet' : 'akt'}-${month}.pdf`;
-      return new Response(new Uint8Array(pdf), {
-        headers: { 'content-type': 'application/pdf', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' },
+      return pdfResponse(pdf, `conduit-akt-${month}.pdf`);
+    },
+
+    /** GET /api/account/invoices/{number}.pdf: a счёт на оплату issued to the caller (another's: 404). */
+    async invoice(request: Request, file: string): Promise<Response> {
+      const principal = await deps.authenticator.jwtUser(request.headers);
+      const match = /^([1-9]\d{0,8})\.pdf$/.exec(file);
+      const invoice = match ? await deps.invoices.get(principal.userId, Number(match[1])) : null;
+      if (!invoice) throw new AppError('not_found', statementMessages.invoiceNotFound);
+      const pdf = await deps.renderQueue.run(async () => {
+        await yieldBeforeDrawing();
+        return renderInvoice(invoice);
       });
+      return pdfResponse(pdf, `conduit-schet-${invoice.number}.pdf`);
     },
   };
 }

@@ -1,6 +1,7 @@
 // The statement's and the requisites' inputs: zod only, so the dashboard's forms check with the same rules.
 import { z } from 'zod';
 import { isCalendarDay } from '../http/date-input';
+import { unitsToNano } from '../money';
 import { statementMessages } from './texts';
 
 /** The longest period one statement covers: a year and a day, so any calendar year fits. */
@@ -30,7 +31,11 @@ export const monthInput = z
   .regex(MONTH_TEXT, statementMessages.monthInvalid)
   .refine((month) => Number(month.slice(0, 4)) >= 1, statementMessages.monthYearInvalid);
 
-export const DOCUMENT_KINDS = ['invoice', 'act'] as const;
+/**
+ * A month's closing document: the акт. (A счёт is not a month's document: the service is prepaid, so a счёт is
+ * issued for an amount before paying — createInvoiceInput.)
+ */
+export const DOCUMENT_KINDS = ['act'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
 const digits = (count: number | readonly number[], message: string) =>
@@ -53,12 +58,43 @@ export const operatorRequisitesInput = z.object({
   account: digits(20, statementMessages.accountInvalid),
   correspondentAccount: digits(20, statementMessages.accountInvalid),
   vatNote: z.string().trim().max(200, statementMessages.vatNoteTooLong).default(''),
+  /** Printed beside the signature lines; empty: a blank for the name, written by hand. */
+  directorName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),
+  accountantName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),
 });
 export type OperatorRequisitesInput = z.output<typeof operatorRequisitesInput>;
 
-/** The customer's own company, both optional: empty strings clear them. */
-export const customerRequisitesInput = z.object({
-  companyName: z.string().trim().max(300, statementMessages.customerNameTooLong).default(''),
-  inn: z.union([z.literal(''), digits([10, 12], statementMessages.innInvalid)]).default(''),
-});
+/**
+ * The customer's own company, every field optional: empty strings clear them. A КПП belongs to an organisation
+ * (10-digit ИНН); a sole proprietor (12-digit ИНН) has none.
+ */
+export const customerRequisitesInput = z
+  .object({
+    companyName: z.string().trim().max(300, statementMessages.customerNameTooLong).default(''),
+    inn: z.union([z.literal(''), digits([10, 12], statementMessages.innInvalid)]).default(''),
+    kpp: z.union([z.literal(''), digits(9, statementMessages.customerKppInvalid)]).default(''),
+    address: z.string().trim().max(500, statementMessages.customerAddressTooLong).default(''),
+  })
+  .refine((r) => !(r.kpp && r.inn.length === 12), { message: statementMessages.kppOfSoleProprietor, path: ['kpp'] });
 export type CustomerRequisitesInput = z.output<typeof customerRequisitesInput>;
+
+/** The least and the most one счёт на оплату asks for, in currency units. */
+export const INVOICE_MIN_AMOUNT = 100;
+export const INVOICE_MAX_AMOUNT = 10_000_000;
+
+const KOPECK_NANO = 10_000_000n;
+
+/** A positive amount in whole kopecks (at most two decimals) within the limits. */
+export function invoiceAmountIsValid(amount: number): boolean {
+  const nano = unitsToNano(amount);
+  return nano !== null && nano % KOPECK_NANO === 0n && amount >= INVOICE_MIN_AMOUNT && amount <= INVOICE_MAX_AMOUNT;
+}
+
+/** «Выставить счёт»: the amount to pay by bank transfer, a JSON number such as 1234.56. */
+export const createInvoiceInput = z.object({
+  amount: z
+    .number({ error: statementMessages.invoiceAmountInvalid(INVOICE_MIN_AMOUNT, INVOICE_MAX_AMOUNT) })
+    .meta({ description: `Сумма к оплате, от ${INVOICE_MIN_AMOUNT} до ${INVOICE_MAX_AMOUNT}, не больше двух знаков после запятой`, example: 1234.56 })
+    .refine(invoiceAmountIsValid, statementMessages.invoiceAmountInvalid(INVOICE_MIN_AMOUNT, INVOICE_MAX_AMOUNT)),
+});
+export type CreateInvoiceInput = z.output<typeof createInvoiceInput>;

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client';
 import { users } from '../accounts/tables';
 import { createDocuments } from './documents';
+import { createInvoices } from './invoices';
 import { createRenderQueue, PDF_RENDERS_AT_ONCE } from './render-queue';
 import { createRequisites } from './requisites';
 import { createStatements } from './statement';
@@ -13,6 +14,7 @@ export function createStatementModule(deps: { database: DatabaseHandle /** PDF_Q
   return {
     statements: createStatements(db),
     documents: createDocuments(db),
+    invoices: createInvoices(db),
     requisites: createRequisites(db),
     /** Builds the PDFs a few at a time, with at most PDF_QUEUE_MAX_WAITING waiting (render-queue.ts). */
     renderQueue: createRenderQueue(PDF_RENDERS_AT_ONCE, deps.pdfQueueMaxWaiting),

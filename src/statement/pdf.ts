@@ -1,14 +1,14 @@
-// The closing documents as PDF files, drawn with pdfkit. The text is set in DejaVu Sans (the
-// dejavu-fonts-ttf package, under its free licence), embedded in each file: the PDF standard fonts
-// have no Cyrillic.
+// What the счёт and the акт are drawn with (pdfkit): the page, the fonts, bordered tables, the parties, the
+// totals with the amount in words and the signature lines. The text is set in DejaVu Sans (the
+// dejavu-fonts-ttf package, under its free licence), embedded in each file: the PDF standard fonts have no
+// Cyrillic. invoice-pdf.ts and act-pdf.ts lay out the two documents from these pieces.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
-import { formatDocumentAmount, formatDocumentDay, roundToKopecks } from './amounts';
-import type { MonthFacts } from './documents';
-import type { DocumentKind } from './input';
+import { amountInWords } from '../money-words';
+import { formatDocumentAmount, formatDocumentNumber, roundToKopecks } from './amounts';
 import type { CustomerRequisites, OperatorRequisites } from './requisites';
-import { documentTexts as T, monthTitle, operationLabel, requestsText } from './texts';
+import { documentTexts as T } from './texts';
 
 const require = createRequire(import.meta.url);
 const FONT = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
@@ -21,58 +21,48 @@ const FONT_BOLD = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
 let fontBytes: { regular: Buffer; bold: Buffer } | null = null;
 const fonts = () => (fontBytes ??= { regular: readFileSync(FONT), bold: readFileSync(FONT_BOLD) });
 
-export interface DocumentInput {
-  kind: DocumentKind;
-  number: string;
-  facts: MonthFacts;
-  supplier: OperatorRequisites;
-  customer: CustomerRequisites;
-  customerEmail: string;
-  currency: string;
-}
+export type Supplier = Omit<OperatorRequisites, 'updatedAt'>;
+export type Customer = CustomerRequisites & { email: string };
 
-interface Row {
+/** One line of a document's table: what, how many, of what unit, at what price. */
+export interface DocumentLine {
   name: string;
-  quantity: string;
-  amountNano: bigint;
+  quantity: number;
+  unit: string;
+  priceNano: bigint;
 }
 
-/** Each line is rounded to kopecks, so the total is the sum of the amounts printed. */
-const kopecksOnly = (nano: bigint) => roundToKopecks(nano) * 10_000_000n;
+/** Each amount is rounded to kopecks, so the total is the sum of the amounts printed. */
+export const kopecksOnly = (nano: bigint) => roundToKopecks(nano) * 10_000_000n;
+export const lineSum = (line: DocumentLine) => kopecksOnly(line.priceNano) * BigInt(line.quantity);
 
-function rowsOf(input: DocumentInput): Row[] {
-  if (input.kind === 'invoice') {
-    return input.facts.payments.map((p) => ({ name: T.invoiceLine(formatDocumentDay(p.at)), quantity: '1', amountNano: kopecksOnly(p.amountNano) }));
-  }
-  return input.facts.services.map((s) => ({
-    name: `${operationLabel(s.kind, -s.amountNano)}, ${monthTitle(input.facts.month)}`,
-    quantity: requestsText(s.requests),
-    amountNano: kopecksOnly(s.amountNano),
-  }));
+/** «ООО «Кондуит», ИНН 7701234567, КПП 770101001, 123112, г. Москва, …». */
+export function supplierText(s: Supplier): string {
+  return [s.companyName, `ИНН ${s.inn}`, s.kpp ? `КПП ${s.kpp}` : '', s.address].filter(Boolean).join(', ');
 }
 
-function supplierLines(r: OperatorRequisites): string[] {
-  return [
-    `${r.companyName}, ИНН ${r.inn}${r.kpp ? `, КПП ${r.kpp}` : ''}, ОГРН ${r.ogrn}`,
-    `Адрес: ${r.address}`,
-    `${T.bank}: ${r.bankName}, БИК ${r.bik}, к/с ${r.correspondentAccount}`,
-    `Расчётный счёт: ${r.account}`,
-  ];
+/** An e-mail address whose hyphens do not break a line (no-break hyphens): a reader copies it whole. */
+const unbroken = (email: string) => email.replace(/-/g, '\u2011');
+
+/** The customer's company name, or the account's e-mail worded for a document. */
+export const customerName = (c: Customer) => c.companyName || T.accountOwner(unbroken(c.email));
+
+/** The customer's company with what is known of it, or the account's e-mail worded for a document. */
+export function customerText(c: Customer): string {
+  return [customerName(c), c.inn ? `ИНН ${c.inn}` : '', c.kpp ? `КПП ${c.kpp}` : '', c.address, c.companyName ? `${T.email} ${unbroken(c.email)}` : '']
+    .filter(Boolean)
+    .join(', ');
 }
 
-function customerLine(input: DocumentInput): string {
-  const { companyName, inn } = input.customer;
-  const name = companyName || T.ownerEmail(input.customerEmail);
-  return `${name}${inn ? `, ИНН ${inn}` : ''}${companyName ? ` (${input.customerEmail})` : ''}`;
+export interface Column {
+  title: string;
+  width: number;
+  align: 'left' | 'center' | 'right';
 }
 
-/** Renders the счёт or the акт of a month; resolves to the PDF's bytes. */
-export function renderDocument(input: DocumentInput): Promise<Buffer> {
-  const doc = new PDFDocument({
-    size: 'A4',
-    margin: 50,
-    info: { Title: `${input.kind === 'invoice' ? 'Счёт' : 'Акт'} ${input.number}`, Author: input.supplier.companyName },
-  });
+/** A started A4 document and the means to draw on it; `finish()` ends it and resolves to the PDF's bytes. */
+export function startDocument(title: string, author: string) {
+  const doc = new PDFDocument({ size: 'A4', margin: 40, info: { Title: title, Author: author } });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const finished = new Promise<Buffer>((resolve, reject) => {
@@ -82,88 +72,100 @@ export function renderDocument(input: DocumentInput): Promise<Buffer> {
   const { regular, bold } = fonts();
   doc.registerFont('regular', regular);
   doc.registerFont('bold', bold);
+  doc.lineWidth(0.6).strokeColor('black');
   const left = doc.page.margins.left;
   const width = doc.page.width - left - doc.page.margins.right;
-  const { facts, currency } = input;
-  const date = formatDocumentDay(facts.to);
+  const bottom = () => doc.page.height - doc.page.margins.bottom;
 
-  const heading = (text: string) => doc.font('bold').fontSize(9).text(text, left, doc.y, { width });
-  const para = (text: string, size = 9) => doc.font('regular').fontSize(size).text(text, left, doc.y, { width });
-
-  if (input.kind === 'invoice') {
-    heading(`${T.recipient}:`);
-    for (const line of supplierLines(input.supplier)) para(line);
-  }
-  doc.moveDown(1);
-  doc
-    .font('bold')
-    .fontSize(14)
-    .text(input.kind === 'invoice' ? T.invoiceTitle(input.number, date) : T.actTitle(input.number, date), left, doc.y, { width });
-  para(T.period(formatDocumentDay(facts.from), formatDocumentDay(facts.to)));
-  if (facts.current) {
-    doc.fillColor('#a33').font('bold').fontSize(9).text(T.currentMonth(date), left, doc.y, { width });
-    doc.fillColor('black');
-  }
-  doc.moveDown(0.8);
-  if (input.kind === 'act') {
-    heading(`${T.supplier}:`);
-    for (const line of supplierLines(input.supplier)) para(line);
-    doc.moveDown(0.5);
-  }
-  heading(`${input.kind === 'invoice' ? T.payer : T.customer}:`);
-  para(customerLine(input));
-  doc.moveDown(1);
-
-  // The table: №, name, quantity, amount.
-  const columns = [
-    { title: T.columns.n, width: 28, align: 'left' as const },
-    { title: T.columns.name, width: width - 28 - 90 - 100, align: 'left' as const },
-    { title: T.columns.quantity, width: 90, align: 'right' as const },
-    { title: T.columns.amount, width: 100, align: 'right' as const },
-  ];
-  const drawRow = (cells: string[], font: 'regular' | 'bold') => {
-    doc.font(font).fontSize(9);
-    const height = Math.max(...cells.map((cell, i) => doc.heightOfString(cell, { width: columns[i]!.width - 6 }))) + 6;
-    if (doc.y + height > doc.page.height - doc.page.margins.bottom) doc.addPage();
-    const top = doc.y;
-    let x = left;
-    cells.forEach((cell, i) => {
-      doc.text(cell, x + 3, top + 3, { width: columns[i]!.width - 6, align: columns[i]!.align });
-      x += columns[i]!.width;
-    });
+  const text = (value: string, options: { size?: number; bold?: boolean; align?: 'left' | 'right' | 'center'; x?: number; width?: number } = {}) =>
     doc
-      .moveTo(left, top + height)
-      .lineTo(left + width, top + height)
-      .lineWidth(0.5)
-      .strokeColor('#888')
-      .stroke();
-    doc.y = top + height;
+      .font(options.bold ? 'bold' : 'regular')
+      .fontSize(options.size ?? 9)
+      .text(value, options.x ?? left, doc.y, { width: options.width ?? width, align: options.align ?? 'left' });
+
+  /** Leaves room for `height` points, starting a new page when the rest of this one is shorter. */
+  const room = (height: number) => {
+    if (doc.y + height > bottom()) doc.addPage();
   };
-  drawRow(
-    columns.map((c) => c.title),
-    'bold',
-  );
-  const rows = rowsOf(input);
-  rows.forEach((row, i) => drawRow([String(i + 1), row.name, row.quantity, formatDocumentAmount(row.amountNano, currency)], 'regular'));
-  if (rows.length === 0) {
+
+  const rule = (weight = 1.2) => {
+    doc.moveDown(0.3);
+    doc
+      .moveTo(left, doc.y)
+      .lineTo(left + width, doc.y)
+      .lineWidth(weight)
+      .stroke()
+      .lineWidth(0.6);
     doc.moveDown(0.5);
-    para(input.kind === 'invoice' ? T.noInvoiceLines : T.noActLines);
-  }
-  const total = rows.reduce((sum, row) => sum + row.amountNano, 0n);
-  doc.moveDown(0.5);
-  doc
-    .font('bold')
-    .fontSize(10)
-    .text(`${T.total}: ${formatDocumentAmount(total, currency)}`, left, doc.y, { width, align: 'right' });
-  if (input.supplier.vatNote) doc.font('regular').fontSize(9).text(input.supplier.vatNote, left, doc.y, { width, align: 'right' });
-  doc.moveDown(1);
-  para(input.kind === 'invoice' ? T.invoiceNote : T.actNote, 8);
-  doc.moveDown(2);
-  para(T.signatures.supplier, 10);
-  if (input.kind === 'act') {
-    doc.moveDown(1);
-    para(T.signatures.customer, 10);
-  }
-  doc.end();
-  return finished;
+  };
+
+  /** A bordered table: a header row in bold, then one row per line; a row never splits across pages. */
+  const table = (columns: Column[], header: string[], rows: string[][]) => {
+    const drawRow = (cells: string[], bold: boolean) => {
+      doc.font(bold ? 'bold' : 'regular').fontSize(8.5);
+      const height = Math.max(...cells.map((cell, i) => doc.heightOfString(cell, { width: columns[i]!.width - 6 }))) + 6;
+      room(height);
+      const top = doc.y;
+      let x = left;
+      cells.forEach((cell, i) => {
+        const column = columns[i]!;
+        doc.rect(x, top, column.width, height).stroke();
+        doc.text(cell, x + 3, top + 3, { width: column.width - 6, align: bold ? 'center' : column.align });
+        x += column.width;
+      });
+      doc.y = top + height;
+    };
+    drawRow(header, true);
+    for (const row of rows) drawRow(row, false);
+  };
+
+  /** «Label: value» in one paragraph, the label bold. */
+  const labelled = (label: string, value: string) => {
+    room(24);
+    doc.font('bold').fontSize(9).text(`${label}: `, left, doc.y, { width, continued: true });
+    doc.font('regular').text(value);
+    doc.moveDown(0.4);
+  };
+
+  /**
+   * The totals under the table, right-aligned: Итого, the VAT line (the operator's own words; none when empty),
+   * «Всего к оплате» on a счёт; then the count and sum of the lines and the amount in words in bold.
+   */
+  const totals = (lines: DocumentLine[], vatNote: string, currency: string, wording: { grandTotal?: string; summary: (count: number, sum: string) => string }) => {
+    const total = lines.reduce((sum, line) => sum + lineSum(line), 0n);
+    const amount = formatDocumentNumber(total);
+    room(110);
+    doc.moveDown(0.4);
+    text(`${T.total}: ${amount}`, { bold: true, align: 'right' });
+    if (vatNote) text(vatNote, { bold: true, align: 'right' });
+    if (wording.grandTotal) text(`${wording.grandTotal}: ${amount}`, { bold: true, align: 'right' });
+    doc.moveDown(0.6);
+    text(wording.summary(lines.length, formatDocumentAmount(total, currency)));
+    text(amountInWords(roundToKopecks(total), currency), { bold: true });
+    return total;
+  };
+
+  /** A signature line: «Руководитель ______________ / Иванов И. И. /» (a blank when the name is not known), at `x`. */
+  const signature = (role: string, name: string, x: number, lineWidth: number, y: number) => {
+    doc.font('regular').fontSize(9).text(T.signatureLine(role, name), x, y, { width: lineWidth, lineBreak: false, ellipsis: true });
+  };
+
+  return {
+    doc,
+    left,
+    width,
+    room,
+    text,
+    rule,
+    table,
+    labelled,
+    totals,
+    signature,
+    finish(): Promise<Buffer> {
+      doc.end();
+      return finished;
+    },
+  };
 }
+
+export type DocumentCanvas = ReturnType<typeof startDocument>;

@@ -1,5 +1,5 @@
 // Requisites for the closing documents: the operator's company (one row, changed by an operator and
-// audited like every admin action) and, optionally, the customer's own company name and ИНН.
+// audited like every admin action) and, optionally, the customer's own company: name, ИНН, КПП, address.
 import { eq } from 'drizzle-orm';
 import { recordAudit, type AuditActor, type JsonObject } from '../admin';
 import type { Database } from '../db/client';
@@ -9,7 +9,20 @@ import type { CustomerRequisitesInput, OperatorRequisitesInput } from './input';
 export type OperatorRequisites = OperatorRequisitesInput & { updatedAt: string };
 export type CustomerRequisites = CustomerRequisitesInput;
 
-const FIELDS = ['companyName', 'inn', 'kpp', 'ogrn', 'address', 'bankName', 'bik', 'account', 'correspondentAccount', 'vatNote'] as const;
+const FIELDS = [
+  'companyName',
+  'inn',
+  'kpp',
+  'ogrn',
+  'address',
+  'bankName',
+  'bik',
+  'account',
+  'correspondentAccount',
+  'vatNote',
+  'directorName',
+  'accountantName',
+] as const;
 
 function fieldsOf(row: OperatorRequisitesInput): JsonObject {
   return Object.fromEntries(FIELDS.map((f) => [f, row[f]]));
@@ -48,7 +61,7 @@ export function createRequisites(db: Database) {
 
     async customer(userId: string): Promise<CustomerRequisites> {
       const [row] = await db.select().from(customerRequisites).where(eq(customerRequisites.userId, userId)).limit(1);
-      return { companyName: row?.companyName ?? '', inn: row?.inn ?? '' };
+      return { companyName: row?.companyName ?? '', inn: row?.inn ?? '', kpp: row?.kpp ?? '', address: row?.address ?? '' };
     },
 
     async putCustomer(userId: string, input: CustomerRequisitesInput): Promise<CustomerRequisites> {
@@ -57,7 +70,7 @@ export function createRequisites(db: Database) {
         .insert(customerRequisites)
         .values({ userId, ...values })
         .onConflictDoUpdate({ target: customerRequisites.userId, set: values });
-      return { companyName: input.companyName, inn: input.inn };
+      return { companyName: input.companyName, inn: input.inn, kpp: input.kpp, address: input.address };
     },
   };
 }

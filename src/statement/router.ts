@@ -9,7 +9,19 @@ import { nanoToUnits } from '../money';
 import { timeZone } from '../http/time-zone-input';
 import { adminProcedure, publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { DOCUMENT_MONTHS } from './documents';
-import { customerRequisitesInput, operatorRequisitesInput, periodIsValid, periodIssue, statementDay, STATEMENT_MAX_DAYS } from './input';
+import {
+  createInvoiceInput,
+  customerRequisitesInput,
+  INVOICE_MAX_AMOUNT,
+  INVOICE_MIN_AMOUNT,
+  operatorRequisitesInput,
+  periodIsValid,
+  periodIssue,
+  statementDay,
+  STATEMENT_MAX_DAYS,
+} from './input';
+import { INVOICES_PER_DAY, type Invoice } from './invoices';
+import { moscowDay } from './moscow';
 import { monthTitle } from './texts';
 import { statementSlot } from './api';
 
@@ -43,10 +55,32 @@ const requisitesOutput = z.object({
   account: z.string(),
   correspondentAccount: z.string(),
   vatNote: z.string(),
+  directorName: z.string(),
+  accountantName: z.string(),
   updatedAt: z.string(),
 });
 
-const customerRequisitesOutput = z.object({ companyName: z.string(), inn: z.string() });
+const customerRequisitesOutput = z.object({ companyName: z.string(), inn: z.string(), kpp: z.string(), address: z.string() });
+
+const invoiceView = z.object({
+  id: z.string(),
+  number: z.number().int().describe('Номер счёта: 1, 2, 3 … по порядку у оператора; его называет назначение платежа'),
+  amount: z.number().describe('Сумма к оплате'),
+  currency: z.string(),
+  createdAt: z.string().describe('Когда выставлен (ISO 8601, UTC)'),
+  date: z.string().describe('Дата счёта по московскому времени, ГГГГ-ММ-ДД'),
+  pdfUrl: z.string().describe('GET — счёт в PDF'),
+});
+
+const invoiceOf = (invoice: Invoice) => ({
+  id: invoice.id,
+  number: invoice.number,
+  amount: nanoToUnits(invoice.amountNano),
+  currency: invoice.currency,
+  createdAt: invoice.createdAt.toISOString(),
+  date: moscowDay(invoice.createdAt),
+  pdfUrl: `/api/account/invoices/${invoice.number}.pdf`,
+});
 
 export const statementRouter = router({
   get: userProcedure
@@ -116,12 +150,12 @@ export const statementRouter = router({
         method: 'GET',
         path: '/api/account/documents',
         tags: ['account'],
-        summary: 'Закрывающие документы по месяцам: счёт и акт в PDF',
+        summary: 'Акты оказанных услуг по месяцам в PDF',
         description:
-          `Месяцы (UTC) с платежами или расходами за последние ${DOCUMENT_MONTHS}, новые первыми, и текущий месяц ` +
-          '(current: true — документ не окончательный). Счёт (invoice) перечисляет платежи месяца (предоплата), акт (act) — ' +
-          'оказанные услуги (расходы месяца). Файлы: GET /api/account/documents/{month}/invoice.pdf и …/act.pdf. ' +
-          `requisitesReady: false — оператор ещё не указал реквизиты, документы пока недоступны. ${JWT_ONLY}`,
+          `Месяцы (по московскому времени) с платежами или расходами за последние ${DOCUMENT_MONTHS}, новые первыми, и текущий ` +
+          'месяц (current: true — акт не окончательный). paid — платежи месяца (для сверки), spent — оказанные услуги (сумма ' +
+          'акта). Файл: GET /api/account/documents/{month}/act.pdf. Счёт на оплату выставляется на сумму до оплаты: ' +
+          `POST /api/account/invoices. requisitesReady: false — оператор ещё не указал реквизиты, документы пока недоступны. ${JWT_ONLY}`,
       },
     })
     .input(z.void())
@@ -134,9 +168,8 @@ export const statementRouter = router({
             month: z.string().describe('ГГГГ-ММ'),
             title: z.string().describe('Месяц по-русски, например «ноябрь 2026»'),
             current: z.boolean().describe('Месяц ещё идёт: документы составлены на сегодня'),
-            paid: z.number().describe('Платежи месяца (сумма счёта)'),
+            paid: z.number().describe('Платежи месяца'),
             spent: z.number().describe('Расходы месяца (сумма акта)'),
-            invoiceUrl: z.string(),
             actUrl: z.string(),
           }),
         ),
@@ -155,7 +188,6 @@ export const statementRouter = router({
           current: m.current,
           paid: nanoToUnits(m.paidNano),
           spent: nanoToUnits(m.spentNano),
-          invoiceUrl: `/api/account/documents/${m.month}/invoice.pdf`,
           actUrl: `/api/account/documents/${m.month}/act.pdf`,
         })),
       };
@@ -170,7 +202,7 @@ export const statementRouter = router({
         path: '/api/account/requisites',
         tags: ['account'],
         summary: 'Реквизиты покупателя для закрывающих документов',
-        description: `Название организации и ИНН, которые счёт и акт называют покупателем; пустые — документы называют e-mail. ${JWT_ONLY}`,
+        description: `Название организации, ИНН, КПП и адрес, которые счёт и акт называют покупателем; без названия документы называют e-mail учётной записи. ${JWT_ONLY}`,
       },
     })
     .input(z.void())
@@ -186,12 +218,71 @@ export const statementRouter = router({
         path: '/api/account/requisites',
         tags: ['account'],
         summary: 'Указать реквизиты покупателя (необязательно)',
-        description: `Пустая строка стирает поле. ИНН — 10 или 12 цифр. ${JWT_ONLY}`,
+        description: `Пустая строка стирает поле. ИНН — 10 или 12 цифр, КПП — 9 цифр (у ИП с ИНН из 12 цифр КПП нет), адрес — до 500 символов. Уже выставленные счета не меняются. ${JWT_ONLY}`,
       },
     })
     .input(customerRequisitesInput)
     .output(customerRequisitesOutput)
     .mutation(({ ctx, input }) => ctx.statement.requisites.putCustomer(ctx.principal.userId, input)),
+});
+
+export const invoicesRouter = router({
+  list: userProcedure
+    .use(own)
+    .meta({
+      info: 'invoices.list',
+      openapi: {
+        method: 'GET',
+        path: '/api/account/invoices',
+        tags: ['account'],
+        summary: 'Счета на оплату, выставленные учётной записи',
+        description:
+          'Последние 50 счетов, новые первыми, с адресом PDF. minAmount и maxAmount — пределы суммы нового счёта; requisitesReady: ' +
+          `false — оператор ещё не указал реквизиты, счёт выставить нельзя. ${JWT_ONLY}`,
+      },
+    })
+    .input(z.void())
+    .output(
+      z.object({
+        requisitesReady: z.boolean(),
+        currency: z.string(),
+        minAmount: z.number(),
+        maxAmount: z.number(),
+        invoices: z.array(invoiceView),
+      }),
+    )
+    .query(async ({ ctx }) => {
+      const [invoices, supplier] = await Promise.all([ctx.statement.invoices.list(ctx.principal.userId), ctx.statement.requisites.operator()]);
+      return {
+        requisitesReady: supplier !== null,
+        currency: ctx.config.balanceCurrency,
+        minAmount: INVOICE_MIN_AMOUNT,
+        maxAmount: INVOICE_MAX_AMOUNT,
+        invoices: invoices.map(invoiceOf),
+      };
+    }),
+
+  create: userProcedure
+    .use(own)
+    .meta({
+      info: 'invoices.create',
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/api/account/invoices',
+        tags: ['account'],
+        summary: 'Выставить счёт на оплату банковским переводом',
+        successDescription: 'Счёт выставлен: его номер и адрес PDF',
+        description:
+          `Сумма от ${INVOICE_MIN_AMOUNT} до ${INVOICE_MAX_AMOUNT}, не больше двух знаков после запятой. Счёт получает следующий ` +
+          'номер оператора и хранит реквизиты обеих сторон на момент выставления; PDF — по pdfUrl. Перевод по счёту будет ' +
+          `сопоставлен по номеру в назначении платежа. Не больше ${INVOICES_PER_DAY} счетов за сутки (429 с Retry-After). 409 — ` +
+          `оператор ещё не указал реквизиты. ${JWT_ONLY}`,
+      },
+    })
+    .input(createInvoiceInput)
+    .output(invoiceView)
+    .mutation(async ({ ctx, input }) => invoiceOf(await ctx.statement.issueInvoice(ctx.principal.userId, input.amount))),
 });
 
 export const supportRouter = router({
@@ -240,7 +331,9 @@ export const adminRequisitesRouter = router({
         summary: 'Задать реквизиты оператора',
         description:
           'Название, ИНН (10 или 12 цифр), КПП (9 цифр; пусто у ИП), ОГРН (13 или 15 цифр), адрес, банк, БИК (9 цифр), расчётный и ' +
-          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»). Изменение пишется в журнал действий.',
+          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»), directorName и accountantName — ' +
+          'фамилии и инициалы руководителя и главного бухгалтера у строк подписей (пусто — место для записи от руки). Изменение ' +
+          'пишется в журнал действий.',
       },
     })
     .input(operatorRequisitesInput)

@@ -1,7 +1,8 @@
-// Statement of account and closing documents (src/statement/): the requisites the monthly счёт and акт print.
+// Statement of account and closing documents (src/statement/): the requisites the счёт and акт print, and the
+// счета на оплату a customer has been issued.
 import { sql } from 'drizzle-orm';
-import { check, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { updatedAt } from '../db/columns';
+import { bigint, check, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from '../db/columns';
 import { users } from '../accounts/tables';
 
 /**
@@ -26,6 +27,10 @@ export const operatorRequisites = pgTable(
     correspondentAccount: text('correspondent_account').notNull(),
     /** What the documents say about VAT, as the operator words it («Без НДС (УСН)»); empty: nothing. */
     vatNote: text('vat_note').notNull().default(''),
+    /** The head's name as the signature lines print it («Иванов И. И.»); empty: a blank to fill in by hand. */
+    directorName: text('director_name').notNull().default(''),
+    /** The chief accountant's name for the счёт's second signature line; empty: a blank. */
+    accountantName: text('accountant_name').notNull().default(''),
     updatedAt: updatedAt(),
   },
   (t) => [check('operator_requisites_single_row', sql`${t.id} = 1`)],
@@ -38,5 +43,36 @@ export const customerRequisites = pgTable('customer_requisites', {
     .references(() => users.id, { onDelete: 'cascade' }),
   companyName: text('company_name').notNull().default(''),
   inn: text('inn').notNull().default(''),
+  /** Empty when unknown or for a sole proprietor. */
+  kpp: text('kpp').notNull().default(''),
+  address: text('address').notNull().default(''),
   updatedAt: updatedAt(),
 });
+
+/**
+ * A счёт на оплату: an amount a customer asked to pay by bank transfer, before paying. Numbered 1, 2, 3 … across
+ * the operator (one operator per deployment), so a transfer whose purpose names «Счёт № N» can be matched to it
+ * later. Both parties' requisites are kept as they were when it was issued: a счёт does not change afterwards.
+ */
+export const invoices = pgTable(
+  'invoices',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    number: integer('number').notNull().unique('invoices_number_unique'),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull(),
+    /** The operator's requisites at issue (statement/requisites.ts OperatorRequisites without updatedAt). */
+    supplier: jsonb('supplier').notNull(),
+    /** The customer's requisites and e-mail at issue. */
+    customer: jsonb('customer').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('invoices_user_idx').on(t.userId, t.createdAt),
+    check('invoices_amount_positive', sql`${t.amountNano} > 0`),
+    check('invoices_number_positive', sql`${t.number} > 0`),
+  ],
+);

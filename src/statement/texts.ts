@@ -7,7 +7,7 @@ export const statementMessages = {
   monthInvalid: 'ожидается месяц в формате ГГГГ-ММ, например 2026-11',
   monthYearInvalid: 'ожидается месяц в формате ГГГГ-ММ (год от 0001), например 2026-11',
   monthInFuture: 'Этот месяц ещё не начался: документы есть за прошедшие месяцы и за текущий',
-  documentKindUnknown: 'Документ не найден: есть invoice.pdf (счёт) и act.pdf (акт)',
+  documentKindUnknown: 'Документ не найден: за месяц есть act.pdf (акт); счёт на оплату выставляется на сумму в разделе «Выписка»',
   requisitesMissing: (contact: string | undefined) =>
     'Документы пока недоступны: оператор сервиса ещё не указал реквизиты своей организации' +
     (contact ? `. Обратитесь в поддержку: ${contact}` : '. Обратитесь в поддержку'),
@@ -19,7 +19,15 @@ export const statementMessages = {
   bikInvalid: 'БИК: 9 цифр',
   accountInvalid: '20 цифр',
   vatNoteTooLong: 'до 200 символов',
+  signerNameTooLong: 'до 200 символов',
   customerNameTooLong: 'до 300 символов',
+  customerKppInvalid: 'КПП: 9 цифр (у ИП нет КПП — оставьте пустым)',
+  customerAddressTooLong: 'до 500 символов',
+  kppOfSoleProprietor: 'У ИП (ИНН из 12 цифр) нет КПП — оставьте поле пустым',
+  invoiceAmountInvalid: (min: number, max: number) =>
+    `сумма счёта — от ${min.toLocaleString('ru-RU')} до ${max.toLocaleString('ru-RU')}, не больше двух знаков после запятой`,
+  invoiceNotFound: 'Счёт не найден',
+  invoicesTooMany: (perDay: number) => `За сутки можно выставить не больше ${perDay} счетов: повторите позже`,
 };
 
 /** What a ledger row is, as the statement names it; `amountNano` tells an operator's credit from a debit. */
@@ -55,22 +63,39 @@ export const MONTH_NAMES_GENITIVE = ['января', 'февраля', 'март
 export const monthTitle = (month: string) => `${MONTH_NAMES[Number(month.slice(5, 7)) - 1]} ${month.slice(0, 4)}`;
 
 export const documentTexts = {
-  invoiceTitle: (number: string, date: string) => `Счёт № ${number} от ${date}`,
-  actTitle: (number: string, date: string) => `Акт № ${number} от ${date} оказанных услуг`,
-  currentMonth: (asOf: string) => `Месяц ещё не закончился: документ составлен по операциям на ${asOf} и не окончательный`,
-  supplier: 'Исполнитель',
-  customer: 'Заказчик',
-  payer: 'Плательщик',
-  recipient: 'Получатель',
+  // The счёт на оплату.
+  invoiceTitle: (number: number, date: string) => `Счёт на оплату № ${number} от ${date}`,
   bank: 'Банк получателя',
-  period: (from: string, to: string) => `Период: ${from} — ${to} (время UTC)`,
-  columns: { n: '№', name: 'Наименование', quantity: 'Кол-во', amount: 'Сумма' },
-  total: 'Итого',
-  invoiceNote: 'Сервис работает по предоплате: счёт перечисляет поступившие за месяц платежи (пополнения баланса) — аванс за услуги доступа к API.',
-  invoiceLine: (date: string) => `Предоплата услуг доступа к API Conduit (пополнение баланса от ${date})`,
+  bik: 'БИК',
+  accountNo: 'Сч. №',
+  recipient: 'Получатель',
+  supplier: 'Поставщик (Исполнитель)',
+  buyer: 'Покупатель (Заказчик)',
+  invoiceLine: (service: string) => `Пополнение баланса для оплаты услуг ${service} (аванс за услуги)`,
+  grandTotal: 'Всего к оплате',
+  invoiceSummary: (count: number, sum: string) => `Всего наименований ${count}, на сумму ${sum}`,
+  paymentPurpose: (number: number, date: string) =>
+    `В назначении платежа укажите: «Оплата по счёту № ${number} от ${date}». Оплата по этому счёту зачисляется на баланс учётной записи.`,
+  director: 'Руководитель',
+  accountant: 'Главный бухгалтер',
+  stamp: 'М.П.',
+  signatureLine: (role: string, name: string) => `${role} ______________ / ${name || '______________'} /`,
+  // The акт.
+  actTitle: (number: string, date: string) => `Акт № ${number} от ${date}`,
+  actSubtitle: (month: string) => `об оказании услуг за ${month}`,
+  currentMonth: (asOf: string) => `Месяц ещё не закончился: документ составлен по операциям на ${asOf} и не окончательный`,
+  period: (from: string, to: string) => `Период: ${from} — ${to}`,
+  executor: 'Исполнитель',
+  customer: 'Заказчик',
+  actLine: (service: string, month: string, requests: string) => `${service}, ${month} (${requests})`,
+  actSummary: (count: number, sum: string) => `Всего оказано услуг ${count}, на сумму ${sum}`,
   actNote: 'Вышеперечисленные услуги оказаны полностью и в срок. Заказчик претензий по объёму, качеству и срокам оказания услуг не имеет.',
-  noInvoiceLines: 'Платежей за месяц не было.',
   noActLines: 'Услуг за месяц не оказано.',
-  signatures: { supplier: 'Исполнитель: ____________________', customer: 'Заказчик: ____________________' },
-  ownerEmail: (email: string) => `Пользователь ${email}`,
+  // Both.
+  columns: { n: '№', name: 'Наименование', service: 'Наименование работ, услуг', quantity: 'Кол-во', unit: 'Ед.', price: 'Цена', amount: 'Сумма' },
+  serviceUnit: 'усл.',
+  total: 'Итого',
+  /** «e‑mail» with a no-break hyphen: a line never breaks inside it. */
+  email: 'e\u2011mail',
+  accountOwner: (email: string) => `Владелец учётной записи с e\u2011mail ${email}`,
 };

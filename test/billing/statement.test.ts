@@ -7,6 +7,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
 import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
 import { openaiClient, settleAll } from '../helpers/gateway';
+import { amountInWords } from '../../src/money-words';
 
 setDefaultTimeout(30_000);
 
@@ -34,7 +35,9 @@ let admin: { token: string };
 let user: { token: string; userId: string; email: string; password: string };
 
 const today = () => new Date().toISOString().slice(0, 10);
-const thisMonth = () => today().slice(0, 7);
+/** The documents' calendar is Moscow's (UTC+3 all year). */
+const moscowToday = () => new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
+const thisMonth = () => moscowToday().slice(0, 7);
 const MONTHS = ['январь', 'февраль', 'март', 'апрель', 'май', 'июнь', 'июль', 'август', 'сентябрь', 'октябрь', 'ноябрь', 'декабрь'];
 /** «1 234,50 ₽» with ordinary spaces (the documents use no-break ones; the test reads text with spaces normalised). */
 const rub = (value: number) =>
@@ -42,7 +45,13 @@ const rub = (value: number) =>
     .toFixed(2)
     .replace('.', ',')
     .replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} ₽`;
-const normal = (text: string) => text.replace(/[\s\u00a0]+/g, ' ');
+/** Spaces normalised; the documents' no-break hyphen («e‑mail») read as a hyphen. */
+const normal = (text: string) => text.replace(/[\s\u00a0]+/g, ' ').replace(/\u2011/g, '-');
+/** «1 234,50»: a document's figures without the sign. */
+const num = (value: number) => rub(value).slice(0, -2);
+/** The amount in words, as the documents print it under the total (the module has its own unit test). */
+const words = (value: number) => amountInWords(BigInt(Math.round(value * 100)));
+const GENITIVE = ['января', 'февраля', 'марта', 'апреля', 'мая', 'июня', 'июля', 'августа', 'сентября', 'октября', 'ноября', 'декабря'];
 
 async function pdfText(path: string, token: string) {
   const res = await fetch(app.url + path, { headers: { authorization: `Bearer ${token}` } });
@@ -192,60 +201,76 @@ describe('monthly closing documents', () => {
     expect(entry).toMatchObject({ adminEmail: ADMIN_EMAIL, targetType: 'requisites', before: null, after: { inn: REQUISITES.inn, bik: REQUISITES.bik } });
   });
 
-  test("the customer's own requisites are optional and checked", async () => {
-    expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual({ companyName: '', inn: '' });
-    const bad = await call(app.url, 'PUT', '/api/account/requisites', { token: user.token, body: { companyName: 'ООО «Ромашка»', inn: '77' } });
+  test("the customer's own requisites are optional and checked: ИНН 10 or 12 digits, КПП 9 and none for a sole proprietor", async () => {
+    expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual({ companyName: '', inn: '', kpp: '', address: '' });
+    const bad = await call(app.url, 'PUT', '/api/account/requisites', { token: user.token, body: { companyName: 'ООО «Ромашка»', inn: '77', kpp: '7712' } });
     expect(bad.status).toBe(400);
-    const put = await call(app.url, 'PUT', '/api/account/requisites', { token: user.token, body: { companyName: 'ООО «Ромашка»', inn: '7712345678' } });
+    expect(bad.body.error.message).toContain('ИНН: 10 цифр у организации или 12 у ИП');
+    expect(bad.body.error.message).toContain('КПП: 9 цифр');
+    const soleProprietor = await call(app.url, 'PUT', '/api/account/requisites', {
+      token: user.token,
+      body: { companyName: 'ИП Иванов И. И.', inn: '771234567890', kpp: '771201001' },
+    });
+    expect(soleProprietor.status).toBe(400);
+    expect(soleProprietor.body.error.message).toContain('У ИП (ИНН из 12 цифр) нет КПП');
+    const full = { companyName: 'ООО «Ромашка»', inn: '7712345678', kpp: '771201001', address: '125009, г. Москва, ул. Тверская, д. 1' };
+    const put = await call(app.url, 'PUT', '/api/account/requisites', { token: user.token, body: full });
     expect(put.status).toBe(200);
-    expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual({ companyName: 'ООО «Ромашка»', inn: '7712345678' });
+    expect(put.body).toEqual(full);
+    expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual(full);
   });
 
-  test('the month list has the current month, marked as running, with its payments and spending', async () => {
+  test('the month list has the current month (Moscow time), marked as running, with its payments and spending and the act only', async () => {
     const list = await call(app.url, 'GET', '/api/account/documents', { token: user.token });
     const statement = (await call(app.url, 'GET', `/api/account/statement?from=${today()}&to=${today()}`, { token: user.token })).body;
     expect(list.body.requisitesReady).toBe(true);
-    expect(list.body.months[0]).toMatchObject({
+    expect(list.body.months[0]).toEqual({
       month: thisMonth(),
       title: `${MONTHS[Number(thisMonth().slice(5)) - 1]} ${thisMonth().slice(0, 4)}`,
       current: true,
       paid: 500,
-      invoiceUrl: `/api/account/documents/${thisMonth()}/invoice.pdf`,
+      spent: list.body.months[0].spent,
       actUrl: `/api/account/documents/${thisMonth()}/act.pdf`,
     });
     expect(list.body.months[0].spent).toBeCloseTo(-statement.lines[3].amount, 9);
   });
 
-  test('the act (PDF) names both parties with their requisites, the month, the services and the total', async () => {
+  test('the act (PDF): both parties with requisites, unit/qty/price columns, total in words, both signature lines, no «UTC»', async () => {
     const statement = (await call(app.url, 'GET', `/api/account/statement?from=${today()}&to=${today()}`, { token: user.token })).body;
     const spent = -statement.lines[3].amount;
     const text = await pdfText(`/api/account/documents/${thisMonth()}/act.pdf`, user.token);
     const [year, month] = [thisMonth().slice(0, 4), thisMonth().slice(5)];
-    const lastDay = `${today().slice(8)}.${month}.${year}`;
-    expect(text).toContain(`Акт № ${thisMonth()}/${user.userId.slice(0, 8).toUpperCase()} от ${lastDay} оказанных услуг`);
+    const lastDay = `${moscowToday().slice(8)}.${month}.${year}`;
+    expect(text).toContain(
+      `Акт № ${thisMonth()}/${user.userId.slice(0, 8).toUpperCase()} от ${Number(moscowToday().slice(8))} ${GENITIVE[Number(month) - 1]} ${year} г.`,
+    );
+    expect(text).toContain(`об оказании услуг за ${MONTHS[Number(month) - 1]} ${year}`);
     expect(text).toContain(`Период: 01.${month}.${year} — ${lastDay}`);
+    expect(text).not.toContain('UTC');
     expect(text).toContain('Месяц ещё не закончился');
-    expect(text).toContain(`Исполнитель: ООО «Кондуит», ИНН ${REQUISITES.inn}, КПП ${REQUISITES.kpp}, ОГРН ${REQUISITES.ogrn}`);
-    expect(text).toContain(`Адрес: ${REQUISITES.address}`);
-    expect(text).toContain(`Банк получателя: ${REQUISITES.bankName}, БИК ${REQUISITES.bik}, к/с ${REQUISITES.correspondentAccount}`);
-    expect(text).toContain(`Расчётный счёт: ${REQUISITES.account}`);
-    expect(text).toContain(`Заказчик: ООО «Ромашка», ИНН 7712345678 (${user.email})`);
-    expect(text).toContain(`Запросы к моделям через API, ${MONTHS[Number(month) - 1]} ${year}`);
-    expect(text).toContain('3 запроса');
-    expect(text).toContain(`Итого: ${rub(spent)}`);
+    expect(text).toContain(
+      `Исполнитель: ООО «Кондуит», ИНН ${REQUISITES.inn}, КПП ${REQUISITES.kpp}, ${REQUISITES.address}, ОГРН ${REQUISITES.ogrn}, ` +
+        `р/с ${REQUISITES.account} в ${REQUISITES.bankName}, БИК ${REQUISITES.bik}, к/с ${REQUISITES.correspondentAccount}`,
+    );
+    expect(text).toContain(`Заказчик: ООО «Ромашка», ИНН 7712345678, КПП 771201001, 125009, г. Москва, ул. Тверская, д. 1, e-mail ${user.email}`);
+    expect(text).toContain('№ Наименование работ, услуг Кол-во Ед. Цена Сумма');
+    expect(text).toContain(`1 Запросы к моделям через API, ${MONTHS[Number(month) - 1]} ${year} (3 запроса) 1 усл. ${num(spent)} ${num(spent)}`);
+    expect(text).toContain(`Итого: ${num(spent)}`);
     expect(text).toContain('Без НДС (УСН)');
+    expect(text).toContain(`Всего оказано услуг 1, на сумму ${rub(spent)}`);
+    expect(text).toContain(words(spent));
+    expect(text).toContain('ИСПОЛНИТЕЛЬ ООО «Кондуит»');
+    expect(text).toContain('ЗАКАЗЧИК ООО «Ромашка»');
+    expect(text.match(/Руководитель _+ \/ _+ \//g)).toHaveLength(2);
+    expect(text.match(/М\.П\./g)).toHaveLength(2);
     // Neither the top-up nor the credit is a service rendered.
     expect(text).not.toContain('500,00');
   });
 
-  test("the invoice (PDF) lists the month's payments with the recipient's bank details", async () => {
-    const text = await pdfText(`/api/account/documents/${thisMonth()}/invoice.pdf`, user.token);
-    expect(text).toContain(`Получатель: ООО «Кондуит», ИНН ${REQUISITES.inn}`);
-    expect(text).toContain(`БИК ${REQUISITES.bik}`);
-    expect(text).toContain(`Счёт № ${thisMonth()}/`);
-    expect(text).toContain('Плательщик: ООО «Ромашка»');
-    expect(text).toContain(`пополнение баланса от ${today().slice(8)}.${today().slice(5, 7)}.${today().slice(0, 4)}`);
-    expect(text).toContain('Итого: 500,00 ₽');
+  test('a month has no счёт of payments already made: invoice.pdf is not found, and says where a счёт is issued', async () => {
+    const res = await call(app.url, 'GET', `/api/account/documents/${thisMonth()}/invoice.pdf`, { token: user.token });
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toContain('счёт на оплату выставляется на сумму');
   });
 
   test('a finished month without activity has documents with no lines; bad, future and unknown documents are refused', async () => {
@@ -253,7 +278,8 @@ describe('monthly closing documents', () => {
     expect(text).toContain('Период: 01.01.2025 — 31.01.2025');
     expect(text).not.toContain('Месяц ещё не закончился');
     expect(text).toContain('Услуг за месяц не оказано.');
-    expect(text).toContain('Итого: 0,00 ₽');
+    expect(text).toContain('Итого: 0,00');
+    expect(text).toContain('Ноль рублей 00 копеек');
     const bad = await call(app.url, 'GET', '/api/account/documents/2025-13/act.pdf', { token: user.token });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toBe('ожидается месяц в формате ГГГГ-ММ, например 2026-11');

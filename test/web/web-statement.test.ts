@@ -35,8 +35,8 @@ let upstream: FakeUpstream;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('web-statement'), password: 'statement-secret-1' };
-const today = () => new Date().toISOString().slice(0, 10);
-const thisMonth = () => today().slice(0, 7);
+/** The documents' months are Moscow's (UTC+3 all year). */
+const thisMonth = () => new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 7);
 
 /** Both widths: nothing wider than the window. */
 async function fitsBothWidths(p: Page): Promise<void> {
@@ -99,10 +99,20 @@ browserSuite('the statement, the documents, the account page and the requisites 
       await requisites.getByRole('button', { name: 'Сохранить реквизиты' }).click();
       await requisites.getByText('ИНН: 10 цифр у организации или 12 у ИП').waitFor();
       await requisites.getByLabel('ИНН').fill('7712345678');
+      await requisites.getByLabel('КПП').fill('77120100');
+      await requisites.getByRole('button', { name: 'Сохранить реквизиты' }).click();
+      await requisites.getByText('КПП: 9 цифр').waitFor();
+      await requisites.getByLabel('КПП').fill('771201001');
+      await requisites.getByLabel('Адрес').fill('г. Москва, ул. Тверская, д. 1');
       await requisites.getByRole('button', { name: 'Сохранить реквизиты' }).click();
       await requisites.getByRole('status').getByText('Сохранено').waitFor();
       const token = await sessionToken(page);
-      expect((await call(app.url, 'GET', '/api/account/requisites', { token })).body).toEqual({ companyName: 'ООО «Ромашка»', inn: '7712345678' });
+      expect((await call(app.url, 'GET', '/api/account/requisites', { token })).body).toEqual({
+        companyName: 'ООО «Ромашка»',
+        inn: '7712345678',
+        kpp: '771201001',
+        address: 'г. Москва, ул. Тверская, д. 1',
+      });
 
       await fitsBothWidths(page);
       await page.setViewportSize(PHONE);
@@ -210,10 +220,11 @@ browserSuite('the statement, the documents, the account page and the requisites 
       const [act] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: 'Акт, PDF' }).click()]);
       expect(act.suggestedFilename()).toBe(`conduit-akt-${thisMonth()}.pdf`);
       const pdf = await getDocumentProxy(new Uint8Array(readFileSync((await act.path())!)));
-      const text = (await extractText(pdf, { mergePages: true })).text.replace(/[\s\u00a0]+/g, ' ');
-      expect(text).toContain('Исполнитель: ООО «Кондуит», ИНН 7701234567, КПП 770101001, ОГРН 1027700132195');
-      expect(text).toContain(`Заказчик: ООО «Ромашка», ИНН 7712345678 (${user.email})`);
+      const text = (await extractText(pdf, { mergePages: true })).text.replace(/[\s\u00a0]+/g, ' ').replace(/\u2011/g, '-');
+      expect(text).toContain('Исполнитель: ООО «Кондуит», ИНН 7701234567, КПП 770101001, г. Москва, Пресненская наб., д. 10, ОГРН 1027700132195');
+      expect(text).toContain(`Заказчик: ООО «Ромашка», ИНН 7712345678, КПП 771201001, г. Москва, ул. Тверская, д. 1, e-mail ${user.email}`);
       expect(text).toContain('2 запроса');
+      expect(text).toMatch(/Руководитель _+ \/ _+ \/ М\.П\./);
 
       await page.setViewportSize(DESKTOP);
       expect(await horizontalOverflow(page)).toBe(0);

@@ -1,5 +1,5 @@
-// «Реквизиты для документов»: the customer's own company name and ИНН, printed on the monthly счёт and
-// акт (optional: without them the documents name the e-mail).
+// «Реквизиты для документов»: the customer's own company — name, ИНН, КПП, address — printed on the счета на
+// оплату and the акты (optional: without a name the documents name the account's e-mail).
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -10,7 +10,7 @@ import { check, type FieldErrors } from '../shared/validate';
 export function RequisitesSection() {
   const trpc = useTRPC();
   const saved = useQuery(trpc.statement.requisites.queryOptions());
-  const [form, setForm] = useState({ companyName: '', inn: '' });
+  const [form, setForm] = useState({ companyName: '', inn: '', kpp: '', address: '' });
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState(false);
   const save = useMutation(trpc.statement.updateRequisites.mutationOptions());
@@ -37,7 +37,7 @@ export function RequisitesSection() {
   return (
     <section className="card" aria-labelledby="requisites-title" data-testid="customer-requisites">
       <h2 id="requisites-title">Реквизиты для документов</h2>
-      <p className="hint">Необязательно: название организации и ИНН попадут в счета и акты вместо e-mail.</p>
+      <p className="hint">Необязательно: название организации, ИНН, КПП и адрес попадут в новые счета и акты вместо e-mail.</p>
       {saved.isPending ? <Loading /> : null}
       <form onSubmit={onSubmit} noValidate>
         <div className="grid">
@@ -54,6 +54,14 @@ export function RequisitesSection() {
           </Field>
           <Field label="ИНН" hint="10 цифр у организации, 12 у ИП" error={errors.inn ?? server.inn}>
             {(props) => <input {...props} name="inn" inputMode="numeric" value={form.inn} onChange={(e) => setForm({ ...form, inn: e.target.value })} />}
+          </Field>
+          <Field label="КПП" hint="9 цифр; у ИП оставьте пустым" error={errors.kpp ?? server.kpp}>
+            {(props) => <input {...props} name="kpp" inputMode="numeric" value={form.kpp} onChange={(e) => setForm({ ...form, kpp: e.target.value })} />}
+          </Field>
+          <Field label="Адрес" hint="Юридический адрес" error={errors.address ?? server.address}>
+            {(props) => (
+              <input {...props} name="address" autoComplete="street-address" value={form.address} onChange={(e) => setForm({ ...form, address: e.target.value })} />
+            )}
           </Field>
         </div>
         <SubmitRow label="Сохранить реквизиты" pending={save.isPending} done={done} error={apiError(save.error)} />

@@ -1,5 +1,5 @@
-// «Реквизиты» (/app/admin/requisites): the operator's company as the users' monthly счёт and акт print
-// it. Until they are saved, users are told their documents are not available yet. Saving is audited.
+// «Реквизиты» (/app/admin/requisites): the operator's company as the users' счета на оплату and monthly акты
+// print it. Until they are saved, users are told their documents are not available yet. Saving is audited.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -20,6 +20,8 @@ const EMPTY = {
   account: '',
   correspondentAccount: '',
   vatNote: '',
+  directorName: '',
+  accountantName: '',
 };
 type Form = typeof EMPTY;
 
@@ -34,6 +36,8 @@ const FIELDS: { name: keyof Form; label: string; hint?: string; numeric?: boolea
   { name: 'account', label: 'Расчётный счёт', hint: '20 цифр', numeric: true },
   { name: 'correspondentAccount', label: 'Корреспондентский счёт', hint: '20 цифр', numeric: true },
   { name: 'vatNote', label: 'Строка об НДС', hint: 'Под итогом документа, например «Без НДС (УСН)»; пусто — не печатается' },
+  { name: 'directorName', label: 'Руководитель', hint: 'Фамилия и инициалы у строки подписи, например «Иванов И. И.»; пусто — место для записи от руки' },
+  { name: 'accountantName', label: 'Главный бухгалтер', hint: 'Для счёта на оплату; у ИП без бухгалтера оставьте пустым' },
 ];
 
 export function RequisitesScreen() {
@@ -74,7 +78,8 @@ export function RequisitesScreen() {
     <section className="card" aria-labelledby="requisites-admin-title" data-testid="operator-requisites">
       <h2 id="requisites-admin-title">Реквизиты для счетов и актов</h2>
       <p className="hint">
-        Пользователи скачивают по месяцам счёт (платежи месяца) и акт оказанных услуг (расходы месяца) с этими реквизитами.
+        С этими реквизитами пользователи выставляют себе счета на оплату банковским переводом и скачивают акты оказанных услуг по месяцам. Уже выставленный счёт
+        сохраняет реквизиты, с которыми был выставлен.
         {saved.data && updatedAt === null ? ' Пока реквизиты не сохранены, документы пользователям недоступны.' : ''}
         {updatedAt ? ` Изменены ${formatDateTime(updatedAt)}.` : ''}
       </p>

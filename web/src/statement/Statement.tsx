@@ -1,7 +1,7 @@
 // «Выписка» (/app/statement): every movement of the balance in a period with the running balance
-// (GET /api/account/statement), the same as a CSV file, and the monthly closing documents — счёт and акт
-// as PDF files (GET /api/account/documents). Files need the session's JWT, so they are fetched and handed
-// to the browser as downloads (usage/UsageExport.tsx).
+// (GET /api/account/statement), the same as a CSV file, the счета на оплату issued before paying
+// (Invoices.tsx), and the monthly акты as PDF files (GET /api/account/documents). Files need the session's
+// JWT, so they are fetched and handed to the browser as downloads (usage/UsageExport.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
@@ -10,6 +10,7 @@ import { Button, ErrorText, Field, Loading } from '../shared/ui';
 import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../shared/format';
 import { Link } from '../app/router';
 import { FileDownload } from '../shared/FileDownload';
+import { InvoicesSection } from './Invoices';
 
 type Statement = Outputs['statement']['get'];
 type DocumentMonth = Outputs['statement']['documents']['months'][number];
@@ -133,7 +134,7 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
     <tr data-month={month.month}>
       <th scope="row">
         {month.title}
-        {month.current ? <span className="cell-note muted">текущий месяц: документы на сегодня, не окончательные</span> : null}
+        {month.current ? <span className="cell-note muted">текущий месяц: акт на сегодня, не окончательный</span> : null}
       </th>
       <td data-label="Оплачено" className="num">
         {formatAmount(month.paid, currency, 2)}
@@ -144,7 +145,6 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
       <td data-label="Документы">
         {ready ? (
           <div className="row-actions">
-            <FileDownload url={month.invoiceUrl} label="Счёт, PDF" testId={`invoice-${month.month}`} />
             <FileDownload url={month.actUrl} label="Акт, PDF" testId={`act-${month.month}`} />
           </div>
         ) : (
@@ -160,9 +160,9 @@ function DocumentsSection() {
   const docs = useQuery(trpc.statement.documents.queryOptions());
   return (
     <section className="card" aria-labelledby="documents-title" data-testid="documents">
-      <h2 id="documents-title">Закрывающие документы</h2>
+      <h2 id="documents-title">Акты оказанных услуг</h2>
       <p className="hint">
-        Счёт — платежи месяца (сервис работает по предоплате), акт — услуги, оказанные за месяц. Реквизиты вашей организации для документов указываются в{' '}
+        Акт — услуги, оказанные за месяц (месяцы — по московскому времени). Реквизиты вашей организации для документов указываются в{' '}
         <Link to="/account">аккаунте</Link>.
       </p>
       <ErrorText error={apiError(docs.error)} />
@@ -206,6 +206,7 @@ export function StatementScreen() {
         <h1>Выписка</h1>
       </div>
       <StatementSection />
+      <InvoicesSection />
       <DocumentsSection />
     </>
   );

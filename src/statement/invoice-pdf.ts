@@ -1,0 +1,116 @@
+// The счёт на оплату as a PDF, laid out as a Russian bank-transfer invoice is: the recipient's bank block on top
+// (bank, БИК, correspondent account; ИНН/КПП, name and settlement account of the recipient), the title with its
+// number and date, the supplier and the buyer with their requisites, the table (№, name, quantity, unit, price,
+// sum), Итого, the VAT line, «Всего к оплате», the amount in words, and the signature lines with a place for the
+// stamp.
+import { SERVICE_NAME } from '../service-info';
+import { formatDocumentDate, formatDocumentNumber } from './amounts';
+import type { Invoice } from './invoices';
+import { moscowDay } from './moscow';
+import { customerText, type DocumentCanvas, type DocumentLine, lineSum, startDocument, supplierText } from './pdf';
+import { documentTexts as T } from './texts';
+
+/** The bank block: a bordered grid, drawn in the order a reader reads it (left to right, top to bottom). */
+function bankBlock(c: DocumentCanvas, invoice: Invoice): void {
+  const { doc, left, width } = c;
+  const s = invoice.supplier;
+  const labelWidth = 50;
+  const valueWidth = 150;
+  const nameWidth = width - labelWidth - valueWidth;
+  const mid = left + nameWidth;
+  const right = mid + labelWidth;
+  const pad = 3;
+  const lineHeight = 13;
+  doc.fontSize(9);
+  const bankHeight = Math.max(2 * lineHeight, doc.font('regular').heightOfString(s.bankName, { width: nameWidth - 2 * pad }) + pad) + lineHeight;
+  const nameHeight = Math.max(lineHeight, doc.font('regular').heightOfString(s.companyName, { width: nameWidth - 2 * pad }) + pad) + lineHeight;
+  const top = doc.y;
+  const innTop = top + bankHeight;
+  const nameTop = innTop + lineHeight + 2;
+  const bottom = nameTop + nameHeight;
+
+  const cell = (value: string, x: number, y: number, w: number, options: { small?: boolean } = {}) =>
+    doc
+      .font('regular')
+      .fontSize(options.small ? 7.5 : 9)
+      .text(value, x + pad, y + pad, { width: w - 2 * pad });
+
+  // The bank: its name, then БИК and the correspondent account beside it.
+  cell(s.bankName, left, top, nameWidth);
+  cell(T.bik, mid, top, labelWidth);
+  cell(s.bik, right, top, valueWidth);
+  cell(T.accountNo, mid, top + lineHeight + 2, labelWidth);
+  cell(s.correspondentAccount, right, top + lineHeight + 2, valueWidth);
+  cell(T.bank, left, innTop - lineHeight, nameWidth, { small: true });
+  // The recipient: ИНН and КПП, the settlement account beside them, then the name.
+  const half = nameWidth / 2;
+  cell(`ИНН ${s.inn}`, left, innTop, half);
+  cell(s.kpp ? `КПП ${s.kpp}` : 'КПП —', left + half, innTop, half);
+  cell(T.accountNo, mid, innTop, labelWidth);
+  cell(s.account, right, innTop, valueWidth);
+  cell(s.companyName, left, nameTop, nameWidth);
+  cell(T.recipient, left, bottom - lineHeight, nameWidth, { small: true });
+
+  doc.lineWidth(0.6);
+  doc.rect(left, top, width, bottom - top).stroke();
+  doc.moveTo(mid, top).lineTo(mid, bottom).stroke();
+  doc.moveTo(right, top).lineTo(right, bottom).stroke();
+  doc
+    .moveTo(left, innTop)
+    .lineTo(left + width, innTop)
+    .stroke();
+  doc
+    .moveTo(mid, top + lineHeight + 2)
+    .lineTo(left + width, top + lineHeight + 2)
+    .stroke();
+  doc.moveTo(left, nameTop).lineTo(mid, nameTop).stroke();
+  doc
+    .moveTo(left + half, innTop)
+    .lineTo(left + half, nameTop)
+    .stroke();
+  doc.x = left;
+  doc.y = bottom + 14;
+}
+
+/** Renders a счёт на оплату; resolves to the PDF's bytes. */
+export function renderInvoice(invoice: Invoice): Promise<Buffer> {
+  const date = formatDocumentDate(moscowDay(invoice.createdAt));
+  const c = startDocument(T.invoiceTitle(invoice.number, date), invoice.supplier.companyName);
+  bankBlock(c, invoice);
+
+  c.text(T.invoiceTitle(invoice.number, date), { size: 14, bold: true });
+  c.rule();
+  c.labelled(T.supplier, supplierText(invoice.supplier));
+  c.labelled(T.buyer, customerText(invoice.customer));
+  c.doc.moveDown(0.4);
+
+  const lines: DocumentLine[] = [{ name: T.invoiceLine(`доступа к API ${SERVICE_NAME}`), quantity: 1, unit: T.serviceUnit, priceNano: invoice.amountNano }];
+  const w = c.width;
+  c.table(
+    [
+      { title: T.columns.n, width: 24, align: 'center' },
+      { title: T.columns.name, width: w - 24 - 50 - 40 - 80 - 85, align: 'left' },
+      { title: T.columns.quantity, width: 50, align: 'right' },
+      { title: T.columns.unit, width: 40, align: 'center' },
+      { title: T.columns.price, width: 80, align: 'right' },
+      { title: T.columns.amount, width: 85, align: 'right' },
+    ],
+    [T.columns.n, T.columns.name, T.columns.quantity, T.columns.unit, T.columns.price, T.columns.amount],
+    lines.map((line, i) => [String(i + 1), line.name, String(line.quantity), line.unit, formatDocumentNumber(line.priceNano), formatDocumentNumber(lineSum(line))]),
+  );
+  c.totals(lines, invoice.supplier.vatNote, invoice.currency, { grandTotal: T.grandTotal, summary: T.invoiceSummary });
+  c.doc.moveDown(0.6);
+  c.text(T.paymentPurpose(invoice.number, date), { size: 8 });
+  c.rule();
+
+  c.room(70);
+  c.doc.moveDown(1.5);
+  const y = c.doc.y;
+  const half = c.width / 2;
+  c.signature(T.director, invoice.supplier.directorName, c.left, half - 10, y);
+  c.signature(T.accountant, invoice.supplier.accountantName, c.left + half, half, y);
+  c.doc.x = c.left;
+  c.doc.y = y + 26;
+  c.text(T.stamp, { x: c.left + 40 });
+  return c.finish();
+}
