@@ -28,7 +28,7 @@ export const errorMessages = {
   bodyNotObject: 'Тело запроса должно быть JSON-объектом: {"поле": значение, …}',
   unstorableText: (field: string) => `${field ? `${field}: ` : ''}текст содержит недопустимый символ (NUL или одиночный суррогат UTF-16)`,
   pathParameterInvalid: (name: string) => `${name}: некорректное значение в пути запроса`,
-  timeZoneUnknown: 'Часовой пояс: этот пояс неизвестен базе данных, укажите действующий пояс IANA, например Europe/Moscow',
+  timeZoneUnknown: 'Часовой пояс: такой пояс неизвестен, выберите пояс из списка, например «Москва»',
   metricsToken: 'Для /metrics нужен заголовок Authorization: Bearer <METRICS_TOKEN>',
 
   // The /trpc batch policy and the credential every authenticated route asks for.

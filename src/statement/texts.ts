@@ -26,7 +26,7 @@ export const statementMessages = {
 export function operationLabel(kind: string, amountNano: bigint): string {
   switch (kind) {
     case 'registration_bonus':
-      return 'Бонус за регистрацию';
+      return 'Стартовый бонус';
     case 'topup':
       return 'Пополнение баланса';
     case 'admin_credit':
@@ -63,7 +63,7 @@ export const documentTexts = {
   payer: 'Плательщик',
   recipient: 'Получатель',
   bank: 'Банк получателя',
-  period: (from: string, to: string) => `Период: ${from} — ${to} (время UTC)`,
+  period: (from: string, to: string) => `Период: ${from} — ${to}`,
   columns: { n: '№', name: 'Наименование', quantity: 'Кол-во', amount: 'Сумма' },
   total: 'Итого',
   invoiceNote: 'Сервис работает по предоплате: счёт перечисляет поступившие за месяц платежи (пополнения баланса) — аванс за услуги доступа к API.',
