@@ -220,6 +220,6 @@ export const accountsMessages = {
   emailChangeLinkInvalid: 'Ссылка недействительна: она устарела, уже использована или адрес сменили по другой ссылке',
   emailChanged: (email: string) => `E-mail изменён: теперь входите с адресом ${email}`,
   emailChangeMailFailed: 'Не удалось отправить письмо, повторите позже',
-  emailChangeUnavailable: 'Смена e-mail недоступна: на сервере не настроена почта (SMTP_URL), обратитесь к оператору',
+  emailChangeUnavailable: 'Смена e-mail недоступна: на сервере не настроена отправка почты, обратитесь к оператору',
   tooManyEmailChanges: 'Слишком много попыток сменить e-mail, повторите позже',
 } as const;
