@@ -4,7 +4,7 @@
 // value on hover, no screen wider than a phone, and the small things: the login form checks before
 // sending and lands on the page asked for, the revoke dialog focuses «Отмена», revoked keys hide, the
 // balance and requests refresh themselves, requests page and filter by key and model, the agent's model
-// is picked from /v1/models, and an agent page has its section links. Every screen is photographed at
+// is picked from the catalogue with its price, and an agent page is in sections. Every screen is photographed at
 // both sizes into test-artifacts/screens/dashboard-*.png (scripts/readme-screens.ts copies two for the README).
 import { expect, test } from 'bun:test';
 import OpenAI from 'openai';
@@ -283,7 +283,9 @@ suite('the dashboard read at a glance', () => {
       expect(await shown.textContent()).toMatch(/^\d[\d\s\u00a0\u202f]*,\d{2}\s₽$/);
       expect(await shown.getAttribute('title')).toBe(`Точно: ${formatExactAmount(balance, 'RUB')}`);
       const help = await page.getByTestId('balance-help').textContent();
-      expect(help).toContain('402');
+      // What happens at zero, in words (issue 41 point 9): no HTTP code or error type.
+      expect(help).toContain('недостаточно средств на балансе');
+      expect(help).not.toContain('402');
       expect(help).toContain('администратору');
       expect(help).toContain(`раз в ${REFRESH_MS / 1000} секунд`);
 
