@@ -189,6 +189,8 @@ browserSuite('the VK and Telegram sections of the agent page in chromium', () =>
 
       // Phone width: the long webhook URLs do not push the page sideways.
       await page.setViewportSize(PHONE);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await sections.getByRole('link', { name: 'ВКонтакте' }).click();
       await social.scrollIntoViewIfNeeded();
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
       await page.screenshot({ path: screenPath('integrations-phone') });
