@@ -2,8 +2,8 @@
 // time-zone ids, «UTC» or a competitor's name in the dashboard's texts or in the server's texts shown to
 // people (messages, mails, pages), and one name per concept («Лимит расходов», never «Бюджет»; «Стартовый
 // бонус», never «Бонус за регистрацию»). Only the texts are read — string literals, template parts and JSX
-// text, found by TypeScript's own parser — so comments and the API reference (openapi descriptions, meant for
-// developers) may still say «UTC» or «402».
+// text, found by TypeScript's own parser — so comments and the API reference (zod's .describe() and OpenAPI's
+// description, summary and example, meant for developers) may still say «UTC» or «402».
 import { describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -45,18 +45,26 @@ function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
 
 /** The dashboard: every module (its texts live beside the components, inline or in texts*.ts). */
 const WEB_FILES = filesUnder(join(ROOT, 'web/src'), (p) => /\.tsx?$/.test(p));
-/** The server's texts shown to people: texts/messages modules, mails and the server-rendered pages. */
+/** The server's texts shown to people: texts/messages modules, mails, the server-rendered pages and the input schemas' messages (the forms show them). */
 const SERVER_FILES = filesUnder(join(ROOT, 'src'), (p) =>
-  /(^|\/)([a-z-]*texts|messages|[a-z-]*-page|site-root|owner-mail|limits|field-labels)\.ts$/.test(p.slice(join(ROOT, 'src').length)),
+  /(^|\/)([a-z-]*texts|messages|[a-z-]*-page|site-root|owner-mail|limits|field-labels|[a-z-]*input|fields)\.ts$/.test(p.slice(join(ROOT, 'src').length)),
 );
 
 /** The texts of one module: string literals, template parts and JSX text, with their line numbers. */
 export function textsOf(path: string, source = readFileSync(path, 'utf8')): { line: number; text: string }[] {
   const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const found: { line: number; text: string }[] = [];
+  const dashboard = !relative(ROOT, path).startsWith('src/');
   const visit = (node: ts.Node) => {
     // import specifiers and `timeZone: 'UTC'`-like property keys are code, not text.
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return;
+    // The server's API reference (zod's .describe(), OpenAPI's description/summary/example) is for developers;
+    // in the dashboard a `description` is what a person reads (a tool's line, say).
+    if (!dashboard && ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'describe') {
+      visit(node.expression.expression);
+      return;
+    }
+    if (!dashboard && ts.isPropertyAssignment(node) && /^(description|summary|example)$/.test(node.name.getText(file))) return;
     const at = () => file.getLineAndCharacterOfPosition(node.getStart()).line + 1;
     if (ts.isTemplateExpression(node)) {
       // A template reads as one text: «с ${a} UTC — ${b} по вашему времени».
