@@ -166,6 +166,11 @@ describe('the other mailed links wear the same look', () => {
       expect(dead.status).toBe(400);
       expect(dead.heading).toBeTruthy();
       expect(dead.links.length).toBeGreaterThan(0);
+      if (path.endsWith('/confirm'))
+        expect(dead.links).toEqual([
+          { href: '/app/account', text: 'Сменить e-mail ещё раз' },
+          { href: '/app/login', text: 'Войти' },
+        ]);
     }
   });
 });
