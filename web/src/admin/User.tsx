@@ -14,6 +14,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { Link } from '../app/router';
 import { ledgerKindLabels, ledgerReference, roleLabels } from '../shared/texts';
 import { check, decimalInput, type FieldErrors } from '../shared/validate';
+import { ModelName } from '../shared/ModelName';
 import { AdminError } from './AdminError';
 import { AuditTable } from './Audit';
 
@@ -358,8 +359,8 @@ export function UserScreen({ id }: { id: string }) {
                   <tbody>
                     {d.usageByModel.map((m) => (
                       <tr key={m.model}>
-                        <td data-label="Модель" className="wrap-anywhere">
-                          {m.model}
+                        <td data-label="Модель">
+                          <ModelName model={m.model} />
                         </td>
                         <td data-label="Запросов" className="num">
                           {formatInt(m.requests)}
