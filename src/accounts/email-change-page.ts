@@ -13,6 +13,12 @@ export { isFormPost } from './verify-page';
 
 const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
 
+/** Where a person goes from a change link that cannot act: ask again from the account page, or sign in. */
+const ONWARD = [
+  { href: '/app/account', text: emailChangePage.requestAgain },
+  { href: '/app/login', text: emailChangePage.toLogin },
+];
+
 const form = (token: string) => ({
   action: EMAIL_CHANGE_CONFIRM_PATH,
   token,
@@ -26,7 +32,7 @@ export async function emailChangePageResponse(emailChange: Pick<EmailChange, 'is
   const token = new URL(request.url).searchParams.get('token') ?? '';
   const live = await emailChange.isLive(token);
   if (!live) {
-    if (wantsHtml(request)) return page(400, emailChangePage.invalidTitle, accountsMessages.emailChangeLinkInvalid);
+    if (wantsHtml(request)) return page(400, emailChangePage.invalidTitle, accountsMessages.emailChangeLinkInvalid, ONWARD);
     throw new AppError('invalid_request_error', accountsMessages.emailChangeLinkInvalid, { headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, form(token));
@@ -44,9 +50,15 @@ export async function emailChangeFormSubmit(emailChange: Pick<EmailChange, 'conf
       result.reason === 'taken'
         ? new AppError('conflict', accountsMessages.emailTaken)
         : new AppError('invalid_request_error', accountsMessages.emailChangeLinkInvalid);
-    return page(error.status, result.reason === 'taken' ? emailChangePage.takenTitle : emailChangePage.invalidTitle, error.message);
+    return page(error.status, result.reason === 'taken' ? emailChangePage.takenTitle : emailChangePage.invalidTitle, error.message, ONWARD);
   }
-  return page(200, emailChangePage.changedTitle, accountsMessages.emailChanged(result.email));
+  return page(
+    200,
+    emailChangePage.changedTitle,
+    accountsMessages.emailChanged(result.email),
+    { href: '/app', text: emailChangePage.toDashboard },
+    { ok: true, state: 'done' },
+  );
 }
 
 /** GET of the cancel link: its page with the button, or a page that says the link is dead; nothing changes. */

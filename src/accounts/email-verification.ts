@@ -27,6 +27,16 @@ export const VERIFICATION_LINK_HOURS = 24;
 /** Verification mails per user per hour, the one sent at registration included. */
 export const VERIFICATION_MAILS_PER_HOUR = 5;
 export const VERIFY_EMAIL_PATH = '/api/auth/verify-email';
+/**
+ * How long a used or expired link's row is kept, so its page can say what happened («Адрес уже подтверждён»,
+ * «Ссылка устарела») instead of a bare «недействительна».
+ */
+export const VERIFICATION_LINK_KEPT_DAYS = 30;
+/** A used link's expiry: far in the past, so no clock makes it live again (see `verify`). */
+const USED = new Date(0);
+
+/** Why a link's page cannot offer its form: the words it shows depend on it (verify-page.ts). */
+export type DeadVerificationLink = 'verified' | 'expired' | 'other_address' | 'unknown';
 
 // 32 random bytes in base64url, as issued; anything else cannot be a token and costs no query.
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -144,6 +154,20 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
     return { userId: row.userId, email: row.email, setsPassword: adminEmails.includes(row.email) && row.role !== 'admin' };
   }
 
+  /** Why a link is not live (read only): the address is confirmed already, the link expired, the account's address changed since, or no such link. */
+  async function explain(token: string): Promise<DeadVerificationLink> {
+    if (!TOKEN_PATTERN.test(token)) return 'unknown';
+    const [row] = await db
+      .select({ email: emailVerifications.email, userEmail: users.email, verifiedAt: users.emailVerifiedAt })
+      .from(emailVerifications)
+      .innerJoin(users, eq(users.id, emailVerifications.userId))
+      .where(eq(emailVerifications.tokenHash, hashToken(token)))
+      .limit(1);
+    if (!row) return 'unknown';
+    if (row.userEmail !== row.email) return 'other_address';
+    return row.verifiedAt ? 'verified' : 'expired';
+  }
+
   async function deliver(email: string, token: string): Promise<void> {
     if (!mailer) throw new Error('no SMTP_URL: verification mail cannot be sent');
     const link = `${publicBaseUrl}${VERIFY_EMAIL_PATH}?token=${token}`;
@@ -219,7 +243,8 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
         });
       }
       const token = await db.transaction(async (tx) => {
-        await tx.delete(emailVerifications).where(eq(emailVerifications.userId, userId));
+        // The earlier links end (their page then says the link is out of date: the newest mail holds the live one).
+        await tx.update(emailVerifications).set({ expiresAt: USED }).where(eq(emailVerifications.userId, userId));
         return issue(tx, userId, user.email);
       });
       try {
@@ -231,11 +256,13 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
     },
 
     inspect,
+    explain,
 
     /**
      * Uses a link (the page's POST): null when it is unknown, used, expired or for an address the account
-     * no longer has. Deleting the row is what makes it one-time: a parallel use waits for that delete and
-     * then finds nothing. The user's other verification links go with it. For an ADMIN_EMAILS address a
+     * no longer has. Setting its expiry to the distant past is what makes it one-time: a parallel use waits for
+     * that update and then finds nothing live; the row stays (VERIFICATION_LINK_KEPT_DAYS) so its page can say
+     * the address is confirmed. The user's other verification links end with it. For an ADMIN_EMAILS address a
      * password is required (400 on `password`, nothing changed) and, with two-factor login on, a code
      * (401 totp_required / totp_invalid, nothing changed); then the password is set, every session, link
      * and API key ends, the alert webhook is removed, and the account becomes admin, in the same
@@ -256,14 +283,15 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
       }
       return db.transaction(async (tx) => {
         const [used] = await tx
-          .delete(emailVerifications)
+          .update(emailVerifications)
+          .set({ expiresAt: USED })
           .where(and(eq(emailVerifications.tokenHash, hashToken(token)), gt(emailVerifications.expiresAt, sql`now()`)))
           .returning({ userId: emailVerifications.userId, email: emailVerifications.email });
         if (!used) return null;
         const [user] = await tx.select({ email: users.email, role: users.role }).from(users).where(eq(users.id, used.userId)).for('update');
         // The account's address changed after the page was read: the link verifies only the one it was mailed to.
         if (!user || user.email !== used.email) return null;
-        await tx.delete(emailVerifications).where(eq(emailVerifications.userId, used.userId));
+        await tx.update(emailVerifications).set({ expiresAt: USED }).where(eq(emailVerifications.userId, used.userId));
         await tx
           .update(users)
           .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` })
@@ -290,9 +318,13 @@ export function createEmailVerification(deps: EmailVerificationDeps) {
       });
     },
 
-    /** Drops expired links: they are refused the same whether their row is there or not. */
+    /** Drops links issued over VERIFICATION_LINK_KEPT_DAYS ago: used or expired, their page needs them no longer. */
     async pruneExpired(): Promise<void> {
-      await db.delete(emailVerifications).where(sql`${emailVerifications.expiresAt} < now()`);
+      await db
+        .delete(emailVerifications)
+        .where(
+          and(sql`${emailVerifications.expiresAt} < now()`, sql`${emailVerifications.createdAt} < now() - make_interval(days => ${VERIFICATION_LINK_KEPT_DAYS})`),
+        );
     },
 
     /** Waits for mails still being handed to the SMTP server, then closes its connection. */

@@ -10,7 +10,7 @@ import { passwordResetFormSubmit, passwordResetPageResponse } from './password-r
 import type { AccountService } from './service';
 import { isFormPost, verifyEmailPage, verifyEmailSubmit } from './verify-page';
 
-type Accounts = { accounts: Pick<AccountService, 'verifyEmail' | 'inspectVerificationLink'> };
+type Accounts = { accounts: Pick<AccountService, 'verifyEmail' | 'inspectVerificationLink' | 'explainVerificationLink'> };
 type PasswordReset = { accounts: Pick<AccountService, 'inspectPasswordResetLink' | 'resetPasswordByForm'> };
 
 export const verifyEmailPageRoute = defineRawRoute<Accounts>({

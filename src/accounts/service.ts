@@ -320,6 +320,8 @@ export function createAccountService({ db, jwt, logger, tokenUsers, sessions, tw
 
     /** What a verification link's page shows (read only); null when it cannot be used. */
     inspectVerificationLink: (token: string) => verification.inspect(token),
+    /** Why a verification link is not live, for its page's words. */
+    explainVerificationLink: (token: string) => verification.explain(token),
     /**
      * Uses a verification link, from its page's POST (email-verification.ts); null when it is unknown,
      * used, expired or for an address the account no longer has.

@@ -8,7 +8,8 @@ import { AppError } from '../http/errors';
 import { readBodyText } from '../http/body';
 import { VERIFY_EMAIL_PATH } from './email-verification';
 import type { AccountService } from './service';
-import { accountsMessages, escapeHtml, verificationPage, verifiedMessage } from './texts';
+import { escapeHtml, messageCardHtml, sitePageHtml, type PageLink } from '../http/site-page';
+import { accountsMessages, verificationPage, verifiedMessage } from './texts';
 
 // The token is in the address: keep it out of caches, search engines and Referer headers; and a page whose
 // button acts is never shown inside another site's frame.
@@ -23,26 +24,25 @@ export const PRIVATE_HEADERS = {
 /** A link's form carries a 43-character token, a password (twice) and a code: anything bigger is not one. */
 const FORM_LIMIT_BYTES = 8 * 1024;
 
-const STYLE =
-  'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}a{color:#2456d3}' +
-  'label{display:block;margin:1rem 0 .25rem}input{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}' +
-  'button{font:inherit;margin-top:1rem;padding:.5rem 1.2rem;cursor:pointer}.error{color:#b3261e}';
-
-function html(status: number, title: string, body: string): Response {
-  const text = `<!doctype html>
-<html lang="ru">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} — Conduit</title>
-<style>${STYLE}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}<p><a href="/app">${escapeHtml(verificationPage.toDashboard)}</a></p></body>
-</html>
-`;
-  return new Response(text, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...PRIVATE_HEADERS } });
+function html(status: number, title: string, main: string): Response {
+  return new Response(sitePageHtml(title, main), { status, headers: { 'content-type': 'text/html; charset=utf-8', ...PRIVATE_HEADERS } });
 }
 
-/** A small Russian page with a link back to the dashboard (also the other links' pages), and one more link if given. */
-export function page(status: number, title: string, message: string, link?: { href: string; text: string }): Response {
-  const next = link ? `<p><a href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>` : '';
-  return html(status, title, `<p>${escapeHtml(message)}</p>${next}`);
+const TO_DASHBOARD: PageLink = { href: '/app', text: verificationPage.toDashboard };
+
+/**
+ * A mailed link's page that says what happened, in the site's look (http/site-page.ts), with the ways on:
+ * the `links` given (the first drawn as the main button), else the dashboard.
+ */
+export function page(
+  status: number,
+  title: string,
+  message: string,
+  links?: PageLink | readonly PageLink[],
+  options: { ok?: boolean; state?: string } = {},
+): Response {
+  const onward = links === undefined ? [TO_DASHBOARD] : Array.isArray(links) ? (links as readonly PageLink[]) : [links as PageLink];
+  return html(status, title, messageCardHtml({ title, message, links: onward, ...options }));
 }
 
 export interface LinkForm {
@@ -80,8 +80,8 @@ export function formPage(status: number, form: LinkForm): Response {
   return html(
     status,
     form.title,
-    `<p>${escapeHtml(form.text)}</p>${error}<form method="post" action="${escapeHtml(form.action)}">${fields}` +
-      `<button type="submit">${escapeHtml(form.button)}</button></form>`,
+    `<section class="card"><h1>${escapeHtml(form.title)}</h1><p>${escapeHtml(form.text)}</p>${error}` +
+      `<form method="post" action="${escapeHtml(form.action)}">${fields}<div class="actions"><button type="submit">${escapeHtml(form.button)}</button></div></form></section>`,
   );
 }
 
@@ -99,7 +99,29 @@ export async function readLinkForm(request: Request): Promise<Record<string, str
   return fields;
 }
 
-type Accounts = Pick<AccountService, 'verifyEmail' | 'inspectVerificationLink'>;
+type Accounts = Pick<AccountService, 'verifyEmail' | 'inspectVerificationLink' | 'explainVerificationLink'>;
+
+const LOGIN: PageLink = { href: '/app/login', text: verificationPage.toLogin };
+const REQUEST_NEW: PageLink = { href: '/app/account', text: verificationPage.requestNew };
+
+/**
+ * The page of a link that cannot be used, saying what happened: an address confirmed already is good news
+ * (200, «войдите»), not «недействительна»; an expired link, one for an address since changed, or an
+ * unknown one say so, each with the way to a new link (400).
+ */
+async function deadLinkPage(accounts: Accounts, token: string): Promise<Response> {
+  const why = await accounts.explainVerificationLink(token);
+  switch (why) {
+    case 'verified':
+      return page(200, verificationPage.alreadyTitle, verificationPage.already, [LOGIN], { ok: true, state: why });
+    case 'expired':
+      return page(400, verificationPage.expiredTitle, verificationPage.expired, [REQUEST_NEW, LOGIN], { state: why });
+    case 'other_address':
+      return page(400, verificationPage.otherAddressTitle, verificationPage.otherAddress, [REQUEST_NEW], { state: why });
+    case 'unknown':
+      return page(400, verificationPage.unknownTitle, verificationPage.unknown, [REQUEST_NEW], { state: why });
+  }
+}
 
 function verifyForm(token: string, setsPassword: boolean, extra: { totp?: boolean; error?: string } = {}): LinkForm {
   return {
@@ -118,7 +140,7 @@ export async function verifyEmailPage(accounts: Accounts, request: Request): Pro
   const token = new URL(request.url).searchParams.get('token') ?? '';
   const link = await accounts.inspectVerificationLink(token);
   if (!link) {
-    if (wantsHtml(request)) return page(400, verificationPage.invalidTitle, accountsMessages.verificationLinkInvalid);
+    if (wantsHtml(request)) return deadLinkPage(accounts, token);
     throw new AppError('invalid_request_error', accountsMessages.verificationLinkInvalid, { headers: PRIVATE_HEADERS });
   }
   if (wantsHtml(request)) return formPage(200, verifyForm(token, link.setsPassword));
@@ -139,12 +161,12 @@ export async function verifyEmailSubmit(accounts: Accounts, request: Request): P
   try {
     const verified = await accounts.verifyEmail(token, { password: fields.password, totpCode: fields.totpCode });
     if (!verified) throw new AppError('invalid_request_error', accountsMessages.verificationLinkInvalid, { param: 'token' });
-    return page(200, verificationPage.verifiedTitle, verifiedMessage(verified));
+    return page(200, verificationPage.verifiedTitle, verifiedMessage(verified), [{ href: '/app', text: verificationPage.toDashboard }], { ok: true, state: 'done' });
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     // A password or a code the form lacked: the link is still unused, the form comes back with the message.
     const link = error.param === 'token' ? null : await accounts.inspectVerificationLink(token);
-    if (!link) return page(error.status >= 500 ? error.status : 400, verificationPage.invalidTitle, error.message);
+    if (!link) return error.status >= 500 ? page(error.status, verificationPage.invalidTitle, error.message) : deadLinkPage(accounts, token);
     const askCode = error.errorCode === 'totp_required' || error.errorCode === 'totp_invalid';
     return formPage(error.status, verifyForm(token, link.setsPassword, { totp: askCode, error: error.message }));
   }

@@ -52,7 +52,7 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'user.password_reset_sent': 'Отправлена ссылка для сброса пароля',
   'user.sessions_ended': 'Завершены все сеансы',
   'key.revoke': 'Ключ пользователя отозван',
-  'key.limit': 'Бюджет ключа пользователя',
+  'key.limit': 'Лимит расходов ключа пользователя',
   'price.upsert': 'Цена задана',
   'price.delete': 'Цена удалена',
   'price.import': 'Импорт цен',

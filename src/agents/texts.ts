@@ -14,5 +14,5 @@ export const agentsMessages = {
   workingDaysInvalid: 'ожидаются дни недели числами от 1 (понедельник) до 7 (воскресенье), хотя бы один',
   workingTimeInvalid: 'ожидается время в виде ЧЧ:ММ, например 10:00',
   workingTimeOrder: 'конец рабочего дня должен быть позже начала',
-  workingTimeZoneInvalid: 'ожидается часовой пояс IANA, например Europe/Moscow',
+  workingTimeZoneInvalid: 'выберите часовой пояс из списка, например «Москва»',
 } as const;

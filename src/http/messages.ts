@@ -28,8 +28,8 @@ export const errorMessages = {
   bodyNotObject: 'Тело запроса должно быть JSON-объектом: {"поле": значение, …}',
   unstorableText: (field: string) => `${field ? `${field}: ` : ''}текст содержит недопустимый символ (NUL или одиночный суррогат UTF-16)`,
   pathParameterInvalid: (name: string) => `${name}: некорректное значение в пути запроса`,
-  timeZoneUnknown: 'Часовой пояс: этот пояс неизвестен базе данных, укажите действующий пояс IANA, например Europe/Moscow',
-  metricsToken: 'Для /metrics нужен заголовок Authorization: Bearer <METRICS_TOKEN>',
+  timeZoneUnknown: 'Часовой пояс: такой пояс неизвестен, выберите пояс из списка, например «Москва»',
+  metricsToken: 'Для /metrics нужен заголовок Authorization: Bearer с токеном метрик из настроек сервера',
 
   // The /trpc batch policy and the credential every authenticated route asks for.
   batchTooLarge: (max: number) => `В одном пакетном запросе /trpc можно передать не больше ${max} вызовов`,

@@ -1,6 +1,7 @@
 // The site root: a browser gets a short page saying what the service is, with the way in to the dashboard; an
 // API client gets the information document (http/site.route.ts).
 import { SERVICE_NAME } from '../service-info';
+import { escapeHtml, SITE_STYLE } from './site-page';
 
 /** True when the client names text/html (or XHTML) with a weight above zero, as browsers do. */
 export function acceptsHtml(accept: string | null): boolean {
@@ -13,8 +14,6 @@ export function acceptsHtml(accept: string | null): boolean {
   });
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** The support contact as a link where it is an address (as the dashboard shows it), else as text. */
 function contactHtml(contact: string): string {
   const text = escapeHtml(contact);
@@ -25,8 +24,8 @@ function contactHtml(contact: string): string {
 
 /**
  * The page a person opening the site's address sees: what the service does, how to start, and the way to
- * the login and registration forms. Self-contained (no script, styles inline): it must show even when the
- * dashboard's files do not.
+ * the login and registration forms. Self-contained (no script, styles inline — site-page.ts, which the
+ * mailed links' pages share): it must show even when the dashboard's files do not.
  */
 export function siteRootHtml(config: { supportContact: string | undefined; publicBaseUrl: string }): string {
   const name = escapeHtml(SERVICE_NAME);
@@ -40,20 +39,7 @@ export function siteRootHtml(config: { supportContact: string | undefined; publi
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${name} — доступ к языковым моделям по API</title>
 <style>
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;background:#f5f7fa}
-main{max-width:44rem;margin:0 auto;padding:2.5rem 1.25rem}
-h1{font-size:1.9rem;line-height:1.2;margin:.25rem 0 1rem}
-.brand{font-weight:700;color:#3451b2;margin:0}
-.lead{font-size:1.15rem}
-.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin:1.5rem 0}
-.button{display:inline-block;padding:.7rem 1.3rem;border-radius:.5rem;text-decoration:none;font-weight:600;border:2px solid #3451b2}
-.primary{background:#3451b2;color:#fff}
-.secondary{background:#fff;color:#3451b2}
-ol{padding-left:1.25rem}
-code{font-family:ui-monospace,Menlo,Consolas,monospace;background:#e4e7eb;padding:.1rem .3rem;border-radius:.25rem;overflow-wrap:anywhere}
-.muted{color:#52606d}
-footer{margin-top:2rem;border-top:1px solid #cbd2d9;padding-top:1rem}
+${SITE_STYLE}
 </style>
 </head>
 <body>

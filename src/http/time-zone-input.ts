@@ -13,5 +13,5 @@ export const timeZone = z
     } catch {
       return false;
     }
-  }, 'ожидается часовой пояс IANA, например Europe/Moscow')
+  }, 'неизвестный часовой пояс, выберите пояс из списка, например «Москва»')
   .default('UTC');

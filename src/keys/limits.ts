@@ -32,12 +32,12 @@ export function periodStart(reset: LimitReset, at: Date | number = Date.now()): 
 
 const RESET_WORDS: Record<LimitReset, string> = {
   none: 'всего',
-  day: 'в сутки (UTC)',
-  week: 'в неделю (UTC)',
-  month: 'в месяц (UTC)',
+  day: 'в сутки',
+  week: 'в неделю',
+  month: 'в месяц',
 };
 
-/** «1,50 ₽ в сутки (UTC)». */
+/** «1,50 ₽ в сутки» (a period starts at a UTC midnight, 03:00 in Moscow; the owner's screens say so). */
 export function describeLimit(limitNano: bigint, reset: LimitReset, currency: string): string {
   return `${formatMoneyText(limitNano, currency)} ${RESET_WORDS[reset]}`;
 }

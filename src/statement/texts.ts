@@ -34,7 +34,7 @@ export const statementMessages = {
 export function operationLabel(kind: string, amountNano: bigint): string {
   switch (kind) {
     case 'registration_bonus':
-      return 'Бонус за регистрацию';
+      return 'Стартовый бонус';
     case 'topup':
       return 'Пополнение баланса';
     case 'admin_credit':

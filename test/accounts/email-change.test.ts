@@ -304,7 +304,7 @@ describe('without SMTP_URL', () => {
       const res = await call(bare.url, 'POST', '/api/account/email', { token: user.token, body: { newEmail: uniqueEmail(), password: 'secret123' } });
       expect(res.status).toBe(503);
       expect(res.body.error.type).toBe('service_unavailable');
-      expect(res.body.error.message).toMatch(/SMTP_URL/);
+      expect(res.body.error.message).toMatch(/не настроена отправка почты/);
     } finally {
       await bare.close();
     }

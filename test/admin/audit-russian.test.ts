@@ -125,7 +125,7 @@ describe('the audit in Russian', () => {
     expect(texts(block!)).toContain('заблокирован: нет → да');
     expect(texts(block!).find((t) => t.startsWith('заблокирован с:'))).toMatch(/^заблокирован с: — → \d\d\.\d\d\.\d{4}, \d\d:\d\d по Москве$/);
 
-    expect(limit).toMatchObject({ action: 'key.limit', actionText: 'Бюджет ключа пользователя' });
+    expect(limit).toMatchObject({ action: 'key.limit', actionText: 'Лимит расходов ключа пользователя' });
     // jsonb keeps its own key order: the lines are compared as a set.
     expect(texts(limit!)).toHaveLength(4);
     expect(texts(limit!)).toEqual(

@@ -317,7 +317,7 @@ describe('key limit', () => {
     expect(mail.subject).toContain('Продакшн');
     expect(mail.subject).toContain('80 %');
     expect(mail.text).toContain(`${nanoToDecimalString(13n * LARGE_NANO).replace('.', ',')}\u00a0₽`);
-    expect(mail.text).toContain('0,001\u00a0₽ в сутки (UTC)');
+    expect(mail.text).toContain('0,001\u00a0₽ в сутки');
     expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/keys`);
     await spend(app, key, 1, true);
     await settled();

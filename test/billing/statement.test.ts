@@ -113,7 +113,7 @@ describe('statement of account', () => {
     const s = res.body;
     expect(s).toMatchObject({ from: today(), to: today(), timeZone: 'UTC', currency: 'RUB', opening: 0 });
     expect(s.lines.map((l: { kind: string }) => l.kind)).toEqual(['registration_bonus', 'topup', 'admin_credit', 'usage']);
-    expect(s.lines[0]).toMatchObject({ title: 'Бонус за регистрацию', amount: 3, balanceAfter: 3 });
+    expect(s.lines[0]).toMatchObject({ title: 'Стартовый бонус', amount: 3, balanceAfter: 3 });
     expect(s.lines[1]).toMatchObject({ title: 'Пополнение баланса', amount: 500, balanceAfter: 503 });
     expect(s.lines[2]).toMatchObject({ title: 'Начисление оператора', detail: 'Компенсация за сбой 12 ноября', amount: 100, balanceAfter: 603 });
     const spend = s.lines[3];

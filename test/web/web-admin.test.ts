@@ -280,13 +280,13 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       expect(await totals.textContent()).toContain(`Запросов${formatInt(1)}`);
       expect(await page.getByTestId('stats-table').locator('tbody tr').count()).toBe(30);
       // A period the server refuses, refused in the page with its message.
-      await page.getByLabel('С (день UTC)').fill('2026-02-02');
-      await page.getByLabel('По (день UTC)').fill('2026-02-01');
+      await page.getByLabel('Первый день').fill('2026-02-02');
+      await page.getByLabel('Последний день').fill('2026-02-01');
       await page.getByRole('button', { name: 'Показать' }).click();
       await page.getByText('Период задан неверно').waitFor();
       const today = new Date().toISOString().slice(0, 10);
-      await page.getByLabel('С (день UTC)').fill(today);
-      await page.getByLabel('По (день UTC)').fill(today);
+      await page.getByLabel('Первый день').fill(today);
+      await page.getByLabel('Последний день').fill(today);
       await page.getByRole('button', { name: 'Показать' }).click();
       await page.getByTestId('stats-table').locator('tbody tr').nth(1).waitFor({ state: 'detached' });
       expect(await page.getByTestId('stats-table').locator('tbody tr').count()).toBe(1);

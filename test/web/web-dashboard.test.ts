@@ -4,7 +4,7 @@
 // value on hover, no screen wider than a phone, and the small things: the login form checks before
 // sending and lands on the page asked for, the revoke dialog focuses «Отмена», revoked keys hide, the
 // balance and requests refresh themselves, requests page and filter by key and model, the agent's model
-// is picked from /v1/models, and an agent page has its section links. Every screen is photographed at
+// is picked from the catalogue with its price, and an agent page is in sections. Every screen is photographed at
 // both sizes into test-artifacts/screens/dashboard-*.png (scripts/readme-screens.ts copies two for the README).
 import { expect, test } from 'bun:test';
 import OpenAI from 'openai';
@@ -283,7 +283,9 @@ suite('the dashboard read at a glance', () => {
       expect(await shown.textContent()).toMatch(/^\d[\d\s\u00a0\u202f]*,\d{2}\s₽$/);
       expect(await shown.getAttribute('title')).toBe(`Точно: ${formatExactAmount(balance, 'RUB')}`);
       const help = await page.getByTestId('balance-help').textContent();
-      expect(help).toContain('402');
+      // What happens at zero, in words (issue 41 point 9): no HTTP code or error type.
+      expect(help).toContain('недостаточно средств на балансе');
+      expect(help).not.toContain('402');
       expect(help).toContain('администратору');
       expect(help).toContain(`раз в ${REFRESH_MS / 1000} секунд`);
 
@@ -406,7 +408,7 @@ suite('the dashboard read at a glance', () => {
   );
 
   test(
-    'agents: the model is picked from /v1/models, any other text warned about; an agent page links its sections',
+    'agents: the model is picked from the catalogue with its price, an unlisted one warned about; an agent page in sections',
     async () => {
       const { context, page, errors } = await openContext(WIDE);
       await page.goto(`${app.url}/app/agents/${agents.service}`);
@@ -414,14 +416,21 @@ suite('the dashboard read at a glance', () => {
       await model.waitFor();
       const listed = (await call(app.url, 'GET', '/v1/models')).body.data.map((m: { id: string }) => m.id) as string[];
       expect(listed.length).toBeGreaterThan(0);
-      // The list is filled when /v1/models has answered, after the field is shown.
-      await page.waitForFunction((input) => ((input as HTMLInputElement).list?.options.length ?? 0) > 0, await model.elementHandle());
-      const offered = await model.evaluate((input) => [...((input as HTMLInputElement).list?.options ?? [])].map((o) => o.value));
-      expect(offered).toEqual([...listed].sort());
-      await model.fill('someone/unknown-model');
-      await page.getByTestId('model-unknown').waitFor();
-      await model.fill(listed[0]!);
+      // The choices are filled when /v1/models has answered, after the field is shown: each model with its price.
+      await page.waitForFunction((select) => (select as HTMLSelectElement).options.length >= 2, await model.elementHandle());
+      const offered = await model.evaluate((select) => [...(select as HTMLSelectElement).options].map((o) => o.value));
+      expect(offered.filter((v) => listed.includes(v))).toEqual([...listed].sort());
+      const labels = await model.evaluate((select) => [...(select as HTMLSelectElement).options].map((o) => o.textContent ?? ''));
+      expect(labels.filter((l) => l.includes('за 1 000 токенов')).length).toBe(listed.length);
+      await model.selectOption(listed[0]!);
+      await page.getByTestId('model-price').getByText('за 1 000 токенов').waitFor();
       await page.getByTestId('model-unknown').waitFor({ state: 'detached' });
+
+      const nav = page.getByRole('navigation', { name: 'Разделы агента' });
+      expect(await nav.getByRole('link').allTextContents()).toEqual(['Основное', 'ВКонтакте', 'Telegram', 'YCLIENTS', 'Инструменты', 'База знаний', 'Итоги']);
+      await nav.getByRole('link', { name: 'YCLIENTS' }).click();
+      await page.waitForURL(`${app.url}/app/agents/${agents.service}/yclients`);
+      expect(await nav.getByRole('link', { name: 'YCLIENTS' }).getAttribute('aria-current')).toBe('page');
 
       // YCLIENTS: a typed secret is «Не сохранено» until saved; the partner token is labelled in Russian.
       const booking = page.getByTestId('booking-settings');
@@ -433,20 +442,9 @@ suite('the dashboard read at a glance', () => {
       expect(await booking.getByText('Не задано').count()).toBe(2);
       await token.fill('');
       expect(await booking.getByText('Не задано').count()).toBe(3);
-
-      const nav = page.getByRole('navigation', { name: 'Разделы агента' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual([
-        'Итоги',
-        'Настройки',
-        'Инструменты',
-        'База знаний',
-        'YCLIENTS',
-        'ВКонтакте',
-        'Telegram',
-        'Удаление',
-      ]);
-      await nav.getByRole('link', { name: 'Telegram' }).click();
-      await page.waitForFunction(() => document.activeElement?.id === 'messenger-title');
+      // Another section's parts are not on this one.
+      expect(await page.getByTestId('messenger-settings').count()).toBe(0);
+      expect(await page.getByLabel('Модель', { exact: true }).count()).toBe(0);
 
       // The agents list names what each agent has connected.
       const saved = await call(app.url, 'PUT', `/api/v1/messenger/${agents.creator}/settings`, { token: jwt, body: { botToken: BOT_TOKEN, userId: OPERATOR.id } });
@@ -470,8 +468,8 @@ suite('the dashboard read at a glance', () => {
       ['agents', '/agents'],
       ['account', '/account'],
       ['agent-creator', `/agents/${agents.creator}`],
-      ['agent-service', `/agents/${agents.service}`],
-      ['agent-shop', `/agents/${agents.ecommerce}`],
+      ['agent-service', `/agents/${agents.service}/yclients`],
+      ['agent-shop', `/agents/${agents.ecommerce}/shop`],
       ['dialogues', `/agents/${agents.service}/dialogues`],
       ['topup-return', `/topups/${topup}`],
       ['admin-users', '/admin'],

@@ -71,7 +71,7 @@ browserSuite('the «Диалоги» section in chromium', () => {
       await sendAndWait(agentId, messageNew('Привет'));
 
       // The agent page: its results, and the way into the dialogues.
-      await page.goto(`${app.url}/app/agents/${agentId}`);
+      await page.goto(`${app.url}/app/agents/${agentId}/results`);
       const results = page.getByTestId('agent-results');
       await results.getByRole('heading', { name: 'Итоги агента' }).waitFor();
       expect(await results.getByTestId('results-dialogues').textContent()).toBe('1');
@@ -172,7 +172,7 @@ browserSuite('the «Диалоги» section in chromium', () => {
       const [asked] = await sendAndWait(agentId, messageNew('Хочу вернуть деньги'));
       expect(asked!.message).toContain('номер телефона');
 
-      await page.goto(`${app.url}/app/agents/${agentId}`);
+      await page.goto(`${app.url}/app/agents/${agentId}/results`);
       await page.getByTestId('results-bookings-by').filter({ hasText: 'моделью: 0, кнопками: 0' }).waitFor();
       await page.goto(`${app.url}/app/agents/${agentId}/dialogues`);
       const item = page.getByTestId('dialogue-list').getByTestId('dialogue-item').first();

@@ -57,6 +57,12 @@ browserSuite('field errors and the VK status in chromium', () => {
       await page.getByLabel('Имя').fill(COMMUNITY);
       await page.getByRole('button', { name: 'Создать агента' }).click();
       await page.waitForURL(/\/app\/agents\/[0-9a-f-]{36}$/);
+      const agentPage = page.url();
+      await page.goto(`${agentPage}/telegram`);
+      const messenger = page.getByTestId('messenger-settings');
+      expect(await messenger.getByRole('button', { name: 'Проверить права бота в канале' }).isDisabled()).toBe(true);
+      await messenger.getByText('Доступно после сохранения настроек').waitFor();
+      await page.goto(`${agentPage}/vk`);
 
       const social = page.getByTestId('social-settings');
       await social.getByTestId('social-status').filter({ hasText: 'Не подключено' }).waitFor();
@@ -66,9 +72,6 @@ browserSuite('field errors and the VK status in chromium', () => {
       expect(await social.getByText('Доступно после сохранения настроек').count()).toBe(2);
       expect(await social.getByRole('button', { name: 'Проверить подключение' }).isDisabled()).toBe(true);
       await social.getByText('Введите ID сообщества и ключ доступа или сохраните настройки').waitFor();
-      const messenger = page.getByTestId('messenger-settings');
-      expect(await messenger.getByRole('button', { name: 'Проверить права бота в канале' }).isDisabled()).toBe(true);
-      await messenger.getByText('Доступно после сохранения настроек').waitFor();
 
       // The page's own check: the message under «ID сообщества», the field outlined.
       const save = social.getByRole('button', { name: 'Сохранить настройки ВКонтакте' });

@@ -298,7 +298,7 @@ browserSuite('the inbox in chromium', () => {
         .waitFor();
 
       // The agent's results list the booking itself: who, what, when, made by the buttons.
-      await page.goto(`${app.url}/app/agents/${agentId}`);
+      await page.goto(`${app.url}/app/agents/${agentId}/results`);
       const bookings = page.getByTestId('results-bookings');
       const row = bookings.getByRole('row').filter({ hasText: 'Ольга' });
       await row.waitFor();
@@ -318,20 +318,15 @@ browserSuite('the inbox in chromium', () => {
       const agents = await call(app.url, 'GET', '/api/agents', { token: jwt });
       const agentId = agents.body.agents.find((a: { name: string }) => a.name === 'Салон «Лён»').id as string;
       await page.goto(`${app.url}/app/agents/${agentId}`);
-
-      const specialists = page.getByTestId('specialist-mapping');
-      const services = page.getByTestId('service-mapping');
-      await specialists.getByTestId('mapping-name').filter({ hasText: 'Анна Иванова → 901' }).waitFor();
-      await specialists.getByTestId('mapping-name').filter({ hasText: 'Олег Петров → 902' }).waitFor();
-      await services.getByTestId('mapping-name').filter({ hasText: 'Стрижка → 301' }).waitFor();
-      const sync = page.getByRole('checkbox', { name: /Синхронизировать специалистов/ });
-
-      // Hints: what the prompt is, the model id's form, where the VK key and the Telegram id come from.
+      // Each part in its section: «Основное» says what the prompt is and how the model is chosen; «Telegram»
+      // where the operator's id comes from; «ВКонтакте» where the key comes from; «YCLIENTS» the mapping.
       await page.getByText('Системный промпт — постоянная инструкция ассистенту').waitFor();
-      await page.getByText(/«владелец\/модель»: сначала компания/).waitFor();
+      await page.getByText(/цена за 1 000 токенов запроса и ответа/).waitFor();
+      await page.goto(`${app.url}/app/agents/${agentId}/telegram`);
+      await page.getByText(/напишите боту @userinfobot/).waitFor();
+      await page.goto(`${app.url}/app/agents/${agentId}/vk`);
       await page.getByText(/Где взять: в сообществе ВКонтакте откройте «Управление»/).waitFor();
       await page.getByText(/Webhook — адрес, на который ВКонтакте присылает сообщения клиентов/).waitFor();
-      await page.getByText(/напишите боту @userinfobot/).waitFor();
 
       // Registering the webhook: VK has not confirmed the address yet, and the page says what comes next.
       await page.getByRole('button', { name: 'Подключить webhook в сообществе' }).click();
@@ -339,6 +334,14 @@ browserSuite('the inbox in chromium', () => {
       const next = page.getByTestId('social-next-step');
       expect(await next.textContent()).toContain('нажмите «Подтвердить»');
       expect(await next.textContent()).toContain('сообщения клиентов начнут приходить в «Диалоги»');
+      await page.goto(`${app.url}/app/agents/${agentId}/yclients`);
+
+      const specialists = page.getByTestId('specialist-mapping');
+      const services = page.getByTestId('service-mapping');
+      await specialists.getByTestId('mapping-name').filter({ hasText: 'Анна Иванова → 901' }).waitFor();
+      await specialists.getByTestId('mapping-name').filter({ hasText: 'Олег Петров → 902' }).waitFor();
+      await services.getByTestId('mapping-name').filter({ hasText: 'Стрижка → 301' }).waitFor();
+      const sync = page.getByRole('checkbox', { name: /Синхронизировать специалистов/ });
 
       await bothWidths(async () => {
         await specialists.getByTestId('mapping-name').first().waitFor();

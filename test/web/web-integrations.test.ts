@@ -63,6 +63,8 @@ browserSuite('the VK and Telegram sections of the agent page in chromium', () =>
       const agentId = page.url().split('/').pop()!;
       const jwt = await sessionToken(page);
       const publicBase = `http://127.0.0.1:${port}`;
+      const sections = page.getByRole('navigation', { name: 'Разделы агента' });
+      await sections.getByRole('link', { name: 'ВКонтакте' }).click();
 
       // ---- VK ----
       const social = page.getByTestId('social-settings');
@@ -136,6 +138,7 @@ browserSuite('the VK and Telegram sections of the agent page in chromium', () =>
       expect(vkStored.body).toMatchObject({ configured: true, groupId: GROUP, callbackServerId: serverId, confirmationCode: CODE, secretKeySet: true });
 
       // ---- Telegram ----
+      await sections.getByRole('link', { name: 'Telegram' }).click();
       const messenger = page.getByTestId('messenger-settings');
       await messenger.getByText('Не подключено').waitFor();
       const tgWebhookUrl = `${publicBase}/api/v1/messenger/${agentId}/webhook`;
@@ -186,6 +189,8 @@ browserSuite('the VK and Telegram sections of the agent page in chromium', () =>
 
       // Phone width: the long webhook URLs do not push the page sideways.
       await page.setViewportSize(PHONE);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await sections.getByRole('link', { name: 'ВКонтакте' }).click();
       await social.scrollIntoViewIfNeeded();
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
       await page.screenshot({ path: screenPath('integrations-phone') });

@@ -46,10 +46,16 @@ browserSuite('the tools list and the knowledge base of an agent in chromium', ()
       const token = await sessionToken(page);
       expect((await call(app.url, 'GET', `/api/agents/${agentId}`, { token })).body.systemPrompt).toBe(PROMPT_TEMPLATES.creator);
 
+      const sections = page.getByRole('navigation', { name: 'Разделы агента' });
+      await sections.getByRole('link', { name: 'Инструменты' }).click();
       const tools = page.getByTestId('agent-tools');
       const missing = tools.getByTestId('agent-tools-missing');
       await missing.getByText('Добавьте записи в базу знаний').waitFor();
 
+      // The tool, by its Russian name, says what it lacks.
+      await missing.locator('[data-tool="search_knowledge"]').getByText('Поиск в базе знаний').waitFor();
+
+      await sections.getByRole('link', { name: 'База знаний' }).click();
       const kb = page.getByTestId('knowledge');
       await kb.getByText('Записей пока нет').waitFor();
       await kb.getByRole('button', { name: 'Добавить запись' }).click();
@@ -92,9 +98,11 @@ browserSuite('the tools list and the knowledge base of an agent in chromium', ()
       await found.waitFor();
       expect(await found.locator('li').allTextContents()).toEqual(['Стрижка', 'Часы работы']);
 
+      await sections.getByRole('link', { name: 'Инструменты' }).click();
       await tools.getByRole('button', { name: 'Обновить' }).click();
-      await tools.getByTestId('agent-tools-available').getByText('search_knowledge').waitFor();
+      await tools.getByTestId('agent-tools-available').locator('[data-tool="search_knowledge"]').getByText('Поиск в базе знаний').waitFor();
       expect(await tools.getByTestId('agent-tools-missing').count()).toBe(0);
+      await sections.getByRole('link', { name: 'База знаний' }).click();
 
       await page.setViewportSize(DESKTOP);
       await kb.screenshot({ path: screenPath('knowledge') });

@@ -128,15 +128,15 @@ browserSuite('the operator console in chromium', () => {
 
       // A budget for «Сайт»: 5 ₽ a day.
       const keys = page.getByTestId('admin-user-keys');
-      await keys.getByRole('button', { name: 'Бюджет ключа Сайт' }).click();
-      const budget = page.getByRole('dialog', { name: 'Бюджет ключа' });
+      await keys.getByRole('button', { name: 'Лимит расходов ключа Сайт' }).click();
+      const budget = page.getByRole('dialog', { name: 'Лимит расходов ключа' });
       await budget.getByLabel('Лимит расходов').fill('-1');
-      await budget.getByRole('button', { name: 'Сохранить бюджет' }).click();
+      await budget.getByRole('button', { name: 'Сохранить лимит' }).click();
       await budget.getByText('Лимит расходов не может быть отрицательным').waitFor();
       await budget.getByLabel('Лимит расходов').fill('5');
       await budget.getByLabel('Период лимита').selectOption('day');
-      await budget.getByRole('button', { name: 'Сохранить бюджет' }).click();
-      await page.getByTestId('admin-key-message').getByText('Бюджет ключа «Сайт» сохранён').waitFor();
+      await budget.getByRole('button', { name: 'Сохранить лимит' }).click();
+      await page.getByTestId('admin-key-message').getByText('Лимит расходов ключа «Сайт» сохранён').waitFor();
       await keys
         .locator(`tr[data-key-id="${siteKey.id}"]`)
         .getByTestId('admin-key-budget')
@@ -183,7 +183,7 @@ browserSuite('the operator console in chromium', () => {
       const rows = table.locator('tbody tr');
       expect(await rows.count()).toBe(1);
       const limitText = (await rows.first().textContent())!;
-      expect(limitText).toContain('Бюджет ключа пользователя');
+      expect(limitText).toContain('Лимит расходов ключа пользователя');
       expect(limitText).toContain('Сайт');
       expect(limitText).toContain(`лимит расходов: без лимита → ${rub(5)}`);
       expect(limitText).toContain('период лимита: без сброса → в сутки');
@@ -191,14 +191,14 @@ browserSuite('the operator console in chromium', () => {
       // A period that ends before today finds nothing; a reversed one is refused in the page.
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
       const today = new Date().toISOString().slice(0, 10);
-      await filters.getByLabel('По (день UTC)').fill(yesterday);
+      await filters.getByLabel('Последний день').fill(yesterday);
       await filters.getByRole('button', { name: 'Найти' }).click();
       await page.getByTestId('audit-log').getByText('Записей нет.').waitFor();
-      await filters.getByLabel('С (день UTC)').fill(today);
+      await filters.getByLabel('Первый день').fill(today);
       await filters.getByRole('button', { name: 'Найти' }).click();
       await filters.getByText('Период задан неверно').waitFor();
-      await filters.getByLabel('С (день UTC)').fill('');
-      await filters.getByLabel('По (день UTC)').fill('');
+      await filters.getByLabel('Первый день').fill('');
+      await filters.getByLabel('Последний день').fill('');
       await filters.getByLabel('Действие').selectOption('key.revoke');
       await filters.getByRole('button', { name: 'Найти' }).click();
       await table.locator('tbody tr[data-action="key.revoke"]').getByRole('link', { name: target.email }).waitFor();

@@ -42,6 +42,7 @@ browserSuite('the shop of an E-commerce agent in chromium', () => {
       await page.waitForURL(/\/app\/agents\/[0-9a-f-]{36}$/);
       const agentId = page.url().split('/').pop()!;
       const token = await sessionToken(page);
+      await page.getByRole('navigation', { name: 'Разделы агента' }).getByRole('link', { name: 'Магазин' }).click();
       const shop = page.getByTestId('shop');
       await shop.getByRole('heading', { name: 'Магазин', exact: true }).waitFor();
       expect(await page.getByTestId('booking-settings').count()).toBe(0);

@@ -38,7 +38,8 @@ browserSuite('two-factor login in chromium', () => {
       await qr.waitFor();
       // The QR image really loaded (an SVG the browser drew), at its size.
       expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
-      const secret = (await section.getByTestId('two-factor-secret').textContent())!.trim();
+      // Shown in groups of four («ABCD EFGH …») for typing by hand.
+      const secret = (await section.getByTestId('two-factor-secret').textContent())!.replaceAll(' ', '');
       expect(secret).toMatch(/^[A-Z2-7]{32}$/);
 
       // A wrong code first: its message under the field, nothing enabled.

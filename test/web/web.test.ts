@@ -24,7 +24,7 @@ import {
   SETUP_TIMEOUT_MS,
 } from '../helpers/browser';
 
-const SCREENS = ['login', 'overview', 'keys', 'agents', 'agent', 'agent-phone'] as const;
+const SCREENS = ['login', 'overview', 'keys', 'agents', 'agent-yclients', 'agent-yclients-phone'] as const;
 const browserSuite = browserDescribe('web.test.ts');
 
 const PARTNER = 'partner-token-web-7c1d';
@@ -170,11 +170,10 @@ browserSuite('dashboard page in chromium', () => {
       await page.getByText('Агентов пока нет').waitFor();
       await page.getByLabel('Имя').fill('Салон «Ромашка»');
       await page.getByLabel('Тип').selectOption('service');
-      await page.getByLabel('Модель', { exact: true }).fill('без-косой-черты');
-      await page.getByRole('button', { name: 'Создать агента' }).click();
-      // Under the «Модель» field, without its English key (issue 16, point 4).
-      await page.getByText('ожидается вид <владелец>/<модель>, например openai/gpt-4o-mini').waitFor();
-      await page.getByLabel('Модель', { exact: true }).fill('');
+      // The model is picked from the catalogue (issue 41 point 9), or left to the server's default.
+      const picker = page.getByLabel('Модель', { exact: true });
+      await page.waitForFunction((select) => (select as HTMLSelectElement).options.length >= 2, await picker.elementHandle());
+      expect(await picker.inputValue()).toBe('');
       await page.getByRole('button', { name: 'Создать агента' }).click();
       await page.waitForURL(/\/app\/agents\/[0-9a-f-]{36}$/);
       const agentId = page.url().split('/').pop()!;
@@ -192,18 +191,22 @@ browserSuite('dashboard page in chromium', () => {
       await page.getByRole('button', { name: 'Сохранить агента' }).click();
       await hours.getByText('конец рабочего дня должен быть позже начала').waitFor();
       await hours.getByLabel('До', { exact: true }).fill('18:00');
-      await hours.getByLabel('Часовой пояс').fill('Asia/Yekaterinburg');
+      await hours.getByLabel('Часовой пояс').selectOption({ label: 'Екатеринбург (МСК+2)' });
       await page.getByRole('button', { name: 'Сохранить агента' }).click();
       await page.getByRole('status').filter({ hasText: 'Сохранено' }).first().waitFor();
       const read = await call(app.url, 'GET', `/api/agents/${agentId}`, { token: await sessionToken(page) });
       expect(read.body.workingHours).toEqual({ days: [1, 2, 3, 4, 5, 6], from: '09:30', to: '18:00', timeZone: 'Asia/Yekaterinburg' });
 
-      // Booking settings: all three integrations apply to a Service agent.
+      // All three integrations apply to a Service agent, each a section of its own.
+      const sections = page.getByRole('navigation', { name: 'Разделы агента' });
+      await sections.getByRole('link', { name: 'Telegram' }).click();
+      await page.getByTestId('messenger-settings').waitFor();
+      await sections.getByRole('link', { name: 'ВКонтакте' }).click();
+      await page.getByTestId('social-settings').waitFor();
+      expect(await page.getByTestId('social-webhook-url').textContent()).toBe(`${app.config.publicBaseUrl}/api/v1/social/webhook/${agentId}`);
+      await sections.getByRole('link', { name: 'YCLIENTS' }).click();
       const booking = page.getByTestId('booking-settings');
       await booking.getByText('Не подключено').waitFor();
-      expect(await page.getByTestId('social-settings').isVisible()).toBe(true);
-      expect(await page.getByTestId('messenger-settings').isVisible()).toBe(true);
-      expect(await page.getByTestId('social-webhook-url').textContent()).toBe(`${app.config.publicBaseUrl}/api/v1/social/webhook/${agentId}`);
 
       await booking.getByLabel('Токен партнёра YCLIENTS').fill(PARTNER);
       await booking.getByLabel('Логин администратора').fill(LOGIN);
@@ -251,13 +254,13 @@ browserSuite('dashboard page in chromium', () => {
       await booking.getByText('Подключено', { exact: true }).waitFor();
       expect(await booking.getByLabel('ID компании в YCLIENTS').inputValue()).toBe(String(COMPANY));
       expect(await specialists.locator('input[data-role="internal"]').inputValue()).toBe('maria');
-      await shot('agent');
+      await shot('agent-yclients');
 
       await page.setViewportSize(PHONE);
       await page.evaluate(() => window.scrollTo(0, 0));
       // Phone width: nothing wider than the screen.
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
-      await page.screenshot({ path: screenPath('agent-phone') });
+      await page.screenshot({ path: screenPath('agent-yclients-phone') });
       await page.setViewportSize(DESKTOP);
 
       await page.getByRole('link', { name: '← Все агенты' }).click();

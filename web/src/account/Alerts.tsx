@@ -79,12 +79,11 @@ export function AlertsSection() {
             <input {...props} name="lowBalanceThreshold" inputMode="decimal" autoComplete="off" value={threshold} onChange={(e) => setThreshold(e.target.value)} />
           )}
         </Field>
-        <div className="field">
-          <label>
-            <input type="checkbox" name="keyLimitAlerts" checked={keyAlerts} onChange={(e) => setKeyAlerts(e.target.checked)} /> Сообщать, когда API-ключ израсходовал
-            80 % своего лимита (одно письмо на ключ за период)
-          </label>
-        </div>
+        {/* .checkbox: the box beside its words (a .field label would stretch the box to the full width above them). */}
+        <label className="checkbox" data-testid="key-limit-alerts">
+          <input type="checkbox" name="keyLimitAlerts" checked={keyAlerts} onChange={(e) => setKeyAlerts(e.target.checked)} />
+          <span>Сообщать, когда API-ключ израсходовал 80 % своего лимита (одно письмо на ключ за период)</span>
+        </label>
         <Field label="Адрес вебхука" hint={WEBHOOK_HINT} error={shown.webhookUrl}>
           {(props) => (
             <input

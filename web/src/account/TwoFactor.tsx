@@ -6,10 +6,40 @@ import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
 import { twoFactorCodeInput } from '@server/accounts/auth-input';
 import type { Outputs } from '../app/api';
-import { Button, CopyButton, CopyValue, ErrorText, Field, Loading } from '../shared/ui';
+import { Button, CopyButton, ErrorText, Field, Loading } from '../shared/ui';
 import { check } from '../shared/validate';
 
 type Setup = Outputs['twoFactor']['setup'];
+
+/** «ABCD EFGH IJKL …»: the secret in groups of four, as a person types it from the screen. */
+export const groupedSecret = (secret: string) => secret.replace(/\s+/g, '').replace(/(.{4})(?=.)/g, '$1 ');
+
+/**
+ * The key for typing by hand, in groups of four (the copy button copies it without spaces), and, for a
+ * phone where the QR code cannot be scanned with the same phone, a link that opens the authenticator app.
+ */
+function SecretForPhone({ setup }: { setup: Setup }) {
+  const plain = setup.secret.replace(/\s+/g, '');
+  return (
+    <div className="two-factor-manual">
+      <p className="actions">
+        <a className="btn btn-secondary" href={setup.otpauthUrl} data-testid="two-factor-open-app">
+          Открыть в приложении
+        </a>
+        <span className="hint">На телефоне: ссылка сразу добавит Conduit в приложение-аутентификатор.</span>
+      </p>
+      <p className="label" id="two-factor-secret-label">
+        Ключ для ввода вручную
+      </p>
+      <div className="copy-value">
+        <code className="secret-groups" aria-labelledby="two-factor-secret-label" data-testid="two-factor-secret">
+          {groupedSecret(plain)}
+        </code>
+        <CopyButton text={plain} label="Скопировать ключ" />
+      </div>
+    </div>
+  );
+}
 
 function CodeForm({
   label,
@@ -148,7 +178,7 @@ export function TwoFactorSection() {
       {enabled === false && setup ? (
         <div data-testid="two-factor-setup">
           <ol className="steps">
-            <li>Отсканируйте QR-код приложением-аутентификатором или введите ключ вручную.</li>
+            <li>Отсканируйте QR-код приложением-аутентификатором, на телефоне нажмите «Открыть в приложении» или введите ключ вручную.</li>
             <li>Введите шестизначный код, который покажет приложение.</li>
           </ol>
           <img
@@ -159,7 +189,7 @@ export function TwoFactorSection() {
             height={200}
             data-testid="two-factor-qr"
           />
-          <CopyValue value={setup.secret} label="Ключ для ввода вручную" testId="two-factor-secret" />
+          <SecretForPhone setup={setup} />
           <CodeForm
             label="Код из приложения"
             hint="6 цифр; код меняется каждые 30 секунд"

@@ -148,10 +148,10 @@ function AuditFilterForm({ onApply }: { onApply(filters: AuditFilters): void }) 
       <Field label="E-mail" hint="Администратора или пользователя, можно часть" error={errors.email}>
         {(props) => <input {...props} name="auditEmail" type="search" inputMode="email" value={email} onChange={(e) => setEmail(e.target.value)} />}
       </Field>
-      <Field label="С (день UTC)" error={errors.from}>
+      <Field label="Первый день" error={errors.from}>
         {(props) => <input {...props} name="auditFrom" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />}
       </Field>
-      <Field label="По (день UTC)" error={errors.to}>
+      <Field label="Последний день" error={errors.to}>
         {(props) => <input {...props} name="auditTo" type="date" value={to} onChange={(e) => setTo(e.target.value)} />}
       </Field>
       <div className="actions">

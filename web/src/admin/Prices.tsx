@@ -260,7 +260,7 @@ export function PricesScreen() {
         </div>
         <p className="hint">
           Цена за 1 млн токенов в валюте баланса. Для модели берётся строка с самым длинным подходящим шаблоном.
-          {prices.data ? ` Модели без подходящей строки стоят по умолчанию (TOKEN_PRICE), запрос / ответ: ` : ''}
+          {prices.data ? ` Модели без подходящей строки стоят по цене по умолчанию, запрос / ответ: ` : ''}
           {prices.data ? (
             <PerMillionPair prompt={prices.data.default.promptPerMillion} completion={prices.data.default.completionPerMillion} currency={currency} />
           ) : null}

@@ -46,10 +46,10 @@ export function StatsScreen() {
     <section className="card" aria-labelledby="stats-title">
       <h2 id="stats-title">Выручка и расход по дням</h2>
       <form className="inline-form" onSubmit={onSubmit} noValidate>
-        <Field label="С (день UTC)" error={errors.from}>
+        <Field label="Первый день" error={errors.from}>
           {(props) => <input {...props} name="statsFrom" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />}
         </Field>
-        <Field label="По (день UTC)" error={errors.to}>
+        <Field label="Последний день" error={errors.to}>
           {(props) => <input {...props} name="statsTo" type="date" value={to} onChange={(e) => setTo(e.target.value)} />}
         </Field>
         <div className="actions">

@@ -132,7 +132,7 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
           data-testid="stats-chart-canvas"
           tabIndex={0}
           role="img"
-          aria-label="Выручка, начисления, расход и маржа по дням UTC. Стрелки влево и вправо выбирают день; те же числа — в таблице ниже."
+          aria-label="Выручка, начисления, расход и маржа по дням (сутки с 03:00 по московскому времени). Стрелки влево и вправо выбирают день; те же числа — в таблице ниже."
           onKeyDown={onKey}
         />
         {day ? (
@@ -150,7 +150,7 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
         ) : null}
       </div>
       <figcaption id="stats-chart-caption" className="hint">
-        По дням UTC{currency ? `, ${currencySymbol(currency)}` : ''}. Наведите или нажмите на график, чтобы увидеть числа дня.
+        По дням, сутки с 03:00 по московскому времени{currency ? `, ${currencySymbol(currency)}` : ''}. Наведите или нажмите на график, чтобы увидеть числа дня.
       </figcaption>
     </figure>
   );

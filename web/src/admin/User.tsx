@@ -14,6 +14,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { Link } from '../app/router';
 import { ledgerKindLabels, ledgerReference, roleLabels } from '../shared/texts';
 import { check, decimalInput, type FieldErrors } from '../shared/validate';
+import { ModelName } from '../shared/ModelName';
 import { AdminError } from './AdminError';
 import { AuditTable } from './Audit';
 
@@ -281,7 +282,7 @@ export function UserScreen({ id }: { id: string }) {
                       <th scope="col">Начало ключа</th>
                       <th scope="col">Создан</th>
                       <th scope="col">Последнее использование</th>
-                      <th scope="col">Бюджет</th>
+                      <th scope="col">Лимит расходов</th>
                       <th scope="col">Состояние</th>
                       <th scope="col">
                         <span className="visually-hidden">Действия</span>
@@ -297,7 +298,7 @@ export function UserScreen({ id }: { id: string }) {
                         </td>
                         <td data-label="Создан">{formatDateTime(k.createdAt)}</td>
                         <td data-label="Использован">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'ещё не использовался'}</td>
-                        <td data-label="Бюджет" data-testid="admin-key-budget">
+                        <td data-label="Лимит расходов" data-testid="admin-key-budget">
                           <KeyBudgetText apiKey={k} currency={currency} />
                         </td>
                         <td data-label="Состояние">
@@ -306,8 +307,8 @@ export function UserScreen({ id }: { id: string }) {
                         <td data-label="Действия">
                           {k.isActive ? (
                             <div className="row-actions">
-                              <Button variant="secondary" onClick={() => keyActions.open('budget', k)} aria-label={`Бюджет ключа ${k.name}`}>
-                                Бюджет
+                              <Button variant="secondary" onClick={() => keyActions.open('budget', k)} aria-label={`Лимит расходов ключа ${k.name}`}>
+                                Лимит
                               </Button>
                               <Button variant="danger" onClick={() => keyActions.open('revoke', k)} aria-label={`Отозвать ключ ${k.name}`}>
                                 Отозвать
@@ -358,8 +359,8 @@ export function UserScreen({ id }: { id: string }) {
                   <tbody>
                     {d.usageByModel.map((m) => (
                       <tr key={m.model}>
-                        <td data-label="Модель" className="wrap-anywhere">
-                          {m.model}
+                        <td data-label="Модель">
+                          <ModelName model={m.model} />
                         </td>
                         <td data-label="Запросов" className="num">
                           {formatInt(m.requests)}

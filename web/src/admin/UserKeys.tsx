@@ -81,7 +81,7 @@ export function useKeyActions(userId: string, onChanged: () => void) {
         setErrors({});
         const saved = await answerOf(budget.mutateAsync({ id: userId, keyId: key.id, spendLimit: values.spendLimit ?? null, limitReset: reset }));
         if (!saved) return;
-        setMessage(`Бюджет ключа «${key.name}» сохранён`);
+        setMessage(`Лимит расходов ключа «${key.name}» сохранён`);
       }
       setKind(null);
       onChanged();
@@ -112,8 +112,8 @@ export function KeyDialogs({ actions: a, email, currency }: { actions: KeyAction
       </ConfirmDialog>
       <ConfirmDialog
         open={a.kind === 'budget'}
-        title="Бюджет ключа"
-        confirmText="Сохранить бюджет"
+        title="Лимит расходов ключа"
+        confirmText="Сохранить лимит"
         pending={a.budget.isPending}
         error={apiError(a.budget.error)}
         onConfirm={a.confirm}
@@ -122,13 +122,13 @@ export function KeyDialogs({ actions: a, email, currency }: { actions: KeyAction
         {key ? (
           <div data-testid="key-budget-form">
             <p className="wrap-anywhere">
-              Ключ «{key.name}» пользователя {email}. Сверх лимита запросы получают ответ 402; потраченное в текущем периоде
+              Ключ «{key.name}» пользователя {email}. Сверх лимита запросы с ключом отклоняются; потраченное в текущем периоде
               {key.spendLimit === null ? '' : ` (${formatBalance(key.spentThisPeriod, currency)})`} учитывается.
             </p>
             <Field label="Лимит расходов" hint="В валюте баланса; пусто — без лимита" error={a.errors.spendLimit}>
               {(props) => <input {...props} name="budgetLimit" inputMode="decimal" autoComplete="off" value={a.limit} onChange={(e) => a.setLimit(e.target.value)} />}
             </Field>
-            <Field label="Период лимита" hint="Сброс по UTC" error={a.errors.limitReset}>
+            <Field label="Период лимита" hint="Новый период начинается в 03:00 по московскому времени" error={a.errors.limitReset}>
               {(props) => (
                 <select {...props} name="budgetReset" value={a.reset} onChange={(e) => a.setReset(e.target.value as LimitReset)}>
                   {LIMIT_RESETS.map((r) => (

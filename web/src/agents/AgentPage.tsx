@@ -1,7 +1,8 @@
-// One agent: its own settings (name, prompt, model; the type is fixed), and the settings of each
-// integration its type allows: VK community and Telegram for all, YCLIENTS for Service agents, the shop
-// (payments, catalog, orders) for E-commerce agents; for every agent, the tools its model gets and its
-// knowledge base.
+// One agent, in sections with an address each (/agents/:id/<section>), so no part is a long scroll away:
+// «Основное» — its own settings (name, prompt, model picked from the catalogue with prices; the type is
+// fixed) and deletion; «ВКонтакте» and «Telegram» for all, «YCLIENTS» for Service agents; «Магазин» —
+// payments, catalog, orders for E-commerce agents; «Инструменты» — the tools its model gets, in
+// Russian; «База знаний»; «Итоги».
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
@@ -9,7 +10,8 @@ import { agentPatchInput } from '@server/agents/fields';
 import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
 import { AgentTools } from './AgentTools';
-import { ModelInput } from '../shared/ModelInput';
+import { ModelPicker } from '../shared/ModelPicker';
+import { useBillingConfig } from '../shared/billing-config';
 import { formatDateTime } from '../shared/format';
 import { AgentResults } from '../dialogues/Results';
 import { BookingSettings } from '../integrations/Booking';
@@ -26,6 +28,22 @@ import { setupHints } from './setup-hints';
 type Agent = Outputs['agents']['get'];
 
 const WEEKDAYS = ['Пн', 'Вт', 'Ср', 'Чт', 'Пт', 'Сб', 'Вс'];
+
+/** Russia's time zones by a city people know, the value the zone's id the server stores. */
+const TIME_ZONES = [
+  { id: 'Europe/Kaliningrad', label: 'Калининград (МСК−1)' },
+  { id: 'Europe/Moscow', label: 'Москва (МСК)' },
+  { id: 'Europe/Samara', label: 'Самара (МСК+1)' },
+  { id: 'Asia/Yekaterinburg', label: 'Екатеринбург (МСК+2)' },
+  { id: 'Asia/Omsk', label: 'Омск (МСК+3)' },
+  { id: 'Asia/Novosibirsk', label: 'Новосибирск (МСК+4)' },
+  { id: 'Asia/Krasnoyarsk', label: 'Красноярск (МСК+4)' },
+  { id: 'Asia/Irkutsk', label: 'Иркутск (МСК+5)' },
+  { id: 'Asia/Yakutsk', label: 'Якутск (МСК+6)' },
+  { id: 'Asia/Vladivostok', label: 'Владивосток (МСК+7)' },
+  { id: 'Asia/Magadan', label: 'Магадан (МСК+8)' },
+  { id: 'Asia/Kamchatka', label: 'Камчатка (МСК+9)' },
+] as const;
 
 /**
  * When a person answers the agent's clients: the assistant tells a handed-over client when that is. Off: no
@@ -57,14 +75,22 @@ function WorkingHoursFields({ value, onChange, error }: { value: Agent['workingH
           </div>
           <Field label="С">{(props) => <input {...props} type="time" name="workingFrom" value={hours.from} onChange={(e) => set({ from: e.target.value })} />}</Field>
           <Field label="До">{(props) => <input {...props} type="time" name="workingTo" value={hours.to} onChange={(e) => set({ to: e.target.value })} />}</Field>
-          <Field label="Часовой пояс" hint="Например, Europe/Moscow; пусто — часовой пояс сервиса">
+          <Field label="Часовой пояс" hint="Время, в котором указаны часы работы">
             {(props) => (
-              <input
+              <select
                 {...props}
                 name="workingTimeZone"
                 value={hours.timeZone ?? ''}
-                onChange={(e) => set({ timeZone: e.target.value.trim() === '' ? undefined : e.target.value })}
-              />
+                onChange={(e) => set({ timeZone: e.target.value === '' ? undefined : e.target.value })}
+              >
+                <option value="">Как у сервиса</option>
+                {hours.timeZone && !TIME_ZONES.some((z) => z.id === hours.timeZone) ? <option value={hours.timeZone}>{hours.timeZone}</option> : null}
+                {TIME_ZONES.map((z) => (
+                  <option key={z.id} value={z.id}>
+                    {z.label}
+                  </option>
+                ))}
+              </select>
             )}
           </Field>
         </>
@@ -87,6 +113,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
   const trpc = useTRPC();
+  const currency = useBillingConfig().data?.currency;
   const save = useMutation(trpc.agents.update.mutationOptions());
   const shown = withServerErrors(errors, apiError(save.error));
 
@@ -117,7 +144,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
         {(props) => <textarea {...props} name="systemPrompt" rows={5} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
       </Field>
       <Field label="Модель" hint={setupHints.model} error={shown.model}>
-        {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} />}
+        {(props) => <ModelPicker {...props} name="model" value={model} onChange={setModel} currency={currency} />}
       </Field>
       <label className="checkbox">
         <input type="checkbox" name="acceptsImages" checked={acceptsImages} onChange={(e) => setAcceptsImages(e.target.checked)} />
@@ -129,38 +156,35 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   );
 }
 
-/** Links to the page's sections (their headings), so a long page is one jump away from each part. */
-function AgentSectionNav({ type }: { type: Agent['type'] }) {
-  const sections = [
-    { id: 'results-title', label: 'Итоги' },
-    { id: 'agent-title', label: 'Настройки' },
-    { id: 'tools-title', label: 'Инструменты' },
-    { id: 'knowledge-title', label: 'База знаний' },
-    ...(type === 'service' ? [{ id: 'booking-title', label: 'YCLIENTS' }] : []),
-    ...(type === 'ecommerce' ? [{ id: 'shop-title', label: 'Магазин' }] : []),
-    { id: 'social-title', label: 'ВКонтакте' },
-    { id: 'messenger-title', label: 'Telegram' },
-    { id: 'delete-title', label: 'Удаление' },
+type SectionId = 'main' | 'vk' | 'telegram' | 'yclients' | 'shop' | 'tools' | 'knowledge' | 'results';
+
+/** The page's sections in order, those the agent's type has; the first is the page's own address. */
+function sectionsOf(type: Agent['type']): { id: SectionId; label: string }[] {
+  return [
+    { id: 'main', label: 'Основное' },
+    // The connections one each: together they were over three screens tall.
+    { id: 'vk', label: 'ВКонтакте' },
+    { id: 'telegram', label: 'Telegram' },
+    ...(type === 'service' ? [{ id: 'yclients' as const, label: 'YCLIENTS' }] : []),
+    ...(type === 'ecommerce' ? [{ id: 'shop' as const, label: 'Магазин' }] : []),
+    { id: 'tools', label: 'Инструменты' },
+    { id: 'knowledge', label: 'База знаний' },
+    { id: 'results', label: 'Итоги' },
   ];
+}
+
+const sectionPath = (agentId: string, id: SectionId) => `/agents/${encodeURIComponent(agentId)}${id === 'main' ? '' : `/${id}`}`;
+
+/** The sections as tabs with an address each: a reload or a shared link opens the same one. */
+function AgentSectionNav({ agent, current }: { agent: Agent; current: SectionId }) {
   return (
     <nav className="subnav section-nav" aria-label="Разделы агента" data-testid="agent-section-nav">
       <ul>
-        {sections.map((s) => (
+        {sectionsOf(agent.type).map((s) => (
           <li key={s.id}>
-            <a
-              href={`#${s.id}`}
-              onClick={(event) => {
-                const target = document.getElementById(s.id);
-                if (!target) return;
-                event.preventDefault();
-                target.scrollIntoView({ block: 'start' });
-                // The heading takes the focus, so the keyboard and a screen reader continue from there.
-                if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
-                target.focus({ preventScroll: true });
-              }}
-            >
+            <Link to={sectionPath(agent.id, s.id)} aria-current={s.id === current ? 'page' : undefined}>
               {s.label}
-            </a>
+            </Link>
           </li>
         ))}
       </ul>
@@ -168,7 +192,7 @@ function AgentSectionNav({ type }: { type: Agent['type'] }) {
   );
 }
 
-export function AgentPage({ id }: { id: string }) {
+export function AgentPage({ id, section }: { id: string; section?: string | undefined }) {
   const trpc = useTRPC();
   const loaded = useQuery(trpc.agents.get.queryOptions({ id }));
   const [agent, setAgent] = useState<Agent | undefined>();
@@ -188,6 +212,8 @@ export function AgentPage({ id }: { id: string }) {
     );
   }
 
+  // An unknown or foreign section (a shop's address on a Service agent) opens «Основное».
+  const current = sectionsOf(agent.type).find((s) => s.id === section)?.id ?? 'main';
   return (
     <>
       <p>
@@ -202,31 +228,31 @@ export function AgentPage({ id }: { id: string }) {
           {agentUnavailableLabels[agent.unavailableReason]}
         </p>
       ) : null}
-      <AgentSectionNav type={agent.type} />
+      <AgentSectionNav agent={agent} current={current} />
 
-      <AgentResults agentId={agent.id} />
-
-      <section className="card" aria-labelledby="agent-title">
-        <h2 id="agent-title">Настройки агента</h2>
-        <p className="muted">Изменён {formatDateTime(agent.updatedAt)}</p>
-        <AgentForm key={agent.id} agent={agent} onSaved={setAgent} />
-      </section>
-
-      <AgentTools agentId={agent.id} />
-      <KnowledgeBase agentId={agent.id} />
-
-      {agent.type === 'service' ? <BookingSettings agentId={agent.id} /> : null}
-      {agent.type === 'ecommerce' ? <Shop agentId={agent.id} /> : null}
-      <SocialSettings agentId={agent.id} />
-      <MessengerSettings agentId={agent.id} />
-
-      <section className="card danger-zone" aria-labelledby="delete-title">
-        <h2 id="delete-title">Удаление</h2>
-        <p className="muted">Агент удаляется вместе с настройками всех интеграций.</p>
-        <Button variant="danger" onClick={() => setConfirmDelete(true)}>
-          Удалить агента
-        </Button>
-      </section>
+      {current === 'main' ? (
+        <>
+          <section className="card" aria-labelledby="agent-title">
+            <h2 id="agent-title">Настройки агента</h2>
+            <p className="muted">Изменён {formatDateTime(agent.updatedAt)}</p>
+            <AgentForm key={agent.id} agent={agent} onSaved={setAgent} />
+          </section>
+          <section className="card danger-zone" aria-labelledby="delete-title">
+            <h2 id="delete-title">Удаление</h2>
+            <p className="muted">Агент удаляется вместе с настройками всех интеграций.</p>
+            <Button variant="danger" onClick={() => setConfirmDelete(true)}>
+              Удалить агента
+            </Button>
+          </section>
+        </>
+      ) : null}
+      {current === 'vk' ? <SocialSettings agentId={agent.id} /> : null}
+      {current === 'telegram' ? <MessengerSettings agentId={agent.id} /> : null}
+      {current === 'yclients' ? <BookingSettings agentId={agent.id} /> : null}
+      {current === 'shop' ? <Shop agentId={agent.id} /> : null}
+      {current === 'tools' ? <AgentTools agentId={agent.id} /> : null}
+      {current === 'knowledge' ? <KnowledgeBase agentId={agent.id} /> : null}
+      {current === 'results' ? <AgentResults agentId={agent.id} /> : null}
 
       <ConfirmDialog
         open={confirmDelete}

@@ -1,8 +1,10 @@
 // Which tools the agent's model gets now, and what the owner still has to add for the others
-// («Подключите YCLIENTS», «Добавьте товары в каталог»), from GET /api/v1/agents/:agentId/tools.
+// («Подключите YCLIENTS», «Добавьте товары в каталог»), from GET /api/v1/agents/:agentId/tools. Each tool
+// by its Russian name and what it does (tool-names.ts); its id, which a prompt may name, on hover.
 import { useQuery } from '@tanstack/react-query';
 import { apiError, useTRPC } from '../app/trpc';
 import { Button, ErrorText, Loading } from '../shared/ui';
+import { toolName } from './tool-names';
 
 export function AgentTools({ agentId }: { agentId: string }) {
   const trpc = useTRPC();
@@ -23,11 +25,11 @@ export function AgentTools({ agentId }: { agentId: string }) {
           {tools.data.tools.length === 0 ? <p className="muted">Пока модель только отвечает текстом.</p> : null}
           <ul className="tool-list" data-testid="agent-tools-available">
             {tools.data.tools.map((t) => (
-              <li key={t.name}>
-                <span className="badge badge-ok">
-                  <code>{t.name}</code>
+              <li key={t.name} data-tool={t.name}>
+                <span className="badge badge-ok" title={t.name}>
+                  {toolName(t.name).title}
                 </span>{' '}
-                <span className="hint">{t.description}</span>
+                <span className="hint">{toolName(t.name).description}</span>
               </li>
             ))}
           </ul>
@@ -36,9 +38,9 @@ export function AgentTools({ agentId }: { agentId: string }) {
               <h3>Недоступны</h3>
               <ul className="tool-list" data-testid="agent-tools-missing">
                 {tools.data.missing.map((m) => (
-                  <li key={m.name}>
-                    <span className="badge badge-off">
-                      <code>{m.name}</code>
+                  <li key={m.name} data-tool={m.name}>
+                    <span className="badge badge-off" title={m.name}>
+                      {toolName(m.name).title}
                     </span>{' '}
                     {m.reason}
                   </li>

@@ -6,7 +6,9 @@ import { AGENT_TYPES, createAgentInput, type AgentType } from '@server/agents/fi
 import { PROMPT_TEMPLATES } from '@server/agents/templates';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
 import { AgentIntegrations } from './AgentIntegrations';
-import { ModelInput } from '../shared/ModelInput';
+import { ModelName } from '../shared/ModelName';
+import { ModelPicker } from '../shared/ModelPicker';
+import { useBillingConfig } from '../shared/billing-config';
 import { formatDateTime } from '../shared/format';
 import { Link, navigate } from '../app/router';
 import { agentTypeLabels, agentTypeShort } from '../shared/texts';
@@ -24,6 +26,7 @@ export function AgentsScreen() {
   // Starts from the type's template, as the server would fill it in; the owner edits it here or later.
   const [systemPrompt, setSystemPrompt] = useState(PROMPT_TEMPLATES.service);
   const [model, setModel] = useState('');
+  const currency = useBillingConfig().data?.currency;
   const [errors, setErrors] = useState<FieldErrors>({});
   const create = useMutation(trpc.agents.create.mutationOptions());
   const shown = withServerErrors(errors, apiError(create.error));
@@ -58,7 +61,7 @@ export function AgentsScreen() {
                 <Link to={`/agents/${agent.id}`}>{agent.name}</Link>
                 <span className="badge">{agentTypeShort[agent.type]}</span>
                 <span className="muted">
-                  {agent.model} · создан {formatDateTime(agent.createdAt)}
+                  <ModelName model={agent.model} /> · создан {formatDateTime(agent.createdAt)}
                 </span>
                 <AgentIntegrations agentId={agent.id} type={agent.type} />
               </li>
@@ -98,7 +101,7 @@ export function AgentsScreen() {
             {(props) => <textarea {...props} name="systemPrompt" rows={10} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />}
           </Field>
           <Field label="Модель" hint={`Необязательно. ${setupHints.model}`} error={shown.model}>
-            {(props) => <ModelInput {...props} name="model" value={model} onChange={setModel} placeholder="по умолчанию" />}
+            {(props) => <ModelPicker {...props} name="model" value={model} onChange={setModel} currency={currency} emptyLabel="По умолчанию" />}
           </Field>
           <div className="actions">
             <Button type="submit" pending={create.isPending} pendingText="Создаём…">

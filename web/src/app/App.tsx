@@ -63,8 +63,8 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
     return (
       <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />
     );
-  const agent = /^\/agents\/([^/]+)$/.exec(path);
-  if (agent) return <AgentPage key={agent[1]} id={decodeURIComponent(agent[1]!)} />;
+  const agent = /^\/agents\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
+  if (agent) return <AgentPage key={agent[1]} id={decodeURIComponent(agent[1]!)} section={agent[2]} />;
   const topup = /^\/topups\/([^/]+)$/.exec(path);
   if (topup) return <TopupReturnScreen key={topup[1]} id={decodeURIComponent(topup[1]!)} />;
   if (path === '/admin' || path.startsWith('/admin/')) return <AdminScreen path={path} isAdmin={isAdmin} recheckRole={recheckRole} />;

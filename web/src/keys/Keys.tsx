@@ -29,7 +29,8 @@ function KeyName({ name }: { name: string }) {
   );
 }
 
-const LIMIT_HINT = 'Необязательно. Пусто — без лимита. Периоды считаются по UTC: сутки с 00:00, неделя с понедельника, месяц с 1-го числа.';
+const LIMIT_HINT =
+  'Необязательно. Пусто — без лимита. Новый период начинается в 03:00 по московскому времени: сутки — каждый день, неделя — с понедельника, месяц — с 1-го числа.';
 const EXPIRY_HINT = 'Необязательно. После этого момента запросы с ключом отклоняются; пусто — бессрочно.';
 
 /** The limit fields shared by the creation form and the change dialog. */
@@ -80,23 +81,32 @@ function limitText(key: Pick<ListedKey, 'spendLimit' | 'limitReset'>, currency: 
   return `${formatAmount(key.spendLimit, currency)} ${key.limitReset === 'none' ? 'всего' : limitResetLabels[key.limitReset]}`;
 }
 
-/** What the key's state badge says, worst first: revoked, expired, limit used up, active. */
-function keyState(key: ListedKey): { text: string; ok: boolean } {
-  if (!key.isActive) return { text: 'Отозван', ok: false };
-  if (key.expired) return { text: 'Истёк', ok: false };
-  if (key.limitReached) return { text: 'Лимит исчерпан', ok: false };
-  return { text: 'Активен', ok: true };
+/** The share of its limit the key spent in this period, 0…1 (a zero limit counts as spent). */
+const limitShare = (key: Pick<ListedKey, 'spendLimit' | 'spentThisPeriod'>) =>
+  key.spendLimit === null ? 0 : key.spendLimit > 0 ? Math.min(1, key.spentThisPeriod / key.spendLimit) : 1;
+
+/**
+ * What the key's state badge says, worst first: revoked, expired, limit used up, active. «Лимит исчерпан»
+ * only when the spend reached the limit: a call refused earlier (what is left could not cover that request's
+ * reservation) leaves a key that still serves smaller requests, so the badge says how much is used.
+ */
+function keyState(key: ListedKey): { text: string; tone: 'ok' | 'off' | 'warn' } {
+  if (!key.isActive) return { text: 'Отозван', tone: 'off' };
+  if (key.expired) return { text: 'Истёк', tone: 'off' };
+  if (key.spendLimit !== null && limitShare(key) >= 1) return { text: 'Лимит исчерпан', tone: 'off' };
+  if (key.limitReached) return { text: `Израсходовано ${Math.round(limitShare(key) * 100)} %`, tone: 'warn' };
+  return { text: 'Активен', tone: 'ok' };
 }
 
 /**
  * How much of the limit the key spent in its period: a bar with the numbers beside it, and where the
- * period began — a UTC midnight, said as UTC and as this browser's local time.
+ * period began, in this browser's local time.
  */
 function LimitUse({ apiKey, currency }: { apiKey: ListedKey; currency: string | undefined }) {
   if (apiKey.spendLimit === null) return <Money value={apiKey.spentThisPeriod} currency={currency} />;
-  const share = apiKey.spendLimit > 0 ? Math.min(1, apiKey.spentThisPeriod / apiKey.spendLimit) : 1;
+  const share = limitShare(apiKey);
   const percent = Math.round(share * 100);
-  const full = apiKey.limitReached || share >= 1;
+  const full = share >= 1;
   return (
     <span className="limit-use">
       <span
@@ -412,7 +422,7 @@ export function KeysScreen() {
                         {key.expiresAt ? formatDateTime(key.expiresAt) : 'бессрочно'}
                       </td>
                       <td data-label="Состояние" data-testid="key-state">
-                        <span className={`badge ${keyState(key).ok ? 'badge-ok' : 'badge-off'}`}>{keyState(key).text}</span>
+                        <span className={`badge badge-${keyState(key).tone}`}>{keyState(key).text}</span>
                       </td>
                       <td>
                         {key.isActive ? (
@@ -474,7 +484,7 @@ export function KeysScreen() {
         onCancel={() => setRevoking(null)}
       >
         <p>
-          Ключ «<KeyName name={revoking?.name ?? ''} />» ({revoking?.keyPrefix}…) перестанет работать сразу: запросы с ним получат ошибку 403. Отменить это нельзя.
+          Ключ «<KeyName name={revoking?.name ?? ''} />» ({revoking?.keyPrefix}…) перестанет работать сразу: запросы с ним будут отклоняться. Отменить это нельзя.
         </p>
       </ConfirmDialog>
     </>

@@ -8,6 +8,7 @@ import { useMemo, useState } from 'react';
 import type { Outputs } from '../app/api';
 import { ModelPrices } from '../shared/ModelPrices';
 import { Money } from '../shared/Money';
+import { ModelName } from '../shared/ModelName';
 import { Pager, useCursorPages } from '../shared/Pager';
 import { UsageChart, type DaySeries } from '../usage/UsageChart';
 import { Button, ErrorText, Loading } from '../shared/ui';
@@ -46,25 +47,6 @@ function byDay(summary: Summary, days: number, metric: 'cost' | 'tokens'): DaySe
     models.set(row.model, (models.get(row.model) ?? 0) + (metric === 'cost' ? row.cost : row.totalTokens));
   }
   return [...series].map(([day, models]) => ({ day, values: Object.fromEntries(models) }));
-}
-
-/** A model id that may break after its «/» (and nowhere else: «acme/ch-at» read badly in a narrow column). */
-function BreakableModel({ model }: { model: string }) {
-  const parts = model.split('/');
-  return (
-    <>
-      {parts.map((part, i) => (
-        <span key={i}>
-          {part}
-          {i < parts.length - 1 ? (
-            <>
-              /<wbr />
-            </>
-          ) : null}
-        </span>
-      ))}
-    </>
-  );
 }
 
 export function OverviewScreen() {
@@ -141,8 +123,8 @@ export function OverviewScreen() {
         <p className="hint" data-testid="balance-help">
           Каждый запрос к модели списывает с баланса цену токенов запроса и ответа (цены за 1 млн токенов — в разделе <a href="#prices-title">«Цены моделей»</a>).{' '}
           {billing.data?.enabled ? 'Пополнить баланс можно картой: кнопка «Пополнить» ниже.' : 'Чтобы пополнить баланс, напишите администратору сервиса.'} Когда
-          баланс дойдёт до нуля, запросы по API-ключам получают ошибку 402 (insufficient_balance), а агенты перестают отвечать, пока баланс не пополнен. Баланс
-          обновляется сам раз в {REFRESH_MS / 1000} секунд.
+          баланс дойдёт до нуля, запросы по API-ключам отклоняются с сообщением «недостаточно средств на балансе», а агенты перестают отвечать, пока баланс не
+          пополнен. Баланс обновляется сам раз в {REFRESH_MS / 1000} секунд.
         </p>
         <TopupPanel config={billing.data} />
       </section>
@@ -237,8 +219,10 @@ export function OverviewScreen() {
                   <tbody>
                     {models.map((m) => (
                       <tr key={m.model}>
-                        <td className="wrap-anywhere">
-                          <strong>{m.model}</strong>
+                        <td>
+                          <strong>
+                            <ModelName model={m.model} />
+                          </strong>
                         </td>
                         <td className="num" data-label="Запросов">
                           {formatInt(m.requests)}
@@ -349,7 +333,7 @@ export function OverviewScreen() {
                     <tr key={r.id}>
                       <td data-label="Время">{formatDateTime(r.createdAt)}</td>
                       <td data-label="Модель">
-                        <BreakableModel model={r.model} />
+                        <ModelName model={r.model} />
                       </td>
                       <td data-label="Ключ">{r.keyId ? (keyNames.get(r.keyId) ?? '—') : r.agentId ? 'Агент' : '—'}</td>
                       <td className="num" data-label="Токены (запрос / ответ)">

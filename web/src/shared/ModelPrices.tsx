@@ -1,8 +1,9 @@
-// What each model costs, as OpenRouter lists prices: per 1 million tokens of the request (input) and of
+// What each model costs, as model catalogues list prices: per 1 million tokens of the request (input) and of
 // the answer (output), in the balance currency, from the public /v1/models list.
 import { useEffect, useState } from 'react';
 import { formatExactAmount, shiftDecimal } from './format';
 import { loadModels, type ListedModel } from './models';
+import { ModelName } from './ModelName';
 
 /** A per-token decimal string as the price of 1M tokens, every digit kept: "0.000000125" → 0.125. */
 const perMillion = (perToken: string | undefined) => (perToken === undefined ? undefined : Number(shiftDecimal(perToken, 6)));
@@ -24,7 +25,7 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
   return (
     <section className="card" aria-labelledby="prices-title">
       <h2 id="prices-title">Цены моделей</h2>
-      <p className="hint">За 1 млн токенов, как их показывает OpenRouter: отдельно токены запроса (вход) и ответа (выход).</p>
+      <p className="hint">За 1 млн токенов: отдельно токены запроса (вход) и ответа (выход).</p>
       {failed ? <p className="error">Список моделей сейчас недоступен.</p> : null}
       {models && models.length === 0 ? <p className="muted">Список моделей пуст.</p> : null}
       {models && models.length > 0 ? (
@@ -45,7 +46,9 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
               {models.map((m) => (
                 <tr key={m.id}>
                   <td>
-                    <strong className="wrap-anywhere">{m.id}</strong>
+                    <strong>
+                      <ModelName model={m.id} />
+                    </strong>
                   </td>
                   <td className="num" data-label="Вход, за 1 млн токенов">
                     {price(perMillion(m.pricing?.prompt))}

@@ -126,21 +126,16 @@ export function formatCost(value: number, currency: string | undefined): string 
 /** A balance: always two decimals with the currency («2,999322» reads «3,00 ₽»; the exact sum is on hover). */
 export const formatBalance = (value: number, currency: string | undefined) => formatAmount(value, currency, 2);
 
-const utcStart = new Intl.DateTimeFormat('ru-RU', { timeZone: 'UTC', day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' });
 const localStart = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' });
 
 /**
- * Where a key limit's period began (always a UTC midnight), as UTC and as this browser's time: «с 00:00 UTC —
- * 03:00 по вашему времени» for a day, with the date for a week or a month («с 01.11, 00:00 UTC — 01.11,
- * 03:00 по вашему времени»; a day that began the evening before here names that evening's date); only UTC when
- * this browser keeps UTC.
+ * Where a key limit's period began (always a UTC midnight), in this browser's time, no «UTC» jargon: «период с 03:00»
+ * for a day (in Moscow), with the date for a week or a month («период с 01.11, 03:00»; a day that began the evening
+ * before here names that evening's date).
  */
 export function periodStartText(iso: string, reset: 'day' | 'week' | 'month'): string {
   const at = new Date(iso);
-  const day = reset === 'day';
-  const utc = day ? '00:00' : utcStart.format(at);
   // West of Greenwich a UTC midnight is the evening before: then the local day is named too.
   const sameDay = at.getDate() === at.getUTCDate();
-  const local = day && sameDay ? formatClock(iso) : localStart.format(at);
-  return at.getTimezoneOffset() === 0 ? `с ${utc} UTC` : `с ${utc} UTC — ${local} по вашему времени`;
+  return `период с ${reset === 'day' && sameDay ? formatClock(iso) : localStart.format(at)}`;
 }

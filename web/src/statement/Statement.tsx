@@ -107,7 +107,7 @@ function StatementSection() {
   return (
     <section className="card" aria-labelledby="statement-title" data-testid="statement">
       <h2 id="statement-title">Движение средств</h2>
-      <p className="hint">Бонус за регистрацию, пополнения, начисления оператора с причиной и расходы — всё, что меняло баланс.</p>
+      <p className="hint">Стартовый бонус, пополнения, начисления оператора с причиной и расходы — всё, что меняло баланс.</p>
       <form className="inline-form" onSubmit={onSubmit} noValidate>
         <Field label="С" error={fields.from}>
           {(props) => <input {...props} type="date" name="from" value={form.from} onChange={(e) => setForm({ ...form, from: e.target.value })} />}

@@ -8,6 +8,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { currencySymbol, formatCost, formatDay, formatInt, localDay } from '../shared/format';
 import { pointAt, pointOnTap, walkDays } from '../shared/chart-pointer';
+import { ModelName } from '../shared/ModelName';
 
 export interface DaySeries {
   day: string;
@@ -181,7 +182,7 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
               }
             >
               <span className="swatch" style={{ background: colorOf(model) }} aria-hidden="true" />
-              {model}
+              <ModelName model={model} />
             </button>
           </li>
         ))}
