@@ -1,8 +1,7 @@
 // Money and dates as the closing documents and the statement's file print them: «1 234,50 ₽», «30.11.2026».
-import { NANO_PER_UNIT } from '../money';
+import { formatMoneyText, NANO_PER_UNIT } from '../money';
 
 const KOPECK_NANO = NANO_PER_UNIT / 100n;
-const NBSP = '\u00a0';
 
 /** Nano-units rounded to whole kopecks, half away from zero. */
 export function roundToKopecks(nano: bigint): bigint {
@@ -12,16 +11,9 @@ export function roundToKopecks(nano: bigint): bigint {
   return negative ? -kopecks : kopecks;
 }
 
-const SYMBOLS: Record<string, string> = { RUB: '₽', USD: '$', EUR: '€' };
-
-/** «1 234,50 ₽»: kopecks, groups of three digits and the currency's sign, parted by no-break spaces. */
+/** «1 234,50 ₽»: the money formatter's text of the sum in whole kopecks (a document never prints less). */
 export function formatDocumentAmount(nano: bigint, currency: string): string {
-  const kopecks = roundToKopecks(nano);
-  const negative = kopecks < 0n;
-  const abs = negative ? -kopecks : kopecks;
-  const whole = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, NBSP);
-  const fraction = (abs % 100n).toString().padStart(2, '0');
-  return `${negative ? '−' : ''}${whole},${fraction}${NBSP}${SYMBOLS[currency] ?? currency}`;
+  return formatMoneyText(roundToKopecks(nano) * KOPECK_NANO, currency, 'amount');
 }
 
 /** A UTC day (YYYY-MM-DD, or the start of an ISO instant) as «30.11.2026». */

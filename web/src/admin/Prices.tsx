@@ -7,7 +7,7 @@ import { putPriceInput } from '@server/admin/input';
 import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
 import { Money } from '../shared/Money';
-import { currencySymbol, formatBalance, formatDateTime } from '../shared/format';
+import { currencySymbol, formatDateTime, formatMoney } from '../shared/format';
 import { PerMillionPair } from './PerMillion';
 import { useBillingConfig } from '../shared/billing-config';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
@@ -182,10 +182,10 @@ export function PricesScreen() {
                       <code>{row.pattern}</code>
                     </td>
                     <td data-label="Запрос за 1M" className="num">
-                      <Money value={row.promptPerMillion} currency={currency} kind="balance" />
+                      <Money value={row.promptPerMillion} currency={currency} kind="price" />
                     </td>
                     <td data-label="Ответ за 1M" className="num">
-                      <Money value={row.completionPerMillion} currency={currency} kind="balance" />
+                      <Money value={row.completionPerMillion} currency={currency} kind="price" />
                     </td>
                     <td data-label="Изменена">{formatDateTime(row.updatedAt)}</td>
                     <td>
@@ -227,7 +227,7 @@ export function PricesScreen() {
             onCancel={() => setEditing(null)}
             onSaved={(row, created) => {
               setMessage(
-                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatBalance(row.promptPerMillion, currency)} / ${formatBalance(row.completionPerMillion, currency)} за 1 млн токенов (запрос / ответ)`,
+                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatMoney(row.promptPerMillion, currency, 'price')} / ${formatMoney(row.completionPerMillion, currency, 'price')} за 1 млн токенов (запрос / ответ)`,
               );
               setEditing(null);
               void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });

@@ -7,7 +7,7 @@ import { apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
 import type { Outputs } from '../app/api';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
-import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../shared/format';
+import { formatMoney, formatDateTime, formatUtcDay, localDay } from '../shared/format';
 import { Link } from '../app/router';
 import { FileDownload } from '../shared/FileDownload';
 
@@ -23,7 +23,7 @@ function thisMonthPeriod() {
 }
 
 function StatementTable({ statement }: { statement: Statement }) {
-  const money = (value: number) => formatAmount(value, statement.currency, 2);
+  const money = (value: number) => formatMoney(value, statement.currency, 'amount');
   return (
     <>
       <dl className="totals statement-totals" data-testid="statement-totals">
@@ -136,10 +136,10 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
         {month.current ? <span className="cell-note muted">текущий месяц: документы на сегодня, не окончательные</span> : null}
       </th>
       <td data-label="Оплачено" className="num">
-        {formatAmount(month.paid, currency, 2)}
+        {formatMoney(month.paid, currency, 'amount')}
       </td>
       <td data-label="Оказано услуг" className="num">
-        {formatAmount(month.spent, currency, 2)}
+        {formatMoney(month.spent, currency, 'amount')}
       </td>
       <td data-label="Документы">
         {ready ? (
