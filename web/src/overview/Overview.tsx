@@ -167,7 +167,7 @@ export function OverviewScreen() {
               Токены
             </button>
           </div>
-          <UsageExportButton days={days} />
+          <UsageExportButton days={days} keyId={keyFilter || undefined} model={modelFilter || undefined} />
         </div>
         <ErrorText error={apiError(summary.error)} />
         {summary.isPending ? <Loading /> : null}

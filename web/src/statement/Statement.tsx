@@ -118,7 +118,7 @@ function StatementSection() {
           <Button type="submit" pending={statement.isFetching}>
             Показать
           </Button>
-          <FileDownload url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" />
+          <FileDownload url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" excel />
         </div>
       </form>
       <ErrorText error={apiError(statement.error)?.fields ? undefined : apiError(statement.error)} />
