@@ -135,7 +135,7 @@ export function createDashboard(distDir: string = DEFAULT_DIST): Dashboard {
     const etag = `"${stat.size.toString(36)}-${Math.trunc(stat.mtimeMs).toString(36)}"`;
     const headers = { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', etag };
     const ifNoneMatch = request?.headers.get('if-none-match');
-    if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`)) {
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`)) {
       return new Response(null, { status: 304, headers: { ...headers, vary: 'accept-encoding' } });
     }
     return fileResponse(index, request, headers);

@@ -174,7 +174,7 @@ describe('GET /api/usage/export', () => {
     ]);
     expect((await exportCsv(`?model=acme/other&keyId=${first.id}`, user.token)).rows.map((r) => r.created_at)).toEqual(['2026-01-20T00:00:00.000Z']);
     const ruOther = await exportCsv(`?format=excel-ru&model=acme/bulk&keyId=${second.id}`, user.token);
-    expect(ruOther.rows.map((r) => [r['Модель'], r['ID ключа']])).toEqual(Array(4).fill(['acme/bulk', second.id]));
+    expect(ruOther.rows.map((r) => [r.Модель, r['ID ключа']])).toEqual(Array(4).fill(['acme/bulk', second.id]));
     expect((await exportCsv('?model=acme/none', user.token)).rows).toHaveLength(0);
     await app.sql(`delete from usage_records where user_id = $1 and model = 'acme/other'`, [user.userId]);
 
@@ -231,7 +231,7 @@ describe('GET /api/usage/export', () => {
     expect(plain.text).toContain(',semi;colon,');
     expect(plain.text).toContain(',plain/model,');
     const ru = await exportCsv('?format=excel-ru', user.token);
-    expect(ru.rows.map((r) => r['Модель'])).toEqual(models);
+    expect(ru.rows.map((r) => r.Модель)).toEqual(models);
     expect(ru.text).toContain(';"semi;colon";');
     expect(ru.text).toContain(';"acme/""quoted"", model";');
   });

@@ -108,7 +108,7 @@ browserSuite('usage export in the dashboard', () => {
       expect(allText.charCodeAt(0)).toBe(0xfeff);
       const allRows: Record<string, string>[] = parse(allText.slice(1), { columns: true, delimiter: ';' });
       expect(allRows).toHaveLength(3);
-      expect(allRows.every((r) => /^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$/.test(r['Время (МСК)']!) && /^\d+,\d{9}$/.test(r['Стоимость']!))).toBe(true);
+      expect(allRows.every((r) => /^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$/.test(r['Время (МСК)']!) && /^\d+,\d{9}$/.test(r.Стоимость!))).toBe(true);
 
       // The list's filters go with both buttons.
       await page.getByTestId('recent-key-filter').selectOption(site.id);
@@ -123,7 +123,7 @@ browserSuite('usage export in the dashboard', () => {
       ]);
       const [filtered] = await Promise.all([page.waitForEvent('download'), excel.click()]);
       const rows: Record<string, string>[] = parse(readFileSync((await filtered.path())!, 'utf8').slice(1), { columns: true, delimiter: ';' });
-      expect(rows.map((r) => [r['Ключ'], r['Модель']])).toEqual([['Сайт', 'acme/chat']]);
+      expect(rows.map((r) => [r.Ключ, r.Модель])).toEqual([['Сайт', 'acme/chat']]);
       const [plain] = await Promise.all([page.waitForEvent('download'), page.getByTestId('usage-export').click()]);
       const plainRows: Record<string, string>[] = parse(readFileSync((await plain.path())!, 'utf8'), { columns: true, bom: true });
       expect(plainRows.map((r) => [r.key_name, r.model])).toEqual([['Сайт', 'acme/chat']]);
