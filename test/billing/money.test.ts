@@ -2,6 +2,8 @@
 // exact decimal, checked against a BigInt-only rendering over boundary and random amounts and scales.
 import { describe, expect, test } from 'bun:test';
 import { formatMoneyText, type MoneyKind, NANO_PER_UNIT, nanoToDecimalString, unitsToNanoRounded } from '../../src/money';
+import { formatPrice } from '../../web/src/integrations/price';
+import { formatMoney } from '../../web/src/shared/format';
 
 function reference(nano: bigint, scaleDigits: number): string {
   const negative = nano < 0n;
@@ -97,4 +99,19 @@ describe('formatMoneyText: the one money text of the server and the dashboard', 
     expect(unitsToNanoRounded(1599.499970375)).toBe(1_599_499_970_375n);
     expect(unitsToNanoRounded(0.1 + 0.2)).toBe(300_000_000n);
   });
+});
+
+test('the dashboard reads the same texts from the JSON numbers the API answers', () => {
+  const nbsp = '\u00a0';
+  const thin = '\u202f';
+  expect(formatMoney(1599.499970375, 'RUB', 'amount')).toBe(`1${thin}599,50${nbsp}₽`);
+  expect(formatMoney(0.5, 'RUB', 'cost')).toBe(`0,50${nbsp}₽`);
+  expect(formatMoney(1, 'RUB', 'amount')).toBe(`1,00${nbsp}₽`);
+  expect(formatMoney(0.125, 'RUB', 'price')).toBe(`0,125${nbsp}₽`);
+  expect(formatMoney(1.25e-7, 'RUB', 'cost')).toBe(`0,000000125${nbsp}₽`);
+  expect(formatMoney(2.999999875, 'RUB', 'exact')).toBe(`2,999999875${nbsp}₽`);
+  expect(formatMoney(2.999999875, undefined, 'amount')).toBe('3,00');
+  expect(formatMoney(Number.NaN, 'RUB', 'amount')).toBe('—');
+  expect(formatPrice(149_999, 'RUB')).toBe(`1${thin}499,99${nbsp}₽`);
+  expect(formatPrice(1_000, 'usd')).toBe(`10,00${nbsp}$`);
 });
