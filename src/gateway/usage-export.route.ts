@@ -4,7 +4,7 @@
 import { defineRawRoute, type OpenApiPaths } from '../http/raw-route';
 import { dashboardErrors } from '../openapi/errors';
 import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './account-router';
-import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS, type UsageExport } from './usage-export';
+import { ADMIN_USAGE_CSV_COLUMNS, csvFormatParameter, USAGE_CSV_COLUMNS, type UsageExport } from './usage-export';
 
 const EXAMPLE_CSV =
   `${USAGE_CSV_COLUMNS.join(',')}\r\n` +
@@ -35,20 +35,6 @@ const csvAnswer = (example: string) => ({
     },
   },
 });
-
-/** The `format` query parameter of every CSV download (usage, statement, the operator's daily figures). */
-export const csvFormatParameter = {
-  name: 'format',
-  in: 'query',
-  required: false,
-  description:
-    'csv (по умолчанию) — для программ: RFC 4180, запятая, десятичная точка, английские имена столбцов, время ISO 8601 в UTC. ' +
-    'excel-ru — для Excel с русской локалью (открывается двойным щелчком сразу по столбцам): точка с запятой между полями, ' +
-    'десятичная запятая, русские заголовки, даты «28.11.2026» и время «28.11.2026 22:15:03» по Москве (в выписке — в её часовом ' +
-    'поясе timeZone), «да»/«нет». Оба начинаются с BOM UTF-8.',
-  schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
-  example: 'excel-ru',
-};
 
 /** /api/usage's from, to, keyId and model parameters as the generator wrote them. */
 const usageFilters = (paths: OpenApiPaths) => (paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId', 'model'].includes(p.name as string));

@@ -25,6 +25,20 @@ import type { ExportedUsageRow, UsageReport } from './usage-report';
 export const USAGE_EXPORT_FORMATS = ['csv', 'excel-ru'] as const;
 export type UsageExportFormat = (typeof USAGE_EXPORT_FORMATS)[number];
 
+/** The `format` query parameter of every CSV download (usage, statement, the operator's daily figures), as OpenAPI describes it. */
+export const csvFormatParameter = {
+  name: 'format',
+  in: 'query',
+  required: false,
+  description:
+    'csv (по умолчанию) — для программ: RFC 4180, запятая, десятичная точка, английские имена столбцов, время ISO 8601 в UTC. ' +
+    'excel-ru — для Excel с русской локалью (открывается двойным щелчком сразу по столбцам): точка с запятой между полями, ' +
+    'десятичная запятая, русские заголовки, даты «28.11.2026» и время «28.11.2026 22:15:03» по Москве (в выписке — в её часовом ' +
+    'поясе timeZone), «да»/«нет». Оба начинаются с BOM UTF-8.',
+  schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
+  example: 'excel-ru',
+};
+
 /** The filters of /api/usage, without its paging: the export holds every record they select. */
 export const usageExportInput = usageQueryInput
   .pick({ from: true, to: true, keyId: true, model: true })
