@@ -87,16 +87,15 @@ export const SIGN_SPACE = '\u00a0';
 
 /**
  * What a sum is, which decides how many decimals it is shown with:
- * - `amount`: balances, payments, credits, limits, thresholds, totals — two decimals, rounded to the kopeck
- *   (half away from zero): «1 599,50 ₽». A sum that is not zero but under half a kopeck keeps three
- *   significant digits («0,00001 ₽»), so spending never reads as nothing.
- * - `price`: a price per 1 million tokens — two decimals, and further digits only when the price has them
- *   («15,00 ₽», «0,125 ₽»): a price is a promise and is never rounded.
+ * - `amount`: balances, payments, credits, limits, thresholds, totals and prices per 1 million tokens (sums
+ *   of whole-ruble scale) — two decimals, rounded to the kopeck (half away from zero): «1 599,50 ₽»,
+ *   «0,13 ₽» for 0,125 (the exact price is `exact`, shown on hover). A sum that is not zero but under half a
+ *   kopeck keeps three significant digits («0,00001 ₽»), so spending never reads as nothing.
  * - `cost`: a per-token cost, what one request cost — two decimals from one unit up, below it three
  *   significant digits without trailing zeros («0,50 ₽», «0,00045 ₽», «0,000000125 ₽ за токен»).
  * - `exact`: every digit the ledger keeps (at least two decimals): the text on hover beside a rounded sum.
  */
-export type MoneyKind = 'amount' | 'price' | 'cost' | 'exact';
+export type MoneyKind = 'amount' | 'cost' | 'exact';
 
 const KOPECK_NANO = NANO_PER_UNIT / 100n;
 
@@ -117,7 +116,7 @@ function threeSignificant(nano: bigint): bigint {
 export function formatMoneyText(nano: bigint, currency: string | undefined, kind: MoneyKind = 'amount'): string {
   const negative = nano < 0n;
   let abs = negative ? -nano : nano;
-  let exact = kind === 'exact' || kind === 'price';
+  let exact = kind === 'exact';
   if (kind === 'cost' && abs < NANO_PER_UNIT) {
     abs = threeSignificant(abs);
     exact = true;

@@ -4,7 +4,7 @@
 // same words as the console; the raw before/after stay beside it for machines.
 import type { AuditAction, JsonObject, JsonValue } from './audit-actions';
 import { auditActionTexts, auditFieldTexts, auditLimitResetTexts, auditProviderStateTexts, auditTargetTexts } from './texts';
-import { formatMoneyText, type MoneyKind, unitsToNano } from '../money';
+import { formatMoneyText, unitsToNano } from '../money';
 
 /** What still exists of the records a page of rows names, looked up once for the page. */
 export interface AuditNames {
@@ -62,9 +62,9 @@ const moscowTime = new Intl.DateTimeFormat('ru-RU', {
 });
 
 /** A decimal text in currency units (as the log stores money) as a sum; the text itself if it is not one. */
-function moneyText(value: string | number, currency: string, kind: MoneyKind = 'amount'): string {
+function moneyText(value: string | number, currency: string): string {
   const nano = unitsToNano(Number(value));
-  return nano === null ? String(value) : formatMoneyText(nano, currency, kind);
+  return nano === null ? String(value) : formatMoneyText(nano, currency);
 }
 
 function valueText(field: string, value: JsonValue | undefined, currency: string): string {
@@ -73,7 +73,7 @@ function valueText(field: string, value: JsonValue | undefined, currency: string
   if (value === null) return '—';
   if (typeof value === 'boolean') return value ? 'да' : 'нет';
   if (MONEY_FIELDS.has(field) && (typeof value === 'string' || typeof value === 'number')) return moneyText(value, currency);
-  if (PRICE_FIELDS.has(field) && (typeof value === 'string' || typeof value === 'number')) return `${moneyText(value, currency, 'price')} за 1 млн токенов`;
+  if (PRICE_FIELDS.has(field) && (typeof value === 'string' || typeof value === 'number')) return `${moneyText(value, currency)} за 1 млн токенов`;
   if (field === 'limitReset' && typeof value === 'string') return auditLimitResetTexts[value] ?? value;
   if (field === 'state' && typeof value === 'string') return auditProviderStateTexts[value] ?? value;
   if (field === 'timeoutMs' && typeof value === 'number') return `${(value / 1000).toLocaleString('ru-RU')} с`;
@@ -115,7 +115,7 @@ function storedTargets(value: JsonValue | undefined): StoredTarget[] {
 
 function costText(cost: StoredTarget['costPrice'], currency: string): string {
   if (!cost) return 'не указана';
-  const money = (nano: string) => formatMoneyText(BigInt(nano), currency, 'price');
+  const money = (nano: string) => formatMoneyText(BigInt(nano), currency);
   return `запрос ${money(cost.promptNanoPerMillion)}, ответ ${money(cost.completionNanoPerMillion)} за 1 млн токенов`;
 }
 

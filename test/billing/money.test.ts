@@ -71,11 +71,12 @@ describe('formatMoneyText: the one money text of the server and the dashboard', 
     expect(rub(-125_000n)).toBe(`-0,000125${nbsp}₽`);
   });
 
-  test('a price per 1M tokens: two decimals, and its own further digits, never rounded', () => {
-    expect(rub(125_000_000n, 'price')).toBe(`0,125${nbsp}₽`);
-    expect(rub(15n * NANO_PER_UNIT, 'price')).toBe(`15,00${nbsp}₽`);
-    expect(rub(11_111_111_019n, 'price')).toBe(`11,111111019${nbsp}₽`);
-    expect(rub(1_500n * NANO_PER_UNIT, 'price')).toBe(`1${thin}500,00${nbsp}₽`);
+  test('a price per 1M tokens is an amount: two decimals, its every digit in `exact`', () => {
+    expect(rub(125_000_000n)).toBe(`0,13${nbsp}₽`);
+    expect(rub(125_000_000n, 'exact')).toBe(`0,125${nbsp}₽`);
+    expect(rub(15n * NANO_PER_UNIT)).toBe(`15,00${nbsp}₽`);
+    expect(rub(11_111_111_019n)).toBe(`11,11${nbsp}₽`);
+    expect(rub(1_500n * NANO_PER_UNIT)).toBe(`1${thin}500,00${nbsp}₽`);
   });
 
   test('a cost: two decimals from one unit, below it three significant digits without trailing zeros', () => {
@@ -107,7 +108,8 @@ test('the dashboard reads the same texts from the JSON numbers the API answers',
   expect(formatMoney(1599.499970375, 'RUB', 'amount')).toBe(`1${thin}599,50${nbsp}₽`);
   expect(formatMoney(0.5, 'RUB', 'cost')).toBe(`0,50${nbsp}₽`);
   expect(formatMoney(1, 'RUB', 'amount')).toBe(`1,00${nbsp}₽`);
-  expect(formatMoney(0.125, 'RUB', 'price')).toBe(`0,125${nbsp}₽`);
+  expect(formatMoney(0.125, 'RUB', 'amount')).toBe(`0,13${nbsp}₽`);
+  expect(formatMoney(0.125, 'RUB', 'exact')).toBe(`0,125${nbsp}₽`);
   expect(formatMoney(1.25e-7, 'RUB', 'cost')).toBe(`0,000000125${nbsp}₽`);
   expect(formatMoney(2.999999875, 'RUB', 'exact')).toBe(`2,999999875${nbsp}₽`);
   expect(formatMoney(2.999999875, undefined, 'amount')).toBe('3,00');

@@ -182,10 +182,10 @@ export function PricesScreen() {
                       <code>{row.pattern}</code>
                     </td>
                     <td data-label="Запрос за 1M" className="num">
-                      <Money value={row.promptPerMillion} currency={currency} kind="price" />
+                      <Money value={row.promptPerMillion} currency={currency} kind="amount" />
                     </td>
                     <td data-label="Ответ за 1M" className="num">
-                      <Money value={row.completionPerMillion} currency={currency} kind="price" />
+                      <Money value={row.completionPerMillion} currency={currency} kind="amount" />
                     </td>
                     <td data-label="Изменена">{formatDateTime(row.updatedAt)}</td>
                     <td>
@@ -227,7 +227,7 @@ export function PricesScreen() {
             onCancel={() => setEditing(null)}
             onSaved={(row, created) => {
               setMessage(
-                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatMoney(row.promptPerMillion, currency, 'price')} / ${formatMoney(row.completionPerMillion, currency, 'price')} за 1 млн токенов (запрос / ответ)`,
+                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)`,
               );
               setEditing(null);
               void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });

@@ -1,5 +1,5 @@
 // A sum of money as the dashboard shows it: through the one money formatter (src/money.ts), rounded as its
-// kind says (two decimals for amounts, a price's own digits, three significant digits for a tiny cost), and
+// kind says (two decimals for amounts and prices per 1M tokens, three significant digits for a tiny cost), and
 // every digit the server keeps on hover.
 import { formatMoney, type MoneyKind } from './format';
 

@@ -9,7 +9,7 @@ const dayMonth = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-di
 
 /**
  * A sum in currency units (a JSON number from the API) as the server's one money formatter writes it:
- * «1 599,50 ₽» for an `amount`, «0,125 ₽» for a `price` per 1M tokens, «0,00045 ₽» for a request's `cost`,
+ * «1 599,50 ₽» for an `amount` (a balance, a payment, a price per 1M tokens), «0,00045 ₽» for a request's `cost`,
  * every digit for `exact` (see MoneyKind in src/money.ts). Not a number: «—».
  */
 export function formatMoney(value: number, currency: string | undefined, kind: MoneyKind): string {
