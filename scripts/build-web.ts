@@ -8,8 +8,10 @@
 // a server change the page does not follow fails here) and the Vite build, side by side.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import { COMPRESSIBLE } from '../src/http/dashboard';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const webDir = join(root, 'web');
@@ -73,6 +75,7 @@ function run(command: string, args: string[]): Promise<{ code: number; output: s
   });
 }
 
+const kb = (bytes: number) => `${Math.round(bytes / 1024)} КБ`;
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
 export async function buildWeb(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<void> {
@@ -93,9 +96,32 @@ export async function buildWeb(log: (line: string) => void = (line) => process.s
     const failed = [types.code !== 0 ? `проверка типов:\n${types.output}` : '', vite.code !== 0 ? `vite build:\n${vite.output}` : ''].filter(Boolean).join('\n');
     throw new Error(`Сборка панели (web/) не удалась.\n${failed}`);
   }
+  const sizes = precompress();
   writeFileSync(typedSourcesFile, JSON.stringify(typed, null, 1));
   if (types.output.trim()) log(types.output.trim());
+  log(`Сжатые копии: ${kb(sizes.raw)} → brotli ${kb(sizes.br)}, gzip ${kb(sizes.gzip)}`);
   log(`Панель собрана в web/dist за ${((performance.now() - started) / 1000).toFixed(1)} с`);
+}
+
+/**
+ * Writes `<file>.br` (brotli, best quality) and `<file>.gz` (gzip -9) beside every text file of the build,
+ * which src/http/dashboard.ts sends to clients that accept them: compressed once here, at levels too slow
+ * for a request. Returns the sizes, for the log.
+ */
+export function precompress(dir: string = distDir): { raw: number; br: number; gzip: number } {
+  const total = { raw: 0, br: 0, gzip: 0 };
+  for (const file of filesUnder(dir).map((name) => join(root, name))) {
+    if (!COMPRESSIBLE.has(extname(file)) || basename(file).startsWith('.')) continue;
+    const raw = readFileSync(file);
+    const br = brotliCompressSync(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+    const gzip = gzipSync(raw, { level: 9 });
+    writeFileSync(`${file}.br`, br);
+    writeFileSync(`${file}.gz`, gzip);
+    total.raw += raw.length;
+    total.br += br.length;
+    total.gzip += gzip.length;
+  }
+  return total;
 }
 
 async function withLock<T>(work: () => Promise<T>): Promise<T> {

@@ -77,16 +77,67 @@ export function nanoToFixedString(nano: bigint): string {
 /** Signs of the currencies a balance is kept in; any other currency is written by its code. */
 const CURRENCY_SIGNS: Readonly<Record<string, string>> = { RUB: '₽', USD: '$', EUR: '€' };
 
+/** «₽» for RUB, «$» for USD, «€» for EUR; any other currency by its code. */
+export const currencySign = (currency: string): string => CURRENCY_SIGNS[currency] ?? currency;
+
+/** Between groups of three digits: a narrow no-break space («1 599,50»), as Russian typography sets it. */
+export const DIGIT_GROUP_SPACE = '\u202f';
+/** Between the number and the currency's sign: a no-break space, so «₽» never starts a line. */
+export const SIGN_SPACE = '\u00a0';
+
 /**
- * Nano-units as a Russian reader writes a sum, the way the dashboard shows it: «100 000,00 ₽», «0,00001 ₽»,
- * «1 500,50 USD» — thousands grouped by a no-break space, a decimal comma, at least two decimals and every
- * further digit that is not zero (a message never rounds what it promises), the currency's sign after a
- * no-break space. The one money text of every server message that names an amount.
+ * What a sum is, which decides how many decimals it is shown with:
+ * - `amount`: balances, payments, credits, limits, thresholds, totals and prices per 1 million tokens (sums
+ *   of whole-ruble scale) — two decimals, rounded to the kopeck (half away from zero): «1 599,50 ₽»,
+ *   «0,13 ₽» for 0,125 (the exact price is `exact`, shown on hover). A sum that is not zero but under half a
+ *   kopeck keeps three significant digits («0,00001 ₽»), so spending never reads as nothing.
+ * - `cost`: a per-token cost, what one request cost — two decimals from one unit up, below it three
+ *   significant digits without trailing zeros («0,50 ₽», «0,00045 ₽», «0,000000125 ₽ за токен»).
+ * - `exact`: every digit the ledger keeps (at least two decimals): the text on hover beside a rounded sum.
  */
-export function formatMoneyText(nano: bigint, currency: string): string {
+export type MoneyKind = 'amount' | 'cost' | 'exact';
+
+const KOPECK_NANO = NANO_PER_UNIT / 100n;
+
+/** A fraction below one unit (in nano-units) rounded to three significant digits, half up. */
+function threeSignificant(nano: bigint): bigint {
+  const digits = nano.toString().length;
+  if (digits <= 3) return nano;
+  const step = 10n ** BigInt(digits - 3);
+  return ((nano + step / 2n) / step) * step;
+}
+
+/**
+ * The one money text: nano-units as a Russian reader writes a sum — groups of three digits, a decimal comma,
+ * the currency's sign after a no-break space («1 599,50 ₽», «0,000000125 ₽», «1 500,50 USD»); how many
+ * decimals `kind` says. Without a currency, the number alone. Every sum the server writes (messages, mails,
+ * PDFs) and the dashboard shows goes through it.
+ */
+export function formatMoneyText(nano: bigint, currency: string | undefined, kind: MoneyKind = 'amount'): string {
   const negative = nano < 0n;
-  const abs = negative ? -nano : nano;
-  const whole = (abs / NANO_PER_UNIT).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u00a0');
-  const fraction = (abs % NANO_PER_UNIT).toString().padStart(9, '0').replace(/0+$/, '').padEnd(2, '0');
-  return `${negative ? '-' : ''}${whole},${fraction}\u00a0${CURRENCY_SIGNS[currency] ?? currency}`;
+  let abs = negative ? -nano : nano;
+  let exact = kind === 'exact';
+  if (kind === 'cost' && abs < NANO_PER_UNIT) {
+    abs = threeSignificant(abs);
+    exact = true;
+  } else if (!exact) {
+    const rounded = ((abs + KOPECK_NANO / 2n) / KOPECK_NANO) * KOPECK_NANO;
+    if (rounded === 0n && abs !== 0n) {
+      abs = threeSignificant(abs);
+      exact = true;
+    } else abs = rounded;
+  }
+  const whole = (abs / NANO_PER_UNIT).toString().replace(/\B(?=(\d{3})+(?!\d))/g, DIGIT_GROUP_SPACE);
+  const nine = (abs % NANO_PER_UNIT).toString().padStart(9, '0');
+  const fraction = exact ? nine.replace(/0+$/, '').padEnd(2, '0') : nine.slice(0, 2);
+  const number = `${negative && abs !== 0n ? '-' : ''}${whole},${fraction}`;
+  return currency ? `${number}${SIGN_SPACE}${currencySign(currency)}` : number;
+}
+
+/**
+ * A JSON number in currency units (what the API answers) as exact nano-units, for formatMoneyText: read from
+ * its shortest decimal text; a value with more than nine decimals (never one the server sends) is rounded.
+ */
+export function unitsToNanoRounded(value: number): bigint {
+  return unitsToNano(value) ?? BigInt(Math.round(value * 1e9));
 }

@@ -8,7 +8,7 @@ import { features } from './features';
 import { healthRoute } from './http/health.route';
 import type { InformationEndpoints } from './http/information';
 import type { RawRoute } from './http/raw-route';
-import { dashboardFilesRoute, dashboardPageRoute, docsAssetRoute, docsPageRoute, siteRootRoute } from './http/site.route';
+import { dashboardFilesRoute, dashboardPageRoute, docsAssetRoute, docsPageRoute, faviconRoute, faviconSvgRoute, siteRootRoute } from './http/site.route';
 import { metricsRoute } from './metrics/metrics.route';
 import type { AnyFeature, Base, Use } from './platform/feature';
 
@@ -16,7 +16,17 @@ import type { AnyFeature, Base, Use } from './platform/feature';
 const listed: readonly AnyFeature[] = features;
 
 /** The site's routes: they use the base, and GET / the operations every route and procedure lists. */
-export const siteRoutes = [healthRoute, siteRootRoute, metricsRoute, docsPageRoute, docsAssetRoute, dashboardPageRoute, dashboardFilesRoute] as const;
+export const siteRoutes = [
+  healthRoute,
+  siteRootRoute,
+  metricsRoute,
+  docsPageRoute,
+  docsAssetRoute,
+  dashboardPageRoute,
+  dashboardFilesRoute,
+  faviconRoute,
+  faviconSvgRoute,
+] as const;
 
 type SiteDeps = Base & { informationEndpoints: InformationEndpoints };
 

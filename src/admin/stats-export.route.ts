@@ -1,5 +1,6 @@
 // GET /api/admin/stats/daily/export (admin/stats-export.ts): a raw route, since its answer is CSV, not JSON,
 // with the period parameters of /api/admin/stats/daily (taken from that generated operation).
+import { csvFormatParameter } from '../gateway';
 import { defineRawRoute } from '../http/raw-route';
 import { dashboardErrors } from '../openapi/errors';
 import { STATS_CSV_COLUMNS, type StatsExport } from './stats-export';
@@ -20,9 +21,10 @@ export const adminStatsExportRoute = defineRawRoute<{ statsExport: Pick<StatsExp
       description:
         'Один день UTC на строку, от старых к новым, каждый день периода (по умолчанию 30 дней), нули там, где ничего не было. ' +
         `Столбцы: ${STATS_CSV_COLUMNS.join(', ')}. Деньги — в валюте баланса (столбец currency), точка и ровно 9 знаков после неё. ` +
-        'RFC 4180: запятая, строки через CRLF; файл начинается с метки порядка байтов UTF-8 (BOM).',
+        'RFC 4180: запятая, строки через CRLF; файл начинается с метки порядка байтов UTF-8 (BOM). format=excel-ru — файл для Excel ' +
+        'с русской локалью (см. параметр format).',
       tags: ['admin'],
-      parameters: paths['/api/admin/stats/daily']?.get?.parameters ?? [],
+      parameters: [...(paths['/api/admin/stats/daily']?.get?.parameters ?? []), csvFormatParameter],
       responses: {
         '200': {
           description: 'CSV-файл (Content-Disposition: attachment)',

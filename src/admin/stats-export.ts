@@ -1,21 +1,24 @@
 // GET /api/admin/stats/daily/export: the operator's daily figures (the chart's numbers) as a CSV file for
 // a spreadsheet, admins only. Not a tRPC procedure: its answer is not JSON (stats-export.route.ts
 // describes it). At most 366 days, so the file is built in memory.
+import { z } from 'zod';
 import type { Authenticator } from '../auth';
-import { neutraliseCell } from '../gateway';
-import { nanoToFixedString } from '../money';
+import { CSV_FORMATS, csvHeader, excelDay, moneyCell, textCell, USAGE_EXPORT_FORMATS, UTF8_BOM, type CsvFormat } from '../gateway';
 import { dailyStatsInput } from './input';
 import type { AdminStats, DayFiguresNano } from './stats';
+import { statsCsvHeadersRu } from './texts';
 
-/** One UTC day a line, oldest first; money in the balance currency with all nine decimals and a dot. */
+/**
+ * One UTC day a line, oldest first; money in the balance currency with all nine decimals (a dot, or for
+ * `excel-ru` a comma, with a semicolon between fields, Russian headers and days as «28.11.2026»).
+ */
 export const STATS_CSV_COLUMNS = ['day', 'revenue', 'credits', 'spend', 'provider_cost', 'margin', 'requests', 'currency'] as const;
 
-/** Without a byte-order mark Excel reads UTF-8 as the system's code page. */
-const UTF8_BOM = '\uFEFF';
+const formatInput = z.enum(USAGE_EXPORT_FORMATS, 'ожидается csv или excel-ru').default('csv');
 
-function line(day: string, row: DayFiguresNano, currency: string): string {
-  const money = [row.revenueNano, row.creditsNano, row.spendNano, row.providerCostNano, row.marginNano].map(nanoToFixedString);
-  return `${[day, ...money, String(row.requests), neutraliseCell(currency)].join(',')}\r\n`;
+function line(day: string, row: DayFiguresNano, currency: string, format: CsvFormat): string {
+  const money = [row.revenueNano, row.creditsNano, row.spendNano, row.providerCostNano, row.marginNano].map((nano) => moneyCell(nano, format));
+  return `${[format.forPeople ? excelDay(day) : day, ...money, String(row.requests), textCell(currency, format)].join(format.delimiter)}\r\n`;
 }
 
 export interface StatsExportDeps {
@@ -33,9 +36,10 @@ export function createStatsExport({ authenticator, stats, currency }: StatsExpor
         from: url.searchParams.get('from') ?? undefined,
         to: url.searchParams.get('to') ?? undefined,
       });
+      const format = CSV_FORMATS[formatInput.parse(url.searchParams.get('format') ?? undefined)];
       const figures = await stats.dailyExact(input);
-      let text = `${UTF8_BOM}${STATS_CSV_COLUMNS.join(',')}\r\n`;
-      for (const { day, ...row } of figures.days) text += line(day, row, currency);
+      let text = UTF8_BOM + csvHeader(STATS_CSV_COLUMNS, format, statsCsvHeadersRu);
+      for (const { day, ...row } of figures.days) text += line(day, row, currency, format);
       return new Response(text, {
         headers: {
           'content-type': 'text/csv; charset=utf-8; header=present',

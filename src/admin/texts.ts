@@ -127,3 +127,15 @@ export const auditTargetTexts = {
   requisites: 'Реквизиты оператора',
   gone: 'удалён',
 };
+
+/** The daily figures file's column headers in its `excel-ru` form, by the machine names the default CSV keeps. */
+export const statsCsvHeadersRu = {
+  day: 'Дата (UTC)',
+  revenue: 'Выручка',
+  credits: 'Начисления',
+  spend: 'Расход',
+  provider_cost: 'Затраты на провайдеров',
+  margin: 'Маржа',
+  requests: 'Запросов',
+  currency: 'Валюта',
+} as const;

@@ -9,5 +9,17 @@ export type { ChatRequest } from './request';
 export { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from './routing/registry';
 export type { RouteTarget } from './routing/select';
 export { gatewayMessages } from './texts';
-export { CSV_FORMATS, USAGE_EXPORT_FORMATS, UTF8_BOM, moneyCell, neutraliseCell, textCell } from './usage-export';
+export {
+  CSV_FORMATS,
+  USAGE_EXPORT_FORMATS,
+  UTF8_BOM,
+  csvFormatParameter,
+  csvHeader,
+  excelDateTime,
+  excelDay,
+  moneyCell,
+  neutraliseCell,
+  textCell,
+  type CsvFormat,
+} from './usage-export';
 export { usageSpan } from './usage-rollups';

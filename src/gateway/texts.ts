@@ -17,3 +17,36 @@ export const gatewayMessages = {
   modelUnpriced: (model: string) => `Модель ${model} не обслуживается: для неё не задана цена`,
   adminUserNotFound: 'Пользователь не найден',
 } as const;
+
+/**
+ * The usage file's column headers in its `excel-ru` form (for a person in Excel), by the machine names the
+ * default CSV keeps.
+ */
+export const usageCsvHeadersRu = {
+  id: '№ записи',
+  created_at: 'Время (МСК)',
+  request_id: 'ID запроса',
+  endpoint: 'Метод API',
+  model: 'Модель',
+  key_id: 'ID ключа',
+  key_name: 'Ключ',
+  agent_id: 'ID агента',
+  stream: 'Потоковый ответ',
+  status: 'Статус',
+  usage_source: 'Источник учёта',
+  prompt_tokens: 'Токены запроса',
+  completion_tokens: 'Токены ответа',
+  total_tokens: 'Всего токенов',
+  prompt_cost: 'Стоимость запроса',
+  completion_cost: 'Стоимость ответа',
+  unpaid: 'Не оплачено',
+  cost: 'Стоимость',
+  currency: 'Валюта',
+  duration_ms: 'Длительность, мс',
+  provider_id: 'Провайдер',
+  attempts: 'Попыток',
+  provider_cost: 'Цена провайдера',
+} as const;
+
+/** A yes/no cell of an `excel-ru` file. */
+export const csvBooleanRu = { true: 'да', false: 'нет' } as const;

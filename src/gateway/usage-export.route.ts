@@ -4,7 +4,7 @@
 import { defineRawRoute, type OpenApiPaths } from '../http/raw-route';
 import { dashboardErrors } from '../openapi/errors';
 import { USAGE_FORBIDDEN, USAGE_SCOPE_TEXT } from './account-router';
-import { ADMIN_USAGE_CSV_COLUMNS, USAGE_CSV_COLUMNS, USAGE_EXPORT_FORMATS, type UsageExport } from './usage-export';
+import { ADMIN_USAGE_CSV_COLUMNS, csvFormatParameter, USAGE_CSV_COLUMNS, type UsageExport } from './usage-export';
 
 const EXAMPLE_CSV =
   `${USAGE_CSV_COLUMNS.join(',')}\r\n` +
@@ -16,7 +16,7 @@ const ADMIN_EXAMPLE_CSV =
   '1042,2026-01-31T12:00:00.123Z,req_6f1c2b7e9a,chat,openai/gpt-4o-mini,0f8fad5b-d9cb-469f-a165-70867728950e,Сайт,,false,ok,upstream,' +
   '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412,backup-openai,2,0.000002100\r\n';
 
-const FILTER_INVALID = 'Фильтр не прошёл проверку (from, to, keyId или format)';
+const FILTER_INVALID = 'Фильтр не прошёл проверку (from, to, keyId, model или format)';
 
 /** A CSV file as the answer, `example` its text. */
 const csvAnswer = (example: string) => ({
@@ -36,23 +36,14 @@ const csvAnswer = (example: string) => ({
   },
 });
 
-const formatParameter = {
-  name: 'format',
-  in: 'query',
-  required: false,
-  description: 'csv (по умолчанию) — RFC 4180 с запятой; excel-ru — точка с запятой и десятичная запятая',
-  schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
-  example: 'excel-ru',
-};
-
-/** /api/usage's from, to and keyId parameters as the generator wrote them. */
-const usageFilters = (paths: OpenApiPaths) => (paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId'].includes(p.name as string));
+/** /api/usage's from, to, keyId and model parameters as the generator wrote them. */
+const usageFilters = (paths: OpenApiPaths) => (paths['/api/usage']?.get?.parameters ?? []).filter((p) => ['from', 'to', 'keyId', 'model'].includes(p.name as string));
 
 export const adminUsageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExport, 'handleAdmin'> }>({
   method: 'GET',
   path: '/api/admin/users/:id/usage/export',
   auth: 'admin',
-  info: { key: 'admin.usageExport', query: '?from=&to=&keyId=&format= (CSV, with provider columns)' },
+  info: { key: 'admin.usageExport', query: '?from=&to=&keyId=&model=&format= (CSV, with provider columns)' },
   openapi: {
     operation: (paths) => {
       const filters = usageFilters(paths);
@@ -75,7 +66,7 @@ export const adminUsageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExp
             example: '3f2b8c1e-5d4a-4c6b-9e7f-1a2b3c4d5e6f',
           },
           ...filters,
-          formatParameter,
+          csvFormatParameter,
         ],
         responses: {
           '200': csvAnswer(ADMIN_EXAMPLE_CSV),
@@ -99,7 +90,7 @@ export const usageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExport, 
   method: 'GET',
   path: '/api/usage/export',
   auth: 'jwtOrApiKey',
-  info: { key: 'usageExport', query: '?from=&to=&keyId= (CSV)' },
+  info: { key: 'usageExport', query: '?from=&to=&keyId=&model=&format= (CSV)' },
   openapi: {
     operation: (paths) => {
       const filters = usageFilters(paths);
@@ -113,10 +104,11 @@ export const usageExportRoute = defineRawRoute<{ usageExport: Pick<UsageExport, 
           'после неё; время — ISO 8601 в UTC; пустое поле — нет значения. Файл начинается с метки порядка байтов UTF-8 (BOM), ' +
           'чтобы Excel показал кириллицу. Текстовая ячейка, начинающаяся с =, +, -, @, табуляции или CR (имя ключа, модель…), ' +
           'записана с апострофом впереди, чтобы таблица не выполнила её как формулу; числа не меняются. ' +
-          'format=excel-ru — для Excel с русской локалью: точка с запятой между полями и десятичная запятая в деньгах. ' +
+          'Фильтры keyId и model выбирают записи так же, как в /api/usage. format=excel-ru — файл для Excel с русской локалью ' +
+          '(см. параметр format). ' +
           USAGE_SCOPE_TEXT,
         tags: ['account'],
-        parameters: [...filters, formatParameter],
+        parameters: [...filters, csvFormatParameter],
         responses: {
           '200': csvAnswer(EXAMPLE_CSV),
           ...dashboardErrors({ 400: FILTER_INVALID, 401: undefined, 403: USAGE_FORBIDDEN, 429: undefined, 500: undefined, 503: undefined }),

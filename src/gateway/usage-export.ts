@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
-import { gatewayMessages } from './texts';
+import { csvBooleanRu, gatewayMessages, usageCsvHeadersRu } from './texts';
 import { usageKeyFilter, type Principal } from '../keys';
 import type { Logger } from '../logger';
 import { nanoToFixedString } from '../money';
@@ -17,15 +17,31 @@ import { usageQueryInput } from './usage-input';
 import type { ExportedUsageRow, UsageReport } from './usage-report';
 
 /**
- * `csv` is RFC 4180 (comma, decimal dot); `excel-ru` is what Excel with a Russian locale opens by a double
- * click: semicolons between fields and a decimal comma in the money columns.
+ * `csv` is RFC 4180 (comma, decimal dot, English column names, UTC ISO 8601 instants): what API clients
+ * read. `excel-ru` is what Excel with a Russian locale opens by a double click into columns: semicolons
+ * between fields, a decimal comma in the money columns, Russian column names, Moscow time as
+ * «28.11.2026 22:15:03» (a date Excel recognises), «да»/«нет». Both start with a UTF-8 byte-order mark.
  */
 export const USAGE_EXPORT_FORMATS = ['csv', 'excel-ru'] as const;
 export type UsageExportFormat = (typeof USAGE_EXPORT_FORMATS)[number];
 
+/** The `format` query parameter of every CSV download (usage, statement, the operator's daily figures), as OpenAPI describes it. */
+export const csvFormatParameter = {
+  name: 'format',
+  in: 'query',
+  required: false,
+  description:
+    'csv (по умолчанию) — для программ: RFC 4180, запятая, десятичная точка, английские имена столбцов, время ISO 8601 в UTC. ' +
+    'excel-ru — для Excel с русской локалью (открывается двойным щелчком сразу по столбцам): точка с запятой между полями, ' +
+    'десятичная запятая, русские заголовки, даты «28.11.2026» и время «28.11.2026 22:15:03» по Москве (в выписке — в её часовом ' +
+    'поясе timeZone), «да»/«нет». Оба начинаются с BOM UTF-8.',
+  schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
+  example: 'excel-ru',
+};
+
 /** The filters of /api/usage, without its paging: the export holds every record they select. */
 export const usageExportInput = usageQueryInput
-  .pick({ from: true, to: true, keyId: true })
+  .pick({ from: true, to: true, keyId: true, model: true })
   .extend({ format: z.enum(USAGE_EXPORT_FORMATS, 'ожидается csv или excel-ru').default('csv') });
 
 /**
@@ -80,11 +96,41 @@ export interface CsvFormat {
   delimiter: string;
   needsQuotes: RegExp;
   decimalComma: boolean;
+  /** Headers, instants and yes/no for a person in a Russian Excel rather than a program. */
+  forPeople: boolean;
 }
 export const CSV_FORMATS: Record<UsageExportFormat, CsvFormat> = {
-  csv: { delimiter: ',', needsQuotes: /[",\r\n]/, decimalComma: false },
-  'excel-ru': { delimiter: ';', needsQuotes: /[";\r\n]/, decimalComma: true },
+  csv: { delimiter: ',', needsQuotes: /[",\r\n]/, decimalComma: false, forPeople: false },
+  'excel-ru': { delimiter: ';', needsQuotes: /[";\r\n]/, decimalComma: true, forPeople: true },
 };
+
+/** Where the `excel-ru` files' times are: the operator's and most customers' zone (UTC+3, no summer time). */
+export const EXCEL_TIME_ZONE = 'Europe/Moscow';
+
+const excelClocks = new Map<string, Intl.DateTimeFormat>();
+
+/** An instant as a Russian Excel reads a date and time, in `timeZone`: «28.11.2026 22:15:03». */
+export function excelDateTime(instant: string | Date, timeZone: string = EXCEL_TIME_ZONE): string {
+  let clock = excelClocks.get(timeZone);
+  if (!clock) {
+    const parts = { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' } as const;
+    clock = new Intl.DateTimeFormat('ru-RU', { timeZone, hourCycle: 'h23', ...parts });
+    excelClocks.set(timeZone, clock);
+  }
+  return clock.format(new Date(instant)).replace(', ', ' ');
+}
+
+/** A calendar day (YYYY-MM-DD) as a Russian Excel reads a date: «28.11.2026». */
+export function excelDay(day: string): string {
+  return `${day.slice(8, 10)}.${day.slice(5, 7)}.${day.slice(0, 4)}`;
+}
+
+/** The header line's names: the machine names, or for `excel-ru` their Russian ones. */
+export function csvHeader<C extends string>(columns: readonly C[], format: CsvFormat, russian: Readonly<Record<C, string>>): string {
+  return `${columns.map((c) => (format.forPeople ? textCell(russian[c], format) : c)).join(format.delimiter)}\r\n`;
+}
+
+const USAGE_HEADERS_RU: Readonly<Record<CsvColumn, string>> = usageCsvHeadersRu;
 
 /** A text cell: neutralised, then quoted if it must be. Numbers we write ourselves never go through it. */
 export function textCell(value: string | null, format: CsvFormat): string {
@@ -103,14 +149,14 @@ export function moneyCell(nano: bigint | null, format: CsvFormat): string {
 function csvLine(row: ExportedUsageRow, currency: string, operator: boolean, format: CsvFormat): string {
   const cells = [
     row.id.toString(),
-    textCell(row.createdAt, format),
+    format.forPeople ? excelDateTime(row.createdAt) : textCell(row.createdAt, format),
     textCell(row.requestId, format),
     textCell(row.endpoint, format),
     textCell(row.model, format),
     textCell(row.apiKeyId, format),
     textCell(row.keyName, format),
     textCell(row.agentId, format),
-    textCell(String(row.stream), format),
+    format.forPeople ? csvBooleanRu[String(row.stream) as 'true' | 'false'] : textCell(String(row.stream), format),
     textCell(row.status, format),
     textCell(row.usageSource, format),
     String(row.promptTokens),
@@ -185,7 +231,7 @@ export function createUsageExport(deps: UsageExportDeps) {
     const columns: readonly CsvColumn[] = operator ? ADMIN_USAGE_CSV_COLUMNS : USAGE_CSV_COLUMNS;
     const format = CSV_FORMATS[input.format];
 
-    const pages = deps.usageReport.pages(userId, { from: input.from, to: input.to, keyId }, deps.pageSize);
+    const pages = deps.usageReport.pages(userId, { from: input.from, to: input.to, keyId, model: input.model }, deps.pageSize);
     let pending: IteratorResult<ExportedUsageRow[]> | null = await pages.next();
     open += 1;
     let finished = false;
@@ -196,7 +242,7 @@ export function createUsageExport(deps: UsageExportDeps) {
       finished = true;
       open -= 1;
     };
-    let text = `${UTF8_BOM}${columns.join(format.delimiter)}\r\n`;
+    let text = UTF8_BOM + csvHeader(columns, format, USAGE_HEADERS_RU);
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {

@@ -129,6 +129,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
         if (query.from) where.push(`r.created_at >= $${params.push(query.from.toISOString())}::timestamptz`);
         if (query.to) where.push(`r.created_at < $${params.push(query.to.toISOString())}::timestamptz`);
         if (query.keyId) where.push(`r.api_key_id = $${params.push(query.keyId)}::uuid`);
+        if (query.model) where.push(`r.model = $${params.push(query.model)}`);
         const text = `select ${EXPORT_COLUMNS} from usage_records r left join api_keys k on k.id = r.api_key_id
           where ${where.join(' and ')} order by r.created_at desc, r.id desc`;
         cursorsOpen += 1;
@@ -143,6 +144,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       if (query.from) filters.push(gte(usageRecords.createdAt, query.from));
       if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
       if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
+      if (query.model) filters.push(eq(usageRecords.model, query.model));
       let after: SQL | undefined;
       for (;;) {
         const rows = await db

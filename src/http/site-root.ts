@@ -37,6 +37,7 @@ export function siteRootHtml(config: { supportContact: string | undefined; publi
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${name} — доступ к языковым моделям по API</title>
 <style>
 ${SITE_STYLE}

@@ -3,6 +3,7 @@
 import type { Config } from '../config';
 import { dashboardError } from '../openapi/errors';
 import { createDashboard } from './dashboard';
+import { FAVICON_SVG, faviconIco } from './favicon';
 import { DOCS_HTML, docsAsset } from './docs-page';
 import { AppError } from './errors';
 import { type InformationEndpoints, informationDocument } from './information';
@@ -69,6 +70,23 @@ export const siteRootRoute = defineRawRoute<{
         }),
 });
 
+/** The icons change only with a release: a day in caches, then asked again. */
+const ICON_HEADERS = { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' };
+
+export const faviconRoute = defineRawRoute<unknown>({
+  method: 'GET',
+  path: '/favicon.ico',
+  auth: 'none',
+  handle: () => new Response(new Uint8Array(faviconIco()), { headers: { ...ICON_HEADERS, 'content-type': 'image/x-icon' } }),
+});
+
+export const faviconSvgRoute = defineRawRoute<unknown>({
+  method: 'GET',
+  path: '/favicon.svg',
+  auth: 'none',
+  handle: () => new Response(FAVICON_SVG, { headers: { ...ICON_HEADERS, 'content-type': 'image/svg+xml' } }),
+});
+
 export const docsPageRoute = defineRawRoute<unknown>({
   method: 'GET',
   path: '/docs',
@@ -81,14 +99,14 @@ export const dashboardPageRoute = defineRawRoute<unknown>({
   method: 'GET',
   path: '/app',
   auth: 'none',
-  handle: () => dashboard.serve(''),
+  handle: ({ request }) => dashboard.serve('', request),
 });
 
 export const dashboardFilesRoute = defineRawRoute<unknown>({
   method: 'GET',
   path: '/app/*',
   auth: 'none',
-  handle: ({ params }) => dashboard.serve(params['*']!),
+  handle: ({ params, request }) => dashboard.serve(params['*']!, request),
 });
 
 export const docsAssetRoute = defineRawRoute<unknown>({

@@ -1,9 +1,8 @@
 // Money and dates as the closing documents print them: «1 234,50 ₽», «1 234,50», «30.11.2026», «30 ноября 2026 г.».
 import { MONTH_NAMES_GENITIVE } from './texts';
-import { NANO_PER_UNIT } from '../money';
+import { formatMoneyText, NANO_PER_UNIT } from '../money';
 
 const KOPECK_NANO = NANO_PER_UNIT / 100n;
-const NBSP = '\u00a0';
 
 /** Nano-units rounded to whole kopecks, half away from zero. */
 export function roundToKopecks(nano: bigint): bigint {
@@ -13,21 +12,14 @@ export function roundToKopecks(nano: bigint): bigint {
   return negative ? -kopecks : kopecks;
 }
 
-const SYMBOLS: Record<string, string> = { RUB: '₽', USD: '$', EUR: '€' };
-
-/** «1 234,50»: kopecks, groups of three digits parted by no-break spaces; a document's table and totals. */
+/** «1 234,50»: a document's table and totals in whole kopecks — the money formatter's number alone. */
 export function formatDocumentNumber(nano: bigint): string {
-  const kopecks = roundToKopecks(nano);
-  const negative = kopecks < 0n;
-  const abs = negative ? -kopecks : kopecks;
-  const whole = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, NBSP);
-  const fraction = (abs % 100n).toString().padStart(2, '0');
-  return `${negative ? '−' : ''}${whole},${fraction}`;
+  return formatMoneyText(roundToKopecks(nano) * KOPECK_NANO, undefined, 'amount');
 }
 
-/** «1 234,50 ₽»: the figures and the currency's sign after a no-break space. */
+/** «1 234,50 ₽»: the money formatter's text of the sum in whole kopecks (a document never prints less). */
 export function formatDocumentAmount(nano: bigint, currency: string): string {
-  return `${formatDocumentNumber(nano)}${NBSP}${SYMBOLS[currency] ?? currency}`;
+  return formatMoneyText(roundToKopecks(nano) * KOPECK_NANO, currency, 'amount');
 }
 
 /** A day (YYYY-MM-DD) as «30.11.2026». */

@@ -1,6 +1,6 @@
 // The statement as CSV and the monthly closing documents as PDF (statement/exports.ts): raw routes beside
 // the procedures, since their answers are files, not JSON; both for the account's login token (JWT).
-import { USAGE_EXPORT_FORMATS } from '../gateway';
+import { csvFormatParameter } from '../gateway';
 import { defineRawRoute } from '../http/raw-route';
 import { dashboardErrors } from '../openapi/errors';
 import { STATEMENT_MAX_DAYS } from './input';
@@ -47,7 +47,7 @@ export const statementExportRoute = defineRawRoute<Deps>({
         'Те же строки, что GET /api/account/statement, одним CSV-файлом: первая строка — имена столбцов ' +
         `(${STATEMENT_CSV_COLUMNS.join(', ')}), затем остаток на начало периода (kind opening_balance), операции по порядку и ` +
         'остаток на конец (closing_balance). Деньги — в валюте баланса с точкой и 9 знаками, время — ISO 8601 в UTC, файл ' +
-        'начинается с BOM UTF-8. format=excel-ru — точка с запятой и десятичная запятая. Авторизация: токен входа (JWT).',
+        'начинается с BOM UTF-8. format=excel-ru — файл для Excel с русской локалью (см. параметр format). Авторизация: токен входа (JWT).',
       parameters: [
         day('from', 'Первый день периода (ГГГГ-ММ-ДД в часовом поясе timeZone)', '2026-11-01'),
         day('to', `Последний день периода, включительно; период не длиннее ${STATEMENT_MAX_DAYS} дней`, '2026-11-30'),
@@ -59,14 +59,7 @@ export const statementExportRoute = defineRawRoute<Deps>({
           schema: { type: 'string', default: 'UTC' },
           example: 'Europe/Moscow',
         },
-        {
-          name: 'format',
-          in: 'query',
-          required: false,
-          description: 'csv (по умолчанию) — запятая; excel-ru — точка с запятой и десятичная запятая',
-          schema: { type: 'string', enum: [...USAGE_EXPORT_FORMATS], default: 'csv' },
-          example: 'csv',
-        },
+        csvFormatParameter,
       ],
       responses: {
         '200': {

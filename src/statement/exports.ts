@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Authenticator } from '../auth';
 import { databaseKnowsTimeZone } from '../db/time-zones';
 import type { DatabaseHandle } from '../db/client';
-import { CSV_FORMATS, moneyCell, textCell, UTF8_BOM, USAGE_EXPORT_FORMATS } from '../gateway';
+import { CSV_FORMATS, csvHeader, excelDateTime, excelDay, moneyCell, textCell, UTF8_BOM, USAGE_EXPORT_FORMATS } from '../gateway';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { timeZone } from '../http/time-zone-input';
@@ -16,7 +16,7 @@ import type { Invoices } from './invoices';
 import { yieldBeforeDrawing, type RenderQueue } from './render-queue';
 import type { Requisites } from './requisites';
 import type { Statement, Statements } from './statement';
-import { statementMessages } from './texts';
+import { statementCsvHeadersRu, statementCsvKindsRu, statementMessages } from './texts';
 
 export const statementExportInput = z
   .object({ from: statementDay, to: statementDay, timeZone, format: z.enum(USAGE_EXPORT_FORMATS, 'ожидается csv или excel-ru').default('csv') })
@@ -40,17 +40,33 @@ export interface StatementRoutesDeps {
   userEmail(userId: string): Promise<string>;
 }
 
-function csvOf(statement: Statement, currency: string, formatName: keyof typeof CSV_FORMATS): string {
+/**
+ * The statement's file. `excel-ru` (for a person in Excel): Russian headers and kinds, days as «28.11.2026»
+ * and times as «28.11.2026 22:15:03» in the statement's own time zone, a semicolon and a decimal comma.
+ */
+function csvOf(statement: Statement, currency: string, formatName: keyof typeof CSV_FORMATS, timeZone: string): string {
   const format = CSV_FORMATS[formatName];
   const line = (cells: string[]) => `${cells.join(format.delimiter)}\r\n`;
   const cur = textCell(currency, format);
-  let text = UTF8_BOM + line([...STATEMENT_CSV_COLUMNS]);
-  text += line([statement.from, '', 'opening_balance', textCell('Остаток на начало периода', format), '', '', moneyCell(statement.openingNano, format), cur]);
+  const day = (text: string) => (format.forPeople ? excelDay(text) : text);
+  const at = (text: string) => (format.forPeople && text ? excelDateTime(text, timeZone) : text);
+  const kind = (text: string) => textCell(format.forPeople ? (statementCsvKindsRu[text] ?? text) : text, format);
+  let text = UTF8_BOM + csvHeader(STATEMENT_CSV_COLUMNS, format, statementCsvHeadersRu);
+  text += line([
+    day(statement.from),
+    '',
+    kind('opening_balance'),
+    textCell('Остаток на начало периода', format),
+    '',
+    '',
+    moneyCell(statement.openingNano, format),
+    cur,
+  ]);
   for (const l of statement.lines) {
     text += line([
-      l.day,
-      l.at,
-      textCell(l.kind, format),
+      day(l.day),
+      at(l.at),
+      kind(l.kind),
       textCell(l.title, format),
       textCell(l.detail, format),
       moneyCell(l.amountNano, format),
@@ -58,7 +74,7 @@ function csvOf(statement: Statement, currency: string, formatName: keyof typeof 
       cur,
     ]);
   }
-  text += line([statement.to, '', 'closing_balance', textCell('Остаток на конец периода', format), '', '', moneyCell(statement.closingNano, format), cur]);
+  text += line([day(statement.to), '', kind('closing_balance'), textCell('Остаток на конец периода', format), '', '', moneyCell(statement.closingNano, format), cur]);
   return text;
 }
 
@@ -78,7 +94,7 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
       }
       await deps.flush();
       const statement = await deps.statements.statement(principal.userId, input);
-      return new Response(csvOf(statement, deps.currency, input.format), {
+      return new Response(csvOf(statement, deps.currency, input.format, input.timeZone), {
         headers: {
           'content-type': 'text/csv; charset=utf-8; header=present',
           'content-disposition': `attachment; filename="conduit-statement-${input.from}-${input.to}.csv"`,

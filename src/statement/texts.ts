@@ -99,3 +99,26 @@ export const documentTexts = {
   email: 'e\u2011mail',
   accountOwner: (email: string) => `Владелец учётной записи с e\u2011mail ${email}`,
 };
+
+/** The statement file's column headers in its `excel-ru` form, by the machine names the default CSV keeps. */
+export const statementCsvHeadersRu = {
+  day: 'Дата',
+  at: 'Время',
+  kind: 'Вид операции',
+  title: 'Операция',
+  detail: 'Подробности',
+  amount: 'Сумма',
+  balance_after: 'Остаток после',
+  currency: 'Валюта',
+} as const;
+
+/** The `kind` column of an `excel-ru` statement file; a kind not named here stays as it is. */
+export const statementCsvKindsRu: Readonly<Record<string, string>> = {
+  opening_balance: 'остаток на начало',
+  closing_balance: 'остаток на конец',
+  registration_bonus: 'бонус',
+  topup: 'пополнение',
+  admin_credit: 'оператор',
+  usage: 'запросы через API',
+  assistant_usage: 'ассистенты',
+};

@@ -2,6 +2,7 @@
 // by action, e-mail and period; an operator revokes a user's key (refused on /v1 at once, on every
 // instance) and sets a key's budget (402 over it), both audited; the daily figures as a CSV file.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { parse } from 'csv-parse/sync';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
 import { openaiClient, settleAll, waitFor } from '../helpers/gateway';
@@ -223,6 +224,19 @@ describe('daily figures as CSV', () => {
     });
     expect(rows.at(-1)![2]).toMatch(/^\d+\.\d{9}$/);
     expect(Number(rows.at(-1)![2])).toBeGreaterThanOrEqual(12.345678901);
+
+    // For a Russian Excel: semicolons, a decimal comma, Russian headers, days as «28.11.2026»; the same numbers.
+    const ru = await fetch(`${app.url}/api/admin/stats/daily/export?from=${from}&to=${today}&format=excel-ru`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
+    expect(ru.status).toBe(200);
+    const ruRows: Record<string, string>[] = parse((await ru.text()).replace(/^\uFEFF/, ''), { columns: true, delimiter: ';' });
+    expect(Object.keys(ruRows[0]!)).toEqual(['Дата (UTC)', 'Выручка', 'Начисления', 'Расход', 'Затраты на провайдеров', 'Маржа', 'Запросов', 'Валюта']);
+    expect(ruRows.map((r) => r['Дата (UTC)'])).toEqual(rows.map((r) => `${r[0]!.slice(8, 10)}.${r[0]!.slice(5, 7)}.${r[0]!.slice(0, 4)}`));
+    expect(ruRows.map((r) => r.Начисления)).toEqual(rows.map((r) => r[2]!.replace('.', ',')));
+    expect(ruRows.at(-1)!.Начисления).toMatch(/^\d+,\d{9}$/);
+    const badFormat = await fetch(`${app.url}/api/admin/stats/daily/export?format=xlsx`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expect(badFormat.status).toBe(400);
 
     const stranger = await registerUser(app.url);
     const forbidden = await fetch(`${app.url}/api/admin/stats/daily/export`, { headers: { authorization: `Bearer ${stranger.token}` } });

@@ -243,7 +243,9 @@ describe('low balance', () => {
     const mail = await smtp.waitFor(user.email);
     const balance = 1_000_003_000n - 2n * REQUEST_NANO;
     expect(mail.subject).toContain('Баланс');
-    expect(mail.text).toContain('0,99999875\u00a0₽');
+    // 0,99999875 is written as every sum the dashboard shows: two decimals.
+    expect(mail.text).toContain('на балансе 1,00\u00a0₽');
+    expect(mail.text).not.toContain('0,99999875');
     expect(mail.text).toContain('порог 1,00\u00a0₽');
     expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/topups`);
     expect(balance).toBe(999_998_750n);
@@ -291,6 +293,16 @@ describe('low balance', () => {
     const mail = await smtp.waitFor(user.email);
     expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/topups`);
     expect(await queued('alerts.mail', user.email)).toBe(1);
+  });
+
+  test('the mail writes the balance as the dashboard does: «1 599,50 ₽», not every nano-unit', async () => {
+    const user = await userAt(1_599_499_970_375n + REQUEST_NANO, { lowBalanceThreshold: 1600 });
+    await spend(app, user.key, 1);
+    await settled();
+    const mail = await smtp.waitFor(user.email);
+    expect(mail.text).toContain('1\u202f599,50\u00a0₽');
+    expect(mail.text).toContain('порог 1\u202f600,00\u00a0₽');
+    expect(mail.text).not.toContain('599,49');
   });
 
   test('without a threshold nothing is mailed however low the balance goes', async () => {

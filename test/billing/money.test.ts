@@ -1,7 +1,9 @@
 // Money as text: formatMoneyText for messages; nanoToDecimalString splits in doubles below 2^53 and in BigInts beyond; both give the
 // exact decimal, checked against a BigInt-only rendering over boundary and random amounts and scales.
 import { describe, expect, test } from 'bun:test';
-import { formatMoneyText, NANO_PER_UNIT, nanoToDecimalString } from '../../src/money';
+import { formatMoneyText, type MoneyKind, NANO_PER_UNIT, nanoToDecimalString, unitsToNanoRounded } from '../../src/money';
+import { formatPrice } from '../../web/src/integrations/price';
+import { formatMoney } from '../../web/src/shared/format';
 
 function reference(nano: bigint, scaleDigits: number): string {
   const negative = nano < 0n;
@@ -40,13 +42,78 @@ describe('nanoToDecimalString', () => {
   });
 });
 
-test('formatMoneyText writes a sum as the dashboard does: groups, a decimal comma, two decimals at least, the sign', () => {
+describe('formatMoneyText: the one money text of the server and the dashboard', () => {
   const nbsp = '\u00a0';
-  expect(formatMoneyText(100_000n * NANO_PER_UNIT, 'RUB')).toBe(`100${nbsp}000,00${nbsp}₽`);
-  expect(formatMoneyText(10n * NANO_PER_UNIT, 'RUB')).toBe(`10,00${nbsp}₽`);
-  expect(formatMoneyText(10_000n, 'RUB')).toBe(`0,00001${nbsp}₽`);
-  expect(formatMoneyText(502_987_488_125n, 'RUB')).toBe(`502,987488125${nbsp}₽`);
-  expect(formatMoneyText(1_500_500_000_000n, 'USD')).toBe(`1${nbsp}500,50${nbsp}$`);
-  expect(formatMoneyText(-3_500_000_000n, 'EUR')).toBe(`-3,50${nbsp}€`);
-  expect(formatMoneyText(0n, 'KZT')).toBe(`0,00${nbsp}KZT`);
+  const thin = '\u202f';
+  const rub = (nano: bigint, kind?: MoneyKind) => formatMoneyText(nano, 'RUB', kind);
+
+  test('an amount: two decimals rounded to the kopeck, digits grouped by a narrow no-break space, the sign after a no-break space', () => {
+    expect(rub(1_599_499_970_375n)).toBe(`1${thin}599,50${nbsp}₽`);
+    expect(rub(1_599_494_999_999n, 'amount')).toBe(`1${thin}599,49${nbsp}₽`);
+    expect(rub(100_000n * NANO_PER_UNIT)).toBe(`100${thin}000,00${nbsp}₽`);
+    expect(rub(1_234_567_890n * NANO_PER_UNIT)).toBe(`1${thin}234${thin}567${thin}890,00${nbsp}₽`);
+    expect(rub(10n * NANO_PER_UNIT)).toBe(`10,00${nbsp}₽`);
+    expect(rub(500_000_000n)).toBe(`0,50${nbsp}₽`);
+    expect(rub(-3_504_999_999n)).toBe(`-3,50${nbsp}₽`);
+    expect(rub(-3_505_000_000n)).toBe(`-3,51${nbsp}₽`);
+    expect(rub(0n)).toBe(`0,00${nbsp}₽`);
+    expect(formatMoneyText(1_500_500_000_000n, 'USD')).toBe(`1${thin}500,50${nbsp}$`);
+    expect(formatMoneyText(-3_500_000_000n, 'EUR')).toBe(`-3,50${nbsp}€`);
+    expect(formatMoneyText(0n, 'KZT')).toBe(`0,00${nbsp}KZT`);
+    expect(formatMoneyText(1_500_500_000_000n, undefined)).toBe(`1${thin}500,50`);
+  });
+
+  test('an amount under half a kopeck keeps three significant digits instead of reading as zero', () => {
+    expect(rub(10_000n)).toBe(`0,00001${nbsp}₽`);
+    expect(rub(832_000n)).toBe(`0,000832${nbsp}₽`);
+    expect(rub(4_999_999n)).toBe(`0,005${nbsp}₽`);
+    expect(rub(5_000_000n)).toBe(`0,01${nbsp}₽`);
+    expect(rub(-125_000n)).toBe(`-0,000125${nbsp}₽`);
+  });
+
+  test('a price per 1M tokens is an amount: two decimals, its every digit in `exact`', () => {
+    expect(rub(125_000_000n)).toBe(`0,13${nbsp}₽`);
+    expect(rub(125_000_000n, 'exact')).toBe(`0,125${nbsp}₽`);
+    expect(rub(15n * NANO_PER_UNIT)).toBe(`15,00${nbsp}₽`);
+    expect(rub(11_111_111_019n)).toBe(`11,11${nbsp}₽`);
+    expect(rub(1_500n * NANO_PER_UNIT)).toBe(`1${thin}500,00${nbsp}₽`);
+  });
+
+  test('a cost: two decimals from one unit, below it three significant digits without trailing zeros', () => {
+    expect(rub(500_000_000n, 'cost')).toBe(`0,50${nbsp}₽`);
+    expect(rub(450_000n, 'cost')).toBe(`0,00045${nbsp}₽`);
+    expect(rub(678_123n, 'cost')).toBe(`0,000678${nbsp}₽`);
+    expect(rub(125n, 'cost')).toBe(`0,000000125${nbsp}₽`);
+    expect(rub(999_500_000n, 'cost')).toBe(`1,00${nbsp}₽`);
+    expect(rub(2_345_678_901n, 'cost')).toBe(`2,35${nbsp}₽`);
+    expect(rub(0n, 'cost')).toBe(`0,00${nbsp}₽`);
+  });
+
+  test('exact: every digit the ledger keeps, at least two decimals', () => {
+    expect(rub(502_987_488_125n, 'exact')).toBe(`502,987488125${nbsp}₽`);
+    expect(rub(3n * NANO_PER_UNIT, 'exact')).toBe(`3,00${nbsp}₽`);
+    expect(rub(1_599_499_970_375n, 'exact')).toBe(`1${thin}599,499970375${nbsp}₽`);
+  });
+
+  test('a JSON number in currency units reaches it exactly', () => {
+    expect(unitsToNanoRounded(1.25e-7)).toBe(125n);
+    expect(unitsToNanoRounded(1599.499970375)).toBe(1_599_499_970_375n);
+    expect(unitsToNanoRounded(0.1 + 0.2)).toBe(300_000_000n);
+  });
+});
+
+test('the dashboard reads the same texts from the JSON numbers the API answers', () => {
+  const nbsp = '\u00a0';
+  const thin = '\u202f';
+  expect(formatMoney(1599.499970375, 'RUB', 'amount')).toBe(`1${thin}599,50${nbsp}₽`);
+  expect(formatMoney(0.5, 'RUB', 'cost')).toBe(`0,50${nbsp}₽`);
+  expect(formatMoney(1, 'RUB', 'amount')).toBe(`1,00${nbsp}₽`);
+  expect(formatMoney(0.125, 'RUB', 'amount')).toBe(`0,13${nbsp}₽`);
+  expect(formatMoney(0.125, 'RUB', 'exact')).toBe(`0,125${nbsp}₽`);
+  expect(formatMoney(1.25e-7, 'RUB', 'cost')).toBe(`0,000000125${nbsp}₽`);
+  expect(formatMoney(2.999999875, 'RUB', 'exact')).toBe(`2,999999875${nbsp}₽`);
+  expect(formatMoney(2.999999875, undefined, 'amount')).toBe('3,00');
+  expect(formatMoney(Number.NaN, 'RUB', 'amount')).toBe('—');
+  expect(formatPrice(149_999, 'RUB')).toBe(`1${thin}499,99${nbsp}₽`);
+  expect(formatPrice(1_000, 'usd')).toBe(`10,00${nbsp}$`);
 });

@@ -2,6 +2,7 @@
 // support contact (point 8) and the site root for browsers (point 13), over HTTP. The PDFs are read back
 // as text (unpdf) and checked for the requisites, the month, the lines and the totals.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { parse } from 'csv-parse/sync';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
@@ -168,6 +169,49 @@ describe('statement of account', () => {
     expect(lines.at(-1)).toMatch(new RegExp(`^${today()},,closing_balance,Остаток на конец периода,,,\\d+\\.\\d{9},RUB$`));
     const bad = await fetch(`${app.url}/api/account/statement/export?from=2026-01-02&to=2026-01-01`, { headers: { authorization: `Bearer ${user.token}` } });
     expect(bad.status).toBe(400);
+  });
+
+  test('format=excel-ru: Russian headers and kinds, semicolons, a decimal comma, days and times in the statement’s zone', async () => {
+    const zone = 'Europe/Moscow';
+    // Yesterday to tomorrow: today's operations are in it whatever the hour in Moscow.
+    const shift = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+    const [from, to] = [shift(-1), shift(1)];
+    const query = `from=${from}&to=${to}&timeZone=${encodeURIComponent(zone)}`;
+    const headers = { authorization: `Bearer ${user.token}` };
+    const plain = (await (await fetch(`${app.url}/api/account/statement/export?${query}`, { headers })).text()).replace(/^\uFEFF/, '');
+    const res = await fetch(`${app.url}/api/account/statement/export?${query}&format=excel-ru`, { headers });
+    expect(res.status).toBe(200);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = new TextDecoder().decode(bytes);
+    expect(text.split('\r\n')[0]).toBe('Дата;Время;Вид операции;Операция;Подробности;Сумма;Остаток после;Валюта');
+    const rows: Record<string, string>[] = parse(text, { columns: true, delimiter: ';' });
+    const machine: Record<string, string>[] = parse(plain, { columns: true });
+    expect(rows).toHaveLength(machine.length);
+    const excelDay = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`;
+    expect(rows.at(-1)!.Дата).toBe(excelDay(to));
+    expect(rows[0]).toMatchObject({ Дата: excelDay(from), Время: '', 'Вид операции': 'остаток на начало', 'Остаток после': '0,000000000' });
+    expect(rows.slice(1, -1).map((r) => r['Вид операции'])).toEqual(['бонус', 'пополнение', 'оператор', 'запросы через API']);
+    expect(rows.at(-1)!['Вид операции']).toBe('остаток на конец');
+    const credit = rows.find((r) => r['Вид операции'] === 'оператор')!;
+    expect(credit).toMatchObject({ Операция: 'Начисление оператора', Подробности: 'Компенсация за сбой 12 ноября', Сумма: '100,000000000', Валюта: 'RUB' });
+    // Each time is the machine file's UTC instant in the statement's zone, as «28.11.2026 22:15:03».
+    const inZone = new Intl.DateTimeFormat('ru-RU', {
+      timeZone: zone,
+      day: '2-digit',
+      month: '2-digit',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    rows.slice(1, -1).forEach((r, i) => {
+      expect(r.Время).toMatch(/^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$/);
+      expect(r.Время).toBe(inZone.format(new Date(machine[i + 1]!.at!)).replace(', ', ' '));
+      expect(r.Сумма).toBe(machine[i + 1]!.amount!.replace('.', ','));
+      expect(r.Дата).toBe(excelDay(machine[i + 1]!.day!));
+    });
   });
 });
 

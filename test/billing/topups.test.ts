@@ -76,7 +76,7 @@ describe('creating a top-up', () => {
       amount: { value: '1500.50', currency: 'RUB' },
       capture: true,
       confirmation: { type: 'redirect', return_url: `${PUBLIC}/app/topups/${id}` },
-      description: expect.stringContaining('1\u00a0500,50\u00a0₽'),
+      description: expect.stringContaining('1\u202f500,50\u00a0₽'),
       metadata: { topupId: id, userId: user.userId },
     });
     const payment = yk.payments[0]!;
@@ -93,7 +93,7 @@ describe('creating a top-up', () => {
       expect(res.body.error.message).toMatch(/[а-яё]/i);
     }
     const below = await call(app.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 9.99 } });
-    expect(below.body.error.message).toContain('от 10,00\u00a0₽ до 100\u00a0000,00\u00a0₽');
+    expect(below.body.error.message).toContain('от 10,00\u00a0₽ до 100\u202f000,00\u00a0₽');
     expect(yk.count('POST')).toBe(0);
     expect(await app.sql('select id from topups where user_id = $1', [user.userId])).toEqual([]);
     // The limits themselves are accepted.
@@ -508,7 +508,7 @@ describe('configuration', () => {
       const user = await registerUser(withReceipts.url);
       const tooMuch = await call(withReceipts.url, 'POST', '/api/billing/topups', { token: user.token, body: { amount: 5000.51 } });
       expect(tooMuch.status).toBe(400);
-      expect(tooMuch.body.error.message).toContain('от 100,00\u00a0₽ до 5\u00a0000,50\u00a0₽');
+      expect(tooMuch.body.error.message).toContain('от 100,00\u00a0₽ до 5\u202f000,50\u00a0₽');
       const t = await topUp(user.token, 1234.56, withReceipts);
       expect(yk.payment(t.paymentId)!.receipt).toEqual({
         customer: { email: user.email },

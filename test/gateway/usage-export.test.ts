@@ -34,6 +34,30 @@ const COLUMNS = [
   'duration_ms',
 ];
 
+/** The same columns in the excel-ru file, for a person: Russian names. */
+const RU_COLUMNS = [
+  '№ записи',
+  'Время (МСК)',
+  'ID запроса',
+  'Метод API',
+  'Модель',
+  'ID ключа',
+  'Ключ',
+  'ID агента',
+  'Потоковый ответ',
+  'Статус',
+  'Источник учёта',
+  'Токены запроса',
+  'Токены ответа',
+  'Всего токенов',
+  'Стоимость запроса',
+  'Стоимость ответа',
+  'Не оплачено',
+  'Стоимость',
+  'Валюта',
+  'Длительность, мс',
+];
+
 const messages = [{ role: 'user' as const, content: 'Привет!' }];
 let fake: FakeUpstream;
 let app: TestApp;
@@ -119,7 +143,7 @@ describe('GET /api/usage/export', () => {
     expect(text).toContain('"Сайт, основной"');
   });
 
-  test('the filters of /api/usage: from, to and keyId; an empty period is the header line alone', async () => {
+  test('the filters of /api/usage: from, to, keyId and model; an empty period is the header line alone', async () => {
     const user = await registerUser(app.url);
     const first = await createApiKey(app.url, user.token, 'first');
     const second = await createApiKey(app.url, user.token, 'second');
@@ -137,6 +161,22 @@ describe('GET /api/usage/export', () => {
     expect(since.res.headers.get('content-disposition')).toBe('attachment; filename="conduit-usage-2026-02-01-now.csv"');
     expect(since.rows).toHaveLength(4);
     expect((await exportCsv(`?keyId=${second.id}`, user.token)).rows.map((r) => r.key_id)).toEqual(Array(4).fill(second.id));
+    // The model filter, as the dashboard's «Последние запросы» sends it, in both formats and with the key's.
+    await app.sql(
+      `insert into usage_records (user_id, api_key_id, model, status, prompt_tokens, completion_tokens, total_tokens, cost_nano, created_at)
+       values ($1, $2, 'acme/other', 'ok', 1, 2, 3, 0, '2026-01-20T00:00:00Z'), ($1, $3, 'acme/other', 'ok', 1, 2, 3, 0, '2026-02-20T00:00:00Z')`,
+      [user.userId, first.id, second.id],
+    );
+    const other = await exportCsv('?model=acme/other', user.token);
+    expect(other.rows.map((r) => [r.model, r.key_id])).toEqual([
+      ['acme/other', second.id],
+      ['acme/other', first.id],
+    ]);
+    expect((await exportCsv(`?model=acme/other&keyId=${first.id}`, user.token)).rows.map((r) => r.created_at)).toEqual(['2026-01-20T00:00:00.000Z']);
+    const ruOther = await exportCsv(`?format=excel-ru&model=acme/bulk&keyId=${second.id}`, user.token);
+    expect(ruOther.rows.map((r) => [r.Модель, r['ID ключа']])).toEqual(Array(4).fill(['acme/bulk', second.id]));
+    expect((await exportCsv('?model=acme/none', user.token)).rows).toHaveLength(0);
+    await app.sql(`delete from usage_records where user_id = $1 and model = 'acme/other'`, [user.userId]);
 
     const empty = await exportCsv('?from=2030-01-01', user.token);
     expect(empty.res.status).toBe(200);
@@ -191,30 +231,37 @@ describe('GET /api/usage/export', () => {
     expect(plain.text).toContain(',semi;colon,');
     expect(plain.text).toContain(',plain/model,');
     const ru = await exportCsv('?format=excel-ru', user.token);
-    expect(ru.rows.map((r) => r.model)).toEqual(models);
+    expect(ru.rows.map((r) => r.Модель)).toEqual(models);
     expect(ru.text).toContain(';"semi;colon";');
     expect(ru.text).toContain(';"acme/""quoted"", model";');
   });
 
-  test('format=excel-ru: semicolons, a decimal comma in money, the BOM; a bad format is a 400', async () => {
+  test('format=excel-ru: semicolons, a decimal comma in money, Russian headers, Moscow time, the BOM; a bad format is a 400', async () => {
     const user = await registerUser(app.url);
     const key = await createApiKey(app.url, user.token, 'Сайт; основной, 1.5');
-    await insertUsage(user.userId, key.id, 2, '2026-06-01T00:00:00Z');
+    // 19:15:03 UTC is 22:15:03 in Moscow (UTC+3 all year); the second record is a second later.
+    await insertUsage(user.userId, key.id, 2, '2026-11-28T19:15:02Z');
 
     const ru = await exportCsv('?format=excel-ru&from=2026-06-01', user.token);
     expect(ru.res.status).toBe(200);
     expect(ru.hasBom).toBe(true);
-    expect(ru.text.split('\r\n')[0]).toBe(COLUMNS.join(';'));
+    expect(ru.text.split('\r\n')[0]).toBe(RU_COLUMNS.join(';'));
     expect(ru.res.headers.get('content-disposition')).toBe('attachment; filename="conduit-usage-2026-06-01-now.csv"');
     expect(ru.rows).toHaveLength(2);
-    expect(ru.rows[0]).toMatchObject({
-      key_name: 'Сайт; основной, 1.5',
-      prompt_cost: '0,000001250',
-      completion_cost: '0,000002500',
-      unpaid: '0,000000000',
-      cost: '0,000003750',
-      total_tokens: '30',
+    expect(ru.rows[1]).toMatchObject({
+      'Время (МСК)': '28.11.2026 22:15:03',
+      Ключ: 'Сайт; основной, 1.5',
+      'ID ключа': key.id,
+      Модель: 'acme/bulk',
+      'Потоковый ответ': 'нет',
+      'Стоимость запроса': '0,000001250',
+      'Стоимость ответа': '0,000002500',
+      'Не оплачено': '0,000000000',
+      Стоимость: '0,000003750',
+      'Всего токенов': '30',
+      Валюта: 'RUB',
     });
+    expect(ru.rows[0]!['Время (МСК)']).toBe('28.11.2026 22:15:04');
     // The name holding the separator is quoted, and a comma no longer is.
     expect(ru.text).toContain('"Сайт; основной, 1.5"');
 

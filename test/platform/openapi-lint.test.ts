@@ -90,7 +90,7 @@ describe('openapi.json passes redocly lint (recommended rules and ours) with no 
   });
 });
 
-/** Served routes that are not API operations: the document itself, its page, the dashboard, the tRPC wire and the REST bridge (whose procedures the document lists one by one), the pages opened from an e-mail (its POST twin is documented), the Prometheus text and the information document. */
+/** Served routes that are not API operations: the document itself, its page, the dashboard and the site's icon, the tRPC wire and the REST bridge (whose procedures the document lists one by one), the pages opened from an e-mail (its POST twin is documented), the Prometheus text and the information document. */
 const NOT_OPERATIONS = new Set([
   'GET /',
   'GET /metrics',
@@ -99,6 +99,8 @@ const NOT_OPERATIONS = new Set([
   'GET /docs/assets/{name}',
   'GET /app',
   'GET /app/*',
+  'GET /favicon.ico',
+  'GET /favicon.svg',
   'ALL /trpc/*',
   'ALL /api/*',
   'GET /api/auth/verify-email',

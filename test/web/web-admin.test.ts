@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { formatBalance, formatCost, formatExactAmount, formatInt } from '../../web/src/shared/format';
+import { formatInt, formatMoney } from '../../web/src/shared/format';
 import { ledgerReference } from '../../web/src/shared/texts';
 import { DEFAULT_MODELS, startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from '../helpers/app';
@@ -49,7 +49,7 @@ let target: { token: string; userId: string; email: string; password: string };
 
 const appUrl = (path: string) => `${app.url}/app${path}`;
 // Balances read with two decimals and the currency, as everywhere in the dashboard.
-const rub = (value: number) => formatBalance(value, 'RUB');
+const rub = (value: number) => formatMoney(value, 'RUB', 'amount');
 const shot = (name: (typeof SCREENS)[number]) => page.screenshot({ path: screenPath(name), fullPage: true });
 const adminLink = () => page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Администрирование' });
 const section = (name: string) => page.getByRole('navigation', { name: 'Разделы администрирования' }).getByRole('link', { name });
@@ -276,7 +276,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       await section('Выручка и расход').click();
       const totals = page.getByTestId('stats-totals');
       await totals.waitFor();
-      expect(await totals.textContent()).toContain(`Начисления${formatCost(260.5, 'RUB')}`);
+      expect(await totals.textContent()).toContain(`Начисления${formatMoney(260.5, 'RUB', 'cost')}`);
       expect(await totals.textContent()).toContain(`Запросов${formatInt(1)}`);
       expect(await page.getByTestId('stats-table').locator('tbody tr').count()).toBe(30);
       // A period the server refuses, refused in the page with its message.
@@ -327,7 +327,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       await page.getByRole('dialog', { name: 'Изменить цену для всех?' }).getByRole('button', { name: 'Сохранить для всех' }).click();
       await prices.getByText('Цена acme/* сохранена').waitFor();
       // Rounded to kopecks like all money on the dashboard (issue 33, point 9); every digit on hover.
-      await acme.locator(`.money[title="Точно: ${formatExactAmount(3.000000001, 'RUB')}"]`).waitFor();
+      await acme.locator(`.money[title="Точно: ${formatMoney(3.000000001, 'RUB', 'exact')}"]`).waitFor();
       const listed = await call(app.url, 'GET', '/api/admin/prices', { token: await sessionToken(page) });
       expect(listed.body.prices).toEqual([expect.objectContaining({ pattern: 'acme/*', promptPerMillion: 3.000000001, completionPerMillion: 2 })]);
 
@@ -347,7 +347,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
       expect(await cheap.textContent()).toContain('по умолчанию');
       const odd = preview.locator('tr[data-model="vendor/odd"]');
       expect(await odd.textContent()).toContain('0,1234567891 / 0');
-      expect(await odd.locator(`.money[title="Точно: ${formatExactAmount(11.111111019, 'RUB')}"]`).count()).toBe(1);
+      expect(await odd.locator(`.money[title="Точно: ${formatMoney(11.111111019, 'RUB', 'exact')}"]`).count()).toBe(1);
       expect(await preview.locator('tbody tr').count()).toBe(2);
       await importer.getByText('Пропущено моделей: 1').click();
       await importer.getByText('провайдер не указал цену').waitFor();

@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Page, Route } from 'playwright-core';
-import { formatAmount, formatBalance, formatCost, formatDateTime, formatExactAmount } from '../../web/src/shared/format';
+import { formatDateTime, formatMoney } from '../../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
 import { call, uniqueEmail, type TestApp } from '../helpers/app';
@@ -118,7 +118,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     async () => {
       await registerThroughPage(page, app.url, user);
       const token = await sessionToken(page);
-      expect(await page.getByTestId('balance').textContent()).toBe(formatBalance(3, 'RUB'));
+      expect(await page.getByTestId('balance').textContent()).toBe(formatMoney(3, 'RUB', 'amount'));
       await page.getByText('Пополнений пока не было.').waitFor();
 
       await page.getByRole('button', { name: 'Пополнить баланс' }).click();
@@ -126,14 +126,14 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       const amount = form.getByLabel('Сумма пополнения');
       // The form opens with the focus in its field; the limits and the currency are the server's.
       expect(await amount.evaluate((el) => el === document.activeElement)).toBe(true);
-      expect(await form.textContent()).toContain(formatAmount(10, 'RUB', 2));
-      expect(await form.textContent()).toContain(formatAmount(100_000, 'RUB', 2));
+      expect(await form.textContent()).toContain(formatMoney(10, 'RUB', 'amount'));
+      expect(await form.textContent()).toContain(formatMoney(100_000, 'RUB', 'amount'));
       expect(await form.textContent()).toContain('₽');
 
       // Refused in the page with the server's own messages, before any payment is created.
       await amount.fill('5');
       await form.getByRole('button', { name: 'Перейти к оплате' }).click();
-      await form.getByText('должна быть от 10,00\u00a0₽ до 100\u00a0000,00\u00a0₽').waitFor();
+      await form.getByText('должна быть от 10,00\u00a0₽ до 100\u202f000,00\u00a0₽').waitFor();
       await amount.fill('10,555');
       await form.getByRole('button', { name: 'Перейти к оплате' }).click();
       await form.getByText('не больше двух знаков после запятой').waitFor();
@@ -148,7 +148,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       await page.getByRole('link', { name: 'Вернуться в магазин' }).click();
       await page.waitForURL(appUrl(`/topups/${topupId}`));
       const outcome = page.getByTestId('topup-outcome');
-      await outcome.getByRole('heading', { name: `Пополнение на ${formatAmount(1500.5, 'RUB', 2)}` }).waitFor();
+      await outcome.getByRole('heading', { name: `Пополнение на ${formatMoney(1500.5, 'RUB', 'amount')}` }).waitFor();
       const status = page.getByTestId('topup-status');
       await status.getByText('Ждём подтверждения оплаты от ЮKassa').waitFor();
       expect(await status.textContent()).toContain('Ожидает оплаты');
@@ -160,22 +160,25 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       // The buyer pays; the page's next checks see it (the server re-reads the payment from YooKassa).
       yk.succeed(payment.id);
       await status.getByText('Оплачено', { exact: true }).waitFor({ timeout: 15_000 });
-      expect(await status.textContent()).toContain(`на баланс зачислено ${formatAmount(1500.5, 'RUB', 2)}`);
+      expect(await status.textContent()).toContain(`на баланс зачислено ${formatMoney(1500.5, 'RUB', 'amount')}`);
       const balance = await call<{ balance: number }>(app.url, 'GET', '/api/balance', { token });
       expect(balance.body.balance).toBe(1503.499988);
       // A balance reads with two decimals here as on the overview («1 503,50 ₽», not «1 503,499988 ₽»).
-      expect(await page.getByTestId('topup-balance').textContent()).toBe('1\u00a0503,50\u00a0₽');
+      expect(await page.getByTestId('topup-balance').textContent()).toBe('1\u202f503,50\u00a0₽');
       await shot('billing-return');
       await phoneCheck('billing-return-phone');
 
       // The history on the overview; the balance there is the new one.
       await outcome.getByRole('link', { name: 'Вернуться к балансу' }).click();
       await page.waitForURL(appUrl('/'));
-      await page.getByTestId('balance').getByText(formatBalance(1503.5, 'RUB')).waitFor();
+      await page
+        .getByTestId('balance')
+        .getByText(formatMoney(1503.5, 'RUB', 'amount'))
+        .waitFor();
       const history = page.getByTestId('topups-table');
       const paidRow = history.locator(`tr[data-topup-id="${topupId}"]`);
       await paidRow.waitFor();
-      expect(await paidRow.textContent()).toContain(formatAmount(1500.5, 'RUB', 2));
+      expect(await paidRow.textContent()).toContain(formatMoney(1500.5, 'RUB', 'amount'));
       expect(await paidRow.textContent()).toContain('Оплачено');
     },
     FLOW_TIMEOUT_MS,
@@ -204,7 +207,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       const rows = page.getByTestId('topups-table').locator('tbody tr');
       await page.getByTestId('topups-table').locator(`tr[data-topup-id="${topupId}"]`).getByText('Отменено').waitFor();
       expect(await rows.count()).toBe(2);
-      expect(await rows.nth(0).textContent()).toContain(formatAmount(200, 'RUB', 2));
+      expect(await rows.nth(0).textContent()).toContain(formatMoney(200, 'RUB', 'amount'));
       expect(await rows.nth(0).textContent()).toContain('недостаточно средств');
       expect(await rows.nth(1).textContent()).toContain('Оплачено');
       await shot('billing-overview');
@@ -244,8 +247,8 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       const table = page.getByTestId('keys-table');
       const row = table.locator('tbody tr', { hasText: 'Лимитный ключ' });
       await row.waitFor();
-      expect(await row.getByTestId('key-limit').textContent()).toBe(`${formatAmount(150.5, 'RUB')} в сутки`);
-      expect(await row.getByTestId('key-spent').textContent()).toContain(formatCost(0, 'RUB'));
+      expect(await row.getByTestId('key-limit').textContent()).toBe(`${formatMoney(150.5, 'RUB', 'amount')} в сутки`);
+      expect(await row.getByTestId('key-spent').textContent()).toContain(formatMoney(0, 'RUB', 'cost'));
       expect(await row.getByTestId('key-expiry').textContent()).toBe(formatDateTime(iso));
       let listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys.find((k: { name: string }) => k.name === 'Лимитный ключ');
       expect(listed).toMatchObject({ spendLimit: 150.5, limitReset: 'day', expiresAt: iso, expired: false });
@@ -257,11 +260,14 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       expect(listed.spentThisPeriod).toBeGreaterThan(0);
       await page.reload();
       // The spend reads like every cost on the page: the currency, three significant digits, every digit on hover.
-      await row.getByTestId('key-spent').getByText(formatCost(listed.spentThisPeriod, 'RUB')).waitFor();
+      await row
+        .getByTestId('key-spent')
+        .getByText(formatMoney(listed.spentThisPeriod, 'RUB', 'cost'))
+        .waitFor();
       const spent = row.getByTestId('key-spent').locator('.money');
       expect(Number(await spent.getAttribute('data-exact'))).toBe(listed.spentThisPeriod);
       const title = await spent.getAttribute('title');
-      if (title !== null) expect(title).toContain(formatExactAmount(listed.spentThisPeriod, 'RUB'));
+      if (title !== null) expect(title).toContain(formatMoney(listed.spentThisPeriod, 'RUB', 'exact'));
 
       // The change dialog: Escape closes it and gives the focus back to its button.
       const edit = page.getByRole('button', { name: 'Изменить ключ «Лимитный ключ»' });
@@ -288,7 +294,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       const renamed = table.locator('tbody tr', { hasText: 'Ключ с лимитом' });
       await renamed
         .getByTestId('key-limit')
-        .getByText(`${formatAmount(75, 'RUB')} в месяц`)
+        .getByText(`${formatMoney(75, 'RUB', 'amount')} в месяц`)
         .waitFor();
       expect(await renamed.getByTestId('key-expiry').textContent()).toBe('бессрочно');
       listed = (await call(app.url, 'GET', '/api/keys', { token })).body.keys.find((k: { id: string }) => k.id === listed.id);
@@ -327,7 +333,13 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       expect(headers).toEqual(expect.arrayContaining(['Цена запроса', 'Цена ответа', 'Списано']));
       expect(headers).not.toContain('Не оплачено');
       const cells = await recent.locator('tbody tr').first().locator('td').allTextContents();
-      expect(cells).toEqual(expect.arrayContaining([formatCost(record.promptCost, 'RUB'), formatCost(record.completionCost, 'RUB'), formatCost(record.cost, 'RUB')]));
+      expect(cells).toEqual(
+        expect.arrayContaining([
+          formatMoney(record.promptCost, 'RUB', 'cost'),
+          formatMoney(record.completionCost, 'RUB', 'cost'),
+          formatMoney(record.cost, 'RUB', 'cost'),
+        ]),
+      );
       expect(await page.getByTestId('usage-totals').textContent()).toContain('Запросы (вход)');
 
       for (const name of SCREENS) expect(statSync(screenPath(name)).size).toBeGreaterThan(1000);

@@ -9,7 +9,7 @@
 import { expect, test } from 'bun:test';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { formatBalance, formatCost, formatDay, formatExactAmount, localDay } from '../../web/src/shared/format';
+import { formatDay, formatMoney, localDay } from '../../web/src/shared/format';
 import { REFRESH_MS } from '../../web/src/shared/refresh';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
@@ -211,7 +211,7 @@ suite('the dashboard read at a glance', () => {
       const tooltip = page.getByTestId('usage-chart-tooltip');
       await tooltip.waitFor();
       expect(await tooltip.textContent()).toContain(`Сегодня, ${formatDay(localDay(new Date()))}`);
-      expect(await tooltip.textContent()).toContain(formatCost(today, 'RUB'));
+      expect(await tooltip.textContent()).toContain(formatMoney(today, 'RUB', 'cost'));
       expect(await tooltip.textContent()).toContain(TINY);
 
       // Arrow keys walk the days from the focused chart.
@@ -232,7 +232,7 @@ suite('the dashboard read at a glance', () => {
       // The table: today's row, with the total in the currency.
       const todayRow = table.locator('tbody tr').last();
       expect(await todayRow.locator('th').textContent()).toBe(`${formatDay(localDay(new Date()))} (сегодня)`);
-      expect(await todayRow.locator('td').last().textContent()).toBe(formatCost(today, 'RUB'));
+      expect(await todayRow.locator('td').last().textContent()).toBe(formatMoney(today, 'RUB', 'cost'));
       expect(errors).toEqual([]);
       await context.close();
     },
@@ -279,9 +279,9 @@ suite('the dashboard read at a glance', () => {
       const { balance } = await balanceNow();
       const shown = page.getByTestId('balance').locator('.money');
       await shown.waitFor();
-      expect(await shown.textContent()).toBe(formatBalance(balance, 'RUB'));
+      expect(await shown.textContent()).toBe(formatMoney(balance, 'RUB', 'amount'));
       expect(await shown.textContent()).toMatch(/^\d[\d\s\u00a0\u202f]*,\d{2}\s₽$/);
-      expect(await shown.getAttribute('title')).toBe(`Точно: ${formatExactAmount(balance, 'RUB')}`);
+      expect(await shown.getAttribute('title')).toBe(`Точно: ${formatMoney(balance, 'RUB', 'exact')}`);
       const help = await page.getByTestId('balance-help').textContent();
       // What happens at zero, in words (issue 41 point 9): no HTTP code or error type.
       expect(help).toContain('недостаточно средств на балансе');
@@ -294,7 +294,7 @@ suite('the dashboard read at a glance', () => {
       expect(cells.length).toBe(20);
       for (const cell of cells) expect(cell).toMatch(/₽$/);
       const record = (await call(app.url, 'GET', `/api/usage?model=${TINY}&limit=1`, { token: jwt })).body.data[0];
-      expect(cells).toContain(formatCost(record.cost, 'RUB'));
+      expect(cells).toContain(formatMoney(record.cost, 'RUB', 'cost'));
       expect(errors).toEqual([]);
       await context.close();
     },
@@ -333,9 +333,15 @@ suite('the dashboard read at a glance', () => {
       await chat(otherKey.key, 'fake/usage-1000000-0');
       const after = await balanceNow();
       expect(after.balance).toBeLessThan(before.balance);
-      await page.getByTestId('balance').getByText(formatBalance(before.balance, 'RUB')).waitFor();
+      await page
+        .getByTestId('balance')
+        .getByText(formatMoney(before.balance, 'RUB', 'amount'))
+        .waitFor();
       await page.clock.fastForward(REFRESH_MS);
-      await page.getByTestId('balance').getByText(formatBalance(after.balance, 'RUB')).waitFor();
+      await page
+        .getByTestId('balance')
+        .getByText(formatMoney(after.balance, 'RUB', 'amount'))
+        .waitFor();
       await table.getByText('fake/usage-1000000-0').first().waitFor();
       expect(errors).toEqual([]);
       await context.close();
@@ -503,7 +509,7 @@ suite('the dashboard read at a glance', () => {
         await outPage.goto(`${app.url}/app/${name}`);
         await settled(outPage);
         // The starting bonus with the currency, before anyone has logged in (issue 16, point 2).
-        if (name === 'register') expect(await outPage.getByTestId('registration-bonus').textContent()).toContain(formatBalance(3, 'RUB'));
+        if (name === 'register') expect(await outPage.getByTestId('registration-bonus').textContent()).toContain(formatMoney(3, 'RUB', 'amount'));
         if ((await horizontalOverflow(outPage)) > 0) wide.push(`${name}: ${await horizontalOverflow(outPage)} px`);
         await outPage.screenshot({ path: screenPath(`dashboard-${name}-${suffix}`), fullPage: true });
       }

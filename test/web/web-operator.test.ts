@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
-import { formatBalance } from '../../web/src/shared/format';
+import { formatMoney } from '../../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, grantAdmin, registerUser, startTestApp, type TestApp } from '../helpers/app';
 import {
@@ -51,7 +51,7 @@ let siteKey: { key: string; id: string };
 let botKey: { key: string; id: string };
 
 const appUrl = (path: string) => `${app.url}/app${path}`;
-const rub = (value: number) => formatBalance(value, 'RUB');
+const rub = (value: number) => formatMoney(value, 'RUB', 'amount');
 const ask = (key: string) =>
   openaiClient(app, key)
     .chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }], max_tokens: 5 })

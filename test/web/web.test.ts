@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { existsSync, statSync } from 'node:fs';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
-import { formatBalance, formatCost } from '../../web/src/shared/format';
+import { formatMoney } from '../../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from '../fakes/yclients';
 import { call, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
@@ -94,7 +94,7 @@ browserSuite('dashboard page in chromium', () => {
       await page.getByLabel('Пароль').fill(user.password);
       await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
       await page.waitForURL(appUrl('/'));
-      expect(await page.getByTestId('balance').textContent()).toBe(formatBalance(3, 'RUB'));
+      expect(await page.getByTestId('balance').textContent()).toBe(formatMoney(3, 'RUB', 'amount'));
       expect(await page.getByTestId('account-email').textContent()).toBe(user.email);
 
       // Keys: the full key once, with the API's warning.
@@ -133,12 +133,12 @@ browserSuite('dashboard page in chromium', () => {
         .getByTestId('balance')
         .textContent()
         .catch((e) => String(e));
-      expect(shown).toBe(formatBalance(balance.body.balance, 'RUB'));
+      expect(shown).toBe(formatMoney(balance.body.balance, 'RUB', 'amount'));
       const recent = page.getByTestId('recent-requests');
       await recent.getByText('acme/chat').waitFor();
       expect(await recent.textContent()).toContain('Браузерный ключ');
       expect(await page.getByTestId('usage-by-model').textContent()).toContain('acme/chat');
-      expect(await page.getByTestId('usage-totals').textContent()).toContain(formatCost(3 - balance.body.balance, 'RUB'));
+      expect(await page.getByTestId('usage-totals').textContent()).toContain(formatMoney(3 - balance.body.balance, 'RUB', 'cost'));
       await page.getByTestId('usage-chart').locator('canvas').first().waitFor();
       await shot('overview');
 

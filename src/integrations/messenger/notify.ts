@@ -12,6 +12,7 @@ import { GiveUp, RetryLater, type OutboxHandler, type OutboxRow, type OutboxWork
 import { TelegramApiError, TelegramNetworkError, type TelegramClient } from './client';
 import type { MessengerSettings } from './settings';
 import { messengerTexts } from './texts';
+import { formatMoneyText, NANO_PER_UNIT } from '../../money';
 
 /** Outbox kind of every message the agent's bot sends. */
 export const MESSENGER_MESSAGE = 'messenger.message';
@@ -47,10 +48,12 @@ export function formatOrderNumber(date: Date, sequence: number, timeZone = 'UTC'
 /** "1 500,00 ₽": the amount as a decimal string or number, with an ISO 4217 currency code. */
 export function formatAmount(amount: string | number, currency: string): string {
   const text = typeof amount === 'number' ? String(amount) : amount.trim();
-  if (!/^-?\d+(\.\d+)?$/.test(text)) throw new Error(`amount must be a decimal number, got ${JSON.stringify(amount)}`);
-  const format = new Intl.NumberFormat('ru-RU', { style: 'currency', currency: currency.toUpperCase() });
-  // A string keeps every decimal digit (no binary rounding on the way).
-  return format.format(text as unknown as number);
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) throw new Error(`amount must be a decimal number, got ${JSON.stringify(amount)}`);
+  // Digit by digit, so no binary rounding on the way; shop sums are whole hundredths.
+  const [, sign, whole, fraction = ''] = match;
+  const nano = BigInt(whole!) * NANO_PER_UNIT + BigInt(fraction.slice(0, 9).padEnd(9, '0'));
+  return formatMoneyText(sign ? -nano : nano, currency.toUpperCase(), 'amount');
 }
 
 export interface EscalationNotice {

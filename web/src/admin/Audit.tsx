@@ -31,7 +31,7 @@ function moneyOf(change: AuditChange, value: unknown, currency: string | undefin
   if (Number.isNaN(amount)) return null;
   return (
     <>
-      <Money value={amount} currency={currency} kind="balance" />
+      <Money value={amount} currency={currency} kind="amount" />
       {PRICE_FIELDS.has(change.field) ? ' за 1 млн токенов' : null}
     </>
   );

@@ -5,7 +5,7 @@ import { Money } from '../shared/Money';
 export function PerMillionPair({ prompt, completion, currency }: { prompt: number; completion: number; currency: string | undefined }) {
   return (
     <span data-testid="price-pair">
-      <Money value={prompt} currency={currency} kind="balance" /> / <Money value={completion} currency={currency} kind="balance" /> за 1 млн токенов
+      <Money value={prompt} currency={currency} kind="amount" /> / <Money value={completion} currency={currency} kind="amount" /> за 1 млн токенов
     </span>
   );
 }

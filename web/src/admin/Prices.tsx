@@ -9,7 +9,7 @@ import { putPriceInput } from '@server/admin/input';
 import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
 import { Money } from '../shared/Money';
-import { currencySymbol, formatBalance, formatDateTime, formatExactAmount } from '../shared/format';
+import { currencySymbol, formatDateTime, formatMoney } from '../shared/format';
 import { PerMillionPair } from './PerMillion';
 import { useBillingConfig } from '../shared/billing-config';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
@@ -18,10 +18,8 @@ import { PriceImport } from './PriceImport';
 
 type PriceRow = Outputs['admin']['listPrices']['prices'][number];
 
-/** A price as the confirmation shows it: to the kopeck, or every digit when it has more. */
-function priceText(value: number, currency: string | undefined): string {
-  return Math.round(value * 100) / 100 === value ? formatBalance(value, currency) : formatExactAmount(value, currency);
-}
+/** A price as the confirmation shows it: every digit it has (at least to the kopeck), since it is what everyone will pay. */
+const priceText = (value: number, currency: string | undefined) => formatMoney(value, currency, 'exact');
 
 /** The row whose price a model id (or a pattern's prefix) pays now: the longest matching pattern, as the server picks. */
 function priceInForce(pattern: string, rows: readonly PriceRow[]): PriceRow | null {
@@ -298,10 +296,10 @@ export function PricesScreen() {
                       <code>{row.pattern}</code>
                     </td>
                     <td data-label="Запрос за 1M" className="num">
-                      <Money value={row.promptPerMillion} currency={currency} kind="balance" />
+                      <Money value={row.promptPerMillion} currency={currency} kind="amount" />
                     </td>
                     <td data-label="Ответ за 1M" className="num">
-                      <Money value={row.completionPerMillion} currency={currency} kind="balance" />
+                      <Money value={row.completionPerMillion} currency={currency} kind="amount" />
                     </td>
                     <td data-label="Изменена">{formatDateTime(row.updatedAt)}</td>
                     <td>
@@ -345,7 +343,7 @@ export function PricesScreen() {
             onCancel={() => setEditing(null)}
             onSaved={(row, created) => {
               setMessage(
-                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatBalance(row.promptPerMillion, currency)} / ${formatBalance(row.completionPerMillion, currency)} за 1 млн токенов (запрос / ответ)`,
+                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)`,
               );
               setEditing(null);
               void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });

@@ -91,7 +91,12 @@ export function StatsScreen() {
           </p>
           <StatsChart days={data.days} currency={currency} />
           <div className="actions">
-            <FileDownload url={`/api/admin/stats/daily/export?${new URLSearchParams({ from: data.from, to: data.to })}`} label="Скачать CSV" testId="csv-download" />
+            <FileDownload
+              url={`/api/admin/stats/daily/export?${new URLSearchParams({ from: data.from, to: data.to })}`}
+              label="Скачать CSV"
+              testId="csv-download"
+              excel
+            />
           </div>
           <details className="chart-table">
             <summary>Таблица по дням</summary>

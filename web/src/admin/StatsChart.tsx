@@ -6,7 +6,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { pointOnTap, walkDays } from '../shared/chart-pointer';
-import { currencySymbol, formatBalance, formatUtcDay } from '../shared/format';
+import { currencySymbol, formatMoney, formatUtcDay } from '../shared/format';
 
 export interface StatsDay {
   day: string;
@@ -142,7 +142,7 @@ export function StatsChart({ days, currency }: { days: StatsDay[]; currency: str
               {shown.map((f) => (
                 <li key={f.key}>
                   <span className="swatch" style={{ background: f.color }} aria-hidden="true" />
-                  {f.label}: {formatBalance(day[f.key], currency)}
+                  {f.label}: {formatMoney(day[f.key], currency, 'amount')}
                 </li>
               ))}
             </ul>

@@ -9,7 +9,7 @@ import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
 import { KeyBudgetText, KeyDialogs, useKeyActions } from './UserKeys';
 import { Money } from '../shared/Money';
-import { formatBalance, formatDateTime, formatInt } from '../shared/format';
+import { formatDateTime, formatInt, formatMoney } from '../shared/format';
 import { useBillingConfig } from '../shared/billing-config';
 import { Link } from '../app/router';
 import { ledgerKindLabels, ledgerReference, roleLabels } from '../shared/texts';
@@ -63,7 +63,9 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
     if (!result) return;
     setConfirming(null);
     const verb = sent.amount > 0 ? 'Начислено' : 'Списано';
-    setDone(`${verb} ${formatBalance(Math.abs(sent.amount), currency)} (ссылка ${sent.reference}). Баланс: ${formatBalance(result.balance, currency)}`);
+    setDone(
+      `${verb} ${formatMoney(Math.abs(sent.amount), currency, 'amount')} (ссылка ${sent.reference}). Баланс: ${formatMoney(result.balance, currency, 'amount')}`,
+    );
     setAmount('');
     setReason('');
     setReference(newReference());
@@ -110,7 +112,7 @@ function CreditForm({ detail, currency, onCredited }: { detail: Detail; currency
           <dl className="facts" data-testid="credit-confirm">
             <div>
               <dt>Сумма</dt>
-              <dd>{formatBalance(Math.abs(confirming.amount), currency)}</dd>
+              <dd>{formatMoney(Math.abs(confirming.amount), currency, 'amount')}</dd>
             </div>
             <div>
               <dt>Пользователь</dt>
@@ -193,7 +195,7 @@ export function UserScreen({ id }: { id: string }) {
               <div>
                 <dt>Баланс</dt>
                 <dd data-testid="admin-user-balance">
-                  <Money value={d.user.balance} currency={currency} kind="balance" />
+                  <Money value={d.user.balance} currency={currency} kind="amount" />
                 </dd>
               </div>
               <div>

@@ -9,7 +9,7 @@ import { LIMIT_RESETS, type LimitReset } from '@server/keys/limits';
 import type { Outputs } from '../app/api';
 import { Money } from '../shared/Money';
 import { ConfirmDialog, Field } from '../shared/ui';
-import { formatBalance } from '../shared/format';
+import { formatMoney } from '../shared/format';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 
@@ -22,7 +22,7 @@ export function KeyBudgetText({ apiKey, currency }: { apiKey: UserKey; currency:
   const period = apiKey.limitReset === 'none' ? 'всего' : limitResetLabels[apiKey.limitReset];
   return (
     <span>
-      {formatBalance(apiKey.spendLimit, currency)} {period}
+      {formatMoney(apiKey.spendLimit, currency, 'amount')} {period}
       <span className="muted">
         , потрачено <Money value={apiKey.spentThisPeriod} currency={currency} />
       </span>
@@ -123,7 +123,7 @@ export function KeyDialogs({ actions: a, email, currency }: { actions: KeyAction
           <div data-testid="key-budget-form">
             <p className="wrap-anywhere">
               Ключ «{key.name}» пользователя {email}. Сверх лимита запросы с ключом отклоняются; потраченное в текущем периоде
-              {key.spendLimit === null ? '' : ` (${formatBalance(key.spentThisPeriod, currency)})`} учитывается.
+              {key.spendLimit === null ? '' : ` (${formatMoney(key.spentThisPeriod, currency, 'amount')})`} учитывается.
             </p>
             <Field label="Лимит расходов" hint="В валюте баланса; пусто — без лимита" error={a.errors.spendLimit}>
               {(props) => <input {...props} name="budgetLimit" inputMode="decimal" autoComplete="off" value={a.limit} onChange={(e) => a.setLimit(e.target.value)} />}

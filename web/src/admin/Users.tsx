@@ -98,7 +98,7 @@ export function UsersScreen() {
                   </td>
                   <td data-label="Роль">{roleLabels[u.role]}</td>
                   <td data-label="Баланс" className="num">
-                    <Money value={u.balance} currency={currency} kind="balance" />
+                    <Money value={u.balance} currency={currency} kind="amount" />
                   </td>
                   <td data-label="Расход за месяц" className="num">
                     <Money value={u.spendThisMonth} currency={currency} />

@@ -149,7 +149,7 @@ function RegistrationBonus() {
   if (!config || config.registrationBonus <= 0) return null;
   return (
     <p className="muted" data-testid="registration-bonus">
-      После регистрации на балансе будет стартовый бонус <Money value={config.registrationBonus} currency={config.currency} kind="balance" />.
+      После регистрации на балансе будет стартовый бонус <Money value={config.registrationBonus} currency={config.currency} kind="amount" />.
     </p>
   );
 }

@@ -10,7 +10,7 @@ import type { Outputs } from '../app/api';
 import { Pager, useCursorPages } from '../shared/Pager';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
 import { Money } from '../shared/Money';
-import { currencySymbol, formatAmount, formatDateTime } from '../shared/format';
+import { currencySymbol, formatMoney, formatDateTime } from '../shared/format';
 import { useBillingConfig, type BillingConfig } from '../shared/billing-config';
 import { Link } from '../app/router';
 import { cancellationReasonText, topupStatusLabels } from '../shared/texts';
@@ -96,7 +96,7 @@ export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
         <form className="inline-form topup-form" onSubmit={onSubmit} noValidate aria-label="Пополнение баланса" data-testid="topup-form">
           <Field
             label={`Сумма пополнения, ${symbol}`}
-            hint={`От ${formatAmount(config.minAmount, config.currency, 2)} до ${formatAmount(config.maxAmount, config.currency, 2)}. Оплата на странице ЮKassa.`}
+            hint={`От ${formatMoney(config.minAmount, config.currency, 'amount')} до ${formatMoney(config.maxAmount, config.currency, 'amount')}. Оплата на странице ЮKassa.`}
             error={error}
           >
             {(props) => (
@@ -173,7 +173,7 @@ function TopupTable() {
                     </Link>
                   </td>
                   <td data-label="Сумма" className="num">
-                    {formatAmount(t.amount, t.currency, 2)}
+                    {formatMoney(t.amount, t.currency, 'amount')}
                   </td>
                   <td data-label="Статус">
                     <TopupStatusBadge status={t.status} />
@@ -235,7 +235,7 @@ export function TopupReturnScreen({ id }: { id: string }) {
         <h1>Пополнение баланса</h1>
       </div>
       <section className="card" aria-labelledby="topup-outcome-title" data-testid="topup-outcome">
-        <h2 id="topup-outcome-title">{t ? `Пополнение на ${formatAmount(t.amount, t.currency, 2)}` : 'Пополнение'}</h2>
+        <h2 id="topup-outcome-title">{t ? `Пополнение на ${formatMoney(t.amount, t.currency, 'amount')}` : 'Пополнение'}</h2>
         {topup.isPending ? <Loading text="Проверяем платёж…" /> : null}
         <ErrorText error={apiError(topup.error)} />
         <div role="status" aria-live="polite" aria-atomic="true" data-testid="topup-status">
@@ -260,7 +260,7 @@ export function TopupReturnScreen({ id }: { id: string }) {
               <p className="status-line">
                 <TopupStatusBadge status="succeeded" />
                 <span className="success">
-                  Оплачено: на баланс зачислено {formatAmount(t.amount, t.currency, 2)}
+                  Оплачено: на баланс зачислено {formatMoney(t.amount, t.currency, 'amount')}
                   {t.creditedAt ? ` (${formatDateTime(t.creditedAt)})` : ''}.
                 </span>
               </p>
@@ -268,7 +268,7 @@ export function TopupReturnScreen({ id }: { id: string }) {
                 <p>
                   Баланс теперь:{' '}
                   <strong data-testid="topup-balance">
-                    <Money value={balance.data.balance} currency={config.data?.currency ?? t.currency} kind="balance" />
+                    <Money value={balance.data.balance} currency={config.data?.currency ?? t.currency} kind="amount" />
                   </strong>
                 </p>
               ) : null}

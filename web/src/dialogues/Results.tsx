@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { apiError, useTRPC } from '../app/trpc';
 import { useMemo, useState } from 'react';
 import { ErrorText, Loading } from '../shared/ui';
-import { formatAmount, formatDateTime, formatInt } from '../shared/format';
+import { formatMoney, formatDateTime, formatInt } from '../shared/format';
 import { formatPhone } from './phone-format';
 import { Link } from '../app/router';
 import { resultsTexts as t } from './texts';
@@ -75,11 +75,11 @@ export function AgentResults({ agentId }: { agentId: string }) {
           </div>
           <div>
             <dt>{t.paid}</dt>
-            <dd>{r.orders.paidTotals.length === 0 ? t.none : r.orders.paidTotals.map((p) => formatAmount(Number(p.amount), p.currency, 2)).join(', ')}</dd>
+            <dd>{r.orders.paidTotals.length === 0 ? t.none : r.orders.paidTotals.map((p) => formatMoney(Number(p.amount), p.currency, 'amount')).join(', ')}</dd>
           </div>
           <div>
             <dt>{t.spend}</dt>
-            <dd>{formatAmount(r.modelSpend.cost, r.modelSpend.currency)}</dd>
+            <dd>{formatMoney(r.modelSpend.cost, r.modelSpend.currency, 'amount')}</dd>
             <dd className="hint">{t.requests(r.modelSpend.requests)}</dd>
           </div>
         </dl>
@@ -135,7 +135,7 @@ export function AgentResults({ agentId }: { agentId: string }) {
                   </td>
                   <td data-label={t.items}>{o.items.map((i) => `${i.title} × ${i.quantity}`).join(', ')}</td>
                   <td data-label={t.total} className="num">
-                    {formatAmount(Number(o.total), o.currency, 2)}
+                    {formatMoney(Number(o.total), o.currency, 'amount')}
                   </td>
                   <td data-label={t.client}>{o.clientPhone ? formatPhone(o.clientPhone) : t.none}</td>
                   <td data-label={t.status}>{t.orderStatuses[o.status] ?? o.status}</td>

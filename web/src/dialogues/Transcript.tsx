@@ -9,7 +9,7 @@ import { flushSync } from 'react-dom';
 import type { ApiError } from '../app/api';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { Button, ConfirmDialog, ErrorText, Loading } from '../shared/ui';
-import { formatAmount, formatDateTime } from '../shared/format';
+import { formatDateTime, formatMoney } from '../shared/format';
 import { authorLabels, clientLabel, inboxTexts as t, stateLabels, type DialogueItem, type Turn } from './texts';
 import { polled } from './polling';
 import { formatPhone } from './phone-format';
@@ -61,7 +61,7 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
       ) : null}
       {turn.model ? (
         <p className="turn-cost">
-          {turn.model} · {t.tokens(turn.promptTokens ?? 0, turn.completionTokens ?? 0)} · {formatAmount(turn.cost ?? 0, currency)}
+          {turn.model} · {t.tokens(turn.promptTokens ?? 0, turn.completionTokens ?? 0)} · {formatMoney(turn.cost ?? 0, currency, 'cost')}
         </p>
       ) : null}
     </li>

@@ -1,34 +1,12 @@
 // Shop prices: integer minor units (kopecks, cents) on the wire, roubles with kopecks on the screen.
 // What the owner types is parsed as a decimal string, digit by digit, so 1499,99 is 149999 exactly —
 // never 1499.99 * 100, which a float makes 149998.99999999997.
+import { formatMoneyText, NANO_PER_UNIT } from '@server/money';
 
 const MINOR_DIGITS = 2;
-const formatters = new Map<string, Intl.NumberFormat>();
-
-function formatterFor(currency: string): Intl.NumberFormat {
-  let formatter = formatters.get(currency);
-  if (!formatter) {
-    try {
-      // The server counts every currency in hundredths (minorToDecimal), so two digits for all of them.
-      formatter = new Intl.NumberFormat('ru-RU', {
-        style: 'currency',
-        currency,
-        currencyDisplay: 'narrowSymbol',
-        minimumFractionDigits: MINOR_DIGITS,
-        maximumFractionDigits: MINOR_DIGITS,
-      });
-    } catch {
-      formatter = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: MINOR_DIGITS, maximumFractionDigits: MINOR_DIGITS });
-    }
-    formatters.set(currency, formatter);
-  }
-  return formatter;
-}
-
-/** 149999, 'RUB' → «1 499,99 ₽». Dividing by 100 is safe for display: the formatter rounds to the same 2 digits. */
+/** 149999, 'RUB' → «1 499,99 ₽»: hundredths as nano-units, through the one money formatter. */
 export function formatPrice(minor: number, currency: string): string {
-  const text = formatterFor(currency).format(minor / 100);
-  return formatterFor(currency).resolvedOptions().style === 'currency' ? text : `${text} ${currency}`;
+  return formatMoneyText(BigInt(minor) * (NANO_PER_UNIT / 100n), currency.toUpperCase(), 'amount');
 }
 
 /** 149999 → «1499,99»: the form field's value for a stored price. */

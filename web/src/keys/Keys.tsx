@@ -9,7 +9,7 @@ import { createKeyInput, updateKeyInput } from '@server/keys/input';
 import type { Outputs } from '../app/api';
 import { Money } from '../shared/Money';
 import { Button, ConfirmDialog, CopyButton, CopyValue, Dialog, ErrorText, Field, Loading } from '../shared/ui';
-import { currencySymbol, formatAmount, formatDateTime, fromLocalInput, periodStartText, toLocalInput } from '../shared/format';
+import { currencySymbol, formatDateTime, formatMoney, fromLocalInput, periodStartText, toLocalInput } from '../shared/format';
 import { useBillingConfig } from '../shared/billing-config';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
@@ -78,7 +78,7 @@ function LimitFields({
 
 function limitText(key: Pick<ListedKey, 'spendLimit' | 'limitReset'>, currency: string | undefined): string {
   if (key.spendLimit === null) return 'без лимита';
-  return `${formatAmount(key.spendLimit, currency)} ${key.limitReset === 'none' ? 'всего' : limitResetLabels[key.limitReset]}`;
+  return `${formatMoney(key.spendLimit, currency, 'amount')} ${key.limitReset === 'none' ? 'всего' : limitResetLabels[key.limitReset]}`;
 }
 
 /** The share of its limit the key spent in this period, 0…1 (a zero limit counts as spent). */
@@ -122,7 +122,7 @@ function LimitUse({ apiKey, currency }: { apiKey: ListedKey; currency: string | 
         <span style={{ width: `${percent}%` }} />
       </span>
       <span className="limit-numbers">
-        <Money value={apiKey.spentThisPeriod} currency={currency} /> из {formatAmount(apiKey.spendLimit, currency)} ({percent} %)
+        <Money value={apiKey.spentThisPeriod} currency={currency} /> из {formatMoney(apiKey.spendLimit, currency, 'amount')} ({percent} %)
       </span>
       {apiKey.limitReset !== 'none' ? (
         <span className="hint cell-note" data-testid="key-period-start">

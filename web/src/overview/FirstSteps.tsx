@@ -116,7 +116,7 @@ export function FirstSteps({ balance, currency }: { balance: number | undefined;
           ) : (
             <p>
               Откройте ссылку из письма, которое пришло на {me.data.user.email}: после этого на баланс придёт стартовый бонус{' '}
-              <Money value={pendingBonus} currency={currency} kind="balance" />. Письма нет — отправьте его ещё раз в разделе <Link to="/account">«Аккаунт»</Link>.
+              <Money value={pendingBonus} currency={currency} kind="amount" />. Письма нет — отправьте его ещё раз в разделе <Link to="/account">«Аккаунт»</Link>.
             </p>
           )}
         </Step>

@@ -109,14 +109,14 @@ export function OverviewScreen() {
         <h2 id="balance-title">Баланс</h2>
         {balance.data ? (
           <p className="balance-value" data-testid="balance">
-            <Money value={balance.data.balance} currency={currency} kind="balance" />
+            <Money value={balance.data.balance} currency={currency} kind="amount" />
           </p>
         ) : balance.isFetching ? (
           <Loading />
         ) : null}
         {me.data && me.data.pendingBonus > 0 ? (
           <p className="notice" data-testid="pending-bonus">
-            Стартовый бонус <Money value={me.data.pendingBonus} currency={currency} kind="balance" /> ждёт подтверждения e-mail: откройте ссылку из письма.
+            Стартовый бонус <Money value={me.data.pendingBonus} currency={currency} kind="amount" /> ждёт подтверждения e-mail: откройте ссылку из письма.
           </p>
         ) : null}
         <ErrorText error={apiError(balance.error)} />
@@ -149,7 +149,7 @@ export function OverviewScreen() {
               Токены
             </button>
           </div>
-          <UsageExportButton days={days} />
+          <UsageExportButton days={days} keyId={keyFilter || undefined} model={modelFilter || undefined} />
         </div>
         <ErrorText error={apiError(summary.error)} />
         {summary.isPending ? <Loading /> : null}

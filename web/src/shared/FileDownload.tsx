@@ -1,7 +1,9 @@
 // A button that downloads a file the server makes (usage CSV, statement CSV, счёт and акт PDFs, the
 // operator's stats CSV). Those routes want the session's JWT in the Authorization header, which a plain
 // link cannot send, so the file is fetched and handed to the browser under the name the server gives it;
-// a refusal shows the server's Russian message under the button.
+// a refusal shows the server's Russian message under the button. A CSV download also offers «Для Excel»:
+// the same file with ?format=excel-ru (semicolons, a decimal comma, Russian headers, Moscow time), which a
+// Russian Excel opens into columns by a double click.
 import { useState } from 'react';
 import type { ApiError } from '../app/api';
 import { currentSession, endSession, SESSION_EXPIRED } from '../app/session';
@@ -37,25 +39,74 @@ export async function download(url: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(link.href), 0);
 }
 
-export function FileDownload({ url, label, testId, title, className }: { url: string; label: string; testId: string; title?: string; className?: string }) {
-  const [pending, setPending] = useState(false);
+/** The address of the same file in another format: `url` with its `format` parameter set. */
+export function withFormat(url: string, format: string): string {
+  const [path, query = ''] = url.split('?');
+  const params = new URLSearchParams(query);
+  params.set('format', format);
+  return `${path}?${params}`;
+}
+
+const EXCEL_TITLE = 'Тот же файл для Excel: столбцы через точку с запятой, десятичная запятая, заголовки по-русски, время московское';
+
+export function FileDownload({
+  url,
+  label,
+  testId,
+  title,
+  className,
+  excel = false,
+}: {
+  url: string;
+  label: string;
+  testId: string;
+  title?: string;
+  className?: string;
+  /** Also offer «Для Excel»: the same address with format=excel-ru. */
+  excel?: boolean;
+}) {
+  const [pending, setPending] = useState<string | null>(null);
   const [error, setError] = useState<ApiError>();
-  const start = async () => {
-    setPending(true);
+  const start = async (address: string) => {
+    setPending(address);
     setError(undefined);
     try {
-      await download(url);
+      await download(address);
     } catch (failure) {
       setError(failure as ApiError);
     } finally {
-      setPending(false);
+      setPending(null);
     }
   };
+  const excelUrl = withFormat(url, 'excel-ru');
   return (
     <div className={className ?? 'file-button'}>
-      <Button variant="secondary" onClick={start} pending={pending} pendingText="Готовим файл…" data-testid={testId} data-href={url} title={title}>
-        {label}
-      </Button>
+      <div className="file-button-row">
+        <Button
+          variant="secondary"
+          onClick={() => start(url)}
+          pending={pending === url}
+          pendingText="Готовим файл…"
+          data-testid={testId}
+          data-href={url}
+          title={title}
+        >
+          {label}
+        </Button>
+        {excel ? (
+          <Button
+            variant="secondary"
+            onClick={() => start(excelUrl)}
+            pending={pending === excelUrl}
+            pendingText="Готовим файл…"
+            data-testid={`${testId}-excel`}
+            data-href={excelUrl}
+            title={EXCEL_TITLE}
+          >
+            Для Excel
+          </Button>
+        ) : null}
+      </div>
       <ErrorText error={error} />
     </div>
   );

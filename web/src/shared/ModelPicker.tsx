@@ -3,7 +3,7 @@
 // instead of typing an id. A model the catalogue does not list (set earlier, or by the API) stays selectable,
 // marked as such; with the catalogue unreachable the field falls back to typing the id.
 import { useEffect, useState, type SelectHTMLAttributes } from 'react';
-import { formatCost } from './format';
+import { formatMoney } from './format';
 import { loadModels, type ListedModel } from './models';
 
 /** A per-token decimal string as the price of 1 000 tokens, or null when the catalogue gives none. */
@@ -17,7 +17,7 @@ export function priceText(model: ListedModel, currency: string | undefined): str
   const prompt = perThousand(model.pricing?.prompt);
   const completion = perThousand(model.pricing?.completion);
   if (prompt === null && completion === null) return 'цена не указана';
-  const money = (v: number | null) => (v === null ? '—' : formatCost(v, currency));
+  const money = (v: number | null) => (v === null ? '—' : formatMoney(v, currency, 'cost'));
   return `запрос ${money(prompt)} · ответ ${money(completion)} за 1 000 токенов`;
 }
 

@@ -1,7 +1,8 @@
 // What each model costs, as model catalogues list prices: per 1 million tokens of the request (input) and of
 // the answer (output), in the balance currency, from the public /v1/models list.
 import { useEffect, useState } from 'react';
-import { formatExactAmount, shiftDecimal } from './format';
+import { shiftDecimal } from './format';
+import { Money } from './Money';
 import { loadModels, type ListedModel } from './models';
 import { ModelName } from './ModelName';
 
@@ -21,7 +22,8 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
       live = false;
     };
   }, []);
-  const price = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '—' : formatExactAmount(value, currency));
+  // Rounded to the kopeck as every price on the dashboard, every digit on hover.
+  const price = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '—' : <Money value={value} currency={currency} kind="amount" />);
   return (
     <section className="card" aria-labelledby="prices-title">
       <h2 id="prices-title">Цены моделей</h2>

@@ -1,12 +1,21 @@
 // Numbers and dates as a Russian reader expects them.
+import { currencySign, formatMoneyText, type MoneyKind, unitsToNanoRounded } from '@server/money';
 
-const money = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+export type { MoneyKind };
+
 const integer = new Intl.NumberFormat('ru-RU');
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 const dayMonth = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit' });
 
-/** A balance or cost in currency units: at least 2 decimals, up to the 6 a per-token price needs. */
-export const formatMoney = (value: number) => money.format(value);
+/**
+ * A sum in currency units (a JSON number from the API) as the server's one money formatter writes it:
+ * «1 599,50 ₽» for an `amount` (a balance, a payment, a price per 1M tokens), «0,00045 ₽» for a request's `cost`,
+ * every digit for `exact` (see MoneyKind in src/money.ts). Not a number: «—».
+ */
+export function formatMoney(value: number, currency: string | undefined, kind: MoneyKind): string {
+  if (!Number.isFinite(value)) return '—';
+  return formatMoneyText(unitsToNanoRounded(value), currency, kind);
+}
 export const formatInt = (value: number) => integer.format(value);
 export const formatDateTime = (iso: string) => dateTime.format(new Date(iso));
 export const formatDay = (day: string) => dayMonth.format(new Date(`${day}T00:00:00`));
@@ -25,41 +34,8 @@ export function localDay(date: Date): string {
   return `${y}-${m}-${d}`;
 }
 
-const currencyFormats = new Map<string, Intl.NumberFormat | null>();
-
-function currencyFormat(currency: string, maxDigits: number): Intl.NumberFormat | null {
-  const key = `${currency}:${maxDigits}`;
-  if (!currencyFormats.has(key)) {
-    try {
-      currencyFormats.set(
-        key,
-        new Intl.NumberFormat('ru-RU', { style: 'currency', currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: 2, maximumFractionDigits: maxDigits }),
-      );
-    } catch {
-      currencyFormats.set(key, null);
-    }
-  }
-  return currencyFormats.get(key) ?? null;
-}
-
-/**
- * An amount in the balance currency with its sign: «500,00 ₽». Top-ups are whole kopecks (2 digits);
- * balances and costs may need more, up to `maxDigits`. Without a currency, the plain number.
- */
-export function formatAmount(value: number, currency: string | undefined, maxDigits = 6): string {
-  if (!currency) return formatMoney(value);
-  const format = currencyFormat(currency, maxDigits);
-  return format ? format.format(value) : `${formatMoney(value)} ${currency}`;
-}
-
-/** «₽» for RUB, «$» for USD; the code itself when the browser has no symbol for it. */
-export function currencySymbol(currency: string): string {
-  return (
-    currencyFormat(currency, 2)
-      ?.formatToParts(0)
-      .find((part) => part.type === 'currency')?.value ?? currency
-  );
-}
+/** «₽» for RUB, «$» for USD, «€» for EUR; any other currency by its code (the money formatter's own signs). */
+export const currencySymbol = currencySign;
 
 /** An ISO moment as the value of an <input type="datetime-local"> in this browser's time zone. */
 export function toLocalInput(iso: string): string {
@@ -95,36 +71,6 @@ export function shiftDecimal(text: string, digits: number): string {
   const fracPart = all.slice(point).replace(/0+$/, '');
   return `${sign}${intPart}${fracPart ? `.${fracPart}` : ''}`;
 }
-
-const exactMoney = new Map<string, Intl.NumberFormat | null>();
-/** Every digit the server keeps (nano-units): the text shown on hover next to a rounded sum. */
-export function formatExactAmount(value: number, currency: string | undefined): string {
-  return formatAmount(value, currency, 9);
-}
-
-/**
- * A cost in the balance currency, rounded for reading: two decimals from one unit up, three significant
- * digits below it, so «0,000678 ₽» and «0,000450 ₽» line up and a tiny cost never reads as zero.
- */
-export function formatCost(value: number, currency: string | undefined): string {
-  const abs = Math.abs(value);
-  if (abs === 0 || abs >= 1) return formatAmount(value, currency, 2);
-  const key = `${currency ?? ''}:sig`;
-  if (!exactMoney.has(key)) {
-    const options: Intl.NumberFormatOptions = { minimumSignificantDigits: 3, maximumSignificantDigits: 3 };
-    try {
-      exactMoney.set(key, new Intl.NumberFormat('ru-RU', currency ? { ...options, style: 'currency', currency, currencyDisplay: 'narrowSymbol' } : options));
-    } catch {
-      exactMoney.set(key, null);
-    }
-  }
-  const format = exactMoney.get(key);
-  if (format) return format.format(value);
-  return `${new Intl.NumberFormat('ru-RU', { minimumSignificantDigits: 3, maximumSignificantDigits: 3 }).format(value)}${currency ? ` ${currency}` : ''}`;
-}
-
-/** A balance: always two decimals with the currency («2,999322» reads «3,00 ₽»; the exact sum is on hover). */
-export const formatBalance = (value: number, currency: string | undefined) => formatAmount(value, currency, 2);
 
 const localStart = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' });
 

@@ -7,7 +7,7 @@ import { createInvoiceInput } from '@server/statement/input';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { Link } from '../app/router';
 import { FileDownload } from '../shared/FileDownload';
-import { currencySymbol, formatAmount, formatUtcDay } from '../shared/format';
+import { currencySymbol, formatMoney, formatUtcDay } from '../shared/format';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
 import { check, decimalInput } from '../shared/validate';
 
@@ -56,7 +56,7 @@ export function InvoicesSection() {
         <form className="inline-form invoice-form" onSubmit={onSubmit} noValidate aria-label="Выставить счёт" data-testid="invoice-form">
           <Field
             label={`Сумма счёта, ${currencySymbol(data.currency)}`}
-            hint={`От ${formatAmount(data.minAmount, data.currency, 2)} до ${formatAmount(data.maxAmount, data.currency, 2)}`}
+            hint={`От ${formatMoney(data.minAmount, data.currency, 'amount')} до ${formatMoney(data.maxAmount, data.currency, 'amount')}`}
             error={error ?? refusal?.fields?.amount}
           >
             {(props) => <input {...props} name="invoiceAmount" inputMode="decimal" autoComplete="off" value={amount} onChange={(e) => setAmount(e.target.value)} />}
@@ -93,7 +93,7 @@ export function InvoicesSection() {
                     № {invoice.number} от {formatUtcDay(invoice.date)}
                   </th>
                   <td data-label="Сумма" className="num">
-                    {formatAmount(invoice.amount, invoice.currency, 2)}
+                    {formatMoney(invoice.amount, invoice.currency, 'amount')}
                   </td>
                   <td data-label="Документ">
                     <FileDownload url={invoice.pdfUrl} label="Счёт, PDF" testId={`invoice-${invoice.number}`} title={`Счёт на оплату № ${invoice.number}`} />

@@ -7,7 +7,7 @@ import { apiError, useTRPC } from '../app/trpc';
 import { useState, type FormEvent } from 'react';
 import type { Outputs } from '../app/api';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
-import { formatAmount, formatDateTime, formatUtcDay, localDay } from '../shared/format';
+import { formatMoney, formatDateTime, formatUtcDay, localDay } from '../shared/format';
 import { Link } from '../app/router';
 import { FileDownload } from '../shared/FileDownload';
 import { InvoicesSection } from './Invoices';
@@ -24,7 +24,7 @@ function thisMonthPeriod() {
 }
 
 function StatementTable({ statement }: { statement: Statement }) {
-  const money = (value: number) => formatAmount(value, statement.currency, 2);
+  const money = (value: number) => formatMoney(value, statement.currency, 'amount');
   return (
     <>
       <dl className="totals statement-totals" data-testid="statement-totals">
@@ -119,7 +119,7 @@ function StatementSection() {
           <Button type="submit" pending={statement.isFetching}>
             Показать
           </Button>
-          <FileDownload url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" />
+          <FileDownload url={csvUrl} label="Скачать CSV" testId="statement-csv" title="Выписка за период одним CSV-файлом" excel />
         </div>
       </form>
       <ErrorText error={apiError(statement.error)?.fields ? undefined : apiError(statement.error)} />
@@ -137,10 +137,10 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
         {month.current ? <span className="cell-note muted">текущий месяц: акт на сегодня, не окончательный</span> : null}
       </th>
       <td data-label="Оплачено" className="num">
-        {formatAmount(month.paid, currency, 2)}
+        {formatMoney(month.paid, currency, 'amount')}
       </td>
       <td data-label="Оказано услуг" className="num">
-        {formatAmount(month.spent, currency, 2)}
+        {formatMoney(month.spent, currency, 'amount')}
       </td>
       <td data-label="Документы">
         {ready ? (

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { currencySymbol, formatCost, formatDay, formatInt, localDay } from '../shared/format';
+import { currencySymbol, formatDay, formatInt, formatMoney, localDay } from '../shared/format';
 import { pointAt, pointOnTap, walkDays } from '../shared/chart-pointer';
 import { ModelName } from '../shared/ModelName';
 
@@ -65,7 +65,7 @@ export function UsageChart({ series, metric, currency }: { series: DaySeries[]; 
   const models = useMemo(() => [...new Set(series.flatMap((s) => Object.keys(s.values)))].sort(), [series]);
   const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
   const shown = useMemo(() => models.filter((m) => !hidden.has(m)), [models, hidden]);
-  const format = (value: number) => (metric === 'cost' ? formatCost(value, currency) : formatInt(value));
+  const format = (value: number) => (metric === 'cost' ? formatMoney(value, currency, 'cost') : formatInt(value));
   const colorOf = useCallback((model: string) => COLORS[models.indexOf(model) % COLORS.length]!, [models]);
   const totals = series.map((s) => shown.reduce((sum, m) => sum + (s.values[m] ?? 0), 0));
   const max = Math.max(...series.map((s) => Object.values(s.values).reduce((a, b) => a + b, 0)), 0);

@@ -10,18 +10,23 @@ export function usagePeriodStart(days: number): string {
   return start.toISOString();
 }
 
-/** The export's address for a period: the filters /api/usage takes. */
-export function usageExportUrl(from: string): string {
-  return `/api/usage/export?${new URLSearchParams({ from })}`;
+/** The export's address for a period and the list's key and model filters: the filters /api/usage takes. */
+export function usageExportUrl(from: string, filters: { keyId?: string | undefined; model?: string | undefined } = {}): string {
+  const params = new URLSearchParams({ from });
+  if (filters.keyId) params.set('keyId', filters.keyId);
+  if (filters.model) params.set('model', filters.model);
+  return `/api/usage/export?${params}`;
 }
 
-export function UsageExportButton({ days }: { days: number }) {
+export function UsageExportButton({ days, keyId, model }: { days: number; keyId?: string | undefined; model?: string | undefined }) {
+  const filtered = keyId || model ? ' с выбранными ключом и моделью' : '';
   return (
     <FileDownload
-      url={usageExportUrl(usagePeriodStart(days))}
+      url={usageExportUrl(usagePeriodStart(days), { keyId, model })}
       label="Скачать CSV"
       testId="usage-export"
-      title={`Все запросы за ${days} дн. одним CSV-файлом (деньги — с точкой и 9 знаками после неё)`}
+      title={`Все запросы за ${days} дн.${filtered} одним CSV-файлом (деньги — с точкой и 9 знаками после неё)`}
+      excel
     />
   );
 }
