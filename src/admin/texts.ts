@@ -130,7 +130,7 @@ export const auditTargetTexts = {
 
 /** The daily figures file's column headers in its `excel-ru` form, by the machine names the default CSV keeps. */
 export const statsCsvHeadersRu = {
-  day: 'Дата (UTC)',
+  day: 'Дата (сутки по Гринвичу)',
   revenue: 'Выручка',
   credits: 'Начисления',
   spend: 'Расход',

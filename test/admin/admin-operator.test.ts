@@ -231,8 +231,8 @@ describe('daily figures as CSV', () => {
     });
     expect(ru.status).toBe(200);
     const ruRows: Record<string, string>[] = parse((await ru.text()).replace(/^\uFEFF/, ''), { columns: true, delimiter: ';' });
-    expect(Object.keys(ruRows[0]!)).toEqual(['Дата (UTC)', 'Выручка', 'Начисления', 'Расход', 'Затраты на провайдеров', 'Маржа', 'Запросов', 'Валюта']);
-    expect(ruRows.map((r) => r['Дата (UTC)'])).toEqual(rows.map((r) => `${r[0]!.slice(8, 10)}.${r[0]!.slice(5, 7)}.${r[0]!.slice(0, 4)}`));
+    expect(Object.keys(ruRows[0]!)).toEqual(['Дата (сутки по Гринвичу)', 'Выручка', 'Начисления', 'Расход', 'Затраты на провайдеров', 'Маржа', 'Запросов', 'Валюта']);
+    expect(ruRows.map((r) => r['Дата (сутки по Гринвичу)'])).toEqual(rows.map((r) => `${r[0]!.slice(8, 10)}.${r[0]!.slice(5, 7)}.${r[0]!.slice(0, 4)}`));
     expect(ruRows.map((r) => r.Начисления)).toEqual(rows.map((r) => r[2]!.replace('.', ',')));
     expect(ruRows.at(-1)!.Начисления).toMatch(/^\d+,\d{9}$/);
     const badFormat = await fetch(`${app.url}/api/admin/stats/daily/export?format=xlsx`, { headers: { authorization: `Bearer ${admin.token}` } });
