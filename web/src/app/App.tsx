@@ -5,8 +5,8 @@ import { useEffect, useRef, useState, type RefObject } from 'react';
 import { AccountPage } from '../account/AccountPage';
 import { AdminScreen } from '../admin/Admin';
 import { AgentPage } from '../agents/AgentPage';
-import { DialoguesScreen } from '../dialogues/Inbox';
-import { InboxBadges, InboxHome, useInboxCounts } from '../dialogues/InboxHome';
+import { InboxScreen } from '../dialogues/Inbox';
+import { InboxBadges, useInboxCounts } from '../dialogues/InboxBadges';
 import { AgentsScreen } from '../agents/Agents';
 import { LoginScreen, RegisterScreen } from '../auth/Auth';
 import { KeysScreen } from '../keys/Keys';
@@ -33,6 +33,9 @@ const NAV = [
   { to: '/account', label: 'Аккаунт' },
 ] as const;
 
+/** The inbox's addresses: every agent's dialogues, or one agent's. */
+const INBOX_PATH = /^\/dialogues(\/|$)|^\/agents\/[^/]+\/dialogues/;
+
 /** Shown to admins only; the server answers 403 to anyone else who opens its address. */
 const ADMIN_NAV = { to: '/admin', label: 'Администрирование' } as const;
 
@@ -45,7 +48,7 @@ function titleOf(path: string): string {
   if (path === '/topups') return NAV[0].label;
   if (path === '/statement') return 'Выписка';
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
-  if (/^\/agents\/[^/]+\/dialogues/.test(path)) return 'Диалоги';
+  if (INBOX_PATH.test(path)) return 'Диалоги';
   return NAV.find((n) => n.to === path)?.label ?? 'Агент';
 }
 
@@ -57,12 +60,21 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   // The top-up link of the low-balance e-mail: the overview holds the top-up form.
   if (path === '/topups') return <OverviewScreen />;
   if (path === '/agents') return <AgentsScreen />;
-  if (path === '/dialogues') return <InboxHome />;
-  const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
-  if (dialogues)
+  // Every agent's dialogues at /dialogues (one open at /dialogues/<agent>/<dialogue>); one agent's at its own address.
+  const all = /^\/dialogues(?:\/([^/]+)\/([^/]+))?$/.exec(path);
+  if (all)
     return (
-      <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />
+      <InboxScreen
+        key="all"
+        scope={undefined}
+        open={all[1] && all[2] ? { agentId: decodeURIComponent(all[1]), dialogueId: decodeURIComponent(all[2]) } : undefined}
+      />
     );
+  const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
+  if (dialogues) {
+    const agentId = decodeURIComponent(dialogues[1]!);
+    return <InboxScreen key={agentId} scope={agentId} open={dialogues[2] ? { agentId, dialogueId: decodeURIComponent(dialogues[2]) } : undefined} />;
+  }
   const agent = /^\/agents\/([^/]+)$/.exec(path);
   if (agent) return <AgentPage key={agent[1]} id={decodeURIComponent(agent[1]!)} />;
   const topup = /^\/topups\/([^/]+)$/.exec(path);
@@ -123,7 +135,7 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
 
   const inboxCounts = useInboxCounts(path);
   // An agent's dialogues belong to «Диалоги», not to «Агенты».
-  const inInbox = path === '/dialogues' || /^\/agents\/[^/]+\/dialogues/.test(path);
+  const inInbox = INBOX_PATH.test(path);
   const current = (to: string) => (to === '/' ? path === '/' : to === '/dialogues' ? inInbox : !inInbox && path.startsWith(to));
   return (
     <>
