@@ -138,10 +138,15 @@ browserSuite('the «Диалоги» section in chromium', () => {
       await turns.getByText(REPLY).waitFor();
       await page.setViewportSize(DESKTOP);
 
-      // Release: back to the assistant, which answers the next message.
+      // Release: the text the client will get is shown first; confirmed, back to the assistant, which answers the next message.
       await page.getByRole('button', { name: 'Вернуть ассистенту' }).click();
+      const preview = page.getByTestId('release-preview');
+      await preview.waitFor();
+      const told = (await preview.textContent())!;
+      expect(told).toContain('завершил разговор');
+      await page.getByRole('button', { name: 'Вернуть и отправить' }).click();
       await page.getByTestId('dialogue-state').filter({ hasText: 'Отвечает ассистент' }).waitFor();
-      await waitFor(() => vk.sentMessages.at(-1)?.message.includes('завершил разговор'), 5000, 'the release message in VK');
+      await waitFor(() => vk.sentMessages.at(-1)?.message === told, 5000, 'the release message in VK');
       const [answer] = await sendAndWait(agentId, messageNew('Спасибо, а маникюр?'));
       expect(answer!.message).toBe('Echo: Спасибо, а маникюр?');
       await turns.getByText('Echo: Спасибо, а маникюр?').waitFor();

@@ -173,6 +173,12 @@ browserSuite('the inbox as a chat in chromium', () => {
       expect(vk.sentMessages.some((m) => m.message.includes(NOTE))).toBe(false);
       expect(vk.sentMessages.length).toBe(sentBefore + 1);
       await fitsTheWindow(turns, DESKTOP_800);
+      // Back to replying; the list shown from its top (opening a row scrolled it), for the screenshot.
+      await page.getByRole('button', { name: 'Ответ клиенту' }).click();
+      await page.getByRole('button', { name: 'Отправить' }).waitFor();
+      await page.locator('.inbox-list-scroll').evaluate((el) => {
+        el.scrollTop = 0;
+      });
       await page.screenshot({ path: screenPath('inbox-desktop') });
 
       // The phone: the conversation alone under a compact header, the reply box in the window, one scroll.
