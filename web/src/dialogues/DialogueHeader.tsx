@@ -28,6 +28,8 @@ function MoreMenu({ onDelete }: { onDelete(): void }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
+    // Opened from the keyboard or not, the first item has the focus: Enter or Space picks it, Escape closes.
+    ref.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
     const close = (event: Event) => {
       if (event instanceof KeyboardEvent ? event.key === 'Escape' : !ref.current?.contains(event.target as Node)) setOpen(false);
     };
