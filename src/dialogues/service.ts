@@ -186,7 +186,8 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
       const search = searchFilter(query.q);
       if (search) base.push(search);
       const escalated = sql`${stateSql} = 'escalated'`;
-      const wantWaiting = !query.state || query.state === 'escalated';
+      // Pinned on the first page only: the pages after it hold the rest.
+      const wantWaiting = !query.cursor && (!query.state || query.state === 'escalated');
       const waiting = wantWaiting
         ? await db
             .select(listColumns)
@@ -206,7 +207,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
         .orderBy(desc(dialogues.lastMessageAt), desc(dialogues.id))
         .limit(query.limit + 1);
       const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.row.id);
-      return { waiting: query.cursor ? [] : waiting.map(item), dialogues: page.map(item), nextCursor };
+      return { waiting: waiting.map(item), dialogues: page.map(item), nextCursor };
     },
 
     /** What the client will be told if the owner gives the dialogue back now (null: nothing is sent). */
