@@ -8,7 +8,7 @@
 // mode is read again, and after a takeover the turn sends nothing and calls nothing more. What a tool did
 // (a booking, an order) the system tells the client itself as soon as the tool returns (`announce`); the
 // last allowed call is made with no tools offered, so the model has to answer in words.
-import { and, desc, eq, isNull, ne, or } from 'drizzle-orm';
+import { and, desc, eq, isNull, ne, notInArray, or } from 'drizzle-orm';
 import type { Agent } from '../agents';
 import type { Database, Executor } from '../db/client';
 import { dialogueMessages, dialogues } from '../dialogues/tables';
@@ -107,8 +107,13 @@ export function createModelTurn(deps: ModelTurnDeps) {
       .from(dialogueMessages)
       // Tool turns are the owner's record of what the model did; the model gets the results live, in the turn.
       // What was kept unsent after a takeover never reached the client: the model does not see it either.
+      // Nor the owner's internal notes: written for the staff, never for the client.
       .where(
-        and(eq(dialogueMessages.dialogueId, dialogue.id), ne(dialogueMessages.role, 'tool'), or(isNull(dialogueMessages.kind), ne(dialogueMessages.kind, UNSENT))),
+        and(
+          eq(dialogueMessages.dialogueId, dialogue.id),
+          notInArray(dialogueMessages.role, ['tool', 'note']),
+          or(isNull(dialogueMessages.kind), ne(dialogueMessages.kind, UNSENT)),
+        ),
       )
       .orderBy(desc(dialogueMessages.id))
       .limit(HISTORY_TURNS);

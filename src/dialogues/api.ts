@@ -2,6 +2,7 @@
 import { messengerSlot } from '../integrations/messenger';
 import { socialSlot } from '../integrations/social';
 import { type Base, defineSlot, type Use } from '../platform/feature';
+import { createQuickReplies } from './quick-replies';
 import { createResults } from './results';
 import { createDialogues } from './service';
 
@@ -13,7 +14,7 @@ export function createDialoguesApi({ db, outbox, config }: Base, use: Use) {
     outbox,
     currency: config.balanceCurrency,
   });
-  return { dialogues, dialogueResults: createResults({ db, currency: config.balanceCurrency }) };
+  return { dialogues, quickReplies: createQuickReplies({ db }), dialogueResults: createResults({ db, currency: config.balanceCurrency }) };
 }
 
 export type DialoguesApi = ReturnType<typeof createDialoguesApi>;

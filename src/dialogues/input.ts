@@ -22,6 +22,12 @@ export const dialogueListInput = z.object({
 });
 export type DialogueListQuery = Omit<z.output<typeof dialogueListInput>, 'agentId'>;
 
+/** The owner's one inbox across all their agents: the same filters as an agent's list, plus the agent. */
+export const inboxInput = dialogueListInput.extend({
+  agentId: agentId.optional().meta({ description: 'Только диалоги этого агента (агент должен быть вашим)' }),
+});
+export type InboxQuery = z.output<typeof inboxInput>;
+
 export const transcriptInput = dialoguePath.extend({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(300).optional(),
@@ -43,6 +49,26 @@ export const replyInput = dialoguePath.extend({
     .meta({ description: 'Идентификатор ответа, созданный клиентом (например, UUID): повтор запроса с ним не отправит сообщение второй раз' }),
 });
 
+export const noteInput = dialoguePath.extend({
+  text: z.string().trim().min(1, 'напишите текст заметки').max(4000, 'не длиннее 4000 символов'),
+});
+
+const quickReplyFields = {
+  title: z.string().trim().min(1, 'обязательное поле').max(100, 'не длиннее 100 символов'),
+  text: z.string().trim().min(1, 'обязательное поле').max(4000, 'не длиннее 4000 символов'),
+};
+export const quickReplyInput = z.object(quickReplyFields);
+export const quickReplyPatch = z.object({ id: z.string().max(100), title: quickReplyFields.title.optional(), text: quickReplyFields.text.optional() });
+export const quickReplyView = z.object({ id: z.string(), title: z.string(), text: z.string(), createdAt: z.string(), updatedAt: z.string() });
+export type QuickReplyView = z.output<typeof quickReplyView>;
+
+export const releasePreview = z.object({
+  text: z
+    .string()
+    .nullable()
+    .meta({ description: 'Что получит клиент, когда диалог вернут ассистенту; null — ему ничего не отправится (например, он запретил сообщения)' }),
+});
+
 export const resultsInput = z.object({
   agentId,
   from: isoInstantInput.optional(),
@@ -50,8 +76,11 @@ export const resultsInput = z.object({
 });
 
 const author = z.enum(['client', 'assistant', 'operator']);
-/** A transcript turn may also be a tool the model called (its name in `toolName`, the result's summary as text). */
-const turnAuthor = z.enum(['client', 'assistant', 'operator', 'tool']);
+/**
+ * A transcript turn may also be a tool the model called (its name in `toolName`, the result's summary as text)
+ * or the owner's internal note (`note`: never sent to the client).
+ */
+const turnAuthor = z.enum(['client', 'assistant', 'operator', 'tool', 'note']);
 
 export const dialogueView = z.object({
   id: z.string(),
@@ -61,9 +90,12 @@ export const dialogueView = z.object({
   heldBy: z.object({ name: z.string(), byYou: z.boolean(), since: z.string().nullable() }).nullable(),
   lastMessage: z.object({ author, text: z.string(), at: z.string() }).nullable(),
   unread: z.number().int(),
+  waitingSince: z.string().nullable().meta({ description: 'Для state = escalated: с какого момента клиент ждёт человека (передача оператору)' }),
   lastMessageAt: z.string().nullable(),
   createdAt: z.string(),
 });
+
+export const inboxItemView = dialogueView.extend({ agent: z.object({ id: z.string(), name: z.string() }) });
 
 export const turnView = z.object({
   id: z.number().int(),

@@ -40,7 +40,8 @@ export function createResults({ db, currency }: { db: Database; currency: string
           dialogues: sql<string>`count(distinct ${dialogueMessages.dialogueId})::text`,
           // Tool turns record what the model did, not a message anyone wrote.
           // Nor are the client's button presses: the counts are of messages written.
-          total: sql<string>`count(*) filter (where ${dialogueMessages.role} <> 'tool' and ${dialogueMessages.kind} is null)::text`,
+          // Nor the owner's internal notes, which no client got.
+          total: sql<string>`count(*) filter (where ${dialogueMessages.role} not in ('tool', 'note') and ${dialogueMessages.kind} is null)::text`,
           client: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'user' and ${dialogueMessages.kind} is null)::text`,
           // An answer kept unsent after a takeover (kind unsent) was never a message the client got.
           assistant: sql<string>`count(*) filter (where ${dialogueMessages.role} = 'assistant' and ${dialogueMessages.kind} is null)::text`,

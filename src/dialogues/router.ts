@@ -3,15 +3,36 @@
 import { z } from 'zod';
 import { agentProcedure } from '../trpc/agent-guard';
 import { router, userProcedure, inject } from '../trpc/init';
-import { dialogueListInput, dialoguePath, dialogueView, inboxCounts, replyInput, resultsInput, resultsView, transcriptInput, turnView } from './input';
+import { agentsSlot } from '../agents';
+import {
+  dialogueListInput,
+  dialoguePath,
+  dialogueView,
+  inboxCounts,
+  inboxInput,
+  inboxItemView,
+  noteInput,
+  quickReplyInput,
+  quickReplyPatch,
+  quickReplyView,
+  releasePreview,
+  replyInput,
+  resultsInput,
+  resultsView,
+  transcriptInput,
+  turnView,
+} from './input';
 import { dialoguesSlot } from './api';
 
 /** What these procedures use of the features. */
 const own = inject((use) => use(dialoguesSlot));
+const withAgents = inject((use) => ({ agents: use(agentsSlot).agents }));
 
 const TAG = 'dialogues';
 const BASE = '/api/v1/agents/{agentId}/dialogues';
 const ONE = `${BASE}/{dialogueId}`;
+const QUICK = '/api/v1/quick-replies';
+const quickReplyId = z.object({ id: z.string().max(100) });
 
 export const dialoguesRouter = router({
   counts: userProcedure
@@ -27,6 +48,32 @@ export const dialoguesRouter = router({
     .input(z.void())
     .output(inboxCounts)
     .query(({ ctx }) => ctx.dialogues.counts(ctx.principal.userId)),
+
+  inbox: userProcedure
+    .use(own)
+    .use(withAgents)
+    .meta({
+      info: { key: 'dialogues.inbox', query: '?agentId=&state=bot|escalated|operator|closed&q=&limit=&cursor=' },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/dialogues',
+        tags: [TAG],
+        summary:
+          'Все диалоги всех ваших агентов в одном списке: ждущие человека — в waiting (дольше всех ждущие первыми), остальные — в dialogues по последней активности; фильтр по агенту и состоянию, поиск',
+      },
+    })
+    .input(inboxInput)
+    .output(z.object({ waiting: z.array(inboxItemView), dialogues: z.array(inboxItemView), nextCursor: z.string().nullable() }))
+    .query(async ({ ctx, input }) => {
+      const { agentId, ...query } = input;
+      const userId = ctx.principal.userId;
+      const owned = agentId !== undefined ? [await ctx.agents.requireOwned(userId, agentId)] : (await ctx.agents.list(userId)).agents;
+      return ctx.dialogues.inbox(
+        owned.map((a) => ({ id: a.id, name: a.name })),
+        userId,
+        query,
+      );
+    }),
 
   list: agentProcedure
     .use(own)
@@ -97,6 +144,38 @@ export const dialoguesRouter = router({
       return { repeated: !created, message };
     }),
 
+  note: agentProcedure
+    .use(own)
+    .meta({
+      info: 'dialogues.note',
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: `${ONE}/notes`,
+        tags: [TAG],
+        summary: 'Внутренняя заметка в переписке: видна в панели, клиенту и ассистенту не отправляется',
+        successDescription: 'Заметка сохранена',
+      },
+    })
+    .input(noteInput)
+    .output(turnView)
+    .mutation(({ ctx, input }) => ctx.dialogues.addNote(ctx.agent.id, input.dialogueId, ctx.principal.userId, input.text)),
+
+  releasePreview: agentProcedure
+    .use(own)
+    .meta({
+      info: 'dialogues.releasePreview',
+      openapi: {
+        method: 'GET',
+        path: `${ONE}/release`,
+        tags: [TAG],
+        summary: 'Что получит клиент, если вернуть диалог ассистенту сейчас (тот же текст, что отправит POST …/release)',
+      },
+    })
+    .input(dialoguePath)
+    .output(releasePreview)
+    .query(({ ctx, input }) => ctx.dialogues.releasePreview(ctx.agent.id, input.dialogueId)),
+
   takeover: agentProcedure
     .use(own)
     .meta({
@@ -141,6 +220,47 @@ export const dialoguesRouter = router({
     .output(z.object({ success: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
       await ctx.dialogues.remove(ctx.agent.id, input.dialogueId);
+      return { success: true };
+    }),
+
+  quickReplies: userProcedure
+    .use(own)
+    .meta({
+      info: 'dialogues.quickReplies',
+      openapi: { method: 'GET', path: QUICK, tags: [TAG], summary: 'Ваши быстрые ответы (для диалогов любого вашего агента)' },
+    })
+    .input(z.void())
+    .output(z.object({ quickReplies: z.array(quickReplyView) }))
+    .query(async ({ ctx }) => ({ quickReplies: await ctx.quickReplies.list(ctx.principal.userId) })),
+
+  createQuickReply: userProcedure
+    .use(own)
+    .meta({
+      info: 'dialogues.createQuickReply',
+      successStatus: 201,
+      openapi: { method: 'POST', path: QUICK, tags: [TAG], summary: 'Сохранить быстрый ответ', successDescription: 'Быстрый ответ сохранён' },
+    })
+    .input(quickReplyInput)
+    .output(quickReplyView)
+    .mutation(({ ctx, input }) => ctx.quickReplies.create(ctx.principal.userId, input)),
+
+  updateQuickReply: userProcedure
+    .use(own)
+    .meta({ info: 'dialogues.updateQuickReply', openapi: { method: 'PATCH', path: `${QUICK}/{id}`, tags: [TAG], summary: 'Изменить быстрый ответ' } })
+    .input(quickReplyPatch)
+    .output(quickReplyView)
+    .mutation(({ ctx, input }) => {
+      const { id, ...patch } = input;
+      return ctx.quickReplies.update(ctx.principal.userId, id, patch);
+    }),
+
+  removeQuickReply: userProcedure
+    .use(own)
+    .meta({ info: 'dialogues.removeQuickReply', openapi: { method: 'DELETE', path: `${QUICK}/{id}`, tags: [TAG], summary: 'Удалить быстрый ответ' } })
+    .input(quickReplyId)
+    .output(z.object({ success: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.quickReplies.remove(ctx.principal.userId, input.id);
       return { success: true };
     }),
 

@@ -20,15 +20,17 @@ import type { OutboxWorker } from '../jobs/outbox';
 import type { Escalations } from '../integrations/messenger';
 import { type SocialSettings, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from '../integrations/social';
 import { nanoToUnits } from '../money';
-import type { DialogueListQuery, DialogueState, InboxCounts, TranscriptQuery } from './input';
+import type { DialogueListQuery, DialogueState, InboxCounts, InboxQuery, TranscriptQuery } from './input';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d+$/;
 const MAX_TURN = 8000;
 
 export type Author = 'client' | 'assistant' | 'operator';
-export type TurnAuthor = Author | 'tool';
-const AUTHOR_OF_ROLE: Record<string, TurnAuthor> = { user: 'client', assistant: 'assistant', operator: 'operator', tool: 'tool' };
+export type TurnAuthor = Author | 'tool' | 'note';
+const AUTHOR_OF_ROLE: Record<string, TurnAuthor> = { user: 'client', assistant: 'assistant', operator: 'operator', tool: 'tool', note: 'note' };
+/** The most dialogues waiting for a person the inbox pins on top at once (the longest waits first). */
+const MAX_WAITING = 100;
 
 /** One state per dialogue, in the order it is decided: a client who forbade messages closes it. */
 const stateSql: SQL<DialogueState> = sql<DialogueState>`case
@@ -53,8 +55,14 @@ export interface DialogueView {
   heldBy: { name: string; byYou: boolean; since: string | null } | null;
   lastMessage: { author: Author; text: string; at: string } | null;
   unread: number;
+  /** Escalated: since when the client waits for a person. */
+  waitingSince: string | null;
   lastMessageAt: string | null;
   createdAt: string;
+}
+
+export interface InboxItem extends DialogueView {
+  agent: { id: string; name: string };
 }
 
 export interface TurnView {
@@ -86,13 +94,21 @@ export interface DialogueDeps {
 export function createDialogues({ db, escalations, socialSettings, outbox: worker, currency }: DialogueDeps) {
   const lastTurn = sql<string | null>`(select json_build_object('role', m.role, 'content', left(m.content, 300),
       'at', to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
-    from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role <> 'tool' order by m.id desc limit 1)`;
+    from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role not in ('tool', 'note') order by m.id desc limit 1)`;
   const unread = sql<string>`(select count(*) from dialogue_messages m
     where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.role = 'user' and m.id > ${OUTER_READ_ID})::text`;
 
-  const listColumns = { row: dialogues, state: stateSql, lastTurn, unread };
+  // Since when a client handed to a person waits: the open escalation (as the hand-over timeout counts it).
+  const waitingSince = sql<Date | null>`case when ${stateSql} = 'escalated' then coalesce(
+      (select min(e.created_at) from escalations e where e.dialogue_id = ${OUTER_DIALOGUE_ID} and e.released_at is null),
+      ${dialogues.updatedAt}) end`.mapWith((v: unknown) => (v === null ? null : new Date(v as string)));
 
-  function view(r: { row: typeof dialogues.$inferSelect; state: DialogueState; lastTurn: string | null; unread: string }, userId: string): DialogueView {
+  const listColumns = { row: dialogues, state: stateSql, lastTurn, unread, waitingSince };
+
+  function view(
+    r: { row: typeof dialogues.$inferSelect; state: DialogueState; lastTurn: string | null; unread: string; waitingSince: Date | null },
+    userId: string,
+  ): DialogueView {
     const last = r.lastTurn ? (JSON.parse(r.lastTurn) as { role: string; content: string; at: string }) : null;
     const d = r.row;
     return {
@@ -104,6 +120,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
         d.mode === 'operator' && d.heldBy ? { name: d.heldByName ?? '', byYou: d.heldBy === holderKeyOf(userId), since: d.heldAt?.toISOString() ?? null } : null,
       lastMessage: last ? { author: (AUTHOR_OF_ROLE[last.role] as Author | undefined) ?? 'client', text: last.content, at: last.at } : null,
       unread: Number(r.unread),
+      waitingSince: r.waitingSince?.toISOString() ?? null,
       lastMessageAt: d.lastMessageAt?.toISOString() ?? null,
       createdAt: d.createdAt.toISOString(),
     };
@@ -133,8 +150,84 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
     return view(row, userId);
   }
 
+  /** The search of the inbox: the client's VK id, name or phone, or the text of any turn. */
+  function searchFilter(raw: string | undefined): SQL | undefined {
+    const q = raw?.trim();
+    if (!q) return undefined;
+    const pattern = likeContains(q);
+    return sql`(${dialogues.peerId} ilike ${pattern} escape '\\' or ${dialogues.clientName} ilike ${pattern} escape '\\'
+      or ${dialogues.clientPhone} ilike ${pattern} escape '\\'
+      or exists (select 1 from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.content ilike ${pattern} escape '\\'))`;
+  }
+
   return {
     get,
+
+    /**
+     * The owner's one inbox across the agents given (all theirs, or the one asked for, checked by the caller):
+     * the dialogues waiting for a person in `waiting`, longest wait first (pinned above the rest, never paged
+     * away), and the others in `dialogues`, newest activity first, paged. Same state filter and search as `list`.
+     */
+    async inbox(
+      owned: { id: string; name: string }[],
+      userId: string,
+      query: Omit<InboxQuery, 'agentId'>,
+    ): Promise<{ waiting: InboxItem[]; dialogues: InboxItem[]; nextCursor: string | null }> {
+      if (owned.length === 0) return { waiting: [], dialogues: [], nextCursor: null };
+      const names = new Map(owned.map((a) => [a.id, a.name]));
+      const item = (r: Parameters<typeof view>[0]): InboxItem => ({ ...view(r, userId), agent: { id: r.row.agentId, name: names.get(r.row.agentId) ?? '' } });
+      const base: SQL[] = [
+        inArray(
+          dialogues.agentId,
+          owned.map((a) => a.id),
+        ),
+        isNotNull(dialogues.lastMessageAt),
+      ];
+      const search = searchFilter(query.q);
+      if (search) base.push(search);
+      const escalated = sql`${stateSql} = 'escalated'`;
+      // Pinned on the first page only: the pages after it hold the rest.
+      const wantWaiting = !query.cursor && (!query.state || query.state === 'escalated');
+      const waiting = wantWaiting
+        ? await db
+            .select(listColumns)
+            .from(dialogues)
+            .where(and(...base, escalated))
+            .orderBy(sql`${waitingSince} asc`, dialogues.id)
+            .limit(MAX_WAITING)
+        : [];
+      if (query.state === 'escalated') return { waiting: waiting.map(item), dialogues: [], nextCursor: null };
+      const rest: SQL[] = [...base, sql`${stateSql} <> 'escalated'`];
+      if (query.state) rest.push(sql`${stateSql} = ${query.state}`);
+      if (query.cursor) rest.push(afterCursor(dialogues.lastMessageAt, dialogues.id, decodeCursor(query.cursor, UUID), 'desc'));
+      const rows = await db
+        .select({ ...listColumns, cursorAt: cursorTime(dialogues.lastMessageAt) })
+        .from(dialogues)
+        .where(and(...rest))
+        .orderBy(desc(dialogues.lastMessageAt), desc(dialogues.id))
+        .limit(query.limit + 1);
+      const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.row.id);
+      return { waiting: waiting.map(item), dialogues: page.map(item), nextCursor };
+    },
+
+    /** What the client will be told if the owner gives the dialogue back now (null: nothing is sent). */
+    async releasePreview(agentId: string, dialogueId: string): Promise<{ text: string | null }> {
+      const dialogue = await find(agentId, dialogueId);
+      if (dialogue.mode === 'assistant') return { text: null };
+      return { text: escalations.releaseNotice(dialogue.channel, dialogue.messagingAllowed) };
+    },
+
+    /** The owner's internal note in the transcript: stored only, sent to nobody (nor shown to the model). */
+    async addNote(agentId: string, dialogueId: string, userId: string, text: string): Promise<TurnView> {
+      await find(agentId, dialogueId);
+      const body = text.trim();
+      if (!body) throw new AppError('invalid_request_error', dialoguesMessages.noteEmpty);
+      const [turn] = await db
+        .insert(dialogueMessages)
+        .values({ dialogueId, role: 'note', content: body.slice(0, MAX_TURN), operatorName: await ownerName(userId) })
+        .returning();
+      return turnView(turn!);
+    },
 
     /**
      * What waits for the owner across their agents, for the main menu's badge: client turns not yet read
@@ -177,13 +270,8 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
       // Only conversations: a row made by a consent event alone has no message yet.
       const filters: SQL[] = [eq(dialogues.agentId, agentId), isNotNull(dialogues.lastMessageAt)];
       if (query.state) filters.push(sql`${stateSql} = ${query.state}`);
-      const q = query.q?.trim();
-      if (q) {
-        const pattern = likeContains(q);
-        filters.push(sql`(${dialogues.peerId} ilike ${pattern} escape '\\' or ${dialogues.clientName} ilike ${pattern} escape '\\'
-          or ${dialogues.clientPhone} ilike ${pattern} escape '\\'
-          or exists (select 1 from dialogue_messages m where m.dialogue_id = ${OUTER_DIALOGUE_ID} and m.content ilike ${pattern} escape '\\'))`);
-      }
+      const search = searchFilter(query.q);
+      if (search) filters.push(search);
       if (query.cursor) filters.push(afterCursor(dialogues.lastMessageAt, dialogues.id, decodeCursor(query.cursor, UUID), 'desc'));
       const rows = await db
         .select({ ...listColumns, cursorAt: cursorTime(dialogues.lastMessageAt) })
@@ -361,7 +449,7 @@ function turnView(turn: typeof dialogueMessages.$inferSelect): TurnView {
     author: AUTHOR_OF_ROLE[turn.role] ?? 'client',
     text: turn.content,
     at: turn.createdAt.toISOString(),
-    operatorName: turn.role === 'operator' ? turn.operatorName : null,
+    operatorName: turn.role === 'operator' || turn.role === 'note' ? turn.operatorName : null,
     toolName: turn.role === 'tool' ? turn.toolName : null,
     buttons: turn.buttons?.map((row) => row.map((button) => button.label)) ?? null,
     tap: turn.kind === 'tap',

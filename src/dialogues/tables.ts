@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../db/columns';
 import { agents } from '../agents/tables';
+import { users } from '../accounts/tables';
 
 /**
  * A conversation of an agent with a client in some channel (e.g. "social" with a VK peer id). Only what
@@ -83,7 +84,10 @@ export const dialogueMessages = pgTable(
     dialogueId: uuid('dialogue_id')
       .notNull()
       .references(() => dialogues.id, { onDelete: 'cascade' }),
-    /** user | assistant | operator | tool (a tool the model called: its name and the result's summary) */
+    /**
+     * user | assistant | operator | tool (a tool the model called: its name and the result's summary) |
+     * note (the owner's internal note: shown in the transcript, never sent to the client nor to the model)
+     */
     role: text('role').notNull(),
     content: text('content').notNull(),
     /** Assistant turns the model wrote: the request id of its usage record (model, tokens, cost). */
@@ -111,6 +115,22 @@ export const dialogueMessages = pgTable(
     index('dialogue_messages_client_idx').on(t.dialogueId, t.id).where(sql`${t.role} = 'user'`),
     check('dialogue_messages_kind_known', sql`${t.kind} is null or ${t.kind} in ('tap', 'unsent')`),
     uniqueIndex('dialogue_messages_client_message_unique').on(t.dialogueId, t.clientMessageId),
-    check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator', 'tool')`),
+    check('dialogue_messages_role_known', sql`${t.role} in ('user', 'assistant', 'operator', 'tool', 'note')`),
   ],
+);
+
+/** The owner's saved replies, usable in any of their agents' dialogues (picked into the reply box, edited before sending). */
+export const quickReplies = pgTable(
+  'quick_replies',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    text: text('text').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('quick_replies_user_idx').on(t.userId, t.title, t.id)],
 );

@@ -358,6 +358,7 @@ describe('messenger webhook', () => {
       async release(_tx, dialogue) {
         released.push(dialogue);
       },
+      releaseNotice: () => null,
     });
     const { escalation, notice } = await escalateAndAwaitNotice(agent.id, 'test-relay');
     expect(notice.text).toContain('Салон «Лён»');

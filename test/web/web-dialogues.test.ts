@@ -138,10 +138,15 @@ browserSuite('the «Диалоги» section in chromium', () => {
       await turns.getByText(REPLY).waitFor();
       await page.setViewportSize(DESKTOP);
 
-      // Release: back to the assistant, which answers the next message.
+      // Release: the text the client will get is shown first; confirmed, back to the assistant, which answers the next message.
       await page.getByRole('button', { name: 'Вернуть ассистенту' }).click();
+      const preview = page.getByTestId('release-preview');
+      await preview.waitFor();
+      const told = (await preview.textContent())!;
+      expect(told).toContain('завершил разговор');
+      await page.getByRole('button', { name: 'Вернуть и отправить' }).click();
       await page.getByTestId('dialogue-state').filter({ hasText: 'Отвечает ассистент' }).waitFor();
-      await waitFor(() => vk.sentMessages.at(-1)?.message.includes('завершил разговор'), 5000, 'the release message in VK');
+      await waitFor(() => vk.sentMessages.at(-1)?.message === told, 5000, 'the release message in VK');
       const [answer] = await sendAndWait(agentId, messageNew('Спасибо, а маникюр?'));
       expect(answer!.message).toBe('Echo: Спасибо, а маникюр?');
       await turns.getByText('Echo: Спасибо, а маникюр?').waitFor();
@@ -181,7 +186,7 @@ browserSuite('the «Диалоги» section in chromium', () => {
       await item.click();
       const turns = page.getByTestId('turns');
       const tool = turns.locator('[data-author="tool"]');
-      await tool.getByText('Инструмент: escalate_to_human').waitFor();
+      await tool.getByText('Инструмент: Передача сотруднику').waitFor();
       expect(await tool.textContent()).toContain('спрошен телефон');
       expect(await turns.getByTestId('turn').evaluateAll((els) => els.map((e) => e.getAttribute('data-author')))).toEqual(['client', 'tool', 'assistant']);
       expect(pageErrors).toEqual([]);

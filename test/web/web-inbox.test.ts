@@ -1,12 +1,13 @@
 // The owner's inbox as used every day (issue 33), in a real browser against the real app, the fake VK,
-// the fake YCLIENTS and the fake model: «Диалоги» in the main menu with its badges (one agent: straight
-// in; several: a picker), the conversation opening at its newest message and following new ones, the
+// the fake YCLIENTS and the fake model: «Диалоги» in the main menu with its badges (straight into the one
+// list across the agents, issue 41), the conversation opening at its newest message and following new ones, the
 // «новые сообщения ↓» cue while the reader is scrolled up, the bot's keyboards and the client's taps in
 // the transcript, search as you type, formatted phones, the agent's results listing the booking, the
 // YCLIENTS mapping by name, a tappable sync checkbox, the setup hints, and the menu at 390 px.
 // Every screen is checked at both widths for sideways scrolling.
-// Screenshots: test-artifacts/screens/inbox-desktop.png and inbox-phone.png (the conversation with a menu and
-// taps), inbox-picker-phone.png (the menu's badges and the agent picker), inbox-mapping-phone.png.
+// Screenshots: test-artifacts/screens/inbox-transcript-desktop.png and inbox-transcript-phone.png (the
+// conversation with a menu and taps), inbox-list-phone.png (the menu's badges and the list across two
+// agents), inbox-mapping-phone.png.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -31,7 +32,7 @@ import {
 } from '../helpers/browser';
 import { CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
 
-const SCREENS = ['inbox-desktop', 'inbox-phone', 'inbox-picker-phone', 'inbox-mapping-phone'] as const;
+const SCREENS = ['inbox-transcript-desktop', 'inbox-transcript-phone', 'inbox-list-phone', 'inbox-mapping-phone'] as const;
 const browserSuite = browserDescribe('web-inbox.test.ts');
 const COMPANY = 4588;
 /** Two days ahead in the company's zone (Moscow): the times offered are never in the past. */
@@ -183,9 +184,9 @@ browserSuite('the inbox in chromium', () => {
       await unread.waitFor();
       expect(Number(await unread.textContent())).toBeGreaterThanOrEqual(12);
 
-      // One agent: «Диалоги» opens its inbox straight away.
+      // «Диалоги» opens the inbox straight away.
       await nav.getByRole('link', { name: /^Диалоги/ }).click();
-      await page.waitForURL(new RegExp(`/app/agents/${agentId}/dialogues$`));
+      await page.waitForURL(/\/app\/dialogues$/);
       expect(await nav.getByRole('link', { name: /^Диалоги/ }).getAttribute('aria-current')).toBe('page');
       const list = page.getByTestId('dialogue-list');
       const items = list.getByTestId('dialogue-item');
@@ -206,7 +207,7 @@ browserSuite('the inbox in chromium', () => {
 
       // The conversation opens at its newest message.
       await booking.click();
-      await page.waitForURL(/\/dialogues\/[0-9a-f-]{36}$/);
+      await page.waitForURL(/\/dialogues\/(?:[0-9a-f-]{36}\/)?[0-9a-f-]{36}$/);
       const turns = page.getByTestId('turns');
       await turns.getByText(booked!.message).waitFor();
       expect(await turns.evaluate((el) => el.scrollHeight > el.clientHeight)).toBe(true);
@@ -233,7 +234,7 @@ browserSuite('the inbox in chromium', () => {
       // Read now: the menu's badge drops at once to the other client's one message.
       await unread.filter({ hasText: /^1$/ }).waitFor();
       await slots.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: screenPath('inbox-desktop'), fullPage: true });
+      await page.screenshot({ path: screenPath('inbox-transcript-desktop'), fullPage: true });
 
       // Scrolled up to read: a new message does not pull the reader down; the cue takes them there.
       await turns.evaluate((el) => {
@@ -269,10 +270,11 @@ browserSuite('the inbox in chromium', () => {
       await cue.waitFor({ state: 'detached' });
       expect(await distanceFromEnd(turns)).toBeLessThanOrEqual(2);
       await slots.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: screenPath('inbox-phone'), fullPage: true });
+      await page.screenshot({ path: screenPath('inbox-transcript-phone'), fullPage: true });
       await page.setViewportSize(DESKTOP);
 
-      // A client waiting for a person: the menu's second badge; with a second agent, «Диалоги» is a picker.
+      // A client waiting for a person: the menu's second badge; with a second agent, «Диалоги» is still one
+      // list, the waiting client pinned on top with its agent named.
       await sendAndWait(agentId, messageNew('оператор', { peerId: OTHER_CLIENT }), 1, OTHER_CLIENT);
       await sendAndWait(agentId, messageNew('8 (903) 555-12-34', { peerId: OTHER_CLIENT }), 1, OTHER_CLIENT);
       const second = await call(app.url, 'POST', '/api/agents', {
@@ -282,20 +284,19 @@ browserSuite('the inbox in chromium', () => {
       expect(second.status).toBe(201);
       await page.goto(`${app.url}/app/dialogues`);
       await nav.getByTestId('nav-waiting').filter({ hasText: '1 ждёт' }).waitFor();
-      const picker = page.getByTestId('inbox-agents');
-      const salon = picker.getByTestId('inbox-agent').filter({ hasText: 'Салон «Лён»' });
-      await salon.getByText('1 ждёт оператора').waitFor();
-      await picker.getByTestId('inbox-agent').filter({ hasText: 'Барбершоп «Ус»' }).getByText('нового нет').waitFor();
+      const waiting = page.getByTestId('waiting-list').getByTestId('dialogue-item');
+      const waitingClient = waiting.filter({ hasText: `Пользователь VK ${OTHER_CLIENT}` });
+      await waitingClient.getByText('+7 903 555-12-34').waitFor();
+      expect(await waitingClient.getByTestId('dialogue-agent').textContent()).toBe('Салон «Лён»');
+      expect(await page.getByLabel('Агент').locator('option').allTextContents()).toEqual(['Все агенты', 'Салон «Лён»', 'Барбершоп «Ус»']);
       await bothWidths(async () => {
-        await salon.waitFor();
-        if (page.viewportSize()!.width === PHONE.width) await page.screenshot({ path: screenPath('inbox-picker-phone'), fullPage: true });
+        await waitingClient.waitFor();
+        if (page.viewportSize()!.width === PHONE.width) await page.screenshot({ path: screenPath('inbox-list-phone'), fullPage: true });
       });
-      await salon.click();
+      await page.getByLabel('Агент').selectOption({ label: 'Салон «Лён»' });
       await page.waitForURL(new RegExp(`/app/agents/${agentId}/dialogues$`));
-      await items
-        .filter({ hasText: `Пользователь VK ${OTHER_CLIENT}` })
-        .getByText('+7 903 555-12-34')
-        .waitFor();
+      await waitingClient.waitFor();
+      await items.filter({ hasText: 'Ольга' }).waitFor();
 
       // The agent's results list the booking itself: who, what, when, made by the buttons.
       await page.goto(`${app.url}/app/agents/${agentId}/results`);

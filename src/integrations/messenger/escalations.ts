@@ -35,6 +35,11 @@ export interface DialogueRelay {
    * `why`: a person gave it back, or nobody answered the client within HANDOFF_TIMEOUT_MINUTES.
    */
   release(tx: Transaction, dialogue: DialogueRef, why?: 'released' | 'unanswered'): Promise<void>;
+  /**
+   * What `release` tells the client, for a dialogue whose client allows messages as `messagingAllowed` says;
+   * null when nothing is sent. The dashboard shows it before the owner gives a dialogue back.
+   */
+  releaseNotice(messagingAllowed: boolean | null, why?: 'released' | 'unanswered'): string | null;
 }
 
 export interface EscalateInput {
@@ -211,6 +216,11 @@ export function createEscalations({ db, notifier, ownerMail }: EscalationDeps) {
       const outcome = await hold(tx, dialogueId, holder);
       if (outcome.held && before?.heldBy !== holder.key) await markAnnouncements(tx, agentId, dialogueId, messengerTexts.takenInDashboard(holder.name));
       return outcome;
+    },
+
+    /** What the client of a dialogue in `channel` is told when the owner gives it back; null: nothing. */
+    releaseNotice(channel: string, messagingAllowed: boolean | null): string | null {
+      return relays.get(channel)?.releaseNotice(messagingAllowed) ?? null;
     },
 
     /** The owner hands the dialogue back from the dashboard; Telegram and the client are told as with /release. */

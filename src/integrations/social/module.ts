@@ -119,10 +119,14 @@ export function createSocial(deps: SocialDeps) {
       await queueSocialMessage(tx, { agentId: reply.agentId, peerId: Number(reply.peerId), text: reply.text });
       return { delivered: true };
     },
+    releaseNotice(messagingAllowed, why = 'released') {
+      if (messagingAllowed === false) return null;
+      return why === 'unanswered' ? assistantTexts.handoffTimedOut : assistantTexts.released;
+    },
     async release(tx, ref, why = 'released') {
       const dialogue = await assistant.dialogueById(tx, ref.dialogueId);
-      if (!dialogue || dialogue.messagingAllowed === false) return;
-      const told = why === 'unanswered' ? assistantTexts.handoffTimedOut : assistantTexts.released;
+      const told = dialogue ? relay.releaseNotice(dialogue.messagingAllowed, why) : null;
+      if (!dialogue || told === null) return;
       // The transcript shows what the client was told, this notice included.
       await tx.insert(dialogueMessages).values({ dialogueId: dialogue.id, role: 'assistant', content: told });
       await queueSocialMessage(tx, { agentId: ref.agentId, peerId: Number(ref.peerId), text: told });

@@ -5,7 +5,7 @@
 // first load stays well under 250 KB compressed — docs/development.md has the figures).
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState, type RefObject } from 'react';
-import { InboxBadges, InboxHome, useInboxCounts } from '../dialogues/InboxHome';
+import { InboxBadges, useInboxCounts } from '../dialogues/InboxBadges';
 import { LoginScreen, RegisterScreen } from '../auth/Auth';
 import { TopupReturnScreen } from '../billing/Topups';
 import { ForgotPasswordScreen, ResetPasswordScreen } from '../auth/PasswordReset';
@@ -19,7 +19,7 @@ const AccountPage = lazy(() => import('../account/AccountPage').then((m) => ({ d
 const AdminScreen = lazy(() => import('../admin/Admin').then((m) => ({ default: m.AdminScreen })));
 const AgentPage = lazy(() => import('../agents/AgentPage').then((m) => ({ default: m.AgentPage })));
 const AgentsScreen = lazy(() => import('../agents/Agents').then((m) => ({ default: m.AgentsScreen })));
-const DialoguesScreen = lazy(() => import('../dialogues/Inbox').then((m) => ({ default: m.DialoguesScreen })));
+const InboxScreen = lazy(() => import('../dialogues/Inbox').then((m) => ({ default: m.InboxScreen })));
 const KeysScreen = lazy(() => import('../keys/Keys').then((m) => ({ default: m.KeysScreen })));
 const StatementScreen = lazy(() => import('../statement/Statement').then((m) => ({ default: m.StatementScreen })));
 
@@ -38,6 +38,9 @@ const NAV = [
   { to: '/account', label: 'Аккаунт' },
 ] as const;
 
+/** The inbox's addresses: every agent's dialogues, or one agent's. */
+const INBOX_PATH = /^\/dialogues(\/|$)|^\/agents\/[^/]+\/dialogues/;
+
 /** Shown to admins only; the server answers 403 to anyone else who opens its address. */
 const ADMIN_NAV = { to: '/admin', label: 'Администрирование' } as const;
 
@@ -50,7 +53,7 @@ function titleOf(path: string): string {
   if (path === '/topups') return NAV[0].label;
   if (path === '/statement') return 'Выписка';
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
-  if (/^\/agents\/[^/]+\/dialogues/.test(path)) return 'Диалоги';
+  if (INBOX_PATH.test(path)) return 'Диалоги';
   return NAV.find((n) => n.to === path)?.label ?? 'Агент';
 }
 
@@ -62,12 +65,21 @@ function Screen({ path, isAdmin, recheckRole }: { path: string; isAdmin: boolean
   // The top-up link of the low-balance e-mail: the overview holds the top-up form.
   if (path === '/topups') return <OverviewScreen />;
   if (path === '/agents') return <AgentsScreen />;
-  if (path === '/dialogues') return <InboxHome />;
-  const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
-  if (dialogues)
+  // Every agent's dialogues at /dialogues (one open at /dialogues/<agent>/<dialogue>); one agent's at its own address.
+  const all = /^\/dialogues(?:\/([^/]+)\/([^/]+))?$/.exec(path);
+  if (all)
     return (
-      <DialoguesScreen key={dialogues[1]} agentId={decodeURIComponent(dialogues[1]!)} dialogueId={dialogues[2] ? decodeURIComponent(dialogues[2]) : undefined} />
+      <InboxScreen
+        key="all"
+        scope={undefined}
+        open={all[1] && all[2] ? { agentId: decodeURIComponent(all[1]), dialogueId: decodeURIComponent(all[2]) } : undefined}
+      />
     );
+  const dialogues = /^\/agents\/([^/]+)\/dialogues(?:\/([^/]+))?$/.exec(path);
+  if (dialogues) {
+    const agentId = decodeURIComponent(dialogues[1]!);
+    return <InboxScreen key={agentId} scope={agentId} open={dialogues[2] ? { agentId, dialogueId: decodeURIComponent(dialogues[2]) } : undefined} />;
+  }
   const agent = /^\/agents\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
   if (agent) return <AgentPage key={agent[1]} id={decodeURIComponent(agent[1]!)} section={agent[2]} />;
   const topup = /^\/topups\/([^/]+)$/.exec(path);
@@ -135,7 +147,7 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
 
   const inboxCounts = useInboxCounts(path);
   // An agent's dialogues belong to «Диалоги», not to «Агенты».
-  const inInbox = path === '/dialogues' || /^\/agents\/[^/]+\/dialogues/.test(path);
+  const inInbox = INBOX_PATH.test(path);
   const current = (to: string) => (to === '/' ? path === '/' : to === '/dialogues' ? inInbox : !inInbox && path.startsWith(to));
   return (
     <>

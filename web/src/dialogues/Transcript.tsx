@@ -1,6 +1,7 @@
-// One dialogue: the client, who answers them now, the transcript (newest at the bottom, older pages on
-// request), takeover and release, the reply box and deletion. The newest page is polled; a reply carries
-// an id made once per draft, so a retry after a lost answer is not sent to the client twice.
+// One dialogue, filling the height it is given: its head (DialogueHeader.tsx), the transcript (newest at the
+// bottom, older pages on request) scrolling inside, and the reply box always at the bottom — a reply to the
+// client or an internal note the client never gets, quick replies picked into it. The newest page is
+// polled; a reply carries an id made once per draft, so a retry after a lost answer is not sent twice.
 // The transcript opens at its newest message and follows new ones while the reader is at the bottom; a
 // reader scrolled up to older messages stays there and is offered «новые сообщения ↓» instead.
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -8,11 +9,13 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { flushSync } from 'react-dom';
 import type { ApiError } from '../app/api';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
-import { Button, ConfirmDialog, ErrorText, Loading } from '../shared/ui';
+import { Button, ErrorText, Loading } from '../shared/ui';
 import { formatDateTime, formatMoney } from '../shared/format';
-import { authorLabels, clientLabel, inboxTexts as t, stateLabels, type DialogueItem, type Turn } from './texts';
+import { authorLabels, inboxTexts as t, type DialogueItem, type Turn } from './texts';
+import { toolName } from '../agents/tool-names';
 import { polled } from './polling';
-import { formatPhone } from './phone-format';
+import { DialogueHeader } from './DialogueHeader';
+import { QuickReplyPicker } from './QuickReplies';
 
 const PAGE = 50;
 /** Closer than this to the end of the list counts as reading the newest messages. */
@@ -24,10 +27,10 @@ function newDraftId(): string {
 
 function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined }) {
   const who =
-    turn.author === 'operator' && turn.operatorName
-      ? `${authorLabels.operator}: ${turn.operatorName}`
+    (turn.author === 'operator' || turn.author === 'note') && turn.operatorName
+      ? `${authorLabels[turn.author]}: ${turn.operatorName}`
       : turn.author === 'tool' && turn.toolName
-        ? `${authorLabels.tool}: ${turn.toolName}`
+        ? `${authorLabels.tool}: ${toolName(turn.toolName).title}`
         : authorLabels[turn.author];
   return (
     <li className={`turn turn-${turn.author}${turn.unsent ? ' turn-unsent' : ''}`} data-testid="turn" data-author={turn.author}>
@@ -41,6 +44,11 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
       ) : (
         <p className="turn-text">{turn.text}</p>
       )}
+      {turn.author === 'note' ? (
+        <p className="note-mark" data-testid="note-mark">
+          {t.noteMark}
+        </p>
+      ) : null}
       {turn.unsent ? (
         <p className="muted" data-testid="turn-unsent">
           {t.unsent}
@@ -68,7 +76,25 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
   );
 }
 
-export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agentId: string; dialogueId: string; onChanged(): void; onDeleted(): void }) {
+type Mode = 'reply' | 'note';
+
+export function Transcript({
+  agentId,
+  dialogueId,
+  agentName,
+  backTo,
+  onChanged,
+  onDeleted,
+}: {
+  agentId: string;
+  dialogueId: string;
+  /** The dialogue's agent, named when the inbox lists several. */
+  agentName: string | undefined;
+  /** The list's address (the phone's way back). */
+  backTo: string;
+  onChanged(): void;
+  onDeleted(): void;
+}) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const head = useQuery(trpc.dialogues.get.queryOptions({ agentId, dialogueId }, polled));
@@ -78,14 +104,13 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
   // A page asked on request and kept beside the polled newest one, not a cached read of its own.
   const loadOlder = useMutation({ mutationFn: (cursor: string) => client.dialogues.messages.query({ agentId, dialogueId, limit: PAGE, cursor }) });
   const [text, setText] = useState('');
+  const [mode, setMode] = useState<Mode>('reply');
   const draftId = useRef(newDraftId());
+  const textRef = useRef<HTMLTextAreaElement>(null);
   const send = useMutation(trpc.dialogues.reply.mutationOptions());
+  const note = useMutation(trpc.dialogues.note.mutationOptions());
   const [sendProblem, setSendProblem] = useState<ApiError | undefined>();
-  const takeover = useMutation(trpc.dialogues.takeover.mutationOptions());
-  const release = useMutation(trpc.dialogues.release.mutationOptions());
   const read = useMutation(trpc.dialogues.read.mutationOptions());
-  const remove = useMutation(trpc.dialogues.remove.mutationOptions());
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const listRef = useRef<HTMLOListElement>(null);
   // Whether the reader is at the newest message (the list follows then), and what arrived while they were not.
   const atBottom = useRef(true);
@@ -147,14 +172,20 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
     const body = text.trim();
     if (!body) {
       send.reset();
-      setSendProblem({ message: 'Напишите текст ответа', type: 'invalid_request_error' });
+      note.reset();
+      setSendProblem({ message: mode === 'note' ? 'Напишите текст заметки' : 'Напишите текст ответа', type: 'invalid_request_error' });
       return;
     }
     setSendProblem(undefined);
-    const sent = await answerOf(send.mutateAsync({ agentId, dialogueId, text: body, clientMessageId: draftId.current }));
-    if (!sent) return; // the same id is sent again with the next try
-    setText('');
-    draftId.current = newDraftId();
+    if (mode === 'note') {
+      if (!(await answerOf(note.mutateAsync({ agentId, dialogueId, text: body })))) return;
+      setText('');
+    } else {
+      const sent = await answerOf(send.mutateAsync({ agentId, dialogueId, text: body, clientMessageId: draftId.current }));
+      if (!sent) return; // the same id is sent again with the next try
+      setText('');
+      draftId.current = newDraftId();
+    }
     // One's own reply is followed down to, wherever the reader was.
     atBottom.current = true;
     after();
@@ -169,57 +200,11 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
     );
   }
 
-  const holder = dialogue.heldBy;
+  const closed = dialogue.state === 'closed';
+  const noteMode = mode === 'note';
   return (
     <section className="card transcript" aria-labelledby="transcript-title">
-      <div className="section-head">
-        <h2 id="transcript-title">{clientLabel(dialogue.client)}</h2>
-        <span className={`badge state-${dialogue.state}`} data-testid="dialogue-state">
-          {stateLabels[dialogue.state]}
-        </span>
-      </div>
-      <p className="muted client-facts">
-        {dialogue.client.vkUserId !== null ? (
-          <a href={`https://vk.com/id${dialogue.client.vkUserId}`} target="_blank" rel="noreferrer">
-            vk.com/id{dialogue.client.vkUserId}
-          </a>
-        ) : null}
-        {dialogue.client.phone ? (
-          <span>
-            {' '}
-            · {t.phone}: <span className="dialogue-phone">{formatPhone(dialogue.client.phone)}</span>
-          </span>
-        ) : null}
-      </p>
-      <p className="hint" data-testid="holder">
-        {dialogue.state === 'closed'
-          ? t.closedHint
-          : holder
-            ? holder.byYou
-              ? t.heldByYou
-              : t.heldBy(holder.name)
-            : dialogue.state === 'escalated'
-              ? t.escalatedHint
-              : null}
-      </p>
-      <div className="row-actions transcript-actions">
-        {dialogue.state !== 'operator' || !holder?.byYou ? (
-          <Button
-            variant="secondary"
-            pending={takeover.isPending}
-            disabled={dialogue.state === 'closed'}
-            onClick={async () => (await answerOf(takeover.mutateAsync({ agentId, dialogueId }))) && after()}
-          >
-            {t.takeover}
-          </Button>
-        ) : null}
-        {dialogue.state === 'operator' || dialogue.state === 'escalated' ? (
-          <Button variant="secondary" pending={release.isPending} onClick={async () => (await answerOf(release.mutateAsync({ agentId, dialogueId }))) && after()}>
-            {t.release}
-          </Button>
-        ) : null}
-      </div>
-      <ErrorText error={apiError(takeover.error ?? release.error)} />
+      <DialogueHeader agentId={agentId} dialogueId={dialogueId} dialogue={dialogue} agentName={agentName} backTo={backTo} onChanged={after} onDeleted={onDeleted} />
 
       {nextOlder ? (
         <Button
@@ -257,52 +242,55 @@ export function Transcript({ agentId, dialogueId, onChanged, onDeleted }: { agen
         ) : null}
       </div>
 
-      <form className="reply" onSubmit={onSubmit} noValidate>
-        <label htmlFor="reply-text" className="label">
-          {t.reply}
+      <form className={`reply${noteMode ? ' reply-note' : ''}`} onSubmit={onSubmit} noValidate>
+        <div className="reply-modes" role="group" aria-label={t.replyMode}>
+          {(['reply', 'note'] as const).map((m) => (
+            <button
+              key={m}
+              type="button"
+              className={`reply-mode${mode === m ? ' current' : ''}`}
+              aria-pressed={mode === m}
+              onClick={() => {
+                setMode(m);
+                setSendProblem(undefined);
+                textRef.current?.focus();
+              }}
+            >
+              {m === 'note' ? t.note : t.reply}
+            </button>
+          ))}
+        </div>
+        <label htmlFor="reply-text" className="visually-hidden">
+          {noteMode ? t.noteLabel : t.reply}
         </label>
         <textarea
           id="reply-text"
+          ref={textRef}
           name="reply"
-          rows={3}
+          rows={2}
           maxLength={4000}
           value={text}
-          disabled={dialogue.state === 'closed'}
+          disabled={closed && !noteMode}
           aria-describedby="reply-hint"
           onChange={(e) => setText(e.target.value)}
         />
-        <p className="hint" id="reply-hint">
-          {t.replyHint}
-        </p>
-        <div className="row-actions">
-          <Button type="submit" pending={send.isPending} pendingText={t.sending} disabled={dialogue.state === 'closed'}>
-            {t.send}
+        <div className="reply-bar">
+          <QuickReplyPicker
+            onPick={(picked) => {
+              setMode('reply');
+              setText((current) => (current.trim() ? `${current.trimEnd()}\n${picked}` : picked));
+              textRef.current?.focus();
+            }}
+          />
+          <p className="hint" id="reply-hint">
+            {noteMode ? t.noteHint : t.replyHint}
+          </p>
+          <Button type="submit" pending={noteMode ? note.isPending : send.isPending} pendingText={t.sending} disabled={closed && !noteMode}>
+            {noteMode ? t.addNote : t.send}
           </Button>
         </div>
-        <ErrorText error={sendProblem ?? apiError(send.error)} />
+        <ErrorText error={sendProblem ?? apiError(noteMode ? note.error : send.error)} />
       </form>
-
-      <div className="row-actions delete-dialogue">
-        <Button variant="danger" onClick={() => setConfirmDelete(true)}>
-          {t.delete}
-        </Button>
-      </div>
-      <ConfirmDialog
-        open={confirmDelete}
-        title={t.deleteTitle}
-        confirmText="Удалить"
-        pending={remove.isPending}
-        error={apiError(remove.error)}
-        onCancel={() => setConfirmDelete(false)}
-        onConfirm={async () => {
-          if (await answerOf(remove.mutateAsync({ agentId, dialogueId }))) {
-            setConfirmDelete(false);
-            onDeleted();
-          }
-        }}
-      >
-        <p>{t.deleteText}</p>
-      </ConfirmDialog>
     </section>
   );
 }

@@ -2,6 +2,8 @@
 import type { Outputs } from '../app/api';
 
 export type DialogueItem = Outputs['dialogues']['list']['dialogues'][number];
+export type InboxItem = Outputs['dialogues']['inbox']['dialogues'][number];
+export type QuickReply = Outputs['dialogues']['quickReplies']['quickReplies'][number];
 export type Turn = Outputs['dialogues']['messages']['messages'][number];
 export type DialogueState = DialogueItem['state'];
 
@@ -25,6 +27,7 @@ export const authorLabels: Record<Turn['author'], string> = {
   assistant: 'Ассистент',
   operator: 'Оператор',
   tool: 'Инструмент',
+  note: 'Заметка',
 };
 
 /** The client as the owner recognises them: the name they gave, else their VK id. */
@@ -33,8 +36,22 @@ export function clientLabel(client: DialogueItem['client']): string {
   return client.vkUserId !== null ? `Пользователь VK ${client.vkUserId}` : 'Клиент';
 }
 
+/** «ждёт 12 мин», «ждёт 2 ч 5 мин», «ждёт 3 дн.»: how long a client has waited for a person. */
+export function waitingFor(sinceIso: string, now: number): string {
+  const minutes = Math.max(0, Math.floor((now - new Date(sinceIso).getTime()) / 60_000));
+  if (minutes < 1) return 'ждёт меньше минуты';
+  if (minutes < 60) return `ждёт ${minutes} мин`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `ждёт ${hours} ч ${minutes % 60} мин` : `ждёт ${hours} ч`;
+  return `ждёт ${Math.floor(hours / 24)} дн.`;
+}
+
 export const inboxTexts = {
   title: 'Диалоги',
+  agent: 'Агент',
+  allAgents: 'Все агенты',
+  waitingTitle: 'Ждут человека',
+  othersTitle: 'Остальные диалоги',
   back: '← К агенту',
   empty: 'Диалогов пока нет: они появятся, когда клиенты напишут сообществу.',
   nothingFound: 'Ничего не найдено',
@@ -42,6 +59,8 @@ export const inboxTexts = {
   searchHint: 'Текст сообщения, имя, телефон или VK id',
   state: 'Состояние',
   choose: 'Выберите диалог слева, чтобы открыть переписку.',
+  noAgents: 'Диалоги появятся, когда у вас будет агент с подключённым сообществом ВКонтакте и клиенты ему напишут.',
+  toAgents: 'Создать агента',
   live: 'Список и переписка обновляются сами каждые 1,5 секунды.',
   toList: '← Все диалоги',
   unread: (n: number) => `${n} непрочит.`,
@@ -53,10 +72,23 @@ export const inboxTexts = {
   closedHint: 'Клиент запретил сообщения от сообщества: ответить нельзя.',
   reply: 'Ответ клиенту',
   replyHint: 'Уйдёт клиенту во ВКонтакте от имени сообщества; диалог перейдёт к вам.',
+  note: 'Заметка',
+  noteLabel: 'Заметка для себя и коллег',
+  noteHint: 'Клиент её не видит и ассистент её не читает: она останется только в переписке здесь.',
+  noteMark: 'Заметка — клиент её не видит',
+  addNote: 'Сохранить заметку',
+  replyMode: 'Что пишете',
   send: 'Отправить',
   sending: 'Отправка…',
   earlier: 'Показать ранее',
   noTurns: 'В переписке пока нет сообщений.',
+  more: 'Ещё действия',
+  releaseTitle: 'Вернуть диалог ассистенту?',
+  releaseConfirm: 'Вернуть',
+  releaseSend: 'Вернуть и отправить',
+  releaseWillSend: 'Клиент получит это сообщение:',
+  releaseSilent: 'Клиенту ничего не отправится: ассистент ответит на его следующее сообщение.',
+  releaseAfter: 'Дальше на сообщения клиента снова отвечает ассистент.',
   delete: 'Удалить диалог',
   deleteTitle: 'Удалить диалог клиента?',
   deleteText: 'Переписка, эскалации и события этого клиента будут удалены без возможности восстановления (например, по просьбе клиента).',
@@ -112,14 +144,8 @@ function plural(n: number, one: string, few: string, many: string): string {
   return many;
 }
 
+/** The main menu's badges on «Диалоги». */
 export const inboxHomeTexts = {
-  title: 'Диалоги',
-  choose: 'Выберите агента',
-  noAgents: 'Диалоги появятся, когда у вас будет агент с подключённым сообществом ВКонтакте и клиенты ему напишут.',
-  toAgents: 'Создать агента',
-  nothingNew: 'нового нет',
-  unread: (n: number) => `${n} ${plural(n, 'непрочитанное', 'непрочитанных', 'непрочитанных')}`,
-  waiting: (n: number) => `${n} ${plural(n, 'ждёт', 'ждут', 'ждут')} оператора`,
   waitingShort: (n: number) => `${n} ${plural(n, 'ждёт', 'ждут', 'ждут')}`,
   spoken: (unread: number, waiting: number) =>
     [
@@ -129,4 +155,23 @@ export const inboxHomeTexts = {
       .filter(Boolean)
       .map((part) => `, ${part}`)
       .join(''),
+};
+
+export const quickReplyTexts = {
+  pick: 'Быстрые ответы',
+  pickHint: 'Текст встанет в поле ответа — его можно поправить перед отправкой.',
+  none: 'Сохранённых ответов пока нет.',
+  manage: 'Изменить список',
+  manageTitle: 'Быстрые ответы',
+  manageHint: 'Ваши сохранённые ответы: ими можно пользоваться в диалогах любого вашего агента.',
+  title: 'Название',
+  text: 'Текст',
+  add: 'Добавить ответ',
+  save: 'Сохранить',
+  edit: 'Изменить',
+  remove: 'Удалить',
+  cancel: 'Отмена',
+  close: 'Закрыть',
+  removeTitle: (title: string) => `Удалить быстрый ответ «${title}»?`,
+  removeText: 'Он пропадёт из списка во всех диалогах. Уже отправленные сообщения останутся.',
 };
