@@ -194,6 +194,12 @@ browserSuite('the inbox as a chat in chromium', () => {
       expect(head.y + head.height).toBeLessThan(PHONE.height / 3);
       expect((await turns.boundingBox())!.height).toBeGreaterThan(PHONE.height / 3);
       await page.screenshot({ path: screenPath('inbox-phone') });
+      // Opened at this address on a phone, the sections' row brings the current one, «Диалоги», into view.
+      await page.reload();
+      await note.waitFor();
+      const section = (await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: /Диалоги/ }).boundingBox())!;
+      expect(section.x).toBeGreaterThanOrEqual(0);
+      expect(section.x + section.width).toBeLessThanOrEqual(PHONE.width);
 
       // «Вернуть ассистенту»: the text the client will get, shown first; VK receives exactly it.
       await page.setViewportSize(DESKTOP_800);

@@ -16,6 +16,7 @@ import { StatsScreen } from './Stats';
 import { UserScreen } from './User';
 import { UsersScreen } from './Users';
 import './admin.css';
+import { intoView } from '../shared/row-scroll';
 
 const SECTIONS = [
   { to: '/admin', label: 'Пользователи' },
@@ -26,13 +27,6 @@ const SECTIONS = [
   { to: '/admin/routes', label: 'Маршруты' },
   { to: '/admin/requisites', label: 'Реквизиты' },
 ] as const;
-
-/** On a phone the bar is one row that scrolls sideways: the current section's item is brought into it. */
-function intoView(item: HTMLLIElement | null) {
-  const list = item?.parentElement;
-  if (!item || !list || list.scrollWidth <= list.clientWidth) return;
-  list.scrollLeft = item.offsetLeft - list.offsetLeft - (list.clientWidth - item.offsetWidth) / 2;
-}
 
 function NoAccess() {
   return (

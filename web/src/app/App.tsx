@@ -11,6 +11,7 @@ import { TopupReturnScreen } from '../billing/Topups';
 import { ForgotPasswordScreen, ResetPasswordScreen } from '../auth/PasswordReset';
 import { OverviewScreen } from '../overview/Overview';
 import { Loading } from '../shared/ui';
+import { intoView } from '../shared/row-scroll';
 import { Link, navigate, usePath } from './router';
 import { currentSession, endSession, onSessionChange, type Session } from './session';
 import { useTRPC } from './trpc';
@@ -170,7 +171,7 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
         <nav id="main-nav" aria-label="Разделы">
           <ul>
             {nav.map((item) => (
-              <li key={item.to}>
+              <li key={item.to} ref={current(item.to) ? intoView : undefined}>
                 <Link to={item.to} aria-current={current(item.to) ? 'page' : undefined}>
                   {item.label}
                   {item.to === '/dialogues' ? <InboxBadges counts={inboxCounts.data} /> : null}
