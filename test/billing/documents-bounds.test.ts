@@ -6,20 +6,13 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { PDF_RENDERS_AT_ONCE } from '../../src/statement/render-queue';
 import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/gateway';
+import { OPERATOR_REQUISITES } from '../helpers/requisites';
 
 setDefaultTimeout(30_000);
 
 const ADMIN_EMAIL = uniqueEmail('documents-admin');
 const REQUISITES = {
-  companyName: 'ООО «Кондуит»',
-  inn: '7701234567',
-  kpp: '770101001',
-  ogrn: '1027700132195',
-  address: '123112, г. Москва, Пресненская наб., д. 10',
-  bankName: 'АО «Тестбанк»',
-  bik: '044525225',
-  account: '40702810400000012345',
-  correspondentAccount: '30101810400000000225',
+  ...OPERATOR_REQUISITES,
   vatNote: '',
 };
 

@@ -9,6 +9,7 @@ import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
 import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
 import { openaiClient, settleAll } from '../helpers/gateway';
 import { amountInWords } from '../../src/money-words';
+import { OPERATOR_REQUISITES } from '../helpers/requisites';
 
 setDefaultTimeout(30_000);
 
@@ -16,18 +17,7 @@ const SHOP_ID = '506751';
 const SECRET_KEY = 'test_Fh8hUAVVBGUGbjmlzba6TB0iyUbos_lueTHE-axOwM0';
 const SUPPORT = 'support@conduit.example';
 const ADMIN_EMAIL = uniqueEmail('statement-admin');
-const REQUISITES = {
-  companyName: 'ООО «Кондуит»',
-  inn: '7701234567',
-  kpp: '770101001',
-  ogrn: '1027700132195',
-  address: '123112, г. Москва, Пресненская наб., д. 10',
-  bankName: 'АО «Тестбанк»',
-  bik: '044525225',
-  account: '40702810400000012345',
-  correspondentAccount: '30101810400000000225',
-  vatNote: 'Без НДС (УСН)',
-};
+const REQUISITES = OPERATOR_REQUISITES;
 
 let upstream: FakeUpstream;
 let yk: FakeYookassa;

@@ -9,22 +9,12 @@ import type { Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { call, registerAdmin, uniqueEmail, type TestApp } from '../helpers/app';
 import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, registerThroughPage, screenPath, sessionToken, useBrowserApp } from '../helpers/browser';
+import { OPERATOR_REQUISITES } from '../helpers/requisites';
 
 const SCREENS = ['invoices-desktop', 'invoices-phone'] as const;
 const DESKTOP_800 = { width: 1280, height: 800 };
 const ADMIN_EMAIL = uniqueEmail('web-invoices-admin');
-const REQUISITES = {
-  companyName: 'ООО «Кондуит»',
-  inn: '7701234567',
-  kpp: '770101001',
-  ogrn: '1027700132195',
-  address: '123112, г. Москва, Пресненская наб., д. 10',
-  bankName: 'АО «Тестбанк»',
-  bik: '044525225',
-  account: '40702810400000012345',
-  correspondentAccount: '30101810400000000225',
-  vatNote: 'Без НДС (УСН)',
-};
+const REQUISITES = OPERATOR_REQUISITES;
 const browserSuite = browserDescribe('web-invoices.test.ts');
 
 let app: TestApp;
