@@ -197,7 +197,10 @@ browserSuite('the inbox as a chat in chromium', () => {
       // Opened at this address on a phone, the sections' row brings the current one, «Диалоги», into view.
       await page.reload();
       await note.waitFor();
-      const section = (await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: /Диалоги/ }).boundingBox())!;
+      const section = (await page
+        .getByRole('navigation', { name: 'Разделы' })
+        .getByRole('link', { name: /Диалоги/ })
+        .boundingBox())!;
       expect(section.x).toBeGreaterThanOrEqual(0);
       expect(section.x + section.width).toBeLessThanOrEqual(PHONE.width);
 
