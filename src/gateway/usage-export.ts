@@ -9,6 +9,8 @@
 import { z } from 'zod';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
+import { errorMessages } from '../http/messages';
+import { findUnstorableText } from '../http/text';
 import { csvBooleanRu, gatewayMessages, usageCsvHeadersRu } from './texts';
 import { usageKeyFilter, type Principal } from '../keys';
 import type { Logger } from '../logger';
@@ -225,6 +227,9 @@ export function createUsageExport(deps: UsageExportDeps) {
   async function exported(request: Request, userId: string, keyFilter: (keyId: string | undefined) => string | undefined, operator: boolean) {
     const url = new URL(request.url);
     const raw = queryOf(url);
+    // A filter is compared with stored text: one PostgreSQL cannot hold (NUL) is refused, as the procedures refuse it.
+    const unstorable = findUnstorableText(raw);
+    if (unstorable !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(unstorable), { param: unstorable || null });
     const input = usageExportInput.parse(raw);
     const keyId = keyFilter(input.keyId);
     await deps.billing.flush();
