@@ -73,9 +73,9 @@ browserSuite('the funnel on the agent results', () => {
       await page.goto(`${app.url}/app/agents/${agentId}/results`);
       const funnel = page.getByTestId('agent-funnel');
       await funnel.getByRole('heading', { name: 'Воронка по неделям' }).waitFor();
-      expect(await funnel.getByRole('columnheader').allTextContents()).toEqual(['Неделя', 'Диалоги', 'Записи', 'Визиты']);
       const rows = funnel.getByTestId('funnel-week');
       await rows.first().waitFor();
+      expect(await funnel.getByRole('columnheader').allTextContents()).toEqual(['Неделя', 'Диалоги', 'Записи', 'Визиты']);
       expect(await rows.count()).toBe(8);
       // Newest first: this week, then last week with its figures.
       expect(await rows.nth(0).getAttribute('data-week')).toBe(week(0).date);
