@@ -3,6 +3,7 @@ import { messengerSlot } from '../integrations/messenger';
 import { socialSlot } from '../integrations/social';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createQuickReplies } from './quick-replies';
+import { createFunnel } from './funnel';
 import { createResults } from './results';
 import { createDialogues } from './service';
 
@@ -14,7 +15,12 @@ export function createDialoguesApi({ db, outbox, config }: Base, use: Use) {
     outbox,
     currency: config.balanceCurrency,
   });
-  return { dialogues, quickReplies: createQuickReplies({ db }), dialogueResults: createResults({ db, currency: config.balanceCurrency }) };
+  return {
+    dialogues,
+    quickReplies: createQuickReplies({ db }),
+    dialogueResults: createResults({ db, currency: config.balanceCurrency }),
+    funnel: createFunnel({ db, defaultTimeZone: config.yclientsTimeZone }),
+  };
 }
 
 export type DialoguesApi = ReturnType<typeof createDialoguesApi>;

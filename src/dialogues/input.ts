@@ -167,3 +167,26 @@ export const inboxCounts = z.object({
   agents: z.array(z.object({ agentId: z.string(), name: z.string(), unread: z.number().int(), escalated: z.number().int() })),
 });
 export type InboxCounts = z.output<typeof inboxCounts>;
+
+/** The weeks a funnel covers: a dialogue's turns are kept 90 days, so its first message is known that far back. */
+export const FUNNEL_MAX_WEEKS = 12;
+export const funnelInput = z.object({
+  agentId,
+  weeks: z.coerce.number().int().min(1).max(FUNNEL_MAX_WEEKS).default(8).meta({ description: 'Сколько последних недель, включая текущую (до 12)' }),
+});
+
+const funnelStep = z.enum(['dialogues', 'bookings', 'visits', 'orders', 'payments']);
+const funnelCount = z.object({
+  key: funnelStep,
+  count: z.number().int().meta({ description: 'Клиентов (диалогов) недели, дошедших до этого шага' }),
+  conversion: z.number().nullable().meta({ description: 'Доля от предыдущего шага (0…1); null для первого шага или когда на предыдущем никого' }),
+});
+export const funnelView = z.object({
+  timeZone: z.string().meta({ description: 'Часовой пояс, в котором считаются недели (с понедельника)' }),
+  steps: z.array(funnelStep).meta({
+    description:
+      'Шаги по типу агента: dialogues → bookings → visits (запись не отменена и её время прошло) для записи, dialogues → orders → payments для магазина; отзывы пока не считаются',
+  }),
+  weeks: z.array(z.object({ weekStart: z.string().meta({ description: 'Понедельник недели, YYYY-MM-DD' }), steps: z.array(funnelCount) })),
+  total: z.array(funnelCount).meta({ description: 'Все недели вместе' }),
+});

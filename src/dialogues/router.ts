@@ -7,6 +7,8 @@ import { agentsSlot } from '../agents';
 import {
   dialogueListInput,
   dialoguePath,
+  funnelInput,
+  funnelView,
   dialogueView,
   inboxCounts,
   inboxInput,
@@ -278,4 +280,20 @@ export const dialoguesRouter = router({
     .input(resultsInput)
     .output(resultsView)
     .query(({ ctx, input }) => ctx.dialogueResults.of(ctx.agent.id, input)),
+
+  funnel: agentProcedure
+    .use(own)
+    .meta({
+      info: { key: 'dialogues.funnel', query: '?weeks=' },
+      openapi: {
+        method: 'GET',
+        path: '/api/v1/agents/{agentId}/funnel',
+        tags: [TAG],
+        summary:
+          'Воронка агента по неделям первого сообщения клиента: диалоги → записи → визиты (Сервис) или диалоги → заказы → оплаты (Магазин), с конверсией каждого шага',
+      },
+    })
+    .input(funnelInput)
+    .output(funnelView)
+    .query(({ ctx, input }) => ctx.funnel.of(ctx.agent, input.weeks)),
 });

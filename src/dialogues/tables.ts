@@ -23,6 +23,11 @@ export const dialogues = pgTable(
     mode: text('mode').notNull().default('assistant'),
     /** Whether the client lets the community write to them (message_allow / message_deny); null: never said. */
     messagingAllowed: boolean('messaging_allowed'),
+    /**
+     * When the client pressed «Отписаться» under a broadcast: no broadcast goes to them after it, whatever
+     * message_allow says (the assistant still answers them). Null: never unsubscribed.
+     */
+    broadcastsDeniedAt: timestamp('broadcasts_denied_at', { withTimezone: true, mode: 'date' }),
     /** A multi-step exchange in progress (asking for a phone, choosing a slot…), as the assistant left it. */
     flow: jsonb('flow'),
     /** The name the client gave (booking), shown to the owner. */

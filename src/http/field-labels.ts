@@ -98,6 +98,10 @@ export const fieldLabels: Record<string, string> = {
   dialogueId: 'Диалог',
   afterId: 'После сообщения',
   clientMessageId: 'Идентификатор сообщения',
+  // Broadcasts and the funnel.
+  requestId: 'Идентификатор отправки',
+  broadcastId: 'Рассылка',
+  weeks: 'Число недель',
   q: 'Поиск',
   // Knowledge base.
   content: 'Текст записи',

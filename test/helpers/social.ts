@@ -75,6 +75,19 @@ export function createSocialDriver(getApp: () => TestApp, getVk: () => FakeVk) {
       };
     },
 
+    /** A client allowing (message_allow, with the widget's `key`) or denying (message_deny) the community's messages. */
+    consent(allowed: boolean, peerId = CLIENT) {
+      counter += 1;
+      return {
+        type: allowed ? 'message_allow' : 'message_deny',
+        event_id: `evt-consent-${Date.now()}-${counter}-${Math.random().toString(36).slice(2, 8)}`,
+        v: '5.199',
+        group_id: GROUP,
+        secret: SECRET,
+        object: allowed ? { user_id: peerId, key: '' } : { user_id: peerId },
+      };
+    },
+
     /** Posts an event and waits for `count` messages to that peer. */
     async sendAndWait(agentId: string, body: unknown, count = 1, peerId = CLIENT): Promise<FakeSentMessage[]> {
       const vk = getVk();

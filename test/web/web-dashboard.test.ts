@@ -433,7 +433,16 @@ suite('the dashboard read at a glance', () => {
       await page.getByTestId('model-unknown').waitFor({ state: 'detached' });
 
       const nav = page.getByRole('navigation', { name: 'Разделы агента' });
-      expect(await nav.getByRole('link').allTextContents()).toEqual(['Основное', 'ВКонтакте', 'Telegram', 'YCLIENTS', 'Инструменты', 'База знаний', 'Итоги']);
+      expect(await nav.getByRole('link').allTextContents()).toEqual([
+        'Основное',
+        'ВКонтакте',
+        'Telegram',
+        'YCLIENTS',
+        'Инструменты',
+        'База знаний',
+        'Рассылки',
+        'Итоги',
+      ]);
       await nav.getByRole('link', { name: 'YCLIENTS' }).click();
       await page.waitForURL(`${app.url}/app/agents/${agents.service}/yclients`);
       expect(await nav.getByRole('link', { name: 'YCLIENTS' }).getAttribute('aria-current')).toBe('page');

@@ -107,7 +107,7 @@ browserSuite('owner-friendly words and screens in chromium', () => {
       const nav = page.getByRole('navigation', { name: 'Разделы агента' });
       await nav.getByRole('link').first().waitFor();
       const sections = await nav.getByRole('link').allTextContents();
-      expect(sections).toEqual(['Основное', 'ВКонтакте', 'Telegram', 'YCLIENTS', 'Инструменты', 'База знаний', 'Итоги']);
+      expect(sections).toEqual(['Основное', 'ВКонтакте', 'Telegram', 'YCLIENTS', 'Инструменты', 'База знаний', 'Рассылки', 'Итоги']);
 
       // «Основное»: the model is chosen from a list, each model with its price per 1 000 tokens; no hint at /v1/models.
       const picker = page.getByLabel('Модель', { exact: true });

@@ -13,6 +13,7 @@ import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
 import type { Booking } from '../booking';
 import type { DialogueRelay, Escalations, Notifier, OwnerMail, MessengerSettings } from '../messenger';
+import { BROADCAST_KIND, createBroadcasts } from './broadcasts';
 import { createVkClient } from './client';
 import { vkReplyChannel } from './reply-channel';
 import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';
@@ -104,9 +105,20 @@ export function createSocial(deps: SocialDeps) {
         });
     },
   });
-  const webhook = createSocialWebhook({ db, settings, assistant, vkFor, logger, bodyLimitBytes: config.bodyLimitBytes, observe: deps.observeEvent });
+  const broadcasts = createBroadcasts({ db, outbox, settings, vkFor, logger });
+  const webhook = createSocialWebhook({
+    db,
+    settings,
+    assistant,
+    vkFor,
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    observe: deps.observeEvent,
+    broadcasts,
+  });
 
   outbox.register(SOCIAL_MESSAGE_KIND, createSocialMessageHandler({ db, settings, vkFor }));
+  outbox.register(BROADCAST_KIND, broadcasts.handler);
 
   const relay: DialogueRelay = {
     async relayOperatorReply(tx, reply) {
@@ -161,6 +173,7 @@ export function createSocial(deps: SocialDeps) {
     settings,
     assistant,
     webhook,
+    broadcasts,
     vkFor,
     start() {
       sweep.start();

@@ -12,7 +12,7 @@ import type { Database, Executor } from '../../db/client';
 import { dialogues } from '../../dialogues/tables';
 import { outbox } from '../../jobs/tables';
 import { enqueueOutbox, GiveUp, RetryLater, type OutboxHandler } from '../../jobs/outbox';
-import { generateRandomId, VkApiError, VkNetworkError, type VkClient } from './client';
+import { generateRandomId, type MessagesSendParams, VkApiError, VkNetworkError, type VkClient } from './client';
 import type { VkKeyboard } from './keyboards';
 import type { SocialSettings } from './settings';
 
@@ -129,22 +129,30 @@ export function createSocialMessageHandler(deps: { db: Database; settings: Socia
           .limit(1);
         if (earlier) throw new RetryLater('an earlier part of this text is not sent yet', { afterMs: WAIT_FOR_EARLIER_PART_MS, countsAsAttempt: false });
       }
-      try {
-        const messageId = await deps.vkFor(settings.accessToken).messagesSend({
-          peerId: payload.peerId,
-          message: payload.text,
-          randomId: payload.randomId,
-          ...(payload.keyboard ? { keyboard: payload.keyboard } : {}),
-        });
-        return { result: { messageId } };
-      } catch (error) {
-        if (error instanceof VkNetworkError) throw new RetryLater(error.message);
-        if (error instanceof VkApiError) {
-          if (error.retryable) throw new RetryLater(error.message, { afterMs: 1000, pausesAgent: error.kind === 'too_many_requests' });
-          throw new GiveUp(error.message);
-        }
-        throw error;
-      }
+      const messageId = await sendForOutbox(deps.vkFor(settings.accessToken), {
+        peerId: payload.peerId,
+        message: payload.text,
+        randomId: payload.randomId,
+        ...(payload.keyboard ? { keyboard: payload.keyboard } : {}),
+      });
+      return { result: { messageId } };
     },
   };
+}
+
+/**
+ * messages.send for an outbox handler: VK's answer as the outbox reads it — a network failure or a
+ * retryable error (rate limits pause the agent's other rows too) is tried again, any other refusal given up.
+ */
+export async function sendForOutbox(vk: VkClient, params: MessagesSendParams): Promise<number> {
+  try {
+    return await vk.messagesSend(params);
+  } catch (error) {
+    if (error instanceof VkNetworkError) throw new RetryLater(error.message);
+    if (error instanceof VkApiError) {
+      if (error.retryable) throw new RetryLater(error.message, { afterMs: 1000, pausesAgent: error.kind === 'too_many_requests' });
+      throw new GiveUp(error.message);
+    }
+    throw error;
+  }
 }

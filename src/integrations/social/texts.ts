@@ -13,3 +13,17 @@ export const socialMessages = {
   socialNoEventId: 'В событии нет event_id',
   socialNoConfirmationCode: 'Код подтверждения ещё не известен: запросите его в настройках интеграции',
 } as const;
+
+/** Broadcasts: what a client gets besides the owner's text, and the owner's errors. */
+export const broadcastTexts = {
+  /** The callback button under every broadcast. */
+  unsubscribeLabel: 'Отписаться',
+  unsubscribed: 'Вы отписались от рассылок: больше их не пришлём. Если напишете нам, ответим как обычно.',
+  alreadyUnsubscribed: 'Вы уже отписаны от рассылок. Если напишете нам, ответим как обычно.',
+  /** Who wrote a broadcast in the dialogue's transcript. */
+  author: 'Рассылка',
+  notFound: 'Рассылка не найдена',
+  /** Why a queued broadcast was not sent to a client after all. */
+  skippedDenied: 'клиент запретил сообщения сообщества',
+  skippedUnsubscribed: 'клиент отписался от рассылок',
+} as const;

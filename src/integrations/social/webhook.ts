@@ -22,6 +22,7 @@ import type { Logger } from '../../logger';
 import type { Assistant } from '../../assistant';
 import { readMedia } from './attachments';
 import type { VkClient } from './client';
+import type { Broadcasts } from './broadcasts';
 import type { ButtonPayload } from './keyboards';
 import type { SocialSettings } from './settings';
 
@@ -100,6 +101,8 @@ export interface SocialWebhookDeps {
   bodyLimitBytes: number;
   /** Told how each event's handling ended (metrics). */
   observe?: (outcome: 'handled' | 'failed') => void;
+  /** «Отписаться» under a broadcast, pressed or typed: handled there, before the assistant. */
+  broadcasts: Pick<Broadcasts, 'onPress' | 'onTyped'>;
 }
 
 export function createSocialWebhook(deps: SocialWebhookDeps) {
@@ -120,7 +123,10 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         if (peerId === null || message.out === 1) return 'ignored';
         if (isGroupChat(peerId)) return GROUP_CHAT_OUTCOME;
         const body = typeof message.text === 'string' ? unescapeVk(message.text) : '';
-        return assistant.onMessage(agentId, { peerId, text: body, payload: parsePayload(message.payload), media: readMedia(message) }, requestId);
+        const payload = parsePayload(message.payload);
+        const unsubscribed = (await deps.broadcasts.onPress(agentId, peerId, payload)) ?? (await deps.broadcasts.onTyped(agentId, peerId, body));
+        if (unsubscribed) return unsubscribed;
+        return assistant.onMessage(agentId, { peerId, text: body, payload, media: readMedia(message) }, requestId);
       }
       case 'message_event': {
         const peerId = int(object.peer_id);
@@ -137,7 +143,7 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         }
         if (isGroupChat(peerId)) return GROUP_CHAT_OUTCOME;
         if (!payload) return 'ignored';
-        return assistant.onButton(agentId, { peerId, payload });
+        return (await deps.broadcasts.onPress(agentId, peerId, payload)) ?? assistant.onButton(agentId, { peerId, payload });
       }
       case 'message_allow':
       case 'message_deny': {

@@ -2,13 +2,14 @@
 // «Основное» — its own settings (name, prompt, model picked from the catalogue with prices; the type is
 // fixed) and deletion; «ВКонтакте» and «Telegram» for all, «YCLIENTS» for Service agents; «Магазин» —
 // payments, catalog, orders for E-commerce agents; «Инструменты» — the tools its model gets, in
-// Russian; «База знаний»; «Итоги».
+// Russian; «База знаний»; «Рассылки» to the VK clients who allow messages; «Итоги».
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
 import { agentPatchInput } from '@server/agents/fields';
 import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
+import { AgentBroadcasts } from './AgentBroadcasts';
 import { AgentTools } from './AgentTools';
 import { ModelPicker } from '../shared/ModelPicker';
 import { useBillingConfig } from '../shared/billing-config';
@@ -156,7 +157,7 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   );
 }
 
-type SectionId = 'main' | 'vk' | 'telegram' | 'yclients' | 'shop' | 'tools' | 'knowledge' | 'results';
+type SectionId = 'main' | 'vk' | 'telegram' | 'yclients' | 'shop' | 'tools' | 'knowledge' | 'broadcasts' | 'results';
 
 /** The page's sections in order, those the agent's type has; the first is the page's own address. */
 function sectionsOf(type: Agent['type']): { id: SectionId; label: string }[] {
@@ -169,6 +170,7 @@ function sectionsOf(type: Agent['type']): { id: SectionId; label: string }[] {
     ...(type === 'ecommerce' ? [{ id: 'shop' as const, label: 'Магазин' }] : []),
     { id: 'tools', label: 'Инструменты' },
     { id: 'knowledge', label: 'База знаний' },
+    { id: 'broadcasts', label: 'Рассылки' },
     { id: 'results', label: 'Итоги' },
   ];
 }
@@ -252,6 +254,7 @@ export function AgentPage({ id, section }: { id: string; section?: string | unde
       {current === 'shop' ? <Shop agentId={agent.id} /> : null}
       {current === 'tools' ? <AgentTools agentId={agent.id} /> : null}
       {current === 'knowledge' ? <KnowledgeBase agentId={agent.id} /> : null}
+      {current === 'broadcasts' ? <AgentBroadcasts agentId={agent.id} /> : null}
       {current === 'results' ? <AgentResults agentId={agent.id} /> : null}
 
       <ConfirmDialog

@@ -1,11 +1,12 @@
 // The agent's results on its page: dialogues, messages, escalations, bookings, orders and payments,
 // model spend over the last 7, 30 or 90 days, the latest bookings and orders themselves (who, what, when,
-// made by the buttons or the model); and the way into the «Диалоги» section.
+// made by the buttons or the model); the funnel by week (Funnel.tsx); and the way into the «Диалоги» section.
 import { useQuery } from '@tanstack/react-query';
 import { apiError, useTRPC } from '../app/trpc';
 import { useMemo, useState } from 'react';
 import { ErrorText, Loading } from '../shared/ui';
 import { formatMoney, formatDateTime, formatInt } from '../shared/format';
+import { AgentFunnel } from './Funnel';
 import { formatPhone } from './phone-format';
 import { Link } from '../app/router';
 import { resultsTexts as t } from './texts';
@@ -84,6 +85,7 @@ export function AgentResults({ agentId }: { agentId: string }) {
           </div>
         </dl>
       ) : null}
+      <AgentFunnel agentId={agentId} />
       {r && r.recentBookings.length > 0 ? (
         <>
           <h3>{t.bookingsList}</h3>

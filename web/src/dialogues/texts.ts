@@ -134,6 +134,27 @@ export const resultsTexts = {
   orderStatuses: { pending: 'ждёт оплаты', paid: 'оплачен', cancelled: 'отменён' } as Partial<Record<string, string>>,
 };
 
+/** The funnel on the agent's results: steps by the agent's type, each with its conversion from the one before. */
+export const funnelTexts = {
+  title: 'Воронка по неделям',
+  hint: 'Клиенты считаются в неделе своего первого сообщения; у каждого шага — доля от предыдущего.',
+  visitsHint: 'Визит — запись не отменена и её время прошло. Отзывы после визита появятся в воронке позже.',
+  week: 'Неделя',
+  total: 'Всего',
+  weekOf: (monday: string) => {
+    const [y, m, d] = monday.split('-');
+    return `с ${d}.${m}.${y}`;
+  },
+  steps: {
+    dialogues: 'Диалоги',
+    bookings: 'Записи',
+    visits: 'Визиты',
+    orders: 'Заказы',
+    payments: 'Оплаты',
+  } as Record<string, string>,
+  conversion: (percent: string) => `${percent} от предыдущего шага`,
+};
+
 /** Russian plural: one, few, many («1 диалог», «2 диалога», «5 диалогов»). */
 function plural(n: number, one: string, few: string, many: string): string {
   const tens = n % 100;
