@@ -6,3 +6,4 @@ export { orderPaid, type OrderPaid } from './events';
 export type { OrderPayments } from './order-payments';
 export { minorToDecimal, type OrderSource, type OrderStatus, type OrderView, type Orders } from './orders';
 export type { CommerceSettings } from './settings';
+export { deliveryAddress, recipientName, type DeliveryMethod, type OrderDelivery } from './delivery';

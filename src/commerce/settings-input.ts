@@ -2,6 +2,7 @@
 // checks its form with the schema the API applies (settings.ts re-exports it for the server).
 import { z } from 'zod';
 import { commerceMessages } from './texts';
+import { deliverySettingsInput } from './delivery';
 
 export const commerceSettingsInput = z.object({
   paymentLinkTemplate: z
@@ -34,6 +35,8 @@ export const commerceSettingsInput = z.object({
     .trim()
     .regex(/^\S{8,200}$/, commerceMessages.yookassaSecretKeyInvalid)
     .optional(),
+  /** Pickup / courier / post with prices, asked at check-out. Absent: unchanged; null: no delivery step. */
+  delivery: deliverySettingsInput.nullable().optional(),
 });
 
 export const commerceSettingsView = z.object({
@@ -46,6 +49,8 @@ export const commerceSettingsView = z.object({
   /** Null when orders are paid through the template link only. */
   yookassaShopId: z.string().nullable(),
   yookassaSecretKeySet: z.boolean(),
+  /** Null: no delivery step at check-out. */
+  delivery: deliverySettingsInput.nullable(),
   updatedAt: z.string().nullable(),
 });
 

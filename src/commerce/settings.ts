@@ -12,6 +12,7 @@ import { commerceSettings } from './tables';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
 import { commerceMessages } from './texts';
+import { offeredMethods } from './delivery';
 import type { YookassaCredentials } from '../payments/yookassa';
 import type { commerceSettingsInput, CommerceSettingsView } from './settings-input';
 
@@ -42,7 +43,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
 
   function view(found: Awaited<ReturnType<typeof row>>, agentId: string, fresh?: string): CommerceSettingsView {
     if (!found) {
-      return { configured: false, paymentLinkTemplate: null, webhookUrl: null, yookassaShopId: null, yookassaSecretKeySet: false, updatedAt: null };
+      return { configured: false, paymentLinkTemplate: null, webhookUrl: null, yookassaShopId: null, yookassaSecretKeySet: false, delivery: null, updatedAt: null };
     }
     const secret = fresh ?? openSecret(found.webhookSecretSealed);
     return {
@@ -52,6 +53,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
       ...(fresh ? { webhookUrlWithSecret: paymentWebhookUrl(deps.publicBaseUrl, agentId, fresh) } : {}),
       yookassaShopId: found.yookassaShopId,
       yookassaSecretKeySet: found.yookassaSecretKeySealed !== null,
+      delivery: found.delivery ?? null,
       updatedAt: found.updatedAt.toISOString(),
     };
   }
@@ -100,6 +102,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
         paymentLinkTemplate: input.paymentLinkTemplate,
         webhookSecretSealed: fresh ? box.seal(fresh) : existing!.webhookSecretSealed,
         ...yookassaAccount(existing, input),
+        delivery: input.delivery === undefined ? (existing?.delivery ?? null) : input.delivery,
         updatedAt: new Date(),
       };
       const [saved] = await db
@@ -108,6 +111,11 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
         .onConflictDoUpdate({ target: commerceSettings.agentId, set: values })
         .returning();
       return view(saved, agentId, fresh);
+    },
+
+    /** The delivery methods the shop offers now (none: check-out asks no delivery step). */
+    async deliveryOptions(agentId: string) {
+      return offeredMethods((await row(agentId))?.delivery ?? null);
     },
 
     /** The payment page template, or null when the shop is not set up. */

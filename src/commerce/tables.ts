@@ -4,6 +4,7 @@ import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, tex
 import { createdAt, updatedAt, tsvector } from '../db/columns';
 import { agents } from '../agents/tables';
 import { dialogues } from '../dialogues/tables';
+import type { DeliverySettings, OrderDelivery } from './delivery';
 
 /** An E-commerce agent's shop: how clients pay, and the secret the payment provider's notifications carry. */
 export const commerceSettings = pgTable('commerce_settings', {
@@ -16,6 +17,8 @@ export const commerceSettings = pgTable('commerce_settings', {
   /** The shop's own YooKassa account: when set, each order's payment is created there (the template is the fallback). */
   yookassaShopId: text('yookassa_shop_id'),
   yookassaSecretKeySealed: text('yookassa_secret_key_sealed'),
+  /** Pickup / courier / post with prices (delivery.ts); null: no delivery step at check-out. */
+  delivery: jsonb('delivery').$type<DeliverySettings>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -90,6 +93,8 @@ export const orders = pgTable(
     totalMinor: bigint('total_minor', { mode: 'number' }).notNull(),
     currency: text('currency').notNull(),
     clientPhone: text('client_phone'),
+    /** The method, its price (in totalMinor), the address and the recipient; null: ordered without a delivery step. */
+    delivery: jsonb('delivery').$type<OrderDelivery>(),
     paymentLink: text('payment_link').notNull(),
     paymentId: text('payment_id'),
     paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),

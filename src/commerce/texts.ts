@@ -19,4 +19,8 @@ export const commerceMessages = {
   yookassaSecretKeyRequired: 'Секретный ключ ЮKassa: укажите его, для нового идентификатора магазина нужен его секретный ключ',
   yookassaShopIdRequired: 'ID магазина ЮKassa: укажите его вместе с секретным ключом ЮKassa',
   yookassaSecretKeyUnreadable: (detail: string) => `${detail}. Сохраните настройки магазина с секретным ключом ЮKassa заново`,
+  deliveryPrice: 'цена доставки в копейках: целое число от 0',
+  pickupAddress: 'адрес самовывоза: одна строка от 5 до 300 символов (нужен, если самовывоз включён)',
+  deliveryAddressInvalid: 'адрес доставки: одна строка от 5 до 300 символов',
+  recipientNameInvalid: 'имя получателя: от 2 до 100 символов, буквы, без цифр',
 } as const;

@@ -1,0 +1,226 @@
+// The shop's check-out with delivery (issue 42 point 6), over HTTP against fake VK, a fake YooKassa and a
+// scripted model: the owner's delivery settings (pickup with its address, courier, post, each with a price),
+// then in the VK dialogue the method by its button, the address and the recipient's name checked, the summary
+// with the delivery line and the total including it, and the YooKassa payment for that total. The detours: a
+// question in the address step answered and the step asked again, «отмена» keeping the cart.
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { lastUserText, startScriptedModelHost, type ScriptedModelHost } from '../fakes/scripted-model';
+import type { FakeSentMessage } from '../fakes/vk';
+import { startFakeVk, type FakeVk } from '../fakes/vk';
+import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
+import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
+import { waitFor } from '../helpers/messenger';
+import { buttonsOf, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
+
+setDefaultTimeout(30_000);
+
+const SHOP_ID = '665544';
+const SHOP_SECRET = 'live_Qw3rTy-shop-secret-key_0123456789';
+const TEMPLATE = 'https://pay.example.ru/checkout?order={orderNumber}&sum={amount}';
+const PICKUP = 'Москва, ул. Покровка, д. 12, магазин «Лён»';
+const DELIVERY = {
+  pickup: { enabled: true, priceMinor: 0, address: PICKUP },
+  courier: { enabled: true, priceMinor: 30000 },
+  post: { enabled: true, priceMinor: 25000 },
+};
+const WHEN_ANSWER = 'Курьер привозит на следующий день с 10 до 18.';
+
+let vk: FakeVk;
+let yk: FakeYookassa;
+let host: ScriptedModelHost;
+let app: TestApp;
+const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
+  () => app,
+  () => vk,
+);
+let counter = 0;
+
+beforeAll(async () => {
+  [vk, yk, host] = await Promise.all([startFakeVk(), startFakeYookassa(), startScriptedModelHost()]);
+  app = await startTestApp({
+    env: { VK_API_BASE_URL: vk.url, YOOKASSA_API_BASE_URL: yk.url, UPSTREAM_BASE_URL: host.url, ASSISTANT_DEBOUNCE_MS: '0', OUTBOX_POLL_INTERVAL_MS: '50' },
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await Promise.all([vk?.close(), yk?.close(), host?.close()]);
+});
+beforeEach(() => {
+  vk.reset();
+  vk.addGroup({ id: GROUP, name: 'Магазин «Лён»', token: TOKEN, confirmationCode: CODE });
+  yk.reset();
+  yk.addShop(SHOP_ID, SHOP_SECRET);
+});
+
+/** Amounts as VK shows them, with plain spaces for Intl's no-break ones. */
+const plain = (text: string) => text.replace(/[^\S\n]/g, ' ');
+const labels = (m: FakeSentMessage) => buttonsOf(m).map((b) => b.action.label);
+
+/** A shop on its own YooKassa account with delivery set up and a 1 500 ₽ plaid in the client's cart. */
+async function shopWithCart(delivery: unknown = DELIVERY) {
+  const model = `shop-delivery/m${++counter}`;
+  host.script(model, (body) => ({ text: lastUserText(body).includes('когда') ? WHEN_ANSWER : `Echo: ${lastUserText(body)}` }));
+  const owner = await registerUser(app.url);
+  const created = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Магазин «Лён»', type: 'ecommerce', model } });
+  expect(created.status).toBe(201);
+  const agentId = created.body.id as string;
+  const base = `/api/v1/commerce/${agentId}`;
+  const social = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+    token: owner.token,
+    body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+  });
+  expect(social.status).toBe(200);
+  const saved = await call(app.url, 'PUT', `${base}/settings`, {
+    token: owner.token,
+    body: { paymentLinkTemplate: TEMPLATE, yookassaShopId: SHOP_ID, yookassaSecretKey: SHOP_SECRET, delivery },
+  });
+  expect(saved.status).toBe(200);
+  const product = await call(app.url, 'POST', `${base}/products`, { token: owner.token, body: { title: 'Плед', priceMinor: 150000 } });
+  expect(product.status).toBe(201);
+  await sendAndWait(agentId, messageEvent({ action: 'cart_add', id: product.body.id }));
+  const hook = new URL(saved.body.webhookUrlWithSecret as string);
+  const orders = async () =>
+    (await call(app.url, 'GET', `${base}/orders`, { token: owner.token })).body.orders as {
+      id: string;
+      number: string;
+      status: string;
+      totalMinor: number;
+      paymentId: string | null;
+      delivery: unknown;
+    }[];
+  return { owner, agentId, base, orders, webhook: `${app.url}${hook.pathname}${hook.search}`, model };
+}
+
+describe('delivery settings', () => {
+  test('saved and read back; pickup on without an address, a negative price or a multi-line address is refused in Russian; null removes delivery', async () => {
+    const s = await shopWithCart();
+    const read = await call(app.url, 'GET', `${s.base}/settings`, { token: s.owner.token });
+    expect(read.body.delivery).toEqual(DELIVERY);
+    // Absent keeps it.
+    const kept = await call(app.url, 'PUT', `${s.base}/settings`, { token: s.owner.token, body: { paymentLinkTemplate: TEMPLATE } });
+    expect(kept.body.delivery).toEqual(DELIVERY);
+
+    const noAddress = await call(app.url, 'PUT', `${s.base}/settings`, {
+      token: s.owner.token,
+      body: { paymentLinkTemplate: TEMPLATE, delivery: { ...DELIVERY, pickup: { enabled: true, priceMinor: 0 } } },
+    });
+    expect(noAddress.status).toBe(400);
+    expect(noAddress.text).toContain('адрес самовывоза');
+    const negative = await call(app.url, 'PUT', `${s.base}/settings`, {
+      token: s.owner.token,
+      body: { paymentLinkTemplate: TEMPLATE, delivery: { ...DELIVERY, courier: { enabled: true, priceMinor: -1 } } },
+    });
+    expect(negative.status).toBe(400);
+    expect(negative.text).toContain('цена доставки');
+    const twoLines = await call(app.url, 'PUT', `${s.base}/settings`, {
+      token: s.owner.token,
+      body: { paymentLinkTemplate: TEMPLATE, delivery: { ...DELIVERY, pickup: { enabled: true, priceMinor: 0, address: 'Москва,\nПокровка 12' } } },
+    });
+    expect(twoLines.status).toBe(400);
+
+    const removed = await call(app.url, 'PUT', `${s.base}/settings`, { token: s.owner.token, body: { paymentLinkTemplate: TEMPLATE, delivery: null } });
+    expect(removed.body.delivery).toBeNull();
+    // Without delivery the check-out asks no delivery step (the phone first, as before).
+    const [ask] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+    expect(ask!.message).toContain('номер телефона');
+  });
+
+  test('another owner cannot read or change a shop’s delivery', async () => {
+    const s = await shopWithCart();
+    const stranger = await registerUser(app.url);
+    expect((await call(app.url, 'GET', `${s.base}/settings`, { token: stranger.token })).status).toBe(403);
+    const put = await call(app.url, 'PUT', `${s.base}/settings`, { token: stranger.token, body: { paymentLinkTemplate: TEMPLATE, delivery: null } });
+    expect(put.status).toBe(403);
+    expect((await call(app.url, 'GET', `${s.base}/settings`, { token: s.owner.token })).body.delivery).toEqual(DELIVERY);
+  });
+});
+
+describe('check-out with delivery in the VK dialogue', () => {
+  test('courier: method → a question in the address step → a bad address → address → a bad name → name → phone → summary with delivery → paid for the total with delivery', async () => {
+    const s = await shopWithCart();
+    const [methods] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+    expect(methods!.message).toBe('Как вам удобнее получить заказ?');
+    expect(labels(methods!).map(plain)).toEqual(['Самовывоз — бесплатно', 'Курьер — 300,00 ₽', 'Почта — 250,00 ₽', 'Отмена']);
+
+    const [askAddress] = await sendAndWait(s.agentId, messageEvent(payloadOf(methods!, 'Курьер')));
+    expect(askAddress!.message).toContain('адрес доставки');
+    const [answer, again] = await sendAndWait(s.agentId, messageNew('А когда привезут?'), 2);
+    expect(answer!.message).toBe(WHEN_ANSWER);
+    expect(again!.message).toContain('адрес доставки');
+    const [bad] = await sendAndWait(s.agentId, messageNew('дом'));
+    expect(bad!.message).toContain('Не получилось разобрать адрес');
+
+    const [askName] = await sendAndWait(s.agentId, messageNew('Москва, ул. Ленина, д. 5, кв. 12'));
+    expect(askName!.message).toContain('имя и фамилию получателя');
+    const [badName] = await sendAndWait(s.agentId, messageNew('12345'));
+    expect(badName!.message).toContain('только имя и фамилию');
+    const [askPhone] = await sendAndWait(s.agentId, messageNew('Анна Иванова'));
+    expect(askPhone!.message).toContain('номер телефона');
+
+    const [summary] = await sendAndWait(s.agentId, messageNew('+7 916 123-45-67'));
+    const shown = plain(summary!.message).split('\n');
+    expect(shown[0]).toBe('Проверьте, пожалуйста, заказ:');
+    expect(shown[1]).toContain('Плед × 1');
+    expect(shown.slice(2)).toEqual([
+      'Доставка: Курьер, 300,00 ₽',
+      'Адрес: Москва, ул. Ленина, д. 5, кв. 12',
+      'Получатель: Анна Иванова',
+      'Итого: 1 800,00 ₽',
+      'Телефон: +7 916 123-45-67',
+      'Оформляем?',
+    ]);
+    expect(await s.orders()).toHaveLength(0);
+
+    const [placed] = await sendAndWait(s.agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
+    const [order] = await s.orders();
+    expect(order).toMatchObject({
+      status: 'pending',
+      totalMinor: 180000,
+      delivery: { method: 'courier', priceMinor: 30000, address: 'Москва, ул. Ленина, д. 5, кв. 12', recipientName: 'Анна Иванова' },
+    });
+    expect(plain(placed!.message)).toContain(`Заказ ${order!.number} оформлен. Сумма: 1 800,00 ₽.`);
+    // YooKassa is asked for the total with delivery.
+    expect(yk.payments).toHaveLength(1);
+    expect(yk.payments[0]!.amount).toEqual({ value: '1800.00', currency: 'RUB' });
+    expect(placed!.message).toContain(yk.payments[0]!.confirmationUrl);
+
+    yk.succeed(order!.paymentId!);
+    expect((await yk.notify(s.webhook, order!.paymentId!, 'payment.succeeded')).status).toBe(200);
+    await waitFor(() => vk.sentMessages.find((m) => m.message.includes('Оплата заказа')), 5000, 'the payment message');
+    expect((await s.orders())[0]).toMatchObject({ status: 'paid', totalMinor: 180000 });
+  });
+
+  test('pickup: no address or name is asked; the summary shows the shop’s address and the total without a delivery price', async () => {
+    const s = await shopWithCart();
+    await app.sql(`update dialogues set client_phone = '79161234567' where agent_id = $1`, [s.agentId]);
+    const [methods] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+    const [summary] = await sendAndWait(s.agentId, messageEvent(payloadOf(methods!, 'Самовывоз')));
+    expect(plain(summary!.message)).toContain(`Доставка: Самовывоз, бесплатно\nАдрес самовывоза: ${PICKUP}\nИтого: 1 500,00 ₽`);
+    await sendAndWait(s.agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
+    expect((await s.orders())[0]).toMatchObject({ totalMinor: 150000, delivery: { method: 'pickup', priceMinor: 0, address: PICKUP, recipientName: null } });
+    expect(yk.payments[0]!.amount.value).toBe('1500.00');
+  });
+
+  test('«отмена» in the name step orders nothing and keeps the cart; a method switched off meanwhile is offered again without it', async () => {
+    const s = await shopWithCart();
+    const [methods] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+    await sendAndWait(s.agentId, messageEvent(payloadOf(methods!, 'Почта')));
+    const [askName] = await sendAndWait(s.agentId, messageNew('101000, Москва, Мясницкая ул., д. 26'));
+    expect(askName!.message).toContain('получателя');
+    const [canceled] = await sendAndWait(s.agentId, messageNew('отмена'));
+    expect(canceled!.message).toContain('заказ не оформляю');
+    expect(await s.orders()).toHaveLength(0);
+    const [cart] = await sendAndWait(s.agentId, messageEvent({ action: 'cart' }));
+    expect(cart!.message).toContain('Плед');
+
+    const [offered] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+    await call(app.url, 'PUT', `${s.base}/settings`, {
+      token: s.owner.token,
+      body: { paymentLinkTemplate: TEMPLATE, delivery: { ...DELIVERY, courier: { enabled: false, priceMinor: 30000 } } },
+    });
+    const [again] = await sendAndWait(s.agentId, messageEvent(payloadOf(offered!, 'Курьер')));
+    expect(again!.message).toContain('Этот способ доставки сейчас недоступен');
+    expect(labels(again!)).not.toContain('Курьер — 300,00 ₽');
+    expect(labels(again!).map(plain)).toEqual(['Самовывоз — бесплатно', 'Почта — 250,00 ₽', 'Отмена']);
+  });
+});
