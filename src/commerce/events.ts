@@ -14,3 +14,16 @@ export interface OrderPaid {
 }
 
 export const orderPaid = defineEvent<OrderPaid>('commerce.order-paid');
+
+/** The owner moved an order on (shipped with a tracking number, delivered, cancelled with a reason), inside that transaction. */
+export interface OrderStatusChanged {
+  tx: Executor;
+  agentId: string;
+  dialogueId: string;
+  orderNumber: string;
+  status: 'shipped' | 'delivered' | 'cancelled';
+  /** Shipped: the tracking number; cancelled: the reason; delivered: null. */
+  detail: string | null;
+}
+
+export const orderStatusChanged = defineEvent<OrderStatusChanged>('commerce.order-status-changed');

@@ -12,6 +12,7 @@ import { createNotificationSenders } from '../payments/notification-senders';
 import { createCatalog } from './catalog';
 import { createOrderPayments } from './order-payments';
 import { createOrders } from './orders';
+import { createOrderStatus } from './order-status';
 import { createPaymentWebhook } from './payments';
 import { createCommerceSettings } from './settings';
 
@@ -41,7 +42,8 @@ export function createCommerce(deps: {
     senders,
     events: deps.events,
   });
-  return { catalog, orders, settings, orderPayments, payments };
+  const orderStatus = createOrderStatus({ db: deps.db, events: deps.events, outbox: deps.outbox });
+  return { catalog, orders, settings, orderPayments, payments, orderStatus };
 }
 
 export type Commerce = ReturnType<typeof createCommerce>;

@@ -16,7 +16,7 @@ import { dayIn, formatOrderNumber } from '../integrations/messenger';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Per product and cart: more is a wholesale order, for a person to handle. */
 const MAX_QUANTITY = 99;
-export const ORDER_STATUSES = ['pending', 'paid', 'cancelled'] as const;
+export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export interface CartLine {
@@ -57,6 +57,9 @@ export const orderView = z.object({
   paymentLink: z.string(),
   paymentId: z.string().nullable(),
   paidAt: z.string().nullable(),
+  trackingNumber: z.string().nullable().describe('Трек-номер, введённый владельцем при отправке'),
+  cancelReason: z.string().nullable().describe('Причина отмены, сообщённая клиенту'),
+  statusChangedAt: z.string().nullable(),
   source: z.enum(ORDER_SOURCES).describe('Кто оформил заказ: buttons — клиент кнопками магазина, model — ассистент (инструмент checkout)'),
   createdAt: z.string(),
 });
@@ -77,6 +80,9 @@ export function orderViewOf(row: OrderRow): OrderView {
     paymentLink: row.paymentLink,
     paymentId: row.paymentId,
     paidAt: row.paidAt?.toISOString() ?? null,
+    trackingNumber: row.trackingNumber,
+    cancelReason: row.cancelReason,
+    statusChangedAt: row.statusChangedAt?.toISOString() ?? null,
     source: row.source as OrderSource,
     createdAt: row.createdAt.toISOString(),
   };

@@ -87,7 +87,7 @@ export const orders = pgTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     dialogueId: uuid('dialogue_id').references(() => dialogues.id, { onDelete: 'set null' }),
     number: text('number').notNull(),
-    /** pending | paid | cancelled */
+    /** pending | paid | shipped | delivered | cancelled (order-status.ts: which the owner may set from which) */
     status: text('status').notNull().default('pending'),
     items: jsonb('items').$type<{ productId: string; title: string; priceMinor: number; quantity: number }[]>().notNull(),
     totalMinor: bigint('total_minor', { mode: 'number' }).notNull(),
@@ -98,6 +98,12 @@ export const orders = pgTable(
     paymentLink: text('payment_link').notNull(),
     paymentId: text('payment_id'),
     paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
+    /** What the owner entered when shipping it: the carrier's tracking number, told to the client. */
+    trackingNumber: text('tracking_number'),
+    /** Why the owner cancelled it, told to the client. */
+    cancelReason: text('cancel_reason'),
+    /** When the status last changed by the owner (shipped, delivered, cancelled). */
+    statusChangedAt: timestamp('status_changed_at', { withTimezone: true, mode: 'date' }),
     /** Who placed it: `buttons` (the dialogue's shop buttons) or `model` (the assistant's checkout tool). */
     source: text('source').notNull().default('buttons'),
     createdAt: createdAt(),
@@ -106,7 +112,7 @@ export const orders = pgTable(
   (t) => [
     unique('orders_number_unique').on(t.agentId, t.number),
     index('orders_agent_idx').on(t.agentId, t.createdAt, t.id),
-    check('orders_status_known', sql`${t.status} in ('pending', 'paid', 'cancelled')`),
+    check('orders_status_known', sql`${t.status} in ('pending', 'paid', 'shipped', 'delivered', 'cancelled')`),
     check('orders_source_known', sql`${t.source} in ('buttons', 'model')`),
   ],
 );

@@ -23,4 +23,8 @@ export const commerceMessages = {
   pickupAddress: 'адрес самовывоза: одна строка от 5 до 300 символов (нужен, если самовывоз включён)',
   deliveryAddressInvalid: 'адрес доставки: одна строка от 5 до 300 символов',
   recipientNameInvalid: 'имя получателя: от 2 до 100 символов, буквы, без цифр',
+  orderStatusTransition: (from: string, to: string) => `Заказ в статусе «${from}» нельзя перевести в «${to}»`,
+  trackingNumberInvalid: 'трек-номер: от 4 до 64 символов — буквы, цифры, дефис, пробел',
+  cancelReasonInvalid: 'причина отмены: одна строка от 3 до 300 символов, её увидит клиент',
+  statusLabels: { pending: 'ожидает оплаты', paid: 'оплачен', shipped: 'отправлен', delivered: 'доставлен', cancelled: 'отменён' } as Record<string, string>,
 } as const;

@@ -188,6 +188,73 @@ describe('check-out with delivery in the VK dialogue', () => {
     expect((await yk.notify(s.webhook, order!.paymentId!, 'payment.succeeded')).status).toBe(200);
     await waitFor(() => vk.sentMessages.find((m) => m.message.includes('Оплата заказа')), 5000, 'the payment message');
     expect((await s.orders())[0]).toMatchObject({ status: 'paid', totalMinor: 180000 });
+
+    // The owner ships it with a tracking number, then marks it delivered: the client hears each once.
+    const status = (body: Record<string, unknown>) => call(app.url, 'POST', `${s.base}/orders/${order!.id}/status`, { token: s.owner.token, body });
+    const shipped = await status({ status: 'shipped', trackingNumber: ' RA123456789RU ' });
+    expect(shipped.status).toBe(200);
+    expect(shipped.body).toMatchObject({ status: 'shipped', trackingNumber: 'RA123456789RU' });
+    await waitFor(() => vk.sentMessages.find((m) => m.message.includes('отправлен')), 5000, 'the shipped message');
+    expect((await status({ status: 'delivered' })).body).toMatchObject({ status: 'delivered' });
+    await waitFor(() => vk.sentMessages.find((m) => m.message.includes('доставлен')), 5000, 'the delivered message');
+    // Pressed again (a second tab): refused, and no second message.
+    const repeat = await status({ status: 'delivered' });
+    expect(repeat.status).toBe(409);
+    expect(repeat.text).toContain('Заказ в статусе «доставлен» нельзя перевести в «доставлен»');
+
+    // Everything the client received, in order, from «Оформить заказ» on.
+    const n = order!.number;
+    const received = vk.sentMessages.map((m) => plain(m.message));
+    const fromCheckout = received.slice(received.indexOf('Как вам удобнее получить заказ?'));
+    expect(fromCheckout.map((m) => m.split('\n')[0])).toEqual([
+      'Как вам удобнее получить заказ?',
+      'Напишите, пожалуйста, адрес доставки: город, улица, дом, квартира.',
+      WHEN_ANSWER,
+      'Напишите, пожалуйста, адрес доставки: город, улица, дом, квартира.',
+      expect.stringContaining('Не получилось разобрать адрес'),
+      'На чьё имя оформить доставку? Напишите, пожалуйста, имя и фамилию получателя.',
+      'Напишите, пожалуйста, только имя и фамилию получателя, например: Анна Иванова.',
+      'Напишите, пожалуйста, номер телефона для заказа — по нему магазин свяжется с вами о доставке.',
+      'Проверьте, пожалуйста, заказ:',
+      `Заказ ${n} оформлен. Сумма: 1 800,00 ₽.`,
+      `Оплата заказа ${n} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,
+      `Заказ ${n} отправлен. Трек-номер для отслеживания: RA123456789RU.`,
+      `Заказ ${n} доставлен. Спасибо за покупку! Будем рады видеть вас снова.`,
+    ]);
+  });
+
+  test('status changes: only the allowed ones, a tracking number and a reason checked, another owner refused; a cancellation is told with its reason', async () => {
+    const s = await shopWithCart();
+    await app.sql(`update dialogues set client_phone = '79161234567' where agent_id = $1`, [s.agentId]);
+    const [methods] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+    const [summary] = await sendAndWait(s.agentId, messageEvent(payloadOf(methods!, 'Самовывоз')));
+    await sendAndWait(s.agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
+    const [order] = await s.orders();
+    const path = `${s.base}/orders/${order!.id}/status`;
+    const status = (body: Record<string, unknown>, token = s.owner.token) => call(app.url, 'POST', path, { token, body });
+
+    // Not paid yet: cannot be shipped.
+    const early = await status({ status: 'shipped', trackingNumber: 'RA123456789RU' });
+    expect(early.status).toBe(409);
+    expect(early.text).toContain('«ожидает оплаты» нельзя перевести в «отправлен»');
+    const noTracking = await status({ status: 'shipped' });
+    expect(noTracking.status).toBe(400);
+    expect(noTracking.text).toContain('трек-номер');
+    const noReason = await status({ status: 'cancelled', reason: '\u0007' });
+    expect(noReason.status).toBe(400);
+    expect(noReason.text).toContain('причина отмены');
+    const stranger = await registerUser(app.url);
+    expect((await status({ status: 'cancelled', reason: 'Нет в наличии' }, stranger.token)).status).toBe(403);
+    expect(
+      (await call(app.url, 'POST', `${s.base}/orders/00000000-0000-4000-8000-000000000000/status`, { token: s.owner.token, body: { status: 'delivered' } })).status,
+    ).toBe(404);
+
+    const cancelled = await status({ status: 'cancelled', reason: 'Товар закончился на складе' });
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelReason: 'Товар закончился на складе' });
+    const told = await waitFor(() => vk.sentMessages.find((m) => m.message.includes('отменён')), 5000, 'the cancellation message');
+    expect(told.message).toBe(`Заказ ${order!.number} отменён. Причина: Товар закончился на складе. Если остались вопросы — напишите нам.`);
+    expect((await status({ status: 'shipped', trackingNumber: 'RA123456789RU' })).status).toBe(409);
+    expect(vk.sentMessages.filter((m) => m.message.includes(order!.number) && m.message.includes('отмен'))).toHaveLength(1);
   });
 
   test('pickup: no address or name is asked; the summary shows the shop’s address and the total without a delivery price', async () => {

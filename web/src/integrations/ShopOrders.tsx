@@ -14,7 +14,13 @@ import { orderStatusLabels } from '../shared/texts';
 type Order = Outputs['commerce']['getOrder'];
 
 const PAGE_SIZE = 20;
-const STATUS_BADGE: Record<OrderStatus, string> = { pending: 'badge', paid: 'badge badge-ok', cancelled: 'badge badge-off' };
+const STATUS_BADGE: Record<OrderStatus, string> = {
+  pending: 'badge',
+  paid: 'badge badge-ok',
+  shipped: 'badge badge-ok',
+  delivered: 'badge badge-ok',
+  cancelled: 'badge badge-off',
+};
 
 const StatusBadge = ({ status }: { status: OrderStatus }) => <span className={STATUS_BADGE[status]}>{orderStatusLabels[status]}</span>;
 
