@@ -5,6 +5,7 @@
 import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import { formatPrice } from '../../web/src/integrations/price';
 import { call, uniqueEmail, type TestApp } from '../helpers/app';
 import {
   browserDescribe,
@@ -18,7 +19,7 @@ import {
   useBrowserApp,
 } from '../helpers/browser';
 
-const SCREENS = ['shop-delivery', 'shop-delivery-phone'] as const;
+const SCREENS = ['shop-delivery', 'shop-delivery-phone', 'shop-order-status', 'shop-order-status-phone'] as const;
 const browserSuite = browserDescribe('web-shop-delivery.test.ts');
 const TEMPLATE = 'https://pay.example.ru/pay?order={orderNumber}&sum={amount}';
 
@@ -30,7 +31,7 @@ browserSuite('the shop’s delivery settings in chromium', () => {
   useBrowserApp({ screens: SCREENS, ready: (s) => ({ app, page, pageErrors } = s) });
 
   test(
-    'pickup needs its address, a price must be a sum; saved in kopecks, kept after a reload; both widths',
+    'delivery settings (pickup needs its address, a price must be a sum; kopecks; kept after a reload), then an order shipped with a tracking number and delivered; both widths',
     async () => {
       await registerThroughPage(page, app.url, { email: uniqueEmail('shop-delivery'), password: 'delivery-secret-1' });
       const token = await sessionToken(page);
@@ -94,6 +95,54 @@ browserSuite('the shop’s delivery settings in chromium', () => {
         await delivery.screenshot({ path: screenPath(name) });
       }
       await page.setViewportSize(DESKTOP);
+
+      // An order paid with courier delivery, as check-out writes it: the owner ships it with a tracking
+      // number, then marks it delivered; the buttons follow the status.
+      const delivered = { method: 'courier', priceMinor: 30000, address: 'Москва, ул. Ленина, д. 5, кв. 12', recipientName: 'Анна Иванова' };
+      const [{ id: orderId }] = (await app.sql(
+        `insert into orders (agent_id, number, status, items, total_minor, currency, client_phone, delivery, payment_link, paid_at)
+         values ($1, 'ORD-20261201-0007', 'paid', $2::jsonb, 180000, 'RUB', '79161234567', $3::jsonb, 'https://pay.example.ru/pay?order=ORD-20261201-0007', now())
+         returning id`,
+        [agentId, JSON.stringify([{ productId: crypto.randomUUID(), title: 'Плед', priceMinor: 150000, quantity: 1 }]), JSON.stringify(delivered)],
+      )) as [{ id: string }];
+      const orders = page.getByTestId('shop-orders');
+      await orders.getByRole('button', { name: 'Обновить' }).click();
+      await orders.getByRole('button', { name: 'Заказ ORD-20261201-0007: состав' }).click();
+      const details = orders.getByTestId('order-details');
+      const facts = details.getByTestId('order-delivery');
+      await facts.getByText(`Курьер, ${formatPrice(30000, 'RUB')}`).waitFor();
+      expect(await facts.textContent()).toContain('Анна Иванова');
+      expect(await details.getByTestId('order-delivery-price').textContent()).toBe(formatPrice(30000, 'RUB'));
+      expect(await details.getByTestId('order-total').textContent()).toBe(formatPrice(180000, 'RUB'));
+      const actions = details.getByTestId('order-actions');
+      expect(await actions.getByRole('button', { name: 'Доставлен' }).count()).toBe(0);
+
+      await actions.getByRole('button', { name: 'Отправлен' }).click();
+      await actions.getByLabel('Трек-номер').fill('№');
+      await actions.getByRole('button', { name: 'Отметить отправленным' }).click();
+      await actions.getByText('трек-номер: от 4 до 64 символов').waitFor();
+      await actions.getByLabel('Трек-номер').fill('RA123456789RU');
+      for (const [size, name] of [
+        [DESKTOP, 'shop-order-status'],
+        [PHONE, 'shop-order-status-phone'],
+      ] as const) {
+        await page.setViewportSize(size);
+        await details.scrollIntoViewIfNeeded();
+        expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+        await details.screenshot({ path: screenPath(name) });
+      }
+      await actions.getByRole('button', { name: 'Отметить отправленным' }).click();
+      await facts.getByText('RA123456789RU').waitFor();
+      await details.getByText('Отправлен', { exact: true }).first().waitFor();
+      expect(await actions.getByRole('button', { name: 'Отправлен', exact: true }).count()).toBe(0);
+      await actions.getByRole('button', { name: 'Доставлен' }).click();
+      await details.getByText('Доставлен', { exact: true }).first().waitFor();
+      await details.getByTestId('order-actions').waitFor({ state: 'detached' });
+      const storedOrder = (await call(app.url, 'GET', `/api/v1/commerce/${agentId}/orders/${orderId}`, { token })).body;
+      expect(storedOrder).toMatchObject({ status: 'delivered', trackingNumber: 'RA123456789RU', delivery: delivered });
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await page.setViewportSize(DESKTOP);
+
       for (const name of SCREENS) expect(statSync(screenPath(name)).size).toBeGreaterThan(1000);
       expect(pageErrors).toEqual([]);
     },
