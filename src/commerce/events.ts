@@ -27,3 +27,16 @@ export interface OrderStatusChanged {
 }
 
 export const orderStatusChanged = defineEvent<OrderStatusChanged>('commerce.order-status-changed');
+
+/** An order left unpaid past the shop's reminder hours, claimed once, inside the claim's transaction. */
+export interface OrderUnpaid {
+  tx: Executor;
+  agentId: string;
+  dialogueId: string;
+  orderNumber: string;
+  totalMinor: number;
+  currency: string;
+  paymentLink: string;
+}
+
+export const orderUnpaid = defineEvent<OrderUnpaid>('commerce.order-unpaid');

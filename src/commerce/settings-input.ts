@@ -37,6 +37,13 @@ export const commerceSettingsInput = z.object({
     .optional(),
   /** Pickup / courier / post with prices, asked at check-out. Absent: unchanged; null: no delivery step. */
   delivery: deliverySettingsInput.nullable().optional(),
+  /** Hours after check-out when an unpaid order is reminded of, once; 0: no reminder. Absent: unchanged. */
+  unpaidReminderHours: z
+    .number({ error: commerceMessages.unpaidReminderHours })
+    .int(commerceMessages.unpaidReminderHours)
+    .min(0, commerceMessages.unpaidReminderHours)
+    .max(168, commerceMessages.unpaidReminderHours)
+    .optional(),
 });
 
 export const commerceSettingsView = z.object({
@@ -51,6 +58,7 @@ export const commerceSettingsView = z.object({
   yookassaSecretKeySet: z.boolean(),
   /** Null: no delivery step at check-out. */
   delivery: deliverySettingsInput.nullable(),
+  unpaidReminderHours: z.number().int(),
   updatedAt: z.string().nullable(),
 });
 

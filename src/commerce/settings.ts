@@ -43,7 +43,16 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
 
   function view(found: Awaited<ReturnType<typeof row>>, agentId: string, fresh?: string): CommerceSettingsView {
     if (!found) {
-      return { configured: false, paymentLinkTemplate: null, webhookUrl: null, yookassaShopId: null, yookassaSecretKeySet: false, delivery: null, updatedAt: null };
+      return {
+        configured: false,
+        paymentLinkTemplate: null,
+        webhookUrl: null,
+        yookassaShopId: null,
+        yookassaSecretKeySet: false,
+        delivery: null,
+        unpaidReminderHours: 2,
+        updatedAt: null,
+      };
     }
     const secret = fresh ?? openSecret(found.webhookSecretSealed);
     return {
@@ -54,6 +63,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
       yookassaShopId: found.yookassaShopId,
       yookassaSecretKeySet: found.yookassaSecretKeySealed !== null,
       delivery: found.delivery ?? null,
+      unpaidReminderHours: found.unpaidReminderHours,
       updatedAt: found.updatedAt.toISOString(),
     };
   }
@@ -103,6 +113,7 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
         webhookSecretSealed: fresh ? box.seal(fresh) : existing!.webhookSecretSealed,
         ...yookassaAccount(existing, input),
         delivery: input.delivery === undefined ? (existing?.delivery ?? null) : input.delivery,
+        unpaidReminderHours: input.unpaidReminderHours ?? existing?.unpaidReminderHours ?? 2,
         updatedAt: new Date(),
       };
       const [saved] = await db

@@ -19,6 +19,8 @@ export const commerceSettings = pgTable('commerce_settings', {
   yookassaSecretKeySealed: text('yookassa_secret_key_sealed'),
   /** Pickup / courier / post with prices (delivery.ts); null: no delivery step at check-out. */
   delivery: jsonb('delivery').$type<DeliverySettings>(),
+  /** Hours after which an unpaid order is reminded of, once (order-reminders.ts); 0: never. */
+  unpaidReminderHours: integer('unpaid_reminder_hours').notNull().default(2),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -104,6 +106,8 @@ export const orders = pgTable(
     cancelReason: text('cancel_reason'),
     /** When the status last changed by the owner (shipped, delivered, cancelled). */
     statusChangedAt: timestamp('status_changed_at', { withTimezone: true, mode: 'date' }),
+    /** When the unpaid order's reminder was claimed (sent, or skipped for a client who denied messages): once. */
+    unpaidReminderAt: timestamp('unpaid_reminder_at', { withTimezone: true, mode: 'date' }),
     /** Who placed it: `buttons` (the dialogue's shop buttons) or `model` (the assistant's checkout tool). */
     source: text('source').notNull().default('buttons'),
     createdAt: createdAt(),
@@ -112,6 +116,7 @@ export const orders = pgTable(
   (t) => [
     unique('orders_number_unique').on(t.agentId, t.number),
     index('orders_agent_idx').on(t.agentId, t.createdAt, t.id),
+    index('orders_unpaid_reminder_idx').on(t.createdAt).where(sql`${t.status} = 'pending' and ${t.unpaidReminderAt} is null`),
     check('orders_status_known', sql`${t.status} in ('pending', 'paid', 'shipped', 'delivered', 'cancelled')`),
     check('orders_source_known', sql`${t.source} in ('buttons', 'model')`),
   ],

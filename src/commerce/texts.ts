@@ -27,4 +27,5 @@ export const commerceMessages = {
   trackingNumberInvalid: 'трек-номер: от 4 до 64 символов — буквы, цифры, дефис, пробел',
   cancelReasonInvalid: 'причина отмены: одна строка от 3 до 300 символов, её увидит клиент',
   statusLabels: { pending: 'ожидает оплаты', paid: 'оплачен', shipped: 'отправлен', delivered: 'доставлен', cancelled: 'отменён' } as Record<string, string>,
+  unpaidReminderHours: 'напоминание о неоплаченном заказе: целое число часов от 0 (не напоминать) до 168',
 } as const;

@@ -10,7 +10,7 @@ import { startFakeVk, type FakeVk } from '../fakes/vk';
 import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
 import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/messenger';
-import { buttonsOf, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
+import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
 
 setDefaultTimeout(30_000);
 
@@ -86,6 +86,7 @@ async function shopWithCart(delivery: unknown = DELIVERY) {
       status: string;
       totalMinor: number;
       paymentId: string | null;
+      paymentLink: string;
       delivery: unknown;
     }[];
   return { owner, agentId, base, orders, webhook: `${app.url}${hook.pathname}${hook.search}`, model };
@@ -289,5 +290,80 @@ describe('check-out with delivery in the VK dialogue', () => {
     expect(again!.message).toContain('Этот способ доставки сейчас недоступен');
     expect(labels(again!)).not.toContain('Курьер — 300,00 ₽');
     expect(labels(again!).map(plain)).toEqual(['Самовывоз — бесплатно', 'Почта — 250,00 ₽', 'Отмена']);
+  });
+});
+
+describe('the reminder of an unpaid order (periodic, once)', () => {
+  const HOUR = 3_600_000;
+  const runAt = (ms: number) => app.instance.services.commerce.reminders.runOnce(new Date(Date.now() + ms));
+  // Order numbers repeat across shops (each counts its own day); the payment link is the order's own.
+  const remindersOf = (order: { number: string; paymentLink: string }) =>
+    vk.sentMessages.filter((m) => m.message.startsWith(`Напоминаем: заказ ${order.number}`) && m.message.includes(order.paymentLink));
+
+  /** A pickup order placed by the client with a known phone; pending until paid. */
+  async function placed(delivery: unknown = DELIVERY) {
+    const s = await shopWithCart(delivery);
+    await app.sql(`update dialogues set client_phone = '79161234567' where agent_id = $1`, [s.agentId]);
+    const [methods] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+    const [summary] = await sendAndWait(s.agentId, messageEvent(payloadOf(methods!, 'Самовывоз')));
+    await sendAndWait(s.agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
+    const [order] = await s.orders();
+    return { ...s, order: order! };
+  }
+
+  test('after the shop’s 2 hours (default) once, with the payment link, even when two passes run at once; not before', async () => {
+    const s = await placed();
+    await runAt(HOUR);
+    expect(remindersOf(s.order)).toHaveLength(0);
+    await Promise.all([runAt(2 * HOUR + 60_000), runAt(2 * HOUR + 60_000)]);
+    const [reminder] = await waitFor(() => (remindersOf(s.order).length > 0 ? remindersOf(s.order) : undefined), 5000, 'the reminder');
+    expect(plain(reminder!.message)).toBe(
+      `Напоминаем: заказ ${s.order.number} на 1 500,00 ₽ ещё не оплачен.\nОплатить: ${s.order.paymentLink}\nЕсли передумали — просто не оплачивайте, заказ не будет отправлен.`,
+    );
+    await runAt(5 * HOUR);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(remindersOf(s.order)).toHaveLength(1);
+  });
+
+  test('not when paid or cancelled meanwhile, not to a client who denied messages, never with 0 hours; 5 hours waits 5', async () => {
+    const paid = await placed();
+    yk.succeed(paid.order.paymentId!);
+    expect((await yk.notify(paid.webhook, paid.order.paymentId!, 'payment.succeeded')).status).toBe(200);
+    const cancelled = await placed();
+    expect(
+      (
+        await call(app.url, 'POST', `${cancelled.base}/orders/${cancelled.order.id}/status`, {
+          token: cancelled.owner.token,
+          body: { status: 'cancelled', reason: 'Клиент передумал' },
+        })
+      ).status,
+    ).toBe(200);
+    const denied = await placed();
+    const deny = await fetch(`${app.url}/api/v1/social/webhook/${denied.agentId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'message_deny', event_id: `deny-${Date.now()}`, v: '5.199', group_id: GROUP, secret: SECRET, object: { user_id: CLIENT } }),
+    });
+    expect(deny.status).toBe(200);
+    const off = await placed();
+    expect(
+      (await call(app.url, 'PUT', `${off.base}/settings`, { token: off.owner.token, body: { paymentLinkTemplate: TEMPLATE, unpaidReminderHours: 0 } })).body
+        .unpaidReminderHours,
+    ).toBe(0);
+    const later = await placed();
+    expect(
+      (await call(app.url, 'PUT', `${later.base}/settings`, { token: later.owner.token, body: { paymentLinkTemplate: TEMPLATE, unpaidReminderHours: 5 } })).body
+        .unpaidReminderHours,
+    ).toBe(5);
+    const bad = await call(app.url, 'PUT', `${later.base}/settings`, { token: later.owner.token, body: { paymentLinkTemplate: TEMPLATE, unpaidReminderHours: -1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('напоминание о неоплаченном заказе');
+
+    await runAt(3 * HOUR);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const s of [paid, cancelled, denied, off, later]) expect(remindersOf(s.order)).toHaveLength(0);
+    await runAt(5 * HOUR + 60_000);
+    await waitFor(() => remindersOf(later.order)[0], 5000, 'the 5-hour reminder');
+    for (const s of [paid, cancelled, denied, off]) expect(remindersOf(s.order)).toHaveLength(0);
   });
 });
