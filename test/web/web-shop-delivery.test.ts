@@ -66,6 +66,12 @@ browserSuite('the shop’s delivery settings in chromium', () => {
 
       await pickup.getByLabel('Адрес самовывоза').fill('Москва, ул. Покровка, д. 12');
       await post.getByLabel('Предлагать клиентам').check();
+      const hours = delivery.getByLabel('Напомнить о неоплаченном заказе через, ч');
+      expect(await hours.inputValue()).toBe('2');
+      await hours.fill('200');
+      await delivery.getByRole('button', { name: 'Сохранить доставку' }).click();
+      await delivery.getByText('Напоминание: целое число часов от 0').waitFor();
+      await hours.fill('3');
       await delivery.getByRole('button', { name: 'Сохранить доставку' }).click();
       await delivery.getByText('Доставка сохранена').waitFor();
       const expected = {
@@ -75,6 +81,7 @@ browserSuite('the shop’s delivery settings in chromium', () => {
       };
       const stored = await call(app.url, 'GET', settingsUrl, { token });
       expect(stored.body.delivery).toEqual(expected);
+      expect(stored.body.unpaidReminderHours).toBe(3);
       // The payment settings were sent as stored: the template is unchanged.
       expect(stored.body.paymentLinkTemplate).toBe(TEMPLATE);
 
@@ -84,6 +91,7 @@ browserSuite('the shop’s delivery settings in chromium', () => {
       expect(await post.getByLabel('Почта: цена, ₽').inputValue()).toBe('249,90');
       expect(await pickup.getByLabel('Адрес самовывоза').inputValue()).toBe('Москва, ул. Покровка, д. 12');
       expect(await courier.getByLabel('Предлагать клиентам').isChecked()).toBe(true);
+      expect(await hours.inputValue()).toBe('3');
 
       for (const [size, name] of [
         [DESKTOP, 'shop-delivery'],

@@ -1,6 +1,7 @@
 // How the shop delivers: pickup (with its address), courier and post, each switched on or off with a price
 // in roubles. The client chooses among the methods switched on at check-out in the VK dialogue; with none on,
-// check-out asks no delivery step. Saved with the shop's settings (the payment template as stored).
+// check-out asks no delivery step. With them, the hours after which an unpaid order is reminded of. Saved
+// with the shop's settings (the payment template as stored).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { deliverySettingsInput, type DeliverySettings } from '@server/commerce/delivery';
@@ -40,9 +41,12 @@ export function ShopDelivery({ agentId }: { agentId: string }) {
   const [form, setForm] = useState<Form>(formOf(null));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
+  const [hours, setHours] = useState('2');
 
   useEffect(() => {
-    if (settings.data) setForm(formOf(settings.data.delivery));
+    if (!settings.data) return;
+    setForm(formOf(settings.data.delivery));
+    setHours(String(settings.data.unpaidReminderHours));
   }, [settings.data]);
 
   const set = (method: Method, patch: Partial<Form[Method]>) => setForm((f) => ({ ...f, [method]: { ...f[method], ...patch } }));
@@ -61,6 +65,8 @@ export function ShopDelivery({ agentId }: { agentId: string }) {
         found[`${key}.priceMinor`] =
           `${title}: ${parsed.message.replace(/^Цена: /, 'цена доставки: ').replace('укажите цену товара', 'укажите цену, 0 — бесплатно')}`;
     }
+    const reminderHours = /^\d{1,3}$/.test(hours.trim()) ? Number(hours.trim()) : Number.NaN;
+    if (!(reminderHours >= 0 && reminderHours <= 168)) found.unpaidReminderHours = 'Напоминание: целое число часов от 0 (не напоминать) до 168';
     if (Object.keys(found).length > 0) {
       setErrors(found);
       return;
@@ -76,7 +82,7 @@ export function ShopDelivery({ agentId }: { agentId: string }) {
       return;
     }
     setErrors({});
-    const result = await answerOf(save.mutateAsync({ agentId, paymentLinkTemplate: template, delivery: checked.data }));
+    const result = await answerOf(save.mutateAsync({ agentId, paymentLinkTemplate: template, delivery: checked.data, unpaidReminderHours: reminderHours }));
     if (!result) return;
     queryClient.setQueryData(trpc.commerce.getSettings.queryKey({ agentId }), result);
     setSaved(true);
@@ -112,6 +118,13 @@ export function ShopDelivery({ agentId }: { agentId: string }) {
               ) : null}
             </fieldset>
           ))}
+          <Field
+            label="Напомнить о неоплаченном заказе через, ч"
+            hint="Один раз, со ссылкой на оплату, если заказ ещё не оплачен и не отменён; 0 — не напоминать"
+            error={errors.unpaidReminderHours}
+          >
+            {(props) => <input {...props} name="unpaidReminderHours" inputMode="numeric" value={hours} onChange={(e) => setHours(e.target.value)} />}
+          </Field>
           <SubmitRow label="Сохранить доставку" pending={save.isPending} done={saved} doneText="Доставка сохранена" error={apiError(save.error)} />
         </form>
       ) : null}
