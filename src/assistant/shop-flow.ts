@@ -149,7 +149,7 @@ export function createShopFlow(deps: {
         // Outside the order's transaction: an HTTP call must not hold the day's order counter (nor PGlite's
         // one connection). The payment link and the message then commit together; should the process stop
         // in between, the order stays listed for the owner with its template link.
-        const payment = await deps.orderPayments.create(agent.id, created, setup.yookassa);
+        const payment = await deps.orderPayments.create(agent.id, created, setup.yookassa, setup.receipts);
         paymentLink = payment?.paymentLink ?? created.paymentLink;
         await deps.flowDb.transaction(async (tx) => {
           if (payment) await orders.attachPayment(tx, created.id, payment);
@@ -171,7 +171,7 @@ export function createShopFlow(deps: {
       if (!(error instanceof AppError)) throw error;
       logger.warn('shop YooKassa account unusable; the template link is used', { agentId: agent.id, error });
       const template = await deps.settings.paymentLinkTemplate(agent.id);
-      return template ? { template, yookassa: null } : null;
+      return template ? { template, yookassa: null, receipts: null } : null;
     });
   }
 

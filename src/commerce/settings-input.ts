@@ -44,6 +44,15 @@ export const commerceSettingsInput = z.object({
     .min(0, commerceMessages.unpaidReminderHours)
     .max(168, commerceMessages.unpaidReminderHours)
     .optional(),
+  /** The shop's YooKassa account has 54-FZ receipts on: payments carry the order's lines. Absent: unchanged. */
+  yookassaReceipts: z.boolean().optional(),
+  /** YooKassa's vat_code for the lines (1 — без НДС … 12). Absent: unchanged. */
+  receiptVatCode: z
+    .number({ error: commerceMessages.receiptVatCode })
+    .int(commerceMessages.receiptVatCode)
+    .min(1, commerceMessages.receiptVatCode)
+    .max(12, commerceMessages.receiptVatCode)
+    .optional(),
 });
 
 export const commerceSettingsView = z.object({
@@ -59,6 +68,8 @@ export const commerceSettingsView = z.object({
   /** Null: no delivery step at check-out. */
   delivery: deliverySettingsInput.nullable(),
   unpaidReminderHours: z.number().int(),
+  yookassaReceipts: z.boolean(),
+  receiptVatCode: z.number().int(),
   updatedAt: z.string().nullable(),
 });
 

@@ -51,6 +51,8 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
         yookassaSecretKeySet: false,
         delivery: null,
         unpaidReminderHours: 2,
+        yookassaReceipts: false,
+        receiptVatCode: 1,
         updatedAt: null,
       };
     }
@@ -64,6 +66,8 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
       yookassaSecretKeySet: found.yookassaSecretKeySealed !== null,
       delivery: found.delivery ?? null,
       unpaidReminderHours: found.unpaidReminderHours,
+      yookassaReceipts: found.yookassaReceipts,
+      receiptVatCode: found.receiptVatCode,
       updatedAt: found.updatedAt.toISOString(),
     };
   }
@@ -114,6 +118,8 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
         ...yookassaAccount(existing, input),
         delivery: input.delivery === undefined ? (existing?.delivery ?? null) : input.delivery,
         unpaidReminderHours: input.unpaidReminderHours ?? existing?.unpaidReminderHours ?? 2,
+        yookassaReceipts: input.yookassaReceipts ?? existing?.yookassaReceipts ?? false,
+        receiptVatCode: input.receiptVatCode ?? existing?.receiptVatCode ?? 1,
         updatedAt: new Date(),
       };
       const [saved] = await db
@@ -138,9 +144,10 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
      * How the shop takes payments: the template (always) and its YooKassa account when set; null when the
      * shop is not set up. A key that cannot be opened is a 400 asking the owner to save it again.
      */
-    async paymentSetup(agentId: string): Promise<{ template: string; yookassa: YookassaCredentials | null } | null> {
+    async paymentSetup(agentId: string): Promise<{ template: string; yookassa: YookassaCredentials | null; receipts: { vatCode: number } | null } | null> {
       const found = await row(agentId);
-      return found ? { template: found.paymentLinkTemplate, yookassa: openYookassa(found) } : null;
+      if (!found) return null;
+      return { template: found.paymentLinkTemplate, yookassa: openYookassa(found), receipts: found.yookassaReceipts ? { vatCode: found.receiptVatCode } : null };
     },
 
     /** 'unknown' (no shop), 'wrong', or 'ok' — compared on digests, in constant time. */

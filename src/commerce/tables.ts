@@ -21,6 +21,10 @@ export const commerceSettings = pgTable('commerce_settings', {
   delivery: jsonb('delivery').$type<DeliverySettings>(),
   /** Hours after which an unpaid order is reminded of, once (order-reminders.ts); 0: never. */
   unpaidReminderHours: integer('unpaid_reminder_hours').notNull().default(2),
+  /** The shop's YooKassa account sends 54-FZ receipts: each payment carries `receipt` (order-payments.ts). */
+  yookassaReceipts: boolean('yookassa_receipts').notNull().default(false),
+  /** YooKassa's vat_code for the receipt's lines (1: without VAT). */
+  receiptVatCode: integer('receipt_vat_code').notNull().default(1),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

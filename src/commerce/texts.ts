@@ -28,4 +28,6 @@ export const commerceMessages = {
   cancelReasonInvalid: 'причина отмены: одна строка от 3 до 300 символов, её увидит клиент',
   statusLabels: { pending: 'ожидает оплаты', paid: 'оплачен', shipped: 'отправлен', delivered: 'доставлен', cancelled: 'отменён' } as Record<string, string>,
   unpaidReminderHours: 'напоминание о неоплаченном заказе: целое число часов от 0 (не напоминать) до 168',
+  receiptVatCode: 'ставка НДС в чеке (vat_code ЮKassa): целое число от 1 (без НДС) до 12',
+  deliveryReceiptLine: (method: string) => `Доставка (${method})`,
 } as const;

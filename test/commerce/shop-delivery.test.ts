@@ -367,3 +367,64 @@ describe('the reminder of an unpaid order (periodic, once)', () => {
     for (const s of [paid, cancelled, denied, off]) expect(remindersOf(s.order)).toHaveLength(0);
   });
 });
+
+describe('54-FZ receipts for shop payments (the shop’s YooKassa account has them on)', () => {
+  test('the payment carries the order’s lines and the delivery, for the client’s phone, adding up to the total; off, a receipt-requiring account refuses and the template link is the fallback', async () => {
+    yk.addShop(SHOP_ID, SHOP_SECRET, { requireReceipt: true });
+    const s = await shopWithCart();
+    const vat = await call(app.url, 'PUT', `${s.base}/settings`, { token: s.owner.token, body: { paymentLinkTemplate: TEMPLATE, receiptVatCode: 13 } });
+    expect(vat.status).toBe(400);
+    expect(vat.text).toContain('ставка НДС в чеке');
+
+    // Off (the default): YooKassa refuses a payment without a receipt; the order keeps the template link.
+    await app.sql(`update dialogues set client_phone = '79161234567' where agent_id = $1`, [s.agentId]);
+    const courierOrder = async () => {
+      const [methods] = await sendAndWait(s.agentId, messageEvent({ action: 'checkout' }));
+      const [summary] = await sendAndWait(s.agentId, messageEvent(payloadOf(methods!, 'Курьер')));
+      expect(summary!.message).toContain('адрес');
+      await sendAndWait(s.agentId, messageNew('Москва, ул. Ленина, д. 5, кв. 12'));
+      await sendAndWait(s.agentId, messageNew('Анна Иванова'));
+      const [confirm] = vk.sentMessages.slice(-1);
+      const [placed] = await sendAndWait(s.agentId, messageEvent(payloadOf(confirm!, 'Подтвердить')));
+      return placed!;
+    };
+    const withoutReceipt = await courierOrder();
+    expect(withoutReceipt.message).toContain('https://pay.example.ru/checkout?order=');
+    expect(yk.payments).toHaveLength(0);
+
+    const on = await call(app.url, 'PUT', `${s.base}/settings`, {
+      token: s.owner.token,
+      body: { paymentLinkTemplate: TEMPLATE, yookassaReceipts: true, receiptVatCode: 1 },
+    });
+    expect(on.body).toMatchObject({ yookassaReceipts: true, receiptVatCode: 1 });
+    const product = (await call(app.url, 'GET', `${s.base}/products`, { token: s.owner.token })).body.products[0] as { id: string };
+    await sendAndWait(s.agentId, messageEvent({ action: 'cart_add', id: product.id }));
+    await sendAndWait(s.agentId, messageEvent({ action: 'cart_inc', id: product.id }));
+    const withReceipt = await courierOrder();
+    expect(yk.payments).toHaveLength(1);
+    expect(withReceipt.message).toContain(yk.payments[0]!.confirmationUrl);
+    expect(yk.payments[0]!.amount.value).toBe('3300.00');
+    const created = yk.calls.filter((c) => c.method === 'POST' && c.path === '/payments' && c.status === 200).at(-1)!;
+    expect((created.body as { receipt: unknown }).receipt).toEqual({
+      customer: { phone: '79161234567' },
+      items: [
+        {
+          description: 'Плед',
+          quantity: '2.00',
+          amount: { value: '1500.00', currency: 'RUB' },
+          vat_code: 1,
+          payment_subject: 'commodity',
+          payment_mode: 'full_payment',
+        },
+        {
+          description: 'Доставка (курьер)',
+          quantity: '1.00',
+          amount: { value: '300.00', currency: 'RUB' },
+          vat_code: 1,
+          payment_subject: 'service',
+          payment_mode: 'full_payment',
+        },
+      ],
+    });
+  });
+});

@@ -1,0 +1,2 @@
+ALTER TABLE "commerce_settings" ADD COLUMN "yookassa_receipts" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "commerce_settings" ADD COLUMN "receipt_vat_code" integer DEFAULT 1 NOT NULL;
