@@ -296,7 +296,8 @@ export function createAssistant(deps: AssistantDeps) {
     const flow = dialogue.flow as Flow | null;
     if (!flow) return null;
     if (flow.step === 'phone') return detours.continueHandoff(agent, dialogue, flow, text);
-    if (flow.step === 'checkout_phone') return deps.shopFlow.continue(agent, dialogue, flow, text, { say, setFlow });
+    if (flow.step === 'checkout_phone' || flow.step === 'checkout_delivery' || flow.step === 'checkout_address' || flow.step === 'checkout_recipient')
+      return deps.shopFlow.continue(agent, dialogue, flow, text, { say, setFlow });
     return deps.bookingFlow.continue(agent, dialogue, flow, text, { say, setFlow });
   }
 

@@ -39,8 +39,24 @@ export const flowTexts = {
   // The shop's check-out.
   askCheckoutPhone: 'Напишите, пожалуйста, номер телефона для заказа — по нему магазин свяжется с вами о доставке.',
   checkoutNeedsPhone: 'Без телефона оформить заказ не получится. Напишите номер, например: +7 916 123-45-67, или нажмите «Отмена».',
-  orderSummary: (lines: string[], total: string, phone: string) =>
-    ['Проверьте, пожалуйста, заказ:', ...lines, `Итого: ${total}`, `Телефон: ${phone}`, 'Оформляем?'].join('\n'),
+  orderSummary: (lines: string[], total: string, phone: string, delivery: string[] = []) =>
+    ['Проверьте, пожалуйста, заказ:', ...lines, ...delivery, `Итого: ${total}`, `Телефон: ${phone}`, 'Оформляем?'].join('\n'),
+  // Delivery at check-out (when the shop set it up).
+  askDelivery: 'Как вам удобнее получить заказ?',
+  deliveryName: { pickup: 'Самовывоз', courier: 'Курьер', post: 'Почта' } as Record<'pickup' | 'courier' | 'post', string>,
+  deliveryButton: (name: string, price: string | null) => (price ? `${name} — ${price}` : `${name} — бесплатно`),
+  askAddress: (method: 'courier' | 'post') =>
+    method === 'courier'
+      ? 'Напишите, пожалуйста, адрес доставки: город, улица, дом, квартира.'
+      : 'Напишите, пожалуйста, почтовый адрес: индекс, город, улица, дом, квартира.',
+  addressNotUnderstood: 'Не получилось разобрать адрес. Напишите его одной строкой (от 5 до 300 символов), например: Москва, ул. Ленина, д. 5, кв. 12.',
+  askRecipient: 'На чьё имя оформить доставку? Напишите, пожалуйста, имя и фамилию получателя.',
+  recipientNotUnderstood: 'Напишите, пожалуйста, только имя и фамилию получателя, например: Анна Иванова.',
+  deliveryUnavailable: 'Этот способ доставки сейчас недоступен. Выберите, пожалуйста, другой:',
+  deliveryLine: (name: string, price: string | null) => `Доставка: ${name}, ${price ?? 'бесплатно'}`,
+  pickupLine: (address: string) => `Адрес самовывоза: ${address}`,
+  addressLine: (address: string) => `Адрес: ${address}`,
+  recipientLine: (name: string) => `Получатель: ${name}`,
 
   // The hand-over to a person.
   askHandoffPhone:
@@ -61,6 +77,12 @@ export function flowPlace(flow: Flow): string {
       return 'запись на услугу, время и имя выбраны, ждём номер телефона';
     case 'booking_confirm':
       return 'запись на услугу, клиенту показаны данные записи, ждём «Подтвердить» или «Изменить»';
+    case 'checkout_delivery':
+      return 'оформление заказа из корзины, ждём выбор способа доставки кнопкой';
+    case 'checkout_address':
+      return 'оформление заказа из корзины, способ доставки выбран, ждём адрес доставки';
+    case 'checkout_recipient':
+      return 'оформление заказа из корзины, адрес доставки получен, ждём имя получателя';
     case 'checkout_phone':
       return 'оформление заказа из корзины, ждём номер телефона';
     case 'checkout_confirm':

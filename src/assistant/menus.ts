@@ -20,6 +20,7 @@ export const ACTIONS = {
   cartDec: 'cart_dec',
   cartClear: 'cart_clear',
   checkout: 'checkout',
+  deliveryMethod: 'delivery_method',
   // A flow's summary and its way out (assistant/flow-texts.ts).
   confirm: 'confirm',
   change: 'change',

@@ -12,6 +12,10 @@ import {
   type Orders,
   type OrderView,
   type CommerceSettings,
+  deliveryAddress,
+  recipientName,
+  type DeliveryMethod,
+  type OrderDelivery,
 } from '../commerce';
 import type { Database, Executor } from '../db/client';
 import { AppError } from '../http/errors';
@@ -23,7 +27,7 @@ import { flowTexts as ft, showPhone } from './flow-texts';
 import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
 import { callbackButton, dataLabel, type ButtonPayload, type ReplyButton, type ReplyButtons } from './reply';
 import { assistantTexts as t } from './texts';
-import { intentOf, isNo, isYes, refusesPhone } from './turn-intent';
+import { intentOf, isNo, isYes, nameOf, refusesPhone } from './turn-intent';
 
 /** Inline keyboards: 6 rows, 10 buttons. Five products, then one row of navigation. */
 const PAGE_SIZE = 5;
@@ -48,7 +52,7 @@ export function createShopFlow(deps: {
   flowDb: Database;
   catalog: Catalog;
   orders: Orders;
-  settings: Pick<CommerceSettings, 'paymentSetup' | 'paymentLinkTemplate'>;
+  settings: Pick<CommerceSettings, 'paymentSetup' | 'paymentLinkTemplate' | 'deliveryOptions'>;
   orderPayments: Pick<OrderPayments, 'create'>;
   outbox: { wake(): void };
   logger: Logger;
@@ -115,6 +119,8 @@ export function createShopFlow(deps: {
     phone: string,
     options: {
       source: OrderSource;
+      /** The delivery chosen at check-out; its price is added to the order's total. */
+      delivery?: OrderDelivery | null;
       rememberPhone: (tx: Executor, phone: string) => Promise<void>;
       announce?: (tx: Executor, order: OrderView, paymentLink: string) => Promise<void>;
     },
@@ -131,6 +137,7 @@ export function createShopFlow(deps: {
           clientPhone: phone,
           paymentLinkTemplate: setup.template,
           source: options.source,
+          delivery: options.delivery ?? null,
         });
         if (!order) return null;
         if (!setup.yookassa) await options.announce?.(tx, order, order.paymentLink);
@@ -142,7 +149,7 @@ export function createShopFlow(deps: {
         // Outside the order's transaction: an HTTP call must not hold the day's order counter (nor PGlite's
         // one connection). The payment link and the message then commit together; should the process stop
         // in between, the order stays listed for the owner with its template link.
-        const payment = await deps.orderPayments.create(agent.id, created, setup.yookassa);
+        const payment = await deps.orderPayments.create(agent.id, created, setup.yookassa, setup.receipts);
         paymentLink = payment?.paymentLink ?? created.paymentLink;
         await deps.flowDb.transaction(async (tx) => {
           if (payment) await orders.attachPayment(tx, created.id, payment);
@@ -164,15 +171,43 @@ export function createShopFlow(deps: {
       if (!(error instanceof AppError)) throw error;
       logger.warn('shop YooKassa account unusable; the template link is used', { agentId: agent.id, error });
       const template = await deps.settings.paymentLinkTemplate(agent.id);
-      return template ? { template, yookassa: null } : null;
+      return template ? { template, yookassa: null, receipts: null } : null;
     });
   }
 
+  /** The delivery methods as buttons (each with its price), and «Отмена». */
+  async function askDelivery(agent: Agent, dialogue: DialogueRow, tools: ShopTools, text: string = ft.askDelivery): Promise<string> {
+    const options = await deps.settings.deliveryOptions(agent.id);
+    const currency = (await orders.cart(dialogue.id)).find((l) => l.available)?.currency ?? 'RUB';
+    const rows: ReplyButtons = options.map((o) => [
+      callbackButton(
+        ft.deliveryButton(ft.deliveryName[o.method], o.priceMinor > 0 ? price(o.priceMinor, currency) : null),
+        { action: ACTIONS.deliveryMethod, m: o.method },
+        'primary',
+      ),
+    ]);
+    rows.push(...cancelKeyboard());
+    await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_delivery' });
+    await tools.say(dialogue, text, rows);
+    return 'ask_delivery';
+  }
+
+  /** The summary's delivery lines: the method and its price, then where and to whom. */
+  function deliveryLines(delivery: OrderDelivery | undefined, currency: string): string[] {
+    if (!delivery) return [];
+    const lines = [ft.deliveryLine(ft.deliveryName[delivery.method], delivery.priceMinor > 0 ? price(delivery.priceMinor, currency) : null)];
+    if (delivery.method === 'pickup') lines.push(ft.pickupLine(delivery.address));
+    else lines.push(ft.addressLine(delivery.address));
+    if (delivery.recipientName) lines.push(ft.recipientLine(delivery.recipientName));
+    return lines;
+  }
+
   /**
-   * «Оформить заказ»: asks for a phone when none is known, then shows the order's summary with «Подтвердить»
-   * / «Изменить»; nothing is ordered before the client confirms.
+   * «Оформить заказ»: the delivery method (when the shop offers delivery), the address and the recipient for
+   * courier or post, a phone when none is known, then the order's summary with the delivery and the total
+   * including it, with «Подтвердить» / «Изменить»; nothing is ordered before the client confirms.
    */
-  async function checkout(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string | null): Promise<string> {
+  async function checkout(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string | null, delivery?: OrderDelivery): Promise<string> {
     // Asked only when there is something to order and a way to pay for it.
     if (!(await paymentSetup(agent))) {
       await tools.setFlow(deps.flowDb, dialogue.id, null);
@@ -185,30 +220,57 @@ export function createShopFlow(deps: {
       await tools.say(dialogue, t.nothingToOrder, mainMenu(agent.type));
       return 'nothing_to_order';
     }
+    if (!delivery && (await deps.settings.deliveryOptions(agent.id)).length > 0) return askDelivery(agent, dialogue, tools);
     if (!phone) {
-      await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_phone' });
+      await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_phone', ...(delivery ? { delivery } : {}) });
       await tools.say(dialogue, ft.askCheckoutPhone, cancelKeyboard());
       return 'ask_phone';
     }
     const currency = lines[0]!.currency;
-    const total = lines.filter((l) => l.currency === currency).reduce((sum, l) => sum + l.priceMinor * l.quantity, 0);
-    await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_confirm', clientPhone: phone });
+    const goods = lines.filter((l) => l.currency === currency).reduce((sum, l) => sum + l.priceMinor * l.quantity, 0);
+    const total = goods + (delivery?.priceMinor ?? 0);
+    await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_confirm', clientPhone: phone, ...(delivery ? { delivery } : {}) });
     await tools.say(
       dialogue,
       ft.orderSummary(
         lines.map((l) => t.cartLine(l.title, l.quantity, price(l.priceMinor * l.quantity, l.currency), true)),
         price(total, currency),
         showPhone(phone),
+        deliveryLines(delivery, currency),
       ),
       confirmKeyboard(),
     );
     return 'order_summary';
   }
 
+  /** A delivery button: pickup goes on to the phone or the summary; courier and post ask the address. */
+  async function chooseDelivery(agent: Agent, dialogue: DialogueRow, tools: ShopTools, method: unknown): Promise<string> {
+    const flow = dialogue.flow as Flow | null;
+    if (flow?.step !== 'checkout_delivery') {
+      await tools.say(dialogue, ft.staleButton, mainMenu(agent.type));
+      return 'stale_button';
+    }
+    // The price and the pickup address as the shop has them now.
+    const chosen = (await deps.settings.deliveryOptions(agent.id)).find((o) => o.method === method);
+    if (!chosen) return askDelivery(agent, dialogue, tools, ft.deliveryUnavailable);
+    if (chosen.method === 'pickup') {
+      return checkout(agent, dialogue, tools, dialogue.clientPhone, {
+        method: 'pickup',
+        priceMinor: chosen.priceMinor,
+        address: chosen.address ?? '',
+        recipientName: null,
+      });
+    }
+    await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_address', method: chosen.method, priceMinor: chosen.priceMinor });
+    await tools.say(dialogue, ft.askAddress(chosen.method), cancelKeyboard());
+    return 'ask_address';
+  }
+
   /** The confirmed order: placed, and its number and payment link told to the client. */
-  async function place(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string): Promise<string> {
+  async function place(agent: Agent, dialogue: DialogueRow, tools: ShopTools, phone: string, delivery?: OrderDelivery): Promise<string> {
     const placed = await placeOrder(agent, dialogue, phone, {
       source: 'buttons',
+      delivery: delivery ?? null,
       rememberPhone: (tx, clientPhone) => tools.setFlow(tx, dialogue.id, null, { clientPhone }),
       announce: (tx, order, link) => tools.say(dialogue, t.orderCreated(order.number, price(order.totalMinor, order.currency), link), mainMenu(agent.type), tx),
     });
@@ -265,6 +327,8 @@ export function createShopFlow(deps: {
           return 'cart_clear';
         case ACTIONS.checkout:
           return checkout(agent, dialogue, tools, dialogue.clientPhone);
+        case ACTIONS.deliveryMethod:
+          return chooseDelivery(agent, dialogue, tools, payload.m);
         default:
           return null;
       }
@@ -274,15 +338,24 @@ export function createShopFlow(deps: {
     async answerSummary(agent: Agent, dialogue: DialogueRow, confirmed: boolean, tools: ShopTools): Promise<string | null> {
       const flow = dialogue.flow as Flow | null;
       if (flow?.step !== 'checkout_confirm') return null;
-      if (confirmed) return place(agent, dialogue, tools, flow.clientPhone);
+      if (confirmed) return place(agent, dialogue, tools, flow.clientPhone, flow.delivery);
       await tools.setFlow(deps.flowDb, dialogue.id, null);
       return showCart(agent, dialogue, tools);
     },
 
     /** The step's question again, after a question in the middle of it was answered. */
     async resume(agent: Agent, dialogue: DialogueRow, flow: Flow, tools: ShopTools): Promise<string | null> {
-      if (flow.step === 'checkout_phone') return checkout(agent, dialogue, tools, null);
-      if (flow.step === 'checkout_confirm') return checkout(agent, dialogue, tools, flow.clientPhone);
+      if (flow.step === 'checkout_delivery') return askDelivery(agent, dialogue, tools);
+      if (flow.step === 'checkout_address') {
+        await tools.say(dialogue, ft.askAddress(flow.method as Exclude<DeliveryMethod, 'pickup'>), cancelKeyboard());
+        return 'ask_address';
+      }
+      if (flow.step === 'checkout_recipient') {
+        await tools.say(dialogue, ft.askRecipient, cancelKeyboard());
+        return 'ask_recipient';
+      }
+      if (flow.step === 'checkout_phone') return checkout(agent, dialogue, tools, null, flow.delivery);
+      if (flow.step === 'checkout_confirm') return checkout(agent, dialogue, tools, flow.clientPhone, flow.delivery);
       return null;
     },
 
@@ -291,12 +364,14 @@ export function createShopFlow(deps: {
      * a question (or a sentence that is not a phone) returns null for the model, and the step is asked again.
      */
     async continue(agent: Agent, dialogue: DialogueRow, flow: Flow, text: string, tools: ShopTools): Promise<string | null> {
+      if (flow.step === 'checkout_delivery' || flow.step === 'checkout_address' || flow.step === 'checkout_recipient')
+        return continueDelivery(agent, dialogue, flow, text, tools);
       if (flow.step !== 'checkout_phone' && flow.step !== 'checkout_confirm') return null;
       if (flow.step === 'checkout_phone') {
         const phone = normalisePhone(text);
-        if (phone) return checkout(agent, dialogue, tools, phone);
+        if (phone) return checkout(agent, dialogue, tools, phone, flow.delivery);
       } else {
-        if (isYes(text)) return place(agent, dialogue, tools, flow.clientPhone);
+        if (isYes(text)) return place(agent, dialogue, tools, flow.clientPhone, flow.delivery);
         if (isNo(text)) {
           await tools.setFlow(deps.flowDb, dialogue.id, null);
           return showCart(agent, dialogue, tools);
@@ -313,9 +388,48 @@ export function createShopFlow(deps: {
         await tools.say(dialogue, t.phoneNotUnderstood, cancelKeyboard());
         return 'phone_not_understood';
       }
-      return checkout(agent, dialogue, tools, flow.clientPhone);
+      return checkout(agent, dialogue, tools, flow.clientPhone, flow.delivery);
     },
   };
+
+  /**
+   * Typed text while the delivery is asked: «отмена» ends the check-out, a question goes to the model (the
+   * step is asked again after its answer); an address or a recipient's name that passes the checks moves on,
+   * anything else is asked for again with an example. The method itself is chosen by its button.
+   */
+  async function continueDelivery(
+    agent: Agent,
+    dialogue: DialogueRow,
+    flow: Extract<Flow, { step: 'checkout_delivery' | 'checkout_address' | 'checkout_recipient' }>,
+    text: string,
+    tools: ShopTools,
+  ): Promise<string | null> {
+    const intent = intentOf(text);
+    if (intent === 'cancel') return canceled(agent, dialogue, tools);
+    if (intent === 'question') return null;
+    if (flow.step === 'checkout_delivery') return /\p{L}/u.test(text) ? null : askDelivery(agent, dialogue, tools);
+    if (flow.step === 'checkout_address') {
+      const address = deliveryAddress.safeParse(text.replace(/\s+/g, ' '));
+      if (!address.success) {
+        await tools.say(dialogue, ft.addressNotUnderstood, cancelKeyboard());
+        return 'address_not_understood';
+      }
+      await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_recipient', method: flow.method, priceMinor: flow.priceMinor, address: address.data });
+      await tools.say(dialogue, ft.askRecipient, cancelKeyboard());
+      return 'ask_recipient';
+    }
+    const name = recipientName.safeParse(nameOf(text) ?? '');
+    if (!name.success) {
+      await tools.say(dialogue, ft.recipientNotUnderstood, cancelKeyboard());
+      return 'recipient_not_understood';
+    }
+    return checkout(agent, dialogue, tools, dialogue.clientPhone, {
+      method: flow.method,
+      priceMinor: flow.priceMinor,
+      address: flow.address,
+      recipientName: name.data,
+    });
+  }
 }
 
 export type ShopFlow = ReturnType<typeof createShopFlow>;

@@ -117,6 +117,13 @@ export const assistantTexts = {
   // The link button under an order placed by the model's checkout.
   buttonPay: 'Оплатить',
   orderPaid: (number: string) => `Оплата заказа ${number} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,
+  // The owner moved the order on (commerce/order-status.ts).
+  orderShipped: (number: string, tracking: string) => `Заказ ${number} отправлен. Трек-номер для отслеживания: ${tracking}.`,
+  orderDelivered: (number: string) => `Заказ ${number} доставлен. Спасибо за покупку! Будем рады видеть вас снова.`,
+  orderCancelled: (number: string, reason: string) => `Заказ ${number} отменён. Причина: ${reason}. Если остались вопросы — напишите нам.`,
+  /** The unpaid order's reminder (commerce/order-reminders.ts). */
+  orderUnpaidReminder: (number: string, total: string, link: string) =>
+    `Напоминаем: заказ ${number} на ${total} ещё не оплачен.\nОплатить: ${link}\nЕсли передумали — просто не оплачивайте, заказ не будет отправлен.`,
 } as const;
 
 const WEEKDAYS_ON = ['', 'в понедельник', 'во вторник', 'в среду', 'в четверг', 'в пятницу', 'в субботу', 'в воскресенье'];

@@ -3,8 +3,8 @@ import { messengerSlot } from '../integrations/messenger';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createCommerce } from './module';
 
-export function createCommerceApi({ db, secretBox, logger, outbox, config, events }: Base, use: Use) {
-  return { commerce: createCommerce({ db, box: secretBox, logger, outbox, notifier: use(messengerSlot).messenger.notifier, events, config }) };
+export function createCommerceApi({ db, database, secretBox, logger, outbox, config, events }: Base, use: Use) {
+  return { commerce: createCommerce({ db, database, box: secretBox, logger, outbox, notifier: use(messengerSlot).messenger.notifier, events, config }) };
 }
 
 export type CommerceApi = ReturnType<typeof createCommerceApi>;

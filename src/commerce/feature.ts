@@ -7,6 +7,10 @@ import { commerceRouter } from './router';
 export const commerceFeature = defineFeature({
   slot: commerceSlot,
   create: createCommerceApi,
+  start({ commerce }, { lifecycle }) {
+    commerce.reminders.start();
+    lifecycle.onShutdown('unpaid order reminders', () => commerce.reminders.stop());
+  },
   routers: { commerce: commerceRouter },
   rawRoutes: [orderPaymentWebhookRoute],
 });

@@ -2,7 +2,7 @@
 // YooKassa account, and the payment webhook.
 import type { Config } from '../config';
 import type { SecretBox } from '../crypto/secret-box';
-import type { Database } from '../db/client';
+import type { Database, DatabaseHandle } from '../db/client';
 import type { OutboxWorker } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import type { Events } from '../platform/events';
@@ -12,11 +12,17 @@ import { createNotificationSenders } from '../payments/notification-senders';
 import { createCatalog } from './catalog';
 import { createOrderPayments } from './order-payments';
 import { createOrders } from './orders';
+import { createOrderStatus } from './order-status';
+import { createOrderReminders } from './order-reminders';
 import { createPaymentWebhook } from './payments';
 import { createCommerceSettings } from './settings';
 
+/** How often the unpaid orders' reminders are looked for. */
+const REMINDER_INTERVAL_MS = 60_000;
+
 export function createCommerce(deps: {
   db: Database;
+  database: DatabaseHandle;
   box: SecretBox;
   logger: Logger;
   outbox: OutboxWorker;
@@ -41,7 +47,15 @@ export function createCommerce(deps: {
     senders,
     events: deps.events,
   });
-  return { catalog, orders, settings, orderPayments, payments };
+  const orderStatus = createOrderStatus({ db: deps.db, events: deps.events, outbox: deps.outbox });
+  const reminders = createOrderReminders({
+    database: deps.database,
+    events: deps.events,
+    outbox: deps.outbox,
+    logger: deps.logger,
+    intervalMs: REMINDER_INTERVAL_MS,
+  });
+  return { catalog, orders, settings, orderPayments, payments, orderStatus, reminders };
 }
 
 export type Commerce = ReturnType<typeof createCommerce>;

@@ -10,12 +10,13 @@ import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor'
 import { cartItems, orderCounters, orders, products } from './tables';
 import { AppError } from '../http/errors';
 import { commerceMessages } from './texts';
+import { orderDelivery, type OrderDelivery } from './delivery';
 import { dayIn, formatOrderNumber } from '../integrations/messenger';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Per product and cart: more is a wholesale order, for a person to handle. */
 const MAX_QUANTITY = 99;
-export const ORDER_STATUSES = ['pending', 'paid', 'cancelled'] as const;
+export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export interface CartLine {
@@ -52,9 +53,13 @@ export const orderView = z.object({
   totalMinor: z.number().int(),
   currency: z.string(),
   clientPhone: z.string().nullable(),
+  delivery: orderDelivery.nullable().describe('Способ доставки, его цена (входит в totalMinor), адрес и получатель; null — без шага доставки'),
   paymentLink: z.string(),
   paymentId: z.string().nullable(),
   paidAt: z.string().nullable(),
+  trackingNumber: z.string().nullable().describe('Трек-номер, введённый владельцем при отправке'),
+  cancelReason: z.string().nullable().describe('Причина отмены, сообщённая клиенту'),
+  statusChangedAt: z.string().nullable(),
   source: z.enum(ORDER_SOURCES).describe('Кто оформил заказ: buttons — клиент кнопками магазина, model — ассистент (инструмент checkout)'),
   createdAt: z.string(),
 });
@@ -71,9 +76,13 @@ export function orderViewOf(row: OrderRow): OrderView {
     totalMinor: row.totalMinor,
     currency: row.currency,
     clientPhone: row.clientPhone,
+    delivery: row.delivery ?? null,
     paymentLink: row.paymentLink,
     paymentId: row.paymentId,
     paidAt: row.paidAt?.toISOString() ?? null,
+    trackingNumber: row.trackingNumber,
+    cancelReason: row.cancelReason,
+    statusChangedAt: row.statusChangedAt?.toISOString() ?? null,
     source: row.source as OrderSource,
     createdAt: row.createdAt.toISOString(),
   };
@@ -180,7 +189,15 @@ export function createOrders(db: Database, timeZone: string) {
      */
     async checkout(
       tx: Executor,
-      input: { agentId: string; dialogueId: string; clientPhone: string; paymentLinkTemplate: string; source?: OrderSource; now?: Date },
+      input: {
+        agentId: string;
+        dialogueId: string;
+        clientPhone: string;
+        paymentLinkTemplate: string;
+        source?: OrderSource;
+        delivery?: OrderDelivery | null;
+        now?: Date;
+      },
     ): Promise<OrderView | null> {
       const lines = (await cart(tx, input.dialogueId)).filter((l) => l.available);
       if (lines.length === 0) return null;
@@ -198,7 +215,8 @@ export function createOrders(db: Database, timeZone: string) {
         .returning({ last: orderCounters.last });
       const number = formatOrderNumber(now, counter!.last, timeZone);
       const items = lines.map((l) => ({ productId: l.productId, title: l.title, priceMinor: l.priceMinor, quantity: l.quantity }));
-      const totalMinor = items.reduce((sum, i) => sum + i.priceMinor * i.quantity, 0);
+      // The delivery's price is part of what the client pays (and of the payment's amount).
+      const totalMinor = items.reduce((sum, i) => sum + i.priceMinor * i.quantity, 0) + (input.delivery?.priceMinor ?? 0);
       const id = crypto.randomUUID();
       const paymentLink = paymentLinkFor(input.paymentLinkTemplate, { id, number, totalMinor, currency });
       const [row] = await tx
@@ -212,6 +230,7 @@ export function createOrders(db: Database, timeZone: string) {
           totalMinor,
           currency,
           clientPhone: input.clientPhone,
+          delivery: input.delivery ?? null,
           paymentLink,
           source: input.source ?? 'buttons',
         })

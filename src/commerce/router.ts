@@ -9,6 +9,7 @@ import { router, inject } from '../trpc/init';
 import { MAX_IMPORT_ROWS, productInput, productPatch, productView } from './catalog';
 import { ORDER_STATUSES, orderView } from './orders';
 import { commerceSettingsInput, commerceSettingsView } from './settings';
+import { checkOrderStatus, orderStatusFields } from './order-status';
 import { commerceSlot } from './api';
 
 /** What these procedures use of the features. */
@@ -140,4 +141,21 @@ export const commerceRouter = router({
     .input(z.object({ agentId, orderId: id }))
     .output(orderView)
     .query(({ ctx, input }) => ctx.commerce.orders.get(ctx.agent.id, input.orderId)),
+
+  setOrderStatus: shopProcedure
+    .meta({
+      info: 'commerce.orders',
+      openapi: {
+        method: 'POST',
+        path: '/api/v1/commerce/{agentId}/orders/{orderId}/status',
+        tags: [TAG],
+        summary: 'Сменить статус заказа: отправлен (с трек-номером), доставлен, отменён (с причиной); клиенту в VK приходит сообщение',
+      },
+    })
+    .input(orderStatusFields.extend({ agentId, orderId: id }).superRefine(checkOrderStatus))
+    .output(orderView)
+    .mutation(({ ctx, input }) => {
+      const { agentId: _, orderId, ...change } = input;
+      return ctx.commerce.orderStatus.change(ctx.agent.id, orderId, change);
+    }),
 });

@@ -2,6 +2,7 @@
 // checks its form with the schema the API applies (settings.ts re-exports it for the server).
 import { z } from 'zod';
 import { commerceMessages } from './texts';
+import { deliverySettingsInput } from './delivery';
 
 export const commerceSettingsInput = z.object({
   paymentLinkTemplate: z
@@ -34,6 +35,24 @@ export const commerceSettingsInput = z.object({
     .trim()
     .regex(/^\S{8,200}$/, commerceMessages.yookassaSecretKeyInvalid)
     .optional(),
+  /** Pickup / courier / post with prices, asked at check-out. Absent: unchanged; null: no delivery step. */
+  delivery: deliverySettingsInput.nullable().optional(),
+  /** Hours after check-out when an unpaid order is reminded of, once; 0: no reminder. Absent: unchanged. */
+  unpaidReminderHours: z
+    .number({ error: commerceMessages.unpaidReminderHours })
+    .int(commerceMessages.unpaidReminderHours)
+    .min(0, commerceMessages.unpaidReminderHours)
+    .max(168, commerceMessages.unpaidReminderHours)
+    .optional(),
+  /** The shop's YooKassa account has 54-FZ receipts on: payments carry the order's lines. Absent: unchanged. */
+  yookassaReceipts: z.boolean().optional(),
+  /** YooKassa's vat_code for the lines (1 — без НДС … 12). Absent: unchanged. */
+  receiptVatCode: z
+    .number({ error: commerceMessages.receiptVatCode })
+    .int(commerceMessages.receiptVatCode)
+    .min(1, commerceMessages.receiptVatCode)
+    .max(12, commerceMessages.receiptVatCode)
+    .optional(),
 });
 
 export const commerceSettingsView = z.object({
@@ -46,6 +65,11 @@ export const commerceSettingsView = z.object({
   /** Null when orders are paid through the template link only. */
   yookassaShopId: z.string().nullable(),
   yookassaSecretKeySet: z.boolean(),
+  /** Null: no delivery step at check-out. */
+  delivery: deliverySettingsInput.nullable(),
+  unpaidReminderHours: z.number().int(),
+  yookassaReceipts: z.boolean(),
+  receiptVatCode: z.number().int(),
   updatedAt: z.string().nullable(),
 });
 

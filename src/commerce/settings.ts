@@ -12,6 +12,7 @@ import { commerceSettings } from './tables';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
 import { commerceMessages } from './texts';
+import { offeredMethods } from './delivery';
 import type { YookassaCredentials } from '../payments/yookassa';
 import type { commerceSettingsInput, CommerceSettingsView } from './settings-input';
 
@@ -42,7 +43,18 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
 
   function view(found: Awaited<ReturnType<typeof row>>, agentId: string, fresh?: string): CommerceSettingsView {
     if (!found) {
-      return { configured: false, paymentLinkTemplate: null, webhookUrl: null, yookassaShopId: null, yookassaSecretKeySet: false, updatedAt: null };
+      return {
+        configured: false,
+        paymentLinkTemplate: null,
+        webhookUrl: null,
+        yookassaShopId: null,
+        yookassaSecretKeySet: false,
+        delivery: null,
+        unpaidReminderHours: 2,
+        yookassaReceipts: false,
+        receiptVatCode: 1,
+        updatedAt: null,
+      };
     }
     const secret = fresh ?? openSecret(found.webhookSecretSealed);
     return {
@@ -52,6 +64,10 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
       ...(fresh ? { webhookUrlWithSecret: paymentWebhookUrl(deps.publicBaseUrl, agentId, fresh) } : {}),
       yookassaShopId: found.yookassaShopId,
       yookassaSecretKeySet: found.yookassaSecretKeySealed !== null,
+      delivery: found.delivery ?? null,
+      unpaidReminderHours: found.unpaidReminderHours,
+      yookassaReceipts: found.yookassaReceipts,
+      receiptVatCode: found.receiptVatCode,
       updatedAt: found.updatedAt.toISOString(),
     };
   }
@@ -100,6 +116,10 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
         paymentLinkTemplate: input.paymentLinkTemplate,
         webhookSecretSealed: fresh ? box.seal(fresh) : existing!.webhookSecretSealed,
         ...yookassaAccount(existing, input),
+        delivery: input.delivery === undefined ? (existing?.delivery ?? null) : input.delivery,
+        unpaidReminderHours: input.unpaidReminderHours ?? existing?.unpaidReminderHours ?? 2,
+        yookassaReceipts: input.yookassaReceipts ?? existing?.yookassaReceipts ?? false,
+        receiptVatCode: input.receiptVatCode ?? existing?.receiptVatCode ?? 1,
         updatedAt: new Date(),
       };
       const [saved] = await db
@@ -108,6 +128,11 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
         .onConflictDoUpdate({ target: commerceSettings.agentId, set: values })
         .returning();
       return view(saved, agentId, fresh);
+    },
+
+    /** The delivery methods the shop offers now (none: check-out asks no delivery step). */
+    async deliveryOptions(agentId: string) {
+      return offeredMethods((await row(agentId))?.delivery ?? null);
     },
 
     /** The payment page template, or null when the shop is not set up. */
@@ -119,9 +144,10 @@ export function createCommerceSettings(deps: { db: Database; box: SecretBox; pub
      * How the shop takes payments: the template (always) and its YooKassa account when set; null when the
      * shop is not set up. A key that cannot be opened is a 400 asking the owner to save it again.
      */
-    async paymentSetup(agentId: string): Promise<{ template: string; yookassa: YookassaCredentials | null } | null> {
+    async paymentSetup(agentId: string): Promise<{ template: string; yookassa: YookassaCredentials | null; receipts: { vatCode: number } | null } | null> {
       const found = await row(agentId);
-      return found ? { template: found.paymentLinkTemplate, yookassa: openYookassa(found) } : null;
+      if (!found) return null;
+      return { template: found.paymentLinkTemplate, yookassa: openYookassa(found), receipts: found.yookassaReceipts ? { vatCode: found.receiptVatCode } : null };
     },
 
     /** 'unknown' (no shop), 'wrong', or 'ok' — compared on digests, in constant time. */

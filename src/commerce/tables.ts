@@ -4,6 +4,7 @@ import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, tex
 import { createdAt, updatedAt, tsvector } from '../db/columns';
 import { agents } from '../agents/tables';
 import { dialogues } from '../dialogues/tables';
+import type { DeliverySettings, OrderDelivery } from './delivery';
 
 /** An E-commerce agent's shop: how clients pay, and the secret the payment provider's notifications carry. */
 export const commerceSettings = pgTable('commerce_settings', {
@@ -16,6 +17,14 @@ export const commerceSettings = pgTable('commerce_settings', {
   /** The shop's own YooKassa account: when set, each order's payment is created there (the template is the fallback). */
   yookassaShopId: text('yookassa_shop_id'),
   yookassaSecretKeySealed: text('yookassa_secret_key_sealed'),
+  /** Pickup / courier / post with prices (delivery.ts); null: no delivery step at check-out. */
+  delivery: jsonb('delivery').$type<DeliverySettings>(),
+  /** Hours after which an unpaid order is reminded of, once (order-reminders.ts); 0: never. */
+  unpaidReminderHours: integer('unpaid_reminder_hours').notNull().default(2),
+  /** The shop's YooKassa account sends 54-FZ receipts: each payment carries `receipt` (order-payments.ts). */
+  yookassaReceipts: boolean('yookassa_receipts').notNull().default(false),
+  /** YooKassa's vat_code for the receipt's lines (1: without VAT). */
+  receiptVatCode: integer('receipt_vat_code').notNull().default(1),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -84,15 +93,25 @@ export const orders = pgTable(
       .references(() => agents.id, { onDelete: 'cascade' }),
     dialogueId: uuid('dialogue_id').references(() => dialogues.id, { onDelete: 'set null' }),
     number: text('number').notNull(),
-    /** pending | paid | cancelled */
+    /** pending | paid | shipped | delivered | cancelled (order-status.ts: which the owner may set from which) */
     status: text('status').notNull().default('pending'),
     items: jsonb('items').$type<{ productId: string; title: string; priceMinor: number; quantity: number }[]>().notNull(),
     totalMinor: bigint('total_minor', { mode: 'number' }).notNull(),
     currency: text('currency').notNull(),
     clientPhone: text('client_phone'),
+    /** The method, its price (in totalMinor), the address and the recipient; null: ordered without a delivery step. */
+    delivery: jsonb('delivery').$type<OrderDelivery>(),
     paymentLink: text('payment_link').notNull(),
     paymentId: text('payment_id'),
     paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
+    /** What the owner entered when shipping it: the carrier's tracking number, told to the client. */
+    trackingNumber: text('tracking_number'),
+    /** Why the owner cancelled it, told to the client. */
+    cancelReason: text('cancel_reason'),
+    /** When the status last changed by the owner (shipped, delivered, cancelled). */
+    statusChangedAt: timestamp('status_changed_at', { withTimezone: true, mode: 'date' }),
+    /** When the unpaid order's reminder was claimed (sent, or skipped for a client who denied messages): once. */
+    unpaidReminderAt: timestamp('unpaid_reminder_at', { withTimezone: true, mode: 'date' }),
     /** Who placed it: `buttons` (the dialogue's shop buttons) or `model` (the assistant's checkout tool). */
     source: text('source').notNull().default('buttons'),
     createdAt: createdAt(),
@@ -101,7 +120,8 @@ export const orders = pgTable(
   (t) => [
     unique('orders_number_unique').on(t.agentId, t.number),
     index('orders_agent_idx').on(t.agentId, t.createdAt, t.id),
-    check('orders_status_known', sql`${t.status} in ('pending', 'paid', 'cancelled')`),
+    index('orders_unpaid_reminder_idx').on(t.createdAt).where(sql`${t.status} = 'pending' and ${t.unpaidReminderAt} is null`),
+    check('orders_status_known', sql`${t.status} in ('pending', 'paid', 'shipped', 'delivered', 'cancelled')`),
     check('orders_source_known', sql`${t.source} in ('buttons', 'model')`),
   ],
 );

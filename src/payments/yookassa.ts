@@ -203,7 +203,8 @@ export interface YookassaReceiptItem {
 }
 
 export interface YookassaReceipt {
-  customer: { email: string };
+  /** An e-mail, or a phone in international digits (79161234567): YooKassa takes either. */
+  customer: { email: string } | { phone: string };
   items: YookassaReceiptItem[];
 }
 
@@ -306,7 +307,7 @@ export function createYookassaClient(options: YookassaClientOptions): YookassaCl
       };
       if (input.receipt) {
         payload.receipt = {
-          customer: { email: input.receipt.customer.email },
+          customer: 'email' in input.receipt.customer ? { email: input.receipt.customer.email } : { phone: input.receipt.customer.phone },
           items: input.receipt.items.map((item) => ({
             description: item.description.slice(0, MAX_PAYMENT_DESCRIPTION),
             // A decimal string with two places, as YooKassa's own examples write it.

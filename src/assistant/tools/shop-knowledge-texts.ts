@@ -34,7 +34,10 @@ export const shopKnowledgeTexts = {
   openOrdersLimit: (max: number) =>
     `У клиента уже ${max} неоплаченных заказа — новый оформить нельзя. Предложи оплатить один из них (order_status покажет ссылку) или передай диалог сотруднику.`,
   orderNotFound: 'Заказ с таким номером не найден среди заказов этого клиента.',
-  orderStatus: { pending: 'ожидает оплаты', paid: 'оплачен', cancelled: 'отменён' } satisfies Record<OrderStatus, string>,
+  orderStatus: { pending: 'ожидает оплаты', paid: 'оплачен', shipped: 'отправлен', delivered: 'доставлен', cancelled: 'отменён' } satisfies Record<
+    OrderStatus,
+    string
+  >,
 
   // Shop: what the model is told of the client (client-context.ts).
   factOpenOrder: (number: string, total: string, link: string | null) => `Неоплаченный заказ ${number} на ${total}${link ? `, ссылка на оплату: ${link}` : ''}.`,

@@ -5,9 +5,10 @@ import { gatewaySlot } from '../../gateway';
 import { type Base, defineSlot, type Use } from '../../platform/feature';
 import { bookingSlot } from '../booking';
 import { messengerSlot } from '../messenger';
-import { orderPaid } from '../../commerce';
+import { orderPaid, orderStatusChanged, orderUnpaid } from '../../commerce';
 import { createSocial } from './module';
 import { tellClientOrderPaid } from './order-paid';
+import { remindClientOrderUnpaid, tellClientOrderStatus } from './order-status';
 
 export function createSocialApi({ db, secretBox, logger, outbox, config, metrics, events }: Base, use: Use) {
   const { shopFlow, toolProviders, knowledgeTools } = use(assistantSlot);
@@ -32,6 +33,8 @@ export function createSocialApi({ db, secretBox, logger, outbox, config, metrics
     config,
   });
   events.on(orderPaid, tellClientOrderPaid);
+  events.on(orderStatusChanged, tellClientOrderStatus);
+  events.on(orderUnpaid, remindClientOrderUnpaid);
   return { social, agents };
 }
 

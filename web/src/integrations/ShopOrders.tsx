@@ -10,11 +10,18 @@ import { Button, ErrorText, Loading } from '../shared/ui';
 import { formatDateTime, formatInt } from '../shared/format';
 import { formatPrice } from './price';
 import { orderStatusLabels } from '../shared/texts';
+import { OrderActions, OrderDeliveryFacts } from './ShopOrderActions';
 
 type Order = Outputs['commerce']['getOrder'];
 
 const PAGE_SIZE = 20;
-const STATUS_BADGE: Record<OrderStatus, string> = { pending: 'badge', paid: 'badge badge-ok', cancelled: 'badge badge-off' };
+const STATUS_BADGE: Record<OrderStatus, string> = {
+  pending: 'badge',
+  paid: 'badge badge-ok',
+  shipped: 'badge badge-ok',
+  delivered: 'badge badge-ok',
+  cancelled: 'badge badge-off',
+};
 
 const StatusBadge = ({ status }: { status: OrderStatus }) => <span className={STATUS_BADGE[status]}>{orderStatusLabels[status]}</span>;
 
@@ -74,6 +81,8 @@ function OrderDetails({ agentId, orderId, onClose }: { agentId: string; orderId:
               </div>
             ) : null}
           </dl>
+          <OrderDeliveryFacts order={o} />
+          <OrderActions agentId={agentId} order={o} />
           <div className="table-wrap">
             <table className="stack-table" data-testid="order-items">
               <thead>
@@ -107,6 +116,16 @@ function OrderDetails({ agentId, orderId, onClose }: { agentId: string; orderId:
                 ))}
               </tbody>
               <tfoot>
+                {o.delivery ? (
+                  <tr>
+                    <th scope="row" colSpan={3}>
+                      Доставка
+                    </th>
+                    <td className="num" data-label="Доставка" data-testid="order-delivery-price">
+                      {formatPrice(o.delivery.priceMinor, o.currency)}
+                    </td>
+                  </tr>
+                ) : null}
                 <tr>
                   <th scope="row" colSpan={3}>
                     Итого

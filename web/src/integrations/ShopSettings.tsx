@@ -1,7 +1,7 @@
 // Payment settings of an E-commerce agent's shop: the payment page template, and the notification URL
 // for the payment provider. Its secret is in the full URL only in the answer that created it: shown
 // once here, masked on every later read.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { commerceSettingsInput } from '@server/commerce/settings-input';
@@ -14,6 +14,7 @@ type View = Outputs['commerce']['getSettings'];
 
 export function ShopSettings({ agentId }: { agentId: string }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const settings = useQuery(trpc.commerce.getSettings.queryOptions({ agentId }));
   const [view, setView] = useState<View | undefined>();
   const [template, setTemplate] = useState('');
@@ -50,6 +51,8 @@ export function ShopSettings({ agentId }: { agentId: string }) {
     if (webhookUrlWithSecret) setFullUrl(webhookUrlWithSecret);
     setRotate(false);
     show(rest);
+    // The delivery form beside this one reads the same settings (it needs the shop configured).
+    queryClient.setQueryData(trpc.commerce.getSettings.queryKey({ agentId }), rest);
     setSaved(true);
   };
 

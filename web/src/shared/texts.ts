@@ -41,6 +41,8 @@ export const usageStatusLabels: Partial<Record<string, string>> = {
 export const orderStatusLabels: Record<OrderStatus, string> = {
   pending: 'Ожидает оплаты',
   paid: 'Оплачен',
+  shipped: 'Отправлен',
+  delivered: 'Доставлен',
   cancelled: 'Отменён',
 };
 

@@ -1,0 +1,101 @@
+// The reminder of an unpaid order: once an order placed from a dialogue has waited the shop's
+// unpaidReminderHours (default 2; 0 switches it off) and is still pending, its client is reminded once,
+// with the payment link. A periodic pass, one instance at a time (an advisory lock), and each order claimed
+// by a conditional update of unpaid_reminder_at — the reminder's message (orderUnpaid → the outbox) commits
+// with the claim, so neither a second instance nor a restart sends it again. An order paid or cancelled
+// meanwhile no longer matches; a client who denied messages is skipped by the listener (claimed, not sent).
+import { and, asc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import type { DatabaseHandle } from '../db/client';
+import { createPeriodicJob } from '../jobs/periodic';
+import type { Logger } from '../logger';
+import type { Events } from '../platform/events';
+import { orderUnpaid } from './events';
+import { commerceSettings, orders } from './tables';
+
+export const UNPAID_REMINDER_LOCK = 'unpaid-order-reminders';
+const BATCH = 100;
+
+export function createOrderReminders(deps: {
+  database: DatabaseHandle;
+  events: Pick<Events, 'emitAndWait'>;
+  outbox: { wake(): void };
+  logger: Logger;
+  intervalMs: number;
+}) {
+  const { database, logger } = deps;
+  const db = database.db;
+
+  /** The reminders due at `now`: claimed and queued; returns how many were claimed. */
+  async function remindDue(now: Date): Promise<number> {
+    const due = await db
+      .select({ id: orders.id })
+      .from(orders)
+      .innerJoin(commerceSettings, eq(commerceSettings.agentId, orders.agentId))
+      .where(
+        and(
+          eq(orders.status, 'pending'),
+          isNull(orders.unpaidReminderAt),
+          isNotNull(orders.dialogueId),
+          gt(commerceSettings.unpaidReminderHours, 0),
+          lte(orders.createdAt, sql`${now.toISOString()}::timestamptz - make_interval(hours => ${commerceSettings.unpaidReminderHours})`),
+        ),
+      )
+      .orderBy(asc(orders.createdAt))
+      .limit(BATCH);
+    let claimed = 0;
+    for (const { id } of due) {
+      const sent = await db.transaction(async (tx) => {
+        const [order] = await tx
+          .update(orders)
+          .set({ unpaidReminderAt: now })
+          .where(and(eq(orders.id, id), eq(orders.status, 'pending'), isNull(orders.unpaidReminderAt)))
+          .returning();
+        if (!order?.dialogueId) return false;
+        await deps.events.emitAndWait(orderUnpaid, {
+          tx,
+          agentId: order.agentId,
+          dialogueId: order.dialogueId,
+          orderNumber: order.number,
+          totalMinor: order.totalMinor,
+          currency: order.currency,
+          paymentLink: order.paymentLink,
+        });
+        return true;
+      });
+      if (sent) claimed += 1;
+    }
+    if (claimed > 0) {
+      deps.outbox.wake();
+      logger.info('unpaid order reminders queued', { count: claimed });
+    }
+    return claimed;
+  }
+
+  let running: Promise<{ ran: boolean; reminded: number }> | null = null;
+  /** One pass, unless another instance (or this one) is already running it. Tests call it with their clock. */
+  function runOnce(now: Date = new Date()): Promise<{ ran: boolean; reminded: number }> {
+    running ??= database
+      .withLock(UNPAID_REMINDER_LOCK, () => remindDue(now))
+      .then((r) => (r.acquired ? { ran: true, reminded: r.value } : { ran: false, reminded: 0 }))
+      .catch((error) => {
+        logger.error('unpaid order reminders failed', { error });
+        return { ran: false, reminded: 0 };
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  }
+
+  const job = createPeriodicJob({ name: 'unpaid order reminders', intervalMs: deps.intervalMs, run: () => runOnce(), logger });
+  return {
+    runOnce,
+    start: () => job.start(),
+    async stop() {
+      await job.stop();
+      await running;
+    },
+  };
+}
+
+export type OrderReminders = ReturnType<typeof createOrderReminders>;
