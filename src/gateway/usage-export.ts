@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { isUuid } from '../db/uuid';
 import { AppError } from '../http/errors';
+import { fieldNameOf } from '../http/field-labels';
 import { errorMessages } from '../http/messages';
 import { findUnstorableText } from '../http/text';
 import { csvBooleanRu, gatewayMessages, usageCsvHeadersRu } from './texts';
@@ -229,7 +230,7 @@ export function createUsageExport(deps: UsageExportDeps) {
     const raw = queryOf(url);
     // A filter is compared with stored text: one PostgreSQL cannot hold (NUL) is refused, as the procedures refuse it.
     const unstorable = findUnstorableText(raw);
-    if (unstorable !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(unstorable), { param: unstorable || null });
+    if (unstorable !== null) throw new AppError('invalid_request_error', errorMessages.unstorableText(fieldNameOf(unstorable)), { param: unstorable || null });
     const input = usageExportInput.parse(raw);
     const keyId = keyFilter(input.keyId);
     await deps.billing.flush();

@@ -76,6 +76,11 @@ export const fieldLabels: Record<string, string> = {
   rotateWebhookSecret: 'Новый секрет уведомлений',
   yookassaShopId: 'ID магазина ЮKassa',
   yookassaSecretKey: 'Секретный ключ ЮKassa',
+  delivery: 'Способы доставки',
+  unpaidReminderHours: 'Напоминание о неоплаченном заказе (часов)',
+  yookassaReceipts: 'Чеки по 54-ФЗ',
+  receiptVatCode: 'Ставка НДС в чеке',
+  trackingNumber: 'Трек-номер',
   // Top-ups and administration.
   amount: 'Сумма',
   reason: 'Причина',
