@@ -559,6 +559,11 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     rec.serviceIds = services.map((x) => (isObj(x) ? Number(x.id) : Number(x)));
     rec.datetime = isoLocal(company, start);
     rec.seanceLength = seconds;
+    if (b.attendance !== undefined) {
+      const attendance = Number(b.attendance);
+      if (![-1, 0, 1, 2].includes(attendance)) throw fail(422, 'Неверное значение attendance');
+      rec.attendance = attendance;
+    }
     busy.push({ companyId: company.spec.id, staffId, start, end, recordId: rec.id });
     const data = {
       id: rec.id,
@@ -571,7 +576,9 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       length: seconds,
       comment: rec.comment,
       online: rec.online,
-      attendance: 0,
+      attendance: rec.attendance,
+      visit_attendance: rec.attendance,
+      confirmed: 1,
       deleted: false,
     };
     return ok(data, [], 201);
@@ -603,6 +610,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       hash: crypto.randomUUID().replace(/-/g, ''),
       apiId: r.apiId,
       deleted: false,
+      attendance: 0,
     };
     records.push(rec);
     busy.push({ companyId: company.spec.id, staffId: r.staffId, start: r.start, end: r.end, recordId: rec.id });

@@ -239,6 +239,8 @@ export interface YclientsCreateRecordInput {
   sendSms?: boolean;
   comment?: string;
   apiId?: string;
+  /** §8: 2 marks the visit confirmed by the client (the record's `attendance`); omitted leaves it as it is. */
+  attendance?: -1 | 0 | 1 | 2;
 }
 
 export interface YclientsRecord {
@@ -521,6 +523,7 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
     };
     if (input.comment !== undefined) body.comment = input.comment;
     if (input.apiId !== undefined) body.api_id = input.apiId;
+    if (input.attendance !== undefined) body.attendance = input.attendance;
     const { status, data } = await call({ method, path, body, userToken });
     // The blueprint shows one object, the Altegio reference an array of records.
     const record = Array.isArray(data) ? data[0] : data;
