@@ -113,21 +113,26 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
         const quiet = { from: settings.quietFromMinutes, to: settings.quietToMinutes };
         // Longest offset first; only the latest one already due is sent, the earlier ones are overtaken.
         const offsets = [...settings.reminderOffsetsMinutes].sort((x, y) => y - x);
-        const due = offsets
-          .map((offset) => ({ offset, at: sendableAt(start - offset * 60_000, quiet, deps.timeZone) }))
-          .filter((r) => r.at <= now.getTime());
-        for (const [i, r] of due.entries()) {
-          // Overtaken by a later one, falling at or after the visit, or due before the visit got this time
-          // (booked or moved later than the reminder's time): skipped, once, so it is never sent late.
-          const outcome = i < due.length - 1 || r.at >= start || r.at < a.updatedAt.getTime() ? 'skipped' : 'sent';
+        const planned = offsets.map((offset) => ({ offset, at: sendableAt(start - offset * 60_000, quiet, deps.timeZone) }));
+        const due = planned.filter((r) => r.at <= now.getTime() && r.at < start);
+        const work = [
+          // Only the latest one already due is sent: the earlier ones were overtaken (the job was down, or the
+          // visit was booked or moved after their time) and are never sent late.
+          ...due.map((r, i) => ({ ...r, outcome: i < due.length - 1 || r.at < a.updatedAt.getTime() ? ('skipped' as const) : ('sent' as const) })),
+          // Due in quiet hours that last until the visit: skipped once its own time has come.
+          ...planned.filter((r) => r.at >= start && start - r.offset * 60_000 <= now.getTime()).map((r) => ({ ...r, outcome: 'skipped' as const })),
+        ];
+        for (const r of work) {
+          const { outcome } = r;
+          // Read before the transaction: the names come through the booking cache, on the database's own connections.
+          const n = outcome === 'sent' ? await names(a.agentId, a.specialistId, a.serviceId) : null;
           const queued = await db.transaction(async (tx) => {
             const [claimed] = await tx
               .insert(appointmentReminders)
               .values({ appointmentId: a.id, offsetMinutes: r.offset, startsAt: a.startsAt, outcome })
               .onConflictDoNothing()
               .returning({ id: appointmentReminders.id });
-            if (!claimed || outcome === 'skipped') return Boolean(claimed);
-            const n = await names(a.agentId, a.specialistId, a.serviceId);
+            if (!claimed || !n) return Boolean(claimed);
             await say(dialogue as DialogueRow, rt.reminder({ when: formatSlot(a.datetime), ...n }), reminderButtons(a.id), tx);
             return true;
           });

@@ -21,8 +21,12 @@ export const bookingSettings = pgTable('booking_settings', {
   /** Visit reminders: minutes before the visit each one goes (24 h and 2 h by default); empty: none. */
   reminderOffsetsMinutes: jsonb('reminder_offsets_minutes').$type<number[]>().notNull().default([1440, 120]),
   /** The salon's quiet night hours in its own zone, minutes after midnight: no reminder goes between them. */
-  quietFromMinutes: integer('quiet_from_minutes').notNull().default(21 * 60),
-  quietToMinutes: integer('quiet_to_minutes').notNull().default(9 * 60),
+  quietFromMinutes: integer('quiet_from_minutes')
+    .notNull()
+    .default(21 * 60),
+  quietToMinutes: integer('quiet_to_minutes')
+    .notNull()
+    .default(9 * 60),
   lastSyncAt: timestamp('last_sync_at', { withTimezone: true, mode: 'date' }),
   lastSyncError: text('last_sync_error'),
   createdAt: createdAt(),
