@@ -68,7 +68,7 @@ function reminderButtons(appointmentId: string): ReplyButtons {
 
 export interface VisitRemindersDeps {
   db: Database;
-  booking: Pick<BookingService, 'specialists' | 'services' | 'appointmentsOf' | 'confirm' | 'cancel'>;
+  booking: Pick<BookingService, 'specialists' | 'services' | 'appointmentsOf' | 'confirm' | 'cancel' | 'recheck'>;
   /** The salon's zone for its quiet hours (YCLIENTS_TIME_ZONE). */
   timeZone: string;
   logger: Logger;
@@ -122,6 +122,15 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
           // Due in quiet hours that last until the visit: skipped once its own time has come.
           ...planned.filter((r) => r.at >= start && start - r.offset * 60_000 <= now.getTime()).map((r) => ({ ...r, outcome: 'skipped' as const })),
         ];
+        if (work.some((r) => r.outcome === 'sent')) {
+          // The salon may have cancelled or moved the record in YCLIENTS since: asked just before sending. A
+          // moved visit is reminded of its new time on a later pass; YCLIENTS unreachable: the next pass asks again.
+          const state = await booking.recheck(a.id).catch((error) => {
+            logger.warn('visit reminder: the record could not be checked in yclients', { agentId: a.agentId, appointmentId: a.id, error });
+            return 'unknown' as const;
+          });
+          if (state !== 'same') continue;
+        }
         for (const r of work) {
           const { outcome } = r;
           // Read before the transaction: the names come through the booking cache, on the database's own connections.

@@ -1,6 +1,7 @@
 // Visit reminders (issue 42 point 1): a visit booked through the dialogue is reminded of 24 h and 2 h before
 // it, once each even when the job runs twice at once, with «Подтвердить» (YCLIENTS attendance 2 through
 // PUT /record), «Перенести» (the reschedule flow) and «Отменить» (asked first, then the record deleted);
+// a record the salon cancelled or moved in YCLIENTS meanwhile (GET /record before sending) gets no stale one;
 // never to a client who denied messages, never in the salon's quiet hours. The clock is injected into the
 // reminder pass; VK webhook in, a scripted model, the fake YCLIENTS.
 import { beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
@@ -186,6 +187,25 @@ describe('visit reminders (issue 42 point 1)', () => {
     const [gone] = await sendAndWait(agentId, messageEvent(payloadOf(reminder!, 'Подтвердить')));
     expect(gone!.message).toBe('Этой записи уже нет или её время прошло. Выберите, пожалуйста, что сделать:');
     expect(await remindAt(ms('14:00') - 2 * HOUR + 60_000, 0)).toEqual([]);
+  });
+
+  test('cancelled in YCLIENTS by the salon: no reminder, and the visit is cancelled here too', async () => {
+    const { agentId, record } = await salonWithVisit('11:00');
+    yc.records.find((r) => r.id === record.id)!.deleted = true;
+    expect(await remindAt(ms('11:00') - 24 * HOUR + 60_000, 0)).toEqual([]);
+    expect(yc.calls.some((c) => c.method === 'GET' && c.path === `/record/${COMPANY}/${record.id}`)).toBe(true);
+    expect(await app.sql('select status from appointments where agent_id = $1', [agentId])).toEqual([{ status: 'canceled' }]);
+    expect(await remindAt(ms('11:00') - 2 * HOUR + 60_000, 0)).toEqual([]);
+  });
+
+  test('moved in YCLIENTS by the salon: no reminder of the old time, the new time reminded of', async () => {
+    const { agentId, record } = await salonWithVisit('11:00');
+    yc.records.find((r) => r.id === record.id)!.datetime = at('16:00');
+    expect(await remindAt(ms('11:00') - 24 * HOUR + 60_000, 0)).toEqual([]);
+    expect(await app.sql('select datetime, status from appointments where agent_id = $1', [agentId])).toEqual([{ datetime: at('16:00'), status: 'booked' }]);
+    const [moved] = await remindAt(ms('16:00') - 24 * HOUR + 60_000, 1);
+    expect(moved!.message).toMatch(/^Напоминаем о вашей записи: \d+ [а-я]+, 16:00\./);
+    expect(toClient().filter(isReminder)).toHaveLength(1);
   });
 
   test('a client who denied messages gets no reminder', async () => {

@@ -538,6 +538,46 @@ export function createBookingService(deps: BookingServiceDeps) {
     },
 
     /**
+     * Whether an appointment still stands as booked, asked of YCLIENTS (§8 GET /record) just before the
+     * client is reminded of it: a record deleted there (the salon cancelled it) cancels it here too, a record
+     * moved there moves it here (its reminders are then those of the new time). 'same' when nothing changed.
+     */
+    async recheck(appointmentId: string): Promise<'same' | 'canceled' | 'moved'> {
+      const [row] = await db
+        .select()
+        .from(appointments)
+        .where(and(eq(appointments.id, appointmentId), eq(appointments.status, 'booked')));
+      if (!row) return 'canceled';
+      const s = await configured(row.agentId);
+      const recordId = Number(row.externalRecordId);
+      const record = Number.isSafeInteger(recordId) && recordId > 0 ? await failing(s, () => asAdmin(s, (c, t) => c.getRecord(s.companyId, recordId, t))) : null;
+      if (!record || record.deleted) {
+        await db
+          .update(appointments)
+          .set({ status: 'canceled', canceledAt: new Date(), updatedAt: new Date() })
+          .where(and(eq(appointments.id, row.id), eq(appointments.status, 'booked')));
+        logger.info('appointment cancelled in yclients', { agentId: row.agentId, appointmentId, recordId });
+        return 'canceled';
+      }
+      const startsAt = record.datetime ? Date.parse(record.datetime) : Number.NaN;
+      if (!Number.isFinite(startsAt) || startsAt === row.startsAt.getTime()) return 'same';
+      const moved = { startsAt: new Date(startsAt), datetime: record.datetime!, updatedAt: new Date() };
+      const staff = record.staffId !== null && record.staffId !== row.staffId ? { staffId: record.staffId } : {};
+      try {
+        await db
+          .update(appointments)
+          .set({ ...moved, ...staff })
+          .where(eq(appointments.id, row.id));
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Another of our rows holds that start: the time is kept, the move noted only in the log.
+        logger.warn('a record moved in yclients onto a start another appointment holds', { agentId: row.agentId, appointmentId, recordId });
+      }
+      logger.info('appointment moved in yclients', { agentId: row.agentId, appointmentId, recordId });
+      return 'moved';
+    },
+
+    /**
      * The client confirmed an upcoming appointment booked in this dialogue (a reminder's «Подтвердить»):
      * the record's `attendance` becomes 2 in YCLIENTS (§8), its time and specialist resent unchanged.
      * Null when the dialogue has no such booked appointment.
