@@ -7,6 +7,7 @@
 // cancelled is no longer booked and gets nothing. Clients who denied messages are not written to.
 import { and, eq, gt, isNotNull, lte, ne, or, isNull } from 'drizzle-orm';
 import type { Agent } from '../agents';
+import { agents } from '../agents/tables';
 import type { Database } from '../db/client';
 import { dialogues } from '../dialogues/tables';
 import type { BookingService } from '../integrations/booking';
@@ -69,7 +70,7 @@ function reminderButtons(appointmentId: string): ReplyButtons {
 export interface VisitRemindersDeps {
   db: Database;
   booking: Pick<BookingService, 'specialists' | 'services' | 'appointmentsOf' | 'confirm' | 'cancel' | 'recheck'>;
-  /** The salon's zone for its quiet hours (YCLIENTS_TIME_ZONE). */
+  /** The salon's zone for its quiet hours when the agent's working hours name none (YCLIENTS_TIME_ZONE). */
   timeZone: string;
   logger: Logger;
 }
@@ -93,10 +94,11 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
      */
     async sendDue(now: Date, say: Say): Promise<{ sent: number; skipped: number }> {
       const rows = await db
-        .select({ appointment: appointments, dialogue: dialogues, settings: bookingSettings })
+        .select({ appointment: appointments, dialogue: dialogues, settings: bookingSettings, workingHours: agents.workingHours })
         .from(appointments)
         .innerJoin(dialogues, eq(dialogues.id, appointments.dialogueId))
         .innerJoin(bookingSettings, eq(bookingSettings.agentId, appointments.agentId))
+        .innerJoin(agents, eq(agents.id, appointments.agentId))
         .where(
           and(
             eq(appointments.status, 'booked'),
@@ -108,12 +110,14 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
         );
       let sent = 0;
       let skipped = 0;
-      for (const { appointment: a, dialogue, settings } of rows) {
+      for (const { appointment: a, dialogue, settings, workingHours } of rows) {
+        // The agent's own zone (its working hours) when the owner set one, else the salon's configured one.
+        const zone = (workingHours as { timeZone?: string } | null)?.timeZone || deps.timeZone;
         const start = a.startsAt.getTime();
         const quiet = { from: settings.quietFromMinutes, to: settings.quietToMinutes };
         // Longest offset first; only the latest one already due is sent, the earlier ones are overtaken.
         const offsets = [...settings.reminderOffsetsMinutes].sort((x, y) => y - x);
-        const planned = offsets.map((offset) => ({ offset, at: sendableAt(start - offset * 60_000, quiet, deps.timeZone) }));
+        const planned = offsets.map((offset) => ({ offset, at: sendableAt(start - offset * 60_000, quiet, zone) }));
         const due = planned.filter((r) => r.at <= now.getTime() && r.at < start);
         const work = [
           // Only the latest one already due is sent: the earlier ones were overtaken (the job was down, or the

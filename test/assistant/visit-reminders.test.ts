@@ -230,6 +230,18 @@ describe('visit reminders (issue 42 point 1)', () => {
     expect(isReminder(late!)).toBe(true);
   });
 
+  test("quiet hours are the agent's own zone when its working hours name one", async () => {
+    const { agentId, owner } = await salonWithVisit('10:00', { reminderOffsetsMinutes: [120] });
+    const hours = await call(app.url, 'PATCH', `/api/agents/${agentId}`, {
+      token: owner.token,
+      body: { workingHours: { days: [1, 2, 3, 4, 5, 6, 7], from: '09:00', to: '20:00', timeZone: 'Asia/Vladivostok' } },
+    });
+    expect(hours.status).toBe(200);
+    // 08:00 in Moscow is 15:00 in Vladivostok: not quiet there, so it goes at once.
+    const [sent] = await remindAt(ms('08:00') + 60_000, 1);
+    expect(isReminder(sent!)).toBe(true);
+  });
+
   test('quiet hours set to end after the visit: that reminder is skipped, not sent late', async () => {
     const { agentId } = await salonWithVisit('10:00', { reminderOffsetsMinutes: [120], quietFrom: '20:00', quietTo: '11:00' });
     expect(await remindAt(ms('08:30'), 0)).toEqual([]);
