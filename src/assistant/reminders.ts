@@ -126,7 +126,19 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
           // Due in quiet hours that last until the visit: skipped once its own time has come.
           ...planned.filter((r) => r.at >= start && start - r.offset * 60_000 <= now.getTime()).map((r) => ({ ...r, outcome: 'skipped' as const })),
         ];
-        if (work.some((r) => r.outcome === 'sent')) {
+        if (work.length === 0) continue;
+        // Those already written (sent or skipped on an earlier pass) are done: YCLIENTS is not asked again for them.
+        const done = new Set(
+          (
+            await db
+              .select({ offset: appointmentReminders.offsetMinutes })
+              .from(appointmentReminders)
+              .where(and(eq(appointmentReminders.appointmentId, a.id), eq(appointmentReminders.startsAt, a.startsAt)))
+          ).map((x) => x.offset),
+        );
+        const todo = work.filter((r) => !done.has(r.offset));
+        if (todo.length === 0) continue;
+        if (todo.some((r) => r.outcome === 'sent')) {
           // The salon may have cancelled or moved the record in YCLIENTS since: asked just before sending. A
           // moved visit is reminded of its new time on a later pass; YCLIENTS unreachable: the next pass asks again.
           const state = await booking.recheck(a.id).catch((error) => {
@@ -135,7 +147,7 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
           });
           if (state !== 'same') continue;
         }
-        for (const r of work) {
+        for (const r of todo) {
           const { outcome } = r;
           // Read before the transaction: the names come through the booking cache, on the database's own connections.
           const n = outcome === 'sent' ? await names(a.agentId, a.specialistId, a.serviceId) : null;

@@ -126,7 +126,12 @@ describe('visit reminders (issue 42 point 1)', () => {
     expect(buttonsOf(first!).map((b) => b.action.label)).toEqual(['Подтвердить', 'Перенести', 'Отменить']);
     expect(buttonsOf(first!).every((b) => b.action.type === 'callback')).toBe(true);
     // The same hour again, and later that day: nothing new.
+    // YCLIENTS was asked for the record before it went, and is not asked again for a reminder already sent.
+    const recordReads = () => yc.calls.filter((c) => c.method === 'GET' && c.path.startsWith(`/record/${COMPANY}/`)).length;
+    const readsAfterFirst = recordReads();
+    expect(readsAfterFirst).toBeGreaterThan(0);
     expect(await remindAt(visit - 24 * HOUR + 5 * 60_000, 0)).toEqual([]);
+    expect(recordReads()).toBe(readsAfterFirst);
     expect(await remindAt(visit - 3 * HOUR, 0)).toEqual([]);
     const [second] = await remindAt(visit - 2 * HOUR + 60_000, 1);
     expect(isReminder(second!)).toBe(true);
