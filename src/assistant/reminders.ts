@@ -141,7 +141,7 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
         if (todo.some((r) => r.outcome === 'sent')) {
           // The salon may have cancelled or moved the record in YCLIENTS since: asked just before sending. A
           // moved visit is reminded of its new time on a later pass; YCLIENTS unreachable: the next pass asks again.
-          const state = await booking.recheck(a.id).catch((error) => {
+          const state = await booking.recheck(a.id, a.startsAt).catch((error) => {
             logger.warn('visit reminder: the record could not be checked in yclients', { agentId: a.agentId, appointmentId: a.id, error });
             return 'unknown' as const;
           });

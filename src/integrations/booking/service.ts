@@ -540,14 +540,17 @@ export function createBookingService(deps: BookingServiceDeps) {
     /**
      * Whether an appointment still stands as booked, asked of YCLIENTS (§8 GET /record) just before the
      * client is reminded of it: a record deleted there (the salon cancelled it) cancels it here too, a record
-     * moved there moves it here (its reminders are then those of the new time). 'same' when nothing changed.
+     * moved there moves it here (its reminders are then those of the new time). 'same' when it still starts
+     * at `startsAt` (what the caller read) here and in YCLIENTS.
      */
-    async recheck(appointmentId: string): Promise<'same' | 'canceled' | 'moved'> {
+    async recheck(appointmentId: string, startsAt: Date): Promise<'same' | 'canceled' | 'moved'> {
       const [row] = await db
         .select()
         .from(appointments)
         .where(and(eq(appointments.id, appointmentId), eq(appointments.status, 'booked')));
       if (!row) return 'canceled';
+      // Moved since the caller read it (by the client, or by another instance's recheck a moment ago).
+      if (row.startsAt.getTime() !== startsAt.getTime()) return 'moved';
       const s = await configured(row.agentId);
       const recordId = Number(row.externalRecordId);
       const record = Number.isSafeInteger(recordId) && recordId > 0 ? await failing(s, () => asAdmin(s, (c, t) => c.getRecord(s.companyId, recordId, t))) : null;
@@ -559,9 +562,9 @@ export function createBookingService(deps: BookingServiceDeps) {
         logger.info('appointment cancelled in yclients', { agentId: row.agentId, appointmentId, recordId });
         return 'canceled';
       }
-      const startsAt = record.datetime ? Date.parse(record.datetime) : Number.NaN;
-      if (!Number.isFinite(startsAt) || startsAt === row.startsAt.getTime()) return 'same';
-      const moved = { startsAt: new Date(startsAt), datetime: record.datetime!, updatedAt: new Date() };
+      const there = record.datetime ? Date.parse(record.datetime) : Number.NaN;
+      if (!Number.isFinite(there) || there === row.startsAt.getTime()) return 'same';
+      const moved = { startsAt: new Date(there), datetime: record.datetime!, updatedAt: new Date() };
       const staff = record.staffId !== null && record.staffId !== row.staffId ? { staffId: record.staffId } : {};
       try {
         await db
