@@ -18,6 +18,7 @@ import type { DialogueRow, Flow } from './flow';
 import { createFlowDetours, keyboardAnsweredLater } from './flow-detours';
 import { flowTexts as ft } from './flow-texts';
 import type { ShopFlow } from './shop-flow';
+import type { VisitReminders } from './reminders';
 import { ACTIONS, handoffPhoneKeyboard, mainMenu } from './menus';
 import type { ButtonPayload, ReplyButtons } from './reply';
 import { createPendingAnswers } from './pending-answers';
@@ -76,6 +77,8 @@ export interface AssistantDeps {
   clientMessagesPerMinute: number;
   bookingFlow: BookingFlow;
   shopFlow: ShopFlow;
+  /** Visit reminders and their buttons (issue 42 point 1). */
+  reminders?: VisitReminders;
   /** The tool families besides escalation (booking, shop, knowledge…), each deciding which agents get its tools. */
   toolProviders: ToolProvider[];
   /** Whether the agent's owner has a Telegram bot to hand a client to. */
@@ -317,6 +320,8 @@ export function createAssistant(deps: AssistantDeps) {
           const shop = await deps.shopFlow.act(agent, dialogue, payload, { say, setFlow });
           if (shop) return shop;
         }
+        const reminded = await deps.reminders?.act(agent, dialogue, payload, { say, setFlow });
+        if (reminded) return reminded;
         return deps.bookingFlow.act(agent, dialogue, payload, { say, setFlow });
       }
     }
@@ -455,6 +460,14 @@ export function createAssistant(deps: AssistantDeps) {
     /** Gives dialogues nobody answered past HANDOFF_TIMEOUT_MINUTES back to the assistant (a periodic job). */
     returnUnanswered: () => handoff.sweep(),
     handoffSweepIntervalMs: handoff.sweepIntervalMs,
+
+    /** Queues the visit reminders due at `now` (a periodic job; tests inject the clock). */
+    async sendReminders(now: Date = new Date()): Promise<{ sent: number; skipped: number }> {
+      if (!deps.reminders) return { sent: 0, skipped: 0 };
+      const done = await deps.reminders.sendDue(now, say);
+      if (done.sent > 0) deps.outbox.wake();
+      return done;
+    },
 
     /** Answers bursts that are due and unclaimed (the periodic backstop of their timers). */
     sweepAnswers: () => pending.sweep(),

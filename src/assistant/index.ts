@@ -2,6 +2,7 @@
 // the feature's own (the import graph test refuses a deep import past this file).
 export { assistantSlot } from './api';
 export { createBookingFlow } from './booking-flow';
+export { createVisitReminders } from './reminders';
 export type { MessageMedia, ReplyChannel, ShownButtons } from './channel';
 export { createAssistant, type Assistant } from './dialogue';
 export type { ReplyButtons } from './reply';

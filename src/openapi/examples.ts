@@ -60,6 +60,8 @@ const PATTERN_CANDIDATES = [
   'openai/*',
   '@conduit_news',
   'https://shop.example/pay/{orderNumber}',
+  // A wall-clock time of day (the visit reminders' quiet hours).
+  '21:00',
 ];
 
 function stringExample(schema: Schema, name: string): string {

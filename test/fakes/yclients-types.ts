@@ -95,6 +95,8 @@ export interface FakeRecord {
   apiId: string | null;
   /** Deleted by DELETE /record (YCLIENTS' cancellation): kept, as `with_deleted=1` would show it. */
   deleted: boolean;
+  /** §8: 2 confirmed, 1 came, 0 waiting, -1 did not come; PUT /record's optional `attendance` sets it. */
+  attendance: number;
 }
 
 export interface FakeYclientsSettings {

@@ -276,6 +276,14 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       return new HttpAnswer(204, null);
     }
 
+    if (method === 'GET' && (m = path.match(/^\/record\/(\d+)\/(\d+)\/?$/))) {
+      // §8: one record in the list's shape; unknown (or deleted: it leaves the lists) → 404.
+      const company = adminCompany(m[1], auth);
+      const rec = records.find((r) => r.companyId === company.spec.id && r.id === Number(m![2]) && !r.deleted);
+      if (!rec) throw fail(404, 'Запись не найдена');
+      return ok(recordView(company, rec));
+    }
+
     if (method === 'PUT' && (m = path.match(/^\/record\/(\d+)\/(\d+)\/?$/))) {
       // §10: the administrator moves a record in place; only OTHER records of the specialist stand in the way.
       const company = adminCompany(m[1], auth);
@@ -536,6 +544,26 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     return ok(settings.recordsDataAsArray ? [data] : data, [], 201);
   }
 
+  /** A record as GET /record and the lists show it (§8). */
+  function recordView(company: Company, rec: FakeRecord) {
+    return {
+      id: rec.id,
+      company_id: company.spec.id,
+      staff_id: rec.staffId,
+      services: rec.serviceIds.map((id) => ({ id, title: company.spec.services.find((x) => x.id === id)?.title ?? '' })),
+      client: { name: rec.client.name, phone: `+${rec.client.phone}`, email: rec.client.email },
+      datetime: rec.datetime,
+      seance_length: rec.seanceLength,
+      length: rec.seanceLength,
+      comment: rec.comment,
+      online: rec.online,
+      attendance: rec.attendance,
+      visit_attendance: rec.attendance,
+      confirmed: 1,
+      deleted: rec.deleted,
+    };
+  }
+
   /** PUT /record: every field of POST /records required; the record's own time does not block its new one. */
   function updateRecord(company: Company, rec: FakeRecord, body: unknown): HttpAnswer {
     const b = isObj(body) ? body : {};
@@ -559,6 +587,11 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     rec.serviceIds = services.map((x) => (isObj(x) ? Number(x.id) : Number(x)));
     rec.datetime = isoLocal(company, start);
     rec.seanceLength = seconds;
+    if (b.attendance !== undefined) {
+      const attendance = Number(b.attendance);
+      if (![-1, 0, 1, 2].includes(attendance)) throw fail(422, 'Неверное значение attendance');
+      rec.attendance = attendance;
+    }
     busy.push({ companyId: company.spec.id, staffId, start, end, recordId: rec.id });
     const data = {
       id: rec.id,
@@ -571,7 +604,9 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       length: seconds,
       comment: rec.comment,
       online: rec.online,
-      attendance: 0,
+      attendance: rec.attendance,
+      visit_attendance: rec.attendance,
+      confirmed: 1,
       deleted: false,
     };
     return ok(data, [], 201);
@@ -603,6 +638,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       hash: crypto.randomUUID().replace(/-/g, ''),
       apiId: r.apiId,
       deleted: false,
+      attendance: 0,
     };
     records.push(rec);
     busy.push({ companyId: company.spec.id, staffId: r.staffId, start: r.start, end: r.end, recordId: rec.id });

@@ -239,6 +239,8 @@ export interface YclientsCreateRecordInput {
   sendSms?: boolean;
   comment?: string;
   apiId?: string;
+  /** §8: 2 marks the visit confirmed by the client (the record's `attendance`); omitted leaves it as it is. */
+  attendance?: -1 | 0 | 1 | 2;
 }
 
 export interface YclientsRecord {
@@ -252,6 +254,10 @@ export interface YclientsRecord {
   clientName: string | null;
   clientPhone: string | null;
   comment: string;
+  /** §8: 2 confirmed, 1 came, 0 waiting, -1 did not come; null when the answer has none. */
+  attendance: number | null;
+  /** `deleted` is boolean in records, 0/1 in visit answers (§8). */
+  deleted: boolean;
 }
 
 export interface YclientsClient {
@@ -284,6 +290,8 @@ export interface YclientsClient {
    * is the whole record as for `POST /records`; a time taken by another record → `slot_busy`.
    */
   updateRecord(companyId: number, recordId: number, input: YclientsCreateRecordInput, userToken: string): Promise<YclientsRecord>;
+  /** `GET /record/{id}/{record_id}` (administrator, §8): one record as the list gives it; null when YCLIENTS has none (404). */
+  getRecord(companyId: number, recordId: number, userToken: string): Promise<YclientsRecord | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -495,6 +503,17 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
       return writeRecord('PUT', `/record/${companyId}/${recordId}`, input, userToken);
     },
 
+    async getRecord(companyId, recordId, userToken) {
+      try {
+        const { data } = await call({ method: 'GET', path: `/record/${companyId}/${recordId}`, userToken });
+        const record = Array.isArray(data) ? data[0] : data;
+        return isRecord(record) && num(record.id) !== null ? parseRecord(record) : null;
+      } catch (error) {
+        if (error instanceof YclientsApiError && error.kind === 'not_found') return null;
+        throw error;
+      }
+    },
+
     async deleteRecord(companyId, recordId, userToken) {
       // 204 and no body: call() takes an empty 2xx as success without parsing it.
       await call({ method: 'DELETE', path: `/record/${companyId}/${recordId}`, userToken });
@@ -521,6 +540,7 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
     };
     if (input.comment !== undefined) body.comment = input.comment;
     if (input.apiId !== undefined) body.api_id = input.apiId;
+    if (input.attendance !== undefined) body.attendance = input.attendance;
     const { status, data } = await call({ method, path, body, userToken });
     // The blueprint shows one object, the Altegio reference an array of records.
     const record = Array.isArray(data) ? data[0] : data;
@@ -683,6 +703,8 @@ function parseRecord(r: Record<string, unknown>): YclientsRecord {
     clientName: typeof client.name === 'string' ? client.name : null,
     clientPhone: typeof client.phone === 'string' ? client.phone : null,
     comment: str(r.comment),
+    attendance: num(r.attendance) ?? num(r.visit_attendance),
+    deleted: r.deleted === true || r.deleted === 1 || r.deleted === '1',
   };
 }
 

@@ -335,6 +335,40 @@ export function createBookingService(deps: BookingServiceDeps) {
     return row;
   }
 
+  /**
+   * YCLIENTS' PUT /record (§10) of an appointment row: every field resent, the new start or specialist
+   * given, and the record's `attendance` when it changes (2: the client confirmed the visit).
+   */
+  async function putRecord(
+    s: OpenBookingSettings,
+    row: typeof appointments.$inferSelect,
+    change: { staffId: number; datetime: string; comment: string; attendance?: 2 },
+  ) {
+    const recordId = Number(row.externalRecordId);
+    if (!Number.isSafeInteger(recordId) || recordId <= 0) throw new AppError('invalid_request_error', bookingMessages.bookingNotFound);
+    const service = (await failing(s, () => servicesOf(s))).find((v) => v.id === row.externalServiceId);
+    const length = service?.staff.find((x) => x.id === change.staffId)?.seanceLength || service?.seanceLength || 3600;
+    const cost = service?.priceMin ?? 0;
+    return asAdmin(s, (c, t) =>
+      c.updateRecord(
+        s.companyId,
+        recordId,
+        {
+          staffId: change.staffId,
+          services: [{ id: row.externalServiceId, cost, firstCost: cost, discount: 0 }],
+          client: { phone: row.clientPhone, name: row.clientName },
+          datetime: change.datetime,
+          seanceLength: length,
+          saveIfBusy: false,
+          sendSms: false,
+          comment: change.comment,
+          ...(change.attendance === undefined ? {} : { attendance: change.attendance }),
+        },
+        t,
+      ),
+    );
+  }
+
   /** What a client is shown of an appointment row. */
   const clientView = (r: ClientAppointment): ClientAppointment => ({
     id: r.id,
@@ -504,6 +538,67 @@ export function createBookingService(deps: BookingServiceDeps) {
     },
 
     /**
+     * Whether an appointment still stands as booked, asked of YCLIENTS (§8 GET /record) just before the
+     * client is reminded of it: a record deleted there (the salon cancelled it) cancels it here too, a record
+     * moved there moves it here (its reminders are then those of the new time). 'same' when it still starts
+     * at `startsAt` (what the caller read) here and in YCLIENTS.
+     */
+    async recheck(appointmentId: string, startsAt: Date): Promise<'same' | 'canceled' | 'moved'> {
+      const [row] = await db
+        .select()
+        .from(appointments)
+        .where(and(eq(appointments.id, appointmentId), eq(appointments.status, 'booked')));
+      if (!row) return 'canceled';
+      // Moved since the caller read it (by the client, or by another instance's recheck a moment ago).
+      if (row.startsAt.getTime() !== startsAt.getTime()) return 'moved';
+      const s = await configured(row.agentId);
+      const recordId = Number(row.externalRecordId);
+      const record = Number.isSafeInteger(recordId) && recordId > 0 ? await failing(s, () => asAdmin(s, (c, t) => c.getRecord(s.companyId, recordId, t))) : null;
+      if (!record || record.deleted) {
+        await db
+          .update(appointments)
+          .set({ status: 'canceled', canceledAt: new Date(), updatedAt: new Date() })
+          .where(and(eq(appointments.id, row.id), eq(appointments.status, 'booked')));
+        logger.info('appointment cancelled in yclients', { agentId: row.agentId, appointmentId, recordId });
+        return 'canceled';
+      }
+      const there = record.datetime ? Date.parse(record.datetime) : Number.NaN;
+      if (!Number.isFinite(there) || there === row.startsAt.getTime()) return 'same';
+      const moved = { startsAt: new Date(there), datetime: record.datetime!, updatedAt: new Date() };
+      const staff = record.staffId !== null && record.staffId !== row.staffId ? { staffId: record.staffId } : {};
+      try {
+        await db
+          .update(appointments)
+          .set({ ...moved, ...staff })
+          .where(eq(appointments.id, row.id));
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Another of our rows holds that start: the time is kept, the move noted only in the log.
+        logger.warn('a record moved in yclients onto a start another appointment holds', { agentId: row.agentId, appointmentId, recordId });
+      }
+      logger.info('appointment moved in yclients', { agentId: row.agentId, appointmentId, recordId });
+      return 'moved';
+    },
+
+    /**
+     * The client confirmed an upcoming appointment booked in this dialogue (a reminder's «Подтвердить»):
+     * the record's `attendance` becomes 2 in YCLIENTS (§8), its time and specialist resent unchanged.
+     * Null when the dialogue has no such booked appointment.
+     */
+    async confirm(agentId: string, appointmentId: string, dialogueId: string): Promise<ClientAppointment | null> {
+      const row = await upcomingOwn(agentId, appointmentId, dialogueId);
+      if (!row) return null;
+      const s = await configured(agentId);
+      try {
+        await putRecord(s, row, { staffId: row.staffId, datetime: row.datetime, comment: 'Визит подтверждён клиентом через ассистента Conduit', attendance: 2 });
+      } catch (error) {
+        throw bookingFailure(error, 'use', s.companyId);
+      }
+      logger.info('appointment confirmed by the client', { agentId, appointmentId });
+      return clientView(row);
+    },
+
+    /**
      * Moves an upcoming appointment booked in this dialogue to a new time (and, given one, another
      * specialist) with YCLIENTS' own PUT /record (§10): the record changes in place, so a new time that
      * overlaps its own old one is possible, where book-new-then-cancel-old is refused by the client's own
@@ -525,9 +620,6 @@ export function createBookingService(deps: BookingServiceDeps) {
       if (startsAt.getTime() <= Date.now()) throw new AppError('conflict', bookingMessages.slotPast);
       const recordId = Number(row.externalRecordId);
       if (!Number.isSafeInteger(recordId) || recordId <= 0) throw new AppError('invalid_request_error', bookingMessages.bookingNotFound);
-      const service = (await failing(s, () => servicesOf(s))).find((v) => v.id === row.externalServiceId);
-      const length = service?.staff.find((x) => x.id === staffId)?.seanceLength || service?.seanceLength || 3600;
-      const cost = service?.priceMin ?? 0;
 
       // The new start is claimed here first, under the same unique index as a booking.
       const moved = { startsAt, datetime: input.datetime, staffId, specialistId, updatedAt: new Date() };
@@ -539,23 +631,7 @@ export function createBookingService(deps: BookingServiceDeps) {
       }
       let datetime = input.datetime;
       try {
-        const record = await asAdmin(s, (c, t) =>
-          c.updateRecord(
-            s.companyId,
-            recordId,
-            {
-              staffId,
-              services: [{ id: row.externalServiceId, cost, firstCost: cost, discount: 0 }],
-              client: { phone: row.clientPhone, name: row.clientName },
-              datetime: input.datetime,
-              seanceLength: length,
-              saveIfBusy: false,
-              sendSms: false,
-              comment: 'Перенос через ассистента Conduit',
-            },
-            t,
-          ),
-        );
+        const record = await putRecord(s, row, { staffId, datetime: input.datetime, comment: 'Перенос через ассистента Conduit' });
         if (record.datetime && Date.parse(record.datetime) === startsAt.getTime()) datetime = record.datetime;
         if (datetime !== input.datetime) await db.update(appointments).set({ datetime }).where(eq(appointments.id, row.id));
       } catch (error) {

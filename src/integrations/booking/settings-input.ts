@@ -33,6 +33,22 @@ const mapping = (what: string) =>
 
 const secret = () => z.string({ error: 'ожидается строка' }).trim().min(1, 'не может быть пустым').max(500);
 
+export const DEFAULT_REMINDER_OFFSETS_MINUTES = [24 * 60, 2 * 60];
+export const DEFAULT_QUIET_FROM = '21:00';
+export const DEFAULT_QUIET_TO = '09:00';
+/** Up to this many reminders per visit, each between 15 minutes and 7 days before it. */
+export const MAX_REMINDERS = 4;
+
+/** A wall-clock time of the salon's day, HH:MM. */
+const clockTime = z
+  .string({ error: 'ожидается время ЧЧ:ММ' })
+  .trim()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'ожидается время ЧЧ:ММ, например 21:00');
+
+/** HH:MM → minutes after midnight, and back. */
+export const minutesOfClock = (time: string): number => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
+export const clockOfMinutes = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
 export const bookingSettingsInput = z.object({
   // Sent in the Authorization header of every YCLIENTS call, so it must be a valid header value: a token
   // with a line break, NUL or a non-Latin-1 character would fail inside fetch (a 502) instead of here.
@@ -51,6 +67,21 @@ export const bookingSettingsInput = z.object({
     .default(DEFAULT_SLOT_CACHE_TTL_MINUTES),
   specialistMapping: mapping('специалиста').default({}),
   serviceMapping: mapping('услуги').default({}),
+  /** Minutes before the visit each reminder goes; left out keeps what is stored (24 h and 2 h at first). */
+  reminderOffsetsMinutes: z
+    .array(
+      z
+        .number({ error: 'ожидается число минут' })
+        .int('ожидается целое число минут')
+        .min(15, 'напоминание — не раньше чем за 15 минут до визита')
+        .max(7 * 24 * 60, 'напоминание — не больше чем за 7 дней до визита'),
+    )
+    .max(MAX_REMINDERS, `не больше ${MAX_REMINDERS} напоминаний`)
+    .refine((a) => new Set(a).size === a.length, 'два напоминания в одно и то же время')
+    .optional(),
+  /** The salon's quiet night hours (its own zone): a reminder due in them goes at their end, if still before the visit. */
+  quietFrom: clockTime.optional(),
+  quietTo: clockTime.optional(),
 });
 
 export type BookingSettingsInput = z.infer<typeof bookingSettingsInput>;
@@ -65,6 +96,9 @@ export const bookingSettingsView = z.object({
   slotCacheTtlMinutes: z.number().int(),
   specialistMapping: z.record(z.string(), z.number().int()),
   serviceMapping: z.record(z.string(), z.number().int()),
+  reminderOffsetsMinutes: z.array(z.number().int()),
+  quietFrom: z.string(),
+  quietTo: z.string(),
   lastSyncAt: z.string().nullable(),
   updatedAt: z.string().nullable(),
 });

@@ -8,7 +8,16 @@ import { AppError } from '../../http/errors';
 import type { BookingCache } from './cache';
 import { bookingFailure } from './errors';
 import type { YclientsClient } from './client';
-import { DEFAULT_SLOT_CACHE_TTL_MINUTES, type BookingSettingsInput, type BookingSettingsView } from './settings-input';
+import {
+  clockOfMinutes,
+  DEFAULT_QUIET_FROM,
+  DEFAULT_QUIET_TO,
+  DEFAULT_REMINDER_OFFSETS_MINUTES,
+  DEFAULT_SLOT_CACHE_TTL_MINUTES,
+  minutesOfClock,
+  type BookingSettingsInput,
+  type BookingSettingsView,
+} from './settings-input';
 
 export {
   bookingSettingsInput,
@@ -30,6 +39,9 @@ export interface OpenBookingSettings {
   slotCacheTtlMinutes: number;
   specialistMapping: Record<string, number>;
   serviceMapping: Record<string, number>;
+  reminderOffsetsMinutes: number[];
+  quietFromMinutes: number;
+  quietToMinutes: number;
 }
 
 type Row = typeof bookingSettings.$inferSelect;
@@ -46,6 +58,9 @@ function view(row: Row | undefined): BookingSettingsView {
       slotCacheTtlMinutes: DEFAULT_SLOT_CACHE_TTL_MINUTES,
       specialistMapping: {},
       serviceMapping: {},
+      reminderOffsetsMinutes: DEFAULT_REMINDER_OFFSETS_MINUTES,
+      quietFrom: DEFAULT_QUIET_FROM,
+      quietTo: DEFAULT_QUIET_TO,
       lastSyncAt: null,
       updatedAt: null,
     };
@@ -60,6 +75,9 @@ function view(row: Row | undefined): BookingSettingsView {
     slotCacheTtlMinutes: row.slotCacheTtlMinutes,
     specialistMapping: row.specialistMapping,
     serviceMapping: row.serviceMapping,
+    reminderOffsetsMinutes: row.reminderOffsetsMinutes,
+    quietFrom: clockOfMinutes(row.quietFromMinutes),
+    quietTo: clockOfMinutes(row.quietToMinutes),
     lastSyncAt: row.lastSyncAt?.toISOString() ?? null,
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -90,6 +108,9 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         slotCacheTtlMinutes: row.slotCacheTtlMinutes,
         specialistMapping: row.specialistMapping,
         serviceMapping: row.serviceMapping,
+        reminderOffsetsMinutes: row.reminderOffsetsMinutes,
+        quietFromMinutes: row.quietFromMinutes,
+        quietToMinutes: row.quietToMinutes,
       };
     } catch (error) {
       if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', `${error.message}. Сохраните настройки YCLIENTS заново`);
@@ -166,6 +187,9 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         slotCacheTtlMinutes: input.slotCacheTtlMinutes,
         specialistMapping: input.specialistMapping,
         serviceMapping: input.serviceMapping,
+        reminderOffsetsMinutes: [...(input.reminderOffsetsMinutes ?? existing?.reminderOffsetsMinutes ?? DEFAULT_REMINDER_OFFSETS_MINUTES)].sort((a, b) => b - a),
+        quietFromMinutes: input.quietFrom ? minutesOfClock(input.quietFrom) : (existing?.quietFromMinutes ?? minutesOfClock(DEFAULT_QUIET_FROM)),
+        quietToMinutes: input.quietTo ? minutesOfClock(input.quietTo) : (existing?.quietToMinutes ?? minutesOfClock(DEFAULT_QUIET_TO)),
         updatedAt: new Date(),
       };
       const [saved] = await db

@@ -18,6 +18,15 @@ export const bookingSettings = pgTable('booking_settings', {
   slotCacheTtlMinutes: integer('slot_cache_ttl_minutes').notNull().default(15),
   specialistMapping: jsonb('specialist_mapping').$type<Record<string, number>>().notNull().default({}),
   serviceMapping: jsonb('service_mapping').$type<Record<string, number>>().notNull().default({}),
+  /** Visit reminders: minutes before the visit each one goes (24 h and 2 h by default); empty: none. */
+  reminderOffsetsMinutes: jsonb('reminder_offsets_minutes').$type<number[]>().notNull().default([1440, 120]),
+  /** The salon's quiet night hours in its own zone, minutes after midnight: no reminder goes between them. */
+  quietFromMinutes: integer('quiet_from_minutes')
+    .notNull()
+    .default(21 * 60),
+  quietToMinutes: integer('quiet_to_minutes')
+    .notNull()
+    .default(9 * 60),
   lastSyncAt: timestamp('last_sync_at', { withTimezone: true, mode: 'date' }),
   lastSyncError: text('last_sync_error'),
   createdAt: createdAt(),
@@ -78,4 +87,22 @@ export const appointments = pgTable(
     index('appointments_pending_idx').on(t.status, t.createdAt),
     index('appointments_dialogue_idx').on(t.dialogueId).where(sql`${t.dialogueId} is not null`),
   ],
+);
+
+// One row per visit reminder sent: the unique key (appointment, offset, the visit's start) is what makes it
+// go once across instances and restarts; a moved visit has a new start, so it is reminded of again.
+export const appointmentReminders = pgTable(
+  'appointment_reminders',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appointmentId: uuid('appointment_id')
+      .notNull()
+      .references(() => appointments.id, { onDelete: 'cascade' }),
+    offsetMinutes: integer('offset_minutes').notNull(),
+    startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** sent: queued to the client; skipped: its time fell in the quiet hours and the visit came first. */
+    outcome: text('outcome', { enum: ['sent', 'skipped'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('appointment_reminders_once').on(t.appointmentId, t.offsetMinutes, t.startsAt)],
 );

@@ -1,7 +1,7 @@
 // Composes the VK integration: settings and connection tools, the callback inbox, the assistant that
 // answers clients, the outbox kind that delivers its messages, and the relay that brings operator
 // replies from the messenger back to the client.
-import { createAssistant, createBookingFlow, type ShopFlow, type ToolProvider, assistantTexts } from '../../assistant';
+import { createAssistant, createBookingFlow, createVisitReminders, type ShopFlow, type ToolProvider, assistantTexts } from '../../assistant';
 import type { AgentService } from '../../agents';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../crypto/secret-box';
@@ -22,6 +22,8 @@ import { createSocialWebhook } from './webhook';
 
 /** messages.setActivity is a courtesy: it waits this long at most and is never retried. */
 const TYPING_TIMEOUT_MS = 3000;
+/** How often due visit reminders are looked for (each goes once whichever instance finds it). */
+const REMINDER_INTERVAL_MS = 60_000;
 
 export interface SocialDeps {
   db: Database;
@@ -78,6 +80,7 @@ export function createSocial(deps: SocialDeps) {
     handoffTimeoutMinutes: config.handoffTimeoutMinutes,
     clientMessagesPerMinute: config.assistantClientMessagesPerMinute,
     bookingFlow,
+    reminders: createVisitReminders({ db, booking: deps.booking.service, timeZone: config.yclientsTimeZone, logger }),
     shopFlow: deps.shopFlow,
     toolProviders: deps.toolProviders,
     knowledgeForPrompt: deps.knowledgeForPrompt,
@@ -169,17 +172,24 @@ export function createSocial(deps: SocialDeps) {
     logger,
   });
 
+  // Visit reminders: due ones queued through the outbox, once each (appointment_reminders' unique key).
+  const reminderJob = createPeriodicJob({ name: 'visit reminders', intervalMs: REMINDER_INTERVAL_MS, run: () => assistant.sendReminders(), logger });
+
   return {
     settings,
     assistant,
     webhook,
     broadcasts,
     vkFor,
+    /** One pass of the visit reminders at `now` (the job's own pass uses the clock). */
+    sendReminders: (now?: Date) => assistant.sendReminders(now),
     start() {
       sweep.start();
+      reminderJob.start();
       if (config.handoffTimeoutMinutes > 0) handoffSweep.start();
     },
     async stop() {
+      await reminderJob.stop();
       await handoffSweep.stop();
       await sweep.stop();
       await webhook.drain();

@@ -1,5 +1,6 @@
 // YCLIENTS settings of a Service agent: credentials (never shown back, only whether they are set), the
-// company, synchronisation, the slot cache, and the specialists/services mappings.
+// company, synchronisation, the slot cache, the specialists/services mappings, and the visit reminders
+// (hours before the visit, the salon's quiet night hours).
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
@@ -13,6 +14,16 @@ import { MappingEditor, mappingFrom, newRow, rowsFrom, type MappingRow } from '.
 type View = Outputs['booking']['getSettings'];
 
 /** A secret field's state: saved on the server, typed here but not saved yet, or neither. */
+/** «24, 2» → [1440, 120]; null when a part is not a number of hours. */
+function offsetsFrom(text: string): number[] | null {
+  const parts = text.split(/[,;\s]+/).filter((p) => p !== '');
+  const minutes = parts.map((p) => Math.round(Number(p.replace(/ч$/i, '')) * 60));
+  return minutes.every((m) => Number.isFinite(m)) ? minutes : null;
+}
+
+/** [1440, 120] → «24, 2». */
+const hoursOf = (minutes: number[]) => minutes.map((m) => String(Math.round((m / 60) * 100) / 100)).join(', ');
+
 const setHint = (isSet: boolean | undefined, typed: string) => {
   if (typed !== '') return isSet ? 'Не сохранено: после сохранения заменит прежнее значение' : 'Не сохранено: нажмите «Сохранить настройки YCLIENTS»';
   return isSet ? 'Сохранено. Оставьте поле пустым, чтобы не менять' : 'Не задано';
@@ -28,6 +39,9 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   const [companyId, setCompanyId] = useState('');
   const [syncEnabled, setSyncEnabled] = useState(false);
   const [ttl, setTtl] = useState('15');
+  const [offsets, setOffsets] = useState('24, 2');
+  const [quietFrom, setQuietFrom] = useState('21:00');
+  const [quietTo, setQuietTo] = useState('09:00');
   const [specialists, setSpecialists] = useState<MappingRow[]>([]);
   const [services, setServices] = useState<MappingRow[]>([]);
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -59,6 +73,9 @@ export function BookingSettings({ agentId }: { agentId: string }) {
     setCompanyId(v.companyId === null ? '' : String(v.companyId));
     setSyncEnabled(v.syncEnabled);
     setTtl(String(v.slotCacheTtlMinutes));
+    setOffsets(hoursOf(v.reminderOffsetsMinutes));
+    setQuietFrom(v.quietFrom);
+    setQuietTo(v.quietTo);
     setSpecialists(rowsFrom(v.specialistMapping));
     setServices(rowsFrom(v.serviceMapping));
   }, []);
@@ -71,6 +88,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
     setSaved(false);
     const specialistMapping = mappingFrom(specialists, 'специалиста');
     const serviceMapping = mappingFrom(services, 'услуги');
+    const reminderOffsetsMinutes = offsetsFrom(offsets);
     const checked = check(bookingSettingsInput, {
       partnerToken: partnerToken.trim() || undefined,
       login: login.trim() || undefined,
@@ -80,8 +98,12 @@ export function BookingSettings({ agentId }: { agentId: string }) {
       slotCacheTtlMinutes: ttl.trim() === '' ? undefined : Number(ttl),
       specialistMapping: specialistMapping.mapping,
       serviceMapping: serviceMapping.mapping,
+      reminderOffsetsMinutes: reminderOffsetsMinutes ?? [],
+      quietFrom,
+      quietTo,
     });
     const found: FieldErrors = checked.ok ? {} : { ...checked.errors };
+    if (!reminderOffsetsMinutes) found.reminderOffsetsMinutes = 'Перечислите часы через запятую, например: 24, 2';
     if (specialistMapping.error) found.specialistMapping = specialistMapping.error;
     if (serviceMapping.error) found.serviceMapping = serviceMapping.error;
     setErrors(found);
@@ -160,6 +182,24 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               <input type="checkbox" name="syncEnabled" checked={syncEnabled} onChange={(e) => setSyncEnabled(e.target.checked)} />
               Синхронизировать специалистов и услуги каждые 10 минут
             </label>
+            <fieldset className="visit-reminders" data-testid="visit-reminders">
+              <legend>Напоминания о визите</legend>
+              <p className="hint">
+                Клиент, записавшийся через диалог, получит во ВКонтакте напоминание с кнопками «Подтвердить», «Перенести» и «Отменить». В тихие часы напоминания не
+                отправляются: то, что выпало на ночь, уйдёт утром, если визит ещё впереди.
+              </p>
+              <div className="grid">
+                <Field label="Напоминать за, часов" hint="Через запятую; пусто — не напоминать" error={shown.reminderOffsetsMinutes}>
+                  {(props) => <input {...props} name="reminderOffsets" inputMode="decimal" value={offsets} onChange={(e) => setOffsets(e.target.value)} />}
+                </Field>
+                <Field label="Тихие часы с" error={shown.quietFrom}>
+                  {(props) => <input {...props} name="quietFrom" type="time" value={quietFrom} onChange={(e) => setQuietFrom(e.target.value)} />}
+                </Field>
+                <Field label="Тихие часы до" error={shown.quietTo}>
+                  {(props) => <input {...props} name="quietTo" type="time" value={quietTo} onChange={(e) => setQuietTo(e.target.value)} />}
+                </Field>
+              </div>
+            </fieldset>
             <ErrorText error={apiError(directory.error)} />
 
             <MappingEditor
