@@ -15,7 +15,6 @@ export const toolNames: Record<string, { title: string; description: string }> =
   order_status: { title: 'Статус заказа', description: 'Сообщает клиенту, что с его заказом.' },
   search_knowledge: { title: 'Поиск в базе знаний', description: 'Отвечает на вопросы по записям базы знаний агента.' },
   escalate_to_human: { title: 'Передача сотруднику', description: 'Передаёт диалог вам, когда ассистент не может помочь сам.' },
-  offer_choices: { title: 'Кнопки с вариантами', description: 'Предлагает клиенту варианты ответа кнопками.' },
 };
 
 /** The tool's Russian name and line; an id this page does not know yet is shown as it is. */
