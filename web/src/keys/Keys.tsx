@@ -13,6 +13,7 @@ import { currencySymbol, formatDateTime, formatMoney, fromLocalInput, periodStar
 import { useBillingConfig } from '../shared/billing-config';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
+import { curlSnippet, nodeSnippet } from '../shared/snippets';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
@@ -206,27 +207,9 @@ function EditKeyForm({
 /** The first call with the new key, ready to paste: curl and the official OpenAI SDK, with the full base URL. */
 function KeySnippets({ apiKey }: { apiKey: string }) {
   const baseUrl = `${window.location.origin}/v1`;
-  const message = '[{"role": "user", "content": "Привет"}]';
   const snippets = [
-    {
-      title: 'curl',
-      code:
-        `curl ${baseUrl}/chat/completions \\\n` +
-        `  -H "Authorization: Bearer ${apiKey}" \\\n` +
-        `  -H "Content-Type: application/json" \\\n` +
-        `  -d '{"model": "openai/gpt-4o-mini", "messages": ${message}}'`,
-    },
-    {
-      title: 'OpenAI SDK (JavaScript)',
-      code:
-        `import OpenAI from 'openai';\n\n` +
-        `const client = new OpenAI({ baseURL: '${baseUrl}', apiKey: '${apiKey}' });\n` +
-        `const answer = await client.chat.completions.create({\n` +
-        `  model: 'openai/gpt-4o-mini',\n` +
-        `  messages: [{ role: 'user', content: 'Привет' }],\n` +
-        `});\n` +
-        `console.log(answer.choices[0].message.content);`,
-    },
+    { title: 'curl', code: curlSnippet(baseUrl, apiKey) },
+    { title: 'OpenAI SDK (JavaScript)', code: nodeSnippet(baseUrl, apiKey) },
   ];
   return (
     <div className="key-snippets" data-testid="key-snippets">

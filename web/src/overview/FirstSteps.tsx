@@ -8,6 +8,7 @@ import { Link } from '../app/router';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { Money } from '../shared/Money';
 import { Button, CopyButton, CopyValue, ErrorText } from '../shared/ui';
+import { curlSnippet, nodeSnippet, pythonSnippet } from '../shared/snippets';
 
 type CreatedKey = Outputs['keys']['create'];
 
@@ -30,36 +31,9 @@ function useBaseUrl(): string {
 
 function snippets(baseUrl: string, apiKey: string) {
   return [
-    {
-      title: 'curl',
-      code:
-        `curl ${baseUrl}/chat/completions \\\n` +
-        `  -H "Authorization: Bearer ${apiKey}" \\\n` +
-        `  -H "Content-Type: application/json" \\\n` +
-        `  -d '{"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "Привет"}]}'`,
-    },
-    {
-      title: 'Python',
-      code:
-        `from openai import OpenAI\n\n` +
-        `client = OpenAI(base_url="${baseUrl}", api_key="${apiKey}")\n` +
-        `answer = client.chat.completions.create(\n` +
-        `    model="openai/gpt-4o-mini",\n` +
-        `    messages=[{"role": "user", "content": "Привет"}],\n` +
-        `)\n` +
-        `print(answer.choices[0].message.content)`,
-    },
-    {
-      title: 'Node.js',
-      code:
-        `import OpenAI from 'openai';\n\n` +
-        `const client = new OpenAI({ baseURL: '${baseUrl}', apiKey: '${apiKey}' });\n` +
-        `const answer = await client.chat.completions.create({\n` +
-        `  model: 'openai/gpt-4o-mini',\n` +
-        `  messages: [{ role: 'user', content: 'Привет' }],\n` +
-        `});\n` +
-        `console.log(answer.choices[0].message.content);`,
-    },
+    { title: 'curl', code: curlSnippet(baseUrl, apiKey) },
+    { title: 'Python', code: pythonSnippet(baseUrl, apiKey) },
+    { title: 'Node.js', code: nodeSnippet(baseUrl, apiKey) },
   ];
 }
 
