@@ -116,8 +116,9 @@ export const assistantTexts = {
     `• ${title} × ${quantity} — ${sum}${available ? '' : ' (нет в наличии, в заказ не войдёт)'}`,
   nothingToOrder: 'В корзине нет товаров, которые можно заказать.',
   paymentsUnavailable: 'Оформление заказов пока не подключено. Напишите «оператор» — сотрудник поможет.',
-  orderCreated: (number: string, total: string, link: string) =>
-    `Заказ ${number} оформлен. Сумма: ${total}.\nОплатить: ${link}\nПосле оплаты я пришлю подтверждение.`,
+  /** `delivery`: the delivery's lines (shop-flow.ts deliveryLines), shown between the sum and the link. */
+  orderCreated: (number: string, total: string, link: string, delivery: readonly string[] = []) =>
+    [`Заказ ${number} оформлен. Сумма: ${total}.`, ...delivery, `Оплатить: ${link}`, 'После оплаты я пришлю подтверждение.'].join('\n'),
   // The link button under an order placed by the model's checkout.
   buttonPay: 'Оплатить',
   orderPaid: (number: string) => `Оплата заказа ${number} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,
