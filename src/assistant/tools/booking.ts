@@ -11,6 +11,8 @@ import { AppError } from '../../http/errors';
 import type { BookableService, BookingService, Specialist, BookingSettings } from '../../integrations/booking';
 import { normalisePhone } from '../../phone';
 import { assistantTexts, formatSlot } from '../texts';
+import { choicesTexts } from './choices-texts';
+import { slotChoiceButtons } from './choices';
 import { stringArg, ToolError } from './index';
 import { rescheduleTexts } from './reschedule-texts';
 import { toolTexts } from './texts';
@@ -180,7 +182,14 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
           throw new ToolError(toolTexts.specialistWithoutService(specialist.id, service.id));
         }
         const slots = await slotsOn(ctx.agent.id, date, service, specialist ? [specialist] : providers(service, specialists));
-        return { result: { date, slots }, summary: toolTexts.summarySlots(date, slots.length) };
+        // The times become buttons under the model's answer (tapped: the booking's summary, then «Подтвердить»).
+        const buttons = slotChoiceButtons(slots);
+        const shown = buttons ? buttons.flat().length : 0;
+        return {
+          result: { date, slots, ...(shown > 0 ? { note: choicesTexts.slotsNote(shown) } : {}) },
+          summary: toolTexts.summarySlots(date, slots.length),
+          answerButtons: buttons,
+        };
       },
     },
     {
