@@ -278,6 +278,26 @@ describe('offer_choices', () => {
     expect(dialogue[0]!.flow).toBeNull();
   });
 
+  test('book_appointment refused for a taken time: the nearest free times ride on the model’s answer', async () => {
+    const salon = await agent('service', { yclients: true });
+    const book = (name: string, phone: string) => ({
+      toolCalls: [
+        { name: 'book_appointment', arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at('16:00'), clientName: name, clientPhone: phone } },
+      ],
+    });
+    const first = newPeer();
+    host.sequence(salon.model, [book('Ольга', '+7 916 222-33-44'), { text: 'Записала.' }]);
+    await sendAndWait(salon.agentId, messageNew('Запишите к Анне на 16:00', { peerId: first }), 2, first);
+    const peer = newPeer();
+    host.sequence(salon.model, [book('Мария', '+7 916 111-22-33'), { text: 'Это время уже занято, выберите другое:' }]);
+    const [answer] = await sendAndWait(salon.agentId, messageNew('Запишите к Анне на 16:00', { peerId: peer }), 1, peer);
+    expect(answer!.message).toBe('Это время уже занято, выберите другое:');
+    // 16:00–17:00 is Olga's now: 16:30 overlaps it; Anna works until 18:00.
+    expect(payloads(answer!).map((p) => p.t)).toEqual([at('17:00')]);
+    expect(toolResults(host.requestsFor(salon.model)[1]!.body).at(-1)!.result).toMatchObject({ status: 'taken', note: expect.stringMatching(/кнопками/) });
+    expect(yc.records.filter((r) => !r.deleted)).toHaveLength(1);
+  });
+
   test('a service choice → who provides it → their free times', async () => {
     const salon = await agent('service', { yclients: true });
     const peer = newPeer();

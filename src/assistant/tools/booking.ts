@@ -378,11 +378,15 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
       const passed = Date.parse(datetime) <= Date.now();
       const from = passed ? new Date().toISOString().slice(0, 10) : datetime.slice(0, 10);
       const next = await nextFreeTimes(ctx.agent.id, from, service, specialist, datetime);
+      // The nearest free times ride on the model's answer as buttons, as find_slots' do.
+      const buttons = slotChoiceButtons(next.map((slot) => ({ ...slot, specialistName: specialist.name })));
+      const note = buttons ? { note: choicesTexts.slotsNote(buttons.flat().length) } : {};
       return {
         result: passed
-          ? { status: 'passed', error: toolTexts.slotPassed, datetime, nextFreeTimes: next }
-          : { status: 'taken', error: toolTexts.slotTaken, datetime, nextFreeTimes: next },
+          ? { status: 'passed', error: toolTexts.slotPassed, datetime, nextFreeTimes: next, ...note }
+          : { status: 'taken', error: toolTexts.slotTaken, datetime, nextFreeTimes: next, ...note },
         summary: (passed ? toolTexts.summaryPassed : toolTexts.summaryTaken)(datetime, next.length),
+        answerButtons: buttons,
       };
     }
   }
