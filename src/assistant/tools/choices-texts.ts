@@ -22,6 +22,7 @@ export const choicesTexts = {
     `Аргументы offer_choices не подходят${where ? ` (${where})` : ''}. Нужно: text — непустой текст; choices — от 1 до 10 кнопок {label, value}; value — строка до 100 символов, {serviceId, specialistId, datetime}, {serviceId} или {productId}.`,
   tooMany: (max: number) => `Кнопок больше ${max}: столько не помещается под сообщением. Оставьте самые подходящие и вызовите снова.`,
   valueTooLong: (n: number) => `Кнопка ${n}: value слишком длинный. Сократите текст ответа до нескольких слов.`,
+  idsTooLong: (n: number) => `Кнопка ${n}: идентификаторы слишком длинные для кнопки. Предложите этот вариант текстом.`,
   noBooking: (n: number) => `Кнопка ${n}: кнопки с услугами и временем есть только у салона с подключённым YCLIENTS.`,
   noShop: (n: number) => `Кнопка ${n}: кнопки с товарами есть только у магазина.`,
   unknownService: (n: number, id: string) => `Кнопка ${n}: услуги «${id}» нет. Возьмите serviceId из list_services.`,

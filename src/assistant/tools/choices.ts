@@ -11,7 +11,7 @@ import type { Catalog } from '../../commerce';
 import { isIsoInstant } from '../../http/date-input';
 import type { BookableService, BookingService, BookingSettings, Specialist } from '../../integrations/booking';
 import { ACTIONS } from '../menus';
-import { callbackButton, dataLabel, type ButtonPayload, type ButtonStyle, type CallbackButton, type ReplyButtons } from '../reply';
+import { callbackButton, dataLabel, type ButtonPayload, type CallbackButton, type ReplyButtons } from '../reply';
 import { formatSlotShort } from '../texts';
 import { choicesTexts as ct } from './choices-texts';
 import type { AssistantTool, ToolContext, ToolProvider, ToolResult } from './types';
@@ -147,7 +147,7 @@ export function createChoiceTools(deps: ChoiceToolsDeps): ToolProvider {
     if (!service) throw new Refusal(ct.unknownService(n, value.serviceId));
     if (!('datetime' in value)) {
       const payload = servicePayload(service.id);
-      if (!fits(payload)) throw new Refusal(ct.unknownService(n, value.serviceId));
+      if (!fits(payload)) throw new Refusal(ct.idsTooLong(n));
       return callbackButton(label, payload, 'primary');
     }
     const specialist = specialists.find((p) => p.id === value.specialistId);
@@ -166,8 +166,8 @@ export function createChoiceTools(deps: ChoiceToolsDeps): ToolProvider {
     const times = await free.get(key)!;
     if (!times.some((t) => Date.parse(t) === Date.parse(value.datetime))) throw new Refusal(ct.notFree(n));
     const payload = slotPayload({ serviceId: service.id, specialistId: specialist.id, datetime: value.datetime });
-    if (!fits(payload)) throw new Refusal(ct.valueTooLong(n));
-    return callbackButton(label, payload, 'positive' satisfies ButtonStyle);
+    if (!fits(payload)) throw new Refusal(ct.idsTooLong(n));
+    return callbackButton(label, payload, 'positive');
   }
 
   const tool: AssistantTool = {
