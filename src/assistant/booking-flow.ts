@@ -292,7 +292,16 @@ export function createBookingFlow(deps: BookingFlowDeps) {
    * may have dropped the service or the specialist, or the time been taken, since the button was shown —
    * then the name and phone when the dialogue does not know them, then the summary with «Подтвердить».
    */
-  async function chosenSlot(agent: Agent, dialogue: DialogueRow, tools: FlowTools, specialistId: string, serviceId: string, datetime: string): Promise<string> {
+  async function chosenSlot(
+    agent: Agent,
+    dialogue: DialogueRow,
+    tools: FlowTools,
+    specialistId: string,
+    serviceId: string,
+    datetime: string,
+    /** «Записаться ещё раз» pressed: the client has been asked about their visit already. */
+    another = false,
+  ): Promise<string> {
     const found = await read(dialogue, agent, tools, () => names(agent, specialistId, serviceId));
     if (!found) return 'booking_failed';
     const { specialist, service } = found;
@@ -305,6 +314,27 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     if (!free.some((slot) => Date.parse(slot.datetime) === Date.parse(datetime))) {
       await tools.setFlow(deps.flowDb, dialogue.id, null);
       return offerSlots(agent, dialogue, tools, specialistId, serviceId, Date.parse(datetime) <= Date.now() ? t.slotPassed : t.slotTaken);
+    }
+    if (!another) {
+      // Times found to move a visit look like any others: a client with a visit of this service and
+      // specialist is asked whether to move it or book one more, as an administrator would.
+      const mine = await read(dialogue, agent, tools, () => booking.appointmentsOf(agent.id, dialogue.id));
+      if (!mine) return 'booking_failed';
+      const visit = mine.find((a) => a.serviceId === serviceId && a.specialistId === specialistId);
+      if (visit) {
+        const slot = { s: specialistId, v: serviceId, t: datetime };
+        await tools.setFlow(deps.flowDb, dialogue.id, null);
+        await tools.say(
+          dialogue,
+          ct.moveOrNew({ service: service.title, specialist: specialist.name, before: formatSlot(visit.datetime), after: formatSlot(datetime) }),
+          [
+            [callbackButton(ct.buttonMove, { action: ACTIONS.pickSlot, ...slot, r: visit.id }, 'primary')],
+            [callbackButton(ct.buttonNew, { action: ACTIONS.choiceSlot, ...slot, n: 1 }, 'positive')],
+            [callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')],
+          ],
+        );
+        return 'move_or_new';
+      }
     }
     const step = { step: 'booking_name' as const, specialistId, serviceId, datetime };
     if (dialogue.clientName && dialogue.clientPhone) return summarise(agent, dialogue, tools, { ...step, clientName: dialogue.clientName }, dialogue.clientPhone);
@@ -419,7 +449,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
         }
         case ACTIONS.choiceSlot:
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
-          return chosenSlot(agent, dialogue, tools, str('s'), str('v'), str('t'));
+          return chosenSlot(agent, dialogue, tools, str('s'), str('v'), str('t'), payload.n === 1);
         case ACTIONS.choiceService:
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
           return chosenService(agent, dialogue, tools, str('v'));

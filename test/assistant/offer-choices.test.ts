@@ -298,6 +298,44 @@ describe('offer_choices', () => {
     expect(yc.records.filter((r) => !r.deleted)).toHaveLength(1);
   });
 
+  test('a client with a visit taps a time of the same service and specialist: move it (in place) or book one more', async () => {
+    const salon = await agent('service', { yclients: true });
+    const peer = newPeer();
+    host.sequence(salon.model, [
+      {
+        toolCalls: [
+          {
+            name: 'book_appointment',
+            arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at('14:00'), clientName: 'Мария', clientPhone: '+7 916 111-22-33' },
+          },
+        ],
+      },
+      { text: 'Записала.' },
+    ]);
+    await sendAndWait(salon.agentId, messageNew('Запишите к Анне на 14:00', { peerId: peer }), 2, peer);
+    const [record] = yc.records;
+
+    // «Перенесите на попозже»: the model looks for times, and they come as buttons as ever.
+    host.sequence(salon.model, [
+      { toolCalls: [{ name: 'find_slots', arguments: { date: TOMORROW, serviceId: 'haircut', specialistId: 'anna' } }] },
+      { text: 'На какое время перенести?' },
+    ]);
+    const [answer] = await sendAndWait(salon.agentId, messageNew('Перенесите мою запись на попозже', { peerId: peer }), 1, peer);
+    const [ask] = await sendAndWait(salon.agentId, messageEvent(payloadOf(answer!, formatSlotShort(at('17:00'))), peer), 1, peer);
+    expect(ask!.message).toBe(`У вас уже есть запись: Стрижка, Анна, ${formatSlot(at('14:00'))}. Перенести её на ${formatSlot(at('17:00'))} или записаться ещё раз?`);
+    expect(labels(ask!)).toEqual(['Перенести запись', 'Записаться ещё раз', 'Отмена']);
+
+    // «Записаться ещё раз»: the summary of a new booking (name and phone known), nothing booked yet.
+    const [another] = await sendAndWait(salon.agentId, messageEvent(payloadOf(ask!, 'Записаться ещё раз'), peer), 1, peer);
+    expect(another!.message).toMatch(/^Проверьте, пожалуйста, запись:/);
+    // «Перенести запись»: the move's summary, then the record moved in place — still one visit.
+    const [move] = await sendAndWait(salon.agentId, messageEvent(payloadOf(ask!, 'Перенести запись'), peer), 1, peer);
+    expect(move!.message).toMatch(/^Перенести запись\?/);
+    const [moved] = await sendAndWait(salon.agentId, messageEvent(payloadOf(move!, 'Подтвердить'), peer), 1, peer);
+    expect(moved!.message).toMatch(/^Готово! Запись перенесена/);
+    expect(yc.records.filter((r) => !r.deleted)).toEqual([expect.objectContaining({ id: record!.id, datetime: at('17:00') })]);
+  });
+
   test('a service choice → who provides it → their free times', async () => {
     const salon = await agent('service', { yclients: true });
     const peer = newPeer();
