@@ -5,6 +5,7 @@ import { knowledgeSlot } from '../knowledge';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createShopFlow } from './shop-flow';
 import { createBookingTools } from './tools/booking';
+import { createChoiceTools } from './tools/choices';
 import { createKnowledgeTools } from './tools/knowledge';
 import { createShopTools } from './tools/shop';
 import type { ToolProvider } from './tools/types';
@@ -34,6 +35,8 @@ export function createAssistantApi({ db, outbox, logger, config }: Base, use: Us
       maxOpenOrdersPerClient: config.assistantMaxOpenOrdersPerClient,
     }),
     knowledgeTools.provider,
+    // Every agent may answer with buttons; a salon's times and services, a shop's products, are checked as its own.
+    createChoiceTools({ booking: booking.service, bookingSettings: booking.settings, catalog: commerce.catalog }),
   ];
   return { shopFlow, knowledgeTools, toolProviders };
 }

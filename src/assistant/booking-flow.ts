@@ -2,10 +2,12 @@
 // the appointment, through the same booking service (and the same double-booking guard) as the API.
 import type { Agent } from '../agents';
 import type { Database } from '../db/client';
+import { isIsoInstant } from '../http/date-input';
 import { AppError } from '../http/errors';
 import type { Logger } from '../logger';
 import type { BookingService, BookableService, FreeSlot, Specialist, BookingSettings } from '../integrations/booking';
 import { normalisePhone } from '../phone';
+import { choiceTexts as ct } from './choice-texts';
 import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { flowTexts as ft, showPhone } from './flow-texts';
 import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
@@ -69,7 +71,7 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     }
   }
 
-  async function offerSpecialists(agent: Agent, dialogue: DialogueRow, tools: FlowTools, listOnly: boolean): Promise<string> {
+  async function offerSpecialists(agent: Agent, dialogue: DialogueRow, tools: FlowTools, listOnly: boolean, intro?: string): Promise<string> {
     const specialists = await read(dialogue, agent, tools, () => booking.specialists(agent.id));
     if (!specialists) return 'booking_failed';
     if (specialists.length === 0) {
@@ -78,7 +80,9 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     }
     if (!listOnly && specialists.length === 1) return offerServices(agent, dialogue, tools, specialists[0]!.id);
     const buttons = specialists.map((s) => callbackButton(dataLabel(s.name), { action: ACTIONS.pickSpecialist, s: s.id }, 'primary'));
-    const text = listOnly ? t.specialistsList(specialists.map((s) => `• ${s.name}${s.specialization ? ` — ${s.specialization}` : ''}`)) : t.chooseSpecialist;
+    const text = listOnly
+      ? t.specialistsList(specialists.map((s) => `• ${s.name}${s.specialization ? ` — ${s.specialization}` : ''}`))
+      : (intro ?? t.chooseSpecialist);
     await tools.say(dialogue, text, choices(buttons));
     return listOnly ? 'specialists' : 'choose_specialist';
   }
@@ -283,6 +287,88 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     return 'booking_summary';
   }
 
+  /**
+   * A free time tapped under the model's answer (offer_choices, find_slots): checked again now — the salon
+   * may have dropped the service or the specialist, or the time been taken, since the button was shown —
+   * then the name and phone when the dialogue does not know them, then the summary with «Подтвердить».
+   */
+  async function chosenSlot(
+    agent: Agent,
+    dialogue: DialogueRow,
+    tools: FlowTools,
+    specialistId: string,
+    serviceId: string,
+    datetime: string,
+    /** «Записаться ещё раз» pressed: the client has been asked about their visit already. */
+    another = false,
+  ): Promise<string> {
+    const found = await read(dialogue, agent, tools, () => names(agent, specialistId, serviceId));
+    if (!found) return 'booking_failed';
+    const { specialist, service } = found;
+    if (!specialist || !service?.specialistIds.includes(specialist.id) || !isIsoInstant(datetime) || !datetime.includes('T')) {
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      return offerSpecialists(agent, dialogue, tools, false, ct.choiceGone);
+    }
+    const free = await read(dialogue, agent, tools, () => booking.slots(agent.id, { date: datetime.slice(0, 10), specialistId, serviceId }));
+    if (!free) return 'booking_failed';
+    if (!free.some((slot) => Date.parse(slot.datetime) === Date.parse(datetime))) {
+      await tools.setFlow(deps.flowDb, dialogue.id, null);
+      return offerSlots(agent, dialogue, tools, specialistId, serviceId, Date.parse(datetime) <= Date.now() ? t.slotPassed : t.slotTaken);
+    }
+    if (!another) {
+      // Times found to move a visit look like any others: a client with a visit of this service and
+      // specialist is asked whether to move it or book one more, as an administrator would.
+      const mine = await read(dialogue, agent, tools, () => booking.appointmentsOf(agent.id, dialogue.id));
+      if (!mine) return 'booking_failed';
+      const visit = mine.find((a) => a.serviceId === serviceId && a.specialistId === specialistId);
+      if (visit) {
+        const slot = { s: specialistId, v: serviceId, t: datetime };
+        await tools.setFlow(deps.flowDb, dialogue.id, null);
+        await tools.say(
+          dialogue,
+          ct.moveOrNew({ service: service.title, specialist: specialist.name, before: formatSlot(visit.datetime), after: formatSlot(datetime) }),
+          [
+            [callbackButton(ct.buttonMove, { action: ACTIONS.pickSlot, ...slot, r: visit.id }, 'primary')],
+            [callbackButton(ct.buttonNew, { action: ACTIONS.choiceSlot, ...slot, n: 1 }, 'positive')],
+            [callbackButton(ft.buttonCancel, { action: ACTIONS.cancelFlow }, 'negative')],
+          ],
+        );
+        return 'move_or_new';
+      }
+    }
+    const step = { step: 'booking_name' as const, specialistId, serviceId, datetime };
+    if (dialogue.clientName && dialogue.clientPhone) return summarise(agent, dialogue, tools, { ...step, clientName: dialogue.clientName }, dialogue.clientPhone);
+    if (dialogue.clientName) {
+      await tools.setFlow(deps.flowDb, dialogue.id, { ...step, step: 'booking_phone', clientName: dialogue.clientName });
+      await tools.say(dialogue, ft.askBookingPhone, cancelKeyboard());
+      return 'ask_phone';
+    }
+    await tools.setFlow(deps.flowDb, dialogue.id, step);
+    await tools.say(dialogue, ft.askName, cancelKeyboard());
+    return 'ask_name';
+  }
+
+  /** A service tapped under the model's answer: its one specialist's free times, or the choice of who provides it. */
+  async function chosenService(agent: Agent, dialogue: DialogueRow, tools: FlowTools, serviceId: string): Promise<string> {
+    const found = await read(dialogue, agent, tools, async () => {
+      const [specialists, services] = await Promise.all([booking.specialists(agent.id), booking.services(agent.id)]);
+      return { specialists, service: services.find((v) => v.id === serviceId) };
+    });
+    if (!found) return 'booking_failed';
+    await tools.setFlow(deps.flowDb, dialogue.id, null);
+    const { service } = found;
+    if (!service) return offerSpecialists(agent, dialogue, tools, false, ct.choiceGone);
+    const providers = found.specialists.filter((p) => service.specialistIds.includes(p.id));
+    if (providers.length === 0) {
+      await tools.say(dialogue, t.noSpecialists, mainMenu(agent.type));
+      return 'no_specialists';
+    }
+    if (providers.length === 1) return offerSlots(agent, dialogue, tools, providers[0]!.id, service.id);
+    const buttons = providers.map((p) => callbackButton(dataLabel(p.name), { action: ACTIONS.pickService, s: p.id, v: service.id }, 'primary'));
+    await tools.say(dialogue, ct.chooseProvider(service.title), choices(buttons));
+    return 'choose_specialist';
+  }
+
   async function canceled(agent: Agent, dialogue: DialogueRow, tools: FlowTools): Promise<string> {
     await tools.setFlow(deps.flowDb, dialogue.id, null);
     await tools.say(dialogue, ft.bookingCanceled, mainMenu(agent.type));
@@ -361,6 +447,12 @@ export function createBookingFlow(deps: BookingFlowDeps) {
           await tools.say(dialogue, ft.askName, cancelKeyboard());
           return 'ask_name';
         }
+        case ACTIONS.choiceSlot:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return chosenSlot(agent, dialogue, tools, str('s'), str('v'), str('t'), payload.n === 1);
+        case ACTIONS.choiceService:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return chosenService(agent, dialogue, tools, str('v'));
         default:
           await tools.say(dialogue, t.menu, mainMenu(agent.type));
           return 'unknown_action';

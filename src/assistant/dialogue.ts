@@ -4,6 +4,7 @@
 // is escalated to the owner's operator, after a phone number is asked for when none is known.
 // Messages for the model may come in a burst: with ASSISTANT_DEBOUNCE_MS they are answered once, as one
 // turn (pending-answers.ts); typed button labels, triggers and flows act at once.
+import { randomUUID } from 'node:crypto';
 import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Agent, AgentService } from '../agents';
 import type { Database, Executor } from '../db/client';
@@ -29,6 +30,7 @@ import { assistantTexts as t } from './texts';
 import { matchTrigger } from './triggers';
 import { createModelTurn } from './model-turn';
 import { createToolRegistry } from './tools';
+import { textOfChoice } from './tools/choices';
 import { createEscalationTools } from './tools/escalation';
 import type { ToolProvider } from './tools/types';
 import { buttonForTypedText, labelOfPress } from './typed-buttons';
@@ -349,9 +351,12 @@ export function createAssistant(deps: AssistantDeps) {
     return agent ?? null;
   }
 
-  return {
+  const assistant = {
     /** A client's message (message_new). Returns what was done, for the inbox's record. */
     async onMessage(agentId: string, message: IncomingMessage, requestId: string): Promise<string> {
+      // A text answer the model offered (offer_choices), pressed as a text button: what the client typed.
+      const chosen = textOfChoice(message.payload);
+      if (chosen !== null) return assistant.onMessage(agentId, { ...message, text: chosen, payload: null }, requestId);
       const agent = await loadAgent(agentId);
       if (!agent) return 'agent_gone';
       const dialogue = await dialogueFor(agentId, message.peerId);
@@ -413,8 +418,13 @@ export function createAssistant(deps: AssistantDeps) {
       return answerOrDefer(agent, dialogue, requestId);
     },
 
-    /** A callback button press (message_event), already acknowledged to VK. */
-    async onButton(agentId: string, press: { peerId: number; payload: ButtonPayload }): Promise<string> {
+    /**
+     * A callback button press (message_event), already acknowledged to VK. A text answer the model offered
+     * (offer_choices) goes on as if the client had typed it, its model turn billed under `requestId`.
+     */
+    async onButton(agentId: string, press: { peerId: number; payload: ButtonPayload }, requestId = `press-${randomUUID()}`): Promise<string> {
+      const chosen = textOfChoice(press.payload);
+      if (chosen !== null) return assistant.onMessage(agentId, { peerId: press.peerId, text: chosen, payload: null }, requestId);
       const agent = await loadAgent(agentId);
       if (!agent) return 'agent_gone';
       const dialogue = await dialogueFor(agentId, press.peerId);
@@ -486,6 +496,7 @@ export function createAssistant(deps: AssistantDeps) {
       return row ?? null;
     },
   };
+  return assistant;
 }
 
 export type Assistant = ReturnType<typeof createAssistant>;

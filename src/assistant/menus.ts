@@ -27,6 +27,10 @@ export const ACTIONS = {
   cancelFlow: 'cancel_flow',
   skipPhone: 'skip_phone',
   reschedule: 'reschedule',
+  // Choices the model attached to its answer (tools/choices.ts): a free time, a service, a text answer.
+  choiceSlot: 'choice_slot',
+  choiceService: 'choice_service',
+  choiceText: 'choice_text',
 } as const;
 
 export function mainMenu(type: AgentType): ReplyButtons {

@@ -203,6 +203,8 @@ export function createModelTurn(deps: ModelTurnDeps) {
     const maxToolCalls = deps.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
     /** Whether the system told the client of an act (a booking, an order): no apology follows it. */
     let announced = false;
+    /** Buttons a tool left for the model's answer (find_slots' free times): they ride on its final text. */
+    let answerButtons: ReplyButtons | undefined;
 
     /** Says `text` unless a person holds the dialogue now; then it is kept unsent and false says the turn is over. */
     async function tell(text: string, options: { byModel?: boolean; buttons?: ReplyButtons } = {}): Promise<boolean> {
@@ -281,7 +283,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
           if (announced) return 'model_empty_after_act';
           return (await tell(t.modelUnavailable)) ? 'model_empty' : 'taken_over';
         }
-        return (await tell(text, { byModel: true })) ? 'model_answer' : 'taken_over';
+        return (await tell(text, { byModel: true, ...(answerButtons ? { buttons: answerButtons } : {}) })) ? 'model_answer' : 'taken_over';
       }
       // «Секунду, проверяю…» beside the calls is said before they run.
       if (text && !(await tell(text, { byModel: true }))) return 'taken_over';
@@ -304,7 +306,16 @@ export function createModelTurn(deps: ModelTurnDeps) {
         if (done.announce) {
           // What the tool did is told by the system now, whatever the model writes next.
           announced = true;
+          // Times found before a booking was made are no longer the question.
+          answerButtons = undefined;
           if (!(await tell(done.announce.text, { buttons: done.announce.buttons }))) return 'taken_over';
+        }
+        if (done.answerButtons !== undefined) answerButtons = done.answerButtons ?? undefined;
+        if (done.answer) {
+          // The model's answer with its choices (offer_choices): one message, and the turn ends with it.
+          if (!(await tell(done.answer.text, { byModel: true, ...(done.answer.buttons ? { buttons: done.answer.buttons } : {}) }))) return 'taken_over';
+          if (index < calls.length - 1)
+            logger.info('calls after offer_choices are not run: the answer is given', { agentId: agent.id, requestId, skipped: calls.length - 1 - index });
         }
         if (done.outcome) return done.outcome;
         messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(done.result ?? null) });

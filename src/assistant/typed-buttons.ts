@@ -11,9 +11,10 @@ import { normaliseText } from './triggers';
 
 /**
  * The cart's ➕/➖ buttons carry a product's name: a client typing that name in front of the cart means the
- * product, not "one less of it".
+ * product, not "one less of it". A text answer the model offered (offer_choices) typed is what it stands
+ * for anyway: the typed text goes to the model as it is.
  */
-const NOT_BY_TYPING: ReadonlySet<string> = new Set([ACTIONS.cartInc, ACTIONS.cartDec]);
+const NOT_BY_TYPING: ReadonlySet<string> = new Set([ACTIONS.cartInc, ACTIONS.cartDec, ACTIONS.choiceText]);
 
 function keyboardButtons(shown: ShownButtons): { label: string; payload: ButtonPayload }[] {
   const out: { label: string; payload: ButtonPayload }[] = [];

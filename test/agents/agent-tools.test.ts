@@ -91,6 +91,7 @@ describe('GET /api/v1/agents/:agentId/tools', () => {
       'add_to_cart',
       'checkout',
       'escalate_to_human',
+      'offer_choices',
       'order_status',
       'search_knowledge',
       'search_products',

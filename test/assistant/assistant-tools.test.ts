@@ -155,6 +155,7 @@ describe('booking in plain words', () => {
       'list_my_appointments',
       'cancel_appointment',
       'reschedule_appointment',
+      'offer_choices',
     ]);
     expect(lastUserText(sent[0]!.body)).toBe('Запишите меня к Анне на завтра в 15:00');
     // The model knows what «завтра» is.
@@ -456,11 +457,11 @@ describe('the loop', () => {
     ]);
   });
 
-  test('a Service agent without YCLIENTS, and a Creator agent, are offered escalation only', async () => {
+  test('a Service agent without YCLIENTS, and a Creator agent, are offered escalation and answer buttons only', async () => {
     for (const type of ['service', 'creator'] as const) {
       const agent = await agentWith(type, () => ({ text: 'Здравствуйте!' }));
       await sendAndWait(agent.agentId, messageNew('Хочу записаться'));
-      expect(toolNames(agent.sent()[0]!)).toEqual(['escalate_to_human']);
+      expect(toolNames(agent.sent()[0]!)).toEqual(['escalate_to_human', 'offer_choices']);
       // What the agent's page shows: the booking tools a Service agent lacks, and why; both lack the
       // knowledge search until the owner writes an entry.
       const offered = await app.instance.services.social.assistant.toolsFor((await app.instance.services.agents.find(agent.agentId))!);

@@ -11,6 +11,8 @@ import { AppError } from '../../http/errors';
 import type { BookableService, BookingService, Specialist, BookingSettings } from '../../integrations/booking';
 import { normalisePhone } from '../../phone';
 import { assistantTexts, formatSlot } from '../texts';
+import { choicesTexts } from './choices-texts';
+import { slotChoiceButtons } from './choices';
 import { stringArg, ToolError } from './index';
 import { rescheduleTexts } from './reschedule-texts';
 import { toolTexts } from './texts';
@@ -180,7 +182,14 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
           throw new ToolError(toolTexts.specialistWithoutService(specialist.id, service.id));
         }
         const slots = await slotsOn(ctx.agent.id, date, service, specialist ? [specialist] : providers(service, specialists));
-        return { result: { date, slots }, summary: toolTexts.summarySlots(date, slots.length) };
+        // The times become buttons under the model's answer (tapped: the booking's summary, then «Подтвердить»).
+        const buttons = slotChoiceButtons(slots);
+        const shown = buttons ? buttons.flat().length : 0;
+        return {
+          result: { date, slots, ...(shown > 0 ? { note: choicesTexts.slotsNote(shown) } : {}) },
+          summary: toolTexts.summarySlots(date, slots.length),
+          answerButtons: buttons,
+        };
       },
     },
     {
@@ -369,11 +378,15 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
       const passed = Date.parse(datetime) <= Date.now();
       const from = passed ? new Date().toISOString().slice(0, 10) : datetime.slice(0, 10);
       const next = await nextFreeTimes(ctx.agent.id, from, service, specialist, datetime);
+      // The nearest free times ride on the model's answer as buttons, as find_slots' do.
+      const buttons = slotChoiceButtons(next.map((slot) => ({ ...slot, specialistName: specialist.name })));
+      const note = buttons ? { note: choicesTexts.slotsNote(buttons.flat().length) } : {};
       return {
         result: passed
-          ? { status: 'passed', error: toolTexts.slotPassed, datetime, nextFreeTimes: next }
-          : { status: 'taken', error: toolTexts.slotTaken, datetime, nextFreeTimes: next },
+          ? { status: 'passed', error: toolTexts.slotPassed, datetime, nextFreeTimes: next, ...note }
+          : { status: 'taken', error: toolTexts.slotTaken, datetime, nextFreeTimes: next, ...note },
         summary: (passed ? toolTexts.summaryPassed : toolTexts.summaryTaken)(datetime, next.length),
+        answerButtons: buttons,
       };
     }
   }

@@ -3,7 +3,7 @@
 // answers JSON the model reads, and an error the model can act on is a result, never an exception.
 import type { Agent } from '../../agents';
 import type { DialogueRow } from '../flow';
-import type { Reply } from '../reply';
+import type { Reply, ReplyButtons } from '../reply';
 
 /** A JSON Schema object as OpenAI's `tools[].function.parameters` takes it. */
 export interface ToolParameters {
@@ -31,13 +31,24 @@ export interface ToolContext {
 export interface ToolResult {
   result: unknown;
   summary: string;
-  outcome?: 'escalated' | 'asked_phone';
+  outcome?: 'escalated' | 'asked_phone' | 'choices_offered';
   /**
    * What the system itself tells the client about an act the tool did (a booking made, moved or
    * cancelled, an order placed with its «Оплатить» button): sent to the client as soon as the tool
    * returns, whatever the model writes after, so the client never depends on the model repeating it.
    */
   announce?: Reply;
+  /**
+   * The model's own answer with buttons under it (offer_choices): said as the model's words, and the turn
+   * ends with it (`outcome`), so the client gets one message, never the buttons and a second text.
+   */
+  answer?: Reply;
+  /**
+   * Buttons for the model's next text answer in this turn (find_slots' free times, tappable): they ride on
+   * that answer. Null takes back buttons an earlier call left (a search that found nothing); an act the
+   * system announces (a booking made) takes them back too.
+   */
+  answerButtons?: ReplyButtons | null;
 }
 
 export interface AssistantTool {

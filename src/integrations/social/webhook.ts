@@ -143,7 +143,7 @@ export function createSocialWebhook(deps: SocialWebhookDeps) {
         }
         if (isGroupChat(peerId)) return GROUP_CHAT_OUTCOME;
         if (!payload) return 'ignored';
-        return (await deps.broadcasts.onPress(agentId, peerId, payload)) ?? assistant.onButton(agentId, { peerId, payload });
+        return (await deps.broadcasts.onPress(agentId, peerId, payload)) ?? assistant.onButton(agentId, { peerId, payload }, requestId);
       }
       case 'message_allow':
       case 'message_deny': {

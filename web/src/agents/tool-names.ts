@@ -14,6 +14,7 @@ export const toolNames: Record<string, { title: string; description: string }> =
   checkout: { title: 'Оформление заказа', description: 'Оформляет заказ и присылает клиенту ссылку на оплату.' },
   order_status: { title: 'Статус заказа', description: 'Сообщает клиенту, что с его заказом.' },
   search_knowledge: { title: 'Поиск в базе знаний', description: 'Отвечает на вопросы по записям базы знаний агента.' },
+  offer_choices: { title: 'Кнопки в ответе', description: 'Добавляет под ответ кнопки: свободное время, услуги, товары или готовые ответы.' },
   escalate_to_human: { title: 'Передача сотруднику', description: 'Передаёт диалог вам, когда ассистент не может помочь сам.' },
 };
 
