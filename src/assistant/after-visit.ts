@@ -120,7 +120,8 @@ export function createAfterVisit(deps: AfterVisitDeps) {
         if (done && outcome === 'sent') sent += 1;
         else if (done) skipped += 1;
       };
-      const recent = gt(appointments.startsAt, new Date(at - LATE_MS));
+      // The attendance sync reads visits of the last 3 days; the request may wait up to 3 days more (its delay).
+      const recent = gt(appointments.startsAt, new Date(at - 2 * LATE_MS));
 
       // The review request: a while after the visit's end, once YCLIENTS says the client came.
       for (const r of await candidates('review', now, and(eq(appointments.attendance, 1), isNotNull(bookingSettings.reviewDelayMinutes), recent))) {
