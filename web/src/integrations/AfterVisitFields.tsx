@@ -69,7 +69,7 @@ export function AfterVisitFields({ state, onChange, errors }: { state: AfterVisi
         <Field label="Просить оценку через, часов после визита" hint="Пусто — не просить" error={errors.reviewDelayMinutes}>
           {(props) => <input {...props} name="reviewHours" inputMode="decimal" value={state.reviewHours} onChange={(e) => set({ reviewHours: e.target.value })} />}
         </Field>
-        <Field label="Ссылка на отзывы о салоне" hint="Её предложат после оценки 4 или 5" error={errors.reviewUrl}>
+        <Field label="Ссылка на отзывы о салоне" hint="Её предложат клиенту после высокой оценки" error={errors.reviewUrl}>
           {(props) => (
             <input {...props} name="reviewUrl" type="url" placeholder="https://" value={state.reviewUrl} onChange={(e) => set({ reviewUrl: e.target.value })} />
           )}
