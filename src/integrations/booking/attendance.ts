@@ -1,9 +1,10 @@
-// After the visit (issue 42 point 2): a periodic pass asks YCLIENTS what became of each visit booked here
-// whose time has passed (within a few days' lookback) — its record's `attendance` (1 came, -1 did not come) —
-// and keeps it on the appointment, where the follow-ups (the review request, the nudge, the no-show's
-// message) read it. A record deleted in YCLIENTS cancels the appointment. The rows of one pass are claimed by
-// an update (attendance_checked_at), so instances running at once never ask twice; the calls go through the
-// YCLIENTS gate's background lane, behind the calls a client waits for. Polling only: no YCLIENTS webhook.
+// After the visit (issue 42 point 2): a periodic pass asks YCLIENTS what became of each visit booked in a
+// dialogue (the ones followed up) whose time has passed, within a few days' lookback — its record's
+// `attendance` (1 came, -1 did not come) — and keeps it on the appointment, where the follow-ups (the review
+// request, the nudge, the no-show's message) read it. A record deleted in YCLIENTS cancels the appointment.
+// The rows of one pass are claimed by an update (attendance_checked_at), so instances running at once never
+// ask twice; the calls go through the YCLIENTS gate's background lane, behind the calls a client waits for.
+// Polling only: no YCLIENTS webhook.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../db/client';
 import type { Logger } from '../../logger';
@@ -38,7 +39,7 @@ export function createAttendanceSync(deps: { db: Database; service: Pick<Booking
           update appointments set attendance_checked_at = ${now.toISOString()}::timestamptz
            where id in (
              select id from appointments
-              where status = 'booked' and external_record_id is not null
+              where status = 'booked' and external_record_id is not null and dialogue_id is not null
                 and starts_at <= ${now.toISOString()}::timestamptz and starts_at > ${since.toISOString()}::timestamptz
                 and (attendance is null or attendance in (0, 2))
                 and (attendance_checked_at is null or attendance_checked_at <= ${recheckBefore.toISOString()}::timestamptz)
