@@ -20,6 +20,7 @@ import { createFlowDetours, keyboardAnsweredLater } from './flow-detours';
 import { flowTexts as ft } from './flow-texts';
 import type { ShopFlow } from './shop-flow';
 import type { VisitReminders } from './reminders';
+import type { AfterVisit } from './after-visit';
 import { ACTIONS, handoffPhoneKeyboard, mainMenu } from './menus';
 import type { ButtonPayload, ReplyButtons } from './reply';
 import { createPendingAnswers } from './pending-answers';
@@ -81,6 +82,8 @@ export interface AssistantDeps {
   shopFlow: ShopFlow;
   /** Visit reminders and their buttons (issue 42 point 1). */
   reminders?: VisitReminders;
+  /** After the visit: the review request, the nudge, the no-show's message, and the score buttons (issue 42 point 2). */
+  afterVisit?: AfterVisit;
   /** The tool families besides escalation (booking, shop, knowledge…), each deciding which agents get its tools. */
   toolProviders: ToolProvider[];
   /** Whether the agent's owner has a Telegram bot to hand a client to. */
@@ -323,6 +326,12 @@ export function createAssistant(deps: AssistantDeps) {
           const shop = await deps.shopFlow.act(agent, dialogue, payload, { say, setFlow });
           if (shop) return shop;
         }
+        const reviewed = await deps.afterVisit?.act(agent, dialogue, payload, say);
+        if (reviewed) {
+          // Its answer was queued in its own transaction, committed by now.
+          deps.outbox.wake();
+          return reviewed;
+        }
         const reminded = await deps.reminders?.act(agent, dialogue, payload, { say, setFlow });
         if (reminded) return reminded;
         return deps.bookingFlow.act(agent, dialogue, payload, { say, setFlow });
@@ -476,6 +485,14 @@ export function createAssistant(deps: AssistantDeps) {
     async sendReminders(now: Date = new Date()): Promise<{ sent: number; skipped: number }> {
       if (!deps.reminders) return { sent: 0, skipped: 0 };
       const done = await deps.reminders.sendDue(now, say);
+      if (done.sent > 0) deps.outbox.wake();
+      return done;
+    },
+
+    /** Queues the after-visit messages due at `now` (review requests, nudges, no-shows; a periodic job). */
+    async sendAfterVisit(now: Date = new Date()): Promise<{ sent: number; skipped: number }> {
+      if (!deps.afterVisit) return { sent: 0, skipped: 0 };
+      const done = await deps.afterVisit.sendDue(now, say);
       if (done.sent > 0) deps.outbox.wake();
       return done;
     },

@@ -3,6 +3,7 @@
 export { assistantSlot } from './api';
 export { createBookingFlow } from './booking-flow';
 export { createVisitReminders } from './reminders';
+export { createAfterVisit } from './after-visit';
 export type { MessageMedia, ReplyChannel, ShownButtons } from './channel';
 export { createAssistant, type Assistant } from './dialogue';
 export type { ReplyButtons } from './reply';

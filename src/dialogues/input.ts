@@ -175,7 +175,7 @@ export const funnelInput = z.object({
   weeks: z.coerce.number().int().min(1).max(FUNNEL_MAX_WEEKS).default(8).meta({ description: 'Сколько последних недель, включая текущую (до 12)' }),
 });
 
-const funnelStep = z.enum(['dialogues', 'bookings', 'visits', 'orders', 'payments']);
+const funnelStep = z.enum(['dialogues', 'bookings', 'visits', 'reviews', 'orders', 'payments']);
 const funnelCount = z.object({
   key: funnelStep,
   count: z.number().int().meta({ description: 'Клиентов (диалогов) недели, дошедших до этого шага' }),
@@ -185,8 +185,19 @@ export const funnelView = z.object({
   timeZone: z.string().meta({ description: 'Часовой пояс, в котором считаются недели (с понедельника)' }),
   steps: z.array(funnelStep).meta({
     description:
-      'Шаги по типу агента: dialogues → bookings → visits (запись не отменена и её время прошло) для записи, dialogues → orders → payments для магазина; отзывы пока не считаются',
+      'Шаги по типу агента: dialogues → bookings → visits (запись не отменена, её время прошло и салон не отметил неявку) → reviews (клиент оценил визит) для записи, dialogues → orders → payments для магазина',
   }),
-  weeks: z.array(z.object({ weekStart: z.string().meta({ description: 'Понедельник недели, YYYY-MM-DD' }), steps: z.array(funnelCount) })),
+  weeks: z.array(
+    z.object({
+      weekStart: z.string().meta({ description: 'Понедельник недели, YYYY-MM-DD' }),
+      steps: z.array(funnelCount),
+      averageScore: z
+        .number()
+        .nullable()
+        .optional()
+        .meta({ description: 'Средняя оценка визитов клиентов недели (1–5, до десятых); null — оценок нет. Только для записи' }),
+    }),
+  ),
   total: z.array(funnelCount).meta({ description: 'Все недели вместе' }),
+  averageScore: z.number().nullable().optional().meta({ description: 'Средняя оценка за все недели; null — оценок нет. Только для записи' }),
 });

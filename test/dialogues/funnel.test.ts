@@ -43,13 +43,14 @@ async function dialogue(agentId: string, at: Date[]): Promise<string> {
 }
 
 let staff = 0;
-async function appointment(agentId: string, dialogueId: string, startsIn: string, status: 'booked' | 'canceled' = 'booked') {
+async function appointment(agentId: string, dialogueId: string, startsIn: string, status: 'booked' | 'canceled' = 'booked'): Promise<string> {
   staff += 1;
-  await app.sql(
+  const [row] = await app.sql<{ id: string }>(
     `insert into appointments (agent_id, specialist_id, service_id, staff_id, external_service_id, starts_at, datetime, client_name, client_phone, status, source, dialogue_id)
-     values ($1, 's1', 'v1', $2, 1, now() + $3::interval, '2030-01-01T10:00:00+03:00', 'Анна', '79161234567', $4, 'button', $5)`,
+     values ($1, 's1', 'v1', $2, 1, now() + $3::interval, '2030-01-01T10:00:00+03:00', 'Анна', '79161234567', $4, 'button', $5) returning id`,
     [agentId, staff, startsIn, status, dialogueId],
   );
+  return row!.id;
 }
 
 let orderNo = 0;
@@ -86,38 +87,68 @@ describe('funnel', () => {
     const res = await call(app.url, 'GET', `/api/v1/agents/${agentId}/funnel`, { token });
     expect(res.status).toBe(200);
     expect(res.body.timeZone).toBe('Europe/Moscow');
-    expect(res.body.steps).toEqual(['dialogues', 'bookings', 'visits']);
+    expect(res.body.steps).toEqual(['dialogues', 'bookings', 'visits', 'reviews']);
     expect(res.body.weeks.map((w: { weekStart: string }) => w.weekStart)).toEqual([7, 6, 5, 4, 3, 2, 1, 0].map((k) => week(k).date));
     const byWeek = (k: number) => steps(res.body.weeks.find((w: { weekStart: string }) => w.weekStart === week(k).date).steps);
     expect(byWeek(1)).toEqual([
       ['dialogues', 4, null],
       ['bookings', 2, 0.5],
       ['visits', 1, 0.5],
+      ['reviews', 0, 0],
     ]);
     expect(byWeek(2)).toEqual([
       ['dialogues', 2, null],
       ['bookings', 1, 0.5],
       ['visits', 1, 1],
+      ['reviews', 0, 0],
     ]);
     expect(byWeek(3)).toEqual([
       ['dialogues', 1, null],
       ['bookings', 0, 0],
       ['visits', 0, null],
+      ['reviews', 0, null],
     ]);
     expect(byWeek(0)).toEqual([
       ['dialogues', 0, null],
       ['bookings', 0, null],
       ['visits', 0, null],
+      ['reviews', 0, null],
     ]);
     expect(steps(res.body.total)).toEqual([
       ['dialogues', 7, null],
       ['bookings', 3, 0.429],
       ['visits', 2, 0.667],
+      ['reviews', 0, 0],
     ]);
+    expect(res.body.averageScore).toBeNull();
 
     const short = await call(app.url, 'GET', `/api/v1/agents/${agentId}/funnel?weeks=2`, { token });
     expect(short.body.weeks.map((w: { weekStart: string }) => w.weekStart)).toEqual([week(1).date, week(0).date]);
     expect(steps(short.body.total)[0]).toEqual(['dialogues', 4, null]);
+  });
+
+  test('a Service agent: a no-show is no visit; reviews counted with the average score (issue 42 point 2)', async () => {
+    const { token, agentId } = await newAgent('service');
+    const last = week(1).wednesday;
+    const came = [await dialogue(agentId, [last]), await dialogue(agentId, [last])];
+    for (const [i, d] of came.entries()) {
+      const id = await appointment(agentId, d, '-1 day');
+      await app.sql('update appointments set attendance = 1 where id = $1', [id]);
+      await app.sql('insert into visit_reviews (appointment_id, agent_id, dialogue_id, score) values ($1, $2, $3, $4)', [id, agentId, d, [2, 5][i]]);
+    }
+    const noShow = await appointment(agentId, await dialogue(agentId, [last]), '-1 day');
+    await app.sql('update appointments set attendance = -1 where id = $1', [noShow]);
+    const res = await call(app.url, 'GET', `/api/v1/agents/${agentId}/funnel?weeks=4`, { token });
+    expect(res.status).toBe(200);
+    expect(steps(res.body.total)).toEqual([
+      ['dialogues', 3, null],
+      ['bookings', 3, 1],
+      ['visits', 2, 0.667],
+      ['reviews', 2, 1],
+    ]);
+    expect(res.body.averageScore).toBe(3.5);
+    expect(res.body.weeks.find((w: { weekStart: string }) => w.weekStart === week(1).date).averageScore).toBe(3.5);
+    expect(res.body.weeks.find((w: { weekStart: string }) => w.weekStart === week(0).date).averageScore).toBeNull();
   });
 
   test('an E-commerce agent: dialogues → orders → payments', async () => {

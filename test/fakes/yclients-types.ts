@@ -140,6 +140,8 @@ export interface FakeYclients {
   addCompany(spec: FakeCompanySpec): void;
   /** Occupies a specialist from `datetime` (ISO with or without offset) for `lengthSeconds` (default 3600). */
   markBusy(companyId: number, staffId: number, datetime: string, lengthSeconds?: number): void;
+  /** The salon marks a visit in YCLIENTS (§8 `attendance`: 1 came, -1 did not come, 2 confirmed, 0 waiting); GET /record(s) show it. */
+  setAttendance(recordId: number, attendance: -1 | 0 | 1 | 2): void;
   /** Invalidates every user token handed out so far: the next administrator call answers 401. */
   expireUserTokens(): void;
   /** The next matching call(s) answer `failure` instead. A string pattern matches as a substring of the path. */

@@ -22,7 +22,7 @@ import {
   intList,
   validPhone,
 } from './yclients-calendar';
-import { adminService, adminStaff, bookService, companyView, legacy } from './yclients-views';
+import { adminService, adminStaff, bookService, companyView, legacy, recordListed, recordView } from './yclients-views';
 
 export const FAKE_API_PREFIX = '/api/v1';
 
@@ -282,6 +282,19 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       const rec = records.find((r) => r.companyId === company.spec.id && r.id === Number(m![2]) && !r.deleted);
       if (!rec) throw fail(404, 'Запись не найдена');
       return ok(recordView(company, rec));
+    }
+
+    if (method === 'GET' && (m = path.match(/^\/records\/(\d+)\/?$/))) {
+      // §8: the administrator's list, filtered by client, specialist and visit dates; deleted ones only with_deleted=1.
+      const company = adminCompany(m[1], auth);
+      const q = query;
+      const listed = records.filter((r) => r.companyId === company.spec.id && recordListed(company, r, q)).sort((a, b) => a.datetime.localeCompare(b.datetime));
+      const count = Math.max(1, Number(q.get('count') ?? 50));
+      const page = Math.max(1, Number(q.get('page') ?? 1));
+      return ok(
+        listed.slice((page - 1) * count, page * count).map((r) => recordView(company, r)),
+        { page, total_count: listed.length },
+      );
     }
 
     if (method === 'PUT' && (m = path.match(/^\/record\/(\d+)\/(\d+)\/?$/))) {
@@ -544,26 +557,6 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     return ok(settings.recordsDataAsArray ? [data] : data, [], 201);
   }
 
-  /** A record as GET /record and the lists show it (§8). */
-  function recordView(company: Company, rec: FakeRecord) {
-    return {
-      id: rec.id,
-      company_id: company.spec.id,
-      staff_id: rec.staffId,
-      services: rec.serviceIds.map((id) => ({ id, title: company.spec.services.find((x) => x.id === id)?.title ?? '' })),
-      client: { name: rec.client.name, phone: `+${rec.client.phone}`, email: rec.client.email },
-      datetime: rec.datetime,
-      seance_length: rec.seanceLength,
-      length: rec.seanceLength,
-      comment: rec.comment,
-      online: rec.online,
-      attendance: rec.attendance,
-      visit_attendance: rec.attendance,
-      confirmed: 1,
-      deleted: rec.deleted,
-    };
-  }
-
   /** PUT /record: every field of POST /records required; the record's own time does not block its new one. */
   function updateRecord(company: Company, rec: FakeRecord, body: unknown): HttpAnswer {
     const b = isObj(body) ? body : {};
@@ -744,6 +737,12 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     },
     expireUserTokens() {
       userTokens.clear();
+    },
+    setAttendance(recordId, attendance) {
+      // The salon's administrator marks the visit in YCLIENTS (1 came, -1 did not come, 2 confirmed, 0 waiting).
+      const rec = records.find((r) => r.id === recordId);
+      if (!rec) throw new Error(`fake YCLIENTS: unknown record ${recordId}`);
+      rec.attendance = attendance;
     },
     failNext(pathPattern, failure) {
       failures.add({ ...failure, pattern: pathPattern }, failure.times ?? 1);

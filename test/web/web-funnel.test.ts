@@ -75,17 +75,17 @@ browserSuite('the funnel on the agent results', () => {
       await funnel.getByRole('heading', { name: 'Воронка по неделям' }).waitFor();
       const rows = funnel.getByTestId('funnel-week');
       await rows.first().waitFor();
-      expect(await funnel.getByRole('columnheader').allTextContents()).toEqual(['Неделя', 'Диалоги', 'Записи', 'Визиты']);
+      expect(await funnel.getByRole('columnheader').allTextContents()).toEqual(['Неделя', 'Диалоги', 'Записи', 'Визиты', 'Отзывы', 'Средняя оценка']);
       expect(await rows.count()).toBe(8);
       // Newest first: this week, then last week with its figures.
       expect(await rows.nth(0).getAttribute('data-week')).toBe(week(0).date);
       const last = rows.nth(1);
-      expect(await last.getByRole('cell').allTextContents()).toEqual([week(1).label, '3', '2 66,7\u00a0%', '1 50\u00a0%']);
+      expect(await last.getByRole('cell').allTextContents()).toEqual([week(1).label, '3', '2 66,7\u00a0%', '1 50\u00a0%', '0 0\u00a0%', '—']);
       const twoAgo = rows.nth(2);
-      expect(await twoAgo.getByRole('cell').allTextContents()).toEqual([week(2).label, '1', '1 100\u00a0%', '1 100\u00a0%']);
+      expect(await twoAgo.getByRole('cell').allTextContents()).toEqual([week(2).label, '1', '1 100\u00a0%', '1 100\u00a0%', '0 0\u00a0%', '—']);
       const total = funnel.getByTestId('funnel-total');
-      expect(await total.getByRole('cell').allTextContents()).toEqual(['Всего', '4', '3 75\u00a0%', '2 66,7\u00a0%']);
-      await funnel.getByText(/Отзывы после визита появятся в воронке позже/).waitFor();
+      expect(await total.getByRole('cell').allTextContents()).toEqual(['Всего', '4', '3 75\u00a0%', '2 66,7\u00a0%', '0 0\u00a0%', '—']);
+      await funnel.getByText(/Отзыв — клиент оценил визит после него/).waitFor();
 
       for (const [size, name] of [
         [DESKTOP, 'funnel-desktop'],

@@ -4,6 +4,7 @@ import type { Config } from '../../config';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Database, DatabaseHandle } from '../../db/client';
 import type { Logger } from '../../logger';
+import { createAttendanceSync } from './attendance';
 import { createBookingCache } from './cache';
 import { createYclientsClient } from './client';
 import { createYclientsLimiter } from './limiter';
@@ -46,7 +47,9 @@ export function createBooking(deps: {
     intervalMs: config.bookingSyncIntervalSeconds * 1000,
     limiter,
   });
-  return { cache, settings, service, sync };
+  // After the visit: what YCLIENTS says of each past visit (attendance), polled by the social feature's job.
+  const attendance = createAttendanceSync({ db, service, limiter, logger });
+  return { cache, settings, service, sync, attendance };
 }
 
 export type Booking = ReturnType<typeof createBooking>;

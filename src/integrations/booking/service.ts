@@ -581,6 +581,34 @@ export function createBookingService(deps: BookingServiceDeps) {
     },
 
     /**
+     * After the visit (issue 42 point 2): the record's `attendance` read from YCLIENTS (§8 GET /record) and
+     * kept on the appointment, `attendanceAt` the first time it changes; a record deleted there cancels the
+     * appointment here (as `recheck` does). Returns what was found.
+     */
+    async readAttendance(appointmentId: string, now: Date): Promise<{ state: 'canceled' } | { state: 'read'; attendance: number | null }> {
+      const [row] = await db
+        .select()
+        .from(appointments)
+        .where(and(eq(appointments.id, appointmentId), eq(appointments.status, 'booked')));
+      if (!row) return { state: 'canceled' };
+      const s = await configured(row.agentId);
+      const recordId = Number(row.externalRecordId);
+      const record = Number.isSafeInteger(recordId) && recordId > 0 ? await failing(s, () => asAdmin(s, (c, t) => c.getRecord(s.companyId, recordId, t))) : null;
+      if (!record || record.deleted) {
+        await db
+          .update(appointments)
+          .set({ status: 'canceled', canceledAt: now, updatedAt: new Date() })
+          .where(and(eq(appointments.id, row.id), eq(appointments.status, 'booked')));
+        logger.info('appointment cancelled in yclients', { agentId: row.agentId, appointmentId, recordId });
+        return { state: 'canceled' };
+      }
+      if (record.attendance !== null && record.attendance !== row.attendance) {
+        await db.update(appointments).set({ attendance: record.attendance, attendanceAt: now }).where(eq(appointments.id, row.id));
+      }
+      return { state: 'read', attendance: record.attendance };
+    },
+
+    /**
      * The client confirmed an upcoming appointment booked in this dialogue (a reminder's «Подтвердить»):
      * the record's `attendance` becomes 2 in YCLIENTS (§8), its time and specialist resent unchanged.
      * Null when the dialogue has no such booked appointment.

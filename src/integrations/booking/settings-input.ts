@@ -49,6 +49,23 @@ const clockTime = z
 export const minutesOfClock = (time: string): number => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 export const clockOfMinutes = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
+export const DEFAULT_REVIEW_DELAY_MINUTES = 120;
+export const DEFAULT_REVIEW_LOW_SCORE = 3;
+
+/** The salon's public review page (Яндекс Карты, 2ГИС…): a web address that opens on any phone. */
+const reviewUrl = z
+  .string({ error: 'ожидается ссылка' })
+  .trim()
+  .max(500, 'не длиннее 500 символов')
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'https:' && u.hostname.includes('.');
+    } catch {
+      return false;
+    }
+  }, 'ожидается ссылка, начинающаяся с https://');
+
 export const bookingSettingsInput = z.object({
   // Sent in the Authorization header of every YCLIENTS call, so it must be a valid header value: a token
   // with a line break, NUL or a non-Latin-1 character would fail inside fetch (a 502) instead of here.
@@ -82,6 +99,28 @@ export const bookingSettingsInput = z.object({
   /** The salon's quiet night hours (its own zone): a reminder due in them goes at their end, if still before the visit. */
   quietFrom: clockTime.optional(),
   quietTo: clockTime.optional(),
+  /** After the visit: «Как прошёл визит?» this many minutes after its end; null: not asked. Left out keeps what is stored. */
+  reviewDelayMinutes: z
+    .number({ error: 'ожидается число минут' })
+    .int('ожидается целое число минут')
+    .min(0, 'не меньше 0 минут')
+    .max(3 * 24 * 60, 'не позже чем через 3 дня после визита')
+    .nullable()
+    .optional(),
+  /** A score at or below it tells the owner at once (1–4). */
+  reviewLowScore: z.number({ error: 'ожидается оценка от 1 до 4' }).int('ожидается оценка от 1 до 4').min(1, 'не меньше 1').max(4, 'не больше 4').optional(),
+  /** Offered after a high score; null: none. */
+  reviewUrl: reviewUrl.nullable().optional(),
+  /** «Записаться снова»: the agent's service id → days after a visit (1–365). */
+  rebookDays: z
+    .record(
+      z.string().trim().min(1, 'идентификатор услуги не может быть пустым').max(100),
+      z.number({ error: 'ожидается число дней' }).int('ожидается целое число дней').min(1, 'не меньше 1 дня').max(365, 'не больше 365 дней'),
+    )
+    .refine((m) => Object.keys(m).length <= 100, 'не больше 100 услуг')
+    .optional(),
+  /** «Мы вас ждали»: a message to a client who did not come; off by default. */
+  noShowMessage: z.boolean({ error: 'ожидается да или нет' }).optional(),
 });
 
 export type BookingSettingsInput = z.infer<typeof bookingSettingsInput>;
@@ -99,6 +138,11 @@ export const bookingSettingsView = z.object({
   reminderOffsetsMinutes: z.array(z.number().int()),
   quietFrom: z.string(),
   quietTo: z.string(),
+  reviewDelayMinutes: z.number().int().nullable(),
+  reviewLowScore: z.number().int(),
+  reviewUrl: z.string().nullable(),
+  rebookDays: z.record(z.string(), z.number().int()),
+  noShowMessage: z.boolean(),
   lastSyncAt: z.string().nullable(),
   updatedAt: z.string().nullable(),
 });

@@ -13,6 +13,8 @@ import {
   DEFAULT_QUIET_FROM,
   DEFAULT_QUIET_TO,
   DEFAULT_REMINDER_OFFSETS_MINUTES,
+  DEFAULT_REVIEW_DELAY_MINUTES,
+  DEFAULT_REVIEW_LOW_SCORE,
   DEFAULT_SLOT_CACHE_TTL_MINUTES,
   minutesOfClock,
   type BookingSettingsInput,
@@ -42,6 +44,11 @@ export interface OpenBookingSettings {
   reminderOffsetsMinutes: number[];
   quietFromMinutes: number;
   quietToMinutes: number;
+  reviewDelayMinutes: number | null;
+  reviewLowScore: number;
+  reviewUrl: string | null;
+  rebookDays: Record<string, number>;
+  noShowMessage: boolean;
 }
 
 type Row = typeof bookingSettings.$inferSelect;
@@ -61,6 +68,11 @@ function view(row: Row | undefined): BookingSettingsView {
       reminderOffsetsMinutes: DEFAULT_REMINDER_OFFSETS_MINUTES,
       quietFrom: DEFAULT_QUIET_FROM,
       quietTo: DEFAULT_QUIET_TO,
+      reviewDelayMinutes: DEFAULT_REVIEW_DELAY_MINUTES,
+      reviewLowScore: DEFAULT_REVIEW_LOW_SCORE,
+      reviewUrl: null,
+      rebookDays: {},
+      noShowMessage: false,
       lastSyncAt: null,
       updatedAt: null,
     };
@@ -78,6 +90,11 @@ function view(row: Row | undefined): BookingSettingsView {
     reminderOffsetsMinutes: row.reminderOffsetsMinutes,
     quietFrom: clockOfMinutes(row.quietFromMinutes),
     quietTo: clockOfMinutes(row.quietToMinutes),
+    reviewDelayMinutes: row.reviewDelayMinutes,
+    reviewLowScore: row.reviewLowScore,
+    reviewUrl: row.reviewUrl,
+    rebookDays: row.rebookDays,
+    noShowMessage: row.noShowMessage,
     lastSyncAt: row.lastSyncAt?.toISOString() ?? null,
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -111,6 +128,11 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         reminderOffsetsMinutes: row.reminderOffsetsMinutes,
         quietFromMinutes: row.quietFromMinutes,
         quietToMinutes: row.quietToMinutes,
+        reviewDelayMinutes: row.reviewDelayMinutes,
+        reviewLowScore: row.reviewLowScore,
+        reviewUrl: row.reviewUrl,
+        rebookDays: row.rebookDays,
+        noShowMessage: row.noShowMessage,
       };
     } catch (error) {
       if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', `${error.message}. Сохраните настройки YCLIENTS заново`);
@@ -190,6 +212,13 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         reminderOffsetsMinutes: [...(input.reminderOffsetsMinutes ?? existing?.reminderOffsetsMinutes ?? DEFAULT_REMINDER_OFFSETS_MINUTES)].sort((a, b) => b - a),
         quietFromMinutes: input.quietFrom ? minutesOfClock(input.quietFrom) : (existing?.quietFromMinutes ?? minutesOfClock(DEFAULT_QUIET_FROM)),
         quietToMinutes: input.quietTo ? minutesOfClock(input.quietTo) : (existing?.quietToMinutes ?? minutesOfClock(DEFAULT_QUIET_TO)),
+        // After the visit: left out, kept as stored (or the defaults at first).
+        reviewDelayMinutes:
+          input.reviewDelayMinutes === undefined ? (existing ? existing.reviewDelayMinutes : DEFAULT_REVIEW_DELAY_MINUTES) : input.reviewDelayMinutes,
+        reviewLowScore: input.reviewLowScore ?? existing?.reviewLowScore ?? DEFAULT_REVIEW_LOW_SCORE,
+        reviewUrl: input.reviewUrl === undefined ? (existing?.reviewUrl ?? null) : input.reviewUrl,
+        rebookDays: input.rebookDays ?? existing?.rebookDays ?? {},
+        noShowMessage: input.noShowMessage ?? existing?.noShowMessage ?? false,
         updatedAt: new Date(),
       };
       const [saved] = await db

@@ -27,6 +27,16 @@ export const bookingSettings = pgTable('booking_settings', {
   quietToMinutes: integer('quiet_to_minutes')
     .notNull()
     .default(9 * 60),
+  /** After the visit (issue 42 point 2): «Как прошёл визит?» this long after its end; null: not asked. */
+  reviewDelayMinutes: integer('review_delay_minutes').default(120),
+  /** A score at or below this one tells the owner at once and hands the client to a person. */
+  reviewLowScore: integer('review_low_score').notNull().default(3),
+  /** The salon's public review page, offered after a high score; null: none. */
+  reviewUrl: text('review_url'),
+  /** «Записаться снова»: the agent's service id → days after an attended visit; a service not named gets none. */
+  rebookDays: jsonb('rebook_days').$type<Record<string, number>>().notNull().default({}),
+  /** «Мы вас ждали»: a message to a client marked as not come (attendance -1); off unless the owner turns it on. */
+  noShowMessage: boolean('no_show_message').notNull().default(false),
   lastSyncAt: timestamp('last_sync_at', { withTimezone: true, mode: 'date' }),
   lastSyncError: text('last_sync_error'),
   createdAt: createdAt(),
@@ -78,6 +88,12 @@ export const appointments = pgTable(
      */
     dialogueId: uuid('dialogue_id').references(() => dialogues.id, { onDelete: 'set null' }),
     canceledAt: timestamp('canceled_at', { withTimezone: true, mode: 'date' }),
+    /** YCLIENTS' `attendance` of the record once read after the visit: 1 came, -1 did not come, 2 confirmed, 0 waiting. */
+    attendance: integer('attendance'),
+    /** When that value was first read here (the follow-ups count from it). */
+    attendanceAt: timestamp('attendance_at', { withTimezone: true, mode: 'date' }),
+    /** When the attendance sync last asked YCLIENTS (claimed by one pass at a time). */
+    attendanceCheckedAt: timestamp('attendance_checked_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -105,4 +121,40 @@ export const appointmentReminders = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('appointment_reminders_once').on(t.appointmentId, t.offsetMinutes, t.startsAt)],
+);
+
+// One row per message after a visit (the review request, the «записаться снова» nudge, the no-show's «мы вас
+// ждали»): its unique key (appointment, kind) makes each go once across instances and restarts.
+export const visitFollowups = pgTable(
+  'visit_followups',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appointmentId: uuid('appointment_id')
+      .notNull()
+      .references(() => appointments.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['review', 'rebook', 'no_show'] }).notNull(),
+    /** sent: queued to the client; skipped: not to be sent (an upcoming booking already, or its time long gone). */
+    outcome: text('outcome', { enum: ['sent', 'skipped'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('visit_followups_once').on(t.appointmentId, t.kind)],
+);
+
+// A client's score of a visit (1–5), one per appointment: a second tap changes nothing.
+export const visitReviews = pgTable(
+  'visit_reviews',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appointmentId: uuid('appointment_id')
+      .notNull()
+      .references(() => appointments.id, { onDelete: 'cascade' }),
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    dialogueId: uuid('dialogue_id').references(() => dialogues.id, { onDelete: 'set null' }),
+    score: integer('score').notNull(),
+    comment: text('comment'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('visit_reviews_appointment_unique').on(t.appointmentId), index('visit_reviews_agent_idx').on(t.agentId, t.createdAt)],
 );

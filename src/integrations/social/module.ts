@@ -1,7 +1,7 @@
 // Composes the VK integration: settings and connection tools, the callback inbox, the assistant that
 // answers clients, the outbox kind that delivers its messages, and the relay that brings operator
 // replies from the messenger back to the client.
-import { createAssistant, createBookingFlow, createVisitReminders, type ShopFlow, type ToolProvider, assistantTexts } from '../../assistant';
+import { createAfterVisit, createAssistant, createBookingFlow, createVisitReminders, type ShopFlow, type ToolProvider, assistantTexts } from '../../assistant';
 import type { AgentService } from '../../agents';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../crypto/secret-box';
@@ -24,6 +24,8 @@ import { createSocialWebhook } from './webhook';
 const TYPING_TIMEOUT_MS = 3000;
 /** How often due visit reminders are looked for (each goes once whichever instance finds it). */
 const REMINDER_INTERVAL_MS = 60_000;
+/** How often past visits are asked about in YCLIENTS and their follow-ups looked for. */
+const AFTER_VISIT_INTERVAL_MS = 5 * 60_000;
 
 export interface SocialDeps {
   db: Database;
@@ -37,7 +39,7 @@ export interface SocialDeps {
   messengerSettings: Pick<MessengerSettings, 'recipients'>;
   /** The owner's alerts when the balance cannot pay the assistant's model. */
   notifier: Pick<Notifier, 'enqueueOutOfBalance'>;
-  ownerMail: Pick<OwnerMail, 'enqueue' | 'topupUrl'>;
+  ownerMail: Pick<OwnerMail, 'enqueue' | 'topupUrl' | 'dialoguesUrl'>;
   booking: Booking;
   /** The shop of E-commerce agents in the dialogue (built with the services: its model tools share it). */
   shopFlow: ShopFlow;
@@ -81,6 +83,14 @@ export function createSocial(deps: SocialDeps) {
     clientMessagesPerMinute: config.assistantClientMessagesPerMinute,
     bookingFlow,
     reminders: createVisitReminders({ db, booking: deps.booking.service, timeZone: config.yclientsTimeZone, logger }),
+    afterVisit: createAfterVisit({
+      db,
+      booking: deps.booking.service,
+      escalations: deps.escalations,
+      dialogueUrl: (agentId, dialogueId) => `${deps.ownerMail.dialoguesUrl(agentId)}/${dialogueId}`,
+      timeZone: config.yclientsTimeZone,
+      logger,
+    }),
     shopFlow: deps.shopFlow,
     toolProviders: deps.toolProviders,
     knowledgeForPrompt: deps.knowledgeForPrompt,
@@ -174,6 +184,12 @@ export function createSocial(deps: SocialDeps) {
 
   // Visit reminders: due ones queued through the outbox, once each (appointment_reminders' unique key).
   const reminderJob = createPeriodicJob({ name: 'visit reminders', intervalMs: REMINDER_INTERVAL_MS, run: () => assistant.sendReminders(), logger });
+  // After the visit: YCLIENTS asked what became of past visits, then the messages that follow from it.
+  const afterVisit = async (now = new Date()) => {
+    const attendance = await deps.booking.attendance.run(now);
+    return { attendance, ...(await assistant.sendAfterVisit(now)) };
+  };
+  const afterVisitJob = createPeriodicJob({ name: 'after visit', intervalMs: AFTER_VISIT_INTERVAL_MS, run: () => afterVisit(), logger });
 
   return {
     settings,
@@ -183,13 +199,17 @@ export function createSocial(deps: SocialDeps) {
     vkFor,
     /** One pass of the visit reminders at `now` (the job's own pass uses the clock). */
     sendReminders: (now?: Date) => assistant.sendReminders(now),
+    /** One after-visit pass at `now`: the attendance sync, then the review requests, nudges and no-show messages due. */
+    afterVisit,
     start() {
       sweep.start();
       reminderJob.start();
+      afterVisitJob.start();
       if (config.handoffTimeoutMinutes > 0) handoffSweep.start();
     },
     async stop() {
       await reminderJob.stop();
+      await afterVisitJob.stop();
       await handoffSweep.stop();
       await sweep.stop();
       await webhook.drain();

@@ -1,5 +1,5 @@
-// The funnel on the agent's results: per week of the client's first message, dialogues → bookings → visits
-// (Service) or dialogues → orders → payments (E-commerce), each step with its share of the one before; the
+// The funnel on the agent's results: per week of the client's first message, dialogues → bookings → visits →
+// reviews with the week's average score (Service) or dialogues → orders → payments (E-commerce), each step with its share of the one before; the
 // newest week first and the period's total at the foot. At 390 px each week is a card (stack-table).
 import { useQuery } from '@tanstack/react-query';
 import type { Outputs } from '../app/api';
@@ -31,6 +31,7 @@ export function AgentFunnel({ agentId }: { agentId: string }) {
   const trpc = useTRPC();
   const funnel = useQuery(trpc.dialogues.funnel.queryOptions({ agentId }));
   const f = funnel.data;
+  const scored = f?.steps.includes('reviews') ?? false;
   return (
     <div className="funnel" data-testid="agent-funnel">
       <h3>{t.title}</h3>
@@ -48,6 +49,7 @@ export function AgentFunnel({ agentId }: { agentId: string }) {
                   {t.steps[key] ?? key}
                 </th>
               ))}
+              {scored ? <th className="num">{t.averageScore}</th> : null}
             </tr>
           </thead>
           <tbody>
@@ -57,6 +59,11 @@ export function AgentFunnel({ agentId }: { agentId: string }) {
                 {w.steps.map((s) => (
                   <StepCell key={s.key} step={s} />
                 ))}
+                {scored ? (
+                  <td data-label={t.averageScore} className="num" data-step="averageScore">
+                    {t.scoreOf(w.averageScore)}
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
@@ -66,6 +73,11 @@ export function AgentFunnel({ agentId }: { agentId: string }) {
               {f.total.map((s) => (
                 <StepCell key={s.key} step={s} />
               ))}
+              {scored ? (
+                <td data-label={t.averageScore} className="num" data-step="averageScore">
+                  {t.scoreOf(f.averageScore)}
+                </td>
+              ) : null}
             </tr>
           </tfoot>
         </table>

@@ -138,7 +138,9 @@ export const resultsTexts = {
 export const funnelTexts = {
   title: 'Воронка по неделям',
   hint: 'Клиенты считаются в неделе своего первого сообщения; у каждого шага — доля от предыдущего.',
-  visitsHint: 'Визит — запись не отменена и её время прошло. Отзывы после визита появятся в воронке позже.',
+  visitsHint: 'Визит — запись не отменена, её время прошло и салон не отметил, что клиент не пришёл. Отзыв — клиент оценил визит после него.',
+  averageScore: 'Средняя оценка',
+  scoreOf: (score: number | null | undefined) => (score === null || score === undefined ? '—' : score.toLocaleString('ru-RU', { maximumFractionDigits: 1 })),
   week: 'Неделя',
   total: 'Всего',
   weekOf: (monday: string) => {
@@ -149,6 +151,7 @@ export const funnelTexts = {
     dialogues: 'Диалоги',
     bookings: 'Записи',
     visits: 'Визиты',
+    reviews: 'Отзывы',
     orders: 'Заказы',
     payments: 'Оплаты',
   } as Record<string, string>,

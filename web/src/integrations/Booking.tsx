@@ -10,6 +10,7 @@ import { Button, ErrorText, Field, Loading, SubmitRow } from '../shared/ui';
 import { formatDateTime } from '../shared/format';
 import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 import { MappingEditor, mappingFrom, newRow, rowsFrom, type MappingRow } from './MappingEditor';
+import { AfterVisitFields, afterVisitFrom, afterVisitInput, type AfterVisitState } from './AfterVisitFields';
 
 type View = Outputs['booking']['getSettings'];
 
@@ -42,6 +43,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   const [offsets, setOffsets] = useState('24, 2');
   const [quietFrom, setQuietFrom] = useState('21:00');
   const [quietTo, setQuietTo] = useState('09:00');
+  const [afterVisit, setAfterVisit] = useState<AfterVisitState>({ reviewHours: '2', reviewUrl: '', rebook: '', noShowMessage: false });
   const [specialists, setSpecialists] = useState<MappingRow[]>([]);
   const [services, setServices] = useState<MappingRow[]>([]);
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -76,6 +78,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
     setOffsets(hoursOf(v.reminderOffsetsMinutes));
     setQuietFrom(v.quietFrom);
     setQuietTo(v.quietTo);
+    setAfterVisit(afterVisitFrom(v));
     setSpecialists(rowsFrom(v.specialistMapping));
     setServices(rowsFrom(v.serviceMapping));
   }, []);
@@ -89,6 +92,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
     const specialistMapping = mappingFrom(specialists, 'специалиста');
     const serviceMapping = mappingFrom(services, 'услуги');
     const reminderOffsetsMinutes = offsetsFrom(offsets);
+    const after = afterVisitInput(afterVisit);
     const checked = check(bookingSettingsInput, {
       partnerToken: partnerToken.trim() || undefined,
       login: login.trim() || undefined,
@@ -101,8 +105,9 @@ export function BookingSettings({ agentId }: { agentId: string }) {
       reminderOffsetsMinutes: reminderOffsetsMinutes ?? [],
       quietFrom,
       quietTo,
+      ...after.input,
     });
-    const found: FieldErrors = checked.ok ? {} : { ...checked.errors };
+    const found: FieldErrors = checked.ok ? { ...after.errors } : { ...checked.errors, ...after.errors };
     if (!reminderOffsetsMinutes) found.reminderOffsetsMinutes = 'Перечислите часы через запятую, например: 24, 2';
     if (specialistMapping.error) found.specialistMapping = specialistMapping.error;
     if (serviceMapping.error) found.serviceMapping = serviceMapping.error;
@@ -200,6 +205,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
                 </Field>
               </div>
             </fieldset>
+            <AfterVisitFields state={afterVisit} onChange={setAfterVisit} errors={shown} />
             <ErrorText error={apiError(directory.error)} />
 
             <MappingEditor
