@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterVisitTexts } from '../../src/assistant/after-visit-texts';
 import { flowTexts } from '../../src/assistant/flow-texts';
 import { ACTIONS, confirmKeyboard, mainMenu } from '../../src/assistant/menus';
 import { callbackButton, type ReplyButtons } from '../../src/assistant/reply';
@@ -46,6 +47,11 @@ const booked = bot(assistantTexts.booked({ ...visit, name: CLIENT_NAME }), [
   ...mainMenu('service'),
 ]);
 const reminder = bot(reminderTexts.reminder(visit), reminderButtons);
+const scores = ['1', '2', '3', '4', '5'];
+const reviewRequest = bot(afterVisitTexts.reviewRequest(visit), scores);
+const thanksWithLink = bot(`${afterVisitTexts.thanksHigh}\n${afterVisitTexts.askPublicReview}`, [afterVisitTexts.buttonPublicReview]);
+const rebook = bot(afterVisitTexts.rebook(visit), [afterVisitTexts.buttonRebook]);
+const noShow = bot(afterVisitTexts.noShow(visit), [afterVisitTexts.buttonNoShowRebook]);
 const orderCreated = bot(assistantTexts.orderCreated(ORDER, TOTAL, PAY_LINK), mainMenu('ecommerce'));
 const shopDay = [
   bot(assistantTexts.orderUnpaidReminder(ORDER, TOTAL, PAY_LINK)),
@@ -61,6 +67,11 @@ const README: Entry[] = [
   reminder,
   tap(reminderTexts.buttonConfirm),
   bot(reminderTexts.confirmed(WHEN), mainMenu('service')),
+  reviewRequest,
+  tap('5'),
+  thanksWithLink,
+  rebook,
+  noShow,
   orderCreated,
   ...shopDay,
   ...broadcast,
@@ -78,6 +89,16 @@ const FULL: Entry[] = [
   bot(reminderTexts.canceled(WHEN), mainMenu('service')),
   tap(reminderTexts.buttonKeep),
   bot(reminderTexts.kept(WHEN), mainMenu('service')),
+  reviewRequest,
+  tap('5'),
+  thanksWithLink,
+  bot(afterVisitTexts.thanksHigh, mainMenu('service')),
+  tap('2'),
+  bot(afterVisitTexts.apology),
+  tap('4'),
+  bot(afterVisitTexts.alreadyScored(5), mainMenu('service')),
+  rebook,
+  noShow,
   bot(
     flowTexts.orderSummary([assistantTexts.cartLine('Плед', 1, price(150000, 'RUB'), true)], TOTAL, '+7 916 123-45-67', deliveryLines(DELIVERY, 'RUB')),
     confirmKeyboard(),
@@ -129,7 +150,7 @@ const render = (entries: Entry[]) =>
     .join('\n');
 
 describe('the client messages the docs quote are the service’s own', () => {
-  test('README «What a client receives»: the booking, the reminder and its «Подтвердить», the shop order from link to delivered, a broadcast', () => {
+  test('README «What a client receives»: the booking, the reminder and its «Подтвердить», after the visit, the shop order from link to delivered, a broadcast', () => {
     expect(render(transcript('README.md', '## What a client receives'))).toBe(render(README));
   });
 
