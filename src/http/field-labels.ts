@@ -57,6 +57,7 @@ export const fieldLabels: Record<string, string> = {
   reminderOffsetsMinutes: 'Напоминать за, часов',
   quietFrom: 'Тихие часы с',
   quietTo: 'Тихие часы до',
+  matchClientRecords: 'Узнавать записи клиента в YCLIENTS по телефону и имени',
   specialistMapping: 'Сопоставление специалистов',
   serviceMapping: 'Сопоставление услуг',
   date: 'Дата',

@@ -203,9 +203,12 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     },
     {
       name: 'list_my_appointments',
-      description: 'Предстоящие записи этого клиента (сделанные в этом диалоге): appointmentId, услуга, специалист, время.',
+      description:
+        'Предстоящие записи этого клиента (сделанные в этом диалоге, а если владелец включил — и сделанные в салоне на его телефон и имя): appointmentId, услуга, специалист, время.',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
       async run(_args, ctx) {
+        // With the owner's matching on, the client's records made elsewhere join the list first (bounded; never throws for YCLIENTS).
+        await booking.matchClientRecords(ctx.agent.id, ctx.dialogue.id);
         const mine = await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id);
         const { services, specialists } = mine.length > 0 ? await catalog(ctx.agent.id) : { services: [], specialists: [] };
         return {

@@ -82,6 +82,11 @@ export const bookingSettingsInput = z.object({
   /** The salon's quiet night hours (its own zone): a reminder due in them goes at their end, if still before the visit. */
   quietFrom: clockTime.optional(),
   quietTo: clockTime.optional(),
+  /**
+   * Link the client's upcoming YCLIENTS records made elsewhere whose card's phone and name match what the client
+   * gave in the dialogue (a typed phone is not verified: off by default); left out keeps what is stored.
+   */
+  matchClientRecords: z.boolean({ error: 'ожидается true или false' }).optional(),
 });
 
 export type BookingSettingsInput = z.infer<typeof bookingSettingsInput>;
@@ -99,6 +104,7 @@ export const bookingSettingsView = z.object({
   reminderOffsetsMinutes: z.array(z.number().int()),
   quietFrom: z.string(),
   quietTo: z.string(),
+  matchClientRecords: z.boolean(),
   lastSyncAt: z.string().nullable(),
   updatedAt: z.string().nullable(),
 });

@@ -42,6 +42,7 @@ export interface OpenBookingSettings {
   reminderOffsetsMinutes: number[];
   quietFromMinutes: number;
   quietToMinutes: number;
+  matchClientRecords: boolean;
 }
 
 type Row = typeof bookingSettings.$inferSelect;
@@ -61,6 +62,7 @@ function view(row: Row | undefined): BookingSettingsView {
       reminderOffsetsMinutes: DEFAULT_REMINDER_OFFSETS_MINUTES,
       quietFrom: DEFAULT_QUIET_FROM,
       quietTo: DEFAULT_QUIET_TO,
+      matchClientRecords: false,
       lastSyncAt: null,
       updatedAt: null,
     };
@@ -78,6 +80,7 @@ function view(row: Row | undefined): BookingSettingsView {
     reminderOffsetsMinutes: row.reminderOffsetsMinutes,
     quietFrom: clockOfMinutes(row.quietFromMinutes),
     quietTo: clockOfMinutes(row.quietToMinutes),
+    matchClientRecords: row.matchClientRecords,
     lastSyncAt: row.lastSyncAt?.toISOString() ?? null,
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -111,6 +114,7 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         reminderOffsetsMinutes: row.reminderOffsetsMinutes,
         quietFromMinutes: row.quietFromMinutes,
         quietToMinutes: row.quietToMinutes,
+        matchClientRecords: row.matchClientRecords,
       };
     } catch (error) {
       if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', `${error.message}. Сохраните настройки YCLIENTS заново`);
@@ -190,6 +194,7 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         reminderOffsetsMinutes: [...(input.reminderOffsetsMinutes ?? existing?.reminderOffsetsMinutes ?? DEFAULT_REMINDER_OFFSETS_MINUTES)].sort((a, b) => b - a),
         quietFromMinutes: input.quietFrom ? minutesOfClock(input.quietFrom) : (existing?.quietFromMinutes ?? minutesOfClock(DEFAULT_QUIET_FROM)),
         quietToMinutes: input.quietTo ? minutesOfClock(input.quietTo) : (existing?.quietToMinutes ?? minutesOfClock(DEFAULT_QUIET_TO)),
+        matchClientRecords: input.matchClientRecords ?? existing?.matchClientRecords ?? false,
         updatedAt: new Date(),
       };
       const [saved] = await db
