@@ -252,6 +252,23 @@ describe('knowing the client in YCLIENTS (issue 42 point 4)', () => {
     expect(await matchedRows(agentId)).toEqual([]);
   });
 
+  test('linked visits do not count towards the model’s per-client booking cap (bookings made in the dialogue)', async () => {
+    const { agentId, model } = await salon({ matchClientRecords: true });
+    for (const time of ['10:00', '11:00', '12:00']) byPhoneCall(time);
+    expect((await myBookings(agentId)).message.split('\n')).toHaveLength(5);
+    host.sequence(model, [
+      {
+        toolCalls: [
+          { name: 'book_appointment', arguments: { serviceId: 'haircut', specialistId: 'anna', datetime: at('17:00'), clientName: 'Мария', clientPhone: PHONE } },
+        ],
+      },
+      { text: 'Записала.' },
+    ]);
+    await sendAndWait(agentId, messageNew('И ещё на пять вечера'), 2);
+    const booked = toolResults(host.requestsFor(model)[1]!.body).find((r) => r.name === 'book_appointment')!.result;
+    expect(booked.status).toBe('booked');
+  });
+
   test('the setting takes only true or false', async () => {
     const owner = await registerUser(app.url);
     const created = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Салон', type: 'service' } });

@@ -335,7 +335,8 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     const specialist = specialistOf(specialists, specialistId);
     // A model stuck in a loop must not fill the salon's day: a client has at most so many upcoming visits.
     const maxBookings = deps.maxBookingsPerClient ?? DEFAULT_MAX_BOOKINGS_PER_CLIENT;
-    const upcoming = await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id);
+    // Visits linked from YCLIENTS (client matching) were not made here and do not count.
+    const upcoming = (await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id)).filter((a) => !a.matched);
     if (upcoming.length >= maxBookings) {
       return {
         result: { status: 'limit', error: toolTexts.bookingLimit(maxBookings), appointments: upcoming.map((a) => ({ appointmentId: a.id, datetime: a.datetime })) },

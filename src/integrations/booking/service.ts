@@ -79,6 +79,8 @@ export interface ClientAppointment {
   serviceId: string;
   datetime: string;
   clientName: string;
+  /** Linked from YCLIENTS by client matching (match.ts), not booked in the dialogue. */
+  matched?: true;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -509,7 +511,7 @@ export function createBookingService(deps: BookingServiceDeps) {
           and(eq(appointments.agentId, agentId), eq(appointments.dialogueId, dialogueId), eq(appointments.status, 'booked'), gte(appointments.startsAt, new Date())),
         )
         .orderBy(asc(appointments.startsAt));
-      return rows.map(clientView);
+      return rows.map((r) => (r.source === 'matched' ? { ...clientView(r), matched: true as const } : clientView(r)));
     },
 
     /**
