@@ -242,6 +242,17 @@ describe('knowing the client in YCLIENTS (issue 42 point 4)', () => {
     expect((await matchedRows(agentId)).map((r) => r.dialogue_id)).toEqual([dialogueId, dialogueId]);
   });
 
+  test('a card with more records than a page: every page is read (200 a page), the visit on the second found', async () => {
+    const { agentId } = await salon({ matchClientRecords: true });
+    // Created first, so listed last (the fake lists the newest first): on the second page.
+    const upcoming = byPhoneCall('11:00');
+    for (let i = 0; i < 200; i++) byPhoneCall('12:00', undefined, OLGA).attendance = 1;
+    expect((await myBookings(agentId)).message).toContain('11:00');
+    expect((await matchedRows(agentId)).map((r) => r.external_record_id)).toEqual([String(upcoming.id)]);
+    const pages = yc.calls.filter((c) => c.path === `/records/${COMPANY}`).map((c) => new URLSearchParams(c.query).get('page'));
+    expect(pages).toEqual(['1', '2']);
+  });
+
   test('YCLIENTS down: the client still sees his own bookings, and no error', async () => {
     const { agentId, model } = await salon({ matchClientRecords: true });
     byPhoneCall('11:00');
