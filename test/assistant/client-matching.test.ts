@@ -127,12 +127,12 @@ async function myBookings(agentId: string, peerId = CLIENT): Promise<FakeSentMes
   return answer!;
 }
 
-/** The model's list_my_appointments, asked in a new turn: the appointments' times it was given. */
+/** The model's list_my_appointments, asked in a new turn: the appointments' times it was given (* after one made in the salon). */
 async function modelList(agentId: string, model: string): Promise<string[]> {
   host.sequence(model, [{ toolCalls: [{ name: 'list_my_appointments', arguments: {} }] }, { text: 'Вот ваши записи.' }]);
   await sendAndWait(agentId, messageNew('Какие у меня записи?'), 1);
   const result = toolResults(host.requestsFor(model)[1]!.body).find((r) => r.name === 'list_my_appointments')!.result;
-  return (result.appointments as { datetime: string }[]).map((a) => a.datetime);
+  return (result.appointments as { datetime: string; madeInSalon?: boolean }[]).map((a) => (a.madeInSalon ? `${a.datetime}*` : a.datetime));
 }
 
 const matchedRows = (agentId: string) =>
@@ -176,7 +176,7 @@ describe('knowing the client in YCLIENTS (issue 42 point 4)', () => {
     expect(search?.body).toMatchObject({ filters: [{ type: 'quick_search', state: { value: PHONE } }] });
     expect(yc.calls.filter((c) => c.path === `/records/${COMPANY}`)).toHaveLength(1);
 
-    expect(await modelList(agentId, model)).toEqual([at('11:00'), at('16:00')]);
+    expect(await modelList(agentId, model)).toEqual([`${at('11:00')}*`, at('16:00')]);
 
     const before = toClient().length;
     expect(await app.instance.services.social.sendReminders(new Date(ms('11:00') - 24 * HOUR + 60_000))).toEqual({ sent: 1, skipped: 0 });

@@ -221,6 +221,8 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
               specialistName: specialists.find((p) => p.id === a.specialistId)?.name ?? null,
               datetime: a.datetime,
               clientName: a.clientName,
+              // Made in the salon (a phone call, the widget) and linked by the client's phone and name.
+              ...(a.matched ? { madeInSalon: true } : {}),
             })),
           },
           summary: toolTexts.summaryMyAppointments(mine.length),
