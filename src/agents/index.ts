@@ -2,3 +2,4 @@
 // the feature's own (the import graph test refuses a deep import past this file).
 export { agentsSlot } from './api';
 export type { Agent, AgentService, AgentType, WorkingHours } from './service';
+export { type Availability, availabilityAt, waitingFrom, workingMsBetween, zoneOf } from './working-hours';

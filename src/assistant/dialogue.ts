@@ -222,6 +222,7 @@ export function createAssistant(deps: AssistantDeps) {
     typing: deps.typing ? (dialogue) => deps.typing!(dialogue.agentId, Number(dialogue.peerId)) : undefined,
     maxToolCalls: deps.maxToolCalls,
     hasMessenger: deps.hasMessenger,
+    whenClosed: (agent) => handoff.whenClosed(agent),
     maxSteps: deps.maxSteps,
     timeZone: deps.timeZone,
     knowledgeForPrompt: deps.knowledgeForPrompt,

@@ -1,14 +1,13 @@
 // A client handed to a person is never parked: told the truth about when a person answers (Telegram or
 // not, working hours or not), acknowledged once when writing while the person has not spoken yet, and given
-// back to the assistant — and told so — when nobody has answered for HANDOFF_TIMEOUT_MINUTES (counted from
-// the next working day's start when handed over outside the agent's working hours).
+// back to the assistant — and told so — when nobody has answered for HANDOFF_TIMEOUT_MINUTES of the agent's
+// working time (the night and days off are not counted, so a dialogue is never given back at night).
 import { eq, sql } from 'drizzle-orm';
-import type { Agent, WorkingHours } from '../agents';
+import { type Agent, availabilityAt, type WorkingHours, workingMsBetween } from '../agents';
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { dialogues } from '../dialogues/tables';
 import type { Escalations } from '../integrations/messenger';
 import type { Logger } from '../logger';
-import { availabilityAt, waitingFrom } from './availability';
 import type { DialogueRow } from './flow';
 import { assistantTexts as t, whenOpens } from './texts';
 
@@ -51,6 +50,12 @@ export function createHandoff(deps: HandoffDeps) {
   }
 
   return {
+    /** Outside working hours: when a person answers («завтра с 10:00»); null within them or without hours set. */
+    whenClosed(agent: Pick<Agent, 'workingHours'>): string | null {
+      const now = availability(agent);
+      return now.kind === 'closed' ? whenOpens(now.day, now.time) : null;
+    },
+
     /** What the client is told when handed to a person: when one will answer, as far as it can be known. */
     async handedOverText(agent: Agent): Promise<string> {
       const now = availability(agent);
@@ -124,7 +129,7 @@ export function createHandoff(deps: HandoffDeps) {
   }
 
   function overdue(hours: WorkingHours | null, since: Date): boolean {
-    return Date.now() - waitingFrom(hours, since, deps.timeZone).getTime() >= timeoutMs;
+    return workingMsBetween(hours, since, new Date(), deps.timeZone) >= timeoutMs;
   }
 
   async function stillWaiting(tx: Executor, dialogueId: string, hours: WorkingHours | null): Promise<boolean> {

@@ -66,6 +66,8 @@ export interface ModelTurnDeps {
   outOfBalance(agent: Agent, dialogue: DialogueRow): Promise<string>;
   /** Whether the agent's owner has a Telegram bot to hand a client to. */
   hasMessenger(agentId: string): Promise<boolean>;
+  /** Outside the agent's working hours: when a person answers («завтра с 10:00»); null within them. */
+  whenClosed(agent: Agent): string | null;
   /** Config ASSISTANT_MAX_STEPS: model calls one client message may cost. */
   maxSteps: number;
   /** Where "today" is for the model (the salon's bookings are in local dates). */
@@ -223,11 +225,12 @@ export function createModelTurn(deps: ModelTurnDeps) {
     }
 
     /** The turn could not be finished by the model: a person takes the client when one can be reached. */
-    async function giveUp(outcome: string, alone: string, escalated: string, reason: string): Promise<string> {
+    async function giveUp(outcome: string, alone: string, escalated: { open: string; closed: (when: string) => string }, reason: string): Promise<string> {
       if (announced) return `${outcome}_after_act`;
       if (await deps.hasMessenger(agent.id)) {
         typing.stop();
-        await handOver(agent, ctx.dialogue, escalated, reason);
+        const when = deps.whenClosed(agent);
+        await handOver(agent, ctx.dialogue, when ? escalated.closed(when) : escalated.open, reason);
         return `${outcome}_escalated`;
       }
       return (await tell(alone)) ? outcome : 'taken_over';
@@ -257,7 +260,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
           step -= 1;
           continue;
         }
-        return giveUp('model_failed', t.modelUnavailable, t.modelFailedEscalated, t.escalationReasonModelFailed);
+        return giveUp('model_failed', t.modelUnavailable, { open: t.modelFailedEscalated, closed: t.modelFailedEscalatedClosed }, t.escalationReasonModelFailed);
       }
       const message = completion.choices?.[0]?.message;
       const text = typeof message?.content === 'string' ? message.content.trim() : '';
@@ -273,7 +276,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
         if (!text) {
           if (calls.length > 0) {
             logger.warn('model used up its steps without answering', { agentId: agent.id, requestId, maxSteps: deps.maxSteps });
-            return giveUp('steps_exhausted', t.stepsExhausted, t.stepsExhaustedEscalated, t.escalationReasonSteps);
+            return giveUp('steps_exhausted', t.stepsExhausted, { open: t.stepsExhaustedEscalated, closed: t.stepsExhaustedEscalatedClosed }, t.escalationReasonSteps);
           }
           if (announced) return 'model_empty_after_act';
           return (await tell(t.modelUnavailable)) ? 'model_empty' : 'taken_over';
@@ -312,7 +315,7 @@ export function createModelTurn(deps: ModelTurnDeps) {
 
     // Only a model that keeps failing in a way retried above gets here (maxSteps spent on retries).
     logger.warn('model used up its steps without answering', { agentId: agent.id, requestId, maxSteps: deps.maxSteps });
-    return giveUp('steps_exhausted', t.stepsExhausted, t.stepsExhaustedEscalated, t.escalationReasonSteps);
+    return giveUp('steps_exhausted', t.stepsExhausted, { open: t.stepsExhaustedEscalated, closed: t.stepsExhaustedEscalatedClosed }, t.escalationReasonSteps);
   }
 }
 

@@ -41,6 +41,16 @@ export interface ShopTools {
 
 export const price = (minor: number, currency: string) => formatAmount(minorToDecimal(minor), currency);
 
+/** The delivery's lines (the summary's, and the model's order announcement): the method and its price, then where and to whom. */
+export function deliveryLines(delivery: OrderDelivery | null | undefined, currency: string): string[] {
+  if (!delivery) return [];
+  const lines = [ft.deliveryLine(ft.deliveryName[delivery.method], delivery.priceMinor > 0 ? price(delivery.priceMinor, currency) : null)];
+  if (delivery.method === 'pickup') lines.push(ft.pickupLine(delivery.address));
+  else lines.push(ft.addressLine(delivery.address));
+  if (delivery.recipientName) lines.push(ft.recipientLine(delivery.recipientName));
+  return lines;
+}
+
 /** How a check-out ended (the buttons say it to the client, the checkout tool tells the model). */
 export type PlacedOrder =
   | { status: 'created'; order: OrderView }
@@ -190,16 +200,6 @@ export function createShopFlow(deps: {
     await tools.setFlow(deps.flowDb, dialogue.id, { step: 'checkout_delivery' });
     await tools.say(dialogue, text, rows);
     return 'ask_delivery';
-  }
-
-  /** The summary's delivery lines: the method and its price, then where and to whom. */
-  function deliveryLines(delivery: OrderDelivery | undefined, currency: string): string[] {
-    if (!delivery) return [];
-    const lines = [ft.deliveryLine(ft.deliveryName[delivery.method], delivery.priceMinor > 0 ? price(delivery.priceMinor, currency) : null)];
-    if (delivery.method === 'pickup') lines.push(ft.pickupLine(delivery.address));
-    else lines.push(ft.addressLine(delivery.address));
-    if (delivery.recipientName) lines.push(ft.recipientLine(delivery.recipientName));
-    return lines;
   }
 
   /**

@@ -35,9 +35,13 @@ export const assistantTexts = {
   // The model used up ASSISTANT_MAX_STEPS calls on tools without answering.
   stepsExhausted: 'Извините, я не смог сразу разобраться с вашим вопросом. Попробуйте, пожалуйста, написать его иначе или чуть позже.',
   stepsExhaustedEscalated: 'Извините, я не смог сразу разобраться с вашим вопросом. Я передал его сотруднику — он ответит здесь же.',
+  stepsExhaustedEscalatedClosed: (when: string) =>
+    `Извините, я не смог сразу разобраться с вашим вопросом. Я передал его сотруднику. Сейчас нерабочее время — он ответит здесь же ${when}.`,
   escalationReasonSteps: 'ассистент не справился с вопросом за отведённое число шагов',
   // The model (or its upstream) failed twice in a row within one turn, and a person can be reached.
   modelFailedEscalated: 'Извините, я не смог ответить прямо сейчас. Я передал ваш вопрос сотруднику — он ответит здесь же.',
+  modelFailedEscalatedClosed: (when: string) =>
+    `Извините, я не смог ответить прямо сейчас. Я передал ваш вопрос сотруднику. Сейчас нерабочее время — он ответит здесь же ${when}.`,
   escalationReasonModelFailed: 'модель ассистента не ответила два раза подряд',
   // The owner's account is blocked: said once per dialogue, then the assistant stays silent.
   assistantUnavailable: 'Ассистент сейчас недоступен. Пожалуйста, попробуйте позже.',
@@ -59,7 +63,7 @@ export const assistantTexts = {
   escalated: 'Спасибо! Я передал ваш вопрос сотруднику, он скоро ответит здесь же.',
   withOperator: 'Ваш вопрос уже у сотрудника, он ответит здесь же.',
   released: 'Сотрудник завершил разговор. Если появятся вопросы — пишите, я на связи.',
-  // Nobody parked (handoff.ts, availability.ts): what the client is told of a person and when one answers.
+  // Nobody parked (handoff.ts, agents/working-hours.ts): what the client is told of a person and when one answers.
   // `when` is what whenOpens() gives: «сегодня с 10:00», «завтра с 10:00», «в понедельник с 10:00».
   escalatedUnreachable: 'Спасибо! Я передал ваш вопрос сотруднику. Он ответит здесь же в рабочее время.',
   escalatedUntil: (until: string) => `Спасибо! Я передал ваш вопрос сотруднику. Он ответит здесь же в рабочее время — сегодня до ${until}.`,
@@ -112,8 +116,9 @@ export const assistantTexts = {
     `• ${title} × ${quantity} — ${sum}${available ? '' : ' (нет в наличии, в заказ не войдёт)'}`,
   nothingToOrder: 'В корзине нет товаров, которые можно заказать.',
   paymentsUnavailable: 'Оформление заказов пока не подключено. Напишите «оператор» — сотрудник поможет.',
-  orderCreated: (number: string, total: string, link: string) =>
-    `Заказ ${number} оформлен. Сумма: ${total}.\nОплатить: ${link}\nПосле оплаты я пришлю подтверждение.`,
+  /** `delivery`: the delivery's lines (shop-flow.ts deliveryLines), shown between the sum and the link. */
+  orderCreated: (number: string, total: string, link: string, delivery: readonly string[] = []) =>
+    [`Заказ ${number} оформлен. Сумма: ${total}.`, ...delivery, `Оплатить: ${link}`, 'После оплаты я пришлю подтверждение.'].join('\n'),
   // The link button under an order placed by the model's checkout.
   buttonPay: 'Оплатить',
   orderPaid: (number: string) => `Оплата заказа ${number} получена. Спасибо! Мы свяжемся с вами, когда заказ будет готов.`,

@@ -28,7 +28,7 @@ export function createCommerce(deps: {
   outbox: OutboxWorker;
   notifier: Notifier;
   events: Pick<Events, 'emitAndWait'>;
-  config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'trustProxy'>;
+  config: Pick<Config, 'publicBaseUrl' | 'orderTimeZone' | 'yclientsTimeZone' | 'yookassaApiBaseUrl' | 'yookassaNotificationIps' | 'trustProxy'>;
 }) {
   const catalog = createCatalog(deps.db);
   const orders = createOrders(deps.db, deps.config.orderTimeZone);
@@ -54,6 +54,7 @@ export function createCommerce(deps: {
     outbox: deps.outbox,
     logger: deps.logger,
     intervalMs: REMINDER_INTERVAL_MS,
+    timeZone: deps.config.yclientsTimeZone,
   });
   return { catalog, orders, settings, orderPayments, payments, orderStatus, reminders };
 }

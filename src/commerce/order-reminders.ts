@@ -4,7 +4,11 @@
 // by a conditional update of unpaid_reminder_at — the reminder's message (orderUnpaid → the outbox) commits
 // with the claim, so neither a second instance nor a restart sends it again. An order paid or cancelled
 // meanwhile no longer matches; a client who denied messages is skipped by the listener (claimed, not sent).
+// Never at night: a reminder falling due outside the agent's working hours (when set, in its zone) is left
+// unclaimed and goes on the first pass after the next working day starts.
 import { and, asc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+import { availabilityAt, type WorkingHours } from '../agents';
+import { agents } from '../agents/tables';
 import type { DatabaseHandle } from '../db/client';
 import { createPeriodicJob } from '../jobs/periodic';
 import type { Logger } from '../logger';
@@ -21,29 +25,52 @@ export function createOrderReminders(deps: {
   outbox: { wake(): void };
   logger: Logger;
   intervalMs: number;
+  /** The zone of working hours that name none (YCLIENTS_TIME_ZONE). */
+  timeZone: string;
 }) {
   const { database, logger } = deps;
   const db = database.db;
 
+  /**
+   * The reminders due at `now` whose shop is at work (or has no working hours set), oldest first; those of a
+   * closed shop are passed over, page by page, so they hold up no other shop's.
+   */
+  async function dueNow(now: Date): Promise<string[]> {
+    const ids: string[] = [];
+    let after: { createdAt: Date; id: string } | null = null;
+    for (let page = 0; page < 20 && ids.length < BATCH; page++) {
+      const rows: { id: string; createdAt: Date; workingHours: unknown }[] = await db
+        .select({ id: orders.id, createdAt: orders.createdAt, workingHours: agents.workingHours })
+        .from(orders)
+        .innerJoin(commerceSettings, eq(commerceSettings.agentId, orders.agentId))
+        .innerJoin(agents, eq(agents.id, orders.agentId))
+        .where(
+          and(
+            eq(orders.status, 'pending'),
+            isNull(orders.unpaidReminderAt),
+            isNotNull(orders.dialogueId),
+            gt(commerceSettings.unpaidReminderHours, 0),
+            lte(orders.createdAt, sql`${now.toISOString()}::timestamptz - make_interval(hours => ${commerceSettings.unpaidReminderHours})`),
+            after ? sql`(${orders.createdAt}, ${orders.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined,
+          ),
+        )
+        .orderBy(asc(orders.createdAt), asc(orders.id))
+        .limit(BATCH);
+      for (const row of rows) {
+        if (availabilityAt(row.workingHours as WorkingHours | null, now, deps.timeZone).kind !== 'closed') ids.push(row.id);
+      }
+      if (rows.length < BATCH) break;
+      const last = rows[rows.length - 1]!;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+    return ids.slice(0, BATCH);
+  }
+
   /** The reminders due at `now`: claimed and queued; returns how many were claimed. */
   async function remindDue(now: Date): Promise<number> {
-    const due = await db
-      .select({ id: orders.id })
-      .from(orders)
-      .innerJoin(commerceSettings, eq(commerceSettings.agentId, orders.agentId))
-      .where(
-        and(
-          eq(orders.status, 'pending'),
-          isNull(orders.unpaidReminderAt),
-          isNotNull(orders.dialogueId),
-          gt(commerceSettings.unpaidReminderHours, 0),
-          lte(orders.createdAt, sql`${now.toISOString()}::timestamptz - make_interval(hours => ${commerceSettings.unpaidReminderHours})`),
-        ),
-      )
-      .orderBy(asc(orders.createdAt))
-      .limit(BATCH);
+    const due = await dueNow(now);
     let claimed = 0;
-    for (const { id } of due) {
+    for (const id of due) {
       const sent = await db.transaction(async (tx) => {
         const [order] = await tx
           .update(orders)

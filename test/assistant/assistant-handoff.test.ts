@@ -137,7 +137,7 @@ describe('out of balance (row 6)', () => {
 });
 
 describe('a person without a Telegram bot (row 8)', () => {
-  test('the owner is mailed, the client told when a person answers (working hours), «Ну что там?» acknowledged once', async () => {
+  test('the owner is mailed (outside working hours: in the morning), the client told when a person answers, «Ну что там?» acknowledged once', async () => {
     const agent = await connectedAgent(app);
     const hours = tomorrowOnly();
     const set = await call(app.url, 'PATCH', `/api/agents/${agent.agentId}`, { token: agent.owner.token, body: { workingHours: hours } });
@@ -148,8 +148,13 @@ describe('a person without a Telegram bot (row 8)', () => {
     const [handed] = await sendAndWait(agent.agentId, messageNew('+7 916 123-45-67'));
     expect(handed!.message).toBe('Спасибо! Я передал ваш вопрос сотруднику. Сейчас нерабочее время — он ответит здесь же завтра с 10:00.');
 
+    // Outside working hours the owner is not mailed at once: the next working day's morning mail lists the client.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.messages.filter((m) => m.to.includes(agent.owner.email))).toHaveLength(0);
+    const now = new Date();
+    await app.instance.services.messenger.morning.sendDue(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 10, 1)));
     const mail = await smtp.waitFor(agent.owner.email);
-    expect(mail.subject).toBe('Клиент ждёт ответа сотрудника — «Салон «Лён»»');
+    expect(mail.subject).toBe('Утром ответа ждут 1 клиент — «Салон «Лён»»');
     expect(mail.text).toContain('79161234567');
     expect(mail.text).toContain(`/app/agents/${agent.agentId}/dialogues`);
 

@@ -2,9 +2,10 @@
 // scripted model: the owner's delivery settings (pickup with its address, courier, post, each with a price),
 // then in the VK dialogue the method by its button, the address and the recipient's name checked, the summary
 // with the delivery line and the total including it, and the YooKassa payment for that total. The detours: a
-// question in the address step answered and the step asked again, «отмена» keeping the cart.
+// question in the address step answered and the step asked again, «отмена» keeping the cart. The model's
+// checkout tool asks the same delivery (refused with what to ask until it is complete).
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { lastUserText, startScriptedModelHost, type ScriptedModelHost } from '../fakes/scripted-model';
+import { lastUserText, startScriptedModelHost, toolResults, type ScriptedModelHost, type ScriptedRequest } from '../fakes/scripted-model';
 import type { FakeSentMessage } from '../fakes/vk';
 import { startFakeVk, type FakeVk } from '../fakes/vk';
 import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
@@ -290,6 +291,137 @@ describe('check-out with delivery in the VK dialogue', () => {
     expect(again!.message).toContain('Этот способ доставки сейчас недоступен');
     expect(labels(again!)).not.toContain('Курьер — 300,00 ₽');
     expect(labels(again!).map(plain)).toEqual(['Самовывоз — бесплатно', 'Почта — 250,00 ₽', 'Отмена']);
+  });
+});
+
+describe('the model’s checkout with delivery (the same methods, prices and checks as the buttons)', () => {
+  const lastCheckout = (body: ScriptedRequest['body']) =>
+    toolResults(body)
+      .filter((r) => r.name === 'checkout')
+      .at(-1)?.result as Record<string, any>;
+  const checkoutDeclaration = (r: ScriptedRequest) => r.body.tools!.find((t) => t.function.name === 'checkout')!.function.parameters as Record<string, any>;
+
+  test('no delivery → refused with the methods, the model asks; courier with a bad address → refused; a valid one → the order with delivery in its total, the YooKassa amount and the client’s message', async () => {
+    const s = await shopWithCart();
+    const PHONE = '+7 916 123-45-67';
+    const ADDRESS = 'Москва, ул. Ленина, д. 5, кв. 12';
+    host.script(s.model, (body, index) => {
+      // Each client message: the model calls checkout with what it knows, then says what the result asks.
+      if (index === 0) return { toolCalls: [{ name: 'checkout', arguments: { clientPhone: PHONE } }] };
+      if (index === 2)
+        return {
+          toolCalls: [{ name: 'checkout', arguments: { clientPhone: PHONE, deliveryMethod: 'courier', deliveryAddress: 'дом', recipientName: 'Анна Иванова' } }],
+        };
+      if (index === 4)
+        return {
+          toolCalls: [
+            { name: 'checkout', arguments: { clientPhone: PHONE, deliveryMethod: 'courier', deliveryAddress: ` ${ADDRESS} `, recipientName: 'Анна Иванова' } },
+          ],
+        };
+      const result = lastCheckout(body);
+      if (result.ok) return { text: `Готово, заказ ${result.orderNumber} на ${result.total}.` };
+      const methods = (result.deliveryMethods as { name: string; price: string | null }[]).map((m) => `${m.name} — ${m.price ?? 'бесплатно'}`);
+      return { text: index === 1 ? `Как получить заказ? ${methods.join(', ')}` : 'Напишите, пожалуйста, полный адрес: город, улица, дом, квартира.' };
+    });
+
+    const [ask] = await sendAndWait(s.agentId, messageNew(`Оформите плед, мой телефон ${PHONE}`));
+    expect(plain(ask!.message)).toBe('Как получить заказ? Самовывоз — бесплатно, Курьер — 300,00 ₽, Почта — 250,00 ₽');
+    const sent = host.requestsFor(s.model);
+    // The declaration names the shop's methods; the refusal lists them with prices and says to ask.
+    expect(checkoutDeclaration(sent[0]!)).toMatchObject({
+      required: ['clientPhone', 'deliveryMethod'],
+      properties: { deliveryMethod: { enum: ['pickup', 'courier', 'post'] } },
+    });
+    const noDelivery = lastCheckout(sent[1]!.body);
+    expect(noDelivery).toMatchObject({ ok: false, error: expect.stringContaining('спроси клиента, как ему удобнее получить заказ') });
+    expect(noDelivery.deliveryMethods.map((m: { id: string; price: string | null }) => [m.id, m.price && plain(m.price)])).toEqual([
+      ['pickup', null],
+      ['courier', '300,00 ₽'],
+      ['post', '250,00 ₽'],
+    ]);
+    expect(noDelivery.deliveryMethods[0]).toMatchObject({ needsAddress: false, pickupAddress: PICKUP });
+
+    const [again] = await sendAndWait(s.agentId, messageNew('Курьером, адрес: дом'));
+    expect(again!.message).toBe('Напишите, пожалуйста, полный адрес: город, улица, дом, квартира.');
+    const badAddress = lastCheckout(host.requestsFor(s.model)[3]!.body);
+    expect(badAddress).toMatchObject({
+      ok: false,
+      error: 'Адрес не подходит (адрес доставки: одна строка от 5 до 300 символов): попроси клиента написать полный адрес одной строкой и вызови checkout ещё раз.',
+    });
+    expect(await s.orders()).toHaveLength(0);
+
+    const [announced, answer] = await sendAndWait(s.agentId, messageNew(ADDRESS), 2);
+    const [order] = await s.orders();
+    expect(order).toMatchObject({
+      status: 'pending',
+      totalMinor: 180000,
+      delivery: { method: 'courier', priceMinor: 30000, address: ADDRESS, recipientName: 'Анна Иванова' },
+    });
+    const placed = lastCheckout(host.requestsFor(s.model)[5]!.body);
+    expect(placed).toMatchObject({ ok: true, orderNumber: order!.number, delivery: { method: 'courier', address: ADDRESS, recipientName: 'Анна Иванова' } });
+    expect(plain(placed.total)).toBe('1 800,00 ₽');
+    expect(yk.payments).toHaveLength(1);
+    expect(yk.payments[0]!.amount).toEqual({ value: '1800.00', currency: 'RUB' });
+    // The system's own message: the number, the delivery, the total with it and the YooKassa link.
+    expect(plain(announced!.message)).toBe(
+      [
+        `Заказ ${order!.number} оформлен. Сумма: 1 800,00 ₽.`,
+        'Доставка: Курьер, 300,00 ₽',
+        `Адрес: ${ADDRESS}`,
+        'Получатель: Анна Иванова',
+        `Оплатить: ${yk.payments[0]!.confirmationUrl}`,
+        'После оплаты я пришлю подтверждение.',
+      ].join('\n'),
+    );
+    expect(buttonsOf(announced!).map((b) => [b.action.type, b.action.label, (b.action as { link?: string }).link])).toEqual([
+      ['open_link', 'Оплатить', yk.payments[0]!.confirmationUrl],
+    ]);
+    expect(plain(answer!.message)).toBe(`Готово, заказ ${order!.number} на 1 800,00 ₽.`);
+  });
+
+  test('pickup needs no address or name (the shop’s address, the total without a price); an unknown method or a bad name is refused; a shop without delivery keeps the phone-only checkout', async () => {
+    const s = await shopWithCart();
+    const PHONE = '+7 916 123-45-67';
+    host.sequence(s.model, [
+      { toolCalls: [{ name: 'checkout', arguments: { clientPhone: PHONE, deliveryMethod: 'drone' } }] },
+      { text: 'Такого способа нет' },
+      { toolCalls: [{ name: 'checkout', arguments: { deliveryMethod: 'post', deliveryAddress: '101000, Москва, Мясницкая ул., д. 26', recipientName: '12345' } }] },
+      { text: 'Нужно имя' },
+      { toolCalls: [{ name: 'checkout', arguments: { clientPhone: PHONE, deliveryMethod: 'pickup' } }] },
+      { text: 'Ждём вас' },
+    ]);
+    await sendAndWait(s.agentId, messageNew('Доставьте дроном'));
+    expect(lastCheckout(host.requestsFor(s.model)[1]!.body).error).toContain('Способа получения «drone» в этом магазине нет');
+    await sendAndWait(s.agentId, messageNew('Почтой, получатель 12345'));
+    // Both problems at once: the name fails the commerce check, and no phone is known yet.
+    const badName = lastCheckout(host.requestsFor(s.model)[3]!.body).error as string;
+    expect(badName).toContain('Имя получателя не подходит (имя получателя: от 2 до 100 символов, буквы, без цифр)');
+    expect(badName).toContain('нужен телефон клиента');
+    expect(await s.orders()).toHaveLength(0);
+
+    const [announced] = await sendAndWait(s.agentId, messageNew('Заберу сам'), 2);
+    const [order] = await s.orders();
+    expect(order).toMatchObject({ totalMinor: 150000, delivery: { method: 'pickup', priceMinor: 0, address: PICKUP, recipientName: null } });
+    expect(yk.payments[0]!.amount.value).toBe('1500.00');
+    expect(plain(announced!.message)).toContain(`Сумма: 1 500,00 ₽.\nДоставка: Самовывоз, бесплатно\nАдрес самовывоза: ${PICKUP}\nОплатить: `);
+
+    // No delivery methods: the declaration is the phone-only one, and an order is placed without delivery.
+    await call(app.url, 'PUT', `${s.base}/settings`, { token: s.owner.token, body: { paymentLinkTemplate: TEMPLATE, delivery: null } });
+    const product = (await call(app.url, 'GET', `${s.base}/products`, { token: s.owner.token })).body.products[0] as { id: string };
+    await sendAndWait(s.agentId, messageEvent({ action: 'cart_add', id: product.id }));
+    host.sequence(s.model, [{ toolCalls: [{ name: 'checkout', arguments: { clientPhone: PHONE } }] }, { text: 'Оформлено' }]);
+    const [plainOrder] = await sendAndWait(s.agentId, messageNew('Ещё один плед'), 2);
+    expect(checkoutDeclaration(host.requestsFor(s.model)[0]!)).toEqual({
+      type: 'object',
+      properties: { clientPhone: { type: 'string', description: expect.any(String) } },
+      required: ['clientPhone'],
+      additionalProperties: false,
+    });
+    const orders = await s.orders();
+    expect(orders).toHaveLength(2);
+    const second = orders.find((o) => o.id !== order!.id)!;
+    expect(second).toMatchObject({ totalMinor: 150000, delivery: null });
+    expect(plainOrder!.message).not.toContain('Доставка');
   });
 });
 

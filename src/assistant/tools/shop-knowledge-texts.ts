@@ -16,6 +16,14 @@ export const shopKnowledgeTexts = {
   checkout:
     'Оформить заказ из корзины клиента. Нужен телефон клиента (спроси, если он его не называл). Возвращает номер заказа и ссылку на оплату — передай их клиенту.',
   checkoutPhone: 'Телефон клиента, например +7 916 123-45-67',
+  // The shop delivers (its settings have delivery methods): the same tool asks for the delivery too.
+  checkoutWithDelivery:
+    'Оформить заказ из корзины клиента с доставкой. Нужны телефон клиента и способ получения; для курьера и почты ещё адрес и имя с фамилией получателя (спроси клиента, чего не знаешь). Цена доставки добавляется к сумме заказа. Возвращает номер заказа, итог и ссылку на оплату.',
+  checkoutDeliveryMethod: (methods: string[]) => `Способ получения заказа: ${methods.join('; ')}`,
+  checkoutMethodLine: (id: string, name: string, price: string | null, pickupAddress: string | null) =>
+    `${id} — ${name.toLowerCase()}, ${price ?? 'бесплатно'}${pickupAddress ? ` (адрес: ${pickupAddress})` : ''}`,
+  checkoutDeliveryAddress: 'Адрес доставки одной строкой: город, улица, дом, квартира (для почты и индекс). Для самовывоза не нужен.',
+  checkoutRecipientName: 'Имя и фамилия получателя для курьера и почты, например: Анна Иванова. Для самовывоза не нужно.',
   orderStatusTool: 'Узнать состояние заказа клиента по номеру вида ORD-20261201-0001. Видны только заказы этого клиента.',
   orderStatusNumber: 'Номер заказа, например ORD-20261201-0001',
 
@@ -26,6 +34,17 @@ export const shopKnowledgeTexts = {
   outOfStock: (title: string) => `Товара «${title}» сейчас нет в наличии: добавить его нельзя.`,
   notEnough: (title: string, inStock: number, inCart: number) => `Товара «${title}» в наличии ${inStock} шт., в корзине уже ${inCart} шт.: столько добавить нельзя.`,
   phoneNeeded: 'Для заказа нужен телефон клиента: спроси его и вызови checkout ещё раз.',
+  deliveryMethodNeeded:
+    'Магазин доставляет заказы: спроси клиента, как ему удобнее получить заказ (способы и цены — в deliveryMethods), и вызови checkout ещё раз с deliveryMethod.',
+  deliveryMethodUnknown: (method: string) =>
+    `Способа получения «${method.slice(0, 40)}» в этом магазине нет: предложи клиенту один из deliveryMethods и вызови checkout ещё раз.`,
+  addressNeeded: (post: boolean) =>
+    `Для доставки нужен адрес: спроси у клиента ${post ? 'индекс, город, улицу, дом и квартиру' : 'город, улицу, дом и квартиру'} и вызови checkout ещё раз с deliveryAddress.`,
+  addressInvalid: (reason: string) => `Адрес не подходит (${reason}): попроси клиента написать полный адрес одной строкой и вызови checkout ещё раз.`,
+  recipientNeeded: 'Для доставки нужны имя и фамилия получателя: спроси их у клиента и вызови checkout ещё раз с recipientName.',
+  recipientInvalid: (reason: string) => `Имя получателя не подходит (${reason}): спроси у клиента имя и фамилию получателя и вызови checkout ещё раз.`,
+  // The announcement of the order and the result's delivery, for the model.
+  deliveryFact: (name: string, price: string | null) => `${name}, ${price ?? 'бесплатно'}`,
   paymentsUnavailable: 'Оформление заказов в этом магазине не настроено. Предложи клиенту связаться с сотрудником.',
   nothingToOrder: 'В корзине нет товаров, которые можно заказать: сначала добавь товары через add_to_cart.',
   orderCreatedNote:
@@ -52,6 +71,11 @@ export const shopKnowledgeTexts = {
   summaryAdded: (title: string, quantity: number) => `в корзине «${title}» × ${quantity}`,
   summaryCart: (lines: number, total: string) => (lines === 0 ? 'корзина пуста' : `в корзине позиций: ${lines}, итого ${total}`),
   summaryPhoneNeeded: 'нужен телефон клиента',
+  summaryDeliveryNeeded: (what: string[]) => `заказ не оформлен: нужно уточнить ${what.join(', ')}`,
+  summaryWhatPhone: 'телефон',
+  summaryWhatMethod: 'способ получения',
+  summaryWhatAddress: 'адрес',
+  summaryWhatRecipient: 'получателя',
   summaryPaymentsUnavailable: 'оплата не настроена',
   summaryNothingToOrder: 'нечего заказывать',
   summaryOrder: (number: string, total: string) => `заказ ${number} на ${total}`,

@@ -8,6 +8,7 @@
 // reply is still recorded, and the operator is told it could not be delivered.
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor, type Transaction } from '../../db/client';
+import { availabilityAt, type WorkingHours } from '../../agents';
 import { agents } from '../../agents/tables';
 import { dialogues } from '../../dialogues/tables';
 import { escalationMessages, escalations, operatorReplies } from './tables';
@@ -55,8 +56,10 @@ export interface EscalateResult {
   escalationId: string;
   /** Null when the agent has no messenger settings, so nobody could be told there. */
   notification: QueuedNotification | null;
-  /** Without a messenger: whether the owner was mailed instead (false without SMTP_URL). */
+  /** Without a messenger: whether the owner was mailed instead (false without SMTP_URL, or at night: the morning mail lists it). */
   mailed: boolean;
+  /** Made outside the agent's working hours: the start of the working day whose morning summary lists it. */
+  quietUntil: Date | null;
 }
 
 /** An operator's message in a chat the bot posted an escalation to, replying to that post. */
@@ -86,9 +89,11 @@ export interface EscalationDeps {
   notifier: Notifier;
   /** Tells the owner by mail of a hand-over when the agent has no Telegram bot. */
   ownerMail?: OwnerMail;
+  /** The zone of working hours that name none (YCLIENTS_TIME_ZONE). */
+  timeZone: string;
 }
 
-export function createEscalations({ db, notifier, ownerMail }: EscalationDeps) {
+export function createEscalations({ db, notifier, ownerMail, timeZone }: EscalationDeps) {
   const relays = new Map<string, DialogueRelay>();
 
   /**
@@ -167,20 +172,25 @@ export function createEscalations({ db, notifier, ownerMail }: EscalationDeps) {
       })
       .returning({ id: dialogues.id, clientPhone: dialogues.clientPhone });
     const clientPhone = input.clientPhone ?? dialogue!.clientPhone;
+    const [agent] = await tx.select({ name: agents.name, workingHours: agents.workingHours }).from(agents).where(eq(agents.id, input.agentId)).limit(1);
+    // Outside working hours nobody is woken: the notice goes silently and the morning summary lists the client.
+    const at = availabilityAt((agent?.workingHours ?? null) as WorkingHours | null, now, timeZone);
+    const quietUntil = at.kind === 'closed' ? at.opensAt : null;
     const [escalation] = await tx
       .insert(escalations)
-      .values({ agentId: input.agentId, dialogueId: dialogue!.id, reason: input.reason, clientPhone })
+      .values({ agentId: input.agentId, dialogueId: dialogue!.id, reason: input.reason, clientPhone, quietUntil })
       .returning({ id: escalations.id });
     const notification = await notifier.enqueueEscalation(tx, {
       agentId: input.agentId,
       escalationId: escalation!.id,
       clientPhone,
       reason: input.reason,
+      silent: quietUntil !== null,
     });
-    // No bot to tell anyone: the owner is mailed, so the hand-over is more than a badge nobody looks at.
+    // No bot to tell anyone: the owner is mailed, so the hand-over is more than a badge nobody looks at — at
+    // once in working hours, in the morning's one mail outside them.
     let mailed = false;
-    if (!notification && ownerMail) {
-      const [agent] = await tx.select({ name: agents.name }).from(agents).where(eq(agents.id, input.agentId)).limit(1);
+    if (!notification && ownerMail && !quietUntil) {
       const url = ownerMail.dialoguesUrl(input.agentId);
       mailed = await ownerMail.enqueue(tx, input.agentId, {
         subject: messengerTexts.escalationMail.subject(agent?.name ?? ''),
@@ -188,7 +198,7 @@ export function createEscalations({ db, notifier, ownerMail }: EscalationDeps) {
         urls: [url],
       });
     }
-    return { dialogueId: dialogue!.id, escalationId: escalation!.id, notification, mailed };
+    return { dialogueId: dialogue!.id, escalationId: escalation!.id, notification, mailed, quietUntil };
   }
 
   return {

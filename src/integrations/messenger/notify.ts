@@ -17,7 +17,7 @@ import { formatMoneyText, NANO_PER_UNIT } from '../../money';
 /** Outbox kind of every message the agent's bot sends. */
 export const MESSENGER_MESSAGE = 'messenger.message';
 
-export type NotificationKind = 'escalation' | 'payment' | 'balance';
+export type NotificationKind = 'escalation' | 'payment' | 'balance' | 'morning';
 export type RecipientTarget = 'user' | 'channel' | 'chat';
 
 interface MessengerPayload {
@@ -28,6 +28,8 @@ interface MessengerPayload {
   replyToMessageId?: number;
   /** Set on an edit: this message of the chat gets `text` instead of a new message being sent. */
   editMessageId?: number;
+  /** Sent without a sound (Telegram's disable_notification): outside working hours the owner is not woken. */
+  silent?: boolean;
 }
 
 export const ORDER_NUMBER = /^ORD-\d{8}-\d+$/;
@@ -61,6 +63,8 @@ export interface EscalationNotice {
   escalationId: string;
   clientPhone: string | null;
   reason: string;
+  /** Outside working hours: the notice goes without a sound, and the morning summary lists the client. */
+  silent?: boolean;
 }
 
 export interface PaymentNotice {
@@ -170,6 +174,7 @@ export function createNotifier(deps: NotifierDeps) {
           chat_id: chatId,
           text: payload.text,
           link_preview_options: { is_disabled: true },
+          ...(payload.silent ? { disable_notification: true } : {}),
           ...(payload.replyToMessageId ? { reply_parameters: { message_id: payload.replyToMessageId, allow_sending_without_reply: true } } : {}),
         });
       if (payload.editMessageId) {
@@ -238,15 +243,25 @@ export function createNotifier(deps: NotifierDeps) {
      * settings (nobody to tell); the escalation itself stands either way.
      */
     async enqueueEscalation(tx: Executor, notice: EscalationNotice): Promise<QueuedNotification | null> {
-      const text = messengerTexts.escalation({
+      const announced = messengerTexts.escalation({
         agentName: await agentName(tx, notice.agentId),
         clientPhone: notice.clientPhone,
         reason: notice.reason,
       });
+      const text = notice.silent ? `${announced}\n\n${messengerTexts.escalationQuiet}` : announced;
       return enqueueNotification(tx, notice.agentId, 'escalation', text, notice.escalationId, {
         escalationId: notice.escalationId,
+        ...(notice.silent ? { silent: true } : {}),
       });
     },
+
+    /** Queues the morning summary of the clients who waited overnight (morning-queue.ts), in the claim's transaction. */
+    async enqueueMorningSummary(tx: Executor, agentId: string, text: string, day: string): Promise<QueuedNotification | null> {
+      return enqueueNotification(tx, agentId, 'morning', text, day);
+    },
+
+    /** The agent's name, as the owner's messages call it. */
+    agentName,
 
     /** Queues the payment notice in the caller's transaction (the one that confirms the payment). */
     async enqueuePayment(tx: Executor, notice: PaymentNotice): Promise<QueuedNotification | null> {

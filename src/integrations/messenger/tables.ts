@@ -65,8 +65,36 @@ export const escalations = pgTable(
     clientPhone: text('client_phone'),
     createdAt: createdAt(),
     releasedAt: timestamp('released_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Made outside the agent's working hours: the start of the working day it waits for. Its notice went
+     * silently; the owner hears of it in that morning's summary (morning-queue.ts). Null: announced at once.
+     */
+    quietUntil: timestamp('quiet_until', { withTimezone: true, mode: 'date' }),
+    /** When a morning summary took it (listed, or found answered already); null while it waits for one. */
+    summarizedAt: timestamp('summarized_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('escalations_dialogue_idx').on(t.dialogueId, t.createdAt)],
+  (t) => [
+    index('escalations_dialogue_idx').on(t.dialogueId, t.createdAt),
+    index('escalations_morning_idx').on(t.quietUntil).where(sql`${t.quietUntil} is not null and ${t.summarizedAt} is null`),
+  ],
+);
+
+/**
+ * One morning summary per agent and working day (`day`: the date in the agent's zone): the row is claimed in
+ * the transaction that queues the summary, so two instances or a restart never send a second one.
+ */
+export const morningSummaries = pgTable(
+  'morning_summaries',
+  {
+    agentId: uuid('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    day: text('day').notNull(),
+    /** Dialogues listed (those still waiting when the morning came). */
+    listed: integer('listed').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ name: 'morning_summaries_pk', columns: [t.agentId, t.day] })],
 );
 
 /** Which Telegram message announced which escalation, so an operator's reply to it finds the dialogue. */

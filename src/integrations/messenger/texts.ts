@@ -1,11 +1,35 @@
 // Russian texts the messenger bot sends (notifications and answers to the operator). Plain text, no
 // parse_mode: names, phones and reasons come from clients and need no escaping that way.
+import { pluralForm } from '../../money-words';
 
 export interface EscalationText {
   agentName: string;
   clientPhone: string | null;
   reason: string;
 }
+
+/** A client who waited overnight, as the morning summary lists them. */
+export interface WaitingClient {
+  clientPhone: string | null;
+  /** The client's first words of this request (cut short), or null when none were written. */
+  firstWords: string | null;
+  reason: string;
+  /** How long the client has waited, in whole minutes. */
+  waitedMinutes: number;
+  /** The dialogue's page in the dashboard. */
+  link: string;
+}
+
+/** «11 ч 5 мин», «40 мин». */
+function waited(minutes: number): string {
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (hours === 0) return `${rest} мин`;
+  return rest === 0 ? `${hours} ч` : `${hours} ч ${rest} мин`;
+}
+
+/** The most clients one morning message lists by name; the rest are counted («и ещё 3»). */
+export const MORNING_LIST_MAX = 10;
 
 export interface PaymentText {
   agentName: string;
@@ -24,6 +48,23 @@ export const messengerTexts = {
       '',
       'Ответьте на это сообщение — ответ уйдёт клиенту. Ответ /release вернёт диалог ассистенту.',
     ].join('\n'),
+  // Under a notice sent without a sound outside working hours.
+  escalationQuiet: 'Пришло в нерабочее время, поэтому без звука. Утром, к началу рабочего дня, пришлю список клиентов, которые ждут ответа.',
+
+  // The start of the working day: the clients handed over while nobody was at work and still waiting.
+  morning: {
+    title: (agentName: string, count: number) =>
+      `☀️ Доброе утро! Пока вы не работали, ${count} ${pluralForm(BigInt(count), ['клиент', 'клиента', 'клиентов'])} ${count === 1 ? 'ждёт' : 'ждут'} ответа сотрудника — «${agentName}»:`,
+    item: (n: number, c: WaitingClient) =>
+      [`${n}. Телефон: ${c.clientPhone ?? 'не указан'} · ждёт ${waited(c.waitedMinutes)}`, c.firstWords ? `«${c.firstWords}»` : `Причина: ${c.reason}`, c.link].join(
+        '\n',
+      ),
+    more: (count: number) => `…и ещё ${count}.`,
+    answer: 'Ответьте на ночное уведомление о клиенте — ответ уйдёт ему — или в панели управления по ссылке.',
+    mailSubject: (agentName: string, count: number) => `Утром ответа ждут ${count} ${pluralForm(BigInt(count), ['клиент', 'клиента', 'клиентов'])} — «${agentName}»`,
+    mailHello: 'Здравствуйте!',
+    mailAnswer: 'Ответить клиентам можно в панели управления по ссылкам выше: в диалогах агента ждущие дольше всех — сверху.',
+  },
 
   payment: ({ agentName, orderNumber, amount }: PaymentText) =>
     ['💳 Оплата подтверждена', `Агент: ${agentName}`, `Заказ: ${orderNumber}`, `Сумма: ${amount}`].join('\n'),

@@ -60,6 +60,10 @@ function WorkingHoursFields({ value, onChange, error }: { value: Agent['workingH
         <input type="checkbox" name="workingHoursOn" checked={value !== null} onChange={(e) => onChange(e.target.checked ? hours : null)} />
         Задать рабочее время: клиенту, переданному сотруднику, ассистент скажет, когда ему ответят
       </label>
+      <p className="hint" data-testid="working-hours-effect">
+        В нерабочее время клиент узнаёт, когда ему ответят, а вас не будят: уведомление в Telegram приходит без звука, письмо не отправляется, а к началу рабочего дня
+        приходит одно сообщение со списком всех, кто ждёт ответа. Напоминания клиентам (о визите, о неоплаченном заказе) ночью не отправляются.
+      </p>
       {value !== null ? (
         <>
           <div className="checkbox-row">

@@ -1,7 +1,8 @@
-// When a person answers the agent's clients, from the agent's working hours (agents/fields.ts): whether
-// someone is at work now and, if not, when the next working day starts — so the client is told a time a
-// person can keep, and a hand-over made at night is not counted as unanswered before the morning.
-import type { WorkingHours } from '../agents';
+// When a person answers the agent's clients, from the agent's working hours (fields.ts): whether someone is
+// at work now and, if not, when the next working day starts — so the client is told a time a person can
+// keep, a hand-over made at night is not counted as unanswered before the morning, the owner is not woken
+// by it (the morning summary lists it instead), and no automatic message reaches a client at night.
+import type { WorkingHours } from './fields';
 
 export type Availability =
   /** No working hours set: no time can be promised. */
@@ -22,10 +23,15 @@ function localClock(now: Date, timeZone: string): { weekday: number; minutes: nu
 
 const minutesOf = (clock: string) => Number(clock.slice(0, 2)) * 60 + Number(clock.slice(3, 5));
 
+/** The zone the agent's hours are kept in: their own, else the service's default (YCLIENTS_TIME_ZONE). */
+export function zoneOf(hours: Pick<WorkingHours, 'timeZone'> | null | undefined, defaultTimeZone: string): string {
+  return hours?.timeZone || defaultTimeZone;
+}
+
 /** Whether a person is at work at `now`, and when the next working day starts if not. */
 export function availabilityAt(hours: WorkingHours | null, now: Date, defaultTimeZone: string): Availability {
   if (!hours || hours.days.length === 0) return { kind: 'unknown' };
-  const { weekday, minutes } = localClock(now, hours.timeZone ?? defaultTimeZone);
+  const { weekday, minutes } = localClock(now, zoneOf(hours, defaultTimeZone));
   const from = minutesOf(hours.from);
   const to = minutesOf(hours.to);
   const works = (day: number) => hours.days.includes(((day - 1) % 7) + 1);
@@ -48,4 +54,31 @@ export function availabilityAt(hours: WorkingHours | null, now: Date, defaultTim
 export function waitingFrom(hours: WorkingHours | null, since: Date, defaultTimeZone: string): Date {
   const at = availabilityAt(hours, since, defaultTimeZone);
   return at.kind === 'closed' ? at.opensAt : since;
+}
+
+/**
+ * How many milliseconds of working time lie between `since` and `until`: the whole span without working hours
+ * set, else only the minutes a person was at work — a hand-over made at 18:50 with the salon closing at 19:00
+ * has waited ten minutes at 10:00 the next morning, not fifteen hours.
+ */
+export function workingMsBetween(hours: WorkingHours | null, since: Date, until: Date, defaultTimeZone: string): number {
+  if (until.getTime() <= since.getTime()) return 0;
+  if (!hours || hours.days.length === 0) return until.getTime() - since.getTime();
+  let total = 0;
+  let at = since;
+  // Each step ends a working spell or skips a closed one; a fortnight of steps covers any wait the sweep sees.
+  for (let step = 0; step < 32 && at.getTime() < until.getTime(); step++) {
+    const now = availabilityAt(hours, at, defaultTimeZone);
+    if (now.kind === 'unknown') return total + (until.getTime() - at.getTime());
+    if (now.kind === 'closed') {
+      at = now.opensAt.getTime() > at.getTime() ? now.opensAt : new Date(at.getTime() + 60_000);
+      continue;
+    }
+    const { minutes } = localClock(at, zoneOf(hours, defaultTimeZone));
+    const closesAt = at.getTime() + (minutesOf(now.until) - minutes) * 60_000 - (at.getTime() % 60_000);
+    const end = Math.min(closesAt, until.getTime());
+    total += Math.max(0, end - at.getTime());
+    at = new Date(Math.max(end, at.getTime() + 1));
+  }
+  return total;
 }
