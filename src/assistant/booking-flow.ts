@@ -12,6 +12,8 @@ import type { DialogueRow, Flow, Say, SetFlow } from './flow';
 import { flowTexts as ft, showPhone } from './flow-texts';
 import { ACTIONS, cancelKeyboard, confirmKeyboard, mainMenu } from './menus';
 import { callbackButton, dataLabel, type ButtonPayload, type ReplyButton, type ReplyButtons } from './reply';
+import { myBookingsTexts as mt } from './my-bookings-texts';
+import { REMINDER_ACTIONS } from './reminders';
 import { assistantTexts as t, formatSlot, formatSlotShort } from './texts';
 import { intentOf, isNo, isYes, nameOf, refusesPhone } from './turn-intent';
 
@@ -19,6 +21,8 @@ import { intentOf, isNo, isYes, nameOf, refusesPhone } from './turn-intent';
 const SEARCH_DAYS = 14;
 /** Inline keyboards hold 10 buttons: 8 choices, then the menu row. */
 const MAX_CHOICES = 8;
+/** «Мои записи»: «Перенести» and «Отменить» for this many visits (6 buttons), then the menu's rows. */
+const MAX_MINE_BUTTONS = 3;
 
 export interface FlowTools {
   say: Say;
@@ -369,6 +373,34 @@ export function createBookingFlow(deps: BookingFlowDeps) {
     return 'choose_specialist';
   }
 
+  /**
+   * «Мои записи»: the upcoming visits of the dialogue's client (with the owner's matching on, those made in the salon
+   * for the client's phone and name are linked first; YCLIENTS unreachable leaves the dialogue's own), each with
+   * «Перенести» and «Отменить» (which asks before cancelling).
+   */
+  async function showMine(agent: Agent, dialogue: DialogueRow, tools: FlowTools): Promise<string> {
+    await booking.matchClientRecords(agent.id, dialogue.id);
+    const mine = await booking.appointmentsOf(agent.id, dialogue.id);
+    if (mine.length === 0) {
+      await tools.say(dialogue, mt.none, mainMenu(agent.type));
+      return 'my_bookings_none';
+    }
+    const [specialists, services] = await Promise.all([booking.specialists(agent.id).catch(() => []), booking.services(agent.id).catch(() => [])]);
+    const items = mine.map((a) => ({
+      when: formatSlot(a.datetime),
+      service: services.find((v) => v.id === a.serviceId)?.title ?? a.serviceId,
+      specialist: specialists.find((p) => p.id === a.specialistId)?.name ?? a.specialistId,
+    }));
+    const rows: ReplyButtons = mine
+      .slice(0, MAX_MINE_BUTTONS)
+      .map((a) => [
+        callbackButton(mt.buttonReschedule(formatSlotShort(a.datetime)), { action: ACTIONS.reschedule, a: a.id }, 'primary'),
+        callbackButton(mt.buttonCancel(formatSlotShort(a.datetime)), { action: REMINDER_ACTIONS.cancel, a: a.id }, 'negative'),
+      ]);
+    await tools.say(dialogue, mt.list(items), [...rows, ...mainMenu(agent.type).slice(-1)]);
+    return 'my_bookings';
+  }
+
   async function canceled(agent: Agent, dialogue: DialogueRow, tools: FlowTools): Promise<string> {
     await tools.setFlow(deps.flowDb, dialogue.id, null);
     await tools.say(dialogue, ft.bookingCanceled, mainMenu(agent.type));
@@ -424,6 +456,9 @@ export function createBookingFlow(deps: BookingFlowDeps) {
         case ACTIONS.reschedule:
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
           return offerNewTimes(agent, dialogue, tools, str('a'));
+        case ACTIONS.myBookings:
+          if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
+          return showMine(agent, dialogue, tools);
         case ACTIONS.pickSlot: {
           if (!(await available(agent, dialogue, tools))) return 'booking_unavailable';
           if (str('r')) {

@@ -1,6 +1,7 @@
 // The main menu per agent type: callback buttons whose payload `action` the dialogue routes on.
 import type { AgentType } from '../agents';
 import { flowTexts as ft } from './flow-texts';
+import { myBookingsTexts } from './my-bookings-texts';
 import { callbackButton, type ButtonPayload, type ReplyButtons } from './reply';
 import { assistantTexts as t } from './texts';
 
@@ -31,12 +32,14 @@ export const ACTIONS = {
   choiceSlot: 'choice_slot',
   choiceService: 'choice_service',
   choiceText: 'choice_text',
+  myBookings: 'my_bookings',
 } as const;
 
 export function mainMenu(type: AgentType): ReplyButtons {
   const rows: ReplyButtons = [];
   if (type === 'service') {
     rows.push([callbackButton(t.buttonBook, { action: ACTIONS.book }, 'positive'), callbackButton(t.buttonSpecialists, { action: ACTIONS.specialists }, 'primary')]);
+    rows.push([callbackButton(myBookingsTexts.buttonMine, { action: ACTIONS.myBookings }, 'primary')]);
   }
   if (type === 'ecommerce') {
     rows.push([callbackButton(t.buttonCatalog, { action: ACTIONS.catalog }, 'positive'), callbackButton(t.buttonCart, { action: ACTIONS.cart }, 'primary')]);

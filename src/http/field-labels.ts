@@ -62,6 +62,7 @@ export const fieldLabels: Record<string, string> = {
   reviewUrl: 'Ссылка на отзывы о салоне',
   rebookDays: 'Предложить записаться снова через, дней',
   noShowMessage: 'Написать клиенту, который не пришёл',
+  matchClientRecords: 'Узнавать записи клиента в YCLIENTS по телефону и имени',
   specialistMapping: 'Сопоставление специалистов',
   serviceMapping: 'Сопоставление услуг',
   date: 'Дата',

@@ -123,10 +123,7 @@ describe('the transcript shows what the client saw and did', () => {
       { author: 'client', text: `${SHORT_DAY} 11:00`, tap: true },
       { author: 'assistant', text: 'Как вас записать? Напишите, пожалуйста, имя.', tap: false },
     ]);
-    expect(turns[1]!.buttons).toEqual([
-      ['Записаться', 'Специалисты'],
-      ['Главное меню', 'Помощь'],
-    ]);
+    expect(turns[1]!.buttons).toEqual([['Записаться', 'Специалисты'], ['Мои записи'], ['Главное меню', 'Помощь']]);
     expect(turns[3]!.buttons!.flat()).toContain('Анна Иванова');
     expect(turns[7]!.buttons!.flat()).toEqual(expect.arrayContaining([`${SHORT_DAY} 10:00`, `${SHORT_DAY} 11:00`]));
     // What the client wrote is not a tap, and a message without a keyboard has no buttons.

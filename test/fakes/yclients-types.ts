@@ -97,6 +97,8 @@ export interface FakeRecord {
   deleted: boolean;
   /** §8: 2 confirmed, 1 came, 0 waiting, -1 did not come; PUT /record's optional `attendance` sets it. */
   attendance: number;
+  /** §8: the client card the record belongs to; null: a record without a client (`client: null`). */
+  clientId: number | null;
 }
 
 export interface FakeYclientsSettings {
@@ -144,6 +146,21 @@ export interface FakeYclients {
   setAttendance(recordId: number, attendance: -1 | 0 | 1 | 2): void;
   /** Invalidates every user token handed out so far: the next administrator call answers 401. */
   expireUserTokens(): void;
+  /** §8: a client card (several may share a phone); returns its id. */
+  addClient(companyId: number, client: { name: string; phone: string }): number;
+  /**
+   * A record the salon's administrator writes in YCLIENTS itself (a phone call, the widget): for the card
+   * `clientId`, else for `client` (the first card with its phone, or a new one), else with no client.
+   */
+  adminRecord(spec: {
+    companyId: number;
+    staffId: number;
+    serviceIds: number[];
+    datetime: string;
+    lengthSeconds?: number;
+    clientId?: number;
+    client?: { name: string; phone: string };
+  }): FakeRecord;
   /** The next matching call(s) answer `failure` instead. A string pattern matches as a substring of the path. */
   failNext(pathPattern: string | RegExp, failure: FailureSpec): void;
   /** Forgets companies, records, tokens, failures, calls and settings. */

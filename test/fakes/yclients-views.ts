@@ -1,6 +1,6 @@
 // How the fake YCLIENTS shows a company, its staff and its services: the admin API's and the booking widget's
 // shapes, with numbers and flags as strings when `legacyStrings` asks for the API's older habit.
-import { type Company, performs } from './yclients-calendar';
+import { type Company, findStaff, performs } from './yclients-calendar';
 import type { FakeRecord, FakeServiceSpec, FakeStaffSpec, FakeYclientsSettings } from './yclients-types';
 
 type ViewSettings = Pick<FakeYclientsSettings, 'legacyStrings' | 'companyTimezoneShape'>;
@@ -106,17 +106,18 @@ export function bookService(settings: ViewSettings, _company: Company, s: FakeSe
   return base;
 }
 
-/** A client card's id in the fake: one per phone, stable (the real one is YCLIENTS' own number). */
-export const clientIdOf = (phone: string) => 18_000_000 + (Number(phone.replace(/\D/g, '').slice(-7)) || 0);
-
-/** A record as GET /record and GET /records show it (§8): `attendance` and its twin `visit_attendance`. */
+/**
+ * A record as GET /record and the GET /records list show it (§8): its client card (null when it has none),
+ * `attendance` and its twin `visit_attendance`.
+ */
 export function recordView(company: Company, rec: FakeRecord) {
   return {
     id: rec.id,
     company_id: company.spec.id,
     staff_id: rec.staffId,
     services: rec.serviceIds.map((id) => ({ id, title: company.spec.services.find((x) => x.id === id)?.title ?? '' })),
-    client: { id: clientIdOf(rec.client.phone), name: rec.client.name, phone: `+${rec.client.phone}`, email: rec.client.email },
+    staff: { id: rec.staffId, name: findStaff(company, rec.staffId)?.name ?? '' },
+    client: rec.clientId === null ? null : { id: rec.clientId, name: rec.client.name, phone: `+${rec.client.phone.replace(/\D/g, '')}`, email: rec.client.email },
     date: rec.datetime.slice(0, 19).replace('T', ' '),
     datetime: rec.datetime,
     seance_length: rec.seanceLength,
@@ -128,15 +129,4 @@ export function recordView(company: Company, rec: FakeRecord) {
     confirmed: 1,
     deleted: rec.deleted,
   };
-}
-
-/** Whether GET /records lists `rec` for these filters (§8): client_id, staff_id, start_date/end_date inclusive, with_deleted. */
-export function recordListed(_company: Company, rec: FakeRecord, q: URLSearchParams): boolean {
-  if (rec.deleted && q.get('with_deleted') !== '1') return false;
-  if (q.get('client_id') && Number(q.get('client_id')) !== clientIdOf(rec.client.phone)) return false;
-  if (q.get('staff_id') && Number(q.get('staff_id')) !== rec.staffId) return false;
-  const day = rec.datetime.slice(0, 10);
-  if (q.get('start_date') && day < q.get('start_date')!) return false;
-  if (q.get('end_date') && day > q.get('end_date')!) return false;
-  return true;
 }

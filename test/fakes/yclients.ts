@@ -22,7 +22,8 @@ import {
   intList,
   validPhone,
 } from './yclients-calendar';
-import { adminService, adminStaff, bookService, companyView, legacy, recordListed, recordView } from './yclients-views';
+import { adminService, adminStaff, bookService, companyView, legacy, recordView } from './yclients-views';
+import { type ClientsAnswer, createClientCards, listRecords } from './yclients-clients';
 
 export const FAKE_API_PREFIX = '/api/v1';
 
@@ -92,6 +93,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
   const userTokens = new Map<string, { login: string; partnerToken: string }>();
   const busy: Busy[] = [];
   const records: FakeRecord[] = [];
+  const cards = createClientCards();
   const failures = new FailureQueue<Failure>();
   const calls: RecordedCall[] = [];
   let settings: FakeYclientsSettings = structuredClone(DEFAULT_SETTINGS);
@@ -284,25 +286,20 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       return ok(recordView(company, rec));
     }
 
-    if (method === 'GET' && (m = path.match(/^\/records\/(\d+)\/?$/))) {
-      // §8: the administrator's list, filtered by client, specialist and visit dates; deleted ones only with_deleted=1.
-      const company = adminCompany(m[1], auth);
-      const q = query;
-      const listed = records.filter((r) => r.companyId === company.spec.id && recordListed(company, r, q)).sort((a, b) => a.datetime.localeCompare(b.datetime));
-      const count = Math.max(1, Number(q.get('count') ?? 50));
-      const page = Math.max(1, Number(q.get('page') ?? 1));
-      return ok(
-        listed.slice((page - 1) * count, page * count).map((r) => recordView(company, r)),
-        { page, total_count: listed.length },
-      );
-    }
-
     if (method === 'PUT' && (m = path.match(/^\/record\/(\d+)\/(\d+)\/?$/))) {
       // §10: the administrator moves a record in place; only OTHER records of the specialist stand in the way.
       const company = adminCompany(m[1], auth);
       const rec = records.find((r) => r.companyId === company.spec.id && r.id === Number(m![2]) && !r.deleted);
       if (!rec) throw fail(404, 'Запись не найдена');
       return updateRecord(company, rec, body);
+    }
+
+    // §8: client cards by phone or name, and a client's records.
+    if (method === 'POST' && (m = path.match(/^\/company\/(\d+)\/clients\/search\/?$/))) return clientsAnswer(cards.search(adminCompany(m[1], auth).spec.id, body));
+    if (method === 'GET' && (m = path.match(/^\/clients\/(\d+)\/?$/))) return clientsAnswer(cards.byPhonePart(adminCompany(m[1], auth).spec.id, query));
+    if (method === 'GET' && (m = path.match(/^\/records\/(\d+)\/?$/))) {
+      const company = adminCompany(m[1], auth);
+      return clientsAnswer(listRecords(records, company.spec.id, query, (rec) => recordView(company, rec)));
     }
 
     if (method === 'POST' && (m = path.match(/^\/records\/(\d+)\/?$/))) {
@@ -557,6 +554,12 @@ export async function startFakeYclients(): Promise<FakeYclients> {
     return ok(settings.recordsDataAsArray ? [data] : data, [], 201);
   }
 
+  function clientsAnswer(a: ClientsAnswer): HttpAnswer {
+    if ('message' in a)
+      throw new HttpAnswer(a.status, { success: false, data: null, meta: a.errors ? { message: a.message, errors: a.errors } : { message: a.message } });
+    return ok(a.data, a.meta, a.status);
+  }
+
   /** PUT /record: every field of POST /records required; the record's own time does not block its new one. */
   function updateRecord(company: Company, rec: FakeRecord, body: unknown): HttpAnswer {
     const b = isObj(body) ? body : {};
@@ -586,22 +589,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       rec.attendance = attendance;
     }
     busy.push({ companyId: company.spec.id, staffId, start, end, recordId: rec.id });
-    const data = {
-      id: rec.id,
-      company_id: company.spec.id,
-      staff_id: staffId,
-      services: rec.serviceIds.map((id) => ({ id, title: company.spec.services.find((x) => x.id === id)?.title ?? '' })),
-      client: { name: rec.client.name, phone: `+${rec.client.phone}`, email: rec.client.email },
-      datetime: rec.datetime,
-      seance_length: seconds,
-      length: seconds,
-      comment: rec.comment,
-      online: rec.online,
-      attendance: rec.attendance,
-      visit_attendance: rec.attendance,
-      confirmed: 1,
-      deleted: false,
-    };
+    const data = recordView(company, rec);
     return ok(data, [], 201);
   }
 
@@ -616,9 +604,12 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       comment: string;
       online: boolean;
       apiId: string | null;
+      /** The client card; absent: the first card with the phone, or a new one (as YCLIENTS does); null: none. */
+      clientId?: number | null;
     },
   ): FakeRecord {
     const rec: FakeRecord = {
+      clientId: r.clientId === undefined ? cards.forRecord(company.spec.id, r.client).id : r.clientId,
       id: nextRecordId++,
       companyId: company.spec.id,
       staffId: r.staffId,
@@ -744,6 +735,27 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       if (!rec) throw new Error(`fake YCLIENTS: unknown record ${recordId}`);
       rec.attendance = attendance;
     },
+    addClient(companyId, client) {
+      return cards.add(companyId, client).id;
+    },
+    adminRecord(spec) {
+      const company = companies.get(spec.companyId);
+      const start = company ? parseDatetime(company, spec.datetime) : null;
+      if (!company || start === null) throw new Error(`fake YCLIENTS: unknown company ${spec.companyId} or bad datetime ${spec.datetime}`);
+      const seconds = spec.lengthSeconds ?? durationOf(company, spec.staffId, spec.serviceIds) ?? 3600;
+      const client = spec.clientId ? cards.cards.find((c) => c.id === spec.clientId) : undefined;
+      return addRecord(company, {
+        staffId: spec.staffId,
+        serviceIds: spec.serviceIds,
+        start,
+        end: start + seconds * 1000,
+        client: { name: client?.name ?? spec.client?.name ?? '', phone: client?.phone ?? spec.client?.phone ?? '', email: '' },
+        comment: 'Запись администратора',
+        online: false,
+        apiId: null,
+        clientId: spec.clientId ?? (spec.client ? undefined : null),
+      });
+    },
     failNext(pathPattern, failure) {
       failures.add({ ...failure, pattern: pathPattern }, failure.times ?? 1);
     },
@@ -752,6 +764,7 @@ export async function startFakeYclients(): Promise<FakeYclients> {
       userTokens.clear();
       busy.length = 0;
       records.length = 0;
+      cards.clear();
       failures.clear();
       calls.length = 0;
       settings = structuredClone(DEFAULT_SETTINGS);

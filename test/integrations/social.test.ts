@@ -411,7 +411,7 @@ describe('dialogue', () => {
   test('the main menu per agent type: callback buttons with payload actions', async () => {
     const expected: Record<AgentType, string[]> = {
       creator: ['menu', 'help'],
-      service: ['book', 'specialists', 'menu', 'help'],
+      service: ['book', 'specialists', 'my_bookings', 'menu', 'help'],
       ecommerce: ['catalog', 'cart', 'menu', 'help'],
     };
     for (const type of ['creator', 'service', 'ecommerce'] as const) {

@@ -212,9 +212,12 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     },
     {
       name: 'list_my_appointments',
-      description: 'Предстоящие записи этого клиента (сделанные в этом диалоге): appointmentId, услуга, специалист, время.',
+      description:
+        'Предстоящие записи этого клиента (сделанные в этом диалоге, а если владелец включил — и сделанные в салоне на его телефон и имя): appointmentId, услуга, специалист, время.',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
       async run(_args, ctx) {
+        // With the owner's matching on, the client's records made elsewhere join the list first (bounded; never throws for YCLIENTS).
+        await booking.matchClientRecords(ctx.agent.id, ctx.dialogue.id);
         const mine = await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id);
         const { services, specialists } = mine.length > 0 ? await catalog(ctx.agent.id) : { services: [], specialists: [] };
         return {
@@ -227,6 +230,8 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
               specialistName: specialists.find((p) => p.id === a.specialistId)?.name ?? null,
               datetime: a.datetime,
               clientName: a.clientName,
+              // Made in the salon (a phone call, the widget) and linked by the client's phone and name.
+              ...(a.matched ? { madeInSalon: true } : {}),
             })),
           },
           summary: toolTexts.summaryMyAppointments(mine.length),
@@ -341,7 +346,8 @@ export function createBookingTools(deps: BookingToolsDeps): ToolProvider {
     const specialist = specialistOf(specialists, specialistId);
     // A model stuck in a loop must not fill the salon's day: a client has at most so many upcoming visits.
     const maxBookings = deps.maxBookingsPerClient ?? DEFAULT_MAX_BOOKINGS_PER_CLIENT;
-    const upcoming = await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id);
+    // Visits linked from YCLIENTS (client matching) were not made here and do not count.
+    const upcoming = (await booking.appointmentsOf(ctx.agent.id, ctx.dialogue.id)).filter((a) => !a.matched);
     if (upcoming.length >= maxBookings) {
       return {
         result: { status: 'limit', error: toolTexts.bookingLimit(maxBookings), appointments: upcoming.map((a) => ({ appointmentId: a.id, datetime: a.datetime })) },

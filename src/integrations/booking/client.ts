@@ -5,6 +5,7 @@
 
 import type { YclientsLimiter } from './limiter';
 import { failureMessage, httpCall, HttpCallNetworkError, isRecord, parseJson, redact, type CallFailure } from '../http-call';
+import { asArray, bool, isString, num, str } from './client-values';
 
 export const YCLIENTS_ACCEPT = 'application/vnd.yclients.v2+json';
 
@@ -260,6 +261,14 @@ export interface YclientsRecord {
   deleted: boolean;
 }
 
+/** §8: a client card found by `clients/search`; several cards may share one phone. */
+export interface YclientsClientCard {
+  id: number;
+  name: string;
+  /** As YCLIENTS shows it (`+7…`): compare digits only. */
+  phone: string;
+}
+
 export interface YclientsClient {
   /** `POST /auth` → the user token of an administrator. Wrong login/password → `YclientsApiError` kind `auth`. */
   authUser(credentials: { login: string; password: string }): Promise<string>;
@@ -292,7 +301,17 @@ export interface YclientsClient {
   updateRecord(companyId: number, recordId: number, input: YclientsCreateRecordInput, userToken: string): Promise<YclientsRecord>;
   /** `GET /record/{id}/{record_id}` (administrator, §8): one record as the list gives it; null when YCLIENTS has none (404). */
   getRecord(companyId: number, recordId: number, userToken: string): Promise<YclientsRecord | null>;
+  /** §8 `POST /company/{id}/clients/search` (`quick_search`, administrator): the cards whose phone, name or card number holds `value`. */
+  searchClients(companyId: number, value: string, userToken: string): Promise<YclientsClientCard[]>;
+  /** §8 `GET /records/{id}?client_id=` (administrator): one card's records of visits from `startDate` on, every page; deleted ones left out. */
+  getClientRecords(companyId: number, clientId: number, startDate: string, userToken: string): Promise<YclientsRecord[]>;
 }
+
+/** §8: page sizes of the client search (≤ 200) and of the record list; a short page is the last. */
+const CLIENTS_PAGE_SIZE = 50;
+const RECORDS_PAGE_SIZE = 200;
+/** A card with more pages of records than this is cut off there (a loop guard, not a limit anyone reaches). */
+const MAX_RECORD_PAGES = 10;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -512,6 +531,28 @@ export function createYclientsClient(options: YclientsClientOptions): YclientsCl
         if (error instanceof YclientsApiError && error.kind === 'not_found') return null;
         throw error;
       }
+    },
+
+    async searchClients(companyId, value, userToken) {
+      const filters = [{ type: 'quick_search', state: { value } }];
+      const body = { page: 1, page_size: CLIENTS_PAGE_SIZE, fields: ['id', 'name', 'phone'], filters };
+      const { data } = await call({ method: 'POST', path: `/company/${companyId}/clients/search`, body, userToken });
+      return asArray(data)
+        .filter(isRecord)
+        .map((c) => ({ id: num(c.id) ?? 0, name: str(c.name), phone: str(c.phone) }))
+        .filter((c) => c.id > 0);
+    },
+
+    async getClientRecords(companyId, clientId, startDate, userToken) {
+      const found: YclientsRecord[] = [];
+      for (let page = 1; page <= MAX_RECORD_PAGES; page++) {
+        const query = { client_id: clientId, start_date: startDate, page, count: RECORDS_PAGE_SIZE };
+        const { data } = await call({ method: 'GET', path: `/records/${companyId}`, query, userToken });
+        const items = asArray(data).filter(isRecord);
+        for (const r of items) if (num(r.id) !== null) found.push(parseRecord(r));
+        if (items.length < RECORDS_PAGE_SIZE) break;
+      }
+      return found;
     },
 
     async deleteRecord(companyId, recordId, userToken) {
@@ -743,35 +784,4 @@ function isTimeZoneName(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isString(v: unknown): v is string {
-  return typeof v === 'string';
-}
-
-function asArray(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-/** Older endpoints send numbers as strings ("16", "1000.00"). */
-function num(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : null;
-  }
-  return null;
-}
-
-function str(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  return '';
-}
-
-/** Flags arrive as booleans, 0/1 or "0"/"1". */
-function bool(v: unknown): boolean {
-  if (typeof v === 'boolean') return v;
-  const n = num(v);
-  return n !== null && n !== 0;
 }

@@ -16,6 +16,7 @@ import type { Logger } from '../../logger';
 import type { BookingCache } from './cache';
 import { type YclientsClient, type YclientsService, type YclientsStaff, YclientsApiError } from './client';
 import { bookingFailure } from './errors';
+import { createClientMatching, type MatchOutcome } from './match';
 import { normalisePhone } from '../../phone';
 import { USER_TOKEN_KEY, type BookingSettings, type OpenBookingSettings } from './settings';
 
@@ -78,6 +79,8 @@ export interface ClientAppointment {
   serviceId: string;
   datetime: string;
   clientName: string;
+  /** Linked from YCLIENTS by client matching (match.ts), not booked in the dialogue. */
+  matched?: true;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -198,6 +201,8 @@ export function createBookingService(deps: BookingServiceDeps) {
       return call(client, await userToken(s, client, true));
     }
   }
+
+  const matching = createClientMatching({ db, cache, logger, asAdmin });
 
   async function cached<T>(s: OpenBookingSettings, key: string, fetch: () => Promise<T>, refresh = false): Promise<T> {
     if (!refresh) {
@@ -506,7 +511,7 @@ export function createBookingService(deps: BookingServiceDeps) {
           and(eq(appointments.agentId, agentId), eq(appointments.dialogueId, dialogueId), eq(appointments.status, 'booked'), gte(appointments.startsAt, new Date())),
         )
         .orderBy(asc(appointments.startsAt));
-      return rows.map(clientView);
+      return rows.map((r) => (r.source === 'matched' ? { ...clientView(r), matched: true as const } : clientView(r)));
     },
 
     /**
@@ -675,6 +680,17 @@ export function createBookingService(deps: BookingServiceDeps) {
       logger.info('appointment rescheduled', { agentId, appointmentId, recordId });
       return { before: clientView(row), after: clientView({ ...row, specialistId, datetime }) };
     },
+
+    /**
+     * Issue 42 point 4 (match.ts): with the owner's `matchClientRecords` on, links the upcoming YCLIENTS records of
+     * the cards matching the dialogue's phone and name to it. Never throws for YCLIENTS: a failure is logged.
+     */
+    async matchClientRecords(agentId: string, dialogueId: string, now = new Date()): Promise<MatchOutcome> {
+      return matching.matchDialogue(await settings.load(agentId).catch(() => null), dialogueId, now);
+    },
+
+    /** The sync's matching: recent dialogues of one agent, bounded; the records linked. */
+    matchRecentClients: (s: OpenBookingSettings, since: Date, limit: number, now = new Date()) => matching.matchRecent(s, since, limit, now),
 
     /** Refreshes what the sync keeps warm: specialists, services and the next days' free times. */
     async refresh(s: OpenBookingSettings, days: number, maxSlotCalls: number): Promise<{ slotCalls: number }> {

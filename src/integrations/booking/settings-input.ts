@@ -121,6 +121,11 @@ export const bookingSettingsInput = z.object({
     .optional(),
   /** «Мы вас ждали»: a message to a client who did not come; off by default. */
   noShowMessage: z.boolean({ error: 'ожидается да или нет' }).optional(),
+  /**
+   * Link the client's upcoming YCLIENTS records made elsewhere whose card's phone and name match what the client
+   * gave in the dialogue (a typed phone is not verified: off by default); left out keeps what is stored.
+   */
+  matchClientRecords: z.boolean({ error: 'ожидается true или false' }).optional(),
 });
 
 export type BookingSettingsInput = z.infer<typeof bookingSettingsInput>;
@@ -143,6 +148,7 @@ export const bookingSettingsView = z.object({
   reviewUrl: z.string().nullable(),
   rebookDays: z.record(z.string(), z.number().int()),
   noShowMessage: z.boolean(),
+  matchClientRecords: z.boolean(),
   lastSyncAt: z.string().nullable(),
   updatedAt: z.string().nullable(),
 });

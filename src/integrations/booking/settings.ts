@@ -49,6 +49,7 @@ export interface OpenBookingSettings {
   reviewUrl: string | null;
   rebookDays: Record<string, number>;
   noShowMessage: boolean;
+  matchClientRecords: boolean;
 }
 
 type Row = typeof bookingSettings.$inferSelect;
@@ -73,6 +74,7 @@ function view(row: Row | undefined): BookingSettingsView {
       reviewUrl: null,
       rebookDays: {},
       noShowMessage: false,
+      matchClientRecords: false,
       lastSyncAt: null,
       updatedAt: null,
     };
@@ -95,6 +97,7 @@ function view(row: Row | undefined): BookingSettingsView {
     reviewUrl: row.reviewUrl,
     rebookDays: row.rebookDays,
     noShowMessage: row.noShowMessage,
+    matchClientRecords: row.matchClientRecords,
     lastSyncAt: row.lastSyncAt?.toISOString() ?? null,
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -133,6 +136,7 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         reviewUrl: row.reviewUrl,
         rebookDays: row.rebookDays,
         noShowMessage: row.noShowMessage,
+        matchClientRecords: row.matchClientRecords,
       };
     } catch (error) {
       if (error instanceof SecretBoxError) throw new AppError('invalid_request_error', `${error.message}. Сохраните настройки YCLIENTS заново`);
@@ -219,6 +223,7 @@ export function createBookingSettings(deps: BookingSettingsDeps) {
         reviewUrl: input.reviewUrl === undefined ? (existing?.reviewUrl ?? null) : input.reviewUrl,
         rebookDays: input.rebookDays ?? existing?.rebookDays ?? {},
         noShowMessage: input.noShowMessage ?? existing?.noShowMessage ?? false,
+        matchClientRecords: input.matchClientRecords ?? existing?.matchClientRecords ?? false,
         updatedAt: new Date(),
       };
       const [saved] = await db

@@ -14,6 +14,9 @@ export const BOOKING_SYNC_LOCK = 'booking-sync';
 const SYNC_DAYS = 3;
 /** A bounded number of slot reads per agent and run (the limiter keeps their pace within YCLIENTS' limits). */
 const MAX_SLOT_CALLS_PER_AGENT = 60;
+/** Client matching (issue 42 point 4): dialogues that wrote within this window, at most this many per agent and run. */
+const MATCH_RECENT_DAYS = 30;
+const MATCH_DIALOGUES_PER_AGENT = 20;
 /** A claim this old without an answer from YCLIENTS belongs to a process that died. */
 const STALE_CLAIM_MINUTES = 15;
 
@@ -46,7 +49,10 @@ export function createBookingSync(deps: {
       try {
         const { slotCalls } = await deps.limiter.background(() => service.refresh(s, SYNC_DAYS, MAX_SLOT_CALLS_PER_AGENT));
         await settings.markSynced(s.agentId, null);
-        logger.debug('booking sync: agent refreshed', { agentId: s.agentId, slotCalls });
+        // Records made elsewhere for clients the dialogues know, so they are reminded of without asking first.
+        const since = new Date(Date.now() - MATCH_RECENT_DAYS * 24 * 3600_000);
+        const matched = await deps.limiter.background(() => service.matchRecentClients(s, since, MATCH_DIALOGUES_PER_AGENT));
+        logger.debug('booking sync: agent refreshed', { agentId: s.agentId, slotCalls, matched });
       } catch (error) {
         failed += 1;
         logger.warn('booking sync: agent failed', { agentId: s.agentId, error });

@@ -37,6 +37,11 @@ export const bookingSettings = pgTable('booking_settings', {
   rebookDays: jsonb('rebook_days').$type<Record<string, number>>().notNull().default({}),
   /** «Мы вас ждали»: a message to a client marked as not come (attendance -1); off unless the owner turns it on. */
   noShowMessage: boolean('no_show_message').notNull().default(false),
+  /**
+   * Issue 42 point 4: link the client's upcoming YCLIENTS records made elsewhere (a phone call, the widget) whose
+   * card's phone and name match what the client gave in the dialogue. Off by default: a typed phone is not verified.
+   */
+  matchClientRecords: boolean('match_client_records').notNull().default(false),
   lastSyncAt: timestamp('last_sync_at', { withTimezone: true, mode: 'date' }),
   lastSyncError: text('last_sync_error'),
   createdAt: createdAt(),
@@ -80,8 +85,11 @@ export const appointments = pgTable(
     /** pending: claimed, YCLIENTS not yet answered; booked; canceled: the record deleted in YCLIENTS. */
     status: text('status', { enum: ['pending', 'booked', 'canceled'] }).notNull(),
     externalRecordId: text('external_record_id'),
-    /** Who booked it: the owner's API, the dialogue's buttons, or the model's book_appointment tool. */
-    source: text('source', { enum: ['api', 'button', 'model'] }).notNull(),
+    /**
+     * Who booked it: the owner's API, the dialogue's buttons, or the model's book_appointment tool; 'matched': a
+     * record made elsewhere in YCLIENTS, linked to the dialogue whose client's phone and name match (match.ts).
+     */
+    source: text('source', { enum: ['api', 'button', 'model', 'matched'] }).notNull(),
     /**
      * The client dialogue the appointment was booked in (buttons or the model): a client may list and
      * cancel only these. Null for the API's bookings; cleared when the dialogue is deleted.
@@ -102,6 +110,8 @@ export const appointments = pgTable(
     uniqueIndex('appointments_slot_unique').on(t.agentId, t.staffId, t.startsAt).where(sql`${t.status} <> 'canceled'`),
     index('appointments_pending_idx').on(t.status, t.createdAt),
     index('appointments_dialogue_idx').on(t.dialogueId).where(sql`${t.dialogueId} is not null`),
+    // One live row per YCLIENTS record: a record is linked to one dialogue, once, however many times matching runs.
+    uniqueIndex('appointments_record_unique').on(t.agentId, t.externalRecordId).where(sql`${t.status} <> 'canceled' and ${t.externalRecordId} is not null`),
   ],
 );
 

@@ -39,6 +39,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
   const [password, setPassword] = useState('');
   const [companyId, setCompanyId] = useState('');
   const [syncEnabled, setSyncEnabled] = useState(false);
+  const [matchClientRecords, setMatchClientRecords] = useState(false);
   const [ttl, setTtl] = useState('15');
   const [offsets, setOffsets] = useState('24, 2');
   const [quietFrom, setQuietFrom] = useState('21:00');
@@ -74,6 +75,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
     setView(v);
     setCompanyId(v.companyId === null ? '' : String(v.companyId));
     setSyncEnabled(v.syncEnabled);
+    setMatchClientRecords(v.matchClientRecords);
     setTtl(String(v.slotCacheTtlMinutes));
     setOffsets(hoursOf(v.reminderOffsetsMinutes));
     setQuietFrom(v.quietFrom);
@@ -106,6 +108,7 @@ export function BookingSettings({ agentId }: { agentId: string }) {
       quietFrom,
       quietTo,
       ...after.input,
+      matchClientRecords,
     });
     const found: FieldErrors = checked.ok ? { ...after.errors } : { ...checked.errors, ...after.errors };
     if (!reminderOffsetsMinutes) found.reminderOffsetsMinutes = 'Перечислите часы через запятую, например: 24, 2';
@@ -187,6 +190,14 @@ export function BookingSettings({ agentId }: { agentId: string }) {
               <input type="checkbox" name="syncEnabled" checked={syncEnabled} onChange={(e) => setSyncEnabled(e.target.checked)} />
               Синхронизировать специалистов и услуги каждые 10 минут
             </label>
+            <label className="checkbox">
+              <input type="checkbox" name="matchClientRecords" checked={matchClientRecords} onChange={(e) => setMatchClientRecords(e.target.checked)} />
+              Узнавать записи клиента в YCLIENTS по телефону и имени
+            </label>
+            <p className="hint" data-testid="match-client-records-hint">
+              Записи, сделанные по телефону или через виджет, появятся у клиента в «Мои записи» и в напоминаниях, если его телефон и имя совпадают с карточкой в
+              YCLIENTS. Телефон во ВКонтакте никто не проверяет: назвавший чужие телефон и имя увидит и сможет отменить чужие записи.
+            </p>
             <fieldset className="visit-reminders" data-testid="visit-reminders">
               <legend>Напоминания о визите</legend>
               <p className="hint">

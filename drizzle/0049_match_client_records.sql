@@ -1,0 +1,2 @@
+ALTER TABLE "booking_settings" ADD COLUMN "match_client_records" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "appointments_record_unique" ON "appointments" USING btree ("agent_id","external_record_id") WHERE "appointments"."status" <> 'canceled' and "appointments"."external_record_id" is not null;
