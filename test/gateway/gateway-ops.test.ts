@@ -333,11 +333,16 @@ describe('parallel spending', () => {
   // as long as the prompt estimate stays under 100 tokens (this one is about 10).
   const MAX_TOKENS = 10_000;
   const tenReservations = 10n * BigInt(MAX_TOKENS + 100) * PRICE;
+  // fake/slow holds every answer long enough that all 50 reserve before any settles (a settled call frees
+  // its reservation): 400 ms was not, with the suite's files in parallel on two cores (17 and 30 served).
+  // After the file's beforeEach, which resets the fake.
+  beforeEach(() => {
+    fake.slowMs = 2500;
+  });
 
   test('50 parallel requests against a balance that covers 10: exactly 10 are served, the rest get 402, the books balance', async () => {
     const c = await newCustomer();
     await setBalanceNano(app, c.userId, tenReservations);
-    // fake/slow holds every answer 400 ms, so all 50 reserve before any settles.
     const results = await Promise.all(
       Array.from({ length: 50 }, () => c.client.chat.completions.create({ model: 'fake/slow', messages, max_tokens: MAX_TOKENS }).catch((e) => e)),
     );

@@ -353,12 +353,17 @@ describe('robustness', () => {
     const all = bytes(event.repeat(20_000)); // about 4 MB
     const meter = createSseMeter();
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     for (let i = 0; i < all.length; i += 100) meter.push(all.subarray(i, i + 100));
     const elapsed = performance.now() - started;
+    const cpu = process.cpuUsage(cpuStarted);
     expect(meter.events).toBe(20_000);
     // Counted as it came, not kept: "token " is one token; what is left uncounted is a short tail.
     expect(Math.abs(meter.completionTokens - 20_000)).toBeLessThanOrEqual(200);
     expect(meter.completionText.length).toBeLessThanOrEqual(32 * 1024);
-    expect(elapsed).toBeLessThan(2_000);
+    // This process's CPU time: the suite's other files, running in parallel, stretch the wall clock (2.2 s
+    // seen), not this. A quadratic meter would take minutes either way.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(2_000);
+    expect(elapsed).toBeLessThan(6_000);
   });
 });

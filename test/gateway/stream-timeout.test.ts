@@ -8,17 +8,19 @@ import { usageRows } from '../helpers/gateway';
 
 setDefaultTimeout(30_000);
 
-const TIMEOUT_MS = 250;
+// 800 ms, not 250: with the suite's files running in parallel a busy machine held a steady stream's pieces
+// past 250 ms apart.
+const TIMEOUT_MS = 800;
 let steady: FakeUpstream;
 let halting: FakeUpstream;
 let steadyApp: TestApp;
 let haltingApp: TestApp;
 
 beforeAll(async () => {
-  // 100 pieces 40 ms apart: 4 s in all, sixteen times the limit, but never 250 ms of silence.
+  // 100 pieces 40 ms apart: 4 s in all, five times the limit, but never 800 ms of silence.
   steady = await startFakeUpstream({ slowStreamDelayMs: 40 });
-  // Pieces 600 ms apart: the first gap is already over the limit.
-  halting = await startFakeUpstream({ slowStreamDelayMs: 600 });
+  // Pieces 2 s apart: the first gap is already well over the limit.
+  halting = await startFakeUpstream({ slowStreamDelayMs: 2000 });
   steadyApp = await startTestApp({ env: { UPSTREAM_BASE_URL: steady.url, UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) } });
   haltingApp = await startTestApp({ env: { UPSTREAM_BASE_URL: halting.url, UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS) } });
 });

@@ -72,7 +72,8 @@ export interface BrowserPage {
 export async function openPage(browser: Browser): Promise<BrowserPage> {
   const context = await browser.newContext({ viewport: DESKTOP, locale: 'ru-RU' });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  // Generous: only a failing wait runs to it, and the suite's parallel shards slow a page down.
+  page.setDefaultTimeout(20_000);
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   return { context, page, pageErrors };

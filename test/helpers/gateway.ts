@@ -111,7 +111,7 @@ export async function usageRows(app: TestApp, userId: string) {
   );
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 3000, stepMs = 20): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

@@ -100,7 +100,7 @@ export function operatorText(text: string, extra: Record<string, unknown> = {}) 
 
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  timeoutMs = 5000,
+  timeoutMs = 15_000,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -9,6 +9,8 @@ export const TOKEN = 'vk1.a.community-token-0123456789abcdefghij';
 export const SECRET = 's3cr3tKey42';
 export const CODE = '5d2c1e8a';
 export const CLIENT = 40911233;
+/** How long an answer or an event's handling may take before a test fails: only a failing wait runs to it. */
+const WAIT_MS = 15_000;
 
 type Button = { action: { type: string; label: string; payload: string } };
 export const buttonsOf = (m: FakeSentMessage) => ((m.keyboard as { buttons: Button[][] } | null)?.buttons ?? []).flat();
@@ -95,7 +97,7 @@ export function createSocialDriver(getApp: () => TestApp, getVk: () => FakeVk) {
       const res = await driver.post(agentId, body);
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('ok');
-      await waitFor(() => vk.sentMessages.filter((m) => m.peerId === peerId).length >= before + count, 5000, 'the answer in VK');
+      await waitFor(() => vk.sentMessages.filter((m) => m.peerId === peerId).length >= before + count, WAIT_MS, 'the answer in VK');
       return vk.sentMessages.filter((m) => m.peerId === peerId).slice(before);
     },
 
@@ -109,7 +111,7 @@ export function createSocialDriver(getApp: () => TestApp, getVk: () => FakeVk) {
           );
           return row?.processed_at ? (row.outcome ?? 'none') : null;
         },
-        5000,
+        WAIT_MS,
         'the event to be handled',
       );
     },
