@@ -155,7 +155,8 @@ export function BookingSettings({ agentId }: { agentId: string }) {
             {view.lastSyncAt ? <span className="muted">Синхронизация {formatDateTime(view.lastSyncAt)}</span> : null}
           </p>
           <form onSubmit={onSubmit} noValidate>
-            <div className="grid">
+            {/* Five narrower columns on a wide screen: the connection's fields in one row. */}
+            <div className="grid grid-narrow">
               <Field label="Токен партнёра YCLIENTS" hint={setHint(view.partnerTokenSet, partnerToken)} error={shown.partnerToken}>
                 {(props) => (
                   <input {...props} name="partnerToken" type="password" autoComplete="off" value={partnerToken} onChange={(e) => setPartnerToken(e.target.value)} />
@@ -219,26 +220,29 @@ export function BookingSettings({ agentId }: { agentId: string }) {
             <AfterVisitFields state={afterVisit} onChange={setAfterVisit} errors={shown} />
             <ErrorText error={apiError(directory.error)} />
 
-            <MappingEditor
-              title="Специалисты"
-              internalLabel="Наш идентификатор"
-              externalLabel="ID сотрудника в YCLIENTS"
-              rows={specialists}
-              onChange={setSpecialists}
-              error={shown.specialistMapping}
-              testId="specialist-mapping"
-              names={names.staff}
-            />
-            <MappingEditor
-              title="Услуги"
-              internalLabel="Наш идентификатор"
-              externalLabel="ID услуги в YCLIENTS"
-              rows={services}
-              onChange={setServices}
-              error={shown.serviceMapping}
-              testId="service-mapping"
-              names={names.offered}
-            />
+            {/* Side by side on a wide screen, one under the other on a phone: the section stays about two screens tall. */}
+            <div className="mapping-pair">
+              <MappingEditor
+                title="Специалисты"
+                internalLabel="Наш идентификатор"
+                externalLabel="ID сотрудника в YCLIENTS"
+                rows={specialists}
+                onChange={setSpecialists}
+                error={shown.specialistMapping}
+                testId="specialist-mapping"
+                names={names.staff}
+              />
+              <MappingEditor
+                title="Услуги"
+                internalLabel="Наш идентификатор"
+                externalLabel="ID услуги в YCLIENTS"
+                rows={services}
+                onChange={setServices}
+                error={shown.serviceMapping}
+                testId="service-mapping"
+                names={names.offered}
+              />
+            </div>
             <div className="actions">
               <Button variant="secondary" onClick={onFill} pending={fill.isPending} pendingText="Загружаем…" disabled={!view.configured}>
                 Дополнить из YCLIENTS
