@@ -4,8 +4,9 @@
 // by a conditional update of unpaid_reminder_at — the reminder's message (orderUnpaid → the outbox) commits
 // with the claim, so neither a second instance nor a restart sends it again. An order paid or cancelled
 // meanwhile no longer matches; a client who denied messages is skipped by the listener (claimed, not sent).
-// Never at night: a reminder falling due outside the agent's working hours (when set, in its zone) is left
-// unclaimed and goes on the first pass after the next working day starts.
+// Never at night: a reminder falling due outside the agent's working hours (in its zone) — or, when the owner
+// set none, outside the day (09:00–21:00 every day in YCLIENTS_TIME_ZONE, a salon's default quiet hours turned
+// round) — is left unclaimed and goes on the first pass after the next working day starts.
 import { and, asc, eq, gt, isNotNull, isNull, lte, sql } from 'drizzle-orm';
 import { availabilityAt, type WorkingHours } from '../agents';
 import { agents } from '../agents/tables';
@@ -17,6 +18,8 @@ import { orderUnpaid } from './events';
 import { commerceSettings, orders } from './tables';
 
 export const UNPAID_REMINDER_LOCK = 'unpaid-order-reminders';
+/** A shop that set no working hours is still not written to at night: the day is its working time. */
+const DAYTIME: WorkingHours = { days: [1, 2, 3, 4, 5, 6, 7], from: '09:00', to: '21:00' };
 const BATCH = 100;
 
 export function createOrderReminders(deps: {
@@ -32,8 +35,8 @@ export function createOrderReminders(deps: {
   const db = database.db;
 
   /**
-   * The reminders due at `now` whose shop is at work (or has no working hours set), oldest first; those of a
-   * closed shop are passed over, page by page, so they hold up no other shop's.
+   * The reminders due at `now` whose shop is at work (its working hours, else the day), oldest first; those of
+   * a closed shop are passed over, page by page, so they hold up no other shop's.
    */
   async function dueNow(now: Date): Promise<string[]> {
     const ids: string[] = [];
@@ -57,7 +60,7 @@ export function createOrderReminders(deps: {
         .orderBy(asc(orders.createdAt), asc(orders.id))
         .limit(BATCH);
       for (const row of rows) {
-        if (availabilityAt(row.workingHours as WorkingHours | null, now, deps.timeZone).kind !== 'closed') ids.push(row.id);
+        if (availabilityAt((row.workingHours as WorkingHours | null) ?? DAYTIME, now, deps.timeZone).kind !== 'closed') ids.push(row.id);
       }
       if (rows.length < BATCH) break;
       const last = rows[rows.length - 1]!;

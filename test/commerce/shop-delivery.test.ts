@@ -11,6 +11,7 @@ import { startFakeVk, type FakeVk } from '../fakes/vk';
 import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
 import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/messenger';
+import { moscowDate } from '../helpers/salon';
 import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
 
 setDefaultTimeout(30_000);
@@ -427,7 +428,13 @@ describe('the model’s checkout with delivery (the same methods, prices and che
 
 describe('the reminder of an unpaid order (periodic, once)', () => {
   const HOUR = 3_600_000;
-  const runAt = (ms: number) => app.instance.services.commerce.reminders.runOnce(new Date(Date.now() + ms));
+  // The shops here set no working hours, so their reminders keep to the day (09:00–21:00 Moscow): the orders
+  // are dated at the next 10:00 Moscow and the passes run from there, whatever the hour the test runs at.
+  const BASE = (() => {
+    const tenToday = Date.parse(`${moscowDate(0)}T10:00:00+03:00`);
+    return tenToday > Date.now() ? tenToday : tenToday + 24 * HOUR;
+  })();
+  const runAt = (ms: number) => app.instance.services.commerce.reminders.runOnce(new Date(BASE + ms));
   // Order numbers repeat across shops (each counts its own day); the payment link is the order's own.
   const remindersOf = (order: { number: string; paymentLink: string }) =>
     vk.sentMessages.filter((m) => m.message.startsWith(`Напоминаем: заказ ${order.number}`) && m.message.includes(order.paymentLink));
@@ -440,6 +447,7 @@ describe('the reminder of an unpaid order (periodic, once)', () => {
     const [summary] = await sendAndWait(s.agentId, messageEvent(payloadOf(methods!, 'Самовывоз')));
     await sendAndWait(s.agentId, messageEvent(payloadOf(summary!, 'Подтвердить')));
     const [order] = await s.orders();
+    await app.sql(`update orders set created_at = $1 where id = $2`, [new Date(BASE).toISOString(), order!.id]);
     return { ...s, order: order! };
   }
 
@@ -453,6 +461,22 @@ describe('the reminder of an unpaid order (periodic, once)', () => {
       `Напоминаем: заказ ${s.order.number} на 1 500,00 ₽ ещё не оплачен.\nОплатить: ${s.order.paymentLink}\nЕсли передумали — просто не оплачивайте, заказ не будет отправлен.`,
     );
     await runAt(5 * HOUR);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(remindersOf(s.order)).toHaveLength(1);
+  });
+
+  test('a shop without working hours keeps to the day: due at 22:00 it waits for 09:00, then goes once', async () => {
+    const s = await placed();
+    // Placed at 20:00 Moscow: its 2 hours end at 22:00.
+    await app.sql(`update orders set created_at = $1 where id = $2`, [new Date(BASE + 10 * HOUR).toISOString(), s.order.id]);
+    await runAt(12 * HOUR + 60_000);
+    await runAt(22 * HOUR + 59 * 60_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(remindersOf(s.order)).toHaveLength(0);
+    expect((await app.sql(`select unpaid_reminder_at from orders where id = $1`, [s.order.id]))[0]).toMatchObject({ unpaid_reminder_at: null });
+    await runAt(23 * HOUR + 60_000);
+    await waitFor(() => remindersOf(s.order)[0], 5000, 'the morning reminder');
+    await runAt(24 * HOUR);
     await new Promise((r) => setTimeout(r, 300));
     expect(remindersOf(s.order)).toHaveLength(1);
   });
