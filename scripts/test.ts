@@ -65,9 +65,9 @@ function shardCount(files: number): number {
   return Math.max(1, Math.min(wanted, files));
 }
 
-/** The files that need the dashboard built: they say so by calling its build or the browser setup. */
+/** The files that need the dashboard built: they call its build, or use the browser helpers (directly or through one). */
 function needsBuild(file: string): boolean {
-  return /\b(useBrowserApp|buildPage|ensureWebBuilt)\(/.test(readFileSync(join(ROOT, file), 'utf8'));
+  return /\b(useBrowserApp|buildPage|ensureWebBuilt)\(|from '\.\.\/helpers\/(browser|booking-page)'/.test(readFileSync(join(ROOT, file), 'utf8'));
 }
 
 /** Longest first, each onto the shard with the least work so far. */
