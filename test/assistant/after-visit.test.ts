@@ -9,17 +9,12 @@ import type { FakeVk } from '../fakes/vk';
 import type { FakeYclients } from '../fakes/yclients';
 import { call, registerUser, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/messenger';
-import { moscowDate, useSalonApp } from '../helpers/salon';
+import { moscowDate, SALON, SALON_SETTINGS, salonCompany, useSalonApp } from '../helpers/salon';
 import { CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
 
 setDefaultTimeout(30_000);
 
-const COMPANY = 4564;
-const PARTNER = 'partner-token-5f2a9c';
-const LOGIN = 'irina@example.ru';
-const PASSWORD = 'S3cret-pa55word';
-const ANNA = 1601;
-const HAIRCUT = 90211;
+const { id: COMPANY, partnerToken: PARTNER, login: LOGIN, password: PASSWORD } = SALON;
 const HOUR = 3600_000;
 const DAY_MS = 24 * HOUR;
 
@@ -35,18 +30,7 @@ let app: TestApp;
 
 useSalonApp({
   withoutTelegram: true,
-  company: {
-    id: COMPANY,
-    partnerToken: PARTNER,
-    login: LOGIN,
-    password: PASSWORD,
-    staff: [{ id: ANNA, name: 'Анна', specialization: 'Парикмахер' }],
-    services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA] }],
-    workingHours: [
-      { staffId: ANNA, date: DAY, start: '09:00', end: '18:00' },
-      { staffId: ANNA, date: NEXT, start: '09:00', end: '18:00' },
-    ],
-  },
+  company: salonCompany([DAY, NEXT]),
   ready: (s) => ({ app, host, vk, yc } = s),
 });
 
@@ -60,15 +44,6 @@ const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
 );
 let counter = 0;
 
-const BASE = {
-  partnerToken: PARTNER,
-  login: LOGIN,
-  password: PASSWORD,
-  companyId: COMPANY,
-  specialistMapping: { anna: ANNA },
-  serviceMapping: { haircut: HAIRCUT },
-};
-
 /** A salon agent with VK and YCLIENTS, and visits at `times` booked through the dialogue (the model's tool). */
 async function salon(times: { time: string; day?: string }[], settings: Record<string, unknown> = {}) {
   const model = `after/m${++counter}`;
@@ -80,7 +55,7 @@ async function salon(times: { time: string; day?: string }[], settings: Record<s
     body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
   });
   expect(social.status).toBe(200);
-  const saved = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...BASE, ...settings } });
+  const saved = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...SALON_SETTINGS, ...settings } });
   expect(saved.status).toBe(200);
   for (const { time, day } of times) {
     host.sequence(model, [
@@ -193,7 +168,14 @@ describe('after-visit settings and the fake’s records (issue 42 point 2)', () 
     const url = `/api/v1/booking/${agentId}/settings`;
     const read = await call(app.url, 'GET', url, { token: owner.token });
     expect(read.body).toMatchObject({ reviewDelayMinutes: 120, reviewLowScore: 3, reviewUrl: null, rebookDays: {}, noShowMessage: false });
-    const body = { ...BASE, reviewDelayMinutes: 60, reviewLowScore: 2, reviewUrl: 'https://2gis.ru/reviews/1', rebookDays: { haircut: 30 }, noShowMessage: true };
+    const body = {
+      ...SALON_SETTINGS,
+      reviewDelayMinutes: 60,
+      reviewLowScore: 2,
+      reviewUrl: 'https://2gis.ru/reviews/1',
+      rebookDays: { haircut: 30 },
+      noShowMessage: true,
+    };
     const saved = await call(app.url, 'PUT', url, { token: owner.token, body });
     expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({
@@ -204,7 +186,7 @@ describe('after-visit settings and the fake’s records (issue 42 point 2)', () 
       noShowMessage: true,
     });
     // Left out: kept.
-    expect((await call(app.url, 'PUT', url, { token: owner.token, body: BASE })).body).toMatchObject({ reviewDelayMinutes: 60, noShowMessage: true });
+    expect((await call(app.url, 'PUT', url, { token: owner.token, body: SALON_SETTINGS })).body).toMatchObject({ reviewDelayMinutes: 60, noShowMessage: true });
     for (const [wrong, text] of [
       [{ reviewUrl: 'http://2gis.ru/reviews/1' }, 'https://'],
       [{ reviewUrl: 'javascript:alert(1)' }, 'https://'],
@@ -213,7 +195,7 @@ describe('after-visit settings and the fake’s records (issue 42 point 2)', () 
       [{ reviewDelayMinutes: -5 }, 'не меньше 0 минут'],
       [{ noShowMessage: 'да' }, 'ожидается да или нет'],
     ] as const) {
-      const refused = await call(app.url, 'PUT', url, { token: owner.token, body: { ...BASE, ...wrong } });
+      const refused = await call(app.url, 'PUT', url, { token: owner.token, body: { ...SALON_SETTINGS, ...wrong } });
       expect(refused.status).toBe(400);
       expect(JSON.stringify(refused.body)).toContain(text);
     }

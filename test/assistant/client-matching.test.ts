@@ -11,18 +11,13 @@ import type { FakeSentMessage, FakeVk } from '../fakes/vk';
 import type { FakeYclients } from '../fakes/yclients';
 import { call, registerUser, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/messenger';
-import { moscowDate, useSalonApp } from '../helpers/salon';
+import { moscowDate, SALON, SALON_SETTINGS, salonCompany, useSalonApp } from '../helpers/salon';
 import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, SECRET, TOKEN } from '../helpers/social';
 
 setDefaultTimeout(30_000);
 
-const COMPANY = 4564;
-const PARTNER = 'partner-token-5f2a9c';
-const LOGIN = 'irina@example.ru';
-const PASSWORD = 'S3cret-pa55word';
-const ANNA = 1601;
+const { id: COMPANY, anna: ANNA, haircut: HAIRCUT } = SALON;
 const OLGA = 1602;
-const HAIRCUT = 90211;
 const HOUR = 3600_000;
 const PHONE = '79161112233';
 const OTHER_CLIENT = 40911299;
@@ -38,21 +33,7 @@ let app: TestApp;
 
 useSalonApp({
   withoutTelegram: true,
-  company: {
-    id: COMPANY,
-    partnerToken: PARTNER,
-    login: LOGIN,
-    password: PASSWORD,
-    staff: [
-      { id: ANNA, name: 'Анна', specialization: 'Парикмахер' },
-      { id: OLGA, name: 'Ольга', specialization: 'Парикмахер' },
-    ],
-    services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA, OLGA] }],
-    workingHours: [
-      { staffId: ANNA, date: DAY, start: '09:00', end: '19:00' },
-      { staffId: OLGA, date: DAY, start: '09:00', end: '19:00' },
-    ],
-  },
+  company: salonCompany([DAY], { end: '19:00', others: [{ id: OLGA, name: 'Ольга' }] }),
   ready: (s) => ({ app, host, vk, yc } = s),
 });
 
@@ -66,15 +47,6 @@ const { messageNew, messageEvent, sendAndWait } = createSocialDriver(
   () => vk,
 );
 let counter = 0;
-
-const BASE_SETTINGS = {
-  partnerToken: PARTNER,
-  login: LOGIN,
-  password: PASSWORD,
-  companyId: COMPANY,
-  specialistMapping: { anna: ANNA },
-  serviceMapping: { haircut: HAIRCUT },
-};
 
 /** A salon agent with VK and YCLIENTS whose client «Мария» booked `own` in the dialogue (the model's tool): the dialogue knows her phone and name. */
 async function salon(settings: Record<string, unknown>, own = '16:00', peerId = CLIENT) {
@@ -91,7 +63,7 @@ async function salon(settings: Record<string, unknown>, own = '16:00', peerId = 
     body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
   });
   expect(social.status).toBe(200);
-  const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...BASE_SETTINGS, ...settings } });
+  const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...SALON_SETTINGS, ...settings } });
   expect(booking.status).toBe(200);
   const client = await bookInDialogue(agentId, model, own, peerId);
   return { agentId, owner, model, ...client };
@@ -285,7 +257,7 @@ describe('knowing the client in YCLIENTS (issue 42 point 4)', () => {
     const created = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Салон', type: 'service' } });
     const bad = await call(app.url, 'PUT', `/api/v1/booking/${created.body.id}/settings`, {
       token: owner.token,
-      body: { ...BASE_SETTINGS, matchClientRecords: 'yes' },
+      body: { ...SALON_SETTINGS, matchClientRecords: 'yes' },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.type).toBe('invalid_request_error');

@@ -13,17 +13,12 @@ import type { FakeSentMessage, FakeVk } from '../fakes/vk';
 import type { FakeYclients } from '../fakes/yclients';
 import { call, registerUser, type TestApp } from '../helpers/app';
 import { BOT_TOKEN, OPERATOR, waitFor } from '../helpers/messenger';
-import { moscowDate, useSalonApp } from '../helpers/salon';
+import { moscowDate, SALON, salonCompany, useSalonApp } from '../helpers/salon';
 import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
 
 setDefaultTimeout(60_000);
 
-const COMPANY = 4564;
-const PARTNER = 'partner-token-5f2a9c';
-const LOGIN = 'irina@example.ru';
-const PASSWORD = 'S3cret-pa55word';
-const ANNA = 1601;
-const HAIRCUT = 90211;
+const { id: COMPANY, partnerToken: PARTNER, login: LOGIN, password: PASSWORD, anna: ANNA, haircut: HAIRCUT } = SALON;
 const HOUR = 3600_000;
 const MINUTE = 60_000;
 const REVIEW_URL = 'https://yandex.ru/maps/org/salon_lyon/reviews';
@@ -44,15 +39,7 @@ let telegram: FakeTelegram;
 let app: TestApp;
 
 useSalonApp({
-  company: {
-    id: COMPANY,
-    partnerToken: PARTNER,
-    login: LOGIN,
-    password: PASSWORD,
-    staff: [{ id: ANNA, name: 'Анна', specialization: 'Парикмахер' }],
-    services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA] }],
-    workingHours: [{ staffId: ANNA, date: DAY, start: '09:00', end: '18:00' }],
-  },
+  company: salonCompany([DAY]),
   ready: (s) => ({ app, host, vk, yc, telegram } = s),
 });
 

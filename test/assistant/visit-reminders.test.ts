@@ -10,17 +10,12 @@ import type { FakeSentMessage, FakeVk } from '../fakes/vk';
 import type { FakeYclients } from '../fakes/yclients';
 import { call, registerUser, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/messenger';
-import { moscowDate, useSalonApp } from '../helpers/salon';
+import { moscowDate, SALON, SALON_SETTINGS, salonCompany, useSalonApp } from '../helpers/salon';
 import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
 
 setDefaultTimeout(30_000);
 
-const COMPANY = 4564;
-const PARTNER = 'partner-token-5f2a9c';
-const LOGIN = 'irina@example.ru';
-const PASSWORD = 'S3cret-pa55word';
-const ANNA = 1601;
-const HAIRCUT = 90211;
+const { id: COMPANY, anna: ANNA } = SALON;
 const HOUR = 3600_000;
 
 // Three days ahead: both reminders' times are still to come when the test runs.
@@ -35,15 +30,7 @@ let app: TestApp;
 
 useSalonApp({
   withoutTelegram: true,
-  company: {
-    id: COMPANY,
-    partnerToken: PARTNER,
-    login: LOGIN,
-    password: PASSWORD,
-    staff: [{ id: ANNA, name: 'Анна', specialization: 'Парикмахер' }],
-    services: [{ id: HAIRCUT, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: [ANNA] }],
-    workingHours: [{ staffId: ANNA, date: DAY, start: '09:00', end: '18:00' }],
-  },
+  company: salonCompany([DAY]),
   ready: (s) => ({ app, host, vk, yc } = s),
 });
 
@@ -57,15 +44,6 @@ const { messageNew, messageEvent, sendAndWait, post } = createSocialDriver(
   () => vk,
 );
 let counter = 0;
-
-const BASE_SETTINGS = {
-  partnerToken: PARTNER,
-  login: LOGIN,
-  password: PASSWORD,
-  companyId: COMPANY,
-  specialistMapping: { anna: ANNA },
-  serviceMapping: { haircut: HAIRCUT },
-};
 
 /** A salon agent with VK and YCLIENTS, and a visit at `time` booked through the dialogue (the model's tool). */
 async function salonWithVisit(time: string, settings: Record<string, unknown> = {}) {
@@ -82,7 +60,7 @@ async function salonWithVisit(time: string, settings: Record<string, unknown> = 
     body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
   });
   expect(social.status).toBe(200);
-  const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...BASE_SETTINGS, ...settings } });
+  const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...SALON_SETTINGS, ...settings } });
   expect(booking.status).toBe(200);
   host.sequence(model, [
     {
@@ -268,23 +246,23 @@ describe('reminder settings (issue 42 point 1)', () => {
     expect(read.body).toMatchObject({ reminderOffsetsMinutes: [1440, 120], quietFrom: '21:00', quietTo: '09:00' });
     const saved = await call(app.url, 'PUT', url, {
       token: owner.token,
-      body: { ...BASE_SETTINGS, reminderOffsetsMinutes: [180, 2880], quietFrom: '22:30', quietTo: '08:00' },
+      body: { ...SALON_SETTINGS, reminderOffsetsMinutes: [180, 2880], quietFrom: '22:30', quietTo: '08:00' },
     });
     expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({ reminderOffsetsMinutes: [2880, 180], quietFrom: '22:30', quietTo: '08:00' });
     // Left out: kept.
-    const again = await call(app.url, 'PUT', url, { token: owner.token, body: BASE_SETTINGS });
+    const again = await call(app.url, 'PUT', url, { token: owner.token, body: SALON_SETTINGS });
     expect(again.body).toMatchObject({ reminderOffsetsMinutes: [2880, 180], quietFrom: '22:30', quietTo: '08:00' });
     for (const [body, text] of [
       [{ reminderOffsetsMinutes: [5] }, 'не раньше чем за 15 минут'],
       [{ reminderOffsetsMinutes: [60, 60] }, 'два напоминания'],
       [{ quietFrom: '25:00' }, 'ЧЧ:ММ'],
     ] as const) {
-      const refused = await call(app.url, 'PUT', url, { token: owner.token, body: { ...BASE_SETTINGS, ...body } });
+      const refused = await call(app.url, 'PUT', url, { token: owner.token, body: { ...SALON_SETTINGS, ...body } });
       expect(refused.status).toBe(400);
       expect(JSON.stringify(refused.body)).toContain(text);
     }
     const stranger = await registerUser(app.url);
-    expect((await call(app.url, 'PUT', url, { token: stranger.token, body: BASE_SETTINGS })).status).toBe(403);
+    expect((await call(app.url, 'PUT', url, { token: stranger.token, body: SALON_SETTINGS })).status).toBe(403);
   });
 });

@@ -17,6 +17,43 @@ export function moscowDate(daysAhead: number): string {
   return new Date(Date.parse(`${today}T00:00:00Z`) + daysAhead * 86_400_000).toISOString().slice(0, 10);
 }
 
+/**
+ * The salon «Лён» in the fake YCLIENTS, as the assistant's tests know it: the company's credentials, the
+ * specialist Анна and her haircut (1 hour).
+ */
+export const SALON = {
+  id: 4564,
+  partnerToken: 'partner-token-5f2a9c',
+  login: 'irina@example.ru',
+  password: 'S3cret-pa55word',
+  anna: 1601,
+  haircut: 90211,
+};
+
+/** The booking settings that connect an agent to SALON: Анна as `anna`, the haircut as `haircut`. */
+export const SALON_SETTINGS = {
+  partnerToken: SALON.partnerToken,
+  login: SALON.login,
+  password: SALON.password,
+  companyId: SALON.id,
+  specialistMapping: { anna: SALON.anna },
+  serviceMapping: { haircut: SALON.haircut },
+};
+
+/** SALON for the fake: Анна (and `others`, who do the haircut too) working `start`–`end` on each of `days`. */
+export function salonCompany(days: string[], options: { start?: string; end?: string; others?: { id: number; name: string }[] } = {}): FakeCompanySpec {
+  const staff = [{ id: SALON.anna, name: 'Анна' }, ...(options.others ?? [])];
+  return {
+    id: SALON.id,
+    partnerToken: SALON.partnerToken,
+    login: SALON.login,
+    password: SALON.password,
+    staff: staff.map((p) => ({ ...p, specialization: 'Парикмахер' })),
+    services: [{ id: SALON.haircut, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: staff.map((p) => p.id) }],
+    workingHours: days.flatMap((date) => staff.map((p) => ({ staffId: p.id, date, start: options.start ?? '09:00', end: options.end ?? '18:00' }))),
+  };
+}
+
 export interface SalonSetup {
   app: TestApp;
   host: ScriptedModelHost;
