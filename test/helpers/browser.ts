@@ -86,8 +86,14 @@ export async function sessionToken(page: Page): Promise<string> {
 }
 
 /** How far the page is wider than the window (0 or less: nothing to scroll sideways). */
-export function horizontalOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+export async function horizontalOverflow(page: Page): Promise<number> {
+  // Measured once the layout settles: a chart sizes itself to its box from a ResizeObserver (UsageChart,
+  // StatsChart), so for a moment after the viewport narrows it is as wide as before; on a busy machine that
+  // moment is long enough to be measured. Overflow that lasts 2 s is real.
+  const measure = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  let over = await measure();
+  for (const until = Date.now() + 2000; over > 0 && Date.now() < until; over = await measure()) await page.waitForTimeout(50);
+  return over;
 }
 
 /** Registers through the page's own form and waits for the overview: the start of every flow after login. */
