@@ -9,8 +9,8 @@ import type { FakeVk } from '../fakes/vk';
 import type { FakeYclients } from '../fakes/yclients';
 import { call, registerUser, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/messenger';
-import { moscowDate, SALON, SALON_SETTINGS, salonCompany, useSalonApp } from '../helpers/salon';
-import { CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
+import { moscowDate, SALON, SALON_SETTINGS, salonCompany, salonAgent, useSalonApp } from '../helpers/salon';
+import { CLIENT, createSocialDriver, GROUP, payloadOf, SECRET } from '../helpers/social';
 
 setDefaultTimeout(30_000);
 
@@ -47,16 +47,7 @@ let counter = 0;
 /** A salon agent with VK and YCLIENTS, and visits at `times` booked through the dialogue (the model's tool). */
 async function salon(times: { time: string; day?: string }[], settings: Record<string, unknown> = {}) {
   const model = `after/m${++counter}`;
-  const owner = await registerUser(app.url);
-  const created = await call(app.url, 'POST', '/api/agents', { token: owner.token, body: { name: 'Салон «Лён»', type: 'service', model } });
-  const agentId = created.body.id as string;
-  const social = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
-    token: owner.token,
-    body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
-  });
-  expect(social.status).toBe(200);
-  const saved = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...SALON_SETTINGS, ...settings } });
-  expect(saved.status).toBe(200);
+  const { owner, agentId } = await salonAgent(app, model, settings);
   for (const { time, day } of times) {
     host.sequence(model, [
       {

@@ -10,8 +10,8 @@ import type { FakeSentMessage, FakeVk } from '../fakes/vk';
 import type { FakeYclients } from '../fakes/yclients';
 import { call, registerUser, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/messenger';
-import { moscowDate, SALON, SALON_SETTINGS, salonCompany, useSalonApp } from '../helpers/salon';
-import { buttonsOf, CLIENT, CODE, createSocialDriver, GROUP, payloadOf, SECRET, TOKEN } from '../helpers/social';
+import { moscowDate, SALON, SALON_SETTINGS, salonCompany, salonAgent, useSalonApp } from '../helpers/salon';
+import { buttonsOf, CLIENT, createSocialDriver, GROUP, payloadOf, SECRET } from '../helpers/social';
 
 setDefaultTimeout(30_000);
 
@@ -48,20 +48,7 @@ let counter = 0;
 /** A salon agent with VK and YCLIENTS, and a visit at `time` booked through the dialogue (the model's tool). */
 async function salonWithVisit(time: string, settings: Record<string, unknown> = {}) {
   const model = `remind/m${++counter}`;
-  const owner = await registerUser(app.url);
-  const created = await call(app.url, 'POST', '/api/agents', {
-    token: owner.token,
-    body: { name: 'Салон «Лён»', type: 'service', model, systemPrompt: 'Ты — администратор.' },
-  });
-  expect(created.status).toBe(201);
-  const agentId = created.body.id as string;
-  const social = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
-    token: owner.token,
-    body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
-  });
-  expect(social.status).toBe(200);
-  const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...SALON_SETTINGS, ...settings } });
-  expect(booking.status).toBe(200);
+  const { owner, agentId } = await salonAgent(app, model, settings);
   host.sequence(model, [
     {
       toolCalls: [

@@ -2,14 +2,14 @@
 // bot and the YCLIENTS company, each a fake, in front of one app. A file names its own environment and
 // its company (staff, services, working hours); the fakes forget everything before each test and the
 // community, the bot and the company are put back.
-import { afterAll, beforeAll, beforeEach } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, expect } from 'bun:test';
 import { startScriptedModelHost, type ScriptedModelHost } from '../fakes/scripted-model';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram';
 import { startFakeVk, type FakeVk } from '../fakes/vk';
 import { startFakeYclients, type FakeCompanySpec, type FakeYclients } from '../fakes/yclients';
-import { startTestApp, type TestApp } from './app';
+import { call, registerUser, startTestApp, type TestApp } from './app';
 import { freePort, messengerEnv, seedTelegram } from './messenger';
-import { CODE, GROUP, TOKEN } from './social';
+import { CODE, GROUP, SECRET, TOKEN } from './social';
 
 /** A date `daysAhead` days after today in Moscow (the company's and the app's zone), YYYY-MM-DD. */
 export function moscowDate(daysAhead: number): string {
@@ -52,6 +52,28 @@ export function salonCompany(days: string[], options: { start?: string; end?: st
     services: [{ id: SALON.haircut, title: 'Стрижка', price_min: 1500, price_max: 2000, duration: 3600, staffIds: staff.map((p) => p.id) }],
     workingHours: days.flatMap((date) => staff.map((p) => ({ staffId: p.id, date, start: options.start ?? '09:00', end: options.end ?? '18:00' }))),
   };
+}
+
+/**
+ * A new owner's Service agent on `model` with the VK community connected and YCLIENTS set to SALON_SETTINGS
+ * (and `settings` over them): the salon's assistant as a client of the community meets it.
+ */
+export async function salonAgent(app: TestApp, model: string, settings: Record<string, unknown> = {}) {
+  const owner = await registerUser(app.url);
+  const created = await call(app.url, 'POST', '/api/agents', {
+    token: owner.token,
+    body: { name: 'Салон «Лён»', type: 'service', model, systemPrompt: 'Ты — администратор.' },
+  });
+  expect(created.status).toBe(201);
+  const agentId = created.body.id as string;
+  const social = await call(app.url, 'PUT', `/api/v1/social/${agentId}/settings`, {
+    token: owner.token,
+    body: { groupId: String(GROUP), accessToken: TOKEN, secretKey: SECRET, confirmationCode: CODE },
+  });
+  expect(social.status).toBe(200);
+  const booking = await call(app.url, 'PUT', `/api/v1/booking/${agentId}/settings`, { token: owner.token, body: { ...SALON_SETTINGS, ...settings } });
+  expect(booking.status).toBe(200);
+  return { owner, agentId };
 }
 
 export interface SalonSetup {
