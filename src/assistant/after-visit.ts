@@ -8,7 +8,7 @@
 // message goes once (visit_followups' unique key, claimed in the transaction that queues it), outside the
 // salon's quiet hours, never to a client who denied messages; each score is kept once (visit_reviews).
 import { and, eq, gt, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm';
-import type { Agent } from '../agents';
+import { type Agent, type WorkingHours, zoneOf } from '../agents';
 import { agents } from '../agents/tables';
 import type { Database } from '../db/client';
 import { dialogues } from '../dialogues/tables';
@@ -19,7 +19,7 @@ import type { Logger } from '../logger';
 import { afterVisitTexts as vt } from './after-visit-texts';
 import type { DialogueRow, Say } from './flow';
 import { ACTIONS, mainMenu } from './menus';
-import { sendableAt } from './reminders';
+import { sendableAt, visitNames } from './reminders';
 import { callbackButton, linkButton, type ButtonPayload, type ReplyButtons } from './reply';
 import { assistantTexts as t, formatSlot } from './texts';
 
@@ -65,13 +65,8 @@ export function createAfterVisit(deps: AfterVisitDeps) {
   const { db, booking, logger } = deps;
 
   async function names(agentId: string, specialistId: string, serviceId: string) {
-    const [specialists, services] = await Promise.all([booking.specialists(agentId).catch(() => []), booking.services(agentId).catch(() => [])]);
-    const service = services.find((v) => v.id === serviceId);
-    return {
-      specialist: specialists.find((s) => s.id === specialistId)?.name ?? specialistId,
-      service: service?.title ?? serviceId,
-      minutes: service?.durationMinutes ?? DEFAULT_LENGTH_MINUTES,
-    };
+    const n = await visitNames(booking, agentId, specialistId, serviceId);
+    return { ...n, minutes: n.minutes ?? DEFAULT_LENGTH_MINUTES };
   }
 
   /** The visits of one kind whose message may be due: past, recent enough, in a dialogue that may be written to, not yet done. */
@@ -94,7 +89,7 @@ export function createAfterVisit(deps: AfterVisitDeps) {
       .limit(BATCH);
   }
 
-  const zoneOf = (r: Row) => (r.workingHours as { timeZone?: string } | null)?.timeZone || deps.timeZone;
+  const zoneOfRow = (r: Row) => zoneOf(r.workingHours as WorkingHours | null, deps.timeZone);
   const quietOf = (r: Row) => ({ from: r.settings.quietFromMinutes, to: r.settings.quietToMinutes });
 
   /** Claims the follow-up and queues its message in one transaction; false when another pass had it. */
@@ -128,14 +123,14 @@ export function createAfterVisit(deps: AfterVisitDeps) {
         const a = r.appointment;
         const n = await names(a.agentId, a.specialistId, a.serviceId);
         const after = Math.max(a.startsAt.getTime() + n.minutes * 60_000 + (r.settings.reviewDelayMinutes ?? 0) * 60_000, a.attendanceAt?.getTime() ?? 0);
-        if (sendableAt(after, quietOf(r), zoneOf(r)) > at) continue;
+        if (sendableAt(after, quietOf(r), zoneOfRow(r)) > at) continue;
         count(await claim(r, 'review', 'sent', say, { text: vt.reviewRequest({ when: formatSlot(a.datetime), ...n }), buttons: reviewButtons(a.id) }), 'sent');
       }
 
       // «Мы вас ждали»: when the owner turned it on, once the salon marked the client as not come.
       for (const r of await candidates('no_show', now, and(eq(appointments.attendance, -1), eq(bookingSettings.noShowMessage, true), recent))) {
         const a = r.appointment;
-        if (sendableAt(a.attendanceAt?.getTime() ?? at, quietOf(r), zoneOf(r)) > at) continue;
+        if (sendableAt(a.attendanceAt?.getTime() ?? at, quietOf(r), zoneOfRow(r)) > at) continue;
         const n = await names(a.agentId, a.specialistId, a.serviceId);
         const text = vt.noShow({ when: formatSlot(a.datetime), ...n });
         count(await claim(r, 'no_show', 'sent', say, { text, buttons: bookAgainButtons(vt.buttonNoShowRebook, a) }), 'sent');
@@ -150,7 +145,7 @@ export function createAfterVisit(deps: AfterVisitDeps) {
       );
       for (const r of await candidates('rebook', now, rebookDue)) {
         const a = r.appointment;
-        const due = sendableAt(a.startsAt.getTime() + (r.settings.rebookDays[a.serviceId] ?? 0) * DAY_MS, quietOf(r), zoneOf(r));
+        const due = sendableAt(a.startsAt.getTime() + (r.settings.rebookDays[a.serviceId] ?? 0) * DAY_MS, quietOf(r), zoneOfRow(r));
         if (due > at) continue;
         const [ahead] = await db
           .select({ id: appointments.id })

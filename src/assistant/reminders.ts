@@ -6,7 +6,7 @@
 // instances and restarts; a visit moved since has a new start and is reminded of its new time, a visit
 // cancelled is no longer booked and gets nothing. Clients who denied messages are not written to.
 import { and, eq, gt, isNotNull, lte, ne, or, isNull } from 'drizzle-orm';
-import type { Agent } from '../agents';
+import { type Agent, type WorkingHours, zoneOf } from '../agents';
 import { agents } from '../agents/tables';
 import type { Database } from '../db/client';
 import { dialogues } from '../dialogues/tables';
@@ -57,6 +57,20 @@ export function sendableAt(due: number, quiet: { from: number; to: number }, tim
   return Math.floor(due / 60_000) * 60_000 + wait * 60_000;
 }
 
+/**
+ * A visit's service and specialist by name for a message about it (and the service's length in minutes, null
+ * when unknown); their ids when YCLIENTS cannot be read now — the message goes all the same.
+ */
+export async function visitNames(booking: Pick<BookingService, 'specialists' | 'services'>, agentId: string, specialistId: string, serviceId: string) {
+  const [specialists, services] = await Promise.all([booking.specialists(agentId).catch(() => []), booking.services(agentId).catch(() => [])]);
+  const service = services.find((v) => v.id === serviceId);
+  return {
+    specialist: specialists.find((s) => s.id === specialistId)?.name ?? specialistId,
+    service: service?.title ?? serviceId,
+    minutes: service?.durationMinutes ?? null,
+  };
+}
+
 function reminderButtons(appointmentId: string): ReplyButtons {
   return [
     [
@@ -78,14 +92,7 @@ export interface VisitRemindersDeps {
 export function createVisitReminders(deps: VisitRemindersDeps) {
   const { db, booking, logger } = deps;
 
-  /** The service's and specialist's names for the text; their ids when YCLIENTS cannot be read now. */
-  async function names(agentId: string, specialistId: string, serviceId: string) {
-    const [specialists, services] = await Promise.all([booking.specialists(agentId).catch(() => []), booking.services(agentId).catch(() => [])]);
-    return {
-      specialist: specialists.find((s) => s.id === specialistId)?.name ?? specialistId,
-      service: services.find((v) => v.id === serviceId)?.title ?? serviceId,
-    };
-  }
+  const names = (agentId: string, specialistId: string, serviceId: string) => visitNames(booking, agentId, specialistId, serviceId);
 
   return {
     /**
@@ -112,7 +119,7 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
       let skipped = 0;
       for (const { appointment: a, dialogue, settings, workingHours } of rows) {
         // The agent's own zone (its working hours) when the owner set one, else the salon's configured one.
-        const zone = (workingHours as { timeZone?: string } | null)?.timeZone || deps.timeZone;
+        const zone = zoneOf(workingHours as WorkingHours | null, deps.timeZone);
         const start = a.startsAt.getTime();
         const quiet = { from: settings.quietFromMinutes, to: settings.quietToMinutes };
         // Longest offset first; only the latest one already due is sent, the earlier ones are overtaken.
