@@ -305,6 +305,11 @@ export function anthropicErrorType(error: AppError): string {
   return anthropicTypes[error.type];
 }
 
+/** Anthropic's name for one of our error types (an error event in a Messages stream). */
+export function anthropicTypeOf(type: ErrorType): string {
+  return anthropicTypes[type];
+}
+
 export interface AnthropicErrorBody {
   type: 'error';
   error: { type: string; message: string };
