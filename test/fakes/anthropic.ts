@@ -154,7 +154,16 @@ function streamEvents(body: Body, id: string): string[] {
   const { output_tokens: _output, ...inputUsage } = usage;
   const events = [
     event('message_start', {
-      message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...inputUsage, output_tokens: 1 } },
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...inputUsage, output_tokens: 1 },
+      },
     }),
     event('ping', {}),
   ];
@@ -178,7 +187,9 @@ function streamEvents(body: Body, id: string): string[] {
     }
     events.push(event('content_block_stop', { index }));
   }
-  events.push(event('message_delta', { delta: { stop_reason: final.stop_reason, stop_sequence: final.stop_sequence }, usage: { output_tokens: usage.output_tokens } }));
+  events.push(
+    event('message_delta', { delta: { stop_reason: final.stop_reason, stop_sequence: final.stop_sequence }, usage: { output_tokens: usage.output_tokens } }),
+  );
   events.push(event('message_stop', {}));
   return events;
 }
@@ -214,7 +225,12 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     if (options.apiKey && req.headers.get('x-api-key') !== options.apiKey) return anthropicError(401, 'invalid x-api-key');
     if (req.method === 'GET' && url.pathname === '/v1/models') {
       return Response.json(
-        { data: [{ type: 'model', id: 'claude-sonnet-4', display_name: 'Claude Sonnet 4', created_at: '2025-05-22T00:00:00Z' }], has_more: false, first_id: 'claude-sonnet-4', last_id: 'claude-sonnet-4' },
+        {
+          data: [{ type: 'model', id: 'claude-sonnet-4', display_name: 'Claude Sonnet 4', created_at: '2025-05-22T00:00:00Z' }],
+          has_more: false,
+          first_id: 'claude-sonnet-4',
+          last_id: 'claude-sonnet-4',
+        },
         { headers: headers('application/json') },
       );
     }

@@ -20,6 +20,9 @@ let app: TestApp;
 let anthropic: FakeAnthropic;
 let anthropicId = '';
 
+/** Sampling settings the Messages API takes and this SDK's types no longer list. */
+const SAMPLING = { temperature: 0.5 } as object;
+
 const WEATHER_TOOL = {
   name: 'get_weather',
   description: 'Погода в городе',
@@ -55,13 +58,20 @@ describe('an Anthropic client served by an openai provider', () => {
   test('a message: the system prompt and the text become chat messages, the answer a Messages answer with its usage', async () => {
     const { claude } = await customer();
     const raw = await claude.messages
-      .create({ model: 'acme/chat', max_tokens: 100, system: 'Отвечай кратко', messages: [{ role: 'user', content: 'Привет' }], temperature: 0.5, metadata: { user_id: 'u-1' } })
+      .create({
+        model: 'acme/chat',
+        max_tokens: 100,
+        system: 'Отвечай кратко',
+        messages: [{ role: 'user', content: 'Привет' }],
+        metadata: { user_id: 'u-1' },
+        ...SAMPLING,
+      })
       .withResponse();
     const answer = raw.data;
     expect(answer.type).toBe('message');
     expect(answer.role).toBe('assistant');
     expect(answer.id).toMatch(/^msg_/);
-    expect(answer.content).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
+    expect(answer.content as unknown[]).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
     expect(answer.stop_reason).toBe('end_turn');
     // The fake reports 10 + 2 per message (system and user) and 7 completion tokens.
     expect(answer.usage).toMatchObject({ input_tokens: 14, output_tokens: 7 });
@@ -85,7 +95,7 @@ describe('an Anthropic client served by an openai provider', () => {
     const types: string[] = [];
     stream.on('streamEvent', (event) => types.push(event.type));
     const final = await stream.finalMessage();
-    expect(final.content).toEqual([{ type: 'text', text: PIECES.join('') }]);
+    expect(final.content as unknown[]).toEqual([{ type: 'text', text: PIECES.join('') }]);
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 7 });
     expect(types.slice(0, 2)).toEqual(['message_start', 'content_block_start']);
@@ -165,7 +175,7 @@ describe('an Anthropic client served by an openai provider', () => {
         },
       ],
     });
-    expect(answer.content[0]).toEqual({ type: 'text', text: 'Echo: Что скажешь?' });
+    expect(answer.content[0] as unknown).toEqual({ type: 'text', text: 'Echo: Что скажешь?' });
     const sent = chatCalls(routing.home).at(-1)!.body;
     expect(sent.messages).toEqual([
       { role: 'user', content: 'Погода в Париже и Риме?' },
@@ -190,7 +200,7 @@ describe('an Anthropic client served by an openai provider', () => {
       model: 'acme/chat',
       max_tokens: 100,
       stop_sequences: ['\n\nHuman:', 'КОНЕЦ'],
-      top_p: 0.9,
+      ...({ top_p: 0.9 } as object),
       messages: [
         {
           role: 'user',
@@ -219,7 +229,12 @@ describe('an Anthropic client served by an anthropic provider', () => {
     const text = '{"model":"anth/chat",  "max_tokens":64,"messages":[{"role":"user","content":"Привет"}],"thinking":{"type":"disabled"},"top_k":5}';
     const res = await fetch(`${app.url}/v1/messages?beta=true`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14' },
+      headers: {
+        'x-api-key': key,
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
+      },
       body: text,
     });
     expect(res.status).toBe(200);
@@ -243,20 +258,25 @@ describe('an Anthropic client served by an anthropic provider', () => {
     stream.on('streamEvent', (event) => types.push(event.type));
     const final = await stream.finalMessage();
     expect(final.stop_reason).toBe('tool_use');
-    expect(final.content).toEqual([
+    expect(final.content as unknown[]).toEqual([
       { type: 'text', text: 'Let me check.' },
       { type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: TOOL_INPUT },
     ]);
     // (The SDK hands no ping to its listeners.)
     expect(types.slice(0, 2)).toEqual(['message_start', 'content_block_start']);
     expect(types.at(-1)).toBe('message_stop');
-    // The client asked without a version header of its own: the SDK's, or the default, reaches the provider.
-    expect(messagesCalls()[0]!.headers['anthropic-version']).toBe('2023-06-01');
+    // The SDK's own API version reaches the provider.
+    expect(messagesCalls()[0]!.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   test('stop_sequence comes back as the provider said it', async () => {
     const { claude } = await customer();
-    const answer = await claude.messages.create({ model: 'fake/stop-sequence', max_tokens: 64, stop_sequences: ['КОНЕЦ'], messages: [{ role: 'user', content: 'Считай' }] });
+    const answer = await claude.messages.create({
+      model: 'fake/stop-sequence',
+      max_tokens: 64,
+      stop_sequences: ['КОНЕЦ'],
+      messages: [{ role: 'user', content: 'Считай' }],
+    });
     expect(answer.stop_reason).toBe('stop_sequence');
     expect(answer.stop_sequence).toBe('КОНЕЦ');
   });
@@ -271,7 +291,10 @@ describe('an Anthropic client served by an anthropic provider', () => {
 describe('errors in Anthropic’s shape', () => {
   test('a body without max_tokens: 400 invalid_request_error with a Russian message', async () => {
     const { key } = await customer();
-    const res = await call(app.url, 'POST', '/v1/messages', { headers: { 'x-api-key': key }, body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] } });
+    const res = await call(app.url, 'POST', '/v1/messages', {
+      headers: { 'x-api-key': key },
+      body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.type).toBe('error');
     expect(res.body.error.type).toBe('invalid_request_error');
@@ -285,14 +308,20 @@ describe('errors in Anthropic’s shape', () => {
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(error.status).toBe(401);
     expect(error.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    const bearer = await call(app.url, 'POST', '/v1/messages', { token: 'cdt-not-a-key', body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] } });
+    const bearer = await call(app.url, 'POST', '/v1/messages', {
+      token: 'cdt-not-a-key',
+      body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] },
+    });
     expect(bearer.status).toBe(401);
     expect(bearer.body).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
   });
 
   test('a Bearer key works as x-api-key does', async () => {
     const { key } = await customer();
-    const res = await call(app.url, 'POST', '/v1/messages', { token: key, body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] } });
+    const res = await call(app.url, 'POST', '/v1/messages', {
+      token: key,
+      body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.content[0].text).toBe('Echo: Привет');
   });
@@ -316,11 +345,19 @@ describe('errors in Anthropic’s shape', () => {
 test('count_tokens answers an estimate of the prompt, tools included, and charges nothing', async () => {
   const c = await customer();
   const small = await c.claude.messages.countTokens({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] });
-  const large = await c.claude.messages.countTokens({ model: 'acme/chat', system: 'Ты помощник. '.repeat(50), tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Привет' }] });
+  const large = await c.claude.messages.countTokens({
+    model: 'acme/chat',
+    system: 'Ты помощник. '.repeat(50),
+    tools: [WEATHER_TOOL],
+    messages: [{ role: 'user', content: 'Привет' }],
+  });
   expect(small.input_tokens).toBeGreaterThan(0);
   expect(large.input_tokens).toBeGreaterThan(small.input_tokens + 50);
   expect(await usageRows(app, c.userId)).toHaveLength(0);
-  const beta = await call(app.url, 'POST', '/v1/messages/count_tokens?beta=true', { headers: { 'x-api-key': c.key }, body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] } });
+  const beta = await call(app.url, 'POST', '/v1/messages/count_tokens?beta=true', {
+    headers: { 'x-api-key': c.key },
+    body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] },
+  });
   expect(beta.status).toBe(200);
   expect(beta.body.input_tokens).toBe(small.input_tokens);
 });
@@ -329,12 +366,24 @@ describe('a chat client served by an anthropic provider', () => {
   test('a completion: the request goes as a Messages request with the reserved cap, the answer comes back as chat', async () => {
     const c = await routing.customer();
     const client = openaiClient(app, c.key);
-    const answer = await client.chat.completions.create({ model: 'anth/chat', messages: [{ role: 'system', content: 'Кратко' }, { role: 'user', content: 'Привет' }], stop: 'КОНЕЦ' });
+    const answer = await client.chat.completions.create({
+      model: 'anth/chat',
+      messages: [
+        { role: 'system', content: 'Кратко' },
+        { role: 'user', content: 'Привет' },
+      ],
+      stop: 'КОНЕЦ',
+    });
     expect(answer.choices[0]!.message.content).toBe('Echo: Привет');
     expect(answer.choices[0]!.finish_reason).toBe('stop');
     expect(answer.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 });
     const [sent] = messagesCalls();
-    expect(sent!.body).toMatchObject({ model: 'anth/chat', system: 'Кратко', messages: [{ role: 'user', content: [{ type: 'text', text: 'Привет' }] }], stop_sequences: ['КОНЕЦ'] });
+    expect(sent!.body).toMatchObject({
+      model: 'anth/chat',
+      system: 'Кратко',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Привет' }] }],
+      stop_sequences: ['КОНЕЦ'],
+    });
     expect(sent!.body.max_tokens).toBeGreaterThan(0);
     expect(sent!.headers['x-api-key']).toBe(ANTHROPIC_KEY);
   });
@@ -438,7 +487,7 @@ describe('a route mixing an anthropic and an openai provider', () => {
     const chat = openaiClient(app, c.key);
     anthropic.outage = 503;
     const viaOpenAi = await c.claude.messages.create({ model: 'mix/chat', max_tokens: 20, messages: [{ role: 'user', content: 'Привет' }] });
-    expect(viaOpenAi.content).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
+    expect(viaOpenAi.content as unknown[]).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
     const chatViaOpenAi = await chat.chat.completions.create({ model: 'mix/chat', messages: [{ role: 'user', content: 'Привет' }] });
     expect(chatViaOpenAi.choices[0]!.message.content).toBe('Echo: Привет');
     expect(messagesCalls().length).toBeGreaterThanOrEqual(1);
@@ -451,7 +500,7 @@ describe('a route mixing an anthropic and an openai provider', () => {
     routing.home.outage = 503;
     const before = messagesCalls().length;
     const stream = c.claude.messages.stream({ model: 'mix/chat', max_tokens: 20, messages: [{ role: 'user', content: 'Привет' }] });
-    expect((await stream.finalMessage()).content).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
+    expect((await stream.finalMessage()).content as unknown[]).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
     const chatViaAnthropic = await chat.chat.completions.create({ model: 'mix/chat', messages: [{ role: 'user', content: 'Привет' }] });
     expect(chatViaAnthropic.choices[0]!.message.content).toBe('Echo: Привет');
     expect(messagesCalls().length).toBe(before + 2);
@@ -460,7 +509,7 @@ describe('a route mixing an anthropic and an openai provider', () => {
   });
 });
 
-test('an Idempotency-Key replays a message without a second upstream call or charge', async () => {
+test('an Idempotency-Key replays a message without a second upstream call or charge; a client without anthropic-version is sent 2023-06-01', async () => {
   const c = await customer();
   const ask = () =>
     call(app.url, 'POST', '/v1/messages', {
@@ -474,4 +523,6 @@ test('an Idempotency-Key replays a message without a second upstream call or cha
   expect(second.text).toBe(first.text);
   expect(messagesCalls()).toHaveLength(1);
   expect(await usageRows(app, c.userId)).toHaveLength(1);
+  // The client named no API version: the provider gets 2023-06-01.
+  expect(messagesCalls()[0]!.headers['anthropic-version']).toBe('2023-06-01');
 });

@@ -8,7 +8,11 @@ const text = z.looseObject({ type: z.literal('text'), text: z.string({ error: 't
 const imageSource = z.discriminatedUnion(
   'type',
   [
-    z.looseObject({ type: z.literal('base64'), media_type: z.string({ error: 'media_type должен быть строкой' }), data: z.string({ error: 'data должен быть строкой' }) }),
+    z.looseObject({
+      type: z.literal('base64'),
+      media_type: z.string({ error: 'media_type должен быть строкой' }),
+      data: z.string({ error: 'data должен быть строкой' }),
+    }),
     z.looseObject({ type: z.literal('url'), url: z.string({ error: 'url должен быть строкой' }).min(1) }),
   ],
   { error: 'source картинки: {type: "base64", media_type, data} или {type: "url", url}' },
@@ -52,7 +56,11 @@ const toolChoice = z.discriminatedUnion(
   [
     z.looseObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
     z.looseObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
-    z.looseObject({ type: z.literal('tool'), name: z.string({ error: 'tool_choice.name должен быть строкой' }).min(1), disable_parallel_tool_use: z.boolean().optional() }),
+    z.looseObject({
+      type: z.literal('tool'),
+      name: z.string({ error: 'tool_choice.name должен быть строкой' }).min(1),
+      disable_parallel_tool_use: z.boolean().optional(),
+    }),
     z.looseObject({ type: z.literal('none') }),
   ],
   { error: 'tool_choice.type: auto, any, tool или none' },
