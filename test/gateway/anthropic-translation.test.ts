@@ -90,8 +90,8 @@ describe('Messages request → chat request', () => {
     const noCap = messagesRequestSchema.safeParse({ model: 'acme/chat', messages: [{ role: 'user', content: 'x' }] });
     expect(noCap.success).toBe(false);
     expect(noCap.error!.issues[0]!.message).toContain('max_tokens');
-    const system = messagesRequestSchema.safeParse({ model: 'acme/chat', max_tokens: 1, messages: [{ role: 'system', content: 'x' }] });
-    expect(system.error!.issues[0]!.message).toContain('system');
+    const role = messagesRequestSchema.safeParse({ model: 'acme/chat', max_tokens: 1, messages: [{ role: 'tool', content: 'x' }] });
+    expect(role.error!.issues[0]!.message).toContain('user, assistant или system');
     const input = messagesRequestSchema.safeParse({
       model: 'acme/chat',
       max_tokens: 1,
