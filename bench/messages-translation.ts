@@ -34,7 +34,9 @@ const answer = JSON.stringify({
 });
 const encoder = new TextEncoder();
 const chunks = ['Hel', 'lo', ' from', ' the', ' fake', ' upstream', '.'].map((piece) =>
-  encoder.encode(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"acme/chat","choices":[{"index":0,"delta":{"content":"${piece}"},"finish_reason":null}]}\n\n`),
+  encoder.encode(
+    `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"acme/chat","choices":[{"index":0,"delta":{"content":"${piece}"},"finish_reason":null}]}\n\n`,
+  ),
 );
 chunks.push(encoder.encode('data: {"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}}\n\ndata: [DONE]\n\n'));
 

@@ -354,7 +354,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       reservation: ctx.reservation,
       meter,
       reported: () => (meter.usage && reportedUpstream() ? anthropicTokenCounts(meter.usage) : null),
-      estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens }),
+      estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedChars) }),
       filter: null,
       errorEvent: (message, type) => messagesErrorEvent(message, anthropicTypeOf(type)),
       redact: ctx.upstream.redact,

@@ -12,6 +12,7 @@ import { messagesStreamOf } from '../../src/gateway/anthropic/messages-stream';
 import { messagesRequestSchema } from '../../src/gateway/anthropic/schema';
 import { anthropicTokenCounts, usageAsAnthropic, usageAsChat } from '../../src/gateway/anthropic/usage';
 import type { ChatRequest } from '../../src/gateway/request';
+import { MAX_FILTERED_EVENT_CHARS, SseEventTooLarge } from '../../src/gateway/usage-filter';
 
 /** The text a rewrite makes of these chunks of upstream text. */
 async function rewrite(stream: TransformStream<Uint8Array, Uint8Array>, chunks: string[]): Promise<string> {
@@ -340,4 +341,17 @@ describe('a Messages stream as a chat stream', () => {
     expect(JSON.parse(last.slice('data: '.length))).toEqual({ error: { message: 'Overloaded', type: 'overloaded_error' } });
     expect(text).not.toContain('[DONE]');
   });
+});
+
+test('an event that never ends breaks the rewritten stream off, and the meter lets it go, at the cap chat’s filter keeps', async () => {
+  const endless = `data: {"choices":[{"delta":{"content":"${'a'.repeat(MAX_FILTERED_EVENT_CHARS)}`;
+  const failure = await rewrite(messagesStreamOf({ model: 'm', estimatePrompt: () => 1 }).stream, [chatChunk({ content: 'a' }), endless]).catch((e) => e);
+  expect(failure).toBeInstanceOf(SseEventTooLarge);
+  const meter = createMessagesMeter();
+  meter.pushText(
+    `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${'b'.repeat(MAX_FILTERED_EVENT_CHARS)}`,
+  );
+  expect(meter.oversizedChars).toBeGreaterThan(MAX_FILTERED_EVENT_CHARS);
+  meter.pushText('\n\nevent: message_delta\ndata: {"type":"message_delta","delta":{},"usage":{"output_tokens":3}}\n\n');
+  expect(meter.usage).toMatchObject({ output_tokens: 3 });
 });
