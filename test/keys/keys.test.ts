@@ -36,6 +36,7 @@ describe('API keys', () => {
       limitReached: false,
       periodStart: new Date(0).toISOString(),
       scope: 'key',
+      cache: 'off',
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);
