@@ -379,7 +379,11 @@ export const CHAT_COMPLETIONS_OPERATION = {
       ...chatCompletionsCall.responses['200'],
       headers: {
         ...BILLED_HEADERS,
-        'x-conduit-cache': header('hit — ответ из кэша ответов, miss — запрос, который мог быть взят из кэша, ушёл к модели; нет заголовка — кэш не спрашивали', { type: 'string', enum: ['hit', 'miss'] }, 'hit'),
+        'x-conduit-cache': header(
+          'hit — ответ из кэша ответов, miss — запрос, который мог быть взят из кэша, ушёл к модели; нет заголовка — кэш не спрашивали',
+          { type: 'string', enum: ['hit', 'miss'] },
+          'hit',
+        ),
       },
     },
   },

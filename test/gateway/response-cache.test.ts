@@ -193,7 +193,9 @@ describe('the response cache', () => {
     const any = await keyWithCache(app, user.token, 'any');
     for (const client of [c.client, any.client]) {
       for (let i = 0; i < 2; i += 1) {
-        const { data, response } = await client.chat.completions.create({ model: 'acme/chat', messages: question(), temperature: 0, stream: true }, ON).withResponse();
+        const { data, response } = await client.chat.completions
+          .create({ model: 'acme/chat', messages: question(), temperature: 0, stream: true }, ON)
+          .withResponse();
         expect(response.headers.get('x-conduit-cache')).toBeNull();
         for await (const _chunk of data) {
           // Read to the end: the stream settles when it is done.
@@ -229,7 +231,9 @@ describe('the response cache', () => {
     try {
       const c = await newGatewayCustomer(short);
       expect((await ask(c.client, { temperature: 0 }, ON)).verdict).toBe('miss');
-      const [kept] = await short.sql<{ ttl: number }>('select extract(epoch from expires_at - created_at)::float8 as ttl from response_cache where user_id = $1', [c.userId]);
+      const [kept] = await short.sql<{ ttl: number }>('select extract(epoch from expires_at - created_at)::float8 as ttl from response_cache where user_id = $1', [
+        c.userId,
+      ]);
       expect(kept!.ttl).toBe(1);
       expect((await ask(c.client, { temperature: 0 }, ON)).verdict).toBe('hit');
       // Past its second the answer is not served, swept or not.

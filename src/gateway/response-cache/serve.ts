@@ -122,7 +122,9 @@ export function createResponseCache(deps: ResponseCacheDeps) {
       const text = await response.text();
       const answer = storable(response.status, contentType, text);
       if (answer) {
-        await store.put(call.owner, hash, model, answer).catch((error) => logger.warn('could not keep an answer in the response cache', { error, requestId: call.requestId }));
+        await store
+          .put(call.owner, hash, model, answer)
+          .catch((error) => logger.warn('could not keep an answer in the response cache', { error, requestId: call.requestId }));
       }
       return marked(response, 'miss', text);
     },

@@ -84,8 +84,7 @@ const CACHE_LABELS: Record<KeyCacheMode, string> = {
   on: 'Для запросов с temperature 0',
   any: 'Для запросов с любой temperature',
 };
-const CACHE_HINT =
-  'Повтор того же запроса без stream в течение срока кэша отвечается без обращения к модели и стоит долю обычной цены (по умолчанию 10 %).';
+const CACHE_HINT = 'Повтор того же запроса без stream в течение срока кэша отвечается без обращения к модели и стоит долю обычной цены (по умолчанию 10 %).';
 
 /** The key's response cache: which of its chat requests a kept answer may serve. */
 function CacheField({ value, error, onChange }: { value: KeyCacheMode; error?: string; onChange(value: KeyCacheMode): void }) {
