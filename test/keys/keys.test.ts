@@ -78,6 +78,7 @@ describe('API keys', () => {
     expect(keys.map((k) => k.id).sort()).toEqual([a.id, b.id].sort());
     for (const listed of keys) {
       expect(Object.keys(listed).sort()).toEqual([
+        'cache',
         'createdAt',
         'expired',
         'expiresAt',

@@ -114,7 +114,11 @@ export function createResponseCache(deps: ResponseCacheDeps) {
       // The same resolution complete() makes (and its 400 for a model that cannot be priced).
       const { model, price } = pricedModel(prices, call.body.model);
       const hash = requestHash(call.owner, model, call.body);
-      const kept = await store.find(call.owner.userId, hash);
+      // A cache that cannot be read is no reason to fail the request: it goes to the model.
+      const kept = await store.find(call.owner.userId, hash).catch((error) => {
+        logger.warn('could not read the response cache', { error, requestId: call.requestId });
+        return null;
+      });
       if (kept) return serveHit(call, model, price, kept);
       const response = await run();
       const contentType = response.headers.get('content-type');
