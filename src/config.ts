@@ -85,6 +85,10 @@ const envSchema = z.object({
   USAGE_RETENTION_DAYS: intFromEnv(0, 36_500).default(0),
   /** How long GET /v1/models serves the upstream's list before asking again. */
   MODELS_CACHE_SECONDS: intFromEnv(1, 86_400).default(300),
+  /** How long an answer of the response cache (gateway/response-cache) serves identical requests. */
+  CACHE_TTL_SECONDS: intFromEnv(1, 30 * 86_400).default(3600),
+  /** What a cache hit costs, as a share of the price its answer's tokens have now; exact to 1e-9. */
+  CACHE_HIT_PRICE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
   /** How often the booking integration refreshes its caches for agents with sync on (spec: 10 minutes). */
   BOOKING_SYNC_INTERVAL_SECONDS: intFromEnv(1, 86_400).default(600),
   /** Where a shop's day starts: the date in order numbers ORD-<YYYYMMDD>-<n>. */
@@ -346,6 +350,9 @@ export interface Config {
   usageFlushMs: number;
   usageRetentionDays: number;
   modelsCacheSeconds: number;
+  cacheTtlSeconds: number;
+  /** CACHE_HIT_PRICE_RATIO in billionths (0.1 → 100_000_000n), so a hit's price is exact in bigint. */
+  cacheHitPriceRatioNano: bigint;
   bookingSyncIntervalSeconds: number;
   orderTimeZone: string;
   defaultAgentModel: string;
@@ -574,6 +581,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const topupMaxNano = currencyToNano('TOPUP_MAX_AMOUNT', e.TOPUP_MAX_AMOUNT);
   if (topupMinNano > topupMaxNano) throw new ConfigError('TOPUP_MIN_AMOUNT: must not exceed TOPUP_MAX_AMOUNT');
 
+  const cacheHitPriceRatioNano = unitsToNano(e.CACHE_HIT_PRICE_RATIO);
+  if (cacheHitPriceRatioNano === null) throw new ConfigError('CACHE_HIT_PRICE_RATIO: at most 9 digits after the point');
   const registrationBonusNano = unitsToNano(e.REGISTRATION_BONUS);
   if (registrationBonusNano === null) throw new ConfigError('REGISTRATION_BONUS: must be a whole number of 1e-9 units');
   if (e.REQUIRE_EMAIL_VERIFICATION && !e.SMTP_URL) {
@@ -606,6 +615,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       usageFlushMs: e.USAGE_FLUSH_MS,
       usageRetentionDays: e.USAGE_RETENTION_DAYS,
       modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
+      cacheTtlSeconds: e.CACHE_TTL_SECONDS,
+      cacheHitPriceRatioNano,
       bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
       orderTimeZone: e.ORDER_TIME_ZONE,
       defaultAgentModel: e.DEFAULT_AGENT_MODEL,

@@ -22,6 +22,8 @@ import { createUpstream } from './upstream';
 import { createUsageExport } from './usage-export';
 import { createUsagePartitions } from './usage-partitions';
 import { createUsageReport } from './usage-report';
+import { createResponseCache } from './response-cache/serve';
+import { createResponseCacheStore } from './response-cache/store';
 
 export function createGatewayApi(base: Base, use: Use) {
   const { config, database, db, logger, instanceId, events, secretBox, metrics } = base;
@@ -83,7 +85,10 @@ export function createGatewayApi(base: Base, use: Use) {
     ttlMs: config.modelsCacheSeconds * 1000,
     probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
-  const chat = createChatHandler({ config, verifier, prices, billing, routing, rateLimiter, logger, observer: metrics, idempotency });
+  const responseCache = createResponseCache({ store: createResponseCacheStore({ db, ttlSeconds: config.cacheTtlSeconds }), billing, prices, logger, config });
+  // Expired answers are never served; the sweep only keeps the table small.
+  const responseCacheSweep = createPeriodicJob({ name: 'response cache sweep', intervalMs: 5 * 60_000, run: () => responseCache.purge(), logger });
+  const chat = createChatHandler({ config, verifier, prices, billing, routing, rateLimiter, logger, observer: metrics, idempotency, responseCache });
   // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
@@ -98,6 +103,8 @@ export function createGatewayApi(base: Base, use: Use) {
     authenticator,
     idempotency,
     idempotencySweep,
+    responseCache,
+    responseCacheSweep,
     rateLimiter,
     rateLimitSweep,
     billing,

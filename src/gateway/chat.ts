@@ -22,6 +22,8 @@ import { failureRecorder, settleAnswer, tokenCount } from './settlement';
 import { readUpstreamText, UpstreamAnswerTooLarge } from './upstream-body';
 import { ownKeyId, pricedModel, readJsonObject } from './v1-request';
 import { answerTooLarge } from './whole-answer';
+import { asksForCache } from './response-cache/request-key';
+import type { ResponseCache } from './response-cache/serve';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens' | 'supportContact'>;
@@ -36,6 +38,8 @@ export interface ChatHandlerDeps {
   observer?: ChatObserver;
   /** Idempotency-Key support on /v1 (absent: the header is ignored). */
   idempotency?: Idempotency;
+  /** The response cache (absent: no request is cached). */
+  responseCache?: ResponseCache;
 }
 
 export interface ChatObserver {
@@ -87,7 +91,7 @@ function usageFacts(usage: Usage | null | undefined) {
 export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
 export function createChatHandler(deps: ChatHandlerDeps) {
-  const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency } = deps;
+  const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency, responseCache } = deps;
   /** Streams being relayed: at the end of the shutdown grace period each is ended cleanly. */
   const openStreams = new Set<() => void>();
   /** Registers a running stream's shutdown ending; returns its removal. */
@@ -300,12 +304,15 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const { text, body } = await parseBody(request);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      return withIdempotency(
-        { idempotency, logger },
-        request,
-        { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: body.stream === true },
-        () => complete(keyPayer(key), body, text, requestId, request.signal),
-      );
+      const owner = { userId: key.userId, keyId: ownKeyId(key) };
+      const payer = keyPayer(key);
+      const run = () => complete(payer, body, text, requestId, request.signal);
+      // A request that does not ask for the cache reads nothing more than its key's mode and one header.
+      const answer =
+        responseCache && asksForCache(request, key.cache)
+          ? () => responseCache.answer({ payer: { ...payer, apiKeyId: key.keyId }, owner, mode: key.cache, body, requestId }, run)
+          : run;
+      return withIdempotency({ idempotency, logger }, request, { owner, text, requestId, stream: body.stream === true }, answer);
     },
   };
 }

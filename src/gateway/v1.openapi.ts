@@ -320,8 +320,20 @@ const billedCall = (call: BilledCall) => ({
 /** The schemas the operations refer to, for the document's components. */
 export const V1_SCHEMAS = { OpenAiError: OPENAI_ERROR };
 
+/** The response cache's request header and its verdict (gateway/response-cache). */
+const RESPONSE_CACHE_PARAM = {
+  name: 'x-conduit-cache',
+  in: 'header',
+  required: false,
+  description:
+    'on — ответить из кэша ответов, если такой же запрос (без stream, temperature 0, n = 1) уже был в пределах CACHE_TTL_SECONDS; ' +
+    'off — не брать из кэша, даже если он включён у ключа. Ответ из кэша стоит CACHE_HIT_PRICE_RATIO от обычной цены',
+  schema: { type: 'string', enum: ['on', 'off'] },
+  example: 'on',
+};
+
 /** POST /v1/chat/completions. */
-export const CHAT_COMPLETIONS_OPERATION = billedCall({
+const chatCompletionsCall = billedCall({
   operationId: 'v1.chatCompletions',
   summary: 'Ответ модели (Chat Completions), целиком или потоком SSE',
   description:
@@ -358,6 +370,24 @@ export const CHAT_COMPLETIONS_OPERATION = billedCall({
   answer: 'Ответ модели; при stream: true — события text/event-stream (chat.completion.chunk), затем data: [DONE]',
   content: { ...json(CHAT_COMPLETION, CHAT_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: CHAT_STREAM_EXAMPLE } },
 });
+export const CHAT_COMPLETIONS_OPERATION = {
+  ...chatCompletionsCall,
+  parameters: [...chatCompletionsCall.parameters, RESPONSE_CACHE_PARAM],
+  responses: {
+    ...chatCompletionsCall.responses,
+    '200': {
+      ...chatCompletionsCall.responses['200'],
+      headers: {
+        ...BILLED_HEADERS,
+        'x-conduit-cache': header(
+          'hit — ответ из кэша ответов, miss — запрос, который мог быть взят из кэша, ушёл к модели; нет заголовка — кэш не спрашивали',
+          { type: 'string', enum: ['hit', 'miss'] },
+          'hit',
+        ),
+      },
+    },
+  },
+};
 
 /** POST /v1/embeddings. */
 export const EMBEDDINGS_OPERATION = billedCall({

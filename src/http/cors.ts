@@ -7,7 +7,7 @@
 import { isOpenAiPath } from './errors';
 
 /** Request headers a browser may send: the SDK's own (x-stainless-*, openai-*) and the ones we read. */
-const ALLOWED_HEADER = /^(authorization|content-type|accept|idempotency-key|x-request-id|openai-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
+const ALLOWED_HEADER = /^(authorization|content-type|accept|idempotency-key|x-request-id|x-conduit-cache|openai-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
 
 /**
  * Named in every preflight answer even when not asked for, so a cached answer covers the next request.
@@ -20,6 +20,7 @@ const BASE_ALLOW_HEADERS = [
   'accept',
   'idempotency-key',
   'x-request-id',
+  'x-conduit-cache',
   'openai-organization',
   'openai-project',
   'openai-beta',
@@ -39,6 +40,7 @@ const BASE_ALLOW_HEADERS = [
 const EXPOSE_HEADERS = [
   'x-request-id',
   'x-conduit-cost',
+  'x-conduit-cache',
   'openai-processing-ms',
   'x-should-retry',
   'retry-after',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isIsoInstant } from '../http/date-input';
 import { LIMIT_RESETS } from './limits';
-import { KEY_SCOPES } from './types';
+import { KEY_CACHE_MODES, KEY_SCOPES } from './types';
 import { unitsToNano } from '../money';
 
 const keyName = z.string({ error: 'Укажите название ключа' }).trim().min(1, 'Укажите название ключа').max(100, 'Название ключа не может быть длиннее 100 символов');
@@ -28,9 +28,17 @@ export const keyScopeInput = z
   .enum(KEY_SCOPES, { error: 'ожидается key (ключ видит только своё использование) или account (всё использование аккаунта)' })
   .describe('Какое использование видит ключ в /api/usage: key — только своё (по умолчанию), account — всего аккаунта, как панель');
 
+/** Which of the key's chat requests the response cache answers. */
+export const keyCacheInput = z
+  .enum(KEY_CACHE_MODES, { error: 'ожидается off, on или any' })
+  .describe(
+    'Кэш ответов: off — только запросы с заголовком x-conduit-cache: on (по умолчанию), on — все запросы без stream с temperature 0, any — при любой temperature',
+  );
+
 export const createKeyInput = z.object({
   name: keyName,
   scope: keyScopeInput.optional(),
+  cache: keyCacheInput.optional(),
   spendLimit: spendLimitInput.optional(),
   limitReset: limitResetInput.optional(),
   expiresAt: expiresAtInput.optional().refine((v) => v === undefined || v === null || Date.parse(v) > Date.now(), 'Срок действия должен быть в будущем'),
@@ -39,6 +47,7 @@ export const createKeyInput = z.object({
 export const updateKeyInput = z.object({
   id: z.string().max(100),
   name: keyName.optional(),
+  cache: keyCacheInput.optional(),
   spendLimit: spendLimitInput.optional(),
   limitReset: limitResetInput.optional(),
   expiresAt: expiresAtInput.optional(),

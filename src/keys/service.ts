@@ -10,7 +10,7 @@ import { AppError } from '../http/errors';
 import { keysMessages } from './texts';
 import { nanoToUnits } from '../money';
 import { periodStart, type LimitReset } from './limits';
-import type { KeyScope } from './types';
+import type { KeyCacheMode, KeyScope } from './types';
 
 /** A key's limit and expiry as its owner sets them (nano-units; null removes). */
 export interface KeyLimits {
@@ -41,6 +41,8 @@ export interface ListedKey {
   periodStart: string;
   /** key: the key reads its own usage only; account: the whole account's, as the dashboard does. */
   scope: KeyScope;
+  /** Which of the key's chat requests the response cache answers. */
+  cache: KeyCacheMode;
 }
 
 export interface CreatedKey extends ListedKey {
@@ -61,6 +63,8 @@ export interface VerifiedKey {
   userBlocked: boolean;
   /** Which usage the key may read (keys/scope.ts). */
   scope: KeyScope;
+  /** The key's response cache mode. */
+  cache: KeyCacheMode;
 }
 
 /** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
@@ -80,6 +84,7 @@ const keyColumns = {
   limitReset: apiKeys.limitReset,
   limitChangedAt: apiKeys.limitChangedAt,
   scope: apiKeys.scope,
+  cache: apiKeys.cache,
 };
 export interface KeyRow {
   id: string;
@@ -93,6 +98,7 @@ export interface KeyRow {
   limitReset: string;
   limitChangedAt: Date | null;
   scope: string;
+  cache: string;
 }
 
 /**
@@ -187,6 +193,7 @@ function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage):
     limitReached: limitReached(row, spent, since, lastUsage),
     periodStart: since.toISOString(),
     scope: row.scope as KeyScope,
+    cache: row.cache as KeyCacheMode,
   };
 }
 
@@ -226,7 +233,7 @@ export interface KeyServiceDeps {
 
 export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
   return {
-    async create(userId: string, name: string, limits: KeyLimits = {}, scope: KeyScope = 'key'): Promise<CreatedKey> {
+    async create(userId: string, name: string, limits: KeyLimits = {}, scope: KeyScope = 'key', cache: KeyCacheMode = 'off'): Promise<CreatedKey> {
       return db.transaction(async (tx) => {
         // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap
         // together (NO KEY UPDATE: it must not wait for the billing writer's foreign-key locks).
@@ -254,6 +261,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             budgetNano: limit ?? 0n,
             budgetPeriodStart: limit === null ? null : periodStart(reset),
             scope,
+            cache,
           })
           .returning(keyColumns);
         return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: keysMessages.keyWarning };
@@ -264,7 +272,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
      * Changes a key's name, limit, reset or expiry. A new limit applies to what the key already spent in
      * the period; every instance drops its cached record and its claim on the old limit.
      */
-    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string }, audit?: KeyAudit): Promise<ListedKey> {
+    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string; cache?: KeyCacheMode }, audit?: KeyAudit): Promise<ListedKey> {
       if (!isUuid(keyId)) throw new AppError('not_found', keysMessages.keyNotFound);
       const row = await db.transaction(async (tx) => {
         const [current] = await tx
@@ -279,6 +287,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           .update(apiKeys)
           .set({
             ...(changes.name !== undefined ? { name: changes.name } : {}),
+            ...(changes.cache !== undefined ? { cache: changes.cache } : {}),
             spendLimitNano: limit,
             limitReset: reset,
             ...(limit !== current.spendLimitNano || reset !== current.limitReset ? { limitChangedAt: new Date() } : {}),
@@ -360,6 +369,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           spendLimitNano: apiKeys.spendLimitNano,
           limitReset: apiKeys.limitReset,
           scope: apiKeys.scope,
+          cache: apiKeys.cache,
           blockedAt: users.blockedAt,
         })
         .from(apiKeys)
@@ -375,6 +385,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             limitReset: row.spendLimitNano === null ? null : (row.limitReset as LimitReset),
             userBlocked: row.blockedAt !== null,
             scope: row.scope as KeyScope,
+            cache: row.cache as KeyCacheMode,
           }
         : null;
     },

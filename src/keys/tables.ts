@@ -38,10 +38,13 @@ export const apiKeys = pgTable(
     budgetPeriodStart: timestamp('budget_period_start', { withTimezone: true, mode: 'date' }),
     /** key | account: which usage the key may read, its own or the whole account's (keys/scope.ts). */
     scope: text('scope').notNull().default('key'),
+    /** off | on | any: which of the key's requests the response cache answers (gateway/response-cache). */
+    cache: text('cache').notNull().default('off'),
   },
   (t) => [
     index('api_keys_user_idx').on(t.userId, t.createdAt),
     check('api_keys_limit_reset_known', sql`${t.limitReset} in ('none', 'day', 'week', 'month')`),
     check('api_keys_scope_known', sql`${t.scope} in ('key', 'account')`),
+    check('api_keys_cache_known', sql`${t.cache} in ('off', 'on', 'any')`),
   ],
 );

@@ -36,6 +36,7 @@ describe('API keys', () => {
       limitReached: false,
       periodStart: new Date(0).toISOString(),
       scope: 'key',
+      cache: 'off',
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);
@@ -77,6 +78,7 @@ describe('API keys', () => {
     expect(keys.map((k) => k.id).sort()).toEqual([a.id, b.id].sort());
     for (const listed of keys) {
       expect(Object.keys(listed).sort()).toEqual([
+        'cache',
         'createdAt',
         'expired',
         'expiresAt',
