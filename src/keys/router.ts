@@ -25,11 +25,19 @@ const listedKey = z.object({
   limitReached: z.boolean().describe('Лимит периода израсходован: запросы с ключом получают 402 до начала следующего периода или до повышения лимита'),
   periodStart: z.string(),
   scope: keyScopeInput,
+  rpm: z.number().int().nullable().describe('Запросов в минуту для ключа; null — по умолчанию сервиса'),
+  tpm: z.number().int().nullable().describe('Токенов в минуту для ключа; null — по умолчанию сервиса'),
+  rpd: z.number().int().nullable().describe('Запросов в сутки (UTC) для ключа; null — по умолчанию сервиса'),
 });
 
 /** The API's units → the service's: nano-units and dates; absent stays absent, null stays null. */
-function limitsOf(input: { spendLimit?: number | null; limitReset?: KeyLimits['limitReset']; expiresAt?: string | null }): KeyLimits {
+function limitsOf(
+  input: { spendLimit?: number | null; limitReset?: KeyLimits['limitReset']; expiresAt?: string | null } & Pick<KeyLimits, 'rpm' | 'tpm' | 'rpd'>,
+): KeyLimits {
   return {
+    rpm: input.rpm,
+    tpm: input.tpm,
+    rpd: input.rpd,
     spendLimitNano: input.spendLimit === undefined ? undefined : input.spendLimit === null ? null : unitsToNano(input.spendLimit),
     limitReset: input.limitReset,
     expiresAt: input.expiresAt === undefined ? undefined : input.expiresAt === null ? null : new Date(input.expiresAt),
@@ -73,7 +81,7 @@ export const keysRouter = router({
         method: 'PATCH',
         path: '/api/keys/{id}',
         tags: ['keys'],
-        summary: 'Изменить название, лимит расходов, период лимита или срок действия ключа',
+        summary: 'Изменить название, лимит расходов, период лимита, срок действия или лимиты запросов и токенов (rpm, tpm, rpd) ключа',
       },
     })
     .input(updateKeyInput)

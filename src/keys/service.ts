@@ -17,9 +17,20 @@ export interface KeyLimits {
   spendLimitNano?: bigint | null;
   limitReset?: LimitReset;
   expiresAt?: Date | null;
+  /** The key's own rate limits; null: the config's default. */
+  rpm?: number | null;
+  tpm?: number | null;
+  rpd?: number | null;
 }
 
-export interface ListedKey {
+/** A key's own rate limits (null: the operator's default for keys). */
+export interface KeyRates {
+  rpm: number | null;
+  tpm: number | null;
+  rpd: number | null;
+}
+
+export interface ListedKey extends KeyRates {
   id: string;
   name: string;
   keyPrefix: string;
@@ -61,6 +72,8 @@ export interface VerifiedKey {
   userBlocked: boolean;
   /** Which usage the key may read (keys/scope.ts). */
   scope: KeyScope;
+  /** The key's own rate limits, as the gateway's limiter reads them. */
+  rates: KeyRates;
 }
 
 /** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
@@ -80,8 +93,11 @@ const keyColumns = {
   limitReset: apiKeys.limitReset,
   limitChangedAt: apiKeys.limitChangedAt,
   scope: apiKeys.scope,
+  rpm: apiKeys.rpm,
+  tpm: apiKeys.tpm,
+  rpd: apiKeys.rpd,
 };
-export interface KeyRow {
+export interface KeyRow extends KeyRates {
   id: string;
   name: string;
   keyPrefix: string;
@@ -187,6 +203,9 @@ function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage):
     limitReached: limitReached(row, spent, since, lastUsage),
     periodStart: since.toISOString(),
     scope: row.scope as KeyScope,
+    rpm: row.rpm,
+    tpm: row.tpm,
+    rpd: row.rpd,
   };
 }
 
@@ -254,6 +273,9 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             budgetNano: limit ?? 0n,
             budgetPeriodStart: limit === null ? null : periodStart(reset),
             scope,
+            rpm: limits.rpm ?? null,
+            tpm: limits.tpm ?? null,
+            rpd: limits.rpd ?? null,
           })
           .returning(keyColumns);
         return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: keysMessages.keyWarning };
@@ -283,6 +305,10 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             limitReset: reset,
             ...(limit !== current.spendLimitNano || reset !== current.limitReset ? { limitChangedAt: new Date() } : {}),
             expiresAt: changes.expiresAt === undefined ? current.expiresAt : changes.expiresAt,
+            // The notification below tells every instance's limiter too.
+            ...(changes.rpm !== undefined ? { rpm: changes.rpm } : {}),
+            ...(changes.tpm !== undefined ? { tpm: changes.tpm } : {}),
+            ...(changes.rpd !== undefined ? { rpd: changes.rpd } : {}),
           })
           .where(eq(apiKeys.id, keyId))
           .returning(keyColumns);
@@ -360,6 +386,9 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           spendLimitNano: apiKeys.spendLimitNano,
           limitReset: apiKeys.limitReset,
           scope: apiKeys.scope,
+          rpm: apiKeys.rpm,
+          tpm: apiKeys.tpm,
+          rpd: apiKeys.rpd,
           blockedAt: users.blockedAt,
         })
         .from(apiKeys)
@@ -375,6 +404,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             limitReset: row.spendLimitNano === null ? null : (row.limitReset as LimitReset),
             userBlocked: row.blockedAt !== null,
             scope: row.scope as KeyScope,
+            rates: { rpm: row.rpm, tpm: row.tpm, rpd: row.rpd },
           }
         : null;
     },

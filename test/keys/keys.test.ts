@@ -36,6 +36,9 @@ describe('API keys', () => {
       limitReached: false,
       periodStart: new Date(0).toISOString(),
       scope: 'key',
+      rpm: null,
+      tpm: null,
+      rpd: null,
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);
@@ -88,9 +91,12 @@ describe('API keys', () => {
         'limitReset',
         'name',
         'periodStart',
+        'rpd',
+        'rpm',
         'scope',
         'spendLimit',
         'spentThisPeriod',
+        'tpm',
       ]);
       expect(listed.lastUsedAt).toBeNull();
       expect(listed.isActive).toBe(true);
