@@ -37,14 +37,14 @@ const COMMON_HEADERS = {
     60,
   ),
   'x-ratelimit-remaining-requests': header('Сколько запросов ещё можно в окне этого лимита', { type: 'integer' }, 59),
-  'x-ratelimit-reset-requests': header('Когда окно этого лимита начнётся заново, например 6s или 7h12m0s; 0s — лимита нет', { type: 'string' }, '6s'),
+  'x-ratelimit-reset-requests': header('Когда окно этого лимита начнётся заново, например 6s или 7h12m0s; 0ms — лимита нет', { type: 'string' }, '6s'),
   'x-ratelimit-limit-tokens': header('Самый тесный из лимитов токенов в минуту (tpm) ключа и аккаунта; 2147483647 — лимита нет', { type: 'integer' }, 100000),
   'x-ratelimit-remaining-tokens': header(
     'Сколько токенов ещё можно в этой минуте (токены ответа засчитываются при его завершении)',
     { type: 'integer' },
     98500,
   ),
-  'x-ratelimit-reset-tokens': header('Когда минута лимита токенов начнётся заново; 0s — лимита нет', { type: 'string' }, '6s'),
+  'x-ratelimit-reset-tokens': header('Когда минута лимита токенов начнётся заново; 0ms — лимита нет', { type: 'string' }, '6s'),
 };
 
 const ERROR_HEADERS = {
