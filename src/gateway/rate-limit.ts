@@ -36,12 +36,7 @@ const UNLIMITED_READING: WindowReading = { limit: UNLIMITED, remaining: UNLIMITE
 
 export type RateLimitDefaults = Pick<
   Config,
-  | 'rateLimitPerMinute'
-  | 'rateLimitTokensPerMinute'
-  | 'rateLimitPerDay'
-  | 'rateLimitPerUserPerMinute'
-  | 'rateLimitPerUserTokensPerMinute'
-  | 'rateLimitPerUserPerDay'
+  'rateLimitPerMinute' | 'rateLimitTokensPerMinute' | 'rateLimitPerDay' | 'rateLimitPerUserPerMinute' | 'rateLimitPerUserTokensPerMinute' | 'rateLimitPerUserPerDay'
 >;
 
 export interface RateLimiterOptions {
@@ -151,7 +146,6 @@ export function createRateLimiter({ defaults, db, logger, now = () => Date.now()
       await userMinute.purge();
       await userDay.purge();
     },
-
   };
 }
 

@@ -66,7 +66,6 @@ export function createWindowCounter({ place, spanMs, db, logger, now }: WindowCo
   const table = sql.raw(`"${place.table}"`);
   const owner = sql.raw(`"${place.owner}"`);
   const window = sql.raw(`"${place.window}"`);
-  const count = sql.raw(`"${place.count}"`);
   const tokens = place.count === 'tokens';
   const windows = new Map<string, RateWindow>();
   let lastSweep = now();

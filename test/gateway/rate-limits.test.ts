@@ -1,11 +1,11 @@
 // OpenAI's rate-limit contract (issue 43 point 5): a key's own rpm, tpm and rpd, the account's over all its
 // keys, OpenAI's six x-ratelimit-* headers on plain, streamed and error answers, and a 429 that names the
 // limit and when it resets. Across two instances: rate-limit-shared.test.ts.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import OpenAI from 'openai';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
+import type { FakeUpstream } from '../fakes/upstream';
 import { call, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { openaiClient } from '../helpers/gateway';
+import { openaiClient, useGatewayApp } from '../helpers/gateway';
 
 setDefaultTimeout(30_000);
 
@@ -16,15 +16,7 @@ const messages = [{ role: 'user' as const, content: 'Привет' }];
 
 let fake: FakeUpstream;
 let app: TestApp;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-  app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url } });
-});
-afterAll(async () => {
-  await app?.close();
-  await fake?.close();
-});
+useGatewayApp({ ready: (setup) => ({ app, fake } = setup) });
 
 /** Waits for the start of a fresh minute when too little of this one is left for the test's requests. */
 async function freshMinuteIfNeeded() {
@@ -185,7 +177,7 @@ describe("a key's own limits", () => {
 
 describe("the account's limits over all its keys", () => {
   async function accountApp(env: Record<string, string>) {
-    return startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, ...env } });
+    return startTestApp({ env: { UPSTREAM_BASE_URL: fake.url, UPSTREAM_API_KEY: 'upstream-secret', ...env } });
   }
 
   test('rpm of the account: two keys share it, the 429 says it is the account’s; another user is not held back', async () => {

@@ -1,5 +1,5 @@
 // API keys: create (the full key shown once, with its warning and a copy button; optionally a spend
-// limit per period and an expiry), list with last use, limit, spend in the period and expiry, change a
+// limit per period, an expiry and rate limits), list with last use, limit, spend in the period and expiry, change a
 // key's name, limit and expiry in a dialog, revoke after a confirmation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
@@ -14,6 +14,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { curlSnippet, nodeSnippet } from '../shared/snippets';
+import { EMPTY_RATES, RateFields, rateChanges, ratesOf, ratesText, type RateTexts } from './RateFields';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
@@ -160,6 +161,7 @@ function EditKeyForm({
   const [limit, setLimit] = useState(initial.limit);
   const [reset, setReset] = useState<LimitReset>(initial.reset);
   const [expires, setExpires] = useState(initial.expires);
+  const [rates, setRates] = useState<RateTexts>(() => ratesOf(apiKey));
   const [errors, setErrors] = useState<FieldErrors>({});
   const trpc = useTRPC();
   const save = useMutation(trpc.keys.update.mutationOptions());
@@ -171,6 +173,7 @@ function EditKeyForm({
     if (limit.trim() !== initial.limit) changes.spendLimit = limit.trim() === '' ? null : decimalInput(limit);
     if (reset !== initial.reset) changes.limitReset = reset;
     if (expires !== initial.expires) changes.expiresAt = expires === '' ? null : fromLocalInput(expires);
+    Object.assign(changes, rateChanges(rates, ratesOf(apiKey)));
     const checked = check(updateKeyInput, changes);
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -191,6 +194,7 @@ function EditKeyForm({
         {(props) => <input {...props} name="editKeyName" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
       </Field>
       <LimitFields currency={currency} limit={limit} reset={reset} expires={expires} errors={errors} onLimit={setLimit} onReset={setReset} onExpires={setExpires} />
+      <RateFields values={rates} errors={errors} onChange={setRates} />
       <ErrorText error={apiError(save.error)} />
       <div className="actions">
         <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
@@ -238,6 +242,7 @@ export function KeysScreen() {
   const [limit, setLimit] = useState('');
   const [reset, setReset] = useState<LimitReset>('month');
   const [expires, setExpires] = useState('');
+  const [rates, setRates] = useState<RateTexts>(EMPTY_RATES);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [revoking, setRevoking] = useState<ListedKey | null>(null);
@@ -257,6 +262,7 @@ export function KeysScreen() {
       // A period without a limit would mean nothing: it is sent with the limit only.
       limitReset: spendLimit === undefined ? undefined : reset,
       expiresAt: fromLocalInput(expires),
+      ...rateChanges(rates),
     });
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -272,6 +278,7 @@ export function KeysScreen() {
     setName('');
     setLimit('');
     setExpires('');
+    setRates(EMPTY_RATES);
     void queryClient.invalidateQueries({ queryKey: trpc.keys.pathKey() });
   };
 
@@ -307,6 +314,7 @@ export function KeysScreen() {
               onReset={setReset}
               onExpires={setExpires}
             />
+            <RateFields values={rates} errors={errors} onChange={setRates} />
           </div>
           <div className="actions">
             <Button type="submit" pending={create.isPending} pendingText="Создаём…">
@@ -397,6 +405,9 @@ export function KeysScreen() {
                       </td>
                       <td data-label="Лимит" data-testid="key-limit">
                         {limitText(key, currency)}
+                        <span className="hint cell-note" data-testid="key-rates">
+                          {ratesText(key)}
+                        </span>
                       </td>
                       <td data-label="Потрачено" data-testid="key-spent">
                         <LimitUse apiKey={key} currency={currency} />
