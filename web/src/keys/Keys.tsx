@@ -14,7 +14,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { curlSnippet, nodeSnippet } from '../shared/snippets';
-import { EMPTY_RATES, RateFields, rateChanges, ratesOf, ratesText, type RateTexts } from './RateFields';
+import { EMPTY_RATES, KeyRates, RateFields, rateChanges, ratesOf, type RateTexts } from './RateFields';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
@@ -403,11 +403,9 @@ export function KeysScreen() {
                       <td data-label="Использован" data-testid="last-used">
                         {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}
                       </td>
-                      <td data-label="Лимит" data-testid="key-limit">
-                        {limitText(key, currency)}
-                        <span className="hint cell-note" data-testid="key-rates">
-                          {ratesText(key)}
-                        </span>
+                      <td data-label="Лимит">
+                        <span data-testid="key-limit">{limitText(key, currency)}</span>
+                        <KeyRates apiKey={key} />
                       </td>
                       <td data-label="Потрачено" data-testid="key-spent">
                         <LimitUse apiKey={key} currency={currency} />

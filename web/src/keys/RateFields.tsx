@@ -1,6 +1,6 @@
 // A key's rate limits in the keys panel: requests per minute (rpm), tokens per minute (tpm) and requests
 // per day (rpd), each empty for the service's default; the same three fields in the creation form and in
-// the change dialog, and one line of them in the list.
+// the change dialog, and one line of those set in the list.
 import type { Outputs } from '../app/api';
 import { Field } from '../shared/ui';
 import type { FieldErrors } from '../shared/validate';
@@ -44,10 +44,15 @@ export function rateChanges(texts: RateTexts, initial?: RateTexts): Partial<Reco
   return out;
 }
 
-/** «60 запр./мин · 100 000 ток./мин», or that the defaults apply. */
-export function ratesText(key: Pick<ListedKey, RateName>): string {
-  const set = RATE_NAMES.filter((n) => key[n] !== null).map((n) => `${key[n]!.toLocaleString('ru-RU')} ${SHORT[n]}`);
-  return set.length > 0 ? set.join(' · ') : 'запросы и токены: по умолчанию';
+/** «60 запр./мин · 100 000 ток./мин» under the key's spend limit; nothing while the defaults apply. */
+export function KeyRates({ apiKey }: { apiKey: Pick<ListedKey, RateName> }) {
+  const set = RATE_NAMES.filter((n) => apiKey[n] !== null).map((n) => `${apiKey[n]!.toLocaleString('ru-RU')} ${SHORT[n]}`);
+  if (set.length === 0) return null;
+  return (
+    <span className="hint cell-note" data-testid="key-rates">
+      {set.join(' · ')}
+    </span>
+  );
 }
 
 export function RateFields({ values, errors, onChange }: { values: RateTexts; errors: FieldErrors; onChange(values: RateTexts): void }) {
