@@ -29,10 +29,10 @@ export interface RateLimitWords {
 
 const RATE_LIMIT_UNITS = { rpm: 'запросов в минуту', tpm: 'токенов в минуту', rpd: 'запросов в сутки' } as const;
 
-/** «35 с», «4 мин 5 с», «7 ч 12 мин». */
+/** «35 с», «60 с», «4 мин 5 с», «7 ч 12 мин». */
 function waitText(seconds: number): string {
-  if (seconds < 60) return `${seconds} с`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} мин ${seconds % 60} с`;
+  if (seconds <= 60) return `${seconds} с`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} мин${seconds % 60 ? ` ${seconds % 60} с` : ''}`;
   return `${Math.floor(seconds / 3600)} ч ${Math.floor((seconds % 3600) / 60)} мин`;
 }
 
