@@ -154,9 +154,18 @@ const envSchema = z.object({
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   /** Agents one user may own: each brings its own knowledge base (2,000 entries), integrations and dialogues. */
   MAX_AGENTS_PER_USER: intFromEnv(1, 10_000).default(20),
+  /** A key's default requests per minute on /v1 (its own `rpm` replaces it); 0 = none. */
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
+  /** A key's default tokens per minute (`tpm`); 0 = none. */
+  RATE_LIMIT_TOKENS_PER_MINUTE: intFromEnv(0, 1_000_000_000).default(0),
+  /** A key's default requests per UTC day (`rpd`); 0 = none. */
+  RATE_LIMIT_PER_DAY: intFromEnv(0, 1_000_000_000).default(0),
   /** Requests per minute of all a user's API keys together on /v1; 0 = no such ceiling. */
   RATE_LIMIT_PER_USER_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
+  /** Tokens per minute of all a user's keys together; 0 = none. */
+  RATE_LIMIT_PER_USER_TOKENS_PER_MINUTE: intFromEnv(0, 1_000_000_000).default(0),
+  /** Requests per UTC day of all a user's keys together; 0 = none. */
+  RATE_LIMIT_PER_USER_PER_DAY: intFromEnv(0, 1_000_000_000).default(0),
   SHUTDOWN_GRACE_MS: intFromEnv(0, 600_000).default(10_000),
   /** Accounts (comma-separated e-mails) that may be admins once their address is proven (accounts/admin-role.ts). */
   ADMIN_EMAILS: z
@@ -378,7 +387,11 @@ export interface Config {
   maxKeysPerUser: number;
   maxAgentsPerUser: number;
   rateLimitPerMinute: number;
+  rateLimitTokensPerMinute: number;
+  rateLimitPerDay: number;
   rateLimitPerUserPerMinute: number;
+  rateLimitPerUserTokensPerMinute: number;
+  rateLimitPerUserPerDay: number;
   shutdownGraceMs: number;
   upstreamMaxConnections: number;
   metricsToken: string | undefined;
@@ -638,7 +651,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       maxAgentsPerUser: e.MAX_AGENTS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      rateLimitTokensPerMinute: e.RATE_LIMIT_TOKENS_PER_MINUTE,
+      rateLimitPerDay: e.RATE_LIMIT_PER_DAY,
       rateLimitPerUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE,
+      rateLimitPerUserTokensPerMinute: e.RATE_LIMIT_PER_USER_TOKENS_PER_MINUTE,
+      rateLimitPerUserPerDay: e.RATE_LIMIT_PER_USER_PER_DAY,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
       upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
       metricsToken: e.METRICS_TOKEN,

@@ -33,16 +33,12 @@ export function createGatewayApi(base: Base, use: Use) {
   const idempotency = createIdempotency({ db });
   // Keys are kept 24 h; expired ones are taken over when reused, and swept here so the table stays small.
   const idempotencySweep = createPeriodicJob({ name: 'idempotency key sweep', intervalMs: 10 * 60_000, run: () => idempotency.purge(), logger });
-  const rateLimiter =
-    config.rateLimitPerMinute > 0 || config.rateLimitPerUserPerMinute > 0
-      ? createRateLimiter({ perMinute: config.rateLimitPerMinute, perUserPerMinute: config.rateLimitPerUserPerMinute, db, logger })
-      : null;
+  // Always there: a key may have limits of its own whatever the defaults, and every answer carries the headers.
+  const rateLimiter = createRateLimiter({ defaults: config, db, logger });
   const rateLimitSweep = createPeriodicJob({
     name: 'request limit sweep',
     intervalMs: 5 * 60_000,
-    run: async () => {
-      await rateLimiter?.purge();
-    },
+    run: () => rateLimiter.purge(),
     logger,
   });
   const attempts = createAttemptCounts({ db, logger });
@@ -57,6 +53,8 @@ export function createGatewayApi(base: Base, use: Use) {
     observer: {
       settled: (facts, cost) => {
         metrics.settled(facts, cost.totalNano);
+        // A /v1 key's tokens count against its (and its account's) tokens per minute once they are known.
+        if (facts.apiKeyId) rateLimiter.spendTokens(facts.apiKeyId, facts.userId, facts.totalTokens);
         // A provider's answer cut short is its fault, known only now that the request settles.
         if (facts.providerId && isCutAnswer(facts)) attempts.cut(facts.providerId);
       },

@@ -8,7 +8,8 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing } from './billing';
-import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
+import { rememberRateStanding, type RateLimiter } from './rate-limit';
+import { gatewayMessages } from './texts';
 import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
@@ -32,7 +33,7 @@ export interface ChatHandlerDeps {
   billing: Billing;
   /** The providers and routes a completion is sent through. */
   routing: Routing;
-  rateLimiter: RateLimiter | null;
+  rateLimiter: RateLimiter;
   logger: Logger;
   /** Upstream timing and time to first token (metrics); optional. */
   observer?: ChatObserver;
@@ -88,6 +89,9 @@ function usageFacts(usage: Usage | null | undefined) {
  * bound no tokenizer goes below for text (o200k averages about four bytes a token), so such an answer is
  * never cheaper than what it carried.
  */
+/** A 429's code names the limit that refused (its message says whether the key's or the account's). */
+const RATE_LIMIT_CODES = { rpm: errorCodes.rpmExceeded, tpm: errorCodes.tpmExceeded, rpd: errorCodes.rpdExceeded } as const;
+
 export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
 export function createChatHandler(deps: ChatHandlerDeps) {
@@ -110,15 +114,15 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       throw new AppError('unauthorized', keysMessages.expiredApiKey, { code: errorCodes.apiKeyExpired });
     }
     if (key.userBlocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact), { code: errorCodes.accountBlocked });
-    if (rateLimiter) {
-      const decision = await rateLimiter.check(key.keyId, key.userId);
-      // The server puts the x-ratelimit-* headers on whatever this request is answered with.
-      rememberRateDecision(request, decision);
-      if (!decision.allowed) {
-        throw new AppError('rate_limit_exceeded', undefined, {
-          headers: { 'retry-after': String(decision.retryAfterSeconds), ...rateLimitHeaders(decision) },
-        });
-      }
+    const standing = await rateLimiter.check(key.keyId, key.userId, key.rates);
+    // The server puts the x-ratelimit-* headers on whatever this request is answered with.
+    rememberRateStanding(request, standing);
+    if (standing.refused) {
+      const refused = standing.refused;
+      throw new AppError('rate_limit_exceeded', gatewayMessages.rateLimited(refused, refused.limit, refused.retryAfterSeconds), {
+        code: RATE_LIMIT_CODES[refused.name],
+        headers: { 'retry-after': String(refused.retryAfterSeconds) },
+      });
     }
     return key;
   }
@@ -295,7 +299,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
      */
     trackStream: track,
 
-    /** The /v1 key check (expiry, blocked user, the per-key rate limit), shared by every billed /v1 route. */
+    /** The /v1 key check (expiry, blocked user, the key's and account's rate limits), shared by every billed /v1 route. */
     authenticate,
 
     /** The /v1/chat/completions route. */

@@ -14,7 +14,7 @@ export const gatewayFeature = defineFeature({
   slot: gatewaySlot,
   create: createGatewayApi,
   async start(gateway, { lifecycle, metrics, db }) {
-    const { chat, billing, idempotencySweep, responseCacheSweep, rateLimiter, rateLimitSweep, routing, usagePartitions } = gateway;
+    const { chat, billing, idempotencySweep, responseCacheSweep, rateLimitSweep, routing, usagePartitions } = gateway;
     metrics.setSources({
       streamsInFlight: () => chat.openStreams,
       settlementBacklog: () => ({ rows: billing.backlog, oldestAgeSeconds: billing.oldestUnwrittenSeconds }),
@@ -24,10 +24,8 @@ export const gatewayFeature = defineFeature({
     lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
     responseCacheSweep.start();
     lifecycle.onShutdown('response cache sweep', () => responseCacheSweep.stop());
-    if (rateLimiter) {
-      rateLimitSweep.start();
-      lifecycle.onShutdown('request limit sweep', () => rateLimitSweep.stop());
-    }
+    rateLimitSweep.start();
+    lifecycle.onShutdown('request limit sweep', () => rateLimitSweep.stop());
     await routing.start();
     lifecycle.onShutdown('routing', () => routing.stop());
     await usagePartitions.start();

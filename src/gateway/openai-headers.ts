@@ -1,5 +1,5 @@
 // The headers the OpenAI SDKs read on every /v1 answer, added in one place whatever route answered.
-import { rateDecisionOf, rateLimitHeaders } from './rate-limit';
+import { rateStandingOf, setRateLimitHeaders } from './rate-limit';
 
 /**
  * x-should-retry overrides the SDKs' own guess from the status. A retry cannot fix a refused key, a
@@ -15,15 +15,15 @@ export function shouldRetry(status: number): boolean | null {
 
 /**
  * Adds openai-processing-ms (time until the headers, not the end of a stream), x-should-retry on errors
- * and, with the per-key limit on, x-ratelimit-*-requests. The headers must be mutable.
+ * and, on the answer to a request whose key was checked, the x-ratelimit-* six. The headers must be mutable.
  */
 export function decorateOpenAiResponse(request: Request, response: Response, startedMs: number): void {
   const headers = response.headers;
   headers.set('openai-processing-ms', String(Math.max(0, Math.round(performance.now() - startedMs))));
   const retry = shouldRetry(response.status);
   if (retry !== null) headers.set('x-should-retry', String(retry));
-  const decision = rateDecisionOf(request);
-  if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
+  const standing = rateStandingOf(request);
+  if (standing) setRateLimitHeaders(headers, standing);
 }
 
 /**

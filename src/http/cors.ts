@@ -47,6 +47,9 @@ const EXPOSE_HEADERS = [
   'x-ratelimit-limit-requests',
   'x-ratelimit-remaining-requests',
   'x-ratelimit-reset-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-tokens',
 ].join(', ');
 
 const V1_METHODS = 'GET, POST, DELETE, OPTIONS';

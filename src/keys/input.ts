@@ -23,6 +23,26 @@ export const limitResetInput = z.enum(LIMIT_RESETS, {
 const EXPIRES_AT_FORMAT = 'Срок действия: дата и время в формате ISO 8601, например 2027-01-31T23:59:59Z';
 export const expiresAtInput = z.iso.datetime({ offset: true, error: EXPIRES_AT_FORMAT }).refine(isIsoInstant, EXPIRES_AT_FORMAT).nullable();
 
+/**
+ * A key's own rate limit (requests or tokens in its window); null: the operator's default. The key's number
+ * replaces the default either way; the account's limits still hold over all its keys.
+ */
+const rateLimitInput = (what: string) =>
+  z
+    .number({ error: `${what}: целое число` })
+    .int(`${what}: целое число`)
+    .min(1, `${what}: не меньше 1 (пусто — по умолчанию)`)
+    .max(1_000_000_000, `${what}: не больше 1 000 000 000`)
+    .nullable()
+    .optional();
+
+/** rpm, tpm, rpd: as OpenAI names them in its limits. */
+const keyRateLimits = {
+  rpm: rateLimitInput('Запросов в минуту').describe('Запросов в минуту для ключа; null — по умолчанию (RATE_LIMIT_PER_MINUTE)'),
+  tpm: rateLimitInput('Токенов в минуту').describe('Токенов в минуту для ключа; null — по умолчанию (RATE_LIMIT_TOKENS_PER_MINUTE)'),
+  rpd: rateLimitInput('Запросов в сутки').describe('Запросов в сутки (UTC) для ключа; null — по умолчанию (RATE_LIMIT_PER_DAY)'),
+};
+
 /** Which usage the key reads through /api/usage: its own (default) or the whole account's. */
 export const keyScopeInput = z
   .enum(KEY_SCOPES, { error: 'ожидается key (ключ видит только своё использование) или account (всё использование аккаунта)' })
@@ -42,6 +62,7 @@ export const createKeyInput = z.object({
   spendLimit: spendLimitInput.optional(),
   limitReset: limitResetInput.optional(),
   expiresAt: expiresAtInput.optional().refine((v) => v === undefined || v === null || Date.parse(v) > Date.now(), 'Срок действия должен быть в будущем'),
+  ...keyRateLimits,
 });
 
 export const updateKeyInput = z.object({
@@ -51,4 +72,5 @@ export const updateKeyInput = z.object({
   spendLimit: spendLimitInput.optional(),
   limitReset: limitResetInput.optional(),
   expiresAt: expiresAtInput.optional(),
+  ...keyRateLimits,
 });

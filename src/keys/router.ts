@@ -26,11 +26,19 @@ const listedKey = z.object({
   periodStart: z.string(),
   scope: keyScopeInput,
   cache: keyCacheInput,
+  rpm: z.number().int().nullable().describe('Запросов в минуту для ключа; null — по умолчанию сервиса'),
+  tpm: z.number().int().nullable().describe('Токенов в минуту для ключа; null — по умолчанию сервиса'),
+  rpd: z.number().int().nullable().describe('Запросов в сутки (UTC) для ключа; null — по умолчанию сервиса'),
 });
 
 /** The API's units → the service's: nano-units and dates; absent stays absent, null stays null. */
-function limitsOf(input: { spendLimit?: number | null; limitReset?: KeyLimits['limitReset']; expiresAt?: string | null }): KeyLimits {
+function limitsOf(
+  input: { spendLimit?: number | null; limitReset?: KeyLimits['limitReset']; expiresAt?: string | null } & Pick<KeyLimits, 'rpm' | 'tpm' | 'rpd'>,
+): KeyLimits {
   return {
+    rpm: input.rpm,
+    tpm: input.tpm,
+    rpd: input.rpd,
     spendLimitNano: input.spendLimit === undefined ? undefined : input.spendLimit === null ? null : unitsToNano(input.spendLimit),
     limitReset: input.limitReset,
     expiresAt: input.expiresAt === undefined ? undefined : input.expiresAt === null ? null : new Date(input.expiresAt),
@@ -75,7 +83,7 @@ export const keysRouter = router({
         method: 'PATCH',
         path: '/api/keys/{id}',
         tags: ['keys'],
-        summary: 'Изменить название, лимит расходов, период лимита, срок действия или кэш ответов ключа',
+        summary: 'Изменить название, лимит расходов, период лимита, срок действия, лимиты запросов и токенов (rpm, tpm, rpd) или кэш ответов ключа',
       },
     })
     .input(updateKeyInput)

@@ -17,9 +17,20 @@ export interface KeyLimits {
   spendLimitNano?: bigint | null;
   limitReset?: LimitReset;
   expiresAt?: Date | null;
+  /** The key's own rate limits; null: the config's default. */
+  rpm?: number | null;
+  tpm?: number | null;
+  rpd?: number | null;
 }
 
-export interface ListedKey {
+/** A key's own rate limits (null: the operator's default for keys). */
+export interface KeyRates {
+  rpm: number | null;
+  tpm: number | null;
+  rpd: number | null;
+}
+
+export interface ListedKey extends KeyRates {
   id: string;
   name: string;
   keyPrefix: string;
@@ -65,6 +76,8 @@ export interface VerifiedKey {
   scope: KeyScope;
   /** The key's response cache mode. */
   cache: KeyCacheMode;
+  /** The key's own rate limits, as the gateway's limiter reads them. */
+  rates: KeyRates;
 }
 
 /** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
@@ -85,8 +98,11 @@ const keyColumns = {
   limitChangedAt: apiKeys.limitChangedAt,
   scope: apiKeys.scope,
   cache: apiKeys.cache,
+  rpm: apiKeys.rpm,
+  tpm: apiKeys.tpm,
+  rpd: apiKeys.rpd,
 };
-export interface KeyRow {
+export interface KeyRow extends KeyRates {
   id: string;
   name: string;
   keyPrefix: string;
@@ -194,6 +210,9 @@ function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage):
     periodStart: since.toISOString(),
     scope: row.scope as KeyScope,
     cache: row.cache as KeyCacheMode,
+    rpm: row.rpm,
+    tpm: row.tpm,
+    rpd: row.rpd,
   };
 }
 
@@ -262,6 +281,9 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             budgetPeriodStart: limit === null ? null : periodStart(reset),
             scope,
             cache,
+            rpm: limits.rpm ?? null,
+            tpm: limits.tpm ?? null,
+            rpd: limits.rpd ?? null,
           })
           .returning(keyColumns);
         return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: keysMessages.keyWarning };
@@ -292,6 +314,10 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             limitReset: reset,
             ...(limit !== current.spendLimitNano || reset !== current.limitReset ? { limitChangedAt: new Date() } : {}),
             expiresAt: changes.expiresAt === undefined ? current.expiresAt : changes.expiresAt,
+            // The notification below tells every instance's limiter too.
+            ...(changes.rpm !== undefined ? { rpm: changes.rpm } : {}),
+            ...(changes.tpm !== undefined ? { tpm: changes.tpm } : {}),
+            ...(changes.rpd !== undefined ? { rpd: changes.rpd } : {}),
           })
           .where(eq(apiKeys.id, keyId))
           .returning(keyColumns);
@@ -370,6 +396,9 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           limitReset: apiKeys.limitReset,
           scope: apiKeys.scope,
           cache: apiKeys.cache,
+          rpm: apiKeys.rpm,
+          tpm: apiKeys.tpm,
+          rpd: apiKeys.rpd,
           blockedAt: users.blockedAt,
         })
         .from(apiKeys)
@@ -386,6 +415,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             userBlocked: row.blockedAt !== null,
             scope: row.scope as KeyScope,
             cache: row.cache as KeyCacheMode,
+            rates: { rpm: row.rpm, tpm: row.tpm, rpd: row.rpd },
           }
         : null;
     },

@@ -37,6 +37,9 @@ describe('API keys', () => {
       periodStart: new Date(0).toISOString(),
       scope: 'key',
       cache: 'off',
+      rpm: null,
+      tpm: null,
+      rpd: null,
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);
@@ -90,9 +93,12 @@ describe('API keys', () => {
         'limitReset',
         'name',
         'periodStart',
+        'rpd',
+        'rpm',
         'scope',
         'spendLimit',
         'spentThisPeriod',
+        'tpm',
       ]);
       expect(listed.lastUsedAt).toBeNull();
       expect(listed.isActive).toBe(true);

@@ -1,6 +1,6 @@
 // API keys: create (the full key shown once, with its warning and a copy button; optionally a spend
-// limit per period and an expiry), list with last use, limit, spend in the period and expiry, change a
-// key's name, limit, expiry and response cache in a dialog, revoke after a confirmation.
+// limit per period, an expiry and rate limits), list with last use, limit, spend in the period and expiry, change a
+// key's name, limit, expiry, rate limits and response cache in a dialog, revoke after a confirmation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useRef, useState, type FormEvent } from 'react';
@@ -15,6 +15,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { curlSnippet, nodeSnippet } from '../shared/snippets';
+import { EMPTY_RATES, KeyRates, RateFields, rateChanges, ratesOf, type RateTexts } from './RateFields';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
@@ -188,6 +189,7 @@ function EditKeyForm({
   const [reset, setReset] = useState<LimitReset>(initial.reset);
   const [expires, setExpires] = useState(initial.expires);
   const [cache, setCache] = useState<KeyCacheMode>(initial.cache);
+  const [rates, setRates] = useState<RateTexts>(() => ratesOf(apiKey));
   const [errors, setErrors] = useState<FieldErrors>({});
   const trpc = useTRPC();
   const save = useMutation(trpc.keys.update.mutationOptions());
@@ -200,6 +202,7 @@ function EditKeyForm({
     if (reset !== initial.reset) changes.limitReset = reset;
     if (expires !== initial.expires) changes.expiresAt = expires === '' ? null : fromLocalInput(expires);
     if (cache !== initial.cache) changes.cache = cache;
+    Object.assign(changes, rateChanges(rates, ratesOf(apiKey)));
     const checked = check(updateKeyInput, changes);
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -221,6 +224,7 @@ function EditKeyForm({
       </Field>
       <LimitFields currency={currency} limit={limit} reset={reset} expires={expires} errors={errors} onLimit={setLimit} onReset={setReset} onExpires={setExpires} />
       <CacheField value={cache} error={errors.cache} onChange={setCache} />
+      <RateFields values={rates} errors={errors} onChange={setRates} />
       <ErrorText error={apiError(save.error)} />
       <div className="actions">
         <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
@@ -269,6 +273,7 @@ export function KeysScreen() {
   const [reset, setReset] = useState<LimitReset>('month');
   const [expires, setExpires] = useState('');
   const [cache, setCache] = useState<KeyCacheMode>('off');
+  const [rates, setRates] = useState<RateTexts>(EMPTY_RATES);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [revoking, setRevoking] = useState<ListedKey | null>(null);
@@ -289,6 +294,7 @@ export function KeysScreen() {
       limitReset: spendLimit === undefined ? undefined : reset,
       expiresAt: fromLocalInput(expires),
       cache,
+      ...rateChanges(rates),
     });
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -305,6 +311,7 @@ export function KeysScreen() {
     setLimit('');
     setExpires('');
     setCache('off');
+    setRates(EMPTY_RATES);
     void queryClient.invalidateQueries({ queryKey: trpc.keys.pathKey() });
   };
 
@@ -341,6 +348,7 @@ export function KeysScreen() {
               onExpires={setExpires}
             />
             <CacheField value={cache} error={errors.cache} onChange={setCache} />
+            <RateFields values={rates} errors={errors} onChange={setRates} />
           </div>
           <div className="actions">
             <Button type="submit" pending={create.isPending} pendingText="Создаём…">
@@ -434,8 +442,9 @@ export function KeysScreen() {
                       <td data-label="Использован" data-testid="last-used">
                         {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}
                       </td>
-                      <td data-label="Лимит" data-testid="key-limit">
-                        {limitText(key, currency)}
+                      <td data-label="Лимит">
+                        <span data-testid="key-limit">{limitText(key, currency)}</span>
+                        <KeyRates apiKey={key} />
                       </td>
                       <td data-label="Потрачено" data-testid="key-spent">
                         <LimitUse apiKey={key} currency={currency} />
