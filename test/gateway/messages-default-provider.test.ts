@@ -50,3 +50,13 @@ test('/v1/embeddings skips a provider that speaks only Messages: no request reac
   expect(res.body.error.type).toBe('upstream_error');
   expect(fake.requests.length).toBe(before);
 });
+
+test('the model list is asked of the anthropic provider with x-api-key and anthropic-version', async () => {
+  const res = await call(app.url, 'GET', '/v1/models', { token: key });
+  expect(res.status).toBe(200);
+  const asked = fake.requests.filter((r) => r.method === 'GET' && r.path === '/v1/models');
+  expect(asked.length).toBeGreaterThan(0);
+  expect(asked[0]!.headers).toMatchObject({ 'x-api-key': KEY, 'anthropic-version': '2023-06-01' });
+  expect(asked[0]!.headers.authorization).toBeUndefined();
+  expect(res.body.data.map((m: { id: string }) => m.id)).toContain('claude-sonnet-4');
+});
