@@ -144,19 +144,22 @@ const providerName = z
   .min(1, adminMessages.providerNameInvalid)
   .max(100, adminMessages.providerNameInvalid);
 
+/** An http(s) URL; `bare`: without a query or a fragment. */
+function isHttpUrl(value: string, { bare }: { bare: boolean }): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && (!bare || (!url.search && !url.hash));
+  } catch {
+    return false;
+  }
+}
+
 /** An http(s) base URL to which `/chat/completions` is appended; a trailing slash is dropped. */
 const providerBaseUrl = z
   .string({ error: adminMessages.providerBaseUrlInvalid })
   .trim()
   .max(500, adminMessages.providerBaseUrlInvalid)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
-  }, adminMessages.providerBaseUrlInvalid)
+  .refine((value) => isHttpUrl(value, { bare: true }), adminMessages.providerBaseUrlInvalid)
   .transform((value) => value.replace(/\/+$/, ''));
 
 /** The provider's key, write-only; null removes it. Printable ASCII only: it goes into an HTTP header. */
@@ -191,14 +194,7 @@ const providerBalanceUrl = z
   .string({ error: adminMessages.providerBalanceUrlInvalid })
   .trim()
   .max(500, adminMessages.providerBalanceUrlInvalid)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, adminMessages.providerBalanceUrlInvalid)
+  .refine((value) => isHttpUrl(value, { bare: false }), adminMessages.providerBalanceUrlInvalid)
   .nullable();
 
 /** The balance's place in that URL's JSON answer, dot-separated (`data.balance`, `balances.0.amount`). */

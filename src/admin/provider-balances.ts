@@ -107,10 +107,7 @@ export interface ProviderBalancesDeps {
   database: Pick<DatabaseHandle, 'withLock'>;
   box: Pick<SecretBox, 'open'>;
   logger: Logger;
-  config: Pick<
-    Config,
-    'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamBalanceThresholdNano' | 'providerBalanceSeconds' | 'smtp' | 'adminEmails' | 'publicBaseUrl'
-  >;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamBalanceThresholdNano' | 'providerBalanceSeconds' | 'smtp' | 'adminEmails' | 'publicBaseUrl'>;
   /** The outbox is told a mail is waiting, so it leaves without waiting for the poll. */
   wake: () => void;
 }
@@ -120,7 +117,13 @@ export function createProviderBalances({ db, database, box, logger, config, wake
     const out: Watched[] = [];
     const builtIn = balanceSource({ baseUrl: config.upstreamBaseUrl, balanceUrl: null, balancePath: null });
     if (builtIn) {
-      out.push({ id: DEFAULT_PROVIDER_ID, name: DEFAULT_PROVIDER_ID, source: builtIn, apiKey: config.upstreamApiKey ?? null, thresholdNano: config.upstreamBalanceThresholdNano });
+      out.push({
+        id: DEFAULT_PROVIDER_ID,
+        name: DEFAULT_PROVIDER_ID,
+        source: builtIn,
+        apiKey: config.upstreamApiKey ?? null,
+        thresholdNano: config.upstreamBalanceThresholdNano,
+      });
     }
     for (const row of await db.select().from(providers)) {
       const source = balanceSource(row);

@@ -45,13 +45,21 @@ interface Watch {
   balance: BalanceRow | undefined;
 }
 
-const probeView = (p: ProbeRow) => ({ at: p.at.toISOString(), ok: p.ok, status: p.status, latencyMs: p.latencyMs, error: p.error, trigger: p.trigger as 'schedule' | 'operator' });
+const probeView = (p: ProbeRow) => ({
+  at: p.at.toISOString(),
+  ok: p.ok,
+  status: p.status,
+  latencyMs: p.latencyMs,
+  error: p.error,
+  trigger: p.trigger as 'schedule' | 'operator',
+});
 
 /** The balance as read (null: none is read for this provider), in the provider's own currency. */
-function balanceView(source: { url: string } | null, thresholdNano: bigint | null, row: BalanceRow | undefined) {
+function balanceView(source: { url: string; path: string | null } | null, thresholdNano: bigint | null, row: BalanceRow | undefined) {
   if (!source) return null;
   return {
     url: source.url,
+    path: source.path,
     amount: row?.balanceNano === null || row?.balanceNano === undefined ? null : nanoToUnits(row.balanceNano),
     threshold: thresholdNano === null ? null : nanoToUnits(thresholdNano),
     below: row?.below ?? false,
@@ -173,7 +181,8 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
 
     /** «Проверить сейчас»: the provider asked at once (a success puts it back in service), the probe audited. */
     async probe(actor: AuditActor, id: string) {
-      const [row] = id === DEFAULT_PROVIDER_ID ? [{ name: DEFAULT_PROVIDER_ID }] : await db.select({ name: providers.name }).from(providers).where(eq(providers.id, id));
+      const [row] =
+        id === DEFAULT_PROVIDER_ID ? [{ name: DEFAULT_PROVIDER_ID }] : await db.select({ name: providers.name }).from(providers).where(eq(providers.id, id));
       if (!row) throw new AppError('not_found', adminMessages.providerNotFound);
       const outcome = await probes.probeNow(id);
       if (!outcome) throw new AppError('not_found', adminMessages.providerNotFound);
@@ -187,7 +196,10 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
       return { ok: outcome.ok, at: outcome.at, status: outcome.status, latencyMs: outcome.latencyMs, error: outcome.error, state: outcome.state };
     },
 
-    async create(actor: AuditActor, input: { name: string; baseUrl: string; apiKey?: string | null | undefined; enabled: boolean; timeoutMs: number } & WatchSettings) {
+    async create(
+      actor: AuditActor,
+      input: { name: string; baseUrl: string; apiKey?: string | null | undefined; enabled: boolean; timeoutMs: number } & WatchSettings,
+    ) {
       const id = randomUUID();
       await db.transaction(async (tx) => {
         const [row] = await tx

@@ -123,6 +123,8 @@ const providerView = z.object({
   balance: z
     .object({
       url: z.string(),
+      /** The balance's place in the answer's JSON; null: OpenRouter's credits − usage. */
+      path: z.string().nullable(),
       amount: z.number().nullable(),
       threshold: z.number().nullable(),
       below: z.boolean(),

@@ -66,6 +66,17 @@ const stateOf = async (id: string) => (await provider(id)).health.state;
 const waitForState = (id: string, state: string) => waitFor(async () => (await stateOf(id)) === state, 10_000, 50);
 const modelsCalls = (f: FakeUpstream) => f.requests.filter((r) => r.method === 'GET' && r.path === '/v1/models').length;
 
+/**
+ * The host breaks (every POST answers `status`, GET /models 503, so probes fail too): three requests fail over
+ * to `default` with no client error, and the provider cools down.
+ */
+async function breakDown(p: FakeUpstream, id: string, model: string, key: string, status = 500) {
+  p.outage = status;
+  p.modelsDown = true;
+  for (let i = 0; i < 3; i++) expect((await ask(app, key, model)).status).toBe(200);
+  await waitForState(id, 'cooling_down');
+}
+
 /** A provider first in a route of its own, `default` (the harness's home fake) behind it. */
 async function routedProvider(f: FakeUpstream, extra: Record<string, unknown> = {}) {
   const id = await addProvider(f.url, extra);
@@ -82,10 +93,7 @@ describe('probes bring a provider back without an operator', () => {
     const p = await fake();
     const { id, model } = await routedProvider(p);
     const { key } = await customer();
-    p.outage = 500;
-    p.modelsDown = true;
-    for (let i = 0; i < 3; i++) expect((await ask(app, key, model)).status).toBe(200);
-    await waitForState(id, 'cooling_down');
+    await breakDown(p, id, model, key);
     // Cooling down with the host still broken: the probes fail and change nothing.
     await waitFor(async () => (await provider(id)).probes.some((probe) => !probe.ok), 10_000, 50);
     expect(await stateOf(id)).toBe('cooling_down');
@@ -182,7 +190,9 @@ describe('the failure ratio', () => {
       expect((await ask(app, key, bad)).status).toBe(502);
       expect((await ask(app, key, good)).status).toBe(200);
     }
-    expect((await provider(id)).health).toMatchObject({ state: 'up', consecutiveFailures: 0 });
+    // The last success's reset is written after the fault before it (one write after another per provider).
+    await waitFor(async () => (await provider(id)).health.consecutiveFailures === 0, 10_000, 50);
+    expect((await provider(id)).health.state).toBe('up');
     expect((await ask(app, key, bad)).status).toBe(502);
     await waitForState(id, 'cooling_down');
     const hour = (await provider(id)).lastHour;
@@ -202,10 +212,7 @@ describe('«Проверить сейчас»', () => {
     const p = await fake();
     const { id, model } = await routedProvider(p);
     const { key } = await customer();
-    p.outage = 503;
-    p.modelsDown = true;
-    for (let i = 0; i < 3; i++) expect((await ask(app, key, model)).status).toBe(200);
-    await waitForState(id, 'cooling_down');
+    await breakDown(p, id, model, key, 503);
 
     const failed = await adminCall('POST', `/api/admin/providers/${id}/probe`);
     expect(failed.status).toBe(200);
@@ -296,10 +303,7 @@ describe('two instances', () => {
       const p = await fake();
       const { id, model } = await routedProvider(p);
       const { key } = await customer();
-      p.outage = 500;
-      p.modelsDown = true;
-      for (let i = 0; i < 3; i++) expect((await ask(app, key, model)).status).toBe(200);
-      await waitForState(id, 'cooling_down');
+      await breakDown(p, id, model, key);
       const probes = async () =>
         (await app.sql<{ at: Date | string }>(`select at from provider_probes where provider_id = $1 order by at, id`, [id])).map((r) => new Date(r.at).getTime());
       await waitFor(async () => (await probes()).length >= 6, 20_000, 50);
