@@ -89,7 +89,8 @@ function audited(row: ProviderRow): JsonObject {
     probeModel: row.probeModel,
     balanceUrl: row.balanceUrl,
     balancePath: row.balancePath,
-    balanceThreshold: row.balanceThresholdNano === null ? null : row.balanceThresholdNano.toString(),
+    // In the provider's own currency, as the operator gave it.
+    balanceThreshold: row.balanceThresholdNano === null ? null : nanoToUnits(row.balanceThresholdNano),
   };
 }
 
@@ -285,6 +286,8 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
         const [before] = await tx.delete(providers).where(eq(providers.id, id)).returning();
         if (!before) throw new AppError('not_found', adminMessages.providerNotFound);
         await tx.delete(providerHealth).where(eq(providerHealth.providerId, id));
+        await tx.delete(providerProbes).where(eq(providerProbes.providerId, id));
+        await tx.delete(providerBalances).where(eq(providerBalances.providerId, id));
         await announce(tx);
         await recordAudit(tx, actor, { action: 'provider.delete', targetType: 'provider', targetId: id, before: audited(before), after: null });
       });

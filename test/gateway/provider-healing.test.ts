@@ -230,6 +230,10 @@ describe('«Проверить сейчас»', () => {
 
     const audit = await adminCall('GET', `/api/admin/audit?action=provider.probe&targetId=${id}`);
     expect(audit.body.data).toHaveLength(2);
+    // Newest first, in the audit's Russian.
+    expect((audit.body.data[0].changes as { text: string }[]).map((c) => c.text)).toEqual(
+      expect.arrayContaining(['отвечает: да', 'код ответа: 200', 'состояние: работает']),
+    );
 
     // The built-in provider too; an unknown one is 404; a customer may not.
     expect((await adminCall('POST', '/api/admin/providers/default/probe')).body).toMatchObject({ ok: true, state: 'up' });

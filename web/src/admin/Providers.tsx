@@ -174,7 +174,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
             />
           )}
         </Field>
-        <Field label="Адрес баланса" hint="GET с ключом провайдера; у OpenRouter не нужен (…/credits)" error={shown.balanceUrl}>
+        <Field label="Адрес баланса" hint="Запрос GET с ключом провайдера; у провайдеров, чей адрес баланса известен, можно не указывать" error={shown.balanceUrl}>
           {(props) => (
             <input
               {...props}
@@ -187,7 +187,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
             />
           )}
         </Field>
-        <Field label="Путь к балансу в JSON" hint="Например data.balance; пусто — ответ как у OpenRouter" error={shown.balancePath}>
+        <Field label="Путь к балансу в JSON" hint="Например data.balance; пусто — ответ вида {data: {total_credits, total_usage}}" error={shown.balancePath}>
           {(props) => (
             <input
               {...props}
