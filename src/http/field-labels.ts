@@ -104,6 +104,10 @@ export const fieldLabels: Record<string, string> = {
   apiKey: 'Ключ API провайдера',
   enabled: 'Включён',
   timeoutMs: 'Таймаут, мс',
+  probeModel: 'Модель для проверки',
+  balanceUrl: 'Адрес баланса',
+  balancePath: 'Путь к балансу в JSON',
+  balanceThreshold: 'Порог баланса',
   targets: 'Провайдеры маршрута',
   costPrice: 'Стоимость у провайдера',
   // Keys' scope and dialogues.
