@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { unitsToNano } from './money';
+import { unitsToNano, unitsToNanoRounded } from './money';
 import { parseAddressRange } from './http/address-ranges';
 
 /**
@@ -255,6 +255,16 @@ const envSchema = z.object({
   PROVIDER_FAILURE_THRESHOLD: intFromEnv(1, 1000).default(5),
   /** How long a provider in cooldown is skipped before one trial request decides. */
   PROVIDER_COOLDOWN_SECONDS: intFromEnv(1, 86_400).default(30),
+  /** How often a provider in cooldown or disabled for faults is probed (GET /models, or a 1-token chat); 0: never. */
+  PROVIDER_PROBE_SECONDS: intFromEnv(0, 86_400).default(30),
+  /** With PROVIDER_FAILURE_WINDOW: this share of faults among a provider's last requests puts it in cooldown. */
+  PROVIDER_FAILURE_RATIO: z.coerce.number().positive().max(1).default(0.5),
+  /** The last requests (per instance) the failure ratio is taken over; 0: only failures in a row count. */
+  PROVIDER_FAILURE_WINDOW: intFromEnv(0, 10_000).default(20),
+  /** How often the providers' balances are read where they expose one (OpenRouter, or a URL set on the provider); 0: never. */
+  PROVIDER_BALANCE_SECONDS: intFromEnv(0, 86_400).default(300),
+  /** The built-in provider's balance below which the operators are mailed (its own currency); unset: no alert. */
+  UPSTREAM_BALANCE_THRESHOLD: z.coerce.number().min(0).max(1_000_000_000).optional(),
 
   // Accounts against abuse: free-credit farming and password guessing (README, "Operating it").
   /**
@@ -428,6 +438,15 @@ export interface Config {
   unpricedModels: 'default' | 'refuse';
   providerFailureThreshold: number;
   providerCooldownSeconds: number;
+  /** 0: no probes. */
+  providerProbeSeconds: number;
+  providerFailureRatio: number;
+  /** 0: no failure ratio rule. */
+  providerFailureWindow: number;
+  /** 0: balances are not read. */
+  providerBalanceSeconds: number;
+  /** Nano-units of the built-in provider's own currency; null: no alert. */
+  upstreamBalanceThresholdNano: bigint | null;
 
   // Accounts against abuse.
   /** false: the socket's address; true: left-most X-Forwarded-For; N: N-th X-Forwarded-For entry from the right. */
@@ -686,6 +705,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       unpricedModels: e.UNPRICED_MODELS,
       providerFailureThreshold: e.PROVIDER_FAILURE_THRESHOLD,
       providerCooldownSeconds: e.PROVIDER_COOLDOWN_SECONDS,
+      providerProbeSeconds: e.PROVIDER_PROBE_SECONDS,
+      providerFailureRatio: e.PROVIDER_FAILURE_RATIO,
+      providerFailureWindow: e.PROVIDER_FAILURE_WINDOW,
+      providerBalanceSeconds: e.PROVIDER_BALANCE_SECONDS,
+      upstreamBalanceThresholdNano: e.UPSTREAM_BALANCE_THRESHOLD === undefined ? null : unitsToNanoRounded(e.UPSTREAM_BALANCE_THRESHOLD),
       trustProxy: e.TRUST_PROXY,
       registrationLimitPerHour: e.REGISTRATION_LIMIT_PER_HOUR,
       registrationBonusNano,

@@ -5,11 +5,12 @@ import { gatewaySlot } from '../gateway';
 import { keysSlot } from '../keys';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { pricingSlot } from '../pricing/api';
+import { createProviderBalances } from './provider-balances';
 import { createAdminService } from './service';
 import { createStatsExport } from './stats-export';
 
-export function createAdminApi({ db, config, secretBox }: Base, use: Use) {
-  const { billing, models, routing } = use(gatewaySlot);
+export function createAdminApi({ db, database, config, secretBox, logger, outbox }: Base, use: Use) {
+  const { billing, models, routing, probes } = use(gatewaySlot);
   const admin = createAdminService({
     db,
     billing,
@@ -17,12 +18,15 @@ export function createAdminApi({ db, config, secretBox }: Base, use: Use) {
     models,
     config,
     routing,
+    probes,
     box: secretBox,
     accounts: use(accountsSlot).accounts,
     keys: use(keysSlot).keys,
   });
   const statsExport = createStatsExport({ authenticator: use(authSlot).authenticator, stats: admin.stats, currency: config.balanceCurrency });
-  return { admin, statsExport };
+  // The providers' balances, read where they expose one; the operators mailed below a threshold.
+  const balances = createProviderBalances({ db, database, box: secretBox, logger, config, wake: () => outbox.wake() });
+  return { admin, statsExport, balances };
 }
 
 export type AdminApi = ReturnType<typeof createAdminApi>;

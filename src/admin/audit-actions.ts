@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'provider.create',
   'provider.update',
   'provider.delete',
+  'provider.probe',
   'route.upsert',
   'route.delete',
   'requisites.update',

@@ -4,4 +4,13 @@ import { adminSlot, createAdminApi } from './api';
 import { adminRouter } from './router';
 import { adminStatsExportRoute } from './stats-export.route';
 
-export const adminFeature = defineFeature({ slot: adminSlot, create: createAdminApi, routers: { admin: adminRouter }, rawRoutes: [adminStatsExportRoute] });
+export const adminFeature = defineFeature({
+  slot: adminSlot,
+  create: createAdminApi,
+  start({ balances }, { lifecycle }) {
+    balances.start();
+    lifecycle.onShutdown('provider balances', () => balances.stop());
+  },
+  routers: { admin: adminRouter },
+  rawRoutes: [adminStatsExportRoute],
+});

@@ -144,19 +144,22 @@ const providerName = z
   .min(1, adminMessages.providerNameInvalid)
   .max(100, adminMessages.providerNameInvalid);
 
+/** An http(s) URL; `bare`: without a query or a fragment. */
+function isHttpUrl(value: string, { bare }: { bare: boolean }): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && (!bare || (!url.search && !url.hash));
+  } catch {
+    return false;
+  }
+}
+
 /** An http(s) base URL to which `/chat/completions` is appended; a trailing slash is dropped. */
 const providerBaseUrl = z
   .string({ error: adminMessages.providerBaseUrlInvalid })
   .trim()
   .max(500, adminMessages.providerBaseUrlInvalid)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
-  }, adminMessages.providerBaseUrlInvalid)
+  .refine((value) => isHttpUrl(value, { bare: true }), adminMessages.providerBaseUrlInvalid)
   .transform((value) => value.replace(/\/+$/, ''));
 
 /** The provider's key, write-only; null removes it. Printable ASCII only: it goes into an HTTP header. */
@@ -180,6 +183,34 @@ const providerProtocol = z.enum(['openai', 'anthropic'], { error: adminMessages.
 
 export const providerIdInput = z.object({ id: z.string().max(100) });
 
+/** The model a probe asks for one token (a host without /models); null: the probe is GET /models. */
+const providerProbeModel = z
+  .string({ error: adminMessages.providerProbeModelInvalid })
+  .trim()
+  .min(1, adminMessages.providerProbeModelInvalid)
+  .max(200, adminMessages.providerProbeModelInvalid)
+  .regex(/^[\x21-\x7e]+$/, adminMessages.providerProbeModelInvalid)
+  .nullable();
+
+/** Where the provider's balance is read (GET with its key); null: OpenRouter's /credits for OpenRouter, else none. */
+const providerBalanceUrl = z
+  .string({ error: adminMessages.providerBalanceUrlInvalid })
+  .trim()
+  .max(500, adminMessages.providerBalanceUrlInvalid)
+  .refine((value) => isHttpUrl(value, { bare: false }), adminMessages.providerBalanceUrlInvalid)
+  .nullable();
+
+/** The balance's place in that URL's JSON answer, dot-separated (`data.balance`, `balances.0.amount`). */
+const providerBalancePath = z
+  .string({ error: adminMessages.providerBalancePathInvalid })
+  .trim()
+  .max(200, adminMessages.providerBalancePathInvalid)
+  .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, adminMessages.providerBalancePathInvalid)
+  .nullable();
+
+/** Below this balance (the provider's own currency) the operators are mailed once per crossing; null: never. */
+const providerBalanceThreshold = nanoAmount({ min: 0, max: 1_000_000_000, allowZero: true, message: adminMessages.providerBalanceThresholdInvalid }).nullable();
+
 export const createProviderInput = z.object({
   name: providerName,
   baseUrl: providerBaseUrl,
@@ -187,6 +218,10 @@ export const createProviderInput = z.object({
   enabled: z.boolean().default(true),
   timeoutMs: providerTimeoutMs.default(60_000),
   protocol: providerProtocol.default('openai'),
+  probeModel: providerProbeModel.optional(),
+  balanceUrl: providerBalanceUrl.optional(),
+  balancePath: providerBalancePath.optional(),
+  balanceThreshold: providerBalanceThreshold.optional(),
 });
 
 export const patchProviderInput = z.object({
@@ -197,6 +232,10 @@ export const patchProviderInput = z.object({
   enabled: z.boolean().optional(),
   timeoutMs: providerTimeoutMs.optional(),
   protocol: providerProtocol.optional(),
+  probeModel: providerProbeModel.optional(),
+  balanceUrl: providerBalanceUrl.optional(),
+  balancePath: providerBalancePath.optional(),
+  balanceThreshold: providerBalanceThreshold.optional(),
 });
 
 const routeTarget = z.object({

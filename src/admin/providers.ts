@@ -3,29 +3,70 @@
 // announces the change to every instance (NOTIFY, delivered at commit); this instance then reloads at
 // once, so the operator's next request already goes the new way. The built-in provider `default` is the
 // environment's upstream: listed, routable, and only re-enabled here after it refused our key.
+//
+// Each provider is read with its last probes (gateway/routing/probes.ts) and its balance where one is read
+// (provider-balances.ts); «Проверить сейчас» (probe) asks it at once and is audited.
 import { randomUUID } from 'node:crypto';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import { maskSecret, type SecretBox } from '../crypto/secret-box';
 import type { Database, Executor } from '../db/client';
-import { modelRoutes, providerHealth, providers } from '../gateway/tables';
-import { type Billing, DEFAULT_PROVIDER_ID, type Protocol, ROUTING_CHANGED_CHANNEL, type Routing, type RouteTarget } from '../gateway';
+import { modelRoutes, providerBalances, providerHealth, providerProbes, providers } from '../gateway/tables';
+import { type Billing, DEFAULT_PROVIDER_ID, type Protocol, type ProviderProbes, ROUTING_CHANGED_CHANNEL, type Routing, type RouteTarget } from '../gateway';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
 import { nanoToUnits } from '../money';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
 import { EMPTY_HOUR, providerLastHour, type ProviderHourStats } from './provider-stats';
+import { balanceSource } from './provider-balances';
+
+/** Probes each provider's card shows, newest first. */
+export const PROBES_SHOWN = 10;
 
 export interface AdminProvidersDeps {
   db: Database;
   routing: Pick<Routing, 'reload' | 'health' | 'attempts'>;
   box: Pick<SecretBox, 'seal'>;
   billing: Pick<Billing, 'flush'>;
-  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol'>;
+  probes: Pick<ProviderProbes, 'probeNow'>;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol' | 'upstreamBalanceThresholdNano'>;
 }
 
 type ProviderRow = typeof providers.$inferSelect;
 type HealthRow = typeof providerHealth.$inferSelect;
+type ProbeRow = typeof providerProbes.$inferSelect;
+type BalanceRow = typeof providerBalances.$inferSelect;
+
+/** What the card shows of a provider besides its own row: health, the hour, the last probes, the balance read. */
+interface Watch {
+  health: HealthRow | undefined;
+  lastHour: ProviderHourStats;
+  probes: ProbeRow[];
+  balance: BalanceRow | undefined;
+}
+
+const probeView = (p: ProbeRow) => ({
+  at: p.at.toISOString(),
+  ok: p.ok,
+  status: p.status,
+  latencyMs: p.latencyMs,
+  error: p.error,
+  trigger: p.trigger as 'schedule' | 'operator',
+});
+
+/** The balance as read (null: none is read for this provider), in the provider's own currency. */
+function balanceView(source: { url: string; path: string | null } | null, thresholdNano: bigint | null, row: BalanceRow | undefined) {
+  if (!source) return null;
+  return {
+    url: source.url,
+    path: source.path,
+    amount: row?.balanceNano === null || row?.balanceNano === undefined ? null : nanoToUnits(row.balanceNano),
+    threshold: thresholdNano === null ? null : nanoToUnits(thresholdNano),
+    below: row?.below ?? false,
+    checkedAt: row ? row.checkedAt.toISOString() : null,
+    error: row?.error ?? null,
+  };
+}
 
 function healthView(row: HealthRow | undefined) {
   return {
@@ -39,7 +80,19 @@ function healthView(row: HealthRow | undefined) {
 
 /** A provider as the audit log keeps it: never its key, only whether it has one. */
 function audited(row: ProviderRow): JsonObject {
-  return { name: row.name, baseUrl: row.baseUrl, hasApiKey: row.apiKeySealed !== null, enabled: row.enabled, timeoutMs: row.timeoutMs, protocol: row.protocol };
+  return {
+    name: row.name,
+    baseUrl: row.baseUrl,
+    hasApiKey: row.apiKeySealed !== null,
+    enabled: row.enabled,
+    timeoutMs: row.timeoutMs,
+    protocol: row.protocol,
+    probeModel: row.probeModel,
+    balanceUrl: row.balanceUrl,
+    balancePath: row.balancePath,
+    // In the provider's own currency, as the operator gave it.
+    balanceThreshold: row.balanceThresholdNano === null ? null : nanoToUnits(row.balanceThresholdNano),
+  };
 }
 
 /** The protocol a stored row names; anything else is read as the default. */
@@ -47,8 +100,10 @@ const protocolOf = (value: string): Protocol => (value === 'anthropic' ? 'anthro
 
 const announce = (tx: Executor) => tx.execute(sql`select pg_notify(${ROUTING_CHANGED_CHANNEL}, '')`);
 
-export function createAdminProviders({ db, routing, box, billing, config }: AdminProvidersDeps) {
-  const builtIn = (health: HealthRow | undefined, lastHour: ProviderHourStats) => ({
+export function createAdminProviders({ db, routing, box, billing, probes, config }: AdminProvidersDeps) {
+  const watchView = (w: Watch) => ({ health: healthView(w.health), lastHour: w.lastHour, probes: w.probes.map(probeView) });
+
+  const builtIn = (w: Watch) => ({
     id: DEFAULT_PROVIDER_ID,
     name: DEFAULT_PROVIDER_ID,
     baseUrl: config.upstreamBaseUrl,
@@ -56,11 +111,12 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     enabled: true,
     timeoutMs: config.upstreamTimeoutMs,
     protocol: config.upstreamProtocol,
-    health: healthView(health),
-    lastHour,
+    probeModel: null,
+    balance: balanceView(balanceSource({ baseUrl: config.upstreamBaseUrl, balanceUrl: null, balancePath: null }), config.upstreamBalanceThresholdNano, w.balance),
+    ...watchView(w),
   });
 
-  const view = (row: ProviderRow, health: HealthRow | undefined, lastHour: ProviderHourStats) => ({
+  const view = (row: ProviderRow, w: Watch) => ({
     id: row.id,
     name: row.name,
     baseUrl: row.baseUrl,
@@ -69,8 +125,9 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     enabled: row.enabled,
     timeoutMs: row.timeoutMs,
     protocol: protocolOf(row.protocol),
-    health: healthView(health),
-    lastHour,
+    probeModel: row.probeModel,
+    balance: balanceView(balanceSource(row), row.balanceThresholdNano, w.balance),
+    ...watchView(w),
   });
 
   async function healthOf(executor: Executor, id: string): Promise<HealthRow | undefined> {
@@ -84,15 +141,34 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     return providerLastHour(db);
   }
 
+  /** Health, hour, last probes and balance of the providers `ids`, by id. */
+  async function watchOf(ids: string[]): Promise<(id: string) => Watch> {
+    const [health, hour, probeRows, balances] = await Promise.all([
+      db.select().from(providerHealth).where(inArray(providerHealth.providerId, ids)),
+      lastHour(),
+      // The last PROBES_SHOWN of each, by provider_probes_provider_idx.
+      db
+        .select()
+        .from(providerProbes)
+        .where(
+          sql`${providerProbes.id} in (select id from (select id, row_number() over (partition by provider_id order by at desc, id desc) as rank
+                from provider_probes where ${inArray(providerProbes.providerId, ids)}) ranked where rank <= ${PROBES_SHOWN})`,
+        )
+        .orderBy(desc(providerProbes.at), desc(providerProbes.id)),
+      db.select().from(providerBalances).where(inArray(providerBalances.providerId, ids)),
+    ]);
+    const healthById = new Map(health.map((h) => [h.providerId, h]));
+    const balanceById = new Map(balances.map((b) => [b.providerId, b]));
+    const probesById = new Map<string, ProbeRow[]>();
+    for (const p of probeRows) probesById.set(p.providerId, [...(probesById.get(p.providerId) ?? []), p]);
+    return (id) => ({ health: healthById.get(id), lastHour: hour.get(id) ?? EMPTY_HOUR, probes: probesById.get(id) ?? [], balance: balanceById.get(id) });
+  }
+
   async function get(id: string) {
-    if (id === DEFAULT_PROVIDER_ID) {
-      const [health, hour] = await Promise.all([healthOf(db, id), lastHour()]);
-      return builtIn(health, hour.get(id) ?? EMPTY_HOUR);
-    }
+    if (id === DEFAULT_PROVIDER_ID) return builtIn((await watchOf([id]))(id));
     const [row] = await db.select().from(providers).where(eq(providers.id, id));
     if (!row) throw new AppError('not_found', adminMessages.providerNotFound);
-    const [health, hour] = await Promise.all([healthOf(db, id), lastHour()]);
-    return view(row, health, hour.get(id) ?? EMPTY_HOUR);
+    return view(row, (await watchOf([id]))(id));
   }
 
   /** Patterns of the routes that send to a provider. */
@@ -103,23 +179,40 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
 
   return {
     async list() {
-      const [rows, health, hour] = await Promise.all([
-        db.select().from(providers).orderBy(asc(providers.createdAt), asc(providers.id)),
-        db.select().from(providerHealth),
-        lastHour(),
-      ]);
-      const byId = new Map(health.map((h) => [h.providerId, h]));
-      const hourOf = (id: string) => hour.get(id) ?? EMPTY_HOUR;
-      return {
-        data: [builtIn(byId.get(DEFAULT_PROVIDER_ID), hourOf(DEFAULT_PROVIDER_ID)), ...rows.map((r) => view(r, byId.get(r.id), hourOf(r.id)))],
-      };
+      const rows = await db.select().from(providers).orderBy(asc(providers.createdAt), asc(providers.id));
+      const watch = await watchOf([DEFAULT_PROVIDER_ID, ...rows.map((r) => r.id)]);
+      return { data: [builtIn(watch(DEFAULT_PROVIDER_ID)), ...rows.map((r) => view(r, watch(r.id)))] };
     },
 
     get,
 
+    /** «Проверить сейчас»: the provider asked at once (a success puts it back in service), the probe audited. */
+    async probe(actor: AuditActor, id: string) {
+      const [row] =
+        id === DEFAULT_PROVIDER_ID ? [{ name: DEFAULT_PROVIDER_ID }] : await db.select({ name: providers.name }).from(providers).where(eq(providers.id, id));
+      if (!row) throw new AppError('not_found', adminMessages.providerNotFound);
+      const outcome = await probes.probeNow(id);
+      if (!outcome) throw new AppError('not_found', adminMessages.providerNotFound);
+      await recordAudit(db, actor, {
+        action: 'provider.probe',
+        targetType: 'provider',
+        targetId: id,
+        before: null,
+        after: { ok: outcome.ok, status: outcome.status, latencyMs: outcome.latencyMs, error: outcome.error, state: outcome.state },
+      });
+      return { ok: outcome.ok, at: outcome.at, status: outcome.status, latencyMs: outcome.latencyMs, error: outcome.error, state: outcome.state };
+    },
+
     async create(
       actor: AuditActor,
-      input: { name: string; baseUrl: string; apiKey?: string | null | undefined; enabled: boolean; timeoutMs: number; protocol?: Protocol | undefined },
+      input: {
+        name: string;
+        baseUrl: string;
+        apiKey?: string | null | undefined;
+        enabled: boolean;
+        timeoutMs: number;
+        protocol?: Protocol | undefined;
+      } & WatchSettings,
     ) {
       const id = randomUUID();
       await db.transaction(async (tx) => {
@@ -133,6 +226,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
             enabled: input.enabled,
             timeoutMs: input.timeoutMs,
             protocol: input.protocol ?? 'openai',
+            ...watchSettings(input),
           })
           .returning();
         await announce(tx);
@@ -153,7 +247,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
         enabled?: boolean | undefined;
         timeoutMs?: number | undefined;
         protocol?: Protocol | undefined;
-      },
+      } & WatchSettings,
     ) {
       if (id === DEFAULT_PROVIDER_ID) {
         if (Object.values(patch).some((v) => v !== undefined && v !== true)) {
@@ -184,6 +278,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
             ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
             ...(patch.timeoutMs !== undefined ? { timeoutMs: patch.timeoutMs } : {}),
             ...(patch.protocol !== undefined ? { protocol: patch.protocol } : {}),
+            ...watchSettings(patch),
             updatedAt: sql`now()`,
           })
           .where(eq(providers.id, id))
@@ -207,6 +302,8 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
         const [before] = await tx.delete(providers).where(eq(providers.id, id)).returning();
         if (!before) throw new AppError('not_found', adminMessages.providerNotFound);
         await tx.delete(providerHealth).where(eq(providerHealth.providerId, id));
+        await tx.delete(providerProbes).where(eq(providerProbes.providerId, id));
+        await tx.delete(providerBalances).where(eq(providerBalances.providerId, id));
         await announce(tx);
         await recordAudit(tx, actor, { action: 'provider.delete', targetType: 'provider', targetId: id, before: audited(before), after: null });
       });
@@ -287,4 +384,21 @@ function targetView(t: (typeof modelRoutes.$inferSelect)['targets'][number]) {
         },
       }
     : rest;
+}
+
+/** How a provider is probed and where its balance is read: each undefined field left as it is. */
+interface WatchSettings {
+  probeModel?: string | null | undefined;
+  balanceUrl?: string | null | undefined;
+  balancePath?: string | null | undefined;
+  balanceThreshold?: bigint | null | undefined;
+}
+
+function watchSettings(input: WatchSettings) {
+  return {
+    ...(input.probeModel !== undefined ? { probeModel: input.probeModel } : {}),
+    ...(input.balanceUrl !== undefined ? { balanceUrl: input.balanceUrl } : {}),
+    ...(input.balancePath !== undefined ? { balancePath: input.balancePath } : {}),
+    ...(input.balanceThreshold !== undefined ? { balanceThresholdNano: input.balanceThreshold } : {}),
+  };
 }

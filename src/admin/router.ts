@@ -96,6 +96,16 @@ const providerHealthView = z.object({
   lastFailureAt: z.string().nullable(),
 });
 
+const probeView = z.object({
+  at: z.string(),
+  ok: z.boolean(),
+  /** The answer's status; null: no answer (connection error, timeout). */
+  status: z.number().int().nullable(),
+  latencyMs: z.number().int(),
+  error: z.string().nullable(),
+  trigger: z.enum(['schedule', 'operator']),
+});
+
 const providerView = z.object({
   id: z.string(),
   name: z.string(),
@@ -106,6 +116,26 @@ const providerView = z.object({
   timeoutMs: z.number().int(),
   /** The API it speaks: openai (chat completions) or anthropic (Messages). */
   protocol: z.enum(['openai', 'anthropic']),
+  /** The model its probe asks for one token; null: the probe is GET /models. */
+  probeModel: z.string().nullable(),
+  /**
+   * Its balance, where one is read (null: none is): the URL read, the last amount in the provider's own
+   * currency, the threshold below which the operators are mailed, whether it is below it, when it was read.
+   */
+  balance: z
+    .object({
+      url: z.string(),
+      /** The balance's place in the answer's JSON; null: OpenRouter's credits − usage. */
+      path: z.string().nullable(),
+      amount: z.number().nullable(),
+      threshold: z.number().nullable(),
+      below: z.boolean(),
+      checkedAt: z.string().nullable(),
+      error: z.string().nullable(),
+    })
+    .nullable(),
+  /** Its last probes, newest first: those of a provider cooling down or disabled, and «Проверить сейчас». */
+  probes: z.array(probeView),
   health: providerHealthView,
   /**
    * The hour before the read: every attempt at it (failovers to another provider included), of them its own
@@ -116,7 +146,11 @@ const providerView = z.object({
     attempts: z.number().int(),
     faults: z.number().int(),
     clientErrors: z.number().int(),
+    /** Share of the attempts that were not its own fault (0..1); null without attempts. */
+    successRate: z.number().nullable(),
     p50LatencyMs: z.number().int().nullable(),
+    /** 95th percentile time of the answers it gave. */
+    p95LatencyMs: z.number().int().nullable(),
   }),
 });
 
@@ -565,6 +599,31 @@ export const adminRouter = router({
       const { id, ...patch } = input;
       return ctx.admin.providers.update(ctx.principal, id, patch);
     }),
+
+  probeProvider: adminProcedure
+    .use(own)
+    .meta({
+      info: 'admin.providers',
+      openapi: {
+        method: 'POST',
+        path: '/api/admin/providers/{id}/probe',
+        tags: TAGS,
+        summary: 'Проверить сейчас: спросить провайдера (GET /models или запрос в 1 токен); ответивший возвращается в работу',
+      },
+    })
+    .input(providerIdInput)
+    .output(
+      z.object({
+        ok: z.boolean(),
+        at: z.string(),
+        status: z.number().int().nullable(),
+        latencyMs: z.number().int(),
+        error: z.string().nullable(),
+        /** The provider's health after the probe. */
+        state: z.enum(['up', 'cooling_down', 'disabled']),
+      }),
+    )
+    .mutation(({ ctx, input }) => ctx.admin.providers.probe(ctx.principal, input.id)),
 
   deleteProvider: adminProcedure
     .use(own)

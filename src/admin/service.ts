@@ -2,7 +2,7 @@
 import type { AccountService } from '../accounts';
 import type { Config } from '../config';
 import type { Database } from '../db/client';
-import type { Billing, ModelCatalog, Routing } from '../gateway';
+import type { Billing, ModelCatalog, ProviderProbes, Routing } from '../gateway';
 import type { KeyService } from '../keys';
 import type { SecretBox } from '../crypto/secret-box';
 import type { PriceBook } from '../pricing/prices';
@@ -19,14 +19,15 @@ export interface AdminServiceDeps {
   billing: Billing;
   prices: PriceBook;
   models: ModelCatalog;
-  config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol'>;
+  config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol' | 'upstreamBalanceThresholdNano'>;
   routing: Routing;
+  probes: ProviderProbes;
   box: Pick<SecretBox, 'seal'>;
   accounts: Pick<AccountService, 'passwordReset' | 'sessionsEnded'>;
   keys: KeyService;
 }
 
-export function createAdminService({ db, billing, prices, models, config, routing, box, accounts, keys }: AdminServiceDeps) {
+export function createAdminService({ db, billing, prices, models, config, routing, probes, box, accounts, keys }: AdminServiceDeps) {
   return {
     users: createAdminUsers({ db, billing, config, listKeys: keys.list, onSessionsEnded: accounts.sessionsEnded }),
     userKeys: createAdminUserKeys({ keys }),
@@ -34,7 +35,7 @@ export function createAdminService({ db, billing, prices, models, config, routin
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),
     audit: createAuditLog(db, config.balanceCurrency),
-    providers: createAdminProviders({ db, routing, box, billing, config }),
+    providers: createAdminProviders({ db, routing, box, billing, probes, config }),
   };
 }
 

@@ -25,6 +25,10 @@ export const adminMessages = {
   providerApiKeyInvalid: 'печатные символы ASCII без пробелов, до 1000, или null, чтобы убрать ключ',
   providerTimeoutInvalid: 'целое число миллисекунд от 100 до 250000',
   providerProtocolInvalid: 'протокол: openai или anthropic',
+  providerProbeModelInvalid: 'id модели: печатные символы ASCII без пробелов, до 200, или null — тогда проверка спрашивает GET /models',
+  providerBalanceUrlInvalid: 'http(s)-адрес, до 500 символов, или null',
+  providerBalancePathInvalid: 'путь в JSON через точку, например data.balance, или null',
+  providerBalanceThresholdInvalid: 'число от 0 до 1000000000 или null, чтобы не предупреждать',
   providerNotFound: 'Провайдер не найден',
   providerDeleted: 'Провайдер удалён',
   providerBuiltIn:
@@ -60,6 +64,7 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'provider.create': 'Провайдер добавлен',
   'provider.update': 'Провайдер изменён',
   'provider.delete': 'Провайдер удалён',
+  'provider.probe': 'Провайдер проверен',
   'route.upsert': 'Маршрут изменён',
   'route.delete': 'Маршрут удалён',
   'requisites.update': 'Реквизиты оператора изменены',
@@ -92,6 +97,14 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   enabled: 'включён',
   timeoutMs: 'время ожидания ответа',
   protocol: 'протокол',
+  probeModel: 'модель для проверки',
+  balanceUrl: 'адрес баланса',
+  balancePath: 'путь к балансу',
+  balanceThreshold: 'порог баланса',
+  ok: 'отвечает',
+  status: 'код ответа',
+  latencyMs: 'время ответа, мс',
+  error: 'ошибка',
   state: 'состояние',
   targets: 'провайдеры',
   companyName: 'название организации',
@@ -141,3 +154,15 @@ export const statsCsvHeadersRu = {
   requests: 'Запросов',
   currency: 'Валюта',
 } as const;
+
+/** The operators' mail when a provider's balance falls below its threshold (provider-balances.ts); amounts in the provider's own currency. */
+export function providerBalanceMail(name: string, balance: string, threshold: string, url: string): { subject: string; lines: string[][] } {
+  return {
+    subject: `Баланс провайдера «${name}» ниже порога`,
+    lines: [
+      [`Баланс провайдера «${name}»: ${balance} — ниже порога ${threshold}.`, 'Пополните счёт у провайдера, пока запросы не начали получать отказ.'],
+      [`Провайдеры в консоли: ${url}`],
+      ['Следующее письмо придёт, только если баланс поднимется выше порога и снова опустится ниже.'],
+    ],
+  };
+}

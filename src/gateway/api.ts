@@ -18,6 +18,7 @@ import { createRateLimiter } from './rate-limit';
 import { createResponsesHandler } from './responses';
 import { createAttemptCounts, isCutAnswer } from './routing/attempt-counts';
 import { createHealthStore } from './routing/health';
+import { createProviderProbes } from './routing/probes';
 import { createRouting } from './routing/registry';
 import { createUpstream } from './upstream';
 import { createUsageExport } from './usage-export';
@@ -77,6 +78,8 @@ export function createGatewayApi(base: Base, use: Use) {
     attempts,
     health: createHealthStore({ database, config, logger, onStateChange: (providerId, state) => metrics.providerStateChanged(providerId, state) }),
   });
+  // Providers cooling down or disabled for faults are asked whether they answer again (routing/probes.ts).
+  const probes = createProviderProbes({ database, routing, logger, periodSeconds: config.providerProbeSeconds });
   const models = createModelCatalog({
     upstream,
     logger,
@@ -111,6 +114,7 @@ export function createGatewayApi(base: Base, use: Use) {
     billing,
     upstream,
     routing,
+    probes,
     models,
     chat,
     messages,

@@ -15,7 +15,7 @@ export const gatewayFeature = defineFeature({
   slot: gatewaySlot,
   create: createGatewayApi,
   async start(gateway, { lifecycle, metrics, db }) {
-    const { chat, billing, idempotencySweep, responseCacheSweep, rateLimitSweep, routing, usagePartitions } = gateway;
+    const { chat, billing, idempotencySweep, responseCacheSweep, rateLimitSweep, routing, probes, usagePartitions } = gateway;
     metrics.setSources({
       streamsInFlight: () => chat.openStreams,
       settlementBacklog: () => ({ rows: billing.backlog, oldestAgeSeconds: billing.oldestUnwrittenSeconds }),
@@ -29,6 +29,8 @@ export const gatewayFeature = defineFeature({
     lifecycle.onShutdown('request limit sweep', () => rateLimitSweep.stop());
     await routing.start();
     lifecycle.onShutdown('routing', () => routing.stop());
+    probes.start();
+    lifecycle.onShutdown('provider probes', () => probes.stop());
     await usagePartitions.start();
     lifecycle.onShutdown('usage partitions', () => usagePartitions.stop());
     await billing.start();

@@ -7,6 +7,7 @@ export { charged } from './events';
 export type { ModelCatalog, ModelEntry } from './models';
 export type { ChatRequest } from './request';
 export { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from './routing/registry';
+export { PROBES_KEPT, type ProbeOutcome, type ProviderProbes } from './routing/probes';
 export type { RouteTarget } from './routing/select';
 export { gatewayMessages } from './texts';
 export type { Protocol } from './upstream';

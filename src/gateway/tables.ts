@@ -333,6 +333,14 @@ export const providers = pgTable('providers', {
   timeoutMs: integer('timeout_ms').notNull(),
   /** The API it speaks: `openai` (chat completions) or `anthropic` (Messages); gateway/upstream.ts. */
   protocol: text('protocol').notNull().default('openai'),
+  /** The model a probe asks for one token (routing/probes.ts); null: the probe is GET /models. */
+  probeModel: text('probe_model'),
+  /** Where its balance is read (GET, with its key); null: OpenRouter's /credits when it is OpenRouter, else nowhere. */
+  balanceUrl: text('balance_url'),
+  /** The balance's place in that URL's JSON (`data.balance`); null: OpenRouter's credits − usage. */
+  balancePath: text('balance_path'),
+  /** Below this balance (nano-units of the provider's currency) the operators are mailed, once per crossing. */
+  balanceThresholdNano: bigint('balance_threshold_nano', { mode: 'bigint' }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -402,3 +410,39 @@ export const providerTimeouts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.providerId, t.account] })],
 );
+
+/**
+ * Every probe of a provider the gateway made while it was cooling down or disabled (routing/probes.ts), and
+ * every «Проверить сейчас»: the operator's history of how it came back. Kept to the last PROBES_KEPT per
+ * provider.
+ */
+export const providerProbes = pgTable(
+  'provider_probes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    providerId: text('provider_id').notNull(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    ok: boolean('ok').notNull(),
+    /** The answer's HTTP status; null: no answer (a connection error, a timeout). */
+    status: integer('status'),
+    latencyMs: integer('latency_ms').notNull(),
+    error: text('error'),
+    /** `schedule` (the periodic probe) or `operator` («Проверить сейчас»). */
+    trigger: text('trigger').notNull().default('schedule'),
+  },
+  (t) => [index('provider_probes_provider_idx').on(t.providerId, t.at)],
+);
+
+/**
+ * The last balance read of each provider that exposes one (admin/provider-balances.ts), `default` included;
+ * `below` is the crossing claimed: set once when the balance falls under the threshold (the operators are
+ * mailed then), cleared when it is back at or above it.
+ */
+export const providerBalances = pgTable('provider_balances', {
+  providerId: text('provider_id').primaryKey(),
+  /** Nano-units of the provider's own currency; null: never read successfully. */
+  balanceNano: bigint('balance_nano', { mode: 'bigint' }),
+  checkedAt: timestamp('checked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  error: text('error'),
+  below: boolean('below').notNull().default(false),
+});

@@ -105,6 +105,10 @@ export const fieldLabels: Record<string, string> = {
   enabled: 'Включён',
   timeoutMs: 'Таймаут, мс',
   protocol: 'Протокол провайдера',
+  probeModel: 'Модель для проверки',
+  balanceUrl: 'Адрес баланса',
+  balancePath: 'Путь к балансу в JSON',
+  balanceThreshold: 'Порог баланса',
   targets: 'Провайдеры маршрута',
   costPrice: 'Стоимость у провайдера',
   // Keys' scope and dialogues.

@@ -43,7 +43,7 @@ const ask = (model: string, stream = false) => call(app.url, 'POST', '/v1/chat/c
 interface Listed {
   id: string;
   health: { consecutiveFailures: number; lastFailureAt: string | null };
-  lastHour: { attempts: number; faults: number; clientErrors: number; p50LatencyMs: number | null };
+  lastHour: { attempts: number; faults: number; clientErrors: number; successRate: number | null; p50LatencyMs: number | null; p95LatencyMs: number | null };
 }
 
 async function listed(): Promise<Map<string, Listed>> {
@@ -56,7 +56,7 @@ async function addProvider(name: string, baseUrl: string): Promise<string> {
   const res = await adminCall('POST', '/api/admin/providers', { name, baseUrl });
   expect(res.status).toBe(201);
   // A provider nobody has called yet has an empty hour, not a missing one.
-  expect(res.body.lastHour).toEqual({ attempts: 0, faults: 0, clientErrors: 0, p50LatencyMs: null });
+  expect(res.body.lastHour).toEqual({ attempts: 0, faults: 0, clientErrors: 0, successRate: null, p50LatencyMs: null, p95LatencyMs: null });
   return res.body.id as string;
 }
 
@@ -83,7 +83,7 @@ test('a failover counts an attempt and a fault for the provider that failed and 
   expect(good.requests.length).toBe(1);
 
   let byId = await listed();
-  expect(byId.get(failing)!.lastHour).toEqual({ attempts: 1, faults: 1, clientErrors: 0, p50LatencyMs: null });
+  expect(byId.get(failing)!.lastHour).toEqual({ attempts: 1, faults: 1, clientErrors: 0, successRate: 0, p50LatencyMs: null, p95LatencyMs: null });
   expect(byId.get(answering)!.lastHour).toMatchObject({ attempts: 1, faults: 0, clientErrors: 0 });
   expect(byId.get(answering)!.lastHour.p50LatencyMs).toBeNumber();
   await waitFor(async () => (await listed()).get(failing)!.health.consecutiveFailures === 1);
@@ -94,12 +94,12 @@ test('a failover counts an attempt and a fault for the provider that failed and 
   expect((await ask('acme/broken')).status).toBe(502);
   await waitFor(async () => (await listed()).get(failing)!.health.consecutiveFailures === 3);
   byId = await listed();
-  expect(byId.get(failing)!.lastHour).toEqual({ attempts: 3, faults: 3, clientErrors: 0, p50LatencyMs: null });
+  expect(byId.get(failing)!.lastHour).toEqual({ attempts: 3, faults: 3, clientErrors: 0, successRate: 0, p50LatencyMs: null, p95LatencyMs: null });
   expect(byId.get(failing)!.health.consecutiveFailures).toBeLessThanOrEqual(byId.get(failing)!.lastHour.faults);
   expect(byId.get(failing)!.health.lastFailureAt).toBeString();
   // The one provider's read carries the same figures.
   const one = await adminCall('GET', `/api/admin/providers/${failing}`);
-  expect(one.body.lastHour).toEqual({ attempts: 3, faults: 3, clientErrors: 0, p50LatencyMs: null });
+  expect(one.body.lastHour).toEqual({ attempts: 3, faults: 3, clientErrors: 0, successRate: 0, p50LatencyMs: null, p95LatencyMs: null });
 });
 
 test('a client’s own 400 passed through is a client error, not a fault, and does not add to the failures in a row', async () => {
@@ -116,7 +116,7 @@ test('a client’s own 400 passed through is a client error, not a fault, and do
   // The provider did its job: its failures in a row end, and the hour shows one fault, two client errors.
   await waitFor(async () => (await listed()).get(id)!.health.consecutiveFailures === 0);
   const hour = (await listed()).get(id)!.lastHour;
-  expect(hour).toEqual({ attempts: 3, faults: 1, clientErrors: 2, p50LatencyMs: null });
+  expect(hour).toEqual({ attempts: 3, faults: 1, clientErrors: 2, successRate: 2 / 3, p50LatencyMs: null, p95LatencyMs: null });
 });
 
 test('a stream the provider cuts after its answer began is one attempt and one fault', async () => {
@@ -146,7 +146,7 @@ test('the hour is the newest sixty minutes of every instance’s counts; the med
   await insertUsage(quietId, 'upstream_timeout', 60_000);
   await insertUsage(quietId, 'client_closed', 5);
   await insertUsage(quietId, 'ok', 1, 2 * 3600);
-  expect((await listed()).get(quietId)!.lastHour).toEqual({ attempts: 7, faults: 2, clientErrors: 1, p50LatencyMs: 200 });
+  expect((await listed()).get(quietId)!.lastHour).toEqual({ attempts: 7, faults: 2, clientErrors: 1, successRate: 5 / 7, p50LatencyMs: 200, p95LatencyMs: 900 });
 
   // This instance's counts add to the same minute's row.
   await route('acme/quiet', quietId);
@@ -177,7 +177,7 @@ test('an instance that stops writes the attempts it counted: the next one reads 
     await first.stop();
     next = await startTestApp({ database: first.database, env: { UPSTREAM_BASE_URL: home.url, ADMIN_EMAILS: ADMIN } });
     const read = await call(next.url, 'GET', `/api/admin/providers/${id}`, { token: boss });
-    expect(read.body.lastHour).toEqual({ attempts: 1, faults: 1, clientErrors: 0, p50LatencyMs: null });
+    expect(read.body.lastHour).toEqual({ attempts: 1, faults: 1, clientErrors: 0, successRate: 0, p50LatencyMs: null, p95LatencyMs: null });
   } finally {
     await next?.stop();
     await first.database.drop();
@@ -200,7 +200,14 @@ test.skipIf(!onPostgres)('two instances on one database: each one’s attempts a
     const fromSecond = (await call(second.url, 'GET', `/api/admin/providers/${id}`, { token: admin })).body.lastHour;
     expect(fromSecond.attempts).toBeGreaterThanOrEqual(1);
     const both = (await adminCall('GET', `/api/admin/providers/${id}`)).body.lastHour;
-    expect(both).toEqual({ attempts: fromSecond.attempts + 1, faults: fromSecond.attempts + 1, clientErrors: 0, p50LatencyMs: null });
+    expect(both).toEqual({
+      attempts: fromSecond.attempts + 1,
+      faults: fromSecond.attempts + 1,
+      clientErrors: 0,
+      successRate: 0,
+      p50LatencyMs: null,
+      p95LatencyMs: null,
+    });
   } finally {
     await second.stop();
   }

@@ -26,11 +26,13 @@ export interface FakeServerOptions {
   development?: boolean;
   /** Seconds a connection may idle (0: no limit, for answers held longer than Bun's 10 s default). */
   idleTimeout?: number;
+  /** A port of the caller's choice (a host restarted where it was); 0 or unset: a free one. */
+  port?: number;
 }
 
 export function startFakeServer(fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>, options: FakeServerOptions = {}): FakeServer {
   const held = new Set<() => void>();
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', ...options, fetch });
+  const server = Bun.serve({ hostname: '127.0.0.1', ...options, port: options.port ?? 0, fetch });
   const releaseHeld = () => {
     for (const release of [...held]) release();
   };

@@ -18,6 +18,8 @@ export interface FakeUpstreamOptions {
   pieceDelayMs?: number;
   slowMs?: number;
   slowStreamDelayMs?: number;
+  /** Listen on this port (a host killed and started again where it was); unset: a free one. */
+  port?: number;
 }
 
 export interface FakeUpstream {
@@ -43,6 +45,8 @@ export interface FakeUpstream {
   outage: number | 'hang' | null;
   /** With a numeric `outage`: the answer's `error` object as given (e.g. a moderation refusal); null: OpenAI's default. */
   outageError: Record<string, unknown> | null;
+  /** What GET {url}/credits answers, OpenRouter's `{data: {total_credits, total_usage}}`; null: 404. */
+  credits: { total_credits: number; total_usage: number } | null;
   /** Responses created so far by id (the final object), for GET and DELETE /responses/{id}. */
   storedResponses: Map<string, unknown>;
   slowMs: number;

@@ -61,6 +61,8 @@
 // Also: GET {url}/models (the `models` list; `modelsDown` makes it 503; a model given `pricing` carries it
 // as OpenRouter's list does: USD per token as decimal strings), GET {url}/models/{id}; with an
 // `apiKey` every route wants `Authorization: Bearer <apiKey>` and answers OpenAI's 401 otherwise.
+// GET {url}/credits answers OpenRouter's `{data: {total_credits, total_usage}}` when `credits` is set (404 otherwise).
+// `port` starts the fake on a chosen port: a host killed (close()) and started again where it was.
 // `echoAuthorization` makes every JSON error answer's message end with the Authorization header it received
 // and the bare token, as a debugging proxy or a careless host does.
 // `outage` puts the whole host in trouble for any POST (a status, or 'hang' until the client leaves), for
@@ -271,6 +273,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     echoAuthorization: false,
     outage: null,
     outageError: null,
+    credits: null,
     storedResponses: new Map(),
     ...defaults,
     heldOpen: 0,
@@ -290,6 +293,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       fake.echoAuthorization = false;
       fake.outage = null;
       fake.outageError = null;
+      fake.credits = null;
       Object.assign(fake, defaults);
     },
     close: async () => {},
@@ -686,7 +690,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     },
     // Quiet failures: no development error pages, no logs for the connections cut on purpose; fake/slow
     // holds a request longer than Bun's 10 s default idle limit.
-    { development: false, idleTimeout: 0 },
+    { development: false, idleTimeout: 0, ...(options.port ? { port: options.port } : {}) },
   );
 
   async function route(request: Request): Promise<Response> {
@@ -743,6 +747,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         if (!found) return modelNotFound(id);
         return json(200, modelObject(found));
       }
+      if (request.method === 'GET' && url.pathname === '/v1/credits' && fake.credits) return json(200, { data: fake.credits });
       return openAiError(404, `Invalid URL (${request.method} ${url.pathname})`, 'invalid_request_error');
     }
   }

@@ -19,6 +19,8 @@ const env = (defaultUpstream: string) => ({
   ADMIN_EMAILS: ADMIN,
   PROVIDER_FAILURE_THRESHOLD: String(THRESHOLD),
   PROVIDER_COOLDOWN_SECONDS: '600',
+  // No probes: a disabled or cooling provider stays so while a test reads it (probes: provider-healing.test.ts).
+  PROVIDER_PROBE_SECONDS: '0',
   ROUTE_TIMEOUT_FAILOVERS_PER_MINUTE: String(TIMEOUT_FAILOVERS),
 });
 const routing = routingHarness(env, ADMIN);

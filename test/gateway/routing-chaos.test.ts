@@ -21,6 +21,8 @@ const env = (home: string) => ({
   PROVIDER_FAILURE_THRESHOLD: '5',
   // Longer than the test: a cooled provider must not be called again before it ends.
   PROVIDER_COOLDOWN_SECONDS: '600',
+  // No probes: their GET /models answers, so a probe would put them back (provider-healing.test.ts).
+  PROVIDER_PROBE_SECONDS: '0',
   // 20 requests a key, each timing out at the hanging provider until it cools down: the per-key cap on
   // failovers after a timeout (provider-faults.test.ts) is not what this test measures.
   ROUTE_TIMEOUT_FAILOVERS_PER_MINUTE: '1000',

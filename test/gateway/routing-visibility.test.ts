@@ -179,7 +179,7 @@ describe('/metrics per provider', () => {
 test('the information document names the providers and routes endpoints', async () => {
   const res = await call(app.url, 'GET', '/');
   expect(res.body.endpoints.admin).toMatchObject({
-    providers: 'GET|POST /api/admin/providers, GET|PATCH|DELETE /api/admin/providers/:id',
+    providers: 'GET|POST /api/admin/providers, GET|PATCH|DELETE /api/admin/providers/:id, POST /api/admin/providers/:id/probe',
     routes: 'GET|PUT /api/admin/routes, DELETE /api/admin/routes?pattern=',
   });
 });

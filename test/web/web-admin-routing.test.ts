@@ -82,6 +82,8 @@ browserSuite('providers and routes in the admin console in chromium', () => {
         PROVIDER_FAILURE_THRESHOLD: '2',
         // Long enough that the pause is still on when the page is read.
         PROVIDER_COOLDOWN_SECONDS: '600',
+        // No probes: the paused provider's GET /models answers, and a probe would end the pause.
+        PROVIDER_PROBE_SECONDS: '0',
       },
     }),
     ready: async (s) => {

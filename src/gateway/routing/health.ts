@@ -1,8 +1,10 @@
-// Providers' health, shared by every instance: PROVIDER_FAILURE_THRESHOLD failures in a row put a
-// provider in `cooling_down` for PROVIDER_COOLDOWN_SECONDS, after which one trial request decides
-// (half-open); a provider that refuses our credentials or account (upstream-fault.ts: 401/407, a 402 out of
-// funds, a 403 naming our key or account, a 429 out of quota) is `disabled` until an operator changes it, or
-// until it answers again when it was tried as the last resort. Only the provider's own faults count: a
+// Providers' health, shared by every instance: PROVIDER_FAILURE_THRESHOLD failures in a row, or
+// ceil(PROVIDER_FAILURE_RATIO × PROVIDER_FAILURE_WINDOW) faults among this instance's last
+// PROVIDER_FAILURE_WINDOW verdicts (failure-window.ts), put a provider in `cooling_down` for
+// PROVIDER_COOLDOWN_SECONDS, after which one trial request decides (half-open); a provider that refuses our
+// credentials or account (upstream-fault.ts: 401/407, a 402 out of funds, a 403 naming our key or account,
+// a 429 out of quota) is `disabled` until an operator changes it, until it answers again when it was tried
+// as the last resort, or until a probe finds it answering (probes.ts: probeSucceeded). Only the provider's own faults count: a
 // moderation refusal counts for nothing, and a timeout only once per account a minute across every
 // instance (timedOut, the `provider_timeouts` table).
 //
@@ -19,6 +21,7 @@ import type { Config } from '../../config';
 import type { DatabaseHandle, Executor } from '../../db/client';
 import { sql } from 'drizzle-orm';
 import type { Logger } from '../../logger';
+import { createFailureWindow } from './failure-window';
 
 export const PROVIDER_HEALTH_CHANNEL = 'conduit_provider_health';
 
@@ -71,7 +74,7 @@ function healthOf(row: HealthRow): ProviderHealth {
 }
 
 /** PostgreSQL text holds no NUL; an upstream's message is cut short enough for a log line and a column. */
-const storable = (text: string) => text.replaceAll('\0', '').toWellFormed().slice(0, 500);
+export const storable = (text: string) => text.replaceAll('\0', '').toWellFormed().slice(0, 500);
 
 // The row as written, announced in the same statement: the notification leaves at commit, so no instance
 // hears of a state the database does not hold.
@@ -111,7 +114,7 @@ select h.*, pg_notify('${PROVIDER_HEALTH_CHANNEL}', row_to_json(h)::text) from h
 
 export interface HealthStoreOptions {
   database: Pick<DatabaseHandle, 'listen' | 'query'>;
-  config: Pick<Config, 'providerFailureThreshold' | 'providerCooldownSeconds'>;
+  config: Pick<Config, 'providerFailureThreshold' | 'providerCooldownSeconds'> & Partial<Pick<Config, 'providerFailureRatio' | 'providerFailureWindow'>>;
   logger: Logger;
   /** Safety net for a lost notification. */
   refreshMs?: number;
@@ -124,6 +127,7 @@ export function createHealthStore(options: HealthStoreOptions) {
   const refreshMs = options.refreshMs ?? 60_000;
   const threshold = config.providerFailureThreshold;
   const cooldownMs = config.providerCooldownSeconds * 1000;
+  const ratioRule = createFailureWindow({ window: config.providerFailureWindow ?? 0, ratio: config.providerFailureRatio ?? 1 });
   let health = new Map<string, ProviderHealth>();
   /** Providers whose half-open trial this instance has sent and not yet heard back from. */
   const trials = new Set<string>();
@@ -163,13 +167,14 @@ export function createHealthStore(options: HealthStoreOptions) {
    */
   const writing = new Map<string, Promise<void>>();
 
-  function write(text: string, params: unknown[], providerId: string) {
+  function write(text: string, params: unknown[], providerId: string): Promise<void> {
     const previous = writing.get(providerId) ?? Promise.resolve();
     const done: Promise<void> = previous.then(() => record(text, params, providerId));
     writing.set(providerId, done);
     void done.then(() => {
       if (writing.get(providerId) === done) writing.delete(providerId);
     });
+    return done;
   }
 
   function record(text: string, params: unknown[], providerId: string): Promise<void> {
@@ -190,14 +195,17 @@ export function createHealthStore(options: HealthStoreOptions) {
     trials.delete(providerId);
     const before = health.get(providerId) ?? HEALTHY;
     const failures = before.consecutiveFailures + 1;
+    // The ratio rule trips as if this failure were the threshold's: the same cooldown, through the same write.
+    const tripped = ratioRule.failed(providerId);
+    const limit = tripped ? 1 : threshold;
     const now = Date.now();
     const stillCooling = before.state === 'cooling_down' && before.cooldownUntil !== null && before.cooldownUntil > now;
     const next: ProviderHealth = {
       consecutiveFailures: failures,
       lastError: storable(detail),
       lastFailureAt: now,
-      state: refused || before.state === 'disabled' ? 'disabled' : failures >= threshold ? 'cooling_down' : before.state,
-      cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= threshold ? now + cooldownMs : before.cooldownUntil,
+      state: refused || before.state === 'disabled' ? 'disabled' : failures >= limit ? 'cooling_down' : before.state,
+      cooldownUntil: stillCooling ? before.cooldownUntil : !refused && failures >= limit ? now + cooldownMs : before.cooldownUntil,
     };
     health.set(providerId, next);
     // Told where it is seen (this copy changes before the database answers, so that answer changes nothing).
@@ -207,11 +215,15 @@ export function createHealthStore(options: HealthStoreOptions) {
     }
     if (next.state === 'cooling_down' && !stillCooling) {
       options.onStateChange?.(providerId, 'cooling_down');
-      logger.warn('provider cooling down after failures in a row', { providerId, failures, lastError: next.lastError });
+      logger.warn(tripped ? 'provider cooling down: too many faults among its last requests' : 'provider cooling down after failures in a row', {
+        providerId,
+        failures,
+        lastError: next.lastError,
+      });
     }
     // The failure's own time, not the database's at the write: writes of two providers run on two
     // connections, and "least recently failed" must follow the order the failures happened in.
-    write(FAILURE_SQL, [providerId, refused, threshold, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
+    void write(FAILURE_SQL, [providerId, refused, limit, cooldownMs / 1000, storable(detail), new Date(now).toISOString()], providerId);
   }
 
   return {
@@ -269,10 +281,23 @@ export function createHealthStore(options: HealthStoreOptions) {
     /** An answer came (a 2xx, or the client's own 4xx): a provider that had failed is healthy again. */
     succeeded(providerId: string) {
       trials.delete(providerId);
+      ratioRule.succeeded(providerId);
       const before = health.get(providerId);
       if (!before || (before.state === 'up' && before.consecutiveFailures === 0)) return;
       health.set(providerId, { ...before, state: 'up', consecutiveFailures: 0 });
-      write(RECOVERY_SQL, [providerId], providerId);
+      void write(RECOVERY_SQL, [providerId], providerId);
+    },
+
+    /**
+     * A probe found the provider answering (probes.ts): back in service on every instance, through the same
+     * write and notification as a request's success; resolves once the database holds it. Written whatever
+     * this copy says, since the probing instance acts on the database's row.
+     */
+    probeSucceeded(providerId: string): Promise<void> {
+      trials.delete(providerId);
+      const before = health.get(providerId);
+      if (before) health.set(providerId, { ...before, state: 'up', consecutiveFailures: 0 });
+      return write(RECOVERY_SQL, [providerId], providerId);
     },
 
     /** The attempt ended without a verdict (the client left): the trial may be sent again. */
@@ -285,6 +310,7 @@ export function createHealthStore(options: HealthStoreOptions) {
      * transaction; every instance hears it at commit.
      */
     async reset(tx: Executor, providerId: string) {
+      ratioRule.forget(providerId);
       await tx.execute(sql`delete from provider_health where provider_id = ${providerId}`);
       const row: HealthRow = {
         provider_id: providerId,

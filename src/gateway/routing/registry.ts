@@ -27,6 +27,8 @@ export interface ProviderEntry {
   baseUrl: string;
   enabled: boolean;
   timeoutMs: number;
+  /** The model its probe asks for one token; null: the probe is GET /models (probes.ts). */
+  probeModel: string | null;
   /** Its own client: its base URL and its key, so whatever the client redacts is this provider's key. */
   upstream: Upstream;
 }
@@ -72,6 +74,7 @@ export function createRouting(options: RoutingOptions) {
     baseUrl: config.upstreamBaseUrl,
     enabled: true,
     timeoutMs: config.upstreamTimeoutMs,
+    probeModel: null,
     upstream: defaultUpstream,
   };
   /** What a model no route matches is sent to: one array for every such request. */
@@ -111,6 +114,7 @@ export function createRouting(options: RoutingOptions) {
         baseUrl: row.baseUrl,
         enabled: usable,
         timeoutMs: row.timeoutMs,
+        probeModel: row.probeModel,
         upstream: createUpstream({ upstreamBaseUrl: row.baseUrl, upstreamApiKey: apiKey, upstreamProtocol: row.protocol === 'anthropic' ? 'anthropic' : 'openai' }),
       });
     }

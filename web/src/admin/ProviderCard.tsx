@@ -1,9 +1,11 @@
 // One provider in «Провайдеры» as a card that keeps its shape at any width (issue 41 point 4): the name and
 // the address each on one line, cut with «…» and whole in their tooltip; the state as a short pill that
-// never wraps; the last hour's attempts with the provider's own faults and the clients' errors apart; the
-// actions in a «⋯» menu, so no button is ever cut at the card's edge.
+// never wraps; the last hour's attempts with the provider's own faults and the clients' errors apart, its
+// success rate and answer times (p50, p95); its balance where one is read; its last probes and
+// «Проверить сейчас» (issue 43 point 4); the actions in a «⋯» menu, so no button is ever cut at the card's edge.
 import type { Outputs } from '../app/api';
-import { formatClock, formatDateTime, formatInt } from '../shared/format';
+import { formatClock, formatDateTime, formatExact, formatInt } from '../shared/format';
+import { Button } from '../shared/ui';
 import { ActionsMenu, type MenuAction } from './ActionsMenu';
 
 export type Provider = Outputs['admin']['listProviders']['data'][number];
@@ -25,13 +27,42 @@ function statePill(health: Provider['health']): string {
 }
 
 const seconds = (ms: number) => `${formatInt(ms / 1000)} с`;
+const millis = (ms: number | null) => (ms === null ? '—' : `${formatInt(ms)} мс`);
+const percent = (share: number | null) => (share === null ? '—' : `${formatExact(Math.round(share * 1000) / 10)} %`);
+
+type Probe = Provider['probes'][number];
+
+/** One probe in a line: when, the verdict, the status and the time it took. */
+function probeLine(probe: Probe): string {
+  const verdict = probe.ok ? 'отвечает' : 'не отвечает';
+  const status = probe.status === null ? 'нет ответа' : String(probe.status);
+  return `${formatClock(probe.at)} · ${verdict} · ${status} · ${formatInt(probe.latencyMs)} мс${probe.trigger === 'operator' ? ' · вручную' : ''}`;
+}
+
+function BalanceFacts({ balance }: { balance: NonNullable<Provider['balance']> }) {
+  const amount = balance.amount === null ? '—' : formatExact(balance.amount);
+  return (
+    <div data-testid="provider-balance" data-below={balance.below}>
+      <dt>Баланс у провайдера</dt>
+      <dd className="cut" title={balance.error ? `Не прочитан: ${balance.error}` : balance.url}>
+        <span className={balance.below ? 'balance-low' : undefined}>{amount}</span>
+        {balance.threshold === null ? null : <span className="muted"> (порог {formatExact(balance.threshold)})</span>}
+        {balance.error ? <span className="muted"> · не прочитан</span> : null}
+      </dd>
+    </div>
+  );
+}
 
 export interface ProviderCardActions {
   edit(row: Provider): void;
   toggle(row: Provider): void;
   restore(row: Provider): void;
   remove(row: Provider): void;
+  /** «Проверить сейчас». */
+  probe(row: Provider): void;
   busy: boolean;
+  /** The provider whose probe is running now. */
+  probing: string | null;
 }
 
 function menuOf(row: Provider, on: ProviderCardActions): MenuAction[] {
@@ -89,6 +120,7 @@ export function ProviderCard({ row, open, on }: { row: Provider; open: boolean; 
           <dt>Таймаут</dt>
           <dd>{seconds(row.timeoutMs)}</dd>
         </div>
+        {row.balance ? <BalanceFacts balance={row.balance} /> : null}
       </dl>
       <p className="provider-hour-title">За последний час</p>
       <dl className="provider-hour" data-testid="provider-hour">
@@ -104,9 +136,17 @@ export function ProviderCard({ row, open, on }: { row: Provider; open: boolean; 
           <dt>Ошибок клиентов</dt>
           <dd>{formatInt(lastHour.clientErrors)}</dd>
         </div>
-        <div data-stat="p50" title="Медиана времени успешных ответов">
+        <div data-stat="success-rate" title="Доля попыток без сбоя на стороне провайдера">
+          <dt>Успешных</dt>
+          <dd>{percent(lastHour.successRate)}</dd>
+        </div>
+        <div data-stat="p50" title="Медиана времени успешных ответов (из журнала запросов)">
           <dt>Медиана ответа</dt>
-          <dd>{lastHour.p50LatencyMs === null ? '—' : `${formatInt(lastHour.p50LatencyMs)} мс`}</dd>
+          <dd>{millis(lastHour.p50LatencyMs)}</dd>
+        </div>
+        <div data-stat="p95" title="95-й перцентиль времени успешных ответов: так долго или быстрее ответили 95 % запросов">
+          <dt>Ответ, p95</dt>
+          <dd>{millis(lastHour.p95LatencyMs)}</dd>
         </div>
       </dl>
       {/* The health in full: the pill says it in a word, this says why and since when. */}
@@ -123,6 +163,25 @@ export function ProviderCard({ row, open, on }: { row: Provider; open: boolean; 
             Последняя ошибка: {health.lastError}
           </p>
         ) : null}
+      </div>
+      <div className="provider-probes">
+        <div className="provider-probes-head">
+          <p className="provider-hour-title">Проверки</p>
+          <Button variant="secondary" className="btn-small" onClick={() => on.probe(row)} pending={on.probing === row.id} pendingText="Проверяем…">
+            Проверить сейчас
+          </Button>
+        </div>
+        {row.probes.length > 0 ? (
+          <ol className="provider-probe-list" data-testid="provider-probes" aria-label={`Последние проверки: ${row.name}`}>
+            {row.probes.map((probe) => (
+              <li key={`${probe.at}-${probe.trigger}`} className={probe.ok ? 'probe-ok' : 'probe-failed'} title={probe.error ?? undefined}>
+                {probeLine(probe)}
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p className="hint">Провайдера проверяют, пока он на паузе или отключён после сбоев.</p>
+        )}
       </div>
     </li>
   );

@@ -1,6 +1,7 @@
 // «Провайдеры»: where model requests go — the built-in `default` (the environment's upstream) and the
 // providers added here — each a card (ProviderCard.tsx) with its health (working, paused after failures, or
-// disabled because its key was refused) and its last hour: attempts, its own faults, the clients' errors.
+// disabled because its key was refused) and its last hour: attempts, its own faults, the clients' errors,
+// the success rate and answer times; its probes and «Проверить сейчас»; its balance where one is read.
 // Providers are added, changed, switched off and on, and deleted here; the key is write-only: the list shows it masked, and an empty field keeps it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC, useTRPCClient } from '../app/trpc';
@@ -21,6 +22,10 @@ interface ProviderValues {
   apiKey: string;
   timeoutMs: string;
   enabled: boolean;
+  probeModel: string;
+  balanceUrl: string;
+  balancePath: string;
+  balanceThreshold: string;
   protocol: Protocol;
 }
 
@@ -30,20 +35,54 @@ const PROTOCOL_HINTS: Record<Protocol, string> = {
   anthropic: 'Messages API Anthropic, например https://api.anthropic.com/v1',
 };
 
+const EMPTY_VALUES: ProviderValues = {
+  name: '',
+  baseUrl: '',
+  apiKey: '',
+  timeoutMs: String(DEFAULT_TIMEOUT_MS),
+  enabled: true,
+  probeModel: '',
+  balanceUrl: '',
+  balancePath: '',
+  balanceThreshold: '',
+  protocol: 'openai',
+};
+
+/** An optional text field: empty is «none» (null when editing clears it, left out when creating). */
+const optionalText = (value: string, editing: boolean) => (value.trim() ? value.trim() : editing ? null : undefined);
+
 function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null; onSaved(row: Provider, created: boolean): void; onCancel(): void }) {
-  const [values, setValues] = useState<ProviderValues>({
-    name: editing?.name ?? '',
-    baseUrl: editing?.baseUrl ?? '',
-    apiKey: '',
-    timeoutMs: String(editing?.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-    enabled: editing?.enabled ?? true,
-    protocol: editing?.protocol ?? 'openai',
-  });
+  const [values, setValues] = useState<ProviderValues>(
+    editing
+      ? {
+          name: editing.name,
+          baseUrl: editing.baseUrl,
+          apiKey: '',
+          timeoutMs: String(editing.timeoutMs),
+          enabled: editing.enabled,
+          probeModel: editing.probeModel ?? '',
+          balanceUrl: editing.balance?.url ?? '',
+          balancePath: editing.balance?.path ?? '',
+          balanceThreshold: editing.balance?.threshold === null || editing.balance?.threshold === undefined ? '' : String(editing.balance.threshold),
+          protocol: editing.protocol,
+        }
+      : EMPTY_VALUES,
+  );
   const [errors, setErrors] = useState<FieldErrors>({});
   const client = useTRPCClient();
   const save = useMutation({
-    mutationFn: (input: { name: string; baseUrl: string; apiKey?: string; timeoutMs: number; enabled: boolean; protocol: Protocol }) =>
-      editing ? client.admin.updateProvider.mutate({ id: editing.id, ...input }) : client.admin.createProvider.mutate(input),
+    mutationFn: (input: {
+      name: string;
+      baseUrl: string;
+      apiKey?: string;
+      timeoutMs: number;
+      enabled: boolean;
+      probeModel?: string | null;
+      balanceUrl?: string | null;
+      balancePath?: string | null;
+      balanceThreshold?: number | null;
+      protocol: Protocol;
+    }) => (editing ? client.admin.updateProvider.mutate({ id: editing.id, ...input }) : client.admin.createProvider.mutate(input)),
   });
   const saveError = apiError(save.error);
   const first = useRef<HTMLInputElement>(null);
@@ -64,6 +103,10 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
       timeoutMs: decimalInput(values.timeoutMs) ?? Number.NaN,
       enabled: values.enabled,
       protocol: values.protocol,
+      probeModel: optionalText(values.probeModel, editing !== null),
+      balanceUrl: optionalText(values.balanceUrl, editing !== null),
+      balancePath: optionalText(values.balancePath, editing !== null),
+      balanceThreshold: values.balanceThreshold.trim() ? (decimalInput(values.balanceThreshold) ?? Number.NaN) : editing ? null : undefined,
     };
     const checked = editing ? check(patchProviderInput, { id: editing.id, ...input }) : check(createProviderInput, input);
     if (!checked.ok) {
@@ -74,7 +117,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
     const row = await answerOf(save.mutateAsync(input));
     if (!row) return;
     onSaved(row, !editing);
-    if (!editing) setValues({ name: '', baseUrl: '', apiKey: '', timeoutMs: String(DEFAULT_TIMEOUT_MS), enabled: true, protocol: 'openai' });
+    if (!editing) setValues(EMPTY_VALUES);
   };
 
   return (
@@ -138,6 +181,55 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
             />
           )}
         </Field>
+        <Field label="Модель для проверки" hint="Если у провайдера нет GET /models: проверка спросит эту модель одним токеном" error={shown.probeModel}>
+          {(props) => (
+            <input
+              {...props}
+              name="providerProbeModel"
+              value={values.probeModel}
+              onChange={(e) => set({ probeModel: e.target.value })}
+              spellCheck={false}
+              autoComplete="off"
+            />
+          )}
+        </Field>
+        <Field label="Адрес баланса" hint="Запрос GET с ключом провайдера; у провайдеров, чей адрес баланса известен, можно не указывать" error={shown.balanceUrl}>
+          {(props) => (
+            <input
+              {...props}
+              name="providerBalanceUrl"
+              type="url"
+              inputMode="url"
+              value={values.balanceUrl}
+              onChange={(e) => set({ balanceUrl: e.target.value })}
+              spellCheck={false}
+            />
+          )}
+        </Field>
+        <Field label="Путь к балансу в JSON" hint="Например data.balance; пусто — ответ вида {data: {total_credits, total_usage}}" error={shown.balancePath}>
+          {(props) => (
+            <input
+              {...props}
+              name="providerBalancePath"
+              value={values.balancePath}
+              onChange={(e) => set({ balancePath: e.target.value })}
+              spellCheck={false}
+              autoComplete="off"
+            />
+          )}
+        </Field>
+        <Field label="Порог баланса" hint="Ниже него администраторам придёт письмо (один раз на каждое снижение)" error={shown.balanceThreshold}>
+          {(props) => (
+            <input
+              {...props}
+              name="providerBalanceThreshold"
+              inputMode="decimal"
+              autoComplete="off"
+              value={values.balanceThreshold}
+              onChange={(e) => set({ balanceThreshold: e.target.value })}
+            />
+          )}
+        </Field>
       </div>
       <label className="checkbox">
         <input type="checkbox" name="providerEnabled" checked={values.enabled} onChange={(e) => set({ enabled: e.target.checked })} />
@@ -168,6 +260,7 @@ export function ProvidersScreen() {
   const remove = useMutation(trpc.admin.deleteProvider.mutationOptions());
   // Switching off and on, and putting `default` back in service after its key was refused.
   const toggle = useMutation(trpc.admin.updateProvider.mutationOptions());
+  const probe = useMutation(trpc.admin.probeProvider.mutationOptions());
   const rows = list.data?.data ?? [];
 
   const onDelete = async () => {
@@ -199,7 +292,16 @@ export function ProvidersScreen() {
       remove.reset();
       setDeleting(row);
     },
+    probe: async (row) => {
+      setMessage(null);
+      const outcome = await answerOf(probe.mutateAsync({ id: row.id }));
+      if (!outcome) return;
+      const verdict = outcome.ok ? `отвечает (${outcome.status}, ${outcome.latencyMs} мс)` : `не отвечает: ${outcome.error ?? 'нет ответа'}`;
+      setMessage(`Проверка ${row.name}: ${verdict}`);
+      void queryClient.invalidateQueries({ queryKey: trpc.admin.listProviders.pathKey() });
+    },
     busy: toggle.isPending,
+    probing: probe.isPending ? (probe.variables?.id ?? null) : null,
   };
 
   return (
@@ -214,7 +316,8 @@ export function ProvidersScreen() {
         <p className="hint">
           Куда уходят запросы к моделям. Встроенный провайдер default задаётся окружением (UPSTREAM_BASE_URL); остальные добавляются здесь, а маршруты указывают,
           какой модели какие провайдеры отвечают. За последний час: попытки (и те, после которых запрос ушёл к другому провайдеру), сбои самого провайдера, ошибки в
-          запросах клиентов и медиана времени успешного ответа.
+          запросах клиентов, доля успешных попыток, медиана и 95-й перцентиль времени успешного ответа. Провайдера на паузе или отключённого после сбоев шлюз
+          проверяет сам (GET /models или запрос в 1 токен) и, когда тот отвечает, возвращает в работу; «Проверить сейчас» делает это сразу.
         </p>
         {message ? (
           <p className="success" role="status">
@@ -223,6 +326,7 @@ export function ProvidersScreen() {
         ) : null}
         <AdminError error={apiError(list.error)} />
         <AdminError error={apiError(toggle.error)} />
+        <AdminError error={apiError(probe.error)} />
         {list.isPending ? <Loading text="Загружаем провайдеров…" /> : null}
         {rows.length > 0 ? (
           <ul className="provider-cards" data-testid="providers-list" aria-label="Провайдеры" aria-busy={list.isFetching}>
