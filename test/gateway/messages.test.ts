@@ -572,3 +572,15 @@ describe('what Claude Code sends (test/fakes/claude-code-request.json, recorded 
     expect(sent!.headers['anthropic-beta']).toBe(claudeCode.headers['anthropic-beta']);
   });
 });
+
+test('«Проверить сейчас» with a probe model asks an anthropic provider in its own protocol: POST /messages for one token', async () => {
+  const patched = await routing.adminCall('PATCH', `/api/admin/providers/${anthropicId}`, { probeModel: 'anth/chat' });
+  expect(patched.status).toBe(200);
+  const probe = await routing.adminCall('POST', `/api/admin/providers/${anthropicId}/probe`);
+  expect(probe.status).toBe(200);
+  expect(probe.body.ok).toBe(true);
+  const [asked] = messagesCalls();
+  expect(asked!.body).toMatchObject({ model: 'anth/chat', max_tokens: 1 });
+  expect(asked!.headers['x-api-key']).toBe(ANTHROPIC_KEY);
+  expect((await routing.adminCall('PATCH', `/api/admin/providers/${anthropicId}`, { probeModel: null })).status).toBe(200);
+});
