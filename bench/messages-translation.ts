@@ -32,13 +32,11 @@ const answer = JSON.stringify({
   choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the fake upstream.' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
 });
-const encoder = new TextEncoder();
-const chunks = ['Hel', 'lo', ' from', ' the', ' fake', ' upstream', '.'].map((piece) =>
-  encoder.encode(
+const chunks = ['Hel', 'lo', ' from', ' the', ' fake', ' upstream', '.'].map(
+  (piece) =>
     `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"acme/chat","choices":[{"index":0,"delta":{"content":"${piece}"},"finish_reason":null}]}\n\n`,
-  ),
 );
-chunks.push(encoder.encode('data: {"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}}\n\ndata: [DONE]\n\n'));
+chunks.push('data: {"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}}\n\ndata: [DONE]\n\n');
 
 let sink = 0;
 const request = (text: string) => () => {
@@ -50,20 +48,10 @@ const chat = (text: string) => () => {
   const body = plainChatRequest(json) ?? chatRequestSchema.parse(json);
   sink += upstreamChatText(text, body, { streamUsage: false, completionCap: 4096 }).length;
 };
-async function stream() {
+function stream() {
   const rewrite = messagesStreamOf({ model: 'acme/chat', estimatePrompt: () => 12 });
-  const writer = rewrite.stream.writable.getWriter();
-  const reader = rewrite.stream.readable.getReader();
-  const reading = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      sink += value.byteLength;
-    }
-  })();
-  for (const chunk of chunks) await writer.write(chunk);
-  await writer.close();
-  await reading;
+  for (const chunk of chunks) sink += rewrite.push(chunk).length;
+  sink += rewrite.end().length;
 }
 
 await best('chat: parse + upstream text, one message', 20_000, chat(chatSmall));

@@ -28,7 +28,7 @@ import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import { type Idempotency, withIdempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
-import { relayStream } from './stream-relay';
+import { relayStream, type StreamRelay } from './stream-relay';
 import { failureRecorder, settleAnswer, tokenCount, type RequestFacts } from './settlement';
 import { readUpstreamText, UpstreamAnswerTooLarge } from './upstream-body';
 import { ownKeyId, pricedModel, readJsonObject } from './v1-request';
@@ -110,6 +110,9 @@ function usageFacts(usage: Usage | null | undefined) {
 const RATE_LIMIT_CODES = { rpm: errorCodes.rpmExceeded, tpm: errorCodes.tpmExceeded, rpd: errorCodes.rpdExceeded } as const;
 
 export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
+
+/** A meter for a stream whose rewrite reads it already (relayMessages). */
+const IGNORED_TEXT = { push() {}, pushText() {} };
 
 export function createChatHandler(deps: ChatHandlerDeps) {
   const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency, responseCache } = deps;
@@ -309,10 +312,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
 
     if (messages) return relayMessages(response.body, { upstream, call, base, started, reservation, model: requested.model, promptEstimate });
     const meter = createSseMeter();
-    // An anthropic provider's stream, in chat's events.
-    const events = upstream.protocol === client ? response.body : response.body.pipeThrough(chatStreamOf(requested.model));
-    return relayStream(events, {
+    return relayStream(response.body, {
       endpoint: 'chat',
+      // An anthropic provider's stream, in chat's events.
+      rewrite: upstream.protocol === client ? null : chatStreamOf(requested.model),
       base,
       started,
       billing,
@@ -331,8 +334,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
   }
 
   /**
-   * A Messages client's stream: an openai provider's rewritten into Messages events; metered in Anthropic's
-   * terms (every prompt token once, cache reads and writes included) and broken off with an `error` event.
+   * A Messages client's stream, metered in Anthropic's terms (every prompt token once, cache reads and writes
+   * included) and broken off with an `error` event. An openai provider's is rewritten into Messages events,
+   * and the rewrite, which read the upstream's usage and text as it wrote them, is the meter: its own output
+   * is not parsed again.
    */
   function relayMessages(
     body: ReadableStream<Uint8Array>,
@@ -346,23 +351,12 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       promptEstimate: () => number;
     },
   ): Promise<Response> {
-    let events = body;
-    let reportedUpstream = () => true;
-    if (ctx.upstream.protocol !== 'anthropic') {
-      const rewrite = messagesStreamOf({ model: ctx.model, estimatePrompt: ctx.promptEstimate });
-      events = body.pipeThrough(rewrite.stream);
-      reportedUpstream = () => rewrite.upstreamUsage;
-    }
-    const meter = createMessagesMeter();
-    return relayStream(events, {
+    const common: Omit<StreamRelay, 'meter' | 'reported' | 'estimated'> = {
       endpoint: 'messages',
       base: ctx.base,
       started: ctx.started,
       billing,
       reservation: ctx.reservation,
-      meter,
-      reported: () => (meter.usage && reportedUpstream() ? anthropicTokenCounts(meter.usage) : null),
-      estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedChars) }),
       filter: null,
       errorEvent: (message, type) => messagesErrorEvent(message, anthropicTypeOf(type)),
       redact: ctx.upstream.redact,
@@ -371,6 +365,23 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       track,
       logger,
       observer,
+    };
+    if (ctx.upstream.protocol !== 'anthropic') {
+      const rewrite = messagesStreamOf({ model: ctx.model, estimatePrompt: ctx.promptEstimate });
+      return relayStream(body, {
+        ...common,
+        rewrite,
+        meter: IGNORED_TEXT,
+        reported: () => rewrite.counts,
+        estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: rewrite.completionTokens }),
+      });
+    }
+    const meter = createMessagesMeter();
+    return relayStream(body, {
+      ...common,
+      meter,
+      reported: () => (meter.usage ? anthropicTokenCounts(meter.usage) : null),
+      estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedChars) }),
     });
   }
 

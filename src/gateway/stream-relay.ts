@@ -11,6 +11,7 @@ import { costText } from './answer-cost';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from './upstream';
 import { createUsageFilter, SseEventTooLarge } from './usage-filter';
+import type { StreamRewrite } from './anthropic/sse-events';
 import { settleAnswer, type RequestFacts } from './settlement';
 
 export const SSE_HEADERS = {
@@ -18,6 +19,8 @@ export const SSE_HEADERS = {
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
 };
+
+const encoder = new TextEncoder();
 
 export function sseError(message: string, type: string): Uint8Array {
   return new TextEncoder().encode(`data: ${JSON.stringify({ error: { message, type } })}\n\n`);
@@ -67,6 +70,11 @@ export interface StreamRelay {
    * null: the bytes pass as they came.
    */
   filter: 'strip' | 'cost' | null;
+  /**
+   * The upstream's stream in the client's protocol (a provider of the other protocol, gateway/anthropic/): run
+   * on each chunk's text before the meter and the filter see it; null: the bytes are the client's already.
+   */
+  rewrite?: StreamRewrite | null;
   /** The error event the client's protocol sends when the stream breaks off (default: chat's `data: {"error": …}`). */
   errorEvent?: (message: string, type: ErrorType) => Uint8Array;
   /** Takes the answering provider's key out of error events (Upstream.redact). */
@@ -108,6 +116,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
   const reader = upstreamBody.getReader();
   const decoder = new TextDecoder();
   const errorEvent = ctx.errorEvent ?? sseError;
+  const rewrite = ctx.rewrite ?? null;
   let finished = false;
   let untrack: (() => void) | null = null;
 
@@ -145,6 +154,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
   /** What the client gets of one upstream chunk (possibly nothing yet: the filter holds partial events). */
   const take = (value: Uint8Array): Uint8Array => {
     call.restartTimer();
+    if (rewrite) return rewritten(rewrite.push(decoder.decode(value, { stream: true })));
     if (!filter) {
       meter.push(value);
       return value;
@@ -154,15 +164,25 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     meter.pushText(text);
     return filter.push(text, value);
   };
+  /** Rewritten text as the client gets it, past the meter and the filter. */
+  const rewritten = (text: string): Uint8Array => {
+    meter.pushText(text);
+    const bytes = encoder.encode(text);
+    return filter ? filter.push(text, bytes) : bytes;
+  };
   /** What the shared decoder still holds when the stream ends (a cut character), for both readers. */
   const decoderTail = (): string => {
+    // A rewritten stream's cut character is the upstream's, not the client's text.
+    if (rewrite) return '';
     const tail = decoder.decode();
     if (tail) meter.pushText(tail);
     return tail;
   };
   /** The upstream ended the stream: bill it, and release what the filter still holds. */
   const ending = (): Uint8Array | null => {
-    const rest = filter ? filter.end(decoderTail()) : null;
+    const last = rewrite ? rewritten(rewrite.push(decoder.decode()) + rewrite.end()) : null;
+    const held = filter ? filter.end(decoderTail()) : null;
+    const rest = last && held ? Buffer.concat([last, held]) : (last ?? held);
     finish('ok');
     return rest && rest.byteLength > 0 ? rest : null;
   };

@@ -10,20 +10,14 @@ import { messagesAnswerOf } from '../../src/gateway/anthropic/messages-answer';
 import { messagesRequestOf } from '../../src/gateway/anthropic/messages-request';
 import { messagesStreamOf } from '../../src/gateway/anthropic/messages-stream';
 import { messagesRequestSchema } from '../../src/gateway/anthropic/schema';
+import type { StreamRewrite } from '../../src/gateway/anthropic/sse-events';
 import { anthropicTokenCounts, usageAsAnthropic, usageAsChat } from '../../src/gateway/anthropic/usage';
 import type { ChatRequest } from '../../src/gateway/request';
 import { MAX_FILTERED_EVENT_CHARS, SseEventTooLarge } from '../../src/gateway/usage-filter';
 
 /** The text a rewrite makes of these chunks of upstream text. */
-async function rewrite(stream: TransformStream<Uint8Array, Uint8Array>, chunks: string[]): Promise<string> {
-  const encoder = new TextEncoder();
-  const source = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
-      controller.close();
-    },
-  });
-  return new Response(source.pipeThrough(stream)).text();
+function rewrite(stream: StreamRewrite, chunks: string[]): string {
+  return chunks.map((chunk) => stream.push(chunk)).join('') + stream.end();
 }
 
 /** Named SSE events as [event, data] pairs. */
@@ -223,7 +217,7 @@ describe('answers both ways', () => {
 describe('a chat stream as a Messages stream', () => {
   test('text, then two parallel tool calls: blocks in order with their own indexes, arguments as input_json_delta, usage last', async () => {
     const rewrite1 = messagesStreamOf({ model: 'acme/chat', estimatePrompt: () => 999 });
-    const text = await rewrite(rewrite1.stream, [
+    const text = rewrite(rewrite1, [
       chatChunk({ role: 'assistant', content: '' }),
       chatChunk({ content: 'Смотрю' }),
       chatChunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'a', arguments: '' } }] }),
@@ -270,14 +264,14 @@ describe('a chat stream as a Messages stream', () => {
 
   test('no usage from the upstream: the tokenizer’s count, and the caller told so; an error chunk ends the stream with an error event', async () => {
     const plain = messagesStreamOf({ model: 'm', estimatePrompt: () => 42 });
-    const seen = events(await rewrite(plain.stream, [chatChunk({ content: 'Привет, мир' }), chatChunk({}, 'length')]));
+    const seen = events(rewrite(plain, [chatChunk({ content: 'Привет, мир' }), chatChunk({}, 'length')]));
     expect(seen.at(-2)![1]).toMatchObject({ delta: { stop_reason: 'max_tokens' }, usage: { input_tokens: 42 } });
     expect(seen.at(-2)![1].usage.output_tokens).toBeGreaterThan(0);
     expect(plain.upstreamUsage).toBe(false);
 
     const broken = messagesStreamOf({ model: 'm', estimatePrompt: () => 1 });
     const failed = events(
-      await rewrite(broken.stream, [
+      rewrite(broken, [
         chatChunk({ content: 'a' }),
         `data: ${JSON.stringify({ error: { message: 'boom', type: 'server_error' } })}\n\n`,
         chatChunk({ content: 'b' }),
@@ -291,7 +285,7 @@ describe('a chat stream as a Messages stream', () => {
 describe('a Messages stream as a chat stream', () => {
   test('tool_use blocks after text get tool-call indexes from 0; thinking is reasoning_content; the usage chunk counts the cache inside prompt_tokens', async () => {
     const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-    const text = await rewrite(chatStreamOf('acme/chat'), [
+    const text = rewrite(chatStreamOf('acme/chat'), [
       ev('message_start', { message: { id: 'msg_9', usage: { input_tokens: 5, cache_read_input_tokens: 50, output_tokens: 1 } } }),
       ev('ping', {}),
       ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
@@ -333,7 +327,7 @@ describe('a Messages stream as a chat stream', () => {
   });
 
   test('an error event becomes chat’s error chunk and ends the stream', async () => {
-    const text = await rewrite(chatStreamOf('m'), [
+    const text = rewrite(chatStreamOf('m'), [
       'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
       'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
     ]);
@@ -345,7 +339,12 @@ describe('a Messages stream as a chat stream', () => {
 
 test('an event that never ends breaks the rewritten stream off, and the meter lets it go, at the cap chat’s filter keeps', async () => {
   const endless = `data: {"choices":[{"delta":{"content":"${'a'.repeat(MAX_FILTERED_EVENT_CHARS)}`;
-  const failure = await rewrite(messagesStreamOf({ model: 'm', estimatePrompt: () => 1 }).stream, [chatChunk({ content: 'a' }), endless]).catch((e) => e);
+  let failure: unknown = null;
+  try {
+    rewrite(messagesStreamOf({ model: 'm', estimatePrompt: () => 1 }), [chatChunk({ content: 'a' }), endless]);
+  } catch (error) {
+    failure = error;
+  }
   expect(failure).toBeInstanceOf(SseEventTooLarge);
   const meter = createMessagesMeter();
   meter.pushText(

@@ -5,12 +5,12 @@
 // dropped again by the relay unless the client asked for usage) and [DONE]. An `error` event becomes
 // chat's {"error": …} chunk and ends the stream.
 import { finishReasonOf } from './stop-reason';
-import { CHAT_DONE, chatEvent, rewriteEvents } from './sse-events';
+import { CHAT_DONE, chatEvent, rewriteEvents, type StreamRewrite } from './sse-events';
 import { mergeUsage, usageAsChat, type AnthropicUsage } from './usage';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-export function chatStreamOf(model: string): TransformStream<Uint8Array, Uint8Array> {
+export function chatStreamOf(model: string): StreamRewrite {
   let id = `chatcmpl-${crypto.randomUUID().replaceAll('-', '')}`;
   const created = Math.floor(Date.now() / 1000);
   let ended = false;

@@ -5,9 +5,10 @@
 // the upstream sends mid-stream becomes an `error` event and ends the stream.
 import { createTokenTally } from '../tokens';
 import { messageIdOf } from './messages-answer';
-import { messagesEvent, rewriteEvents } from './sse-events';
+import type { TokenCounts } from '../stream-relay';
+import { messagesEvent, rewriteEvents, type StreamRewrite } from './sse-events';
 import { stopReasonOf } from './stop-reason';
-import { chatUsageOf, usageAsAnthropic, type ChatUsage } from './usage';
+import { anthropicTokenCounts, chatUsageOf, usageAsAnthropic, type ChatUsage } from './usage';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
@@ -18,10 +19,13 @@ export interface MessagesStreamOptions {
   estimatePrompt: () => number;
 }
 
-export interface MessagesStreamRewrite {
-  stream: TransformStream<Uint8Array, Uint8Array>;
+export interface MessagesStreamRewrite extends StreamRewrite {
   /** The upstream reported usage (else message_delta carries the tokenizer's count). */
   readonly upstreamUsage: boolean;
+  /** The usage the upstream reported, as a usage row counts it; null while none came. */
+  readonly counts: TokenCounts | null;
+  /** Tokens of the generated text so far, by the tokenizer. */
+  readonly completionTokens: number;
 }
 
 export function messagesStreamOf(options: MessagesStreamOptions): MessagesStreamRewrite {
@@ -130,11 +134,19 @@ export function messagesStreamOf(options: MessagesStreamOptions): MessagesStream
     return out;
   }
 
+  // An upstream that ends without [DONE] after its last chunk has still finished its answer.
+  const rewrite = rewriteEvents(onEvent, end);
   return {
-    // An upstream that ends without [DONE] after its last chunk has still finished its answer.
-    stream: rewriteEvents(onEvent, end),
+    push: rewrite.push,
+    end: rewrite.end,
     get upstreamUsage() {
       return usage !== null;
+    },
+    get counts() {
+      return usage ? anthropicTokenCounts(usageAsAnthropic(usage)) : null;
+    },
+    get completionTokens() {
+      return generated.tokens;
     },
   };
 }

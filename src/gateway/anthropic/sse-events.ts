@@ -33,13 +33,20 @@ export function openEventChars(previous: number, text: string): number {
   return Math.min(lf < 0 ? Infinity : text.length - lf - 2, crlf < 0 ? Infinity : text.length - crlf - 4);
 }
 
+/** A stream rewritten as its text arrives (gateway/stream-relay.ts runs it on each chunk, no stream in between). */
+export interface StreamRewrite {
+  /** The client's text for the next piece of the upstream's text (empty while an event is incomplete). */
+  push(text: string): string;
+  /** What the client still gets when the upstream ends. */
+  end(): string;
+}
+
 /**
  * A stream rewritten event by event: `onEvent` gets each event's data (the JSON text) and returns the text
- * to send for it; `onEnd` what to send when the upstream ends. The upstream's breaking off passes through; an event over MAX_FILTERED_EVENT_CHARS breaks the
- * stream off (SseEventTooLarge), as chat's filter does.
+ * to send for it; `onEnd` what to send when the upstream ends. An event over MAX_FILTERED_EVENT_CHARS throws
+ * SseEventTooLarge (the relay ends the stream there, as chat's filter does).
  */
-export function rewriteEvents(onEvent: (data: string) => string, onEnd: () => string): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
+export function rewriteEvents(onEvent: (data: string) => string, onEnd: () => string): StreamRewrite {
   let out = '';
   let open = 0;
   const parser = createParser({
@@ -47,26 +54,20 @@ export function rewriteEvents(onEvent: (data: string) => string, onEnd: () => st
       out += onEvent(event.data);
     },
   });
-  const flushOut = (controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (out) controller.enqueue(encoder.encode(out));
+  const take = () => {
+    const text = out;
     out = '';
+    return text;
   };
-  return new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      const text = decoder.decode(chunk, { stream: true });
+  return {
+    push(text) {
       open = openEventChars(open, text);
-      if (open > MAX_FILTERED_EVENT_CHARS) {
-        flushOut(controller);
-        controller.error(new SseEventTooLarge());
-        return;
-      }
+      if (open > MAX_FILTERED_EVENT_CHARS) throw new SseEventTooLarge();
       parser.feed(text);
-      flushOut(controller);
+      return take();
     },
-    flush(controller) {
-      parser.feed(decoder.decode());
-      out += onEnd();
-      flushOut(controller);
+    end() {
+      return take() + onEnd();
     },
-  });
+  };
 }
