@@ -18,6 +18,8 @@ export const adminMessages = {
   auditRangeInvalid: 'Период задан неверно: начало не позже конца',
   adminKeyRevoked: 'Ключ пользователя отозван',
   pricePatternInvalid: 'укажите идентификатор модели (например, openai/gpt-4o-mini) или префикс со звёздочкой в конце (openai/*, *)',
+  priceKindInvalid: 'kind должен быть per_token (за токены) или per_second (за секунду аудио)',
+  pricePerSecondMissing: 'Для цены за секунду аудио укажите perSecond',
   priceValueInvalid: (max: number) => `число от 0 до ${max.toLocaleString('ru-RU')} с точностью не более 9 знаков после запятой`,
   priceNotFound: 'Цена для этого шаблона не задана',
   providerNameInvalid: 'от 1 до 100 символов',

@@ -16,6 +16,12 @@ export const gatewayMessages = {
   modelVariantUnlisted: (model: string, base: string) => `Модель ${model} не обслуживается: у этого варианта нет своей цены. Укажите ${base}`,
   modelUnpriced: (model: string) => `Модель ${model} не обслуживается: для неё не задана цена`,
   adminUserNotFound: 'Пользователь не найден',
+  audioNotMultipart: 'Тело запроса должно быть multipart/form-data с полями file и model',
+  audioFileMissing: 'Приложите аудиофайл в поле file',
+  audioFileTooLarge: (mb: number) => `Аудиофайл больше ${mb} МБ: разделите запись на части`,
+  audioModelMissing: 'Укажите model в формате <владелец>/<модель>, например openai/whisper-1',
+  audioFormatInvalid: 'response_format должен быть json, text, srt, verbose_json или vtt',
+  audioStreamUnsupported: 'Потоковая расшифровка (stream=true) не поддерживается: отправьте запрос без stream',
 } as const;
 
 /**

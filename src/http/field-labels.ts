@@ -38,6 +38,8 @@ export const fieldLabels: Record<string, string> = {
   systemPrompt: 'Системный промпт',
   model: 'Модель',
   acceptsImages: 'Фото клиентов',
+  transcribeVoice: 'Расшифровка голосовых',
+  transcriptionModel: 'Модель распознавания речи',
   workingHours: 'Рабочее время',
   // VK community.
   groupId: 'ID сообщества',
