@@ -28,7 +28,7 @@ beforeEach(() => home.reset());
 const PER_SECOND_NANO = 123_457n;
 
 /** A 16 kHz 16-bit mono WAV of `seconds` of silence (its header says so). */
-function wav(seconds: number): Uint8Array {
+function wav(seconds: number): Uint8Array<ArrayBuffer> {
   const dataBytes = Math.round(seconds * 32_000);
   const out = new Uint8Array(44 + dataBytes);
   const v = new DataView(out.buffer);
