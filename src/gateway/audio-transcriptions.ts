@@ -66,6 +66,23 @@ export function transcriptionInput(form: FormData, maxBytes: number): Transcript
   return { file, filename: file instanceof File && file.name ? file.name : 'audio', model: model.trim(), format: format as TranscriptionFormat, fields };
 }
 
+/**
+ * What the idempotency record compares for a form: its fields and files in order, a file by its name, type and
+ * bytes' digest. Not the body's bytes: a client's repeat has another multipart boundary (the SDKs pick one per request).
+ */
+async function formDigest(form: FormData): Promise<string> {
+  const hash = createHash('sha256');
+  for (const [name, entry] of form.entries()) {
+    const value = entry as string | File;
+    const part =
+      typeof value === 'string'
+        ? ['field', name, value]
+        : ['file', name, value.name, value.type, createHash('sha256').update(new Uint8Array(await value.arrayBuffer())).digest('hex')];
+    hash.update(`${JSON.stringify(part)}\n`);
+  }
+  return hash.digest('hex');
+}
+
 /** What the provider's JSON answer reports: seconds of audio, tokens, the transcript. */
 function measured(answer: Record<string, unknown> | null) {
   const usage = answer?.usage && typeof answer.usage === 'object' ? (answer.usage as Record<string, unknown>) : null;
@@ -211,8 +228,7 @@ export function createTranscriptionsHandler(deps: TranscriptionsHandlerDeps) {
       const input = transcriptionInput(form, config.audioMaxBytes);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      // The idempotency record compares bodies: the form's digest stands for its megabytes.
-      const digest = createHash('sha256').update(bytes).digest('hex');
+      const digest = await formDigest(form);
       return withIdempotency({ idempotency, logger }, request, { owner: { userId: key.userId, keyId: ownKeyId(key) }, text: digest, requestId, stream: false }, () =>
         transcribe(keyPayer(key), input, requestId, request.signal),
       );

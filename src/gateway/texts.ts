@@ -49,6 +49,7 @@ export const usageCsvHeadersRu = {
   cost: 'Стоимость',
   currency: 'Валюта',
   duration_ms: 'Длительность, мс',
+  audio_seconds: 'Секунд аудио',
   provider_id: 'Провайдер',
   attempts: 'Попыток',
   provider_cost: 'Цена провайдера',

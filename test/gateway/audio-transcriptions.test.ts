@@ -177,6 +177,42 @@ describe('transcriptions through the SDK', () => {
   });
 });
 
+describe('usage', () => {
+  test('/api/usage and its export filter by endpoint audio_transcriptions and show the seconds billed', async () => {
+    await perSecondPrice('acme/whisper-usage');
+    const c = await customer();
+    await c.client.chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] });
+    await c.client.audio.transcriptions.create({ file: await toFile(wav(1), 'a.wav'), model: 'acme/whisper-usage' });
+    await app.instance.services.billing.flush();
+    const all = await call(app.url, 'GET', '/api/usage', { token: c.token });
+    expect(all.body.data.map((r: { endpoint: string }) => r.endpoint)).toEqual(['audio_transcriptions', 'chat']);
+    const audio = await call(app.url, 'GET', '/api/usage?endpoint=audio_transcriptions', { token: c.token });
+    expect(audio.status).toBe(200);
+    expect(audio.body.data).toEqual([expect.objectContaining({ endpoint: 'audio_transcriptions', model: 'acme/whisper-usage', audioSeconds: 8, cost: Number(8n * PER_SECOND_NANO) / 1e9 })]);
+    expect(audio.body.totals).toMatchObject({ requests: 1, cost: Number(8n * PER_SECOND_NANO) / 1e9 });
+    const csv = await fetch(`${app.url}/api/usage/export?endpoint=audio_transcriptions`, { headers: { authorization: `Bearer ${c.token}` } });
+    expect(csv.status).toBe(200);
+    const [header, line, end] = (await csv.text()).replace(/^\uFEFF/, '').split('\r\n');
+    expect(end).toBe('');
+    const row = Object.fromEntries(header!.split(',').map((name, i) => [name, line!.split(',')[i]]));
+    expect(row).toMatchObject({ endpoint: 'audio_transcriptions', model: 'acme/whisper-usage', audio_seconds: '8', cost: '0.000987656' });
+    const wrong = await call(app.url, 'GET', '/api/usage?endpoint=speech', { token: c.token });
+    expect(wrong.status).toBe(400);
+  });
+
+  test('an Idempotency-Key repeat gets the stored answer: one provider call, one charge', async () => {
+    await perSecondPrice('acme/whisper-once');
+    const c = await customer();
+    const ask = async () =>
+      c.client.audio.transcriptions.create({ file: await toFile(wav(1), 'a.wav'), model: 'acme/whisper-once' }, { headers: { 'Idempotency-Key': 'voice-42' } });
+    const first = await ask();
+    const again = await ask();
+    expect(again).toEqual(first);
+    expect(transcriptionCalls(home)).toHaveLength(1);
+    expect(await audioRows(c.userId)).toHaveLength(1);
+  });
+});
+
 describe('limits and refusals', () => {
   test('this route takes files far past BODY_LIMIT_BYTES; another route still refuses such a body', async () => {
     await perSecondPrice('acme/whisper-big');

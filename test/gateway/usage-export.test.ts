@@ -32,6 +32,7 @@ const COLUMNS = [
   'cost',
   'currency',
   'duration_ms',
+  'audio_seconds',
 ];
 
 /** The same columns in the excel-ru file, for a person: Russian names. */
@@ -56,6 +57,7 @@ const RU_COLUMNS = [
   'Стоимость',
   'Валюта',
   'Длительность, мс',
+  'Секунд аудио',
 ];
 
 const messages = [{ role: 'user' as const, content: 'Привет!' }];

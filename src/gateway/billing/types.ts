@@ -4,6 +4,7 @@ import type { Config } from '../../config';
 import type { Database, DatabaseHandle } from '../../db/client';
 import type { KeyLimitRef } from '../../keys';
 import type { Logger } from '../../logger';
+import { USAGE_ENDPOINTS } from '../usage-input';
 import { billedCompletionTokens, costOf, secondsCostOf, totalCostOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
 
 export type UsageStatus =
@@ -47,8 +48,6 @@ export interface UsageFacts {
   audioMs?: number | null;
 }
 
-/** The /v1 endpoints a usage row may name. */
-export const USAGE_ENDPOINTS = ['chat', 'embeddings', 'responses', 'audio_transcriptions'] as const;
 export type UsageEndpoint = (typeof USAGE_ENDPOINTS)[number];
 
 /** What the provider charges us for the request at its cost price (counted as settle() counts tokens); null: no cost price. */
