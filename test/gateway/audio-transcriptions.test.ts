@@ -177,6 +177,72 @@ describe('transcriptions through the SDK', () => {
   });
 });
 
+/** An Ogg Opus file whose last page's granule position says `seconds` (after the 312-sample pre-skip). */
+function ogg(seconds: number): Uint8Array<ArrayBuffer> {
+  const page = (type: number, granule: bigint, data: number[]) => {
+    const head = new Uint8Array(28);
+    const v = new DataView(head.buffer);
+    head.set([0x4f, 0x67, 0x67, 0x53], 0);
+    head[5] = type;
+    v.setBigInt64(6, granule, true);
+    v.setUint32(14, 0x5eed, true);
+    head[26] = 1;
+    head[27] = data.length;
+    return [...head, ...data];
+  };
+  const opusHead = [...'OpusHead'].map((c) => c.charCodeAt(0)).concat([1, 1, 312 & 0xff, 312 >> 8, 0x80, 0xbb, 0, 0, 0, 0, 0]);
+  const audio = Array.from({ length: 200 }, (_, i) => i % 256);
+  return new Uint8Array([...page(2, 0n, opusHead), ...page(0, 1000n, audio), ...page(4, BigInt(seconds * 48_000 + 312), audio.slice(0, 50))]);
+}
+
+/** A constant 128 kbit/s MPEG-1 layer III stream of `seconds` (the first frame's header says the rate). */
+function mp3(seconds: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array((seconds * 128_000) / 8);
+  out.set([0xff, 0xfb, 0x90, 0xc4], 0);
+  return out;
+}
+
+/** A WebM file whose Segment Info says `seconds` (TimecodeScale 1 ms, Duration as a float64). */
+function webm(seconds: number): Uint8Array<ArrayBuffer> {
+  const duration = new Uint8Array(8);
+  new DataView(duration.buffer).setFloat64(0, seconds * 1000);
+  return new Uint8Array([
+    ...[0x1a, 0x45, 0xdf, 0xa3, 0x87, 0x42, 0x82, 0x84, ...[...'webm'].map((c) => c.charCodeAt(0))],
+    ...[0x18, 0x53, 0x80, 0x67, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+    ...[0x15, 0x49, 0xa9, 0x66, 0x92, 0x2a, 0xd7, 0xb1, 0x83, 0x0f, 0x42, 0x40, 0x44, 0x89, 0x88, ...duration],
+    ...[0x1f, 0x43, 0xb6, 0x75, 0x84, 1, 2, 3, 4],
+  ]);
+}
+
+describe('reservation by the file’s own length', () => {
+  // 0.5 a second against the 3.00 a new account has: a 4 s file reserves 5 s (2.50); one whose length
+  // cannot be read reserves AUDIO_MAX_SECONDS (1 500 s) and is refused.
+  const files: [string, Uint8Array<ArrayBuffer>][] = [
+    ['voice.wav', wav(4)],
+    ['voice.ogg', ogg(4)],
+    ['voice.mp3', mp3(4)],
+    ['voice.webm', webm(4)],
+  ];
+  for (const [name, bytes] of files) {
+    test(`${name}: its header’s 4 s are reserved, so the request goes through`, async () => {
+      await perSecondPrice('acme/whisper-half', 500_000_000n);
+      const c = await customer();
+      const result = await c.client.audio.transcriptions.create({ file: await toFile(bytes, name), model: 'acme/whisper-half' });
+      expect(result.text).toBe(TRANSCRIPT);
+    });
+  }
+
+  test('a file whose length cannot be read reserves AUDIO_MAX_SECONDS: refused with 402 before the provider is asked', async () => {
+    await perSecondPrice('acme/whisper-half', 500_000_000n);
+    const c = await customer();
+    const error = await c.client.audio.transcriptions
+      .create({ file: await toFile(new Uint8Array(4096).fill(7), 'voice.bin'), model: 'acme/whisper-half' })
+      .catch((e) => e);
+    expect(error.status).toBe(402);
+    expect(transcriptionCalls(home)).toHaveLength(0);
+  });
+});
+
 describe('usage', () => {
   test('/api/usage and its export filter by endpoint audio_transcriptions and show the seconds billed', async () => {
     await perSecondPrice('acme/whisper-usage');
