@@ -83,7 +83,10 @@ const envSchema = z.object({
     .string()
     .default('https://userapi.com,https://vkuseraudio.net,https://vk.com,https://mycdn.me')
     .transform((list, ctx) => {
-      const bases = list.split(',').map((s) => s.trim()).filter(Boolean);
+      const bases = list
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       for (const base of bases) {
         if (!URL.canParse(base)) ctx.addIssue({ code: 'custom', message: `not a URL: ${base}` });
       }

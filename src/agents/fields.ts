@@ -33,7 +33,9 @@ export const agentAcceptsImages = z
 /** Voice messages VK sends without a transcript are transcribed through the gateway, billed to the owner. */
 export const agentTranscribeVoice = z
   .boolean({ error: agentsMessages.agentAcceptsImagesInvalid })
-  .describe('Голосовые сообщения ВКонтакте без расшифровки ВК расшифровываются моделью распознавания речи за счёт владельца; false — клиента просят написать текстом');
+  .describe(
+    'Голосовые сообщения ВКонтакте без расшифровки ВК расшифровываются моделью распознавания речи за счёт владельца; false — клиента просят написать текстом',
+  );
 
 /** The transcription model; null or empty: the service's default (TRANSCRIPTION_MODEL). */
 export const agentTranscriptionModel = z

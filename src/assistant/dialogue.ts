@@ -147,15 +147,18 @@ export function createAssistant(deps: AssistantDeps) {
     shown: { buttons?: ShownButtons; tap?: boolean } = {},
   ): Promise<number | null> {
     if (content.trim() === '') return null;
-    const [row] = await executor.insert(dialogueMessages).values({
-      dialogueId,
-      role,
-      content: content.slice(0, 8000),
-      requestId: requestId ?? null,
-      images: images && images.length > 0 ? images : null,
-      buttons: shown.buttons ?? null,
-      kind: shown.tap ? 'tap' : null,
-    }).returning({ id: dialogueMessages.id });
+    const [row] = await executor
+      .insert(dialogueMessages)
+      .values({
+        dialogueId,
+        role,
+        content: content.slice(0, 8000),
+        requestId: requestId ?? null,
+        images: images && images.length > 0 ? images : null,
+        buttons: shown.buttons ?? null,
+        kind: shown.tap ? 'tap' : null,
+      })
+      .returning({ id: dialogueMessages.id });
     return row?.id ?? null;
   }
 
@@ -172,7 +175,11 @@ export function createAssistant(deps: AssistantDeps) {
     });
     const text = heard?.trim() ?? '';
     if (text === '') return null;
-    if (turnId !== null) await db.update(dialogueMessages).set({ content: text.slice(0, 8000) }).where(eq(dialogueMessages.id, turnId));
+    if (turnId !== null)
+      await db
+        .update(dialogueMessages)
+        .set({ content: text.slice(0, 8000) })
+        .where(eq(dialogueMessages.id, turnId));
     return text;
   }
 

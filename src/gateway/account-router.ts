@@ -35,7 +35,10 @@ const usageRecord = z.object({
   id: z.string(),
   createdAt: z.string(),
   model: z.string(),
-  endpoint: z.string().meta({ enum: [...USAGE_ENDPOINTS] }).describe('Метод /v1: chat, embeddings, responses, audio_transcriptions'),
+  endpoint: z
+    .string()
+    .meta({ enum: [...USAGE_ENDPOINTS] })
+    .describe('Метод /v1: chat, embeddings, responses, audio_transcriptions'),
   keyId: z.string().nullable(),
   agentId: z.string().nullable(),
   stream: z.boolean(),

@@ -68,7 +68,7 @@ function vint(bytes: Uint8Array, at: number, keepMarker: boolean): { value: numb
   const width = Math.clz32(head) - 23;
   if (width > 8 || at + width > bytes.length) return null;
   let value = keepMarker ? head : head & (0xff >> width);
-  let allOnes = value === (0xff >> width);
+  let allOnes = value === 0xff >> width;
   for (let i = 1; i < width; i++) {
     value = value * 256 + bytes[at + i]!;
     if (bytes[at + i] !== 0xff) allOnes = false;
@@ -150,7 +150,7 @@ function mp3Seconds(bytes: Uint8Array): number | null {
     const sampleRate = SAMPLE_RATES[rateIndex]! / (mpeg1 ? 1 : versionBits === 2 ? 2 : 4);
     const bitrate = BITRATES[`${mpeg1 ? 1 : 2}-${layer}`]![bitrateIndex]!;
     const samplesPerFrame = layer === 1 ? 384 : layer === 2 || mpeg1 ? 1152 : 576;
-    const mono = (bytes[at + 3]! >> 6) === 3;
+    const mono = bytes[at + 3]! >> 6 === 3;
     const xing = at + 4 + (mpeg1 ? (mono ? 17 : 32) : mono ? 9 : 17);
     const v = view(bytes);
     if ((ascii(bytes, xing, 'Xing') || ascii(bytes, xing, 'Info')) && xing + 12 <= bytes.length && v.getUint32(xing + 4) & 1) {

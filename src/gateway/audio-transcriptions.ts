@@ -59,7 +59,8 @@ export function transcriptionInput(form: FormData, maxBytes: number): Transcript
   const model = form.get('model');
   if (typeof model !== 'string' || model.length > 200 || !MODEL_ID.test(model.trim())) throw invalid(gatewayMessages.audioModelMissing, 'model');
   const format = form.get('response_format') ?? 'json';
-  if (typeof format !== 'string' || !(TRANSCRIPTION_FORMATS as readonly string[]).includes(format)) throw invalid(gatewayMessages.audioFormatInvalid, 'response_format');
+  if (typeof format !== 'string' || !(TRANSCRIPTION_FORMATS as readonly string[]).includes(format))
+    throw invalid(gatewayMessages.audioFormatInvalid, 'response_format');
   if (form.get('stream') === 'true') throw invalid(gatewayMessages.audioStreamUnsupported, 'stream');
   const fields: [string, string][] = [];
   for (const [name, value] of form.entries()) if (!OWN_FIELDS.has(name) && typeof value === 'string') fields.push([name, value]);
@@ -77,7 +78,15 @@ async function formDigest(form: FormData): Promise<string> {
     const part =
       typeof value === 'string'
         ? ['field', name, value]
-        : ['file', name, value.name, value.type, createHash('sha256').update(new Uint8Array(await value.arrayBuffer())).digest('hex')];
+        : [
+            'file',
+            name,
+            value.name,
+            value.type,
+            createHash('sha256')
+              .update(new Uint8Array(await value.arrayBuffer()))
+              .digest('hex'),
+          ];
     hash.update(`${JSON.stringify(part)}\n`);
   }
   return hash.digest('hex');
@@ -177,7 +186,9 @@ export function createTranscriptionsHandler(deps: TranscriptionsHandlerDeps) {
     const got = measured(answer);
     const seconds = got.seconds ?? headerSeconds ?? boundSeconds;
     // A token price without reported tokens: the audio's length at AUDIO_TOKENS_PER_SECOND in, the transcript's tokens out.
-    const tokens = got.tokens ?? (perSecond !== undefined ? { input: 0, output: 0 } : { input: Math.ceil(seconds * config.audioTokensPerSecond), output: countTextTokens(got.text ?? text) });
+    const tokens =
+      got.tokens ??
+      (perSecond !== undefined ? { input: 0, output: 0 } : { input: Math.ceil(seconds * config.audioTokensPerSecond), output: countTextTokens(got.text ?? text) });
     const reported = perSecond !== undefined ? got.seconds !== null : got.tokens !== null;
     const { costNano } = billing.settle(reservation, {
       ...base,
@@ -194,10 +205,16 @@ export function createTranscriptionsHandler(deps: TranscriptionsHandlerDeps) {
     const headers = { [COST_HEADER]: cost };
     if (!answer) {
       // Relayed as it came: text, srt or vtt asked as such, or a provider that did not answer JSON.
-      return new Response(text, { status: response.status, headers: { ...headers, 'content-type': response.headers.get('content-type') ?? 'text/plain; charset=utf-8' } });
+      return new Response(text, {
+        status: response.status,
+        headers: { ...headers, 'content-type': response.headers.get('content-type') ?? 'text/plain; charset=utf-8' },
+      });
     }
     if (input.format === 'text' || input.format === 'srt' || input.format === 'vtt') {
-      return new Response(renderTranscription(input.format, answer), { status: response.status, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' } });
+      return new Response(renderTranscription(input.format, answer), {
+        status: response.status,
+        headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' },
+      });
     }
     const usage =
       got.usage ??

@@ -553,7 +553,12 @@ export const AUDIO_TRANSCRIPTIONS_OPERATION = {
     answer: 'Текст: JSON {text, usage} (в usage — цена, usage.cost), verbose_json с duration и segments, или text/srt/vtt как текст',
     content: {
       ...json(
-        { type: 'object', required: ['text'], properties: { text: { type: 'string' }, usage: { type: 'object', additionalProperties: true } }, additionalProperties: true },
+        {
+          type: 'object',
+          required: ['text'],
+          properties: { text: { type: 'string' }, usage: { type: 'object', additionalProperties: true } },
+          additionalProperties: true,
+        },
         { text: 'Здравствуйте, хочу записаться на стрижку.', usage: { type: 'duration', seconds: 4, cost: 0.0004 } },
       ),
       'text/plain': { schema: { type: 'string' }, example: 'Здравствуйте, хочу записаться на стрижку.\n' },

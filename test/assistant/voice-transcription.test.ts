@@ -42,7 +42,10 @@ beforeAll(async () => {
   const admin = (await registerAdmin(app, ADMIN)).token;
   const provider = await call(app.url, 'POST', '/api/admin/providers', { token: admin, body: { name: 'speech', baseUrl: speech.url } });
   expect(provider.status).toBe(201);
-  const route = await call(app.url, 'PUT', '/api/admin/routes', { token: admin, body: { pattern: TRANSCRIPTION_MODEL, targets: [{ providerId: provider.body.id }] } });
+  const route = await call(app.url, 'PUT', '/api/admin/routes', {
+    token: admin,
+    body: { pattern: TRANSCRIPTION_MODEL, targets: [{ providerId: provider.body.id }] },
+  });
   expect(route.status).toBe(200);
   const own = await call(app.url, 'PUT', '/api/admin/routes', { token: admin, body: { pattern: 'acme/speech-*', targets: [{ providerId: provider.body.id }] } });
   expect(own.status).toBe(200);

@@ -52,25 +52,33 @@ export function transcriptionAnswer(form: RecordedForm, heard: { transcript: str
   const model = typeof form.fields.model === 'string' ? form.fields.model : '';
   if (!form.file) return error(400, "Could not parse multipart form: 'file' is required", 'invalid_request_error', null, 'file');
   if (!model) return error(400, 'you must provide a model parameter', 'invalid_request_error', null, 'model');
-  if (model.startsWith('fake/not-found')) return error(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+  if (model.startsWith('fake/not-found'))
+    return error(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
   if (model === 'fake/error-500') return error(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
   const format = typeof form.fields.response_format === 'string' ? form.fields.response_format : 'json';
   const tokenModel = model.startsWith('fake/gpt-4o-transcribe');
   if (tokenModel && format !== 'json' && format !== 'text') {
-    return error(400, `response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text' instead.`, 'invalid_request_error', 'unsupported_value', 'response_format');
+    return error(
+      400,
+      `response_format '${format}' is not compatible with model '${model}'. Use 'json' or 'text' instead.`,
+      'invalid_request_error',
+      'unsupported_value',
+      'response_format',
+    );
   }
   const { transcript: text, seconds } = heard;
-  const usage = model === 'fake/no-usage'
-    ? undefined
-    : tokenModel
-      ? {
-          type: 'tokens',
-          input_tokens: TRANSCRIPTION_TOKENS.input,
-          input_token_details: { text_tokens: 0, audio_tokens: TRANSCRIPTION_TOKENS.input },
-          output_tokens: TRANSCRIPTION_TOKENS.output,
-          total_tokens: TRANSCRIPTION_TOKENS.input + TRANSCRIPTION_TOKENS.output,
-        }
-      : { type: 'duration', seconds: Math.ceil(seconds) };
+  const usage =
+    model === 'fake/no-usage'
+      ? undefined
+      : tokenModel
+        ? {
+            type: 'tokens',
+            input_tokens: TRANSCRIPTION_TOKENS.input,
+            input_token_details: { text_tokens: 0, audio_tokens: TRANSCRIPTION_TOKENS.input },
+            output_tokens: TRANSCRIPTION_TOKENS.output,
+            total_tokens: TRANSCRIPTION_TOKENS.input + TRANSCRIPTION_TOKENS.output,
+          }
+        : { type: 'duration', seconds: Math.ceil(seconds) };
   switch (format) {
     case 'json':
       return json(200, { text, ...(usage ? { usage } : {}) });
@@ -80,7 +88,20 @@ export function transcriptionAnswer(form: RecordedForm, heard: { transcript: str
         language: typeof form.fields.language === 'string' ? form.fields.language : 'russian',
         duration: seconds,
         text,
-        segments: [{ id: 0, seek: 0, start: 0, end: seconds, text: ` ${text}`, tokens: [50364], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.1, no_speech_prob: 0.01 }],
+        segments: [
+          {
+            id: 0,
+            seek: 0,
+            start: 0,
+            end: seconds,
+            text: ` ${text}`,
+            tokens: [50364],
+            temperature: 0,
+            avg_logprob: -0.2,
+            compression_ratio: 1.1,
+            no_speech_prob: 0.01,
+          },
+        ],
         ...(usage ? { usage } : {}),
       });
     case 'text':
@@ -90,6 +111,12 @@ export function transcriptionAnswer(form: RecordedForm, heard: { transcript: str
     case 'vtt':
       return new Response(`WEBVTT\n\n${clock(0, '.')} --> ${clock(seconds, '.')}\n${text}\n`, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
     default:
-      return error(400, `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', and 'vtt'.`, 'invalid_request_error', 'invalid_value', 'response_format');
+      return error(
+        400,
+        `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', and 'vtt'.`,
+        'invalid_request_error',
+        'invalid_value',
+        'response_format',
+      );
   }
 }

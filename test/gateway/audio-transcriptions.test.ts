@@ -104,7 +104,18 @@ describe('transcriptions through the SDK', () => {
     expect(form.fields).toEqual({ model: 'acme/whisper', response_format: 'json', language: 'ru', prompt: 'Салон «Лён»', temperature: '0.2' });
 
     expect(await audioRows(c.userId)).toEqual([
-      { endpoint: 'audio_transcriptions', model: 'acme/whisper', status: 'ok', audioMs: 8000, prompt: 0, completion: 0, cost, source: 'upstream', provider: 'default', attempts: 1 },
+      {
+        endpoint: 'audio_transcriptions',
+        model: 'acme/whisper',
+        status: 'ok',
+        audioMs: 8000,
+        prompt: 0,
+        completion: 0,
+        cost,
+        source: 'upstream',
+        provider: 'default',
+        attempts: 1,
+      },
     ]);
     await settleAll(app);
     expect(await balanceNanoInDb(app, c.userId)).toBe(START_NANO - cost);
@@ -156,7 +167,12 @@ describe('transcriptions through the SDK', () => {
     const tokens = TRANSCRIPTION_TOKENS.input + TRANSCRIPTION_TOKENS.output;
     // No price row: TOKEN_PRICE, 125 nano a token both ways.
     const cost = BigInt(tokens) * 125n;
-    expect(json.usage).toMatchObject({ type: 'tokens', input_tokens: TRANSCRIPTION_TOKENS.input, output_tokens: TRANSCRIPTION_TOKENS.output, cost: Number(cost) / 1e9 });
+    expect(json.usage).toMatchObject({
+      type: 'tokens',
+      input_tokens: TRANSCRIPTION_TOKENS.input,
+      output_tokens: TRANSCRIPTION_TOKENS.output,
+      cost: Number(cost) / 1e9,
+    });
     const text = await c.client.audio.transcriptions.create({ file: await toFile(wav(1), 'a.wav'), model: 'fake/gpt-4o-transcribe', response_format: 'text' });
     expect(text as unknown as string).toBe(`${TRANSCRIPT}\n`);
     expect(formOf(home, 1).fields.response_format).toBe('json');
@@ -254,7 +270,9 @@ describe('usage', () => {
     expect(all.body.data.map((r: { endpoint: string }) => r.endpoint)).toEqual(['audio_transcriptions', 'chat']);
     const audio = await call(app.url, 'GET', '/api/usage?endpoint=audio_transcriptions', { token: c.token });
     expect(audio.status).toBe(200);
-    expect(audio.body.data).toEqual([expect.objectContaining({ endpoint: 'audio_transcriptions', model: 'acme/whisper-usage', audioSeconds: 8, cost: Number(8n * PER_SECOND_NANO) / 1e9 })]);
+    expect(audio.body.data).toEqual([
+      expect.objectContaining({ endpoint: 'audio_transcriptions', model: 'acme/whisper-usage', audioSeconds: 8, cost: Number(8n * PER_SECOND_NANO) / 1e9 }),
+    ]);
     expect(audio.body.totals).toMatchObject({ requests: 1, cost: Number(8n * PER_SECOND_NANO) / 1e9 });
     const csv = await fetch(`${app.url}/api/usage/export?endpoint=audio_transcriptions`, { headers: { authorization: `Bearer ${c.token}` } });
     expect(csv.status).toBe(200);

@@ -4,7 +4,7 @@ import type { Config } from '../../config';
 import type { Database, DatabaseHandle } from '../../db/client';
 import type { KeyLimitRef } from '../../keys';
 import type { Logger } from '../../logger';
-import { USAGE_ENDPOINTS } from '../usage-input';
+import type { USAGE_ENDPOINTS } from '../usage-input';
 import { billedCompletionTokens, costOf, secondsCostOf, totalCostOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
 
 export type UsageStatus =

@@ -182,7 +182,12 @@ function PriceForm({
     const sent =
       confirming.kind === 'per_second'
         ? { pattern: confirming.pattern, kind: confirming.kind, perSecond: confirming.perSecond }
-        : { pattern: confirming.pattern, kind: confirming.kind, promptPerMillion: confirming.promptPerMillion, completionPerMillion: confirming.completionPerMillion };
+        : {
+            pattern: confirming.pattern,
+            kind: confirming.kind,
+            promptPerMillion: confirming.promptPerMillion,
+            completionPerMillion: confirming.completionPerMillion,
+          };
     const row = await answerOf(save.mutateAsync(sent));
     if (!row) return;
     setConfirming(null);
@@ -253,7 +258,14 @@ function PriceForm({
               </Field>
               <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
                 {(props) => (
-                  <input {...props} name="priceCompletion" inputMode="decimal" autoComplete="off" value={completion} onChange={(e) => setCompletion(e.target.value)} />
+                  <input
+                    {...props}
+                    name="priceCompletion"
+                    inputMode="decimal"
+                    autoComplete="off"
+                    value={completion}
+                    onChange={(e) => setCompletion(e.target.value)}
+                  />
                 )}
               </Field>
             </>

@@ -167,8 +167,8 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
       </label>
       <label className="checkbox">
         <input type="checkbox" name="transcribeVoice" checked={transcribeVoice} onChange={(e) => setTranscribeVoice(e.target.checked)} />
-        Расшифровывать голосовые сообщения, которые ВКонтакте прислал без текста (за ваш счёт, по цене модели распознавания речи); иначе клиента попросят
-        написать текстом
+        Расшифровывать голосовые сообщения, которые ВКонтакте прислал без текста (за ваш счёт, по цене модели распознавания речи); иначе клиента попросят написать
+        текстом
       </label>
       {transcribeVoice ? (
         <Field label="Модель распознавания речи" hint="Пусто — модель по умолчанию сервиса, например openai/whisper-1" error={shown.transcriptionModel}>
