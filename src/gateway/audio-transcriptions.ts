@@ -16,18 +16,15 @@ import type { Config } from '../config';
 import { readBodyBytes } from '../http/body';
 import { AppError } from '../http/errors';
 import { requestIdOf } from '../http/request-id';
-import type { KeyVerifier } from '../keys';
-import type { Logger } from '../logger';
-import { secondsCostOf, type PriceBook } from '../pricing/prices';
+import { secondsCostOf } from '../pricing/prices';
 import { COST_HEADER, costText } from './answer-cost';
 import { audioDurationSeconds } from './audio-duration';
 import { AUDIO_FORM_OVERHEAD_BYTES } from './audio-limit';
-import type { Billing } from './billing';
-import { keyPayer, type ChatHandler, type ChatObserver, type Payer } from './chat';
-import { type Idempotency, withIdempotency } from './idempotency';
+import { keyPayer, type Payer } from './chat';
+import type { EmbeddingsHandlerDeps } from './embeddings';
+import { withIdempotency } from './idempotency';
 import { MODEL_ID } from './request';
 import { askRouted } from './routing/failover';
-import type { Routing } from './routing/registry';
 import { failureRecorder, tokenCount } from './settlement';
 import { gatewayMessages } from './texts';
 import { countTextTokens } from './tokens';
@@ -109,17 +106,10 @@ function jsonObject(text: string): Record<string, unknown> | null {
   }
 }
 
-export interface TranscriptionsHandlerDeps {
+/** What every billed /v1 route but chat is built from (embeddings' own), with the audio limits. */
+export type TranscriptionsHandlerDeps = Omit<EmbeddingsHandlerDeps, 'config'> & {
   config: Pick<Config, 'audioMaxBytes' | 'audioMaxSeconds' | 'audioTokensPerSecond' | 'upstreamMaxBodyBytes'>;
-  authenticate: ChatHandler['authenticate'];
-  verifier: Pick<KeyVerifier, 'markUsed'>;
-  prices: PriceBook;
-  billing: Billing;
-  routing: Routing;
-  logger: Logger;
-  observer?: Pick<ChatObserver, 'upstreamResponded' | 'failedOver'>;
-  idempotency?: Idempotency;
-}
+};
 
 export function createTranscriptionsHandler(deps: TranscriptionsHandlerDeps) {
   const { config, authenticate, verifier, prices, billing, routing, logger, observer, idempotency } = deps;

@@ -4,7 +4,7 @@
 import './admin.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { putPriceInput } from '@server/admin/input';
 import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
@@ -123,6 +123,32 @@ function PriceChangeConfirm({
   );
 }
 
+/** One price of the form: a decimal in the balance currency. */
+function AmountField(props: {
+  label: string;
+  name: string;
+  value: string;
+  onChange(value: string): void;
+  error: string | undefined;
+  inputRef?: RefObject<HTMLInputElement | null> | undefined;
+}) {
+  return (
+    <Field label={props.label} error={props.error}>
+      {(field) => (
+        <input
+          {...field}
+          ref={props.inputRef}
+          name={props.name}
+          inputMode="decimal"
+          autoComplete="off"
+          value={props.value}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 function PriceForm({
   editing,
   rows,
@@ -228,46 +254,31 @@ function PriceForm({
             )}
           </Field>
           {kind === 'per_second' ? (
-            <Field label={`Секунда аудио${unit}`} error={errors.perSecond}>
-              {(props) => (
-                <input
-                  {...props}
-                  ref={editing ? first : undefined}
-                  name="pricePerSecond"
-                  inputMode="decimal"
-                  autoComplete="off"
-                  value={perSecond}
-                  onChange={(e) => setPerSecond(e.target.value)}
-                />
-              )}
-            </Field>
+            <AmountField
+              label={`Секунда аудио${unit}`}
+              name="pricePerSecond"
+              value={perSecond}
+              onChange={setPerSecond}
+              error={errors.perSecond}
+              inputRef={editing ? first : undefined}
+            />
           ) : (
             <>
-              <Field label={`Запрос за 1M токенов${unit}`} error={errors.promptPerMillion}>
-                {(props) => (
-                  <input
-                    {...props}
-                    ref={editing ? first : undefined}
-                    name="pricePrompt"
-                    inputMode="decimal"
-                    autoComplete="off"
-                    value={prompt}
-                    onChange={(e) => setPrompt(e.target.value)}
-                  />
-                )}
-              </Field>
-              <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
-                {(props) => (
-                  <input
-                    {...props}
-                    name="priceCompletion"
-                    inputMode="decimal"
-                    autoComplete="off"
-                    value={completion}
-                    onChange={(e) => setCompletion(e.target.value)}
-                  />
-                )}
-              </Field>
+              <AmountField
+                label={`Запрос за 1M токенов${unit}`}
+                name="pricePrompt"
+                value={prompt}
+                onChange={setPrompt}
+                error={errors.promptPerMillion}
+                inputRef={editing ? first : undefined}
+              />
+              <AmountField
+                label={`Ответ за 1M токенов${unit}`}
+                name="priceCompletion"
+                value={completion}
+                onChange={setCompletion}
+                error={errors.completionPerMillion}
+              />
             </>
           )}
         </div>
