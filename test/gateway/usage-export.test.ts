@@ -140,6 +140,8 @@ describe('GET /api/usage/export', () => {
       cost: (usage.total_tokens * 125e-9).toFixed(9),
       currency: 'RUB',
       duration_ms: String(listed[1].durationMs),
+      // Seconds of audio: a transcription's only.
+      audio_seconds: '',
     });
     expect(streamed).toMatchObject({ model: 'acme/other', stream: 'true', key_id: key.id });
     expect(text).toContain('"Сайт, основной"');
