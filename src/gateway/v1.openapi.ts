@@ -548,6 +548,7 @@ export const AUDIO_TRANSCRIPTIONS_OPERATION = {
             'timestamp_granularities[]': { type: 'array', items: { type: 'string', enum: ['word', 'segment'] } },
           },
         },
+        example: { file: '(аудиофайл voice.ogg)', model: 'openai/whisper-1', language: 'ru', response_format: 'json' },
       },
     },
     answer: 'Текст: JSON {text, usage} (в usage — цена, usage.cost), verbose_json с duration и segments, или text/srt/vtt как текст',

@@ -350,7 +350,7 @@ browserSuite('the operator console: providers as cards, the phone’s bar, price
       await form.getByLabel('Как считать').selectOption('per_second');
       expect(await form.getByLabel('Запрос за 1M токенов').count()).toBe(0);
       await form.getByRole('button', { name: 'Сохранить цену' }).click();
-      await form.getByText('Для цены за секунду аудио укажите perSecond').waitFor();
+      await form.getByText('укажите цену секунды аудио').waitFor();
       await form.getByLabel('Секунда аудио').fill('0,0015');
       await form.getByRole('button', { name: 'Сохранить цену' }).click();
       const added = page.getByRole('dialog', { name: 'Добавить цену для всех?' });
