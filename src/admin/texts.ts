@@ -78,6 +78,8 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   pattern: 'шаблон',
   promptPerMillion: 'запрос за 1M',
   completionPerMillion: 'ответ за 1M',
+  kind: 'вид цены',
+  perSecond: 'секунда аудио',
   multiplier: 'множитель',
   prices: 'цены',
   ledgerEntryId: 'запись журнала баланса',

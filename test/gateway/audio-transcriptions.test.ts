@@ -391,5 +391,9 @@ describe('routes', () => {
     const res = await call(app.url, 'GET', '/v1/models/acme%2Fwhisper-listed');
     expect(res.status).toBe(200);
     expect(res.body.pricing).toEqual({ prompt: '0', completion: '0', audio_second: '0.0001' });
+    // The operator's log says it in Russian.
+    const audit = await routing.adminCall('GET', '/api/admin/audit?targetId=acme%2Fwhisper-listed');
+    const texts = audit.body.data[0].changes.map((c: { text: string }) => c.text.replace(/[\u00a0\u202f]/g, ' '));
+    expect(texts).toEqual(expect.arrayContaining(['вид цены: за секунду аудио', 'секунда аудио: 0,0001 ₽ за секунду аудио']));
   });
 });
