@@ -10,6 +10,7 @@ import { pricingSlot } from '../pricing/api';
 import { createBilling } from './billing';
 import { createChatHandler } from './chat';
 import { createEmbeddingsHandler } from './embeddings';
+import { createTranscriptionsHandler } from './audio-transcriptions';
 import { charged } from './events';
 import { createIdempotency } from './idempotency';
 import { createModelCatalog } from './models';
@@ -93,6 +94,7 @@ export function createGatewayApi(base: Base, use: Use) {
   // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
+  const transcriptions = createTranscriptionsHandler(v1Deps);
   const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
   const usageReport = createUsageReport(db, { cursor: database.cursor });
   // Partitions are months: an hourly look is plenty to stay ahead of them and to drop a month soon after it expires.
@@ -115,6 +117,7 @@ export function createGatewayApi(base: Base, use: Use) {
     models,
     chat,
     embeddings,
+    transcriptions,
     responses,
     usageReport,
     usagePartitions,

@@ -6,6 +6,7 @@ import { accountRouter } from './account-router';
 import { createGatewayApi, gatewaySlot } from './api';
 import { chatCompletionsRoute } from './chat-completions.route';
 import { embeddingsRoute } from './embeddings.route';
+import { audioTranscriptionsRoute } from './audio-transcriptions.route';
 import { modelsListRoute, modelsRetrieveRoute } from './models.route';
 import { responsesCreateRoute, responsesDeleteRoute, responsesGetRoute } from './responses.route';
 import { adminUsageExportRoute, usageExportRoute } from './usage-export.route';
@@ -40,6 +41,7 @@ export const gatewayFeature = defineFeature({
   rawRoutes: [
     chatCompletionsRoute,
     embeddingsRoute,
+    audioTranscriptionsRoute,
     responsesCreateRoute,
     responsesGetRoute,
     responsesDeleteRoute,

@@ -36,9 +36,12 @@ export interface RoutedCall {
   routing: Routing;
   /** The model the client asked for. */
   model: string;
-  /** The body as it would go to the upstream for the client's own model id. */
-  body: string;
-  send: (upstream: Upstream, body: string, signal: AbortSignal) => Promise<Response>;
+  /**
+   * The body as it would go to the upstream for the client's own model id; null where `send` builds its
+   * own (a multipart transcription) from the target's model id, its fourth argument.
+   */
+  body: string | null;
+  send: (upstream: Upstream, body: string, signal: AbortSignal, targetModel: string | null) => Promise<Response>;
   clientSignal: AbortSignal | null;
   fail: FailureRecorder;
   /** The request's usage facts: providerId and attempts are written into them as attempts are made. */
@@ -83,7 +86,7 @@ export async function askRouted(options: RoutedCall): Promise<{ response: Respon
     try {
       if (options.clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
       call.signal.throwIfAborted();
-      response = await options.send(provider.upstream, bodyFor(options.body, candidate), call.signal);
+      response = await options.send(provider.upstream, options.body === null ? '' : bodyFor(options.body, candidate), call.signal, candidate.model);
       observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000, provider.id);
     } catch (error) {
       call.cleanup();
