@@ -77,6 +77,31 @@ const envSchema = z.object({
   VK_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.vk.com/method'),
   TELEGRAM_API_BASE_URL: urlWithoutTrailingSlash.default('https://api.telegram.org'),
   YCLIENTS_BASE_URL: urlWithoutTrailingSlash.default('https://api.yclients.com/api/v1'),
+  /**
+   * Where the assistant may download a VK voice message's audio (its link_ogg / link_mp3): comma-separated
+   * base URLs; a link is fetched when its scheme and port are a base's and its host is that host or under it.
+   */
+  VK_AUDIO_BASE_URLS: z
+    .string()
+    .default('https://userapi.com,https://vkuseraudio.net,https://vk.com,https://mycdn.me')
+    .transform((list, ctx) => {
+      const bases = list
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const base of bases) {
+        if (!URL.canParse(base)) ctx.addIssue({ code: 'custom', message: `not a URL: ${base}` });
+      }
+      return bases;
+    }),
+  /** The largest audio file POST /v1/audio/transcriptions takes (OpenAI's limit: 25 MB); the request's body may be 64 KiB more. */
+  AUDIO_MAX_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(25 * 1024 * 1024),
+  /** Seconds of audio reserved for a transcription whose length its file's header does not tell. */
+  AUDIO_MAX_SECONDS: intFromEnv(1, 86_400).default(1500),
+  /** Tokens a second of audio is reserved for (input and output each) on a token-priced transcription model. */
+  AUDIO_TOKENS_PER_SECOND: intFromEnv(1, 10_000).default(25),
+  /** The model an assistant transcribes voice messages with when its owner chose none. */
+  TRANSCRIPTION_MODEL: z.string().trim().min(1).default('openai/whisper-1'),
   /** Completion tokens reserved for a request that names no max_tokens. */
   RESERVE_COMPLETION_TOKENS: intFromEnv(1, 10_000_000).default(4096),
   /** How much of a user's balance an instance sets aside at a time (in currency units). */
@@ -367,6 +392,11 @@ export interface Config {
   vkApiBaseUrl: string;
   telegramApiBaseUrl: string;
   yclientsBaseUrl: string;
+  vkAudioBaseUrls: string[];
+  audioMaxBytes: number;
+  audioMaxSeconds: number;
+  audioTokensPerSecond: number;
+  transcriptionModel: string;
   reserveCompletionTokens: number;
   leaseChunkNano: bigint;
   usageFlushMs: number;
@@ -646,6 +676,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       vkApiBaseUrl: e.VK_API_BASE_URL,
       telegramApiBaseUrl: e.TELEGRAM_API_BASE_URL,
       yclientsBaseUrl: e.YCLIENTS_BASE_URL,
+      vkAudioBaseUrls: e.VK_AUDIO_BASE_URLS,
+      audioMaxBytes: e.AUDIO_MAX_BYTES,
+      audioMaxSeconds: e.AUDIO_MAX_SECONDS,
+      audioTokensPerSecond: e.AUDIO_TOKENS_PER_SECOND,
+      transcriptionModel: e.TRANSCRIPTION_MODEL,
       reserveCompletionTokens: e.RESERVE_COMPLETION_TOKENS,
       leaseChunkNano: BigInt(Math.round(e.LEASE_CHUNK * 1e9)),
       usageFlushMs: e.USAGE_FLUSH_MS,

@@ -9,6 +9,7 @@ import { createConnectionGuard, tooManyConnectionsResponse } from './http/connec
 import { createCors } from './http/cors';
 import { AppError, isOpenAiPath, pathOf, renderError } from './http/errors';
 import { decorateOpenAiResponse, withRequestId } from './gateway/openai-headers';
+import { AUDIO_TRANSCRIPTIONS_PATH, bodyLimitFor } from './gateway/audio-limit';
 import { assignRequestId } from './http/request-id';
 import { createLogger, type Logger } from './logger';
 import { createServices, type Services } from './services';
@@ -51,8 +52,9 @@ export async function startInstance(config: Config, options: StartOptions = {}):
     // While the app works on a request without a body (an upstream slow to list its models): Bun's 10 s
     // default would cut it. Each request's body and answer get their own timer from the guard.
     idleTimeout: 255,
-    // Our own limit answers 413 in our error format; Bun's is only a backstop for bodies far past it.
-    maxRequestBodySize: limit * 2 + 1024 * 1024,
+    // Our own limit answers 413 in our error format; Bun's is only a backstop for bodies far past it
+    // (the largest route limit: a transcription's audio may be bigger than BODY_LIMIT_BYTES).
+    maxRequestBodySize: Math.max(limit, bodyLimitFor(AUDIO_TRANSCRIPTIONS_PATH, config)) * 2 + 1024 * 1024,
     async fetch(request) {
       const started = performance.now();
       const requestId = assignRequestId(request);
@@ -70,7 +72,7 @@ export async function startInstance(config: Config, options: StartOptions = {}):
         try {
           response =
             cors.preflight(request, path) ??
-            (declared !== null && Number(declared) > limit ? renderError(new AppError('payload_too_large'), path) : await app.handle(request));
+            (declared !== null && Number(declared) > bodyLimitFor(path, config) ? renderError(new AppError('payload_too_large'), path) : await app.handle(request));
         } catch (error) {
           logger.error('request crashed', { requestId, error });
           response = renderError(new AppError('internal_error'), path);

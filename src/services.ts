@@ -93,6 +93,7 @@ export function createServices(input: ServicesInput) {
     models: gateway.models,
     chat: gateway.chat,
     embeddings: gateway.embeddings,
+    transcriptions: gateway.transcriptions,
     responses: gateway.responses,
     usageReport: gateway.usageReport,
     usageExport: gateway.usageExport,

@@ -74,6 +74,9 @@ function valueText(field: string, value: JsonValue | undefined, currency: string
   if (typeof value === 'boolean') return value ? 'да' : 'нет';
   if (MONEY_FIELDS.has(field) && (typeof value === 'string' || typeof value === 'number')) return moneyText(value, currency);
   if (PRICE_FIELDS.has(field) && (typeof value === 'string' || typeof value === 'number')) return `${moneyText(value, currency)} за 1 млн токенов`;
+  // Only a per-second price writes its kind (admin/prices.ts).
+  if (field === 'kind' && value === 'per_second') return 'за секунду аудио';
+  if (field === 'perSecond' && (typeof value === 'string' || typeof value === 'number')) return `${moneyText(value, currency)} за секунду аудио`;
   if (field === 'limitReset' && typeof value === 'string') return auditLimitResetTexts[value] ?? value;
   if (field === 'state' && typeof value === 'string') return auditProviderStateTexts[value] ?? value;
   if (field === 'timeoutMs' && typeof value === 'number') return `${(value / 1000).toLocaleString('ru-RU')} с`;

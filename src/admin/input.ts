@@ -108,11 +108,33 @@ const perMillion = nanoAmount({
   message: adminMessages.priceValueInvalid(PRICE_MAX_UNITS),
 });
 
-export const putPriceInput = z.object({
-  pattern: pricePattern,
-  promptPerMillion: perMillion,
-  completionPerMillion: perMillion,
+/** A price a second of audio (a `per_second` row: transcription models), currency units. */
+const perSecond = nanoAmount({
+  min: 0,
+  max: PRICE_MAX_UNITS,
+  allowZero: true,
+  message: adminMessages.priceValueInvalid(PRICE_MAX_UNITS),
 });
+
+export const putPriceInput = z
+  .object({
+    pattern: pricePattern,
+    /** per_token (default): prompt and completion per 1M tokens; per_second: `perSecond` a second of audio. */
+    kind: z.enum(['per_token', 'per_second'], { error: adminMessages.priceKindInvalid }).default('per_token'),
+    promptPerMillion: perMillion.optional(),
+    completionPerMillion: perMillion.optional(),
+    perSecond: perSecond.optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.kind === 'per_second' && input.perSecond === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['perSecond'], message: adminMessages.pricePerSecondMissing });
+    }
+    if (input.kind === 'per_token') {
+      for (const field of ['promptPerMillion', 'completionPerMillion'] as const) {
+        if (input[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: adminMessages.priceValueInvalid(PRICE_MAX_UNITS) });
+      }
+    }
+  });
 
 export const deletePriceInput = z.object({ pattern: pricePattern });
 

@@ -13,7 +13,7 @@ import type { ModelCatalog } from '../gateway';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
 import { nanoToDecimalString, nanoToUnits } from '../money';
-import { PRICES_CHANGED_CHANNEL, type PriceBook, type PriceRow } from '../pricing/prices';
+import { PRICES_CHANGED_CHANNEL, type PriceBook, type PriceKind, type PriceRow } from '../pricing/prices';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
 import { decimalOfNumber, planImport, type ImportCandidate } from './price-import';
 
@@ -21,6 +21,9 @@ export interface PriceInput {
   pattern: string;
   promptNanoPerMillion: bigint;
   completionNanoPerMillion: bigint;
+  /** Default per_token; a per_second row charges `perSecondNano` a second of audio. */
+  kind?: PriceKind;
+  perSecondNano?: bigint;
 }
 
 export interface AdminPricesDeps {
@@ -32,18 +35,22 @@ export interface AdminPricesDeps {
 function priceView(row: PriceRow) {
   return {
     pattern: row.pattern,
+    kind: row.kind === 'per_second' ? ('per_second' as const) : ('per_token' as const),
     promptPerMillion: nanoToUnits(row.promptNanoPerMillion),
     completionPerMillion: nanoToUnits(row.completionNanoPerMillion),
+    perSecond: nanoToUnits(row.perSecondNano),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
 /** A price as the audit log keeps it: exact decimal strings in currency units per 1M tokens. */
-function audited(row: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint }): JsonObject {
+function audited(row: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint; kind?: string; perSecondNano?: bigint }): JsonObject {
   return {
     pattern: row.pattern,
     promptPerMillion: nanoToDecimalString(row.promptNanoPerMillion),
     completionPerMillion: nanoToDecimalString(row.completionNanoPerMillion),
+    // Only per-second rows say so: the audit of token prices reads as it did.
+    ...(row.kind === 'per_second' ? { kind: 'per_second', perSecond: nanoToDecimalString(row.perSecondNano ?? 0n) } : {}),
   };
 }
 
@@ -57,12 +64,14 @@ async function writePrices(tx: Executor, rows: PriceInput[]): Promise<void> {
   for (const row of rows) {
     await tx
       .insert(modelPrices)
-      .values({ ...row, updatedAt: sql`now()` })
+      .values({ ...row, kind: row.kind ?? 'per_token', perSecondNano: row.perSecondNano ?? 0n, updatedAt: sql`now()` })
       .onConflictDoUpdate({
         target: modelPrices.pattern,
         set: {
           promptNanoPerMillion: row.promptNanoPerMillion,
           completionNanoPerMillion: row.completionNanoPerMillion,
+          kind: row.kind ?? 'per_token',
+          perSecondNano: row.perSecondNano ?? 0n,
           updatedAt: sql`now()`,
         },
       });

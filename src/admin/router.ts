@@ -24,6 +24,7 @@ import {
 } from './input';
 import { userKeyBudgetInput, userKeyInput } from './keys-input';
 import { SKIP_REASONS } from './price-import';
+import { PRICE_KINDS } from '../pricing/prices';
 import { adminSlot } from './api';
 
 /** What these procedures use of the features. */
@@ -69,8 +70,10 @@ const modelProviderFigures = z.object({
 
 const priceRow = z.object({
   pattern: z.string(),
+  kind: z.enum(PRICE_KINDS).describe('per_token — за токены; per_second — за секунду аудио (модели распознавания речи)'),
   promptPerMillion: z.number(),
   completionPerMillion: z.number(),
+  perSecond: z.number().describe('Цена секунды аудио (для per_second; 0 для per_token)'),
   updatedAt: z.string(),
 });
 
@@ -475,7 +478,7 @@ export const adminRouter = router({
         method: 'PUT',
         path: '/api/admin/prices',
         tags: TAGS,
-        summary: 'Задать цену модели или префикса со звёздочкой (openai/*) за 1M токенов',
+        summary: 'Задать цену модели или префикса со звёздочкой (openai/*): за 1M токенов или (kind: per_second) за секунду аудио',
       },
     })
     .input(putPriceInput)
@@ -483,8 +486,10 @@ export const adminRouter = router({
     .mutation(({ ctx, input }) =>
       ctx.admin.prices.put(ctx.principal, {
         pattern: input.pattern,
-        promptNanoPerMillion: input.promptPerMillion,
-        completionNanoPerMillion: input.completionPerMillion,
+        kind: input.kind,
+        promptNanoPerMillion: input.promptPerMillion ?? 0n,
+        completionNanoPerMillion: input.completionPerMillion ?? 0n,
+        perSecondNano: input.perSecond ?? 0n,
       }),
     ),
 

@@ -30,6 +30,18 @@ export const agentAcceptsImages = z
   .boolean({ error: agentsMessages.agentAcceptsImagesInvalid })
   .describe('Фото клиентов передаются модели как изображения (модель агента должна их принимать); false — клиенту вежливо отвечают, что фото ассистент не смотрит');
 
+/** Voice messages VK sends without a transcript are transcribed through the gateway, billed to the owner. */
+export const agentTranscribeVoice = z
+  .boolean({ error: agentsMessages.agentAcceptsImagesInvalid })
+  .describe(
+    'Голосовые сообщения ВКонтакте без расшифровки ВК расшифровываются моделью распознавания речи за счёт владельца; false — клиента просят написать текстом',
+  );
+
+/** The transcription model; null or empty: the service's default (TRANSCRIPTION_MODEL). */
+export const agentTranscriptionModel = z
+  .union([agentModel, z.literal('').transform(() => null), z.null()])
+  .describe('Модель распознавания речи (например openai/whisper-1); null — модель по умолчанию сервиса');
+
 const CLOCK = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 /**
@@ -90,5 +102,7 @@ export const agentPatchInput = z.object({
   systemPrompt: agentSystemPrompt.optional(),
   model: agentModel.optional(),
   acceptsImages: agentAcceptsImages.optional(),
+  transcribeVoice: agentTranscribeVoice.optional(),
+  transcriptionModel: agentTranscriptionModel.optional(),
   workingHours: workingHoursInput.optional(),
 });

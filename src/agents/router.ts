@@ -16,6 +16,8 @@ const agentOutput = z.object({
   systemPrompt: z.string(),
   model: z.string(),
   acceptsImages: z.boolean().describe('Фото клиентов передаются модели как изображения'),
+  transcribeVoice: z.boolean().describe('Голосовые сообщения без расшифровки ВК расшифровываются за счёт владельца'),
+  transcriptionModel: z.string().nullable().describe('Модель распознавания речи; null — модель по умолчанию сервиса (TRANSCRIPTION_MODEL)'),
   workingHours: z
     .object({ days: z.array(z.number().int()), from: z.string(), to: z.string(), timeZone: z.string().optional() })
     .nullable()

@@ -21,6 +21,10 @@ export interface Agent {
   model: string;
   /** Clients' photos go to the model as images. */
   acceptsImages: boolean;
+  /** Voice messages without VK's transcript are transcribed (billed to the owner). */
+  transcribeVoice: boolean;
+  /** The model they are transcribed with; null: TRANSCRIPTION_MODEL. */
+  transcriptionModel: string | null;
   /** When a person answers clients (null: not said). */
   workingHours: WorkingHours | null;
   /** Since when the owner's balance has not paid the assistant's model (null: it pays). */
@@ -39,6 +43,8 @@ export interface AgentView {
   systemPrompt: string;
   model: string;
   acceptsImages: boolean;
+  transcribeVoice: boolean;
+  transcriptionModel: string | null;
   workingHours: WorkingHours | null;
   createdAt: string;
   updatedAt: string;
@@ -59,6 +65,8 @@ export interface AgentPatch {
   systemPrompt?: string;
   model?: string;
   acceptsImages?: boolean;
+  transcribeVoice?: boolean;
+  transcriptionModel?: string | null;
   workingHours?: WorkingHours | null;
 }
 
@@ -70,6 +78,8 @@ export function agentView(agent: Agent): AgentView {
     systemPrompt: agent.systemPrompt,
     model: agent.model,
     acceptsImages: agent.acceptsImages,
+    transcribeVoice: agent.transcribeVoice,
+    transcriptionModel: agent.transcriptionModel,
     workingHours: agent.workingHours ?? null,
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
@@ -160,6 +170,8 @@ export function createAgentService({ db, config }: AgentServiceDeps) {
       if (patch.systemPrompt !== undefined) changes.systemPrompt = patch.systemPrompt;
       if (patch.model !== undefined) changes.model = patch.model;
       if (patch.acceptsImages !== undefined) changes.acceptsImages = patch.acceptsImages;
+      if (patch.transcribeVoice !== undefined) changes.transcribeVoice = patch.transcribeVoice;
+      if (patch.transcriptionModel !== undefined) changes.transcriptionModel = patch.transcriptionModel;
       if (patch.workingHours !== undefined) changes.workingHours = patch.workingHours;
       if (Object.keys(changes).length === 0) return agentView(agent);
       const [row] = await db

@@ -19,6 +19,10 @@ export const agents = pgTable(
     model: text('model').notNull(),
     /** The owner's switch: clients' photos go to the model as images (its model must take them). */
     acceptsImages: boolean('accepts_images').notNull().default(false),
+    /** The owner's switch: a VK voice message without VK's transcript is transcribed through the gateway, billed to the owner. */
+    transcribeVoice: boolean('transcribe_voice').notNull().default(false),
+    /** The model voice messages are transcribed with; null: TRANSCRIPTION_MODEL. */
+    transcriptionModel: text('transcription_model'),
     /**
      * When a person answers clients: `{days: [1..7] (1 = Monday), from: "HH:MM", to: "HH:MM", timeZone?}`;
      * null: not said, so clients are promised no time (agents/working-hours.ts).

@@ -8,8 +8,12 @@ import type { Reply } from './reply';
 
 /** What a client's message carries besides its text: a voice message with its transcript, photos, a sticker. */
 export interface MessageMedia {
-  /** A voice message: the channel's transcript, or null while there is none (in progress, nothing recognised, old message). */
-  voice: { transcript: string | null } | null;
+  /**
+   * A voice message: the channel's transcript, or null while there is none (in progress, nothing recognised,
+   * old message); `audioUrl` where its audio can be downloaded (VK's link_ogg, else link_mp3), for the
+   * owner's own transcription.
+   */
+  voice: { transcript: string | null; audioUrl?: string | null } | null;
   /** Each photo's largest size URL. */
   photos: string[];
   sticker: boolean;

@@ -103,6 +103,11 @@ export interface AssistantDeps {
   turnLeaseSeconds?: number;
   /** Shows the client «печатает…» (VK messages.setActivity) while the model or a tool works. */
   typing?: (agentId: string, peerId: number) => Promise<void>;
+  /**
+   * A voice message's text, for an agent whose owner switched transcription on: its audio downloaded and
+   * transcribed through the gateway, billed to the owner under `requestId`; null or a throw: not heard.
+   */
+  transcribe?: (agent: Agent, audioUrl: string, requestId: string) => Promise<string | null>;
 }
 
 export function createAssistant(deps: AssistantDeps) {
@@ -140,17 +145,42 @@ export function createAssistant(deps: AssistantDeps) {
     requestId?: string,
     images?: string[],
     shown: { buttons?: ShownButtons; tap?: boolean } = {},
-  ) {
-    if (content.trim() === '') return;
-    await executor.insert(dialogueMessages).values({
-      dialogueId,
-      role,
-      content: content.slice(0, 8000),
-      requestId: requestId ?? null,
-      images: images && images.length > 0 ? images : null,
-      buttons: shown.buttons ?? null,
-      kind: shown.tap ? 'tap' : null,
+  ): Promise<number | null> {
+    if (content.trim() === '') return null;
+    const [row] = await executor
+      .insert(dialogueMessages)
+      .values({
+        dialogueId,
+        role,
+        content: content.slice(0, 8000),
+        requestId: requestId ?? null,
+        images: images && images.length > 0 ? images : null,
+        buttons: shown.buttons ?? null,
+        kind: shown.tap ? 'tap' : null,
+      })
+      .returning({ id: dialogueMessages.id });
+    return row?.id ?? null;
+  }
+
+  /**
+   * What a voice message without the channel's transcript said, when the owner switched transcription on
+   * (billed to the owner like the model's answers); the client's turn in the transcript then reads as it.
+   * Null when it is off, the audio cannot be had, or the transcription failed: the client is asked to write.
+   */
+  async function heardVoice(agent: Agent, voice: NonNullable<MessageMedia['voice']>, turnId: number | null, requestId: string): Promise<string | null> {
+    if (!agent.transcribeVoice || !voice.audioUrl || !deps.transcribe) return null;
+    const heard = await deps.transcribe(agent, voice.audioUrl, `${requestId}-voice`).catch((error) => {
+      logger.warn('a voice message could not be transcribed', { agentId: agent.id, requestId, error: error instanceof Error ? error.message : String(error) });
+      return null;
     });
+    const text = heard?.trim() ?? '';
+    if (text === '') return null;
+    if (turnId !== null)
+      await db
+        .update(dialogueMessages)
+        .set({ content: text.slice(0, 8000) })
+        .where(eq(dialogueMessages.id, turnId));
+    return text;
   }
 
   /**
@@ -371,12 +401,12 @@ export function createAssistant(deps: AssistantDeps) {
       const dialogue = await dialogueFor(agentId, message.peerId);
       const media = message.media ?? NO_MEDIA;
       // A voice message arrives with empty text: VK's transcript is what the client said (decisions.md).
-      const text = media.voice?.transcript && message.text.trim() === '' ? media.voice.transcript : message.text;
-      const hasText = text.trim() !== '';
+      let text = media.voice?.transcript && message.text.trim() === '' ? media.voice.transcript : message.text;
+      let hasText = text.trim() !== '';
       // Kept only when the model may look at them: they are the burst’s photos (burstInput).
       const photos = agent.acceptsImages ? media.photos.slice(0, MAX_IMAGES) : [];
       // A text button's press arrives as its label with the payload: recorded as the tap it was.
-      await remember(db, dialogue.id, 'user', turnText(text, media), undefined, photos, { tap: Boolean(message.payload?.action) });
+      const turnId = await remember(db, dialogue.id, 'user', turnText(text, media), undefined, photos, { tap: Boolean(message.payload?.action) });
       if (dialogue.messagingAllowed === false) return 'client_denied';
       // With an operator: the assistant keeps quiet until the dialogue is released, but for one acknowledgement.
       if (dialogue.mode === 'operator') return handoff.acknowledge(agent, dialogue, (d, text) => say(d, text));
@@ -388,8 +418,14 @@ export function createAssistant(deps: AssistantDeps) {
       if (message.payload?.action) return act(agent, dialogue, message.payload);
       if (media.voice && !hasText) {
         // No transcript (yet): whether VK tells a community bot when it is ready is undocumented (vk.md §5).
-        await say(dialogue, t.voiceNotHeard);
-        return 'voice_not_heard';
+        // The owner's own transcription, when switched on, hears it instead; otherwise the client is asked to write.
+        const heard = await heardVoice(agent, media.voice, turnId, requestId);
+        if (heard === null) {
+          await say(dialogue, t.voiceNotHeard);
+          return 'voice_not_heard';
+        }
+        text = heard;
+        hasText = true;
       }
       if (media.sticker && !hasText && media.photos.length === 0) {
         await say(dialogue, t.stickerReply);

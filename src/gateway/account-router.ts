@@ -7,7 +7,7 @@ import { nanoToUnits } from '../money';
 import { usageKeyFilter } from '../keys';
 import { accountProcedure, router, inject } from '../trpc/init';
 import type { UsageFacts, UsageStatus } from './billing';
-import { usageQueryInput } from './usage-input';
+import { USAGE_ENDPOINTS, usageQueryInput } from './usage-input';
 import { gatewaySlot } from './api';
 
 /** What these procedures use of the features. */
@@ -35,6 +35,10 @@ const usageRecord = z.object({
   id: z.string(),
   createdAt: z.string(),
   model: z.string(),
+  endpoint: z
+    .string()
+    .meta({ enum: [...USAGE_ENDPOINTS] })
+    .describe('Метод /v1: chat, embeddings, responses, audio_transcriptions, messages'),
   keyId: z.string().nullable(),
   agentId: z.string().nullable(),
   stream: z.boolean(),
@@ -59,6 +63,7 @@ const usageRecord = z.object({
       'Откуда числа токенов: upstream — от сервиса модели, tokenizer — подсчёт Conduit, none — токенов нет, cache — ответ из кэша ответов (токены исходного ответа, цена по CACHE_HIT_PRICE_RATIO)',
     ),
   durationMs: z.number().int(),
+  audioSeconds: z.number().nullable().describe('Секунды аудио расшифровки (audio_transcriptions), по которым она оплачена; null у остальных запросов'),
 });
 
 const sumsOutput = {

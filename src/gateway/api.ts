@@ -10,6 +10,7 @@ import { pricingSlot } from '../pricing/api';
 import { createBilling } from './billing';
 import { createChatHandler } from './chat';
 import { createEmbeddingsHandler } from './embeddings';
+import { createTranscriptionsHandler } from './audio-transcriptions';
 import { charged } from './events';
 import { createIdempotency } from './idempotency';
 import { createMessagesHandler } from './messages';
@@ -94,6 +95,7 @@ export function createGatewayApi(base: Base, use: Use) {
   // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
+  const transcriptions = createTranscriptionsHandler(v1Deps);
   // Anthropic's Messages API: chat's pipeline, as a Messages client.
   const messages = createMessagesHandler({ config, chat, verifier, idempotency, logger });
   const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
@@ -119,6 +121,7 @@ export function createGatewayApi(base: Base, use: Use) {
     chat,
     messages,
     embeddings,
+    transcriptions,
     responses,
     usageReport,
     usagePartitions,

@@ -6,6 +6,7 @@ import { accountRouter } from './account-router';
 import { createGatewayApi, gatewaySlot } from './api';
 import { chatCompletionsRoute } from './chat-completions.route';
 import { embeddingsRoute } from './embeddings.route';
+import { audioTranscriptionsRoute } from './audio-transcriptions.route';
 import { countTokensRoute, messagesRoute } from './messages.route';
 import { modelsListRoute, modelsRetrieveRoute } from './models.route';
 import { responsesCreateRoute, responsesDeleteRoute, responsesGetRoute } from './responses.route';
@@ -43,6 +44,7 @@ export const gatewayFeature = defineFeature({
     messagesRoute,
     countTokensRoute,
     embeddingsRoute,
+    audioTranscriptionsRoute,
     responsesCreateRoute,
     responsesGetRoute,
     responsesDeleteRoute,

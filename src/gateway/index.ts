@@ -3,6 +3,7 @@
 export { gatewaySlot } from './api';
 export type { Billing, Charge } from './billing/index';
 export type { ChatHandler } from './chat';
+export type { TranscriptionsHandler } from './audio-transcriptions';
 export { charged } from './events';
 export type { ModelCatalog, ModelEntry } from './models';
 export type { ChatRequest } from './request';

@@ -223,7 +223,7 @@ export const usageRecords = pgTable(
     completionCostNano: bigint('completion_cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /** The part of the price the whole balance could not cover (the balance went to zero). */
     unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull().default(sql`0`),
-    /** Which /v1 endpoint: chat | embeddings | responses | messages (Anthropic's). */
+    /** Which /v1 endpoint: chat | embeddings | responses | audio_transcriptions | messages (Anthropic's). */
     endpoint: text('endpoint').notNull().default('chat'),
     /**
      * ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped |
@@ -241,6 +241,8 @@ export const usageRecords = pgTable(
     attempts: integer('attempts'),
     /** What the answering provider charges us for the request, at its route target's cost price; null: no cost price given. */
     providerCostNano: bigint('provider_cost_nano', { mode: 'bigint' }),
+    /** Milliseconds of audio a transcription was billed for; null on every other request. */
+    audioMs: integer('audio_ms'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -19,6 +19,12 @@ export const gatewayMessages = {
   /** «Превышен лимит ключа: 10 запросов в минуту (rpm). Лимит обновится через 35 с». */
   rateLimited: (what: RateLimitWords, limit: number, resetSeconds: number) =>
     `Превышен лимит ${what.scope === 'key' ? 'ключа' : 'аккаунта'}: ${limit} ${RATE_LIMIT_UNITS[what.name]} (${what.name}). Лимит обновится через ${waitText(resetSeconds)}`,
+  audioNotMultipart: 'Тело запроса должно быть multipart/form-data с полями file и model',
+  audioFileMissing: 'Приложите аудиофайл в поле file',
+  audioFileTooLarge: (mb: number) => `Аудиофайл больше ${mb} МБ: разделите запись на части`,
+  audioModelMissing: 'Укажите model в формате <владелец>/<модель>, например openai/whisper-1',
+  audioFormatInvalid: 'response_format должен быть json, text, srt, verbose_json или vtt',
+  audioStreamUnsupported: 'Потоковая расшифровка (stream=true) не поддерживается: отправьте запрос без stream',
 } as const;
 
 /** Which limit a 429 names: rpm, tpm or rpd, of the key or of the whole account. */
@@ -61,6 +67,7 @@ export const usageCsvHeadersRu = {
   cost: 'Стоимость',
   currency: 'Валюта',
   duration_ms: 'Длительность, мс',
+  audio_seconds: 'Секунд аудио',
   provider_id: 'Провайдер',
   attempts: 'Попыток',
   provider_cost: 'Цена провайдера',

@@ -114,6 +114,10 @@ export function createUpstream(config: Pick<Config, 'upstreamBaseUrl' | 'upstrea
     responses(body: string, signal: AbortSignal): Promise<Response> {
       return fetch(`${config.upstreamBaseUrl}/responses`, { method: 'POST', headers: baseHeaders, body, signal });
     },
+    /** A multipart transcription request (POST /audio/transcriptions); fetch writes its content-type and boundary. */
+    transcriptions(form: FormData, signal: AbortSignal): Promise<Response> {
+      return fetch(`${config.upstreamBaseUrl}/audio/transcriptions`, { method: 'POST', headers: getHeaders, body: form, signal });
+    },
     /** GET or DELETE of a stored response; `search` (with its `?`) carries the client's query, such as `include[]`. */
     response(method: 'GET' | 'DELETE', id: string, search: string, signal: AbortSignal): Promise<Response> {
       const url = `${config.upstreamBaseUrl}/responses/${encodeURIComponent(id)}${search}`;

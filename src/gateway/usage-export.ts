@@ -44,7 +44,7 @@ export const csvFormatParameter = {
 
 /** The filters of /api/usage, without its paging: the export holds every record they select. */
 export const usageExportInput = usageQueryInput
-  .pick({ from: true, to: true, keyId: true, model: true })
+  .pick({ from: true, to: true, keyId: true, model: true, endpoint: true })
   .extend({ format: z.enum(USAGE_EXPORT_FORMATS, 'ожидается csv или excel-ru').default('csv') });
 
 /**
@@ -73,6 +73,7 @@ export const USAGE_CSV_COLUMNS = [
   'cost',
   'currency',
   'duration_ms',
+  'audio_seconds',
 ] as const;
 
 /** An operator's export: the customer's columns, then the provider that answered, attempts and its cost to us. */
@@ -171,6 +172,7 @@ function csvLine(row: ExportedUsageRow, currency: string, operator: boolean, for
     moneyCell(row.costNano, format),
     textCell(currency, format),
     String(row.durationMs),
+    row.audioMs === null || row.audioMs === undefined ? '' : String(row.audioMs / 1000),
   ];
   if (operator) {
     cells.push(textCell(row.providerId, format), row.attempts === null ? '' : String(row.attempts), moneyCell(row.providerCostNano, format));
@@ -237,7 +239,7 @@ export function createUsageExport(deps: UsageExportDeps) {
     const columns: readonly CsvColumn[] = operator ? ADMIN_USAGE_CSV_COLUMNS : USAGE_CSV_COLUMNS;
     const format = CSV_FORMATS[input.format];
 
-    const pages = deps.usageReport.pages(userId, { from: input.from, to: input.to, keyId, model: input.model }, deps.pageSize);
+    const pages = deps.usageReport.pages(userId, { from: input.from, to: input.to, keyId, model: input.model, endpoint: input.endpoint }, deps.pageSize);
     let pending: IteratorResult<ExportedUsageRow[]> | null = await pages.next();
     open += 1;
     let finished = false;

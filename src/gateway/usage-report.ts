@@ -17,6 +17,8 @@ export interface UsageQuery {
   keyId?: string | undefined;
   /** Only this model's requests (the id as the request named it). */
   model?: string | undefined;
+  /** Only this /v1 endpoint's requests (chat, embeddings, responses, audio_transcriptions, messages). */
+  endpoint?: string | undefined;
 }
 
 export interface UsageSummaryQuery {
@@ -87,7 +89,7 @@ const EXPORT_COLUMNS = `r.id, r.user_id as "userId", r.api_key_id as "apiKeyId",
   r.prompt_cost_nano as "promptCostNano", r.completion_cost_nano as "completionCostNano",
   r.unpaid_nano as "unpaidNano", r.endpoint, r.status, r.usage_source as "usageSource",
   r.upstream_status as "upstreamStatus", r.error, r.duration_ms as "durationMs", r.provider_id as "providerId",
-  r.attempts, r.provider_cost_nano as "providerCostNano",
+  r.attempts, r.provider_cost_nano as "providerCostNano", r.audio_ms as "audioMs",
   to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt", k.name as "keyName"`;
 
 export interface UsageReportOptions {
@@ -130,6 +132,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
         if (query.to) where.push(`r.created_at < $${params.push(query.to.toISOString())}::timestamptz`);
         if (query.keyId) where.push(`r.api_key_id = $${params.push(query.keyId)}::uuid`);
         if (query.model) where.push(`r.model = $${params.push(query.model)}`);
+        if (query.endpoint) where.push(`r.endpoint = $${params.push(query.endpoint)}`);
         const text = `select ${EXPORT_COLUMNS} from usage_records r left join api_keys k on k.id = r.api_key_id
           where ${where.join(' and ')} order by r.created_at desc, r.id desc`;
         cursorsOpen += 1;
@@ -145,6 +148,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
       if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
       if (query.model) filters.push(eq(usageRecords.model, query.model));
+      if (query.endpoint) filters.push(eq(usageRecords.endpoint, query.endpoint));
       let after: SQL | undefined;
       for (;;) {
         const rows = await db
@@ -204,6 +208,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
       if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
       if (query.model) filters.push(eq(usageRecords.model, query.model));
+      if (query.endpoint) filters.push(eq(usageRecords.endpoint, query.endpoint));
       const page = [...filters];
       if (query.cursor) {
         page.push(afterCursor(usageRecords.createdAt, usageRecords.id, decodeCursor(query.cursor, /^\d{1,19}$/), 'desc'));
@@ -220,7 +225,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       // Over the whole filter, not the page: from the rollups and the rows of the cut quarter hours.
       const [totals] = rowsOf<SumRow>(
         await db.execute(
-          sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, from: query.from, to: query.to, utcDays: true })} s`,
+          sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, endpoint: query.endpoint, from: query.from, to: query.to, utcDays: true })} s`,
         ),
       );
 
@@ -230,6 +235,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
           id: r.id.toString(),
           createdAt: r.createdAt.toISOString(),
           model: r.model,
+          endpoint: r.endpoint,
           keyId: r.apiKeyId,
           agentId: r.agentId,
           stream: r.stream,
@@ -243,6 +249,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
           status: r.status,
           usageSource: r.usageSource,
           durationMs: r.durationMs,
+          audioSeconds: r.audioMs === null ? null : r.audioMs / 1000,
         })),
         nextCursor,
         totals: summed(totals!),

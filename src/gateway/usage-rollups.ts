@@ -18,6 +18,8 @@ export interface UsageSpanFilter {
   keyId?: string | undefined;
   agentId?: string | undefined;
   model?: string | undefined;
+  /** The /v1 endpoint (chat, embeddings, responses, audio_transcriptions, messages). */
+  endpoint?: string | undefined;
   /** Included. */
   from?: Date | undefined;
   /** Excluded. */
@@ -82,6 +84,7 @@ function filterConditions(filter: UsageSpanFilter, alias: string): SQL[] {
   if (filter.keyId !== undefined) conditions.push(sql`${column('api_key_id')} = ${filter.keyId}::uuid`);
   if (filter.agentId !== undefined) conditions.push(sql`${column('agent_id')} is not null and ${column('agent_id')} = ${filter.agentId}::uuid`);
   if (filter.model !== undefined) conditions.push(sql`${column('model')} = ${filter.model}`);
+  if (filter.endpoint !== undefined) conditions.push(sql`${column('endpoint')} = ${filter.endpoint}`);
   return conditions;
 }
 

@@ -554,3 +554,48 @@ export const MODELS_RETRIEVE_OPERATION = {
     ...catalogErrors('Каталог моделей недоступен'),
   },
 };
+
+/** POST /v1/audio/transcriptions. */
+export const AUDIO_TRANSCRIPTIONS_OPERATION = {
+  ...billedCall({
+    operationId: 'v1.audioTranscriptions',
+    summary: 'Расшифровка аудио в текст (multipart, поля как у OpenAI)',
+    description:
+      'Тело multipart/form-data: file (до AUDIO_MAX_BYTES, по умолчанию 25 МБ; больше — 413) и model обязательны; language, prompt, temperature, ' +
+      'timestamp_granularities[] передаются сервису модели как есть. response_format: json (по умолчанию), text, srt, verbose_json, vtt. ' +
+      'Модель с ценой per_second оплачивается по секундам аудио, которые сообщил сервис модели (usage.seconds или duration), ' +
+      'остальные — по токенам usage.input_tokens/output_tokens. Резерв до вызова — по длительности из заголовка файла (WAV, MP3, OGG, WebM), ' +
+      'иначе на AUDIO_MAX_SECONDS. stream=true не поддерживается.',
+    body: {
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: ['file', 'model'],
+          properties: {
+            file: { type: 'string', format: 'binary', description: 'Аудиофайл: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav или webm' },
+            model: { ...MODEL, example: 'openai/whisper-1' },
+            language: { type: 'string', description: 'Язык аудио в ISO-639-1, например ru' },
+            prompt: { type: 'string' },
+            response_format: { type: 'string', enum: ['json', 'text', 'srt', 'verbose_json', 'vtt'], default: 'json' },
+            temperature: { type: 'number', minimum: 0, maximum: 1 },
+            'timestamp_granularities[]': { type: 'array', items: { type: 'string', enum: ['word', 'segment'] } },
+          },
+        },
+        example: { file: '(аудиофайл voice.ogg)', model: 'openai/whisper-1', language: 'ru', response_format: 'json' },
+      },
+    },
+    answer: 'Текст: JSON {text, usage} (в usage — цена, usage.cost), verbose_json с duration и segments, или text/srt/vtt как текст',
+    content: {
+      ...json(
+        {
+          type: 'object',
+          required: ['text'],
+          properties: { text: { type: 'string' }, usage: { type: 'object', additionalProperties: true } },
+          additionalProperties: true,
+        },
+        { text: 'Здравствуйте, хочу записаться на стрижку.', usage: { type: 'duration', seconds: 4, cost: 0.0004 } },
+      ),
+      'text/plain': { schema: { type: 'string' }, example: 'Здравствуйте, хочу записаться на стрижку.\n' },
+    },
+  }),
+};

@@ -38,6 +38,8 @@ export const fieldLabels: Record<string, string> = {
   systemPrompt: 'Системный промпт',
   model: 'Модель',
   acceptsImages: 'Фото клиентов',
+  transcribeVoice: 'Расшифровка голосовых',
+  transcriptionModel: 'Модель распознавания речи',
   workingHours: 'Рабочее время',
   // VK community.
   groupId: 'ID сообщества',
@@ -97,6 +99,8 @@ export const fieldLabels: Record<string, string> = {
   pattern: 'Шаблон модели',
   promptPerMillion: 'Запрос за 1M токенов',
   completionPerMillion: 'Ответ за 1M токенов',
+  kind: 'Вид цены',
+  perSecond: 'Секунда аудио',
   multiplier: 'Множитель',
   filter: 'Фильтр моделей',
   models: 'Модели',

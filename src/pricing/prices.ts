@@ -29,6 +29,30 @@ export interface ModelPrice {
   pattern: string | null;
   promptNanoPerMillion: bigint;
   completionNanoPerMillion: bigint;
+  /** Present on a `per_second` row: nano-units a second of audio, charged instead of tokens. */
+  perSecondNano?: bigint;
+}
+
+export type PriceKind = 'per_token' | 'per_second';
+export const PRICE_KINDS = ['per_token', 'per_second'] as const;
+
+/** The price of a row as the book keeps it: a per-second row carries its price a second. */
+export function modelPriceOf(row: Pick<PriceRow, 'pattern' | 'promptNanoPerMillion' | 'completionNanoPerMillion' | 'kind' | 'perSecondNano'>): ModelPrice {
+  const price: ModelPrice = { pattern: row.pattern, promptNanoPerMillion: row.promptNanoPerMillion, completionNanoPerMillion: row.completionNanoPerMillion };
+  if (row.kind === 'per_second') price.perSecondNano = row.perSecondNano;
+  return price;
+}
+
+/** Milliseconds of audio at a per-second price, rounded up to a whole nano-unit once for the request. */
+export function secondsCostOf(perSecondNano: bigint, audioMs: number): RequestCost {
+  const ms = BigInt(Math.max(0, Math.ceil(audioMs)));
+  const totalNano = (ms * perSecondNano + 999n) / 1000n;
+  return { promptCostNano: totalNano, completionCostNano: 0n, totalNano };
+}
+
+/** A per-second price in nano-units as OpenAI-style decimal text per second ("0.0001"). */
+export function perSecondText(nano: bigint): string {
+  return nanoToDecimalString(nano);
 }
 
 /** What resolve() makes of a requested model id. */
@@ -44,6 +68,8 @@ export interface PriceRow {
   pattern: string;
   promptNanoPerMillion: bigint;
   completionNanoPerMillion: bigint;
+  kind: string;
+  perSecondNano: bigint;
   updatedAt: Date;
 }
 
@@ -153,12 +179,7 @@ export function createPriceBook(options: PriceBookOptions) {
   let priced: { source: object; table: object; body: string } | null = null;
 
   function install(rows: PriceRow[]) {
-    table = patternTable(
-      rows.map((row) => ({
-        pattern: row.pattern,
-        value: { pattern: row.pattern, promptNanoPerMillion: row.promptNanoPerMillion, completionNanoPerMillion: row.completionNanoPerMillion },
-      })),
-    );
+    table = patternTable(rows.map((row) => ({ pattern: row.pattern, value: modelPriceOf(row) })));
     memo = new Map();
   }
 
@@ -170,6 +191,8 @@ export function createPriceBook(options: PriceBookOptions) {
   /** A model of the catalog with its prices per token, as OpenRouter's list shows them. */
   function withPricing(model: { id: string; [k: string]: unknown }) {
     const price = priceOf(model.id);
+    // A per-second model (transcription) shows its price a second of audio; its tokens are not charged.
+    if (price.perSecondNano !== undefined) return { ...model, pricing: { prompt: '0', completion: '0', audio_second: perSecondText(price.perSecondNano) } };
     return {
       ...model,
       pricing: { prompt: perTokenText(price.promptNanoPerMillion), completion: perTokenText(price.completionNanoPerMillion) },
@@ -253,7 +276,10 @@ export function createPriceBook(options: PriceBookOptions) {
      * transaction and leaves the reload to the commit's notification (reading through the pool while
      * that transaction is open would wait forever on PGlite's single connection).
      */
-    async upsert(rows: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint }[], executor?: Executor): Promise<void> {
+    async upsert(
+      rows: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint; kind?: PriceKind; perSecondNano?: bigint }[],
+      executor?: Executor,
+    ): Promise<void> {
       if (rows.length === 0) return;
       const write = async (tx: Executor) => {
         for (const row of rows) {
@@ -265,6 +291,8 @@ export function createPriceBook(options: PriceBookOptions) {
               set: {
                 promptNanoPerMillion: row.promptNanoPerMillion,
                 completionNanoPerMillion: row.completionNanoPerMillion,
+                kind: row.kind ?? 'per_token',
+                perSecondNano: row.perSecondNano ?? 0n,
                 updatedAt: new Date(),
               },
             });

@@ -605,7 +605,15 @@ describe('prices', () => {
 
     const put = await adminCall('PUT', '/api/admin/prices', { pattern: 'crud-test/*', promptPerMillion: 1.5, completionPerMillion: 2.000000001 });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ pattern: 'crud-test/*', promptPerMillion: 1.5, completionPerMillion: 2.000000001, updatedAt: expect.any(String) });
+    expect(put.body).toEqual({
+      pattern: 'crud-test/*',
+      // A token price unless said otherwise; no price a second of audio.
+      kind: 'per_token',
+      promptPerMillion: 1.5,
+      completionPerMillion: 2.000000001,
+      perSecond: 0,
+      updatedAt: expect.any(String),
+    });
     expect((await listPrices()).prices).toContainEqual(put.body);
 
     const exact = await adminCall('PUT', '/api/admin/prices', { pattern: 'crud-test/model-1:free', promptPerMillion: 0, completionPerMillion: 0 });

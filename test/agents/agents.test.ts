@@ -34,6 +34,9 @@ describe('agents', () => {
       model: 'acme/helper-1',
       // Clients' photos are not shown to the model until the owner says its model takes images.
       acceptsImages: false,
+      // Voice messages are not transcribed until the owner switches it on.
+      transcribeVoice: false,
+      transcriptionModel: null,
       // No working hours said: clients are promised no time when handed to a person.
       workingHours: null,
       createdAt: expect.any(String),

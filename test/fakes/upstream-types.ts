@@ -51,6 +51,9 @@ export interface FakeUpstream {
   storedResponses: Map<string, unknown>;
   slowMs: number;
   pieceDelayMs: number;
+  /** What /audio/transcriptions hears in any audio, and how long it says the audio is (upstream-audio.ts). */
+  transcript: string;
+  audioSeconds: number;
   slowStreamDelayMs: number;
   /** fake/held-stream answers open right now, and the most open at once. */
   heldOpen: number;

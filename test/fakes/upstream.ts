@@ -45,6 +45,7 @@
 //   fake/endless-line-<N> (chat and /responses streams) the opening event, then a data line of N more bytes that
 //                         never ends, then the connection closes
 //
+// POST {url}/audio/transcriptions: test/fakes/upstream-audio.ts (the transcript in each response_format; the form recorded).
 // POST {url}/embeddings: OpenAI's list shape with a deterministic unit vector per input (fakeEmbedding;
 // `dimensions` wide, EMBEDDING_DIMENSIONS by default; base64 of little-endian float32 with
 // encoding_format base64) and usage {prompt_tokens: expectedEmbeddingTokens, total_tokens}. fake/no-usage
@@ -70,6 +71,7 @@
 // with `code` and `metadata`, or OpenAI's), instead of the default OpenAI error of that status. Requests are recorded in `requests`; a stream or wait the client walked away from sets the record's
 // `abortedAt` (performance.now()) and appends the model to `aborted`.
 import { startFakeServer } from './fake-server';
+import { AUDIO_SECONDS, recordedForm, TRANSCRIPT, transcriptionAnswer, type RecordedForm } from './upstream-audio';
 
 import type { RecordedRequest, FakeUpstreamOptions, FakeUpstream } from './upstream-types';
 export type { RecordedRequest, FakeUpstreamOptions, FakeUpstream } from './upstream-types';
@@ -204,6 +206,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     slowMs: options.slowMs ?? 10_000,
     pieceDelayMs: options.pieceDelayMs ?? 5,
     slowStreamDelayMs: options.slowStreamDelayMs ?? 200,
+    transcript: TRANSCRIPT,
+    audioSeconds: AUDIO_SECONDS,
   };
   const timers = new Set<ReturnType<typeof setTimeout>>();
 
@@ -696,8 +700,10 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   async function route(request: Request): Promise<Response> {
     {
       const url = new URL(request.url);
-      const raw = request.method === 'GET' || request.method === 'HEAD' ? '' : await request.text();
-      let body: unknown = null;
+      // A multipart form (a transcription) is recorded as its fields and file (upstream-audio.ts).
+      const form = (request.headers.get('content-type') ?? '').startsWith('multipart/form-data') ? await recordedForm(request) : null;
+      const raw = request.method === 'GET' || request.method === 'HEAD' || form ? '' : await request.text();
+      let body: unknown = form;
       if (raw) {
         try {
           body = JSON.parse(raw);
@@ -730,6 +736,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
 
       if (request.method === 'POST' && url.pathname === '/v1/chat/completions') return chatCompletions(request, record);
       if (request.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(record);
+      if (request.method === 'POST' && url.pathname === '/v1/audio/transcriptions') {
+        return transcriptionAnswer((body as RecordedForm | null) ?? { fields: {}, file: null }, { transcript: fake.transcript, seconds: fake.audioSeconds });
+      }
       const isResponses = url.pathname === '/v1/responses' || url.pathname.startsWith('/v1/responses/');
       if (isResponses && !fake.responsesMissing) {
         if (request.method === 'POST' && url.pathname === '/v1/responses') return responses(request, record);

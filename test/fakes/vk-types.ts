@@ -155,7 +155,15 @@ export interface FakeVk {
   failNextHttp(method: string, status: number, times?: number): void;
   /** The next `times` calls of `method` never answer (until reset/close): a hang past the client timeout. */
   hangNext(method: string, times?: number): void;
-  /** Forgets groups, tokens, servers, messages, events, failures, calls and settings. */
+  /**
+   * VK's CDN for voice messages (an audio_message's link_ogg / link_mp3): `cdnUrl` is its base
+   * (http://127.0.0.1:<port>/audio), addVoiceFile serves bytes at `<cdnUrl>/<name>` and returns that URL,
+   * and every GET of it is recorded in `voiceDownloads`.
+   */
+  cdnUrl: string;
+  addVoiceFile(name: string, bytes: Uint8Array): string;
+  voiceDownloads: string[];
+  /** Forgets groups, tokens, servers, messages, events, failures, calls, settings and voice files. */
   reset(): void;
   close(): Promise<void>;
 }

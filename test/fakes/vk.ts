@@ -128,8 +128,15 @@ export async function startFakeVk(): Promise<FakeVk> {
   let nextMessageId = 3190;
   let nextServerId = 1;
 
+  const voiceFiles = new Map<string, Uint8Array>();
   const fake: FakeVk = {
     url: '',
+    cdnUrl: '',
+    voiceDownloads: [],
+    addVoiceFile(name, bytes) {
+      voiceFiles.set(name, bytes);
+      return `${fake.cdnUrl}/${name}`;
+    },
     calls: [],
     sentMessages: [],
     callbackServers: [],
@@ -189,6 +196,8 @@ export async function startFakeVk(): Promise<FakeVk> {
       failures.add({ method, failure: { kind: 'hang' } }, times);
     },
     reset() {
+      voiceFiles.clear();
+      fake.voiceDownloads.length = 0;
       groups.clear();
       tokens.clear();
       events.clear();
@@ -207,10 +216,17 @@ export async function startFakeVk(): Promise<FakeVk> {
   };
 
   const server = startFakeServer(async (req) => {
+    const voice = /^\/audio\/([^/]+)$/.exec(new URL(req.url).pathname);
+    if (voice && req.method === 'GET') {
+      fake.voiceDownloads.push(voice[1]!);
+      const bytes = voiceFiles.get(voice[1]!);
+      return bytes ? new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'audio/ogg' } }) : new Response('Not Found', { status: 404 });
+    }
     const answer = await handle(req);
     return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.contentType } });
   });
   fake.url = `${server.origin}/method`;
+  fake.cdnUrl = `${server.origin}/audio`;
 
   function requireGroupForTest(groupId: number): Group {
     const group = groups.get(groupId);

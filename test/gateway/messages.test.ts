@@ -455,7 +455,7 @@ describe('a chat client served by an anthropic provider', () => {
 });
 
 describe('billing and usage rows', () => {
-  test('a message is billed as chat is for the same tokens, recorded as endpoint messages; cache tokens count once each', async () => {
+  test('a message is billed as chat is for the same tokens, recorded as endpoint messages (the usage list and export filter by it); cache tokens count once each', async () => {
     const c = await customer();
     await c.claude.messages.create({ model: 'acme/chat', max_tokens: 50, messages: [{ role: 'user', content: 'Привет' }] });
     await c.claude.messages.create({ model: 'fake/cached', max_tokens: 50, messages: [{ role: 'user', content: 'Привет' }] });
@@ -469,6 +469,13 @@ describe('billing and usage rows', () => {
     expect(rows[1]).toMatchObject({ prompt_tokens: 12 + CACHE_READ + CACHE_WRITTEN, completion_tokens: 7 });
     expect(BigInt(rows[1]!.cost_nano as string)).toBe((12n + BigInt(CACHE_READ + CACHE_WRITTEN) + 7n) * PRICE_NANO);
     expect(rows[2]).toMatchObject({ status: 'ok', prompt_tokens: 12, completion_tokens: ANTHROPIC_PIECES.length, stream: true });
+    // The usage list and its export filter by it.
+    const listed = await call(app.url, 'GET', '/api/usage?endpoint=messages', { token: c.token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((r: { endpoint: string }) => r.endpoint)).toEqual(['messages', 'messages', 'messages']);
+    const csv = await fetch(`${app.url}/api/usage/export?endpoint=messages`, { headers: { authorization: `Bearer ${c.token}` } });
+    expect(csv.status).toBe(200);
+    expect((await csv.text()).trim().split('\n')).toHaveLength(4);
   });
 
   test('the cached tokens reach a chat client inside prompt_tokens', async () => {

@@ -347,7 +347,7 @@ describe('usage rows name the provider and the attempts for operators', () => {
     const own = await fetch(`${app.url}/api/usage/export`, { headers: { authorization: `Bearer ${user.token}` } });
     const ownHeader = (await own.text()).replace(/^\uFEFF/, '').split('\r\n')[0]!;
     expect(ownHeader).not.toContain('provider');
-    expect(ownHeader.endsWith('duration_ms')).toBe(true);
+    expect(ownHeader.endsWith('duration_ms,audio_seconds')).toBe(true);
 
     // Only operators, only accounts that exist.
     expect((await fetch(`${app.url}/api/admin/users/${user.userId}/usage/export`, { headers: { authorization: `Bearer ${user.token}` } })).status).toBe(403);

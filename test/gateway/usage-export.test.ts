@@ -32,6 +32,7 @@ const COLUMNS = [
   'cost',
   'currency',
   'duration_ms',
+  'audio_seconds',
 ];
 
 /** The same columns in the excel-ru file, for a person: Russian names. */
@@ -56,6 +57,7 @@ const RU_COLUMNS = [
   'Стоимость',
   'Валюта',
   'Длительность, мс',
+  'Секунд аудио',
 ];
 
 const messages = [{ role: 'user' as const, content: 'Привет!' }];
@@ -138,6 +140,8 @@ describe('GET /api/usage/export', () => {
       cost: (usage.total_tokens * 125e-9).toFixed(9),
       currency: 'RUB',
       duration_ms: String(listed[1].durationMs),
+      // Seconds of audio: a transcription's only.
+      audio_seconds: '',
     });
     expect(streamed).toMatchObject({ model: 'acme/other', stream: 'true', key_id: key.id });
     expect(text).toContain('"Сайт, основной"');

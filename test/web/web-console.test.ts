@@ -338,4 +338,40 @@ browserSuite('the operator console: providers as cards, the phone’s bar, price
     },
     FLOW_TIMEOUT_MS,
   );
+
+  test(
+    'a per-second price for a transcription model: saved from the form, shown a second in the table and a minute in the public list',
+    async () => {
+      await page.setViewportSize(DESKTOP_800);
+      await page.goto(appUrl('/admin/prices'));
+      const screen = page.getByTestId('admin-prices');
+      const form = screen.getByTestId('price-form');
+      await form.getByLabel('Шаблон модели').fill('acme/chat');
+      await form.getByLabel('Как считать').selectOption('per_second');
+      expect(await form.getByLabel('Запрос за 1M токенов').count()).toBe(0);
+      await form.getByRole('button', { name: 'Сохранить цену' }).click();
+      await form.getByText('укажите цену секунды аудио').waitFor();
+      await form.getByLabel('Секунда аудио').fill('0,0015');
+      await form.getByRole('button', { name: 'Сохранить цену' }).click();
+      const added = page.getByRole('dialog', { name: 'Добавить цену для всех?' });
+      await added.waitFor();
+      expect(plain(await added.getByTestId('price-change-line').allTextContents())).toEqual(['0,0015 ₽']);
+      await added.getByRole('button', { name: 'Сохранить для всех' }).click();
+      await screen.getByText('Цена acme/chat добавлена: 0,0015 ₽ за секунду аудио').waitFor();
+      const listed = (await api('GET', '/api/admin/prices')).body.prices.find((p: { pattern: string }) => p.pattern === 'acme/chat');
+      expect(listed).toMatchObject({ kind: 'per_second', perSecond: 0.0015 });
+      const row = screen.getByTestId('prices-table').locator('tr[data-pattern="acme/chat"]');
+      expect(plain([(await row.getByTestId('price-per-second').textContent()) ?? ''])).toEqual(['0,0015 ₽ за секунду аудио']);
+      const models = await call(app.url, 'GET', '/v1/models/acme%2Fchat');
+      expect(models.body.pricing).toEqual({ prompt: '0', completion: '0', audio_second: '0.0015' });
+      // The dashboard's model prices: a minute of audio (0.0015 × 60), in place of the two token prices.
+      await page.goto(appUrl('/'));
+      const perMinute = page.getByTestId('model-prices').getByTestId('price-per-minute');
+      await perMinute.waitFor();
+      expect(plain(await perMinute.allTextContents())).toEqual(['0,09 ₽ за минуту аудио']);
+      await api('DELETE', '/api/admin/prices?pattern=acme%2Fchat');
+      expect(pageErrors).toEqual([]);
+    },
+    FLOW_TIMEOUT_MS,
+  );
 });

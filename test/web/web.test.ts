@@ -182,6 +182,10 @@ browserSuite('dashboard page in chromium', () => {
       // The agent's own settings.
       await page.getByLabel('Системный промпт').fill('Вы — администратор салона «Ромашка». Отвечайте вежливо.');
       await page.getByLabel(/Показывать модели фото клиентов/).check();
+      // Voice messages without VK's text: off until switched on; the model field shows only then.
+      expect(await page.getByLabel('Модель распознавания речи').count()).toBe(0);
+      await page.getByLabel(/Расшифровывать голосовые сообщения/).check();
+      await page.getByLabel('Модель распознавания речи').fill('openai/whisper-1');
       // Working hours: Monday to Friday by default once switched on; Saturday added, the times set.
       const hours = page.getByTestId('working-hours');
       await hours.getByLabel(/Задать рабочее время/).check();
@@ -196,6 +200,7 @@ browserSuite('dashboard page in chromium', () => {
       await page.getByRole('status').filter({ hasText: 'Сохранено' }).first().waitFor();
       const read = await call(app.url, 'GET', `/api/agents/${agentId}`, { token: await sessionToken(page) });
       expect(read.body.workingHours).toEqual({ days: [1, 2, 3, 4, 5, 6], from: '09:30', to: '18:00', timeZone: 'Asia/Yekaterinburg' });
+      expect(read.body).toMatchObject({ transcribeVoice: true, transcriptionModel: 'openai/whisper-1' });
 
       // All three integrations apply to a Service agent, each a section of its own.
       const sections = page.getByRole('navigation', { name: 'Разделы агента' });

@@ -86,6 +86,7 @@ function fromJournal(entry: unknown): Pending {
     durationMs: Number(row.duration_ms),
     providerId: text(row.provider_id),
     attempts: typeof row.attempts === 'number' ? row.attempts : null,
+    audioMs: typeof row.audio_ms === 'number' ? row.audio_ms : null,
   };
   return {
     facts,

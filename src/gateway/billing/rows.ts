@@ -83,6 +83,7 @@ const ROW_COLUMNS = [
   ['provider_id', 'text'],
   ['attempts', 'integer'],
   ['provider_cost_nano', 'bigint'],
+  ['audio_ms', 'integer'],
 ] as const;
 
 /** The row's values in ROW_COLUMNS order, as JSON. */
@@ -114,6 +115,7 @@ export function serialize(p: Pending, costNano: bigint, unpaidNano: bigint): str
     storableText(f.providerId),
     f.attempts ?? null,
     p.providerCostNano === null ? null : p.providerCostNano.toString(),
+    f.audioMs ?? null,
   ]);
 }
 
@@ -181,10 +183,11 @@ with r as (
 ), usage_rows as (
   insert into usage_records (user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens,
     completion_tokens, total_tokens, cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status,
-    usage_source, upstream_status, error, duration_ms, created_at, endpoint, provider_id, attempts, provider_cost_nano)
+    usage_source, upstream_status, error, duration_ms, created_at, endpoint, provider_id, attempts, provider_cost_nano,
+    audio_ms)
   select user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens, completion_tokens, total_tokens,
     cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status, usage_source, upstream_status, error,
-    duration_ms, created_at, coalesce(endpoint, 'chat'), provider_id, attempts, provider_cost_nano
+    duration_ms, created_at, coalesce(endpoint, 'chat'), provider_id, attempts, provider_cost_nano, audio_ms
   from r
 ), ledger_rows as (
   insert into ledger_entries (user_id, amount_nano, kind, reference, created_at)

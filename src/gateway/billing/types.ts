@@ -4,7 +4,8 @@ import type { Config } from '../../config';
 import type { Database, DatabaseHandle } from '../../db/client';
 import type { KeyLimitRef } from '../../keys';
 import type { Logger } from '../../logger';
-import { billedCompletionTokens, costOf, totalCostOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
+import type { USAGE_ENDPOINTS } from '../usage-input';
+import { billedCompletionTokens, costOf, secondsCostOf, totalCostOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
 
 export type UsageStatus =
   | 'ok'
@@ -26,7 +27,7 @@ export interface UsageFacts {
   agentId?: string | null;
   requestId: string;
   /** The /v1 endpoint that made the request (default chat). */
-  endpoint?: 'chat' | 'embeddings' | 'responses' | 'messages';
+  endpoint?: UsageEndpoint;
   model: string;
   stream: boolean;
   promptTokens: number;
@@ -44,15 +45,26 @@ export interface UsageFacts {
   attempts?: number | null;
   /** The cost price of the route target that answered (or was tried last), when the operator gave one. */
   providerPrice?: ModelPrice | null;
+  /** Milliseconds of audio a transcription was billed for (per-second prices charge these); absent elsewhere. */
+  audioMs?: number | null;
 }
+
+export type UsageEndpoint = (typeof USAGE_ENDPOINTS)[number];
 
 /** What the provider charges us for the request at its cost price (counted as settle() counts tokens); null: no cost price. */
-export function providerCost(facts: Pick<UsageFacts, 'providerPrice' | 'promptTokens' | 'completionTokens' | 'totalTokens'>): bigint | null {
-  return facts.providerPrice ? totalCostOf(facts.providerPrice, facts.promptTokens, billedCompletionTokens(facts)) : null;
+export function providerCost(facts: Pick<UsageFacts, 'providerPrice' | 'promptTokens' | 'completionTokens' | 'totalTokens' | 'audioMs'>): bigint | null {
+  if (!facts.providerPrice) return null;
+  return facts.providerPrice.perSecondNano !== undefined
+    ? secondsCostOf(facts.providerPrice.perSecondNano, facts.audioMs ?? 0).totalNano
+    : totalCostOf(facts.providerPrice, facts.promptTokens, billedCompletionTokens(facts));
 }
 
-/** What usage costs at a price, as settle() charges it (a total above prompt + completion counts as completion). */
-export function usageCost(price: ModelPrice, facts: Pick<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens'>) {
+/**
+ * What usage costs at a price, as settle() charges it (a total above prompt + completion counts as
+ * completion); a per-second price charges the audio's milliseconds instead.
+ */
+export function usageCost(price: ModelPrice, facts: Pick<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'audioMs'>) {
+  if (price.perSecondNano !== undefined) return secondsCostOf(price.perSecondNano, facts.audioMs ?? 0);
   return costOf(price, facts.promptTokens, billedCompletionTokens(facts));
 }
 

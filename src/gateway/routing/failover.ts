@@ -39,16 +39,19 @@ export interface RoutedCall {
   routing: Routing;
   /** The model the client asked for. */
   model: string;
-  /** The body as it would go to the upstream for the client's own model id, in the client's protocol. */
-  body: string;
+  /**
+   * The body as it would go to the upstream for the client's own model id, in the client's protocol; null
+   * where `send` builds its own (a multipart transcription) from the target's model id, its fourth argument.
+   */
+  body: string | null;
   /** The client's protocol (default openai): a provider speaking it gets `body`. */
   protocol?: Protocol;
   /**
    * The body for a provider speaking another protocol (translated); without it, such providers are skipped
-   * (embeddings and responses exist in OpenAI's protocol only).
+   * (embeddings, responses and transcriptions exist in OpenAI's protocol only).
    */
   bodyIn?: (protocol: Protocol) => string;
-  send: (upstream: Upstream, body: string, signal: AbortSignal) => Promise<Response>;
+  send: (upstream: Upstream, body: string, signal: AbortSignal, targetModel: string | null) => Promise<Response>;
   clientSignal: AbortSignal | null;
   fail: FailureRecorder;
   /** The request's usage facts: providerId and attempts are written into them as attempts are made. */
@@ -95,7 +98,7 @@ export async function askRouted(options: RoutedCall): Promise<{ response: Respon
       call.signal.throwIfAborted();
       const speaks = provider.upstream.protocol;
       const body = speaks === (options.protocol ?? 'openai') ? options.body : options.bodyIn!(speaks);
-      response = await options.send(provider.upstream, bodyFor(body, candidate), call.signal);
+      response = await options.send(provider.upstream, body === null ? '' : bodyFor(body, candidate), call.signal, candidate.model);
       observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000, provider.id);
     } catch (error) {
       call.cleanup();

@@ -24,6 +24,7 @@ export function createSocialApi({ db, secretBox, logger, outbox, config, metrics
     logger,
     outbox,
     chat: use(gatewaySlot).chat,
+    transcriptions: use(gatewaySlot).transcriptions,
     agents,
     escalations: messenger.escalations,
     messengerSettings: messenger.settings,

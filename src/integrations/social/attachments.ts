@@ -45,7 +45,7 @@ export function readMedia(message: Json): MessageMedia {
         // `done` may come without a transcript (nothing recognised); `in_progress` has none yet.
         const transcript = typeof body.transcript === 'string' ? body.transcript.trim() : '';
         const done = body.transcript_state === undefined || body.transcript_state === 'done';
-        media.voice = { transcript: done && transcript !== '' ? transcript : null };
+        media.voice = { transcript: done && transcript !== '' ? transcript : null, audioUrl: httpUrl(body.link_ogg) ?? httpUrl(body.link_mp3) };
         break;
       }
       case 'photo': {

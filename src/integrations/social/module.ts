@@ -7,7 +7,7 @@ import type { Config } from '../../config';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Database } from '../../db/client';
 import { dialogueMessages } from '../../dialogues/tables';
-import type { ChatHandler } from '../../gateway';
+import type { ChatHandler, TranscriptionsHandler } from '../../gateway';
 import { createPeriodicJob } from '../../jobs/periodic';
 import type { OutboxWorker } from '../../jobs/outbox';
 import type { Logger } from '../../logger';
@@ -19,6 +19,7 @@ import { vkReplyChannel } from './reply-channel';
 import { createSocialMessageHandler, queueSocialMessage, SOCIAL_CHANNEL, SOCIAL_MESSAGE_KIND } from './sender';
 import { createSocialSettings } from './settings';
 import { createSocialWebhook } from './webhook';
+import { createVoiceAudioClient } from './voice-audio';
 
 /** messages.setActivity is a courtesy: it waits this long at most and is never retried. */
 const TYPING_TIMEOUT_MS = 3000;
@@ -33,6 +34,8 @@ export interface SocialDeps {
   logger: Logger;
   outbox: OutboxWorker;
   chat: Pick<ChatHandler, 'complete'>;
+  /** Voice messages of agents whose owner switched transcription on, billed to the owner. */
+  transcriptions?: Pick<TranscriptionsHandler, 'transcribe'>;
   agents: Pick<AgentService, 'find'>;
   escalations: Escalations;
   /** Whether an agent has a Telegram bot to hand clients to. */
@@ -60,6 +63,9 @@ export interface SocialDeps {
     | 'assistantTurnLeaseSeconds'
     | 'handoffTimeoutMinutes'
     | 'assistantClientMessagesPerMinute'
+    | 'vkAudioBaseUrls'
+    | 'audioMaxBytes'
+    | 'transcriptionModel'
   >;
   /** Told how each VK event's handling ended (metrics). */
   observeEvent?: (outcome: 'handled' | 'failed') => void;
@@ -69,6 +75,8 @@ export function createSocial(deps: SocialDeps) {
   const { db, box, logger, outbox, config } = deps;
   const vkFor = (accessToken: string) => createVkClient({ baseUrl: config.vkApiBaseUrl, accessToken });
   const settings = createSocialSettings({ db, box, logger, publicBaseUrl: config.publicBaseUrl, vkFor });
+  const voiceAudio = createVoiceAudioClient({ baseUrls: config.vkAudioBaseUrls, maxBytes: config.audioMaxBytes });
+  const transcriptions = deps.transcriptions;
   const bookingFlow = createBookingFlow({ flowDb: db, booking: deps.booking.service, settings: deps.booking.settings, outbox, logger });
   const assistant = createAssistant({
     db,
@@ -102,6 +110,22 @@ export function createSocial(deps: SocialDeps) {
     debounceMs: config.assistantDebounceMs,
     maxToolCalls: config.assistantMaxToolCalls,
     turnLeaseSeconds: config.assistantTurnLeaseSeconds,
+    transcribe: transcriptions
+      ? async (agent, audioUrl, requestId) => {
+          const audio = await voiceAudio.download(audioUrl);
+          const payer = { userId: agent.userId, apiKeyId: null, agentId: agent.id };
+          const input = {
+            file: new Blob([audio.bytes], { type: audio.type }),
+            filename: audio.filename,
+            model: agent.transcriptionModel ?? config.transcriptionModel,
+            format: 'json' as const,
+            fields: [],
+          };
+          const response = await transcriptions.transcribe(payer, input, requestId, null);
+          const answer = (await response.json()) as { text?: unknown };
+          return typeof answer.text === 'string' ? answer.text : null;
+        }
+      : undefined,
     // A short call of its own: a slow VK must not hold the turn up (the indicator is a courtesy).
     typing: async (agentId, peerId) => {
       const community = await settings.load(agentId);

@@ -1,10 +1,10 @@
 // The price table: per model id or prefix (openai/*), what 1M prompt and 1M completion tokens cost in
-// the balance currency; rows are added, changed and deleted here, or imported from the provider's list.
+// the balance currency, or (a transcription model, kind per_second) what a second of audio costs; rows are added, changed and deleted here, or imported from the provider's list.
 // A saved price applies to every user at once, so the form asks first, saying what changes (issue 41).
 import './admin.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { putPriceInput } from '@server/admin/input';
 import type { Outputs } from '../app/api';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
@@ -35,8 +35,16 @@ function priceInForce(pattern: string, rows: readonly PriceRow[]): PriceRow | nu
 
 interface PriceChange {
   pattern: string;
+  kind: 'per_token' | 'per_second';
   promptPerMillion: number;
   completionPerMillion: number;
+  perSecond: number;
+}
+
+/** What a row charges, for the messages: «0,15 ₽ / 0,60 ₽ за 1 млн токенов (запрос / ответ)» or «0,0001 ₽ за секунду аудио». */
+function chargedText(row: Pick<PriceChange, 'kind' | 'promptPerMillion' | 'completionPerMillion' | 'perSecond'>, currency: string | undefined): string {
+  if (row.kind === 'per_second') return `${formatMoney(row.perSecond, currency, 'exact')} за секунду аудио`;
+  return `${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)`;
 }
 
 /**
@@ -65,6 +73,8 @@ function PriceChangeConfirm({
   const own = change ? (rows.find((r) => r.pattern.toLowerCase() === change.pattern.toLowerCase()) ?? null) : null;
   const inForce = change ? (own ?? priceInForce(change.pattern, rows)) : null;
   const before = inForce ?? defaultPrice;
+  // A per-second row's token prices are not charged: comparing them would mislead.
+  const wasPerSecond = inForce?.kind === 'per_second' ? inForce : null;
   const line = (label: string, was: number | undefined, now: number) => (
     <>
       <dt>{label}</dt>
@@ -91,8 +101,14 @@ function PriceChangeConfirm({
             <dd>
               <code>{change.pattern}</code>
             </dd>
-            {line('Запрос за 1 млн токенов', before?.promptPerMillion, change.promptPerMillion)}
-            {line('Ответ за 1 млн токенов', before?.completionPerMillion, change.completionPerMillion)}
+            {change.kind === 'per_second' ? (
+              line('Секунда аудио', wasPerSecond?.perSecond, change.perSecond)
+            ) : (
+              <>
+                {line('Запрос за 1 млн токенов', wasPerSecond ? undefined : before?.promptPerMillion, change.promptPerMillion)}
+                {line('Ответ за 1 млн токенов', wasPerSecond ? undefined : before?.completionPerMillion, change.completionPerMillion)}
+              </>
+            )}
           </dl>
           {own ? null : (
             <p className="hint">
@@ -104,6 +120,32 @@ function PriceChangeConfirm({
         </>
       ) : null}
     </ConfirmDialog>
+  );
+}
+
+/** One price of the form: a decimal in the balance currency. */
+function AmountField(props: {
+  label: string;
+  name: string;
+  value: string;
+  onChange(value: string): void;
+  error: string | undefined;
+  inputRef?: RefObject<HTMLInputElement | null> | undefined;
+}) {
+  return (
+    <Field label={props.label} error={props.error}>
+      {(field) => (
+        <input
+          {...field}
+          ref={props.inputRef}
+          name={props.name}
+          inputMode="decimal"
+          autoComplete="off"
+          value={props.value}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
+      )}
+    </Field>
   );
 }
 
@@ -125,6 +167,8 @@ function PriceForm({
   const [pattern, setPattern] = useState(editing?.pattern ?? '');
   const [prompt, setPrompt] = useState(editing ? decimalText(editing.promptPerMillion) : '');
   const [completion, setCompletion] = useState(editing ? decimalText(editing.completionPerMillion) : '');
+  const [kind, setKind] = useState<PriceChange['kind']>(editing?.kind ?? 'per_token');
+  const [perSecond, setPerSecond] = useState(editing?.kind === 'per_second' ? decimalText(editing.perSecond) : '');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [confirming, setConfirming] = useState<PriceChange | null>(null);
   const trpc = useTRPC();
@@ -138,7 +182,10 @@ function PriceForm({
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const values = { pattern, promptPerMillion: decimalInput(prompt), completionPerMillion: decimalInput(completion) };
+    const values =
+      kind === 'per_second'
+        ? { pattern, kind, perSecond: decimalInput(perSecond) }
+        : { pattern, kind, promptPerMillion: decimalInput(prompt), completionPerMillion: decimalInput(completion) };
     const checked = check(putPriceInput, values);
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -147,12 +194,27 @@ function PriceForm({
     setErrors({});
     save.reset();
     // Saved only once the operator has seen what changes for everyone.
-    setConfirming({ pattern: checked.data.pattern, promptPerMillion: values.promptPerMillion!, completionPerMillion: values.completionPerMillion! });
+    setConfirming({
+      pattern: checked.data.pattern,
+      kind,
+      promptPerMillion: 'promptPerMillion' in values ? values.promptPerMillion! : 0,
+      completionPerMillion: 'completionPerMillion' in values ? values.completionPerMillion! : 0,
+      perSecond: 'perSecond' in values ? values.perSecond! : 0,
+    });
   };
 
   const onConfirm = async () => {
     if (!confirming) return;
-    const row = await answerOf(save.mutateAsync(confirming));
+    const sent =
+      confirming.kind === 'per_second'
+        ? { pattern: confirming.pattern, kind: confirming.kind, perSecond: confirming.perSecond }
+        : {
+            pattern: confirming.pattern,
+            kind: confirming.kind,
+            promptPerMillion: confirming.promptPerMillion,
+            completionPerMillion: confirming.completionPerMillion,
+          };
+    const row = await answerOf(save.mutateAsync(sent));
     if (!row) return;
     setConfirming(null);
     onSaved(row, !editing);
@@ -160,6 +222,8 @@ function PriceForm({
       setPattern('');
       setPrompt('');
       setCompletion('');
+      setPerSecond('');
+      setKind('per_token');
     }
   };
 
@@ -181,24 +245,42 @@ function PriceForm({
               <input {...props} name="pricePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />
             )}
           </Field>
-          <Field label={`Запрос за 1M токенов${unit}`} error={errors.promptPerMillion}>
+          <Field label="Как считать" hint="За секунду аудио — для моделей распознавания речи (/v1/audio/transcriptions)" error={errors.kind}>
             {(props) => (
-              <input
-                {...props}
-                ref={editing ? first : undefined}
+              <select {...props} name="priceKind" value={kind} onChange={(e) => setKind(e.target.value as PriceChange['kind'])}>
+                <option value="per_token">За токены</option>
+                <option value="per_second">За секунду аудио</option>
+              </select>
+            )}
+          </Field>
+          {kind === 'per_second' ? (
+            <AmountField
+              label={`Секунда аудио${unit}`}
+              name="pricePerSecond"
+              value={perSecond}
+              onChange={setPerSecond}
+              error={errors.perSecond}
+              inputRef={editing ? first : undefined}
+            />
+          ) : (
+            <>
+              <AmountField
+                label={`Запрос за 1M токенов${unit}`}
                 name="pricePrompt"
-                inputMode="decimal"
-                autoComplete="off"
                 value={prompt}
-                onChange={(e) => setPrompt(e.target.value)}
+                onChange={setPrompt}
+                error={errors.promptPerMillion}
+                inputRef={editing ? first : undefined}
               />
-            )}
-          </Field>
-          <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
-            {(props) => (
-              <input {...props} name="priceCompletion" inputMode="decimal" autoComplete="off" value={completion} onChange={(e) => setCompletion(e.target.value)} />
-            )}
-          </Field>
+              <AmountField
+                label={`Ответ за 1M токенов${unit}`}
+                name="priceCompletion"
+                value={completion}
+                onChange={setCompletion}
+                error={errors.completionPerMillion}
+              />
+            </>
+          )}
         </div>
         <div className="actions">
           <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
@@ -295,12 +377,20 @@ export function PricesScreen() {
                     <td data-label="Шаблон" className="wrap-anywhere">
                       <code>{row.pattern}</code>
                     </td>
-                    <td data-label="Запрос за 1M" className="num">
-                      <Money value={row.promptPerMillion} currency={currency} kind="amount" />
-                    </td>
-                    <td data-label="Ответ за 1M" className="num">
-                      <Money value={row.completionPerMillion} currency={currency} kind="amount" />
-                    </td>
+                    {row.kind === 'per_second' ? (
+                      <td data-label="Цена" className="num" colSpan={2} data-testid="price-per-second">
+                        <Money value={row.perSecond} currency={currency} kind="exact" /> за секунду аудио
+                      </td>
+                    ) : (
+                      <>
+                        <td data-label="Запрос за 1M" className="num">
+                          <Money value={row.promptPerMillion} currency={currency} kind="amount" />
+                        </td>
+                        <td data-label="Ответ за 1M" className="num">
+                          <Money value={row.completionPerMillion} currency={currency} kind="amount" />
+                        </td>
+                      </>
+                    )}
                     <td data-label="Изменена">{formatDateTime(row.updatedAt)}</td>
                     <td>
                       <div className="row-actions">
@@ -342,9 +432,7 @@ export function PricesScreen() {
             currency={currency}
             onCancel={() => setEditing(null)}
             onSaved={(row, created) => {
-              setMessage(
-                `Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)`,
-              );
+              setMessage(`Цена ${row.pattern} ${created ? 'добавлена' : 'сохранена'}: ${chargedText(row, currency)}`);
               setEditing(null);
               void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });
             }}

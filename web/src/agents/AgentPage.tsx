@@ -114,6 +114,8 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const [systemPrompt, setSystemPrompt] = useState(agent.systemPrompt);
   const [model, setModel] = useState(agent.model);
   const [acceptsImages, setAcceptsImages] = useState(agent.acceptsImages);
+  const [transcribeVoice, setTranscribeVoice] = useState(agent.transcribeVoice);
+  const [transcriptionModel, setTranscriptionModel] = useState(agent.transcriptionModel ?? '');
   const [workingHours, setWorkingHours] = useState(agent.workingHours);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [saved, setSaved] = useState(false);
@@ -125,7 +127,15 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setSaved(false);
-    const checked = check(agentPatchInput, { name, systemPrompt, model: optional(model), acceptsImages, workingHours });
+    const checked = check(agentPatchInput, {
+      name,
+      systemPrompt,
+      model: optional(model),
+      acceptsImages,
+      transcribeVoice,
+      transcriptionModel: transcriptionModel.trim() === '' ? null : transcriptionModel.trim(),
+      workingHours,
+    });
     if (!checked.ok) {
       setErrors(checked.errors);
       return;
@@ -155,6 +165,26 @@ function AgentForm({ agent, onSaved }: { agent: Agent; onSaved(agent: Agent): vo
         <input type="checkbox" name="acceptsImages" checked={acceptsImages} onChange={(e) => setAcceptsImages(e.target.checked)} />
         Показывать модели фото клиентов (модель должна принимать изображения); иначе клиенту ответят, что фото ассистент не смотрит
       </label>
+      <label className="checkbox">
+        <input type="checkbox" name="transcribeVoice" checked={transcribeVoice} onChange={(e) => setTranscribeVoice(e.target.checked)} />
+        Расшифровывать голосовые сообщения, которые ВКонтакте прислал без текста (за ваш счёт, по цене модели распознавания речи); иначе клиента попросят написать
+        текстом
+      </label>
+      {transcribeVoice ? (
+        <Field label="Модель распознавания речи" hint="Пусто — модель по умолчанию сервиса, например openai/whisper-1" error={shown.transcriptionModel}>
+          {(props) => (
+            <input
+              {...props}
+              name="transcriptionModel"
+              value={transcriptionModel}
+              placeholder="openai/whisper-1"
+              autoComplete="off"
+              spellCheck={false}
+              onChange={(e) => setTranscriptionModel(e.target.value)}
+            />
+          )}
+        </Field>
+      ) : null}
       <WorkingHoursFields value={workingHours} onChange={setWorkingHours} error={shown.workingHours} />
       <SubmitRow label="Сохранить агента" pending={save.isPending} done={saved} error={apiError(save.error)} />
     </form>

@@ -14,6 +14,9 @@ const perThousand = (perToken: string | undefined) => {
 
 /** «запрос 0,15 ₽ · ответ 0,60 ₽ за 1 000 токенов». */
 export function priceText(model: ListedModel, currency: string | undefined): string {
+  const second = model.pricing?.audio_second === undefined ? Number.NaN : Number(model.pricing.audio_second);
+  // A transcription model: a minute of audio reads better than a second's fraction of a kopeck.
+  if (Number.isFinite(second)) return `${formatMoney(second * 60, currency, 'cost')} за минуту аудио`;
   const prompt = perThousand(model.pricing?.prompt);
   const completion = perThousand(model.pricing?.completion);
   if (prompt === null && completion === null) return 'цена не указана';

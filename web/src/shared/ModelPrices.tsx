@@ -27,7 +27,7 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
   return (
     <section className="card" aria-labelledby="prices-title">
       <h2 id="prices-title">Цены моделей</h2>
-      <p className="hint">За 1 млн токенов: отдельно токены запроса (вход) и ответа (выход).</p>
+      <p className="hint">За 1 млн токенов: отдельно токены запроса (вход) и ответа (выход); модели распознавания речи — за минуту аудио (оплата посекундная).</p>
       {failed ? <p className="error">Список моделей сейчас недоступен.</p> : null}
       {models && models.length === 0 ? <p className="muted">Список моделей пуст.</p> : null}
       {models && models.length > 0 ? (
@@ -52,12 +52,21 @@ export function ModelPrices({ currency }: { currency: string | undefined }) {
                       <ModelName model={m.id} />
                     </strong>
                   </td>
-                  <td className="num" data-label="Вход, за 1 млн токенов">
-                    {price(perMillion(m.pricing?.prompt))}
-                  </td>
-                  <td className="num" data-label="Выход, за 1 млн токенов">
-                    {price(perMillion(m.pricing?.completion))}
-                  </td>
+                  {m.pricing?.audio_second !== undefined ? (
+                    // Billed by the second of audio: shown a minute, as the providers list it.
+                    <td className="num" colSpan={2} data-label="Цена" data-testid="price-per-minute">
+                      {price(Number(m.pricing.audio_second) * 60)} за минуту аудио
+                    </td>
+                  ) : (
+                    <>
+                      <td className="num" data-label="Вход, за 1 млн токенов">
+                        {price(perMillion(m.pricing?.prompt))}
+                      </td>
+                      <td className="num" data-label="Выход, за 1 млн токенов">
+                        {price(perMillion(m.pricing?.completion))}
+                      </td>
+                    </>
+                  )}
                 </tr>
               ))}
             </tbody>

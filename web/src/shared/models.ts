@@ -3,7 +3,8 @@
 // is asked again by the next component that needs it.
 export interface ListedModel {
   id: string;
-  pricing?: { prompt?: string; completion?: string };
+  /** `audio_second`: a transcription model's price a second of audio (its tokens are then not charged). */
+  pricing?: { prompt?: string; completion?: string; audio_second?: string };
 }
 
 let catalog: Promise<ListedModel[]> | undefined;
