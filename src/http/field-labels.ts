@@ -17,6 +17,10 @@ export const fieldLabels: Record<string, string> = {
   spendLimit: 'Лимит расходов',
   limitReset: 'Период лимита',
   expiresAt: 'Действует до',
+  rpm: 'Запросов в минуту',
+  tpm: 'Токенов в минуту',
+  rpd: 'Запросов в сутки',
+  cache: 'Кэш ответов',
   // Usage and lists.
   limit: 'Число записей на странице',
   cursor: 'Курсор страницы',

@@ -17,7 +17,7 @@ const LABELS: Record<RateName, string> = {
   rpd: 'Запросов в сутки (rpd)',
 };
 const SHORT: Record<RateName, string> = { rpm: 'запр./мин', tpm: 'ток./мин', rpd: 'запр./сутки' };
-const RATE_HINT = 'Необязательно. Пусто — по умолчанию сервиса. Сутки считаются по UTC (с 03:00 по Москве).';
+const RATE_HINT = 'Необязательно. Пусто — по умолчанию сервиса. Сутки начинаются в 03:00 по московскому времени.';
 
 export const EMPTY_RATES: RateTexts = { rpm: '', tpm: '', rpd: '' };
 
