@@ -200,6 +200,9 @@ const providerTimeoutMs = z
   .min(100, adminMessages.providerTimeoutInvalid)
   .max(250_000, adminMessages.providerTimeoutInvalid);
 
+/** The API the provider speaks: OpenAI's chat completions (default) or Anthropic's Messages. */
+const providerProtocol = z.enum(['openai', 'anthropic'], { error: adminMessages.providerProtocolInvalid });
+
 export const providerIdInput = z.object({ id: z.string().max(100) });
 
 /** The model a probe asks for one token (a host without /models); null: the probe is GET /models. */
@@ -236,6 +239,7 @@ export const createProviderInput = z.object({
   apiKey: providerApiKey.optional(),
   enabled: z.boolean().default(true),
   timeoutMs: providerTimeoutMs.default(60_000),
+  protocol: providerProtocol.default('openai'),
   probeModel: providerProbeModel.optional(),
   balanceUrl: providerBalanceUrl.optional(),
   balancePath: providerBalancePath.optional(),
@@ -249,6 +253,7 @@ export const patchProviderInput = z.object({
   apiKey: providerApiKey.optional(),
   enabled: z.boolean().optional(),
   timeoutMs: providerTimeoutMs.optional(),
+  protocol: providerProtocol.optional(),
   probeModel: providerProbeModel.optional(),
   balanceUrl: providerBalanceUrl.optional(),
   balancePath: providerBalancePath.optional(),

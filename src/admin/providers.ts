@@ -12,7 +12,7 @@ import type { Config } from '../config';
 import { maskSecret, type SecretBox } from '../crypto/secret-box';
 import type { Database, Executor } from '../db/client';
 import { modelRoutes, providerBalances, providerHealth, providerProbes, providers } from '../gateway/tables';
-import { type Billing, DEFAULT_PROVIDER_ID, type ProviderProbes, ROUTING_CHANGED_CHANNEL, type Routing, type RouteTarget } from '../gateway';
+import { type Billing, DEFAULT_PROVIDER_ID, type Protocol, type ProviderProbes, ROUTING_CHANGED_CHANNEL, type Routing, type RouteTarget } from '../gateway';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
 import { nanoToUnits } from '../money';
@@ -29,7 +29,7 @@ export interface AdminProvidersDeps {
   box: Pick<SecretBox, 'seal'>;
   billing: Pick<Billing, 'flush'>;
   probes: Pick<ProviderProbes, 'probeNow'>;
-  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamBalanceThresholdNano'>;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol' | 'upstreamBalanceThresholdNano'>;
 }
 
 type ProviderRow = typeof providers.$inferSelect;
@@ -86,6 +86,7 @@ function audited(row: ProviderRow): JsonObject {
     hasApiKey: row.apiKeySealed !== null,
     enabled: row.enabled,
     timeoutMs: row.timeoutMs,
+    protocol: row.protocol,
     probeModel: row.probeModel,
     balanceUrl: row.balanceUrl,
     balancePath: row.balancePath,
@@ -93,6 +94,9 @@ function audited(row: ProviderRow): JsonObject {
     balanceThreshold: row.balanceThresholdNano === null ? null : nanoToUnits(row.balanceThresholdNano),
   };
 }
+
+/** The protocol a stored row names; anything else is read as the default. */
+const protocolOf = (value: string): Protocol => (value === 'anthropic' ? 'anthropic' : 'openai');
 
 const announce = (tx: Executor) => tx.execute(sql`select pg_notify(${ROUTING_CHANGED_CHANNEL}, '')`);
 
@@ -106,6 +110,7 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
     apiKey: config.upstreamApiKey ? maskSecret(config.upstreamApiKey) : null,
     enabled: true,
     timeoutMs: config.upstreamTimeoutMs,
+    protocol: config.upstreamProtocol,
     probeModel: null,
     balance: balanceView(balanceSource({ baseUrl: config.upstreamBaseUrl, balanceUrl: null, balancePath: null }), config.upstreamBalanceThresholdNano, w.balance),
     ...watchView(w),
@@ -119,6 +124,7 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
     apiKey: row.apiKeySealed === null ? null : maskSecret(row.apiKeySealed),
     enabled: row.enabled,
     timeoutMs: row.timeoutMs,
+    protocol: protocolOf(row.protocol),
     probeModel: row.probeModel,
     balance: balanceView(balanceSource(row), row.balanceThresholdNano, w.balance),
     ...watchView(w),
@@ -199,7 +205,14 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
 
     async create(
       actor: AuditActor,
-      input: { name: string; baseUrl: string; apiKey?: string | null | undefined; enabled: boolean; timeoutMs: number } & WatchSettings,
+      input: {
+        name: string;
+        baseUrl: string;
+        apiKey?: string | null | undefined;
+        enabled: boolean;
+        timeoutMs: number;
+        protocol?: Protocol | undefined;
+      } & WatchSettings,
     ) {
       const id = randomUUID();
       await db.transaction(async (tx) => {
@@ -212,6 +225,7 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
             apiKeySealed: input.apiKey ? box.seal(input.apiKey) : null,
             enabled: input.enabled,
             timeoutMs: input.timeoutMs,
+            protocol: input.protocol ?? 'openai',
             ...watchSettings(input),
           })
           .returning();
@@ -232,6 +246,7 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
         apiKey?: string | null | undefined;
         enabled?: boolean | undefined;
         timeoutMs?: number | undefined;
+        protocol?: Protocol | undefined;
       } & WatchSettings,
     ) {
       if (id === DEFAULT_PROVIDER_ID) {
@@ -262,6 +277,7 @@ export function createAdminProviders({ db, routing, box, billing, probes, config
             ...(patch.apiKey !== undefined ? { apiKeySealed: patch.apiKey === null ? null : box.seal(patch.apiKey) } : {}),
             ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
             ...(patch.timeoutMs !== undefined ? { timeoutMs: patch.timeoutMs } : {}),
+            ...(patch.protocol !== undefined ? { protocol: patch.protocol } : {}),
             ...watchSettings(patch),
             updatedAt: sql`now()`,
           })

@@ -117,6 +117,8 @@ const providerView = z.object({
   apiKey: z.string().nullable(),
   enabled: z.boolean(),
   timeoutMs: z.number().int(),
+  /** The API it speaks: openai (chat completions) or anthropic (Messages). */
+  protocol: z.enum(['openai', 'anthropic']),
   /** The model its probe asks for one token; null: the probe is GET /models. */
   probeModel: z.string().nullable(),
   /**

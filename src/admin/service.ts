@@ -19,7 +19,7 @@ export interface AdminServiceDeps {
   billing: Billing;
   prices: PriceBook;
   models: ModelCatalog;
-  config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamBalanceThresholdNano'>;
+  config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol' | 'upstreamBalanceThresholdNano'>;
   routing: Routing;
   probes: ProviderProbes;
   box: Pick<SecretBox, 'seal'>;

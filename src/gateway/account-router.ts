@@ -38,7 +38,7 @@ const usageRecord = z.object({
   endpoint: z
     .string()
     .meta({ enum: [...USAGE_ENDPOINTS] })
-    .describe('Метод /v1: chat, embeddings, responses, audio_transcriptions'),
+    .describe('Метод /v1: chat, embeddings, responses, audio_transcriptions, messages'),
   keyId: z.string().nullable(),
   agentId: z.string().nullable(),
   stream: z.boolean(),

@@ -13,6 +13,7 @@ import { createEmbeddingsHandler } from './embeddings';
 import { createTranscriptionsHandler } from './audio-transcriptions';
 import { charged } from './events';
 import { createIdempotency } from './idempotency';
+import { createMessagesHandler } from './messages';
 import { createModelCatalog } from './models';
 import { createRateLimiter } from './rate-limit';
 import { createResponsesHandler } from './responses';
@@ -95,6 +96,8 @@ export function createGatewayApi(base: Base, use: Use) {
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
   const transcriptions = createTranscriptionsHandler(v1Deps);
+  // Anthropic's Messages API: chat's pipeline, as a Messages client.
+  const messages = createMessagesHandler({ config, chat, verifier, idempotency, logger });
   const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
   const usageReport = createUsageReport(db, { cursor: database.cursor });
   // Partitions are months: an hourly look is plenty to stay ahead of them and to drop a month soon after it expires.
@@ -116,6 +119,7 @@ export function createGatewayApi(base: Base, use: Use) {
     probes,
     models,
     chat,
+    messages,
     embeddings,
     transcriptions,
     responses,

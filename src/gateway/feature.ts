@@ -7,6 +7,7 @@ import { createGatewayApi, gatewaySlot } from './api';
 import { chatCompletionsRoute } from './chat-completions.route';
 import { embeddingsRoute } from './embeddings.route';
 import { audioTranscriptionsRoute } from './audio-transcriptions.route';
+import { countTokensRoute, messagesRoute } from './messages.route';
 import { modelsListRoute, modelsRetrieveRoute } from './models.route';
 import { responsesCreateRoute, responsesDeleteRoute, responsesGetRoute } from './responses.route';
 import { adminUsageExportRoute, usageExportRoute } from './usage-export.route';
@@ -40,6 +41,8 @@ export const gatewayFeature = defineFeature({
   routers: { account: accountRouter },
   rawRoutes: [
     chatCompletionsRoute,
+    messagesRoute,
+    countTokensRoute,
     embeddingsRoute,
     audioTranscriptionsRoute,
     responsesCreateRoute,

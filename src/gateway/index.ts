@@ -11,6 +11,7 @@ export { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from './ro
 export { PROBES_KEPT, type ProbeOutcome, type ProviderProbes } from './routing/probes';
 export type { RouteTarget } from './routing/select';
 export { gatewayMessages } from './texts';
+export type { Protocol } from './upstream';
 export {
   CSV_FORMATS,
   USAGE_EXPORT_FORMATS,

@@ -4,12 +4,14 @@
 // (and the usage filter, decoded once for both), and goes out; the end, a break, a client leaving and a
 // server shutting down each settle the answer exactly once and end the client's stream cleanly.
 import type { Logger } from '../logger';
+import type { ErrorType } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { gatewayMessages } from './texts';
 import { costText } from './answer-cost';
 import { usageCost, type Billing, type Reservation, type UsageStatus } from './billing';
 import { ABORT_CLIENT_CLOSED, ABORT_TIMEOUT } from './upstream';
 import { createUsageFilter, SseEventTooLarge } from './usage-filter';
+import type { StreamRewrite } from './anthropic/sse-events';
 import { settleAnswer, type RequestFacts } from './settlement';
 
 export const SSE_HEADERS = {
@@ -17,6 +19,8 @@ export const SSE_HEADERS = {
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
 };
+
+const encoder = new TextEncoder();
 
 export function sseError(message: string, type: string): Uint8Array {
   return new TextEncoder().encode(`data: ${JSON.stringify({ error: { message, type } })}\n\n`);
@@ -51,7 +55,7 @@ export interface TokenCounts {
 
 export interface StreamRelay {
   /** The route, as the time-to-first-token metric names it. */
-  endpoint: 'chat' | 'responses';
+  endpoint: 'chat' | 'responses' | 'messages';
   base: RequestFacts;
   started: number;
   billing: Pick<Billing, 'settle'>;
@@ -66,6 +70,13 @@ export interface StreamRelay {
    * null: the bytes pass as they came.
    */
   filter: 'strip' | 'cost' | null;
+  /**
+   * The upstream's stream in the client's protocol (a provider of the other protocol, gateway/anthropic/): run
+   * on each chunk's text before the meter and the filter see it; null: the bytes are the client's already.
+   */
+  rewrite?: StreamRewrite | null;
+  /** The error event the client's protocol sends when the stream breaks off (default: chat's `data: {"error": …}`). */
+  errorEvent?: (message: string, type: ErrorType) => Uint8Array;
   /** Takes the answering provider's key out of error events (Upstream.redact). */
   redact: (text: string) => string;
   /** The upstream call: aborted with ABORT_CLIENT_CLOSED when the client goes, with ABORT_TIMEOUT by its timer. */
@@ -104,6 +115,8 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
         : null;
   const reader = upstreamBody.getReader();
   const decoder = new TextDecoder();
+  const errorEvent = ctx.errorEvent ?? sseError;
+  const rewrite = ctx.rewrite ?? null;
   let finished = false;
   let untrack: (() => void) | null = null;
 
@@ -141,6 +154,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
   /** What the client gets of one upstream chunk (possibly nothing yet: the filter holds partial events). */
   const take = (value: Uint8Array): Uint8Array => {
     call.restartTimer();
+    if (rewrite) return rewritten(rewrite.push(decoder.decode(value, { stream: true })));
     if (!filter) {
       meter.push(value);
       return value;
@@ -150,15 +164,25 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     meter.pushText(text);
     return filter.push(text, value);
   };
+  /** Rewritten text as the client gets it, past the meter and the filter. */
+  const rewritten = (text: string): Uint8Array => {
+    meter.pushText(text);
+    const bytes = encoder.encode(text);
+    return filter ? filter.push(text, bytes) : bytes;
+  };
   /** What the shared decoder still holds when the stream ends (a cut character), for both readers. */
   const decoderTail = (): string => {
+    // A rewritten stream's cut character is the upstream's, not the client's text.
+    if (rewrite) return '';
     const tail = decoder.decode();
     if (tail) meter.pushText(tail);
     return tail;
   };
   /** The upstream ended the stream: bill it, and release what the filter still holds. */
   const ending = (): Uint8Array | null => {
-    const rest = filter ? filter.end(decoderTail()) : null;
+    const last = rewrite ? rewritten(rewrite.push(decoder.decode()) + rewrite.end()) : null;
+    const held = filter ? filter.end(decoderTail()) : null;
+    const rest = last && held ? Buffer.concat([last, held]) : (last ?? held);
     finish('ok');
     return rest && rest.byteLength > 0 ? rest : null;
   };
@@ -173,7 +197,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     const out: Uint8Array[] = [];
     if (error instanceof SseEventTooLarge && error.before.byteLength > 0) out.push(error.before);
     if (filter) out.push(filter.end(decoderTail()));
-    out.push(sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'));
+    out.push(errorEvent(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'));
     finish(status, error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
     return out;
   };
@@ -243,7 +267,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
         reader.cancel().catch(() => {});
         try {
           if (filter) controller.enqueue(filter.end(decoderTail()));
-          controller.enqueue(sseError(gatewayMessages.serverShuttingDown, 'service_unavailable'));
+          controller.enqueue(errorEvent(gatewayMessages.serverShuttingDown, 'service_unavailable'));
           controller.close();
         } catch {
           // The client is gone as well.

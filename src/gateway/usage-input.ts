@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { isoInstantInput } from '../http/date-input';
 
 /** The /v1 endpoints a usage row may name (billing's UsageFacts['endpoint'] is typed from this list). */
-export const USAGE_ENDPOINTS = ['chat', 'embeddings', 'responses', 'audio_transcriptions'] as const;
+export const USAGE_ENDPOINTS = ['chat', 'embeddings', 'responses', 'audio_transcriptions', 'messages'] as const;
 
 export const usageQueryInput = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -14,7 +14,7 @@ export const usageQueryInput = z.object({
   keyId: z.uuid('ожидается идентификатор ключа').optional(),
   model: z.string().min(1).max(200).optional().describe('Только запросы к этой модели (идентификатор, как в запросе)'),
   endpoint: z
-    .enum(USAGE_ENDPOINTS, 'ожидается chat, embeddings, responses или audio_transcriptions')
+    .enum(USAGE_ENDPOINTS, 'ожидается chat, embeddings, responses, audio_transcriptions или messages')
     .optional()
-    .describe('Только запросы этого метода /v1: chat, embeddings, responses, audio_transcriptions'),
+    .describe('Только запросы этого метода /v1: chat, embeddings, responses, audio_transcriptions, messages'),
 });

@@ -17,7 +17,7 @@ export interface UsageQuery {
   keyId?: string | undefined;
   /** Only this model's requests (the id as the request named it). */
   model?: string | undefined;
-  /** Only this /v1 endpoint's requests (chat, embeddings, responses, audio_transcriptions). */
+  /** Only this /v1 endpoint's requests (chat, embeddings, responses, audio_transcriptions, messages). */
   endpoint?: string | undefined;
 }
 

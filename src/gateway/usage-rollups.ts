@@ -18,7 +18,7 @@ export interface UsageSpanFilter {
   keyId?: string | undefined;
   agentId?: string | undefined;
   model?: string | undefined;
-  /** The /v1 endpoint (chat, embeddings, responses, audio_transcriptions). */
+  /** The /v1 endpoint (chat, embeddings, responses, audio_transcriptions, messages). */
   endpoint?: string | undefined;
   /** Included. */
   from?: Date | undefined;

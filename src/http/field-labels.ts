@@ -112,6 +112,7 @@ export const fieldLabels: Record<string, string> = {
   apiKey: 'Ключ API провайдера',
   enabled: 'Включён',
   timeoutMs: 'Таймаут, мс',
+  protocol: 'Протокол провайдера',
   probeModel: 'Модель для проверки',
   balanceUrl: 'Адрес баланса',
   balancePath: 'Путь к балансу в JSON',

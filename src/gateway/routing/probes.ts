@@ -62,11 +62,10 @@ async function ask(entry: ProviderEntry): Promise<ProbeAnswer> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   try {
+    // The 1-token question in the provider's own protocol (an anthropic provider has no /chat/completions).
+    const question = JSON.stringify({ model: entry.probeModel, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, stream: false });
     const response = entry.probeModel
-      ? await entry.upstream.chatCompletions(
-          JSON.stringify({ model: entry.probeModel, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, stream: false }),
-          timeout,
-        )
+      ? await (entry.upstream.protocol === 'anthropic' ? entry.upstream.messages(question, timeout, null) : entry.upstream.chatCompletions(question, timeout))
       : await entry.upstream.models(timeout);
     const latencyMs = latency();
     if (response.ok) {

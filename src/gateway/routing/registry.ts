@@ -115,7 +115,7 @@ export function createRouting(options: RoutingOptions) {
         enabled: usable,
         timeoutMs: row.timeoutMs,
         probeModel: row.probeModel,
-        upstream: createUpstream({ upstreamBaseUrl: row.baseUrl, upstreamApiKey: apiKey }),
+        upstream: createUpstream({ upstreamBaseUrl: row.baseUrl, upstreamApiKey: apiKey, upstreamProtocol: row.protocol === 'anthropic' ? 'anthropic' : 'openai' }),
       });
     }
     providers = nextProviders;

@@ -26,7 +26,14 @@ interface ProviderValues {
   balanceUrl: string;
   balancePath: string;
   balanceThreshold: string;
+  protocol: Protocol;
 }
+
+type Protocol = 'openai' | 'anthropic';
+const PROTOCOL_HINTS: Record<Protocol, string> = {
+  openai: 'OpenAI-совместимый, например https://api.openai.com/v1',
+  anthropic: 'Messages API Anthropic, например https://api.anthropic.com/v1',
+};
 
 const EMPTY_VALUES: ProviderValues = {
   name: '',
@@ -38,6 +45,7 @@ const EMPTY_VALUES: ProviderValues = {
   balanceUrl: '',
   balancePath: '',
   balanceThreshold: '',
+  protocol: 'openai',
 };
 
 /** An optional text field: empty is «none» (null when editing clears it, left out when creating). */
@@ -56,6 +64,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
           balanceUrl: editing.balance?.url ?? '',
           balancePath: editing.balance?.path ?? '',
           balanceThreshold: editing.balance?.threshold === null || editing.balance?.threshold === undefined ? '' : String(editing.balance.threshold),
+          protocol: editing.protocol,
         }
       : EMPTY_VALUES,
   );
@@ -72,6 +81,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
       balanceUrl?: string | null;
       balancePath?: string | null;
       balanceThreshold?: number | null;
+      protocol: Protocol;
     }) => (editing ? client.admin.updateProvider.mutate({ id: editing.id, ...input }) : client.admin.createProvider.mutate(input)),
   });
   const saveError = apiError(save.error);
@@ -92,6 +102,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
       ...(values.apiKey.trim() ? { apiKey: values.apiKey } : {}),
       timeoutMs: decimalInput(values.timeoutMs) ?? Number.NaN,
       enabled: values.enabled,
+      protocol: values.protocol,
       probeModel: optionalText(values.probeModel, editing !== null),
       balanceUrl: optionalText(values.balanceUrl, editing !== null),
       balancePath: optionalText(values.balancePath, editing !== null),
@@ -116,7 +127,15 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
         <Field label="Название" error={shown.name}>
           {(props) => <input {...props} ref={first} name="providerName" value={values.name} onChange={(e) => set({ name: e.target.value })} autoComplete="off" />}
         </Field>
-        <Field label="Адрес API" hint="OpenAI-совместимый, например https://api.openai.com/v1" error={shown.baseUrl}>
+        <Field label="Протокол" hint="Какой API говорит провайдер; запросы другого протокола переводятся" error={shown.protocol}>
+          {(props) => (
+            <select {...props} name="providerProtocol" value={values.protocol} onChange={(e) => set({ protocol: e.target.value as Protocol })}>
+              <option value="openai">OpenAI (chat completions)</option>
+              <option value="anthropic">Anthropic (Messages)</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Адрес API" hint={PROTOCOL_HINTS[values.protocol]} error={shown.baseUrl}>
           {(props) => (
             <input
               {...props}
