@@ -30,6 +30,7 @@
 //   fake/drop             stream: headers, role chunk and two pieces ("Hel", "lo"), then the connection is cut;
 //                         non-stream: the connection is cut before any answer
 //   fake/reset            the connection is cut before any answer, streaming or not
+//   fake/error-<status>   (chat and /responses) the errors below
 //   fake/error-400        400 invalid_request_error
 //   fake/error-429        429 rate_limit_exceeded with retry-after
 //   fake/error-500        500 server_error
@@ -183,6 +184,31 @@ const modelObject = (m: FakeModel) => ({
 });
 
 const BAD_GATEWAY_HTML = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
+
+/** The answer of a fake/error-<status> model (chat and /responses); null for any other model. */
+function modelError(model: string): Response | null {
+  switch (model) {
+    case 'fake/error-400':
+      return openAiError(400, "Invalid value for 'temperature': must be between 0 and 2.", 'invalid_request_error', 'invalid_value', 'temperature');
+    case 'fake/error-429':
+      return openAiError(
+        429,
+        'Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.',
+        'requests',
+        'rate_limit_exceeded',
+        null,
+        { 'retry-after': '1' },
+      );
+    case 'fake/error-500':
+      return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    case 'fake/error-502':
+      return new Response(BAD_GATEWAY_HTML, { status: 502, headers: { 'content-type': 'text/html' } });
+    case 'fake/error-503':
+      return openAiError(503, 'The engine is currently overloaded, please try again later.', 'server_error');
+    default:
+      return null;
+  }
+}
 
 const modelNotFound = (model: string) =>
   openAiError(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
@@ -468,24 +494,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const endless = streaming ? endlessLine(model, 'chat') : null;
     if (endless) return endless;
     if (streaming && model === 'fake/stream-error') return streamError(request, 'chat');
+    const failure = modelError(model);
+    if (failure) return failure;
     switch (model) {
-      case 'fake/error-400':
-        return openAiError(400, "Invalid value for 'temperature': must be between 0 and 2.", 'invalid_request_error', 'invalid_value', 'temperature');
-      case 'fake/error-429':
-        return openAiError(
-          429,
-          'Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.',
-          'requests',
-          'rate_limit_exceeded',
-          null,
-          { 'retry-after': '1' },
-        );
-      case 'fake/error-500':
-        return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
-      case 'fake/error-502':
-        return new Response(BAD_GATEWAY_HTML, { status: 502, headers: { 'content-type': 'text/html' } });
-      case 'fake/error-503':
-        return openAiError(503, 'The engine is currently overloaded, please try again later.', 'server_error');
       case 'fake/reset':
         return cutConnection();
       case 'fake/drop':
@@ -597,7 +608,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     const model = body.model;
     if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
-    if (model === 'fake/error-500') return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    const failure = modelError(model);
+    if (failure) return failure;
     const special = body.stream === true ? endlessLine(model, 'responses') : hugeJson(model);
     if (special) return special;
     if (body.stream === true && model === 'fake/stream-error') return streamError(request, 'responses');
