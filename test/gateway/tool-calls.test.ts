@@ -39,6 +39,19 @@ const BOTH_CALLS_TEXT = TOOL_CALL.name + TOOL_CALL.arguments + SECOND_TOOL_CALL.
 
 const sentTo = (path: string) => fake.requests.filter((r) => r.path === path);
 
+/** Reads the stream to its end, then: the plain and the streamed answer were both billed for the two calls' text. */
+async function expectBothBilledByCount(userId: string, stream: AsyncIterable<unknown>) {
+  for await (const _ of stream) {
+    // read to the end
+  }
+  await settleAll(app);
+  const rows = await usageRows(app, userId);
+  expect(rows.map((r) => [r.stream, r.usage_source, r.completion_tokens])).toEqual([
+    [false, 'tokenizer', countTextTokens(BOTH_CALLS_TEXT)],
+    [true, 'tokenizer', countTextTokens(BOTH_CALLS_TEXT)],
+  ]);
+}
+
 /** The events of an SSE text, each with its blank line. */
 const events = (text: string) => text.split(/(?<=\n\n)/).filter((e) => e.trim() !== '');
 
@@ -132,15 +145,7 @@ describe('chat completions', () => {
     const c = await newGatewayCustomer(app);
     await c.client.chat.completions.create({ model: 'fake/no-usage-parallel-tool-calls', messages, tools });
     const stream = await c.client.chat.completions.create({ model: 'fake/no-usage-parallel-tool-calls', messages, tools, stream: true });
-    for await (const _ of stream) {
-      // read to the end
-    }
-    await settleAll(app);
-    const rows = await usageRows(app, c.userId);
-    expect(rows.map((r) => [r.stream, r.usage_source, r.completion_tokens])).toEqual([
-      [false, 'tokenizer', countTextTokens(BOTH_CALLS_TEXT)],
-      [true, 'tokenizer', countTextTokens(BOTH_CALLS_TEXT)],
-    ]);
+    await expectBothBilledByCount(c.userId, stream);
   });
 });
 
@@ -199,14 +204,6 @@ describe('responses', () => {
       tools: responseTools,
       stream: true,
     });
-    for await (const _ of stream) {
-      // read to the end
-    }
-    await settleAll(app);
-    const rows = await usageRows(app, c.userId);
-    expect(rows.map((r) => [r.stream, r.usage_source, r.completion_tokens])).toEqual([
-      [false, 'tokenizer', countTextTokens(BOTH_CALLS_TEXT)],
-      [true, 'tokenizer', countTextTokens(BOTH_CALLS_TEXT)],
-    ]);
+    await expectBothBilledByCount(c.userId, stream);
   });
 });
