@@ -66,6 +66,8 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, 'each key must be 64 hex characters'))),
   UPSTREAM_BASE_URL: urlWithoutTrailingSlash.default('https://openrouter.ai/api/v1'),
   UPSTREAM_API_KEY: z.string().optional(),
+  /** The API the built-in provider `default` speaks: OpenAI's chat completions or Anthropic's Messages. */
+  UPSTREAM_PROTOCOL: z.enum(['openai', 'anthropic'], { error: 'must be openai or anthropic' }).default('openai'),
   // Below Bun's longest idle timeout (255 s), so a quiet stream is ended by us, not cut by the server.
   UPSTREAM_TIMEOUT_MS: intFromEnv(100, 250_000).default(60_000),
   PUBLIC_BASE_URL: urlWithoutTrailingSlash.optional(),
@@ -332,6 +334,7 @@ export interface Config {
   encryptionKeyPrevious: string[];
   upstreamBaseUrl: string;
   upstreamApiKey: string | undefined;
+  upstreamProtocol: 'openai' | 'anthropic';
   upstreamTimeoutMs: number;
   publicBaseUrl: string;
   /** Price of one token in nano-units (1e-9 of the balance currency). */
@@ -594,6 +597,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       encryptionKeyPrevious: e.ENCRYPTION_KEY_PREVIOUS.map((k) => k.toLowerCase()),
       upstreamBaseUrl: e.UPSTREAM_BASE_URL,
       upstreamApiKey: e.UPSTREAM_API_KEY,
+      upstreamProtocol: e.UPSTREAM_PROTOCOL,
       upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
       publicBaseUrl,
       tokenPriceNano,

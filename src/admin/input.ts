@@ -175,6 +175,9 @@ const providerTimeoutMs = z
   .min(100, adminMessages.providerTimeoutInvalid)
   .max(250_000, adminMessages.providerTimeoutInvalid);
 
+/** The API the provider speaks: OpenAI's chat completions (default) or Anthropic's Messages. */
+const providerProtocol = z.enum(['openai', 'anthropic'], { error: adminMessages.providerProtocolInvalid });
+
 export const providerIdInput = z.object({ id: z.string().max(100) });
 
 export const createProviderInput = z.object({
@@ -183,6 +186,7 @@ export const createProviderInput = z.object({
   apiKey: providerApiKey.optional(),
   enabled: z.boolean().default(true),
   timeoutMs: providerTimeoutMs.default(60_000),
+  protocol: providerProtocol.default('openai'),
 });
 
 export const patchProviderInput = z.object({
@@ -192,6 +196,7 @@ export const patchProviderInput = z.object({
   apiKey: providerApiKey.optional(),
   enabled: z.boolean().optional(),
   timeoutMs: providerTimeoutMs.optional(),
+  protocol: providerProtocol.optional(),
 });
 
 const routeTarget = z.object({

@@ -9,7 +9,7 @@ import type { Config } from '../config';
 import { maskSecret, type SecretBox } from '../crypto/secret-box';
 import type { Database, Executor } from '../db/client';
 import { modelRoutes, providerHealth, providers } from '../gateway/tables';
-import { type Billing, DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing, type RouteTarget } from '../gateway';
+import { type Billing, DEFAULT_PROVIDER_ID, type Protocol, ROUTING_CHANGED_CHANNEL, type Routing, type RouteTarget } from '../gateway';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
 import { nanoToUnits } from '../money';
@@ -21,7 +21,7 @@ export interface AdminProvidersDeps {
   routing: Pick<Routing, 'reload' | 'health' | 'attempts'>;
   box: Pick<SecretBox, 'seal'>;
   billing: Pick<Billing, 'flush'>;
-  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs'>;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol'>;
 }
 
 type ProviderRow = typeof providers.$inferSelect;
@@ -39,8 +39,11 @@ function healthView(row: HealthRow | undefined) {
 
 /** A provider as the audit log keeps it: never its key, only whether it has one. */
 function audited(row: ProviderRow): JsonObject {
-  return { name: row.name, baseUrl: row.baseUrl, hasApiKey: row.apiKeySealed !== null, enabled: row.enabled, timeoutMs: row.timeoutMs };
+  return { name: row.name, baseUrl: row.baseUrl, hasApiKey: row.apiKeySealed !== null, enabled: row.enabled, timeoutMs: row.timeoutMs, protocol: row.protocol };
 }
+
+/** The protocol a stored row names; anything else is read as the default. */
+const protocolOf = (value: string): Protocol => (value === 'anthropic' ? 'anthropic' : 'openai');
 
 const announce = (tx: Executor) => tx.execute(sql`select pg_notify(${ROUTING_CHANGED_CHANNEL}, '')`);
 
@@ -52,6 +55,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     apiKey: config.upstreamApiKey ? maskSecret(config.upstreamApiKey) : null,
     enabled: true,
     timeoutMs: config.upstreamTimeoutMs,
+    protocol: config.upstreamProtocol,
     health: healthView(health),
     lastHour,
   });
@@ -64,6 +68,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
     apiKey: row.apiKeySealed === null ? null : maskSecret(row.apiKeySealed),
     enabled: row.enabled,
     timeoutMs: row.timeoutMs,
+    protocol: protocolOf(row.protocol),
     health: healthView(health),
     lastHour,
   });
@@ -112,7 +117,10 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
 
     get,
 
-    async create(actor: AuditActor, input: { name: string; baseUrl: string; apiKey?: string | null | undefined; enabled: boolean; timeoutMs: number }) {
+    async create(
+      actor: AuditActor,
+      input: { name: string; baseUrl: string; apiKey?: string | null | undefined; enabled: boolean; timeoutMs: number; protocol?: Protocol | undefined },
+    ) {
       const id = randomUUID();
       await db.transaction(async (tx) => {
         const [row] = await tx
@@ -124,6 +132,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
             apiKeySealed: input.apiKey ? box.seal(input.apiKey) : null,
             enabled: input.enabled,
             timeoutMs: input.timeoutMs,
+            protocol: input.protocol ?? 'openai',
           })
           .returning();
         await announce(tx);
@@ -143,6 +152,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
         apiKey?: string | null | undefined;
         enabled?: boolean | undefined;
         timeoutMs?: number | undefined;
+        protocol?: Protocol | undefined;
       },
     ) {
       if (id === DEFAULT_PROVIDER_ID) {
@@ -173,6 +183,7 @@ export function createAdminProviders({ db, routing, box, billing, config }: Admi
             ...(patch.apiKey !== undefined ? { apiKeySealed: patch.apiKey === null ? null : box.seal(patch.apiKey) } : {}),
             ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
             ...(patch.timeoutMs !== undefined ? { timeoutMs: patch.timeoutMs } : {}),
+            ...(patch.protocol !== undefined ? { protocol: patch.protocol } : {}),
             updatedAt: sql`now()`,
           })
           .where(eq(providers.id, id))

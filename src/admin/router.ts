@@ -104,6 +104,8 @@ const providerView = z.object({
   apiKey: z.string().nullable(),
   enabled: z.boolean(),
   timeoutMs: z.number().int(),
+  /** The API it speaks: openai (chat completions) or anthropic (Messages). */
+  protocol: z.enum(['openai', 'anthropic']),
   health: providerHealthView,
   /**
    * The hour before the read: every attempt at it (failovers to another provider included), of them its own

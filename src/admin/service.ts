@@ -19,7 +19,7 @@ export interface AdminServiceDeps {
   billing: Billing;
   prices: PriceBook;
   models: ModelCatalog;
-  config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs'>;
+  config: Pick<Config, 'balanceCurrency' | 'upstreamBaseUrl' | 'upstreamApiKey' | 'upstreamTimeoutMs' | 'upstreamProtocol'>;
   routing: Routing;
   box: Pick<SecretBox, 'seal'>;
   accounts: Pick<AccountService, 'passwordReset' | 'sessionsEnded'>;

@@ -24,6 +24,7 @@ export const adminMessages = {
   providerBaseUrlInvalid: 'http(s)-адрес без параметров, например https://api.openai.com/v1',
   providerApiKeyInvalid: 'печатные символы ASCII без пробелов, до 1000, или null, чтобы убрать ключ',
   providerTimeoutInvalid: 'целое число миллисекунд от 100 до 250000',
+  providerProtocolInvalid: 'протокол: openai или anthropic',
   providerNotFound: 'Провайдер не найден',
   providerDeleted: 'Провайдер удалён',
   providerBuiltIn:

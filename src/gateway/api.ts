@@ -12,6 +12,7 @@ import { createChatHandler } from './chat';
 import { createEmbeddingsHandler } from './embeddings';
 import { charged } from './events';
 import { createIdempotency } from './idempotency';
+import { createMessagesHandler } from './messages';
 import { createModelCatalog } from './models';
 import { createRateLimiter } from './rate-limit';
 import { createResponsesHandler } from './responses';
@@ -87,6 +88,8 @@ export function createGatewayApi(base: Base, use: Use) {
   // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
+  // Anthropic's Messages API: chat's pipeline, as a Messages client.
+  const messages = createMessagesHandler({ config, chat, verifier, idempotency, logger });
   const responses = createResponsesHandler({ ...v1Deps, upstream, db, streams: chat });
   const usageReport = createUsageReport(db, { cursor: database.cursor });
   // Partitions are months: an hourly look is plenty to stay ahead of them and to drop a month soon after it expires.
@@ -105,6 +108,7 @@ export function createGatewayApi(base: Base, use: Use) {
     routing,
     models,
     chat,
+    messages,
     embeddings,
     responses,
     usageReport,

@@ -1,24 +1,34 @@
 // POST /v1/chat/completions: key → reservation → upstream → bytes to the client as they come → settlement.
 import type { Config } from '../config';
 import { bearerToken } from '../http/bearer';
-import { AppError, errorCodes, validationError } from '../http/errors';
+import { AppError, anthropicTypeOf, errorCodes, validationError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { accountBlockedMessage, keysMessages, type KeyLimitRef, type KeyVerifier } from '../keys';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { PriceBook } from '../pricing/prices';
-import type { Billing } from './billing';
+import type { Billing, Reservation } from './billing';
 import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
 import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
-import { classifyFetchFailure } from './upstream';
+import { type AnthropicHeaders, classifyFetchFailure, type Protocol, type Upstream } from './upstream';
+import { chatAnswerOf } from './anthropic/chat-answer';
+import { chatStreamOf } from './anthropic/chat-stream';
+import { createMessagesMeter } from './anthropic/meter';
+import { messagesAnswerOf } from './anthropic/messages-answer';
+import { messagesRequestOf } from './anthropic/messages-request';
+import { messagesStreamOf } from './anthropic/messages-stream';
+import type { MessagesRequest } from './anthropic/schema';
+import { messagesErrorEvent } from './anthropic/sse-events';
+import { readMessagesAnswer, withMessagesUsage } from './anthropic/answer-usage';
+import { anthropicTokenCounts } from './anthropic/usage';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import { type Idempotency, withIdempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { relayStream } from './stream-relay';
-import { failureRecorder, settleAnswer, tokenCount } from './settlement';
+import { failureRecorder, settleAnswer, tokenCount, type RequestFacts } from './settlement';
 import { readUpstreamText, UpstreamAnswerTooLarge } from './upstream-body';
 import { ownKeyId, pricedModel, readJsonObject } from './v1-request';
 import { answerTooLarge } from './whole-answer';
@@ -45,6 +55,13 @@ export interface ChatObserver {
   failedOver?(providerId: string): void;
   upstreamDropped(): void;
   firstToken(endpoint: string, seconds: number): void;
+}
+
+/** A /v1/messages request beside its chat form: the client's own body and text, and its anthropic-* headers. */
+export interface MessagesClient {
+  body: MessagesRequest;
+  text: string;
+  headers: AnthropicHeaders;
 }
 
 /** Who pays for a completion and under which name it is recorded. */
@@ -96,8 +113,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     return () => openStreams.delete(end);
   };
 
-  async function authenticate(request: Request) {
-    const token = bearerToken(request.headers);
+  /** `token`: the key the client sent (default: its Bearer token; /v1/messages takes x-api-key too). */
+  async function authenticate(request: Request, token: string | null = bearerToken(request.headers)) {
     if (!token) throw new AppError('unauthorized', errorMessages.missingCredential, { code: errorCodes.missingApiKey });
     const key = await verifier.resolve(token);
     if (!key) throw new AppError('unauthorized', keysMessages.invalidApiKey, { code: errorCodes.invalidApiKey });
@@ -138,8 +155,11 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     requestedText: string | null,
     requestId: string,
     clientSignal: AbortSignal | null,
+    messages: MessagesClient | null = null,
   ): Promise<Response> {
     const started = performance.now();
+    /** The client's protocol: answers are brought into it before they are metered and relayed. */
+    const client: Protocol = messages ? 'anthropic' : 'openai';
     // One model id, one price: the id that was priced is the one recorded and sent upstream.
     const { model, price } = pricedModel(prices, requested.model);
     const body = model === requested.model ? requested : { ...requested, model };
@@ -156,7 +176,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     // Every one of the n choices may run to the cap, each at the model's completion price.
     const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1)).totalNano;
 
-    const base = {
+    const base: RequestFacts = {
       userId: payer.userId,
       apiKeyId: payer.apiKeyId,
       agentId: payer.agentId,
@@ -164,16 +184,27 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       model: body.model,
       stream,
     };
+    if (messages) base.endpoint = 'messages';
     const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     // Streams always ask the upstream for usage; the client's own choice decides what it sees.
     const clientWantsUsage = body.stream_options?.include_usage === true;
     // A request without a cap goes with the one reserved for: a well-behaved upstream then never answers past it.
-    const upstreamText = upstreamChatText(originalText, body, {
-      streamUsage: stream && !clientWantsUsage,
-      completionCap: namedCap == null ? completionCap : null,
-    });
+    const chatText = () =>
+      upstreamChatText(originalText, body, {
+        streamUsage: stream && !clientWantsUsage,
+        completionCap: namedCap == null ? completionCap : null,
+      });
+    // The body in the client's protocol (a Messages client's own bytes, its model priced as asked), and in
+    // the other one, translated, only when a provider speaking it is tried.
+    const clientText = messages ? (model === messages.body.model ? messages.text : JSON.stringify({ ...messages.body, model })) : chatText();
+    let otherText: string | null = null;
+    const bodyIn = (): string => {
+      otherText ??= messages ? chatText() : JSON.stringify(messagesRequestOf(body, completionCap));
+      return otherText;
+    };
+    const anthropicHeaders = messages?.headers ?? null;
 
     // reserve() may have waited for the settlement writer; a client gone meanwhile costs the upstream nothing.
     if (clientSignal?.aborted) {
@@ -185,8 +216,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const { response, call, upstream } = await askRouted({
       routing,
       model: body.model,
-      body: upstreamText,
-      send: (provider, text, signal) => provider.chatCompletions(text, signal),
+      body: clientText,
+      protocol: client,
+      bodyIn,
+      send: (provider, text, signal) => (provider.protocol === 'anthropic' ? provider.messages(text, signal, anthropicHeaders) : provider.chatCompletions(text, signal)),
       clientSignal,
       fail,
       facts: base,
@@ -217,43 +250,59 @@ export function createChatHandler(deps: ChatHandlerDeps) {
         throw new AppError(kind === 'timeout' ? 'upstream_timeout' : 'upstream_error');
       }
       cleanup();
-      let usage: Usage | null = null;
-      let completionTokens = 0;
-      try {
-        const parsed = JSON.parse(text) as { usage?: Usage; choices?: { message?: unknown }[] };
-        usage = parsed.usage && typeof parsed.usage === 'object' ? parsed.usage : null;
-        if (!usage) {
-          // Everything generated counts: text, refusals, reasoning, tool-call arguments, of every choice.
-          const choices = Array.isArray(parsed.choices) ? parsed.choices : [];
-          completionTokens = countTextTokens(choices.map((c) => generatedText(c?.message)).join(''));
+      // A provider of the other protocol: its answer in the client's (a body that is none is relayed as it is).
+      if (upstream.protocol !== client) text = (messages ? messagesAnswerOf(text, requested.model) : chatAnswerOf(text, requested.model)) ?? text;
+      let counted: ReturnType<typeof usageFacts>;
+      let reported: boolean;
+      if (messages) {
+        const read = readMessagesAnswer(text);
+        counted = read.usage ? anthropicTokenCounts(read.usage) : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: read.completionTokens });
+        reported = read.usage !== null;
+      } else {
+        let usage: Usage | null = null;
+        let completionTokens = 0;
+        try {
+          const parsed = JSON.parse(text) as { usage?: Usage; choices?: { message?: unknown }[] };
+          usage = parsed.usage && typeof parsed.usage === 'object' ? parsed.usage : null;
+          if (!usage) {
+            // Everything generated counts: text, refusals, reasoning, tool-call arguments, of every choice.
+            const choices = Array.isArray(parsed.choices) ? parsed.choices : [];
+            completionTokens = countTextTokens(choices.map((c) => generatedText(c?.message)).join(''));
+          }
+        } catch {
+          // An answer that is not JSON is relayed as it is and billed by its length, as generated text.
+          completionTokens = countTextTokens(text);
         }
-      } catch {
-        // An answer that is not JSON is relayed as it is and billed by its length, as generated text.
-        completionTokens = countTextTokens(text);
+        counted = usage ? usageFacts(usage) : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: completionTokens });
+        reported = usage !== null;
       }
-      const counted = usage ? usageFacts(usage) : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: completionTokens });
       const { costNano } = settleAnswer(billing, logger, reservation, {
         ...base,
         ...counted,
         status: 'ok',
-        usageSource: usage ? 'upstream' : 'tokenizer',
+        usageSource: reported ? 'upstream' : 'tokenizer',
         upstreamStatus: response.status,
         durationMs: Math.round(performance.now() - started),
       });
       const cost = costText(costNano);
-      const answer = withUsageCost(text, cost, {
-        prompt_tokens: counted.promptTokens,
-        completion_tokens: counted.completionTokens,
-        total_tokens: counted.totalTokens,
-      });
+      const answer = messages
+        ? withMessagesUsage(text, counted)
+        : withUsageCost(text, cost, {
+            prompt_tokens: counted.promptTokens,
+            completion_tokens: counted.completionTokens,
+            total_tokens: counted.totalTokens,
+          });
       return new Response(answer, {
         status: response.status,
         headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', [COST_HEADER]: cost },
       });
     }
 
+    if (messages) return relayMessages(response.body, { upstream, call, base, started, reservation, model: requested.model, promptEstimate });
     const meter = createSseMeter();
-    return relayStream(response.body, {
+    // An anthropic provider's stream, in chat's events.
+    const events = upstream.protocol === client ? response.body : response.body.pipeThrough(chatStreamOf(requested.model));
+    return relayStream(events, {
       endpoint: 'chat',
       base,
       started,
@@ -265,6 +314,42 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       filter: stream ? (clientWantsUsage ? 'cost' : 'strip') : null,
       redact: upstream.redact,
       call,
+      tooLargeStatus: 'upstream_dropped',
+      track,
+      logger,
+      observer,
+    });
+  }
+
+  /**
+   * A Messages client's stream: an openai provider's rewritten into Messages events; metered in Anthropic's
+   * terms (every prompt token once, cache reads and writes included) and broken off with an `error` event.
+   */
+  function relayMessages(
+    body: ReadableStream<Uint8Array>,
+    ctx: { upstream: Upstream; call: Parameters<typeof relayStream>[1]['call']; base: RequestFacts; started: number; reservation: Reservation; model: string; promptEstimate: () => number },
+  ): Promise<Response> {
+    let events = body;
+    let reportedUpstream = () => true;
+    if (ctx.upstream.protocol !== 'anthropic') {
+      const rewrite = messagesStreamOf({ model: ctx.model, estimatePrompt: ctx.promptEstimate });
+      events = body.pipeThrough(rewrite.stream);
+      reportedUpstream = () => rewrite.upstreamUsage;
+    }
+    const meter = createMessagesMeter();
+    return relayStream(events, {
+      endpoint: 'messages',
+      base: ctx.base,
+      started: ctx.started,
+      billing,
+      reservation: ctx.reservation,
+      meter,
+      reported: () => (meter.usage && reportedUpstream() ? anthropicTokenCounts(meter.usage) : null),
+      estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens }),
+      filter: null,
+      errorEvent: (message, type) => messagesErrorEvent(message, anthropicTypeOf(type)),
+      redact: ctx.upstream.redact,
+      call: ctx.call,
       tooLargeStatus: 'upstream_dropped',
       track,
       logger,

@@ -6,6 +6,7 @@ import { accountRouter } from './account-router';
 import { createGatewayApi, gatewaySlot } from './api';
 import { chatCompletionsRoute } from './chat-completions.route';
 import { embeddingsRoute } from './embeddings.route';
+import { countTokensRoute, messagesRoute } from './messages.route';
 import { modelsListRoute, modelsRetrieveRoute } from './models.route';
 import { responsesCreateRoute, responsesDeleteRoute, responsesGetRoute } from './responses.route';
 import { adminUsageExportRoute, usageExportRoute } from './usage-export.route';
@@ -37,6 +38,8 @@ export const gatewayFeature = defineFeature({
   routers: { account: accountRouter },
   rawRoutes: [
     chatCompletionsRoute,
+    messagesRoute,
+    countTokensRoute,
     embeddingsRoute,
     responsesCreateRoute,
     responsesGetRoute,

@@ -9,6 +9,7 @@ export type { ChatRequest } from './request';
 export { DEFAULT_PROVIDER_ID, ROUTING_CHANGED_CHANNEL, type Routing } from './routing/registry';
 export type { RouteTarget } from './routing/select';
 export { gatewayMessages } from './texts';
+export type { Protocol } from './upstream';
 export {
   CSV_FORMATS,
   USAGE_EXPORT_FORMATS,

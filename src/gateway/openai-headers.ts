@@ -1,4 +1,6 @@
 // The headers the OpenAI SDKs read on every /v1 answer, added in one place whatever route answered.
+import { isAnthropicPath, pathOf } from '../http/errors';
+import { requestIdOf } from '../http/request-id';
 import { rateDecisionOf, rateLimitHeaders } from './rate-limit';
 
 /**
@@ -22,6 +24,8 @@ export function decorateOpenAiResponse(request: Request, response: Response, sta
   headers.set('openai-processing-ms', String(Math.max(0, Math.round(performance.now() - startedMs))));
   const retry = shouldRetry(response.status);
   if (retry !== null) headers.set('x-should-retry', String(retry));
+  // Anthropic's SDKs read the request id from `request-id`.
+  if (isAnthropicPath(pathOf(request))) headers.set('request-id', requestIdOf(request));
   const decision = rateDecisionOf(request);
   if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
 }

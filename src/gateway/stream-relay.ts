@@ -4,6 +4,7 @@
 // (and the usage filter, decoded once for both), and goes out; the end, a break, a client leaving and a
 // server shutting down each settle the answer exactly once and end the client's stream cleanly.
 import type { Logger } from '../logger';
+import type { ErrorType } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { gatewayMessages } from './texts';
 import { costText } from './answer-cost';
@@ -51,7 +52,7 @@ export interface TokenCounts {
 
 export interface StreamRelay {
   /** The route, as the time-to-first-token metric names it. */
-  endpoint: 'chat' | 'responses';
+  endpoint: 'chat' | 'responses' | 'messages';
   base: RequestFacts;
   started: number;
   billing: Pick<Billing, 'settle'>;
@@ -66,6 +67,8 @@ export interface StreamRelay {
    * null: the bytes pass as they came.
    */
   filter: 'strip' | 'cost' | null;
+  /** The error event the client's protocol sends when the stream breaks off (default: chat's `data: {"error": …}`). */
+  errorEvent?: (message: string, type: ErrorType) => Uint8Array;
   /** Takes the answering provider's key out of error events (Upstream.redact). */
   redact: (text: string) => string;
   /** The upstream call: aborted with ABORT_CLIENT_CLOSED when the client goes, with ABORT_TIMEOUT by its timer. */
@@ -104,6 +107,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
         : null;
   const reader = upstreamBody.getReader();
   const decoder = new TextDecoder();
+  const errorEvent = ctx.errorEvent ?? sseError;
   let finished = false;
   let untrack: (() => void) | null = null;
 
@@ -173,7 +177,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     const out: Uint8Array[] = [];
     if (error instanceof SseEventTooLarge && error.before.byteLength > 0) out.push(error.before);
     if (filter) out.push(filter.end(decoderTail()));
-    out.push(sseError(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'));
+    out.push(errorEvent(timedOut ? errorMessages.upstreamTimeout : errorMessages.upstreamError, timedOut ? 'upstream_timeout' : 'upstream_error'));
     finish(status, error instanceof Error ? error.message.slice(0, 200) : 'stream failed');
     return out;
   };
@@ -243,7 +247,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
         reader.cancel().catch(() => {});
         try {
           if (filter) controller.enqueue(filter.end(decoderTail()));
-          controller.enqueue(sseError(gatewayMessages.serverShuttingDown, 'service_unavailable'));
+          controller.enqueue(errorEvent(gatewayMessages.serverShuttingDown, 'service_unavailable'));
           controller.close();
         } catch {
           // The client is gone as well.

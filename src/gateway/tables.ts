@@ -193,7 +193,7 @@ export const usageRecords = pgTable(
     completionCostNano: bigint('completion_cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /** The part of the price the whole balance could not cover (the balance went to zero). */
     unpaidNano: bigint('unpaid_nano', { mode: 'bigint' }).notNull().default(sql`0`),
-    /** Which /v1 endpoint: chat | embeddings | responses. */
+    /** Which /v1 endpoint: chat | embeddings | responses | messages (Anthropic's). */
     endpoint: text('endpoint').notNull().default('chat'),
     /**
      * ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped |
@@ -301,6 +301,8 @@ export const providers = pgTable('providers', {
   apiKeySealed: text('api_key_sealed'),
   enabled: boolean('enabled').notNull().default(true),
   timeoutMs: integer('timeout_ms').notNull(),
+  /** The API it speaks: `openai` (chat completions) or `anthropic` (Messages); gateway/upstream.ts. */
+  protocol: text('protocol').notNull().default('openai'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

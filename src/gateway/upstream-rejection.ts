@@ -1,7 +1,7 @@
 // What an upstream call that brought no usable answer means: a non-2xx answer (passed through, or 502) and a
 // fetch that failed before an answer (timeout, client gone, unreachable), each with its usage status, its
 // detail and whose fault it is.
-import { AppError } from '../http/errors';
+import { AppError, errorCodes } from '../http/errors';
 import type { Logger } from '../logger';
 import type { UsageStatus } from './billing';
 import { readUpstreamText } from './upstream-body';
@@ -80,7 +80,8 @@ export async function readUpstreamRejection(response: Response, logger: Logger, 
   return {
     status: 'upstream_error',
     detail: info?.message.slice(0, 500) ?? `status ${response.status}`,
-    error: new AppError('upstream_error'),
+    // Anthropic's "overloaded": a Messages client is told so (529), an OpenAI one hears 502 as for any 5xx.
+    error: new AppError('upstream_error', undefined, response.status === 529 ? { code: errorCodes.upstreamOverloaded } : {}),
     fault,
   };
 }

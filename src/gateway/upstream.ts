@@ -1,4 +1,5 @@
-// The upstream model host: an OpenAI-compatible API at UPSTREAM_BASE_URL.
+// The upstream model host: an OpenAI-compatible API at UPSTREAM_BASE_URL, or Anthropic's Messages API
+// (UPSTREAM_PROTOCOL, a provider's `protocol`).
 import type { Config } from '../config';
 
 export type UpstreamFailureKind = 'timeout' | 'client_closed' | 'unreachable';
@@ -65,19 +66,44 @@ export function createRedactor(keys: readonly (string | undefined)[]): (text: st
   };
 }
 
-export function createUpstream(config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey'>) {
+/** The API a provider speaks: OpenAI's chat completions, or Anthropic's Messages (gateway/anthropic/). */
+export type Protocol = 'openai' | 'anthropic';
+
+/** The Messages API version sent when the client named none. */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/** What of an Anthropic client's headers a Messages provider gets: its API version and beta features. */
+export interface AnthropicHeaders {
+  version: string | null;
+  beta: string | null;
+}
+
+export function createUpstream(config: { upstreamBaseUrl: string; upstreamApiKey: string | undefined; upstreamProtocol?: Protocol }) {
+  const protocol: Protocol = config.upstreamProtocol ?? 'openai';
   const chatUrl = `${config.upstreamBaseUrl}/chat/completions`;
   const modelsUrl = `${config.upstreamBaseUrl}/models`;
-  const baseHeaders: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  if (config.upstreamApiKey) baseHeaders.authorization = `Bearer ${config.upstreamApiKey}`;
-  const getHeaders: Record<string, string> = { accept: 'application/json' };
-  if (config.upstreamApiKey) getHeaders.authorization = `Bearer ${config.upstreamApiKey}`;
+  // Anthropic takes its key in x-api-key and wants the API version on every call, GET /models included.
+  const credentials: Record<string, string> = {};
+  if (protocol === 'anthropic') {
+    credentials['anthropic-version'] = ANTHROPIC_VERSION;
+    if (config.upstreamApiKey) credentials['x-api-key'] = config.upstreamApiKey;
+  } else if (config.upstreamApiKey) credentials.authorization = `Bearer ${config.upstreamApiKey}`;
+  const baseHeaders: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...credentials };
+  const getHeaders: Record<string, string> = { accept: 'application/json', ...credentials };
 
   return {
+    protocol,
     /** The upstream's text with our provider keys taken out (createRedactor). */
     redact: createRedactor([config.upstreamApiKey]),
     chatCompletions(body: string, signal: AbortSignal): Promise<Response> {
       return fetch(chatUrl, { method: 'POST', headers: baseHeaders, body, signal });
+    },
+    /** Anthropic's POST {base}/messages, with the client's API version and beta features when it named them. */
+    messages(body: string, signal: AbortSignal, client: AnthropicHeaders | null): Promise<Response> {
+      const headers = { ...baseHeaders };
+      if (client?.version) headers['anthropic-version'] = client.version;
+      if (client?.beta) headers['anthropic-beta'] = client.beta;
+      return fetch(`${config.upstreamBaseUrl}/messages`, { method: 'POST', headers, body, signal });
     },
     models(signal: AbortSignal): Promise<Response> {
       return fetch(modelsUrl, { headers: getHeaders, signal });

@@ -6,8 +6,8 @@
 // different matter: it answers only origins listed by name, never `*`.
 import { isOpenAiPath } from './errors';
 
-/** Request headers a browser may send: the SDK's own (x-stainless-*, openai-*) and the ones we read. */
-const ALLOWED_HEADER = /^(authorization|content-type|accept|idempotency-key|x-request-id|openai-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
+/** Request headers a browser may send: the SDKs' own (x-stainless-*, openai-*, anthropic-*) and the ones we read (x-api-key on /v1/messages). */
+const ALLOWED_HEADER = /^(authorization|content-type|accept|idempotency-key|x-request-id|x-api-key|openai-[a-z0-9-]+|anthropic-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
 
 /**
  * Named in every preflight answer even when not asked for, so a cached answer covers the next request.

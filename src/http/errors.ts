@@ -1,5 +1,6 @@
-// One error class and one renderer: every failure leaves the service as {error:{message,type}}, and on
-// /v1 as OpenAI's {error:{message,type,param,code}}, which the SDKs read (decisions.md).
+// One error class and one renderer: every failure leaves the service as {error:{message,type}}, on /v1 as
+// OpenAI's {error:{message,type,param,code}}, which the SDKs read (decisions.md), and on /v1/messages as
+// Anthropic's {type:"error", error:{type,message}}.
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError, z } from 'zod';
 import { isTransientDatabaseError } from '../db/transient';
@@ -57,6 +58,8 @@ export const errorCodes = {
   idempotencyInProgress: 'idempotency_in_progress',
   idempotencyNotReplayable: 'idempotency_not_replayable',
   modelNotFound: 'model_not_found',
+  /** The provider answered 529 (Anthropic's "overloaded"): a Messages client hears overloaded_error 529. */
+  upstreamOverloaded: 'upstream_overloaded',
   previousResponseNotFound: 'previous_response_not_found',
   totpRequired: 'totp_required',
   totpInvalid: 'totp_invalid',
@@ -245,6 +248,77 @@ export function errorStatus(error: AppError): number {
   return error instanceof PassthroughError ? error.passStatus : error.status;
 }
 
+/**
+ * Anthropic's Messages API (/v1/messages, /v1/messages/count_tokens): its errors take Anthropic's shape
+ * {type:"error", error:{type, message}}, which the Anthropic SDKs and Claude Code read.
+ */
+export function isAnthropicPath(path: string): boolean {
+  return path === '/v1/messages' || path.startsWith('/v1/messages/');
+}
+
+/** Our error types as Anthropic names them; the status stays ours (402 is Anthropic's billing_error too). */
+const anthropicTypes: Record<ErrorType, string> = {
+  invalid_request_error: 'invalid_request_error',
+  unauthorized: 'authentication_error',
+  insufficient_balance: 'billing_error',
+  forbidden: 'permission_error',
+  not_found: 'not_found_error',
+  conflict: 'conflict_error',
+  payload_too_large: 'request_too_large',
+  rate_limit_exceeded: 'rate_limit_error',
+  upstream_error: 'api_error',
+  upstream_timeout: 'timeout_error',
+  service_unavailable: 'overloaded_error',
+  internal_error: 'api_error',
+};
+
+/** Anthropic's error type for each status it documents, for an upstream's error relayed with its own status. */
+const anthropicTypeByStatus: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'conflict_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+const ANTHROPIC_TYPES: ReadonlySet<string> = new Set([...Object.values(anthropicTypes), ...Object.values(anthropicTypeByStatus)]);
+
+/** The status a Messages client hears: ours, except a provider's 529 (overloaded) passes as 529. */
+export function anthropicStatus(error: AppError): number {
+  return error.errorCode === errorCodes.upstreamOverloaded ? 529 : errorStatus(error);
+}
+
+/**
+ * Anthropic's type for an error: ours mapped (unauthorized → authentication_error…); an upstream's relayed
+ * error keeps its type when Anthropic knows it (an anthropic provider's own), else the status decides.
+ */
+export function anthropicErrorType(error: AppError): string {
+  if (error.errorCode === errorCodes.upstreamOverloaded) return 'overloaded_error';
+  if (error instanceof PassthroughError) {
+    if (ANTHROPIC_TYPES.has(error.passType)) return error.passType;
+    return anthropicTypeByStatus[error.passStatus] ?? (error.passStatus >= 500 ? 'api_error' : 'invalid_request_error');
+  }
+  return anthropicTypes[error.type];
+}
+
+/** Anthropic's name for one of our error types (an error event in a Messages stream). */
+export function anthropicTypeOf(type: ErrorType): string {
+  return anthropicTypes[type];
+}
+
+export interface AnthropicErrorBody {
+  type: 'error';
+  error: { type: string; message: string };
+}
+
+export function anthropicErrorBody(error: AppError): AnthropicErrorBody {
+  return { type: 'error', error: { type: anthropicErrorType(error), message: error.message } };
+}
+
 /** The OpenAI-compatible surface: its errors carry OpenAI's `param` and `code` as well. */
 export function isOpenAiPath(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
@@ -277,12 +351,20 @@ export function errorBody(error: AppError, openAi = false): ErrorBody | OpenAiEr
  * The one renderer of error responses, called by every exit (Elysia's onError, the REST bridge, the
  * server's last-resort catch) and by the few answers made before a route runs. Anything thrown is first
  * mapped through the table (toAppError). Given the request (or its path), a /v1 answer gets OpenAI's
- * shape; every other route, and a caller that does not say, keeps the dashboard's {message, type}.
+ * shape, a /v1/messages answer Anthropic's; every other route, and a caller that does not say, keeps the
+ * dashboard's {message, type}.
  * It does not log: each exit logs an internal failure once, with what it knows of the request.
  */
 export function renderError(error: unknown, at?: Request | string, extraHeaders: Record<string, string> = {}): Response {
   const app = toAppError(error);
-  const openAi = at !== undefined && isOpenAiPath(pathOf(at));
+  const path = at === undefined ? null : pathOf(at);
+  if (path !== null && isAnthropicPath(path)) {
+    return new Response(JSON.stringify(anthropicErrorBody(app)), {
+      status: anthropicStatus(app),
+      headers: { 'content-type': 'application/json; charset=utf-8', ...app.headers, ...extraHeaders },
+    });
+  }
+  const openAi = path !== null && isOpenAiPath(path);
   return new Response(JSON.stringify(errorBody(app, openAi)), {
     status: errorStatus(app),
     headers: { 'content-type': 'application/json; charset=utf-8', ...app.headers, ...extraHeaders },

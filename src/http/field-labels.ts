@@ -104,6 +104,7 @@ export const fieldLabels: Record<string, string> = {
   apiKey: 'Ключ API провайдера',
   enabled: 'Включён',
   timeoutMs: 'Таймаут, мс',
+  protocol: 'Протокол провайдера',
   targets: 'Провайдеры маршрута',
   costPrice: 'Стоимость у провайдера',
   // Keys' scope and dialogues.

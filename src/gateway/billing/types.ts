@@ -26,7 +26,7 @@ export interface UsageFacts {
   agentId?: string | null;
   requestId: string;
   /** The /v1 endpoint that made the request (default chat). */
-  endpoint?: 'chat' | 'embeddings' | 'responses';
+  endpoint?: 'chat' | 'embeddings' | 'responses' | 'messages';
   model: string;
   stream: boolean;
   promptTokens: number;

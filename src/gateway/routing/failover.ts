@@ -16,10 +16,13 @@
 // The caller reserved once and records once: a failed attempt only feeds the providers' health; the
 // request's usage row (through `fail`, or the caller's settlement) names the provider that answered, or
 // the last one tried, and how many were tried, because this writes both into the request's facts.
+//
+// A provider speaking another protocol than the client's (openai ↔ anthropic) gets the request translated
+// (`bodyIn`), or, where the route has no translation (embeddings, responses), is skipped.
 import { AppError } from '../../http/errors';
 import { gatewayMessages } from '../texts';
 import type { Logger } from '../../logger';
-import { ABORT_CLIENT_CLOSED, type Upstream } from '../upstream';
+import { ABORT_CLIENT_CLOSED, type Protocol, type Upstream } from '../upstream';
 import type { FailureRecorder, RequestFacts } from '../settlement';
 import { upstreamCall } from '../upstream-call';
 import { fetchFailure, readUpstreamRejection, type UpstreamRejection } from '../upstream-rejection';
@@ -36,8 +39,15 @@ export interface RoutedCall {
   routing: Routing;
   /** The model the client asked for. */
   model: string;
-  /** The body as it would go to the upstream for the client's own model id. */
+  /** The body as it would go to the upstream for the client's own model id, in the client's protocol. */
   body: string;
+  /** The client's protocol (default openai): a provider speaking it gets `body`. */
+  protocol?: Protocol;
+  /**
+   * The body for a provider speaking another protocol (translated); without it, such providers are skipped
+   * (embeddings and responses exist in OpenAI's protocol only).
+   */
+  bodyIn?: (protocol: Protocol) => string;
   send: (upstream: Upstream, body: string, signal: AbortSignal) => Promise<Response>;
   clientSignal: AbortSignal | null;
   fail: FailureRecorder;
@@ -83,7 +93,9 @@ export async function askRouted(options: RoutedCall): Promise<{ response: Respon
     try {
       if (options.clientSignal?.aborted) call.abort.abort(ABORT_CLIENT_CLOSED);
       call.signal.throwIfAborted();
-      response = await options.send(provider.upstream, bodyFor(options.body, candidate), call.signal);
+      const speaks = provider.upstream.protocol;
+      const body = speaks === (options.protocol ?? 'openai') ? options.body : options.bodyIn!(speaks);
+      response = await options.send(provider.upstream, bodyFor(body, candidate), call.signal);
       observer?.upstreamResponded(response.status, (performance.now() - asked) / 1000, provider.id);
     } catch (error) {
       call.cleanup();
@@ -132,8 +144,11 @@ export async function askRouted(options: RoutedCall): Promise<{ response: Respon
 
   /** Who a failover after a timeout is charged to (budget.ts): the key, else the agent, else the account. */
   const caller = facts.apiKeyId ?? facts.agentId ?? facts.userId;
+  const client = options.protocol ?? 'openai';
   for (const candidate of candidates) {
     if (attempts >= routing.maxAttempts) break;
+    // A provider of another protocol, when the request cannot be translated for it.
+    if (!options.bodyIn && candidate.provider.upstream.protocol !== client) continue;
     const admission = health.admit(candidate.provider.id);
     if (admission === 'disabled') {
       disabled.push(candidate);

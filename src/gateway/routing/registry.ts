@@ -111,7 +111,7 @@ export function createRouting(options: RoutingOptions) {
         baseUrl: row.baseUrl,
         enabled: usable,
         timeoutMs: row.timeoutMs,
-        upstream: createUpstream({ upstreamBaseUrl: row.baseUrl, upstreamApiKey: apiKey }),
+        upstream: createUpstream({ upstreamBaseUrl: row.baseUrl, upstreamApiKey: apiKey, upstreamProtocol: row.protocol === 'anthropic' ? 'anthropic' : 'openai' }),
       });
     }
     providers = nextProviders;

@@ -1,0 +1,51 @@
+// The SSE framing of both protocols' streams, written in one place: Anthropic names each event
+// (`event: <type>` before its data), chat completions send bare `data:` lines ending in `data: [DONE]`.
+import { createParser } from 'eventsource-parser';
+
+const encoder = new TextEncoder();
+
+/** One Messages stream event. */
+export function messagesEvent(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+/** One chat-completions stream event. */
+export function chatEvent(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}
+
+export const CHAT_DONE = 'data: [DONE]\n\n';
+
+/** A Messages stream's `error` event, as Anthropic sends one mid-stream. */
+export function messagesErrorEvent(message: string, type: string): Uint8Array {
+  return encoder.encode(messagesEvent('error', { error: { type, message } }));
+}
+
+/**
+ * A stream rewritten event by event: `onEvent` gets each event's data (the JSON text) and returns the text
+ * to send for it; `onEnd` what to send when the upstream ends. The upstream's breaking off passes through.
+ */
+export function rewriteEvents(onEvent: (data: string) => string, onEnd: () => string): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  let out = '';
+  const parser = createParser({
+    onEvent: (event) => {
+      out += onEvent(event.data);
+    },
+  });
+  const flushOut = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (out) controller.enqueue(encoder.encode(out));
+    out = '';
+  };
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      flushOut(controller);
+    },
+    flush(controller) {
+      parser.feed(decoder.decode());
+      out += onEnd();
+      flushOut(controller);
+    },
+  });
+}
