@@ -97,6 +97,7 @@ function chatMessages(messages: readonly MessagesMessage[]): ChatMessage[] {
   for (const m of messages) {
     if (typeof m.content === 'string') out.push({ role: m.role, content: m.content });
     else if (m.role === 'user') out.push(...userMessages(m.content));
+    else if (m.role === 'system') out.push({ role: 'system', content: joinedText(partsOf(m.content)) });
     else out.push(assistantMessage(m.content));
   }
   return out;

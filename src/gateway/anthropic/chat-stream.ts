@@ -79,7 +79,9 @@ export function chatStreamOf(model: string): TransformStream<Uint8Array, Uint8Ar
       case 'error': {
         ended = true;
         const error = isRecord(event.error) ? event.error : {};
-        return chatEvent({ error: { message: typeof error.message === 'string' ? error.message : 'upstream error', type: typeof error.type === 'string' ? error.type : 'api_error' } });
+        return chatEvent({
+          error: { message: typeof error.message === 'string' ? error.message : 'upstream error', type: typeof error.type === 'string' ? error.type : 'api_error' },
+        });
       }
       default:
         return '';

@@ -94,9 +94,7 @@ export function messagesStreamOf(options: MessagesStreamOptions): MessagesStream
   const end = (): string => {
     if (ended) return '';
     ended = true;
-    const counted = usage
-      ? usageAsAnthropic(usage)
-      : { input_tokens: options.estimatePrompt(), output_tokens: generated.tokens };
+    const counted = usage ? usageAsAnthropic(usage) : { input_tokens: options.estimatePrompt(), output_tokens: generated.tokens };
     return (
       start(null) +
       close() +

@@ -8,7 +8,11 @@ const text = z.looseObject({ type: z.literal('text'), text: z.string({ error: 't
 const imageSource = z.discriminatedUnion(
   'type',
   [
-    z.looseObject({ type: z.literal('base64'), media_type: z.string({ error: 'media_type должен быть строкой' }), data: z.string({ error: 'data должен быть строкой' }) }),
+    z.looseObject({
+      type: z.literal('base64'),
+      media_type: z.string({ error: 'media_type должен быть строкой' }),
+      data: z.string({ error: 'data должен быть строкой' }),
+    }),
     z.looseObject({ type: z.literal('url'), url: z.string({ error: 'url должен быть строкой' }).min(1) }),
   ],
   { error: 'source картинки: {type: "base64", media_type, data} или {type: "url", url}' },
@@ -36,7 +40,8 @@ export const contentBlock = z.union([text, image, toolUse, toolResult, otherBloc
 });
 
 const message = z.looseObject({
-  role: z.enum(['user', 'assistant'], { error: 'role должен быть user или assistant (system задаётся полем system)' }),
+  // `system` too: Claude Code sends one mid-conversation (its beta mid-conversation-system-2026-04-07).
+  role: z.enum(['user', 'assistant', 'system'], { error: 'role должен быть user, assistant или system' }),
   content: z.union([z.string(), z.array(contentBlock)], { error: 'content должен быть строкой или массивом блоков' }),
 });
 
@@ -52,7 +57,11 @@ const toolChoice = z.discriminatedUnion(
   [
     z.looseObject({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),
     z.looseObject({ type: z.literal('any'), disable_parallel_tool_use: z.boolean().optional() }),
-    z.looseObject({ type: z.literal('tool'), name: z.string({ error: 'tool_choice.name должен быть строкой' }).min(1), disable_parallel_tool_use: z.boolean().optional() }),
+    z.looseObject({
+      type: z.literal('tool'),
+      name: z.string({ error: 'tool_choice.name должен быть строкой' }).min(1),
+      disable_parallel_tool_use: z.boolean().optional(),
+    }),
     z.looseObject({ type: z.literal('none') }),
   ],
   { error: 'tool_choice.type: auto, any, tool или none' },
