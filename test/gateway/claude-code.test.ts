@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic';
 import { type ScriptedModelHost, startScriptedModelHost, toolResults } from '../fakes/scripted-model';
 import { runClaudeCode } from '../helpers/claude-code';
 import { settleAll, usageRows } from '../helpers/gateway';
@@ -18,7 +19,9 @@ const ADMIN = 'claude-code-admin@example.com';
 const harness = routingHarness((home) => ({ UPSTREAM_BASE_URL: home, ADMIN_EMAILS: ADMIN }), ADMIN);
 
 const SECRET = 'the secret word is pelican';
+const ANTHROPIC_KEY = 'sk-ant-provider-secret';
 let scripted: ScriptedModelHost;
+let anthropic: FakeAnthropic;
 let work: string;
 let file: string;
 
@@ -26,12 +29,17 @@ beforeAll(async () => {
   scripted = await startScriptedModelHost();
   const openaiProvider = await harness.addProvider(scripted.url);
   await harness.setRoute('cc-openai/*', [{ providerId: openaiProvider }]);
+  anthropic = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
+  const anthropicProvider = await harness.addProvider(anthropic.url, { apiKey: ANTHROPIC_KEY, protocol: 'anthropic' });
+  // Served under the client's own ids, so Claude Code's bodies pass through untouched.
+  for (const model of ['cc-anthropic/plain', 'fake/read-file']) await harness.setRoute(model, [{ providerId: anthropicProvider }]);
   work = mkdtempSync(join(tmpdir(), 'claude-code-test-'));
   file = join(work, 'note.txt');
   writeFileSync(file, `${SECRET}\n`);
 });
 afterAll(async () => {
   await scripted?.close();
+  await anthropic?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -52,8 +60,8 @@ describe('Claude Code → /v1/messages → openai provider', () => {
     expect(sent!.body.tools!.map((t) => t.function.name)).toContain('Read');
     expect(sent!.body.messages[0]!.role).toBe('system');
     await settleAll(harness.app);
-    const rows = await usageRows(harness.app, c.userId);
-    expect(rows.map((r) => [r.model, r.status, r.stream])).toEqual([['cc-openai/plain', 'ok', true]]);
+    const rows = (await usageRows(harness.app, c.userId)) as { model: string; status: string; stream: boolean; endpoint?: string }[];
+    expect(rows.map((r) => [r.model, r.endpoint, r.status, r.stream])).toEqual([['cc-openai/plain', 'messages', 'ok', true]]);
   });
 
   test('a tool round trip: the model asks for Read, Claude Code reads the file, the model sees its content', async () => {
@@ -91,5 +99,45 @@ describe('Claude Code → /v1/messages → openai provider', () => {
     const { exitCode, output } = await runClaudeCode({ baseUrl: harness.app.url, key: 'cdt-not-a-key', model: 'cc-openai/plain', prompt: 'hi' });
     expect(exitCode).toBe(1);
     expect([output.is_error, output.api_error_status]).toEqual([true, 401]);
+  });
+});
+
+describe('Claude Code → /v1/messages → anthropic provider', () => {
+  test('print mode answers; the provider gets Claude Code’s streamed request with its tools and beta header, and the provider’s key', async () => {
+    const c = await harness.customer();
+    const { exitCode, output, stderr } = await runClaudeCode({ baseUrl: harness.app.url, key: c.key, model: 'cc-anthropic/plain', prompt: 'say hi' });
+    expect({ exitCode, isError: output.is_error, stderr }).toEqual({ exitCode: 0, isError: false, stderr: '' });
+    // The fake echoes the last user text: Claude Code's prompt is its last text block.
+    expect(output.result).toStartWith('Echo: ');
+    expect(output.result).toEndWith('say hi');
+    const [sent] = anthropic.requests.filter((r) => r.body?.model === 'cc-anthropic/plain');
+    expect(sent!.path).toBe('/v1/messages');
+    expect(sent!.body.stream).toBe(true);
+    expect(sent!.body.tools.length).toBeGreaterThanOrEqual(20);
+    expect(sent!.headers['anthropic-beta']).toContain('claude-code-');
+    expect(sent!.headers['x-api-key']).toBe(ANTHROPIC_KEY);
+    expect(JSON.stringify(sent!.headers)).not.toContain(c.key);
+  });
+
+  test('a tool round trip: the model asks for Read, Claude Code reads the file, the model sees its content', async () => {
+    const c = await harness.customer();
+    const { exitCode, output } = await runClaudeCode({
+      baseUrl: harness.app.url,
+      key: c.key,
+      model: 'fake/read-file',
+      prompt: `Прочитай ${file}`,
+      cwd: work,
+      allowedTools: ['Read'],
+    });
+    expect({ exitCode, isError: output.is_error, turns: output.num_turns }).toEqual({ exitCode: 0, isError: false, turns: 2 });
+    // The fake answers `Tool said: <the tool result>`: Read's output, the file with its line numbers.
+    expect(output.result).toStartWith('Tool said: ');
+    expect(output.result).toContain(SECRET);
+    const requests = anthropic.requests.filter((r) => r.body?.model === 'fake/read-file');
+    expect(requests).toHaveLength(2);
+    const last = requests[1]!.body.messages.at(-1);
+    const result = last.content.find((b: { type: string }) => b.type === 'tool_result');
+    expect(result.tool_use_id).toBe('toolu_read');
+    expect(JSON.stringify(result.content)).toContain(SECRET);
   });
 });

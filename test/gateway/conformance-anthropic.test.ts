@@ -109,7 +109,9 @@ function conformance(models: () => ProviderModels) {
 
   test('tools: parallel tool_use blocks, streamed as input_json_delta', async () => {
     const c = await customer();
-    const final = await c.client.messages.stream({ model: models().toolCalls, max_tokens: 100, tools, messages: [{ role: 'user', content: QUESTION }] }).finalMessage();
+    const final = await c.client.messages
+      .stream({ model: models().toolCalls, max_tokens: 100, tools, messages: [{ role: 'user', content: QUESTION }] })
+      .finalMessage();
     expect(toolUses(final.content)).toEqual(CALLS);
     expect(final.stop_reason).toBe('tool_use');
   });
@@ -153,7 +155,9 @@ function conformance(models: () => ProviderModels) {
   });
 
   test('error 401: a wrong key is AuthenticationError', async () => {
-    const error = await failure(anthropicClient('sk-conduit-not-a-key').messages.create({ model: models().plain, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
+    const error = await failure(
+      anthropicClient('sk-conduit-not-a-key').messages.create({ model: models().plain, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    );
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(error.status).toBe(401);
     expect((error.error as { type?: string }).type).toBe('error');

@@ -55,7 +55,14 @@ describe('an Anthropic client served by an openai provider', () => {
   test('a message: the system prompt and the text become chat messages, the answer a Messages answer with its usage', async () => {
     const { claude } = await customer();
     const raw = await claude.messages
-      .create({ model: 'acme/chat', max_tokens: 100, system: 'Отвечай кратко', messages: [{ role: 'user', content: 'Привет' }], temperature: 0.5, metadata: { user_id: 'u-1' } })
+      .create({
+        model: 'acme/chat',
+        max_tokens: 100,
+        system: 'Отвечай кратко',
+        messages: [{ role: 'user', content: 'Привет' }],
+        temperature: 0.5,
+        metadata: { user_id: 'u-1' },
+      })
       .withResponse();
     const answer = raw.data;
     expect(answer.type).toBe('message');
@@ -219,7 +226,12 @@ describe('an Anthropic client served by an anthropic provider', () => {
     const text = '{"model":"anth/chat",  "max_tokens":64,"messages":[{"role":"user","content":"Привет"}],"thinking":{"type":"disabled"},"top_k":5}';
     const res = await fetch(`${app.url}/v1/messages?beta=true`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14' },
+      headers: {
+        'x-api-key': key,
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
+      },
       body: text,
     });
     expect(res.status).toBe(200);
@@ -256,7 +268,12 @@ describe('an Anthropic client served by an anthropic provider', () => {
 
   test('stop_sequence comes back as the provider said it', async () => {
     const { claude } = await customer();
-    const answer = await claude.messages.create({ model: 'fake/stop-sequence', max_tokens: 64, stop_sequences: ['КОНЕЦ'], messages: [{ role: 'user', content: 'Считай' }] });
+    const answer = await claude.messages.create({
+      model: 'fake/stop-sequence',
+      max_tokens: 64,
+      stop_sequences: ['КОНЕЦ'],
+      messages: [{ role: 'user', content: 'Считай' }],
+    });
     expect(answer.stop_reason).toBe('stop_sequence');
     expect(answer.stop_sequence).toBe('КОНЕЦ');
   });
@@ -271,7 +288,10 @@ describe('an Anthropic client served by an anthropic provider', () => {
 describe('errors in Anthropic’s shape', () => {
   test('a body without max_tokens: 400 invalid_request_error with a Russian message', async () => {
     const { key } = await customer();
-    const res = await call(app.url, 'POST', '/v1/messages', { headers: { 'x-api-key': key }, body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] } });
+    const res = await call(app.url, 'POST', '/v1/messages', {
+      headers: { 'x-api-key': key },
+      body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] },
+    });
     expect(res.status).toBe(400);
     expect(res.body.type).toBe('error');
     expect(res.body.error.type).toBe('invalid_request_error');
@@ -285,14 +305,20 @@ describe('errors in Anthropic’s shape', () => {
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
     expect(error.status).toBe(401);
     expect(error.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    const bearer = await call(app.url, 'POST', '/v1/messages', { token: 'cdt-not-a-key', body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] } });
+    const bearer = await call(app.url, 'POST', '/v1/messages', {
+      token: 'cdt-not-a-key',
+      body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] },
+    });
     expect(bearer.status).toBe(401);
     expect(bearer.body).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
   });
 
   test('a Bearer key works as x-api-key does', async () => {
     const { key } = await customer();
-    const res = await call(app.url, 'POST', '/v1/messages', { token: key, body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] } });
+    const res = await call(app.url, 'POST', '/v1/messages', {
+      token: key,
+      body: { model: 'acme/chat', max_tokens: 10, messages: [{ role: 'user', content: 'Привет' }] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.content[0].text).toBe('Echo: Привет');
   });
@@ -316,11 +342,19 @@ describe('errors in Anthropic’s shape', () => {
 test('count_tokens answers an estimate of the prompt, tools included, and charges nothing', async () => {
   const c = await customer();
   const small = await c.claude.messages.countTokens({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] });
-  const large = await c.claude.messages.countTokens({ model: 'acme/chat', system: 'Ты помощник. '.repeat(50), tools: [WEATHER_TOOL], messages: [{ role: 'user', content: 'Привет' }] });
+  const large = await c.claude.messages.countTokens({
+    model: 'acme/chat',
+    system: 'Ты помощник. '.repeat(50),
+    tools: [WEATHER_TOOL],
+    messages: [{ role: 'user', content: 'Привет' }],
+  });
   expect(small.input_tokens).toBeGreaterThan(0);
   expect(large.input_tokens).toBeGreaterThan(small.input_tokens + 50);
   expect(await usageRows(app, c.userId)).toHaveLength(0);
-  const beta = await call(app.url, 'POST', '/v1/messages/count_tokens?beta=true', { headers: { 'x-api-key': c.key }, body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] } });
+  const beta = await call(app.url, 'POST', '/v1/messages/count_tokens?beta=true', {
+    headers: { 'x-api-key': c.key },
+    body: { model: 'acme/chat', messages: [{ role: 'user', content: 'Привет' }] },
+  });
   expect(beta.status).toBe(200);
   expect(beta.body.input_tokens).toBe(small.input_tokens);
 });
@@ -329,12 +363,24 @@ describe('a chat client served by an anthropic provider', () => {
   test('a completion: the request goes as a Messages request with the reserved cap, the answer comes back as chat', async () => {
     const c = await routing.customer();
     const client = openaiClient(app, c.key);
-    const answer = await client.chat.completions.create({ model: 'anth/chat', messages: [{ role: 'system', content: 'Кратко' }, { role: 'user', content: 'Привет' }], stop: 'КОНЕЦ' });
+    const answer = await client.chat.completions.create({
+      model: 'anth/chat',
+      messages: [
+        { role: 'system', content: 'Кратко' },
+        { role: 'user', content: 'Привет' },
+      ],
+      stop: 'КОНЕЦ',
+    });
     expect(answer.choices[0]!.message.content).toBe('Echo: Привет');
     expect(answer.choices[0]!.finish_reason).toBe('stop');
     expect(answer.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 });
     const [sent] = messagesCalls();
-    expect(sent!.body).toMatchObject({ model: 'anth/chat', system: 'Кратко', messages: [{ role: 'user', content: [{ type: 'text', text: 'Привет' }] }], stop_sequences: ['КОНЕЦ'] });
+    expect(sent!.body).toMatchObject({
+      model: 'anth/chat',
+      system: 'Кратко',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Привет' }] }],
+      stop_sequences: ['КОНЕЦ'],
+    });
     expect(sent!.body.max_tokens).toBeGreaterThan(0);
     expect(sent!.headers['x-api-key']).toBe(ANTHROPIC_KEY);
   });
