@@ -219,7 +219,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       body: clientText,
       protocol: client,
       bodyIn,
-      send: (provider, text, signal) => (provider.protocol === 'anthropic' ? provider.messages(text, signal, anthropicHeaders) : provider.chatCompletions(text, signal)),
+      send: (provider, text, signal) =>
+        provider.protocol === 'anthropic' ? provider.messages(text, signal, anthropicHeaders) : provider.chatCompletions(text, signal),
       clientSignal,
       fail,
       facts: base,
@@ -327,7 +328,15 @@ export function createChatHandler(deps: ChatHandlerDeps) {
    */
   function relayMessages(
     body: ReadableStream<Uint8Array>,
-    ctx: { upstream: Upstream; call: Parameters<typeof relayStream>[1]['call']; base: RequestFacts; started: number; reservation: Reservation; model: string; promptEstimate: () => number },
+    ctx: {
+      upstream: Upstream;
+      call: Parameters<typeof relayStream>[1]['call'];
+      base: RequestFacts;
+      started: number;
+      reservation: Reservation;
+      model: string;
+      promptEstimate: () => number;
+    },
   ): Promise<Response> {
     let events = body;
     let reportedUpstream = () => true;

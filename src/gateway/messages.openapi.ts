@@ -39,7 +39,11 @@ const error = (description: string, type: string, message: string) => ({
 });
 
 const ERRORS = {
-  '400': error('Некорректный запрос (например, нет max_tokens); ответ 4xx провайдера передаётся со своим статусом', 'invalid_request_error', `${errorMessages.validationFailed}: max_tokens: обязательное поле`),
+  '400': error(
+    'Некорректный запрос (например, нет max_tokens); ответ 4xx провайдера передаётся со своим статусом',
+    'invalid_request_error',
+    `${errorMessages.validationFailed}: max_tokens: обязательное поле`,
+  ),
   '401': error('Нет ключа (x-api-key или Authorization: Bearer), ключ неверный или истёк', 'authentication_error', keysMessages.invalidApiKey),
   '402': error('Баланса (или лимита расходов ключа) не хватает на запрос', 'billing_error', errorMessages.insufficientBalance),
   '403': error('Ключ отозван или учётная запись заблокирована', 'permission_error', keysMessages.revokedApiKey),
@@ -66,7 +70,10 @@ const PROMPT_FIELDS = {
   model: MODEL,
   messages: MESSAGES,
   system: { description: 'Строка или массив блоков {type: "text", text}' },
-  tools: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, input_schema: { type: 'object' } }, additionalProperties: true } },
+  tools: {
+    type: 'array',
+    items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, input_schema: { type: 'object' } }, additionalProperties: true },
+  },
   tool_choice: { type: 'object', properties: { type: { type: 'string', enum: ['auto', 'any', 'tool', 'none'] } }, additionalProperties: true },
 };
 const EXAMPLE = { model: 'anthropic/claude-sonnet-4', max_tokens: 1024, messages: [{ role: 'user', content: 'Привет' }] };
@@ -90,8 +97,20 @@ const STREAM_EXAMPLE =
   'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
 const VERSION_HEADERS = [
-  { name: 'anthropic-version', in: 'header', required: false, description: 'Версия Messages API (передаётся провайдеру Anthropic; по умолчанию 2023-06-01)', schema: { type: 'string' } },
-  { name: 'anthropic-beta', in: 'header', required: false, description: 'Бета-возможности Anthropic (передаются провайдеру Anthropic как есть)', schema: { type: 'string' } },
+  {
+    name: 'anthropic-version',
+    in: 'header',
+    required: false,
+    description: 'Версия Messages API (передаётся провайдеру Anthropic; по умолчанию 2023-06-01)',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'anthropic-beta',
+    in: 'header',
+    required: false,
+    description: 'Бета-возможности Anthropic (передаются провайдеру Anthropic как есть)',
+    schema: { type: 'string' },
+  },
   { name: 'x-api-key', in: 'header', required: false, description: 'Ключ Conduit (или Authorization: Bearer)', schema: { type: 'string' } },
 ];
 
@@ -108,13 +127,24 @@ export const MESSAGES_OPERATION = {
   parameters: VERSION_HEADERS,
   requestBody: {
     required: true,
-    content: json({ type: 'object', required: ['model', 'messages', 'max_tokens'], properties: { ...PROMPT_FIELDS, max_tokens: { type: 'integer', minimum: 1 }, stream: { type: 'boolean' } }, additionalProperties: true }, EXAMPLE),
+    content: json(
+      {
+        type: 'object',
+        required: ['model', 'messages', 'max_tokens'],
+        properties: { ...PROMPT_FIELDS, max_tokens: { type: 'integer', minimum: 1 }, stream: { type: 'boolean' } },
+        additionalProperties: true,
+      },
+      EXAMPLE,
+    ),
   },
   responses: {
     '200': {
       description: 'Ответ модели; при stream: true — события text/event-stream Anthropic',
       headers: { ...HEADERS, 'x-conduit-cost': { description: 'Сколько списано (ответ без потока)', schema: { type: 'string' } } },
-      content: { ...json({ type: 'object', additionalProperties: true }, ANSWER_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: STREAM_EXAMPLE } },
+      content: {
+        ...json({ type: 'object', additionalProperties: true }, ANSWER_EXAMPLE),
+        'text/event-stream': { schema: { type: 'string' }, example: STREAM_EXAMPLE },
+      },
     },
     ...ERRORS,
   },
@@ -127,9 +157,19 @@ export const COUNT_TOKENS_OPERATION = {
   summary: 'Оценка числа токенов запроса Messages API (бесплатно)',
   description: 'Токены запроса по токенизатору Conduit (o200k): оценка, у провайдера число может отличаться. Ничего не списывается.',
   parameters: VERSION_HEADERS,
-  requestBody: { required: true, content: json({ type: 'object', required: ['model', 'messages'], properties: PROMPT_FIELDS, additionalProperties: true }, { model: EXAMPLE.model, messages: EXAMPLE.messages }) },
+  requestBody: {
+    required: true,
+    content: json(
+      { type: 'object', required: ['model', 'messages'], properties: PROMPT_FIELDS, additionalProperties: true },
+      { model: EXAMPLE.model, messages: EXAMPLE.messages },
+    ),
+  },
   responses: {
-    '200': { description: 'Оценка', headers: HEADERS, content: json({ type: 'object', properties: { input_tokens: { type: 'integer' } }, required: ['input_tokens'] }, { input_tokens: 9 }) },
+    '200': {
+      description: 'Оценка',
+      headers: HEADERS,
+      content: json({ type: 'object', properties: { input_tokens: { type: 'integer' } }, required: ['input_tokens'] }, { input_tokens: 9 }),
+    },
     '400': ERRORS['400'],
     '401': ERRORS['401'],
     '403': ERRORS['403'],

@@ -78,7 +78,7 @@ export interface AnthropicHeaders {
   beta: string | null;
 }
 
-export function createUpstream(config: { upstreamBaseUrl: string; upstreamApiKey: string | undefined; upstreamProtocol?: Protocol }) {
+export function createUpstream(config: Pick<Config, 'upstreamBaseUrl' | 'upstreamApiKey'> & { upstreamProtocol?: Protocol }) {
   const protocol: Protocol = config.upstreamProtocol ?? 'openai';
   const chatUrl = `${config.upstreamBaseUrl}/chat/completions`;
   const modelsUrl = `${config.upstreamBaseUrl}/models`;

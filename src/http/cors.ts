@@ -7,7 +7,8 @@
 import { isOpenAiPath } from './errors';
 
 /** Request headers a browser may send: the SDKs' own (x-stainless-*, openai-*, anthropic-*) and the ones we read (x-api-key on /v1/messages). */
-const ALLOWED_HEADER = /^(authorization|content-type|accept|idempotency-key|x-request-id|x-api-key|openai-[a-z0-9-]+|anthropic-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
+const ALLOWED_HEADER =
+  /^(authorization|content-type|accept|idempotency-key|x-request-id|x-api-key|openai-[a-z0-9-]+|anthropic-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
 
 /**
  * Named in every preflight answer even when not asked for, so a cached answer covers the next request.

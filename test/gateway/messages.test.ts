@@ -20,6 +20,9 @@ let app: TestApp;
 let anthropic: FakeAnthropic;
 let anthropicId = '';
 
+/** Sampling settings the Messages API takes and this SDK's types no longer list. */
+const SAMPLING = { temperature: 0.5 } as object;
+
 const WEATHER_TOOL = {
   name: 'get_weather',
   description: 'Погода в городе',
@@ -60,15 +63,15 @@ describe('an Anthropic client served by an openai provider', () => {
         max_tokens: 100,
         system: 'Отвечай кратко',
         messages: [{ role: 'user', content: 'Привет' }],
-        temperature: 0.5,
         metadata: { user_id: 'u-1' },
+        ...SAMPLING,
       })
       .withResponse();
     const answer = raw.data;
     expect(answer.type).toBe('message');
     expect(answer.role).toBe('assistant');
     expect(answer.id).toMatch(/^msg_/);
-    expect(answer.content).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
+    expect(answer.content as unknown[]).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
     expect(answer.stop_reason).toBe('end_turn');
     // The fake reports 10 + 2 per message (system and user) and 7 completion tokens.
     expect(answer.usage).toMatchObject({ input_tokens: 14, output_tokens: 7 });
@@ -92,7 +95,7 @@ describe('an Anthropic client served by an openai provider', () => {
     const types: string[] = [];
     stream.on('streamEvent', (event) => types.push(event.type));
     const final = await stream.finalMessage();
-    expect(final.content).toEqual([{ type: 'text', text: PIECES.join('') }]);
+    expect(final.content as unknown[]).toEqual([{ type: 'text', text: PIECES.join('') }]);
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 7 });
     expect(types.slice(0, 2)).toEqual(['message_start', 'content_block_start']);
@@ -172,7 +175,7 @@ describe('an Anthropic client served by an openai provider', () => {
         },
       ],
     });
-    expect(answer.content[0]).toEqual({ type: 'text', text: 'Echo: Что скажешь?' });
+    expect(answer.content[0] as unknown).toEqual({ type: 'text', text: 'Echo: Что скажешь?' });
     const sent = chatCalls(routing.home).at(-1)!.body;
     expect(sent.messages).toEqual([
       { role: 'user', content: 'Погода в Париже и Риме?' },
@@ -197,7 +200,7 @@ describe('an Anthropic client served by an openai provider', () => {
       model: 'acme/chat',
       max_tokens: 100,
       stop_sequences: ['\n\nHuman:', 'КОНЕЦ'],
-      top_p: 0.9,
+      ...({ top_p: 0.9 } as object),
       messages: [
         {
           role: 'user',
@@ -255,15 +258,15 @@ describe('an Anthropic client served by an anthropic provider', () => {
     stream.on('streamEvent', (event) => types.push(event.type));
     const final = await stream.finalMessage();
     expect(final.stop_reason).toBe('tool_use');
-    expect(final.content).toEqual([
+    expect(final.content as unknown[]).toEqual([
       { type: 'text', text: 'Let me check.' },
       { type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: TOOL_INPUT },
     ]);
     // (The SDK hands no ping to its listeners.)
     expect(types.slice(0, 2)).toEqual(['message_start', 'content_block_start']);
     expect(types.at(-1)).toBe('message_stop');
-    // The client asked without a version header of its own: the SDK's, or the default, reaches the provider.
-    expect(messagesCalls()[0]!.headers['anthropic-version']).toBe('2023-06-01');
+    // The SDK's own API version reaches the provider.
+    expect(messagesCalls()[0]!.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   test('stop_sequence comes back as the provider said it', async () => {
@@ -484,7 +487,7 @@ describe('a route mixing an anthropic and an openai provider', () => {
     const chat = openaiClient(app, c.key);
     anthropic.outage = 503;
     const viaOpenAi = await c.claude.messages.create({ model: 'mix/chat', max_tokens: 20, messages: [{ role: 'user', content: 'Привет' }] });
-    expect(viaOpenAi.content).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
+    expect(viaOpenAi.content as unknown[]).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
     const chatViaOpenAi = await chat.chat.completions.create({ model: 'mix/chat', messages: [{ role: 'user', content: 'Привет' }] });
     expect(chatViaOpenAi.choices[0]!.message.content).toBe('Echo: Привет');
     expect(messagesCalls().length).toBeGreaterThanOrEqual(1);
@@ -497,7 +500,7 @@ describe('a route mixing an anthropic and an openai provider', () => {
     routing.home.outage = 503;
     const before = messagesCalls().length;
     const stream = c.claude.messages.stream({ model: 'mix/chat', max_tokens: 20, messages: [{ role: 'user', content: 'Привет' }] });
-    expect((await stream.finalMessage()).content).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
+    expect((await stream.finalMessage()).content as unknown[]).toEqual([{ type: 'text', text: 'Echo: Привет' }]);
     const chatViaAnthropic = await chat.chat.completions.create({ model: 'mix/chat', messages: [{ role: 'user', content: 'Привет' }] });
     expect(chatViaAnthropic.choices[0]!.message.content).toBe('Echo: Привет');
     expect(messagesCalls().length).toBe(before + 2);
@@ -506,7 +509,7 @@ describe('a route mixing an anthropic and an openai provider', () => {
   });
 });
 
-test('an Idempotency-Key replays a message without a second upstream call or charge', async () => {
+test('an Idempotency-Key replays a message without a second upstream call or charge; a client without anthropic-version is sent 2023-06-01', async () => {
   const c = await customer();
   const ask = () =>
     call(app.url, 'POST', '/v1/messages', {
@@ -520,4 +523,6 @@ test('an Idempotency-Key replays a message without a second upstream call or cha
   expect(second.text).toBe(first.text);
   expect(messagesCalls()).toHaveLength(1);
   expect(await usageRows(app, c.userId)).toHaveLength(1);
+  // The client named no API version: the provider gets 2023-06-01.
+  expect(messagesCalls()[0]!.headers['anthropic-version']).toBe('2023-06-01');
 });
