@@ -2,8 +2,9 @@
 // client of Anthropic's Messages API does, run through Conduit's /v1/messages against both kinds of provider —
 // the OpenAI-compatible fake (translated) and the Anthropic fake (passed through). The test names are the
 // list docs/api-clients.md repeats.
-import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import Anthropic from '@anthropic-ai/sdk';
+import { type FakeAnthropic, startFakeAnthropic, TOOL_INPUT } from '../fakes/anthropic';
 import { FAKE_REPLY, SECOND_TOOL_CALL, TOOL_CALL } from '../fakes/upstream';
 import { setBalanceNano } from '../helpers/gateway';
 import { routingHarness } from '../helpers/routing';
@@ -11,6 +12,16 @@ import { routingHarness } from '../helpers/routing';
 setDefaultTimeout(30_000);
 
 const ADMIN = 'conformance-anthropic-admin@example.com';
+const ANTHROPIC_KEY = 'sk-ant-provider-secret';
+/** Client model id → the fake Anthropic host's model. */
+const ANTHROPIC_MODELS = {
+  'anth/chat': 'claude-sonnet-4',
+  'anth/tool-use': 'fake/tool-use',
+  'anth/error-400': 'fake/error-400',
+  'anth/error-429': 'fake/error-429',
+  'anth/error-529': 'fake/error-529',
+  'anth/stream-error': 'fake/stream-error',
+};
 const harness = routingHarness((home) => ({ UPSTREAM_BASE_URL: home, ADMIN_EMAILS: ADMIN }), ADMIN);
 
 /** A 1×1 transparent PNG. */
@@ -50,8 +61,14 @@ interface ProviderModels {
   plain: string;
   /** The text of a plain answer to QUESTION, and of a streamed one. */
   plainText: (question: string) => string;
-  streamText: string;
+  streamText: (question: string) => string;
   toolCalls: string;
+  /** The tool_use blocks toolCalls answers with, as {name, input}. */
+  calls: { name: string; input: unknown }[];
+  /** The tool results the provider was last sent, as text. */
+  sentToolResults: () => string[];
+  /** A model whose stream breaks off with an error. */
+  streamError: string;
   error400: string;
   error429: string;
   error5xx: string;
@@ -85,8 +102,8 @@ function conformance(models: () => ProviderModels) {
       text += delta;
     });
     const final = await stream.finalMessage();
-    expect(text).toBe(m.streamText);
-    expect(textOf(final.content)).toBe(m.streamText);
+    expect(text).toBe(m.streamText(QUESTION));
+    expect(textOf(final.content)).toBe(m.streamText(QUESTION));
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage.output_tokens).toBeGreaterThan(0);
     expect(events[0]).toBe('message_start');
@@ -94,25 +111,25 @@ function conformance(models: () => ProviderModels) {
     expect(events).toContain('content_block_delta');
   });
 
-  test('tools: parallel tool_use blocks with their input, plain', async () => {
+  test('tools: tool_use blocks with their input, plain', async () => {
     const c = await customer();
+    const m = models();
     const message = await c.client.messages.create({
-      model: models().toolCalls,
+      model: m.toolCalls,
       max_tokens: 100,
       tools,
       tool_choice: { type: 'auto' },
       messages: [{ role: 'user', content: QUESTION }],
     });
-    expect(toolUses(message.content)).toEqual(CALLS);
+    expect(toolUses(message.content)).toEqual(m.calls);
     expect(message.stop_reason).toBe('tool_use');
   });
 
-  test('tools: parallel tool_use blocks, streamed as input_json_delta', async () => {
+  test('tools: tool_use blocks, streamed as input_json_delta', async () => {
     const c = await customer();
-    const final = await c.client.messages
-      .stream({ model: models().toolCalls, max_tokens: 100, tools, messages: [{ role: 'user', content: QUESTION }] })
-      .finalMessage();
-    expect(toolUses(final.content)).toEqual(CALLS);
+    const m = models();
+    const final = await c.client.messages.stream({ model: m.toolCalls, max_tokens: 100, tools, messages: [{ role: 'user', content: QUESTION }] }).finalMessage();
+    expect(toolUses(final.content)).toEqual(m.calls);
     expect(final.stop_reason).toBe('tool_use');
   });
 
@@ -131,8 +148,15 @@ function conformance(models: () => ProviderModels) {
         { role: 'user', content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: `result of ${use.name}` })) },
       ],
     });
-    expect(answer.type).toBe('message');
     expect(answer.stop_reason).toBe('end_turn');
+    expect(m.sentToolResults()).toEqual(uses.map((use) => `result of ${use.name}`));
+  });
+
+  test('error mid-stream: the SDK throws while reading', async () => {
+    const c = await customer();
+    const stream = c.client.messages.stream({ model: models().streamError, max_tokens: 100, messages: [{ role: 'user', content: QUESTION }] });
+    const error = await failure(stream.finalMessage());
+    expect(error.message).toBeTruthy();
   });
 
   test('images: base64 image blocks', async () => {
@@ -199,11 +223,50 @@ describe('@anthropic-ai/sdk → /v1/messages → openai provider', () => {
   conformance(() => ({
     plain: 'acme/chat',
     plainText: (question) => `Echo: ${question}`,
-    streamText: FAKE_REPLY,
+    streamText: () => FAKE_REPLY,
+    // Two at once, from one assistant turn.
     toolCalls: 'fake/parallel-tool-calls',
+    calls: CALLS,
+    sentToolResults: () => {
+      const last = harness.home.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!;
+      return last.body.messages.filter((m: { role: string }) => m.role === 'tool').map((m: { content: string }) => m.content);
+    },
+    streamError: 'fake/stream-error',
     error400: 'fake/error-400',
     error429: 'fake/error-429',
     error5xx: 'fake/error-500',
     error5xxStatus: 502,
+  }));
+});
+
+describe('@anthropic-ai/sdk → /v1/messages → anthropic provider', () => {
+  let anthropic: FakeAnthropic;
+  beforeAll(async () => {
+    anthropic = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
+    const providerId = await harness.addProvider(anthropic.url, { apiKey: ANTHROPIC_KEY, protocol: 'anthropic' });
+    // The fake's behaviour models under ids of their own: the openai fake answers fake/error-… too.
+    for (const [id, model] of Object.entries(ANTHROPIC_MODELS)) await harness.setRoute(id, [{ providerId, model }]);
+  });
+  afterAll(() => anthropic?.close());
+
+  conformance(() => ({
+    plain: 'anth/chat',
+    plainText: (question) => `Echo: ${question}`,
+    streamText: (question) => `Echo: ${question}`,
+    toolCalls: 'anth/tool-use',
+    calls: [{ name: 'get_weather', input: TOOL_INPUT }],
+    sentToolResults: () => {
+      const last = anthropic.requests.filter((r) => r.path === '/v1/messages').at(-1)!;
+      return last.body.messages
+        .at(-1)
+        .content.filter((b: { type: string }) => b.type === 'tool_result')
+        .map((b: { content: string }) => b.content);
+    },
+    streamError: 'anth/stream-error',
+    error400: 'anth/error-400',
+    error429: 'anth/error-429',
+    error5xx: 'anth/error-529',
+    // Anthropic's overloaded status passes as it is.
+    error5xxStatus: 529,
   }));
 });
