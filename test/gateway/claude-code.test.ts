@@ -37,6 +37,14 @@ beforeAll(async () => {
   file = join(work, 'note.txt');
   writeFileSync(file, `${SECRET}\n`);
 });
+/** Claude Code asked to read the test's file, with Read allowed: a run of two turns that ended well; its output. */
+async function readTheFile(model: string) {
+  const c = await harness.customer();
+  const { exitCode, output } = await runClaudeCode({ baseUrl: harness.app.url, key: c.key, model, prompt: `Прочитай ${file}`, cwd: work, allowedTools: ['Read'] });
+  expect({ exitCode, isError: output.is_error, turns: output.num_turns }).toEqual({ exitCode: 0, isError: false, turns: 2 });
+  return output;
+}
+
 afterAll(async () => {
   await scripted?.close();
   await anthropic?.close();
@@ -65,21 +73,12 @@ describe('Claude Code → /v1/messages → openai provider', () => {
   });
 
   test('a tool round trip: the model asks for Read, Claude Code reads the file, the model sees its content', async () => {
-    const c = await harness.customer();
     scripted.script('cc-openai/reader', (body) => {
       const results = toolResults(body);
       if (results.length > 0) return { text: `Файл прочитан: ${String(results[0]!.result).includes(SECRET) ? SECRET : 'не то'}` };
       return { toolCalls: [{ name: 'Read', arguments: { file_path: file } }] };
     });
-    const { exitCode, output } = await runClaudeCode({
-      baseUrl: harness.app.url,
-      key: c.key,
-      model: 'cc-openai/reader',
-      prompt: `Прочитай ${file}`,
-      cwd: work,
-      allowedTools: ['Read'],
-    });
-    expect({ exitCode, isError: output.is_error, turns: output.num_turns }).toEqual({ exitCode: 0, isError: false, turns: 2 });
+    const output = await readTheFile('cc-openai/reader');
     expect(output.result).toBe(`Файл прочитан: ${SECRET}`);
     const requests = scripted.requestsFor('cc-openai/reader');
     expect(requests).toHaveLength(2);
@@ -120,16 +119,7 @@ describe('Claude Code → /v1/messages → anthropic provider', () => {
   });
 
   test('a tool round trip: the model asks for Read, Claude Code reads the file, the model sees its content', async () => {
-    const c = await harness.customer();
-    const { exitCode, output } = await runClaudeCode({
-      baseUrl: harness.app.url,
-      key: c.key,
-      model: 'fake/read-file',
-      prompt: `Прочитай ${file}`,
-      cwd: work,
-      allowedTools: ['Read'],
-    });
-    expect({ exitCode, isError: output.is_error, turns: output.num_turns }).toEqual({ exitCode: 0, isError: false, turns: 2 });
+    const output = await readTheFile('fake/read-file');
     // The fake answers `Tool said: <the tool result>`: Read's output, the file with its line numbers.
     expect(output.result).toStartWith('Tool said: ');
     expect(output.result).toContain(SECRET);
