@@ -6,6 +6,7 @@
 // A script is a function of the request's body and of how many requests that model has had (0 first);
 // tests give each agent its own model id so that parallel scripts do not meet. A model without a script
 // answers `Echo: <last user text>`. Usage: prompt = 10 + 2 × messages, completion = 5 (any answer).
+// A `user` longer than OpenAI's 64 characters is refused as OpenAI refuses it (400 string_above_max_length).
 // A request with `stream: true` gets the same answer as OpenAI's SSE chunks: the role and text, each tool
 // call (its arguments in two pieces), the finish, usage when stream_options.include_usage asks, [DONE].
 import { startFakeServer } from './fake-server';
@@ -87,6 +88,9 @@ export function toolResults(body: ScriptedRequest['body']): { name: string; resu
     });
 }
 
+/** The longest `user` (end-user id) OpenAI's chat completions accept. */
+export const MAX_USER_CHARS = 64;
+
 export function startScriptedModelHost(): Promise<ScriptedModelHost> {
   const requests: ScriptedRequest[] = [];
   const scripts = new Map<string, Script>();
@@ -113,6 +117,17 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
     }
     const model = String(body.model);
     requests.push({ model, body, headers: Object.fromEntries(request.headers) });
+    // OpenAI's own bound on the end-user id, as its API refuses a longer one.
+    if (typeof body.user === 'string' && body.user.length > MAX_USER_CHARS) {
+      return json(400, {
+        error: {
+          message: `Invalid 'user': string too long. Expected a string with maximum length ${MAX_USER_CHARS}, but got a string with length ${body.user.length} instead.`,
+          type: 'invalid_request_error',
+          param: 'user',
+          code: 'string_above_max_length',
+        },
+      });
+    }
     const index = counts.get(model) ?? 0;
     counts.set(model, index + 1);
     const script = scripts.get(model);
