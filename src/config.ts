@@ -87,6 +87,10 @@ const envSchema = z.object({
   USAGE_RETENTION_DAYS: intFromEnv(0, 36_500).default(0),
   /** How long GET /v1/models serves the upstream's list before asking again. */
   MODELS_CACHE_SECONDS: intFromEnv(1, 86_400).default(300),
+  /** How long an answer of the response cache (gateway/response-cache) serves identical requests. */
+  CACHE_TTL_SECONDS: intFromEnv(1, 30 * 86_400).default(3600),
+  /** What a cache hit costs, as a share of the price its answer's tokens have now; exact to 1e-9. */
+  CACHE_HIT_PRICE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
   /** How often the booking integration refreshes its caches for agents with sync on (spec: 10 minutes). */
   BOOKING_SYNC_INTERVAL_SECONDS: intFromEnv(1, 86_400).default(600),
   /** Where a shop's day starts: the date in order numbers ORD-<YYYYMMDD>-<n>. */
@@ -152,9 +156,18 @@ const envSchema = z.object({
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
   /** Agents one user may own: each brings its own knowledge base (2,000 entries), integrations and dialogues. */
   MAX_AGENTS_PER_USER: intFromEnv(1, 10_000).default(20),
+  /** A key's default requests per minute on /v1 (its own `rpm` replaces it); 0 = none. */
   RATE_LIMIT_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
+  /** A key's default tokens per minute (`tpm`); 0 = none. */
+  RATE_LIMIT_TOKENS_PER_MINUTE: intFromEnv(0, 1_000_000_000).default(0),
+  /** A key's default requests per UTC day (`rpd`); 0 = none. */
+  RATE_LIMIT_PER_DAY: intFromEnv(0, 1_000_000_000).default(0),
   /** Requests per minute of all a user's API keys together on /v1; 0 = no such ceiling. */
   RATE_LIMIT_PER_USER_PER_MINUTE: intFromEnv(0, 1_000_000).default(0),
+  /** Tokens per minute of all a user's keys together; 0 = none. */
+  RATE_LIMIT_PER_USER_TOKENS_PER_MINUTE: intFromEnv(0, 1_000_000_000).default(0),
+  /** Requests per UTC day of all a user's keys together; 0 = none. */
+  RATE_LIMIT_PER_USER_PER_DAY: intFromEnv(0, 1_000_000_000).default(0),
   SHUTDOWN_GRACE_MS: intFromEnv(0, 600_000).default(10_000),
   /** Accounts (comma-separated e-mails) that may be admins once their address is proven (accounts/admin-role.ts). */
   ADMIN_EMAILS: z
@@ -349,6 +362,9 @@ export interface Config {
   usageFlushMs: number;
   usageRetentionDays: number;
   modelsCacheSeconds: number;
+  cacheTtlSeconds: number;
+  /** CACHE_HIT_PRICE_RATIO in billionths (0.1 → 100_000_000n), so a hit's price is exact in bigint. */
+  cacheHitPriceRatioNano: bigint;
   bookingSyncIntervalSeconds: number;
   orderTimeZone: string;
   defaultAgentModel: string;
@@ -374,7 +390,11 @@ export interface Config {
   maxKeysPerUser: number;
   maxAgentsPerUser: number;
   rateLimitPerMinute: number;
+  rateLimitTokensPerMinute: number;
+  rateLimitPerDay: number;
   rateLimitPerUserPerMinute: number;
+  rateLimitPerUserTokensPerMinute: number;
+  rateLimitPerUserPerDay: number;
   shutdownGraceMs: number;
   upstreamMaxConnections: number;
   metricsToken: string | undefined;
@@ -577,6 +597,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const topupMaxNano = currencyToNano('TOPUP_MAX_AMOUNT', e.TOPUP_MAX_AMOUNT);
   if (topupMinNano > topupMaxNano) throw new ConfigError('TOPUP_MIN_AMOUNT: must not exceed TOPUP_MAX_AMOUNT');
 
+  const cacheHitPriceRatioNano = unitsToNano(e.CACHE_HIT_PRICE_RATIO);
+  if (cacheHitPriceRatioNano === null) throw new ConfigError('CACHE_HIT_PRICE_RATIO: at most 9 digits after the point');
   const registrationBonusNano = unitsToNano(e.REGISTRATION_BONUS);
   if (registrationBonusNano === null) throw new ConfigError('REGISTRATION_BONUS: must be a whole number of 1e-9 units');
   if (e.REQUIRE_EMAIL_VERIFICATION && !e.SMTP_URL) {
@@ -610,6 +632,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       usageFlushMs: e.USAGE_FLUSH_MS,
       usageRetentionDays: e.USAGE_RETENTION_DAYS,
       modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
+      cacheTtlSeconds: e.CACHE_TTL_SECONDS,
+      cacheHitPriceRatioNano,
       bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
       orderTimeZone: e.ORDER_TIME_ZONE,
       defaultAgentModel: e.DEFAULT_AGENT_MODEL,
@@ -631,7 +655,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       maxAgentsPerUser: e.MAX_AGENTS_PER_USER,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      rateLimitTokensPerMinute: e.RATE_LIMIT_TOKENS_PER_MINUTE,
+      rateLimitPerDay: e.RATE_LIMIT_PER_DAY,
       rateLimitPerUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE,
+      rateLimitPerUserTokensPerMinute: e.RATE_LIMIT_PER_USER_TOKENS_PER_MINUTE,
+      rateLimitPerUserPerDay: e.RATE_LIMIT_PER_USER_PER_DAY,
       shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
       upstreamMaxConnections: e.UPSTREAM_MAX_CONNECTIONS,
       metricsToken: e.METRICS_TOKEN,

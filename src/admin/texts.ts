@@ -91,6 +91,7 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   apiKeyChanged: 'ключ доступа заменён',
   enabled: 'включён',
   timeoutMs: 'время ожидания ответа',
+  protocol: 'протокол',
   state: 'состояние',
   targets: 'провайдеры',
   companyName: 'название организации',

@@ -25,7 +25,7 @@ const USAGE_STATUSES = [
   'refused_balance',
   'refused_key_limit',
 ] as const satisfies readonly UsageStatus[];
-const USAGE_SOURCES = ['upstream', 'tokenizer', 'none'] as const satisfies readonly UsageFacts['usageSource'][];
+const USAGE_SOURCES = ['upstream', 'tokenizer', 'none', 'cache'] as const satisfies readonly UsageFacts['usageSource'][];
 // A status or source the gateway adds fails the type-check here until the lists name it too.
 type Unlisted = Exclude<UsageStatus, (typeof USAGE_STATUSES)[number]> | Exclude<UsageFacts['usageSource'], (typeof USAGE_SOURCES)[number]>;
 const everyValueListed: [Unlisted] extends [never] ? true : never = true;
@@ -55,7 +55,9 @@ const usageRecord = z.object({
   usageSource: z
     .string()
     .meta({ enum: [...USAGE_SOURCES] })
-    .describe('Откуда числа токенов: upstream — от сервиса модели, tokenizer — подсчёт Conduit, none — токенов нет'),
+    .describe(
+      'Откуда числа токенов: upstream — от сервиса модели, tokenizer — подсчёт Conduit, none — токенов нет, cache — ответ из кэша ответов (токены исходного ответа, цена по CACHE_HIT_PRICE_RATIO)',
+    ),
   durationMs: z.number().int(),
 });
 

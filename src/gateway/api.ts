@@ -23,6 +23,8 @@ import { createUpstream } from './upstream';
 import { createUsageExport } from './usage-export';
 import { createUsagePartitions } from './usage-partitions';
 import { createUsageReport } from './usage-report';
+import { createResponseCache } from './response-cache/serve';
+import { createResponseCacheStore } from './response-cache/store';
 
 export function createGatewayApi(base: Base, use: Use) {
   const { config, database, db, logger, instanceId, events, secretBox, metrics } = base;
@@ -32,16 +34,12 @@ export function createGatewayApi(base: Base, use: Use) {
   const idempotency = createIdempotency({ db });
   // Keys are kept 24 h; expired ones are taken over when reused, and swept here so the table stays small.
   const idempotencySweep = createPeriodicJob({ name: 'idempotency key sweep', intervalMs: 10 * 60_000, run: () => idempotency.purge(), logger });
-  const rateLimiter =
-    config.rateLimitPerMinute > 0 || config.rateLimitPerUserPerMinute > 0
-      ? createRateLimiter({ perMinute: config.rateLimitPerMinute, perUserPerMinute: config.rateLimitPerUserPerMinute, db, logger })
-      : null;
+  // Always there: a key may have limits of its own whatever the defaults, and every answer carries the headers.
+  const rateLimiter = createRateLimiter({ defaults: config, db, logger });
   const rateLimitSweep = createPeriodicJob({
     name: 'request limit sweep',
     intervalMs: 5 * 60_000,
-    run: async () => {
-      await rateLimiter?.purge();
-    },
+    run: () => rateLimiter.purge(),
     logger,
   });
   const attempts = createAttemptCounts({ db, logger });
@@ -56,6 +54,8 @@ export function createGatewayApi(base: Base, use: Use) {
     observer: {
       settled: (facts, cost) => {
         metrics.settled(facts, cost.totalNano);
+        // A /v1 key's tokens count against its (and its account's) tokens per minute once they are known.
+        if (facts.apiKeyId) rateLimiter.spendTokens(facts.apiKeyId, facts.userId, facts.totalTokens);
         // A provider's answer cut short is its fault, known only now that the request settles.
         if (facts.providerId && isCutAnswer(facts)) attempts.cut(facts.providerId);
       },
@@ -84,7 +84,10 @@ export function createGatewayApi(base: Base, use: Use) {
     ttlMs: config.modelsCacheSeconds * 1000,
     probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
-  const chat = createChatHandler({ config, verifier, prices, billing, routing, rateLimiter, logger, observer: metrics, idempotency });
+  const responseCache = createResponseCache({ store: createResponseCacheStore({ db, ttlSeconds: config.cacheTtlSeconds }), billing, prices, logger, config });
+  // Expired answers are never served; the sweep only keeps the table small.
+  const responseCacheSweep = createPeriodicJob({ name: 'response cache sweep', intervalMs: 5 * 60_000, run: () => responseCache.purge(), logger });
+  const chat = createChatHandler({ config, verifier, prices, billing, routing, rateLimiter, logger, observer: metrics, idempotency, responseCache });
   // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
   const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
@@ -101,6 +104,8 @@ export function createGatewayApi(base: Base, use: Use) {
     authenticator,
     idempotency,
     idempotencySweep,
+    responseCache,
+    responseCacheSweep,
     rateLimiter,
     rateLimitSweep,
     billing,

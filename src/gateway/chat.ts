@@ -8,7 +8,8 @@ import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { PriceBook } from '../pricing/prices';
 import type { Billing, Reservation } from './billing';
-import { rateLimitHeaders, rememberRateDecision, type RateLimiter } from './rate-limit';
+import { rememberRateStanding, type RateLimiter } from './rate-limit';
+import { gatewayMessages } from './texts';
 import { chatRequestSchema, plainChatRequest, upstreamChatText, type ChatRequest } from './request';
 import { createSseMeter, generatedText } from './sse';
 import { countTextTokens, estimatePromptTokens, reservePromptTokens } from './tokens';
@@ -32,6 +33,8 @@ import { failureRecorder, settleAnswer, tokenCount, type RequestFacts } from './
 import { readUpstreamText, UpstreamAnswerTooLarge } from './upstream-body';
 import { ownKeyId, pricedModel, readJsonObject } from './v1-request';
 import { answerTooLarge } from './whole-answer';
+import { asksForCache } from './response-cache/request-key';
+import type { ResponseCache } from './response-cache/serve';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens' | 'supportContact'>;
@@ -40,12 +43,14 @@ export interface ChatHandlerDeps {
   billing: Billing;
   /** The providers and routes a completion is sent through. */
   routing: Routing;
-  rateLimiter: RateLimiter | null;
+  rateLimiter: RateLimiter;
   logger: Logger;
   /** Upstream timing and time to first token (metrics); optional. */
   observer?: ChatObserver;
   /** Idempotency-Key support on /v1 (absent: the header is ignored). */
   idempotency?: Idempotency;
+  /** The response cache (absent: no request is cached). */
+  responseCache?: ResponseCache;
 }
 
 export interface ChatObserver {
@@ -101,10 +106,13 @@ function usageFacts(usage: Usage | null | undefined) {
  * bound no tokenizer goes below for text (o200k averages about four bytes a token), so such an answer is
  * never cheaper than what it carried.
  */
+/** A 429's code names the limit that refused (its message says whether the key's or the account's). */
+const RATE_LIMIT_CODES = { rpm: errorCodes.rpmExceeded, tpm: errorCodes.tpmExceeded, rpd: errorCodes.rpdExceeded } as const;
+
 export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
 export function createChatHandler(deps: ChatHandlerDeps) {
-  const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency } = deps;
+  const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency, responseCache } = deps;
   /** Streams being relayed: at the end of the shutdown grace period each is ended cleanly. */
   const openStreams = new Set<() => void>();
   /** Registers a running stream's shutdown ending; returns its removal. */
@@ -123,15 +131,15 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       throw new AppError('unauthorized', keysMessages.expiredApiKey, { code: errorCodes.apiKeyExpired });
     }
     if (key.userBlocked) throw new AppError('forbidden', accountBlockedMessage(config.supportContact), { code: errorCodes.accountBlocked });
-    if (rateLimiter) {
-      const decision = await rateLimiter.check(key.keyId, key.userId);
-      // The server puts the x-ratelimit-* headers on whatever this request is answered with.
-      rememberRateDecision(request, decision);
-      if (!decision.allowed) {
-        throw new AppError('rate_limit_exceeded', undefined, {
-          headers: { 'retry-after': String(decision.retryAfterSeconds), ...rateLimitHeaders(decision) },
-        });
-      }
+    const standing = await rateLimiter.check(key.keyId, key.userId, key.rates);
+    // The server puts the x-ratelimit-* headers on whatever this request is answered with.
+    rememberRateStanding(request, standing);
+    if (standing.refused) {
+      const refused = standing.refused;
+      throw new AppError('rate_limit_exceeded', gatewayMessages.rateLimited(refused, refused.limit, refused.retryAfterSeconds), {
+        code: RATE_LIMIT_CODES[refused.name],
+        headers: { 'retry-after': String(refused.retryAfterSeconds) },
+      });
     }
     return key;
   }
@@ -354,7 +362,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       reservation: ctx.reservation,
       meter,
       reported: () => (meter.usage && reportedUpstream() ? anthropicTokenCounts(meter.usage) : null),
-      estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens }),
+      estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedChars) }),
       filter: null,
       errorEvent: (message, type) => messagesErrorEvent(message, anthropicTypeOf(type)),
       redact: ctx.upstream.redact,
@@ -385,7 +393,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
      */
     trackStream: track,
 
-    /** The /v1 key check (expiry, blocked user, the per-key rate limit), shared by every billed /v1 route. */
+    /** The /v1 key check (expiry, blocked user, the key's and account's rate limits), shared by every billed /v1 route. */
     authenticate,
 
     /** The /v1/chat/completions route. */
@@ -394,12 +402,15 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       const { text, body } = await parseBody(request);
       verifier.markUsed(key.keyId);
       const requestId = requestIdOf(request);
-      return withIdempotency(
-        { idempotency, logger },
-        request,
-        { owner: { userId: key.userId, keyId: ownKeyId(key) }, text, requestId, stream: body.stream === true },
-        () => complete(keyPayer(key), body, text, requestId, request.signal),
-      );
+      const owner = { userId: key.userId, keyId: ownKeyId(key) };
+      const payer = keyPayer(key);
+      const run = () => complete(payer, body, text, requestId, request.signal);
+      // A request that does not ask for the cache reads nothing more than its key's mode and one header.
+      const answer =
+        responseCache && asksForCache(request, key.cache)
+          ? () => responseCache.answer({ payer: { ...payer, apiKeyId: key.keyId }, owner, mode: key.cache, body, requestId }, run)
+          : run;
+      return withIdempotency({ idempotency, logger }, request, { owner, text, requestId, stream: body.stream === true }, answer);
     },
   };
 }

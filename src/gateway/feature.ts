@@ -15,7 +15,7 @@ export const gatewayFeature = defineFeature({
   slot: gatewaySlot,
   create: createGatewayApi,
   async start(gateway, { lifecycle, metrics, db }) {
-    const { chat, billing, idempotencySweep, rateLimiter, rateLimitSweep, routing, usagePartitions } = gateway;
+    const { chat, billing, idempotencySweep, responseCacheSweep, rateLimitSweep, routing, usagePartitions } = gateway;
     metrics.setSources({
       streamsInFlight: () => chat.openStreams,
       settlementBacklog: () => ({ rows: billing.backlog, oldestAgeSeconds: billing.oldestUnwrittenSeconds }),
@@ -23,10 +23,10 @@ export const gatewayFeature = defineFeature({
     });
     idempotencySweep.start();
     lifecycle.onShutdown('idempotency key sweep', () => idempotencySweep.stop());
-    if (rateLimiter) {
-      rateLimitSweep.start();
-      lifecycle.onShutdown('request limit sweep', () => rateLimitSweep.stop());
-    }
+    responseCacheSweep.start();
+    lifecycle.onShutdown('response cache sweep', () => responseCacheSweep.stop());
+    rateLimitSweep.start();
+    lifecycle.onShutdown('request limit sweep', () => rateLimitSweep.stop());
     await routing.start();
     lifecycle.onShutdown('routing', () => routing.stop());
     await usagePartitions.start();

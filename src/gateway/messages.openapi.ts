@@ -103,6 +103,7 @@ const VERSION_HEADERS = [
     required: false,
     description: 'Версия Messages API (передаётся провайдеру Anthropic; по умолчанию 2023-06-01)',
     schema: { type: 'string' },
+    example: '2023-06-01',
   },
   {
     name: 'anthropic-beta',
@@ -110,8 +111,16 @@ const VERSION_HEADERS = [
     required: false,
     description: 'Бета-возможности Anthropic (передаются провайдеру Anthropic как есть)',
     schema: { type: 'string' },
+    example: 'claude-code-20250219',
   },
-  { name: 'x-api-key', in: 'header', required: false, description: 'Ключ Conduit (или Authorization: Bearer)', schema: { type: 'string' } },
+  {
+    name: 'x-api-key',
+    in: 'header',
+    required: false,
+    description: 'Ключ Conduit (или Authorization: Bearer)',
+    schema: { type: 'string' },
+    example: 'cdt-0123456789abcdef',
+  },
 ];
 
 /** POST /v1/messages. */

@@ -1,7 +1,7 @@
 // The headers the OpenAI SDKs read on every /v1 answer, added in one place whatever route answered.
 import { isAnthropicPath, pathOf } from '../http/errors';
 import { requestIdOf } from '../http/request-id';
-import { rateDecisionOf, rateLimitHeaders } from './rate-limit';
+import { rateStandingOf, setRateLimitHeaders } from './rate-limit';
 
 /**
  * x-should-retry overrides the SDKs' own guess from the status. A retry cannot fix a refused key, a
@@ -17,7 +17,7 @@ export function shouldRetry(status: number): boolean | null {
 
 /**
  * Adds openai-processing-ms (time until the headers, not the end of a stream), x-should-retry on errors
- * and, with the per-key limit on, x-ratelimit-*-requests. The headers must be mutable.
+ * and, on the answer to a request whose key was checked, the x-ratelimit-* six. The headers must be mutable.
  */
 export function decorateOpenAiResponse(request: Request, response: Response, startedMs: number): void {
   const headers = response.headers;
@@ -26,8 +26,8 @@ export function decorateOpenAiResponse(request: Request, response: Response, sta
   if (retry !== null) headers.set('x-should-retry', String(retry));
   // Anthropic's SDKs read the request id from `request-id`.
   if (isAnthropicPath(pathOf(request))) headers.set('request-id', requestIdOf(request));
-  const decision = rateDecisionOf(request);
-  if (decision) for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers.set(name, value);
+  const standing = rateStandingOf(request);
+  if (standing) setRateLimitHeaders(headers, standing);
 }
 
 /**

@@ -1,214 +1,150 @@
-// Requests per minute per API key (RATE_LIMIT_PER_MINUTE), and optionally per user across all the user's
-// keys (RATE_LIMIT_PER_USER_PER_MINUTE), in fixed one-minute windows counted across every instance: the
-// count of a key's (a user's) window lives in PostgreSQL (rate_limit_windows, rate_limit_user_windows), and
-// an instance claims allowance from it in blocks (a twentieth of the limit, at most 100), so the hot path
-// asks the database once per block rather than once per request, and N instances together never let
-// through more than the limit. What a block leaves unspent when its window ends is lost: the shared limit
-// can only be stricter than the number, by less than a block per instance. While the database cannot be
-// asked, each instance counts alone (the limit is then per instance) rather than refusing every request.
-import { sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../db/client';
+// OpenAI's rate-limit contract on /v1: requests per minute (rpm), tokens per minute (tpm) and requests per
+// UTC day (rpd), per API key (its own numbers, else RATE_LIMIT_PER_MINUTE, RATE_LIMIT_TOKENS_PER_MINUTE,
+// RATE_LIMIT_PER_DAY) and per account, all its keys together (RATE_LIMIT_PER_USER_*). Each is counted
+// across instances by rate-window.ts. A request is admitted when every limit that applies has room: its
+// requests are counted on admission, its tokens when it settles (rate-window.ts says why). The answer's
+// x-ratelimit-* headers show the tightest request limit and the tightest token limit.
+import type { Config } from '../config';
+import type { Database } from '../db/client';
 import type { Logger } from '../logger';
+import { createWindowCounter, DAY_MS, giveBack, MINUTE_MS, readWindow, type RateWindow, type WindowCounter, type WindowReading } from './rate-window';
+import type { RateLimitWords } from './texts';
 
-export interface RateDecision {
-  allowed: boolean;
-  retryAfterSeconds: number;
-  /** The window's allowance, what is left of it after this request, and when it starts over. */
+/** A key's own numbers (null: the default); see keys' KeyRates. */
+export interface KeyRateLimits {
+  rpm: number | null;
+  tpm: number | null;
+  rpd: number | null;
+}
+
+/** The limit that refused a request, and when it starts over. */
+export interface RateRefusal extends RateLimitWords {
   limit: number;
-  remaining: number;
-  resetMs: number;
+  retryAfterSeconds: number;
 }
 
-interface Window {
-  minute: number;
-  /** Allowance claimed from the shared count and not yet spent by this instance. */
-  held: number;
-  /** The shared count after this instance's last claim (what every instance had claimed then). */
-  sharedUsed: number;
-  /** The shared count reached the limit: nothing more to claim in this window. */
-  exhausted: boolean;
-  claiming: Promise<void> | null;
-  /** Counted here alone while the database was unreachable. */
-  localOnly: number;
+/** Where a request stands with every limit that applies to it (kept beside the request for its headers). */
+export interface RateStanding {
+  refused: RateRefusal | null;
+  /** The windows of the limits that apply, request limits first. */
+  windows: RateWindow[];
 }
+
+/** What the headers say of a kind no limit applies to: a number every client parses, and nothing to wait for. */
+export const UNLIMITED = 2_147_483_647;
+const UNLIMITED_READING: WindowReading = { limit: UNLIMITED, remaining: UNLIMITED, resetMs: 0 };
+
+export type RateLimitDefaults = Pick<
+  Config,
+  'rateLimitPerMinute' | 'rateLimitTokensPerMinute' | 'rateLimitPerDay' | 'rateLimitPerUserPerMinute' | 'rateLimitPerUserTokensPerMinute' | 'rateLimitPerUserPerDay'
+>;
 
 export interface RateLimiterOptions {
-  /** Per API key; 0 = no per-key limit. */
-  perMinute: number;
-  /** Per user, all the user's keys together; 0 (the default) = none, and the per-key path does nothing more. */
-  perUserPerMinute?: number;
+  defaults: RateLimitDefaults;
   db: Database;
   logger: Logger;
   now?: () => number;
 }
 
-/** Where one kind of window is counted: its table and the column naming whose window it is. */
-type WindowTable = { table: 'rate_limit_windows'; owner: 'api_key_id' } | { table: 'rate_limit_user_windows'; owner: 'user_id' };
-
-interface WindowCounterOptions {
-  perMinute: number;
-  where: WindowTable;
-  db: Database;
-  logger: Logger;
-  now: () => number;
+interface Check extends RateLimitWords {
+  counter: WindowCounter;
+  amount: 0 | 1;
 }
 
-/** One kind of limit (per key or per user): allowance claimed in blocks from the shared count. */
-function createWindowCounter({ perMinute, where, db, logger, now }: WindowCounterOptions) {
-  const table = sql.raw(`"${where.table}"`);
-  const owner = sql.raw(`"${where.owner}"`);
-  const block = Math.max(1, Math.min(100, Math.floor(perMinute / 20)));
-  const windows = new Map<string, Window>();
-  let lastSweep = now();
-  let warned = false;
-
-  function decision(w: Window, allowed: boolean, t: number): RateDecision {
-    const resetMs = (w.minute + 1) * 60_000 - t;
-    // Others' claims count as used; what this instance holds is still to spend.
-    const remaining = allowed || w.held > 0 ? Math.max(0, perMinute - w.sharedUsed + w.held) : 0;
-    return {
-      allowed,
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(resetMs / 1000)),
-      limit: perMinute,
-      remaining,
-      resetMs,
-    };
-  }
-
-  /**
-   * Takes a block from the shared count: `used` grows by a whole block (it may pass the limit by less
-   * than one), and what this instance may spend is the part of the block under the limit.
-   */
-  async function claim(keyId: string, w: Window) {
-    try {
-      const result = await db.execute(sql`
-        insert into ${table} as w (${owner}, window_minute, used)
-        values (${keyId}, ${w.minute}, ${block}::int)
-        on conflict (${owner}, window_minute) do update
-          set used = w.used + ${block}::int
-          where w.used < ${perMinute}::int
-        returning used`);
-      const rows = rowsOf<{ used: unknown }>(result);
-      if (rows.length === 0) {
-        w.exhausted = true;
-        w.sharedUsed = perMinute;
-        return;
-      }
-      const used = Number(rows[0]!.used);
-      w.held += Math.max(0, Math.min(block, perMinute - (used - block)));
-      w.sharedUsed = Math.min(used, perMinute);
-      if (used >= perMinute) w.exhausted = true;
-    } catch (error) {
-      if (!warned) {
-        warned = true;
-        logger.warn('the shared request limit could not be read; counting on this instance alone', { error });
-      }
-      w.localOnly = Math.max(w.localOnly, 1);
-    }
-  }
-
-  function windowOf(keyId: string, t: number): Window {
-    const minute = Math.floor(t / 60_000);
-    if (t - lastSweep > 60_000) {
-      for (const [k, w] of windows) if (w.minute < minute) windows.delete(k);
-      lastSweep = t;
-    }
-    let w = windows.get(keyId);
-    if (!w || w.minute !== minute) {
-      w = { minute, held: 0, sharedUsed: 0, exhausted: false, claiming: null, localOnly: 0 };
-      windows.set(keyId, w);
-    }
-    return w;
-  }
-
-  return {
-    /** Counts one request of a key (a user); resolves at once while this instance holds allowance. */
-    take(keyId: string): RateDecision | Promise<RateDecision> {
-      const t = now();
-      const w = windowOf(keyId, t);
-      if (w.held > 0) {
-        w.held -= 1;
-        return decision(w, true, t);
-      }
-      if (w.exhausted) return decision(w, false, t);
-      return (async () => {
-        while (w.held === 0 && !w.exhausted && w.localOnly === 0) {
-          w.claiming ??= claim(keyId, w).finally(() => {
-            w.claiming = null;
-          });
-          await w.claiming;
-        }
-        const at = now();
-        if (w.held > 0) {
-          w.held -= 1;
-          return decision(w, true, at);
-        }
-        if (w.localOnly > 0 && !w.exhausted) {
-          // The database is away: this instance's own count, as if it were alone.
-          if (w.localOnly <= perMinute) {
-            w.localOnly += 1;
-            return { allowed: true, retryAfterSeconds: 0, limit: perMinute, remaining: perMinute - w.localOnly + 1, resetMs: (w.minute + 1) * 60_000 - at };
-          }
-        }
-        return decision(w, false, at);
-      })();
-    },
-
-    /** Gives back one request taken in this window (the other limit refused it): it was not served. */
-    giveBack(keyId: string): void {
-      const w = windows.get(keyId);
-      if (w && w.minute === Math.floor(now() / 60_000) && w.localOnly === 0) w.held += 1;
-    },
-
-    /** Deletes the counts of windows that are over. */
-    async purge(): Promise<void> {
-      const minute = Math.floor(now() / 60_000);
-      await db.execute(sql`delete from ${table} where window_minute < ${minute - 1}`);
-    },
+export function createRateLimiter({ defaults, db, logger, now = () => Date.now() }: RateLimiterOptions) {
+  const counter = (table: Parameters<typeof createWindowCounter>[0]['place']['table'], count: 'used' | 'tokens') => {
+    const day = table.includes('day');
+    return createWindowCounter({
+      place: { table, owner: table.includes('user') ? 'user_id' : 'api_key_id', window: day ? 'window_day' : 'window_minute', count },
+      spanMs: day ? DAY_MS : MINUTE_MS,
+      db,
+      logger,
+      now,
+    });
   };
-}
+  const keyMinute = counter('rate_limit_windows', 'used');
+  const keyDay = counter('rate_limit_day_windows', 'used');
+  const keyTokens = counter('rate_limit_windows', 'tokens');
+  const userMinute = counter('rate_limit_user_windows', 'used');
+  const userDay = counter('rate_limit_user_day_windows', 'used');
+  const userTokens = counter('rate_limit_user_windows', 'tokens');
+  // Requests first (counted, given back if a later limit refuses), tokens last (only asked).
+  const checks: Check[] = [
+    { counter: keyMinute, amount: 1, name: 'rpm', scope: 'key' },
+    { counter: keyDay, amount: 1, name: 'rpd', scope: 'key' },
+    { counter: userMinute, amount: 1, name: 'rpm', scope: 'account' },
+    { counter: userDay, amount: 1, name: 'rpd', scope: 'account' },
+    { counter: keyTokens, amount: 0, name: 'tpm', scope: 'key' },
+    { counter: userTokens, amount: 0, name: 'tpm', scope: 'account' },
+  ];
+  const NO_LIMITS: RateStanding = Object.freeze({ refused: null, windows: Object.freeze([]) as unknown as RateWindow[] });
 
-type Counter = ReturnType<typeof createWindowCounter>;
+  function limitOf(i: number, rates: KeyRateLimits): number {
+    switch (i) {
+      case 0:
+        return rates.rpm ?? defaults.rateLimitPerMinute;
+      case 1:
+        return rates.rpd ?? defaults.rateLimitPerDay;
+      case 2:
+        return defaults.rateLimitPerUserPerMinute;
+      case 3:
+        return defaults.rateLimitPerUserPerDay;
+      case 4:
+        return rates.tpm ?? defaults.rateLimitTokensPerMinute;
+      default:
+        return defaults.rateLimitPerUserTokensPerMinute;
+    }
+  }
 
-export function createRateLimiter({ perMinute, perUserPerMinute = 0, db, logger, now = () => Date.now() }: RateLimiterOptions) {
-  const byKey: Counter | null =
-    perMinute > 0 ? createWindowCounter({ perMinute, where: { table: 'rate_limit_windows', owner: 'api_key_id' }, db, logger, now }) : null;
-  const byUser: Counter | null =
-    perUserPerMinute > 0
-      ? createWindowCounter({ perMinute: perUserPerMinute, where: { table: 'rate_limit_user_windows', owner: 'user_id' }, db, logger, now })
-      : null;
+  /** The refusal of check `i` in window `w`; the requests already counted for this request are given back. */
+  function refuse(standing: RateStanding, i: number, w: RateWindow, t: number): RateStanding {
+    const check = checks[i]!;
+    for (const taken of standing.windows) if (taken !== w && !taken.tokens) giveBack(taken);
+    const { resetMs } = readWindow(w, t);
+    standing.refused = { name: check.name, scope: check.scope, limit: w.limit, retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+    return standing;
+  }
 
-  /** Both limits allowed or one refused: the refusal, or the one with less left (what the headers show). */
-  function withUser(key: RateDecision | null, keyId: string, userId: string): RateDecision | Promise<RateDecision> {
-    const combine = (user: RateDecision): RateDecision => {
-      if (!user.allowed) {
-        // The key's request was not served: the key keeps it for later in its window.
-        if (key) byKey!.giveBack(keyId);
-        return user;
-      }
-      return key && key.remaining < user.remaining ? key : user;
-    };
-    const user = byUser!.take(userId);
-    return user instanceof Promise ? user.then(combine) : combine(user);
+  function run(standing: RateStanding, from: number, keyId: string, userId: string, rates: KeyRateLimits): RateStanding | Promise<RateStanding> {
+    for (let i = from; i < checks.length; i++) {
+      const limit = limitOf(i, rates);
+      if (limit <= 0) continue;
+      const check = checks[i]!;
+      const t = now();
+      const w = check.counter.windowOf(check.scope === 'key' ? keyId : userId, limit, t);
+      standing.windows.push(w);
+      const admitted = check.counter.take(w, check.amount);
+      if (admitted === true) continue;
+      if (admitted === false) return refuse(standing, i, w, t);
+      return admitted.then((ok) => (ok ? run(standing, i + 1, keyId, userId, rates) : refuse(standing, i, w, now())));
+    }
+    return standing;
   }
 
   return {
     /**
-     * Counts one request of a key (and of its user, when the per-user limit is on); resolves at once while
-     * this instance holds allowance. A request refused by the key's limit is not counted on the user's.
+     * Admits one request of a key (and its account) against every limit that applies; resolves at once
+     * while this instance holds allowance. A refused request counts against none of them.
      */
-    check(keyId: string, userId: string): RateDecision | Promise<RateDecision> {
-      if (!byUser) return byKey!.take(keyId);
-      if (!byKey) return withUser(null, keyId, userId);
-      const key = byKey.take(keyId);
-      if (key instanceof Promise) return key.then((k) => (k.allowed ? withUser(k, keyId, userId) : k));
-      return key.allowed ? withUser(key, keyId, userId) : key;
+    check(keyId: string, userId: string, rates: KeyRateLimits): RateStanding | Promise<RateStanding> {
+      let any = false;
+      for (let i = 0; i < checks.length && !any; i++) any = limitOf(i, rates) > 0;
+      if (!any) return NO_LIMITS;
+      return run({ refused: null, windows: [] }, 0, keyId, userId, rates);
+    },
+
+    /** Spends a settled request's tokens from its key's and account's tokens per minute. */
+    spendTokens(keyId: string, userId: string, tokens: number): void {
+      keyTokens.spend(keyId, tokens);
+      userTokens.spend(userId, tokens);
     },
 
     /** Deletes the counts of windows that are over. */
     async purge(): Promise<void> {
-      await byKey?.purge();
-      await byUser?.purge();
+      await keyMinute.purge();
+      await keyDay.purge();
+      await userMinute.purge();
+      await userDay.purge();
     },
   };
 }
@@ -230,23 +166,41 @@ export function formatResetDuration(ms: number): string {
   return `${s}s`;
 }
 
-/** The request-limit headers OpenAI sends, for a decision of the per-key limiter. */
-export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
-  return {
-    'x-ratelimit-limit-requests': String(decision.limit),
-    'x-ratelimit-remaining-requests': String(decision.remaining),
-    'x-ratelimit-reset-requests': formatResetDuration(decision.resetMs),
-  };
+/** The tightest request limit and the tightest token limit at `t`: the smallest remaining of each kind. */
+function tightest(standing: RateStanding, t: number): { requests: WindowReading; tokens: WindowReading } {
+  let requests = UNLIMITED_READING;
+  let tokens = UNLIMITED_READING;
+  for (const w of standing.windows) {
+    const reading = readWindow(w, t);
+    if (w.tokens) {
+      if (reading.remaining < tokens.remaining) tokens = reading;
+    } else if (reading.remaining < requests.remaining) requests = reading;
+  }
+  return { requests, tokens };
 }
 
-// The decision is made deep in authentication; the headers go on whatever answer the route gives at the
+/**
+ * OpenAI's six x-ratelimit-* headers for a request's standing, as it is when the answer's headers leave
+ * (a plain answer's tokens are spent by then; a stream's are not yet).
+ */
+export function setRateLimitHeaders(headers: Headers, standing: RateStanding, t: number = Date.now()): void {
+  const { requests, tokens } = tightest(standing, t);
+  headers.set('x-ratelimit-limit-requests', String(requests.limit));
+  headers.set('x-ratelimit-remaining-requests', String(requests.remaining));
+  headers.set('x-ratelimit-reset-requests', formatResetDuration(requests.resetMs));
+  headers.set('x-ratelimit-limit-tokens', String(tokens.limit));
+  headers.set('x-ratelimit-remaining-tokens', String(tokens.remaining));
+  headers.set('x-ratelimit-reset-tokens', formatResetDuration(tokens.resetMs));
+}
+
+// The standing is found deep in authentication; the headers go on whatever answer the route gives at the
 // end (the server adds them to every /v1 response), so it is kept beside the request until then.
-const decisions = new WeakMap<Request, RateDecision>();
+const standings = new WeakMap<Request, RateStanding>();
 
-export function rememberRateDecision(request: Request, decision: RateDecision): void {
-  decisions.set(request, decision);
+export function rememberRateStanding(request: Request, standing: RateStanding): void {
+  standings.set(request, standing);
 }
 
-export function rateDecisionOf(request: Request): RateDecision | undefined {
-  return decisions.get(request);
+export function rateStandingOf(request: Request): RateStanding | undefined {
+  return standings.get(request);
 }

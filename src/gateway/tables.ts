@@ -58,7 +58,7 @@ export const upstreamResponses = pgTable(
 );
 
 /**
- * The per-key request limit (RATE_LIMIT_PER_MINUTE) counted across instances: requests of one key in one
+ * A key's requests per minute (rpm, default RATE_LIMIT_PER_MINUTE) counted across instances: requests of one key in one
  * minute window. Instances claim allowance from `used` in small blocks (src/gateway/rate-limit.ts), so the
  * hot path reads no row per request. Rows of past windows are swept.
  */
@@ -71,8 +71,24 @@ export const rateLimitWindows = pgTable(
     /** Minutes since the Unix epoch: the window's start. */
     windowMinute: bigint('window_minute', { mode: 'number' }).notNull(),
     used: integer('used').notNull(),
+    /** Tokens of the window's settled requests (the key's tpm), claimed the same way. */
+    tokens: bigint('tokens', { mode: 'number' }).notNull().default(sql`0`),
   },
   (t) => [primaryKey({ name: 'rate_limit_windows_pk', columns: [t.apiKeyId, t.windowMinute] })],
+);
+
+/** A key's requests in one UTC day (its rpd), claimed in blocks as the minute's are. */
+export const rateLimitDayWindows = pgTable(
+  'rate_limit_day_windows',
+  {
+    apiKeyId: uuid('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    /** Days since the Unix epoch (UTC). */
+    windowDay: integer('window_day').notNull(),
+    used: integer('used').notNull(),
+  },
+  (t) => [primaryKey({ name: 'rate_limit_day_windows_pk', columns: [t.apiKeyId, t.windowDay] })],
 );
 
 /** The same count per user, all the user's keys together (RATE_LIMIT_PER_USER_PER_MINUTE). */
@@ -85,8 +101,22 @@ export const rateLimitUserWindows = pgTable(
     /** Minutes since the Unix epoch: the window's start. */
     windowMinute: bigint('window_minute', { mode: 'number' }).notNull(),
     used: integer('used').notNull(),
+    tokens: bigint('tokens', { mode: 'number' }).notNull().default(sql`0`),
   },
   (t) => [primaryKey({ name: 'rate_limit_user_windows_pk', columns: [t.userId, t.windowMinute] })],
+);
+
+/** A user's requests in one UTC day, all keys together. */
+export const rateLimitUserDayWindows = pgTable(
+  'rate_limit_user_day_windows',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    windowDay: integer('window_day').notNull(),
+    used: integer('used').notNull(),
+  },
+  (t) => [primaryKey({ name: 'rate_limit_user_day_windows_pk', columns: [t.userId, t.windowDay] })],
 );
 
 /** Every change of a balance, so that the sum of a user's entries always equals the balance. */

@@ -16,7 +16,25 @@ export const gatewayMessages = {
   modelVariantUnlisted: (model: string, base: string) => `Модель ${model} не обслуживается: у этого варианта нет своей цены. Укажите ${base}`,
   modelUnpriced: (model: string) => `Модель ${model} не обслуживается: для неё не задана цена`,
   adminUserNotFound: 'Пользователь не найден',
+  /** «Превышен лимит ключа: 10 запросов в минуту (rpm). Лимит обновится через 35 с». */
+  rateLimited: (what: RateLimitWords, limit: number, resetSeconds: number) =>
+    `Превышен лимит ${what.scope === 'key' ? 'ключа' : 'аккаунта'}: ${limit} ${RATE_LIMIT_UNITS[what.name]} (${what.name}). Лимит обновится через ${waitText(resetSeconds)}`,
 } as const;
+
+/** Which limit a 429 names: rpm, tpm or rpd, of the key or of the whole account. */
+export interface RateLimitWords {
+  name: 'rpm' | 'tpm' | 'rpd';
+  scope: 'key' | 'account';
+}
+
+const RATE_LIMIT_UNITS = { rpm: 'запросов в минуту', tpm: 'токенов в минуту', rpd: 'запросов в сутки' } as const;
+
+/** «35 с», «60 с», «4 мин 5 с», «7 ч 12 мин». */
+function waitText(seconds: number): string {
+  if (seconds <= 60) return `${seconds} с`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} мин${seconds % 60 ? ` ${seconds % 60} с` : ''}`;
+  return `${Math.floor(seconds / 3600)} ч ${Math.floor((seconds % 3600) / 60)} мин`;
+}
 
 /**
  * The usage file's column headers in its `excel-ru` form (for a person in Excel), by the machine names the

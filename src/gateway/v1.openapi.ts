@@ -31,9 +31,12 @@ const header = (description: string, schema: Record<string, unknown>, example: u
 const COMMON_HEADERS = {
   'x-request-id': header('Идентификатор запроса (тот же в журнале сервера)', { type: 'string' }, 'req_6f1c2b7e9a'),
   'openai-processing-ms': header('Сколько миллисекунд прошло до заголовков ответа', { type: 'integer' }, 412),
-  'x-ratelimit-limit-requests': header('Лимит запросов ключа в минуту (при RATE_LIMIT_PER_MINUTE > 0)', { type: 'integer' }, 60),
-  'x-ratelimit-remaining-requests': header('Сколько запросов ещё можно в текущем окне', { type: 'integer' }, 59),
-  'x-ratelimit-reset-requests': header('Когда окно начнётся заново, например 6s', { type: 'string' }, '6s'),
+  'x-ratelimit-limit-requests': header('Самый тесный из лимитов запросов ключа и аккаунта (rpm или rpd); 2147483647 — лимита нет', { type: 'integer' }, 60),
+  'x-ratelimit-remaining-requests': header('Сколько запросов ещё можно в окне этого лимита', { type: 'integer' }, 59),
+  'x-ratelimit-reset-requests': header('Когда окно этого лимита начнётся заново, например 6s или 7h12m0s; 0ms — лимита нет', { type: 'string' }, '6s'),
+  'x-ratelimit-limit-tokens': header('Самый тесный из лимитов токенов в минуту (tpm) ключа и аккаунта; 2147483647 — лимита нет', { type: 'integer' }, 100000),
+  'x-ratelimit-remaining-tokens': header('Сколько токенов ещё можно в этой минуте (токены ответа засчитываются при его завершении)', { type: 'integer' }, 98500),
+  'x-ratelimit-reset-tokens': header('Когда минута лимита токенов начнётся заново; 0ms — лимита нет', { type: 'string' }, '6s'),
 };
 
 const ERROR_HEADERS = {
@@ -55,7 +58,7 @@ const V1_CODES: Partial<Record<ErrorStatus, { message: string; param?: string; c
   404: { message: errorMessages.notFound, code: 'unknown_url' },
   409: { message: gatewayMessages.idempotencyInFlight('req_6f1c2b7e9a'), code: 'idempotency_in_progress' },
   413: { message: errorMessages.payloadTooLarge, code: 'payload_too_large' },
-  429: { message: errorMessages.rateLimited, code: 'rate_limit_exceeded' },
+  429: { message: gatewayMessages.rateLimited({ name: 'rpm', scope: 'key' }, 60, 35), code: 'rpm_exceeded' },
   500: { message: errorMessages.internal, code: 'internal_error' },
   502: { message: errorMessages.upstreamError, code: 'upstream_error' },
   503: { message: errorMessages.serviceUnavailable, code: 'service_unavailable' },
@@ -320,8 +323,20 @@ const billedCall = (call: BilledCall) => ({
 /** The schemas the operations refer to, for the document's components. */
 export const V1_SCHEMAS = { OpenAiError: OPENAI_ERROR };
 
+/** The response cache's request header and its verdict (gateway/response-cache). */
+const RESPONSE_CACHE_PARAM = {
+  name: 'x-conduit-cache',
+  in: 'header',
+  required: false,
+  description:
+    'on — ответить из кэша ответов, если такой же запрос (без stream, temperature 0, n = 1) уже был в пределах CACHE_TTL_SECONDS; ' +
+    'off — не брать из кэша, даже если он включён у ключа. Ответ из кэша стоит CACHE_HIT_PRICE_RATIO от обычной цены',
+  schema: { type: 'string', enum: ['on', 'off'] },
+  example: 'on',
+};
+
 /** POST /v1/chat/completions. */
-export const CHAT_COMPLETIONS_OPERATION = billedCall({
+const chatCompletionsCall = billedCall({
   operationId: 'v1.chatCompletions',
   summary: 'Ответ модели (Chat Completions), целиком или потоком SSE',
   description:
@@ -358,6 +373,24 @@ export const CHAT_COMPLETIONS_OPERATION = billedCall({
   answer: 'Ответ модели; при stream: true — события text/event-stream (chat.completion.chunk), затем data: [DONE]',
   content: { ...json(CHAT_COMPLETION, CHAT_EXAMPLE), 'text/event-stream': { schema: { type: 'string' }, example: CHAT_STREAM_EXAMPLE } },
 });
+export const CHAT_COMPLETIONS_OPERATION = {
+  ...chatCompletionsCall,
+  parameters: [...chatCompletionsCall.parameters, RESPONSE_CACHE_PARAM],
+  responses: {
+    ...chatCompletionsCall.responses,
+    '200': {
+      ...chatCompletionsCall.responses['200'],
+      headers: {
+        ...BILLED_HEADERS,
+        'x-conduit-cache': header(
+          'hit — ответ из кэша ответов, miss — запрос, который мог быть взят из кэша, ушёл к модели; нет заголовка — кэш не спрашивали',
+          { type: 'string', enum: ['hit', 'miss'] },
+          'hit',
+        ),
+      },
+    },
+  },
+};
 
 /** POST /v1/embeddings. */
 export const EMBEDDINGS_OPERATION = billedCall({

@@ -8,7 +8,7 @@ import { isOpenAiPath } from './errors';
 
 /** Request headers a browser may send: the SDKs' own (x-stainless-*, openai-*, anthropic-*) and the ones we read (x-api-key on /v1/messages). */
 const ALLOWED_HEADER =
-  /^(authorization|content-type|accept|idempotency-key|x-request-id|x-api-key|openai-[a-z0-9-]+|anthropic-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
+  /^(authorization|content-type|accept|idempotency-key|x-request-id|x-conduit-cache|x-api-key|openai-[a-z0-9-]+|anthropic-[a-z0-9-]+|x-stainless-[a-z0-9-]+|trpc-[a-z0-9-]+)$/;
 
 /**
  * Named in every preflight answer even when not asked for, so a cached answer covers the next request.
@@ -21,6 +21,7 @@ const BASE_ALLOW_HEADERS = [
   'accept',
   'idempotency-key',
   'x-request-id',
+  'x-conduit-cache',
   'openai-organization',
   'openai-project',
   'openai-beta',
@@ -40,12 +41,16 @@ const BASE_ALLOW_HEADERS = [
 const EXPOSE_HEADERS = [
   'x-request-id',
   'x-conduit-cost',
+  'x-conduit-cache',
   'openai-processing-ms',
   'x-should-retry',
   'retry-after',
   'x-ratelimit-limit-requests',
   'x-ratelimit-remaining-requests',
   'x-ratelimit-reset-requests',
+  'x-ratelimit-limit-tokens',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-tokens',
 ].join(', ');
 
 const V1_METHODS = 'GET, POST, DELETE, OPTIONS';

@@ -52,6 +52,10 @@ export const errorCodes = {
   accountBlocked: 'account_blocked',
   insufficientQuota: 'insufficient_quota',
   keySpendLimit: 'key_spend_limit',
+  /** 429s: which rate limit refused (the key's or the account's; the message says which). */
+  rpmExceeded: 'rpm_exceeded',
+  tpmExceeded: 'tpm_exceeded',
+  rpdExceeded: 'rpd_exceeded',
   invalidJson: 'invalid_json',
   idempotencyKeyInvalid: 'invalid_idempotency_key',
   idempotencyKeyReused: 'idempotency_key_reused',

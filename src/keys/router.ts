@@ -4,7 +4,7 @@ import { LIMIT_RESETS } from './limits';
 import type { KeyLimits } from './service';
 import { unitsToNano } from '../money';
 import { router, userProcedure, inject } from '../trpc/init';
-import { createKeyInput, keyScopeInput, updateKeyInput } from './input';
+import { createKeyInput, keyCacheInput, keyScopeInput, updateKeyInput } from './input';
 import { keysSlot } from './api';
 
 /** What these procedures use of the features. */
@@ -25,11 +25,20 @@ const listedKey = z.object({
   limitReached: z.boolean().describe('Лимит периода израсходован: запросы с ключом получают 402 до начала следующего периода или до повышения лимита'),
   periodStart: z.string(),
   scope: keyScopeInput,
+  cache: keyCacheInput,
+  rpm: z.number().int().nullable().describe('Запросов в минуту для ключа; null — по умолчанию сервиса'),
+  tpm: z.number().int().nullable().describe('Токенов в минуту для ключа; null — по умолчанию сервиса'),
+  rpd: z.number().int().nullable().describe('Запросов в сутки (UTC) для ключа; null — по умолчанию сервиса'),
 });
 
 /** The API's units → the service's: nano-units and dates; absent stays absent, null stays null. */
-function limitsOf(input: { spendLimit?: number | null; limitReset?: KeyLimits['limitReset']; expiresAt?: string | null }): KeyLimits {
+function limitsOf(
+  input: { spendLimit?: number | null; limitReset?: KeyLimits['limitReset']; expiresAt?: string | null } & Pick<KeyLimits, 'rpm' | 'tpm' | 'rpd'>,
+): KeyLimits {
   return {
+    rpm: input.rpm,
+    tpm: input.tpm,
+    rpd: input.rpd,
     spendLimitNano: input.spendLimit === undefined ? undefined : input.spendLimit === null ? null : unitsToNano(input.spendLimit),
     limitReset: input.limitReset,
     expiresAt: input.expiresAt === undefined ? undefined : input.expiresAt === null ? null : new Date(input.expiresAt),
@@ -57,13 +66,14 @@ export const keysRouter = router({
         description:
           'Создаёт API-ключ для /v1; полное значение ключа есть только в этом ответе. Ключ видит в /api/usage только своё ' +
           'использование (scope: "key", по умолчанию); scope: "account" открывает ключу использование всего аккаунта. ' +
+          'cache: "on" или "any" включает ключу кэш ответов /v1/chat/completions (README, «Кэш ответов»). ' +
           'Авторизация: токен входа (JWT) в Authorization: Bearer.',
         successDescription: 'Ключ создан',
       },
     })
     .input(createKeyInput)
     .output(listedKey.extend({ key: z.string(), warning: z.string() }))
-    .mutation(({ ctx, input }) => ctx.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope)),
+    .mutation(({ ctx, input }) => ctx.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope, input.cache)),
 
   update: userProcedure
     .use(own)
@@ -73,12 +83,12 @@ export const keysRouter = router({
         method: 'PATCH',
         path: '/api/keys/{id}',
         tags: ['keys'],
-        summary: 'Изменить название, лимит расходов, период лимита или срок действия ключа',
+        summary: 'Изменить название, лимит расходов, период лимита, срок действия, лимиты запросов и токенов (rpm, tpm, rpd) или кэш ответов ключа',
       },
     })
     .input(updateKeyInput)
     .output(listedKey)
-    .mutation(({ ctx, input }) => ctx.keys.update(ctx.principal.userId, input.id, { name: input.name, ...limitsOf(input) })),
+    .mutation(({ ctx, input }) => ctx.keys.update(ctx.principal.userId, input.id, { name: input.name, cache: input.cache, ...limitsOf(input) })),
 
   revoke: userProcedure
     .use(own)

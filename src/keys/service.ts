@@ -10,16 +10,27 @@ import { AppError } from '../http/errors';
 import { keysMessages } from './texts';
 import { nanoToUnits } from '../money';
 import { periodStart, type LimitReset } from './limits';
-import type { KeyScope } from './types';
+import type { KeyCacheMode, KeyScope } from './types';
 
 /** A key's limit and expiry as its owner sets them (nano-units; null removes). */
 export interface KeyLimits {
   spendLimitNano?: bigint | null;
   limitReset?: LimitReset;
   expiresAt?: Date | null;
+  /** The key's own rate limits; null: the config's default. */
+  rpm?: number | null;
+  tpm?: number | null;
+  rpd?: number | null;
 }
 
-export interface ListedKey {
+/** A key's own rate limits (null: the operator's default for keys). */
+export interface KeyRates {
+  rpm: number | null;
+  tpm: number | null;
+  rpd: number | null;
+}
+
+export interface ListedKey extends KeyRates {
   id: string;
   name: string;
   keyPrefix: string;
@@ -41,6 +52,8 @@ export interface ListedKey {
   periodStart: string;
   /** key: the key reads its own usage only; account: the whole account's, as the dashboard does. */
   scope: KeyScope;
+  /** Which of the key's chat requests the response cache answers. */
+  cache: KeyCacheMode;
 }
 
 export interface CreatedKey extends ListedKey {
@@ -61,6 +74,10 @@ export interface VerifiedKey {
   userBlocked: boolean;
   /** Which usage the key may read (keys/scope.ts). */
   scope: KeyScope;
+  /** The key's response cache mode. */
+  cache: KeyCacheMode;
+  /** The key's own rate limits, as the gateway's limiter reads them. */
+  rates: KeyRates;
 }
 
 /** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
@@ -80,8 +97,12 @@ const keyColumns = {
   limitReset: apiKeys.limitReset,
   limitChangedAt: apiKeys.limitChangedAt,
   scope: apiKeys.scope,
+  cache: apiKeys.cache,
+  rpm: apiKeys.rpm,
+  tpm: apiKeys.tpm,
+  rpd: apiKeys.rpd,
 };
-export interface KeyRow {
+export interface KeyRow extends KeyRates {
   id: string;
   name: string;
   keyPrefix: string;
@@ -93,6 +114,7 @@ export interface KeyRow {
   limitReset: string;
   limitChangedAt: Date | null;
   scope: string;
+  cache: string;
 }
 
 /**
@@ -187,6 +209,10 @@ function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage):
     limitReached: limitReached(row, spent, since, lastUsage),
     periodStart: since.toISOString(),
     scope: row.scope as KeyScope,
+    cache: row.cache as KeyCacheMode,
+    rpm: row.rpm,
+    tpm: row.tpm,
+    rpd: row.rpd,
   };
 }
 
@@ -226,7 +252,7 @@ export interface KeyServiceDeps {
 
 export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
   return {
-    async create(userId: string, name: string, limits: KeyLimits = {}, scope: KeyScope = 'key'): Promise<CreatedKey> {
+    async create(userId: string, name: string, limits: KeyLimits = {}, scope: KeyScope = 'key', cache: KeyCacheMode = 'off'): Promise<CreatedKey> {
       return db.transaction(async (tx) => {
         // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap
         // together (NO KEY UPDATE: it must not wait for the billing writer's foreign-key locks).
@@ -254,6 +280,10 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             budgetNano: limit ?? 0n,
             budgetPeriodStart: limit === null ? null : periodStart(reset),
             scope,
+            cache,
+            rpm: limits.rpm ?? null,
+            tpm: limits.tpm ?? null,
+            rpd: limits.rpd ?? null,
           })
           .returning(keyColumns);
         return { ...listed(row!, 0n, Date.now()), key: generated.key, warning: keysMessages.keyWarning };
@@ -264,7 +294,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
      * Changes a key's name, limit, reset or expiry. A new limit applies to what the key already spent in
      * the period; every instance drops its cached record and its claim on the old limit.
      */
-    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string }, audit?: KeyAudit): Promise<ListedKey> {
+    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string; cache?: KeyCacheMode }, audit?: KeyAudit): Promise<ListedKey> {
       if (!isUuid(keyId)) throw new AppError('not_found', keysMessages.keyNotFound);
       const row = await db.transaction(async (tx) => {
         const [current] = await tx
@@ -279,10 +309,15 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           .update(apiKeys)
           .set({
             ...(changes.name !== undefined ? { name: changes.name } : {}),
+            ...(changes.cache !== undefined ? { cache: changes.cache } : {}),
             spendLimitNano: limit,
             limitReset: reset,
             ...(limit !== current.spendLimitNano || reset !== current.limitReset ? { limitChangedAt: new Date() } : {}),
             expiresAt: changes.expiresAt === undefined ? current.expiresAt : changes.expiresAt,
+            // The notification below tells every instance's limiter too.
+            ...(changes.rpm !== undefined ? { rpm: changes.rpm } : {}),
+            ...(changes.tpm !== undefined ? { tpm: changes.tpm } : {}),
+            ...(changes.rpd !== undefined ? { rpd: changes.rpd } : {}),
           })
           .where(eq(apiKeys.id, keyId))
           .returning(keyColumns);
@@ -360,6 +395,10 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           spendLimitNano: apiKeys.spendLimitNano,
           limitReset: apiKeys.limitReset,
           scope: apiKeys.scope,
+          cache: apiKeys.cache,
+          rpm: apiKeys.rpm,
+          tpm: apiKeys.tpm,
+          rpd: apiKeys.rpd,
           blockedAt: users.blockedAt,
         })
         .from(apiKeys)
@@ -375,6 +414,8 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             limitReset: row.spendLimitNano === null ? null : (row.limitReset as LimitReset),
             userBlocked: row.blockedAt !== null,
             scope: row.scope as KeyScope,
+            cache: row.cache as KeyCacheMode,
+            rates: { rpm: row.rpm, tpm: row.tpm, rpd: row.rpd },
           }
         : null;
     },

@@ -1,6 +1,6 @@
 // API keys (cdt-…): the spend leases they claim are the gateway's (gateway/tables.ts, written by its billing).
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from '../db/columns';
 import { users } from '../accounts/tables';
 
@@ -38,10 +38,17 @@ export const apiKeys = pgTable(
     budgetPeriodStart: timestamp('budget_period_start', { withTimezone: true, mode: 'date' }),
     /** key | account: which usage the key may read, its own or the whole account's (keys/scope.ts). */
     scope: text('scope').notNull().default('key'),
+    /** off | on | any: which of the key's requests the response cache answers (gateway/response-cache). */
+    cache: text('cache').notNull().default('off'),
+    /** The key's own requests per minute, tokens per minute, requests per UTC day (null: the config's default). */
+    rpm: integer('rpm'),
+    tpm: integer('tpm'),
+    rpd: integer('rpd'),
   },
   (t) => [
     index('api_keys_user_idx').on(t.userId, t.createdAt),
     check('api_keys_limit_reset_known', sql`${t.limitReset} in ('none', 'day', 'week', 'month')`),
     check('api_keys_scope_known', sql`${t.scope} in ('key', 'account')`),
+    check('api_keys_cache_known', sql`${t.cache} in ('off', 'on', 'any')`),
   ],
 );

@@ -3,6 +3,13 @@
 export const KEY_SCOPES = ['key', 'account'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
+/**
+ * The key's response cache (gateway/response-cache): off — only requests that send `x-conduit-cache: on`;
+ * on — every non-stream chat request at temperature 0; any — at any temperature, the header's too.
+ */
+export const KEY_CACHE_MODES = ['off', 'on', 'any'] as const;
+export type KeyCacheMode = (typeof KEY_CACHE_MODES)[number];
+
 /** The caller of a request: a dashboard user (JWT) or an API key's owner, as auth/authenticate.ts finds it. */
 export interface Principal {
   userId: string;

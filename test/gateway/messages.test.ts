@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { CACHE_READ, CACHE_WRITTEN, PIECES as ANTHROPIC_PIECES, startFakeAnthropic, TOOL_INPUT, TOOL_INPUT_PIECES, type FakeAnthropic } from '../fakes/anthropic';
 import { PIECES, TOOL_CALL } from '../fakes/upstream';
 import { call, uniqueEmail, type TestApp } from '../helpers/app';
+import recorded from '../fakes/claude-code-request.json';
 import { chatCalls, routingHarness } from '../helpers/routing';
 import { openaiClient, PRICE_NANO, setBalanceNano, usageRows } from '../helpers/gateway';
 
@@ -525,4 +526,49 @@ test('an Idempotency-Key replays a message without a second upstream call or cha
   expect(await usageRows(app, c.userId)).toHaveLength(1);
   // The client named no API version: the provider gets 2023-06-01.
   expect(messagesCalls()[0]!.headers['anthropic-version']).toBe('2023-06-01');
+});
+
+/** The recorded request, its blocks read loosely. */
+const claudeCode = recorded as unknown as { path: string; headers: Record<string, string>; body: { messages: { content: any[] }[] } & Record<string, unknown> };
+
+describe('what Claude Code sends (test/fakes/claude-code-request.json, recorded from Claude Code 2.1.197)', () => {
+  /** The recorded request's headers with this customer's key, as Claude Code would send them to Conduit. */
+  const recordedHeaders = (key: string) => {
+    const { host: _host, 'content-length': _length, 'x-api-key': _key, 'accept-encoding': _encoding, ...rest } = claudeCode.headers;
+    return { ...rest, 'x-api-key': key };
+  };
+  const send = (key: string, model: string) =>
+    fetch(`${app.url}${claudeCode.path}`, { method: 'POST', headers: recordedHeaders(key), body: JSON.stringify({ ...claudeCode.body, model }) });
+
+  test('HEAD / answers, whatever its status, without a server error', async () => {
+    const res = await fetch(`${app.url}/`, { method: 'HEAD' });
+    expect(res.status).toBeLessThan(500);
+  });
+
+  test('through an openai provider: 24 tools, a system message mid-conversation, the tool round trip — a complete stream', async () => {
+    const { key } = await customer();
+    const res = await send(key, 'acme/chat');
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toStartWith('event: message_start');
+    expect(text.trim().split('\n').at(-1)).toBe('data: {"type":"message_stop"}');
+    const sent = chatCalls(routing.home).at(-1)!.body;
+    expect(sent.tools).toHaveLength(24);
+    expect(sent.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'system', 'assistant', 'tool']);
+    expect(sent.messages[3].tool_calls[0].function).toEqual({ name: 'Read', arguments: JSON.stringify(claudeCode.body.messages[2]!.content[0]!.input) });
+    expect(sent.messages[4].content).toBe(claudeCode.body.messages[3]!.content[0]!.content);
+    // Fields chat has no place for are left out.
+    for (const field of ['thinking', 'context_management', 'output_config', 'metadata']) expect(sent[field]).toBeUndefined();
+  });
+
+  test('through an anthropic provider: its exact body and its anthropic-beta header', async () => {
+    const { key } = await customer();
+    const res = await send(key, 'anth/chat');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('event: message_stop');
+    const [sent] = messagesCalls();
+    expect(sent!.text).toBe(JSON.stringify({ ...claudeCode.body, model: 'anth/chat' }));
+    expect(sent!.search).toBe('');
+    expect(sent!.headers['anthropic-beta']).toBe(claudeCode.headers['anthropic-beta']);
+  });
 });

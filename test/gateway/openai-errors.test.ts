@@ -1,5 +1,5 @@
 // /v1 speaks OpenAI's error dialect: {error:{message,type,param,code}}, x-should-retry, retry-after,
-// openai-processing-ms and the x-ratelimit-*-requests headers; the dashboard API keeps its own shape.
+// openai-processing-ms and the x-ratelimit-* headers; the dashboard API keeps its own shape.
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import OpenAI from 'openai';
 import { formatResetDuration } from '../../src/gateway/rate-limit';
@@ -234,7 +234,7 @@ describe('rate-limit headers', () => {
     for (let i = 2; i < RATE_LIMIT; i++) expect((await v1('/v1/chat/completions', { key: c.key, body: { model: 'acme/chat', messages } })).status).toBe(200);
     const limited = await v1('/v1/chat/completions', { key: c.key, body: { model: 'acme/chat', messages } });
     expect(limited.status).toBe(429);
-    expect(openAiError(limited.body)).toMatchObject({ type: 'rate_limit_exceeded', param: null, code: 'rate_limit_exceeded' });
+    expect(openAiError(limited.body)).toMatchObject({ type: 'rate_limit_exceeded', param: null, code: 'rpm_exceeded' });
     expectOpenAiHeaders(limited.headers, 'true');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get('x-ratelimit-remaining-requests')).toBe('0');

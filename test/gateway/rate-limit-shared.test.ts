@@ -116,3 +116,79 @@ describe("RATE_LIMIT_PER_USER_PER_MINUTE: all a user's keys together", () => {
     expect((await ask(b ?? a, othersKey)).status).toBe(200);
   });
 });
+
+// Issue 43 point 5: a key's own rpd and tpm, and a change of its limits, hold across instances too.
+describe("a key's own limits across instances", () => {
+  let a: TestApp;
+  let b: TestApp | null = null;
+  beforeAll(async () => {
+    a = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url } });
+    if (onPostgres) b = await startTestApp({ database: a.database, env: { UPSTREAM_BASE_URL: fake.url } });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.close();
+  });
+
+  const keyWith = async (token: string, limits: Record<string, number>) => {
+    const res = await call(a.url, 'POST', '/api/keys', { token, body: { name: 'limited', ...limits } });
+    expect(res.status).toBe(201);
+    return { key: res.body.key as string, id: res.body.id as string };
+  };
+
+  test.skipIf(!onPostgres)('rpd: the two instances together serve the day’s number once', async () => {
+    const user = await registerUser(a.url);
+    const { key } = await keyWith(user.token, { rpd: 4 });
+    const statuses: number[] = [];
+    const codes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await ask(i % 2 === 0 ? a : b!, key);
+      statuses.push(res.status);
+      if (res.status === 429) codes.push(res.body.error.code);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(codes).toEqual(['rpd_exceeded', 'rpd_exceeded']);
+  });
+
+  test.skipIf(!onPostgres)('tpm: tokens settled on one instance count on the other; the request that crosses the limit is served, the next refused', async () => {
+    const user = await registerUser(a.url);
+    // Each answer is 19 tokens: 19, 38 (both under 40 when admitted), 57 — then nothing is left.
+    const { key } = await keyWith(user.token, { tpm: 40 });
+    await freshWindowIfNeeded();
+    const statuses: number[] = [];
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await ask(i % 2 === 0 ? a : b!, key);
+      statuses.push(res.status);
+      remaining.push(res.headers.get('x-ratelimit-remaining-tokens')!);
+      if (res.status === 429) expect(res.body.error.code).toBe('tpm_exceeded');
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    // Each instance shows what it knows both spent: 40 − 19 on the first; on the second at least the first's
+    // claim and its own answer (the first's tokens may still be on their way to the database), then none.
+    expect(remaining[0]).toBe('21');
+    expect(Number(remaining[1])).toBeLessThanOrEqual(19);
+    expect(remaining.slice(2)).toEqual(['0', '0', '0']);
+  });
+
+  test.skipIf(!onPostgres)("a key's limit changed through one instance holds on the other at once", async () => {
+    const user = await registerUser(a.url);
+    const { key, id } = await keyWith(user.token, { rpm: 2 });
+    await freshWindowIfNeeded();
+    expect((await ask(b!, key)).status).toBe(200);
+    expect((await ask(b!, key)).status).toBe(200);
+    expect((await ask(b!, key)).status).toBe(429);
+    const raised = await call(a.url, 'PATCH', `/api/keys/${id}`, { token: user.token, body: { rpm: 4 } });
+    expect(raised.status).toBe(200);
+    // The change reaches the other instance by NOTIFY; a refused request counts for nothing meanwhile.
+    const deadline = Date.now() + 10_000;
+    let status = 429;
+    while (status === 429 && Date.now() < deadline) status = (await ask(b!, key)).status;
+    expect(status).toBe(200);
+    const last = await ask(a, key);
+    expect(last.status).toBe(200);
+    expect(last.headers.get('x-ratelimit-limit-requests')).toBe('4');
+    expect(last.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect((await ask(b!, key)).status).toBe(429);
+  });
+});

@@ -36,6 +36,10 @@ describe('API keys', () => {
       limitReached: false,
       periodStart: new Date(0).toISOString(),
       scope: 'key',
+      cache: 'off',
+      rpm: null,
+      tpm: null,
+      rpd: null,
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);
@@ -77,6 +81,7 @@ describe('API keys', () => {
     expect(keys.map((k) => k.id).sort()).toEqual([a.id, b.id].sort());
     for (const listed of keys) {
       expect(Object.keys(listed).sort()).toEqual([
+        'cache',
         'createdAt',
         'expired',
         'expiresAt',
@@ -88,9 +93,12 @@ describe('API keys', () => {
         'limitReset',
         'name',
         'periodStart',
+        'rpd',
+        'rpm',
         'scope',
         'spendLimit',
         'spentThisPeriod',
+        'tpm',
       ]);
       expect(listed.lastUsedAt).toBeNull();
       expect(listed.isActive).toBe(true);

@@ -49,6 +49,7 @@ describe('/v1 with the default CORS_ORIGINS (*)', () => {
       const allowed = res.headers.get('access-control-allow-headers')!.split(', ');
       for (const header of SDK_HEADERS.split(', ')) expect(allowed).toContain(header);
       expect(allowed).toContain('idempotency-key');
+      expect(allowed).toContain('x-conduit-cache');
       expect(allowed).toContain('x-stainless-arch');
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     }
@@ -71,7 +72,7 @@ describe('/v1 with the default CORS_ORIGINS (*)', () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get('access-control-allow-origin')).toBe('*');
     const exposed = ok.headers.get('access-control-expose-headers')!;
-    for (const header of ['x-request-id', 'openai-processing-ms', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'retry-after']) {
+    for (const header of ['x-request-id', 'openai-processing-ms', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests', 'retry-after', 'x-conduit-cache']) {
       expect(exposed).toContain(header);
     }
     expect(ok.headers.get('x-ratelimit-remaining-requests')).toBe('99');

@@ -75,7 +75,7 @@ describe('OpenAPI and the information document', () => {
     const usage = doc.paths['/api/usage'].get;
     const row = usage.responses['200'].content['application/json'].schema.properties.data.items.properties;
     expect(row.status.enum).toContain('client_closed');
-    expect(row.usageSource.enum).toEqual(['upstream', 'tokenizer', 'none']);
+    expect(row.usageSource.enum).toEqual(['upstream', 'tokenizer', 'none', 'cache']);
     expect(usage.parameters.find((p: { name: string }) => p.name === 'from').schema.format).toBe('date-time');
     const slots = doc.paths['/api/v1/booking/{agentId}/slots'].get;
     expect(slots.parameters.find((p: { name: string }) => p.name === 'date').schema.format).toBe('date');

@@ -138,6 +138,18 @@ browserSuite('providers and routes in the admin console in chromium', () => {
       await screen.getByText('Провайдер Основной добавлен').waitFor();
       expect(await providerRow('Основной').getByTestId('provider-key').textContent()).toBe('не задан');
 
+      // A provider speaking Anthropic's Messages API: the form's protocol, shown on its card.
+      await form.getByLabel('Протокол').selectOption('anthropic');
+      await form.getByLabel('Название').fill('Claude');
+      await form.getByLabel('Адрес API').fill(main.url);
+      await form.getByRole('button', { name: 'Добавить провайдера' }).click();
+      await screen.getByText('Провайдер Claude добавлен').waitFor();
+      expect(await providerRow('Claude').getByTestId('provider-protocol').textContent()).toBe('Anthropic');
+      expect(await providerRow('Основной').getByTestId('provider-protocol').textContent()).toBe('OpenAI');
+      const claudeId = (await providerRow('Claude').getAttribute('data-provider-id'))!;
+      expect((await api('GET', `/api/admin/providers/${claudeId}`)).body.protocol).toBe('anthropic');
+      expect((await api('DELETE', `/api/admin/providers/${claudeId}`)).status).toBe(200);
+
       // Editing: the key field starts empty and an empty field keeps the key (the provider still answers with it).
       await menuAction('Запасной', 'Изменить');
       const edit = screen.getByRole('form', { name: 'Изменить провайдера Запасной' });

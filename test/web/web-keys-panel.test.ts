@@ -110,4 +110,40 @@ browserSuite('the keys screen', () => {
     },
     FLOW_TIMEOUT_MS * 2,
   );
+
+  test(
+    "a key's rpm, tpm and rpd: set at creation, checked before sending, changed in the dialog, listed under its limit",
+    async () => {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(`${app.url}/app/keys`);
+      const form = page.getByTestId('new-key-form');
+      await form.getByLabel('Название', { exact: true }).fill('Ключ с лимитами');
+      await form.getByLabel('Запросов в минуту (rpm)').fill('0');
+      await page.getByRole('button', { name: 'Создать ключ' }).click();
+      await form.getByText('Запросов в минуту: не меньше 1 (пусто — по умолчанию)').waitFor();
+      await form.getByLabel('Запросов в минуту (rpm)').fill('60');
+      await form.getByLabel('Токенов в минуту (tpm)').fill('100 000');
+      await page.getByRole('button', { name: 'Создать ключ' }).click();
+      await page.getByTestId('created-key').waitFor();
+      const row = page.locator('[data-testid="keys-table"] tbody tr', { hasText: 'Ключ с лимитами' });
+      const rates = row.getByTestId('key-rates');
+      await rates.waitFor();
+      expect((await rates.textContent())!.replace(/\s/g, ' ')).toBe('60 запр./мин · 100 000 ток./мин');
+
+      await row.getByRole('button', { name: 'Изменить ключ «Ключ с лимитами»' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Изменить ключ «Ключ с лимитами»' });
+      expect(await dialog.getByLabel('Запросов в минуту (rpm)').inputValue()).toBe('60');
+      await dialog.getByLabel('Запросов в минуту (rpm)').fill('');
+      await dialog.getByLabel('Запросов в сутки (rpd)').fill('500');
+      await dialog.getByRole('button', { name: 'Сохранить' }).click();
+      await page.getByText('Ключ «Ключ с лимитами» сохранён').waitFor();
+      await row
+        .getByTestId('key-rates')
+        .getByText(/500 запр\.\/сутки/)
+        .waitFor();
+      expect((await rates.textContent())!.replace(/\s/g, ' ')).toBe('100 000 ток./мин · 500 запр./сутки');
+      expect(pageErrors).toEqual([]);
+    },
+    FLOW_TIMEOUT_MS,
+  );
 });

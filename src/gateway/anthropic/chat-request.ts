@@ -1,5 +1,5 @@
 // A Messages request as a chat-completions request, for a provider that speaks OpenAI's protocol: the system
-// prompt becomes the first message, text and image blocks content parts, tool_use blocks an assistant's
+// prompt becomes the first message (a system message inside `messages` stays at its place), text and image blocks content parts, tool_use blocks an assistant's
 // tool_calls (input as JSON text), tool_result blocks `tool` messages in their order, tools functions, and
 // the sampling settings their chat names. What chat has no field for (top_k, thinking, cache_control) is
 // left out.

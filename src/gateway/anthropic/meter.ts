@@ -4,6 +4,8 @@
 import { createParser } from 'eventsource-parser';
 import type { RelayMeter } from '../stream-relay';
 import { createTokenTally } from '../tokens';
+import { MAX_FILTERED_EVENT_CHARS } from '../usage-filter';
+import { openEventChars } from './sse-events';
 import { mergeUsage, type AnthropicUsage } from './usage';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
@@ -11,12 +13,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export interface MessagesMeter extends RelayMeter {
   readonly usage: AnthropicUsage | null;
   readonly completionTokens: number;
+  /** Characters of events too large to read (over MAX_FILTERED_EVENT_CHARS), dropped from the parser's buffer. */
+  readonly oversizedChars: number;
 }
 
 export function createMessagesMeter(): MessagesMeter {
   const decoder = new TextDecoder();
   const text = createTokenTally();
   let usage: AnthropicUsage | null = null;
+  let open = 0;
+  let oversizedChars = 0;
 
   const merge = (value: unknown) => {
     usage = mergeUsage(usage, value);
@@ -42,18 +48,31 @@ export function createMessagesMeter(): MessagesMeter {
     },
   });
 
+  /** Reads the text, unless its open event has grown past the cap: then that event is dropped (and counted). */
+  const feed = (text: string) => {
+    open = openEventChars(open, text);
+    if (open > MAX_FILTERED_EVENT_CHARS) {
+      oversizedChars += open;
+      open = 0;
+      parser.reset();
+      return;
+    }
+    parser.feed(text);
+  };
+
   return {
     push(chunk) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      feed(decoder.decode(chunk, { stream: true }));
     },
-    pushText(value) {
-      parser.feed(value);
-    },
+    pushText: feed,
     get usage() {
       return usage;
     },
     get completionTokens() {
       return text.tokens;
+    },
+    get oversizedChars() {
+      return oversizedChars;
     },
   };
 }

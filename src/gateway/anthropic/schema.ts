@@ -40,7 +40,7 @@ export const contentBlock = z.union([text, image, toolUse, toolResult, otherBloc
 });
 
 const message = z.looseObject({
-  // `system` too: Claude Code sends one mid-conversation (its beta mid-conversation-system-2026-04-07).
+  // `system` inside messages: Claude Code sends one mid-conversation (beta mid-conversation-system-2026-04-07).
   role: z.enum(['user', 'assistant', 'system'], { error: 'role должен быть user, assistant или system' }),
   content: z.union([z.string(), z.array(contentBlock)], { error: 'content должен быть строкой или массивом блоков' }),
 });

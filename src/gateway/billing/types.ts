@@ -33,7 +33,8 @@ export interface UsageFacts {
   completionTokens: number;
   totalTokens: number;
   status: UsageStatus;
-  usageSource: 'upstream' | 'tokenizer' | 'none';
+  /** cache: answered from the response cache (gateway/response-cache), billed at CACHE_HIT_PRICE_RATIO. */
+  usageSource: 'upstream' | 'tokenizer' | 'none' | 'cache';
   upstreamStatus?: number | null;
   error?: string | null;
   durationMs: number;

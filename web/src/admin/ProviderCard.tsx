@@ -82,6 +82,10 @@ export function ProviderCard({ row, open, on }: { row: Provider; open: boolean; 
           </dd>
         </div>
         <div>
+          <dt>Протокол</dt>
+          <dd data-testid="provider-protocol">{row.protocol === 'anthropic' ? 'Anthropic' : 'OpenAI'}</dd>
+        </div>
+        <div>
           <dt>Таймаут</dt>
           <dd>{seconds(row.timeoutMs)}</dd>
         </div>

@@ -21,7 +21,14 @@ interface ProviderValues {
   apiKey: string;
   timeoutMs: string;
   enabled: boolean;
+  protocol: Protocol;
 }
+
+type Protocol = 'openai' | 'anthropic';
+const PROTOCOL_HINTS: Record<Protocol, string> = {
+  openai: 'OpenAI-совместимый, например https://api.openai.com/v1',
+  anthropic: 'Messages API Anthropic, например https://api.anthropic.com/v1',
+};
 
 function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null; onSaved(row: Provider, created: boolean): void; onCancel(): void }) {
   const [values, setValues] = useState<ProviderValues>({
@@ -30,11 +37,12 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
     apiKey: '',
     timeoutMs: String(editing?.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     enabled: editing?.enabled ?? true,
+    protocol: editing?.protocol ?? 'openai',
   });
   const [errors, setErrors] = useState<FieldErrors>({});
   const client = useTRPCClient();
   const save = useMutation({
-    mutationFn: (input: { name: string; baseUrl: string; apiKey?: string; timeoutMs: number; enabled: boolean }) =>
+    mutationFn: (input: { name: string; baseUrl: string; apiKey?: string; timeoutMs: number; enabled: boolean; protocol: Protocol }) =>
       editing ? client.admin.updateProvider.mutate({ id: editing.id, ...input }) : client.admin.createProvider.mutate(input),
   });
   const saveError = apiError(save.error);
@@ -55,6 +63,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
       ...(values.apiKey.trim() ? { apiKey: values.apiKey } : {}),
       timeoutMs: decimalInput(values.timeoutMs) ?? Number.NaN,
       enabled: values.enabled,
+      protocol: values.protocol,
     };
     const checked = editing ? check(patchProviderInput, { id: editing.id, ...input }) : check(createProviderInput, input);
     if (!checked.ok) {
@@ -65,7 +74,7 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
     const row = await answerOf(save.mutateAsync(input));
     if (!row) return;
     onSaved(row, !editing);
-    if (!editing) setValues({ name: '', baseUrl: '', apiKey: '', timeoutMs: String(DEFAULT_TIMEOUT_MS), enabled: true });
+    if (!editing) setValues({ name: '', baseUrl: '', apiKey: '', timeoutMs: String(DEFAULT_TIMEOUT_MS), enabled: true, protocol: 'openai' });
   };
 
   return (
@@ -75,7 +84,15 @@ function ProviderForm({ editing, onSaved, onCancel }: { editing: Provider | null
         <Field label="Название" error={shown.name}>
           {(props) => <input {...props} ref={first} name="providerName" value={values.name} onChange={(e) => set({ name: e.target.value })} autoComplete="off" />}
         </Field>
-        <Field label="Адрес API" hint="OpenAI-совместимый, например https://api.openai.com/v1" error={shown.baseUrl}>
+        <Field label="Протокол" hint="Какой API говорит провайдер; запросы другого протокола переводятся" error={shown.protocol}>
+          {(props) => (
+            <select {...props} name="providerProtocol" value={values.protocol} onChange={(e) => set({ protocol: e.target.value as Protocol })}>
+              <option value="openai">OpenAI (chat completions)</option>
+              <option value="anthropic">Anthropic (Messages)</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Адрес API" hint={PROTOCOL_HINTS[values.protocol]} error={shown.baseUrl}>
           {(props) => (
             <input
               {...props}

@@ -1,10 +1,11 @@
 // API keys: create (the full key shown once, with its warning and a copy button; optionally a spend
-// limit per period and an expiry), list with last use, limit, spend in the period and expiry, change a
-// key's name, limit and expiry in a dialog, revoke after a confirmation.
+// limit per period, an expiry and rate limits), list with last use, limit, spend in the period and expiry, change a
+// key's name, limit, expiry, rate limits and response cache in a dialog, revoke after a confirmation.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useRef, useState, type FormEvent } from 'react';
 import { LIMIT_RESETS, type LimitReset } from '@server/keys/limits';
+import { KEY_CACHE_MODES, type KeyCacheMode } from '@server/keys/types';
 import { createKeyInput, updateKeyInput } from '@server/keys/input';
 import type { Outputs } from '../app/api';
 import { Money } from '../shared/Money';
@@ -14,6 +15,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { curlSnippet, nodeSnippet } from '../shared/snippets';
+import { EMPTY_RATES, KeyRates, RateFields, rateChanges, ratesOf, type RateTexts } from './RateFields';
 
 type CreatedKey = Outputs['keys']['create'];
 type ListedKey = Outputs['keys']['list']['keys'][number];
@@ -74,6 +76,31 @@ function LimitFields({
         {(props) => <input {...props} name="expiresAt" type="datetime-local" step={60} value={expires} onChange={(e) => onExpires(e.target.value)} />}
       </Field>
     </>
+  );
+}
+
+/** What each response cache mode of a key does, as its select says it. */
+const CACHE_LABELS: Record<KeyCacheMode, string> = {
+  off: 'Только по заголовку x-conduit-cache: on',
+  on: 'Для запросов с temperature 0',
+  any: 'Для запросов с любой temperature',
+};
+const CACHE_HINT = 'Повтор того же запроса без stream в течение срока кэша отвечается без обращения к модели и стоит долю обычной цены (по умолчанию 10 %).';
+
+/** The key's response cache: which of its chat requests a kept answer may serve. */
+function CacheField({ value, error, onChange }: { value: KeyCacheMode; error?: string; onChange(value: KeyCacheMode): void }) {
+  return (
+    <Field label="Кэш ответов" hint={CACHE_HINT} error={error}>
+      {(props) => (
+        <select {...props} name="cache" value={value} onChange={(e) => onChange(e.target.value as KeyCacheMode)}>
+          {KEY_CACHE_MODES.map((m) => (
+            <option key={m} value={m}>
+              {CACHE_LABELS[m]}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 
@@ -155,11 +182,14 @@ function EditKeyForm({
     limit: apiKey.spendLimit === null ? '' : decimalText(apiKey.spendLimit),
     reset: apiKey.limitReset,
     expires: apiKey.expiresAt ? toLocalInput(apiKey.expiresAt) : '',
+    cache: apiKey.cache,
   };
   const [name, setName] = useState(initial.name);
   const [limit, setLimit] = useState(initial.limit);
   const [reset, setReset] = useState<LimitReset>(initial.reset);
   const [expires, setExpires] = useState(initial.expires);
+  const [cache, setCache] = useState<KeyCacheMode>(initial.cache);
+  const [rates, setRates] = useState<RateTexts>(() => ratesOf(apiKey));
   const [errors, setErrors] = useState<FieldErrors>({});
   const trpc = useTRPC();
   const save = useMutation(trpc.keys.update.mutationOptions());
@@ -171,6 +201,8 @@ function EditKeyForm({
     if (limit.trim() !== initial.limit) changes.spendLimit = limit.trim() === '' ? null : decimalInput(limit);
     if (reset !== initial.reset) changes.limitReset = reset;
     if (expires !== initial.expires) changes.expiresAt = expires === '' ? null : fromLocalInput(expires);
+    if (cache !== initial.cache) changes.cache = cache;
+    Object.assign(changes, rateChanges(rates, ratesOf(apiKey)));
     const checked = check(updateKeyInput, changes);
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -191,6 +223,8 @@ function EditKeyForm({
         {(props) => <input {...props} name="editKeyName" value={name} maxLength={100} onChange={(e) => setName(e.target.value)} />}
       </Field>
       <LimitFields currency={currency} limit={limit} reset={reset} expires={expires} errors={errors} onLimit={setLimit} onReset={setReset} onExpires={setExpires} />
+      <CacheField value={cache} error={errors.cache} onChange={setCache} />
+      <RateFields values={rates} errors={errors} onChange={setRates} />
       <ErrorText error={apiError(save.error)} />
       <div className="actions">
         <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
@@ -238,6 +272,8 @@ export function KeysScreen() {
   const [limit, setLimit] = useState('');
   const [reset, setReset] = useState<LimitReset>('month');
   const [expires, setExpires] = useState('');
+  const [cache, setCache] = useState<KeyCacheMode>('off');
+  const [rates, setRates] = useState<RateTexts>(EMPTY_RATES);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [revoking, setRevoking] = useState<ListedKey | null>(null);
@@ -257,6 +293,8 @@ export function KeysScreen() {
       // A period without a limit would mean nothing: it is sent with the limit only.
       limitReset: spendLimit === undefined ? undefined : reset,
       expiresAt: fromLocalInput(expires),
+      cache,
+      ...rateChanges(rates),
     });
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -272,6 +310,8 @@ export function KeysScreen() {
     setName('');
     setLimit('');
     setExpires('');
+    setCache('off');
+    setRates(EMPTY_RATES);
     void queryClient.invalidateQueries({ queryKey: trpc.keys.pathKey() });
   };
 
@@ -307,6 +347,8 @@ export function KeysScreen() {
               onReset={setReset}
               onExpires={setExpires}
             />
+            <CacheField value={cache} error={errors.cache} onChange={setCache} />
+            <RateFields values={rates} errors={errors} onChange={setRates} />
           </div>
           <div className="actions">
             <Button type="submit" pending={create.isPending} pendingText="Создаём…">
@@ -389,14 +431,20 @@ export function KeysScreen() {
                         <span>
                           <KeyName name={key.name} />
                           <code className="key-prefix">{key.keyPrefix}…</code>
+                          {key.cache !== 'off' ? (
+                            <span className="hint cell-note" data-testid="key-cache">
+                              Кэш ответов: {key.cache === 'on' ? 'temperature 0' : 'любая temperature'}
+                            </span>
+                          ) : null}
                         </span>
                       </td>
                       <td data-label="Создан">{formatDateTime(key.createdAt)}</td>
                       <td data-label="Использован" data-testid="last-used">
                         {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}
                       </td>
-                      <td data-label="Лимит" data-testid="key-limit">
-                        {limitText(key, currency)}
+                      <td data-label="Лимит">
+                        <span data-testid="key-limit">{limitText(key, currency)}</span>
+                        <KeyRates apiKey={key} />
                       </td>
                       <td data-label="Потрачено" data-testid="key-spent">
                         <LimitUse apiKey={key} currency={currency} />
