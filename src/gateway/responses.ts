@@ -189,6 +189,10 @@ export function createResponsesMeter() {
       state.responseId ??= event.response.id;
     } else if (GENERATED_DELTAS.has(type)) {
       state.text.add(str(event.delta));
+    } else if (type === 'response.output_item.added' && isRecord(event.item)) {
+      // A function call's name comes only here (its arguments follow as deltas): generated, so counted as
+      // the whole answer's output text counts it.
+      state.text.add(str(event.item.name));
     } else if (FINAL_EVENTS.has(type) && isRecord(event.response)) {
       state.usage = readUsage(event.response.usage) ?? state.usage;
       if (typeof event.response.id === 'string') state.responseId ??= event.response.id;

@@ -14,6 +14,9 @@
 //   fake/tool-use         a text block "Let me check." then tool_use get_weather TOOL_INPUT (its JSON streamed as
 //                         input_json_delta in TOOL_INPUT_PIECES), stop_reason tool_use — unless the last user
 //                         message carries a tool_result (then the usual answer)
+//   fake/read-file        asks for Claude Code's Read tool: tool_use Read {file_path: the last absolute path in the
+//                         last user text} (streamed in one input_json_delta), stop_reason tool_use — unless the last
+//                         user message carries a tool_result (then the usual answer, `Tool said: <file content>`)
 //   fake/cached           usage with cache_read_input_tokens CACHE_READ and cache_creation_input_tokens CACHE_WRITTEN
 //   fake/stop-sequence    stops at the request's first stop sequence: stop_reason stop_sequence, stop_sequence it
 //   fake/no-usage         (not streamed) an answer without usage
@@ -119,6 +122,17 @@ export function anthropicUsage(body: Body): { input_tokens: number; output_token
 
 const wantsTool = (body: Body) => body.model === 'fake/tool-use' && toolResults(body) === null;
 
+/** fake/read-file: the path its Read call names, or null when it answers as usual. */
+function pathToRead(body: Body): string | null {
+  if (body.model !== 'fake/read-file' || toolResults(body) !== null) return null;
+  const last = (body.messages ?? []).filter((m) => m.role === 'user').at(-1);
+  return (
+    textOf(last?.content)
+      .match(/\/[\w.\-/]+/g)
+      ?.at(-1) ?? null
+  );
+}
+
 function answer(body: Body, id: string) {
   const content: Record<string, unknown>[] = [];
   let stopReason = 'end_turn';
@@ -126,6 +140,9 @@ function answer(body: Body, id: string) {
   if (wantsTool(body)) {
     content.push({ type: 'text', text: 'Let me check.' });
     content.push({ type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: TOOL_INPUT });
+    stopReason = 'tool_use';
+  } else if (pathToRead(body) !== null) {
+    content.push({ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: pathToRead(body) } });
     stopReason = 'tool_use';
   } else {
     content.push({ type: 'text', text: anthropicText(body) });
@@ -183,7 +200,8 @@ function streamEvents(body: Body, id: string): string[] {
     } else {
       events.push(event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
       events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
-      for (const piece of TOOL_INPUT_PIECES) events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+      const pieces = block.name === 'get_weather' ? TOOL_INPUT_PIECES : [JSON.stringify(block.input)];
+      for (const piece of pieces) events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
     }
     events.push(event('content_block_stop', { index }));
   }

@@ -6,6 +6,9 @@
 // A script is a function of the request's body and of how many requests that model has had (0 first);
 // tests give each agent its own model id so that parallel scripts do not meet. A model without a script
 // answers `Echo: <last user text>`. Usage: prompt = 10 + 2 × messages, completion = 5 (any answer).
+// A `user` longer than OpenAI's 64 characters is refused as OpenAI refuses it (400 string_above_max_length).
+// A request with `stream: true` gets the same answer as OpenAI's SSE chunks: the role and text, each tool
+// call (its arguments in two pieces), the finish, usage when stream_options.include_usage asks, [DONE].
 import { startFakeServer } from './fake-server';
 
 export interface ScriptedToolCall {
@@ -85,6 +88,9 @@ export function toolResults(body: ScriptedRequest['body']): { name: string; resu
     });
 }
 
+/** The longest `user` (end-user id) OpenAI's chat completions accept. */
+export const MAX_USER_CHARS = 64;
+
 export function startScriptedModelHost(): Promise<ScriptedModelHost> {
   const requests: ScriptedRequest[] = [];
   const scripts = new Map<string, Script>();
@@ -111,6 +117,17 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
     }
     const model = String(body.model);
     requests.push({ model, body, headers: Object.fromEntries(request.headers) });
+    // OpenAI's own bound on the end-user id, as its API refuses a longer one.
+    if (typeof body.user === 'string' && body.user.length > MAX_USER_CHARS) {
+      return json(400, {
+        error: {
+          message: `Invalid 'user': string too long. Expected a string with maximum length ${MAX_USER_CHARS}, but got a string with length ${body.user.length} instead.`,
+          type: 'invalid_request_error',
+          param: 'user',
+          code: 'string_above_max_length',
+        },
+      });
+    }
     const index = counts.get(model) ?? 0;
     counts.set(model, index + 1);
     const script = scripts.get(model);
@@ -131,15 +148,34 @@ export function startScriptedModelHost(): Promise<ScriptedModelHost> {
       }));
     }
     const promptTokens = 10 + 2 * (Array.isArray(body.messages) ? body.messages.length : 0);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 };
+    if (body.stream === true) return streamed(model, message, usage, (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true);
     return json(200, {
       id: `chatcmpl-scripted-${callCounter}-${index}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop' }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 },
+      usage,
     });
   });
+
+  function streamed(model: string, message: Record<string, unknown>, usage: unknown, withUsage: boolean): Response {
+    const base = { id: `chatcmpl-scripted-${callCounter}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model };
+    const chunk = (delta: unknown, finish: string | null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const calls = (message.tool_calls ?? []) as { id: string; type: string; function: { name: string; arguments: string } }[];
+    let text = chunk({ role: 'assistant', content: message.content ?? '' }, null);
+    for (const [index, call] of calls.entries()) {
+      const args = typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments);
+      const half = Math.ceil(args.length / 2);
+      text += chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: args.slice(0, half) } }] }, null);
+      text += chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }, null);
+    }
+    text += chunk({}, calls.length > 0 ? 'tool_calls' : 'stop');
+    if (withUsage) text += `data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`;
+    text += 'data: [DONE]\n\n';
+    return new Response(text, { headers: { 'content-type': 'text/event-stream; charset=utf-8' } });
+  }
 
   return Promise.resolve({
     url: `${server.origin}/v1`,

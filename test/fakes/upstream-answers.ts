@@ -15,6 +15,19 @@ export const SLOW_STREAM_PIECES = 100;
 export const TOOL_CALL = { name: 'get_weather', arguments: '{"city":"Paris"}' } as const;
 export const ESCALATION_REASON = 'клиент спрашивает о возврате денег';
 export const TOOL_ARGUMENT_PIECES = ['{"ci', 'ty":', '"Par', 'is"}'];
+/** The second call of fake/parallel-tool-calls (the first is TOOL_CALL), and its arguments as streamed. */
+export const SECOND_TOOL_CALL = { name: 'get_time', arguments: '{"zone":"Europe/Paris"}' } as const;
+export const SECOND_TOOL_ARGUMENT_PIECES = ['{"zo', 'ne":"Eu', 'rope/Paris"}'];
+
+/** The calls a tool-calling model answers with, each with its arguments in streamed pieces; [] for any other model. */
+export function toolCallsOf(model: unknown): { name: string; arguments: string; pieces: readonly string[] }[] {
+  const first = { ...TOOL_CALL, pieces: TOOL_ARGUMENT_PIECES };
+  if (model === 'fake/tool-call' || model === 'fake/no-usage-tool-call') return [first];
+  if (model === 'fake/parallel-tool-calls' || model === 'fake/no-usage-parallel-tool-calls') {
+    return [first, { ...SECOND_TOOL_CALL, pieces: SECOND_TOOL_ARGUMENT_PIECES }];
+  }
+  return [];
+}
 
 /** Width of a fake embedding when the request names no `dimensions`. */
 export const EMBEDDING_DIMENSIONS = 8;
@@ -107,7 +120,9 @@ export interface ChatBody {
 
 export function pieceCount(model: unknown): number {
   if (model === 'fake/slow-stream') return SLOW_STREAM_PIECES;
-  if (model === 'fake/tool-call' || model === 'fake/no-usage-tool-call') return TOOL_ARGUMENT_PIECES.length;
+  // Streamed: every argument piece, and the opening delta of each call after the first.
+  const calls = toolCallsOf(model);
+  if (calls.length > 0) return calls.reduce((sum, call) => sum + call.pieces.length, calls.length - 1);
   return PIECES.length;
 }
 

@@ -17,6 +17,10 @@
 //   fake/escalate         (non-streaming) calls the first tool the request offers with {"reason": ESCALATION_REASON}
 //   fake/no-usage         never sends usage, even when asked
 //   fake/no-usage-tool-call   fake/tool-call's answer without usage
+//   fake/parallel-tool-calls  calls get_weather({"city":"Paris"}) and get_time({"zone":"Europe/Paris"}) at once;
+//                         streamed one call after the other (index 0, then 1); fake/no-usage-parallel-tool-calls
+//                         the same without usage. On /responses these models (and fake/tool-call) answer
+//                         function_call items, streamed as output_item.added, function_call_arguments.delta…
 //   fake/json-for-stream  answers JSON even to stream: true
 //   fake/slow             waits `slowMs` (10 s) before the headers, then answers as above; stops waiting
 //                         when the client leaves
@@ -26,6 +30,7 @@
 //   fake/drop             stream: headers, role chunk and two pieces ("Hel", "lo"), then the connection is cut;
 //                         non-stream: the connection is cut before any answer
 //   fake/reset            the connection is cut before any answer, streaming or not
+//   fake/error-<status>   (chat and /responses) the errors below
 //   fake/error-400        400 invalid_request_error
 //   fake/error-429        429 rate_limit_exceeded with retry-after
 //   fake/error-500        500 server_error
@@ -80,7 +85,6 @@ import {
   type FakeModel,
   PIECES,
   SLOW_STREAM_PIECES,
-  TOOL_CALL,
   ESCALATION_REASON,
   EMBEDDING_DIMENSIONS,
   fakeEmbedding,
@@ -90,7 +94,7 @@ import {
   DEFAULT_MODELS,
   expectedUsage,
   expectedContent,
-  TOOL_ARGUMENT_PIECES,
+  toolCallsOf,
   embeddingInputs,
   pieceCount,
   completionCap,
@@ -104,6 +108,7 @@ export {
   FAKE_REPLY,
   SLOW_STREAM_PIECES,
   TOOL_CALL,
+  SECOND_TOOL_CALL,
   ESCALATION_REASON,
   EMBEDDING_DIMENSIONS,
   fakeEmbedding,
@@ -183,6 +188,31 @@ const modelObject = (m: FakeModel) => ({
 });
 
 const BAD_GATEWAY_HTML = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n';
+
+/** The answer of a fake/error-<status> model (chat and /responses); null for any other model. */
+function modelError(model: string): Response | null {
+  switch (model) {
+    case 'fake/error-400':
+      return openAiError(400, "Invalid value for 'temperature': must be between 0 and 2.", 'invalid_request_error', 'invalid_value', 'temperature');
+    case 'fake/error-429':
+      return openAiError(
+        429,
+        'Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.',
+        'requests',
+        'rate_limit_exceeded',
+        null,
+        { 'retry-after': '1' },
+      );
+    case 'fake/error-500':
+      return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    case 'fake/error-502':
+      return new Response(BAD_GATEWAY_HTML, { status: 502, headers: { 'content-type': 'text/html' } });
+    case 'fake/error-503':
+      return openAiError(503, 'The engine is currently overloaded, please try again later.', 'server_error');
+    default:
+      return null;
+  }
+}
 
 const modelNotFound = (model: string) =>
   openAiError(404, `The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
@@ -342,14 +372,14 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const usage = expectedUsage(body);
     const offered = (body as { tools?: { function?: { name?: string } }[] }).tools?.[0]?.function?.name;
     const escalation = model === 'fake/escalate' && typeof offered === 'string';
-    const toolCall = model === 'fake/tool-call' || model === 'fake/no-usage-tool-call' || escalation;
+    const calls = escalation ? [{ name: offered, arguments: JSON.stringify({ reason: ESCALATION_REASON }) }] : toolCallsOf(model);
+    const toolCall = calls.length > 0;
     const truncated = usage.completion_tokens < pieceCount(model);
-    const call = escalation ? { name: offered, arguments: JSON.stringify({ reason: ESCALATION_REASON }) } : { ...TOOL_CALL };
     const message = toolCall
       ? {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: `call_${randomHex(12)}`, type: 'function', function: call }],
+          tool_calls: calls.map((call) => ({ id: `call_${randomHex(12)}`, type: 'function', function: { name: call.name, arguments: call.arguments } })),
           refusal: null,
         }
       : { role: 'assistant', content: expectedContent(body), refusal: null };
@@ -369,19 +399,18 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const created = Math.floor(Date.now() / 1000);
     const withUsage = body.stream_options?.include_usage === true && !model.startsWith('fake/no-usage');
     const usage = expectedUsage(body);
-    const toolCall = model === 'fake/tool-call' || model === 'fake/no-usage-tool-call';
-    const callId = `call_${randomHex(12)}`;
+    const calls = toolCallsOf(model);
+    const toolCall = calls.length > 0;
     const delay = model === 'fake/slow-stream' ? fake.slowStreamDelayMs : fake.pieceDelayMs;
-    const pieceAt = (i: number) => (model === 'fake/slow-stream' ? `p${i} ` : toolCall ? TOOL_ARGUMENT_PIECES[i]! : PIECES[i]!);
-    const deltaAt = (i: number) => (toolCall ? { tool_calls: [{ index: 0, function: { arguments: pieceAt(i) } }] } : { content: pieceAt(i) });
-    const firstDelta = toolCall
-      ? {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: TOOL_CALL.name, arguments: '' } }],
-          refusal: null,
-        }
-      : { role: 'assistant', content: '', refusal: null };
+    // Tool calls stream as OpenAI's do: each call opens with its id and name, then its arguments in pieces,
+    // one call after another (index 0, then 1…).
+    const opening = (index: number) => ({ index, id: `call_${randomHex(12)}`, type: 'function', function: { name: calls[index]!.name, arguments: '' } });
+    const toolDeltas = calls.flatMap((call, index) => [
+      ...(index > 0 ? [{ tool_calls: [opening(index)] }] : []),
+      ...call.pieces.map((piece) => ({ tool_calls: [{ index, function: { arguments: piece } }] })),
+    ]);
+    const deltaAt = (i: number) => (toolCall ? toolDeltas[i]! : { content: model === 'fake/slow-stream' ? `p${i} ` : PIECES[i]! });
+    const firstDelta = toolCall ? { role: 'assistant', content: null, tool_calls: [opening(0)], refusal: null } : { role: 'assistant', content: '', refusal: null };
     const finish = Math.min(usage.completion_tokens, completionCap(body)) < pieceCount(model) ? 'length' : toolCall ? 'tool_calls' : 'stop';
     const chunk = (delta: unknown, finishReason: string | null) => ({
       id,
@@ -473,24 +502,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const endless = streaming ? endlessLine(model, 'chat') : null;
     if (endless) return endless;
     if (streaming && model === 'fake/stream-error') return streamError(request, 'chat');
+    const failure = modelError(model);
+    if (failure) return failure;
     switch (model) {
-      case 'fake/error-400':
-        return openAiError(400, "Invalid value for 'temperature': must be between 0 and 2.", 'invalid_request_error', 'invalid_value', 'temperature');
-      case 'fake/error-429':
-        return openAiError(
-          429,
-          'Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.',
-          'requests',
-          'rate_limit_exceeded',
-          null,
-          { 'retry-after': '1' },
-        );
-      case 'fake/error-500':
-        return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
-      case 'fake/error-502':
-        return new Response(BAD_GATEWAY_HTML, { status: 502, headers: { 'content-type': 'text/html' } });
-      case 'fake/error-503':
-        return openAiError(503, 'The engine is currently overloaded, please try again later.', 'server_error');
       case 'fake/reset':
         return cutConnection();
       case 'fake/drop':
@@ -542,7 +556,19 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     });
   }
 
-  function responseObject(id: string, body: ResponsesBody, status: string, text: string | null, usage: unknown) {
+  /** The function_call output items of a tool-calling model (status completed, arguments whole). */
+  function functionCallItems(id: string, model: unknown) {
+    return toolCallsOf(model).map((call, index) => ({
+      id: `fc_${id.slice(5)}_${index}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: `call_${id.slice(5, 17)}_${index}`,
+      name: call.name,
+      arguments: call.arguments,
+    }));
+  }
+
+  function responseObject(id: string, body: ResponsesBody, status: string, text: string | null, usage: unknown, items?: unknown[]) {
     const messageId = `msg_${id.slice(5)}`;
     return {
       id,
@@ -555,7 +581,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       max_output_tokens: body.max_output_tokens ?? null,
       model: body.model,
       output:
-        text === null
+        items ??
+        (text === null
           ? []
           : [
               {
@@ -565,7 +592,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
                 role: 'assistant',
                 content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
               },
-            ],
+            ]),
       parallel_tool_calls: true,
       previous_response_id: body.previous_response_id ?? null,
       reasoning: { effort: null, summary: null },
@@ -589,14 +616,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     const model = body.model;
     if (model === 'fake/unknown-model' || model.startsWith('fake/not-found')) return modelNotFound(model);
-    if (model === 'fake/error-500') return openAiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error');
+    const failure = modelError(model);
+    if (failure) return failure;
     const special = body.stream === true ? endlessLine(model, 'responses') : hugeJson(model);
     if (special) return special;
     if (body.stream === true && model === 'fake/stream-error') return streamError(request, 'responses');
     const id = `resp_${randomHex(24)}`;
     const usage = model.startsWith('fake/no-usage') ? null : expectedResponseUsage(body);
+    const calls = functionCallItems(id, model);
     if (body.stream !== true) {
-      const done = responseObject(id, body, 'completed', expectedResponseText(body), usage);
+      const done = responseObject(id, body, 'completed', expectedResponseText(body), usage, calls.length > 0 ? calls : undefined);
       fake.storedResponses.set(id, done);
       return json(200, done);
     }
@@ -630,6 +659,25 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           const inProgress = responseObject(id, body, 'in_progress', null, null);
           if (!send('response.created', { response: inProgress })) return;
           if (!send('response.in_progress', { response: inProgress })) return;
+          if (calls.length > 0) {
+            // Function calls, one after another: the item, its arguments in pieces, their end, the item done.
+            for (const [index, call] of calls.entries()) {
+              if (!send('response.output_item.added', { output_index: index, item: { ...call, status: 'in_progress', arguments: '' } })) return;
+              for (const delta of toolCallsOf(model)[index]!.pieces) {
+                if (!(await wait(delay, request.signal))) return;
+                if (!send('response.function_call_arguments.delta', { item_id: call.id, output_index: index, delta })) return;
+              }
+              if (!send('response.function_call_arguments.done', { item_id: call.id, output_index: index, arguments: call.arguments })) return;
+              if (!send('response.output_item.done', { output_index: index, item: call })) return;
+            }
+            const done = responseObject(id, body, 'completed', null, usage, calls);
+            fake.storedResponses.set(id, done);
+            if (!send('response.completed', { response: done })) return;
+            finished = true;
+            fake.streams.push(sent);
+            controller.close();
+            return;
+          }
           const item = { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
           if (!send('response.output_item.added', { output_index: 0, item })) return;
           const emptyPart = { type: 'output_text', text: '', annotations: [], logprobs: [] };

@@ -6,6 +6,9 @@
 import type { ChatRequest } from '../request';
 import type { ContentBlock, MessagesMessage, MessagesRequest } from './schema';
 
+/** The longest end-user id OpenAI's chat completions accept in `user`. */
+const OPENAI_MAX_USER_CHARS = 64;
+
 type ChatPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: Record<string, string> };
 type ChatMessage = Record<string, unknown> & { role: string };
 
@@ -134,7 +137,10 @@ export function chatRequestOf(body: MessagesRequest): ChatRequest {
   if (body.stop_sequences?.length) chat.stop = body.stop_sequences;
   if (body.temperature !== undefined) chat.temperature = body.temperature;
   if (body.top_p !== undefined) chat.top_p = body.top_p;
-  if (typeof body.metadata?.user_id === 'string') chat.user = body.metadata.user_id;
+  // OpenAI refuses a `user` over 64 characters (400), and Claude Code's user_id is a JSON text of ~150: a
+  // longer one is left out rather than failing the request.
+  const userId = body.metadata?.user_id;
+  if (typeof userId === 'string' && userId.length <= OPENAI_MAX_USER_CHARS) chat.user = userId;
   // Anthropic's server tools (no input_schema) run at Anthropic only: a chat model cannot call them.
   const tools = (body.tools ?? []).filter((t) => t.input_schema !== undefined);
   if (tools.length > 0) {
