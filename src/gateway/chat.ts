@@ -21,7 +21,7 @@ import { messagesAnswerOf } from './anthropic/messages-answer';
 import { messagesRequestOf } from './anthropic/messages-request';
 import { messagesStreamOf } from './anthropic/messages-stream';
 import type { MessagesRequest } from './anthropic/schema';
-import { messagesErrorEvent } from './anthropic/sse-events';
+import { messagesErrorEvent, wholeEvents } from './anthropic/sse-events';
 import { readMessagesAnswer, withMessagesUsage } from './anthropic/answer-usage';
 import { anthropicTokenCounts } from './anthropic/usage';
 import { askRouted } from './routing/failover';
@@ -106,10 +106,10 @@ function usageFacts(usage: Usage | null | undefined) {
  * bound no tokenizer goes below for text (o200k averages about four bytes a token), so such an answer is
  * never cheaper than what it carried.
  */
+export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
+
 /** A 429's code names the limit that refused (its message says whether the key's or the account's). */
 const RATE_LIMIT_CODES = { rpm: errorCodes.rpmExceeded, tpm: errorCodes.tpmExceeded, rpd: errorCodes.rpdExceeded } as const;
-
-export const oversizedTokens = (bytes: number) => Math.ceil(bytes / 2);
 
 /** A meter for a stream whose rewrite reads it already (relayMessages). */
 const IGNORED_TEXT = { push() {}, pushText() {} };
@@ -379,6 +379,8 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const meter = createMessagesMeter();
     return relayStream(body, {
       ...common,
+      // The provider's events pass as they came, whole, so that the relay can take its key out of an error.
+      rewrite: wholeEvents(),
       meter,
       reported: () => (meter.usage ? anthropicTokenCounts(meter.usage) : null),
       estimated: () => usageFacts({ prompt_tokens: ctx.promptEstimate(), completion_tokens: meter.completionTokens + oversizedTokens(meter.oversizedChars) }),

@@ -164,8 +164,13 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     meter.pushText(text);
     return filter.push(text, value);
   };
-  /** Rewritten text as the client gets it, past the meter and the filter. */
-  const rewritten = (text: string): Uint8Array => {
+  /**
+   * Rewritten text as the client gets it, past the meter and the filter. Without a filter (which redacts
+   * what it passes) the provider's key is taken out here: rewrites release whole events, so a key is never
+   * split between two pieces.
+   */
+  const rewritten = (out: string): Uint8Array => {
+    const text = filter || !out.includes('error') ? out : ctx.redact(out);
     meter.pushText(text);
     const bytes = encoder.encode(text);
     return filter ? filter.push(text, bytes) : bytes;

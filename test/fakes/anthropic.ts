@@ -24,6 +24,8 @@
 //   fake/error-529        529 overloaded_error; fake/error-400 400 invalid_request_error
 //   fake/stream-error     (stream) message_start, ping, a text block's first piece, then an `error` event
 //                         (overloaded_error) and the end of the stream
+//   fake/stream-error-echo  the same, its error message quoting the x-api-key it was sent (as a careless proxy
+//                         does), cut into two chunks in the middle of the key
 //
 // `apiKey`: every request must carry it in x-api-key (401 authentication_error otherwise). `outage`: every
 // POST answers that status with Anthropic's error of it. Requests are recorded in `requests` with their
@@ -166,7 +168,7 @@ function answer(body: Body, id: string) {
 const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
 /** The stream's events, in Anthropic's order. */
-function streamEvents(body: Body, id: string): string[] {
+function streamEvents(body: Body, id: string, apiKey: string): string[] {
   const usage = anthropicUsage(body);
   const { output_tokens: _output, ...inputUsage } = usage;
   const events = [
@@ -191,10 +193,13 @@ function streamEvents(body: Body, id: string): string[] {
       events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
       const text = String(block.text);
       const pieces = text.startsWith('Echo: ') && body.model !== 'fake/tool-use' ? [`Echo: `, ...text.slice(6).match(/.{1,4}/gs)!] : [text];
-      if (body.model === 'fake/stream-error') {
+      if (body.model === 'fake/stream-error' || body.model === 'fake/stream-error-echo') {
         events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: pieces[0] } }));
-        events.push(event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }));
-        return events;
+        const message = body.model === 'fake/stream-error' ? 'Overloaded' : `Overloaded; your key ${apiKey} was seen`;
+        const error = event('error', { error: { type: 'overloaded_error', message } });
+        const cut = body.model === 'fake/stream-error' ? error.length : error.indexOf(apiKey) + Math.floor(apiKey.length / 2);
+        events.push(error.slice(0, cut), error.slice(cut));
+        return events.filter((e) => e !== '');
       }
       for (const piece of pieces) events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
     } else {
@@ -259,7 +264,7 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     if (status) return anthropicError(Number(status[1]), `fake error ${status[1]}`, status[1] === '429' ? { 'retry-after': '7' } : {});
     const id = `msg_fake${++counter}`;
     if (body.stream !== true) return new Response(JSON.stringify(answer(body, id)), { headers: headers('application/json') });
-    const events = streamEvents(body, id);
+    const events = streamEvents(body, id, req.headers.get('x-api-key') ?? '');
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = events.shift();

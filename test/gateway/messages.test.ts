@@ -35,7 +35,16 @@ beforeAll(async () => {
   anthropic = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
   anthropicId = await routing.addProvider(anthropic.url, { apiKey: ANTHROPIC_KEY, protocol: 'anthropic' });
   // Models the anthropic provider serves under the client's own id (so its body passes untouched).
-  for (const model of ['anth/chat', 'fake/tool-use', 'fake/cached', 'fake/stop-sequence', 'fake/error-529', 'fake/stream-error', 'fake/no-usage']) {
+  for (const model of [
+    'anth/chat',
+    'fake/tool-use',
+    'fake/cached',
+    'fake/stop-sequence',
+    'fake/error-529',
+    'fake/stream-error',
+    'fake/stream-error-echo',
+    'fake/no-usage',
+  ]) {
     await routing.setRoute(model, [{ providerId: anthropicId }]);
   }
 });
@@ -286,6 +295,20 @@ describe('an Anthropic client served by an anthropic provider', () => {
     const { claude } = await customer();
     const stream = claude.messages.stream({ model: 'fake/stream-error', max_tokens: 64, messages: [{ role: 'user', content: 'Привет' }] });
     await expect(stream.finalMessage()).rejects.toThrow(/Overloaded|overloaded/);
+  });
+
+  test('an error event quoting the provider’s key reaches the client without it, even when the key came cut across two chunks', async () => {
+    const { key } = await customer();
+    const res = await fetch(`${app.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fake/stream-error-echo', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Привет' }] }),
+    });
+    const text = await res.text();
+    expect(text).toContain('event: error');
+    expect(text).toContain('Overloaded; your key [redacted] was seen');
+    expect(text).not.toContain(ANTHROPIC_KEY);
+    expect(text).not.toContain(ANTHROPIC_KEY.slice(0, ANTHROPIC_KEY.length / 2));
   });
 });
 

@@ -42,6 +42,34 @@ export interface StreamRewrite {
 }
 
 /**
+ * A stream of the client's own protocol as it came, released an event at a time: the relay redacts what it
+ * sends (StreamRelay.redact), and a provider's key cut across two chunks must reach it in one piece. An
+ * unfinished event over MAX_FILTERED_EVENT_CHARS throws SseEventTooLarge, as everywhere else.
+ */
+export function wholeEvents(): StreamRewrite {
+  let held = '';
+  return {
+    push(text) {
+      held += text;
+      // The end of the last complete event: a blank line, in either of SSE's line endings.
+      const end = Math.max(held.lastIndexOf('\n\n') + 2, held.lastIndexOf('\r\n\r\n') + 4, 0);
+      if (end === 0) {
+        if (held.length > MAX_FILTERED_EVENT_CHARS) throw new SseEventTooLarge();
+        return '';
+      }
+      const out = held.slice(0, end);
+      held = held.slice(end);
+      return out;
+    },
+    end() {
+      const rest = held;
+      held = '';
+      return rest;
+    },
+  };
+}
+
+/**
  * A stream rewritten event by event: `onEvent` gets each event's data (the JSON text) and returns the text
  * to send for it; `onEnd` what to send when the upstream ends. An event over MAX_FILTERED_EVENT_CHARS throws
  * SseEventTooLarge (the relay ends the stream there, as chat's filter does).
