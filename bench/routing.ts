@@ -146,8 +146,9 @@ export function routingSeconds(durationS: number, warmupS: number): number {
 
 /** Conduit settings the routing phases need (a BENCH_CONDUIT_ENV value wins). */
 export function routingConduitEnv(): Record<string, string> {
-  // Every routed request must fail over: the failing provider must never cool down (it would be skipped).
-  return routingSettings.phases.has('failover') ? { PROVIDER_FAILURE_THRESHOLD: String(FAILOVER_THRESHOLD) } : {};
+  // Every routed request must fail over: the failing provider must never cool down (it would be skipped), by
+  // faults in a row nor by its share of faults among its last requests (PROVIDER_FAILURE_WINDOW 0: that rule off).
+  return routingSettings.phases.has('failover') ? { PROVIDER_FAILURE_THRESHOLD: String(FAILOVER_THRESHOLD), PROVIDER_FAILURE_WINDOW: '0' } : {};
 }
 
 const body = (model: string) =>
