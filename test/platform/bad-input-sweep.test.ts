@@ -225,11 +225,125 @@ describe('the sweep (issue 17, Done when)', () => {
           { model: 'acme/chat', input: 'x', max_output_tokens: '5' },
         ],
       ],
+      [
+        '/v1/messages',
+        [
+          null,
+          [],
+          1,
+          'x',
+          {},
+          { model: 5, max_tokens: 16, messages: [message] },
+          { model: 'acme/chat', messages: [message] },
+          { model: 'acme/chat', max_tokens: '16', messages: [message] },
+          { model: 'acme/chat', max_tokens: -1, messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, messages: 'x' },
+          { model: 'acme/chat', max_tokens: 16, messages: [null] },
+          { model: 'acme/chat', max_tokens: 16, messages: [{ role: 5, content: 'x' }] },
+          { model: 'acme/chat', max_tokens: 16, messages: [{ role: 'user', content: 5 }] },
+          { model: 'acme/chat', max_tokens: 16, messages: [{ role: 'user', content: [{ type: 'image', source: 'x' }] }] },
+          { model: NUL, max_tokens: 16, messages: [message] },
+          { model: LONE_SURROGATE, max_tokens: 16, messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, messages: [{ role: 'user', content: NUL }] },
+          { model: 'acme/chat', max_tokens: 16, messages: [{ role: 'user', content: LONE_SURROGATE }] },
+          { model: 'acme/chat', max_tokens: 16, system: NUL, messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, system: 5, messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, tools: 'x', messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, tool_choice: { type: 'nope' }, messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, stop_sequences: [NUL], messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, metadata: { user_id: NUL }, messages: [message] },
+          { model: 'acme/chat', max_tokens: 16, stream: 'yes', messages: [message] },
+        ],
+      ],
+      [
+        '/v1/messages/count_tokens',
+        [
+          null,
+          [],
+          'x',
+          {},
+          { model: 5, messages: [message] },
+          { model: NUL, messages: [message] },
+          { model: 'acme/chat', messages: 'x' },
+          { model: 'acme/chat', messages: [{ role: 'user', content: NUL }] },
+          { model: 'acme/chat', messages: [{ role: 'user', content: LONE_SURROGATE }] },
+          { model: 'acme/chat', system: [{ type: 'text', text: 5 }], messages: [message] },
+        ],
+      ],
     ];
     for (const [path, bodies] of otherV1) {
       for (const body of bodies) judge.check(`${path} ${JSON.stringify(body).slice(0, 80)}`, await send('POST', path, { token: gatewayKey, body }));
       judge.check(`${path} chunked oversized`, await send('POST', path, { token: gatewayKey, raw: chunked(oversizedJson()) }), { status: 413 });
     }
+    // Transcriptions take a multipart form: wrong fields, wrong types, NUL and lone surrogates, no form at all.
+    const audio = async (fields: [string, string | Blob][] | null, raw?: BodyInit) => {
+      if (fields === null) return send('POST', '/v1/audio/transcriptions', { token: gatewayKey, raw: raw! });
+      const form = new FormData();
+      for (const [name, value] of fields) form.append(name, value);
+      const encoded = new Response(form);
+      const headers = { 'content-type': encoded.headers.get('content-type')! };
+      return send('POST', '/v1/audio/transcriptions', { token: gatewayKey, raw: await encoded.arrayBuffer(), headers });
+    };
+    const wav = new Blob([new Uint8Array(64)], { type: 'audio/wav' });
+    const forms: [string, string | Blob][][] = [
+      [],
+      [['model', 'acme/whisper']],
+      [['file', wav]],
+      [
+        ['file', 'not a file'],
+        ['model', 'acme/whisper'],
+      ],
+      [
+        ['file', wav],
+        ['model', NUL],
+      ],
+      [
+        ['file', wav],
+        ['model', LONE_SURROGATE],
+      ],
+      [
+        ['file', wav],
+        ['model', '5'],
+      ],
+      [
+        ['file', wav],
+        ['model', 'acme/whisper'],
+        ['response_format', 'xml'],
+      ],
+      [
+        ['file', wav],
+        ['model', 'acme/whisper'],
+        ['response_format', NUL],
+      ],
+      [
+        ['file', wav],
+        ['model', 'acme/whisper'],
+        ['language', NUL],
+      ],
+      [
+        ['file', wav],
+        ['model', 'acme/whisper'],
+        ['prompt', LONE_SURROGATE],
+      ],
+      [
+        ['file', wav],
+        ['model', 'acme/whisper'],
+        ['temperature', 'hot'],
+      ],
+      [
+        ['file', wav],
+        ['model', 'acme/whisper'],
+        ['stream', 'true'],
+      ],
+      [
+        ['file', new Blob([])],
+        ['model', 'acme/whisper'],
+      ],
+    ];
+    for (const fields of forms)
+      judge.check(`/v1/audio/transcriptions ${JSON.stringify(fields.map(([n, v]) => [n, typeof v === 'string' ? v : 'blob']))}`, await audio(fields));
+    judge.check('/v1/audio/transcriptions JSON body', await send('POST', '/v1/audio/transcriptions', { token: gatewayKey, body: { model: 'acme/whisper' } }));
+    judge.check('/v1/audio/transcriptions broken multipart', await audio(null, '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc'));
     for (const id of [NUL, 'x'.repeat(5000), '%00', "resp_' or 1=1", '%D8%00']) {
       for (const method of ['GET', 'DELETE']) {
         judge.check(`${method} /v1/responses/${id.slice(0, 10)}`, await send(method, `/v1/responses/${encodeURIComponent(id)}`, { token: gatewayKey }));
