@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ensureWebBuilt } from '../../scripts/build-web';
-import { startTestApp, type StartTestAppOptions, type TestApp } from './app';
+import { grantAdmin, startTestApp, type StartTestAppOptions, type TestApp } from './app';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENS_DIR = fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
@@ -103,6 +103,16 @@ export async function registerThroughPage(page: Page, baseUrl: string, user: { e
   await page.getByLabel('Пароль').fill(user.password);
   await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
   await page.waitForURL(`${baseUrl}/app/`);
+}
+
+/**
+ * The operator of a console test: registered through the page, granted the admin role as `npm run admin:grant`
+ * does (registering an ADMIN_EMAILS address grants nothing), and the page reloaded so that it learns the role.
+ */
+export async function signInAsOperator(page: Page, app: TestApp, admin: { email: string; password: string }): Promise<void> {
+  await registerThroughPage(page, app.url, admin);
+  await grantAdmin(app, admin.email);
+  await page.reload();
 }
 
 /** A browser test file's app, browser and page, live once its beforeAll has run. */

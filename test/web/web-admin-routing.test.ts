@@ -10,18 +10,8 @@ import { statSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { formatClock } from '../../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from '../helpers/app';
-import {
-  browserDescribe,
-  DESKTOP,
-  FLOW_TIMEOUT_MS,
-  horizontalOverflow,
-  PHONE,
-  registerThroughPage,
-  screenPath,
-  sessionToken,
-  useBrowserApp,
-} from '../helpers/browser';
+import { call, createApiKey, registerUser, uniqueEmail, type TestApp } from '../helpers/app';
+import { browserDescribe, DESKTOP, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, screenPath, sessionToken, useBrowserApp, signInAsOperator } from '../helpers/browser';
 
 setDefaultTimeout(30_000);
 
@@ -90,9 +80,7 @@ browserSuite('providers and routes in the admin console in chromium', () => {
       ({ app, page, pageErrors } = s);
       const customer = await registerUser(app.url);
       customerKey = (await createApiKey(app.url, customer.token)).key;
-      await registerThroughPage(page, app.url, admin);
-      await grantAdmin(app, admin.email);
-      await page.reload();
+      await signInAsOperator(page, app, admin);
     },
     after: () => Promise.all([home, spare, main].map((f) => f?.close())),
   });

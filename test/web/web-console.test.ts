@@ -10,8 +10,8 @@
 import { expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from '../helpers/app';
-import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, registerThroughPage, screenPath, sessionToken, useBrowserApp } from '../helpers/browser';
+import { call, createApiKey, registerUser, uniqueEmail, type TestApp } from '../helpers/app';
+import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, screenPath, sessionToken, useBrowserApp, signInAsOperator } from '../helpers/browser';
 
 const SCREENS = ['providers-desktop', 'providers-phone'] as const;
 const DESKTOP_800 = { width: 1280, height: 800 };
@@ -134,9 +134,7 @@ browserSuite('the operator console: providers as cards, the phone’s bar, price
       ({ app, page, pageErrors } = s);
       const customer = await registerUser(app.url);
       customerKey = (await createApiKey(app.url, customer.token)).key;
-      await registerThroughPage(page, app.url, admin);
-      await grantAdmin(app, admin.email);
-      await page.reload();
+      await signInAsOperator(page, app, admin);
     },
     after: () => Promise.all([home, broken, good].map((f) => f?.close())),
   });

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { formatMoney } from '../../web/src/shared/format';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { call, createApiKey, grantAdmin, registerUser, startTestApp, type TestApp } from '../helpers/app';
+import { call, createApiKey, registerUser, startTestApp, type TestApp } from '../helpers/app';
 import {
   browserDescribe,
   buildPage,
@@ -20,9 +20,9 @@ import {
   openPage,
   PHONE,
   prepareScreens,
-  registerThroughPage,
   screenPath,
   SETUP_TIMEOUT_MS,
+  signInAsOperator,
 } from '../helpers/browser';
 import { openaiClient, settleAll } from '../helpers/gateway';
 
@@ -82,9 +82,7 @@ browserSuite('the operator console in chromium', () => {
     await settleAll(app);
     browser = await launchChromium();
     ({ page, pageErrors } = await openPage(browser));
-    await registerThroughPage(page, app.url, admin);
-    await grantAdmin(app, admin.email);
-    await page.reload();
+    await signInAsOperator(page, app, admin);
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {

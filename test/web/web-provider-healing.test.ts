@@ -7,19 +7,9 @@
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { call, createApiKey, grantAdmin, registerUser, uniqueEmail, type TestApp } from '../helpers/app';
+import { call, createApiKey, registerUser, uniqueEmail, type TestApp } from '../helpers/app';
 import { waitFor } from '../helpers/gateway';
-import {
-  browserDescribe,
-  DESKTOP,
-  FLOW_TIMEOUT_MS,
-  horizontalOverflow,
-  PHONE,
-  registerThroughPage,
-  screenPath,
-  sessionToken,
-  useBrowserApp,
-} from '../helpers/browser';
+import { browserDescribe, DESKTOP, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, screenPath, sessionToken, useBrowserApp, signInAsOperator } from '../helpers/browser';
 
 setDefaultTimeout(30_000);
 
@@ -59,9 +49,7 @@ browserSuite('a provider’s figures, balance and probes in the admin console in
       ({ app, page, pageErrors } = s);
       const customer = await registerUser(app.url);
       customerKey = (await createApiKey(app.url, customer.token)).key;
-      await registerThroughPage(page, app.url, admin);
-      await grantAdmin(app, admin.email);
-      await page.reload();
+      await signInAsOperator(page, app, admin);
     },
     after: () => Promise.all([home, flaky].map((f) => f?.close())),
   });
