@@ -7,11 +7,9 @@
 // ahead. A client marked as not come (attendance -1) gets «мы вас ждали» when the owner turned it on. Each
 // message goes once (visit_followups' unique key, claimed in the transaction that queues it), outside the
 // salon's quiet hours, never to a client who denied messages; each score is kept once (visit_reviews).
-import { and, eq, gt, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, lte, sql } from 'drizzle-orm';
 import { type Agent, type WorkingHours, zoneOf } from '../agents';
-import { agents } from '../agents/tables';
 import type { Database } from '../db/client';
-import { dialogues } from '../dialogues/tables';
 import type { BookingService } from '../integrations/booking';
 import { appointments, bookingSettings, visitFollowups, visitReviews } from '../integrations/booking/tables';
 import type { Escalations } from '../integrations/messenger';
@@ -19,7 +17,7 @@ import type { Logger } from '../logger';
 import { afterVisitTexts as vt } from './after-visit-texts';
 import type { DialogueRow, Say } from './flow';
 import { ACTIONS, mainMenu } from './menus';
-import { sendableAt, visitNames } from './reminders';
+import { bookedVisits, sendableAt, visitNames } from './reminders';
 import { callbackButton, linkButton, type ButtonPayload, type ReplyButtons } from './reply';
 import { assistantTexts as t, formatSlot } from './texts';
 
@@ -71,22 +69,12 @@ export function createAfterVisit(deps: AfterVisitDeps) {
 
   /** The visits of one kind whose message may be due: past, recent enough, in a dialogue that may be written to, not yet done. */
   function candidates(kind: Kind, now: Date, extra: ReturnType<typeof and>) {
-    return db
-      .select({ appointment: appointments, dialogue: dialogues, settings: bookingSettings, workingHours: agents.workingHours })
-      .from(appointments)
-      .innerJoin(dialogues, eq(dialogues.id, appointments.dialogueId))
-      .innerJoin(bookingSettings, eq(bookingSettings.agentId, appointments.agentId))
-      .innerJoin(agents, eq(agents.id, appointments.agentId))
-      .where(
-        and(
-          eq(appointments.status, 'booked'),
-          lte(appointments.startsAt, now),
-          or(isNull(dialogues.messagingAllowed), ne(dialogues.messagingAllowed, false)),
-          sql`not exists (select 1 from ${visitFollowups} f where f.appointment_id = ${appointments.id} and f.kind = ${kind})`,
-          extra,
-        ),
-      )
-      .limit(BATCH);
+    return bookedVisits(
+      db,
+      lte(appointments.startsAt, now),
+      sql`not exists (select 1 from ${visitFollowups} f where f.appointment_id = ${appointments.id} and f.kind = ${kind})`,
+      extra,
+    ).limit(BATCH);
   }
 
   const zoneOfRow = (r: Row) => zoneOf(r.workingHours as WorkingHours | null, deps.timeZone);

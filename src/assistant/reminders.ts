@@ -5,7 +5,7 @@
 // the visit's start) is written in the transaction that queues the message, so each goes once across
 // instances and restarts; a visit moved since has a new start and is reminded of its new time, a visit
 // cancelled is no longer booked and gets nothing. Clients who denied messages are not written to.
-import { and, eq, gt, isNotNull, lte, ne, or, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, lte, ne, or, isNull, type SQL } from 'drizzle-orm';
 import { type Agent, type WorkingHours, zoneOf } from '../agents';
 import { agents } from '../agents/tables';
 import type { Database } from '../db/client';
@@ -71,6 +71,20 @@ export async function visitNames(booking: Pick<BookingService, 'specialists' | '
   };
 }
 
+/**
+ * Booked visits in a dialogue that may still be written to, with the agent's YCLIENTS settings and working
+ * hours: what the reminders before a visit and the messages after it both read, each with its own `conditions`.
+ */
+export function bookedVisits(db: Database, ...conditions: (SQL | undefined)[]) {
+  return db
+    .select({ appointment: appointments, dialogue: dialogues, settings: bookingSettings, workingHours: agents.workingHours })
+    .from(appointments)
+    .innerJoin(dialogues, eq(dialogues.id, appointments.dialogueId))
+    .innerJoin(bookingSettings, eq(bookingSettings.agentId, appointments.agentId))
+    .innerJoin(agents, eq(agents.id, appointments.agentId))
+    .where(and(eq(appointments.status, 'booked'), or(isNull(dialogues.messagingAllowed), ne(dialogues.messagingAllowed, false)), ...conditions));
+}
+
 function reminderButtons(appointmentId: string): ReplyButtons {
   return [
     [
@@ -100,21 +114,12 @@ export function createVisitReminders(deps: VisitRemindersDeps) {
      * sent and skipped. Safe to run on any number of instances at once: the unique key decides.
      */
     async sendDue(now: Date, say: Say): Promise<{ sent: number; skipped: number }> {
-      const rows = await db
-        .select({ appointment: appointments, dialogue: dialogues, settings: bookingSettings, workingHours: agents.workingHours })
-        .from(appointments)
-        .innerJoin(dialogues, eq(dialogues.id, appointments.dialogueId))
-        .innerJoin(bookingSettings, eq(bookingSettings.agentId, appointments.agentId))
-        .innerJoin(agents, eq(agents.id, appointments.agentId))
-        .where(
-          and(
-            eq(appointments.status, 'booked'),
-            isNotNull(appointments.externalRecordId),
-            gt(appointments.startsAt, now),
-            lte(appointments.startsAt, new Date(now.getTime() + LOOKAHEAD_MS)),
-            or(isNull(dialogues.messagingAllowed), ne(dialogues.messagingAllowed, false)),
-          ),
-        );
+      const rows = await bookedVisits(
+        db,
+        isNotNull(appointments.externalRecordId),
+        gt(appointments.startsAt, now),
+        lte(appointments.startsAt, new Date(now.getTime() + LOOKAHEAD_MS)),
+      );
       let sent = 0;
       let skipped = 0;
       for (const { appointment: a, dialogue, settings, workingHours } of rows) {
