@@ -11,6 +11,11 @@ export const users = pgTable(
     email: text('email').notNull().unique('users_email_unique'),
     passwordHash: text('password_hash').notNull(),
     role: text('role').notNull().default('user'),
+    /**
+     * person | organization. An organisation's account row (organizations/tables.ts) holds its balance and
+     * keys; it has no password, cannot sign in, and its address (@organizations.invalid) is never mailed.
+     */
+    kind: text('kind').notNull().default('person'),
     balanceNano: bigint('balance_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     /**
      * Unused since login throttling moved to throttle_counters; kept so that an instance of the previous
@@ -31,7 +36,11 @@ export const users = pgTable(
     sessionsGeneration: integer('sessions_generation').notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [check('users_balance_not_negative', sql`${t.balanceNano} >= 0`), check('users_role_known', sql`${t.role} in ('user', 'admin')`)],
+  (t) => [
+    check('users_balance_not_negative', sql`${t.balanceNano} >= 0`),
+    check('users_role_known', sql`${t.role} in ('user', 'admin')`),
+    check('users_kind_known', sql`${t.kind} in ('person', 'organization')`),
+  ],
 );
 
 /**

@@ -8,5 +8,6 @@ export { LIMIT_RESETS, describeLimit, periodStart, type KeyLimitRef, type LimitR
 export { usageKeyFilter } from './scope';
 export { USER_KEYS_CHANGED_CHANNEL, type KeyRow, type KeyService } from './service';
 export { accountBlockedMessage, keysMessages } from './texts';
-export type { KeyCacheMode, KeyScope, Principal } from './types';
+export { ORGANIZATION_ROLES } from './types';
+export type { KeyCacheMode, KeyScope, OrganizationRole, Principal } from './types';
 export type { KeyVerifier } from './verifier';

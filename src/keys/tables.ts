@@ -12,6 +12,8 @@ export const apiKeys = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
+    /** In an organisation: the member who created the key (null: the account's own key, or a creator since deleted). */
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
     keyPrefix: text('key_prefix').notNull(),
     /** SHA-256 of the full key, hex. The key itself is never stored. */
     keyHash: text('key_hash').notNull().unique('api_keys_key_hash_unique'),
@@ -47,6 +49,7 @@ export const apiKeys = pgTable(
   },
   (t) => [
     index('api_keys_user_idx').on(t.userId, t.createdAt),
+    index('api_keys_created_by_idx').on(t.createdBy).where(sql`${t.createdBy} is not null`),
     check('api_keys_limit_reset_known', sql`${t.limitReset} in ('none', 'day', 'week', 'month')`),
     check('api_keys_scope_known', sql`${t.scope} in ('key', 'account')`),
     check('api_keys_cache_known', sql`${t.cache} in ('off', 'on', 'any')`),

@@ -10,9 +10,26 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 export const KEY_CACHE_MODES = ['off', 'on', 'any'] as const;
 export type KeyCacheMode = (typeof KEY_CACHE_MODES)[number];
 
+/**
+ * A member's role in an organisation (organizations/): owner — everything, at least one per organisation;
+ * admin — members, keys, limits; developer — own keys within their limit, own usage; accountant — balance,
+ * statement, documents, top-ups, no keys.
+ */
+export const ORGANIZATION_ROLES = ['owner', 'admin', 'developer', 'accountant'] as const;
+export type OrganizationRole = (typeof ORGANIZATION_ROLES)[number];
+
 /** The caller of a request: a dashboard user (JWT) or an API key's owner, as auth/authenticate.ts finds it. */
 export interface Principal {
+  /**
+   * The account the request acts on and bills: the person's own, or an organisation's account (its key, or a
+   * JWT with X-Conduit-Organization).
+   */
   userId: string;
+  /**
+   * Acting inside an organisation: its id (= userId), the person acting (a member; with an organisation's key,
+   * the key's creator, null when the account made it) and that member's role.
+   */
+  organization?: { id: string; actorId: string | null; role: OrganizationRole | null };
   via: 'jwt' | 'api_key';
   apiKeyId?: string;
   /** With an API key: whether it reads its own usage only (key) or the whole account's (account). */

@@ -46,6 +46,12 @@ export const customerRequisites = pgTable('customer_requisites', {
   /** Empty when unknown or for a sole proprietor. */
   kpp: text('kpp').notNull().default(''),
   address: text('address').notNull().default(''),
+  /** An organisation's (organizations/): ОГРН and, optionally, its bank details for the documents. */
+  ogrn: text('ogrn').notNull().default(''),
+  bankName: text('bank_name').notNull().default(''),
+  bik: text('bik').notNull().default(''),
+  account: text('account').notNull().default(''),
+  correspondentAccount: text('correspondent_account').notNull().default(''),
   updatedAt: updatedAt(),
 });
 
