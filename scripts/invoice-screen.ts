@@ -24,6 +24,7 @@ const supplier = {
   account: '40702810400000012345',
   correspondentAccount: '30101810400000000225',
   vatNote: 'Без НДС (УСН)',
+  vatRate: null,
   directorName: 'Петров П. П.',
   accountantName: 'Сидорова А. В.',
 };

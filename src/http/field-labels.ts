@@ -150,6 +150,7 @@ export const fieldLabels: Record<string, string> = {
   account: 'Расчётный счёт',
   correspondentAccount: 'Корреспондентский счёт',
   vatNote: 'Строка об НДС',
+  vatRate: 'Ставка НДС',
   directorName: 'Руководитель',
   accountantName: 'Главный бухгалтер',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.

@@ -38,6 +38,9 @@ export const monthInput = z
 export const DOCUMENT_KINDS = ['act'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
+/** НДС rates a Russian supplier may charge (0 — экспорт, 5 and 7 — УСН with НДС, 10 and 22 — общая система; 20 until 2025). */
+export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
+
 const digits = (count: number | readonly number[], message: string) =>
   z
     .string({ error: message })
@@ -58,6 +61,13 @@ export const operatorRequisitesInput = z.object({
   account: digits(20, statementMessages.accountInvalid),
   correspondentAccount: digits(20, statementMessages.accountInvalid),
   vatNote: z.string().trim().max(200, statementMessages.vatNoteTooLong).default(''),
+  /** НДС included in every amount, percent (the rates of Russian tax law); null: no НДС (УСН, АУСН…). */
+  vatRate: z
+    .union([
+      z.null(),
+      z.number({ error: statementMessages.vatRateInvalid }).refine((r) => (VAT_RATES as readonly number[]).includes(r), statementMessages.vatRateInvalid),
+    ])
+    .default(null),
   /** Printed beside the signature lines; empty: a blank for the name, written by hand. */
   directorName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),
   accountantName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),

@@ -32,7 +32,7 @@ const fromRow = (row: typeof invoices.$inferSelect): Invoice => ({
   amountNano: row.amountNano,
   currency: row.currency,
   // A счёт issued before the signers' names were kept has none: blanks, as the operator had then.
-  supplier: { directorName: '', accountantName: '', ...(row.supplier as Partial<InvoiceSupplier>) } as InvoiceSupplier,
+  supplier: { directorName: '', accountantName: '', vatRate: null, ...(row.supplier as Partial<InvoiceSupplier>) } as InvoiceSupplier,
   customer: row.customer as InvoiceCustomer,
   createdAt: row.createdAt,
 });

@@ -20,6 +20,7 @@ const FIELDS = [
   'account',
   'correspondentAccount',
   'vatNote',
+  'vatRate',
   'directorName',
   'accountantName',
 ] as const;

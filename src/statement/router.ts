@@ -55,6 +55,7 @@ const requisitesOutput = z.object({
   account: z.string(),
   correspondentAccount: z.string(),
   vatNote: z.string(),
+  vatRate: z.number().int().nullable().describe('НДС в процентах, включённый в суммы; null — без НДС'),
   directorName: z.string(),
   accountantName: z.string(),
   updatedAt: z.string(),
@@ -331,7 +332,7 @@ export const adminRequisitesRouter = router({
         summary: 'Задать реквизиты оператора',
         description:
           'Название, ИНН (10 или 12 цифр), КПП (9 цифр; пусто у ИП), ОГРН (13 или 15 цифр), адрес, банк, БИК (9 цифр), расчётный и ' +
-          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»), directorName и accountantName — ' +
+          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»), vatRate — ставка НДС в процентах (0, 5, 7, 10, 20, 22; null — без НДС), directorName и accountantName — ' +
           'фамилии и инициалы руководителя и главного бухгалтера у строк подписей (пусто — место для записи от руки). Изменение ' +
           'пишется в журнал действий.',
       },

@@ -27,6 +27,8 @@ export const operatorRequisites = pgTable(
     correspondentAccount: text('correspondent_account').notNull(),
     /** What the documents say about VAT, as the operator words it («Без НДС (УСН)»); empty: nothing. */
     vatNote: text('vat_note').notNull().default(''),
+    /** НДС in percent the documents compute «в том числе НДС» at (amounts include it); null: the operator charges none. */
+    vatRate: integer('vat_rate'),
     /** The head's name as the signature lines print it («Иванов И. И.»); empty: a blank to fill in by hand. */
     directorName: text('director_name').notNull().default(''),
     /** The chief accountant's name for the счёт's second signature line; empty: a blank. */

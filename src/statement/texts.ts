@@ -19,6 +19,7 @@ export const statementMessages = {
   bikInvalid: 'БИК: 9 цифр',
   accountInvalid: '20 цифр',
   vatNoteTooLong: 'до 200 символов',
+  vatRateInvalid: 'ставка НДС: 0, 5, 7, 10, 20 или 22 процента, либо null — без НДС',
   signerNameTooLong: 'до 200 символов',
   customerNameTooLong: 'до 300 символов',
   customerKppInvalid: 'КПП: 9 цифр (у ИП нет КПП — оставьте пустым)',

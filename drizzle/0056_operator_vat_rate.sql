@@ -1,0 +1,1 @@
+ALTER TABLE "operator_requisites" ADD COLUMN "vat_rate" integer;
