@@ -33,16 +33,26 @@ export async function addMember(app: TestApp, organizationId: string, member: Or
   await app.sql(
     `insert into organization_members (organization_id, user_id, role, spend_limit_nano, budget_nano, budget_period_start)
      values ($1, $2, $3, $4::bigint, $5::bigint, $6::timestamptz)`,
-    [organizationId, member.userId, member.role, limit === null ? null : limit.toString(), (limit ?? 0n).toString(), limit === null ? null : periodStart('month').toISOString()],
+    [
+      organizationId,
+      member.userId,
+      member.role,
+      limit === null ? null : limit.toString(),
+      (limit ?? 0n).toString(),
+      limit === null ? null : periodStart('month').toISOString(),
+    ],
   );
 }
 
 /** A key of the organisation created by `memberId` (the full key, shown once, and its id). */
 export async function organizationKey(app: TestApp, organizationId: string, memberId: string, name = 'org key'): Promise<{ key: string; id: string }> {
   const generated = generateApiKey();
-  const [row] = await app.sql<{ id: string }>(
-    `insert into api_keys (user_id, created_by, name, key_prefix, key_hash) values ($1, $2, $3, $4, $5) returning id`,
-    [organizationId, memberId, name, generated.keyPrefix, generated.keyHash],
-  );
+  const [row] = await app.sql<{ id: string }>(`insert into api_keys (user_id, created_by, name, key_prefix, key_hash) values ($1, $2, $3, $4, $5) returning id`, [
+    organizationId,
+    memberId,
+    name,
+    generated.keyPrefix,
+    generated.keyHash,
+  ]);
   return { key: generated.key, id: row!.id };
 }

@@ -68,7 +68,11 @@ describe('a member’s limit on /v1', () => {
       ],
       balanceNano: 1_000_000_000n,
     });
-    const [aliceKey, bobKey, ownerKey] = [await organizationKey(app, org, alice.userId), await organizationKey(app, org, bob.userId), await organizationKey(app, org, owner.userId)];
+    const [aliceKey, bobKey, ownerKey] = [
+      await organizationKey(app, org, alice.userId),
+      await organizationKey(app, org, bob.userId),
+      await organizationKey(app, org, owner.userId),
+    ];
     const personal = await Promise.all([owner, alice, bob].map((u) => balanceNanoInDb(app, u.userId)));
 
     const [a, b, o] = await Promise.all([aliceKey, bobKey, ownerKey].map((k) => Promise.all(Array.from({ length: 24 }, () => ask(app, k.key)))));
@@ -124,10 +128,10 @@ describe('a member’s limit on /v1', () => {
     const first = await organizationKey(app, org, dev.userId, 'first');
     const second = await organizationKey(app, org, dev.userId, 'second');
     // The second key's own limit is tighter still: it stops at its own limit first.
-    await app.sql(`update api_keys set spend_limit_nano = $2::bigint, budget_nano = $2::bigint, limit_reset = 'day', budget_period_start = date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' where id = $1`, [
-      second.id,
-      (2n * ONE).toString(),
-    ]);
+    await app.sql(
+      `update api_keys set spend_limit_nano = $2::bigint, budget_nano = $2::bigint, limit_reset = 'day', budget_period_start = date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' where id = $1`,
+      [second.id, (2n * ONE).toString()],
+    );
     const viaSecond = await untilRefused(app, second.key);
     expect(viaSecond.served).toBeGreaterThanOrEqual(1);
     expect(viaSecond.refusal.code).toBe('key_spend_limit');

@@ -17,7 +17,7 @@ export class LeaseHousekeeping {
   private readonly writer: SettlementWriter;
   private timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(ctx: BillingContext, leases: BalanceLeases, claims: readonly LimitClaims<any>[], writer: SettlementWriter) {
+  constructor(ctx: BillingContext, leases: BalanceLeases, claims: readonly LimitClaims<unknown>[], writer: SettlementWriter) {
     this.ctx = ctx;
     this.leases = leases;
     this.claims = claims;

@@ -88,7 +88,12 @@ export function createResponseCache(deps: ResponseCacheDeps) {
     const counts = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, totalTokens: answer.totalTokens };
     const priced = hitPrice(price, config.cacheHitPriceRatioNano);
     const base: RefusalFacts = { userId: payer.userId, apiKeyId: payer.apiKeyId, agentId: null, requestId, model, stream: false };
-    const reservation = await billing.reserve(payer.userId, usageCost(priced, counts).totalNano, { price: priced, key: payer.keyLimit ?? null, member: payer.memberLimit ?? null, request: base });
+    const reservation = await billing.reserve(payer.userId, usageCost(priced, counts).totalNano, {
+      price: priced,
+      key: payer.keyLimit ?? null,
+      member: payer.memberLimit ?? null,
+      request: base,
+    });
     const { costNano } = settleAnswer(billing, logger, reservation, {
       ...base,
       ...counts,
