@@ -159,6 +159,27 @@ describe('a member’s limit reached', () => {
     for (const person of [org.developer, org.owner, org.admin]) expect(await queued(person.email)).toBe(2);
   });
 
+  test('spending that crosses the limit without a refusal mails too (an upstream that reports more than was reserved)', async () => {
+    const org = await company(1_000_000_000_000n, 4n * ONE);
+    // 12 + 1000 tokens whatever max_tokens says: the answer costs far more than the limit.
+    const answer = await openaiClient(app, org.key).chat.completions.create({
+      model: 'fake/usage-12-1000',
+      messages: [{ role: 'user', content: 'Привет!' }],
+      max_tokens: 5,
+    });
+    expect(answer.object).toBe('chat.completion');
+    await settled();
+    await smtp.waitFor(org.developer.email);
+    for (const person of [org.developer, org.owner, org.admin]) expect(await queued(person.email)).toBe(1);
+    // The month's budget is used up: the next request is refused, and told of no more.
+    await settleAll(app);
+    const [member] = await app.sql<{ budget: string }>('select budget_nano::text as budget from organization_members where user_id = $1', [org.developer.userId]);
+    expect(member!.budget).toBe('0');
+    expect((await ask(org.key)).code).toBe('member_spend_limit');
+    await settled();
+    expect(await queued(org.developer.email)).toBe(1);
+  });
+
   test('a new limit may be told again when it is reached; a member without a limit is never told', async () => {
     const org = await company(1_000_000_000_000n, 2n * ONE);
     while ((await ask(org.key)).object === 'chat.completion');
