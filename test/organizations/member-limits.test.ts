@@ -176,6 +176,26 @@ describe('a member’s limit on /v1', () => {
     expect(await unbalancedUsers(app)).toEqual([]);
   });
 
+  test('keys handed to another member count against that member’s limit at once (memberChanged)', async () => {
+    const [owner, leaving, staying] = [await registerUser(app.url), await registerUser(app.url), await registerUser(app.url)];
+    const org = await createOrganization(app, {
+      members: [
+        { userId: owner.userId, role: 'owner' },
+        { userId: leaving.userId, role: 'developer' },
+        { userId: staying.userId, role: 'developer', spendLimitNano: 0n },
+      ],
+      balanceNano: 1_000_000_000n,
+    });
+    const key = await organizationKey(app, org, leaving.userId);
+    expect((await ask(app, key.key)).object).toBe('chat.completion');
+    // The organisations feature hands the key over, then tells the caches.
+    await app.sql('update api_keys set created_by = $2 where id = $1', [key.id, staying.userId]);
+    await keys(app).memberChanged(org, staying.userId);
+    const refused = await ask(app, key.key);
+    expect(refused.code).toBe('member_spend_limit');
+    expect(refused.message).toContain('0\u00a0₽ в месяц');
+  });
+
   test('a new month starts with the whole limit', async () => {
     const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
     const org = await createOrganization(app, {

@@ -96,7 +96,7 @@ export function createBilling(options: BillingOptions) {
       writer.enqueue(row);
       return { costNano: cost.totalNano };
     }
-    // Outgrew a lease: reservations of this user (and key) wait until this settlement is written.
+    // Outgrew a lease: reservations of this user (and key, and member) wait until this settlement is written.
     outgrow(
       logger,
       row,
