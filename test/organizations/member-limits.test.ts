@@ -49,7 +49,22 @@ async function untilRefused(target: TestApp, key: string, max = 20): Promise<{ s
   return { served: max, refusal: null };
 }
 
-async function memberBudget(organizationId: string, userId: string): Promise<bigint> {
+/**
+ * Settles the instances until the organisation holds no lease or claim: an answer reaches the client a moment
+ * before its settlement, so one settleAll right after the last answer may find a request still settling.
+ */
+async function atRest(organizationId: string, instances: TestApp[] = [app]): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    for (const instance of instances) await settleAll(instance);
+    const held = await app.sql(`select 1 from member_leases where organization_id = $1 union all select 1 from balance_leases where user_id = $1`, [organizationId]);
+    if (held.length === 0) return;
+    await Bun.sleep(20);
+  }
+}
+
+/** The member's unclaimed budget once every claim went back. */
+async function memberBudget(organizationId: string, userId: string, instances: TestApp[] = [app]): Promise<bigint> {
+  await atRest(organizationId, instances);
   const [row] = await app.sql<{ budget: string }>('select budget_nano::text as budget from organization_members where organization_id = $1 and user_id = $2', [
     organizationId,
     userId,
@@ -94,7 +109,7 @@ describe('a member’s limit on /v1', () => {
     const bobServed = served(b!) + again.served;
     expect(bobServed).toBeLessThanOrEqual(4);
 
-    await settleAll(app);
+    await atRest(org);
     const total = BigInt(served(a!) + bobServed + served(o!)) * ONE;
     expect(await balanceNanoInDb(app, org)).toBe(1_000_000_000n - total);
     expect(await Promise.all([owner, alice, bob].map((u) => balanceNanoInDb(app, u.userId)))).toEqual(personal);
@@ -196,6 +211,28 @@ describe('a member’s limit on /v1', () => {
     expect(refused.message).toContain('0\u00a0₽ в месяц');
   });
 
+  test('a claim of an instance that stopped renewing it goes back to the member’s budget when it expires', async () => {
+    const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
+    const org = await createOrganization(app, {
+      members: [
+        { userId: owner.userId, role: 'owner' },
+        { userId: dev.userId, role: 'developer', spendLimitNano: 10n * ONE },
+      ],
+      balanceNano: 1_000_000_000n,
+    });
+    // As a crashed instance leaves it: 6 of the 10 claimed, the budget holding the other 4.
+    await app.sql('update organization_members set budget_nano = $3::bigint where organization_id = $1 and user_id = $2', [org, dev.userId, (4n * ONE).toString()]);
+    await app.sql(
+      `insert into member_leases (organization_id, user_id, instance_id, period_start, amount_nano, expires_at)
+       values ($1, $2, 'crashed', (select budget_period_start from organization_members where organization_id = $1 and user_id = $2),
+               $3::bigint, now() - interval '1 second')`,
+      [org, dev.userId, (6n * ONE).toString()],
+    );
+    await app.instance.services.billing.reapExpiredLeases();
+    expect(await app.sql('select 1 from member_leases where organization_id = $1', [org])).toHaveLength(0);
+    expect(await memberBudget(org, dev.userId)).toBe(10n * ONE);
+  });
+
   test('a new month starts with the whole limit', async () => {
     const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
     const org = await createOrganization(app, {
@@ -240,7 +277,7 @@ describe('a member’s limit on /v1', () => {
       expect(n).toBeLessThanOrEqual(10);
       await settleAll(app);
       await settleAll(other);
-      expect(await memberBudget(org, dev.userId)).toBe(10n * ONE - BigInt(n) * ONE);
+      expect(await memberBudget(org, dev.userId, [app, other])).toBe(10n * ONE - BigInt(n) * ONE);
       expect((await memberSpentThisMonth(app.instance.services.database.db, org)).get(dev.userId)).toBe(BigInt(n) * ONE);
 
       // Used up on both; raised on this instance, the other serves at once (its cached key was dropped).
