@@ -195,6 +195,8 @@ try {
         providerCostNano: null,
         leaseId: null,
         keyLeaseId: null,
+        memberLeaseId: null,
+        member: null,
         overage: null,
         createdAt: new Date(),
         json: undefined,

@@ -204,6 +204,8 @@ function* batches(options: SeedOptions, accounts: { main: Account; others: Accou
       providerCostNano: null,
       leaseId: null,
       keyLeaseId: null,
+      memberLeaseId: null,
+      member: null,
       overage: null,
       createdAt: new Date(at((i + next()) / options.rows)),
       json: undefined,

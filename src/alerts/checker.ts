@@ -8,6 +8,10 @@
 // the key's row of key_limit_alerts only when its period or limit differs. The mail and the webhook call
 // are queued in the outbox in the claim's own transaction: no claim without its messages, and none twice.
 //
+// An organisation's account has no address of its own: its low-balance mail goes to its owners and
+// accountants. A member whose monthly limit in an organisation is reached (spent to it, or a call refused
+// for it) is told, with the organisation's owners and admins, once a month (member-limit.ts).
+//
 // An account's webhook calls share one outbox lane (one call at a time per account), and at most
 // ALERT_WEBHOOK_MAX_QUEUED of them wait: queuing a newer one drops the oldest beyond that (a receiver that
 // is down for a day gets the latest events when it is back, not a day's backlog), with a log line.
@@ -20,7 +24,8 @@ import { enqueueOutbox, type NewOutboxRow } from '../jobs/outbox';
 import { describeLimit, periodStart, type LimitReset } from '../keys';
 import type { Logger } from '../logger';
 import { formatMoneyText, nanoToUnits } from '../money';
-import { keyLimitMail, lowBalanceMail, mailBodies } from './texts';
+import { checkMemberLimits, type MemberCharge } from './member-limit';
+import { keyLimitMail, lowBalanceMail, mailBodies, organizationLowBalanceMail } from './texts';
 
 export const ALERT_MAIL_KIND = 'alerts.mail';
 export const ALERT_WEBHOOK_KIND = 'alerts.webhook';
@@ -48,22 +53,24 @@ const idList = (ids: string[]) => sql`string_to_array(${ids.join(',')}, ',')::uu
 export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDeps) {
   const users = new Set<string>();
   const keys = new Set<string>();
+  /** Members whose limit a charge counted against, by `<organisation>:<member>`; `refused` once any was a refusal. */
+  const members = new Map<string, MemberCharge>();
   let running: Promise<void> | null = null;
   const currency = config.balanceCurrency;
   const topupUrl = `${config.publicBaseUrl}/app/topups`;
   const keysUrl = `${config.publicBaseUrl}/app/keys`;
   const settingsUrl = `${config.publicBaseUrl}/app/account`;
 
-  /** The outbox rows of one event: a mail (when the server sends mail) and a webhook call (when set). */
+  /** The outbox rows of one event: a mail to each address (when the server sends mail) and a webhook call (when set). */
   function messages(
-    email: string,
+    emails: readonly string[],
     mail: { subject: string; text: string; html: string },
     userId: string,
     webhookUrl: string | null,
     event: Record<string, unknown>,
   ): NewOutboxRow[] {
     const rows: NewOutboxRow[] = [];
-    if (config.smtp) rows.push({ kind: ALERT_MAIL_KIND, recipient: email, payload: mail });
+    if (config.smtp) for (const email of emails) rows.push({ kind: ALERT_MAIL_KIND, recipient: email, payload: mail });
     if (webhookUrl) {
       // The body is fixed now, so every retry sends the same bytes (its id lets the receiver drop repeats).
       const body = JSON.stringify({ id: `evt_${randomUUID().replaceAll('-', '')}`, ...event, created: Math.floor(Date.now() / 1000) });
@@ -104,17 +111,30 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
     return db.transaction(async (tx) => {
       // Money is the balance plus what leases hold (what GET /api/balance shows); users whose alert is
       // armed and whose money is under the threshold are claimed, all in this one statement.
-      const claimed = rowsOf<{ user_id: string; email: string; money: unknown; threshold: unknown; webhook_url: string | null }>(
+      // An organisation's mail goes to its owners and accountants (space-separated: no address holds one).
+      const claimed = rowsOf<{
+        user_id: string;
+        email: string;
+        kind: string;
+        organization: string | null;
+        recipients: string | null;
+        money: unknown;
+        threshold: unknown;
+        webhook_url: string | null;
+      }>(
         await tx.execute(sql`
           update account_alerts a set low_balance_alerted_at = now()
           from (
-            select u.id, u.email,
+            select u.id, u.email, u.kind,
               u.balance_nano + coalesce((select sum(l.amount_nano) from balance_leases l where l.user_id = u.id), 0) as money
             from users u where u.id = any(${idList(userIds)})
           ) m
           where a.user_id = m.id and a.low_balance_threshold_nano is not null and a.low_balance_alerted_at is null
             and m.money < a.low_balance_threshold_nano
-          returning a.user_id, m.email, m.money::text as money, a.low_balance_threshold_nano::text as threshold, a.webhook_url`),
+          returning a.user_id, m.email, m.kind, m.money::text as money, a.low_balance_threshold_nano::text as threshold, a.webhook_url,
+            (select o.name from organizations o where o.id = m.id) as organization,
+            (select string_agg(p.email, ' ' order by p.email) from organization_members om join users p on p.id = om.user_id
+              where om.organization_id = m.id and om.role in ('owner', 'accountant')) as recipients`),
       );
       const rows: NewOutboxRow[] = [];
       for (const c of claimed) {
@@ -122,12 +142,20 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
         const threshold = toBig(c.threshold);
         const balanceText = formatMoneyText(money, currency);
         const thresholdText = formatMoneyText(threshold, currency);
-        const mail = {
-          subject: lowBalanceMail.subject(thresholdText),
-          ...mailBodies(lowBalanceMail.lines(balanceText, thresholdText, topupUrl, settingsUrl), [topupUrl, settingsUrl]),
-        };
+        const isOrganization = c.kind === 'organization';
+        const mail = isOrganization
+          ? {
+              subject: organizationLowBalanceMail.subject(c.organization ?? '', thresholdText),
+              ...mailBodies(organizationLowBalanceMail.lines(c.organization ?? '', balanceText, thresholdText, topupUrl, settingsUrl), [topupUrl, settingsUrl]),
+            }
+          : {
+              subject: lowBalanceMail.subject(thresholdText),
+              ...mailBodies(lowBalanceMail.lines(balanceText, thresholdText, topupUrl, settingsUrl), [topupUrl, settingsUrl]),
+            };
+        // An organisation's own address is never mailed.
+        const emails = isOrganization ? (c.recipients ?? '').split(' ').filter(Boolean) : [c.email];
         rows.push(
-          ...messages(c.email, mail, c.user_id, c.webhook_url, {
+          ...messages(emails, mail, c.user_id, c.webhook_url, {
             type: 'balance.low',
             balance: nanoToUnits(money),
             threshold: nanoToUnits(threshold),
@@ -145,6 +173,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
     id: string;
     user_id: string;
     email: string;
+    kind: string;
     name: string;
     key_prefix: string;
     limit: unknown;
@@ -177,7 +206,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
     // (api_keys.budget_nano's invariant); a budget of an earlier period means nothing spent in this one.
     const rows = rowsOf<KeyRow>(
       await db.execute(sql`
-        select k.id, k.user_id, u.email, k.name, k.key_prefix, k.spend_limit_nano::text as limit, k.limit_reset,
+        select k.id, k.user_id, u.email, u.kind, k.name, k.key_prefix, k.spend_limit_nano::text as limit, k.limit_reset,
           k.budget_nano::text as budget, k.budget_period_start as budget_period,
           (select coalesce(sum(c.amount_nano), 0) from key_leases c
             where c.key_id = k.id and c.period_start = k.budget_period_start)::text as claimed,
@@ -208,7 +237,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
         };
         await enqueue(
           tx,
-          messages(key.email, mail, key.user_id, key.webhook_url, {
+          messages(key.kind === 'organization' ? [] : [key.email], mail, key.user_id, key.webhook_url, {
             type: 'key.limit_near',
             keyId: key.id,
             keyName: key.name,
@@ -228,13 +257,18 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
   }
 
   async function drainQueued(): Promise<void> {
-    while (users.size > 0 || keys.size > 0) {
+    while (users.size > 0 || keys.size > 0 || members.size > 0) {
       const userIds = [...users];
       const keyIds = [...keys];
+      const memberCharges = [...members.values()];
       users.clear();
       keys.clear();
+      members.clear();
       try {
-        const claimed = (await checkBalances(userIds)) + (await checkKeys(keyIds));
+        const claimed =
+          (await checkBalances(userIds)) +
+          (await checkKeys(keyIds)) +
+          (await checkMemberLimits({ db, config, enqueue: async (tx, rows) => void (await enqueueOutbox(tx, rows)), mailKind: ALERT_MAIL_KIND }, memberCharges));
         if (claimed > 0) wake();
       } catch (error) {
         // Checked again with the next charge of the same users; a lost check delays an alert, never doubles it.
@@ -247,7 +281,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
     if (running) return;
     running = drainQueued().finally(() => {
       running = null;
-      if (users.size > 0 || keys.size > 0) start();
+      if (users.size > 0 || keys.size > 0 || members.size > 0) start();
     });
   }
 
@@ -255,8 +289,13 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
     /** Billing's observer: note whose balance and keys moved, and check them soon (never on the caller's time). */
     charged(charges: readonly Charge[]) {
       for (const c of charges) {
-        users.add(c.userId);
+        if (!c.member?.refused) users.add(c.userId);
         if (c.keyId) keys.add(c.keyId);
+        if (c.member) {
+          const slot = `${c.member.organizationId}:${c.member.memberId}`;
+          const seen = members.get(slot);
+          members.set(slot, { organizationId: c.member.organizationId, memberId: c.member.memberId, refused: (seen?.refused ?? false) || c.member.refused });
+        }
       }
       // Not in this call: the settlement writer must go on at once.
       setTimeout(start, 0);
@@ -272,7 +311,7 @@ export function createAlertChecker({ db, logger, config, wake }: AlertCheckerDep
 
     /** Resolves once no check is running or waiting. */
     async idle(): Promise<void> {
-      while (running || users.size > 0 || keys.size > 0) {
+      while (running || users.size > 0 || keys.size > 0 || members.size > 0) {
         if (!running) start();
         await running;
       }

@@ -26,6 +26,34 @@ export const keyLimitMail = {
   ],
 };
 
+export const organizationLowBalanceMail = {
+  subject: (organization: string, threshold: string) => `Баланс организации «${organization}» в Conduit ниже ${threshold}`,
+  lines: (organization: string, balance: string, threshold: string, topupUrl: string, settingsUrl: string) => [
+    ['Здравствуйте!'],
+    [`Баланс организации «${organization}» опустился ниже порога, который для неё указан: сейчас на балансе ${balance} (порог ${threshold}).`],
+    ['Когда баланс закончится, запросы к API с ключами организации будут отклоняться: на балансе будет недостаточно средств.'],
+    ['Пополнить баланс организации картой или счётом на оплату:', topupUrl],
+    [
+      'Письмо получают владельцы и бухгалтеры организации. Следующее придёт, когда баланс снова поднимется выше порога и опустится ниже. Изменить порог:',
+      settingsUrl,
+    ],
+  ],
+};
+
+export const memberLimitMail = {
+  subject: (organization: string) => `Исчерпан месячный лимит расходов участника в организации «${organization}»`,
+  toMember: (organization: string, spent: string, limit: string) => [
+    ['Здравствуйте!'],
+    [`Ваши API-ключи в организации «${organization}» израсходовали ${spent} при лимите ${limit}.`],
+    ['До начала следующего месяца запросы с этими ключами будут отклоняться. Поднять лимит могут владелец или администратор организации.'],
+  ],
+  toAdmins: (organization: string, member: string, spent: string, limit: string, membersUrl: string) => [
+    ['Здравствуйте!'],
+    [`Участник ${member} израсходовал в организации «${organization}» ${spent} при месячном лимите ${limit}.`],
+    ['До начала следующего месяца запросы с его ключами будут отклоняться. Изменить лимит участника:', membersUrl],
+  ],
+};
+
 /** The text and HTML parts of a mail from its paragraphs; the listed URLs become links in the HTML. */
 export function mailBodies(lines: string[][], urls: string[]): { text: string; html: string } {
   const text = lines.map((p) => p.join('\n')).join('\n\n');

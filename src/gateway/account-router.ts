@@ -24,6 +24,7 @@ const USAGE_STATUSES = [
   'server_shutdown',
   'refused_balance',
   'refused_key_limit',
+  'refused_member_limit',
 ] as const satisfies readonly UsageStatus[];
 const USAGE_SOURCES = ['upstream', 'tokenizer', 'none', 'cache'] as const satisfies readonly UsageFacts['usageSource'][];
 // A status or source the gateway adds fails the type-check here until the lists name it too.
@@ -54,7 +55,7 @@ const usageRecord = z.object({
     .string()
     .meta({ enum: [...USAGE_STATUSES] })
     .describe(
-      'Чем закончился запрос: ok, клиент ушёл (client_closed), ошибка или таймаут сервиса модели…, отклонён с 402 до обращения к модели: не хватило баланса (refused_balance) или исчерпан лимит ключа (refused_key_limit)',
+      'Чем закончился запрос: ok, клиент ушёл (client_closed), ошибка или таймаут сервиса модели…, отклонён с 402 до обращения к модели: не хватило баланса (refused_balance), исчерпан лимит ключа (refused_key_limit) или месячный лимит участника организации (refused_member_limit)',
     ),
   usageSource: z
     .string()

@@ -138,7 +138,7 @@ export function createTranscriptionsHandler(deps: TranscriptionsHandlerDeps) {
       model,
       stream: false,
     };
-    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, member: payer.memberLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     const formFor = (target: string) => {

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { bearerToken } from '../http/bearer';
 import { AppError, anthropicTypeOf, errorCodes, validationError } from '../http/errors';
 import { errorMessages } from '../http/messages';
-import { accountBlockedMessage, keysMessages, type KeyLimitRef, type KeyVerifier } from '../keys';
+import { accountBlockedMessage, keysMessages, type KeyLimitRef, type KeyVerifier, type MemberLimitRef } from '../keys';
 import { requestIdOf } from '../http/request-id';
 import type { Logger } from '../logger';
 import type { PriceBook } from '../pricing/prices';
@@ -76,15 +76,18 @@ export interface Payer {
   agentId: string | null;
   /** The key's own spend limit, when it has one. */
   keyLimit?: KeyLimitRef | null;
+  /** Its creator's monthly limit in the key's organisation, when there is one. */
+  memberLimit?: MemberLimitRef | null;
 }
 
 /** The caller of a /v1 route: its key pays, within the key's own spend limit when it has one. */
-export function keyPayer(key: { userId: string; keyId: string; limitReset: KeyLimitRef['limitReset'] | null }): Payer {
+export function keyPayer(key: { userId: string; keyId: string; limitReset: KeyLimitRef['limitReset'] | null; memberLimit?: MemberLimitRef | null }): Payer {
   return {
     userId: key.userId,
     apiKeyId: key.keyId,
     agentId: null,
     keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
+    memberLimit: key.memberLimit ?? null,
   };
 }
 
@@ -196,7 +199,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       stream,
     };
     if (messages) base.endpoint = 'messages';
-    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, member: payer.memberLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     // Streams always ask the upstream for usage; the client's own choice decides what it sees.

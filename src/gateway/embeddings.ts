@@ -121,7 +121,7 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
       model: body.model,
       stream: false,
     };
-    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, member: payer.memberLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     // An upstream without the endpoint answers 404: passed through like any 4xx.

@@ -364,7 +364,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       model: body.model,
       stream,
     };
-    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, request: base });
+    const reservation = await billing.reserve(payer.userId, reserveNano, { price, key: payer.keyLimit ?? null, member: payer.memberLimit ?? null, request: base });
     const fail = failureRecorder(billing, reservation, base, started);
 
     // A request without a cap goes with the one reserved for: a well-behaved upstream then never answers past

@@ -191,6 +191,35 @@ export const keyLeases = pgTable(
 );
 
 /**
+ * A slice of an organisation member's monthly spend limit (organization_members.spend_limit_nano) an instance
+ * claims, as key_leases do for a key's limit: the requests of every key the member created in the
+ * organisation reserve against it. `organization_id` and `user_id` name the member (both are users rows:
+ * the organisation's account and the person); a lease of an earlier month is void, an expired one dropped.
+ */
+export const memberLeases = pgTable(
+  'member_leases',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    instanceId: text('instance_id').notNull(),
+    periodStart: timestamp('period_start', { withTimezone: true, mode: 'date' }).notNull(),
+    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('member_leases_member_idx').on(t.organizationId, t.userId),
+    index('member_leases_expiry_idx').on(t.expiresAt),
+    check('member_leases_amount_not_negative', sql`${t.amountNano} >= 0`),
+  ],
+);
+
+/**
  * One row per model request: what was asked, what it cost, how it ended. An append-only log written in
  * batches of thousands of rows, so it has no foreign keys: a key's check is a locking look-up per row per
  * key, 4.4 of the ~11 µs PostgreSQL spent on each row in the benchmark (bench/RESULTS.md). The rows
@@ -227,7 +256,7 @@ export const usageRecords = pgTable(
     endpoint: text('endpoint').notNull().default('chat'),
     /**
      * ok | client_closed | upstream_error | upstream_timeout | upstream_rejected | upstream_dropped |
-     * server_shutdown | refused_balance | refused_key_limit (402 before any model was asked: no tokens, no cost)
+     * server_shutdown | refused_balance | refused_key_limit | refused_member_limit (402 before any model was asked: no tokens, no cost)
      */
     status: text('status').notNull(),
     /** Where the token counts came from: the upstream's usage, or our tokenizer when it sent none. */

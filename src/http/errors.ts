@@ -52,6 +52,8 @@ export const errorCodes = {
   accountBlocked: 'account_blocked',
   insufficientQuota: 'insufficient_quota',
   keySpendLimit: 'key_spend_limit',
+  /** An organisation member's monthly spend limit (organization_members) is used up. */
+  memberSpendLimit: 'member_spend_limit',
   /** 429s: which rate limit refused (the key's or the account's; the message says which). */
   rpmExceeded: 'rpm_exceeded',
   tpmExceeded: 'tpm_exceeded',

@@ -11,6 +11,17 @@ export interface KeyLimitRef {
 }
 
 /**
+ * What the gateway needs to enforce an organisation member's monthly limit (organization_members.spend_limit_nano)
+ * on a key the member created in the organisation; null for every other key. `keyId` is the key it came
+ * with: a change of the member's limit reaches the gateway as a change of each of their keys.
+ */
+export interface MemberLimitRef {
+  keyId: string;
+  organizationId: string;
+  memberId: string;
+}
+
+/**
  * Start of the period `at` falls in: midnight UTC for a day, Monday 00:00 UTC for a week, the 1st at
  * 00:00 UTC for a month. A limit that never resets has one period that began at the epoch.
  */

@@ -9,8 +9,9 @@ import { apiKeys } from './tables';
 import { AppError } from '../http/errors';
 import { keysMessages } from './texts';
 import { nanoToUnits } from '../money';
-import { periodStart, type LimitReset } from './limits';
+import { periodStart, type LimitReset, type MemberLimitRef } from './limits';
 import type { KeyCacheMode, KeyScope } from './types';
+import { notifyMemberKeys, writeMemberLimit, type MemberLimitAudit, type MemberLimitChange } from './member-limits';
 
 /** A key's limit and expiry as its owner sets them (nano-units; null removes). */
 export interface KeyLimits {
@@ -70,6 +71,8 @@ export interface VerifiedKey {
   expiresAt: number | null;
   /** The reset of the key's spend limit; null when the key has no limit. */
   limitReset: LimitReset | null;
+  /** An organisation's key whose creator has a monthly limit in it: that limit holds too; else null. */
+  memberLimit: MemberLimitRef | null;
   /** The owner was blocked by an operator: every key of theirs is refused. */
   userBlocked: boolean;
   /** Which usage the key may read (keys/scope.ts). */
@@ -384,6 +387,32 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
       onRevoked?.(keyId);
     },
 
+    /**
+     * Sets an organisation member's monthly spend limit (nano-units; null removes it), for the keys the member
+     * created in the organisation: it applies at once on every instance, to what they already spent this
+     * month. Null when the member is not in the organisation.
+     */
+    async setMemberLimit(organizationId: string, userId: string, limitNano: bigint | null, audit?: MemberLimitAudit): Promise<MemberLimitChange | null> {
+      if (!isUuid(organizationId) || !isUuid(userId)) return null;
+      const outcome = await db.transaction(async (tx) => {
+        const change = await writeMemberLimit(tx, organizationId, userId, limitNano);
+        if (!change || change.before === change.after) return { change, keyIds: [] as string[] };
+        await audit?.(tx, change);
+        return { change, keyIds: await notifyMemberKeys(tx, KEY_REVOKED_CHANNEL, organizationId, userId) };
+      });
+      for (const keyId of outcome.keyIds) onRevoked?.(keyId);
+      return outcome.change;
+    },
+
+    /**
+     * The member's standing in the organisation changed otherwise (removed, a new role, keys handed over):
+     * every instance drops its cached records of the member's keys there and its claims on their limit.
+     */
+    async memberChanged(organizationId: string, userId: string): Promise<void> {
+      const keyIds = await db.transaction((tx) => notifyMemberKeys(tx, KEY_REVOKED_CHANNEL, organizationId, userId));
+      for (const keyId of keyIds) onRevoked?.(keyId);
+    },
+
     /** Looks a key up by the SHA-256 of its full value; null when no such key exists. */
     async findByHash(keyHash: string): Promise<VerifiedKey | null> {
       const [row] = await db
@@ -400,6 +429,11 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           tpm: apiKeys.tpm,
           rpd: apiKeys.rpd,
           blockedAt: users.blockedAt,
+          createdBy: apiKeys.createdBy,
+          // Whether the creator has a limit in the organisation the key belongs to (raw SQL: the keys
+          // feature sits below organizations/ and does not import its tables).
+          memberLimited: sql<boolean>`exists (select 1 from organization_members m
+            where m.organization_id = ${apiKeys.userId} and m.user_id = ${apiKeys.createdBy} and m.spend_limit_nano is not null)`,
         })
         .from(apiKeys)
         .innerJoin(users, eq(users.id, apiKeys.userId))
@@ -412,6 +446,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             isActive: row.revokedAt === null,
             expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
             limitReset: row.spendLimitNano === null ? null : (row.limitReset as LimitReset),
+            memberLimit: row.memberLimited && row.createdBy ? { keyId: row.keyId, organizationId: row.userId, memberId: row.createdBy } : null,
             userBlocked: row.blockedAt !== null,
             scope: row.scope as KeyScope,
             cache: row.cache as KeyCacheMode,

@@ -101,7 +101,7 @@ export function createMetrics() {
   });
   const leaseTopUps = new Counter({
     name: 'conduit_lease_topups_total',
-    help: 'Lease top-ups from the database, by lease (balance, key) and outcome (ok, refused, failed).',
+    help: 'Lease top-ups from the database, by lease (balance, key, member) and outcome (ok, refused, failed).',
     labelNames: ['lease', 'outcome'] as const,
     registers,
   });
@@ -339,7 +339,7 @@ export function createMetrics() {
       upstreamErrors.labels('dropped').inc();
     },
 
-    leaseTopUp(lease: 'balance' | 'key', outcome: 'ok' | 'refused' | 'failed') {
+    leaseTopUp(lease: 'balance' | 'key' | 'member', outcome: 'ok' | 'refused' | 'failed') {
       leaseTopUps.labels(lease, outcome).inc();
     },
 

@@ -53,6 +53,8 @@ function pending(facts: UsageFacts, createdAt: Date, promptCostNano: bigint, com
     providerCostNano,
     leaseId: null,
     keyLeaseId: null,
+    memberLeaseId: null,
+    member: null,
     overage: null,
     createdAt,
     json: undefined,

@@ -8,7 +8,8 @@ import { AppError, errorCodes } from '../../http/errors';
 import type { ModelPrice } from '../../pricing/prices';
 import { billingContext, toBigInt } from './context';
 import { LeaseHousekeeping } from './housekeeping';
-import { KeyClaims, type KeyLease } from './key-claims';
+import type { KeyLimitRef, MemberLimitRef } from '../../keys';
+import { keyLimitKind, LimitClaims, memberLimitKind, type LimitLease } from './limit-claims';
 import { BalanceLeases, type Lease } from './leases';
 import { outgrow } from './overage';
 import { replayJournal } from './replay';
@@ -27,7 +28,17 @@ import { SettlementWriter } from './writer';
 
 interface InternalReservation extends Reservation {
   lease: Lease;
-  keyLease: KeyLease | null;
+  keyLease: LimitLease<KeyLimitRef> | null;
+  memberLease: LimitLease<MemberLimitRef> | null;
+}
+
+/** What a limit's claim could not cover of a settlement's cost, its `available` set to what is left. */
+function chargeClaim(claim: LimitLease, reservedNano: bigint, costNano: bigint, now: number): bigint {
+  claim.inFlight -= 1;
+  claim.lastUsed = now;
+  const coverable = reservedNano + claim.available;
+  claim.available = costNano <= coverable ? coverable - costNano : 0n;
+  return costNano > coverable ? costNano - coverable : 0n;
 }
 
 export function createBilling(options: BillingOptions) {
@@ -40,8 +51,11 @@ export function createBilling(options: BillingOptions) {
   };
   const writer = new SettlementWriter(ctx);
   const leases = new BalanceLeases(ctx);
-  const claims = new KeyClaims(ctx);
-  const housekeeping = new LeaseHousekeeping(ctx, leases, claims, writer);
+  const claims = new LimitClaims(ctx, keyLimitKind);
+  const memberClaims = new LimitClaims(ctx, memberLimitKind);
+  /** Key id → the member limit slot its requests claimed on this instance: a key's change voids that claim too. */
+  const memberSlotOfKey = new Map<string, string>();
+  const housekeeping = new LeaseHousekeeping(ctx, leases, [claims, memberClaims], writer);
   let unlistenRecall: (() => Promise<void>) | null = null;
 
   /**
@@ -52,20 +66,14 @@ export function createBilling(options: BillingOptions) {
   function settle(reservation: Reservation, facts: UsageFacts): { costNano: bigint } {
     if (reservation.done) return { costNano: 0n };
     reservation.done = true;
-    const { lease, keyLease } = reservation as InternalReservation;
+    const { lease, keyLease, memberLease } = reservation as InternalReservation;
     const cost = usageCost(reservation.price, facts);
     const now = Date.now();
     lease.inFlight -= 1;
     lease.lastUsed = now;
     const coverable = reservation.amountNano + lease.available;
-    let keyShort = 0n;
-    if (keyLease) {
-      keyLease.inFlight -= 1;
-      keyLease.lastUsed = now;
-      const keyCoverable = reservation.amountNano + keyLease.available;
-      keyLease.available = cost.totalNano <= keyCoverable ? keyCoverable - cost.totalNano : 0n;
-      keyShort = cost.totalNano > keyCoverable ? cost.totalNano - keyCoverable : 0n;
-    }
+    const keyShort = keyLease ? chargeClaim(keyLease, reservation.amountNano, cost.totalNano, now) : 0n;
+    const memberShort = memberLease ? chargeClaim(memberLease, reservation.amountNano, cost.totalNano, now) : 0n;
     ctx.observer?.settled(facts, cost);
     // One row object a settlement, made whole at once (every request makes one: no copies, one shape).
     const row: Pending = {
@@ -76,24 +84,34 @@ export function createBilling(options: BillingOptions) {
       providerCostNano: providerCost(facts),
       leaseId: lease.id,
       keyLeaseId: keyLease?.id ?? null,
+      memberLeaseId: memberLease?.id ?? null,
+      member: memberLease?.subject ?? null,
       overage: null,
       createdAt: new Date(now),
       json: undefined,
       segment: null,
     };
-    if (cost.totalNano <= coverable && keyShort === 0n) {
+    if (cost.totalNano <= coverable && keyShort === 0n && memberShort === 0n) {
       lease.available = coverable - cost.totalNano;
       writer.enqueue(row);
       return { costNano: cost.totalNano };
     }
-    // Outgrew a lease: reservations of this user (and key) wait until this settlement is written.
-    outgrow(logger, row, cost.totalNano, lease, coverable, keyLease, keyShort);
+    // Outgrew a lease: reservations of this user (and key, and member) wait until this settlement is written.
+    outgrow(
+      logger,
+      row,
+      cost.totalNano,
+      lease,
+      coverable,
+      { claim: keyLease, short: keyShort, keyId: keyLease?.subject.keyId ?? null },
+      { claim: memberLease, short: memberShort },
+    );
     writer.enqueue(row);
     return { costNano: cost.totalNano };
   }
 
   /** Queues a row for usage that reserved nothing: no lease is charged, the row only tells what happened. */
-  function record(facts: UsageFacts) {
+  function record(facts: UsageFacts, member: MemberLimitRef | null = null) {
     writer.enqueue({
       facts,
       promptCostNano: 0n,
@@ -102,6 +120,8 @@ export function createBilling(options: BillingOptions) {
       providerCostNano: null,
       leaseId: null,
       keyLeaseId: null,
+      memberLeaseId: null,
+      member,
       overage: null,
       createdAt: new Date(),
       json: undefined,
@@ -109,19 +129,26 @@ export function createBilling(options: BillingOptions) {
     });
   }
 
-  /** A request refused with 402 (balance or key limit): a row of no tokens and no cost says so in its owner's usage. */
-  function recordRefusal(request: RefusalFacts, error: AppError) {
-    record({
-      ...request,
-      promptTokens: 0,
-      completionTokens: 0,
-      totalTokens: 0,
-      status: error.errorCode === errorCodes.keySpendLimit ? 'refused_key_limit' : 'refused_balance',
-      usageSource: 'none',
-      upstreamStatus: null,
-      error: error.message,
-      durationMs: 0,
-    });
+  /**
+   * A request refused with 402 (balance, key or member limit): a row of no tokens and no cost says so in its
+   * owner's usage; a refusal for the member's limit names the member, for the alert.
+   */
+  function recordRefusal(request: RefusalFacts, error: AppError, member: MemberLimitRef | null) {
+    const forMember = error.errorCode === errorCodes.memberSpendLimit;
+    record(
+      {
+        ...request,
+        promptTokens: 0,
+        completionTokens: 0,
+        totalTokens: 0,
+        status: forMember ? 'refused_member_limit' : error.errorCode === errorCodes.keySpendLimit ? 'refused_key_limit' : 'refused_balance',
+        usageSource: 'none',
+        upstreamStatus: null,
+        error: error.message,
+        durationMs: 0,
+      },
+      forMember ? member : null,
+    );
   }
 
   const returnIdleLeases = (all = false) => housekeeping.returnIdle(all);
@@ -131,8 +158,8 @@ export function createBilling(options: BillingOptions) {
     instanceId,
 
     /**
-     * Sets `amountNano` aside for one request, or fails with 402 when the balance (or the key's limit)
-     * cannot cover it.
+     * Sets `amountNano` aside for one request, or fails with 402 when the balance (or the key's limit, or
+     * its member's) cannot cover it.
      */
     async reserve(userId: string, amountNano: bigint, options: ReserveOptions = {}): Promise<Reservation> {
       // One try around it all: free in an async function, where a wrapping call would add a promise a request.
@@ -141,13 +168,24 @@ export function createBilling(options: BillingOptions) {
         const deadline = Date.now() + admissionWaitMs;
         if (writer.backlog >= maxPending) await writer.admit(deadline);
         const keyLease = options.key ? await claims.reserve(options.key, amountNano, deadline) : null;
+        let memberLease: LimitLease<MemberLimitRef> | null = null;
+        if (options.member) {
+          memberSlotOfKey.set(options.member.keyId, memberLimitKind.slot(options.member));
+          try {
+            memberLease = await memberClaims.reserve(options.member, amountNano, deadline);
+          } catch (error) {
+            if (keyLease) claims.unreserve(keyLease, amountNano);
+            throw error;
+          }
+        }
         const lease = leases.of(userId);
         if (lease.owing || lease.available < amountNano) {
           try {
             await leases.acquire(lease, amountNano, deadline);
           } catch (error) {
-            // The key's claim goes back: this request will not run.
+            // The limits' claims go back: this request will not run.
             if (keyLease) claims.unreserve(keyLease, amountNano);
+            if (memberLease) memberClaims.unreserve(memberLease, amountNano);
             throw error;
           }
         } else {
@@ -160,10 +198,11 @@ export function createBilling(options: BillingOptions) {
           done: false,
           lease,
           keyLease,
+          memberLease,
         };
         return reservation;
       } catch (error) {
-        if (options.request && error instanceof AppError && error.status === 402) recordRefusal(options.request, error);
+        if (options.request && error instanceof AppError && error.status === 402) recordRefusal(options.request, error, options.member ?? null);
         throw error;
       }
     },
@@ -175,9 +214,17 @@ export function createBilling(options: BillingOptions) {
       settle(reservation, { ...facts, promptTokens: 0, completionTokens: 0, totalTokens: 0 });
     },
 
-    /** The key's limit or reset changed: this instance stops reserving against its old claim. */
+    /**
+     * The key's limit or reset changed, or its creator's limit in the organisation: this instance stops
+     * reserving against its old claims.
+     */
     keyChanged(keyId: string) {
       claims.changed(keyId);
+      const memberSlot = memberSlotOfKey.get(keyId);
+      if (memberSlot !== undefined) {
+        memberSlotOfKey.delete(keyId);
+        memberClaims.changed(memberSlot);
+      }
     },
 
     /** Settlements queued and not yet written (for operators and tests). */

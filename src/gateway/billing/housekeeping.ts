@@ -1,23 +1,23 @@
-// Lease housekeeping, on a timer: leases and key claims nobody used for a moment go back to the balance and
-// the keys' budgets (after what they owe is written), this instance's live ones are renewed, and those of
+// Lease housekeeping, on a timer: leases and limit claims (keys', members') nobody used for a moment go back
+// to the balance and the limits' budgets (after what they owe is written), this instance's live ones are renewed, and those of
 // instances that stopped renewing them (crashed) are returned by whichever instance sees them expire.
 // Reapers run one at a time across instances (a transaction-scoped advisory lock), so two never lock the
 // same rows in two orders.
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client';
 import type { BillingContext } from './context';
-import type { KeyClaims } from './key-claims';
+import type { LimitClaims } from './limit-claims';
 import type { BalanceLeases } from './leases';
 import type { SettlementWriter } from './writer';
 
 export class LeaseHousekeeping {
   private readonly ctx: BillingContext;
   private readonly leases: BalanceLeases;
-  private readonly claims: KeyClaims;
+  private readonly claims: readonly LimitClaims<unknown>[];
   private readonly writer: SettlementWriter;
   private timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(ctx: BillingContext, leases: BalanceLeases, claims: KeyClaims, writer: SettlementWriter) {
+  constructor(ctx: BillingContext, leases: BalanceLeases, claims: readonly LimitClaims<unknown>[], writer: SettlementWriter) {
     this.ctx = ctx;
     this.leases = leases;
     this.claims = claims;
@@ -49,8 +49,8 @@ export class LeaseHousekeeping {
     const isIdle = (l: { inFlight: number; toppingUp: unknown; owing: unknown; lastUsed: number }) =>
       l.inFlight === 0 && !l.toppingUp && !l.owing && (all || now - l.lastUsed >= this.ctx.idleReturnMs);
     const idle = [...leases.byUser.values()].filter(isIdle);
-    const idleKeys = [...claims.byKey.values(), ...claims.retired].filter((l) => isIdle(l) || (l.stale && l.inFlight === 0 && !l.toppingUp && !l.owing));
-    if (idle.length === 0 && idleKeys.length === 0) return;
+    const idleClaims = claims.map((c) => [...c.byKey.values(), ...c.retired].filter((l) => isIdle(l) || (l.stale && l.inFlight === 0 && !l.toppingUp && !l.owing)));
+    if (idle.length === 0 && idleClaims.every((l) => l.length === 0)) return;
     await this.writer.flush();
     for (const lease of idle) {
       // A request may have reserved against it while the flush ran.
@@ -61,13 +61,16 @@ export class LeaseHousekeeping {
         this.ctx.logger.error('could not return a lease; it will expire', { error, leaseId: lease.id });
       }
     }
-    for (const lease of idleKeys) {
-      if (lease.inFlight > 0) continue;
-      if (!lease.stale && claims.byKey.get(lease.keyId) !== lease) continue;
-      try {
-        await claims.returnClaim(lease);
-      } catch (error) {
-        this.ctx.logger.error('could not return a key limit claim; it will expire', { error, leaseId: lease.id });
+    for (const [i, idleOfKind] of idleClaims.entries()) {
+      const kind = claims[i]!;
+      for (const lease of idleOfKind) {
+        if (lease.inFlight > 0) continue;
+        if (!lease.stale && kind.byKey.get(lease.slot) !== lease) continue;
+        try {
+          await kind.returnClaim(lease);
+        } catch (error) {
+          this.ctx.logger.error(`could not return a ${kind.kind.name} limit claim; it will expire`, { error, leaseId: lease.id });
+        }
       }
     }
   }
@@ -80,11 +83,14 @@ export class LeaseHousekeeping {
     await db.execute(sql`
       update key_leases set expires_at = now() + make_interval(secs => ${leaseTtlSeconds})
       where instance_id = ${instanceId}`);
+    await db.execute(sql`
+      update member_leases set expires_at = now() + make_interval(secs => ${leaseTtlSeconds})
+      where instance_id = ${instanceId}`);
   }
 
   /**
    * Returns leases of instances that stopped renewing them (crashed) to their users' balances, and
-   * their key claims to the keys' budgets (a claim of a past period just goes). One reaper at a time
+   * their key and member claims to the limits' budgets (a claim of a past period just goes). One reaper at a time
    * across instances (a transaction-scoped advisory lock), so two never lock the same rows in two orders.
    */
   async reapExpired(): Promise<number> {
@@ -111,6 +117,16 @@ export class LeaseHousekeeping {
         )
         update api_keys k set budget_nano = k.budget_nano + sums.total
         from sums where k.id = sums.key_id and k.budget_period_start = sums.period_start`);
+      await tx.execute(sql`
+        with expired as (
+          delete from member_leases where expires_at < now() returning organization_id, user_id, amount_nano, period_start
+        ), sums as (
+          select organization_id, user_id, period_start, sum(amount_nano)::bigint as total from expired
+          group by organization_id, user_id, period_start
+        )
+        update organization_members m set budget_nano = m.budget_nano + sums.total
+        from sums where m.organization_id = sums.organization_id and m.user_id = sums.user_id
+          and m.budget_period_start = sums.period_start`);
       const n = Number(rows[0]?.n ?? 0);
       if (n > 0) this.ctx.logger.warn('returned expired balance leases', { count: n });
       return n;

@@ -6,13 +6,15 @@
 // statement (rows.ts), and a bounded backlog makes new reservations wait when the writer falls behind
 // (writer.ts). At every commit users.balance_nano + Σ leases = Σ ledger; a lease outlives its instance only
 // until it expires, and then any instance returns it to the balance. Idle leases go back on their own after
-// a moment (housekeeping.ts). Keys with a spend limit reserve the same way against a slice of the key's
-// budget (key-claims.ts). An answer that costs more than its lease holds is settled on its own against the
-// balance, down to zero and never below (overage.ts). Every settlement is in the journal before the
+// a moment (housekeeping.ts). Keys with a spend limit, and the keys of an organisation member with a monthly
+// limit, reserve the same way against a slice of the limit's budget (limit-claims.ts). An answer that
+// costs more than its lease holds is settled on its own against the balance, down to zero and never below
+// (overage.ts). Every settlement is in the journal before the
 // answer's last byte, and an instance that starts writes what dead ones journaled (replay.ts).
 //
 // Lock order. Every transaction that touches more than one of these tables takes their rows in this
-// order: balance_leases → key_leases → api_keys → users → usage_rollups → usage_rollups_daily (the sums
+// order: balance_leases → key_leases → api_keys → member_leases → organization_members → users →
+// usage_rollups → usage_rollups_daily (the sums
 // are added last: the overage transaction writes its row at its end, and the batch statement runs the CTEs
 // its result does not read, the inserts, after the ones it does). A transaction never locks a users row with
 // FOR UPDATE: the foreign key of ledger_entries takes KEY SHARE locks on it, which FOR UPDATE

@@ -4,7 +4,8 @@
 // the user's next request waits for that settlement and gets 402. Such a settlement is rare and written on
 // its own transaction, by the same single writer as the batches and in order with them (writer.ts), so an
 // instance never runs the two at once. Its transaction takes rows in the lock order (see index.ts):
-// balance_leases → key_leases → api_keys → users, the users row FOR NO KEY UPDATE.
+// balance_leases → key_leases → api_keys → member_leases → organization_members → users, the users row
+// FOR NO KEY UPDATE.
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client';
 import { AppError } from '../../http/errors';
@@ -20,10 +21,16 @@ export interface Owing {
   owing: Promise<void> | null;
 }
 
+/** A limit's claim a settlement outgrew, and what it could not cover. */
+export interface ClaimShort {
+  claim: Owing | null;
+  short: bigint;
+}
+
 /**
  * Makes `row` an overage: the lease gives what it can (`coverable`, the reservation plus what the lease
- * held) and reservations of this user (and key) wait until the settlement is written. `keyShort` is what
- * the key's claim could not cover.
+ * held) and reservations of this user (and key, and member) wait until the settlement is written. `key`
+ * and `member` say what their claims could not cover.
  */
 export function outgrow(
   logger: Logger,
@@ -31,9 +38,11 @@ export function outgrow(
   totalNano: bigint,
   lease: Owing & { userId: string; available: bigint },
   coverable: bigint,
-  keyLease: (Owing & { keyId: string }) | null,
-  keyShort: bigint,
+  key: ClaimShort & { keyId: string | null },
+  member: ClaimShort,
 ) {
+  const keyLease = key.claim;
+  const memberLease = member.claim;
   const fromLease = minBig(totalNano, coverable);
   lease.available = coverable - fromLease;
   let done!: () => void;
@@ -41,10 +50,12 @@ export function outgrow(
   const clear = () => {
     if (lease.owing === written) lease.owing = null;
     if (keyLease && keyLease.owing === written) keyLease.owing = null;
+    if (memberLease && memberLease.owing === written) memberLease.owing = null;
   };
   void written.then(clear);
   lease.owing = written;
   if (keyLease) keyLease.owing = written;
+  if (memberLease) memberLease.owing = written;
   logger.warn('usage exceeded the lease; settling the rest against the balance', {
     userId: lease.userId,
     requestId: row.facts.requestId,
@@ -54,9 +65,12 @@ export function outgrow(
   row.costNano = fromLease;
   row.overage = {
     fromBalanceNano: totalNano - fromLease,
-    keyId: keyLease?.keyId ?? null,
-    keyLeaseCostNano: totalNano - keyShort,
-    fromKeyBudgetNano: keyShort,
+    keyId: keyLease ? key.keyId : null,
+    keyLeaseCostNano: totalNano - key.short,
+    fromKeyBudgetNano: key.short,
+    member: memberLease && row.member ? { organizationId: row.member.organizationId, memberId: row.member.memberId } : null,
+    memberLeaseCostNano: totalNano - member.short,
+    fromMemberBudgetNano: member.short,
     done,
   };
 }
@@ -134,6 +148,16 @@ export async function writeOverage(ctx: BillingContext, p: Pending, overage: Ove
           update api_keys set budget_nano = greatest(budget_nano - ${overage.fromKeyBudgetNano.toString()}::bigint, 0)
           where id = ${overage.keyId}`);
     }
+    if (p.memberLeaseId && overage.memberLeaseCostNano > 0n) {
+      await tx.execute(sql`
+          update member_leases set amount_nano = greatest(amount_nano - ${overage.memberLeaseCostNano.toString()}::bigint, 0)
+          where id = ${p.memberLeaseId}`);
+    }
+    if (overage.member && overage.fromMemberBudgetNano > 0n) {
+      await tx.execute(sql`
+          update organization_members set budget_nano = greatest(budget_nano - ${overage.fromMemberBudgetNano.toString()}::bigint, 0)
+          where organization_id = ${overage.member.organizationId} and user_id = ${overage.member.memberId}`);
+    }
     const owed = total - fromLease;
     let taken = 0n;
     if (owed > 0n) {
@@ -145,7 +169,7 @@ export async function writeOverage(ctx: BillingContext, p: Pending, overage: Ove
     }
     const charged = fromLease + taken;
     const unpaid = total - charged;
-    await tx.execute(sql`${recordRowsSql(`[${serialize({ ...p, leaseId: null, keyLeaseId: null }, charged, unpaid)}]`)} select 1`);
+    await tx.execute(sql`${recordRowsSql(`[${serialize({ ...p, leaseId: null, keyLeaseId: null, memberLeaseId: null }, charged, unpaid)}]`)} select 1`);
     return { charged, unpaid };
   });
   if (unpaid > 0n) {

@@ -32,6 +32,9 @@ export function overageLine(row: Pending): string {
           fromBalanceNano: tag(overage.fromBalanceNano),
           keyLeaseCostNano: tag(overage.keyLeaseCostNano),
           fromKeyBudgetNano: tag(overage.fromKeyBudgetNano),
+          member: overage.member,
+          memberLeaseCostNano: tag(overage.memberLeaseCostNano),
+          fromMemberBudgetNano: tag(overage.fromMemberBudgetNano),
         }
       : null,
   });
@@ -53,12 +56,18 @@ function fromJournal(entry: unknown): Pending {
       providerCostNano: line.providerCostNano === null || line.providerCostNano === undefined ? null : amount(line.providerCostNano),
       leaseId: line.leaseId ?? null,
       keyLeaseId: line.keyLeaseId ?? null,
+      memberLeaseId: line.memberLeaseId ?? null,
+      member: line.member ?? null,
       overage: o
         ? {
             keyId: typeof o.keyId === 'string' ? o.keyId : null,
             fromBalanceNano: amount(o.fromBalanceNano),
             keyLeaseCostNano: amount(o.keyLeaseCostNano),
             fromKeyBudgetNano: amount(o.fromKeyBudgetNano),
+            // Lines journaled before member limits have none of these.
+            member: (o.member as { organizationId: string; memberId: string } | undefined) ?? null,
+            memberLeaseCostNano: o.memberLeaseCostNano === undefined ? 0n : amount(o.memberLeaseCostNano),
+            fromMemberBudgetNano: o.fromMemberBudgetNano === undefined ? 0n : amount(o.fromMemberBudgetNano),
             done: () => {},
           }
         : null,
@@ -97,6 +106,8 @@ function fromJournal(entry: unknown): Pending {
     providerCostNano: row.provider_cost_nano === null || row.provider_cost_nano === undefined ? null : BigInt(String(row.provider_cost_nano)),
     leaseId: text(row.lease_id),
     keyLeaseId: text(row.key_lease_id),
+    memberLeaseId: text(row.member_lease_id),
+    member: null,
     overage: null,
     createdAt: new Date(String(row.created_at)),
     json: undefined,

@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Journal } from '../journal';
+import type { MemberLimitRef } from '../../keys';
 import type { UsageFacts } from './types';
 
 export interface Pending {
@@ -18,6 +19,10 @@ export interface Pending {
   providerCostNano: bigint | null;
   leaseId: string | null;
   keyLeaseId: string | null;
+  /** The claim on the organisation member's monthly limit it was reserved against (member_leases). */
+  memberLeaseId: string | null;
+  /** The member whose limit it counted against, or refused it (alerts are told); null: none. */
+  member: MemberLimitRef | null;
   /** Set on a settlement that outgrew its leases: written on its own transaction, in order. */
   overage: Overage | null;
   createdAt: Date;
@@ -38,6 +43,12 @@ export interface Overage {
   keyLeaseCostNano: bigint;
   /** What the key's claim could not cover: taken from api_keys.budget_nano down to zero. */
   fromKeyBudgetNano: bigint;
+  /** The member whose limit it counted against; null: none. */
+  member: { organizationId: string; memberId: string } | null;
+  /** Charged against the member's claim (member_leases). */
+  memberLeaseCostNano: bigint;
+  /** What the member's claim could not cover: taken from organization_members.budget_nano down to zero. */
+  fromMemberBudgetNano: bigint;
   done: () => void;
 }
 
@@ -84,6 +95,7 @@ const ROW_COLUMNS = [
   ['attempts', 'integer'],
   ['provider_cost_nano', 'bigint'],
   ['audio_ms', 'integer'],
+  ['member_lease_id', 'uuid'],
 ] as const;
 
 /** The row's values in ROW_COLUMNS order, as JSON. */
@@ -116,6 +128,7 @@ export function serialize(p: Pending, costNano: bigint, unpaidNano: bigint): str
     f.attempts ?? null,
     p.providerCostNano === null ? null : p.providerCostNano.toString(),
     f.audioMs ?? null,
+    costNano > 0n ? p.memberLeaseId : null,
   ]);
 }
 
@@ -200,10 +213,10 @@ with r as (
 /**
  * One statement writes a whole batch (atomic on its own, so no BEGIN/COMMIT round trips): the usage rows,
  * a ledger row per charged settlement, the debit of each lease by what was charged against it, and of
- * each key claim. A charge whose lease is gone (expired and returned during a stall longer than its
+ * each key claim and member claim. A charge whose lease is gone (expired and returned during a stall longer than its
  * lifetime) is taken from the balance the lease went back to, never below zero; those come back as rows
  * to log. The users update reads the lease update's result, so lease rows are locked before users rows.
- * A key claim that is gone is not charged again: a key's limit is a cap, not money.
+ * A key or member claim that is gone is not charged again: a limit is a cap, not money.
  */
 const writeBatchSql = (rowsJson: string, leaseTtlSeconds: number) => sql`
 ${recordRowsSql(rowsJson)}, sums as (
@@ -221,6 +234,13 @@ ${recordRowsSql(rowsJson)}, sums as (
   update key_leases k set amount_nano = greatest(k.amount_nano - s.total, 0)
   from key_sums s where k.id = s.key_lease_id
   returning k.id
+), member_sums as (
+  select member_lease_id, sum(cost_nano)::bigint as total from r where cost_nano > 0 and member_lease_id is not null
+  group by member_lease_id
+), member_debited as (
+  update member_leases m set amount_nano = greatest(m.amount_nano - s.total, 0)
+  from member_sums s where m.id = s.member_lease_id
+  returning m.id
 ), missed as (
   select m.user_id, m.total, u.balance_nano as before
   from (select user_id, sum(total)::bigint as total from sums

@@ -2,7 +2,7 @@
 // holds while it runs, and the options of createBilling. Money is bigint nano-units throughout.
 import type { Config } from '../../config';
 import type { Database, DatabaseHandle } from '../../db/client';
-import type { KeyLimitRef } from '../../keys';
+import type { KeyLimitRef, MemberLimitRef } from '../../keys';
 import type { Logger } from '../../logger';
 import type { USAGE_ENDPOINTS } from '../usage-input';
 import { billedCompletionTokens, costOf, secondsCostOf, totalCostOf, type ModelPrice, type RequestCost } from '../../pricing/prices';
@@ -19,7 +19,9 @@ export type UsageStatus =
   /** Refused with 402 before anything was asked of a model: the balance could not cover the reservation. */
   | 'refused_balance'
   /** Refused with 402 before anything was asked of a model: the key's spend limit for its period is used up. */
-  | 'refused_key_limit';
+  | 'refused_key_limit'
+  /** Refused with 402 before anything was asked of a model: the organisation member's monthly limit is used up. */
+  | 'refused_member_limit';
 
 export interface UsageFacts {
   userId: string;
@@ -113,7 +115,7 @@ export interface BillingObserver {
   /** `cost.totalNano`: the price of the tokens (what was charged, unless the balance could not cover it all). */
   settled(facts: UsageFacts, cost: RequestCost): void;
   unpaid(nano: bigint): void;
-  topUp(lease: 'balance' | 'key', outcome: 'ok' | 'refused' | 'failed'): void;
+  topUp(lease: 'balance' | 'key' | 'member', outcome: 'ok' | 'refused' | 'failed'): void;
   /**
    * Settlements that cost something, told once their batch (or overage) has committed: whose balance and
    * which limited key's spend just moved (keyId null for a key without a limit). Called on the writer's
@@ -126,6 +128,11 @@ export interface Charge {
   userId: string;
   /** The key whose spend limit the settlement counted against; null: none. */
   keyId: string | null;
+  /**
+   * The organisation member whose monthly limit the settlement counted against, or whose call that limit
+   * refused (a charge of nothing); absent: none.
+   */
+  member?: { organizationId: string; memberId: string; refused: boolean } | null;
 }
 
 /** NOTIFY channel (payload: user id) asking every instance to hand back the unreserved part of its lease. */
@@ -136,6 +143,8 @@ export interface ReserveOptions {
   price?: ModelPrice;
   /** The key's spend limit to reserve against as well (keys without one pass null). */
   key?: KeyLimitRef | null;
+  /** The key's creator's monthly limit in its organisation, to reserve against as well (null: none). */
+  member?: MemberLimitRef | null;
   /**
    * Who asks and for what: given, a request refused with 402 (balance or key limit) leaves a usage row of
    * no tokens and no cost saying so, queued like any settlement (the owner sees refused calls in usage).

@@ -155,9 +155,12 @@ export class SettlementWriter {
     const charges: Charge[] = [];
     for (let i = from; i < from + n; i++) {
       const p = this.pending[i]!;
-      if (p.costNano <= 0n) continue;
+      // A refusal for a member's limit charges nothing, but the member and the admins are told of it.
+      const refused = p.member !== null && p.facts.status === 'refused_member_limit';
+      if (p.costNano <= 0n && !refused) continue;
       const limited = p.keyLeaseId !== null || (p.overage?.keyId ?? null) !== null;
-      charges.push({ userId: p.facts.userId, keyId: limited ? (p.facts.apiKeyId ?? p.overage?.keyId ?? null) : null });
+      const member = p.member ? { organizationId: p.member.organizationId, memberId: p.member.memberId, refused } : null;
+      charges.push({ userId: p.facts.userId, keyId: limited ? (p.facts.apiKeyId ?? p.overage?.keyId ?? null) : null, member });
     }
     if (charges.length === 0) return;
     // The rows are written whatever the observer does: a throw here must not leave them to be written again.

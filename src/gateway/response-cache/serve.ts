@@ -14,7 +14,7 @@ import { settleAnswer, tokenCount } from '../settlement';
 import { pricedModel } from '../v1-request';
 import { CACHE_HEADER, type CacheOwner, cacheable, requestHash } from './request-key';
 import { type CachedAnswer, MAX_CACHED_ANSWER_CHARS, type ResponseCacheStore } from './store';
-import type { KeyCacheMode, KeyLimitRef } from '../../keys';
+import type { KeyCacheMode, KeyLimitRef, MemberLimitRef } from '../../keys';
 
 const BILLION = 1_000_000_000n;
 
@@ -71,7 +71,7 @@ export interface ResponseCacheDeps {
 
 /** One chat request the cache is asked about: who pays, whose answers it reads, and the request. */
 export interface CacheCall {
-  payer: { userId: string; apiKeyId: string; keyLimit?: KeyLimitRef | null };
+  payer: { userId: string; apiKeyId: string; keyLimit?: KeyLimitRef | null; memberLimit?: MemberLimitRef | null };
   owner: CacheOwner;
   mode: KeyCacheMode;
   body: ChatRequest;
@@ -88,7 +88,12 @@ export function createResponseCache(deps: ResponseCacheDeps) {
     const counts = { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, totalTokens: answer.totalTokens };
     const priced = hitPrice(price, config.cacheHitPriceRatioNano);
     const base: RefusalFacts = { userId: payer.userId, apiKeyId: payer.apiKeyId, agentId: null, requestId, model, stream: false };
-    const reservation = await billing.reserve(payer.userId, usageCost(priced, counts).totalNano, { price: priced, key: payer.keyLimit ?? null, request: base });
+    const reservation = await billing.reserve(payer.userId, usageCost(priced, counts).totalNano, {
+      price: priced,
+      key: payer.keyLimit ?? null,
+      member: payer.memberLimit ?? null,
+      request: base,
+    });
     const { costNano } = settleAnswer(billing, logger, reservation, {
       ...base,
       ...counts,

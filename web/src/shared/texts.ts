@@ -36,6 +36,7 @@ export const usageStatusLabels: Partial<Record<string, string>> = {
   server_shutdown: 'Сервер перезапускался',
   refused_balance: 'Отклонён: недостаточно средств',
   refused_key_limit: 'Отклонён: лимит ключа исчерпан',
+  refused_member_limit: 'Отклонён: лимит участника исчерпан',
 };
 
 export const orderStatusLabels: Record<OrderStatus, string> = {
