@@ -143,6 +143,8 @@ export const closingTexts = {
   correctionOf: (kind: string, number: number, date: string) => `Исправленный документ: выпущен взамен документа «${kind} № ${number} от ${date}»`,
   vatLine: (rate: number, amount: string) => `В том числе НДС ${rate}%: ${amount}`,
   noVat: 'Без НДС',
+  /** In the УПД's rate and tax columns. */
+  noVatCell: 'без НДС',
   ogrn: 'ОГРН',
   bankDetails: (account: string, bank: string, bik: string, correspondent: string) =>
     [[account ? `р/с ${account}` : '', bank ? `в ${bank}` : ''].filter(Boolean).join(' '), bik ? `БИК ${bik}` : '', correspondent ? `к/с ${correspondent}` : '']

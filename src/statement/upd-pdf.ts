@@ -67,12 +67,12 @@ export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
   const aligns: Column['align'][] = ['center', 'center', 'left', 'center', 'center', 'right', 'right', 'right', 'center', 'center', 'right', 'right'];
   const titles = [K.n, K.code, K.name, K.unitCode, K.unit, K.quantity, K.price, K.costWithoutVat, K.excise, K.rate, K.vat, K.costWithVat];
   const columns: Column[] = titles.map((title, i) => ({ title, width: widths[i]!, align: aligns[i]! }));
-  const rate = vatPayer ? `${facts.vatRate}%` : C.noVat.toLowerCase();
+  const rate = vatPayer ? `${facts.vatRate}%` : C.noVatCell;
   const rows = facts.lines.map((line, i) => {
     const amount = BigInt(line.amountNano);
     const vat = BigInt(line.vatNano);
     const net = formatDocumentNumber(amount - vat);
-    return [String(i + 1), C.notApplicable, line.name, C.unitCode, C.unitName, '1', net, net, C.noExcise, rate, vatPayer ? formatDocumentNumber(vat) : C.noVat.toLowerCase(), formatDocumentNumber(amount)];
+    return [String(i + 1), C.notApplicable, line.name, C.unitCode, C.unitName, '1', net, net, C.noExcise, rate, vatPayer ? formatDocumentNumber(vat) : C.noVatCell, formatDocumentNumber(amount)];
   });
   // Under the heading, the form's column numbers (А, Б, 1 … 9), as an accountant finds the columns by them.
   c.table(columns, titles, [['А', 'Б', '1', '2', '2а', '3', '4', '5', '6', '7', '8', '9'], ...rows]);
@@ -91,7 +91,7 @@ export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
   };
   cell(widths[7]!, formatDocumentNumber(amount - vat));
   cell(widths[8]! + widths[9]!, 'X');
-  cell(widths[10]!, vatPayer ? formatDocumentNumber(vat) : C.noVat.toLowerCase());
+  cell(widths[10]!, vatPayer ? formatDocumentNumber(vat) : C.noVatCell);
   cell(widths[11]!, formatDocumentNumber(amount));
   doc.x = left;
   doc.y = totalY + 20;
