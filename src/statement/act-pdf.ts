@@ -22,9 +22,9 @@ export function customerParty(c: ClosingCustomer): { name: string; text: string 
   return { name, text: partyText(c, c.email ? `${T.email} ${c.email.replace(/-/g, '\u2011')}` : '') };
 }
 
-/** «В том числе НДС 20%: 166,67» or «Без НДС». */
-export const vatText = (facts: Pick<ClosingFacts, 'vatRate' | 'vatNano'>) =>
-  facts.vatRate === null ? C.noVat : C.vatLine(facts.vatRate, formatDocumentNumber(BigInt(facts.vatNano)));
+/** «В том числе НДС 20%: 166,67»; without НДС the operator's own words («Без НДС (УСН)»), else «Без НДС». */
+export const vatText = (facts: Pick<ClosingFacts, 'vatRate' | 'vatNano' | 'supplier'>) =>
+  facts.vatRate === null ? facts.supplier.vatNote || C.noVat : C.vatLine(facts.vatRate, formatDocumentNumber(BigInt(facts.vatNano)));
 
 export const linesOf = (facts: ClosingFacts): DocumentLine[] =>
   facts.lines.map((l) => ({ name: l.name, quantity: 1, unit: T.serviceUnit, priceNano: BigInt(l.amountNano) }));
