@@ -66,7 +66,14 @@ const facts: ClosingFacts = {
   vatRate: null,
   vatNano: '0',
   supplier,
-  customer: { ...customer, ogrn: '1157746000000', bankName: 'ПАО «Банк»', bik: '044525000', account: '40702810000000000001', correspondentAccount: '30101810000000000000' },
+  customer: {
+    ...customer,
+    ogrn: '1157746000000',
+    bankName: 'ПАО «Банк»',
+    bik: '044525000',
+    account: '40702810000000000001',
+    correspondentAccount: '30101810000000000000',
+  },
   updStatus: null,
   corrects: null,
 };

@@ -212,9 +212,7 @@ export function createClosingDocuments({ db, documents, operator, currency, supp
     corrects: ClosingDocument | null,
   ): Promise<ClosingDocument | null> {
     const year = Number(date.slice(0, 4));
-    const [taken] = rowsOf<{ next: number }>(
-      await tx.execute(sql`select coalesce(max(number), 0) + 1 as next from closing_documents where year = ${year}`),
-    );
+    const [taken] = rowsOf<{ next: number }>(await tx.execute(sql`select coalesce(max(number), 0) + 1 as next from closing_documents where year = ${year}`));
     const number = Number(taken!.next);
     const facts: ClosingFacts = {
       ...draft,
@@ -271,7 +269,9 @@ export function createClosingDocuments({ db, documents, operator, currency, supp
             const [existing] = await tx
               .select({ id: closingDocuments.id })
               .from(closingDocuments)
-              .where(and(eq(closingDocuments.userId, userId), eq(closingDocuments.month, month), eq(closingDocuments.kind, kind), eq(closingDocuments.status, 'issued')))
+              .where(
+                and(eq(closingDocuments.userId, userId), eq(closingDocuments.month, month), eq(closingDocuments.kind, kind), eq(closingDocuments.status, 'issued')),
+              )
               .limit(1);
             if (existing) return null;
             return insert(tx, userId, draft, draft.to, null);

@@ -120,16 +120,26 @@ export const adminDocumentsRegistryRoute = defineRawRoute<Deps>({
         'как его открывает Excel с русской локалью.',
       parameters: [
         monthParameter,
-        { name: 'file', in: 'path', required: true, description: 'registry.csv', schema: { type: 'string', enum: ['registry.csv'] }, example: 'registry.csv' },
+        {
+          name: 'file',
+          in: 'path',
+          required: true,
+          description: 'Файл реестра: registry.csv',
+          schema: { type: 'string', enum: ['registry.csv'] },
+          example: 'registry.csv',
+        },
       ],
       responses: {
         '200': {
           description: 'CSV-файл (Content-Disposition: attachment)',
-          headers: { 'content-disposition': { description: 'Имя файла', schema: { type: 'string' }, example: 'attachment; filename="conduit-documents-2026-10.csv"' } },
+          headers: {
+            'content-disposition': { description: 'Имя файла', schema: { type: 'string' }, example: 'attachment; filename="conduit-documents-2026-10.csv"' },
+          },
           content: {
             'text/csv': {
               schema: { type: 'string' },
-              example: '\uFEFFНомер;Дата;Вид;Заказчик;ИНН;КПП;Сумма;НДС;Статус;Исправляет\r\n1;31.10.2026;Акт;ООО «Ромашка»;7712345678;771201001;1234,50;0,00;действует;\r\n',
+              example:
+                '\uFEFFНомер;Дата;Вид;Заказчик;ИНН;КПП;Сумма;НДС;Статус;Исправляет\r\n1;31.10.2026;Акт;ООО «Ромашка»;7712345678;771201001;1234,50;0,00;действует;\r\n',
             },
           },
         },

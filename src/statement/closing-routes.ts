@@ -79,8 +79,9 @@ export function createClosingRoutes(deps: { authenticator: Authenticator; closin
     },
 
     /**
-     * GET /api/account/documents/{month}/act.pdf, the address before documents were issued: a redirect to the
-     * month's issued акт, or 404 saying documents come once the month has ended.
+     * GET /api/account/documents/{month}/act.pdf, the address before documents were issued: the month's issued
+     * акт itself (Content-Location names its own address), or 404 saying documents come once the month has
+     * ended. Served, not redirected: a client that does not follow redirects (curl without -L) keeps working.
      */
     async monthAct(request: Request, month: string, file: string): Promise<Response> {
       const principal = await authenticator.jwtUser(request.headers);
@@ -89,15 +90,18 @@ export function createClosingRoutes(deps: { authenticator: Authenticator; closin
       if (parsed > moscowMonth(new Date())) throw new AppError('invalid_request_error', statementMessages.monthInFuture, { param: 'month' });
       const document = await closing.issuedFor(principal.userId, parsed);
       if (!document) throw new AppError('not_found', C.notIssuedYet(monthTitle(parsed)));
-      return new Response(null, { status: 302, headers: { location: pdfUrlOf(document), 'cache-control': 'no-store' } });
+      const response = pdfResponse(new Uint8Array(await draw(document)), fileNameOf(document));
+      response.headers.set('content-location', pdfUrlOf(document));
+      return response;
     },
 
     /** GET /api/admin/documents/{month}.zip: every document of the month, superseded ones too, as stored PDFs. */
     async zip(request: Request, file: string): Promise<Response> {
       await authenticator.admin(request.headers);
-      const match = /^(.+)\.zip$/.exec(file);
-      if (!match) throw new AppError('not_found', C.documentNotFound);
-      const month = parseMonth(match[1]!);
+      // A segment that does not decode (a broken escape) reaches here as null: no month, a 400 like any bad one.
+      const name = file ?? '';
+      if (file != null && !name.endsWith('.zip')) throw new AppError('not_found', C.documentNotFound);
+      const month = parseMonth(name.replace(/\.zip$/, ''));
       const entries = [];
       for (const document of await closing.listMonth(month)) entries.push({ name: fileNameOf(document), bytes: new Uint8Array(await draw(document)) });
       return pdfResponse(zipStore(entries), `conduit-documents-${month}.zip`, 'application/zip');

@@ -97,11 +97,11 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
     operation: {
       tags: ['account'],
       operationId: 'account-closingDocument',
-      summary: 'Выпущенный акт за месяц: перенаправление на его PDF',
+      summary: 'Выпущенный акт за месяц в PDF (прежний адрес)',
       description:
         'Прежний адрес акта месяца. Акты выпускаются после окончания месяца (по московскому времени) и больше не меняются: ' +
-        'ответ — 302 на GET /api/account/documents/{id}.pdf действующего акта месяца (или УПД, если оператор выпускает только ' +
-        'УПД). Пока документ за месяц не выпущен (месяц идёт или расходов не было) — 404 с объяснением. Список документов: ' +
+        'ответ — PDF действующего акта месяца (или УПД, если оператор выпускает только УПД), тот же, что по его собственному ' +
+        'адресу GET /api/account/documents/{id}.pdf (заголовок Content-Location). Пока документ за месяц не выпущен (месяц идёт или расходов не было) — 404 с объяснением. Список документов: ' +
         'GET /api/account/documents. Авторизация: токен входа (JWT).',
       parameters: [
         {
@@ -122,9 +122,16 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
         },
       ],
       responses: {
-        '302': {
-          description: 'Акт месяца выпущен: Location — его PDF',
-          headers: { location: { description: 'GET — PDF выпущенного документа', schema: { type: 'string' }, example: '/api/account/documents/0b6c8f3e-2a41-4c55-9d7e-1f0a2b3c4d5e.pdf' } },
+        '200': {
+          ...pdfAnswer('PDF действующего акта месяца (Content-Disposition: attachment)', 'akt-12-2026.pdf'),
+          headers: {
+            ...pdfAnswer('', 'akt-12-2026.pdf').headers,
+            'content-location': {
+              description: 'Собственный адрес документа: GET /api/account/documents/{id}.pdf',
+              schema: { type: 'string' },
+              example: '/api/account/documents/0b6c8f3e-2a41-4c55-9d7e-1f0a2b3c4d5e.pdf',
+            },
+          },
         },
         ...dashboardErrors({
           400: 'Месяц не в формате ГГГГ-ММ, год 0000 или месяц ещё не начался',
@@ -133,6 +140,7 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
           404: 'Акт за этот месяц ещё не выпущен, или такого файла нет (за месяц есть act.pdf)',
           429: undefined,
           500: undefined,
+          503: 'Очередь документов полна (больше PDF_QUEUE_MAX_WAITING ждущих запросов): повторите через Retry-After секунд',
         }),
       },
     },

@@ -27,10 +27,19 @@ export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
   const top = doc.y;
   doc.font('bold').fontSize(10).text(C.updTitle, left, top, { width: boxWidth });
   const statusY = doc.y + 6;
-  doc.font('regular').fontSize(9).text(C.updStatus, left, statusY + 5, { width: 50 });
+  doc
+    .font('regular')
+    .fontSize(9)
+    .text(C.updStatus, left, statusY + 5, { width: 50 });
   doc.rect(left + 50, statusY, 28, 22).stroke();
-  doc.font('bold').fontSize(13).text(String(status), left + 50, statusY + 4, { width: 28, align: 'center' });
-  doc.font('regular').fontSize(6.5).text(C.updStatusHint, left, statusY + 30, { width: boxWidth - 6 });
+  doc
+    .font('bold')
+    .fontSize(13)
+    .text(String(status), left + 50, statusY + 4, { width: 28, align: 'center' });
+  doc
+    .font('regular')
+    .fontSize(6.5)
+    .text(C.updStatusHint, left, statusY + 30, { width: boxWidth - 6 });
   const boxBottom = doc.y + 4;
 
   const x = left + boxWidth + 12;
@@ -40,10 +49,21 @@ export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
     const y = doc.y;
     doc.font('regular').fontSize(8).text(label, x, y, { width: 170 });
     const labelEnd = doc.y;
-    doc.font(bold ? 'bold' : 'regular').fontSize(bold ? 10 : 8).text(value, x + 172, y, { width: width - 172 - 24 });
+    doc
+      .font(bold ? 'bold' : 'regular')
+      .fontSize(bold ? 10 : 8)
+      .text(value, x + 172, y, { width: width - 172 - 24 });
     const end = Math.max(doc.y, labelEnd, y + 10);
-    doc.font('regular').fontSize(7).text(`(${code})`, x + width - 22, y, { width: 22, align: 'right' });
-    doc.moveTo(x + 172, end).lineTo(x + width - 24, end).lineWidth(0.4).stroke().lineWidth(0.6);
+    doc
+      .font('regular')
+      .fontSize(7)
+      .text(`(${code})`, x + width - 22, y, { width: 22, align: 'right' });
+    doc
+      .moveTo(x + 172, end)
+      .lineTo(x + width - 24, end)
+      .lineWidth(0.4)
+      .stroke()
+      .lineWidth(0.6);
     doc.y = end + 2;
   };
   row('', title, '1', true);
@@ -72,7 +92,20 @@ export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
     const amount = BigInt(line.amountNano);
     const vat = BigInt(line.vatNano);
     const net = formatDocumentNumber(amount - vat);
-    return [String(i + 1), C.notApplicable, line.name, C.unitCode, C.unitName, '1', net, net, C.noExcise, rate, vatPayer ? formatDocumentNumber(vat) : C.noVatCell, formatDocumentNumber(amount)];
+    return [
+      String(i + 1),
+      C.notApplicable,
+      line.name,
+      C.unitCode,
+      C.unitName,
+      '1',
+      net,
+      net,
+      C.noExcise,
+      rate,
+      vatPayer ? formatDocumentNumber(vat) : C.noVatCell,
+      formatDocumentNumber(amount),
+    ];
   });
   // Under the heading, the form's column numbers (А, Б, 1 … 9), as an accountant finds the columns by them.
   c.table(columns, titles, [['А', 'Б', '1', '2', '2а', '3', '4', '5', '6', '7', '8', '9'], ...rows]);
@@ -82,11 +115,17 @@ export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
   const totalY = doc.y;
   const before = widths.slice(0, 7).reduce((a, b) => a + b, 0);
   doc.rect(left, totalY, before, 14).stroke();
-  doc.font('bold').fontSize(8).text(C.updTotal, left + 3, totalY + 3, { width: before - 6 });
+  doc
+    .font('bold')
+    .fontSize(8)
+    .text(C.updTotal, left + 3, totalY + 3, { width: before - 6 });
   let cx = left + before;
   const cell = (w: number, value: string) => {
     doc.rect(cx, totalY, w, 14).stroke();
-    doc.font('bold').fontSize(8).text(value, cx + 3, totalY + 3, { width: w - 6, align: 'right' });
+    doc
+      .font('bold')
+      .fontSize(8)
+      .text(value, cx + 3, totalY + 3, { width: w - 6, align: 'right' });
     cx += w;
   };
   cell(widths[7]!, formatDocumentNumber(amount - vat));
@@ -111,9 +150,19 @@ export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
   c.room(110);
   const bottom = doc.y;
   const halfBlock = (bx: number, heading: string, party: string, lines: string[], signer: string) => {
-    doc.font('bold').fontSize(8).text(heading, bx, bottom, { width: half - 14 });
-    for (const line of lines) doc.font('regular').fontSize(8).text(line, bx, doc.y + 3, { width: half - 14 });
-    doc.font('regular').fontSize(8).text(`${T.director} ${C.signLine(signer)}`, bx, doc.y + 10, { width: half - 14 });
+    doc
+      .font('bold')
+      .fontSize(8)
+      .text(heading, bx, bottom, { width: half - 14 });
+    for (const line of lines)
+      doc
+        .font('regular')
+        .fontSize(8)
+        .text(line, bx, doc.y + 3, { width: half - 14 });
+    doc
+      .font('regular')
+      .fontSize(8)
+      .text(`${T.director} ${C.signLine(signer)}`, bx, doc.y + 10, { width: half - 14 });
     doc.text(`${party}`, bx, doc.y + 6, { width: half - 14 });
     doc.text(T.stamp, bx, doc.y + 4, { width: half - 14 });
     return doc.y;

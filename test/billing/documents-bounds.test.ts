@@ -3,7 +3,7 @@
 // a time, so the rest of the server keeps answering (row 10), and a line past PDF_QUEUE_MAX_WAITING is refused
 // with 503 and Retry-After rather than left to grow (review of row 10). Since issue 44 a month's акт is a
 // document issued once the month has ended: the months are given spending and issued first (issueMonths), and
-// the month's address redirects to the issued PDF, which the requests follow.
+// the month's address serves the issued PDF.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { PDF_RENDERS_AT_ONCE } from '../../src/statement/render-queue';
 import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
