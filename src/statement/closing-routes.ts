@@ -39,7 +39,7 @@ export function registryCsv(documents: readonly ClosingDocument[]): string {
   const format = CSV_FORMATS['excel-ru'];
   const byId = new Map(documents.map((d) => [d.id, d]));
   const money = (nano: bigint) => formatDocumentNumber(nano).replace(/[\s\u00a0\u202f]/g, '');
-  let text = UTF8_BOM + `${C.registryHeaders.map((h) => textCell(h, format)).join(';')}\r\n`;
+  let text = `${UTF8_BOM}${C.registryHeaders.map((h) => textCell(h, format)).join(';')}\r\n`;
   for (const d of documents) {
     const c = d.facts.customer;
     const corrected = d.corrects ? byId.get(d.corrects) : undefined;

@@ -59,7 +59,10 @@ const requisitesOutput = z.object({
   vatNote: z.string(),
   vatRate: z.number().int().nullable().describe('НДС в процентах, включённый в суммы; null — без НДС'),
   closingDocuments: z.enum(CLOSING_DOCUMENT_SETS).describe('Закрывающие документы месяца: act — акт, act_and_upd — акт и УПД, upd — УПД'),
-  updStatus: z.union([z.literal(1), z.literal(2)]).nullable().describe('Статус УПД: 1 или 2; null — 1 при ставке НДС, 2 без НДС'),
+  updStatus: z
+    .union([z.literal(1), z.literal(2)])
+    .nullable()
+    .describe('Статус УПД: 1 или 2; null — 1 при ставке НДС, 2 без НДС'),
   directorName: z.string(),
   accountantName: z.string(),
   updatedAt: z.string(),

@@ -5,7 +5,7 @@
 // price, cost without tax, excise, rate, tax, cost with tax), «Всего к оплате», the signers, and both halves of
 // the transfer: «Товар (груз) передал / услуги … сдал» and «… получил / услуги … принял».
 import { formatDocumentDate, formatDocumentDay, formatDocumentNumber } from './amounts';
-import { type ClosingFacts } from './closing-documents';
+import type { ClosingFacts } from './closing-documents';
 import { type Column, startDocument } from './pdf';
 import { customerParty } from './act-pdf';
 import { closingTexts as C, documentTexts as T, monthTitle } from './texts';

@@ -26,6 +26,8 @@ const normal = (text: string) => text.replace(/[\s\u00a0\u202f]+/g, ' ').replace
 /** Two finished months: one with НДС 20% (УПД status 1), one without (status 2). */
 const WITH_VAT = monthBack(2);
 const WITHOUT_VAT = monthBack(3);
+/** Issued by two requests at once. */
+const RACED = monthBack(4);
 
 let app: TestApp;
 let admin: { token: string };
@@ -58,7 +60,7 @@ beforeAll(async () => {
   other = await registerUser(app.url);
   const requisites = { companyName: 'ООО «Ромашка»', inn: '7712345678', kpp: '771201001', address: '125009, г. Москва, ул. Тверская, д. 1' };
   expect((await call(app.url, 'PUT', '/api/account/requisites', { token: buyer.token, body: requisites })).status).toBe(200);
-  for (const month of [WITH_VAT, WITHOUT_VAT]) {
+  for (const month of [WITH_VAT, WITHOUT_VAT, RACED]) {
     await spend(buyer.userId, month, 15, 1200, 40);
     await spend(other.userId, month, 16, 50, 2);
   }
@@ -125,6 +127,18 @@ describe('the operator issues a month', () => {
     // A УПД alone stands in for the акт at the month's old address.
     const byMonth = await fetch(`${app.url}/api/account/documents/${WITHOUT_VAT}/act.pdf`, { headers: { authorization: `Bearer ${buyer.token}` } });
     expect(byMonth.headers.get('content-location')).toBe(res.body.issued[0].pdfUrl);
+  });
+});
+
+describe('issuing at once', () => {
+  test('two runs of one month at the same time issue each document once, with numbers neither shared nor skipped', async () => {
+    const [a, b] = await Promise.all([issue(RACED), issue(RACED)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.body.issued.length + b.body.issued.length).toBe(2);
+    const rows = await app.sql<{ year: number; number: number }>('select year, number from closing_documents where month = $1 order by number', [RACED]);
+    expect(rows).toHaveLength(2);
+    const numbers = await app.sql<{ year: number; number: number }>('select year, number from closing_documents where year = $1 order by number', [rows[0]!.year]);
+    expect(numbers.map((r) => r.number)).toEqual(numbers.map((_, i) => i + 1));
   });
 });
 

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { CLOSING_DOCUMENT_SETS, operatorRequisitesInput } from '@server/statement/input';
+import { type CLOSING_DOCUMENT_SETS, operatorRequisitesInput } from '@server/statement/input';
 import { Field, Loading, SubmitRow } from '../shared/ui';
 import { formatDateTime } from '../shared/format';
 import { check, type FieldErrors } from '../shared/validate';
