@@ -1,6 +1,6 @@
-// Draws a sample счёт на оплату and акт with the service's own renderers (src/statement/invoice-pdf.ts,
-// act-pdf.ts) and turns their first pages into the pictures the README shows: docs/screens/invoice.png and
-// docs/screens/act.png. Needs pdftoppm (`apt-get install -y poppler-utils`). Not run by the tests; run it
+// Draws a sample счёт на оплату, акт and УПД with the service's own renderers (src/statement/invoice-pdf.ts,
+// act-pdf.ts, upd-pdf.ts) and turns their first pages into the pictures the README shows: docs/screens/invoice.png,
+// docs/screens/act.png and docs/screens/upd.png. Needs pdftoppm (`apt-get install -y poppler-utils`). Not run by the tests; run it
 // when the documents' layout changed:
 //
 //   bun scripts/invoice-screen.ts
@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderAct } from '../src/statement/act-pdf';
+import { type ClosingFacts, vatIncluded } from '../src/statement/closing-documents';
 import { renderInvoice } from '../src/statement/invoice-pdf';
+import { renderUpd } from '../src/statement/upd-pdf';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const supplier = {
@@ -25,6 +27,8 @@ const supplier = {
   correspondentAccount: '30101810400000000225',
   vatNote: 'Без НДС (УСН)',
   vatRate: null,
+  closingDocuments: 'act_and_upd' as const,
+  updStatus: null,
   directorName: 'Петров П. П.',
   accountantName: 'Сидорова А. В.',
 };
@@ -45,21 +49,45 @@ const invoice = await renderInvoice({
   customer,
   createdAt: new Date('2026-11-28T09:30:00Z'),
 });
-const act = await renderAct({
-  number: '2026-10/3F2A9C41',
-  facts: {
-    month: '2026-10',
-    current: false,
-    from: '2026-10-01',
-    to: '2026-10-31',
-    services: [
-      { kind: 'usage', requests: 18_432, amountNano: 987_654_321_000n },
-      { kind: 'assistant_usage', requests: 1_204, amountNano: 146_910_000_000n },
-    ],
-  },
-  supplier,
-  customer,
+// An issued акт and УПД of October: their facts as closing-documents.ts freezes them (НДС 20% on the УПД).
+const facts: ClosingFacts = {
+  kind: 'act',
+  number: 12,
+  date: '2026-10-31',
+  month: '2026-10',
+  from: '2026-10-01',
+  to: '2026-10-31',
   currency: 'RUB',
+  lines: [
+    { name: 'Запросы к моделям через API, октябрь 2026 (18 432 запроса)', requests: 18_432, amountNano: '987650000000', vatNano: '0' },
+    { name: 'Ответы ассистентов, октябрь 2026 (1 204 запроса)', requests: 1_204, amountNano: '146910000000', vatNano: '0' },
+  ],
+  amountNano: '1134560000000',
+  vatRate: null,
+  vatNano: '0',
+  supplier,
+  customer: {
+    ...customer,
+    ogrn: '1157746000000',
+    bankName: 'ПАО «Банк»',
+    bik: '044525000',
+    account: '40702810000000000001',
+    correspondentAccount: '30101810000000000000',
+  },
+  updStatus: null,
+  corrects: null,
+};
+const act = await renderAct(facts);
+const vatLines = facts.lines.map((l) => ({ ...l, vatNano: String(vatIncluded(BigInt(l.amountNano), 20)) }));
+const upd = await renderUpd({
+  ...facts,
+  kind: 'upd',
+  number: 13,
+  vatRate: 20,
+  lines: vatLines,
+  vatNano: String(vatLines.reduce((sum, l) => sum + BigInt(l.vatNano), 0n)),
+  supplier: { ...supplier, vatRate: 20 },
+  updStatus: 1,
 });
 
 const work = mkdtempSync(join(tmpdir(), 'conduit-documents-'));
@@ -67,6 +95,7 @@ try {
   for (const [name, pdf] of [
     ['invoice', invoice],
     ['act', act],
+    ['upd', upd],
   ] as const) {
     const file = join(work, `${name}.pdf`);
     writeFileSync(file, pdf);

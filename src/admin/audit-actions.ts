@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   'route.upsert',
   'route.delete',
   'requisites.update',
+  'documents.issue',
+  'documents.correct',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

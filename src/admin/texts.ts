@@ -70,6 +70,8 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'route.upsert': 'Маршрут изменён',
   'route.delete': 'Маршрут удалён',
   'requisites.update': 'Реквизиты оператора изменены',
+  'documents.issue': 'Закрывающие документы за месяц выпущены',
+  'documents.correct': 'Закрывающий документ исправлен',
 };
 
 /** The fields an audit row's before and after carry, as the log names them. */

@@ -151,6 +151,8 @@ export const fieldLabels: Record<string, string> = {
   correspondentAccount: 'Корреспондентский счёт',
   vatNote: 'Строка об НДС',
   vatRate: 'Ставка НДС',
+  closingDocuments: 'Закрывающие документы',
+  updStatus: 'Статус УПД',
   directorName: 'Руководитель',
   accountantName: 'Главный бухгалтер',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.

@@ -1,50 +1,54 @@
-// The акт of a month's services as a PDF: the title with its number and date, the period (Moscow days), both
-// parties with their requisites, the table (№, service, quantity, unit, price, sum), Итого, the VAT line, the
-// amount in words, the acceptance wording, and both sides' signature lines with a place for each stamp.
-import { formatDocumentDate, formatDocumentDay, formatDocumentNumber } from './amounts';
-import type { MonthFacts } from './documents';
-import { type Customer, customerName, customerText, type DocumentLine, kopecksOnly, lineSum, startDocument, type Supplier, supplierText } from './pdf';
-import { documentTexts as T, monthTitle, operationLabel, requestsText } from './texts';
+// The акт of a month's services as a PDF, drawn from an issued document's frozen facts alone (closing_documents):
+// «Акт № N от <date>», the period (Moscow days), both parties with their full requisites (ИНН/КПП, address, ОГРН,
+// bank details when known), the table (№, service, quantity, unit, price, sum), Итого, the НДС line, the count
+// and sum of services, the amount in words, the acceptance sentence, and both sides' signature lines.
+import { formatDocumentDate, formatDocumentDay, formatDocumentNumber, formatDocumentAmount } from './amounts';
+import type { ClosingCustomer, ClosingFacts, ClosingSupplier } from './closing-documents';
+import { customerName, type DocumentLine, startDocument } from './pdf';
+import { closingTexts as C, documentTexts as T, monthTitle } from './texts';
 
-export interface ActInput {
-  number: string;
-  facts: MonthFacts;
-  supplier: Supplier;
-  customer: Customer;
-  currency: string;
+/** A party's requisites in one paragraph: name, ИНН, КПП, address, ОГРН, bank details — whatever is known. */
+export function partyText(p: ClosingSupplier | ClosingCustomer, email = ''): string {
+  const bank = C.bankDetails(p.account, p.bankName, p.bik, p.correspondentAccount);
+  return [p.companyName, p.inn ? `ИНН ${p.inn}` : '', p.kpp ? `КПП ${p.kpp}` : '', p.address, p.ogrn ? `${C.ogrn} ${p.ogrn}` : '', bank, email]
+    .filter(Boolean)
+    .join(', ');
 }
 
-/** A month's services: each kind one service (quantity 1) at the month's sum, its requests named in the line. */
-function actLines(facts: MonthFacts): DocumentLine[] {
-  return facts.services.map((s) => ({
-    name: T.actLine(operationLabel(s.kind, -s.amountNano), monthTitle(facts.month), requestsText(s.requests)),
-    quantity: 1,
-    unit: T.serviceUnit,
-    priceNano: kopecksOnly(s.amountNano),
-  }));
+/** The customer as printed: a company with its requisites, or the account's owner named by e-mail. */
+export function customerParty(c: ClosingCustomer): { name: string; text: string } {
+  const name = customerName({ ...c, email: c.email });
+  if (!c.companyName) return { name, text: name };
+  return { name, text: partyText(c, c.email ? `${T.email} ${c.email.replace(/-/g, '\u2011')}` : '') };
 }
 
-/** Renders the акт of a month; resolves to the PDF's bytes. */
-export function renderAct(input: ActInput): Promise<Buffer> {
-  const { facts } = input;
-  const date = formatDocumentDate(facts.to);
-  const c = startDocument(T.actTitle(input.number, date), input.supplier.companyName);
+/** «В том числе НДС 20%: 166,67»; without НДС the operator's own words («Без НДС (УСН)»), else «Без НДС». */
+export const vatText = (facts: Pick<ClosingFacts, 'vatRate' | 'vatNano' | 'supplier'>) =>
+  facts.vatRate === null ? facts.supplier.vatNote || C.noVat : C.vatLine(facts.vatRate, formatDocumentNumber(BigInt(facts.vatNano)));
 
-  c.text(T.actTitle(input.number, date), { size: 14, bold: true });
+export const linesOf = (facts: ClosingFacts): DocumentLine[] =>
+  facts.lines.map((l) => ({ name: l.name, quantity: 1, unit: T.serviceUnit, priceNano: BigInt(l.amountNano) }));
+
+/** Renders an issued акт; resolves to the PDF's bytes. */
+export function renderAct(facts: ClosingFacts): Promise<Buffer> {
+  const date = formatDocumentDate(facts.date);
+  const title = C.actTitle(facts.number, date);
+  const s = facts.supplier;
+  const c = startDocument(title, s.companyName);
+
+  c.text(title, { size: 14, bold: true });
   c.text(T.actSubtitle(monthTitle(facts.month)), { size: 10 });
   c.text(T.period(formatDocumentDay(facts.from), formatDocumentDay(facts.to)));
-  if (facts.current) {
-    c.doc.fillColor('#a33');
-    c.text(T.currentMonth(formatDocumentDay(facts.to)), { bold: true });
-    c.doc.fillColor('black');
+  if (facts.corrects) {
+    c.text(C.correctionOf(C.kinds[facts.corrects.kind] ?? '', facts.corrects.number, formatDocumentDay(facts.corrects.date)), { bold: true });
   }
   c.rule();
-  const s = input.supplier;
-  c.labelled(T.executor, `${supplierText(s)}, ОГРН ${s.ogrn}, р/с ${s.account} в ${s.bankName}, БИК ${s.bik}, к/с ${s.correspondentAccount}`);
-  c.labelled(T.customer, customerText(input.customer));
+  c.labelled(T.executor, partyText(s));
+  const customer = customerParty(facts.customer);
+  c.labelled(T.customer, customer.text);
   c.doc.moveDown(0.4);
 
-  const lines = actLines(facts);
+  const lines = linesOf(facts);
   const w = c.width;
   c.table(
     [
@@ -56,15 +60,11 @@ export function renderAct(input: ActInput): Promise<Buffer> {
       { title: T.columns.amount, width: 85, align: 'right' },
     ],
     [T.columns.n, T.columns.service, T.columns.quantity, T.columns.unit, T.columns.price, T.columns.amount],
-    lines.map((line, i) => [String(i + 1), line.name, String(line.quantity), line.unit, formatDocumentNumber(line.priceNano), formatDocumentNumber(lineSum(line))]),
+    lines.map((line, i) => [String(i + 1), line.name, String(line.quantity), line.unit, formatDocumentNumber(line.priceNano), formatDocumentNumber(line.priceNano)]),
   );
-  if (lines.length === 0) {
-    c.doc.moveDown(0.4);
-    c.text(T.noActLines);
-  }
-  c.totals(lines, s.vatNote, input.currency, { summary: T.actSummary });
+  c.totals(lines, vatText(facts), facts.currency, { summary: T.actSummary });
   c.doc.moveDown(0.6);
-  c.text(T.actNote, { size: 8 });
+  c.text(C.actNote, { size: 8 });
   c.rule();
 
   // Both sides: the party, its head's signature line, the place for its stamp.
@@ -88,8 +88,11 @@ export function renderAct(input: ActInput): Promise<Buffer> {
       .text(T.stamp, x + 40, y + 24, { width: half - 52 });
     return c.doc.y;
   };
-  const end = Math.max(side(c.left, T.executor, s.companyName, s.directorName), side(c.left + half, T.customer, customerName(input.customer), ''));
+  const end = Math.max(side(c.left, T.executor, s.companyName, s.directorName), side(c.left + half, T.customer, customer.name, ''));
   c.doc.x = c.left;
   c.doc.y = end;
   return c.finish();
 }
+
+/** «1 234,50 ₽». */
+export const amountText = (facts: ClosingFacts) => formatDocumentAmount(BigInt(facts.amountNano), facts.currency);

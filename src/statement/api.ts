@@ -4,15 +4,30 @@ import { gatewaySlot } from '../gateway';
 import { AppError } from '../http/errors';
 import { unitsToNano } from '../money';
 import { type Base, defineSlot, type Use } from '../platform/feature';
+import { createClosingDocuments } from './closing-documents';
+import { createClosingJob } from './closing-job';
+import { createClosingRoutes } from './closing-routes';
 import { createStatementModule } from './module';
 import { createStatementRoutes } from './exports';
 import { statementMessages } from './texts';
 
-export function createStatementApi({ database, config }: Base, use: Use) {
+export function createStatementApi({ database, config, logger }: Base, use: Use) {
   const { billing } = use(gatewaySlot);
   const parts = createStatementModule({ database, pdfQueueMaxWaiting: config.pdfQueueMaxWaiting });
+  const authenticator = use(authSlot).authenticator;
+  const closing = createClosingDocuments({
+    db: database.db,
+    documents: parts.documents,
+    operator: parts.requisites.operator,
+    currency: config.balanceCurrency,
+    supportContact: config.supportContact,
+  });
   const statement = {
     ...parts,
+    /** The issued акты and УПД (closing-documents.ts), their monthly issue and their files. */
+    closing,
+    closingJob: createClosingJob({ database, closing, flush: () => billing.flush(), logger }),
+    closingRoutes: createClosingRoutes({ authenticator, closing, renderQueue: parts.renderQueue }),
     /**
      * Issues a счёт на оплату for `amount` (currency units, checked by createInvoiceInput) with both parties'
      * requisites as they are now; 409 while the operator has not set theirs.
@@ -26,7 +41,7 @@ export function createStatementApi({ database, config }: Base, use: Use) {
     routes: createStatementRoutes({
       ...parts,
       database,
-      authenticator: use(authSlot).authenticator,
+      authenticator,
       flush: () => billing.flush(),
       currency: config.balanceCurrency,
       supportContact: config.supportContact,

@@ -4,6 +4,7 @@ import { csvFormatParameter } from '../gateway';
 import { defineRawRoute } from '../http/raw-route';
 import { dashboardErrors } from '../openapi/errors';
 import { STATEMENT_MAX_DAYS } from './input';
+import type { ClosingRoutes } from './closing-routes';
 import { STATEMENT_CSV_COLUMNS, type StatementRoutes } from './exports';
 
 const EXAMPLE_CSV =
@@ -31,7 +32,7 @@ const pdfAnswer = (description: string, example: string) => ({
   content: { 'application/pdf': { schema: { type: 'string', format: 'binary' }, example: '%PDF-1.3 … (PDF-файл A4 со встроенным шрифтом DejaVu Sans)' } },
 });
 
-type Deps = { statement: { routes: StatementRoutes } };
+type Deps = { statement: { routes: StatementRoutes; closingRoutes: ClosingRoutes } };
 
 export const statementExportRoute = defineRawRoute<Deps>({
   method: 'GET',
@@ -96,14 +97,12 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
     operation: {
       tags: ['account'],
       operationId: 'account-closingDocument',
-      summary: 'Акт оказанных услуг за месяц в PDF',
+      summary: 'Выпущенный акт за месяц в PDF (прежний адрес)',
       description:
-        'act.pdf — акт оказанных услуг: расходы месяца одной строкой на вид (API, ассистенты) с числом запросов, колонки ' +
-        '№ / наименование / кол-во / ед. / цена / сумма, итог, строка об НДС, сумма прописью и строки подписей обеих сторон ' +
-        '(руководитель, М.П.). Исполнитель — реквизиты оператора (название, ИНН, КПП, ОГРН, адрес, банк), заказчик — реквизиты ' +
-        'из /api/account/requisites, когда указаны, иначе e-mail учётной записи. Месяцы и даты — по московскому времени; за ' +
-        'текущий месяц акт составлен на сегодня и помечен как неокончательный. Счёт на оплату выставляется отдельно: ' +
-        'POST /api/account/invoices. Авторизация: токен входа (JWT).',
+        'Прежний адрес акта месяца. Акты выпускаются после окончания месяца (по московскому времени) и больше не меняются: ' +
+        'ответ — PDF действующего акта месяца (или УПД, если оператор выпускает только УПД), тот же, что по его собственному ' +
+        'адресу GET /api/account/documents/{id}.pdf (заголовок Content-Location). Пока документ за месяц не выпущен (месяц идёт или расходов не было) — 404 с объяснением. Список документов: ' +
+        'GET /api/account/documents. Авторизация: токен входа (JWT).',
       parameters: [
         {
           name: 'month',
@@ -123,13 +122,22 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
         },
       ],
       responses: {
-        '200': pdfAnswer('PDF-файл (Content-Disposition: attachment)', 'conduit-akt-2026-11.pdf'),
+        '200': {
+          ...pdfAnswer('PDF действующего акта месяца (Content-Disposition: attachment)', 'akt-12-2026.pdf'),
+          headers: {
+            ...pdfAnswer('', 'akt-12-2026.pdf').headers,
+            'content-location': {
+              description: 'Собственный адрес документа: GET /api/account/documents/{id}.pdf',
+              schema: { type: 'string' },
+              example: '/api/account/documents/0b6c8f3e-2a41-4c55-9d7e-1f0a2b3c4d5e.pdf',
+            },
+          },
+        },
         ...dashboardErrors({
           400: 'Месяц не в формате ГГГГ-ММ, год 0000 или месяц ещё не начался',
           401: undefined,
           403: undefined,
-          404: 'Такого документа нет (за месяц есть act.pdf)',
-          409: 'Оператор ещё не указал реквизиты своей организации: документы недоступны (сообщение называет контакт поддержки)',
+          404: 'Акт за этот месяц ещё не выпущен, или такого файла нет (за месяц есть act.pdf)',
           429: undefined,
           500: undefined,
           503: 'Очередь документов полна (больше PDF_QUEUE_MAX_WAITING ждущих запросов): повторите через Retry-After секунд',
@@ -137,7 +145,7 @@ export const closingDocumentRoute = defineRawRoute<Deps>({
       },
     },
   },
-  handle: ({ request, params }, { statement }) => statement.routes.document(request, params.month!, params.file!),
+  handle: ({ request, params }, { statement }) => statement.closingRoutes.monthAct(request, params.month!, params.file!),
 });
 
 export const invoiceDocumentRoute = defineRawRoute<Deps>({

@@ -8,9 +8,8 @@ import { CSV_FORMATS, csvHeader, excelDateTime, excelDay, moneyCell, textCell, U
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { timeZone } from '../http/time-zone-input';
-import { monthOf, type Documents } from './documents';
-import { DOCUMENT_KINDS, monthInput, periodIsValid, periodIssue, statementDay, type DocumentKind } from './input';
-import { renderAct } from './act-pdf';
+import type { Documents } from './documents';
+import { periodIsValid, periodIssue, statementDay } from './input';
 import { renderInvoice } from './invoice-pdf';
 import type { Invoices } from './invoices';
 import { yieldBeforeDrawing, type RenderQueue } from './render-queue';
@@ -101,33 +100,6 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
           'cache-control': 'no-store',
         },
       });
-    },
-
-    /** GET /api/account/documents/{month}/act.pdf: a month's акт. */
-    async document(request: Request, month: string, file: string): Promise<Response> {
-      const principal = await deps.authenticator.jwtUser(request.headers);
-      const parsedMonth = monthInput.safeParse(month);
-      if (!parsedMonth.success) {
-        throw new AppError('invalid_request_error', parsedMonth.error.issues[0]?.message ?? statementMessages.monthInvalid, { param: 'month' });
-      }
-      const kind = file.replace(/\.pdf$/, '') as DocumentKind;
-      if (!file.endsWith('.pdf') || !DOCUMENT_KINDS.includes(kind)) throw new AppError('not_found', statementMessages.documentKindUnknown);
-      const now = new Date();
-      if (month > monthOf(now)) throw new AppError('invalid_request_error', statementMessages.monthInFuture, { param: 'month' });
-      const pdf = await deps.renderQueue.run(async () => {
-        const supplier = await deps.requisites.operator();
-        if (!supplier) throw new AppError('conflict', statementMessages.requisitesMissing(deps.supportContact));
-        await deps.flush();
-        const [facts, customer, email] = await Promise.all([
-          deps.documents.month(principal.userId, month, now),
-          deps.requisites.customer(principal.userId),
-          deps.userEmail(principal.userId),
-        ]);
-        const number = `${month}/${principal.userId.slice(0, 8).toUpperCase()}`;
-        await yieldBeforeDrawing();
-        return renderAct({ number, facts, supplier, customer: { ...customer, email }, currency: deps.currency });
-      });
-      return pdfResponse(pdf, `conduit-akt-${month}.pdf`);
     },
 
     /** GET /api/account/invoices/{number}.pdf: a счёт на оплату issued to the caller (another's: 404). */

@@ -38,6 +38,9 @@ export const monthInput = z
 export const DOCUMENT_KINDS = ['act'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
+/** Which closing documents a month gets: the акт, the акт and a УПД, or the УПД alone (it serves as the акт). */
+export const CLOSING_DOCUMENT_SETS = ['act', 'act_and_upd', 'upd'] as const;
+
 /** НДС rates a Russian supplier may charge (0 — экспорт, 5 and 7 — УСН with НДС, 10 and 22 — общая система; 20 until 2025). */
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 
@@ -68,6 +71,10 @@ export const operatorRequisitesInput = z.object({
       z.number({ error: statementMessages.vatRateInvalid }).refine((r) => (VAT_RATES as readonly number[]).includes(r), statementMessages.vatRateInvalid),
     ])
     .default(null),
+  /** The monthly closing documents the operator issues: the акт, the акт and a УПД, or a УПД alone. */
+  closingDocuments: z.enum(CLOSING_DOCUMENT_SETS, statementMessages.closingDocumentsInvalid).default('act'),
+  /** The УПД's status: 1 (also a счёт-фактура, for a VAT payer) or 2; null: 1 when vatRate is set, 2 otherwise. */
+  updStatus: z.union([z.null(), z.literal(1), z.literal(2)], statementMessages.updStatusInvalid).default(null),
   /** Printed beside the signature lines; empty: a blank for the name, written by hand. */
   directorName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),
   accountantName: z.string().trim().max(200, statementMessages.signerNameTooLong).default(''),

@@ -60,9 +60,12 @@ export interface Column {
   align: 'left' | 'center' | 'right';
 }
 
-/** A started A4 document and the means to draw on it; `finish()` ends it and resolves to the PDF's bytes. */
-export function startDocument(title: string, author: string) {
-  const doc = new PDFDocument({ size: 'A4', margin: 40, info: { Title: title, Author: author } });
+/**
+ * A started A4 document and the means to draw on it; `finish()` ends it and resolves to the PDF's bytes. The УПД's
+ * wide table takes a landscape page.
+ */
+export function startDocument(title: string, author: string, layout: 'portrait' | 'landscape' = 'portrait') {
+  const doc = new PDFDocument({ size: 'A4', layout, margin: layout === 'landscape' ? 24 : 40, info: { Title: title, Author: author } });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const finished = new Promise<Buffer>((resolve, reject) => {

@@ -21,6 +21,8 @@ const FIELDS = [
   'correspondentAccount',
   'vatNote',
   'vatRate',
+  'closingDocuments',
+  'updStatus',
   'directorName',
   'accountantName',
 ] as const;
@@ -34,7 +36,8 @@ export function createRequisites(db: Database) {
     const [row] = await db.select().from(operatorRequisites).where(eq(operatorRequisites.id, 1)).limit(1);
     if (!row) return null;
     const { id: _id, updatedAt, ...fields } = row;
-    return { ...fields, updatedAt: updatedAt.toISOString() };
+    // The two settings' columns are text and integer; the input's checks are all that ever writes them.
+    return { ...(fields as OperatorRequisitesInput), updatedAt: updatedAt.toISOString() };
   }
 
   return {
@@ -53,7 +56,7 @@ export function createRequisites(db: Database) {
           action: 'requisites.update',
           targetType: 'requisites',
           targetId: null,
-          before: before ? fieldsOf(before) : null,
+          before: before ? fieldsOf(before as OperatorRequisitesInput & typeof before) : null,
           after: fieldsOf(input),
         });
       });

@@ -10,6 +10,7 @@ import { timeZone } from '../http/time-zone-input';
 import { adminProcedure, publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { DOCUMENT_MONTHS } from './documents';
 import {
+  CLOSING_DOCUMENT_SETS,
   createInvoiceInput,
   customerRequisitesInput,
   INVOICE_MAX_AMOUNT,
@@ -24,6 +25,7 @@ import { INVOICES_PER_DAY, type Invoice } from './invoices';
 import { moscowDay } from './moscow';
 import { monthTitle } from './texts';
 import { statementSlot } from './api';
+import { closingDocumentView, viewOf } from './closing-router';
 
 /** What these procedures use of the features. */
 const own = inject((use) => use(statementSlot));
@@ -56,6 +58,11 @@ const requisitesOutput = z.object({
   correspondentAccount: z.string(),
   vatNote: z.string(),
   vatRate: z.number().int().nullable().describe('НДС в процентах, включённый в суммы; null — без НДС'),
+  closingDocuments: z.enum(CLOSING_DOCUMENT_SETS).describe('Закрывающие документы месяца: act — акт, act_and_upd — акт и УПД, upd — УПД'),
+  updStatus: z
+    .union([z.literal(1), z.literal(2)])
+    .nullable()
+    .describe('Статус УПД: 1 или 2; null — 1 при ставке НДС, 2 без НДС'),
   directorName: z.string(),
   accountantName: z.string(),
   updatedAt: z.string(),
@@ -151,12 +158,14 @@ export const statementRouter = router({
         method: 'GET',
         path: '/api/account/documents',
         tags: ['account'],
-        summary: 'Акты оказанных услуг по месяцам в PDF',
+        summary: 'Закрывающие документы (акты, УПД) по месяцам и расходы текущего месяца',
         description:
-          `Месяцы (по московскому времени) с платежами или расходами за последние ${DOCUMENT_MONTHS}, новые первыми, и текущий ` +
-          'месяц (current: true — акт не окончательный). paid — платежи месяца (для сверки), spent — оказанные услуги (сумма ' +
-          'акта). Файл: GET /api/account/documents/{month}/act.pdf. Счёт на оплату выставляется на сумму до оплаты: ' +
-          `POST /api/account/invoices. requisitesReady: false — оператор ещё не указал реквизиты, документы пока недоступны. ${JWT_ONLY}`,
+          `Месяцы (по московскому времени) с платежами, расходами или документами за последние ${DOCUMENT_MONTHS}, новые первыми. ` +
+          'documents — выпущенные документы месяца: вид (act — акт, upd — УПД), номер, дата, сумма, НДС, статус (superseded — ' +
+          'заменён исправленным документом, который называет его в corrects) и pdfUrl. Документы выпускаются после окончания ' +
+          'месяца и больше не меняются. current — текущий месяц: сумма расходов на сейчас, документа по нему ещё нет. paid — ' +
+          'платежи месяца (для сверки), spent — расходы месяца. actUrl — PDF действующего акта месяца (null — не выпущен). Счёт ' +
+          `на оплату: POST /api/account/invoices. requisitesReady: false — оператор ещё не указал реквизиты. ${JWT_ONLY}`,
       },
     })
     .input(z.void())
@@ -164,33 +173,53 @@ export const statementRouter = router({
       z.object({
         requisitesReady: z.boolean(),
         currency: z.string(),
+        current: z
+          .object({
+            month: z.string().describe('ГГГГ-ММ'),
+            title: z.string(),
+            paid: z.number(),
+            spent: z.number().describe('Расходы месяца на сейчас (документа ещё нет)'),
+          })
+          .describe('Текущий месяц'),
         months: z.array(
           z.object({
             month: z.string().describe('ГГГГ-ММ'),
             title: z.string().describe('Месяц по-русски, например «ноябрь 2026»'),
-            current: z.boolean().describe('Месяц ещё идёт: документы составлены на сегодня'),
+            current: z.boolean().describe('Месяц ещё идёт: документов по нему нет'),
             paid: z.number().describe('Платежи месяца'),
-            spent: z.number().describe('Расходы месяца (сумма акта)'),
-            actUrl: z.string(),
+            spent: z.number().describe('Расходы месяца'),
+            actUrl: z.string().nullable().describe('PDF действующего акта (или УПД) месяца; null — не выпущен'),
+            documents: z.array(closingDocumentView),
           }),
         ),
       }),
     )
     .query(async ({ ctx }) => {
       await ctx.billing.flush();
-      const { documents, requisites } = ctx.statement;
-      const [months, supplier] = await Promise.all([documents.months(ctx.principal.userId), requisites.operator()]);
+      const { documents, requisites, closing } = ctx.statement;
+      const userId = ctx.principal.userId;
+      const [months, supplier, issued] = await Promise.all([documents.months(userId), requisites.operator(), closing.listFor(userId)]);
+      const byMonth = new Map(months.map((m) => [m.month, m]));
+      for (const d of issued) if (!byMonth.has(d.month)) byMonth.set(d.month, { month: d.month, current: false, paidNano: 0n, spentNano: 0n });
+      const all = [...byMonth.values()].sort((a, b) => (a.month < b.month ? 1 : -1));
+      const current = all.find((m) => m.current)!;
       return {
         requisitesReady: supplier !== null,
         currency: ctx.config.balanceCurrency,
-        months: months.map((m) => ({
-          month: m.month,
-          title: monthTitle(m.month),
-          current: m.current,
-          paid: nanoToUnits(m.paidNano),
-          spent: nanoToUnits(m.spentNano),
-          actUrl: `/api/account/documents/${m.month}/act.pdf`,
-        })),
+        current: { month: current.month, title: monthTitle(current.month), paid: nanoToUnits(current.paidNano), spent: nanoToUnits(current.spentNano) },
+        months: all.map((m) => {
+          const own = issued.filter((d) => d.month === m.month);
+          const act = own.find((d) => d.status === 'issued' && d.kind === 'act') ?? own.find((d) => d.status === 'issued');
+          return {
+            month: m.month,
+            title: monthTitle(m.month),
+            current: m.current,
+            paid: nanoToUnits(m.paidNano),
+            spent: nanoToUnits(m.spentNano),
+            actUrl: act ? viewOf(act).pdfUrl : null,
+            documents: own.map(viewOf),
+          };
+        }),
       };
     }),
 
@@ -332,7 +361,8 @@ export const adminRequisitesRouter = router({
         summary: 'Задать реквизиты оператора',
         description:
           'Название, ИНН (10 или 12 цифр), КПП (9 цифр; пусто у ИП), ОГРН (13 или 15 цифр), адрес, банк, БИК (9 цифр), расчётный и ' +
-          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»), vatRate — ставка НДС в процентах (0, 5, 7, 10, 20, 22; null — без НДС), directorName и accountantName — ' +
+          'корреспондентский счета (20 цифр), vatNote — строка об НДС под итогом («Без НДС (УСН)»), vatRate — ставка НДС в процентах (0, 5, 7, 10, 20, 22; null — без НДС), closingDocuments — какие ' +
+          'закрывающие документы выпускаются за месяц (act — акт, act_and_upd — акт и УПД, upd — УПД), updStatus — статус УПД (1, 2; null — 1 при ставке НДС, 2 без НДС), directorName и accountantName — ' +
           'фамилии и инициалы руководителя и главного бухгалтера у строк подписей (пусто — место для записи от руки). Изменение ' +
           'пишется в журнал действий.',
       },

@@ -1,7 +1,7 @@
 // Statement of account and closing documents (src/statement/): the requisites the счёт and акт print, and the
 // счета на оплату a customer has been issued.
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../db/columns';
 import { users } from '../accounts/tables';
 
@@ -29,6 +29,10 @@ export const operatorRequisites = pgTable(
     vatNote: text('vat_note').notNull().default(''),
     /** НДС in percent the documents compute «в том числе НДС» at (amounts include it); null: the operator charges none. */
     vatRate: integer('vat_rate'),
+    /** Which monthly closing documents are issued: act | act_and_upd | upd. */
+    closingDocuments: text('closing_documents').notNull().default('act'),
+    /** The УПД's status (1: a счёт-фактура too, for a VAT payer; 2: a transfer document only); null: 1 with vatRate, 2 without. */
+    updStatus: integer('upd_status'),
     /** The head's name as the signature lines print it («Иванов И. И.»); empty: a blank to fill in by hand. */
     directorName: text('director_name').notNull().default(''),
     /** The chief accountant's name for the счёт's second signature line; empty: a blank. */
@@ -82,5 +86,49 @@ export const invoices = pgTable(
     index('invoices_user_idx').on(t.userId, t.createdAt),
     check('invoices_amount_positive', sql`${t.amountNano} > 0`),
     check('invoices_number_positive', sql`${t.number} > 0`),
+  ],
+);
+
+/**
+ * A closing document (акт or УПД) of one account's month, issued once and never changed: its facts (lines,
+ * amounts, both parties' requisites, VAT) are frozen in `facts` when it is issued, and its PDF is drawn from
+ * them alone. Numbered in one sequence per operator and calendar year of its date (unique (year, number)),
+ * taken under an advisory lock. The only change a row ever sees is `status` → superseded, when a correction
+ * (a new document with a new number whose `corrects` names it) takes its place.
+ */
+export const closingDocuments = pgTable(
+  'closing_documents',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** act | upd. */
+    kind: text('kind').notNull(),
+    year: integer('year').notNull(),
+    number: integer('number').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'restrict' }),
+    /** The month of services, YYYY-MM, Moscow time. */
+    month: text('month').notNull(),
+    /** The document's date (YYYY-MM-DD, Moscow): the month's last day; a correction's, the day it was issued. */
+    date: text('date').notNull(),
+    amountNano: bigint('amount_nano', { mode: 'bigint' }).notNull(),
+    /** НДС included in the amount; 0 without НДС. */
+    vatNano: bigint('vat_nano', { mode: 'bigint' }).notNull(),
+    /** Everything the PDF prints (closing-documents.ts ClosingFacts). */
+    facts: jsonb('facts').notNull(),
+    /** issued | superseded. */
+    status: text('status').notNull().default('issued'),
+    corrects: uuid('corrects'),
+    issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('closing_documents_year_number_unique').on(t.year, t.number),
+    /** One issued document of a kind per account and month: running the issue twice issues nothing twice. */
+    uniqueIndex('closing_documents_issued_unique').on(t.userId, t.month, t.kind).where(sql`${t.status} = 'issued'`),
+    index('closing_documents_user_idx').on(t.userId, t.month),
+    index('closing_documents_month_idx').on(t.month),
+    check('closing_documents_kind', sql`${t.kind} in ('act', 'upd')`),
+    check('closing_documents_status', sql`${t.status} in ('issued', 'superseded')`),
+    check('closing_documents_number_positive', sql`${t.number} > 0`),
   ],
 );

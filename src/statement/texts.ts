@@ -21,6 +21,8 @@ export const statementMessages = {
   vatNoteTooLong: 'до 200 символов',
   vatRateInvalid: 'ставка НДС: 0, 5, 7, 10, 20 или 22 процента, либо null — без НДС',
   signerNameTooLong: 'до 200 символов',
+  closingDocumentsInvalid: 'закрывающие документы: act (акт), act_and_upd (акт и УПД) или upd (УПД)',
+  updStatusInvalid: 'статус УПД: 1, 2 или null — по ставке НДС',
   customerNameTooLong: 'до 300 символов',
   customerKppInvalid: 'КПП: 9 цифр (у ИП нет КПП — оставьте пустым)',
   customerAddressTooLong: 'до 500 символов',
@@ -122,4 +124,82 @@ export const statementCsvKindsRu: Readonly<Record<string, string>> = {
   admin_credit: 'оператор',
   usage: 'запросы через API',
   assistant_usage: 'ассистенты',
+};
+
+/** The issued closing documents (closing-documents.ts, act-pdf.ts, upd-pdf.ts): messages and fixed wording. */
+export const closingTexts = {
+  requisitesMissing: statementMessages.requisitesMissing,
+  documentNotFound: 'Документ не найден',
+  alreadySuperseded: 'Этот документ уже заменён исправленным: исправлять можно только действующий',
+  notIssuedYet: (month: string) =>
+    `Акт за ${month} ещё не выпущен: закрывающие документы выпускаются после окончания месяца (по московскому времени), ` +
+    'список выпущенных — GET /api/account/documents',
+  monthNotEnded: 'Месяц ещё не закончился (по московскому времени): документы за него выпускаются после его окончания',
+  kinds: { act: 'Акт', upd: 'УПД' } as Record<string, string>,
+  statuses: { issued: 'действует', superseded: 'заменён исправленным' } as Record<string, string>,
+  // The акт.
+  actTitle: (number: number, date: string) => `Акт № ${number} от ${date}`,
+  actNote: 'Вышеперечисленные услуги выполнены полностью и в срок. Заказчик претензий по объёму, качеству и срокам оказания услуг не имеет.',
+  correctionOf: (kind: string, number: number, date: string) => `Исправленный документ: выпущен взамен документа «${kind} № ${number} от ${date}»`,
+  vatLine: (rate: number, amount: string) => `В том числе НДС ${rate}%: ${amount}`,
+  noVat: 'Без НДС',
+  /** In the УПД's rate and tax columns. */
+  noVatCell: 'без НДС',
+  ogrn: 'ОГРН',
+  bankDetails: (account: string, bank: string, bik: string, correspondent: string) =>
+    [[account ? `р/с ${account}` : '', bank ? `в ${bank}` : ''].filter(Boolean).join(' '), bik ? `БИК ${bik}` : '', correspondent ? `к/с ${correspondent}` : '']
+      .filter(Boolean)
+      .join(', '),
+  // The УПД.
+  updTitle: 'Универсальный передаточный документ',
+  updStatus: 'Статус:',
+  updStatusHint: '1 — счёт-фактура и передаточный (первичный) документ (акт); 2 — передаточный (первичный) документ (акт)',
+  invoiceFactura: (number: number, date: string) => `Счёт-фактура № ${number} от ${date}`,
+  correctionNo: 'Исправление № —',
+  correctionOfUpd: (number: number, date: string) => `Исправление к документу № ${number} от ${date}`,
+  seller: 'Продавец',
+  sellerAddress: 'Адрес',
+  sellerInnKpp: 'ИНН/КПП продавца',
+  buyer: 'Покупатель',
+  buyerAddress: 'Адрес',
+  buyerInnKpp: 'ИНН/КПП покупателя',
+  shipper: 'Грузоотправитель и его адрес',
+  consignee: 'Грузополучатель и его адрес',
+  notApplicable: '—',
+  paymentDoc: 'К платёжно-расчётному документу',
+  paymentDocValue: '№ — от —',
+  currencyLine: 'Валюта: наименование, код',
+  currencyRub: 'Российский рубль, 643',
+  updColumns: {
+    n: '№ п/п',
+    code: 'Код товара/ работ, услуг',
+    name: 'Наименование товара (описание выполненных работ, оказанных услуг)',
+    unitCode: 'Ед. изм. код',
+    unit: 'Ед. изм. условное обозначение',
+    quantity: 'Коли- чество (объём)',
+    price: 'Цена (тариф) за единицу измерения',
+    costWithoutVat: 'Стоимость товаров (работ, услуг) без налога — всего',
+    excise: 'В том числе сумма акциза',
+    rate: 'Налоговая ставка',
+    vat: 'Сумма налога, предъявляемая покупателю',
+    costWithVat: 'Стоимость товаров (работ, услуг) с налогом — всего',
+  },
+  /** ОКЕИ 876 «условная единица» («усл. ед.»): the unit services are counted in. */
+  unitCode: '876',
+  unitName: 'усл. ед.',
+  noExcise: 'без акциза',
+  updTotal: 'Всего к оплате',
+  updSigned: 'Документ составлен на',
+  sheets: '1 листе',
+  head: 'Руководитель организации или иное уполномоченное лицо',
+  chiefAccountant: 'Главный бухгалтер или иное уполномоченное лицо',
+  transferred: 'Товар (груз) передал / услуги, результаты работ, права сдал',
+  received: 'Товар (груз) получил / услуги, результаты работ, права принял',
+  basis: 'Основание передачи (сдачи) / получения (приёмки)',
+  basisText: (month: string) => `Оказание услуг за ${month}`,
+  dateOfTransfer: (date: string) => `Дата отгрузки, передачи (сдачи): ${date}`,
+  dateOfReceipt: 'Дата получения (приёмки): «___» ____________ 20__ г.',
+  signLine: (name: string) => `______________ / ${name || '______________'} /`,
+  /** The registry CSV's column headers. */
+  registryHeaders: ['Номер', 'Дата', 'Вид', 'Заказчик', 'ИНН', 'КПП', 'Сумма', 'НДС', 'Статус', 'Исправляет'],
 };

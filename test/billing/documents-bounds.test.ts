@@ -1,7 +1,9 @@
 // The closing documents' and the statement's edges (issue 38): month and day inputs outside the years the
 // database takes are a Russian 400, not a 500 (row 11); documents requested all at once are built a few at
 // a time, so the rest of the server keeps answering (row 10), and a line past PDF_QUEUE_MAX_WAITING is refused
-// with 503 and Retry-After rather than left to grow (review of row 10).
+// with 503 and Retry-After rather than left to grow (review of row 10). Since issue 44 a month's акт is a
+// document issued once the month has ended: the months are given spending and issued first (issueMonths), and
+// the month's address serves the issued PDF.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { PDF_RENDERS_AT_ONCE } from '../../src/statement/render-queue';
 import { call, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
@@ -17,13 +19,35 @@ const REQUISITES = {
 };
 
 let app: TestApp;
-let user: { token: string };
+let user: { token: string; userId: string };
+/** Has spending in the first month the database takes (0001-01) alone: the statement tests read `user`'s empty years. */
+let early: { token: string; userId: string };
+
+/**
+ * Gives `userId` spending in each month (a ledger row as the gateway's settlement writes it) and has the operator
+ * issue the months' documents (POST /api/admin/documents/issue).
+ */
+async function issueMonths(on: TestApp, adminToken: string, userId: string, months: string[]) {
+  for (const month of months) {
+    await on.sql(`insert into ledger_entries (user_id, amount_nano, kind, reference, created_at) values ($1, -1000000000, 'usage', $2, $3)`, [
+      userId,
+      `seed-${month}:1`,
+      `${month}-15T12:00:00Z`,
+    ]);
+    const res = await call(on.url, 'POST', '/api/admin/documents/issue', { token: adminToken, body: { month } });
+    expect(res.status).toBe(200);
+    expect(res.body.issued).toHaveLength(1);
+  }
+}
 
 beforeAll(async () => {
   app = await startTestApp({ env: { ADMIN_EMAILS: ADMIN_EMAIL } });
   const admin = await registerAdmin(app, ADMIN_EMAIL);
   expect((await call(app.url, 'PUT', '/api/admin/requisites', { token: admin.token, body: REQUISITES })).status).toBe(200);
   user = await registerUser(app.url);
+  early = await registerUser(app.url);
+  await issueMonths(app, admin.token, early.userId, ['0001-01']);
+  await issueMonths(app, admin.token, user.userId, ['2025-01', '2025-02', '2025-03', '2025-04', '2025-05', '2025-06']);
 });
 
 afterAll(async () => {
@@ -40,7 +64,7 @@ describe("month and day inputs outside the database's years (row 11)", () => {
   });
 
   test('the first month the database takes still has its act', async () => {
-    const res = await fetch(`${app.url}/api/account/documents/0001-01/act.pdf`, { headers: { authorization: `Bearer ${user.token}` } });
+    const res = await fetch(`${app.url}/api/account/documents/0001-01/act.pdf`, { headers: { authorization: `Bearer ${early.token}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(0, 5))).toBe('%PDF-');
@@ -112,12 +136,13 @@ describe('documents requested all at once (row 10)', () => {
 describe('a full line of documents (PDF_QUEUE_MAX_WAITING)', () => {
   const adminEmail = uniqueEmail('documents-line-admin');
   let small: TestApp;
-  let client: { token: string };
+  let client: { token: string; userId: string };
   beforeAll(async () => {
     small = await startTestApp({ env: { ADMIN_EMAILS: adminEmail, PDF_QUEUE_MAX_WAITING: '2' } });
     const admin = await registerAdmin(small, adminEmail);
     expect((await call(small.url, 'PUT', '/api/admin/requisites', { token: admin.token, body: REQUISITES })).status).toBe(200);
     client = await registerUser(small.url);
+    await issueMonths(small, admin.token, client.userId, ['2024-12', '2025-01', '2025-02']);
   });
   afterAll(async () => {
     await small?.close();

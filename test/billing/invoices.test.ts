@@ -171,6 +171,10 @@ describe('акт by Moscow months', () => {
         ($1, -234560000000, 'usage', 'test-batch-2:3', '2025-01-31T21:30:00Z')`,
       [person.userId],
     );
+    // The months' акты are issued once each month has ended (issue 44); the month's address leads to it.
+    for (const month of ['2025-01', '2025-02']) {
+      expect((await call(app.url, 'POST', '/api/admin/documents/issue', { token: admin.token, body: { month } })).status).toBe(200);
+    }
     const january = (await pdfText('/api/account/documents/2025-01/act.pdf', person.token)).text;
     expect(january).toContain('Период: 01.01.2025 — 31.01.2025');
     expect(january).toContain('1 Запросы к моделям через API, январь 2025 (7 запросов) 1 усл. 1 000,00 1 000,00');

@@ -29,6 +29,11 @@ const today = () => new Date().toISOString().slice(0, 10);
 /** The documents' calendar is Moscow's (UTC+3 all year). */
 const moscowToday = () => new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
 const thisMonth = () => moscowToday().slice(0, 7);
+/** The Moscow month before this one, YYYY-MM. */
+const lastMonth = () => {
+  const [year, month] = [Number(thisMonth().slice(0, 4)), Number(thisMonth().slice(5))];
+  return new Date(Date.UTC(year, month - 2, 1)).toISOString().slice(0, 7);
+};
 const MONTHS = ['январь', 'февраль', 'март', 'апрель', 'май', 'июнь', 'июль', 'август', 'сентябрь', 'октябрь', 'ноябрь', 'декабрь'];
 /** «1 234,50 ₽» with ordinary spaces (the documents use no-break ones; the test reads text with spaces normalised). */
 const rub = (value: number) =>
@@ -210,7 +215,7 @@ describe('monthly closing documents', () => {
     const list = await call(app.url, 'GET', '/api/account/documents', { token: user.token });
     expect(list.status).toBe(200);
     expect(list.body.requisitesReady).toBe(false);
-    const res = await call(app.url, 'GET', `/api/account/documents/${thisMonth()}/act.pdf`, { token: user.token });
+    const res = await call(app.url, 'POST', '/api/admin/documents/issue', { token: admin.token, body: { month: lastMonth() } });
     expect(res.status).toBe(409);
     expect(res.body.error).toEqual({
       type: 'conflict',
@@ -254,7 +259,7 @@ describe('monthly closing documents', () => {
     expect((await call(app.url, 'GET', '/api/account/requisites', { token: user.token })).body).toEqual(full);
   });
 
-  test('the month list has the current month (Moscow time), marked as running, with its payments and spending and the act only', async () => {
+  test('the month list has the current month (Moscow time), marked as running, with its payments and spending and no document yet', async () => {
     const list = await call(app.url, 'GET', '/api/account/documents', { token: user.token });
     const statement = (await call(app.url, 'GET', `/api/account/statement?from=${today()}&to=${today()}`, { token: user.token })).body;
     expect(list.body.requisitesReady).toBe(true);
@@ -264,24 +269,31 @@ describe('monthly closing documents', () => {
       current: true,
       paid: 500,
       spent: list.body.months[0].spent,
-      actUrl: `/api/account/documents/${thisMonth()}/act.pdf`,
+      actUrl: null,
+      documents: [],
     });
+    expect(list.body.current).toEqual({ month: thisMonth(), title: list.body.months[0].title, paid: 500, spent: list.body.months[0].spent });
     expect(list.body.months[0].spent).toBeCloseTo(-statement.lines[3].amount, 9);
   });
 
-  test('the act (PDF): both parties with requisites, unit/qty/price columns, total in words, both signature lines, no «UTC»', async () => {
+  test('the act (PDF), issued once the month has ended: both parties with requisites, unit/qty/price columns, total in words, both signature lines, no «UTC»', async () => {
     const statement = (await call(app.url, 'GET', `/api/account/statement?from=${today()}&to=${today()}`, { token: user.token })).body;
     const spent = -statement.lines[3].amount;
-    const text = await pdfText(`/api/account/documents/${thisMonth()}/act.pdf`, user.token);
+    // The month ends: the monthly job, run as at the next month's first hour in Moscow, issues its акт.
     const [year, month] = [thisMonth().slice(0, 4), thisMonth().slice(5)];
-    const lastDay = `${moscowToday().slice(8)}.${month}.${year}`;
-    expect(text).toContain(
-      `Акт № ${thisMonth()}/${user.userId.slice(0, 8).toUpperCase()} от ${Number(moscowToday().slice(8))} ${GENITIVE[Number(month) - 1]} ${year} г.`,
-    );
+    // 01:00 in Moscow on the next month's first day is 22:00 UTC the day before.
+    const nextMonth = new Date(Date.UTC(Number(year), Number(month), 1) - 2 * 3_600_000);
+    const run = await app.instance.services.statement.closingJob.runOnce(nextMonth);
+    expect(run.issued.map((d) => d.userId)).toContain(user.userId);
+    const list = (await call(app.url, 'GET', '/api/account/documents', { token: user.token })).body;
+    const act = list.months[0].documents[0];
+    expect(list.months[0].actUrl).toBe(act.pdfUrl);
+    const text = await pdfText(act.pdfUrl, user.token);
+    const lastDay = new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate();
+    expect(text).toContain(`Акт № ${act.number} от ${lastDay} ${GENITIVE[Number(month) - 1]} ${year} г.`);
     expect(text).toContain(`об оказании услуг за ${MONTHS[Number(month) - 1]} ${year}`);
-    expect(text).toContain(`Период: 01.${month}.${year} — ${lastDay}`);
+    expect(text).toContain(`Период: 01.${month}.${year} — ${lastDay}.${month}.${year}`);
     expect(text).not.toContain('UTC');
-    expect(text).toContain('Месяц ещё не закончился');
     expect(text).toContain(
       `Исполнитель: ООО «Кондуит», ИНН ${REQUISITES.inn}, КПП ${REQUISITES.kpp}, ${REQUISITES.address}, ОГРН ${REQUISITES.ogrn}, ` +
         `р/с ${REQUISITES.account} в ${REQUISITES.bankName}, БИК ${REQUISITES.bik}, к/с ${REQUISITES.correspondentAccount}`,
@@ -307,13 +319,15 @@ describe('monthly closing documents', () => {
     expect(res.body.error.message).toContain('счёт на оплату выставляется на сумму');
   });
 
-  test('a finished month without activity has documents with no lines; bad, future and unknown documents are refused', async () => {
-    const text = await pdfText('/api/account/documents/2025-01/act.pdf', user.token);
-    expect(text).toContain('Период: 01.01.2025 — 31.01.2025');
-    expect(text).not.toContain('Месяц ещё не закончился');
-    expect(text).toContain('Услуг за месяц не оказано.');
-    expect(text).toContain('Итого: 0,00');
-    expect(text).toContain('Ноль рублей 00 копеек');
+  test('a finished month without activity has no document; bad, future and unknown documents are refused', async () => {
+    const none = await call(app.url, 'GET', '/api/account/documents/2025-01/act.pdf', { token: user.token });
+    expect(none.status).toBe(404);
+    expect(none.body.error).toEqual({
+      type: 'not_found',
+      message:
+        'Акт за январь 2025 ещё не выпущен: закрывающие документы выпускаются после окончания месяца (по московскому времени), ' +
+        'список выпущенных — GET /api/account/documents',
+    });
     const bad = await call(app.url, 'GET', '/api/account/documents/2025-13/act.pdf', { token: user.token });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toBe('ожидается месяц в формате ГГГГ-ММ, например 2026-11');

@@ -531,3 +531,21 @@ describe('issue 29: route targets’ cost prices', () => {
     expect(saved.body.routes.map((r: { pattern: string }) => r.pattern)).not.toContain('cost-sweep/*');
   });
 });
+
+describe('issue 44: the closing documents’ raw routes', () => {
+  test('a month or a document id with NUL, a lone surrogate, a broken escape or nonsense is a 4xx in the one shape (a month a 400), never a 5xx', async () => {
+    const judge = createJudge();
+    const bad = ['%00', '%ED%A0%80', '%', '0000-01', '2026-13', '2026-1', 'x'.repeat(300)];
+    for (const month of bad) {
+      judge.check(`act.pdf month ${month.slice(0, 12)}`, await send('GET', `/api/account/documents/${month}/act.pdf`, { token: owner.token }), { status: 400 });
+      judge.check(`zip month ${month.slice(0, 12)}`, await send('GET', `/api/admin/documents/${month}.zip`, { token: admin.token }), { status: 400 });
+      judge.check(`registry month ${month.slice(0, 12)}`, await send('GET', `/api/admin/documents/${month}/registry.csv`, { token: admin.token }), {
+        status: 400,
+      });
+    }
+    for (const id of [...bad, '00000000-0000-4000-8000-000000000000', `${randomUUID()}%00`]) {
+      judge.check(`document ${id.slice(0, 12)}`, await send('GET', `/api/account/documents/${id}.pdf`, { token: owner.token }), { status: 404 });
+    }
+    expect(judge.problems).toEqual([]);
+  });
+});

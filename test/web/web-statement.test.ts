@@ -212,13 +212,19 @@ browserSuite('the statement, the documents, the account page and the requisites 
       expect(adminSide.pageErrors).toEqual([]);
       await adminSide.context.close();
 
-      // Back on the user's statement: the act downloads, and its text names both parties and the total.
+      // The month ends: the monthly job, run as at 01:00 in Moscow on the next month's first day, issues its акт.
+      const [year, month] = [Number(thisMonth().slice(0, 4)), Number(thisMonth().slice(5))];
+      await app.instance.services.statement.closingJob.runOnce(new Date(Date.UTC(year, month, 1) - 2 * 3_600_000));
+      const issued = (await call(app.url, 'GET', '/api/account/documents', { token })).body.months[0].documents[0];
+
+      // Back on the user's statement: the issued act downloads, and its text names both parties and the total.
       await page.reload();
       const row = documents.locator(`tr[data-month="${thisMonth()}"]`);
-      await row.getByRole('button', { name: 'Акт, PDF' }).waitFor();
+      const button = row.getByRole('button', { name: `Акт № ${issued.number}, PDF` });
+      await button.waitFor();
       expect(await documents.getByTestId('documents-unavailable').count()).toBe(0);
-      const [act] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: 'Акт, PDF' }).click()]);
-      expect(act.suggestedFilename()).toBe(`conduit-akt-${thisMonth()}.pdf`);
+      const [act] = await Promise.all([page.waitForEvent('download'), button.click()]);
+      expect(act.suggestedFilename()).toBe(`akt-${issued.number}-${year}.pdf`);
       const pdf = await getDocumentProxy(new Uint8Array(readFileSync((await act.path())!)));
       const text = (await extractText(pdf, { mergePages: true })).text.replace(/[\s\u00a0]+/g, ' ').replace(/\u2011/g, '-');
       expect(text).toContain('Исполнитель: ООО «Кондуит», ИНН 7701234567, КПП 770101001, г. Москва, Пресненская наб., д. 10, ОГРН 1027700132195');

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { operatorRequisitesInput } from '@server/statement/input';
+import { type CLOSING_DOCUMENT_SETS, operatorRequisitesInput } from '@server/statement/input';
 import { Field, Loading, SubmitRow } from '../shared/ui';
 import { formatDateTime } from '../shared/format';
 import { check, type FieldErrors } from '../shared/validate';
@@ -22,10 +22,21 @@ const EMPTY = {
   vatNote: '',
   directorName: '',
   accountantName: '',
+  closingDocuments: 'act' as ClosingDocumentSet,
+  updStatus: null as 1 | 2 | null,
 };
 type Form = typeof EMPTY;
+type ClosingDocumentSet = (typeof CLOSING_DOCUMENT_SETS)[number];
+type TextField = Exclude<keyof Form, 'closingDocuments' | 'updStatus'>;
 
-const FIELDS: { name: keyof Form; label: string; hint?: string; numeric?: boolean }[] = [
+/** The monthly closing documents (statement/closing-documents.ts): which are issued, and the УПД's status. */
+const CLOSING_SETS: { value: ClosingDocumentSet; label: string }[] = [
+  { value: 'act', label: 'Акт' },
+  { value: 'act_and_upd', label: 'Акт и УПД' },
+  { value: 'upd', label: 'УПД (вместо акта)' },
+];
+
+const FIELDS: { name: TextField; label: string; hint?: string; numeric?: boolean }[] = [
   { name: 'companyName', label: 'Название организации', hint: 'Как в документах: ООО «Ромашка», ИП Иванов Иван Иванович' },
   { name: 'inn', label: 'ИНН', hint: '10 цифр у организации, 12 у ИП', numeric: true },
   { name: 'kpp', label: 'КПП', hint: '9 цифр; у ИП оставьте пустым', numeric: true },
@@ -101,6 +112,44 @@ export function RequisitesScreen() {
               )}
             </Field>
           ))}
+          <Field
+            label="Закрывающие документы"
+            hint="Выпускаются каждому заказчику с расходами после окончания месяца; выпущенный документ не меняется"
+            error={errors.closingDocuments ?? server.closingDocuments}
+          >
+            {(props) => (
+              <select
+                {...props}
+                name="closingDocuments"
+                value={form.closingDocuments}
+                onChange={(e) => setForm({ ...form, closingDocuments: e.target.value as ClosingDocumentSet })}
+              >
+                {CLOSING_SETS.map((o) => (
+                  <option key={o.value} value={o.value}>
+                    {o.label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field
+            label="Статус УПД"
+            hint="1 — УПД служит и счётом-фактурой (для плательщика НДС), 2 — только передаточный документ"
+            error={errors.updStatus ?? server.updStatus}
+          >
+            {(props) => (
+              <select
+                {...props}
+                name="updStatus"
+                value={form.updStatus === null ? '' : String(form.updStatus)}
+                onChange={(e) => setForm({ ...form, updStatus: e.target.value === '' ? null : (Number(e.target.value) as 1 | 2) })}
+              >
+                <option value="">По ставке НДС (1 с НДС, 2 без)</option>
+                <option value="1">1</option>
+                <option value="2">2</option>
+              </select>
+            )}
+          </Field>
         </div>
         <SubmitRow label="Сохранить реквизиты" pending={save.isPending} done={done} error={apiError(save.error)} />
       </form>

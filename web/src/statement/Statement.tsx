@@ -134,7 +134,7 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
     <tr data-month={month.month}>
       <th scope="row">
         {month.title}
-        {month.current ? <span className="cell-note muted">текущий месяц: акт на сегодня, не окончательный</span> : null}
+        {month.current ? <span className="cell-note muted">текущий месяц: документы будут после его окончания</span> : null}
       </th>
       <td data-label="Оплачено" className="num">
         {formatMoney(month.paid, currency, 'amount')}
@@ -143,12 +143,21 @@ function MonthRow({ month, currency, ready }: { month: DocumentMonth; currency: 
         {formatMoney(month.spent, currency, 'amount')}
       </td>
       <td data-label="Документы">
-        {ready ? (
-          <div className="row-actions">
-            <FileDownload url={month.actUrl} label="Акт, PDF" testId={`act-${month.month}`} />
-          </div>
-        ) : (
+        {!ready ? (
           <span className="muted">недоступны</span>
+        ) : month.documents.length === 0 ? (
+          <span className="muted">{month.current ? 'месяц ещё идёт' : 'не выпущены'}</span>
+        ) : (
+          <div className="row-actions">
+            {month.documents.map((d) => (
+              <FileDownload
+                key={d.id}
+                url={d.pdfUrl}
+                label={`${d.kind === 'upd' ? 'УПД' : 'Акт'} № ${d.number}${d.status === 'superseded' ? ' (заменён)' : ''}, PDF`}
+                testId={d.kind === 'act' && d.status === 'issued' ? `act-${month.month}` : `document-${d.id}`}
+              />
+            ))}
+          </div>
         )}
       </td>
     </tr>
