@@ -20,6 +20,12 @@ export const AUDIT_ACTIONS = [
   'route.upsert',
   'route.delete',
   'requisites.update',
+  'invoice.mark_paid',
+  'invoice.cancel',
+  'bank_statement.import',
+  'bank_payment.credit',
+  'bank_payment.assign',
+  'bank_payment.ignore',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -70,6 +70,12 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'route.upsert': 'Маршрут изменён',
   'route.delete': 'Маршрут удалён',
   'requisites.update': 'Реквизиты оператора изменены',
+  'invoice.mark_paid': 'Счёт отмечен оплаченным',
+  'invoice.cancel': 'Счёт отменён',
+  'bank_statement.import': 'Загружена банковская выписка',
+  'bank_payment.credit': 'Платёж по выписке зачислен',
+  'bank_payment.assign': 'Платёж по выписке зачислен вручную',
+  'bank_payment.ignore': 'Платёж по выписке отклонён',
 };
 
 /** The fields an audit row's before and after carry, as the log names them. */
@@ -78,6 +84,14 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   amount: 'сумма',
   reason: 'причина',
   reference: 'ссылка',
+  invoiceStatus: 'состояние счёта',
+  paymentStatus: 'состояние платежа',
+  paidOn: 'дата оплаты',
+  accountId: 'учётная запись',
+  invoice: 'счёт',
+  payer: 'плательщик',
+  document: 'платёжный документ',
+  file: 'файл',
   blocked: 'заблокирован',
   blockedAt: 'заблокирован с',
   email: 'e-mail',
@@ -144,6 +158,9 @@ export const auditTargetTexts = {
   price: (pattern: string) => `Цена ${pattern}`,
   priceTable: 'Таблица цен',
   requisites: 'Реквизиты оператора',
+  invoice: (number: string) => `Счёт № ${number}`,
+  bankStatement: 'Банковская выписка',
+  bankPayment: 'Платёж по выписке',
   gone: 'удалён',
 };
 
