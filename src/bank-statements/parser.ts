@@ -164,9 +164,7 @@ export function purposeOf(fields: Record<string, string>): string {
     .map((m) => fields[m[0]]!)
     .filter(Boolean);
   // A bank that splits the purpose may also give it whole: then the whole one is the purpose.
-  return (whole || parts.join(' '))
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (whole || parts.join(' ')).replace(/\s+/g, ' ').trim();
 }
 
 /** A document as a payment; throws StatementError (at the document's line) when Номер, Дата or Сумма is unusable. */

@@ -83,7 +83,15 @@ export function createBankPayments(db: Database, config: SettleConfig) {
     if (!credited) return false;
     await tx
       .update(bankPayments)
-      .set({ status: 'credited', invoiceId: invoice?.id ?? null, problem: null, creditedUserId: userId, ledgerReference: reference, decidedAt: new Date(), decidedBy: actor.userId })
+      .set({
+        status: 'credited',
+        invoiceId: invoice?.id ?? null,
+        problem: null,
+        creditedUserId: userId,
+        ledgerReference: reference,
+        decidedAt: new Date(),
+        decidedBy: actor.userId,
+      })
       .where(eq(bankPayments.id, row.id));
     return true;
   }
@@ -105,18 +113,26 @@ export function createBankPayments(db: Database, config: SettleConfig) {
     /** Reads the statement, keeps its new incoming payments with their proposals; credits nothing. */
     async importStatement(actor: AuditActor, file: { bytes: Uint8Array; name: string }): Promise<ImportSummary> {
       const [operator] = await db.select({ account: operatorRequisites.account }).from(operatorRequisites).limit(1);
-      if (!operator) throw new AppError('conflict', bankMessages.accountMissing);
       let statement: ReturnType<typeof readStatement>;
       try {
-        statement = readStatement(file.bytes, operator.account);
+        // Read even without the operator's account: a broken file is told so first.
+        statement = readStatement(file.bytes, operator?.account ?? '');
       } catch (error) {
         if (error instanceof StatementError) throw new AppError('invalid_request_error', error.message, { param: 'file' });
         throw error;
       }
+      if (!operator) throw new AppError('conflict', bankMessages.accountMissing);
       return db.transaction(async (tx) => {
         // One import at a time: proposals read what earlier imports proposed.
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext('conduit.bank-statements.import'))`);
-        const counts = { documents: statement.documents, incoming: statement.incoming.length, new: 0, duplicates: 0, outgoing: statement.outgoing, foreign: statement.foreign };
+        const counts = {
+          documents: statement.documents,
+          incoming: statement.incoming.length,
+          new: 0,
+          duplicates: 0,
+          outgoing: statement.outgoing,
+          foreign: statement.foreign,
+        };
         const [imported] = await tx
           .insert(bankStatementImports)
           .values({

@@ -7,8 +7,7 @@
  * sign (№, N, No, #) or none, then the digits. Not «р/сч 40702…» (a settlement account: too many digits) nor
  * «счет-фактура» (the hyphen stops it). The number is at most 9 digits and must not run on into more digits.
  */
-const INVOICE_REFERENCE =
-  /(?<![\p{L}/])сч(?:[её]т(?:а|у|ом|е)?)?\.?\s*(?:на\s+оплату\s*)?(?:№|N(?:o|о)?\.?|#)?\s*№?\s*(\d{1,9})(?!\d|[-/.]\d)/giu;
+const INVOICE_REFERENCE = /(?<![\p{L}/])сч(?:[её]т(?:а|у|ом|е)?)?\.?\s*(?:на\s+оплату\s*)?(?:№|N(?:o|о)?\.?|#)?\s*№?\s*(\d{1,9})(?!\d|[-/.]\d)/giu;
 
 /** Every счёт number the purpose names, in order, without repeats. */
 export function invoiceNumbersIn(purpose: string): number[] {

@@ -39,7 +39,9 @@ export const adminInvoiceOutput = z.object({
 export const paymentOutput = z.object({
   id: z.string(),
   importId: z.string().describe('Загрузка выписки, в которой платёж появился впервые'),
-  status: z.enum(PAYMENT_FILTER_STATUSES).describe('matched — предложен счёт, ждёт подтверждения; unmatched — счёт не найден; credited — зачислен; ignored — отклонён'),
+  status: z
+    .enum(PAYMENT_FILTER_STATUSES)
+    .describe('matched — предложен счёт, ждёт подтверждения; unmatched — счёт не найден; credited — зачислен; ignored — отклонён'),
   documentKind: z.string().describe('Вид документа: Платежное поручение, Банковский ордер…'),
   documentNumber: z.string(),
   documentDate: z.string(),
@@ -73,7 +75,8 @@ export const adminInvoicesRouter = router({
         path: '/api/admin/invoices',
         tags: TAGS,
         summary: 'Все счета на оплату, новые первыми, с состоянием',
-        description: 'Счёт, не оплаченный до validUntil включительно, показывается отменённым (cancelled) сразу, а задача отмены записывает это раз в INVOICE_EXPIRY_SECONDS.',
+        description:
+          'Счёт, не оплаченный до validUntil включительно, показывается отменённым (cancelled) сразу, а задача отмены записывает это раз в INVOICE_EXPIRY_SECONDS.',
       },
     })
     .input(listInvoicesInput)
@@ -113,7 +116,8 @@ export const adminInvoicesRouter = router({
         path: '/api/admin/invoices/{number}/cancel',
         tags: TAGS,
         summary: 'Отменить счёт',
-        description: 'Перевод по отменённому счёту не сопоставляется автоматически, а попадает в несопоставленные платежи. Повтор ничего не меняет. Пишется в журнал действий.',
+        description:
+          'Перевод по отменённому счёту не сопоставляется автоматически, а попадает в несопоставленные платежи. Повтор ничего не меняет. Пишется в журнал действий.',
       },
     })
     .input(invoiceNumberParam)

@@ -20,11 +20,12 @@ const FORM_OVERHEAD_BYTES = 64 * 1024;
 const invalid = (message: string) => new AppError('invalid_request_error', message, { param: 'file' });
 
 /** The file's bytes and name, from a form's `file` or the body itself. */
-async function statementFile(request: Request): Promise<{ bytes: Uint8Array; name: string }> {
+async function statementFile(request: Request, bodyLimitBytes: number): Promise<{ bytes: Uint8Array; name: string }> {
   const contentType = request.headers.get('content-type') ?? '';
   let body: Uint8Array;
   try {
-    body = await readBodyBytes(request, STATEMENT_MAX_BYTES + FORM_OVERHEAD_BYTES);
+    // BODY_LIMIT_BYTES holds here too: an operator who lowered it below a statement's size meant it.
+    body = await readBodyBytes(request, Math.min(bodyLimitBytes, STATEMENT_MAX_BYTES + FORM_OVERHEAD_BYTES));
   } catch (error) {
     if (error instanceof AppError && error.type === 'payload_too_large') {
       throw new AppError('payload_too_large', bankMessages.fileTooLarge(STATEMENT_MAX_BYTES / (1024 * 1024)), { param: 'file' });
@@ -87,7 +88,11 @@ const EXAMPLE = {
   ],
 };
 
-export const bankStatementUploadRoute = defineRawRoute<{ authenticator: Pick<Authenticator, 'admin'>; bank: BankApi['bank']; config: { balanceCurrency: string } }>({
+export const bankStatementUploadRoute = defineRawRoute<{
+  authenticator: Pick<Authenticator, 'admin'>;
+  bank: BankApi['bank'];
+  config: { balanceCurrency: string; bodyLimitBytes: number };
+}>({
   method: 'POST',
   path: '/api/admin/bank-statements',
   auth: 'admin',
@@ -100,7 +105,7 @@ export const bankStatementUploadRoute = defineRawRoute<{ authenticator: Pick<Aut
       summary: 'Загрузить банковскую выписку в формате 1С (1CClientBankExchange) и получить предложенные совпадения со счетами',
       description:
         'Файл — полем file формы multipart/form-data или телом запроса целиком; Windows-1251, DOS-866 или UTF-8, строки CRLF или LF, ' +
-        `не больше ${STATEMENT_MAX_BYTES / (1024 * 1024)} МБ. Входящие платежи — документы, где ПолучательСчет — расчётный счёт оператора и есть ` +
+        `не больше ${STATEMENT_MAX_BYTES / (1024 * 1024)} МБ (и BODY_LIMIT_BYTES). Входящие платежи — документы, где ПолучательСчет — расчётный счёт оператора и есть ` +
         'ДатаПоступило; исходящие и чужие пропускаются (counts). Каждому новому платежу предлагается счёт: ждущий оплаты, чей номер назван в ' +
         'назначении платежа, с ИНН покупателя, равным ПлательщикИНН, и той же суммой (status matched); иначе status unmatched и problem — ' +
         'почему. Платёж, уже загруженный раньше (тот же Номер, Дата, Сумма, ПлательщикИНН, ПлательщикСчет), показывается как duplicate ' +
@@ -132,7 +137,7 @@ export const bankStatementUploadRoute = defineRawRoute<{ authenticator: Pick<Aut
   },
   async handle({ request }, { authenticator, bank, config }) {
     const admin = await authenticator.admin(request.headers);
-    const file = await statementFile(request);
+    const file = await statementFile(request, config.bodyLimitBytes);
     const summary = await bank.payments.importStatement(admin, file);
     return new Response(JSON.stringify(importView(summary, config.balanceCurrency)), {
       status: 201,

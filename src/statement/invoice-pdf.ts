@@ -76,7 +76,8 @@ function bankBlock(c: DocumentCanvas, invoice: Invoice): void {
 
 /** «ООО «Кондуит», ИНН …, КПП …, ОГРН …, адрес, р/с … в …, БИК …, к/с …»: a party with every requisite it has. */
 function partyText(base: string, p: { ogrn?: string; account?: string; bankName?: string; bik?: string; correspondentAccount?: string }): string {
-  const bank = p.account && p.bankName ? [`р/с ${p.account} в ${p.bankName}`, p.bik ? `БИК ${p.bik}` : '', p.correspondentAccount ? `к/с ${p.correspondentAccount}` : ''] : [];
+  const bank =
+    p.account && p.bankName ? [`р/с ${p.account} в ${p.bankName}`, p.bik ? `БИК ${p.bik}` : '', p.correspondentAccount ? `к/с ${p.correspondentAccount}` : ''] : [];
   return [base, p.ogrn ? `ОГРН ${p.ogrn}` : '', ...bank].filter(Boolean).join(', ');
 }
 

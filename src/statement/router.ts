@@ -71,9 +71,7 @@ const invoiceView = z.object({
   currency: z.string(),
   createdAt: z.string().describe('Когда выставлен (ISO 8601, UTC)'),
   date: z.string().describe('Дата счёта по московскому времени, ГГГГ-ММ-ДД'),
-  status: z
-    .enum(INVOICE_STATUSES)
-    .describe('pending — ждёт оплаты; paid — оплачен, деньги на балансе; cancelled — отменён оператором или истёк срок (validUntil)'),
+  status: z.enum(INVOICE_STATUSES).describe('pending — ждёт оплаты; paid — оплачен, деньги на балансе; cancelled — отменён оператором или истёк срок (validUntil)'),
   validUntil: z.string().describe('Последний день, когда счёт действителен (по московскому времени, ГГГГ-ММ-ДД)'),
   paidOn: z.string().nullable().describe('Оплаченный счёт: день поступления денег, ГГГГ-ММ-ДД; иначе null'),
   paymentPurpose: z.string().describe('Назначение платежа, которое нужно указать в платёжном поручении'),

@@ -28,8 +28,7 @@ export const statementMessages = {
   invoiceAmountInvalid: (min: number, max: number) =>
     `сумма счёта — от ${min.toLocaleString('ru-RU')} до ${max.toLocaleString('ru-RU')}, не больше двух знаков после запятой`,
   invoiceNotFound: 'Счёт не найден',
-  invoiceRequisitesMissing:
-    'Счёт выставляется на организацию или ИП: сначала укажите реквизиты покупателя — название и ИНН в блоке «Реквизиты для документов»',
+  invoiceRequisitesMissing: 'Счёт выставляется на организацию или ИП: сначала укажите реквизиты покупателя — название и ИНН в блоке «Реквизиты для документов»',
   invoicesTooMany: (perDay: number) => `За сутки можно выставить не больше ${perDay} счетов: повторите позже`,
 };
 
@@ -81,8 +80,7 @@ export const documentTexts = {
   purposeNoVat: 'Без НДС',
   purposeVat: (rate: number, sum: string) => `В т.ч. НДС ${rate}% — ${sum} руб.`,
   purpose: (number: number, day: string, service: string, vat: string) => `Оплата по счёту № ${number} от ${day} за доступ к API ${service}. ${vat}`,
-  validUntil: (day: string) =>
-    `Счёт действителен до ${day} включительно. Деньги зачисляются на баланс учётной записи, когда поступят на расчётный счёт поставщика.`,
+  validUntil: (day: string) => `Счёт действителен до ${day} включительно. Деньги зачисляются на баланс учётной записи, когда поступят на расчётный счёт поставщика.`,
   paidMark: (day: string) => `Оплачен ${day}`,
   cancelledMark: 'Счёт отменён: не оплачивайте его, выставьте новый',
   invoiceAccountant: 'Бухгалтер',

@@ -34,7 +34,8 @@ const issue = async (token: string, amount: number) => {
 const invoiceOf = async (token: string, number: number) =>
   (await call(app.url, 'GET', '/api/account/invoices', { token })).body.invoices.find((i: { number: number }) => i.number === number);
 const adminCall = (method: string, path: string, body?: unknown) => call(app.url, method, path, { token: admin.token, body });
-const auditOf = async (action: string) => (await adminCall('GET', `/api/admin/audit?action=${action}`)).body.data as { targetId: string; after: Record<string, string> }[];
+const auditOf = async (action: string) =>
+  (await adminCall('GET', `/api/admin/audit?action=${action}`)).body.data as { targetId: string; after: Record<string, string> }[];
 
 async function pdfText(path: string, token: string) {
   const res = await fetch(app.url + path, { headers: { authorization: `Bearer ${token}` } });
@@ -128,8 +129,21 @@ describe('the 1C statement', () => {
     expect(res.body).toMatchObject({ encoding: 'windows-1251', periodFrom: '01.12.2026', periodTo: '03.12.2026' });
     expect(res.body.counts).toEqual({ documents: 4, incoming: 3, new: 3, duplicates: 0, outgoing: 1, foreign: 0 });
     payments = Object.fromEntries(res.body.payments.map((p: { documentNumber: string }) => [p.documentNumber, p]));
-    expect(payments['512']).toMatchObject({ status: 'matched', invoiceNumber: match.number, problem: null, duplicate: false, amount: 15000, receivedOn: '2026-12-02' });
-    expect(payments['77']).toMatchObject({ status: 'unmatched', invoiceNumber: short.number, problem: 'amount_mismatch', problemText: 'Сумма платежа не равна сумме счёта', payerKpp: '' });
+    expect(payments['512']).toMatchObject({
+      status: 'matched',
+      invoiceNumber: match.number,
+      problem: null,
+      duplicate: false,
+      amount: 15000,
+      receivedOn: '2026-12-02',
+    });
+    expect(payments['77']).toMatchObject({
+      status: 'unmatched',
+      invoiceNumber: short.number,
+      problem: 'amount_mismatch',
+      problemText: 'Сумма платежа не равна сумме счёта',
+      payerKpp: '',
+    });
     expect(payments['3091']).toMatchObject({ status: 'unmatched', invoiceNumber: null, problem: 'payer_unknown', payerInn: '5001007322' });
     expect([await balanceOf(romashka.token), await balanceOf(sokolova.token)]).toEqual(before);
     expect((await invoiceOf(romashka.token, match.number)).status).toBe('pending');

@@ -71,7 +71,12 @@ describe('the 1C statement file', () => {
       payerBik: '044525225',
       purpose: 'Оплата по счету №42 от 29.11.2026 за доступ к API. Без НДС',
     });
-    expect(short).toMatchObject({ payerKpp: '', payerInn: '500100732259', amountNano: 4_999_000_000_000n, payerName: 'Индивидуальный предприниматель Соколова Ирина Петровна' });
+    expect(short).toMatchObject({
+      payerKpp: '',
+      payerInn: '500100732259',
+      amountNano: 4_999_000_000_000n,
+      payerName: 'Индивидуальный предприниматель Соколова Ирина Петровна',
+    });
     expect(unknown!.amountNano).toBe(7_300_500_000_000n);
     expect(unknown!.purpose).toBe('Оплата по договору 15/2026 от 01.11.2026. В т.ч. НДС 22% - 1316.48');
   });
