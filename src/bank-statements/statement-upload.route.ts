@@ -54,6 +54,11 @@ async function statementFile(request: Request, bodyLimitBytes: number): Promise<
   return { bytes, name };
 }
 
+/** The start of a statement file as a bank exports it (in Windows-1251 on the wire). */
+const FILE_EXAMPLE =
+  '1CClientBankExchange\r\nВерсияФормата=1.03\r\nКодировка=Windows\r\nДатаНачала=01.12.2026\r\nДатаКонца=03.12.2026\r\nРасчСчет=40702810400000012345\r\n' +
+  'СекцияДокумент=Платежное поручение\r\nНомер=512\r\nДата=01.12.2026\r\nСумма=15000.00\r\n…\r\nКонецДокумента\r\nКонецФайла\r\n';
+
 const EXAMPLE = {
   importId: '6f1c2a9e-1d52-4d8a-9f43-0b7f6f0f2d11',
   encoding: 'windows-1251',
@@ -116,8 +121,9 @@ export const bankStatementUploadRoute = defineRawRoute<{
         content: {
           'multipart/form-data': {
             schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'Файл выписки' } } },
+            example: { file: FILE_EXAMPLE },
           },
-          'application/octet-stream': { schema: { type: 'string', format: 'binary', description: 'Файл выписки целиком' } },
+          'application/octet-stream': { schema: { type: 'string', format: 'binary', description: 'Файл выписки целиком' }, example: FILE_EXAMPLE },
         },
       },
       responses: {

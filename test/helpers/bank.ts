@@ -48,7 +48,6 @@ export async function uploadStatement(app: TestApp, token: string, bytes: Uint8A
   }
   const res = await fetch(`${app.url}/api/admin/bank-statements`, { method: 'POST', headers, body });
   const text = await res.text();
-  // biome-ignore lint/suspicious/noExplicitAny: a test reads the JSON as it came
   let parsed: any = text;
   try {
     parsed = JSON.parse(text);
