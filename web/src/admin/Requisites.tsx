@@ -29,7 +29,10 @@ type Form = typeof EMPTY;
 type TextField = Exclude<keyof Form, 'vatRate'>;
 
 /** The server's requisites as the form holds them: the НДС rate as the select's value. */
-const formOf = ({ vatRate, ...fields }: Omit<Form, 'vatRate'> & { vatRate: number | null }): Form => ({ ...fields, vatRate: vatRate === null ? '' : String(vatRate) });
+const formOf = ({ vatRate, ...fields }: Omit<Form, 'vatRate'> & { vatRate: number | null }): Form => ({
+  ...fields,
+  vatRate: vatRate === null ? '' : String(vatRate),
+});
 
 const FIELDS: { name: TextField; label: string; hint?: string; numeric?: boolean }[] = [
   { name: 'companyName', label: 'Название организации', hint: 'Как в документах: ООО «Ромашка», ИП Иванов Иван Иванович' },
