@@ -213,6 +213,50 @@ describe('the 1C statement', () => {
   });
 });
 
+describe('an organisation', () => {
+  test("money assigned to an organisation's account goes on its balance; the notice goes to its owners and accountants, not its developers", async () => {
+    const [owner, accountant, developer] = [await registerUser(app.url), await registerUser(app.url), await registerUser(app.url)];
+    // The organisations feature is another slice: its rows are made as it makes them (an account row of kind
+    // 'organization', the organisation, its members).
+    const [org] = await app.sql<{ id: string }>(
+      `insert into users (email, password_hash, kind) values (gen_random_uuid()::text || '@organizations.invalid', '', 'organization') returning id`,
+    );
+    await app.sql(`insert into organizations (id, name, created_by) values ($1, 'ООО «Вектор»', $2)`, [org!.id, owner.userId]);
+    for (const [member, role] of [
+      [owner, 'owner'],
+      [accountant, 'accountant'],
+      [developer, 'developer'],
+    ] as const) {
+      await app.sql('insert into organization_members (organization_id, user_id, role) values ($1, $2, $3)', [org!.id, member.userId, role]);
+    }
+    const file = fixtureStatement({
+      OPERATOR_ACCOUNT: REQUISITES.account,
+      TOTAL_IN: '0.00',
+      CLOSING: '0.00',
+      MATCH_AMOUNT: '1234.00',
+      MATCH_INN: '7700000001',
+      MATCH_INVOICE: '1',
+      SHORT_AMOUNT: '2.00',
+      SHORT_INN: '7700000002',
+      SHORT_INVOICE: '1',
+    });
+    const imported = await uploadStatement(app, admin.token, file);
+    const payment = imported.body.payments.find((p: { documentNumber: string }) => p.documentNumber === '512');
+    expect(payment).toMatchObject({ status: 'unmatched', problem: 'payer_unknown', duplicate: false });
+    const assigned = await adminCall('POST', `/api/admin/bank-payments/${payment.id}/assign`, { userId: org!.id });
+    expect(assigned.body).toMatchObject({ status: 'credited', creditedUserId: org!.id, invoiceNumber: null });
+    const [row] = await app.sql<{ balance: string }>('select balance_nano::text as balance from users where id = $1', [org!.id]);
+    expect(row!.balance).toBe('1234000000000');
+    for (const member of [owner, accountant]) {
+      const mail = await smtp.waitFor(member.email, 0, 10_000);
+      expect(normal(mail.text)).toContain('Банковский перевод на 1 234,00 ₽ зачислен на баланс организации «ООО «Вектор»»');
+    }
+    await Bun.sleep(300);
+    expect(smtp.messages.filter((m) => m.to.includes(developer.email))).toEqual([]);
+    expect(smtp.messages.filter((m) => m.to.some((to) => to.endsWith('@organizations.invalid')))).toEqual([]);
+  });
+});
+
 describe("the operator's счета", () => {
   test('mark paid credits the счёт once and is audited; cancel is audited; a paid счёт cannot be cancelled', async () => {
     const invoice = await issue(romashka.token, 2500.5);
