@@ -28,6 +28,7 @@ export const statementMessages = {
   invoiceAmountInvalid: (min: number, max: number) =>
     `сумма счёта — от ${min.toLocaleString('ru-RU')} до ${max.toLocaleString('ru-RU')}, не больше двух знаков после запятой`,
   invoiceNotFound: 'Счёт не найден',
+  bankTransfer: (invoice: string | null) => (invoice ? `Банковский перевод по счёту № ${invoice}` : 'Банковский перевод'),
   invoiceRequisitesMissing: 'Счёт выставляется на организацию или ИП: сначала укажите реквизиты покупателя — название и ИНН в блоке «Реквизиты для документов»',
   invoicesTooMany: (perDay: number) => `За сутки можно выставить не больше ${perDay} счетов: повторите позже`,
 };

@@ -164,7 +164,8 @@ describe('the 1C statement', () => {
     expect(invoice).toMatchObject({ status: 'paid', paidOn: '2026-12-02' });
     const day = new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
     const lines = (await call(app.url, 'GET', `/api/account/statement?from=${day}&to=${day}&timeZone=Europe/Moscow`, { token: romashka.token })).body.lines;
-    expect(lines.filter((l: { kind: string; amount: number }) => l.kind === 'topup' && l.amount === 15000)).toHaveLength(1);
+    const credits = lines.filter((l: { kind: string; amount: number }) => l.kind === 'topup' && l.amount === 15000);
+    expect(credits.map((l: { title: string; detail: string }) => [l.title, l.detail])).toEqual([['Пополнение баланса', 'Банковский перевод']]);
     expect(await pdfText(match.pdfUrl, romashka.token)).toStartWith('Оплачен 02.12.2026');
     const mail = await smtp.waitFor(romashka.email, 0, 10_000);
     expect(smtp.messages.length).toBeGreaterThan(seen);
@@ -274,6 +275,8 @@ describe("the operator's счета", () => {
     const again = await adminCall('POST', `/api/admin/invoices/${invoice.number}/mark-paid`, { paidOn: today, note: '' });
     expect(again.status).toBe(409);
     expect(await balanceOf(romashka.token)).toBe(before + 2500.5);
+    const lines = (await call(app.url, 'GET', `/api/account/statement?from=${today}&to=${today}&timeZone=Europe/Moscow`, { token: romashka.token })).body.lines;
+    expect(lines.filter((l: { detail: string }) => l.detail === `Банковский перевод по счёту № ${invoice.number}`)).toHaveLength(1);
     const audit = (await auditOf('invoice.mark_paid')).find((a) => a.targetId === String(invoice.number));
     expect(audit?.after).toMatchObject({ invoiceStatus: 'paid', amount: '2500.5', paidOn: today, reason: 'п/п 88' });
     expect((await adminCall('POST', `/api/admin/invoices/${invoice.number}/cancel`)).status).toBe(409);
