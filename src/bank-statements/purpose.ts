@@ -5,7 +5,8 @@
 /**
  * «сч», «сч.», «счет», «счёт», «счета», «счету», «счёту», «счетом» — then optionally «на оплату», then a number
  * sign (№, N, No, #) or none, then the digits. Not «р/сч 40702…» (a settlement account: too many digits) nor
- * «счет-фактура» (the hyphen stops it). The number is at most 9 digits and must not run on into more digits.
+ * «счет-фактура» (the hyphen stops it). The number is at most 9 digits and must not run on into more digits
+ * («2026-11/0042», «42.5»: not a счёт's plain number).
  */
 const INVOICE_REFERENCE = /(?<![\p{L}/])сч(?:[её]т(?:а|у|ом|е)?)?\.?\s*(?:на\s+оплату\s*)?(?:№|N(?:o|о)?\.?|#)?\s*№?\s*(\d{1,9})(?!\d|[-/.]\d)/giu;
 
