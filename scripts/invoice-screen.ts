@@ -13,6 +13,7 @@ import { renderAct } from '../src/statement/act-pdf';
 import { type ClosingFacts, vatIncluded } from '../src/statement/closing-documents';
 import { renderInvoice } from '../src/statement/invoice-pdf';
 import { renderUpd } from '../src/statement/upd-pdf';
+import { validUntilOf } from '../src/statement/invoices';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const supplier = {
@@ -46,7 +47,16 @@ const invoice = await renderInvoice({
   amountNano: 1_234_560_000_000n,
   currency: 'RUB',
   supplier,
-  customer,
+  customer: { ...customer, ogrn: '1157746123456' },
+  userId: '00000000-0000-4000-8000-000000000001',
+  status: 'pending',
+  validUntil: validUntilOf(new Date('2026-11-28T09:30:00Z'), 10),
+  paidAt: null,
+  paidOn: null,
+  paidBy: null,
+  paidByAdmin: null,
+  ledgerReference: null,
+  cancelledAt: null,
   createdAt: new Date('2026-11-28T09:30:00Z'),
 });
 // An issued акт and УПД of October: their facts as closing-documents.ts freezes them (НДС 20% on the УПД).

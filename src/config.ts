@@ -176,6 +176,10 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Closing-document (PDF) requests that may wait for their turn; the next one is a 503 with Retry-After. */
   PDF_QUEUE_MAX_WAITING: intFromEnv(0, 100_000).default(50),
+  /** Days a счёт на оплату waits for its transfer; past them a pending счёт is cancelled. */
+  INVOICE_VALID_DAYS: intFromEnv(1, 365).default(10),
+  /** How often the expiry job cancels pending счета past their date (0: never; they still read as cancelled). */
+  INVOICE_EXPIRY_SECONDS: intFromEnv(0, 86_400).default(300),
   /** The most of one upstream answer that is not a stream (and of an error body) Conduit reads: past it, 502. */
   UPSTREAM_MAX_BODY_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
@@ -426,6 +430,8 @@ export interface Config {
   outboxMaxAttempts: number;
   bodyLimitBytes: number;
   pdfQueueMaxWaiting: number;
+  invoiceValidDays: number;
+  invoiceExpirySeconds: number;
   upstreamMaxBodyBytes: number;
   maxKeysPerUser: number;
   maxAgentsPerUser: number;
@@ -705,6 +711,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       outboxMaxAttempts: e.OUTBOX_MAX_ATTEMPTS,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       pdfQueueMaxWaiting: e.PDF_QUEUE_MAX_WAITING,
+      invoiceValidDays: e.INVOICE_VALID_DAYS,
+      invoiceExpirySeconds: e.INVOICE_EXPIRY_SECONDS,
       upstreamMaxBodyBytes: e.UPSTREAM_MAX_BODY_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       maxAgentsPerUser: e.MAX_AGENTS_PER_USER,

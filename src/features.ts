@@ -2,6 +2,7 @@
 // a folder exporting its definition and one line here.
 import { accountsFeature } from './accounts/feature';
 import { adminFeature } from './admin/feature';
+import { bankStatementsFeature } from './bank-statements/feature';
 import { agentsFeature } from './agents/feature';
 import { alertsFeature } from './alerts/feature';
 import { assistantFeature } from './assistant/feature';
@@ -36,4 +37,5 @@ export const features = [
   socialFeature,
   dialoguesFeature,
   statementFeature,
+  bankStatementsFeature,
 ] as const;

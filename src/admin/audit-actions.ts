@@ -22,6 +22,12 @@ export const AUDIT_ACTIONS = [
   'requisites.update',
   'documents.issue',
   'documents.correct',
+  'invoice.mark_paid',
+  'invoice.cancel',
+  'bank_statement.import',
+  'bank_payment.credit',
+  'bank_payment.assign',
+  'bank_payment.ignore',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -192,6 +192,12 @@ function target(row: AuditRowFacts, names: AuditNames): { targetText: string; ta
         : { targetText: `${auditTargetTexts.price(id)} (${auditTargetTexts.gone})`, targetExists: false };
     case 'requisites':
       return { targetText: auditTargetTexts.requisites, targetExists: true };
+    case 'invoice':
+      return { targetText: auditTargetTexts.invoice(id ?? '—'), targetExists: true };
+    case 'bank_statement':
+      return { targetText: auditTargetTexts.bankStatement, targetExists: true };
+    case 'bank_payment':
+      return { targetText: auditTargetTexts.bankPayment, targetExists: true };
     default:
       return { targetText: id === null ? row.targetType : `${row.targetType} ${id}`, targetExists: true };
   }

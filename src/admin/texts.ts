@@ -72,6 +72,12 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'requisites.update': 'Реквизиты оператора изменены',
   'documents.issue': 'Закрывающие документы за месяц выпущены',
   'documents.correct': 'Закрывающий документ исправлен',
+  'invoice.mark_paid': 'Счёт отмечен оплаченным',
+  'invoice.cancel': 'Счёт отменён',
+  'bank_statement.import': 'Загружена банковская выписка',
+  'bank_payment.credit': 'Платёж по выписке зачислен',
+  'bank_payment.assign': 'Платёж по выписке зачислен вручную',
+  'bank_payment.ignore': 'Платёж по выписке отклонён',
 };
 
 /** The fields an audit row's before and after carry, as the log names them. */
@@ -80,6 +86,14 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   amount: 'сумма',
   reason: 'причина',
   reference: 'ссылка',
+  invoiceStatus: 'состояние счёта',
+  paymentStatus: 'состояние платежа',
+  paidOn: 'дата оплаты',
+  accountId: 'учётная запись',
+  invoice: 'счёт',
+  payer: 'плательщик',
+  document: 'платёжный документ',
+  file: 'файл',
   blocked: 'заблокирован',
   blockedAt: 'заблокирован с',
   email: 'e-mail',
@@ -146,6 +160,9 @@ export const auditTargetTexts = {
   price: (pattern: string) => `Цена ${pattern}`,
   priceTable: 'Таблица цен',
   requisites: 'Реквизиты оператора',
+  invoice: (number: string) => `Счёт № ${number}`,
+  bankStatement: 'Банковская выписка',
+  bankPayment: 'Платёж по выписке',
   gone: 'удалён',
 };
 

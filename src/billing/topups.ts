@@ -18,7 +18,7 @@ import type { Config } from '../config';
 import type { Database } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { users } from '../accounts/tables';
-import { ledgerEntries } from '../gateway/tables';
+import { creditTopupOnce } from './credit';
 import { topups } from './tables';
 import { AppError } from '../http/errors';
 import { billingMessages } from './texts';
@@ -125,25 +125,18 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
   }
 
   /**
-   * Credits a succeeded payment once: the ledger row's unique reference decides, in the same transaction
-   * as the balance. Lock order: the ledger insert and the topups row first, `users` last with a plain
-   * UPDATE (a SELECT … FOR UPDATE on users would conflict with the billing writer's key-share locks).
+   * Credits a succeeded payment once (credit.ts: the ledger row's unique reference decides, in the same
+   * transaction as the balance), and marks the top-up succeeded in that transaction.
    */
   async function credit(row: TopupRow, payment: YookassaPayment): Promise<SettleOutcome> {
-    const amount = row.amountNano.toString();
     return db.transaction(async (tx) => {
-      const inserted = await tx
-        .insert(ledgerEntries)
-        .values({ userId: row.userId, amountNano: row.amountNano, kind: 'topup', reference: `yookassa:${payment.id}` })
-        .onConflictDoNothing()
-        .returning({ id: ledgerEntries.id });
-      if (inserted.length === 0) return 'already_credited';
+      const credited = await creditTopupOnce(tx, { userId: row.userId, amountNano: row.amountNano, reference: `yookassa:${payment.id}` });
+      if (credited === null) return 'already_credited';
       const now = new Date();
       await tx
         .update(topups)
         .set({ status: 'succeeded', paymentId: payment.id, creditedAt: now, checkedAt: now, cancellationReason: null, updatedAt: now })
         .where(eq(topups.id, row.id));
-      await tx.execute(sql`update users set balance_nano = balance_nano + ${amount}::bigint where id = ${row.userId}`);
       return 'credited';
     });
   }

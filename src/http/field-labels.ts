@@ -155,6 +155,14 @@ export const fieldLabels: Record<string, string> = {
   updStatus: 'Статус УПД',
   directorName: 'Руководитель',
   accountantName: 'Главный бухгалтер',
+  // Bank transfer: счета and bank statements (operator).
+  number: 'Номер счёта',
+  paidOn: 'Дата оплаты',
+  note: 'Примечание',
+  importId: 'Загрузка выписки',
+  payments: 'Платежи',
+  invoiceNumber: 'Номер счёта',
+  file: 'Файл выписки',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',
@@ -170,6 +178,7 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   booking: { password: 'Пароль администратора' },
   billing: { amount: 'Сумма пополнения' },
   invoices: { amount: 'Сумма счёта' },
+  bankPayments: { userId: 'Учётная запись' },
   knowledge: { title: 'Заголовок', text: 'Текст для импорта' },
   accountSecurity: { token: 'Ссылка для сброса пароля', currentPassword: 'Текущий пароль', newPassword: 'Новый пароль' },
 };

@@ -30,13 +30,22 @@ export function createStatementApi({ database, config, logger }: Base, use: Use)
     closingRoutes: createClosingRoutes({ authenticator, closing, renderQueue: parts.renderQueue }),
     /**
      * Issues a счёт на оплату for `amount` (currency units, checked by createInvoiceInput) with both parties'
-     * requisites as they are now; 409 while the operator has not set theirs.
+     * requisites as they are now; 409 while the operator has not set theirs, or the customer has no company name
+     * and ИНН (an organisation always has them).
      */
     async issueInvoice(userId: string, amount: number) {
       const supplier = await parts.requisites.operator();
       if (!supplier) throw new AppError('conflict', statementMessages.requisitesMissing(config.supportContact));
-      const [customer, email] = await Promise.all([parts.requisites.customer(userId), parts.userEmail(userId)]);
-      return parts.invoices.create(userId, { amountNano: unitsToNano(amount)!, currency: config.balanceCurrency, supplier, customer: { ...customer, email } });
+      const [customer, email] = await Promise.all([parts.requisites.customerForDocuments(userId), parts.userEmail(userId)]);
+      // A счёт names its buyer: an accountant books a transfer against a company and its ИНН, not an e-mail.
+      if (!customer.companyName || !customer.inn) throw new AppError('conflict', statementMessages.invoiceRequisitesMissing);
+      return parts.invoices.create(userId, {
+        amountNano: unitsToNano(amount)!,
+        currency: config.balanceCurrency,
+        supplier,
+        customer: { ...customer, email },
+        validDays: config.invoiceValidDays,
+      });
     },
     routes: createStatementRoutes({
       ...parts,

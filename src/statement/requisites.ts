@@ -8,6 +8,14 @@ import type { CustomerRequisitesInput, OperatorRequisitesInput } from './input';
 
 export type OperatorRequisites = OperatorRequisitesInput & { updatedAt: string };
 export type CustomerRequisites = CustomerRequisitesInput;
+/** What an organisation adds to its requisites (organizations/): ОГРН and its bank; empty strings when not given. */
+export interface CustomerBankDetails {
+  ogrn: string;
+  bankName: string;
+  bik: string;
+  account: string;
+  correspondentAccount: string;
+}
 
 const FIELDS = [
   'companyName',
@@ -66,6 +74,22 @@ export function createRequisites(db: Database) {
     async customer(userId: string): Promise<CustomerRequisites> {
       const [row] = await db.select().from(customerRequisites).where(eq(customerRequisites.userId, userId)).limit(1);
       return { companyName: row?.companyName ?? '', inn: row?.inn ?? '', kpp: row?.kpp ?? '', address: row?.address ?? '' };
+    },
+
+    /** The customer's requisites with ОГРН and bank details, as a счёт prints the buyer. */
+    async customerForDocuments(userId: string): Promise<CustomerRequisites & CustomerBankDetails> {
+      const [row] = await db.select().from(customerRequisites).where(eq(customerRequisites.userId, userId)).limit(1);
+      return {
+        companyName: row?.companyName ?? '',
+        inn: row?.inn ?? '',
+        kpp: row?.kpp ?? '',
+        address: row?.address ?? '',
+        ogrn: row?.ogrn ?? '',
+        bankName: row?.bankName ?? '',
+        bik: row?.bik ?? '',
+        account: row?.account ?? '',
+        correspondentAccount: row?.correspondentAccount ?? '',
+      };
     },
 
     async putCustomer(userId: string, input: CustomerRequisitesInput): Promise<CustomerRequisites> {

@@ -21,7 +21,8 @@ import {
   statementDay,
   STATEMENT_MAX_DAYS,
 } from './input';
-import { INVOICES_PER_DAY, type Invoice } from './invoices';
+import { paymentPurpose } from './invoice-terms';
+import { INVOICE_STATUSES, INVOICES_PER_DAY, type Invoice, lastValidDay } from './invoices';
 import { moscowDay } from './moscow';
 import { monthTitle } from './texts';
 import { statementSlot } from './api';
@@ -77,16 +78,24 @@ const invoiceView = z.object({
   currency: z.string(),
   createdAt: z.string().describe('Когда выставлен (ISO 8601, UTC)'),
   date: z.string().describe('Дата счёта по московскому времени, ГГГГ-ММ-ДД'),
+  status: z.enum(INVOICE_STATUSES).describe('pending — ждёт оплаты; paid — оплачен, деньги на балансе; cancelled — отменён оператором или истёк срок (validUntil)'),
+  validUntil: z.string().describe('Последний день, когда счёт действителен (по московскому времени, ГГГГ-ММ-ДД)'),
+  paidOn: z.string().nullable().describe('Оплаченный счёт: день поступления денег, ГГГГ-ММ-ДД; иначе null'),
+  paymentPurpose: z.string().describe('Назначение платежа, которое нужно указать в платёжном поручении'),
   pdfUrl: z.string().describe('GET — счёт в PDF'),
 });
 
-const invoiceOf = (invoice: Invoice) => ({
+export const invoiceOf = (invoice: Invoice) => ({
   id: invoice.id,
   number: invoice.number,
   amount: nanoToUnits(invoice.amountNano),
   currency: invoice.currency,
   createdAt: invoice.createdAt.toISOString(),
   date: moscowDay(invoice.createdAt),
+  status: invoice.status,
+  validUntil: lastValidDay(invoice),
+  paidOn: invoice.paidOn,
+  paymentPurpose: paymentPurpose(invoice),
   pdfUrl: `/api/account/invoices/${invoice.number}.pdf`,
 });
 
@@ -267,7 +276,7 @@ export const invoicesRouter = router({
         tags: ['account'],
         summary: 'Счета на оплату, выставленные учётной записи',
         description:
-          'Последние 50 счетов, новые первыми, с адресом PDF. minAmount и maxAmount — пределы суммы нового счёта; requisitesReady: ' +
+          'Последние 50 счетов, новые первыми, с состоянием (ждёт оплаты, оплачен, отменён) и адресом PDF. minAmount и maxAmount — пределы суммы нового счёта; requisitesReady: ' +
           `false — оператор ещё не указал реквизиты, счёт выставить нельзя. ${JWT_ONLY}`,
       },
     })
@@ -306,8 +315,9 @@ export const invoicesRouter = router({
         description:
           `Сумма от ${INVOICE_MIN_AMOUNT} до ${INVOICE_MAX_AMOUNT}, не больше двух знаков после запятой. Счёт получает следующий ` +
           'номер оператора и хранит реквизиты обеих сторон на момент выставления; PDF — по pdfUrl. Перевод по счёту будет ' +
-          `сопоставлен по номеру в назначении платежа. Не больше ${INVOICES_PER_DAY} счетов за сутки (429 с Retry-After). 409 — ` +
-          `оператор ещё не указал реквизиты. ${JWT_ONLY}`,
+          'сопоставлен по номеру в назначении платежа (paymentPurpose), ИНН плательщика и сумме. Счёт действителен ' +
+          `INVOICE_VALID_DAYS дней (validUntil), потом отменяется. Не больше ${INVOICES_PER_DAY} счетов за сутки (429 с Retry-After). ` +
+          `409 — оператор ещё не указал реквизиты или у покупателя нет названия и ИНН (PUT /api/account/requisites). ${JWT_ONLY}`,
       },
     })
     .input(createInvoiceInput)

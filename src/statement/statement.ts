@@ -7,7 +7,7 @@
 // Operator credits carry the reason the operator gave (from the audit row written in the same transaction).
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database, type Executor } from '../db/client';
-import { operationLabel, requestsText } from './texts';
+import { operationLabel, requestsText, statementMessages } from './texts';
 
 export interface StatementLine {
   /** When it happened (ISO); for a day's spending, the last settlement of the day. */
@@ -55,6 +55,9 @@ const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_40
 function detailOf(line: RawLine): string | null {
   if (line.requests !== null) return requestsText(Number(line.requests));
   if (line.kind === 'admin_credit') return line.reason;
+  // Bank transfers (bank-statements/): `bank:<payment>` from a statement, `invoice:<number>` marked paid by hand.
+  if (line.kind === 'topup' && line.reference?.startsWith('bank:')) return statementMessages.bankTransfer(null);
+  if (line.kind === 'topup' && line.reference?.startsWith('invoice:')) return statementMessages.bankTransfer(line.reference.slice('invoice:'.length));
   return null;
 }
 

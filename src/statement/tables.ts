@@ -1,7 +1,7 @@
 // Statement of account and closing documents (src/statement/): the requisites the счёт and акт print, and the
 // счета на оплату a customer has been issued.
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../db/columns';
 import { users } from '../accounts/tables';
 
@@ -80,10 +80,31 @@ export const invoices = pgTable(
     supplier: jsonb('supplier').notNull(),
     /** The customer's requisites and e-mail at issue. */
     customer: jsonb('customer').notNull(),
+    /**
+     * pending until paid; cancelled by hand or once past valid_until (the expiry job, bank-statements/). A
+     * pending row past its valid_until reads as cancelled everywhere before the job gets to it.
+     */
+    status: text('status').notNull().default('pending'),
+    /** Issue + INVOICE_VALID_DAYS: the last moment a transfer against it is expected. */
+    validUntil: timestamp('valid_until', { withTimezone: true, mode: 'date' }).notNull(),
+    /** When the money was credited (the moment of crediting, not of the transfer). */
+    paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
+    /** The day the money arrived at the operator's bank (ДатаПоступило, or the operator's paidOn). */
+    paidOn: date('paid_on', { mode: 'string' }),
+    /** How it was found paid: 'statement' (a bank statement's payment) or 'manual' (an operator's mark). */
+    paidBy: text('paid_by'),
+    /** The operator who confirmed the payment or marked it paid. */
+    paidByAdmin: uuid('paid_by_admin').references(() => users.id, { onDelete: 'set null' }),
+    /** The ledger row's reference the credit was written with (ledger_entries kind 'topup'). */
+    ledgerReference: text('ledger_reference'),
+    cancelledAt: timestamp('cancelled_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
   (t) => [
     index('invoices_user_idx').on(t.userId, t.createdAt),
+    index('invoices_pending_idx').on(t.validUntil).where(sql`${t.status} = 'pending'`),
+    check('invoices_status_known', sql`${t.status} in ('pending', 'paid', 'cancelled')`),
+    check('invoices_paid_by_known', sql`${t.paidBy} is null or ${t.paidBy} in ('statement', 'manual')`),
     check('invoices_amount_positive', sql`${t.amountNano} > 0`),
     check('invoices_number_positive', sql`${t.number} > 0`),
   ],

@@ -30,6 +30,8 @@ export const statementMessages = {
   invoiceAmountInvalid: (min: number, max: number) =>
     `сумма счёта — от ${min.toLocaleString('ru-RU')} до ${max.toLocaleString('ru-RU')}, не больше двух знаков после запятой`,
   invoiceNotFound: 'Счёт не найден',
+  bankTransfer: (invoice: string | null) => (invoice ? `Банковский перевод по счёту № ${invoice}` : 'Банковский перевод'),
+  invoiceRequisitesMissing: 'Счёт выставляется на организацию или ИП: сначала укажите реквизиты покупателя — название и ИНН в блоке «Реквизиты для документов»',
   invoicesTooMany: (perDay: number) => `За сутки можно выставить не больше ${perDay} счетов: повторите позже`,
 };
 
@@ -74,11 +76,20 @@ export const documentTexts = {
   recipient: 'Получатель',
   supplier: 'Поставщик (Исполнитель)',
   buyer: 'Покупатель (Заказчик)',
-  invoiceLine: (service: string) => `Пополнение баланса для оплаты услуг ${service} (аванс за услуги)`,
+  invoiceLine: (service: string) => `Пополнение баланса (предоплата за доступ к API ${service})`,
+  goodsColumn: 'Товары (работы, услуги)',
+  noVat: 'Без НДС',
+  vatIncluded: (rate: number, sum: string) => `В том числе НДС ${rate}%: ${sum}`,
+  purposeNoVat: 'Без НДС',
+  purposeVat: (rate: number, sum: string) => `В т.ч. НДС ${rate}% — ${sum} руб.`,
+  purpose: (number: number, day: string, service: string, vat: string) => `Оплата по счёту № ${number} от ${day} за доступ к API ${service}. ${vat}`,
+  validUntil: (day: string) => `Счёт действителен до ${day} включительно. Деньги зачисляются на баланс учётной записи, когда поступят на расчётный счёт поставщика.`,
+  paidMark: (day: string) => `Оплачен ${day}`,
+  cancelledMark: 'Счёт отменён: не оплачивайте его, выставьте новый',
+  invoiceAccountant: 'Бухгалтер',
   grandTotal: 'Всего к оплате',
   invoiceSummary: (count: number, sum: string) => `Всего наименований ${count}, на сумму ${sum}`,
-  paymentPurpose: (number: number, date: string) =>
-    `В назначении платежа укажите: «Оплата по счёту № ${number} от ${date}». Оплата по этому счёту зачисляется на баланс учётной записи.`,
+  paymentPurpose: (purpose: string) => `Назначение платежа (укажите в платёжном поручении без изменений): «${purpose}»`,
   director: 'Руководитель',
   accountant: 'Главный бухгалтер',
   stamp: 'М.П.',

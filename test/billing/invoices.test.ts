@@ -1,7 +1,7 @@
 // Счёт на оплату before paying and the акт an accountant accepts (issue 41 point 6), over HTTP: a счёт for
 // 1234.56 is issued with the next number, listed, and its PDF read back as text (unpdf): the bank block on top,
 // both parties with ИНН/КПП/address, the table with unit and price, the VAT line, «Всего к оплате», the amount
-// in words, «Руководитель» with the operator's head named, «Главный бухгалтер» left blank, М.П. The amounts are checked, numbers are sequential under
+// in words, the purpose, «Руководитель» with the operator's head named, «Бухгалтер» left blank, М.П. The amounts are checked, numbers are sequential under
 // concurrent requests, another account's счёт is not found, a счёт keeps the requisites it was issued with,
 // and dates and month boundaries follow Moscow time.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -91,20 +91,24 @@ describe('счёт на оплату', () => {
     const bank = `${REQUISITES.bankName} БИК ${REQUISITES.bik} Сч. № ${REQUISITES.correspondentAccount} Банк получателя`;
     const recipient = `ИНН ${REQUISITES.inn} КПП ${REQUISITES.kpp} Сч. № ${REQUISITES.account} ${REQUISITES.companyName} Получатель`;
     expect(text.startsWith(`${bank} ${recipient} Счёт на оплату № ${invoice.number} от ${date}`)).toBe(true);
-    expect(text).toContain(`Поставщик (Исполнитель): ${REQUISITES.companyName}, ИНН ${REQUISITES.inn}, КПП ${REQUISITES.kpp}, ${REQUISITES.address}`);
+    expect(text).toContain(
+      `Поставщик (Исполнитель): ${REQUISITES.companyName}, ИНН ${REQUISITES.inn}, КПП ${REQUISITES.kpp}, ${REQUISITES.address}, ОГРН ${REQUISITES.ogrn}, р/с ${REQUISITES.account} в ${REQUISITES.bankName}`,
+    );
     expect(text).toContain(`Покупатель (Заказчик): ${CUSTOMER.companyName}, ИНН ${CUSTOMER.inn}, КПП ${CUSTOMER.kpp}, ${CUSTOMER.address}, e-mail ${user.email}`);
-    expect(text).toContain('№ Наименование Кол-во Ед. Цена Сумма');
-    expect(text).toContain('1 Пополнение баланса для оплаты услуг доступа к API Conduit (аванс за услуги) 1 усл. 1 234,56 1 234,56');
+    expect(text).toContain('№ Товары (работы, услуги) Кол-во Ед. Цена Сумма');
+    expect(text).toContain('1 Пополнение баланса (предоплата за доступ к API Conduit) 1 усл. 1 234,56 1 234,56');
     expect(text).toContain('Итого: 1 234,56 Без НДС Всего к оплате: 1 234,56');
     expect(text).toContain('Всего наименований 1, на сумму 1 234,56 ₽');
     expect(text).toContain('Одна тысяча двести тридцать четыре рубля 56 копеек');
-    expect(text).toContain(`«Оплата по счёту № ${invoice.number} от ${date}»`);
-    expect(text).toMatch(/Руководитель _+ \/ Петров П\. П\. \/ Главный бухгалтер _+ \/ _+ \/ М\.П\./);
+    const dotted = `${moscowDay.slice(8, 10)}.${moscowDay.slice(5, 7)}.${moscowDay.slice(0, 4)}`;
+    expect(text).toContain(`«Оплата по счёту № ${invoice.number} от ${dotted} за доступ к API Conduit. Без НДС»`);
+    expect(text).toMatch(/Руководитель _+ \/ Петров П\. П\. \/ Бухгалтер _+ \/ _+ \/ М\.П\./);
     expect(text).not.toContain('UTC');
   });
 
   test('numbers are sequential across accounts, also when requested at once; each account lists only its own', async () => {
     const other = await registerUser(app.url);
+    expect((await call(app.url, 'PUT', '/api/account/requisites', { token: other.token, body: { ...CUSTOMER, inn: '7712345679' } })).status).toBe(200);
     const first = (await issue(user.token, 500)).body.number as number;
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => issue(i % 2 ? other.token : user.token, 1000 + i)));
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
@@ -130,15 +134,19 @@ describe('счёт на оплату', () => {
     expect((await call(app.url, 'GET', `/api/account/invoices/${first}.pdf`)).status).toBe(401);
   });
 
-  test('a счёт keeps the requisites it was issued with; a new one takes the new ones; without a company name it names the e-mail', async () => {
+  test('a счёт keeps the requisites it was issued with; a new one takes the new ones; without a company name and ИНН none is issued', async () => {
     const person = await registerUser(app.url);
-    const before = (await issue(person.token, 100)).body;
+    const refused = await issue(person.token, 100);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain('сначала укажите реквизиты покупателя — название и ИНН');
     expect((await call(app.url, 'PUT', '/api/account/requisites', { token: person.token, body: CUSTOMER })).status).toBe(200);
+    const before = (await issue(person.token, 100)).body;
+    expect((await call(app.url, 'PUT', '/api/account/requisites', { token: person.token, body: { ...CUSTOMER, companyName: 'ООО «Василёк»' } })).status).toBe(200);
     const after = (await issue(person.token, 100)).body;
     const old = (await pdfText(before.pdfUrl, person.token)).text;
-    expect(old).toContain(`Покупатель (Заказчик): Владелец учётной записи с e-mail ${person.email} № Наименование`);
+    expect(old).toContain(`Покупатель (Заказчик): ${CUSTOMER.companyName}, ИНН ${CUSTOMER.inn}`);
     expect(old).toContain('Сто рублей 00 копеек');
-    expect((await pdfText(after.pdfUrl, person.token)).text).toContain(`Покупатель (Заказчик): ${CUSTOMER.companyName}, ИНН ${CUSTOMER.inn}`);
+    expect((await pdfText(after.pdfUrl, person.token)).text).toContain(`Покупатель (Заказчик): ООО «Василёк», ИНН ${CUSTOMER.inn}`);
   });
 
   test('the date is the Moscow day: a счёт issued at 22:30 UTC on 30 November is dated 1 December', async () => {
@@ -152,6 +160,7 @@ describe('счёт на оплату', () => {
 
   test('at most 20 счетов a day for one account: the next is 429 with Retry-After', async () => {
     const busy = await registerUser(app.url);
+    expect((await call(app.url, 'PUT', '/api/account/requisites', { token: busy.token, body: CUSTOMER })).status).toBe(200);
     for (let i = 0; i < 20; i++) expect((await issue(busy.token, 100 + i)).status).toBe(201);
     const refused = await issue(busy.token, 100);
     expect(refused.status).toBe(429);

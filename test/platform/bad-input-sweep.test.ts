@@ -8,6 +8,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import {
   admin,
+  type Answer,
   agents,
   app,
   BAD_CURSORS,
@@ -455,6 +456,49 @@ describe('the sweep (issue 17, Done when)', () => {
       });
     }
     expect(upstream.requests.length).toBe(before);
+  });
+});
+
+describe('issue 44: the bank statement upload (a raw route)', () => {
+  test('a missing, empty, broken or non-statement file, NUL inside it or in its name, JSON or broken multipart: 400 naming the file; oversized: 413; nothing imported', async () => {
+    const judge = createJudge();
+    const before = await snapshot();
+    const upload = (options: { raw?: BodyInit; body?: unknown; headers?: Record<string, string> }) =>
+      send('POST', '/api/admin/bank-statements', { token: admin.token, ...options });
+    const form = async (fields: [string, string | Blob, string?][]) => {
+      const data = new FormData();
+      for (const [name, value, fileName] of fields) {
+        if (typeof value === 'string') data.append(name, value);
+        else data.append(name, value, fileName);
+      }
+      const encoded = new Response(data);
+      return upload({ raw: await encoded.arrayBuffer(), headers: { 'content-type': encoded.headers.get('content-type')! } });
+    };
+    const statement = (line: string) => new Blob([`1CClientBankExchange\r\nВерсияФормата=1.03\r\n${line}\r\nКонецФайла\r\n`]);
+    const cases: [string, Promise<Answer | Error>][] = [
+      ['no body', upload({ raw: '' })],
+      ['JSON body', upload({ body: { file: 'x' } })],
+      ['JSON with NUL', upload({ body: { file: NUL } })],
+      ['text body with NUL', upload({ raw: `1CClientBankExchange\r\nВерсияФормата=${NUL}\r\nКонецФайла\r\n` })],
+      ['text body with a lone surrogate', upload({ raw: `1CClientBankExchange\r\nВерсияФормата=${LONE_SURROGATE}\r\n` })],
+      ['form without file', form([['other', 'x']])],
+      ['form with file as text', form([['file', '1CClientBankExchange']])],
+      ['form with empty file', form([['file', new Blob([]), 'a.txt']])],
+      ['form with NUL in the file', form([['file', statement(`Получатель=${NUL}`), 'a.txt']])],
+      ['form with NUL in the file name', form([['file', statement('Получатель='), `a${NUL}.txt`]])],
+      ['form with a broken document', form([['file', statement('СекцияДокумент=Платежное поручение'), 'a.txt']])],
+      [
+        'broken multipart',
+        upload({ raw: '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc', headers: { 'content-type': 'multipart/form-data; boundary=y' } }),
+      ],
+    ];
+    for (const [what, answer] of cases) judge.check(`bank statement: ${what}`, await answer, { status: 400 });
+    judge.check('bank statement: chunked oversized', await upload({ raw: chunked(oversizedJson()) }), { status: 413 });
+    judge.check('bank statement: declared oversized', await upload({ raw: oversizedJson() }), { status: 413 });
+    judge.check('bank statement: no credential', await send('POST', '/api/admin/bank-statements', { raw: 'x' }), { status: 401 });
+    judge.check('bank statement: not an operator', await send('POST', '/api/admin/bank-statements', { token: owner.token, raw: 'x' }), { status: 403 });
+    expect(judge.problems).toEqual([]);
+    expect(await snapshot()).toEqual(before);
   });
 });
 

@@ -246,6 +246,7 @@ browserSuite('the operator console: providers as cards, the phone’s bar, price
         ['Провайдеры', '/admin/providers'],
         ['Маршруты', '/admin/routes'],
         ['Реквизиты', '/admin/requisites'],
+        ['Банковские выписки', '/admin/bank'],
       ] as const) {
         const link = bar.getByRole('link', { name, exact: true });
         await link.click();

@@ -1,6 +1,6 @@
 // «Администрирование»: the operator's console under /app/admin — accounts (search, detail, credits,
-// blocking), daily revenue and spend, the audit log, the price table, and the providers and routes that
-// model requests go by. The navigation shows it to admins only; the server answers 403 to anyone else,
+// blocking), daily revenue and spend, the audit log, the price table, the providers and routes that model
+// requests go by, the requisites, and the bank statements with the счета paid by transfer. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
 // while the page was open). On a phone its sections are one bar that scrolls sideways, and the site's own
 // navigation waits behind «Меню» (App.tsx), so the two take one row each instead of ~400 px of wrapped links.
@@ -8,6 +8,7 @@ import { Loading } from '../shared/ui';
 import { Link } from '../app/router';
 import { RecheckRole } from './AdminError';
 import { AuditScreen } from './Audit';
+import { BankStatementsScreen } from './BankStatements';
 import { PricesScreen } from './Prices';
 import { RequisitesScreen } from './Requisites';
 import { ProvidersScreen } from './Providers';
@@ -26,6 +27,7 @@ const SECTIONS = [
   { to: '/admin/providers', label: 'Провайдеры' },
   { to: '/admin/routes', label: 'Маршруты' },
   { to: '/admin/requisites', label: 'Реквизиты' },
+  { to: '/admin/bank', label: 'Банковские выписки' },
 ] as const;
 
 function NoAccess() {
@@ -50,6 +52,7 @@ function Section({ path }: { path: string }) {
   if (path === '/admin/providers') return <ProvidersScreen />;
   if (path === '/admin/routes') return <RoutesScreen />;
   if (path === '/admin/requisites') return <RequisitesScreen />;
+  if (path === '/admin/bank') return <BankStatementsScreen />;
   return (
     <section className="card">
       <h2>Страница не найдена</h2>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useEffect, useState, type FormEvent } from 'react';
-import { type CLOSING_DOCUMENT_SETS, operatorRequisitesInput } from '@server/statement/input';
+import { type CLOSING_DOCUMENT_SETS, operatorRequisitesInput, VAT_RATES } from '@server/statement/input';
 import { Field, Loading, SubmitRow } from '../shared/ui';
 import { formatDateTime } from '../shared/format';
 import { check, type FieldErrors } from '../shared/validate';
@@ -20,6 +20,8 @@ const EMPTY = {
   account: '',
   correspondentAccount: '',
   vatNote: '',
+  /** '' — без НДС; otherwise the rate in percent as text. */
+  vatRate: '',
   directorName: '',
   accountantName: '',
   closingDocuments: 'act' as ClosingDocumentSet,
@@ -27,7 +29,7 @@ const EMPTY = {
 };
 type Form = typeof EMPTY;
 type ClosingDocumentSet = (typeof CLOSING_DOCUMENT_SETS)[number];
-type TextField = Exclude<keyof Form, 'closingDocuments' | 'updStatus'>;
+type TextField = Exclude<keyof Form, 'vatRate' | 'closingDocuments' | 'updStatus'>;
 
 /** The monthly closing documents (statement/closing-documents.ts): which are issued, and the УПД's status. */
 const CLOSING_SETS: { value: ClosingDocumentSet; label: string }[] = [
@@ -35,6 +37,12 @@ const CLOSING_SETS: { value: ClosingDocumentSet; label: string }[] = [
   { value: 'act_and_upd', label: 'Акт и УПД' },
   { value: 'upd', label: 'УПД (вместо акта)' },
 ];
+
+/** The server's requisites as the form holds them: the НДС rate as the select's value. */
+const formOf = ({ vatRate, ...fields }: Omit<Form, 'vatRate'> & { vatRate: number | null }): Form => ({
+  ...fields,
+  vatRate: vatRate === null ? '' : String(vatRate),
+});
 
 const FIELDS: { name: TextField; label: string; hint?: string; numeric?: boolean }[] = [
   { name: 'companyName', label: 'Название организации', hint: 'Как в документах: ООО «Ромашка», ИП Иванов Иван Иванович' },
@@ -48,7 +56,7 @@ const FIELDS: { name: TextField; label: string; hint?: string; numeric?: boolean
   { name: 'correspondentAccount', label: 'Корреспондентский счёт', hint: '20 цифр', numeric: true },
   { name: 'vatNote', label: 'Строка об НДС', hint: 'Под итогом документа, например «Без НДС (УСН)»; пусто — не печатается' },
   { name: 'directorName', label: 'Руководитель', hint: 'Фамилия и инициалы у строки подписи, например «Иванов И. И.»; пусто — место для записи от руки' },
-  { name: 'accountantName', label: 'Главный бухгалтер', hint: 'Для счёта на оплату; у ИП без бухгалтера оставьте пустым' },
+  { name: 'accountantName', label: 'Главный бухгалтер', hint: 'Бухгалтер у строки подписи счёта; у ИП без бухгалтера оставьте пустым' },
 ];
 
 export function RequisitesScreen() {
@@ -63,14 +71,14 @@ export function RequisitesScreen() {
     const r = saved.data?.requisites;
     if (!r) return;
     const { updatedAt: at, ...fields } = r;
-    setForm(fields);
+    setForm(formOf(fields));
     setUpdatedAt(at);
   }, [saved.data]);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     setDone(false);
-    const checked = check(operatorRequisitesInput, form);
+    const checked = check(operatorRequisitesInput, { ...form, vatRate: form.vatRate === '' ? null : Number(form.vatRate) });
     if (!checked.ok) {
       setErrors(checked.errors);
       return;
@@ -79,7 +87,7 @@ export function RequisitesScreen() {
     const result = await answerOf(save.mutateAsync(checked.data));
     if (!result) return;
     const { updatedAt: at, ...fields } = result;
-    setForm(fields);
+    setForm(formOf(fields));
     setUpdatedAt(at);
     setDone(true);
   };
@@ -112,6 +120,18 @@ export function RequisitesScreen() {
               )}
             </Field>
           ))}
+          <Field label="Ставка НДС" hint="Суммы счетов включают НДС: счёт печатает «В том числе НДС», без НДС — «Без НДС»" error={errors.vatRate ?? server.vatRate}>
+            {(props) => (
+              <select {...props} name="vatRate" value={form.vatRate} onChange={(e) => setForm({ ...form, vatRate: e.target.value })}>
+                <option value="">Без НДС</option>
+                {VAT_RATES.map((rate) => (
+                  <option key={rate} value={String(rate)}>
+                    {rate}%
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
           <Field
             label="Закрывающие документы"
             hint="Выпускаются каждому заказчику с расходами после окончания месяца; выпущенный документ не меняется"

@@ -1,6 +1,7 @@
 // «Счета на оплату» on the «Выписка» screen: «Выставить счёт» for an amount to pay by bank transfer
 // (POST /api/account/invoices), then the счета issued, newest first, each with its PDF
-// (GET /api/account/invoices/{number}.pdf, fetched with the session's JWT by FileDownload).
+// (GET /api/account/invoices/{number}.pdf, fetched with the session's JWT by FileDownload) and its state: waiting
+// for payment until its last day, paid on the day the money came, or cancelled.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { createInvoiceInput } from '@server/statement/input';
@@ -10,6 +11,13 @@ import { FileDownload } from '../shared/FileDownload';
 import { currencySymbol, formatMoney, formatUtcDay } from '../shared/format';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
 import { check, decimalInput } from '../shared/validate';
+
+/** «Ждёт оплаты до 09.12.2026», «Оплачен 02.12.2026», «Отменён». */
+function invoiceState(invoice: { status: 'pending' | 'paid' | 'cancelled'; validUntil: string; paidOn: string | null }): string {
+  if (invoice.status === 'paid') return invoice.paidOn ? `Оплачен ${formatUtcDay(invoice.paidOn)}` : 'Оплачен';
+  if (invoice.status === 'cancelled') return 'Отменён';
+  return `Ждёт оплаты до ${formatUtcDay(invoice.validUntil)}`;
+}
 
 export function InvoicesSection() {
   const trpc = useTRPC();
@@ -83,6 +91,7 @@ export function InvoicesSection() {
                 <th scope="col" className="num">
                   Сумма
                 </th>
+                <th scope="col">Состояние</th>
                 <th scope="col">Документ</th>
               </tr>
             </thead>
@@ -94,6 +103,9 @@ export function InvoicesSection() {
                   </th>
                   <td data-label="Сумма" className="num">
                     {formatMoney(invoice.amount, invoice.currency, 'amount')}
+                  </td>
+                  <td data-label="Состояние" data-testid={`invoice-status-${invoice.number}`}>
+                    {invoiceState(invoice)}
                   </td>
                   <td data-label="Документ">
                     <FileDownload url={invoice.pdfUrl} label="Счёт, PDF" testId={`invoice-${invoice.number}`} title={`Счёт на оплату № ${invoice.number}`} />

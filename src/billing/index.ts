@@ -1,0 +1,3 @@
+// The top-ups feature's way in for other features: what they may use of it. Anything not exported here is
+// the feature's own (the import graph test refuses a deep import past this file).
+export { creditTopupOnce } from './credit';
