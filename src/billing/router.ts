@@ -42,7 +42,11 @@ export const billingRouter = router({
 
   listTopups: userProcedure
     .use(own)
-    .meta({ organizationRoles: ORGANIZATION_ACCESS.money, info: 'billing.topups', openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
+    .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
+      info: 'billing.topups',
+      openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' },
+    })
     .input(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(300).optional() }))
     .output(z.object({ topups: z.array(topupView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.topups.service.list(ctx.principal.userId, input)),

@@ -86,7 +86,11 @@ export const USAGE_FORBIDDEN = 'Ключ отозван, учётная запи
 export const accountRouter = router({
   balance: accountProcedure
     .use(own)
-    .meta({ organizationRoles: ORGANIZATION_ACCESS.balance, info: 'balance', openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' } })
+    .meta({
+      organizationRoles: ORGANIZATION_ACCESS.balance,
+      info: 'balance',
+      openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' },
+    })
     .input(z.void())
     .output(
       z.object({

@@ -227,13 +227,7 @@ export function createUsageExport(deps: UsageExportDeps) {
    * so a slow client slows the read instead of filling memory. A client that goes away cancels the
    * stream, which ends the read (on PostgreSQL the cursor is closed and its connection given back).
    */
-  async function exported(
-    request: Request,
-    userId: string,
-    keyFilter: (keyId: string | undefined) => string | undefined,
-    operator: boolean,
-    createdBy?: string,
-  ) {
+  async function exported(request: Request, userId: string, keyFilter: (keyId: string | undefined) => string | undefined, operator: boolean, createdBy?: string) {
     const url = new URL(request.url);
     const raw = queryOf(url);
     // A filter is compared with stored text: one PostgreSQL cannot hold (NUL) is refused, as the procedures refuse it.

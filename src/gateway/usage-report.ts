@@ -33,7 +33,8 @@ export interface UsageSummaryQuery {
 }
 
 /** The rows of the keys one member created (an organisation's developer reads only those). */
-const createdByFilter = (memberId: string) => inArray(usageRecords.apiKeyId, sql`(select ${apiKeys.id} from ${apiKeys} where ${apiKeys.createdBy} = ${memberId}::uuid)`);
+const createdByFilter = (memberId: string) =>
+  inArray(usageRecords.apiKeyId, sql`(select ${apiKeys.id} from ${apiKeys} where ${apiKeys.createdBy} = ${memberId}::uuid)`);
 
 /** The sums every usage figure shows, over a usage span (usage-rollups.ts) aliased `s`. */
 const spanSums = sql.raw(`coalesce(sum(requests), 0)::text as "requests",

@@ -84,7 +84,9 @@ export const keysRouter = router({
     })
     .input(createKeyInput)
     .output(listedKey.extend({ key: z.string(), warning: z.string() }))
-    .mutation(({ ctx, input }) => ctx.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope, input.cache, ctx.principal.organization?.actorId ?? null)),
+    .mutation(({ ctx, input }) =>
+      ctx.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope, input.cache, ctx.principal.organization?.actorId ?? null),
+    ),
 
   update: userProcedure
     .use(own)

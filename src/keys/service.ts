@@ -366,7 +366,11 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
     },
 
     async list(owner: string | KeyOwner): Promise<{ keys: ListedKey[]; count: number }> {
-      const rows = await db.select(keyColumns).from(apiKeys).where(ownedBy(ownerOf(owner))).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+      const rows = await db
+        .select(keyColumns)
+        .from(apiKeys)
+        .where(ownedBy(ownerOf(owner)))
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
       const now = Date.now();
       const [spent, lastUsage] = await Promise.all([
         spentInPeriods(

@@ -7,31 +7,36 @@ import { organizationsMessages as m } from './texts';
 
 const optionalDigits = (count: number, message: string) => z.union([z.literal(''), digitsInput(count, message)]).default('');
 
+const organizationFields = {
+  name: lineInput(300, m.nameInvalid),
+  inn: digitsInput([10, 12], m.innInvalid),
+  kpp: z.union([z.literal(''), digitsInput(9, m.kppInvalid)]).default(''),
+  ogrn: digitsInput([13, 15], m.ogrnInvalid),
+  address: lineInput(500, m.addressInvalid),
+  bankName: z.string({ error: m.bankNameInvalid }).trim().max(300, m.bankNameInvalid).default(''),
+  bik: optionalDigits(9, m.bikInvalid),
+  account: optionalDigits(20, m.accountInvalid),
+  correspondentAccount: optionalDigits(20, m.correspondentAccountInvalid),
+};
+
+type OrganizationFields = z.output<z.ZodObject<typeof organizationFields>>;
+
+function checkOrganization(r: OrganizationFields, ctx: z.RefinementCtx) {
+  if (r.kpp && r.inn.length === 12) ctx.addIssue({ code: 'custom', message: m.kppOfSoleProprietor, path: ['kpp'] });
+  if (!r.kpp && r.inn.length === 10) ctx.addIssue({ code: 'custom', message: m.kppRequired, path: ['kpp'] });
+  const bank = [r.bankName, r.bik, r.account, r.correspondentAccount];
+  if (bank.some(Boolean) && !bank.every(Boolean)) {
+    const missing = (['bankName', 'bik', 'account', 'correspondentAccount'] as const).find((f) => !r[f])!;
+    ctx.addIssue({ code: 'custom', message: m.bankIncomplete, path: [missing] });
+  }
+}
+
 /**
  * The organisation's name and requisites. КПП: 9 digits for an organisation (10-digit ИНН), none for a sole
  * proprietor (12-digit ИНН). Bank details are optional, but given together (a счёт or акт prints all four).
  */
-export const organizationInput = z
-  .object({
-    name: lineInput(300, m.nameInvalid),
-    inn: digitsInput([10, 12], m.innInvalid),
-    kpp: z.union([z.literal(''), digitsInput(9, m.kppInvalid)]).default(''),
-    ogrn: digitsInput([13, 15], m.ogrnInvalid),
-    address: lineInput(500, m.addressInvalid),
-    bankName: z.string({ error: m.bankNameInvalid }).trim().max(300, m.bankNameInvalid).default(''),
-    bik: optionalDigits(9, m.bikInvalid),
-    account: optionalDigits(20, m.accountInvalid),
-    correspondentAccount: optionalDigits(20, m.correspondentAccountInvalid),
-  })
-  .superRefine((r, ctx) => {
-    if (r.kpp && r.inn.length === 12) ctx.addIssue({ code: 'custom', message: m.kppOfSoleProprietor, path: ['kpp'] });
-    if (!r.kpp && r.inn.length === 10) ctx.addIssue({ code: 'custom', message: m.kppRequired, path: ['kpp'] });
-    const bank = [r.bankName, r.bik, r.account, r.correspondentAccount];
-    if (bank.some(Boolean) && !bank.every(Boolean)) {
-      const missing = (['bankName', 'bik', 'account', 'correspondentAccount'] as const).find((f) => !r[f])!;
-      ctx.addIssue({ code: 'custom', message: m.bankIncomplete, path: [missing] });
-    }
-  });
+export const organizationInput = z.object(organizationFields).superRefine(checkOrganization);
+export const updateOrganizationInput = z.object({ id: z.string({ error: m.idInvalid }).max(100, m.idInvalid), ...organizationFields }).superRefine(checkOrganization);
 export type OrganizationInput = z.output<typeof organizationInput>;
 
 /** keys/types.ts ORGANIZATION_ROLES, repeated so that this zod-only file (the page's forms use it) loads no server code. */

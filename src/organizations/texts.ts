@@ -1,4 +1,5 @@
 // The organisations feature's Russian texts: messages, the invitation mail, the audit log's wording.
+import type { JsonObject } from '../admin';
 import type { OrganizationRole } from '../keys';
 
 export const roleNames: Record<OrganizationRole, string> = {
@@ -31,10 +32,6 @@ export const organizationsMessages = {
 
   organizationNotFound: 'Организация не найдена',
   memberNotFound: 'Участник не найден',
-  headerInvalid: 'Заголовок X-Conduit-Organization: ожидается идентификатор организации',
-  notAvailableInOrganization: 'Это действие недоступно в организации: переключитесь на личный аккаунт',
-  roleForbidden: (role: OrganizationRole) => `Это действие недоступно роли «${roleNames[role]}» в организации`,
-  keyWithoutMember: 'Создатель ключа больше не участник организации: действие недоступно',
   membersForbidden: 'Участниками управляют владельцы и администраторы организации',
   editForbidden: 'Реквизиты организации меняют владельцы и бухгалтеры',
   auditForbidden: 'Журнал организации видят владельцы и администраторы',
@@ -43,8 +40,7 @@ export const organizationsMessages = {
   alreadyMember: (email: string) => `${email} уже участник организации`,
   inviteNotFound: 'Приглашение для этого адреса не найдено',
   inviteInvalid: 'Приглашение недействительно: срок истёк, оно уже принято или отозвано',
-  inviteOtherAddress: (email: string) =>
-    `Приглашение отправлено на ${email}: войдите в учётную запись с этим адресом, чтобы принять его`,
+  inviteOtherAddress: (email: string) => `Приглашение отправлено на ${email}: войдите в учётную запись с этим адресом, чтобы принять его`,
   tooManyInvites: 'Слишком много приглашений за час: попробуйте позже',
   mailUnavailable: 'Отправка писем не настроена: приглашение не может быть отправлено',
   mailFailed: 'Письмо с приглашением не отправлено: попробуйте через минуту',
@@ -67,13 +63,52 @@ export const inviteMail = {
     ].join('\n'),
 };
 
-/** The organisation's journal, line by line as its owners and admins read it. */
-export const auditTexts = {
-  'organization.create': 'Организация создана',
-  'organization.update': 'Реквизиты изменены',
-  'organization.invite': 'Приглашение отправлено',
-  'organization.invite_withdraw': 'Приглашение отозвано',
-  'organization.join': 'Участник принял приглашение',
-  'organization.member_update': 'Участник изменён',
-  'organization.member_remove': 'Участник удалён',
-} as const;
+const requisiteNames: Record<string, string> = {
+  name: 'название',
+  inn: 'ИНН',
+  kpp: 'КПП',
+  ogrn: 'ОГРН',
+  address: 'адрес',
+  bankName: 'банк',
+  bik: 'БИК',
+  account: 'расчётный счёт',
+  correspondentAccount: 'корр. счёт',
+};
+
+const roleText = (role: unknown) => (typeof role === 'string' && role in roleNames ? roleNames[role as OrganizationRole] : '—');
+const limitText = (limit: unknown) => (typeof limit === 'string' ? `лимит ${limit} в месяц` : 'без лимита');
+
+/** One line of the organisation's journal as its owners and admins read it (the action's name is beside it). */
+export function describeJournalRow(action: string, after: JsonObject, before: JsonObject | null): string {
+  const email = typeof after.email === 'string' ? after.email : '';
+  switch (action) {
+    case 'organization.create':
+      return `«${String(after.name ?? after.organization ?? '')}», ИНН ${String(after.inn ?? '')}`;
+    case 'organization.update': {
+      const changed = Object.keys(requisiteNames).filter((f) => before !== null && String(before[f] ?? '') !== String(after[f] ?? ''));
+      return changed.length ? `изменено: ${changed.map((f) => requisiteNames[f]).join(', ')}` : 'без изменений';
+    }
+    case 'organization.invite':
+      return `${email} — ${roleText(after.role)}, ${limitText(after.spendLimit)}`;
+    case 'organization.invite_withdraw':
+      return email;
+    case 'organization.join':
+      return `${email} — ${roleText(after.role)}`;
+    case 'organization.member_update': {
+      const parts = [];
+      if (before && before.role !== after.role) parts.push(`роль: ${roleText(before.role)} → ${roleText(after.role)}`);
+      if (before && before.spendLimit !== after.spendLimit) parts.push(`${limitText(before.spendLimit)} → ${limitText(after.spendLimit)}`);
+      return `${email}${parts.length ? `: ${parts.join('; ')}` : ''}`;
+    }
+    case 'organization.member_remove': {
+      const who = after.self === true ? `${email} вышел(а) из организации` : email;
+      const keys =
+        after.keys === 'transfer'
+          ? `ключей передано ${String(after.transferToEmail ?? '')}: ${String(after.keysTransferred ?? 0)}`
+          : `ключей отозвано: ${String(after.keysRevoked ?? 0)}`;
+      return `${who}; ${keys}`;
+    }
+    default:
+      return '';
+  }
+}
