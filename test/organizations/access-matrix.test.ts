@@ -37,7 +37,14 @@ const FORBIDDEN_TO_STRANGERS = [404, 404] as const;
 const MATRIX: Row[] = [
   // Keys: owners and admins all, a developer their own, an accountant none.
   { route: 'keys list', method: 'GET', path: () => '/api/keys', header: true, expect: [200, 200, 200, 403, ...FORBIDDEN_TO_STRANGERS] },
-  { route: 'keys create', method: 'POST', path: () => '/api/keys', body: () => ({ name: 'matrix' }), header: true, expect: [201, 201, 201, 403, ...FORBIDDEN_TO_STRANGERS] },
+  {
+    route: 'keys create',
+    method: 'POST',
+    path: () => '/api/keys',
+    body: () => ({ name: 'matrix' }),
+    header: true,
+    expect: [201, 201, 201, 403, ...FORBIDDEN_TO_STRANGERS],
+  },
   // Usage: every role (a developer sees their own keys' only).
   { route: 'usage', method: 'GET', path: () => '/api/usage', header: true, expect: [200, 200, 200, 200, ...FORBIDDEN_TO_STRANGERS] },
   { route: 'usage summary', method: 'GET', path: () => `/api/usage/summary?${period}`, header: true, expect: [200, 200, 200, 200, ...FORBIDDEN_TO_STRANGERS] },
@@ -48,19 +55,39 @@ const MATRIX: Row[] = [
   { route: 'requisites', method: 'GET', path: () => '/api/account/requisites', header: true, expect: [200, 200, 403, 200, ...FORBIDDEN_TO_STRANGERS] },
   // Money documents: owners and accountants.
   { route: 'statement', method: 'GET', path: () => `/api/account/statement?${period}`, header: true, expect: [200, 403, 403, 200, ...FORBIDDEN_TO_STRANGERS] },
-  { route: 'statement export', method: 'GET', path: () => `/api/account/statement/export?${period}`, header: true, expect: [200, 403, 403, 200, ...FORBIDDEN_TO_STRANGERS] },
+  {
+    route: 'statement export',
+    method: 'GET',
+    path: () => `/api/account/statement/export?${period}`,
+    header: true,
+    expect: [200, 403, 403, 200, ...FORBIDDEN_TO_STRANGERS],
+  },
   { route: 'documents', method: 'GET', path: () => '/api/account/documents', header: true, expect: [200, 403, 403, 200, ...FORBIDDEN_TO_STRANGERS] },
   { route: 'invoices', method: 'GET', path: () => '/api/account/invoices', header: true, expect: [200, 403, 403, 200, ...FORBIDDEN_TO_STRANGERS] },
   // Card top-ups are off in this app (no YooKassa): the roles that pass get that 400, the others their 403.
   { route: 'top-ups', method: 'GET', path: () => '/api/billing/topups', header: true, expect: [400, 403, 403, 400, ...FORBIDDEN_TO_STRANGERS] },
   // A person's own things never act on the organisation.
-  { route: 'requisites change', method: 'PUT', path: () => '/api/account/requisites', body: () => ({ companyName: 'X' }), header: true, expect: [403, 403, 403, 403, ...FORBIDDEN_TO_STRANGERS] },
+  {
+    route: 'requisites change',
+    method: 'PUT',
+    path: () => '/api/account/requisites',
+    body: () => ({ companyName: 'X' }),
+    header: true,
+    expect: [403, 403, 403, 403, ...FORBIDDEN_TO_STRANGERS],
+  },
   { route: 'two-factor', method: 'GET', path: () => '/api/auth/2fa', header: true, expect: [403, 403, 403, 403, ...FORBIDDEN_TO_STRANGERS] },
   { route: 'sessions', method: 'GET', path: () => '/api/auth/sessions', header: true, expect: [403, 403, 403, 403, ...FORBIDDEN_TO_STRANGERS] },
   { route: 'agents', method: 'GET', path: () => '/api/agents', header: true, expect: [403, 403, 403, 403, ...FORBIDDEN_TO_STRANGERS] },
   // The organisation's own routes.
   { route: 'organisation', method: 'GET', path: (o) => `/api/organizations/${o}`, header: false, expect: [200, 200, 200, 200, 404, 404] },
-  { route: 'organisation change', method: 'PUT', path: (o) => `/api/organizations/${o}`, body: () => companyInput('ООО «Матрица»'), header: false, expect: [200, 403, 403, 200, 404, 404] },
+  {
+    route: 'organisation change',
+    method: 'PUT',
+    path: (o) => `/api/organizations/${o}`,
+    body: () => companyInput('ООО «Матрица»'),
+    header: false,
+    expect: [200, 403, 403, 200, 404, 404],
+  },
   { route: 'members', method: 'GET', path: (o) => `/api/organizations/${o}/members`, header: false, expect: [200, 200, 403, 403, 404, 404] },
   { route: 'journal', method: 'GET', path: (o) => `/api/organizations/${o}/audit`, header: false, expect: [200, 200, 403, 403, 404, 404] },
   {
@@ -120,6 +147,8 @@ describe('the access matrix', () => {
     expect(malformed.status).toBe(400);
     const unknown = await call(app.url, 'GET', '/api/balance', { token: tokens.owner, headers: { 'x-conduit-organization': crypto.randomUUID() } });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toBe((await call(app.url, 'GET', '/api/balance', { token: tokens.nobody, headers: { 'x-conduit-organization': org } })).body.error.message);
+    expect(unknown.body.error.message).toBe(
+      (await call(app.url, 'GET', '/api/balance', { token: tokens.nobody, headers: { 'x-conduit-organization': org } })).body.error.message,
+    );
   });
 });

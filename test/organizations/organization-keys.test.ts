@@ -109,7 +109,7 @@ describe("an organisation's keys", () => {
 });
 
 describe('removing a member', () => {
-  test('with revoke: the removed member\'s key is refused on /v1 at once', async () => {
+  test("with revoke: the removed member's key is refused on /v1 at once", async () => {
     const { owner, org, dev, devKey } = await fundedOrganization();
     expect(await refusedOnV1(devKey.key)).toBe(200);
     const removed = okBody(await rest(app.url, owner.token).organizations.removeMember({ id: org.id, userId: dev.userId, keys: 'revoke' }));
