@@ -16,6 +16,7 @@ import { messengerFeature } from './integrations/messenger/feature';
 import { socialFeature } from './integrations/social/feature';
 import { keysFeature } from './keys/feature';
 import { knowledgeFeature } from './knowledge/feature';
+import { organizationsFeature } from './organizations/feature';
 import { pricingFeature } from './pricing/feature';
 import { statementFeature } from './statement/feature';
 
@@ -38,4 +39,5 @@ export const features = [
   dialoguesFeature,
   statementFeature,
   bankStatementsFeature,
+  organizationsFeature,
 ] as const;

@@ -28,6 +28,14 @@ export const AUDIT_ACTIONS = [
   'bank_payment.credit',
   'bank_payment.assign',
   'bank_payment.ignore',
+  // An organisation's own journal (organizations/): done by its members, read by its owners and admins too.
+  'organization.create',
+  'organization.update',
+  'organization.invite',
+  'organization.invite_withdraw',
+  'organization.join',
+  'organization.member_update',
+  'organization.member_remove',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -78,6 +78,13 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'bank_payment.credit': 'Платёж по выписке зачислен',
   'bank_payment.assign': 'Платёж по выписке зачислен вручную',
   'bank_payment.ignore': 'Платёж по выписке отклонён',
+  'organization.create': 'Организация создана',
+  'organization.update': 'Реквизиты организации изменены',
+  'organization.invite': 'Приглашение в организацию',
+  'organization.invite_withdraw': 'Приглашение в организацию отозвано',
+  'organization.join': 'Вступление в организацию',
+  'organization.member_update': 'Участник организации изменён',
+  'organization.member_remove': 'Участник удалён из организации',
 };
 
 /** The fields an audit row's before and after carry, as the log names them. */
@@ -163,6 +170,7 @@ export const auditTargetTexts = {
   invoice: (number: string) => `Счёт № ${number}`,
   bankStatement: 'Банковская выписка',
   bankPayment: 'Платёж по выписке',
+  organization: (name: string) => `Организация ${name}`,
   gone: 'удалён',
 };
 

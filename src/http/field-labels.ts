@@ -163,6 +163,10 @@ export const fieldLabels: Record<string, string> = {
   payments: 'Платежи',
   invoiceNumber: 'Номер счёта',
   file: 'Файл выписки',
+  // Organisations.
+  role: 'Роль',
+  keys: 'Ключи участника',
+  transferTo: 'Кому передать ключи',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',
@@ -180,6 +184,7 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   invoices: { amount: 'Сумма счёта' },
   bankPayments: { userId: 'Учётная запись' },
   knowledge: { title: 'Заголовок', text: 'Текст для импорта' },
+  organizations: { name: 'Название организации', userId: 'Участник', token: 'Код приглашения', id: 'Организация' },
   accountSecurity: { token: 'Ссылка для сброса пароля', currentPassword: 'Текущий пароль', newPassword: 'Новый пароль' },
 };
 

@@ -2,6 +2,7 @@
 // month address redirected to the month's issued акт, and for the operator a month's PDFs in one ZIP and the
 // month's registry as CSV. Every PDF is drawn from the document's frozen facts, never from live data.
 import type { Authenticator } from '../auth';
+import { ORGANIZATION_ACCESS } from '../keys';
 import { CSV_FORMATS, textCell, UTF8_BOM } from '../gateway';
 import { AppError } from '../http/errors';
 import { renderAct } from './act-pdf';
@@ -71,7 +72,7 @@ export function createClosingRoutes(deps: { authenticator: Authenticator; closin
   return {
     /** GET /api/account/documents/{id}.pdf: an issued document of the caller's account (another's: 404). */
     async pdf(request: Request, file: string): Promise<Response> {
-      const principal = await authenticator.jwtUser(request.headers);
+      const principal = await authenticator.jwtUser(request.headers, ORGANIZATION_ACCESS.money);
       const match = /^(.+)\.pdf$/.exec(file);
       const document = match ? await closing.getFor(principal.userId, match[1]!) : null;
       if (!document) throw new AppError('not_found', C.documentNotFound);
@@ -84,7 +85,7 @@ export function createClosingRoutes(deps: { authenticator: Authenticator; closin
      * ended. Served, not redirected: a client that does not follow redirects (curl without -L) keeps working.
      */
     async monthAct(request: Request, month: string, file: string): Promise<Response> {
-      const principal = await authenticator.jwtUser(request.headers);
+      const principal = await authenticator.jwtUser(request.headers, ORGANIZATION_ACCESS.money);
       const parsed = parseMonth(month);
       if (file !== 'act.pdf') throw new AppError('not_found', statementMessages.documentKindUnknown);
       if (parsed > moscowMonth(new Date())) throw new AppError('invalid_request_error', statementMessages.monthInFuture, { param: 'month' });
