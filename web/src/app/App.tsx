@@ -92,6 +92,7 @@ function Screen({
   recheckRole,
   organization,
   onJoined,
+  onCreated,
   onLeft,
 }: {
   path: string;
@@ -99,10 +100,11 @@ function Screen({
   recheckRole(): void;
   organization: ActiveOrganization | null;
   onJoined(organization: OrganizationView): void;
+  onCreated(organization: OrganizationView): void;
   onLeft(): void;
 }) {
   if (path === '/invite') return <InviteScreen onJoined={onJoined} />;
-  if (path === '/organization') return <OrganizationScreen onCreated={onJoined} onLeft={onLeft} />;
+  if (path === '/organization') return <OrganizationScreen onCreated={onCreated} onLeft={onLeft} />;
   const section = sectionOf(path);
   if (organization && section && !allowed(section, organization))
     return (
@@ -239,15 +241,19 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
     queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== organizationKeys.all[0] });
     setChosen(id);
   };
-  const onJoined = (joined: OrganizationView) => {
+  /** A new membership (an invitation accepted, an organisation created): listed, chosen, and `to` opened. */
+  const enter = (joined: OrganizationView, to: string) => {
     // Listed at once, so the check of the choice finds it before the list is asked again.
     queryClient.setQueryData(organizationKeys.list, (list: { organizations: OrganizationSummary[] } | undefined) => ({
       organizations: [...(list?.organizations ?? []).filter((o) => o.id !== joined.id), joined],
     }));
     choose(joined.id);
     void queryClient.invalidateQueries({ queryKey: organizationKeys.list });
-    navigate(can(joined.role, 'balance') || can(joined.role, 'usage') ? '/' : '/keys', true);
+    navigate(to, true);
   };
+  const onJoined = (joined: OrganizationView) => enter(joined, can(joined.role, 'balance') || can(joined.role, 'usage') ? '/' : '/keys');
+  // Its creator goes on to invite the members.
+  const onCreated = (created: OrganizationView) => enter(created, '/organization');
   const onLeft = () => {
     choose(null);
     void queryClient.invalidateQueries({ queryKey: organizationKeys.list });
@@ -339,7 +345,7 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
             {waiting ? (
               <Loading />
             ) : (
-              <Screen path={path} isAdmin={isAdmin} recheckRole={() => void me.refetch()} organization={organization} onJoined={onJoined} onLeft={onLeft} />
+              <Screen path={path} isAdmin={isAdmin} recheckRole={() => void me.refetch()} organization={organization} onJoined={onJoined} onCreated={onCreated} onLeft={onLeft} />
             )}
           </Suspense>
         </OrganizationContext.Provider>

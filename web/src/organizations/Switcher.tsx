@@ -1,5 +1,6 @@
 // The account switcher in the shell's header: «Личный» and each organisation the person belongs to, with
 // their role in it. The shell (app/App.tsx) owns the choice; this only shows it and asks for a change.
+import { useId } from 'react';
 import type { OrganizationSummary } from './client';
 import { PERSONAL_LABEL, roleLabels } from './texts';
 
@@ -12,10 +13,13 @@ export function AccountSwitcher({
   chosen: string | null;
   onChoose(id: string | null): void;
 }) {
+  const id = useId();
   return (
-    <label className="account-switcher">
-      <span className="visually-hidden">Аккаунт</span>
-      <select data-testid="account-switcher" value={chosen ?? ''} onChange={(e) => onChoose(e.target.value || null)}>
+    <span className="account-switcher">
+      <label htmlFor={id} className="visually-hidden">
+        Аккаунт
+      </label>
+      <select id={id} data-testid="account-switcher" value={chosen ?? ''} onChange={(e) => onChoose(e.target.value || null)}>
         <option value="">{PERSONAL_LABEL}</option>
         {organizations.map((o) => (
           <option key={o.id} value={o.id}>
@@ -23,6 +27,6 @@ export function AccountSwitcher({
           </option>
         ))}
       </select>
-    </label>
+    </span>
   );
 }
