@@ -114,7 +114,10 @@ browserSuite('organisations in the dashboard', () => {
     expect(before.body.organizations).toEqual([]);
 
     await developer.page.getByRole('button', { name: 'Принять' }).click();
-    await developer.page.waitForFunction((id) => (document.querySelector('[data-testid="account-switcher"]') as HTMLSelectElement | null)?.value === id, organizationId);
+    await developer.page.waitForFunction(
+      (id) => (document.querySelector('[data-testid="account-switcher"]') as HTMLSelectElement | null)?.value === id,
+      organizationId,
+    );
     expect(await developer.page.getByLabel('Аккаунт').locator('option:checked').textContent()).toBe(`${ORGANIZATION.name} — Разработчик`);
     expect((await navLabels(developer.page)).sort()).toEqual(['API-ключи', 'Баланс и использование', 'Организация'].sort());
     // No balance for a developer: the usage of their keys only.

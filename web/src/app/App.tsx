@@ -169,13 +169,15 @@ export function App() {
   }, [path]);
   // A reset link may be opened in a browser that is signed in (as anyone): its page shows either way.
   const resetPath = path === '/reset';
+  // Read at each render: the invitation screen forgets it once answered, then moves on to another address.
+  const inviteWaiting = invite !== null && pendingInvite() !== null;
 
   useEffect(() => {
     // The address asked for is kept, so the login lands there rather than on the overview.
     if (!session && !publicPath && !resetPath) navigate(path === '/' ? '/login' : `/login?${new URLSearchParams({ next: path + window.location.search })}`, true);
-    if (session && pendingInvite() && path !== '/invite') navigate('/invite', true);
+    if (session && inviteWaiting && path !== '/invite') navigate('/invite', true);
     else if (session && publicPath) navigate('/', true);
-  }, [session, publicPath, resetPath, path, invite]);
+  }, [session, publicPath, resetPath, path, inviteWaiting]);
 
   // After a move to another screen, keyboard and screen-reader users start at its content, not at the link.
   const mainRef = useRef<HTMLElement>(null);
@@ -345,7 +347,15 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
             {waiting ? (
               <Loading />
             ) : (
-              <Screen path={path} isAdmin={isAdmin} recheckRole={() => void me.refetch()} organization={organization} onJoined={onJoined} onCreated={onCreated} onLeft={onLeft} />
+              <Screen
+                path={path}
+                isAdmin={isAdmin}
+                recheckRole={() => void me.refetch()}
+                organization={organization}
+                onJoined={onJoined}
+                onCreated={onCreated}
+                onLeft={onLeft}
+              />
             )}
           </Suspense>
         </OrganizationContext.Provider>

@@ -62,7 +62,9 @@ function InviteForm({ organizationId, caller, currency }: { organizationId: stri
       return;
     }
     setRefused(undefined);
-    const sent = await invite.mutateAsync({ email: email.trim(), role, ...(spendLimit.value === null ? {} : { spendLimit: spendLimit.value }) }).catch(() => undefined);
+    const sent = await invite
+      .mutateAsync({ email: email.trim(), role, ...(spendLimit.value === null ? {} : { spendLimit: spendLimit.value }) })
+      .catch(() => undefined);
     if (sent) {
       setSentTo(sent.email);
       setEmail('');

@@ -20,8 +20,8 @@ function CreateOrganization({ onCreated }: { onCreated(organization: Organizatio
     <section className="card" aria-labelledby="create-organization-title" data-testid="create-organization">
       <h2 id="create-organization-title">Создать организацию</h2>
       <p className="hint">
-        У организации свой баланс, свои API-ключи и своё использование; пополнять её можно по счёту, документы выписываются на её реквизиты. Вы станете её
-        владельцем и сможете пригласить участников. Личный аккаунт и его баланс остаются как есть.
+        У организации свой баланс, свои API-ключи и своё использование; пополнять её можно по счёту, документы выписываются на её реквизиты. Вы станете её владельцем
+        и сможете пригласить участников. Личный аккаунт и его баланс остаются как есть.
       </p>
       <OrganizationForm
         initial={EMPTY_ORGANIZATION}
@@ -40,7 +40,15 @@ function CreateOrganization({ onCreated }: { onCreated(organization: Organizatio
 
 function valuesOf(organization: OrganizationView): OrganizationFormValues {
   const r = organization.requisites;
-  return { ...r, name: organization.name, kpp: r.kpp ?? '', bankName: r.bankName ?? '', bik: r.bik ?? '', account: r.account ?? '', correspondentAccount: r.correspondentAccount ?? '' };
+  return {
+    ...r,
+    name: organization.name,
+    kpp: r.kpp ?? '',
+    bankName: r.bankName ?? '',
+    bik: r.bik ?? '',
+    account: r.account ?? '',
+    correspondentAccount: r.correspondentAccount ?? '',
+  };
 }
 
 function RequisitesSection({ organization, editable }: { organization: OrganizationView; editable: boolean }) {
@@ -175,7 +183,9 @@ export function OrganizationScreen({ onCreated, onLeft }: { onCreated(organizati
         <>
           <section className="card" aria-labelledby="organization-summary-title" data-testid="organization-summary">
             <h2 id="organization-summary-title">Ваша роль: {roleLabels[data.role]}</h2>
-            <p className="hint">Роль «{roleLabels[data.role]}»: {roleHints[data.role]}.</p>
+            <p className="hint">
+              Роль «{roleLabels[data.role]}»: {roleHints[data.role]}.
+            </p>
             {can(data.role, 'balance') ? (
               <p>
                 Баланс организации: <Money value={data.balance} currency={data.currency} kind="amount" />

@@ -91,9 +91,7 @@ async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, b
   if (!response.ok) {
     const error = (parsed as { error?: ApiError } | null)?.error;
     const refusal: ApiError =
-      error && typeof error.message === 'string'
-        ? { message: error.message, type: error.type, ...(error.fields ? { fields: error.fields } : {}) }
-        : NETWORK_ERROR;
+      error && typeof error.message === 'string' ? { message: error.message, type: error.type, ...(error.fields ? { fields: error.fields } : {}) } : NETWORK_ERROR;
     if (refusal.type === 'unauthorized' && session) endSession(SESSION_EXPIRED);
     throw refusal;
   }
