@@ -1,9 +1,11 @@
 // «Организация» (/app/organization). On the personal account: the form that creates an organisation (its
 // creator becomes its owner and the dashboard switches to it). In an organisation: its balance and the
-// member's role, its requisites (owners and accountants change them), the members (owners and admins),
+// member's role, its requisites (owners and accountants change them), the members (owners and admins), its
+// balance alerts (as on «Аккаунт», sent with X-Conduit-Organization),
 // «Покинуть организацию», and what was done in it (the audit list, owners and admins).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { AlertsSection } from '../account/Alerts';
 import { useActiveOrganization } from '../app/organization';
 import { apiError, useTRPC } from '../app/trpc';
 import { Money } from '../shared/Money';
@@ -194,6 +196,8 @@ export function OrganizationScreen({ onCreated, onLeft }: { onCreated(organizati
           </section>
           <RequisitesSection key={data.id} organization={data} editable={can(data.role, 'requisites')} />
           {can(data.role, 'members') ? <MembersSection organizationId={data.id} caller={data.role} currency={data.currency} /> : null}
+          {/* The organisation's low-balance threshold and webhook: its alerts go to its owners and accountants. */}
+          {can(data.role, 'balance') ? <AlertsSection /> : null}
           {can(data.role, 'members') ? <AuditSection organizationId={data.id} /> : null}
           <LeaveSection organization={data} onLeft={onLeft} />
         </>
