@@ -119,7 +119,7 @@ browserSuite('organisations in the dashboard', () => {
       organizationId,
     );
     expect(await developer.page.getByLabel('Аккаунт').locator('option:checked').textContent()).toBe(`${ORGANIZATION.name} — Разработчик`);
-    expect((await navLabels(developer.page)).sort()).toEqual(['API-ключи', 'Баланс и использование', 'Организация'].sort());
+    expect((await navLabels(developer.page)).sort()).toEqual(['API-ключи', 'Использование', 'Организация'].sort());
     // No balance for a developer: the usage of their keys only.
     await developer.page.getByRole('heading', { name: 'Использование по дням' }).waitFor();
     expect(await developer.page.getByTestId('balance').count()).toBe(0);

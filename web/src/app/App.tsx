@@ -300,7 +300,8 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
             {nav.map((item) => (
               <li key={item.to} ref={current(item.to) ? intoView : undefined}>
                 <Link to={item.to} aria-current={current(item.to) ? 'page' : undefined}>
-                  {item.label}
+                  {/* A developer sees no balance there: only their keys' usage. */}
+                  {item.to === '/' && organization && !can(organization.role, 'balance') ? 'Использование' : item.label}
                   {item.to === '/dialogues' ? <InboxBadges counts={inboxCounts.data} /> : null}
                 </Link>
               </li>
