@@ -15,6 +15,7 @@ import { messengerFeature } from './integrations/messenger/feature';
 import { socialFeature } from './integrations/social/feature';
 import { keysFeature } from './keys/feature';
 import { knowledgeFeature } from './knowledge/feature';
+import { organizationsFeature } from './organizations/feature';
 import { pricingFeature } from './pricing/feature';
 import { statementFeature } from './statement/feature';
 
@@ -36,4 +37,5 @@ export const features = [
   socialFeature,
   dialoguesFeature,
   statementFeature,
+  organizationsFeature,
 ] as const;

@@ -3,6 +3,9 @@
 import { z } from 'zod';
 import { accountsMessages } from './texts';
 
+/** The domain of organisations' account addresses (`<id>@organizations.invalid`): nobody registers one. */
+export const ORGANIZATION_EMAIL_DOMAIN = 'organizations.invalid';
+
 export const credentialsInput = z.object({
   email: z
     .string({ error: accountsMessages.invalidEmail })
@@ -10,7 +13,8 @@ export const credentialsInput = z.object({
     .toLowerCase()
     .max(254, accountsMessages.invalidEmail)
     .meta({ format: 'email', example: 'user@example.com' })
-    .pipe(z.email({ error: accountsMessages.invalidEmail })),
+    .pipe(z.email({ error: accountsMessages.invalidEmail }))
+    .refine((email) => !email.endsWith(`@${ORGANIZATION_EMAIL_DOMAIN}`), accountsMessages.invalidEmail),
   password: z.string({ error: accountsMessages.passwordTooShort }).min(6, accountsMessages.passwordTooShort).max(1024, 'Пароль не может быть длиннее 1024 символов'),
 });
 

@@ -1,6 +1,7 @@
 // The accounts feature's way in for other features: what they may use of it. Anything not exported here is
 // the feature's own (the import graph test refuses a deep import past this file).
 export { accountsSlot } from './api';
+export { ORGANIZATION_EMAIL_DOMAIN } from './auth-input';
 export type { AccountService } from './service';
 export { accountsMessages, escapeHtml } from './texts';
 export { endSessions } from './token-users';

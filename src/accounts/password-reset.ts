@@ -135,7 +135,11 @@ export function createPasswordReset(deps: PasswordResetDeps) {
       requireMailer();
       await refuseOver('password_reset_address', limitKey(clientAddress), deps.limitPerAddress);
       await refuseOver('password_reset_email', emailKey(normalisedEmail), deps.limitPerEmail);
-      const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, normalisedEmail)).limit(1);
+      const [user] = await db
+        .select({ id: users.id, email: users.email })
+        .from(users)
+        .where(and(eq(users.email, normalisedEmail), eq(users.kind, 'person')))
+        .limit(1);
       if (user) {
         const token = await db.transaction((tx) => issue(tx, user.id));
         const sending = deliver(user.email, token, false)

@@ -1,7 +1,7 @@
 // Registration, login and the user behind a dashboard token, with the limits that keep strangers from
 // farming registration bonuses or guessing passwords.
 import { createHash, randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords';
 import type { JwtService } from './jwt';
 import type { Config } from '../config';
@@ -282,7 +282,8 @@ export function createAccountService({ db, jwt, logger, tokenUsers, sessions, tw
       const [row] = await db
         .select({ ...userColumns, passwordHash: users.passwordHash, blockedAt: users.blockedAt, sessionsGeneration: users.sessionsGeneration })
         .from(users)
-        .where(eq(users.email, normalised))
+        // An organisation's account (kind 'organization') has no password and never signs in.
+        .where(and(eq(users.email, normalised), eq(users.kind, 'person')))
         .limit(1);
       if (!row) {
         await burnPasswordCheck(password);

@@ -20,6 +20,14 @@ export const AUDIT_ACTIONS = [
   'route.upsert',
   'route.delete',
   'requisites.update',
+  // An organisation's own journal (organizations/): done by its members, read by its owners and admins too.
+  'organization.create',
+  'organization.update',
+  'organization.invite',
+  'organization.invite_withdraw',
+  'organization.join',
+  'organization.member_update',
+  'organization.member_remove',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

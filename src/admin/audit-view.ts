@@ -192,6 +192,11 @@ function target(row: AuditRowFacts, names: AuditNames): { targetText: string; ta
         : { targetText: `${auditTargetTexts.price(id)} (${auditTargetTexts.gone})`, targetExists: false };
     case 'requisites':
       return { targetText: auditTargetTexts.requisites, targetExists: true };
+    case 'organization': {
+      // Its name as the row recorded it (each organisation row carries it), else its id.
+      const recorded = row.after?.organization ?? row.before?.organization;
+      return { targetText: auditTargetTexts.organization(typeof recorded === 'string' ? `«${recorded}»` : (id ?? '—')), targetExists: true };
+    }
     default:
       return { targetText: id === null ? row.targetType : `${row.targetType} ${id}`, targetExists: true };
   }

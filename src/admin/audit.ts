@@ -20,7 +20,7 @@ export { AUDIT_ACTIONS, type AuditAction, type JsonObject, type JsonValue };
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType: 'user' | 'price' | 'provider' | 'route' | 'requisites';
+  targetType: 'user' | 'price' | 'provider' | 'route' | 'requisites' | 'organization';
   targetId: string | null;
   before: JsonObject | null;
   after: JsonObject | null;

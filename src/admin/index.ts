@@ -1,3 +1,3 @@
 // The admin feature's way in for other features: what they may use of it. Anything not exported here is
 // the feature's own (the import graph test refuses a deep import past this file).
-export { recordAudit, type AuditActor, type JsonObject } from './audit';
+export { recordAudit, type AuditActor, type JsonObject, type JsonValue } from './audit';

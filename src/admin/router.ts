@@ -36,6 +36,7 @@ const adminUser = z.object({
   id: z.string(),
   email: z.string(),
   role: z.enum(['user', 'admin']),
+  kind: z.enum(['person', 'organization']).describe('person — человек; organization — счёт организации (войти в него нельзя)'),
   balance: z.number(),
   createdAt: z.string(),
   blocked: z.boolean(),

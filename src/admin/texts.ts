@@ -70,6 +70,13 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'route.upsert': 'Маршрут изменён',
   'route.delete': 'Маршрут удалён',
   'requisites.update': 'Реквизиты оператора изменены',
+  'organization.create': 'Организация создана',
+  'organization.update': 'Реквизиты организации изменены',
+  'organization.invite': 'Приглашение в организацию',
+  'organization.invite_withdraw': 'Приглашение в организацию отозвано',
+  'organization.join': 'Вступление в организацию',
+  'organization.member_update': 'Участник организации изменён',
+  'organization.member_remove': 'Участник удалён из организации',
 };
 
 /** The fields an audit row's before and after carry, as the log names them. */
@@ -144,6 +151,7 @@ export const auditTargetTexts = {
   price: (pattern: string) => `Цена ${pattern}`,
   priceTable: 'Таблица цен',
   requisites: 'Реквизиты оператора',
+  organization: (name: string) => `Организация ${name}`,
   gone: 'удалён',
 };
 

@@ -55,19 +55,22 @@ const userColumns = {
   id: users.id,
   email: users.email,
   role: users.role,
+  kind: users.kind,
   createdAt: users.createdAt,
   blockedAt: users.blockedAt,
   ownedNano,
   spendThisMonthNano,
 };
 
-type UserRow = { id: string; email: string; role: string; createdAt: Date; blockedAt: Date | null; ownedNano: string; spendThisMonthNano: string };
+type UserRow = { id: string; email: string; role: string; kind: string; createdAt: Date; blockedAt: Date | null; ownedNano: string; spendThisMonthNano: string };
 
 function userView(row: UserRow) {
   return {
     id: row.id,
     email: row.email,
     role: row.role === 'admin' ? ('admin' as const) : ('user' as const),
+    /** An organisation's account (organizations/) is listed with the people: its balance is the operator's business too. */
+    kind: row.kind === 'organization' ? ('organization' as const) : ('person' as const),
     balance: nanoToUnits(BigInt(row.ownedNano)),
     createdAt: row.createdAt.toISOString(),
     blocked: row.blockedAt !== null,

@@ -1,5 +1,6 @@
 import { alertSettingsInput, alertSettingsOutput } from './input';
 import { z } from 'zod';
+import { ORGANIZATION_ACCESS } from '../keys';
 import { router, userProcedure, inject } from '../trpc/init';
 import { alertsSlot } from './api';
 
@@ -18,6 +19,7 @@ export const alertsRouter = router({
   get: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.balance,
       openapi: { method: 'GET', path: '/api/account/alerts', tags: ['account'], summary: 'Уведомления о балансе и лимитах ключей', description: DESCRIPTION },
     })
     .input(z.void())
@@ -27,6 +29,7 @@ export const alertsRouter = router({
   update: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.balance,
       openapi: {
         method: 'PUT',
         path: '/api/account/alerts',

@@ -3,9 +3,10 @@ import { accountsSlot } from '../accounts';
 import { keysSlot } from '../keys';
 import { type Base, defineSlot, type Use } from '../platform/feature';
 import { createAuthenticator } from './authenticate';
+import { createMemberships } from './memberships';
 
-export function createAuthApi({ config }: Base, use: Use) {
-  return { authenticator: createAuthenticator(use(accountsSlot).accounts, use(keysSlot).verifier, config.supportContact) };
+export function createAuthApi({ config, db }: Base, use: Use) {
+  return { authenticator: createAuthenticator(use(accountsSlot).accounts, use(keysSlot).verifier, createMemberships(db), config.supportContact) };
 }
 
 export type AuthApi = ReturnType<typeof createAuthApi>;

@@ -1,6 +1,7 @@
 // /api/billing/… : balance top-ups for the signed-in user (JWT), and the public top-up settings the
 // dashboard needs to show or hide its button. YooKassa's notifications arrive on a raw route (notifications.ts).
 import { z } from 'zod';
+import { ORGANIZATION_ACCESS } from '../keys';
 import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { billingConfigView, createTopupInput, topupView } from './topups-input';
 import { topupsSlot } from './api';
@@ -24,6 +25,7 @@ export const billingRouter = router({
   createTopup: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
       info: 'billing.topups',
       successStatus: 201,
       openapi: {
@@ -40,7 +42,11 @@ export const billingRouter = router({
 
   listTopups: userProcedure
     .use(own)
-    .meta({ info: 'billing.topups', openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' } })
+    .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
+      info: 'billing.topups',
+      openapi: { method: 'GET', path: '/api/billing/topups', tags: [TAG], summary: 'Пополнения баланса, новые первыми, постранично' },
+    })
     .input(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().max(300).optional() }))
     .output(z.object({ topups: z.array(topupView), nextCursor: z.string().nullable() }))
     .query(({ ctx, input }) => ctx.topups.service.list(ctx.principal.userId, input)),
@@ -48,6 +54,7 @@ export const billingRouter = router({
   getTopup: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
       info: 'billing.topups',
       openapi: {
         method: 'GET',

@@ -4,7 +4,7 @@ import { databaseKnowsTimeZone } from '../db/time-zones';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
-import { usageKeyFilter } from '../keys';
+import { ORGANIZATION_ACCESS, usageCreatorFilter, usageKeyFilter } from '../keys';
 import { accountProcedure, router, inject } from '../trpc/init';
 import type { UsageFacts, UsageStatus } from './billing';
 import { USAGE_ENDPOINTS, usageQueryInput } from './usage-input';
@@ -86,7 +86,11 @@ export const USAGE_FORBIDDEN = 'Ключ отозван, учётная запи
 export const accountRouter = router({
   balance: accountProcedure
     .use(own)
-    .meta({ info: 'balance', openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' } })
+    .meta({
+      organizationRoles: ORGANIZATION_ACCESS.balance,
+      info: 'balance',
+      openapi: { method: 'GET', path: '/api/balance', tags: ['account'], summary: 'Баланс (JWT или API-ключ)' },
+    })
     .input(z.void())
     .output(
       z.object({
@@ -102,6 +106,7 @@ export const accountRouter = router({
   usage: accountProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.usage,
       info: 'usage',
       openapi: {
         method: 'GET',
@@ -123,12 +128,13 @@ export const accountRouter = router({
     .query(async ({ ctx, input }) => {
       const keyId = usageKeyFilter(ctx.principal, input.keyId);
       await ctx.billing.flush();
-      return ctx.usageReport.list(ctx.principal.userId, { ...input, keyId });
+      return ctx.usageReport.list(ctx.principal.userId, { ...input, keyId, createdBy: usageCreatorFilter(ctx.principal) });
     }),
 
   usageSummary: accountProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.usage,
       info: 'usageSummary',
       openapi: {
         method: 'GET',
@@ -161,6 +167,6 @@ export const accountRouter = router({
       }
       const keyId = usageKeyFilter(ctx.principal, input.keyId);
       await ctx.billing.flush();
-      return ctx.usageReport.summary(ctx.principal.userId, { ...input, keyId });
+      return ctx.usageReport.summary(ctx.principal.userId, { ...input, keyId, createdBy: usageCreatorFilter(ctx.principal) });
     }),
 });

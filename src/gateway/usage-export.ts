@@ -13,7 +13,7 @@ import { fieldNameOf } from '../http/field-labels';
 import { errorMessages } from '../http/messages';
 import { findUnstorableText } from '../http/text';
 import { csvBooleanRu, gatewayMessages, usageCsvHeadersRu } from './texts';
-import { usageKeyFilter, type Principal } from '../keys';
+import { ORGANIZATION_ACCESS, usageCreatorFilter, usageKeyFilter, type OrganizationRole, type Principal } from '../keys';
 import type { Logger } from '../logger';
 import { nanoToFixedString } from '../money';
 import { usageQueryInput } from './usage-input';
@@ -203,7 +203,7 @@ function queryOf(url: URL): Record<string, string | string[]> {
 export interface UsageExportDeps {
   /** auth/authenticate.ts's authenticator, named by what the export calls (auth/ sits on a higher floor). */
   authenticator: {
-    jwtOrKey(headers: Headers): Promise<Principal>;
+    jwtOrKey(headers: Headers, organizationRoles?: readonly OrganizationRole[]): Promise<Principal>;
     /** Refuses (throws) unless the caller is an operator. */
     admin(headers: Headers): Promise<unknown>;
   };
@@ -227,7 +227,7 @@ export function createUsageExport(deps: UsageExportDeps) {
    * so a slow client slows the read instead of filling memory. A client that goes away cancels the
    * stream, which ends the read (on PostgreSQL the cursor is closed and its connection given back).
    */
-  async function exported(request: Request, userId: string, keyFilter: (keyId: string | undefined) => string | undefined, operator: boolean) {
+  async function exported(request: Request, userId: string, keyFilter: (keyId: string | undefined) => string | undefined, operator: boolean, createdBy?: string) {
     const url = new URL(request.url);
     const raw = queryOf(url);
     // A filter is compared with stored text: one PostgreSQL cannot hold (NUL) is refused, as the procedures refuse it.
@@ -239,7 +239,7 @@ export function createUsageExport(deps: UsageExportDeps) {
     const columns: readonly CsvColumn[] = operator ? ADMIN_USAGE_CSV_COLUMNS : USAGE_CSV_COLUMNS;
     const format = CSV_FORMATS[input.format];
 
-    const pages = deps.usageReport.pages(userId, { from: input.from, to: input.to, keyId, model: input.model, endpoint: input.endpoint }, deps.pageSize);
+    const pages = deps.usageReport.pages(userId, { from: input.from, to: input.to, keyId, createdBy, model: input.model, endpoint: input.endpoint }, deps.pageSize);
     let pending: IteratorResult<ExportedUsageRow[]> | null = await pages.next();
     open += 1;
     let finished = false;
@@ -300,8 +300,8 @@ export function createUsageExport(deps: UsageExportDeps) {
   return {
     /** GET /api/usage/export: the caller's own records, within its key's scope. */
     async handle(request: Request): Promise<Response> {
-      const principal = await deps.authenticator.jwtOrKey(request.headers);
-      return exported(request, principal.userId, (keyId) => usageKeyFilter(principal, keyId), false);
+      const principal = await deps.authenticator.jwtOrKey(request.headers, ORGANIZATION_ACCESS.usage);
+      return exported(request, principal.userId, (keyId) => usageKeyFilter(principal, keyId), false, usageCreatorFilter(principal));
     },
 
     /** GET /api/admin/users/{id}/usage/export: an operator's export of one account, with the provider columns. */

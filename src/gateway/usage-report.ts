@@ -1,6 +1,6 @@
 // The caller's usage records, newest first, paged by an opaque cursor, with totals over the filter; sums
 // over periods come from the rollups (usage-rollups.ts).
-import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type DatabaseHandle } from '../db/client';
 import { users } from '../accounts/tables';
@@ -15,6 +15,8 @@ export interface UsageQuery {
   from?: Date | undefined;
   to?: Date | undefined;
   keyId?: string | undefined;
+  /** Only the keys this member created (an organisation's developer reads their own usage). */
+  createdBy?: string | undefined;
   /** Only this model's requests (the id as the request named it). */
   model?: string | undefined;
   /** Only this /v1 endpoint's requests (chat, embeddings, responses, audio_transcriptions, messages). */
@@ -25,9 +27,14 @@ export interface UsageSummaryQuery {
   from: Date;
   to?: Date | undefined;
   keyId?: string | undefined;
+  createdBy?: string | undefined;
   /** IANA time zone that decides where a day starts, e.g. Europe/Moscow. */
   timeZone: string;
 }
+
+/** The rows of the keys one member created (an organisation's developer reads only those). */
+const createdByFilter = (memberId: string) =>
+  inArray(usageRecords.apiKeyId, sql`(select ${apiKeys.id} from ${apiKeys} where ${apiKeys.createdBy} = ${memberId}::uuid)`);
 
 /** The sums every usage figure shows, over a usage span (usage-rollups.ts) aliased `s`. */
 const spanSums = sql.raw(`coalesce(sum(requests), 0)::text as "requests",
@@ -131,6 +138,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
         if (query.from) where.push(`r.created_at >= $${params.push(query.from.toISOString())}::timestamptz`);
         if (query.to) where.push(`r.created_at < $${params.push(query.to.toISOString())}::timestamptz`);
         if (query.keyId) where.push(`r.api_key_id = $${params.push(query.keyId)}::uuid`);
+        if (query.createdBy) where.push(`k.created_by = $${params.push(query.createdBy)}::uuid`);
         if (query.model) where.push(`r.model = $${params.push(query.model)}`);
         if (query.endpoint) where.push(`r.endpoint = $${params.push(query.endpoint)}`);
         const text = `select ${EXPORT_COLUMNS} from usage_records r left join api_keys k on k.id = r.api_key_id
@@ -147,6 +155,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       if (query.from) filters.push(gte(usageRecords.createdAt, query.from));
       if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
       if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
+      if (query.createdBy) filters.push(createdByFilter(query.createdBy));
       if (query.model) filters.push(eq(usageRecords.model, query.model));
       if (query.endpoint) filters.push(eq(usageRecords.endpoint, query.endpoint));
       let after: SQL | undefined;
@@ -175,7 +184,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
      * row as a cheap truncation, formatted once per group), then the three levels as grouping sets.
      */
     async summary(userId: string, query: UsageSummaryQuery) {
-      const span = localDaySums({ userId, keyId: query.keyId, from: query.from, to: query.to }, query.timeZone);
+      const span = localDaySums({ userId, keyId: query.keyId, createdBy: query.createdBy, from: query.from, to: query.to }, query.timeZone);
       const rows = rowsOf<SumRow & { day: string | null; model: string | null; level: unknown }>(
         await db.execute(sql`
           select to_char(day, 'YYYY-MM-DD') as day, model, grouping(day, model) as level, ${spanSums}
@@ -207,6 +216,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       if (query.from) filters.push(gte(usageRecords.createdAt, query.from));
       if (query.to) filters.push(lt(usageRecords.createdAt, query.to));
       if (query.keyId) filters.push(eq(usageRecords.apiKeyId, query.keyId));
+      if (query.createdBy) filters.push(createdByFilter(query.createdBy));
       if (query.model) filters.push(eq(usageRecords.model, query.model));
       if (query.endpoint) filters.push(eq(usageRecords.endpoint, query.endpoint));
       const page = [...filters];
@@ -225,7 +235,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       // Over the whole filter, not the page: from the rollups and the rows of the cut quarter hours.
       const [totals] = rowsOf<SumRow>(
         await db.execute(
-          sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, model: query.model, endpoint: query.endpoint, from: query.from, to: query.to, utcDays: true })} s`,
+          sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, createdBy: query.createdBy, model: query.model, endpoint: query.endpoint, from: query.from, to: query.to, utcDays: true })} s`,
         ),
       );
 

@@ -16,6 +16,8 @@ const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 export interface UsageSpanFilter {
   userId?: string | undefined;
   keyId?: string | undefined;
+  /** Only the keys this member created (an organisation's developer reads their own usage). */
+  createdBy?: string | undefined;
   agentId?: string | undefined;
   model?: string | undefined;
   /** The /v1 endpoint (chat, embeddings, responses, audio_transcriptions, messages). */
@@ -82,6 +84,9 @@ function filterConditions(filter: UsageSpanFilter, alias: string): SQL[] {
   const conditions: SQL[] = [];
   if (filter.userId !== undefined) conditions.push(sql`${column('user_id')} = ${filter.userId}::uuid`);
   if (filter.keyId !== undefined) conditions.push(sql`${column('api_key_id')} = ${filter.keyId}::uuid`);
+  if (filter.createdBy !== undefined) {
+    conditions.push(sql`${column('api_key_id')} in (select k.id from api_keys k where k.created_by = ${filter.createdBy}::uuid)`);
+  }
   if (filter.agentId !== undefined) conditions.push(sql`${column('agent_id')} is not null and ${column('agent_id')} = ${filter.agentId}::uuid`);
   if (filter.model !== undefined) conditions.push(sql`${column('model')} = ${filter.model}`);
   if (filter.endpoint !== undefined) conditions.push(sql`${column('endpoint')} = ${filter.endpoint}`);

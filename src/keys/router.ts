@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { keysMessages } from './texts';
 import { LIMIT_RESETS } from './limits';
-import type { KeyLimits } from './service';
+import type { KeyLimits, KeyOwner } from './service';
+import { ORGANIZATION_ACCESS, type Principal } from './types';
 import { unitsToNano } from '../money';
 import { router, userProcedure, inject } from '../trpc/init';
 import { createKeyInput, keyCacheInput, keyScopeInput, updateKeyInput } from './input';
@@ -29,7 +30,16 @@ const listedKey = z.object({
   rpm: z.number().int().nullable().describe('Запросов в минуту для ключа; null — по умолчанию сервиса'),
   tpm: z.number().int().nullable().describe('Токенов в минуту для ключа; null — по умолчанию сервиса'),
   rpd: z.number().int().nullable().describe('Запросов в сутки (UTC) для ключа; null — по умолчанию сервиса'),
+  createdBy: z.string().nullable().describe('В организации: участник, создавший ключ (ключ принадлежит организации); null — личный ключ'),
 });
+
+/** In an organisation (X-Conduit-Organization): owners and admins reach all its keys, a developer only their own. */
+const KEY_ROLES = ORGANIZATION_ACCESS.keys;
+function ownerOf(principal: Principal): KeyOwner {
+  const organization = principal.organization;
+  if (organization?.role === 'developer' && organization.actorId) return { userId: principal.userId, onlyCreatedBy: organization.actorId };
+  return { userId: principal.userId };
+}
 
 /** The API's units → the service's: nano-units and dates; absent stays absent, null stays null. */
 function limitsOf(
@@ -48,14 +58,15 @@ function limitsOf(
 export const keysRouter = router({
   list: userProcedure
     .use(own)
-    .meta({ info: 'keys.list', openapi: { method: 'GET', path: '/api/keys', tags: ['keys'], summary: 'Список API-ключей' } })
+    .meta({ organizationRoles: KEY_ROLES, info: 'keys.list', openapi: { method: 'GET', path: '/api/keys', tags: ['keys'], summary: 'Список API-ключей' } })
     .input(z.void())
     .output(z.object({ keys: z.array(listedKey), count: z.number().int() }))
-    .query(({ ctx }) => ctx.keys.list(ctx.principal.userId)),
+    .query(({ ctx }) => ctx.keys.list(ownerOf(ctx.principal))),
 
   create: userProcedure
     .use(own)
     .meta({
+      organizationRoles: KEY_ROLES,
       info: 'keys.create',
       successStatus: 201,
       openapi: {
@@ -73,11 +84,14 @@ export const keysRouter = router({
     })
     .input(createKeyInput)
     .output(listedKey.extend({ key: z.string(), warning: z.string() }))
-    .mutation(({ ctx, input }) => ctx.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope, input.cache)),
+    .mutation(({ ctx, input }) =>
+      ctx.keys.create(ctx.principal.userId, input.name, limitsOf(input), input.scope, input.cache, ctx.principal.organization?.actorId ?? null),
+    ),
 
   update: userProcedure
     .use(own)
     .meta({
+      organizationRoles: KEY_ROLES,
       info: 'keyUpdate',
       openapi: {
         method: 'PATCH',
@@ -88,15 +102,15 @@ export const keysRouter = router({
     })
     .input(updateKeyInput)
     .output(listedKey)
-    .mutation(({ ctx, input }) => ctx.keys.update(ctx.principal.userId, input.id, { name: input.name, cache: input.cache, ...limitsOf(input) })),
+    .mutation(({ ctx, input }) => ctx.keys.update(ownerOf(ctx.principal), input.id, { name: input.name, cache: input.cache, ...limitsOf(input) })),
 
   revoke: userProcedure
     .use(own)
-    .meta({ info: 'keys.delete', openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
+    .meta({ organizationRoles: KEY_ROLES, info: 'keys.delete', openapi: { method: 'DELETE', path: '/api/keys/{id}', tags: ['keys'], summary: 'Отозвать API-ключ' } })
     .input(z.object({ id: z.string().max(100) }))
     .output(z.object({ success: z.boolean(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.keys.revoke(ctx.principal.userId, input.id);
+      await ctx.keys.revoke(ownerOf(ctx.principal), input.id);
       return { success: true, message: keysMessages.keyRevoked };
     }),
 });

@@ -11,9 +11,21 @@ import type { Principal } from './types';
  * empty answer that would read as "that key spent nothing".
  */
 export function usageKeyFilter(principal: Principal, requestedKeyId: string | undefined): string | undefined {
-  if (principal.via !== 'api_key' || principal.keyScope === 'account') return requestedKeyId;
+  // An organisation's developer reads only their own keys' usage: with a key, that key's, whatever its scope.
+  const developerKey = principal.via === 'api_key' && principal.organization?.role === 'developer';
+  if (principal.via !== 'api_key' || (principal.keyScope === 'account' && !developerKey)) return requestedKeyId;
   if (requestedKeyId !== undefined && requestedKeyId.toLowerCase() !== principal.apiKeyId) {
     throw new AppError('forbidden', keysMessages.keyScopeOwnUsage);
   }
   return principal.apiKeyId;
+}
+
+/**
+ * In an organisation a developer signed in (JWT) reads the usage of the keys they created, not the
+ * organisation's: the member whose keys a usage view is narrowed to, or undefined for the whole account.
+ */
+export function usageCreatorFilter(principal: Principal): string | undefined {
+  const organization = principal.organization;
+  if (principal.via !== 'jwt' || organization?.role !== 'developer' || !organization.actorId) return undefined;
+  return organization.actorId;
 }

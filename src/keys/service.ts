@@ -54,6 +54,8 @@ export interface ListedKey extends KeyRates {
   scope: KeyScope;
   /** Which of the key's chat requests the response cache answers. */
   cache: KeyCacheMode;
+  /** In an organisation: the member who created the key; null for a person's own key. */
+  createdBy: string | null;
 }
 
 export interface CreatedKey extends ListedKey {
@@ -78,6 +80,10 @@ export interface VerifiedKey {
   cache: KeyCacheMode;
   /** The key's own rate limits, as the gateway's limiter reads them. */
   rates: KeyRates;
+  /** The owner is an organisation (organizations/): the key belongs to it and names its creator. */
+  organization: boolean;
+  /** In an organisation: the member who created the key (null: the account's own key). */
+  createdBy: string | null;
 }
 
 /** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
@@ -101,6 +107,7 @@ const keyColumns = {
   rpm: apiKeys.rpm,
   tpm: apiKeys.tpm,
   rpd: apiKeys.rpd,
+  createdBy: apiKeys.createdBy,
 };
 export interface KeyRow extends KeyRates {
   id: string;
@@ -115,6 +122,7 @@ export interface KeyRow extends KeyRates {
   limitChangedAt: Date | null;
   scope: string;
   cache: string;
+  createdBy: string | null;
 }
 
 /**
@@ -213,6 +221,7 @@ function listed(row: KeyRow, spent: bigint, now: number, lastUsage?: LastUsage):
     rpm: row.rpm,
     tpm: row.tpm,
     rpd: row.rpd,
+    createdBy: row.createdBy,
   };
 }
 
@@ -250,9 +259,30 @@ export interface KeyServiceDeps {
   onRevoked?: (keyId: string) => void;
 }
 
+/**
+ * Whose keys a call reaches: the account's (`userId`), narrowed in an organisation to the keys one member
+ * created (`onlyCreatedBy`: a developer sees and changes only their own).
+ */
+export interface KeyOwner {
+  userId: string;
+  onlyCreatedBy?: string | undefined;
+}
+
+const ownerOf = (owner: string | KeyOwner): KeyOwner => (typeof owner === 'string' ? { userId: owner } : owner);
+const ownedBy = (owner: KeyOwner) =>
+  owner.onlyCreatedBy === undefined ? eq(apiKeys.userId, owner.userId) : and(eq(apiKeys.userId, owner.userId), eq(apiKeys.createdBy, owner.onlyCreatedBy))!;
+
 export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
   return {
-    async create(userId: string, name: string, limits: KeyLimits = {}, scope: KeyScope = 'key', cache: KeyCacheMode = 'off'): Promise<CreatedKey> {
+    /** `createdBy`: in an organisation, the member creating the key (it belongs to the organisation, `userId`). */
+    async create(
+      userId: string,
+      name: string,
+      limits: KeyLimits = {},
+      scope: KeyScope = 'key',
+      cache: KeyCacheMode = 'off',
+      createdBy: string | null = null,
+    ): Promise<CreatedKey> {
       return db.transaction(async (tx) => {
         // Locking the owner's row serialises that user's creations, so parallel ones cannot pass the cap
         // together (NO KEY UPDATE: it must not wait for the billing writer's foreign-key locks).
@@ -272,6 +302,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           .values({
             userId,
             name,
+            createdBy,
             keyPrefix: generated.keyPrefix,
             keyHash: generated.keyHash,
             spendLimitNano: limit,
@@ -294,13 +325,13 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
      * Changes a key's name, limit, reset or expiry. A new limit applies to what the key already spent in
      * the period; every instance drops its cached record and its claim on the old limit.
      */
-    async update(userId: string, keyId: string, changes: KeyLimits & { name?: string; cache?: KeyCacheMode }, audit?: KeyAudit): Promise<ListedKey> {
+    async update(owner: string | KeyOwner, keyId: string, changes: KeyLimits & { name?: string; cache?: KeyCacheMode }, audit?: KeyAudit): Promise<ListedKey> {
       if (!isUuid(keyId)) throw new AppError('not_found', keysMessages.keyNotFound);
       const row = await db.transaction(async (tx) => {
         const [current] = await tx
           .select(keyColumns)
           .from(apiKeys)
-          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
+          .where(and(eq(apiKeys.id, keyId), ownedBy(ownerOf(owner))))
           .for('no key update');
         if (!current) throw new AppError('not_found', keysMessages.keyNotFound);
         const limit = changes.spendLimitNano === undefined ? current.spendLimitNano : changes.spendLimitNano;
@@ -334,8 +365,12 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
       return listed(row, spent.get(row.id) ?? 0n, now, lastUsage.get(row.id));
     },
 
-    async list(userId: string): Promise<{ keys: ListedKey[]; count: number }> {
-      const rows = await db.select(keyColumns).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+    async list(owner: string | KeyOwner): Promise<{ keys: ListedKey[]; count: number }> {
+      const rows = await db
+        .select(keyColumns)
+        .from(apiKeys)
+        .where(ownedBy(ownerOf(owner)))
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
       const now = Date.now();
       const [spent, lastUsage] = await Promise.all([
         spentInPeriods(
@@ -365,12 +400,12 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
     },
 
     /** Revokes a key of the caller; an absent key and another user's key are both 404. */
-    async revoke(userId: string, keyId: string, audit?: KeyAudit): Promise<void> {
+    async revoke(owner: string | KeyOwner, keyId: string, audit?: KeyAudit): Promise<void> {
       if (!isUuid(keyId)) throw new AppError('not_found', keysMessages.keyNotFound);
       const [row] = await db
         .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt })
         .from(apiKeys)
-        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
+        .where(and(eq(apiKeys.id, keyId), ownedBy(ownerOf(owner))))
         .limit(1);
       if (!row) throw new AppError('not_found', keysMessages.keyNotFound);
       if (row.revokedAt === null) {
@@ -382,6 +417,26 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
         });
       }
       onRevoked?.(keyId);
+    },
+
+    /**
+     * A member leaves an organisation: the keys they created in it are revoked (`to` null) or handed to
+     * another member (`to`). Runs in the caller's transaction; every instance drops the keys from its cache at
+     * commit (NOTIFY), this one at once through `onRevoked` called by `afterMemberKeys` once committed.
+     */
+    async memberKeys(tx: Executor, organizationId: string, memberId: string, to: string | null): Promise<string[]> {
+      const where = and(eq(apiKeys.userId, organizationId), eq(apiKeys.createdBy, memberId), isNull(apiKeys.revokedAt));
+      const rows =
+        to === null
+          ? await tx.update(apiKeys).set({ revokedAt: new Date() }).where(where).returning({ id: apiKeys.id })
+          : await tx.update(apiKeys).set({ createdBy: to }).where(where).returning({ id: apiKeys.id });
+      for (const { id } of rows) await tx.execute(sql`select pg_notify(${KEY_REVOKED_CHANNEL}, ${id})`);
+      return rows.map((r) => r.id);
+    },
+
+    /** Drops changed keys from this instance's cache at once, after the commit of `memberKeys`. */
+    afterMemberKeys(keyIds: readonly string[]): void {
+      for (const id of keyIds) onRevoked?.(id);
     },
 
     /** Looks a key up by the SHA-256 of its full value; null when no such key exists. */
@@ -400,6 +455,8 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           tpm: apiKeys.tpm,
           rpd: apiKeys.rpd,
           blockedAt: users.blockedAt,
+          kind: users.kind,
+          createdBy: apiKeys.createdBy,
         })
         .from(apiKeys)
         .innerJoin(users, eq(users.id, apiKeys.userId))
@@ -416,6 +473,8 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             scope: row.scope as KeyScope,
             cache: row.cache as KeyCacheMode,
             rates: { rpm: row.rpm, tpm: row.tpm, rpd: row.rpd },
+            organization: row.kind === 'organization',
+            createdBy: row.createdBy,
           }
         : null;
     },

@@ -18,6 +18,22 @@ export type KeyCacheMode = (typeof KEY_CACHE_MODES)[number];
 export const ORGANIZATION_ROLES = ['owner', 'admin', 'developer', 'accountant'] as const;
 export type OrganizationRole = (typeof ORGANIZATION_ROLES)[number];
 
+/**
+ * Who may do what of the account's own routes inside an organisation, in one table (docs/organizations.md
+ * prints it): each route names its line in its meta (`organizationRoles`); a route that names none is the
+ * person's own and refuses an organisation. A developer's keys and usage are narrowed to their own.
+ */
+export const ORGANIZATION_ACCESS = {
+  /** /api/keys: list, create, change, revoke. */
+  keys: ['owner', 'admin', 'developer'],
+  /** /api/usage, /api/usage/summary, /api/usage/export. */
+  usage: ['owner', 'admin', 'developer', 'accountant'],
+  /** /api/balance, /api/account/alerts, GET /api/account/requisites. */
+  balance: ['owner', 'admin', 'accountant'],
+  /** The money documents: statement (and its CSV), closing documents, счета, top-ups. */
+  money: ['owner', 'accountant'],
+} as const satisfies Record<string, readonly OrganizationRole[]>;
+
 /** The caller of a request: a dashboard user (JWT) or an API key's owner, as auth/authenticate.ts finds it. */
 export interface Principal {
   /**

@@ -2,6 +2,7 @@
 // the procedures, defined and described in exports.route.ts. JWT only.
 import { z } from 'zod';
 import type { Authenticator } from '../auth';
+import { ORGANIZATION_ACCESS } from '../keys';
 import { databaseKnowsTimeZone } from '../db/time-zones';
 import type { DatabaseHandle } from '../db/client';
 import { CSV_FORMATS, csvHeader, excelDateTime, excelDay, moneyCell, textCell, UTF8_BOM, USAGE_EXPORT_FORMATS } from '../gateway';
@@ -87,7 +88,7 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
   return {
     /** GET /api/account/statement/export?from&to&timeZone&format: the statement as one CSV file. */
     async csv(request: Request): Promise<Response> {
-      const principal = await deps.authenticator.jwtUser(request.headers);
+      const principal = await deps.authenticator.jwtUser(request.headers, ORGANIZATION_ACCESS.money);
       const input = statementExportInput.parse(Object.fromEntries(new URL(request.url).searchParams));
       if (!(await databaseKnowsTimeZone(deps.database, input.timeZone))) {
         throw new AppError('invalid_request_error', errorMessages.timeZoneUnknown, { param: 'timeZone' });
@@ -105,7 +106,7 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
 
     /** GET /api/account/documents/{month}/act.pdf: a month's акт. */
     async document(request: Request, month: string, file: string): Promise<Response> {
-      const principal = await deps.authenticator.jwtUser(request.headers);
+      const principal = await deps.authenticator.jwtUser(request.headers, ORGANIZATION_ACCESS.money);
       const parsedMonth = monthInput.safeParse(month);
       if (!parsedMonth.success) {
         throw new AppError('invalid_request_error', parsedMonth.error.issues[0]?.message ?? statementMessages.monthInvalid, { param: 'month' });
@@ -132,7 +133,7 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
 
     /** GET /api/account/invoices/{number}.pdf: a счёт на оплату issued to the caller (another's: 404). */
     async invoice(request: Request, file: string): Promise<Response> {
-      const principal = await deps.authenticator.jwtUser(request.headers);
+      const principal = await deps.authenticator.jwtUser(request.headers, ORGANIZATION_ACCESS.money);
       const match = /^([1-9]\d{0,8})\.pdf$/.exec(file);
       const invoice = match ? await deps.invoices.get(principal.userId, Number(match[1])) : null;
       if (!invoice) throw new AppError('not_found', statementMessages.invoiceNotFound);

@@ -1,6 +1,7 @@
 // The statement's and the requisites' inputs: zod only, so the dashboard's forms check with the same rules.
 import { z } from 'zod';
 import { isCalendarDay } from '../http/date-input';
+import { digitsInput, lineInput } from '../http/requisites-input';
 import { unitsToNano } from '../money';
 import { statementMessages } from './texts';
 
@@ -41,13 +42,8 @@ export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 /** НДС rates a Russian supplier may charge (0 — экспорт, 5 and 7 — УСН with НДС, 10 and 22 — общая система; 20 until 2025). */
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 
-const digits = (count: number | readonly number[], message: string) =>
-  z
-    .string({ error: message })
-    .trim()
-    .refine((s) => /^\d+$/.test(s) && (typeof count === 'number' ? s.length === count : count.includes(s.length)), message);
-
-const line = (max: number, message: string) => z.string({ error: message }).trim().min(1, message).max(max, message);
+const digits = digitsInput;
+const line = lineInput;
 
 /** The operator's company as the documents print it. КПП may be empty (a sole proprietor has none). */
 export const operatorRequisitesInput = z.object({

@@ -7,6 +7,7 @@ import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
 import { timeZone } from '../http/time-zone-input';
+import { ORGANIZATION_ACCESS } from '../keys';
 import { adminProcedure, publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { DOCUMENT_MONTHS } from './documents';
 import {
@@ -87,6 +88,7 @@ export const statementRouter = router({
   get: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
       info: { key: 'statement', query: '?from=YYYY-MM-DD&to=YYYY-MM-DD&timeZone=' },
       openapi: {
         method: 'GET',
@@ -146,6 +148,7 @@ export const statementRouter = router({
   documents: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
       info: 'documents',
       openapi: {
         method: 'GET',
@@ -197,6 +200,7 @@ export const statementRouter = router({
   requisites: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.balance,
       info: 'customerRequisites',
       openapi: {
         method: 'GET',
@@ -231,6 +235,7 @@ export const invoicesRouter = router({
   list: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
       info: 'invoices.list',
       openapi: {
         method: 'GET',
@@ -266,6 +271,7 @@ export const invoicesRouter = router({
   create: userProcedure
     .use(own)
     .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
       info: 'invoices.create',
       successStatus: 201,
       openapi: {

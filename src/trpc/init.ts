@@ -5,6 +5,7 @@ import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { InformationEntry } from '../http/information';
 import type { AdminPrincipal, Authenticator, Principal } from '../auth/authenticate';
+import type { OrganizationRole } from '../keys';
 import type { Config } from '../config';
 import type { DatabaseHandle } from '../db/client';
 import type { Use } from '../platform/feature';
@@ -40,6 +41,12 @@ export type ProcedureMeta = OpenApiMeta & {
   info?: InformationEntry;
   successStatus?: 200 | 201 | 202;
   credentials?: Credential[];
+  /**
+   * The roles that may run the procedure inside an organisation (X-Conduit-Organization with a JWT, or an
+   * organisation's API key). Absent: the procedure is the person's own (2FA, password, sessions, agents…) and
+   * refuses an organisation with 403 rather than act on it.
+   */
+  organizationRoles?: readonly OrganizationRole[];
   errors?: Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504, string>>;
 };
 
@@ -90,8 +97,8 @@ export const publicProcedure = t.procedure.meta({ credentials: [] }).use(storabl
 /** Dashboard procedures: the caller must present a JWT. */
 export const userProcedure = t.procedure
   .meta({ credentials: ['jwt'] })
-  .use(async ({ ctx, next }) => {
-    const principal: Principal = await ctx.authenticator.jwtUser(ctx.req.headers);
+  .use(async ({ ctx, meta, next }) => {
+    const principal: Principal = await ctx.authenticator.jwtUser(ctx.req.headers, meta?.organizationRoles);
     return next({ ctx: { principal } });
   })
   .use(storableText);
@@ -99,8 +106,8 @@ export const userProcedure = t.procedure
 /** Account views open to both credentials: a JWT or an API key. */
 export const accountProcedure = t.procedure
   .meta({ credentials: ['jwt', 'apiKey'] })
-  .use(async ({ ctx, next }) => {
-    const principal: Principal = await ctx.authenticator.jwtOrKey(ctx.req.headers);
+  .use(async ({ ctx, meta, next }) => {
+    const principal: Principal = await ctx.authenticator.jwtOrKey(ctx.req.headers, meta?.organizationRoles);
     return next({ ctx: { principal } });
   })
   .use(storableText);

@@ -65,8 +65,11 @@ export function restRequest(openapi: OpenApiMeta, input: unknown): { path: strin
   return { path, body: input === undefined ? undefined : rest };
 }
 
-/** The REST API of the app at `base`, as the holder of `token` (a login JWT or an API key) calls it. */
-export function rest(base: string, token?: string): RestClient {
+/**
+ * The REST API of the app at `base`, as the holder of `token` (a login JWT or an API key) calls it; `headers`
+ * go with every request (X-Conduit-Organization: acting in an organisation).
+ */
+export function rest(base: string, token?: string, headers?: Record<string, string>): RestClient {
   return new Proxy({} as RestClient, {
     get: (_, router: string) =>
       new Proxy(
@@ -77,7 +80,7 @@ export function rest(base: string, token?: string): RestClient {
             const openapi = routes.get(name);
             if (!openapi) throw new Error(`${name} has no REST route (no meta.openapi)`);
             const request = restRequest(openapi, input);
-            const res = await call<unknown>(base, openapi.method, request.path, { token, body: request.body });
+            const res = await call<unknown>(base, openapi.method, request.path, { token, body: request.body, headers });
             return { ...res, ok: res.status >= 200 && res.status < 300 };
           },
         },

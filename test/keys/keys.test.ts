@@ -40,6 +40,7 @@ describe('API keys', () => {
       rpm: null,
       tpm: null,
       rpd: null,
+      createdBy: null,
       warning: expect.stringMatching(/[А-Яа-я]/),
     });
     expect(created.key.startsWith(created.keyPrefix)).toBe(true);

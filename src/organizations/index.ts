@@ -1,0 +1,4 @@
+// The organisations feature's way in for other features: what they may use of it. Anything not exported here
+// is the feature's own (the import graph test refuses a deep import past this file).
+export { organizationsSlot, type OrganizationsApi } from './api';
+export { roleNames } from './texts';
