@@ -88,7 +88,7 @@ browserSuite('organisations in the dashboard', () => {
   });
 
   test('the developer follows the mailed link, registers on the way, accepts, and sees only keys and usage', async () => {
-    const members = owner.getByTestId('organization-members');
+    const members = owner.getByTestId('invite-form');
     await members.getByLabel('E-mail участника').fill(developerUser.email);
     await members.getByLabel('Роль').selectOption({ label: 'Разработчик' });
     await members.getByLabel(/^Лимит в месяц/).fill('500');

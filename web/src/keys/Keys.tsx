@@ -266,7 +266,7 @@ function KeySnippets({ apiKey }: { apiKey: string }) {
 
 /** Who made an organisation's key: a member's e-mail, or a note when that person is no longer a member. */
 function creatorText(key: ListedKey, emails: Map<string, string>): string {
-  const creator = (key as { createdBy?: string | null }).createdBy;
+  const creator = key.createdBy;
   if (!creator) return '—';
   return emails.get(creator) ?? 'бывший участник';
 }

@@ -1,10 +1,12 @@
 // The organisation's name and requisites, as the creation form and the requisites form both ask them: the
 // name, ИНН, КПП, ОГРН and legal address; the bank's name, БИК and accounts are optional. The server checks
-// every field (digits and their count) and names each one at fault; those messages show under the fields.
+// every field (digits and their count) and names each one at fault; the form checks first with the same
+// schema (src/organizations/input.ts), and either's message shows under its field.
 import { useState, type FormEvent } from 'react';
 import type { ApiError } from '../app/api';
 import { Field, SubmitRow } from '../shared/ui';
-import { withServerErrors } from '../shared/validate';
+import { organizationInput } from '@server/organizations/input';
+import { check, type FieldErrors, withServerErrors } from '../shared/validate';
 import type { OrganizationInput, OrganizationRequisites } from './client';
 
 export type OrganizationFormValues = { name: string } & OrganizationRequisites;
@@ -37,7 +39,7 @@ const FIELDS: readonly { name: TextField; label: string; hint?: string; numeric?
 ];
 
 /** What the API takes: optional fields left empty are not sent. */
-export function organizationInput(values: OrganizationFormValues): OrganizationInput {
+export function toOrganizationInput(values: OrganizationFormValues): OrganizationInput {
   const optional = (value: string) => (value.trim() === '' ? undefined : value.trim());
   return {
     name: values.name.trim(),
@@ -70,11 +72,14 @@ export function OrganizationForm({
 }) {
   const [form, setForm] = useState(initial);
   const [done, setDone] = useState(false);
-  const errors = withServerErrors({}, error);
+  const [local, setLocal] = useState<FieldErrors>({});
+  const errors = withServerErrors(local, error);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setDone(false);
-    setDone(await onSubmit(form));
+    const checked = check(organizationInput, toOrganizationInput(form));
+    setLocal(checked.ok ? {} : checked.errors);
+    if (checked.ok) setDone(await onSubmit(form));
   };
   return (
     <form onSubmit={submit} noValidate data-testid="organization-form">
@@ -95,7 +100,14 @@ export function OrganizationForm({
           </Field>
         ))}
       </div>
-      {readOnly ? null : <SubmitRow label={submitLabel} pending={pending} done={done} error={error} />}
+      {readOnly ? null : (
+        <SubmitRow
+          label={submitLabel}
+          pending={pending}
+          done={done}
+          error={Object.keys(local).length > 0 ? { message: '', type: 'invalid_request_error', fields: local as Record<string, string> } : error}
+        />
+      )}
     </form>
   );
 }

@@ -13,11 +13,11 @@ import { formatDateTime } from '../shared/format';
 import { ConfirmDialog, ErrorText, Loading, Button } from '../shared/ui';
 import { organizationKeys, organizationsApi, type OrganizationView } from './client';
 import { MembersSection } from './Members';
-import { EMPTY_ORGANIZATION, OrganizationForm, organizationInput, type OrganizationFormValues } from './OrganizationForm';
+import { EMPTY_ORGANIZATION, OrganizationForm, toOrganizationInput, type OrganizationFormValues } from './OrganizationForm';
 import { auditActionLabels, can, roleHints, roleLabels } from './texts';
 
 function CreateOrganization({ onCreated }: { onCreated(organization: OrganizationView): void }) {
-  const create = useMutation({ mutationFn: (values: OrganizationFormValues) => organizationsApi.create(organizationInput(values)) });
+  const create = useMutation({ mutationFn: (values: OrganizationFormValues) => organizationsApi.create(toOrganizationInput(values)) });
   return (
     <section className="card" aria-labelledby="create-organization-title" data-testid="create-organization">
       <h2 id="create-organization-title">Создать организацию</h2>
@@ -56,7 +56,7 @@ function valuesOf(organization: OrganizationView): OrganizationFormValues {
 function RequisitesSection({ organization, editable }: { organization: OrganizationView; editable: boolean }) {
   const queryClient = useQueryClient();
   const update = useMutation({
-    mutationFn: (values: OrganizationFormValues) => organizationsApi.update(organization.id, organizationInput(values)),
+    mutationFn: (values: OrganizationFormValues) => organizationsApi.update(organization.id, toOrganizationInput(values)),
     onSuccess: (saved) => {
       queryClient.setQueryData(organizationKeys.one(organization.id), saved);
       void queryClient.invalidateQueries({ queryKey: organizationKeys.list });

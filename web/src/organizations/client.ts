@@ -1,121 +1,35 @@
-// The organisations API as its REST contract names it (docs/organizations.md): /api/organizations and
-// below, with the session's JWT. These routes take the organisation from their path, never from the
-// X-Conduit-Organization header. A refusal arrives in the one error shape ({error:{message, type, fields}})
-// and is thrown as the page's ApiError, so forms show it as they show a tRPC refusal.
-import type { ApiError } from '../app/api';
-import { currentSession, endSession, SESSION_EXPIRED } from '../app/session';
-import type { OrganizationRole } from '@server/keys/types';
+// The organisations API (tRPC router `organizations`; REST /api/organizations, docs/organizations.md) as the
+// screens call it: through the page's typed client, so a shape the server changes fails the page's build.
+// These procedures name their organisation in their input and never get X-Conduit-Organization
+// (app/organization.ts sends it to the account's routers only).
+import { api, type Inputs, type Outputs } from '../app/api';
 
-export interface OrganizationRequisites {
-  companyName: string;
-  inn: string;
-  kpp: string;
-  ogrn: string;
-  address: string;
-  bankName: string;
-  bik: string;
-  account: string;
-  correspondentAccount: string;
-}
+type Procedures = Outputs['organizations'];
+export type OrganizationView = Procedures['get'];
+export type OrganizationSummary = Procedures['list']['organizations'][number];
+export type OrganizationRequisites = OrganizationView['requisites'];
+export type OrganizationInput = Inputs['organizations']['create'];
+export type Member = Procedures['members']['members'][number];
+export type PendingInvite = Procedures['members']['invites'][number];
+export type InvitePreview = Procedures['previewInvite'];
+export type AuditEntry = Procedures['audit']['entries'][number];
+type Role = Member['role'];
 
-export interface OrganizationSummary {
-  id: string;
-  name: string;
-  role: OrganizationRole;
-  balance: number;
-  currency: string;
-}
-
-export interface OrganizationView extends OrganizationSummary {
-  requisites: OrganizationRequisites;
-  createdAt: string;
-}
-
-/** What the creation and requisites forms send: the bank's fields may stay empty. */
-export interface OrganizationInput {
-  name: string;
-  inn: string;
-  kpp?: string;
-  ogrn: string;
-  address: string;
-  bankName?: string;
-  bik?: string;
-  account?: string;
-  correspondentAccount?: string;
-}
-
-export interface Member {
-  userId: string;
-  email: string;
-  role: OrganizationRole;
-  spendLimit: number | null;
-  spentThisMonth: number;
-  joinedAt: string;
-}
-
-export interface PendingInvite {
-  email: string;
-  role: OrganizationRole;
-  spendLimit: number | null;
-  expiresAt: string;
-  invitedBy: string | null;
-}
-
-export interface InvitePreview {
-  organization: { name: string };
-  role: OrganizationRole;
-  email: string;
-  expiresAt: string;
-}
-
-export interface AuditEntry {
-  at: string;
-  actorEmail: string | null;
-  action: string;
-  detail: unknown;
-}
-
-const NETWORK_ERROR: ApiError = { message: 'Не удалось связаться с сервером: проверьте подключение и повторите', type: 'network_error' };
-
-async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, body?: unknown): Promise<T> {
-  const session = currentSession();
-  const headers: Record<string, string> = session ? { authorization: `Bearer ${session.token}` } : {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(`/api/organizations${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw NETWORK_ERROR;
-  }
-  const parsed = (await response.json().catch(() => null)) as unknown;
-  if (!response.ok) {
-    const error = (parsed as { error?: ApiError } | null)?.error;
-    const refusal: ApiError =
-      error && typeof error.message === 'string' ? { message: error.message, type: error.type, ...(error.fields ? { fields: error.fields } : {}) } : NETWORK_ERROR;
-    if (refusal.type === 'unauthorized' && session) endSession(SESSION_EXPIRED);
-    throw refusal;
-  }
-  return parsed as T;
-}
-
-const at = (id: string) => `/${encodeURIComponent(id)}`;
+const o = api.organizations;
 
 export const organizationsApi = {
-  list: () => call<{ organizations: OrganizationSummary[] }>('GET', ''),
-  create: (input: OrganizationInput) => call<OrganizationView>('POST', '', input),
-  get: (id: string) => call<OrganizationView>('GET', at(id)),
-  update: (id: string, input: OrganizationInput) => call<OrganizationView>('PUT', at(id), input),
-  members: (id: string) => call<{ members: Member[]; invites: PendingInvite[] }>('GET', `${at(id)}/members`),
-  invite: (id: string, input: { email: string; role: OrganizationRole; spendLimit?: number }) =>
-    call<{ email: string; role: OrganizationRole; spendLimit: number | null; expiresAt: string }>('POST', `${at(id)}/invites`, input),
-  withdrawInvite: (id: string, email: string) => call<{ withdrawn: true }>('POST', `${at(id)}/invites/withdraw`, { email }),
-  updateMember: (id: string, userId: string, change: { role?: OrganizationRole; spendLimit?: number | null }) =>
-    call<Member>('PATCH', `${at(id)}/members${at(userId)}`, change),
-  removeMember: (id: string, userId: string, keys: { keys: 'revoke' | 'transfer'; transferTo?: string }) =>
-    call<{ removed: true; keysRevoked: number; keysTransferred: number }>('POST', `${at(id)}/members${at(userId)}/remove`, keys),
-  audit: (id: string) => call<{ entries: AuditEntry[] }>('GET', `${at(id)}/audit`),
-  previewInvite: (token: string) => call<InvitePreview>('POST', '/invites/preview', { token }),
-  acceptInvite: (token: string) => call<OrganizationView>('POST', '/invites/accept', { token }),
+  list: () => o.list.query(),
+  create: (input: OrganizationInput) => o.create.mutate(input),
+  get: (id: string) => o.get.query({ id }),
+  update: (id: string, input: OrganizationInput) => o.update.mutate({ id, ...input }),
+  members: (id: string) => o.members.query({ id }),
+  invite: (id: string, input: { email: string; role: Role; spendLimit?: number }) => o.invite.mutate({ id, ...input }),
+  withdrawInvite: (id: string, email: string) => o.withdrawInvite.mutate({ id, email }),
+  updateMember: (id: string, userId: string, change: { role?: Role; spendLimit?: number | null }) => o.updateMember.mutate({ id, userId, ...change }),
+  removeMember: (id: string, userId: string, keys: { keys: 'revoke' | 'transfer'; transferTo?: string }) => o.removeMember.mutate({ id, userId, ...keys }),
+  audit: (id: string) => o.audit.query({ id }),
+  previewInvite: (token: string) => o.previewInvite.mutate({ token }),
+  acceptInvite: (token: string) => o.acceptInvite.mutate({ token }),
 };
 
 /** The react-query keys of these calls: a change invalidates the organisation's own. */
