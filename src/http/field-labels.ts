@@ -153,6 +153,10 @@ export const fieldLabels: Record<string, string> = {
   vatRate: 'Ставка НДС',
   directorName: 'Руководитель',
   accountantName: 'Главный бухгалтер',
+  // Organisations.
+  role: 'Роль',
+  keys: 'Ключи участника',
+  transferTo: 'Кому передать ключи',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',
@@ -169,6 +173,7 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   billing: { amount: 'Сумма пополнения' },
   invoices: { amount: 'Сумма счёта' },
   knowledge: { title: 'Заголовок', text: 'Текст для импорта' },
+  organizations: { name: 'Название организации', userId: 'Участник', token: 'Код приглашения', id: 'Организация' },
   accountSecurity: { token: 'Ссылка для сброса пароля', currentPassword: 'Текущий пароль', newPassword: 'Новый пароль' },
 };
 

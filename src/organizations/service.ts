@@ -64,8 +64,8 @@ export interface OrganizationServiceDeps {
 }
 
 export function createOrganizationService({ db, balanceNano, currency }: OrganizationServiceDeps) {
-  async function requisitesOf(id: string) {
-    const [row] = await db.select().from(customerRequisites).where(eq(customerRequisites.userId, id)).limit(1);
+  async function requisitesOf(id: string, executor: Executor = db) {
+    const [row] = await executor.select().from(customerRequisites).where(eq(customerRequisites.userId, id)).limit(1);
     return {
       companyName: row?.companyName ?? '',
       inn: row?.inn ?? '',
@@ -148,7 +148,7 @@ export function createOrganizationService({ db, balanceNano, currency }: Organiz
     async update(id: string, person: Person, input: OrganizationInput) {
       const member = await requireMember(db, id, person.userId, REQUISITES_EDITORS, organizationsMessages.editForbidden);
       await db.transaction(async (tx) => {
-        const before = await requisitesOf(member.organizationId);
+        const before = await requisitesOf(member.organizationId, tx);
         await tx.update(organizations).set({ name: input.name }).where(eq(organizations.id, member.organizationId));
         await tx
           .insert(customerRequisites)
