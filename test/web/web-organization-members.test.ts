@@ -107,7 +107,8 @@ browserSuite('managing an organisation in the dashboard', () => {
     const journal = page.getByTestId('organization-audit');
     await journal.getByText('Реквизиты изменены').waitFor();
     const text = await journal.textContent();
-    for (const action of ['Организация создана', 'Участник присоединился', 'Роль или лимит изменены', 'Участник удалён', 'Приглашение отозвано']) expect(text).toContain(action);
+    for (const action of ['Организация создана', 'Участник присоединился', 'Роль или лимит изменены', 'Участник удалён', 'Приглашение отозвано'])
+      expect(text).toContain(action);
     expect(session.pageErrors).toEqual([]);
   });
 
