@@ -225,17 +225,19 @@ function SignedIn({ session, path, mainRef }: { session: Session; path: string; 
   const [chosen, setChosen] = useState(storedOrganizationId);
   const [notice, setNotice] = useState<string | null>(null);
   const settled = !organizations.isFetching && (organizations.data !== undefined || organizations.error !== null);
+  const listed = organizations.data !== undefined;
   const membership = chosen ? organizations.data?.organizations.find((o) => o.id === chosen) : undefined;
   const organization: ActiveOrganization | null = membership ? { id: membership.id, name: membership.name, role: membership.role } : null;
   // Set while rendering, before the screens below ask: their calls carry the header from the first one.
   setActiveOrganization(organization);
   useEffect(() => {
-    if (chosen && settled && !membership) {
+    // Only a list that was read says the membership is gone; a failed read keeps the choice for the next visit.
+    if (chosen && settled && listed && !membership) {
       storeOrganizationId(null);
       setChosen(null);
       setNotice(LEFT_ORGANIZATION_NOTICE);
     }
-  }, [chosen, settled, membership]);
+  }, [chosen, settled, listed, membership]);
   const choose = (id: string | null) => {
     storeOrganizationId(id);
     setNotice(null);

@@ -78,16 +78,6 @@ function RequisitesSection({ organization, editable }: { organization: Organizat
   );
 }
 
-function describe(detail: unknown): string {
-  if (detail === null || detail === undefined) return '';
-  if (typeof detail === 'string') return detail;
-  if (typeof detail !== 'object') return String(detail);
-  return Object.entries(detail as Record<string, unknown>)
-    .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object')
-    .map(([k, v]) => `${k}: ${String(v)}`)
-    .join(', ');
-}
-
 function AuditSection({ organizationId }: { organizationId: string }) {
   const audit = useQuery({ queryKey: organizationKeys.audit(organizationId), queryFn: () => organizationsApi.audit(organizationId) });
   return (
@@ -116,7 +106,7 @@ function AuditSection({ organizationId }: { organizationId: string }) {
                     <td data-label="Кто">{e.actorEmail ?? '—'}</td>
                     <td data-label="Действие">{auditActionLabels[e.action] ?? e.action}</td>
                     <td data-label="Подробности" className="muted">
-                      {describe(e.detail)}
+                      {e.detail}
                     </td>
                   </tr>
                 ))}
