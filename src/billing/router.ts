@@ -38,7 +38,7 @@ export const billingRouter = router({
     })
     .input(createTopupInput)
     .output(topupView)
-    .mutation(({ ctx, input }) => ctx.topups.service.create(ctx.principal.userId, input)),
+    .mutation(({ ctx, input }) => ctx.topups.service.create(ctx.principal.userId, input, ctx.principal.organization?.actorId ?? ctx.principal.userId)),
 
   listTopups: userProcedure
     .use(own)

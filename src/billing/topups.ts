@@ -225,12 +225,16 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
       };
     },
 
-    async create(userId: string, input: CreateTopupInput): Promise<TopupView> {
+    /**
+     * `receiptTo`: whose address the 54-ФЗ receipt goes to when not the account's own — in an organisation the
+     * member paying (the organisation's account has no address anyone reads).
+     */
+    async create(userId: string, input: CreateTopupInput, receiptTo: string = userId): Promise<TopupView> {
       const yookassa = requireClient();
       const problem = topupAmountProblem(input.amount, limits);
       if (problem) throw new AppError('invalid_request_error', `${fieldLabel(['amount'], 'billing')}: ${problem}`, { param: 'amount' });
       const amountNano = topupAmountNano(input.amount)!;
-      const receipt = await receiptFor(userId, amountNano);
+      const receipt = await receiptFor(receiptTo, amountNano);
       // At most TOPUP_MAX_PENDING unpaid at once: each is a payment YooKassa keeps open and we re-read until
       // it ends. Counted under the user's row lock, so parallel requests cannot all slip under the cap.
       const row = await db.transaction(async (tx) => {

@@ -28,6 +28,11 @@ export const DASHBOARD_TAGS: { name: string; description: string }[] = [
   { name: 'keys', description: 'API-ключи (cdt-…) для /v1: выпуск, лимиты расходов, отзыв' },
   { name: 'account', description: 'Баланс и использование: по токену входа (JWT) или по API-ключу' },
   { name: 'billing', description: 'Пополнение баланса через ЮKassa' },
+  {
+    name: 'organizations',
+    description:
+      'Организации: свой баланс, ключи и документы, участники с ролями и приглашения по e-mail. Заголовок X-Conduit-Organization с токеном входа переключает маршруты аккаунта на организацию',
+  },
   { name: 'agents', description: 'Агенты-ассистенты пользователя' },
   { name: 'social', description: 'Интеграция агента с сообществом ВКонтакте' },
   { name: 'messenger', description: 'Интеграция агента с ботом Telegram' },

@@ -160,6 +160,7 @@ describe('users', () => {
       id: third.userId,
       email: `zz.${tag}@example.com`,
       role: 'user',
+      kind: 'person',
       balance: 3,
       createdAt: expect.any(String),
       blocked: false,

@@ -84,6 +84,7 @@ describe('API keys', () => {
       expect(Object.keys(listed).sort()).toEqual([
         'cache',
         'createdAt',
+        'createdBy',
         'expired',
         'expiresAt',
         'id',

@@ -2,7 +2,7 @@
 // (the right person only, 7 days, once), the rules that keep an owner and keep admins off owners, and the
 // organisation's journal. The organisation's own account never signs in.
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { call, registerUser, type TestApp } from '../helpers/app';
+import { call, registerAdmin, registerUser, type TestApp } from '../helpers/app';
 import { errorOf, okBody, rest } from '../helpers/rest';
 import { companyInput, joinAs, mailedInviteToken, newOrganization, type OrganizationsSetup, useOrganizationsApp } from '../helpers/organizations';
 
@@ -10,10 +10,14 @@ setDefaultTimeout(30_000);
 
 let setup: OrganizationsSetup;
 let app: TestApp;
-useOrganizationsApp((s) => {
-  setup = s;
-  app = s.app;
-});
+const OPERATOR = 'org-operator@example.com';
+useOrganizationsApp(
+  (s) => {
+    setup = s;
+    app = s.app;
+  },
+  { ADMIN_EMAILS: OPERATOR },
+);
 
 describe('creating an organisation', () => {
   test('the creator owns it; it has its own account with balance 0, its requisites, and it is listed', async () => {
@@ -61,6 +65,10 @@ describe('creating an organisation', () => {
     const email = `${org.id}@organizations.invalid`;
     expect((await call(app.url, 'POST', '/api/auth/login', { body: { email, password: '!organization' } })).status).toBe(401);
     expect((await call(app.url, 'POST', '/api/auth/register', { body: { email: `x${Date.now()}@organizations.invalid`, password: 'secret123' } })).status).toBe(400);
+    // The operators' list marks it.
+    const operator = await registerAdmin(app, OPERATOR);
+    const listed = await call(app.url, 'GET', `/api/admin/users?search=${org.id}`, { token: operator.token });
+    expect(listed.body.data.map((u: { id: string; kind: string }) => [u.id, u.kind])).toEqual([[org.id, 'organization']]);
     // Refused as an address nobody can hold, and nothing is mailed there.
     expect((await call(app.url, 'POST', '/api/auth/password-reset', { body: { email } })).status).toBe(400);
     expect(setup.smtp.messages.some((m) => m.to.includes(email))).toBe(false);
