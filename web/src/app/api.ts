@@ -1,8 +1,9 @@
 // The page's only way to the server: the typed tRPC client over /trpc. Its types come from the server's
 // AppRouter, so a change there that the page does not follow fails `npm run typecheck` and the build.
-import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, splitLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@server/trpc/router';
+import { activeOrganization, actsForOrganization, ORGANIZATION_HEADER } from './organization';
 import { currentSession } from './session';
 
 export type Outputs = inferRouterOutputs<AppRouter>;
@@ -14,15 +15,28 @@ export type Inputs = inferRouterInputs<AppRouter>;
  */
 const MAX_BATCH_CALLS = 10;
 
+function authorization(): Record<string, string> {
+  const session = currentSession();
+  return session ? { authorization: `Bearer ${session.token}` } : {};
+}
+
+/**
+ * Calls that may act on an organisation go in batches of their own carrying `X-Conduit-Organization` while
+ * one is chosen (app/organization.ts); the person's own calls (the session, agents, dialogues) never carry it.
+ */
 export const api = createTRPCClient<AppRouter>({
   links: [
-    httpBatchLink({
-      url: '/trpc',
-      maxItems: MAX_BATCH_CALLS,
-      headers() {
-        const session = currentSession();
-        return session ? { authorization: `Bearer ${session.token}` } : {};
-      },
+    splitLink({
+      condition: (op) => actsForOrganization(op.path),
+      true: httpBatchLink({
+        url: '/trpc',
+        maxItems: MAX_BATCH_CALLS,
+        headers() {
+          const organization = activeOrganization();
+          return organization ? { ...authorization(), [ORGANIZATION_HEADER]: organization.id } : authorization();
+        },
+      }),
+      false: httpBatchLink({ url: '/trpc', maxItems: MAX_BATCH_CALLS, headers: authorization }),
     }),
   ],
 });

@@ -15,6 +15,9 @@ import { useBillingConfig } from '../shared/billing-config';
 import { limitResetLabels } from '../shared/texts';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { curlSnippet, nodeSnippet } from '../shared/snippets';
+import { useActiveOrganization } from '../app/organization';
+import { useMemberEmails } from '../organizations/member-emails';
+import { can } from '../organizations/texts';
 import { EMPTY_RATES, KeyRates, RateFields, rateChanges, ratesOf, type RateTexts } from './RateFields';
 
 type CreatedKey = Outputs['keys']['create'];
@@ -261,11 +264,23 @@ function KeySnippets({ apiKey }: { apiKey: string }) {
   );
 }
 
+/** Who made an organisation's key: a member's e-mail, or a note when that person is no longer a member. */
+function creatorText(key: ListedKey, emails: Map<string, string>): string {
+  const creator = key.createdBy;
+  if (!creator) return '—';
+  return emails.get(creator) ?? 'бывший участник';
+}
+
 export function KeysScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const keys = useQuery(trpc.keys.list.queryOptions());
-  const balance = useQuery(trpc.account.balance.queryOptions());
+  // In an organisation the keys are its own; owners and admins see every member's and who made each, a
+  // developer only theirs. A developer may not see the balance, so the zero-balance note is not asked for.
+  const organization = useActiveOrganization();
+  const showCreator = organization !== null && (organization.role === 'owner' || organization.role === 'admin');
+  const creators = useMemberEmails(showCreator ? organization.id : null);
+  const balance = useQuery(trpc.account.balance.queryOptions(undefined, { enabled: can(organization?.role ?? null, 'balance') }));
   const billing = useBillingConfig();
   const currency = billing.data?.currency;
   const [name, setName] = useState('');
@@ -306,7 +321,7 @@ export function KeysScreen() {
     if (!result) return;
     setCreated(result);
     // The zero-balance note beside the new key must say what holds now, not at the screen's opening.
-    void balance.refetch();
+    if (can(organization?.role ?? null, 'balance')) void balance.refetch();
     setName('');
     setLimit('');
     setExpires('');
@@ -327,7 +342,7 @@ export function KeysScreen() {
   return (
     <>
       <div className="page-head">
-        <h1>API-ключи</h1>
+        <h1>{organization ? `API-ключи организации «${organization.name}»` : 'API-ключи'}</h1>
       </div>
 
       <section className="card" aria-labelledby="new-key-title">
@@ -390,7 +405,7 @@ export function KeysScreen() {
       </section>
 
       <section className="card" aria-labelledby="keys-title">
-        <h2 id="keys-title">Ваши ключи</h2>
+        <h2 id="keys-title">{organization ? (showCreator ? 'Ключи организации' : 'Ваши ключи в организации') : 'Ваши ключи'}</h2>
         {keys.data?.keys.some((k) => !k.isActive) ? (
           <label className="checkbox">
             <input type="checkbox" checked={hideRevoked} onChange={(e) => setHideRevoked(e.target.checked)} data-testid="hide-revoked" />
@@ -411,6 +426,7 @@ export function KeysScreen() {
               <thead>
                 <tr>
                   <th scope="col">Ключ</th>
+                  {showCreator ? <th scope="col">Создатель</th> : null}
                   <th scope="col">Создан</th>
                   <th scope="col">Последнее использование</th>
                   <th scope="col">Лимит</th>
@@ -438,6 +454,11 @@ export function KeysScreen() {
                           ) : null}
                         </span>
                       </td>
+                      {showCreator ? (
+                        <td data-label="Создатель" data-testid="key-creator">
+                          {creatorText(key, creators)}
+                        </td>
+                      ) : null}
                       <td data-label="Создан">{formatDateTime(key.createdAt)}</td>
                       <td data-label="Использован" data-testid="last-used">
                         {key.lastUsedAt ? formatDateTime(key.lastUsedAt) : 'ещё не использовался'}

@@ -6,6 +6,7 @@
 // Russian Excel opens into columns by a double click.
 import { useState } from 'react';
 import type { ApiError } from '../app/api';
+import { organizationHeaderFor } from '../app/organization';
 import { currentSession, endSession, SESSION_EXPIRED } from '../app/session';
 import { Button, ErrorText } from './ui';
 
@@ -19,7 +20,7 @@ export async function download(url: string): Promise<void> {
   const session = currentSession();
   let response: Response;
   try {
-    response = await fetch(url, { headers: session ? { authorization: `Bearer ${session.token}` } : {} });
+    response = await fetch(url, { headers: session ? { authorization: `Bearer ${session.token}`, ...organizationHeaderFor(url) } : {} });
   } catch {
     throw NETWORK_ERROR;
   }

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { createInvoiceInput } from '@server/statement/input';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
-import { Link } from '../app/router';
+import { RequisitesLink } from '../organizations/RequisitesLink';
 import { FileDownload } from '../shared/FileDownload';
 import { currencySymbol, formatMoney, formatUtcDay } from '../shared/format';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
@@ -51,7 +51,7 @@ export function InvoicesSection() {
       <h2 id="invoices-title">Счета на оплату</h2>
       <p className="hint">
         Для оплаты банковским переводом от организации: выставьте счёт на нужную сумму, оплатите его, указав номер счёта в назначении платежа, — деньги поступят на
-        баланс. Реквизиты вашей организации для счёта указываются в <Link to="/account">аккаунте</Link>.
+        баланс. Реквизиты вашей организации для счёта указываются в <RequisitesLink />.
       </p>
       <ErrorText error={apiError(list.error)} />
       {list.isPending ? <Loading /> : null}

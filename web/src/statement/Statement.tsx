@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import type { Outputs } from '../app/api';
 import { Button, ErrorText, Field, Loading } from '../shared/ui';
 import { formatMoney, formatDateTime, formatUtcDay, localDay } from '../shared/format';
-import { Link } from '../app/router';
+import { RequisitesLink } from '../organizations/RequisitesLink';
 import { FileDownload } from '../shared/FileDownload';
 import { InvoicesSection } from './Invoices';
 
@@ -172,7 +172,7 @@ function DocumentsSection() {
       <h2 id="documents-title">Акты оказанных услуг</h2>
       <p className="hint">
         Акт — услуги, оказанные за месяц (месяцы — по московскому времени). Реквизиты вашей организации для документов указываются в{' '}
-        <Link to="/account">аккаунте</Link>.
+        <RequisitesLink />.
       </p>
       <ErrorText error={apiError(docs.error)} />
       {docs.isPending ? <Loading /> : null}
