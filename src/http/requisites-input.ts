@@ -12,3 +12,16 @@ export const digitsInput = (count: number | readonly number[], message: string) 
 
 /** A required line of text, trimmed, at most `max` characters. */
 export const lineInput = (max: number, message: string) => z.string({ error: message }).trim().min(1, message).max(max, message);
+
+/** A company's requisites as the API answers them: the operator's and an organisation's (which adds nothing). */
+export const companyRequisitesView = z.object({
+  companyName: z.string(),
+  inn: z.string(),
+  kpp: z.string(),
+  ogrn: z.string(),
+  address: z.string(),
+  bankName: z.string(),
+  bik: z.string(),
+  account: z.string(),
+  correspondentAccount: z.string(),
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { companyRequisitesView } from '../http/requisites-input';
 import type { Principal } from '../keys';
 import { inject, router, userProcedure } from '../trpc/init';
 import { organizationsSlot } from './api';
@@ -34,17 +35,7 @@ const organizationView = z.object({
   role,
   balance: z.number(),
   currency: z.string(),
-  requisites: z.object({
-    companyName: z.string(),
-    inn: z.string(),
-    kpp: z.string(),
-    ogrn: z.string(),
-    address: z.string(),
-    bankName: z.string(),
-    bik: z.string(),
-    account: z.string(),
-    correspondentAccount: z.string(),
-  }),
+  requisites: companyRequisitesView,
   createdAt: z.string(),
 });
 

@@ -6,6 +6,7 @@ import { databaseKnowsTimeZone } from '../db/time-zones';
 import { AppError } from '../http/errors';
 import { errorMessages } from '../http/messages';
 import { nanoToUnits } from '../money';
+import { companyRequisitesView } from '../http/requisites-input';
 import { timeZone } from '../http/time-zone-input';
 import { ORGANIZATION_ACCESS } from '../keys';
 import { adminProcedure, publicProcedure, router, userProcedure, inject } from '../trpc/init';
@@ -48,16 +49,7 @@ const statementLine = z.object({
   requests: z.number().int().nullable().describe('Строки расходов: число запросов за день'),
 });
 
-const requisitesOutput = z.object({
-  companyName: z.string(),
-  inn: z.string(),
-  kpp: z.string(),
-  ogrn: z.string(),
-  address: z.string(),
-  bankName: z.string(),
-  bik: z.string(),
-  account: z.string(),
-  correspondentAccount: z.string(),
+const requisitesOutput = companyRequisitesView.extend({
   vatNote: z.string(),
   vatRate: z.number().int().nullable().describe('НДС в процентах, включённый в суммы; null — без НДС'),
   closingDocuments: z.enum(CLOSING_DOCUMENT_SETS).describe('Закрывающие документы месяца: act — акт, act_and_upd — акт и УПД, upd — УПД'),
