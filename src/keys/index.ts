@@ -5,7 +5,7 @@ export { keysSlot } from './api';
 export { keyChanged, userKeysRevoked } from './events';
 export { limitResetInput, spendLimitInput } from './input';
 export { LIMIT_RESETS, describeLimit, periodStart, type KeyLimitRef, type LimitReset, type MemberLimitRef } from './limits';
-export { memberSpentThisMonth, type MemberLimitAudit, type MemberLimitChange } from './member-limits';
+export { memberSpentThisMonth } from './member-limits';
 export { usageCreatorFilter, usageKeyFilter } from './scope';
 export { USER_KEYS_CHANGED_CHANNEL, type KeyRow, type KeyService } from './service';
 export { accountBlockedMessage, keysMessages } from './texts';

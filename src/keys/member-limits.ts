@@ -7,14 +7,11 @@ import { sql } from 'drizzle-orm';
 import { rowsOf, type Executor } from '../db/client';
 import { periodStart } from './limits';
 
-/** What a member's limit was and is, for the caller's audit row. */
-export interface MemberLimitChange {
+/** What a member's limit was and is. */
+interface MemberLimitChange {
   before: bigint | null;
   after: bigint | null;
 }
-
-/** An audit written with `tx`, the transaction that changes the limit. */
-export type MemberLimitAudit = (tx: Executor, change: MemberLimitChange) => Promise<void>;
 
 const toBig = (v: unknown) => BigInt(v as string);
 

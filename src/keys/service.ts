@@ -11,7 +11,7 @@ import { keysMessages } from './texts';
 import { nanoToUnits } from '../money';
 import { periodStart, type LimitReset, type MemberLimitRef } from './limits';
 import type { KeyCacheMode, KeyScope } from './types';
-import { notifyMemberKeys, writeMemberLimit, type MemberLimitAudit, type MemberLimitChange } from './member-limits';
+import { notifyMemberKeys, writeMemberLimit } from './member-limits';
 
 /** A key's limit and expiry as its owner sets them (nano-units; null removes). */
 export interface KeyLimits {
@@ -423,39 +423,14 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
     },
 
     /**
-     * Sets an organisation member's monthly spend limit (nano-units; null removes it), for the keys the member
-     * created in the organisation: it applies at once on every instance, to what they already spent this
-     * month. Null when the member is not in the organisation.
-     */
-    /**
      * The member's role or limit changes in the caller's transaction (`limitNano` undefined: the limit stays):
-     * the limit is written as setMemberLimit writes it, and every instance drops its cached records of the
-     * member's keys at commit; the ids returned go to `afterMemberKeys` once committed.
+     * the new limit applies at once to what the member already spent this month (writeMemberLimit), and every
+     * instance drops its cached records of the member's keys at commit; the ids returned go to
+     * `afterMemberKeys` once committed.
      */
     async memberUpdate(tx: Executor, organizationId: string, userId: string, limitNano?: bigint | null): Promise<string[]> {
       if (limitNano !== undefined) await writeMemberLimit(tx, organizationId, userId, limitNano);
       return notifyMemberKeys(tx, KEY_REVOKED_CHANNEL, organizationId, userId);
-    },
-
-    async setMemberLimit(organizationId: string, userId: string, limitNano: bigint | null, audit?: MemberLimitAudit): Promise<MemberLimitChange | null> {
-      if (!isUuid(organizationId) || !isUuid(userId)) return null;
-      const outcome = await db.transaction(async (tx) => {
-        const change = await writeMemberLimit(tx, organizationId, userId, limitNano);
-        if (!change || change.before === change.after) return { change, keyIds: [] as string[] };
-        await audit?.(tx, change);
-        return { change, keyIds: await notifyMemberKeys(tx, KEY_REVOKED_CHANNEL, organizationId, userId) };
-      });
-      for (const keyId of outcome.keyIds) onRevoked?.(keyId);
-      return outcome.change;
-    },
-
-    /**
-     * The member's standing in the organisation changed otherwise (removed, a new role, keys handed over):
-     * every instance drops its cached records of the member's keys there and its claims on their limit.
-     */
-    async memberChanged(organizationId: string, userId: string): Promise<void> {
-      const keyIds = await db.transaction((tx) => notifyMemberKeys(tx, KEY_REVOKED_CHANNEL, organizationId, userId));
-      for (const keyId of keyIds) onRevoked?.(keyId);
     },
 
     /**

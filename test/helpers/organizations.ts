@@ -2,6 +2,7 @@
 // upstream, an organisation created over REST, and members who join by following their mailed link.
 import { afterAll, beforeAll } from 'bun:test';
 import { startFakeSmtp, type FakeSmtp } from '../fakes/smtp';
+import type { FakeUpstream } from '../fakes/upstream';
 import { registerUser, type TestApp } from './app';
 import { useGatewayApp } from './gateway';
 import { okBody, rest, type RestInput } from './rest';
@@ -12,9 +13,11 @@ const INVITE_LINK = /https:\/\/conduit\.example\/app#\/invite\/([A-Za-z0-9_-]{43
 export interface OrganizationsSetup {
   app: TestApp;
   smtp: FakeSmtp;
+  /** The /v1 upstream the app calls (its key: 'upstream-secret'), for a second instance to call too. */
+  fake: FakeUpstream;
 }
 
-/** Starts the SMTP server, then the gateway app that mails through it; `ready` gets both. */
+/** Starts the SMTP server, then the gateway app that mails through it; `ready` gets them and the fake upstream. */
 export function useOrganizationsApp(ready: (setup: OrganizationsSetup) => void, env: Record<string, string> = {}): void {
   let smtp: FakeSmtp | undefined;
   const appEnv: Record<string, string> = { PUBLIC_BASE_URL, ...env };
@@ -23,7 +26,7 @@ export function useOrganizationsApp(ready: (setup: OrganizationsSetup) => void, 
     appEnv.SMTP_URL = smtp.url;
     appEnv.SMTP_FROM = 'Conduit <no-reply@conduit.example>';
   });
-  useGatewayApp({ env: appEnv, ready: ({ app }) => ready({ app, smtp: smtp! }) });
+  useGatewayApp({ env: appEnv, ready: ({ app, fake }) => ready({ app, smtp: smtp!, fake }) });
   afterAll(async () => {
     await smtp?.close();
   });
@@ -59,7 +62,7 @@ export async function mailedInviteToken(smtp: FakeSmtp, email: string, seen = 0)
 
 /** Invites a new person with `role`, follows the mailed link and accepts: the member's login and id. */
 export async function joinAs(
-  setup: OrganizationsSetup,
+  setup: Pick<OrganizationsSetup, 'app' | 'smtp'>,
   inviterToken: string,
   organizationId: string,
   role: 'owner' | 'admin' | 'developer' | 'accountant',

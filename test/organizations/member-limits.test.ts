@@ -1,40 +1,60 @@
 // A member's monthly spend limit in an organisation (issue 44 point 5, limits brief points 1, 2 and 4): the
 // keys a member created in the organisation spend the organisation's balance within the member's limit, on
-// /v1 through the OpenAI SDK, under concurrency and across two instances; the limit's change applies at
-// once; a new month starts with the whole limit; what each member spent this month is read per member.
-// The organisation is made in the database (test/helpers/organization.ts) until its API exists.
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { balanceNanoInDb, openaiClient, settleAll, unbalancedUsers, usageRows } from '../helpers/gateway';
-import { createOrganization, organizationKey } from '../helpers/organization';
-import { keysSlot, memberSpentThisMonth } from '../../src/keys';
+// /v1 through the OpenAI SDK, under concurrency and across two instances; the limit set by an owner or an
+// admin (PATCH /api/organizations/{id}/members/{userId}) applies at once; keys handed over when a member is
+// removed count against the new holder's limit; a new month starts with the whole limit; the members list
+// reads what each member spent this month. Organisations, members and keys are made over the API.
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { balanceNanoInDb, setBalanceNano, openaiClient, settleAll, unbalancedUsers, usageRows } from '../helpers/gateway';
+import { inOrganization, joinAs, newOrganization, type OrganizationsSetup, useOrganizationsApp } from '../helpers/organizations';
+import { okBody, rest } from '../helpers/rest';
 
 setDefaultTimeout(60_000);
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 /** What the fake reports for one request with max_tokens 5: 12 prompt + 5 completion tokens at 125 nano-units. */
 const ONE = 17n * 125n;
+/** Nano-units as the API's currency units (the decimal text read as a number, as the server renders it). */
+const units = (nano: bigint) => Number(`${nano}e-9`);
 
-let fake: FakeUpstream;
+let setup: OrganizationsSetup;
 let app: TestApp;
-
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-  app = await startTestApp({ env: { UPSTREAM_BASE_URL: fake.url } });
+useOrganizationsApp((s) => {
+  setup = s;
+  app = s.app;
 });
-afterAll(async () => {
-  await app?.close();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
 
 const ask = (target: TestApp, key: string) =>
   openaiClient(target, key)
     .chat.completions.create({ model: 'acme/chat', messages: [{ role: 'user', content: 'Привет!' }], max_tokens: 5 })
     .catch((e) => e);
 const served = (results: any[]) => results.filter((r) => r.object === 'chat.completion').length;
-const keys = (target: TestApp) => target.instance.services.feature(keysSlot).keys;
+
+/** An organisation with a large balance made by its owner over the API. */
+async function fundedOrganization() {
+  const { owner, org } = await newOrganization(app);
+  await setBalanceNano(app, org.id, 1_000_000_000n);
+  return { owner, org: org.id };
+}
+
+/** A member joined by invitation as a developer with this monthly limit (nano; null: none). */
+const developer = (ownerToken: string, org: string, limitNano: bigint | null = null) =>
+  joinAs(setup, ownerToken, org, 'developer', limitNano === null ? null : units(limitNano));
+
+/** A key the member creates in the organisation (the full key, shown once, and its id). */
+const keyOf = async (member: { token: string }, org: string, name = 'org key', limits: { spendLimit?: number; limitReset?: 'day' } = {}) =>
+  okBody(await inOrganization(app, member.token, org).keys.create({ name, ...limits }));
+
+/** Sets a member's limit as the owner or an admin does (null removes it). */
+const setLimit = (actorToken: string, org: string, userId: string, limitNano: bigint | null) =>
+  rest(app.url, actorToken).organizations.updateMember({ id: org, userId, spendLimit: limitNano === null ? null : units(limitNano) });
+
+/** What the members list says each member spent this month. */
+async function spentThisMonth(ownerToken: string, org: string): Promise<Map<string, number>> {
+  const { members } = okBody(await rest(app.url, ownerToken).organizations.members({ id: org }));
+  return new Map(members.map((m) => [m.userId, m.spentThisMonth]));
+}
 
 /**
  * Asks one request after another until one is refused (at most `max`): how many were served, and the
@@ -74,20 +94,10 @@ async function memberBudget(organizationId: string, userId: string, instances: T
 
 describe('a member’s limit on /v1', () => {
   test('two members with limits spending at once each stop at their own limit with 402; the organisation pays; a member without a limit goes on', async () => {
-    const [owner, alice, bob] = [await registerUser(app.url), await registerUser(app.url), await registerUser(app.url)];
-    const org = await createOrganization(app, {
-      members: [
-        { userId: owner.userId, role: 'owner' },
-        { userId: alice.userId, role: 'developer', spendLimitNano: 10n * ONE },
-        { userId: bob.userId, role: 'developer', spendLimitNano: 4n * ONE },
-      ],
-      balanceNano: 1_000_000_000n,
-    });
-    const [aliceKey, bobKey, ownerKey] = [
-      await organizationKey(app, org, alice.userId),
-      await organizationKey(app, org, bob.userId),
-      await organizationKey(app, org, owner.userId),
-    ];
+    const { owner, org } = await fundedOrganization();
+    const alice = await developer(owner.token, org, 10n * ONE);
+    const bob = await developer(owner.token, org, 4n * ONE);
+    const [aliceKey, bobKey, ownerKey] = [await keyOf(alice, org), await keyOf(bob, org), await keyOf(owner, org)];
     const personal = await Promise.all([owner, alice, bob].map((u) => balanceNanoInDb(app, u.userId)));
 
     const [a, b, o] = await Promise.all([aliceKey, bobKey, ownerKey].map((k) => Promise.all(Array.from({ length: 24 }, () => ask(app, k.key)))));
@@ -125,28 +135,18 @@ describe('a member’s limit on /v1', () => {
     expect(await unbalancedUsers(app)).toEqual([]);
 
     // What each member spent this month, for the members list.
-    const spent = await memberSpentThisMonth(app.instance.services.database.db, org);
-    expect(spent.get(alice.userId)).toBe(BigInt(served(a!)) * ONE);
-    expect(spent.get(bob.userId)).toBe(BigInt(bobServed) * ONE);
-    expect(spent.get(owner.userId)).toBe(24n * ONE);
+    const spent = await spentThisMonth(owner.token, org);
+    expect(spent.get(alice.userId)).toBe(units(BigInt(served(a!)) * ONE));
+    expect(spent.get(bob.userId)).toBe(units(BigInt(bobServed) * ONE));
+    expect(spent.get(owner.userId)).toBe(units(24n * ONE));
   });
 
   test('the member limit counts every key the member created in the organisation, beside a key’s own limit', async () => {
-    const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
-    const org = await createOrganization(app, {
-      members: [
-        { userId: owner.userId, role: 'owner' },
-        { userId: dev.userId, role: 'developer', spendLimitNano: 6n * ONE },
-      ],
-      balanceNano: 1_000_000_000n,
-    });
-    const first = await organizationKey(app, org, dev.userId, 'first');
-    const second = await organizationKey(app, org, dev.userId, 'second');
+    const { owner, org } = await fundedOrganization();
+    const dev = await developer(owner.token, org, 6n * ONE);
+    const first = await keyOf(dev, org, 'first');
     // The second key's own limit is tighter still: it stops at its own limit first.
-    await app.sql(
-      `update api_keys set spend_limit_nano = $2::bigint, budget_nano = $2::bigint, limit_reset = 'day', budget_period_start = date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' where id = $1`,
-      [second.id, (2n * ONE).toString()],
-    );
+    const second = await keyOf(dev, org, 'second', { spendLimit: units(2n * ONE), limitReset: 'day' });
     const viaSecond = await untilRefused(app, second.key);
     expect(viaSecond.served).toBeGreaterThanOrEqual(1);
     expect(viaSecond.refusal.code).toBe('key_spend_limit');
@@ -160,68 +160,60 @@ describe('a member’s limit on /v1', () => {
     expect(await memberBudget(org, dev.userId)).toBe(6n * ONE - spent);
   });
 
-  test('a new limit applies at once: raised, the member goes on; lowered to what was spent, refused; removed, no limit', async () => {
-    const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
-    const org = await createOrganization(app, {
-      members: [
-        { userId: owner.userId, role: 'owner' },
-        { userId: dev.userId, role: 'developer', spendLimitNano: 2n * ONE },
-      ],
-      balanceNano: 1_000_000_000n,
-    });
-    const key = await organizationKey(app, org, dev.userId);
+  test('a new limit set over the API applies at once: raised, the member goes on; lowered to what was spent, refused; removed, no limit', async () => {
+    const { owner, org } = await fundedOrganization();
+    const admin = await joinAs(setup, owner.token, org, 'admin');
+    const dev = await developer(owner.token, org, 2n * ONE);
+    const key = await keyOf(dev, org);
     const before = await untilRefused(app, key.key);
     expect(before.served).toBeGreaterThanOrEqual(1);
     expect(before.refusal.code).toBe('member_spend_limit');
 
-    expect(await keys(app).setMemberLimit(org, dev.userId, 8n * ONE)).toEqual({ before: 2n * ONE, after: 8n * ONE });
+    // Raised by the owner: the answer and the members list show the new limit.
+    expect(okBody(await setLimit(owner.token, org, dev.userId, 8n * ONE))).toMatchObject({ userId: dev.userId, role: 'developer', spendLimit: units(8n * ONE) });
+    const listed = okBody(await rest(app.url, owner.token).organizations.members({ id: org })).members.find((m) => m.userId === dev.userId);
+    expect(listed!.spendLimit).toBe(units(8n * ONE));
     expect((await ask(app, key.key)).object).toBe('chat.completion');
     await settleAll(app);
     const spent = BigInt(before.served + 1) * ONE;
     expect(await memberBudget(org, dev.userId)).toBe(8n * ONE - spent);
 
-    // Lowered to what was spent: nothing left this month.
-    await keys(app).setMemberLimit(org, dev.userId, spent);
+    // Lowered by an admin to what was spent: nothing left this month.
+    expect(okBody(await setLimit(admin.token, org, dev.userId, spent)).spendLimit).toBe(units(spent));
     expect((await ask(app, key.key)).code).toBe('member_spend_limit');
-    await keys(app).setMemberLimit(org, dev.userId, null);
+    expect(okBody(await setLimit(admin.token, org, dev.userId, null)).spendLimit).toBeNull();
     const results = await Promise.all(Array.from({ length: 10 }, () => ask(app, key.key)));
     expect(served(results)).toBe(10);
-    // Not a member of it: nothing to change.
-    expect(await keys(app).setMemberLimit(org, crypto.randomUUID(), 1n)).toBeNull();
+    // Not a member of it: nothing to change. A developer changes no limit, not even their own.
+    expect((await setLimit(owner.token, org, crypto.randomUUID(), 1n)).status).toBe(404);
+    expect((await setLimit(dev.token, org, dev.userId, 100n * ONE)).status).toBe(403);
     expect(await unbalancedUsers(app)).toEqual([]);
   });
 
-  test('keys handed to another member count against that member’s limit at once (memberChanged)', async () => {
-    const [owner, leaving, staying] = [await registerUser(app.url), await registerUser(app.url), await registerUser(app.url)];
-    const org = await createOrganization(app, {
-      members: [
-        { userId: owner.userId, role: 'owner' },
-        { userId: leaving.userId, role: 'developer' },
-        { userId: staying.userId, role: 'developer', spendLimitNano: 0n },
-      ],
-      balanceNano: 1_000_000_000n,
-    });
-    const key = await organizationKey(app, org, leaving.userId);
+  test('keys handed to another member when their creator is removed count against that member’s limit at once', async () => {
+    const { owner, org } = await fundedOrganization();
+    const leaving = await developer(owner.token, org);
+    const staying = await developer(owner.token, org, 0n);
+    const key = await keyOf(leaving, org);
     expect((await ask(app, key.key)).object).toBe('chat.completion');
-    // The organisations feature hands the key over, then tells the caches.
-    await app.sql('update api_keys set created_by = $2 where id = $1', [key.id, staying.userId]);
-    await keys(app).memberChanged(org, staying.userId);
+    const removed = okBody(
+      await rest(app.url, owner.token).organizations.removeMember({ id: org, userId: leaving.userId, keys: 'transfer', transferTo: staying.userId }),
+    );
+    expect(removed.keysTransferred).toBe(1);
     const refused = await ask(app, key.key);
     expect(refused.code).toBe('member_spend_limit');
     expect(refused.message).toContain('0\u00a0₽ в месяц');
   });
 
   test('a claim of an instance that stopped renewing it goes back to the member’s budget when it expires', async () => {
-    const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
-    const org = await createOrganization(app, {
-      members: [
-        { userId: owner.userId, role: 'owner' },
-        { userId: dev.userId, role: 'developer', spendLimitNano: 10n * ONE },
-      ],
-      balanceNano: 1_000_000_000n,
-    });
-    // As a crashed instance leaves it: 6 of the 10 claimed, the budget holding the other 4.
-    await app.sql('update organization_members set budget_nano = $3::bigint where organization_id = $1 and user_id = $2', [org, dev.userId, (4n * ONE).toString()]);
+    const { owner, org } = await fundedOrganization();
+    const dev = await developer(owner.token, org, 10n * ONE);
+    // As a crashed instance leaves it: 6 of the 10 claimed this month, the budget holding the other 4.
+    await app.sql(
+      `update organization_members set budget_nano = $3::bigint, budget_period_start = date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'
+       where organization_id = $1 and user_id = $2`,
+      [org, dev.userId, (4n * ONE).toString()],
+    );
     await app.sql(
       `insert into member_leases (organization_id, user_id, instance_id, period_start, amount_nano, expires_at)
        values ($1, $2, 'crashed', (select budget_period_start from organization_members where organization_id = $1 and user_id = $2),
@@ -234,15 +226,9 @@ describe('a member’s limit on /v1', () => {
   });
 
   test('a new month starts with the whole limit', async () => {
-    const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
-    const org = await createOrganization(app, {
-      members: [
-        { userId: owner.userId, role: 'owner' },
-        { userId: dev.userId, role: 'developer', spendLimitNano: 2n * ONE },
-      ],
-      balanceNano: 1_000_000_000n,
-    });
-    const key = await organizationKey(app, org, dev.userId);
+    const { owner, org } = await fundedOrganization();
+    const dev = await developer(owner.token, org, 2n * ONE);
+    const key = await keyOf(dev, org);
     const first = await untilRefused(app, key.key);
     expect(first.served).toBeGreaterThanOrEqual(1);
     await settleAll(app);
@@ -259,18 +245,13 @@ describe('a member’s limit on /v1', () => {
   });
 
   test.skipIf(!onPostgres)('two instances on one database cannot overspend a member’s limit; a change reaches the other instance at once', async () => {
-    const other = await startTestApp({ database: app.database, env: { UPSTREAM_BASE_URL: fake.url } });
+    // A second instance on the same database, calling the same upstream.
+    const other = await startTestApp({ database: app.database, env: { UPSTREAM_BASE_URL: setup.fake.url, UPSTREAM_API_KEY: 'upstream-secret' } });
     try {
-      const [owner, dev] = [await registerUser(app.url), await registerUser(app.url)];
-      const org = await createOrganization(app, {
-        members: [
-          { userId: owner.userId, role: 'owner' },
-          { userId: dev.userId, role: 'developer', spendLimitNano: 10n * ONE },
-        ],
-        balanceNano: 1_000_000_000n,
-      });
-      const one = await organizationKey(app, org, dev.userId, 'one');
-      const two = await organizationKey(app, org, dev.userId, 'two');
+      const { owner, org } = await fundedOrganization();
+      const dev = await developer(owner.token, org, 10n * ONE);
+      const one = await keyOf(dev, org, 'one');
+      const two = await keyOf(dev, org, 'two');
       const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? ask(app, one.key) : ask(other, two.key))));
       const n = served(results);
       expect(n).toBeGreaterThanOrEqual(1);
@@ -278,12 +259,12 @@ describe('a member’s limit on /v1', () => {
       await settleAll(app);
       await settleAll(other);
       expect(await memberBudget(org, dev.userId, [app, other])).toBe(10n * ONE - BigInt(n) * ONE);
-      expect((await memberSpentThisMonth(app.instance.services.database.db, org)).get(dev.userId)).toBe(BigInt(n) * ONE);
+      expect((await spentThisMonth(owner.token, org)).get(dev.userId)).toBe(units(BigInt(n) * ONE));
 
       // Used up on both; raised on this instance, the other serves at once (its cached key was dropped).
-      await keys(app).setMemberLimit(org, dev.userId, BigInt(n) * ONE);
+      okBody(await setLimit(owner.token, org, dev.userId, BigInt(n) * ONE));
       expect((await ask(other, two.key)).code).toBe('member_spend_limit');
-      await keys(app).setMemberLimit(org, dev.userId, BigInt(n + 4) * ONE);
+      okBody(await setLimit(owner.token, org, dev.userId, BigInt(n + 4) * ONE));
       const deadline = Date.now() + 5000;
       let answer = await ask(other, two.key);
       while (answer.object !== 'chat.completion' && Date.now() < deadline) {

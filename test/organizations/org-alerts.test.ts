@@ -2,44 +2,32 @@
 // mailed to its owners and accountants (never to the organisation's own, unmailable address) and sent to the
 // organisation's webhook; a member's monthly limit reached mails the member and the organisation's owners and
 // admins, once a month. Spending goes through /v1 with the OpenAI SDK; the mail reaches the suite's SMTP
-// server. The organisation is made in the database (test/helpers/organization.ts) until its API exists.
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { startFakeSmtp, type FakeSmtp } from '../fakes/smtp';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { openaiClient, settleAll } from '../helpers/gateway';
-import { createOrganization, organizationKey, type OrgMember } from '../helpers/organization';
-import { keysSlot } from '../../src/keys';
+// server. Organisations, members (by their mailed invitation), keys, alert settings and limits go through the API.
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
+import type { FakeSmtp } from '../fakes/smtp';
+import type { TestApp } from '../helpers/app';
+import { openaiClient, setBalanceNano, settleAll } from '../helpers/gateway';
+import { inOrganization, joinAs, newOrganization, PUBLIC_BASE_URL, useOrganizationsApp, type OrganizationsSetup } from '../helpers/organizations';
+import { okBody, rest } from '../helpers/rest';
 
 setDefaultTimeout(60_000);
 
-const PUBLIC_BASE_URL = 'https://conduit.example';
 /** One request with max_tokens 5 costs 12 prompt + 5 completion tokens at 125 nano-units. */
 const ONE = 2125n;
+/** Nano-units as the API's currency units (the decimal text read as a number, as the server renders it). */
+const units = (nano: bigint) => Number(`${nano}e-9`);
 
+let setup: OrganizationsSetup;
 let smtp: FakeSmtp;
-let fake: FakeUpstream;
 let app: TestApp;
-
-beforeAll(async () => {
-  smtp = await startFakeSmtp();
-  fake = await startFakeUpstream();
-  app = await startTestApp({
-    env: {
-      UPSTREAM_BASE_URL: fake.url,
-      SMTP_URL: smtp.url,
-      SMTP_FROM: 'Conduit <no-reply@conduit.example>',
-      PUBLIC_BASE_URL,
-      OUTBOX_RETRY_BASE_MS: '200',
-      OUTBOX_POLL_INTERVAL_MS: '100',
-    },
-  });
-});
-afterAll(async () => {
-  await app?.close();
-  await fake?.close();
-  await smtp?.close();
-});
+useOrganizationsApp(
+  (s) => {
+    setup = s;
+    smtp = s.smtp;
+    app = s.app;
+  },
+  { OUTBOX_RETRY_BASE_MS: '200', OUTBOX_POLL_INTERVAL_MS: '100' },
+);
 
 const ask = (key: string) =>
   openaiClient(app, key)
@@ -57,16 +45,16 @@ const queued = async (recipient: string) =>
 
 /** An organisation with one person in each role (the developer with `developerLimit`). */
 async function company(balanceNano: bigint, developerLimit: bigint | null = null) {
-  const [owner, admin, developer, accountant] = [await registerUser(app.url), await registerUser(app.url), await registerUser(app.url), await registerUser(app.url)];
-  const members: OrgMember[] = [
-    { userId: owner.userId, role: 'owner' },
-    { userId: admin.userId, role: 'admin' },
-    { userId: developer.userId, role: 'developer', spendLimitNano: developerLimit },
-    { userId: accountant.userId, role: 'accountant' },
-  ];
-  const id = await createOrganization(app, { name: 'ООО «Вектор»', members, balanceNano });
-  const key = await organizationKey(app, id, developer.userId);
-  return { id, owner, admin, developer, accountant, key: key.key };
+  const { owner, org } = await newOrganization(app, 'ООО «Вектор»');
+  await setBalanceNano(app, org.id, balanceNano);
+  const admin = await joinAs(setup, owner.token, org.id, 'admin');
+  const developer = await joinAs(setup, owner.token, org.id, 'developer', developerLimit === null ? null : units(developerLimit));
+  const accountant = await joinAs(setup, owner.token, org.id, 'accountant');
+  const key = okBody(await inOrganization(app, developer.token, org.id).keys.create({ name: 'org key' }));
+  // The mails each person had before any alert (an invitation, any sign-up mail): an alert is the next one.
+  const before = new Map([owner, admin, developer, accountant].map((p) => [p.email, smtp.messages.filter((m) => m.to.includes(p.email)).length]));
+  const alertMail = (person: { email: string }) => smtp.waitFor(person.email, before.get(person.email) ?? 0);
+  return { id: org.id, owner, admin, developer, accountant, key: key.key, alertMail };
 }
 
 describe('an organisation’s low balance', () => {
@@ -83,7 +71,8 @@ describe('an organisation’s low balance', () => {
     try {
       // Threshold 1; the balance is above it for one request and below after the second.
       const org = await company(1_000_003_000n);
-      await app.instance.services.alerts.settings.put(org.id, { lowBalanceThreshold: 1, webhookUrl: `http://127.0.0.1:${receiver.port}/hook` });
+      // Set by the owner in the organisation, as the dashboard's alerts form does.
+      okBody(await inOrganization(app, org.owner.token, org.id).alerts.update({ lowBalanceThreshold: 1, webhookUrl: `http://127.0.0.1:${receiver.port}/hook` }));
       expect((await ask(org.key)).object).toBe('chat.completion');
       await settled();
       expect(await queued(org.owner.email)).toBe(0);
@@ -92,7 +81,7 @@ describe('an organisation’s low balance', () => {
       expect((await ask(org.key)).object).toBe('chat.completion');
       await settled();
       for (const person of [org.owner, org.accountant]) {
-        const mail = await smtp.waitFor(person.email);
+        const mail = await org.alertMail(person);
         expect(mail.subject).toBe('Баланс организации «ООО «Вектор»» в Conduit ниже 1,00\u00a0₽');
         expect(mail.text).toContain('Баланс организации «ООО «Вектор»» опустился ниже порога');
         expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/topups`);
@@ -124,12 +113,12 @@ describe('a member’s limit reached', () => {
     }
     expect(refusal.code).toBe('member_spend_limit');
     await settled();
-    const toMember = await smtp.waitFor(org.developer.email);
+    const toMember = await org.alertMail(org.developer);
     expect(toMember.subject).toBe('Исчерпан месячный лимит расходов участника в организации «ООО «Вектор»»');
     expect(toMember.text).toContain('Ваши API-ключи в организации «ООО «Вектор»» израсходовали');
     expect(toMember.text).toContain('в месяц');
     for (const person of [org.owner, org.admin]) {
-      const mail = await smtp.waitFor(person.email);
+      const mail = await org.alertMail(person);
       expect(mail.text).toContain(`Участник ${org.developer.email} израсходовал в организации «ООО «Вектор»»`);
       expect(mail.text).toContain(`${PUBLIC_BASE_URL}/app/organizations`);
     }
@@ -169,7 +158,7 @@ describe('a member’s limit reached', () => {
     });
     expect(answer.object).toBe('chat.completion');
     await settled();
-    await smtp.waitFor(org.developer.email);
+    await org.alertMail(org.developer);
     for (const person of [org.developer, org.owner, org.admin]) expect(await queued(person.email)).toBe(1);
     // The month's budget is used up: the next request is refused, and told of no more.
     await settleAll(app);
@@ -185,8 +174,7 @@ describe('a member’s limit reached', () => {
     while ((await ask(org.key)).object === 'chat.completion');
     await settled();
     expect(await queued(org.developer.email)).toBe(1);
-    const keys = app.instance.services.feature(keysSlot).keys;
-    await keys.setMemberLimit(org.id, org.developer.userId, 4n * ONE);
+    okBody(await rest(app.url, org.admin.token).organizations.updateMember({ id: org.id, userId: org.developer.userId, spendLimit: units(4n * ONE) }));
     while ((await ask(org.key)).object === 'chat.completion');
     await settled();
     expect(await queued(org.developer.email)).toBe(2);
