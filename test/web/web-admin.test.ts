@@ -121,6 +121,7 @@ browserSuite('the admin console of the dashboard page in chromium', () => {
         'Агенты',
         'Диалоги',
         'Выписка',
+        'Организация',
         'Аккаунт',
       ]);
       expect(await page.getByRole('button', { name: 'Пополнить баланс' }).count()).toBe(0);
