@@ -64,7 +64,7 @@ export async function checkMemberLimits({ db, config, enqueue, mailKind }: Deps,
   );
   const refusedOf = new Set(charges.filter((c) => c.refused).map((c) => `${c.organizationId}:${c.memberId}`));
   const currency = config.balanceCurrency;
-  const membersUrl = `${config.publicBaseUrl}/app/organizations`;
+  const membersUrl = `${config.publicBaseUrl}/app/organization`;
   let sent = 0;
   for (const member of rows) {
     if (sameTime(member.notified, period)) continue;

@@ -448,6 +448,15 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
       return rows.map((r) => r.id);
     },
 
+    /** How many keys the member created in the organisation are not revoked. */
+    async activeMemberKeys(tx: Executor, organizationId: string, memberId: string): Promise<number> {
+      const [row] = await tx
+        .select({ held: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.userId, organizationId), eq(apiKeys.createdBy, memberId), isNull(apiKeys.revokedAt)));
+      return Number(row?.held ?? 0);
+    },
+
     /** Drops changed keys from this instance's cache at once, after the commit of `memberKeys`. */
     afterMemberKeys(keyIds: readonly string[]): void {
       for (const id of keyIds) onRevoked?.(id);

@@ -27,6 +27,8 @@ export interface MemberKeys {
   memberUpdate(tx: Executor, organizationId: string, memberId: string, limitNano?: bigint | null): Promise<string[]>;
   /** After the commit: this instance's key cache drops them at once. */
   afterMemberKeys(keyIds: readonly string[]): void;
+  /** How many keys the member created in the organisation are not revoked. */
+  activeMemberKeys(tx: Executor, organizationId: string, memberId: string): Promise<number>;
 }
 
 const limitJson = (nano: bigint | null) => (nano === null ? null : String(nanoToUnits(nano)));
@@ -112,6 +114,11 @@ export function createMembers({ db, keys }: { db: Database; keys: MemberKeys }) 
         if (actor.role === 'admin' && (target.role === 'owner' || role === 'owner')) throw new AppError('forbidden', organizationsMessages.adminCannotTouchOwner);
         if (target.role === 'owner' && role !== 'owner' && members.filter((m) => m.role === 'owner').length <= 1) {
           throw new AppError('conflict', organizationsMessages.lastOwner);
+        }
+        // An accountant holds no keys: the member's keys in the organisation go first (revoked by an owner or admin).
+        if (role === 'accountant' && target.role !== 'accountant') {
+          const held = await keys.activeMemberKeys(tx, orgId, target.userId);
+          if (held > 0) throw new AppError('conflict', organizationsMessages.accountantWithKeys(held));
         }
         const limit = changes.spendLimit === undefined ? target.spendLimitNano : changes.spendLimit === null ? null : unitsToNano(changes.spendLimit);
         await tx

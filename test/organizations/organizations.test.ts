@@ -4,7 +4,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { call, registerAdmin, registerUser, type TestApp } from '../helpers/app';
 import { errorOf, okBody, rest } from '../helpers/rest';
-import { companyInput, joinAs, mailedInviteToken, newOrganization, type OrganizationsSetup, useOrganizationsApp } from '../helpers/organizations';
+import { companyInput, inOrganization, joinAs, mailedInviteToken, newOrganization, type OrganizationsSetup, useOrganizationsApp } from '../helpers/organizations';
 
 setDefaultTimeout(30_000);
 
@@ -203,6 +203,19 @@ describe('members', () => {
     expect((await devs.members({ id: org.id })).status).toBe(403);
     expect((await devs.removeMember({ id: org.id, userId: admin.userId, keys: 'revoke' })).status).toBe(403);
     expect(okBody(await devs.removeMember({ id: org.id, userId: dev.userId, keys: 'revoke' })).removed).toBe(true);
+  });
+
+  test('a developer with keys becomes an accountant only once the keys are revoked: an accountant holds none', async () => {
+    const { owner, org } = await newOrganization(app);
+    const dev = await joinAs(setup, owner.token, org.id, 'developer');
+    const key = okBody(await inOrganization(app, dev.token, org.id).keys.create({ name: 'ci' }));
+    const owners = rest(app.url, owner.token).organizations;
+    const refused = await owners.updateMember({ id: org.id, userId: dev.userId, role: 'accountant' });
+    expect(refused.status).toBe(409);
+    expect(errorOf(refused)).toMatchObject({ type: 'conflict', message: expect.stringContaining('сначала отзовите их') });
+    expect(okBody(await owners.members({ id: org.id })).members.find((m) => m.userId === dev.userId)?.role).toBe('developer');
+    okBody(await inOrganization(app, owner.token, org.id).keys.revoke({ id: key.id }));
+    expect(okBody(await owners.updateMember({ id: org.id, userId: dev.userId, role: 'accountant' })).role).toBe('accountant');
   });
 
   test("everything is in the organisation's journal, which owners and admins read", async () => {
