@@ -171,8 +171,7 @@ function DocumentsSection() {
     <section className="card" aria-labelledby="documents-title" data-testid="documents">
       <h2 id="documents-title">Акты оказанных услуг</h2>
       <p className="hint">
-        Акт — услуги, оказанные за месяц (месяцы — по московскому времени). Реквизиты вашей организации для документов указываются в{' '}
-        <RequisitesLink />.
+        Акт — услуги, оказанные за месяц (месяцы — по московскому времени). Реквизиты вашей организации для документов указываются в <RequisitesLink />.
       </p>
       <ErrorText error={apiError(docs.error)} />
       {docs.isPending ? <Loading /> : null}
