@@ -216,14 +216,18 @@ describe('password guessing', () => {
   test('100 parallel wrong guesses and the right one from one address: only a few are checked, the rest wait (429)', async () => {
     const owner = await registerUser(app.url);
     const attacker = freshAddress();
+    const started = performance.now();
     const guesses = Array.from({ length: 100 }, (_, i) => login(app, attacker, owner.email, `guess-${i}`));
     const results = await Promise.all([...guesses, login(app, attacker, owner.email, owner.password)]);
+    // Past the free attempts each one makes the next wait 1, 2, 4 … s: a burst that outlasts those waits (a
+    // loaded machine, 101 password hashes on two cores) has lawfully let one more guess through per wait ended.
+    const waitsEnded = Math.floor(Math.log2((performance.now() - started) / 1000 + 1));
     // Each attempt is reserved before its password is checked: at most the free attempts got that far (one
     // more only if the right password happened to finish, and give its attempt back, before the burst ended).
     const checked = results.filter((r) => r.status !== 429);
     expect(checked.every((r) => r.status === 401 || r.status === 200)).toBe(true);
-    expect(checked.filter((r) => r.status === 401).length).toBeLessThanOrEqual(MAX_FAILURES);
-    expect(checked.length).toBeLessThanOrEqual(MAX_FAILURES + 1);
+    expect(checked.filter((r) => r.status === 401).length).toBeLessThanOrEqual(MAX_FAILURES + waitsEnded);
+    expect(checked.length).toBeLessThanOrEqual(MAX_FAILURES + 1 + waitsEnded);
     const throttled = results.filter((r) => r.status === 429);
     for (const r of throttled) {
       expect(r.body.error.type).toBe('rate_limit_exceeded');
@@ -231,7 +235,7 @@ describe('password guessing', () => {
     }
     // The counters agree: the account saw no more reservations than the address let through.
     const [account] = await app.sql<{ hits: number }>(`select hits from throttle_counters where scope = 'login_account'`);
-    expect(account?.hits ?? 0).toBeLessThanOrEqual(MAX_FAILURES);
+    expect(account?.hits ?? 0).toBeLessThanOrEqual(MAX_FAILURES + waitsEnded);
 
     // The owner, from another address, still gets in; that resets the account's count.
     const ownerLogin = await login(app, freshAddress(), owner.email, owner.password);
