@@ -32,6 +32,10 @@ export const ORGANIZATION_ACCESS = {
   balance: ['owner', 'admin', 'accountant'],
   /** The money documents: statement (and its CSV), closing documents, счета, top-ups. */
   money: ['owner', 'accountant'],
+  /** The organisation's own routes: its members, invitations and journal. */
+  members: ['owner', 'admin'],
+  /** The organisation's name and requisites: changing them. */
+  requisites: ['owner', 'accountant'],
 } as const satisfies Record<string, readonly OrganizationRole[]>;
 
 /** The caller of a request: a dashboard user (JWT) or an API key's owner, as auth/authenticate.ts finds it. */

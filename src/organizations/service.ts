@@ -9,7 +9,7 @@ import { recordAudit, type JsonObject } from '../admin';
 import { adminAudit } from '../admin/tables';
 import type { Database, Executor } from '../db/client';
 import { AppError } from '../http/errors';
-import type { OrganizationRole } from '../keys';
+import { ORGANIZATION_ACCESS, type OrganizationRole } from '../keys';
 import { nanoToUnits } from '../money';
 import { customerRequisites } from '../statement/tables';
 import { requireMember, type Person } from './access';
@@ -23,9 +23,9 @@ export const MAX_ORGANIZATIONS_PER_PERSON = 20;
 const JOURNAL_ROWS = 200;
 
 /** Owners and accountants keep the books: they change the requisites the documents print. */
-export const REQUISITES_EDITORS: readonly OrganizationRole[] = ['owner', 'accountant'];
+export const REQUISITES_EDITORS: readonly OrganizationRole[] = ORGANIZATION_ACCESS.requisites;
 /** Owners and admins manage the people and read the journal. */
-export const MEMBER_MANAGERS: readonly OrganizationRole[] = ['owner', 'admin'];
+export const MEMBER_MANAGERS: readonly OrganizationRole[] = ORGANIZATION_ACCESS.members;
 
 export type OrganizationAction =
   | 'organization.create'

@@ -1,6 +1,6 @@
 // Russian words of the organisation screens, and which screens each member's role opens (the API's own
 // access table in docs/organizations.md is the rule; this only keeps out of view what it would refuse).
-import type { OrganizationRole } from '@server/keys/types';
+import { ORGANIZATION_ACCESS, type OrganizationRole } from '@server/keys/types';
 
 export const PERSONAL_LABEL = 'Личный';
 
@@ -21,16 +21,12 @@ export const roleHints: Record<OrganizationRole, string> = {
 /** What a screen of the dashboard needs; the personal account has all of them and its own screens besides. */
 export type Capability = 'keys' | 'usage' | 'balance' | 'money' | 'topups' | 'members' | 'requisites';
 
-const CAPABILITIES: Record<OrganizationRole, readonly Capability[]> = {
-  owner: ['keys', 'usage', 'balance', 'money', 'topups', 'members', 'requisites'],
-  admin: ['keys', 'usage', 'balance', 'members'],
-  developer: ['keys', 'usage'],
-  accountant: ['usage', 'balance', 'money', 'topups', 'requisites'],
-};
+/** The server's role table (src/keys/types.ts) says who may; top-ups are money documents there. */
+const ROLES_FOR: Record<Capability, readonly OrganizationRole[]> = { ...ORGANIZATION_ACCESS, topups: ORGANIZATION_ACCESS.money };
 
 /** Whether the account in view (null: the person's own) lets its user do this. */
 export function can(role: OrganizationRole | null, capability: Capability): boolean {
-  return role === null || CAPABILITIES[role].includes(capability);
+  return role === null || ROLES_FOR[capability].includes(role);
 }
 
 export const LEFT_ORGANIZATION_NOTICE = 'Вы больше не состоите в выбранной организации: показан личный аккаунт.';
