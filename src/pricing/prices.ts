@@ -31,6 +31,13 @@ export interface ModelPrice {
   completionNanoPerMillion: bigint;
   /** Present on a `per_second` row: nano-units a second of audio, charged instead of tokens. */
   perSecondNano?: bigint;
+  /**
+   * Per 1M prompt tokens the provider read from its cache (OpenAI's prompt_tokens_details.cached_tokens,
+   * Anthropic's cache_read_input_tokens); absent: the prompt price × CACHE_READ_PRICE_RATIO (issue 45).
+   */
+  cachedPromptNanoPerMillion?: bigint;
+  /** Per 1M prompt tokens written to the provider's cache (cache_creation_input_tokens); absent: prompt × 1.25. */
+  cacheWriteNanoPerMillion?: bigint;
 }
 
 export type PriceKind = 'per_token' | 'per_second';
