@@ -1,4 +1,3 @@
 // The referrals feature's way in for other features: billing's credit pays the referrer through
 // payReferralReward, in the top-up's transaction. Anything not exported here is the feature's own.
-export { payReferralReward, referralShareNano, type ReferralConfig } from './payout';
-export { referralTexts } from './texts';
+export { payReferralReward, type ReferralConfig } from './payout';

@@ -18,7 +18,7 @@ export type ReferralConfig = Pick<Config, 'referral'>;
 const MILLION = 1_000_000n;
 
 /** The share of `amountNano`, rounded down to a whole nano-unit. */
-export function referralShareNano(amountNano: bigint, shareMillionths: bigint): bigint {
+function referralShareNano(amountNano: bigint, shareMillionths: bigint): bigint {
   return amountNano > 0n && shareMillionths > 0n ? (amountNano * shareMillionths) / MILLION : 0n;
 }
 
