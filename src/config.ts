@@ -180,6 +180,10 @@ const envSchema = z.object({
   INVOICE_VALID_DAYS: intFromEnv(1, 365).default(10),
   /** How often the expiry job cancels pending счета past their date (0: never; they still read as cancelled). */
   INVOICE_EXPIRY_SECONDS: intFromEnv(0, 86_400).default(300),
+  /** Share of a referred account's top-ups credited to its referrer, in percent (0: off; up to 4 decimals). */
+  REFERRAL_PERCENT: z.coerce.number().min(0).max(100).default(0),
+  REFERRAL_MONTHS: intFromEnv(1, 1200).default(12),
+  REFERRAL_SAME_DOMAIN: z.enum(['allow', 'refuse']).default('allow'),
   /** The most of one upstream answer that is not a stream (and of an error body) Conduit reads: past it, 502. */
   UPSTREAM_MAX_BODY_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
   MAX_KEYS_PER_USER: intFromEnv(1, 10_000).default(50),
@@ -432,6 +436,8 @@ export interface Config {
   pdfQueueMaxWaiting: number;
   invoiceValidDays: number;
   invoiceExpirySeconds: number;
+  /** REFERRAL_*: `shareMillionths` is the percent in millionths of the amount (7.5 % → 75_000n), exact in bigint. */
+  referral: { percent: number; shareMillionths: bigint; months: number; sameDomain: 'allow' | 'refuse' };
   upstreamMaxBodyBytes: number;
   maxKeysPerUser: number;
   maxAgentsPerUser: number;
@@ -659,6 +665,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.REQUIRE_EMAIL_VERIFICATION && !e.SMTP_URL) {
     throw new ConfigError('REQUIRE_EMAIL_VERIFICATION: set SMTP_URL, or nobody can receive the link that credits the bonus');
   }
+  const shareMillionths = Math.round(e.REFERRAL_PERCENT * 10_000);
+  if (Math.abs(shareMillionths - e.REFERRAL_PERCENT * 10_000) > 1e-6) throw new ConfigError('REFERRAL_PERCENT: at most 4 digits after the point');
   const smtp = e.SMTP_URL ? { url: e.SMTP_URL, from: e.SMTP_FROM ?? `Conduit <no-reply@${new URL(publicBaseUrl).hostname}>` } : null;
 
   return {
@@ -713,6 +721,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       pdfQueueMaxWaiting: e.PDF_QUEUE_MAX_WAITING,
       invoiceValidDays: e.INVOICE_VALID_DAYS,
       invoiceExpirySeconds: e.INVOICE_EXPIRY_SECONDS,
+      referral: { percent: e.REFERRAL_PERCENT, shareMillionths: BigInt(shareMillionths), months: e.REFERRAL_MONTHS, sameDomain: e.REFERRAL_SAME_DOMAIN },
       upstreamMaxBodyBytes: e.UPSTREAM_MAX_BODY_BYTES,
       maxKeysPerUser: e.MAX_KEYS_PER_USER,
       maxAgentsPerUser: e.MAX_AGENTS_PER_USER,

@@ -18,6 +18,7 @@ import { keysFeature } from './keys/feature';
 import { knowledgeFeature } from './knowledge/feature';
 import { organizationsFeature } from './organizations/feature';
 import { pricingFeature } from './pricing/feature';
+import { referralsFeature } from './referrals/feature';
 import { statementFeature } from './statement/feature';
 
 export const features = [
@@ -27,6 +28,7 @@ export const features = [
   pricingFeature,
   alertsFeature,
   gatewayFeature,
+  referralsFeature,
   adminFeature,
   agentsFeature,
   messengerFeature,

@@ -12,6 +12,7 @@ import { createAccountService } from './service';
 import { createThrottle } from './throttle';
 import { createTokenUserCache, endSessions } from './token-users';
 import { createTwoFactor } from './two-factor';
+import { accountRegistered } from './events';
 
 export function createAccountsApi({ config, database, db, logger, events, secretBox }: Base) {
   const jwt = createJwtService(config.jwtSecret);
@@ -41,6 +42,7 @@ export function createAccountsApi({ config, database, db, logger, events, secret
     twoFactor,
     notices: securityNotices,
     keysRevoked: (userId) => events.emit(userKeysRevoked, userId),
+    registered: (event) => events.emitAndWait(accountRegistered, event),
     config,
   });
   const emailChange = createEmailChange({

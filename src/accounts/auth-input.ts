@@ -18,6 +18,19 @@ export const credentialsInput = z.object({
   password: z.string({ error: accountsMessages.passwordTooShort }).min(6, accountsMessages.passwordTooShort).max(1024, 'Пароль не может быть длиннее 1024 символов'),
 });
 
+/**
+ * Registration: the credentials and, from an invitation link (`/app/register?ref=<code>`), the inviter's
+ * referral code. A code that names nobody is ignored (the registration goes on): see docs/referrals.md.
+ */
+export const registerInput = credentialsInput.extend({
+  referralCode: z
+    .string({ error: accountsMessages.referralCodeInvalid })
+    .trim()
+    .max(64, accountsMessages.referralCodeInvalid)
+    .nullish()
+    .meta({ example: 'k7mq2xhv' }),
+});
+
 export const loginInput = z.object({
   email: z.string({ error: accountsMessages.invalidEmail }).max(254, accountsMessages.invalidEmail).meta({ format: 'email', example: 'user@example.com' }),
   password: z.string({ error: accountsMessages.invalidCredentials }).max(1024, accountsMessages.invalidCredentials),

@@ -3,7 +3,7 @@ import { AppError } from '../http/errors';
 import { nanoToUnits } from '../money';
 import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { accountsMessages, verifiedMessage } from './texts';
-import { credentialsInput, loginInput, verifyEmailInput } from './auth-input';
+import { loginInput, registerInput, verifyEmailInput } from './auth-input';
 import { accountsSlot } from './api';
 import { signInClient } from './sign-in-client';
 import { gatewaySlot } from '../gateway';
@@ -35,10 +35,10 @@ export const authRouter = router({
         successDescription: 'Пользователь создан',
       },
     })
-    .input(credentialsInput)
+    .input(registerInput)
     .output(z.object({ user: publicUserOutput, token: z.string(), message: z.string() }))
     .mutation(async ({ ctx, input }) => {
-      const { verificationSent, ...session } = await ctx.accounts.register(input.email, input.password, signInClient(ctx));
+      const { verificationSent, ...session } = await ctx.accounts.register(input.email, input.password, signInClient(ctx), input.referralCode || null);
       return { ...session, message: verificationSent ? accountsMessages.registeredVerifyEmail : accountsMessages.registered };
     }),
 

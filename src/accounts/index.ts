@@ -2,6 +2,7 @@
 // the feature's own (the import graph test refuses a deep import past this file).
 export { accountsSlot } from './api';
 export { ORGANIZATION_EMAIL_DOMAIN } from './auth-input';
+export { accountRegistered, type AccountRegistered } from './events';
 export type { AccountService } from './service';
 export { accountsMessages, escapeHtml } from './texts';
 export { endSessions } from './token-users';

@@ -24,6 +24,7 @@ import type { Sessions } from './sessions';
 import { createThrottle, type GrowingDelay } from './throttle';
 import { endSessions, type TokenUserCache } from './token-users';
 import type { TwoFactor } from './two-factor';
+import type { AccountRegistered } from './events';
 
 export type { Role } from './admin-role';
 
@@ -108,6 +109,8 @@ export interface AccountServiceDeps {
    * instance's key cache drops them before the commit's notification arrives (keys/verifier.ts).
    */
   keysRevoked?: (userId: string) => void;
+  /** Told of each new account inside its registration's transaction (events.ts `accountRegistered`). */
+  registered?: (event: AccountRegistered) => Promise<void>;
   config: Pick<
     Config,
     | 'adminEmails'
@@ -132,7 +135,7 @@ export interface SignInClient {
   userAgent?: string | null;
 }
 
-export function createAccountService({ db, jwt, logger, tokenUsers, sessions, twoFactor, notices, keysRevoked, config }: AccountServiceDeps) {
+export function createAccountService({ db, jwt, logger, tokenUsers, sessions, twoFactor, notices, keysRevoked, registered, config }: AccountServiceDeps) {
   const throttle = createThrottle(db);
   const passwordReset = createPasswordReset({
     db,
@@ -206,7 +209,12 @@ export function createAccountService({ db, jwt, logger, tokenUsers, sessions, tw
      * Counted per client address before any work (a refused attempt costs no password hash). With e-mail
      * verification required, the account starts with nothing and the bonus waits for the mailed link.
      */
-    async register(email: string, password: string, client: SignInClient): Promise<SessionResult & { verificationSent: boolean }> {
+    async register(
+      email: string,
+      password: string,
+      client: SignInClient,
+      referralCode: string | null = null,
+    ): Promise<SessionResult & { verificationSent: boolean }> {
       const clientAddress = client.address;
       if (config.registrationLimitPerHour > 0) {
         const verdict = await throttle.hit('register_address', limitKey(clientAddress), config.registrationLimitPerHour, REGISTRATION_WINDOW_SECONDS);
@@ -223,6 +231,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, sessions, tw
         // Every account starts as a user, whatever ADMIN_EMAILS says: the address is not proven yet.
         created = await db.transaction(async (tx) => {
           const [user] = await tx.insert(users).values({ email: normalised, passwordHash }).returning(userColumns);
+          await registered?.({ tx, userId: user!.id, email: normalised, referralCode });
           if (verification.required) return { row: user!, verificationToken: await verification.issue(tx, user!.id, normalised) };
           const credited = await creditRegistrationBonus(tx, user!.id, config.registrationBonusNano);
           // A listed address is mailed its link even when verification is not required: that link is how it proves itself.

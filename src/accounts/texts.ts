@@ -174,6 +174,7 @@ export const securityNoticeMail = {
 export const accountsMessages = {
   emailTaken: 'Пользователь с таким e-mail уже зарегистрирован',
   invalidEmail: 'Укажите корректный e-mail',
+  referralCodeInvalid: 'строка не длиннее 64 символов (код есть в ссылке-приглашении после ?ref=)',
   passwordTooShort: 'Пароль должен содержать не менее 6 символов',
   passwordTooLong: 'Пароль не может быть длиннее 1024 символов',
   adminPasswordRequired:

@@ -17,7 +17,7 @@ import { formatDocumentDay } from '../statement';
 import { invoices } from '../statement/tables';
 import { paymentMail } from './texts';
 
-export type SettleConfig = Pick<Config, 'smtp' | 'publicBaseUrl' | 'balanceCurrency'>;
+export type SettleConfig = Pick<Config, 'smtp' | 'publicBaseUrl' | 'balanceCurrency' | 'referral'>;
 
 export interface Settlement {
   userId: string;
@@ -52,7 +52,7 @@ async function recipientsOf(tx: Executor, userId: string): Promise<{ emails: str
  * same transaction (a conditional update below makes sure).
  */
 export async function settleTransfer(tx: Executor, config: SettleConfig, s: Settlement, invoiceNumber: number | null): Promise<boolean> {
-  const ledgerId = await creditTopupOnce(tx, { userId: s.userId, amountNano: s.amountNano, reference: s.reference });
+  const ledgerId = await creditTopupOnce(tx, { userId: s.userId, amountNano: s.amountNano, reference: s.reference }, config);
   if (ledgerId === null) return false;
   if (s.invoiceId) {
     await tx

@@ -49,6 +49,7 @@ export type TopupsConfig = Pick<
   | 'topupMaxPending'
   | 'yookassaReceiptVatCode'
   | 'registrationBonusNano'
+  | 'referral'
 >;
 
 /** What a re-read payment did to our books. */
@@ -130,7 +131,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
    */
   async function credit(row: TopupRow, payment: YookassaPayment): Promise<SettleOutcome> {
     return db.transaction(async (tx) => {
-      const credited = await creditTopupOnce(tx, { userId: row.userId, amountNano: row.amountNano, reference: `yookassa:${payment.id}` });
+      const credited = await creditTopupOnce(tx, { userId: row.userId, amountNano: row.amountNano, reference: `yookassa:${payment.id}` }, config);
       if (credited === null) return 'already_credited';
       const now = new Date();
       await tx

@@ -8,6 +8,7 @@ export const fieldLabels: Record<string, string> = {
   // Accounts and keys.
   email: 'E-mail',
   password: 'Пароль',
+  referralCode: 'Код приглашения',
   // Two-factor login and e-mail change.
   totpCode: 'Код подтверждения',
   code: 'Код',

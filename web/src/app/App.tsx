@@ -29,6 +29,7 @@ const InboxScreen = lazy(() => import('../dialogues/Inbox').then((m) => ({ defau
 const InviteScreen = lazy(() => import('../organizations/Invite').then((m) => ({ default: m.InviteScreen })));
 const OrganizationScreen = lazy(() => import('../organizations/OrganizationPage').then((m) => ({ default: m.OrganizationScreen })));
 const KeysScreen = lazy(() => import('../keys/Keys').then((m) => ({ default: m.KeysScreen })));
+const ReferralsScreen = lazy(() => import('../referrals/Referrals').then((m) => ({ default: m.ReferralsScreen })));
 const StatementScreen = lazy(() => import('../statement/Statement').then((m) => ({ default: m.StatementScreen })));
 
 function useSession(): Session | null {
@@ -60,7 +61,7 @@ function allowed(item: (typeof NAV)[number], organization: ActiveOrganization | 
 
 /** The section an address belongs to, for the check above; the console and unknown addresses count as personal. */
 function sectionOf(path: string): (typeof NAV)[number] | undefined {
-  if (path === '/' || path === '' || path === '/topups' || path.startsWith('/topups/')) return NAV[0];
+  if (path === '/' || path === '' || path === '/topups' || path.startsWith('/topups/') || path === '/referrals') return NAV[0];
   if (INBOX_PATH.test(path)) return NAV.find((n) => n.to === '/dialogues');
   return NAV.find((n) => n.to !== '/' && (path === n.to || path.startsWith(`${n.to}/`))) ?? { to: path, label: '', personal: true };
 }
@@ -79,6 +80,7 @@ function titleOf(path: string): string {
   if (path.startsWith('/topups/')) return 'Пополнение баланса';
   if (path === '/topups') return NAV[0]!.label;
   if (path === '/statement') return 'Выписка';
+  if (path === '/referrals') return 'Рефералы';
   if (path === '/invite') return 'Приглашение в организацию';
   if (path === '/organization') return 'Организация';
   if (path.startsWith('/admin')) return ADMIN_NAV.label;
@@ -120,6 +122,7 @@ function Screen({
   if (path === '/keys') return <KeysScreen />;
   if (path === '/account') return <AccountPage />;
   if (path === '/statement') return <StatementScreen />;
+  if (path === '/referrals') return <ReferralsScreen />;
   // The top-up link of the low-balance e-mail: the overview holds the top-up form.
   if (path === '/topups') return <OverviewScreen />;
   if (path === '/agents') return <AgentsScreen />;

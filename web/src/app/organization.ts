@@ -65,7 +65,7 @@ onSessionChange(() => {
  * else — the session, two-factor, agents, dialogues, the console — is the person's own and never gets the
  * header, which the API would refuse with 403.
  */
-const ORGANIZATION_ROUTERS = new Set(['keys', 'account', 'statement', 'invoices', 'billing', 'alerts']);
+const ORGANIZATION_ROUTERS = new Set(['keys', 'account', 'statement', 'invoices', 'billing', 'alerts', 'referrals']);
 /** Procedures of those routers that are not the account's: the service's public settings. */
 const PERSONAL_PROCEDURES = new Set(['billing.config']);
 

@@ -10,11 +10,35 @@ import { useBillingConfig } from '../shared/billing-config';
 import { Link, navigate } from '../app/router';
 import { startSession, takeEndReason } from '../app/session';
 import { check, type FieldErrors } from '../shared/validate';
+import { REFERRAL_CODE_KEY } from '../referrals/texts';
 
 /** The screen that was asked for before the login page (App puts it in ?next=), if it is one of ours. */
 function requestedPath(): string | null {
   const next = new URLSearchParams(window.location.search).get('next');
   return next?.startsWith('/') && !next.startsWith('//') && next !== '/login' && next !== '/register' ? next : null;
+}
+
+/**
+ * The invitation code of the link the visitor came by (/app/register?ref=<code>), kept in this tab so that a
+ * detour through the login form does not lose it.
+ */
+function invitationCode(): string | null {
+  const fromLink = new URLSearchParams(window.location.search).get('ref')?.trim() || null;
+  try {
+    if (fromLink) sessionStorage.setItem(REFERRAL_CODE_KEY, fromLink);
+    return fromLink ?? sessionStorage.getItem(REFERRAL_CODE_KEY);
+  } catch {
+    // Storage refused (a private window's settings): the code of the address still counts.
+    return fromLink;
+  }
+}
+
+function forgetInvitationCode(): void {
+  try {
+    sessionStorage.removeItem(REFERRAL_CODE_KEY);
+  } catch {
+    // Nothing was kept.
+  }
 }
 
 function AuthForm({ mode }: { mode: 'login' | 'register' }) {
@@ -25,10 +49,13 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
   const [totpCode, setTotpCode] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
   const [notice] = useState(() => (mode === 'login' ? takeEndReason() : null));
+  const [invitedWith] = useState(() => (mode === 'register' ? invitationCode() : null));
   const client = useTRPCClient();
   const submit = useMutation({
     mutationFn: (values: { email: string; password: string }) =>
-      mode === 'register' ? client.auth.register.mutate(values) : client.auth.login.mutate(askCode ? { ...values, totpCode: totpCode.trim() } : values),
+      mode === 'register'
+        ? client.auth.register.mutate(invitedWith ? { ...values, referralCode: invitedWith } : values)
+        : client.auth.login.mutate(askCode ? { ...values, totpCode: totpCode.trim() } : values),
   });
   const submitError = apiError(submit.error);
 
@@ -50,6 +77,7 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
     const result = await answerOf(submit.mutateAsync(checked.data));
     if (!result) return;
     setAskCode(false);
+    if (mode === 'register') forgetInvitationCode();
     startSession(result.token, result.user.email);
     navigate(requestedPath() ?? '/', true);
   };
@@ -74,6 +102,11 @@ function AuthForm({ mode }: { mode: 'login' | 'register' }) {
           </p>
         ) : null}
         {register ? <RegistrationBonus /> : null}
+        {register && invitedWith ? (
+          <p className="hint" data-testid="invited-notice">
+            Вы регистрируетесь по приглашению.
+          </p>
+        ) : null}
         <form onSubmit={onSubmit} noValidate>
           <Field label="E-mail" error={errors.email}>
             {(props) => <input {...props} name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />}

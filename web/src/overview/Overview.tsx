@@ -19,6 +19,7 @@ import { usageStatusLabels } from '../shared/texts';
 import { TopupHistory, TopupPanel } from '../billing/Topups';
 import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
 import { FirstSteps } from './FirstSteps';
+import { ReferralInvite } from '../referrals/ReferralInvite';
 import { useActiveOrganization } from '../app/organization';
 import { can } from '../organizations/texts';
 
@@ -141,6 +142,7 @@ export function OverviewScreen() {
             пополнен. Баланс обновляется сам раз в {REFRESH_MS / 1000} секунд.
           </p>
           {showTopups ? <TopupPanel config={billing.data} /> : null}
+          <ReferralInvite />
         </section>
       ) : null}
 
