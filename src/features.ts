@@ -18,6 +18,7 @@ import { keysFeature } from './keys/feature';
 import { knowledgeFeature } from './knowledge/feature';
 import { organizationsFeature } from './organizations/feature';
 import { pricingFeature } from './pricing/feature';
+import { promotionsFeature } from './promotions/feature';
 import { statementFeature } from './statement/feature';
 
 export const features = [
@@ -40,4 +41,5 @@ export const features = [
   statementFeature,
   bankStatementsFeature,
   organizationsFeature,
+  promotionsFeature,
 ] as const;

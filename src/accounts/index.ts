@@ -5,3 +5,4 @@ export { ORGANIZATION_EMAIL_DOMAIN } from './auth-input';
 export type { AccountService } from './service';
 export { accountsMessages, escapeHtml } from './texts';
 export { endSessions } from './token-users';
+export { createThrottle, type Throttle, type ThrottleScope } from './throttle';

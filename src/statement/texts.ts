@@ -48,6 +48,8 @@ export function operationLabel(kind: string, amountNano: bigint): string {
       return 'Запросы к моделям через API';
     case 'assistant_usage':
       return 'Ответы ассистентов';
+    case 'promo':
+      return 'Промокод';
     default:
       return `Операция ${kind}`;
   }
@@ -135,6 +137,7 @@ export const statementCsvKindsRu: Readonly<Record<string, string>> = {
   admin_credit: 'оператор',
   usage: 'запросы через API',
   assistant_usage: 'ассистенты',
+  promo: 'промокод',
 };
 
 /** The issued closing documents (closing-documents.ts, act-pdf.ts, upd-pdf.ts): messages and fixed wording. */

@@ -102,6 +102,7 @@ export const ledgerKindLabels: Partial<Record<string, string>> = {
   assistant_usage: 'Запросы агентов',
   topup: 'Пополнение через ЮKassa',
   admin_credit: 'Начисление или списание администратором',
+  promo: 'Промокод',
 };
 
 const russianPlural = new Intl.PluralRules('ru-RU');
