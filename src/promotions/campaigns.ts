@@ -47,8 +47,9 @@ export function maskEmail(email: string): string {
 
 const withCounts = {
   campaign: promoCampaigns,
-  redemptions: sql<number>`(select count(*) from ${promoRedemptions} r where r.campaign_id = ${promoCampaigns.id})::int`,
-  credited: sql<string>`(select coalesce(sum(r.amount_nano), 0) from ${promoRedemptions} r where r.campaign_id = ${promoCampaigns.id})::text`,
+  // Spelled out: drizzle writes a column unqualified, which inside the subquery would name r's own id.
+  redemptions: sql<number>`(select count(*) from promo_redemptions r where r.campaign_id = promo_campaigns.id)::int`,
+  credited: sql<string>`(select coalesce(sum(r.amount_nano), 0) from promo_redemptions r where r.campaign_id = promo_campaigns.id)::text`,
 };
 
 const toCampaign = (row: { campaign: CampaignRow; redemptions: number; credited: string }): Campaign => ({
