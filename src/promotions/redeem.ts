@@ -54,7 +54,7 @@ export function createRedemptions(deps: { db: Database; throttle: Throttle; conf
   /** Counts the attempt against both limits; 429 with Retry-After past either. Returns what to give back on success. */
   async function countAttempt(accountId: string, address: string): Promise<Array<() => Promise<void>>> {
     const counted: Array<() => Promise<void>> = [];
-    const limits: [ 'promo_account' | 'promo_address', string, number][] = [
+    const limits: ['promo_account' | 'promo_address', string, number][] = [
       ['promo_account', accountId, config.promoAttemptsPerHour],
       ['promo_address', limitKey(address), config.promoAttemptsPerHourPerAddress],
     ];

@@ -54,10 +54,7 @@ export const promoCodes = pgTable(
     uses: integer('uses').notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [
-    index('promo_codes_campaign_idx').on(t.campaignId, t.createdAt),
-    check('promo_codes_uses_within', sql`${t.uses} >= 0 and ${t.uses} <= ${t.maxUses}`),
-  ],
+  (t) => [index('promo_codes_campaign_idx').on(t.campaignId, t.createdAt), check('promo_codes_uses_within', sql`${t.uses} >= 0 and ${t.uses} <= ${t.maxUses}`)],
 );
 
 /** A credited redemption: who, which code, how much, the ledger row that carries it. One per account and campaign. */
