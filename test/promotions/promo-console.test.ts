@@ -76,6 +76,15 @@ describe('the console', () => {
     expect(badFormat.status).toBe(400);
   });
 
+  test('the most codes at once: 10 000, all distinct, all in the CSV', async () => {
+    const campaign = await createCampaign(app, admin.token, { kind: 'unique', codeCount: 10_000, name: 'Тираж' });
+    expect(new Set(campaign.codes).size).toBe(10_000);
+    const res = await fetch(`${app.url}/api/admin/promotions/${campaign.id}/codes/export`, { headers: { authorization: `Bearer ${admin.token}` } });
+    const lines = (await res.text()).split('\r\n').filter(Boolean);
+    expect(lines).toHaveLength(10_001);
+    expect(new Set(lines.slice(1).map((l) => l.split(',')[0]))).toEqual(new Set(campaign.codes));
+  });
+
   test('list and detail: counts, credited sum, status, who redeemed with the address masked', async () => {
     const campaign = await createCampaign(app, admin.token, { kind: 'shared', uses: 3, amount: 5, name: 'Детали' });
     const user = await registerUser(app.url, `maria.ivanova-${Date.now()}@example.com`);
