@@ -312,6 +312,10 @@ const envSchema = z.object({
     .default(false),
   /** Registrations per client address per hour, counted in the database (0: no limit). */
   REGISTRATION_LIMIT_PER_HOUR: intFromEnv(0, 1_000_000).default(20),
+  /** Promo code attempts per account per hour (promotions/), counted in the database (0: no limit). */
+  PROMO_ATTEMPTS_PER_HOUR: intFromEnv(0, 1_000_000).default(20),
+  /** The same per client address. */
+  PROMO_ATTEMPTS_PER_HOUR_PER_ADDRESS: intFromEnv(0, 1_000_000).default(60),
   /** Credited to a new account (at registration, or when its e-mail is verified); exact to 1e-9. */
   REGISTRATION_BONUS: z.coerce.number().min(0).max(1_000_000).default(3),
   /** The bonus waits until the user opens a one-time link mailed through SMTP_URL. */
@@ -495,6 +499,10 @@ export interface Config {
   trustProxy: boolean | number;
   /** 0: no limit. */
   registrationLimitPerHour: number;
+  /** 0: no limit. */
+  promoAttemptsPerHour: number;
+  /** 0: no limit. */
+  promoAttemptsPerHourPerAddress: number;
   registrationBonusNano: bigint;
   requireEmailVerification: boolean;
   /** Outgoing mail; always set when e-mail verification is required. */
@@ -764,6 +772,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       upstreamBalanceThresholdNano: e.UPSTREAM_BALANCE_THRESHOLD === undefined ? null : unitsToNanoRounded(e.UPSTREAM_BALANCE_THRESHOLD),
       trustProxy: e.TRUST_PROXY,
       registrationLimitPerHour: e.REGISTRATION_LIMIT_PER_HOUR,
+      promoAttemptsPerHour: e.PROMO_ATTEMPTS_PER_HOUR,
+      promoAttemptsPerHourPerAddress: e.PROMO_ATTEMPTS_PER_HOUR_PER_ADDRESS,
       registrationBonusNano,
       requireEmailVerification: e.REQUIRE_EMAIL_VERIFICATION,
       smtp,

@@ -19,6 +19,7 @@ import { knowledgeFeature } from './knowledge/feature';
 import { organizationsFeature } from './organizations/feature';
 import { pricingFeature } from './pricing/feature';
 import { referralsFeature } from './referrals/feature';
+import { promotionsFeature } from './promotions/feature';
 import { statementFeature } from './statement/feature';
 
 export const features = [
@@ -42,4 +43,5 @@ export const features = [
   statementFeature,
   bankStatementsFeature,
   organizationsFeature,
+  promotionsFeature,
 ] as const;

@@ -6,3 +6,4 @@ export { accountRegistered, type AccountRegistered } from './events';
 export type { AccountService } from './service';
 export { accountsMessages, escapeHtml } from './texts';
 export { endSessions } from './token-users';
+export { createThrottle, type Throttle, type ThrottleScope } from './throttle';

@@ -18,7 +18,10 @@ export type ThrottleScope =
   | 'two_factor_code'
   | 'email_change'
   | 'password_reset_confirm_address'
-  | 'email_change_taken_mail';
+  | 'email_change_taken_mail'
+  // Promo code attempts (promotions/): per account, per client address.
+  | 'promo_account'
+  | 'promo_address';
 
 export type ThrottleVerdict = { allowed: true; hits: number } | { allowed: false; retryAfterSeconds: number };
 

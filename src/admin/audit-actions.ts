@@ -28,6 +28,9 @@ export const AUDIT_ACTIONS = [
   'bank_payment.credit',
   'bank_payment.assign',
   'bank_payment.ignore',
+  // Promo campaigns (promotions/).
+  'promo_campaign.create',
+  'promo_campaign.stop',
   // An organisation's own journal (organizations/): done by its members, read by its owners and admins too.
   'organization.create',
   'organization.update',

@@ -3,7 +3,7 @@
 // («вес: 1 → 2», «лимит расходов: 100,00 ₽ → 200,00 ₽»). Made on the server so every API client gets the
 // same words as the console; the raw before/after stay beside it for machines.
 import type { AuditAction, JsonObject, JsonValue } from './audit-actions';
-import { auditActionTexts, auditFieldTexts, auditLimitResetTexts, auditProviderStateTexts, auditTargetTexts } from './texts';
+import { auditActionTexts, auditCampaignKindTexts, auditFieldTexts, auditLimitResetTexts, auditProviderStateTexts, auditTargetTexts } from './texts';
 import { formatMoneyText, unitsToNano } from '../money';
 
 /** What still exists of the records a page of rows names, looked up once for the page. */
@@ -77,6 +77,7 @@ function valueText(field: string, value: JsonValue | undefined, currency: string
   // Only a per-second price writes its kind (admin/prices.ts).
   if (field === 'kind' && value === 'per_second') return 'за секунду аудио';
   if (field === 'perSecond' && (typeof value === 'string' || typeof value === 'number')) return `${moneyText(value, currency)} за секунду аудио`;
+  if (field === 'campaignKind' && typeof value === 'string') return auditCampaignKindTexts[value] ?? value;
   if (field === 'limitReset' && typeof value === 'string') return auditLimitResetTexts[value] ?? value;
   if (field === 'state' && typeof value === 'string') return auditProviderStateTexts[value] ?? value;
   if (field === 'timeoutMs' && typeof value === 'number') return `${(value / 1000).toLocaleString('ru-RU')} с`;
@@ -198,6 +199,10 @@ function target(row: AuditRowFacts, names: AuditNames): { targetText: string; ta
       return { targetText: auditTargetTexts.bankStatement, targetExists: true };
     case 'bank_payment':
       return { targetText: auditTargetTexts.bankPayment, targetExists: true };
+    case 'promo_campaign': {
+      const recorded = row.after?.name ?? row.before?.name;
+      return { targetText: auditTargetTexts.promoCampaign(typeof recorded === 'string' ? recorded : (id ?? '—')), targetExists: true };
+    }
     case 'organization': {
       // Its name as the row recorded it (each organisation row carries it), else its id.
       const recorded = row.after?.organization ?? row.before?.organization;

@@ -78,6 +78,8 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'bank_payment.credit': 'Платёж по выписке зачислен',
   'bank_payment.assign': 'Платёж по выписке зачислен вручную',
   'bank_payment.ignore': 'Платёж по выписке отклонён',
+  'promo_campaign.create': 'Акция с промокодами создана',
+  'promo_campaign.stop': 'Акция с промокодами остановлена',
   'organization.create': 'Организация создана',
   'organization.update': 'Реквизиты организации изменены',
   'organization.invite': 'Приглашение в организацию',
@@ -144,6 +146,12 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   account: 'расчётный счёт',
   correspondentAccount: 'корреспондентский счёт',
   vatNote: 'НДС',
+  campaignKind: 'вид промокодов',
+  codeCount: 'кодов',
+  usesPerCode: 'активаций одного кода',
+  expiresAt: 'действует до',
+  registeredAfter: 'для зарегистрированных после',
+  stoppedAt: 'остановлена',
 };
 
 /** A provider's health as the audit names it (the built-in provider's «reset» writes it). */
@@ -151,6 +159,12 @@ export const auditProviderStateTexts: Readonly<Record<string, string>> = {
   up: 'работает',
   cooling_down: 'пауза после сбоев',
   disabled: 'отключён после отказа в доступе',
+};
+
+/** A promo campaign's kind (promotions/). */
+export const auditCampaignKindTexts: Readonly<Record<string, string>> = {
+  unique: 'уникальные коды, по одной активации',
+  shared: 'один общий код',
 };
 
 export const auditLimitResetTexts: Readonly<Record<string, string>> = {
@@ -171,6 +185,7 @@ export const auditTargetTexts = {
   bankStatement: 'Банковская выписка',
   bankPayment: 'Платёж по выписке',
   organization: (name: string) => `Организация ${name}`,
+  promoCampaign: (name: string) => `Акция «${name}»`,
   gone: 'удалён',
 };
 

@@ -69,13 +69,27 @@ export const errorCodes = {
   previousResponseNotFound: 'previous_response_not_found',
   totpRequired: 'totp_required',
   totpInvalid: 'totp_invalid',
+  /** Promo code refusals (POST /api/billing/promo): unknown or withdrawn, past its date, used up, this account's second, not for this account. */
+  promoInvalid: 'promo_invalid',
+  promoExpired: 'promo_expired',
+  promoUsed: 'promo_used',
+  promoAlreadyRedeemed: 'promo_already_redeemed',
+  promoNotEligible: 'promo_not_eligible',
 } as const;
 
 /**
  * Codes the dashboard body carries too, beside {message, type}: a client must tell "the password was
  * right, now the second factor" from an ordinary 401 without reading the Russian text.
  */
-const dashboardCodes: ReadonlySet<string> = new Set([errorCodes.totpRequired, errorCodes.totpInvalid]);
+const dashboardCodes: ReadonlySet<string> = new Set([
+  errorCodes.totpRequired,
+  errorCodes.totpInvalid,
+  errorCodes.promoInvalid,
+  errorCodes.promoExpired,
+  errorCodes.promoUsed,
+  errorCodes.promoAlreadyRedeemed,
+  errorCodes.promoNotEligible,
+]);
 
 export interface ErrorBody {
   error: { message: string; type: string; code?: string };

@@ -168,6 +168,10 @@ export const fieldLabels: Record<string, string> = {
   role: 'Роль',
   keys: 'Ключи участника',
   transferTo: 'Кому передать ключи',
+  // Promo campaigns (operator).
+  codeCount: 'Число кодов',
+  uses: 'Число активаций',
+  registeredAfter: 'Для зарегистрированных после',
   // Stored secrets named in messages (a setting that cannot be decrypted), not sent by forms.
   webhookSecret: 'Секрет вебхука',
   userToken: 'Токен пользователя YCLIENTS',
@@ -182,6 +186,8 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   keys: { name: 'Название ключа' },
   booking: { password: 'Пароль администратора' },
   billing: { amount: 'Сумма пополнения' },
+  promo: { code: 'Промокод' },
+  adminPromotions: { name: 'Название акции', amount: 'Сумма за активацию', kind: 'Вид промокодов', code: 'Общий код', id: 'Акция' },
   invoices: { amount: 'Сумма счёта' },
   bankPayments: { userId: 'Учётная запись' },
   knowledge: { title: 'Заголовок', text: 'Текст для импорта' },

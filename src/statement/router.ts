@@ -40,8 +40,10 @@ const statementLine = z.object({
   day: z.string().describe('День в часовом поясе выписки, ГГГГ-ММ-ДД'),
   kind: z
     .string()
-    .meta({ enum: ['registration_bonus', 'topup', 'admin_credit', 'usage', 'assistant_usage', 'referral'] })
-    .describe('Вид операции: стартовый бонус, пополнение, начисление или списание оператором, расходы API, расходы ассистентов, вознаграждение за приглашённого'),
+    .meta({ enum: ['registration_bonus', 'topup', 'admin_credit', 'promo', 'referral', 'usage', 'assistant_usage'] })
+    .describe(
+      'Вид операции: стартовый бонус, пополнение, начисление или списание оператором, промокод, вознаграждение за приглашённого, расходы API, расходы ассистентов',
+    ),
   title: z.string().describe('Название операции по-русски'),
   detail: z.string().nullable().describe('Причина начисления оператором или число запросов за день'),
   amount: z.number().describe('Сумма: плюс — поступление, минус — списание'),

@@ -50,6 +50,8 @@ export function operationLabel(kind: string, amountNano: bigint): string {
       return 'Ответы ассистентов';
     case 'referral':
       return 'Вознаграждение за приглашённого';
+    case 'promo':
+      return 'Промокод';
     default:
       return `Операция ${kind}`;
   }
@@ -138,6 +140,7 @@ export const statementCsvKindsRu: Readonly<Record<string, string>> = {
   usage: 'запросы через API',
   assistant_usage: 'ассистенты',
   referral: 'за приглашённого',
+  promo: 'промокод',
 };
 
 /** The issued closing documents (closing-documents.ts, act-pdf.ts, upd-pdf.ts): messages and fixed wording. */

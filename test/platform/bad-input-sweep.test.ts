@@ -593,3 +593,21 @@ describe('issue 44: the closing documents’ raw routes', () => {
     expect(judge.problems).toEqual([]);
   });
 });
+
+describe('issue 45: the promo codes’ CSV (a raw route)', () => {
+  test('a campaign id with NUL, a lone surrogate, a broken escape or nonsense is a 404, a bad format a 400, never a 5xx', async () => {
+    const judge = createJudge();
+    for (const id of ['%00', '%ED%A0%80', '%', 'x'.repeat(300), '-1', '00000000-0000-4000-8000-000000000000', `${randomUUID()}%00`]) {
+      judge.check(`promo codes ${id.slice(0, 12)}`, await send('GET', `/api/admin/promotions/${id}/codes/export`, { token: admin.token }), { status: 404 });
+    }
+    for (const format of ['xlsx', '%00', '%ED%A0%80', 'x'.repeat(3000)]) {
+      judge.check(
+        `promo codes format ${format.slice(0, 12)}`,
+        await send('GET', `/api/admin/promotions/${randomUUID()}/codes/export?format=${format}`, { token: admin.token }),
+        { status: 400 },
+      );
+    }
+    judge.check('promo codes by a non-admin', await send('GET', `/api/admin/promotions/${randomUUID()}/codes/export`, { token: owner.token }), { status: 403 });
+    expect(judge.problems).toEqual([]);
+  });
+});

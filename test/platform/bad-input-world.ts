@@ -282,6 +282,8 @@ export const validBodies: Record<string, Record<string, unknown>> = {
   'PATCH /api/v1/commerce/{agentId}/products/{productId}': { title: 'Коврик', priceMinor: 100, available: true },
   'POST /api/v1/commerce/{agentId}/products/import': { products: [{ title: 'Коврик', priceMinor: 100 }] },
   'POST /api/billing/topups': { amount: 500 },
+  'POST /api/billing/promo': { code: 'SWEEP-CODE-0000' },
+  'POST /api/admin/promotions': { name: 'Акция', amount: 10, kind: 'unique', codeCount: 2, expiresAt: '2099-01-01T00:00:00Z' },
   'PUT /api/account/alerts': { lowBalanceThreshold: 1, keyLimitAlerts: true, webhookUrl: 'http://127.0.0.1:9/hook', rotateWebhookSecret: false },
   'POST /api/admin/users/{id}/credit': { amount: 1, reason: 'проверка', reference: 'sweep-1' },
   'PUT /api/admin/prices': { pattern: 'acme/*', promptPerMillion: 1, completionPerMillion: 1 },

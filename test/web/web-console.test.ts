@@ -247,6 +247,7 @@ browserSuite('the operator console: providers as cards, the phone’s bar, price
         ['Маршруты', '/admin/routes'],
         ['Реквизиты', '/admin/requisites'],
         ['Банковские выписки', '/admin/bank'],
+        ['Промокоды', '/admin/promotions'],
       ] as const) {
         const link = bar.getByRole('link', { name, exact: true });
         await link.click();

@@ -1,6 +1,6 @@
 // «Администрирование»: the operator's console under /app/admin — accounts (search, detail, credits,
 // blocking), daily revenue and spend, the audit log, the price table, the providers and routes that model
-// requests go by, the requisites, and the bank statements with the счета paid by transfer. The navigation shows it to admins only; the server answers 403 to anyone else,
+// requests go by, the requisites, the bank statements with the счета paid by transfer, and the promo campaigns. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
 // while the page was open). On a phone its sections are one bar that scrolls sideways, and the site's own
 // navigation waits behind «Меню» (App.tsx), so the two take one row each instead of ~400 px of wrapped links.
@@ -10,6 +10,7 @@ import { RecheckRole } from './AdminError';
 import { AuditScreen } from './Audit';
 import { BankStatementsScreen } from './BankStatements';
 import { PricesScreen } from './Prices';
+import { PromotionScreen, PromotionsScreen } from './Promotions';
 import { RequisitesScreen } from './Requisites';
 import { ProvidersScreen } from './Providers';
 import { RoutesScreen } from './Routes';
@@ -28,6 +29,7 @@ const SECTIONS = [
   { to: '/admin/routes', label: 'Маршруты' },
   { to: '/admin/requisites', label: 'Реквизиты' },
   { to: '/admin/bank', label: 'Банковские выписки' },
+  { to: '/admin/promotions', label: 'Промокоды' },
 ] as const;
 
 function NoAccess() {
@@ -53,6 +55,9 @@ function Section({ path }: { path: string }) {
   if (path === '/admin/routes') return <RoutesScreen />;
   if (path === '/admin/requisites') return <RequisitesScreen />;
   if (path === '/admin/bank') return <BankStatementsScreen />;
+  if (path === '/admin/promotions') return <PromotionsScreen />;
+  const promotion = /^\/admin\/promotions\/([^/]+)$/.exec(path);
+  if (promotion) return <PromotionScreen key={promotion[1]} id={decodeURIComponent(promotion[1]!)} />;
   return (
     <section className="card">
       <h2>Страница не найдена</h2>

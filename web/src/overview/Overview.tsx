@@ -1,4 +1,4 @@
-// Balance and usage: the balance with its top-up (when the service takes them) and their history,
+// Balance and usage: the balance with its top-up (when the service takes them), the promo code field, and the top-ups' history,
 // spending by day and by model for a chosen period, and the latest requests with the prompt and the
 // completion priced apart, paged and filtered by key and model. Money is shown with the balance
 // currency; the balance and the first page of requests refresh themselves every REFRESH_MS.
@@ -17,6 +17,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { REFRESH_MS } from '../shared/refresh';
 import { usageStatusLabels } from '../shared/texts';
 import { TopupHistory, TopupPanel } from '../billing/Topups';
+import { PromoPanel } from '../billing/Promo';
 import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
 import { FirstSteps } from './FirstSteps';
 import { ReferralInvite } from '../referrals/ReferralInvite';
@@ -143,6 +144,8 @@ export function OverviewScreen() {
           </p>
           {showTopups ? <TopupPanel config={billing.data} /> : null}
           <ReferralInvite />
+          {/* Promo codes credit whoever may top up: a person, an organisation's owner and accountant. */}
+          {showTopups ? <PromoPanel onRedeemed={refresh} /> : null}
         </section>
       ) : null}
 

@@ -103,6 +103,7 @@ export const ledgerKindLabels: Partial<Record<string, string>> = {
   topup: 'Пополнение через ЮKassa',
   admin_credit: 'Начисление или списание администратором',
   referral: 'Вознаграждение за приглашённого',
+  promo: 'Промокод',
 };
 
 const russianPlural = new Intl.PluralRules('ru-RU');
