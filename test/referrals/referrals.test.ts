@@ -10,6 +10,7 @@ import { call, registerAdmin, startTestApp, uniqueEmail, type TestApp } from '..
 import { balanceNanoInDb, unbalancedUsers } from '../helpers/gateway';
 import { companyInput } from '../helpers/organizations';
 import { OPERATOR_REQUISITES } from '../helpers/requisites';
+import { createCampaign, redeem } from '../promotions/helpers';
 import { okBody, rest } from '../helpers/rest';
 
 setDefaultTimeout(30_000);
@@ -203,7 +204,7 @@ describe('REFERRAL_PERCENT=7.5', () => {
     expect(await referralRows(app, referrer.userId)).toHaveLength(1);
   });
 
-  test('operator credits and bonuses never pay out; nor top-ups after REFERRAL_MONTHS, nor to a blocked referrer', async () => {
+  test('operator credits, promo codes and bonuses never pay out; nor top-ups after REFERRAL_MONTHS, nor to a blocked referrer', async () => {
     const referrer = await register(app);
     const code = await linkOf(app, referrer.token);
     const referred = await register(app, uniqueEmail('credited'), code);
@@ -212,6 +213,11 @@ describe('REFERRAL_PERCENT=7.5', () => {
       body: { amount: 500, reason: 'компенсация', reference: `ref-test-${referred.userId}` },
     });
     expect(credit.status).toBe(200);
+    expect(await balanceNanoInDb(app, referrer.userId)).toBe(BONUS);
+    // A promo code is the operator's money too: redeeming one pays the referrer nothing.
+    const campaign = await createCampaign(app, admin.token, { name: 'Акция для приглашённых', kind: 'unique', codeCount: 1, amount: 250 });
+    expect((await redeem(app, referred.token, campaign.codes[0])).status).toBe(200);
+    expect(await balanceNanoInDb(app, referred.userId)).toBe(BONUS + 500_000_000_000n + 250_000_000_000n);
     expect(await balanceNanoInDb(app, referrer.userId)).toBe(BONUS);
 
     // Registered 12 months and a day ago: the program has ended for this account.
