@@ -20,9 +20,7 @@ export const autoTopupSettingsInput = z
     /** X: how much each auto top-up pays. */
     amount: kopecks(billingMessages.autoTopupAmountInvalid),
     /** Y: the balance below which it pays. */
-    threshold: z
-      .number({ error: billingMessages.autoTopupThresholdInvalid })
-      .refine((v) => thresholdNano(v) !== null, billingMessages.autoTopupThresholdInvalid),
+    threshold: z.number({ error: billingMessages.autoTopupThresholdInvalid }).refine((v) => thresholdNano(v) !== null, billingMessages.autoTopupThresholdInvalid),
     /** The most auto top-ups may pay in one calendar month (Moscow time), pending ones included. */
     monthlyLimit: kopecks(billingMessages.autoTopupMonthlyLimitInvalid),
   })

@@ -16,7 +16,6 @@ import type { Executor } from '../db/client';
 import { enqueueOutbox } from '../jobs/outbox';
 import type { Logger } from '../logger';
 import { formatMoneyText } from '../money';
-import type { YookassaPayment } from '../payments/yookassa';
 import { AUTO_TOPUP_MAX_FAILURES } from './auto-topup-input';
 import { autoTopups, savedCards } from './tables';
 import { autoPaymentReasonText, autoTopupFailedMail } from './texts';
@@ -25,11 +24,7 @@ import type { TopupHooks, TopupRow } from './topups';
 /** Sealed under this name: a box error names the setting, never the value. */
 export const METHOD_SECRET_NAME = 'paymentMethodId';
 
-export function createAutoTopupOutcomes(deps: {
-  box: SecretBox;
-  logger: Logger;
-  config: Pick<Config, 'publicBaseUrl' | 'balanceCurrency' | 'smtp'>;
-}): TopupHooks {
+export function createAutoTopupOutcomes(deps: { box: SecretBox; logger: Logger; config: Pick<Config, 'publicBaseUrl' | 'balanceCurrency' | 'smtp'> }): TopupHooks {
   const { box, logger, config } = deps;
 
   /** Forgets the account's card if it is the one this payment used (a newer card saved meanwhile stays). */
@@ -51,7 +46,15 @@ export function createAutoTopupOutcomes(deps: {
     if (!to || to.kind === 'organization') return;
     const url = `${config.publicBaseUrl}/app/topups`;
     const amount = formatMoneyText(row.amountNano, config.balanceCurrency);
-    const lines = autoTopupFailedMail.lines({ amount, card: p.card, reason: autoPaymentReasonText(p.reason), outcome: p.outcome, failures: p.failures, max: AUTO_TOPUP_MAX_FAILURES, url });
+    const lines = autoTopupFailedMail.lines({
+      amount,
+      card: p.card,
+      reason: autoPaymentReasonText(p.reason),
+      outcome: p.outcome,
+      failures: p.failures,
+      max: AUTO_TOPUP_MAX_FAILURES,
+      url,
+    });
     await enqueueOutbox(tx, [{ kind: ALERT_MAIL_KIND, recipient: to.email, payload: { subject: autoTopupFailedMail.subject(amount), ...mailBodies(lines, [url]) } }]);
   }
 

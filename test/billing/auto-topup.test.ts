@@ -128,7 +128,9 @@ const autoRows = (userId: string) =>
     [userId],
   );
 const topupLedger = (userId: string) =>
-  app.sql<{ amount_nano: string; reference: string }>(`select amount_nano::text, reference from ledger_entries where user_id = $1 and kind = 'topup' order by id`, [userId]);
+  app.sql<{ amount_nano: string; reference: string }>(`select amount_nano::text, reference from ledger_entries where user_id = $1 and kind = 'topup' order by id`, [
+    userId,
+  ]);
 const mailsTo = (email: string) => smtp.messages.filter((m) => m.to.includes(email));
 
 /** Brings the money to the threshold plus `requests` requests' worth (a positive adjustment re-arms a latch that is down). */

@@ -253,7 +253,8 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
     }
     if (typeof amount.currency !== 'string' || !/^[A-Z]{3}$/.test(amount.currency)) return invalid('Invalid currency', 'amount.currency');
     if (body.capture !== undefined && typeof body.capture !== 'boolean') return invalid('capture must be boolean', 'capture');
-    if (body.save_payment_method !== undefined && typeof body.save_payment_method !== 'boolean') return invalid('save_payment_method must be boolean', 'save_payment_method');
+    if (body.save_payment_method !== undefined && typeof body.save_payment_method !== 'boolean')
+      return invalid('save_payment_method must be boolean', 'save_payment_method');
     const autopayment = body.payment_method_id !== undefined;
     let method: FakeSavedMethod | undefined;
     if (autopayment) {

@@ -17,6 +17,7 @@ import { useBillingConfig } from '../shared/billing-config';
 import { REFRESH_MS } from '../shared/refresh';
 import { usageStatusLabels } from '../shared/texts';
 import { TopupHistory, TopupPanel } from '../billing/Topups';
+import { AutoTopupSection } from '../billing/AutoTopup';
 import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
 import { FirstSteps } from './FirstSteps';
 import { useActiveOrganization } from '../app/organization';
@@ -145,6 +146,7 @@ export function OverviewScreen() {
       ) : null}
 
       {showTopups ? <TopupHistory config={billing.data} /> : null}
+      {showTopups && billing.data?.enabled ? <AutoTopupSection /> : null}
 
       {showUsage ? (
         <>
