@@ -220,7 +220,12 @@ export function createAutoTopup(deps: {
           });
       });
       logger.info('auto top-up settings saved', { userId, enabled: input.enabled });
-      // Already below the threshold: the next charge tops up, as the user just asked.
+      // Already below the threshold: topped up now, as the user just asked — an empty balance would make no
+      // request that settles, so no charge would ever start the check.
+      if (input.enabled && !stopped) {
+        queued.add(userId);
+        setTimeout(start, 0);
+      }
       return view(userId);
     },
 

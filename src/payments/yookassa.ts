@@ -80,7 +80,9 @@ export const yookassaPaymentSchema = z.object({
         })
         .optional(),
     })
-    .nullish(),
+    .nullish()
+    // A method described in a way this schema does not know is read as none: the payment itself still counts.
+    .catch(null),
   test: z.boolean().optional(),
 });
 

@@ -291,6 +291,16 @@ describe('the charge', () => {
     expect(await unbalancedUsers(app)).toEqual([]);
   });
 
+  test('switched on with the balance already below the threshold (even empty: no request settles), it tops up at once', async () => {
+    const user = await customerWithCard();
+    await setBalanceNano(app, user.userId, 0n);
+    await configure(user.token, { amount: 10, threshold: 50 });
+    await settled();
+    expect(autopayments()).toHaveLength(1);
+    expect(await moneyOf(user.token)).toBe(10);
+    expect(await unbalancedUsers(app)).toEqual([]);
+  });
+
   test('the monthly limit stops it: with room for one, the second crossing pays nothing', async () => {
     const user = await customerWithCard();
     await configure(user.token, { amount: 10, monthlyLimit: 15 });
@@ -336,8 +346,11 @@ describe('the charge', () => {
     await spend(user.client, 2);
     await settled();
     expect(autopayments()).toHaveLength(3);
-    // Switched on again, the count starts afresh.
+    // Switched on again, the count starts afresh; the balance is below the threshold, so it pays at once.
     expect((await configure(user.token)).consecutiveFailures).toBe(0);
+    await settled();
+    expect(autopayments()).toHaveLength(4);
+    expect((await api('GET', '/api/billing/auto-topup', user.token)).body).toMatchObject({ enabled: true, consecutiveFailures: 0, monthSpent: 10 });
     expect(await unbalancedUsers(app)).toEqual([]);
   });
 
