@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ORGANIZATION_ACCESS } from '../keys';
 import { publicProcedure, router, userProcedure, inject } from '../trpc/init';
 import { billingConfigView, createTopupInput, topupView } from './topups-input';
+import { autoTopupSettingsInput, autoTopupView } from './auto-topup-input';
 import { topupsSlot } from './api';
 
 /** What these procedures use of the features. */
@@ -66,4 +67,52 @@ export const billingRouter = router({
     .input(z.object({ id: z.string().max(100) }))
     .output(topupView)
     .query(({ ctx, input }) => ctx.topups.service.get(ctx.principal.userId, input.id)),
+
+  autoTopup: userProcedure
+    .use(own)
+    .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
+      info: 'billing.autoTopup',
+      openapi: {
+        method: 'GET',
+        path: '/api/billing/auto-topup',
+        tags: [TAG],
+        summary: 'Автопополнение: настройки, сохранённая карта (без её идентификатора), расход за месяц и последние попытки',
+      },
+    })
+    .input(z.void())
+    .output(autoTopupView)
+    .query(({ ctx }) => ctx.topups.autoTopup.view(ctx.principal.userId)),
+
+  saveAutoTopup: userProcedure
+    .use(own)
+    .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
+      info: 'billing.autoTopup',
+      openapi: {
+        method: 'PUT',
+        path: '/api/billing/auto-topup',
+        tags: [TAG],
+        summary: 'Настроить автопополнение: «пополнять на amount, когда баланс ниже threshold», не больше monthlyLimit в месяц',
+      },
+    })
+    .input(autoTopupSettingsInput)
+    .output(autoTopupView)
+    .mutation(({ ctx, input }) => ctx.topups.autoTopup.save(ctx.principal.userId, input)),
+
+  removeCard: userProcedure
+    .use(own)
+    .meta({
+      organizationRoles: ORGANIZATION_ACCESS.money,
+      info: 'billing.autoTopup',
+      openapi: {
+        method: 'DELETE',
+        path: '/api/billing/card',
+        tags: [TAG],
+        summary: 'Удалить сохранённую карту: автопополнение выключается',
+      },
+    })
+    .input(z.void())
+    .output(autoTopupView)
+    .mutation(({ ctx }) => ctx.topups.autoTopup.removeCard(ctx.principal.userId)),
 });

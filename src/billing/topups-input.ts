@@ -19,6 +19,8 @@ export function topupAmountNano(amount: number): bigint | null {
 export const createTopupInput = z.object({
   // A JSON number: "500" as a string is refused like any other non-number (the REST bridge coerces nothing).
   amount: z.number({ error: billingMessages.topupAmountInvalid }).refine((v) => topupAmountNano(v) !== null, billingMessages.topupAmountInvalid),
+  /** Keep the card for auto top-up (YooKassa's save_payment_method): the buyer sees it on the payment page. */
+  saveCard: z.boolean({ error: billingMessages.saveCardInvalid }).optional(),
 });
 
 export type CreateTopupInput = z.infer<typeof createTopupInput>;

@@ -15,7 +15,7 @@
 // never refused.
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Config } from '../config';
-import type { Database } from '../db/client';
+import type { Database, Executor } from '../db/client';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { users } from '../accounts/tables';
 import { creditTopupOnce } from './credit';
@@ -62,7 +62,18 @@ export interface RecheckResult {
   failed: number;
 }
 
-type TopupRow = typeof topups.$inferSelect;
+export type TopupRow = typeof topups.$inferSelect;
+
+/**
+ * What saved cards and auto top-up (auto-topup-outcomes.ts) do when a top-up ends, in the transaction that
+ * ends it: each runs once per top-up, as the transition it rides on happens once.
+ */
+export interface TopupHooks {
+  /** The payment was credited: keep the card it saved, count an auto payment's success. */
+  credited(tx: Executor, row: TopupRow, payment: YookassaPayment): Promise<void>;
+  /** Pending → canceled; `payment` is null when none was created. */
+  canceled(tx: Executor, row: TopupRow, reason: string, payment: YookassaPayment | null): Promise<void>;
+}
 
 function viewOf(row: TopupRow): TopupView {
   return {
@@ -86,8 +97,8 @@ function creationFailure(error: unknown): AppError {
   });
 }
 
-export function createTopupService(deps: { db: Database; config: TopupsConfig; logger: Logger; client: YookassaClient | null }) {
-  const { db, config, logger, client } = deps;
+export function createTopupService(deps: { db: Database; config: TopupsConfig; logger: Logger; client: YookassaClient | null; hooks?: TopupHooks }) {
+  const { db, config, logger, client, hooks } = deps;
   const limits = { minNano: config.topupMinNano, maxNano: config.topupMaxNano, currency: config.balanceCurrency };
 
   function requireClient(): YookassaClient {
@@ -115,14 +126,18 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
   }
 
   /** Pending → canceled with YooKassa's reason; a row already final stays as it is. */
-  async function markCanceled(row: TopupRow, reason: string, paymentId: string | null): Promise<SettleOutcome> {
+  async function markCanceled(row: TopupRow, reason: string, payment: YookassaPayment | null): Promise<SettleOutcome> {
     const now = new Date();
-    const changed = await db
-      .update(topups)
-      .set({ status: 'canceled', cancellationReason: reason.slice(0, 200), paymentId: row.paymentId ?? paymentId, checkedAt: now, updatedAt: now })
-      .where(and(eq(topups.id, row.id), eq(topups.status, 'pending')))
-      .returning({ id: topups.id });
-    return changed.length > 0 ? 'canceled' : 'already_final';
+    return db.transaction(async (tx) => {
+      const changed = await tx
+        .update(topups)
+        .set({ status: 'canceled', cancellationReason: reason.slice(0, 200), paymentId: row.paymentId ?? payment?.id ?? null, checkedAt: now, updatedAt: now })
+        .where(and(eq(topups.id, row.id), eq(topups.status, 'pending')))
+        .returning({ id: topups.id });
+      if (changed.length === 0) return 'already_final';
+      await hooks?.canceled(tx, row, reason.slice(0, 200), payment);
+      return 'canceled';
+    });
   }
 
   /**
@@ -138,6 +153,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
         .update(topups)
         .set({ status: 'succeeded', paymentId: payment.id, creditedAt: now, checkedAt: now, cancellationReason: null, updatedAt: now })
         .where(eq(topups.id, row.id));
+      await hooks?.credited(tx, row, payment);
       return 'credited';
     });
   }
@@ -187,7 +203,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
           logger.error('yookassa reports a credited top-up as canceled', fields);
           return 'already_final';
         }
-        return markCanceled(row, payment.cancellation_details?.reason ?? 'canceled', payment.id);
+        return markCanceled(row, payment.cancellation_details?.reason ?? 'canceled', payment);
       }
       default: {
         const now = new Date();
@@ -208,6 +224,9 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
   return {
     settle,
     reread,
+    receiptFor,
+    /** Closes a pending top-up whose payment was never created (an auto payment YooKassa refused). */
+    closeUncreated: (row: TopupRow) => markCanceled(row, 'payment_not_created', null),
 
     config(): BillingConfigView {
       return {
@@ -240,7 +259,10 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
         if ((pending?.n ?? 0) >= config.topupMaxPending) {
           throw new AppError('invalid_request_error', billingMessages.topupTooManyPending(config.topupMaxPending));
         }
-        const [inserted] = await tx.insert(topups).values({ userId, amountNano, currency: config.balanceCurrency }).returning();
+        const [inserted] = await tx
+          .insert(topups)
+          .values({ userId, amountNano, currency: config.balanceCurrency, saveCard: input.saveCard === true, actorId: receiptTo === userId ? null : receiptTo })
+          .returning();
         return inserted!;
       });
       const id = row.id;
@@ -255,6 +277,7 @@ export function createTopupService(deps: { db: Database; config: TopupsConfig; l
             returnUrl: `${config.publicBaseUrl}/app/topups/${id}`,
             metadata: { topupId: id, userId },
             ...(receipt ? { receipt } : {}),
+            ...(input.saveCard ? { savePaymentMethod: true } : {}),
           },
           id,
         );

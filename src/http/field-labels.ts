@@ -164,6 +164,10 @@ export const fieldLabels: Record<string, string> = {
   payments: 'Платежи',
   invoiceNumber: 'Номер счёта',
   file: 'Файл выписки',
+  // Saved cards and auto top-up.
+  saveCard: 'Сохранить карту',
+  threshold: 'Порог баланса',
+  monthlyLimit: 'Лимит в месяц',
   // Organisations.
   role: 'Роль',
   keys: 'Ключи участника',

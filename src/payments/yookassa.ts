@@ -61,6 +61,28 @@ export const yookassaPaymentSchema = z.object({
   description: z.string().nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
   cancellation_details: z.object({ party: z.string(), reason: z.string() }).nullish(),
+  /**
+   * How it was paid; for a card saved for autopayments `saved` is true and `id` is what later payments send
+   * as `payment_method_id` (a secret of the shop: sealed when stored, never logged or shown).
+   */
+  payment_method: z
+    .object({
+      type: z.string().max(100),
+      id: z.string().min(1).max(100),
+      saved: z.boolean(),
+      title: z.string().max(200).optional(),
+      card: z
+        .object({
+          last4: z.string().max(4).optional(),
+          expiry_month: z.string().max(2).optional(),
+          expiry_year: z.string().max(4).optional(),
+          card_type: z.string().max(50).optional(),
+        })
+        .optional(),
+    })
+    .nullish()
+    // A method described in a way this schema does not know is read as none: the payment itself still counts.
+    .catch(null),
   test: z.boolean().optional(),
 });
 
@@ -218,11 +240,29 @@ export interface CreatePaymentInput {
   /** Returned in every answer and notification: up to 16 keys, string values. */
   metadata: Record<string, string>;
   receipt?: YookassaReceipt;
+  /** Ask YooKassa to keep the card for autopayments (`save_payment_method: true`); the buyer is told on its page. */
+  savePaymentMethod?: boolean;
+}
+
+/** An autopayment: the saved method is charged at once, with no page for the buyer. */
+export interface ChargeSavedMethodInput {
+  amountNano: bigint;
+  currency: string;
+  description: string;
+  /** The saved method's id (`payment_method.id` of the payment that saved it). */
+  paymentMethodId: string;
+  metadata: Record<string, string>;
+  receipt?: YookassaReceipt;
 }
 
 export interface YookassaClient {
   /** `POST /payments`, one-stage (capture: true) with a redirect confirmation. */
   createPayment(input: CreatePaymentInput, idempotenceKey: string): Promise<YookassaCreatedPayment>;
+  /**
+   * `POST /payments` with `payment_method_id` and no confirmation: YooKassa answers succeeded or canceled
+   * (pending while a receipt-first till is still registering the receipt).
+   */
+  chargeSavedMethod(input: ChargeSavedMethodInput, idempotenceKey: string): Promise<YookassaPayment>;
   /** `GET /payments/{id}`: the authoritative state of a payment. */
   getPayment(paymentId: string): Promise<YookassaPayment>;
 }
@@ -292,11 +332,16 @@ export function createYookassaClient(options: YookassaClientOptions): YookassaCl
     });
   }
 
+  /** `POST /payments` with the body serialised once: every repeat must send the same bytes under the same key. */
+  async function post(payload: Record<string, unknown>, idempotenceKey: string): Promise<unknown> {
+    if (idempotenceKey.length === 0 || idempotenceKey.length > MAX_IDEMPOTENCE_KEY) {
+      throw new RangeError(`Idempotence-Key must be 1–${MAX_IDEMPOTENCE_KEY} characters`);
+    }
+    return call({ ...POST_PAYMENTS, body: JSON.stringify(payload), idempotenceKey });
+  }
+
   return {
     async createPayment(input, idempotenceKey) {
-      if (idempotenceKey.length === 0 || idempotenceKey.length > MAX_IDEMPOTENCE_KEY) {
-        throw new RangeError(`Idempotence-Key must be 1–${MAX_IDEMPOTENCE_KEY} characters`);
-      }
       const currency = input.currency.toUpperCase();
       const payload: Record<string, unknown> = {
         amount: { value: nanoToAmountValue(input.amountNano), currency },
@@ -305,23 +350,22 @@ export function createYookassaClient(options: YookassaClientOptions): YookassaCl
         description: input.description.slice(0, MAX_PAYMENT_DESCRIPTION),
         metadata: input.metadata,
       };
-      if (input.receipt) {
-        payload.receipt = {
-          customer: 'email' in input.receipt.customer ? { email: input.receipt.customer.email } : { phone: input.receipt.customer.phone },
-          items: input.receipt.items.map((item) => ({
-            description: item.description.slice(0, MAX_PAYMENT_DESCRIPTION),
-            // A decimal string with two places, as YooKassa's own examples write it.
-            quantity: item.quantity.toFixed(2),
-            amount: { value: nanoToAmountValue(item.amountNano), currency },
-            vat_code: item.vatCode,
-            payment_subject: item.paymentSubject,
-            payment_mode: item.paymentMode,
-          })),
-        };
-      }
-      // Serialised once: every repeat must send the same bytes under the same key.
-      const spec: RequestSpec = { method: 'POST', path: '/payments', body: JSON.stringify(payload), idempotenceKey };
-      return parsed(createdPaymentSchema, await call(spec), spec);
+      if (input.savePaymentMethod) payload.save_payment_method = true;
+      if (input.receipt) payload.receipt = receiptPayload(input.receipt, currency);
+      return parsed(createdPaymentSchema, await post(payload, idempotenceKey), POST_PAYMENTS);
+    },
+
+    async chargeSavedMethod(input, idempotenceKey) {
+      const currency = input.currency.toUpperCase();
+      const payload: Record<string, unknown> = {
+        amount: { value: nanoToAmountValue(input.amountNano), currency },
+        capture: true,
+        payment_method_id: input.paymentMethodId,
+        description: input.description.slice(0, MAX_PAYMENT_DESCRIPTION),
+        metadata: input.metadata,
+      };
+      if (input.receipt) payload.receipt = receiptPayload(input.receipt, currency);
+      return parsed(yookassaPaymentSchema, await post(payload, idempotenceKey), POST_PAYMENTS);
     },
 
     async getPayment(paymentId) {
@@ -342,6 +386,24 @@ export function createYookassaClient(options: YookassaClientOptions): YookassaCl
       }
       return parsed(yookassaPaymentSchema, await call(spec), spec);
     },
+  };
+}
+
+const POST_PAYMENTS: RequestSpec = { method: 'POST', path: '/payments' };
+
+/** A 54-FZ receipt as YooKassa takes it, in the payment's currency. */
+function receiptPayload(receipt: YookassaReceipt, currency: string) {
+  return {
+    customer: 'email' in receipt.customer ? { email: receipt.customer.email } : { phone: receipt.customer.phone },
+    items: receipt.items.map((item) => ({
+      description: item.description.slice(0, MAX_PAYMENT_DESCRIPTION),
+      // A decimal string with two places, as YooKassa's own examples write it.
+      quantity: item.quantity.toFixed(2),
+      amount: { value: nanoToAmountValue(item.amountNano), currency },
+      vat_code: item.vatCode,
+      payment_subject: item.paymentSubject,
+      payment_mode: item.paymentMode,
+    })),
   };
 }
 

@@ -25,7 +25,24 @@ export interface FakePayment {
   cancellationDetails?: { party: string; reason: string };
   /** The receipt as it was posted, when there was one. */
   receipt?: unknown;
+  /** Asked with save_payment_method: true: the card is saved when the payment succeeds. */
+  savePaymentMethod?: boolean;
+  /** The saved method this payment used or saved (its id, not a copy). */
+  methodId?: string;
 }
+
+/** A payment method YooKassa keeps for autopayments. */
+export interface FakeSavedMethod {
+  id: string;
+  shopId: string;
+  /** False once the holder revoked it or the card died: charges are refused. */
+  saved: boolean;
+  title: string;
+  card: { first6: string; last4: string; expiry_month: string; expiry_year: string; card_type: string };
+}
+
+/** How the next autopayment ends: canceled with this reason (permission_revoked also unsaves the method), or left pending. */
+export type FakeChargeOutcome = { cancel: string } | { pending: true };
 
 export interface RecordedCall {
   method: string;
@@ -78,6 +95,12 @@ export interface FakeYookassa {
   count(method?: string, path?: string): number;
   /** The next matching call(s) answer `failure` instead. */
   failNext(failure: FailureSpec): void;
+  /** Saved methods of every shop, by id. */
+  readonly methods: Map<string, FakeSavedMethod>;
+  /** The next autopayments (payment_method_id) end as scripted, one outcome each, in order; then they succeed. */
+  scriptCharges(...outcomes: FakeChargeOutcome[]): void;
+  /** The holder revoked the method (or the bank closed the card): saved false, charges canceled permission_revoked. */
+  revokeMethod(id: string): void;
   /** Forgets payments, keys, failures and calls; shops stay. */
   reset(): void;
   close(): Promise<void>;
@@ -139,6 +162,8 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
   const keys = new Map<string, StoredAnswer>();
   const failures = new FailureQueue<FailureSpec>();
   const calls: RecordedCall[] = [];
+  const methods = new Map<string, FakeSavedMethod>();
+  const chargeOutcomes: FakeChargeOutcome[] = [];
 
   const server = startFakeServer(async (req) => {
     const url = new URL(req.url);
@@ -228,7 +253,17 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
     }
     if (typeof amount.currency !== 'string' || !/^[A-Z]{3}$/.test(amount.currency)) return invalid('Invalid currency', 'amount.currency');
     if (body.capture !== undefined && typeof body.capture !== 'boolean') return invalid('capture must be boolean', 'capture');
-    const confirmation = body.confirmation;
+    if (body.save_payment_method !== undefined && typeof body.save_payment_method !== 'boolean')
+      return invalid('save_payment_method must be boolean', 'save_payment_method');
+    const autopayment = body.payment_method_id !== undefined;
+    let method: FakeSavedMethod | undefined;
+    if (autopayment) {
+      method = typeof body.payment_method_id === 'string' ? methods.get(body.payment_method_id) : undefined;
+      if (!method || method.shopId !== shopId) return invalid('Payment method with this id not found', 'payment_method_id');
+      if (body.confirmation !== undefined) return invalid('An autopayment needs no confirmation', 'confirmation');
+      if (body.save_payment_method !== undefined) return invalid('The payment method is already saved', 'save_payment_method');
+    }
+    const confirmation = autopayment ? { type: 'redirect', return_url: 'https://unused.invalid/' } : body.confirmation;
     if (!isObj(confirmation) || confirmation.type !== 'redirect') return invalid('Only redirect confirmation is supported here', 'confirmation.type');
     if (typeof confirmation.return_url !== 'string' || !/^https?:\/\//.test(confirmation.return_url)) {
       return invalid('return_url is required for redirect confirmation', 'confirmation.return_url');
@@ -261,8 +296,25 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       confirmationUrl: `https://yoomoney.ru/checkout/payments/v2/contract?orderId=${id}`,
       createdAt: new Date().toISOString(),
       ...(body.receipt !== undefined ? { receipt: body.receipt } : {}),
+      ...(body.save_payment_method === true ? { savePaymentMethod: true } : {}),
+      ...(method ? { methodId: method.id } : {}),
     };
     payments.set(id, payment);
+    if (method) {
+      // No buyer to wait for: the bank answers at once.
+      const outcome = chargeOutcomes.shift();
+      if (!method.saved) payment.cancellationDetails = { party: 'yoo_money', reason: 'permission_revoked' };
+      else if (outcome && 'cancel' in outcome) {
+        payment.cancellationDetails = { party: outcome.cancel === 'permission_revoked' ? 'yoo_money' : 'card_issuer', reason: outcome.cancel };
+        if (outcome.cancel === 'permission_revoked') method.saved = false;
+      }
+      if (payment.cancellationDetails) payment.status = 'canceled';
+      else if (!(outcome && 'pending' in outcome)) {
+        payment.status = 'succeeded';
+        payment.paid = true;
+        payment.capturedAt = new Date().toISOString();
+      }
+    }
     return new HttpAnswer(200, objectOf(payment));
   }
 
@@ -310,7 +362,7 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       refundable: p.status === 'succeeded',
       metadata: p.metadata,
     };
-    if (p.status === 'pending') object.confirmation = { type: 'redirect', confirmation_url: p.confirmationUrl, return_url: p.returnUrl };
+    if (p.status === 'pending' && !p.methodId) object.confirmation = { type: 'redirect', confirmation_url: p.confirmationUrl, return_url: p.returnUrl };
     if (p.status === 'succeeded') {
       const minor = Math.round(Number(p.amount.value) * 100);
       const fee = Math.round(minor * 0.035);
@@ -326,6 +378,8 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       };
       object.authorization_details = { rrn: '603668680243', auth_code: '000000', three_d_secure: { applied: false } };
     }
+    const method = p.methodId ? methods.get(p.methodId) : undefined;
+    if (method) object.payment_method = { type: 'bank_card', id: method.id, saved: method.saved, title: method.title, card: method.card };
     if (p.status === 'canceled' && p.cancellationDetails) object.cancellation_details = p.cancellationDetails;
     return object;
   }
@@ -354,6 +408,18 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
       p.status = 'succeeded';
       p.paid = true;
       p.capturedAt = new Date().toISOString();
+      if (p.savePaymentMethod && !p.methodId) {
+        // A method id of its own (YooKassa's may equal the first payment's): tests can tell the two apart.
+        const id = paymentId();
+        methods.set(id, {
+          id,
+          shopId: p.shopId,
+          saved: true,
+          title: 'Bank card *4477',
+          card: { first6: '220220', last4: '4477', expiry_month: '09', expiry_year: '2029', card_type: 'Mir' },
+        });
+        p.methodId = id;
+      }
       return p;
     },
     cancel(id, reason = 'expired_on_confirmation', party = 'yoo_money') {
@@ -382,7 +448,18 @@ export async function startFakeYookassa(): Promise<FakeYookassa> {
     failNext(failure) {
       failures.add({ ...failure }, failure.times ?? 1);
     },
+    methods,
+    scriptCharges(...outcomes) {
+      chargeOutcomes.push(...outcomes);
+    },
+    revokeMethod(id) {
+      const method = methods.get(id);
+      if (!method) throw new Error(`fake YooKassa: no saved method ${id}`);
+      method.saved = false;
+    },
     reset() {
+      methods.clear();
+      chargeOutcomes.length = 0;
       payments.clear();
       keys.clear();
       failures.clear();

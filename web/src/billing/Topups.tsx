@@ -48,6 +48,7 @@ function amountProblem(text: string, config: BillingConfig): { ok: true; amount:
 export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
   const [open, setOpen] = useState(false);
   const [amount, setAmount] = useState('');
+  const [saveCard, setSaveCard] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [leaving, setLeaving] = useState(false);
   const trpc = useTRPC();
@@ -75,7 +76,7 @@ export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
       return;
     }
     setError(undefined);
-    const topup = await answerOf(create.mutateAsync({ amount: checked.amount }));
+    const topup = await answerOf(create.mutateAsync({ amount: checked.amount, ...(saveCard ? { saveCard: true } : {}) }));
     if (!topup) return;
     if (!topup.confirmationUrl) {
       refuseCreate({ message: 'ЮKassa не вернула страницу оплаты: попробуйте ещё раз позже', type: 'upstream_error' });
@@ -111,6 +112,10 @@ export function TopupPanel({ config }: { config: BillingConfig | undefined }) {
               />
             )}
           </Field>
+          <label className="checkbox">
+            <input type="checkbox" name="saveCard" checked={saveCard} onChange={(e) => setSaveCard(e.target.checked)} />
+            <span>Сохранить карту для автопополнения (ЮKassa запомнит её; удалить карту можно в любой момент)</span>
+          </label>
           <div className="actions">
             <Button type="submit" pending={create.isPending || leaving} pendingText={leaving ? 'Переходим к оплате…' : 'Создаём платёж…'}>
               Перейти к оплате

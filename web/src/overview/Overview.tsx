@@ -18,6 +18,7 @@ import { REFRESH_MS } from '../shared/refresh';
 import { usageStatusLabels } from '../shared/texts';
 import { TopupHistory, TopupPanel } from '../billing/Topups';
 import { PromoPanel } from '../billing/Promo';
+import { AutoTopupSection } from '../billing/AutoTopup';
 import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
 import { FirstSteps } from './FirstSteps';
 import { ReferralInvite } from '../referrals/ReferralInvite';
@@ -150,6 +151,7 @@ export function OverviewScreen() {
       ) : null}
 
       {showTopups ? <TopupHistory config={billing.data} /> : null}
+      {showTopups && billing.data?.enabled ? <AutoTopupSection /> : null}
 
       {showUsage ? (
         <>
