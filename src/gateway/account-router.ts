@@ -46,6 +46,9 @@ const usageRecord = z.object({
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
   totalTokens: z.number().int(),
+  cachedTokens: z.number().int().describe('Из токенов запроса: прочитанные из кэша провайдера (по цене кэшированного запроса)'),
+  cacheWriteTokens: z.number().int().describe('Из токенов запроса: записанные в кэш провайдера (по цене записи в кэш)'),
+  reasoningTokens: z.number().int().describe('Из токенов ответа: рассуждения модели (оплачиваются как ответ)'),
   cost: z.number().describe('Списано с баланса'),
   promptCost: z.number().describe('Цена токенов запроса'),
   completionCost: z.number().describe('Цена токенов ответа'),
@@ -76,6 +79,9 @@ const sumsOutput = {
   promptCost: z.number(),
   completionCost: z.number(),
   unpaid: z.number(),
+  cachedTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
+  reasoningTokens: z.number().int(),
 };
 
 /** Who sees which usage (keys/scope.ts), as the usage operations state it. */

@@ -44,7 +44,10 @@ const spanSums = sql.raw(`coalesce(sum(requests), 0)::text as "requests",
   coalesce(sum(cost_nano), 0)::text as "costNano",
   coalesce(sum(prompt_cost_nano), 0)::text as "promptCostNano",
   coalesce(sum(completion_cost_nano), 0)::text as "completionCostNano",
-  coalesce(sum(unpaid_nano), 0)::text as "unpaidNano"`);
+  coalesce(sum(unpaid_nano), 0)::text as "unpaidNano",
+  coalesce(sum(cached_tokens), 0)::text as "cachedTokens",
+  coalesce(sum(cache_write_tokens), 0)::text as "cacheWriteTokens",
+  coalesce(sum(reasoning_tokens), 0)::text as "reasoningTokens"`);
 
 type SumRow = {
   requests: unknown;
@@ -55,6 +58,9 @@ type SumRow = {
   promptCostNano: unknown;
   completionCostNano: unknown;
   unpaidNano: unknown;
+  cachedTokens: unknown;
+  cacheWriteTokens: unknown;
+  reasoningTokens: unknown;
 };
 const money = (v: unknown) => nanoToUnits(BigInt(v as string | number));
 
@@ -72,6 +78,9 @@ function summed(row: SumRow) {
     promptCost: money(row.promptCostNano),
     completionCost: money(row.completionCostNano),
     unpaid: money(row.unpaidNano),
+    cachedTokens: Number(row.cachedTokens),
+    cacheWriteTokens: Number(row.cacheWriteTokens),
+    reasoningTokens: Number(row.reasoningTokens),
   };
 }
 
@@ -80,12 +89,18 @@ function summed(row: SumRow) {
  * are numbers from drizzle's keyset pages and bigints from the PostgreSQL cursor (its raw int8); the
  * instant is text, made by PostgreSQL on the cursor (drizzle's postgres.js driver reads timestamps as text).
  */
-export type ExportedUsageRow = Omit<typeof usageRecords.$inferSelect, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'createdAt'> & {
+export type ExportedUsageRow = Omit<
+  typeof usageRecords.$inferSelect,
+  'promptTokens' | 'completionTokens' | 'totalTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'reasoningTokens' | 'createdAt'
+> & {
   /** ISO 8601 in UTC to the millisecond, as the file writes it. */
   createdAt: string;
   promptTokens: number | bigint;
   completionTokens: number | bigint;
   totalTokens: number | bigint;
+  cachedTokens: number | bigint;
+  cacheWriteTokens: number | bigint;
+  reasoningTokens: number | bigint;
   keyName: string | null;
 };
 
@@ -97,6 +112,7 @@ const EXPORT_COLUMNS = `r.id, r.user_id as "userId", r.api_key_id as "apiKeyId",
   r.unpaid_nano as "unpaidNano", r.endpoint, r.status, r.usage_source as "usageSource",
   r.upstream_status as "upstreamStatus", r.error, r.duration_ms as "durationMs", r.provider_id as "providerId",
   r.attempts, r.provider_cost_nano as "providerCostNano", r.audio_ms as "audioMs",
+  r.cached_tokens as "cachedTokens", r.cache_write_tokens as "cacheWriteTokens", r.reasoning_tokens as "reasoningTokens",
   to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt", k.name as "keyName"`;
 
 export interface UsageReportOptions {
@@ -192,7 +208,9 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
             select s.day, s.model, sum(s.requests) as requests,
               sum(s.prompt_tokens) as prompt_tokens, sum(s.completion_tokens) as completion_tokens,
               sum(s.total_tokens) as total_tokens, sum(s.cost_nano) as cost_nano, sum(s.prompt_cost_nano) as prompt_cost_nano,
-              sum(s.completion_cost_nano) as completion_cost_nano, sum(s.unpaid_nano) as unpaid_nano
+              sum(s.completion_cost_nano) as completion_cost_nano, sum(s.unpaid_nano) as unpaid_nano,
+              sum(s.cached_tokens) as cached_tokens, sum(s.cache_write_tokens) as cache_write_tokens,
+              sum(s.reasoning_tokens) as reasoning_tokens
             from ${span} s group by 1, 2
             -- A day whose every request was moved to its neighbour (localDaySums) is no day of the summary.
             having sum(s.requests) <> 0
@@ -252,6 +270,9 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
           promptTokens: r.promptTokens,
           completionTokens: r.completionTokens,
           totalTokens: r.totalTokens,
+          cachedTokens: r.cachedTokens,
+          cacheWriteTokens: r.cacheWriteTokens,
+          reasoningTokens: r.reasoningTokens,
           cost: nanoToUnits(r.costNano),
           promptCost: nanoToUnits(r.promptCostNano),
           completionCost: nanoToUnits(r.completionCostNano),
