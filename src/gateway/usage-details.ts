@@ -19,13 +19,19 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const field = (holder: unknown, name: string): unknown => (isRecord(holder) ? holder[name] : undefined);
 
 /**
+ * A detail figure as a count: only a finite positive JSON number is one (a detail is a provider's claim that
+ * part of the usage is priced differently, so a string, a negative number or NaN claims nothing).
+ */
+const detailCount = (value: unknown): number => (typeof value === 'number' ? tokenCount(value) : 0);
+
+/**
  * The counts with their cache and reasoning parts, each clamped into what it is part of. A part that is 0 is
  * left out, so a report without details makes the same object as before.
  */
 export function withUsageDetails(counts: TokenCounts, cached: unknown, cacheWrite: unknown, reasoning: unknown): TokenCounts {
-  const read = Math.min(tokenCount(cached), counts.promptTokens);
-  const written = Math.min(tokenCount(cacheWrite), counts.promptTokens - read);
-  const thought = Math.min(tokenCount(reasoning), billedCompletionTokens(counts));
+  const read = Math.min(detailCount(cached), counts.promptTokens);
+  const written = Math.min(detailCount(cacheWrite), counts.promptTokens - read);
+  const thought = Math.min(detailCount(reasoning), billedCompletionTokens(counts));
   if (read > 0) counts.cachedTokens = read;
   if (written > 0) counts.cacheWriteTokens = written;
   if (thought > 0) counts.reasoningTokens = thought;

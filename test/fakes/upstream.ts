@@ -259,6 +259,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     outageError: null,
     credits: null,
     storedResponses: new Map(),
+    reportedUsage: new Map(),
     ...defaults,
     heldOpen: 0,
     peakHeldOpen: 0,
@@ -268,6 +269,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       release();
     },
     reset() {
+      fake.reportedUsage.clear();
       fake.requests.length = 0;
       fake.aborted.length = 0;
       fake.streams.length = 0;
@@ -339,7 +341,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       created: Math.floor(Date.now() / 1000),
       model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop' }],
-      ...(model.startsWith('fake/no-usage') ? {} : { usage }),
+      ...(model.startsWith('fake/no-usage') ? {} : { usage: fake.reportedUsage.get(model) ?? usage }),
       system_fingerprint: 'fp_fake',
     });
   }
@@ -413,7 +415,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
             }
           }
           if (!send(chunk({}, finish))) return;
-          const usageChunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage };
+          const usageChunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: fake.reportedUsage.get(model) ?? usage };
           if (withUsage && !send(usageChunk)) return;
           if (!emit('data: [DONE]\n\n')) return;
           finished = true;
@@ -572,7 +574,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (special) return special;
     if (body.stream === true && model === 'fake/stream-error') return streamError(request, 'responses');
     const id = `resp_${randomHex(24)}`;
-    const usage = model.startsWith('fake/no-usage') ? null : expectedResponseUsage(body);
+    const usage = model.startsWith('fake/no-usage') ? null : (fake.reportedUsage.get(model) ?? expectedResponseUsage(body));
     const calls = functionCallItems(id, model);
     if (body.stream !== true) {
       const done = responseObject(id, body, 'completed', expectedResponseText(body), usage, calls.length > 0 ? calls : undefined);
