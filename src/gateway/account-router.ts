@@ -79,9 +79,6 @@ const sumsOutput = {
   promptCost: z.number(),
   completionCost: z.number(),
   unpaid: z.number(),
-  cachedTokens: z.number().int(),
-  cacheWriteTokens: z.number().int(),
-  reasoningTokens: z.number().int(),
 };
 
 /** Who sees which usage (keys/scope.ts), as the usage operations state it. */

@@ -197,8 +197,7 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     // Every one of the n choices may run to the cap, each at the model's completion price. A prompt that marks
     // blocks for the provider's cache (Anthropic's cache_control) may be written to it, above the prompt price:
     // its bound is every prompt token at the cache-write price.
-    const marksCache =
-      (price.cacheWriteNanoPerMillion ?? 0n) > price.promptNanoPerMillion && (messages?.text ?? requestedText)?.includes('"cache_control"') === true;
+    const marksCache = (price.cacheWriteNanoPerMillion ?? 0n) > price.promptNanoPerMillion && (messages?.text ?? requestedText)?.includes('"cache_control"') === true;
     const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1), 0, marksCache ? promptReserve : 0).totalNano;
 
     const base: RequestFacts = {

@@ -330,10 +330,6 @@ const rollupColumns = () => ({
   pricedRequests: integer('priced_requests').notNull(),
   pricedCostNano: bigint('priced_cost_nano', { mode: 'bigint' }).notNull(),
   providerCostNano: bigint('provider_cost_nano', { mode: 'bigint' }).notNull(),
-  /** Σ of the rows' cache reads, cache writes and reasoning tokens (issue 45; 0 in sums older than it). */
-  cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull().default(sql`0`),
-  cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(sql`0`),
-  reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull().default(sql`0`),
 });
 
 export const usageRollups = pgTable('usage_rollups', rollupColumns(), (t) => [

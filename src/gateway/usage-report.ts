@@ -44,10 +44,7 @@ const spanSums = sql.raw(`coalesce(sum(requests), 0)::text as "requests",
   coalesce(sum(cost_nano), 0)::text as "costNano",
   coalesce(sum(prompt_cost_nano), 0)::text as "promptCostNano",
   coalesce(sum(completion_cost_nano), 0)::text as "completionCostNano",
-  coalesce(sum(unpaid_nano), 0)::text as "unpaidNano",
-  coalesce(sum(cached_tokens), 0)::text as "cachedTokens",
-  coalesce(sum(cache_write_tokens), 0)::text as "cacheWriteTokens",
-  coalesce(sum(reasoning_tokens), 0)::text as "reasoningTokens"`);
+  coalesce(sum(unpaid_nano), 0)::text as "unpaidNano"`);
 
 type SumRow = {
   requests: unknown;
@@ -58,9 +55,6 @@ type SumRow = {
   promptCostNano: unknown;
   completionCostNano: unknown;
   unpaidNano: unknown;
-  cachedTokens: unknown;
-  cacheWriteTokens: unknown;
-  reasoningTokens: unknown;
 };
 const money = (v: unknown) => nanoToUnits(BigInt(v as string | number));
 
@@ -78,9 +72,6 @@ function summed(row: SumRow) {
     promptCost: money(row.promptCostNano),
     completionCost: money(row.completionCostNano),
     unpaid: money(row.unpaidNano),
-    cachedTokens: Number(row.cachedTokens),
-    cacheWriteTokens: Number(row.cacheWriteTokens),
-    reasoningTokens: Number(row.reasoningTokens),
   };
 }
 
@@ -208,9 +199,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
             select s.day, s.model, sum(s.requests) as requests,
               sum(s.prompt_tokens) as prompt_tokens, sum(s.completion_tokens) as completion_tokens,
               sum(s.total_tokens) as total_tokens, sum(s.cost_nano) as cost_nano, sum(s.prompt_cost_nano) as prompt_cost_nano,
-              sum(s.completion_cost_nano) as completion_cost_nano, sum(s.unpaid_nano) as unpaid_nano,
-              sum(s.cached_tokens) as cached_tokens, sum(s.cache_write_tokens) as cache_write_tokens,
-              sum(s.reasoning_tokens) as reasoning_tokens
+              sum(s.completion_cost_nano) as completion_cost_nano, sum(s.unpaid_nano) as unpaid_nano
             from ${span} s group by 1, 2
             -- A day whose every request was moved to its neighbour (localDaySums) is no day of the summary.
             having sum(s.requests) <> 0

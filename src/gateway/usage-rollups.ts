@@ -105,8 +105,7 @@ function spanOf(filter: UsageSpanFilter, segments: Segment[]): SQL {
   const sums = (table: 'usage_rollups' | 'usage_rollups_daily', condition: SQL) =>
     sql`select bucket as at, user_id, api_key_id, agent_id, model, endpoint, provider_id, requests,
       failed_requests, retried_requests, attempts, prompt_tokens, completion_tokens, total_tokens, cost_nano,
-      prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano,
-      cached_tokens, cache_write_tokens, reasoning_tokens
+      prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano
       from ${sql.raw(table)}${condition}`;
   for (const segment of segments) {
     if (segment.source === 'days') parts.push(sums('usage_rollups_daily', where(segment.from, segment.to, 'bucket')));
@@ -118,7 +117,7 @@ function spanOf(filter: UsageSpanFilter, segments: Segment[]): SQL {
         coalesce(attempts, 0) as attempts, prompt_tokens, completion_tokens, total_tokens, cost_nano, prompt_cost_nano,
         completion_cost_nano, unpaid_nano, (provider_cost_nano is not null)::int as priced_requests,
         case when provider_cost_nano is null then 0 else cost_nano end as priced_cost_nano,
-        coalesce(provider_cost_nano, 0) as provider_cost_nano, cached_tokens, cache_write_tokens, reasoning_tokens
+        coalesce(provider_cost_nano, 0) as provider_cost_nano
         from usage_records${where(segment.from, segment.to, 'created_at')}`);
     }
   }
@@ -128,19 +127,7 @@ function spanOf(filter: UsageSpanFilter, segments: Segment[]): SQL {
 }
 
 /** The sums the summary shows, in the order localDaySums gives them. */
-const SUMMED = [
-  'requests',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'cost_nano',
-  'prompt_cost_nano',
-  'completion_cost_nano',
-  'unpaid_nano',
-  'cached_tokens',
-  'cache_write_tokens',
-  'reasoning_tokens',
-];
+const SUMMED = ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_nano', 'prompt_cost_nano', 'completion_cost_nano', 'unpaid_nano'];
 
 /**
  * The usage the filter selects as (day, model, sums) rows, `day` the local day in `timeZone` (a timestamp

@@ -415,7 +415,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
             }
           }
           if (!send(chunk({}, finish))) return;
-          const usageChunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: fake.reportedUsage.get(model) ?? usage };
+          const usageChunk = {
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model,
+            system_fingerprint: 'fp_fake',
+            choices: [],
+            usage: fake.reportedUsage.get(model) ?? usage,
+          };
           if (withUsage && !send(usageChunk)) return;
           if (!emit('data: [DONE]\n\n')) return;
           finished = true;

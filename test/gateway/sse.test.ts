@@ -175,7 +175,8 @@ describe('usage', () => {
       total_tokens: 7,
       prompt_tokens_details: { cached_tokens: 2 },
     });
-    const details = '"prompt_tokens_details":{"cached_tokens":-2,"cache_write_tokens":"x","image_tokens":5},"completion_tokens_details":{"reasoning_tokens":3,"audio_tokens":1}';
+    const details =
+      '"prompt_tokens_details":{"cached_tokens":-2,"cache_write_tokens":"x","image_tokens":5},"completion_tokens_details":{"reasoning_tokens":3,"audio_tokens":1}';
     expect(meterOf(`data: {"usage":{"prompt_tokens":3,"completion_tokens":4,${details}}}\n\n`).usage).toEqual({
       prompt_tokens: 3,
       completion_tokens: 4,

@@ -157,15 +157,13 @@ const rollupInto = (table: 'usage_rollups' | 'usage_rollups_daily', width: '15 m
   sql.raw(`(
   insert into ${table} as t (user_id, bucket, api_key_id, agent_id, model, endpoint, provider_id, requests,
     failed_requests, retried_requests, attempts, prompt_tokens, completion_tokens, total_tokens, cost_nano,
-    prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano,
-    cached_tokens, cache_write_tokens, reasoning_tokens)
+    prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano)
   select user_id, date_bin('${width}', created_at, timestamptz '2000-01-01 00:00:00+00'), api_key_id, agent_id,
     model, coalesce(endpoint, 'chat'), provider_id, count(*), count(*) filter (where status <> 'ok'),
     count(*) filter (where attempts > 1), coalesce(sum(attempts), 0), sum(prompt_tokens), sum(completion_tokens),
     sum(total_tokens), sum(cost_nano), sum(prompt_cost_nano), sum(completion_cost_nano), sum(unpaid_nano),
     count(provider_cost_nano), coalesce(sum(cost_nano) filter (where provider_cost_nano is not null), 0),
-    coalesce(sum(provider_cost_nano), 0), coalesce(sum(cached_tokens), 0), coalesce(sum(cache_write_tokens), 0),
-    coalesce(sum(reasoning_tokens), 0)
+    coalesce(sum(provider_cost_nano), 0)
   from r
   group by 1, 2, 3, 4, 5, 6, 7
   order by 1, 2, 3, 4, 5, 6, 7
@@ -183,10 +181,7 @@ const rollupInto = (table: 'usage_rollups' | 'usage_rollups_daily', width: '15 m
     unpaid_nano = t.unpaid_nano + excluded.unpaid_nano,
     priced_requests = t.priced_requests + excluded.priced_requests,
     priced_cost_nano = t.priced_cost_nano + excluded.priced_cost_nano,
-    provider_cost_nano = t.provider_cost_nano + excluded.provider_cost_nano,
-    cached_tokens = t.cached_tokens + excluded.cached_tokens,
-    cache_write_tokens = t.cache_write_tokens + excluded.cache_write_tokens,
-    reasoning_tokens = t.reasoning_tokens + excluded.reasoning_tokens
+    provider_cost_nano = t.provider_cost_nano + excluded.provider_cost_nano
 )`);
 
 /**

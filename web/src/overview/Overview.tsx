@@ -18,6 +18,7 @@ import { REFRESH_MS } from '../shared/refresh';
 import { usageStatusLabels } from '../shared/texts';
 import { TopupHistory, TopupPanel } from '../billing/Topups';
 import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
+import { tokenPartsText } from '../usage/token-parts';
 import { FirstSteps } from './FirstSteps';
 import { useActiveOrganization } from '../app/organization';
 import { can } from '../organizations/texts';
@@ -356,6 +357,11 @@ export function OverviewScreen() {
                           <td data-label="Ключ">{r.keyId ? (keyNames.get(r.keyId) ?? '—') : r.agentId ? 'Агент' : '—'}</td>
                           <td className="num" data-label="Токены (запрос / ответ)">
                             {formatInt(r.promptTokens)} / {formatInt(r.completionTokens)}
+                            {tokenPartsText(r) ? (
+                              <div className="muted" data-testid="token-parts">
+                                {tokenPartsText(r)}
+                              </div>
+                            ) : null}
                           </td>
                           <td className="num" data-label="Цена запроса">
                             {money(r.promptCost)}
