@@ -18,6 +18,8 @@
 //                         last user text} (streamed in one input_json_delta), stop_reason tool_use — unless the last
 //                         user message carries a tool_result (then the usual answer, `Tool said: <file content>`)
 //   fake/cached           usage with cache_read_input_tokens CACHE_READ and cache_creation_input_tokens CACHE_WRITTEN
+//   any model in `reportedUsage`: that usage instead (a stream's message_start carries its input and cache figures,
+//                         message_delta its output_tokens); reset() empties it
 //   fake/stop-sequence    stops at the request's first stop sequence: stop_reason stop_sequence, stop_sequence it
 //   fake/no-usage         (not streamed) an answer without usage
 //   fake/error-401        401 authentication_error; fake/error-429 429 rate_limit_error with retry-after 7;

@@ -42,6 +42,9 @@
 //   fake/long-<C>         a model that would write C completion tokens: reports C, capped by max_completion_tokens /
 //                         max_tokens (max_output_tokens on /responses) as a well-behaved host does; the text is the usual
 //   fake/usage-garbage    reports usage figures that are not counts: strings, a negative number, NaN as text
+//   any model in `reportedUsage` (model id → usage object): that exact usage in its chat answer, its stream's usage
+//                         chunk and its /responses answer or final event, details included (cached, cache-write,
+//                         reasoning, image tokens, or nonsense); the text is the usual one; reset() empties it
 //   fake/huge-json-<N>    (chat, /responses, /embeddings, not streamed) a 200 JSON chat answer of about N bytes,
 //                         sent in 64 KB pieces without a content-length
 //   fake/stream-error     (chat and /responses streams) one piece, then an error event (OpenAI's shape:
