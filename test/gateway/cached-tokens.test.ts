@@ -332,6 +332,34 @@ describe('Anthropic Messages', () => {
   });
 });
 
+describe('the reservation', () => {
+  test('a prompt that marks blocks for the cache (cache_control) is reserved at the cache-write price when it is dearer', async () => {
+    // A cache write at 1 a token: a prompt written whole would cost more than the 3.00 a new account has.
+    const res = await routing.adminCall('PUT', '/api/admin/prices', {
+      pattern: 'anth/dear-write',
+      promptPerMillion: 0.123456789,
+      completionPerMillion: 0.987654321,
+      cacheWritePerMillion: 1_000_000,
+    });
+    expect(res.status).toBe(200);
+    const c = await customer();
+    const request = { model: 'anth/dear-write', max_tokens: 10, messages: MESSAGES };
+    await c.claude.messages.create(request);
+    const before = anthropic.requests.length;
+    try {
+      await c.claude.messages.create({
+        ...request,
+        system: [{ type: 'text', text: 'Длинная инструкция, которую стоит держать в кэше', cache_control: { type: 'ephemeral' } }],
+      });
+      throw new Error('the cache-marked request was not refused');
+    } catch (error) {
+      expect((error as { status?: number }).status).toBe(402);
+    }
+    // Refused before the provider was asked.
+    expect(anthropic.requests.length).toBe(before);
+  });
+});
+
 describe('prices of their own, the catalog and the export', () => {
   test('a row with its own cache prices charges them; GET /v1/models shows both per token; the console lists and audits them', async () => {
     const own = { pattern: 'cache/own', promptPerMillion: 2, completionPerMillion: 8, cachedPromptPerMillion: 0.5, cacheWritePerMillion: 2.5 };
