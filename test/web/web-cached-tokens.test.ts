@@ -88,6 +88,7 @@ browserSuite('cached and reasoning tokens in chromium', () => {
       await dialog.getByText('Запрос из кэша за 1 млн токенов').waitFor();
       await dialog.getByRole('button', { name: 'Сохранить для всех' }).click();
       await prices.getByText('Цена acme/* добавлена').waitFor();
+      expect(await prices.getByRole('status').textContent()).toContain('из кэша 0,50');
       const row = prices.getByTestId('prices-table').locator('tr[data-pattern="acme/*"]');
       expect(await row.getByTestId('price-cache').textContent()).toContain('из кэша');
       const listed = await call(app.url, 'GET', '/api/admin/prices', { token: await sessionToken(page) });

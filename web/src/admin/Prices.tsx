@@ -56,9 +56,17 @@ interface CacheRatios {
 const ratioText = (ratio: number) => `цена запроса × ${String(ratio).replace('.', ',')}`;
 
 /** What a row charges, for the messages: «0,15 ₽ / 0,60 ₽ за 1 млн токенов (запрос / ответ)» or «0,0001 ₽ за секунду аудио». */
-function chargedText(row: Pick<PriceChange, 'kind' | 'promptPerMillion' | 'completionPerMillion' | 'perSecond'>, currency: string | undefined): string {
+function chargedText(
+  row: Pick<PriceChange, 'kind' | 'promptPerMillion' | 'completionPerMillion' | 'perSecond' | 'cachedPromptPerMillion' | 'cacheWritePerMillion'>,
+  currency: string | undefined,
+): string {
   if (row.kind === 'per_second') return `${formatMoney(row.perSecond, currency, 'exact')} за секунду аудио`;
-  return `${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)`;
+  const own = [
+    row.cachedPromptPerMillion !== null ? `из кэша ${formatMoney(row.cachedPromptPerMillion, currency, 'amount')}` : null,
+    row.cacheWritePerMillion !== null ? `запись в кэш ${formatMoney(row.cacheWritePerMillion, currency, 'amount')}` : null,
+  ].filter((part) => part !== null);
+  const cache = own.length > 0 ? `; ${own.join(', ')}` : '';
+  return `${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)${cache}`;
 }
 
 /**
