@@ -47,6 +47,13 @@ beforeAll(async () => {
     expect(res.status).toBe(200);
   }
   routing.home.models.push({ id: 'cache/listed', created: 1_700_000_900, owned_by: 'cache' });
+  // OpenRouter lists cache prices beside prompt and completion (USD per token).
+  routing.home.models.push({
+    id: 'cache/imported',
+    created: 1_700_000_901,
+    owned_by: 'cache',
+    pricing: { prompt: '0.000001', completion: '0.000002', input_cache_read: '0.0000001', input_cache_write: '0.00000125' },
+  });
 });
 
 afterEach(async () => {
@@ -427,6 +434,18 @@ describe('prices of their own, the catalog and the export', () => {
         { prompt: 1_000_000_000n, completion: 2_000_000_000n, cached: 100_000_000n, write: 1_250_000_000n },
       ),
     );
+  });
+
+  test("the price import takes the provider's cache prices with the same multiplier", async () => {
+    const res = await routing.adminCall('POST', '/api/admin/prices/import', { multiplier: 2, models: ['cache/imported'] });
+    expect(res.status).toBe(200);
+    const listed = await routing.adminCall('GET', '/api/admin/prices');
+    expect(listed.body.prices.find((p: { pattern: string }) => p.pattern === 'cache/imported')).toMatchObject({
+      promptPerMillion: 2,
+      completionPerMillion: 4,
+      cachedPromptPerMillion: 0.2,
+      cacheWritePerMillion: 2.5,
+    });
   });
 
   test('the usage export has the cached, cache-write and reasoning columns', async () => {
