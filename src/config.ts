@@ -116,6 +116,13 @@ const envSchema = z.object({
   CACHE_TTL_SECONDS: intFromEnv(1, 30 * 86_400).default(3600),
   /** What a cache hit costs, as a share of the price its answer's tokens have now; exact to 1e-9. */
   CACHE_HIT_PRICE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
+  /**
+   * A prompt token the provider read from its cache, as a share of the model's prompt price, where the price
+   * row names no cached price of its own; exact to 1e-9.
+   */
+  CACHE_READ_PRICE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
+  /** A prompt token the provider wrote to its cache, as a share of the prompt price (no price of its own); exact to 1e-9. */
+  CACHE_WRITE_PRICE_RATIO: z.coerce.number().min(0).max(10).default(1.25),
   /** How often the booking integration refreshes its caches for agents with sync on (spec: 10 minutes). */
   BOOKING_SYNC_INTERVAL_SECONDS: intFromEnv(1, 86_400).default(600),
   /** Where a shop's day starts: the date in order numbers ORD-<YYYYMMDD>-<n>. */
@@ -417,6 +424,10 @@ export interface Config {
   cacheTtlSeconds: number;
   /** CACHE_HIT_PRICE_RATIO in billionths (0.1 → 100_000_000n), so a hit's price is exact in bigint. */
   cacheHitPriceRatioNano: bigint;
+  /** CACHE_READ_PRICE_RATIO in billionths (0.1 → 100_000_000n): a cached prompt token's default price is exact. */
+  cacheReadPriceRatioNano: bigint;
+  /** CACHE_WRITE_PRICE_RATIO in billionths (1.25 → 1_250_000_000n). */
+  cacheWritePriceRatioNano: bigint;
   bookingSyncIntervalSeconds: number;
   orderTimeZone: string;
   defaultAgentModel: string;
@@ -668,6 +679,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const cacheHitPriceRatioNano = unitsToNano(e.CACHE_HIT_PRICE_RATIO);
   if (cacheHitPriceRatioNano === null) throw new ConfigError('CACHE_HIT_PRICE_RATIO: at most 9 digits after the point');
+  const cacheReadPriceRatioNano = unitsToNano(e.CACHE_READ_PRICE_RATIO);
+  if (cacheReadPriceRatioNano === null) throw new ConfigError('CACHE_READ_PRICE_RATIO: at most 9 digits after the point');
+  const cacheWritePriceRatioNano = unitsToNano(e.CACHE_WRITE_PRICE_RATIO);
+  if (cacheWritePriceRatioNano === null) throw new ConfigError('CACHE_WRITE_PRICE_RATIO: at most 9 digits after the point');
   const registrationBonusNano = unitsToNano(e.REGISTRATION_BONUS);
   if (registrationBonusNano === null) throw new ConfigError('REGISTRATION_BONUS: must be a whole number of 1e-9 units');
   if (e.REQUIRE_EMAIL_VERIFICATION && !e.SMTP_URL) {
@@ -710,6 +725,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       modelsCacheSeconds: e.MODELS_CACHE_SECONDS,
       cacheTtlSeconds: e.CACHE_TTL_SECONDS,
       cacheHitPriceRatioNano,
+      cacheReadPriceRatioNano,
+      cacheWritePriceRatioNano,
       bookingSyncIntervalSeconds: e.BOOKING_SYNC_INTERVAL_SECONDS,
       orderTimeZone: e.ORDER_TIME_ZONE,
       defaultAgentModel: e.DEFAULT_AGENT_MODEL,

@@ -124,6 +124,10 @@ export const putPriceInput = z
     promptPerMillion: perMillion.optional(),
     completionPerMillion: perMillion.optional(),
     perSecond: perSecond.optional(),
+    /** Per 1M prompt tokens read from the provider's cache; null or absent: prompt × CACHE_READ_PRICE_RATIO. */
+    cachedPromptPerMillion: perMillion.nullable().optional(),
+    /** Per 1M prompt tokens written to the provider's cache; null or absent: prompt × CACHE_WRITE_PRICE_RATIO. */
+    cacheWritePerMillion: perMillion.nullable().optional(),
   })
   .superRefine((input, ctx) => {
     if (input.kind === 'per_second' && input.perSecond === undefined) {

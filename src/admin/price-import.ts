@@ -55,6 +55,9 @@ export interface ImportCandidate {
   upstreamCompletion: string;
   promptNanoPerMillion: bigint;
   completionNanoPerMillion: bigint;
+  /** From the list's `input_cache_read` / `input_cache_write` when it gives them; null: derived by the ratios. */
+  cachedPromptNanoPerMillion: bigint | null;
+  cacheWriteNanoPerMillion: bigint | null;
 }
 
 export interface ImportPlan {
@@ -71,7 +74,7 @@ function priceText(value: unknown): string | null {
 /** What one listed model would cost with us, or why it cannot be imported. */
 export function candidateOf(entry: ModelEntry, multiplier: Decimal): ImportCandidate | SkipReason {
   if (!PRICE_PATTERN.test(entry.id) || entry.id.endsWith('*') || entry.id.length > 200) return 'invalid_id';
-  const pricing = entry.pricing as { prompt?: unknown; completion?: unknown } | null | undefined;
+  const pricing = entry.pricing as { prompt?: unknown; completion?: unknown; input_cache_read?: unknown; input_cache_write?: unknown } | null | undefined;
   if (!pricing || typeof pricing !== 'object') return 'no_pricing';
   const promptText = priceText(pricing.prompt);
   const completionText = priceText(pricing.completion);
@@ -85,7 +88,23 @@ export function candidateOf(entry: ModelEntry, multiplier: Decimal): ImportCandi
   if (promptNanoPerMillion > MAX_PRICE_PER_MILLION_NANO || completionNanoPerMillion > MAX_PRICE_PER_MILLION_NANO) {
     return 'too_expensive';
   }
-  return { model: entry.id, upstreamPrompt: promptText!, upstreamCompletion: completionText!, promptNanoPerMillion, completionNanoPerMillion };
+  // OpenRouter's cache prices, where it lists them: taken with the same multiplier; one that is not a price is left to the ratio.
+  const cachePrice = (value: unknown): bigint | null => {
+    const text = priceText(value);
+    const decimal = text === null ? null : parseDecimal(text);
+    if (!decimal || decimal.digits < 0n) return null;
+    const nano = perMillionNano(decimal, multiplier);
+    return nano > MAX_PRICE_PER_MILLION_NANO ? null : nano;
+  };
+  return {
+    model: entry.id,
+    upstreamPrompt: promptText!,
+    upstreamCompletion: completionText!,
+    promptNanoPerMillion,
+    completionNanoPerMillion,
+    cachedPromptNanoPerMillion: cachePrice(pricing.input_cache_read),
+    cacheWriteNanoPerMillion: cachePrice(pricing.input_cache_write),
+  };
 }
 
 /**

@@ -24,6 +24,10 @@ export interface PriceInput {
   /** Default per_token; a per_second row charges `perSecondNano` a second of audio. */
   kind?: PriceKind;
   perSecondNano?: bigint;
+  /** Per 1M prompt tokens read from the provider's cache; absent or null: prompt × CACHE_READ_PRICE_RATIO. */
+  cachedPromptNanoPerMillion?: bigint | null;
+  /** Per 1M prompt tokens written to the provider's cache; absent or null: prompt × CACHE_WRITE_PRICE_RATIO. */
+  cacheWriteNanoPerMillion?: bigint | null;
 }
 
 export interface AdminPricesDeps {
@@ -39,18 +43,32 @@ function priceView(row: PriceRow) {
     promptPerMillion: nanoToUnits(row.promptNanoPerMillion),
     completionPerMillion: nanoToUnits(row.completionNanoPerMillion),
     perSecond: nanoToUnits(row.perSecondNano),
+    // The row's own cache prices; null: derived from the prompt price by the configured ratio.
+    cachedPromptPerMillion: row.cachedPromptNanoPerMillion === null ? null : nanoToUnits(row.cachedPromptNanoPerMillion),
+    cacheWritePerMillion: row.cacheWriteNanoPerMillion === null ? null : nanoToUnits(row.cacheWriteNanoPerMillion),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
 /** A price as the audit log keeps it: exact decimal strings in currency units per 1M tokens. */
-function audited(row: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint; kind?: string; perSecondNano?: bigint }): JsonObject {
+function audited(row: {
+  pattern: string;
+  promptNanoPerMillion: bigint;
+  completionNanoPerMillion: bigint;
+  kind?: string;
+  perSecondNano?: bigint;
+  cachedPromptNanoPerMillion?: bigint | null;
+  cacheWriteNanoPerMillion?: bigint | null;
+}): JsonObject {
   return {
     pattern: row.pattern,
     promptPerMillion: nanoToDecimalString(row.promptNanoPerMillion),
     completionPerMillion: nanoToDecimalString(row.completionNanoPerMillion),
     // Only per-second rows say so: the audit of token prices reads as it did.
     ...(row.kind === 'per_second' ? { kind: 'per_second', perSecond: nanoToDecimalString(row.perSecondNano ?? 0n) } : {}),
+    // Only rows with cache prices of their own name them (the others derive them from the prompt price).
+    ...(row.cachedPromptNanoPerMillion != null ? { cachedPromptPerMillion: nanoToDecimalString(row.cachedPromptNanoPerMillion) } : {}),
+    ...(row.cacheWriteNanoPerMillion != null ? { cacheWritePerMillion: nanoToDecimalString(row.cacheWriteNanoPerMillion) } : {}),
   };
 }
 
@@ -64,7 +82,14 @@ async function writePrices(tx: Executor, rows: PriceInput[]): Promise<void> {
   for (const row of rows) {
     await tx
       .insert(modelPrices)
-      .values({ ...row, kind: row.kind ?? 'per_token', perSecondNano: row.perSecondNano ?? 0n, updatedAt: sql`now()` })
+      .values({
+        ...row,
+        kind: row.kind ?? 'per_token',
+        perSecondNano: row.perSecondNano ?? 0n,
+        cachedPromptNanoPerMillion: row.cachedPromptNanoPerMillion ?? null,
+        cacheWriteNanoPerMillion: row.cacheWriteNanoPerMillion ?? null,
+        updatedAt: sql`now()`,
+      })
       .onConflictDoUpdate({
         target: modelPrices.pattern,
         set: {
@@ -72,6 +97,9 @@ async function writePrices(tx: Executor, rows: PriceInput[]): Promise<void> {
           completionNanoPerMillion: row.completionNanoPerMillion,
           kind: row.kind ?? 'per_token',
           perSecondNano: row.perSecondNano ?? 0n,
+          // A price written again without cache prices derives them again (a PUT replaces the whole row).
+          cachedPromptNanoPerMillion: row.cachedPromptNanoPerMillion ?? null,
+          cacheWriteNanoPerMillion: row.cacheWriteNanoPerMillion ?? null,
           updatedAt: sql`now()`,
         },
       });
@@ -115,6 +143,9 @@ export function createAdminPrices({ db, prices, models }: AdminPricesDeps) {
         default: {
           promptPerMillion: nanoToUnits(prices.fallback.promptNanoPerMillion),
           completionPerMillion: nanoToUnits(prices.fallback.completionNanoPerMillion),
+          // What a row without cache prices of its own charges, as shares of its prompt price.
+          cacheReadRatio: nanoToUnits(prices.cacheRatios.readNano),
+          cacheWriteRatio: nanoToUnits(prices.cacheRatios.writeNano),
         },
       };
     },
@@ -167,6 +198,8 @@ export function createAdminPrices({ db, prices, models }: AdminPricesDeps) {
           pattern: c.model,
           promptNanoPerMillion: c.promptNanoPerMillion,
           completionNanoPerMillion: c.completionNanoPerMillion,
+          cachedPromptNanoPerMillion: c.cachedPromptNanoPerMillion,
+          cacheWriteNanoPerMillion: c.cacheWriteNanoPerMillion,
         }));
         await db.transaction(async (tx) => {
           const before = await rowsFor(

@@ -75,6 +75,8 @@ const priceRow = z.object({
   promptPerMillion: z.number(),
   completionPerMillion: z.number(),
   perSecond: z.number().describe('Цена секунды аудио (для per_second; 0 для per_token)'),
+  cachedPromptPerMillion: z.number().nullable().describe('Цена 1M токенов запроса, прочитанных из кэша провайдера; null — цена запроса × CACHE_READ_PRICE_RATIO'),
+  cacheWritePerMillion: z.number().nullable().describe('Цена 1M токенов запроса, записанных в кэш провайдера; null — цена запроса × CACHE_WRITE_PRICE_RATIO'),
   updatedAt: z.string(),
 });
 
@@ -466,7 +468,12 @@ export const adminRouter = router({
     .output(
       z.object({
         prices: z.array(priceRow),
-        default: z.object({ promptPerMillion: z.number(), completionPerMillion: z.number() }),
+        default: z.object({
+          promptPerMillion: z.number(),
+          completionPerMillion: z.number(),
+          cacheReadRatio: z.number().describe('CACHE_READ_PRICE_RATIO: доля цены запроса за токен из кэша провайдера, где у строки нет своей цены'),
+          cacheWriteRatio: z.number().describe('CACHE_WRITE_PRICE_RATIO: доля цены запроса за токен, записанный в кэш провайдера'),
+        }),
       }),
     )
     .query(({ ctx }) => ctx.admin.prices.list()),
@@ -491,6 +498,8 @@ export const adminRouter = router({
         promptNanoPerMillion: input.promptPerMillion ?? 0n,
         completionNanoPerMillion: input.completionPerMillion ?? 0n,
         perSecondNano: input.perSecond ?? 0n,
+        cachedPromptNanoPerMillion: input.cachedPromptPerMillion ?? null,
+        cacheWriteNanoPerMillion: input.cacheWritePerMillion ?? null,
       }),
     ),
 

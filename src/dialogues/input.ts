@@ -113,6 +113,8 @@ export const turnView = z.object({
   model: z.string().nullable(),
   promptTokens: z.number().int().nullable(),
   completionTokens: z.number().int().nullable(),
+  cachedTokens: z.number().int().nullable().meta({ description: 'Из токенов запроса: прочитанные из кэша провайдера (дешевле обычных)' }),
+  reasoningTokens: z.number().int().nullable().meta({ description: 'Из токенов ответа: рассуждения модели' }),
   cost: z.number().nullable(),
 });
 

@@ -79,6 +79,9 @@ export interface TurnView {
   model: string | null;
   promptTokens: number | null;
   completionTokens: number | null;
+  /** Of promptTokens, read from the provider's cache; of completionTokens, the model's reasoning (issue 45). */
+  cachedTokens: number | null;
+  reasoningTokens: number | null;
   cost: number | null;
 }
 
@@ -302,6 +305,8 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
           model: usage('max(u.model)'),
           promptTokens: usage('sum(u.prompt_tokens)::text'),
           completionTokens: usage('sum(u.completion_tokens)::text'),
+          cachedTokens: usage('sum(u.cached_tokens)::text'),
+          reasoningTokens: usage('sum(u.reasoning_tokens)::text'),
           costNano: usage('sum(u.cost_nano)::text'),
         })
         .from(dialogueMessages)
@@ -310,7 +315,7 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
         .limit(query.limit + 1);
       const { page, nextCursor } = keysetPage(rows, query.limit, (r) => r.turn.id);
       return {
-        messages: page.map(({ turn, model, promptTokens, completionTokens, costNano }) => {
+        messages: page.map(({ turn, model, promptTokens, completionTokens, cachedTokens, reasoningTokens, costNano }) => {
           const view = turnView(turn);
           // An assistant turn whose request has its usage row carries the model's figures.
           if (turn.role !== 'assistant' || turn.requestId === null || model === null) return view;
@@ -319,6 +324,8 @@ export function createDialogues({ db, escalations, socialSettings, outbox: worke
             model,
             promptTokens: Number(promptTokens ?? 0),
             completionTokens: Number(completionTokens ?? 0),
+            cachedTokens: Number(cachedTokens ?? 0),
+            reasoningTokens: Number(reasoningTokens ?? 0),
             cost: nanoToUnits(BigInt(costNano ?? '0')),
           };
         }),
@@ -457,6 +464,8 @@ function turnView(turn: typeof dialogueMessages.$inferSelect): TurnView {
     model: null,
     promptTokens: null,
     completionTokens: null,
+    cachedTokens: null,
+    reasoningTokens: null,
     cost: null,
   };
 }

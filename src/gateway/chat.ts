@@ -23,13 +23,14 @@ import { messagesStreamOf } from './anthropic/messages-stream';
 import type { MessagesRequest } from './anthropic/schema';
 import { messagesErrorEvent, wholeEvents } from './anthropic/sse-events';
 import { readMessagesAnswer, withMessagesUsage } from './anthropic/answer-usage';
-import { anthropicTokenCounts } from './anthropic/usage';
+import { anthropicTokenCounts, chatUsageOf, type ChatUsage } from './anthropic/usage';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import { type Idempotency, withIdempotency } from './idempotency';
 import { COST_HEADER, costText, withUsageCost } from './answer-cost';
 import { relayStream, type StreamRelay } from './stream-relay';
-import { failureRecorder, settleAnswer, tokenCount, type RequestFacts } from './settlement';
+import { failureRecorder, settleAnswer, type RequestFacts } from './settlement';
+import { chatUsageCounts } from './usage-details';
 import { readUpstreamText, UpstreamAnswerTooLarge } from './upstream-body';
 import { ownKeyId, pricedModel, readJsonObject } from './v1-request';
 import { answerTooLarge } from './whole-answer';
@@ -97,11 +98,17 @@ interface Usage {
   total_tokens?: number;
 }
 
-function usageFacts(usage: Usage | null | undefined) {
-  const prompt = tokenCount(usage?.prompt_tokens);
-  const completion = tokenCount(usage?.completion_tokens);
-  const total = usage?.total_tokens === undefined ? prompt + completion : tokenCount(usage.total_tokens);
-  return { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
+/** A chat usage object as a usage row counts it, the cache and reasoning parts included (usage-details.ts). */
+const usageFacts = (usage: unknown) => chatUsageCounts(usage);
+
+/** The usage object of a chat answer's text, when it has one that holds figures. */
+function chatUsageInText(text: string): ChatUsage | null {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? chatUsageOf((parsed as { usage?: unknown }).usage) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -187,8 +194,11 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const promptEstimate = () => estimatePromptTokens(body.messages, tools);
     const namedCap = body.max_completion_tokens ?? body.max_tokens;
     const completionCap = namedCap ?? config.reserveCompletionTokens;
-    // Every one of the n choices may run to the cap, each at the model's completion price.
-    const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1)).totalNano;
+    // Every one of the n choices may run to the cap, each at the model's completion price. A prompt that marks
+    // blocks for the provider's cache (Anthropic's cache_control) may be written to it, above the prompt price:
+    // its bound is every prompt token at the cache-write price.
+    const marksCache = (price.cacheWriteNanoPerMillion ?? 0n) > price.promptNanoPerMillion && (messages?.text ?? requestedText)?.includes('"cache_control"') === true;
+    const reserveNano = prices.costOf(price, promptReserve, completionCap * (body.n ?? 1), 0, marksCache ? promptReserve : 0).totalNano;
 
     const base: RequestFacts = {
       userId: payer.userId,
@@ -266,12 +276,19 @@ export function createChatHandler(deps: ChatHandlerDeps) {
       }
       cleanup();
       // A provider of the other protocol: its answer in the client's (a body that is none is relayed as it is).
+      // An openai provider's answer to a Messages client is counted from its own chat usage (its reasoning
+      // tokens too, which Messages' usage cannot carry), before the translation.
+      const providerChatUsage = messages && upstream.protocol !== client ? chatUsageInText(text) : null;
       if (upstream.protocol !== client) text = (messages ? messagesAnswerOf(text, requested.model) : chatAnswerOf(text, requested.model)) ?? text;
       let counted: ReturnType<typeof usageFacts>;
       let reported: boolean;
       if (messages) {
         const read = readMessagesAnswer(text);
-        counted = read.usage ? anthropicTokenCounts(read.usage) : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: read.completionTokens });
+        counted = providerChatUsage
+          ? usageFacts(providerChatUsage)
+          : read.usage
+            ? anthropicTokenCounts(read.usage)
+            : usageFacts({ prompt_tokens: promptEstimate(), completion_tokens: read.completionTokens });
         reported = read.usage !== null;
       } else {
         let usage: Usage | null = null;

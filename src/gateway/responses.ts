@@ -23,7 +23,8 @@ import { countTextTokens, createTokenTally, estimatePromptTokens, reservePromptT
 import { ABORT_CLIENT_CLOSED, type Upstream } from './upstream';
 import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
-import { failureRecorder, settleAnswer, tokenCount, type RequestFacts } from './settlement';
+import { failureRecorder, settleAnswer, type RequestFacts } from './settlement';
+import { responsesUsageCounts } from './usage-details';
 import { readUpstreamText } from './upstream-body';
 import { upstreamCall } from './upstream-call';
 import { ERROR_BODY_BYTES, fetchFailure } from './upstream-rejection';
@@ -128,12 +129,8 @@ interface ResponsesUsage {
   total_tokens?: unknown;
 }
 
-function usageFacts(usage: ResponsesUsage) {
-  const prompt = tokenCount(usage.input_tokens);
-  const completion = tokenCount(usage.output_tokens);
-  const total = usage.total_tokens === undefined ? prompt + completion : tokenCount(usage.total_tokens);
-  return { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
-}
+/** A Responses usage object as a usage row counts it, cached input and reasoning output included (usage-details.ts). */
+const usageFacts = (usage: ResponsesUsage) => responsesUsageCounts(usage);
 
 const readUsage = (value: unknown): ResponsesUsage | null =>
   isRecord(value) && (value.input_tokens !== undefined || value.output_tokens !== undefined) ? value : null;

@@ -16,6 +16,10 @@ export interface SseUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** The prompt's parts priced apart (usage-details.ts), when the upstream named them. */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  /** The completion's reasoning, when the upstream named it. */
+  completion_tokens_details?: { reasoning_tokens?: number };
 }
 
 export interface SseStreamError {
@@ -90,11 +94,28 @@ function readUsage(value: unknown): SseUsage | null {
   const completion = tokenCount(value.completion_tokens);
   const total = tokenCount(value.total_tokens);
   if (prompt === null && completion === null && total === null) return null;
-  return {
+  const usage: SseUsage = {
     prompt_tokens: prompt ?? 0,
     completion_tokens: completion ?? 0,
     total_tokens: total ?? (prompt ?? 0) + (completion ?? 0),
   };
+  // The details billing prices apart; the others (image, audio tokens: inside prompt_tokens) are not kept.
+  const promptDetails = value.prompt_tokens_details;
+  if (isRecord(promptDetails)) {
+    const cached = tokenCount(promptDetails.cached_tokens);
+    const written = tokenCount(promptDetails.cache_write_tokens);
+    if (cached !== null || written !== null) {
+      usage.prompt_tokens_details = {};
+      if (cached !== null) usage.prompt_tokens_details.cached_tokens = cached;
+      if (written !== null) usage.prompt_tokens_details.cache_write_tokens = written;
+    }
+  }
+  const completionDetails = value.completion_tokens_details;
+  if (isRecord(completionDetails)) {
+    const reasoning = tokenCount(completionDetails.reasoning_tokens);
+    if (reasoning !== null) usage.completion_tokens_details = { reasoning_tokens: reasoning };
+  }
+  return usage;
 }
 
 function readError(value: unknown): SseStreamError | null {

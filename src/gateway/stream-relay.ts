@@ -46,11 +46,17 @@ export interface RelayMeter {
   pushText(text: string): void;
 }
 
-/** Token counts of an answer, as a usage row holds them. */
+/** Token counts of an answer, as a usage row holds them (the parts priced or shown apart: usage-details.ts). */
 export interface TokenCounts {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of promptTokens, read from the provider's cache. */
+  cachedTokens?: number;
+  /** Of promptTokens, written to the provider's cache. */
+  cacheWriteTokens?: number;
+  /** Of completionTokens, the model's reasoning. */
+  reasoningTokens?: number;
 }
 
 export interface StreamRelay {

@@ -246,6 +246,12 @@ export const usageRecords = pgTable(
     promptTokens: bigint('prompt_tokens', { mode: 'number' }).notNull().default(sql`0`),
     completionTokens: bigint('completion_tokens', { mode: 'number' }).notNull().default(sql`0`),
     totalTokens: bigint('total_tokens', { mode: 'number' }).notNull().default(sql`0`),
+    /** Of prompt_tokens, those the provider read from its cache (billed at the cached-input price). */
+    cachedTokens: bigint('cached_tokens', { mode: 'number' }).notNull().default(sql`0`),
+    /** Of prompt_tokens, those written to the provider's cache (billed at the cache-write price). */
+    cacheWriteTokens: bigint('cache_write_tokens', { mode: 'number' }).notNull().default(sql`0`),
+    /** Of completion_tokens, the model's reasoning (billed as completion, shown apart). */
+    reasoningTokens: bigint('reasoning_tokens', { mode: 'number' }).notNull().default(sql`0`),
     /** What was charged: prompt_cost_nano + completion_cost_nano - unpaid_nano. */
     costNano: bigint('cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),
     promptCostNano: bigint('prompt_cost_nano', { mode: 'bigint' }).notNull().default(sql`0`),

@@ -9,12 +9,12 @@ import { ADMIN_USAGE_CSV_COLUMNS, csvFormatParameter, USAGE_CSV_COLUMNS, type Us
 const EXAMPLE_CSV =
   `${USAGE_CSV_COLUMNS.join(',')}\r\n` +
   '1042,2026-01-31T12:00:00.123Z,req_6f1c2b7e9a,chat,openai/gpt-4o-mini,0f8fad5b-d9cb-469f-a165-70867728950e,Сайт,,false,ok,upstream,' +
-  '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412\r\n';
+  '12,30,42,0,0,0,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412,\r\n';
 
 const ADMIN_EXAMPLE_CSV =
   `${ADMIN_USAGE_CSV_COLUMNS.join(',')}\r\n` +
   '1042,2026-01-31T12:00:00.123Z,req_6f1c2b7e9a,chat,openai/gpt-4o-mini,0f8fad5b-d9cb-469f-a165-70867728950e,Сайт,,false,ok,upstream,' +
-  '12,30,42,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412,backup-openai,2,0.000002100\r\n';
+  '12,30,42,0,0,0,0.000001500,0.000003750,0.000000000,0.000005250,RUB,412,,backup-openai,2,0.000002100\r\n';
 
 const FILTER_INVALID = 'Фильтр не прошёл проверку (from, to, keyId, model или format)';
 

@@ -80,12 +80,18 @@ function summed(row: SumRow) {
  * are numbers from drizzle's keyset pages and bigints from the PostgreSQL cursor (its raw int8); the
  * instant is text, made by PostgreSQL on the cursor (drizzle's postgres.js driver reads timestamps as text).
  */
-export type ExportedUsageRow = Omit<typeof usageRecords.$inferSelect, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'createdAt'> & {
+export type ExportedUsageRow = Omit<
+  typeof usageRecords.$inferSelect,
+  'promptTokens' | 'completionTokens' | 'totalTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'reasoningTokens' | 'createdAt'
+> & {
   /** ISO 8601 in UTC to the millisecond, as the file writes it. */
   createdAt: string;
   promptTokens: number | bigint;
   completionTokens: number | bigint;
   totalTokens: number | bigint;
+  cachedTokens: number | bigint;
+  cacheWriteTokens: number | bigint;
+  reasoningTokens: number | bigint;
   keyName: string | null;
 };
 
@@ -97,6 +103,7 @@ const EXPORT_COLUMNS = `r.id, r.user_id as "userId", r.api_key_id as "apiKeyId",
   r.unpaid_nano as "unpaidNano", r.endpoint, r.status, r.usage_source as "usageSource",
   r.upstream_status as "upstreamStatus", r.error, r.duration_ms as "durationMs", r.provider_id as "providerId",
   r.attempts, r.provider_cost_nano as "providerCostNano", r.audio_ms as "audioMs",
+  r.cached_tokens as "cachedTokens", r.cache_write_tokens as "cacheWriteTokens", r.reasoning_tokens as "reasoningTokens",
   to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt", k.name as "keyName"`;
 
 export interface UsageReportOptions {
@@ -252,6 +259,9 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
           promptTokens: r.promptTokens,
           completionTokens: r.completionTokens,
           totalTokens: r.totalTokens,
+          cachedTokens: r.cachedTokens,
+          cacheWriteTokens: r.cacheWriteTokens,
+          reasoningTokens: r.reasoningTokens,
           cost: nanoToUnits(r.costNano),
           promptCost: nanoToUnits(r.promptCostNano),
           completionCost: nanoToUnits(r.completionCostNano),

@@ -106,6 +106,8 @@ export const fieldLabels: Record<string, string> = {
   completionPerMillion: 'Ответ за 1M токенов',
   kind: 'Вид цены',
   perSecond: 'Секунда аудио',
+  cachedPromptPerMillion: 'Запрос из кэша за 1M токенов',
+  cacheWritePerMillion: 'Запись в кэш за 1M токенов',
   multiplier: 'Множитель',
   filter: 'Фильтр моделей',
   models: 'Модели',

@@ -12,6 +12,11 @@
 // Rounding: a price per 1M tokens need not land on a whole nano-unit per token, so a request's cost is
 // computed exactly in 1e-6 nano-units and rounded up to a whole nano-unit once, for the whole request.
 // The prompt part is rounded down and the completion part takes the rest, so the two always add up.
+//
+// Prompt tokens the provider read from its cache or wrote to it (issue 45) are priced apart, inside the
+// prompt part: fresh × prompt + cached × cached price + written × cache-write price, still rounded once.
+// A row without those prices gets them derived from the prompt price and CACHE_READ_PRICE_RATIO /
+// CACHE_WRITE_PRICE_RATIO when the book loads, rounded up to a whole nano-unit per 1M (docs/cached-tokens.md).
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Database, DatabaseHandle, Executor } from '../db/client';
@@ -43,11 +48,49 @@ export interface ModelPrice {
 export type PriceKind = 'per_token' | 'per_second';
 export const PRICE_KINDS = ['per_token', 'per_second'] as const;
 
-/** The price of a row as the book keeps it: a per-second row carries its price a second. */
-export function modelPriceOf(row: Pick<PriceRow, 'pattern' | 'promptNanoPerMillion' | 'completionNanoPerMillion' | 'kind' | 'perSecondNano'>): ModelPrice {
+/** CACHE_READ_PRICE_RATIO and CACHE_WRITE_PRICE_RATIO in billionths: what a row without cache prices derives them from. */
+export interface CacheRatios {
+  readNano: bigint;
+  writeNano: bigint;
+}
+
+/** The defaults of config.ts: a cache read at 0.1 of the prompt price, a cache write at 1.25. */
+export const DEFAULT_CACHE_RATIOS: CacheRatios = { readNano: 100_000_000n, writeNano: 1_250_000_000n };
+
+const BILLION = 1_000_000_000n;
+
+/** A price per 1M tokens times a ratio in billionths, rounded up to a whole nano-unit per 1M tokens. */
+export function scaledPerMillion(perMillion: bigint, ratioNano: bigint): bigint {
+  return (perMillion * ratioNano + BILLION - 1n) / BILLION;
+}
+
+/**
+ * A price with its cache prices filled: the row's own where it names them, else derived from its prompt
+ * price by the ratios. Every ModelPrice the book hands out has both, so a price group's multiplier scales
+ * them with the rest and the charge reads them from the price alone.
+ */
+export function withCachePrices(
+  price: ModelPrice,
+  ratios: CacheRatios,
+  own: { cachedPromptNanoPerMillion?: bigint | null; cacheWriteNanoPerMillion?: bigint | null } = {},
+): ModelPrice {
+  price.cachedPromptNanoPerMillion = own.cachedPromptNanoPerMillion ?? scaledPerMillion(price.promptNanoPerMillion, ratios.readNano);
+  price.cacheWriteNanoPerMillion = own.cacheWriteNanoPerMillion ?? scaledPerMillion(price.promptNanoPerMillion, ratios.writeNano);
+  return price;
+}
+
+/**
+ * The price of a row as the book keeps it: a per-second row carries its price a second; a token row its
+ * cache prices, its own or derived by `ratios`.
+ */
+export function modelPriceOf(
+  row: Pick<PriceRow, 'pattern' | 'promptNanoPerMillion' | 'completionNanoPerMillion' | 'kind' | 'perSecondNano'> &
+    Partial<Pick<PriceRow, 'cachedPromptNanoPerMillion' | 'cacheWriteNanoPerMillion'>>,
+  ratios: CacheRatios = DEFAULT_CACHE_RATIOS,
+): ModelPrice {
   const price: ModelPrice = { pattern: row.pattern, promptNanoPerMillion: row.promptNanoPerMillion, completionNanoPerMillion: row.completionNanoPerMillion };
   if (row.kind === 'per_second') price.perSecondNano = row.perSecondNano;
-  return price;
+  return withCachePrices(price, ratios, row);
 }
 
 /** Milliseconds of audio at a per-second price, rounded up to a whole nano-unit once for the request. */
@@ -77,6 +120,10 @@ export interface PriceRow {
   completionNanoPerMillion: bigint;
   kind: string;
   perSecondNano: bigint;
+  /** Null: derived from the prompt price by CACHE_READ_PRICE_RATIO. */
+  cachedPromptNanoPerMillion: bigint | null;
+  /** Null: derived from the prompt price by CACHE_WRITE_PRICE_RATIO. */
+  cacheWriteNanoPerMillion: bigint | null;
   updatedAt: Date;
 }
 
@@ -101,7 +148,8 @@ export function billedCompletionTokens(counts: { promptTokens: number; completio
  * exactly in doubles (a remainder and a division of an exact multiple, never a rounded quotient), and only
  * the three results become BigInts; each BigInt step is a heap object, ~430 bytes of garbage a call.
  */
-export function costOf(price: ModelPrice, promptTokens: number, completionTokens: number): RequestCost {
+export function costOf(price: ModelPrice, promptTokens: number, completionTokens: number, cachedTokens = 0, cacheWriteTokens = 0): RequestCost {
+  if (cachedTokens !== 0 || cacheWriteTokens !== 0) return cachedCostOf(price, promptParts(promptTokens, cachedTokens, cacheWriteTokens), completionTokens);
   const promptPrice = Number(price.promptNanoPerMillion);
   const completionPrice = Number(price.completionNanoPerMillion);
   const promptExact = promptTokens * promptPrice;
@@ -129,7 +177,10 @@ export function costOf(price: ModelPrice, promptTokens: number, completionTokens
  * costOf's total alone, as one BigInt: what a provider's cost price makes of a request (a settlement adds
  * this one number to what it already allocates).
  */
-export function totalCostOf(price: ModelPrice, promptTokens: number, completionTokens: number): bigint {
+export function totalCostOf(price: ModelPrice, promptTokens: number, completionTokens: number, cachedTokens = 0, cacheWriteTokens = 0): bigint {
+  if (cachedTokens !== 0 || cacheWriteTokens !== 0) {
+    return cachedCostOf(price, promptParts(promptTokens, cachedTokens, cacheWriteTokens), completionTokens).totalNano;
+  }
   const promptPrice = Number(price.promptNanoPerMillion);
   const completionPrice = Number(price.completionNanoPerMillion);
   const exact = promptTokens * promptPrice + completionTokens * completionPrice;
@@ -154,15 +205,79 @@ function exactCostOf(price: ModelPrice, promptTokens: number, completionTokens: 
   return { promptCostNano, completionCostNano: totalNano - promptCostNano, totalNano };
 }
 
+/** A reported count as a whole number of tokens: anything not a finite positive number is none. */
+const whole = (n: number) => (Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
+
+/** A request's prompt tokens by how they are priced: fresh, read from the provider's cache, written to it. */
+export interface PromptParts {
+  fresh: number;
+  cached: number;
+  cacheWrite: number;
+}
+
+/**
+ * The prompt's tokens split for pricing. Both cache figures are parts of the prompt (OpenAI's prompt_tokens
+ * counts its cached tokens; an Anthropic prompt is counted as input + read + written before it gets here), so
+ * neither can exceed it: a cache read larger than the prompt is the whole prompt, a write the rest of it, and
+ * the fresh remainder is never negative (new-api billed such reports below zero).
+ */
+export function promptParts(promptTokens: number, cachedTokens: number, cacheWriteTokens: number): PromptParts {
+  const prompt = whole(promptTokens);
+  const cached = Math.min(whole(cachedTokens), prompt);
+  const cacheWrite = Math.min(whole(cacheWriteTokens), prompt - cached);
+  return { fresh: prompt - cached - cacheWrite, cached, cacheWrite };
+}
+
+/**
+ * costOf for a prompt with cache reads or writes: the three prompt prices and the completion price summed
+ * exactly in 1e-6 nano-units and rounded once, in doubles while every figure is an exact integer, else in
+ * BigInt. A price without its cache prices (one made outside the book) charges them as fresh prompt tokens.
+ */
+function cachedCostOf(price: ModelPrice, parts: PromptParts, completionTokens: number): RequestCost {
+  const fresh = price.promptNanoPerMillion;
+  const cached = price.cachedPromptNanoPerMillion ?? fresh;
+  const written = price.cacheWriteNanoPerMillion ?? fresh;
+  const completion = price.completionNanoPerMillion;
+  const promptExact = parts.fresh * Number(fresh) + parts.cached * Number(cached) + parts.cacheWrite * Number(written);
+  const exact = promptExact + completionTokens * Number(completion);
+  if (
+    completionTokens >= 0 &&
+    fresh >= 0n &&
+    cached >= 0n &&
+    written >= 0n &&
+    completion >= 0n &&
+    Number.isSafeInteger(completionTokens) &&
+    // Every product and partial sum is at most `exact`, a non-negative integer: when it is safe they all are.
+    Number.isSafeInteger(exact)
+  ) {
+    const promptCost = (promptExact - (promptExact % 1e6)) / 1e6;
+    const rest = exact % 1e6;
+    const total = (exact - rest) / 1e6 + (rest > 0 ? 1 : 0);
+    return { promptCostNano: BigInt(promptCost), completionCostNano: BigInt(total - promptCost), totalNano: BigInt(total) };
+  }
+  const promptBig = BigInt(parts.fresh) * fresh + BigInt(parts.cached) * cached + BigInt(parts.cacheWrite) * written;
+  const totalNano = ceilDiv(promptBig + BigInt(Math.max(0, Math.trunc(completionTokens))) * completion, MILLION);
+  const promptCostNano = promptBig / MILLION;
+  return { promptCostNano, completionCostNano: totalNano - promptCostNano, totalNano };
+}
+
 /** A price per 1M tokens in nano-units as OpenAI-style decimal text per token ("0.000000125"). */
 export function perTokenText(nanoPerMillion: bigint): string {
   return nanoToDecimalString(nanoPerMillion, 15);
 }
 
+/** The configured cache ratios (config.ts), or the defaults where a caller's config has none. */
+export function cacheRatiosOf(config: Partial<Pick<Config, 'cacheReadPriceRatioNano' | 'cacheWritePriceRatioNano'>>): CacheRatios {
+  return {
+    readNano: config.cacheReadPriceRatioNano ?? DEFAULT_CACHE_RATIOS.readNano,
+    writeNano: config.cacheWritePriceRatioNano ?? DEFAULT_CACHE_RATIOS.writeNano,
+  };
+}
+
 export interface PriceBookOptions {
   db: Database;
   database: Pick<DatabaseHandle, 'listen'>;
-  config: Pick<Config, 'tokenPriceNano'> & Partial<Pick<Config, 'unpricedModels'>>;
+  config: Pick<Config, 'tokenPriceNano'> & Partial<Pick<Config, 'unpricedModels' | 'cacheReadPriceRatioNano' | 'cacheWritePriceRatioNano'>>;
   logger: Logger;
   /** Safety net for a lost notification. */
   refreshMs?: number;
@@ -171,11 +286,15 @@ export interface PriceBookOptions {
 export function createPriceBook(options: PriceBookOptions) {
   const { db, database, config, logger } = options;
   const refreshMs = options.refreshMs ?? 5 * 60_000;
-  const fallback: ModelPrice = {
-    pattern: null,
-    promptNanoPerMillion: config.tokenPriceNano * MILLION,
-    completionNanoPerMillion: config.tokenPriceNano * MILLION,
-  };
+  const ratios = cacheRatiosOf(config);
+  const fallback: ModelPrice = withCachePrices(
+    {
+      pattern: null,
+      promptNanoPerMillion: config.tokenPriceNano * MILLION,
+      completionNanoPerMillion: config.tokenPriceNano * MILLION,
+    },
+    ratios,
+  );
   const refuseUnpriced = config.unpricedModels === 'refuse';
   let table: PatternTable<ModelPrice> = patternTable([]);
   let memo = new Map<string, ResolvedModel>();
@@ -186,7 +305,7 @@ export function createPriceBook(options: PriceBookOptions) {
   let priced: { source: object; table: object; body: string } | null = null;
 
   function install(rows: PriceRow[]) {
-    table = patternTable(rows.map((row) => ({ pattern: row.pattern, value: modelPriceOf(row) })));
+    table = patternTable(rows.map((row) => ({ pattern: row.pattern, value: modelPriceOf(row, ratios) })));
     memo = new Map();
   }
 
@@ -202,7 +321,13 @@ export function createPriceBook(options: PriceBookOptions) {
     if (price.perSecondNano !== undefined) return { ...model, pricing: { prompt: '0', completion: '0', audio_second: perSecondText(price.perSecondNano) } };
     return {
       ...model,
-      pricing: { prompt: perTokenText(price.promptNanoPerMillion), completion: perTokenText(price.completionNanoPerMillion) },
+      pricing: {
+        prompt: perTokenText(price.promptNanoPerMillion),
+        completion: perTokenText(price.completionNanoPerMillion),
+        // OpenRouter's names: a prompt token read from the provider's cache, and one written to it.
+        input_cache_read: perTokenText(price.cachedPromptNanoPerMillion ?? price.promptNanoPerMillion),
+        input_cache_write: perTokenText(price.cacheWriteNanoPerMillion ?? price.promptNanoPerMillion),
+      },
     };
   }
 
@@ -275,6 +400,8 @@ export function createPriceBook(options: PriceBookOptions) {
     pricedModelJson,
     /** The TOKEN_PRICE default, per 1M tokens. */
     fallback,
+    /** What a row without cache prices of its own derives them from (CACHE_READ_PRICE_RATIO, CACHE_WRITE_PRICE_RATIO). */
+    cacheRatios: ratios,
     list,
     reload,
 
@@ -284,7 +411,16 @@ export function createPriceBook(options: PriceBookOptions) {
      * that transaction is open would wait forever on PGlite's single connection).
      */
     async upsert(
-      rows: { pattern: string; promptNanoPerMillion: bigint; completionNanoPerMillion: bigint; kind?: PriceKind; perSecondNano?: bigint }[],
+      rows: {
+        pattern: string;
+        promptNanoPerMillion: bigint;
+        completionNanoPerMillion: bigint;
+        kind?: PriceKind;
+        perSecondNano?: bigint;
+        /** Absent or null: derived from the prompt price (a row written again without them loses its own). */
+        cachedPromptNanoPerMillion?: bigint | null;
+        cacheWriteNanoPerMillion?: bigint | null;
+      }[],
       executor?: Executor,
     ): Promise<void> {
       if (rows.length === 0) return;
@@ -300,6 +436,8 @@ export function createPriceBook(options: PriceBookOptions) {
                 completionNanoPerMillion: row.completionNanoPerMillion,
                 kind: row.kind ?? 'per_token',
                 perSecondNano: row.perSecondNano ?? 0n,
+                cachedPromptNanoPerMillion: row.cachedPromptNanoPerMillion ?? null,
+                cacheWriteNanoPerMillion: row.cacheWriteNanoPerMillion ?? null,
                 updatedAt: new Date(),
               },
             });

@@ -602,7 +602,8 @@ describe('prices', () => {
   };
 
   test('set, change and remove a price whose pattern holds "/" and "*"; every change is audited', async () => {
-    expect((await listPrices()).default).toEqual({ promptPerMillion: 0.125, completionPerMillion: 0.125 });
+    // The cache ratios a row without cache prices of its own derives them by (issue 45).
+    expect((await listPrices()).default).toEqual({ promptPerMillion: 0.125, completionPerMillion: 0.125, cacheReadRatio: 0.1, cacheWriteRatio: 1.25 });
 
     const put = await adminCall('PUT', '/api/admin/prices', { pattern: 'crud-test/*', promptPerMillion: 1.5, completionPerMillion: 2.000000001 });
     expect(put.status).toBe(200);
@@ -613,6 +614,9 @@ describe('prices', () => {
       promptPerMillion: 1.5,
       completionPerMillion: 2.000000001,
       perSecond: 0,
+      // No cache prices of its own: derived from the prompt price.
+      cachedPromptPerMillion: null,
+      cacheWritePerMillion: null,
       updatedAt: expect.any(String),
     });
     expect((await listPrices()).prices).toContainEqual(put.body);

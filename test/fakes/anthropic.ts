@@ -18,6 +18,8 @@
 //                         last user text} (streamed in one input_json_delta), stop_reason tool_use — unless the last
 //                         user message carries a tool_result (then the usual answer, `Tool said: <file content>`)
 //   fake/cached           usage with cache_read_input_tokens CACHE_READ and cache_creation_input_tokens CACHE_WRITTEN
+//   any model in `reportedUsage`: that usage instead (a stream's message_start carries its input and cache figures,
+//                         message_delta its output_tokens); reset() empties it
 //   fake/stop-sequence    stops at the request's first stop sequence: stop_reason stop_sequence, stop_sequence it
 //   fake/no-usage         (not streamed) an answer without usage
 //   fake/error-401        401 authentication_error; fake/error-429 429 rate_limit_error with retry-after 7;
@@ -54,6 +56,12 @@ export interface FakeAnthropic {
   url: string;
   requests: AnthropicRecordedRequest[];
   outage: number | null;
+  /**
+   * Model id → the usage this fake reports for it instead of anthropicUsage(body): in the answer, and in a stream
+   * split as Anthropic splits it (input and cache figures in message_start, output_tokens in message_delta).
+   * Emptied by reset().
+   */
+  reportedUsage: Map<string, Record<string, unknown>>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -117,7 +125,9 @@ export function anthropicText(body: Body): string {
   return `Echo: ${textOf(last?.content)}`;
 }
 
-export function anthropicUsage(body: Body): { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number } {
+type Usage = { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+
+export function anthropicUsage(body: Body): Usage {
   const usage = { input_tokens: 10 + 2 * (body.messages?.length ?? 0), output_tokens: PIECES.length };
   return body.model === 'fake/cached' ? { ...usage, cache_read_input_tokens: CACHE_READ, cache_creation_input_tokens: CACHE_WRITTEN } : usage;
 }
@@ -135,7 +145,11 @@ function pathToRead(body: Body): string | null {
   );
 }
 
-function answer(body: Body, id: string) {
+/** The usage a request is answered with: the reported one set for its model, else anthropicUsage. */
+const usageFor = (body: Body, reported: Map<string, Record<string, unknown>>): Usage =>
+  (reported.get(String(body.model)) as Usage | undefined) ?? anthropicUsage(body);
+
+function answer(body: Body, id: string, reported: Map<string, Record<string, unknown>>) {
   const content: Record<string, unknown>[] = [];
   let stopReason = 'end_turn';
   let stopSequence: string | null = null;
@@ -161,15 +175,15 @@ function answer(body: Body, id: string) {
     content,
     stop_reason: stopReason,
     stop_sequence: stopSequence,
-    ...(body.model === 'fake/no-usage' ? {} : { usage: anthropicUsage(body) }),
+    ...(body.model === 'fake/no-usage' ? {} : { usage: usageFor(body, reported) }),
   };
 }
 
 const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
 /** The stream's events, in Anthropic's order. */
-function streamEvents(body: Body, id: string, apiKey: string): string[] {
-  const usage = anthropicUsage(body);
+function streamEvents(body: Body, id: string, apiKey: string, reported: Map<string, Record<string, unknown>>): string[] {
+  const usage = usageFor(body, reported);
   const { output_tokens: _output, ...inputUsage } = usage;
   const events = [
     event('message_start', {
@@ -186,7 +200,7 @@ function streamEvents(body: Body, id: string, apiKey: string): string[] {
     }),
     event('ping', {}),
   ];
-  const final = answer(body, id);
+  const final = answer(body, id, reported);
   const blocks = final.content;
   for (const [index, block] of blocks.entries()) {
     if (block.type === 'text') {
@@ -225,8 +239,10 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     url: '',
     requests,
     outage: null,
+    reportedUsage: new Map(),
     reset() {
       requests.length = 0;
+      fake.reportedUsage.clear();
       fake.outage = null;
     },
     close: async () => {},
@@ -263,8 +279,8 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     const status = /^fake\/error-(\d+)$/.exec(model);
     if (status) return anthropicError(Number(status[1]), `fake error ${status[1]}`, status[1] === '429' ? { 'retry-after': '7' } : {});
     const id = `msg_fake${++counter}`;
-    if (body.stream !== true) return new Response(JSON.stringify(answer(body, id)), { headers: headers('application/json') });
-    const events = streamEvents(body, id, req.headers.get('x-api-key') ?? '');
+    if (body.stream !== true) return new Response(JSON.stringify(answer(body, id, fake.reportedUsage)), { headers: headers('application/json') });
+    const events = streamEvents(body, id, req.headers.get('x-api-key') ?? '', fake.reportedUsage);
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = events.shift();

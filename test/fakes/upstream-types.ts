@@ -47,6 +47,12 @@ export interface FakeUpstream {
   outageError: Record<string, unknown> | null;
   /** What GET {url}/credits answers, OpenRouter's `{data: {total_credits, total_usage}}`; null: 404. */
   credits: { total_credits: number; total_usage: number } | null;
+  /**
+   * Model id → the exact `usage` object the fake reports for it instead of its own, in chat answers, a chat
+   * stream's usage chunk and /responses' final response: a provider naming cached, cache-written, reasoning or
+   * image tokens in its details, or reporting them wrongly. The answer's text is the usual one. Emptied by reset().
+   */
+  reportedUsage: Map<string, unknown>;
   /** Responses created so far by id (the final object), for GET and DELETE /responses/{id}. */
   storedResponses: Map<string, unknown>;
   slowMs: number;

@@ -42,6 +42,9 @@
 //   fake/long-<C>         a model that would write C completion tokens: reports C, capped by max_completion_tokens /
 //                         max_tokens (max_output_tokens on /responses) as a well-behaved host does; the text is the usual
 //   fake/usage-garbage    reports usage figures that are not counts: strings, a negative number, NaN as text
+//   any model in `reportedUsage` (model id → usage object): that exact usage in its chat answer, its stream's usage
+//                         chunk and its /responses answer or final event, details included (cached, cache-write,
+//                         reasoning, image tokens, or nonsense); the text is the usual one; reset() empties it
 //   fake/huge-json-<N>    (chat, /responses, /embeddings, not streamed) a 200 JSON chat answer of about N bytes,
 //                         sent in 64 KB pieces without a content-length
 //   fake/stream-error     (chat and /responses streams) one piece, then an error event (OpenAI's shape:
@@ -259,6 +262,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     outageError: null,
     credits: null,
     storedResponses: new Map(),
+    reportedUsage: new Map(),
     ...defaults,
     heldOpen: 0,
     peakHeldOpen: 0,
@@ -268,6 +272,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       release();
     },
     reset() {
+      fake.reportedUsage.clear();
       fake.requests.length = 0;
       fake.aborted.length = 0;
       fake.streams.length = 0;
@@ -339,7 +344,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       created: Math.floor(Date.now() / 1000),
       model,
       choices: [{ index: 0, message, logprobs: null, finish_reason: truncated ? 'length' : toolCall ? 'tool_calls' : 'stop' }],
-      ...(model.startsWith('fake/no-usage') ? {} : { usage }),
+      ...(model.startsWith('fake/no-usage') ? {} : { usage: fake.reportedUsage.get(model) ?? usage }),
       system_fingerprint: 'fp_fake',
     });
   }
@@ -413,7 +418,15 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
             }
           }
           if (!send(chunk({}, finish))) return;
-          const usageChunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage };
+          const usageChunk = {
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model,
+            system_fingerprint: 'fp_fake',
+            choices: [],
+            usage: fake.reportedUsage.get(model) ?? usage,
+          };
           if (withUsage && !send(usageChunk)) return;
           if (!emit('data: [DONE]\n\n')) return;
           finished = true;
@@ -572,7 +585,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (special) return special;
     if (body.stream === true && model === 'fake/stream-error') return streamError(request, 'responses');
     const id = `resp_${randomHex(24)}`;
-    const usage = model.startsWith('fake/no-usage') ? null : expectedResponseUsage(body);
+    const usage = model.startsWith('fake/no-usage') ? null : (fake.reportedUsage.get(model) ?? expectedResponseUsage(body));
     const calls = functionCallItems(id, model);
     if (body.stream !== true) {
       const done = responseObject(id, body, 'completed', expectedResponseText(body), usage, calls.length > 0 ? calls : undefined);

@@ -208,9 +208,17 @@ describe('answers both ways', () => {
 
   test('usage: every prompt token once, whichever protocol reported it', () => {
     const anthropic = { input_tokens: 10, output_tokens: 3, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 };
-    expect(anthropicTokenCounts(anthropic)).toEqual({ promptTokens: 130, completionTokens: 3, totalTokens: 133 });
-    expect(usageAsChat(anthropic)).toEqual({ prompt_tokens: 130, completion_tokens: 3, total_tokens: 133, prompt_tokens_details: { cached_tokens: 100 } });
-    expect(anthropicTokenCounts(usageAsAnthropic(usageAsChat(anthropic)))).toEqual({ promptTokens: 130, completionTokens: 3, totalTokens: 133 });
+    const counts = { promptTokens: 130, completionTokens: 3, totalTokens: 133, cachedTokens: 100, cacheWriteTokens: 20 };
+    expect(anthropicTokenCounts(anthropic)).toEqual(counts);
+    // In chat's terms the written tokens are OpenRouter's prompt_tokens_details.cache_write_tokens.
+    expect(usageAsChat(anthropic)).toEqual({
+      prompt_tokens: 130,
+      completion_tokens: 3,
+      total_tokens: 133,
+      prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 20 },
+    });
+    expect(usageAsAnthropic(usageAsChat(anthropic))).toEqual(anthropic);
+    expect(anthropicTokenCounts(usageAsAnthropic(usageAsChat(anthropic)))).toEqual(counts);
   });
 });
 
@@ -259,7 +267,7 @@ describe('a chat stream as a Messages stream', () => {
     expect(rewrite1.upstreamUsage).toBe(true);
     const meter = createMessagesMeter();
     meter.pushText(text);
-    expect(anthropicTokenCounts(meter.usage!)).toEqual({ promptTokens: 50, completionTokens: 9, totalTokens: 59 });
+    expect(anthropicTokenCounts(meter.usage!)).toEqual({ promptTokens: 50, completionTokens: 9, totalTokens: 59, cachedTokens: 30 });
   });
 
   test('no usage from the upstream: the tokenizer’s count, and the caller told so; an error chunk ends the stream with an error event', async () => {

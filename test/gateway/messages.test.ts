@@ -491,7 +491,10 @@ describe('billing and usage rows', () => {
     expect(rows[0]).toMatchObject({ status: 'ok', prompt_tokens: 12, completion_tokens: 7, usage_source: 'upstream', stream: false });
     expect(BigInt(rows[0]!.cost_nano as string)).toBe(19n * PRICE_NANO);
     expect(rows[1]).toMatchObject({ prompt_tokens: 12 + CACHE_READ + CACHE_WRITTEN, completion_tokens: 7 });
-    expect(BigInt(rows[1]!.cost_nano as string)).toBe((12n + BigInt(CACHE_READ + CACHE_WRITTEN) + 7n) * PRICE_NANO);
+    // The cache read at 0.1 of the prompt price, the cache write at 1.25 (issue 45: test/gateway/cached-tokens.test.ts).
+    expect(BigInt(rows[1]!.cost_nano as string)).toBe(
+      (12n * PRICE_NANO * 1_000_000n + BigInt(CACHE_READ) * 12_500_000n + BigInt(CACHE_WRITTEN) * 156_250_000n + 7n * PRICE_NANO * 1_000_000n) / 1_000_000n,
+    );
     expect(rows[2]).toMatchObject({ status: 'ok', prompt_tokens: 12, completion_tokens: ANTHROPIC_PIECES.length, stream: true });
     // The usage list and its export filter by it.
     const listed = await call(app.url, 'GET', '/api/usage?endpoint=messages', { token: c.token });

@@ -28,7 +28,12 @@ describe('GET /v1/models/{id}', () => {
     const model = await client.models.retrieve('acme/chat');
     expect(model).toMatchObject({ id: 'acme/chat', object: 'model', created: 1_700_000_000, owned_by: 'acme' });
     // 1.25e-7 per token both ways: the TOKEN_PRICE default.
-    expect((model as unknown as { pricing: unknown }).pricing).toEqual({ prompt: '0.000000125', completion: '0.000000125' });
+    expect((model as unknown as { pricing: unknown }).pricing).toEqual({
+      prompt: '0.000000125',
+      completion: '0.000000125',
+      input_cache_read: '0.0000000125',
+      input_cache_write: '0.00000015625',
+    });
     const listed = await client.models.list();
     expect(listed.data.find((m) => m.id === 'acme/chat')).toEqual(model);
   });

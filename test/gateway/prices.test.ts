@@ -99,8 +99,19 @@ describe('prices on /v1', () => {
     });
     const list = await call(app.url, 'GET', '/v1/models');
     const byId = new Map(list.body.data.map((m: { id: string }) => [m.id, m]));
-    expect((byId.get('openai/gpt-4o-mini') as any).pricing).toEqual({ prompt: '0.0000003', completion: '0.0000012' });
-    expect((byId.get('acme/chat') as any).pricing).toEqual({ prompt: '0.000001', completion: '0.000002' });
+    // The cache prices derived from the prompt price (CACHE_READ_PRICE_RATIO 0.1, CACHE_WRITE_PRICE_RATIO 1.25).
+    expect((byId.get('openai/gpt-4o-mini') as any).pricing).toEqual({
+      prompt: '0.0000003',
+      completion: '0.0000012',
+      input_cache_read: '0.00000003',
+      input_cache_write: '0.000000375',
+    });
+    expect((byId.get('acme/chat') as any).pricing).toEqual({
+      prompt: '0.000001',
+      completion: '0.000002',
+      input_cache_read: '0.0000001',
+      input_cache_write: '0.00000125',
+    });
   });
 
   test('the reservation uses the model’s completion price: an expensive model is 402 where a cheap one runs', async () => {

@@ -163,7 +163,7 @@ describe('usage', () => {
     expect(meter.usage).toEqual({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
   });
 
-  test('a missing total is the sum; extra detail fields are left out; nonsense is ignored', () => {
+  test('a missing total is the sum; the details billing prices apart are kept, the others left out; nonsense is ignored', () => {
     expect(meterOf('data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}\n\n').usage).toEqual({
       prompt_tokens: 3,
       completion_tokens: 4,
@@ -173,6 +173,15 @@ describe('usage', () => {
       prompt_tokens: 3,
       completion_tokens: 4,
       total_tokens: 7,
+      prompt_tokens_details: { cached_tokens: 2 },
+    });
+    const details =
+      '"prompt_tokens_details":{"cached_tokens":-2,"cache_write_tokens":"x","image_tokens":5},"completion_tokens_details":{"reasoning_tokens":3,"audio_tokens":1}';
+    expect(meterOf(`data: {"usage":{"prompt_tokens":3,"completion_tokens":4,${details}}}\n\n`).usage).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 4,
+      total_tokens: 7,
+      completion_tokens_details: { reasoning_tokens: 3 },
     });
     for (const usage of ['"lots"', '{"prompt_tokens":"3"}', '{}', '{"prompt_tokens":-1}', '[]', '7']) {
       expect(meterOf(`data: {"usage":${usage}}\n\n`).usage).toBeNull();

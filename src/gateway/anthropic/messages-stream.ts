@@ -8,7 +8,8 @@ import { messageIdOf } from './messages-answer';
 import type { TokenCounts } from '../stream-relay';
 import { messagesEvent, rewriteEvents, type StreamRewrite } from './sse-events';
 import { stopReasonOf } from './stop-reason';
-import { anthropicTokenCounts, chatUsageOf, usageAsAnthropic, type ChatUsage } from './usage';
+import { chatUsageCounts } from '../usage-details';
+import { chatUsageOf, usageAsAnthropic, type ChatUsage } from './usage';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
@@ -143,7 +144,8 @@ export function messagesStreamOf(options: MessagesStreamOptions): MessagesStream
       return usage !== null;
     },
     get counts() {
-      return usage ? anthropicTokenCounts(usageAsAnthropic(usage)) : null;
+      // Counted from the provider's own chat usage: its reasoning tokens too, which Messages' usage cannot carry.
+      return usage ? chatUsageCounts(usage) : null;
     },
     get completionTokens() {
       return generated.tokens;

@@ -1,8 +1,11 @@
 // Usage figures between the two protocols. They differ in kind, not only in name: OpenAI's prompt_tokens
 // counts cached prompt tokens inside it (prompt_tokens_details.cached_tokens says how many), Anthropic's
 // input_tokens leaves out the tokens read from its cache and those written to it, each given apart.
-// Billing counts every prompt token once, in either protocol: input + cache read + cache written.
+// Billing counts every prompt token once, in either protocol: input + cache read + cache written, the read and
+// written parts priced apart (gateway/usage-details.ts). Chat's name for the written part is OpenRouter's
+// prompt_tokens_details.cache_write_tokens.
 import type { TokenCounts } from '../stream-relay';
+import { withUsageDetails } from '../usage-details';
 
 export interface AnthropicUsage {
   input_tokens: number;
@@ -15,7 +18,8 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
@@ -41,35 +45,58 @@ export function chatUsageOf(value: unknown): ChatUsage | null {
   const prompt = count(value.prompt_tokens);
   const completion = count(value.completion_tokens);
   if (prompt === null && completion === null) return null;
-  const details = isRecord(value.prompt_tokens_details) ? count(value.prompt_tokens_details.cached_tokens) : null;
+  const details = isRecord(value.prompt_tokens_details) ? value.prompt_tokens_details : {};
+  const cached = count(details.cached_tokens);
+  const written = count(details.cache_write_tokens);
+  const reasoning = isRecord(value.completion_tokens_details) ? count(value.completion_tokens_details.reasoning_tokens) : null;
   const usage: ChatUsage = {
     prompt_tokens: prompt ?? 0,
     completion_tokens: completion ?? 0,
     total_tokens: count(value.total_tokens) ?? (prompt ?? 0) + (completion ?? 0),
   };
-  if (details !== null) usage.prompt_tokens_details = { cached_tokens: details };
+  if (cached !== null || written !== null) {
+    usage.prompt_tokens_details = {};
+    if (cached !== null) usage.prompt_tokens_details.cached_tokens = cached;
+    if (written !== null) usage.prompt_tokens_details.cache_write_tokens = written;
+  }
+  if (reasoning !== null) usage.completion_tokens_details = { reasoning_tokens: reasoning };
   return usage;
 }
 
-/** Every prompt token of a Messages answer once (input, cache read, cache written), as a usage row holds them. */
+/**
+ * Every prompt token of a Messages answer once (input, cache read, cache written), as a usage row holds them,
+ * the read and written ones as the prompt's parts priced apart.
+ */
 export function anthropicTokenCounts(usage: AnthropicUsage): TokenCounts {
-  const prompt = usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
-  return { promptTokens: prompt, completionTokens: usage.output_tokens, totalTokens: prompt + usage.output_tokens };
+  const read = usage.cache_read_input_tokens ?? 0;
+  const written = usage.cache_creation_input_tokens ?? 0;
+  const prompt = usage.input_tokens + read + written;
+  return withUsageDetails({ promptTokens: prompt, completionTokens: usage.output_tokens, totalTokens: prompt + usage.output_tokens }, read, written, 0);
 }
 
-/** Messages usage in chat's terms: the cached and cache-written tokens inside prompt_tokens. */
+/** Messages usage in chat's terms: the cached and cache-written tokens inside prompt_tokens, named in its details. */
 export function usageAsChat(usage: AnthropicUsage): ChatUsage {
-  const { promptTokens, completionTokens, totalTokens } = anthropicTokenCounts(usage);
-  const out: ChatUsage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: totalTokens };
-  if (usage.cache_read_input_tokens != null) out.prompt_tokens_details = { cached_tokens: usage.cache_read_input_tokens };
+  const prompt = usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+  const out: ChatUsage = { prompt_tokens: prompt, completion_tokens: usage.output_tokens, total_tokens: prompt + usage.output_tokens };
+  if (usage.cache_read_input_tokens != null || usage.cache_creation_input_tokens != null) {
+    out.prompt_tokens_details = {};
+    if (usage.cache_read_input_tokens != null) out.prompt_tokens_details.cached_tokens = usage.cache_read_input_tokens;
+    if (usage.cache_creation_input_tokens != null) out.prompt_tokens_details.cache_write_tokens = usage.cache_creation_input_tokens;
+  }
   return out;
 }
 
-/** Chat usage in Messages' terms: the cached tokens out of input_tokens, as cache_read_input_tokens. */
+/**
+ * Chat usage in Messages' terms: the cached and cache-written tokens out of input_tokens, as
+ * cache_read_input_tokens and cache_creation_input_tokens (never more than the prompt holds).
+ */
 export function usageAsAnthropic(usage: ChatUsage): AnthropicUsage {
-  const cached = Math.min(usage.prompt_tokens_details?.cached_tokens ?? 0, usage.prompt_tokens);
-  const out: AnthropicUsage = { input_tokens: usage.prompt_tokens - cached, output_tokens: usage.completion_tokens };
-  if (usage.prompt_tokens_details?.cached_tokens !== undefined) out.cache_read_input_tokens = cached;
+  const details = usage.prompt_tokens_details;
+  const cached = Math.min(details?.cached_tokens ?? 0, usage.prompt_tokens);
+  const written = Math.min(details?.cache_write_tokens ?? 0, usage.prompt_tokens - cached);
+  const out: AnthropicUsage = { input_tokens: usage.prompt_tokens - cached - written, output_tokens: usage.completion_tokens };
+  if (details?.cache_write_tokens !== undefined) out.cache_creation_input_tokens = written;
+  if (details?.cached_tokens !== undefined) out.cache_read_input_tokens = cached;
   return out;
 }
 

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client';
 import { AppError, errorCodes } from '../../http/errors';
-import type { ModelPrice } from '../../pricing/prices';
+import { cacheRatiosOf, withCachePrices, type ModelPrice } from '../../pricing/prices';
 import { billingContext, toBigInt } from './context';
 import { LeaseHousekeeping } from './housekeeping';
 import type { KeyLimitRef, MemberLimitRef } from '../../keys';
@@ -44,11 +44,14 @@ function chargeClaim(claim: LimitLease, reservedNano: bigint, costNano: bigint, 
 export function createBilling(options: BillingOptions) {
   const ctx = billingContext(options);
   const { db, config, logger, instanceId, maxPending, admissionWaitMs } = ctx;
-  const defaultPrice: ModelPrice = {
-    pattern: null,
-    promptNanoPerMillion: config.tokenPriceNano * 1_000_000n,
-    completionNanoPerMillion: config.tokenPriceNano * 1_000_000n,
-  };
+  const defaultPrice: ModelPrice = withCachePrices(
+    {
+      pattern: null,
+      promptNanoPerMillion: config.tokenPriceNano * 1_000_000n,
+      completionNanoPerMillion: config.tokenPriceNano * 1_000_000n,
+    },
+    cacheRatiosOf(config),
+  );
   const writer = new SettlementWriter(ctx);
   const leases = new BalanceLeases(ctx);
   const claims = new LimitClaims(ctx, keyLimitKind);

@@ -96,6 +96,10 @@ function fromJournal(entry: unknown): Pending {
     providerId: text(row.provider_id),
     attempts: typeof row.attempts === 'number' ? row.attempts : null,
     audioMs: typeof row.audio_ms === 'number' ? row.audio_ms : null,
+    // Lines journaled before issue 45 have none of these: no cache tokens, no reasoning.
+    cachedTokens: Number(row.cached_tokens ?? 0),
+    cacheWriteTokens: Number(row.cache_write_tokens ?? 0),
+    reasoningTokens: Number(row.reasoning_tokens ?? 0),
   };
   return {
     facts,

@@ -96,6 +96,10 @@ const ROW_COLUMNS = [
   ['provider_cost_nano', 'bigint'],
   ['audio_ms', 'integer'],
   ['member_lease_id', 'uuid'],
+  // Issue 45: the prompt's cache reads and writes, the completion's reasoning (journals before it read 0).
+  ['cached_tokens', 'bigint'],
+  ['cache_write_tokens', 'bigint'],
+  ['reasoning_tokens', 'bigint'],
 ] as const;
 
 /** The row's values in ROW_COLUMNS order, as JSON. */
@@ -129,6 +133,9 @@ export function serialize(p: Pending, costNano: bigint, unpaidNano: bigint): str
     p.providerCostNano === null ? null : p.providerCostNano.toString(),
     f.audioMs ?? null,
     costNano > 0n ? p.memberLeaseId : null,
+    f.cachedTokens ?? 0,
+    f.cacheWriteTokens ?? 0,
+    f.reasoningTokens ?? 0,
   ]);
 }
 
@@ -197,10 +204,11 @@ with r as (
   insert into usage_records (user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens,
     completion_tokens, total_tokens, cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status,
     usage_source, upstream_status, error, duration_ms, created_at, endpoint, provider_id, attempts, provider_cost_nano,
-    audio_ms)
+    audio_ms, cached_tokens, cache_write_tokens, reasoning_tokens)
   select user_id, api_key_id, agent_id, request_id, model, stream, prompt_tokens, completion_tokens, total_tokens,
     cost_nano, prompt_cost_nano, completion_cost_nano, unpaid_nano, status, usage_source, upstream_status, error,
-    duration_ms, created_at, coalesce(endpoint, 'chat'), provider_id, attempts, provider_cost_nano, audio_ms
+    duration_ms, created_at, coalesce(endpoint, 'chat'), provider_id, attempts, provider_cost_nano, audio_ms,
+    coalesce(cached_tokens, 0), coalesce(cache_write_tokens, 0), coalesce(reasoning_tokens, 0)
   from r
 ), ledger_rows as (
   insert into ledger_entries (user_id, amount_nano, kind, reference, created_at)

@@ -35,6 +35,15 @@ export interface UsageFacts {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /**
+   * Of promptTokens, those the provider read from its cache (OpenAI's prompt_tokens_details.cached_tokens,
+   * Anthropic's cache_read_input_tokens), priced at the model's cached-input price; absent: none.
+   */
+  cachedTokens?: number;
+  /** Of promptTokens, those written to the provider's cache (cache_creation_input_tokens), at the cache-write price. */
+  cacheWriteTokens?: number;
+  /** Of completionTokens, the reasoning ones (completion_tokens_details.reasoning_tokens): shown, billed as completion. */
+  reasoningTokens?: number;
   status: UsageStatus;
   /** cache: answered from the response cache (gateway/response-cache), billed at CACHE_HIT_PRICE_RATIO. */
   usageSource: 'upstream' | 'tokenizer' | 'none' | 'cache';
@@ -54,20 +63,26 @@ export interface UsageFacts {
 export type UsageEndpoint = (typeof USAGE_ENDPOINTS)[number];
 
 /** What the provider charges us for the request at its cost price (counted as settle() counts tokens); null: no cost price. */
-export function providerCost(facts: Pick<UsageFacts, 'providerPrice' | 'promptTokens' | 'completionTokens' | 'totalTokens' | 'audioMs'>): bigint | null {
+export function providerCost(
+  facts: Pick<UsageFacts, 'providerPrice' | 'promptTokens' | 'completionTokens' | 'totalTokens' | 'audioMs' | 'cachedTokens' | 'cacheWriteTokens'>,
+): bigint | null {
   if (!facts.providerPrice) return null;
   return facts.providerPrice.perSecondNano !== undefined
     ? secondsCostOf(facts.providerPrice.perSecondNano, facts.audioMs ?? 0).totalNano
-    : totalCostOf(facts.providerPrice, facts.promptTokens, billedCompletionTokens(facts));
+    : totalCostOf(facts.providerPrice, facts.promptTokens, billedCompletionTokens(facts), facts.cachedTokens ?? 0, facts.cacheWriteTokens ?? 0);
 }
 
 /**
  * What usage costs at a price, as settle() charges it (a total above prompt + completion counts as
- * completion); a per-second price charges the audio's milliseconds instead.
+ * completion; the prompt's cache reads and writes at their own prices, pricing/prices.ts); a per-second
+ * price charges the audio's milliseconds instead.
  */
-export function usageCost(price: ModelPrice, facts: Pick<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'audioMs'>) {
+export function usageCost(
+  price: ModelPrice,
+  facts: Pick<UsageFacts, 'promptTokens' | 'completionTokens' | 'totalTokens' | 'audioMs' | 'cachedTokens' | 'cacheWriteTokens'>,
+) {
   if (price.perSecondNano !== undefined) return secondsCostOf(price.perSecondNano, facts.audioMs ?? 0);
-  return costOf(price, facts.promptTokens, billedCompletionTokens(facts));
+  return costOf(price, facts.promptTokens, billedCompletionTokens(facts), facts.cachedTokens ?? 0, facts.cacheWriteTokens ?? 0);
 }
 
 export interface Reservation {
@@ -82,7 +97,8 @@ export interface BillingOptions {
   db: Database;
   /** Raw statements of the same database: the batch statement runs through it, prepared. */
   query: DatabaseHandle['query'];
-  config: Pick<Config, 'tokenPriceNano' | 'leaseChunkNano' | 'usageFlushMs'> & Partial<Pick<Config, 'balanceCurrency'>>;
+  config: Pick<Config, 'tokenPriceNano' | 'leaseChunkNano' | 'usageFlushMs'> &
+    Partial<Pick<Config, 'balanceCurrency' | 'cacheReadPriceRatioNano' | 'cacheWritePriceRatioNano'>>;
   logger: Logger;
   instanceId: string;
   /** Leases unused this long go back to the balance. */

@@ -9,7 +9,7 @@ import type { Database, DatabaseHandle } from '../../db/client';
 import { modelRoutes, providers as providersTable } from '../tables';
 import type { SecretBox } from '../../crypto/secret-box';
 import type { Logger } from '../../logger';
-import type { ModelPrice } from '../../pricing/prices';
+import { cacheRatiosOf, withCachePrices, type CacheRatios, type ModelPrice } from '../../pricing/prices';
 import { createUpstream, type Upstream } from '../upstream';
 import type { AttemptCounts } from './attempt-counts';
 import type { HealthStore } from './health';
@@ -40,13 +40,19 @@ export interface Candidate {
   cost: ModelPrice | null;
 }
 
-/** A stored target with its cost price made a price once. */
-function prepared(targets: readonly RouteTarget[]): RouteTarget[] {
+/**
+ * A stored target with its cost price made a price once; what the provider charges for its cache reads and
+ * writes is derived from that prompt price by the same ratios as ours.
+ */
+function prepared(targets: readonly RouteTarget[], ratios: CacheRatios): RouteTarget[] {
   // Sorted by priority here, once, so a request's orderTargets has no sorting to do.
   return byPriority(targets).map((t) => ({
     ...t,
     cost: t.costPrice
-      ? { pattern: null, promptNanoPerMillion: BigInt(t.costPrice.promptNanoPerMillion), completionNanoPerMillion: BigInt(t.costPrice.completionNanoPerMillion) }
+      ? withCachePrices(
+          { pattern: null, promptNanoPerMillion: BigInt(t.costPrice.promptNanoPerMillion), completionNanoPerMillion: BigInt(t.costPrice.completionNanoPerMillion) },
+          ratios,
+        )
       : null,
   }));
 }
@@ -54,7 +60,8 @@ function prepared(targets: readonly RouteTarget[]): RouteTarget[] {
 export interface RoutingOptions {
   db: Database;
   database: Pick<DatabaseHandle, 'listen'>;
-  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamTimeoutMs' | 'routeMaxAttempts' | 'routeTimeoutFailoversPerMinute'>;
+  config: Pick<Config, 'upstreamBaseUrl' | 'upstreamTimeoutMs' | 'routeMaxAttempts' | 'routeTimeoutFailoversPerMinute'> &
+    Partial<Pick<Config, 'cacheReadPriceRatioNano' | 'cacheWritePriceRatioNano'>>;
   logger: Logger;
   box: Pick<SecretBox, 'open'>;
   /** The environment's upstream, served as `default`. */
@@ -68,6 +75,7 @@ export interface RoutingOptions {
 export function createRouting(options: RoutingOptions) {
   const { db, database, config, logger, box, defaultUpstream, health, attempts } = options;
   const refreshMs = options.refreshMs ?? 5 * 60_000;
+  const ratios = cacheRatiosOf(config);
   const builtIn: ProviderEntry = {
     id: DEFAULT_PROVIDER_ID,
     name: DEFAULT_PROVIDER_ID,
@@ -119,7 +127,7 @@ export function createRouting(options: RoutingOptions) {
       });
     }
     providers = nextProviders;
-    routes = patternTable(routeRows.map((row) => ({ pattern: row.pattern, value: prepared(row.targets) })));
+    routes = patternTable(routeRows.map((row) => ({ pattern: row.pattern, value: prepared(row.targets, ratios) })));
     routeCount = routeRows.length;
     version += 1;
   }

@@ -1,6 +1,8 @@
 // The price table: per model id or prefix (openai/*), what 1M prompt and 1M completion tokens cost in
 // the balance currency, or (a transcription model, kind per_second) what a second of audio costs; rows are added, changed and deleted here, or imported from the provider's list.
 // A saved price applies to every user at once, so the form asks first, saying what changes (issue 41).
+// A token row may name its own prices of prompt tokens read from the provider's cache and written to it;
+// left empty, they are the prompt price × CACHE_READ_PRICE_RATIO / CACHE_WRITE_PRICE_RATIO (issue 45).
 import './admin.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
@@ -39,12 +41,32 @@ interface PriceChange {
   promptPerMillion: number;
   completionPerMillion: number;
   perSecond: number;
+  /** Null: derived from the prompt price by the configured ratio. */
+  cachedPromptPerMillion: number | null;
+  cacheWritePerMillion: number | null;
 }
 
+/** The ratios a row without cache prices of its own derives them by (the price list's `default`). */
+interface CacheRatios {
+  cacheReadRatio: number;
+  cacheWriteRatio: number;
+}
+
+/** «×0,1 от цены запроса»: how a cache price left empty is derived. */
+const ratioText = (ratio: number) => `цена запроса × ${String(ratio).replace('.', ',')}`;
+
 /** What a row charges, for the messages: «0,15 ₽ / 0,60 ₽ за 1 млн токенов (запрос / ответ)» or «0,0001 ₽ за секунду аудио». */
-function chargedText(row: Pick<PriceChange, 'kind' | 'promptPerMillion' | 'completionPerMillion' | 'perSecond'>, currency: string | undefined): string {
+function chargedText(
+  row: Pick<PriceChange, 'kind' | 'promptPerMillion' | 'completionPerMillion' | 'perSecond' | 'cachedPromptPerMillion' | 'cacheWritePerMillion'>,
+  currency: string | undefined,
+): string {
   if (row.kind === 'per_second') return `${formatMoney(row.perSecond, currency, 'exact')} за секунду аудио`;
-  return `${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)`;
+  const own = [
+    row.cachedPromptPerMillion !== null ? `из кэша ${formatMoney(row.cachedPromptPerMillion, currency, 'amount')}` : null,
+    row.cacheWritePerMillion !== null ? `запись в кэш ${formatMoney(row.cacheWritePerMillion, currency, 'amount')}` : null,
+  ].filter((part) => part !== null);
+  const cache = own.length > 0 ? `; ${own.join(', ')}` : '';
+  return `${formatMoney(row.promptPerMillion, currency, 'amount')} / ${formatMoney(row.completionPerMillion, currency, 'amount')} за 1 млн токенов (запрос / ответ)${cache}`;
 }
 
 /**
@@ -75,6 +97,12 @@ function PriceChangeConfirm({
   const before = inForce ?? defaultPrice;
   // A per-second row's token prices are not charged: comparing them would mislead.
   const wasPerSecond = inForce?.kind === 'per_second' ? inForce : null;
+  const cacheLine = (label: string, now: number | null) => (
+    <>
+      <dt>{label}</dt>
+      <dd data-testid="price-change-line">{now === null ? 'по умолчанию (от цены запроса)' : priceText(now, currency)}</dd>
+    </>
+  );
   const line = (label: string, was: number | undefined, now: number) => (
     <>
       <dt>{label}</dt>
@@ -107,6 +135,12 @@ function PriceChangeConfirm({
               <>
                 {line('Запрос за 1 млн токенов', wasPerSecond ? undefined : before?.promptPerMillion, change.promptPerMillion)}
                 {line('Ответ за 1 млн токенов', wasPerSecond ? undefined : before?.completionPerMillion, change.completionPerMillion)}
+                {change.cachedPromptPerMillion !== null || change.cacheWritePerMillion !== null ? (
+                  <>
+                    {cacheLine('Запрос из кэша за 1 млн токенов', change.cachedPromptPerMillion)}
+                    {cacheLine('Запись в кэш за 1 млн токенов', change.cacheWritePerMillion)}
+                  </>
+                ) : null}
               </>
             )}
           </dl>
@@ -131,9 +165,10 @@ function AmountField(props: {
   onChange(value: string): void;
   error: string | undefined;
   inputRef?: RefObject<HTMLInputElement | null> | undefined;
+  hint?: string | undefined;
 }) {
   return (
-    <Field label={props.label} error={props.error}>
+    <Field label={props.label} error={props.error} hint={props.hint}>
       {(field) => (
         <input
           {...field}
@@ -159,7 +194,7 @@ function PriceForm({
 }: {
   editing: PriceRow | null;
   rows: readonly PriceRow[];
-  defaultPrice: { promptPerMillion: number; completionPerMillion: number } | undefined;
+  defaultPrice: ({ promptPerMillion: number; completionPerMillion: number } & Partial<CacheRatios>) | undefined;
   currency: string | undefined;
   onSaved(row: PriceRow, created: boolean): void;
   onCancel(): void;
@@ -169,6 +204,8 @@ function PriceForm({
   const [completion, setCompletion] = useState(editing ? decimalText(editing.completionPerMillion) : '');
   const [kind, setKind] = useState<PriceChange['kind']>(editing?.kind ?? 'per_token');
   const [perSecond, setPerSecond] = useState(editing?.kind === 'per_second' ? decimalText(editing.perSecond) : '');
+  const [cached, setCached] = useState(editing?.cachedPromptPerMillion == null ? '' : decimalText(editing.cachedPromptPerMillion));
+  const [cacheWrite, setCacheWrite] = useState(editing?.cacheWritePerMillion == null ? '' : decimalText(editing.cacheWritePerMillion));
   const [errors, setErrors] = useState<FieldErrors>({});
   const [confirming, setConfirming] = useState<PriceChange | null>(null);
   const trpc = useTRPC();
@@ -185,7 +222,15 @@ function PriceForm({
     const values =
       kind === 'per_second'
         ? { pattern, kind, perSecond: decimalInput(perSecond) }
-        : { pattern, kind, promptPerMillion: decimalInput(prompt), completionPerMillion: decimalInput(completion) };
+        : {
+            pattern,
+            kind,
+            promptPerMillion: decimalInput(prompt),
+            completionPerMillion: decimalInput(completion),
+            // Empty: derived from the prompt price.
+            cachedPromptPerMillion: decimalInput(cached) ?? null,
+            cacheWritePerMillion: decimalInput(cacheWrite) ?? null,
+          };
     const checked = check(putPriceInput, values);
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -200,6 +245,8 @@ function PriceForm({
       promptPerMillion: 'promptPerMillion' in values ? values.promptPerMillion! : 0,
       completionPerMillion: 'completionPerMillion' in values ? values.completionPerMillion! : 0,
       perSecond: 'perSecond' in values ? values.perSecond! : 0,
+      cachedPromptPerMillion: 'cachedPromptPerMillion' in values ? (values.cachedPromptPerMillion ?? null) : null,
+      cacheWritePerMillion: 'cacheWritePerMillion' in values ? (values.cacheWritePerMillion ?? null) : null,
     });
   };
 
@@ -213,6 +260,8 @@ function PriceForm({
             kind: confirming.kind,
             promptPerMillion: confirming.promptPerMillion,
             completionPerMillion: confirming.completionPerMillion,
+            cachedPromptPerMillion: confirming.cachedPromptPerMillion,
+            cacheWritePerMillion: confirming.cacheWritePerMillion,
           };
     const row = await answerOf(save.mutateAsync(sent));
     if (!row) return;
@@ -223,6 +272,8 @@ function PriceForm({
       setPrompt('');
       setCompletion('');
       setPerSecond('');
+      setCached('');
+      setCacheWrite('');
       setKind('per_token');
     }
   };
@@ -278,6 +329,22 @@ function PriceForm({
                 value={completion}
                 onChange={setCompletion}
                 error={errors.completionPerMillion}
+              />
+              <AmountField
+                label={`Запрос из кэша за 1M токенов${unit}`}
+                name="priceCachedPrompt"
+                value={cached}
+                onChange={setCached}
+                error={errors.cachedPromptPerMillion}
+                hint={`Токены запроса, которые провайдер прочитал из своего кэша. Пусто — ${ratioText(defaultPrice?.cacheReadRatio ?? 0.1)}`}
+              />
+              <AmountField
+                label={`Запись в кэш за 1M токенов${unit}`}
+                name="priceCacheWrite"
+                value={cacheWrite}
+                onChange={setCacheWrite}
+                error={errors.cacheWritePerMillion}
+                hint={`Токены запроса, которые провайдер записал в свой кэш. Пусто — ${ratioText(defaultPrice?.cacheWriteRatio ?? 1.25)}`}
               />
             </>
           )}
@@ -385,6 +452,21 @@ export function PricesScreen() {
                       <>
                         <td data-label="Запрос за 1M" className="num">
                           <Money value={row.promptPerMillion} currency={currency} kind="amount" />
+                          {row.cachedPromptPerMillion !== null || row.cacheWritePerMillion !== null ? (
+                            <div className="muted" data-testid="price-cache">
+                              {row.cachedPromptPerMillion !== null ? (
+                                <span>
+                                  из кэша <Money value={row.cachedPromptPerMillion} currency={currency} kind="amount" />
+                                </span>
+                              ) : null}
+                              {row.cacheWritePerMillion !== null ? (
+                                <span>
+                                  {' '}
+                                  запись в кэш <Money value={row.cacheWritePerMillion} currency={currency} kind="amount" />
+                                </span>
+                              ) : null}
+                            </div>
+                          ) : null}
                         </td>
                         <td data-label="Ответ за 1M" className="num">
                           <Money value={row.completionPerMillion} currency={currency} kind="amount" />

@@ -69,7 +69,9 @@ function TurnRow({ turn, currency }: { turn: Turn; currency: string | undefined 
       ) : null}
       {turn.model ? (
         <p className="turn-cost">
-          {turn.model} · {t.tokens(turn.promptTokens ?? 0, turn.completionTokens ?? 0)} · {formatMoney(turn.cost ?? 0, currency, 'cost')}
+          {turn.model} · {t.tokens(turn.promptTokens ?? 0, turn.completionTokens ?? 0)}
+          {turn.cachedTokens ? ` (${t.cachedTokens(turn.cachedTokens)})` : ''}
+          {turn.reasoningTokens ? ` · ${t.reasoningTokens(turn.reasoningTokens)}` : ''} · {formatMoney(turn.cost ?? 0, currency, 'cost')}
         </p>
       ) : null}
     </li>

@@ -93,6 +93,8 @@ export const inboxTexts = {
   deleteTitle: 'Удалить диалог клиента?',
   deleteText: 'Переписка, эскалации и события этого клиента будут удалены без возможности восстановления (например, по просьбе клиента).',
   tokens: (prompt: number, completion: number) => `${prompt} + ${completion} токенов`,
+  cachedTokens: (n: number) => `из них ${n} из кэша`,
+  reasoningTokens: (n: number) => `рассуждения ${n}`,
   phone: 'Телефон',
   tapped: 'Нажата кнопка',
   unsent: 'Не отправлено: диалог перехватил сотрудник, пока ассистент готовил ответ',

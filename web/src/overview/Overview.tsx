@@ -20,6 +20,7 @@ import { TopupHistory, TopupPanel } from '../billing/Topups';
 import { PromoPanel } from '../billing/Promo';
 import { AutoTopupSection } from '../billing/AutoTopup';
 import { UsageExportButton, usagePeriodStart } from '../usage/UsageExport';
+import { tokenPartsText } from '../usage/token-parts';
 import { FirstSteps } from './FirstSteps';
 import { ReferralInvite } from '../referrals/ReferralInvite';
 import { useActiveOrganization } from '../app/organization';
@@ -363,6 +364,11 @@ export function OverviewScreen() {
                           <td data-label="Ключ">{r.keyId ? (keyNames.get(r.keyId) ?? '—') : r.agentId ? 'Агент' : '—'}</td>
                           <td className="num" data-label="Токены (запрос / ответ)">
                             {formatInt(r.promptTokens)} / {formatInt(r.completionTokens)}
+                            {tokenPartsText(r) ? (
+                              <div className="muted" data-testid="token-parts">
+                                {tokenPartsText(r)}
+                              </div>
+                            ) : null}
                           </td>
                           <td className="num" data-label="Цена запроса">
                             {money(r.promptCost)}
