@@ -1,5 +1,5 @@
 // «Администрирование»: the operator's console under /app/admin — accounts (search, detail, credits,
-// blocking), daily revenue and spend, the audit log, the price table, the providers and routes that model
+// blocking), daily revenue and spend, the audit log, the price table and the price groups, the providers and routes that model
 // requests go by, the requisites, and the bank statements with the счета paid by transfer. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
 // while the page was open). On a phone its sections are one bar that scrolls sideways, and the site's own
@@ -10,6 +10,7 @@ import { RecheckRole } from './AdminError';
 import { AuditScreen } from './Audit';
 import { BankStatementsScreen } from './BankStatements';
 import { PricesScreen } from './Prices';
+import { PriceGroupsScreen } from './PriceGroups';
 import { RequisitesScreen } from './Requisites';
 import { ProvidersScreen } from './Providers';
 import { RoutesScreen } from './Routes';
@@ -24,6 +25,7 @@ const SECTIONS = [
   { to: '/admin/stats', label: 'Выручка и расход' },
   { to: '/admin/audit', label: 'Журнал действий' },
   { to: '/admin/prices', label: 'Цены' },
+  { to: '/admin/price-groups', label: 'Группы цен' },
   { to: '/admin/providers', label: 'Провайдеры' },
   { to: '/admin/routes', label: 'Маршруты' },
   { to: '/admin/requisites', label: 'Реквизиты' },
@@ -49,6 +51,7 @@ function Section({ path }: { path: string }) {
   if (path === '/admin/stats') return <StatsScreen />;
   if (path === '/admin/audit') return <AuditScreen />;
   if (path === '/admin/prices') return <PricesScreen />;
+  if (path === '/admin/price-groups') return <PriceGroupsScreen />;
   if (path === '/admin/providers') return <ProvidersScreen />;
   if (path === '/admin/routes') return <RoutesScreen />;
   if (path === '/admin/requisites') return <RequisitesScreen />;
