@@ -13,10 +13,7 @@ export const MULTIPLIER_MAX = 1000;
 /** Most entries a group's list of allowed models may hold. */
 export const ALLOWED_MODELS_MAX = 500;
 
-export const priceGroupName = z
-  .string({ error: adminMessages.priceGroupNameInvalid })
-  .trim()
-  .regex(PRICE_GROUP_NAME, adminMessages.priceGroupNameInvalid);
+export const priceGroupName = z.string({ error: adminMessages.priceGroupNameInvalid }).trim().regex(PRICE_GROUP_NAME, adminMessages.priceGroupNameInvalid);
 
 const title = z
   .string({ error: adminMessages.priceGroupTitleInvalid })
@@ -37,11 +34,7 @@ const multiplier = z.number({ error: adminMessages.priceGroupMultiplierInvalid(M
 /** Model ids or prefixes ending in `*`; null or an empty list: every model. */
 const allowedModels = z
   .array(
-    z
-      .string({ error: adminMessages.pricePatternInvalid })
-      .trim()
-      .max(200, adminMessages.pricePatternInvalid)
-      .regex(PRICE_PATTERN, adminMessages.pricePatternInvalid),
+    z.string({ error: adminMessages.pricePatternInvalid }).trim().max(200, adminMessages.pricePatternInvalid).regex(PRICE_PATTERN, adminMessages.pricePatternInvalid),
     { error: adminMessages.priceGroupAllowedInvalid(ALLOWED_MODELS_MAX) },
   )
   .max(ALLOWED_MODELS_MAX, adminMessages.priceGroupAllowedInvalid(ALLOWED_MODELS_MAX))

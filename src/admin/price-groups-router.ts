@@ -4,14 +4,7 @@ import { z } from 'zod';
 import { PRICE_KINDS } from '../pricing/prices';
 import { adminProcedure, inject, router } from '../trpc/init';
 import { adminSlot } from './api';
-import {
-  createPriceGroupInput,
-  deleteGroupPriceInput,
-  moveUserInput,
-  priceGroupNameInput,
-  putGroupPriceInput,
-  updatePriceGroupInput,
-} from './price-groups-input';
+import { createPriceGroupInput, deleteGroupPriceInput, moveUserInput, priceGroupNameInput, putGroupPriceInput, updatePriceGroupInput } from './price-groups-input';
 import { adminMessages } from './texts';
 
 const own = inject((use) => ({ admin: use(adminSlot).admin }));

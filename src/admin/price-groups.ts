@@ -130,7 +130,10 @@ export function createAdminPriceGroups({ db, prices }: { db: Database; prices: P
 
   /** Makes `name` the one default: the flag leaves the old default first (the partial unique index). */
   async function moveDefault(tx: Executor, name: string) {
-    await tx.update(priceGroups).set({ isDefault: false, updatedAt: sql`now()` }).where(and(eq(priceGroups.isDefault, true), ne(priceGroups.name, name)));
+    await tx
+      .update(priceGroups)
+      .set({ isDefault: false, updatedAt: sql`now()` })
+      .where(and(eq(priceGroups.isDefault, true), ne(priceGroups.name, name)));
     await tx.update(priceGroups).set({ isDefault: true, updatedAt: sql`now()` }).where(eq(priceGroups.name, name));
   }
 
@@ -189,10 +192,20 @@ export function createAdminPriceGroups({ db, prices }: { db: Database; prices: P
         if (patch.title !== undefined) set.title = patch.title;
         if (patch.multiplierPpm !== undefined) set.multiplierPpm = patch.multiplierPpm;
         if (patch.allowedModels !== undefined) set.allowedModels = patch.allowedModels;
-        if (Object.keys(set).length > 0) await tx.update(priceGroups).set({ ...set, updatedAt: sql`now()` }).where(eq(priceGroups.name, name));
+        if (Object.keys(set).length > 0)
+          await tx
+            .update(priceGroups)
+            .set({ ...set, updatedAt: sql`now()` })
+            .where(eq(priceGroups.name, name));
         if (patch.isDefault && !before.isDefault) await moveDefault(tx, name);
         const after = await requireGroup(tx, name);
-        await recordAudit(tx, actor, { action: 'price_group.update', targetType: 'price_group', targetId: name, before: auditedGroup(before), after: auditedGroup(after) });
+        await recordAudit(tx, actor, {
+          action: 'price_group.update',
+          targetType: 'price_group',
+          targetId: name,
+          before: auditedGroup(before),
+          after: auditedGroup(after),
+        });
         return groupView(after, await usersIn(tx, name), await pricesOf(tx, name));
       });
     },

@@ -54,7 +54,8 @@ export const adminMessages = {
   priceGroupNotFound: 'Группа цен не найдена',
   priceGroupExists: 'Группа с таким именем уже есть',
   priceGroupIsDefault: 'Это группа по умолчанию для новых пользователей: сначала назначьте группой по умолчанию другую',
-  priceGroupHasUsers: (count: number) => `В группе ${count.toLocaleString('ru-RU')} пользовател${count % 10 === 1 && count % 100 !== 11 ? 'ь' : count % 10 >= 2 && count % 10 <= 4 && (count % 100 < 10 || count % 100 >= 20) ? 'я' : 'ей'}: сначала переведите их в другую группу`,
+  priceGroupHasUsers: (count: number) =>
+    `В группе ${count.toLocaleString('ru-RU')} пользовател${count % 10 === 1 && count % 100 !== 11 ? 'ь' : count % 10 >= 2 && count % 10 <= 4 && (count % 100 < 10 || count % 100 >= 20) ? 'я' : 'ей'}: сначала переведите их в другую группу`,
   priceGroupDeleted: 'Группа цен удалена',
   groupPriceNotFound: 'У группы нет своей цены для этого шаблона',
   groupPriceDeleted: 'Цена группы удалена: модели этого шаблона снова стоят по прайс-листу с множителем группы',

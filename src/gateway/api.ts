@@ -90,7 +90,14 @@ export function createGatewayApi(base: Base, use: Use) {
     probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
   const priceGroups = createPayerGroups({ db, prices });
-  const responseCache = createResponseCache({ store: createResponseCacheStore({ db, ttlSeconds: config.cacheTtlSeconds }), billing, prices, priceGroups, logger, config });
+  const responseCache = createResponseCache({
+    store: createResponseCacheStore({ db, ttlSeconds: config.cacheTtlSeconds }),
+    billing,
+    prices,
+    priceGroups,
+    logger,
+    config,
+  });
   // Expired answers are never served; the sweep only keeps the table small.
   const responseCacheSweep = createPeriodicJob({ name: 'response cache sweep', intervalMs: 5 * 60_000, run: () => responseCache.purge(), logger });
   const chat = createChatHandler({ config, verifier, prices, priceGroups, billing, routing, rateLimiter, logger, observer: metrics, idempotency, responseCache });

@@ -116,7 +116,9 @@ export function createOrganizationService({ db, balanceNano, currency }: Organiz
         if (Number(value) >= MAX_ORGANIZATIONS_PER_PERSON) {
           throw new AppError('invalid_request_error', organizationsMessages.tooManyOrganizations(MAX_ORGANIZATIONS_PER_PERSON));
         }
-        await tx.insert(users).values({ id, email: `${id}@${ORGANIZATION_EMAIL_DOMAIN}`, passwordHash: '!organization', kind: 'organization', priceGroup: defaultPriceGroupSql });
+        await tx
+          .insert(users)
+          .values({ id, email: `${id}@${ORGANIZATION_EMAIL_DOMAIN}`, passwordHash: '!organization', kind: 'organization', priceGroup: defaultPriceGroupSql });
         await tx.insert(organizations).values({ id, name: input.name, createdBy: person.userId });
         await tx.insert(customerRequisites).values({ userId: id, ...requisiteValues(input) });
         await tx.insert(organizationMembers).values({ organizationId: id, userId: person.userId, role: 'owner' });

@@ -42,7 +42,12 @@ async function onlyUsage(userId: string) {
   const rows = await usageRows(app, userId);
   expect(rows).toHaveLength(1);
   const row = rows[0] as unknown as { cost_nano: unknown; prompt_cost_nano: unknown; completion_cost_nano: unknown; model: string };
-  return { model: row.model, cost: BigInt(String(row.cost_nano)), prompt: BigInt(String(row.prompt_cost_nano)), completion: BigInt(String(row.completion_cost_nano)) };
+  return {
+    model: row.model,
+    cost: BigInt(String(row.cost_nano)),
+    prompt: BigInt(String(row.prompt_cost_nano)),
+    completion: BigInt(String(row.completion_cost_nano)),
+  };
 }
 
 const chatRequests = () => fake.requests.filter((r) => r.path === '/v1/chat/completions');
@@ -119,7 +124,7 @@ describe('two accounts in different groups', () => {
     const refused = await partner.client.chat.completions.create({ model: 'other/model', messages }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 403, code: 'model_not_allowed', type: 'forbidden', param: 'model' });
     expect((refused as Error).message).toContain('other/model');
-    expect((refused as Error).message).toMatch(/недоступна в вашем тарифе/);
+    expect((refused as Error).message).toMatch(/недоступна для вашей учётной записи/);
     const streamed = await partner.client.chat.completions.create({ model: 'Other/Model', messages, stream: true }).catch((e: unknown) => e);
     expect(streamed).toMatchObject({ status: 403, code: 'model_not_allowed' });
     const embedded = await partner.client.embeddings.create({ model: 'other/model', input: 'привет' }).catch((e: unknown) => e);
@@ -305,7 +310,8 @@ describe('two instances on one database', () => {
       let status = 0;
       await waitFor(
         async () => {
-          status = ((await client.chat.completions.create({ model: 'acme/chat', messages }).catch((e: { status: number }) => e)) as { status?: number }).status ?? 200;
+          status =
+            ((await client.chat.completions.create({ model: 'acme/chat', messages }).catch((e: { status: number }) => e)) as { status?: number }).status ?? 200;
           return status === 403;
         },
         5000,

@@ -6,7 +6,17 @@ import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, grantAdmin, uniqueEmail, type TestApp } from '../helpers/app';
-import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, openPage, PHONE, registerThroughPage, screenPath, sessionToken, useBrowserApp } from '../helpers/browser';
+import {
+  browserDescribe,
+  FLOW_TIMEOUT_MS,
+  horizontalOverflow,
+  openPage,
+  PHONE,
+  registerThroughPage,
+  screenPath,
+  sessionToken,
+  useBrowserApp,
+} from '../helpers/browser';
 
 const SCREENS = ['price-groups', 'price-groups-phone', 'price-groups-customer'] as const;
 const browserSuite = browserDescribe('web-price-groups.test.ts');
@@ -36,7 +46,9 @@ browserSuite('price groups in chromium', () => {
       await grantAdmin(app, admin.email);
       const token = await sessionToken(page);
       // List price: 1 ₽ a million prompt tokens and 2 ₽ a million completion tokens for acme/*.
-      expect((await call(app.url, 'PUT', '/api/admin/prices', { token, body: { pattern: 'acme/*', promptPerMillion: 1, completionPerMillion: 2 } })).status).toBe(200);
+      expect((await call(app.url, 'PUT', '/api/admin/prices', { token, body: { pattern: 'acme/*', promptPerMillion: 1, completionPerMillion: 2 } })).status).toBe(
+        200,
+      );
 
       // The customer signs up in a browser of their own and sees the list prices.
       const own = await openPage(session.browser);

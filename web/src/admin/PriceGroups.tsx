@@ -82,8 +82,8 @@ function GroupForm({ editing, onSaved, onCancel }: { editing: Group | null; onSa
         </Field>
       </div>
       <label className="checkbox">
-        <input type="checkbox" checked={isDefault} disabled={editing?.isDefault ?? false} onChange={(e) => setIsDefault(e.target.checked)} /> Группа по умолчанию для новых
-        пользователей
+        <input type="checkbox" checked={isDefault} disabled={editing?.isDefault ?? false} onChange={(e) => setIsDefault(e.target.checked)} /> Группа по умолчанию для
+        новых пользователей
       </label>
       <div className="actions">
         <Button type="submit" pending={pending} pendingText="Сохраняем…">
