@@ -50,7 +50,7 @@ export const adminMessages = {
   priceGroupTitleInvalid: 'название группы: от 1 до 100 символов',
   priceGroupMultiplierInvalid: (max: number) => `множитель: число от 0 до ${max.toLocaleString('ru-RU')}, не больше 6 знаков после запятой (1 — цены прайс-листа)`,
   priceGroupAllowedInvalid: (max: number) => `список доступных моделей: до ${max} идентификаторов или префиксов со звёздочкой, или null — все модели`,
-  priceGroupDefaultUnset: 'группа по умолчанию меняется назначением другой группы (isDefault: true у неё)',
+  priceGroupDefaultUnset: 'снять отметку нельзя: чтобы сменить группу по умолчанию, отметьте другую группу',
   priceGroupNotFound: 'Группа цен не найдена',
   priceGroupExists: 'Группа с таким именем уже есть',
   priceGroupIsDefault: 'Это группа по умолчанию для новых пользователей: сначала назначьте группой по умолчанию другую',
