@@ -187,7 +187,9 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     /** The client's protocol: answers are brought into it before they are metered and relayed. */
     const client: Protocol = messages ? 'anthropic' : 'openai';
     // One model id, one price (the payer's group's): the id that was priced is the one recorded and sent upstream.
-    const { model, price } = pricedModel(prices, requested.model, await priceGroups(payer));
+    // A key brings its group (no await on the hot path); an assistant's call reads its owner's.
+    const group = priceGroups(payer);
+    const { model, price } = pricedModel(prices, requested.model, typeof group === 'string' ? group : await group);
     const body = model === requested.model ? requested : { ...requested, model };
     const originalText = model === requested.model ? requestedText : null;
     const stream = body.stream === true;

@@ -8,6 +8,7 @@ import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, registerAdmin, registerUser, startTestApp, uniqueEmail, type TestApp } from '../helpers/app';
 import { balanceNanoInDb, openaiClient, settleAll, START_NANO, unbalancedUsers, usageRows, waitFor } from '../helpers/gateway';
 import { newOrganization } from '../helpers/organizations';
+import { priceForGroup, type ModelPrice } from '../../src/pricing/prices';
 
 setDefaultTimeout(30_000);
 
@@ -71,6 +72,33 @@ afterAll(async () => {
 beforeEach(() => {
   fake.reset();
   fake.models.push({ id: 'other/model', created: 1_700_000_200, owned_by: 'other' });
+});
+
+describe('one multiplier function', () => {
+  test('scales every price field a list price has, each rounded up once; ×1 is the price itself', () => {
+    const list: ModelPrice = {
+      pattern: 'acme/*',
+      promptNanoPerMillion: 1001n,
+      completionNanoPerMillion: 3333n,
+      perSecondNano: 7n,
+      cachedPromptNanoPerMillion: 101n,
+      cacheWriteNanoPerMillion: 1251n,
+    };
+    expect(priceForGroup(list, 333_333n)).toEqual({
+      pattern: 'acme/*',
+      promptNanoPerMillion: 334n,
+      completionNanoPerMillion: 1111n,
+      perSecondNano: 3n,
+      cachedPromptNanoPerMillion: 34n,
+      cacheWriteNanoPerMillion: 417n,
+    });
+    expect(priceForGroup(list, 1_000_000n)).toBe(list);
+    expect(priceForGroup({ pattern: null, promptNanoPerMillion: 125_000_000n, completionNanoPerMillion: 125_000_000n }, 0n)).toEqual({
+      pattern: null,
+      promptNanoPerMillion: 0n,
+      completionNanoPerMillion: 0n,
+    });
+  });
 });
 
 describe('two accounts in different groups', () => {
