@@ -115,7 +115,7 @@ export function createGatewayApi(base: Base, use: Use) {
   return {
     // For the raw routes: /v1/models prices what it lists (in the caller's group), /health/upstream shows an admin the providers.
     prices,
-    viewerGroup: createViewerGroup({ db, prices, authenticator }),
+    viewerGroup: createViewerGroup({ db, prices, authenticator, verifier }),
     authenticator,
     idempotency,
     idempotencySweep,

@@ -8,7 +8,7 @@ import type { Database } from '../db/client';
 import type { PriceBook } from '../pricing/prices';
 import type { Authenticator } from '../auth';
 import { bearerToken } from '../http/bearer';
-import { ORGANIZATION_ROLES } from '../keys';
+import { type KeyVerifier, ORGANIZATION_ROLES } from '../keys';
 
 export interface GroupPayer {
   userId: string;
@@ -45,15 +45,21 @@ export function createViewerGroup({
   db,
   prices,
   authenticator,
+  verifier,
 }: {
   db: Database;
   prices: Pick<PriceBook, 'knowsGroup' | 'reload' | 'defaultGroup'>;
   authenticator: Pick<Authenticator, 'jwtOrKey'>;
+  verifier: Pick<KeyVerifier, 'resolve'>;
 }) {
   const groupOf = createPayerGroups({ db, prices });
   return async function viewerGroup(headers: Headers): Promise<string> {
-    if (!bearerToken(headers)) return prices.defaultGroup;
+    const token = bearerToken(headers);
+    if (!token) return prices.defaultGroup;
     const principal = await authenticator.jwtOrKey(headers, ORGANIZATION_ROLES).catch(() => null);
-    return principal ? groupOf({ userId: principal.userId }) : prices.defaultGroup;
+    if (!principal) return prices.defaultGroup;
+    // A key's group comes with the cached key (an SDK lists models with its key): no database read.
+    const key = principal.via === 'api_key' ? await verifier.resolve(token) : null;
+    return groupOf(key ? { userId: key.userId, priceGroup: key.priceGroup } : { userId: principal.userId });
   };
 }
