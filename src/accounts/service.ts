@@ -7,6 +7,7 @@ import type { JwtService } from './jwt';
 import type { Config } from '../config';
 import type { Database, Executor } from '../db/client';
 import { users } from './tables';
+import { defaultPriceGroupSql } from '../pricing/tables';
 import { isUuid } from '../db/uuid';
 import { limitKey } from '../http/client-address';
 import { AppError, errorCodes, isUniqueViolation } from '../http/errors';
@@ -230,7 +231,7 @@ export function createAccountService({ db, jwt, logger, tokenUsers, sessions, tw
       try {
         // Every account starts as a user, whatever ADMIN_EMAILS says: the address is not proven yet.
         created = await db.transaction(async (tx) => {
-          const [user] = await tx.insert(users).values({ email: normalised, passwordHash }).returning(userColumns);
+          const [user] = await tx.insert(users).values({ email: normalised, passwordHash, priceGroup: defaultPriceGroupSql }).returning(userColumns);
           await registered?.({ tx, userId: user!.id, email: normalised, referralCode });
           if (verification.required) return { row: user!, verificationToken: await verification.issue(tx, user!.id, normalised) };
           const credited = await creditRegistrationBonus(tx, user!.id, config.registrationBonusNano);

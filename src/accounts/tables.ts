@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../db/columns';
+import { priceGroups } from '../pricing/tables';
 
 export const users = pgTable(
   'users',
@@ -34,12 +35,21 @@ export const users = pgTable(
      * the fresh one be refused.
      */
     sessionsGeneration: integer('sessions_generation').notNull().default(0),
+    /**
+     * The price group the account pays by (pricing/tables.ts); new accounts get the default group at their
+     * insert. A group that still has accounts cannot be deleted.
+     */
+    priceGroup: text('price_group')
+      .notNull()
+      .default('base')
+      .references(() => priceGroups.name, { onUpdate: 'cascade', onDelete: 'restrict' }),
     createdAt: createdAt(),
   },
   (t) => [
     check('users_balance_not_negative', sql`${t.balanceNano} >= 0`),
     check('users_role_known', sql`${t.role} in ('user', 'admin')`),
     check('users_kind_known', sql`${t.kind} in ('person', 'organization')`),
+    index('users_price_group_idx').on(t.priceGroup),
   ],
 );
 

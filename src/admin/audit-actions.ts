@@ -39,6 +39,13 @@ export const AUDIT_ACTIONS = [
   'organization.join',
   'organization.member_update',
   'organization.member_remove',
+  // Price groups (issue 45): the groups, their own prices, and accounts moved between them.
+  'price_group.create',
+  'price_group.update',
+  'price_group.delete',
+  'price_group.price_upsert',
+  'price_group.price_delete',
+  'user.price_group',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -70,6 +70,7 @@ function moneyText(value: string | number, currency: string): string {
 function valueText(field: string, value: JsonValue | undefined, currency: string): string {
   if (value === undefined) return '—';
   if (field === 'spendLimit' && value === null) return 'без лимита';
+  if (field === 'allowedModels' && value === null) return 'все модели';
   if (value === null) return '—';
   if (typeof value === 'boolean') return value ? 'да' : 'нет';
   if (MONEY_FIELDS.has(field) && (typeof value === 'string' || typeof value === 'number')) return moneyText(value, currency);
@@ -86,6 +87,7 @@ function valueText(field: string, value: JsonValue | undefined, currency: string
     return value;
   }
   if (typeof value === 'number') return value.toLocaleString('ru-RU');
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.length === 0 ? 'нет' : value.join(', ');
   if (Array.isArray(value)) {
     // An import lists its prices: their patterns say enough.
     const patterns = value.map((v) => (v && typeof v === 'object' && !Array.isArray(v) && 'pattern' in v ? String(v.pattern) : JSON.stringify(v)));
@@ -203,6 +205,8 @@ function target(row: AuditRowFacts, names: AuditNames): { targetText: string; ta
       const recorded = row.after?.name ?? row.before?.name;
       return { targetText: auditTargetTexts.promoCampaign(typeof recorded === 'string' ? recorded : (id ?? '—')), targetExists: true };
     }
+    case 'price_group':
+      return { targetText: auditTargetTexts.priceGroup(id ?? '—'), targetExists: true };
     case 'organization': {
       // Its name as the row recorded it (each organisation row carries it), else its id.
       const recorded = row.after?.organization ?? row.before?.organization;

@@ -20,7 +20,19 @@ export { AUDIT_ACTIONS, type AuditAction, type JsonObject, type JsonValue };
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType: 'user' | 'price' | 'provider' | 'route' | 'requisites' | 'document' | 'invoice' | 'bank_statement' | 'bank_payment' | 'organization' | 'promo_campaign';
+  targetType:
+    | 'user'
+    | 'price'
+    | 'provider'
+    | 'route'
+    | 'requisites'
+    | 'document'
+    | 'invoice'
+    | 'bank_statement'
+    | 'bank_payment'
+    | 'organization'
+    | 'promo_campaign'
+    | 'price_group';
   targetId: string | null;
   before: JsonObject | null;
   after: JsonObject | null;

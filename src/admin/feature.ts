@@ -2,6 +2,7 @@
 import { defineFeature } from '../platform/feature';
 import { adminSlot, createAdminApi } from './api';
 import { adminRouter } from './router';
+import { adminPriceGroupsRouter } from './price-groups-router';
 import { adminStatsExportRoute } from './stats-export.route';
 
 export const adminFeature = defineFeature({
@@ -11,6 +12,6 @@ export const adminFeature = defineFeature({
     balances.start();
     lifecycle.onShutdown('provider balances', () => balances.stop());
   },
-  routers: { admin: adminRouter },
+  routers: { admin: adminRouter, adminPriceGroups: adminPriceGroupsRouter },
   rawRoutes: [adminStatsExportRoute],
 });

@@ -116,29 +116,40 @@ const perSecond = nanoAmount({
   message: adminMessages.priceValueInvalid(PRICE_MAX_UNITS),
 });
 
+/** A price row's fields (the price table's, a price group's own prices'). */
+export const priceRowShape = {
+  pattern: pricePattern,
+  /** per_token (default): prompt and completion per 1M tokens; per_second: `perSecond` a second of audio. */
+  kind: z.enum(['per_token', 'per_second'], { error: adminMessages.priceKindInvalid }).default('per_token'),
+  promptPerMillion: perMillion.optional(),
+  completionPerMillion: perMillion.optional(),
+  perSecond: perSecond.optional(),
+};
+
+/** A price row names the prices its kind charges. */
+export function checkPriceRow(
+  input: { kind: 'per_token' | 'per_second'; promptPerMillion?: bigint | undefined; completionPerMillion?: bigint | undefined; perSecond?: bigint | undefined },
+  ctx: z.RefinementCtx,
+) {
+  if (input.kind === 'per_second' && input.perSecond === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['perSecond'], message: adminMessages.pricePerSecondMissing });
+  }
+  if (input.kind === 'per_token') {
+    for (const field of ['promptPerMillion', 'completionPerMillion'] as const) {
+      if (input[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: adminMessages.priceValueInvalid(PRICE_MAX_UNITS) });
+    }
+  }
+}
+
 export const putPriceInput = z
   .object({
-    pattern: pricePattern,
-    /** per_token (default): prompt and completion per 1M tokens; per_second: `perSecond` a second of audio. */
-    kind: z.enum(['per_token', 'per_second'], { error: adminMessages.priceKindInvalid }).default('per_token'),
-    promptPerMillion: perMillion.optional(),
-    completionPerMillion: perMillion.optional(),
-    perSecond: perSecond.optional(),
+    ...priceRowShape,
     /** Per 1M prompt tokens read from the provider's cache; null or absent: prompt × CACHE_READ_PRICE_RATIO. */
     cachedPromptPerMillion: perMillion.nullable().optional(),
     /** Per 1M prompt tokens written to the provider's cache; null or absent: prompt × CACHE_WRITE_PRICE_RATIO. */
     cacheWritePerMillion: perMillion.nullable().optional(),
   })
-  .superRefine((input, ctx) => {
-    if (input.kind === 'per_second' && input.perSecond === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['perSecond'], message: adminMessages.pricePerSecondMissing });
-    }
-    if (input.kind === 'per_token') {
-      for (const field of ['promptPerMillion', 'completionPerMillion'] as const) {
-        if (input[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: adminMessages.priceValueInvalid(PRICE_MAX_UNITS) });
-      }
-    }
-  });
+  .superRefine(checkPriceRow);
 
 export const deletePriceInput = z.object({ pattern: pricePattern });
 

@@ -118,7 +118,7 @@ export function createAdminPrices({ db, prices, models }: AdminPricesDeps) {
 
   /** The price in force for a model now: the matching row, or null when TOKEN_PRICE applies. */
   function current(model: string) {
-    const price = prices.priceOf(model);
+    const price = prices.listPriceOf(model);
     if (price.pattern === null) return null;
     return {
       pattern: price.pattern,

@@ -42,6 +42,7 @@ const adminUser = z.object({
   blocked: z.boolean(),
   blockedAt: z.string().nullable(),
   spendThisMonth: z.number(),
+  priceGroup: z.string().describe('Группа цен пользователя'),
 });
 
 const jsonObject = z.record(z.string(), z.unknown()).nullable();

@@ -8,6 +8,7 @@ import type { SecretBox } from '../crypto/secret-box';
 import type { PriceBook } from '../pricing/prices';
 import { createAuditLog } from './audit';
 import { createAdminPrices } from './prices';
+import { createAdminPriceGroups } from './price-groups';
 import { createAdminProviders } from './providers';
 import { createAdminStats } from './stats';
 import { createAdminUserSessions } from './user-sessions';
@@ -34,6 +35,7 @@ export function createAdminService({ db, billing, prices, models, config, routin
     userSessions: createAdminUserSessions({ db, accounts }),
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),
+    priceGroups: createAdminPriceGroups({ db, prices }),
     audit: createAuditLog(db, config.balanceCurrency),
     providers: createAdminProviders({ db, routing, box, billing, probes, config }),
   };

@@ -46,6 +46,19 @@ export const adminMessages = {
   priceDeleted: 'Цена удалена',
   priceMultiplierInvalid: 'положительное число не больше 1000000',
   priceImportEmpty: 'перечислите идентификаторы моделей для импорта (не больше 2000)',
+  priceGroupNameInvalid: 'имя группы: строчные латинские буквы, цифры, «-» и «_», до 40 символов, например vip или partners-2026',
+  priceGroupTitleInvalid: 'название группы: от 1 до 100 символов',
+  priceGroupMultiplierInvalid: (max: number) => `множитель: число от 0 до ${max.toLocaleString('ru-RU')}, не больше 6 знаков после запятой (1 — цены прайс-листа)`,
+  priceGroupAllowedInvalid: (max: number) => `список доступных моделей: до ${max} идентификаторов или префиксов со звёздочкой, или null — все модели`,
+  priceGroupDefaultUnset: 'снять отметку нельзя: чтобы сменить группу по умолчанию, отметьте другую группу',
+  priceGroupNotFound: 'Группа цен не найдена',
+  priceGroupExists: 'Группа с таким именем уже есть',
+  priceGroupIsDefault: 'Это группа по умолчанию для новых пользователей: сначала назначьте группой по умолчанию другую',
+  priceGroupHasUsers: (count: number) =>
+    `В группе ${count.toLocaleString('ru-RU')} пользовател${count % 10 === 1 && count % 100 !== 11 ? 'ь' : count % 10 >= 2 && count % 10 <= 4 && (count % 100 < 10 || count % 100 >= 20) ? 'я' : 'ей'}: сначала переведите их в другую группу`,
+  priceGroupDeleted: 'Группа цен удалена',
+  groupPriceNotFound: 'У группы нет своей цены для этого шаблона',
+  groupPriceDeleted: 'Цена группы удалена: модели этого шаблона снова стоят по прайс-листу с множителем группы',
 } as const;
 
 /**
@@ -87,6 +100,12 @@ export const auditActionTexts: Record<AuditAction, string> = {
   'organization.join': 'Вступление в организацию',
   'organization.member_update': 'Участник организации изменён',
   'organization.member_remove': 'Участник удалён из организации',
+  'price_group.create': 'Группа цен создана',
+  'price_group.update': 'Группа цен изменена',
+  'price_group.delete': 'Группа цен удалена',
+  'price_group.price_upsert': 'Цена группы задана',
+  'price_group.price_delete': 'Цена группы удалена',
+  'user.price_group': 'Пользователь переведён в другую группу цен',
 };
 
 /** The fields an audit row's before and after carry, as the log names them. */
@@ -152,6 +171,11 @@ export const auditFieldTexts: Readonly<Record<string, string>> = {
   expiresAt: 'действует до',
   registeredAfter: 'для зарегистрированных после',
   stoppedAt: 'остановлена',
+  title: 'название',
+  allowedModels: 'доступные модели',
+  isDefault: 'группа по умолчанию',
+  priceGroup: 'группа цен',
+  group: 'группа',
 };
 
 /** A provider's health as the audit names it (the built-in provider's «reset» writes it). */
@@ -186,6 +210,7 @@ export const auditTargetTexts = {
   bankPayment: 'Платёж по выписке',
   organization: (name: string) => `Организация ${name}`,
   promoCampaign: (name: string) => `Акция «${name}»`,
+  priceGroup: (name: string) => `Группа цен ${name}`,
   gone: 'удалён',
 };
 

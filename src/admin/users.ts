@@ -58,11 +58,22 @@ const userColumns = {
   kind: users.kind,
   createdAt: users.createdAt,
   blockedAt: users.blockedAt,
+  priceGroup: users.priceGroup,
   ownedNano,
   spendThisMonthNano,
 };
 
-type UserRow = { id: string; email: string; role: string; kind: string; createdAt: Date; blockedAt: Date | null; ownedNano: string; spendThisMonthNano: string };
+type UserRow = {
+  id: string;
+  email: string;
+  role: string;
+  kind: string;
+  createdAt: Date;
+  blockedAt: Date | null;
+  priceGroup: string;
+  ownedNano: string;
+  spendThisMonthNano: string;
+};
 
 function userView(row: UserRow) {
   return {
@@ -76,6 +87,8 @@ function userView(row: UserRow) {
     blocked: row.blockedAt !== null,
     blockedAt: row.blockedAt ? row.blockedAt.toISOString() : null,
     spendThisMonth: nanoToUnits(BigInt(row.spendThisMonthNano)),
+    /** The price group the account pays by (issue 45). */
+    priceGroup: row.priceGroup,
   };
 }
 

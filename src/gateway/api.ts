@@ -27,6 +27,7 @@ import { createUsagePartitions } from './usage-partitions';
 import { createUsageReport } from './usage-report';
 import { createResponseCache } from './response-cache/serve';
 import { createResponseCacheStore } from './response-cache/store';
+import { createPayerGroups, createViewerGroup } from './price-group';
 
 export function createGatewayApi(base: Base, use: Use) {
   const { config, database, db, logger, instanceId, events, secretBox, metrics } = base;
@@ -88,12 +89,20 @@ export function createGatewayApi(base: Base, use: Use) {
     ttlMs: config.modelsCacheSeconds * 1000,
     probeCacheMs: config.upstreamHealthCacheSeconds * 1000,
   });
-  const responseCache = createResponseCache({ store: createResponseCacheStore({ db, ttlSeconds: config.cacheTtlSeconds }), billing, prices, logger, config });
+  const priceGroups = createPayerGroups({ db, prices });
+  const responseCache = createResponseCache({
+    store: createResponseCacheStore({ db, ttlSeconds: config.cacheTtlSeconds }),
+    billing,
+    prices,
+    priceGroups,
+    logger,
+    config,
+  });
   // Expired answers are never served; the sweep only keeps the table small.
   const responseCacheSweep = createPeriodicJob({ name: 'response cache sweep', intervalMs: 5 * 60_000, run: () => responseCache.purge(), logger });
-  const chat = createChatHandler({ config, verifier, prices, billing, routing, rateLimiter, logger, observer: metrics, idempotency, responseCache });
+  const chat = createChatHandler({ config, verifier, prices, priceGroups, billing, routing, rateLimiter, logger, observer: metrics, idempotency, responseCache });
   // The other billed /v1 routes take chat's key check, and with it the same per-key rate limit.
-  const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, billing, routing, logger, observer: metrics, idempotency };
+  const v1Deps = { config, authenticate: chat.authenticate, verifier, prices, priceGroups, billing, routing, logger, observer: metrics, idempotency };
   const embeddings = createEmbeddingsHandler(v1Deps);
   const transcriptions = createTranscriptionsHandler(v1Deps);
   // Anthropic's Messages API: chat's pipeline, as a Messages client.
@@ -104,8 +113,9 @@ export function createGatewayApi(base: Base, use: Use) {
   const usagePartitions = createUsagePartitions({ database, logger, retentionDays: config.usageRetentionDays, intervalMs: 60 * 60_000 });
   const usageExport = createUsageExport({ authenticator, usageReport, billing, currency: config.balanceCurrency, logger });
   return {
-    // For the raw routes: /v1/models prices what it lists, /health/upstream shows an admin the providers.
+    // For the raw routes: /v1/models prices what it lists (in the caller's group), /health/upstream shows an admin the providers.
     prices,
+    viewerGroup: createViewerGroup({ db, prices, authenticator, verifier }),
     authenticator,
     idempotency,
     idempotencySweep,

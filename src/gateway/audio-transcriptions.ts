@@ -112,7 +112,7 @@ export type TranscriptionsHandlerDeps = Omit<EmbeddingsHandlerDeps, 'config'> & 
 };
 
 export function createTranscriptionsHandler(deps: TranscriptionsHandlerDeps) {
-  const { config, authenticate, verifier, prices, billing, routing, logger, observer, idempotency } = deps;
+  const { config, authenticate, verifier, prices, priceGroups, billing, routing, logger, observer, idempotency } = deps;
 
   /**
    * One transcription for a payer: reserve, ask the route's providers, settle, answer. Shared by the /v1
@@ -120,7 +120,7 @@ export function createTranscriptionsHandler(deps: TranscriptionsHandlerDeps) {
    */
   async function transcribe(payer: Payer, input: TranscriptionInput, requestId: string, clientSignal: AbortSignal | null): Promise<Response> {
     const started = performance.now();
-    const { model, price } = pricedModel(prices, input.model);
+    const { model, price } = pricedModel(prices, input.model, await priceGroups(payer));
     const headerSeconds = audioDurationSeconds(new Uint8Array(await input.file.arrayBuffer()));
     const boundSeconds = headerSeconds !== null ? Math.ceil(headerSeconds) + 1 : config.audioMaxSeconds;
     const perSecond = price.perSecondNano;

@@ -36,11 +36,14 @@ import { ownKeyId, pricedModel, readJsonObject } from './v1-request';
 import { answerTooLarge } from './whole-answer';
 import { asksForCache } from './response-cache/request-key';
 import type { ResponseCache } from './response-cache/serve';
+import type { PayerGroups } from './price-group';
 
 export interface ChatHandlerDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'upstreamMaxBodyBytes' | 'upstreamTimeoutMs' | 'tokenPriceNano' | 'reserveCompletionTokens' | 'supportContact'>;
   verifier: KeyVerifier;
   prices: PriceBook;
+  /** The payer's price group (price-group.ts). */
+  priceGroups: PayerGroups;
   billing: Billing;
   /** The providers and routes a completion is sent through. */
   routing: Routing;
@@ -79,16 +82,25 @@ export interface Payer {
   keyLimit?: KeyLimitRef | null;
   /** Its creator's monthly limit in the key's organisation, when there is one. */
   memberLimit?: MemberLimitRef | null;
+  /** The account's price group, when the key brought it; absent (an assistant's call): read from the account. */
+  priceGroup?: string;
 }
 
 /** The caller of a /v1 route: its key pays, within the key's own spend limit when it has one. */
-export function keyPayer(key: { userId: string; keyId: string; limitReset: KeyLimitRef['limitReset'] | null; memberLimit?: MemberLimitRef | null }): Payer {
+export function keyPayer(key: {
+  userId: string;
+  keyId: string;
+  limitReset: KeyLimitRef['limitReset'] | null;
+  memberLimit?: MemberLimitRef | null;
+  priceGroup: string;
+}): Payer {
   return {
     userId: key.userId,
     apiKeyId: key.keyId,
     agentId: null,
     keyLimit: key.limitReset !== null ? { keyId: key.keyId, limitReset: key.limitReset } : null,
     memberLimit: key.memberLimit ?? null,
+    priceGroup: key.priceGroup,
   };
 }
 
@@ -125,7 +137,7 @@ const RATE_LIMIT_CODES = { rpm: errorCodes.rpmExceeded, tpm: errorCodes.tpmExcee
 const IGNORED_TEXT = { push() {}, pushText() {} };
 
 export function createChatHandler(deps: ChatHandlerDeps) {
-  const { config, verifier, prices, billing, routing, rateLimiter, logger, observer, idempotency, responseCache } = deps;
+  const { config, verifier, prices, priceGroups, billing, routing, rateLimiter, logger, observer, idempotency, responseCache } = deps;
   /** Streams being relayed: at the end of the shutdown grace period each is ended cleanly. */
   const openStreams = new Set<() => void>();
   /** Registers a running stream's shutdown ending; returns its removal. */
@@ -181,8 +193,10 @@ export function createChatHandler(deps: ChatHandlerDeps) {
     const started = performance.now();
     /** The client's protocol: answers are brought into it before they are metered and relayed. */
     const client: Protocol = messages ? 'anthropic' : 'openai';
-    // One model id, one price: the id that was priced is the one recorded and sent upstream.
-    const { model, price } = pricedModel(prices, requested.model);
+    // One model id, one price (the payer's group's): the id that was priced is the one recorded and sent upstream.
+    // A key brings its group (no await on the hot path); an assistant's call reads its owner's.
+    const group = priceGroups(payer);
+    const { model, price } = pricedModel(prices, requested.model, typeof group === 'string' ? group : await group);
     const body = model === requested.model ? requested : { ...requested, model };
     const originalText = model === requested.model ? requestedText : null;
     const stream = body.stream === true;

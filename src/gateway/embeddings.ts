@@ -18,6 +18,7 @@ import { askRouted } from './routing/failover';
 import type { Routing } from './routing/registry';
 import { failureRecorder, tokenCount } from './settlement';
 import { pricedModel, ownKeyId, readJsonObject } from './v1-request';
+import type { PayerGroups } from './price-group';
 import { readWholeAnswer } from './whole-answer';
 
 /** OpenAI's own limit on the inputs of one request. */
@@ -94,6 +95,8 @@ export interface EmbeddingsHandlerDeps {
   authenticate: ChatHandler['authenticate'];
   verifier: Pick<KeyVerifier, 'markUsed'>;
   prices: PriceBook;
+  /** The payer's price group (price-group.ts). */
+  priceGroups: PayerGroups;
   billing: Billing;
   routing: Routing;
   logger: Logger;
@@ -102,12 +105,12 @@ export interface EmbeddingsHandlerDeps {
 }
 
 export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
-  const { config, authenticate, verifier, prices, billing, routing, logger, observer, idempotency } = deps;
+  const { config, authenticate, verifier, prices, priceGroups, billing, routing, logger, observer, idempotency } = deps;
 
   async function embed(payer: Payer, requested: EmbeddingsRequest, requestedText: string, requestId: string, clientSignal: AbortSignal | null) {
     const started = performance.now();
     // The id that was priced is the one recorded and sent upstream.
-    const { model, price } = pricedModel(prices, requested.model);
+    const { model, price } = pricedModel(prices, requested.model, await priceGroups(payer));
     const body = model === requested.model ? requested : { ...requested, model };
     const text = model === requested.model ? requestedText : JSON.stringify({ ...(JSON.parse(requestedText) as object), model });
     // Embeddings generate nothing: the input is the whole cost, at the prompt price.

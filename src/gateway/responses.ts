@@ -29,6 +29,7 @@ import { readUpstreamText } from './upstream-body';
 import { upstreamCall } from './upstream-call';
 import { ERROR_BODY_BYTES, fetchFailure } from './upstream-rejection';
 import { pricedModel, ownKeyId, readJsonObject } from './v1-request';
+import type { PayerGroups } from './price-group';
 import { readWholeAnswer } from './whole-answer';
 
 export const responsesRequestSchema = z
@@ -305,6 +306,8 @@ export interface ResponsesHandlerDeps {
   authenticate: ChatHandler['authenticate'];
   verifier: Pick<KeyVerifier, 'markUsed'>;
   prices: PriceBook;
+  /** The payer's price group (price-group.ts). */
+  priceGroups: PayerGroups;
   billing: Billing;
   /** Stored responses (GET, DELETE) are the default provider's. */
   upstream: Pick<Upstream, 'response' | 'redact'>;
@@ -318,7 +321,7 @@ export interface ResponsesHandlerDeps {
 }
 
 export function createResponsesHandler(deps: ResponsesHandlerDeps) {
-  const { config, db, authenticate, verifier, prices, billing, upstream: defaultUpstream, routing, logger, observer, idempotency, streams } = deps;
+  const { config, db, authenticate, verifier, prices, priceGroups, billing, upstream: defaultUpstream, routing, logger, observer, idempotency, streams } = deps;
 
   /**
    * Who created a response id, and at which provider: kept so GET and DELETE serve the caller's own ids
@@ -344,7 +347,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
   async function create(payer: Payer, requested: ResponsesRequest, requestedText: string, requestId: string, clientSignal: AbortSignal | null) {
     const started = performance.now();
     // The id that was priced is the one recorded and sent upstream.
-    const { model, price } = pricedModel(prices, requested.model);
+    const { model, price } = pricedModel(prices, requested.model, await priceGroups(payer));
     const body = model === requested.model ? requested : { ...requested, model };
     const text = model === requested.model ? requestedText : JSON.stringify({ ...(JSON.parse(requestedText) as object), model });
     const stream = body.stream === true;

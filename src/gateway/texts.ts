@@ -16,6 +16,7 @@ export const gatewayMessages = {
   modelNotFound: 'Модель не найдена в каталоге',
   modelVariantUnlisted: (model: string, base: string) => `Модель ${model} не обслуживается: у этого варианта нет своей цены. Укажите ${base}`,
   modelUnpriced: (model: string) => `Модель ${model} не обслуживается: для неё не задана цена`,
+  modelNotAllowed: (model: string) => `Модель ${model} недоступна для вашей учётной записи: доступные вам модели и их цены — в списке моделей`,
   adminUserNotFound: 'Пользователь не найден',
   /** «Превышен лимит ключа: 10 запросов в минуту (rpm). Лимит обновится через 35 с». */
   rateLimited: (what: RateLimitWords, limit: number, resetSeconds: number) =>

@@ -27,14 +27,16 @@ export async function readJsonObject(request: Request, bodyLimitBytes: number): 
 }
 
 /**
- * The model a /v1 request is priced at and sent as (PriceBook.resolve): the id that was priced, with its
- * price; a variant without a price of its own, or an unpriced model under UNPRICED_MODELS=refuse, is
- * 400 model_not_found before anything is reserved or sent.
+ * The model a /v1 request is priced at and sent as (PriceBook.resolve) for the payer's price group: the id
+ * that was priced, with its price; a model outside the group's list is 403 model_not_allowed, a variant
+ * without a price of its own, or an unpriced model under UNPRICED_MODELS=refuse, 400 model_not_found, all
+ * before anything is reserved or sent.
  */
-export function pricedModel(prices: Pick<PriceBook, 'resolve'>, requested: string): { model: string; price: ModelPrice } {
-  const resolved = prices.resolve(requested);
+export function pricedModel(prices: Pick<PriceBook, 'resolve'>, requested: string, group: string): { model: string; price: ModelPrice } {
+  const resolved = prices.resolve(requested, group);
   if (resolved.kind === 'priced') return resolved;
   const shown = requested.trim().slice(0, 200);
+  if (resolved.kind === 'not_allowed') throw new AppError('forbidden', gatewayMessages.modelNotAllowed(shown), { param: 'model', code: errorCodes.modelNotAllowed });
   throw new AppError(
     'invalid_request_error',
     resolved.kind === 'variant_unlisted' ? gatewayMessages.modelVariantUnlisted(shown, resolved.base) : gatewayMessages.modelUnpriced(shown),

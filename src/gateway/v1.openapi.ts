@@ -84,7 +84,7 @@ const BILLED_ERRORS = {
   '400': errorResponse(400, 'Некорректный запрос (поле названо в param); ответ 4xx сервиса модели передаётся со своим статусом и сообщением'),
   '401': errorResponse(401, 'Нет ключа, ключ неверный или истёк'),
   '402': errorResponse(402, 'Баланса (или лимита расходов ключа) не хватает на запрос'),
-  '403': errorResponse(403, 'Ключ отозван или учётная запись заблокирована'),
+  '403': errorResponse(403, 'Ключ отозван, учётная запись заблокирована или модель недоступна в группе цен учётной записи (code: model_not_allowed)'),
   '404': errorResponse(404, 'Сервис модели не знает модель (его ответ передан как есть, например code: model_not_found)'),
   '409': errorResponse(409, 'Запрос с этим Idempotency-Key ещё выполняется или был потоковым'),
   '413': errorResponse(413, 'Тело запроса больше BODY_LIMIT_BYTES'),
@@ -505,7 +505,9 @@ export const MODELS_OPERATION = {
   tags,
   operationId: 'v1.models',
   summary: 'Список моделей с ценами',
-  description: 'Каталог сервиса моделей в формате OpenAI; pricing.prompt / pricing.completion — цена за токен в валюте баланса. Без авторизации.',
+  description:
+    'Каталог сервиса моделей в формате OpenAI; pricing.prompt / pricing.completion — цена за токен в валюте баланса. Авторизация не нужна: ' +
+    'без неё — цены группы по умолчанию; с ключом API (или JWT панели) — цены группы цен этой учётной записи и только доступные ей модели.',
   responses: {
     '200': ok(
       'Список моделей в формате OpenAI',
@@ -539,7 +541,8 @@ export const MODELS_RETRIEVE_OPERATION = {
   tags,
   operationId: 'v1.modelsRetrieve',
   summary: 'Одна модель каталога с ценами',
-  description: 'То же, что элемент GET /v1/models (models.retrieve в SDK). Без авторизации; неизвестная модель — 404 с code model_not_found.',
+  description:
+    'То же, что элемент GET /v1/models (models.retrieve в SDK), с ценами группы вызывающего. Без авторизации; неизвестная или недоступная группе модель — 404 с code model_not_found.',
   responses: {
     '200': ok('Модель в формате OpenAI', json(MODEL_OBJECT, MODEL_EXAMPLE)),
     '404': {

@@ -64,6 +64,8 @@ export const errorCodes = {
   idempotencyInProgress: 'idempotency_in_progress',
   idempotencyNotReplayable: 'idempotency_not_replayable',
   modelNotFound: 'model_not_found',
+  /** The account's price group lists the models it may call, and this one is not among them (403). */
+  modelNotAllowed: 'model_not_allowed',
   /** The provider answered 529 (Anthropic's "overloaded"): a Messages client hears overloaded_error 529. */
   upstreamOverloaded: 'upstream_overloaded',
   previousResponseNotFound: 'previous_response_not_found',

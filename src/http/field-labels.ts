@@ -109,6 +109,10 @@ export const fieldLabels: Record<string, string> = {
   cachedPromptPerMillion: 'Запрос из кэша за 1M токенов',
   cacheWritePerMillion: 'Запись в кэш за 1M токенов',
   multiplier: 'Множитель',
+  // Price groups.
+  allowedModels: 'Доступные модели',
+  isDefault: 'Группа по умолчанию',
+  group: 'Группа цен',
   filter: 'Фильтр моделей',
   models: 'Модели',
   baseUrl: 'Адрес провайдера',
@@ -197,6 +201,7 @@ export const scopedFieldLabels: Record<string, Record<string, string>> = {
   invoices: { amount: 'Сумма счёта' },
   bankPayments: { userId: 'Учётная запись' },
   knowledge: { title: 'Заголовок', text: 'Текст для импорта' },
+  adminPriceGroups: { name: 'Имя группы', title: 'Название группы' },
   organizations: { name: 'Название организации', userId: 'Участник', token: 'Код приглашения', id: 'Организация' },
   accountSecurity: { token: 'Ссылка для сброса пароля', currentPassword: 'Текущий пароль', newPassword: 'Новый пароль' },
 };

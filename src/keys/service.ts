@@ -87,6 +87,8 @@ export interface VerifiedKey {
   organization: boolean;
   /** In an organisation: the member who created the key (null: the account's own key). */
   createdBy: string | null;
+  /** The owner's price group (pricing/): what the key's requests are priced at and may call. */
+  priceGroup: string;
 }
 
 /** NOTIFY channel on which a key's revocation or changed limits reach every instance (payload: key id). */
@@ -479,6 +481,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
           rpd: apiKeys.rpd,
           blockedAt: users.blockedAt,
           kind: users.kind,
+          priceGroup: users.priceGroup,
           createdBy: apiKeys.createdBy,
           // Whether the creator has a limit in the organisation the key belongs to (raw SQL: the keys
           // feature sits below organizations/ and does not import its tables).
@@ -503,6 +506,7 @@ export function createKeyService({ db, config, onRevoked }: KeyServiceDeps) {
             rates: { rpm: row.rpm, tpm: row.tpm, rpd: row.rpd },
             organization: row.kind === 'organization',
             createdBy: row.createdBy,
+            priceGroup: row.priceGroup,
           }
         : null;
     },

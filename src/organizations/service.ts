@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, count, desc, eq } from 'drizzle-orm';
 import { ORGANIZATION_EMAIL_DOMAIN } from '../accounts';
 import { users } from '../accounts/tables';
+import { defaultPriceGroupSql } from '../pricing/tables';
 import { recordAudit, type JsonObject } from '../admin';
 import { adminAudit } from '../admin/tables';
 import type { Database, Executor } from '../db/client';
@@ -115,7 +116,9 @@ export function createOrganizationService({ db, balanceNano, currency }: Organiz
         if (Number(value) >= MAX_ORGANIZATIONS_PER_PERSON) {
           throw new AppError('invalid_request_error', organizationsMessages.tooManyOrganizations(MAX_ORGANIZATIONS_PER_PERSON));
         }
-        await tx.insert(users).values({ id, email: `${id}@${ORGANIZATION_EMAIL_DOMAIN}`, passwordHash: '!organization', kind: 'organization' });
+        await tx
+          .insert(users)
+          .values({ id, email: `${id}@${ORGANIZATION_EMAIL_DOMAIN}`, passwordHash: '!organization', kind: 'organization', priceGroup: defaultPriceGroupSql });
         await tx.insert(organizations).values({ id, name: input.name, createdBy: person.userId });
         await tx.insert(customerRequisites).values({ userId: id, ...requisiteValues(input) });
         await tx.insert(organizationMembers).values({ organizationId: id, userId: person.userId, role: 'owner' });

@@ -5,9 +5,16 @@
 // a model priced by its own exact row is priced only by a row of its own (pricing/model-id.ts): a request
 // is priced through resolve(), which also names the id that goes upstream, the id that was priced.
 //
-// The hot path asks priceOf() for every request, so the table lives in memory: loaded at start, reloaded
-// on every instance when any instance changes it (PostgreSQL NOTIFY), and re-read every few minutes in
-// case a notification was lost. Matches are memoised per model id.
+// Price groups (issue 45): every account is in a group (users.price_group). A group multiplies the list
+// prices (and the TOKEN_PRICE default) by its multiplier, may carry its own price for some models (an
+// override: it replaces list × multiplier for the models its pattern covers, the longest of the group's
+// patterns winning) and may restrict its accounts to some models (a model outside the list is refused,
+// 403 model_not_allowed, before anything is reserved). priceForGroup() is the one place a multiplier
+// touches a price.
+//
+// The hot path asks resolve() for every request, so the tables live in memory: loaded at start, reloaded
+// on every instance when any instance changes them (PostgreSQL NOTIFY), and re-read every few minutes in
+// case a notification was lost. Matches are memoised per (group, model id).
 //
 // Rounding: a price per 1M tokens need not land on a whole nano-unit per token, so a request's cost is
 // computed exactly in 1e-6 nano-units and rounded up to a whole nano-unit once, for the whole request.
@@ -20,7 +27,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Database, DatabaseHandle, Executor } from '../db/client';
-import { modelPrices } from './tables';
+import { modelPrices, priceGroupPrices, priceGroups } from './tables';
 import type { Logger } from '../logger';
 import { nanoToDecimalString } from '../money';
 import { coalescedReload } from '../jobs/coalesced-reload';
@@ -28,6 +35,10 @@ import { matchPattern, patternTable, type PatternTable } from './model-id';
 
 export const PRICES_CHANGED_CHANNEL = 'conduit_prices_changed';
 const MILLION = 1_000_000n;
+/** The group the migration seeds: ×1, every model, the default until an operator names another. */
+export const BASE_PRICE_GROUP = 'base';
+/** A multiplier of 1 in parts per million. */
+export const MULTIPLIER_ONE_PPM = 1_000_000n;
 
 export interface ModelPrice {
   /** The row that matched, or null for the TOKEN_PRICE default. */
@@ -112,7 +123,45 @@ export type ResolvedModel =
   /** A `:suffix` variant with no row of its own, of a model priced by its exact row `base`. */
   | { kind: 'variant_unlisted'; base: string }
   /** No row covers the model and UNPRICED_MODELS=refuse. */
-  | { kind: 'unpriced' };
+  | { kind: 'unpriced' }
+  /** The payer's price group lists the models it may call, and this one is not among them. */
+  | { kind: 'not_allowed' };
+
+/** A price group as the book keeps it. */
+export interface PriceGroup {
+  name: string;
+  title: string;
+  /** The multiplier on list prices, in parts per million (1.25 = 1_250_000). */
+  multiplierPpm: bigint;
+  /** Exact ids or prefixes ending in `*`; null: every model. */
+  allowedModels: string[] | null;
+  isDefault: boolean;
+}
+
+/** A group's own price for a model id or prefix (price_group_prices). */
+export interface GroupPriceRow {
+  groupName: string;
+  pattern: string;
+  promptNanoPerMillion: bigint;
+  completionNanoPerMillion: bigint;
+  kind: string;
+  perSecondNano: bigint;
+  updatedAt: Date;
+}
+
+/**
+ * A list price as a group pays it: every price field (tokens, seconds of audio, cached and cache-write
+ * tokens, whatever ModelPrice names) × the multiplier, each rounded up once to a whole nano-unit per its
+ * unit (1M tokens, a second). The one function that applies a multiplier.
+ */
+export function priceForGroup(price: ModelPrice, multiplierPpm: bigint): ModelPrice {
+  if (multiplierPpm === MULTIPLIER_ONE_PPM) return price;
+  const scaled: Record<string, unknown> = { ...price };
+  for (const [field, value] of Object.entries(price)) {
+    if (typeof value === 'bigint') scaled[field] = ceilDiv(value * multiplierPpm, MILLION);
+  }
+  return scaled as unknown as ModelPrice;
+}
 
 export interface PriceRow {
   pattern: string;
@@ -283,6 +332,34 @@ export interface PriceBookOptions {
   refreshMs?: number;
 }
 
+/** A group as resolve() uses it: its overrides and allowed list as pattern tables, its own memo. */
+interface GroupBook {
+  group: PriceGroup;
+  overrides: PatternTable<ModelPrice>;
+  /** null: every model. */
+  allowed: PatternTable<true> | null;
+  memo: Map<string, ResolvedModel>;
+  /** False for a stand-in: a group named before the book had loaded it. */
+  loaded: boolean;
+}
+
+/** Whether a model id is on a group's list: an exact id or a prefix covers it (a variant needs its own). */
+function allowedBy(model: string, allowed: PatternTable<true>): boolean {
+  return matchPattern(model, allowed).kind === 'match';
+}
+
+function groupBookOf(group: PriceGroup, overrides: GroupPriceRow[], ratios: CacheRatios, loaded = true): GroupBook {
+  const list = group.allowedModels?.filter((p) => p.length > 0) ?? [];
+  return {
+    group,
+    overrides: patternTable(overrides.map((row) => ({ pattern: row.pattern, value: modelPriceOf(row, ratios) }))),
+    // `*` alone allows everything: the same as no list.
+    allowed: list.length === 0 || list.includes('*') ? null : patternTable(list.map((pattern) => ({ pattern, value: true as const }))),
+    memo: new Map(),
+    loaded,
+  };
+}
+
 export function createPriceBook(options: PriceBookOptions) {
   const { db, database, config, logger } = options;
   const refreshMs = options.refreshMs ?? 5 * 60_000;
@@ -298,65 +375,41 @@ export function createPriceBook(options: PriceBookOptions) {
   const refuseUnpriced = config.unpricedModels === 'refuse';
   let table: PatternTable<ModelPrice> = patternTable([]);
   let memo = new Map<string, ResolvedModel>();
+  /** A group the book does not know (created on another instance a moment ago): list prices, every model. */
+  const listGroup = (name: string): GroupBook =>
+    groupBookOf({ name, title: name, multiplierPpm: MULTIPLIER_ONE_PPM, allowedModels: null, isDefault: false }, [], ratios, false);
+  let groups = new Map<string, GroupBook>([[BASE_PRICE_GROUP, listGroup(BASE_PRICE_GROUP)]]);
+  let defaultGroup = BASE_PRICE_GROUP;
+  /** Replaced by every load: what a kept model list was priced with. */
+  let version: object = {};
   const MEMO_LIMIT = 10_000;
   let timer: ReturnType<typeof setInterval> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
-  /** The last model list shown with prices, and the table it was priced with. */
-  let priced: { source: object; table: object; body: string } | null = null;
+  /** The last model list shown with prices per group, and the tables it was priced with. */
+  let priced = new Map<string, { source: object; version: object; body: string }>();
 
-  function install(rows: PriceRow[]) {
+  function install(rows: PriceRow[], groupRows: PriceGroup[], overrideRows: GroupPriceRow[]) {
     table = patternTable(rows.map((row) => ({ pattern: row.pattern, value: modelPriceOf(row, ratios) })));
     memo = new Map();
+    const next = new Map<string, GroupBook>();
+    for (const group of groupRows) {
+      next.set(
+        group.name,
+        groupBookOf(
+          group,
+          overrideRows.filter((row) => row.groupName === group.name),
+          ratios,
+        ),
+      );
+      if (group.isDefault) defaultGroup = group.name;
+    }
+    groups = next;
+    version = {};
+    priced = new Map();
   }
 
-  /**
-   * The upstream's model list with Conduit's prices: `pricing: {prompt, completion}` per token as decimal
-   * strings, replacing whatever the upstream published (its own prices, in its own currency). The JSON is
-   * kept until the list or the table changes.
-   */
-  /** A model of the catalog with its prices per token, as OpenRouter's list shows them. */
-  function withPricing(model: { id: string; [k: string]: unknown }) {
-    const price = priceOf(model.id);
-    // A per-second model (transcription) shows its price a second of audio; its tokens are not charged.
-    if (price.perSecondNano !== undefined) return { ...model, pricing: { prompt: '0', completion: '0', audio_second: perSecondText(price.perSecondNano) } };
-    return {
-      ...model,
-      pricing: {
-        prompt: perTokenText(price.promptNanoPerMillion),
-        completion: perTokenText(price.completionNanoPerMillion),
-        // OpenRouter's names: a prompt token read from the provider's cache, and one written to it.
-        input_cache_read: perTokenText(price.cachedPromptNanoPerMillion ?? price.promptNanoPerMillion),
-        input_cache_write: perTokenText(price.cacheWriteNanoPerMillion ?? price.promptNanoPerMillion),
-      },
-    };
-  }
-
-  /** One model, as GET /v1/models/{id} answers. */
-  function pricedModelJson(model: { id: string; [k: string]: unknown }): string {
-    return JSON.stringify(withPricing(model));
-  }
-
-  function pricedListJson(list: { data: { id: string; [k: string]: unknown }[] }): string {
-    if (priced && priced.source === list && priced.table === table) return priced.body;
-    // Only what a request may ask for: a refused variant or (UNPRICED_MODELS=refuse) an unpriced model is left out.
-    const data = list.data.filter((model) => resolve(model.id).kind === 'priced').map(withPricing);
-    const body = JSON.stringify({ ...list, data });
-    priced = { source: list, table, body };
-    return body;
-  }
-
-  async function list(executor: Executor = db): Promise<PriceRow[]> {
-    return executor.select().from(modelPrices).orderBy(asc(modelPrices.pattern));
-  }
-
-  const reload = coalescedReload(() =>
-    list()
-      .then(install)
-      .catch((error) => logger.error('could not load the price table; keeping the last copy', { error })),
-  );
-
-  /** What a request for `model` is priced at and sent as, or why it is refused (see the file's head). */
-  function resolve(model: string): ResolvedModel {
+  /** The list price of a model: the price table alone, before any group (see the file's head). */
+  function resolveListed(model: string): ResolvedModel {
     const known = memo.get(model);
     if (known) return known;
     const match = matchPattern(model, table);
@@ -373,19 +426,129 @@ export function createPriceBook(options: PriceBookOptions) {
     return resolved;
   }
 
+  function groupBook(group: string): GroupBook {
+    const book = groups.get(group);
+    if (book) return book;
+    const unknown = listGroup(group);
+    groups.set(group, unknown);
+    logger.warn('a request named a price group the price book has not loaded; list prices until the next load', { group });
+    return unknown;
+  }
+
   /**
-   * The price shown for a model (the catalog, the admin's lookup): a refused variant shows its base's
-   * price, a refused unpriced model the TOKEN_PRICE default. A request is priced through resolve().
+   * What a request for `model` by an account of `group` is priced at and sent as, or why it is refused
+   * (see the file's head): the group's allowed list first, then its own price, else the list price × its
+   * multiplier.
    */
-  function priceOf(model: string): ModelPrice {
-    const resolved = resolve(model);
+  function resolve(model: string, group: string): ResolvedModel {
+    const book = groupBook(group);
+    const known = book.memo.get(model);
+    if (known) return known;
+    let resolved: ResolvedModel;
+    if (book.allowed && !allowedBy(model, book.allowed)) resolved = { kind: 'not_allowed' };
+    else {
+      const own = matchPattern(model, book.overrides);
+      if (own.kind === 'match') resolved = { kind: 'priced', model: own.exact ? own.pattern : model.trim(), price: own.value };
+      else if (own.kind === 'variant_unlisted') resolved = { kind: 'variant_unlisted', base: own.base };
+      else {
+        const listed = resolveListed(model);
+        resolved = listed.kind === 'priced' ? { ...listed, price: priceForGroup(listed.price, book.group.multiplierPpm) } : listed;
+      }
+    }
+    if (book.memo.size >= MEMO_LIMIT) book.memo = new Map();
+    book.memo.set(model, resolved);
+    return resolved;
+  }
+
+  /**
+   * The price shown for a model to an account of `group` (the catalog): a refused variant shows its base's
+   * price, a refused unpriced model the TOKEN_PRICE default (× the multiplier). A request is priced through resolve().
+   */
+  function priceOf(model: string, group: string = defaultGroup): ModelPrice {
+    const resolved = resolve(model, group);
     if (resolved.kind === 'priced') return resolved.price;
     if (resolved.kind === 'variant_unlisted') {
-      const base = resolve(resolved.base);
+      const base = resolve(resolved.base, group);
+      if (base.kind === 'priced') return base.price;
+    }
+    return priceForGroup(fallback, groupBook(group).group.multiplierPpm);
+  }
+
+  /** The list price of a model (the admin's price table view): no group applied. */
+  function listPriceOf(model: string): ModelPrice {
+    const resolved = resolveListed(model);
+    if (resolved.kind === 'priced') return resolved.price;
+    if (resolved.kind === 'variant_unlisted') {
+      const base = resolveListed(resolved.base);
       if (base.kind === 'priced') return base.price;
     }
     return fallback;
   }
+
+  /** A model of the catalog with its prices per token for `group`, as OpenRouter's list shows them. */
+  function withPricing(model: { id: string; [k: string]: unknown }, group: string) {
+    const price = priceOf(model.id, group);
+    // A per-second model (transcription) shows its price a second of audio; its tokens are not charged.
+    if (price.perSecondNano !== undefined) return { ...model, pricing: { prompt: '0', completion: '0', audio_second: perSecondText(price.perSecondNano) } };
+    return {
+      ...model,
+      pricing: {
+        prompt: perTokenText(price.promptNanoPerMillion),
+        completion: perTokenText(price.completionNanoPerMillion),
+        // OpenRouter's names: a prompt token read from the provider's cache, and one written to it.
+        input_cache_read: perTokenText(price.cachedPromptNanoPerMillion ?? price.promptNanoPerMillion),
+        input_cache_write: perTokenText(price.cacheWriteNanoPerMillion ?? price.promptNanoPerMillion),
+      },
+    };
+  }
+
+  /** One model, as GET /v1/models/{id} answers. */
+  function pricedModelJson(model: { id: string; [k: string]: unknown }, group: string = defaultGroup): string {
+    return JSON.stringify(withPricing(model, group));
+  }
+
+  /**
+   * The upstream's model list with Conduit's prices for `group` (default: the default group's):
+   * `pricing: {prompt, completion}` per token as decimal strings, replacing whatever the upstream published
+   * (its own prices, in its own currency). The JSON is kept per group until the list or the tables change.
+   */
+  function pricedListJson(list: { data: { id: string; [k: string]: unknown }[] }, group: string = defaultGroup): string {
+    const kept = priced.get(group);
+    if (kept && kept.source === list && kept.version === version) return kept.body;
+    // Only what a request may ask for: a refused variant, a model outside the group's list or (UNPRICED_MODELS=refuse) an unpriced model is left out.
+    const data = list.data.filter((model) => resolve(model.id, group).kind === 'priced').map((model) => withPricing(model, group));
+    const body = JSON.stringify({ ...list, data });
+    if (priced.size >= 1000) priced = new Map();
+    priced.set(group, { source: list, version, body });
+    return body;
+  }
+
+  async function list(executor: Executor = db): Promise<PriceRow[]> {
+    return executor.select().from(modelPrices).orderBy(asc(modelPrices.pattern));
+  }
+
+  async function listGroups(executor: Executor = db): Promise<PriceGroup[]> {
+    return executor
+      .select({
+        name: priceGroups.name,
+        title: priceGroups.title,
+        multiplierPpm: priceGroups.multiplierPpm,
+        allowedModels: priceGroups.allowedModels,
+        isDefault: priceGroups.isDefault,
+      })
+      .from(priceGroups)
+      .orderBy(asc(priceGroups.name));
+  }
+
+  async function listOverrides(executor: Executor = db): Promise<GroupPriceRow[]> {
+    return executor.select().from(priceGroupPrices).orderBy(asc(priceGroupPrices.groupName), asc(priceGroupPrices.pattern));
+  }
+
+  const reload = coalescedReload(() =>
+    Promise.all([list(), listGroups(), listOverrides()])
+      .then(([rows, groupRows, overrideRows]) => install(rows, groupRows, overrideRows))
+      .catch((error) => logger.error('could not load the price table; keeping the last copy', { error })),
+  );
 
   /** Tells every instance (this one included, at commit) that the table changed. */
   async function announce(executor: Executor) {
@@ -394,6 +557,7 @@ export function createPriceBook(options: PriceBookOptions) {
 
   return {
     priceOf,
+    listPriceOf,
     resolve,
     costOf,
     pricedListJson,
@@ -403,8 +567,17 @@ export function createPriceBook(options: PriceBookOptions) {
     /** What a row without cache prices of its own derives them from (CACHE_READ_PRICE_RATIO, CACHE_WRITE_PRICE_RATIO). */
     cacheRatios: ratios,
     list,
+    listGroups,
+    listOverrides,
     reload,
-
+    /** The group new accounts get and anonymous visitors see prices of. */
+    get defaultGroup() {
+      return defaultGroup;
+    },
+    /** Whether the book has loaded `group` (a group it has not is priced at list prices until it has). */
+    knowsGroup(group: string): boolean {
+      return groups.get(group)?.loaded === true;
+    },
     /**
      * Creates or replaces rows in one transaction. With `executor` it writes inside the caller's
      * transaction and leaves the reload to the commit's notification (reading through the pool while

@@ -166,6 +166,7 @@ describe('users', () => {
       blocked: false,
       blockedAt: null,
       spendThisMonth: 0,
+      priceGroup: 'base',
     });
 
     // "_" would match any one character in LIKE: here it must match only itself.

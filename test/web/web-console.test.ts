@@ -243,6 +243,7 @@ browserSuite('the operator console: providers as cards, the phone’s bar, price
         ['Выручка и расход', '/admin/stats'],
         ['Журнал действий', '/admin/audit'],
         ['Цены', '/admin/prices'],
+        ['Группы цен', '/admin/price-groups'],
         ['Провайдеры', '/admin/providers'],
         ['Маршруты', '/admin/routes'],
         ['Реквизиты', '/admin/requisites'],

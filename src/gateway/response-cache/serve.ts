@@ -12,6 +12,7 @@ import { type Billing, type RefusalFacts, usageCost } from '../billing';
 import type { ChatRequest } from '../request';
 import { settleAnswer, tokenCount } from '../settlement';
 import { pricedModel } from '../v1-request';
+import type { PayerGroups } from '../price-group';
 import { CACHE_HEADER, type CacheOwner, cacheable, requestHash } from './request-key';
 import { type CachedAnswer, MAX_CACHED_ANSWER_CHARS, type ResponseCacheStore } from './store';
 import type { KeyCacheMode, KeyLimitRef, MemberLimitRef } from '../../keys';
@@ -65,13 +66,15 @@ export interface ResponseCacheDeps {
   store: ResponseCacheStore;
   billing: Billing;
   prices: Pick<PriceBook, 'resolve'>;
+  /** The payer's price group (price-group.ts). */
+  priceGroups: PayerGroups;
   logger: Logger;
   config: Pick<Config, 'cacheHitPriceRatioNano'>;
 }
 
 /** One chat request the cache is asked about: who pays, whose answers it reads, and the request. */
 export interface CacheCall {
-  payer: { userId: string; apiKeyId: string; keyLimit?: KeyLimitRef | null; memberLimit?: MemberLimitRef | null };
+  payer: { userId: string; apiKeyId: string; keyLimit?: KeyLimitRef | null; memberLimit?: MemberLimitRef | null; priceGroup?: string | undefined };
   owner: CacheOwner;
   mode: KeyCacheMode;
   body: ChatRequest;
@@ -79,7 +82,7 @@ export interface CacheCall {
 }
 
 export function createResponseCache(deps: ResponseCacheDeps) {
-  const { store, billing, prices, logger, config } = deps;
+  const { store, billing, prices, priceGroups, logger, config } = deps;
 
   /** Serves a kept answer: reserved and settled at the hit price, like any request, the key's limit included. */
   async function serveHit(call: CacheCall, model: string, price: ModelPrice, answer: CachedAnswer): Promise<Response> {
@@ -117,7 +120,7 @@ export function createResponseCache(deps: ResponseCacheDeps) {
     async answer(call: CacheCall, run: () => Promise<Response>): Promise<Response> {
       if (!cacheable(call.body, call.mode)) return run();
       // The same resolution complete() makes (and its 400 for a model that cannot be priced).
-      const { model, price } = pricedModel(prices, call.body.model);
+      const { model, price } = pricedModel(prices, call.body.model, await priceGroups(call.payer));
       const hash = requestHash(call.owner, model, call.body);
       // A cache that cannot be read is no reason to fail the request: it goes to the model.
       const kept = await store.find(call.owner.userId, hash).catch((error) => {

@@ -1,6 +1,7 @@
 // «Администрирование»: the operator's console under /app/admin — accounts (search, detail, credits,
-// blocking), daily revenue and spend, the audit log, the price table, the providers and routes that model
-// requests go by, the requisites, the bank statements with the счета paid by transfer, and the promo campaigns. The navigation shows it to admins only; the server answers 403 to anyone else,
+// blocking), daily revenue and spend, the audit log, the price table and the price groups, the providers and
+// routes that model requests go by, the requisites, the bank statements with the счета paid by transfer, and the
+// promo campaigns. The navigation shows it to admins only; the server answers 403 to anyone else,
 // and such an answer also makes the page ask again who the user is (the role may have been taken away
 // while the page was open). On a phone its sections are one bar that scrolls sideways, and the site's own
 // navigation waits behind «Меню» (App.tsx), so the two take one row each instead of ~400 px of wrapped links.
@@ -11,6 +12,7 @@ import { AuditScreen } from './Audit';
 import { BankStatementsScreen } from './BankStatements';
 import { PricesScreen } from './Prices';
 import { PromotionScreen, PromotionsScreen } from './Promotions';
+import { PriceGroupsScreen } from './PriceGroups';
 import { RequisitesScreen } from './Requisites';
 import { ProvidersScreen } from './Providers';
 import { RoutesScreen } from './Routes';
@@ -25,6 +27,7 @@ const SECTIONS = [
   { to: '/admin/stats', label: 'Выручка и расход' },
   { to: '/admin/audit', label: 'Журнал действий' },
   { to: '/admin/prices', label: 'Цены' },
+  { to: '/admin/price-groups', label: 'Группы цен' },
   { to: '/admin/providers', label: 'Провайдеры' },
   { to: '/admin/routes', label: 'Маршруты' },
   { to: '/admin/requisites', label: 'Реквизиты' },
@@ -51,6 +54,7 @@ function Section({ path }: { path: string }) {
   if (path === '/admin/stats') return <StatsScreen />;
   if (path === '/admin/audit') return <AuditScreen />;
   if (path === '/admin/prices') return <PricesScreen />;
+  if (path === '/admin/price-groups') return <PriceGroupsScreen />;
   if (path === '/admin/providers') return <ProvidersScreen />;
   if (path === '/admin/routes') return <RoutesScreen />;
   if (path === '/admin/requisites') return <RequisitesScreen />;

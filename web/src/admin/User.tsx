@@ -17,6 +17,7 @@ import { check, decimalInput, type FieldErrors } from '../shared/validate';
 import { ModelName } from '../shared/ModelName';
 import { AdminError } from './AdminError';
 import { AuditTable } from './Audit';
+import { UserPriceGroup } from './PriceGroups';
 
 type Detail = Outputs['admin']['getUser'];
 type CreditRequest = { id: string; amount: number; reason: string; reference: string };
@@ -215,6 +216,7 @@ export function UserScreen({ id }: { id: string }) {
                 </div>
               ) : null}
             </dl>
+            <UserPriceGroup key={d.user.priceGroup} userId={id} current={d.user.priceGroup} onMoved={afterChange} />
             <div className="actions">
               <Button
                 variant={d.user.blocked ? 'secondary' : 'danger'}

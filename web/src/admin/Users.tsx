@@ -80,6 +80,7 @@ export function UsersScreen() {
               <tr>
                 <th scope="col">E-mail</th>
                 <th scope="col">Роль</th>
+                <th scope="col">Группа цен</th>
                 <th scope="col" className="num">
                   Баланс
                 </th>
@@ -97,6 +98,9 @@ export function UsersScreen() {
                     <Link to={`/admin/users/${u.id}`}>{u.email}</Link>
                   </td>
                   <td data-label="Роль">{roleLabels[u.role]}</td>
+                  <td data-label="Группа цен">
+                    <code>{u.priceGroup}</code>
+                  </td>
                   <td data-label="Баланс" className="num">
                     <Money value={u.balance} currency={currency} kind="amount" />
                   </td>

@@ -41,7 +41,7 @@ export function ModelPicker({
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     let live = true;
-    loadModels().then(
+    loadModels({ forOrganization: false }).then(
       (list) => live && setModels(list),
       () => live && setFailed(true),
     );

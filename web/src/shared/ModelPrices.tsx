@@ -1,5 +1,6 @@
 // What each model costs, as model catalogues list prices: per 1 million tokens of the request (input) and of
-// the answer (output), in the balance currency, from the public /v1/models list.
+// the answer (output), in the balance currency, from /v1/models as the signed-in account sees it (its price
+// group's prices, issue 45).
 import { useEffect, useState } from 'react';
 import { shiftDecimal } from './format';
 import { Money } from './Money';
