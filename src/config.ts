@@ -1,10 +1,9 @@
 // The only reader of process.env. Everything else receives a Config.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { unitsToNano, unitsToNanoRounded } from './money';
 import { parseAddressRange } from './http/address-ranges';
+import { loadDevSecrets } from './dev-secrets';
 
 /**
  * The default of YOOKASSA_NOTIFICATION_IPS: the senders YooKassa publishes
@@ -575,32 +574,6 @@ function currencyToNano(name: string, amount: number): bigint {
   const cents = Math.round(amount * 100);
   if (Math.abs(cents - amount * 100) > 1e-6) throw new ConfigError(`${name}: at most two decimals`);
   return BigInt(cents) * 10_000_000n;
-}
-
-interface DevSecrets {
-  jwtSecret: string;
-  encryptionKey: string;
-}
-
-/** Reads (or creates once, mode 0600) the development secrets kept in DATA_DIR. */
-function loadDevSecrets(dataDir: string, warnings: string[]): DevSecrets {
-  const file = join(dataDir, 'secrets.json');
-  if (existsSync(file)) {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<DevSecrets>;
-    if (typeof parsed.jwtSecret === 'string' && typeof parsed.encryptionKey === 'string') {
-      return { jwtSecret: parsed.jwtSecret, encryptionKey: parsed.encryptionKey };
-    }
-  }
-  // Only this user may enter it: it holds these secrets and the embedded database (see db/client.ts).
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const secrets: DevSecrets = {
-    jwtSecret: randomBytes(48).toString('base64url'),
-    encryptionKey: randomBytes(32).toString('hex'),
-  };
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  warnings.push(`JWT_SECRET/ENCRYPTION_KEY are not set: generated development secrets into ${file}; set both in production`);
-  return secrets;
 }
 
 /**
