@@ -43,6 +43,11 @@ export interface RateWindow {
   /** The shared count reached the limit: nothing more to claim in this window. */
   exhausted: boolean;
   claiming: Promise<void> | null;
+  /**
+   * Tokens spent past what was held, still being added to the shared count: a claim waits for them, or the
+   * count it reads back would leave them out and the window would look fuller of allowance than it is.
+   */
+  recording: Promise<void> | null;
   /** The database could not be asked in this window: counted here alone. */
   local: boolean;
 }
@@ -95,6 +100,7 @@ export function createWindowCounter({ place, spanMs, db, logger, now }: WindowCo
    * than one), and what this instance may spend is the part of the block under the limit.
    */
   async function claim(w: RateWindow) {
+    if (w.recording) await w.recording;
     const block = blockOf(w.limit);
     if (w.local) return claimLocally(w, block);
     try {
@@ -146,7 +152,7 @@ export function createWindowCounter({ place, spanMs, db, logger, now }: WindowCo
   }
 
   function fresh(ownerId: string, index: number, limit: number): RateWindow {
-    const w: RateWindow = { owner: ownerId, index, spanMs, tokens, limit, held: 0, sharedUsed: 0, exhausted: false, claiming: null, local: false };
+    const w: RateWindow = { owner: ownerId, index, spanMs, tokens, limit, held: 0, sharedUsed: 0, exhausted: false, claiming: null, recording: null, local: false };
     windows.set(ownerId, w);
     return w;
   }
@@ -214,7 +220,12 @@ export function createWindowCounter({ place, spanMs, db, logger, now }: WindowCo
       if (w.held < 0) {
         const owed = -w.held;
         w.held = 0;
-        void record(w, owed);
+        const recorded = record(w, owed);
+        const before = w.recording;
+        const all: Promise<void> = (before ? Promise.all([before, recorded]).then(() => {}) : recorded).finally(() => {
+          if (w.recording === all) w.recording = null;
+        });
+        w.recording = all;
       }
     },
 
