@@ -114,6 +114,7 @@ const BASE = new Set([
   'platform',
   'pricing',
   'config.ts',
+  'dev-secrets.ts',
   'logger.ts',
   'money.ts',
   'money-words.ts',

@@ -135,7 +135,13 @@ describe('two accounts in different groups', () => {
     fake.models.push({ id: 'odd/model', created: 1_700_000_300, owned_by: 'odd' });
     await waitFor(async () => (await call(app.url, 'GET', '/v1/models/odd%2Fmodel', { token: user.key })).status === 200);
     const listed = await call(app.url, 'GET', '/v1/models/odd%2Fmodel', { token: user.key });
-    expect(listed.body.pricing).toEqual({ prompt: '0.000000000000334', completion: '0.000000000001111' });
+    expect(listed.body.pricing).toEqual({
+      prompt: '0.000000000000334',
+      completion: '0.000000000001111',
+      // The cache prices derive from the list row (1001 × 0.1 → 101, × 1.25 → 1252), then take the multiplier: 34 and 418.
+      input_cache_read: '0.000000000000034',
+      input_cache_write: '0.000000000000418',
+    });
   });
 
   test('a group’s own price beats list price × multiplier; other models of the group pay the multiplier', async () => {
@@ -192,18 +198,38 @@ describe('GET /v1/models', () => {
   test('with a key: that account’s prices and only its group’s models; without one: the default group’s', async () => {
     const anonymous = await call(app.url, 'GET', '/v1/models');
     expect(anonymous.body.data.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(['acme/chat', 'acme/large', 'other/model']));
-    expect(pricing(anonymous.body, 'acme/chat')).toEqual({ prompt: '0.000001', completion: '0.000002' });
+    expect(pricing(anonymous.body, 'acme/chat')).toEqual({
+      prompt: '0.000001',
+      completion: '0.000002',
+      input_cache_read: '0.0000001',
+      input_cache_write: '0.00000125',
+    });
 
     const vip = await customerIn('vip');
     const vipList = (await vip.client.models.list()).data as unknown as { id: string; pricing: unknown }[];
     expect(vipList.map((m) => m.id)).toEqual(expect.arrayContaining(['acme/chat', 'acme/large', 'other/model']));
-    expect(vipList.find((m) => m.id === 'acme/chat')?.pricing).toEqual({ prompt: '0.0000005', completion: '0.000001' });
+    expect(vipList.find((m) => m.id === 'acme/chat')?.pricing).toEqual({
+      prompt: '0.0000005',
+      completion: '0.000001',
+      input_cache_read: '0.00000005',
+      input_cache_write: '0.000000625',
+    });
 
     const partner = await customerIn('partners');
     const partnerList = await call(app.url, 'GET', '/v1/models', { token: partner.key });
     expect(partnerList.body.data.map((m: { id: string }) => m.id)).toEqual(['acme/chat', 'acme/large']);
-    expect(pricing(partnerList.body, 'acme/large')).toEqual({ prompt: '0.0000003', completion: '0.0000004' });
-    expect(pricing(partnerList.body, 'acme/chat')).toEqual({ prompt: '0.0000013', completion: '0.0000026' });
+    expect(pricing(partnerList.body, 'acme/large')).toEqual({
+      prompt: '0.0000003',
+      completion: '0.0000004',
+      input_cache_read: '0.00000003',
+      input_cache_write: '0.000000375',
+    });
+    expect(pricing(partnerList.body, 'acme/chat')).toEqual({
+      prompt: '0.0000013',
+      completion: '0.0000026',
+      input_cache_read: '0.00000013',
+      input_cache_write: '0.000001625',
+    });
     expect((await call(app.url, 'GET', '/v1/models/other%2Fmodel', { token: partner.key })).status).toBe(404);
     expect((await call(app.url, 'GET', '/v1/models/other%2Fmodel')).status).toBe(200);
 
@@ -217,9 +243,19 @@ describe('GET /v1/models', () => {
 
   test('a move shows the new group’s prices at once', async () => {
     const user = await customerIn(null);
-    expect(pricing((await call(app.url, 'GET', '/v1/models', { token: user.key })).body, 'acme/chat')).toEqual({ prompt: '0.000001', completion: '0.000002' });
+    expect(pricing((await call(app.url, 'GET', '/v1/models', { token: user.key })).body, 'acme/chat')).toEqual({
+      prompt: '0.000001',
+      completion: '0.000002',
+      input_cache_read: '0.0000001',
+      input_cache_write: '0.00000125',
+    });
     await ok(adminCall('PUT', `/api/admin/users/${user.userId}/price-group`, { group: 'vip' }));
-    expect(pricing((await call(app.url, 'GET', '/v1/models', { token: user.key })).body, 'acme/chat')).toEqual({ prompt: '0.0000005', completion: '0.000001' });
+    expect(pricing((await call(app.url, 'GET', '/v1/models', { token: user.key })).body, 'acme/chat')).toEqual({
+      prompt: '0.0000005',
+      completion: '0.000001',
+      input_cache_read: '0.00000005',
+      input_cache_write: '0.000000625',
+    });
   });
 });
 
@@ -235,7 +271,12 @@ describe('the console', () => {
       expect((await ok(adminCall('GET', `/api/admin/users/${org.id}`))).user).toMatchObject({ kind: 'organization', priceGroup: 'vip' });
       // Anonymous visitors see the default group's prices.
       const anonymous = await call(app.url, 'GET', '/v1/models');
-      expect(anonymous.body.data.find((m: { id: string }) => m.id === 'acme/chat').pricing).toEqual({ prompt: '0.0000005', completion: '0.000001' });
+      expect(anonymous.body.data.find((m: { id: string }) => m.id === 'acme/chat').pricing).toEqual({
+        prompt: '0.0000005',
+        completion: '0.000001',
+        input_cache_read: '0.00000005',
+        input_cache_write: '0.000000625',
+      });
       const groups = (await ok(adminCall('GET', '/api/admin/price-groups'))).groups as { name: string; isDefault: boolean }[];
       expect(groups.filter((g) => g.isDefault).map((g) => g.name)).toEqual(['vip']);
       // The default cannot be unset or deleted; it moves by naming another.
