@@ -13,10 +13,11 @@ import { isUuid } from '../db/uuid';
 import { gatewayMessages } from '../gateway';
 import { AppError, isUniqueViolation } from '../http/errors';
 import { USER_KEYS_CHANGED_CHANNEL } from '../keys';
-import { nanoToDecimalString, nanoToUnits } from '../money';
+import { nanoToDecimalString } from '../money';
 import { PRICES_CHANGED_CHANNEL, type GroupPriceRow, type PriceBook, type PriceGroup, type PriceKind } from '../pricing/prices';
 import { priceGroupPrices, priceGroups } from '../pricing/tables';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
+import { priceRowView } from './prices';
 import { adminMessages } from './texts';
 
 export interface NewPriceGroup {
@@ -45,16 +46,7 @@ export interface GroupPriceInput {
 /** A multiplier in parts per million as the exact decimal it is ("1.25"). */
 const multiplierText = (ppm: bigint) => nanoToDecimalString(ppm * 1000n);
 
-function groupPriceView(row: GroupPriceRow) {
-  return {
-    pattern: row.pattern,
-    kind: row.kind === 'per_second' ? ('per_second' as const) : ('per_token' as const),
-    promptPerMillion: nanoToUnits(row.promptNanoPerMillion),
-    completionPerMillion: nanoToUnits(row.completionNanoPerMillion),
-    perSecond: nanoToUnits(row.perSecondNano),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
+const groupPriceView = (row: GroupPriceRow) => priceRowView(row);
 
 function groupView(group: PriceGroup, users: number, prices: GroupPriceRow[]) {
   return {

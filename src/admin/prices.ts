@@ -13,22 +13,12 @@ import type { ModelCatalog } from '../gateway';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
 import { nanoToDecimalString, nanoToUnits } from '../money';
-import { PRICES_CHANGED_CHANNEL, type PriceBook, type PriceKind, type PriceRow } from '../pricing/prices';
+import { PRICES_CHANGED_CHANNEL, type PriceBook, type PriceRow, type PriceWrite } from '../pricing/prices';
 import { recordAudit, type AuditActor, type JsonObject } from './audit';
 import { decimalOfNumber, planImport, type ImportCandidate } from './price-import';
 
-export interface PriceInput {
-  pattern: string;
-  promptNanoPerMillion: bigint;
-  completionNanoPerMillion: bigint;
-  /** Default per_token; a per_second row charges `perSecondNano` a second of audio. */
-  kind?: PriceKind;
-  perSecondNano?: bigint;
-  /** Per 1M prompt tokens read from the provider's cache; absent or null: prompt × CACHE_READ_PRICE_RATIO. */
-  cachedPromptNanoPerMillion?: bigint | null;
-  /** Per 1M prompt tokens written to the provider's cache; absent or null: prompt × CACHE_WRITE_PRICE_RATIO. */
-  cacheWriteNanoPerMillion?: bigint | null;
-}
+/** A price as the console writes it: the price table's row (pricing/prices.ts). */
+export type PriceInput = PriceWrite;
 
 export interface AdminPricesDeps {
   db: Database;
@@ -36,17 +26,24 @@ export interface AdminPricesDeps {
   models: Pick<ModelCatalog, 'list'>;
 }
 
-function priceView(row: PriceRow) {
+/** A price row as the console shows it, in currency units: the price table's and a price group's own alike. */
+export function priceRowView(row: Pick<PriceRow, 'pattern' | 'kind' | 'promptNanoPerMillion' | 'completionNanoPerMillion' | 'perSecondNano' | 'updatedAt'>) {
   return {
     pattern: row.pattern,
     kind: row.kind === 'per_second' ? ('per_second' as const) : ('per_token' as const),
     promptPerMillion: nanoToUnits(row.promptNanoPerMillion),
     completionPerMillion: nanoToUnits(row.completionNanoPerMillion),
     perSecond: nanoToUnits(row.perSecondNano),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function priceView(row: PriceRow) {
+  return {
+    ...priceRowView(row),
     // The row's own cache prices; null: derived from the prompt price by the configured ratio.
     cachedPromptPerMillion: row.cachedPromptNanoPerMillion === null ? null : nanoToUnits(row.cachedPromptNanoPerMillion),
     cacheWritePerMillion: row.cacheWriteNanoPerMillion === null ? null : nanoToUnits(row.cacheWriteNanoPerMillion),
-    updatedAt: row.updatedAt.toISOString(),
   };
 }
 

@@ -163,6 +163,20 @@ export function priceForGroup(price: ModelPrice, multiplierPpm: bigint): ModelPr
   return scaled as unknown as ModelPrice;
 }
 
+/** A row of the price table as it is written (the console's form, the import). */
+export interface PriceWrite {
+  pattern: string;
+  promptNanoPerMillion: bigint;
+  completionNanoPerMillion: bigint;
+  /** Default per_token; a per_second row charges `perSecondNano` a second of audio. */
+  kind?: PriceKind;
+  perSecondNano?: bigint;
+  /** Absent or null: prompt × CACHE_READ_PRICE_RATIO (a row written again without it loses its own). */
+  cachedPromptNanoPerMillion?: bigint | null;
+  /** Absent or null: prompt × CACHE_WRITE_PRICE_RATIO. */
+  cacheWriteNanoPerMillion?: bigint | null;
+}
+
 export interface PriceRow {
   pattern: string;
   promptNanoPerMillion: bigint;
@@ -583,19 +597,7 @@ export function createPriceBook(options: PriceBookOptions) {
      * transaction and leaves the reload to the commit's notification (reading through the pool while
      * that transaction is open would wait forever on PGlite's single connection).
      */
-    async upsert(
-      rows: {
-        pattern: string;
-        promptNanoPerMillion: bigint;
-        completionNanoPerMillion: bigint;
-        kind?: PriceKind;
-        perSecondNano?: bigint;
-        /** Absent or null: derived from the prompt price (a row written again without them loses its own). */
-        cachedPromptNanoPerMillion?: bigint | null;
-        cacheWriteNanoPerMillion?: bigint | null;
-      }[],
-      executor?: Executor,
-    ): Promise<void> {
+    async upsert(rows: PriceWrite[], executor?: Executor): Promise<void> {
       if (rows.length === 0) return;
       const write = async (tx: Executor) => {
         for (const row of rows) {
