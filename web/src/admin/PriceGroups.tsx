@@ -4,7 +4,7 @@
 // group's own prices. Accounts are moved on their card (UserPriceGroup below).
 import './admin.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { createPriceGroupInput, putGroupPriceInput, updatePriceGroupInput } from '@server/admin/price-groups-input';
 import type { Outputs } from '../app/api';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
@@ -285,6 +285,9 @@ export function UserPriceGroup({ userId, current, onMoved }: { userId: string; c
   const move = useMutation(trpc.adminPriceGroups.moveUser.mutationOptions());
   const [chosen, setChosen] = useState(current);
   const [message, setMessage] = useState<string | null>(null);
+  // The card reloads after a move: the choice follows the account's group and «Переведён…» stays. (Remounted
+  // on the group's change instead, the form lost that message as soon as the card came back, often before anyone saw it.)
+  useEffect(() => setChosen(current), [current]);
   const list = groups.data?.groups ?? [];
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
