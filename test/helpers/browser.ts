@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ensureWebBuilt } from '../../scripts/build-web';
-import { grantAdmin, startTestApp, type StartTestAppOptions, type TestApp } from './app';
+import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
+import { grantAdmin, startTestApp, uniqueEmail, type StartTestAppOptions, type TestApp } from './app';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENS_DIR = fileURLToPath(new URL('../../test-artifacts/screens/', import.meta.url));
@@ -184,6 +185,50 @@ export function useBrowserApp(options: BrowserAppOptions = {}): BrowserApp {
     await state.browser?.close();
     await state.app?.close();
     await options.after?.();
+  });
+  return session;
+}
+
+const failWith = (message: string): never => {
+  throw new Error(message);
+};
+
+/** A console test file's session: its operator, signed in by `signIn`, and the fake upstream with `upstream`. */
+export interface ConsoleApp extends BrowserApp {
+  readonly operator: { email: string; password: string };
+  /** Only with `upstream: true`. */
+  readonly upstream: FakeUpstream;
+  /** The operator signed in on `page` (the session's own by default) as signInAsOperator does; the session token, for API calls. */
+  signIn(page?: Page): Promise<string>;
+}
+
+/**
+ * useBrowserApp for a file that drives the admin console: an operator of its own (an address starting with
+ * `operator`, named in ADMIN_EMAILS) and, with `upstream`, a fake model upstream the app routes to, closed after.
+ */
+export function useConsoleApp(options: { screens: readonly string[]; operator: string; upstream?: boolean; ready?: (session: ConsoleApp) => unknown }): ConsoleApp {
+  const operator = { email: uniqueEmail(options.operator), password: `${options.operator}-secret-1` };
+  let upstream: FakeUpstream | undefined;
+  const browser = useBrowserApp({
+    screens: options.screens,
+    before: async () => {
+      if (options.upstream) upstream = await startFakeUpstream();
+    },
+    app: () => ({ env: { ADMIN_EMAILS: operator.email, ...(upstream ? { UPSTREAM_BASE_URL: upstream.url } : {}) } }),
+    ready: () => options.ready?.(session),
+    after: () => upstream?.close(),
+  });
+  const session: ConsoleApp = Object.create(browser, {
+    operator: { value: operator },
+    upstream: {
+      get: () => upstream ?? failWith('useConsoleApp: the fake upstream is not there (`upstream: true`, read inside a test or after the beforeAll)'),
+    },
+    signIn: {
+      value: async (page: Page = browser.page) => {
+        await signInAsOperator(page, browser.app, operator);
+        return sessionToken(page);
+      },
+    },
   });
   return session;
 }

@@ -4,66 +4,24 @@
 // crossing makes listed with its status, and the card removed after a confirmation. Screenshots:
 // test-artifacts/screens/auto-topup*.png.
 import { expect, test } from 'bun:test';
-import type { Page, Route } from 'playwright-core';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
-import { uniqueEmail, type TestApp } from '../helpers/app';
-import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, DESKTOP, registerThroughPage, screenPath, useBrowserApp } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import type { FakeYookassa } from '../fakes/yookassa';
+import { createApiKey, uniqueEmail, type TestApp } from '../helpers/app';
+import { browserDescribe, DESKTOP, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, registerThroughPage, screenPath, sessionToken } from '../helpers/browser';
+import { payThroughForm, useCheckoutApp } from '../helpers/checkout';
 import { openaiClient, setBalanceNano, settleAll } from '../helpers/gateway';
-import { createApiKey } from '../helpers/app';
-import { sessionToken } from '../helpers/browser';
-import { freePort } from '../helpers/messenger';
 
 const SCREENS = ['auto-topup', 'auto-topup-phone'] as const;
 const browserSuite = browserDescribe('web-auto-topup.test.ts');
 
-const SHOP_ID = '506751';
-const SECRET_KEY = 'test_Fh8hUAVVBGUGbjmlzba6TB0iyUbos_lueTHE-axOwM0';
-const CHECKOUT = 'https://yoomoney.ru/checkout/**';
-
 let yk: FakeYookassa;
-let upstream: FakeUpstream;
 let app: TestApp;
 let page: Page;
 let pageErrors: string[] = [];
 const user = { email: uniqueEmail('autotopup'), password: 'autotopup-secret-1' };
 
-/** YooKassa's payment page: a link back to the shop's return_url. */
-async function servePaymentPage(route: Route) {
-  const payment = yk.payment(new URL(route.request().url()).searchParams.get('orderId') ?? '');
-  if (!payment) return route.fulfill({ status: 404, contentType: 'text/plain', body: 'no such payment' });
-  await route.fulfill({
-    contentType: 'text/html; charset=utf-8',
-    body: `<!doctype html><html lang="ru"><head><title>ЮKassa</title></head><body><a href="${payment.returnUrl}">Вернуться в магазин</a></body></html>`,
-  });
-}
-
 browserSuite('auto top-up on the dashboard page in chromium', () => {
-  useBrowserApp({
-    screens: SCREENS,
-    before: async () => {
-      [yk, upstream] = await Promise.all([startFakeYookassa(), startFakeUpstream()]);
-      yk.addShop(SHOP_ID, SECRET_KEY);
-    },
-    app: () => {
-      const port = freePort();
-      return {
-        env: {
-          PORT: String(port),
-          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-          YOOKASSA_SHOP_ID: SHOP_ID,
-          YOOKASSA_SECRET_KEY: SECRET_KEY,
-          YOOKASSA_API_BASE_URL: yk.url,
-          UPSTREAM_BASE_URL: upstream.url,
-        },
-      };
-    },
-    ready: async (s) => {
-      ({ app, page, pageErrors } = s);
-      await page.route(CHECKOUT, servePaymentPage);
-    },
-    after: () => Promise.all([yk?.close(), upstream?.close()]),
-  });
+  const session = useCheckoutApp({ screens: SCREENS, ready: (s) => ({ app, page, pageErrors, yk } = s) });
 
   test(
     'save the card on a top-up, set auto top-up, see the auto payment, remove the card',
@@ -74,12 +32,7 @@ browserSuite('auto top-up on the dashboard page in chromium', () => {
 
       // A top-up with «Сохранить карту»: YooKassa is asked to keep it.
       await page.getByRole('button', { name: 'Пополнить баланс' }).click();
-      const form = page.getByTestId('topup-form');
-      await form.getByLabel('Сумма пополнения').fill('100');
-      await form.getByLabel(/Сохранить карту/).check();
-      await form.getByRole('button', { name: 'Перейти к оплате' }).click();
-      await page.waitForURL(/^https:\/\/yoomoney\.ru\/checkout\//);
-      const payment = yk.payments.at(-1)!;
+      const { payment } = await payThroughForm(session, '100', { saveCard: true });
       expect(payment.savePaymentMethod).toBe(true);
       yk.succeed(payment.id);
       await page.getByRole('link', { name: 'Вернуться в магазин' }).click();

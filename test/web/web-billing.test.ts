@@ -6,35 +6,18 @@
 // completion priced apart. Screenshots: test-artifacts/screens/billing-*.png.
 import { expect, test } from 'bun:test';
 import { statSync } from 'node:fs';
-import type { Page, Route } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { formatDateTime, formatMoney } from '../../web/src/shared/format';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { startFakeYookassa, type FakeYookassa } from '../fakes/yookassa';
+import type { FakeYookassa } from '../fakes/yookassa';
 import { call, uniqueEmail, type TestApp } from '../helpers/app';
-import {
-  browserDescribe,
-  DESKTOP,
-  FLOW_TIMEOUT_MS,
-  horizontalOverflow,
-  PHONE,
-  registerThroughPage,
-  screenPath,
-  sessionToken,
-  useBrowserApp,
-} from '../helpers/browser';
+import { browserDescribe, DESKTOP, FLOW_TIMEOUT_MS, horizontalOverflow, PHONE, registerThroughPage, screenPath, sessionToken } from '../helpers/browser';
+import { payThroughForm, useCheckoutApp } from '../helpers/checkout';
 import { openaiClient, setBalanceNano, settleAll } from '../helpers/gateway';
-import { freePort } from '../helpers/messenger';
 
 const SCREENS = ['billing-overview', 'billing-overview-phone', 'billing-return', 'billing-return-phone', 'billing-keys', 'billing-keys-phone'] as const;
 const browserSuite = browserDescribe('web-billing.test.ts');
 
-const SHOP_ID = '506751';
-const SECRET_KEY = 'test_Fh8hUAVVBGUGbjmlzba6TB0iyUbos_lueTHE-axOwM0';
-/** The fake's payment pages live here; chromium never goes out: page.route answers them. */
-const CHECKOUT = 'https://yoomoney.ru/checkout/**';
-
 let yk: FakeYookassa;
-let upstream: FakeUpstream;
 let app: TestApp;
 let page: Page;
 let pageErrors: string[] = [];
@@ -57,61 +40,8 @@ async function phoneCheck(name: (typeof SCREENS)[number]) {
   await page.setViewportSize(DESKTOP);
 }
 
-/** YooKassa's payment page, as the fake names it: a small page whose link goes back to the shop's return_url. */
-async function servePaymentPage(route: Route) {
-  const orderId = new URL(route.request().url()).searchParams.get('orderId') ?? '';
-  const payment = yk.payment(orderId);
-  if (!payment) return route.fulfill({ status: 404, contentType: 'text/plain', body: 'no such payment' });
-  await route.fulfill({
-    contentType: 'text/html; charset=utf-8',
-    body: `<!doctype html><html lang="ru"><head><title>ЮKassa</title></head><body>
-      <h1>Оплата ${payment.amount.value} ${payment.amount.currency}</h1>
-      <a href="${payment.returnUrl}">Вернуться в магазин</a></body></html>`,
-  });
-}
-
-/** Fills the amount, sends the form and follows the browser to YooKassa: the payment the fake made. */
-async function payThroughForm(amountText: string) {
-  const before = yk.payments.length;
-  const form = page.getByTestId('topup-form');
-  await form.getByLabel('Сумма пополнения').fill(amountText);
-  await form.getByRole('button', { name: 'Перейти к оплате' }).click();
-  await page.waitForURL(/^https:\/\/yoomoney\.ru\/checkout\//);
-  expect(yk.payments).toHaveLength(before + 1);
-  const payment = yk.payments.at(-1)!;
-  expect(page.url()).toBe(payment.confirmationUrl);
-  const topupId = payment.metadata.topupId!;
-  expect(payment.returnUrl).toBe(appUrl(`/topups/${topupId}`));
-  return { payment, topupId };
-}
-
 browserSuite('top-ups, key limits and split costs on the dashboard page in chromium', () => {
-  useBrowserApp({
-    screens: SCREENS,
-    before: async () => {
-      [yk, upstream] = await Promise.all([startFakeYookassa(), startFakeUpstream()]);
-      yk.addShop(SHOP_ID, SECRET_KEY);
-    },
-    // YooKassa sends the buyer back to PUBLIC_BASE_URL: the app must know its own address.
-    app: () => {
-      const port = freePort();
-      return {
-        env: {
-          PORT: String(port),
-          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-          YOOKASSA_SHOP_ID: SHOP_ID,
-          YOOKASSA_SECRET_KEY: SECRET_KEY,
-          YOOKASSA_API_BASE_URL: yk.url,
-          UPSTREAM_BASE_URL: upstream.url,
-        },
-      };
-    },
-    ready: async (s) => {
-      ({ app, page, pageErrors } = s);
-      await page.route(CHECKOUT, servePaymentPage);
-    },
-    after: () => Promise.all([yk?.close(), upstream?.close()]),
-  });
+  const session = useCheckoutApp({ screens: SCREENS, ready: (s) => ({ app, page, pageErrors, yk } = s) });
 
   test(
     'a top-up: the amount checked by the server’s schema, YooKassa’s page, the return page waits for the payment and shows the new balance',
@@ -140,7 +70,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
       expect(yk.count('POST')).toBe(0);
 
       // The browser leaves for YooKassa's payment page.
-      const { payment, topupId } = await payThroughForm('1 500,50');
+      const { payment, topupId } = await payThroughForm(session, '1 500,50');
       expect(payment.amount).toEqual({ value: '1500.50', currency: 'RUB' });
       await page.getByRole('heading', { name: 'Оплата 1500.50 RUB' }).waitFor();
 
@@ -189,7 +119,7 @@ browserSuite('top-ups, key limits and split costs on the dashboard page in chrom
     async () => {
       const token = await sessionToken(page);
       await page.getByRole('button', { name: 'Пополнить баланс' }).click();
-      const { payment, topupId } = await payThroughForm('200');
+      const { payment, topupId } = await payThroughForm(session, '200');
 
       yk.cancel(payment.id, 'insufficient_funds', 'payment_network');
       const notified = await yk.notify(`${app.url}/api/billing/yookassa/notifications`, payment.id);

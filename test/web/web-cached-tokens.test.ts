@@ -4,7 +4,6 @@
 // derived), the confirmation names it and the table shows it. Both at desktop and phone width.
 // Screenshots: test-artifacts/screens/cached-usage(-phone).png, cached-prices-phone.png.
 import { expect, test } from 'bun:test';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, uniqueEmail } from '../helpers/app';
 import {
   browserDescribe,
@@ -16,25 +15,15 @@ import {
   registerThroughPage,
   screenPath,
   sessionToken,
-  signInAsOperator,
-  useBrowserApp,
+  useConsoleApp,
 } from '../helpers/browser';
 import { openaiClient, settleAll } from '../helpers/gateway';
 
 const SCREENS = ['cached-usage', 'cached-usage-phone', 'cached-prices-phone'] as const;
 const browserSuite = browserDescribe('web-cached-tokens.test.ts');
-const operator = { email: uniqueEmail('cache-ops'), password: 'cache-ops-secret-1' };
-let fake: FakeUpstream;
 
 browserSuite('cached and reasoning tokens in chromium', () => {
-  const session = useBrowserApp({
-    screens: SCREENS,
-    before: async () => {
-      fake = await startFakeUpstream();
-    },
-    app: () => ({ env: { UPSTREAM_BASE_URL: fake.url, ADMIN_EMAILS: operator.email } }),
-    after: () => fake.close(),
-  });
+  const session = useConsoleApp({ screens: SCREENS, operator: 'cache-ops', upstream: true });
 
   test(
     'recent requests: «из кэша», «в кэш» and «рассуждения» under the token counts, at both widths',
@@ -42,7 +31,7 @@ browserSuite('cached and reasoning tokens in chromium', () => {
       const { app, page } = session;
       await registerThroughPage(page, app.url, { email: uniqueEmail('cache-user'), password: 'cache-user-secret-1' });
       const { key } = await createApiKey(app.url, await sessionToken(page));
-      fake.reportedUsage.set('acme/chat', {
+      session.upstream.reportedUsage.set('acme/chat', {
         prompt_tokens: 1200,
         completion_tokens: 300,
         total_tokens: 1500,
@@ -70,7 +59,7 @@ browserSuite('cached and reasoning tokens in chromium', () => {
     async () => {
       const { app } = session;
       const { page, context, pageErrors } = await openPage(session.browser);
-      await signInAsOperator(page, app, operator);
+      const token = await session.signIn(page);
       await page.goto(`${app.url}/app/admin/prices`);
       const prices = page.getByTestId('admin-prices');
       const form = prices.getByTestId('price-form');
@@ -91,7 +80,7 @@ browserSuite('cached and reasoning tokens in chromium', () => {
       expect(await prices.getByRole('status').textContent()).toContain('из кэша 0,50');
       const row = prices.getByTestId('prices-table').locator('tr[data-pattern="acme/*"]');
       expect(await row.getByTestId('price-cache').textContent()).toContain('из кэша');
-      const listed = await call(app.url, 'GET', '/api/admin/prices', { token: await sessionToken(page) });
+      const listed = await call(app.url, 'GET', '/api/admin/prices', { token });
       expect(listed.body.prices).toEqual([expect.objectContaining({ pattern: 'acme/*', cachedPromptPerMillion: 0.5, cacheWritePerMillion: null })]);
       await page.setViewportSize(PHONE);
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);

@@ -4,47 +4,24 @@
 // Screenshots: test-artifacts/screens/price-groups*.png.
 import { expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
-import { call, grantAdmin, uniqueEmail, type TestApp } from '../helpers/app';
-import {
-  browserDescribe,
-  FLOW_TIMEOUT_MS,
-  horizontalOverflow,
-  openPage,
-  PHONE,
-  registerThroughPage,
-  screenPath,
-  sessionToken,
-  useBrowserApp,
-} from '../helpers/browser';
+import { call, uniqueEmail, type TestApp } from '../helpers/app';
+import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, openPage, PHONE, registerThroughPage, screenPath, useConsoleApp } from '../helpers/browser';
 
 const SCREENS = ['price-groups', 'price-groups-phone', 'price-groups-customer'] as const;
 const browserSuite = browserDescribe('web-price-groups.test.ts');
 
-const admin = { email: uniqueEmail('groups-web'), password: 'groups-secret-1' };
 const customer = { email: uniqueEmail('groups-web-customer'), password: 'customer-secret-1' };
-let upstream: FakeUpstream;
 let app: TestApp;
 let page: Page;
 let pageErrors: string[] = [];
 
 browserSuite('price groups in chromium', () => {
-  const session = useBrowserApp({
-    screens: SCREENS,
-    before: async () => {
-      upstream = await startFakeUpstream();
-    },
-    app: () => ({ env: { UPSTREAM_BASE_URL: upstream.url, ADMIN_EMAILS: admin.email } }),
-    ready: (s) => ({ app, page, pageErrors } = s),
-    after: () => upstream?.close(),
-  });
+  const session = useConsoleApp({ screens: SCREENS, operator: 'groups-web', upstream: true, ready: (s) => ({ app, page, pageErrors } = s) });
 
   test(
     'a group made in the console, a customer moved into it on the card, and the customer sees the group’s prices',
     async () => {
-      await registerThroughPage(page, app.url, admin);
-      await grantAdmin(app, admin.email);
-      const token = await sessionToken(page);
+      const token = await session.signIn();
       // List price: 1 ₽ a million prompt tokens and 2 ₽ a million completion tokens for acme/*.
       expect((await call(app.url, 'PUT', '/api/admin/prices', { token, body: { pattern: 'acme/*', promptPerMillion: 1, completionPerMillion: 2 } })).status).toBe(
         200,

@@ -4,24 +4,12 @@
 // with the address half hidden, and «Остановить акцию» stops it. At 1280×800 and 390×844, nothing wider than the window.
 import { expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { call, uniqueEmail, type TestApp } from '../helpers/app';
-import {
-  browserDescribe,
-  FLOW_TIMEOUT_MS,
-  horizontalOverflow,
-  openPage,
-  PHONE,
-  registerThroughPage,
-  screenPath,
-  sessionToken,
-  signInAsOperator,
-  useBrowserApp,
-} from '../helpers/browser';
+import { call, type TestApp } from '../helpers/app';
+import { browserDescribe, FLOW_TIMEOUT_MS, horizontalOverflow, openPage, PHONE, registerThroughPage, screenPath, useConsoleApp } from '../helpers/browser';
 
 const SCREENS = ['promotions-desktop', 'promo-redeem-phone'] as const;
 const browserSuite = browserDescribe('web-promotions.test.ts');
 const DESKTOP_800 = { width: 1280, height: 800 };
-const admin = { email: uniqueEmail('promo-web'), password: 'promo-secret-1' };
 
 let app: TestApp;
 let page: Page;
@@ -29,18 +17,13 @@ let browser: Browser;
 let pageErrors: string[] = [];
 
 browserSuite('promo codes in the console and on the balance card in chromium', () => {
-  useBrowserApp({
-    screens: SCREENS,
-    app: () => ({ env: { ADMIN_EMAILS: admin.email } }),
-    ready: (s) => ({ app, page, pageErrors, browser } = s),
-  });
+  const session = useConsoleApp({ screens: SCREENS, operator: 'promo-web', ready: (s) => ({ app, page, pageErrors, browser } = s) });
 
   test(
     'create a campaign, redeem a code on the balance card, see the activation, stop the campaign',
     async () => {
       await page.setViewportSize(DESKTOP_800);
-      await signInAsOperator(page, app, admin);
-      const adminToken = await sessionToken(page);
+      const adminToken = await session.signIn();
 
       await page.goto(`${app.url}/app/admin/promotions`);
       const form = page.getByTestId('promo-create');

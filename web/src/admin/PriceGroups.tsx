@@ -4,16 +4,17 @@
 // group's own prices. Accounts are moved on their card (UserPriceGroup below).
 import './admin.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { createPriceGroupInput, putGroupPriceInput, updatePriceGroupInput } from '@server/admin/price-groups-input';
 import type { Outputs } from '../app/api';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
 import { useBillingConfig } from '../shared/billing-config';
-import { currencySymbol, formatInt } from '../shared/format';
-import { Money } from '../shared/Money';
+import { formatInt } from '../shared/format';
 import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
 import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
+import { PriceRowFields, PriceRowsTable, priceValues, usePriceDraft } from './PriceRowFields';
+import { RowActions, useConfirmedDelete } from './RowActions';
 
 type Group = Outputs['adminPriceGroups']['list']['groups'][number];
 
@@ -105,23 +106,19 @@ function GroupPrices({ group, currency, onChanged }: { group: Group; currency: s
   const trpc = useTRPC();
   const put = useMutation(trpc.adminPriceGroups.putPrice.mutationOptions());
   const remove = useMutation(trpc.adminPriceGroups.removePrice.mutationOptions());
-  const [pattern, setPattern] = useState('');
-  const [prompt, setPrompt] = useState('');
-  const [completion, setCompletion] = useState('');
+  // Per token only here: the form offers no other kind.
+  const { draft, set, reset } = usePriceDraft(null);
   const [errors, setErrors] = useState<FieldErrors>({});
-  const unit = currency ? `, ${currencySymbol(currency)}` : '';
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const sent = { name: group.name, pattern, kind: 'per_token' as const, promptPerMillion: decimalInput(prompt), completionPerMillion: decimalInput(completion) };
+    const sent = { name: group.name, ...priceValues(draft, false) };
     const checked = check(putGroupPriceInput, sent);
     if (!checked.ok) return setErrors(checked.errors);
     setErrors({});
     const saved = await answerOf(put.mutateAsync(sent));
     if (!saved) return;
-    setPattern('');
-    setPrompt('');
-    setCompletion('');
+    reset();
     onChanged(`Цена группы «${group.title}» для ${saved.pattern} сохранена`);
   };
 
@@ -135,56 +132,15 @@ function GroupPrices({ group, currency, onChanged }: { group: Group; currency: s
       <h3>Свои цены группы «{group.title}»</h3>
       {group.prices.length === 0 ? <p className="muted">Своих цен нет: все модели стоят по прайс-листу × {decimalText(group.multiplier)}.</p> : null}
       {group.prices.length > 0 ? (
-        <div className="table-wrap">
-          <table className="stack-table">
-            <thead>
-              <tr>
-                <th scope="col">Шаблон</th>
-                <th scope="col" className="num">
-                  Запрос за 1M
-                </th>
-                <th scope="col" className="num">
-                  Ответ за 1M
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Действия</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {group.prices.map((row) => (
-                <tr key={row.pattern}>
-                  <td data-label="Шаблон" className="wrap-anywhere">
-                    <code>{row.pattern}</code>
-                  </td>
-                  <td data-label="Запрос за 1M" className="num">
-                    <Money value={row.promptPerMillion} currency={currency} kind="amount" />
-                  </td>
-                  <td data-label="Ответ за 1M" className="num">
-                    <Money value={row.completionPerMillion} currency={currency} kind="amount" />
-                  </td>
-                  <td>
-                    <Button variant="danger" aria-label={`Удалить цену группы ${row.pattern}`} pending={remove.isPending} onClick={() => void onRemove(row.pattern)}>
-                      Удалить
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <PriceRowsTable
+          rows={group.prices}
+          currency={currency}
+          actions={(row) => <RowActions subject={`цену группы ${row.pattern}`} deletePending={remove.isPending} onDelete={() => void onRemove(row.pattern)} />}
+        />
       ) : null}
       <form onSubmit={onSubmit} noValidate aria-label={`Своя цена группы ${group.name}`}>
         <div className="grid">
-          <Field label="Шаблон модели" error={errors.pattern}>
-            {(props) => <input {...props} name="groupPricePattern" value={pattern} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />}
-          </Field>
-          <Field label={`Запрос за 1M токенов${unit}`} error={errors.promptPerMillion}>
-            {(props) => <input {...props} name="groupPricePrompt" inputMode="decimal" value={prompt} onChange={(e) => setPrompt(e.target.value)} />}
-          </Field>
-          <Field label={`Ответ за 1M токенов${unit}`} error={errors.completionPerMillion}>
-            {(props) => <input {...props} name="groupPriceCompletion" inputMode="decimal" value={completion} onChange={(e) => setCompletion(e.target.value)} />}
-          </Field>
+          <PriceRowFields prefix="groupPrice" draft={draft} set={set} errors={errors} currency={currency} />
         </div>
         <div className="actions">
           <Button type="submit" pending={put.isPending} pendingText="Сохраняем…">
@@ -203,22 +159,20 @@ export function PriceGroupsScreen() {
   const groups = useQuery(trpc.adminPriceGroups.list.queryOptions());
   const currency = useBillingConfig().data?.currency;
   const [editing, setEditing] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState<Group | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const remove = useMutation(trpc.adminPriceGroups.remove.mutationOptions());
   const rows = groups.data?.groups ?? [];
   const open = rows.find((g) => g.name === editing) ?? null;
   const refresh = () => void queryClient.invalidateQueries({ queryKey: trpc.adminPriceGroups.pathKey() });
-
-  const onDelete = async () => {
-    if (!deleting) return;
-    const done = await answerOf(remove.mutateAsync({ name: deleting.name }));
-    if (!done) return;
-    setMessage(`${done.message}: ${deleting.name}`);
-    if (editing === deleting.name) setEditing(null);
-    setDeleting(null);
-    refresh();
-  };
+  const deleting = useConfirmedDelete(
+    remove,
+    (group: Group) => ({ name: group.name }),
+    (group, done) => {
+      setMessage(`${done}: ${group.name}`);
+      if (editing === group.name) setEditing(null);
+      refresh();
+    },
+  );
 
   return (
     <>
@@ -275,30 +229,18 @@ export function PriceGroupsScreen() {
                       {formatInt(g.prices.length)}
                     </td>
                     <td>
-                      <div className="row-actions">
-                        <Button
-                          variant="secondary"
-                          aria-label={`Изменить группу ${g.name}`}
-                          onClick={() => {
-                            setMessage(null);
-                            setEditing(g.name);
-                          }}
-                        >
-                          Изменить
-                        </Button>
-                        <Button
-                          variant="danger"
-                          aria-label={`Удалить группу ${g.name}`}
-                          disabled={g.isDefault || g.users > 0}
-                          title={g.isDefault ? 'Группу по умолчанию удалить нельзя' : g.users > 0 ? 'Сначала переведите пользователей в другую группу' : undefined}
-                          onClick={() => {
-                            remove.reset();
-                            setDeleting(g);
-                          }}
-                        >
-                          Удалить
-                        </Button>
-                      </div>
+                      <RowActions
+                        subject={`группу ${g.name}`}
+                        onEdit={() => {
+                          setMessage(null);
+                          setEditing(g.name);
+                        }}
+                        onDelete={() => deleting.ask(g)}
+                        deleteDisabled={g.isDefault || g.users > 0}
+                        deleteTitle={
+                          g.isDefault ? 'Группу по умолчанию удалить нельзя' : g.users > 0 ? 'Сначала переведите пользователей в другую группу' : undefined
+                        }
+                      />
                     </td>
                   </tr>
                 ))}
@@ -329,16 +271,8 @@ export function PriceGroupsScreen() {
           />
         ) : null}
       </section>
-      <ConfirmDialog
-        open={deleting !== null}
-        title="Удалить группу цен?"
-        confirmText="Удалить"
-        pending={remove.isPending}
-        error={apiError(remove.error)}
-        onConfirm={onDelete}
-        onCancel={() => setDeleting(null)}
-      >
-        <p>Группа «{deleting?.title}» и её собственные цены будут удалены.</p>
+      <ConfirmDialog {...deleting.dialog} title="Удалить группу цен?">
+        <p>Группа «{deleting.asking?.title}» и её собственные цены будут удалены.</p>
       </ConfirmDialog>
     </>
   );
@@ -351,6 +285,9 @@ export function UserPriceGroup({ userId, current, onMoved }: { userId: string; c
   const move = useMutation(trpc.adminPriceGroups.moveUser.mutationOptions());
   const [chosen, setChosen] = useState(current);
   const [message, setMessage] = useState<string | null>(null);
+  // The card reloads after a move: the choice follows the account's group and «Переведён…» stays. (Remounted
+  // on the group's change instead, the form lost that message as soon as the card came back, often before anyone saw it.)
+  useEffect(() => setChosen(current), [current]);
   const list = groups.data?.groups ?? [];
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();

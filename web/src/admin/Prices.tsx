@@ -6,17 +6,18 @@
 import './admin.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answerOf, apiError, useTRPC } from '../app/trpc';
-import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { putPriceInput } from '@server/admin/input';
 import type { Outputs } from '../app/api';
-import { Button, ConfirmDialog, Field, Loading } from '../shared/ui';
-import { Money } from '../shared/Money';
-import { currencySymbol, formatDateTime, formatMoney } from '../shared/format';
+import { Button, ConfirmDialog, Loading } from '../shared/ui';
+import { formatMoney } from '../shared/format';
 import { PerMillionPair } from './PerMillion';
 import { useBillingConfig } from '../shared/billing-config';
-import { check, decimalInput, decimalText, type FieldErrors } from '../shared/validate';
+import { check, type FieldErrors } from '../shared/validate';
 import { AdminError } from './AdminError';
 import { PriceImport } from './PriceImport';
+import { PriceRowFields, PriceRowsTable, priceValues, usePriceDraft, type PriceKind } from './PriceRowFields';
+import { RowActions, useConfirmedDelete } from './RowActions';
 
 type PriceRow = Outputs['admin']['listPrices']['prices'][number];
 
@@ -37,7 +38,7 @@ function priceInForce(pattern: string, rows: readonly PriceRow[]): PriceRow | nu
 
 interface PriceChange {
   pattern: string;
-  kind: 'per_token' | 'per_second';
+  kind: PriceKind;
   promptPerMillion: number;
   completionPerMillion: number;
   perSecond: number;
@@ -51,9 +52,6 @@ interface CacheRatios {
   cacheReadRatio: number;
   cacheWriteRatio: number;
 }
-
-/** «×0,1 от цены запроса»: how a cache price left empty is derived. */
-const ratioText = (ratio: number) => `цена запроса × ${String(ratio).replace('.', ',')}`;
 
 /** What a row charges, for the messages: «0,15 ₽ / 0,60 ₽ за 1 млн токенов (запрос / ответ)» or «0,0001 ₽ за секунду аудио». */
 function chargedText(
@@ -157,33 +155,6 @@ function PriceChangeConfirm({
   );
 }
 
-/** One price of the form: a decimal in the balance currency. */
-function AmountField(props: {
-  label: string;
-  name: string;
-  value: string;
-  onChange(value: string): void;
-  error: string | undefined;
-  inputRef?: RefObject<HTMLInputElement | null> | undefined;
-  hint?: string | undefined;
-}) {
-  return (
-    <Field label={props.label} error={props.error} hint={props.hint}>
-      {(field) => (
-        <input
-          {...field}
-          ref={props.inputRef}
-          name={props.name}
-          inputMode="decimal"
-          autoComplete="off"
-          value={props.value}
-          onChange={(e) => props.onChange(e.target.value)}
-        />
-      )}
-    </Field>
-  );
-}
-
 function PriceForm({
   editing,
   rows,
@@ -199,19 +170,12 @@ function PriceForm({
   onSaved(row: PriceRow, created: boolean): void;
   onCancel(): void;
 }) {
-  const [pattern, setPattern] = useState(editing?.pattern ?? '');
-  const [prompt, setPrompt] = useState(editing ? decimalText(editing.promptPerMillion) : '');
-  const [completion, setCompletion] = useState(editing ? decimalText(editing.completionPerMillion) : '');
-  const [kind, setKind] = useState<PriceChange['kind']>(editing?.kind ?? 'per_token');
-  const [perSecond, setPerSecond] = useState(editing?.kind === 'per_second' ? decimalText(editing.perSecond) : '');
-  const [cached, setCached] = useState(editing?.cachedPromptPerMillion == null ? '' : decimalText(editing.cachedPromptPerMillion));
-  const [cacheWrite, setCacheWrite] = useState(editing?.cacheWritePerMillion == null ? '' : decimalText(editing.cacheWritePerMillion));
+  const { draft, set, reset } = usePriceDraft(editing);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [confirming, setConfirming] = useState<PriceChange | null>(null);
   const trpc = useTRPC();
   const save = useMutation(trpc.admin.putPrice.mutationOptions());
   const first = useRef<HTMLInputElement>(null);
-  const unit = currency ? `, ${currencySymbol(currency)}` : '';
 
   useEffect(() => {
     if (editing) first.current?.focus();
@@ -219,18 +183,8 @@ function PriceForm({
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
-    const values =
-      kind === 'per_second'
-        ? { pattern, kind, perSecond: decimalInput(perSecond) }
-        : {
-            pattern,
-            kind,
-            promptPerMillion: decimalInput(prompt),
-            completionPerMillion: decimalInput(completion),
-            // Empty: derived from the prompt price.
-            cachedPromptPerMillion: decimalInput(cached) ?? null,
-            cacheWritePerMillion: decimalInput(cacheWrite) ?? null,
-          };
+    // An empty cache price: null, derived from the prompt price.
+    const values = priceValues(draft, true);
     const checked = check(putPriceInput, values);
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -241,7 +195,7 @@ function PriceForm({
     // Saved only once the operator has seen what changes for everyone.
     setConfirming({
       pattern: checked.data.pattern,
-      kind,
+      kind: values.kind,
       promptPerMillion: 'promptPerMillion' in values ? values.promptPerMillion! : 0,
       completionPerMillion: 'completionPerMillion' in values ? values.completionPerMillion! : 0,
       perSecond: 'perSecond' in values ? values.perSecond! : 0,
@@ -267,15 +221,7 @@ function PriceForm({
     if (!row) return;
     setConfirming(null);
     onSaved(row, !editing);
-    if (!editing) {
-      setPattern('');
-      setPrompt('');
-      setCompletion('');
-      setPerSecond('');
-      setCached('');
-      setCacheWrite('');
-      setKind('per_token');
-    }
+    if (!editing) reset();
   };
 
   return (
@@ -283,71 +229,22 @@ function PriceForm({
       <form onSubmit={onSubmit} noValidate data-testid="price-form" aria-label={editing ? `Изменить цену ${editing.pattern}` : 'Новая цена'}>
         <h3>{editing ? `Изменить цену «${editing.pattern}»` : 'Новая цена'}</h3>
         <div className="grid">
-          <Field
-            label="Шаблон модели"
-            hint={
+          <PriceRowFields
+            prefix="price"
+            draft={draft}
+            set={set}
+            errors={errors}
+            currency={currency}
+            patternReadOnly={Boolean(editing)}
+            patternHint={
               editing
                 ? 'Шаблон не меняется: чтобы задать другой, добавьте новую цену'
                 : 'Идентификатор модели (openai/gpt-4o-mini) или префикс со звёздочкой (openai/*, *)'
             }
-            error={errors.pattern}
-          >
-            {(props) => (
-              <input {...props} name="pricePattern" value={pattern} readOnly={Boolean(editing)} onChange={(e) => setPattern(e.target.value)} spellCheck={false} />
-            )}
-          </Field>
-          <Field label="Как считать" hint="За секунду аудио — для моделей распознавания речи (/v1/audio/transcriptions)" error={errors.kind}>
-            {(props) => (
-              <select {...props} name="priceKind" value={kind} onChange={(e) => setKind(e.target.value as PriceChange['kind'])}>
-                <option value="per_token">За токены</option>
-                <option value="per_second">За секунду аудио</option>
-              </select>
-            )}
-          </Field>
-          {kind === 'per_second' ? (
-            <AmountField
-              label={`Секунда аудио${unit}`}
-              name="pricePerSecond"
-              value={perSecond}
-              onChange={setPerSecond}
-              error={errors.perSecond}
-              inputRef={editing ? first : undefined}
-            />
-          ) : (
-            <>
-              <AmountField
-                label={`Запрос за 1M токенов${unit}`}
-                name="pricePrompt"
-                value={prompt}
-                onChange={setPrompt}
-                error={errors.promptPerMillion}
-                inputRef={editing ? first : undefined}
-              />
-              <AmountField
-                label={`Ответ за 1M токенов${unit}`}
-                name="priceCompletion"
-                value={completion}
-                onChange={setCompletion}
-                error={errors.completionPerMillion}
-              />
-              <AmountField
-                label={`Запрос из кэша за 1M токенов${unit}`}
-                name="priceCachedPrompt"
-                value={cached}
-                onChange={setCached}
-                error={errors.cachedPromptPerMillion}
-                hint={`Токены запроса, которые провайдер прочитал из своего кэша. Пусто — ${ratioText(defaultPrice?.cacheReadRatio ?? 0.1)}`}
-              />
-              <AmountField
-                label={`Запись в кэш за 1M токенов${unit}`}
-                name="priceCacheWrite"
-                value={cacheWrite}
-                onChange={setCacheWrite}
-                error={errors.cacheWritePerMillion}
-                hint={`Токены запроса, которые провайдер записал в свой кэш. Пусто — ${ratioText(defaultPrice?.cacheWriteRatio ?? 1.25)}`}
-              />
-            </>
-          )}
+            firstRef={editing ? first : undefined}
+            kinds
+            cacheRatios={{ read: defaultPrice?.cacheReadRatio ?? 0.1, write: defaultPrice?.cacheWriteRatio ?? 1.25 }}
+          />
         </div>
         <div className="actions">
           <Button type="submit" pending={save.isPending} pendingText="Сохраняем…">
@@ -381,20 +278,18 @@ export function PricesScreen() {
   const prices = useQuery(trpc.admin.listPrices.queryOptions());
   const currency = useBillingConfig().data?.currency;
   const [editing, setEditing] = useState<PriceRow | null>(null);
-  const [deleting, setDeleting] = useState<PriceRow | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const remove = useMutation(trpc.admin.deletePrice.mutationOptions());
   const rows = prices.data?.prices ?? [];
-
-  const onDelete = async () => {
-    if (!deleting) return;
-    const result = await answerOf(remove.mutateAsync({ pattern: deleting.pattern }));
-    if (!result) return;
-    setMessage(`${result.message}: ${deleting.pattern}`);
-    if (editing?.pattern === deleting.pattern) setEditing(null);
-    setDeleting(null);
-    void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });
-  };
+  const deleting = useConfirmedDelete(
+    remove,
+    (row: PriceRow) => ({ pattern: row.pattern }),
+    (row, done) => {
+      setMessage(`${done}: ${row.pattern}`);
+      if (editing?.pattern === row.pattern) setEditing(null);
+      void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() });
+    },
+  );
 
   return (
     <>
@@ -421,88 +316,23 @@ export function PricesScreen() {
         {prices.isPending ? <Loading /> : null}
         {prices.data && rows.length === 0 ? <p className="muted">Строк в таблице цен нет: все модели стоят по умолчанию.</p> : null}
         {rows.length > 0 ? (
-          <div className="table-wrap">
-            <table className="stack-table" data-testid="prices-table">
-              <thead>
-                <tr>
-                  <th scope="col">Шаблон</th>
-                  <th scope="col" className="num">
-                    Запрос за 1M
-                  </th>
-                  <th scope="col" className="num">
-                    Ответ за 1M
-                  </th>
-                  <th scope="col">Изменена</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Действия</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.pattern} data-pattern={row.pattern} className={editing?.pattern === row.pattern ? 'row-open' : undefined}>
-                    <td data-label="Шаблон" className="wrap-anywhere">
-                      <code>{row.pattern}</code>
-                    </td>
-                    {row.kind === 'per_second' ? (
-                      <td data-label="Цена" className="num" colSpan={2} data-testid="price-per-second">
-                        <Money value={row.perSecond} currency={currency} kind="exact" /> за секунду аудио
-                      </td>
-                    ) : (
-                      <>
-                        <td data-label="Запрос за 1M" className="num">
-                          <Money value={row.promptPerMillion} currency={currency} kind="amount" />
-                          {row.cachedPromptPerMillion !== null || row.cacheWritePerMillion !== null ? (
-                            <div className="muted" data-testid="price-cache">
-                              {row.cachedPromptPerMillion !== null ? (
-                                <span>
-                                  из кэша <Money value={row.cachedPromptPerMillion} currency={currency} kind="amount" />
-                                </span>
-                              ) : null}
-                              {row.cacheWritePerMillion !== null ? (
-                                <span>
-                                  {' '}
-                                  запись в кэш <Money value={row.cacheWritePerMillion} currency={currency} kind="amount" />
-                                </span>
-                              ) : null}
-                            </div>
-                          ) : null}
-                        </td>
-                        <td data-label="Ответ за 1M" className="num">
-                          <Money value={row.completionPerMillion} currency={currency} kind="amount" />
-                        </td>
-                      </>
-                    )}
-                    <td data-label="Изменена">{formatDateTime(row.updatedAt)}</td>
-                    <td>
-                      <div className="row-actions">
-                        <Button
-                          variant="secondary"
-                          aria-label={`Изменить цену ${row.pattern}`}
-                          onClick={() => {
-                            setMessage(null);
-                            setEditing(row);
-                          }}
-                        >
-                          Изменить
-                        </Button>
-                        <Button
-                          variant="danger"
-                          aria-label={`Удалить цену ${row.pattern}`}
-                          onClick={() => {
-                            remove.reset();
-                            setDeleting(row);
-                          }}
-                        >
-                          Удалить
-                        </Button>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <PriceRowsTable
+            rows={rows}
+            currency={currency}
+            testId="prices-table"
+            updated
+            isOpen={(row) => editing?.pattern === row.pattern}
+            actions={(row) => (
+              <RowActions
+                subject={`цену ${row.pattern}`}
+                onEdit={() => {
+                  setMessage(null);
+                  setEditing(row);
+                }}
+                onDelete={() => deleting.ask(row)}
+              />
+            )}
+          />
         ) : null}
 
         <div className="tool">
@@ -524,16 +354,8 @@ export function PricesScreen() {
 
       <PriceImport onImported={() => void queryClient.invalidateQueries({ queryKey: trpc.admin.listPrices.pathKey() })} />
 
-      <ConfirmDialog
-        open={deleting !== null}
-        title="Удалить цену?"
-        confirmText="Удалить"
-        pending={remove.isPending}
-        error={apiError(remove.error)}
-        onConfirm={onDelete}
-        onCancel={() => setDeleting(null)}
-      >
-        <p>Строка «{deleting?.pattern}» будет удалена: подходящие модели станут стоить по более короткому шаблону или по цене по умолчанию.</p>
+      <ConfirmDialog {...deleting.dialog} title="Удалить цену?">
+        <p>Строка «{deleting.asking?.pattern}» будет удалена: подходящие модели станут стоить по более короткому шаблону или по цене по умолчанию.</p>
       </ConfirmDialog>
     </>
   );

@@ -216,7 +216,7 @@ export function UserScreen({ id }: { id: string }) {
                 </div>
               ) : null}
             </dl>
-            <UserPriceGroup key={d.user.priceGroup} userId={id} current={d.user.priceGroup} onMoved={afterChange} />
+            <UserPriceGroup userId={id} current={d.user.priceGroup} onMoved={afterChange} />
             <div className="actions">
               <Button
                 variant={d.user.blocked ? 'secondary' : 'danger'}
