@@ -32,7 +32,9 @@ browserSuite('price groups in chromium', () => {
       await registerThroughPage(own.page, app.url, customer);
       const prices = own.page.getByTestId('model-prices');
       const rowOf = (model: string) => prices.locator('tr', { hasText: model });
-      await rowOf('acme/chat').waitFor();
+      // The prices show their currency once the billing settings have come: waited for as a person would look.
+      const pricedRow = (pattern: RegExp) => prices.locator('tr', { hasText: pattern }).waitFor();
+      await pricedRow(/acme\/chat.*1,00\s₽.*2,00\s₽/);
       expect(await rowOf('acme/chat').textContent()).toMatch(/1,00\s₽.*2,00\s₽/);
 
       await page.goto(`${app.url}/app/admin/price-groups`);
@@ -74,7 +76,7 @@ browserSuite('price groups in chromium', () => {
 
       // The customer's overview, reloaded: the group's prices.
       await own.page.reload();
-      await rowOf('acme/chat').waitFor();
+      await pricedRow(/acme\/chat.*0,50\s₽.*1,00\s₽/);
       expect(await rowOf('acme/chat').textContent()).toMatch(/0,50\s₽.*1,00\s₽/);
       expect(await rowOf('acme/large').textContent()).toMatch(/0,30\s₽.*0,40\s₽/);
       await own.page.screenshot({ path: screenPath('price-groups-customer'), fullPage: true });
