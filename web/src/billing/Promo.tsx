@@ -10,7 +10,8 @@ import { Money } from '../shared/Money';
 import { Button, ErrorText, Field } from '../shared/ui';
 import { check } from '../shared/validate';
 
-export function PromoPanel({ onRedeemed }: { onRedeemed(): void }) {
+/** `balance`: the balance the server counted right after the credit. */
+export function PromoPanel({ onRedeemed }: { onRedeemed(balance: number): void }) {
   const trpc = useTRPC();
   const redeem = useMutation(trpc.promo.redeem.mutationOptions());
   const [refusal, refuse] = useRefusal(redeem);
@@ -28,7 +29,7 @@ export function PromoPanel({ onRedeemed }: { onRedeemed(): void }) {
     const answer = await answerOf(redeem.mutateAsync({ code }));
     if (!answer) return;
     setCode('');
-    onRedeemed();
+    onRedeemed(answer.balance);
   };
 
   return (

@@ -2,7 +2,7 @@
 // spending by day and by model for a chosen period, and the latest requests with the prompt and the
 // completion priced apart, paged and filtered by key and model. Money is shown with the balance
 // currency; the balance and the first page of requests refresh themselves every REFRESH_MS.
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiError, useTRPC } from '../app/trpc';
 import { useMemo, useState } from 'react';
 import type { Outputs } from '../app/api';
@@ -57,6 +57,7 @@ function byDay(summary: Summary, days: number, metric: 'cost' | 'tokens'): DaySe
 
 export function OverviewScreen() {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   // In an organisation the screen holds what the member's role may see: a developer their keys' usage and
   // no balance, an accountant the balance, top-ups and usage but no keys (app/organization.ts).
   const organization = useActiveOrganization();
@@ -111,6 +112,13 @@ export function OverviewScreen() {
     }
   };
 
+  // The card shows the balance the redemption answered with at once, rather than waiting on a refetch that a
+  // periodic one already in flight could answer with the balance from before the credit.
+  const afterPromo = (newBalance: number) => {
+    queryClient.setQueryData(trpc.account.balance.queryKey(), (old) => (old ? { ...old, balance: newBalance } : old));
+    refresh();
+  };
+
   return (
     <>
       <div className="page-head">
@@ -147,7 +155,7 @@ export function OverviewScreen() {
           {showTopups ? <TopupPanel config={billing.data} /> : null}
           <ReferralInvite />
           {/* Promo codes credit whoever may top up: a person, an organisation's owner and accountant. */}
-          {showTopups ? <PromoPanel onRedeemed={refresh} /> : null}
+          {showTopups ? <PromoPanel onRedeemed={afterPromo} /> : null}
         </section>
       ) : null}
 
