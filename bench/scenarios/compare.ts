@@ -28,7 +28,7 @@ export async function runCompare(ctx: BenchContext, run: PhaseRunner): Promise<C
   let variantLogs: string[] = [];
   if (settings.compare && settings.targets.includes('conduit')) {
     const spec = settings.compare;
-    compareLabel = spec === 'nometrics' ? 'metrics cost' : `cost of what ${spec} removes`;
+    compareLabel = settings.compareLabel ?? (spec === 'nometrics' ? 'metrics cost' : `cost of what ${spec} removes`);
     let variant: Child | null = null;
     try {
       let dir: string;
