@@ -117,7 +117,7 @@ try {
 const sign = (v: number, digits: number) => `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`;
 const lines = [
   '',
-  `bench:compare — ${label}; ${rows[0]?.connections ?? 64} connections, ${Math.max(0, ...modes.map((m) => rows.filter((r) => r.mode === m && r.target === 'conduit').length))} alternating rounds`,
+  `bench:compare — ${label}; ${rows[0]?.connections ?? 64} connections, rounds of A B / B A: ${Math.max(0, ...modes.map((m) => rows.filter((r) => r.mode === m && r.target === 'conduit').length))}`,
   '',
   `| mode | working tree req/s | ${ref} req/s | req/s Δ | working tree µs/req | ${ref} µs/req | µs/req Δ |`,
   '|---|---:|---:|---:|---:|---:|---:|',

@@ -364,7 +364,7 @@ export function reportText(r: ReportInput): string {
         : '') +
       `; request: acme/chat, 2 messages, max_tokens 16; slow streams: ${[...settings.slowStreams.map((n) => `${n} (floor and Conduit)`), ...(settings.slowStreamsMax ? [`${settings.slowStreamsMax} (Conduit)`] : [])].join(', ') || 'none'}`,
     r.limitsLine,
-    `routing (issue 29): ${r.routingOutcome ? routingDescription() : 'nothing (BENCH_ROUTING empty or no conduit target)'}`,
+    `routing (issue 29): ${r.routingOutcome ? routingDescription() : settings.onlyCompare ? 'not run (BENCH_ONLY_COMPARE=1)' : 'nothing (BENCH_ROUTING empty or no conduit target)'}`,
     `compared: ${r.compareSource ?? (settings.compare ? `${settings.compare}: not run (${r.compareError ?? 'no conduit target'})` : 'nothing (BENCH_COMPARE empty)')}`,
     `price table: ${r.seeded ? `${r.seeded.rows} rows in model_prices (acme/chat matches ${r.seeded.benchPattern} at TOKEN_PRICE)` : 'empty (every model at TOKEN_PRICE)'}; ` +
       `bench key: ${settings.keyLimit === null ? 'no spend limit' : `spend limit ${settings.keyLimit} a day (claims in key_leases)`}`,

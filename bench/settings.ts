@@ -110,7 +110,8 @@ export function deadlineSeconds(): number {
   // Slow streams: about a second each phase when all goes well; a stuck one waits for the client's timeout.
   const slowPhases = settings.slowStreams.length * settings.targets.length + (settings.slowStreamsMax ? 1 : 0);
   seconds += slowPhases * 10;
-  if (settings.compare) seconds += 40 + settings.compareModes.length * (settings.warmupS + 2 * settings.compareRounds * (settings.durationS + 1));
+  if (settings.compare)
+    seconds += 40 + settings.compareModes.length * ((settings.onlyCompare ? 2 : 1) * settings.warmupS + 2 * settings.compareRounds * (settings.durationS + 1));
   if (!settings.onlyCompare) seconds += routingSeconds(settings.durationS, settings.warmupS);
   return Math.max(180, Math.ceil(seconds * 1.3 + 60));
 }
