@@ -146,7 +146,7 @@ export interface VerdictInputs {
 }
 
 /** Mean req/s and CPU µs per request over phases of one kind. */
-function pooled(rows: { result: LoadResult; cpu: CpuShare }[]): { rps: number; proxyUs: number } {
+export function pooled(rows: { result: LoadResult; cpu: CpuShare }[]): { rps: number; proxyUs: number } {
   const requests = rows.reduce((n, r) => n + r.result.requests, 0);
   const seconds = rows.reduce((n, r) => n + r.result.requests / Math.max(1e-9, r.result.rps), 0);
   const proxyUs = rows.reduce((n, r) => n + r.cpu.proxyUs * r.result.requests, 0) / Math.max(1, requests);
@@ -208,7 +208,7 @@ export function verdicts(input: VerdictInputs): Verdict[] {
       });
     }
   }
-  if (settings.targets.includes('conduit') && settings.modes.includes('plain') && settings.high.length > 0) {
+  if (settings.targets.includes('conduit') && settings.modes.includes('plain') && settings.high.length > 0 && !settings.onlyCompare) {
     const c = settings.high[0]!;
     const d = findRow('plain', c, 'conduit');
     const peak = d?.conduit?.peakRssBytes ?? null;
@@ -262,6 +262,17 @@ export function verdicts(input: VerdictInputs): Verdict[] {
       const a = pooled(withIt);
       const b = pooled(without);
       const cost = 1 - a.rps / b.rps;
+      if (settings.onlyCompare) {
+        // `npm run bench:compare`: a measurement of one against the other, not a target.
+        out.push({
+          name: `${input.compareLabel} ${mode} c=${c} (measured, not judged)`,
+          ok: null,
+          detail:
+            `Conduit ${a.rps.toFixed(0)} vs the variant's ${b.rps.toFixed(0)} req/s over ${withIt.length} + ${without.length} alternating phases ` +
+            `(${((a.rps / b.rps - 1) * 100).toFixed(1)} %); Conduit CPU ${a.proxyUs.toFixed(1)} vs ${b.proxyUs.toFixed(1)} µs/req (${a.proxyUs - b.proxyUs >= 0 ? '+' : ''}${(a.proxyUs - b.proxyUs).toFixed(1)})`,
+        });
+        continue;
+      }
       out.push({
         name,
         ok: cost <= TARGETS.metricsCost,
@@ -323,6 +334,24 @@ export interface ReportInput {
   usageChecks: Verdict[];
 }
 
+/** The wrk phases' tables: floor against Conduit, their slow end, and the CPU each used. */
+function loadSections(rows: Row[]): string[] {
+  return [
+    table(rows),
+    '',
+    `The slow end of each measured phase (wrk's p99.9 includes its coordinated-omission samples, see README; "requests > ${settings.slowMs} ms" counts real completed requests only; ` +
+      `Conduit usage rows: requests settled in the phase that took longer by Conduit's own clock, reservation included):`,
+    '',
+    tailTable(rows),
+    '',
+    'CPU per completed request in the measured phases (from /proc; "other work" is the rest of the machine: the bench, unattributed kernel time, anything foreign — ⚠ marks a phase where it exceeded ' +
+      `${OTHER_WORK_WARN_CORES} cores, so the machine was shared and that phase's figures are suspect):`,
+    '',
+    cpuTable(rows),
+    '',
+  ];
+}
+
 /** The report printed on stdout at the end of a run. */
 export function reportText(r: ReportInput): string {
   return [
@@ -335,23 +364,12 @@ export function reportText(r: ReportInput): string {
         : '') +
       `; request: acme/chat, 2 messages, max_tokens 16; slow streams: ${[...settings.slowStreams.map((n) => `${n} (floor and Conduit)`), ...(settings.slowStreamsMax ? [`${settings.slowStreamsMax} (Conduit)`] : [])].join(', ') || 'none'}`,
     r.limitsLine,
-    `routing (issue 29): ${r.routingOutcome ? routingDescription() : 'nothing (BENCH_ROUTING empty or no conduit target)'}`,
+    `routing (issue 29): ${r.routingOutcome ? routingDescription() : settings.onlyCompare ? 'not run (BENCH_ONLY_COMPARE=1)' : 'nothing (BENCH_ROUTING empty or no conduit target)'}`,
     `compared: ${r.compareSource ?? (settings.compare ? `${settings.compare}: not run (${r.compareError ?? 'no conduit target'})` : 'nothing (BENCH_COMPARE empty)')}`,
     `price table: ${r.seeded ? `${r.seeded.rows} rows in model_prices (acme/chat matches ${r.seeded.benchPattern} at TOKEN_PRICE)` : 'empty (every model at TOKEN_PRICE)'}; ` +
       `bench key: ${settings.keyLimit === null ? 'no spend limit' : `spend limit ${settings.keyLimit} a day (claims in key_leases)`}`,
     '',
-    table(r.rows),
-    '',
-    `The slow end of each measured phase (wrk's p99.9 includes its coordinated-omission samples, see README; "requests > ${settings.slowMs} ms" counts real completed requests only; ` +
-      `Conduit usage rows: requests settled in the phase that took longer by Conduit's own clock, reservation included):`,
-    '',
-    tailTable(r.rows),
-    '',
-    'CPU per completed request in the measured phases (from /proc; "other work" is the rest of the machine: the bench, unattributed kernel time, anything foreign — ⚠ marks a phase where it exceeded ' +
-      `${OTHER_WORK_WARN_CORES} cores, so the machine was shared and that phase's figures are suspect):`,
-    '',
-    cpuTable(r.rows),
-    '',
+    ...(r.rows.length ? loadSections(r.rows) : ['load, latency, tail and slow-stream phases: not run (BENCH_ONLY_COMPARE=1: the compare phases only)', '']),
     ...(r.slowRows.length
       ? [
           'Slow streams (bench/slow-streams.ts; the fake upstream sends the first content 50 ms after the request, then 49 more 20 ms apart, ~1.05 s in all): ' +

@@ -245,7 +245,7 @@ async function main() {
 
     // Issue 29: what routing and failover cost (bench/routing.ts), on this Conduit, switched through the database.
     let routingOutcome: RoutingOutcome | null = null;
-    if (routingSettings.phases.size > 0 && settings.targets.includes('conduit')) {
+    if (routingSettings.phases.size > 0 && settings.targets.includes('conduit') && !settings.onlyCompare) {
       routingOutcome = await runRoutingPhases({
         sql: database.sql,
         fakeUrl,

@@ -14,23 +14,32 @@ const list = (value: string | undefined, fallback: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+/**
+ * BENCH_ONLY_COMPARE=1 (`npm run bench:compare`): only the BENCH_COMPARE phases run: no floor, latency, tail,
+ * slow-stream or routing phases, and the targets that need them are not judged (not listed at all).
+ */
+const onlyCompare = env.BENCH_ONLY_COMPARE === '1';
+
 export const settings = {
+  onlyCompare,
   adminUrl: env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   durationS: Number(env.BENCH_DURATION ?? 6),
   warmupS: Number(env.BENCH_WARMUP ?? 2),
-  low: list(env.BENCH_LOW, '1,4').map(Number),
+  low: onlyCompare ? [] : list(env.BENCH_LOW, '1,4').map(Number),
   high: list(env.BENCH_HIGH, '64').map(Number),
   /** Connection counts whose measured phases last longDurationS instead (the tail: "no request over 50 ms in a 30 s run"). */
-  long: list(env.BENCH_LONG, '4').map(Number),
+  long: onlyCompare ? [] : list(env.BENCH_LONG, '4').map(Number),
   longDurationS: Number(env.BENCH_LONG_DURATION ?? 30),
   /** Concurrent slow streams against the floor and Conduit (TTFT compared), each count once. */
-  slowStreams: [...new Set(list(env.BENCH_SLOW_STREAMS, '512').map(Number))],
+  slowStreams: onlyCompare ? [] : [...new Set(list(env.BENCH_SLOW_STREAMS, '512').map(Number))],
   /** Concurrent slow streams against Conduit alone (none broken, each billed); null: skipped. */
-  slowStreamsMax: (env.BENCH_SLOW_STREAMS_MAX ?? '4096').trim() === '' ? null : Number(env.BENCH_SLOW_STREAMS_MAX ?? 4096),
+  slowStreamsMax: onlyCompare || (env.BENCH_SLOW_STREAMS_MAX ?? '4096').trim() === '' ? null : Number(env.BENCH_SLOW_STREAMS_MAX ?? 4096),
   /** A variant of Conduit (bench/variants.sh changes, or a directory) measured against it at the first BENCH_HIGH; null: skipped. */
   compare: (env.BENCH_COMPARE ?? 'nometrics').trim() || null,
   compareModes: list(env.BENCH_COMPARE_MODES, 'plain') as Mode[],
   compareRounds: Math.max(1, Math.floor(Number(env.BENCH_COMPARE_ROUNDS ?? 2))),
+  /** What the compare phases measure, in the report (default: the metrics cost, or the cost of what the change list removes). */
+  compareLabel: env.BENCH_COMPARE_LABEL?.trim() || null,
   modes: list(env.BENCH_MODES, 'plain,stream') as Mode[],
   targets: list(env.BENCH_TARGETS, 'floor,conduit') as Target[],
   /** Extra flags for Conduit's bun, e.g. `--cpu-prof-md --cpu-prof-dir=bench/.tmp/prof`. */
@@ -72,6 +81,8 @@ if (!(settings.slowMs > 0)) throw new Error(`BENCH_SLOW_MS=${env.BENCH_SLOW_MS}:
 for (const n of [...settings.slowStreams, settings.slowStreamsMax ?? 1]) {
   if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_SLOW_STREAMS / BENCH_SLOW_STREAMS_MAX: whole numbers above 0, not ${n}`);
 }
+if (onlyCompare && !settings.compare) throw new Error('BENCH_ONLY_COMPARE=1 needs BENCH_COMPARE (a change list or a directory)');
+if (onlyCompare && !settings.targets.includes('conduit')) throw new Error('BENCH_ONLY_COMPARE=1 needs conduit among BENCH_TARGETS');
 if (!(settings.longDurationS > 0)) throw new Error(`BENCH_LONG_DURATION=${env.BENCH_LONG_DURATION}: seconds, above 0`);
 
 /** Measured seconds of a phase at this many connections. */
@@ -93,14 +104,15 @@ export const OPEN_FILES = Math.max(65_536, 3 * Math.max(...settings.slowStreams,
 export function deadlineSeconds(): number {
   if (settings.deadlineS !== null) return settings.deadlineS;
   let seconds = 0;
-  for (const c of [...settings.low, ...settings.high]) {
+  for (const c of settings.onlyCompare ? [] : [...settings.low, ...settings.high]) {
     seconds += settings.modes.length * settings.targets.length * (settings.warmupS + phaseSeconds(c) + 1.5);
   }
   // Slow streams: about a second each phase when all goes well; a stuck one waits for the client's timeout.
   const slowPhases = settings.slowStreams.length * settings.targets.length + (settings.slowStreamsMax ? 1 : 0);
   seconds += slowPhases * 10;
-  if (settings.compare) seconds += 40 + settings.compareModes.length * (settings.warmupS + 2 * settings.compareRounds * (settings.durationS + 1));
-  seconds += routingSeconds(settings.durationS, settings.warmupS);
+  if (settings.compare)
+    seconds += 40 + settings.compareModes.length * ((settings.onlyCompare ? 2 : 1) * settings.warmupS + 2 * settings.compareRounds * (settings.durationS + 1));
+  if (!settings.onlyCompare) seconds += routingSeconds(settings.durationS, settings.warmupS);
   return Math.max(180, Math.ceil(seconds * 1.3 + 60));
 }
 

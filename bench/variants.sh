@@ -15,9 +15,11 @@
 #   bodystream   request bodies read through the counting JS reader even when their length is declared
 #   nofilter / nometer / notimer   stream path without the usage filter / the SSE meter / the per-chunk timer restart
 #   passthrough  stream handed to the client as the floor does (no relay, not metered)
-#   nometrics    no metrics recorded on the request path: the /v1 handlers and billing get no observer (upstream
-#                timing, TTFT, settled tokens/cost, lease top-ups) and no per-request route counter; GET /metrics
-#                still answers. `npm run bench` builds it itself for the "metrics cost" target (BENCH_COMPARE).
+#   nometrics    no metrics recorded on the request path: the /v1 handlers get no observer (upstream timing, TTFT),
+#                billing's observer no longer records settled tokens/cost, unpaid amounts or lease top-ups (it still
+#                spends tokens per minute, counts cut answers and announces charges: those are not metrics), and
+#                no per-request route counter; GET /metrics still answers. `npm run bench` builds it itself for the
+#                "metrics cost" target (BENCH_COMPARE).
 # VARIANT_SOURCE=<dir>: copy src/, drizzle/, package.json, tsconfig.json from that directory (e.g. the working
 # tree, `.`) instead of exporting HEAD. VARIANT_DIR=<dir>: write the copies there instead of bench/.tmp/variants.
 # (flushfix, jsonbatch, bigbatch and notokenizer, measured in the first RESULTS.md, are now the code itself: eae427c, 163e750.)
@@ -84,13 +86,21 @@ bodystream() {
   must "$1/src/gateway/chat.ts" '? await readBodyText(request, config.bodyLimitBytes)'
 }
 nometrics() {
-  # src/services.ts: the chat handler's and the other /v1 handlers' `observer: metrics` (upstream timing, TTFT,
-  # dropped streams), and the billing's `observer: {` object (settled: duration, tokens, cost; unpaid; top-ups).
-  local s="$1/src/services.ts" v="$1/src/server.ts"
-  sed -i 's/observer: metrics\b/observer: undefined/g; s/^    observer: {$/    observer: undefined \&\& {/' "$s"
-  must "$s" 'observer: undefined,'
-  must "$s" '^    observer: undefined && {$'
-  ! grep -q 'observer: metrics' "$s" || { echo "patch did not apply: observer: metrics left in $s" >&2; exit 1; }
+  # src/gateway/api.ts (where services.ts's gateway is wired since the billing observer moved there): the chat
+  # handler's and the other /v1 handlers' `observer: metrics` (upstream timing, TTFT, dropped streams), and in
+  # billing's observer the three metric calls (settled: duration, tokens, cost; unpaid; lease top-ups). The rest
+  # of that observer (tokens per minute, cut answers, charged events) is behaviour, not metrics: it stays.
+  local a="$1/src/gateway/api.ts" v="$1/src/server.ts"
+  sed -i -e 's/observer: metrics\b/observer: undefined/g' \
+    -e 's/^      settled: (facts, cost) => {$/      settled: (facts, _cost) => {/' \
+    -e 's/^        metrics\.settled(facts, cost\.totalNano);$/        \/\/ metrics off: settled/' \
+    -e 's/^      unpaid: (nano) => metrics\.unpaid(nano),$/      unpaid: () => {}, \/\/ metrics off: unpaid/' \
+    -e 's/^      topUp: (lease, outcome) => metrics\.leaseTopUp(lease, outcome),$/      topUp: () => {}, \/\/ metrics off: top-ups/' "$a"
+  must "$a" 'observer: undefined,'
+  must "$a" '// metrics off: settled'
+  must "$a" '// metrics off: unpaid'
+  must "$a" '// metrics off: top-ups'
+  ! grep -q 'observer: metrics' "$a" || { echo "patch did not apply: observer: metrics left in $a" >&2; exit 1; }
   # src/server.ts: the per-request route/status counter.
   sed -i 's/services\.metrics\.request(/false \&\& services.metrics.request(/' "$v"
   must "$v" 'false && services.metrics.request('

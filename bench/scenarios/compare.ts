@@ -28,7 +28,7 @@ export async function runCompare(ctx: BenchContext, run: PhaseRunner): Promise<C
   let variantLogs: string[] = [];
   if (settings.compare && settings.targets.includes('conduit')) {
     const spec = settings.compare;
-    compareLabel = spec === 'nometrics' ? 'metrics cost' : `cost of what ${spec} removes`;
+    compareLabel = settings.compareLabel ?? (spec === 'nometrics' ? 'metrics cost' : `cost of what ${spec} removes`);
     let variant: Child | null = null;
     try {
       let dir: string;
@@ -57,6 +57,8 @@ export async function runCompare(ctx: BenchContext, run: PhaseRunner): Promise<C
       for (const mode of settings.compareModes) {
         await sanityCheck(ctx.urls.variant, ctx.apiKey, mode);
         ctx.tally.conduit2xx++;
+        // Conduit is warm from the load phases, unless they did not run (BENCH_ONLY_COMPARE): then it is warmed too.
+        if (settings.warmupS > 0 && settings.onlyCompare) await run('conduit', mode, c, settings.warmupS, 'warmup');
         if (settings.warmupS > 0) await run('variant', mode, c, settings.warmupS, 'warmup');
         for (let round = 0; round < settings.compareRounds; round++) {
           const order: ('conduit' | 'variant')[] = round % 2 === 0 ? ['conduit', 'variant'] : ['variant', 'conduit'];

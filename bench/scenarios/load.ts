@@ -100,6 +100,7 @@ export function phaseRunner(ctx: BenchContext): PhaseRunner {
 /** Every mode at every connection count against every target: a warm-up, then the measured phase. */
 export async function runLoadPhases(run: PhaseRunner): Promise<Row[]> {
   const rows: Row[] = [];
+  if (settings.onlyCompare) return rows;
   for (const mode of settings.modes) {
     for (const connections of [...settings.low, ...settings.high]) {
       for (const target of settings.targets) {
