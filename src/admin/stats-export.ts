@@ -7,6 +7,7 @@ import { CSV_FORMATS, csvHeader, excelDay, moneyCell, textCell, USAGE_EXPORT_FOR
 import { dailyStatsInput } from './input';
 import type { AdminStats, DayFiguresNano } from './stats';
 import { statsCsvHeadersRu } from './texts';
+import { csvResponse } from '../http/csv-response';
 
 /**
  * One UTC day a line, oldest first; money in the balance currency with all nine decimals (a dot, or for
@@ -40,13 +41,7 @@ export function createStatsExport({ authenticator, stats, currency }: StatsExpor
       const figures = await stats.dailyExact(input);
       let text = UTF8_BOM + csvHeader(STATS_CSV_COLUMNS, format, statsCsvHeadersRu);
       for (const { day, ...row } of figures.days) text += line(day, row, currency, format);
-      return new Response(text, {
-        headers: {
-          'content-type': 'text/csv; charset=utf-8; header=present',
-          'content-disposition': `attachment; filename="conduit-daily-${figures.from}-${figures.to}.csv"`,
-          'cache-control': 'no-store',
-        },
-      });
+      return csvResponse(text, `conduit-daily-${figures.from}-${figures.to}.csv`);
     },
   };
 }

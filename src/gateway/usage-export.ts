@@ -18,6 +18,7 @@ import type { Logger } from '../logger';
 import { nanoToFixedString } from '../money';
 import { usageQueryInput } from './usage-input';
 import type { ExportedUsageRow, UsageReport } from './usage-report';
+import { csvResponse } from '../http/csv-response';
 
 /**
  * `csv` is RFC 4180 (comma, decimal dot, English column names, UTC ISO 8601 instants): what API clients
@@ -295,13 +296,7 @@ export function createUsageExport(deps: UsageExportDeps) {
       },
     });
     const name = fileName({ from: typeof raw.from === 'string' ? raw.from : undefined, to: typeof raw.to === 'string' ? raw.to : undefined });
-    return new Response(body, {
-      headers: {
-        'content-type': 'text/csv; charset=utf-8; header=present',
-        'content-disposition': `attachment; filename="${name}"`,
-        'cache-control': 'no-store',
-      },
-    });
+    return csvResponse(body, name);
   }
 
   return {

@@ -7,6 +7,7 @@ import { CSV_FORMATS, csvHeader, excelDateTime, moneyCell, textCell, USAGE_EXPOR
 import { AppError } from '../http/errors';
 import type { Campaigns } from './campaigns';
 import { codesCsvHeadersRu } from './texts';
+import { csvResponse } from '../http/csv-response';
 
 export const CODES_CSV_COLUMNS = ['code', 'uses', 'max_uses', 'campaign', 'amount', 'expires_at'] as const;
 
@@ -23,13 +24,7 @@ export function createCodesExport(deps: { authenticator: Pick<Authenticator, 'ad
       const tail = [textCell(campaign.name, format), moneyCell(campaign.amountNano, format), textCell(expires, format)].join(format.delimiter);
       let text = UTF8_BOM + csvHeader(CODES_CSV_COLUMNS, format, codesCsvHeadersRu);
       for (const c of codes) text += `${[textCell(c.code, format), String(c.uses), String(c.maxUses), tail].join(format.delimiter)}\r\n`;
-      return new Response(text, {
-        headers: {
-          'content-type': 'text/csv; charset=utf-8; header=present',
-          'content-disposition': `attachment; filename="conduit-promo-${campaign.id}.csv"`,
-          'cache-control': 'no-store',
-        },
-      });
+      return csvResponse(text, `conduit-promo-${campaign.id}.csv`);
     },
   };
 }

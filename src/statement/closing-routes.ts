@@ -14,6 +14,7 @@ import { yieldBeforeDrawing, type RenderQueue } from './render-queue';
 import { closingTexts as C, monthTitle, statementMessages } from './texts';
 import { renderUpd } from './upd-pdf';
 import { zipStore } from './zip';
+import { csvResponse } from '../http/csv-response';
 
 /** The PDF of an issued document, from its facts alone. */
 export const renderClosing = (document: ClosingDocument): Promise<Buffer> => (document.kind === 'upd' ? renderUpd(document.facts) : renderAct(document.facts));
@@ -114,13 +115,7 @@ export function createClosingRoutes(deps: { authenticator: Authenticator; closin
       const parsed = parseMonth(month);
       if (file !== 'registry.csv') throw new AppError('not_found', C.documentNotFound);
       const text = registryCsv(await closing.listMonth(parsed));
-      return new Response(text, {
-        headers: {
-          'content-type': 'text/csv; charset=utf-8; header=present',
-          'content-disposition': `attachment; filename="conduit-documents-${parsed}.csv"`,
-          'cache-control': 'no-store',
-        },
-      });
+      return csvResponse(text, `conduit-documents-${parsed}.csv`);
     },
   };
 }

@@ -17,6 +17,7 @@ import { yieldBeforeDrawing, type RenderQueue } from './render-queue';
 import type { Requisites } from './requisites';
 import type { Statement, Statements } from './statement';
 import { statementCsvHeadersRu, statementCsvKindsRu, statementMessages } from './texts';
+import { csvResponse } from '../http/csv-response';
 
 export const statementExportInput = z
   .object({ from: statementDay, to: statementDay, timeZone, format: z.enum(USAGE_EXPORT_FORMATS, 'ожидается csv или excel-ru').default('csv') })
@@ -94,13 +95,7 @@ export function createStatementRoutes(deps: StatementRoutesDeps) {
       }
       await deps.flush();
       const statement = await deps.statements.statement(principal.userId, input);
-      return new Response(csvOf(statement, deps.currency, input.format, input.timeZone), {
-        headers: {
-          'content-type': 'text/csv; charset=utf-8; header=present',
-          'content-disposition': `attachment; filename="conduit-statement-${input.from}-${input.to}.csv"`,
-          'cache-control': 'no-store',
-        },
-      });
+      return csvResponse(csvOf(statement, deps.currency, input.format, input.timeZone), `conduit-statement-${input.from}-${input.to}.csv`);
     },
 
     /** GET /api/account/invoices/{number}.pdf: a счёт на оплату issued to the caller (another's: 404). */
