@@ -93,7 +93,16 @@ function isForeignKeyViolation(error: unknown): boolean {
   return false;
 }
 
-export function createAdminPriceGroups({ db, prices }: { db: Database; prices: Pick<PriceBook, 'reload'> }) {
+export function createAdminPriceGroups({
+  db,
+  prices,
+  onUserKeysChanged,
+}: {
+  db: Database;
+  prices: Pick<PriceBook, 'reload'>;
+  /** Drops the user's cached keys on this instance at once (the NOTIFY reaches the others, and this one later). */
+  onUserKeysChanged?: (userId: string) => void;
+}) {
   async function findGroup(executor: Executor, name: string, lock = false): Promise<PriceGroup | null> {
     const query = executor.select(groupColumns).from(priceGroups).where(eq(priceGroups.name, name)).limit(1);
     const [row] = lock ? await query.for('update') : await query;
@@ -294,6 +303,8 @@ export function createAdminPriceGroups({ db, prices }: { db: Database; prices: P
         if (isForeignKeyViolation(error)) throw new AppError('not_found', adminMessages.priceGroupNotFound);
         throw error;
       }
+      // The keys carry the group: the next request after this answer is priced in the new one here too.
+      onUserKeysChanged?.(userId);
       return { id: userId, priceGroup: group };
     },
   };

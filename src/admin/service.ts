@@ -26,16 +26,18 @@ export interface AdminServiceDeps {
   box: Pick<SecretBox, 'seal'>;
   accounts: Pick<AccountService, 'passwordReset' | 'sessionsEnded'>;
   keys: KeyService;
+  /** A user's keys changed standing (blocked, moved to another price group): this instance's cache drops them. */
+  onUserKeysChanged?: (userId: string) => void;
 }
 
-export function createAdminService({ db, billing, prices, models, config, routing, probes, box, accounts, keys }: AdminServiceDeps) {
+export function createAdminService({ db, billing, prices, models, config, routing, probes, box, accounts, keys, onUserKeysChanged }: AdminServiceDeps) {
   return {
-    users: createAdminUsers({ db, billing, config, listKeys: keys.list, onSessionsEnded: accounts.sessionsEnded }),
+    users: createAdminUsers({ db, billing, config, listKeys: keys.list, onSessionsEnded: accounts.sessionsEnded, onUserKeysChanged }),
     userKeys: createAdminUserKeys({ keys }),
     userSessions: createAdminUserSessions({ db, accounts }),
     stats: createAdminStats({ db, billing }),
     prices: createAdminPrices({ db, prices, models }),
-    priceGroups: createAdminPriceGroups({ db, prices }),
+    priceGroups: createAdminPriceGroups({ db, prices, onUserKeysChanged }),
     audit: createAuditLog(db, config.balanceCurrency),
     providers: createAdminProviders({ db, routing, box, billing, probes, config }),
   };

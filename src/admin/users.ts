@@ -102,6 +102,8 @@ export interface AdminUsersDeps {
   listKeys: KeyService['list'];
   /** Told after a block's commit: this instance's token cache forgets the user at once (others by NOTIFY). */
   onSessionsEnded?: (userId: string) => void;
+  /** Told after a block or unblock commits: this instance's key cache drops the user's keys at once. */
+  onUserKeysChanged?: (userId: string) => void;
 }
 
 /** Thrown inside the credit transaction (rolling it back) when a correction asks for more than is there. */
@@ -111,7 +113,7 @@ class BelowZero extends Error {
   }
 }
 
-export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnded }: AdminUsersDeps) {
+export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnded, onUserKeysChanged }: AdminUsersDeps) {
   async function findUser(executor: Executor, userId: string): Promise<UserRow | null> {
     if (!isUuid(userId)) return null;
     const [row] = await executor.select(userColumns).from(users).where(eq(users.id, userId)).limit(1);
@@ -219,6 +221,9 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
       return userView(await requireUser(tx, userId));
     });
     if (blocked) onSessionsEnded?.(userId);
+    // This instance drops the user's cached keys now, not when its own NOTIFY comes back: the next request
+    // after the answer must already see the block.
+    onUserKeysChanged?.(userId);
     return view;
   }
 
