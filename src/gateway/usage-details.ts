@@ -38,34 +38,44 @@ export function withUsageDetails(counts: TokenCounts, cached: unknown, cacheWrit
   return counts;
 }
 
-/** The token counts of a chat usage object (prompt_tokens, completion_tokens, total_tokens and their details). */
-export function chatUsageCounts(usage: unknown): TokenCounts {
+/** Where a protocol's usage object keeps each figure: chat's and Responses' differ only in names. */
+interface UsageNames {
+  prompt: string;
+  completion: string;
+  promptDetails: string;
+  completionDetails: string;
+}
+
+const CHAT_NAMES: UsageNames = {
+  prompt: 'prompt_tokens',
+  completion: 'completion_tokens',
+  promptDetails: 'prompt_tokens_details',
+  completionDetails: 'completion_tokens_details',
+};
+const RESPONSES_NAMES: UsageNames = {
+  prompt: 'input_tokens',
+  completion: 'output_tokens',
+  promptDetails: 'input_tokens_details',
+  completionDetails: 'output_tokens_details',
+};
+
+function usageCounts(usage: unknown, names: UsageNames): TokenCounts {
   const u = isRecord(usage) ? usage : {};
-  const prompt = tokenCount(u.prompt_tokens);
-  const completion = tokenCount(u.completion_tokens);
+  const prompt = tokenCount(u[names.prompt]);
+  const completion = tokenCount(u[names.completion]);
   const total = u.total_tokens === undefined ? prompt + completion : tokenCount(u.total_tokens);
   const counts: TokenCounts = { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
-  const promptDetails = u.prompt_tokens_details;
+  const promptDetails = u[names.promptDetails];
   return withUsageDetails(
     counts,
     field(promptDetails, 'cached_tokens'),
     field(promptDetails, 'cache_write_tokens'),
-    field(u.completion_tokens_details, 'reasoning_tokens'),
+    field(u[names.completionDetails], 'reasoning_tokens'),
   );
 }
 
+/** The token counts of a chat usage object (prompt_tokens, completion_tokens, total_tokens and their details). */
+export const chatUsageCounts = (usage: unknown): TokenCounts => usageCounts(usage, CHAT_NAMES);
+
 /** The token counts of a Responses usage object (input_tokens, output_tokens, total_tokens and their details). */
-export function responsesUsageCounts(usage: unknown): TokenCounts {
-  const u = isRecord(usage) ? usage : {};
-  const prompt = tokenCount(u.input_tokens);
-  const completion = tokenCount(u.output_tokens);
-  const total = u.total_tokens === undefined ? prompt + completion : tokenCount(u.total_tokens);
-  const counts: TokenCounts = { promptTokens: prompt, completionTokens: completion, totalTokens: Math.max(total, prompt + completion) };
-  const inputDetails = u.input_tokens_details;
-  return withUsageDetails(
-    counts,
-    field(inputDetails, 'cached_tokens'),
-    field(inputDetails, 'cache_write_tokens'),
-    field(u.output_tokens_details, 'reasoning_tokens'),
-  );
-}
+export const responsesUsageCounts = (usage: unknown): TokenCounts => usageCounts(usage, RESPONSES_NAMES);
