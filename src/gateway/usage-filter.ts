@@ -23,6 +23,9 @@ const EMPTY_CHOICES = /"choices"\s*:\s*\[\s*\]/;
 const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 /** Where the last complete event of a text ends (after its blank line), or -1 when none is complete. */
 function lastEventEnd(text: string): number {
+  // Most chunks end at an event's end: no search (a backward search over the text was the filter's largest cost).
+  const n = text.length;
+  if (n >= 2 && text.charCodeAt(n - 1) === 0x0a && text.charCodeAt(n - 2) === 0x0a) return n;
   for (let i = text.lastIndexOf('\n'); i > 0; i = text.lastIndexOf('\n', i - 1)) {
     let j = i - 1;
     if (text.charCodeAt(j) === 0x0d) j -= 1;
@@ -36,11 +39,12 @@ const EVENT_END = /\r?\n\r?\n/;
 const EVENT_END_FROM = /\r?\n\r?\n/g;
 const USAGE_OBJECTS = /"usage"\s*:\s*\{/g;
 
-/** Where the event holding `pos` begins: just after the blank line before it, or 0. */
-function eventStart(text: string, pos: number): number {
+/** Where the event holding `pos` begins: just after the blank line before it, or 0 (`crlf`: the text has CRs). */
+function eventStart(text: string, pos: number, crlf: boolean): number {
   const lf = text.lastIndexOf('\n\n', pos);
-  const crlf = text.lastIndexOf('\n\r\n', pos);
-  return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 3);
+  if (!crlf) return lf < 0 ? 0 : lf + 2;
+  const at = text.lastIndexOf('\n\r\n', pos);
+  return Math.max(lf < 0 ? 0 : lf + 2, at < 0 ? 0 : at + 3);
 }
 
 /**
@@ -50,9 +54,11 @@ function eventStart(text: string, pos: number): number {
 function withoutUsageEvents(text: string): string {
   let out = '';
   let from = 0;
+  // A backward search for a CRLF blank line that is not there reads the whole text: only when it has CRs.
+  const crlf = text.includes('\r');
   USAGE_OBJECTS.lastIndex = 0;
   for (let match = USAGE_OBJECTS.exec(text); match; match = USAGE_OBJECTS.exec(text)) {
-    const start = Math.max(from, eventStart(text, match.index));
+    const start = Math.max(from, eventStart(text, match.index, crlf));
     EVENT_END_FROM.lastIndex = match.index;
     const ending = EVENT_END_FROM.exec(text);
     const end = ending ? ending.index + ending[0].length : text.length;
@@ -70,8 +76,9 @@ function withoutUsageEvents(text: string): string {
  * `cost` to the usage object of the event that carries one; the function is asked when that event has
  * passed the meter, so it knows the figures.
  */
+const encoder = new TextEncoder();
+
 export function createUsageFilter(options: { cost?: () => string | null; redact?: (text: string) => string } = {}) {
-  const encoder = new TextEncoder();
   const annotate = options.cost ?? null;
   const redact = options.redact ?? null;
   /** An error event the upstream sent mid-stream may echo our credentials: it reaches the client without them. */
