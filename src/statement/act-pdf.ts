@@ -30,11 +30,11 @@ export const linesOf = (facts: ClosingFacts): DocumentLine[] =>
   facts.lines.map((l) => ({ name: l.name, quantity: 1, unit: T.serviceUnit, priceNano: BigInt(l.amountNano) }));
 
 /** Renders an issued акт; resolves to the PDF's bytes. */
-export function renderAct(facts: ClosingFacts): Promise<Buffer> {
+export async function renderAct(facts: ClosingFacts): Promise<Buffer> {
   const date = formatDocumentDate(facts.date);
   const title = C.actTitle(facts.number, date);
   const s = facts.supplier;
-  const c = startDocument(title, s.companyName);
+  const c = await startDocument(title, s.companyName);
 
   c.text(title, { size: 14, bold: true });
   c.text(T.actSubtitle(monthTitle(facts.month)), { size: 10 });

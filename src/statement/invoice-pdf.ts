@@ -98,9 +98,9 @@ function statusMark(c: DocumentCanvas, invoice: Invoice): void {
 }
 
 /** Renders a счёт на оплату; resolves to the PDF's bytes. */
-export function renderInvoice(invoice: Invoice): Promise<Buffer> {
+export async function renderInvoice(invoice: Invoice): Promise<Buffer> {
   const date = formatDocumentDate(moscowDay(invoice.createdAt));
-  const c = startDocument(T.invoiceTitle(invoice.number, date), invoice.supplier.companyName);
+  const c = await startDocument(T.invoiceTitle(invoice.number, date), invoice.supplier.companyName);
   statusMark(c, invoice);
   bankBlock(c, invoice);
 

@@ -4,7 +4,7 @@
 // Cyrillic. invoice-pdf.ts and act-pdf.ts lay out the two documents from these pieces.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
+import type PDFDocumentClass from 'pdfkit';
 import { amountInWords } from '../money-words';
 import { formatDocumentAmount, formatDocumentNumber, roundToKopecks } from './amounts';
 import type { CustomerRequisites, OperatorRequisites } from './requisites';
@@ -19,6 +19,12 @@ const FONT_BOLD = require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf');
  * again for every document, synchronously — about half of a document's time on the event loop.
  */
 let fontBytes: { regular: Buffer; bold: Buffer } | null = null;
+/**
+ * pdfkit is loaded with the first document, not at start: with its font machinery it is ~40 MB of the server's
+ * resident memory (issue 46: idle RSS), for documents an instance may draw a few times a month.
+ */
+let pdfKit: Promise<typeof PDFDocumentClass> | null = null;
+const loadPdfKit = () => (pdfKit ??= import('pdfkit').then((module) => module.default));
 const fonts = () => (fontBytes ??= { regular: readFileSync(FONT), bold: readFileSync(FONT_BOLD) });
 
 export type Supplier = Omit<OperatorRequisites, 'updatedAt'>;
@@ -64,7 +70,8 @@ export interface Column {
  * A started A4 document and the means to draw on it; `finish()` ends it and resolves to the PDF's bytes. The УПД's
  * wide table takes a landscape page.
  */
-export function startDocument(title: string, author: string, layout: 'portrait' | 'landscape' = 'portrait') {
+export async function startDocument(title: string, author: string, layout: 'portrait' | 'landscape' = 'portrait') {
+  const PDFDocument = await loadPdfKit();
   const doc = new PDFDocument({ size: 'A4', layout, margin: layout === 'landscape' ? 24 : 40, info: { Title: title, Author: author } });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -171,4 +178,4 @@ export function startDocument(title: string, author: string, layout: 'portrait' 
   };
 }
 
-export type DocumentCanvas = ReturnType<typeof startDocument>;
+export type DocumentCanvas = Awaited<ReturnType<typeof startDocument>>;

@@ -13,11 +13,11 @@ import { closingTexts as C, documentTexts as T, monthTitle } from './texts';
 const innKpp = (inn: string, kpp: string) => [inn, kpp].filter(Boolean).join('/') || C.notApplicable;
 
 /** Renders an issued УПД; resolves to the PDF's bytes. */
-export function renderUpd(facts: ClosingFacts): Promise<Buffer> {
+export async function renderUpd(facts: ClosingFacts): Promise<Buffer> {
   const date = formatDocumentDate(facts.date);
   const title = C.invoiceFactura(facts.number, date);
   const s = facts.supplier;
-  const c = startDocument(`${C.updTitle}: ${title}`, s.companyName, 'landscape');
+  const c = await startDocument(`${C.updTitle}: ${title}`, s.companyName, 'landscape');
   const { doc, left } = c;
   const status = facts.updStatus ?? 2;
   const vatPayer = facts.vatRate !== null;
