@@ -144,18 +144,16 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     });
   };
 
-  // A client that goes away stops the upstream at once and pays for what it was sent.
+  // A client that goes away stops the upstream at once and pays for what it was sent. While the first reads
+  // run, the rejected read says so (below); the listener is added only for a stream that outlives them: most
+  // short answers end there, and adding it was 1 % of the stream path's CPU (issue 46's profile).
   const signal = call.abort.signal;
-  signal.addEventListener(
-    'abort',
-    () => {
-      if (signal.reason === ABORT_CLIENT_CLOSED) {
-        reader.cancel().catch(() => {});
-        finish('client_closed', 'client closed the stream');
-      }
-    },
-    { once: true },
-  );
+  const clientGone = () => {
+    if (signal.reason !== ABORT_CLIENT_CLOSED) return false;
+    reader.cancel().catch(() => {});
+    finish('client_closed', 'client closed the stream');
+    return true;
+  };
 
   /** What the client gets of one upstream chunk (possibly nothing yet: the filter holds partial events). */
   const take = (value: Uint8Array): Uint8Array => {
@@ -240,7 +238,7 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
       result = now;
     }
   } catch (error) {
-    if (!finished) head.push(...broken(error));
+    if (!finished && !clientGone()) head.push(...broken(error));
     whole = true;
   }
   let firstSent = false;
@@ -254,6 +252,8 @@ export async function relayStream(upstreamBody: ReadableStream<Uint8Array>, ctx:
     const bytes = head.length === 1 ? head[0]! : Buffer.concat(head);
     return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: SSE_HEADERS });
   }
+  if (signal.aborted) clientGone();
+  else signal.addEventListener('abort', clientGone, { once: true });
 
   /** The upstream broke off mid-stream: what is left goes to the client, and its stream ends. */
   const endBroken = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
