@@ -2,7 +2,6 @@
 // each of which comes back here as a worker (CONDUIT_WORKER set) and runs one instance on the shared port.
 import { ConfigError, loadConfig, relaunchEnvironment } from './config';
 import { createLogger } from './logger';
-import { startInstance } from './server';
 import { superviseWorkers, type WorkerMessage } from './supervisor';
 
 async function main() {
@@ -43,6 +42,8 @@ async function main() {
   // Workers inherit the relaunched environment, so they start with the runtime limits at once.
   if (supervising) return superviseWorkers(config, logger);
 
+  // Loaded here, not at the top: a supervisor never serves, and the whole app would hold ~60 MB in it.
+  const { startInstance } = await import('./server');
   const instance = await startInstance(config, { logger, reusePort: worker !== null });
   let exiting = false;
   const shutdown = async (signal: string) => {
