@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createBenchDatabase, topUp, type BenchDatabase } from './database';
 import { postJson } from './environment';
 import { pickLoadGenerator } from './loadgen';
-import { CLOCK_TICKS_PER_SECOND, cpuTicks, freePort, startReadyChild, stopChild, waitForHttp, type Child } from './processes';
+import { CLOCK_TICKS_PER_SECOND, freePort, treeCpuTicks, startReadyChild, stopChild, waitForHttp, type Child } from './processes';
 import { REPO, settings } from './settings';
 
 const env = process.env;
@@ -82,7 +82,7 @@ try {
   log(`Conduit pid ${proc.pid}, ${generator.name}, c=${CONNECTIONS}, ${SECONDS} s a phase, ${ROUNDS} rounds`);
 
   const measure = async (api: 'chat' | 'messages', stream: boolean, seconds: number) => {
-    const before = cpuTicks(proc.pid);
+    const before = treeCpuTicks(proc.pid);
     const result = await generator.run(
       {
         url: `${url}${paths[api]}`,
@@ -98,7 +98,7 @@ try {
     );
     if (result.non2xx > 0 || result.socketErrors > 0)
       throw new Error(`${api} ${stream ? 'stream' : 'plain'}: ${result.non2xx} non-2xx, ${result.socketErrors} socket errors`);
-    const cpuUs = ((cpuTicks(proc.pid) - before) / CLOCK_TICKS_PER_SECOND) * 1e6;
+    const cpuUs = ((treeCpuTicks(proc.pid) - before) / CLOCK_TICKS_PER_SECOND) * 1e6;
     return { requests: result.requests, rps: result.rps, cpuUsPerRequest: cpuUs / result.requests, p50Ms: result.p50Ms };
   };
 

@@ -107,6 +107,56 @@ export function cpuTicks(pid: number): number {
   }
 }
 
+/**
+ * A process and every process below it (WORKERS > 1: Conduit's supervisor and its workers), from the
+ * parent pids /proc shows now. A process alone without children is just itself.
+ */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(parent);
+      if (list) list.push(Number(entry));
+      else children.set(parent, [Number(entry)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
+}
+
+/** CPU time of a process and everything below it (a supervisor's workers), in clock ticks. */
+export function treeCpuTicks(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + cpuTicks(p), 0);
+}
+
+/** Resident set size of a process and everything below it, in bytes (the sum of each one's VmRSS). */
+export function treeRssBytes(pid: number): number | null {
+  const each = processTree(pid).map(rssBytes);
+  return each.every((b) => b === null) ? null : each.reduce<number>((sum, b) => sum + (b ?? 0), 0);
+}
+
+/**
+ * Peak RSS of a process and everything below it: the sum of each one's VmHWM, an upper bound of the
+ * tree's true peak (the processes need not all have peaked at once); a single process's own VmHWM.
+ */
+export function treePeakRssBytes(pid: number): number | null {
+  const each = processTree(pid).map(peakRssBytes);
+  return each.every((b) => b === null) ? null : each.reduce<number>((sum, b) => sum + (b ?? 0), 0);
+}
+
+/** resetPeakRss over a process and everything below it; false when any could not be reset. */
+export function resetTreePeakRss(pid: number): boolean {
+  return processTree(pid)
+    .map(resetPeakRss)
+    .every((ok) => ok);
+}
+
 /** CPU time of every PostgreSQL server process on the machine, in clock ticks. */
 export function postgresTicks(): number {
   let total = 0;

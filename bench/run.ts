@@ -12,11 +12,24 @@
 // report (report.ts); the settings are read in settings.ts.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createBenchDatabase, deadlockCounts, seedPrices, topUp, type BenchDatabase, type SeededPrices } from './database';
 import { conduitSource, machine, postgresLogDeadlocks, postJson, sanityCheck, utcDay, waitForPrices } from './environment';
 import { pickLoadGenerator, type LoadGenerator } from './loadgen';
-import { environOf, freePort, openFilesLimit, peakRssBytes, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child } from './processes';
+import {
+  environOf,
+  freePort,
+  openFilesLimit,
+  peakRssBytes,
+  processTree,
+  startReadyChild,
+  treeRssBytes,
+  stopChild,
+  waitForHttp,
+  withOpenFiles,
+  type Child,
+} from './processes';
 import { reportText, verdicts } from './report';
 import { routingConduitEnv, routingSettings, routingVerdicts, runRoutingPhases, type RoutingOutcome } from './routing';
 import { runChecks } from './scenarios/checks';
@@ -139,6 +152,7 @@ async function main() {
       children.push(child);
       const url = `http://127.0.0.1:${port}`;
       await waitForHttp(`${url}/health`, 30_000, () => proc.exitCode === null && proc.signalCode === null);
+      await waitForWorkers(proc.pid, settings.conduitEnv.WORKERS, `${url}/health`);
       return { child, url, logs };
     };
     const started0 = await startConduit(conduitDir, 'conduit');
@@ -217,7 +231,7 @@ async function main() {
       }
     }
 
-    const idleRss = rssBytes(conduit.pid);
+    const idleRss = treeRssBytes(conduit.pid);
     const peaks = peakTracker(conduit.pid);
     const ctx: BenchContext = {
       workDir,
@@ -384,3 +398,28 @@ async function main() {
 }
 
 void main();
+
+/**
+ * WORKERS > 1 (BENCH_CONDUIT_ENV=WORKERS=2): /health answers once the first worker listens; the phases
+ * start once every worker runs and has answered (each new connection goes to one the kernel picks).
+ */
+async function waitForWorkers(pid: number, workers: string | undefined, healthUrl: string): Promise<void> {
+  const wanted = workers === 'auto' ? availableParallelism() : Number(workers ?? 1);
+  if (!(wanted > 1)) return;
+  const deadline = Date.now() + 60_000;
+  while (processTree(pid).length - 1 < wanted) {
+    if (Date.now() > deadline) throw new Error(`Conduit did not start ${wanted} workers within 60 s`);
+    await Bun.sleep(100);
+  }
+  // A worker's process exists before it listens: ask until a run of new connections all answered.
+  for (let answered = 0; answered < 20 * wanted; ) {
+    if (Date.now() > deadline) throw new Error(`Conduit's ${wanted} workers did not all answer within 60 s`);
+    const ok = await fetch(healthUrl, { headers: { connection: 'close' } }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    answered = ok ? answered + 1 : 0;
+    if (!ok) await Bun.sleep(100);
+  }
+  log(`Conduit runs ${wanted} workers (pids ${processTree(pid).slice(1).join(', ')})`);
+}

@@ -120,6 +120,8 @@ const BASE = new Set([
   'money-words.ts',
   'phone.ts',
   'service-info.ts',
+  'supervisor.ts',
+  'workers-config.ts',
 ]);
 /** `chat-completions.route.ts`, `v1.openapi.ts`: a raw route's definition and its OpenAPI text. */
 const RAW_ROUTE_FILE = /\.(route|openapi)\.ts$/;

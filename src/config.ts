@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { unitsToNano, unitsToNanoRounded } from './money';
 import { parseAddressRange } from './http/address-ranges';
 import { loadDevSecrets } from './dev-secrets';
+import { resolveWorkers, workersFromEnv, type WorkersSetting } from './workers-config';
 
 /**
  * The default of YOOKASSA_NOTIFICATION_IPS: the senders YooKassa publishes
@@ -252,6 +253,10 @@ const envSchema = z.object({
   MEMORY_TARGET_MB: intFromEnv(0, 1_048_576).default(256),
   /** Read, not set, here: what the runtime started with. */
   BUN_JSC_forceRAMSize: intFromEnv(0, Number.MAX_SAFE_INTEGER).optional(),
+  /** Server processes sharing the port, or `auto` (one per core); PostgreSQL only (src/workers-config.ts). */
+  WORKERS: workersFromEnv.optional(),
+  /** Set by src/supervisor.ts on each process it starts (its number); never by an operator. */
+  CONDUIT_WORKER: intFromEnv(1, 64).optional(),
   /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /**
@@ -471,6 +476,9 @@ export interface Config {
   /** MEMORY_TARGET_MB in bytes (0: unset), and what the runtime started with (null: its own sizing). */
   memoryTargetBytes: number;
   runtimeForcedRamBytes: number | null;
+  workers: WorkersSetting;
+  /** This process's number when src/supervisor.ts started it as a worker; null otherwise. */
+  workerNumber: number | null;
   adminEmails: string[];
   balanceCurrency: string;
   /** Both set, or top-ups are off. */
@@ -736,6 +744,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       runtimeMaxHttpRequests: e.BUN_CONFIG_MAX_HTTP_REQUESTS ?? 256,
       memoryTargetBytes: e.MEMORY_TARGET_MB * 1024 * 1024,
       runtimeForcedRamBytes: e.BUN_JSC_forceRAMSize ?? null,
+      workers: resolveWorkers(e.WORKERS, e.DATABASE_URL !== undefined),
+      workerNumber: e.CONDUIT_WORKER ?? null,
       adminEmails: e.ADMIN_EMAILS,
       balanceCurrency: e.BALANCE_CURRENCY,
       yookassa: e.YOOKASSA_SHOP_ID && e.YOOKASSA_SECRET_KEY ? { shopId: e.YOOKASSA_SHOP_ID, secretKey: e.YOOKASSA_SECRET_KEY } : null,

@@ -1,7 +1,8 @@
-// Process entry point: config → instance → signals.
+// Process entry point: config → instance → signals; with WORKERS > 1, config → supervisor of the workers,
+// each of which comes back here as a worker (CONDUIT_WORKER set) and runs one instance on the shared port.
 import { ConfigError, loadConfig, relaunchEnvironment } from './config';
 import { createLogger } from './logger';
-import { startInstance } from './server';
+import { superviseWorkers, type WorkerMessage } from './supervisor';
 
 async function main() {
   let loaded;
@@ -15,7 +16,10 @@ async function main() {
     throw error;
   }
   const { config, warnings } = loaded;
-  const logger = createLogger(config.logLevel);
+  const worker = config.workerNumber;
+  const supervising = worker === null && config.workers.count > 1;
+  // Several processes write to one stdout: each line says whose it is.
+  const logger = createLogger(config.logLevel, worker !== null ? { worker, pid: process.pid } : supervising ? { role: 'supervisor', pid: process.pid } : {});
   // Before a relaunch: the relaunched process finds the development secrets already written and says nothing.
   for (const warning of warnings) logger.warn(warning);
   // Bun's fetch holds 256 requests at once unless the process started with more: the 257th upstream
@@ -25,6 +29,8 @@ async function main() {
   if (relaunch && typeof process.execve === 'function') {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], relaunch);
   }
+  // After the relaunch, so it is said once.
+  if (config.workers.note) logger.warn(config.workers.note);
   if (config.runtimeMaxHttpRequests < config.upstreamMaxConnections) {
     logger.warn('the runtime allows fewer upstream requests at once than UPSTREAM_MAX_CONNECTIONS', {
       runtime: config.runtimeMaxHttpRequests,
@@ -33,7 +39,12 @@ async function main() {
     });
   }
 
-  const instance = await startInstance(config, { logger });
+  // Workers inherit the relaunched environment, so they start with the runtime limits at once.
+  if (supervising) return superviseWorkers(config, logger);
+
+  // Loaded here, not at the top: a supervisor never serves, and the whole app would hold ~60 MB in it.
+  const { startInstance } = await import('./server');
+  const instance = await startInstance(config, { logger, reusePort: worker !== null });
   let exiting = false;
   const shutdown = async (signal: string) => {
     if (exiting) return;
@@ -50,11 +61,19 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (worker !== null) {
+    // A supervisor that is gone (killed, crashed) closes this channel: no worker outlives it.
+    process.on('disconnect', () => void shutdown('supervisor gone'));
+    logger.info('worker listening', { port: instance.port, upstreamMaxConnections: Math.min(config.upstreamMaxConnections, config.runtimeMaxHttpRequests) });
+    process.send?.({ type: 'listening', port: instance.port } satisfies WorkerMessage);
+    return;
+  }
   // Only now: a process manager that signals as soon as it reads this line must find the handlers in place.
   logger.info('listening', {
     url: `http://${config.host}:${instance.port}`,
     upstreamMaxConnections: Math.min(config.upstreamMaxConnections, config.runtimeMaxHttpRequests),
     database: config.databaseUrl ? 'postgres' : 'pglite',
+    workers: 1,
     docs: `${config.publicBaseUrl}/docs`,
   });
 }

@@ -25,6 +25,8 @@ export interface RunningInstance {
 
 export interface StartOptions {
   logger?: Logger;
+  /** Share the port with the other workers (SO_REUSEPORT: the kernel spreads new connections over them). */
+  reusePort?: boolean;
 }
 
 export async function startInstance(config: Config, options: StartOptions = {}): Promise<RunningInstance> {
@@ -49,6 +51,7 @@ export async function startInstance(config: Config, options: StartOptions = {}):
   const server = Bun.serve({
     port: config.port,
     hostname: config.host,
+    reusePort: options.reusePort ?? false,
     // While the app works on a request without a body (an upstream slow to list its models): Bun's 10 s
     // default would cut it. Each request's body and answer get their own timer from the guard.
     idleTimeout: 255,

@@ -2,7 +2,7 @@
 // and the running totals the checks at the end compare with the database.
 import type { BenchDatabase } from '../database';
 import type { LoadGenerator } from '../loadgen';
-import { peakRssBytes, resetPeakRss, type Child } from '../processes';
+import { resetTreePeakRss, treePeakRssBytes, type Child } from '../processes';
 import type { Server } from '../settings';
 
 /** What Conduit answered over the whole run, to be found again in its usage rows. */
@@ -16,22 +16,22 @@ export interface Tally {
 
 /**
  * Conduit's peak RSS over the whole run: VmHWM is reset before each measured phase, so the peak so far is
- * taken before every reset and at the end.
+ * taken before every reset and at the end. With WORKERS > 1, the sum of the workers' (and supervisor's) peaks.
  */
 export function peakTracker(pid: number) {
   const peaks = {
     /** Over the whole run so far. */
-    conduitPeakRss: peakRssBytes(pid),
+    conduitPeakRss: treePeakRssBytes(pid),
     /** False when VmHWM cannot be reset (then peaks are since start). */
     peakResets: true,
     notePeak() {
-      const now = peakRssBytes(pid);
+      const now = treePeakRssBytes(pid);
       if (now !== null && (peaks.conduitPeakRss === null || now > peaks.conduitPeakRss)) peaks.conduitPeakRss = now;
     },
     /** Starts a phase's own peak. */
     startPeak() {
       peaks.notePeak();
-      if (!resetPeakRss(pid)) peaks.peakResets = false;
+      if (!resetTreePeakRss(pid)) peaks.peakResets = false;
     },
   };
   return peaks;

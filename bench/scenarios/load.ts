@@ -2,7 +2,7 @@
 // connection count, with the CPU each process used, Conduit's memory and its log lines per phase.
 import { fakeStats, scanLogs } from '../environment';
 import type { LoadResult } from '../loadgen';
-import { CLOCK_TICKS_PER_SECOND, cpuTicks, machineBusyTicks, peakRssBytes, postgresTicks, rssBytes } from '../processes';
+import { CLOCK_TICKS_PER_SECOND, cpuTicks, machineBusyTicks, postgresTicks, treeCpuTicks, treePeakRssBytes, treeRssBytes } from '../processes';
 import { phaseLine } from '../report';
 import { log, phaseSeconds, requestBody, settings, type ConduitState, type CpuShare, type Mode, type Row, type Server } from '../settings';
 import type { BenchContext } from './context';
@@ -27,7 +27,8 @@ export type PhaseRunner = (
 export function phaseRunner(ctx: BenchContext): PhaseRunner {
   const snapshot = (target: Server) => ({
     at: performance.now(),
-    proxy: cpuTicks(ctx.pids[target]),
+    // The whole tree: with WORKERS > 1 the server's CPU is its workers'.
+    proxy: treeCpuTicks(ctx.pids[target]),
     upstream: cpuTicks(ctx.fakePid),
     postgres: postgresTicks(),
     machine: machineBusyTicks(),
@@ -53,7 +54,7 @@ export function phaseRunner(ctx: BenchContext): PhaseRunner {
       (p) => ctx.loadProcs.add(p),
     );
     const after = snapshot(target);
-    const phasePeak = measured ? peakRssBytes(ctx.conduit.pid) : null;
+    const phasePeak = measured ? treePeakRssBytes(ctx.conduit.pid) : null;
     if (target !== 'floor') {
       ctx.tally.conduit2xx += result.requests - result.non2xx;
       ctx.tally.conduitNon2xx += result.non2xx;
@@ -83,7 +84,7 @@ export function phaseRunner(ctx: BenchContext): PhaseRunner {
       const logged = scanLogs(ctx.conduitLogs, logAtStart);
       // Rows of requests cut off before reaching the upstream can make the difference slightly negative.
       state = {
-        rssBytes: rssBytes(ctx.conduit.pid),
+        rssBytes: treeRssBytes(ctx.conduit.pid),
         unwrittenRows: Math.max(0, forwarded.other - Number(counted!.n)),
         log: logged.counts,
         // Rows of requests cut off at the end settle a moment later; the next phase starts after 250 ms.

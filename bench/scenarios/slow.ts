@@ -1,7 +1,7 @@
 // Slow streams: N streaming requests at once, each on its own connection, from their own process
 // (bench/slow-streams.ts): time to first token against the floor's, none broken, each billed.
 import { join } from 'node:path';
-import { CLOCK_TICKS_PER_SECOND, cpuTicks, peakRssBytes, withOpenFiles } from '../processes';
+import { CLOCK_TICKS_PER_SECOND, treeCpuTicks, treePeakRssBytes, withOpenFiles } from '../processes';
 import { mib, ms1 } from '../report';
 import { log, REPO, settings, SLOW_MODEL, type SlowRow, type Target } from '../settings';
 import type { SlowStreamSummary } from '../slow-streams';
@@ -12,7 +12,7 @@ export async function runSlowStreams(ctx: BenchContext): Promise<SlowRow[]> {
   const runSlow = async (target: Target, count: number, model: string) => {
     await fetch(`${ctx.fakeUrl}/stats/reset-peak`, { method: 'POST' });
     if (target === 'conduit') ctx.peaks.startPeak();
-    const cpuBefore = cpuTicks(ctx.pids[target]);
+    const cpuBefore = treeCpuTicks(ctx.pids[target]);
     const timeoutMs = 60_000 + count * 10;
     const client = Bun.spawn(
       withOpenFiles(
@@ -46,8 +46,8 @@ export async function runSlowStreams(ctx: BenchContext): Promise<SlowRow[]> {
       model,
       summary,
       upstreamPeak: upstream.slow[target === 'floor' ? 'floor' : 'other'].peak,
-      proxyCpuS: (cpuTicks(ctx.pids[target]) - cpuBefore) / CLOCK_TICKS_PER_SECOND,
-      peakRssBytes: target === 'conduit' ? peakRssBytes(ctx.conduit.pid) : null,
+      proxyCpuS: (treeCpuTicks(ctx.pids[target]) - cpuBefore) / CLOCK_TICKS_PER_SECOND,
+      peakRssBytes: target === 'conduit' ? treePeakRssBytes(ctx.conduit.pid) : null,
     };
     if (target === 'conduit') {
       ctx.tally.conduit2xx += summary.ok;

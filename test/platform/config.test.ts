@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, priceToNano } from '../../src/config';
+import { resolveWorkers } from '../../src/workers-config';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -109,6 +110,11 @@ describe('configuration', () => {
     ['USAGE_RETENTION_DAYS', '1.5'],
     ['PASSWORD_RESET_LIMIT_PER_EMAIL', '-1'],
     ['PASSWORD_RESET_LIMIT_PER_ADDRESS', 'many'],
+    ['WORKERS', '0'],
+    ['WORKERS', '-2'],
+    ['WORKERS', '1.5'],
+    ['WORKERS', '65'],
+    ['WORKERS', 'all'],
   ])('a bad %s (%s) stops start-up naming the variable', (name, value) => {
     expect(() => loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), [name]: value })).toThrow(new RegExp(name));
   });
@@ -117,5 +123,19 @@ describe('configuration', () => {
     const { config } = loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), PORT: '', DATABASE_URL: '' });
     expect(config.port).toBe(3000);
     expect(config.databaseUrl).toBeUndefined();
+  });
+
+  test('WORKERS: 1 by default; a number or auto (one per core) on PostgreSQL; 1 on the embedded database, with a reason when a number asked for more', () => {
+    const postgres = 'postgres://postgres@127.0.0.1:5432/test';
+    expect(loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), DATABASE_URL: postgres }).config.workers).toEqual({ count: 1, asked: '1', note: null });
+    expect(loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), DATABASE_URL: postgres, WORKERS: '3' }).config.workers.count).toBe(3);
+    expect(loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), DATABASE_URL: postgres, WORKERS: ' Auto ' }).config.workers.asked).toBe('auto');
+    expect(resolveWorkers('auto', true, 6)).toEqual({ count: 6, asked: 'auto', note: null });
+    expect(resolveWorkers('auto', true, 200).count).toBe(64);
+    expect(resolveWorkers('auto', false, 6)).toEqual({ count: 1, asked: 'auto', note: null });
+    const embedded = loadConfig({ ...goodSecrets, DATA_DIR: tempDir(), WORKERS: '4' }).config.workers;
+    expect(embedded.count).toBe(1);
+    expect(embedded.note).toContain('DATABASE_URL');
+    expect(loadConfig({ ...goodSecrets, DATA_DIR: tempDir() }).config.workerNumber).toBeNull();
   });
 });
