@@ -31,6 +31,36 @@ export interface UsageSpanFilter {
    * grouping by day in another time zone, whose days are not UTC days.
    */
   utcDays?: boolean;
+  /**
+   * The caller reads only `at`, model, provider_id and the sums, never user, key, agent or endpoint: then a
+   * filter by nothing but user and model reads the per-account sums (usage_rollups_account, …_daily), and
+   * one by model or nothing the whole service's daily sums (usage_rollups_operator_daily) for its whole
+   * days. The columns those tables do not have read as null.
+   */
+  coarse?: boolean;
+}
+
+/** Which rollup tables serve a filter: the per-key ones, the per-account ones, or the service's days. */
+type Level = 'key' | 'account' | 'operator';
+
+function levelOf(filter: UsageSpanFilter): Level {
+  if (filter.coarse !== true) return 'key';
+  if (filter.keyId !== undefined || filter.createdBy !== undefined || filter.agentId !== undefined || filter.endpoint !== undefined) return 'key';
+  return filter.userId === undefined ? 'operator' : 'account';
+}
+
+/** The quarter-hour and daily tables of a level (the service has no quarter hours of its own: the per-key ones). */
+const TABLES: Record<Level, { quarters: string; days: string }> = {
+  key: { quarters: 'usage_rollups', days: 'usage_rollups_daily' },
+  account: { quarters: 'usage_rollups_account', days: 'usage_rollups_account_daily' },
+  operator: { quarters: 'usage_rollups', days: 'usage_rollups_operator_daily' },
+};
+
+/** The key columns of a rollup table, those it lacks as typed nulls. */
+function keyColumns(table: string): string {
+  if (table === 'usage_rollups' || table === 'usage_rollups_daily') return 'user_id, api_key_id, agent_id, model, endpoint, provider_id';
+  const user = table === 'usage_rollups_operator_daily' ? 'null::uuid as user_id' : 'user_id';
+  return `${user}, null::uuid as api_key_id, null::uuid as agent_id, model, null::text as endpoint, provider_id`;
 }
 
 type Bound = number | undefined;
@@ -102,14 +132,15 @@ function spanOf(filter: UsageSpanFilter, segments: Segment[]): SQL {
     if (to !== undefined) conditions.push(sql`${sql.raw(column)} < ${at(to)}`);
     return conditions.length > 0 ? sql` where ${sql.join(conditions, sql` and `)}` : sql``;
   };
-  const sums = (table: 'usage_rollups' | 'usage_rollups_daily', condition: SQL) =>
-    sql`select bucket as at, user_id, api_key_id, agent_id, model, endpoint, provider_id, requests,
+  const tables = TABLES[levelOf(filter)];
+  const sums = (table: string, condition: SQL) =>
+    sql`select bucket as at, ${sql.raw(keyColumns(table))}, requests,
       failed_requests, retried_requests, attempts, prompt_tokens, completion_tokens, total_tokens, cost_nano,
       prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano
       from ${sql.raw(table)}${condition}`;
   for (const segment of segments) {
-    if (segment.source === 'days') parts.push(sums('usage_rollups_daily', where(segment.from, segment.to, 'bucket')));
-    else if (segment.source === 'quarters') parts.push(sums('usage_rollups', where(segment.from, segment.to, 'bucket')));
+    if (segment.source === 'days') parts.push(sums(tables.days, where(segment.from, segment.to, 'bucket')));
+    else if (segment.source === 'quarters') parts.push(sums(tables.quarters, where(segment.from, segment.to, 'bucket')));
     else {
       // Named like the rollups' columns: a lone branch names the columns of the whole.
       parts.push(sql`select created_at as at, user_id, api_key_id, agent_id, model, endpoint, provider_id, 1 as requests,
@@ -140,7 +171,10 @@ const SUMMED = ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens'
  * read from its quarter hours. The rest of the period (the quarter hours and rows at its ends) is read as
  * usageSpan reads it.
  */
-export function localDaySums(filter: Omit<UsageSpanFilter, 'utcDays' | 'from'> & { from: Date }, timeZone: string): SQL {
+export function localDaySums(query: Omit<UsageSpanFilter, 'utcDays' | 'from' | 'coarse'> & { from: Date }, timeZone: string): SQL {
+  // Only the model and the sums are read: an account's own sums serve unless a key is asked for.
+  const filter = { ...query, coarse: true };
+  const tables = TABLES[levelOf(filter)];
   const segments = splitPeriod(filter.from, filter.to, true);
   const whole = segments.find((segment) => segment.source === 'days');
   const rest = segments.filter((segment) => segment !== whole);
@@ -184,19 +218,19 @@ export function localDaySums(filter: Omit<UsageSpanFilter, 'utcDays' | 'from'> &
     };
     // The daily sums, each for the local day holding most of its UTC day.
     parts.push(sql`select p.attr as day, r.model, ${columns('r', '')}
-      from ${plan} p join usage_rollups_daily r on r.bucket = p.d${on('r')} where p.attr is not null`);
+      from ${plan} p join ${sql.raw(tables.days)} r on r.bucket = p.d${on('r')} where p.attr is not null`);
     // The smaller part's quarter hours: to their own day, and away from the day the daily sum went to.
     // Lateral and not flattened (offset 0), so each day's range is looked up through the index rather than
     // the user's every quarter hour scanned and matched against the days.
     parts.push(sql`select v.day, q.model, ${sql.raw(SUMMED.map((c) => `v.sign * q.${c} as ${c}`).join(', '))}
       from ${plan} p cross join lateral (
-        select * from usage_rollups q where q.bucket >= p.slice_from and q.bucket < p.slice_to${on('q')} offset 0) q
+        select * from ${sql.raw(tables.quarters)} q where q.bucket >= p.slice_from and q.bucket < p.slice_to${on('q')} offset 0) q
       cross join lateral (values (${day(sql`q.bucket`)}, 1), (p.attr, -1)) v(day, sign)
       where p.split`);
     // Days that could not be split: their quarter hours, each to its own day.
     parts.push(sql`select ${day(sql`q.bucket`)} as day, q.model, ${columns('q', '')}
       from ${plan} p cross join lateral (
-        select * from usage_rollups q where q.bucket >= p.d and q.bucket < p.e${on('q')} offset 0) q
+        select * from ${sql.raw(tables.quarters)} q where q.bucket >= p.d and q.bucket < p.e${on('q')} offset 0) q
       where p.attr is null`);
   }
   if (parts.length === 0)
