@@ -9,13 +9,18 @@
 // operators' daily figures (JSON and CSV), their user list, and the 30-day export (rows a second and time
 // to the first byte). Then it times the settlement statement itself on 500-row batches with and
 // without the rollups it maintains, the per-row cost the rollups add to the write path.
-// Try it at `--rows 200000` first; 10 million rows take a while to seed.
+// Try it at `--rows 200000` first; 10 million rows take a while to seed. `--database <name> --password <p>`
+// times an existing database instead (one a `--keep` run left, with the password it printed): migrated to
+// this code first, the migration timed, so one seed serves a before and an after (an older checkout's run
+// with `--keep`, then this one).
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createBenchDatabase, type BenchDatabase } from './database';
 import { freePort, stopChild, waitForHttp, type Child } from './processes';
+import postgres from 'postgres';
 import { openDatabase } from '../src/db/client';
+import { runMigrations } from '../src/db/migrate';
 import { writeBatchStatement, serialize, type Pending } from '../src/gateway/billing/rows';
 
 const REPO = join(import.meta.dir, '..');
@@ -38,6 +43,13 @@ if (fleet && process.argv.includes('--other-users')) throw new Error('--accounts
 const otherUsers = fleet ? option('--accounts', 1000) - 1 : option('--other-users', 20);
 const calls = option('--calls', 5);
 const keep = process.argv.includes('--keep');
+const textOption = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const reuse = textOption('--database');
+const reusePassword = textOption('--password');
+if (reuse !== undefined && (!/^[a-z0-9_]+$/.test(reuse) || !reusePassword)) throw new Error('--database <name> needs --password <the seeded account’s>');
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -53,34 +65,53 @@ let database: BenchDatabase | null = null;
 let conduit: Child | null = null;
 const dataDir = mkdtempSync(join(tmpdir(), 'conduit-bench-usage-'));
 try {
-  database = await createBenchDatabase(ADMIN_URL);
-  log(`database ${database.name}: seeding ${rows.toLocaleString('en')} rows over ${days} days (${otherUsers} other accounts, ${fleet ? 'even' : 'zipf'})`);
-  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: database.url, DATA_DIR: dataDir };
-  const seed = Bun.spawn(
-    [
-      bun,
-      join(REPO, 'scripts', 'seed-usage.ts'),
-      '--email',
-      MAIN_EMAIL,
-      '--rows',
-      String(rows),
-      '--days',
-      String(days),
-      '--other-users',
-      String(otherUsers),
-      '--spread',
-      fleet ? 'even' : 'zipf',
-    ],
-    { cwd: REPO, env: { ...baseEnv, NODE_ENV: 'development' }, stdout: 'pipe', stderr: 'inherit' },
-  );
-  const seedStarted = performance.now();
-  const seedOut = await new Response(seed.stdout).text();
-  if ((await seed.exited) !== 0) throw new Error(`seed failed: ${seedOut}`);
-  process.stdout.write(seedOut);
-  log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (accounts, credits and rows)`);
-  const password = /пароль: (\S+)/.exec(seedOut)?.[1];
-  if (!password) throw new Error('the seed printed no password for the new account');
-  // A database that has been serving has had its tables analysed by autovacuum; a bulk load has not yet.
+  let password: string;
+  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATABASE_URL: '', DATA_DIR: dataDir };
+  if (reuse !== undefined) {
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${reuse}`;
+    const sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
+    database = { name: reuse, url: url.toString(), sql, drop: async () => {} };
+    baseEnv.DATABASE_URL = database.url;
+    password = reusePassword!;
+    const handle = await openDatabase({ databaseUrl: database.url, dataDir, maxConnections: 1 });
+    const started = performance.now();
+    await runMigrations(handle, database.url);
+    await handle.close();
+    log(`database ${reuse}: kept, migrated to this code in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } else {
+    database = await createBenchDatabase(ADMIN_URL);
+    baseEnv.DATABASE_URL = database.url;
+
+    log(`database ${database.name}: seeding ${rows.toLocaleString('en')} rows over ${days} days (${otherUsers} other accounts, ${fleet ? 'even' : 'zipf'})`);
+    const seed = Bun.spawn(
+      [
+        bun,
+        join(REPO, 'scripts', 'seed-usage.ts'),
+        '--email',
+        MAIN_EMAIL,
+        '--rows',
+        String(rows),
+        '--days',
+        String(days),
+        '--other-users',
+        String(otherUsers),
+        '--spread',
+        fleet ? 'even' : 'zipf',
+      ],
+      { cwd: REPO, env: { ...baseEnv, NODE_ENV: 'development' }, stdout: 'pipe', stderr: 'inherit' },
+    );
+    const seedStarted = performance.now();
+    const seedOut = await new Response(seed.stdout).text();
+    if ((await seed.exited) !== 0) throw new Error(`seed failed: ${seedOut}`);
+    process.stdout.write(seedOut);
+    log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s (accounts, credits and rows)`);
+    const printed = /пароль: (\S+)/.exec(seedOut)?.[1];
+    if (!printed) throw new Error('the seed printed no password for the new account');
+    password = printed;
+  }
+  // A database that has been serving has had its tables analysed by autovacuum; a bulk load (or the tables a
+  // migration just filled) has not yet.
   await database.sql.unsafe('vacuum analyze');
 
   const port = freePort();
@@ -110,11 +141,15 @@ try {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: MAIN_EMAIL, password }),
   });
-  await json(`${url}/api/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: ADMIN_EMAIL, password: 'bench-admin-password' }),
-  });
+  // A kept database has its operator from the earlier run.
+  const [known] = await database.sql`select 1 from users where email = ${ADMIN_EMAIL}`;
+  if (!known) {
+    await json(`${url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: 'bench-admin-password' }),
+    });
+  }
   await database.sql`update users set role = 'admin' where email = ${ADMIN_EMAIL}`;
   const admin = await json(`${url}/api/auth/login`, {
     method: 'POST',
@@ -257,6 +292,9 @@ try {
 } finally {
   if (conduit) await stopChild(conduit, 5_000);
   if (database && !keep) await database.drop();
-  else if (database) log(`kept database ${database.name}`);
+  else if (database) {
+    log(`kept database ${database.name}`);
+    await database.sql.end({ timeout: 2 });
+  }
   rmSync(dataDir, { recursive: true, force: true });
 }
