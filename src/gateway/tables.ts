@@ -369,7 +369,13 @@ export const usageRollupsDaily = pgTable('usage_rollups_daily', rollupColumns(),
  * (~30 sums a quarter hour for a busy account there, ~7 here). Kept by the same statement, per UTC quarter
  * hour and per UTC day; a read filtered by key, agent or endpoint reads the tables above.
  */
-const accountRollupColumns = () => ({ userId: uuid('user_id').notNull(), bucket: bucketColumn(), model: text('model').notNull(), providerId: text('provider_id'), ...rollupSums() });
+const accountRollupColumns = () => ({
+  userId: uuid('user_id').notNull(),
+  bucket: bucketColumn(),
+  model: text('model').notNull(),
+  providerId: text('provider_id'),
+  ...rollupSums(),
+});
 
 export const usageRollupsAccount = pgTable('usage_rollups_account', accountRollupColumns(), (t) => [
   unique('usage_rollups_account_key').on(t.userId, t.bucket, t.model, t.providerId).nullsNotDistinct(),

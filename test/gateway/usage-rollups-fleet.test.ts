@@ -110,7 +110,22 @@ function chosenInstants(): number[] {
   return instants;
 }
 
-const SUMS = ['requests', 'failed_requests', 'retried_requests', 'attempts', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost_nano', 'prompt_cost_nano', 'completion_cost_nano', 'unpaid_nano', 'priced_requests', 'priced_cost_nano', 'provider_cost_nano'];
+const SUMS = [
+  'requests',
+  'failed_requests',
+  'retried_requests',
+  'attempts',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost_nano',
+  'prompt_cost_nano',
+  'completion_cost_nano',
+  'unpaid_nano',
+  'priced_requests',
+  'priced_cost_nano',
+  'provider_cost_nano',
+];
 /** The sums of usage_records rows, named as the rollups name them. */
 const ROW_SUMS = `count(*) as requests, count(*) filter (where status <> 'ok') as failed_requests,
   count(*) filter (where attempts > 1) as retried_requests, coalesce(sum(attempts), 0) as attempts,
@@ -190,11 +205,17 @@ describe('the per-account and service rollups are the rows summed', () => {
 
   test('a day of the service split over stripes reads as its sum', async () => {
     // Half of every sum of the first day moved to a stripe of its own: what two writers leave.
-    await app.sql(`insert into usage_rollups_operator_daily (bucket, model, provider_id, stripe, ${SUMS.join(', ')})
+    await app.sql(
+      `insert into usage_rollups_operator_daily (bucket, model, provider_id, stripe, ${SUMS.join(', ')})
       select bucket, model, provider_id, 99, ${SUMS.map((c) => `${c} / 2`).join(', ')}
-      from usage_rollups_operator_daily where bucket = $1::timestamptz and stripe <> 99`, [new Date(FIRST_DAY).toISOString()]);
-    await app.sql(`update usage_rollups_operator_daily set ${SUMS.map((c) => `${c} = ${c} - ${c} / 2`).join(', ')}
-      where bucket = $1::timestamptz and stripe <> 99`, [new Date(FIRST_DAY).toISOString()]);
+      from usage_rollups_operator_daily where bucket = $1::timestamptz and stripe <> 99`,
+      [new Date(FIRST_DAY).toISOString()],
+    );
+    await app.sql(
+      `update usage_rollups_operator_daily set ${SUMS.map((c) => `${c} = ${c} - ${c} / 2`).join(', ')}
+      where bucket = $1::timestamptz and stripe <> 99`,
+      [new Date(FIRST_DAY).toISOString()],
+    );
     const [stripes] = await app.sql<{ n: string }>(`select count(distinct stripe)::text as n from usage_rollups_operator_daily where bucket = $1::timestamptz`, [
       new Date(FIRST_DAY).toISOString(),
     ]);
@@ -287,9 +308,9 @@ describe('readers of the per-account and service rollups', () => {
       `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::text as requests, sum(cost_nano)::text as spend
        from usage_records where created_at >= '2026-05-09Z' and created_at < '2026-05-24Z' group by 1 order by 1`,
     );
-    expect(stats.body.days.filter((d: { requests: number }) => d.requests > 0).map((d: { day: string; requests: number; spend: number }) => [d.day, d.requests, d.spend])).toEqual(
-      daily.map((d) => [d.day, Number(d.requests), nanoToUnits(BigInt(d.spend))]),
-    );
+    expect(
+      stats.body.days.filter((d: { requests: number }) => d.requests > 0).map((d: { day: string; requests: number; spend: number }) => [d.day, d.requests, d.spend]),
+    ).toEqual(daily.map((d) => [d.day, Number(d.requests), nanoToUnits(BigInt(d.spend))]));
 
     const list = await call(app.url, 'GET', '/api/admin/users?limit=100', { token: admin.token });
     expect(list.status).toBe(200);
