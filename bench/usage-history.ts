@@ -280,7 +280,9 @@ try {
 
   log('');
   log(
-    `Usage history: ${rows.toLocaleString('en')} rows over ${days} days, ${otherUsers + 1} accounts (half for one, the rest ${fleet ? 'evenly' : '1/i'}); median of ${calls} calls`,
+    reuse !== undefined
+      ? `Usage history: kept database ${reuse} (as its seeding run printed it); median of ${calls} calls`
+      : `Usage history: ${rows.toLocaleString('en')} rows over ${days} days, ${otherUsers + 1} accounts (half for one, the rest ${fleet ? 'evenly' : '1/i'}); median of ${calls} calls`,
   );
   log('| read | median | spread |');
   log('|---|---|---|');
