@@ -186,7 +186,8 @@ try {
     }
     table.push(`| ${name} | ${median(times).toFixed(1)} ms | min ${Math.min(...times).toFixed(1)} / max ${Math.max(...times).toFixed(1)} ms |`);
   }
-  {
+  // `--no-export`: a re-run that changed only the sums' reads skips the export's minutes.
+  if (!process.argv.includes('--no-export')) {
     const ttfb: number[] = [];
     const rates: number[] = [];
     let exported = 0;

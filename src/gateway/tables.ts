@@ -381,6 +381,15 @@ export const usageRollupsAccount = pgTable('usage_rollups_account', accountRollu
   unique('usage_rollups_account_key').on(t.userId, t.bucket, t.model, t.providerId).nullsNotDistinct(),
 ]);
 
+/**
+ * The same per UTC hour: a day in a zone whose midnight is not a UTC one moves the part of its UTC day on the
+ * other side of that midnight (5.5 hours for +05:30) from the daily sums to their own day, and reads that part
+ * as whole hours here and at most three quarter hours above (7 sums per model in Kolkata, not 22).
+ */
+export const usageRollupsAccountHourly = pgTable('usage_rollups_account_hourly', accountRollupColumns(), (t) => [
+  unique('usage_rollups_account_hourly_key').on(t.userId, t.bucket, t.model, t.providerId).nullsNotDistinct(),
+]);
+
 export const usageRollupsAccountDaily = pgTable('usage_rollups_account_daily', accountRollupColumns(), (t) => [
   unique('usage_rollups_account_daily_key').on(t.userId, t.bucket, t.model, t.providerId).nullsNotDistinct(),
 ]);

@@ -1,5 +1,5 @@
-// The per-account and the whole service's rollups (usage_rollups_account, usage_rollups_account_daily,
-// usage_rollups_operator_daily; issue 46): kept by the settlement statement, they equal the rows summed
+// The per-account and the whole service's rollups (usage_rollups_account, usage_rollups_account_hourly,
+// usage_rollups_account_daily, usage_rollups_operator_daily; issue 46): kept by the settlement statement, they equal the rows summed
 // for several accounts over several days, whichever stripe a writer's connection added to; every figure
 // read from them (an account's summary per day in UTC, +05:30, +05:45 and −03:30 over periods that cut
 // quarter hours, the list's totals, operators' daily figures, the users list's month) equals the same sums
@@ -142,6 +142,8 @@ async function fleetRollups() {
   return {
     accountQuarters: await app.sql(`select user_id::text, bucket, model, coalesce(provider_id, '-') as provider, ${AS_TEXT}
       from usage_rollups_account order by 1, 2, 3, 4`),
+    accountHours: await app.sql(`select user_id::text, bucket, model, coalesce(provider_id, '-') as provider, ${AS_TEXT}
+      from usage_rollups_account_hourly order by 1, 2, 3, 4`),
     accountDays: await app.sql(`select user_id::text, bucket, model, coalesce(provider_id, '-') as provider, ${AS_TEXT}
       from usage_rollups_account_daily order by 1, 2, 3, 4`),
     operatorDays: await app.sql(`select bucket, model, coalesce(provider_id, '-') as provider, ${SUMMED_AS_TEXT}
@@ -156,7 +158,12 @@ async function fleetFromRows() {
     app.sql(`select ${user ? 'user_id::text, ' : ''}bucket, model, coalesce(provider_id, '-') as provider, ${AS_TEXT} from (
         select ${user ? 'user_id, ' : ''}date_bin('${width}', created_at, timestamptz '2000-01-01Z') as bucket, model, provider_id, ${ROW_SUMS}
         from usage_records group by ${user ? '1, 2, 3, 4' : '1, 2, 3'}) r order by ${user ? '1, 2, 3, 4' : '1, 2, 3'}`);
-  return { accountQuarters: await binned('15 minutes', true), accountDays: await binned('1 day', true), operatorDays: await binned('1 day', false) };
+  return {
+    accountQuarters: await binned('15 minutes', true),
+    accountHours: await binned('1 hour', true),
+    accountDays: await binned('1 day', true),
+    operatorDays: await binned('1 day', false),
+  };
 }
 
 type RawSums = Record<'requests' | 'promptTokens' | 'completionTokens' | 'totalTokens' | 'cost' | 'promptCost' | 'completionCost' | 'unpaid', string>;
@@ -357,11 +364,12 @@ describe('the migration and corrections', () => {
   test('the migration’s backfill from the per-key rollups builds the same sums', async () => {
     const file = readdirSync(MIGRATIONS_FOLDER).find((f) => /_fleet_rollups\.sql$/.test(f));
     const statements = readFileSync(join(MIGRATIONS_FOLDER, file!), 'utf8').split('--> statement-breakpoint');
-    const backfills = statements.filter((s) => /INSERT INTO "usage_rollups_(account|account_daily|operator_daily)"/.test(s));
-    expect(backfills).toHaveLength(3);
+    const backfills = statements.filter((s) => /INSERT INTO "usage_rollups_(account|account_hourly|account_daily|operator_daily)"/.test(s));
+    expect(backfills).toHaveLength(4);
     const before = await fleetRollups();
     expect(before.accountQuarters.length).toBeGreaterThan(before.accountDays.length);
     await app.sql('delete from usage_rollups_account');
+    await app.sql('delete from usage_rollups_account_hourly');
     await app.sql('delete from usage_rollups_account_daily');
     await app.sql('delete from usage_rollups_operator_daily');
     // The raw rows of the older days gone (retention): the backfill reads the per-key sums, not the rows.

@@ -186,6 +186,7 @@ const BATCH_QUARTERS = `(
 )`;
 
 const DAY = `date_bin('1 day', bucket, timestamptz '2000-01-01 00:00:00+00')`;
+const HOUR = `date_bin('1 hour', bucket, timestamptz '2000-01-01 00:00:00+00')`;
 
 /**
  * The CTE that adds the batch's sums (batch_quarters) to a rollup table, grouped by `keys` (column name and
@@ -225,7 +226,7 @@ const ACCOUNT: [string, string][] = [
 
 /**
  * Every rollup the statement keeps, as CTEs: per key (usage_rollups, usage_rollups_daily), per account
- * (usage_rollups_account, …_daily) and for the whole service per day (usage_rollups_operator_daily, in the
+ * (usage_rollups_account, …_hourly, …_daily) and for the whole service per day (usage_rollups_operator_daily, in the
  * writing connection's stripe: see the table).
  */
 const rollupCtes = sql.raw(
@@ -234,6 +235,10 @@ const rollupCtes = sql.raw(
     `quarter_sums as ${rollupInto('usage_rollups', KEYED)}`,
     `day_sums as ${rollupInto('usage_rollups_daily', byDay(KEYED))}`,
     `account_quarter_sums as ${rollupInto('usage_rollups_account', ACCOUNT)}`,
+    `account_hour_sums as ${rollupInto(
+      'usage_rollups_account_hourly',
+      ACCOUNT.map(([column, expression]) => [column, column === 'bucket' ? HOUR : expression]),
+    )}`,
     `account_day_sums as ${rollupInto('usage_rollups_account_daily', byDay(ACCOUNT))}`,
     `operator_day_sums as ${rollupInto('usage_rollups_operator_daily', [
       ['bucket', DAY],
