@@ -4,6 +4,9 @@
 // the quarter-hour sums, and the rows of the at most two quarter hours its ends cut from usage_records: the
 // sums stay exact for any instant while the rows read are at most 30 minutes' worth. Without an end the
 // period runs to now, and the newest bucket of either table is as current as the rows.
+// A reader that needs neither key, agent nor endpoint (`coarse`) reads the same sums per account and model
+// (usage_rollups_account, …_hourly, …_daily) or, for the whole service's days, usage_rollups_operator_daily
+// (issue 46: at 10 M rows over a thousand accounts the per-key sums of a month are ~750 k rows).
 import { sql, type SQL } from 'drizzle-orm';
 
 /** The rollups' bucket: every UTC offset in use is a multiple of it, so days in any zone are whole buckets. */
@@ -171,8 +174,9 @@ const SUMMED = ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens'
  * smaller part (3 of the 24 hours in Moscow, 5.5 in Kolkata) are moved to the other day, subtracted from
  * one and added to their own. A day whose split cannot be shown to fall on a quarter hour, with every
  * quarter before it in one local day and every one after in the next (a transition at midnight, say), is
- * read from its quarter hours. The rest of the period (the quarter hours and rows at its ends) is read as
- * usageSpan reads it.
+ * read from its quarter hours. Without a key filter the account's own sums serve, and the smaller part is
+ * read as whole hours plus at most three quarter hours. The rest of the period (the quarter hours and rows
+ * at its ends) is read as usageSpan reads it.
  */
 export function localDaySums(query: Omit<UsageSpanFilter, 'utcDays' | 'from' | 'coarse'> & { from: Date }, timeZone: string): SQL {
   // Only the model and the sums are read: an account's own sums serve unless a key is asked for.
