@@ -1,7 +1,9 @@
-// `npm run seed:usage -- --email <e-mail> --rows <N> --days <D> [--other-users <M>] [--seed <n>]`: fills the
-// database with N realistic usage rows over the last D days, half for that account (created when missing,
-// with two API keys) and half spread over M other accounts (seed-usage-<i>@example.com, default 20), for
-// benchmarks, screenshots and anyone trying the dashboard with a history.
+// `npm run seed:usage -- --email <e-mail> --rows <N> --days <D> [--other-users <M>] [--spread zipf|even] [--seed <n>]`:
+// fills the database with N realistic usage rows over the last D days, half for that account (created when
+// missing, with two API keys) and half spread over M other accounts (seed-usage-<i>@example.com, default
+// 20), for benchmarks, screenshots and anyone trying the dashboard with a history. `--spread zipf` (the
+// default) gives the i-th other account a share of 1/i, a few busy ones and a long tail; `--spread even`
+// gives them equal shares, every account active every day (a fleet of a thousand: the operator's reads).
 //
 // The rows go through the settlement writer's own statement (rows.ts writeBatchStatement), in batches of
 // a few thousand, so they come with their ledger rows and rollups exactly as real settlements do. Each
@@ -38,17 +40,19 @@ export interface SeedOptions {
   rows: number;
   days: number;
   otherUsers: number;
+  /** How the other half is shared among the other accounts: 1/i each (zipf) or equally (even). */
+  spread: 'zipf' | 'even';
   /** Seeds the generator: the same seed and options give the same rows (but new request ids' times shift with now). */
   seed: number;
 }
 
 function parseArgs(argv: string[]): SeedOptions {
-  const usage = 'запуск: npm run seed:usage -- --email <e-mail> --rows <N> --days <D> [--other-users <M>] [--seed <n>]';
+  const usage = 'запуск: npm run seed:usage -- --email <e-mail> --rows <N> --days <D> [--other-users <M>] [--spread zipf|even] [--seed <n>]';
   const values = new Map<string, string>();
   for (let i = 0; i < argv.length; i += 2) {
     const name = argv[i]!;
     const value = argv[i + 1];
-    if (!['--email', '--rows', '--days', '--other-users', '--seed'].includes(name) || value === undefined) {
+    if (!['--email', '--rows', '--days', '--other-users', '--spread', '--seed'].includes(name) || value === undefined) {
       fail(`непонятный аргумент ${name}\n${usage}`);
     }
     values.set(name, value!);
@@ -65,11 +69,14 @@ function parseArgs(argv: string[]): SeedOptions {
   };
   const email = values.get('--email');
   if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) fail(`--email: ожидается адрес электронной почты\n${usage}`);
+  const spread = values.get('--spread') ?? 'zipf';
+  if (spread !== 'zipf' && spread !== 'even') fail(`--spread: ожидается zipf или even, получено «${spread}»\n${usage}`);
   return {
     email: email!,
     rows: whole('--rows', 1, 1_000_000_000),
     days: whole('--days', 1, 3650),
     otherUsers: whole('--other-users', 0, 10_000, 20),
+    spread: spread as 'zipf' | 'even',
     seed: whole('--seed', 0, 2 ** 31, 1),
   };
 }
@@ -157,7 +164,11 @@ interface Account {
 function* batches(options: SeedOptions, accounts: { main: Account; others: Account[] }, tokenPriceNano: bigint, now: number) {
   const next = generator(options.seed);
   const at = timeline(options.days, now);
-  const other = weighted(accounts.others.map((a, i) => [a, 1 / (i + 1)] as const));
+  const others = accounts.others;
+  const other =
+    options.spread === 'even'
+      ? (u: number) => others[Math.min(Math.floor(u * others.length), others.length - 1)]!
+      : weighted(others.map((a, i) => [a, 1 / (i + 1)] as const));
   const hex = () =>
     Math.floor(next() * 2 ** 32)
       .toString(16)
@@ -241,7 +252,12 @@ export async function seedUsage(config: Config, database: DatabaseHandle, option
   const services = createServices({ config: seedConfig, database, logger: createLogger('warn') });
   const main = await ensureAccount(services, database.db, options.email);
   const others: Account[] = [];
-  for (let i = 1; i <= options.otherUsers; i++) others.push(await ensureAccount(services, database.db, `seed-usage-${i}@example.com`));
+  // A few at a time: a registration's password hash runs off the main thread, and a fleet of a thousand
+  // made one by one took minutes.
+  for (let i = 1; i <= options.otherUsers; i += 4) {
+    const emails = [i, i + 1, i + 2, i + 3].filter((n) => n <= options.otherUsers).map((n) => `seed-usage-${n}@example.com`);
+    others.push(...(await Promise.all(emails.map((email) => ensureAccount(services, database.db, email)))));
+  }
   const accounts = { main, others };
   const now = Date.now();
 

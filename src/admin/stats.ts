@@ -3,7 +3,8 @@
 //   credits   money operators added or took away: Σ ledger 'admin_credit', negative corrections included;
 //             kept apart from revenue because nobody paid for it
 //   spend     what usage was charged: Σ usage_records.cost_nano (the unpaid remainder is not spend)
-//             (every usage figure here is read from the rollups, usage_rollups, which hold these sums)
+//             (every usage figure here is read from the rollups: the whole service's daily sums,
+//             usage_rollups_operator_daily, a few hundred rows for a month however many accounts there are)
 //   requests  model requests recorded that day, failed ones included
 //   providerCost  what the providers charge us for that usage: Σ usage_records.provider_cost_nano, at the
 //             cost prices operators gave route targets; requests whose target has none are left out
@@ -45,8 +46,8 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
     const start = new Date(`${query.from}T00:00:00Z`);
     const end = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
     const ledgerDay = sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-    // Whole UTC days: the daily rollups alone, each group split into the requests that had a provider cost
-    // and those that had none.
+    // Whole UTC days: the service's daily rollups alone, each group split into the requests that had a
+    // provider cost and those that had none.
     const [margins, money] = await Promise.all([
       db.execute(sql`
         select to_char(g.day, 'YYYY-MM-DD') as day, g.model, g.provider, v.priced, v.requests::text as requests, v.spend::text as "spendNano",
@@ -55,7 +56,7 @@ export function createAdminStats({ db, billing }: { db: Database; billing: Pick<
           select date_trunc('day', s.at at time zone 'UTC') as day, s.model, s.provider_id as provider,
             sum(s.requests) as requests, sum(s.cost_nano) as spend, sum(s.priced_requests) as priced_requests,
             sum(s.priced_cost_nano) as priced_spend, sum(s.provider_cost_nano) as provider_cost
-          from ${usageSpan({ from: start, to: end, utcDays: true })} s
+          from ${usageSpan({ from: start, to: end, utcDays: true, coarse: true })} s
           group by 1, 2, 3
         ) g
         cross join lateral (values

@@ -12,7 +12,7 @@ import type { Config } from '../config';
 import { afterCursor, cursorTime, decodeCursor, keysetPage } from '../db/cursor';
 import { rowsOf, type Database, type Executor } from '../db/client';
 import { users } from '../accounts/tables';
-import { ledgerEntries, usageRollupsDaily } from '../gateway/tables';
+import { ledgerEntries, usageRollupsAccountDaily as accountDaily } from '../gateway/tables';
 import { type Billing, gatewayMessages } from '../gateway';
 import { AppError } from '../http/errors';
 import { adminMessages } from './texts';
@@ -45,9 +45,12 @@ export interface CreditInput {
 const ownedNano = sql<string>`("users"."balance_nano" + coalesce(
   (select sum(b.amount_nano) from balance_leases b where b.user_id = "users"."id"), 0))::text`;
 
-/** Charged usage since the start of the current calendar month in UTC: whole UTC days, so the daily rollups alone. */
+/**
+ * Charged usage since the start of the current calendar month in UTC: whole UTC days, so the account's
+ * daily sums alone (per model and provider: a few rows a day, however many keys and endpoints it uses).
+ */
 const spendThisMonthNano = sql<string>`coalesce(
-  (select sum(r.cost_nano) from usage_rollups_daily r
+  (select sum(r.cost_nano) from usage_rollups_account_daily r
    where r.user_id = "users"."id"
      and r.bucket >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'), 0)::text`;
 
@@ -250,23 +253,23 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
       const [keys, usage, ledger, byProvider] = await Promise.all([
         // As the owner's own listing shows them: limits and the current period's spend included.
         listKeys(userId),
-        // All of the account's usage: its daily rollups, summed.
+        // All of the account's usage: its daily sums per model and provider, summed.
         db
           .select({
-            model: usageRollupsDaily.model,
-            requests: sql<string>`sum(${usageRollupsDaily.requests})::text`,
-            promptTokens: sql<string>`sum(${usageRollupsDaily.promptTokens})::text`,
-            completionTokens: sql<string>`sum(${usageRollupsDaily.completionTokens})::text`,
-            totalTokens: sql<string>`sum(${usageRollupsDaily.totalTokens})::text`,
-            costNano: sql<string>`sum(${usageRollupsDaily.costNano})::text`,
-            promptCostNano: sql<string>`sum(${usageRollupsDaily.promptCostNano})::text`,
-            completionCostNano: sql<string>`sum(${usageRollupsDaily.completionCostNano})::text`,
-            unpaidNano: sql<string>`sum(${usageRollupsDaily.unpaidNano})::text`,
+            model: accountDaily.model,
+            requests: sql<string>`sum(${accountDaily.requests})::text`,
+            promptTokens: sql<string>`sum(${accountDaily.promptTokens})::text`,
+            completionTokens: sql<string>`sum(${accountDaily.completionTokens})::text`,
+            totalTokens: sql<string>`sum(${accountDaily.totalTokens})::text`,
+            costNano: sql<string>`sum(${accountDaily.costNano})::text`,
+            promptCostNano: sql<string>`sum(${accountDaily.promptCostNano})::text`,
+            completionCostNano: sql<string>`sum(${accountDaily.completionCostNano})::text`,
+            unpaidNano: sql<string>`sum(${accountDaily.unpaidNano})::text`,
           })
-          .from(usageRollupsDaily)
-          .where(eq(usageRollupsDaily.userId, userId))
-          .groupBy(usageRollupsDaily.model)
-          .orderBy(desc(sql`sum(${usageRollupsDaily.costNano})`), usageRollupsDaily.model),
+          .from(accountDaily)
+          .where(eq(accountDaily.userId, userId))
+          .groupBy(accountDaily.model)
+          .orderBy(desc(sql`sum(${accountDaily.costNano})`), accountDaily.model),
         db
           .select({
             id: ledgerEntries.id,
@@ -283,18 +286,18 @@ export function createAdminUsers({ db, billing, config, listKeys, onSessionsEnde
         // view only (the customer's own usage never names providers).
         db
           .select({
-            provider: usageRollupsDaily.providerId,
-            requests: sql<string>`sum(${usageRollupsDaily.requests})::text`,
-            failedOver: sql<string>`sum(${usageRollupsDaily.retriedRequests})::text`,
-            attempts: sql<string>`sum(${usageRollupsDaily.attempts})::text`,
-            costNano: sql<string>`sum(${usageRollupsDaily.costNano})::text`,
+            provider: accountDaily.providerId,
+            requests: sql<string>`sum(${accountDaily.requests})::text`,
+            failedOver: sql<string>`sum(${accountDaily.retriedRequests})::text`,
+            attempts: sql<string>`sum(${accountDaily.attempts})::text`,
+            costNano: sql<string>`sum(${accountDaily.costNano})::text`,
             // None when no request of the provider had a cost price.
-            providerCostNano: sql<string | null>`case when sum(${usageRollupsDaily.pricedRequests}) > 0 then sum(${usageRollupsDaily.providerCostNano}) end::text`,
+            providerCostNano: sql<string | null>`case when sum(${accountDaily.pricedRequests}) > 0 then sum(${accountDaily.providerCostNano}) end::text`,
           })
-          .from(usageRollupsDaily)
-          .where(eq(usageRollupsDaily.userId, userId))
-          .groupBy(usageRollupsDaily.providerId)
-          .orderBy(desc(sql`sum(${usageRollupsDaily.requests})`), usageRollupsDaily.providerId),
+          .from(accountDaily)
+          .where(eq(accountDaily.userId, userId))
+          .groupBy(accountDaily.providerId)
+          .orderBy(desc(sql`sum(${accountDaily.requests})`), accountDaily.providerId),
       ]);
       return {
         user: userView(user),

@@ -242,7 +242,7 @@ export function createUsageReport(db: Database, options: UsageReportOptions = {}
       // Over the whole filter, not the page: from the rollups and the rows of the cut quarter hours.
       const [totals] = rowsOf<SumRow>(
         await db.execute(
-          sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, createdBy: query.createdBy, model: query.model, endpoint: query.endpoint, from: query.from, to: query.to, utcDays: true })} s`,
+          sql`select ${spanSums} from ${usageSpan({ userId, keyId: query.keyId, createdBy: query.createdBy, model: query.model, endpoint: query.endpoint, from: query.from, to: query.to, utcDays: true, coarse: true })} s`,
         ),
       );
 

@@ -148,41 +148,106 @@ export function rowObject(values: unknown[]): Record<string, unknown> {
 
 const rowSelectList = sql.raw(ROW_COLUMNS.map(([name, type], i) => (type === 'text' ? `e->>${i} as ${name}` : `(e->>${i})::${type} as ${name}`)).join(', '));
 
+/** The sums every rollup table keeps, in this order (see rollupSums in gateway/tables.ts). */
+const ROLLUP_SUMS = [
+  'requests',
+  'failed_requests',
+  'retried_requests',
+  'attempts',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost_nano',
+  'prompt_cost_nano',
+  'completion_cost_nano',
+  'unpaid_nano',
+  'priced_requests',
+  'priced_cost_nano',
+  'provider_cost_nano',
+] as const;
+
 /**
- * The CTE that adds the batch `r` to a rollup table's sums (see usage_rollups in gateway/tables.ts): grouped first
- * (ON CONFLICT may not touch one row twice in a statement), the groups in key order, so two instances
- * adding to the same sums lock them in the same order instead of deadlocking.
+ * The batch `r` summed once per usage_rollups key (user, quarter hour, key, agent, model, endpoint,
+ * provider): every rollup table is a coarser grouping of these sums, so each of their upserts groups a few
+ * dozen sums rather than the batch's every row again.
  */
-const rollupInto = (table: 'usage_rollups' | 'usage_rollups_daily', width: '15 minutes' | '1 day') =>
-  sql.raw(`(
-  insert into ${table} as t (user_id, bucket, api_key_id, agent_id, model, endpoint, provider_id, requests,
-    failed_requests, retried_requests, attempts, prompt_tokens, completion_tokens, total_tokens, cost_nano,
-    prompt_cost_nano, completion_cost_nano, unpaid_nano, priced_requests, priced_cost_nano, provider_cost_nano)
-  select user_id, date_bin('${width}', created_at, timestamptz '2000-01-01 00:00:00+00'), api_key_id, agent_id,
-    model, coalesce(endpoint, 'chat'), provider_id, count(*), count(*) filter (where status <> 'ok'),
-    count(*) filter (where attempts > 1), coalesce(sum(attempts), 0), sum(prompt_tokens), sum(completion_tokens),
-    sum(total_tokens), sum(cost_nano), sum(prompt_cost_nano), sum(completion_cost_nano), sum(unpaid_nano),
-    count(provider_cost_nano), coalesce(sum(cost_nano) filter (where provider_cost_nano is not null), 0),
-    coalesce(sum(provider_cost_nano), 0)
+const BATCH_QUARTERS = `(
+  select user_id, date_bin('15 minutes', created_at, timestamptz '2000-01-01 00:00:00+00') as bucket, api_key_id,
+    agent_id, model, coalesce(endpoint, 'chat') as endpoint, provider_id, count(*) as requests,
+    count(*) filter (where status <> 'ok') as failed_requests, count(*) filter (where attempts > 1) as retried_requests,
+    coalesce(sum(attempts), 0) as attempts, sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens,
+    sum(total_tokens) as total_tokens, sum(cost_nano) as cost_nano, sum(prompt_cost_nano) as prompt_cost_nano,
+    sum(completion_cost_nano) as completion_cost_nano, sum(unpaid_nano) as unpaid_nano,
+    count(provider_cost_nano) as priced_requests,
+    coalesce(sum(cost_nano) filter (where provider_cost_nano is not null), 0) as priced_cost_nano,
+    coalesce(sum(provider_cost_nano), 0) as provider_cost_nano
   from r
   group by 1, 2, 3, 4, 5, 6, 7
-  order by 1, 2, 3, 4, 5, 6, 7
+)`;
+
+const DAY = `date_bin('1 day', bucket, timestamptz '2000-01-01 00:00:00+00')`;
+const HOUR = `date_bin('1 hour', bucket, timestamptz '2000-01-01 00:00:00+00')`;
+
+/**
+ * The CTE that adds the batch's sums (batch_quarters) to a rollup table, grouped by `keys` (column name and
+ * the expression over batch_quarters that gives it): grouped first (ON CONFLICT may not touch one row twice
+ * in a statement), the groups in key order, so two instances adding to the same sums lock them in the same
+ * order instead of deadlocking.
+ */
+const rollupInto = (table: string, keys: [column: string, expression: string][]) => {
+  const positions = keys.map((_, i) => i + 1).join(', ');
+  return `(
+  insert into ${table} as t (${keys.map(([column]) => column).join(', ')}, ${ROLLUP_SUMS.join(', ')})
+  select ${keys.map(([, expression]) => expression).join(', ')}, ${ROLLUP_SUMS.map((c) => `sum(${c})`).join(', ')}
+  from batch_quarters
+  group by ${positions}
+  order by ${positions}
   on conflict on constraint ${table}_key do update set
-    requests = t.requests + excluded.requests,
-    failed_requests = t.failed_requests + excluded.failed_requests,
-    retried_requests = t.retried_requests + excluded.retried_requests,
-    attempts = t.attempts + excluded.attempts,
-    prompt_tokens = t.prompt_tokens + excluded.prompt_tokens,
-    completion_tokens = t.completion_tokens + excluded.completion_tokens,
-    total_tokens = t.total_tokens + excluded.total_tokens,
-    cost_nano = t.cost_nano + excluded.cost_nano,
-    prompt_cost_nano = t.prompt_cost_nano + excluded.prompt_cost_nano,
-    completion_cost_nano = t.completion_cost_nano + excluded.completion_cost_nano,
-    unpaid_nano = t.unpaid_nano + excluded.unpaid_nano,
-    priced_requests = t.priced_requests + excluded.priced_requests,
-    priced_cost_nano = t.priced_cost_nano + excluded.priced_cost_nano,
-    provider_cost_nano = t.provider_cost_nano + excluded.provider_cost_nano
-)`);
+    ${ROLLUP_SUMS.map((c) => `${c} = t.${c} + excluded.${c}`).join(',\n    ')}
+)`;
+};
+
+const KEYED: [string, string][] = [
+  ['user_id', 'user_id'],
+  ['bucket', 'bucket'],
+  ['api_key_id', 'api_key_id'],
+  ['agent_id', 'agent_id'],
+  ['model', 'model'],
+  ['endpoint', 'endpoint'],
+  ['provider_id', 'provider_id'],
+];
+const byDay = (keys: [string, string][]) => keys.map(([column, expression]): [string, string] => [column, column === 'bucket' ? DAY : expression]);
+const ACCOUNT: [string, string][] = [
+  ['user_id', 'user_id'],
+  ['bucket', 'bucket'],
+  ['model', 'model'],
+  ['provider_id', 'provider_id'],
+];
+
+/**
+ * Every rollup the statement keeps, as CTEs: per key (usage_rollups, usage_rollups_daily), per account
+ * (usage_rollups_account, …_hourly, …_daily) and for the whole service per day (usage_rollups_operator_daily, in the
+ * writing connection's stripe: see the table).
+ */
+const rollupCtes = sql.raw(
+  [
+    `batch_quarters as ${BATCH_QUARTERS}`,
+    `quarter_sums as ${rollupInto('usage_rollups', KEYED)}`,
+    `day_sums as ${rollupInto('usage_rollups_daily', byDay(KEYED))}`,
+    `account_quarter_sums as ${rollupInto('usage_rollups_account', ACCOUNT)}`,
+    `account_hour_sums as ${rollupInto(
+      'usage_rollups_account_hourly',
+      ACCOUNT.map(([column, expression]) => [column, column === 'bucket' ? HOUR : expression]),
+    )}`,
+    `account_day_sums as ${rollupInto('usage_rollups_account_daily', byDay(ACCOUNT))}`,
+    `operator_day_sums as ${rollupInto('usage_rollups_operator_daily', [
+      ['bucket', DAY],
+      ['model', 'model'],
+      ['provider_id', 'provider_id'],
+      ['stripe', '(pg_backend_pid() % 16)::smallint'],
+    ])}`,
+  ].join(', '),
+);
 
 /**
  * The rows of a batch as a table, their usage rows and their ledger rows. The rows arrive as one JSON
@@ -195,7 +260,8 @@ const rollupInto = (table: 'usage_rollups' | 'usage_rollups_daily', width: '15 m
  * gateway in the bench: measured 27 → 21 µs a settlement in 500-row batches on PostgreSQL 15.
  *
  * The same statement adds the rows to their sums per quarter hour and per UTC day (usage_rollups,
- * usage_rollups_daily; rollupInto), so the sums can never disagree with the rows.
+ * usage_rollups_daily, per account usage_rollups_account and …_daily, and the whole service's per day
+ * usage_rollups_operator_daily; rollupCtes), so the sums can never disagree with the rows.
  */
 export const recordRowsSql = (rowsJson: string) => sql`
 with r as (
@@ -216,7 +282,7 @@ with r as (
     'requests:' || count(*), max(created_at)
   from r where cost_nano > 0
   group by user_id, agent_id is null
-), quarter_sums as ${rollupInto('usage_rollups', '15 minutes')}, day_sums as ${rollupInto('usage_rollups_daily', '1 day')}`;
+), ${rollupCtes}`;
 
 /**
  * One statement writes a whole batch (atomic on its own, so no BEGIN/COMMIT round trips): the usage rows,
