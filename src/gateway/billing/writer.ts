@@ -212,8 +212,8 @@ export class SettlementWriter {
 
   /**
    * Writes the settlements waiting when it starts (not those that arrive meanwhile: they make the next
-   * batch), at most maxBatch per statement, and each overage on its own at its place in the order.
-   * Resolves false when a write failed; the rows stay queued.
+   * batch), at most statementRows per statement with the event loop let run between statements, and each
+   * overage on its own at its place in the order. Resolves false when a write failed; the rows stay queued.
    */
   private startWriter(): Promise<boolean> {
     if (this.writer) return this.writer;
@@ -222,10 +222,12 @@ export class SettlementWriter {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
-    const { logger, maxBatch } = this.ctx;
+    const { logger, statementRows } = this.ctx;
     const run = async (): Promise<boolean> => {
       let due = this.backlog;
-      while (due > 0) {
+      for (let again = false; due > 0; again = true) {
+        // Requests that arrived during the last statement are served before the next one.
+        if (again) await new Promise<void>((resolve) => setImmediate(resolve));
         const first = this.pending[this.head]!;
         if (first.overage) {
           try {
@@ -239,7 +241,7 @@ export class SettlementWriter {
           continue;
         }
         let end = this.head + 1;
-        const limit = this.head + Math.min(due, maxBatch);
+        const limit = this.head + Math.min(due, statementRows);
         while (end < limit && !this.pending[end]!.overage) end++;
         const count = end - this.head;
         try {
