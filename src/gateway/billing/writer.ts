@@ -28,6 +28,8 @@ export class SettlementWriter {
   private queuedTotal = 0;
   private writtenTotal = 0;
   private writer: Promise<boolean> | null = null;
+  /** Charges written in the writer's current run, not yet told to the observer. */
+  private charges: Charge[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   /** reserve() calls held back while the backlog is at its bound. */
   private admissionWaiters: (() => void)[] = [];
@@ -148,11 +150,14 @@ export class SettlementWriter {
     this.releaseAdmissions();
   }
 
-  /** Tells the observer whose money (and which limited key) the rows just written charged. */
+  /**
+   * Notes whose money (and which limited key) the rows just written charged; the observer hears them once
+   * the writer's run ends (tellCharged), not after each of its statements: its checks (alerts, auto top-up)
+   * cost a transaction each, and on PGlite a run is several statements.
+   */
   private noteCharged(from: number, n: number) {
-    const observer = this.ctx.observer;
-    if (!observer?.charged) return;
-    const charges: Charge[] = [];
+    if (!this.ctx.observer?.charged) return;
+    const charges = this.charges;
     for (let i = from; i < from + n; i++) {
       const p = this.pending[i]!;
       // A refusal for a member's limit charges nothing, but the member and the admins are told of it.
@@ -162,10 +167,16 @@ export class SettlementWriter {
       const member = p.member ? { organizationId: p.member.organizationId, memberId: p.member.memberId, refused } : null;
       charges.push({ userId: p.facts.userId, keyId: limited ? (p.facts.apiKeyId ?? p.overage?.keyId ?? null) : null, member });
     }
+  }
+
+  /** Tells the observer of the charges written since it was last told. */
+  private tellCharged() {
+    const charges = this.charges;
     if (charges.length === 0) return;
+    this.charges = [];
     // The rows are written whatever the observer does: a throw here must not leave them to be written again.
     try {
-      observer.charged(charges);
+      this.ctx.observer?.charged?.(charges);
     } catch (error) {
       this.ctx.logger.error('billing observer failed on written charges', { error });
     }
@@ -223,7 +234,7 @@ export class SettlementWriter {
       this.flushTimer = null;
     }
     const { logger, statementRows } = this.ctx;
-    const run = async (): Promise<boolean> => {
+    const write = async (): Promise<boolean> => {
       let due = this.backlog;
       for (let again = false; due > 0; again = true) {
         // Requests that arrived during the last statement are served before the next one.
@@ -253,6 +264,13 @@ export class SettlementWriter {
         due -= count;
       }
       return true;
+    };
+    const run = async (): Promise<boolean> => {
+      try {
+        return await write();
+      } finally {
+        this.tellCharged();
+      }
     };
     const current = run().then(
       (ok) => ok,
