@@ -216,6 +216,19 @@ describe('settlement batches', () => {
     expect(errors).toEqual([]);
   });
 
+  test('a writer behind by more than eight statements writes the backlog in whole batches again', async () => {
+    const { billing, errors } = newBilling({ statementRows: 16, maxPending: 10_000, usageFlushMs: 10_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 300);
+    await billing.flush();
+    const stats = await usageStats(userId);
+    expect(stats.rows).toBe(300);
+    expect(stats.statements).toBe(1);
+    await billing.stop();
+    expect(await unbalancedUsers(app)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   test('stop() writes every queued row and hands the lease back', async () => {
     const { billing } = newBilling({ usageFlushMs: 60_000 });
     const userId = await customer();

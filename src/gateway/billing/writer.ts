@@ -17,6 +17,9 @@ import { overageLine } from './replay';
 import { serialize, writeBatchStatement, type Pending } from './rows';
 import type { Charge } from './types';
 
+/** A backlog of more than this many statementRows-sized statements is written in whole batches. */
+const CATCH_UP_STATEMENTS = 8;
+
 export class SettlementWriter {
   /** The journal settlements are appended to (replay.ts opens it at start); null: no journal. */
   journal: Journal | null = null;
@@ -223,8 +226,8 @@ export class SettlementWriter {
 
   /**
    * Writes the settlements waiting when it starts (not those that arrive meanwhile: they make the next
-   * batch), at most statementRows per statement with the event loop let run between statements, and each
-   * overage on its own at its place in the order. Resolves false when a write failed; the rows stay queued.
+   * batch), at most statementRows per statement (maxBatch when it is behind) with the event loop let run
+   * between statements, and each overage on its own at its place in the order. Resolves false when a write failed; the rows stay queued.
    */
   private startWriter(): Promise<boolean> {
     if (this.writer) return this.writer;
@@ -233,7 +236,7 @@ export class SettlementWriter {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
-    const { logger, statementRows } = this.ctx;
+    const { logger, statementRows, maxBatch } = this.ctx;
     const write = async (): Promise<boolean> => {
       let due = this.backlog;
       for (let again = false; due > 0; again = true) {
@@ -251,8 +254,12 @@ export class SettlementWriter {
           due -= 1;
           continue;
         }
+        // Short statements while the writer keeps up; once it is behind, whole batches again: a statement's
+        // fixed cost and a turn of the event loop between statements let a saturating load outrun it
+        // (PGlite, plain c=64: the backlog stood at maxPending with 32-row statements).
+        const rows = this.backlog > CATCH_UP_STATEMENTS * statementRows ? maxBatch : statementRows;
         let end = this.head + 1;
-        const limit = this.head + Math.min(due, statementRows);
+        const limit = this.head + Math.min(due, rows);
         while (end < limit && !this.pending[end]!.overage) end++;
         const count = end - this.head;
         try {
