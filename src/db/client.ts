@@ -3,6 +3,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { preparedStatements } from './pglite-prepared';
 
 // No schema: queries name their tables (a feature's tables.ts), so the base needs to know none of them, and
 // drizzle's relational `db.query.*`, the one thing a schema here would give, is not used.
@@ -28,7 +29,7 @@ export interface DatabaseHandle {
   /**
    * Runs raw SQL and returns its rows, whatever the driver. `prepared`: the statement is parsed once per
    * connection and then only bound and executed (postgres.js names it; PGlite, one session in this process,
-   * ignores it). For a statement run over and over with the same text: drizzle's `execute` sends every raw
+   * PREPAREs it once and runs it as EXECUTE: pglite-prepared.ts). For a statement run over and over with the same text: drizzle's `execute` sends every raw
    * statement unnamed, which costs PostgreSQL a parse and the client an extra round trip (the parameter
    * types are asked first) each time.
    */
@@ -262,6 +263,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const stopCollecting = collectWhenGrown();
   restrictToOwner(dataPath);
   const db = drizzlePglite(pg) as unknown as Database;
+  const runPrepared = preparedStatements(pg);
   return {
     db,
     driver: 'pglite',
@@ -270,7 +272,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       onListen?.();
       return () => unsubscribe();
     },
-    async query<T>(text: string, params: unknown[] = []) {
+    async query<T>(text: string, params: unknown[] = [], options: { prepared?: boolean } = {}) {
+      if (options.prepared) {
+        const rows = await runPrepared<T>(text, params);
+        if (rows) return rows;
+      }
       return (await pg.query<T>(text, params)).rows;
     },
     // One process owns a PGlite directory, and its one session would re-enter an advisory lock: an

@@ -29,6 +29,14 @@ import { createResponseCache } from './response-cache/serve';
 import { createResponseCacheStore } from './response-cache/store';
 import { createPayerGroups, createViewerGroup } from './price-group';
 
+/**
+ * Settlements per batch statement on PGlite, whose statements run on the server's own thread: a batch of a
+ * light load's 50 ms (~75–100 rows at c=4) held requests for as long as it wrote; in statements of 32 with the
+ * event loop let run between them, the share of batch statements over 5 ms fell from 15 % to 2.4 % (traced
+ * on the shared 2-core machine, bench/history/2026-11-29-pglite-tail.md). PostgreSQL writes whole batches.
+ */
+const PGLITE_STATEMENT_ROWS = 32;
+
 export function createGatewayApi(base: Base, use: Use) {
   const { config, database, db, logger, instanceId, events, secretBox, metrics } = base;
   const { verifier } = use(keysSlot);
@@ -49,6 +57,7 @@ export function createGatewayApi(base: Base, use: Use) {
   const billing = createBilling({
     db,
     query: database.query,
+    statementRows: database.driver === 'pglite' ? PGLITE_STATEMENT_ROWS : undefined,
     config,
     logger,
     instanceId,

@@ -70,7 +70,15 @@ afterAll(async () => {
 });
 
 function newBilling(
-  options: { maxBatch?: number; maxPending?: number; usageFlushMs?: number; admissionWaitMs?: number; journalDir?: string; stopWriteMs?: number } = {},
+  options: {
+    maxBatch?: number;
+    statementRows?: number;
+    maxPending?: number;
+    usageFlushMs?: number;
+    admissionWaitMs?: number;
+    journalDir?: string;
+    stopWriteMs?: number;
+  } = {},
 ) {
   const errors: string[] = [];
   const logger = createLogger('warn', {}, (line) => {
@@ -83,6 +91,7 @@ function newBilling(
     logger,
     instanceId: `billing-test-${crypto.randomUUID()}`,
     maxBatch: options.maxBatch,
+    statementRows: options.statementRows,
     maxPending: options.maxPending,
     admissionWaitMs: options.admissionWaitMs,
     journalDir: options.journalDir,
@@ -190,6 +199,34 @@ describe('settlement batches', () => {
     expect(stats.statements).toBeLessThanOrEqual(4);
     await billing.stop();
     expect(await unbalancedUsers(app)).toEqual([]);
+  });
+
+  test('a batch is written in statements of at most statementRows rows, every row and the books kept', async () => {
+    const { billing, errors } = newBilling({ statementRows: 64, maxPending: 10_000, usageFlushMs: 10_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 300);
+    await billing.flush();
+    const stats = await usageStats(userId);
+    expect(stats.rows).toBe(300);
+    expect(stats.statements).toBe(5);
+    expect(await ledgerDebits(userId)).toBe(stats.cost);
+    await billing.stop();
+    expect(await balanceNanoInDb(app, userId)).toBe(1_000_000_000n - stats.cost);
+    expect(await unbalancedUsers(app)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  test('a writer behind by more than eight statements writes the backlog in whole batches again', async () => {
+    const { billing, errors } = newBilling({ statementRows: 16, maxPending: 10_000, usageFlushMs: 10_000 });
+    const userId = await customer();
+    await settleMany(billing, userId, 300);
+    await billing.flush();
+    const stats = await usageStats(userId);
+    expect(stats.rows).toBe(300);
+    expect(stats.statements).toBe(1);
+    await billing.stop();
+    expect(await unbalancedUsers(app)).toEqual([]);
+    expect(errors).toEqual([]);
   });
 
   test('stop() writes every queued row and hands the lease back', async () => {

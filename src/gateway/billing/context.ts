@@ -18,6 +18,7 @@ export interface BillingContext {
   idleReturnMs: number;
   leaseTtlSeconds: number;
   maxBatch: number;
+  statementRows: number;
   maxPending: number;
   admissionWaitMs: number;
 }
@@ -35,6 +36,7 @@ export function billingContext(options: BillingOptions): BillingContext {
     idleReturnMs: options.idleReturnMs ?? 2_000,
     leaseTtlSeconds: options.leaseTtlSeconds ?? 120,
     maxBatch,
+    statementRows: Math.max(1, Math.min(options.statementRows ?? maxBatch, maxBatch)),
     maxPending: Math.max(options.maxPending ?? 2 * maxBatch, 1),
     admissionWaitMs: options.admissionWaitMs ?? 10_000,
   };

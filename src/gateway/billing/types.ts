@@ -108,6 +108,13 @@ export interface BillingOptions {
   /** Most settlements one statement writes; a backlog this large is written at once, without the delay. */
   maxBatch?: number;
   /**
+   * Most settlements one statement writes (default and at most maxBatch) while the writer keeps up; a batch
+   * larger is written in several, the event loop let run between them. On PGlite every statement runs on the
+   * server's own thread, so its length is how long requests wait. A backlog of more than 8 such statements is
+   * written in whole batches again.
+   */
+  statementRows?: number;
+  /**
    * Settlements that may wait to be written before reserve() waits for the writer: overload then slows
    * admission instead of growing memory and the window a crash would lose.
    */

@@ -17,6 +17,9 @@ import { overageLine } from './replay';
 import { serialize, writeBatchStatement, type Pending } from './rows';
 import type { Charge } from './types';
 
+/** A backlog of more than this many statementRows-sized statements is written in whole batches. */
+const CATCH_UP_STATEMENTS = 8;
+
 export class SettlementWriter {
   /** The journal settlements are appended to (replay.ts opens it at start); null: no journal. */
   journal: Journal | null = null;
@@ -28,6 +31,8 @@ export class SettlementWriter {
   private queuedTotal = 0;
   private writtenTotal = 0;
   private writer: Promise<boolean> | null = null;
+  /** Charges written in the writer's current run, not yet told to the observer. */
+  private charges: Charge[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   /** reserve() calls held back while the backlog is at its bound. */
   private admissionWaiters: (() => void)[] = [];
@@ -148,11 +153,14 @@ export class SettlementWriter {
     this.releaseAdmissions();
   }
 
-  /** Tells the observer whose money (and which limited key) the rows just written charged. */
+  /**
+   * Notes whose money (and which limited key) the rows just written charged; the observer hears them once
+   * the writer's run ends (tellCharged), not after each of its statements: its checks (alerts, auto top-up)
+   * cost a transaction each, and on PGlite a run is several statements.
+   */
   private noteCharged(from: number, n: number) {
-    const observer = this.ctx.observer;
-    if (!observer?.charged) return;
-    const charges: Charge[] = [];
+    if (!this.ctx.observer?.charged) return;
+    const charges = this.charges;
     for (let i = from; i < from + n; i++) {
       const p = this.pending[i]!;
       // A refusal for a member's limit charges nothing, but the member and the admins are told of it.
@@ -162,10 +170,16 @@ export class SettlementWriter {
       const member = p.member ? { organizationId: p.member.organizationId, memberId: p.member.memberId, refused } : null;
       charges.push({ userId: p.facts.userId, keyId: limited ? (p.facts.apiKeyId ?? p.overage?.keyId ?? null) : null, member });
     }
+  }
+
+  /** Tells the observer of the charges written since it was last told. */
+  private tellCharged() {
+    const charges = this.charges;
     if (charges.length === 0) return;
+    this.charges = [];
     // The rows are written whatever the observer does: a throw here must not leave them to be written again.
     try {
-      observer.charged(charges);
+      this.ctx.observer?.charged?.(charges);
     } catch (error) {
       this.ctx.logger.error('billing observer failed on written charges', { error });
     }
@@ -212,8 +226,8 @@ export class SettlementWriter {
 
   /**
    * Writes the settlements waiting when it starts (not those that arrive meanwhile: they make the next
-   * batch), at most maxBatch per statement, and each overage on its own at its place in the order.
-   * Resolves false when a write failed; the rows stay queued.
+   * batch), at most statementRows per statement (maxBatch when it is behind) with the event loop let run
+   * between statements, and each overage on its own at its place in the order. Resolves false when a write failed; the rows stay queued.
    */
   private startWriter(): Promise<boolean> {
     if (this.writer) return this.writer;
@@ -222,10 +236,12 @@ export class SettlementWriter {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
-    const { logger, maxBatch } = this.ctx;
-    const run = async (): Promise<boolean> => {
+    const { logger, statementRows, maxBatch } = this.ctx;
+    const write = async (): Promise<boolean> => {
       let due = this.backlog;
-      while (due > 0) {
+      for (let again = false; due > 0; again = true) {
+        // Requests that arrived during the last statement are served before the next one.
+        if (again) await new Promise<void>((resolve) => setImmediate(resolve));
         const first = this.pending[this.head]!;
         if (first.overage) {
           try {
@@ -238,8 +254,12 @@ export class SettlementWriter {
           due -= 1;
           continue;
         }
+        // Short statements while the writer keeps up; once it is behind, whole batches again: a statement's
+        // fixed cost and a turn of the event loop between statements let a saturating load outrun it
+        // (PGlite, plain c=64: the backlog stood at maxPending with 32-row statements).
+        const rows = this.backlog > CATCH_UP_STATEMENTS * statementRows ? maxBatch : statementRows;
         let end = this.head + 1;
-        const limit = this.head + Math.min(due, maxBatch);
+        const limit = this.head + Math.min(due, rows);
         while (end < limit && !this.pending[end]!.overage) end++;
         const count = end - this.head;
         try {
@@ -251,6 +271,13 @@ export class SettlementWriter {
         due -= count;
       }
       return true;
+    };
+    const run = async (): Promise<boolean> => {
+      try {
+        return await write();
+      } finally {
+        this.tellCharged();
+      }
     };
     const current = run().then(
       (ok) => ok,
