@@ -4,14 +4,13 @@
 // asked as chat and as messages, plain and streamed, in alternating phases (chat, messages / messages,
 // chat, …) so a drift of the machine falls on both. The judge is Conduit's own CPU time (user + system from
 // /proc) divided by the requests it answered: throughput moves with the machine, CPU per request much less.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBenchDatabase, topUp, type BenchDatabase } from './database';
 import { postJson } from './environment';
 import { pickLoadGenerator } from './loadgen';
-import { CLOCK_TICKS_PER_SECOND, freePort, treeCpuTicks, startReadyChild, stopChild, waitForHttp, type Child } from './processes';
+import { CLOCK_TICKS_PER_SECOND, freePort, treeCpuTicks, startReadyChild, stopChild, waitForHttp, type Child, conduitEnv } from './processes';
 import { REPO, settings } from './settings';
 
 const env = process.env;
@@ -54,14 +53,9 @@ try {
     cwd: REPO,
     env: {
       ...baseEnv,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+      ...conduitEnv(port),
       DATABASE_URL: database.url,
       DATA_DIR: join(workDir, 'data'),
-      JWT_SECRET: randomBytes(48).toString('base64url'),
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       UPSTREAM_BASE_URL: `http://127.0.0.1:${fake.port}/v1`,
       LOG_REQUESTS: 'false',
       LOG_LEVEL: 'warn',

@@ -21,7 +21,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pickLoadGenerator, type LoadResult } from './loadgen';
-import { freePort, peakRssBytes, resetPeakRss, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child } from './processes';
+import { freePort, peakRssBytes, resetPeakRss, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child, conduitEnv } from './processes';
+import { requestBody } from './settings';
 
 const REPO = resolve(import.meta.dir, '..');
 const env = process.env;
@@ -58,15 +59,8 @@ const MiB = 1024 * 1024;
 const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${(bytes / MiB).toFixed(1)} MiB`);
 const log = (msg: string) => process.stderr.write(`[pglite-memory ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-/** The bench's plain request (bench/run.ts): a system and a user message, max_tokens 16. */
-const BODY = JSON.stringify({
-  model: 'acme/chat',
-  messages: [
-    { role: 'system', content: 'You are terse.' },
-    { role: 'user', content: 'Say hello in five words.' },
-  ],
-  max_tokens: 16,
-});
+/** The bench's plain request (bench/run.ts). */
+const BODY = requestBody('plain');
 
 async function request(url: string, init: { method?: string; body?: unknown; token?: string } = {}) {
   const res = await fetch(url, {
@@ -173,10 +167,7 @@ async function main() {
         env: {
           ...baseEnv,
           // No DATABASE_URL: the embedded default, in a DATA_DIR of its own that starts empty.
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+          ...conduitEnv(port),
           DATA_DIR: dataDir,
           ...secrets,
           UPSTREAM_BASE_URL: `http://127.0.0.1:${fake.port}/v1`,

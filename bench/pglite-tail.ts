@@ -21,12 +21,12 @@
 // PGTAIL_REF (a commit to measure beside the working tree), PGTAIL_CONDUIT_ENV (`NAME=value,…`, given to
 // the working tree's Conduit only, e.g. to try a setting), PGTAIL_BUN_ARGS (bun's arguments for that one,
 // e.g. `--cpu-prof`), PGTAIL_JSON (write the figures there too).
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pickLoadGenerator, type LoadResult } from './loadgen';
-import { CLOCK_TICKS_PER_SECOND, cpuTicks, freePort, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child } from './processes';
+import { CLOCK_TICKS_PER_SECOND, cpuTicks, freePort, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child, conduitEnv } from './processes';
+import { requestBody } from './settings';
 
 const REPO = resolve(import.meta.dir, '..');
 const env = process.env;
@@ -61,15 +61,8 @@ const BONUS = 100_000;
 const FETCH_LIMIT = 4096;
 const log = (msg: string) => process.stderr.write(`[pglite-tail ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-/** The bench's plain request (bench/run.ts): a system and a user message, max_tokens 16. */
-const BODY = JSON.stringify({
-  model: 'acme/chat',
-  messages: [
-    { role: 'system', content: 'You are terse.' },
-    { role: 'user', content: 'Say hello in five words.' },
-  ],
-  max_tokens: 16,
-});
+/** The bench's plain request (bench/run.ts). */
+const BODY = requestBody('plain');
 
 async function request(url: string, init: { body?: unknown; token?: string } = {}) {
   const res = await fetch(url, {
@@ -177,13 +170,8 @@ async function main() {
         env: {
           ...baseEnv,
           // No DATABASE_URL: the embedded default, in a DATA_DIR of its own that starts empty.
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+          ...conduitEnv(port),
           DATA_DIR: join(workDir, `data-${i}`),
-          JWT_SECRET: randomBytes(48).toString('base64url'),
-          ENCRYPTION_KEY: randomBytes(32).toString('hex'),
           UPSTREAM_BASE_URL: `http://127.0.0.1:${fake.port}/v1`,
           LOG_REQUESTS: 'false',
           LOG_LEVEL: 'warn',

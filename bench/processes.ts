@@ -1,4 +1,5 @@
 // Child processes of the benchmark: start with a deadline, stop by pid (TERM, then KILL), read peak RSS.
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface Child {
@@ -233,4 +234,19 @@ export function resetPeakRss(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * What every bench starts Conduit with: production mode on 127.0.0.1:`port`, behind an https address no mail
+ * leaves for, with secrets of its own (a bench that restarts one instance passes the same secrets again).
+ */
+export function conduitEnv(port: number): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+  };
 }

@@ -29,6 +29,7 @@ import {
   waitForHttp,
   withOpenFiles,
   type Child,
+  conduitEnv,
 } from './processes';
 import { reportText, verdicts } from './report';
 import { routingConduitEnv, routingSettings, routingVerdicts, runRoutingPhases, type RoutingOutcome } from './routing';
@@ -128,10 +129,7 @@ async function main() {
         cwd: dir,
         env: {
           ...baseEnv,
-          NODE_ENV: 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+          ...conduitEnv(port),
           DATABASE_URL: database!.url,
           // Its own: the settlement journal lives there, and an instance replays what it finds at start.
           DATA_DIR: join(workDir, `data-${name}`),

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createBenchDatabase, type BenchDatabase } from './database';
-import { freePort, stopChild, waitForHttp, type Child } from './processes';
+import { freePort, stopChild, waitForHttp, type Child, conduitEnv } from './processes';
 import postgres from 'postgres';
 import { openDatabase } from '../src/db/client';
 import { runMigrations } from '../src/db/migrate';
@@ -120,10 +120,8 @@ try {
     cwd: REPO,
     env: {
       ...baseEnv,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+      ...conduitEnv(port),
+      // Fixed: a kept database (--keep, --database) is opened again with the secrets it was made with.
       JWT_SECRET: 'bench-usage-history-secret-long-enough-for-hs256',
       ENCRYPTION_KEY: '5a'.repeat(32),
       ADMIN_EMAILS: ADMIN_EMAIL,

@@ -12,12 +12,11 @@
 //
 // Knobs: WEBHOOK_STALL_WINDOW (seconds the stall is watched, default 15), WEBHOOK_STALL_BODY_MIB (the huge
 // answer, default 1024), WEBHOOK_STALL_SILENT (silent receivers, default 8). Exit code 1 when a target is missed.
-import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { startFakeVk } from '../test/fakes/vk';
 import { createBenchDatabase } from './database';
 import { conduitSource } from './environment';
-import { freePort, peakRssBytes, resetPeakRss, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child } from './processes';
+import { freePort, peakRssBytes, resetPeakRss, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child, conduitEnv } from './processes';
 import { settings as benchSettings } from './settings';
 
 const env = process.env;
@@ -141,13 +140,8 @@ async function main() {
       cwd: source.dir,
       env: {
         ...baseEnv,
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        PUBLIC_BASE_URL: 'https://conduit.bench.invalid',
+        ...conduitEnv(port),
         DATABASE_URL: database.url,
-        JWT_SECRET: randomBytes(48).toString('base64url'),
-        ENCRYPTION_KEY: randomBytes(32).toString('hex'),
         UPSTREAM_BASE_URL: `http://127.0.0.1:${fake.port}/v1`,
         VK_API_BASE_URL: vk.url,
         ALERT_WEBHOOK_ALLOW_PRIVATE: 'true',
