@@ -13,7 +13,7 @@ import { serialize, writeBatchStatement, type Pending } from '../../src/gateway/
 import type { UsageFacts, UsageStatus } from '../../src/gateway/billing/types';
 import { nanoToUnits } from '../../src/money';
 import { call, createApiKey, registerAdmin, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { setBalanceNano, unbalancedUsers } from '../helpers/gateway';
+import { setBalanceNano, unbalancedUsers, usageByProviderFromRows } from '../helpers/gateway';
 
 setDefaultTimeout(120_000);
 
@@ -340,22 +340,7 @@ describe('readers of the per-account and service rollups', () => {
         [account.userId],
       );
       expect(detail.body.usageByModel).toEqual(byModel.map((m) => ({ model: m.model, ...shown(m) })));
-      const byProvider = await app.sql<{ provider: string | null; requests: string; failed: string; attempts: string; cost: string; pcost: string | null }>(
-        `select provider_id as provider, count(*)::text as requests, count(*) filter (where attempts > 1)::text as failed,
-           coalesce(sum(attempts), 0)::text as attempts, sum(cost_nano)::text as cost, sum(provider_cost_nano)::text as pcost
-         from usage_records where user_id = $1 group by 1 order by count(*) desc, 1`,
-        [account.userId],
-      );
-      expect(detail.body.usageByProvider).toEqual(
-        byProvider.map((p) => ({
-          provider: p.provider,
-          requests: Number(p.requests),
-          failedOver: Number(p.failed),
-          attempts: Number(p.attempts),
-          cost: nanoToUnits(BigInt(p.cost)),
-          providerCost: p.pcost === null ? null : nanoToUnits(BigInt(p.pcost)),
-        })),
-      );
+      expect(detail.body.usageByProvider).toEqual(await usageByProviderFromRows(app, account.userId));
     }
   });
 });

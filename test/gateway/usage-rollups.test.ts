@@ -13,7 +13,7 @@ import type { UsageFacts, UsageStatus } from '../../src/gateway/billing/types';
 import { nanoToUnits } from '../../src/money';
 import { startFakeUpstream, type FakeUpstream } from '../fakes/upstream';
 import { call, createApiKey, registerAdmin, registerUser, startTestApp, type TestApp } from '../helpers/app';
-import { openaiClient, setBalanceNano, settleAll, unbalancedUsers } from '../helpers/gateway';
+import { openaiClient, setBalanceNano, settleAll, unbalancedUsers, usageByProviderFromRows } from '../helpers/gateway';
 
 setDefaultTimeout(120_000);
 
@@ -355,22 +355,7 @@ describe('readers sum the rollups and the cut quarter hours', () => {
 
     const detail = await call(app.url, 'GET', `/api/admin/users/${main.userId}`, { token: admin.token });
     expect(detail.status).toBe(200);
-    const byProvider = await app.sql<{ provider: string | null; requests: string; failed: string; attempts: string; cost: string; pcost: string | null }>(
-      `select provider_id as provider, count(*)::text as requests, count(*) filter (where attempts > 1)::text as failed,
-         coalesce(sum(attempts), 0)::text as attempts, sum(cost_nano)::text as cost, sum(provider_cost_nano)::text as pcost
-       from usage_records where user_id = $1 group by 1 order by count(*) desc, 1`,
-      [main.userId],
-    );
-    expect(detail.body.usageByProvider).toEqual(
-      byProvider.map((p) => ({
-        provider: p.provider,
-        requests: Number(p.requests),
-        failedOver: Number(p.failed),
-        attempts: Number(p.attempts),
-        cost: nanoToUnits(BigInt(p.cost)),
-        providerCost: p.pcost === null ? null : nanoToUnits(BigInt(p.pcost)),
-      })),
-    );
+    expect(detail.body.usageByProvider).toEqual(await usageByProviderFromRows(app, main.userId));
     const byModel = await app.sql<RawSums & { model: string }>(
       `select model, ${SUMS} from usage_records where user_id = $1 group by 1 order by sum(cost_nano) desc, 1`,
       [main.userId],

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach } from 'bun:test';
 import OpenAI from 'openai';
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from '../fakes/upstream';
+import { nanoToUnits } from '../../src/money';
 import { createApiKey, registerUser, startTestApp, type TestApp } from './app';
 
 /** Nano-units per token at the default price, 1.25e-7. */
@@ -118,4 +119,22 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await Bun.sleep(stepMs);
   }
   throw new Error('condition not met in time');
+}
+
+/** An account's usage by provider as the operator's account detail shows it, summed straight from its usage rows. */
+export async function usageByProviderFromRows(app: TestApp, userId: string) {
+  const rows = await app.sql<{ provider: string | null; requests: string; failed: string; attempts: string; cost: string; pcost: string | null }>(
+    `select provider_id as provider, count(*)::text as requests, count(*) filter (where attempts > 1)::text as failed,
+       coalesce(sum(attempts), 0)::text as attempts, sum(cost_nano)::text as cost, sum(provider_cost_nano)::text as pcost
+     from usage_records where user_id = $1 group by 1 order by count(*) desc, 1`,
+    [userId],
+  );
+  return rows.map((p) => ({
+    provider: p.provider,
+    requests: Number(p.requests),
+    failedOver: Number(p.failed),
+    attempts: Number(p.attempts),
+    cost: nanoToUnits(BigInt(p.cost)),
+    providerCost: p.pcost === null ? null : nanoToUnits(BigInt(p.pcost)),
+  }));
 }
