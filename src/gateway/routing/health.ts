@@ -283,7 +283,10 @@ export function createHealthStore(options: HealthStoreOptions) {
       trials.delete(providerId);
       ratioRule.succeeded(providerId);
       const before = health.get(providerId);
-      if (!before || (before.state === 'up' && before.consecutiveFailures === 0)) return;
+      // With a write of this provider still on its way, this copy may read healthy only because an older
+      // recovery's row came back after the failure that followed it: the failure's write would then be the
+      // last, and the provider stay counted as failing. The recovery goes after it (a no-op when nothing failed).
+      if (!before || (before.state === 'up' && before.consecutiveFailures === 0 && !writing.has(providerId))) return;
       health.set(providerId, { ...before, state: 'up', consecutiveFailures: 0 });
       void write(RECOVERY_SQL, [providerId], providerId);
     },
