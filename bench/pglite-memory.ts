@@ -22,7 +22,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pickLoadGenerator, type LoadResult } from './loadgen';
 import { freePort, peakRssBytes, resetPeakRss, rssBytes, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child, conduitEnv } from './processes';
-import { requestBody } from './settings';
+import { pairs, requestBody } from './settings';
 
 const REPO = resolve(import.meta.dir, '..');
 const env = process.env;
@@ -30,13 +30,7 @@ const settings = {
   durationS: Number(env.PGMEM_DURATION ?? 30),
   connections: Number(env.PGMEM_CONNECTIONS ?? 64),
   idleS: Number(env.PGMEM_IDLE ?? 10),
-  conduitEnv: Object.fromEntries(
-    (env.PGMEM_CONDUIT_ENV ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  ) as Record<string, string>,
+  conduitEnv: pairs(env.PGMEM_CONDUIT_ENV),
   bunArgs: (env.PGMEM_BUN_ARGS ?? '').split(/\s+/).filter(Boolean),
   jsonOut: env.PGMEM_JSON,
   /** Also print Conduit's largest memory mappings when the load ends (where the resident memory is). */

@@ -26,7 +26,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pickLoadGenerator, type LoadResult } from './loadgen';
 import { CLOCK_TICKS_PER_SECOND, cpuTicks, freePort, startReadyChild, stopChild, waitForHttp, withOpenFiles, type Child, conduitEnv } from './processes';
-import { requestBody } from './settings';
+import { pairs, requestBody } from './settings';
 
 const REPO = resolve(import.meta.dir, '..');
 const env = process.env;
@@ -36,13 +36,7 @@ const settings = {
   connections: Number(env.PGTAIL_CONNECTIONS ?? 4),
   rounds: Number(env.PGTAIL_ROUNDS ?? 2),
   ref: env.PGTAIL_REF?.trim() || null,
-  conduitEnv: Object.fromEntries(
-    (env.PGTAIL_CONDUIT_ENV ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  ) as Record<string, string>,
+  conduitEnv: pairs(env.PGTAIL_CONDUIT_ENV),
   bunArgs: (env.PGTAIL_BUN_ARGS ?? '').split(/\s+/).filter(Boolean),
   jsonOut: env.PGTAIL_JSON,
 };

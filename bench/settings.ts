@@ -14,6 +14,10 @@ const list = (value: string | undefined, fallback: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+/** `NAME=value,NAME=value` (a value may hold `=`) as an object; unset or empty: {}. */
+export const pairs = (value: string | undefined): Record<string, string> =>
+  Object.fromEntries(list(value, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+
 /**
  * BENCH_ONLY_COMPARE=1 (`npm run bench:compare`): only the BENCH_COMPARE phases run: no floor, latency, tail,
  * slow-stream or routing phases, and the targets that need them are not judged (not listed at all).
@@ -45,14 +49,9 @@ export const settings = {
   /** Extra flags for Conduit's bun, e.g. `--cpu-prof-md --cpu-prof-dir=bench/.tmp/prof`. */
   conduitBunArgs: list(env.BENCH_CONDUIT_BUN_ARGS?.replace(/\s+/g, ','), ''),
   /** Extra Conduit configuration, `NAME=value,NAME=value` (e.g. USAGE_FLUSH_MS=200). */
-  conduitEnv: Object.fromEntries(list(env.BENCH_CONDUIT_ENV, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) as Record<
-    string,
-    string
-  >,
+  conduitEnv: pairs(env.BENCH_CONDUIT_ENV),
   /** PostgreSQL settings for the bench database only, `name=value,name=value` (e.g. synchronous_commit=off). */
-  databaseSettings: Object.fromEntries(
-    list(env.BENCH_DB_SETTINGS, '').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-  ) as Record<string, string>,
+  databaseSettings: pairs(env.BENCH_DB_SETTINGS),
   /** Unset: enough for the phases asked for (at least 180 s); see deadlineSeconds(). */
   deadlineS: env.BENCH_DEADLINE ? Number(env.BENCH_DEADLINE) : null,
   jsonOut: env.BENCH_JSON,

@@ -29,9 +29,9 @@ export interface DatabaseHandle {
   /**
    * Runs raw SQL and returns its rows, whatever the driver. `prepared`: the statement is parsed once per
    * connection and then only bound and executed (postgres.js names it; PGlite, one session in this process,
-   * PREPAREs it once and runs it as EXECUTE: pglite-prepared.ts). For a statement run over and over with the same text: drizzle's `execute` sends every raw
-   * statement unnamed, which costs PostgreSQL a parse and the client an extra round trip (the parameter
-   * types are asked first) each time.
+   * PREPAREs it once and runs it as EXECUTE: pglite-prepared.ts). For a statement run over and over with the
+   * same text: drizzle's `execute` sends every raw statement unnamed, which costs PostgreSQL a parse and the
+   * client an extra round trip (the parameter types are asked first) each time.
    */
   query<T = Record<string, unknown>>(text: string, params?: unknown[], options?: { prepared?: boolean }): Promise<T[]>;
   /**

@@ -227,7 +227,8 @@ export class SettlementWriter {
   /**
    * Writes the settlements waiting when it starts (not those that arrive meanwhile: they make the next
    * batch), at most statementRows per statement (maxBatch when it is behind) with the event loop let run
-   * between statements, and each overage on its own at its place in the order. Resolves false when a write failed; the rows stay queued.
+   * between statements, and each overage on its own at its place in the order. Resolves false when a write
+   * failed; the rows stay queued.
    */
   private startWriter(): Promise<boolean> {
     if (this.writer) return this.writer;
